@@ -1,0 +1,86 @@
+import type * as z from 'zod/mini';
+import { fieldErrors } from '../wire/field-errors.ts';
+import {
+  CoinsResponse,
+  ErrorBody,
+  TransactionResponse,
+  VerificationResponse,
+  type Coin,
+  type DepositKind,
+  type InitializeBody,
+  type Transaction,
+  type Verification,
+} from '../wire/schemas.ts';
+import { ApiError } from './errors.ts';
+
+export interface Api {
+  coins(signal: AbortSignal): Promise<Coin[]>;
+  initialize(body: InitializeBody, signal: AbortSignal): Promise<Transaction>;
+  verify(reference: string, signal: AbortSignal): Promise<Verification>;
+  /** Sandbox only: pretend the customer sent the amount due, part of it, or more. */
+  deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
+}
+
+function retryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The public-key API client: it talks, validates what comes back, and decides nothing else. */
+export function createApi(base: string, key: string, fetcher: typeof fetch = fetch): Api {
+  const root = base.replace(/\/+$/, '') + '/api/v1/';
+
+  async function call<S extends z.ZodMiniType>(
+    method: string,
+    path: string,
+    schema: S,
+    signal: AbortSignal,
+    body?: unknown,
+  ): Promise<z.output<S> extends { data: infer D } ? D : never> {
+    const where = `${method} ${root}${path}`;
+    let response: Response;
+    let payload: unknown;
+    try {
+      response = await fetcher(root + path, {
+        method,
+        signal,
+        headers: body === undefined ? { 'x-api-key': key } : { 'x-api-key': key, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      payload = text ? JSON.parse(text) : undefined;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const reason = error instanceof SyntaxError ? 'the response is not JSON' : 'the network failed';
+      throw new ApiError(error instanceof SyntaxError ? 'shape' : 'network', `${where}: ${reason}`);
+    }
+    if (!response.ok) {
+      const failure = ErrorBody.safeParse(payload);
+      throw new ApiError(
+        'http',
+        `${where} answered ${response.status}: ${failure.success ? failure.data.message : 'no error message'}`,
+        response.status,
+        failure.success ? failure.data.errors : [],
+        retryAfter(response.headers.get('retry-after')),
+      );
+    }
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success) {
+      const detail = fieldErrors(parsed.error).slice(0, 3).map((f) => `${f.field}: ${f.message}`).join('; ');
+      throw new ApiError('shape', `${where}: unexpected response (${detail})`, response.status);
+    }
+    return (parsed.data as { data: never }).data;
+  }
+
+  const ref = (reference: string) => encodeURIComponent(reference);
+  return {
+    coins: (signal) => call('GET', 'coins', CoinsResponse, signal),
+    initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body),
+    verify: (reference, signal) => call('GET', `transaction/verify/${ref(reference)}`, VerificationResponse, signal),
+    deposit: (reference, kind, signal) =>
+      call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }),
+  };
+}

@@ -1,0 +1,45 @@
+import { ApiError } from './errors.ts';
+
+export const RETRY_BASE_MS = 400;
+export const RETRY_CAP_MS = 8_000;
+
+/**
+ * The one retry policy: after which delay to try again, or undefined to stop. Network
+ * faults, 408, 429 and 5xx are passing; any other answer, and anything unknown, is final.
+ */
+export function retryDelay(error: unknown, attempt: number, random = Math.random): number | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const passing = error.kind === 'network' || error.status === 408 || error.status === 429 || error.status >= 500;
+  if (!passing) return undefined;
+  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, RETRY_CAP_MS * 4);
+  // Full jitter keeps many customers who lost the network together from returning together.
+  return Math.round(random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** attempt));
+}
+
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    function stop() {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** Runs `call` until it succeeds, the policy says stop, `attempts` are spent, or the signal aborts. */
+export async function withRetry<T>(call: () => Promise<T>, signal: AbortSignal, attempts = 4): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const wait = attempt + 1 < attempts ? retryDelay(error, attempt) : undefined;
+      if (wait === undefined || signal.aborted) throw error;
+      await delay(wait, signal);
+    }
+  }
+}

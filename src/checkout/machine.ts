@@ -1,0 +1,380 @@
+import { batch, signal, type ReadonlySignal } from '@preact/signals';
+import type { Api } from '../api/client.ts';
+import { ApiError, isAbort } from '../api/errors.ts';
+import { withRetry } from '../api/retry.ts';
+import type { CheckoutOptions } from '../options/parse.ts';
+import { email as emailField, personName } from '../wire/fields.ts';
+import type { Coin, DepositKind, Transaction, Verification } from '../wire/schemas.ts';
+import type { CheckoutError } from './errors.ts';
+
+/** How often the payment screen asks for the status, and the slowest it backs off to. */
+export const POLL_MS = 3_000;
+export const POLL_MAX_MS = 15_000;
+
+/** What the modal shows. Only the machine changes it; components render it. */
+export type View =
+  | { screen: 'details'; needName: boolean; needEmail: boolean }
+  | { screen: 'coins'; coins?: Coin[] }
+  | { screen: 'quoting'; coin: Coin }
+  | { screen: 'payment'; coin: Coin; payment: Verification }
+  | { screen: 'partial'; coin: Coin; payment: Verification }
+  | { screen: 'success'; coin: Coin; payment: Verification }
+  | { screen: 'expired'; coin: Coin; payment: Verification; canRequote: boolean }
+  | { screen: 'error'; error: CheckoutError; retry?: () => void }
+  | { screen: 'closed' };
+
+export interface Checkout {
+  readonly options: CheckoutOptions;
+  readonly view: ReadonlySignal<View>;
+  /** The open quote: business name, rates. */
+  readonly quote: ReadonlySignal<Transaction | undefined>;
+  /** A status check failed; the payment screen stays and keeps trying. */
+  readonly reconnecting: ReadonlySignal<boolean>;
+  /** Wall-clock time, ticking each second while a quote is open, for the countdown. */
+  readonly now: ReadonlySignal<number>;
+  start(): void;
+  /** Returns the fields that are still wrong; moves on when there are none. */
+  submitDetails(name: string, email: string): Array<'name' | 'email'>;
+  chooseCoin(symbol: string): void;
+  changeCoin(): void;
+  requote(): void;
+  finishPartial(): void;
+  simulate(kind: DepositKind): void;
+  close(): void;
+}
+
+function failure(error: unknown): CheckoutError {
+  if (error instanceof ApiError) {
+    if (error.kind === 'network') return { code: 'network_error', message: error.message };
+    if (error.kind === 'shape') return { code: 'bad_response', message: error.message };
+    return { code: 'api_error', message: error.message, fields: error.fields };
+  }
+  return { code: 'bad_response', message: String(error) };
+}
+
+const retriable = (error: CheckoutError) => error.code === 'network_error' || error.code === 'bad_response';
+
+/** A quote seen as a status, so that every payment screen renders one shape. */
+function quoteAsPayment(quote: Transaction, reference: string): Verification {
+  return {
+    reference,
+    address: quote.address,
+    coin: quote.coin,
+    network: quote.network,
+    status: 'pending',
+    actualAmount: quote.cryptoAmount,
+    amountPaid: 0,
+    amountRemaining: quote.cryptoAmount,
+    fiatAmount: quote.fiatAmount,
+    currency: quote.currency,
+    feeInCrypto: quote.feeInCrypto,
+    acceptPartialPayment: quote.acceptPartialPayment,
+    hash: null,
+    expiresAt: quote.expiresAt,
+    customer: { name: quote.customerName, email: quote.customerEmail },
+    metadata: null,
+  };
+}
+
+export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () => void = () => {}): Checkout {
+  const view = signal<View>({ screen: 'coins' });
+  const quote = signal<Transaction | undefined>(undefined);
+  const reconnecting = signal(false);
+  const now = signal(Date.now());
+  const life = new AbortController();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const customer = { name: options.name, email: options.email };
+
+  let closed = false;
+  let coinList: Promise<Coin[]> | undefined;
+  let coin: Coin | undefined;
+  let latest: Verification | undefined;
+  /** Bumped whenever watching starts or stops, so a late answer of an old watch is ignored. */
+  let watch = 0;
+  let watchAbort: AbortController | undefined;
+  let pollTimer: ReturnType<typeof setTimeout> | undefined;
+  let tickTimer: ReturnType<typeof setTimeout> | undefined;
+  let polling = false;
+  let failures = 0;
+  let expiryChecked = false;
+  let succeeded = false;
+  let errored = false;
+  /** An error on screen that the customer may still retry: reported only if they give up. */
+  let unreported: CheckoutError | undefined;
+
+  function later(run: () => void, ms: number) {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!closed) run();
+    }, ms);
+    timers.add(timer);
+    return timer;
+  }
+  function cancel(timer: ReturnType<typeof setTimeout> | undefined) {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timers.delete(timer);
+  }
+
+  function tell<A>(name: string, callback: ((arg: A) => void) | undefined, arg: A) {
+    try {
+      callback?.(arg);
+    } catch (error) {
+      // A merchant's callback that throws must not take the checkout down with it.
+      console.error(`ServiceCheckout: your ${name} callback threw`, error);
+    }
+  }
+
+  function reportError(error: CheckoutError) {
+    unreported = undefined;
+    if (succeeded || errored) return;
+    errored = true;
+    tell('onError', options.onError, error);
+  }
+
+  function fail(error: CheckoutError, retry?: () => void) {
+    stopWatching();
+    const canRetry = retry && retriable(error);
+    view.value = { screen: 'error', error, retry: canRetry ? retry : undefined };
+    if (canRetry) unreported = error;
+    else reportError(error);
+  }
+
+  function succeed(payment: Verification) {
+    stopWatching();
+    view.value = { screen: 'success', coin: coin!, payment };
+    if (succeeded || errored) return;
+    succeeded = true;
+    tell('onSuccess', options.onSuccess, payment);
+  }
+
+  function loadCoins(): Promise<Coin[]> {
+    coinList ??= withRetry(() => api.coins(life.signal), life.signal).then((list) =>
+      list.filter((c) => c.status === 'active'),
+    );
+    return coinList;
+  }
+
+  async function showCoins() {
+    view.value = { screen: 'coins' };
+    try {
+      const coins = await loadCoins();
+      if (!closed && view.value.screen === 'coins') view.value = { screen: 'coins', coins };
+    } catch (error) {
+      coinList = undefined;
+      if (!closed && !isAbort(error)) fail(failure(error), showCoins);
+    }
+  }
+
+  async function chooseCoin(symbol: string) {
+    // Decided synchronously, so a double click cannot start two quotes.
+    const current = view.value;
+    const picked =
+      current.screen === 'coins' ? current.coins?.find((c) => c.symbol === symbol)
+      : current.screen === 'expired' && current.coin.symbol === symbol ? current.coin
+      : undefined;
+    if (!picked) return;
+    stopWatching();
+    view.value = { screen: 'quoting', coin: picked };
+    try {
+      const body = {
+        reference: options.reference,
+        coin: picked.symbol,
+        currency: options.currency,
+        amount: options.amount,
+        customer_name: customer.name,
+        customer_email: customer.email,
+        accept_partial_payment: options.acceptPartialPayment ?? false,
+        metadata: options.metadata,
+      };
+      const opened = await withRetry(() => api.initialize(body, life.signal), life.signal);
+      if (closed) return;
+      coin = picked;
+      quote.value = opened;
+      startWatching(quoteAsPayment(opened, options.reference));
+    } catch (error) {
+      if (closed || isAbort(error)) return;
+      // 409: this reference already received funds, so it cannot be re-quoted. Show that
+      // payment instead of an error: nothing the customer sent may be lost from view.
+      if (error instanceof ApiError && error.status === 409) return resumeExisting(symbol);
+      fail(failure(error), () => chooseCoin(symbol));
+    }
+  }
+
+  async function resumeExisting(fallbackSymbol: string) {
+    try {
+      const payment = await withRetry(() => api.verify(options.reference, life.signal), life.signal);
+      const coins = await loadCoins();
+      coin = coins.find((c) => c.symbol === payment.coin) ?? coins.find((c) => c.symbol === fallbackSymbol);
+      if (closed) return;
+      if (!coin) return fail({ code: 'bad_response', message: `coin ${payment.coin} is not offered` });
+      startWatching(payment);
+    } catch (error) {
+      if (!closed && !isAbort(error)) fail(failure(error), () => resumeExisting(fallbackSymbol));
+    }
+  }
+
+  function startWatching(payment: Verification) {
+    stopWatching();
+    watch++;
+    watchAbort = new AbortController();
+    failures = 0;
+    expiryChecked = false;
+    apply(payment);
+    if (view.value.screen === 'payment' || view.value.screen === 'partial') {
+      schedulePoll(POLL_MS);
+      tick();
+    }
+  }
+
+  function stopWatching() {
+    watch++;
+    watchAbort?.abort();
+    watchAbort = undefined;
+    cancel(pollTimer);
+    cancel(tickTimer);
+    pollTimer = tickTimer = undefined;
+    polling = false;
+    reconnecting.value = false;
+  }
+
+  function schedulePoll(ms: number) {
+    cancel(pollTimer);
+    pollTimer = later(poll, ms);
+  }
+
+  function pollNow() {
+    if (watchAbort && !polling) schedulePoll(0);
+  }
+
+  async function poll() {
+    pollTimer = undefined;
+    const mine = watch;
+    const abort = watchAbort;
+    if (!abort) return;
+    polling = true;
+    try {
+      const payment = await api.verify(options.reference, abort.signal);
+      if (mine !== watch) return;
+      polling = false;
+      failures = 0;
+      reconnecting.value = false;
+      apply(payment);
+      if (mine === watch) schedulePoll(POLL_MS);
+    } catch (error) {
+      if (mine !== watch || isAbort(error)) return;
+      polling = false;
+      // A failed check is not a failed payment: keep the address up and try again, slower.
+      failures++;
+      reconnecting.value = true;
+      schedulePoll(Math.min(POLL_MAX_MS, POLL_MS * 2 ** failures));
+    }
+  }
+
+  function tick() {
+    now.value = Date.now();
+    const payment = latest;
+    if (payment && !expiryChecked && now.value >= Date.parse(payment.expiresAt)) {
+      // The server decides expiry; ask it now rather than waiting for the next poll.
+      expiryChecked = true;
+      pollNow();
+    }
+    if (watchAbort) tickTimer = later(tick, 1000 - (now.value % 1000));
+  }
+
+  /** The one place that maps a payment status to a screen and a callback. */
+  function apply(payment: Verification) {
+    latest = payment;
+    const shown = coin!;
+    switch (payment.status) {
+      case 'pending':
+        view.value = { screen: 'payment', coin: shown, payment };
+        return;
+      case 'incomplete':
+        view.value = { screen: 'partial', coin: shown, payment };
+        return;
+      case 'confirmed':
+        return succeed(payment);
+      case 'failed':
+        return fail({ code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment });
+      case 'expired':
+        if (payment.amountPaid > 0 && payment.acceptPartialPayment) return succeed(payment);
+        stopWatching();
+        view.value = { screen: 'expired', coin: shown, payment, canRequote: payment.amountPaid === 0 };
+        if (payment.amountPaid > 0) {
+          reportError({
+            code: 'payment_expired',
+            message: `The quote expired with ${payment.amountPaid} of ${payment.actualAmount} ${payment.coin} received.`,
+            transaction: payment,
+          });
+        }
+    }
+  }
+
+  return {
+    options,
+    view,
+    quote,
+    reconnecting,
+    now,
+    start() {
+      loadCoins().catch(() => {}); // warm the list while the customer types; errors surface on the coin screen
+      if (customer.name === undefined || customer.email === undefined) {
+        view.value = { screen: 'details', needName: customer.name === undefined, needEmail: customer.email === undefined };
+      } else {
+        void showCoins();
+      }
+    },
+    submitDetails(name, email) {
+      const current = view.value;
+      if (current.screen !== 'details') return [];
+      const wrong: Array<'name' | 'email'> = [];
+      if (current.needName && !personName.safeParse(name).success) wrong.push('name');
+      if (current.needEmail && !emailField.safeParse(email.trim()).success) wrong.push('email');
+      if (wrong.length === 0) {
+        if (current.needName) customer.name = name.trim();
+        if (current.needEmail) customer.email = email.trim();
+        void showCoins();
+      }
+      return wrong;
+    },
+    chooseCoin(symbol) {
+      void chooseCoin(symbol);
+    },
+    changeCoin() {
+      const current = view.value;
+      if (current.screen === 'payment' && current.payment.amountPaid === 0) {
+        stopWatching();
+        void showCoins();
+      }
+    },
+    requote() {
+      const current = view.value;
+      if (current.screen === 'expired' && current.canRequote) void chooseCoin(current.coin.symbol);
+    },
+    finishPartial() {
+      const current = view.value;
+      if (current.screen === 'partial' && current.payment.acceptPartialPayment) succeed(current.payment);
+    },
+    simulate(kind) {
+      if (options.mode !== 'test' || !watchAbort) return;
+      api.deposit(options.reference, kind, life.signal).then(pollNow, (error) => {
+        if (!isAbort(error)) console.warn('ServiceCheckout: sandbox deposit failed', error);
+      });
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      batch(() => {
+        stopWatching();
+        view.value = { screen: 'closed' };
+      });
+      life.abort();
+      timers.forEach(clearTimeout);
+      timers.clear();
+      if (unreported) reportError(unreported);
+      onClosed();
+      tell('onClose', options.onClose, { reference: options.reference, status: latest?.status });
+    },
+  };
+}

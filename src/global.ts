@@ -1,0 +1,16 @@
+// The script-tag entry: the bundle's only side effect is the global this file returns,
+// which Vite's IIFE wrapper assigns to window.ServiceCheckout.
+import { ServiceCheckout, type CheckoutHandle, type ServiceCheckoutOptions } from './index.ts';
+
+// Read while the script runs: afterwards document.currentScript points elsewhere.
+const script = document.currentScript as HTMLScriptElement | null;
+const scriptOrigin = script?.src ? new URL(script.src).origin : undefined;
+
+/** The service serves this script, so by default the API is where the script came from. */
+export default function ServiceCheckoutFromScript(options: ServiceCheckoutOptions): CheckoutHandle {
+  const defaulted =
+    options && typeof options === 'object' && options.apiBase === undefined && scriptOrigin
+      ? { ...options, apiBase: scriptOrigin }
+      : options;
+  return ServiceCheckout(defaulted);
+}

@@ -1,0 +1,82 @@
+import type * as z from 'zod/mini';
+import type { CheckoutError } from '../checkout/errors.ts';
+import { fieldErrors } from '../wire/field-errors.ts';
+import { jsonObject } from '../wire/fields.ts';
+import type { Verification } from '../wire/schemas.ts';
+import { isSecretKey, publicKeyMode, type KeyMode } from './keys.ts';
+import { CheckoutOptionsSchema, OPTION_NAMES } from './schema.ts';
+
+type Parsed = z.output<typeof CheckoutOptionsSchema>;
+
+/** Options after the boundary: every value checked, the reference decided, the mode known. */
+export interface CheckoutOptions extends Omit<Parsed, 'reference' | 'metadata' | 'onClose' | 'onSuccess' | 'onError'> {
+  reference: string;
+  metadata?: Record<string, unknown>;
+  mode: KeyMode;
+  onClose?: (info: CloseInfo) => void;
+  onSuccess?: (data: Verification) => void;
+  onError?: (error: CheckoutError) => void;
+}
+
+export interface CloseInfo {
+  reference: string;
+  /** The payment's last known status, when a payment was started. */
+  status?: Verification['status'];
+}
+
+export type OptionsResult =
+  | { ok: true; options: CheckoutOptions; unknown: string[] }
+  | { ok: false; error: CheckoutError; onError?: (error: CheckoutError) => void };
+
+/** 96 random bits: unguessable, and unique for any realistic number of checkouts. */
+export function newReference(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return 'sc_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function parseOptions(input: unknown): OptionsResult {
+  const given = (input ?? {}) as Record<string, unknown>;
+  const onError = typeof given.onError === 'function' ? (given.onError as (e: CheckoutError) => void) : undefined;
+  if (isSecretKey(given.key)) {
+    return {
+      ok: false,
+      onError,
+      error: {
+        code: 'secret_key',
+        message:
+          'ServiceCheckout: "key" is a secret key (sk_…). A secret key must never be put in a web page; ' +
+          'use your public key (pk_test_… or pk_live_…) and roll the secret key in your dashboard.',
+        fields: [{ field: 'key', message: 'expected a public key, received a secret key' }],
+      },
+    };
+  }
+  // An empty name or e-mail (a blank form field) counts as not given: the modal asks for it.
+  const candidate =
+    input && typeof input === 'object'
+      ? { ...given, name: given.name === '' ? undefined : given.name, email: given.email === '' ? undefined : given.email }
+      : input;
+  const result = CheckoutOptionsSchema.safeParse(candidate, { reportInput: true });
+  if (!result.success) {
+    const fields = fieldErrors(result.error);
+    return {
+      ok: false,
+      onError,
+      error: {
+        code: 'invalid_options',
+        message: 'ServiceCheckout: invalid options: ' + fields.map((f) => `${f.field}: ${f.message}`).join('; '),
+        fields,
+      },
+    };
+  }
+  const options = result.data;
+  return {
+    ok: true,
+    unknown: Object.keys(given).filter((k) => !OPTION_NAMES.includes(k)),
+    options: {
+      ...(options as Omit<CheckoutOptions, 'reference' | 'mode' | 'metadata'>),
+      metadata: options.metadata === undefined ? undefined : jsonObject(options.metadata),
+      reference: options.reference === undefined ? newReference() : String(options.reference),
+      mode: publicKeyMode(options.key) as KeyMode,
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import * as z from 'zod/mini';
+import * as field from '../wire/fields.ts';
+import { publicKeyMode } from './keys.ts';
+
+const callback = z.optional(
+  z.custom<(data: never) => unknown>((v) => typeof v === 'function', { error: 'a function' }),
+);
+
+/** The object merchants pass to ServiceCheckout(). The spec's properties, plus apiBase. */
+export const CheckoutOptionsSchema = z.object(
+  {
+    key: z.string({ error: 'a public key starting with pk_test_ or pk_live_' }).check(
+      z.refine((k) => publicKeyMode(k) !== undefined, 'a public key starting with pk_test_ or pk_live_'),
+    ),
+    amount: field.amount,
+    currency: field.currency,
+    name: z.optional(field.personName),
+    email: z.optional(field.email),
+    reference: z.optional(field.reference),
+    acceptPartialPayment: z.optional(z.boolean({ error: 'true or false' })),
+    metadata: z.optional(field.metadata),
+    onClose: callback,
+    onSuccess: callback,
+    onError: callback,
+    /** Where the API lives; by default the origin of the script that loaded the checkout. */
+    apiBase: field.httpUrl,
+  },
+  { error: 'an options object' },
+);
+
+export const OPTION_NAMES = Object.keys(CheckoutOptionsSchema.shape);

@@ -1,0 +1,25 @@
+import { create } from 'qrcode/lib/core/qrcode.js';
+
+export interface QrPath {
+  /** Modules per side, without the quiet zone. */
+  size: number;
+  /** An SVG path drawing every dark module, one run of a row per sub-path. */
+  d: string;
+}
+
+/** Encodes text as a QR symbol and draws it as one SVG path: no canvas, no image. */
+export function qrPath(text: string): QrPath {
+  // One explicit byte segment: the URI is ASCII, and it keeps the encoder off its optimiser.
+  const { size, data } = create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
+  let d = '';
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      if (!data[y * size + x]) continue;
+      let run = 1;
+      while (x + run < size && data[y * size + x + run]) run++;
+      d += `M${x} ${y}h${run}v1h-${run}z`;
+      x += run;
+    }
+  }
+  return { size, d };
+}

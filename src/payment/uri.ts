@@ -1,0 +1,18 @@
+import { toUnits } from '../wire/money.ts';
+import type { Coin } from '../wire/schemas.ts';
+
+/** An amount in the coin's base units, exact: refuses what the token cannot represent. */
+export function baseUnits(amount: number, coin: Pick<Coin, 'decimals'>): bigint {
+  const units = toUnits(amount, coin.decimals);
+  if (units === undefined) throw new RangeError(`${amount} is not exact at ${coin.decimals} decimals`);
+  return units;
+}
+
+/**
+ * An EIP-681 token transfer request, the form wallets scan:
+ * ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<base units>
+ * https://eips.ethereum.org/EIPS/eip-681
+ */
+export function paymentUri(coin: Pick<Coin, 'contractAddress' | 'chainId' | 'decimals'>, to: string, amount: number): string {
+  return `ethereum:${coin.contractAddress}@${coin.chainId}/transfer?address=${to}&uint256=${baseUnits(amount, coin)}`;
+}

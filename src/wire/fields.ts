@@ -1,0 +1,93 @@
+// Field rules shared by the merchant options (camelCase) and the API bodies (snake_case),
+// so a value the widget accepts is a value the API accepts.
+//
+// Only zod/mini's cheapest schema kinds are used (object, string, number, boolean, enum,
+// optional, nullable, array, custom, each with refine checks): every other kind pulls its
+// own core class into the browser bundle, about 4 KB gzipped for the lot.
+import * as z from 'zod/mini';
+import { decimalText, fractionDigits, toUnits } from './money.ts';
+
+export const COINS = ['BUSD', 'DAI', 'USDT', 'USDC'] as const;
+export const CURRENCIES = ['USD', 'GBP', 'EUR', 'AED', 'NGN'] as const;
+export type CoinSymbol = (typeof COINS)[number];
+export type Currency = (typeof CURRENCIES)[number];
+
+/** Every supported fiat currency has two minor digits. */
+export const FIAT_DECIMALS = 2;
+/** Largest amount, in major units: keeps every derived crypto amount exact as a JSON number. */
+export const MAX_AMOUNT = 100_000_000;
+export const METADATA_MAX_BYTES = 4096;
+export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}$/;
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
+
+export const coin = z.enum(COINS, { error: `one of ${COINS.join(', ')}` });
+export const currency = z.enum(CURRENCIES, { error: `one of ${CURRENCIES.join(', ')}` });
+
+const units = (v: string | number) => toUnits(v, FIAT_DECIMALS) ?? 0n;
+export const amount = z
+  .custom<string | number>((v) => typeof v === 'string' || typeof v === 'number', {
+    error: 'a number or a numeric string',
+  })
+  .check(
+    z.refine((v) => decimalText(v) !== undefined, 'a plain decimal number such as 25 or "25.50"'),
+    z.refine((v) => fractionDigits(decimalText(v) ?? '') <= FIAT_DECIMALS, `at most ${FIAT_DECIMALS} decimal places`),
+    z.refine((v) => units(v) > 0n, 'an amount greater than 0'),
+    z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
+  );
+
+export const reference = z.custom<string | number>(
+  (v) =>
+    typeof v === 'string' ? REFERENCE_PATTERN.test(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0,
+  { error: '1 to 64 letters, digits or . _ : - (or a whole number)' },
+);
+
+export const email = z
+  .string({ error: 'an e-mail address such as ada@example.com' })
+  .check(z.refine((s) => s.length <= 254 && EMAIL_PATTERN.test(s), 'an e-mail address such as ada@example.com'));
+
+export const personName = z
+  .string({ error: 'a name of 1 to 100 characters' })
+  .check(z.refine((s) => s.trim().length > 0 && s.length <= 100, 'a name of 1 to 100 characters'));
+
+export const int = z.number().check(z.refine(Number.isSafeInteger, 'a whole number'));
+
+export const timestamp = z.string().check(z.refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'an ISO 8601 time'));
+
+export const httpUrl = z.string({ error: 'an http(s) URL such as https://api.example.com' }).check(
+  z.refine((s) => {
+    try {
+      return /^https?:$/.test(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, 'an http(s) URL such as https://api.example.com'),
+);
+
+/** A JSON object from the object itself or its text; undefined when it is anything else. */
+export function jsonObject(value: unknown): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    // A round trip proves it is plain JSON: functions, cycles, BigInt and NaN fail or change.
+    const text = JSON.stringify(parsed);
+    const copy = JSON.parse(text);
+    return JSON.stringify(copy) === text && text === JSON.stringify(parsed) ? copy : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(jsonObject(value))).length;
+
+/** A JSON object or its text; callers normalise it with jsonObject() after parsing. */
+export const metadata = z
+  .custom<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, {
+    error: 'a JSON object (or its JSON text)',
+  })
+  .check(z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`));
+
+export const plainObject = z.custom<Record<string, unknown>>(
+  (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  { error: 'an object' },
+);
