@@ -8,11 +8,10 @@ const unusedQrModes = fileURLToPath(new URL('src/payment/qr-unused-modes.ts', im
 /** Only for the browser bundle: see src/payment/qr-unused-modes.ts. */
 const byteOnlyQr: Plugin = {
   name: 'byte-only-qr',
-  apply: 'build',
   enforce: 'pre',
   resolveId(source, importer) {
     const inQrCore = importer?.includes('/qrcode/lib/core/');
-    if (source === 'dijkstrajs' || (inQrCore && /^\.\/(kanji-data|numeric-data|alphanumeric-data|regex)$/.test(source))) {
+    if (source === 'dijkstrajs' || (inQrCore && /^\.\/(kanji-data|numeric-data|alphanumeric-data)$/.test(source))) {
       return unusedQrModes;
     }
     return undefined;

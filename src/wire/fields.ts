@@ -30,9 +30,10 @@ export const amount = z
     error: 'a number or a numeric string',
   })
   .check(
-    z.refine((v) => decimalText(v) !== undefined, 'a plain decimal number such as 25 or "25.50"'),
-    z.refine((v) => fractionDigits(decimalText(v) ?? '') <= FIAT_DECIMALS, `at most ${FIAT_DECIMALS} decimal places`),
-    z.refine((v) => units(v) > 0n, 'an amount greater than 0'),
+    // abort: only the first broken rule is reported, the one to fix first.
+    z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
+    z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
+    z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
     z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
   );
 

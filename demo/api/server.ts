@@ -1,0 +1,155 @@
+// The stub API: the public-key endpoints the checkout uses, the sandbox deposit, and the
+// checkout script itself, served from the API's origin as the real service would.
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { isSecretKey, publicKeyMode, type KeyMode } from '../../src/options/keys.ts';
+import { fieldErrors } from '../../src/wire/field-errors.ts';
+import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
+import { DepositBody, InitializeBody } from '../../src/wire/schemas.ts';
+import type * as z from 'zod/mini';
+import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
+import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
+import { PaymentStore } from './store.ts';
+
+export interface StubApiOptions {
+  port?: number;
+  host?: string;
+  /** How long a quote stays open, in seconds. */
+  quoteSeconds?: number;
+  merchants?: Merchant[];
+  /** Where checkout.js is served from. */
+  distDir?: string;
+  now?: () => number;
+}
+
+export interface StubApi {
+  /** The API's origin, e.g. http://127.0.0.1:4010 */
+  url: string;
+  server: Server;
+  store: PaymentStore;
+  /** Requests served, by "METHOD /path" (path parameters kept), for tests to count. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+const DEFAULT_DIST = fileURLToPath(new URL('../../dist/', import.meta.url).href.replace('/build/dist/', '/dist/'));
+
+function parse<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body, { reportInput: true });
+  if (!result.success) {
+    const errors = fieldErrors(result.error);
+    throw new HttpError(400, 'Invalid request body: ' + errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+  }
+  return result.data;
+}
+
+export async function startStubApi(options: StubApiOptions = {}): Promise<StubApi> {
+  const merchants = options.merchants ?? [DEMO_MERCHANT];
+  const store = new PaymentStore({ quoteMs: (options.quoteSeconds ?? 900) * 1000, now: options.now });
+  const distDir = options.distDir ?? DEFAULT_DIST;
+  const requests: string[] = [];
+
+  function authenticate(req: IncomingMessage): { merchant: Merchant; mode: KeyMode } {
+    const key = req.headers['x-api-key'];
+    if (typeof key !== 'string' || key === '') {
+      throw new HttpError(401, 'Missing x-api-key header: send your public key (pk_test_… or pk_live_…)');
+    }
+    if (isSecretKey(key)) {
+      throw new HttpError(401, 'A secret key was sent to a public endpoint. Never expose it in a browser; roll it now.');
+    }
+    const mode = publicKeyMode(key);
+    const merchant = mode && merchants.find((m) => m.keys[mode].publicKey === key);
+    if (!mode || !merchant) throw new HttpError(401, 'Unknown public key');
+    return { merchant, mode };
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && (path === '/checkout.js' || path === '/checkout.js.map')) {
+      const file = await readFile(distDir + path.slice(1)).catch(() => {
+        throw new HttpError(404, `${path} is not built yet: run npm run build`);
+      });
+      res.writeHead(200, {
+        'content-type': path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json',
+        'cache-control': 'no-cache',
+      });
+      res.end(file);
+      return;
+    }
+    if (method === 'GET' && path === '/api/v1/coins') {
+      const { mode } = authenticate(req);
+      return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Coins retrieved', data: COINS[mode] });
+    }
+    if (method === 'POST' && path === '/api/v1/transaction/initialize') {
+      const { merchant, mode } = authenticate(req);
+      const body = parse(InitializeBody, await readJson(req));
+      const coin = COINS[mode].find((c) => c.symbol === body.coin);
+      if (!coin || coin.status !== 'active') {
+        throw new HttpError(400, `coin: ${body.coin} is not available on this network`, [
+          { field: 'coin', message: `expected an active coin, received ${body.coin}` },
+        ]);
+      }
+      const { transaction, created } = store.initialize(merchant, mode, {
+        reference: String(body.reference),
+        coin,
+        currency: body.currency,
+        amount: body.amount,
+        acceptPartialPayment: body.accept_partial_payment ?? false,
+        customerName: body.customer_name?.trim() ?? '',
+        customerEmail: body.customer_email?.trim() ?? '',
+        metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
+      });
+      const statusCode = created ? 201 : 200;
+      const message = created ? 'Transaction initialized' : 'Transaction already initialized';
+      return sendJson(res, statusCode, { status: 'success', statusCode, message, data: transaction });
+    }
+    const verify = /^\/api\/v1\/transaction\/verify\/([^/]+)$/.exec(path);
+    if (method === 'GET' && verify) {
+      const { merchant, mode } = authenticate(req);
+      const reference = decodeURIComponent(verify[1]);
+      if (!REFERENCE_PATTERN.test(reference)) throw new HttpError(400, `reference: ${JSON.stringify(reference)} is not a valid reference`);
+      const data = store.verify(merchant, mode, reference);
+      return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Transaction status', data });
+    }
+    if (method === 'POST' && path === '/api/v1/sandbox/deposit') {
+      const { merchant, mode } = authenticate(req);
+      if (mode !== 'test') throw new HttpError(403, 'The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
+      const body = parse(DepositBody, await readJson(req));
+      const data = store.deposit(merchant, mode, String(body.reference), body.kind);
+      return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Deposit simulated', data });
+    }
+    throw new HttpError(404, `No endpoint ${method} ${path}`);
+  }
+
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://stub').pathname;
+    requests.push(`${req.method} ${path}`);
+    cors(res);
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204).end();
+      return;
+    }
+    try {
+      await route(req, res, path);
+    } catch (error) {
+      if (error instanceof HttpError) return sendError(res, error);
+      console.error('stub API:', error);
+      sendError(res, new HttpError(500, 'Internal error in the stub API'));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    store,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,24 @@
+// npm run demo: the stub API (which also serves checkout.js) and a merchant shop on
+// another origin. Ports and the quote window come from the environment.
+import { startStubApi } from './api/server.ts';
+import { DEMO_MERCHANT } from './api/catalog.ts';
+import { startMerchantSite } from './merchant/server.ts';
+
+const api = await startStubApi({
+  port: Number(process.env.API_PORT ?? 4010),
+  quoteSeconds: Number(process.env.QUOTE_SECONDS ?? 900),
+});
+const shop = await startMerchantSite({
+  apiUrl: api.url,
+  publicKey: DEMO_MERCHANT.keys.test.publicKey,
+  port: Number(process.env.SHOP_PORT ?? 4020),
+});
+
+console.log(`Stub API and checkout.js  ${api.url}`);
+console.log(`Merchant demo shop        ${shop.url}   <- open this`);
+console.log(`Test public key           ${DEMO_MERCHANT.keys.test.publicKey}`);
+console.log('Press Ctrl+C to stop.');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => void Promise.all([api.close(), shop.close()]).then(() => process.exit(0)));
+}

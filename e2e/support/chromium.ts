@@ -1,0 +1,38 @@
+// Which Chromium to drive: $CHROMIUM_PATH, else Debian's, else Playwright's own download.
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+export function findChromium(): string | undefined {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH is ${fromEnv}, but no file is there`);
+    return fromEnv;
+  }
+  const system = CANDIDATES.find((path) => existsSync(path));
+  if (system) return system;
+  try {
+    const bundled = chromium.executablePath();
+    if (existsSync(bundled)) return undefined; // Playwright finds its own build by itself
+  } catch {
+    // no Playwright browser either
+  }
+  throw new Error(
+    'No Chromium found. Install one of: Debian/Ubuntu `apt-get install chromium`; ' +
+      "or Playwright's build with `npx playwright install chromium`; or set CHROMIUM_PATH.",
+  );
+}
+
+/** Keeps Chromium off the network: on a closed machine its background calls fail noisily. */
+export const QUIET_FLAGS = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-domain-reliability',
+  '--disable-features=OptimizationHints,MediaRouter,Translate,AutofillServerCommunication',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--metrics-recording-only',
+];

@@ -1,0 +1,38 @@
+// The merchant's own code: a form handler that opens the checkout. Plain JavaScript, as a
+// merchant would write it. ?key=… in the address overrides the page's public key.
+const form = document.getElementById('pay-form');
+const events = document.getElementById('events');
+window.shopEvents = [];
+
+function record(name, detail) {
+  window.shopEvents.push({ name, detail });
+  const item = document.createElement('li');
+  item.dataset.event = name;
+  item.textContent = `${name}: ${JSON.stringify(detail)}`;
+  events.append(item);
+}
+
+function payWithService(event) {
+  event.preventDefault();
+  const data = new FormData(form);
+  const key = new URLSearchParams(location.search).get('key') || form.dataset.key;
+  try {
+    ServiceCheckout({
+      key,
+      amount: data.get('amount'),
+      currency: data.get('currency'),
+      name: data.get('name'),
+      email: data.get('email'),
+      acceptPartialPayment: data.get('partial') === 'on',
+      metadata: { items: ['beans-1kg'] },
+      onSuccess: (payment) =>
+        record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid }),
+      onError: (error) => record('error', { code: error.code, message: error.message }),
+      onClose: (info) => record('close', info),
+    });
+  } catch (error) {
+    record('thrown', { message: error.message });
+  }
+}
+
+form.addEventListener('submit', payWithService);
