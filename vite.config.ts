@@ -37,7 +37,7 @@ export default defineConfig({
     rollupOptions: { output: { exports: 'default' } },
   },
   test: {
-    environment: 'happy-dom',
+    environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment
     include: ['test/**/*.test.{ts,tsx}'],
   },
 });

@@ -65,18 +65,41 @@ export const httpUrl = z.string({ error: 'an http(s) URL such as https://api.exa
   }, 'an http(s) URL such as https://api.example.com'),
 );
 
+/**
+ * Plain JSON all the way down: no functions, undefined, NaN, class instances or cycles.
+ * Visits at most `budget` values, so a hostile graph of shared references stays cheap.
+ */
+function isJson(root: unknown): boolean {
+  let budget = 10_000;
+  const ancestors = new Set<object>();
+  const visit = (value: unknown): boolean => {
+    if (--budget < 0) return false;
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+    if (typeof value === 'number') return Number.isFinite(value);
+    if (typeof value !== 'object' || ancestors.has(value)) return false;
+    const proto = Object.getPrototypeOf(value);
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return false;
+    ancestors.add(value);
+    const ok = Object.values(value).every(visit);
+    ancestors.delete(value);
+    return ok;
+  };
+  return visit(root);
+}
+
 /** A JSON object from the object itself or its text; undefined when it is anything else. */
 export function jsonObject(value: unknown): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-    // A round trip proves it is plain JSON: functions, cycles, BigInt and NaN fail or change.
-    const text = JSON.stringify(parsed);
-    const copy = JSON.parse(text);
-    return JSON.stringify(copy) === text && text === JSON.stringify(parsed) ? copy : undefined;
-  } catch {
-    return undefined;
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
   }
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && isJson(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }
 
 const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(jsonObject(value))).length;

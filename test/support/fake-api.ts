@@ -1,0 +1,110 @@
+// An in-memory Api for state-machine tests: scripted answers, and every call recorded.
+import type { Api } from '../../src/api/client.ts';
+import { ApiError } from '../../src/api/errors.ts';
+import { parseOptions, type CheckoutOptions } from '../../src/options/parse.ts';
+import type { InitializeBody, Transaction, Verification } from '../../src/wire/schemas.ts';
+import { COINS } from '../../demo/api/catalog.ts';
+
+export const networkError = () => new ApiError('network', 'GET test: the network failed');
+export const httpError = (status: number) => new ApiError('http', `test answered ${status}`, status);
+
+export function fakeApi() {
+  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0 };
+  const signals: AbortSignal[] = [];
+  const state = {
+    status: 'pending' as Verification['status'],
+    paid: 0,
+    due: 25.245,
+    acceptPartialPayment: false,
+    initializeErrors: [] as Error[],
+    verifyErrors: [] as Error[],
+    coinsErrors: [] as Error[],
+  };
+  let coin: InitializeBody['coin'] = 'USDT';
+
+  const verification = (): Verification => ({
+    reference: calls.initialize.at(-1) ? String(calls.initialize.at(-1)!.reference) : 'ref',
+    address: '0x' + 'ab'.repeat(20),
+    coin,
+    network: 'testnet',
+    status: state.status,
+    actualAmount: state.due,
+    amountPaid: state.paid,
+    amountRemaining: Math.max(0, Number((state.due - state.paid).toFixed(6))),
+    fiatAmount: 25,
+    currency: 'USD',
+    feeInCrypto: 0.25,
+    acceptPartialPayment: state.acceptPartialPayment,
+    hash: state.paid > 0 ? '0x' + 'cd'.repeat(32) : null,
+    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    customer: { name: 'Ada', email: 'ada@example.com' },
+    metadata: null,
+  });
+
+  const api: Api = {
+    async coins(signal) {
+      calls.coins++;
+      signals.push(signal);
+      const error = state.coinsErrors.shift();
+      if (error) throw error;
+      return COINS.test;
+    },
+    async initialize(body, signal) {
+      calls.initialize.push(body);
+      signals.push(signal);
+      const error = state.initializeErrors.shift();
+      if (error) throw error;
+      coin = body.coin;
+      state.acceptPartialPayment = body.accept_partial_payment ?? false;
+      const v = verification();
+      const tx: Transaction = {
+        reference: String(body.reference),
+        businessName: 'Harbour Coffee',
+        businessEmail: 'shop@example.com',
+        businessLogo: '',
+        customerName: body.customer_name ?? '',
+        customerEmail: body.customer_email ?? '',
+        address: v.address,
+        coin: body.coin,
+        cryptoAmount: state.due,
+        currency: body.currency,
+        fiatAmount: 25,
+        feeInCrypto: 0.25,
+        fiatRate: 1,
+        cryptoRate: 1,
+        network: 'testnet',
+        acceptPartialPayment: state.acceptPartialPayment,
+        expiresAt: v.expiresAt,
+      };
+      return tx;
+    },
+    async verify(_reference, signal) {
+      calls.verify++;
+      signals.push(signal);
+      const error = state.verifyErrors.shift();
+      if (error) throw error;
+      return verification();
+    },
+    async deposit(_reference, _kind, signal) {
+      calls.deposit++;
+      signals.push(signal);
+      return verification();
+    },
+  };
+  return { api, calls, state, signals };
+}
+
+export function options(overrides: Record<string, unknown> = {}): CheckoutOptions {
+  const result = parseOptions({
+    key: 'pk_test_harbour0demo0key',
+    amount: 25,
+    currency: 'USD',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    reference: 'order-1',
+    apiBase: 'http://127.0.0.1:1',
+    ...overrides,
+  });
+  if (!result.ok) throw new Error(result.error.message);
+  return result.options;
+}
