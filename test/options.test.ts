@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServiceCheckout } from '../src/index.ts';
 import { newReference, parseOptions } from '../src/options/parse.ts';
 
-const valid = {
+const valid: Record<string, unknown> & { key: string; amount: string; currency: 'USD'; apiBase: string } = {
   key: 'pk_test_harbour0demo0key',
   amount: '24.50',
-  currency: 'USD',
+  currency: 'USD' as const,
   apiBase: 'http://127.0.0.1:4010',
 };
 

@@ -134,10 +134,17 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
 
   function fail(error: CheckoutError, retry?: () => void) {
     stopWatching();
-    const canRetry = retry && retriable(error);
-    view.value = { screen: 'error', error, retry: canRetry ? retry : undefined };
-    if (canRetry) unreported = error;
-    else reportError(error);
+    if (retry && retriable(error)) {
+      unreported = error;
+      const again = () => {
+        unreported = undefined;
+        retry();
+      };
+      view.value = { screen: 'error', error, retry: again };
+    } else {
+      view.value = { screen: 'error', error };
+      reportError(error);
+    }
   }
 
   function succeed(payment: Verification) {
@@ -166,14 +173,17 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     }
   }
 
-  async function chooseCoin(symbol: string) {
+  function chooseCoin(symbol: string) {
     // Decided synchronously, so a double click cannot start two quotes.
     const current = view.value;
     const picked =
       current.screen === 'coins' ? current.coins?.find((c) => c.symbol === symbol)
       : current.screen === 'expired' && current.coin.symbol === symbol ? current.coin
       : undefined;
-    if (!picked) return;
+    if (picked) void quoteWith(picked);
+  }
+
+  async function quoteWith(picked: Coin) {
     stopWatching();
     view.value = { screen: 'quoting', coin: picked };
     try {
@@ -196,8 +206,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       if (closed || isAbort(error)) return;
       // 409: this reference already received funds, so it cannot be re-quoted. Show that
       // payment instead of an error: nothing the customer sent may be lost from view.
-      if (error instanceof ApiError && error.status === 409) return resumeExisting(symbol);
-      fail(failure(error), () => chooseCoin(symbol));
+      if (error instanceof ApiError && error.status === 409) return resumeExisting(picked.symbol);
+      fail(failure(error), () => void quoteWith(picked));
     }
   }
 
@@ -338,9 +348,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       }
       return wrong;
     },
-    chooseCoin(symbol) {
-      void chooseCoin(symbol);
-    },
+    chooseCoin,
     changeCoin() {
       const current = view.value;
       if (current.screen === 'payment' && current.payment.amountPaid === 0) {
@@ -350,7 +358,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     },
     requote() {
       const current = view.value;
-      if (current.screen === 'expired' && current.canRequote) void chooseCoin(current.coin.symbol);
+      if (current.screen === 'expired' && current.canRequote) chooseCoin(current.coin.symbol);
     },
     finishPartial() {
       const current = view.value;

@@ -1,0 +1,372 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createCheckout, POLL_MS } from '../src/checkout/machine.ts';
+import { fakeApi, httpError, networkError, options } from './support/fake-api.ts';
+
+function setup(overrides: Record<string, unknown> = {}) {
+  const onSuccess = vi.fn();
+  const onError = vi.fn();
+  const onClose = vi.fn();
+  const order: string[] = [];
+  onSuccess.mockImplementation(() => order.push('success'));
+  onError.mockImplementation(() => order.push('error'));
+  onClose.mockImplementation(() => order.push('close'));
+  const fake = fakeApi();
+  const unmount = vi.fn();
+  const checkout = createCheckout(options({ onSuccess, onError, onClose, ...overrides }), fake.api, unmount);
+  return { ...fake, checkout, onSuccess, onError, onClose, order, unmount };
+}
+
+const settle = () => vi.advanceTimersByTimeAsync(0);
+const screen = (s: ReturnType<typeof setup>) => s.checkout.view.value.screen;
+
+async function toPayment(s: ReturnType<typeof setup>, symbol = 'USDT') {
+  s.checkout.start();
+  await settle();
+  s.checkout.chooseCoin(symbol);
+  await settle();
+  expect(screen(s)).toBe('payment');
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('the way in', () => {
+  it('asks only for what the merchant did not give: the e-mail here', async () => {
+    const s = setup({ email: undefined });
+    s.checkout.start();
+    expect(s.checkout.view.value).toEqual({ screen: 'details', needName: false, needEmail: true });
+  });
+
+  it('keeps the customer on the details screen until the fields are right', async () => {
+    const s = setup({ name: undefined, email: undefined });
+    s.checkout.start();
+    expect(s.checkout.submitDetails(' ', 'ada@')).toEqual(['name', 'email']);
+    expect(screen(s)).toBe('details');
+    expect(s.checkout.submitDetails('Ada', 'ada@example.com')).toEqual([]);
+    await settle();
+    expect(screen(s)).toBe('coins');
+  });
+
+  it('sends the details the customer typed with the quote', async () => {
+    const s = setup({ name: undefined });
+    s.checkout.start();
+    s.checkout.submitDetails('  Ada Lovelace ', '');
+    await settle();
+    s.checkout.chooseCoin('USDC');
+    await settle();
+    expect(s.calls.initialize[0]).toMatchObject({ customer_name: 'Ada Lovelace', customer_email: 'ada@example.com', coin: 'USDC' });
+  });
+
+  it('skips the details when both are given, and lists the active coins', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    const view = s.checkout.view.value;
+    expect(view.screen === 'coins' && view.coins?.map((c) => c.symbol)).toEqual(['USDT', 'USDC', 'BUSD', 'DAI']);
+    expect(s.calls.coins).toBe(1);
+  });
+
+  it('starts one quote however often a coin is clicked', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    s.checkout.chooseCoin('USDT');
+    s.checkout.chooseCoin('USDT');
+    s.checkout.chooseCoin('DAI');
+    await settle();
+    expect(s.calls.initialize).toHaveLength(1);
+  });
+});
+
+describe('a payment', () => {
+  it('goes pending → partial → confirmed: onSuccess once, then onClose once, last', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'incomplete';
+    s.state.paid = 10;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(screen(s)).toBe('partial');
+    s.state.status = 'confirmed';
+    s.state.paid = 25.245;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(screen(s)).toBe('success');
+    await vi.advanceTimersByTimeAsync(POLL_MS * 5);
+    expect(s.calls.verify).toBe(2); // polling stopped at success
+    s.checkout.close();
+    s.checkout.close();
+    expect(s.order).toEqual(['success', 'close']);
+    expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'confirmed', amountPaid: 25.245 });
+    expect(s.onClose).toHaveBeenCalledWith({ reference: 'order-1', status: 'confirmed' });
+  });
+
+  it('lets the customer finish with a partial payment only when the merchant accepts it', async () => {
+    const s = setup({ acceptPartialPayment: true });
+    await toPayment(s);
+    s.state.status = 'incomplete';
+    s.state.paid = 10;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    s.checkout.finishPartial();
+    expect(screen(s)).toBe('success');
+    s.state.status = 'confirmed';
+    await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+    expect(s.onSuccess).toHaveBeenCalledTimes(1);
+    expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'incomplete', amountPaid: 10 });
+  });
+
+  it('ignores "finish with what I sent" when partial payments are not accepted', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'incomplete';
+    s.state.paid = 10;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    s.checkout.finishPartial();
+    expect(screen(s)).toBe('partial');
+    expect(s.onSuccess).not.toHaveBeenCalled();
+  });
+
+  it('re-quotes the same reference when the coin changes before paying: never a second payment', async () => {
+    const s = setup();
+    await toPayment(s, 'USDT');
+    s.checkout.changeCoin();
+    await settle();
+    expect(screen(s)).toBe('coins');
+    s.checkout.chooseCoin('USDC');
+    await settle();
+    expect(s.calls.initialize.map((b) => [b.reference, b.coin])).toEqual([
+      ['order-1', 'USDT'],
+      ['order-1', 'USDC'],
+    ]);
+    expect(screen(s)).toBe('payment');
+  });
+
+  it('does not offer another coin once money has arrived', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'incomplete';
+    s.state.paid = 1;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    s.checkout.changeCoin();
+    expect(screen(s)).toBe('partial');
+  });
+});
+
+describe('expiry', () => {
+  it('offers a fresh quote when nothing arrived, without calling onError', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'expired';
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(s.checkout.view.value).toMatchObject({ screen: 'expired', canRequote: true });
+    s.state.status = 'pending';
+    s.checkout.requote();
+    await settle();
+    expect(screen(s)).toBe('payment');
+    expect(s.calls.initialize).toHaveLength(2);
+    expect(s.onError).not.toHaveBeenCalled();
+  });
+
+  it('reports payment_expired once, with what arrived, when part was paid and partial is not accepted', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'expired';
+    s.state.paid = 5;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(s.checkout.view.value).toMatchObject({ screen: 'expired', canRequote: false });
+    s.checkout.requote();
+    s.checkout.close();
+    expect(s.order).toEqual(['error', 'close']);
+    expect(s.onError.mock.calls[0][0]).toMatchObject({ code: 'payment_expired', transaction: { amountPaid: 5 } });
+  });
+
+  it('counts an accepted partial payment as a success when the quote runs out', async () => {
+    const s = setup({ acceptPartialPayment: true });
+    await toPayment(s);
+    s.state.status = 'expired';
+    s.state.paid = 5;
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(screen(s)).toBe('success');
+    expect(s.onSuccess).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks the server at once when the countdown reaches zero', async () => {
+    const s = setup();
+    await toPayment(s);
+    const before = s.calls.verify;
+    await vi.advanceTimersByTimeAsync(600_000 + 1000);
+    // polls at the 3 s pace plus the one the countdown triggered
+    expect(s.calls.verify).toBeGreaterThan(before);
+  });
+});
+
+describe('failures', () => {
+  it('keeps the address up and says it is reconnecting when a status check fails: no onError', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.verifyErrors.push(networkError(), networkError());
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(s.checkout.reconnecting.value).toBe(true);
+    expect(screen(s)).toBe('payment');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.checkout.reconnecting.value).toBe(false);
+    s.state.status = 'confirmed';
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(s.onError).not.toHaveBeenCalled();
+    expect(s.onSuccess).toHaveBeenCalledTimes(1);
+  });
+
+  it('backs off while the network is down instead of hammering it', async () => {
+    const s = setup();
+    await toPayment(s);
+    for (let i = 0; i < 20; i++) s.state.verifyErrors.push(networkError());
+    const before = s.calls.verify;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.calls.verify - before).toBeLessThanOrEqual(7); // 6, 12, 15, 15, 15 s …, not 20
+  });
+
+  it('offers a retry when initialize cannot reach the API; onError only if the customer gives up', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
+    s.checkout.chooseCoin('USDT');
+    await vi.advanceTimersByTimeAsync(30_000);
+    const view = s.checkout.view.value;
+    expect(view).toMatchObject({ screen: 'error', error: { code: 'network_error' } });
+    expect(s.calls.initialize).toHaveLength(4); // the first try and three retries
+    expect(s.onError).not.toHaveBeenCalled();
+    s.checkout.close();
+    expect(s.order).toEqual(['error', 'close']);
+  });
+
+  it('recovers through the retry button without reporting an error', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
+    s.checkout.chooseCoin('USDT');
+    await vi.advanceTimersByTimeAsync(30_000);
+    const view = s.checkout.view.value;
+    if (view.screen !== 'error' || !view.retry) throw new Error('expected a retry');
+    view.retry();
+    await settle();
+    expect(screen(s)).toBe('payment');
+    s.checkout.close();
+    expect(s.order).toEqual(['close']);
+  });
+
+  it('reports an API refusal at once, without retrying it', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    s.state.initializeErrors.push(httpError(401));
+    s.checkout.chooseCoin('USDT');
+    await settle();
+    expect(s.calls.initialize).toHaveLength(1);
+    expect(s.onError.mock.calls[0][0]).toMatchObject({ code: 'api_error' });
+    const view = s.checkout.view.value;
+    expect(view.screen === 'error' && view.retry).toBe(undefined);
+  });
+
+  it('shows the payment that already received funds when a re-quote is refused with 409', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    s.state.initializeErrors.push(httpError(409));
+    s.state.status = 'incomplete';
+    s.state.paid = 3;
+    s.checkout.chooseCoin('USDT');
+    await settle();
+    expect(screen(s)).toBe('partial');
+    expect(s.onError).not.toHaveBeenCalled();
+  });
+
+  it('reports payment_failed once when the service rejects the payment', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.state.status = 'failed';
+    await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+    expect(s.onError).toHaveBeenCalledTimes(1);
+    expect(s.onError.mock.calls[0][0].code).toBe('payment_failed');
+  });
+});
+
+describe('closing', () => {
+  it('mid-payment: aborts every request, clears every timer, calls onClose once and nothing after', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.checkout.close();
+    expect(s.signals.every((signal) => signal.aborted)).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(s.unmount).toHaveBeenCalledTimes(1);
+    s.state.status = 'confirmed';
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.order).toEqual(['close']);
+    expect(s.onClose).toHaveBeenCalledWith({ reference: 'order-1', status: 'pending' });
+  });
+
+  it('while a status check is in flight: its late answer changes nothing', async () => {
+    const s = setup();
+    await toPayment(s);
+    let release!: () => void;
+    const original = s.api.verify;
+    s.api.verify = (ref, signal) => new Promise((resolve) => (release = () => resolve(original(ref, signal))));
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    s.checkout.close();
+    s.state.status = 'confirmed';
+    release();
+    await settle();
+    expect(s.order).toEqual(['close']);
+  });
+
+  it('survives merchant callbacks that throw', async () => {
+    const s = setup();
+    s.onSuccess.mockImplementation(() => {
+      throw new Error('merchant bug');
+    });
+    s.onClose.mockImplementation(() => {
+      throw new Error('another');
+    });
+    await toPayment(s);
+    s.state.status = 'confirmed';
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(screen(s)).toBe('success');
+    expect(() => s.checkout.close()).not.toThrow();
+    expect(s.onClose).toHaveBeenCalledTimes(1);
+    expect(console.error).toHaveBeenCalledWith('ServiceCheckout: your onSuccess callback threw', expect.any(Error));
+  });
+
+  it('before anything loaded: onClose with no status', () => {
+    const s = setup();
+    s.checkout.start();
+    s.checkout.close();
+    expect(s.onClose).toHaveBeenCalledWith({ reference: 'order-1', status: undefined });
+  });
+});
+
+describe('sandbox', () => {
+  it('simulates a deposit in test mode and looks at once', async () => {
+    const s = setup();
+    await toPayment(s);
+    s.checkout.simulate('exact');
+    s.state.status = 'confirmed';
+    await settle();
+    await settle();
+    expect(s.calls.deposit).toBe(1);
+    expect(screen(s)).toBe('success');
+  });
+
+  it('does nothing with a live key', async () => {
+    const s = setup({ key: 'pk_live_harbour0demo0key' });
+    await toPayment(s);
+    s.checkout.simulate('exact');
+    await settle();
+    expect(s.calls.deposit).toBe(0);
+  });
+});
