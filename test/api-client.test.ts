@@ -1,0 +1,122 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
+import { startStubApi, type StubApi } from '../demo/api/server.ts';
+import { createApi } from '../src/api/client.ts';
+import { ApiError } from '../src/api/errors.ts';
+import { retryDelay, withRetry } from '../src/api/retry.ts';
+
+const key = DEMO_MERCHANT.keys.test.publicKey;
+const signal = new AbortController().signal;
+let stub: StubApi;
+
+beforeAll(async () => {
+  stub = await startStubApi();
+});
+afterAll(() => stub.close());
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+/** A server that answers every request with the given status and raw body. */
+async function answering(status: number, body: string, headers: Record<string, string> = {}) {
+  const server: Server = createServer((_req, res) => res.writeHead(status, headers).end(body));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('the API client against the stub over HTTP', () => {
+  it('lists coins, opens a quote, reads its status and simulates a deposit', async () => {
+    const api = createApi(stub.url, key);
+    const coins = await api.coins(signal);
+    expect(coins.map((c) => c.symbol)).toEqual(['USDT', 'USDC', 'BUSD', 'DAI']);
+    const tx = await api.initialize({ reference: 'client-1', coin: 'USDC', currency: 'EUR', amount: '9.20' }, signal);
+    expect(tx).toMatchObject({ reference: 'client-1', coin: 'USDC', cryptoAmount: 10.1, feeInCrypto: 0.1, network: 'testnet' });
+    expect((await api.verify('client-1', signal)).status).toBe('pending');
+    const after = await api.deposit('client-1', 'exact', signal);
+    expect(after).toMatchObject({ status: 'confirmed', amountPaid: 10.1, amountRemaining: 0 });
+  });
+
+  it('sends the public key in x-api-key and nothing else that identifies the merchant', async () => {
+    const before = stub.requests.length;
+    await createApi(stub.url, key).coins(signal);
+    expect(stub.requests.slice(before)).toEqual(['GET /api/v1/coins']);
+  });
+
+  it('turns an API refusal into an error carrying the status, the message and the fields', async () => {
+    const bad = await rejection(createApi(stub.url, key).initialize({ reference: 'x', coin: 'USDT', currency: 'USD', amount: 'ten' }, signal));
+    expect(bad).toMatchObject({ kind: 'http', status: 400 });
+    expect(bad.message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/transaction\/initialize answered 400: Invalid request body/);
+    expect(bad.fields).toEqual([{ field: 'amount', message: expect.stringContaining('received "ten"') }]);
+    const unknown = await rejection(createApi(stub.url, 'pk_test_nobody000000').coins(signal));
+    expect(unknown).toMatchObject({ kind: 'http', status: 401, message: expect.stringContaining('Unknown public key') });
+  });
+
+  it('calls a body that is not JSON, or not the contract, a shape error that names the field', async () => {
+    const notJson = await answering(200, '<html>oops</html>');
+    expect(await rejection(createApi(notJson.url, key).coins(signal))).toMatchObject({ kind: 'shape', message: expect.stringContaining('not JSON') });
+    await notJson.close();
+    const wrong = await answering(200, JSON.stringify({ status: 'success', statusCode: 200, data: [{ symbol: 'USDT' }] }));
+    const error = await rejection(createApi(wrong.url, key).coins(signal));
+    expect(error.kind).toBe('shape');
+    expect(error.message).toMatch(/data\.0\.name: expected/);
+    await wrong.close();
+  });
+
+  it('calls an unreachable API a network error', async () => {
+    const gone = await answering(200, '');
+    await gone.close();
+    expect(await rejection(createApi(gone.url, key).coins(signal))).toMatchObject({ kind: 'network' });
+  });
+
+  it('reads Retry-After from a 429', async () => {
+    const busy = await answering(429, JSON.stringify({ status: 'error', statusCode: 429, message: 'slow down' }), { 'retry-after': '2' });
+    const error = await rejection(createApi(busy.url, key).coins(signal));
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 2000 });
+    await busy.close();
+  });
+});
+
+describe('the retry policy', () => {
+  const http = (status: number, retryAfterMs?: number) => new ApiError('http', 'x', status, [], retryAfterMs);
+
+  it.each([
+    ['a network fault', new ApiError('network', 'x'), true],
+    ['a 500', http(500), true],
+    ['a 503', http(503), true],
+    ['a 408', http(408), true],
+    ['a 429', http(429), true],
+    ['a 400', http(400), false],
+    ['a 401', http(401), false],
+    ['a 409', http(409), false],
+    ['a shape error', new ApiError('shape', 'x'), false],
+    ['an unknown error', new TypeError('x'), false],
+  ])('retries %s: %s', (_name, error, retried) => {
+    expect(retryDelay(error, 0) !== undefined).toBe(retried);
+  });
+
+  it('backs off exponentially with full jitter, capped, and honours Retry-After', () => {
+    const network = new ApiError('network', 'x');
+    expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(network, attempt, () => 1))).toEqual([400, 800, 1600, 3200, 8000]);
+    expect(retryDelay(network, 3, () => 0)).toBe(0);
+    expect(retryDelay(http(429, 5000), 0, () => 0)).toBe(5000);
+  });
+
+  it('stops after the attempts it is given', async () => {
+    let calls = 0;
+    const failing = () => {
+      calls++;
+      return Promise.reject(http(503, 0));
+    };
+    await expect(withRetry(failing, signal, 3)).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(3);
+  });
+});

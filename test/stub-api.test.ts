@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
+import { MAX_BODY_BYTES } from '../demo/api/http.ts';
+import { startStubApi, type StubApi } from '../demo/api/server.ts';
+import { ErrorBody, TransactionResponse, VerificationResponse } from '../src/wire/schemas.ts';
+
+const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
+let clock = Date.parse('2026-11-22T12:00:00Z');
+let stub: StubApi;
+
+beforeAll(async () => {
+  stub = await startStubApi({ quoteSeconds: 60, now: () => clock });
+});
+afterAll(() => stub.close());
+
+async function call(method: string, path: string, body?: unknown, key: string | null = testKeys.publicKey, headers: Record<string, string> = {}) {
+  const response = await fetch(stub.url + path, {
+    method,
+    headers: { ...(key ? { 'x-api-key': key } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json().catch(() => undefined) };
+}
+
+const init = (reference: string, extra: Record<string, unknown> = {}) =>
+  call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10, ...extra });
+
+describe('the stub API', () => {
+  it('answers CORS preflights from any merchant origin, for the headers the widget sends', async () => {
+    const response = await fetch(stub.url + '/api/v1/transaction/initialize', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('access-control-allow-headers')).toContain('x-api-key');
+  });
+
+  it('initializes with the spec\'s body and answers the payment transaction shape', async () => {
+    const { status, body } = await init('stub-1', { customer_name: 'Ada', customer_email: 'ada@example.com', metadata: '{"order":7}' });
+    expect(status).toBe(201);
+    expect(TransactionResponse.safeParse(body).success).toBe(true);
+    expect(body.data).toMatchObject({ cryptoAmount: 10.1, feeInCrypto: 0.1, fiatAmount: 10, customerName: 'Ada', acceptPartialPayment: false });
+    expect((await call('GET', '/api/v1/transaction/verify/stub-1')).body.data.metadata).toEqual({ order: 7 });
+  });
+
+  it('is idempotent per reference: the same request answers the same transaction', async () => {
+    const first = await init('stub-2');
+    const again = await init('stub-2');
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual(first.body.data);
+  });
+
+  it('re-quotes a reference that has received nothing, at the same address', async () => {
+    const first = await init('stub-3');
+    const other = await init('stub-3', { coin: 'USDC', amount: '12.00' });
+    expect(other.status).toBe(201);
+    expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 12.12, address: first.body.data.address });
+  });
+
+  it('never re-quotes a reference that received funds: 409', async () => {
+    await init('stub-4');
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-4', kind: 'partial' });
+    const again = await init('stub-4', { coin: 'DAI' });
+    expect(again.status).toBe(409);
+    expect(ErrorBody.safeParse(again.body).success).toBe(true);
+    expect(again.body.message).toMatch(/already received 5.05 USDT/);
+  });
+
+  it('tracks deposits: partial, then the rest, then an overpayment is kept, not lost', async () => {
+    await init('stub-5');
+    const partial = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-5', kind: 'partial' });
+    expect(partial.body.data).toMatchObject({ status: 'incomplete', amountPaid: 5.05, amountRemaining: 5.05 });
+    const rest = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-5', kind: 'exact' });
+    expect(VerificationResponse.safeParse(rest.body).success).toBe(true);
+    expect(rest.body.data).toMatchObject({ status: 'confirmed', amountPaid: 10.1, amountRemaining: 0, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    await init('stub-6');
+    const over = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-6', kind: 'over' });
+    expect(over.body.data).toMatchObject({ status: 'confirmed', amountPaid: 11.11, actualAmount: 10.1 });
+    expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-6', kind: 'exact' })).status).toBe(409);
+  });
+
+  it('expires quotes after the window, and re-quotes them when nothing arrived', async () => {
+    await init('stub-7');
+    clock += 61_000;
+    expect((await call('GET', '/api/v1/transaction/verify/stub-7')).body.data.status).toBe('expired');
+    expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-7', kind: 'exact' })).status).toBe(409);
+    const fresh = await init('stub-7');
+    expect(fresh.status).toBe(201);
+    expect(Date.parse(fresh.body.data.expiresAt)).toBe(clock + 60_000);
+  });
+
+  it.each([
+    ['no key', null, 401, /Missing x-api-key/],
+    ['a secret key', testKeys.secretKey, 401, /secret key was sent to a public endpoint/],
+    ['an unknown key', 'pk_test_unknown0000000', 401, /Unknown public key/],
+  ])('refuses %s with %i', async (_name, key, status, message) => {
+    const response = await call('GET', '/api/v1/coins', undefined, key);
+    expect(response.status).toBe(status);
+    expect(response.body.message).toMatch(message);
+  });
+
+  it('refuses the sandbox to live keys', async () => {
+    await call('POST', '/api/v1/transaction/initialize', { reference: 'live-1', coin: 'USDT', currency: 'USD', amount: 1 }, liveKeys.publicKey);
+    const response = await call('POST', '/api/v1/sandbox/deposit', { reference: 'live-1', kind: 'exact' }, liveKeys.publicKey);
+    expect(response.status).toBe(403);
+  });
+
+  it('refuses a coin that is inactive on the network', async () => {
+    const response = await call('POST', '/api/v1/transaction/initialize', { reference: 'live-2', coin: 'BUSD', currency: 'USD', amount: 1 }, liveKeys.publicKey);
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'coin', message: expect.stringContaining('BUSD') }]);
+  });
+
+  it('validates every body field and names each', async () => {
+    const response = await call('POST', '/api/v1/transaction/initialize', { reference: 'a b', coin: 'XRP', currency: 'JPY', amount: '1.234', accept_partial_payment: 'no' });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(['reference', 'coin', 'currency', 'amount', 'accept_partial_payment']);
+  });
+
+  it('refuses bodies that are not JSON (400) or too large (413)', async () => {
+    expect((await call('POST', '/api/v1/transaction/initialize', '{nope')).status).toBe(400);
+    const big = JSON.stringify({ reference: 'big', coin: 'USDT', currency: 'USD', amount: 1, metadata: { x: 'y'.repeat(MAX_BODY_BYTES) } });
+    expect((await call('POST', '/api/v1/transaction/initialize', big)).status).toBe(413);
+  });
+
+  it('answers 404 for unknown references and paths, in the error shape', async () => {
+    const unknown = await call('GET', '/api/v1/transaction/verify/never-made');
+    expect(unknown.status).toBe(404);
+    expect(ErrorBody.safeParse(unknown.body).success).toBe(true);
+    expect((await call('GET', '/api/v1/nothing')).status).toBe(404);
+  });
+});
