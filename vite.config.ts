@@ -18,8 +18,23 @@ const byteOnlyQr: Plugin = {
   },
 };
 
+/**
+ * zod keeps its settings on globalThis.__zod_globalConfig, shared by every zod on the page.
+ * In the bundle it gets a private object instead: the checkout adds no global beyond
+ * ServiceCheckout, and a merchant's own zod settings (a locale, say) cannot reach ours.
+ */
+const privateZodConfig: Plugin = {
+  name: 'private-zod-config',
+  transform(code, id) {
+    if (!id.includes('/zod/v4/core/core.js')) return undefined;
+    const scoped = code.replaceAll('globalThis', 'zodScope');
+    if (scoped === code) throw new Error('private-zod-config: zod no longer uses globalThis here; review this plugin');
+    return { code: 'const zodScope = {};\n' + scoped, map: null };
+  },
+};
+
 export default defineConfig({
-  plugins: [byteOnlyQr],
+  plugins: [byteOnlyQr, privateZodConfig],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: false,

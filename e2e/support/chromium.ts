@@ -36,3 +36,10 @@ export const QUIET_FLAGS = [
   '--no-default-browser-check',
   '--metrics-recording-only',
 ];
+
+/**
+ * Keeps every test on loopback without intercepting requests (Playwright's routing would
+ * answer CORS preflights itself and hide whether the API's CORS works): everything but
+ * loopback goes through a proxy on a port where nothing listens, so it fails at once.
+ */
+export const LOOPBACK_ONLY_FLAGS = ['--proxy-server=http://127.0.0.1:9', '--proxy-bypass-list=<-loopback>;127.0.0.1;localhost;[::1]'];

@@ -1,0 +1,189 @@
+import {
+  apiRequests,
+  expect,
+  fullEncoderSymbol,
+  modal,
+  openPayment,
+  shopEvents,
+  startServers,
+  symbolFromPath,
+  test,
+} from './support/fixtures.ts';
+
+test.describe('a payment from a merchant page on another origin', () => {
+  test('details → coin → address and QR → sandbox deposit → onSuccess once → onClose once, last', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    const served = servers.api.requests.length;
+    const dialog = await openPayment(page, servers.shop.url, 'USDC');
+
+    // Two origins: the shop and the API differ in host and port; every call crossed CORS.
+    expect(new URL(page.url()).origin).not.toBe(new URL(servers.api.url).origin);
+    await expect(dialog.locator('[data-amount]')).toHaveText('24.745 USDC');
+    await expect(dialog).toContainText('Ethereum Sepolia');
+    await expect(dialog).toContainText('Harbour Coffee Roasters');
+    const address = await dialog.locator('[data-address]').textContent();
+    expect(address).toMatch(/^0x[0-9a-f]{40}$/);
+
+    // The QR code is the EIP-681 request, drawn by the bundle's byte-only encoder exactly as
+    // the full qrcode package would draw it.
+    const svg = dialog.locator('svg[role=img]');
+    const uri = await svg.getAttribute('data-uri');
+    expect(uri).toBe(`ethereum:0x00000000000000000000000000000000000005dc@11155111/transfer?address=${address}&uint256=24745000`);
+    const full = fullEncoderSymbol(uri!);
+    expect(await svg.getAttribute('viewBox')).toBe(`-4 -4 ${full.size + 8} ${full.size + 8}`);
+    expect(symbolFromPath((await svg.locator('path').getAttribute('d'))!, full.size)).toBe(full.dark);
+
+    await dialog.getByRole('button', { name: 'Full' }).click();
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+    await expect(dialog.locator('[data-paid]')).toHaveText('24.745 USDC');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expect(modal(page)).toHaveCount(0);
+
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['success', 'close']);
+    expect(events[0].detail).toMatchObject({ status: 'confirmed', amountPaid: 24.745 });
+    expect(events[1].detail).toMatchObject({ reference: events[0].detail.reference, status: 'confirmed' });
+    expect(requests).toContain('POST /api/v1/transaction/initialize');
+    // A real CORS preflight reached the API (the browser does not show preflights to the page).
+    expect(servers.api.requests.slice(served)).toContain('OPTIONS /api/v1/transaction/initialize');
+  });
+
+  test('a partial payment, then the remainder', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url, 'USDT');
+    await dialog.getByRole('button', { name: 'Partial' }).click();
+    await expect(dialog).toContainText('Received so far: 12.3725 USDT');
+    await expect(dialog.locator('[data-amount]')).toHaveText('12.3725 USDT');
+    await expect(dialog.locator('svg[role=img]')).toHaveAttribute('data-uri', /uint256=12372500000000000000$/);
+    await expect(dialog.getByRole('button', { name: 'Finish with what I sent' })).toHaveCount(0);
+    expect(await shopEvents(page)).toEqual([]);
+
+    await dialog.getByRole('button', { name: 'Full' }).click();
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['success', 'close']);
+    expect(events[0].detail).toMatchObject({ status: 'confirmed', amountPaid: 24.745 });
+  });
+
+  test('an overpayment is a success that says how much extra arrived', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url, 'DAI');
+    await dialog.getByRole('button', { name: 'Over' }).click();
+    await expect(dialog).toContainText('You sent 2.4745 DAI more than due');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
+  });
+
+  test('closing mid-payment stops every request and reports onClose once, with the status', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    const dialog = await openPayment(page, servers.shop.url);
+    await dialog.getByRole('button', { name: 'Close checkout' }).click();
+    await expect(modal(page)).toHaveCount(0);
+    const after = requests.length;
+    await page.waitForTimeout(4000); // longer than one poll interval
+    expect(requests.length).toBe(after);
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['close']);
+    expect(events[0].detail).toMatchObject({ status: 'pending' });
+  });
+
+  test('a double-clicked pay button opens one checkout and one payment', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    await page.goto(servers.shop.url + '/');
+    await page.fill('input[name=name]', 'Ada Lovelace');
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).dblclick();
+    await modal(page).getByRole('button', { name: /^USDT / }).dblclick();
+    await expect(modal(page).locator('[data-amount]')).toBeVisible();
+    await expect(page.locator('[data-service-checkout]')).toHaveCount(1);
+    expect(requests.filter((r) => r === 'POST /api/v1/transaction/initialize')).toHaveLength(1);
+  });
+});
+
+test.describe('expiry', () => {
+  test('an expired quote with nothing received gets a fresh one for the same reference', async ({ page }) => {
+    const servers = await startServers({ quoteSeconds: 3 });
+    try {
+      const requests = apiRequests(page, servers.api.url);
+      const dialog = await openPayment(page, servers.shop.url);
+      await expect(dialog.getByRole('heading', { name: 'This quote has expired' })).toBeVisible({ timeout: 10_000 });
+      await dialog.getByRole('button', { name: 'Get a new quote' }).click();
+      await expect(dialog.locator('[data-time-left]')).toHaveText(/^0:0[1-3]$/);
+      await dialog.getByRole('button', { name: 'Full' }).click();
+      await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      const events = await shopEvents(page);
+      expect(events.map((e) => e.name)).toEqual(['success', 'close']);
+      expect(requests.filter((r) => r === 'POST /api/v1/transaction/initialize')).toHaveLength(2);
+    } finally {
+      await servers.close();
+    }
+  });
+
+  test('a quote that expires after part of it arrived reports payment_expired, once', async ({ page }) => {
+    const servers = await startServers({ quoteSeconds: 4 });
+    try {
+      const dialog = await openPayment(page, servers.shop.url);
+      await dialog.getByRole('button', { name: 'Partial' }).click();
+      await expect(dialog).toContainText('Received so far');
+      await expect(dialog.getByRole('heading', { name: 'This quote has expired' })).toBeVisible({ timeout: 10_000 });
+      await expect(dialog).toContainText('12.3725 USDT arrived before the time ran out');
+      await expect(dialog.getByRole('button', { name: 'Get a new quote' })).toHaveCount(0);
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      const events = await shopEvents(page);
+      expect(events.map((e) => e.name)).toEqual(['error', 'close']);
+      expect(events[0].detail).toMatchObject({ code: 'payment_expired' });
+    } finally {
+      await servers.close();
+    }
+  });
+});
+
+test.describe('refusals that send nothing', () => {
+  test('a secret key is refused: onError secret_key, no modal, zero API requests', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    await page.goto(servers.shop.url + '/?key=sk_test_harbour0demo0secret');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    await expect.poll(async () => (await shopEvents(page)).map((e) => e.name)).toEqual(['error']);
+    expect((await shopEvents(page))[0].detail).toMatchObject({ code: 'secret_key' });
+    await expect(page.locator('[data-service-checkout]')).toHaveCount(0);
+    expect(requests).toEqual(['GET /checkout.js']);
+    expect(servers.api.requests.filter((r) => r.includes('sk_'))).toEqual([]);
+  });
+
+  test('an invalid amount names the field, with zero API requests', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    await page.goto(servers.shop.url + '/');
+    await page.fill('input[name=amount]', '12.345');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    await expect.poll(async () => (await shopEvents(page)).length).toBe(1);
+    const [event] = await shopEvents(page);
+    expect(event.detail).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('amount: expected at most 2 decimal places') });
+    expect(requests).toEqual(['GET /checkout.js']);
+  });
+});
+
+test.describe('the script tag', () => {
+  test('registers window.ServiceCheckout and does nothing else on load', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    await page.goto(servers.shop.url + '/blank.html');
+    const before = await page.evaluate(() => ({ globals: Object.keys(window), nodes: document.querySelectorAll('*').length }));
+    await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
+    const after = await page.evaluate(() => ({ globals: Object.keys(window), nodes: document.querySelectorAll('*').length }));
+    expect(after.globals.filter((g) => !before.globals.includes(g))).toEqual(['ServiceCheckout']);
+    expect(after.nodes).toBe(before.nodes + 1); // the <script> element itself
+    expect(await page.evaluate(() => typeof (window as unknown as { ServiceCheckout: unknown }).ServiceCheckout)).toBe('function');
+    await page.waitForTimeout(300);
+    expect(requests).toEqual(['GET /checkout.js']);
+  });
+
+  test('defaults the API to the origin the script came from', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/blank.html');
+    await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
+    const requests = apiRequests(page, servers.api.url);
+    await page.evaluate((key) => {
+      (window as unknown as { ServiceCheckout: (o: unknown) => void }).ServiceCheckout({ key, amount: 5, currency: 'GBP', name: 'Ada', email: 'ada@example.com' });
+    }, 'pk_test_harbour0demo0key');
+    await expect(modal(page).getByRole('button', { name: /^USDT / })).toBeVisible();
+    expect(requests).toContain('GET /api/v1/coins');
+  });
+});

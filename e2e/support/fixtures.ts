@@ -1,0 +1,94 @@
+import { createRequire } from 'node:module';
+import { test as base, expect, type Locator, type Page } from 'playwright/test';
+import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
+import { startStubApi, type StubApi, type StubApiOptions } from '../../demo/api/server.ts';
+import { startMerchantSite, type MerchantSite } from '../../demo/merchant/server.ts';
+
+export interface Servers {
+  api: StubApi;
+  shop: MerchantSite;
+  close(): Promise<void>;
+}
+
+export async function startServers(options: StubApiOptions = {}): Promise<Servers> {
+  const api = await startStubApi(options);
+  const shop = await startMerchantSite({ apiUrl: api.url, publicKey: DEMO_MERCHANT.keys.test.publicKey });
+  return { api, shop, close: async () => void (await Promise.all([api.close(), shop.close()])) };
+}
+
+const LOOPBACK = /^(https?|wss?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;
+
+export const test = base.extend<{ offLoopback: string[] }, { servers: Servers }>({
+  servers: [
+    async ({}, use) => {
+      const servers = await startServers();
+      await use(servers);
+      await servers.close();
+    },
+    { scope: 'worker' },
+  ],
+  // Nothing may leave the machine: the browser cannot reach off loopback (see chromium.ts),
+  // and any attempt to is seen here and fails the test.
+  offLoopback: [
+    async ({ context }, use) => {
+      const seen: string[] = [];
+      context.on('request', (request) => {
+        const url = request.url();
+        if (!LOOPBACK.test(url) && !/^(data|blob|about):/.test(url)) seen.push(url);
+      });
+      await use(seen);
+      expect(seen, 'requests that tried to leave loopback').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+/** The modal, through its open shadow root (Playwright locators pierce it). */
+export const modal = (page: Page): Locator => page.locator('[data-service-checkout] [role=dialog]');
+
+/** Callbacks the demo shop recorded, in order. */
+export const shopEvents = (page: Page) =>
+  page.evaluate(() => (window as unknown as { shopEvents: Array<{ name: string; detail: Record<string, unknown> }> }).shopEvents);
+
+/** Requests the page made to the API's origin, counted in the browser. */
+export function apiRequests(page: Page, apiUrl: string): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(apiUrl)) seen.push(`${request.method()} ${new URL(request.url()).pathname}`);
+  });
+  return seen;
+}
+
+/** The symbol the full qrcode package encodes for `text`, as a string of 0/1 per module. */
+export function fullEncoderSymbol(text: string): { size: number; dark: string } {
+  const require = createRequire(import.meta.url);
+  const { create } = require('qrcode/lib/core/qrcode') as {
+    create(data: unknown, options: unknown): { modules: { size: number; data: Uint8Array } };
+  };
+  const { size, data } = create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
+  return { size, dark: Array.from(data).join('') };
+}
+
+/** Reads the dark modules back out of the SVG path the widget drew. */
+export function symbolFromPath(d: string, size: number): string {
+  const dark = Array(size * size).fill('0');
+  for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+    for (let i = 0; i < Number(run); i++) dark[Number(y) * size + Number(x) + i] = '1';
+  }
+  return dark.join('');
+}
+
+/** From the shop's pay button to the payment screen, filling the details the modal asks for. */
+export async function openPayment(page: Page, shopUrl: string, coin = 'USDT', query = '') {
+  await page.goto(shopUrl + '/' + query);
+  await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+  const dialog = modal(page);
+  await dialog.getByLabel('Full name').fill('Ada Lovelace');
+  await dialog.getByLabel('E-mail').fill('ada@example.com');
+  await dialog.getByRole('button', { name: 'Continue' }).click();
+  await dialog.getByRole('button', { name: new RegExp(`^${coin} `) }).click();
+  await expect(dialog.locator('[data-amount]')).toBeVisible();
+  return dialog;
+}

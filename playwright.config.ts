@@ -1,0 +1,19 @@
+import { defineConfig } from 'playwright/test';
+import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from './e2e/support/chromium.ts';
+
+// e2e runs the built dist/checkout.js (npm run build first) in a real Chromium, against the
+// stub API over HTTP, with the merchant page on another origin. Servers start per worker.
+export default defineConfig({
+  testDir: 'e2e',
+  workers: 2,
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 30_000,
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  use: {
+    browserName: 'chromium',
+    launchOptions: { executablePath: findChromium(), args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] },
+    trace: 'retain-on-failure',
+  },
+});
