@@ -10,7 +10,7 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   timeout: 30_000,
-  reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
+  reporter: [['list'], ['json', { outputFile: 'reports/e2e.json' }]],
   use: {
     browserName: 'chromium',
     launchOptions: { executablePath: findChromium(), args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] },

@@ -53,6 +53,8 @@ export default defineConfig({
   },
   test: {
     environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment
-    include: ['test/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.{ts,tsx}', 'demo/**/*.test.ts'],
+    reporters: ['default', 'json'],
+    outputFile: { json: 'reports/unit.json' },
   },
 });

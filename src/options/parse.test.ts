@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ServiceCheckout } from '../src/index.ts';
-import { newReference, parseOptions } from '../src/options/parse.ts';
+import { ServiceCheckout } from '../index.ts';
+import { newReference, parseOptions } from './parse.ts';
 
 const valid: Record<string, unknown> & { key: string; amount: string; currency: 'USD'; apiBase: string } = {
   key: 'pk_test_harbour0demo0key',

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { qrPath } from '../src/payment/qr.ts';
-import { baseUnits, paymentUri } from '../src/payment/uri.ts';
+import { qrPath } from './qr.ts';
+import { baseUnits, paymentUri } from './uri.ts';
 
 const usdc = { contractAddress: '0x00000000000000000000000000000000000005dc', chainId: 11155111, decimals: 6 };
 const usdt = { contractAddress: '0x0000000000000000000000000000000000005da7', chainId: 97, decimals: 18 };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCheckout, POLL_MS } from '../src/checkout/machine.ts';
-import { fakeApi, httpError, networkError, options } from './support/fake-api.ts';
+import { createCheckout, POLL_MS } from './machine.ts';
+import { fakeApi, httpError, networkError, options } from '../testing/fake-api.ts';
 
 function setup(overrides: Record<string, unknown> = {}) {
   const onSuccess = vi.fn();

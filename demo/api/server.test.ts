@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
-import { MAX_BODY_BYTES } from '../demo/api/http.ts';
-import { startStubApi, type StubApi } from '../demo/api/server.ts';
-import { ErrorBody, TransactionResponse, VerificationResponse } from '../src/wire/schemas.ts';
+import { DEMO_MERCHANT } from './catalog.ts';
+import { MAX_BODY_BYTES } from './http.ts';
+import { startStubApi, type StubApi } from './server.ts';
+import { ErrorBody, TransactionResponse, VerificationResponse } from '../../src/wire/schemas.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 let clock = Date.parse('2026-11-22T12:00:00Z');

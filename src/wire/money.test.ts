@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { quote } from '../demo/api/quote.ts';
-import { ceilDiv, decimalText, formatUnits, toUnits, unitsToNumber } from '../src/wire/money.ts';
+import { quote } from '../../demo/api/quote.ts';
+import { ceilDiv, decimalText, formatUnits, toUnits, unitsToNumber } from './money.ts';
 
 describe('money as integers', () => {
   it.each([

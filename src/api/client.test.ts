@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
-import { startStubApi, type StubApi } from '../demo/api/server.ts';
-import { createApi } from '../src/api/client.ts';
-import { ApiError } from '../src/api/errors.ts';
-import { retryDelay, withRetry } from '../src/api/retry.ts';
+import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
+import { startStubApi, type StubApi } from '../../demo/api/server.ts';
+import { createApi } from './client.ts';
+import { ApiError } from './errors.ts';
+import { retryDelay, withRetry } from './retry.ts';
 
 const key = DEMO_MERCHANT.keys.test.publicKey;
 const signal = new AbortController().signal;

@@ -1,8 +1,8 @@
-// An in-memory Api for state-machine tests: scripted answers, and every call recorded.
-import type { Api } from '../../src/api/client.ts';
-import { ApiError } from '../../src/api/errors.ts';
-import { parseOptions, type CheckoutOptions } from '../../src/options/parse.ts';
-import type { InitializeBody, Transaction, Verification } from '../../src/wire/schemas.ts';
+// Test support only (not built into the package): an in-memory Api for state-machine tests: scripted answers, and every call recorded.
+import type { Api } from '../api/client.ts';
+import { ApiError } from '../api/errors.ts';
+import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
+import type { InitializeBody, Transaction, Verification } from '../wire/schemas.ts';
 import { COINS } from '../../demo/api/catalog.ts';
 
 export const networkError = () => new ApiError('network', 'GET test: the network failed');

@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCheckout } from '../src/checkout/machine.ts';
-import { mountModal } from '../src/ui/mount.ts';
-import { fakeApi, options } from './support/fake-api.ts';
+import { createCheckout } from '../checkout/machine.ts';
+import { mountModal } from './mount.ts';
+import { fakeApi, options } from '../testing/fake-api.ts';
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
 
