@@ -3,17 +3,17 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // The browser bundle: one IIFE that assigns window.ServiceCheckout and does nothing else.
-const unusedQrModes = fileURLToPath(new URL('src/payment/qr-unused-modes.ts', import.meta.url));
+const byteSegments = fileURLToPath(new URL('src/payment/qr-byte-segments.ts', import.meta.url));
 
-/** Only for the browser bundle: see src/payment/qr-unused-modes.ts. */
+/**
+ * The QR encoder with byte segments only (see src/payment/qr-byte-segments.ts): its
+ * segments module is replaced, and the mode regexes that only it used go with it.
+ */
 const byteOnlyQr: Plugin = {
   name: 'byte-only-qr',
   enforce: 'pre',
   resolveId(source, importer) {
-    const inQrCore = importer?.includes('/qrcode/lib/core/');
-    if (source === 'dijkstrajs' || (inQrCore && /^\.\/(kanji-data|numeric-data|alphanumeric-data)$/.test(source))) {
-      return unusedQrModes;
-    }
+    if (importer?.includes('/qrcode/lib/core/') && (source === './segments' || source === './regex')) return byteSegments;
     return undefined;
   },
 };

@@ -20,7 +20,7 @@ export function Details({ checkout, view }: Props) {
         <input
           id={`sc-${name}`}
           name={name}
-          type={type as 'text'} // Preact 11's types over-constrain a union here; both are plain text fields
+          type={type}
           autocomplete={name}
           required
           aria-invalid={invalid}
