@@ -1,9 +1,10 @@
 // Field rules shared by the merchant options (camelCase) and the API bodies (snake_case),
 // so a value the widget accepts is a value the API accepts.
 //
-// Only zod/mini's cheapest schema kinds are used (object, string, number, boolean, enum,
-// optional, nullable, array, custom, each with refine checks): every other kind pulls its
-// own core class into the browser bundle, about 4 KB gzipped for the lot.
+// Every leaf is one `is(test, expected)` check: zod/mini's object, array and optional do
+// the structure. Each other zod schema kind would add its own class to the browser bundle
+// (string, number, enum, nullable… ~2.5 KB gzipped together), and `expected` gives every
+// field the same kind of message: "expected <this>, received <that>".
 import * as z from 'zod/mini';
 import { decimalText, fractionDigits, toUnits } from './money.ts';
 
@@ -18,52 +19,52 @@ export const FIAT_DECIMALS = 2;
 export const MAX_AMOUNT = 100_000_000;
 export const METADATA_MAX_BYTES = 4096;
 export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}$/;
-const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
+const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
 
-export const coin = z.enum(COINS, { error: `one of ${COINS.join(', ')}` });
-export const currency = z.enum(CURRENCIES, { error: `one of ${CURRENCIES.join(', ')}` });
+/** A value that passes `test`; otherwise "expected <expected>". */
+export const is = <T>(test: (value: unknown) => boolean, expected: string) => z.custom<T>(test, { error: expected });
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+export const text = is<string>(isText, 'text');
+export const bool = is<boolean>((v) => typeof v === 'boolean', 'true or false');
+export const int = is<number>(Number.isSafeInteger, 'a whole number');
+export const amountNumber = is<number>((v) => isNumber(v) && v >= 0, 'a number of at least 0');
+export const timestamp = is<string>((v) => isText(v) && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
+export const oneOf = <const T extends readonly string[]>(values: T) =>
+  is<T[number]>((v) => values.includes(v as string), `one of ${values.join(', ')}`);
+export const nullable = <T>(test: (value: unknown) => boolean, expected: string) =>
+  is<T | null>((v) => v === null || test(v), `${expected} or null`);
+
+export const coin = oneOf(COINS);
+export const currency = oneOf(CURRENCIES);
 
 const units = (v: string | number) => toUnits(v, FIAT_DECIMALS) ?? 0n;
-export const amount = z
-  .custom<string | number>((v) => typeof v === 'string' || typeof v === 'number', {
-    error: 'a number or a numeric string',
-  })
-  .check(
-    // abort: only the first broken rule is reported, the one to fix first.
-    z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
-    z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
-    z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
-    z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
-  );
-
-export const reference = z.custom<string | number>(
-  (v) =>
-    typeof v === 'string' ? REFERENCE_PATTERN.test(v) : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0,
-  { error: '1 to 64 letters, digits or . _ : - (or a whole number)' },
+export const amount = is<string | number>((v) => isText(v) || typeof v === 'number', 'a number or a numeric string').check(
+  // abort: only the first broken rule is reported, the one to fix first.
+  z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
+  z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
+  z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
+  z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
 );
 
-export const email = z
-  .string({ error: 'an e-mail address such as ada@example.com' })
-  .check(z.refine((s) => s.length <= 254 && EMAIL_PATTERN.test(s), 'an e-mail address such as ada@example.com'));
-
-export const personName = z
-  .string({ error: 'a name of 1 to 100 characters' })
-  .check(z.refine((s) => s.trim().length > 0 && s.length <= 100, 'a name of 1 to 100 characters'));
-
-export const int = z.number().check(z.refine(Number.isSafeInteger, 'a whole number'));
-
-export const timestamp = z.string().check(z.refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'an ISO 8601 time'));
-
-export const httpUrl = z.string({ error: 'an http(s) URL such as https://api.example.com' }).check(
-  z.refine((s) => {
-    try {
-      return /^https?:$/.test(new URL(s).protocol);
-    } catch {
-      return false;
-    }
-  }, 'an http(s) URL such as https://api.example.com'),
+export const reference = is<string | number>(
+  (v) => (isText(v) ? REFERENCE_PATTERN.test(v) : Number.isSafeInteger(v) && (v as number) >= 0),
+  '1 to 64 letters, digits or . _ : - (or a whole number)',
 );
+
+export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PATTERN.test(v), 'an e-mail address such as ada@example.com');
+
+export const personName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters');
+
+export const httpUrl = is<string>((v) => {
+  try {
+    return /^https?:$/.test(new URL(v as string).protocol);
+  } catch {
+    return false;
+  }
+}, 'an http(s) URL such as https://api.example.com');
 
 /**
  * Plain JSON all the way down: no functions, undefined, NaN, class instances or cycles.
@@ -74,7 +75,7 @@ function isJson(root: unknown): boolean {
   const ancestors = new Set<object>();
   const visit = (value: unknown): boolean => {
     if (--budget < 0) return false;
-    if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+    if (value === null || isText(value) || typeof value === 'boolean') return true;
     if (typeof value === 'number') return Number.isFinite(value);
     if (typeof value !== 'object' || ancestors.has(value)) return false;
     const proto = Object.getPrototypeOf(value);
@@ -90,7 +91,7 @@ function isJson(root: unknown): boolean {
 /** A JSON object from the object itself or its text; undefined when it is anything else. */
 export function jsonObject(value: unknown): Record<string, unknown> | undefined {
   let parsed = value;
-  if (typeof value === 'string') {
+  if (isText(value)) {
     try {
       parsed = JSON.parse(value);
     } catch {
@@ -105,13 +106,8 @@ export function jsonObject(value: unknown): Record<string, unknown> | undefined 
 const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(jsonObject(value))).length;
 
 /** A JSON object or its text; callers normalise it with jsonObject() after parsing. */
-export const metadata = z
-  .custom<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, {
-    error: 'a JSON object (or its JSON text)',
-  })
-  .check(z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`));
-
-export const plainObject = z.custom<Record<string, unknown>>(
-  (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
-  { error: 'an object' },
+export const metadata = is<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, 'a JSON object (or its JSON text)').check(
+  z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`),
 );
+
+export const isPlainObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);

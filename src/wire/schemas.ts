@@ -6,18 +6,16 @@ import * as field from './fields.ts';
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof STATUSES)[number];
 
-const text = z.string();
-const amountNumber = z.number().check(z.refine((n) => n >= 0));
-const { timestamp } = field;
+const { text, int, bool, amountNumber, timestamp } = field;
 
 export const Coin = z.object({
   symbol: field.coin,
   name: text,
   network: text,
-  chainId: field.int,
-  contractAddress: z.string().check(z.refine((s) => /^0x[0-9a-fA-F]{40}$/.test(s))),
-  decimals: field.int.check(z.refine((n) => n >= 0 && n <= 36)),
-  status: z.enum(['active', 'inactive']),
+  chainId: int,
+  contractAddress: field.is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
+  decimals: field.is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
+  status: field.oneOf(['active', 'inactive']),
 });
 export type Coin = z.infer<typeof Coin>;
 
@@ -29,7 +27,7 @@ export const InitializeBody = z.object({
   coin: field.coin,
   currency: field.currency,
   amount: field.amount,
-  accept_partial_payment: z.optional(z.boolean({ error: 'true or false' })),
+  accept_partial_payment: z.optional(bool),
   metadata: z.optional(field.metadata),
 });
 export type InitializeBody = z.input<typeof InitializeBody>;
@@ -51,7 +49,7 @@ export const Transaction = z.object({
   fiatRate: amountNumber,
   cryptoRate: amountNumber,
   network: text,
-  acceptPartialPayment: z.boolean(),
+  acceptPartialPayment: bool,
   expiresAt: timestamp,
 });
 export type Transaction = z.infer<typeof Transaction>;
@@ -62,18 +60,18 @@ export const Verification = z.object({
   address: text,
   coin: field.coin,
   network: text,
-  status: z.enum(STATUSES),
+  status: field.oneOf(STATUSES),
   actualAmount: amountNumber,
   amountPaid: amountNumber,
   amountRemaining: amountNumber,
   fiatAmount: amountNumber,
   currency: field.currency,
   feeInCrypto: amountNumber,
-  acceptPartialPayment: z.boolean(),
-  hash: z.nullable(text),
+  acceptPartialPayment: bool,
+  hash: field.nullable<string>((v) => typeof v === 'string', 'text'),
   expiresAt: timestamp,
   customer: z.object({ name: text, email: text }),
-  metadata: z.nullable(field.plainObject),
+  metadata: field.nullable<Record<string, unknown>>(field.isPlainObject, 'an object'),
 });
 export type Verification = z.infer<typeof Verification>;
 
@@ -83,15 +81,15 @@ export type DepositKind = (typeof DEPOSIT_KINDS)[number];
 /** POST /api/v1/sandbox/deposit: test keys only. */
 export const DepositBody = z.object({
   reference: field.reference,
-  kind: z.enum(DEPOSIT_KINDS, { error: `one of ${DEPOSIT_KINDS.join(', ')}` }),
+  kind: field.oneOf(DEPOSIT_KINDS),
 });
 
 export const success = <T extends z.core.$ZodType>(data: T) =>
-  z.object({ status: z.enum(['success']), statusCode: field.int, message: z.optional(text), data });
+  z.object({ status: field.oneOf(['success']), statusCode: int, message: z.optional(text), data });
 
 export const ErrorBody = z.object({
-  status: z.enum(['error']),
-  statusCode: field.int,
+  status: field.oneOf(['error']),
+  statusCode: int,
   message: text,
   errors: z.optional(z.array(z.object({ field: text, message: text }))),
 });
