@@ -1,4 +1,4 @@
-import { batch, signal, type ReadonlySignal } from '@preact/signals';
+import { batch, signal, type ReadonlySignal } from '@preact/signals-core';
 import type { Api } from '../api/client.ts';
 import { ApiError, isAbort } from '../api/errors.ts';
 import { withRetry } from '../api/retry.ts';
@@ -32,9 +32,14 @@ export interface Checkout {
   readonly reconnecting: ReadonlySignal<boolean>;
   /** Wall-clock time, ticking each second while a quote is open, for the countdown. */
   readonly now: ReadonlySignal<number>;
+  /** Details the customer still has to correct. */
+  readonly wrong: ReadonlySignal<Array<'name' | 'email'>>;
+  /** The value last put on the clipboard, so its button can say so. */
+  readonly copied: ReadonlySignal<string | undefined>;
   start(): void;
-  /** Returns the fields that are still wrong; moves on when there are none. */
-  submitDetails(name: string, email: string): Array<'name' | 'email'>;
+  /** Moves on when both are right; otherwise `wrong` names what to correct. */
+  submitDetails(name: string, email: string): void;
+  markCopied(value: string): void;
   chooseCoin(symbol: string): void;
   changeCoin(): void;
   requote(): void;
@@ -81,6 +86,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const quote = signal<Transaction | undefined>(undefined);
   const reconnecting = signal(false);
   const now = signal(Date.now());
+  const wrong = signal<Array<'name' | 'email'>>([]);
+  const copied = signal<string | undefined>(undefined);
   const life = new AbortController();
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const customer = { name: options.name, email: options.email };
@@ -327,6 +334,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     quote,
     reconnecting,
     now,
+    wrong,
+    copied,
     start() {
       loadCoins().catch(() => {}); // warm the list while the customer types; errors surface on the coin screen
       if (customer.name === undefined || customer.email === undefined) {
@@ -337,16 +346,19 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     },
     submitDetails(name, email) {
       const current = view.value;
-      if (current.screen !== 'details') return [];
-      const wrong: Array<'name' | 'email'> = [];
-      if (current.needName && !personName.safeParse(name).success) wrong.push('name');
-      if (current.needEmail && !emailField.safeParse(email.trim()).success) wrong.push('email');
-      if (wrong.length === 0) {
+      if (current.screen !== 'details') return;
+      const fields: Array<'name' | 'email'> = [];
+      if (current.needName && !personName.safeParse(name).success) fields.push('name');
+      if (current.needEmail && !emailField.safeParse(email.trim()).success) fields.push('email');
+      wrong.value = fields;
+      if (fields.length === 0) {
         if (current.needName) customer.name = name.trim();
         if (current.needEmail) customer.email = email.trim();
         void showCoins();
       }
-      return wrong;
+    },
+    markCopied(value) {
+      copied.value = value;
     },
     chooseCoin,
     changeCoin() {

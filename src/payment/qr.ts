@@ -7,8 +7,14 @@ export interface QrPath {
   d: string;
 }
 
-/** Encodes text as a QR symbol and draws it as one SVG path: no canvas, no image. */
+let last: { text: string; path: QrPath } | undefined;
+
+/**
+ * Encodes text as a QR symbol and draws it as one SVG path: no canvas, no image. The last
+ * answer is kept, since the payment screen re-renders each second for its countdown.
+ */
 export function qrPath(text: string): QrPath {
+  if (last?.text === text) return last.path;
   // One explicit byte segment: the URI is ASCII, and it keeps the encoder off its optimiser.
   const { size, data } = create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
   let d = '';
@@ -21,5 +27,6 @@ export function qrPath(text: string): QrPath {
       x += run;
     }
   }
-  return { size, d };
+  last = { text, path: { size, d } };
+  return last.path;
 }

@@ -1,16 +1,11 @@
-import { useState } from 'preact/hooks';
+import type { Checkout } from '../checkout/machine.ts';
 import { text } from './text.ts';
 
-export function Copy({ value, label }: { value: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  const copy = () =>
-    navigator.clipboard?.writeText(value).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
+export function Copy({ checkout, value, label }: { checkout: Checkout; value: string; label: string }) {
+  const copy = () => navigator.clipboard?.writeText(value).then(() => checkout.markCopied(value), () => {});
   return (
     <button type="button" aria-label={label} onClick={copy}>
-      {copied ? text.copied : text.copy}
+      {checkout.copied.value === value ? text.copied : text.copy}
     </button>
   );
 }

@@ -1,4 +1,3 @@
-import { useEffect, useRef } from 'preact/hooks';
 import type { Checkout } from '../checkout/machine.ts';
 import { fiat } from './format.ts';
 import { Coins } from './screens/Coins.tsx';
@@ -7,7 +6,7 @@ import { Outcome } from './screens/Outcome.tsx';
 import { Payment } from './screens/Payment.tsx';
 import { text } from './text.ts';
 
-const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
+export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
 
 function Screen({ checkout }: { checkout: Checkout }) {
   const view = checkout.view.value;
@@ -28,24 +27,16 @@ function Screen({ checkout }: { checkout: Checkout }) {
 }
 
 export function Modal({ checkout }: { checkout: Checkout }) {
-  const dialog = useRef<HTMLDivElement>(null);
-  const screen = checkout.view.value.screen;
   const { options } = checkout;
 
-  // Each new screen takes focus to its first control, so keyboard and screen-reader users
-  // land where the next step is rather than on whatever vanished.
-  useEffect(() => {
-    const first = dialog.current?.querySelector<HTMLElement>(`main :is(${FOCUSABLE})`);
-    (first ?? dialog.current)?.focus();
-  }, [screen]);
-
   const onKeyDown = (event: KeyboardEvent) => {
+    const dialog = event.currentTarget as HTMLElement;
     if (event.key === 'Escape') {
       event.stopPropagation();
       checkout.close();
     } else if (event.key === 'Tab') {
-      const items = [...dialog.current!.querySelectorAll<HTMLElement>(FOCUSABLE)];
-      const active = (dialog.current!.getRootNode() as ShadowRoot).activeElement;
+      const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+      const active = (dialog.getRootNode() as ShadowRoot).activeElement;
       const edge = event.shiftKey ? items[0] : items[items.length - 1];
       if (active === edge || !items.includes(active as HTMLElement)) {
         event.preventDefault();
@@ -62,7 +53,6 @@ export function Modal({ checkout }: { checkout: Checkout }) {
         aria-modal="true"
         aria-labelledby="sc-title"
         tabIndex={-1}
-        ref={dialog}
         onKeyDown={onKeyDown}
       >
         {options.mode === 'test' && <p class="rb">{text.testMode}</p>}

@@ -1,9 +1,8 @@
-import { useMemo } from 'preact/hooks';
 import { qrPath } from '../payment/qr.ts';
 import { text } from './text.ts';
 
 export function QrCode({ value }: { value: string }) {
-  const { size, d } = useMemo(() => qrPath(value), [value]);
+  const { size, d } = qrPath(value);
   const edge = size + 8; // four modules of quiet zone on each side, as scanners expect
   return (
     <svg viewBox={`-4 -4 ${edge} ${edge}`} role="img" aria-label={text.qr} data-uri={value}>

@@ -1,6 +1,7 @@
+import { effect } from '@preact/signals-core';
 import { h, render } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
-import { Modal } from './Modal.tsx';
+import { FOCUSABLE, Modal } from './Modal.tsx';
 import { css } from './styles.ts';
 
 let sheet: CSSStyleSheet | undefined;
@@ -25,8 +26,23 @@ export function mountModal(checkout: Checkout): () => void {
   const overflow = page.overflow;
   page.overflow = 'hidden';
   document.body.appendChild(host);
-  render(h(Modal, { checkout }), root);
+  // One effect renders the whole modal from the model: every signal a component reads
+  // during the (synchronous) render is tracked, and a change renders again. Components
+  // keep no state of their own, so they need no hooks and no signals integration.
+  let focused: string | undefined;
+  const stop = effect(() => {
+    render(h(Modal, { checkout }), root);
+    // A new screen takes focus to its first control, so keyboard and screen-reader users
+    // land where the next step is rather than on whatever vanished.
+    const screen = checkout.view.value.screen;
+    if (screen !== focused) {
+      focused = screen;
+      const dialog = root.querySelector<HTMLElement>('[role=dialog]');
+      (dialog?.querySelector<HTMLElement>(`main :is(${FOCUSABLE})`) ?? dialog)?.focus();
+    }
+  });
   return () => {
+    stop();
     render(null, root);
     host.remove();
     page.overflow = overflow;

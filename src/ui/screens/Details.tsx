@@ -1,16 +1,15 @@
-import { useState } from 'preact/hooks';
 import type { Checkout, View } from '../../checkout/machine.ts';
 import { text } from '../text.ts';
 
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'details' }> };
 
 export function Details({ checkout, view }: Props) {
-  const [wrong, setWrong] = useState<string[]>([]);
+  const wrong = checkout.wrong.value;
   const submit = (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? '';
-    setWrong(checkout.submitDetails(value('name'), value('email')));
+    checkout.submitDetails(value('name'), value('email'));
   };
   const field = (name: 'name' | 'email', label: string, error: string, type: 'text' | 'email') => {
     const invalid = wrong.includes(name);

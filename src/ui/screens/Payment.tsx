@@ -26,13 +26,13 @@ export function Payment({ checkout, view }: Props) {
         <output class="amt" data-amount>
           {coinAmount(due, coin.symbol)}
         </output>
-        <Copy value={String(due)} label={text.copyAmount} />
+        <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
       </p>
       <QrCode value={paymentUri(coin, payment.address, due)} />
       <p class="lb">{text.toAddress}</p>
       <p class="row ad">
         <code data-address>{payment.address}</code>
-        <Copy value={payment.address} label={text.copyAddress} />
+        <Copy checkout={checkout} value={payment.address} label={text.copyAddress} />
       </p>
       <dl>
         <dt>{text.onNetwork}</dt>
