@@ -3,10 +3,10 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // The browser bundle: one IIFE that assigns window.ServiceCheckout and does nothing else.
-const byteSegments = fileURLToPath(new URL('src/payment/qr-byte-segments.ts', import.meta.url));
+const byteSegments = fileURLToPath(new URL('src/payment/qr-byte-segments.cjs', import.meta.url));
 
 /**
- * The QR encoder with byte segments only (see src/payment/qr-byte-segments.ts): its
+ * The QR encoder with byte segments only (see src/payment/qr-byte-segments.cjs): its
  * segments module is replaced, and the mode regexes that only it used go with it.
  */
 const byteOnlyQr: Plugin = {

@@ -5,7 +5,10 @@ import { withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
 import type { Coin, DepositKind, Transaction, Verification } from '../wire/schemas.ts';
-import type { CheckoutError } from './errors.ts';
+import type { CheckoutError, ErrorCode } from './errors.ts';
+
+/** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */
+export type ScreenErrorCode = Exclude<ErrorCode, 'invalid_options' | 'secret_key' | 'payment_expired'>;
 
 /** How often the payment screen asks for the status, and the slowest it backs off to. */
 export const POLL_MS = 3_000;
@@ -20,7 +23,7 @@ export type View =
   | { screen: 'partial'; coin: Coin; payment: Verification }
   | { screen: 'success'; coin: Coin; payment: Verification }
   | { screen: 'expired'; coin: Coin; payment: Verification; canRequote: boolean }
-  | { screen: 'error'; error: CheckoutError; retry?: () => void }
+  | { screen: 'error'; error: CheckoutError & { code: ScreenErrorCode }; retry?: () => void }
   | { screen: 'closed' };
 
 export interface Checkout {
@@ -48,7 +51,7 @@ export interface Checkout {
   close(): void;
 }
 
-function failure(error: unknown): CheckoutError {
+function failure(error: unknown): CheckoutError & { code: ScreenErrorCode } {
   if (error instanceof ApiError) {
     if (error.kind === 'network') return { code: 'network_error', message: error.message };
     if (error.kind === 'shape') return { code: 'bad_response', message: error.message };
@@ -139,7 +142,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     tell('onError', options.onError, error);
   }
 
-  function fail(error: CheckoutError, retry?: () => void) {
+  function fail(error: CheckoutError & { code: ScreenErrorCode }, retry?: () => void) {
     stopWatching();
     if (retry && retriable(error)) {
       unreported = error;

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../checkout/errors.ts';
+import type { ScreenErrorCode } from '../checkout/machine.ts';
 
 /** Every word the customer reads, in one place. */
 export const text = {
@@ -45,13 +45,11 @@ export const text = {
   retry: 'Try again',
   simulate: 'Simulate a deposit',
   simulated: { exact: 'Full', partial: 'Partial', over: 'Over' },
+  /** For the error screen. Bad options never open the modal, and expiry has its own screen. */
   errors: {
-    invalid_options: 'This checkout is not set up correctly. Please tell the merchant.',
-    secret_key: 'This checkout is not set up correctly. Please tell the merchant.',
     api_error: 'The payment service refused this payment. Please tell the merchant.',
     network_error: 'We could not reach the payment service. Check your connection and try again.',
     bad_response: 'The payment service answered in a way we did not understand. Try again in a moment.',
-    payment_expired: 'This payment expired.',
     payment_failed: 'The payment was rejected. Nothing more is needed from you; contact the merchant.',
-  } satisfies Record<ErrorCode, string>,
+  } satisfies Record<ScreenErrorCode, string>,
 };
