@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { expect, test } from 'playwright/test';
+
+/** The budget of DEVELOPERS.md: everything included, measured as `gzip -9 -c dist/checkout.js | wc -c`. */
+const BUDGET = 26_000;
+const BUNDLE = fileURLToPath(new URL('../dist/checkout.js', import.meta.url));
+
+function gzipped(): { bytes: number; by: string } {
+  try {
+    return { bytes: execFileSync('gzip', ['-9', '-c', BUNDLE]).length, by: 'gzip -9' };
+  } catch {
+    // No gzip binary: zlib's deflate comes out ~0.5% larger than GNU gzip's, so this errs strict.
+    return { bytes: gzipSync(readFileSync(BUNDLE), { level: 9 }).length, by: 'zlib level 9' };
+  }
+}
+
+test('dist/checkout.js stays within its gzipped budget', () => {
+  const { bytes, by } = gzipped();
+  console.log(`dist/checkout.js: ${readFileSync(BUNDLE).length} bytes, ${bytes} bytes gzipped by ${by} (budget ${BUDGET})`);
+  expect(bytes).toBeLessThanOrEqual(BUDGET);
+});
