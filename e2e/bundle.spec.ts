@@ -22,3 +22,15 @@ test('dist/checkout.js stays within its gzipped budget', () => {
   console.log(`dist/checkout.js: ${readFileSync(BUNDLE).length} bytes, ${bytes} bytes gzipped by ${by} (budget ${BUDGET})`);
   expect(bytes).toBeLessThanOrEqual(BUDGET);
 });
+
+test('the package imports as an ES module with types, touching nothing on import', async () => {
+  // By its own name, through package.json "exports", in Node: no window, no document.
+  // (A computed name: the type-check runs before the build that makes build/src.)
+  const name = 'service-checkout';
+  const module = (await import(name)) as typeof import('../src/index.ts');
+  expect(typeof module.ServiceCheckout).toBe('function');
+  const types = readFileSync(new URL('../build/src/index.d.ts', import.meta.url), 'utf8');
+  expect(types).toContain('ServiceCheckout');
+  const declared = readFileSync(new URL('../build/src/service-checkout.d.ts', import.meta.url), 'utf8');
+  expect(declared).toMatch(/export declare function ServiceCheckout\(input: ServiceCheckoutOptions\): CheckoutHandle;/);
+});

@@ -99,6 +99,24 @@ test.describe('a payment from a merchant page on another origin', () => {
   });
 });
 
+test.describe('focus', () => {
+  test('lands on the first control of each new screen, even one that loaded late', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/');
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    const dialog = modal(page);
+    await expect(dialog.getByLabel('Full name')).toBeFocused();
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await expect(dialog.getByLabel('Full name')).toBeFocused(); // still wrong: back to it
+    await page.keyboard.type('Ada Lovelace');
+    await page.keyboard.press('Enter');
+    await expect(dialog.getByRole('button', { name: /^USDT / })).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(modal(page)).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Pay with stablecoins' })).toBeFocused();
+  });
+});
+
 test.describe('expiry', () => {
   test('an expired quote with nothing received gets a fresh one for the same reference', async ({ page }) => {
     const servers = await startServers({ quoteSeconds: 3 });

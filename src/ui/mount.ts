@@ -33,12 +33,14 @@ export function mountModal(checkout: Checkout): () => void {
   const stop = effect(() => {
     render(h(Modal, { checkout }), root);
     // A new screen takes focus to its first control, so keyboard and screen-reader users
-    // land where the next step is rather than on whatever vanished.
-    const screen = checkout.view.value.screen;
-    if (screen !== focused) {
-      focused = screen;
-      const dialog = root.querySelector<HTMLElement>('[role=dialog]');
-      (dialog?.querySelector<HTMLElement>(`main :is(${FOCUSABLE})`) ?? dialog)?.focus();
+    // land where the next step is rather than on whatever vanished. A screen that is still
+    // loading (the coin list) focuses the dialog, then its first control once it has one.
+    const dialog = root.querySelector<HTMLElement>('[role=dialog]');
+    const first = dialog?.querySelector<HTMLElement>(`main :is(${FOCUSABLE})`);
+    const key = `${checkout.view.value.screen}/${!!first}`;
+    if (key !== focused) {
+      focused = key;
+      (first ?? dialog)?.focus();
     }
   });
   return () => {

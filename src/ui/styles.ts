@@ -5,7 +5,7 @@ export const css = `
 :host{all:initial}
 .bd{position:fixed;inset:0;z-index:2147483647;display:flex;align-items:center;justify-content:center;background:#101218a0;font:15px/1.45 system-ui,sans-serif;color:#16181d}
 .dl{position:relative;box-sizing:border-box;width:min(400px,100%);max-height:100%;overflow:auto;padding:20px;background:#fff;border-radius:14px}
-@media(max-width:480px){.dl{height:100%;border-radius:0}}
+@media(max-width:480px){.dl{width:100%;height:100%;border-radius:0}}
 @media(prefers-reduced-motion:no-preference){.dl{animation:i .2s}@keyframes i{from{opacity:0;transform:translateY(9px)}}}
 header{padding-right:40px}
 h2,h3{margin:0;font-size:17px}

@@ -16,6 +16,7 @@ export const text = {
   loadingCoins: 'Loading coins…',
   quoting: 'Preparing your payment…',
   sendExactly: 'Send exactly',
+  sendRest: 'Still to send',
   toAddress: 'To this address',
   onNetwork: 'Network',
   fee: 'Fee',

@@ -10,6 +10,8 @@ export function Details({ checkout, view }: Props) {
     const form = event.currentTarget as HTMLFormElement;
     const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? '';
     checkout.submitDetails(value('name'), value('email'));
+    // The model re-rendered synchronously: send the customer to the first field to correct.
+    form.querySelector<HTMLElement>('[aria-invalid=true]')?.focus();
   };
   const field = (name: 'name' | 'email', label: string, error: string, type: 'text' | 'email') => {
     const invalid = wrong.includes(name);

@@ -21,7 +21,7 @@ export function Payment({ checkout, view }: Props) {
           {text.received}: <b>{coinAmount(payment.amountPaid, coin.symbol)}</b>. {text.stillDue}
         </p>
       )}
-      <p class="lb">{text.sendExactly}</p>
+      <p class="lb">{partial ? text.sendRest : text.sendExactly}</p>
       <p class="row">
         <output class="amt" data-amount>
           {coinAmount(due, coin.symbol)}
