@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckout, POLL_MS } from './machine.ts';
+import type { Verification } from '../wire/schemas.ts';
 import { fakeApi, httpError, networkError, options } from '../testing/fake-api.ts';
 
 function setup(overrides: Record<string, unknown> = {}) {
@@ -18,6 +19,24 @@ function setup(overrides: Record<string, unknown> = {}) {
 
 const settle = () => vi.advanceTimersByTimeAsync(0);
 const screen = (s: ReturnType<typeof setup>) => s.checkout.view.value.screen;
+
+/** What the next status check will answer, and one poll interval for it to be asked. */
+async function nextPoll(s: ReturnType<typeof setup>, status: Verification['status'], paid = s.state.paid) {
+  s.state.status = status;
+  s.state.paid = paid;
+  await vi.advanceTimersByTimeAsync(POLL_MS);
+}
+
+/** A quote asked for while the API cannot be reached, through every retry. */
+async function quoteWhileOffline() {
+  const s = setup();
+  s.checkout.start();
+  await settle();
+  s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
+  s.checkout.chooseCoin('USDT');
+  await vi.advanceTimersByTimeAsync(30_000);
+  return s;
+}
 
 async function toPayment(s: ReturnType<typeof setup>, symbol = 'USDT') {
   s.checkout.start();
@@ -91,13 +110,9 @@ describe('a payment', () => {
   it('goes pending → partial → confirmed: onSuccess once, then onClose once, last', async () => {
     const s = setup();
     await toPayment(s);
-    s.state.status = 'incomplete';
-    s.state.paid = 10;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'incomplete', 10);
     expect(screen(s)).toBe('partial');
-    s.state.status = 'confirmed';
-    s.state.paid = 25.245;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'confirmed', 25.245);
     expect(screen(s)).toBe('success');
     await vi.advanceTimersByTimeAsync(POLL_MS * 5);
     expect(s.calls.verify).toBe(2); // polling stopped at success
@@ -111,9 +126,7 @@ describe('a payment', () => {
   it('lets the customer finish with a partial payment only when the merchant accepts it', async () => {
     const s = setup({ acceptPartialPayment: true });
     await toPayment(s);
-    s.state.status = 'incomplete';
-    s.state.paid = 10;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'incomplete', 10);
     s.checkout.finishPartial();
     expect(screen(s)).toBe('success');
     s.state.status = 'confirmed';
@@ -125,9 +138,7 @@ describe('a payment', () => {
   it('ignores "finish with what I sent" when partial payments are not accepted', async () => {
     const s = setup();
     await toPayment(s);
-    s.state.status = 'incomplete';
-    s.state.paid = 10;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'incomplete', 10);
     s.checkout.finishPartial();
     expect(screen(s)).toBe('partial');
     expect(s.onSuccess).not.toHaveBeenCalled();
@@ -151,9 +162,7 @@ describe('a payment', () => {
   it('does not offer another coin once money has arrived', async () => {
     const s = setup();
     await toPayment(s);
-    s.state.status = 'incomplete';
-    s.state.paid = 1;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'incomplete', 1);
     s.checkout.changeCoin();
     expect(screen(s)).toBe('partial');
   });
@@ -163,8 +172,7 @@ describe('expiry', () => {
   it('offers a fresh quote when nothing arrived, without calling onError', async () => {
     const s = setup();
     await toPayment(s);
-    s.state.status = 'expired';
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'expired');
     expect(s.checkout.view.value).toMatchObject({ screen: 'expired', canRequote: true });
     s.state.status = 'pending';
     s.checkout.requote();
@@ -177,9 +185,7 @@ describe('expiry', () => {
   it('reports payment_expired once, with what arrived, when part was paid and partial is not accepted', async () => {
     const s = setup();
     await toPayment(s);
-    s.state.status = 'expired';
-    s.state.paid = 5;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'expired', 5);
     expect(s.checkout.view.value).toMatchObject({ screen: 'expired', canRequote: false });
     s.checkout.requote();
     s.checkout.close();
@@ -190,9 +196,7 @@ describe('expiry', () => {
   it('counts an accepted partial payment as a success when the quote runs out', async () => {
     const s = setup({ acceptPartialPayment: true });
     await toPayment(s);
-    s.state.status = 'expired';
-    s.state.paid = 5;
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'expired', 5);
     expect(screen(s)).toBe('success');
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
   });
@@ -217,8 +221,7 @@ describe('failures', () => {
     expect(screen(s)).toBe('payment');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(s.checkout.reconnecting.value).toBe(false);
-    s.state.status = 'confirmed';
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'confirmed');
     expect(s.onError).not.toHaveBeenCalled();
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
   });
@@ -233,12 +236,7 @@ describe('failures', () => {
   });
 
   it('offers a retry when initialize cannot reach the API; onError only if the customer gives up', async () => {
-    const s = setup();
-    s.checkout.start();
-    await settle();
-    s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
-    s.checkout.chooseCoin('USDT');
-    await vi.advanceTimersByTimeAsync(30_000);
+    const s = await quoteWhileOffline();
     const view = s.checkout.view.value;
     expect(view).toMatchObject({ screen: 'error', error: { code: 'network_error' } });
     expect(s.calls.initialize).toHaveLength(4); // the first try and three retries
@@ -248,12 +246,7 @@ describe('failures', () => {
   });
 
   it('recovers through the retry button without reporting an error', async () => {
-    const s = setup();
-    s.checkout.start();
-    await settle();
-    s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
-    s.checkout.chooseCoin('USDT');
-    await vi.advanceTimersByTimeAsync(30_000);
+    const s = await quoteWhileOffline();
     const view = s.checkout.view.value;
     if (view.screen !== 'error' || !view.retry) throw new Error('expected a retry');
     view.retry();
@@ -336,8 +329,7 @@ describe('closing', () => {
       throw new Error('another');
     });
     await toPayment(s);
-    s.state.status = 'confirmed';
-    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await nextPoll(s, 'confirmed');
     expect(screen(s)).toBe('success');
     expect(() => s.checkout.close()).not.toThrow();
     expect(s.onClose).toHaveBeenCalledTimes(1);
