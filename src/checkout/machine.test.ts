@@ -256,6 +256,21 @@ describe('failures', () => {
     expect(s.order).toEqual(['close']);
   });
 
+  it('offers a retry when the coin list cannot be loaded, and loads it again', async () => {
+    const s = setup();
+    s.state.coinsErrors.push(networkError(), networkError(), networkError(), networkError());
+    s.checkout.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    const view = s.checkout.view.value;
+    if (view.screen !== 'error' || !view.retry) throw new Error('expected a retry');
+    expect(view.error.code).toBe('network_error');
+    view.retry();
+    await settle();
+    expect(s.checkout.view.value).toMatchObject({ screen: 'coins', coins: expect.any(Array) });
+    expect(s.calls.coins).toBe(5);
+    expect(s.onError).not.toHaveBeenCalled();
+  });
+
   it('reports an API refusal at once, without retrying it', async () => {
     const s = setup();
     s.checkout.start();
