@@ -124,6 +124,76 @@ describe('the stub API', () => {
     expect((await call('POST', '/api/v1/transaction/initialize', big)).status).toBe(413);
   });
 
+  it('long poll: answers at once when the status already differs from what the client knows', async () => {
+    await init('lp-1');
+    const started = Date.now();
+    const response = await call('GET', '/api/v1/transaction/verify/lp-1?wait=20&since=incomplete:1');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(response.body.data.status).toBe('pending');
+  });
+
+  it('long poll: holds the request until a deposit arrives, then answers with it', async () => {
+    await init('lp-2');
+    const started = Date.now();
+    const held = call('GET', '/api/v1/transaction/verify/lp-2?wait=20&since=pending:0');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stub.store.waiting).toBe(1);
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 'lp-2', kind: 'exact' });
+    const response = await held;
+    expect(response.body.data.status).toBe('confirmed');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(stub.store.waiting).toBe(0);
+  });
+
+  it('long poll: answers unchanged at the deadline', async () => {
+    await init('lp-3');
+    const started = Date.now();
+    const response = await call('GET', '/api/v1/transaction/verify/lp-3?wait=1&since=pending:0');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(response.body.data.status).toBe('pending');
+  });
+
+  it('long poll: lets go of a request whose client went away', async () => {
+    await init('lp-4');
+    const gone = new AbortController();
+    const held = fetch(stub.url + '/api/v1/transaction/verify/lp-4?wait=20&since=pending:0', {
+      headers: { 'x-api-key': testKeys.publicKey },
+      signal: gone.signal,
+    }).catch(() => 'aborted');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stub.store.waiting).toBe(1);
+    gone.abort();
+    expect(await held).toBe('aborted');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stub.store.waiting).toBe(0);
+  });
+
+  it.each([
+    ['wait=0&since=pending:0', /wait: expected whole seconds from 1 to 30/],
+    ['wait=31&since=pending:0', /wait: expected/],
+    ['wait=5', /since: expected a status and amount/],
+    ['wait=5&since=<script>', /since: expected/],
+  ])('long poll: refuses %s', async (query, message) => {
+    await init('lp-5');
+    const response = await call('GET', `/api/v1/transaction/verify/lp-5?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(message);
+  });
+
+  it('answers a long poll at once when long polling is switched off', async () => {
+    const plain = await startStubApi({ longPoll: false });
+    try {
+      const headers = { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' };
+      await fetch(plain.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }) });
+      const started = Date.now();
+      const response = await fetch(plain.url + '/api/v1/transaction/verify/p?wait=20&since=pending:0', { headers });
+      expect(response.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('answers 404 for unknown references and paths, in the error shape', async () => {
     const unknown = await call('GET', '/api/v1/transaction/verify/never-made');
     expect(unknown.status).toBe(404);

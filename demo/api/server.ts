@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { isSecretKey, publicKeyMode, type KeyMode } from '../../src/options/keys.ts';
 import { fieldErrors } from '../../src/wire/field-errors.ts';
 import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
-import { DepositBody, InitializeBody } from '../../src/wire/schemas.ts';
+import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, type Verification } from '../../src/wire/schemas.ts';
 import type * as z from 'zod/mini';
 import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
@@ -22,6 +22,8 @@ export interface StubApiOptions {
   /** Where checkout.js is served from. */
   distDir?: string;
   now?: () => number;
+  /** Honour `?wait=` on verify (a long poll). Off, the API answers at once, like a plain poll. */
+  longPoll?: boolean;
 }
 
 export interface StubApi {
@@ -65,7 +67,21 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     return { merchant, mode };
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /** ?wait=<1..30>&since=<status:amountPaid>, both or neither. */
+  function longPollOf(query: URLSearchParams): { seconds: number; since: string } | undefined {
+    if (!query.has('wait') && !query.has('since')) return undefined;
+    const seconds = Number(query.get('wait'));
+    const since = query.get('since') ?? '';
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
+      throw new HttpError(400, `wait: expected whole seconds from 1 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
+    }
+    if (!/^[a-z]+:[\d.]+$/.test(since)) {
+      throw new HttpError(400, `since: expected a status and amount such as pending:0, received ${JSON.stringify(since)}`);
+    }
+    return { seconds, since };
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const method = req.method ?? 'GET';
     if (method === 'GET' && (path === '/checkout.js' || path === '/checkout.js.map')) {
       const file = await readFile(distDir + path.slice(1)).catch(() => {
@@ -110,7 +126,16 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       const { merchant, mode } = authenticate(req);
       const reference = decodeURIComponent(verify[1]);
       if (!REFERENCE_PATTERN.test(reference)) throw new HttpError(400, `reference: ${JSON.stringify(reference)} is not a valid reference`);
-      const data = store.verify(merchant, mode, reference);
+      const wait = longPollOf(query);
+      let data: Verification;
+      if (wait && options.longPoll !== false) {
+        const gone = new AbortController();
+        res.on('close', () => gone.abort()); // the client went away: stop waiting for it
+        data = await store.waitForChange(merchant, mode, reference, wait.since, wait.seconds * 1000, gone.signal);
+        if (gone.signal.aborted) return;
+      } else {
+        data = store.verify(merchant, mode, reference);
+      }
       return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Transaction status', data });
     }
     if (method === 'POST' && path === '/api/v1/sandbox/deposit') {
@@ -124,7 +149,8 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   }
 
   const server = createServer(async (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://stub').pathname;
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const path = url.pathname;
     requests.push(`${req.method} ${path}`);
     cors(res);
     if (req.method === 'OPTIONS') {
@@ -132,7 +158,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       return;
     }
     try {
-      await route(req, res, path);
+      await route(req, res, path, url.searchParams);
     } catch (error) {
       if (error instanceof HttpError) return sendError(res, error);
       console.error('stub API:', error);

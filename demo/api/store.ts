@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { KeyMode } from '../../src/options/keys.ts';
 import { FIAT_DECIMALS, type Currency } from '../../src/wire/fields.ts';
 import { formatUnits, toUnits, unitsToNumber } from '../../src/wire/money.ts';
-import type { Coin, DepositKind, PaymentStatus, Transaction, Verification } from '../../src/wire/schemas.ts';
+import { paymentVersion, type Coin, type DepositKind, type PaymentStatus, type Transaction, type Verification } from '../../src/wire/schemas.ts';
 import { NETWORK, type Merchant } from './catalog.ts';
 import { HttpError } from './http.ts';
 import { quote, type Quote } from './quote.ts';
@@ -41,6 +41,7 @@ export interface StoreOptions {
 
 export class PaymentStore {
   private readonly payments = new Map<string, Payment>();
+  private readonly watchers = new Map<string, Set<() => void>>();
   private readonly now: () => number;
 
   constructor(private readonly options: StoreOptions) {
@@ -92,6 +93,7 @@ export class PaymentStore {
       expiresAt: this.now() + this.options.quoteMs,
     };
     this.payments.set(key, payment);
+    if (existing) this.changed(payment);
     return { transaction: this.transaction(payment), created: true };
   }
 
@@ -103,6 +105,44 @@ export class PaymentStore {
 
   verify(merchant: Merchant, mode: KeyMode, reference: string): Verification {
     return this.verification(this.find(merchant, mode, reference));
+  }
+
+  /**
+   * Long poll: resolves with the verification once it differs from `since` (a
+   * paymentVersion), when the quote expires, or after `waitMs` unchanged.
+   */
+  waitForChange(merchant: Merchant, mode: KeyMode, reference: string, since: string, waitMs: number, signal: AbortSignal): Promise<Verification> {
+    const payment = this.find(merchant, mode, reference);
+    const current = this.verification(payment);
+    if (paymentVersion(current) !== since || signal.aborted) return Promise.resolve(current);
+    const key = this.key(merchant, mode, reference);
+    const untilExpiry = payment.expiresAt - this.now() + 20;
+    return new Promise((resolve) => {
+      const watchers = this.watchers.get(key) ?? new Set();
+      this.watchers.set(key, watchers);
+      const done = () => {
+        clearTimeout(timer);
+        watchers.delete(done);
+        if (watchers.size === 0) this.watchers.delete(key);
+        signal.removeEventListener('abort', done);
+        resolve(this.verification(payment));
+      };
+      const timer = setTimeout(done, untilExpiry > 0 ? Math.min(waitMs, untilExpiry) : waitMs);
+      watchers.add(done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  /** Long polls being held now. */
+  get waiting(): number {
+    let count = 0;
+    this.watchers.forEach((set) => (count += set.size));
+    return count;
+  }
+
+  private changed(payment: Payment) {
+    const watchers = this.watchers.get(this.key(payment.merchant, payment.mode, payment.request.reference));
+    watchers?.forEach((wake) => wake());
   }
 
   /** Sandbox: the customer sends what is due, about half of it, or a tenth more. */
@@ -119,6 +159,7 @@ export class PaymentStore {
       : remaining + (remaining + 9n) / 10n;
     payment.paid += sent;
     payment.hash = hex(32);
+    this.changed(payment);
     return this.verification(payment);
   }
 

@@ -16,7 +16,11 @@ import { ApiError } from './errors.ts';
 export interface Api {
   coins(signal: AbortSignal): Promise<Coin[]>;
   initialize(body: InitializeBody, signal: AbortSignal): Promise<Transaction>;
-  verify(reference: string, signal: AbortSignal): Promise<Verification>;
+  /**
+   * The payment's status. With `wait`, a long poll: the API answers as soon as the status
+   * differs from `wait.since` (a paymentVersion), or after `wait.seconds` with it unchanged.
+   */
+  verify(reference: string, signal: AbortSignal, wait?: { seconds: number; since: string }): Promise<Verification>;
   /** Sandbox only: pretend the customer sent the amount due, part of it, or more. */
   deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
 }
@@ -79,7 +83,13 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
   return {
     coins: (signal) => call('GET', 'coins', CoinsResponse, signal),
     initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body),
-    verify: (reference, signal) => call('GET', `transaction/verify/${ref(reference)}`, VerificationResponse, signal),
+    verify: (reference, signal, wait) =>
+      call(
+        'GET',
+        `transaction/verify/${ref(reference)}` + (wait ? `?wait=${wait.seconds}&since=${encodeURIComponent(wait.since)}` : ''),
+        VerificationResponse,
+        signal,
+      ),
     deposit: (reference, kind, signal) =>
       call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }),
   };

@@ -115,7 +115,7 @@ describe('a payment', () => {
     await nextPoll(s, 'confirmed', 25.245);
     expect(screen(s)).toBe('success');
     await vi.advanceTimersByTimeAsync(POLL_MS * 5);
-    expect(s.calls.verify).toBe(2); // polling stopped at success
+    expect(s.calls.verify).toBe(3); // one as the quote opened, two more; then none after success
     s.checkout.close();
     s.checkout.close();
     expect(s.order).toEqual(['success', 'close']);
@@ -165,6 +165,48 @@ describe('a payment', () => {
     await nextPoll(s, 'incomplete', 1);
     s.checkout.changeCoin();
     expect(screen(s)).toBe('partial');
+  });
+});
+
+describe('long polling', () => {
+  it('holds one request open and learns of a payment the moment the API answers', async () => {
+    const s = setup();
+    s.state.holds = true;
+    await toPayment(s);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(s.calls.verify).toBe(1); // one held request, no polling around it
+    s.state.status = 'confirmed';
+    s.state.paid = 25.245;
+    s.notify();
+    await settle();
+    expect(screen(s)).toBe('success');
+    expect(s.onSuccess).toHaveBeenCalledTimes(1);
+    expect(s.calls.verify).toBe(1);
+  });
+
+  it('asks again at once when a long poll ends unchanged, about 2-3 times a minute', async () => {
+    const s = setup();
+    s.state.holds = true;
+    await toPayment(s);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(s.calls.verify).toBe(3); // at 0 s, 25 s and 50 s
+  });
+
+  it('falls back to plain polling when the API answers without waiting, instead of spinning', async () => {
+    const s = setup();
+    await toPayment(s); // this fake answers at once
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(s.calls.verify).toBe(11); // the long poll at 0 s, then every 3 s
+  });
+
+  it('aborts the held request on close', async () => {
+    const s = setup();
+    s.state.holds = true;
+    await toPayment(s);
+    s.checkout.close();
+    expect(s.held.size).toBe(0);
+    expect(s.signals.every((signal) => signal.aborted)).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

@@ -4,13 +4,19 @@ import { ApiError, isAbort } from '../api/errors.ts';
 import { withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
-import type { Coin, DepositKind, Transaction, Verification } from '../wire/schemas.ts';
+import { paymentVersion, type Coin, type DepositKind, type Transaction, type Verification } from '../wire/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
 
 /** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */
 export type ScreenErrorCode = Exclude<ErrorCode, 'invalid_options' | 'secret_key' | 'payment_expired'>;
 
-/** How often the payment screen asks for the status, and the slowest it backs off to. */
+/**
+ * The payment screen long-polls: each status check asks the API to hold it up to
+ * LONG_POLL_SECONDS until something changes, so a payment shows within a round trip at
+ * ~2-3 requests a minute. An API that answers "unchanged" early is not waiting; the
+ * checkout then polls plainly every POLL_MS. Failed checks back off up to POLL_MAX_MS.
+ */
+export const LONG_POLL_SECONDS = 25;
 export const POLL_MS = 3_000;
 export const POLL_MAX_MS = 15_000;
 
@@ -105,6 +111,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
   let tickTimer: ReturnType<typeof setTimeout> | undefined;
   let polling = false;
+  let longPoll = true;
   let failures = 0;
   let expiryChecked = false;
   let succeeded = false;
@@ -242,7 +249,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     expiryChecked = false;
     apply(payment);
     if (view.value.screen === 'payment' || view.value.screen === 'partial') {
-      schedulePoll(POLL_MS);
+      schedulePoll(longPoll ? 0 : POLL_MS);
       tick();
     }
   }
@@ -273,14 +280,20 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     const abort = watchAbort;
     if (!abort) return;
     polling = true;
+    const since = latest && paymentVersion(latest);
+    const wait = longPoll && since ? { seconds: LONG_POLL_SECONDS, since } : undefined;
+    const asked = Date.now();
     try {
-      const payment = await api.verify(options.reference, abort.signal);
+      const payment = await api.verify(options.reference, abort.signal, wait);
       if (mine !== watch) return;
       polling = false;
       failures = 0;
       reconnecting.value = false;
+      if (wait && paymentVersion(payment) === since && Date.now() - asked < (LONG_POLL_SECONDS - 5) * 1000) {
+        longPoll = false; // it answered "unchanged" without waiting: poll plainly, never spin
+      }
       apply(payment);
-      if (mine === watch) schedulePoll(POLL_MS);
+      if (mine === watch) schedulePoll(longPoll ? 0 : POLL_MS);
     } catch (error) {
       if (mine !== watch || isAbort(error)) return;
       polling = false;

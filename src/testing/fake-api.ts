@@ -2,7 +2,7 @@
 import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
-import type { InitializeBody, Transaction, Verification } from '../wire/schemas.ts';
+import { paymentVersion, type InitializeBody, type Transaction, type Verification } from '../wire/schemas.ts';
 import { COINS } from '../../demo/api/catalog.ts';
 
 export const networkError = () => new ApiError('network', 'GET test: the network failed');
@@ -19,7 +19,12 @@ export function fakeApi() {
     initializeErrors: [] as Error[],
     verifyErrors: [] as Error[],
     coinsErrors: [] as Error[],
+    /** Hold long polls like the real API (until notify(), the wait, or an abort); off: answer at once. */
+    holds: false,
   };
+  const held = new Set<() => void>();
+  /** Wakes every held long poll, as the API does when a payment changes. */
+  const notify = () => [...held].forEach((wake) => wake());
   let coin: InitializeBody['coin'] = 'USDT';
 
   const verification = (): Verification => ({
@@ -78,11 +83,27 @@ export function fakeApi() {
       };
       return tx;
     },
-    async verify(_reference, signal) {
+    async verify(_reference, signal, wait) {
       calls.verify++;
       signals.push(signal);
       const error = state.verifyErrors.shift();
       if (error) throw error;
+      if (state.holds && wait && paymentVersion(verification()) === wait.since) {
+        await new Promise<void>((resolve, reject) => {
+          const wake = () => {
+            clearTimeout(timer);
+            held.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, wait.seconds * 1000);
+          held.add(wake);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            held.delete(wake);
+            reject(new DOMException('aborted', 'AbortError'));
+          });
+        });
+      }
       return verification();
     },
     async deposit(_reference, _kind, signal) {
@@ -91,7 +112,7 @@ export function fakeApi() {
       return verification();
     },
   };
-  return { api, calls, state, signals };
+  return { api, calls, state, signals, notify, held };
 }
 
 export function options(overrides: Record<string, unknown> = {}): CheckoutOptions {

@@ -75,6 +75,13 @@ export const Verification = z.object({
 });
 export type Verification = z.infer<typeof Verification>;
 
+/** What a long poll waits to see change: the status and the amount paid. */
+export const paymentVersion = (payment: Pick<Verification, 'status' | 'amountPaid'>): string =>
+  `${payment.status}:${payment.amountPaid}`;
+
+/** The longest a verify long poll may ask the API to wait, in seconds. */
+export const MAX_WAIT_SECONDS = 30;
+
 export const DEPOSIT_KINDS = ['exact', 'partial', 'over'] as const;
 export type DepositKind = (typeof DEPOSIT_KINDS)[number];
 
