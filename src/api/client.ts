@@ -25,12 +25,10 @@ export interface Api {
   deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
 }
 
+/** Retry-After in seconds; the HTTP-date form is ignored (the backoff applies instead). */
 function retryAfter(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const seconds = header ? Number(header) : NaN;
+  return seconds >= 0 ? seconds * 1000 : undefined;
 }
 
 /** The public-key API client: it talks, validates what comes back, and decides nothing else. */

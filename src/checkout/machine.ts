@@ -1,4 +1,4 @@
-import { batch, signal, type ReadonlySignal } from '@preact/signals-core';
+import { signal, type ReadonlySignal } from '@preact/signals-core';
 import type { Api } from '../api/client.ts';
 import { ApiError, isAbort } from '../api/errors.ts';
 import { withRetry } from '../api/retry.ts';
@@ -401,10 +401,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     close() {
       if (closed) return;
       closed = true;
-      batch(() => {
-        stopWatching();
-        view.value = { screen: 'closed' };
-      });
+      stopWatching();
+      view.value = { screen: 'closed' };
       life.abort();
       timers.forEach(clearTimeout);
       timers.clear();
