@@ -13,6 +13,8 @@ import {
 test.describe('a payment from a merchant page on another origin', () => {
   test('details → coin → address and QR → sandbox deposit → onSuccess once → onClose once, last', async ({ page, servers }) => {
     const requests = apiRequests(page, servers.api.url);
+    const origins = new Set<string>();
+    page.on('request', (request) => origins.add(new URL(request.url()).origin));
     const served = servers.api.requests.length;
     const dialog = await openPayment(page, servers.shop.url, 'USDC');
 
@@ -44,6 +46,8 @@ test.describe('a payment from a merchant page on another origin', () => {
     expect(events[0].detail).toMatchObject({ status: 'confirmed', amountPaid: 24.745 });
     expect(events[1].detail).toMatchObject({ reference: events[0].detail.reference, status: 'confirmed' });
     expect(requests).toContain('POST /api/v1/transaction/initialize');
+    // Nothing from a CDN or anywhere else: the merchant's own page, and the service.
+    expect([...origins].sort()).toEqual([new URL(servers.api.url).origin, new URL(servers.shop.url).origin].sort());
     // A real CORS preflight reached the API (the browser does not show preflights to the page).
     expect(servers.api.requests.slice(served)).toContain('OPTIONS /api/v1/transaction/initialize');
   });

@@ -1,0 +1,333 @@
+// npm run bench: measures the built dist/checkout.js in Chromium against the stub API and
+// prints medians (with min and max) next to baselines measured in the same run.
+// A script, not a test: it asserts nothing, it reports.
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright';
+import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
+import { startStubApi, type StubApiOptions } from '../../demo/api/server.ts';
+import { startMerchantSite } from '../../demo/merchant/server.ts';
+import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chromium.ts';
+import { load, type LoadResult } from './load.ts';
+import { ms, summarize, table, type Summary } from './stats.ts';
+
+const KEY = DEMO_MERCHANT.keys.test.publicKey;
+const OPEN_RUNS = 30;
+const WARMUP = 5;
+const PAYMENTS = 10;
+const WINDOW_MS = 60_000;
+const CYCLES = 50;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url)); // build/e2e/bench -> package root
+
+type Window = typeof globalThis & {
+  ServiceCheckout(options: Record<string, unknown>): { reference: string; close(): void };
+  bench: Record<string, unknown>;
+};
+
+async function servers(options: StubApiOptions = {}) {
+  const api = await startStubApi(options);
+  const shop = await startMerchantSite({ apiUrl: api.url, publicKey: KEY });
+  return { api, shop, close: () => Promise.all([api.close(), shop.close()]) };
+}
+
+/** A merchant page with checkout.js loaded from the API's origin by a script tag. */
+async function merchantPage(browser: Browser, shopUrl: string, apiUrl: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(shopUrl + '/blank.html');
+  await page.addScriptTag({ url: apiUrl + '/checkout.js' });
+  return page;
+}
+
+const dialog = (page: Page) => page.locator('[data-service-checkout] [role=dialog]');
+
+/** Open latency: from the call to the dialog painted and focused, against a static modal of the same markup. */
+async function openLatency(browser: Browser, shopUrl: string, apiUrl: string) {
+  const page = await merchantPage(browser, shopUrl, apiUrl);
+  const samples = await page.evaluate(
+    async ({ key, runs, warmup }) => {
+      const w = window as unknown as Window;
+      // After the next frame: a task posted from requestAnimationFrame runs once it painted.
+      const painted = () => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now()))));
+      const options = { key, amount: 24.5, currency: 'USD', name: 'Ada Lovelace', email: 'ada@example.com' };
+      let markup = '';
+      let css = '';
+      async function openCheckout(): Promise<[number, number]> {
+        const t0 = performance.now();
+        const handle = w.ServiceCheckout(options);
+        const mounted = performance.now();
+        const t1 = await painted();
+        const root = document.querySelector('[data-service-checkout]')!.shadowRoot!;
+        if (!root.activeElement) throw new Error('the dialog was painted without focus');
+        markup ||= root.innerHTML;
+        css ||= [...root.adoptedStyleSheets[0].cssRules].map((rule) => rule.cssText).join('\n');
+        handle.close();
+        await painted();
+        return [mounted - t0, t1 - t0];
+      }
+      let sheet: CSSStyleSheet | undefined;
+      async function openStatic(): Promise<[number, number]> {
+        const t0 = performance.now();
+        const host = document.createElement('div');
+        const root = host.attachShadow({ mode: 'open' });
+        if (!sheet) {
+          sheet = new CSSStyleSheet();
+          sheet.replaceSync(css);
+        }
+        root.adoptedStyleSheets = [sheet];
+        root.innerHTML = markup;
+        document.body.appendChild(host);
+        root.querySelector<HTMLElement>('[role=dialog]')!.focus();
+        const mounted = performance.now();
+        const t1 = await painted();
+        host.remove();
+        await painted();
+        return [mounted - t0, t1 - t0];
+      }
+      const checkout: number[] = [];
+      const plain: number[] = [];
+      const checkoutSync: number[] = [];
+      const plainSync: number[] = [];
+      for (let i = 0; i < warmup + runs; i++) {
+        const [aSync, a] = await openCheckout();
+        const [bSync, b] = await openStatic();
+        if (i >= warmup) {
+          checkout.push(a);
+          plain.push(b);
+          checkoutSync.push(aSync);
+          plainSync.push(bSync);
+        }
+      }
+      return { checkout, plain, checkoutSync, plainSync };
+    },
+    { key: KEY, runs: OPEN_RUNS, warmup: WARMUP },
+  );
+  await page.close();
+  return {
+    checkout: summarize(samples.checkout),
+    plain: summarize(samples.plain),
+    checkoutSync: summarize(samples.checkoutSync),
+    plainSync: summarize(samples.plainSync),
+  };
+}
+
+/** Opens the checkout on the payment screen for USDT; resolves with its reference. */
+async function toPaymentScreen(page: Page): Promise<string> {
+  const reference = await page.evaluate((key) => {
+    const w = window as unknown as Window;
+    w.bench = {};
+    const handle = w.ServiceCheckout({
+      key,
+      amount: 24.5,
+      currency: 'USD',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      onSuccess: () => (w.bench.success = performance.now()),
+    });
+    w.bench.close = () => handle.close();
+    return handle.reference;
+  }, KEY);
+  await dialog(page).getByRole('button', { name: /^USDT / }).click();
+  await dialog(page).locator('[data-amount]').waitFor();
+  return reference;
+}
+
+/** Detection: from a deposit made elsewhere (not through the widget) to onSuccess. */
+async function detection(browser: Browser, options: StubApiOptions) {
+  const s = await servers(options);
+  const page = await merchantPage(browser, s.shop.url, s.api.url);
+  const samples: number[] = [];
+  for (let i = 0; i < PAYMENTS; i++) {
+    const reference = await toPaymentScreen(page);
+    await page.waitForTimeout(200 + Math.random() * 3000); // a customer takes a while; any phase of the poll
+    samples.push(
+      await page.evaluate(
+        async ({ api, key, reference }) => {
+          const w = window as unknown as Window;
+          const t0 = performance.now();
+          await fetch(api + '/api/v1/sandbox/deposit', {
+            method: 'POST',
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+            body: JSON.stringify({ reference, kind: 'exact' }),
+          });
+          while (w.bench.success === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
+          (w.bench.close as () => void)();
+          return (w.bench.success as number) - t0;
+        },
+        { api: s.api.url, key: KEY, reference },
+      ),
+    );
+  }
+  await page.close();
+  await s.close();
+  return summarize(samples);
+}
+
+/** Requests the payment screen makes in WINDOW_MS while the customer does nothing. */
+async function requestsPerMinute(browser: Browser, options: StubApiOptions): Promise<number> {
+  const s = await servers(options);
+  const page = await merchantPage(browser, s.shop.url, s.api.url);
+  await toPaymentScreen(page);
+  let count = 0;
+  page.on('request', (request) => {
+    if (request.url().startsWith(s.api.url)) count++;
+  });
+  await page.waitForTimeout(WINDOW_MS);
+  await page.close();
+  await s.close();
+  return count * (60_000 / WINDOW_MS);
+}
+
+/** DOM nodes, event listeners and JS heap after forced GC, before and after CYCLES open/pay-screen/close cycles. */
+async function leaks(browser: Browser) {
+  const s = await servers();
+  const page = await merchantPage(browser, s.shop.url, s.api.url);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  /** Live instances of a prototype, counted by DevTools; the handles are released again. */
+  const live = async (prototype: string) => {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: prototype, objectGroup: 'bench' });
+    const { objects } = await cdp.send('Runtime.queryObjects', { prototypeObjectId: result.objectId!, objectGroup: 'bench' });
+    const { result: length } = await cdp.send('Runtime.callFunctionOn', {
+      objectId: objects.objectId!,
+      functionDeclaration: 'function () { return this.length; }',
+      returnByValue: true,
+    });
+    await cdp.send('Runtime.releaseObjectGroup', { objectGroup: 'bench' });
+    return length.value as number;
+  };
+  const measure = async () => {
+    for (let i = 0; i < 3; i++) await cdp.send('HeapProfiler.collectGarbage');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? NaN;
+    return {
+      nodes: get('Nodes'),
+      listeners: get('JSEventListeners'),
+      heap: get('JSHeapUsedSize'),
+      controllers: await live('AbortController.prototype'),
+      shadowRoots: await live('ShadowRoot.prototype'),
+    };
+  };
+  const cycle = async () => {
+    await toPaymentScreen(page);
+    await page.evaluate(() => {
+      const w = window as unknown as Window;
+      (w.bench.close as () => void)();
+      w.bench = {}; // the benchmark's own reference to the last checkout goes too
+    });
+    await page.waitForTimeout(20);
+  };
+  for (let i = 0; i < 3; i++) await cycle();
+  await page.waitForTimeout(300);
+  const before = await measure();
+  for (let i = 0; i < CYCLES; i++) await cycle();
+  await page.waitForTimeout(300);
+  const after = await measure();
+  // A second batch tells warm-up (compiled code, feedback) from a leak: a leak grows again.
+  for (let i = 0; i < CYCLES; i++) await cycle();
+  await page.waitForTimeout(300);
+  const again = await measure();
+  await page.close();
+  await s.close();
+  return { before, after, again };
+}
+
+/** The stub API in its own process, so the load generator does not share its event loop. */
+async function separateStub(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [ROOT + 'build/demo/main.js'], {
+    env: { ...process.env, API_PORT: '0', SHOP_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /Stub API and checkout\.js\s+(\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', () => reject(new Error('the stub API exited: ' + out)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+async function stubLoad(): Promise<{ initialize: LoadResult; verify: LoadResult }> {
+  const stub = await separateStub();
+  try {
+    const run = Date.now().toString(36);
+    const total = 4000;
+    const clients = 16;
+    const initialize = await load(stub.url, KEY, (i) => ({
+      method: 'POST',
+      path: '/api/v1/transaction/initialize',
+      body: { reference: `load-${run}-${i}`, coin: 'USDT', currency: 'NGN', amount: '15000.50' },
+    }), { clients, total });
+    const verify = await load(stub.url, KEY, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % total}` }), { clients, total });
+    return { initialize, verify };
+  } finally {
+    stub.stop();
+  }
+}
+
+const row = (name: string, s: Summary, target = '') => [name, ms(s.median), ms(s.min), ms(s.max), String(s.n), target];
+
+async function main() {
+  const executablePath = findChromium();
+  const browser = await chromium.launch({ executablePath, args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] });
+  const bundle = readFileSync(ROOT + 'dist/checkout.js');
+  const gzipped = execFileSync('gzip', ['-9', '-c', ROOT + 'dist/checkout.js']).length;
+  console.log(`ServiceCheckout benchmark: ${browser.version()} (${executablePath ?? "Playwright's"}), node ${process.version}`);
+  console.log(`dist/checkout.js ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget 26000)\n`);
+
+  const s = await servers();
+  const open = await openLatency(browser, s.shop.url, s.api.url);
+  await s.close();
+  console.log('open latency measured');
+  const [longPoll, plainPoll] = [await detection(browser, {}), await detection(browser, { longPoll: false })];
+  console.log('detection measured');
+  const [longRate, plainRate] = await Promise.all([requestsPerMinute(browser, {}), requestsPerMinute(browser, { longPoll: false })]);
+  console.log('request rates measured');
+  const memory = await leaks(browser);
+  await browser.close();
+  const stub = await stubLoad();
+
+  console.log('\n' + table([
+    ['measure', 'median', 'min', 'max', 'n', 'target'],
+    row('open: ServiceCheckout() to dialog painted and focused', open.checkout),
+    row('open: static modal of the same markup (baseline)', open.plain),
+    ['open: ratio of medians, checkout / static', `${(open.checkout.median / open.plain.median).toFixed(2)}x`, '', '', '', '<= 2x'],
+    row('open, script part: call to dialog mounted and focused', open.checkoutSync),
+    row('open, script part: static modal (baseline)', open.plainSync),
+    ['open, script part: ratio of medians', `${(open.checkoutSync.median / open.plainSync.median).toFixed(2)}x`, '', '', '', ''],
+    row('detection: deposit to onSuccess, long poll', longPoll, '< 300 ms'),
+    row('detection: deposit to onSuccess, plain poll every 3 s (baseline)', plainPoll),
+    ['requests per minute on the payment screen, long poll', String(longRate), '', '', `${WINDOW_MS / 1000} s`, '<= 6'],
+    ['requests per minute on the payment screen, plain poll (baseline)', String(plainRate), '', '', `${WINDOW_MS / 1000} s`, ''],
+  ]));
+
+  const loadRow = (name: string, r: LoadResult) => [name, `${Math.round(r.perSecond)}/s`, ms(r.median), ms(r.p99), String(r.n), String(r.errors)];
+  console.log('\n' + table([
+    ['stub API, 16 keep-alive clients on loopback', 'throughput', 'p50', 'p99', 'requests', 'errors'],
+    loadRow('POST /transaction/initialize', stub.initialize),
+    loadRow('GET /transaction/verify/:reference', stub.verify),
+  ]));
+
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const { before, after, again } = memory;
+  console.log('\n' + table([
+    [`open/payment-screen/close cycles, forced GC`, 'baseline', `+${CYCLES}`, `+${2 * CYCLES}`, `change, 1st ${CYCLES}`, `change, 2nd ${CYCLES}`],
+    ['DOM nodes', String(before.nodes), String(after.nodes), String(again.nodes), String(after.nodes - before.nodes), String(again.nodes - after.nodes)],
+    ['event listeners', String(before.listeners), String(after.listeners), String(again.listeners), String(after.listeners - before.listeners), String(again.listeners - after.listeners)],
+    ['JS heap used', kb(before.heap), kb(after.heap), kb(again.heap), kb(after.heap - before.heap), kb(again.heap - after.heap)],
+    ['live AbortControllers (one per checkout)', String(before.controllers), String(after.controllers), String(again.controllers), String(after.controllers - before.controllers), String(again.controllers - after.controllers)],
+    ['live ShadowRoots (one per checkout)', String(before.shadowRoots), String(after.shadowRoots), String(again.shadowRoots), String(after.shadowRoots - before.shadowRoots), String(again.shadowRoots - after.shadowRoots)],
+  ]));
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
