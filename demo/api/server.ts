@@ -10,6 +10,7 @@ import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
 import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, type Verification } from '../../src/wire/schemas.ts';
 import type * as z from 'zod/mini';
 import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
+import { FaultInjector, type Call } from './faults.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
 import { PaymentStore } from './store.ts';
 
@@ -24,6 +25,8 @@ export interface StubApiOptions {
   now?: () => number;
   /** Honour `?wait=` on verify (a long poll). Off, the API answers at once, like a plain poll. */
   longPoll?: boolean;
+  /** Tests only: make `faults` available to misbehave on purpose (never with a live key). */
+  faults?: boolean;
 }
 
 export interface StubApi {
@@ -33,6 +36,8 @@ export interface StubApi {
   store: PaymentStore;
   /** Requests served, by "METHOD /path" (path parameters kept), for tests to count. */
   requests: string[];
+  /** Present when started with `faults: true`. */
+  faults?: FaultInjector;
   close(): Promise<void>;
 }
 
@@ -52,6 +57,10 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   const store = new PaymentStore({ quoteMs: (options.quoteSeconds ?? 900) * 1000, now: options.now });
   const distDir = options.distDir ?? DEFAULT_DIST;
   const requests: string[] = [];
+  const faults = options.faults ? new FaultInjector() : undefined;
+  /** True when an injected fault answered instead of the route (test keys only). */
+  const faulted = (call: Call, mode: KeyMode, req: IncomingMessage, res: ServerResponse) =>
+    faults && mode === 'test' ? faults.apply(call, req, res) : Promise.resolve(false);
 
   function authenticate(req: IncomingMessage): { merchant: Merchant; mode: KeyMode } {
     const key = req.headers['x-api-key'];
@@ -96,11 +105,13 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     }
     if (method === 'GET' && path === '/api/v1/coins') {
       const { mode } = authenticate(req);
+      if (await faulted('coins', mode, req, res)) return;
       return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Coins retrieved', data: COINS[mode] });
     }
     if (method === 'POST' && path === '/api/v1/transaction/initialize') {
       const { merchant, mode } = authenticate(req);
       const body = parse(InitializeBody, await readJson(req));
+      if (await faulted('initialize', mode, req, res)) return;
       const coin = COINS[mode].find((c) => c.symbol === body.coin);
       if (!coin || coin.status !== 'active') {
         throw new HttpError(400, `coin: ${body.coin} is not available on this network`, [
@@ -127,6 +138,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       const reference = decodeURIComponent(verify[1]);
       if (!REFERENCE_PATTERN.test(reference)) throw new HttpError(400, `reference: ${JSON.stringify(reference)} is not a valid reference`);
       const wait = longPollOf(query);
+      if (await faulted('verify', mode, req, res)) return;
       let data: Verification;
       if (wait && options.longPoll !== false) {
         const gone = new AbortController();
@@ -172,6 +184,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     server,
     store,
     requests,
+    faults,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -97,7 +97,7 @@ describe('the retry policy', () => {
     ['a 400', http(400), false],
     ['a 401', http(401), false],
     ['a 409', http(409), false],
-    ['a shape error', new ApiError('shape', 'x'), false],
+    ['a shape error', new ApiError('shape', 'x'), true],
     ['an unknown error', new TypeError('x'), false],
   ])('retries %s: %s', (_name, error, retried) => {
     expect(retryDelay(error, 0) !== undefined).toBe(retried);

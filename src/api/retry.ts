@@ -5,11 +5,13 @@ export const RETRY_CAP_MS = 8_000;
 
 /**
  * The one retry policy: after which delay to try again, or undefined to stop. Network
- * faults, 408, 429 and 5xx are passing; any other answer, and anything unknown, is final.
+ * faults, 408, 429, 5xx and answers that are not the contract (a proxy's HTML page, say)
+ * are passing; every call it guards is idempotent. Any other 4xx, and anything unknown, is final.
  */
 export function retryDelay(error: unknown, attempt: number, random = Math.random): number | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  const passing = error.kind === 'network' || error.status === 408 || error.status === 429 || error.status >= 500;
+  const passing =
+    error.kind !== 'http' || error.status === 408 || error.status === 429 || error.status >= 500;
   if (!passing) return undefined;
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, RETRY_CAP_MS * 4);
   // Full jitter keeps many customers who lost the network together from returning together.

@@ -277,25 +277,37 @@ describe('failures', () => {
     expect(s.calls.verify - before).toBeLessThanOrEqual(7); // 6, 12, 15, 15, 15 s …, not 20
   });
 
-  it('offers a retry when initialize cannot reach the API; onError only if the customer gives up', async () => {
+  it('gives up on initialize after its retries with onError network_error, and offers to try again', async () => {
     const s = await quoteWhileOffline();
     const view = s.checkout.view.value;
     expect(view).toMatchObject({ screen: 'error', error: { code: 'network_error' } });
+    expect(view.screen === 'error' && typeof view.retry).toBe('function');
     expect(s.calls.initialize).toHaveLength(4); // the first try and three retries
-    expect(s.onError).not.toHaveBeenCalled();
+    expect(s.onError).toHaveBeenCalledTimes(1);
     s.checkout.close();
     expect(s.order).toEqual(['error', 'close']);
   });
 
-  it('recovers through the retry button without reporting an error', async () => {
+  it('still reports a payment confirmed after a retry that followed an error: onError, then onSuccess', async () => {
     const s = await quoteWhileOffline();
     const view = s.checkout.view.value;
     if (view.screen !== 'error' || !view.retry) throw new Error('expected a retry');
     view.retry();
     await settle();
     expect(screen(s)).toBe('payment');
+    await nextPoll(s, 'confirmed', 25.245);
     s.checkout.close();
-    expect(s.order).toEqual(['close']);
+    expect(s.order).toEqual(['error', 'success', 'close']);
+  });
+
+  it('calls a 503 that outlasts the retries a network error the customer may retry', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    for (let i = 0; i < 4; i++) s.state.initializeErrors.push(httpError(503));
+    s.checkout.chooseCoin('USDT');
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(s.checkout.view.value).toMatchObject({ screen: 'error', error: { code: 'network_error' }, retry: expect.any(Function) });
   });
 
   it('offers a retry when the coin list cannot be loaded, and loads it again', async () => {
@@ -310,7 +322,7 @@ describe('failures', () => {
     await settle();
     expect(s.checkout.view.value).toMatchObject({ screen: 'coins', coins: expect.any(Array) });
     expect(s.calls.coins).toBe(5);
-    expect(s.onError).not.toHaveBeenCalled();
+    expect(s.onError).toHaveBeenCalledTimes(1);
   });
 
   it('reports an API refusal at once, without retrying it', async () => {

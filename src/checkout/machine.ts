@@ -59,7 +59,10 @@ export interface Checkout {
 
 function failure(error: unknown): CheckoutError & { code: ScreenErrorCode } {
   if (error instanceof ApiError) {
-    if (error.kind === 'network') return { code: 'network_error', message: error.message };
+    // A 5xx or 429 that outlasted the retries is the service out of reach, not a refusal.
+    if (error.kind === 'network' || error.status >= 500 || error.status === 429 || error.status === 408) {
+      return { code: 'network_error', message: error.message };
+    }
     if (error.kind === 'shape') return { code: 'bad_response', message: error.message };
     return { code: 'api_error', message: error.message, fields: error.fields };
   }
@@ -116,8 +119,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   let expiryChecked = false;
   let succeeded = false;
   let errored = false;
-  /** An error on screen that the customer may still retry: reported only if they give up. */
-  let unreported: CheckoutError | undefined;
 
   function later(run: () => void, ms: number) {
     const timer = setTimeout(() => {
@@ -142,32 +143,25 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     }
   }
 
+  /** At most once, and never after a success. */
   function reportError(error: CheckoutError) {
-    unreported = undefined;
     if (succeeded || errored) return;
     errored = true;
     tell('onError', options.onError, error);
   }
 
+  /** Reports the failure at once; a passing kind keeps a "Try again" that starts a new attempt. */
   function fail(error: CheckoutError & { code: ScreenErrorCode }, retry?: () => void) {
     stopWatching();
-    if (retry && retriable(error)) {
-      unreported = error;
-      const again = () => {
-        unreported = undefined;
-        retry();
-      };
-      view.value = { screen: 'error', error, retry: again };
-    } else {
-      view.value = { screen: 'error', error };
-      reportError(error);
-    }
+    view.value = { screen: 'error', error, retry: retry && retriable(error) ? retry : undefined };
+    reportError(error);
   }
 
+  /** At most once. Never held back by an earlier error: a confirmed payment is always told. */
   function succeed(payment: Verification) {
     stopWatching();
     view.value = { screen: 'success', coin: coin!, payment };
-    if (succeeded || errored) return;
+    if (succeeded) return;
     succeeded = true;
     tell('onSuccess', options.onSuccess, payment);
   }
@@ -406,7 +400,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       life.abort();
       timers.forEach(clearTimeout);
       timers.clear();
-      if (unreported) reportError(unreported);
       onClosed();
       tell('onClose', options.onClose, { reference: options.reference, status: latest?.status });
     },
