@@ -1,0 +1,132 @@
+// Random interleavings of everything that can happen to a checkout, checked against the
+// promises the merchant relies on: onSuccess at most once, onError at most once, onClose
+// exactly once and last, nothing after close, no request or timer alive after close.
+import fc from 'fast-check';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { fakeApi, networkError, httpError, options } from '../testing/fake-api.ts';
+import { createCheckout } from './machine.ts';
+
+export const RUNS = 1000;
+
+const status = fc.constantFrom('pending', 'incomplete', 'confirmed', 'expired', 'failed' as const);
+const step = fc.oneof(
+  fc.record({ kind: fc.constant('close' as const) }),
+  fc.record({ kind: fc.constant('details' as const), valid: fc.boolean() }),
+  fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') }),
+  fc.record({ kind: fc.constant('changeCoin' as const) }),
+  fc.record({ kind: fc.constant('requote' as const) }),
+  fc.record({ kind: fc.constant('finishPartial' as const) }),
+  fc.record({ kind: fc.constant('retry' as const) }),
+  fc.record({ kind: fc.constant('simulate' as const) }),
+  fc.record({ kind: fc.constant('result' as const), status, paid: fc.constantFrom(0, 1, 12.5, 25.245, 30) }),
+  fc.record({ kind: fc.constant('wake' as const) }),
+  fc.record({ kind: fc.constant('fault' as const), on: fc.constantFrom('coins', 'initialize', 'verify' as const), error: fc.constantFrom('network', '503', '401', '409' as const) }),
+  fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
+);
+
+const setup = fc.record({
+  acceptPartialPayment: fc.boolean(),
+  askName: fc.boolean(),
+  askEmail: fc.boolean(),
+  holds: fc.boolean(),
+  live: fc.boolean(),
+});
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+  vi.spyOn(console, 'error').mockImplementation(() => {});
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+it(`keeps its callback promises under ${RUNS} random interleavings`, async () => {
+  await fc.assert(
+    fc.asyncProperty(setup, fc.array(step, { maxLength: 30 }), async (given, steps) => {
+      vi.clearAllTimers();
+      const events: string[] = [];
+      const fake = fakeApi();
+      fake.state.holds = given.holds;
+      let unmounted = 0;
+      const checkout = createCheckout(
+        options({
+          acceptPartialPayment: given.acceptPartialPayment,
+          name: given.askName ? undefined : 'Ada Lovelace',
+          email: given.askEmail ? undefined : 'ada@example.com',
+          key: given.live ? 'pk_live_harbour0demo0key' : 'pk_test_harbour0demo0key',
+          onSuccess: () => events.push('success'),
+          onError: () => events.push('error'),
+          onClose: () => events.push('close'),
+        }),
+        fake.api,
+        () => unmounted++,
+      );
+      checkout.start();
+      for (const s of steps) {
+        switch (s.kind) {
+          case 'close':
+            checkout.close();
+            break;
+          case 'details':
+            checkout.submitDetails(s.valid ? 'Ada' : ' ', s.valid ? 'ada@example.com' : 'nope');
+            break;
+          case 'coin':
+            checkout.chooseCoin(s.symbol);
+            break;
+          case 'changeCoin':
+            checkout.changeCoin();
+            break;
+          case 'requote':
+            checkout.requote();
+            break;
+          case 'finishPartial':
+            checkout.finishPartial();
+            break;
+          case 'retry': {
+            const view = checkout.view.value;
+            if (view.screen === 'error') view.retry?.();
+            break;
+          }
+          case 'simulate':
+            checkout.simulate('exact');
+            break;
+          case 'result':
+            fake.state.status = s.status;
+            fake.state.paid = s.paid;
+            break;
+          case 'wake':
+            fake.notify();
+            break;
+          case 'fault': {
+            const error = s.error === 'network' ? networkError() : httpError(Number(s.error));
+            const queue = { coins: fake.state.coinsErrors, initialize: fake.state.initializeErrors, verify: fake.state.verifyErrors }[s.on];
+            queue.push(error);
+            break;
+          }
+          case 'tick':
+            await vi.advanceTimersByTimeAsync(s.ms);
+            break;
+        }
+        await vi.advanceTimersByTimeAsync(0);
+      }
+      checkout.close();
+      const atClose = events.length;
+      fake.state.status = 'confirmed';
+      fake.notify();
+      await vi.advanceTimersByTimeAsync(120_000);
+
+      expect(events.filter((e) => e === 'success').length).toBeLessThanOrEqual(1);
+      expect(events.filter((e) => e === 'error').length).toBeLessThanOrEqual(1);
+      expect(events.filter((e) => e === 'close')).toHaveLength(1);
+      expect(events.at(-1)).toBe('close');
+      expect(events.length).toBe(atClose); // nothing after close
+      expect(unmounted).toBe(1);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(fake.held.size).toBe(0);
+      expect(fake.signals.every((signal) => signal.aborted)).toBe(true);
+    }),
+    { numRuns: RUNS },
+  );
+});
