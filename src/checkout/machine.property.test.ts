@@ -9,19 +9,26 @@ import { createCheckout } from './machine.ts';
 export const RUNS = 1000;
 
 const status = fc.constantFrom('pending', 'incomplete', 'confirmed', 'expired', 'failed' as const);
+const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 const step = fc.oneof(
-  fc.record({ kind: fc.constant('close' as const) }),
-  fc.record({ kind: fc.constant('details' as const), valid: fc.boolean() }),
-  fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') }),
-  fc.record({ kind: fc.constant('changeCoin' as const) }),
-  fc.record({ kind: fc.constant('requote' as const) }),
-  fc.record({ kind: fc.constant('finishPartial' as const) }),
-  fc.record({ kind: fc.constant('retry' as const) }),
-  fc.record({ kind: fc.constant('simulate' as const) }),
-  fc.record({ kind: fc.constant('result' as const), status, paid: fc.constantFrom(0, 1, 12.5, 25.245, 30) }),
-  fc.record({ kind: fc.constant('wake' as const) }),
-  fc.record({ kind: fc.constant('fault' as const), on: fc.constantFrom('coins', 'initialize', 'verify' as const), error: fc.constantFrom('network', '503', '401', '409' as const) }),
-  fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
+  w(1, fc.record({ kind: fc.constant('close' as const) })),
+  w(2, fc.record({ kind: fc.constant('details' as const), valid: fc.boolean() })),
+  w(3, fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') })),
+  w(1, fc.record({ kind: fc.constant('changeCoin' as const) })),
+  w(1, fc.record({ kind: fc.constant('requote' as const) })),
+  w(1, fc.record({ kind: fc.constant('finishPartial' as const) })),
+  w(3, fc.record({ kind: fc.constant('retry' as const) })),
+  w(1, fc.record({ kind: fc.constant('simulate' as const) })),
+  w(2, fc.record({ kind: fc.constant('result' as const), status, paid: fc.constantFrom(0, 1, 12.5, 25.245, 30) })),
+  w(1, fc.record({ kind: fc.constant('wake' as const) })),
+  // A burst, so that retries can run out, as they do when a network stays down.
+  w(3, fc.record({
+    kind: fc.constant('fault' as const),
+    on: fc.constantFrom('coins', 'initialize', 'verify' as const),
+    error: fc.constantFrom('network', '503', '401', '409' as const),
+    times: fc.integer({ min: 1, max: 5 }),
+  })),
+  w(3, fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) })),
 );
 
 const setup = fc.record({
@@ -30,6 +37,8 @@ const setup = fc.record({
   askEmail: fc.boolean(),
   holds: fc.boolean(),
   live: fc.boolean(),
+  /** Failures of the coin list, which loads as the checkout opens. */
+  coinsFaults: fc.integer({ min: 0, max: 5 }),
 });
 
 beforeEach(() => {
@@ -49,6 +58,7 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
       const events: string[] = [];
       const fake = fakeApi();
       fake.state.holds = given.holds;
+      for (let i = 0; i < given.coinsFaults; i++) fake.state.coinsErrors.push(networkError());
       let unmounted = 0;
       const checkout = createCheckout(
         options({
@@ -102,7 +112,7 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
           case 'fault': {
             const error = s.error === 'network' ? networkError() : httpError(Number(s.error));
             const queue = { coins: fake.state.coinsErrors, initialize: fake.state.initializeErrors, verify: fake.state.verifyErrors }[s.on];
-            queue.push(error);
+            for (let i = 0; i < s.times; i++) queue.push(error);
             break;
           }
           case 'tick':
