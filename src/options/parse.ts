@@ -35,6 +35,16 @@ export function newReference(): string {
 }
 
 export function parseOptions(input: unknown): OptionsResult {
+  try {
+    return readOptions(input);
+  } catch (error) {
+    // A getter that throws, a revoked Proxy: refused like any other bad options.
+    const message = `ServiceCheckout: invalid options: the options object could not be read (${error})`;
+    return { ok: false, error: { code: 'invalid_options', message, fields: [{ field: '(root)', message: 'could not be read' }] } };
+  }
+}
+
+function readOptions(input: unknown): OptionsResult {
   const given = (input ?? {}) as Record<string, unknown>;
   const onError = typeof given.onError === 'function' ? (given.onError as (e: CheckoutError) => void) : undefined;
   if (isSecretKey(given.key)) {
