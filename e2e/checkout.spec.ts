@@ -121,6 +121,46 @@ test.describe('focus', () => {
   });
 });
 
+test.describe('nothing lost: resuming a reference', () => {
+  test('closed mid-payment, reopened, then reloaded: the same payment each time, never a second quote', async ({ page, servers }) => {
+    const requests = apiRequests(page, servers.api.url);
+    const reference = `resume-${test.info().workerIndex}-${Date.now()}`;
+    let dialog = await openPayment(page, servers.shop.url, 'USDT', `?reference=${reference}`);
+    const address = await dialog.locator('[data-address]').textContent();
+    await dialog.getByRole('button', { name: 'Partial' }).click();
+    await expect(dialog).toContainText('Received so far: 12.3725 USDT');
+    await dialog.getByRole('button', { name: 'Close checkout' }).click();
+
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    dialog = modal(page);
+    await expect(dialog.locator('[data-address]')).toHaveText(address!);
+    await expect(dialog.locator('[data-amount]')).toHaveText('12.3725 USDT');
+    await expect(dialog.locator('[data-time-left]')).toHaveText(/^14:/);
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    await expect(modal(page).locator('[data-address]')).toHaveText(address!);
+    expect(requests.filter((r) => r === 'POST /api/v1/transaction/initialize')).toHaveLength(1);
+  });
+
+  test('a payment that arrived while the modal was closed is reported on reopen', async ({ page, servers }) => {
+    const reference = `arrived-${test.info().workerIndex}-${Date.now()}`;
+    const dialog = await openPayment(page, servers.shop.url, 'USDT', `?reference=${reference}`);
+    await dialog.getByRole('button', { name: 'Close checkout' }).click();
+    // The customer's wallet pays after the modal closed.
+    const response = await page.request.post(servers.api.url + '/api/v1/sandbox/deposit', {
+      headers: { 'x-api-key': 'pk_test_harbour0demo0key' },
+      data: { reference, kind: 'exact' },
+    });
+    expect(response.status()).toBe(200);
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    await expect(modal(page).getByRole('heading', { name: 'Payment received' })).toBeVisible();
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['close', 'success']);
+    expect(events[1].detail).toMatchObject({ reference, status: 'confirmed' });
+  });
+});
+
 test.describe('expiry', () => {
   test('an expired quote with nothing received gets a fresh one for the same reference', async ({ page }) => {
     const servers = await startServers({ quoteSeconds: 3 });

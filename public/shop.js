@@ -1,5 +1,6 @@
 // The merchant's own code: a form handler that opens the checkout. Plain JavaScript, as a
-// merchant would write it. ?key=… in the address overrides the page's public key.
+// merchant would write it. ?key=… in the address overrides the page's public key, and
+// ?reference=… sets the order's reference (the same one reopens the same payment).
 const form = document.getElementById('pay-form');
 const events = document.getElementById('events');
 window.shopEvents = [];
@@ -15,7 +16,8 @@ function record(name, detail) {
 function payWithService(event) {
   event.preventDefault();
   const data = new FormData(form);
-  const key = new URLSearchParams(location.search).get('key') || form.dataset.key;
+  const params = new URLSearchParams(location.search);
+  const key = params.get('key') || form.dataset.key;
   try {
     ServiceCheckout({
       key,
@@ -24,6 +26,7 @@ function payWithService(event) {
       name: data.get('name'),
       email: data.get('email'),
       acceptPartialPayment: data.get('partial') === 'on',
+      reference: params.get('reference') || undefined,
       metadata: { items: ['beans-1kg'] },
       onSuccess: (payment) =>
         record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid }),

@@ -115,7 +115,7 @@ describe('a payment', () => {
     await nextPoll(s, 'confirmed', 25.245);
     expect(screen(s)).toBe('success');
     await vi.advanceTimersByTimeAsync(POLL_MS * 5);
-    expect(s.calls.verify).toBe(3); // one as the quote opened, two more; then none after success
+    expect(s.calls.verify).toBe(4); // the resume check at open, one as the quote opened, two more; none after success
     s.checkout.close();
     s.checkout.close();
     expect(s.order).toEqual(['success', 'close']);
@@ -168,20 +168,73 @@ describe('a payment', () => {
   });
 });
 
+describe('resuming a reference', () => {
+  it('shows the open payment again when the checkout reopens on its reference: same address, no new quote', async () => {
+    const s = setup();
+    s.state.exists = true;
+    s.state.status = 'incomplete';
+    s.state.paid = 10;
+    s.checkout.start();
+    await settle();
+    expect(screen(s)).toBe('partial');
+    expect(s.calls.initialize).toHaveLength(0);
+    const view = s.checkout.view.value;
+    expect(view.screen === 'partial' && view.payment.address).toBe('0x' + 'ab'.repeat(20));
+  });
+
+  it('tells onSuccess on reopen for a payment that arrived while the checkout was closed', async () => {
+    const s = setup({ name: undefined, email: undefined });
+    s.state.exists = true;
+    s.state.status = 'confirmed';
+    s.state.paid = 25.245;
+    s.checkout.start();
+    await settle();
+    expect(screen(s)).toBe('success');
+    expect(s.order).toEqual(['success']);
+  });
+
+  it('goes the usual way for a reference the API does not know, after one check', async () => {
+    const s = setup();
+    s.checkout.start();
+    await settle();
+    expect(screen(s)).toBe('coins');
+    expect(s.calls.verify).toBe(1);
+    expect(s.onError).not.toHaveBeenCalled();
+  });
+
+  it('does not look up a reference it generated itself', async () => {
+    const s = setup({ reference: undefined });
+    s.checkout.start();
+    await settle();
+    expect(s.calls.verify).toBe(0);
+  });
+
+  it('leaves a customer who already chose a coin to meet the payment through the quote', async () => {
+    const s = setup();
+    s.state.verifyErrors.push(networkError()); // the resume check is slow to come back
+    s.checkout.start();
+    await settle();
+    s.checkout.chooseCoin('DAI');
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(s.calls.initialize.map((b) => b.coin)).toEqual(['DAI']);
+    expect(screen(s)).toBe('payment');
+  });
+});
+
 describe('long polling', () => {
   it('holds one request open and learns of a payment the moment the API answers', async () => {
     const s = setup();
     s.state.holds = true;
     await toPayment(s);
     await vi.advanceTimersByTimeAsync(20_000);
-    expect(s.calls.verify).toBe(1); // one held request, no polling around it
+    expect(s.calls.verify).toBe(2); // the resume check at open (404), then one held request
     s.state.status = 'confirmed';
     s.state.paid = 25.245;
     s.notify();
     await settle();
     expect(screen(s)).toBe('success');
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
-    expect(s.calls.verify).toBe(1);
+    expect(s.calls.verify).toBe(2);
   });
 
   it('asks again at once when a long poll ends unchanged, about 2-3 times a minute', async () => {
@@ -189,14 +242,14 @@ describe('long polling', () => {
     s.state.holds = true;
     await toPayment(s);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(s.calls.verify).toBe(3); // at 0 s, 25 s and 50 s
+    expect(s.calls.verify).toBe(4); // the resume check, then held at 0 s, 25 s and 50 s
   });
 
   it('falls back to plain polling when the API answers without waiting, instead of spinning', async () => {
     const s = setup();
     await toPayment(s); // this fake answers at once
     await vi.advanceTimersByTimeAsync(30_000);
-    expect(s.calls.verify).toBe(11); // the long poll at 0 s, then every 3 s
+    expect(s.calls.verify).toBe(12); // the resume check, the long poll at 0 s, then every 3 s
   });
 
   it('aborts the held request on close', async () => {
@@ -343,6 +396,7 @@ describe('failures', () => {
     s.checkout.start();
     await settle();
     s.state.initializeErrors.push(httpError(409));
+    s.state.exists = true;
     s.state.status = 'incomplete';
     s.state.paid = 3;
     s.checkout.chooseCoin('USDT');

@@ -217,21 +217,28 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       if (closed || isAbort(error)) return;
       // 409: this reference already received funds, so it cannot be re-quoted. Show that
       // payment instead of an error: nothing the customer sent may be lost from view.
-      if (error instanceof ApiError && error.status === 409) return resumeExisting(picked.symbol);
+      if (error instanceof ApiError && error.status === 409) return resume(false);
       fail(failure(error), () => void quoteWith(picked));
     }
   }
 
-  async function resumeExisting(fallbackSymbol: string) {
+  /**
+   * Shows the payment this reference already has: when the checkout opens again on the
+   * same reference (closed mid-payment, or the page reloaded), and when a re-quote is
+   * refused because funds arrived. A payment confirmed meanwhile is told then.
+   */
+  async function resume(atOpen: boolean) {
     try {
       const payment = await withRetry(() => api.verify(options.reference, life.signal), life.signal);
-      const coins = await loadCoins();
-      coin = coins.find((c) => c.symbol === payment.coin) ?? coins.find((c) => c.symbol === fallbackSymbol);
-      if (closed) return;
-      if (!coin) return fail({ code: 'bad_response', message: `coin ${payment.coin} is not offered` });
-      startWatching(payment);
+      coin = (await loadCoins()).find((c) => c.symbol === payment.coin);
+      const screen = view.value.screen;
+      // At open, a customer who already went on to a quote meets this payment through it.
+      if (closed || (atOpen && screen !== 'details' && screen !== 'coins')) return;
+      if (coin) startWatching(payment);
+      else if (!atOpen) fail({ code: 'bad_response', message: `coin ${payment.coin} is not offered` });
     } catch (error) {
-      if (!closed && !isAbort(error)) fail(failure(error), () => resumeExisting(fallbackSymbol));
+      // At open, a 404 is simply a new reference; anything else leaves the usual way in.
+      if (!atOpen && !closed && !isAbort(error)) fail(failure(error), () => void resume(false));
     }
   }
 
@@ -348,6 +355,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     copied,
     start() {
       loadCoins().catch(() => {}); // warm the list while the customer types; errors surface on the coin screen
+      if (options.resumable) void resume(true);
       if (customer.name === undefined || customer.email === undefined) {
         view.value = { screen: 'details', needName: customer.name === undefined, needEmail: customer.email === undefined };
       } else {

@@ -11,6 +11,8 @@ type Parsed = z.output<typeof CheckoutOptionsSchema>;
 /** Options after the boundary: every value checked, the reference decided, the mode known. */
 export interface CheckoutOptions extends Omit<Parsed, 'reference' | 'metadata' | 'onClose' | 'onSuccess' | 'onError'> {
   reference: string;
+  /** The merchant gave the reference, so a payment may already exist for it. */
+  resumable: boolean;
   metadata?: Record<string, unknown>;
   mode: KeyMode;
   onClose?: (info: CloseInfo) => void;
@@ -83,7 +85,8 @@ function readOptions(input: unknown): OptionsResult {
     ok: true,
     unknown: Object.keys(given).filter((k) => !OPTION_NAMES.includes(k)),
     options: {
-      ...(options as Omit<CheckoutOptions, 'reference' | 'mode' | 'metadata'>),
+      ...(options as Omit<CheckoutOptions, 'reference' | 'mode' | 'metadata' | 'resumable'>),
+      resumable: options.reference !== undefined,
       metadata: options.metadata === undefined ? undefined : jsonObject(options.metadata),
       reference: options.reference === undefined ? newReference() : String(options.reference),
       mode: publicKeyMode(options.key) as KeyMode,

@@ -21,6 +21,8 @@ export function fakeApi() {
     coinsErrors: [] as Error[],
     /** Hold long polls like the real API (until notify(), the wait, or an abort); off: answer at once. */
     holds: false,
+    /** Whether a transaction exists for the reference; verify answers 404 until one does. */
+    exists: false,
   };
   const held = new Set<() => void>();
   /** Wakes every held long poll, as the API does when a payment changes. */
@@ -60,6 +62,7 @@ export function fakeApi() {
       const error = state.initializeErrors.shift();
       if (error) throw error;
       coin = body.coin;
+      state.exists = true;
       state.acceptPartialPayment = body.accept_partial_payment ?? false;
       const v = verification();
       const tx: Transaction = {
@@ -88,6 +91,7 @@ export function fakeApi() {
       signals.push(signal);
       const error = state.verifyErrors.shift();
       if (error) throw error;
+      if (!state.exists) throw new ApiError('http', 'GET verify answered 404: No transaction', 404);
       if (state.holds && wait && paymentVersion(verification()) === wait.since) {
         await new Promise<void>((resolve, reject) => {
           const wake = () => {
