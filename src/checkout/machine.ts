@@ -72,26 +72,17 @@ function failure(error: unknown): CheckoutError & { code: ScreenErrorCode } {
 const retriable = (error: CheckoutError) => error.code === 'network_error' || error.code === 'bad_response';
 
 /** A quote seen as a status, so that every payment screen renders one shape. */
-function quoteAsPayment(quote: Transaction, reference: string): Verification {
-  return {
-    reference,
-    address: quote.address,
-    coin: quote.coin,
-    network: quote.network,
-    status: 'pending',
-    actualAmount: quote.cryptoAmount,
-    amountPaid: 0,
-    amountRemaining: quote.cryptoAmount,
-    fiatAmount: quote.fiatAmount,
-    currency: quote.currency,
-    feeInCrypto: quote.feeInCrypto,
-    acceptPartialPayment: quote.acceptPartialPayment,
-    hash: null,
-    expiresAt: quote.expiresAt,
-    customer: { name: quote.customerName, email: quote.customerEmail },
-    metadata: null,
-  };
-}
+const quoteAsPayment = (quote: Transaction, reference: string): Verification => ({
+  ...quote,
+  reference,
+  status: 'pending',
+  actualAmount: quote.cryptoAmount,
+  amountPaid: 0,
+  amountRemaining: quote.cryptoAmount,
+  hash: null,
+  customer: { name: quote.customerName, email: quote.customerEmail },
+  metadata: null,
+});
 
 export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () => void = () => {}): Checkout {
   const view = signal<View>({ screen: 'coins' });
