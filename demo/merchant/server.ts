@@ -21,6 +21,18 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 };
 
+/** Scripts only from the payment service, no inline styles, no eval: the strictest a shop might set. */
+export const strictPolicy = (apiUrl: string) =>
+  [
+    "default-src 'none'",
+    `script-src ${apiUrl}`,
+    `connect-src ${apiUrl}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+
 export async function startMerchantSite(options: { apiUrl: string; publicKey: string; port?: number }): Promise<MerchantSite> {
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://shop').pathname;
@@ -33,7 +45,9 @@ export async function startMerchantSite(options: { apiUrl: string; publicKey: st
           .replaceAll('%API_ORIGIN%', options.apiUrl)
           .replaceAll('%PUBLIC_KEY%', options.publicKey);
       }
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' };
+      if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl);
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
