@@ -7,10 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { isSecretKey, publicKeyMode, type KeyMode } from '../../src/options/keys.ts';
 import { fieldErrors } from '../../src/wire/field-errors.ts';
 import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
-import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, type Verification } from '../../src/wire/schemas.ts';
+import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, WebhookBody, type Verification } from '../../src/wire/schemas.ts';
 import type * as z from 'zod/mini';
 import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
 import { FaultInjector, type Call } from './faults.ts';
+import { WebhookSender } from './webhooks.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
 import { PaymentStore } from './store.ts';
 
@@ -27,6 +28,8 @@ export interface StubApiOptions {
   longPoll?: boolean;
   /** Tests only: make `faults` available to misbehave on purpose (never with a live key). */
   faults?: boolean;
+  /** First webhook retry delay (doubling after each failure). */
+  webhookRetryMs?: number;
 }
 
 export interface StubApi {
@@ -38,6 +41,7 @@ export interface StubApi {
   requests: string[];
   /** Present when started with `faults: true`. */
   faults?: FaultInjector;
+  webhooks: WebhookSender;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   const distDir = options.distDir ?? DEFAULT_DIST;
   const requests: string[] = [];
   const faults = options.faults ? new FaultInjector() : undefined;
+  const webhooks = new WebhookSender(options.webhookRetryMs);
   /** True when an injected fault answered instead of the route (test keys only). */
   const faulted = (call: Call, mode: KeyMode, req: IncomingMessage, res: ServerResponse) =>
     faults && mode === 'test' ? faults.apply(call, req, res) : Promise.resolve(false);
@@ -74,6 +79,19 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     const merchant = mode && merchants.find((m) => m.keys[mode].publicKey === key);
     if (!mode || !merchant) throw new HttpError(401, 'Unknown public key');
     return { merchant, mode };
+  }
+
+  /** Secret endpoints: `Authorization: Bearer sk_…`, from merchant servers only. */
+  function authenticateSecret(req: IncomingMessage): { merchant: Merchant; mode: KeyMode } {
+    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+    if (!match) throw new HttpError(401, 'Missing Authorization: Bearer <secret key> header');
+    if (!isSecretKey(match[1])) throw new HttpError(401, 'A public key cannot authorize this endpoint: send your secret key, from your server');
+    for (const merchant of merchants) {
+      for (const mode of ['test', 'live'] as const) {
+        if (merchant.keys[mode].secretKey === match[1]) return { merchant, mode };
+      }
+    }
+    throw new HttpError(401, 'Unknown secret key');
   }
 
   /** ?wait=<1..30>&since=<status:amountPaid>, both or neither. */
@@ -155,7 +173,14 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       if (mode !== 'test') throw new HttpError(403, 'The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
       const body = parse(DepositBody, await readJson(req));
       const data = store.deposit(merchant, mode, String(body.reference), body.kind);
+      webhooks.send(merchant, mode, data);
       return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Deposit simulated', data });
+    }
+    if (method === 'PUT' && path === '/api/v1/webhook') {
+      const { merchant, mode } = authenticateSecret(req);
+      const { url } = parse(WebhookBody, await readJson(req));
+      webhooks.configure(merchant, mode, url);
+      return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Webhook URL saved', data: { url } });
     }
     throw new HttpError(404, `No endpoint ${method} ${path}`);
   }
@@ -185,8 +210,10 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     store,
     requests,
     faults,
+    webhooks,
     close: () =>
       new Promise((resolve) => {
+        webhooks.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

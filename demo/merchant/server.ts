@@ -1,15 +1,29 @@
 // A merchant's web site, on an origin of its own: serves public/ with the API's origin and
 // the merchant's public key written into the page.
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type DepositEvent } from '../../src/server/webhook.ts';
+
+/** Where the merchant backend takes DEPOSIT_TRANSACTION deliveries. */
+export const WEBHOOK_PATH = '/webhooks/service';
+
+export interface Order {
+  reference: string;
+  paid: boolean;
+  /** How many times a webhook marked it paid: 1 at most, whatever arrives. */
+  timesMarkedPaid: number;
+  events: string[];
+}
 
 export interface MerchantSite {
   /** http://localhost:<port>: another origin than the API's http://127.0.0.1:<port>. */
   url: string;
   server: Server;
+  /** The merchant backend's view: orders by reference, as its webhook handler keeps them. */
+  orders: Map<string, Order>;
   close(): Promise<void>;
 }
 
@@ -33,9 +47,54 @@ export const strictPolicy = (apiUrl: string) =>
     "form-action 'self'",
   ].join('; ');
 
-export async function startMerchantSite(options: { apiUrl: string; publicKey: string; port?: number }): Promise<MerchantSite> {
+export async function startMerchantSite(options: {
+  apiUrl: string;
+  publicKey: string;
+  /** For verifying webhooks; the backend refuses every delivery without it. */
+  secretKey?: string;
+  port?: number;
+}): Promise<MerchantSite> {
+  const orders = new Map<string, Order>();
+  const seenEvents = new Set<string>();
+
+  /** The merchant's webhook handler: genuine and fresh deliveries only, each event once. */
+  async function receiveWebhook(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    let event: DepositEvent;
+    try {
+      event = verifyWebhook(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER], options.secretKey ?? '');
+    } catch (error) {
+      const reason = error instanceof WebhookError ? error.reason : 'malformed_body';
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ refused: reason }));
+      return;
+    }
+    if (seenEvents.has(event.id)) {
+      // Already handled: say so with a 2xx, or the service would keep retrying it.
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ duplicate: true }));
+      return;
+    }
+    seenEvents.add(event.id);
+    const { reference, status } = event.data;
+    const order = orders.get(reference) ?? { reference, paid: false, timesMarkedPaid: 0, events: [] };
+    order.events.push(`${event.id} ${status}`);
+    if (status === 'confirmed' && !order.paid) {
+      order.paid = true;
+      order.timesMarkedPaid++;
+    }
+    orders.set(reference, order);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+  }
+
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://shop').pathname;
+    if (req.method === 'POST' && path === WEBHOOK_PATH) return receiveWebhook(req, res);
+    const order = /^\/orders\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && order) {
+      const found = orders.get(decodeURIComponent(order[1]));
+      res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(found ?? { error: 'no such order' }));
+      return;
+    }
     const file = normalize(path === '/' ? '/index.html' : path).replace(/^(\.\.[/\\])+/, '');
     try {
       let body: Buffer | string = await readFile(PUBLIC_DIR + file.slice(1));
@@ -58,6 +117,7 @@ export async function startMerchantSite(options: { apiUrl: string; publicKey: st
   return {
     url: `http://localhost:${port}`,
     server,
+    orders,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { test as base, expect, type Locator, type Page } from 'playwright/test';
 import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
 import { startStubApi, type StubApi, type StubApiOptions } from '../../demo/api/server.ts';
-import { startMerchantSite, type MerchantSite } from '../../demo/merchant/server.ts';
+import { registerWebhook } from '../../demo/merchant/register.ts';
+import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
 
 export interface Servers {
   api: StubApi;
@@ -11,8 +12,10 @@ export interface Servers {
 }
 
 export async function startServers(options: StubApiOptions = {}): Promise<Servers> {
-  const api = await startStubApi(options);
-  const shop = await startMerchantSite({ apiUrl: api.url, publicKey: DEMO_MERCHANT.keys.test.publicKey });
+  const api = await startStubApi({ webhookRetryMs: 100, ...options });
+  const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+  const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey });
+  await registerWebhook(api.url, secretKey, shop.url + WEBHOOK_PATH);
   return { api, shop, close: async () => void (await Promise.all([api.close(), shop.close()])) };
 }
 

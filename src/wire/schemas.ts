@@ -91,6 +91,9 @@ export const DepositBody = z.object({
   kind: field.oneOf(DEPOSIT_KINDS),
 });
 
+/** PUT /api/v1/webhook (secret key): where DEPOSIT_TRANSACTION events go. */
+export const WebhookBody = z.object({ url: field.httpUrl });
+
 export const success = <T extends z.core.$ZodType>(data: T) =>
   z.object({ status: field.oneOf(['success']), statusCode: int, message: z.optional(text), data });
 
