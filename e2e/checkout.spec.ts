@@ -249,3 +249,23 @@ test.describe('the script tag', () => {
     expect(requests).toContain('GET /api/v1/coins');
   });
 });
+
+test.describe('a network that drops', () => {
+  test('offline mid-payment: reconnecting, the address stays, and it catches up when back online', async ({ page, context, servers }) => {
+    const reference = `offline-${test.info().workerIndex}-${Date.now()}`;
+    const dialog = await openPayment(page, servers.shop.url, 'USDT', `?reference=${reference}`);
+    const address = await dialog.locator('[data-address]').textContent();
+    await context.setOffline(true);
+    await expect(dialog).toContainText('Reconnecting…', { timeout: 15_000 });
+    await expect(dialog.locator('[data-address]')).toHaveText(address!);
+    // The wallet pays while the customer's browser is offline.
+    await page.request.post(servers.api.url + '/api/v1/sandbox/deposit', {
+      headers: { 'x-api-key': 'pk_test_harbour0demo0key' },
+      data: { reference, kind: 'exact' },
+    });
+    await context.setOffline(false);
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible({ timeout: 20_000 });
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['success']);
+  });
+});

@@ -5,7 +5,7 @@ const HOSTILE_NAME = '<img src=x onerror="window.pwned=1"><script>window.pwned=2
 
 test('under a strict CSP, with markup in API text: a payment completes, no violation, nothing runs', async ({ page }) => {
   // The API answers a business name full of markup; it must show as text and run nothing.
-  const servers = await startServers({ merchants: [{ ...DEMO_MERCHANT, businessName: HOSTILE_NAME }] });
+  const servers = await startServers({ merchants: [{ ...DEMO_MERCHANT, businessName: HOSTILE_NAME, businessLogo: 'javascript:window.pwned=3' }] });
   try {
     await page.addInitScript(() => {
       const seen: string[] = [];

@@ -56,10 +56,9 @@ export function ServiceCheckout(input: ServiceCheckoutOptions): CheckoutHandle {
     return { reference: '', close() {} };
   }
   if (open) {
-    console.warn(`ServiceCheckout: checkout ${open.reference} is already open; this call opened nothing.`);
+    console.warn(`ServiceCheckout: ${open.reference} is already open`);
     return open;
   }
-  if (result.unknown.length) console.warn(`ServiceCheckout: ignored unknown option(s): ${result.unknown.join(', ')}`);
   const { options } = result;
   let unmount = () => {};
   const checkout = createCheckout(options, createApi(options.apiBase, options.key), () => {

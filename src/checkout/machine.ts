@@ -336,6 +336,16 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     }
   }
 
+  // The browser knows before any request fails: say so at once, and ask again the moment the
+  // network is back rather than at the end of a backoff (or of a long poll that hung on).
+  const onNetwork = () => {
+    if (!watchAbort || !latest) return;
+    if (navigator.onLine) startWatching(latest);
+    else reconnecting.value = true;
+  };
+  globalThis.addEventListener?.('online', onNetwork);
+  globalThis.addEventListener?.('offline', onNetwork);
+
   return {
     options,
     view,
@@ -399,6 +409,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       life.abort();
       timers.forEach(clearTimeout);
       timers.clear();
+      globalThis.removeEventListener?.('online', onNetwork);
+      globalThis.removeEventListener?.('offline', onNetwork);
       onClosed();
       tell('onClose', options.onClose, { reference: options.reference, status: latest?.status });
     },

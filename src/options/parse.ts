@@ -4,7 +4,7 @@ import { fieldErrors } from '../wire/field-errors.ts';
 import { jsonObject } from '../wire/fields.ts';
 import type { Verification } from '../wire/schemas.ts';
 import { isSecretKey, publicKeyMode, type KeyMode } from './keys.ts';
-import { CheckoutOptionsSchema, OPTION_NAMES } from './schema.ts';
+import { CheckoutOptionsSchema } from './schema.ts';
 
 type Parsed = z.output<typeof CheckoutOptionsSchema>;
 
@@ -27,7 +27,7 @@ export interface CloseInfo {
 }
 
 export type OptionsResult =
-  | { ok: true; options: CheckoutOptions; unknown: string[] }
+  | { ok: true; options: CheckoutOptions }
   | { ok: false; error: CheckoutError; onError?: (error: CheckoutError) => void };
 
 /** 96 random bits: unguessable, and unique for any realistic number of checkouts. */
@@ -83,7 +83,6 @@ function readOptions(input: unknown): OptionsResult {
   const options = result.data;
   return {
     ok: true,
-    unknown: Object.keys(given).filter((k) => !OPTION_NAMES.includes(k)),
     options: {
       ...(options as Omit<CheckoutOptions, 'reference' | 'mode' | 'metadata' | 'resumable'>),
       resumable: options.reference !== undefined,

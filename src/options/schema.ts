@@ -23,5 +23,3 @@ export const CheckoutOptionsSchema = z.object(
   },
   { error: 'an options object' },
 );
-
-export const OPTION_NAMES = Object.keys(CheckoutOptionsSchema.shape);

@@ -23,6 +23,8 @@ export function fakeApi() {
     holds: false,
     /** Whether a transaction exists for the reference; verify answers 404 until one does. */
     exists: false,
+    businessName: 'Harbour Coffee',
+    businessLogo: '',
   };
   const held = new Set<() => void>();
   /** Wakes every held long poll, as the API does when a payment changes. */
@@ -67,9 +69,9 @@ export function fakeApi() {
       const v = verification();
       const tx: Transaction = {
         reference: String(body.reference),
-        businessName: 'Harbour Coffee',
+        businessName: state.businessName,
         businessEmail: 'shop@example.com',
-        businessLogo: '',
+        businessLogo: state.businessLogo,
         customerName: body.customer_name ?? '',
         customerEmail: body.customer_email ?? '',
         address: v.address,

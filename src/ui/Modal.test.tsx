@@ -1,13 +1,15 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckout } from '../checkout/machine.ts';
+import { safeLogo } from './Modal.tsx';
 import { mountModal } from './mount.ts';
 import { fakeApi, options } from '../testing/fake-api.ts';
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
 
-function open(overrides: Record<string, unknown> = {}) {
+function open(overrides: Record<string, unknown> = {}, prepare: (fake: ReturnType<typeof fakeApi>) => void = () => {}) {
   const fake = fakeApi();
+  prepare(fake);
   let unmount = () => {};
   const checkout = createCheckout(options(overrides), fake.api, () => unmount());
   unmount = mountModal(checkout);
@@ -93,6 +95,37 @@ describe('the modal', () => {
     const again = open();
     click(again.$('button[aria-label="Close checkout"]'));
     expect(document.querySelector('[data-service-checkout]')).toBeNull();
+  });
+
+  it.each([
+    ['https://cdn.example/logo.png', true],
+    ['data:image/png;base64,iVBORw0KGgo=', true],
+    ['DATA:IMAGE/SVG+XML;utf8,<svg/>', true],
+    ['http://cdn.example/logo.png', false],
+    ['javascript:alert(1)', false],
+    ['data:text/html,<script>alert(1)</script>', false],
+    ['//cdn.example/logo.png', false],
+    [' https://cdn.example/logo.png', false],
+    ['', false],
+  ])('shows the business logo %j: %s', (url, shown) => {
+    expect(safeLogo(url)).toBe(shown);
+  });
+
+  it('renders the API\'s business name as text and its logo only when safe', async () => {
+    const name = '<img src=x onerror="window.pwned=1">Evil & Co';
+    for (const [logo, count] of [['javascript:alert(1)', 0], ['https://cdn.example/logo.png', 1]] as const) {
+      const m = open({}, (fake) => {
+        fake.state.businessName = name;
+        fake.state.businessLogo = logo;
+      });
+      await flush();
+      click(m.$$('ul button')[0]);
+      await flush();
+      expect(m.$('h2')?.textContent).toBe(name);
+      expect(m.$$('img')).toHaveLength(count);
+      if (count) expect(m.$('img')?.getAttribute('src')).toBe(logo);
+      m.checkout.close();
+    }
   });
 
   it('restores the page scroll it locked', () => {

@@ -8,6 +8,12 @@ import { text } from './text.ts';
 
 export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
 
+/**
+ * A logo from the API is shown only from https or as an inline image (nothing runs inside
+ * an <img>, SVG included): never javascript:, http: or anything else.
+ */
+export const safeLogo = (url = '') => /^(https:\/\/|data:image\/)/i.test(url);
+
 function Screen({ checkout }: { checkout: Checkout }) {
   const view = checkout.view.value;
   switch (view.screen) {
@@ -57,6 +63,9 @@ export function Modal({ checkout }: { checkout: Checkout }) {
       >
         {options.mode === 'test' && <p class="rb">{text.testMode}</p>}
         <header>
+          {safeLogo(checkout.quote.value?.businessLogo) && (
+            <img class="lg" src={checkout.quote.value!.businessLogo} alt="" />
+          )}
           <h2 id="sc-title">{checkout.quote.value?.businessName || text.checkout}</h2>
           <p class="tot">
             {text.pay} {fiat(options.amount, options.currency)}

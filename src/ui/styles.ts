@@ -8,12 +8,12 @@ export const css = `
 @media(max-width:480px){.dl{width:100%;height:100%;border-radius:0}}
 @media(prefers-reduced-motion:no-preference){.dl{animation:i .2s}@keyframes i{from{opacity:0;transform:translateY(9px)}}}
 header{padding-right:40px}
+.lg{float:left;width:40px;height:40px;margin-right:10px;border-radius:8px;object-fit:cover}
 h2,h3{margin:0;font-size:17px}
 h3{margin:14px 0 8px}
 p{margin:8px 0}
 .rb{display:inline-block;margin:0 0 8px;padding:2px 8px;border-radius:6px;background:#ffd33d;font-size:12px;font-weight:700}
 button{min-height:36px;padding:6px 12px;border:1px solid #b9bdc6;border-radius:8px;background:#fff;color:inherit;font:inherit;cursor:pointer}
-button:hover{filter:brightness(.93)}
 :focus-visible{outline:3px solid #2547d0;outline-offset:2px}
 .x{position:absolute;top:12px;right:12px;width:36px;border:0;font-size:24px}
 .pr{width:100%;min-height:44px;margin-top:14px;background:#2547d0;color:#fff;font-weight:600}

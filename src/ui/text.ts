@@ -26,8 +26,8 @@ export const text = {
   copied: 'Copied',
   copyAmount: 'Copy amount',
   copyAddress: 'Copy address',
-  qr: 'QR code of the payment request for your wallet',
-  reconnecting: 'Reconnecting… Your address and amount stay valid; keep this window open.',
+  qr: 'Payment QR code for your wallet',
+  reconnecting: 'Reconnecting… The address and amount stay valid; keep this open.',
   changeCoin: 'Pay with another coin',
   received: 'Received so far',
   stillDue: 'Send the rest to the same address.',
@@ -39,7 +39,7 @@ export const text = {
   over: (extra: string) => `You sent ${extra} more than due. The merchant has it on record.`,
   done: 'Done',
   expired: 'This quote has expired',
-  expiredEmpty: 'Nothing arrived before the time ran out. Get a new quote to pay.',
+  expiredEmpty: 'Nothing arrived in time. Get a new quote to pay.',
   expiredPartial: (paid: string, reference: string) =>
     `${paid} arrived before the time ran out. Keep your reference ${reference}: the merchant can see your payment.`,
   requote: 'Get a new quote',
@@ -50,7 +50,7 @@ export const text = {
   errors: {
     api_error: 'The payment service refused this payment. Please tell the merchant.',
     network_error: 'We could not reach the payment service. Check your connection and try again.',
-    bad_response: 'The payment service answered in a way we did not understand. Try again in a moment.',
-    payment_failed: 'The payment was rejected. Nothing more is needed from you; contact the merchant.',
+    bad_response: 'The payment service sent an answer we could not read. Try again.',
+    payment_failed: 'The payment was rejected. Please contact the merchant.',
   } satisfies Record<ScreenErrorCode, string>,
 };
