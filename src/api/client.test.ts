@@ -103,11 +103,18 @@ describe('the retry policy', () => {
     expect(retryDelay(error, 0) !== undefined).toBe(retried);
   });
 
-  it('backs off exponentially with full jitter, capped, and honours Retry-After', () => {
+  it('backs off exponentially with equal jitter, capped, and honours Retry-After', () => {
     const network = new ApiError('network', 'x');
     expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(network, attempt, () => 1))).toEqual([400, 800, 1600, 3200, 8000]);
-    expect(retryDelay(network, 3, () => 0)).toBe(0);
+    expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(network, attempt, () => 0))).toEqual([200, 400, 800, 1600, 4000]);
     expect(retryDelay(http(429, 5000), 0, () => 0)).toBe(5000);
+  });
+
+  it('paces the status checks with the same policy: 3 s steps up to 15 s', () => {
+    const network = new ApiError('network', 'x');
+    expect([0, 1, 2, 3].map((attempt) => retryDelay(network, attempt, () => 1, 3000, 15000))).toEqual([3000, 6000, 12000, 15000]);
+    expect(retryDelay(http(429, 20_000), 0, () => 0, 3000, 15000)).toBe(20_000);
+    expect(retryDelay(http(401), 0, () => 0, 3000, 15000)).toBeUndefined();
   });
 
   it('stops after the attempts it is given', async () => {

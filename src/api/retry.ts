@@ -8,14 +8,22 @@ export const RETRY_CAP_MS = 8_000;
  * faults, 408, 429, 5xx and answers that are not the contract (a proxy's HTML page, say)
  * are passing; every call it guards is idempotent. Any other 4xx, and anything unknown, is final.
  */
-export function retryDelay(error: unknown, attempt: number, random = Math.random): number | undefined {
+export function retryDelay(
+  error: unknown,
+  attempt: number,
+  random = Math.random,
+  base = RETRY_BASE_MS,
+  cap = RETRY_CAP_MS,
+): number | undefined {
   if (!(error instanceof ApiError)) return undefined;
   const passing =
     error.kind !== 'http' || error.status === 408 || error.status === 429 || error.status >= 500;
   if (!passing) return undefined;
-  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, RETRY_CAP_MS * 4);
-  // Full jitter keeps many customers who lost the network together from returning together.
-  return Math.round(random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** attempt));
+  if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, cap * 4);
+  // Half fixed, half random: customers who lost the network together do not come back
+  // together, and no retry comes sooner than half its step.
+  const step = Math.min(cap, base * 2 ** attempt);
+  return Math.round(step / 2 + (random() * step) / 2);
 }
 
 export function delay(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,7 +1,7 @@
 import { signal, type ReadonlySignal } from '@preact/signals-core';
 import type { Api } from '../api/client.ts';
 import { ApiError, isAbort } from '../api/errors.ts';
-import { withRetry } from '../api/retry.ts';
+import { retryDelay, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
 import { paymentVersion, type Coin, type DepositKind, type Transaction, type Verification } from '../wire/schemas.ts';
@@ -290,9 +290,10 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       if (mine !== watch || isAbort(error)) return;
       polling = false;
       // A failed check is not a failed payment: keep the address up and try again, slower.
-      failures++;
+      // The one retry policy, at the payment screen's pace; an answer it calls final still
+      // gets a slow retry, since the quote is open and its address must stay.
       reconnecting.value = true;
-      schedulePoll(Math.min(POLL_MAX_MS, POLL_MS * 2 ** failures));
+      schedulePoll(retryDelay(error, failures++, Math.random, POLL_MS, POLL_MAX_MS) ?? POLL_MAX_MS);
     }
   }
 
