@@ -18,8 +18,8 @@ export class HttpError extends Error {
 /** Public endpoints answer any merchant origin; nothing rides on cookies. */
 export function cors(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'content-type, x-api-key');
+  res.setHeader('access-control-allow-methods', 'GET, POST, PUT, OPTIONS');
+  res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization');
   res.setHeader('access-control-max-age', '600');
 }
 
@@ -38,18 +38,23 @@ export function sendError(res: ServerResponse, error: HttpError): void {
   );
 }
 
-/** Reads a JSON body, refusing more than MAX_BODY_BYTES (413) and anything but JSON (400). */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Reads a body of at most `limit` bytes (413 past it). */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (declared > limit) throw new HttpError(413, `Request body is larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > limit) throw new HttpError(413, `Request body is larger than ${limit} bytes`);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON body, refusing more than MAX_BODY_BYTES (413) and anything but JSON (400). */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = (await readBody(req)).toString('utf8');
   if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
     throw new HttpError(400, 'Request body must be JSON (content-type: application/json)');
   }

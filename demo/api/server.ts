@@ -12,6 +12,9 @@ import type * as z from 'zod/mini';
 import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
 import { FaultInjector, type Call } from './faults.ts';
 import { WebhookSender } from './webhooks.ts';
+import { linkRoutes } from './link-routes.ts';
+import { LinkStore } from './links.ts';
+import type { FormFile } from './multipart.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
 import { PaymentStore } from './store.ts';
 
@@ -39,6 +42,7 @@ export interface StubApi {
   store: PaymentStore;
   /** Requests served, by "METHOD /path" (path parameters kept), for tests to count. */
   requests: string[];
+  links: LinkStore;
   /** Present when started with `faults: true`. */
   faults?: FaultInjector;
   webhooks: WebhookSender;
@@ -63,6 +67,9 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   const requests: string[] = [];
   const faults = options.faults ? new FaultInjector() : undefined;
   const webhooks = new WebhookSender(options.webhookRetryMs);
+  let origin = '';
+  const links = new LinkStore(() => origin);
+  const files = new Map<string, FormFile>();
   /** True when an injected fault answered instead of the route (test keys only). */
   const faulted = (call: Call, mode: KeyMode, req: IncomingMessage, res: ServerResponse) =>
     faults && mode === 'test' ? faults.apply(call, req, res) : Promise.resolve(false);
@@ -121,6 +128,9 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       res.end(file);
       return;
     }
+    if (await linkRoutes({ links, files, publicKey: authenticate, secretKey: authenticateSecret, parse, origin: () => origin }, req, res, path, query)) {
+      return;
+    }
     if (method === 'GET' && path === '/api/v1/coins') {
       const { mode } = authenticate(req);
       if (await faulted('coins', mode, req, res)) return;
@@ -130,6 +140,13 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       const { merchant, mode } = authenticate(req);
       const body = parse(InitializeBody, await readJson(req));
       if (await faulted('initialize', mode, req, res)) return;
+      if (body.payment_link !== undefined) {
+        const link = links.find(body.payment_link);
+        if (!link || link.merchant !== merchant || link.mode !== mode) {
+          throw new HttpError(404, `payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
+        }
+        if (!link.isActive) throw new HttpError(409, `Payment link ${link.slug} is deactivated: it cannot receive payments`);
+      }
       const coin = COINS[mode].find((c) => c.symbol === body.coin);
       if (!coin || coin.status !== 'active') {
         throw new HttpError(400, `coin: ${body.coin} is not available on this network`, [
@@ -204,8 +221,10 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
+    links,
     server,
     store,
     requests,

@@ -29,6 +29,8 @@ export const InitializeBody = z.object({
   amount: field.amount,
   accept_partial_payment: z.optional(bool),
   metadata: z.optional(field.metadata),
+  /** Ours: the payment link (id or slug) being paid; an inactive link refuses payments. */
+  payment_link: z.optional(field.is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
 });
 export type InitializeBody = z.input<typeof InitializeBody>;
 

@@ -1,0 +1,226 @@
+// Contract tests: every payment-link endpoint of the spec, valid and invalid input, each
+// response checked against a schema written from the spec's tables.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as z from 'zod/mini';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../src/wire/links.ts';
+import { ErrorBody, success } from '../../src/wire/schemas.ts';
+import { DEMO_MERCHANT } from './catalog.ts';
+import { startStubApi, type StubApi } from './server.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let api: StubApi;
+let beans: string;
+let mug: string;
+let beansNgn: string;
+
+beforeAll(async () => {
+  api = await startStubApi();
+  const prices = [...api.links.prices.values()];
+  beans = prices.find((p) => p.product.name.startsWith('Single') && p.currency === 'USD')!.id;
+  beansNgn = prices.find((p) => p.currency === 'NGN')!.id;
+  mug = prices.find((p) => p.product.name === 'Enamel mug')!.id;
+});
+afterAll(() => api.close());
+
+async function call(method: string, path: string, body?: unknown, auth: 'secret' | 'public' | 'none' = 'secret') {
+  const headers: Record<string, string> = {};
+  if (auth === 'secret') headers.authorization = `Bearer ${secretKey}`;
+  if (auth === 'public') headers['x-api-key'] = publicKey;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(api.url + path, { method, headers, body: payload });
+  return { status: response.status, body: await response.json() };
+}
+
+function conforms<S extends z.ZodMiniType>(schema: S, value: unknown) {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new Error(JSON.stringify(result.error.issues.slice(0, 3)));
+}
+
+const standard = (extra: Record<string, unknown> = {}) => ({
+  title: 'Coffee for the office',
+  description: 'Two bags and a mug',
+  options: { collect_phone: true, allow_promo: false, collect_address: true },
+  action: { redirect: false, redirect_url: '', show_confirmation_page: true, success_message: 'Thanks!' },
+  cart: [
+    { price_id: beans, quantity: 2, quantity_adjustable: true },
+    { price_id: mug, quantity: 1, quantity_adjustable: false },
+  ],
+  ...extra,
+});
+
+describe('standard links', () => {
+  it('creates one from a cart: 201, the spec\'s create shape (allowPromotion, image)', async () => {
+    const { status, body } = await call('POST', '/api/v1/payment_links/standard', standard());
+    expect(status).toBe(201);
+    conforms(success(StandardLinkCreated), body);
+    expect(body.message).toMatch(/created successfully/);
+    expect(body.data).toMatchObject({ type: 'standard', isActive: true, network: 'testnet', charge: {}, options: { collectAddress: true, collectPhone: true, allowPromotion: false } });
+    expect(body.data.cart.items.map((i: { quantity: number }) => i.quantity)).toEqual([2, 1]);
+    expect(body.data.cart.items[0].product).toHaveProperty('image');
+    expect(body.data.url).toBe(`${api.url}/pay/${body.data.slug}`);
+  });
+
+  it('creates one with a fixed charge, also at the path without /standard', async () => {
+    const { status, body } = await call('POST', '/api/v1/payment_links', { title: 'Donation box', charge: { amount: '15.00', currency: 'USD' } });
+    expect(status).toBe(201);
+    conforms(success(StandardLinkCreated), body);
+    expect(body.data).toMatchObject({ charge: { amount: '15.00', currency: 'USD' }, cart: {} });
+  });
+
+  // Bodies are built when each test runs: the price ids are only known after beforeAll.
+  it.each([
+    ['no title', () => ({ ...standard(), title: '' }), 'title'],
+    ['an unknown price', () => standard({ cart: [{ price_id: '00000000-0000-4000-8000-000000000000', quantity: 1 }] }), 'cart.0.price_id'],
+    ['a quantity of 0', () => standard({ cart: [{ price_id: beans, quantity: 0 }] }), 'cart.0.quantity'],
+    ['a price id that is not a UUID', () => standard({ cart: [{ price_id: 'beans', quantity: 1 }] }), 'cart.0.price_id'],
+    ['prices in two currencies', () => standard({ cart: [{ price_id: beans, quantity: 1 }, { price_id: beansNgn, quantity: 1 }] }), 'cart'],
+    ['neither cart nor charge', () => ({ title: 'Empty' }), 'cart'],
+    ['a redirect without a URL', () => standard({ action: { redirect: true } }), 'action.redirect_url'],
+    ['a redirect URL that is not a URL', () => standard({ action: { redirect: true, redirect_url: 'javascript:alert(1)' } }), 'action.redirect_url'],
+    ['a boolean option given as text', () => standard({ options: { collect_phone: 'yes' } }), 'options.collect_phone'],
+  ])('refuses %s, naming the field', async (_name, body, field) => {
+    const response = await call('POST', '/api/v1/payment_links/standard', body());
+    expect(response.status).toBe(400);
+    conforms(ErrorBody, response.body);
+    expect(response.body.errors.map((e: { field: string }) => e.field), JSON.stringify(response.body)).toContain(field);
+  });
+
+  it('updates one (confirmation_page in the action), at both paths', async () => {
+    const created = (await call('POST', '/api/v1/payment_links/standard', standard())).body.data;
+    const updated = await call('PUT', '/api/v1/payment_links/standard', {
+      id: created.id,
+      business_id: DEMO_MERCHANT.id,
+      network: 'testnet',
+      title: 'Coffee, renamed',
+      action: { confirmation_page: false, success_message: 'Merci' },
+      cart: [{ item_id: created.cart.items[0].id, price_id: beans, quantity: 3, quantity_adjustable: true }],
+    });
+    expect(updated.status).toBe(200);
+    conforms(success(StandardLinkCreated), updated.body);
+    expect(updated.body.data).toMatchObject({ title: 'Coffee, renamed', action: { showConfirmationPage: false, successMessage: 'Merci' } });
+    expect(updated.body.data.cart.items.map((i: { quantity: number }) => i.quantity)).toEqual([3]);
+    const again = await call('PUT', '/api/v1/payment_links', { id: created.id, description: 'Same link' });
+    expect(again.body.data.description).toBe('Same link');
+    expect((await call('PUT', '/api/v1/payment_links/standard', { id: 'nope' })).status).toBe(400);
+    expect((await call('PUT', '/api/v1/payment_links/standard', { id: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+  });
+});
+
+describe('reading links', () => {
+  it('reads by slug and by id under /pay/, told apart by the UUID form, each in its own shape', async () => {
+    const created = (await call('POST', '/api/v1/payment_links/standard', standard())).body.data;
+    const bySlug = await call('GET', `/api/v1/payment_links/pay/${created.slug}`, undefined, 'public');
+    expect(bySlug.status).toBe(200);
+    conforms(success(LinkBySlug), bySlug.body);
+    expect(bySlug.body.message).toMatch(/found/);
+    expect(bySlug.body.data).toMatchObject({ businessName: DEMO_MERCHANT.businessName, params: ['email', 'address', 'phone'], url: created.url });
+    expect(bySlug.body.data.cart.items[0].product).toHaveProperty('coverPhoto');
+    const byId = await call('GET', `/api/v1/payment_links/pay/${created.id}`);
+    conforms(success(LinkById), byId.body);
+    expect(byId.body.data).toMatchObject({ linkType: 'standard', businessId: DEMO_MERCHANT.id, action: { confirmationPage: true }, options: { allowPromo: false } });
+    expect((await call('GET', '/api/v1/payment_links/pay/no-such-slug', undefined, 'public')).status).toBe(404);
+  });
+
+  it('lists with the documented pagination fields, newest first', async () => {
+    const first = await call('GET', '/api/v1/payment_links?page=1&page_size=2');
+    expect(first.status).toBe(200);
+    conforms(LinkList, first.body);
+    expect(first.body).toMatchObject({ currentPage: 1, prevPage: null, nextPage: 2 });
+    expect(first.body.data).toHaveLength(2);
+    const last = await call('GET', `/api/v1/payment_links?page=${first.body.lastPage}&page_size=2`);
+    expect(last.body).toMatchObject({ nextPage: null, prevPage: first.body.lastPage - 1 });
+    expect(first.body.count).toBeGreaterThanOrEqual(first.body.data.length);
+    expect((await call('GET', '/api/v1/payment_links?page=0')).status).toBe(400);
+    expect((await call('GET', '/api/v1/payment_links?page_size=101')).status).toBe(400);
+  });
+
+  it('keeps merchant calls to the secret key: a public key, or none, gets 401', async () => {
+    expect((await call('GET', '/api/v1/payment_links', undefined, 'public')).status).toBe(401);
+    expect((await call('GET', '/api/v1/payment_links', undefined, 'none')).status).toBe(401);
+    expect((await call('POST', '/api/v1/payment_links/standard', standard(), 'public')).status).toBe(401);
+  });
+});
+
+describe('donation links', () => {
+  const form = (fields: Record<string, string>, photo?: Blob) => {
+    const data = new FormData();
+    for (const [name, value] of Object.entries(fields)) data.append(name, value);
+    if (photo) data.append('cover_photo', photo, 'cover.png');
+    return data;
+  };
+  const PNG = new Blob([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')], { type: 'image/png' });
+  const fields = {
+    title: 'Rebuild the school roof',
+    description: 'Every bit helps',
+    'action[redirect]': 'false',
+    'action[redirect_url]': '',
+    'action[success_message]': 'Thank you!',
+    'action[show_confirmation_page]': 'true',
+    'options[collect_phone]': 'true',
+    'social_links[facebook]': 'https://facebook.com/school',
+    'social_links[twitter]': 'https://x.com/school',
+    'social_links[instagram]': 'https://instagram.com/school',
+    business_id: DEMO_MERCHANT.id,
+    website_url: 'https://school.example',
+  };
+
+  it('creates one from a multipart form with a cover photo (booleans as text), and serves the photo', async () => {
+    const { status, body } = await call('POST', '/api/v1/payment_links/donation', form(fields, PNG));
+    expect(status).toBe(201);
+    conforms(success(DonationLink), body);
+    expect(body.data).toMatchObject({ type: 'donation', options: { collectPhone: true }, websiteUrl: 'https://school.example', socialLinks: { twitter: 'https://x.com/school' }, sessions: [] });
+    const image = await fetch(body.data.image);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    const listed = await call('GET', '/api/v1/payment_links?page_size=100');
+    expect(listed.body.data.find((l: { id: string }) => l.id === body.data.id)).toMatchObject({ type: 'donation', webSiteUrl: 'https://school.example' });
+  });
+
+  it.each([
+    ['no title', { ...fields, title: '' }, PNG, 'title'],
+    ['a boolean that is not true or false', { ...fields, 'options[collect_phone]': 'yes' }, PNG, 'options[collect_phone]'],
+    ['a cover photo that is not an image', fields, new Blob(['<script>'], { type: 'text/html' }), 'cover_photo'],
+  ])('refuses %s', async (_name, given, photo, field) => {
+    const response = await call('POST', '/api/v1/payment_links/donation', form(given, photo));
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('updates one with JSON: 200, no message', async () => {
+    const created = (await call('POST', '/api/v1/payment_links/donation', form(fields))).body.data;
+    const { status, body } = await call('PUT', '/api/v1/payment_links/donation', {
+      id: created.id,
+      is_active: true,
+      description: 'Nearly there',
+      social_links: { instagram: '' },
+      website_url: 'https://school.example/roof',
+    });
+    expect(status).toBe(200);
+    conforms(success(DonationLink), body);
+    expect(body.message).toBeUndefined();
+    expect(body.data).toMatchObject({ description: 'Nearly there', websiteUrl: 'https://school.example/roof', socialLinks: { instagram: '', twitter: 'https://x.com/school' } });
+  });
+});
+
+describe('activating and deactivating', () => {
+  it('switches a link with { is_active }, and a deactivated link refuses payments', async () => {
+    const link = (await call('POST', '/api/v1/payment_links/standard', standard())).body.data;
+    const off = await call('PUT', `/api/v1/payment_links/${link.id}/status`, { is_active: false });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ status: 'success', statusCode: 200, message: expect.stringMatching(/status updated/) });
+    const pay = (reference: string) =>
+      call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: '61.00', payment_link: link.slug }, 'public');
+    const refused = await pay('link-off-1');
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/deactivated: it cannot receive payments/);
+    await call('PUT', `/api/v1/payment_links/${link.id}/status`, { is_active: true });
+    expect((await pay('link-on-1')).status).toBe(201);
+    expect((await call('PUT', `/api/v1/payment_links/${link.id}/status`, { is_active: 'no' })).status).toBe(400);
+    expect((await call('PUT', `/api/v1/payment_links/${link.id}/status`, {}, 'public')).status).toBe(401);
+  });
+});
