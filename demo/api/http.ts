@@ -18,7 +18,7 @@ export class HttpError extends Error {
 /** Public endpoints answer any merchant origin; nothing rides on cookies. */
 export function cors(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-allow-methods', 'GET, POST, PUT, OPTIONS');
+  res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
   res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization');
   res.setHeader('access-control-max-age', '600');
 }

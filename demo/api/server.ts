@@ -13,6 +13,8 @@ import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
 import { FaultInjector, type Call } from './faults.ts';
 import { WebhookSender } from './webhooks.ts';
 import { linkRoutes } from './link-routes.ts';
+import { payoutRoutes } from './payout-routes.ts';
+import { PayoutStore } from './payouts.ts';
 import { LinkStore } from './links.ts';
 import type { FormFile } from './multipart.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
@@ -43,6 +45,7 @@ export interface StubApi {
   /** Requests served, by "METHOD /path" (path parameters kept), for tests to count. */
   requests: string[];
   links: LinkStore;
+  payouts: PayoutStore;
   /** Present when started with `faults: true`. */
   faults?: FaultInjector;
   webhooks: WebhookSender;
@@ -70,6 +73,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   let origin = '';
   const links = new LinkStore(() => origin);
   const files = new Map<string, FormFile>();
+  const payouts = new PayoutStore(store);
   /** True when an injected fault answered instead of the route (test keys only). */
   const faulted = (call: Call, mode: KeyMode, req: IncomingMessage, res: ServerResponse) =>
     faults && mode === 'test' ? faults.apply(call, req, res) : Promise.resolve(false);
@@ -128,6 +132,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       res.end(file);
       return;
     }
+    if (await payoutRoutes({ payouts, secretKey: authenticateSecret, parse }, req, res, path, query)) return;
     if (await linkRoutes({ links, files, publicKey: authenticate, secretKey: authenticateSecret, parse, origin: () => origin }, req, res, path, query)) {
       return;
     }
@@ -225,6 +230,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
   return {
     url: origin,
     links,
+    payouts,
     server,
     store,
     requests,

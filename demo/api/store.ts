@@ -6,7 +6,7 @@ import { formatUnits, toUnits, unitsToNumber } from '../../src/wire/money.ts';
 import { paymentVersion, type Coin, type DepositKind, type PaymentStatus, type Transaction, type Verification } from '../../src/wire/schemas.ts';
 import { NETWORK, type Merchant } from './catalog.ts';
 import { HttpError } from './http.ts';
-import { quote, type Quote } from './quote.ts';
+import { quote, QUOTE_DECIMALS, type Quote } from './quote.ts';
 
 export interface InitializeRequest {
   reference: string;
@@ -131,6 +131,17 @@ export class PaymentStore {
       watchers.add(done);
       signal.addEventListener('abort', done);
     });
+  }
+
+  /** What a merchant's payments in `symbol` have brought in, in units at QUOTE_DECIMALS. */
+  collected(merchant: Merchant, mode: KeyMode, symbol: string): bigint {
+    let total = 0n;
+    for (const payment of this.payments.values()) {
+      if (payment.merchant === merchant && payment.mode === mode && payment.request.coin.symbol === symbol) {
+        total += payment.paid * 10n ** BigInt(QUOTE_DECIMALS - payment.quote.decimals);
+      }
+    }
+    return total;
   }
 
   /** Long polls being held now. */

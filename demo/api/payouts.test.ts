@@ -1,0 +1,132 @@
+// Contract tests for bank payouts: each endpoint, valid and invalid, secret key only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REQUIRED_FIELDS } from '../../src/wire/payouts.ts';
+import { ErrorBody } from '../../src/wire/schemas.ts';
+import { DEMO_MERCHANT } from './catalog.ts';
+import { startStubApi, type StubApi } from './server.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let api: StubApi;
+beforeAll(async () => {
+  api = await startStubApi();
+});
+afterAll(() => api.close());
+
+async function call(method: string, path: string, body?: unknown, key = secretKey) {
+  const headers: Record<string, string> = key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(api.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}
+
+const ACCOUNTS = {
+  USD: {
+    bank_name: 'JPMorgan Chase Bank', account_name: 'Harbour Coffee LLC', account_number: '000123456789', currency: 'USD', country: 'united states',
+    account_type: 'personal', routing_number: '021000021', city: 'Brooklyn', state: 'NY', address: '12 Water St', postal_code: '11201',
+  },
+  NGN: { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos', default: true },
+  GHS: {
+    bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana',
+    city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123',
+  },
+} as const;
+
+describe('registering bank accounts', () => {
+  it.each(Object.keys(ACCOUNTS) as Array<keyof typeof ACCOUNTS>)('adds a %s account with the fields the spec requires for it', async (currency) => {
+    const { status, body } = await call('POST', '/api/v1/bank/payouts', ACCOUNTS[currency]);
+    expect(status).toBe(201);
+    expect(body.data).toMatchObject({ id: expect.any(String), currency, account_number: ACCOUNTS[currency].account_number });
+  });
+
+  const cases = (Object.keys(REQUIRED_FIELDS) as Array<keyof typeof ACCOUNTS>).flatMap((currency) => REQUIRED_FIELDS[currency].map((field) => [currency, field] as const));
+  it.each(cases)('refuses a %s account without %s, naming it', async (currency, field) => {
+    const body: Record<string, unknown> = { ...ACCOUNTS[currency] };
+    delete body[field];
+    const response = await call('POST', '/api/v1/bank/payouts', body);
+    expect(response.status).toBe(400);
+    expect(ErrorBody.safeParse(response.body).success).toBe(true);
+    expect(response.body.errors).toContainEqual({ field, message: `expected ${field} for a ${currency} payout, received nothing` });
+  });
+
+  it.each([
+    ['a field another currency uses', { ...ACCOUNTS.NGN, routing_number: '021000021' }, 'routing_number'],
+    ['a country that does not match the currency', { ...ACCOUNTS.NGN, country: 'ghana' }, 'country'],
+    ['a country in capitals', { ...ACCOUNTS.NGN, country: 'Nigeria' }, 'country'],
+    ['a bank code of no bank there', { ...ACCOUNTS.NGN, bank_code: '999' }, 'bank_code'],
+    ['an unsupported currency', { ...ACCOUNTS.NGN, currency: 'EUR' }, 'currency'],
+    ['a number for a text field', { ...ACCOUNTS.NGN, account_number: 690000031 }, 'account_number'],
+  ])('refuses %s', async (_name, body, field) => {
+    const response = await call('POST', '/api/v1/bank/payouts', body);
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+});
+
+describe('managing them', () => {
+  it('lists ids, reads one, updates it, and deletes by ids all-or-nothing', async () => {
+    const a = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN)).body.data;
+    const b = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.GHS)).body.data;
+    const list = await call('GET', '/api/v1/bank/payouts');
+    expect(list.body.data).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect((await call('GET', `/api/v1/bank/payouts/${a.id}`)).body.data).toMatchObject({ id: a.id, bank_code: '044' });
+    const patched = await call('PATCH', `/api/v1/bank/payouts/${b.id}`, { city: 'Kumasi' });
+    expect(patched.body.data).toMatchObject({ city: 'Kumasi', currency: 'GHS' });
+    expect((await call('PATCH', `/api/v1/bank/payouts/${b.id}`, { country: 'nigeria' })).status).toBe(400);
+    expect((await call('DELETE', '/api/v1/bank/payouts', { ids: [a.id, 'no-such-id'] })).status).toBe(404);
+    expect((await call('GET', `/api/v1/bank/payouts/${a.id}`)).status).toBe(200); // nothing deleted
+    expect((await call('DELETE', '/api/v1/bank/payouts', { ids: [a.id, b.id] })).body.data).toEqual({ deleted: [a.id, b.id] });
+    expect((await call('GET', `/api/v1/bank/payouts/${a.id}`)).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/bank/payouts', { ids: [] })).status).toBe(400);
+  });
+
+  it('answers countries, currencies, banks of a country and the rate', async () => {
+    expect((await call('GET', '/api/v1/bank/payouts/countries')).body.data).toContainEqual({ country: 'nigeria', currency: 'NGN' });
+    expect((await call('GET', '/api/v1/bank/payouts/currencies')).body.data).toEqual(['USD', 'NGN', 'GHS']);
+    expect((await call('GET', '/api/v1/bank?country=nigeria')).body.data).toContainEqual({ name: 'Access Bank', code: '044' });
+    expect((await call('GET', '/api/v1/bank?country=atlantis')).status).toBe(400);
+    expect((await call('GET', '/api/v1/bank/payouts/rate?coin=USDT&currency=NGN')).body.data).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1550 });
+    const bad = await call('GET', '/api/v1/bank/payouts/rate?coin=XRP&currency=JPY');
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['coin', 'currency']);
+  });
+
+  it('takes secret keys only: a public key gets 401 on every bank endpoint', async () => {
+    for (const [method, path] of [['GET', '/api/v1/bank/payouts'], ['POST', '/api/v1/bank/payouts'], ['GET', '/api/v1/bank?country=ghana'], ['POST', '/api/v1/bank/payouts/initiate']]) {
+      expect((await call(method, path, method === 'POST' ? {} : undefined, publicKey)).status).toBe(401);
+    }
+  });
+});
+
+describe('initiating a payout', () => {
+  it('pays out USDT up to the balance that payments built up, keeping reference and metadata', async () => {
+    const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN)).body.data;
+    const initiate = (body: Record<string, unknown>) => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', ...body });
+    const none = await initiate({ amount: 1 });
+    expect(none.status).toBe(409);
+    expect(none.body.message).toMatch(/more than the balance of 0 USDT/);
+
+    // A customer pays 10 USD in USDT: 10.1 USDT with the fee.
+    const pay = (path: string, body: unknown) => call('POST', path, body, publicKey);
+    await pay('/api/v1/transaction/initialize', { reference: 'payout-src', coin: 'USDT', currency: 'USD', amount: 10 });
+    await pay('/api/v1/sandbox/deposit', { reference: 'payout-src', kind: 'exact' });
+
+    const done = await initiate({ amount: 4.5, reference: 'po-1', metadata: { invoice: 77 } });
+    expect(done.status).toBe(201);
+    expect(done.body.data).toMatchObject({ coin: 'USDT', amount: 4.5, currency: 'NGN', fiat_amount: 6975, reference: 'po-1', metadata: { invoice: 77 }, status: 'processing' });
+    expect((await initiate({ amount: 5.61 })).body.message).toMatch(/more than the balance of 5.6 USDT/);
+    expect((await initiate({ amount: 5.6, reference: 'po-1' })).status).toBe(409);
+    expect((await initiate({ amount: 5.6 })).status).toBe(201);
+  });
+
+  it.each([
+    ['another coin', { coin: 'BUSD', amount: 1 }, /only USDT is paid out; swap your BUSD to USDT first/],
+    ['no amount', { coin: 'USDT' }, /amount: expected an amount greater than 0/],
+    ['a negative amount', { coin: 'USDT', amount: -1 }, /amount: expected an amount greater than 0/],
+    ['too many decimals', { coin: 'USDT', amount: 0.0000001 }, /at most 6 decimal places/],
+    ['an unknown bank payout', { coin: 'USDT', amount: 1, payout_bank_id: 'nope' }, /No bank payout nope/],
+  ])('refuses %s', async (_name, body, message) => {
+    const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.USD)).body.data;
+    const response = await call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, ...body });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.body.message).toMatch(message);
+  });
+});
