@@ -31,6 +31,13 @@ test('the package imports as an ES module with types, touching nothing on import
   expect(typeof module.ServiceCheckout).toBe('function');
   const types = readFileSync(new URL('../build/src/index.d.ts', import.meta.url), 'utf8');
   expect(types).toContain('ServiceCheckout');
+  const serverName = 'service-checkout/server';
+  const server = (await import(serverName)) as typeof import('../src/server/index.ts');
+  expect(typeof server.ServiceClient).toBe('function');
+  expect(typeof server.verifyWebhook).toBe('function');
+  // …and none of the server side is in the browser bundle.
+  const bundle = readFileSync(BUNDLE, 'utf8');
+  for (const marker of ['x-service-signature', 'ServiceClient', 'timingSafeEqual']) expect(bundle).not.toContain(marker);
   const declared = readFileSync(new URL('../build/src/service-checkout.d.ts', import.meta.url), 'utf8');
   expect(declared).toMatch(/export declare function ServiceCheckout\(input: ServiceCheckoutOptions\): CheckoutHandle;/);
 });

@@ -92,6 +92,9 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     return { merchant, mode };
   }
 
+  /** Initialize and verify: the widget's public key, or a merchant server's secret key. */
+  const eitherKey = (req: IncomingMessage) => (req.headers.authorization ? authenticateSecret(req) : authenticate(req));
+
   /** Secret endpoints: `Authorization: Bearer sk_…`, from merchant servers only. */
   function authenticateSecret(req: IncomingMessage): { merchant: Merchant; mode: KeyMode } {
     const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
@@ -142,7 +145,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       return sendJson(res, 200, { status: 'success', statusCode: 200, message: 'Coins retrieved', data: COINS[mode] });
     }
     if (method === 'POST' && path === '/api/v1/transaction/initialize') {
-      const { merchant, mode } = authenticate(req);
+      const { merchant, mode } = eitherKey(req);
       const body = parse(InitializeBody, await readJson(req));
       if (await faulted('initialize', mode, req, res)) return;
       if (body.payment_link !== undefined) {
@@ -174,7 +177,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     }
     const verify = /^\/api\/v1\/transaction\/verify\/([^/]+)$/.exec(path);
     if (method === 'GET' && verify) {
-      const { merchant, mode } = authenticate(req);
+      const { merchant, mode } = eitherKey(req);
       const reference = decodeURIComponent(verify[1]);
       if (!REFERENCE_PATTERN.test(reference)) throw new HttpError(400, `reference: ${JSON.stringify(reference)} is not a valid reference`);
       const wait = longPollOf(query);

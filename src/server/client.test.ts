@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
+import { startStubApi, type StubApi } from '../../demo/api/server.ts';
+import { ServiceClient, ServiceError } from './client.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let api: StubApi;
+let client: ServiceClient;
+beforeAll(async () => {
+  api = await startStubApi();
+  client = new ServiceClient({ publicKey, secretKey, baseUrl: api.url });
+});
+afterAll(() => api.close());
+
+const deposit = (reference: string) =>
+  fetch(api.url + '/api/v1/sandbox/deposit', {
+    method: 'POST',
+    headers: { 'x-api-key': publicKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ reference, kind: 'exact' }),
+  });
+
+async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
+}
+
+describe('the server SDK', () => {
+  it.each([
+    ['a public key as the secret', { publicKey, secretKey: publicKey }],
+    ['a secret key as the public', { publicKey: secretKey, secretKey }],
+    ['a test key with a live key', { publicKey, secretKey: DEMO_MERCHANT.keys.live.secretKey }],
+  ])('refuses to be built with %s', (_name, keys) => {
+    expect(() => new ServiceClient({ ...keys, baseUrl: 'http://127.0.0.1:1' })).toThrow(TypeError);
+  });
+
+  it('initializes a payment from camelCase inputs with the secret key, and verifies it', async () => {
+    const tx = await client.initializePayment({
+      reference: 'sdk-1',
+      customerName: 'Ada Lovelace',
+      customerEmail: 'ada@example.com',
+      coin: 'USDC',
+      currency: 'GBP',
+      amount: '7.90',
+      acceptPartialPayment: true,
+      metadata: { order: 1 },
+    });
+    expect(tx).toMatchObject({ reference: 'sdk-1', customerName: 'Ada Lovelace', coin: 'USDC', acceptPartialPayment: true, cryptoAmount: 10.1 });
+    await deposit('sdk-1');
+    expect(await client.verifyPayment('sdk-1')).toMatchObject({ status: 'confirmed', metadata: { order: 1 } });
+  });
+
+  it('turns a refusal into a ServiceError with the status and the fields', async () => {
+    const error = await refusal(client.initializePayment({ coin: 'USDT', currency: 'USD', amount: 'ten', reference: 'sdk-2' }));
+    expect(error.status).toBe(400);
+    expect(error.fields.map((f) => f.field)).toEqual(['amount']);
+    expect(error.message).toMatch(/initialize answered 400/);
+  });
+
+  it('makes, reads, lists and switches off payment links; an inactive link refuses payments', async () => {
+    const price = [...api.links.prices.values()].find((p) => p.currency === 'USD')!;
+    const link = await client.paymentLinks.createStandard({ title: 'One bag', cart: [{ price_id: price.id, quantity: 1 }] });
+    expect((await client.paymentLinks.getBySlug(link.slug)).businessName).toBe(DEMO_MERCHANT.businessName);
+    expect((await client.paymentLinks.getById(link.id)).linkType).toBe('standard');
+    expect((await client.paymentLinks.list(1, 100)).data.map((l) => l.id)).toContain(link.id);
+    await client.paymentLinks.setActive(link.id, false);
+    const error = await refusal(client.initializePayment({ coin: 'USDT', currency: 'USD', amount: price.amount, reference: 'sdk-3', paymentLink: link.slug }));
+    expect(error.status).toBe(409);
+    const donation = await client.paymentLinks.createDonation({ title: 'Roof', 'options[collect_phone]': true });
+    expect((await client.paymentLinks.updateDonation({ id: donation.id, description: 'Nearly there' })).description).toBe('Nearly there');
+  });
+
+  it('registers a bank account and pays out collected USDT', async () => {
+    await client.initializePayment({ reference: 'sdk-4', coin: 'USDT', currency: 'USD', amount: 20 });
+    await deposit('sdk-4');
+    const bank = await client.bankPayouts.add({
+      bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos',
+    });
+    expect(await client.bankPayouts.list()).toContain(bank.id);
+    expect(await client.bankPayouts.rate('USDT', 'NGN')).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1550 });
+    expect(await client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'USDT', amount: 20 })).toMatchObject({ fiat_amount: 31000, status: 'processing' });
+    expect((await refusal(client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'DAI', amount: 1 }))).message).toMatch(/swap your DAI to USDT first/);
+  });
+
+  it('registers its webhook URL', async () => {
+    await client.registerWebhook('http://127.0.0.1:9/hook');
+    expect(api.webhooks.urlOf(DEMO_MERCHANT, 'test')).toBe('http://127.0.0.1:9/hook');
+  });
+});

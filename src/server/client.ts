@@ -1,0 +1,158 @@
+// The server SDK: every call of the spec from a merchant server, typed, with each response
+// checked against the same schemas the sandbox and the widget use. Constructed with the
+// public and the secret key, as the spec's SDK is; the secret key never leaves the server.
+import type * as z from 'zod/mini';
+import { fieldErrors, type FieldError } from '../wire/field-errors.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../wire/links.ts';
+import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../wire/links.ts';
+import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../wire/payouts.ts';
+import { ErrorBody, success as successOf, TransactionResponse, VerificationResponse } from '../wire/schemas.ts';
+import type { CoinSymbol, Currency } from '../wire/fields.ts';
+
+export class ServiceError extends Error {
+  override name = 'ServiceError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly fields: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The spec's initialization inputs, in the SDK's camelCase. */
+export interface InitializePaymentInput {
+  reference?: string | number;
+  customerName?: string;
+  customerEmail?: string;
+  coin: CoinSymbol;
+  currency: Currency;
+  amount: string | number;
+  acceptPartialPayment?: boolean;
+  metadata?: Record<string, unknown>;
+  /** Ours: the payment link being paid. */
+  paymentLink?: string;
+}
+
+type In<S extends z.core.$ZodType> = z.input<S>;
+type AnySchema = z.ZodMiniType;
+
+export interface ServiceClientOptions {
+  publicKey: string;
+  secretKey: string;
+  /** The service's base URL, e.g. the sandbox's http://127.0.0.1:4010. */
+  baseUrl: string;
+  fetch?: typeof fetch;
+}
+
+export class ServiceClient {
+  readonly publicKey: string;
+  private readonly secretKey: string;
+  private readonly root: string;
+  private readonly fetcher: typeof fetch;
+
+  constructor({ publicKey, secretKey, baseUrl, fetch: fetcher = fetch }: ServiceClientOptions) {
+    if (!/^sk_(test|live)_/.test(secretKey)) throw new TypeError('ServiceClient: secretKey must be a secret key (sk_test_… or sk_live_…)');
+    if (!/^pk_(test|live)_/.test(publicKey)) throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
+    if (publicKey.split('_')[1] !== secretKey.split('_')[1]) throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
+    this.publicKey = publicKey;
+    this.secretKey = secretKey;
+    this.root = baseUrl.replace(/\/+$/, '') + '/api/v1/';
+    this.fetcher = fetcher;
+  }
+
+  /** Sends with the secret key; validates the answer with `schema` (undefined: the envelope only). */
+  private async call<S extends AnySchema | undefined>(method: string, path: string, schema: S, body?: unknown): Promise<S extends AnySchema ? z.output<S> : Record<string, unknown>> {
+    const where = `${method} ${this.root}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.secretKey}` };
+    let payload: BodyInit | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const response = await this.fetcher(this.root + path, { method, headers, body: payload });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new ServiceError(`${where}: the response is not JSON`, response.status);
+    }
+    if (!response.ok) {
+      const error = ErrorBody.safeParse(json);
+      throw new ServiceError(`${where} answered ${response.status}: ${error.success ? error.data.message : 'no error message'}`, response.status, error.success ? error.data.errors : []);
+    }
+    if (!schema) return json as never;
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new ServiceError(`${where}: unexpected response (${fieldErrors(parsed.error).slice(0, 3).map((f) => `${f.field}: ${f.message}`).join('; ')})`, response.status);
+    }
+    return parsed.data as never;
+  }
+
+  private data = async <T>(answer: Promise<{ data: T }>) => (await answer).data;
+
+  /** POST /transaction/initialize, from the server (secret key); camelCase in, the payment transaction out. */
+  initializePayment(input: InitializePaymentInput) {
+    return this.data(
+      this.call('POST', 'transaction/initialize', TransactionResponse, {
+        reference: input.reference,
+        customer_name: input.customerName,
+        customer_email: input.customerEmail,
+        coin: input.coin,
+        currency: input.currency,
+        amount: input.amount,
+        accept_partial_payment: input.acceptPartialPayment ?? false,
+        metadata: input.metadata,
+        payment_link: input.paymentLink,
+      }),
+    );
+  }
+
+  verifyPayment(reference: string | number) {
+    return this.data(this.call('GET', `transaction/verify/${encodeURIComponent(String(reference))}`, VerificationResponse));
+  }
+
+  /** Where DEPOSIT_TRANSACTION events go. */
+  registerWebhook(url: string) {
+    return this.call('PUT', 'webhook', undefined, { url });
+  }
+
+  readonly paymentLinks = {
+    list: (page = 1, pageSize = 10) => this.call('GET', `payment_links?page=${page}&page_size=${pageSize}`, LinkList),
+    /** GET /payment_links/pay/:slug, in the spec's by-slug shape. */
+    getBySlug: (slug: string) => this.data(this.call('GET', `payment_links/pay/${encodeURIComponent(slug)}`, successOf(LinkBySlug))),
+    /** GET /payment_links/pay/:linkId, in the spec's by-id shape. */
+    getById: (id: string) => {
+      if (!isUuid(id)) throw new TypeError(`paymentLinks.getById: expected a link UUID, received ${JSON.stringify(id)}`);
+      return this.data(this.call('GET', `payment_links/pay/${id}`, successOf(LinkById)));
+    },
+    createStandard: (body: In<typeof StandardLinkBody>) => this.data(this.call('POST', 'payment_links/standard', successOf(StandardLinkCreated), body)),
+    updateStandard: (body: In<typeof StandardLinkUpdateBody>) => this.data(this.call('PUT', 'payment_links/standard', successOf(StandardLinkCreated), body)),
+    /** A multipart form as the spec shows it: text fields (booleans as true/false) and a cover photo. */
+    createDonation: (fields: Record<string, string | boolean>, coverPhoto?: Blob) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, String(value));
+      if (coverPhoto) form.append('cover_photo', coverPhoto, 'cover');
+      return this.data(this.call('POST', 'payment_links/donation', successOf(DonationLink), form));
+    },
+    updateDonation: (body: In<typeof DonationLinkUpdateBody>) => this.data(this.call('PUT', 'payment_links/donation', successOf(DonationLink), body)),
+    setActive: (id: string, active: boolean) => this.call('PUT', `payment_links/${encodeURIComponent(id)}/status`, undefined, { is_active: active }),
+  };
+
+  readonly bankPayouts = {
+    add: (body: In<typeof PayoutBody>) => this.call('POST', 'bank/payouts', undefined, body).then((r) => r.data as Record<string, unknown>),
+    list: () => this.call('GET', 'bank/payouts', undefined).then((r) => r.data as string[]),
+    get: (id: string) => this.call('GET', `bank/payouts/${encodeURIComponent(id)}`, undefined).then((r) => r.data as Record<string, unknown>),
+    update: (id: string, body: In<typeof PayoutFields>) => this.call('PATCH', `bank/payouts/${encodeURIComponent(id)}`, undefined, body).then((r) => r.data as Record<string, unknown>),
+    delete: (ids: string[]) => this.call('DELETE', 'bank/payouts', undefined, { ids }).then((r) => r.data as { deleted: string[] }),
+    countries: () => this.call('GET', 'bank/payouts/countries', undefined).then((r) => r.data as Array<{ country: string; currency: string }>),
+    currencies: () => this.call('GET', 'bank/payouts/currencies', undefined).then((r) => r.data as string[]),
+    banks: (country: string) => this.call('GET', `bank?country=${encodeURIComponent(country)}`, undefined).then((r) => r.data as Array<{ name: string; code: string }>),
+    rate: (coin: string, currency: string) =>
+      this.call('GET', `bank/payouts/rate?coin=${encodeURIComponent(coin)}&currency=${encodeURIComponent(currency)}`, undefined).then((r) => r.data as { coin: string; currency: string; rate: number }),
+    initiate: (body: In<typeof InitiatePayoutBody>) => this.call('POST', 'bank/payouts/initiate', undefined, body).then((r) => r.data as Record<string, unknown>),
+  };
+}
+
