@@ -39,3 +39,26 @@ function payWithService(event) {
 }
 
 form.addEventListener('submit', payWithService);
+
+// The other way in: our server creates the payment (with its secret key and its own
+// amount), and the page opens the checkout on that payment's reference.
+document.getElementById('pay-server').addEventListener('click', async () => {
+  const data = new FormData(form);
+  const response = await fetch('/orders', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: data.get('amount'), currency: data.get('currency'), email: data.get('email') }),
+  });
+  const order = await response.json();
+  if (!response.ok) return record('error', { message: order.message });
+  ServiceCheckout({
+    key: new URLSearchParams(location.search).get('key') || form.dataset.key,
+    amount: order.amount,
+    currency: order.currency,
+    reference: order.reference,
+    email: data.get('email'),
+    onSuccess: (payment) => record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid }),
+    onError: (error) => record('error', { code: error.code, message: error.message }),
+    onClose: (info) => record('close', info),
+  });
+});

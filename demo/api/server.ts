@@ -12,6 +12,7 @@ import type * as z from 'zod/mini';
 import { COINS, DEMO_MERCHANT, type Merchant } from './catalog.ts';
 import { FaultInjector, type Call } from './faults.ts';
 import { WebhookSender } from './webhooks.ts';
+import { hostedRoutes } from './hosted.ts';
 import { linkRoutes } from './link-routes.ts';
 import { payoutRoutes } from './payout-routes.ts';
 import { PayoutStore } from './payouts.ts';
@@ -135,6 +136,7 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
       res.end(file);
       return;
     }
+    if (await hostedRoutes({ links, payments: store }, req, res, path)) return;
     if (await payoutRoutes({ payouts, secretKey: authenticateSecret, parse }, req, res, path, query)) return;
     if (await linkRoutes({ links, files, publicKey: authenticate, secretKey: authenticateSecret, parse, origin: () => origin }, req, res, path, query)) {
       return;

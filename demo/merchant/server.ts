@@ -5,6 +5,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { ServiceClient, ServiceError } from '../../src/server/client.ts';
 import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type DepositEvent } from '../../src/server/webhook.ts';
 
 /** Where the merchant backend takes DEPOSIT_TRANSACTION deliveries. */
@@ -86,9 +88,35 @@ export async function startMerchantSite(options: {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
   }
 
+  /**
+   * The second way to integrate: the merchant's server creates the payment with the SDK
+   * (secret key, server-side amount) and the page opens the widget on its reference.
+   */
+  const service = options.secretKey ? new ServiceClient({ publicKey: options.publicKey, secretKey: options.secretKey, baseUrl: options.apiUrl }) : undefined;
+  async function createOrder(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    const reply = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (!service) return reply(501, { message: 'This shop has no secret key to create payments with' });
+    try {
+      const { amount, currency, email } = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+      const payment = await service.initializePayment({
+        reference: 'order_' + randomBytes(6).toString('hex'),
+        coin: 'USDT',
+        currency,
+        amount,
+        customerEmail: email || undefined,
+      });
+      reply(201, { reference: payment.reference, amount, currency });
+    } catch (error) {
+      reply(error instanceof ServiceError ? error.status : 400, { message: (error as Error).message });
+    }
+  }
+
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://shop').pathname;
     if (req.method === 'POST' && path === WEBHOOK_PATH) return receiveWebhook(req, res);
+    if (req.method === 'POST' && path === '/orders') return createOrder(req, res);
     const order = /^\/orders\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && order) {
       const found = orders.get(decodeURIComponent(order[1]));

@@ -1,0 +1,103 @@
+import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
+import { ServiceClient } from '../src/server/client.ts';
+import { expect, modal, test } from './support/fixtures.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const PNG = new Blob(
+  [Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')],
+  { type: 'image/png' },
+);
+
+test('a standard cart link: adjust a quantity, pay through the widget, see the success message', async ({ page, servers }) => {
+  const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
+  const prices = [...servers.api.links.prices.values()].filter((p) => p.currency === 'USD');
+  const beans = prices.find((p) => p.product.name.startsWith('Single'))!;
+  const mug = prices.find((p) => p.product.name === 'Enamel mug')!;
+  const link = await client.paymentLinks.createStandard({
+    title: 'Office coffee',
+    description: 'Beans and a mug',
+    options: { collect_phone: true },
+    action: { show_confirmation_page: true, success_message: 'Thanks, your coffee is on its way' },
+    cart: [
+      { price_id: beans.id, quantity: 2, quantity_adjustable: true },
+      { price_id: mug.id, quantity: 1, quantity_adjustable: false },
+    ],
+  });
+  await page.goto(link.url);
+  await expect(page.getByRole('heading', { name: 'Office coffee' })).toBeVisible();
+  await expect(page.locator('#total')).toHaveText('61.00 USD');
+  await page.getByLabel('Quantity of Single-origin beans, 1 kg').fill('3');
+  await expect(page.locator('#total')).toHaveText('85.50 USD');
+  await page.getByLabel('E-mail').fill('ada@example.com');
+  await page.getByLabel('Phone').fill('+234 800 000 0000');
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+
+  const dialog = modal(page);
+  await expect(dialog.locator('[data-amount]')).toHaveText('86.355 USDT'); // 85.50 + 1%, worked out by the server
+  await dialog.getByRole('button', { name: 'Full' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByRole('heading', { name: 'Thanks, your coffee is on its way' })).toBeVisible();
+
+  // The link shows in the merchant's list, and its payment reached the merchant's webhook.
+  expect((await client.paymentLinks.list(1, 100)).data.map((l) => l.id)).toContain(link.id);
+  const paid = [...servers.api.webhooks.deliveries].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
+  expect(paid, 'a DEPOSIT_TRANSACTION for the link').toBeDefined();
+  expect(JSON.parse(paid!.body).data.metadata).toMatchObject({ payment_link: link.slug, phone: '+234 800 000 0000' });
+});
+
+test('a donation link: cover and social links, an amount the donor chooses, then its redirect', async ({ page, servers }) => {
+  const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
+  const link = await client.paymentLinks.createDonation(
+    {
+      title: 'Rebuild the school roof',
+      description: 'Every bit helps',
+      'social_links[twitter]': 'https://x.com/school',
+      'action[redirect]': true,
+      'action[redirect_url]': servers.shop.url + '/blank.html',
+      'action[success_message]': 'Thank you',
+      website_url: 'https://school.example',
+    },
+    PNG,
+  );
+  await page.goto(link.url);
+  await expect(page.locator('img.cover')).toHaveAttribute('src', link.image);
+  await expect(page.getByRole('link', { name: 'twitter' })).toHaveAttribute('href', 'https://x.com/school');
+  await page.getByLabel('Amount').fill('15');
+  await page.getByLabel('Currency').selectOption('EUR');
+  await page.getByLabel('E-mail').fill('ada@example.com');
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  const dialog = modal(page);
+  await expect(dialog.locator('[data-amount]')).toHaveText('16.467392 USDT'); // 15 / 0.92 → 16.304348, + 0.163044
+  await dialog.getByRole('button', { name: 'Full' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(page).toHaveURL(servers.shop.url + '/blank.html');
+});
+
+test('a deactivated link shows it cannot take payments, and refuses one if asked', async ({ page, servers }) => {
+  const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
+  const link = await client.paymentLinks.createStandard({ title: 'Closed sale', charge: { amount: '5.00', currency: 'USD' } });
+  await client.paymentLinks.setActive(link.id, false);
+  const response = await page.goto(link.url);
+  expect(response!.status()).toBe(410);
+  await expect(page.getByRole('alert')).toHaveText('This payment link is not active: it cannot take payments.');
+  await expect(page.getByRole('button', { name: 'Pay', exact: true })).toHaveCount(0);
+  const attempt = await page.request.post(`${servers.api.url}/pay/${link.slug}/checkout`, { data: { email: 'ada@example.com' } });
+  expect(attempt.status()).toBe(409);
+  expect((await attempt.json()).message).toMatch(/deactivated/);
+});
+
+test('the shop\'s server makes the payment with the SDK; the page opens the widget on it', async ({ page, servers }) => {
+  await page.goto(servers.shop.url + '/');
+  await page.fill('input[name=amount]', '40.00');
+  await page.selectOption('select[name=currency]', 'GBP');
+  await page.fill('input[name=email]', 'ada@example.com');
+  await page.getByRole('button', { name: 'Pay, with the order made by our server' }).click();
+  const dialog = modal(page);
+  await expect(dialog.locator('[data-amount]')).toHaveText('51.139242 USDT'); // 40 / 0.79 → 50.632912, + 0.506330, both rounded up
+  await dialog.getByRole('button', { name: 'Full' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  const events = await page.evaluate(() => (window as unknown as { shopEvents: Array<{ name: string; detail: { reference: string } }> }).shopEvents);
+  expect(events.map((e) => e.name)).toEqual(['success', 'close']);
+  expect(events[0].detail.reference).toMatch(/^order_[0-9a-f]{12}$/);
+  await expect.poll(() => servers.shop.orders.get(events[0].detail.reference)?.paid).toBe(true);
+});
