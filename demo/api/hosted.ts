@@ -34,7 +34,7 @@ function page(ctx: HostedContext, link: Link): string {
   const body = !link.isActive
     ? `<p class="off" role="alert">This payment link is not active: it cannot take payments.</p>`
     : `
-    ${link.type === 'donation' ? donationFields(link) : ''}
+    ${link.type === 'donation' ? donationFields() : ''}
     ${cart.length ? `<table><thead><tr><th>Item</th><th>Price</th><th>Quantity</th></tr></thead><tbody>${cart
       .map(
         (item) => `<tr><td><b>${esc(item.product.name)}</b><br><small>${esc(item.product.description)}</small></td>
@@ -79,7 +79,7 @@ function page(ctx: HostedContext, link: Link): string {
 </html>`;
 }
 
-function donationFields(link: Link): string {
+function donationFields(): string {
   return `<label class="amount">Amount
     <input name="amount" form="pay" inputmode="decimal" required aria-describedby="amount-hint">
     <select name="currency" form="pay" aria-label="Currency">${CURRENCIES.map((c) => `<option>${c}</option>`).join('')}</select>

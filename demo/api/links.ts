@@ -93,6 +93,14 @@ export class LinkStore {
     return link;
   }
 
+  /** The merchant's own link of that type, for an update. */
+  private editable(merchant: Merchant, mode: KeyMode, id: string, type: Link['type']): Link {
+    const link = this.own(merchant, mode, id);
+    if (link.type !== type) throw new HttpError(400, `Link ${id} is a ${link.type} link`);
+    link.updatedAt = now();
+    return link;
+  }
+
   find(idOrSlug: string): Link | undefined {
     return this.links.get(idOrSlug) ?? [...this.links.values()].find((l) => l.slug === idOrSlug);
   }
@@ -144,15 +152,13 @@ export class LinkStore {
   }
 
   updateStandard(merchant: Merchant, mode: KeyMode, body: Out<typeof StandardLinkUpdateBody>): Link {
-    const link = this.own(merchant, mode, body.id);
-    if (link.type !== 'standard') throw new HttpError(400, `Link ${body.id} is a ${link.type} link`);
+    const link = this.editable(merchant, mode, body.id, 'standard');
     if (body.title !== undefined) link.title = body.title;
     this.applyCommon(link, { ...body, action: body.action && { ...body.action, show_confirmation_page: body.action.confirmation_page } });
     if (body.cart?.length) {
       link.cart = this.cart(body.cart);
       link.charge = undefined;
     }
-    link.updatedAt = now();
     return link;
   }
 
@@ -190,11 +196,9 @@ export class LinkStore {
   }
 
   updateDonation(merchant: Merchant, mode: KeyMode, body: Out<typeof DonationLinkUpdateBody>): Link {
-    const link = this.own(merchant, mode, body.id);
-    if (link.type !== 'donation') throw new HttpError(400, `Link ${body.id} is a ${link.type} link`);
+    const link = this.editable(merchant, mode, body.id, 'donation');
     if (body.is_active !== undefined) link.isActive = body.is_active;
     this.applyCommon(link, body);
-    link.updatedAt = now();
     return link;
   }
 
