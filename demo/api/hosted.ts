@@ -4,15 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { CURRENCIES, FIAT_DECIMALS, MAX_AMOUNT, email as emailField, type Currency } from '../../src/wire/fields.ts';
 import { formatUnits, toUnits } from '../../src/wire/money.ts';
 import { COINS } from './catalog.ts';
 import { HttpError, readJson, sendJson } from './http.ts';
 import type { LinkStore } from './links.ts';
 import type { PaymentStore } from './store.ts';
+import { fromRoot } from '../paths.ts';
 
-const ASSETS = fileURLToPath(new URL('./hosted/', import.meta.url).href.replace('/build/demo/api/hosted/', '/demo/api/hosted/'));
+const ASSETS = fromRoot('demo/api/hosted/');
 
 const esc = (value: unknown) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

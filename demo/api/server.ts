@@ -3,7 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { isSecretKey, publicKeyMode, type KeyMode } from '../../src/options/keys.ts';
 import { fieldErrors } from '../../src/wire/field-errors.ts';
 import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
@@ -20,6 +19,7 @@ import { LinkStore } from './links.ts';
 import type { FormFile } from './multipart.ts';
 import { cors, HttpError, readJson, sendError, sendJson } from './http.ts';
 import { PaymentStore } from './store.ts';
+import { fromRoot } from '../paths.ts';
 
 export interface StubApiOptions {
   port?: number;
@@ -53,7 +53,7 @@ export interface StubApi {
   close(): Promise<void>;
 }
 
-const DEFAULT_DIST = fileURLToPath(new URL('../../dist/', import.meta.url).href.replace('/build/dist/', '/dist/'));
+const DEFAULT_DIST = fromRoot('dist/');
 
 function parse<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body, { reportInput: true });

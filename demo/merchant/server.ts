@@ -4,10 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { ServiceClient, ServiceError } from '../../src/server/client.ts';
 import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type DepositEvent } from '../../src/server/webhook.ts';
+import { fromRoot } from '../paths.ts';
 
 /** Where the merchant backend takes DEPOSIT_TRANSACTION deliveries. */
 export const WEBHOOK_PATH = '/webhooks/service';
@@ -29,8 +29,7 @@ export interface MerchantSite {
   close(): Promise<void>;
 }
 
-// build/demo/merchant or demo/merchant: public/ sits at the package root either way.
-const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url).href.replace('/build/public/', '/public/'));
+const PUBLIC_DIR = fromRoot('public/');
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -4,7 +4,6 @@
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright';
 import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
 import { startStubApi, type StubApiOptions } from '../../demo/api/server.ts';
@@ -12,6 +11,7 @@ import { startMerchantSite } from '../../demo/merchant/server.ts';
 import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chromium.ts';
 import { load, type LoadResult } from './load.ts';
 import { ms, summarize, table, type Summary } from './stats.ts';
+import { ROOT } from '../../demo/paths.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
 const OPEN_RUNS = 30;
@@ -19,7 +19,7 @@ const WARMUP = 5;
 const PAYMENTS = 10;
 const WINDOW_MS = 60_000;
 const CYCLES = 50;
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url)); // build/e2e/bench -> package root
+
 
 type Window = typeof globalThis & {
   ServiceCheckout(options: Record<string, unknown>): { reference: string; close(): void };
