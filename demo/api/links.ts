@@ -293,17 +293,24 @@ export class LinkStore {
     };
   }
 
-  listItem(link: Link): Out<typeof LinkListItem> {
+  /** The fields every link shape of the spec shares; each shape adds its own below. */
+  private core(link: Link) {
     return {
       id: link.id,
-      createdAt: link.createdAt,
-      updatedAt: link.updatedAt,
-      type: link.type,
       title: link.title,
       description: link.description,
-      network: NETWORK[link.mode],
-      slug: link.slug,
       isActive: link.isActive,
+      slug: link.slug,
+      network: NETWORK[link.mode],
+      createdAt: link.createdAt,
+    };
+  }
+
+  listItem(link: Link): Out<typeof LinkListItem> {
+    return {
+      ...this.core(link),
+      updatedAt: link.updatedAt,
+      type: link.type,
       ...(link.type === 'donation' ? { webSiteUrl: link.websiteUrl } : {}),
     };
   }
@@ -314,35 +321,23 @@ export class LinkStore {
       cart: this.cartOut(link, 'coverPhoto') as Out<typeof LinkBySlug>['cart'],
       params: this.params(link),
       businessName: link.merchant.businessName,
-      title: link.title,
-      description: link.description,
-      id: link.id,
+      ...this.core(link),
       type: link.type,
-      isActive: link.isActive,
-      slug: link.slug,
       url: this.url(link),
-      network: NETWORK[link.mode],
       action: link.action,
-      createdAt: link.createdAt,
     };
   }
 
   byId(link: Link): Out<typeof LinkById> {
     const { showConfirmationPage, ...action } = link.action;
     return {
+      ...this.core(link),
       linkType: link.type,
-      isActive: link.isActive,
-      network: NETWORK[link.mode],
-      slug: link.slug,
-      id: link.id,
-      title: link.title,
-      description: link.description,
       businessId: link.merchant.id,
       options: link.options,
       action: { ...action, confirmationPage: showConfirmationPage },
       charge: link.charge ?? {},
       cart: this.cartOut(link, 'coverPhoto') as Out<typeof LinkById>['cart'],
-      createdAt: link.createdAt,
       updatedAt: link.updatedAt,
     };
   }
@@ -351,34 +346,22 @@ export class LinkStore {
     return {
       charge: link.charge ?? {},
       cart: this.cartOut(link, 'image') as Out<typeof StandardLinkCreated>['cart'],
+      ...this.core(link),
       type: 'standard',
-      isActive: link.isActive,
-      network: NETWORK[link.mode],
-      slug: link.slug,
-      id: link.id,
-      title: link.title,
-      description: link.description,
       businessId: link.merchant.id,
       options: { collectAddress: link.options.collectAddress, collectPhone: link.options.collectPhone, allowPromotion: link.options.allowPromo },
       action: link.action,
       url: this.url(link),
-      createdAt: link.createdAt,
       updatedAt: link.updatedAt,
     };
   }
 
   donation(link: Link): Out<typeof DonationLink> {
     return {
-      isActive: link.isActive,
-      id: link.id,
-      title: link.title,
-      description: link.description,
-      createdAt: link.createdAt,
+      ...this.core(link),
       updatedAt: link.updatedAt,
       type: 'donation',
-      network: NETWORK[link.mode],
       action: link.action,
-      slug: link.slug,
       socialLinks: link.socialLinks,
       businessId: link.merchant.id,
       options: { collectPhone: link.options.collectPhone },
