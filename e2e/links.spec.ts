@@ -40,8 +40,9 @@ test('a standard cart link: adjust a quantity, pay through the widget, see the s
 
   // The link shows in the merchant's list, and its payment reached the merchant's webhook.
   expect((await client.paymentLinks.list(1, 100)).data.map((l) => l.id)).toContain(link.id);
-  const paid = [...servers.api.webhooks.deliveries].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
-  expect(paid, 'a DEPOSIT_TRANSACTION for the link').toBeDefined();
+  const find = () => [...servers.api.webhooks.deliveries].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
+  await expect.poll(() => find() !== undefined, { message: 'a DEPOSIT_TRANSACTION for the link' }).toBe(true);
+  const paid = find();
   expect(JSON.parse(paid!.body).data.metadata).toMatchObject({ payment_link: link.slug, phone: '+234 800 000 0000' });
 });
 

@@ -16,7 +16,10 @@ test('a paid order is marked paid once by a verified webhook; forged, replayed a
   expect(order.timesMarkedPaid).toBe(1);
   expect(order.events.map((e) => e.split(' ')[1])).toEqual(['incomplete', 'confirmed']);
 
-  const delivered = servers.api.webhooks.deliveries.find((d) => d.status === 200 && d.body.includes(reference) && d.body.includes('"confirmed"'))!;
+  // The stub records a delivery once the merchant's answer is in, a moment after the order changed.
+  const confirmed = () => servers.api.webhooks.deliveries.find((d) => d.status === 200 && d.body.includes(reference) && d.body.includes('"confirmed"'));
+  await expect.poll(() => confirmed()?.status).toBe(200);
+  const delivered = confirmed()!;
   const hook = servers.shop.url + WEBHOOK_PATH;
   const post = (body: string, signature: string) =>
     page.request.post(hook, { headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, data: body });

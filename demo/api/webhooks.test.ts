@@ -77,7 +77,9 @@ describe('webhooks', () => {
     await call(api, 'PUT', '/api/v1/webhook', { url: hook.url }, { authorization: `Bearer ${secretKey}` });
     await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'wh-2', coin: 'USDT', currency: 'USD', amount: 10 }, { 'x-api-key': publicKey });
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'wh-2', kind: 'exact' }, { 'x-api-key': publicKey });
-    await waitFor(() => hook.received.length === 4);
+    // The merchant keeps the body before it answers, and the stub records the attempt only once
+    // the answer is in, so wait on the stub's record: it is the later of the two.
+    await waitFor(() => api.webhooks.deliveries.length === 4);
     const ids = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, secretKey).id);
     expect(new Set(ids).size).toBe(1);
     expect(api.webhooks.deliveries.map((d) => [d.attempt, d.status])).toEqual([[1, 500], [2, 503], [3, 502], [4, 200]]);
