@@ -1,22 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // The browser bundle: one IIFE that assigns window.ServiceCheckout and does nothing else.
-const byteSegments = fileURLToPath(new URL('src/payment/qr-byte-segments.cjs', import.meta.url));
-
-/**
- * The QR encoder with byte segments only (see src/payment/qr-byte-segments.cjs): its
- * segments module is replaced, and the mode regexes that only it used go with it.
- */
-const byteOnlyQr: Plugin = {
-  name: 'byte-only-qr',
-  enforce: 'pre',
-  resolveId(source, importer) {
-    if (importer?.includes('/qrcode/lib/core/') && (source === './segments' || source === './regex')) return byteSegments;
-    return undefined;
-  },
-};
 
 /**
  * zod keeps its settings on globalThis.__zod_globalConfig, shared by every zod on the page.
@@ -34,7 +19,7 @@ const privateZodConfig: Plugin = {
 };
 
 export default defineConfig({
-  plugins: [byteOnlyQr, privateZodConfig],
+  plugins: [privateZodConfig],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: false,

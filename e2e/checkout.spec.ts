@@ -26,8 +26,8 @@ test.describe('a payment from a merchant page on another origin', () => {
     const address = await dialog.locator('[data-address]').textContent();
     expect(address).toMatch(/^0x[0-9a-f]{40}$/);
 
-    // The QR code is the EIP-681 request, drawn by the bundle's byte-only encoder exactly as
-    // the full qrcode package would draw it.
+    // The QR code is the EIP-681 request, drawn by the bundle's own encoder exactly as the
+    // qrcode package would draw it.
     const svg = dialog.locator('svg[role=img]');
     const uri = await svg.getAttribute('data-uri');
     expect(uri).toBe(`ethereum:0x00000000000000000000000000000000000005dc@11155111/transfer?address=${address}&uint256=24745000`);

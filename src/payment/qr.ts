@@ -1,4 +1,4 @@
-import { create } from 'qrcode/lib/core/qrcode.js';
+import { encodeQr } from './qr-encode.ts';
 
 export interface QrPath {
   /** Modules per side, without the quiet zone. */
@@ -15,8 +15,7 @@ let last: { text: string; path: QrPath } | undefined;
  */
 export function qrPath(text: string): QrPath {
   if (last?.text === text) return last.path;
-  // One explicit byte segment: the URI is ASCII, and it keeps the encoder off its optimiser.
-  const { size, data } = create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
+  const { size, data } = encodeQr(text);
   let d = '';
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {

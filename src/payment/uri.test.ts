@@ -24,9 +24,9 @@ describe('the EIP-681 payment URI', () => {
 });
 
 describe('the QR code', () => {
-  it('draws every dark module of the encoder, and nothing else', () => {
+  it('draws every dark module of the symbol the qrcode package makes, and nothing else', () => {
     const uri = paymentUri(usdc, to, 24.745);
-    // The encoder's own matrix, from a plain Node process, against the path we draw from it.
+    // The qrcode package's matrix, from a plain Node process, against the path we draw.
     const script = `const q=require('qrcode/lib/core/qrcode');const m=q.create([{data:process.argv[1],mode:'byte'}],{errorCorrectionLevel:'M'}).modules;process.stdout.write(JSON.stringify({size:m.size,dark:Array.from(m.data).join('')}))`;
     const full = JSON.parse(execFileSync(process.execPath, ['-e', script, uri], { encoding: 'utf8' }));
     const { size, d } = qrPath(uri);
