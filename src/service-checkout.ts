@@ -24,6 +24,15 @@ export interface ServiceCheckoutOptions {
   onSuccess?: (data: Verification) => void;
   onError?: (error: CheckoutError) => void;
   onClose?: (info: CloseInfo) => void;
+  /** The modal's language: "en", "fr" or "ar" (right to left), or a tag such as "fr-CA" or
+   * "ar-AE" that also sets how amounts are written. Unknown languages fall back to the page's
+   * `<html lang>`, then English. */
+  locale?: string;
+  /** "light", "dark", or "auto" (the default: the customer's system setting). */
+  theme?: 'light' | 'dark' | 'auto';
+  /** Your brand colour as #rrggbb, for the main buttons. Their text is black or white,
+   * whichever contrasts more (at least 4.5:1 either way). */
+  accent?: string;
   /** The API's base URL. The script tag build defaults it to the script's own origin. */
   apiBase?: string;
 }

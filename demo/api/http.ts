@@ -15,9 +15,14 @@ export class HttpError extends Error {
   }
 }
 
-/** Public endpoints answer any merchant origin; nothing rides on cookies. */
+/**
+ * Public endpoints answer any merchant origin; nothing rides on cookies. A page on another
+ * origin reads only the CORS-safelisted headers unless told: the checkout reads Date (to set
+ * its countdown by the server's clock) and Retry-After (to wait as long as asked).
+ */
 export function cors(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', 'date, retry-after');
   res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
   res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization');
   res.setHeader('access-control-max-age', '600');

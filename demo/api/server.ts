@@ -217,6 +217,8 @@ export async function startStubApi(options: StubApiOptions = {}): Promise<StubAp
     const path = url.pathname;
     requests.push(`${req.method} ${path}`);
     cors(res);
+    // The stub's own clock, which tests may set apart from the browser's.
+    res.setHeader('date', new Date((options.now ?? Date.now)()).toUTCString());
     if (req.method === 'OPTIONS') {
       res.writeHead(204).end();
       return;

@@ -85,6 +85,58 @@ describe('the API client against the stub over HTTP', () => {
   });
 });
 
+describe('the API clock', () => {
+  /** A fetch that answers coins with the given Date header after `delay` ms of our clock. */
+  function clocked(dates: string[], clock: { now: number }, delay = 0): typeof fetch {
+    return async () => {
+      clock.now += delay;
+      return new Response(JSON.stringify({ status: 'success', statusCode: 200, data: [] }), { headers: { date: dates.shift()! } });
+    };
+  }
+
+  it('narrows the skew with each Date header, to within the second the headers allow', async () => {
+    const clock = { now: Date.parse('2026-11-22T10:00:00.300Z') };
+    const realNow = Date.now;
+    Date.now = () => clock.now;
+    try {
+      // The API is 90.7 s ahead. Its Date headers say whole seconds, truncated.
+      const api = createApi('http://api.test', key, clocked(['Sun, 22 Nov 2026 10:01:31 GMT', 'Sun, 22 Nov 2026 10:01:33 GMT'], clock, 0));
+      expect(api.now() - clock.now).toBe(0); // nothing known yet
+      await api.coins(signal); // at 10:00:00.300 ours, 10:01:31.000 on the API: skew in [90.7 s, 91.7 s]
+      expect(api.now() - clock.now).toBe(91_200);
+      clock.now = Date.parse('2026-11-22T10:00:02.900Z'); // 10:01:33.6 on the API: header 10:01:33
+      await api.coins(signal);
+      // Bounds now [90.1 s, 91.1 s] ∩ [90.7 s, 91.7 s] = [90.7 s, 91.1 s].
+      expect(api.now() - clock.now).toBe(90_900);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('starts over when the bounds disagree (a clock was set), and ignores answers without a date', async () => {
+    const clock = { now: Date.parse('2026-11-22T10:00:00.000Z') };
+    const realNow = Date.now;
+    Date.now = () => clock.now;
+    try {
+      const api = createApi('http://api.test', key, clocked(['Sun, 22 Nov 2026 10:00:00 GMT', 'Sun, 22 Nov 2026 11:00:00 GMT', ''], clock));
+      await api.coins(signal);
+      expect(api.now() - clock.now).toBe(500);
+      await api.coins(signal);
+      expect(api.now() - clock.now).toBe(3_600_500);
+      await api.coins(signal);
+      expect(api.now() - clock.now).toBe(3_600_500);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('reads the stub API\'s Date header across origins: the stub exposes it', async () => {
+    const response = await fetch(stub.url + '/api/v1/coins', { headers: { 'x-api-key': key, origin: 'http://localhost:1' } });
+    expect(response.headers.get('access-control-expose-headers')).toMatch(/\bdate\b.*\bretry-after\b/);
+    expect(Math.abs(Date.parse(response.headers.get('date')!) - Date.now())).toBeLessThan(2000);
+  });
+});
+
 describe('the retry policy', () => {
   const http = (status: number, retryAfterMs?: number) => new ApiError('http', 'x', status, [], retryAfterMs);
 

@@ -23,6 +23,8 @@ export interface Api {
   verify(reference: string, signal: AbortSignal, wait?: { seconds: number; since: string }): Promise<Verification>;
   /** Sandbox only: pretend the customer sent the amount due, part of it, or more. */
   deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
+  /** The time by the API's clock, as well as its answers' Date headers tell it. */
+  now(): number;
 }
 
 /** Retry-After in seconds; the HTTP-date form is ignored (the backoff applies instead). */
@@ -34,6 +36,12 @@ function retryAfter(header: string | null): number | undefined {
 /** The public-key API client: it talks, validates what comes back, and decides nothing else. */
 export function createApi(base: string, key: string, fetcher: typeof fetch = fetch): Api {
   const root = base.replace(/\/+$/, '') + '/api/v1/';
+  // How far the API's clock is ahead of ours: each answer's Date (whole seconds) bounds it
+  // between `low` and `high`; the bounds of every answer so far are intersected, so the
+  // estimate narrows as answers come in. Bounds that disagree (a clock was set) start over.
+  let low = -Infinity;
+  let high = Infinity;
+  let skew = 0;
 
   async function call<S extends z.ZodMiniType>(
     method: string,
@@ -45,6 +53,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
     const where = `${method} ${root}${path}`;
     let response: Response;
     let payload: unknown;
+    const sent = Date.now();
     try {
       response = await fetcher(root + path, {
         method,
@@ -52,6 +61,12 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
         headers: body === undefined ? { 'x-api-key': key } : { 'x-api-key': key, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+      const date = Date.parse(response.headers.get('date')!);
+      if (date) {
+        const [a, b] = [date - Date.now(), date + 1000 - sent];
+        [low, high] = a > high || b < low ? [a, b] : [Math.max(low, a), Math.min(high, b)];
+        skew = (low + high) / 2;
+      }
       const text = await response.text();
       payload = text ? JSON.parse(text) : undefined;
     } catch (error) {
@@ -90,5 +105,6 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
       ),
     deposit: (reference, kind, signal) =>
       call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }),
+    now: () => Date.now() + skew,
   };
 }

@@ -39,8 +39,10 @@ export interface Checkout {
   readonly quote: ReadonlySignal<Transaction | undefined>;
   /** A status check failed; the payment screen stays and keeps trying. */
   readonly reconnecting: ReadonlySignal<boolean>;
-  /** Wall-clock time, ticking each second while a quote is open, for the countdown. */
+  /** The time by the API's clock (expiresAt is the API's), ticking each second while a quote is open. */
   readonly now: ReadonlySignal<number>;
+  /** The customer asked to close while a payment is open: the modal asks them first. */
+  readonly leaving: ReadonlySignal<boolean>;
   /** Details the customer still has to correct. */
   readonly wrong: ReadonlySignal<Array<'name' | 'email'>>;
   /** The value last put on the clipboard, so its button can say so. */
@@ -54,6 +56,10 @@ export interface Checkout {
   requote(): void;
   finishPartial(): void;
   simulate(kind: DepositKind): void;
+  /** Closes, unless a payment is open: then `leaving` asks first, and close() confirms. */
+  askClose(): void;
+  /** Stays: the question goes away. */
+  stay(): void;
   close(): void;
 }
 
@@ -88,7 +94,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const view = signal<View>({ screen: 'coins' });
   const quote = signal<Transaction | undefined>(undefined);
   const reconnecting = signal(false);
-  const now = signal(Date.now());
+  const now = signal(api.now());
+  const leaving = signal(false);
   const wrong = signal<Array<'name' | 'email'>>([]);
   const copied = signal<string | undefined>(undefined);
   const life = new AbortController();
@@ -187,6 +194,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
 
   async function quoteWith(picked: Coin) {
     stopWatching();
+    leaving.value = false; // a question about the last quote is not one about this one
     view.value = { screen: 'quoting', coin: picked };
     try {
       const body = {
@@ -298,14 +306,16 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   }
 
   function tick() {
-    now.value = Date.now();
+    now.value = api.now();
     const payment = latest;
     if (payment && !expiryChecked && now.value >= Date.parse(payment.expiresAt)) {
       // The server decides expiry; ask it now rather than waiting for the next poll.
       expiryChecked = true;
       pollNow();
     }
-    if (watchAbort) tickTimer = later(tick, 1000 - (now.value % 1000));
+    // The countdown shows whole seconds rounded up: tick just after each one runs out.
+    const left = payment ? Date.parse(payment.expiresAt) - now.value : 0;
+    if (watchAbort) tickTimer = later(tick, (((left % 1000) + 1000) % 1000) + 5);
   }
 
   /** The one place that maps a payment status to a screen and a callback. */
@@ -347,12 +357,13 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   globalThis.addEventListener?.('online', onNetwork);
   globalThis.addEventListener?.('offline', onNetwork);
 
-  return {
+  const checkout: Checkout = {
     options,
     view,
     quote,
     reconnecting,
     now,
+    leaving,
     wrong,
     copied,
     start() {
@@ -402,6 +413,14 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         if (!isAbort(error)) console.warn('ServiceCheckout: sandbox deposit failed', error);
       });
     },
+    askClose() {
+      const { screen } = view.value;
+      if (leaving.value || (screen !== 'payment' && screen !== 'partial')) checkout.close();
+      else leaving.value = true;
+    },
+    stay() {
+      leaving.value = false;
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -416,4 +435,5 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       tell('onClose', options.onClose, { reference: options.reference, status: latest?.status });
     },
   };
+  return checkout;
 }

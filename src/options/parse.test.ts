@@ -43,6 +43,11 @@ describe('options that are wrong are named, with what was expected and what came
     ['onSuccess not a function', { onSuccess: 'done()' }, 'onSuccess', /a function, received "done\(\)"/],
     ['onClose not a function', { onClose: {} }, 'onClose', /a function, received an object/],
     ['apiBase not http', { apiBase: 'ftp://example.com' }, 'apiBase', /http\(s\) URL/],
+    ['locale not a language tag', { locale: 'french!' }, 'locale', /language tag such as en, fr or ar-AE, received "french!"/],
+    ['locale not a string', { locale: ['fr'] }, 'locale', /language tag.*received an array/],
+    ['theme outside the list', { theme: 'sepia' }, 'theme', /one of light, dark, auto, received "sepia"/],
+    ['accent not a hex colour', { accent: 'blue' }, 'accent', /colour such as #2547d0, received "blue"/],
+    ['accent short form', { accent: '#fff' }, 'accent', /colour such as #2547d0/],
   ])('%s', (_title, change, field, message) => {
     const result = parseOptions({ ...valid, ...change });
     expect(result.ok).toBe(false);
@@ -101,6 +106,15 @@ describe('options that are right', () => {
   it('knows test from live by the prefix alone', () => {
     expect(parseOptions(valid)).toMatchObject({ ok: true, options: { mode: 'test' } });
     expect(parseOptions({ ...valid, key: 'pk_live_contains0test0' })).toMatchObject({ ok: true, options: { mode: 'live' } });
+  });
+
+  it('takes a locale, a theme and an accent as given', () => {
+    expect(parseOptions({ ...valid, locale: 'ar-AE', theme: 'dark', accent: '#FFAA00' })).toMatchObject({
+      ok: true,
+      options: { locale: 'ar-AE', theme: 'dark', accent: '#FFAA00' },
+    });
+    // A well-formed language the checkout does not speak is no error: it falls back.
+    expect(parseOptions({ ...valid, locale: 'de-CH' })).toMatchObject({ ok: true, options: { locale: 'de-CH' } });
   });
 
   it('ignores option names it does not know (the published types catch typos)', () => {

@@ -18,6 +18,12 @@ export const CheckoutOptionsSchema = z.object(
     onClose: callback,
     onSuccess: callback,
     onError: callback,
+    /** A language tag; the modal speaks it when it can, else the page's language, else English. */
+    locale: z.optional(field.is<string>((v) => typeof v == 'string' && /^[a-z]{2,3}(-[a-z\d]{2,8})*$/i.test(v), 'a language tag such as en, fr or ar-AE')),
+    /** Light or dark; by default the customer's system setting. */
+    theme: z.optional(field.oneOf(['light', 'dark', 'auto'])),
+    /** The merchant's colour for the main buttons; their text colour is chosen to contrast. */
+    accent: z.optional(field.is<string>((v) => typeof v == 'string' && /^#[\da-f]{6}$/i.test(v), 'a colour such as #2547d0')),
     /** Where the API lives; by default the origin of the script that loaded the checkout. */
     apiBase: field.httpUrl,
   },

@@ -25,6 +25,10 @@ export function fakeApi() {
     exists: false,
     businessName: 'Harbour Coffee',
     businessLogo: '',
+    /** How far the API's clock is ahead of the browser's, in ms. */
+    skew: 0,
+    /** When the quote ends, by the API's clock; ten minutes on from each answer when unset. */
+    expiresAt: undefined as number | undefined,
   };
   const held = new Set<() => void>();
   /** Wakes every held long poll, as the API does when a payment changes. */
@@ -45,7 +49,7 @@ export function fakeApi() {
     feeInCrypto: 0.25,
     acceptPartialPayment: state.acceptPartialPayment,
     hash: state.paid > 0 ? '0x' + 'cd'.repeat(32) : null,
-    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    expiresAt: new Date(state.expiresAt ?? Date.now() + state.skew + 600_000).toISOString(),
     customer: { name: 'Ada', email: 'ada@example.com' },
     metadata: null,
   });
@@ -117,6 +121,7 @@ export function fakeApi() {
       signals.push(signal);
       return verification();
     },
+    now: () => Date.now() + state.skew,
   };
   return { api, calls, state, signals, notify, held };
 }

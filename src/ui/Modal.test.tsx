@@ -135,4 +135,128 @@ describe('the modal', () => {
     m.checkout.close();
     expect(document.documentElement.style.overflow).toBe('scroll');
   });
+
+  it('asks before closing on an open payment: Escape and × ask, "Keep paying" stays, "Leave" closes', async () => {
+    const m = open();
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    const escape = () => m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    escape();
+    const question = m.$('[role=alertdialog]')!;
+    expect(m.$('#' + question.getAttribute('aria-labelledby'))?.textContent).toBe('Leave this payment?');
+    expect(m.root.activeElement?.textContent).toBe('Keep paying');
+    expect(m.$('[data-amount]')).toBeNull();
+    escape(); // Escape on the question keeps the payment
+    expect(m.$('[role=alertdialog]')).toBeNull();
+    expect(m.$('[data-amount]')?.textContent).toBe('25.245 USDT');
+    click(m.$('button[aria-label="Close checkout"]'));
+    click([...m.$$('[role=alertdialog] button')].find((b) => b.textContent === 'Keep paying')!);
+    expect(m.$('[data-amount]')).not.toBeNull();
+    click(m.$('button[aria-label="Close checkout"]'));
+    click([...m.$$('[role=alertdialog] button')].find((b) => b.textContent === 'Leave')!);
+    expect(document.querySelector('[data-service-checkout]')).toBeNull();
+  });
+
+  it('announces a detected payment, the last minute and the success in one live region', async () => {
+    const m = open({}, (fake) => {
+      fake.state.expiresAt = Date.now() + 90_000;
+    });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    const region = m.$('[aria-live=polite]')!;
+    expect(region.textContent).toBe('');
+    m.state.status = 'incomplete';
+    m.state.paid = 10;
+    m.checkout.simulate('partial');
+    await flush();
+    expect(region.textContent).toBe('Payment detected: 10 USDT received.');
+    await vi.advanceTimersByTimeAsync(31_000);
+    expect(region.textContent).toBe('Payment detected: 10 USDT received. Less than a minute left.');
+    expect(m.$('[aria-live=polite]')).toBe(region); // the same element throughout
+    m.state.status = 'confirmed';
+    m.state.paid = 25.245;
+    m.checkout.simulate('exact');
+    await flush();
+    expect(region.textContent).toBe('Payment received');
+    m.checkout.close();
+  });
+
+  it('counts down to expiresAt by the API clock, not the browser clock', async () => {
+    const m = open({}, (fake) => {
+      fake.state.skew = 3_600_000; // the browser is an hour behind the API
+      fake.state.expiresAt = Date.now() + 3_600_000 + 125_000;
+    });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    expect(m.$('[data-time-left]')?.textContent).toBe('2:05');
+    // The display turns as each second runs out, not up to a second late.
+    await vi.advanceTimersByTimeAsync(5_010);
+    expect(m.$('[data-time-left]')?.textContent).toBe('2:00');
+    m.checkout.close();
+  });
+
+  it.each([
+    [{ locale: 'fr' }, '', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Payer 25,00\u00a0$US'],
+    [{ locale: 'ar-AE' }, '', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'ادفع'],
+    [{}, 'fr-CA', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Payer 25,00\u00a0$\u00a0US'],
+    [{ locale: 'de' }, 'ar', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'ادفع'],
+    [{ locale: 'de' }, 'ja', 'en', 'ltr', 'Choose a coin to pay with', 'Pay $25.00'],
+  ])('speaks %j on a page in %j: %s, %s', async (overrides, pageLang, lang, dir, heading, total) => {
+    document.documentElement.lang = pageLang;
+    const m = open({ amount: 25, ...overrides });
+    await flush();
+    const dialog = m.$('[role=dialog]')!;
+    expect(dialog.getAttribute('lang')).toBe(lang);
+    expect(dialog.getAttribute('dir')).toBe(dir);
+    expect(m.$('h3')?.textContent).toBe(heading);
+    expect(m.$('.tot')?.textContent).toContain(total);
+    m.checkout.close();
+    document.documentElement.lang = '';
+  });
+
+  it('writes amounts the customer\'s way, every decimal kept', async () => {
+    const m = open({ locale: 'fr-FR', amount: 1234.5 }, (fake) => {
+      fake.state.due = 1234.567891;
+    });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    expect(m.$('[data-amount]')?.textContent).toBe('1\u202f234,567891 USDT');
+    expect(m.$('.tot')?.textContent).toBe('Payer 1\u202f234,50\u00a0$US');
+    // What the QR code asks for is the exact machine value (USDT has 18 decimals on this chain).
+    expect(m.$('svg')?.getAttribute('data-uri')).toMatch(/&uint256=1234567891000000000000$/);
+    m.checkout.close();
+  });
+
+  it('takes the theme as a class and the accent with a text colour that contrasts', async () => {
+    const m = open({ theme: 'dark', accent: '#ffd33d' });
+    const dialog = m.$('[role=dialog]')!;
+    expect(dialog.classList.contains('d')).toBe(true);
+    expect(dialog.style.getPropertyValue('--ac')).toBe('#ffd33d');
+    expect(dialog.style.getPropertyValue('--on')).toBe('#000000');
+    m.checkout.close();
+    const auto = open();
+    expect(auto.$('[role=dialog]')!.classList.contains('a')).toBe(true);
+    expect(auto.$('[role=dialog]')!.getAttribute('style')).toBeNull();
+    auto.checkout.close();
+  });
+
+  it('offers to open the wallet with the QR code\'s URI on a touch screen only', async () => {
+    for (const coarse of [false, true]) {
+      const real = window.matchMedia;
+      window.matchMedia = ((query: string) => ({ matches: coarse && query === '(pointer:coarse)' })) as typeof window.matchMedia;
+      const m = open();
+      await flush();
+      click(m.$$('ul button')[0]);
+      await flush();
+      const wallet = m.$('a[data-wallet]');
+      if (coarse) expect(wallet?.getAttribute('href')).toBe(m.$('svg')?.getAttribute('data-uri'));
+      else expect(wallet).toBeNull();
+      m.checkout.close();
+      window.matchMedia = real;
+    }
+  });
 });

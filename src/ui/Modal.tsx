@@ -1,10 +1,11 @@
 import type { Checkout } from '../checkout/machine.ts';
-import { fiat } from './format.ts';
+import { coinAmount, fiat } from './format.ts';
 import { Coins } from './screens/Coins.tsx';
 import { Details } from './screens/Details.tsx';
 import { Outcome } from './screens/Outcome.tsx';
 import { Payment } from './screens/Payment.tsx';
 import { text } from './text.ts';
+import { textOn } from './theme.ts';
 
 export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
 
@@ -13,6 +14,12 @@ export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
  * an <img>, SVG included): never javascript:, http: or anything else.
  */
 export const safeLogo = (url = '') => /^(https:\/\/|data:image\/)/i.test(url);
+
+/** How the modal looks and speaks, decided once as it mounts. */
+export interface Look {
+  lang: string;
+  rtl: boolean;
+}
 
 function Screen({ checkout }: { checkout: Checkout }) {
   const view = checkout.view.value;
@@ -24,6 +31,7 @@ function Screen({ checkout }: { checkout: Checkout }) {
       return <Coins checkout={checkout} view={view} />;
     case 'payment':
     case 'partial':
+      if (checkout.leaving.value) return <Leave checkout={checkout} />;
       return <Payment checkout={checkout} view={view} />;
     case 'closed':
       return null;
@@ -32,14 +40,45 @@ function Screen({ checkout }: { checkout: Checkout }) {
   }
 }
 
-export function Modal({ checkout }: { checkout: Checkout }) {
+/** Asked before closing on an open payment; "Keep paying" comes first, and takes focus. */
+function Leave({ checkout }: { checkout: Checkout }) {
+  return (
+    <div role="alertdialog" aria-labelledby="sc-q" aria-describedby="sc-qn">
+      <h3 id="sc-q">{text.leave}</h3>
+      <p id="sc-qn">{text.leaveNote}</p>
+      <button type="button" class="pr" onClick={checkout.stay}>
+        {text.stay}
+      </button>
+      <button type="button" class="pr sc" onClick={checkout.close}>
+        {text.leaveYes}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * What a screen reader hears as the payment moves on, from one live region that stays put
+ * (a region added along with its text is often not read).
+ */
+function announcement(checkout: Checkout): string {
+  const view = checkout.view.value;
+  if (view.screen === 'success') return text.success;
+  if (view.screen === 'expired') return text.expired;
+  if (view.screen !== 'payment' && view.screen !== 'partial') return '';
+  const detected = view.screen === 'partial' ? text.detected(coinAmount(view.payment.amountPaid, view.coin.symbol)) : '';
+  const hurry = Date.parse(view.payment.expiresAt) - checkout.now.value < 60_000 ? text.hurry : '';
+  return `${detected} ${hurry}`.trim();
+}
+
+export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
   const { options } = checkout;
 
   const onKeyDown = (event: KeyboardEvent) => {
     const dialog = event.currentTarget as HTMLElement;
     if (event.key === 'Escape') {
       event.stopPropagation();
-      checkout.close();
+      if (checkout.leaving.value) checkout.stay();
+      else checkout.askClose();
     } else if (event.key === 'Tab') {
       const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
       const active = (dialog.getRootNode() as ShadowRoot).activeElement;
@@ -54,15 +93,18 @@ export function Modal({ checkout }: { checkout: Checkout }) {
   return (
     <div class="bd">
       <div
-        class="dl"
+        class={`dl ${options.theme?.[0] ?? 'a'}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby="sc-title"
+        lang={look.lang}
+        dir={look.rtl ? 'rtl' : 'ltr'}
+        style={options.accent && { '--ac': options.accent, '--on': textOn(options.accent) }}
         tabIndex={-1}
         onKeyDown={onKeyDown}
       >
         {options.mode === 'test' && <p class="rb">{text.testMode}</p>}
-        <header>
+        <div class="hd">
           {safeLogo(checkout.quote.value?.businessLogo) && (
             <img class="lg" src={checkout.quote.value!.businessLogo} alt="" />
           )}
@@ -70,13 +112,16 @@ export function Modal({ checkout }: { checkout: Checkout }) {
           <p class="tot">
             {text.pay} {fiat(options.amount, options.currency)}
           </p>
-          <button type="button" class="x" aria-label={text.close} onClick={checkout.close}>
+          <button type="button" class="x" aria-label={text.close} onClick={checkout.askClose}>
             ×
           </button>
-        </header>
-        <main>
+        </div>
+        <div class="bo">
           <Screen checkout={checkout} />
-        </main>
+        </div>
+        <p class="sr" aria-live="polite">
+          {announcement(checkout)}
+        </p>
       </div>
     </div>
   );

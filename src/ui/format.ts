@@ -1,11 +1,15 @@
 import { formatUnits, toUnits } from '../wire/money.ts';
+import { locale } from './text.ts';
 
-export function fiat(amount: string | number, currency: string): string {
-  // Number() here only feeds the display formatter; no arithmetic is done on it.
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(Number(amount));
-}
+/** A number written for the customer's locale; given as text, it is written exactly. */
+const number = (amount: string | number, options?: Intl.NumberFormatOptions) =>
+  new Intl.NumberFormat(locale, options).format(amount as number);
 
-export const coinAmount = (amount: number | string, symbol: string) => `${amount} ${symbol}`;
+export const fiat = (amount: string | number, currency: string) => number(amount, { style: 'currency', currency });
+
+/** Token amounts keep every decimal they have: the customer must send exactly this. */
+export const coinAmount = (amount: number | string, symbol: string) =>
+  `${number(String(amount), { maximumFractionDigits: 18 })} ${symbol}`;
 
 /** How much more than due arrived, exactly; undefined when nothing extra did. */
 export function overpaid(paid: number, due: number, decimals: number): string | undefined {

@@ -3,6 +3,7 @@ import { h, render } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
 import { FOCUSABLE, Modal } from './Modal.tsx';
 import { css } from './styles.ts';
+import { speak } from './text.ts';
 
 let sheet: CSSStyleSheet | undefined;
 
@@ -30,14 +31,15 @@ export function mountModal(checkout: Checkout): () => void {
   // during the (synchronous) render is tracked, and a change renders again. Components
   // keep no state of their own, so they need no hooks and no signals integration.
   let focused: string | undefined;
+  const look = speak(checkout.options.locale, document.documentElement.lang);
   const stop = effect(() => {
-    render(h(Modal, { checkout }), root);
+    render(h(Modal, { checkout, look }), root);
     // A new screen takes focus to its first control, so keyboard and screen-reader users
     // land where the next step is rather than on whatever vanished. A screen that is still
     // loading (the coin list) focuses the dialog, then its first control once it has one.
     const dialog = root.querySelector<HTMLElement>('[role=dialog]');
-    const first = dialog?.querySelector<HTMLElement>(`main :is(${FOCUSABLE})`);
-    const key = `${checkout.view.value.screen}/${!!first}`;
+    const first = dialog?.querySelector<HTMLElement>(`.bo :is(${FOCUSABLE})`);
+    const key = `${checkout.view.value.screen}/${checkout.leaving.value}/${!!first}`;
     if (key !== focused) {
       focused = key;
       (first ?? dialog)?.focus();

@@ -1,7 +1,9 @@
 import type { ScreenErrorCode } from '../checkout/machine.ts';
+import { ar } from './locales/ar.ts';
+import { fr } from './locales/fr.ts';
 
-/** Every word the customer reads, in one place. */
-export const text = {
+/** Every word the customer reads, in English: the model each other language follows. */
+const en = {
   close: 'Close checkout',
   testMode: 'Test mode',
   pay: 'Pay',
@@ -27,12 +29,15 @@ export const text = {
   copyAmount: 'Copy amount',
   copyAddress: 'Copy address',
   qr: 'Payment QR code for your wallet',
+  wallet: 'Open in wallet',
   reconnecting: 'Reconnecting… The address and amount stay valid; keep this open.',
   changeCoin: 'Pay with another coin',
   received: 'Received so far',
   stillDue: 'Send the rest to the same address.',
   finishPartial: 'Finish with what I sent',
   waiting: 'Waiting for your payment…',
+  detected: (amount: string) => `Payment detected: ${amount} received.`,
+  hurry: 'Less than a minute left.',
   success: 'Payment received',
   paid: 'Paid',
   hash: 'Transaction',
@@ -44,8 +49,10 @@ export const text = {
     `${paid} arrived before the time ran out. Keep your reference ${reference}: the merchant can see your payment.`,
   requote: 'Get a new quote',
   retry: 'Try again',
-  simulate: 'Simulate a deposit',
-  simulated: { exact: 'Full', partial: 'Partial', over: 'Over' },
+  leave: 'Leave this payment?',
+  leaveNote: 'Anything you already sent still reaches the merchant.',
+  stay: 'Keep paying',
+  leaveYes: 'Leave',
   /** For the error screen. Bad options never open the modal, and expiry has its own screen. */
   errors: {
     api_error: 'The payment service refused this payment. Please tell the merchant.',
@@ -54,3 +61,33 @@ export const text = {
     payment_failed: 'The payment was rejected. Please contact the merchant.',
   } satisfies Record<ScreenErrorCode, string>,
 };
+
+export type Text = typeof en;
+
+/** The sandbox's own controls: for the merchant's developers, in English only. */
+export const sandbox = { simulate: 'Simulate a deposit', exact: 'Full', partial: 'Partial', over: 'Over' };
+
+const languages: Record<string, Text> = { en, fr, ar };
+
+/**
+ * The language the modal speaks and the locale it writes numbers in. Only one checkout is
+ * open at a time (ServiceCheckout returns the open one), so these are set as it mounts.
+ */
+export let text = en;
+export let locale = 'en';
+
+/**
+ * The first of `wanted` (the merchant's option, then the page's `<html lang>`) whose
+ * language we speak, kept whole for number formats ("fr-CA"); English when none is.
+ */
+export function speak(...wanted: Array<string | undefined>): { lang: string; rtl: boolean } {
+  const tag = wanted.find((t) => t && languages[t.split('-')[0]!.toLowerCase()]) ?? 'en';
+  const lang = tag.split('-')[0]!.toLowerCase();
+  text = languages[lang]!;
+  try {
+    locale = Intl.getCanonicalLocales(tag)[0]!;
+  } catch {
+    locale = lang; // well formed for the options, yet refused by Intl: its language still is not
+  }
+  return { lang, rtl: lang == 'ar' };
+}

@@ -4,7 +4,7 @@ import { paymentUri } from '../../payment/uri.ts';
 import { Copy } from '../Copy.tsx';
 import { QrCode } from '../QrCode.tsx';
 import { clock, coinAmount, fiat } from '../format.ts';
-import { text } from '../text.ts';
+import { sandbox, text } from '../text.ts';
 
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'payment' | 'partial' }> };
 
@@ -14,10 +14,11 @@ export function Payment({ checkout, view }: Props) {
   const due = payment.amountRemaining;
   const quote = checkout.quote.value;
   const left = Date.parse(payment.expiresAt) - checkout.now.value;
+  const uri = paymentUri(coin, payment.address, due);
   return (
     <>
       {partial && (
-        <p class="nt" role="status">
+        <p class="nt">
           {text.received}: <b>{coinAmount(payment.amountPaid, coin.symbol)}</b>. {text.stillDue}
         </p>
       )}
@@ -28,7 +29,13 @@ export function Payment({ checkout, view }: Props) {
         </output>
         <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
       </p>
-      <QrCode value={paymentUri(coin, payment.address, due)} />
+      <QrCode value={uri} />
+      {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
+      {matchMedia('(pointer:coarse)').matches && (
+        <a class="pr" href={uri} data-wallet>
+          {text.wallet}
+        </a>
+      )}
       <p class="lb">{text.toAddress}</p>
       <p class="row ad">
         <code data-address>{payment.address}</code>
@@ -66,11 +73,11 @@ export function Payment({ checkout, view }: Props) {
         </button>
       )}
       {checkout.options.mode === 'test' && (
-        <div class="sb" role="group" aria-label={text.simulate}>
-          {text.simulate}:
+        <div class="sb" role="group" aria-label={sandbox.simulate} lang="en">
+          {sandbox.simulate}:
           {DEPOSIT_KINDS.map((kind) => (
             <button type="button" key={kind} onClick={() => checkout.simulate(kind)}>
-              {text.simulated[kind]}
+              {sandbox[kind]}
             </button>
           ))}
         </div>
