@@ -1,6 +1,7 @@
 // The merchant's own code: a form handler that opens the checkout. Plain JavaScript, as a
 // merchant would write it. ?key=… in the address overrides the page's public key, and
-// ?reference=… sets the order's reference (the same one reopens the same payment).
+// ?reference=… sets the order's reference (the same one reopens the same payment), and
+// ?locale=, ?theme= and ?accent= pass the checkout's look (see the README).
 const form = document.getElementById('pay-form');
 const events = document.getElementById('events');
 window.shopEvents = [];
@@ -27,6 +28,9 @@ function payWithService(event) {
       email: data.get('email'),
       acceptPartialPayment: data.get('partial') === 'on',
       reference: params.get('reference') || undefined,
+      locale: params.get('locale') || undefined,
+      theme: params.get('theme') || undefined,
+      accent: params.get('accent') || undefined,
       metadata: { items: ['beans-1kg'] },
       onSuccess: (payment) =>
         record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid }),

@@ -1,0 +1,317 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Locator, Page } from 'playwright/test';
+import { expect, modal, openPayment, shopEvents, startServers, test, type Servers } from './support/fixtures.ts';
+
+// WCAG 2.2 A and AA, and axe's best practices too (they caught a second <main> landmark
+// inside the modal, on a page that has its own).
+const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+
+/** axe on the modal as it is now, its shadow root included. */
+async function expectNoViolations(page: Page, screen: string) {
+  const { violations } = await new AxeBuilder({ page }).include('[data-service-checkout]').withTags(RULES).analyze();
+  const found = violations.flatMap((v) => v.nodes.map((n) => `${screen}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`));
+  expect(found).toEqual([]);
+}
+
+/** Every control's box, so a target under 24×24 CSS px is caught where axe's rule is lenient. */
+async function smallTargets(dialog: Locator): Promise<string[]> {
+  return dialog.evaluate((root) =>
+    [...root.querySelectorAll<HTMLElement>('button,a[href],input')]
+      .filter((el) => el.getClientRects().length)
+      .map((el) => ({ el, box: el.getBoundingClientRect() }))
+      .filter(({ box }) => box.width < 24 || box.height < 24)
+      .map(({ el, box }) => `${el.textContent || el.getAttribute('aria-label')}: ${box.width}×${box.height}`),
+  );
+}
+
+// Reduced motion: axe reads colours, and a dialog fading in would be read half transparent.
+for (const scheme of ['light', 'dark'] as const) {
+  test.describe(`axe finds nothing, ${scheme} theme`, () => {
+    test.use({ colorScheme: scheme, reducedMotion: 'reduce' });
+
+    test('details (with errors), coins, payment, leaving, partial, success', async ({ page, servers }) => {
+      await page.goto(servers.shop.url + '/');
+      await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+      const dialog = modal(page);
+      await expect(dialog.getByLabel('Full name')).toBeFocused();
+      await expectNoViolations(page, 'details');
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      await expect(dialog.getByLabel('E-mail')).toHaveAttribute('aria-invalid', 'true');
+      await expectNoViolations(page, 'details with errors');
+      await dialog.getByLabel('Full name').fill('Ada Lovelace');
+      await dialog.getByLabel('E-mail').fill('ada@example.com');
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      await expect(dialog.getByRole('button', { name: /^USDT / })).toBeVisible();
+      await expectNoViolations(page, 'coins');
+      await dialog.getByRole('button', { name: /^USDT / }).click();
+      await expect(dialog.locator('[data-amount]')).toBeVisible();
+      await expectNoViolations(page, 'payment');
+      expect(await smallTargets(dialog)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await expect(dialog.getByRole('alertdialog')).toBeVisible();
+      await expectNoViolations(page, 'leaving');
+      await page.keyboard.press('Escape');
+      await dialog.getByRole('button', { name: 'Partial' }).click();
+      await expect(dialog).toContainText('Received so far');
+      await expectNoViolations(page, 'partial');
+      await dialog.getByRole('button', { name: 'Full' }).click();
+      await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+      await expectNoViolations(page, 'success');
+    });
+
+    test('expired and error', async ({ page }) => {
+      const servers = await startServers({ quoteSeconds: 2, faults: true });
+      try {
+        const dialog = await openPayment(page, servers.shop.url);
+        await expect(dialog.getByRole('heading', { name: 'This quote has expired' })).toBeVisible({ timeout: 10_000 });
+        await expectNoViolations(page, 'expired');
+        servers.api.faults!.inject({ call: 'initialize', fault: '5xx', times: Infinity });
+        await dialog.getByRole('button', { name: 'Get a new quote' }).click();
+        await expect(dialog.getByRole('button', { name: 'Try again' })).toBeVisible({ timeout: 20_000 });
+        await expectNoViolations(page, 'error');
+      } finally {
+        await servers.close();
+      }
+    });
+  });
+}
+
+test.describe('themes', () => {
+  test.use({ reducedMotion: 'reduce' });
+
+  test('the theme option overrides the system, and the accent keeps its text readable', async ({ page, servers }) => {
+    // The question before leaving has a main button ("Keep paying") in the accent.
+    const colours = async () => {
+      await page.keyboard.press('Escape');
+      const keep = modal(page).getByRole('button', { name: 'Keep paying' });
+      await expect(keep).toBeFocused();
+      return keep.evaluate((button) => {
+        const dialog = button.closest('[role=dialog]')!;
+        return { background: getComputedStyle(dialog).backgroundColor, button: getComputedStyle(button).backgroundColor, text: getComputedStyle(button).color };
+      });
+    };
+    await page.emulateMedia({ colorScheme: 'light' });
+    await openPayment(page, servers.shop.url, 'USDT', '?theme=dark&accent=%23ffd33d');
+    expect(await colours()).toEqual({ background: 'rgb(27, 29, 35)', button: 'rgb(255, 211, 61)', text: 'rgb(0, 0, 0)' });
+    await expectNoViolations(page, 'dark with a yellow accent');
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await openPayment(page, servers.shop.url, 'USDT', '?theme=light&accent=%23102a43');
+    expect(await colours()).toEqual({ background: 'rgb(255, 255, 255)', button: 'rgb(16, 42, 67)', text: 'rgb(255, 255, 255)' });
+    await expectNoViolations(page, 'light with a navy accent');
+  });
+
+  test('motion only when the customer allows it', async ({ page, servers }) => {
+    const animations = async () => {
+      await page.goto(servers.shop.url + '/?locale=en');
+      await page.fill('input[name=name]', 'Ada');
+      await page.fill('input[name=email]', 'ada@example.com');
+      await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+      return modal(page).evaluate((dialog) => getComputedStyle(dialog).animationName);
+    };
+    expect(await animations()).toBe('none');
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    expect(await animations()).not.toBe('none');
+  });
+});
+
+test.describe('keyboard only', () => {
+  /** The element focused inside the modal's shadow root, described, and whether its ring shows. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const host = document.activeElement;
+      const el = host?.shadowRoot?.activeElement as HTMLElement | null | undefined;
+      if (!el) return { name: `outside: ${host?.tagName} ${host?.textContent?.trim().slice(0, 30)}`, ring: false };
+      const style = getComputedStyle(el);
+      return {
+        name: el.getAttribute('aria-label') || el.textContent?.trim() || el.id,
+        ring: style.outlineStyle === 'solid' && parseFloat(style.outlineWidth) >= 2,
+      };
+    });
+
+  /** Tabs `count` times (Shift+Tab when `back`), noting where focus goes: never out of the dialog. */
+  async function cycle(page: Page, count: number, back = false) {
+    const seen: string[] = [];
+    for (let i = 0; i < count; i++) {
+      await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+      const now = await focused(page);
+      expect(now.name, 'focus left the dialog').not.toMatch(/^outside/);
+      expect(now.ring, `no visible focus on ${now.name}`).toBe(true);
+      seen.push(now.name);
+    }
+    return seen;
+  }
+
+  test('a whole payment: Tab stays inside, Enter and Space work, Escape asks first, focus comes back', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/');
+    const pay = page.getByRole('button', { name: 'Pay with stablecoins' });
+    for (let i = 0; i < 20 && !(await pay.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    await expect(pay).toBeFocused();
+    await page.keyboard.press('Enter');
+
+    const dialog = modal(page);
+    await expect(dialog.getByLabel('Full name')).toBeFocused();
+    await page.keyboard.type('Ada Lovelace');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('ada@example.com');
+    await page.keyboard.press('Enter'); // submits the form
+
+    await expect(dialog.getByRole('button', { name: /^USDT / })).toBeFocused();
+    await page.keyboard.press('Tab');
+    await expect(dialog.getByRole('button', { name: /^USDC / })).toBeFocused();
+    await page.keyboard.press('Space');
+    await expect(dialog.locator('[data-amount]')).toHaveText('24.745 USDC');
+
+    // Round the payment screen both ways: every control once, then back to the start.
+    const forward = await cycle(page, 9);
+    expect(forward.slice(0, 9)).toEqual(['Copy address', 'Pay with another coin', 'Full', 'Partial', 'Over', 'Close checkout', 'Copy amount', 'Copy address', 'Pay with another coin']);
+    const backward = await cycle(page, 9, true);
+    expect(backward).toEqual(['Copy address', 'Copy amount', 'Close checkout', 'Over', 'Partial', 'Full', 'Pay with another coin', 'Copy address', 'Copy amount']);
+
+    // Escape during a payment asks first; Escape again (or Keep paying) stays.
+    await page.keyboard.press('Escape');
+    await expect(dialog.getByRole('alertdialog')).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Keep paying' })).toBeFocused();
+    expect(await cycle(page, 3)).toEqual(['Leave', 'Close checkout', 'Keep paying']);
+    await page.keyboard.press('Enter');
+    await expect(dialog.getByRole('alertdialog')).toHaveCount(0);
+    await expect(dialog.locator('[data-amount]')).toBeVisible();
+
+    // To the sandbox's Full button, pressed with Space.
+    for (let i = 0; i < 10 && (await focused(page)).name !== 'Full'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Done' })).toBeFocused();
+    await page.keyboard.press('Enter');
+
+    await expect(modal(page)).toHaveCount(0);
+    await expect(pay).toBeFocused();
+    expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
+  });
+
+  test('leaving a payment from the keyboard: Escape, then Leave; onClose once, focus back', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url);
+    await page.keyboard.press('Escape');
+    await expect(dialog.getByRole('button', { name: 'Keep paying' })).toBeFocused();
+    await page.keyboard.press('Tab');
+    await expect(dialog.getByRole('button', { name: 'Leave' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(modal(page)).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Pay with stablecoins' })).toBeFocused();
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['close']);
+    expect(events[0]!.detail).toMatchObject({ status: 'pending' });
+  });
+});
+
+test.describe('right to left, in Arabic', () => {
+  test.use({ reducedMotion: 'reduce' });
+
+  test('the modal mirrors, speaks Arabic, writes AED with Intl, and completes a payment', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/?locale=ar');
+    await page.selectOption('select[name=currency]', 'AED');
+    await page.fill('input[name=name]', 'Ada');
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    const dialog = modal(page);
+    await expect(dialog).toHaveAttribute('dir', 'rtl');
+    await expect(dialog).toHaveAttribute('lang', 'ar');
+    await expect(dialog.getByRole('heading', { name: 'اختر العملة التي تدفع بها' })).toBeVisible();
+    const total = await page.evaluate(() => new Intl.NumberFormat('ar', { style: 'currency', currency: 'AED' }).format(24.5));
+    await expect(dialog.locator('.tot')).toHaveText(`ادفع ${total}`);
+
+    // The close button sits on the left, the start of a line on the right.
+    const box = (await dialog.boundingBox())!;
+    const close = (await dialog.getByRole('button', { name: 'إغلاق الدفع' }).boundingBox())!;
+    expect(close.x + close.width / 2).toBeLessThan(box.x + box.width / 2);
+    const coin = dialog.getByRole('button', { name: /^USDT / });
+    const label = (await coin.locator('b').boundingBox())!;
+    const button = (await coin.boundingBox())!;
+    expect(label.x + label.width).toBeGreaterThan(button.x + button.width - 30);
+
+    await coin.click();
+    await expect(dialog.getByText('أرسل بالضبط')).toBeVisible();
+    await expectNoViolations(page, 'payment, Arabic');
+    await dialog.getByRole('button', { name: 'Full' }).click();
+    await expect(dialog.getByRole('heading', { name: 'تم استلام الدفعة' })).toBeVisible();
+    await expectNoViolations(page, 'success, Arabic');
+    await dialog.getByRole('button', { name: 'تم' }).click();
+    expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
+  });
+
+  test('with no locale option, the page\'s own language is used; one we do not speak falls back to English', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/blank.html');
+    await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
+    const open = (lang: string) =>
+      page.evaluate(
+        ([key, lang]) => {
+          document.documentElement.lang = lang!;
+          const handle = (window as unknown as { ServiceCheckout: (o: unknown) => { close(): void } }).ServiceCheckout({
+            key,
+            amount: 10,
+            currency: 'EUR',
+            name: 'Ada',
+            email: 'ada@example.com',
+          });
+          const dialog = document.querySelector('[data-service-checkout]')!.shadowRoot!.querySelector('[role=dialog]')!;
+          const seen = { lang: dialog.getAttribute('lang'), dir: dialog.getAttribute('dir'), total: dialog.querySelector('.tot')!.textContent };
+          handle.close();
+          return seen;
+        },
+        ['pk_test_harbour0demo0key', lang],
+      );
+    expect(await open('fr-FR')).toEqual({ lang: 'fr', dir: 'ltr', total: 'Payer 10,00\u00a0€' });
+    expect(await open('ar-AE')).toMatchObject({ lang: 'ar', dir: 'rtl' });
+    expect(await open('ja')).toEqual({ lang: 'en', dir: 'ltr', total: 'Pay €10.00' });
+  });
+});
+
+test.describe('on a 320 px phone', () => {
+  test.use({ viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce' });
+
+  test('a full-screen sheet where nothing overflows, with a wallet button for the QR code\'s URI', async ({ page, servers }) => {
+    const reference = `phone-${test.info().workerIndex}-${Date.now()}`;
+    const dialog = await openPayment(page, servers.shop.url, 'DAI', `?reference=${reference}`);
+    expect(await dialog.boundingBox()).toEqual({ x: 0, y: 0, width: 320, height: 640 });
+    // Nothing wider than the sheet: the address wraps, the amount and buttons fit.
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    const overflowing = await dialog.evaluate((el) =>
+      [...el.querySelectorAll<HTMLElement>('*')].filter((child) => child.getBoundingClientRect().right > 320.5).map((child) => child.outerHTML.slice(0, 60)),
+    );
+    expect(overflowing).toEqual([]);
+    const wallet = dialog.getByRole('link', { name: 'Open in wallet' });
+    await expect(wallet).toBeVisible();
+    expect(await wallet.getAttribute('href')).toBe(await dialog.locator('svg[role=img]').getAttribute('data-uri'));
+    expect(await wallet.getAttribute('href')).toMatch(/^ethereum:0x[0-9a-f]{40}@\d+\/transfer\?address=0x[0-9a-f]{40}&uint256=\d+$/);
+    expect(await smallTargets(dialog)).toEqual([]);
+    await expectNoViolations(page, 'payment, phone');
+    await dialog.getByRole('button', { name: 'Full' }).tap();
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+  });
+});
+
+test.describe('on a desktop', () => {
+  test.use({ viewport: { width: 1280, height: 800 } });
+
+  test('no wallet button: the wallet is on another device, and the QR code is for it', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url);
+    await expect(dialog.locator('svg[role=img]')).toBeVisible();
+    await expect(dialog.getByRole('link', { name: 'Open in wallet' })).toHaveCount(0);
+    expect((await dialog.boundingBox())!.width).toBe(400);
+  });
+});
+
+test.describe('the countdown', () => {
+  test('follows the API clock: an API an hour ahead of the browser still shows 15 minutes', async ({ page }) => {
+    let servers: Servers | undefined;
+    try {
+      servers = await startServers({ now: () => Date.now() + 3_600_000 });
+      const dialog = await openPayment(page, servers.shop.url);
+      // Read by the browser's clock alone, the quote would have expired 45 minutes ago.
+      await expect(dialog.locator('[data-time-left]')).toHaveText(/^14:5\d$/);
+      await expect(dialog.getByRole('heading', { name: 'This quote has expired' })).toHaveCount(0);
+    } finally {
+      await servers?.close();
+    }
+  });
+});
