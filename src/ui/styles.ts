@@ -9,7 +9,7 @@ const dark = '--bg:#1b1d23;--fg:#eceef2;--mu:#b4b9c4;--pn:#2a2d36;--nb:#3d321c;-
 export const css = `
 :host{all:initial}
 .bd{position:fixed;inset:0;z-index:2147483647;display:flex;align-items:center;justify-content:center;background:#101218a8;font:15px/1.45 system-ui,sans-serif}
-.dl{--bg:#fff;--fg:#16181d;--mu:#4a4f59;--pn:#f2f4f8;--nb:#fff4e0;--li:#767b86;--er:#b3261e;--ok:#146c2e;--lk:#2547d0;--ac:#2547d0;--on:#fff;position:relative;box-sizing:border-box;width:min(400px,100%);max-height:100%;overflow:auto;overflow-wrap:anywhere;padding:20px;background:var(--bg);color:var(--fg);border-radius:14px}
+.dl{--bg:#fff;--fg:#16181d;--mu:#4a4f59;--pn:#f2f4f8;--nb:#fff4e0;--li:#767b86;--er:#b3261e;--ok:#146c2e;--lk:#2547d0;--ac:#2547d0;--on:#fff;position:relative;box-sizing:border-box;width:min(400px,100%);max-height:100%;overflow:auto;padding:20px;background:var(--bg);color:var(--fg);border-radius:14px}
 .d{${dark}}
 @media(prefers-color-scheme:dark){.a{${dark}}}
 @media(max-width:480px){.dl{width:100%;height:100%;border-radius:0}}
@@ -17,6 +17,7 @@ export const css = `
 .hd{padding-inline-end:40px}
 .lg{float:inline-start;width:40px;height:40px;margin-inline-end:10px;border-radius:8px;object-fit:cover}
 h2,h3{margin:0;font-size:17px}
+h2,.amt,code,dd{overflow-wrap:anywhere}
 h3{margin:14px 0 8px}
 p{margin:8px 0}
 .rb{display:inline-block;margin:0 0 8px;padding:2px 8px;border-radius:6px;background:#ffd33d;color:#000;font-size:12px;font-weight:700}
@@ -31,7 +32,8 @@ input{display:block;box-sizing:border-box;width:100%;margin-top:4px;padding:9px;
 [aria-invalid=true]{border-color:var(--er)}
 .er{margin:4px 0 0;color:var(--er)}
 ul{display:grid;gap:8px;padding:0;list-style:none}
-.cn{display:flex;width:100%;gap:8px;align-items:baseline;text-align:start}
+.cn{display:flex;flex-wrap:wrap;width:100%;gap:0 8px;align-items:baseline;text-align:start}
+.cn small{width:100%}
 small,.lb,dt,.tot{color:var(--mu)}
 .tot{margin:2px 0 0}
 .lb{margin:14px 0 4px}

@@ -73,7 +73,7 @@ export function Payment({ checkout, view }: Props) {
         </button>
       )}
       {checkout.options.mode === 'test' && (
-        <div class="sb" role="group" aria-label={sandbox.simulate} lang="en">
+        <div class="sb" role="group" aria-label={sandbox.simulate} lang="en" dir="ltr">
           {sandbox.simulate}:
           {DEPOSIT_KINDS.map((kind) => (
             <button type="button" key={kind} onClick={() => checkout.simulate(kind)}>
