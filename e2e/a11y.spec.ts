@@ -288,6 +288,23 @@ test.describe('on a 320 px phone', () => {
     await dialog.getByRole('button', { name: 'Full' }).tap();
     await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
   });
+
+  test('the largest amount, written the French way, still fits', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/?locale=fr');
+    await page.fill('input[name=amount]', '99999999.99');
+    await page.fill('input[name=name]', 'Ada');
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    const dialog = modal(page);
+    await dialog.getByRole('button', { name: /^DAI / }).click();
+    // 99,999,999.99 + 1% fee, every decimal kept, grouped with narrow no-break spaces.
+    await expect(dialog.locator('[data-amount]')).toHaveText('100\u202f999\u202f999,9899 DAI');
+    const overflowing = await dialog.evaluate((el) =>
+      [...el.querySelectorAll<HTMLElement>('*')].filter((child) => child.getBoundingClientRect().right > 320.5).map((child) => child.outerHTML.slice(0, 60)),
+    );
+    expect(overflowing).toEqual([]);
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  });
 });
 
 test.describe('on a desktop', () => {

@@ -12,6 +12,8 @@ const status = fc.constantFrom('pending', 'incomplete', 'confirmed', 'expired', 
 const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 const step = fc.oneof(
   w(1, fc.record({ kind: fc.constant('close' as const) })),
+  w(2, fc.record({ kind: fc.constant('askClose' as const) })),
+  w(1, fc.record({ kind: fc.constant('stay' as const) })),
   w(2, fc.record({ kind: fc.constant('details' as const), valid: fc.boolean() })),
   w(3, fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') })),
   w(1, fc.record({ kind: fc.constant('changeCoin' as const) })),
@@ -78,6 +80,19 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
         switch (s.kind) {
           case 'close':
             checkout.close();
+            break;
+          case 'askClose': {
+            // Asked on an open payment, it waits for an answer; anywhere else it closes.
+            const open = ['payment', 'partial'].includes(checkout.view.value.screen);
+            const asked = checkout.leaving.value;
+            checkout.askClose();
+            if (open && !asked) expect(checkout.leaving.value).toBe(true);
+            else expect(checkout.view.value.screen).toBe('closed');
+            break;
+          }
+          case 'stay':
+            checkout.stay();
+            expect(checkout.leaving.value).toBe(false);
             break;
           case 'details':
             checkout.submitDetails(s.valid ? 'Ada' : ' ', s.valid ? 'ada@example.com' : 'nope');
