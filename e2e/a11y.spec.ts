@@ -76,6 +76,23 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
+test('a screen reader hears the deposit, the last minute and the confirmation, from one live region', async ({ page }) => {
+  const servers = await startServers({ quoteSeconds: 62 });
+  try {
+    const dialog = await openPayment(page, servers.shop.url);
+    const region = dialog.locator('[aria-live=polite]');
+    await expect(region).toHaveText('');
+    await dialog.getByRole('button', { name: 'Partial' }).click();
+    await expect(region).toHaveText('Payment detected: 12.3725 USDT received.');
+    await expect(region).toHaveText('Payment detected: 12.3725 USDT received. Less than a minute left.', { timeout: 10_000 });
+    await dialog.getByRole('button', { name: 'Full' }).click();
+    await expect(region).toHaveText('Payment received');
+    expect(await region.count()).toBe(1);
+  } finally {
+    await servers.close();
+  }
+});
+
 test.describe('themes', () => {
   test.use({ reducedMotion: 'reduce' });
 
