@@ -24,6 +24,23 @@ async function smallTargets(dialog: Locator): Promise<string[]> {
   );
 }
 
+/** The shop's pay button with name and e-mail filled (so the modal opens on the coins). */
+async function payFromShop(page: Page, shopUrl: string, query = '', form: { amount?: string; currency?: string } = {}) {
+  await page.goto(shopUrl + '/' + query);
+  if (form.amount) await page.fill('input[name=amount]', form.amount);
+  if (form.currency) await page.selectOption('select[name=currency]', form.currency);
+  await page.fill('input[name=name]', 'Ada');
+  await page.fill('input[name=email]', 'ada@example.com');
+  await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+  return modal(page);
+}
+
+/** Whatever in the dialog reaches past a 320 px screen's right edge. */
+const pastTheEdge = (dialog: Locator) =>
+  dialog.evaluate((el) =>
+    [...el.querySelectorAll<HTMLElement>('*')].filter((child) => child.getBoundingClientRect().right > 320.5).map((child) => child.outerHTML.slice(0, 60)),
+  );
+
 // Reduced motion: axe reads colours, and a dialog fading in would be read half transparent.
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`axe finds nothing, ${scheme} theme`, () => {
@@ -120,11 +137,8 @@ test.describe('themes', () => {
 
   test('motion only when the customer allows it', async ({ page, servers }) => {
     const animations = async () => {
-      await page.goto(servers.shop.url + '/?locale=en');
-      await page.fill('input[name=name]', 'Ada');
-      await page.fill('input[name=email]', 'ada@example.com');
-      await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
-      return modal(page).evaluate((dialog) => getComputedStyle(dialog).animationName);
+      const dialog = await payFromShop(page, servers.shop.url);
+      return dialog.evaluate((dialog) => getComputedStyle(dialog).animationName);
     };
     expect(await animations()).toBe('none');
     await page.emulateMedia({ reducedMotion: 'no-preference' });
@@ -225,12 +239,7 @@ test.describe('right to left, in Arabic', () => {
   test.use({ reducedMotion: 'reduce' });
 
   test('the modal mirrors, speaks Arabic, writes AED with Intl, and completes a payment', async ({ page, servers }) => {
-    await page.goto(servers.shop.url + '/?locale=ar');
-    await page.selectOption('select[name=currency]', 'AED');
-    await page.fill('input[name=name]', 'Ada');
-    await page.fill('input[name=email]', 'ada@example.com');
-    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
-    const dialog = modal(page);
+    const dialog = await payFromShop(page, servers.shop.url, '?locale=ar', { currency: 'AED' });
     await expect(dialog).toHaveAttribute('dir', 'rtl');
     await expect(dialog).toHaveAttribute('lang', 'ar');
     await expect(dialog.getByRole('heading', { name: 'اختر العملة التي تدفع بها' })).toBeVisible();
@@ -292,10 +301,7 @@ test.describe('on a 320 px phone', () => {
     expect(await dialog.boundingBox()).toEqual({ x: 0, y: 0, width: 320, height: 640 });
     // Nothing wider than the sheet: the address wraps, the amount and buttons fit.
     expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
-    const overflowing = await dialog.evaluate((el) =>
-      [...el.querySelectorAll<HTMLElement>('*')].filter((child) => child.getBoundingClientRect().right > 320.5).map((child) => child.outerHTML.slice(0, 60)),
-    );
-    expect(overflowing).toEqual([]);
+    expect(await pastTheEdge(dialog)).toEqual([]);
     const wallet = dialog.getByRole('link', { name: 'Open in wallet' });
     await expect(wallet).toBeVisible();
     expect(await wallet.getAttribute('href')).toBe(await dialog.locator('svg[role=img]').getAttribute('data-uri'));
@@ -307,19 +313,11 @@ test.describe('on a 320 px phone', () => {
   });
 
   test('the largest amount, written the French way, still fits', async ({ page, servers }) => {
-    await page.goto(servers.shop.url + '/?locale=fr');
-    await page.fill('input[name=amount]', '99999999.99');
-    await page.fill('input[name=name]', 'Ada');
-    await page.fill('input[name=email]', 'ada@example.com');
-    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
-    const dialog = modal(page);
+    const dialog = await payFromShop(page, servers.shop.url, '?locale=fr', { amount: '99999999.99' });
     await dialog.getByRole('button', { name: /^DAI / }).click();
     // 99,999,999.99 + 1% fee, every decimal kept, grouped with narrow no-break spaces.
     await expect(dialog.locator('[data-amount]')).toHaveText('100\u202f999\u202f999,9899 DAI');
-    const overflowing = await dialog.evaluate((el) =>
-      [...el.querySelectorAll<HTMLElement>('*')].filter((child) => child.getBoundingClientRect().right > 320.5).map((child) => child.outerHTML.slice(0, 60)),
-    );
-    expect(overflowing).toEqual([]);
+    expect(await pastTheEdge(dialog)).toEqual([]);
     expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
   });
 });
