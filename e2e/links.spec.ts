@@ -1,4 +1,4 @@
-import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
+import { DEMO_MERCHANT } from '../server/seed.ts';
 import { ServiceClient } from '../src/server/client.ts';
 import { expect, modal, test } from './support/fixtures.ts';
 
@@ -10,7 +10,7 @@ const PNG = new Blob(
 
 test('a standard cart link: adjust a quantity, pay through the widget, see the success message', async ({ page, servers }) => {
   const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
-  const prices = [...servers.api.links.prices.values()].filter((p) => p.currency === 'USD');
+  const prices = [...(await servers.api.parts.links.prices()).values()].filter((p) => p.currency === 'USD');
   const beans = prices.find((p) => p.product.name.startsWith('Single'))!;
   const mug = prices.find((p) => p.product.name === 'Enamel mug')!;
   const link = await client.paymentLinks.createStandard({
@@ -40,9 +40,9 @@ test('a standard cart link: adjust a quantity, pay through the widget, see the s
 
   // The link shows in the merchant's list, and its payment reached the merchant's webhook.
   expect((await client.paymentLinks.list(1, 100)).data.map((l) => l.id)).toContain(link.id);
-  const find = () => [...servers.api.webhooks.deliveries].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
-  await expect.poll(() => find() !== undefined, { message: 'a DEPOSIT_TRANSACTION for the link' }).toBe(true);
-  const paid = find();
+  const find = async () => [...(await servers.api.deliveries())].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
+  await expect.poll(async () => (await find()) !== undefined, { message: 'a DEPOSIT_TRANSACTION for the link' }).toBe(true);
+  const paid = await find();
   expect(JSON.parse(paid!.body).data.metadata).toMatchObject({ payment_link: link.slug, phone: '+234 800 000 0000' });
 });
 

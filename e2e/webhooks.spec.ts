@@ -1,7 +1,9 @@
 import { WEBHOOK_PATH } from '../demo/merchant/server.ts';
-import { DEMO_MERCHANT } from '../demo/api/catalog.ts';
+import { DEMO_MERCHANT } from '../server/seed.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../src/server/webhook.ts';
 import { expect, openPayment, test } from './support/fixtures.ts';
+
+const webhookSecret = DEMO_MERCHANT.webhookSecrets!.test!;
 
 test('a paid order is marked paid once by a verified webhook; forged, replayed and stale ones change nothing', async ({ page, servers }) => {
   const reference = `webhook-${test.info().workerIndex}-${Date.now()}`;
@@ -17,9 +19,9 @@ test('a paid order is marked paid once by a verified webhook; forged, replayed a
   expect(order.events.map((e) => e.split(' ')[1])).toEqual(['incomplete', 'confirmed']);
 
   // The stub records a delivery once the merchant's answer is in, a moment after the order changed.
-  const confirmed = () => servers.api.webhooks.deliveries.find((d) => d.status === 200 && d.body.includes(reference) && d.body.includes('"confirmed"'));
-  await expect.poll(() => confirmed()?.status).toBe(200);
-  const delivered = confirmed()!;
+  const confirmed = async () => (await servers.api.deliveries()).find((d) => d.status === 200 && d.body.includes(reference) && d.body.includes('"confirmed"'));
+  await expect.poll(async () => (await confirmed())?.status).toBe(200);
+  const delivered = { ...(await confirmed())!, signature: signWebhook(webhookSecret, (await confirmed())!.body) };
   const hook = servers.shop.url + WEBHOOK_PATH;
   const post = (body: string, signature: string) =>
     page.request.post(hook, { headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signature }, data: body });
@@ -35,7 +37,7 @@ test('a paid order is marked paid once by a verified webhook; forged, replayed a
   expect(await forged.json()).toEqual({ refused: 'bad_signature' });
 
   // Stale: a genuine delivery captured ten minutes ago, replayed now.
-  const old = signWebhook(DEMO_MERCHANT.keys.test.secretKey, delivered.body, Math.floor(Date.now() / 1000) - 600);
+  const old = signWebhook(webhookSecret, delivered.body, Math.floor(Date.now() / 1000) - 600);
   const stale = await post(delivered.body, old);
   expect(stale.status()).toBe(400);
   expect(await stale.json()).toEqual({ refused: 'stale' });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ServiceClient, ServiceError } from '../../src/server/client.ts';
-import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type DepositEvent } from '../../src/server/webhook.ts';
+import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type ServiceEvent } from '../../src/server/webhook.ts';
 import { fromRoot } from '../paths.ts';
 
 /** Where the merchant backend takes DEPOSIT_TRANSACTION deliveries. */
@@ -51,10 +51,13 @@ export const strictPolicy = (apiUrl: string) =>
 export async function startMerchantSite(options: {
   apiUrl: string;
   publicKey: string;
-  /** For verifying webhooks; the backend refuses every delivery without it. */
+  /** For creating payments from the server (the SDK). */
   secretKey?: string;
+  /** The webhook signing secret (whsec_…): the shop will not start without it. */
+  webhookSecret: string;
   port?: number;
 }): Promise<MerchantSite> {
+  if (!options.webhookSecret) throw new Error('startMerchantSite: webhookSecret is required; without it no webhook could be trusted');
   const orders = new Map<string, Order>();
   const seenEvents = new Set<string>();
 
@@ -62,9 +65,9 @@ export async function startMerchantSite(options: {
   async function receiveWebhook(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    let event: DepositEvent;
+    let event: ServiceEvent;
     try {
-      event = verifyWebhook(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER], options.secretKey ?? '');
+      event = verifyWebhook(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER], options.webhookSecret);
     } catch (error) {
       const reason = error instanceof WebhookError ? error.reason : 'malformed_body';
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ refused: reason }));
@@ -76,6 +79,10 @@ export async function startMerchantSite(options: {
       return;
     }
     seenEvents.add(event.id);
+    if (event.event !== 'DEPOSIT_TRANSACTION') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ignored: event.event }));
+      return;
+    }
     const { reference, status } = event.data;
     const order = orders.get(reference) ?? { reference, paid: false, timesMarkedPaid: 0, events: [] };
     order.events.push(`${event.id} ${status}`);

@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright';
-import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
-import { startStubApi, type StubApiOptions } from '../../demo/api/server.ts';
+import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type ServiceOptions } from '../../server/app.ts';
 import { startMerchantSite } from '../../demo/merchant/server.ts';
 import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chromium.ts';
 import { load, type LoadResult } from './load.ts';
@@ -26,9 +26,9 @@ type Window = typeof globalThis & {
   bench: Record<string, unknown>;
 };
 
-async function servers(options: StubApiOptions = {}) {
-  const api = await startStubApi(options);
-  const shop = await startMerchantSite({ apiUrl: api.url, publicKey: KEY });
+async function servers(options: ServiceOptions = {}) {
+  const api = await startService(options);
+  const shop = await startMerchantSite({ apiUrl: api.url, publicKey: KEY, webhookSecret: 'whsec_bench0unused0secret' });
   return { api, shop, close: () => Promise.all([api.close(), shop.close()]) };
 }
 
@@ -134,7 +134,7 @@ async function toPaymentScreen(page: Page): Promise<string> {
 }
 
 /** Detection: from a deposit made elsewhere (not through the widget) to onSuccess. */
-async function detection(browser: Browser, options: StubApiOptions) {
+async function detection(browser: Browser, options: ServiceOptions) {
   const s = await servers(options);
   const page = await merchantPage(browser, s.shop.url, s.api.url);
   const samples: number[] = [];
@@ -165,7 +165,7 @@ async function detection(browser: Browser, options: StubApiOptions) {
 }
 
 /** Requests the payment screen makes in WINDOW_MS while the customer does nothing. */
-async function requestsPerMinute(browser: Browser, options: StubApiOptions): Promise<number> {
+async function requestsPerMinute(browser: Browser, options: ServiceOptions): Promise<number> {
   const s = await servers(options);
   const page = await merchantPage(browser, s.shop.url, s.api.url);
   await toPaymentScreen(page);

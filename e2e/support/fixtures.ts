@@ -1,20 +1,20 @@
 import { createRequire } from 'node:module';
 import { test as base, expect, type Locator, type Page } from 'playwright/test';
-import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
-import { startStubApi, type StubApi, type StubApiOptions } from '../../demo/api/server.ts';
+import { startService, type Service, type ServiceOptions } from '../../server/app.ts';
+import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { registerWebhook } from '../../demo/merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
 
 export interface Servers {
-  api: StubApi;
+  api: Service;
   shop: MerchantSite;
   close(): Promise<void>;
 }
 
-export async function startServers(options: StubApiOptions = {}): Promise<Servers> {
-  const api = await startStubApi({ webhookRetryMs: 100, ...options });
+export async function startServers(options: ServiceOptions = {}): Promise<Servers> {
+  const api = await startService({ webhookRetryMs: 100, ...options });
   const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
-  const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey });
+  const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
   await registerWebhook(api.url, secretKey, shop.url + WEBHOOK_PATH);
   return { api, shop, close: async () => void (await Promise.all([api.close(), shop.close()])) };
 }

@@ -1,18 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
-import { startStubApi, type StubApi } from '../../demo/api/server.ts';
+import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type Service } from '../../server/app.ts';
 import { createApi } from './client.ts';
 import { ApiError } from './errors.ts';
 import { retryDelay, withRetry } from './retry.ts';
 
 const key = DEMO_MERCHANT.keys.test.publicKey;
 const signal = new AbortController().signal;
-let stub: StubApi;
+let stub: Service;
 
 beforeAll(async () => {
-  stub = await startStubApi();
+  stub = await startService();
 });
 afterAll(() => stub.close());
 

@@ -2,9 +2,9 @@
 // stub misbehaving on purpose. Each cell asserts what the customer sees and which
 // callbacks fired. A passing fault hits one request; a persistent one hits every request.
 import { describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../demo/api/catalog.ts';
-import { CALLS, FAULTS, type Call, type Fault } from '../../demo/api/faults.ts';
-import { startStubApi } from '../../demo/api/server.ts';
+import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { CALLS, FAULTS, type Call, type Fault } from '../../server/http/faults.ts';
+import { startService } from '../../server/app.ts';
 import { createApi } from '../api/client.ts';
 import { options } from '../testing/fake-api.ts';
 import { createCheckout, type Checkout } from './machine.ts';
@@ -35,7 +35,7 @@ const cells = CALLS.flatMap((call) =>
 
 describe.concurrent('API faults × calls', () => {
   it.each(cells)('$call × $fault ($kind)', { timeout: 20_000 }, async ({ call, fault, kind }) => {
-    const stub = await startStubApi({ faults: true });
+    const stub = await startService({ faults: true });
     const events: string[] = [];
     const errors: unknown[] = [];
     const reference = `cell-${call}-${fault}-${kind}`;
@@ -99,10 +99,10 @@ describe.concurrent('API faults × calls', () => {
 
 describe('fault injection is for tests only', () => {
   it('is off unless asked for, and never touches a live key', async () => {
-    const plain = await startStubApi();
+    const plain = await startService();
     expect(plain.faults).toBeUndefined();
     await plain.close();
-    const stub = await startStubApi({ faults: true });
+    const stub = await startService({ faults: true });
     try {
       stub.faults!.inject({ call: 'coins', fault: '5xx', times: Infinity });
       const live = await fetch(stub.url + '/api/v1/coins', { headers: { 'x-api-key': DEMO_MERCHANT.keys.live.publicKey } });

@@ -3,7 +3,7 @@ import type { CheckoutError } from '../checkout/errors.ts';
 import { fieldErrors } from '../wire/field-errors.ts';
 import { jsonObject } from '../wire/fields.ts';
 import type { Verification } from '../wire/schemas.ts';
-import { isSecretKey, publicKeyMode, type KeyMode } from './keys.ts';
+import { isSecretKey, publicKeyMode, type KeyMode } from '../wire/keys.ts';
 import { CheckoutOptionsSchema } from './schema.ts';
 
 type Parsed = z.output<typeof CheckoutOptionsSchema>;

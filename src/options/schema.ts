@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import * as field from '../wire/fields.ts';
-import { publicKeyMode } from './keys.ts';
+import { publicKeyMode } from '../wire/keys.ts';
 
 const callback = z.optional(field.is<(data: never) => unknown>((v) => typeof v === 'function', 'a function'));
 

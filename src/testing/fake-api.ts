@@ -2,8 +2,16 @@
 import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
-import { paymentVersion, type InitializeBody, type Transaction, type Verification } from '../wire/schemas.ts';
-import { COINS } from '../../demo/api/catalog.ts';
+import { paymentVersion, type Coin, type InitializeBody, type Transaction, type Verification } from '../wire/schemas.ts';
+
+const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
+/** The test network's coins, as the service lists them (kept apart: src/ never imports the service). */
+const TEST_COINS: Coin[] = [
+  { symbol: 'USDT', name: 'Tether USD', network: 'BNB Smart Chain Testnet', chainId: 97, contractAddress: token(0x5da7), decimals: 18, status: 'active' },
+  { symbol: 'USDC', name: 'USD Coin', network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: token(0x05dc), decimals: 6, status: 'active' },
+  { symbol: 'BUSD', name: 'Binance USD', network: 'BNB Smart Chain Testnet', chainId: 97, contractAddress: token(0xb05d), decimals: 18, status: 'active' },
+  { symbol: 'DAI', name: 'Dai', network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: token(0xda1), decimals: 18, status: 'active' },
+];
 
 export const networkError = () => new ApiError('network', 'GET test: the network failed');
 export const httpError = (status: number) => new ApiError('http', `test answered ${status}`, status);
@@ -60,7 +68,7 @@ export function fakeApi() {
       signals.push(signal);
       const error = state.coinsErrors.shift();
       if (error) throw error;
-      return COINS.test;
+      return TEST_COINS;
     },
     async initialize(body, signal) {
       calls.initialize.push(body);

@@ -72,8 +72,9 @@ export const Verification = z.object({
   acceptPartialPayment: bool,
   hash: field.nullable<string>((v) => typeof v === 'string', 'text'),
   expiresAt: timestamp,
-  customer: z.object({ name: text, email: text }),
-  metadata: field.nullable<Record<string, unknown>>(field.isPlainObject, 'an object'),
+  /** Personal and private data: answered to the secret key (and in webhooks) only. */
+  customer: z.optional(z.object({ name: text, email: text })),
+  metadata: z.optional(field.nullable<Record<string, unknown>>(field.isPlainObject, 'an object')),
 });
 export type Verification = z.infer<typeof Verification>;
 

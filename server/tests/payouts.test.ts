@@ -2,13 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUIRED_FIELDS } from '../../src/wire/payouts.ts';
 import { ErrorBody } from '../../src/wire/schemas.ts';
-import { DEMO_MERCHANT } from './catalog.ts';
-import { startStubApi, type StubApi } from './server.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../app.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
-let api: StubApi;
+let api: Service;
 beforeAll(async () => {
-  api = await startStubApi();
+  api = await startService();
 });
 afterAll(() => api.close());
 
@@ -111,14 +111,14 @@ describe('initiating a payout', () => {
 
     const done = await initiate({ amount: 4.5, reference: 'po-1', metadata: { invoice: 77 } });
     expect(done.status).toBe(201);
-    expect(done.body.data).toMatchObject({ coin: 'USDT', amount: 4.5, currency: 'NGN', fiat_amount: 6975, reference: 'po-1', metadata: { invoice: 77 }, status: 'processing' });
+    expect(done.body.data).toMatchObject({ coin: 'USDT', amount: 4.5, currency: 'NGN', fiat_amount: 6975, reference: 'po-1', metadata: { invoice: 77 }, status: 'pending' });
     expect((await initiate({ amount: 5.61 })).body.message).toMatch(/more than the balance of 5.6 USDT/);
     expect((await initiate({ amount: 5.6, reference: 'po-1' })).status).toBe(409);
     expect((await initiate({ amount: 5.6 })).status).toBe(201);
   });
 
   it.each([
-    ['another coin', { coin: 'BUSD', amount: 1 }, /only USDT is paid out; swap your BUSD to USDT first/],
+    ['another coin', { coin: 'BUSD', amount: 1 }, /only USDT is paid out, so swap your BUSD to USDT first/],
     ['no amount', { coin: 'USDT' }, /amount: expected an amount greater than 0/],
     ['a negative amount', { coin: 'USDT', amount: -1 }, /amount: expected an amount greater than 0/],
     ['too many decimals', { coin: 'USDT', amount: 0.0000001 }, /at most 6 decimal places/],

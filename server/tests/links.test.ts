@@ -4,18 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../src/wire/links.ts';
 import { ErrorBody, success } from '../../src/wire/schemas.ts';
-import { DEMO_MERCHANT } from './catalog.ts';
-import { startStubApi, type StubApi } from './server.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../app.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
-let api: StubApi;
+let api: Service;
 let beans: string;
 let mug: string;
 let beansNgn: string;
 
 beforeAll(async () => {
-  api = await startStubApi();
-  const prices = [...api.links.prices.values()];
+  api = await startService();
+  const prices = [...(await api.parts.links.prices()).values()];
   beans = prices.find((p) => p.product.name.startsWith('Single') && p.currency === 'USD')!.id;
   beansNgn = prices.find((p) => p.currency === 'NGN')!.id;
   mug = prices.find((p) => p.product.name === 'Enamel mug')!.id;

@@ -1,26 +1,8 @@
-// What the sandbox sells with: its merchants, the coins per network, and a fixed rate table.
-import type { KeyMode } from '../../src/options/keys.ts';
+// What the service sells with: the networks and coins per mode, a fixed rate table, and the
+// fee. Data, not code: an operator's configuration replaces it when the chain work lands.
+import type { KeyMode } from '../../src/wire/keys.ts';
 import type { Currency } from '../../src/wire/fields.ts';
 import type { Coin } from '../../src/wire/schemas.ts';
-
-export interface Merchant {
-  id: string;
-  businessName: string;
-  businessEmail: string;
-  businessLogo: string;
-  keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
-}
-
-export const DEMO_MERCHANT: Merchant = {
-  id: '2b1f6c3e-8d4a-4f7e-9c1b-5a6d7e8f9a0b',
-  businessName: 'Harbour Coffee Roasters',
-  businessEmail: 'orders@harbour-coffee.example',
-  businessLogo: '',
-  keys: {
-    test: { publicKey: 'pk_test_harbour0demo0key', secretKey: 'sk_test_harbour0demo0secret' },
-    live: { publicKey: 'pk_live_harbour0demo0key', secretKey: 'sk_live_harbour0demo0secret' },
-  },
-};
 
 /** The network name a key's mode maps to, as the spec's transaction carries it. */
 export const NETWORK: Record<KeyMode, string> = { test: 'testnet', live: 'mainnet' };
@@ -41,6 +23,8 @@ export const COINS: Record<KeyMode, Coin[]> = {
     { symbol: 'DAI', name: 'Dai', network: 'Ethereum', chainId: 1, contractAddress: '0x6B175474E89094C44Da98b954EedeAC495271d0F', decimals: 18, status: 'active' },
   ],
 };
+
+export const coinOf = (mode: KeyMode, symbol: string): Coin | undefined => COINS[mode].find((c) => c.symbol === symbol);
 
 /** Units of each currency that one US dollar buys. Decimal text: parsed, never floated. */
 export const FIAT_PER_USD: Record<Currency, string> = {

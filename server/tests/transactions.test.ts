@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from './catalog.ts';
-import { MAX_BODY_BYTES } from './http.ts';
-import { startStubApi, type StubApi } from './server.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { MAX_BODY_BYTES } from '../http/body.ts';
+import { startService, type Service } from '../app.ts';
 import { ErrorBody, TransactionResponse, VerificationResponse } from '../../src/wire/schemas.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 let clock = Date.parse('2026-11-22T12:00:00Z');
-let stub: StubApi;
+let stub: Service;
 
 beforeAll(async () => {
-  stub = await startStubApi({ quoteSeconds: 60, now: () => clock });
+  stub = await startService({ quoteSeconds: 60, now: () => clock });
 });
 afterAll(() => stub.close());
 
@@ -41,7 +41,29 @@ describe('the stub API', () => {
     expect(status).toBe(201);
     expect(TransactionResponse.safeParse(body).success).toBe(true);
     expect(body.data).toMatchObject({ cryptoAmount: 10.1, feeInCrypto: 0.1, fiatAmount: 10, customerName: 'Ada', acceptPartialPayment: false });
-    expect((await call('GET', '/api/v1/transaction/verify/stub-1')).body.data.metadata).toEqual({ order: 7 });
+    const server = await call('GET', '/api/v1/transaction/verify/stub-1', undefined, null, { authorization: `Bearer ${testKeys.secretKey}` });
+    expect(server.body.data).toMatchObject({ metadata: { order: 7 }, customer: { name: 'Ada', email: 'ada@example.com' } });
+  });
+
+  it('answers a page (public key) only what the checkout needs: no name, e-mail or metadata', async () => {
+    await init('stub-pii', { customer_name: 'Ada', customer_email: 'ada@example.com', metadata: { order: 8 } });
+    const page = await call('GET', '/api/v1/transaction/verify/stub-pii');
+    expect(VerificationResponse.safeParse(page.body).success).toBe(true);
+    expect(JSON.stringify(page.body)).not.toMatch(/Ada|ada@example|order/);
+  });
+
+  it('never lets a page re-price a payment the merchant\'s server priced; the coin may change', async () => {
+    const server = { authorization: `Bearer ${testKeys.secretKey}` };
+    expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'priced-1', coin: 'USDT', currency: 'USD', amount: 250 }, null, server)).status).toBe(201);
+    const cheaper = await init('priced-1', { amount: '0.01' });
+    expect(cheaper.status).toBe(409);
+    expect(cheaper.body.errors).toEqual([{ field: 'amount', message: expect.stringContaining('250.00 USD') }]);
+    expect((await init('priced-1', { amount: 250, currency: 'NGN' })).status).toBe(409);
+    const otherCoin = await init('priced-1', { amount: 250, coin: 'USDC' });
+    expect(otherCoin.status).toBe(201);
+    expect(otherCoin.body.data).toMatchObject({ coin: 'USDC', fiatAmount: 250, cryptoAmount: 252.5 });
+    // Still the server's price after the page's re-quote.
+    expect((await init('priced-1', { amount: '0.01', coin: 'USDC' })).status).toBe(409);
   });
 
   it('is idempotent per reference: the same request answers the same transaction', async () => {
@@ -137,12 +159,12 @@ describe('the stub API', () => {
     const started = Date.now();
     const held = call('GET', '/api/v1/transaction/verify/lp-2?wait=20&since=pending:0');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stub.store.waiting).toBe(1);
+    expect(stub.parts.changes.waiting).toBe(1);
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'lp-2', kind: 'exact' });
     const response = await held;
     expect(response.body.data.status).toBe('confirmed');
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(stub.store.waiting).toBe(0);
+    expect(stub.parts.changes.waiting).toBe(0);
   });
 
   it('long poll: answers unchanged at the deadline', async () => {
@@ -161,11 +183,11 @@ describe('the stub API', () => {
       signal: gone.signal,
     }).catch(() => 'aborted');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stub.store.waiting).toBe(1);
+    expect(stub.parts.changes.waiting).toBe(1);
     gone.abort();
     expect(await held).toBe('aborted');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(stub.store.waiting).toBe(0);
+    expect(stub.parts.changes.waiting).toBe(0);
   });
 
   it.each([
@@ -181,7 +203,7 @@ describe('the stub API', () => {
   });
 
   it('answers a long poll at once when long polling is switched off', async () => {
-    const plain = await startStubApi({ longPoll: false });
+    const plain = await startService({ longPoll: false });
     try {
       const headers = { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' };
       await fetch(plain.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }) });

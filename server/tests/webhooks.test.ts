@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../src/server/webhook.ts';
-import { DEMO_MERCHANT } from './catalog.ts';
-import { startStubApi, type StubApi } from './server.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../app.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const webhookSecret = DEMO_MERCHANT.webhookSecrets!.test!;
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
@@ -25,18 +26,18 @@ async function merchantEndpoint(statuses: number[] = []) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
-async function stub(): Promise<StubApi> {
-  const api = await startStubApi({ webhookRetryMs: 20 });
+async function stub(): Promise<Service> {
+  const api = await startService({ webhookRetryMs: 20 });
   closers.push(() => api.close());
   return api;
 }
 
-const call = (api: StubApi, method: string, path: string, body: unknown, headers: Record<string, string>) =>
+const call = (api: Service, method: string, path: string, body: unknown, headers: Record<string, string>) =>
   fetch(api.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-async function waitFor(ok: () => boolean) {
+async function waitFor(ok: () => boolean | Promise<boolean>) {
   const until = Date.now() + 5000;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > until) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -63,7 +64,7 @@ describe('webhooks', () => {
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'wh-1', kind: 'partial' }, { 'x-api-key': publicKey });
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'wh-1', kind: 'exact' }, { 'x-api-key': publicKey });
     await waitFor(() => hook.received.length === 2);
-    const events = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, secretKey));
+    const events = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, webhookSecret));
     expect(events.map((e) => [e.event, e.data.reference, e.data.status])).toEqual([
       ['DEPOSIT_TRANSACTION', 'wh-1', 'incomplete'],
       ['DEPOSIT_TRANSACTION', 'wh-1', 'confirmed'],
@@ -79,10 +80,10 @@ describe('webhooks', () => {
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'wh-2', kind: 'exact' }, { 'x-api-key': publicKey });
     // The merchant keeps the body before it answers, and the stub records the attempt only once
     // the answer is in, so wait on the stub's record: it is the later of the two.
-    await waitFor(() => api.webhooks.deliveries.length === 4);
-    const ids = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, secretKey).id);
+    await waitFor(async () => (await api.deliveries()).length === 4);
+    const ids = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, webhookSecret).id);
     expect(new Set(ids).size).toBe(1);
-    expect(api.webhooks.deliveries.map((d) => [d.attempt, d.status])).toEqual([[1, 500], [2, 503], [3, 502], [4, 200]]);
+    expect((await api.deliveries()).map((d) => [d.attempt, d.status])).toEqual([[1, 500], [2, 503], [3, 502], [4, 200]]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(hook.received).toHaveLength(4); // nothing after the 200
   });

@@ -2,7 +2,7 @@
 // servers do. Off unless the stub is started with `faults: true`; never applied to a
 // request made with a live key.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from './http.ts';
+import { sendJson } from './respond.ts';
 
 export const FAULTS = ['latency', '5xx', '429', 'not_json', 'wrong_shape', 'drop'] as const;
 export type Fault = (typeof FAULTS)[number];

@@ -1,0 +1,40 @@
+// The service's configuration, from the environment, checked once: a wrong value stops the
+// start with a message that names the variable.
+import type { ServiceOptions } from './app.ts';
+
+export interface Config extends ServiceOptions {
+  port: number;
+  host: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}: expected a whole number from ${min} to ${max}, received ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^(true|false|1|0|on|off)$/i.test(raw)) throw new Error(`${name}: expected true or false, received ${JSON.stringify(raw)}`);
+  return /^(true|1|on)$/i.test(raw);
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('DATABASE_URL: expected a postgres://… URL');
+  return {
+    port: int(env, 'PORT', 4010, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir: databaseUrl ? undefined : env.DATA_DIR || '.data',
+    quoteSeconds: int(env, 'QUOTE_SECONDS', 900, 10, 86_400),
+    sandbox: flag(env, 'SANDBOX', true),
+    webhookRetryMs: int(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
+    webhookRetryCapMs: int(env, 'WEBHOOK_RETRY_CAP_MS', 3_600_000, 10, 86_400_000),
+    webhookRetryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_MS', 3 * 86_400_000, 1000, 30 * 86_400_000),
+    jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 1000, 10, 60_000),
+  };
+}

@@ -1,0 +1,21 @@
+// Who is asking: a merchant in one mode (test or live), and with which kind of key. It
+// travels instead of the (merchant, mode) pair, and `owns` is the one ownership check.
+import type { KeyMode } from '../../src/wire/keys.ts';
+
+export interface Merchant {
+  id: string;
+  businessName: string;
+  businessEmail: string;
+  businessLogo: string;
+}
+
+export interface Account {
+  merchant: Merchant;
+  mode: KeyMode;
+  /** The key that authenticated the request: the page's public key or a server's secret key. */
+  via: 'public' | 'secret';
+}
+
+/** Whether something stored under (merchantId, mode) belongs to this account. */
+export const owns = (account: Pick<Account, 'merchant' | 'mode'>, thing: { merchantId: string; mode: string }): boolean =>
+  thing.merchantId === account.merchant.id && thing.mode === account.mode;

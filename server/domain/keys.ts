@@ -1,0 +1,12 @@
+// API keys and webhook secrets: made from 24 random bytes, kept only as SHA-256 hashes (a
+// slow hash buys nothing for 192 random bits), and shown to the merchant once.
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyMode } from '../../src/wire/keys.ts';
+
+const token = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '0');
+
+export const newKeys = (mode: KeyMode) => ({ publicKey: `pk_${mode}_${token()}`, secretKey: `sk_${mode}_${token()}` });
+export const newWebhookSecret = () => `whsec_${token()}`;
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+/** What a listing may show of a key: its kind and last four characters. */
+export const keyHint = (key: string): string => `${key.slice(0, 8)}…${key.slice(-4)}`;

@@ -1,0 +1,135 @@
+// The rules of a payment: its status, who may quote or re-quote it and how, and what a
+// sandbox deposit sends. No I/O: storage runs these inside its transactions.
+import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../src/wire/fields.ts';
+import { formatUnits, toUnits } from '../../src/wire/money.ts';
+import type { Coin, DepositKind, PaymentStatus } from '../../src/wire/schemas.ts';
+import type { Account } from './account.ts';
+import { Conflict } from './errors.ts';
+import { quote, QUOTE_DECIMALS } from './quote.ts';
+
+export type Creator = 'public' | 'secret' | 'link';
+
+export interface Payment {
+  id: string;
+  merchantId: string;
+  mode: string;
+  reference: string;
+  /** Who set the price: the page (public key), the merchant's server, or a payment link. */
+  createdBy: Creator;
+  paymentLinkId: string | null;
+  coin: CoinSymbol;
+  chainId: number;
+  token: string;
+  decimals: number;
+  currency: Currency;
+  fiatMinor: bigint;
+  /** Token base units: what is due (fee included), the fee, and what has arrived. */
+  due: bigint;
+  fee: bigint;
+  paid: bigint;
+  fiatRate: string;
+  cryptoRate: string;
+  address: string;
+  acceptPartial: boolean;
+  customerName: string;
+  customerEmail: string;
+  metadata: Record<string, unknown> | null;
+  lastHash: string | null;
+  expiresMs: number;
+  createdMs: number;
+  updatedMs: number;
+}
+
+export interface QuoteRequest {
+  reference: string;
+  coin: Coin;
+  currency: Currency;
+  amount: string | number;
+  acceptPartial: boolean;
+  customerName: string;
+  customerEmail: string;
+  metadata: Record<string, unknown> | null;
+  paymentLinkId: string | null;
+}
+
+export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs'>, nowMs: number): PaymentStatus {
+  if (payment.paid >= payment.due) return 'confirmed';
+  if (nowMs >= payment.expiresMs) return 'expired';
+  return payment.paid > 0n ? 'incomplete' : 'pending';
+}
+
+/** The priced fields of a fresh quote, in the coin's base units. */
+export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: number) {
+  const q = quote(request.amount, request.currency, request.coin.decimals);
+  const scale = 10n ** BigInt(request.coin.decimals - q.decimals);
+  return {
+    coin: request.coin.symbol,
+    chainId: request.coin.chainId,
+    token: request.coin.contractAddress,
+    decimals: request.coin.decimals,
+    currency: request.currency,
+    fiatMinor: toUnits(request.amount, FIAT_DECIMALS)!,
+    due: q.due * scale,
+    fee: q.fee * scale,
+    fiatRate: q.fiatRate,
+    cryptoRate: q.cryptoRate,
+    acceptPartial: request.acceptPartial,
+    expiresMs: nowMs + quoteMs,
+  };
+}
+
+export type InitializePlan =
+  | { kind: 'create'; createdBy: Creator }
+  | { kind: 'same' }
+  | { kind: 'requote'; createdBy: Creator };
+
+const creatorOf = (account: Account, request: QuoteRequest): Creator =>
+  request.paymentLinkId ? 'link' : account.via;
+
+/**
+ * What initialize does with a reference. Idempotent: the same request while the quote is
+ * open answers the same payment. A reference that has received nothing may be re-quoted
+ * (another coin, a fresh expiry, the same address), but a page (public key) never changes
+ * the amount or currency of a payment that the merchant's server or a link priced. A
+ * reference that received funds is never re-quoted.
+ */
+export function planInitialize(existing: Payment | undefined, account: Account, request: QuoteRequest, nowMs: number): InitializePlan {
+  const creator = creatorOf(account, request);
+  if (!existing) return { kind: 'create', createdBy: creator };
+  if (existing.paid > 0n) {
+    throw new Conflict(
+      `Reference ${existing.reference} has already received ${formatUnits(existing.paid, existing.decimals)} ${existing.coin}; it cannot be quoted again. Verify it instead.`,
+    );
+  }
+  const fiatMinor = toUnits(request.amount, FIAT_DECIMALS)!;
+  const samePrice = existing.currency === request.currency && existing.fiatMinor === fiatMinor && existing.acceptPartial === request.acceptPartial;
+  if (!samePrice && existing.createdBy !== 'public' && account.via === 'public') {
+    throw new Conflict(
+      `Reference ${existing.reference} was priced by the merchant (${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}); a page may change its coin, never its amount or currency.`,
+      [{ field: 'amount', message: `expected ${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}, as the merchant priced it` }],
+    );
+  }
+  if (samePrice && existing.coin === request.coin.symbol && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
+  // The strongest creator stays: a page re-quoting a server's payment keeps it server-priced.
+  const createdBy = existing.createdBy === 'public' ? creator : existing.createdBy;
+  return { kind: 'requote', createdBy };
+}
+
+/** Sandbox: what the customer "sends" for each kind, at the quote's precision. */
+export function sandboxAmount(payment: Pick<Payment, 'due' | 'paid' | 'decimals'>, kind: DepositKind): bigint {
+  const scale = 10n ** BigInt(payment.decimals - Math.min(QUOTE_DECIMALS, payment.decimals));
+  const remaining = (payment.due - payment.paid) / scale;
+  const sent =
+    kind === 'exact' ? remaining
+    : kind === 'partial' ? (remaining / 2n > 0n ? remaining / 2n : 1n)
+    : remaining + (remaining + 9n) / 10n;
+  return sent * scale;
+}
+
+/** Money may arrive only while the payment is open. */
+export function assertTakesDeposits(payment: Payment, nowMs: number): void {
+  const status = statusOf(payment, nowMs);
+  if (status !== 'pending' && status !== 'incomplete') {
+    throw new Conflict(`Transaction ${payment.reference} is ${status}; it takes no more deposits`);
+  }
+}

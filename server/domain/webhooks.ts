@@ -1,0 +1,53 @@
+// When webhook deliveries are tried again, and when they stop: doubling delays from a base,
+// capped between attempts, for a window of days (as Stripe does). Numbers in, numbers out.
+export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface RetryPolicy {
+  /** The first retry's delay; each later one doubles. */
+  baseMs: number;
+  /** The longest wait between two attempts. */
+  capMs: number;
+  /** How long after the event a delivery is still tried. */
+  windowMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, capMs: 3_600_000, windowMs: 3 * 24 * 3_600_000 };
+
+/** The delay after failed attempt number `attempt` (1 for the first). */
+export const retryDelay = (policy: RetryPolicy, attempt: number): number =>
+  Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
+
+/** When to try next, or undefined when the window has passed: the event has failed. */
+export function nextAttemptAt(policy: RetryPolicy, createdMs: number, attempt: number, nowMs: number): number | undefined {
+  const at = nowMs + retryDelay(policy, attempt);
+  return at - createdMs <= policy.windowMs ? at : undefined;
+}
+
+/** A 2xx is the merchant's "got it"; anything else, or no answer, is tried again. */
+export const delivered = (status: number): boolean => status >= 200 && status < 300;
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+const PRIVATE_HOST = /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.|\[f[cd]|\[fe[89ab]|metadata\.google\.internal$)/i;
+
+/**
+ * Where a merchant may have events sent: https to a public host, or plain http to this
+ * machine with test keys (a developer's laptop). Never a private, link-local or metadata
+ * address. (Names that resolve to such addresses are refused at delivery time as well.)
+ */
+export function webhookUrlProblem(raw: string, mode: 'test' | 'live'): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'expected an absolute URL';
+  }
+  if (url.username || url.password) return 'expected no user name or password in the URL';
+  const host = url.hostname.toLowerCase();
+  if (LOOPBACK_HOST.test(host)) {
+    return mode === 'test' ? undefined : 'expected a public https URL: loopback addresses are for test keys only';
+  }
+  if (url.protocol !== 'https:') return mode === 'test' ? 'expected https (plain http only to localhost, with test keys)' : 'expected an https URL';
+  if (PRIVATE_HOST.test(host)) return 'expected a public host, not a private, link-local or metadata address';
+  return undefined;
+}

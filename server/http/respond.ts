@@ -1,0 +1,54 @@
+// Answers: JSON in the contract's envelope, and every error mapped to its status in one
+// place. Handlers throw domain errors; only this file knows their HTTP codes.
+import type { ServerResponse } from 'node:http';
+import type { FieldError } from '../../src/wire/field-errors.ts';
+import { Conflict, DomainError, Forbidden, Invalid, NotFound, TooLarge, TooMany, Unauthorized } from '../domain/errors.ts';
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const ok = (status: number, data: unknown, message?: string, extra: object = {}): Reply => ({
+  status,
+  body: { status: 'success', statusCode: status, ...(message ? { message } : {}), ...extra, ...(data === undefined ? {} : { data }) },
+});
+
+/**
+ * Public endpoints answer any merchant origin; nothing rides on cookies. A page on another
+ * origin reads only the CORS-safelisted headers unless told: the checkout reads Date (to set
+ * its countdown by the server's clock) and Retry-After (to wait as long as asked).
+ */
+export function cors(res: ServerResponse): void {
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', 'date, retry-after');
+  res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
+  res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization');
+  res.setHeader('access-control-max-age', '600');
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
+  [Invalid, 400],
+  [Unauthorized, 401],
+  [Forbidden, 403],
+  [NotFound, 404],
+  [Conflict, 409],
+  [TooLarge, 413],
+  [TooMany, 429],
+];
+
+export function errorReply(error: DomainError): Reply {
+  const status = STATUS.find(([type]) => error instanceof type)?.[1] ?? 400;
+  const headers: Record<string, string> = error instanceof TooMany ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  const errors: FieldError[] | undefined = error.fields;
+  return { status, body: { status: 'error', statusCode: status, message: error.message, ...(errors ? { errors } : {}) }, headers };
+}
+
+export const internalError = (): Reply => ({ status: 500, body: { status: 'error', statusCode: 500, message: 'Internal error: it was logged, and the service keeps running' } });

@@ -1,0 +1,64 @@
+// The router: routes are declared (method, path with :params, who may call), compiled once,
+// and matched here. Path parameters are percent-decoded safely: a bad escape is a 400.
+import { Invalid } from '../domain/errors.ts';
+
+export type Auth = 'public' | 'secret' | 'either' | 'none';
+
+export interface RouteSpec<H> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  auth: Auth;
+  handler: H;
+  /** One line for the README's endpoint list and the route table test. */
+  summary: string;
+}
+
+interface Compiled<H> {
+  spec: RouteSpec<H>;
+  pattern: RegExp;
+  names: string[];
+}
+
+export function decodeParam(raw: string, name: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new Invalid(`${name}: the path has a malformed %-escape`, [{ field: name, message: 'expected a well-formed path segment' }]);
+  }
+}
+
+export class Router<H> {
+  private readonly routes: Compiled<H>[];
+
+  constructor(specs: RouteSpec<H>[]) {
+    this.routes = specs.map((spec) => {
+      const names: string[] = [];
+      const source = spec.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([a-zA-Z]+)/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+      return { spec, pattern: new RegExp(`^${source}$`), names };
+    });
+  }
+
+  /** The route for a request, its decoded parameters, or which methods the path has. */
+  match(method: string, path: string): { spec: RouteSpec<H>; params: Record<string, string> } | { allowed: string[] } {
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const found = route.pattern.exec(path);
+      if (!found) continue;
+      if (route.spec.method !== method) {
+        allowed.push(route.spec.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => (params[name] = decodeParam(found[i + 1], name)));
+      return { spec: route.spec, params };
+    }
+    return { allowed };
+  }
+
+  get specs(): RouteSpec<H>[] {
+    return this.routes.map((r) => r.spec);
+  }
+}

@@ -1,0 +1,95 @@
+// Delivers the outbox: claims due events (one instance each), POSTs each signed to the
+// merchant's URL, records every attempt, and schedules the next by the retry policy.
+import { signWebhook, SIGNATURE_HEADER } from '../../src/server/webhook.ts';
+import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.ts';
+import type { Logger } from '../log.ts';
+import type { EventStore, StoredEvent } from '../storage/events.ts';
+import type { MerchantStore } from '../storage/merchants.ts';
+
+/** At most this much of a merchant's answer is read; the rest is not our business. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+const TIMEOUT_MS = 10_000;
+const LEASE_MS = 60_000;
+
+export interface DeliveryDeps {
+  events: EventStore;
+  merchants: MerchantStore;
+  retry: RetryPolicy;
+  now: () => number;
+  log: Logger;
+  /** Names this process in each attempt's record. */
+  instance: string;
+}
+
+async function readSome(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  let read = 0;
+  while (read < MAX_ANSWER_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+  }
+  await reader.cancel();
+}
+
+export function webhookDelivery(deps: DeliveryDeps) {
+  const inFlight = new Set<AbortController>();
+  let closed = false;
+
+  async function deliver(event: StoredEvent): Promise<void> {
+    const account = { merchant: { id: event.merchantId } as never, mode: event.mode as 'test' | 'live' };
+    const endpoint = await deps.merchants.endpoint(account);
+    if (!endpoint.url) return deps.events.park(event);
+    const now = deps.now();
+    // During a rotation both secrets sign: the merchant's verifier accepts either.
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret && endpoint.previousUntilMs !== null && endpoint.previousUntilMs > now) secrets.push(endpoint.previousSecret);
+    const started = Date.now();
+    const abort = new AbortController();
+    inFlight.add(abort);
+    const timeout = setTimeout(() => abort.abort(), TIMEOUT_MS);
+    let status = 0;
+    let error: string | null = null;
+    try {
+      const response = await fetch(endpoint.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signWebhook(secrets, event.body) },
+        body: event.body,
+        redirect: 'manual', // a redirect is an answer, not an instruction: the signed body stays where it was sent
+        signal: abort.signal,
+      });
+      status = response.status;
+      await readSome(response).catch(() => {});
+    } catch (cause) {
+      error = abort.signal.aborted ? (closed ? 'service stopping' : `no answer in ${TIMEOUT_MS} ms`) : String((cause as Error).cause ?? (cause as Error).message);
+    } finally {
+      clearTimeout(timeout);
+      inFlight.delete(abort);
+    }
+    const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
+    if (delivered(status)) {
+      await deps.events.settle(event, attempt, { state: 'delivered' });
+    } else {
+      const at = nextAttemptAt(deps.retry, event.retryFromMs, event.attempts, deps.now());
+      await deps.events.settle(event, attempt, at === undefined ? { state: 'failed' } : { state: 'pending', atMs: at });
+    }
+    deps.log.info({ event: event.id, type: event.type, attempt: event.attempts, status, error, ms: attempt.durationMs }, 'webhook delivery');
+  }
+
+  return {
+    async tick(): Promise<void> {
+      for (;;) {
+        if (closed) return;
+        const due = await deps.events.claimDue(deps.now(), LEASE_MS, 20);
+        if (due.length === 0) return;
+        await Promise.all(due.map((event) => deliver(event).catch((error) => deps.log.error({ err: error, event: event.id }, 'webhook delivery failed'))));
+      }
+    },
+    /** Aborts deliveries under way: nothing is sent after this. Their events stay due. */
+    close(): void {
+      closed = true;
+      inFlight.forEach((abort) => abort.abort());
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// npm start (or npm run service): runs the service with its configuration from the
+// environment. `npm run service -- merchant create --name "…" --email …` makes a merchant.
+import { startService } from './app.ts';
+import { runCli } from './cli.ts';
+import { configFromEnv } from './config.ts';
+import { createLogger } from './log.ts';
+
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  process.exitCode = await runCli(args, configFromEnv());
+} else {
+  const log = createLogger();
+  const config = configFromEnv();
+  const service = await startService({ ...config, logger: log });
+  console.log(`Service listening on ${service.url} (database: ${service.db.kind}${config.dataDir ? ` in ${config.dataDir}` : ''})`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void service.close().then(() => process.exit(0)));
+  }
+}

@@ -1,0 +1,50 @@
+// What every route handler is given: the request, its account, and the service's parts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Account } from '../domain/account.ts';
+import type { RetryPolicy } from '../domain/webhooks.ts';
+import type { FaultInjector } from '../http/faults.ts';
+import type { Reply } from '../http/respond.ts';
+import type { Logger } from '../log.ts';
+import type { PaymentChanges } from '../realtime/changes.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { LinkStore } from '../storage/links.ts';
+import type { MerchantStore } from '../storage/merchants.ts';
+import type { PaymentStore } from '../storage/payments.ts';
+import type { PayoutStore } from '../storage/payouts.ts';
+
+export interface ServiceParts {
+  payments: PaymentStore;
+  events: EventStore;
+  merchants: MerchantStore;
+  links: LinkStore;
+  payouts: PayoutStore;
+  changes: PaymentChanges;
+  config: {
+    quoteMs: number;
+    longPoll: boolean;
+    /** Simulated deposits for test keys. */
+    sandbox: boolean;
+    distDir: string;
+    retry: RetryPolicy;
+    /** How long the old webhook secret still signs after a rotation. */
+    rotationOverlapMs: number;
+  };
+  now(): number;
+  /** The service's own public origin, for links and file URLs. */
+  origin(): string;
+  faults?: FaultInjector;
+  log: Logger;
+}
+
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Who is calling; present on every route whose auth is not 'none'. */
+  account: Account;
+  s: ServiceParts;
+}
+
+/** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
+export type Handler = (ctx: Ctx) => Promise<Reply | undefined>;

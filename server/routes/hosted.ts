@@ -1,0 +1,106 @@
+// What the service serves to browsers itself: checkout.js, the hosted payment-link pages
+// and their assets, and uploaded cover photos. Pages carry a CSP that allows only this
+// origin's scripts and forbids framing; files are never sniffed into something else.
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { email as emailField } from '../../src/wire/fields.ts';
+import { coinOf } from '../domain/catalog.ts';
+import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
+import { amountFor, type Link } from '../domain/links.ts';
+import { readJson } from '../http/body.ts';
+import { fromRoot } from '../paths.ts';
+import { hostedPage, NOT_FOUND_PAGE } from '../views/hosted-page.ts';
+import type { Handler } from './context.ts';
+
+const ASSETS = fromRoot('server/hosted/assets/');
+const TYPES: Record<string, string> = { 'link.js': 'text/javascript; charset=utf-8', 'link.css': 'text/css; charset=utf-8' };
+
+export const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'strict-origin-when-cross-origin' };
+
+const page = (res: ServerResponse, status: number, html: string) =>
+  void res
+    .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': PAGE_POLICY, ...SAFE_HEADERS })
+    .end(html);
+
+export const built = (name: string): Handler => async ({ res, s }) => {
+  const file = await readFile(s.config.distDir + name).catch(() => {
+    throw new NotFound(`/${name} is not built yet: run npm run build`);
+  });
+  res.writeHead(200, {
+    'content-type': name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json',
+    'cache-control': 'no-cache',
+    ...SAFE_HEADERS,
+  });
+  res.end(file);
+  return undefined;
+};
+
+export const asset: Handler = async ({ params, res }) => {
+  if (!TYPES[params.name]) throw new NotFound(`No asset ${params.name}`);
+  res.writeHead(200, { 'content-type': TYPES[params.name], 'cache-control': 'no-cache', ...SAFE_HEADERS }).end(await readFile(ASSETS + params.name));
+  return undefined;
+};
+
+export const file: Handler = async ({ params, res, s }) => {
+  const found = await s.links.file(params.id);
+  if (!found) throw new NotFound('No such file');
+  res
+    .writeHead(200, {
+      'content-type': found.contentType,
+      'cache-control': 'public, max-age=3600',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      ...SAFE_HEADERS,
+    })
+    .end(Buffer.from(found.data));
+  return undefined;
+};
+
+/** A link by slug for a public page: ids are not slugs here. */
+async function linkBySlug(s: Parameters<Handler>[0]['s'], slug: string): Promise<Link | undefined> {
+  const link = await s.links.find(slug);
+  return link && link.slug === slug ? link : undefined;
+}
+
+export const linkPage: Handler = async ({ params, res, s }) => {
+  const link = await linkBySlug(s, params.slug);
+  const merchant = link && (await s.merchants.byId(link.merchantId));
+  if (!link || !merchant) return page(res, 404, NOT_FOUND_PAGE);
+  return page(res, link.isActive ? 200 : 410, hostedPage(link, merchant, s.origin()));
+};
+
+/** The page's pay button: the server works out the amount from the link and makes the payment. */
+export const linkCheckout: Handler = async ({ req, params, s }) => {
+  const link = await linkBySlug(s, params.slug);
+  if (!link) throw new NotFound(`No payment link ${params.slug}`);
+  if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+  const raw = await readJson(req);
+  const body = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
+  const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';
+  if (!emailField.safeParse(customerEmail).success) {
+    throw invalidField('email', `expected an e-mail address such as ada@example.com, received ${JSON.stringify(String(body.email ?? '').slice(0, 40))}`);
+  }
+  const { amount, currency } = amountFor(link, body);
+  const account = { merchant: (await s.merchants.byId(link.merchantId))!, mode: link.mode as 'test' | 'live', via: 'secret' as const };
+  const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
+  const metadata: Record<string, unknown> = { payment_link: link.slug };
+  for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
+  await s.payments.initialize(
+    account,
+    { reference, coin: coinOf(account.mode, 'USDT')!, currency, amount, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
+    s.now(),
+    s.config.quoteMs,
+  );
+  return { status: 201, body: { reference, amount, currency, key: await s.merchants.publicKey(account) } };
+};

@@ -1,0 +1,125 @@
+// The payment-link endpoints of the spec. Secret key for everything a merchant server does;
+// reading a link under /pay/ also takes the public key, as a payment page does.
+import { DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../src/wire/links.ts';
+import { invalidField } from '../domain/errors.ts';
+import { applyCommon, assertCartOrCharge, assertType, buildCart, newLink, type Link } from '../domain/links.ts';
+import { readJson } from '../http/body.ts';
+import { readMultipart } from '../http/multipart.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import { byIdView, bySlugView, donationView, listItemView, standardCreatedView } from '../views/links.ts';
+import type { Ctx, Handler } from './context.ts';
+
+const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+const cartOf = async (ctx: Ctx, entries: Parameters<typeof buildCart>[0]) => {
+  const lines: number[] = [];
+  for (let i = 0; i < entries.length; i++) lines.push(await ctx.s.links.nextLineId());
+  return buildCart(entries, await ctx.s.links.prices(), () => lines.shift()!, ctx.s.now());
+};
+
+export const getLink: Handler = async ({ params, account, s }) => {
+  const link = await s.links.own(account, params.key);
+  // Told apart by form: a UUID is an id, anything else a slug.
+  return ok(200, isUuid(params.key) ? byIdView(link) : bySlugView(link, account.merchant, s.origin()), 'Payment link found');
+};
+
+const number = (query: URLSearchParams, name: string, fallback: number, max: number) => {
+  const raw = query.get(name);
+  const value = raw === null ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw invalidField(name, `expected a whole number from 1 to ${max}, received ${JSON.stringify(raw)}`);
+  return value;
+};
+
+export const listLinks: Handler = async ({ query, account, s }) => {
+  const { items, ...pages } = await s.links.list(account, number(query, 'page', 1, 1_000_000), number(query, 'page_size', 10, 100));
+  return { status: 200, body: { status: 'success', statusCode: 200, data: items.map(listItemView), ...pages } };
+};
+
+export const setLinkStatus: Handler = async ({ req, params, account, s }) => {
+  const { is_active } = parse(LinkStatusBody, await readJson(req));
+  const link = await s.links.own(account, params.id);
+  link.isActive = is_active;
+  link.updatedMs = s.now();
+  await s.links.save(link);
+  return ok(200, undefined, 'Payment link status updated');
+};
+
+export const createStandard: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  const body = parse(StandardLinkBody, await readJson(ctx.req));
+  assertCartOrCharge(!!body.cart?.length, !!body.charge);
+  const link = newLink(account, 'standard', body.title, s.now());
+  applyCommon(link, body, s.now());
+  if (body.cart?.length) link.cart = await cartOf(ctx, body.cart);
+  else link.charge = { amount: String(body.charge!.amount), currency: body.charge!.currency };
+  await s.links.save(link);
+  return ok(201, standardCreatedView(link, s.origin()), 'Payment link created successfully');
+};
+
+export const updateStandard: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  const body = parse(StandardLinkUpdateBody, await readJson(ctx.req));
+  const link = await s.links.own(account, body.id);
+  assertType(link, 'standard');
+  if (body.title !== undefined) link.title = body.title;
+  applyCommon(link, { ...body, action: body.action && { ...body.action, show_confirmation_page: body.action.confirmation_page } }, s.now());
+  if (body.cart?.length) {
+    link.cart = await cartOf(ctx, body.cart);
+    link.charge = undefined;
+  }
+  await s.links.save(link);
+  return ok(200, standardCreatedView(link, s.origin()), 'Payment link updated');
+};
+
+function bool(fields: Map<string, string>, name: string): boolean | undefined {
+  const value = fields.get(name);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw invalidField(name, `expected the text true or false, received ${JSON.stringify(value.slice(0, 20))}`);
+  return value === 'true';
+}
+
+export const createDonation: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  if (!/^multipart\/form-data/i.test(ctx.req.headers['content-type'] ?? '')) throw invalidField('content-type', 'expected a multipart form (cover_photo is a file)');
+  const form = await readMultipart(ctx.req, { fileBytes: COVER_PHOTO_BYTES, fieldBytes: 4096 });
+  const fields = form.fields;
+  const title = fields.get('title')?.trim();
+  if (!title) throw invalidField('title', 'expected a title of 1 to 120 characters, received nothing');
+  const link: Link = newLink(account, 'donation', title, s.now());
+  applyCommon(
+    link,
+    {
+      description: fields.get('description'),
+      options: { collect_phone: bool(fields, 'options[collect_phone]') },
+      action: {
+        redirect: bool(fields, 'action[redirect]'),
+        redirect_url: fields.get('action[redirect_url]'),
+        success_message: fields.get('action[success_message]'),
+        show_confirmation_page: bool(fields, 'action[show_confirmation_page]'),
+      },
+      social_links: { facebook: fields.get('social_links[facebook]'), twitter: fields.get('social_links[twitter]'), instagram: fields.get('social_links[instagram]') },
+      website_url: fields.get('website_url'),
+    },
+    s.now(),
+  );
+  const photo = form.files.get('cover_photo');
+  if (photo && photo.data.length > 0) {
+    if (!IMAGE_TYPES.includes(photo.contentType)) throw invalidField('cover_photo', `expected a PNG, JPEG, GIF or WebP image, received ${photo.contentType}`);
+    const id = await s.links.addFile(account, photo.contentType, photo.data, s.now());
+    link.image = `${s.origin()}/files/${id}`;
+  }
+  await s.links.save(link);
+  return ok(201, donationView(link, s.origin()), 'Donation link created successfully');
+};
+
+export const updateDonation: Handler = async ({ req, account, s }) => {
+  const body = parse(DonationLinkUpdateBody, await readJson(req));
+  const link = await s.links.own(account, body.id);
+  assertType(link, 'donation');
+  if (body.is_active !== undefined) link.isActive = body.is_active;
+  applyCommon(link, body, s.now());
+  await s.links.save(link);
+  return ok(200, donationView(link, s.origin()));
+};

@@ -1,0 +1,65 @@
+// The bank payout endpoints of the spec: secret key only, from merchant servers.
+import { COINS as COIN_SYMBOLS } from '../../src/wire/fields.ts';
+import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../src/wire/payouts.ts';
+import { invalidField, invalidFields } from '../domain/errors.ts';
+import { BANKS, checkBankFields, COUNTRIES, isPayoutCurrency, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type Payout } from '../domain/payouts.ts';
+import { readJson } from '../http/body.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import type { Handler } from './context.ts';
+
+export const banks: Handler = async ({ query }) => {
+  const country = query.get('country') ?? '';
+  const found = BANKS[country];
+  if (!found) throw invalidField('country', `expected one of ${Object.keys(BANKS).join(', ')}, received ${JSON.stringify(country.slice(0, 40))}`);
+  return ok(200, found, 'Banks retrieved');
+};
+
+export const countries: Handler = async () => ok(200, COUNTRIES, 'Countries retrieved');
+export const currencies: Handler = async () => ok(200, PAYOUT_CURRENCIES, 'Currencies retrieved');
+
+export const rate: Handler = async ({ query }) => {
+  const coin = query.get('coin') ?? '';
+  const currency = query.get('currency') ?? '';
+  const errors = [];
+  if (!(COIN_SYMBOLS as readonly string[]).includes(coin)) errors.push({ field: 'coin', message: `expected one of ${COIN_SYMBOLS.join(', ')}, received ${JSON.stringify(coin.slice(0, 20))}` });
+  if (!isPayoutCurrency(currency)) errors.push({ field: 'currency', message: `expected one of ${PAYOUT_CURRENCIES.join(', ')}, received ${JSON.stringify(currency.slice(0, 20))}` });
+  const invalid = invalidFields(errors);
+  if (invalid) throw invalid;
+  // Every coin here is a dollar stablecoin: one coin is worth one dollar's rate.
+  return ok(200, { coin, currency, rate: Number(PAYOUT_RATES[currency as keyof typeof PAYOUT_RATES]) }, 'Rate retrieved');
+};
+
+export const addBank: Handler = async ({ req, account, s }) => {
+  const { currency, default: isDefault, ...fields } = parse(PayoutBody, await readJson(req));
+  checkBankFields(currency, fields);
+  return ok(201, await s.payouts.addBank(account, currency, fields, isDefault, s.now()), 'Bank payout added');
+};
+
+export const listBanks: Handler = async ({ account, s }) => ok(200, (await s.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
+export const getBank: Handler = async ({ params, account, s }) => ok(200, await s.payouts.bank(account, params.id), 'Bank payout retrieved');
+
+export const updateBank: Handler = async ({ req, params, account, s }) => {
+  const body = parse(PayoutFields, await readJson(req));
+  const { fields, makeDefault } = mergeBankUpdate(await s.payouts.bank(account, params.id), body);
+  return ok(200, await s.payouts.updateBank(account, params.id, fields, makeDefault, s.now()), 'Bank payout updated');
+};
+
+export const deleteBanks: Handler = async ({ req, account, s }) => {
+  const { ids } = parse(DeletePayoutsBody, await readJson(req));
+  return ok(200, { deleted: await s.payouts.deleteBanks(account, ids) }, 'Bank payouts deleted');
+};
+
+export const initiate: Handler = async ({ req, account, s }) => {
+  const body = parse(InitiatePayoutBody, await readJson(req));
+  const units = payoutUnits(body.coin, body.amount);
+  const payout = await s.payouts.initiate(
+    account,
+    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null },
+    s.now(),
+    (p: Payout) => p,
+  );
+  return ok(201, payout, 'Payout initiated');
+};
+
+export const getPayout: Handler = async ({ params, account, s }) => ok(200, await s.payouts.get(account, params.id), 'Payout retrieved');

@@ -1,0 +1,52 @@
+// Every endpoint of the service, in one table: method, path, who may call, what it does.
+// The README's endpoint lists are held equal to this table by a test.
+import type { RouteSpec } from '../http/router.ts';
+import type { Handler } from './context.ts';
+import * as hosted from './hosted.ts';
+import * as links from './links.ts';
+import * as payouts from './payouts.ts';
+import * as tx from './transactions.ts';
+import * as webhooks from './webhooks.ts';
+
+export const ROUTES: RouteSpec<Handler>[] = [
+  // The checkout (public key), and merchant servers (secret key)
+  { method: 'GET', path: '/api/v1/coins', auth: 'public', handler: tx.coins, summary: 'the coins of the key\'s network' },
+  { method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: tx.initialize, summary: 'create, answer again, or re-quote a payment' },
+  { method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: tx.verify, summary: 'a payment\'s state; ?wait&since long-polls' },
+  { method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'public', handler: tx.sandboxDeposit, summary: 'test keys: simulate a deposit' },
+  // Webhooks and events (secret key)
+  { method: 'PUT', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.putWebhook, summary: 'where events go' },
+  { method: 'GET', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
+  { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'secret', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
+  { method: 'GET', path: '/api/v1/events', auth: 'secret', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },
+  { method: 'POST', path: '/api/v1/events/:id/resend', auth: 'secret', handler: webhooks.resendEvent, summary: 'deliver an event again' },
+  // Payment links
+  { method: 'GET', path: '/api/v1/payment_links', auth: 'secret', handler: links.listLinks, summary: 'the merchant\'s links, a page at a time' },
+  { method: 'GET', path: '/api/v1/payment_links/pay/:key', auth: 'either', handler: links.getLink, summary: 'a link by slug, or by id' },
+  { method: 'POST', path: '/api/v1/payment_links/standard', auth: 'secret', handler: links.createStandard, summary: 'create a standard link' },
+  { method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'secret', handler: links.updateStandard, summary: 'update a standard link' },
+  { method: 'POST', path: '/api/v1/payment_links', auth: 'secret', handler: links.createStandard, summary: 'create a standard link (the spec\'s other path)' },
+  { method: 'PUT', path: '/api/v1/payment_links', auth: 'secret', handler: links.updateStandard, summary: 'update a standard link (the spec\'s other path)' },
+  { method: 'POST', path: '/api/v1/payment_links/donation', auth: 'secret', handler: links.createDonation, summary: 'create a donation link (multipart)' },
+  { method: 'PUT', path: '/api/v1/payment_links/donation', auth: 'secret', handler: links.updateDonation, summary: 'update a donation link' },
+  { method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'secret', handler: links.setLinkStatus, summary: 'activate or deactivate a link' },
+  // Bank payouts (secret key)
+  { method: 'GET', path: '/api/v1/bank', auth: 'secret', handler: payouts.banks, summary: 'the banks of a country' },
+  { method: 'GET', path: '/api/v1/bank/payouts/countries', auth: 'secret', handler: payouts.countries, summary: 'supported countries' },
+  { method: 'GET', path: '/api/v1/bank/payouts/currencies', auth: 'secret', handler: payouts.currencies, summary: 'supported currencies' },
+  { method: 'GET', path: '/api/v1/bank/payouts/rate', auth: 'secret', handler: payouts.rate, summary: 'a coin\'s rate in a currency' },
+  { method: 'POST', path: '/api/v1/bank/payouts/initiate', auth: 'secret', handler: payouts.initiate, summary: 'pay collected USDT out to a bank account' },
+  { method: 'GET', path: '/api/v1/bank/payouts/withdrawals/:id', auth: 'secret', handler: payouts.getPayout, summary: 'one payout and its state' },
+  { method: 'POST', path: '/api/v1/bank/payouts', auth: 'secret', handler: payouts.addBank, summary: 'register a bank account' },
+  { method: 'GET', path: '/api/v1/bank/payouts', auth: 'secret', handler: payouts.listBanks, summary: 'the bank accounts\' ids' },
+  { method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'secret', handler: payouts.deleteBanks, summary: 'delete bank accounts, all or nothing' },
+  { method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.getBank, summary: 'one bank account' },
+  { method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.updateBank, summary: 'update a bank account' },
+  // Served to browsers
+  { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },
+  { method: 'GET', path: '/checkout.js.map', auth: 'none', handler: hosted.built('checkout.js.map'), summary: 'its source map' },
+  { method: 'GET', path: '/hosted/:name', auth: 'none', handler: hosted.asset, summary: 'the hosted pages\' script and style' },
+  { method: 'GET', path: '/files/:id', auth: 'none', handler: hosted.file, summary: 'an uploaded cover photo' },
+  { method: 'GET', path: '/pay/:slug', auth: 'none', handler: hosted.linkPage, summary: 'a payment link\'s page' },
+  { method: 'POST', path: '/pay/:slug/checkout', auth: 'none', handler: hosted.linkCheckout, summary: 'the page\'s pay button: a server-priced payment' },
+];

@@ -1,0 +1,108 @@
+// The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
+import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
+import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../src/wire/schemas.ts';
+import { COINS, coinOf } from '../domain/catalog.ts';
+import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { sandboxAmount, type Payment } from '../domain/payments.ts';
+import type { Call } from '../http/faults.ts';
+import { readJson } from '../http/body.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import { changeKey } from '../storage/payments.ts';
+import { transactionView, verificationView } from '../views/payments.ts';
+import { randomBytes } from 'node:crypto';
+import type { Ctx, Handler } from './context.ts';
+
+/** True when an injected fault answered instead of the route (tests, test keys only). */
+const faulted = (ctx: Ctx, call: Call) =>
+  ctx.s.faults && ctx.account.mode === 'test' ? ctx.s.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
+
+export const coins: Handler = async (ctx) => {
+  if (await faulted(ctx, 'coins')) return;
+  return ok(200, COINS[ctx.account.mode], 'Coins retrieved');
+};
+
+export const initialize: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  const body = parse(InitializeBody, await readJson(ctx.req));
+  if (await faulted(ctx, 'initialize')) return;
+  let paymentLinkId: string | null = null;
+  if (body.payment_link !== undefined) {
+    const link = await s.links.find(body.payment_link);
+    if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
+      throw new NotFound(`payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
+    }
+    if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+    paymentLinkId = link.id;
+  }
+  const coin = coinOf(account.mode, body.coin);
+  if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
+  const { payment, created } = await s.payments.initialize(
+    account,
+    {
+      reference: String(body.reference),
+      coin,
+      currency: body.currency,
+      amount: body.amount,
+      acceptPartial: body.accept_partial_payment ?? false,
+      customerName: body.customer_name?.trim() ?? '',
+      customerEmail: body.customer_email?.trim() ?? '',
+      metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
+      paymentLinkId,
+    },
+    s.now(),
+    s.config.quoteMs,
+  );
+  return ok(created ? 201 : 200, transactionView(payment, account.merchant), created ? 'Transaction initialized' : 'Transaction already initialized');
+};
+
+/** ?wait=<1..30>&since=<status:amountPaid>, both or neither. */
+function longPollOf(query: URLSearchParams): { seconds: number; since: string } | undefined {
+  if (!query.has('wait') && !query.has('since')) return undefined;
+  const seconds = Number(query.get('wait'));
+  const since = query.get('since') ?? '';
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
+    throw invalidField('wait', `expected whole seconds from 1 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
+  }
+  if (!/^[a-z]+:[\d.]+$/.test(since)) throw invalidField('since', `expected a status and amount such as pending:0, received ${JSON.stringify(since.slice(0, 40))}`);
+  return { seconds, since };
+}
+
+export const verify: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  const reference = ctx.params.reference;
+  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
+  const wait = longPollOf(ctx.query);
+  if (await faulted(ctx, 'verify')) return;
+  const withPrivate = account.via === 'secret';
+  let payment = await s.payments.get(account, reference);
+  const view = (p: Payment) => verificationView(p, s.now(), withPrivate);
+  if (wait && s.config.longPoll && paymentVersion(view(payment)) === wait.since) {
+    const who = `${account.merchant.id}/${account.mode}`;
+    if (!s.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
+    const gone = new AbortController();
+    ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
+    const untilExpiry = payment.expiresMs - s.now() + 20;
+    const waitMs = untilExpiry > 0 ? Math.min(wait.seconds * 1000, untilExpiry) : wait.seconds * 1000;
+    await s.changes.wait(changeKey(account.merchant.id, account.mode, reference), who, waitMs, gone.signal);
+    if (gone.signal.aborted) return;
+    // Woken by a change on any instance, or by time: answer what is true now.
+    payment = await s.payments.get(account, reference);
+  }
+  return ok(200, view(payment), 'Transaction status');
+};
+
+export const sandboxDeposit: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
+  if (!s.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
+  const body = parse(DepositBody, await readJson(ctx.req));
+  const payment = await s.payments.credit(
+    account,
+    String(body.reference),
+    { chainId: 0, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
+    s.now(),
+    { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, s.now(), true) },
+  );
+  return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit simulated');
+};

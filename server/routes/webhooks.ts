@@ -1,0 +1,58 @@
+// The merchant's webhook endpoint and its events: register a URL, read it and its signing
+// secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
+import { WebhookBody } from '../../src/wire/schemas.ts';
+import { invalidField, NotFound } from '../domain/errors.ts';
+import { webhookUrlProblem } from '../domain/webhooks.ts';
+import { readJson } from '../http/body.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import type { Attempt, StoredEvent } from '../storage/events.ts';
+import type { Handler } from './context.ts';
+
+const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
+  url: endpoint.url,
+  secret: endpoint.secret,
+  ...(endpoint.previousSecret && endpoint.previousUntilMs ? { previousSecretValidUntil: new Date(endpoint.previousUntilMs).toISOString() } : {}),
+});
+
+export const putWebhook: Handler = async ({ req, account, s }) => {
+  const { url } = parse(WebhookBody, await readJson(req));
+  const problem = webhookUrlProblem(url, account.mode);
+  if (problem) throw invalidField('url', problem);
+  await s.merchants.setWebhookUrl(account, url, s.now());
+  return ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook URL saved');
+};
+
+export const getWebhook: Handler = async ({ account, s }) => ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook endpoint');
+
+export const rotateSecret: Handler = async ({ account, s }) =>
+  ok(200, endpointView(await s.merchants.rotateWebhookSecret(account, s.now(), s.config.rotationOverlapMs)), 'Webhook secret rotated; the old one signs too until previousSecretValidUntil');
+
+const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
+  id: event.id,
+  seq: event.seq,
+  type: event.type,
+  state: event.state,
+  created: new Date(event.createdMs).toISOString(),
+  nextAttemptAt: event.nextAttemptMs === null ? null : new Date(event.nextAttemptMs).toISOString(),
+  payload: JSON.parse(event.body),
+  attempts: attempts
+    .filter((a) => a.eventId === event.id)
+    .map((a) => ({ attempt: a.attempt, url: a.url, status: a.status, error: a.error, durationMs: a.durationMs, at: new Date(a.atMs).toISOString() })),
+});
+
+export const listEvents: Handler = async ({ query, account, s }) => {
+  const after = Number(query.get('after') ?? 0);
+  const limit = Number(query.get('limit') ?? 50);
+  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, received ${JSON.stringify(query.get('after'))}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
+  const events = await s.events.list(account, after, limit);
+  const attempts = await s.events.attempts(events.map((e) => e.id));
+  return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: events.at(-1)?.seq ?? after });
+};
+
+export const resendEvent: Handler = async ({ params, account, s }) => {
+  if (!(await s.events.resend(account, params.id, s.now()))) throw new NotFound(`No event ${params.id}`);
+  const event = (await s.events.get(account, params.id))!;
+  return ok(202, eventView(event, await s.events.attempts([event.id])), 'Event queued for delivery');
+};

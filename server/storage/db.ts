@@ -1,0 +1,117 @@
+// One small port over the two databases the service runs on: embedded PGlite (the default,
+// a directory on disk, no set-up) and a PostgreSQL server through `pg` (DATABASE_URL). Both
+// speak the same SQL; the rest of storage/ sees only this interface.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Calls `onMessage` for each NOTIFY on `channel`, from any process on the same database. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh in-memory database starts from a copy of an empty one made once per machine and
+ * schema (PGlite's initdb takes seconds; loading a copy, well under one). Tests use these.
+ */
+async function memoryPglite(schemaKey: string) {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const file = join(tmpdir(), `service-pglite-${createHash('sha256').update(schemaKey).digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(file)) return PGlite.create({ loadDataDir: new Blob([readFileSync(file)]) });
+  const db = await PGlite.create();
+  const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, dump);
+  renameSync(partial, file); // whole or not at all, whichever process gets there first
+  return db;
+}
+
+/** PGlite in `dataDir` on disk, or in memory (for tests) when it is undefined. */
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  let db: InstanceType<typeof PGlite>;
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    db = await PGlite.create(dataDir);
+  } else {
+    db = await memoryPglite('empty-v1');
+  }
+  const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) =>
+    (await sql.query<T>(text, params)).rows;
+  return {
+    kind: 'pglite',
+    query: (text, params) => run(db, text, params),
+    // PGlite is one connection: a transaction holds it, and other queries wait their turn.
+    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => run(tx, text, params) })),
+    listen: async (channel, onMessage) => {
+      const stop = await db.listen(channel, onMessage);
+      return async () => stop();
+    },
+    close: () => db.close(),
+  };
+}
+
+export async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  // int8 and numeric come back as text: money stays exact, and rows look the same as PGlite's.
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {}); // an idle client lost (the server restarted): the pool replaces it
+  const listeners: Array<InstanceType<typeof pg.Client>> = [];
+  return {
+    kind: 'postgres',
+    query: async (text, params) => (await pool.query(text, params)).rows,
+    transaction: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    listen: async (channel, onMessage) => {
+      // LISTEN needs a connection of its own, held for as long as we listen.
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (message) => {
+        if (message.channel === channel) onMessage(message.payload ?? '');
+      });
+      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      listeners.push(client);
+      return async () => {
+        listeners.splice(listeners.indexOf(client), 1);
+        await client.end().catch(() => {});
+      };
+    },
+    close: async () => {
+      await Promise.all(listeners.splice(0).map((client) => client.end().catch(() => {})));
+      await pool.end();
+    },
+  };
+}
+
+const quoteIdent = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a channel name: ${name}`);
+  return name;
+};
+
+/** DATABASE_URL when given, otherwise PGlite in `dataDir` (in memory when undefined). */
+export const openDatabase = (options: { databaseUrl?: string; dataDir?: string }): Promise<Database> =>
+  options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);

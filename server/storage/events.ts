@@ -1,0 +1,152 @@
+// The outbox: events written in the same transaction as the change they report, claimed for
+// delivery with FOR UPDATE SKIP LOCKED (one instance each), and every attempt recorded.
+import { randomBytes } from 'node:crypto';
+import type { Account } from '../domain/account.ts';
+import type { EventType } from '../domain/webhooks.ts';
+import type { Database, Sql } from './db.ts';
+
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  merchantId: string;
+  mode: string;
+  type: EventType;
+  body: string;
+  state: 'pending' | 'delivered' | 'failed' | 'no_endpoint';
+  attempts: number;
+  nextAttemptMs: number | null;
+  retryFromMs: number;
+  createdMs: number;
+}
+
+export interface Attempt {
+  eventId: string;
+  attempt: number;
+  url: string;
+  status: number;
+  error: string | null;
+  durationMs: number;
+  atMs: number;
+  instance: string;
+}
+
+const eventOf = (r: Record<string, unknown>): StoredEvent => ({
+  seq: Number(r.seq),
+  id: r.id as string,
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  type: r.type as EventType,
+  body: r.body as string,
+  state: r.state as StoredEvent['state'],
+  attempts: Number(r.attempts),
+  nextAttemptMs: r.next_attempt_ms === null ? null : Number(r.next_attempt_ms),
+  retryFromMs: Number(r.retry_from_ms),
+  createdMs: Number(r.created_ms),
+});
+
+const attemptOf = (r: Record<string, unknown>): Attempt => ({
+  eventId: r.event_id as string,
+  attempt: Number(r.attempt),
+  url: r.url as string,
+  status: Number(r.status),
+  error: (r.error as string | null) ?? null,
+  durationMs: Number(r.duration_ms),
+  atMs: Number(r.at_ms),
+  instance: r.instance as string,
+});
+
+export class EventStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Writes an event inside the caller's transaction. `data` is the event's payload; the body
+   * is fixed here, once, so every attempt signs the same bytes.
+   */
+  async add(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, type: EventType, data: unknown, nowMs: number): Promise<string> {
+    const id = 'evt_' + randomBytes(12).toString('hex');
+    const body = JSON.stringify({ id, event: type, created: Math.floor(nowMs / 1000), data });
+    const [endpoint] = await tx.query('SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    const state = endpoint?.url ? 'pending' : 'no_endpoint';
+    await tx.query(
+      `INSERT INTO events (id, merchant_id, mode, type, body, state, next_attempt_ms, retry_from_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+      [id, account.merchant.id, account.mode, type, body, state, state === 'pending' ? nowMs : null, nowMs],
+    );
+    if (state === 'pending') await tx.query(`SELECT pg_notify('events_due', $1)`, [id]);
+    return id;
+  }
+
+  /**
+   * Claims up to `limit` events due for delivery, leasing them for `leaseMs`: another
+   * instance skips them while the lease holds, and takes them over if this one dies.
+   */
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.db.query(
+      `UPDATE events SET lease_until_ms = $2, attempts = attempts + 1
+        WHERE seq IN (
+          SELECT seq FROM events
+           WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+           ORDER BY next_attempt_ms LIMIT $3
+           FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [nowMs, nowMs + leaseMs, limit],
+    );
+    return rows.map(eventOf).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Records an attempt and what comes next: delivered, another try at `nextMs`, or failed. */
+  async settle(event: StoredEvent, attempt: Omit<Attempt, 'eventId' | 'attempt'>, next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number }): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO event_attempts (event_id, attempt, url, status, error, duration_ms, at_ms, instance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [event.id, event.attempts, attempt.url, attempt.status, attempt.error, attempt.durationMs, attempt.atMs, attempt.instance],
+      );
+      await tx.query(`UPDATE events SET state = $2, next_attempt_ms = $3, lease_until_ms = NULL WHERE id = $1`, [
+        event.id,
+        next.state,
+        next.state === 'pending' ? next.atMs : null,
+      ]);
+    });
+  }
+
+  /** An event the endpoint could not be found for at delivery time: parked, not lost. */
+  async park(event: StoredEvent): Promise<void> {
+    await this.db.query(`UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, attempts = attempts - 1 WHERE id = $1`, [event.id]);
+  }
+
+  /** The merchant's events, newest last, after `afterSeq` (for a feed that follows). */
+  async list(account: Pick<Account, 'merchant' | 'mode'>, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.db.query(
+      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
+      [account.merchant.id, account.mode, afterSeq, limit],
+    );
+    return rows.map(eventOf);
+  }
+
+  async get(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.db.query(`SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND id = $3`, [account.merchant.id, account.mode, id]);
+    return row && eventOf(row);
+  }
+
+  async attempts(eventIds: string[]): Promise<Attempt[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [eventIds]);
+    return rows.map(attemptOf);
+  }
+
+  /** Every attempt with the body it sent, oldest first (tests and the operator's view). */
+  async allAttempts(): Promise<Array<Attempt & { body: string }>> {
+    const rows = await this.db.query(`SELECT a.*, e.body FROM event_attempts a JOIN events e ON e.id = a.event_id ORDER BY a.id`);
+    return rows.map((r) => ({ ...attemptOf(r), body: r.body as string }));
+  }
+
+  /** Sends an event again from now on, whatever became of it. */
+  async resend(account: Pick<Account, 'merchant' | 'mode'>, id: string, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE events SET state = 'pending', next_attempt_ms = $4, lease_until_ms = NULL, retry_from_ms = $4
+        WHERE merchant_id = $1 AND mode = $2 AND id = $3 RETURNING id`,
+      [account.merchant.id, account.mode, id, nowMs],
+    );
+    if (rows.length) await this.db.query(`SELECT pg_notify('events_due', $1)`, [id]);
+    return rows.length > 0;
+  }
+}

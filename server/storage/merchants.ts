@@ -1,0 +1,133 @@
+// Merchants, their API keys (hashes only) and their webhook endpoint and signing secrets.
+import { randomUUID } from 'node:crypto';
+import type { KeyMode } from '../../src/wire/keys.ts';
+import type { Account, Merchant } from '../domain/account.ts';
+import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
+import type { Database, Row } from './db.ts';
+
+export interface MerchantSeed extends Merchant {
+  keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
+  /** Webhook signing secrets per mode; made when missing. */
+  webhookSecrets?: Partial<Record<KeyMode, string>>;
+}
+
+export interface CreatedMerchant extends MerchantSeed {
+  webhookSecrets: Record<KeyMode, string>;
+}
+
+export interface WebhookEndpoint {
+  url: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousUntilMs: number | null;
+}
+
+const merchantOf = (r: Row): Merchant => ({
+  id: r.id as string,
+  businessName: r.business_name as string,
+  businessEmail: r.business_email as string,
+  businessLogo: r.business_logo as string,
+});
+
+const MODES: KeyMode[] = ['test', 'live'];
+
+export class MerchantStore {
+  constructor(private readonly db: Database) {}
+
+  /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
+  async create(profile: Omit<Merchant, 'id'>, nowMs: number): Promise<CreatedMerchant> {
+    const seed: MerchantSeed = { id: randomUUID(), ...profile, keys: { test: newKeys('test'), live: newKeys('live') } };
+    return this.seed(seed, nowMs);
+  }
+
+  /**
+   * Makes sure a merchant with exactly these keys exists (the demo's, or a test's): the
+   * profile is updated, keys are added when missing, webhook secrets kept when present.
+   */
+  async seed(seed: MerchantSeed, nowMs: number): Promise<CreatedMerchant> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO merchants (id, business_name, business_email, business_logo, created_ms) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO UPDATE SET business_name = $2, business_email = $3, business_logo = $4`,
+        [seed.id, seed.businessName, seed.businessEmail, seed.businessLogo, nowMs],
+      );
+      const secrets = {} as Record<KeyMode, string>;
+      for (const mode of MODES) {
+        for (const [kind, key] of [['public', seed.keys[mode].publicKey], ['secret', seed.keys[mode].secretKey]] as const) {
+          await tx.query(
+            `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hash) DO NOTHING`,
+            [hashKey(key), kind === 'public' ? key : null, seed.id, mode, kind, keyHint(key), nowMs],
+          );
+        }
+        const wanted = seed.webhookSecrets?.[mode] ?? newWebhookSecret();
+        const [row] = await tx.query(
+          `INSERT INTO webhook_endpoints (merchant_id, mode, url, secret) VALUES ($1, $2, NULL, $3)
+           ON CONFLICT (merchant_id, mode) DO UPDATE SET merchant_id = EXCLUDED.merchant_id RETURNING secret`,
+          [seed.id, mode, wanted],
+        );
+        secrets[mode] = row.secret as string;
+      }
+      return { ...seed, webhookSecrets: secrets };
+    });
+  }
+
+  /** The account a key opens, or undefined for a key nobody holds. */
+  async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
+    const [row] = await this.db.query(
+      `SELECT m.*, k.mode FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
+      [hashKey(key), kind],
+    );
+    return row && { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind };
+  }
+
+  /** The account's public key, for pages the service itself serves (hosted payment links). */
+  async publicKey(account: Pick<Account, 'merchant' | 'mode'>): Promise<string> {
+    const [row] = await this.db.query(
+      `SELECT public_text FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'public' ORDER BY created_ms DESC LIMIT 1`,
+      [account.merchant.id, account.mode],
+    );
+    return row.public_text as string;
+  }
+
+  async byId(id: string): Promise<Merchant | undefined> {
+    const [row] = await this.db.query('SELECT * FROM merchants WHERE id = $1', [id]);
+    return row && merchantOf(row);
+  }
+
+  async list(): Promise<Merchant[]> {
+    return (await this.db.query('SELECT * FROM merchants ORDER BY created_ms')).map(merchantOf);
+  }
+
+  async endpoint(account: Pick<Account, 'merchant' | 'mode'>): Promise<WebhookEndpoint> {
+    const [row] = await this.db.query('SELECT * FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    if (!row) throw new Error(`merchant ${account.merchant.id} has no webhook row`);
+    return {
+      url: (row.url as string | null) ?? null,
+      secret: row.secret as string,
+      previousSecret: (row.previous_secret as string | null) ?? null,
+      previousUntilMs: row.previous_until_ms === null ? null : Number(row.previous_until_ms),
+    };
+  }
+
+  /** Sets where events go; events parked for want of a URL are sent now. */
+  async setWebhookUrl(account: Pick<Account, 'merchant' | 'mode'>, url: string, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('UPDATE webhook_endpoints SET url = $3 WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode, url]);
+      await tx.query(
+        `UPDATE events SET state = 'pending', next_attempt_ms = $3, retry_from_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'no_endpoint'`,
+        [account.merchant.id, account.mode, nowMs],
+      );
+      await tx.query(`SELECT pg_notify('events_due', '')`);
+    });
+  }
+
+  /** A new signing secret; the old one still signs alongside it for `overlapMs`. */
+  async rotateWebhookSecret(account: Pick<Account, 'merchant' | 'mode'>, nowMs: number, overlapMs: number): Promise<WebhookEndpoint> {
+    const secret = newWebhookSecret();
+    await this.db.query(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_until_ms = $3, secret = $4 WHERE merchant_id = $1 AND mode = $2`,
+      [account.merchant.id, account.mode, nowMs + overlapMs, secret],
+    );
+    return this.endpoint(account);
+  }
+}

@@ -1,0 +1,177 @@
+// Payments and the transfers credited to them. Every change runs in one transaction with a
+// row lock, writes its outbox event in that transaction, and NOTIFYs 'payment_changed' so
+// long polls held by any instance wake up.
+import { randomBytes } from 'node:crypto';
+import type { Account } from '../domain/account.ts';
+import {
+  assertTakesDeposits,
+  planInitialize,
+  quoteFields,
+  type Payment,
+  type QuoteRequest,
+} from '../domain/payments.ts';
+import type { EventType } from '../domain/webhooks.ts';
+import { NotFound } from '../domain/errors.ts';
+import type { Database, Row, Sql } from './db.ts';
+import type { EventStore } from './events.ts';
+
+/** The key long polls wait on, and the NOTIFY payload. */
+export const changeKey = (merchantId: string, mode: string, reference: string) => `${merchantId}/${mode}/${reference}`;
+
+const paymentOf = (r: Row): Payment => ({
+  id: String(r.id),
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  reference: r.reference as string,
+  createdBy: r.created_by as Payment['createdBy'],
+  paymentLinkId: (r.payment_link_id as string | null) ?? null,
+  coin: r.coin as Payment['coin'],
+  chainId: Number(r.chain_id),
+  token: r.token as string,
+  decimals: Number(r.decimals),
+  currency: r.currency as Payment['currency'],
+  fiatMinor: BigInt(r.fiat_minor as string),
+  due: BigInt(r.due as string),
+  fee: BigInt(r.fee as string),
+  paid: BigInt(r.paid as string),
+  fiatRate: r.fiat_rate as string,
+  cryptoRate: r.crypto_rate as string,
+  address: r.address as string,
+  acceptPartial: r.accept_partial as boolean,
+  customerName: r.customer_name as string,
+  customerEmail: r.customer_email as string,
+  metadata: (r.metadata as Record<string, unknown> | null) ?? null,
+  lastHash: (r.last_hash as string | null) ?? null,
+  expiresMs: Number(r.expires_ms),
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
+/** Until the chain work gives each payment its own deposit contract: a random address. */
+const placeholderAddress = () => '0x' + randomBytes(20).toString('hex');
+
+export interface ChangeReport {
+  type: EventType;
+  data: (payment: Payment) => unknown;
+}
+
+export class PaymentStore {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventStore,
+  ) {}
+
+  async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
+    const [row] = await sql.query('SELECT * FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [account.merchant.id, account.mode, reference]);
+    return row && paymentOf(row);
+  }
+
+  async get(account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<Payment> {
+    const payment = await this.find(account, reference);
+    if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+    return payment;
+  }
+
+  private lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
+    const [row] = await tx.query('SELECT * FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE', [account.merchant.id, account.mode, reference]);
+    return row && paymentOf(row);
+  };
+
+  /**
+   * Creates, answers again, or re-quotes the payment for a reference, as planInitialize
+   * decides. Safe under concurrent requests: the unique (merchant, mode, reference) key and
+   * the row lock make every concurrent initialize of one reference see one payment.
+   */
+  async initialize(account: Account, request: QuoteRequest, nowMs: number, quoteMs: number): Promise<{ payment: Payment; created: boolean }> {
+    return this.db.transaction(async (tx) => {
+      let existing = await this.lock(tx, account, request.reference);
+      let plan = planInitialize(existing, account, request, nowMs);
+      const fields = quoteFields(request, nowMs, quoteMs);
+      if (plan.kind === 'create') {
+        const [row] = await tx.query(
+          `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
+             fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
+             expires_ms, created_ms, updated_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)
+           ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
+          [
+            account.merchant.id, account.mode, request.reference, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId,
+            fields.token, fields.decimals, fields.currency, String(fields.fiatMinor), String(fields.due), String(fields.fee),
+            fields.fiatRate, fields.cryptoRate, placeholderAddress(), fields.acceptPartial, request.customerName, request.customerEmail,
+            request.metadata === null ? null : JSON.stringify(request.metadata), fields.expiresMs, nowMs,
+          ],
+        );
+        if (row) return { payment: paymentOf(row), created: true };
+        // Another request created it a moment ago: decide again against that one.
+        existing = await this.lock(tx, account, request.reference);
+        plan = planInitialize(existing, account, request, nowMs);
+      }
+      if (plan.kind === 'same') return { payment: existing!, created: false };
+      if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');
+      const [row] = await tx.query(
+        `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
+           decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
+           accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19
+         WHERE id = $1 RETURNING *`,
+        [
+          existing!.id, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId, fields.token, fields.decimals, fields.currency,
+          String(fields.fiatMinor), String(fields.due), String(fields.fee), fields.fiatRate, fields.cryptoRate, fields.acceptPartial,
+          request.customerName || existing!.customerName, request.customerEmail || existing!.customerEmail,
+          request.metadata === null ? (existing!.metadata === null ? null : JSON.stringify(existing!.metadata)) : JSON.stringify(request.metadata),
+          fields.expiresMs, nowMs,
+        ],
+      );
+      await this.notify(tx, existing!);
+      return { payment: paymentOf(row), created: true };
+    });
+  }
+
+  /**
+   * Credits one transfer to a payment, once: a transfer already credited (same chain,
+   * hash and log index) changes nothing and answers the payment as it is. The outbox event
+   * is written in the same transaction.
+   */
+  async credit(
+    account: Account,
+    reference: string,
+    transfer: { chainId: number; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
+    nowMs: number,
+    report: ChangeReport,
+  ): Promise<Payment> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+      assertTakesDeposits(payment, nowMs);
+      const amount = transfer.amount(payment);
+      const inserted = await tx.query(
+        `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+        [payment.id, transfer.chainId, transfer.txHash, transfer.logIndex, String(amount), nowMs],
+      );
+      if (inserted.length === 0) return payment;
+      const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
+        payment.id,
+        String(amount),
+        transfer.txHash,
+        nowMs,
+      ]);
+      const updated = paymentOf(row);
+      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
+      await this.notify(tx, updated);
+      return updated;
+    });
+  }
+
+  /** What the account's payments in `coin` have brought in, in the coin's base units at `decimals`. */
+  async collected(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, coin: string, decimals: number): Promise<bigint> {
+    const rows = await tx.query('SELECT paid, decimals FROM payments WHERE merchant_id = $1 AND mode = $2 AND coin = $3 AND paid > 0', [account.merchant.id, account.mode, coin]);
+    return rows.reduce((sum, r) => {
+      const shift = Number(r.decimals) - decimals;
+      const paid = BigInt(r.paid as string);
+      return sum + (shift >= 0 ? paid / 10n ** BigInt(shift) : paid * 10n ** BigInt(-shift));
+    }, 0n);
+  }
+
+  private notify = (tx: Sql, payment: Payment) =>
+    tx.query(`SELECT pg_notify('payment_changed', $1)`, [changeKey(payment.merchantId, payment.mode, payment.reference)]);
+}

@@ -1,0 +1,58 @@
+// A payment as the wire shows it: the spec's transaction (initialize) and verify data. No
+// rules beyond formatting: integer units become the JSON numbers the contract carries.
+import { FIAT_DECIMALS } from '../../src/wire/fields.ts';
+import { unitsToNumber } from '../../src/wire/money.ts';
+import type { Transaction, Verification } from '../../src/wire/schemas.ts';
+import type { Merchant } from '../domain/account.ts';
+import { NETWORK } from '../domain/catalog.ts';
+import { statusOf, type Payment } from '../domain/payments.ts';
+
+const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
+
+export function transactionView(payment: Payment, merchant: Merchant): Transaction {
+  return {
+    reference: payment.reference,
+    businessName: merchant.businessName,
+    businessEmail: merchant.businessEmail,
+    businessLogo: merchant.businessLogo,
+    customerName: payment.customerName,
+    customerEmail: payment.customerEmail,
+    address: payment.address,
+    coin: payment.coin,
+    cryptoAmount: unitsToNumber(payment.due, payment.decimals),
+    currency: payment.currency,
+    fiatAmount: unitsToNumber(payment.fiatMinor, FIAT_DECIMALS),
+    feeInCrypto: unitsToNumber(payment.fee, payment.decimals),
+    fiatRate: Number(payment.fiatRate),
+    cryptoRate: Number(payment.cryptoRate),
+    network: network(payment),
+    acceptPartialPayment: payment.acceptPartial,
+    expiresAt: new Date(payment.expiresMs).toISOString(),
+  };
+}
+
+/**
+ * Verify data. The customer's name, e-mail and the merchant's metadata are personal or
+ * private: they go to the merchant's server (secret key, webhooks), never to a page that
+ * holds only the public key.
+ */
+export function verificationView(payment: Payment, nowMs: number, withPrivate: boolean): Verification {
+  const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
+  return {
+    reference: payment.reference,
+    address: payment.address,
+    coin: payment.coin,
+    network: network(payment),
+    status: statusOf(payment, nowMs),
+    actualAmount: unitsToNumber(payment.due, payment.decimals),
+    amountPaid: unitsToNumber(payment.paid, payment.decimals),
+    amountRemaining: unitsToNumber(remaining, payment.decimals),
+    fiatAmount: unitsToNumber(payment.fiatMinor, FIAT_DECIMALS),
+    currency: payment.currency,
+    feeInCrypto: unitsToNumber(payment.fee, payment.decimals),
+    acceptPartialPayment: payment.acceptPartial,
+    hash: payment.lastHash,
+    expiresAt: new Date(payment.expiresMs).toISOString(),
+    ...(withPrivate ? { customer: { name: payment.customerName, email: payment.customerEmail }, metadata: payment.metadata } : {}),
+  };
+}
