@@ -39,6 +39,7 @@ export default defineConfig({
   test: {
     environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment
     include: ['src/**/*.test.{ts,tsx}', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
+    globalSetup: ['server/testing/global-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'reports/unit.json' },
   },

@@ -59,6 +59,8 @@ export interface ServiceOptions {
   jobIntervalMs?: number;
   /** How long after its creation a payout's provider is asked again. */
   payoutCheckMs?: number;
+  /** Run the background jobs (webhook delivery, payouts); tests of storage turn them off. */
+  jobs?: boolean;
   logger?: Logger;
   /** Names this instance in logs and delivery records. */
   instance?: string;
@@ -136,11 +138,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     jobError,
   );
   const stopListening = [
-    await db.listen('events_due', () => deliveryLoop.wake()),
-    await db.listen('payouts_due', () => payoutLoop.wake()),
+    await db.listen('events_due', () => options.jobs !== false && deliveryLoop.wake()),
+    await db.listen('payouts_due', () => options.jobs !== false && payoutLoop.wake()),
   ];
-  deliveryLoop.start();
-  payoutLoop.start();
+  if (options.jobs !== false) {
+    deliveryLoop.start();
+    payoutLoop.start();
+  }
 
   const router = new Router<Handler>(ROUTES);
   const requests: string[] = [];

@@ -36,5 +36,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryCapMs: int(env, 'WEBHOOK_RETRY_CAP_MS', 3_600_000, 10, 86_400_000),
     webhookRetryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_MS', 3 * 86_400_000, 1000, 30 * 86_400_000),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 1000, 10, 60_000),
+    payoutCheckMs: int(env, 'PAYOUT_CHECK_MS', 2000, 10, 86_400_000),
   };
 }

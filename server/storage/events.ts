@@ -17,6 +17,8 @@ export interface StoredEvent {
   nextAttemptMs: number | null;
   retryFromMs: number;
   createdMs: number;
+  /** The claim this copy was handed under: settling needs it. */
+  leaseToken: string | null;
 }
 
 export interface Attempt {
@@ -42,6 +44,7 @@ const eventOf = (r: Record<string, unknown>): StoredEvent => ({
   nextAttemptMs: r.next_attempt_ms === null ? null : Number(r.next_attempt_ms),
   retryFromMs: Number(r.retry_from_ms),
   createdMs: Number(r.created_ms),
+  leaseToken: (r.lease_token as string | null) ?? null,
 });
 
 const attemptOf = (r: Record<string, unknown>): Attempt => ({
@@ -81,36 +84,41 @@ export class EventStore {
    */
   async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.db.query(
-      `UPDATE events SET lease_until_ms = $2, attempts = attempts + 1
+      `UPDATE events SET lease_until_ms = $2, attempts = attempts + 1, lease_token = $4
         WHERE seq IN (
           SELECT seq FROM events
            WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
            ORDER BY next_attempt_ms LIMIT $3
            FOR UPDATE SKIP LOCKED)
         RETURNING *`,
-      [nowMs, nowMs + leaseMs, limit],
+      [nowMs, nowMs + leaseMs, limit, randomBytes(8).toString('hex')],
     );
     return rows.map(eventOf).sort((a, b) => a.seq - b.seq);
   }
 
-  /** Records an attempt and what comes next: delivered, another try at `nextMs`, or failed. */
-  async settle(event: StoredEvent, attempt: Omit<Attempt, 'eventId' | 'attempt'>, next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number }): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  /**
+   * Records an attempt and what comes next: delivered, another try at `atMs`, or failed.
+   * Only while this claim still holds the lease: a claimer that lost it (it outlived its
+   * lease and another instance took over) changes nothing.
+   */
+  async settle(event: StoredEvent, attempt: Omit<Attempt, 'eventId' | 'attempt'>, next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number }): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const held = await tx.query(
+        `UPDATE events SET state = $3, next_attempt_ms = $4, lease_until_ms = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2 RETURNING id`,
+        [event.id, event.leaseToken, next.state, next.state === 'pending' ? next.atMs : null],
+      );
+      if (held.length === 0) return false;
       await tx.query(
         `INSERT INTO event_attempts (event_id, attempt, url, status, error, duration_ms, at_ms, instance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [event.id, event.attempts, attempt.url, attempt.status, attempt.error, attempt.durationMs, attempt.atMs, attempt.instance],
       );
-      await tx.query(`UPDATE events SET state = $2, next_attempt_ms = $3, lease_until_ms = NULL WHERE id = $1`, [
-        event.id,
-        next.state,
-        next.state === 'pending' ? next.atMs : null,
-      ]);
+      return true;
     });
   }
 
   /** An event the endpoint could not be found for at delivery time: parked, not lost. */
   async park(event: StoredEvent): Promise<void> {
-    await this.db.query(`UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, attempts = attempts - 1 WHERE id = $1`, [event.id]);
+    await this.db.query(`UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL, attempts = attempts - 1 WHERE id = $1 AND lease_token = $2`, [event.id, event.leaseToken]);
   }
 
   /** The merchant's events, newest last, after `afterSeq` (for a feed that follows). */
@@ -142,7 +150,7 @@ export class EventStore {
   /** Sends an event again from now on, whatever became of it. */
   async resend(account: Pick<Account, 'merchant' | 'mode'>, id: string, nowMs: number): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE events SET state = 'pending', next_attempt_ms = $4, lease_until_ms = NULL, retry_from_ms = $4
+      `UPDATE events SET state = 'pending', next_attempt_ms = $4, lease_until_ms = NULL, lease_token = NULL, retry_from_ms = $4
         WHERE merchant_id = $1 AND mode = $2 AND id = $3 RETURNING id`,
       [account.merchant.id, account.mode, id, nowMs],
     );

@@ -86,6 +86,8 @@ const MIGRATIONS: string[] = [
     attempts integer NOT NULL DEFAULT 0,
     next_attempt_ms bigint,
     lease_until_ms bigint,
+    -- Who holds the lease: only that claimer's result is recorded.
+    lease_token text,
     -- Retries are tried for a window from here: the event's creation, or its last resend.
     retry_from_ms bigint NOT NULL,
     created_ms bigint NOT NULL

@@ -1,0 +1,24 @@
+// Test helpers: a fresh database of either kind, so storage tests run on both.
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+export const KINDS: DatabaseKind[] = ['pglite', 'postgres'];
+
+/** A new, empty PostgreSQL database on the run's cluster. */
+export async function freshPostgres(): Promise<string> {
+  const admin = inject('postgresUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return admin.replace(/\/postgres$/, `/${name}`);
+}
+
+/** startService options for a fresh database of `kind`. */
+export const databaseOptions = async (kind: DatabaseKind) => (kind === 'postgres' ? { databaseUrl: await freshPostgres() } : {});

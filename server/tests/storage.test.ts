@@ -1,0 +1,101 @@
+// The storage contract, on both databases the service runs on: embedded PGlite and a real
+// PostgreSQL server. Each case goes through the service's own stores and routes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../app.ts';
+import { coinOf } from '../domain/catalog.ts';
+import { migrate } from '../storage/migrations.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+
+describe.each(KINDS)('storage on %s', (kind) => {
+  let api: Service;
+  beforeAll(async () => {
+    api = await startService({ ...(await databaseOptions(kind)), jobs: false });
+  });
+  afterAll(() => api.close());
+
+  const call = async (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-api-key': publicKey }) => {
+    const response = await fetch(api.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, body: await response.json() };
+  };
+  const account = { merchant: DEMO_MERCHANT, mode: 'test' as const, via: 'secret' as const };
+
+  it('runs on the database it was given, and migrating again changes nothing', async () => {
+    expect(api.db.kind).toBe(kind);
+    expect(await migrate(api.db)).toBe(0);
+    const [{ n }] = await api.db.query<{ n: string }>('SELECT count(*)::text AS n FROM schema_migrations');
+    expect(Number(n)).toBeGreaterThan(0);
+  });
+
+  it('keeps money exact in integer base units, however large', async () => {
+    const { payment } = await api.parts.payments.initialize(
+      account,
+      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', amount: '100000000', acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null },
+      Date.now(),
+      60_000,
+    );
+    // 100,000,000 NGN / 1550 → 64516.129033 USDT, + 1% → 65161.290324 USDT, at 18 decimals.
+    expect(payment.due).toBe(65161290324000000000000n);
+    const again = await api.parts.payments.get(account, `big-${kind}`);
+    expect(again.due).toBe(payment.due);
+    expect((await call('GET', `/api/v1/transaction/verify/big-${kind}`)).body.data.actualAmount).toBe(65161.290324);
+  });
+
+  it('makes one payment of twenty concurrent initializes of one reference', async () => {
+    const reference = `race-${kind}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
+    expect(new Set(answers.map((a) => a.body.data.address)).size).toBe(1);
+    const [{ n }] = await api.db.query<{ n: string }>('SELECT count(*)::text AS n FROM payments WHERE reference = $1', [reference]);
+    expect(n).toBe('1');
+  });
+
+  it('credits one transfer once, whoever reports it how often', async () => {
+    const reference = `credit-${kind}`;
+    await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 10 });
+    const transfer = { chainId: 11155111, txHash: '0x' + 'ab'.repeat(32), logIndex: 3, amount: () => 4_000_000n };
+    const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({ credited: reference }) };
+    await Promise.all(Array.from({ length: 10 }, () => api.parts.payments.credit(account, reference, transfer, Date.now(), report)));
+    expect((await api.parts.payments.get(account, reference)).paid).toBe(4_000_000n);
+    const [{ n }] = await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE $1`, [`%"credited":"${reference}"%`]);
+    expect(n).toBe('1');
+  });
+
+  it('lets concurrent payouts never overdraw the balance', async () => {
+    const server = { authorization: `Bearer ${secretKey}` };
+    await call('POST', '/api/v1/transaction/initialize', { reference: `bal-${kind}`, coin: 'USDT', currency: 'USD', amount: 10 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: `bal-${kind}`, kind: 'exact' });
+    const balanceBefore = await api.parts.payouts.balance(account);
+    const bank = await call('POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, server);
+    expect(bank.status).toBe(201);
+    const each = Number(balanceBefore) / 1e6 / 2 + 0.5; // two of these do not fit, one does
+    const tries = await Promise.all([0, 1, 2, 3].map(() => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.body.data.id, coin: 'USDT', amount: Number(each.toFixed(6)) }, server)));
+    expect(tries.filter((t) => t.status === 201)).toHaveLength(1);
+    expect(tries.filter((t) => t.status === 409)).toHaveLength(3);
+    expect(await api.parts.payouts.balance(account)).toBeGreaterThanOrEqual(0n);
+  });
+
+  it('hands each due event to one claimer, however many claim at once', async () => {
+    const stamp = Date.now();
+    await api.parts.merchants.setWebhookUrl(account, 'http://127.0.0.1:9/never', stamp);
+    await api.db.transaction(async (tx) => {
+      for (let i = 0; i < 30; i++) await api.parts.events.add(tx, account, 'DEPOSIT_TRANSACTION', { n: i }, stamp);
+    });
+    // Far in the future, so the service's own delivery loop (at the real clock) leaves them be.
+    // Everything else already due is set aside, so only these thirty can be claimed.
+    await api.db.query(`UPDATE events SET state = 'delivered' WHERE state = 'pending' AND body NOT LIKE '%"data":{"n":%'`);
+    await api.db.query(`UPDATE events SET next_attempt_ms = $1 WHERE state = 'pending'`, [stamp + 10 * 86_400_000]);
+    const at = stamp + 10 * 86_400_000 + 1;
+    const claims = await Promise.all(Array.from({ length: 6 }, () => api.parts.events.claimDue(at, 60_000, 10)));
+    const ids = claims.flat().map((e) => e.id);
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
+    expect(await api.parts.events.claimDue(at, 60_000, 10)).toEqual([]); // leased
+    expect((await api.parts.events.claimDue(at + 60_001, 60_000, 50)).length).toBe(30); // the lease ran out: taken over
+  });
+});
