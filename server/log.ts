@@ -1,11 +1,11 @@
 // Structured logs on stdout (pino): one line per request and per delivery. Keys, secrets and
 // personal data are never logged; the redaction below is the second line of defence.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options = {
     level,
     base: undefined,
     redact: {
@@ -18,5 +18,6 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
 export type Row = Record<string, unknown>;
 
@@ -22,14 +23,14 @@ export interface Database extends Sql {
 }
 
 /**
- * A fresh in-memory database starts from a copy of an empty one made once per machine and
- * schema (PGlite's initdb takes seconds; loading a copy, well under one). Tests use these.
+ * A new database starts from a copy of an empty one made once per machine (PGlite's initdb
+ * takes seconds; loading the copy, well under one), in memory for tests or in a new DATA_DIR.
  */
-async function memoryPglite(schemaKey: string) {
+async function templatePglite(schemaKey: string, dataDir?: string) {
   const { PGlite } = await import('@electric-sql/pglite');
   const file = join(tmpdir(), `service-pglite-${createHash('sha256').update(schemaKey).digest('hex').slice(0, 16)}.tar`);
-  if (existsSync(file)) return PGlite.create({ loadDataDir: new Blob([readFileSync(file)]) });
-  const db = await PGlite.create();
+  if (existsSync(file)) return PGlite.create(dataDir, { loadDataDir: new Blob([readFileSync(file)]) });
+  const db = await PGlite.create(dataDir);
   const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
   const partial = `${file}.${process.pid}.tmp`;
   writeFileSync(partial, dump);
@@ -41,11 +42,14 @@ async function memoryPglite(schemaKey: string) {
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let db: InstanceType<typeof PGlite>;
-  if (dataDir) {
-    mkdirSync(dataDir, { recursive: true });
+  if (dataDir && existsSync(join(dataDir, 'PG_VERSION'))) {
     db = await PGlite.create(dataDir);
   } else {
-    db = await memoryPglite('empty-v1');
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    // The copy is of one PGlite version's empty cluster: a new version makes a new copy.
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    const { version } = JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    db = await templatePglite(`empty-${version}`, dataDir);
   }
   const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) =>
     (await sql.query<T>(text, params)).rows;
