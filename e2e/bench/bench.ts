@@ -1,9 +1,11 @@
-// npm run bench: measures the built dist/checkout.js in Chromium against the stub API and
-// prints medians (with min and max) next to baselines measured in the same run.
+// npm run bench: measures the built dist/checkout.js in Chromium against the service, and
+// the service under load on both databases; prints medians (with min and max) next to
+// baselines measured in the same run. `-- --service-only` runs only the service's part.
 // A script, not a test: it asserts nothing, it reports.
-import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { startService, type ServiceOptions } from '../../server/app.ts';
@@ -12,6 +14,8 @@ import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chrom
 import { load, type LoadResult } from './load.ts';
 import { ms, summarize, table, type Summary } from './stats.ts';
 import { ROOT } from '../../demo/paths.ts';
+import { startCluster } from '../../server/testing/postgres.ts';
+import { spawnService } from '../../server/testing/process.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
 const OPEN_RUNS = 30;
@@ -233,45 +237,63 @@ async function leaks(browser: Browser) {
   return { before, after, again };
 }
 
-/** The stub API in its own process, so the load generator does not share its event loop. */
-async function separateStub(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [ROOT + 'build/demo/main.js'], {
-    env: { ...process.env, API_PORT: '0', SHOP_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const match = /Stub API and checkout\.js\s+(\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.on('exit', () => reject(new Error('the stub API exited: ' + out)));
-  });
-  return { url, stop: () => child.kill() };
-}
-
-async function stubLoad(): Promise<{ initialize: LoadResult; verify: LoadResult }> {
-  const stub = await separateStub();
+/**
+ * The service in its own process (so the load generator does not share its event loop), on
+ * PGlite in a new data directory or on a PostgreSQL cluster of its own; then its restart
+ * time on the data the load left, as the median of five.
+ */
+async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<{ initialize: LoadResult; verify: LoadResult; restart: Summary }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
+  const cluster = kind === 'postgres' ? await startCluster() : undefined;
+  const env: Record<string, string> = cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: dataDir };
   try {
+    let service = await spawnService(env);
     const run = Date.now().toString(36);
     const total = 4000;
     const clients = 16;
-    const initialize = await load(stub.url, KEY, (i) => ({
+    const initialize = await load(service.url, KEY, (i) => ({
       method: 'POST',
       path: '/api/v1/transaction/initialize',
       body: { reference: `load-${run}-${i}`, coin: 'USDT', currency: 'NGN', amount: '15000.50' },
     }), { clients, total });
-    const verify = await load(stub.url, KEY, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % total}` }), { clients, total });
-    return { initialize, verify };
+    const verify = await load(service.url, KEY, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % total}` }), { clients, total });
+    const restarts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await service.kill('SIGKILL');
+      service = await spawnService(env);
+      restarts.push(service.startMs);
+    }
+    await service.kill();
+    return { initialize, verify, restart: summarize(restarts) };
   } finally {
-    stub.stop();
+    cluster?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 const row = (name: string, s: Summary, target = '') => [name, ms(s.median), ms(s.min), ms(s.max), String(s.n), target];
 
+function printServiceLoad(services: Record<'pglite' | 'postgres', Awaited<ReturnType<typeof serviceLoad>>>) {
+  const loadRow = (name: string, r: LoadResult) => [name, `${Math.round(r.perSecond)}/s`, ms(r.median), ms(r.p99), String(r.n), String(r.errors)];
+  console.log('\n' + table([
+    ['the service in its own process, 16 keep-alive clients on loopback', 'throughput', 'p50', 'p99', 'requests', 'errors'],
+    loadRow('PGlite: POST /transaction/initialize', services.pglite.initialize),
+    loadRow('PGlite: GET /transaction/verify/:reference', services.pglite.verify),
+    loadRow('PostgreSQL: POST /transaction/initialize', services.postgres.initialize),
+    loadRow('PostgreSQL: GET /transaction/verify/:reference', services.postgres.verify),
+  ]));
+  console.log('\n' + table([
+    ['restart after SIGKILL, spawn to listening (4,000 payments stored)', 'median', 'min', 'max', 'n'],
+    ['PGlite', ms(services.pglite.restart.median), ms(services.pglite.restart.min), ms(services.pglite.restart.max), String(services.pglite.restart.n)],
+    ['PostgreSQL', ms(services.postgres.restart.median), ms(services.postgres.restart.min), ms(services.postgres.restart.max), String(services.postgres.restart.n)],
+  ]));
+}
+
 async function main() {
+  if (process.argv.includes('--service-only')) {
+    printServiceLoad({ pglite: await serviceLoad('pglite'), postgres: await serviceLoad('postgres') });
+    return;
+  }
   const executablePath = findChromium();
   const browser = await chromium.launch({ executablePath, args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] });
   const bundle = readFileSync(ROOT + 'dist/checkout.js');
@@ -289,7 +311,7 @@ async function main() {
   console.log('request rates measured');
   const memory = await leaks(browser);
   await browser.close();
-  const stub = await stubLoad();
+  const services = { pglite: await serviceLoad('pglite'), postgres: await serviceLoad('postgres') };
 
   console.log('\n' + table([
     ['measure', 'median', 'min', 'max', 'n', 'target'],
@@ -305,12 +327,7 @@ async function main() {
     ['requests per minute on the payment screen, plain poll (baseline)', String(plainRate), '', '', `${WINDOW_MS / 1000} s`, ''],
   ]));
 
-  const loadRow = (name: string, r: LoadResult) => [name, `${Math.round(r.perSecond)}/s`, ms(r.median), ms(r.p99), String(r.n), String(r.errors)];
-  console.log('\n' + table([
-    ['stub API, 16 keep-alive clients on loopback', 'throughput', 'p50', 'p99', 'requests', 'errors'],
-    loadRow('POST /transaction/initialize', stub.initialize),
-    loadRow('GET /transaction/verify/:reference', stub.verify),
-  ]));
+  printServiceLoad(services);
 
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const { before, after, again } = memory;
