@@ -11,13 +11,12 @@ import { startMerchantSite, WEBHOOK_PATH } from './merchant/server.ts';
 const config = configFromEnv({ ...process.env, PORT: process.env.API_PORT ?? process.env.PORT ?? '4010' });
 const api = await startService({ ...config, logger: createLogger(process.env.LOG_LEVEL ?? 'warn') });
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
-const shopPort = Number(process.env.SHOP_PORT ?? 4020);
-const hook = `http://localhost:${shopPort}${WEBHOOK_PATH}`;
+let endpoint = await readWebhook(api.url, secretKey);
+const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: Number(process.env.SHOP_PORT ?? 4020) });
+const hook = shop.url + WEBHOOK_PATH;
 // The shop's webhook URL is registered only when the demo merchant has none: a URL a
 // developer registered survives every restart of the demo.
-let endpoint = await readWebhook(api.url, secretKey);
 if (!endpoint.url) endpoint = await registerWebhook(api.url, secretKey, hook);
-const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: shopPort });
 
 console.log(`Service and checkout.js   ${api.url}   (database: ${api.db.kind}${config.dataDir ? ` in ${config.dataDir}` : ''})`);
 console.log(`Merchant demo shop        ${shop.url}   <- open this`);

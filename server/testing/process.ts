@@ -15,10 +15,11 @@ export interface ServiceProcess {
 
 const MAIN = fromRoot('build/server/main.js');
 
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first (npm test does)`);
+/** Starts the built service, or another built script that prints a line matching `ready`. */
+export async function spawnService(env: Record<string, string>, script = MAIN, ready = /listening on (http:\/\/\S+)/): Promise<ServiceProcess> {
+  if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first (npm test does)`);
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -28,7 +29,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${output}`)), 30_000);
     const look = () => {
-      const found = /listening on (http:\/\/\S+)/.exec(output);
+      const found = ready.exec(output);
       if (found) {
         clearTimeout(timer);
         resolve(found[1]);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fromRoot } from '../paths.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { freshPostgres } from '../testing/databases.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
@@ -39,8 +40,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 }
 
-async function service(env: Record<string, string>): Promise<ServiceProcess> {
-  const started = await spawnService(env);
+async function service(env: Record<string, string>, script?: string, ready?: RegExp): Promise<ServiceProcess> {
+  const started = await spawnService(env, script, ready);
   cleanups.push(() => started.kill('SIGKILL'));
   return started;
 }
@@ -94,6 +95,28 @@ describe('restart', { timeout: 90_000 }, () => {
     const arrived = await until('the pending delivery', () => hook.events.slice(seenBefore).find((e) => e.event === 'DEPOSIT_TRANSACTION' && e.data.reference === 'r-paid'));
     expect(arrived.data.status).toBe('confirmed');
     console.log(`restart: the service listened ${Math.round(second.startMs)} ms after spawn (first start ${Math.round(first.startMs)} ms)`);
+  });
+});
+
+describe('the demo', { timeout: 90_000 }, () => {
+  it('prints its keys, and registers the shop\'s webhook only when none is stored: yours survives a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-demo-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const demo = fromRoot('build/demo/main.js');
+    const ready = /Merchant demo shop\s+(http:\/\/\S+)[\s\S]*Press Ctrl\+C/;
+    const env = { DATA_DIR: dataDir, API_PORT: '0', SHOP_PORT: '0' };
+    const first = await service(env, demo, ready);
+    const api = /Service and checkout\.js\s+(http:\/\/\S+)/.exec(first.output())![1];
+    for (const printed of [publicKey, secretKey, webhookSecret, 'Price ids']) expect(first.output()).toContain(printed);
+    const registered = await call(api, 'GET', '/api/v1/webhook', undefined, 'secret');
+    expect(registered.body.data.url).toBe(`${first.url}/webhooks/service`);
+    const mine = 'http://127.0.0.1:3999/my-hooks';
+    await call(api, 'PUT', '/api/v1/webhook', { url: mine }, 'secret');
+    await first.kill();
+    const second = await service(env, demo, ready);
+    expect(second.output()).toContain('yours, kept');
+    const api2 = /Service and checkout\.js\s+(http:\/\/\S+)/.exec(second.output())![1];
+    expect((await call(api2, 'GET', '/api/v1/webhook', undefined, 'secret')).body.data.url).toBe(mine);
   });
 });
 
