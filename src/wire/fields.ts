@@ -68,13 +68,14 @@ export const httpUrl = is<string>((v) => {
 
 /**
  * Plain JSON all the way down: no functions, undefined, NaN, class instances or cycles.
- * Visits at most `budget` values, so a hostile graph of shared references stays cheap.
+ * Visits at most `budget` values, at most 64 deep, so a hostile graph of shared references
+ * stays cheap and a deep one cannot exhaust the stack.
  */
 function isJson(root: unknown): boolean {
   let budget = 10_000;
   const ancestors = new Set<object>();
   const visit = (value: unknown): boolean => {
-    if (--budget < 0) return false;
+    if (--budget < 0 || ancestors.size > 64) return false;
     if (value === null || isText(value) || typeof value === 'boolean') return true;
     if (typeof value === 'number') return Number.isFinite(value);
     if (typeof value !== 'object' || ancestors.has(value)) return false;
