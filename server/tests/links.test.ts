@@ -65,6 +65,18 @@ describe('standard links', () => {
     expect(body.data.url).toBe(`${api.url}/pay/${body.data.slug}`);
   });
 
+  it.each([
+    [{ amount: '0.001', currency: 'USD' }, 'charge.amount'],
+    [{ amount: '10', currency: 'XYZ' }, 'charge.currency'],
+    [{ amount: '123456789012345678901', currency: 'USD' }, 'charge.amount'],
+    [{ amount: '100000000.01', currency: 'USD' }, 'charge.amount'],
+    [{ amount: -5, currency: 'USD' }, 'charge.amount'],
+  ])('refuses a charge no customer could pay: %j', async (charge, field) => {
+    const { status, body } = await call('POST', '/api/v1/payment_links/standard', { title: 'Bad charge', charge });
+    expect(status).toBe(400);
+    expect(body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+  });
+
   it('creates one with a fixed charge, also at the path without /standard', async () => {
     const { status, body } = await call('POST', '/api/v1/payment_links', { title: 'Donation box', charge: { amount: '15.00', currency: 'USD' } });
     expect(status).toBe(201);

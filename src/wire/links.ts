@@ -3,7 +3,7 @@
 // webSiteUrl / websiteUrl): merchants code against these names. For the stub API and merchant
 // servers; the browser bundle never imports this file.
 import * as z from 'zod/mini';
-import { bool, httpUrl, int, is, oneOf, text, timestamp } from './fields.ts';
+import { amount, bool, currency, httpUrl, int, is, oneOf, text, timestamp } from './fields.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): boolean => typeof v === 'string' && UUID.test(v);
@@ -165,7 +165,8 @@ export const StandardLinkBody = z.object({
   options: z.optional(LinkOptionsBody),
   action: z.optional(ActionBody),
   cart: z.optional(z.array(CartEntry)),
-  charge: z.optional(z.object({ amount: is<string | number>((v) => decimalText.safeParse(String(v)).success && Number(v) > 0, 'an amount greater than 0'), currency: text })),
+  /** The widget's own money rules: an amount a customer can pay, in a currency the checkout takes. */
+  charge: z.optional(z.object({ amount, currency })),
 });
 
 /** PUT /payment_links/standard: the same, plus the link's id; the action names confirmation_page. */
