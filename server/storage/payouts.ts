@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../src/wire/money.ts';
 import type { PayoutCurrency } from '../../src/wire/payouts.ts';
 import type { Account } from '../domain/account.ts';
-import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
+import { Conflict, NotFound } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from '../domain/payouts.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
@@ -134,7 +134,6 @@ export class PayoutStore {
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
       if (taken) throw new Conflict(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
-      if (!reference) throw invalidField('reference', 'expected a reference');
       const [row] = await tx.query(
         `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11) RETURNING *`,
