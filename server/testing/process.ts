@@ -15,6 +15,11 @@ export interface ServiceProcess {
 
 const MAIN = fromRoot('build/server/main.js');
 
+// Whatever a test forgets (a test that timed out goes on running after its clean-up), the
+// children die with the test process: no service outlives the run that started it.
+const alive = new Set<ChildProcess>();
+process.once('exit', () => alive.forEach((child) => child.kill('SIGKILL')));
+
 /** Starts the built service, or another built script that prints a line matching `ready`. */
 export async function spawnService(env: Record<string, string>, script = MAIN, ready = /listening on (http:\/\/\S+)/): Promise<ServiceProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first (npm test does)`);
@@ -23,6 +28,8 @@ export async function spawnService(env: Record<string, string>, script = MAIN, r
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  alive.add(child);
+  child.once('exit', () => alive.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
