@@ -9,12 +9,41 @@ import { ServiceClient, ServiceError } from '../../src/server/client.ts';
 import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type ServiceEvent } from '../../src/server/webhook.ts';
 import { fromRoot } from '../paths.ts';
 
+/** The shop's catalogue: what each item the page sells costs, by the id it puts in metadata. */
+const CATALOGUE: Record<string, { amount: string; currency: string }> = { 'beans-1kg': { amount: '24.50', currency: 'USD' } };
+
+/** A page-made order's price, from the items its metadata names (the page sells one item). */
+function priceOf(metadata: Record<string, unknown> | null | undefined): Order['price'] {
+  const items = Array.isArray(metadata?.items) ? (metadata.items as unknown[]) : [];
+  return items.length === 1 && typeof items[0] === 'string' ? CATALOGUE[items[0]] : undefined;
+}
+
+class TooLarge extends Error {}
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** A request body of at most 64 KiB: past that the request fails before more is kept. */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw new TooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new TooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Where the merchant backend takes DEPOSIT_TRANSACTION deliveries. */
 export const WEBHOOK_PATH = '/webhooks/service';
 
 export interface Order {
   reference: string;
+  /** What the order costs, as this shop priced it; a payment of anything else does not pay it. */
+  price?: { amount: string; currency: string };
   paid: boolean;
+  /** Why a confirmed payment did not mark the order paid (another amount or currency). */
+  problem?: string;
   /** How many times a webhook marked it paid: 1 at most, whatever arrives. */
   timesMarkedPaid: number;
   events: string[];
@@ -63,11 +92,10 @@ export async function startMerchantSite(options: {
 
   /** The merchant's webhook handler: genuine and fresh deliveries only, each event once. */
   async function receiveWebhook(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    const body = await readBody(req);
     let event: ServiceEvent;
     try {
-      event = verifyWebhook(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER], options.webhookSecret);
+      event = verifyWebhook(body, req.headers[SIGNATURE_HEADER], options.webhookSecret);
     } catch (error) {
       const reason = error instanceof WebhookError ? error.reason : 'malformed_body';
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ refused: reason }));
@@ -83,12 +111,20 @@ export async function startMerchantSite(options: {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ignored: event.event }));
       return;
     }
-    const { reference, status } = event.data;
-    const order = orders.get(reference) ?? { reference, paid: false, timesMarkedPaid: 0, events: [] };
+    const { reference, status, fiatAmount, currency } = event.data;
+    const order = orders.get(reference) ?? { reference, price: priceOf(event.data.metadata), paid: false, timesMarkedPaid: 0, events: [] };
     order.events.push(`${event.id} ${status}`);
     if (status === 'confirmed' && !order.paid) {
-      order.paid = true;
-      order.timesMarkedPaid++;
+      // A status alone is not enough: the payment must be for this order's amount and currency.
+      const paid = `${fiatAmount.toFixed(2)} ${currency}`;
+      const due = order.price ? `${Number(order.price.amount).toFixed(2)} ${order.price.currency}` : undefined;
+      if (due === paid) {
+        order.paid = true;
+        order.timesMarkedPaid++;
+        order.problem = undefined;
+      } else {
+        order.problem = due ? `paid ${paid}, but the order costs ${due}` : `paid ${paid} for an order this shop does not know`;
+      }
     }
     orders.set(reference, order);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
@@ -100,12 +136,11 @@ export async function startMerchantSite(options: {
    */
   const service = options.secretKey ? new ServiceClient({ publicKey: options.publicKey, secretKey: options.secretKey, baseUrl: options.apiUrl }) : undefined;
   async function createOrder(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    const reply = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const body = await readBody(req);
+    const reply = (status: number, answer: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     if (!service) return reply(501, { message: 'This shop has no secret key to create payments with' });
     try {
-      const { amount, currency, email } = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+      const { amount, currency, email } = JSON.parse(body.toString() || '{}');
       const payment = await service.initializePayment({
         reference: 'order_' + randomBytes(6).toString('hex'),
         coin: 'USDT',
@@ -113,13 +148,14 @@ export async function startMerchantSite(options: {
         amount,
         customerEmail: email || undefined,
       });
+      orders.set(payment.reference, { reference: payment.reference, price: { amount: String(amount), currency }, paid: false, timesMarkedPaid: 0, events: [] });
       reply(201, { reference: payment.reference, amount, currency });
     } catch (error) {
       reply(error instanceof ServiceError ? error.status : 400, { message: (error as Error).message });
     }
   }
 
-  const server = createServer(async (req, res) => {
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = new URL(req.url ?? '/', 'http://shop').pathname;
     if (req.method === 'POST' && path === WEBHOOK_PATH) return receiveWebhook(req, res);
     if (req.method === 'POST' && path === '/orders') return createOrder(req, res);
@@ -145,6 +181,16 @@ export async function startMerchantSite(options: {
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
     }
+  }
+
+  // One boundary around every request: a bad target, a bad escape, a body cut off or too
+  // large is that request's problem, never the shop's.
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof TooLarge ? 413 : 400;
+      if (!res.headersSent && !res.destroyed) res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error: status === 413 ? 'body too large' : 'bad request' }));
+      req.resume();
+    });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -175,3 +175,13 @@ export function amountFor(link: Link, body: Record<string, unknown>): { amount: 
   if (invalid) throw invalid;
   return { amount: formatUnits(units!, FIAT_DECIMALS, FIAT_DECIMALS), currency };
 }
+
+/** The image type a file's first bytes say it is (PNG, JPEG, GIF or WebP), or undefined. */
+export function imageTypeOf(bytes: Uint8Array): string | undefined {
+  const starts = (...sig: number[]) => sig.every((b, i) => bytes[i] === b);
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
+  if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg';
+  if (starts(0x47, 0x49, 0x46, 0x38)) return 'image/gif';
+  if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return 'image/webp';
+  return undefined;
+}

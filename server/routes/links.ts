@@ -1,8 +1,8 @@
 // The payment-link endpoints of the spec. Secret key for everything a merchant server does;
 // reading a link under /pay/ also takes the public key, as a payment page does.
-import { DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../src/wire/links.ts';
+import { DonationLinkForm, DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../src/wire/links.ts';
 import { invalidField } from '../domain/errors.ts';
-import { applyCommon, assertCartOrCharge, assertType, buildCart, newLink, type Link } from '../domain/links.ts';
+import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, newLink, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
 import { ok } from '../http/respond.ts';
@@ -11,7 +11,6 @@ import { byIdView, bySlugView, donationView, listItemView, standardCreatedView }
 import type { Ctx, Handler } from './context.ts';
 
 const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 const cartOf = async (ctx: Ctx, entries: Parameters<typeof buildCart>[0]) => {
   const lines: number[] = [];
@@ -73,41 +72,35 @@ export const updateStandard: Handler = async (ctx) => {
   return ok(200, standardCreatedView(link, s.origin()), 'Payment link updated');
 };
 
-function bool(fields: Map<string, string>, name: string): boolean | undefined {
-  const value = fields.get(name);
-  if (value === undefined) return undefined;
-  if (value !== 'true' && value !== 'false') throw invalidField(name, `expected the text true or false, received ${JSON.stringify(value.slice(0, 20))}`);
-  return value === 'true';
-}
-
 export const createDonation: Handler = async (ctx) => {
   const { account, s } = ctx;
   if (!/^multipart\/form-data/i.test(ctx.req.headers['content-type'] ?? '')) throw invalidField('content-type', 'expected a multipart form (cover_photo is a file)');
-  const form = await readMultipart(ctx.req, { fileBytes: COVER_PHOTO_BYTES, fieldBytes: 4096 });
-  const fields = form.fields;
-  const title = fields.get('title')?.trim();
-  if (!title) throw invalidField('title', 'expected a title of 1 to 120 characters, received nothing');
-  const link: Link = newLink(account, 'donation', title, s.now());
+  const form = await readMultipart(ctx.req, { fileBytes: COVER_PHOTO_BYTES, fieldBytes: 8192 });
+  const fields = parse(DonationLinkForm, Object.fromEntries(form.fields));
+  const bool = (value: 'true' | 'false' | undefined) => (value === undefined ? undefined : value === 'true');
+  const link: Link = newLink(account, 'donation', fields.title.trim(), s.now());
   applyCommon(
     link,
     {
-      description: fields.get('description'),
-      options: { collect_phone: bool(fields, 'options[collect_phone]') },
+      description: fields.description,
+      options: { collect_phone: bool(fields['options[collect_phone]']) },
       action: {
-        redirect: bool(fields, 'action[redirect]'),
-        redirect_url: fields.get('action[redirect_url]'),
-        success_message: fields.get('action[success_message]'),
-        show_confirmation_page: bool(fields, 'action[show_confirmation_page]'),
+        redirect: bool(fields['action[redirect]']),
+        redirect_url: fields['action[redirect_url]'],
+        success_message: fields['action[success_message]'],
+        show_confirmation_page: bool(fields['action[show_confirmation_page]']),
       },
-      social_links: { facebook: fields.get('social_links[facebook]'), twitter: fields.get('social_links[twitter]'), instagram: fields.get('social_links[instagram]') },
-      website_url: fields.get('website_url'),
+      social_links: { facebook: fields['social_links[facebook]'], twitter: fields['social_links[twitter]'], instagram: fields['social_links[instagram]'] },
+      website_url: fields.website_url,
     },
     s.now(),
   );
   const photo = form.files.get('cover_photo');
   if (photo && photo.data.length > 0) {
-    if (!IMAGE_TYPES.includes(photo.contentType)) throw invalidField('cover_photo', `expected a PNG, JPEG, GIF or WebP image, received ${photo.contentType}`);
-    const id = await s.links.addFile(account, photo.contentType, photo.data, s.now());
+    // The bytes decide, not the part's declared type: a file is served as what it is.
+    const type = imageTypeOf(photo.data);
+    if (!type) throw invalidField('cover_photo', `expected a PNG, JPEG, GIF or WebP image, received ${photo.contentType.slice(0, 60)} that is not one`);
+    const id = await s.links.addFile(account, type, photo.data, s.now());
     link.image = `${s.origin()}/files/${id}`;
   }
   await s.links.save(link);

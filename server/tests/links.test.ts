@@ -197,10 +197,41 @@ describe('donation links', () => {
     ['no title', { ...fields, title: '' }, PNG, 'title'],
     ['a boolean that is not true or false', { ...fields, 'options[collect_phone]': 'yes' }, PNG, 'options[collect_phone]'],
     ['a cover photo that is not an image', fields, new Blob(['<script>'], { type: 'text/html' }), 'cover_photo'],
+    ['HTML that calls itself a PNG', fields, new Blob(['<html><script>alert(1)</script>'], { type: 'image/png' }), 'cover_photo'],
+    ['a 5,000-character title', { ...fields, title: 'x'.repeat(5000) }, PNG, 'title'],
+    ['a javascript: website', { ...fields, website_url: 'javascript:alert(1)' }, PNG, 'website_url'],
+    ['a javascript: redirect', { ...fields, 'action[redirect_url]': 'javascript:alert(1)' }, PNG, 'action[redirect_url]'],
+    ['a javascript: social link', { ...fields, 'social_links[twitter]': 'javascript:alert(1)' }, PNG, 'social_links[twitter]'],
   ])('refuses %s', async (_name, given, photo, field) => {
     const response = await call('POST', '/api/v1/payment_links/donation', form(given, photo));
     expect(response.status).toBe(400);
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('refuses a cover photo over 2 MiB with 413, before keeping it', async () => {
+    const big = new Uint8Array(2 * 1024 * 1024 + 1);
+    big.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const response = await call('POST', '/api/v1/payment_links/donation', form(fields, new Blob([big], { type: 'image/png' })));
+    expect(response.status).toBe(413);
+  });
+
+  it('files each part under its own name, whatever its filename says', async () => {
+    const boundary = 'b0undary';
+    const body = [
+      `--${boundary}`, 'Content-Disposition: form-data; name="title"', '', 'Real title',
+      `--${boundary}`, 'Content-Disposition: form-data; filename="name=title"; name="cover_photo"', 'Content-Type: image/png', '', Buffer.from(await PNG.arrayBuffer()).toString('latin1'),
+      `--${boundary}--`, '',
+    ].join('\r\n');
+    const response = await fetch(api.url + '/api/v1/payment_links/donation', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.from(body, 'latin1'),
+    });
+    const answer = await response.json();
+    expect(response.status).toBe(201);
+    expect(answer.data.title).toBe('Real title');
+    expect(answer.data.image).toMatch(/\/files\//);
+    conforms(success(DonationLink), answer);
   });
 
   it('updates one with JSON: 200, no message', async () => {

@@ -147,12 +147,15 @@ const LinkOptionsBody = z.object({
   allow_promo: z.optional(bool),
   collect_address: z.optional(bool),
 });
+const message = is<string>((v) => typeof v === 'string' && v.length <= 500, 'text of at most 500 characters');
 const ActionBody = z.object({
   redirect: z.optional(bool),
   redirect_url: z.optional(urlOrEmpty),
   show_confirmation_page: z.optional(bool),
-  success_message: z.optional(text),
+  success_message: z.optional(message),
 });
+/** Social links are shown as links on the hosted page: http(s) URLs only. */
+const SocialLinksBody = z.object({ facebook: z.optional(urlOrEmpty), instagram: z.optional(urlOrEmpty), twitter: z.optional(urlOrEmpty) });
 const quantity = is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= 1000, 'a whole number from 1 to 1000');
 const CartEntry = z.object({ price_id: uuid, quantity, quantity_adjustable: z.optional(bool) });
 const title = is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 120, 'a title of 1 to 120 characters');
@@ -182,7 +185,7 @@ export const StandardLinkUpdateBody = z.object({
       redirect: z.optional(bool),
       redirect_url: z.optional(urlOrEmpty),
       confirmation_page: z.optional(bool),
-      success_message: z.optional(text),
+      success_message: z.optional(message),
     }),
   ),
   cart: z.optional(z.array(z.object({ item_id: z.optional(int), price_id: uuid, quantity, quantity_adjustable: z.optional(bool) }))),
@@ -194,7 +197,28 @@ export const DonationLinkUpdateBody = z.object({
   description: z.optional(description),
   options: z.optional(LinkOptionsBody),
   action: z.optional(ActionBody),
-  social_links: z.optional(z.object({ facebook: z.optional(text), instagram: z.optional(text), twitter: z.optional(text) })),
+  social_links: z.optional(SocialLinksBody),
+  website_url: z.optional(urlOrEmpty),
+});
+
+/**
+ * POST /payment_links/donation, a multipart form: its text fields, as sent (booleans as
+ * the text true/false), checked by the same rules as the JSON routes. The cover photo is
+ * checked apart (size, and its bytes sniffed as an image).
+ */
+const formBool = oneOf(['true', 'false']);
+export const DonationLinkForm = z.object({
+  title,
+  description: z.optional(description),
+  'action[redirect]': z.optional(formBool),
+  'action[redirect_url]': z.optional(urlOrEmpty),
+  'action[success_message]': z.optional(message),
+  'action[show_confirmation_page]': z.optional(formBool),
+  'options[collect_phone]': z.optional(formBool),
+  'social_links[facebook]': z.optional(urlOrEmpty),
+  'social_links[twitter]': z.optional(urlOrEmpty),
+  'social_links[instagram]': z.optional(urlOrEmpty),
+  business_id: z.optional(uuid),
   website_url: z.optional(urlOrEmpty),
 });
 
