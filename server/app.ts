@@ -49,6 +49,8 @@ export interface ServiceOptions {
   webhookRetryMs?: number;
   webhookRetryCapMs?: number;
   webhookRetryWindowMs?: number;
+  /** How long a merchant's endpoint has to answer one delivery (10 s by default). */
+  webhookTimeoutMs?: number;
   /** Merchants made sure of at start; the demo merchant by default. */
   merchants?: MerchantSeed[];
   /** Where checkout.js is served from. */
@@ -130,7 +132,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // Background work: the outbox, and payouts. Both claim rows with SKIP LOCKED, so any number
   // of instances may run them; a NOTIFY from any instance wakes them at once.
   const jobError = (error: unknown) => log.error({ err: error }, 'background job failed');
-  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance });
+  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance, timeoutMs: options.webhookTimeoutMs ?? 10_000 });
   const deliveryLoop = new JobLoop(delivery.tick, options.jobIntervalMs ?? 1000, jobError);
   const payoutLoop = new JobLoop(
     payoutSettlement({ payouts, provider: sandboxPayoutProvider, now, log, checkEveryMs: options.payoutCheckMs ?? 2000 }),

@@ -5,10 +5,8 @@ import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.t
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
+import { post } from './post.ts';
 
-/** At most this much of a merchant's answer is read; the rest is not our business. */
-const MAX_ANSWER_BYTES = 64 * 1024;
-const TIMEOUT_MS = 10_000;
 const LEASE_MS = 60_000;
 
 export interface DeliveryDeps {
@@ -19,18 +17,8 @@ export interface DeliveryDeps {
   log: Logger;
   /** Names this process in each attempt's record. */
   instance: string;
-}
-
-async function readSome(response: Response): Promise<void> {
-  const reader = response.body?.getReader();
-  if (!reader) return;
-  let read = 0;
-  while (read < MAX_ANSWER_BYTES) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    read += value.byteLength;
-  }
-  await reader.cancel();
+  /** How long a merchant has to answer one delivery. */
+  timeoutMs: number;
 }
 
 export function webhookDelivery(deps: DeliveryDeps) {
@@ -41,6 +29,7 @@ export function webhookDelivery(deps: DeliveryDeps) {
     const account = { merchant: { id: event.merchantId } as never, mode: event.mode as 'test' | 'live' };
     const endpoint = await deps.merchants.endpoint(account);
     if (!endpoint.url) return deps.events.park(event);
+    if (closed) return; // stopping: the lease runs out and another instance (or the next start) sends it
     const now = deps.now();
     // During a rotation both secrets sign: the merchant's verifier accepts either.
     const secrets = [endpoint.secret];
@@ -48,25 +37,12 @@ export function webhookDelivery(deps: DeliveryDeps) {
     const started = Date.now();
     const abort = new AbortController();
     inFlight.add(abort);
-    const timeout = setTimeout(() => abort.abort(), TIMEOUT_MS);
-    let status = 0;
-    let error: string | null = null;
-    try {
-      const response = await fetch(endpoint.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signWebhook(secrets, event.body) },
-        body: event.body,
-        redirect: 'manual', // a redirect is an answer, not an instruction: the signed body stays where it was sent
-        signal: abort.signal,
-      });
-      status = response.status;
-      await readSome(response).catch(() => {});
-    } catch (cause) {
-      error = abort.signal.aborted ? (closed ? 'service stopping' : `no answer in ${TIMEOUT_MS} ms`) : String((cause as Error).cause ?? (cause as Error).message);
-    } finally {
-      clearTimeout(timeout);
-      inFlight.delete(abort);
-    }
+    const { status, error } = await post(
+      endpoint.url,
+      event.body,
+      { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signWebhook(secrets, event.body) },
+      { mode: event.mode as 'test' | 'live', timeoutMs: deps.timeoutMs, signal: abort.signal },
+    ).finally(() => inFlight.delete(abort));
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
     if (delivered(status)) {
       await deps.events.settle(event, attempt, { state: 'delivered' });

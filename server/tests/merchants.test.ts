@@ -232,3 +232,89 @@ describe('logs', () => {
     }
   });
 });
+
+describe('webhook delivery on a sender\'s terms', () => {
+  /** A merchant endpoint that answers however `answer` says, counting what came. */
+  async function endpoint(answer: (res: import('node:http').ServerResponse) => void) {
+    const { createServer } = await import('node:http');
+    let hits = 0;
+    const server = createServer((req, res) => {
+      hits++;
+      req.resume();
+      answer(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))));
+    return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, hits: () => hits };
+  }
+
+  async function deliverOnce(api: Service, url: string, reference: string) {
+    await call(api, 'PUT', '/api/v1/webhook', { url });
+    await call(api, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 }, { 'x-api-key': publicKey });
+    await call(api, 'POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' }, { 'x-api-key': publicKey });
+    return until(async () => (await api.deliveries()).find((d) => d.body.includes(`"${reference}"`)));
+  }
+
+  it('does not follow a redirect: the signed body stays where it was sent', async () => {
+    const api = await service({ webhookRetryMs: 60_000 });
+    const elsewhere = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
+    const redirecting = await endpoint((res) => res.writeHead(307, { location: elsewhere.url }).end());
+    const attempt = await deliverOnce(api, redirecting.url, 'redirect-1');
+    expect(attempt.status).toBe(307);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(elsewhere.events).toHaveLength(0);
+  });
+
+  it('reads at most 64 KiB of an answer that never ends', async () => {
+    const api = await service();
+    const endless = await endpoint((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    const attempt = await deliverOnce(api, endless.url, 'endless-1');
+    expect(attempt.status).toBe(200);
+    expect(attempt.durationMs).toBeLessThan(2000);
+  });
+
+  it('gives an endpoint that never answers its timeout, then tries again', async () => {
+    const api = await service({ webhookTimeoutMs: 200, webhookRetryMs: 60_000 });
+    const silent = await endpoint(() => {});
+    const attempt = await deliverOnce(api, silent.url, 'silent-1');
+    expect(attempt).toMatchObject({ status: 0, error: 'no answer in 200 ms' });
+    const [event] = (await call(api, 'GET', '/api/v1/events')).body.data.filter((e: { payload: { data: { reference: string } } }) => e.payload.data.reference === 'silent-1');
+    expect(event.state).toBe('pending');
+  });
+
+  it('sends nothing after close()', async () => {
+    const api = await startService({ webhookRetryMs: 30, jobIntervalMs: 20 });
+    const failing = await endpoint((res) => res.writeHead(500).end());
+    await deliverOnce(api, failing.url, 'closing-1');
+    await until(() => failing.hits() >= 2);
+    await api.close();
+    const after = failing.hits();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // ten retry delays
+    expect(failing.hits()).toBe(after);
+  });
+
+  it('checks addresses after DNS resolution: localhost is loopback, refused for live keys', async () => {
+    const { post, addressProblem } = await import('../jobs/post.ts');
+    const listening = await endpoint((res) => res.writeHead(200).end());
+    const port = new URL(listening.url).port;
+    const signal = new AbortController().signal;
+    expect(await post(`http://localhost:${port}/hook`, '{}', {}, { mode: 'test', timeoutMs: 2000, signal })).toEqual({ status: 200, error: null });
+    const live = await post(`http://localhost:${port}/hook`, '{}', {}, { mode: 'live', timeoutMs: 2000, signal });
+    expect(live.status).toBe(0);
+    expect(live.error).toMatch(/refused: localhost resolves to .* loopback is for test keys only/);
+    expect(listening.hits()).toBe(1);
+    for (const address of ['10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1', '0.0.0.0']) {
+      expect(addressProblem(address, 'test'), address).toMatch(/private, link-local or reserved/);
+    }
+    expect(addressProblem('8.8.8.8', 'live')).toBeUndefined();
+    expect(addressProblem('2606:4700::1111', 'live')).toBeUndefined();
+  });
+});
