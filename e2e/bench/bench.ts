@@ -1,6 +1,7 @@
 // npm run bench: measures the built dist/checkout.js in Chromium against the service, and
 // the service under load on both databases; prints medians (with min and max) next to
-// baselines measured in the same run. `-- --service-only` runs only the service's part.
+// baselines measured in the same run. `-- --service-only` runs only the service's
+// part, `-- --memory` its memory under 100,000 anonymous requests.
 // A script, not a test: it asserts nothing, it reports.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -273,6 +274,46 @@ async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<{ initialize: L
 
 const row = (name: string, s: Summary, target = '') => [name, ms(s.median), ms(s.min), ms(s.max), String(s.n), target];
 
+/** Resident memory of a process, in KB, from /proc. */
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+
+/**
+ * The service's memory under anonymous traffic: after 1,000 requests and after 100,000 of
+ * the same mix (unknown keys, unknown paths, unknown references, and hosted-page checkouts
+ * that each make a payment), with a pause for the heap to settle before each reading.
+ */
+async function serviceMemory(): Promise<Array<{ requests: number; rssKb: number }>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  const service = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const created = await fetch(service.url + '/api/v1/payment_links/standard', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bench', charge: { amount: '5.00', currency: 'USD' } }),
+    });
+    const { slug } = (await created.json()).data;
+    const mix = async (n: number) => {
+      const opts = { clients: 16 };
+      await load(service.url, 'pk_test_nobody0000000000', () => ({ method: 'GET', path: '/api/v1/coins' }), { ...opts, total: n * 0.4 });
+      await load(service.url, KEY, (i) => ({ method: 'GET', path: `/nothing/${i}` }), { ...opts, total: n * 0.3 });
+      await load(service.url, KEY, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/none-${i}` }), { ...opts, total: n * 0.2 });
+      await load(service.url, KEY, () => ({ method: 'POST', path: `/pay/${slug}/checkout`, body: { email: 'bench@example.com' } }), { ...opts, total: n * 0.1 });
+    };
+    const readings = [{ requests: 0, rssKb: rssKb(service.child.pid!) }];
+    let sent = 0;
+    for (const target of [1_000, 100_000]) {
+      await mix(target - sent);
+      sent = target;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      readings.push({ requests: sent, rssKb: rssKb(service.child.pid!) });
+    }
+    return readings;
+  } finally {
+    await service.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 function printServiceLoad(services: Record<'pglite' | 'postgres', Awaited<ReturnType<typeof serviceLoad>>>) {
   const loadRow = (name: string, r: LoadResult) => [name, `${Math.round(r.perSecond)}/s`, ms(r.median), ms(r.p99), String(r.n), String(r.errors)];
   console.log('\n' + table([
@@ -290,6 +331,11 @@ function printServiceLoad(services: Record<'pglite' | 'postgres', Awaited<Return
 }
 
 async function main() {
+  if (process.argv.includes('--memory')) {
+    const readings = await serviceMemory();
+    console.log('\n' + table([['anonymous requests served', 'service RSS'], ...readings.map((r) => [r.requests.toLocaleString('en'), `${(r.rssKb / 1024).toFixed(1)} MB`])]));
+    return;
+  }
   if (process.argv.includes('--service-only')) {
     printServiceLoad({ pglite: await serviceLoad('pglite'), postgres: await serviceLoad('postgres') });
     return;

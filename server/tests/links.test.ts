@@ -208,6 +208,19 @@ describe('donation links', () => {
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('serves the hosted page and the photo with a CSP that forbids framing, nosniff and a referrer policy', async () => {
+    const { body } = await call('POST', '/api/v1/payment_links/donation', form(fields, PNG));
+    const pageAnswer = await fetch(body.data.url);
+    const policy = pageAnswer.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(pageAnswer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(pageAnswer.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    const image = await fetch(body.data.image);
+    expect(image.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(image.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('refuses a cover photo over 2 MiB with 413, before keeping it', async () => {
     const big = new Uint8Array(2 * 1024 * 1024 + 1);
     big.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -175,6 +175,32 @@ describe('the stub API', () => {
     expect(response.body.data.status).toBe('pending');
   });
 
+  it('long poll: a re-quote wakes it with the current quote, not the old one', async () => {
+    await init('lp-requote');
+    const held = call('GET', '/api/v1/transaction/verify/lp-requote?wait=20&since=pending:0');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await init('lp-requote', { coin: 'USDC' });
+    const answer = await held;
+    expect(answer.body.data).toMatchObject({ coin: 'USDC', status: 'pending' });
+  });
+
+  it('long poll: one key holds at most 20 at once; the next is told to come back (429, Retry-After)', async () => {
+    await init('lp-cap');
+    const gone = new AbortController();
+    const held = Array.from({ length: 20 }, () =>
+      fetch(stub.url + '/api/v1/transaction/verify/lp-cap?wait=20&since=pending:0', { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(stub.parts.changes.waiting).toBe(20);
+    const refused = await call('GET', '/api/v1/transaction/verify/lp-cap?wait=20&since=pending:0');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A plain status check (no wait) still answers.
+    expect((await call('GET', '/api/v1/transaction/verify/lp-cap')).status).toBe(200);
+    gone.abort();
+    await Promise.all(held);
+  });
+
   it('long poll: lets go of a request whose client went away', async () => {
     await init('lp-4');
     const gone = new AbortController();
