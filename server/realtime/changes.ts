@@ -1,7 +1,11 @@
-// Payment changes for long polls, across processes: every instance LISTENs on
-// 'payment_changed', and a NOTIFY from any instance's transaction wakes the polls held here.
+// Changes for long polls, across processes: every instance LISTENs on 'changes', and a
+// NOTIFY from any instance's transaction wakes the polls held here. Keys name what changed:
+// a payment (`<merchant>/<mode>/<reference>`) or an account's events feed (eventsKey).
 // Each held poll is counted per account, so one key cannot hold the service's sockets.
 import type { Database } from '../storage/db.ts';
+
+/** The key of an account's events feed. */
+export const eventsKey = (merchantId: string, mode: string) => `events/${merchantId}/${mode}`;
 
 export interface Wait {
   /** Resolves when the payment changes, at `deadlineMs` from now, or when `signal` aborts. */
@@ -16,7 +20,7 @@ export class PaymentChanges {
   constructor(readonly maxPerAccount: number) {}
 
   async start(db: Database): Promise<void> {
-    this.stop = await db.listen('payment_changed', (key) => this.wake(key));
+    this.stop = await db.listen('changes', (key) => this.wake(key));
   }
 
   /** Long polls held now, on this instance. */

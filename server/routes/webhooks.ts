@@ -1,7 +1,8 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
-import { WebhookBody } from '../../src/wire/schemas.ts';
-import { invalidField, NotFound } from '../domain/errors.ts';
+import { MAX_WAIT_SECONDS, WebhookBody } from '../../src/wire/schemas.ts';
+import { invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { eventsKey } from '../realtime/changes.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
@@ -41,12 +42,29 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
     .map((a) => ({ attempt: a.attempt, url: a.url, status: a.status, error: a.error, durationMs: a.durationMs, at: new Date(a.atMs).toISOString() })),
 });
 
-export const listEvents: Handler = async ({ query, account, s }) => {
-  const after = Number(query.get('after') ?? 0);
+/**
+ * The feed: events after a cursor, oldest first. `after=latest` starts at the newest (for
+ * a listener that wants only what comes next); `wait=1..30` holds the request until an
+ * event arrives, as the verify long poll does.
+ */
+export const listEvents: Handler = async ({ query, res, account, s }) => {
+  const afterText = query.get('after') ?? '0';
+  const after = afterText === 'latest' ? await s.events.lastSeq(account) : Number(afterText);
   const limit = Number(query.get('limit') ?? 50);
-  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, received ${JSON.stringify(query.get('after'))}`);
+  const wait = query.has('wait') ? Number(query.get('wait')) : 0;
+  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, or latest, received ${JSON.stringify(afterText.slice(0, 20))}`);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
-  const events = await s.events.list(account, after, limit);
+  if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
+  let events = await s.events.list(account, after, limit);
+  if (events.length === 0 && wait > 0) {
+    const who = `${account.merchant.id}/${account.mode}`;
+    if (!s.changes.hasRoom(who)) throw new TooMany(`Too many requests held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    await s.changes.wait(eventsKey(account.merchant.id, account.mode), who, wait * 1000, gone.signal);
+    if (gone.signal.aborted) return undefined;
+    events = await s.events.list(account, after, limit);
+  }
   const attempts = await s.events.attempts(events.map((e) => e.id));
   return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: events.at(-1)?.seq ?? after });
 };

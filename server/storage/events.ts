@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { EventType } from '../domain/webhooks.ts';
 import type { Database, Sql } from './db.ts';
+import { eventsKey } from '../realtime/changes.ts';
 
 export interface StoredEvent {
   seq: number;
@@ -75,6 +76,7 @@ export class EventStore {
       [id, account.merchant.id, account.mode, type, body, state, state === 'pending' ? nowMs : null, nowMs],
     );
     if (state === 'pending') await tx.query(`SELECT pg_notify('events_due', $1)`, [id]);
+    await tx.query(`SELECT pg_notify('changes', $1)`, [eventsKey(account.merchant.id, account.mode)]);
     return id;
   }
 
@@ -128,6 +130,12 @@ export class EventStore {
       [account.merchant.id, account.mode, afterSeq, limit],
     );
     return rows.map(eventOf);
+  }
+
+  /** The newest event's seq, 0 when there is none: where a feed that wants only new events starts. */
+  async lastSeq(account: Pick<Account, 'merchant' | 'mode'>): Promise<number> {
+    const [row] = await this.db.query('SELECT COALESCE(max(seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    return Number(row.seq);
   }
 
   async get(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<StoredEvent | undefined> {

@@ -1,5 +1,5 @@
 // Payments and the transfers credited to them. Every change runs in one transaction with a
-// row lock, writes its outbox event in that transaction, and NOTIFYs 'payment_changed' so
+// row lock, writes its outbox event in that transaction, and NOTIFYs 'changes' so
 // long polls held by any instance wake up.
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
@@ -173,5 +173,5 @@ export class PaymentStore {
   }
 
   private notify = (tx: Sql, payment: Payment) =>
-    tx.query(`SELECT pg_notify('payment_changed', $1)`, [changeKey(payment.merchantId, payment.mode, payment.reference)]);
+    tx.query(`SELECT pg_notify('changes', $1)`, [changeKey(payment.merchantId, payment.mode, payment.reference)]);
 }

@@ -9,6 +9,19 @@ import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../wire/payou
 import { ErrorBody, success as successOf, TransactionResponse, VerificationResponse } from '../wire/schemas.ts';
 import type { CoinSymbol, Currency } from '../wire/fields.ts';
 
+/** One event of the feed, with every attempt to deliver it. */
+export interface EventRecord {
+  id: string;
+  seq: number;
+  type: 'DEPOSIT_TRANSACTION' | 'PAYOUT_UPDATED';
+  state: 'pending' | 'delivered' | 'failed' | 'no_endpoint';
+  created: string;
+  nextAttemptAt: string | null;
+  /** The event exactly as delivered: { id, event, created, data }. */
+  payload: { id: string; event: string; created: number; data: Record<string, unknown> };
+  attempts: Array<{ attempt: number; url: string; status: number; error: string | null; durationMs: number; at: string }>;
+}
+
 export class ServiceError extends Error {
   override name = 'ServiceError';
   constructor(
@@ -38,7 +51,8 @@ type In<S extends z.core.$ZodType> = z.input<S>;
 type AnySchema = z.ZodMiniType;
 
 export interface ServiceClientOptions {
-  publicKey: string;
+  /** The page's public key, as the spec's SDK takes it; optional for tools that use only the secret key. */
+  publicKey?: string;
   secretKey: string;
   /** The service's base URL, e.g. the sandbox's http://127.0.0.1:4010. */
   baseUrl: string;
@@ -46,15 +60,15 @@ export interface ServiceClientOptions {
 }
 
 export class ServiceClient {
-  readonly publicKey: string;
+  readonly publicKey: string | undefined;
   private readonly secretKey: string;
   private readonly root: string;
   private readonly fetcher: typeof fetch;
 
   constructor({ publicKey, secretKey, baseUrl, fetch: fetcher = fetch }: ServiceClientOptions) {
     if (!/^sk_(test|live)_/.test(secretKey)) throw new TypeError('ServiceClient: secretKey must be a secret key (sk_test_… or sk_live_…)');
-    if (!/^pk_(test|live)_/.test(publicKey)) throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
-    if (publicKey.split('_')[1] !== secretKey.split('_')[1]) throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
+    if (publicKey !== undefined && !/^pk_(test|live)_/.test(publicKey)) throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
+    if (publicKey !== undefined && publicKey.split('_')[1] !== secretKey.split('_')[1]) throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
     this.publicKey = publicKey;
     this.secretKey = secretKey;
     this.root = baseUrl.replace(/\/+$/, '') + '/api/v1/';
@@ -117,6 +131,28 @@ export class ServiceClient {
   /** Where DEPOSIT_TRANSACTION events go. */
   registerWebhook(url: string) {
     return this.call('PUT', 'webhook', undefined, { url });
+  }
+
+  /** The webhook endpoint: its URL (or null) and the signing secret deliveries are signed with. */
+  webhook() {
+    return this.call('GET', 'webhook', undefined).then((r) => r.data as { url: string | null; secret: string; previousSecretValidUntil?: string });
+  }
+
+  readonly events = {
+    /**
+     * The events feed: events after `after` (a seq, or 'latest' for only what comes next),
+     * oldest first, each with its delivery attempts. `wait` (1–30 s) holds the request until
+     * one arrives. `next` is the cursor for the following call.
+     */
+    list: ({ after = 0, limit = 50, wait = 0 }: { after?: number | 'latest'; limit?: number; wait?: number } = {}) =>
+      this.call('GET', `events?after=${after}&limit=${limit}${wait ? `&wait=${wait}` : ''}`, undefined).then((r) => ({ events: r.data as EventRecord[], next: r.next as number })),
+    /** Delivers an event again to the registered URL. */
+    resend: (id: string) => this.call('POST', `events/${encodeURIComponent(id)}/resend`, undefined).then((r) => r.data as EventRecord),
+  };
+
+  /** Test keys only: the sandbox sends what is due (`exact`), about half, or a tenth more. */
+  sandboxDeposit(reference: string, kind: 'exact' | 'partial' | 'over') {
+    return this.data(this.call('POST', 'sandbox/deposit', VerificationResponse, { reference, kind }));
   }
 
   readonly paymentLinks = {

@@ -1,0 +1,126 @@
+// The CLI driven as a merchant would: listen forwards each new event to a local receiver
+// that verifies it with the merchant's webhook secret; trigger makes deposits; events lists
+// them with their attempts and re-sends one. Against the real service over HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../../server/app.ts';
+import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startReceiver, type Receiver } from '../../server/testing/receiver.ts';
+import { runCli, USAGE } from './cli.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let api: Service;
+let registered: Receiver;
+
+beforeAll(async () => {
+  api = await startService({ webhookRetryMs: 50, jobIntervalMs: 50 });
+  registered = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
+  await fetch(api.url + '/api/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: registered.url }) });
+});
+afterAll(async () => {
+  await registered.close();
+  await api.close();
+});
+
+function cli(args: string[], signal?: AbortSignal) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const done = runCli(args, { env: { SERVICE_API_URL: api.url, SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => err.push(l), signal });
+  return { out, err, done };
+}
+
+const initialize = (reference: string) =>
+  fetch(api.url + '/api/v1/transaction/initialize', {
+    method: 'POST',
+    headers: { 'x-api-key': publicKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 8 }),
+  });
+
+async function until<T>(probe: () => T | undefined | false, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('service-checkout CLI', () => {
+  it('listen forwards each new event, freshly signed, to the local URL, and leaves the registered URL alone', async () => {
+    await initialize('cli-old');
+    expect(await cli(['trigger', 'deposit', 'cli-old', 'partial']).done).toBe(0); // before listening: not forwarded
+    const local = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
+    const stop = new AbortController();
+    const listening = cli(['listen', '--forward-to', local.url, '--json'], stop.signal);
+    await until(() => listening.out.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // its first long poll is held
+    await initialize('cli-1');
+    expect(await cli(['trigger', 'deposit', 'cli-1', 'partial']).done).toBe(0);
+    expect(await cli(['trigger', 'deposit', 'cli-1', 'full']).done).toBe(0);
+    await until(() => local.events.length === 2);
+    expect(local.refused).toBe(0);
+    expect(local.events.map((e) => [e.event, e.data.reference, e.data.status])).toEqual([
+      ['DEPOSIT_TRANSACTION', 'cli-1', 'incomplete'],
+      ['DEPOSIT_TRANSACTION', 'cli-1', 'confirmed'],
+    ]);
+    const lines = listening.out.slice(1).map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.reference, l.status, l.answer])).toEqual([['cli-1', 'incomplete', 200], ['cli-1', 'confirmed', 200]]);
+    // The registered endpoint got them too, as always: listening changes nothing there.
+    await until(() => registered.events.filter((e) => e.data.reference === 'cli-1').length === 2);
+    stop.abort();
+    expect(await listening.done).toBe(0);
+    await local.close();
+  });
+
+  it('trigger says what the deposit did, and refuses live keys and bad words', async () => {
+    await initialize('cli-2');
+    const run = cli(['trigger', 'deposit', 'cli-2', 'over']);
+    expect(await run.done).toBe(0);
+    expect(run.out[0]).toMatch(/^Deposit sent: cli-2 is confirmed, 8.888 of 8.08 USDT paid$/);
+    const live = runCli(['trigger', 'deposit', 'cli-2', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
+    expect(await live).toBe(2);
+    const wrong = cli(['trigger', 'deposit', 'cli-2', 'lots']);
+    expect(await wrong.done).toBe(2);
+    expect(wrong.err[0]).toContain('trigger deposit <reference> <full|partial|over>');
+    const refused = cli(['trigger', 'deposit', 'cli-2', 'full']);
+    expect(await refused.done).toBe(1);
+    expect(refused.err[0]).toMatch(/confirmed; it takes no more deposits/);
+  });
+
+  it('events lists the latest with their attempts, and events resend delivers one again', async () => {
+    await initialize('cli-3');
+    await cli(['trigger', 'deposit', 'cli-3', 'full']).done;
+    await until(() => registered.events.some((e) => e.data.reference === 'cli-3'));
+    let events: Array<{ id: string; payload: { data: { reference: string } }; attempts: unknown[] }> = [];
+    for (let i = 0; i < 50 && !events.some((e) => e.payload.data.reference === 'cli-3' && e.attempts.length); i++) {
+      const run = cli(['events', '--json', '--limit', '5']);
+      expect(await run.done).toBe(0);
+      events = run.out.map((l) => JSON.parse(l));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(events.length).toBeLessThanOrEqual(5);
+    const mine = events.find((e) => e.payload.data.reference === 'cli-3')!;
+    expect(mine.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200 })]);
+    const plain = cli(['events', '--limit', '2']);
+    await plain.done;
+    expect(plain.out.at(-1)).toMatch(/^evt_\w+ .* DEPOSIT_TRANSACTION +cli-3 +confirmed +delivered +200 after 1 attempt$/);
+
+    const before = registered.events.filter((e) => e.id === mine.id).length;
+    const resend = cli(['events', 'resend', mine.id]);
+    expect(await resend.done).toBe(0);
+    expect(resend.out[0]).toBe(`Queued ${mine.id} (DEPOSIT_TRANSACTION) for delivery again`);
+    await until(() => registered.events.filter((e) => e.id === mine.id).length === before + 1);
+    expect(await cli(['events', 'resend', 'evt_nothing']).done).toBe(1);
+  });
+
+  it('says what it needs: no key, no command, --help', async () => {
+    const noKey = runCli(['events'], { env: {}, out: () => {}, err: () => {} });
+    expect(await noKey).toBe(2);
+    const help: string[] = [];
+    expect(await runCli(['--help'], { env: {}, out: (l) => help.push(l), err: () => {} })).toBe(0);
+    expect(help[0]).toBe(USAGE);
+    expect(await cli(['dance']).done).toBe(2);
+    const down = runCli(['events', '--api', 'http://127.0.0.1:9', '--key', secretKey], { env: {}, out: () => {}, err: () => {} });
+    expect(await down).toBe(1);
+  });
+});

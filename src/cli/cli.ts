@@ -1,0 +1,153 @@
+// The merchant's command line (npx service-checkout …): follow the events feed and forward
+// each event to a local URL, freshly signed; simulate deposits; list and re-send events.
+// Plain words by default, one JSON object per line with --json. Exit codes: 0 done,
+// 1 the service refused or could not be reached, 2 the command was wrong.
+import { ServiceClient, ServiceError, type EventRecord } from '../server/client.ts';
+import { SIGNATURE_HEADER, signWebhook } from '../server/webhook.ts';
+
+export const USAGE = `usage: service-checkout <command> [options]
+
+commands:
+  listen --forward-to <url>              forward each new event to a local URL, signed with your
+                                         webhook secret; your registered URL is left alone
+  trigger deposit <reference> <full|partial|over>
+                                         simulate a deposit (test keys only)
+  events [--limit N]                     the latest events with their delivery attempts
+  events resend <event id>               deliver an event again to your registered URL
+
+options:
+  --api <url>      the service (default $SERVICE_API_URL, else http://127.0.0.1:4010)
+  --key <sk_…>     your secret key (default $SERVICE_SECRET_KEY)
+  --json           one JSON object per line, for scripts
+
+exit codes: 0 done, 1 the service refused or could not be reached, 2 a wrong command`;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(line: string): void;
+  err(line: string): void;
+  /** Stops `listen` (Ctrl+C in the real command). */
+  signal?: AbortSignal;
+}
+
+class UsageError extends Error {}
+
+function option(args: string[], name: string): string | undefined {
+  const at = args.indexOf(`--${name}`);
+  if (at < 0) return undefined;
+  const value = args[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+const KINDS = { full: 'exact', partial: 'partial', over: 'over' } as const;
+
+export async function runCli(args: string[], io: CliIo): Promise<number> {
+  const json = args.includes('--json');
+  const say = (words: string, data: Record<string, unknown>) => io.out(json ? JSON.stringify(data) : words);
+  try {
+    if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
+      io.out(USAGE);
+      return args.length === 0 ? 2 : 0;
+    }
+    const base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? 'http://127.0.0.1:4010';
+    const key = option(args, 'key') ?? io.env.SERVICE_SECRET_KEY;
+    if (!key || !/^sk_(test|live)_/.test(key)) throw new UsageError('a secret key is needed: --key sk_test_… or SERVICE_SECRET_KEY');
+    // The stop signal reaches every request, so Ctrl+C ends a long poll at once.
+    const client = new ServiceClient({ secretKey: key, baseUrl: base, fetch: (url, init) => fetch(url, { ...init, signal: io.signal }) });
+    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit'].includes(args[i - 1]));
+    const [command, ...rest] = positional;
+
+    if (command === 'trigger') {
+      const [what, reference, kind] = rest;
+      if (what !== 'deposit' || !reference || !(kind in KINDS)) throw new UsageError('trigger deposit <reference> <full|partial|over>');
+      if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
+      const payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
+      say(`Deposit sent: ${payment.reference} is ${payment.status}, ${payment.amountPaid} of ${payment.actualAmount} ${payment.coin} paid`, { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid, actualAmount: payment.actualAmount, coin: payment.coin });
+      return 0;
+    }
+
+    if (command === 'events' && rest[0] === 'resend') {
+      if (!rest[1]) throw new UsageError('events resend <event id>');
+      const event = await client.events.resend(rest[1]);
+      say(`Queued ${event.id} (${event.type}) for delivery again`, { id: event.id, type: event.type, state: event.state });
+      return 0;
+    }
+
+    if (command === 'events') {
+      const limit = Number(option(args, 'limit') ?? 20);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit: expected a whole number from 1 to 200');
+      // The newest `limit` events: page through from the start, keeping the last ones.
+      let after = 0;
+      let kept: EventRecord[] = [];
+      for (;;) {
+        const page = await client.events.list({ after, limit: 200 });
+        kept = [...kept, ...page.events].slice(-limit);
+        if (page.events.length < 200) break;
+        after = page.next;
+      }
+      for (const event of kept) {
+        const last = event.attempts.at(-1);
+        const answer = last ? `${last.status || last.error} after ${event.attempts.length} attempt${event.attempts.length === 1 ? '' : 's'}` : 'not tried yet';
+        const data = event.payload.data as { reference?: string; status?: string };
+        say(`${event.id}  ${event.created}  ${event.type.padEnd(19)} ${String(data.reference ?? '').padEnd(24)} ${String(data.status ?? '').padEnd(10)} ${event.state.padEnd(11)} ${answer}`, event as unknown as Record<string, unknown>);
+      }
+      if (!json && kept.length === 0) io.out('No events yet.');
+      return 0;
+    }
+
+    if (command === 'listen') {
+      const target = option(args, 'forward-to');
+      if (!target || !/^https?:\/\//.test(target)) throw new UsageError('listen --forward-to <http(s) URL>');
+      const { secret } = await client.webhook();
+      let after: number | 'latest' = 'latest';
+      say(`Forwarding new events to ${target}, signed with your webhook secret. Ctrl+C to stop.`, { listening: true, forwardTo: target });
+      while (!io.signal?.aborted) {
+        let page: { events: EventRecord[]; next: number };
+        try {
+          page = await client.events.list({ after, wait: 25 });
+        } catch (error) {
+          if (io.signal?.aborted) break;
+          if (error instanceof ServiceError && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
+          io.err(`The service did not answer (${(error as Error).message}); trying again in 2 s`);
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+          continue;
+        }
+        after = page.next;
+        for (const event of page.events) await forward(event, target, secret, say);
+      }
+      return 0;
+    }
+    throw new UsageError(command ? `unknown command: ${command}` : 'a command is needed');
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`service-checkout: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.err(`service-checkout: ${error instanceof ServiceError ? error.message : `the service could not be reached: ${(error as Error).message}`}`);
+    return 1;
+  }
+}
+
+/** Delivers one event to the local URL, exactly as the service would, and says how it went. */
+async function forward(event: EventRecord, target: string, secret: string, say: (words: string, data: Record<string, unknown>) => void) {
+  const body = JSON.stringify(event.payload);
+  const started = Date.now();
+  let status = 0;
+  let problem = '';
+  try {
+    const response = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(secret, body) },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    status = response.status;
+    await response.arrayBuffer();
+  } catch (error) {
+    problem = String((error as Error).cause ?? (error as Error).message);
+  }
+  const data = event.payload.data as { reference?: string; status?: string };
+  const ms = Date.now() - started;
+  say(`${event.id}  ${event.type}  ${data.reference ?? ''} ${data.status ?? ''}  → ${status ? `[${status}]` : `failed: ${problem}`} ${ms} ms`, { id: event.id, type: event.type, reference: data.reference, status: data.status, answer: status, error: problem || null, ms });
+}
