@@ -18,8 +18,33 @@ const privateZodConfig: Plugin = {
   },
 };
 
+/**
+ * Types for the script-tag build, beside it as dist/checkout.d.ts: `import
+ * 'service-checkout/checkout.js'` gets the one global it adds, typed from the package.
+ */
+const scriptTagTypes: Plugin = {
+  name: 'script-tag-types',
+  generateBundle() {
+    this.emitFile({
+      type: 'asset',
+      fileName: 'checkout.d.ts',
+      source: [
+        '// Types for the script-tag build (service-checkout/checkout.js): it adds one global.',
+        "import type { ServiceCheckout as ServiceCheckoutFunction } from '../build/src/index.js';",
+        '',
+        'declare global {',
+        '  var ServiceCheckout: typeof ServiceCheckoutFunction;',
+        '}',
+        '',
+        'export {};',
+        '',
+      ].join('\n'),
+    });
+  },
+};
+
 export default defineConfig({
-  plugins: [privateZodConfig],
+  plugins: [privateZodConfig, scriptTagTypes],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: false,
