@@ -62,7 +62,7 @@ describe('the server SDK', () => {
     const link = await client.paymentLinks.createStandard({ title: 'One bag', cart: [{ price_id: price.id, quantity: 1 }] });
     expect((await client.paymentLinks.getBySlug(link.slug)).businessName).toBe(DEMO_MERCHANT.businessName);
     expect((await client.paymentLinks.getById(link.id)).linkType).toBe('standard');
-    expect((await client.paymentLinks.list(1, 100)).data.map((l) => l.id)).toContain(link.id);
+    expect((await client.paymentLinks.list(1, 100)).links.map((l) => l.id)).toContain(link.id);
     await client.paymentLinks.setActive(link.id, false);
     const error = await refusal(client.initializePayment({ coin: 'USDT', currency: 'USD', amount: price.amount, reference: 'sdk-3', paymentLink: link.slug }));
     expect(error.status).toBe(409);

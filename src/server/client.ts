@@ -156,7 +156,11 @@ export class ServiceClient {
   }
 
   readonly paymentLinks = {
-    list: (page = 1, pageSize = 10) => this.call('GET', `payment_links?page=${page}&page_size=${pageSize}`, LinkList),
+    /** One page of the merchant's links, newest first: the links and where the page stands. */
+    list: async (page = 1, pageSize = 10) => {
+      const { data: links, count, currentPage, nextPage, prevPage, lastPage } = await this.call('GET', `payment_links?page=${page}&page_size=${pageSize}`, LinkList);
+      return { links, count, currentPage, nextPage, prevPage, lastPage };
+    },
     /** GET /payment_links/pay/:slug, in the spec's by-slug shape. */
     getBySlug: (slug: string) => this.data(this.call('GET', `payment_links/pay/${encodeURIComponent(slug)}`, successOf(LinkBySlug))),
     /** GET /payment_links/pay/:linkId, in the spec's by-id shape. */

@@ -58,22 +58,35 @@ export type Transaction = z.infer<typeof Transaction>;
 
 /** GET /api/v1/transaction/verify/:reference */
 export const Verification = z.object({
+  /** The payment's reference: the merchant's, or the one the checkout generated. */
   reference: text,
+  /** The deposit address the customer sends to. */
   address: text,
+  /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
   coin: field.coin,
+  /** The spec's network name: testnet for test keys, mainnet for live keys. */
   network: text,
   status: field.oneOf(STATUSES),
+  /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
   actualAmount: amountNumber,
+  /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
   amountPaid: amountNumber,
+  /** Token amount still due, in whole coins; 0 once paid in full or over. */
   amountRemaining: amountNumber,
+  /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
   fiatAmount: amountNumber,
+  /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
   currency: field.currency,
+  /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
   feeInCrypto: amountNumber,
   acceptPartialPayment: bool,
+  /** The last transfer's transaction hash, or null before any arrived. */
   hash: field.nullable<string>((v) => typeof v === 'string', 'text'),
+  /** When the quote ends (ISO 8601, the service's clock). */
   expiresAt: timestamp,
   /** Personal and private data: answered to the secret key (and in webhooks) only. */
   customer: z.optional(z.object({ name: text, email: text })),
+  /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
   metadata: z.optional(field.nullable<Record<string, unknown>>(field.isPlainObject, 'an object')),
 });
 export type Verification = z.infer<typeof Verification>;
