@@ -8,8 +8,17 @@ import { DEMO_MERCHANT, DEMO_PRICES } from '../server/seed.ts';
 import { readWebhook, registerWebhook } from './merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH } from './merchant/server.ts';
 
+/** The service's log, as one readable line per request and per webhook delivery. */
+const readable = {
+  write(json: string) {
+    const line = JSON.parse(json) as Record<string, unknown>;
+    if (line.msg === 'request') console.log(`  ${line.method} ${line.path} → ${line.status} (${line.ms} ms)`);
+    else if (line.msg === 'webhook delivery') console.log(`  webhook ${line.type} ${line.event} → ${line.status || line.error} (attempt ${line.attempt}, ${line.ms} ms)`);
+    else if (line.msg !== 'service started') console.log(`  ${line.msg}${line.err ? `: ${(line.err as { message?: string }).message}` : ''}`);
+  },
+};
 const config = configFromEnv({ ...process.env, PORT: process.env.API_PORT ?? process.env.PORT ?? '4010' });
-const api = await startService({ ...config, logger: createLogger(process.env.LOG_LEVEL ?? 'warn') });
+const api = await startService({ ...config, logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable) });
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let endpoint = await readWebhook(api.url, secretKey);
 const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: Number(process.env.SHOP_PORT ?? 4020) });
@@ -26,7 +35,7 @@ console.log(`Webhook signing secret    ${endpoint.secret}`);
 console.log(`Webhooks go to            ${endpoint.url}${endpoint.url === hook ? '' : '   (yours, kept: the shop will not see them)'}`);
 console.log(`Orders                    ${shop.url}/orders/<reference>`);
 console.log(`Price ids for links       ${Object.entries(DEMO_PRICES).map(([name, id]) => `${name} ${id}`).join(', ')}`);
-console.log('Press Ctrl+C to stop.');
+console.log('Press Ctrl+C to stop. Requests and webhook deliveries follow, one line each:');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void Promise.all([api.close(), shop.close()]).then(() => process.exit(0)));

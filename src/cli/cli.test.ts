@@ -113,6 +113,23 @@ describe('service-checkout CLI', () => {
     expect(await cli(['events', 'resend', 'evt_nothing']).done).toBe(1);
   });
 
+  it('merchant create runs the service\'s own command, on the service\'s database', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = mkdtempSync(join(tmpdir(), 'cli-merchant-'));
+    try {
+      const out: string[] = [];
+      const code = await runCli(['merchant', 'create', '--name', 'Corner Bakery', '--email', 'hello@bakery.example', '--json'], { env: { DATA_DIR: dataDir }, out: (l) => out.push(l), err: () => {} });
+      expect(code).toBe(0);
+      const created = JSON.parse(out.join(''));
+      expect(created).toMatchObject({ businessName: 'Corner Bakery', keys: { test: { secretKey: expect.stringMatching(/^sk_test_/) } } });
+      expect(await runCli(['merchant', 'create', '--name', 'No mail'], { env: { DATA_DIR: dataDir }, out: () => {}, err: () => {} })).toBe(2);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('says what it needs: no key, no command, --help', async () => {
     const noKey = runCli(['events'], { env: {}, out: () => {}, err: () => {} });
     expect(await noKey).toBe(2);

@@ -2,6 +2,9 @@
 // each event to a local URL, freshly signed; simulate deposits; list and re-send events.
 // Plain words by default, one JSON object per line with --json. Exit codes: 0 done,
 // 1 the service refused or could not be reached, 2 the command was wrong.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../server/client.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../server/webhook.ts';
 
@@ -14,6 +17,8 @@ commands:
                                          simulate a deposit (test keys only)
   events [--limit N]                     the latest events with their delivery attempts
   events resend <event id>               deliver an event again to your registered URL
+  merchant create --name <n> --email <e>  for self-hosters, where the service runs (this
+                                         repository): a business with its keys, shown once
 
 options:
   --api <url>      the service (default $SERVICE_API_URL, else http://127.0.0.1:4010)
@@ -50,6 +55,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       io.out(USAGE);
       return args.length === 0 ? 2 : 0;
     }
+    if (args[0] === 'merchant') return await merchant(args, io);
     const base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? 'http://127.0.0.1:4010';
     const key = option(args, 'key') ?? io.env.SERVICE_SECRET_KEY;
     if (!key || !/^sk_(test|live)_/.test(key)) throw new UsageError('a secret key is needed: --key sk_test_… or SERVICE_SECRET_KEY');
@@ -127,6 +133,32 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     io.err(`service-checkout: ${error instanceof ServiceError ? error.message : `the service could not be reached: ${(error as Error).message}`}`);
     return 1;
   }
+}
+
+/**
+ * `merchant …` is the service's own command (npm run service -- merchant …): it writes to
+ * the service's database, so it runs where the service runs, from this repository's build.
+ * The published package has no service in it, and says so.
+ */
+async function merchant(args: string[], io: CliIo): Promise<number> {
+  const main = ['../../server/main.js', '../../build/server/main.js'].map((p) => fileURLToPath(new URL(p, import.meta.url))).find(existsSync);
+  if (!main) {
+    io.err('service-checkout: merchant commands run where the service runs: in its repository, `npm run service -- merchant create --name … --email …`');
+    return 2;
+  }
+  const child = spawn(process.execPath, [main, ...args], { env: { PATH: process.env.PATH, ...io.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = (stream: NodeJS.ReadableStream, to: (line: string) => void) => {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      parts.forEach(to);
+    });
+    stream.on('end', () => rest && to(rest));
+  };
+  lines(child.stdout!, io.out);
+  lines(child.stderr!, io.err);
+  return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
 /** Delivers one event to the local URL, exactly as the service would, and says how it went. */
