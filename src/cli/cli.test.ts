@@ -63,6 +63,9 @@ describe('service-checkout CLI', () => {
       ['DEPOSIT_TRANSACTION', 'cli-1', 'incomplete'],
       ['DEPOSIT_TRANSACTION', 'cli-1', 'confirmed'],
     ]);
+    // The receiver keeps a delivery before it answers, and listen prints once the answer is
+    // in: wait for listen's own lines, the later of the two.
+    await until(() => listening.out.length === 3);
     const lines = listening.out.slice(1).map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.reference, l.status, l.answer])).toEqual([['cli-1', 'incomplete', 200], ['cli-1', 'confirmed', 200]]);
     // The registered endpoint got them too, as always: listening changes nothing there.
