@@ -23,6 +23,11 @@ const step = fc.oneof(
   w(1, fc.record({ kind: fc.constant('simulate' as const) })),
   w(2, fc.record({ kind: fc.constant('result' as const), status, paid: fc.constantFrom(0, 1, 12.5, 25.245, 30) })),
   w(1, fc.record({ kind: fc.constant('wake' as const) })),
+  // Someone re-quotes the reference to another coin elsewhere (a second tab).
+  w(1, fc.record({ kind: fc.constant('elsewhere' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI' as const) })),
+  // The next status check is slow: its answer is decided now and arrives after later steps.
+  w(1, fc.record({ kind: fc.constant('slowVerify' as const) })),
+  w(1, fc.record({ kind: fc.constant('releaseVerify' as const) })),
   // A burst, so that retries can run out, as they do when a network stays down.
   w(3, fc.record({
     kind: fc.constant('fault' as const),
@@ -124,6 +129,15 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
           case 'wake':
             fake.notify();
             break;
+          case 'elsewhere':
+            fake.requoteElsewhere(s.symbol);
+            break;
+          case 'slowVerify':
+            fake.state.holdNextVerify = true;
+            break;
+          case 'releaseVerify':
+            fake.releaseVerify();
+            break;
           case 'fault': {
             const error = s.error === 'network' ? networkError() : httpError(Number(s.error));
             const queue = { coins: fake.state.coinsErrors, initialize: fake.state.initializeErrors, verify: fake.state.verifyErrors }[s.on];
@@ -135,7 +149,11 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
             break;
         }
         await vi.advanceTimersByTimeAsync(0);
+        // What is drawn is always the coin of the payment drawn: contract, chain, decimals.
+        const view = checkout.view.value;
+        if ('payment' in view && 'coin' in view) expect(view.coin.symbol).toBe(view.payment.coin);
       }
+      fake.releaseVerify();
       checkout.close();
       const atClose = events.length;
       fake.state.status = 'confirmed';

@@ -221,6 +221,46 @@ describe('resuming a reference', () => {
   });
 });
 
+describe('the screen shows the payment the API reports', () => {
+  /** The coin drawn (contract, chain, decimals) is always the coin of the payment drawn. */
+  function drawnCoinMatches(s: ReturnType<typeof setup>) {
+    const view = s.checkout.view.value;
+    if (view.screen === 'payment' || view.screen === 'partial' || view.screen === 'success' || view.screen === 'expired') {
+      expect(view.coin.symbol).toBe(view.payment.coin);
+    }
+  }
+
+  it('follows a re-quote to another coin made elsewhere: the new token, contract and chain', async () => {
+    const s = setup();
+    await toPayment(s, 'USDT');
+    s.requoteElsewhere('USDC');
+    await nextPoll(s, 'pending');
+    const view = s.checkout.view.value;
+    expect(view.screen === 'payment' && [view.payment.coin, view.coin.symbol, view.coin.chainId, view.coin.decimals]).toEqual(['USDC', 'USDC', 11155111, 6]);
+    drawnCoinMatches(s);
+  });
+
+  it('never draws the old coin when a slow resume check returns after the customer picked another', async () => {
+    const s = setup();
+    s.state.exists = true; // an earlier USDT quote for this reference
+    s.state.holdNextVerify = true; // the resume check at open is slow
+    s.checkout.start();
+    await settle();
+    s.checkout.chooseCoin('DAI');
+    await settle();
+    drawnCoinMatches(s);
+    s.releaseVerify(); // the old USDT answer arrives now
+    await settle();
+    drawnCoinMatches(s);
+    await nextPoll(s, 'pending');
+    const view = s.checkout.view.value;
+    expect(view.screen === 'payment' && view.coin.symbol).toBe('DAI');
+    drawnCoinMatches(s);
+    await nextPoll(s, 'confirmed', 25.245);
+    drawnCoinMatches(s);
+  });
+});
+
 describe('long polling', () => {
   it('holds one request open and learns of a payment the moment the API answers', async () => {
     const s = setup();

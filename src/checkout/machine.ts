@@ -104,7 +104,12 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
 
   let closed = false;
   let coinList: Promise<Coin[]> | undefined;
-  let coin: Coin | undefined;
+  /**
+   * Every coin the API listed, inactive ones included, by symbol. What is drawn is always
+   * the coin of the payment being drawn, looked up here: never a coin remembered from an
+   * earlier choice, which a re-quote elsewhere or a late answer could have made stale.
+   */
+  let coinsBySymbol = new Map<string, Coin>();
   let latest: Verification | undefined;
   /** Bumped whenever watching starts or stops, so a late answer of an old watch is ignored. */
   let watch = 0;
@@ -156,18 +161,19 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   }
 
   /** At most once. Never held back by an earlier error: a confirmed payment is always told. */
-  function succeed(payment: Verification) {
+  function succeed(payment: Verification, shown: Coin) {
     stopWatching();
-    view.value = { screen: 'success', coin: coin!, payment };
+    view.value = { screen: 'success', coin: shown, payment };
     if (succeeded) return;
     succeeded = true;
     tell('onSuccess', options.onSuccess, payment);
   }
 
   function loadCoins(): Promise<Coin[]> {
-    coinList ??= withRetry(() => api.coins(life.signal), life.signal).then((list) =>
-      list.filter((c) => c.status === 'active'),
-    );
+    coinList ??= withRetry(() => api.coins(life.signal), life.signal).then((list) => {
+      coinsBySymbol = new Map(list.map((c) => [c.symbol, c]));
+      return list.filter((c) => c.status === 'active');
+    });
     return coinList;
   }
 
@@ -209,7 +215,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       };
       const opened = await withRetry(() => api.initialize(body, life.signal), life.signal);
       if (closed) return;
-      coin = picked;
       quote.value = opened;
       startWatching(quoteAsPayment(opened, options.reference));
     } catch (error) {
@@ -229,11 +234,11 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   async function resume(atOpen: boolean) {
     try {
       const payment = await withRetry(() => api.verify(options.reference, life.signal), life.signal);
-      coin = (await loadCoins()).find((c) => c.symbol === payment.coin);
+      await loadCoins();
       const screen = view.value.screen;
       // At open, a customer who already went on to a quote meets this payment through it.
       if (closed || (atOpen && screen !== 'details' && screen !== 'coins')) return;
-      if (coin) startWatching(payment);
+      if (coinsBySymbol.has(payment.coin)) startWatching(payment);
       else if (!atOpen) fail({ code: 'bad_response', message: `coin ${payment.coin} is not offered` });
     } catch (error) {
       // At open, a 404 is simply a new reference; anything else leaves the usual way in.
@@ -321,7 +326,11 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   /** The one place that maps a payment status to a screen and a callback. */
   function apply(payment: Verification) {
     latest = payment;
-    const shown = coin!;
+    const shown = coinsBySymbol.get(payment.coin);
+    if (!shown) {
+      // Drawing another coin's contract would send the customer's money into nothing.
+      return fail({ code: 'bad_response', message: `The payment is in ${payment.coin}, a coin this checkout was not told about.`, transaction: payment });
+    }
     switch (payment.status) {
       case 'pending':
         view.value = { screen: 'payment', coin: shown, payment };
@@ -330,11 +339,11 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         view.value = { screen: 'partial', coin: shown, payment };
         return;
       case 'confirmed':
-        return succeed(payment);
+        return succeed(payment, shown);
       case 'failed':
         return fail({ code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment });
       case 'expired':
-        if (payment.amountPaid > 0 && payment.acceptPartialPayment) return succeed(payment);
+        if (payment.amountPaid > 0 && payment.acceptPartialPayment) return succeed(payment, shown);
         stopWatching();
         view.value = { screen: 'expired', coin: shown, payment, canRequote: payment.amountPaid === 0 };
         if (payment.amountPaid > 0) {
@@ -405,7 +414,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     },
     finishPartial() {
       const current = view.value;
-      if (current.screen === 'partial' && current.payment.acceptPartialPayment) succeed(current.payment);
+      if (current.screen === 'partial' && current.payment.acceptPartialPayment) succeed(current.payment, current.coin);
     },
     simulate(kind) {
       if (options.mode !== 'test' || !watchAbort) return;

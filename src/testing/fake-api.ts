@@ -37,6 +37,16 @@ export function fakeApi() {
     skew: 0,
     /** When the quote ends, by the API's clock; ten minutes on from each answer when unset. */
     expiresAt: undefined as number | undefined,
+    /** Holds the next verify's answer, as it stands now, until releaseVerify(): a slow answer. */
+    holdNextVerify: false,
+  };
+  let releaseHeld: (() => void) | undefined;
+  /** Lets a held verify answer go (what it answers was decided when it was asked). */
+  const releaseVerify = () => releaseHeld?.();
+  /** The payment is re-quoted to another coin elsewhere (a second tab, the merchant). */
+  const requoteElsewhere = (symbol: InitializeBody['coin']) => {
+    coin = symbol;
+    notify();
   };
   const held = new Set<() => void>();
   /** Wakes every held long poll, as the API does when a payment changes. */
@@ -106,6 +116,12 @@ export function fakeApi() {
       const error = state.verifyErrors.shift();
       if (error) throw error;
       if (!state.exists) throw new ApiError('http', 'GET verify answered 404: No transaction', 404);
+      if (state.holdNextVerify) {
+        state.holdNextVerify = false;
+        const answer = verification();
+        await new Promise<void>((resolve) => (releaseHeld = resolve));
+        return answer;
+      }
       if (state.holds && wait && paymentVersion(verification()) === wait.since) {
         await new Promise<void>((resolve, reject) => {
           const wake = () => {
@@ -131,7 +147,7 @@ export function fakeApi() {
     },
     now: () => Date.now() + state.skew,
   };
-  return { api, calls, state, signals, notify, held };
+  return { api, calls, state, signals, notify, held, releaseVerify, requoteElsewhere };
 }
 
 export function options(overrides: Record<string, unknown> = {}): CheckoutOptions {
