@@ -272,3 +272,12 @@ test.describe('a network that drops', () => {
     expect(events.map((e) => e.name)).toEqual(['success']);
   });
 });
+
+test('a key the service does not know is told before the customer types anything', async ({ page, servers }) => {
+  await page.goto(`${servers.shop.url}/?key=pk_test_nobody0knows0this0key`);
+  await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+  const dialog = modal(page);
+  await expect(dialog.getByRole('heading', { level: 3 })).toHaveText(/refused this payment/); // in customer words
+  await expect(dialog.getByLabel('Full name')).toHaveCount(0);
+  expect((await shopEvents(page)).map((e) => [e.name, e.detail.code])).toEqual([['error', 'api_error']]);
+});

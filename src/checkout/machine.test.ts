@@ -104,6 +104,28 @@ describe('the way in', () => {
     await settle();
     expect(s.calls.initialize).toHaveLength(1);
   });
+
+  it('shows a refused key before asking the customer anything', async () => {
+    const s = setup({ name: undefined, email: undefined });
+    s.state.coinsErrors.push(httpError(401));
+    s.checkout.start();
+    await settle();
+    const view = s.checkout.view.value;
+    expect(view.screen === 'error' && view.error.code).toBe('api_error');
+    expect(s.onError).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps asking for the details when the coin list only failed to load (it is retried on the coin screen)', async () => {
+    const s = setup({ name: undefined, email: undefined });
+    s.state.coinsErrors.push(networkError(), networkError(), networkError(), networkError());
+    s.checkout.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(screen(s)).toBe('details');
+    s.checkout.submitDetails('Ada', 'ada@example.com');
+    await settle();
+    expect(screen(s)).toBe('coins');
+    expect(s.onError).not.toHaveBeenCalled();
+  });
 });
 
 describe('a payment', () => {

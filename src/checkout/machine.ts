@@ -376,7 +376,12 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     wrong,
     copied,
     start() {
-      loadCoins().catch(() => {}); // warm the list while the customer types; errors surface on the coin screen
+      // Warm the list while the customer types. A refused key (401, 403) is told at once,
+      // before anyone types a name for nothing; other errors surface on the coin screen.
+      loadCoins().catch((error) => {
+        coinList = undefined;
+        if (!closed && error instanceof ApiError && (error.status === 401 || error.status === 403)) fail(failure(error));
+      });
       if (options.resumable) void resume(true);
       if (customer.name === undefined || customer.email === undefined) {
         view.value = { screen: 'details', needName: customer.name === undefined, needEmail: customer.email === undefined };
