@@ -27,6 +27,7 @@ import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
+import { verificationView } from './views/payments.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -139,6 +140,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     options.jobIntervalMs ?? 1000,
     jobError,
   );
+  // Accepted partial payments whose quote ran out are settled by the service, not the browser.
+  const settleLoop = new JobLoop(
+    async () => {
+      while ((await payments.settleExpired(now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, now(), true) })) > 0);
+    },
+    options.jobIntervalMs ?? 1000,
+    jobError,
+  );
   const stopListening = [
     await db.listen('events_due', () => options.jobs !== false && deliveryLoop.wake()),
     await db.listen('payouts_due', () => options.jobs !== false && payoutLoop.wake()),
@@ -146,6 +155,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   if (options.jobs !== false) {
     deliveryLoop.start();
     payoutLoop.start();
+    settleLoop.start();
   }
 
   const router = new Router<Handler>(ROUTES);
@@ -235,7 +245,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     close: () =>
       (closing ??= (async () => {
         delivery.close();
-        await Promise.all([deliveryLoop.stop(), payoutLoop.stop()]);
+        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop()]);
         await changes.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

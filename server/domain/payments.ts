@@ -35,6 +35,8 @@ export interface Payment {
   customerEmail: string;
   metadata: Record<string, unknown> | null;
   lastHash: string | null;
+  /** When an accepted partial payment was settled (finished with what arrived), or null. */
+  settledMs: number | null;
   expiresMs: number;
   createdMs: number;
   updatedMs: number;
@@ -52,8 +54,9 @@ export interface QuoteRequest {
   paymentLinkId: string | null;
 }
 
-export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs'>, nowMs: number): PaymentStatus {
+export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs' | 'settledMs'>, nowMs: number): PaymentStatus {
   if (payment.paid >= payment.due) return 'confirmed';
+  if (payment.settledMs !== null) return 'settled';
   if (nowMs >= payment.expiresMs) return 'expired';
   return payment.paid > 0n ? 'incomplete' : 'pending';
 }
@@ -132,4 +135,18 @@ export function assertTakesDeposits(payment: Payment, nowMs: number): void {
   if (status !== 'pending' && status !== 'incomplete') {
     throw new Conflict(`Transaction ${payment.reference} is ${status}; it takes no more deposits`);
   }
+}
+
+/**
+ * Whether an accepted partial payment may be settled now: something arrived, less than due,
+ * and the merchant accepts partial payments. Settling twice is harmless (answered as is).
+ */
+export function assertSettles(payment: Payment, nowMs: number): 'settle' | 'already' {
+  const status = statusOf(payment, nowMs);
+  if (status === 'settled') return 'already';
+  if (!payment.acceptPartial) throw new Conflict(`Transaction ${payment.reference} does not accept partial payments: it is paid in full or not at all`);
+  if (payment.paid === 0n || status === 'confirmed' || status === 'failed') {
+    throw new Conflict(`Transaction ${payment.reference} is ${status}${payment.paid === 0n ? ' with nothing received' : ''}; only a partly paid payment can be finished with what arrived`);
+  }
+  return 'settle';
 }

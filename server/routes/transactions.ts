@@ -106,3 +106,11 @@ export const sandboxDeposit: Handler = async (ctx) => {
   );
   return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit simulated');
 };
+
+/** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
+export const settle: Handler = async ({ params, account, s }) => {
+  const reference = params.reference;
+  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
+  const payment = await s.payments.settle(account, reference, s.now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, s.now(), true) });
+  return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Transaction settled with what arrived');
+};

@@ -163,6 +163,11 @@ const MIGRATIONS: string[] = [
     UNIQUE (merchant_id, mode, reference)
   );
   `,
+  `
+  -- An accepted partial payment, finished by the customer or by its quote running out.
+  ALTER TABLE payments ADD COLUMN settled_ms bigint;
+  CREATE INDEX payments_to_settle ON payments (expires_ms) WHERE settled_ms IS NULL AND accept_partial AND paid > 0;
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

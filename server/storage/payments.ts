@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import {
+  assertSettles,
   assertTakesDeposits,
   planInitialize,
   quoteFields,
@@ -42,6 +43,7 @@ const paymentOf = (r: Row): Payment => ({
   customerEmail: r.customer_email as string,
   metadata: (r.metadata as Record<string, unknown> | null) ?? null,
   lastHash: (r.last_hash as string | null) ?? null,
+  settledMs: r.settled_ms === null || r.settled_ms === undefined ? null : Number(r.settled_ms),
   expiresMs: Number(r.expires_ms),
   createdMs: Number(r.created_ms),
   updatedMs: Number(r.updated_ms),
@@ -160,6 +162,44 @@ export class PaymentStore {
       await this.notify(tx, updated);
       return updated;
     });
+  }
+
+  /**
+   * Settles an accepted partial payment with what arrived: a final state the merchant sees in
+   * verify and, once, in a webhook. Settling a settled payment answers it as it is.
+   */
+  async settle(account: Account, reference: string, nowMs: number, report: ChangeReport): Promise<Payment> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+      if (assertSettles(payment, nowMs) === 'already') return payment;
+      return this.markSettled(tx, account, payment, nowMs, report);
+    });
+  }
+
+  /** Settles, one batch at a time, accepted partial payments whose quote ran out (any instance). */
+  async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
+          ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, limit],
+      );
+      for (const row of rows) {
+        const payment = paymentOf(row);
+        const account = { merchant: { id: payment.merchantId } as Account['merchant'], mode: payment.mode as Account['mode'], via: 'secret' as const };
+        await this.markSettled(tx, account, payment, nowMs, report);
+      }
+      return rows.length;
+    });
+  }
+
+  private async markSettled(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, payment: Payment, nowMs: number, report: ChangeReport): Promise<Payment> {
+    const [row] = await tx.query('UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *', [payment.id, nowMs]);
+    const settled = paymentOf(row);
+    await this.events.add(tx, account, report.type, report.data(settled), nowMs);
+    await this.notify(tx, settled);
+    return settled;
   }
 
   /** What the account's payments in `coin` have brought in, in the coin's base units at `decimals`. */

@@ -102,6 +102,40 @@ describe('the stub API', () => {
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-6', kind: 'exact' })).status).toBe(409);
   });
 
+  it('settles an accepted partial payment the customer finishes: status settled, told once; nothing else settles', async () => {
+    const deposit = (reference: string, kind = 'partial') => call('POST', '/api/v1/sandbox/deposit', { reference, kind });
+    const settleIt = (reference: string) => call('POST', `/api/v1/transaction/settle/${reference}`);
+    await init('settle-1', { accept_partial_payment: true });
+    await deposit('settle-1');
+    const first = await settleIt('settle-1');
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ status: 'settled', amountPaid: 5.05, actualAmount: 10.1 });
+    expect((await settleIt('settle-1')).body.data.status).toBe('settled'); // again: answered as it is
+    expect((await call('GET', '/api/v1/transaction/verify/settle-1')).body.data.status).toBe('settled');
+    const [{ n }] = await stub.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE '%"reference":"settle-1"%' AND body LIKE '%"status":"settled"%'`);
+    expect(n).toBe('1');
+    expect((await deposit('settle-1', 'exact')).status).toBe(409); // settled takes no more deposits
+    await init('settle-2');
+    await deposit('settle-2');
+    expect((await settleIt('settle-2')).body.message).toMatch(/does not accept partial payments/);
+    await init('settle-3', { accept_partial_payment: true });
+    expect((await settleIt('settle-3')).status).toBe(409); // nothing received
+    expect((await settleIt('never-made')).status).toBe(404);
+  });
+
+  it('settles by itself an accepted partial payment whose quote ran out', async () => {
+    await init('settle-4', { accept_partial_payment: true });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 'settle-4', kind: 'partial' });
+    clock += 61_000;
+    const end = Date.now() + 5000;
+    let status = '';
+    while (Date.now() < end && status !== 'settled') {
+      status = (await call('GET', '/api/v1/transaction/verify/settle-4')).body.data.status;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe('settled');
+  });
+
   it('expires quotes after the window, and re-quotes them when nothing arrived', async () => {
     await init('stub-7');
     clock += 61_000;

@@ -23,6 +23,8 @@ export interface Api {
   verify(reference: string, signal: AbortSignal, wait?: { seconds: number; since: string }): Promise<Verification>;
   /** Sandbox only: pretend the customer sent the amount due, part of it, or more. */
   deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
+  /** Finishes an accepted partial payment with what arrived: the service settles it. */
+  settle(reference: string, signal: AbortSignal): Promise<Verification>;
   /** The time by the API's clock, as well as its answers' Date headers tell it. */
   now(): number;
 }
@@ -105,6 +107,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
       ),
     deposit: (reference, kind, signal) =>
       call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }),
+    settle: (reference, signal) => call('POST', `transaction/settle/${encodeURIComponent(reference)}`, VerificationResponse, signal),
     now: () => Date.now() + skew,
   };
 }

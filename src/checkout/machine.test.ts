@@ -145,16 +145,19 @@ describe('a payment', () => {
     expect(s.onClose).toHaveBeenCalledWith({ reference: 'order-1', status: 'confirmed' });
   });
 
-  it('lets the customer finish with a partial payment only when the merchant accepts it', async () => {
+  it('lets the customer finish with a partial payment only when the merchant accepts it: the service settles it', async () => {
     const s = setup({ acceptPartialPayment: true });
     await toPayment(s);
     await nextPoll(s, 'incomplete', 10);
     s.checkout.finishPartial();
+    s.checkout.finishPartial(); // a double click sends one request
+    await settle();
+    expect(s.calls.settle).toBe(1);
     expect(screen(s)).toBe('success');
     s.state.status = 'confirmed';
     await vi.advanceTimersByTimeAsync(POLL_MS * 3);
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
-    expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'incomplete', amountPaid: 10 });
+    expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'settled', amountPaid: 10 });
   });
 
   it('ignores "finish with what I sent" when partial payments are not accepted', async () => {

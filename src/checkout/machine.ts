@@ -122,6 +122,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   let expiryChecked = false;
   let succeeded = false;
   let errored = false;
+  /** A settle request is under way: a second click sends no second one. */
+  let settling = false;
 
   function later(run: () => void, ms: number) {
     const timer = setTimeout(() => {
@@ -339,6 +341,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         view.value = { screen: 'partial', coin: shown, payment };
         return;
       case 'confirmed':
+      case 'settled':
         return succeed(payment, shown);
       case 'failed':
         return fail({ code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment });
@@ -419,7 +422,20 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     },
     finishPartial() {
       const current = view.value;
-      if (current.screen === 'partial' && current.payment.acceptPartialPayment) succeed(current.payment, current.coin);
+      if (current.screen !== 'partial' || !current.payment.acceptPartialPayment || settling) return;
+      // The service settles it, so the merchant sees it too (verify, a webhook); the customer
+      // sees success when the service says so.
+      settling = true;
+      withRetry(() => api.settle(options.reference, life.signal), life.signal).then(
+        (payment) => {
+          settling = false;
+          if (!closed) apply(payment);
+        },
+        (error) => {
+          settling = false;
+          if (!closed && !isAbort(error)) fail(failure(error), () => void checkout.finishPartial());
+        },
+      );
     },
     simulate(kind) {
       if (options.mode !== 'test' || !watchAbort) return;

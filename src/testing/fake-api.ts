@@ -17,7 +17,7 @@ export const networkError = () => new ApiError('network', 'GET test: the network
 export const httpError = (status: number) => new ApiError('http', `test answered ${status}`, status);
 
 export function fakeApi() {
-  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0 };
+  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0 };
   const signals: AbortSignal[] = [];
   const state = {
     status: 'pending' as Verification['status'],
@@ -138,6 +138,14 @@ export function fakeApi() {
           });
         });
       }
+      return verification();
+    },
+    async settle(_reference, signal) {
+      calls.settle++;
+      signals.push(signal);
+      if (state.status === 'incomplete' && state.acceptPartialPayment) state.status = 'settled';
+      else throw new ApiError('http', 'POST settle answered 409', 409);
+      notify();
       return verification();
     },
     async deposit(_reference, _kind, signal) {

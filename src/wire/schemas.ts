@@ -3,7 +3,8 @@
 import * as z from 'zod/mini';
 import * as field from './fields.ts';
 
-export const STATUSES = ['pending', 'incomplete', 'confirmed', 'expired', 'failed'] as const;
+/** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
+export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof STATUSES)[number];
 
 const { text, int, bool, amountNumber, timestamp } = field;
