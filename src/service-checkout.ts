@@ -3,6 +3,7 @@ import type { CheckoutError } from './checkout/errors.ts';
 import { createCheckout } from './checkout/machine.ts';
 import { parseOptions, type CloseInfo } from './options/parse.ts';
 import { mountModal } from './ui/mount.ts';
+import { learn, speak } from './ui/text.ts';
 import type { Verification } from './wire/schemas.ts';
 
 /** What a merchant page passes to ServiceCheckout(). Checked at run time, whatever its type. */
@@ -74,8 +75,15 @@ export function ServiceCheckout(input: ServiceCheckoutOptions): CheckoutHandle {
     open = undefined;
     unmount();
   });
-  unmount = mountModal(checkout);
+  const handle = (open = { reference: options.reference, close: checkout.close });
   checkout.start();
-  open = { reference: options.reference, close: checkout.close };
-  return open;
+  // A language other than English is fetched first, while the coin list loads: the modal
+  // opens speaking it, rather than changing language under the customer.
+  const look = speak(options.locale, document.documentElement.lang);
+  const show = () => {
+    if (open === handle) unmount = mountModal(checkout, look);
+  };
+  if (look.lang == 'en') show();
+  else void learn(options.apiBase, look).then(show);
+  return handle;
 }

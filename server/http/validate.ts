@@ -3,11 +3,11 @@ import type * as z from 'zod/mini';
 import { fieldErrors } from '../../src/wire/field-errors.ts';
 import { Invalid } from '../domain/errors.ts';
 
-export function parse<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
+export function parse<S extends z.ZodMiniType>(schema: S, body: unknown, what = 'request body'): z.output<S> {
   const result = schema.safeParse(body, { reportInput: true });
   if (!result.success) {
     const errors = fieldErrors(result.error);
-    throw new Invalid('Invalid request body: ' + errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+    throw new Invalid(`Invalid ${what}: ` + errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
   }
   return result.data;
 }

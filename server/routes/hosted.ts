@@ -1,6 +1,8 @@
 // What the service serves to browsers itself: checkout.js, the hosted payment-link pages
 // and their assets, and uploaded cover photos. Pages carry a CSP that allows only this
 // origin's scripts and forbids framing; files are never sniffed into something else.
+import { LOCALES } from '../../src/ui/locales/index.ts';
+import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -50,6 +52,20 @@ export const built = (name: string): Handler => async ({ res, s }) => {
 export const asset: Handler = async ({ params, res }) => {
   if (!TYPES[params.name]) throw new NotFound(`No asset ${params.name}`);
   res.writeHead(200, { 'content-type': TYPES[params.name], 'cache-control': 'no-cache', ...SAFE_HEADERS }).end(await readFile(ASSETS + params.name));
+  return undefined;
+};
+
+/**
+ * The checkout's words in a language other than English, as JSON: the bundle carries only
+ * English and fetches the one it needs. Any origin may read them, as it may read the script.
+ */
+export const locale: Handler = async ({ params, res }) => {
+  const words = /^([a-z]{2})\.json$/.exec(params.lang)?.[1];
+  if (!words || !Object.hasOwn(LOCALES, words)) throw new NotFound(`No words for ${params.lang}: the checkout speaks ${['en', ...Object.keys(LOCALES)].join(', ')}`);
+  cors(res);
+  res
+    .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', ...SAFE_HEADERS })
+    .end(JSON.stringify(LOCALES[words]));
   return undefined;
 };
 

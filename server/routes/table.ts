@@ -46,6 +46,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   // Served to browsers
   { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },
   { method: 'GET', path: '/checkout.js.map', auth: 'none', handler: hosted.built('checkout.js.map'), summary: 'its source map' },
+  { method: 'GET', path: '/checkout/locales/:lang', auth: 'none', handler: hosted.locale, summary: 'the checkout\'s words in French or Arabic (fr.json, ar.json)' },
   { method: 'GET', path: '/hosted/:name', auth: 'none', handler: hosted.asset, summary: 'the hosted pages\' script and style' },
   { method: 'GET', path: '/files/:id', auth: 'none', handler: hosted.file, summary: 'an uploaded cover photo' },
   { method: 'GET', path: '/pay/:slug', auth: 'none', handler: hosted.linkPage, summary: 'a payment link\'s page' },

@@ -2,6 +2,9 @@
 import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
 import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../src/wire/schemas.ts';
 import { COINS, coinOf } from '../domain/catalog.ts';
+import { quote } from '../domain/quote.ts';
+import { unitsToNumber } from '../../src/wire/money.ts';
+import { CoinsQuery } from '../http/queries.ts';
 import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { sandboxAmount, type Payment } from '../domain/payments.ts';
 import type { Call } from '../http/faults.ts';
@@ -17,9 +20,22 @@ import type { Ctx, Handler } from './context.ts';
 const faulted = (ctx: Ctx, call: Call) =>
   ctx.s.faults && ctx.account.mode === 'test' ? ctx.s.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
 
+/**
+ * The key's coins. With ?amount&currency (both or neither), each coin also says what the
+ * customer would send for that price, fee included, so the coin list can show it before
+ * anyone picks. Beside the data: the business the key belongs to, for the checkout's header.
+ */
 export const coins: Handler = async (ctx) => {
+  const { query, account } = ctx;
+  const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
-  return ok(200, COINS[ctx.account.mode], 'Coins retrieved');
+  const list = COINS[account.mode].map((coin) => {
+    if (price.amount === undefined || price.currency === undefined) return coin;
+    const q = quote(price.amount, price.currency, coin.decimals);
+    return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
+  });
+  const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
+  return ok(200, list, 'Coins retrieved', { business: { name, email, logo } });
 };
 
 export const initialize: Handler = async (ctx) => {

@@ -36,8 +36,12 @@ async function answering(status: number, body: string, headers: Record<string, s
 describe('the API client against the stub over HTTP', () => {
   it('lists coins, opens a quote, reads its status and simulates a deposit', async () => {
     const api = createApi(stub.url, key);
-    const coins = await api.coins(signal);
+    const { coins, business } = await api.coins(signal);
     expect(coins.map((c) => c.symbol)).toEqual(['USDT', 'USDC', 'BUSD', 'DAI']);
+    expect(business).toMatchObject({ name: 'Harbour Coffee Roasters' });
+    const priced = await api.coins(signal, { amount: '9.20', currency: 'EUR' });
+    // What each coin costs, fee included: the same figures the quote below gives USDC.
+    expect(priced.coins.find((c) => c.symbol === 'USDC')).toMatchObject({ due: 10.1, fee: 0.1 });
     const tx = await api.initialize({ reference: 'client-1', coin: 'USDC', currency: 'EUR', amount: '9.20' }, signal);
     expect(tx).toMatchObject({ reference: 'client-1', coin: 'USDC', cryptoAmount: 10.1, feeInCrypto: 0.1, network: 'testnet' });
     expect((await api.verify('client-1', signal)).status).toBe('pending');

@@ -5,6 +5,7 @@ import {
   ErrorBody,
   TransactionResponse,
   VerificationResponse,
+  type Business,
   type Coin,
   type DepositKind,
   type InitializeBody,
@@ -13,8 +14,11 @@ import {
 } from '../wire/schemas.ts';
 import { ApiError } from './errors.ts';
 
+export type { Business };
+
 export interface Api {
-  coins(signal: AbortSignal): Promise<Coin[]>;
+  /** The coins (each with what the customer would send for `amount`), and who is being paid. */
+  coins(signal: AbortSignal, amount?: { amount: string | number; currency: string }): Promise<{ coins: Coin[]; business?: Business }>;
   initialize(body: InitializeBody, signal: AbortSignal): Promise<Transaction>;
   /**
    * The payment's status. With `wait`, a long poll: the API answers as soon as the status
@@ -35,6 +39,8 @@ function retryAfter(header: string | null): number | undefined {
   return seconds >= 0 ? seconds * 1000 : undefined;
 }
 
+const data = <T>(reply: { data: T }) => reply.data;
+
 /** The public-key API client: it talks, validates what comes back, and decides nothing else. */
 export function createApi(base: string, key: string, fetcher: typeof fetch = fetch): Api {
   const root = base.replace(/\/+$/, '') + '/api/v1/';
@@ -51,7 +57,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
     schema: S,
     signal: AbortSignal,
     body?: unknown,
-  ): Promise<z.output<S> extends { data: infer D } ? D : never> {
+  ): Promise<z.output<S>> {
     const where = `${method} ${root}${path}`;
     let response: Response;
     let payload: unknown;
@@ -91,23 +97,27 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
       const detail = fieldErrors(parsed.error).slice(0, 3).map((f) => `${f.field}: ${f.message}`).join('; ');
       throw new ApiError('shape', `${where}: unexpected response (${detail})`, response.status);
     }
-    return (parsed.data as { data: never }).data;
+    return parsed.data;
   }
 
   const ref = (reference: string) => encodeURIComponent(reference);
   return {
-    coins: (signal) => call('GET', 'coins', CoinsResponse, signal),
-    initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body),
+    coins: (signal, price) =>
+      call('GET', 'coins' + (price ? `?amount=${price.amount}&currency=${price.currency}` : ''), CoinsResponse, signal).then((r) => ({
+        coins: r.data,
+        business: r.business,
+      })),
+    initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body).then(data),
     verify: (reference, signal, wait) =>
       call(
         'GET',
         `transaction/verify/${ref(reference)}` + (wait ? `?wait=${wait.seconds}&since=${encodeURIComponent(wait.since)}` : ''),
         VerificationResponse,
         signal,
-      ),
+      ).then(data),
     deposit: (reference, kind, signal) =>
-      call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }),
-    settle: (reference, signal) => call('POST', `transaction/settle/${encodeURIComponent(reference)}`, VerificationResponse, signal),
+      call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }).then(data),
+    settle: (reference, signal) => call('POST', `transaction/settle/${ref(reference)}`, VerificationResponse, signal).then(data),
     now: () => Date.now() + skew,
   };
 }

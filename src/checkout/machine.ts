@@ -1,5 +1,5 @@
-import { signal, type ReadonlySignal } from '@preact/signals-core';
-import type { Api } from '../api/client.ts';
+import { computed, signal, type ReadonlySignal } from '@preact/signals-core';
+import type { Api, Business } from '../api/client.ts';
 import { ApiError, isAbort } from '../api/errors.ts';
 import { retryDelay, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
@@ -9,6 +9,7 @@ import type { CheckoutError, ErrorCode } from './errors.ts';
 
 /** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */
 export type ScreenErrorCode = Exclude<ErrorCode, 'invalid_options' | 'secret_key' | 'payment_expired'>;
+export type ScreenError = CheckoutError & { code: ScreenErrorCode };
 
 /**
  * The payment screen long-polls: each status check asks the API to hold it up to
@@ -20,50 +21,210 @@ export const LONG_POLL_SECONDS = 25;
 export const POLL_MS = 3_000;
 export const POLL_MAX_MS = 15_000;
 
+type Field = 'name' | 'email';
+
+/**
+ * Where a checkout is. Each state names the events it accepts in `table` below, and the
+ * work it starts (a request, the status watch, the countdown) runs only while it lasts.
+ */
+export type State =
+  | { name: 'details'; needName: boolean; needEmail: boolean; wrong: Field[] }
+  | { name: 'coins'; coins?: Coin[] }
+  /** Asking for a quote; after a 409 (funds already arrived), fetching that payment instead. */
+  | { name: 'quoting'; coin: Coin }
+  /** A payment is open: its status is watched. `leaving`: the customer asked to close. `lost`: a check failed. */
+  | { name: 'watching'; payment: Verification; leaving: boolean; lost: boolean }
+  /** "Finish with what I sent": the service is asked to settle the partial payment. */
+  | { name: 'settling'; payment: Verification }
+  | { name: 'success'; payment: Verification }
+  | { name: 'expired'; payment: Verification }
+  /** `again`: where "Try again" leads, for failures that may pass. */
+  | { name: 'error'; error: ScreenError; again?: State }
+  | { name: 'closed' };
+export type StateName = State['name'];
+
+export type Event =
+  /** Customer: the details form was sent. */
+  | { type: 'details'; name: string; email: string }
+  | { type: 'choose'; symbol: string }
+  | { type: 'change' }
+  | { type: 'requote' }
+  | { type: 'finish' }
+  | { type: 'retry' }
+  | { type: 'escape' }
+  | { type: 'askClose' }
+  | { type: 'stay' }
+  | { type: 'close' }
+  /** Work: the coin list arrived; the key was refused; the reference already has a payment (at open). */
+  | { type: 'coins'; coins: Coin[] }
+  | { type: 'refused'; error: ScreenError }
+  | { type: 'resumed'; payment: Verification }
+  /** Work: a payment's data (a quote, a status, a settlement); a status check failed and is retried; work failed for good. */
+  | { type: 'status'; payment: Verification }
+  | { type: 'lost' }
+  | { type: 'failed'; error: ScreenError };
+export type EventType = Event['type'];
+
+/** What a transition may read: the coins the API listed (inactive ones too) and the options. No I/O. */
+export interface Env {
+  coin(symbol: string): Coin | undefined;
+  options: Pick<CheckoutOptions, 'acceptPartialPayment'>;
+}
+
+type Handlers<S extends StateName> = {
+  [E in EventType]?: (s: Extract<State, { name: S }>, e: Extract<Event, { type: E }>, env: Env) => State;
+};
+
+const closed: State = { name: 'closed' };
+const close = () => closed;
+const bad = (message: string): State => ({ name: 'error', error: { code: 'bad_response', message } });
+
+/** The one place a payment's data becomes a state: its status decides. */
+function follow(payment: Verification, env: Env, leaving = false): State {
+  // Drawing a coin the API did not list would send the customer's money into nothing.
+  if (!env.coin(payment.coin)) return bad(`The payment is in ${payment.coin}, a coin this checkout was not told about.`);
+  switch (payment.status) {
+    case 'pending':
+    case 'incomplete':
+      return { name: 'watching', payment, leaving, lost: false };
+    case 'confirmed':
+    case 'settled':
+      return { name: 'success', payment };
+    case 'failed':
+      return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
+    default:
+      return payment.amountPaid > 0 && payment.acceptPartialPayment ? { name: 'success', payment } : { name: 'expired', payment };
+  }
+}
+
+/** Work that failed for good: the error screen, with "Try again" back into the same state. */
+const failed = (s: State, e: { error: ScreenError }): State => ({ name: 'error', error: e.error, again: s });
+
+/**
+ * The checkout, as a table: for each state, the events it accepts and where each leads.
+ * An event a state does not list changes nothing, so a late or doubled event is harmless.
+ */
+export const table: { [S in StateName]: Handlers<S> } = {
+  details: {
+    details(s, e) {
+      const wrong: Field[] = [];
+      if (s.needName && !personName.safeParse(e.name).success) wrong.push('name');
+      if (s.needEmail && !emailField.safeParse(e.email.trim()).success) wrong.push('email');
+      return wrong.length ? { ...s, wrong } : { name: 'coins' };
+    },
+    refused: failed,
+    resumed: (_, e, env) => follow(e.payment, env),
+    escape: close,
+    askClose: close,
+    close,
+  },
+  coins: {
+    coins: (s, e) => ({ ...s, coins: e.coins.filter((c) => c.status === 'active') }),
+    choose(s, e) {
+      const coin = s.coins?.find((c) => c.symbol === e.symbol);
+      return coin ? { name: 'quoting', coin } : s;
+    },
+    refused: failed,
+    failed,
+    resumed: (_, e, env) => follow(e.payment, env),
+    escape: close,
+    askClose: close,
+    close,
+  },
+  quoting: {
+    status: (_, e, env) => follow(e.payment, env),
+    failed,
+    escape: close,
+    askClose: close,
+    close,
+  },
+  watching: {
+    status: (s, e, env) => follow(e.payment, env, s.leaving),
+    lost: (s) => ({ ...s, lost: true }),
+    change: (s) => (s.payment.status === 'pending' && s.payment.amountPaid === 0 ? { name: 'coins' } : s),
+    finish: (s) => (s.payment.status === 'incomplete' && s.payment.acceptPartialPayment ? { name: 'settling', payment: s.payment } : s),
+    escape: (s) => (s.leaving ? { ...s, leaving: false } : { ...s, leaving: true }),
+    askClose: (s) => (s.leaving ? closed : { ...s, leaving: true }),
+    stay: (s) => ({ ...s, leaving: false }),
+    close,
+  },
+  settling: {
+    status: (_, e, env) => follow(e.payment, env),
+    failed,
+    escape: close,
+    askClose: close,
+    close,
+  },
+  success: { escape: close, askClose: close, close },
+  expired: {
+    requote: (s, _, env) => {
+      const coin = env.coin(s.payment.coin);
+      return s.payment.amountPaid === 0 && coin ? { name: 'quoting', coin } : s;
+    },
+    escape: close,
+    askClose: close,
+    close,
+  },
+  error: {
+    retry: (s) => (s.again && retriable(s.error) ? s.again : s),
+    escape: close,
+    askClose: close,
+    close,
+  },
+  closed: {},
+};
+
+/** One step of the table: the next state, or the same object when the event is not accepted there. */
+export function next(state: State, event: Event, env: Env): State {
+  const handler = (table[state.name] as Record<string, ((s: State, e: Event, env: Env) => State) | undefined>)[event.type];
+  return handler ? handler(state, event, env) : state;
+}
+
 /** What the modal shows. Only the machine changes it; components render it. */
 export type View =
   | { screen: 'details'; needName: boolean; needEmail: boolean }
   | { screen: 'coins'; coins?: Coin[] }
   | { screen: 'quoting'; coin: Coin }
   | { screen: 'payment'; coin: Coin; payment: Verification }
-  | { screen: 'partial'; coin: Coin; payment: Verification }
+  | { screen: 'partial'; coin: Coin; payment: Verification; settling?: boolean }
   | { screen: 'success'; coin: Coin; payment: Verification }
   | { screen: 'expired'; coin: Coin; payment: Verification; canRequote: boolean }
-  | { screen: 'error'; error: CheckoutError & { code: ScreenErrorCode }; retry?: () => void }
+  | { screen: 'error'; error: ScreenError; retry?: () => void }
   | { screen: 'closed' };
 
 export interface Checkout {
   readonly options: CheckoutOptions;
+  readonly state: ReadonlySignal<State>;
   readonly view: ReadonlySignal<View>;
-  /** The open quote: business name, rates. */
-  readonly quote: ReadonlySignal<Transaction | undefined>;
+  /** Who is being paid: from the coin list's answer, then from each quote. */
+  readonly business: ReadonlySignal<Business | undefined>;
   /** A status check failed; the payment screen stays and keeps trying. */
   readonly reconnecting: ReadonlySignal<boolean>;
-  /** The time by the API's clock (expiresAt is the API's), ticking each second while a quote is open. */
+  /** The time by the API's clock (expiresAt is the API's), ticking each second while a payment is watched. */
   readonly now: ReadonlySignal<number>;
   /** The customer asked to close while a payment is open: the modal asks them first. */
   readonly leaving: ReadonlySignal<boolean>;
   /** Details the customer still has to correct. */
-  readonly wrong: ReadonlySignal<Array<'name' | 'email'>>;
+  readonly wrong: ReadonlySignal<Field[]>;
   /** The value last put on the clipboard, so its button can say so. */
   readonly copied: ReadonlySignal<string | undefined>;
+  send(event: Event): void;
   start(): void;
-  /** Moves on when both are right; otherwise `wrong` names what to correct. */
   submitDetails(name: string, email: string): void;
   markCopied(value: string): void;
   chooseCoin(symbol: string): void;
   changeCoin(): void;
   requote(): void;
   finishPartial(): void;
+  /** Sandbox only: asks the API for a deposit, which the watch then sees like any other. */
   simulate(kind: DepositKind): void;
   /** Closes, unless a payment is open: then `leaving` asks first, and close() confirms. */
   askClose(): void;
-  /** Stays: the question goes away. */
   stay(): void;
   close(): void;
 }
 
-function failure(error: unknown): CheckoutError & { code: ScreenErrorCode } {
+function failure(error: unknown): ScreenError {
   if (error instanceof ApiError) {
     // A 5xx or 429 that outlasted the retries is the service out of reach, not a refusal.
     if (error.kind === 'network' || error.status >= 500 || error.status === 429 || error.status === 408) {
@@ -90,54 +251,25 @@ const quoteAsPayment = (quote: Transaction, reference: string): Verification => 
   metadata: null,
 });
 
+/** The runtime around the table: it runs each state's work and tells the merchant's callbacks. */
 export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () => void = () => {}): Checkout {
-  const view = signal<View>({ screen: 'coins' });
-  const quote = signal<Transaction | undefined>(undefined);
-  const reconnecting = signal(false);
+  const customer = { name: options.name, email: options.email };
+  const state = signal<State>({ name: 'coins' });
+  const business = signal<Business | undefined>(undefined);
   const now = signal(api.now());
-  const leaving = signal(false);
-  const wrong = signal<Array<'name' | 'email'>>([]);
   const copied = signal<string | undefined>(undefined);
   const life = new AbortController();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
-  const customer = { name: options.name, email: options.email };
-
-  let closed = false;
+  /** The running state's work: aborted the moment the state is left. */
+  let work = new AbortController();
   let coinList: Promise<Coin[]> | undefined;
-  /**
-   * Every coin the API listed, inactive ones included, by symbol. What is drawn is always
-   * the coin of the payment being drawn, looked up here: never a coin remembered from an
-   * earlier choice, which a re-quote elsewhere or a late answer could have made stale.
-   */
   let coinsBySymbol = new Map<string, Coin>();
-  let latest: Verification | undefined;
-  /** Bumped whenever watching starts or stops, so a late answer of an old watch is ignored. */
-  let watch = 0;
-  let watchAbort: AbortController | undefined;
-  let pollTimer: ReturnType<typeof setTimeout> | undefined;
-  let tickTimer: ReturnType<typeof setTimeout> | undefined;
-  let polling = false;
+  /** Asks the watch for a status now (the sandbox, the countdown's end, the network back). */
+  let poke = () => {};
   let longPoll = true;
-  let failures = 0;
-  let expiryChecked = false;
   let succeeded = false;
   let errored = false;
-  /** A settle request is under way: a second click sends no second one. */
-  let settling = false;
 
-  function later(run: () => void, ms: number) {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!closed) run();
-    }, ms);
-    timers.add(timer);
-    return timer;
-  }
-  function cancel(timer: ReturnType<typeof setTimeout> | undefined) {
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    timers.delete(timer);
-  }
+  const env: Env = { coin: (symbol) => coinsBySymbol.get(symbol), options };
 
   function tell<A>(name: string, callback: ((arg: A) => void) | undefined, arg: A) {
     try {
@@ -147,7 +279,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       console.error(`ServiceCheckout: your ${name} callback threw`, error);
     }
   }
-
   /** At most once, and never after a success. */
   function reportError(error: CheckoutError) {
     if (succeeded || errored) return;
@@ -155,59 +286,74 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     tell('onError', options.onError, error);
   }
 
-  /** Reports the failure at once; a passing kind keeps a "Try again" that starts a new attempt. */
-  function fail(error: CheckoutError & { code: ScreenErrorCode }, retry?: () => void) {
-    stopWatching();
-    view.value = { screen: 'error', error, retry: retry && retriable(error) ? retry : undefined };
-    reportError(error);
+  function send(event: Event) {
+    const from = state.value;
+    const to = next(from, event, env);
+    if (to !== from) enter(to, to.name !== from.name);
   }
 
-  /** At most once. Never held back by an earlier error: a confirmed payment is always told. */
-  function succeed(payment: Verification, shown: Coin) {
-    stopWatching();
-    view.value = { screen: 'success', coin: shown, payment };
-    if (succeeded) return;
-    succeeded = true;
-    tell('onSuccess', options.onSuccess, payment);
-  }
-
-  function loadCoins(): Promise<Coin[]> {
-    coinList ??= withRetry(() => api.coins(life.signal), life.signal).then((list) => {
-      coinsBySymbol = new Map(list.map((c) => [c.symbol, c]));
-      return list.filter((c) => c.status === 'active');
-    });
-    return coinList;
-  }
-
-  async function showCoins() {
-    view.value = { screen: 'coins' };
-    try {
-      const coins = await loadCoins();
-      if (!closed && view.value.screen === 'coins') view.value = { screen: 'coins', coins };
-    } catch (error) {
-      coinList = undefined;
-      if (!closed && !isAbort(error)) fail(failure(error), showCoins);
+  /** A state with new data keeps its work going; a new state stops the old work and starts its own. */
+  function enter(to: State, fresh: boolean) {
+    const from = state.value;
+    state.value = to;
+    if (!fresh) return;
+    work.abort();
+    work = new AbortController();
+    const signal = work.signal;
+    // Work answers through `post`: once its state is left, nothing it learns can land.
+    const post = (e: Event) => signal.aborted || send(e);
+    const lost = (error: unknown) => isAbort(error) || post({ type: 'failed', error: failure(error) });
+    switch (to.name) {
+      case 'coins':
+        loadCoins().then((coins) => post({ type: 'coins', coins }), lost);
+        break;
+      case 'quoting':
+        quote(to.coin, signal).then((payment) => post({ type: 'status', payment }), lost);
+        break;
+      case 'watching':
+        watch(to.payment, post, signal);
+        break;
+      case 'settling':
+        // The service settles it, so the merchant sees it too (verify, a webhook).
+        withRetry(() => api.settle(options.reference, signal), signal).then((payment) => post({ type: 'status', payment }), lost);
+        break;
+      case 'success':
+        if (!succeeded) {
+          succeeded = true;
+          tell('onSuccess', options.onSuccess, to.payment);
+        }
+        break;
+      case 'expired':
+        if (to.payment.amountPaid > 0) {
+          const { amountPaid, actualAmount, coin } = to.payment;
+          reportError({ code: 'payment_expired', message: `The quote expired with ${amountPaid} of ${actualAmount} ${coin} received.`, transaction: to.payment });
+        }
+        break;
+      case 'error':
+        reportError(to.error);
+        break;
+      case 'closed':
+        life.abort();
+        onClosed();
+        tell('onClose', options.onClose, { reference: options.reference, status: paymentOf(from)?.status });
     }
   }
 
-  function chooseCoin(symbol: string) {
-    // Decided synchronously, so a double click cannot start two quotes.
-    const current = view.value;
-    const picked =
-      current.screen === 'coins' ? current.coins?.find((c) => c.symbol === symbol)
-      : current.screen === 'expired' && current.coin.symbol === symbol ? current.coin
-      : undefined;
-    if (picked) void quoteWith(picked);
+  function loadCoins(): Promise<Coin[]> {
+    coinList ??= withRetry(() => api.coins(life.signal, options), life.signal).then(({ coins, business: who }) => {
+      coinsBySymbol = new Map(coins.map((c) => [c.symbol, c]));
+      business.value ??= who;
+      return coins;
+    });
+    coinList.catch(() => (coinList = undefined));
+    return coinList;
   }
 
-  async function quoteWith(picked: Coin) {
-    stopWatching();
-    leaving.value = false; // a question about the last quote is not one about this one
-    view.value = { screen: 'quoting', coin: picked };
+  async function quote(coin: Coin, signal: AbortSignal): Promise<Verification> {
     try {
       const body = {
         reference: options.reference,
-        coin: picked.symbol,
+        coin: coin.symbol,
         currency: options.currency,
         amount: options.amount,
         customer_name: customer.name,
@@ -215,255 +361,168 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         accept_partial_payment: options.acceptPartialPayment ?? false,
         metadata: options.metadata,
       };
-      const opened = await withRetry(() => api.initialize(body, life.signal), life.signal);
-      if (closed) return;
-      quote.value = opened;
-      startWatching(quoteAsPayment(opened, options.reference));
+      const opened = await withRetry(() => api.initialize(body, signal), signal);
+      business.value = { name: opened.businessName, email: opened.businessEmail, logo: opened.businessLogo };
+      return quoteAsPayment(opened, options.reference);
     } catch (error) {
-      if (closed || isAbort(error)) return;
       // 409: this reference already received funds, so it cannot be re-quoted. Show that
       // payment instead of an error: nothing the customer sent may be lost from view.
-      if (error instanceof ApiError && error.status === 409) return resume(false);
-      fail(failure(error), () => void quoteWith(picked));
+      if (error instanceof ApiError && error.status === 409) return withRetry(() => api.verify(options.reference, signal), signal);
+      throw error;
     }
   }
 
-  /**
-   * Shows the payment this reference already has: when the checkout opens again on the
-   * same reference (closed mid-payment, or the page reloaded), and when a re-quote is
-   * refused because funds arrived. A payment confirmed meanwhile is told then.
-   */
-  async function resume(atOpen: boolean) {
-    try {
-      const payment = await withRetry(() => api.verify(options.reference, life.signal), life.signal);
-      await loadCoins();
-      const screen = view.value.screen;
-      // At open, a customer who already went on to a quote meets this payment through it.
-      if (closed || (atOpen && screen !== 'details' && screen !== 'coins')) return;
-      if (coinsBySymbol.has(payment.coin)) startWatching(payment);
-      else if (!atOpen) fail({ code: 'bad_response', message: `coin ${payment.coin} is not offered` });
-    } catch (error) {
-      // At open, a 404 is simply a new reference; anything else leaves the usual way in.
-      if (!atOpen && !closed && !isAbort(error)) fail(failure(error), () => void resume(false));
-    }
-  }
-
-  function startWatching(payment: Verification) {
-    stopWatching();
-    watch++;
-    watchAbort = new AbortController();
-    failures = 0;
-    expiryChecked = false;
-    apply(payment);
-    if (view.value.screen === 'payment' || view.value.screen === 'partial') {
-      schedulePoll(longPoll ? 0 : POLL_MS);
-      tick();
-    }
-  }
-
-  function stopWatching() {
-    watch++;
-    watchAbort?.abort();
-    watchAbort = undefined;
-    cancel(pollTimer);
-    cancel(tickTimer);
-    pollTimer = tickTimer = undefined;
-    polling = false;
-    reconnecting.value = false;
-  }
-
-  function schedulePoll(ms: number) {
-    cancel(pollTimer);
-    pollTimer = later(poll, ms);
-  }
-
-  function pollNow() {
-    if (watchAbort && !polling) schedulePoll(0);
-  }
-
-  async function poll() {
-    pollTimer = undefined;
-    const mine = watch;
-    const abort = watchAbort;
-    if (!abort) return;
-    polling = true;
-    const since = latest && paymentVersion(latest);
-    const wait = longPoll && since ? { seconds: LONG_POLL_SECONDS, since } : undefined;
-    const asked = Date.now();
-    try {
-      const payment = await api.verify(options.reference, abort.signal, wait);
-      if (mine !== watch) return;
-      polling = false;
-      failures = 0;
-      reconnecting.value = false;
-      if (wait && paymentVersion(payment) === since && Date.now() - asked < (LONG_POLL_SECONDS - 5) * 1000) {
-        longPoll = false; // it answered "unchanged" without waiting: poll plainly, never spin
-      }
-      apply(payment);
-      if (mine === watch) schedulePoll(longPoll ? 0 : POLL_MS);
-    } catch (error) {
-      if (mine !== watch || isAbort(error)) return;
-      polling = false;
-      // A failed check is not a failed payment: keep the address up and try again, slower.
-      // The one retry policy, at the payment screen's pace; an answer it calls final still
-      // gets a slow retry, since the quote is open and its address must stay.
-      reconnecting.value = true;
-      schedulePoll(retryDelay(error, failures++, Math.random, POLL_MS, POLL_MAX_MS) ?? POLL_MAX_MS);
-    }
-  }
-
-  function tick() {
-    now.value = api.now();
-    const payment = latest;
-    if (payment && !expiryChecked && now.value >= Date.parse(payment.expiresAt)) {
-      // The server decides expiry; ask it now rather than waiting for the next poll.
-      expiryChecked = true;
-      pollNow();
-    }
-    // The countdown shows whole seconds rounded up: tick just after each one runs out.
-    const left = payment ? Date.parse(payment.expiresAt) - now.value : 0;
-    if (watchAbort) tickTimer = later(tick, (((left % 1000) + 1000) % 1000) + 5);
-  }
-
-  /** The one place that maps a payment status to a screen and a callback. */
-  function apply(payment: Verification) {
-    latest = payment;
-    const shown = coinsBySymbol.get(payment.coin);
-    if (!shown) {
-      // Drawing another coin's contract would send the customer's money into nothing.
-      return fail({ code: 'bad_response', message: `The payment is in ${payment.coin}, a coin this checkout was not told about.`, transaction: payment });
-    }
-    switch (payment.status) {
-      case 'pending':
-        view.value = { screen: 'payment', coin: shown, payment };
-        return;
-      case 'incomplete':
-        view.value = { screen: 'partial', coin: shown, payment };
-        return;
-      case 'confirmed':
-      case 'settled':
-        return succeed(payment, shown);
-      case 'failed':
-        return fail({ code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment });
-      case 'expired':
-        if (payment.amountPaid > 0 && payment.acceptPartialPayment) return succeed(payment, shown);
-        stopWatching();
-        view.value = { screen: 'expired', coin: shown, payment, canRequote: payment.amountPaid === 0 };
-        if (payment.amountPaid > 0) {
-          reportError({
-            code: 'payment_expired',
-            message: `The quote expired with ${payment.amountPaid} of ${payment.actualAmount} ${payment.coin} received.`,
-            transaction: payment,
-          });
+  /** The watching state's work: the status watch (long polls, one at a time) and the countdown. */
+  function watch(first: Verification, post: (e: Event) => void, signal: AbortSignal) {
+    let latest = first;
+    let failures = 0;
+    let expiryAsked = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let ticker: ReturnType<typeof setTimeout> | undefined;
+    let asking = false;
+    const schedule = (ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(ask, ms);
+    };
+    async function ask() {
+      if (asking || signal.aborted) return;
+      asking = true;
+      const since = paymentVersion(latest);
+      const wait = longPoll ? { seconds: LONG_POLL_SECONDS, since } : undefined;
+      const asked = Date.now();
+      try {
+        const payment = await api.verify(options.reference, signal, wait);
+        asking = false;
+        failures = 0;
+        if (wait && paymentVersion(payment) === since && Date.now() - asked < (LONG_POLL_SECONDS - 5) * 1000) {
+          longPoll = false; // it answered "unchanged" without waiting: poll plainly, never spin
         }
+        latest = payment;
+        post({ type: 'status', payment });
+        if (!signal.aborted) schedule(longPoll ? 0 : POLL_MS);
+      } catch (error) {
+        asking = false;
+        if (signal.aborted) return;
+        // A failed check is not a failed payment: keep the address up and try again, slower.
+        post({ type: 'lost' });
+        schedule(retryDelay(error, failures++, Math.random, POLL_MS, POLL_MAX_MS) ?? POLL_MAX_MS);
+      }
     }
+    function tick() {
+      now.value = api.now();
+      const left = Date.parse(latest.expiresAt) - now.value;
+      // The server decides expiry; ask it now rather than waiting for the next poll.
+      if (left <= 0 && !expiryAsked) {
+        expiryAsked = true;
+        poke();
+      }
+      // The countdown shows whole seconds rounded up: tick just after each one runs out.
+      ticker = setTimeout(tick, (((left % 1000) + 1000) % 1000) + 5);
+    }
+    // The browser knows before any request fails: say so at once, and ask again the moment
+    // the network is back rather than at the end of a backoff.
+    const onNetwork = () => (navigator.onLine ? poke() : post({ type: 'lost' }));
+    poke = () => {
+      if (!asking) schedule(0);
+    };
+    globalThis.addEventListener?.('online', onNetwork);
+    globalThis.addEventListener?.('offline', onNetwork);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      clearTimeout(ticker);
+      poke = () => {};
+      globalThis.removeEventListener?.('online', onNetwork);
+      globalThis.removeEventListener?.('offline', onNetwork);
+    });
+    schedule(longPoll ? 0 : POLL_MS);
+    tick();
   }
 
-  // The browser knows before any request fails: say so at once, and ask again the moment the
-  // network is back rather than at the end of a backoff (or of a long poll that hung on).
-  const onNetwork = () => {
-    if (!watchAbort || !latest) return;
-    if (navigator.onLine) startWatching(latest);
-    else reconnecting.value = true;
-  };
-  globalThis.addEventListener?.('online', onNetwork);
-  globalThis.addEventListener?.('offline', onNetwork);
+  const view = computed((): View => {
+    const s = state.value;
+    switch (s.name) {
+      case 'details':
+        return { screen: 'details', needName: s.needName, needEmail: s.needEmail };
+      case 'coins':
+        return { screen: 'coins', coins: s.coins };
+      case 'quoting':
+        return { screen: 'quoting', coin: s.coin };
+      case 'error':
+        return { screen: 'error', error: s.error, retry: s.again && retriable(s.error) ? () => send({ type: 'retry' }) : undefined };
+      case 'closed':
+        return { screen: 'closed' };
+    }
+    const { payment } = s;
+    // Every state with a payment passed `follow`, which admits only listed coins.
+    const coin = coinsBySymbol.get(payment.coin)!;
+    switch (s.name) {
+      case 'watching':
+        return { screen: payment.status === 'incomplete' ? 'partial' : 'payment', coin, payment };
+      case 'settling':
+        return { screen: 'partial', coin, payment, settling: true };
+      case 'expired':
+        return { screen: 'expired', coin, payment, canRequote: payment.amountPaid === 0 };
+      default:
+        return { screen: s.name, coin, payment };
+    }
+  });
 
   const checkout: Checkout = {
     options,
+    state,
     view,
-    quote,
-    reconnecting,
+    business,
     now,
-    leaving,
-    wrong,
     copied,
+    reconnecting: computed(() => state.value.name === 'watching' && (state.value as { lost: boolean }).lost),
+    leaving: computed(() => state.value.name === 'watching' && (state.value as { leaving: boolean }).leaving),
+    wrong: computed(() => (state.value.name === 'details' ? state.value.wrong : [])),
+    send,
     start() {
       // Warm the list while the customer types. A refused key (401, 403) is told at once,
       // before anyone types a name for nothing; other errors surface on the coin screen.
       loadCoins().catch((error) => {
-        coinList = undefined;
-        if (!closed && error instanceof ApiError && (error.status === 401 || error.status === 403)) fail(failure(error));
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) send({ type: 'refused', error: failure(error) });
       });
-      if (options.resumable) void resume(true);
-      if (customer.name === undefined || customer.email === undefined) {
-        view.value = { screen: 'details', needName: customer.name === undefined, needEmail: customer.email === undefined };
-      } else {
-        void showCoins();
+      // Opened again on a reference (closed mid-payment, the page reloaded): show its payment.
+      // A 404 is simply a new reference. A customer who already went on meets it through the quote.
+      if (options.resumable) {
+        withRetry(() => api.verify(options.reference, life.signal), life.signal)
+          .then(async (payment) => (await loadCoins(), send({ type: 'resumed', payment })))
+          .catch(() => {});
       }
+      const needName = customer.name === undefined;
+      const needEmail = customer.email === undefined;
+      enter(needName || needEmail ? { name: 'details', needName, needEmail, wrong: [] } : { name: 'coins' }, true);
     },
     submitDetails(name, email) {
-      const current = view.value;
-      if (current.screen !== 'details') return;
-      const fields: Array<'name' | 'email'> = [];
-      if (current.needName && !personName.safeParse(name).success) fields.push('name');
-      if (current.needEmail && !emailField.safeParse(email.trim()).success) fields.push('email');
-      wrong.value = fields;
-      if (fields.length === 0) {
-        if (current.needName) customer.name = name.trim();
-        if (current.needEmail) customer.email = email.trim();
-        void showCoins();
+      const s = state.value;
+      send({ type: 'details', name, email });
+      const after = state.value;
+      if (s.name === 'details' && after.name === 'coins') {
+        if (s.needName) customer.name = name.trim();
+        if (s.needEmail) customer.email = email.trim();
       }
     },
     markCopied(value) {
       copied.value = value;
     },
-    chooseCoin,
-    changeCoin() {
-      const current = view.value;
-      if (current.screen === 'payment' && current.payment.amountPaid === 0) {
-        stopWatching();
-        void showCoins();
-      }
-    },
-    requote() {
-      const current = view.value;
-      if (current.screen === 'expired' && current.canRequote) chooseCoin(current.coin.symbol);
-    },
-    finishPartial() {
-      const current = view.value;
-      if (current.screen !== 'partial' || !current.payment.acceptPartialPayment || settling) return;
-      // The service settles it, so the merchant sees it too (verify, a webhook); the customer
-      // sees success when the service says so.
-      settling = true;
-      withRetry(() => api.settle(options.reference, life.signal), life.signal).then(
-        (payment) => {
-          settling = false;
-          if (!closed) apply(payment);
-        },
-        (error) => {
-          settling = false;
-          if (!closed && !isAbort(error)) fail(failure(error), () => void checkout.finishPartial());
-        },
-      );
-    },
+    chooseCoin: (symbol) => send({ type: 'choose', symbol }),
+    changeCoin: () => send({ type: 'change' }),
+    requote: () => send({ type: 'requote' }),
+    finishPartial: () => send({ type: 'finish' }),
     simulate(kind) {
-      if (options.mode !== 'test' || !watchAbort) return;
-      api.deposit(options.reference, kind, life.signal).then(pollNow, (error) => {
+      if (options.mode !== 'test' || state.value.name !== 'watching') return;
+      const { signal } = work;
+      api.deposit(options.reference, kind, signal).then(() => poke(), (error) => {
         if (!isAbort(error)) console.warn('ServiceCheckout: sandbox deposit failed', error);
       });
     },
-    askClose() {
-      const { screen } = view.value;
-      if (leaving.value || (screen !== 'payment' && screen !== 'partial')) checkout.close();
-      else leaving.value = true;
-    },
-    stay() {
-      leaving.value = false;
-    },
-    close() {
-      if (closed) return;
-      closed = true;
-      stopWatching();
-      view.value = { screen: 'closed' };
-      life.abort();
-      timers.forEach(clearTimeout);
-      timers.clear();
-      globalThis.removeEventListener?.('online', onNetwork);
-      globalThis.removeEventListener?.('offline', onNetwork);
-      onClosed();
-      tell('onClose', options.onClose, { reference: options.reference, status: latest?.status });
-    },
+    askClose: () => send({ type: 'askClose' }),
+    stay: () => send({ type: 'stay' }),
+    close: () => send({ type: 'close' }),
   };
   return checkout;
 }
+
+const paymentOf = (s: State): Verification | undefined => ('payment' in s ? s.payment : undefined);

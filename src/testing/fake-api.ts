@@ -78,7 +78,10 @@ export function fakeApi() {
       signals.push(signal);
       const error = state.coinsErrors.shift();
       if (error) throw error;
-      return TEST_COINS;
+      return {
+        coins: TEST_COINS.map((c) => ({ ...c, due: state.due, fee: 0.25 })),
+        business: { name: state.businessName, email: 'shop@example.com', logo: state.businessLogo },
+      };
     },
     async initialize(body, signal) {
       calls.initialize.push(body);

@@ -3,16 +3,23 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckout } from '../checkout/machine.ts';
 import { safeLogo } from './Modal.tsx';
 import { mountModal } from './mount.ts';
+import { LOCALES } from './locales/index.ts';
+import { learn, speak } from './text.ts';
 import { fakeApi, options } from '../testing/fake-api.ts';
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
 
-function open(overrides: Record<string, unknown> = {}, prepare: (fake: ReturnType<typeof fakeApi>) => void = () => {}) {
+/** As ServiceCheckout opens it: the language's words fetched first (here from the locale files the service serves). */
+async function open(overrides: Record<string, unknown> = {}, prepare: (fake: ReturnType<typeof fakeApi>) => void = () => {}) {
   const fake = fakeApi();
   prepare(fake);
   let unmount = () => {};
   const checkout = createCheckout(options(overrides), fake.api, () => unmount());
-  unmount = mountModal(checkout);
+  const look = speak(checkout.options.locale, document.documentElement.lang);
+  const served = vi.spyOn(globalThis, 'fetch').mockImplementation(async (url) => Response.json(LOCALES[String(url).match(/(\w+)\.json$/)![1]!]));
+  await learn('http://api.test', look);
+  served.mockRestore();
+  unmount = mountModal(checkout, look);
   checkout.start();
   const host = document.querySelector('[data-service-checkout]')!;
   const root = host.shadowRoot!;
@@ -32,7 +39,7 @@ afterEach(() => {
 
 describe('the modal', () => {
   it('renders into a shadow root, as a labelled modal dialog', async () => {
-    const m = open();
+    const m = await open();
     const dialog = m.$('[role=dialog]')!;
     expect(dialog.getAttribute('aria-modal')).toBe('true');
     expect(m.$('#' + dialog.getAttribute('aria-labelledby'))?.textContent).toBe('Checkout');
@@ -41,7 +48,7 @@ describe('the modal', () => {
   });
 
   it('asks only for the missing e-mail, and shows why a bad one is refused', async () => {
-    const m = open({ email: undefined });
+    const m = await open({ email: undefined });
     await flush();
     expect(m.$('#sc-name')).toBeNull();
     const email = m.$('#sc-email') as HTMLInputElement;
@@ -58,7 +65,7 @@ describe('the modal', () => {
   });
 
   it('shows amount, address, network, fee, time left and a QR code of the payment URI', async () => {
-    const m = open();
+    const m = await open();
     await flush();
     click(m.$$('ul button')[1]); // USDC
     await flush();
@@ -75,7 +82,7 @@ describe('the modal', () => {
   });
 
   it('shows no test ribbon and no sandbox with a live key', async () => {
-    const m = open({ key: 'pk_live_harbour0demo0key' });
+    const m = await open({ key: 'pk_live_harbour0demo0key' });
     await flush();
     click(m.$$('ul button')[0]);
     await flush();
@@ -87,12 +94,12 @@ describe('the modal', () => {
   it('closes on Escape and on the close button, and gives focus back to the opener', async () => {
     const opener = document.body.appendChild(document.createElement('button'));
     opener.focus();
-    const m = open();
+    const m = await open();
     await flush();
     m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
     expect(document.querySelector('[data-service-checkout]')).toBeNull();
     expect(document.activeElement).toBe(opener);
-    const again = open();
+    const again = await open();
     click(again.$('button[aria-label="Close checkout"]'));
     expect(document.querySelector('[data-service-checkout]')).toBeNull();
   });
@@ -114,7 +121,7 @@ describe('the modal', () => {
   it('renders the API\'s business name as text and its logo only when safe', async () => {
     const name = '<img src=x onerror="window.pwned=1">Evil & Co';
     for (const [logo, count] of [['javascript:alert(1)', 0], ['https://cdn.example/logo.png', 1]] as const) {
-      const m = open({}, (fake) => {
+      const m = await open({}, (fake) => {
         fake.state.businessName = name;
         fake.state.businessLogo = logo;
       });
@@ -128,16 +135,16 @@ describe('the modal', () => {
     }
   });
 
-  it('restores the page scroll it locked', () => {
+  it('restores the page scroll it locked', async () => {
     document.documentElement.style.overflow = 'scroll';
-    const m = open();
+    const m = await open();
     expect(document.documentElement.style.overflow).toBe('hidden');
     m.checkout.close();
     expect(document.documentElement.style.overflow).toBe('scroll');
   });
 
   it('asks before closing on an open payment: Escape and × ask, "Keep paying" stays, "Leave" closes', async () => {
-    const m = open();
+    const m = await open();
     await flush();
     click(m.$$('ul button')[0]);
     await flush();
@@ -159,7 +166,7 @@ describe('the modal', () => {
   });
 
   it('announces a detected payment, the last minute and the success in one live region', async () => {
-    const m = open({}, (fake) => {
+    const m = await open({}, (fake) => {
       fake.state.expiresAt = Date.now() + 90_000;
     });
     await flush();
@@ -184,7 +191,7 @@ describe('the modal', () => {
   });
 
   it('counts down to expiresAt by the API clock, not the browser clock', async () => {
-    const m = open({}, (fake) => {
+    const m = await open({}, (fake) => {
       fake.state.skew = 3_600_000; // the browser is an hour behind the API
       fake.state.expiresAt = Date.now() + 3_600_000 + 125_000;
     });
@@ -199,14 +206,14 @@ describe('the modal', () => {
   });
 
   it.each([
-    [{ locale: 'fr' }, '', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Payer 25,00\u00a0$US'],
-    [{ locale: 'ar-AE' }, '', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'ادفع'],
-    [{}, 'fr-CA', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Payer 25,00\u00a0$\u00a0US'],
-    [{ locale: 'de' }, 'ar', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'ادفع'],
-    [{ locale: 'de' }, 'ja', 'en', 'ltr', 'Choose a coin to pay with', 'Pay $25.00'],
+    [{ locale: 'fr' }, '', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Prix 25,00\u00a0$US'],
+    [{ locale: 'ar-AE' }, '', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'السعر'],
+    [{}, 'fr-CA', 'fr', 'ltr', 'Choisissez la monnaie de paiement', 'Prix 25,00\u00a0$\u00a0US'],
+    [{ locale: 'de' }, 'ar', 'ar', 'rtl', 'اختر العملة التي تدفع بها', 'السعر'],
+    [{ locale: 'de' }, 'ja', 'en', 'ltr', 'Choose a coin to pay with', 'Price $25.00'],
   ])('speaks %j on a page in %j: %s, %s', async (overrides, pageLang, lang, dir, heading, total) => {
     document.documentElement.lang = pageLang;
-    const m = open({ amount: 25, ...overrides });
+    const m = await open({ amount: 25, ...overrides });
     await flush();
     const dialog = m.$('[role=dialog]')!;
     expect(dialog.getAttribute('lang')).toBe(lang);
@@ -218,27 +225,30 @@ describe('the modal', () => {
   });
 
   it('writes amounts the customer\'s way, every decimal kept', async () => {
-    const m = open({ locale: 'fr-FR', amount: 1234.5 }, (fake) => {
+    const m = await open({ locale: 'fr-FR', amount: 1234.5 }, (fake) => {
       fake.state.due = 1234.567891;
     });
     await flush();
     click(m.$$('ul button')[0]);
     await flush();
     expect(m.$('[data-amount]')?.textContent).toBe('1\u202f234,567891 USDT');
-    expect(m.$('.tot')?.textContent).toBe('Payer 1\u202f234,50\u00a0$US');
+    // The header's amount is the payment's total, the one the customer sends.
+    expect(m.$('.tot')?.textContent).toBe('Total 1\u202f234,567891 USDT');
+    // The price, and what it is in the coin: the total less the fee, exactly.
+    expect(m.$('[data-breakdown]')?.textContent).toContain('25,00\u00a0$US = 1\u202f234,317891 USDT');
     // What the QR code asks for is the exact machine value (USDT has 18 decimals on this chain).
     expect(m.$('svg')?.getAttribute('data-uri')).toMatch(/&uint256=1234567891000000000000$/);
     m.checkout.close();
   });
 
   it('takes the theme as a class and the accent with a text colour that contrasts', async () => {
-    const m = open({ theme: 'dark', accent: '#ffd33d' });
+    const m = await open({ theme: 'dark', accent: '#ffd33d' });
     const dialog = m.$('[role=dialog]')!;
     expect(dialog.classList.contains('d')).toBe(true);
     expect(dialog.style.getPropertyValue('--ac')).toBe('#ffd33d');
     expect(dialog.style.getPropertyValue('--on')).toBe('#000000');
     m.checkout.close();
-    const auto = open();
+    const auto = await open();
     expect(auto.$('[role=dialog]')!.classList.contains('a')).toBe(true);
     expect(auto.$('[role=dialog]')!.getAttribute('style')).toBeNull();
     auto.checkout.close();
@@ -248,7 +258,7 @@ describe('the modal', () => {
     for (const coarse of [false, true]) {
       const real = window.matchMedia;
       window.matchMedia = ((query: string) => ({ matches: coarse && query === '(pointer:coarse)' })) as typeof window.matchMedia;
-      const m = open();
+      const m = await open();
       await flush();
       click(m.$$('ul button')[0]);
       await flush();

@@ -4,7 +4,7 @@ import { Coins } from './screens/Coins.tsx';
 import { Details } from './screens/Details.tsx';
 import { Outcome } from './screens/Outcome.tsx';
 import { Payment } from './screens/Payment.tsx';
-import { text } from './text.ts';
+import { fill, text } from './text.ts';
 import { textOn } from './theme.ts';
 
 export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
@@ -65,7 +65,7 @@ function announcement(checkout: Checkout): string {
   if (view.screen === 'success') return text.success;
   if (view.screen === 'expired') return text.expired;
   if (view.screen !== 'payment' && view.screen !== 'partial') return '';
-  const detected = view.screen === 'partial' ? text.detected(coinAmount(view.payment.amountPaid, view.coin.symbol)) : '';
+  const detected = view.screen === 'partial' ? fill(text.detected, coinAmount(view.payment.amountPaid, view.coin.symbol)) : '';
   const hurry = Date.parse(view.payment.expiresAt) - checkout.now.value < 60_000 ? text.hurry : '';
   return `${detected} ${hurry}`.trim();
 }
@@ -73,12 +73,14 @@ function announcement(checkout: Checkout): string {
 export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
   const { options } = checkout;
 
+  const view = checkout.view.value;
+  const business = checkout.business.value;
+  const payment = 'payment' in view ? view.payment : undefined;
   const onKeyDown = (event: KeyboardEvent) => {
     const dialog = event.currentTarget as HTMLElement;
     if (event.key === 'Escape') {
       event.stopPropagation();
-      if (checkout.leaving.value) checkout.stay();
-      else checkout.askClose();
+      checkout.send({ type: 'escape' });
     } else if (event.key === 'Tab') {
       const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
       const active = (dialog.getRootNode() as ShadowRoot).activeElement;
@@ -93,7 +95,7 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
   return (
     <div class="bd">
       <div
-        class={`dl ${options.theme?.[0] ?? 'a'}`}
+        class={`dl ${options.theme?.[0] ?? 'a'}${view.screen == 'payment' || view.screen == 'partial' ? ' w' : ''}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby="sc-title"
@@ -105,12 +107,13 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
       >
         {options.mode === 'test' && <p class="rb">{text.testMode}</p>}
         <div class="hd">
-          {safeLogo(checkout.quote.value?.businessLogo) && (
-            <img class="lg" src={checkout.quote.value!.businessLogo} alt="" />
-          )}
-          <h2 id="sc-title">{checkout.quote.value?.businessName || text.checkout}</h2>
+          {safeLogo(business?.logo) && <img class="lg" src={business!.logo} alt="" />}
+          <h2 id="sc-title">{business?.name || text.checkout}</h2>
+          {/* The amount of the payment on screen; before there is one, the price asked for. */}
           <p class="tot">
-            {text.pay} {fiat(options.amount, options.currency)}
+            {payment
+              ? `${text.total} ${coinAmount(payment.actualAmount, payment.coin)}`
+              : `${text.price} ${fiat(options.amount, options.currency)}`}
           </p>
           <button type="button" class="x" aria-label={text.close} onClick={checkout.askClose}>
             ×

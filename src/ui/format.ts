@@ -11,10 +11,10 @@ export const fiat = (amount: string | number, currency: string) => number(amount
 export const coinAmount = (amount: number | string, symbol: string) =>
   `${number(String(amount), { maximumFractionDigits: 18 })} ${symbol}`;
 
-/** How much more than due arrived, exactly; undefined when nothing extra did. */
-export function overpaid(paid: number, due: number, decimals: number): string | undefined {
-  const extra = (toUnits(paid, decimals) ?? 0n) - (toUnits(due, decimals) ?? 0n);
-  return extra > 0n ? formatUnits(extra, decimals) : undefined;
+/** a − b, exactly, at the coin's decimals; undefined unless above 0 (what was overpaid, the price without the fee). */
+export function minus(a: number, b: number, decimals: number): string | undefined {
+  const rest = (toUnits(a, decimals) ?? 0n) - (toUnits(b, decimals) ?? 0n);
+  return rest > 0n ? formatUnits(rest, decimals) : undefined;
 }
 
 export function clock(ms: number): string {

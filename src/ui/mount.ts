@@ -1,14 +1,13 @@
 import { effect } from '@preact/signals-core';
 import { h, render } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
-import { FOCUSABLE, Modal } from './Modal.tsx';
+import { FOCUSABLE, Modal, type Look } from './Modal.tsx';
 import { css } from './styles.ts';
-import { speak } from './text.ts';
 
 let sheet: CSSStyleSheet | undefined;
 
 /** Puts the modal in a shadow root at the end of <body>; returns how to take it away. */
-export function mountModal(checkout: Checkout): () => void {
+export function mountModal(checkout: Checkout, look: Look): () => void {
   const opener = document.activeElement as HTMLElement | null;
   const host = document.createElement('div');
   host.setAttribute('data-service-checkout', '');
@@ -31,7 +30,6 @@ export function mountModal(checkout: Checkout): () => void {
   // during the (synchronous) render is tracked, and a change renders again. Components
   // keep no state of their own, so they need no hooks and no signals integration.
   let focused: string | undefined;
-  const look = speak(checkout.options.locale, document.documentElement.lang);
   const stop = effect(() => {
     render(h(Modal, { checkout, look }), root);
     // A new screen takes focus to its first control, so keyboard and screen-reader users

@@ -1,12 +1,11 @@
 import type { ScreenErrorCode } from '../checkout/machine.ts';
-import { ar } from './locales/ar.ts';
-import { fr } from './locales/fr.ts';
 
 /** Every word the customer reads, in English: the model each other language follows. */
 const en = {
   close: 'Close checkout',
   testMode: 'Test mode',
-  pay: 'Pay',
+  price: 'Price',
+  total: 'Total',
   checkout: 'Checkout',
   details: 'Your details',
   name: 'Full name',
@@ -15,19 +14,24 @@ const en = {
   emailWrong: 'Enter an e-mail address like ada@example.com.',
   next: 'Continue',
   chooseCoin: 'Choose a coin to pay with',
+  inclFee: 'Amounts include the service fee.',
   loadingCoins: 'Loading coins…',
   quoting: 'Preparing your payment…',
   sendExactly: 'Send exactly',
   sendRest: 'Still to send',
   toAddress: 'To this address',
   onNetwork: 'Network',
-  fee: 'Fee',
-  rate: 'Rate',
+  contract: 'Token contract',
+  warn: 'Send only {0} on {1}. Money sent on another network, or in another coin, cannot be recovered.',
+  fee: 'Service fee',
+  due: 'Due',
   timeLeft: 'Time left',
+  hurrySoon: 'Hurry: less than 2 minutes left',
   copy: 'Copy',
   copied: 'Copied',
   copyAmount: 'Copy amount',
   copyAddress: 'Copy address',
+  copyReference: 'Copy reference',
   qr: 'Payment QR code for your wallet',
   wallet: 'Open in wallet',
   reconnecting: 'Reconnecting… The address and amount stay valid; keep this open.',
@@ -35,18 +39,21 @@ const en = {
   received: 'Received so far',
   stillDue: 'Send the rest to the same address.',
   finishPartial: 'Finish with what I sent',
+  finishing: 'Finishing…',
   waiting: 'Waiting for your payment…',
-  detected: (amount: string) => `Payment detected: ${amount} received.`,
+  detected: 'Payment detected: {0} received.',
   hurry: 'Less than a minute left.',
   success: 'Payment received',
   paid: 'Paid',
+  reference: 'Reference',
   hash: 'Transaction',
-  over: (extra: string) => `You sent ${extra} more than due. The merchant has it on record.`,
+  explorer: 'View on the explorer',
+  over: 'You sent {0} more than due. The merchant has it on record.',
   done: 'Done',
   expired: 'This quote has expired',
   expiredEmpty: 'Nothing arrived in time. Get a new quote to pay.',
-  expiredPartial: (paid: string, reference: string) =>
-    `${paid} arrived before the time ran out. Keep your reference ${reference}: the merchant can see your payment.`,
+  expiredPartial: '{0} of {1} arrived before the time ran out. The merchant can see it: keep your reference and contact them to finish.',
+  contact: 'Contact',
   requote: 'Get a new quote',
   retry: 'Try again',
   leave: 'Leave this payment?',
@@ -67,27 +74,55 @@ export type Text = typeof en;
 /** The sandbox's own controls: for the merchant's developers, in English only. */
 export const sandbox = { simulate: 'Simulate a deposit', exact: 'Full', partial: 'Partial', over: 'Over' };
 
-const languages: Record<string, Text> = { en, fr, ar };
+/** The languages the modal speaks: English is built in, the others come from the service as JSON. */
+export const LANGUAGES = ['en', 'fr', 'ar'];
 
 /**
  * The language the modal speaks and the locale it writes numbers in. Only one checkout is
- * open at a time (ServiceCheckout returns the open one), so these are set as it mounts.
+ * open at a time (ServiceCheckout returns the open one), so these are set as it opens.
  */
 export let text = en;
 export let locale = 'en';
+
+/** A template's {0}, {1}… filled in order. */
+export const fill = (template: string, ...values: string[]) => template.replace(/\{(\d)\}/g, (_, i) => values[i]!);
 
 /**
  * The first of `wanted` (the merchant's option, then the page's `<html lang>`) whose
  * language we speak, kept whole for number formats ("fr-CA"); English when none is.
  */
 export function speak(...wanted: Array<string | undefined>): { lang: string; rtl: boolean } {
-  const tag = wanted.find((t) => t && languages[t.split('-')[0]!.toLowerCase()]) ?? 'en';
+  const tag = wanted.find((t) => t && LANGUAGES.includes(t.split('-')[0]!.toLowerCase())) ?? 'en';
   const lang = tag.split('-')[0]!.toLowerCase();
-  text = languages[lang]!;
+  text = en;
   try {
     locale = Intl.getCanonicalLocales(tag)[0]!;
   } catch {
     locale = lang; // well formed for the options, yet refused by Intl: its language still is not
   }
   return { lang, rtl: lang == 'ar' };
+}
+
+/** English's shape, with each word `words` has as text: a word missing or wrong stays English. */
+const merge = <T extends object>(base: T, words: any): T =>
+  Object.fromEntries(
+    Object.entries(base).map(([k, v]) => [k, typeof v == 'object' ? merge(v, words?.[k]) : typeof words?.[k] == 'string' ? words[k] : v]),
+  ) as T;
+
+/**
+ * Fetches the words of a language other than English from the service, as JSON (a page with
+ * a strict CSP still allows it: the checkout talks to that origin anyway). The bundle then
+ * carries English only. When they cannot be had, the modal speaks English, and says so.
+ */
+export async function learn(base: string, look: { lang: string; rtl: boolean }): Promise<void> {
+  if (look.lang == 'en') return;
+  try {
+    const reply = await fetch(`${base.replace(/\/+$/, '')}/checkout/locales/${look.lang}.json`, { signal: AbortSignal.timeout(4000) });
+    if (!reply.ok) throw reply.status;
+    text = merge(en, await reply.json());
+  } catch (error) {
+    console.warn(`ServiceCheckout: the ${look.lang} words could not be loaded; speaking English`, error);
+    look.lang = 'en';
+    look.rtl = false;
+  }
 }

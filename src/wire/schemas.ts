@@ -1,37 +1,44 @@
 // The shapes that cross the wire between the widget and the API. The stub API validates
 // requests with these and the widget validates responses with them: one source of truth.
 import * as z from 'zod/mini';
-import * as field from './fields.ts';
+import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
 
 /** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof STATUSES)[number];
 
-const { text, int, bool, amountNumber, timestamp } = field;
-
 export const Coin = z.object({
-  symbol: field.coin,
+  symbol: coin,
   name: text,
   network: text,
   chainId: int,
-  contractAddress: field.is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
-  decimals: field.is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
-  status: field.oneOf(['active', 'inactive']),
+  contractAddress: is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
+  decimals: is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
+  status: oneOf(['active', 'inactive']),
+  /** Asked with ?amount&currency: what the customer sends in this coin, fee included, and the fee within it. */
+  due: z.optional(amountNumber),
+  fee: z.optional(amountNumber),
+  /** Where a transaction of this network can be looked at: `${explorer}/tx/${hash}` (https only). */
+  explorer: z.optional(is<string>((v) => typeof v === 'string' && /^https:\/\/[^\s"<>]+$/.test(v), 'an https URL')),
 });
 export type Coin = z.infer<typeof Coin>;
 
+/** Who the key belongs to: the name (and logo) a customer sees from the first screen. */
+export const Business = z.object({ name: text, email: text, logo: text });
+export type Business = z.infer<typeof Business>;
+
 /** POST /api/v1/transaction/initialize: the spec's body. */
 export const InitializeBody = z.object({
-  reference: field.reference,
-  customer_name: z.optional(field.personName),
-  customer_email: z.optional(field.email),
-  coin: field.coin,
-  currency: field.currency,
-  amount: field.amount,
+  reference: reference,
+  customer_name: z.optional(personName),
+  customer_email: z.optional(email),
+  coin: coin,
+  currency: currency,
+  amount: amount,
   accept_partial_payment: z.optional(bool),
-  metadata: z.optional(field.metadata),
+  metadata: z.optional(metadata),
   /** Ours: the payment link (id or slug) being paid; an inactive link refuses payments. */
-  payment_link: z.optional(field.is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
+  payment_link: z.optional(is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
 });
 export type InitializeBody = z.input<typeof InitializeBody>;
 
@@ -44,9 +51,9 @@ export const Transaction = z.object({
   customerName: text,
   customerEmail: text,
   address: text,
-  coin: field.coin,
+  coin: coin,
   cryptoAmount: amountNumber,
-  currency: field.currency,
+  currency: currency,
   fiatAmount: amountNumber,
   feeInCrypto: amountNumber,
   fiatRate: amountNumber,
@@ -64,10 +71,10 @@ export const Verification = z.object({
   /** The deposit address the customer sends to. */
   address: text,
   /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
-  coin: field.coin,
+  coin: coin,
   /** The spec's network name: testnet for test keys, mainnet for live keys. */
   network: text,
-  status: field.oneOf(STATUSES),
+  status: oneOf(STATUSES),
   /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
   actualAmount: amountNumber,
   /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
@@ -77,18 +84,18 @@ export const Verification = z.object({
   /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
   fiatAmount: amountNumber,
   /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
-  currency: field.currency,
+  currency: currency,
   /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
   feeInCrypto: amountNumber,
   acceptPartialPayment: bool,
   /** The last transfer's transaction hash, or null before any arrived. */
-  hash: field.nullable<string>((v) => typeof v === 'string', 'text'),
+  hash: nullable<string>((v) => typeof v === 'string', 'text'),
   /** When the quote ends (ISO 8601, the service's clock). */
   expiresAt: timestamp,
   /** Personal and private data: answered to the secret key (and in webhooks) only. */
   customer: z.optional(z.object({ name: text, email: text })),
   /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
-  metadata: z.optional(field.nullable<Record<string, unknown>>(field.isPlainObject, 'an object')),
+  metadata: z.optional(nullable<Record<string, unknown>>(isPlainObject, 'an object')),
 });
 export type Verification = z.infer<typeof Verification>;
 
@@ -104,24 +111,25 @@ export type DepositKind = (typeof DEPOSIT_KINDS)[number];
 
 /** POST /api/v1/sandbox/deposit: test keys only. */
 export const DepositBody = z.object({
-  reference: field.reference,
-  kind: field.oneOf(DEPOSIT_KINDS),
+  reference: reference,
+  kind: oneOf(DEPOSIT_KINDS),
 });
 
 /** PUT /api/v1/webhook (secret key): where DEPOSIT_TRANSACTION events go. */
-export const WebhookBody = z.object({ url: field.httpUrl });
+export const WebhookBody = z.object({ url: httpUrl });
 
-export const success = <T extends z.core.$ZodType>(data: T) =>
-  z.object({ status: field.oneOf(['success']), statusCode: int, message: z.optional(text), data });
+const envelope = { status: oneOf(['success']), statusCode: int, message: z.optional(text) };
+export const success = <T extends z.core.$ZodType>(data: T) => z.object({ ...envelope, data });
 
 export const ErrorBody = z.object({
-  status: field.oneOf(['error']),
+  status: oneOf(['error']),
   statusCode: int,
   message: text,
   errors: z.optional(z.array(z.object({ field: text, message: text }))),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export const CoinsResponse = success(z.array(Coin));
+/** The coins, and (ours, beside the data) the business the key belongs to. */
+export const CoinsResponse = z.object({ ...envelope, data: z.array(Coin), business: z.optional(Business) });
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);

@@ -1,8 +1,10 @@
 import type { Checkout, View } from '../../checkout/machine.ts';
+import { coinAmount } from '../format.ts';
 import { text } from '../text.ts';
 
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'coins' | 'quoting' }> };
 
+/** Each coin says what the customer will send in it, fee included, before anyone picks. */
 export function Coins({ checkout, view }: Props) {
   if (view.screen === 'quoting') return <p role="status">{text.quoting}</p>;
   if (!view.coins) return <p role="status">{text.loadingCoins}</p>;
@@ -13,11 +15,14 @@ export function Coins({ checkout, view }: Props) {
         {view.coins.map((coin) => (
           <li key={coin.symbol}>
             <button type="button" class="cn" onClick={() => checkout.chooseCoin(coin.symbol)}>
-              <b>{coin.symbol}</b> {coin.name} <small>{coin.network}</small>
+              <b>{coin.symbol}</b> {coin.name}
+              {coin.due !== undefined && <b class="due">{coinAmount(coin.due, coin.symbol)}</b>}
+              <small>{coin.network}</small>
             </button>
           </li>
         ))}
       </ul>
+      {view.coins.some((coin) => coin.fee) && <p class="lb">{text.inclFee}</p>}
     </>
   );
 }

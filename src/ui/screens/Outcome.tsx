@@ -1,10 +1,21 @@
 import type { Checkout, View } from '../../checkout/machine.ts';
-import { coinAmount, fiat, overpaid } from '../format.ts';
-import { text } from '../text.ts';
+import { Copy } from '../Copy.tsx';
+import { coinAmount, fiat, minus } from '../format.ts';
+import { fill, text } from '../text.ts';
 
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'success' | 'expired' | 'error' }> };
 
-/** The screens that end a payment: success, expired, error. */
+/** The reference, with a copy button: what the customer quotes to the merchant. */
+function Reference({ checkout, value }: { checkout: Checkout; value: string }) {
+  return (
+    <p class="row">
+      {text.reference}: <code data-reference>{value}</code>
+      <Copy checkout={checkout} value={value} label={text.copyReference} />
+    </p>
+  );
+}
+
+/** The screens that end a payment: success (a receipt), expired, error. */
 export function Outcome({ checkout, view }: Props) {
   const done = (
     <button type="button" class="pr" onClick={checkout.close}>
@@ -25,38 +36,74 @@ export function Outcome({ checkout, view }: Props) {
     );
   }
   const { payment, coin } = view;
+  const paid = coinAmount(payment.amountPaid, coin.symbol);
+  const due = coinAmount(payment.actualAmount, coin.symbol);
   if (view.screen === 'expired') {
-    return (
-      <>
-        <h3>{text.expired}</h3>
-        <p>
-          {view.canRequote
-            ? text.expiredEmpty
-            : text.expiredPartial(coinAmount(payment.amountPaid, coin.symbol), payment.reference)}
-        </p>
-        {view.canRequote ? (
+    if (view.canRequote) {
+      return (
+        <>
+          <h3>{text.expired}</h3>
+          <p>{text.expiredEmpty}</p>
           <button type="button" class="pr" onClick={checkout.requote}>
             {text.requote}
           </button>
-        ) : (
-          done
+        </>
+      );
+    }
+    // Money arrived and the time ran out: what arrived, the reference, and who can finish it.
+    const business = checkout.business.value;
+    return (
+      <>
+        <h3>{text.expired}</h3>
+        <p>{fill(text.expiredPartial, paid, due)}</p>
+        <Reference checkout={checkout} value={payment.reference} />
+        {business?.email && (
+          <p>
+            {text.contact}{' '}
+            <a href={`mailto:${business.email}?subject=${encodeURIComponent(payment.reference)}`} data-contact>
+              {business.name || business.email}
+            </a>
+          </p>
         )}
+        {done}
       </>
     );
   }
-  const extra = overpaid(payment.amountPaid, payment.actualAmount, coin.decimals);
+  const extra = minus(payment.amountPaid, payment.actualAmount, coin.decimals);
   return (
     <>
-      <h3 class="ok">{text.success}</h3>
-      <p>
-        {text.paid}: <b data-paid>{coinAmount(payment.amountPaid, coin.symbol)}</b> ({fiat(payment.fiatAmount, payment.currency)})
+      <p class="mk" aria-hidden="true">
+        ✓
       </p>
-      {payment.hash && (
-        <p>
-          {text.hash}: <code>{payment.hash}</code>
-        </p>
-      )}
-      {extra && <p class="nt">{text.over(coinAmount(extra, coin.symbol))}</p>}
+      <h3 class="ok">{text.success}</h3>
+      <dl data-receipt>
+        <dt>{text.paid}</dt>
+        <dd>
+          <b data-paid>{paid}</b>
+        </dd>
+        <dt>{text.due}</dt>
+        <dd>
+          {due} ({fiat(payment.fiatAmount, payment.currency)})
+        </dd>
+        <dt>{text.onNetwork}</dt>
+        <dd>{coin.network}</dd>
+        {payment.hash && (
+          <>
+            <dt>{text.hash}</dt>
+            <dd>
+              {coin.explorer ? (
+                <a href={`${coin.explorer}/tx/${payment.hash}`} target="_blank" rel="noopener noreferrer" data-explorer>
+                  {text.explorer}
+                </a>
+              ) : (
+                <code>{payment.hash}</code>
+              )}
+            </dd>
+          </>
+        )}
+      </dl>
+      <Reference checkout={checkout} value={payment.reference} />
+      {extra && <p class="nt">{fill(text.over, coinAmount(extra, coin.symbol))}</p>}
       {done}
     </>
   );

@@ -3,75 +3,98 @@ import { DEPOSIT_KINDS } from '../../wire/schemas.ts';
 import { paymentUri } from '../../payment/uri.ts';
 import { Copy } from '../Copy.tsx';
 import { QrCode } from '../QrCode.tsx';
-import { clock, coinAmount, fiat } from '../format.ts';
-import { sandbox, text } from '../text.ts';
+import { clock, coinAmount, fiat, minus } from '../format.ts';
+import { fill, sandbox, text } from '../text.ts';
 
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'payment' | 'partial' }> };
 
+/** From two minutes left the countdown says so in words and changes shape, not only colour. */
+export const HURRY_MS = 120_000;
+
+/**
+ * Everything here is the payment the API last reported: amount, coin, network, contract and
+ * address all come from `view`, never from an earlier choice.
+ */
 export function Payment({ checkout, view }: Props) {
   const { coin, payment } = view;
   const partial = view.screen === 'partial';
   const due = payment.amountRemaining;
-  const quote = checkout.quote.value;
   const left = Date.parse(payment.expiresAt) - checkout.now.value;
+  const hurry = left < HURRY_MS;
   const uri = paymentUri(coin, payment.address, due);
+  const net = minus(payment.actualAmount, payment.feeInCrypto, coin.decimals);
   return (
     <>
-      {partial && (
-        <p class="nt">
-          {text.received}: <b>{coinAmount(payment.amountPaid, coin.symbol)}</b>. {text.stillDue}
-        </p>
-      )}
-      <p class="lb">{partial ? text.sendRest : text.sendExactly}</p>
-      <p class="row">
-        <output class="amt" data-amount>
-          {coinAmount(due, coin.symbol)}
-        </output>
-        <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
-      </p>
-      <QrCode value={uri} />
-      {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
-      {matchMedia('(pointer:coarse)').matches && (
-        <a class="pr" href={uri} data-wallet>
-          {text.wallet}
-        </a>
-      )}
-      <p class="lb">{text.toAddress}</p>
-      <p class="row ad">
-        <code data-address>{payment.address}</code>
-        <Copy checkout={checkout} value={payment.address} label={text.copyAddress} />
-      </p>
-      <dl>
-        <dt>{text.onNetwork}</dt>
-        <dd>{coin.network}</dd>
-        <dt>{text.fee}</dt>
-        <dd>{coinAmount(payment.feeInCrypto, coin.symbol)}</dd>
-        {quote && (
-          <>
-            <dt>{text.rate}</dt>
+      <div class="pay">
+        <div>
+          {partial && (
+            <p class="nt">
+              {text.received}: <b>{coinAmount(payment.amountPaid, coin.symbol)}</b>. {text.stillDue}
+            </p>
+          )}
+          <p class="lb">{partial ? text.sendRest : text.sendExactly}</p>
+          <p class="row">
+            <output class="amt" data-amount>
+              {coinAmount(due, coin.symbol)}
+            </output>
+            <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
+          </p>
+          {/* Sending on another chain is how customers lose money: the network sits by the amount. */}
+          <div class="net" data-network>
+            <p>
+              {text.onNetwork}: <b>{coin.network}</b>
+            </p>
+            <p>
+              {text.contract}: <code data-contract>{coin.contractAddress}</code>
+            </p>
+            <p class="wn">{fill(text.warn, coin.symbol, coin.network)}</p>
+          </div>
+          <p class="lb">{text.toAddress}</p>
+          <p class="row ad">
+            <code data-address>{payment.address}</code>
+            <Copy checkout={checkout} value={payment.address} label={text.copyAddress} />
+          </p>
+          <dl data-breakdown>
+            <dt>{text.price}</dt>
             <dd>
-              1 {coin.symbol} = {fiat(quote.fiatRate, quote.currency)}
+              {fiat(payment.fiatAmount, payment.currency)}
+              {net && ` = ${coinAmount(net, coin.symbol)}`}
             </dd>
-          </>
-        )}
-        <dt>{text.timeLeft}</dt>
-        <dd>
-          <time data-time-left>{clock(left)}</time>
-        </dd>
-      </dl>
-      <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
-        {checkout.reconnecting.value ? text.reconnecting : text.waiting}
-      </p>
-      {partial && payment.acceptPartialPayment && (
-        <button type="button" class="pr" onClick={checkout.finishPartial}>
-          {text.finishPartial}
-        </button>
-      )}
-      {!partial && (
-        <button type="button" class="ln" onClick={checkout.changeCoin}>
-          {text.changeCoin}
-        </button>
-      )}
+            <dt>{text.fee}</dt>
+            <dd>{coinAmount(payment.feeInCrypto, coin.symbol)}</dd>
+            <dt>{text.total}</dt>
+            <dd>
+              <b>{coinAmount(payment.actualAmount, coin.symbol)}</b>
+            </dd>
+          </dl>
+        </div>
+        <div>
+          <QrCode value={uri} />
+          {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
+          {matchMedia('(pointer:coarse)').matches && (
+            <a class="pr" href={uri} data-wallet>
+              {text.wallet}
+            </a>
+          )}
+          <p class={hurry ? 'tm ur' : 'tm'} data-hurry={hurry || undefined}>
+            {hurry && <b>{text.hurrySoon}. </b>}
+            {text.timeLeft}: <time data-time-left>{clock(left)}</time>
+          </p>
+          <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
+            {checkout.reconnecting.value ? text.reconnecting : text.waiting}
+          </p>
+          {partial && payment.acceptPartialPayment && (
+            <button type="button" class="pr" onClick={checkout.finishPartial} disabled={view.settling}>
+              {view.settling ? text.finishing : text.finishPartial}
+            </button>
+          )}
+          {!partial && (
+            <button type="button" class="ln" onClick={checkout.changeCoin}>
+              {text.changeCoin}
+            </button>
+          )}
+        </div>
+      </div>
       {checkout.options.mode === 'test' && (
         <div class="sb" role="group" aria-label={sandbox.simulate} lang="en" dir="ltr">
           {sandbox.simulate}:
