@@ -72,7 +72,7 @@ export const initialize: Handler = async (ctx) => {
   return ok(created ? 201 : 200, transactionView(payment, account.merchant), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
-/** ?wait=<1..30>&since=<status:amountPaid>, both or neither. */
+/** ?wait=<1..30>&since=<paymentVersion>, both or neither. */
 function longPollOf(query: URLSearchParams): { seconds: number; since: string } | undefined {
   if (!query.has('wait') && !query.has('since')) return undefined;
   const seconds = Number(query.get('wait'));
@@ -80,7 +80,9 @@ function longPollOf(query: URLSearchParams): { seconds: number; since: string } 
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
     throw invalidField('wait', `expected whole seconds from 1 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
   }
-  if (!/^[a-z]+:[\d.]+$/.test(since)) throw invalidField('since', `expected a status and amount such as pending:0, received ${JSON.stringify(since.slice(0, 40))}`);
+  if (!/^[a-z]+:[\d.]+:[A-Z]{2,6}:[\dT:.Z+-]{10,40}$/.test(since)) {
+    throw invalidField('since', `expected a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z, received ${JSON.stringify(since.slice(0, 60))}`);
+  }
   return { seconds, since };
 }
 

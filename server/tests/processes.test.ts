@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
+import { paymentVersion } from '../../src/wire/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { freshPostgres } from '../testing/databases.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
@@ -16,6 +17,11 @@ const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const clean of cleanups.splice(0).reverse()) await clean();
 });
+
+/** The payment's version, as a long poll's `since` names it: what a status check answers now. */
+async function versionOf(base: string, reference: string) {
+  return encodeURIComponent(paymentVersion((await call(base, 'GET', `/api/v1/transaction/verify/${reference}`)).body.data));
+}
 
 async function call(base: string, method: string, path: string, body?: unknown, auth: 'public' | 'secret' = 'public') {
   const headers: Record<string, string> = auth === 'public' ? { 'x-api-key': publicKey } : { authorization: `Bearer ${secretKey}` };
@@ -127,7 +133,7 @@ describe('two instances on one PostgreSQL', { timeout: 90_000 }, () => {
     const b = await service({ DATABASE_URL: databaseUrl });
     await call(a.url, 'POST', '/api/v1/transaction/initialize', { reference: 'x-1', coin: 'USDC', currency: 'EUR', amount: 20 });
     const started = Date.now();
-    const held = call(b.url, 'GET', '/api/v1/transaction/verify/x-1?wait=20&since=pending:0');
+    const held = call(b.url, 'GET', `/api/v1/transaction/verify/x-1?wait=20&since=${await versionOf(b.url, 'x-1')}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await call(a.url, 'POST', '/api/v1/sandbox/deposit', { reference: 'x-1', kind: 'exact' });
     const answer = await held;

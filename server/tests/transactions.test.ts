@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
 import { startService, type Service } from '../app.ts';
-import { ErrorBody, TransactionResponse, VerificationResponse } from '../../src/wire/schemas.ts';
+import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../src/wire/schemas.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 let clock = Date.parse('2026-11-22T12:00:00Z');
@@ -12,6 +12,12 @@ beforeAll(async () => {
   stub = await startService({ quoteSeconds: 60, now: () => clock });
 });
 afterAll(() => stub.close());
+
+/** The payment's version, as a long poll's `since` names it: what a status check answers now. */
+async function versionOf(base: string, reference: string) {
+  const response = await fetch(`${base}/api/v1/transaction/verify/${reference}`, { headers: { 'x-api-key': testKeys.publicKey } });
+  return encodeURIComponent(paymentVersion((await response.json()).data));
+}
 
 async function call(method: string, path: string, body?: unknown, key: string | null = testKeys.publicKey, headers: Record<string, string> = {}) {
   const response = await fetch(stub.url + path, {
@@ -183,7 +189,7 @@ describe('the stub API', () => {
   it('long poll: answers at once when the status already differs from what the client knows', async () => {
     await init('lp-1');
     const started = Date.now();
-    const response = await call('GET', '/api/v1/transaction/verify/lp-1?wait=20&since=incomplete:1');
+    const response = await call('GET', '/api/v1/transaction/verify/lp-1?wait=20&since=incomplete:1:USDT:2026-11-22T12:00:00.000Z');
     expect(Date.now() - started).toBeLessThan(1000);
     expect(response.body.data.status).toBe('pending');
   });
@@ -191,7 +197,7 @@ describe('the stub API', () => {
   it('long poll: holds the request until a deposit arrives, then answers with it', async () => {
     await init('lp-2');
     const started = Date.now();
-    const held = call('GET', '/api/v1/transaction/verify/lp-2?wait=20&since=pending:0');
+    const held = call('GET', `/api/v1/transaction/verify/lp-2?wait=20&since=${await versionOf(stub.url, 'lp-2')}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(stub.parts.changes.waiting).toBe(1);
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'lp-2', kind: 'exact' });
@@ -204,14 +210,14 @@ describe('the stub API', () => {
   it('long poll: answers unchanged at the deadline', async () => {
     await init('lp-3');
     const started = Date.now();
-    const response = await call('GET', '/api/v1/transaction/verify/lp-3?wait=1&since=pending:0');
+    const response = await call('GET', `/api/v1/transaction/verify/lp-3?wait=1&since=${await versionOf(stub.url, 'lp-3')}`);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(response.body.data.status).toBe('pending');
   });
 
   it('long poll: a re-quote wakes it with the current quote, not the old one', async () => {
     await init('lp-requote');
-    const held = call('GET', '/api/v1/transaction/verify/lp-requote?wait=20&since=pending:0');
+    const held = call('GET', `/api/v1/transaction/verify/lp-requote?wait=20&since=${await versionOf(stub.url, 'lp-requote')}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await init('lp-requote', { coin: 'USDC' });
     const answer = await held;
@@ -220,13 +226,14 @@ describe('the stub API', () => {
 
   it('long poll: one key holds at most 20 at once; the next is told to come back (429, Retry-After)', async () => {
     await init('lp-cap');
+    const since = await versionOf(stub.url, 'lp-cap');
     const gone = new AbortController();
     const held = Array.from({ length: 20 }, () =>
-      fetch(stub.url + '/api/v1/transaction/verify/lp-cap?wait=20&since=pending:0', { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted'),
+      fetch(stub.url + `/api/v1/transaction/verify/lp-cap?wait=20&since=${since}`, { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted'),
     );
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(stub.parts.changes.waiting).toBe(20);
-    const refused = await call('GET', '/api/v1/transaction/verify/lp-cap?wait=20&since=pending:0');
+    const refused = await call('GET', `/api/v1/transaction/verify/lp-cap?wait=20&since=${await versionOf(stub.url, 'lp-cap')}`);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // A plain status check (no wait) still answers.
@@ -238,7 +245,7 @@ describe('the stub API', () => {
   it('long poll: lets go of a request whose client went away', async () => {
     await init('lp-4');
     const gone = new AbortController();
-    const held = fetch(stub.url + '/api/v1/transaction/verify/lp-4?wait=20&since=pending:0', {
+    const held = fetch(stub.url + `/api/v1/transaction/verify/lp-4?wait=20&since=${await versionOf(stub.url, 'lp-4')}`, {
       headers: { 'x-api-key': testKeys.publicKey },
       signal: gone.signal,
     }).catch(() => 'aborted');
@@ -253,7 +260,8 @@ describe('the stub API', () => {
   it.each([
     ['wait=0&since=pending:0', /wait: expected whole seconds from 1 to 30/],
     ['wait=31&since=pending:0', /wait: expected/],
-    ['wait=5', /since: expected a status and amount/],
+    ['wait=5', /since: expected a status, amount paid, coin and expiry/],
+    ['wait=5&since=pending:0', /since: expected/],
     ['wait=5&since=<script>', /since: expected/],
   ])('long poll: refuses %s', async (query, message) => {
     await init('lp-5');
@@ -268,7 +276,7 @@ describe('the stub API', () => {
       const headers = { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' };
       await fetch(plain.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }) });
       const started = Date.now();
-      const response = await fetch(plain.url + '/api/v1/transaction/verify/p?wait=20&since=pending:0', { headers });
+      const response = await fetch(plain.url + `/api/v1/transaction/verify/p?wait=20&since=${await versionOf(plain.url, 'p')}`, { headers });
       expect(response.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(1000);
     } finally {

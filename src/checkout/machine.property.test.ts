@@ -1,10 +1,18 @@
+// @vitest-environment happy-dom
 // Random interleavings of everything that can happen to a checkout, checked against the
 // promises the merchant relies on: onSuccess at most once, onError at most once, onClose
 // exactly once and last, nothing after close, no request or timer alive after close.
 import fc from 'fast-check';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { fakeApi, networkError, httpError, options } from '../testing/fake-api.ts';
-import { createCheckout } from './machine.ts';
+import { fakeApi, networkError, httpError, options, TEST_COINS } from '../testing/fake-api.ts';
+
+const screen = document.createElement('div');
+/** How often a payment screen was read, and (in the sanity check) how often it went stale: a property that never reaches its screen proves nothing. */
+const seen = { screens: 0, stale: 0 };
+import { h, render } from 'preact';
+import { baseUnits } from '../payment/uri.ts';
+import { Payment } from '../ui/screens/Payment.tsx';
+import { createCheckout, POLL_MAX_MS, type Checkout } from './machine.ts';
 
 export const RUNS = 1000;
 
@@ -12,11 +20,11 @@ const status = fc.constantFrom('pending', 'incomplete', 'confirmed', 'expired', 
 const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
 const step = fc.oneof(
   w(1, fc.record({ kind: fc.constant('close' as const) })),
-  w(2, fc.record({ kind: fc.constant('askClose' as const) })),
+  w(1, fc.record({ kind: fc.constant('askClose' as const) })),
   w(1, fc.record({ kind: fc.constant('stay' as const) })),
-  w(2, fc.record({ kind: fc.constant('details' as const), valid: fc.boolean() })),
-  w(3, fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') })),
-  w(1, fc.record({ kind: fc.constant('changeCoin' as const) })),
+  w(2, fc.record({ kind: fc.constant('details' as const), valid: fc.constantFrom(true, true, false) })),
+  w(4, fc.record({ kind: fc.constant('coin' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI', 'XRP') })),
+  w(2, fc.record({ kind: fc.constant('changeCoin' as const) })),
   w(1, fc.record({ kind: fc.constant('requote' as const) })),
   w(1, fc.record({ kind: fc.constant('finishPartial' as const) })),
   w(3, fc.record({ kind: fc.constant('retry' as const) })),
@@ -26,8 +34,8 @@ const step = fc.oneof(
   // Someone re-quotes the reference to another coin elsewhere (a second tab).
   w(1, fc.record({ kind: fc.constant('elsewhere' as const), symbol: fc.constantFrom('USDT', 'USDC', 'DAI' as const) })),
   // The next status check is slow: its answer is decided now and arrives after later steps.
-  w(1, fc.record({ kind: fc.constant('slowVerify' as const) })),
-  w(1, fc.record({ kind: fc.constant('releaseVerify' as const) })),
+  w(2, fc.record({ kind: fc.constant('slowVerify' as const) })),
+  w(2, fc.record({ kind: fc.constant('releaseVerify' as const) })),
   // A burst, so that retries can run out, as they do when a network stays down.
   w(3, fc.record({
     kind: fc.constant('fault' as const),
@@ -58,15 +66,46 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/**
+ * What a payment screen draws (QR URI, address, amount, chain, contract) is the payment it
+ * holds, in that payment's own coin; and it never goes back to an answer the API made before
+ * the one already drawn, however late that answer arrives. Returns the number drawn now.
+ */
+function checkDrawn(checkout: Checkout, fake: ReturnType<typeof fakeApi>, before: number): number {
+  const view = checkout.view.value;
+  if (!('payment' in view) || !('coin' in view)) return before;
+  const { coin, payment } = view;
+  const listed = TEST_COINS.find((c) => c.symbol === payment.coin)!;
+  expect(coin).toMatchObject(listed);
+  if (view.screen === 'payment' || view.screen === 'partial') {
+    // Read off the rendered screen, as a customer would.
+    render(h(Payment, { checkout, view }), screen);
+    const $ = (selector: string) => screen.querySelector(selector);
+    expect($('svg')?.getAttribute('data-uri')).toBe(
+      `ethereum:${listed.contractAddress}@${listed.chainId}/transfer?address=${payment.address}&uint256=${baseUnits(payment.amountRemaining, listed)}`,
+    );
+    expect($('[data-address]')?.textContent).toBe(payment.address);
+    expect($('[data-amount]')?.textContent).toBe(`${payment.amountRemaining} ${listed.symbol}`);
+    expect($('[data-contract]')?.textContent).toBe(listed.contractAddress);
+    expect($('[data-network]')?.textContent).toContain(listed.network);
+    render(null, screen);
+    seen.screens++;
+  }
+  const seq = (payment.metadata as { seq?: number } | null)?.seq ?? fake.seqs.quote;
+  expect(seq).toBeGreaterThanOrEqual(before);
+  return seq;
+}
+
 it(`keeps its callback promises under ${RUNS} random interleavings`, async () => {
   await fc.assert(
-    fc.asyncProperty(setup, fc.array(step, { maxLength: 30 }), async (given, steps) => {
+    fc.asyncProperty(setup, fc.array(step, { minLength: 4, maxLength: 40, size: 'max' }), async (given, steps) => {
       vi.clearAllTimers();
       const events: string[] = [];
       const fake = fakeApi();
       fake.state.holds = given.holds;
       for (let i = 0; i < given.coinsFaults; i++) fake.state.coinsErrors.push(networkError());
       let unmounted = 0;
+      let drawn = 0;
       const checkout = createCheckout(
         options({
           acceptPartialPayment: given.acceptPartialPayment,
@@ -149,9 +188,18 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
             break;
         }
         await vi.advanceTimersByTimeAsync(0);
-        // What is drawn is always the coin of the payment drawn: contract, chain, decimals.
-        const view = checkout.view.value;
-        if ('payment' in view && 'coin' in view) expect(view.coin.symbol).toBe(view.payment.coin);
+        drawn = checkDrawn(checkout, fake, drawn);
+      }
+      // Once every answer is in, a checkout still watching shows what the API holds now.
+      fake.releaseVerify();
+      fake.state.verifyErrors.length = 0;
+      fake.state.holdNextVerify = false;
+      fake.notify();
+      await vi.advanceTimersByTimeAsync(POLL_MAX_MS + 1);
+      const view = checkout.view.value;
+      if (view.screen === 'payment' || view.screen === 'partial') {
+        const truth = fake.verification();
+        expect([view.payment.coin, view.payment.address, view.payment.amountRemaining]).toEqual([truth.coin, truth.address, truth.amountRemaining]);
       }
       fake.releaseVerify();
       checkout.close();
@@ -172,4 +220,5 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, async () =>
     }),
     { numRuns: RUNS },
   );
+  expect(seen.screens).toBeGreaterThan(RUNS / 4);
 });

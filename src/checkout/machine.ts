@@ -266,6 +266,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   /** Asks the watch for a status now (the sandbox, the countdown's end, the network back). */
   let poke = () => {};
   let longPoll = true;
+  /** The reference may already have a payment: the merchant gave it, and the API has not said 404. */
+  let known = !!options.resumable;
   let succeeded = false;
   let errored = false;
 
@@ -306,6 +308,10 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     switch (to.name) {
       case 'coins':
         loadCoins().then((coins) => post({ type: 'coins', coins }), lost);
+        resume(post, signal);
+        break;
+      case 'details':
+        resume(post, signal);
         break;
       case 'quoting':
         quote(to.coin, signal).then((payment) => post({ type: 'status', payment }), lost);
@@ -347,6 +353,20 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     });
     coinList.catch(() => (coinList = undefined));
     return coinList;
+  }
+
+  /**
+   * Opened again on a reference (closed mid-payment, the page reloaded): its payment is shown
+   * instead of a new quote. A 404 is simply a new reference, and is not asked about again.
+   * Work of the ways in (details, coins): a customer who went on meets the payment through the quote.
+   */
+  function resume(post: (e: Event) => void, signal: AbortSignal) {
+    if (!known) return;
+    withRetry(() => api.verify(options.reference, signal), signal)
+      .then(async (payment) => (await loadCoins(), post({ type: 'resumed', payment })))
+      .catch((error) => {
+        if (error instanceof ApiError && error.status === 404) known = false;
+      });
   }
 
   async function quote(coin: Coin, signal: AbortSignal): Promise<Verification> {
@@ -484,13 +504,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       loadCoins().catch((error) => {
         if (error instanceof ApiError && (error.status === 401 || error.status === 403)) send({ type: 'refused', error: failure(error) });
       });
-      // Opened again on a reference (closed mid-payment, the page reloaded): show its payment.
-      // A 404 is simply a new reference. A customer who already went on meets it through the quote.
-      if (options.resumable) {
-        withRetry(() => api.verify(options.reference, life.signal), life.signal)
-          .then(async (payment) => (await loadCoins(), send({ type: 'resumed', payment })))
-          .catch(() => {});
-      }
       const needName = customer.name === undefined;
       const needEmail = customer.email === undefined;
       enter(needName || needEmail ? { name: 'details', needName, needEmail, wrong: [] } : { name: 'coins' }, true);

@@ -6,7 +6,7 @@ import { paymentVersion, type Coin, type InitializeBody, type Transaction, type 
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 /** The test network's coins, as the service lists them (kept apart: src/ never imports the service). */
-const TEST_COINS: Coin[] = [
+export const TEST_COINS: Coin[] = [
   { symbol: 'USDT', name: 'Tether USD', network: 'BNB Smart Chain Testnet', chainId: 97, contractAddress: token(0x5da7), decimals: 18, status: 'active' },
   { symbol: 'USDC', name: 'USD Coin', network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: token(0x05dc), decimals: 6, status: 'active' },
   { symbol: 'BUSD', name: 'Binance USD', network: 'BNB Smart Chain Testnet', chainId: 97, contractAddress: token(0xb05d), decimals: 18, status: 'active' },
@@ -46,12 +46,21 @@ export function fakeApi() {
   /** The payment is re-quoted to another coin elsewhere (a second tab, the merchant). */
   const requoteElsewhere = (symbol: InitializeBody['coin']) => {
     coin = symbol;
+    quoted = Date.now() + state.skew;
     notify();
   };
   const held = new Set<() => void>();
   /** Wakes every held long poll, as the API does when a payment changes. */
   const notify = () => [...held].forEach((wake) => wake());
   let coin: InitializeBody['coin'] = 'USDT';
+  /** When the current quote was made, by the API's clock: its expiry is ten minutes on. */
+  let quoted = Date.now();
+  /**
+   * Every answer that carries a payment is numbered as the API makes it (in `metadata.seq` for
+   * a status; `quoteSeq` for the last quote), so a test can tell a stale answer from a fresh one.
+   */
+  let made = 0;
+  const seqs = { quote: 0 };
 
   const verification = (): Verification => ({
     reference: calls.initialize.at(-1) ? String(calls.initialize.at(-1)!.reference) : 'ref',
@@ -67,9 +76,9 @@ export function fakeApi() {
     feeInCrypto: 0.25,
     acceptPartialPayment: state.acceptPartialPayment,
     hash: state.paid > 0 ? '0x' + 'cd'.repeat(32) : null,
-    expiresAt: new Date(state.expiresAt ?? Date.now() + state.skew + 600_000).toISOString(),
+    expiresAt: new Date(state.expiresAt ?? quoted + 600_000).toISOString(),
     customer: { name: 'Ada', email: 'ada@example.com' },
-    metadata: null,
+    metadata: { seq: ++made },
   });
 
   const api: Api = {
@@ -89,9 +98,11 @@ export function fakeApi() {
       const error = state.initializeErrors.shift();
       if (error) throw error;
       coin = body.coin;
+      quoted = Date.now() + state.skew;
       state.exists = true;
       state.acceptPartialPayment = body.accept_partial_payment ?? false;
       const v = verification();
+      seqs.quote = ++made;
       const tx: Transaction = {
         reference: String(body.reference),
         businessName: state.businessName,
@@ -158,7 +169,7 @@ export function fakeApi() {
     },
     now: () => Date.now() + state.skew,
   };
-  return { api, calls, state, signals, notify, held, releaseVerify, requoteElsewhere };
+  return { api, calls, state, signals, notify, held, releaseVerify, requoteElsewhere, seqs, verification };
 }
 
 export function options(overrides: Record<string, unknown> = {}): CheckoutOptions {

@@ -99,9 +99,12 @@ export const Verification = z.object({
 });
 export type Verification = z.infer<typeof Verification>;
 
-/** What a long poll waits to see change: the status and the amount paid. */
-export const paymentVersion = (payment: Pick<Verification, 'status' | 'amountPaid'>): string =>
-  `${payment.status}:${payment.amountPaid}`;
+/**
+ * What a long poll waits to see change: the status, the amount paid, and the quote itself
+ * (a re-quote elsewhere changes the coin and the expiry), so an open checkout follows it.
+ */
+export const paymentVersion = (payment: Pick<Verification, 'status' | 'amountPaid' | 'coin' | 'expiresAt'>): string =>
+  `${payment.status}:${payment.amountPaid}:${payment.coin}:${payment.expiresAt}`;
 
 /** The longest a verify long poll may ask the API to wait, in seconds. */
 export const MAX_WAIT_SECONDS = 30;
