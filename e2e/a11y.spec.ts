@@ -244,14 +244,14 @@ test.describe('right to left, in Arabic', () => {
     await expect(dialog).toHaveAttribute('lang', 'ar');
     await expect(dialog.getByRole('heading', { name: 'اختر العملة التي تدفع بها' })).toBeVisible();
     const total = await page.evaluate(() => new Intl.NumberFormat('ar', { style: 'currency', currency: 'AED' }).format(24.5));
-    await expect(dialog.locator('.tot')).toHaveText(`ادفع ${total}`);
+    await expect(dialog.locator('.tot')).toHaveText(`السعر ${total}`);
 
     // The close button sits on the left, the start of a line on the right.
     const box = (await dialog.boundingBox())!;
     const close = (await dialog.getByRole('button', { name: 'إغلاق الدفع' }).boundingBox())!;
     expect(close.x + close.width / 2).toBeLessThan(box.x + box.width / 2);
     const coin = dialog.getByRole('button', { name: /^USDT / });
-    const label = (await coin.locator('b').boundingBox())!;
+    const label = (await coin.locator('b').first().boundingBox())!;
     const button = (await coin.boundingBox())!;
     expect(label.x + label.width).toBeGreaterThan(button.x + button.width - 30);
 
@@ -270,7 +270,7 @@ test.describe('right to left, in Arabic', () => {
     await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
     const open = (lang: string) =>
       page.evaluate(
-        ([key, lang]) => {
+        async ([key, lang]) => {
           document.documentElement.lang = lang!;
           const handle = (window as unknown as { ServiceCheckout: (o: unknown) => { close(): void } }).ServiceCheckout({
             key,
@@ -279,6 +279,8 @@ test.describe('right to left, in Arabic', () => {
             name: 'Ada',
             email: 'ada@example.com',
           });
+          // French and Arabic words come from the service first; English opens at once.
+          for (let i = 0; i < 100 && !document.querySelector('[data-service-checkout]'); i++) await new Promise((r) => setTimeout(r, 50));
           const dialog = document.querySelector('[data-service-checkout]')!.shadowRoot!.querySelector('[role=dialog]')!;
           const seen = { lang: dialog.getAttribute('lang'), dir: dialog.getAttribute('dir'), total: dialog.querySelector('.tot')!.textContent };
           handle.close();
@@ -286,9 +288,9 @@ test.describe('right to left, in Arabic', () => {
         },
         ['pk_test_harbour0demo0key', lang],
       );
-    expect(await open('fr-FR')).toEqual({ lang: 'fr', dir: 'ltr', total: 'Payer 10,00\u00a0€' });
+    expect(await open('fr-FR')).toEqual({ lang: 'fr', dir: 'ltr', total: 'Prix 10,00\u00a0€' });
     expect(await open('ar-AE')).toMatchObject({ lang: 'ar', dir: 'rtl' });
-    expect(await open('ja')).toEqual({ lang: 'en', dir: 'ltr', total: 'Pay €10.00' });
+    expect(await open('ja')).toEqual({ lang: 'en', dir: 'ltr', total: 'Price €10.00' });
   });
 });
 
@@ -329,7 +331,11 @@ test.describe('on a desktop', () => {
     const dialog = await openPayment(page, servers.shop.url);
     await expect(dialog.locator('svg[role=img]')).toBeVisible();
     await expect(dialog.getByRole('link', { name: 'Open in wallet' })).toHaveCount(0);
-    expect((await dialog.boundingBox())!.width).toBe(400);
+    // Wide enough for two columns: the QR code beside the amount, the network and the address.
+    expect((await dialog.boundingBox())!.width).toBe(760);
+    const qr = (await dialog.locator('svg[role=img]').boundingBox())!;
+    const amount = (await dialog.locator('[data-amount]').boundingBox())!;
+    expect(qr.x).toBeGreaterThan(amount.x + amount.width);
   });
 });
 

@@ -104,6 +104,80 @@ test.describe('a payment from a merchant page on another origin', () => {
   });
 });
 
+test.describe('a checkout customers can trust', () => {
+  test('names the business from the first screen, and lists what each coin costs, fee included', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/');
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    const dialog = modal(page);
+    await expect(dialog.getByLabel('Full name')).toBeVisible();
+    await expect(dialog.locator('#sc-title')).toHaveText('Harbour Coffee Roasters');
+    await expect(dialog.locator('.tot')).toHaveText('Price $24.50');
+    await dialog.getByLabel('Full name').fill('Ada Lovelace');
+    await dialog.getByLabel('E-mail').fill('ada@example.com');
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await expect(dialog.getByRole('button', { name: /^USDT / })).toContainText('24.745 USDT');
+    await expect(dialog.getByRole('button', { name: /^USDC / })).toContainText('24.745 USDC');
+    await expect(dialog).toContainText('Amounts include the service fee.');
+  });
+
+  test('the payment screen fits 1280×800 with no inner scroll; the network, contract and a warning sit by the amount; one total', async ({ page, servers }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const dialog = await openPayment(page, servers.shop.url);
+    const fit = await dialog.evaluate((d) => ({ scroll: d.scrollHeight, client: d.clientHeight, bottom: d.getBoundingClientRect().bottom }));
+    expect(fit.scroll).toBeLessThanOrEqual(fit.client);
+    expect(fit.bottom).toBeLessThanOrEqual(800);
+    // The sandbox buttons stay on one line.
+    const tops = await dialog.locator('.sb button').evaluateAll((buttons) => buttons.map((b) => Math.round(b.getBoundingClientRect().top)));
+    expect(new Set(tops).size).toBe(1);
+
+    const network = dialog.locator('[data-network]');
+    await expect(network).toContainText('Network: BNB Smart Chain Testnet');
+    await expect(network).toContainText('Send only USDT on BNB Smart Chain Testnet.');
+    await expect(dialog.locator('[data-contract]')).toHaveText(/^0x[0-9a-fA-F]{40}$/);
+    // Right under the amount, not below the fold.
+    const amount = (await dialog.locator('[data-amount]').boundingBox())!;
+    const box = (await network.boundingBox())!;
+    expect(box.y - (amount.y + amount.height)).toBeLessThan(40);
+
+    // One total everywhere: the header, the amount to send and the breakdown.
+    await expect(dialog.locator('.tot')).toHaveText('Total 24.745 USDT');
+    await expect(dialog.locator('[data-amount]')).toHaveText('24.745 USDT');
+    await expect(dialog.locator('[data-breakdown]')).toHaveText('Price$24.50 = 24.5 USDTService fee0.245 USDTTotal24.745 USDT');
+  });
+
+  test('success is a receipt: a mark, paid against due, the network, and the reference with a copy button', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url);
+    await dialog.getByRole('button', { name: 'Over' }).click();
+    await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+    await expect(dialog.locator('.mk')).toBeVisible();
+    const receipt = dialog.locator('[data-receipt]');
+    await expect(receipt).toContainText(/Paid\d/);
+    await expect(receipt).toContainText('Due24.745 USDT ($24.50)');
+    await expect(receipt).toContainText('NetworkBNB Smart Chain Testnet');
+    await expect(dialog.locator('[data-reference]')).toHaveText(/^sc_[0-9a-f]{24}$/);
+    await expect(dialog.getByRole('button', { name: 'Copy reference' })).toBeVisible();
+  });
+
+  test('the last two minutes say so in words and change shape, not colour alone', async ({ page }) => {
+    const servers = await startServers({ quoteSeconds: 100 });
+    try {
+      const dialog = await openPayment(page, servers.shop.url);
+      const time = dialog.locator('.tm');
+      await expect(time).toHaveAttribute('data-hurry', 'true');
+      await expect(time).toContainText('Hurry: less than 2 minutes left.');
+      expect(await time.evaluate((t) => getComputedStyle(t).borderTopStyle)).toBe('solid');
+    } finally {
+      await servers.close();
+    }
+  });
+
+  test('with time to spare, no hurry', async ({ page, servers }) => {
+    const dialog = await openPayment(page, servers.shop.url);
+    await expect(dialog.locator('[data-time-left]')).toBeVisible();
+    await expect(dialog.locator('[data-hurry]')).toHaveCount(0);
+  });
+});
+
 test.describe('focus', () => {
   test('lands on the first control of each new screen, even one that loaded late', async ({ page, servers }) => {
     await page.goto(servers.shop.url + '/');
@@ -191,7 +265,11 @@ test.describe('expiry', () => {
       await dialog.getByRole('button', { name: 'Partial' }).click();
       await expect(dialog).toContainText('Received so far');
       await expect(dialog.getByRole('heading', { name: 'This quote has expired' })).toBeVisible({ timeout: 10_000 });
-      await expect(dialog).toContainText('12.3725 USDT arrived before the time ran out');
+      // What arrived against what was due, the reference to quote, and who can finish it.
+      await expect(dialog).toContainText('12.3725 USDT of 24.745 USDT arrived before the time ran out');
+      await expect(dialog.locator('[data-reference]')).toHaveText(/^sc_[0-9a-f]{24}$/);
+      await expect(dialog.getByRole('button', { name: 'Copy reference' })).toBeVisible();
+      await expect(dialog.locator('[data-contact]')).toHaveAttribute('href', /^mailto:.+@.+\?subject=sc_[0-9a-f]{24}$/);
       await expect(dialog.getByRole('button', { name: 'Get a new quote' })).toHaveCount(0);
       await dialog.getByRole('button', { name: 'Done' }).click();
       const events = await shopEvents(page);

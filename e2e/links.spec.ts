@@ -74,6 +74,34 @@ test('a donation link: cover and social links, an amount the donor chooses, then
   await expect(page).toHaveURL(servers.shop.url + '/blank.html');
 });
 
+test('a donation page on a 320 px phone: no sideways scroll, customer words for a bad amount, the checkout\'s × in view', async ({ page, servers }) => {
+  const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
+  const link = await client.paymentLinks.createDonation(
+    { title: 'A very long appeal title that keeps on going to see that it wraps on a small screen', description: 'x'.repeat(300), website_url: 'https://school.example/' + 'a'.repeat(80) },
+    PNG,
+  );
+  const warnings: string[] = [];
+  page.on('console', (message) => message.type() === 'warning' && warnings.push(message.text()));
+  for (const width of [320, 360]) {
+    await page.setViewportSize({ width, height: 640 });
+    await page.goto(link.url);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  }
+  await page.getByLabel('E-mail').fill('ada@example.com');
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  // The customer reads what to do; the developer's message goes to the console.
+  await expect(page.getByRole('alert')).toHaveText('Enter an amount such as 10 or 12.50.');
+  await expect.poll(() => warnings.join('\n')).toMatch(/amount: expected/);
+  await page.getByLabel('Amount').fill('15');
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  const dialog = modal(page);
+  await expect(dialog.locator('#sc-title')).toHaveText('Harbour Coffee Roasters');
+  const close = await dialog.getByRole('button', { name: 'Close checkout' }).boundingBox();
+  expect(close!.x).toBeGreaterThanOrEqual(0);
+  expect(close!.x + close!.width).toBeLessThanOrEqual(360);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+});
+
 test('a deactivated link shows it cannot take payments, and refuses one if asked', async ({ page, servers }) => {
   const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
   const link = await client.paymentLinks.createStandard({ title: 'Closed sale', charge: { amount: '5.00', currency: 'USD' } });

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CURRENCIES, FIAT_DECIMALS, MAX_AMOUNT, type Currency } from '../../src/wire/fields.ts';
 import { formatUnits, toUnits } from '../../src/wire/money.ts';
-import { invalidField, invalidFields, Invalid } from './errors.ts';
+import { Conflict, invalidField, invalidFields, Invalid } from './errors.ts';
 import type { Account } from './account.ts';
 
 export interface Product {
@@ -147,6 +147,11 @@ export function paramsOf(link: Link): Array<'email' | 'address' | 'phone' | 'pro
 export function amountFor(link: Link, body: Record<string, unknown>): { amount: string; currency: Currency } {
   if (link.charge) return { amount: link.charge.amount, currency: link.charge.currency as Currency };
   if (link.cart) {
+    // A price may be in any currency the catalogue holds; the service quotes only its own.
+    const priced = link.cart.items[0]?.price.currency ?? '';
+    if (!(CURRENCIES as readonly string[]).includes(priced)) {
+      throw new Conflict(`Payment link ${link.slug} is priced in ${priced}, which this service cannot take payments in (it takes ${CURRENCIES.join(', ')})`);
+    }
     const quantities = (body.quantities ?? {}) as Record<string, unknown>;
     let cents = 0n;
     for (const item of link.cart.items) {

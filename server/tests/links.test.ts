@@ -280,3 +280,14 @@ describe('activating and deactivating', () => {
     expect((await call('PUT', `/api/v1/payment_links/${link.id}/status`, {}, 'public')).status).toBe(401);
   });
 });
+
+describe('a hosted link\'s pay button', () => {
+  it('refuses a cart priced in a currency the service cannot quote with 409 and a reason, never "Internal error"', async () => {
+    const kes = await api.parts.links.addPrice({ name: 'Tea, 500 g', description: 'Kenyan', coverPhoto: '' }, 'KES', '900.00');
+    const created = await call('POST', '/api/v1/payment_links/standard', { title: 'Tea', cart: [{ price_id: kes.id, quantity: 1 }] });
+    expect(created.status).toBe(201);
+    const paid = await call('POST', `/pay/${created.body.data.slug}/checkout`, { email: 'ada@example.com' }, 'none');
+    expect(paid.status).toBe(409);
+    expect(paid.body.message).toMatch(/priced in KES, which this service cannot take payments in/);
+  });
+});

@@ -62,7 +62,7 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
     ${body}
     <section id="done" hidden><h2>${esc(link.action.successMessage)}</h2><p>Your payment was received.</p></section>
   </main>
-  <script type="application/json" id="link-data">${json({ slug: link.slug, action: link.action, cart })}</script>
+  <script type="application/json" id="link-data">${json({ slug: link.slug, action: link.action, cart, business: merchant.businessName })}</script>
   <script src="/checkout.js"></script>
   <script src="/hosted/link.js"></script>
 </body>

@@ -36,7 +36,7 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
     // land where the next step is rather than on whatever vanished. A screen that is still
     // loading (the coin list) focuses the dialog, then its first control once it has one.
     const dialog = root.querySelector<HTMLElement>('[role=dialog]');
-    const first = dialog?.querySelector<HTMLElement>(`.bo :is(${FOCUSABLE})`);
+    const first = dialog?.querySelector<HTMLElement>('.bo [data-focus]') ?? dialog?.querySelector<HTMLElement>(`.bo :is(${FOCUSABLE})`);
     const key = `${checkout.view.value.screen}/${checkout.leaving.value}/${!!first}`;
     if (key !== focused) {
       focused = key;

@@ -25,18 +25,42 @@
   document.querySelectorAll('input[data-item]').forEach((input) => input.addEventListener('input', showTotal));
   showTotal();
 
+  // What a customer reads when the service refuses: plain words per field. The service's own
+  // message is for developers, and goes to the console.
+  const WORDS = {
+    amount: 'Enter an amount such as 10 or 12.50.',
+    currency: 'Choose a currency.',
+    email: 'Enter an e-mail address such as ada@example.com.',
+    quantities: 'Choose a quantity from 1 to 1000.',
+  };
+  function refusal(status, answer) {
+    console.warn('The payment could not be started:', status, answer && answer.message);
+    const fields = ((answer && answer.errors) || []).map((e) => WORDS[String(e.field).split('.')[0]]).filter(Boolean);
+    if (fields.length) return [...new Set(fields)].join(' ');
+    if (status === 409 || status === 404) return `This link cannot take payments at the moment. Please contact ${data.business}.`;
+    return 'Something went wrong on our side. Please try again in a moment.';
+  }
+
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     problem.textContent = '';
     const fields = Object.fromEntries(new FormData(form));
-    const response = await fetch(`/pay/${encodeURIComponent(data.slug)}/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...fields, quantities: quantities() }),
-    });
-    const answer = await response.json();
-    if (!response.ok) {
-      problem.textContent = answer.message;
+    let response;
+    let answer;
+    try {
+      response = await fetch(`/pay/${encodeURIComponent(data.slug)}/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...fields, quantities: quantities() }),
+      });
+      answer = await response.json().catch(() => undefined);
+    } catch (error) {
+      console.warn('The payment service could not be reached:', error);
+      problem.textContent = 'We could not reach the payment service. Check your connection and try again.';
+      return;
+    }
+    if (!response.ok || !answer) {
+      problem.textContent = refusal(response.status, answer);
       return;
     }
     let paid = false;

@@ -17,8 +17,9 @@ function Reference({ checkout, value }: { checkout: Checkout; value: string }) {
 
 /** The screens that end a payment: success (a receipt), expired, error. */
 export function Outcome({ checkout, view }: Props) {
+  // Ending screens send focus to Done (data-focus), past the copy buttons above it.
   const done = (
-    <button type="button" class="pr" onClick={checkout.close}>
+    <button type="button" class="pr" onClick={checkout.close} data-focus>
       {text.done}
     </button>
   );
