@@ -100,6 +100,9 @@ function follow(payment: Verification, env: Env, leaving = false): State {
 /** Work that failed for good: the error screen, with "Try again" back into the same state. */
 const failed = (s: State, e: { error: ScreenError }): State => ({ name: 'error', error: e.error, again: s });
 
+/** Escape, × and close() end every state but an open payment (which asks first) and closed. */
+const exits = { escape: close, askClose: close, close };
+
 /**
  * The checkout, as a table: for each state, the events it accepts and where each leads.
  * An event a state does not list changes nothing, so a late or doubled event is harmless.
@@ -114,9 +117,7 @@ export const table: { [S in StateName]: Handlers<S> } = {
     },
     refused: failed,
     resumed: (_, e, env) => follow(e.payment, env),
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
   coins: {
     coins: (s, e) => ({ ...s, coins: e.coins.filter((c) => c.status === 'active') }),
@@ -127,16 +128,12 @@ export const table: { [S in StateName]: Handlers<S> } = {
     refused: failed,
     failed,
     resumed: (_, e, env) => follow(e.payment, env),
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
   quoting: {
     status: (_, e, env) => follow(e.payment, env),
     failed,
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
   watching: {
     status: (s, e, env) => follow(e.payment, env, s.leaving),
@@ -151,25 +148,19 @@ export const table: { [S in StateName]: Handlers<S> } = {
   settling: {
     status: (_, e, env) => follow(e.payment, env),
     failed,
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
-  success: { escape: close, askClose: close, close },
+  success: exits,
   expired: {
     requote: (s, _, env) => {
       const coin = env.coin(s.payment.coin);
       return s.payment.amountPaid === 0 && coin ? { name: 'quoting', coin } : s;
     },
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
   error: {
     retry: (s) => (s.again && retriable(s.error) ? s.again : s),
-    escape: close,
-    askClose: close,
-    close,
+    ...exits,
   },
   closed: {},
 };

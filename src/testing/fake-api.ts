@@ -37,6 +37,8 @@ export function fakeApi() {
     skew: 0,
     /** When the quote ends, by the API's clock; ten minutes on from each answer when unset. */
     expiresAt: undefined as number | undefined,
+    /** The networks' block explorer, when they have one. */
+    explorer: '',
     /** Holds the next verify's answer, as it stands now, until releaseVerify(): a slow answer. */
     holdNextVerify: false,
   };
@@ -88,7 +90,7 @@ export function fakeApi() {
       const error = state.coinsErrors.shift();
       if (error) throw error;
       return {
-        coins: TEST_COINS.map((c) => ({ ...c, due: state.due, fee: 0.25 })),
+        coins: TEST_COINS.map((c) => ({ ...c, due: state.due, fee: 0.25, ...(state.explorer ? { explorer: state.explorer } : {}) })),
         business: { name: state.businessName, email: 'shop@example.com', logo: state.businessLogo },
       };
     },

@@ -241,6 +241,54 @@ describe('the modal', () => {
     m.checkout.close();
   });
 
+  it('ends in a receipt: paid against due, the reference, and the transaction on the network\'s explorer', async () => {
+    const m = await open({}, (fake) => {
+      fake.state.explorer = 'https://testnet.bscscan.com';
+    });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.state.status = 'confirmed';
+    m.state.paid = 25.245;
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(m.$('[data-receipt]')?.textContent).toContain('Paid25.245 USDTDue25.245 USDT ($25.00)');
+    expect(m.$('[data-explorer]')?.getAttribute('href')).toBe('https://testnet.bscscan.com/tx/0x' + 'cd'.repeat(32));
+    expect(m.$('[data-explorer]')?.getAttribute('rel')).toContain('noopener');
+    expect(m.$('[data-reference]')?.textContent).toBe('order-1');
+    m.checkout.close();
+  });
+
+  it('shows the transaction hash itself when the network has no explorer', async () => {
+    const m = await open();
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.state.status = 'confirmed';
+    m.state.paid = 25.245;
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(m.$('[data-explorer]')).toBeNull();
+    expect(m.$('[data-receipt] code')?.textContent).toBe('0x' + 'cd'.repeat(32));
+    m.checkout.close();
+  });
+
+  it('heads a resumed payment with its own total, not the amount this page asked for', async () => {
+    const m = await open({ amount: 1 }, (fake) => {
+      fake.state.exists = true; // the reference already has a payment, of 25.245 USDT
+    });
+    await flush();
+    expect(m.$('[data-amount]')?.textContent).toBe('25.245 USDT');
+    expect(m.$('.tot')?.textContent).toBe('Total 25.245 USDT');
+    m.checkout.close();
+  });
+
+  it('names the business before any quote, from the coin list\'s answer', async () => {
+    const m = await open({ email: undefined });
+    await flush();
+    expect(m.$('#sc-email')).not.toBeNull();
+    expect(m.$('#sc-title')?.textContent).toBe('Harbour Coffee');
+    m.checkout.close();
+  });
+
   it('takes the theme as a class and the accent with a text colour that contrasts', async () => {
     const m = await open({ theme: 'dark', accent: '#ffd33d' });
     const dialog = m.$('[role=dialog]')!;

@@ -57,8 +57,14 @@ export function Payment({ checkout, view }: Props) {
           <dl data-breakdown>
             <dt>{text.price}</dt>
             <dd>
-              {fiat(payment.fiatAmount, payment.currency)}
-              {net && ` = ${coinAmount(net, coin.symbol)}`}
+              {/* bdi: each amount keeps its own direction inside Arabic text */}
+              <bdi>{fiat(payment.fiatAmount, payment.currency)}</bdi>
+              {net && (
+                <>
+                  {' = '}
+                  <bdi>{coinAmount(net, coin.symbol)}</bdi>
+                </>
+              )}
             </dd>
             <dt>{text.fee}</dt>
             <dd>{coinAmount(payment.feeInCrypto, coin.symbol)}</dd>
