@@ -35,6 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryMs: int(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
     webhookRetryCapMs: int(env, 'WEBHOOK_RETRY_CAP_MS', 3_600_000, 10, 86_400_000),
     webhookRetryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_MS', 3 * 86_400_000, 1000, 30 * 86_400_000),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 1000, 10, 60_000),
     payoutCheckMs: int(env, 'PAYOUT_CHECK_MS', 2000, 10, 86_400_000),
   };

@@ -7,7 +7,6 @@ import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import { post } from './post.ts';
 
-const LEASE_MS = 60_000;
 
 export interface DeliveryDeps {
   events: EventStore;
@@ -57,7 +56,9 @@ export function webhookDelivery(deps: DeliveryDeps) {
     async tick(): Promise<void> {
       for (;;) {
         if (closed) return;
-        const due = await deps.events.claimDue(deps.now(), LEASE_MS, 20);
+        // The lease outlives one attempt (its timeout) with room for the writes around it; an
+        // instance that dies mid-delivery holds its events no longer than that.
+        const due = await deps.events.claimDue(deps.now(), deps.timeoutMs + 5_000, 20);
         if (due.length === 0) return;
         await Promise.all(due.map((event) => deliver(event).catch((error) => deps.log.error({ err: error, event: event.id }, 'webhook delivery failed'))));
       }

@@ -62,7 +62,8 @@ describe('restart', { timeout: 90_000 }, () => {
   it('killed with SIGKILL mid-flight, restarted on its data directory: everything is there, and the pending delivery arrives', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_MS: '100', WEBHOOK_RETRY_CAP_MS: '300', JOB_INTERVAL_MS: '100' };
+    // A delivery cut by the kill holds its event for the lease (timeout + 5 s), then the new start sends it.
+    const env = { DATA_DIR: dataDir, WEBHOOK_RETRY_MS: '100', WEBHOOK_RETRY_CAP_MS: '300', JOB_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: '1000' };
     const first = await service({ ...env, PAYOUT_CHECK_MS: '8000' });
     const hook = await receiver(503); // the merchant's endpoint is down for now
     expect((await call(first.url, 'PUT', '/api/v1/webhook', { url: hook.url }, 'secret')).status).toBe(200);
