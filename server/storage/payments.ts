@@ -165,6 +165,40 @@ export class PaymentStore {
   }
 
   /**
+   * Takes back a credited transfer whose block left the chain (a reorganisation), in one
+   * transaction with the event that tells the merchant. A transfer never credited changes nothing.
+   */
+  async uncredit(
+    account: Account,
+    reference: string,
+    transfer: { chainId: number; txHash: string; logIndex: number },
+    nowMs: number,
+    report: ChangeReport,
+  ): Promise<Payment | undefined> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) return undefined;
+      const [gone] = await tx.query(`DELETE FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND payment_id = $4 RETURNING amount`, [
+        transfer.chainId,
+        transfer.txHash,
+        transfer.logIndex,
+        payment.id,
+      ]);
+      if (!gone) return payment;
+      const [row] = await tx.query(`UPDATE payments SET paid = paid - $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [payment.id, gone.amount, nowMs]);
+      const updated = paymentOf(row);
+      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
+      await this.notify(tx, updated);
+      return updated;
+    });
+  }
+
+  /** Tells the merchant of money that reached a payment's address and could not count. */
+  async reportUnmatched(account: Account, data: unknown, nowMs: number): Promise<void> {
+    await this.db.transaction((tx) => this.events.add(tx, account, 'DEPOSIT_UNMATCHED', data, nowMs));
+  }
+
+  /**
    * Settles an accepted partial payment with what arrived: a final state the merchant sees in
    * verify and, once, in a webhook. Settling a settled payment answers it as it is.
    */

@@ -8,7 +8,7 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 /** How old a delivery may be, by its signed timestamp, before it is refused as a replay. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-export type EventType = 'DEPOSIT_TRANSACTION' | 'PAYOUT_UPDATED';
+export type EventType = 'DEPOSIT_TRANSACTION' | 'PAYOUT_UPDATED' | 'DEPOSIT_REVERSED' | 'DEPOSIT_UNMATCHED';
 
 export interface DepositEvent {
   /** Unique per event: a merchant handles each id once, however often it arrives. */

@@ -1,0 +1,262 @@
+// The watcher against a real local EVM node (anvil) and the real service's storage (PGlite):
+// each transfer counted once and only after its confirmations, a reorganised one taken back
+// or never counted, late and wrong-token money recorded and told, a restart and an RPC outage
+// that miss nothing, and one watcher per chain.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { ChainStore } from '../../storage/chain.ts';
+import { paymentLedger } from '../../jobs/ledger.ts';
+import { TestToken } from '../artifacts.ts';
+import { deployDevContracts, devAccount, type DevContracts } from '../deploy.ts';
+import { startDevChain, type DevChain } from '../devchain.ts';
+import { Watcher, type WatcherOptions } from '../watcher.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let store: ChainStore;
+let clock = Date.now();
+const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
+const customer = devAccount(1);
+const wallet = () => createWalletClient({ account: customer, chain: foundry, transport: http(chain.url) });
+const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+
+beforeAll(async () => {
+  chain = await startDevChain();
+  contracts = await deployDevContracts(chain.url, 3);
+  api = await startService({ jobs: false, now: () => clock });
+  store = new ChainStore(api.db);
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+let watchers = 0;
+function watcher(overrides: Partial<WatcherOptions> = {}) {
+  return new Watcher({
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 2,
+    tokens: Object.values(contracts.tokens),
+    store,
+    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: () => clock }),
+    holder: `test-${++watchers}`,
+    startBlock: 1n,
+    leaseMs: 0, // each test's watcher takes over at once (one at a time is tested on its own)
+    ...overrides,
+  });
+}
+
+async function call(method: string, path: string, body?: unknown, key = publicKey) {
+  const response = await fetch(api.url + path, {
+    method,
+    headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return response.json();
+}
+
+/**
+ * A payment on the dev chain. Until the catalogue points test keys at the dev chain (the next
+ * step of issue 11), the test moves the payment's token and chain there itself.
+ */
+async function payment(reference: string, amount = 10): Promise<Address> {
+  const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount });
+  await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference = $3`, [chain.chainId, contracts.tokens.USDT.toLowerCase(), reference]);
+  return created.data.address as Address;
+}
+const status = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).data;
+
+async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT'): Promise<Hex> {
+  const hash = await wallet().writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });
+  await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  return hash;
+}
+/** The data of the events written of one type (what the merchant's webhook receives). */
+const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1`, [type])).map((r) => JSON.parse(r.body as string).data);
+
+describe('the chain watcher', { timeout: 60_000 }, () => {
+  it('counts a transfer once, and only after its confirmations', async () => {
+    const w = watcher();
+    const to = await payment('w-1');
+    await w.tick();
+    await send(to, '10.1');
+    expect((await w.tick()).seen).toBe(1);
+    expect(await status('w-1')).toMatchObject({ status: 'pending', amountPaid: 0 }); // one confirmation of two
+    await mine();
+    expect((await w.tick()).credited).toBe(1);
+    expect(await status('w-1')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await mine(3);
+    expect((await w.tick()).credited).toBe(0);
+    expect(await status('w-1')).toMatchObject({ amountPaid: 10.1 });
+    await w.stop();
+  });
+
+  it('a partial payment, then the rest: incomplete, then confirmed', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-2');
+    await send(to, '4');
+    await w.tick();
+    expect(await status('w-2')).toMatchObject({ status: 'incomplete', amountPaid: 4 });
+    await send(to, '6.1');
+    await w.tick();
+    expect(await status('w-2')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+  });
+
+  it('records the wrong token and late money, tells the merchant, and counts neither', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-3');
+    await send(to, '10.1', 'USDC');
+    await w.tick();
+    expect(await status('w-3')).toMatchObject({ status: 'pending', amountPaid: 0 });
+    const late = await payment('w-4');
+    clock += 16 * 60_000; // past the 15-minute quote
+    await send(late, '10.1');
+    await w.tick();
+    clock -= 16 * 60_000;
+    expect(await status('w-4')).toMatchObject({ amountPaid: 0 });
+    const states = (await store.transfers(chain.chainId)).filter((t) => t.recipient === to.toLowerCase() || t.recipient === late.toLowerCase()).map((t) => t.state);
+    expect(states.sort()).toEqual(['late', 'unexpected']);
+    const told = (await events('DEPOSIT_UNMATCHED')).map((e) => `${e.reason}:${e.payment.reference}`);
+    expect(told).toEqual(expect.arrayContaining(['unexpected:w-3', 'late:w-4']));
+    await w.stop();
+  });
+
+  it('never counts a transfer whose block left the chain before its confirmations; counts it once when it is mined again', async () => {
+    const w = watcher();
+    const to = await payment('w-5');
+    await w.tick();
+    const signed = await wallet().signTransaction(
+      await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10.1', 18)) }),
+    );
+    const snapshot = await rpc('evm_snapshot');
+    await rpc('eth_sendRawTransaction', [signed]);
+    expect((await w.tick()).seen).toBe(1);
+    await rpc('evm_revert', [snapshot]); // the block with the transfer is gone
+    await mine(3); // and the chain goes on without it
+    const after = await w.tick();
+    expect(after.reorgedFrom).toBeDefined();
+    expect(await status('w-5')).toMatchObject({ status: 'pending', amountPaid: 0 });
+    expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('orphaned');
+
+    await rpc('eth_sendRawTransaction', [signed]); // the same transaction, included again
+    await mine();
+    await w.tick();
+    await w.tick();
+    expect(await status('w-5')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+  });
+
+  it('takes back a credited transfer whose block left the chain, and tells the merchant', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-6');
+    await w.tick();
+    const snapshot = await rpc('evm_snapshot');
+    await send(to, '10.1');
+    await w.tick();
+    expect(await status('w-6')).toMatchObject({ status: 'confirmed' });
+    await rpc('evm_revert', [snapshot]);
+    await mine(2);
+    await w.tick();
+    expect(await status('w-6')).toMatchObject({ status: 'pending', amountPaid: 0 });
+    expect((await events('DEPOSIT_REVERSED')).map((e) => e.reference)).toContain('w-6');
+    await w.stop();
+  });
+
+  it('misses nothing across a restart: a transfer made while it was stopped is counted once', async () => {
+    const first = watcher({ confirmations: 1 });
+    const to = await payment('w-7');
+    await first.tick();
+    await first.stop();
+    await send(to, '10.1');
+    await mine(5);
+    const second = watcher({ confirmations: 1 });
+    await second.tick();
+    await second.tick();
+    expect(await status('w-7')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await second.stop();
+  });
+
+  it('misses nothing across an RPC outage, and fails over to a second RPC URL', async () => {
+    const proxy = await startProxy(chain.port);
+    const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
+    const to = await payment('w-8');
+    await w.tick();
+    proxy.down = true;
+    await send(to, '4');
+    await expect(w.tick()).rejects.toThrow();
+    await send(to, '6.1');
+    proxy.down = false;
+    await w.tick();
+    expect(await status('w-8')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+
+    proxy.down = true;
+    const both = watcher({ confirmations: 1, rpcUrls: [proxy.url, chain.url] });
+    const next = await payment('w-9');
+    await send(next, '10.1');
+    await both.tick();
+    await both.tick();
+    expect(await status('w-9')).toMatchObject({ status: 'confirmed' });
+    await both.stop();
+    await proxy.close();
+  });
+
+  it('lets one instance watch a chain at a time', async () => {
+    const a = watcher({ leaseMs: 60_000 });
+    const b = watcher({ leaseMs: 60_000 });
+    expect((await a.tick()).skipped).toBeUndefined();
+    expect((await b.tick()).skipped).toBe(true);
+    await a.stop(); // releases the lease
+    expect((await b.tick()).skipped).toBeUndefined();
+    await b.stop();
+  });
+
+  it('asks the node the same few questions however many payments are open', async () => {
+    const counts: number[] = [];
+    for (const open of [1, 200]) {
+      for (let i = 0; i < open; i++) await payment(`w-load-${open}-${i}`);
+      let calls = 0;
+      const w = watcher({ onRpc: () => calls++ });
+      await w.tick();
+      await mine(10);
+      calls = 0;
+      await w.tick();
+      counts.push(calls);
+      await w.stop();
+    }
+    expect(counts[1]).toBe(counts[0]);
+  });
+});
+
+function encodeTransfer(to: Address, amount: bigint): Hex {
+  return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`;
+}
+
+/** An RPC endpoint that can be taken down: a proxy in front of anvil. */
+async function startProxy(target: number) {
+  const state = { down: false };
+  const server: Server = createServer((req, res) => {
+    if (state.down) return void res.socket?.destroy();
+    const forward = httpRequest({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.socket?.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}

@@ -1,0 +1,179 @@
+// The chain watcher: reads Transfer logs of a network's token contracts from a cursor kept in
+// the database, records those to deposit addresses, counts them on their payments once they
+// have the network's confirmations, and takes them back if their block leaves the chain.
+// Its cost per block does not grow with the number of open payments: one eth_getLogs per
+// range of blocks for every token at once, matched against deposit addresses in one query.
+import { createPublicClient, fallback, http, parseAbiItem, type PublicClient } from 'viem';
+import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
+
+export const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+
+/** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
+export interface Ledger {
+  /** Counts the transfer on its payment; 'late' when the payment takes no more (recorded, told). */
+  credit(transfer: SeenTransfer): Promise<'credited' | 'late'>;
+  /** Takes a credited transfer back (its block left the chain), telling the merchant. */
+  uncredit(transfer: SeenTransfer): Promise<void>;
+  /** Tells the merchant of money that cannot count: late, or a token the payment did not ask for. */
+  unmatched(transfer: SeenTransfer, why: 'late' | 'unexpected'): Promise<void>;
+}
+
+export interface WatcherOptions {
+  chainId: number;
+  /** One or more RPC URLs: viem's fallback transport fails over between them in order. */
+  rpcUrls: string[];
+  /** A transfer counts once its block has this many blocks on top of it, itself included. */
+  confirmations: number;
+  /** The token contracts of this network the service takes. */
+  tokens: `0x${string}`[];
+  store: ChainStore;
+  ledger: Ledger;
+  /** Who this instance is, for the watcher lease. */
+  holder: string;
+  now?: () => number;
+  /** The first block to scan on a chain never watched before; the current head by default. */
+  startBlock?: bigint;
+  /** Blocks per eth_getLogs call (providers cap it). */
+  maxRange?: bigint;
+  /** How far back block hashes are kept and compared. */
+  reorgDepth?: bigint;
+  leaseMs?: number;
+  /** Counts every RPC call, for the bench and the tests. */
+  onRpc?: (method: string) => void;
+}
+
+export interface TickResult {
+  skipped?: boolean;
+  head?: bigint;
+  scanned?: { from: bigint; to: bigint };
+  reorgedFrom?: bigint;
+  seen: number;
+  credited: number;
+}
+
+export class Watcher {
+  readonly rpc: PublicClient;
+  private readonly now: () => number;
+  private readonly maxRange: bigint;
+  private readonly reorgDepth: bigint;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private running: Promise<unknown> | undefined;
+
+  constructor(private readonly o: WatcherOptions) {
+    this.now = o.now ?? Date.now;
+    this.maxRange = o.maxRange ?? 2000n;
+    this.reorgDepth = o.reorgDepth ?? 64n;
+    const transports = o.rpcUrls.map((url) =>
+      http(url, {
+        retryCount: 2,
+        retryDelay: 200,
+        timeout: 10_000,
+        onFetchRequest: async (request) => {
+          if (o.onRpc) for (const call of [(await request.clone().json()) as { method: string } | Array<{ method: string }>].flat()) o.onRpc(call.method);
+        },
+      }),
+    );
+    // cacheTime 0: viem otherwise answers eth_blockNumber from a 4 s cache, and the watcher
+    // must see each new head.
+    this.rpc = createPublicClient({ cacheTime: 0, transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 1 }) }) as PublicClient;
+  }
+
+  /** One step: check for a reorganisation, scan the next range, count what is deep enough. */
+  async tick(): Promise<TickResult> {
+    const { chainId, store } = this.o;
+    const result: TickResult = { seen: 0, credited: 0 };
+    const start = async (): Promise<Cursor> => {
+      const number = this.o.startBlock !== undefined ? this.o.startBlock - 1n : await this.rpc.getBlockNumber();
+      return { number, hash: null };
+    };
+    let cursor = await store.claim(chainId, this.o.holder, this.now(), this.o.leaseMs ?? 30_000, await start());
+    if (!cursor) return { ...result, skipped: true };
+    const head = await this.rpc.getBlockNumber();
+    result.head = head;
+
+    // Stored hashes are compared from the highest down: the first that still matches vouches
+    // for every block below it (each block names its parent), so a quiet chain costs one call.
+    for (const block of await store.blocks(chainId, cursor.number - this.reorgDepth)) {
+      const onChain = block.number > head ? undefined : (await this.rpc.getBlock({ blockNumber: block.number })).hash;
+      if (onChain === block.hash) break;
+      result.reorgedFrom = block.number;
+    }
+    if (result.reorgedFrom !== undefined) {
+      for (const gone of await store.rewind(chainId, result.reorgedFrom, this.now())) await this.o.ledger.uncredit(gone);
+      cursor = { number: result.reorgedFrom - 1n, hash: null };
+    }
+
+    if (cursor.number < head) {
+      const from = cursor.number + 1n;
+      const to = from + this.maxRange - 1n < head ? from + this.maxRange - 1n : head;
+      const logs = await this.rpc.getLogs({ address: this.o.tokens, event: TRANSFER, fromBlock: from, toBlock: to });
+      const watched = new Map((await store.watched([...new Set(logs.map((l) => l.args.to!.toLowerCase()))])).map((w) => [w.address, w]));
+      const seen: Array<SeenTransfer & { state: TransferState }> = [];
+      const blocks = new Map<bigint, string>();
+      for (const log of logs) {
+        const payment = watched.get(log.args.to!.toLowerCase());
+        if (!payment || payment.chainId !== chainId || log.removed) continue;
+        const transfer: SeenTransfer = {
+          chainId,
+          txHash: log.transactionHash!,
+          logIndex: log.logIndex!,
+          blockNumber: log.blockNumber!,
+          blockHash: log.blockHash!,
+          token: log.address.toLowerCase(),
+          sender: log.args.from!.toLowerCase(),
+          recipient: log.args.to!.toLowerCase(),
+          amount: log.args.value!,
+          paymentId: payment.id,
+        };
+        seen.push({ ...transfer, state: transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
+        blocks.set(transfer.blockNumber, transfer.blockHash);
+      }
+      const top = await this.rpc.getBlock({ blockNumber: to });
+      blocks.set(to, top.hash!);
+      await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
+      for (const t of seen) if (t.state === 'unexpected') await this.o.ledger.unmatched(t, 'unexpected');
+      result.scanned = { from, to };
+      result.seen = seen.length;
+    }
+
+    // A transfer in block b has head - b + 1 confirmations.
+    for (const t of await store.confirmable(chainId, head - BigInt(this.o.confirmations) + 1n)) {
+      const outcome = await this.o.ledger.credit(t);
+      await store.mark(t, outcome);
+      if (outcome === 'late') await this.o.ledger.unmatched(t, 'late');
+      else result.credited++;
+    }
+    return result;
+  }
+
+  /** Ticks every `intervalMs` until stop(); an RPC outage backs off, then catches up from the cursor. */
+  start(intervalMs: number, onError: (error: unknown) => void = () => {}): void {
+    let failures = 0;
+    const loop = async () => {
+      if (this.stopped) return;
+      let wait = intervalMs;
+      try {
+        // Catching up: keep going while whole ranges come back.
+        for (let i = 0; i < 50 && !this.stopped; i++) {
+          const done = await (this.running = this.tick());
+          failures = 0;
+          if (!done.scanned || done.scanned.to === done.head) break;
+        }
+      } catch (error) {
+        failures++;
+        wait = Math.min(intervalMs * 2 ** failures, 30_000);
+        onError(error);
+      }
+      if (!this.stopped) this.timer = setTimeout(loop, wait);
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => {});
+    await this.o.store.release(this.o.chainId, this.o.holder);
+  }
+}

@@ -1,0 +1,44 @@
+// The watcher's ledger over storage: confirmed transfers become credits on their payments,
+// reorganised ones are taken back, and money that cannot count is told to the merchant.
+import type { Ledger } from '../chain/watcher.ts';
+import { Conflict } from '../domain/errors.ts';
+import type { MerchantStore } from '../storage/merchants.ts';
+import type { PaymentStore } from '../storage/payments.ts';
+import type { SeenTransfer } from '../storage/chain.ts';
+import { verificationView } from '../views/payments.ts';
+import type { Account } from '../domain/account.ts';
+import type { Sql } from '../storage/db.ts';
+
+export function paymentLedger(deps: { db: Sql; payments: PaymentStore; merchants: MerchantStore; now: () => number }): Ledger {
+  const whose = async (t: SeenTransfer): Promise<{ account: Account; reference: string }> => {
+    const [row] = await deps.db.query(`SELECT merchant_id, mode, reference FROM payments WHERE id = $1`, [t.paymentId]);
+    const merchant = (await deps.merchants.byId(row!.merchant_id as string))!;
+    return { account: { merchant, mode: row!.mode as 'test' | 'live', via: 'secret' }, reference: row!.reference as string };
+  };
+  const report = { type: 'DEPOSIT_TRANSACTION' as const, data: (p: Parameters<typeof verificationView>[0]) => verificationView(p, deps.now(), true) };
+  const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });
+  return {
+    async credit(t) {
+      const { account, reference } = await whose(t);
+      try {
+        await deps.payments.credit(account, reference, { chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, deps.now(), report);
+        return 'credited';
+      } catch (error) {
+        if (error instanceof Conflict) return 'late'; // expired, settled or paid: recorded, not counted
+        throw error;
+      }
+    },
+    async uncredit(t) {
+      const { account, reference } = await whose(t);
+      await deps.payments.uncredit(account, reference, t, deps.now(), {
+        type: 'DEPOSIT_REVERSED',
+        data: (p) => ({ ...verificationView(p, deps.now(), true), reversed: money(t) }),
+      });
+    },
+    async unmatched(t, why) {
+      const { account, reference } = await whose(t);
+      const payment = await deps.payments.find(account, reference);
+      await deps.payments.reportUnmatched(account, { reason: why, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) }, deps.now());
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// What the chain watcher keeps: a cursor per chain (with the lease that makes one instance
+// the watcher), recent block hashes, and every transfer it saw to a deposit address. SQL only.
+import type { Database } from './db.ts';
+
+export interface Cursor {
+  number: bigint;
+  hash: string | null;
+}
+
+/** A Transfer log to a deposit address, as the chain reported it. */
+export interface SeenTransfer {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  token: string;
+  sender: string;
+  recipient: string;
+  amount: bigint;
+  paymentId: string;
+}
+
+export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected';
+
+/** The payment a deposit address belongs to, as the watcher needs it. */
+export interface Watched {
+  id: string;
+  merchantId: string;
+  mode: string;
+  reference: string;
+  token: string;
+  chainId: number;
+  address: string;
+}
+
+const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState } => ({
+  chainId: Number(r.chain_id),
+  txHash: r.tx_hash as string,
+  logIndex: Number(r.log_index),
+  blockNumber: BigInt(r.block_number as string),
+  blockHash: r.block_hash as string,
+  token: r.token as string,
+  sender: r.sender as string,
+  recipient: r.recipient as string,
+  amount: BigInt(r.amount as string),
+  paymentId: String(r.payment_id),
+  state: r.state as TransferState,
+});
+
+export class ChainStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Takes (or renews) the chain's watcher lease for `holder`, and answers the cursor; undefined
+   * when another instance holds an unexpired lease. A new chain starts at `startAt`.
+   */
+  async claim(chainId: number, holder: string, nowMs: number, leaseMs: number, startAt: Cursor): Promise<Cursor | undefined> {
+    await this.db.query(
+      `INSERT INTO chain_cursors (chain_id, block_number, block_hash, updated_ms) VALUES ($1, $2, $3, $4) ON CONFLICT (chain_id) DO NOTHING`,
+      [chainId, String(startAt.number), startAt.hash, nowMs],
+    );
+    const [row] = await this.db.query(
+      `UPDATE chain_cursors SET holder = $2, lease_until_ms = $4 WHERE chain_id = $1 AND (holder = $2 OR holder IS NULL OR lease_until_ms <= $3)
+       RETURNING block_number, block_hash`,
+      [chainId, holder, nowMs, nowMs + leaseMs],
+    );
+    return row && { number: BigInt(row.block_number as string), hash: (row.block_hash as string | null) ?? null };
+  }
+
+  async release(chainId: number, holder: string): Promise<void> {
+    await this.db.query(`UPDATE chain_cursors SET holder = NULL, lease_until_ms = 0 WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
+  }
+
+  /** Stored block hashes from `from` up, highest first. */
+  async blocks(chainId: number, from: bigint): Promise<Array<{ number: bigint; hash: string }>> {
+    const rows = await this.db.query(`SELECT number, hash FROM chain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number DESC`, [chainId, String(from)]);
+    return rows.map((r) => ({ number: BigInt(r.number as string), hash: r.hash as string }));
+  }
+
+  /** The payments whose deposit addresses these are (lower-case hex). */
+  async watched(addresses: string[]): Promise<Watched[]> {
+    if (addresses.length === 0) return [];
+    const rows = await this.db.query(
+      `SELECT id, merchant_id, mode, reference, token, chain_id, address FROM payments WHERE lower(address) = ANY($1)`,
+      [addresses.map((a) => a.toLowerCase())],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      merchantId: r.merchant_id as string,
+      mode: r.mode as string,
+      reference: r.reference as string,
+      token: r.token as string,
+      chainId: Number(r.chain_id),
+      address: (r.address as string).toLowerCase(),
+    }));
+  }
+
+  /**
+   * Records what a scan found, and moves the cursor, in one transaction: the transfers (a
+   * transfer seen again after its block was orphaned is seen anew, in its new block), the
+   * hashes of the blocks relied on, and the new cursor. Drops block hashes too old to matter.
+   */
+  async record(chainId: number, transfers: Array<SeenTransfer & { state: TransferState }>, blocks: Array<{ number: bigint; hash: string }>, cursor: Cursor, keepFrom: bigint, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const t of transfers) {
+        await tx.query(
+          `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11, seen_ms = $12
+           WHERE chain_transfers.state = 'orphaned'`,
+          [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, nowMs],
+        );
+      }
+      for (const b of blocks) {
+        await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [chainId, String(b.number), b.hash]);
+      }
+      await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number < $2`, [chainId, String(keepFrom)]);
+      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(cursor.number), cursor.hash, nowMs]);
+    });
+  }
+
+  /**
+   * The chain reorganised below `fork`: blocks from `fork` up are forgotten, transfers in them
+   * are orphaned, and the cursor goes back to `fork - 1`. Answers the ones that had been
+   * credited, which the caller must take back from their payments.
+   */
+  async rewind(chainId: number, fork: bigint, nowMs: number): Promise<SeenTransfer[]> {
+    return this.db.transaction(async (tx) => {
+      const credited = await tx.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'credited'`, [chainId, String(fork)]);
+      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state IN ('seen', 'credited')`, [chainId, String(fork)]);
+      await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
+      const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
+      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(fork - 1n), (below?.hash as string) ?? null, nowMs]);
+      return credited.map(transferOf);
+    });
+  }
+
+  /** Seen transfers in blocks up to `maxBlock`: deep enough to count. */
+  async confirmable(chainId: number, maxBlock: bigint): Promise<SeenTransfer[]> {
+    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state = 'seen' AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
+    return rows.map(transferOf);
+  }
+
+  async mark(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, state: TransferState): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET state = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex, state]);
+  }
+
+  async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState }>> {
+    return (await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 ORDER BY block_number, log_index`, [chainId])).map(transferOf);
+  }
+}
