@@ -28,6 +28,12 @@ import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { verificationView } from './views/payments.ts';
+import { catalog } from './chain/catalog.ts';
+import type { Network } from './chain/networks.ts';
+import { Watcher } from './chain/watcher.ts';
+import { ChainStore } from './storage/chain.ts';
+import { paymentLedger } from './jobs/ledger.ts';
+import type { KeyMode } from '../src/wire/keys.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -56,6 +62,13 @@ export interface ServiceOptions {
   merchants?: MerchantSeed[];
   /** Where checkout.js is served from. */
   distDir?: string;
+  /**
+   * The EVM network each mode's payments are made on: coins, RPC URLs, confirmations, the
+   * deposit factory. Without one, a mode uses the static catalogue and only the sandbox pays.
+   */
+  networks?: Partial<Record<KeyMode, Network>>;
+  /** How often the chain watcher looks for new blocks (1 s by default). */
+  watchIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
   maxLongPollsPerKey?: number;
   /** How often background jobs look for work they were not woken for. */
@@ -109,7 +122,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   let origin = '';
   const faults = options.faults ? new FaultInjector() : undefined;
+  const networks = options.networks ?? {};
   const parts: ServiceParts = {
+    catalog: catalog(networks, (merchantId, chainId) => merchants.payoutAddress(merchantId, chainId)),
     payments,
     events,
     merchants,
@@ -152,10 +167,29 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     await db.listen('events_due', () => options.jobs !== false && deliveryLoop.wake()),
     await db.listen('payouts_due', () => options.jobs !== false && payoutLoop.wake()),
   ];
+  // One watcher per configured network; a lease in the database keeps it to one instance.
+  const chainStore = new ChainStore(db);
+  const ledger = paymentLedger({ db, payments, merchants, now });
+  const watchers = Object.values(networks).map(
+    (network) =>
+      new Watcher({
+        chainId: network.chainId,
+        rpcUrls: network.rpcUrls,
+        confirmations: network.confirmations,
+        tokens: network.tokens.map((t) => t.address),
+        store: chainStore,
+        ledger,
+        holder: instance,
+        now,
+        startBlock: network.dev ? 1n : undefined,
+        leaseMs: 15_000,
+      }),
+  );
   if (options.jobs !== false) {
     deliveryLoop.start();
     payoutLoop.start();
     settleLoop.start();
+    for (const watcher of watchers) watcher.start(options.watchIntervalMs ?? 1000, (error) => log.warn({ err: error }, 'chain watcher: RPC failed; retrying'));
   }
 
   const router = new Router<Handler>(ROUTES);
@@ -245,7 +279,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     close: () =>
       (closing ??= (async () => {
         delivery.close();
-        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop()]);
+        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop(), ...watchers.map((w) => w.stop())]);
         await changes.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

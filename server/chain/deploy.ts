@@ -5,6 +5,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DepositFactory, TestToken } from './artifacts.ts';
 import { DEV_MNEMONIC } from './devchain.ts';
+import type { Network } from './networks.ts';
 
 /** The coins of the dev chain: USDT with 18 decimals as on BNB Smart Chain, USDC with 6. */
 export const DEV_TOKENS = [
@@ -41,4 +42,17 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
   }
   await Promise.all(mints.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
   return { factory, tokens };
+}
+
+/** The dev chain as a network the service takes payments on. */
+export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmations = 2): Network {
+  return {
+    chainId: foundry.id,
+    name: 'Local dev chain',
+    rpcUrls: [rpcUrl],
+    confirmations,
+    factory: contracts.factory,
+    tokens: DEV_TOKENS.map((t) => ({ symbol: t.symbol, name: t.name, address: contracts.tokens[t.symbol], decimals: t.decimals })),
+    dev: true,
+  };
 }

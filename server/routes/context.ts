@@ -1,4 +1,5 @@
 // What every route handler is given: the request, its account, and the service's parts.
+import type { Catalog } from '../chain/catalog.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
@@ -13,6 +14,8 @@ import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 
 export interface ServiceParts {
+  /** The coins of each mode, and its network when one is configured. */
+  catalog: Catalog;
   payments: PaymentStore;
   events: EventStore;
   merchants: MerchantStore;

@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { email as emailField } from '../../src/wire/fields.ts';
-import { coinOf } from '../domain/catalog.ts';
 import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
@@ -114,9 +113,10 @@ export const linkCheckout: Handler = async ({ req, params, s }) => {
   for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
   await s.payments.initialize(
     account,
-    { reference, coin: coinOf(account.mode, 'USDT')!, currency, amount, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
+    { reference, coin: s.catalog.coin(account.mode, 'USDT')!, currency, amount, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
     s.now(),
     s.config.quoteMs,
+    await s.catalog.depositAddress(account.merchant.id, account.mode, reference),
   );
   return { status: 201, body: { reference, amount, currency, key: await s.merchants.publicKey(account) } };
 };

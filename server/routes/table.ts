@@ -17,6 +17,8 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: tx.sandboxDeposit, summary: 'test keys: simulate a deposit' },
   // Webhooks and events (secret key)
   { method: 'PUT', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.putWebhook, summary: 'where events go' },
+  { method: 'PUT', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.putPayoutAddress, summary: 'where a chain\'s deposits are swept to' },
+  { method: 'GET', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.getPayoutAddresses, summary: 'the payout address of each chain' },
   { method: 'GET', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
   { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'secret', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
   { method: 'GET', path: '/api/v1/events', auth: 'secret', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },

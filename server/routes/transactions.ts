@@ -1,12 +1,12 @@
 // The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
 import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
 import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../src/wire/schemas.ts';
-import { COINS, coinOf } from '../domain/catalog.ts';
 import { quote } from '../domain/quote.ts';
 import { unitsToNumber } from '../../src/wire/money.ts';
 import { CoinsQuery } from '../http/queries.ts';
 import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
-import { sandboxAmount, type Payment } from '../domain/payments.ts';
+import { assertTakesDeposits, sandboxAmount, type Payment } from '../domain/payments.ts';
+import { devTransfer } from '../chain/sandbox.ts';
 import type { Call } from '../http/faults.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
@@ -29,7 +29,7 @@ export const coins: Handler = async (ctx) => {
   const { query, account } = ctx;
   const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
-  const list = COINS[account.mode].map((coin) => {
+  const list = ctx.s.catalog.coins(account.mode).map((coin) => {
     if (price.amount === undefined || price.currency === undefined) return coin;
     const q = quote(price.amount, price.currency, coin.decimals);
     return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
@@ -51,7 +51,7 @@ export const initialize: Handler = async (ctx) => {
     if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
     paymentLinkId = link.id;
   }
-  const coin = coinOf(account.mode, body.coin);
+  const coin = s.catalog.coin(account.mode, body.coin);
   if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
   const { payment, created } = await s.payments.initialize(
     account,
@@ -68,6 +68,7 @@ export const initialize: Handler = async (ctx) => {
     },
     s.now(),
     s.config.quoteMs,
+    await s.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference)),
   );
   return ok(created ? 201 : 200, transactionView(payment, account.merchant), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
@@ -115,6 +116,16 @@ export const sandboxDeposit: Handler = async (ctx) => {
   if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
   if (!s.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
   const body = parse(DepositBody, await readJson(ctx.req));
+  const network = s.catalog.network(account.mode);
+  if (network) {
+    // A real transfer on the dev chain, found by the watcher like any other; its answer is the
+    // payment as it stands (still pending until the transfer has its confirmations).
+    if (!network.dev) throw new Forbidden(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
+    const payment = await s.payments.get(account, String(body.reference));
+    assertTakesDeposits(payment, s.now());
+    await devTransfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
+    return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
+  }
   const payment = await s.payments.credit(
     account,
     String(body.reference),

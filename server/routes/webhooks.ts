@@ -1,6 +1,6 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
-import { MAX_WAIT_SECONDS, WebhookBody } from '../../src/wire/schemas.ts';
+import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../src/wire/schemas.ts';
 import { invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/changes.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
@@ -23,6 +23,19 @@ export const putWebhook: Handler = async ({ req, account, s }) => {
   await s.merchants.setWebhookUrl(account, url, s.now());
   return ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook URL saved');
 };
+
+/**
+ * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
+ * when the payment is made, so a change applies to payments made after it.
+ */
+export const putPayoutAddress: Handler = async ({ req, account, s }) => {
+  const body = parse(PayoutAddressBody, await readJson(req));
+  await s.merchants.setPayoutAddress(account.merchant.id, body.chain_id, body.address);
+  return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
+};
+
+export const getPayoutAddresses: Handler = async ({ account, s }) =>
+  ok(200, Object.entries(await s.merchants.payoutAddresses(account.merchant.id)).map(([chain, address]) => ({ chain_id: Number(chain), address })), 'Payout addresses');
 
 export const getWebhook: Handler = async ({ account, s }) => ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook endpoint');
 

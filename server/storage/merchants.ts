@@ -94,6 +94,22 @@ export class MerchantStore {
     return row && merchantOf(row);
   }
 
+  /** The merchant's payout address on a chain, where its deposits are swept; undefined if none. */
+  async payoutAddress(merchantId: string, chainId: number): Promise<string | undefined> {
+    const [row] = await this.db.query(`SELECT payout_addresses ->> $2 AS address FROM merchants WHERE id = $1`, [merchantId, String(chainId)]);
+    return (row?.address as string | null) ?? undefined;
+  }
+
+  async payoutAddresses(merchantId: string): Promise<Record<string, string>> {
+    const [row] = await this.db.query(`SELECT payout_addresses FROM merchants WHERE id = $1`, [merchantId]);
+    const value = row?.payout_addresses;
+    return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
+  }
+
+  async setPayoutAddress(merchantId: string, chainId: number, address: string): Promise<void> {
+    await this.db.query(`UPDATE merchants SET payout_addresses = payout_addresses || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [merchantId, String(chainId), address]);
+  }
+
   async list(): Promise<Merchant[]> {
     return (await this.db.query('SELECT * FROM merchants ORDER BY created_ms')).map(merchantOf);
   }

@@ -208,6 +208,8 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX chain_transfers_open ON chain_transfers (chain_id, block_number) WHERE state = 'seen';
   CREATE INDEX payments_address ON payments (lower(address));
+  -- Where each merchant's deposits are swept to, per chain id: {"31337": "0x…"}.
+  ALTER TABLE merchants ADD COLUMN payout_addresses jsonb NOT NULL DEFAULT '{}';
   `,
 ];
 

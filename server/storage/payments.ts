@@ -50,6 +50,7 @@ const paymentOf = (r: Row): Payment => ({
 });
 
 /** Until the chain work gives each payment its own deposit contract: a random address. */
+/** Without a configured network (most tests): a random address no one controls, never watched. */
 const placeholderAddress = () => '0x' + randomBytes(20).toString('hex');
 
 export interface ChangeReport {
@@ -84,7 +85,8 @@ export class PaymentStore {
    * decides. Safe under concurrent requests: the unique (merchant, mode, reference) key and
    * the row lock make every concurrent initialize of one reference see one payment.
    */
-  async initialize(account: Account, request: QuoteRequest, nowMs: number, quoteMs: number): Promise<{ payment: Payment; created: boolean }> {
+  /** `address`: the new payment's deposit address (CREATE2 on a configured network; a placeholder without one). */
+  async initialize(account: Account, request: QuoteRequest, nowMs: number, quoteMs: number, address: string = placeholderAddress()): Promise<{ payment: Payment; created: boolean }> {
     return this.db.transaction(async (tx) => {
       let existing = await this.lock(tx, account, request.reference);
       let plan = planInitialize(existing, account, request, nowMs);
@@ -99,7 +101,7 @@ export class PaymentStore {
           [
             account.merchant.id, account.mode, request.reference, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId,
             fields.token, fields.decimals, fields.currency, String(fields.fiatMinor), String(fields.due), String(fields.fee),
-            fields.fiatRate, fields.cryptoRate, placeholderAddress(), fields.acceptPartial, request.customerName, request.customerEmail,
+            fields.fiatRate, fields.cryptoRate, address, fields.acceptPartial, request.customerName, request.customerEmail,
             request.metadata === null ? null : JSON.stringify(request.metadata), fields.expiresMs, nowMs,
           ],
         );

@@ -118,6 +118,12 @@ export const DepositBody = z.object({
   kind: oneOf(DEPOSIT_KINDS),
 });
 
+/** PUT /api/v1/payout_address (secret key): where a chain's deposits are swept to. */
+export const PayoutAddressBody = z.object({
+  chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56'),
+  address: is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
+});
+
 /** PUT /api/v1/webhook (secret key): where DEPOSIT_TRANSACTION events go. */
 export const WebhookBody = z.object({ url: httpUrl });
 

@@ -1,0 +1,35 @@
+// Which coins a key's mode pays with, and where a new payment's money goes: a configured
+// network's tokens and CREATE2 deposit addresses, or (no network configured for the mode) the
+// static catalogue, whose payments only the sandbox can pay.
+import type { Address } from 'viem';
+import type { Coin } from '../../src/wire/schemas.ts';
+import type { KeyMode } from '../../src/wire/keys.ts';
+import { COINS } from '../domain/catalog.ts';
+import { Conflict } from '../domain/errors.ts';
+import { coinsOf, create2Addresses, type Network } from './networks.ts';
+
+export interface Catalog {
+  coins(mode: KeyMode): Coin[];
+  coin(mode: KeyMode, symbol: string): Coin | undefined;
+  network(mode: KeyMode): Network | undefined;
+  /** The deposit address of a new payment; undefined when the mode has no network (a placeholder then). */
+  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<string | undefined>;
+}
+
+export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, chainId: number) => Promise<string | undefined>): Catalog {
+  const coins = { test: networks.test ? coinsOf(networks.test) : COINS.test, live: networks.live ? coinsOf(networks.live) : COINS.live };
+  return {
+    coins: (mode) => coins[mode],
+    coin: (mode, symbol) => coins[mode].find((c) => c.symbol === symbol),
+    network: (mode) => networks[mode],
+    async depositAddress(merchantId, mode, reference) {
+      const network = networks[mode];
+      if (!network) return undefined;
+      const payout = await payoutAddress(merchantId, network.chainId);
+      if (!payout) {
+        throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
+      }
+      return create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address });
+    },
+  };
+}

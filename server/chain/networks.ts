@@ -1,0 +1,64 @@
+// Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
+// token contracts with their real decimals), and the dev chain's, made at start.
+import { concat, encodeAbiParameters, getContractAddress, keccak256, toHex, type Address, type Hex } from 'viem';
+import type { Coin } from '../../src/wire/schemas.ts';
+import { Deposit } from './artifacts.ts';
+
+export interface Token {
+  symbol: Coin['symbol'];
+  name: string;
+  address: Address;
+  decimals: number;
+}
+
+export interface Network {
+  chainId: number;
+  name: string;
+  rpcUrls: string[];
+  /** Blocks a transfer's block needs on top of it, itself included, before it counts. */
+  confirmations: number;
+  /** The deposit factory (server/chain/contracts/Deposit.sol) on this chain. */
+  factory: Address;
+  tokens: Token[];
+  /** Where a transaction can be looked at: `${explorer}/tx/${hash}`; none for a dev chain. */
+  explorer?: string;
+  /** A local dev chain: the sandbox may send real transfers from its funded dev accounts. */
+  dev?: boolean;
+}
+
+/** The checkout's view of a network's coins. */
+export const coinsOf = (network: Network): Coin[] =>
+  network.tokens.map((t) => ({
+    symbol: t.symbol,
+    name: t.name,
+    network: network.name,
+    chainId: network.chainId,
+    contractAddress: t.address,
+    decimals: t.decimals,
+    status: 'active',
+    ...(network.explorer ? { explorer: network.explorer } : {}),
+  }));
+
+/**
+ * Where payments' addresses come from. One scheme today (CREATE2 deposits); another (say,
+ * addresses derived from a merchant's xpub) implements the same and the watcher is unchanged.
+ */
+export interface DepositAddresses {
+  addressFor(input: { merchantId: string; mode: string; reference: string; payout: Address }): Address;
+}
+
+/** One salt per payment: its merchant, mode and reference. */
+export const saltOf = (merchantId: string, mode: string, reference: string): Hex => keccak256(toHex(`${merchantId}/${mode}/${reference}`));
+
+/** CREATE2 deposit addresses of `factory`: computed off-chain, bound to the payout address. */
+export function create2Addresses(factory: Address): DepositAddresses {
+  return {
+    addressFor: ({ merchantId, mode, reference, payout }) =>
+      getContractAddress({
+        opcode: 'CREATE2',
+        from: factory,
+        salt: saltOf(merchantId, mode, reference),
+        bytecode: concat([Deposit.bytecode, encodeAbiParameters([{ type: 'address' }], [payout])]),
+      }),
+  };
+}

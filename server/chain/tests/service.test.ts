@@ -1,0 +1,122 @@
+// The service taking real ERC-20 payments on a dev chain: CREATE2 deposit addresses bound to
+// the merchant's payout address, the sandbox's buttons as real transfers, the watcher counting
+// them after two confirmations, a signed webhook, the EIP-681 URI paid by a script, and the
+// deposit swept to the payout address.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { paymentUri } from '../../../src/payment/uri.ts';
+import { DepositFactory, TestToken } from '../artifacts.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
+import { startDevChain, type DevChain } from '../devchain.ts';
+import { saltOf } from '../networks.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+const payout = devAccount(9).address;
+
+beforeAll(async () => {
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  contracts = await deployDevContracts(chain.url, 3);
+  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, webhookRetryMs: 100 });
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+async function call(method: string, path: string, body?: unknown, key = publicKey) {
+  const response = await fetch(api.url + path, {
+    method,
+    headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data;
+
+describe('real payments on the dev chain', { timeout: 60_000 }, () => {
+  it('refuses a payment before the merchant names a payout address for the chain, and says how', async () => {
+    const refused = await call('POST', '/api/v1/transaction/initialize', { reference: 's-0', coin: 'USDT', currency: 'USD', amount: 10 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/PUT \/api\/v1\/payout_address/);
+    const bad = await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: '0x123' }, secretKey);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['address']);
+    expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: payout }, secretKey)).status).toBe(200);
+  });
+
+  it('lists the dev chain\'s coins with their chain id, contract and real decimals', async () => {
+    const { body } = await call('GET', '/api/v1/coins');
+    expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDC')).toMatchObject({ chainId: 31337, contractAddress: contracts.tokens.USDC, decimals: 6, network: 'Local dev chain' });
+    expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDT')).toMatchObject({ decimals: 18 });
+  });
+
+  it('"Full" is a real transfer: pending until two confirmations, then confirmed, a signed webhook, and the deposit swept to the payout address', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-1', coin: 'USDT', currency: 'USD', amount: 10 });
+    expect(created.status).toBe(201);
+    const address = created.body.data.address as Address;
+    const factoryAddress = await createPublicClient({ chain: foundry, transport: http(chain.url) }).readContract({
+      address: contracts.factory,
+      abi: DepositFactory.abi,
+      functionName: 'addressOf',
+      args: [payout, saltOf(DEMO_MERCHANT.id, 'test', 's-1')],
+    });
+    expect(address).toBe(factoryAddress); // the address is the factory's CREATE2 address for this payout
+
+    const sent = await call('POST', '/api/v1/sandbox/deposit', { reference: 's-1', kind: 'exact' });
+    expect(sent.body.data.status).toBe('pending'); // sent, not yet seen, let alone confirmed
+    const confirmed = await until('confirmed', async () => ((await verify('s-1')).status === 'confirmed' ? verify('s-1') : false));
+    expect(confirmed).toMatchObject({ amountPaid: 10.1, amountRemaining: 0 });
+    expect(confirmed.hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const events = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' AND body LIKE '%"reference":"s-1"%'`);
+    expect(events).toHaveLength(1);
+
+    // The operator's gas-only wallet sweeps; the tokens go to the payout address only.
+    const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+    const before = await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] });
+    const operator = createWalletClient({ account: devAccount(5), chain: foundry, transport: http(chain.url) });
+    const hash = await operator.writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [[{ payout, salt: saltOf(DEMO_MERCHANT.id, 'test', 's-1'), token: contracts.tokens.USDT }]] });
+    await reader.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    const after = await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] });
+    expect(after - before).toBe(10_100_000_000_000_000_000n);
+  });
+
+  it('the EIP-681 URI the checkout shows, parsed and paid by a script: confirmed', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-2', coin: 'USDC', currency: 'EUR', amount: '9.20' });
+    const coin = (await call('GET', '/api/v1/coins')).body.data.find((c: { symbol: string }) => c.symbol === 'USDC');
+    const uri = paymentUri(coin, created.body.data.address, created.body.data.cryptoAmount);
+    const parsed = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=(\d+)$/.exec(uri)!;
+    expect(Number(parsed[2])).toBe(31337);
+    const payer = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+    await payer.writeContract({ address: parsed[1] as Address, abi: TestToken.abi, functionName: 'transfer', args: [parsed[3] as Address, BigInt(parsed[4]!)] });
+    const confirmed = await until('confirmed', async () => ((await verify('s-2')).status === 'confirmed' ? verify('s-2') : false));
+    expect(confirmed.amountPaid).toBe(10.1);
+  });
+
+  it('a partial payment, then the rest, and an overpayment', async () => {
+    await call('POST', '/api/v1/transaction/initialize', { reference: 's-3', coin: 'USDT', currency: 'USD', amount: 10 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 's-3', kind: 'partial' });
+    await until('incomplete', async () => (await verify('s-3')).status === 'incomplete');
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 's-3', kind: 'exact' });
+    expect(await until('confirmed', async () => ((await verify('s-3')).status === 'confirmed' ? verify('s-3') : false))).toMatchObject({ amountPaid: 10.1 });
+
+    await call('POST', '/api/v1/transaction/initialize', { reference: 's-4', coin: 'USDT', currency: 'USD', amount: 10 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 's-4', kind: 'over' });
+    const over = await until('confirmed', async () => ((await verify('s-4')).status === 'confirmed' ? verify('s-4') : false));
+    expect(over.amountPaid).toBeGreaterThan(10.1);
+  });
+});
