@@ -7,6 +7,8 @@ import { createLogger } from '../server/log.ts';
 import { DEMO_MERCHANT, DEMO_PRICES } from '../server/seed.ts';
 import { readWebhook, registerWebhook } from './merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH } from './merchant/server.ts';
+import { deployDevContracts, devAccount, devNetwork } from '../server/chain/deploy.ts';
+import { startDevChain } from '../server/chain/devchain.ts';
 
 /** The service's log, as one readable line per request and per webhook delivery. */
 const readable = {
@@ -18,8 +20,20 @@ const readable = {
   },
 };
 const config = configFromEnv({ ...process.env, PORT: process.env.API_PORT ?? process.env.PORT ?? '4010' });
-const api = await startService({ ...config, logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable) });
+// The local dev chain: anvil on loopback, a block a second, the test tokens and the deposit
+// factory deployed, the dev accounts funded. A payment confirms after two blocks (~2 s).
+const chain = await startDevChain({ port: Number(process.env.CHAIN_PORT ?? 8545), blockTimeSeconds: 1 });
+const contracts = await deployDevContracts(chain.url);
+const api = await startService({
+  ...config,
+  networks: { test: devNetwork(chain.url, contracts, 2) },
+  logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable),
+});
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+// The demo merchant's deposits are swept to dev account 9, unless a payout address is set.
+if (!(await api.parts.merchants.payoutAddress(DEMO_MERCHANT.id, chain.chainId))) {
+  await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, chain.chainId, devAccount(9).address);
+}
 let endpoint = await readWebhook(api.url, secretKey);
 const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: Number(process.env.SHOP_PORT ?? 4020) });
 const hook = shop.url + WEBHOOK_PATH;
@@ -34,9 +48,13 @@ console.log(`Test secret key           ${secretKey}   (sandbox only; never in a 
 console.log(`Webhook signing secret    ${endpoint.secret}`);
 console.log(`Webhooks go to            ${endpoint.url}${endpoint.url === hook ? '' : '   (yours, kept: the shop will not see them)'}`);
 console.log(`Orders                    ${shop.url}/orders/<reference>`);
+console.log(`Dev chain (anvil)         ${chain.url}   chain id ${chain.chainId}, a block a second, 2 confirmations`);
+console.log(`Dev tokens                ${Object.entries(contracts.tokens).map(([symbol, address]) => `${symbol} ${address}`).join(', ')}`);
+console.log(`Deposit factory           ${contracts.factory}   (NOT AUDITED: dev and test use only)`);
+console.log(`Dev wallet (funded)       mnemonic "test test … junk", account 1 pays in the sandbox`);
 console.log(`Price ids for links       ${Object.entries(DEMO_PRICES).map(([name, id]) => `${name} ${id}`).join(', ')}`);
 console.log('Press Ctrl+C to stop. Requests and webhook deliveries follow, one line each:');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void Promise.all([api.close(), shop.close()]).then(() => process.exit(0)));
+  process.once(signal, () => void Promise.all([api.close(), shop.close()]).then(() => chain.stop()).then(() => process.exit(0)));
 }

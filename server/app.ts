@@ -169,6 +169,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   ];
   // One watcher per configured network; a lease in the database keeps it to one instance.
   const chainStore = new ChainStore(db);
+  // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
+  for (const network of Object.values(networks)) if (network.dev) await chainStore.forget(network.chainId);
   const ledger = paymentLedger({ db, payments, merchants, now });
   const watchers = Object.values(networks).map(
     (network) =>

@@ -44,10 +44,11 @@ export function anvilBinary(): string {
 export async function startDevChain(options: { port?: number; blockTimeSeconds?: number } = {}): Promise<DevChain> {
   const args = ['--host', '127.0.0.1', '--port', String(options.port ?? 0), '--chain-id', String(DEV_CHAIN_ID), '--mnemonic', DEV_MNEMONIC, '--accounts', '10'];
   if (options.blockTimeSeconds) args.push('--block-time', String(options.blockTimeSeconds));
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Through a small shell that holds our end of a pipe: if this process dies, even by SIGKILL,
+  // the pipe closes, `read` returns and anvil is stopped; no orphan keeps the port.
+  const watchdog = `"$0" "$@" & node=$!; trap 'kill $node 2>/dev/null' TERM INT; read _; kill $node 2>/dev/null; wait $node`;
+  const child = spawn('sh', ['-c', watchdog, anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stopOnExit = () => child.kill('SIGKILL');
-  process.once('exit', stopOnExit);
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`anvil did not start in 15 s:\n${seen}`)), 15_000);
@@ -74,7 +75,6 @@ export async function startDevChain(options: { port?: number; blockTimeSeconds?:
     chainId: DEV_CHAIN_ID,
     process: child,
     async stop() {
-      process.off('exit', stopOnExit);
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
     },

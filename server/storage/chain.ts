@@ -68,6 +68,15 @@ export class ChainStore {
     return row && { number: BigInt(row.block_number as string), hash: (row.block_hash as string | null) ?? null };
   }
 
+  /** Forgets a chain's watcher state: for a dev chain, which starts afresh on every run. */
+  async forget(chainId: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(`DELETE FROM chain_transfers WHERE chain_id = $1`, [chainId]);
+      await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1`, [chainId]);
+      await tx.query(`DELETE FROM chain_cursors WHERE chain_id = $1`, [chainId]);
+    });
+  }
+
   async release(chainId: number, holder: string): Promise<void> {
     await this.db.query(`UPDATE chain_cursors SET holder = NULL, lease_until_ms = 0 WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
   }

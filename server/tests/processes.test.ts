@@ -111,7 +111,7 @@ describe('the demo', { timeout: 90_000 }, () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const demo = fromRoot('build/demo/main.js');
     const ready = /Merchant demo shop\s+(http:\/\/\S+)[\s\S]*Press Ctrl\+C/;
-    const env = { DATA_DIR: dataDir, API_PORT: '0', SHOP_PORT: '0' };
+    const env = { DATA_DIR: dataDir, API_PORT: '0', SHOP_PORT: '0', CHAIN_PORT: '0' };
     const first = await service(env, demo, ready);
     const api = /Service and checkout\.js\s+(http:\/\/\S+)/.exec(first.output())![1];
     for (const printed of [publicKey, secretKey, webhookSecret, 'Price ids']) expect(first.output()).toContain(printed);
