@@ -4,19 +4,43 @@ import { startService, type Service, type ServiceOptions } from '../../server/ap
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { registerWebhook } from '../../demo/merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../server/chain/deploy.ts';
+import { startDevChain, type DevChain } from '../../server/chain/devchain.ts';
 
 export interface Servers {
   api: Service;
   shop: MerchantSite;
+  /** With `chain`: the dev chain the test keys pay on, and its contracts. */
+  chain?: DevChain;
+  contracts?: DevContracts;
   close(): Promise<void>;
 }
 
-export async function startServers(options: ServiceOptions = {}): Promise<Servers> {
-  const api = await startService({ webhookRetryMs: 100, ...options });
+/** The service and the shop; with `chain`, on a fresh dev chain (anvil, a block a second). */
+export async function startServers(options: ServiceOptions & { chain?: { confirmations: number } } = {}): Promise<Servers> {
+  const { chain: onChain, ...serviceOptions } = options;
+  const chain = onChain ? await startDevChain({ blockTimeSeconds: 1 }) : undefined;
+  const contracts = chain ? await deployDevContracts(chain.url, 4) : undefined;
+  const api = await startService({
+    webhookRetryMs: 100,
+    watchIntervalMs: 200,
+    ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) } } : {}),
+    ...serviceOptions,
+  });
+  if (chain) await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, chain.chainId, devAccount(9).address);
   const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
   const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
   await registerWebhook(api.url, secretKey, shop.url + WEBHOOK_PATH);
-  return { api, shop, close: async () => void (await Promise.all([api.close(), shop.close()])) };
+  return {
+    api,
+    shop,
+    chain,
+    contracts,
+    close: async () => {
+      await Promise.all([api.close(), shop.close()]);
+      await chain?.stop();
+    },
+  };
 }
 
 const LOOPBACK = /^(https?|wss?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;

@@ -6,6 +6,8 @@ import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
 import { paymentVersion, type Coin, type DepositKind, type Transaction, type Verification } from '../wire/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
+import { baseUnits } from '../payment/uri.ts';
+import { discoverWallets, payFromWallet, type FoundWallet } from '../payment/wallet.ts';
 
 /** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */
 export type ScreenErrorCode = Exclude<ErrorCode, 'invalid_options' | 'secret_key' | 'payment_expired'>;
@@ -22,6 +24,7 @@ export const POLL_MS = 3_000;
 export const POLL_MAX_MS = 15_000;
 
 type Field = 'name' | 'email';
+export type WalletState = 'asking' | 'sent' | 'declined' | 'chain' | 'failed';
 
 /**
  * Where a checkout is. Each state names the events it accepts in `table` below, and the
@@ -32,8 +35,11 @@ export type State =
   | { name: 'coins'; coins?: Coin[] }
   /** Asking for a quote; after a 409 (funds already arrived), fetching that payment instead. */
   | { name: 'quoting'; coin: Coin }
-  /** A payment is open: its status is watched. `leaving`: the customer asked to close. `lost`: a check failed. */
-  | { name: 'watching'; payment: Verification; leaving: boolean; lost: boolean }
+  /**
+   * A payment is open: its status is watched. `leaving`: the customer asked to close. `lost`:
+   * a check failed. `wallet`: how paying from a browser wallet goes, when the customer tried.
+   */
+  | { name: 'watching'; payment: Verification; leaving: boolean; lost: boolean; wallet?: WalletState }
   /** "Finish with what I sent": the service is asked to settle the partial payment. */
   | { name: 'settling'; payment: Verification }
   | { name: 'success'; payment: Verification }
@@ -62,7 +68,11 @@ export type Event =
   /** Work: a payment's data (a quote, a status, a settlement); a status check failed and is retried; work failed for good. */
   | { type: 'status'; payment: Verification }
   | { type: 'lost' }
-  | { type: 'failed'; error: ScreenError };
+  | { type: 'failed'; error: ScreenError }
+  /** Customer: pay from a browser wallet. Work: the wallet sent it, or did not (why). */
+  | { type: 'wallet' }
+  | { type: 'walletSent' }
+  | { type: 'walletFailed'; reason: Exclude<WalletState, 'asking' | 'sent'> };
 export type EventType = Event['type'];
 
 /** What a transition may read: the coins the API listed (inactive ones too) and the options. No I/O. */
@@ -136,8 +146,14 @@ export const table: { [S in StateName]: Handlers<S> } = {
     ...exits,
   },
   watching: {
-    status: (s, e, env) => follow(e.payment, env, s.leaving),
+    status: (s, e, env) => {
+      const to = follow(e.payment, env, s.leaving);
+      return to.name === 'watching' ? { ...to, wallet: s.wallet } : to;
+    },
     lost: (s) => ({ ...s, lost: true }),
+    wallet: (s) => (s.wallet === 'asking' || s.wallet === 'sent' ? s : { ...s, wallet: 'asking' }),
+    walletSent: (s) => ({ ...s, wallet: 'sent' }),
+    walletFailed: (s, e) => ({ ...s, wallet: e.reason }),
     change: (s) => (s.payment.status === 'pending' && s.payment.amountPaid === 0 ? { name: 'coins' } : s),
     finish: (s) => (s.payment.status === 'incomplete' && s.payment.acceptPartialPayment ? { name: 'settling', payment: s.payment } : s),
     escape: (s) => (s.leaving ? { ...s, leaving: false } : { ...s, leaving: true }),
@@ -199,7 +215,11 @@ export interface Checkout {
   readonly wrong: ReadonlySignal<Field[]>;
   /** The value last put on the clipboard, so its button can say so. */
   readonly copied: ReadonlySignal<string | undefined>;
+  /** Browser wallets the page announced (EIP-6963). */
+  readonly wallets: ReadonlySignal<FoundWallet[]>;
   send(event: Event): void;
+  /** Pays the open payment from the `index`th wallet: switch chain, send the token transfer. */
+  payWith(index: number): void;
   start(): void;
   submitDetails(name: string, email: string): void;
   markCopied(value: string): void;
@@ -249,6 +269,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const business = signal<Business | undefined>(undefined);
   const now = signal(api.now());
   const copied = signal<string | undefined>(undefined);
+  const wallets = signal<FoundWallet[]>([]);
   const life = new AbortController();
   /** The running state's work: aborted the moment the state is left. */
   let work = new AbortController();
@@ -263,6 +284,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   let errored = false;
 
   const env: Env = { coin: (symbol) => coinsBySymbol.get(symbol), options };
+  let stopWallets = () => {};
 
   function tell<A>(name: string, callback: ((arg: A) => void) | undefined, arg: A) {
     try {
@@ -331,6 +353,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         break;
       case 'closed':
         life.abort();
+        stopWallets();
         onClosed();
         tell('onClose', options.onClose, { reference: options.reference, status: paymentOf(from)?.status });
     }
@@ -488,8 +511,30 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     reconnecting: computed(() => state.value.name === 'watching' && (state.value as { lost: boolean }).lost),
     leaving: computed(() => state.value.name === 'watching' && (state.value as { leaving: boolean }).leaving),
     wrong: computed(() => (state.value.name === 'details' ? state.value.wrong : [])),
+    wallets,
     send,
+    payWith(index) {
+      const wallet = wallets.value[index];
+      const before = state.value;
+      send({ type: 'wallet' });
+      const s = state.value;
+      if (!wallet || s === before || s.name !== 'watching') return;
+      const coin = coinsBySymbol.get(s.payment.coin)!;
+      const { signal } = work;
+      const post = (e: Event) => signal.aborted || send(e);
+      payFromWallet(wallet.provider, coin.chainId, coin.contractAddress, s.payment.address, baseUnits(s.payment.amountRemaining, coin)).then(
+        () => {
+          post({ type: 'walletSent' });
+          poke();
+        },
+        (error: { code?: number }) => {
+          console.warn('ServiceCheckout: the wallet did not send the payment', error);
+          post({ type: 'walletFailed', reason: error?.code === 4001 ? 'declined' : error?.code === 4902 ? 'chain' : 'failed' });
+        },
+      );
+    },
     start() {
+      stopWallets = discoverWallets((found) => (wallets.value = [...wallets.value, found]));
       // Warm the list while the customer types. A refused key (401, 403) is told at once,
       // before anyone types a name for nothing; other errors surface on the coin screen.
       loadCoins().catch((error) => {

@@ -56,20 +56,23 @@ const events: Record<EventType, Event> = {
   status: { type: 'status', payment: payment({ status: 'confirmed', amountPaid: 25.245, amountRemaining: 0 }) },
   lost: { type: 'lost' },
   failed: { type: 'failed', error: network },
+  wallet: { type: 'wallet' },
+  walletSent: { type: 'walletSent' },
+  walletFailed: { type: 'walletFailed', reason: 'declined' },
 };
 
 // Where each event leads from each state; "·" means the event is not accepted there (nothing changes).
 const grid = `
-           details  choose   change   requote  finish   retry    escape   askClose stay     close    coins    refused  resumed  status   lost     failed
-details    coins    ·        ·        ·        ·        ·        closed   closed   ·        closed   ·        error    watching ·        ·        ·
-coins      ·        quoting  ·        ·        ·        ·        closed   closed   ·        closed   coins    error    watching ·        ·        error
-quoting    ·        ·        ·        ·        ·        ·        closed   closed   ·        closed   ·        ·        ·        success  ·        error
-watching   ·        ·        coins    ·        ·        ·        watching watching watching closed   ·        ·        ·        success  watching ·
-settling   ·        ·        ·        ·        ·        ·        closed   closed   ·        closed   ·        ·        ·        success  ·        error
-success    ·        ·        ·        ·        ·        ·        closed   closed   ·        closed   ·        ·        ·        ·        ·        ·
-expired    ·        ·        ·        quoting  ·        ·        closed   closed   ·        closed   ·        ·        ·        ·        ·        ·
-error      ·        ·        ·        ·        ·        coins    closed   closed   ·        closed   ·        ·        ·        ·        ·        ·
-closed     ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·        ·
+             details      choose       change       requote      finish       retry        escape       askClose     stay         close        coins        refused      resumed      status       lost         failed       wallet       walletSent   walletFailed
+details      coins        ·            ·            ·            ·            ·            closed       closed       ·            closed       ·            error        watching     ·            ·            ·            ·            ·            ·
+coins        ·            quoting      ·            ·            ·            ·            closed       closed       ·            closed       coins        error        watching     ·            ·            error        ·            ·            ·
+quoting      ·            ·            ·            ·            ·            ·            closed       closed       ·            closed       ·            ·            ·            success      ·            error        ·            ·            ·
+watching     ·            ·            coins        ·            ·            ·            watching     watching     watching     closed       ·            ·            ·            success      watching     ·            watching     watching     watching
+settling     ·            ·            ·            ·            ·            ·            closed       closed       ·            closed       ·            ·            ·            success      ·            error        ·            ·            ·
+success      ·            ·            ·            ·            ·            ·            closed       closed       ·            closed       ·            ·            ·            ·            ·            ·            ·            ·            ·
+expired      ·            ·            ·            quoting      ·            ·            closed       closed       ·            closed       ·            ·            ·            ·            ·            ·            ·            ·            ·
+error        ·            ·            ·            ·            ·            coins        closed       closed       ·            closed       ·            ·            ·            ·            ·            ·            ·            ·            ·
+closed       ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·
 `;
 const [head, ...rows] = grid.trim().split('\n').map((line) => line.trim().split(/\s+/));
 const cells = rows.flatMap(([from, ...to]) => to.map((cell, i) => [from as StateName, head![i] as EventType, cell] as const));
@@ -119,6 +122,17 @@ describe('the guards within a state', () => {
     expect(next(asked, events.askClose, env).name).toBe('closed');
     expect(next(asked, events.escape, env)).toMatchObject({ name: 'watching', leaving: false });
     expect(next(asked, events.stay, env)).toMatchObject({ name: 'watching', leaving: false });
+  });
+
+  it('pays from a wallet once at a time: a second click while asking changes nothing; a refusal may be retried; the state survives a status update', () => {
+    const asking = next(states.watching, events.wallet, env);
+    expect(asking).toMatchObject({ name: 'watching', wallet: 'asking' });
+    expect(next(asking, events.wallet, env)).toBe(asking);
+    const declined = next(asking, events.walletFailed, env);
+    expect(declined).toMatchObject({ wallet: 'declined' });
+    expect(next(declined, events.wallet, env)).toMatchObject({ wallet: 'asking' });
+    const sent = next(asking, events.walletSent, env);
+    expect(next(sent, { type: 'status', payment: payment({ status: 'incomplete', amountPaid: 1 }) }, env)).toMatchObject({ wallet: 'sent' });
   });
 
   it('keeps the question open across a status update, and drops "reconnecting" when an answer comes', () => {

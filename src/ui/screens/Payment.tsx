@@ -23,6 +23,8 @@ export function Payment({ checkout, view }: Props) {
   const hurry = left < HURRY_MS;
   const uri = paymentUri(coin, payment.address, due);
   const net = minus(payment.actualAmount, payment.feeInCrypto, coin.decimals);
+  const s = checkout.state.value;
+  const state = s.name == 'watching' ? s : undefined;
   return (
     <>
       <div class="pay">
@@ -76,6 +78,20 @@ export function Payment({ checkout, view }: Props) {
         </div>
         <div>
           <QrCode value={uri} />
+          {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
+          {checkout.wallets.value.map((wallet, index) => (
+            <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={state?.wallet == 'asking'} data-pay-wallet>
+              {fill(text.payWith, wallet.name)}
+            </button>
+          ))}
+          {state?.wallet && (
+            <p role="status" class={state.wallet == 'sent' || state.wallet == 'asking' ? undefined : 'nt'} data-wallet-note>
+              {fill(
+                { asking: text.walletAsking, sent: text.walletSent, declined: text.walletDeclined, chain: text.walletChain, failed: text.walletFailed }[state.wallet],
+                coin.network,
+              )}
+            </p>
+          )}
           {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
           {matchMedia('(pointer:coarse)').matches && (
             <a class="pr" href={uri} data-wallet>
