@@ -96,7 +96,8 @@ function checkDrawn(checkout: Checkout, fake: ReturnType<typeof fakeApi>, before
   return seq;
 }
 
-it(`keeps its callback promises under ${RUNS} random interleavings`, async () => {
+// 1,000 runs, each rendering the payment screen: ~3 s alone, more beside the other suites.
+it(`keeps its callback promises under ${RUNS} random interleavings`, { timeout: 60_000 }, async () => {
   await fc.assert(
     fc.asyncProperty(setup, fc.array(step, { minLength: 4, maxLength: 40, size: 'max' }), async (given, steps) => {
       vi.clearAllTimers();
