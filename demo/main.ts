@@ -26,7 +26,7 @@ const chain = await startDevChain({ port: Number(process.env.CHAIN_PORT ?? 8545)
 const contracts = await deployDevContracts(chain.url);
 const api = await startService({
   ...config,
-  networks: { test: devNetwork(chain.url, contracts, 2) },
+  networks: { ...config.networks, test: devNetwork(chain.url, contracts, 2) },
   logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable),
 });
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

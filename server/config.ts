@@ -1,6 +1,7 @@
 // The service's configuration, from the environment, checked once: a wrong value stops the
 // start with a message that names the variable.
 import type { ServiceOptions } from './app.ts';
+import { networksFromFile } from './chain/config.ts';
 
 export interface Config extends ServiceOptions {
   port: number;
@@ -38,5 +39,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 1000, 10, 60_000),
     payoutCheckMs: int(env, 'PAYOUT_CHECK_MS', 2000, 10, 86_400_000),
+    networks: env.NETWORKS_FILE ? networksFromFile(env.NETWORKS_FILE) : undefined,
   };
 }

@@ -1,0 +1,53 @@
+// Networks from the operator's file (NETWORKS_FILE): checked once at start, every wrong field
+// named. { "test": Network, "live": Network }, either optional; see the README for an example.
+import { readFileSync } from 'node:fs';
+import * as z from 'zod/mini';
+import { COINS } from '../../src/wire/fields.ts';
+import { fieldErrors } from '../../src/wire/field-errors.ts';
+import type { KeyMode } from '../../src/wire/keys.ts';
+import type { Network } from './networks.ts';
+
+const address = z.custom<`0x${string}`>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v), { error: 'a 0x address of 40 hex digits' });
+const url = z.custom<string>((v) => {
+  try {
+    return typeof v === 'string' && /^https?:$/.test(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}, { error: 'an http(s) URL' });
+const whole = (min: number, max: number) => z.custom<number>((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, { error: `a whole number from ${min} to ${max}` });
+
+const NetworkSchema = z.object({
+  chainId: whole(1, 2 ** 31 - 1),
+  name: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 60, { error: 'a name of 1 to 60 characters' }),
+  rpcUrls: z.array(url).check(z.minLength(1, 'at least one RPC URL')),
+  confirmations: whole(1, 1000),
+  factory: address,
+  tokens: z.array(
+    z.object({
+      symbol: z.custom<(typeof COINS)[number]>((v) => (COINS as readonly unknown[]).includes(v), { error: `one of ${COINS.join(', ')}` }),
+      name: z.custom<string>((v) => typeof v === 'string' && v.length > 0, { error: 'a name' }),
+      address,
+      decimals: whole(0, 36),
+    }),
+  ),
+  explorer: z.optional(z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' })),
+  dev: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
+});
+const NetworksSchema = z.object({ test: z.optional(NetworkSchema), live: z.optional(NetworkSchema) });
+
+/** Reads and checks the networks file; throws naming the file and each wrong field. */
+export function networksFromFile(path: string): Partial<Record<KeyMode, Network>> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`NETWORKS_FILE: cannot read ${path} as JSON (${(error as Error).message})`);
+  }
+  const parsed = NetworksSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`NETWORKS_FILE ${path}: ` + fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; '));
+  }
+  if (parsed.data.live?.dev) throw new Error(`NETWORKS_FILE ${path}: live.dev: a live network is never a dev chain`);
+  return parsed.data as Partial<Record<KeyMode, Network>>;
+}

@@ -1,0 +1,44 @@
+// An operator points the service at real chains with a file of networks (NETWORKS_FILE):
+// checked once at start, every wrong field named.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../config.ts';
+
+const BSC = {
+  chainId: 56,
+  name: 'BNB Smart Chain',
+  rpcUrls: ['https://bsc-rpc.example/one', 'https://bsc-rpc.example/two'],
+  confirmations: 15,
+  factory: '0x' + '1'.repeat(40),
+  tokens: [{ symbol: 'USDT', name: 'Tether USD', address: '0x55d398326f99059fF775485246999027B3197955', decimals: 18 }],
+  explorer: 'https://bscscan.com',
+};
+
+function file(content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'networks-')), 'networks.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('NETWORKS_FILE', () => {
+  it('gives each mode its network: RPC URLs to fail over between, confirmations, tokens with their decimals', () => {
+    const config = configFromEnv({ NETWORKS_FILE: file({ live: BSC }) });
+    expect(config.networks?.live).toMatchObject({ chainId: 56, confirmations: 15, rpcUrls: BSC.rpcUrls });
+    expect(config.networks?.test).toBeUndefined();
+    expect(configFromEnv({}).networks).toBeUndefined();
+  });
+
+  it.each([
+    [{ live: { ...BSC, rpcUrls: [] } }, /live\.rpcUrls: expected at least one RPC URL/],
+    [{ live: { ...BSC, rpcUrls: ['ftp://x'] } }, /live\.rpcUrls\.0: expected an http\(s\) URL/],
+    [{ live: { ...BSC, factory: '0x12' } }, /live\.factory/],
+    [{ live: { ...BSC, tokens: [{ ...BSC.tokens[0], decimals: 40 }] } }, /live\.tokens\.0\.decimals/],
+    [{ live: { ...BSC, tokens: [{ ...BSC.tokens[0], symbol: 'XRP' }] } }, /live\.tokens\.0\.symbol/],
+    [{ live: { ...BSC, dev: true } }, /a live network is never a dev chain/],
+    ['{ not json', /cannot read .* as JSON/],
+  ])('refuses %j, naming what is wrong', (content, message) => {
+    expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
+  });
+});
