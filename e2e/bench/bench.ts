@@ -1,7 +1,8 @@
 // npm run bench: measures the built dist/checkout.js in Chromium against the service, and
 // the service under load on both databases; prints medians (with min and max) next to
 // baselines measured in the same run. `-- --service-only` runs only the service's
-// part, `-- --memory` its memory under 100,000 anonymous requests.
+// part, `-- --memory` its memory under 100,000 anonymous requests, `-- --chain` detection
+// latency and the watcher's cost on a local dev chain.
 // A script, not a test: it asserts nothing, it reports.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { ms, summarize, table, type Summary } from './stats.ts';
 import { ROOT } from '../../demo/paths.ts';
 import { startCluster } from '../../server/testing/postgres.ts';
 import { spawnService } from '../../server/testing/process.ts';
+import { chainBench } from './chain.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
 const OPEN_RUNS = 30;
@@ -334,6 +336,10 @@ async function main() {
   if (process.argv.includes('--memory')) {
     const readings = await serviceMemory();
     console.log('\n' + table([['anonymous requests served', 'service RSS'], ...readings.map((r) => [r.requests.toLocaleString('en'), `${(r.rssKb / 1024).toFixed(1)} MB`])]));
+    return;
+  }
+  if (process.argv.includes('--chain')) {
+    await chainBench();
     return;
   }
   if (process.argv.includes('--service-only')) {
