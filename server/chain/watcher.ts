@@ -83,13 +83,11 @@ export class Watcher {
   async tick(): Promise<TickResult> {
     const { chainId, store } = this.o;
     const result: TickResult = { seen: 0, credited: 0 };
-    const start = async (): Promise<Cursor> => {
-      const number = this.o.startBlock !== undefined ? this.o.startBlock - 1n : await this.rpc.getBlockNumber();
-      return { number, hash: null };
-    };
-    let cursor = await store.claim(chainId, this.o.holder, this.now(), this.o.leaseMs ?? 30_000, await start());
-    if (!cursor) return { ...result, skipped: true };
+    // The head first: it is also where a chain never watched before starts (one call a tick).
     const head = await this.rpc.getBlockNumber();
+    const start: Cursor = { number: this.o.startBlock !== undefined ? this.o.startBlock - 1n : head, hash: null };
+    let cursor = await store.claim(chainId, this.o.holder, this.now(), this.o.leaseMs ?? 30_000, start);
+    if (!cursor) return { ...result, skipped: true };
     result.head = head;
 
     // Stored hashes are compared from the highest down: the first that still matches vouches
@@ -131,8 +129,9 @@ export class Watcher {
       }
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
-      await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
-      for (const t of seen) if (t.state === 'unexpected') await this.o.ledger.unmatched(t, 'unexpected');
+      const fresh = await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
+      // Told once: a range scanned again (after a reorganisation) finds what is already recorded.
+      for (const t of fresh) if (t.state === 'unexpected') await this.o.ledger.unmatched(t, 'unexpected');
       result.scanned = { from, to };
       result.seen = seen.length;
     }

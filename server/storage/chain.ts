@@ -109,23 +109,34 @@ export class ChainStore {
    * Records what a scan found, and moves the cursor, in one transaction: the transfers (a
    * transfer seen again after its block was orphaned is seen anew, in its new block), the
    * hashes of the blocks relied on, and the new cursor. Drops block hashes too old to matter.
+   * Answers the transfers that are new (or seen anew): those already recorded are left as they are.
    */
-  async record(chainId: number, transfers: Array<SeenTransfer & { state: TransferState }>, blocks: Array<{ number: bigint; hash: string }>, cursor: Cursor, keepFrom: bigint, nowMs: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  async record(
+    chainId: number,
+    transfers: Array<SeenTransfer & { state: TransferState }>,
+    blocks: Array<{ number: bigint; hash: string }>,
+    cursor: Cursor,
+    keepFrom: bigint,
+    nowMs: number,
+  ): Promise<Array<SeenTransfer & { state: TransferState }>> {
+    return this.db.transaction(async (tx) => {
+      const fresh: Array<SeenTransfer & { state: TransferState }> = [];
       for (const t of transfers) {
-        await tx.query(
+        const written = await tx.query(
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11, seen_ms = $12
-           WHERE chain_transfers.state = 'orphaned'`,
+           WHERE chain_transfers.state = 'orphaned' RETURNING tx_hash`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, nowMs],
         );
+        if (written.length) fresh.push(t);
       }
       for (const b of blocks) {
         await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [chainId, String(b.number), b.hash]);
       }
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number < $2`, [chainId, String(keepFrom)]);
       await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(cursor.number), cursor.hash, nowMs]);
+      return fresh;
     });
   }
 

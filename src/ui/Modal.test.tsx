@@ -241,9 +241,10 @@ describe('the modal', () => {
     m.checkout.close();
   });
 
-  it('ends in a receipt: paid against due, the reference, and the transaction on the network\'s explorer', async () => {
+  /** Pays the first coin in full and answers the receipt screen. */
+  async function receipt(explorer = '') {
     const m = await open({}, (fake) => {
-      fake.state.explorer = 'https://testnet.bscscan.com';
+      fake.state.explorer = explorer;
     });
     await flush();
     click(m.$$('ul button')[0]);
@@ -251,6 +252,11 @@ describe('the modal', () => {
     m.state.status = 'confirmed';
     m.state.paid = 25.245;
     await vi.advanceTimersByTimeAsync(3_000);
+    return m;
+  }
+
+  it('ends in a receipt: paid against due, the reference, and the transaction on the network\'s explorer', async () => {
+    const m = await receipt('https://testnet.bscscan.com');
     expect(m.$('[data-receipt]')?.textContent).toContain('Paid25.245 USDTDue25.245 USDT ($25.00)');
     expect(m.$('[data-explorer]')?.getAttribute('href')).toBe('https://testnet.bscscan.com/tx/0x' + 'cd'.repeat(32));
     expect(m.$('[data-explorer]')?.getAttribute('rel')).toContain('noopener');
@@ -259,13 +265,7 @@ describe('the modal', () => {
   });
 
   it('shows the transaction hash itself when the network has no explorer', async () => {
-    const m = await open();
-    await flush();
-    click(m.$$('ul button')[0]);
-    await flush();
-    m.state.status = 'confirmed';
-    m.state.paid = 25.245;
-    await vi.advanceTimersByTimeAsync(3_000);
+    const m = await receipt();
     expect(m.$('[data-explorer]')).toBeNull();
     expect(m.$('[data-receipt] code')?.textContent).toBe('0x' + 'cd'.repeat(32));
     m.checkout.close();

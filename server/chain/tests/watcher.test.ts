@@ -128,6 +128,12 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     expect(states.sort()).toEqual(['late', 'unexpected']);
     const told = (await events('DEPOSIT_UNMATCHED')).map((e) => `${e.reason}:${e.payment.reference}`);
     expect(told).toEqual(expect.arrayContaining(['unexpected:w-3', 'late:w-4']));
+    // The range scanned again (as after a reorganisation) tells nothing twice.
+    const wrong = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!;
+    await store.rewind(chain.chainId, wrong.blockNumber, Date.now());
+    await w.tick();
+    const again = (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment.reference === 'w-3');
+    expect(again).toHaveLength(1);
     await w.stop();
   });
 
