@@ -123,9 +123,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   let origin = '';
   const faults = options.faults ? new FaultInjector() : undefined;
   const networks = options.networks ?? {};
+  const chainStore = new ChainStore(db);
   const parts: ServiceParts = {
     catalog: catalog(networks, (merchantId, chainId) => merchants.payoutAddress(merchantId, chainId)),
     payments,
+    chain: chainStore,
     events,
     merchants,
     links,
@@ -168,7 +170,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     await db.listen('payouts_due', () => options.jobs !== false && payoutLoop.wake()),
   ];
   // One watcher per configured network; a lease in the database keeps it to one instance.
-  const chainStore = new ChainStore(db);
   // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
   for (const network of Object.values(networks)) if (network.dev) await chainStore.forget(network.chainId);
   const ledger = paymentLedger({ db, payments, merchants, now });

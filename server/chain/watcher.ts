@@ -6,6 +6,12 @@
 import { createPublicClient, fallback, http, parseAbiItem, type PublicClient } from 'viem';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
 
+/**
+ * The longest wait between attempts while the RPC endpoint fails: short enough that the
+ * watcher is back within seconds of the endpoint, long enough not to hammer a provider.
+ */
+export const MAX_BACKOFF_MS = 10_000;
+
 export const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
@@ -143,6 +149,8 @@ export class Watcher {
       if (outcome === 'late') await this.o.ledger.unmatched(t, 'late');
       else result.credited++;
     }
+    // A new block is one more confirmation for whatever is still confirming: tell its checkouts.
+    if (result.scanned) await store.notifyConfirming(chainId);
     return result;
   }
 
@@ -161,7 +169,7 @@ export class Watcher {
         }
       } catch (error) {
         failures++;
-        wait = Math.min(intervalMs * 2 ** failures, 30_000);
+        wait = Math.min(intervalMs * 2 ** failures, MAX_BACKOFF_MS);
         onError(error);
       }
       if (!this.stopped) this.timer = setTimeout(loop, wait);

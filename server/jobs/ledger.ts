@@ -21,7 +21,8 @@ export function paymentLedger(deps: { db: Sql; payments: PaymentStore; merchants
     async credit(t) {
       const { account, reference } = await whose(t);
       try {
-        await deps.payments.credit(account, reference, { chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, deps.now(), report);
+        const now = deps.now();
+        await deps.payments.credit(account, reference, { chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, now, report, t.seenMs ?? now);
         return 'credited';
       } catch (error) {
         if (error instanceof Conflict) return 'late'; // expired, settled or paid: recorded, not counted

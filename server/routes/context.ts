@@ -7,6 +7,7 @@ import type { FaultInjector } from '../http/faults.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Logger } from '../log.ts';
 import type { PaymentChanges } from '../realtime/changes.ts';
+import type { ChainStore } from '../storage/chain.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
@@ -17,6 +18,8 @@ export interface ServiceParts {
   /** The coins of each mode, and its network when one is configured. */
   catalog: Catalog;
   payments: PaymentStore;
+  /** What the chain watchers recorded: transfers still confirming, for the status answer. */
+  chain: ChainStore;
   events: EventStore;
   merchants: MerchantStore;
   links: LinkStore;

@@ -35,7 +35,11 @@ export const coins: Handler = async (ctx) => {
     return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
   });
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
-  return ok(200, list, 'Coins retrieved', { business: { name, email, logo } });
+  // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
+  // and a dev chain (or no chain at all). On a public testnet payments are real transfers.
+  const network = ctx.s.catalog.network(account.mode);
+  const sandbox = account.mode === 'test' && ctx.s.config.sandbox && (!network || !!network.dev);
+  return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox });
 };
 
 export const initialize: Handler = async (ctx) => {
@@ -81,7 +85,7 @@ function longPollOf(query: URLSearchParams): { seconds: number; since: string } 
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
     throw invalidField('wait', `expected whole seconds from 1 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
   }
-  if (!/^[a-z]+:[\d.]+:[A-Z]{2,6}:[\dT:.Z+-]{10,40}$/.test(since)) {
+  if (!/^[a-z]+:[\d.]+:[A-Z]{2,6}:[\dT:.Z+-]{10,40}(:[\d.e-]+:\d+)?$/.test(since)) {
     throw invalidField('since', `expected a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z, received ${JSON.stringify(since.slice(0, 60))}`);
   }
   return { seconds, since };
@@ -95,7 +99,14 @@ export const verify: Handler = async (ctx) => {
   if (await faulted(ctx, 'verify')) return;
   const withPrivate = account.via === 'secret';
   let payment = await s.payments.get(account, reference);
-  const view = (p: Payment) => verificationView(p, s.now(), withPrivate);
+  // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
+  const required = s.catalog.network(account.mode)?.confirmations ?? 1;
+  const confirming = async (p: Payment) => {
+    const seen = await s.chain.confirming(p.id);
+    return seen && { ...seen, required };
+  };
+  let seen = await confirming(payment);
+  const view = (p: Payment) => verificationView(p, s.now(), withPrivate, seen);
   if (wait && s.config.longPoll && paymentVersion(view(payment)) === wait.since) {
     const who = `${account.merchant.id}/${account.mode}`;
     if (!s.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
@@ -107,6 +118,7 @@ export const verify: Handler = async (ctx) => {
     if (gone.signal.aborted) return;
     // Woken by a change on any instance, or by time: answer what is true now.
     payment = await s.payments.get(account, reference);
+    seen = await confirming(payment);
   }
   return ok(200, view(payment), 'Transaction status');
 };

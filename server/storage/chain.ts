@@ -19,6 +19,8 @@ export interface SeenTransfer {
   recipient: string;
   amount: bigint;
   paymentId: string;
+  /** When the watcher first saw it in a block (ms): when the money arrived, for the quote's expiry. */
+  seenMs?: number;
 }
 
 export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected';
@@ -45,6 +47,7 @@ const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: Transfe
   recipient: r.recipient as string,
   amount: BigInt(r.amount as string),
   paymentId: String(r.payment_id),
+  seenMs: Number(r.seen_ms),
   state: r.state as TransferState,
 });
 
@@ -148,6 +151,12 @@ export class ChainStore {
   async rewind(chainId: number, fork: bigint, nowMs: number): Promise<SeenTransfer[]> {
     return this.db.transaction(async (tx) => {
       const credited = await tx.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'credited'`, [chainId, String(fork)]);
+      // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
+      await tx.query(
+        `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p
+         WHERE p.id IN (SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen')`,
+        [chainId, String(fork)],
+      );
       await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state IN ('seen', 'credited')`, [chainId, String(fork)]);
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
@@ -164,6 +173,32 @@ export class ChainStore {
 
   async mark(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, state: TransferState): Promise<void> {
     await this.db.query(`UPDATE chain_transfers SET state = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex, state]);
+  }
+
+  /**
+   * What a payment has on the chain but not yet counted: the amount of its transfers seen in
+   * the token it asked for, and the confirmations of the least deep of them so far.
+   */
+  async confirming(paymentId: string): Promise<{ amount: bigint; confirmations: number } | undefined> {
+    const [row] = await this.db.query(
+      `SELECT SUM(t.amount)::text AS amount, MIN(c.block_number - t.block_number + 1)::text AS depth
+       FROM chain_transfers t JOIN chain_cursors c ON c.chain_id = t.chain_id
+       WHERE t.payment_id = $1 AND t.state = 'seen'`,
+      [paymentId],
+    );
+    return row?.amount == null ? undefined : { amount: BigInt(row.amount as string), confirmations: Math.max(1, Number(row.depth)) };
+  }
+
+  /**
+   * Wakes the long polls of every payment with a transfer still confirming on this chain: each
+   * new block gives them one more confirmation to show. One statement, whatever their number.
+   */
+  async notifyConfirming(chainId: number): Promise<void> {
+    await this.db.query(
+      `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference)
+       FROM payments p WHERE p.id IN (SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen')`,
+      [chainId],
+    );
   }
 
   async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState }>> {

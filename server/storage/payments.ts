@@ -132,8 +132,10 @@ export class PaymentStore {
 
   /**
    * Credits one transfer to a payment, once: a transfer already credited (same chain,
-   * hash and log index) changes nothing and answers the payment as it is. The outbox event
-   * is written in the same transaction.
+   * hash and log index) changes nothing and answers the payment as it is, whatever the
+   * payment's state now (a watcher that stopped between crediting and recording it asks
+   * again). The quote's expiry is judged at `arrivedMs`, when the money reached the chain,
+   * not when it had its confirmations. The outbox event is written in the same transaction.
    */
   async credit(
     account: Account,
@@ -141,11 +143,14 @@ export class PaymentStore {
     transfer: { chainId: number; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
     nowMs: number,
     report: ChangeReport,
+    arrivedMs = nowMs,
   ): Promise<Payment> {
     return this.db.transaction(async (tx) => {
       const payment = await this.lock(tx, account, reference);
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
-      assertTakesDeposits(payment, nowMs);
+      const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [transfer.chainId, transfer.txHash, transfer.logIndex]);
+      if (already) return payment;
+      assertTakesDeposits(payment, arrivedMs);
       const amount = transfer.amount(payment);
       const inserted = await tx.query(
         `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
@@ -213,11 +218,15 @@ export class PaymentStore {
     });
   }
 
-  /** Settles, one batch at a time, accepted partial payments whose quote ran out (any instance). */
+  /**
+   * Settles, one batch at a time, accepted partial payments whose quote ran out (any
+   * instance). One with money still confirming (it arrived in time) waits until that counts.
+   */
   async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query(
         `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
+          AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = payments.id AND t.state = 'seen')
           ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [nowMs, limit],
       );

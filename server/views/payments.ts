@@ -36,7 +36,12 @@ export function transactionView(payment: Payment, merchant: Merchant): Transacti
  * private: they go to the merchant's server (secret key, webhooks), never to a page that
  * holds only the public key.
  */
-export function verificationView(payment: Payment, nowMs: number, withPrivate: boolean): Verification {
+export function verificationView(
+  payment: Payment,
+  nowMs: number,
+  withPrivate: boolean,
+  confirming?: { amount: bigint; confirmations: number; required: number },
+): Verification {
   const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
   return {
     reference: payment.reference,
@@ -53,6 +58,9 @@ export function verificationView(payment: Payment, nowMs: number, withPrivate: b
     acceptPartialPayment: payment.acceptPartial,
     hash: payment.lastHash,
     expiresAt: new Date(payment.expiresMs).toISOString(),
+    ...(confirming && {
+      confirming: { amount: unitsToNumber(confirming.amount, payment.decimals), confirmations: Math.min(confirming.confirmations, confirming.required), required: confirming.required },
+    }),
     ...(withPrivate ? { customer: { name: payment.customerName, email: payment.customerEmail }, metadata: payment.metadata } : {}),
   };
 }

@@ -92,6 +92,11 @@ export const Verification = z.object({
   hash: nullable<string>((v) => typeof v === 'string', 'text'),
   /** When the quote ends (ISO 8601, the service's clock). */
   expiresAt: timestamp,
+  /**
+   * Money on the chain not counted yet: the amount (whole coins) of transfers seen in blocks
+   * that lack the network's confirmations, how many the least deep has, and how many it needs.
+   */
+  confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
   /** Personal and private data: answered to the secret key (and in webhooks) only. */
   customer: z.optional(z.object({ name: text, email: text })),
   /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
@@ -100,11 +105,12 @@ export const Verification = z.object({
 export type Verification = z.infer<typeof Verification>;
 
 /**
- * What a long poll waits to see change: the status, the amount paid, and the quote itself
- * (a re-quote elsewhere changes the coin and the expiry), so an open checkout follows it.
+ * What a long poll waits to see change: the status, the amount paid, the quote itself (a
+ * re-quote elsewhere changes the coin and the expiry), so an open checkout follows it, and
+ * money still confirming (each new confirmation).
  */
-export const paymentVersion = (payment: Pick<Verification, 'status' | 'amountPaid' | 'coin' | 'expiresAt'>): string =>
-  `${payment.status}:${payment.amountPaid}:${payment.coin}:${payment.expiresAt}`;
+export const paymentVersion = ({ status, amountPaid, coin, expiresAt, confirming: c }: Pick<Verification, 'status' | 'amountPaid' | 'coin' | 'expiresAt' | 'confirming'>): string =>
+  `${status}:${amountPaid}:${coin}:${expiresAt}` + (c ? `:${c.amount}:${c.confirmations}` : '');
 
 /** The longest a verify long poll may ask the API to wait, in seconds. */
 export const MAX_WAIT_SECONDS = 30;
@@ -138,7 +144,10 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** The coins, and (ours, beside the data) the business the key belongs to. */
-export const CoinsResponse = z.object({ ...envelope, data: z.array(Coin), business: z.optional(Business) });
+/**
+ * The coins, and (ours, beside the data) the business the key belongs to, and whether the
+ * sandbox can pay (test keys on a dev chain or the static catalogue; never on a public testnet).
+ */
+export const CoinsResponse = z.object({ ...envelope, data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) });
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);

@@ -119,4 +119,39 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     const over = await until('confirmed', async () => ((await verify('s-4')).status === 'confirmed' ? verify('s-4') : false));
     expect(over.amountPaid).toBeGreaterThan(10.1);
   });
+
+  it('while a transfer confirms, the status says so (seen, 1 of 2) without counting it, and a long poll wakes for each block', async () => {
+    await call('POST', '/api/v1/transaction/initialize', { reference: 's-5', coin: 'USDT', currency: 'USD', amount: 10 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 's-5', kind: 'exact' });
+    const seen = await until('seen', async () => ((await verify('s-5')).confirming ? verify('s-5') : false));
+    if (seen.status === 'pending') {
+      // Caught between its first and second confirmation: shown, not counted.
+      expect(seen).toMatchObject({ amountPaid: 0, confirming: { amount: 10.1, confirmations: 1, required: 2 } });
+      const version = `${seen.status}:${seen.amountPaid}:${seen.coin}:${seen.expiresAt}:10.1:1`;
+      const asked = Date.now();
+      const woken = await call('GET', `/api/v1/transaction/verify/s-5?wait=20&since=${encodeURIComponent(version)}`);
+      expect(Date.now() - asked).toBeLessThan(5_000); // the next block, not the 20 s wait
+      expect(woken.body.data.status).toBe('confirmed');
+      expect(woken.body.data.confirming).toBeUndefined();
+    }
+    expect(await until('confirmed', async () => (await verify('s-5')).status === 'confirmed')).toBe(true);
+  });
+
+  it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
+    expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
+    expect((await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey)).body.sandbox).toBe(false);
+    const testnet = await startService({ networks: { test: { ...devNetwork(chain.url, contracts, 2), name: 'A public testnet', dev: false } }, jobs: false });
+    try {
+      const list = await fetch(testnet.url + '/api/v1/coins', { headers: { 'x-api-key': publicKey } }).then((r) => r.json());
+      expect(list.sandbox).toBe(false);
+      const headers = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' };
+      await fetch(testnet.url + '/api/v1/payout_address', { method: 'PUT', headers, body: JSON.stringify({ chain_id: 31337, address: payout }) });
+      await fetch(testnet.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 't-1', coin: 'USDT', currency: 'USD', amount: 10 }) });
+      const press = await fetch(testnet.url + '/api/v1/sandbox/deposit', { method: 'POST', headers, body: JSON.stringify({ reference: 't-1', kind: 'exact' }) });
+      expect(press.status).toBe(403);
+      expect((await press.json()).message).toMatch(/A public testnet: pay with a real transfer/);
+    } finally {
+      await testnet.close();
+    }
+  });
 });

@@ -49,6 +49,7 @@ function watcher(overrides: Partial<WatcherOptions> = {}) {
     store,
     ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: () => clock }),
     holder: `test-${++watchers}`,
+    now: () => clock,
     startBlock: 1n,
     leaseMs: 0, // each test's watcher takes over at once (one at a time is tested on its own)
     ...overrides,
@@ -90,10 +91,13 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.tick();
     await send(to, '10.1');
     expect((await w.tick()).seen).toBe(1);
-    expect(await status('w-1')).toMatchObject({ status: 'pending', amountPaid: 0 }); // one confirmation of two
+    // One confirmation of two: shown as confirming, not counted.
+    expect(await status('w-1')).toMatchObject({ status: 'pending', amountPaid: 0, confirming: { amount: 10.1, confirmations: 1 } });
     await mine();
     expect((await w.tick()).credited).toBe(1);
-    expect(await status('w-1')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    const counted = await status('w-1');
+    expect(counted).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(counted.confirming).toBeUndefined();
     await mine(3);
     expect((await w.tick()).credited).toBe(0);
     expect(await status('w-1')).toMatchObject({ amountPaid: 10.1 });
@@ -109,6 +113,41 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await send(to, '6.1');
     await w.tick();
     expect(await status('w-2')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+  });
+
+  it('counts money that reached the chain before the quote ran out, though its confirmations came after', async () => {
+    const w = watcher();
+    const to = await payment('w-10');
+    await w.tick();
+    await send(to, '10.1');
+    await w.tick(); // seen, one confirmation of two
+    clock += 16 * 60_000; // the quote runs out while it confirms
+    await mine();
+    await w.tick();
+    clock -= 16 * 60_000;
+    expect(await status('w-10')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('credited');
+    await w.stop();
+  });
+
+  it('a watcher stopped between crediting a transfer and recording that counts it once, and never calls it late', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-11');
+    await send(to, '10.1');
+    await w.tick();
+    const [credited] = (await store.transfers(chain.chainId)).filter((t) => t.recipient === to.toLowerCase());
+    expect(credited?.state).toBe('credited');
+    // As if the process died after the credit's transaction, before marking the transfer.
+    await store.mark(credited!, 'seen');
+    clock += 16 * 60_000;
+    await mine();
+    await w.tick();
+    clock -= 16 * 60_000;
+    expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('credited');
+    expect(await status('w-11')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect((await events('DEPOSIT_TRANSACTION')).filter((e) => e.reference === 'w-11')).toHaveLength(1);
+    expect((await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === 'w-11')).toHaveLength(0);
     await w.stop();
   });
 
