@@ -27,6 +27,8 @@ const contracts = await deployDevContracts(chain.url);
 const api = await startService({
   ...config,
   networks: { ...config.networks, test: devNetwork(chain.url, contracts, 2) },
+  // Sweeps every 5 s (unless SWEEP_INTERVAL_MS says otherwise), so the payout balance moves while you watch.
+  sweepIntervalMs: process.env.SWEEP_INTERVAL_MS ? config.sweepIntervalMs : 5_000,
   logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable),
 });
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

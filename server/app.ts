@@ -31,6 +31,10 @@ import { verificationView } from './views/payments.ts';
 import { catalog } from './chain/catalog.ts';
 import type { Network } from './chain/networks.ts';
 import { Watcher } from './chain/watcher.ts';
+import { Sweeper } from './chain/sweeper.ts';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import { devAccount, GAS_DEV_ACCOUNT } from './chain/deploy.ts';
 import { ChainStore } from './storage/chain.ts';
 import { paymentLedger } from './jobs/ledger.ts';
 import type { KeyMode } from '../src/wire/keys.ts';
@@ -69,6 +73,13 @@ export interface ServiceOptions {
   networks?: Partial<Record<KeyMode, Network>>;
   /** How often the chain watcher looks for new blocks (1 s by default). */
   watchIntervalMs?: number;
+  /**
+   * The operator's gas-only wallet (a private key) that pays for sweeps on every network; a
+   * dev chain uses a dev account when none is given. Without one, deposits are not swept.
+   */
+  gasKey?: Hex;
+  /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
+  sweepIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
   maxLongPollsPerKey?: number;
   /** How often background jobs look for work they were not woken for. */
@@ -188,7 +199,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         leaseMs: 15_000,
       }),
   );
+  // Sweeps, where a gas wallet pays for them: batched, any instance (claims keep them apart).
+  const sweepLoops = Object.values(networks).flatMap((network) => {
+    const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? devAccount(GAS_DEV_ACCOUNT) : undefined;
+    const every = options.sweepIntervalMs ?? 60_000;
+    if (!gas || every <= 0) {
+      if (every > 0) log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');
+      return [];
+    }
+    const sweeper = new Sweeper({ network, store: chainStore, gas, now });
+    return [new JobLoop(async () => void (await sweeper.tick()), every, (error) => log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
+  });
   if (options.jobs !== false) {
+    for (const loop of sweepLoops) loop.start();
     deliveryLoop.start();
     payoutLoop.start();
     settleLoop.start();
@@ -282,7 +305,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     close: () =>
       (closing ??= (async () => {
         delivery.close();
-        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop(), ...watchers.map((w) => w.stop())]);
+        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop(), ...sweepLoops.map((l) => l.stop()), ...watchers.map((w) => w.stop())]);
         await changes.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -23,6 +23,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return /^(true|1|on)$/i.test(raw);
 }
 
+/** The gas wallet's private key: checked, and never repeated in a message (it is a secret). */
+function gasKey(raw: string | undefined): `0x${string}` | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim())) throw new Error('GAS_WALLET_KEY: expected a private key of 0x and 64 hex digits (the value is not shown)');
+  return raw.trim() as `0x${string}`;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('DATABASE_URL: expected a postgres://… URL');
@@ -40,5 +47,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     jobIntervalMs: int(env, 'JOB_INTERVAL_MS', 1000, 10, 60_000),
     payoutCheckMs: int(env, 'PAYOUT_CHECK_MS', 2000, 10, 86_400_000),
     networks: env.NETWORKS_FILE ? networksFromFile(env.NETWORKS_FILE) : undefined,
+    gasKey: gasKey(env.GAS_WALLET_KEY),
+    sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
   };
 }

@@ -12,8 +12,11 @@ export interface Catalog {
   coins(mode: KeyMode): Coin[];
   coin(mode: KeyMode, symbol: string): Coin | undefined;
   network(mode: KeyMode): Network | undefined;
-  /** The deposit address of a new payment; undefined when the mode has no network (a placeholder then). */
-  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<string | undefined>;
+  /**
+   * The deposit address of a new payment, and the payout address it is bound to; undefined
+   * when the mode has no network (a placeholder then).
+   */
+  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string } | undefined>;
 }
 
 export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, chainId: number) => Promise<string | undefined>): Catalog {
@@ -29,7 +32,7 @@ export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddre
       if (!payout) {
         throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
       }
-      return create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address });
+      return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address }), payout: payout.toLowerCase() };
     },
   };
 }

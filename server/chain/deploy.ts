@@ -20,6 +20,9 @@ export interface DevContracts {
   tokens: Record<(typeof DEV_TOKENS)[number]['symbol'], Address>;
 }
 
+/** The dev account that pays for sweeps on a dev chain: the operator's gas-only wallet there. */
+export const GAS_DEV_ACCOUNT = 8;
+
 /** Dev account `index` of the standard mnemonic (0 is 0xf39F…2266). */
 export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
 

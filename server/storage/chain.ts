@@ -25,6 +25,15 @@ export interface SeenTransfer {
 
 export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected';
 
+/** A deposit to sweep: whose payment it is (its salt), the payout address it is bound to, the token. */
+export interface SweepTarget {
+  merchantId: string;
+  mode: string;
+  reference: string;
+  payout: string;
+  token: string;
+}
+
 /** The payment a deposit address belongs to, as the watcher needs it. */
 export interface Watched {
   id: string;
@@ -36,7 +45,8 @@ export interface Watched {
   address: string;
 }
 
-const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState } => ({
+const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState; sweptHash?: string } => ({
+  ...(r.swept_hash ? { sweptHash: r.swept_hash as string } : {}),
   chainId: Number(r.chain_id),
   txHash: r.tx_hash as string,
   logIndex: Number(r.log_index),
@@ -201,7 +211,48 @@ export class ChainStore {
     );
   }
 
-  async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState }>> {
+  /**
+   * Claims, for `claimMs`, the deposits that hold money to sweep on this chain: transfers
+   * that counted (or were recorded as late or in an unexpected token) in blocks up to
+   * `maxBlock`, not yet swept, not claimed by a sweep under way. One target per deposit and
+   * token, with what its address is bound to. A claim that runs out (its sweeper died) is
+   * taken again: a second sweep of a deposit is harmless.
+   */
+  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number): Promise<SweepTarget[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT DISTINCT p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+         WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
+           AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
+         ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
+        [chainId, String(maxBlock), nowMs, limit],
+      );
+      const targets = rows.map((r) => ({ merchantId: r.merchant_id as string, mode: r.mode as string, reference: r.reference as string, payout: r.payout as string, token: r.token as string }));
+      for (const t of targets) {
+        await tx.query(
+          `UPDATE chain_transfers SET sweep_claim_ms = $5 WHERE chain_id = $1 AND token = $2 AND swept_hash IS NULL AND block_number <= $3
+             AND payment_id = (SELECT id FROM payments WHERE merchant_id = $4 AND mode = $6 AND reference = $7)`,
+          [chainId, t.token, String(maxBlock), t.merchantId, nowMs + claimMs, t.mode, t.reference],
+        );
+      }
+      return targets;
+    });
+  }
+
+  /** Notes the sweep that moved these deposits' money on (what arrived up to `maxBlock`). */
+  async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const t of targets) {
+        await tx.query(
+          `UPDATE chain_transfers SET swept_hash = $5 WHERE chain_id = $1 AND token = $2 AND swept_hash IS NULL AND block_number <= $3
+             AND state IN ('credited', 'late', 'unexpected') AND payment_id = (SELECT id FROM payments WHERE merchant_id = $4 AND mode = $6 AND reference = $7)`,
+          [chainId, t.token, String(maxBlock), t.merchantId, hash, t.mode, t.reference],
+        );
+      }
+    });
+  }
+
+  async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState; sweptHash?: string }>> {
     return (await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 ORDER BY block_number, log_index`, [chainId])).map(transferOf);
   }
 }

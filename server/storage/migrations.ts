@@ -211,6 +211,15 @@ const MIGRATIONS: string[] = [
   -- Where each merchant's deposits are swept to, per chain id: {"31337": "0x…"}.
   ALTER TABLE merchants ADD COLUMN payout_addresses jsonb NOT NULL DEFAULT '{}';
   `,
+  `
+  -- Sweeping. Each payment keeps the payout address its deposit address is bound to (the
+  -- merchant may name another later; this one's tokens can only ever go there). Each transfer
+  -- notes the sweep that moved it on, and a claim so that one instance sweeps it at a time.
+  ALTER TABLE payments ADD COLUMN payout text;
+  ALTER TABLE chain_transfers ADD COLUMN swept_hash text;
+  ALTER TABLE chain_transfers ADD COLUMN sweep_claim_ms bigint NOT NULL DEFAULT 0;
+  CREATE INDEX chain_transfers_unswept ON chain_transfers (chain_id, block_number) WHERE swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected');
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

@@ -85,8 +85,17 @@ export class PaymentStore {
    * decides. Safe under concurrent requests: the unique (merchant, mode, reference) key and
    * the row lock make every concurrent initialize of one reference see one payment.
    */
-  /** `address`: the new payment's deposit address (CREATE2 on a configured network; a placeholder without one). */
-  async initialize(account: Account, request: QuoteRequest, nowMs: number, quoteMs: number, address: string = placeholderAddress()): Promise<{ payment: Payment; created: boolean }> {
+  /**
+   * `deposit`: the new payment's deposit address and the payout address it is bound to
+   * (CREATE2 on a configured network); without one, a placeholder address.
+   */
+  async initialize(
+    account: Account,
+    request: QuoteRequest,
+    nowMs: number,
+    quoteMs: number,
+    deposit: { address: string; payout: string | null } = { address: placeholderAddress(), payout: null },
+  ): Promise<{ payment: Payment; created: boolean }> {
     return this.db.transaction(async (tx) => {
       let existing = await this.lock(tx, account, request.reference);
       let plan = planInitialize(existing, account, request, nowMs);
@@ -95,14 +104,14 @@ export class PaymentStore {
         const [row] = await tx.query(
           `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
              fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-             expires_ms, created_ms, updated_ms)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)
+             expires_ms, created_ms, updated_ms, payout)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
            ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
           [
             account.merchant.id, account.mode, request.reference, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId,
             fields.token, fields.decimals, fields.currency, String(fields.fiatMinor), String(fields.due), String(fields.fee),
-            fields.fiatRate, fields.cryptoRate, address, fields.acceptPartial, request.customerName, request.customerEmail,
-            request.metadata === null ? null : JSON.stringify(request.metadata), fields.expiresMs, nowMs,
+            fields.fiatRate, fields.cryptoRate, deposit.address, fields.acceptPartial, request.customerName, request.customerEmail,
+            request.metadata === null ? null : JSON.stringify(request.metadata), fields.expiresMs, nowMs, deposit.payout,
           ],
         );
         if (row) return { payment: paymentOf(row), created: true };

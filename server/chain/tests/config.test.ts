@@ -42,3 +42,14 @@ describe('NETWORKS_FILE', () => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
   });
 });
+
+describe('GAS_WALLET_KEY', () => {
+  it('takes the gas wallet\'s private key, and refuses a malformed one without repeating it', () => {
+    const key = `0x${'ab'.repeat(32)}`;
+    expect(configFromEnv({ GAS_WALLET_KEY: key }).gasKey).toBe(key);
+    expect(configFromEnv({}).gasKey).toBeUndefined();
+    const almost = `0x${'cd'.repeat(31)}`;
+    expect(() => configFromEnv({ GAS_WALLET_KEY: almost })).toThrow(/GAS_WALLET_KEY: expected a private key/);
+    expect(() => configFromEnv({ GAS_WALLET_KEY: almost })).not.toThrow(new RegExp(almost.slice(2)));
+  });
+});

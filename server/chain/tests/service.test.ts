@@ -22,7 +22,7 @@ const payout = devAccount(9).address;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 3);
-  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, webhookRetryMs: 100 });
+  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -85,14 +85,12 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     const events = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' AND body LIKE '%"reference":"s-1"%'`);
     expect(events).toHaveLength(1);
 
-    // The operator's gas-only wallet sweeps; the tokens go to the payout address only.
+    // The service's sweeper (the dev chain's gas-only account pays) moves it to the payout address.
     const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-    const before = await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] });
-    const operator = createWalletClient({ account: devAccount(5), chain: foundry, transport: http(chain.url) });
-    const hash = await operator.writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [[{ payout, salt: saltOf(DEMO_MERCHANT.id, 'test', 's-1'), token: contracts.tokens.USDT }]] });
-    await reader.waitForTransactionReceipt({ hash, pollingInterval: 100 });
-    const after = await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] });
-    expect(after - before).toBe(10_100_000_000_000_000_000n);
+    const swept = await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash);
+    expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] })).toBe(10_100_000_000_000_000_000n);
+    expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [address] })).toBe(0n);
+    expect((await reader.getTransactionReceipt({ hash: swept as `0x${string}` })).to).toBe(contracts.factory.toLowerCase());
   });
 
   it('the EIP-681 URI the checkout shows, parsed and paid by a script: confirmed', async () => {

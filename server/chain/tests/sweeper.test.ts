@@ -1,0 +1,99 @@
+// Sweeping on a real dev chain: deposits' money goes to the payout addresses they are bound
+// to, in batches, paid for by a gas-only wallet that never holds a token; late and wrong-token
+// money is swept too (the merchant was told of it); a claimed batch is left to its sweeper.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { paymentLedger } from '../../jobs/ledger.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { ChainStore } from '../../storage/chain.ts';
+import { TestToken } from '../artifacts.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
+import { startDevChain, type DevChain } from '../devchain.ts';
+import { Sweeper } from '../sweeper.ts';
+import { Watcher } from '../watcher.ts';
+
+const { secretKey } = DEMO_MERCHANT.keys.test;
+const payout = devAccount(7).address;
+const gas = devAccount(6);
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let store: ChainStore;
+let watcher: Watcher;
+const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
+const balance = (token: Address, owner: Address) => reader().readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [owner] });
+
+beforeAll(async () => {
+  chain = await startDevChain();
+  contracts = await deployDevContracts(chain.url, 3);
+  const network = devNetwork(chain.url, contracts, 1);
+  api = await startService({ networks: { test: network }, jobs: false });
+  store = new ChainStore(api.db);
+  watcher = new Watcher({
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 1,
+    tokens: Object.values(contracts.tokens),
+    store,
+    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+    holder: 'sweeper-test',
+    startBlock: 1n,
+  });
+}, 60_000);
+afterAll(async () => {
+  await watcher?.stop();
+  await api?.close();
+  await chain?.stop();
+});
+
+async function call(method: string, path: string, body: unknown) {
+  const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return response.json();
+}
+async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
+  const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+  const hash = await wallet.writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });
+  await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
+}
+
+it('sweeps deposits in batches to the payout address they are bound to, gas from a wallet that holds no token', { timeout: 60_000 }, async () => {
+  await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
+  const to: Address[] = [];
+  for (const reference of ['sw-1', 'sw-2', 'sw-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).data.address);
+  // The merchant names another payout address later: these payments' money still goes to the first.
+  await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(4).address });
+  for (const address of to) await send(address, '10.1');
+  await send(to[2]!, '3', 'USDC'); // the wrong token: recorded, told, and swept all the same
+  await watcher.tick();
+
+  const gasEth = await reader().getBalance({ address: gas.address });
+  const sweeper = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, batch: 2 });
+  const first = await sweeper.tick();
+  const second = await sweeper.tick();
+  expect([first.swept, second.swept, (await sweeper.tick()).swept]).toEqual([2, 2, 0]);
+  expect(first.hash).not.toBe(second.hash); // two deposits a transaction
+
+  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('30.3', 18));
+  expect(await balance(contracts.tokens.USDC, payout)).toBe(parseUnits('3', 6));
+  expect(await balance(contracts.tokens.USDT, devAccount(4).address)).toBe(0n);
+  for (const address of to) expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
+  // The gas wallet paid in ETH and never held a token.
+  expect(await reader().getBalance({ address: gas.address })).toBeLessThan(gasEth);
+  expect(await balance(contracts.tokens.USDT, gas.address)).toBe(0n);
+  const recorded = (await store.transfers(chain.chainId)).filter((t) => to.includes(t.recipient as Address) || to.map((a) => a.toLowerCase()).includes(t.recipient));
+  expect(recorded.map((t) => t.sweptHash).every((h) => h === first.hash || h === second.hash)).toBe(true);
+
+  // Money after the payment was paid (late) is swept on the next round too.
+  await send(to[0]!, '1');
+  await watcher.tick();
+  // A sweeper that claimed this deposit and died: nobody tries it while the claim lasts, and
+  // once it runs out the next sweeper does (a second sweep of a deposit is harmless).
+  const head = await reader().getBlockNumber();
+  expect(await store.claimSweeps(chain.chainId, head, Date.now(), 60_000, 20)).toHaveLength(1);
+  expect((await sweeper.tick()).swept).toBe(0);
+  const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 61_000 });
+  expect((await later.tick()).swept).toBe(1);
+  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('31.3', 18));
+});
