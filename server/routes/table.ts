@@ -13,6 +13,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'GET', path: '/api/v1/coins', auth: 'public', handler: tx.coins, summary: 'the coins of the key\'s network' },
   { method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: tx.initialize, summary: 'create, answer again, or re-quote a payment' },
   { method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: tx.verify, summary: 'a payment\'s state; ?wait&since long-polls' },
+  { method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: tx.qr, summary: 'a payment\'s EIP-681 QR code, as an SVG path' },
   { method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: tx.settle, summary: 'finish an accepted partial payment with what arrived' },
   { method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: tx.sandboxDeposit, summary: 'test keys: simulate a deposit' },
   // Webhooks and events (secret key)

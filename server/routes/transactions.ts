@@ -13,6 +13,8 @@ import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import { changeKey } from '../storage/payments.ts';
 import { transactionView, verificationView } from '../views/payments.ts';
+import { qrView } from '../views/qr.ts';
+import { paymentUri } from '../../src/payment/uri.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
 
@@ -90,6 +92,22 @@ function longPollOf(query: URLSearchParams): { seconds: number; since: string } 
   }
   return { seconds, since };
 }
+
+/**
+ * The payment's QR code: the EIP-681 URI of what is still due, made by the same function the
+ * checkout uses (it shows the code only when the URI is the one it computed itself), drawn as
+ * one SVG path.
+ */
+export const qr: Handler = async (ctx) => {
+  const { account, s } = ctx;
+  const reference = ctx.params.reference;
+  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
+  const payment = await s.payments.get(account, reference);
+  const coin = s.catalog.coin(account.mode, payment.coin);
+  if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin}, a coin this service no longer takes`);
+  const { amountRemaining } = verificationView(payment, s.now(), false);
+  return ok(200, qrView(paymentUri(coin, payment.address, amountRemaining)), 'QR code');
+};
 
 export const verify: Handler = async (ctx) => {
   const { account, s } = ctx;

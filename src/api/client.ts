@@ -5,6 +5,8 @@ import {
   ErrorBody,
   TransactionResponse,
   VerificationResponse,
+  QrResponse,
+  type Qr,
   type Business,
   type Coin,
   type DepositKind,
@@ -18,7 +20,7 @@ export type { Business };
 
 export interface Api {
   /** The coins (each with what the customer would send for `amount`), and who is being paid. */
-  coins(signal: AbortSignal, amount?: { amount: string | number; currency: string }): Promise<{ coins: Coin[]; business?: Business }>;
+  coins(signal: AbortSignal, amount?: { amount: string | number; currency: string }): Promise<{ coins: Coin[]; business?: Business; sandbox?: boolean }>;
   initialize(body: InitializeBody, signal: AbortSignal): Promise<Transaction>;
   /**
    * The payment's status. With `wait`, a long poll: the API answers as soon as the status
@@ -29,6 +31,8 @@ export interface Api {
   deposit(reference: string, kind: DepositKind, signal: AbortSignal): Promise<Verification>;
   /** Finishes an accepted partial payment with what arrived: the service settles it. */
   settle(reference: string, signal: AbortSignal): Promise<Verification>;
+  /** The payment's QR code, made by the service (the bundle carries no QR encoder). */
+  qr(reference: string, signal: AbortSignal): Promise<Qr>;
   /** The time by the API's clock, as well as its answers' Date headers tell it. */
   now(): number;
 }
@@ -106,6 +110,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
       call('GET', 'coins' + (price ? `?amount=${price.amount}&currency=${price.currency}` : ''), CoinsResponse, signal).then((r) => ({
         coins: r.data,
         business: r.business,
+        sandbox: r.sandbox,
       })),
     initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body).then(data),
     verify: (reference, signal, wait) =>
@@ -118,6 +123,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
     deposit: (reference, kind, signal) =>
       call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }).then(data),
     settle: (reference, signal) => call('POST', `transaction/settle/${ref(reference)}`, VerificationResponse, signal).then(data),
+    qr: (reference, signal) => call('GET', `transaction/qr/${ref(reference)}`, QrResponse, signal).then(data),
     now: () => Date.now() + skew,
   };
 }

@@ -4,7 +4,7 @@ import { ApiError, isAbort } from '../api/errors.ts';
 import { retryDelay, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
-import { paymentVersion, type Coin, type DepositKind, type Transaction, type Verification } from '../wire/schemas.ts';
+import { paymentVersion, type Coin, type DepositKind, type Qr, type Transaction, type Verification } from '../wire/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
 import { baseUnits } from '../payment/uri.ts';
 import { discoverWallets, payFromWallet, type FoundWallet } from '../payment/wallet.ts';
@@ -217,6 +217,13 @@ export interface Checkout {
   readonly copied: ReadonlySignal<string | undefined>;
   /** Browser wallets the page announced (EIP-6963). */
   readonly wallets: ReadonlySignal<FoundWallet[]>;
+  /** The service offers the sandbox's deposit buttons here (the coin list says so). */
+  sandbox: boolean;
+  /**
+   * The QR code of `uri` (the payment's EIP-681 URI), once the service has drawn it; asked
+   * for on the first call. Its answer is used only when it encodes this very URI.
+   */
+  qrFor(uri: string): Qr | undefined;
   send(event: Event): void;
   /** Pays the open payment from the `index`th wallet: switch chain, send the token transfer. */
   payWith(index: number): void;
@@ -267,6 +274,8 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const customer = { name: options.name, email: options.email };
   const state = signal<State>({ name: 'coins' });
   const business = signal<Business | undefined>(undefined);
+  const qr = signal<Qr | undefined>(undefined);
+  let qrAsked = '';
   const now = signal(api.now());
   const copied = signal<string | undefined>(undefined);
   const wallets = signal<FoundWallet[]>([]);
@@ -360,8 +369,9 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   }
 
   function loadCoins(): Promise<Coin[]> {
-    coinList ??= withRetry(() => api.coins(life.signal, options), life.signal).then(({ coins, business: who }) => {
+    coinList ??= withRetry(() => api.coins(life.signal, options), life.signal).then(({ coins, business: who, sandbox }) => {
       coinsBySymbol = new Map(coins.map((c) => [c.symbol, c]));
+      checkout.sandbox = !!sandbox;
       business.value ??= who;
       return coins;
     });
@@ -512,6 +522,16 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     leaving: computed(() => state.value.name === 'watching' && (state.value as { leaving: boolean }).leaving),
     wrong: computed(() => (state.value.name === 'details' ? state.value.wrong : [])),
     wallets,
+    sandbox: false,
+    qrFor(uri) {
+      if (qrAsked != uri) {
+        qrAsked = uri;
+        withRetry(() => api.qr(options.reference, life.signal), life.signal).then((q) => {
+          if (q.uri == uri) qr.value = q;
+        }, () => (qrAsked = '')); // asked again on the next render (the countdown's, each second)
+      }
+      return qr.value?.uri == uri ? qr.value : undefined;
+    },
     send,
     payWith(index) {
       const wallet = wallets.value[index];

@@ -3,6 +3,7 @@ import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type Transaction, type Verification } from '../wire/schemas.ts';
+import { paymentUri } from '../payment/uri.ts';
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 /** The test network's coins, as the service lists them (kept apart: src/ never imports the service). */
@@ -17,7 +18,7 @@ export const networkError = () => new ApiError('network', 'GET test: the network
 export const httpError = (status: number) => new ApiError('http', `test answered ${status}`, status);
 
 export function fakeApi() {
-  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0 };
+  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0, qr: 0 };
   const signals: AbortSignal[] = [];
   const state = {
     status: 'pending' as Verification['status'],
@@ -33,6 +34,12 @@ export function fakeApi() {
     exists: false,
     businessName: 'Harbour Coffee',
     businessLogo: '',
+    /** What the service's QR code encodes, when not the payment's own URI (a wrong answer). */
+    qrUri: undefined as string | undefined,
+    /** Whether the service offers the sandbox's buttons (it does for test keys on a dev chain). */
+    sandbox: true,
+    /** A transfer seen on the chain, still confirming. */
+    confirming: undefined as Verification['confirming'],
     /** How far the API's clock is ahead of the browser's, in ms. */
     skew: 0,
     /** When the quote ends, by the API's clock; ten minutes on from each answer when unset. */
@@ -81,6 +88,7 @@ export function fakeApi() {
     expiresAt: new Date(state.expiresAt ?? quoted + 600_000).toISOString(),
     customer: { name: 'Ada', email: 'ada@example.com' },
     metadata: { seq: ++made },
+    ...(state.confirming && { confirming: state.confirming }),
   });
 
   const api: Api = {
@@ -92,6 +100,7 @@ export function fakeApi() {
       return {
         coins: TEST_COINS.map((c) => ({ ...c, due: state.due, fee: 0.25, ...(state.explorer ? { explorer: state.explorer } : {}) })),
         business: { name: state.businessName, email: 'shop@example.com', logo: state.businessLogo },
+        sandbox: state.sandbox,
       };
     },
     async initialize(body, signal) {
@@ -163,6 +172,14 @@ export function fakeApi() {
       else throw new ApiError('http', 'POST settle answered 409', 409);
       notify();
       return verification();
+    },
+    async qr(_reference, signal) {
+      calls.qr++;
+      signals.push(signal);
+      // The URI the payment screen computes, with a 1-module "code": the service draws real ones.
+      const v = verification();
+      const coin = TEST_COINS.find((c) => c.symbol === v.coin)!;
+      return { uri: state.qrUri ?? paymentUri(coin, v.address, v.amountRemaining), size: 21, path: 'M0 0h7v1h-7z' };
     },
     async deposit(_reference, _kind, signal) {
       calls.deposit++;

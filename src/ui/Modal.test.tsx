@@ -82,12 +82,65 @@ describe('the modal', () => {
   });
 
   it('shows no test ribbon and no sandbox with a live key', async () => {
-    const m = await open({ key: 'pk_live_harbour0demo0key' });
+    const m = await open({ key: 'pk_live_harbour0demo0key' }, (fake) => (fake.state.sandbox = false));
     await flush();
     click(m.$$('ul button')[0]);
     await flush();
     expect(m.$('.rb')).toBeNull();
     expect(m.$('.sb')).toBeNull();
+    m.checkout.close();
+  });
+
+  it('draws the QR code the service made, and only when it encodes the URI the payment screen computed', async () => {
+    const m = await open();
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    await flush();
+    const uri = `ethereum:${m.$('[data-contract]')!.textContent}@97/transfer?address=${m.$('[data-address]')!.textContent}&uint256=25245000000000000000`;
+    expect(m.$('svg[role=img]')?.getAttribute('data-uri')).toBe(uri);
+    expect(m.$('svg path')?.getAttribute('d')).toBe('M0 0h7v1h-7z');
+    m.checkout.close();
+
+    const wrong = await open({}, (fake) => (fake.state.qrUri = 'ethereum:0xdead@97/transfer?address=0xbeef&uint256=1'));
+    await flush();
+    click(wrong.$$('ul button')[0]);
+    await flush();
+    await flush();
+    expect(wrong.calls.qr).toBe(1);
+    expect(wrong.$('svg[role=img]')).toBeNull(); // an empty square: nothing to scan rather than the wrong thing
+    expect(wrong.$('svg path')).toBeNull();
+    expect(wrong.$('[data-address]')).not.toBeNull();
+    wrong.checkout.close();
+  });
+
+  it('offers no sandbox buttons with a test key where the service says a press cannot pay (a public testnet)', async () => {
+    const m = await open({}, (fake) => (fake.state.sandbox = false));
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    expect(m.$('[data-address]')).not.toBeNull();
+    expect(m.$('.rb')?.textContent).toBe('Test mode');
+    expect(m.$('.sb')).toBeNull();
+    m.checkout.close();
+  });
+
+  it('says a transfer was seen and counts its confirmations, without calling it paid', async () => {
+    const m = await open({}, (fake) => (fake.state.holds = true));
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    const line = () => m.$$('[role=status]').find((p) => p.textContent?.includes('confirming'));
+    expect(line()).toBeUndefined();
+    m.state.confirming = { amount: 25.245, confirmations: 1, required: 2 };
+    m.notify();
+    await flush();
+    expect(line()?.textContent).toBe('25.245 USDT seen on the network: confirming (1 of 2)…');
+    expect(m.$('[data-amount]')?.textContent).toContain('25.245'); // still due: nothing counted yet
+    m.state.confirming = { amount: 25.245, confirmations: 2, required: 3 };
+    m.notify();
+    await flush();
+    expect(line()?.textContent).toContain('(2 of 3)');
     m.checkout.close();
   });
 

@@ -47,6 +47,7 @@ const en = {
   finishPartial: 'Finish with what I sent',
   finishing: 'Finishing…',
   waiting: 'Waiting for your payment…',
+  confirming: '{0} seen on the network: confirming ({1} of {2})…',
   detected: 'Payment detected: {0} received.',
   hurry: 'Less than a minute left.',
   success: 'Payment received',
@@ -91,7 +92,7 @@ export let text = en;
 export let locale = 'en';
 
 /** A template's {0}, {1}… filled in order. */
-export const fill = (template: string, ...values: string[]) => template.replace(/\{(\d)\}/g, (_, i) => values[i]!);
+export const fill = (template: string, ...values: Array<string | number>) => template.replace(/\{(\d)\}/g, (_, i) => values[i] as string);
 
 /**
  * The first of `wanted` (the merchant's option, then the page's `<html lang>`) whose

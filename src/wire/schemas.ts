@@ -151,3 +151,15 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const CoinsResponse = z.object({ ...envelope, data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) });
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);
+
+/** GET /api/v1/transaction/qr/:reference (ours): the payment's QR code as one SVG path. */
+export const Qr = z.object({
+  /** The text encoded: the EIP-681 URI of what is still due. */
+  uri: text,
+  /** Modules per side, without the quiet zone. */
+  size: int,
+  /** The dark modules: moves, lines and closes only, so it can draw nothing but squares. */
+  path: is<string>((v) => typeof v === 'string' && /^[Mhvz\d -]*$/.test(v), 'an SVG path of M, h, v and z'),
+});
+export type Qr = z.infer<typeof Qr>;
+export const QrResponse = success(Qr);

@@ -47,6 +47,7 @@ export const ar: Text = {
   finishPartial: 'إنهاء بما أرسلته',
   finishing: 'جارٍ الإنهاء…',
   waiting: 'في انتظار دفعتك…',
+  confirming: 'رُصد {0} على الشبكة: جارٍ التأكيد ({1} من {2})…',
   detected: 'تم رصد دفعة: استُلم {0}.',
   hurry: 'بقي أقل من دقيقة.',
   success: 'تم استلام الدفعة',

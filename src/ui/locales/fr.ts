@@ -46,6 +46,7 @@ export const fr: Text = {
   finishPartial: 'Terminer avec ce que j’ai envoyé',
   finishing: 'Finalisation…',
   waiting: 'En attente de votre paiement…',
+  confirming: '{0} vu sur le réseau : confirmation ({1} sur {2})…',
   detected: 'Paiement détecté : {0} reçus.',
   hurry: 'Moins d’une minute restante.',
   success: 'Paiement reçu',

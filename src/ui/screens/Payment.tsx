@@ -25,6 +25,7 @@ export function Payment({ checkout, view }: Props) {
   const net = minus(payment.actualAmount, payment.feeInCrypto, coin.decimals);
   const s = checkout.state.value;
   const state = s.name == 'watching' ? s : undefined;
+  const c = payment.confirming;
   return (
     <>
       <div class="pay">
@@ -77,7 +78,7 @@ export function Payment({ checkout, view }: Props) {
           </dl>
         </div>
         <div>
-          <QrCode value={uri} />
+          <QrCode checkout={checkout} value={uri} />
           {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
           {checkout.wallets.value.map((wallet, index) => (
             <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={state?.wallet == 'asking'} data-pay-wallet>
@@ -103,7 +104,7 @@ export function Payment({ checkout, view }: Props) {
             {text.timeLeft}: <time data-time-left>{clock(left)}</time>
           </p>
           <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
-            {checkout.reconnecting.value ? text.reconnecting : text.waiting}
+            {checkout.reconnecting.value ? text.reconnecting : c ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required) : text.waiting}
           </p>
           {partial && payment.acceptPartialPayment && (
             <button type="button" class="pr" onClick={checkout.finishPartial} disabled={view.settling}>
@@ -117,7 +118,7 @@ export function Payment({ checkout, view }: Props) {
           )}
         </div>
       </div>
-      {checkout.options.mode === 'test' && (
+      {checkout.sandbox && (
         <div class="sb" role="group" aria-label={sandbox.simulate} lang="en" dir="ltr">
           {sandbox.simulate}:
           {DEPOSIT_KINDS.map((kind) => (
