@@ -7,7 +7,8 @@ import { expect, modal, openPayment, shopEvents, startServers, test, type Server
 
 let servers: Servers;
 test.beforeAll(async () => {
-  servers = await startServers({ chain: { confirmations: 2 } });
+  // Three confirmations at a block a second: the "confirming" line stays up for about 2 s.
+  servers = await startServers({ chain: { confirmations: 3 } });
 });
 test.afterAll(() => servers.close());
 
@@ -41,7 +42,10 @@ function injectWallet(rpcUrl: string, account: string, behaviour: 'pay' | 'decli
 test('the sandbox\'s "Full" is a real transfer on the dev chain: confirmed, onSuccess once, the order marked paid by a signed webhook', async ({ page }) => {
   const dialog = await openPayment(page, servers.shop.url);
   await expect(dialog.locator('[data-network]')).toContainText('Local dev chain');
+  await expect(dialog.locator('svg[role=img]')).toBeVisible(); // the service's QR code, drawn
   await dialog.getByRole('button', { name: 'Full' }).click();
+  // Seen on the chain, not yet deep enough: said so, and not called paid.
+  await expect(dialog.getByRole('status').filter({ hasText: 'seen on the network' })).toHaveText(/^[\d.]+ USDT seen on the network: confirming \([12] of 3\)…$/, { timeout: 10_000 });
   await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible({ timeout: 15_000 });
   await dialog.getByRole('button', { name: 'Done' }).click();
   const events = await shopEvents(page);
