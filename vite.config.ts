@@ -45,7 +45,9 @@ const scriptTagTypes: Plugin = {
 
 export default defineConfig({
   plugins: [privateZodConfig, scriptTagTypes],
-  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // Classic JSX (h, imported in each component): preact's automatic runtime (jsx-runtime)
+  // measured 389 bytes more of the gzipped bundle for the same markup.
+  oxc: { jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: false,
   build: {

@@ -19,6 +19,8 @@ import { ROOT } from '../../demo/paths.ts';
 import { startCluster } from '../../server/testing/postgres.ts';
 import { spawnService } from '../../server/testing/process.ts';
 import { chainBench } from './chain.ts';
+import { coldBench, type ColdRow } from './cold.ts';
+import { BUNDLE_BUDGET } from '../support/budget.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
 const OPEN_RUNS = 30;
@@ -106,7 +108,7 @@ async function openLatency(browser: Browser, shopUrl: string, apiUrl: string) {
           plainSync.push(bSync);
         }
       }
-      return { checkout, plain, checkoutSync, plainSync };
+      return { checkout, plain, checkoutSync, plainSync, markup, css };
     },
     { key: KEY, runs: OPEN_RUNS, warmup: WARMUP },
   );
@@ -116,6 +118,7 @@ async function openLatency(browser: Browser, shopUrl: string, apiUrl: string) {
     plain: summarize(samples.plain),
     checkoutSync: summarize(samples.checkoutSync),
     plainSync: summarize(samples.plainSync),
+    look: { markup: samples.markup, css: samples.css },
   };
 }
 
@@ -332,6 +335,21 @@ function printServiceLoad(services: Record<'pglite' | 'postgres', Awaited<Return
   ]));
 }
 
+/** The cold rows: each measure beside its baseline from the same run, and their ratio. */
+function coldTable(rows: ColdRow[]): string {
+  const cell = (s: Summary) => [ms(s.median), ms(s.min), ms(s.max), String(s.n)];
+  return table([
+    ['cold, fresh context per sample', 'median', 'min', 'max', 'n', 'ratio', 'target'],
+    ...rows.flatMap(({ rate, pageView, idle, firstOpen }) => [
+      [`${rate}x CPU  page view: checkout.js script tag, JS compile + run`, ...cell(pageView.checkout), `${(pageView.checkout.median / pageView.loader.median).toFixed(2)}x`, rate === 4 ? '<= 20 ms' : ''],
+      [`${rate}x CPU  page view: a 2.5 KB loader-sized script (baseline)`, ...cell(pageView.loader), '', ''],
+      [`${rate}x CPU  page view: idle-time warm-up after it (no open)`, ...cell(idle.checkout), '', ''],
+      [`${rate}x CPU  first open: ServiceCheckout() to painted and focused`, ...cell(firstOpen.checkout), `${(firstOpen.checkout.median / firstOpen.plain.median).toFixed(2)}x`, '<= 2x'],
+      [`${rate}x CPU  first open: static modal of the same markup (baseline)`, ...cell(firstOpen.plain), '', ''],
+    ]),
+  ]);
+}
+
 async function main() {
   if (process.argv.includes('--memory')) {
     const readings = await serviceMemory();
@@ -351,12 +369,18 @@ async function main() {
   const bundle = readFileSync(ROOT + 'dist/checkout.js');
   const gzipped = execFileSync('gzip', ['-9', '-c', ROOT + 'dist/checkout.js']).length;
   console.log(`ServiceCheckout benchmark: ${browser.version()} (${executablePath ?? "Playwright's"}), node ${process.version}`);
-  console.log(`dist/checkout.js ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget 26000)\n`);
+  console.log(`dist/checkout.js ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget ${BUNDLE_BUDGET})\n`);
 
   const s = await servers();
   const open = await openLatency(browser, s.shop.url, s.api.url);
-  await s.close();
   console.log('open latency measured');
+  const cold = await coldBench(browser, s.shop.url, s.api.url, KEY, bundle, open.look);
+  await s.close();
+  if (process.argv.includes('--cold')) {
+    await browser.close();
+    console.log('\n' + coldTable(cold));
+    return;
+  }
   const [longPoll, plainPoll] = [await detection(browser, {}), await detection(browser, { longPoll: false })];
   console.log('detection measured');
   const [longRate, plainRate] = await Promise.all([requestsPerMinute(browser, {}), requestsPerMinute(browser, { longPoll: false })]);
@@ -378,6 +402,8 @@ async function main() {
     ['requests per minute on the payment screen, long poll', String(longRate), '', '', `${WINDOW_MS / 1000} s`, '<= 6'],
     ['requests per minute on the payment screen, plain poll (baseline)', String(plainRate), '', '', `${WINDOW_MS / 1000} s`, ''],
   ]));
+
+  console.log('\n' + coldTable(cold));
 
   printServiceLoad(services);
 

@@ -1,3 +1,4 @@
+import { h } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
 import { text } from './text.ts';
 

@@ -1,3 +1,4 @@
+import { h } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
 import { coinAmount, fiat } from './format.ts';
 import { Coins } from './screens/Coins.tsx';

@@ -21,8 +21,18 @@ export const METADATA_MAX_BYTES = 4096;
 export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
 
+/**
+ * A schema made the first time it is used rather than as the script loads: every page view
+ * loads checkout.js and most never open it, so nothing is built for them (issue 13).
+ */
+export function later<T extends object>(make: () => T): T {
+  let made: T | undefined;
+  const it = () => (made ??= make());
+  return new Proxy({} as T, { get: (_, key) => Reflect.get(it(), key), has: (_, key) => key in it(), getPrototypeOf: () => Reflect.getPrototypeOf(it()) });
+}
+
 /** A value that passes `test`; otherwise "expected <expected>". */
-export const is = <T>(test: (value: unknown) => boolean, expected: string) => z.custom<T>(test, { error: expected });
+export const is = <T>(test: (value: unknown) => boolean, expected: string) => later(() => z.custom<T>(test, { error: expected }));
 
 const isText = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -41,13 +51,13 @@ export const coin = oneOf(COINS);
 export const currency = oneOf(CURRENCIES);
 
 const units = (v: string | number) => toUnits(v, FIAT_DECIMALS) ?? 0n;
-export const amount = is<string | number>((v) => isText(v) || typeof v === 'number', 'a number or a numeric string').check(
+export const amount = later(() => is<string | number>((v) => isText(v) || typeof v === 'number', 'a number or a numeric string').check(
   // abort: only the first broken rule is reported, the one to fix first.
   z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
   z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
   z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
   z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
-);
+));
 
 export const reference = is<string | number>(
   (v) => (isText(v) ? REFERENCE_PATTERN.test(v) : Number.isSafeInteger(v) && (v as number) >= 0),
@@ -107,8 +117,8 @@ export function jsonObject(value: unknown): Record<string, unknown> | undefined 
 const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(jsonObject(value))).length;
 
 /** A JSON object or its text; callers normalise it with jsonObject() after parsing. */
-export const metadata = is<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, 'a JSON object (or its JSON text)').check(
+export const metadata = later(() => is<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, 'a JSON object (or its JSON text)').check(
   z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`),
-);
+));
 
 export const isPlainObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,107 +1,115 @@
 // The shapes that cross the wire between the widget and the API. The stub API validates
 // requests with these and the widget validates responses with them: one source of truth.
 import * as z from 'zod/mini';
-import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
+import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, later, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
 
 /** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
 export type PaymentStatus = (typeof STATUSES)[number];
 
-export const Coin = z.object({
-  symbol: coin,
-  name: text,
-  network: text,
-  chainId: int,
-  contractAddress: is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
-  decimals: is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
-  status: oneOf(['active', 'inactive']),
-  /** Asked with ?amount&currency: what the customer sends in this coin, fee included, and the fee within it. */
-  due: z.optional(amountNumber),
-  fee: z.optional(amountNumber),
-  /** Where a transaction of this network can be looked at: `${explorer}/tx/${hash}` (https only). */
-  explorer: z.optional(is<string>((v) => typeof v === 'string' && /^https:\/\/[^\s"<>]+$/.test(v), 'an https URL')),
-});
+export const Coin = later(() =>
+  z.object({
+    symbol: coin,
+    name: text,
+    network: text,
+    chainId: int,
+    contractAddress: is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
+    decimals: is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
+    status: oneOf(['active', 'inactive']),
+    /** Asked with ?amount&currency: what the customer sends in this coin, fee included, and the fee within it. */
+    due: z.optional(amountNumber),
+    fee: z.optional(amountNumber),
+    /** Where a transaction of this network can be looked at: `${explorer}/tx/${hash}` (https only). */
+    explorer: z.optional(is<string>((v) => typeof v === 'string' && /^https:\/\/[^\s"<>]+$/.test(v), 'an https URL')),
+  }),
+);
 export type Coin = z.infer<typeof Coin>;
 
 /** Who the key belongs to: the name (and logo) a customer sees from the first screen. */
-export const Business = z.object({ name: text, email: text, logo: text });
+export const Business = later(() => z.object({ name: text, email: text, logo: text }));
 export type Business = z.infer<typeof Business>;
 
 /** POST /api/v1/transaction/initialize: the spec's body. */
-export const InitializeBody = z.object({
-  reference: reference,
-  customer_name: z.optional(personName),
-  customer_email: z.optional(email),
-  coin: coin,
-  currency: currency,
-  amount: amount,
-  accept_partial_payment: z.optional(bool),
-  metadata: z.optional(metadata),
-  /** Ours: the payment link (id or slug) being paid; an inactive link refuses payments. */
-  payment_link: z.optional(is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
-});
+export const InitializeBody = later(() =>
+  z.object({
+    reference: reference,
+    customer_name: z.optional(personName),
+    customer_email: z.optional(email),
+    coin: coin,
+    currency: currency,
+    amount: amount,
+    accept_partial_payment: z.optional(bool),
+    metadata: z.optional(metadata),
+    /** Ours: the payment link (id or slug) being paid; an inactive link refuses payments. */
+    payment_link: z.optional(is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
+  }),
+);
 export type InitializeBody = z.input<typeof InitializeBody>;
 
 /** The spec's payment transaction, plus when its quote expires. */
-export const Transaction = z.object({
-  reference: text,
-  businessName: text,
-  businessEmail: text,
-  businessLogo: text,
-  customerName: text,
-  customerEmail: text,
-  address: text,
-  coin: coin,
-  cryptoAmount: amountNumber,
-  currency: currency,
-  fiatAmount: amountNumber,
-  feeInCrypto: amountNumber,
-  fiatRate: amountNumber,
-  cryptoRate: amountNumber,
-  network: text,
-  acceptPartialPayment: bool,
-  expiresAt: timestamp,
-});
+export const Transaction = later(() =>
+  z.object({
+    reference: text,
+    businessName: text,
+    businessEmail: text,
+    businessLogo: text,
+    customerName: text,
+    customerEmail: text,
+    address: text,
+    coin: coin,
+    cryptoAmount: amountNumber,
+    currency: currency,
+    fiatAmount: amountNumber,
+    feeInCrypto: amountNumber,
+    fiatRate: amountNumber,
+    cryptoRate: amountNumber,
+    network: text,
+    acceptPartialPayment: bool,
+    expiresAt: timestamp,
+  }),
+);
 export type Transaction = z.infer<typeof Transaction>;
 
 /** GET /api/v1/transaction/verify/:reference */
-export const Verification = z.object({
-  /** The payment's reference: the merchant's, or the one the checkout generated. */
-  reference: text,
-  /** The deposit address the customer sends to. */
-  address: text,
-  /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
-  coin: coin,
-  /** The spec's network name: testnet for test keys, mainnet for live keys. */
-  network: text,
-  status: oneOf(STATUSES),
-  /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
-  actualAmount: amountNumber,
-  /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
-  amountPaid: amountNumber,
-  /** Token amount still due, in whole coins; 0 once paid in full or over. */
-  amountRemaining: amountNumber,
-  /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
-  fiatAmount: amountNumber,
-  /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
-  currency: currency,
-  /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
-  feeInCrypto: amountNumber,
-  acceptPartialPayment: bool,
-  /** The last transfer's transaction hash, or null before any arrived. */
-  hash: nullable<string>((v) => typeof v === 'string', 'text'),
-  /** When the quote ends (ISO 8601, the service's clock). */
-  expiresAt: timestamp,
-  /**
-   * Money on the chain not counted yet: the amount (whole coins) of transfers seen in blocks
-   * that lack the network's confirmations, how many the least deep has, and how many it needs.
-   */
-  confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
-  /** Personal and private data: answered to the secret key (and in webhooks) only. */
-  customer: z.optional(z.object({ name: text, email: text })),
-  /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
-  metadata: z.optional(nullable<Record<string, unknown>>(isPlainObject, 'an object')),
-});
+export const Verification = later(() =>
+  z.object({
+    /** The payment's reference: the merchant's, or the one the checkout generated. */
+    reference: text,
+    /** The deposit address the customer sends to. */
+    address: text,
+    /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
+    coin: coin,
+    /** The spec's network name: testnet for test keys, mainnet for live keys. */
+    network: text,
+    status: oneOf(STATUSES),
+    /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
+    actualAmount: amountNumber,
+    /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
+    amountPaid: amountNumber,
+    /** Token amount still due, in whole coins; 0 once paid in full or over. */
+    amountRemaining: amountNumber,
+    /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
+    fiatAmount: amountNumber,
+    /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
+    currency: currency,
+    /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
+    feeInCrypto: amountNumber,
+    acceptPartialPayment: bool,
+    /** The last transfer's transaction hash, or null before any arrived. */
+    hash: nullable<string>((v) => typeof v === 'string', 'text'),
+    /** When the quote ends (ISO 8601, the service's clock). */
+    expiresAt: timestamp,
+    /**
+     * Money on the chain not counted yet: the amount (whole coins) of transfers seen in blocks
+     * that lack the network's confirmations, how many the least deep has, and how many it needs.
+     */
+    confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
+    /** Personal and private data: answered to the secret key (and in webhooks) only. */
+    customer: z.optional(z.object({ name: text, email: text })),
+    /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
+    metadata: z.optional(nullable<Record<string, unknown>>(isPlainObject, 'an object')),
+  }),
+);
 export type Verification = z.infer<typeof Verification>;
 
 /**
@@ -119,47 +127,55 @@ export const DEPOSIT_KINDS = ['exact', 'partial', 'over'] as const;
 export type DepositKind = (typeof DEPOSIT_KINDS)[number];
 
 /** POST /api/v1/sandbox/deposit: test keys only. */
-export const DepositBody = z.object({
-  reference: reference,
-  kind: oneOf(DEPOSIT_KINDS),
-});
+export const DepositBody = later(() =>
+  z.object({
+    reference: reference,
+    kind: oneOf(DEPOSIT_KINDS),
+  }),
+);
 
 /** PUT /api/v1/payout_address (secret key): where a chain's deposits are swept to. */
-export const PayoutAddressBody = z.object({
-  chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56'),
-  address: is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
-});
+export const PayoutAddressBody = later(() =>
+  z.object({
+    chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56'),
+    address: is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
+  }),
+);
 
 /** PUT /api/v1/webhook (secret key): where DEPOSIT_TRANSACTION events go. */
-export const WebhookBody = z.object({ url: httpUrl });
+export const WebhookBody = later(() => z.object({ url: httpUrl }));
 
-const envelope = { status: oneOf(['success']), statusCode: int, message: z.optional(text) };
-export const success = <T extends z.core.$ZodType>(data: T) => z.object({ ...envelope, data });
+const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
+export const success = <T extends z.core.$ZodType>(data: T) => later(() => z.object({ ...envelope(), data }));
 
-export const ErrorBody = z.object({
-  status: oneOf(['error']),
-  statusCode: int,
-  message: text,
-  errors: z.optional(z.array(z.object({ field: text, message: text }))),
-});
+export const ErrorBody = later(() =>
+  z.object({
+    status: oneOf(['error']),
+    statusCode: int,
+    message: text,
+    errors: z.optional(z.array(z.object({ field: text, message: text }))),
+  }),
+);
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /**
  * The coins, and (ours, beside the data) the business the key belongs to, and whether the
  * sandbox can pay (test keys on a dev chain or the static catalogue; never on a public testnet).
  */
-export const CoinsResponse = z.object({ ...envelope, data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) });
+export const CoinsResponse = later(() => z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);
 
 /** GET /api/v1/transaction/qr/:reference (ours): the payment's QR code as one SVG path. */
-export const Qr = z.object({
-  /** The text encoded: the EIP-681 URI of what is still due. */
-  uri: text,
-  /** Modules per side, without the quiet zone. */
-  size: int,
-  /** The dark modules: moves, lines and closes only, so it can draw nothing but squares. */
-  path: is<string>((v) => typeof v === 'string' && /^[Mhvz\d -]*$/.test(v), 'an SVG path of M, h, v and z'),
-});
+export const Qr = later(() =>
+  z.object({
+    /** The text encoded: the EIP-681 URI of what is still due. */
+    uri: text,
+    /** Modules per side, without the quiet zone. */
+    size: int,
+    /** The dark modules: moves, lines and closes only, so it can draw nothing but squares. */
+    path: is<string>((v) => typeof v === 'string' && /^[Mhvz\d -]*$/.test(v), 'an SVG path of M, h, v and z'),
+  }),
+);
 export type Qr = z.infer<typeof Qr>;
 export const QrResponse = success(Qr);

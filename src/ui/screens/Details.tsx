@@ -1,3 +1,4 @@
+import { Fragment, h } from 'preact';
 import type { Checkout, View } from '../../checkout/machine.ts';
 import { text } from '../text.ts';
 

@@ -1,3 +1,4 @@
+import { Fragment, h } from 'preact';
 import type { Checkout, View } from '../../checkout/machine.ts';
 import { Copy } from '../Copy.tsx';
 import { coinAmount, fiat, minus } from '../format.ts';

@@ -1,3 +1,4 @@
+import { Fragment, h } from 'preact';
 import type { Checkout, View } from '../../checkout/machine.ts';
 import { DEPOSIT_KINDS } from '../../wire/schemas.ts';
 import { paymentUri } from '../../payment/uri.ts';
