@@ -2,7 +2,8 @@
 // the service under load on both databases; prints medians (with min and max) next to
 // baselines measured in the same run. `-- --service-only` runs only the service's
 // part, `-- --memory` its memory under 100,000 anonymous requests, `-- --chain` detection
-// latency and the watcher's cost on a local dev chain.
+// latency and the watcher's cost on a local dev chain, `-- --cold` only the cold rows (of
+// another build with `--bundle <file>`).
 // A script, not a test: it asserts nothing, it reports.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -366,10 +367,13 @@ async function main() {
   }
   const executablePath = findChromium();
   const browser = await chromium.launch({ executablePath, args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] });
-  const bundle = readFileSync(ROOT + 'dist/checkout.js');
-  const gzipped = execFileSync('gzip', ['-9', '-c', ROOT + 'dist/checkout.js']).length;
+  // --bundle <file>: the cold rows of another build (an earlier commit's, say), for before and after.
+  const given = process.argv.indexOf('--bundle');
+  const bundlePath = given > 0 ? process.argv[given + 1]! : ROOT + 'dist/checkout.js';
+  const bundle = readFileSync(bundlePath);
+  const gzipped = execFileSync('gzip', ['-9', '-c', bundlePath]).length;
   console.log(`ServiceCheckout benchmark: ${browser.version()} (${executablePath ?? "Playwright's"}), node ${process.version}`);
-  console.log(`dist/checkout.js ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget ${BUNDLE_BUDGET})\n`);
+  console.log(`${bundlePath} ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget ${BUNDLE_BUDGET})\n`);
 
   const s = await servers();
   const open = await openLatency(browser, s.shop.url, s.api.url);
