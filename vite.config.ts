@@ -61,7 +61,16 @@ export default defineConfig({
       formats: ['iife'],
       fileName: () => 'checkout.js',
     },
-    rollupOptions: { output: { exports: 'default' } },
+    rollupOptions: {
+      output: {
+        exports: 'default',
+        // V8's compile hint (Chrome 136+): compile every function while the script streams in,
+        // off the main thread, instead of lazily on the customer's first open. Measured by
+        // npm run bench -- --cold at 4x CPU: first open 202 -> 130-152 ms, for 21 bytes.
+        // Other engines read a comment.
+        postBanner: '//# allFunctionsCalledOnLoad',
+      },
+    },
   },
   test: {
     environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment

@@ -10,8 +10,9 @@
 import type { Browser, Page } from 'playwright';
 import { summarize, type Summary } from './stats.ts';
 
-export const RATES = [1, 4, 6];
-const SAMPLES = 12;
+/** CPU throttling rates; BENCH_COLD_RATES=4 (comma-separated) measures fewer, for a quick look. */
+export const RATES = (process.env.BENCH_COLD_RATES ?? '1,4,6').split(',').map(Number);
+const SAMPLES = Number(process.env.BENCH_COLD_SAMPLES ?? 12);
 
 /**
  * The baseline script: 2.5 KB of ordinary code, as a loader would be (a stub that queues
