@@ -64,7 +64,7 @@ export default defineConfig({
     rollupOptions: {
       output: {
         exports: 'default',
-        // V8's compile hint (Chrome 136+): compile every function while the script streams in,
+        // V8's compile hint (recent Chromium): compile every function while the script streams in,
         // off the main thread, instead of lazily on the customer's first open. Measured by
         // npm run bench -- --cold at 4x CPU: first open 202 -> 130-152 ms, for 21 bytes.
         // Other engines read a comment.
