@@ -118,10 +118,11 @@ export const verify: Handler = async (ctx) => {
   const withPrivate = account.via === 'secret';
   let payment = await s.payments.get(account, reference);
   // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
-  const required = s.catalog.network(account.mode)?.confirmations ?? 1;
+  // Without a network for the mode nothing is watched, and nothing is asked.
+  const network = s.catalog.network(account.mode);
   const confirming = async (p: Payment) => {
-    const seen = await s.chain.confirming(p.id);
-    return seen && { ...seen, required };
+    const seen = network && (await s.chain.confirming(p.id));
+    return seen ? { ...seen, required: network.confirmations } : undefined;
   };
   let seen = await confirming(payment);
   const view = (p: Payment) => verificationView(p, s.now(), withPrivate, seen);
