@@ -12,7 +12,7 @@ export interface SweeperOptions {
   store: ChainStore;
   /** The operator's gas-only wallet: it pays for sweeps and can do nothing else with deposits. */
   gas: LocalAccount;
-  /** Deposits per transaction (gas grows with each; ~60k a deposit on the dev chain). */
+  /** Deposits per transaction: ~200k gas a deposit on its first sweep (it deploys the deposit), ~13k later. */
   batch?: number;
   /** How long a claimed sweep is left to its sweeper before another may try it. */
   claimMs?: number;
