@@ -103,6 +103,8 @@ function follow(payment: Verification, env: Env, leaving = false): State {
     case 'failed':
       return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
     default:
+      // Money that reached the chain before the quote ran out counts once confirmed: keep showing it.
+      if (payment.confirming) return { name: 'watching', payment, leaving, lost: false };
       return payment.amountPaid > 0 && payment.acceptPartialPayment ? { name: 'success', payment } : { name: 'expired', payment };
   }
 }

@@ -114,6 +114,27 @@ describe('the modal', () => {
     wrong.checkout.close();
   });
 
+  it('keeps the payment on screen when the quote runs out while money that arrived in time confirms', async () => {
+    const m = await open({}, (fake) => (fake.state.holds = true));
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.state.confirming = { amount: 25.245, confirmations: 1, required: 2 };
+    m.state.status = 'expired';
+    m.notify();
+    await flush();
+    expect(m.$('[data-address]')).not.toBeNull();
+    expect(m.$$('[role=status]').some((p) => p.textContent?.includes('confirming (1 of 2)'))).toBe(true);
+    expect(m.$('h3')?.textContent ?? '').not.toContain('expired');
+    m.state.confirming = undefined;
+    m.state.status = 'confirmed';
+    m.state.paid = 25.245;
+    m.notify();
+    await flush();
+    expect(m.$('h3')?.textContent).toBe('Payment received');
+    m.checkout.close();
+  });
+
   it('offers no sandbox buttons with a test key where the service says a press cannot pay (a public testnet)', async () => {
     const m = await open({}, (fake) => (fake.state.sandbox = false));
     await flush();
