@@ -208,7 +208,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       return [];
     }
     const sweeper = new Sweeper({ network, store: chainStore, gas, now });
-    return [new JobLoop(async () => void (await sweeper.tick()), every, (error) => log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
+    const sweep = async () => {
+      const done = await sweeper.tick();
+      if (done.swept) log.info({ chainId: network.chainId, deposits: done.swept, tx: done.hash }, 'deposits swept to their payout addresses');
+    };
+    return [new JobLoop(sweep, every, (error) => log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
   });
   if (options.jobs !== false) {
     for (const loop of sweepLoops) loop.start();
