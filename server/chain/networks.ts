@@ -1,6 +1,6 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, encodeAbiParameters, getContractAddress, keccak256, toHex, type Address, type Hex } from 'viem';
+import { concat, encodeAbiParameters, fallback, getContractAddress, http, keccak256, toHex, type Address, type Hex, type Transport } from 'viem';
 import type { Coin } from '../../src/wire/schemas.ts';
 import { Deposit } from './artifacts.ts';
 
@@ -24,6 +24,24 @@ export interface Network {
   explorer?: string;
   /** A local dev chain: the sandbox may send real transfers from its funded dev accounts. */
   dev?: boolean;
+}
+
+/**
+ * How the service talks to a network: each RPC URL retried briefly, and failed over in order
+ * when there are several. `onRpc` hears every method called (the bench and tests count them).
+ */
+export function rpcTransport(urls: string[], onRpc?: (method: string) => void): Transport {
+  const transports = urls.map((url) =>
+    http(url, {
+      retryCount: 2,
+      retryDelay: 200,
+      timeout: 10_000,
+      onFetchRequest: async (request) => {
+        if (onRpc) for (const call of [(await request.clone().json()) as { method: string } | Array<{ method: string }>].flat()) onRpc(call.method);
+      },
+    }),
+  );
+  return transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 1 });
 }
 
 /** The checkout's view of a network's coins. */

@@ -2,10 +2,10 @@
 // to, many deposits in one transaction, with gas paid by the operator's gas-only wallet. That
 // wallet holds no merchant money and its key cannot move any: the factory sends a deposit's
 // tokens only to the payout address inside its CREATE2 address (server/chain/contracts).
-import { createPublicClient, createWalletClient, fallback, http, type Address, type Hex, type LocalAccount, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, createWalletClient, type Address, type Hex, type LocalAccount, type PublicClient, type Transport } from 'viem';
 import type { ChainStore } from '../storage/chain.ts';
 import { DepositFactory } from './artifacts.ts';
-import { saltOf, type Network } from './networks.ts';
+import { rpcTransport, saltOf, type Network } from './networks.ts';
 
 export interface SweeperOptions {
   network: Network;
@@ -24,8 +24,7 @@ export class Sweeper {
   private readonly transport: Transport;
 
   constructor(private readonly o: SweeperOptions) {
-    const transports = o.network.rpcUrls.map((url) => http(url, { retryCount: 2, retryDelay: 200, timeout: 10_000 }));
-    this.transport = transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 1 });
+    this.transport = rpcTransport(o.network.rpcUrls);
     this.rpc = createPublicClient({ cacheTime: 0, transport: this.transport }) as PublicClient;
   }
 

@@ -3,7 +3,8 @@
 // have the network's confirmations, and takes them back if their block leaves the chain.
 // Its cost per block does not grow with the number of open payments: one eth_getLogs per
 // range of blocks for every token at once, matched against deposit addresses in one query.
-import { createPublicClient, fallback, http, parseAbiItem, type PublicClient } from 'viem';
+import { createPublicClient, parseAbiItem, type PublicClient } from 'viem';
+import { rpcTransport } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
 
 /**
@@ -70,19 +71,9 @@ export class Watcher {
     this.now = o.now ?? Date.now;
     this.maxRange = o.maxRange ?? 2000n;
     this.reorgDepth = o.reorgDepth ?? 64n;
-    const transports = o.rpcUrls.map((url) =>
-      http(url, {
-        retryCount: 2,
-        retryDelay: 200,
-        timeout: 10_000,
-        onFetchRequest: async (request) => {
-          if (o.onRpc) for (const call of [(await request.clone().json()) as { method: string } | Array<{ method: string }>].flat()) o.onRpc(call.method);
-        },
-      }),
-    );
     // cacheTime 0: viem otherwise answers eth_blockNumber from a 4 s cache, and the watcher
     // must see each new head.
-    this.rpc = createPublicClient({ cacheTime: 0, transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 1 }) }) as PublicClient;
+    this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc) }) as PublicClient;
   }
 
   /** One step: check for a reorganisation, scan the next range, count what is deep enough. */

@@ -116,17 +116,16 @@ export const verify: Handler = async (ctx) => {
   const wait = longPollOf(ctx.query);
   if (await faulted(ctx, 'verify')) return;
   const withPrivate = account.via === 'secret';
-  let payment = await s.payments.get(account, reference);
+  const payment = await s.payments.get(account, reference);
   // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
   // Without a network for the mode nothing is watched, and nothing is asked.
   const network = s.catalog.network(account.mode);
-  const confirming = async (p: Payment) => {
+  const view = async (p: Payment) => {
     const seen = network && (await s.chain.confirming(p.id));
-    return seen ? { ...seen, required: network.confirmations } : undefined;
+    return verificationView(p, s.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
   };
-  let seen = await confirming(payment);
-  const view = (p: Payment) => verificationView(p, s.now(), withPrivate, seen);
-  if (wait && s.config.longPoll && paymentVersion(view(payment)) === wait.since) {
+  let answer = await view(payment);
+  if (wait && s.config.longPoll && paymentVersion(answer) === wait.since) {
     const who = `${account.merchant.id}/${account.mode}`;
     if (!s.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
     const gone = new AbortController();
@@ -136,10 +135,9 @@ export const verify: Handler = async (ctx) => {
     await s.changes.wait(changeKey(account.merchant.id, account.mode, reference), who, waitMs, gone.signal);
     if (gone.signal.aborted) return;
     // Woken by a change on any instance, or by time: answer what is true now.
-    payment = await s.payments.get(account, reference);
-    seen = await confirming(payment);
+    answer = await view(await s.payments.get(account, reference));
   }
-  return ok(200, view(payment), 'Transaction status');
+  return ok(200, answer, 'Transaction status');
 };
 
 export const sandboxDeposit: Handler = async (ctx) => {

@@ -27,6 +27,7 @@ export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpec
 
 /** A deposit to sweep: whose payment it is (its salt), the payout address it is bound to, the token. */
 export interface SweepTarget {
+  paymentId: string;
   merchantId: string;
   mode: string;
   reference: string;
@@ -44,6 +45,12 @@ export interface Watched {
   chainId: number;
   address: string;
 }
+
+/** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
+const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected')`;
+
+/** Wakes the long polls of the payments whose ids the subquery `ids` selects (their changeKey, in SQL). */
+const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
 
 const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState; sweptHash?: string } => ({
   ...(r.swept_hash ? { sweptHash: r.swept_hash as string } : {}),
@@ -162,11 +169,7 @@ export class ChainStore {
     return this.db.transaction(async (tx) => {
       const credited = await tx.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'credited'`, [chainId, String(fork)]);
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
-      await tx.query(
-        `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p
-         WHERE p.id IN (SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen')`,
-        [chainId, String(fork)],
-      );
+      await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [chainId, String(fork)]);
       await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state IN ('seen', 'credited')`, [chainId, String(fork)]);
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
@@ -204,11 +207,7 @@ export class ChainStore {
    * new block gives them one more confirmation to show. One statement, whatever their number.
    */
   async notifyConfirming(chainId: number): Promise<void> {
-    await this.db.query(
-      `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference)
-       FROM payments p WHERE p.id IN (SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen')`,
-      [chainId],
-    );
+    await this.db.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
   }
 
   /**
@@ -221,19 +220,22 @@ export class ChainStore {
   async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number): Promise<SweepTarget[]> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query(
-        `SELECT DISTINCT p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        `SELECT DISTINCT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
          WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
            AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
          ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
         [chainId, String(maxBlock), nowMs, limit],
       );
-      const targets = rows.map((r) => ({ merchantId: r.merchant_id as string, mode: r.mode as string, reference: r.reference as string, payout: r.payout as string, token: r.token as string }));
+      const targets = rows.map((r) => ({
+        paymentId: String(r.id),
+        merchantId: r.merchant_id as string,
+        mode: r.mode as string,
+        reference: r.reference as string,
+        payout: r.payout as string,
+        token: r.token as string,
+      }));
       for (const t of targets) {
-        await tx.query(
-          `UPDATE chain_transfers SET sweep_claim_ms = $5 WHERE chain_id = $1 AND token = $2 AND swept_hash IS NULL AND block_number <= $3
-             AND payment_id = (SELECT id FROM payments WHERE merchant_id = $4 AND mode = $6 AND reference = $7)`,
-          [chainId, t.token, String(maxBlock), t.merchantId, nowMs + claimMs, t.mode, t.reference],
-        );
+        await tx.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, nowMs + claimMs, String(maxBlock)]);
       }
       return targets;
     });
@@ -243,11 +245,7 @@ export class ChainStore {
   async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const t of targets) {
-        await tx.query(
-          `UPDATE chain_transfers SET swept_hash = $5 WHERE chain_id = $1 AND token = $2 AND swept_hash IS NULL AND block_number <= $3
-             AND state IN ('credited', 'late', 'unexpected') AND payment_id = (SELECT id FROM payments WHERE merchant_id = $4 AND mode = $6 AND reference = $7)`,
-          [chainId, t.token, String(maxBlock), t.merchantId, hash, t.mode, t.reference],
-        );
+        await tx.query(`UPDATE chain_transfers SET swept_hash = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, hash, String(maxBlock)]);
       }
     });
   }

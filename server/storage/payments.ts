@@ -49,7 +49,6 @@ const paymentOf = (r: Row): Payment => ({
   updatedMs: Number(r.updated_ms),
 });
 
-/** Until the chain work gives each payment its own deposit contract: a random address. */
 /** Without a configured network (most tests): a random address no one controls, never watched. */
 const placeholderAddress = () => '0x' + randomBytes(20).toString('hex');
 
@@ -84,9 +83,7 @@ export class PaymentStore {
    * Creates, answers again, or re-quotes the payment for a reference, as planInitialize
    * decides. Safe under concurrent requests: the unique (merchant, mode, reference) key and
    * the row lock make every concurrent initialize of one reference see one payment.
-   */
-  /**
-   * `deposit`: the new payment's deposit address and the payout address it is bound to
+   * `deposit`: a new payment's deposit address and the payout address it is bound to
    * (CREATE2 on a configured network); without one, a placeholder address.
    */
   async initialize(
