@@ -12,8 +12,9 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../artifacts.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
 import { startDevChain, type DevChain } from '../devchain.ts';
+import { caller, until } from './helpers.ts';
 
-const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const { secretKey } = DEMO_MERCHANT.keys.test;
 const OUTAGE_MS = 30_000;
 let chain: DevChain;
 let contracts: DevContracts;
@@ -32,22 +33,8 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function call(method: string, path: string, body?: unknown, key = publicKey) {
-  const response = await fetch(api.url + path, {
-    method,
-    headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
+const call = caller(() => api.url);
 const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data;
-async function until(what: string, probe: () => Promise<boolean>, ms: number) {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 /** A customer's transfer, straight to the node (not through the proxy that is down). */
 async function pay(to: Address, amount: string) {
   const wallet = createWalletClient({ account: devAccount(3), chain: foundry, transport: http(chain.url) });

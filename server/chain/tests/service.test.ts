@@ -12,6 +12,7 @@ import { DepositFactory, TestToken } from '../artifacts.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
 import { startDevChain, type DevChain } from '../devchain.ts';
 import { saltOf } from '../networks.ts';
+import { caller, until } from './helpers.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
@@ -29,23 +30,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function call(method: string, path: string, body?: unknown, key = publicKey) {
-  const response = await fetch(api.url + path, {
-    method,
-    headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const call = caller(() => api.url);
 const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data;
 
 describe('real payments on the dev chain', { timeout: 60_000 }, () => {

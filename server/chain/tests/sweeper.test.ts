@@ -13,6 +13,7 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, type DevChain } from '../devchain.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
+import { caller } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const payout = devAccount(7).address;
@@ -48,10 +49,8 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function call(method: string, path: string, body: unknown) {
-  const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return response.json();
-}
+const call = async (method: string, path: string, body: unknown) => (await request(method, path, body, secretKey)).body;
+const request = caller(() => api.url);
 async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
   const hash = await wallet.writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });

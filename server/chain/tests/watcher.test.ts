@@ -8,15 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { paymentLedger } from '../../jobs/ledger.ts';
 import { TestToken } from '../artifacts.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../deploy.ts';
 import { startDevChain, type DevChain } from '../devchain.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
+import { caller } from './helpers.ts';
 
-const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
 let contracts: DevContracts;
 let api: Service;
@@ -56,14 +55,8 @@ function watcher(overrides: Partial<WatcherOptions> = {}) {
   });
 }
 
-async function call(method: string, path: string, body?: unknown, key = publicKey) {
-  const response = await fetch(api.url + path, {
-    method,
-    headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return response.json();
-}
+const call = async (method: string, path: string, body?: unknown, key?: string) => (await request(method, path, body, key)).body;
+const request = caller(() => api.url);
 
 /**
  * A payment on the dev chain. Until the catalogue points test keys at the dev chain (the next
