@@ -7,7 +7,10 @@ import { fiat } from './ui/format.ts';
 // Once the page is idle, what the first open would otherwise build while the customer waits:
 // the options' schema (validating nothing) and the page's first currency format, which
 // loads ICU's tables. Nothing is fetched, drawn or added to the page.
-(self.requestIdleCallback ?? setTimeout)(() => parseOptions(fiat(0, 'USD')));
+(self.requestIdleCallback ?? setTimeout)(() => {
+  parseOptions({});
+  fiat(0, 'USD');
+});
 
 // Read while the script runs: afterwards document.currentScript points elsewhere.
 const script = document.currentScript as HTMLScriptElement | null;

@@ -6,7 +6,7 @@ import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
 import { paymentVersion, type Coin, type DepositKind, type Qr, type Transaction, type Verification } from '../wire/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
-import { baseUnits } from '../payment/uri.ts';
+import { baseUnits, paymentUri } from '../payment/uri.ts';
 import { discoverWallets, payFromWallet, type FoundWallet } from '../payment/wallet.ts';
 
 /** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */
@@ -222,10 +222,10 @@ export interface Checkout {
   /** The service offers the sandbox's deposit buttons here (the coin list says so). */
   sandbox: boolean;
   /**
-   * The QR code of `uri` (the payment's EIP-681 URI), once the service has drawn it; asked
-   * for on the first call. Its answer is used only when it encodes this very URI.
+   * The last QR code the service drew for the watched payment; the payment screen shows it
+   * only while it encodes the URI the screen computes itself.
    */
-  qrFor(uri: string): Qr | undefined;
+  readonly qr: ReadonlySignal<Qr | undefined>;
   send(event: Event): void;
   /** Pays the open payment from the `index`th wallet: switch chain, send the token transfer. */
   payWith(index: number): void;
@@ -277,7 +277,6 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const state = signal<State>({ name: 'coins' });
   const business = signal<Business | undefined>(undefined);
   const qr = signal<Qr | undefined>(undefined);
-  let qrAsked = '';
   const now = signal(api.now());
   const copied = signal<string | undefined>(undefined);
   const wallets = signal<FoundWallet[]>([]);
@@ -421,6 +420,18 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   /** The watching state's work: the status watch (long polls, one at a time) and the countdown. */
   function watch(first: Verification, post: (e: Event) => void, signal: AbortSignal) {
     let latest = first;
+    // The QR code of what is still due, asked of the service once for each URI; one that could
+    // not be had is asked again with the next status answer.
+    let qrAsked = '';
+    const drawQr = (payment: Verification) => {
+      const uri = paymentUri(coinsBySymbol.get(payment.coin)!, payment.address, payment.amountRemaining);
+      if (uri == qrAsked || uri == qr.value?.uri) return;
+      qrAsked = uri;
+      withRetry(() => api.qr(options.reference, signal), signal).then(
+        (answer) => answer.uri == uri && (qr.value = answer),
+        () => (qrAsked = ''),
+      );
+    };
     let failures = 0;
     let expiryAsked = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -445,6 +456,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         }
         latest = payment;
         post({ type: 'status', payment });
+        if (!signal.aborted) drawQr(payment);
         if (!signal.aborted) schedule(longPoll ? 0 : POLL_MS);
       } catch (error) {
         asking = false;
@@ -482,6 +494,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     });
     schedule(longPoll ? 0 : POLL_MS);
     tick();
+    drawQr(first);
   }
 
   const view = computed((): View => {
@@ -525,15 +538,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     wrong: computed(() => (state.value.name === 'details' ? state.value.wrong : [])),
     wallets,
     sandbox: false,
-    qrFor(uri) {
-      if (qrAsked != uri) {
-        qrAsked = uri;
-        withRetry(() => api.qr(options.reference, life.signal), life.signal).then((q) => {
-          if (q.uri == uri) qr.value = q;
-        }, () => (qrAsked = '')); // asked again on the next render (the countdown's, each second)
-      }
-      return qr.value?.uri == uri ? qr.value : undefined;
-    },
+    qr,
     send,
     payWith(index) {
       const wallet = wallets.value[index];
