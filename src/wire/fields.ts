@@ -24,7 +24,10 @@ const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A
 /**
  * A schema made the first time it is used rather than as the script loads: every page view
  * loads checkout.js and most never open it, so nothing is built for them (issue 13).
+ * Marked free of side effects (as are is, oneOf and nullable) so the bundler drops schemas
+ * that only the service reads: 135 bytes of the gzipped bundle.
  */
+/*@__NO_SIDE_EFFECTS__*/
 export function later<T extends object>(make: () => T): T {
   let made: T | undefined;
   const it = () => (made ??= make());
@@ -32,6 +35,7 @@ export function later<T extends object>(make: () => T): T {
 }
 
 /** A value that passes `test`; otherwise "expected <expected>". */
+/*@__NO_SIDE_EFFECTS__*/
 export const is = <T>(test: (value: unknown) => boolean, expected: string) => later(() => z.custom<T>(test, { error: expected }));
 
 const isText = (v: unknown): v is string => typeof v === 'string';
@@ -42,8 +46,10 @@ export const bool = is<boolean>((v) => typeof v === 'boolean', 'true or false');
 export const int = is<number>(Number.isSafeInteger, 'a whole number');
 export const amountNumber = is<number>((v) => isNumber(v) && v >= 0, 'a number of at least 0');
 export const timestamp = is<string>((v) => isText(v) && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
+/*@__NO_SIDE_EFFECTS__*/
 export const oneOf = <const T extends readonly string[]>(values: T) =>
   is<T[number]>((v) => values.includes(v as string), `one of ${values.join(', ')}`);
+/*@__NO_SIDE_EFFECTS__*/
 export const nullable = <T>(test: (value: unknown) => boolean, expected: string) =>
   is<T | null>((v) => v === null || test(v), `${expected} or null`);
 

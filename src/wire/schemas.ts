@@ -146,6 +146,7 @@ export const PayoutAddressBody = later(() =>
 export const WebhookBody = later(() => z.object({ url: httpUrl }));
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
+/*@__NO_SIDE_EFFECTS__*/
 export const success = <T extends z.core.$ZodType>(data: T) => later(() => z.object({ ...envelope(), data }));
 
 export const ErrorBody = later(() =>
