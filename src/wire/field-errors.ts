@@ -15,13 +15,13 @@ export function describeValue(value: unknown): string {
   return 'an object';
 }
 
-/** One readable line per failed field: what was expected and what came instead. */
+/**
+ * One readable line per failed field: what was expected and, when the parse reported it
+ * (zod's reportInput), what came instead.
+ */
 export function fieldErrors(error: z.core.$ZodError): FieldError[] {
-  return error.issues.map((issue) => {
-    const input = (issue as { input?: unknown }).input;
-    return {
-      field: issue.path.join('.') || '(root)',
-      message: `expected ${issue.message}, received ${describeValue(input)}`,
-    };
-  });
+  return error.issues.map((issue) => ({
+    field: issue.path.join('.') || '(root)',
+    message: `expected ${issue.message}` + ('input' in issue ? `, received ${describeValue(issue.input)}` : ''),
+  }));
 }

@@ -53,6 +53,26 @@ export const oneOf = <const T extends readonly string[]>(values: T) =>
 export const nullable = <T>(test: (value: unknown) => boolean, expected: string) =>
   is<T | null>((v) => v === null || test(v), `${expected} or null`);
 
+/**
+ * A list whose every item passes `item`, each kept as the item's parsed output, and a bad item
+ * reported at its index (data.2.symbol). For the shapes the browser reads, instead of
+ * z.array: zod 4.6's array class brings a length-check fast path with it, 538 bytes of the
+ * gzipped bundle, where this is one check on zod's own check API.
+ */
+/*@__NO_SIDE_EFFECTS__*/
+export const listOf = <T extends z.ZodMiniType>(item: T) =>
+  later(() =>
+    is<z.output<T>[]>(Array.isArray, 'a list').check((ctx) => {
+      ctx.value = ctx.value.map((value, index) => {
+        // What was received is kept with each issue; the outer parse's reportInput decides if it shows.
+        const parsed = item.safeParse(value, { reportInput: true });
+        if (parsed.success) return parsed.data;
+        for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, path: [index, ...issue.path] } as z.core.$ZodRawIssue);
+        return value;
+      });
+    }),
+  );
+
 export const coin = oneOf(COINS);
 export const currency = oneOf(CURRENCIES);
 

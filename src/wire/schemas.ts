@@ -1,7 +1,7 @@
 // The shapes that cross the wire between the widget and the API. The stub API validates
 // requests with these and the widget validates responses with them: one source of truth.
 import * as z from 'zod/mini';
-import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, later, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
+import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, later, listOf, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
 
 /** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
@@ -154,7 +154,7 @@ export const ErrorBody = later(() =>
     status: oneOf(['error']),
     statusCode: int,
     message: text,
-    errors: z.optional(z.array(z.object({ field: text, message: text }))),
+    errors: z.optional(listOf(z.object({ field: text, message: text }))),
   }),
 );
 export type ErrorBody = z.infer<typeof ErrorBody>;
@@ -163,7 +163,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
  * The coins, and (ours, beside the data) the business the key belongs to, and whether the
  * sandbox can pay (test keys on a dev chain or the static catalogue; never on a public testnet).
  */
-export const CoinsResponse = later(() => z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
+export const CoinsResponse = later(() => z.object({ ...envelope(), data: listOf(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);
 
