@@ -59,6 +59,7 @@ export const initialize: Handler = async (ctx) => {
   }
   const coin = s.catalog.coin(account.mode, body.coin);
   if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
+  const now = s.now();
   const { payment, created } = await s.payments.initialize(
     account,
     {
@@ -72,11 +73,11 @@ export const initialize: Handler = async (ctx) => {
       metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
       paymentLinkId,
     },
-    s.now(),
+    now,
     s.config.quoteMs,
     await s.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference)),
   );
-  return ok(created ? 201 : 200, transactionView(payment, account.merchant), created ? 'Transaction initialized' : 'Transaction already initialized');
+  return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither. */

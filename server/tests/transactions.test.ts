@@ -47,6 +47,12 @@ describe('the stub API', () => {
     expect(status).toBe(201);
     expect(TransactionResponse.safeParse(body).success).toBe(true);
     expect(body.data).toMatchObject({ cryptoAmount: 10.1, feeInCrypto: 0.1, fiatAmount: 10, customerName: 'Ada', acceptPartialPayment: false });
+    // Beside the spec's shape, the payment's state as verify gives a page (ours): the checkout
+    // reads the quote as a payment. Metadata and the customer object stay with the secret key.
+    expect(VerificationResponse.safeParse(body).success).toBe(true);
+    expect(body.data).toMatchObject({ status: 'pending', actualAmount: 10.1, amountPaid: 0, amountRemaining: 10.1, hash: null });
+    expect(body.data).not.toHaveProperty('metadata');
+    expect(body.data).not.toHaveProperty('customer');
     const server = await call('GET', '/api/v1/transaction/verify/stub-1', undefined, null, { authorization: `Bearer ${testKeys.secretKey}` });
     expect(server.body.data).toMatchObject({ metadata: { order: 7 }, customer: { name: 'Ada', email: 'ada@example.com' } });
   });

@@ -9,25 +9,22 @@ import { statusOf, type Payment } from '../domain/payments.ts';
 
 const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
 
-export function transactionView(payment: Payment, merchant: Merchant): Transaction {
+/**
+ * Initialize's answer: the spec's transaction, and beside it (ours) the payment's state as
+ * verify gives it to a public key (status, actualAmount, amountPaid, amountRemaining, hash),
+ * so a checkout reads one shape of payment whichever call answered.
+ */
+export function transactionView(payment: Payment, merchant: Merchant, nowMs: number): Transaction & Verification {
   return {
-    reference: payment.reference,
+    ...verificationView(payment, nowMs, false),
     businessName: merchant.businessName,
     businessEmail: merchant.businessEmail,
     businessLogo: merchant.businessLogo,
     customerName: payment.customerName,
     customerEmail: payment.customerEmail,
-    address: payment.address,
-    coin: payment.coin,
     cryptoAmount: unitsToNumber(payment.due, payment.decimals),
-    currency: payment.currency,
-    fiatAmount: unitsToNumber(payment.fiatMinor, FIAT_DECIMALS),
-    feeInCrypto: unitsToNumber(payment.fee, payment.decimals),
     fiatRate: Number(payment.fiatRate),
     cryptoRate: Number(payment.cryptoRate),
-    network: network(payment),
-    acceptPartialPayment: payment.acceptPartial,
-    expiresAt: new Date(payment.expiresMs).toISOString(),
   };
 }
 

@@ -3,7 +3,6 @@ import { fieldErrors } from '../wire/field-errors.ts';
 import {
   CoinsResponse,
   ErrorBody,
-  TransactionResponse,
   VerificationResponse,
   QrResponse,
   type Qr,
@@ -11,7 +10,6 @@ import {
   type Coin,
   type DepositKind,
   type InitializeBody,
-  type Transaction,
   type Verification,
 } from '../wire/schemas.ts';
 import { ApiError } from './errors.ts';
@@ -21,7 +19,8 @@ export type { Business };
 export interface Api {
   /** The coins (each with what the customer would send for `amount`), and who is being paid. */
   coins(signal: AbortSignal, amount?: { amount: string | number; currency: string }): Promise<{ coins: Coin[]; business?: Business; sandbox?: boolean }>;
-  initialize(body: InitializeBody, signal: AbortSignal): Promise<Transaction>;
+  /** The quote, read as a payment: the service answers initialize with its state as verify gives it. */
+  initialize(body: InitializeBody, signal: AbortSignal): Promise<Verification>;
   /**
    * The payment's status. With `wait`, a long poll: the API answers as soon as the status
    * differs from `wait.since` (a paymentVersion), or after `wait.seconds` with it unchanged.
@@ -112,7 +111,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
         business: r.business,
         sandbox: r.sandbox,
       })),
-    initialize: (body, signal) => call('POST', 'transaction/initialize', TransactionResponse, signal, body).then(data),
+    initialize: (body, signal) => call('POST', 'transaction/initialize', VerificationResponse, signal, body).then(data),
     verify: (reference, signal, wait) =>
       call(
         'GET',

@@ -94,7 +94,7 @@ function checkDrawn(checkout: Checkout, fake: ReturnType<typeof fakeApi>, before
     render(null, screen);
     seen.screens++;
   }
-  const seq = (payment.metadata as { seq?: number } | null)?.seq ?? fake.seqs.quote;
+  const seq = (payment.metadata as { seq: number }).seq;
   expect(seq).toBeGreaterThanOrEqual(before);
   return seq;
 }

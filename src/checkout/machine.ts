@@ -4,7 +4,7 @@ import { ApiError, isAbort } from '../api/errors.ts';
 import { retryDelay, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { email as emailField, personName } from '../wire/fields.ts';
-import { paymentVersion, type Coin, type DepositKind, type Qr, type Transaction, type Verification } from '../wire/schemas.ts';
+import { paymentVersion, type Coin, type DepositKind, type Qr, type Verification } from '../wire/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
 import { baseUnits, paymentUri } from '../payment/uri.ts';
 import { discoverWallets, payFromWallet, type FoundWallet } from '../payment/wallet.ts';
@@ -93,20 +93,14 @@ const bad = (message: string): State => ({ name: 'error', error: { code: 'bad_re
 function follow(payment: Verification, env: Env, leaving = false): State {
   // Drawing a coin the API did not list would send the customer's money into nothing.
   if (!env.coin(payment.coin)) return bad(`The payment is in ${payment.coin}, a coin this checkout was not told about.`);
-  switch (payment.status) {
-    case 'pending':
-    case 'incomplete':
-      return { name: 'watching', payment, leaving, lost: false };
-    case 'confirmed':
-    case 'settled':
-      return { name: 'success', payment };
-    case 'failed':
-      return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
-    default:
-      // Money that reached the chain before the quote ran out counts once confirmed: keep showing it.
-      if (payment.confirming) return { name: 'watching', payment, leaving, lost: false };
-      return payment.amountPaid > 0 && payment.acceptPartialPayment ? { name: 'success', payment } : { name: 'expired', payment };
+  const { status } = payment;
+  if (status == 'confirmed' || status == 'settled') return { name: 'success', payment };
+  if (status == 'failed') return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
+  // Expired, unless money that reached the chain before the quote ran out is still confirming: it counts once confirmed, so keep showing it.
+  if (status == 'expired' && !payment.confirming) {
+    return payment.amountPaid > 0 && payment.acceptPartialPayment ? { name: 'success', payment } : { name: 'expired', payment };
   }
+  return { name: 'watching', payment, leaving, lost: false };
 }
 
 /** Work that failed for good: the error screen, with "Try again" back into the same state. */
@@ -258,19 +252,6 @@ function failure(error: unknown): ScreenError {
 
 const retriable = (error: CheckoutError) => error.code === 'network_error' || error.code === 'bad_response';
 
-/** A quote seen as a status, so that every payment screen renders one shape. */
-const quoteAsPayment = (quote: Transaction, reference: string): Verification => ({
-  ...quote,
-  reference,
-  status: 'pending',
-  actualAmount: quote.cryptoAmount,
-  amountPaid: 0,
-  amountRemaining: quote.cryptoAmount,
-  hash: null,
-  customer: { name: quote.customerName, email: quote.customerEmail },
-  metadata: null,
-});
-
 /** The runtime around the table: it runs each state's work and tells the merchant's callbacks. */
 export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () => void = () => {}): Checkout {
   const customer = { name: options.name, email: options.email };
@@ -406,9 +387,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         accept_partial_payment: options.acceptPartialPayment ?? false,
         metadata: options.metadata,
       };
-      const opened = await withRetry(() => api.initialize(body, signal), signal);
-      business.value = { name: opened.businessName, email: opened.businessEmail, logo: opened.businessLogo };
-      return quoteAsPayment(opened, options.reference);
+      return await withRetry(() => api.initialize(body, signal), signal);
     } catch (error) {
       // 409: this reference already received funds, so it cannot be re-quoted. Show that
       // payment instead of an error: nothing the customer sent may be lost from view.
@@ -533,8 +512,9 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     business,
     now,
     copied,
-    reconnecting: computed(() => state.value.name === 'watching' && (state.value as { lost: boolean }).lost),
-    leaving: computed(() => state.value.name === 'watching' && (state.value as { leaving: boolean }).leaving),
+    // Only the watching state has these.
+    reconnecting: computed(() => (state.value as { lost?: boolean }).lost === true),
+    leaving: computed(() => (state.value as { leaving?: boolean }).leaving === true),
     wrong: computed(() => (state.value.name === 'details' ? state.value.wrong : [])),
     wallets,
     sandbox: false,

@@ -2,7 +2,7 @@
 import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
-import { paymentVersion, type Coin, type InitializeBody, type Transaction, type Verification } from '../wire/schemas.ts';
+import { paymentVersion, type Coin, type InitializeBody, type Verification } from '../wire/schemas.ts';
 import { paymentUri } from '../payment/uri.ts';
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
@@ -65,11 +65,10 @@ export function fakeApi() {
   /** When the current quote was made, by the API's clock: its expiry is ten minutes on. */
   let quoted = Date.now();
   /**
-   * Every answer that carries a payment is numbered as the API makes it (in `metadata.seq` for
-   * a status; `quoteSeq` for the last quote), so a test can tell a stale answer from a fresh one.
+   * Every answer that carries a payment (a quote, a status) is numbered as the API makes it, in
+   * `metadata.seq`, so a test can tell a stale answer from a fresh one.
    */
   let made = 0;
-  const seqs = { quote: 0 };
 
   const verification = (): Verification => ({
     reference: calls.initialize.at(-1) ? String(calls.initialize.at(-1)!.reference) : 'ref',
@@ -113,27 +112,8 @@ export function fakeApi() {
       state.exists = true;
       state.acceptPartialPayment = body.accept_partial_payment ?? false;
       const v = verification();
-      seqs.quote = ++made;
-      const tx: Transaction = {
-        reference: String(body.reference),
-        businessName: state.businessName,
-        businessEmail: 'shop@example.com',
-        businessLogo: state.businessLogo,
-        customerName: body.customer_name ?? '',
-        customerEmail: body.customer_email ?? '',
-        address: v.address,
-        coin: body.coin,
-        cryptoAmount: state.due,
-        currency: body.currency,
-        fiatAmount: 25,
-        feeInCrypto: 0.25,
-        fiatRate: 1,
-        cryptoRate: 1,
-        network: 'testnet',
-        acceptPartialPayment: state.acceptPartialPayment,
-        expiresAt: v.expiresAt,
-      };
-      return tx;
+      // As the service: the payment's state, as verify would give it (customer and metadata aside).
+      return v;
     },
     async verify(_reference, signal, wait) {
       calls.verify++;
@@ -188,7 +168,7 @@ export function fakeApi() {
     },
     now: () => Date.now() + state.skew,
   };
-  return { api, calls, state, signals, notify, held, releaseVerify, requoteElsewhere, seqs, verification };
+  return { api, calls, state, signals, notify, held, releaseVerify, requoteElsewhere, verification };
 }
 
 export function options(overrides: Record<string, unknown> = {}): CheckoutOptions {
