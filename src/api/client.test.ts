@@ -42,8 +42,9 @@ describe('the API client against the stub over HTTP', () => {
     const priced = await api.coins(signal, { amount: '9.20', currency: 'EUR' });
     // What each coin costs, fee included: the same figures the quote below gives USDC.
     expect(priced.coins.find((c) => c.symbol === 'USDC')).toMatchObject({ due: 10.1, fee: 0.1 });
-    const tx = await api.initialize({ reference: 'client-1', coin: 'USDC', currency: 'EUR', amount: '9.20' }, signal);
-    expect(tx).toMatchObject({ reference: 'client-1', coin: 'USDC', cryptoAmount: 10.1, feeInCrypto: 0.1, network: 'testnet' });
+    // The quote, read as a payment: the state verify would give, from the first answer.
+    const quote = await api.initialize({ reference: 'client-1', coin: 'USDC', currency: 'EUR', amount: '9.20' }, signal);
+    expect(quote).toMatchObject({ reference: 'client-1', coin: 'USDC', status: 'pending', actualAmount: 10.1, amountPaid: 0, amountRemaining: 10.1, hash: null, feeInCrypto: 0.1, network: 'testnet' });
     expect((await api.verify('client-1', signal)).status).toBe('pending');
     const after = await api.deposit('client-1', 'exact', signal);
     expect(after).toMatchObject({ status: 'confirmed', amountPaid: 10.1, amountRemaining: 0 });
@@ -183,5 +184,23 @@ describe('the retry policy', () => {
     };
     await expect(withRetry(failing, signal, 3)).rejects.toMatchObject({ status: 503 });
     expect(calls).toBe(3);
+  });
+
+  it('stops waiting the moment its signal aborts, with the abort as the reason, and tries no more', async () => {
+    let calls = 0;
+    const stop = new AbortController();
+    const failing = () => {
+      calls++;
+      return Promise.reject(http(503, 60_000)); // a minute's Retry-After: only the abort ends the wait
+    };
+    const started = Date.now();
+    const tried = withRetry(failing, stop.signal);
+    setTimeout(() => stop.abort(new Error('left the screen')), 20);
+    await expect(tried).rejects.toThrow('left the screen');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(calls).toBe(1);
+    const before = new AbortController();
+    before.abort(new Error('already gone'));
+    await expect(withRetry(failing, before.signal)).rejects.toMatchObject({ status: 503 }); // aborted before: the error itself
   });
 });

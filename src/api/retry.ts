@@ -26,20 +26,14 @@ export function retryDelay(
   return Math.round(step / 2 + (random() * step) / 2);
 }
 
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', stop);
-      resolve();
-    }, ms);
-    function stop() {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }
-    signal.addEventListener('abort', stop, { once: true });
+/** Resolves after `ms`; rejects with the signal's reason the moment it aborts (the timer cleared). */
+export const delay = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    const stop = () => (clearTimeout(timer), reject(signal.reason));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
   });
-}
 
 /** Runs `call` until it succeeds, the policy says stop, `attempts` are spent, or the signal aborts. */
 export async function withRetry<T>(call: () => Promise<T>, signal: AbortSignal, attempts = 4): Promise<T> {
