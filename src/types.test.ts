@@ -4,7 +4,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { ServiceCheckout, type CheckoutHandle, type CheckoutError, type ServiceCheckoutOptions, type Verification } from './index.ts';
 import { ServiceCheckoutButton, useServiceCheckout, type ServiceCheckoutButtonProps, type UseServiceCheckout } from './react/index.ts';
 import { useServiceCheckout as useVueCheckout } from './vue/index.ts';
-import { ServiceClient, verifyWebhook, type EventRecord, type ServiceEvent } from './server/index.ts';
+import { ServiceClient, verifyWebhook, type EventRecord, type MerchantVerification, type ServiceEvent } from './server/index.ts';
 
 describe('public types', () => {
   it('ServiceCheckout takes its options and returns a handle', () => {
@@ -29,7 +29,9 @@ describe('public types', () => {
     expectTypeOf<Parameters<NonNullable<ServiceCheckoutOptions['onError']>>[0]>().toEqualTypeOf<CheckoutError>();
     expectTypeOf<Verification['amountPaid']>().toEqualTypeOf<number>();
     expectTypeOf<Verification['fiatAmount']>().toEqualTypeOf<number>();
-    expectTypeOf<Verification['customer']>().toEqualTypeOf<{ name: string; email: string } | undefined>();
+    // A page holds the public key: who paid and the metadata are never in what it receives.
+    expectTypeOf<Verification>().not.toHaveProperty('customer');
+    expectTypeOf<Verification>().not.toHaveProperty('metadata');
   });
 
   it('the React and Vue wrappers open and close the same checkout', () => {
@@ -41,7 +43,8 @@ describe('public types', () => {
 
   it('the server SDK returns data, not envelopes', () => {
     type Client = InstanceType<typeof ServiceClient>;
-    expectTypeOf<Awaited<ReturnType<Client['verifyPayment']>>>().toEqualTypeOf<Verification>();
+    expectTypeOf<Awaited<ReturnType<Client['verifyPayment']>>>().toEqualTypeOf<MerchantVerification>();
+    expectTypeOf<MerchantVerification['customer']>().toEqualTypeOf<{ name: string; email: string } | undefined>();
     expectTypeOf<Awaited<ReturnType<Client['paymentLinks']['list']>>>().toHaveProperty('links');
     expectTypeOf<Awaited<ReturnType<Client['events']['list']>>>().toEqualTypeOf<{ events: EventRecord[]; next: number }>();
     expectTypeOf(verifyWebhook).returns.toEqualTypeOf<ServiceEvent>();

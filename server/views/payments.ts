@@ -2,7 +2,7 @@
 // rules beyond formatting: integer units become the JSON numbers the contract carries.
 import { FIAT_DECIMALS } from '../../src/wire/fields.ts';
 import { unitsToNumber } from '../../src/wire/money.ts';
-import type { Transaction, Verification } from '../../src/wire/schemas.ts';
+import type { MerchantVerification, Transaction, Verification } from '../../src/wire/schemas.ts';
 import type { Merchant } from '../domain/account.ts';
 import { NETWORK } from '../domain/catalog.ts';
 import { statusOf, type Payment } from '../domain/payments.ts';
@@ -38,7 +38,7 @@ export function verificationView(
   nowMs: number,
   withPrivate: boolean,
   confirming?: { amount: bigint; confirmations: number; required: number },
-): Verification {
+): MerchantVerification {
   const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
   return {
     reference: payment.reference,

@@ -6,7 +6,7 @@ import { fieldErrors, type FieldError } from '../wire/field-errors.ts';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../wire/links.ts';
 import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../wire/links.ts';
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../wire/payouts.ts';
-import { ErrorBody, success as successOf, TransactionResponse, VerificationResponse } from '../wire/schemas.ts';
+import { ErrorBody, MerchantVerificationResponse, success as successOf, TransactionResponse } from '../wire/schemas.ts';
 import type { CoinSymbol, Currency } from '../wire/fields.ts';
 
 /** One event of the feed, with every attempt to deliver it. */
@@ -125,7 +125,7 @@ export class ServiceClient {
   }
 
   verifyPayment(reference: string | number) {
-    return this.data(this.call('GET', `transaction/verify/${encodeURIComponent(String(reference))}`, VerificationResponse));
+    return this.data(this.call('GET', `transaction/verify/${encodeURIComponent(String(reference))}`, MerchantVerificationResponse));
   }
 
   /** Where DEPOSIT_TRANSACTION events go. */
@@ -152,7 +152,7 @@ export class ServiceClient {
 
   /** Test keys only: the sandbox sends what is due (`exact`), about half, or a tenth more. */
   sandboxDeposit(reference: string, kind: 'exact' | 'partial' | 'over') {
-    return this.data(this.call('POST', 'sandbox/deposit', VerificationResponse, { reference, kind }));
+    return this.data(this.call('POST', 'sandbox/deposit', MerchantVerificationResponse, { reference, kind }));
   }
 
   readonly paymentLinks = {

@@ -4,3 +4,4 @@ export { ServiceClient, ServiceError } from './client.ts';
 export type { EventRecord, InitializePaymentInput, ServiceClientOptions } from './client.ts';
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
 export type { DepositEvent, EventType, PayoutEvent, ServiceEvent, WebhookRefusal } from './webhook.ts';
+export type { MerchantVerification } from '../wire/schemas.ts';

@@ -2,7 +2,7 @@
 // browser. The signature covers a timestamp and the raw body, so a body cannot be
 // re-serialised into a match, and an old delivery cannot be replayed later.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Verification } from '../wire/schemas.ts';
+import type { MerchantVerification } from '../wire/schemas.ts';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 /** How old a delivery may be, by its signed timestamp, before it is refused as a replay. */
@@ -16,7 +16,7 @@ export interface DepositEvent {
   event: 'DEPOSIT_TRANSACTION';
   /** Unix seconds when the service created the event. */
   created: number;
-  data: Verification;
+  data: MerchantVerification;
 }
 
 export interface PayoutEvent {

@@ -2,7 +2,7 @@
 import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
-import { paymentVersion, type Coin, type InitializeBody, type Verification } from '../wire/schemas.ts';
+import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../wire/schemas.ts';
 import { paymentUri } from '../payment/uri.ts';
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
@@ -70,7 +70,7 @@ export function fakeApi() {
    */
   let made = 0;
 
-  const verification = (): Verification => ({
+  const verification = (): MerchantVerification => ({
     reference: calls.initialize.at(-1) ? String(calls.initialize.at(-1)!.reference) : 'ref',
     address: '0x' + 'ab'.repeat(20),
     coin,

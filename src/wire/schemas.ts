@@ -70,47 +70,59 @@ export const Transaction = later(() =>
 );
 export type Transaction = z.infer<typeof Transaction>;
 
-/** GET /api/v1/transaction/verify/:reference */
-export const Verification = later(() =>
+/**
+ * A payment as verify answers a page (public key); the quote, settle and sandbox answers have
+ * this shape too. Who paid and the merchant's metadata are not in it: see MerchantVerification.
+ */
+const paymentShape = () => ({
+  /** The payment's reference: the merchant's, or the one the checkout generated. */
+  reference: text,
+  /** The deposit address the customer sends to. */
+  address: text,
+  /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
+  coin: coin,
+  /** The spec's network name: testnet for test keys, mainnet for live keys. */
+  network: text,
+  status: oneOf(STATUSES),
+  /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
+  actualAmount: amountNumber,
+  /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
+  amountPaid: amountNumber,
+  /** Token amount still due, in whole coins; 0 once paid in full or over. */
+  amountRemaining: amountNumber,
+  /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
+  fiatAmount: amountNumber,
+  /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
+  currency: currency,
+  /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
+  feeInCrypto: amountNumber,
+  acceptPartialPayment: bool,
+  /** The last transfer's transaction hash, or null before any arrived. */
+  hash: nullable<string>((v) => typeof v === 'string', 'text'),
+  /** When the quote ends (ISO 8601, the service's clock). */
+  expiresAt: timestamp,
+  /**
+   * Money on the chain not counted yet: the amount (whole coins) of transfers seen in blocks
+   * that lack the network's confirmations, how many the least deep has, and how many it needs.
+   */
+  confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
+});
+
+/** GET /api/v1/transaction/verify/:reference, as a page (public key) reads it: what the checkout parses. */
+export const Verification = later(() => z.object(paymentShape()));
+export type Verification = z.infer<typeof Verification>;
+
+/** The same, as the merchant's server (secret key) and webhooks read it: with who paid and the metadata. */
+export const MerchantVerification = later(() =>
   z.object({
-    /** The payment's reference: the merchant's, or the one the checkout generated. */
-    reference: text,
-    /** The deposit address the customer sends to. */
-    address: text,
-    /** The stablecoin asked for: BUSD, DAI, USDT or USDC. */
-    coin: coin,
-    /** The spec's network name: testnet for test keys, mainnet for live keys. */
-    network: text,
-    status: oneOf(STATUSES),
-    /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
-    actualAmount: amountNumber,
-    /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
-    amountPaid: amountNumber,
-    /** Token amount still due, in whole coins; 0 once paid in full or over. */
-    amountRemaining: amountNumber,
-    /** The price in the fiat `currency`, in major units with at most 2 decimals (24.5 is 24.50). */
-    fiatAmount: amountNumber,
-    /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
-    currency: currency,
-    /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
-    feeInCrypto: amountNumber,
-    acceptPartialPayment: bool,
-    /** The last transfer's transaction hash, or null before any arrived. */
-    hash: nullable<string>((v) => typeof v === 'string', 'text'),
-    /** When the quote ends (ISO 8601, the service's clock). */
-    expiresAt: timestamp,
-    /**
-     * Money on the chain not counted yet: the amount (whole coins) of transfers seen in blocks
-     * that lack the network's confirmations, how many the least deep has, and how many it needs.
-     */
-    confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
+    ...paymentShape(),
     /** Personal and private data: answered to the secret key (and in webhooks) only. */
     customer: z.optional(z.object({ name: text, email: text })),
     /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
     metadata: z.optional(nullable<Record<string, unknown>>(isPlainObject, 'an object')),
   }),
 );
-export type Verification = z.infer<typeof Verification>;
+export type MerchantVerification = z.infer<typeof MerchantVerification>;
 
 /**
  * What a long poll waits to see change: the status, the amount paid, the quote itself (a
@@ -166,6 +178,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const CoinsResponse = later(() => z.object({ ...envelope(), data: listOf(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
 export const TransactionResponse = success(Transaction);
 export const VerificationResponse = success(Verification);
+export const MerchantVerificationResponse = success(MerchantVerification);
 
 /** GET /api/v1/transaction/qr/:reference (ours): the payment's QR code as one SVG path. */
 export const Qr = later(() =>
