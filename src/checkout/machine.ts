@@ -199,7 +199,7 @@ export interface Checkout {
   readonly options: CheckoutOptions;
   readonly state: ReadonlySignal<State>;
   readonly view: ReadonlySignal<View>;
-  /** Who is being paid: from the coin list's answer, then from each quote. */
+  /** Who is being paid: from the coin list's answer. */
   readonly business: ReadonlySignal<Business | undefined>;
   /** A status check failed; the payment screen stays and keeps trying. */
   readonly reconnecting: ReadonlySignal<boolean>;

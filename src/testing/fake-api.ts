@@ -112,7 +112,8 @@ export function fakeApi() {
       state.exists = true;
       state.acceptPartialPayment = body.accept_partial_payment ?? false;
       const v = verification();
-      // As the service: the payment's state, as verify would give it (customer and metadata aside).
+      // As the service: the quote is the payment's state, as verify gives it (here with the
+      // fake's metadata, whose seq numbers it).
       return v;
     },
     async verify(_reference, signal, wait) {
