@@ -1,5 +1,6 @@
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { LOCALES } from './src/ui/locales/index.ts';
 
 // The browser bundle: one IIFE that assigns window.ServiceCheckout and does nothing else.
 
@@ -43,8 +44,21 @@ const scriptTagTypes: Plugin = {
   },
 };
 
+/**
+ * The checkout's words in each language beside English, as dist/locales/<lang>.json: the
+ * service serves them as built files (like checkout.js), so it never imports the widget.
+ */
+const localeFiles: Plugin = {
+  name: 'locale-files',
+  generateBundle() {
+    for (const [lang, words] of Object.entries(LOCALES)) {
+      this.emitFile({ type: 'asset', fileName: `locales/${lang}.json`, source: JSON.stringify(words) });
+    }
+  },
+};
+
 export default defineConfig({
-  plugins: [privateZodConfig, scriptTagTypes],
+  plugins: [privateZodConfig, scriptTagTypes, localeFiles],
   // Classic JSX (h, imported in each component): preact's automatic runtime (jsx-runtime)
   // measured 389 bytes more of the gzipped bundle for the same markup.
   oxc: { jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' } },
@@ -74,7 +88,7 @@ export default defineConfig({
   },
   test: {
     environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment
-    include: ['src/**/*.test.{ts,tsx}', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
+    include: ['contract/**/*.test.ts', 'src/**/*.test.{ts,tsx}', 'sdk/**/*.test.ts', 'contracts/**/*.test.ts', 'devchain/**/*.test.ts', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
     globalSetup: ['server/testing/global-setup.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'reports/unit.json' },

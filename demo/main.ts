@@ -7,8 +7,9 @@ import { createLogger } from '../server/log.ts';
 import { DEMO_MERCHANT, DEMO_PRICES } from '../server/seed.ts';
 import { readWebhook, registerWebhook } from './merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH } from './merchant/server.ts';
-import { deployDevContracts, devAccount, devNetwork } from '../server/chain/deploy.ts';
-import { startDevChain } from '../server/chain/devchain.ts';
+import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
+import { startDevChain } from '../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 
 /** The service's log, as one readable line per request and per webhook delivery. */
 const readable = {
@@ -27,6 +28,7 @@ const contracts = await deployDevContracts(chain.url);
 const api = await startService({
   ...config,
   networks: { ...config.networks, test: devNetwork(chain.url, contracts, 2) },
+  devChain: DEV_CHAIN_POWERS,
   // Sweeps every 5 s (unless SWEEP_INTERVAL_MS says otherwise), so the payout balance moves while you watch.
   sweepIntervalMs: process.env.SWEEP_INTERVAL_MS ? config.sweepIntervalMs : 5_000,
   logger: createLogger(process.env.LOG_LEVEL ?? 'info', readable),

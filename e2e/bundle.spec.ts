@@ -32,7 +32,7 @@ test('the package imports as an ES module with types, touching nothing on import
   const types = readFileSync(new URL('../build/src/index.d.ts', import.meta.url), 'utf8');
   expect(types).toContain('ServiceCheckout');
   const serverName = 'service-checkout/server';
-  const server = (await import(serverName)) as typeof import('../src/server/index.ts');
+  const server = (await import(serverName)) as typeof import('../sdk/index.ts');
   expect(typeof server.ServiceClient).toBe('function');
   expect(typeof server.verifyWebhook).toBe('function');
   // …and none of the server side is in the browser bundle.

@@ -2,7 +2,7 @@
 // and a browser wallet (an injected EIP-6963 test wallet that forwards to the dev node for an
 // unlocked dev account) paying in one click. The watcher confirms; onSuccess fires once; a
 // signed webhook reaches the shop, which marks the order paid after checking the amount.
-import { devAccount } from '../server/chain/deploy.ts';
+import { devAccount } from '../devchain/deploy.ts';
 import { expect, modal, openPayment, shopEvents, startServers, test, type Servers } from './support/fixtures.ts';
 
 let servers: Servers;

@@ -1,5 +1,5 @@
 import { DEMO_MERCHANT } from '../server/seed.ts';
-import { ServiceClient } from '../src/server/client.ts';
+import { ServiceClient } from '../sdk/client.ts';
 import { expect, modal, test } from './support/fixtures.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

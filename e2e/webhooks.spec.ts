@@ -1,6 +1,6 @@
 import { WEBHOOK_PATH } from '../demo/merchant/server.ts';
 import { DEMO_MERCHANT } from '../server/seed.ts';
-import { SIGNATURE_HEADER, signWebhook } from '../src/server/webhook.ts';
+import { SIGNATURE_HEADER, signWebhook } from '../sdk/webhook.ts';
 import { expect, openPayment, test } from './support/fixtures.ts';
 
 const webhookSecret = DEMO_MERCHANT.webhookSecrets!.test!;

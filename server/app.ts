@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isSecretKey, publicKeyMode } from '../src/wire/keys.ts';
+import { isSecretKey, publicKeyMode } from '../contract/keys.ts';
 import type { Account } from './domain/account.ts';
 import { DomainError, NotFound, Unauthorized } from './domain/errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './domain/webhooks.ts';
@@ -29,15 +29,14 @@ import { PayoutStore } from './storage/payouts.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { verificationView } from './views/payments.ts';
 import { catalog } from './chain/catalog.ts';
-import type { Network } from './chain/networks.ts';
+import type { DevChainPowers, Network } from './chain/networks.ts';
 import { Watcher } from './chain/watcher.ts';
 import { Sweeper } from './chain/sweeper.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { devAccount, GAS_DEV_ACCOUNT } from './chain/deploy.ts';
 import { ChainStore } from './storage/chain.ts';
 import { paymentLedger } from './jobs/ledger.ts';
-import type { KeyMode } from '../src/wire/keys.ts';
+import type { KeyMode } from '../contract/keys.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -71,6 +70,8 @@ export interface ServiceOptions {
    * deposit factory. Without one, a mode uses the static catalogue and only the sandbox pays.
    */
   networks?: Partial<Record<KeyMode, Network>>;
+  /** For a local dev chain only (devchain/): the sandbox's payer and the sweeps' gas account. */
+  devChain?: DevChainPowers;
   /** How often the chain watcher looks for new blocks (1 s by default). */
   watchIntervalMs?: number;
   /**
@@ -155,6 +156,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     now,
     origin: () => origin,
     faults,
+    devChain: options.devChain,
     log,
   };
 
@@ -201,7 +203,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   // Sweeps, where a gas wallet pays for them: batched, any instance (claims keep them apart).
   const sweepLoops = Object.values(networks).flatMap((network) => {
-    const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? devAccount(GAS_DEV_ACCOUNT) : undefined;
+    const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
     const every = options.sweepIntervalMs ?? 60_000;
     if (!gas || every <= 0) {
       if (every > 0) log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');

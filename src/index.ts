@@ -4,4 +4,4 @@ export { ServiceCheckout } from './service-checkout.ts';
 export type { CheckoutHandle, ServiceCheckoutOptions } from './service-checkout.ts';
 export type { CheckoutError, ErrorCode } from './checkout/errors.ts';
 export type { CloseInfo } from './options/parse.ts';
-export type { Verification, PaymentStatus } from './wire/schemas.ts';
+export type { Verification, PaymentStatus } from '../contract/schemas.ts';

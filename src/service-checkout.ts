@@ -4,7 +4,7 @@ import { createCheckout } from './checkout/machine.ts';
 import { parseOptions, type CloseInfo } from './options/parse.ts';
 import { mountModal } from './ui/mount.ts';
 import { learn, speak } from './ui/text.ts';
-import type { Verification } from './wire/schemas.ts';
+import type { Verification } from '../contract/schemas.ts';
 
 /** What a merchant page passes to ServiceCheckout(). Checked at run time, whatever its type. */
 export interface ServiceCheckoutOptions {

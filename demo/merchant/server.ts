@@ -5,8 +5,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ServiceClient, ServiceError } from '../../src/server/client.ts';
-import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type ServiceEvent } from '../../src/server/webhook.ts';
+import { ServiceClient, ServiceError } from '../../sdk/client.ts';
+import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type ServiceEvent } from '../../sdk/webhook.ts';
 import { fromRoot } from '../paths.ts';
 
 /** The shop's catalogue: what each item the page sells costs, by the id it puts in metadata. */

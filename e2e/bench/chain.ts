@@ -5,15 +5,16 @@
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService } from '../../server/app.ts';
-import { TestToken } from '../../server/chain/artifacts.ts';
-import { deployDevContracts, devAccount, devNetwork } from '../../server/chain/deploy.ts';
-import { startDevChain } from '../../server/chain/devchain.ts';
+import { TestToken } from '../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
+import { startDevChain } from '../../devchain/anvil.ts';
 import { Watcher } from '../../server/chain/watcher.ts';
 import { paymentLedger } from '../../server/jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { ChainStore } from '../../server/storage/chain.ts';
-import { paymentVersion } from '../../src/wire/schemas.ts';
+import { paymentVersion } from '../../contract/schemas.ts';
 import { ms, summarize, table } from './stats.ts';
+import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const BLOCK_SECONDS = 1;
@@ -22,7 +23,7 @@ const SAMPLES = 8;
 async function detection(confirmations: number) {
   const chain = await startDevChain({ blockTimeSeconds: BLOCK_SECONDS });
   const contracts = await deployDevContracts(chain.url, 3);
-  const api = await startService({ networks: { test: devNetwork(chain.url, contracts, confirmations) }, watchIntervalMs: 250 });
+  const api = await startService({ networks: { test: devNetwork(chain.url, contracts, confirmations) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 250 });
   const headers = { 'x-api-key': publicKey, 'content-type': 'application/json' };
   await fetch(api.url + '/api/v1/payout_address', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ chain_id: chain.chainId, address: devAccount(9).address }) });
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });

@@ -4,8 +4,9 @@ import { startService, type Service, type ServiceOptions } from '../../server/ap
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { registerWebhook } from '../../demo/merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../server/chain/deploy.ts';
-import { startDevChain, type DevChain } from '../../server/chain/devchain.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
 
 export interface Servers {
   api: Service;
@@ -24,7 +25,7 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
   const api = await startService({
     webhookRetryMs: 100,
     watchIntervalMs: 200,
-    ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) } } : {}),
+    ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) }, devChain: DEV_CHAIN_POWERS } : {}),
     ...serviceOptions,
   });
   if (chain) await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, chain.chainId, devAccount(9).address);

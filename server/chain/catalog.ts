@@ -2,8 +2,8 @@
 // network's tokens and CREATE2 deposit addresses, or (no network configured for the mode) the
 // static catalogue, whose payments only the sandbox can pay.
 import type { Address } from 'viem';
-import type { Coin } from '../../src/wire/schemas.ts';
-import type { KeyMode } from '../../src/wire/keys.ts';
+import type { Coin } from '../../contract/schemas.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 import { COINS } from '../domain/catalog.ts';
 import { Conflict } from '../domain/errors.ts';
 import { coinsOf, create2Addresses, type Network } from './networks.ts';

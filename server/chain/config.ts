@@ -2,9 +2,9 @@
 // named. { "test": Network, "live": Network }, either optional; see the README for an example.
 import { readFileSync } from 'node:fs';
 import * as z from 'zod/mini';
-import { COINS } from '../../src/wire/fields.ts';
-import { fieldErrors } from '../../src/wire/field-errors.ts';
-import type { KeyMode } from '../../src/wire/keys.ts';
+import { COINS } from '../../contract/fields.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 import type { Network } from './networks.ts';
 
 const address = z.custom<`0x${string}`>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v), { error: 'a 0x address of 40 hex digits' });

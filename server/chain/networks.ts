@@ -1,8 +1,8 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, encodeAbiParameters, fallback, getContractAddress, http, keccak256, toHex, type Address, type Hex, type Transport } from 'viem';
-import type { Coin } from '../../src/wire/schemas.ts';
-import { Deposit } from './artifacts.ts';
+import { concat, encodeAbiParameters, fallback, getContractAddress, http, keccak256, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import type { Coin } from '../../contract/schemas.ts';
+import { Deposit } from '../../contracts/artifacts.generated.ts';
 
 export interface Token {
   symbol: Coin['symbol'];
@@ -17,13 +17,23 @@ export interface Network {
   rpcUrls: string[];
   /** Blocks a transfer's block needs on top of it, itself included, before it counts. */
   confirmations: number;
-  /** The deposit factory (server/chain/contracts/Deposit.sol) on this chain. */
+  /** The deposit factory (contracts/Deposit.sol) on this chain. */
   factory: Address;
   tokens: Token[];
   /** Where a transaction can be looked at: `${explorer}/tx/${hash}`; none for a dev chain. */
   explorer?: string;
   /** A local dev chain: the sandbox may send real transfers from its funded dev accounts. */
   dev?: boolean;
+}
+
+/**
+ * What only a local dev chain allows, handed to the service by whoever started that chain (the
+ * demo, the tests: see devchain/): real transfers from a funded account for the sandbox's
+ * buttons, and a known account that pays for sweeps. Production code never has these.
+ */
+export interface DevChainPowers {
+  transfer(network: Network, token: Address, to: Address, amount: bigint): Promise<Hex>;
+  gasAccount: LocalAccount;
 }
 
 /**

@@ -4,7 +4,7 @@
 // tokens only to the payout address inside its CREATE2 address (server/chain/contracts).
 import { createPublicClient, createWalletClient, type Address, type Hex, type LocalAccount, type PublicClient, type Transport } from 'viem';
 import type { ChainStore } from '../storage/chain.ts';
-import { DepositFactory } from './artifacts.ts';
+import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { rpcTransport, saltOf, type Network } from './networks.ts';
 
 export interface SweeperOptions {

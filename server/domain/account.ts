@@ -1,6 +1,6 @@
 // Who is asking: a merchant in one mode (test or live), and with which kind of key. It
 // travels instead of the (merchant, mode) pair, and `owns` is the one ownership check.
-import type { KeyMode } from '../../src/wire/keys.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 
 export interface Merchant {
   id: string;

@@ -1,8 +1,8 @@
 // What the service sells with: the networks and coins per mode, a fixed rate table, and the
 // fee. Data, not code: an operator's configuration replaces it when the chain work lands.
-import type { KeyMode } from '../../src/wire/keys.ts';
-import type { Currency } from '../../src/wire/fields.ts';
-import type { Coin } from '../../src/wire/schemas.ts';
+import type { KeyMode } from '../../contract/keys.ts';
+import type { Currency } from '../../contract/fields.ts';
+import type { Coin } from '../../contract/schemas.ts';
 
 /** The network name a key's mode maps to, as the spec's transaction carries it. */
 export const NETWORK: Record<KeyMode, string> = { test: 'testnet', live: 'mainnet' };

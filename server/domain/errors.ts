@@ -1,6 +1,6 @@
 // Errors of the domain, by what went wrong rather than by HTTP status; the edge maps each
 // to a status code in one place (http/respond.ts). Stores and rules throw these only.
-import type { FieldError } from '../../src/wire/field-errors.ts';
+import type { FieldError } from '../../contract/field-errors.ts';
 
 export class DomainError extends Error {
   constructor(

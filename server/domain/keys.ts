@@ -1,7 +1,7 @@
 // API keys and webhook secrets: made from 24 random bytes, kept only as SHA-256 hashes (a
 // slow hash buys nothing for 192 random bits), and shown to the merchant once.
 import { createHash, randomBytes } from 'node:crypto';
-import type { KeyMode } from '../../src/wire/keys.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 
 const token = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '0');
 

@@ -1,8 +1,8 @@
 // Payment links: what a link holds, how a create or update changes it, and what a payment
 // through it costs. No I/O: prices come in as a lookup, storage saves what comes out.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CURRENCIES, FIAT_DECIMALS, MAX_AMOUNT, type Currency } from '../../src/wire/fields.ts';
-import { formatUnits, toUnits } from '../../src/wire/money.ts';
+import { CURRENCIES, FIAT_DECIMALS, MAX_AMOUNT, type Currency } from '../../contract/fields.ts';
+import { formatUnits, toUnits } from '../../contract/money.ts';
 import { Conflict, invalidField, invalidFields, Invalid } from './errors.ts';
 import type { Account } from './account.ts';
 

@@ -1,8 +1,8 @@
 // The rules of a payment: its status, who may quote or re-quote it and how, and what a
 // sandbox deposit sends. No I/O: storage runs these inside its transactions.
-import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../src/wire/fields.ts';
-import { formatUnits, toUnits } from '../../src/wire/money.ts';
-import type { Coin, DepositKind, PaymentStatus } from '../../src/wire/schemas.ts';
+import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../contract/fields.ts';
+import { formatUnits, toUnits } from '../../contract/money.ts';
+import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts';
 import type { Account } from './account.ts';
 import { Conflict } from './errors.ts';
 import { quote, QUOTE_DECIMALS } from './quote.ts';

@@ -1,8 +1,8 @@
 // Bank payouts: which fields each currency needs (the spec's table), the banks and rates the
 // sandbox knows, what a withdrawal converts to, and the states a payout moves through.
 import type { z } from 'zod/mini';
-import { toUnits } from '../../src/wire/money.ts';
-import { PAYOUT_CURRENCIES, REQUIRED_FIELDS, WRITE_FIELDS, type PayoutCurrency, type PayoutFields } from '../../src/wire/payouts.ts';
+import { toUnits } from '../../contract/money.ts';
+import { PAYOUT_CURRENCIES, REQUIRED_FIELDS, WRITE_FIELDS, type PayoutCurrency, type PayoutFields } from '../../contract/payouts.ts';
 import { invalidField, invalidFields } from './errors.ts';
 
 export const COUNTRIES: Array<{ country: string; currency: PayoutCurrency }> = [

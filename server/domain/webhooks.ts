@@ -1,13 +1,5 @@
 // When webhook deliveries are tried again, and when they stop: doubling delays from a base,
 // capped between attempts, for a window of days (as Stripe does). Numbers in, numbers out.
-/**
- * DEPOSIT_REVERSED: a credited transfer left the chain in a reorganisation and was taken back.
- * DEPOSIT_UNMATCHED: money reached a deposit address when its payment took no more (late, or
- * after it was paid) or in a token it did not ask for: recorded, not counted, never dropped.
- */
-export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
 export interface RetryPolicy {
   /** The first retry's delay; each later one doubles. */
   baseMs: number;

@@ -1,6 +1,6 @@
 // Query strings, validated at the edge like bodies: each names its field when it is wrong.
 import * as z from 'zod/mini';
-import { amount, currency } from '../../src/wire/fields.ts';
+import { amount, currency } from '../../contract/fields.ts';
 
 /** GET /api/v1/coins?amount=&currency=: a price to quote every coin at, both or neither. */
 export const CoinsQuery = z

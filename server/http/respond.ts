@@ -1,7 +1,7 @@
 // Answers: JSON in the contract's envelope, and every error mapped to its status in one
 // place. Handlers throw domain errors; only this file knows their HTTP codes.
 import type { ServerResponse } from 'node:http';
-import type { FieldError } from '../../src/wire/field-errors.ts';
+import type { FieldError } from '../../contract/field-errors.ts';
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, TooLarge, TooMany, Unauthorized } from '../domain/errors.ts';
 
 export interface Reply {

@@ -1,6 +1,6 @@
 // Shapes that cross the boundary are checked once, here, with the contract's zod schemas.
 import type * as z from 'zod/mini';
-import { fieldErrors } from '../../src/wire/field-errors.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
 import { Invalid } from '../domain/errors.ts';
 
 export function parse<S extends z.ZodMiniType>(schema: S, body: unknown, what = 'request body'): z.output<S> {

@@ -1,6 +1,7 @@
 // Delivers the outbox: claims due events (one instance each), POSTs each signed to the
 // merchant's URL, records every attempt, and schedules the next by the retry policy.
-import { signWebhook, SIGNATURE_HEADER } from '../../src/server/webhook.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../../contract/webhook-signature.ts';
+import { hmacSha256 } from '../crypto.ts';
 import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.ts';
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
@@ -39,7 +40,7 @@ export function webhookDelivery(deps: DeliveryDeps) {
     const { status, error } = await post(
       endpoint.url,
       event.body,
-      { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signWebhook(secrets, event.body) },
+      { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signatureHeader(hmacSha256, secrets, event.body, Math.floor(Date.now() / 1000)) },
       { mode: event.mode as 'test' | 'live', timeoutMs: deps.timeoutMs, signal: abort.signal },
     ).finally(() => inFlight.delete(abort));
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };

@@ -1,5 +1,6 @@
 // What every route handler is given: the request, its account, and the service's parts.
 import type { Catalog } from '../chain/catalog.ts';
+import type { DevChainPowers } from '../chain/networks.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
@@ -39,6 +40,8 @@ export interface ServiceParts {
   /** The service's own public origin, for links and file URLs. */
   origin(): string;
   faults?: FaultInjector;
+  /** A local dev chain's powers, where the demo or a test started one. */
+  devChain?: DevChainPowers;
   log: Logger;
 }
 

@@ -1,12 +1,11 @@
 // What the service serves to browsers itself: checkout.js, the hosted payment-link pages
 // and their assets, and uploaded cover photos. Pages carry a CSP that allows only this
 // origin's scripts and forbids framing; files are never sniffed into something else.
-import { LOCALES } from '../../src/ui/locales/index.ts';
 import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { email as emailField } from '../../src/wire/fields.ts';
+import { email as emailField } from '../../contract/fields.ts';
 import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
@@ -58,13 +57,13 @@ export const asset: Handler = async ({ params, res }) => {
  * The checkout's words in a language other than English, as JSON: the bundle carries only
  * English and fetches the one it needs. Any origin may read them, as it may read the script.
  */
-export const locale: Handler = async ({ params, res }) => {
-  const words = /^([a-z]{2})\.json$/.exec(params.lang)?.[1];
-  if (!words || !Object.hasOwn(LOCALES, words)) throw new NotFound(`No words for ${params.lang}: the checkout speaks ${['en', ...Object.keys(LOCALES)].join(', ')}`);
+/** The checkout's words in French or Arabic: built beside checkout.js (dist/locales/<lang>.json). */
+export const locale: Handler = async ({ params, res, s }) => {
+  const lang = /^([a-z]{2})\.json$/.exec(params.lang)?.[1];
+  const words = lang && (await readFile(`${s.config.distDir}locales/${lang}.json`).catch(() => undefined));
+  if (!words) throw new NotFound(`No words for ${params.lang}: the checkout speaks English, and the languages built into dist/locales/`);
   cors(res);
-  res
-    .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', ...SAFE_HEADERS })
-    .end(JSON.stringify(LOCALES[words]));
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', ...SAFE_HEADERS }).end(words);
   return undefined;
 };
 

@@ -1,6 +1,6 @@
 // The bank payout endpoints of the spec: secret key only, from merchant servers.
-import { COINS as COIN_SYMBOLS } from '../../src/wire/fields.ts';
-import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../src/wire/payouts.ts';
+import { COINS as COIN_SYMBOLS } from '../../contract/fields.ts';
+import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
 import { invalidField, invalidFields } from '../domain/errors.ts';
 import { BANKS, checkBankFields, COUNTRIES, isPayoutCurrency, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type Payout } from '../domain/payouts.ts';
 import { readJson } from '../http/body.ts';

@@ -1,12 +1,11 @@
 // The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
-import { jsonObject, REFERENCE_PATTERN } from '../../src/wire/fields.ts';
-import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../src/wire/schemas.ts';
+import { jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../contract/schemas.ts';
 import { quote } from '../domain/quote.ts';
-import { unitsToNumber } from '../../src/wire/money.ts';
+import { unitsToNumber } from '../../contract/money.ts';
 import { CoinsQuery } from '../http/queries.ts';
 import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from '../domain/payments.ts';
-import { devTransfer } from '../chain/sandbox.ts';
 import type { Call } from '../http/faults.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
@@ -14,7 +13,7 @@ import { parse } from '../http/validate.ts';
 import { changeKey } from '../storage/payments.ts';
 import { transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
-import { paymentUri } from '../../src/payment/uri.ts';
+import { paymentUri } from '../../contract/payment-uri.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
 
@@ -151,9 +150,10 @@ export const sandboxDeposit: Handler = async (ctx) => {
     // A real transfer on the dev chain, found by the watcher like any other; its answer is the
     // payment as it stands (still pending until the transfer has its confirmations).
     if (!network.dev) throw new Forbidden(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
+    if (!s.devChain) throw new Forbidden(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
     const payment = await s.payments.get(account, String(body.reference));
     assertTakesDeposits(payment, s.now());
-    await devTransfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
+    await s.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
     return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
   }
   const payment = await s.payments.credit(

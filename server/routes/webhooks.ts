@@ -1,6 +1,6 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
-import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../src/wire/schemas.ts';
+import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
 import { invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/changes.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';

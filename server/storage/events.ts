@@ -2,7 +2,7 @@
 // delivery with FOR UPDATE SKIP LOCKED (one instance each), and every attempt recorded.
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
-import type { EventType } from '../domain/webhooks.ts';
+import type { EventType } from '../../contract/events.ts';
 import type { Database, Sql } from './db.ts';
 import { eventsKey } from '../realtime/changes.ts';
 

@@ -1,6 +1,6 @@
 // Merchants, their API keys (hashes only) and their webhook endpoint and signing secrets.
 import { randomUUID } from 'node:crypto';
-import type { KeyMode } from '../../src/wire/keys.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
 import type { Database, Row } from './db.ts';

@@ -11,7 +11,7 @@ import {
   type Payment,
   type QuoteRequest,
 } from '../domain/payments.ts';
-import type { EventType } from '../domain/webhooks.ts';
+import type { EventType } from '../../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';

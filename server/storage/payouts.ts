@@ -1,8 +1,8 @@
 // Registered bank accounts and the payouts made to them. A payout is checked against the
 // balance under an advisory lock per account, so two at once cannot overdraw it.
 import { randomUUID } from 'node:crypto';
-import { formatUnits } from '../../src/wire/money.ts';
-import type { PayoutCurrency } from '../../src/wire/payouts.ts';
+import { formatUnits } from '../../contract/money.ts';
+import type { PayoutCurrency } from '../../contract/payouts.ts';
 import type { Account } from '../domain/account.ts';
 import { Conflict, NotFound } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from '../domain/payouts.ts';

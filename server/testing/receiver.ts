@@ -2,12 +2,15 @@
 // answers with whatever status the test sets.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADER, verifyWebhook, type ServiceEvent } from '../../src/server/webhook.ts';
+import type { ServiceEvent } from '../../contract/events.ts';
+import { SIGNATURE_HEADER, verifySignedEvent } from '../../contract/webhook-signature.ts';
+import { hmacSha256 } from '../crypto.ts';
 
 export interface Receiver {
   url: string;
   /** Every verified delivery, in arrival order (repeats included). */
-  events: ServiceEvent[];
+  /** Verified events; `data.reference` and `data.status` read as optional, since DEPOSIT_UNMATCHED has neither. */
+  events: Array<ServiceEvent & { data: { reference?: string; status?: string } }>;
   /** Deliveries that failed verification. */
   refused: number;
   /** The status the next deliveries get. */
@@ -21,7 +24,7 @@ export async function startReceiver(secret: string, status = 200): Promise<Recei
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
     try {
-      receiver.events.push(verifyWebhook(Buffer.concat(chunks), req.headers[SIGNATURE_HEADER], secret));
+      receiver.events.push(verifySignedEvent(hmacSha256, Buffer.concat(chunks).toString('utf8'), req.headers[SIGNATURE_HEADER], secret));
     } catch {
       receiver.refused++;
     }

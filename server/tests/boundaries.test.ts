@@ -33,23 +33,40 @@ describe('import boundaries', () => {
     expect(imports('server/app.ts')).toContain('server/storage/db.ts');
     expect(offenders('server/routes', (t) => t.startsWith('server/storage/db'))).toEqual([]);
     expect(offenders('server', (t) => t === 'node:http').length).toBeGreaterThan(0);
+    // A file of ours outside contract/ is caught: the rules below would see a wrong import.
+    expect(offenders('server/routes', (t) => t.startsWith('contract/')).length).toBeGreaterThan(0);
+    expect(imports('src/index.ts').some((t) => t.startsWith('src/'))).toBe(true);
   });
 
-  it('src/ (the published package) never imports the service or the demo', () => {
-    expect(offenders('src', (t) => t.startsWith('server/') || t.startsWith('demo/'))).toEqual([]);
+  const ours = (t: string) => /^(contract|src|sdk|server|demo|e2e|devchain|contracts|dashboard)\//.test(t);
+  const outside = (dir: string) => (t: string) => ours(t) && !t.startsWith(`${dir}/`);
+
+  it('contract/ imports nothing of ours: every side may import it, and it leans on none', () => {
+    expect(offenders('contract', (t) => ours(t) && !t.startsWith('contract/'))).toEqual([]);
   });
 
-  it('the widget never imports the server SDK', () => {
-    const widget = ['src/api', 'src/checkout', 'src/options', 'src/payment', 'src/ui', 'src/wire'];
-    expect(widget.flatMap((dir) => offenders(dir, (t) => t.startsWith('src/server')))).toEqual([]);
+  it('src/ (the widget and its React/Vue faces) imports only the contract', () => {
+    expect(offenders('src', (t) => outside('src')(t) && !t.startsWith('contract/'))).toEqual([]);
   });
 
-  it('the domain imports no HTTP, no storage, no database, and only the shared contract from src/', () => {
+  it('sdk/ (service-checkout/server and the command line) imports only the contract', () => {
+    expect(offenders('sdk', (t) => outside('sdk')(t) && !t.startsWith('contract/'))).toEqual([]);
+  });
+
+  it('the service never imports the widget or the SDK', () => {
+    expect(offenders('server', (t) => t.startsWith('src/') || t.startsWith('sdk/'))).toEqual([]);
+  });
+
+  it('production code never imports the dev chain: only the demo and the tests hold its powers', () => {
+    expect(['contract', 'src', 'sdk', 'server', 'contracts'].flatMap((dir) => offenders(dir, (t) => t.startsWith('devchain/')))).toEqual([]);
+  });
+
+  it('the domain imports no HTTP, no storage, no database: only the contract and itself', () => {
     const io = (t: string) =>
       /^node:(http|https|net|fs|fs\/promises|child_process)$/.test(t) ||
       /^(pg|@electric-sql\/pglite|busboy|pino)$/.test(t) ||
       /^server\/(http|storage|routes|jobs|realtime|views)\//.test(t) ||
-      (t.startsWith('src/') && !t.startsWith('src/wire/'));
+      (ours(t) && !t.startsWith('contract/') && !t.startsWith('server/domain/'));
     expect(offenders('server/domain', io)).toEqual([]);
   });
 

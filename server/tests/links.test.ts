@@ -2,8 +2,8 @@
 // response checked against a schema written from the spec's tables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../src/wire/links.ts';
-import { ErrorBody, success } from '../../src/wire/schemas.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../contract/links.ts';
+import { ErrorBody, success } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../src/server/webhook.ts';
+import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../sdk/webhook.ts';
 import { startService, type Service, type ServiceOptions } from '../app.ts';
 import { runCli } from '../cli.ts';
 import { configFromEnv } from '../config.ts';

@@ -22,7 +22,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('the published package', { timeout: 120_000 }, () => {
   it('holds the bundle, its types, both module formats, the licence and the changelog; no source map, no tests, no service', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const wanted of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/checkout.js', 'dist/checkout.d.ts', 'build/src/index.js', 'build/cjs/index.js', 'build/cjs/server/index.js', 'build/src/cli/main.js']) {
+    for (const wanted of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/checkout.js', 'dist/checkout.d.ts', 'build/src/index.js', 'build/sdk/index.js', 'build/contract/schemas.js', 'build/cjs/src/index.js', 'build/cjs/sdk/index.js', 'build/sdk/cli/main.js']) {
       expect(files, wanted).toContain(wanted);
     }
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);

@@ -1,7 +1,7 @@
 // Contract tests for bank payouts: each endpoint, valid and invalid, secret key only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUIRED_FIELDS } from '../../src/wire/payouts.ts';
-import { ErrorBody } from '../../src/wire/schemas.ts';
+import { REQUIRED_FIELDS } from '../../contract/payouts.ts';
+import { ErrorBody } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 

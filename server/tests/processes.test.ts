@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
-import { paymentVersion } from '../../src/wire/schemas.ts';
+import { paymentVersion } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { freshPostgres } from '../testing/databases.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';

@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
-import { paymentUri } from '../../src/payment/uri.ts';
-import { QrResponse } from '../../src/wire/schemas.ts';
+import { paymentUri } from '../../contract/payment-uri.ts';
+import { QrResponse } from '../../contract/schemas.ts';
 import { qrView } from '../views/qr.ts';
 
 const { publicKey } = DEMO_MERCHANT.keys.test;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
 import { startService, type Service } from '../app.ts';
-import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../src/wire/schemas.ts';
+import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../contract/schemas.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 let clock = Date.parse('2026-11-22T12:00:00Z');

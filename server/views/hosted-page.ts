@@ -1,5 +1,5 @@
 // The page behind each payment link's url: server-rendered, every value escaped.
-import { CURRENCIES } from '../../src/wire/fields.ts';
+import { CURRENCIES } from '../../contract/fields.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Link } from '../domain/links.ts';
 import { bySlugView } from './links.ts';

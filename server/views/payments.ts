@@ -1,8 +1,8 @@
 // A payment as the wire shows it: the spec's transaction (initialize) and verify data. No
 // rules beyond formatting: integer units become the JSON numbers the contract carries.
-import { FIAT_DECIMALS } from '../../src/wire/fields.ts';
-import { unitsToNumber } from '../../src/wire/money.ts';
-import type { MerchantVerification, Transaction, Verification } from '../../src/wire/schemas.ts';
+import { FIAT_DECIMALS } from '../../contract/fields.ts';
+import { unitsToNumber } from '../../contract/money.ts';
+import type { MerchantVerification, Transaction, Verification } from '../../contract/schemas.ts';
 import type { Merchant } from '../domain/account.ts';
 import { NETWORK } from '../domain/catalog.ts';
 import { statusOf, type Payment } from '../domain/payments.ts';

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { fieldErrors } from '../wire/field-errors.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
 import {
   CoinsResponse,
   ErrorBody,
@@ -11,7 +11,7 @@ import {
   type DepositKind,
   type InitializeBody,
   type Verification,
-} from '../wire/schemas.ts';
+} from '../../contract/schemas.ts';
 import { ApiError } from './errors.ts';
 
 export type { Business };

@@ -1,4 +1,4 @@
-import type { FieldError } from '../wire/field-errors.ts';
+import type { FieldError } from '../../contract/field-errors.ts';
 
 export type ApiErrorKind = 'http' | 'network' | 'shape';
 

@@ -1,5 +1,5 @@
-import type { FieldError } from '../wire/field-errors.ts';
-import type { Verification } from '../wire/schemas.ts';
+import type { FieldError } from '../../contract/field-errors.ts';
+import type { Verification } from '../../contract/schemas.ts';
 
 /**
  * The codes `onError` can carry. Each ends the attempt; a passing network fault during

@@ -10,7 +10,7 @@ const screen = document.createElement('div');
 /** How often a payment screen was read, and (in the sanity check) how often it went stale: a property that never reaches its screen proves nothing. */
 const seen = { screens: 0, stale: 0, qr: 0 };
 import { h, render } from 'preact';
-import { baseUnits } from '../payment/uri.ts';
+import { baseUnits } from '../../contract/payment-uri.ts';
 import { Payment } from '../ui/screens/Payment.tsx';
 import { createCheckout, POLL_MAX_MS, type Checkout } from './machine.ts';
 

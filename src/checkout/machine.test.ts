@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckout, POLL_MS } from './machine.ts';
-import type { Verification } from '../wire/schemas.ts';
+import type { Verification } from '../../contract/schemas.ts';
 import { fakeApi, httpError, networkError, options } from '../testing/fake-api.ts';
 
 function setup(overrides: Record<string, unknown> = {}) {

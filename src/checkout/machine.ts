@@ -3,10 +3,10 @@ import type { Api, Business } from '../api/client.ts';
 import { ApiError, isAbort } from '../api/errors.ts';
 import { retryDelay, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
-import { email as emailField, personName } from '../wire/fields.ts';
-import { paymentVersion, type Coin, type DepositKind, type Qr, type Verification } from '../wire/schemas.ts';
+import { email as emailField, personName } from '../../contract/fields.ts';
+import { paymentVersion, type Coin, type DepositKind, type Qr, type Verification } from '../../contract/schemas.ts';
 import type { CheckoutError, ErrorCode } from './errors.ts';
-import { baseUnits, paymentUri } from '../payment/uri.ts';
+import { baseUnits, paymentUri } from '../../contract/payment-uri.ts';
 import { discoverWallets, payFromWallet, type FoundWallet } from '../payment/wallet.ts';
 
 /** The failures that reach the error screen: options are refused before the modal opens, and expiry has a screen of its own. */

@@ -2,7 +2,7 @@
 // data, and `next` is a pure function of it. The grid below is the table as a person reads it.
 import { describe, expect, it } from 'vitest';
 import { TEST_COINS } from '../testing/fake-api.ts';
-import type { Verification } from '../wire/schemas.ts';
+import type { Verification } from '../../contract/schemas.ts';
 import { next, table, type Env, type Event, type EventType, type State, type StateName } from './machine.ts';
 
 const env: Env = { coin: (symbol) => TEST_COINS.find((c) => c.symbol === symbol), options: { acceptPartialPayment: false } };

@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import type { CheckoutError } from '../checkout/errors.ts';
-import { fieldErrors } from '../wire/field-errors.ts';
-import { jsonObject } from '../wire/fields.ts';
-import type { Verification } from '../wire/schemas.ts';
-import { isSecretKey, publicKeyMode, type KeyMode } from '../wire/keys.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
+import { jsonObject } from '../../contract/fields.ts';
+import type { Verification } from '../../contract/schemas.ts';
+import { isSecretKey, publicKeyMode, type KeyMode } from '../../contract/keys.ts';
 import { CheckoutOptionsSchema } from './schema.ts';
 
 type Parsed = z.output<typeof CheckoutOptionsSchema>;

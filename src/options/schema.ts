@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { amount, bool, currency, email, httpUrl, is, later, metadata, oneOf, personName, reference } from '../wire/fields.ts';
-import { publicKeyMode } from '../wire/keys.ts';
+import { amount, bool, currency, email, httpUrl, is, later, metadata, oneOf, personName, reference } from '../../contract/fields.ts';
+import { publicKeyMode } from '../../contract/keys.ts';
 
 const callback = () => z.optional(is<(data: never) => unknown>((v) => typeof v === 'function', 'a function'));
 

@@ -2,8 +2,8 @@
 import type { Api } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
-import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../wire/schemas.ts';
-import { paymentUri } from '../payment/uri.ts';
+import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../../contract/schemas.ts';
+import { paymentUri } from '../../contract/payment-uri.ts';
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 /** The test network's coins, as the service lists them (kept apart: src/ never imports the service). */

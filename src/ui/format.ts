@@ -1,4 +1,4 @@
-import { formatUnits, toUnits } from '../wire/money.ts';
+import { formatUnits, toUnits } from '../../contract/money.ts';
 import { locale } from './text.ts';
 
 // Formatters are kept: making one costs far more than using it (the page's first currency

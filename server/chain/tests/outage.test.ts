@@ -9,10 +9,11 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { TestToken } from '../artifacts.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
-import { startDevChain, type DevChain } from '../devchain.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { caller, until } from './helpers.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const OUTAGE_MS = 30_000;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 4); // accounts 0-3 funded; 3 pays here
   proxy = await startProxy(chain.port);
-  api = await startService({ networks: { test: devNetwork(proxy.url(), contracts, 2) }, watchIntervalMs: 200 });
+  api = await startService({ networks: { test: devNetwork(proxy.url(), contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
 }, 60_000);
 afterAll(async () => {
   await api?.close();

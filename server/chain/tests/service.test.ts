@@ -7,12 +7,13 @@ import { createPublicClient, createWalletClient, http, type Address } from 'viem
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { paymentUri } from '../../../src/payment/uri.ts';
-import { DepositFactory, TestToken } from '../artifacts.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../deploy.ts';
-import { startDevChain, type DevChain } from '../devchain.ts';
+import { paymentUri } from '../../../contract/payment-uri.ts';
+import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
@@ -23,7 +24,7 @@ const payout = devAccount(9).address;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 3);
-  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
+  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
 }, 60_000);
 afterAll(async () => {
   await api?.close();

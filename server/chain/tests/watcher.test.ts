@@ -10,9 +10,9 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { paymentLedger } from '../../jobs/ledger.ts';
-import { TestToken } from '../artifacts.ts';
-import { deployDevContracts, devAccount, type DevContracts } from '../deploy.ts';
-import { startDevChain, type DevChain } from '../devchain.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
 import { caller } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 // The words of each language beside English, as the service serves them
-// (GET /checkout/locales/<lang>.json). Not part of the browser bundle: the checkout fetches
+// (GET /checkout/locales/<lang>.json, built to dist/locales/). Not part of the browser bundle: the checkout fetches
 // the one it needs.
 import { ar } from './ar.ts';
 import { fr } from './fr.ts';

@@ -1,7 +1,7 @@
 import { Fragment, h } from 'preact';
 import type { Checkout, View } from '../../checkout/machine.ts';
-import { DEPOSIT_KINDS } from '../../wire/schemas.ts';
-import { paymentUri } from '../../payment/uri.ts';
+import { DEPOSIT_KINDS } from '../../../contract/schemas.ts';
+import { paymentUri } from '../../../contract/payment-uri.ts';
 import { Copy } from '../Copy.tsx';
 import { QrCode } from '../QrCode.tsx';
 import { clock, coinAmount, fiat, minus } from '../format.ts';

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, encodeAbiParameters, getContractAddress, http, keccak256, parseUnits, toHex, concat, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import * as artifacts from '../artifacts.ts';
-import { compileContracts } from '../compile.ts';
-import { deployDevContracts, devAccount, type DevContracts } from '../deploy.ts';
-import { startDevChain, type DevChain } from '../devchain.ts';
+import * as artifacts from './artifacts.generated.ts';
+import { compileContracts } from './compile.ts';
+import { deployDevContracts, devAccount, type DevContracts } from '../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../devchain/anvil.ts';
 
 const { Deposit, DepositFactory, TestToken } = artifacts;
 let chain: DevChain;

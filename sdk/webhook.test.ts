@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
+import { EVENT_TYPES, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
 
 const secret = 'sk_test_harbour0demo0secret';
 const now = Date.parse('2026-11-22T12:00:00Z');
@@ -41,5 +41,17 @@ describe('verifyWebhook', () => {
 
   it('takes its tolerance from the caller', () => {
     expect(refusal(() => verifyWebhook(body, signWebhook(secret, body, t - 20), secret, { now, toleranceSeconds: 10 }))).toBe('stale');
+  });
+
+  // The service records and sends every type in the contract's one list; a verifier that
+  // refused one would answer 400 to a genuine delivery, and the merchant would never learn of it.
+  it.each(EVENT_TYPES)('accepts every event type the service sends: %s', (type) => {
+    const event = JSON.stringify({ id: `evt_${type}`, event: type, created: t, data: { reason: 'late', transfer: {} } });
+    expect(verifyWebhook(event, signWebhook(secret, event, t), secret, { now })).toMatchObject({ id: `evt_${type}`, event: type });
+  });
+
+  it('refuses a signed body whose event type the service never sends', () => {
+    const event = JSON.stringify({ id: 'evt_x', event: 'DEPOSIT_INVENTED', created: t, data: {} });
+    expect(refusal(() => verifyWebhook(event, signWebhook(secret, event, t), secret, { now }))).toBe('malformed_body');
   });
 });

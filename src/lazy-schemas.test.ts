@@ -19,10 +19,10 @@ describe('schemas made on first use', () => {
         custom: (...args: Parameters<typeof z.custom>) => (made.custom++, z.custom(...args)),
       };
     });
-    const { parseOptions } = await import('../options/parse.ts');
-    await import('./schemas.ts');
-    await import('../api/client.ts');
-    await import('../checkout/machine.ts');
+    const { parseOptions } = await import('./options/parse.ts');
+    await import('../contract/schemas.ts');
+    await import('./api/client.ts');
+    await import('./checkout/machine.ts');
     expect(made).toEqual({ object: 0, custom: 0 });
 
     const good = { key: 'pk_test_harbour0demo0key', amount: 5, currency: 'USD', apiBase: 'http://127.0.0.1:1' };
@@ -35,7 +35,7 @@ describe('schemas made on first use', () => {
   });
 
   it('answer like the schema itself: parse, checks, and use inside other schemas', async () => {
-    const { later } = await import('./fields.ts');
+    const { later } = await import('../contract/fields.ts');
     const z = await import('zod/mini');
     const inner = later(() => z.custom<string>((v) => typeof v === 'string', { error: 'text' }));
     const outer = later(() => z.object({ name: inner, note: z.optional(inner) }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseUnits, paymentUri } from './uri.ts';
+import { baseUnits, paymentUri } from './payment-uri.ts';
 
 const usdc = { contractAddress: '0x00000000000000000000000000000000000005dc', chainId: 11155111, decimals: 6 };
 const usdt = { contractAddress: '0x0000000000000000000000000000000000005da7', chainId: 97, decimals: 18 };

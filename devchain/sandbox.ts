@@ -2,9 +2,9 @@
 // a funded dev account, which the watcher then finds like any other (as BTCPay's cheat mode
 // does on regtest). Never on a network that is not marked dev.
 import { createWalletClient, http, type Address, type Hex } from 'viem';
-import { TestToken } from './artifacts.ts';
-import { devAccount } from './deploy.ts';
-import type { Network } from './networks.ts';
+import { TestToken } from '../contracts/artifacts.generated.ts';
+import { devAccount, GAS_DEV_ACCOUNT } from './deploy.ts';
+import type { DevChainPowers, Network } from '../server/chain/networks.ts';
 
 /** The dev account the sandbox pays from: a "customer" of the standard mnemonic. */
 export const SANDBOX_PAYER = 1;
@@ -14,3 +14,6 @@ export async function devTransfer(network: Network, token: Address, to: Address,
   const wallet = createWalletClient({ account: devAccount(SANDBOX_PAYER), transport: http(network.rpcUrls[0]) });
   return wallet.writeContract({ chain: null, address: token, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] });
 }
+
+/** What the demo and the tests hand the service for a dev chain: the sandbox's payer and the sweeps' gas account. */
+export const DEV_CHAIN_POWERS: DevChainPowers = { transfer: devTransfer, gasAccount: devAccount(GAS_DEV_ACCOUNT) };

@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ServiceClient, ServiceError, type EventRecord } from '../server/client.ts';
-import { SIGNATURE_HEADER, signWebhook } from '../server/webhook.ts';
+import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
+import { SIGNATURE_HEADER, signWebhook } from '../webhook.ts';
 
 export const USAGE = `usage: service-checkout <command> [options]
 

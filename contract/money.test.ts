@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quote } from '../../server/domain/quote.ts';
+import { quote } from '../server/domain/quote.ts';
 import { ceilDiv, decimalText, formatUnits, toUnits, unitsToNumber } from './money.ts';
 
 describe('money as integers', () => {

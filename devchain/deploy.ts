@@ -3,9 +3,9 @@
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { DepositFactory, TestToken } from './artifacts.ts';
-import { DEV_MNEMONIC } from './devchain.ts';
-import type { Network } from './networks.ts';
+import { DepositFactory, TestToken } from '../contracts/artifacts.generated.ts';
+import { DEV_MNEMONIC } from './anvil.ts';
+import type { Network } from '../server/chain/networks.ts';
 
 /** The coins of the dev chain: USDT with 18 decimals as on BNB Smart Chain, USDC with 6. */
 export const DEV_TOKENS = [

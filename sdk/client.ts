@@ -2,18 +2,19 @@
 // checked against the same schemas the sandbox and the widget use. Constructed with the
 // public and the secret key, as the spec's SDK is; the secret key never leaves the server.
 import type * as z from 'zod/mini';
-import { fieldErrors, type FieldError } from '../wire/field-errors.ts';
-import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../wire/links.ts';
-import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../wire/links.ts';
-import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../wire/payouts.ts';
-import { ErrorBody, MerchantVerificationResponse, success as successOf, TransactionResponse } from '../wire/schemas.ts';
-import type { CoinSymbol, Currency } from '../wire/fields.ts';
+import { fieldErrors, type FieldError } from '../contract/field-errors.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../contract/links.ts';
+import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../contract/links.ts';
+import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
+import { ErrorBody, MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
+import type { EventType } from '../contract/events.ts';
+import type { CoinSymbol, Currency } from '../contract/fields.ts';
 
 /** One event of the feed, with every attempt to deliver it. */
 export interface EventRecord {
   id: string;
   seq: number;
-  type: 'DEPOSIT_TRANSACTION' | 'PAYOUT_UPDATED';
+  type: EventType;
   state: 'pending' | 'delivered' | 'failed' | 'no_endpoint';
   created: string;
   nextAttemptAt: string | null;

@@ -1,5 +1,5 @@
-import { toUnits } from '../wire/money.ts';
-import type { Coin } from '../wire/schemas.ts';
+import { toUnits } from './money.ts';
+import type { Coin } from './schemas.ts';
 
 /** An amount in the coin's base units, exact: refuses what the token cannot represent. */
 export function baseUnits(amount: number, coin: Pick<Coin, 'decimals'>): bigint {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
-import { startService, type Service } from '../../server/app.ts';
+import { DEMO_MERCHANT } from '../server/seed.ts';
+import { startService, type Service } from '../server/app.ts';
 import { ServiceClient, ServiceError } from './client.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

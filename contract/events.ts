@@ -1,0 +1,54 @@
+// The events the service sends to a merchant's webhook URL and lists in its events feed: one
+// list, read by the service (what it may record), the SDK (what verifyWebhook accepts) and
+// the docs. A new type is added here, and every side learns of it.
+import type { MerchantVerification } from './schemas.ts';
+
+/**
+ * DEPOSIT_TRANSACTION: a payment changed (money counted, settled).
+ * PAYOUT_UPDATED: a bank payout moved on (processing, paid, failed).
+ * DEPOSIT_REVERSED: a credited transfer left the chain in a reorganisation and was taken back.
+ * DEPOSIT_UNMATCHED: money reached a deposit address when its payment took no more (late, or
+ * after it was paid) or in a token it did not ask for: recorded, not counted, never dropped.
+ */
+export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
+
+interface Envelope<T extends EventType, D> {
+  /** Unique per event: a merchant handles each id once, however often it arrives. */
+  id: string;
+  event: T;
+  /** Unix seconds when the service created the event. */
+  created: number;
+  data: D;
+}
+
+/** A transfer as the chain watcher saw it; amounts in the token's base units, as decimal text. */
+export interface ChainTransfer {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+  token: string;
+  from: string;
+  to: string;
+  amount: string;
+  blockNumber: string;
+}
+
+export interface PayoutEventData {
+  id: string;
+  reference: string;
+  status: 'pending' | 'processing' | 'paid' | 'failed';
+  amount: number;
+  coin: string;
+  currency: string;
+  fiat_amount: number;
+  failure: string | null;
+}
+
+export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>;
+export type PayoutEvent = Envelope<'PAYOUT_UPDATED', PayoutEventData>;
+export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & { reversed: ChainTransfer }>;
+export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected'; transfer: ChainTransfer; payment?: MerchantVerification }>;
+export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent;

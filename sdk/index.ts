@@ -1,0 +1,7 @@
+// The package's server-side surface (import from 'service-checkout/server'): never bundled
+// into checkout.js, since it needs Node's crypto and handles secret keys.
+export { ServiceClient, ServiceError } from './client.ts';
+export type { EventRecord, InitializePaymentInput, ServiceClientOptions } from './client.ts';
+export { DEFAULT_TOLERANCE_SECONDS, EVENT_TYPES, SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
+export type { DepositEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent, WebhookRefusal } from './webhook.ts';
+export type { MerchantVerification } from '../contract/schemas.ts';

@@ -1,7 +1,0 @@
-// The package's server-side surface (import from 'service-checkout/server'): never bundled
-// into checkout.js, since it needs Node's crypto and handles secret keys.
-export { ServiceClient, ServiceError } from './client.ts';
-export type { EventRecord, InitializePaymentInput, ServiceClientOptions } from './client.ts';
-export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
-export type { DepositEvent, EventType, PayoutEvent, ServiceEvent, WebhookRefusal } from './webhook.ts';
-export type { MerchantVerification } from '../wire/schemas.ts';
