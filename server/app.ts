@@ -1,24 +1,23 @@
-// The service, assembled: database → stores → jobs → HTTP. Used by main.ts (npm start), the
-// demo and the tests alike. One error boundary around every request: nothing a client
-// sends can end the process.
+// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by
+// main.ts (npm start), the demo and the tests alike. Composition only: what each part does
+// lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isSecretKey, publicKeyMode } from '../contract/keys.ts';
-import type { Account } from './domain/account.ts';
-import { DomainError, NotFound, Unauthorized } from './domain/errors.ts';
-import { DEFAULT_RETRY, type RetryPolicy } from './domain/webhooks.ts';
+import type { Server } from 'node:http';
+import type { Hex } from 'viem';
+import type { KeyMode } from '../contract/keys.ts';
+import { catalog } from './chain/catalog.ts';
+import type { DevChainPowers, Network } from './chain/networks.ts';
+import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
-import { cors, errorReply, internalError, sendJson, type Reply } from './http/respond.ts';
-import { Router } from './http/router.ts';
-import { JobLoop } from './jobs/loop.ts';
-import { payoutSettlement, sandboxPayoutProvider } from './jobs/payouts.ts';
-import { webhookDelivery } from './jobs/webhooks.ts';
+import { listen, pipeline } from './http/pipeline.ts';
+import { startJobs } from './jobs/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { fromRoot } from './paths.ts';
 import { PaymentChanges } from './realtime/changes.ts';
-import type { Ctx, Handler, ServiceParts } from './routes/context.ts';
+import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
+import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
+import { ChainStore } from './storage/chain.ts';
 import { openDatabase, type Database } from './storage/db.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './storage/links.ts';
@@ -26,17 +25,6 @@ import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
 import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
-import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
-import { verificationView } from './views/payments.ts';
-import { catalog } from './chain/catalog.ts';
-import type { DevChainPowers, Network } from './chain/networks.ts';
-import { Watcher } from './chain/watcher.ts';
-import { Sweeper } from './chain/sweeper.ts';
-import { privateKeyToAccount } from 'viem/accounts';
-import type { Hex } from 'viem';
-import { ChainStore } from './storage/chain.ts';
-import { paymentLedger } from './jobs/ledger.ts';
-import type { KeyMode } from '../contract/keys.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -108,8 +96,6 @@ export interface Service {
   close(): Promise<void>;
 }
 
-const REQUEST_LOG_SIZE = 2000;
-
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const log = options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent');
   const now = options.now ?? Date.now;
@@ -122,24 +108,23 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
   const payouts = new PayoutStore(db, payments, events);
+  const chain = new ChainStore(db);
   for (const seed of options.merchants ?? [DEMO_MERCHANT]) await merchants.seed(seed, now());
   await seedCatalogue(links);
 
   const changes = new PaymentChanges(options.maxLongPollsPerKey ?? 20);
   await changes.start(db);
-  const retry: RetryPolicy = {
+  const retry = {
     baseMs: options.webhookRetryMs ?? DEFAULT_RETRY.baseMs,
     capMs: options.webhookRetryCapMs ?? DEFAULT_RETRY.capMs,
     windowMs: options.webhookRetryWindowMs ?? DEFAULT_RETRY.windowMs,
   };
   let origin = '';
-  const faults = options.faults ? new FaultInjector() : undefined;
   const networks = options.networks ?? {};
-  const chainStore = new ChainStore(db);
   const parts: ServiceParts = {
     catalog: catalog(networks, (merchantId, chainId) => merchants.payoutAddress(merchantId, chainId)),
     payments,
-    chain: chainStore,
+    chain,
     events,
     merchants,
     links,
@@ -155,147 +140,30 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     },
     now,
     origin: () => origin,
-    faults,
+    faults: options.faults ? new FaultInjector() : undefined,
     devChain: options.devChain,
     log,
   };
 
-  // Background work: the outbox, and payouts. Both claim rows with SKIP LOCKED, so any number
-  // of instances may run them; a NOTIFY from any instance wakes them at once.
-  const jobError = (error: unknown) => log.error({ err: error }, 'background job failed');
-  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance, timeoutMs: options.webhookTimeoutMs ?? 10_000 });
-  const deliveryLoop = new JobLoop(delivery.tick, options.jobIntervalMs ?? 1000, jobError);
-  const payoutLoop = new JobLoop(
-    payoutSettlement({ payouts, provider: sandboxPayoutProvider, now, log, checkEveryMs: options.payoutCheckMs ?? 2000 }),
-    options.jobIntervalMs ?? 1000,
-    jobError,
-  );
-  // Accepted partial payments whose quote ran out are settled by the service, not the browser.
-  const settleLoop = new JobLoop(
-    async () => {
-      while ((await payments.settleExpired(now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, now(), true) })) > 0);
-    },
-    options.jobIntervalMs ?? 1000,
-    jobError,
-  );
-  const stopListening = [
-    await db.listen('events_due', () => options.jobs !== false && deliveryLoop.wake()),
-    await db.listen('payouts_due', () => options.jobs !== false && payoutLoop.wake()),
-  ];
-  // One watcher per configured network; a lease in the database keeps it to one instance.
   // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
-  for (const network of Object.values(networks)) if (network.dev) await chainStore.forget(network.chainId);
-  const ledger = paymentLedger({ db, payments, merchants, now });
-  const watchers = Object.values(networks).map(
-    (network) =>
-      new Watcher({
-        chainId: network.chainId,
-        rpcUrls: network.rpcUrls,
-        confirmations: network.confirmations,
-        tokens: network.tokens.map((t) => t.address),
-        store: chainStore,
-        ledger,
-        holder: instance,
-        now,
-        startBlock: network.dev ? 1n : undefined,
-        leaseMs: 15_000,
-      }),
-  );
-  // Sweeps, where a gas wallet pays for them: batched, any instance (claims keep them apart).
-  const sweepLoops = Object.values(networks).flatMap((network) => {
-    const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
-    const every = options.sweepIntervalMs ?? 60_000;
-    if (!gas || every <= 0) {
-      if (every > 0) log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');
-      return [];
-    }
-    const sweeper = new Sweeper({ network, store: chainStore, gas, now });
-    const sweep = async () => {
-      const done = await sweeper.tick();
-      if (done.swept) log.info({ chainId: network.chainId, deposits: done.swept, tx: done.hash }, 'deposits swept to their payout addresses');
-    };
-    return [new JobLoop(sweep, every, (error) => log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
-  });
-  if (options.jobs !== false) {
-    for (const loop of sweepLoops) loop.start();
-    deliveryLoop.start();
-    payoutLoop.start();
-    settleLoop.start();
-    for (const watcher of watchers) watcher.start(options.watchIntervalMs ?? 1000, (error) => log.warn({ err: error }, 'chain watcher: RPC failed; retrying'));
-  }
+  for (const network of Object.values(networks)) if (network.dev) await chain.forget(network.chainId);
+  const jobs =
+    options.jobs === false ? undefined : (
+      await startJobs({
+        db, payments, events, merchants, payouts, chain, now, log, instance, retry,
+        networks: Object.values(networks),
+        devChain: options.devChain,
+        gasKey: options.gasKey,
+        intervalMs: options.jobIntervalMs ?? 1000,
+        webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
+        payoutCheckMs: options.payoutCheckMs ?? 2000,
+        sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
+        watchIntervalMs: options.watchIntervalMs ?? 1000,
+      })
+    );
 
-  const router = new Router<Handler>(ROUTES);
   const requests: string[] = [];
-
-  async function authenticate(req: IncomingMessage, auth: 'public' | 'secret' | 'either'): Promise<Account> {
-    const bearer = req.headers.authorization;
-    if (auth === 'secret' || (auth === 'either' && bearer)) {
-      const match = /^Bearer (\S+)$/.exec(bearer ?? '');
-      if (!match) throw new Unauthorized('Missing Authorization: Bearer <secret key> header');
-      if (!isSecretKey(match[1])) throw new Unauthorized('A public key cannot authorize this endpoint: send your secret key, from your server');
-      const account = await merchants.authenticate(match[1], 'secret');
-      if (!account) throw new Unauthorized('Unknown secret key');
-      return account;
-    }
-    const key = req.headers['x-api-key'];
-    if (typeof key !== 'string' || key === '') throw new Unauthorized('Missing x-api-key header: send your public key (pk_test_… or pk_live_…)');
-    if (isSecretKey(key)) throw new Unauthorized('A secret key was sent to a public endpoint. Never expose it in a browser; roll it now.');
-    const account = publicKeyMode(key) && (await merchants.authenticate(key, 'public'));
-    if (!account) throw new Unauthorized('Unknown public key');
-    return account;
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> {
-    // Parsing the target is inside the boundary: `GET http://[/` must not throw outside it.
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://service.invalid');
-    } catch {
-      throw new NotFound('Malformed request target');
-    }
-    requests.push(`${req.method} ${url.pathname}`);
-    if (requests.length > REQUEST_LOG_SIZE) requests.splice(0, requests.length - REQUEST_LOG_SIZE);
-    if (req.method === 'OPTIONS') return { status: 204, body: undefined };
-    const found = router.match(req.method ?? 'GET', url.pathname);
-    if (!('spec' in found)) {
-      const reply = errorReply(new NotFound(`No endpoint ${req.method} ${url.pathname.slice(0, 200)}`));
-      if (found.allowed.length) return { ...reply, status: 405, body: { status: 'error', statusCode: 405, message: `${req.method} is not allowed here; use ${found.allowed.join(', ')}` }, headers: { allow: found.allowed.join(', ') } };
-      return reply;
-    }
-    const { spec, params } = found;
-    const account = spec.auth === 'none' ? (undefined as unknown as Account) : await authenticate(req, spec.auth);
-    const ctx: Ctx = { req, res, params, query: url.searchParams, account, s: parts };
-    return spec.handler(ctx);
-  }
-
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    cors(res);
-    // The service's own clock, which tests may set apart from the browser's.
-    res.setHeader('date', new Date(now()).toUTCString());
-    handle(req, res)
-      .then((reply) => reply, (error: unknown) => {
-        if (error instanceof DomainError) return errorReply(error);
-        log.error({ err: error, method: req.method }, 'unexpected error answering a request');
-        return internalError();
-      })
-      .then((reply) => {
-        if (reply && reply.status === 204) {
-          if (!res.headersSent) res.writeHead(204).end();
-        } else if (reply) {
-          sendJson(res, reply.status, reply.body, reply.headers);
-        }
-        // A body the handler did not read (an error came first) is drained, not kept.
-        if (!req.complete) req.resume();
-        log.info({ method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
-      })
-      .catch((error) => log.error({ err: error }, 'could not answer a request'));
-  });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-  });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests }), options.port ?? 0, options.host ?? '127.0.0.1');
   origin = `http://127.0.0.1:${port}`;
   log.info({ url: origin, database: db.kind, instance }, 'service started');
 
@@ -306,16 +174,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     db,
     parts,
     requests,
-    faults,
+    faults: parts.faults,
     deliveries: () => events.allAttempts(),
     close: () =>
       (closing ??= (async () => {
-        delivery.close();
-        await Promise.all([deliveryLoop.stop(), payoutLoop.stop(), settleLoop.stop(), ...sweepLoops.map((l) => l.stop()), ...watchers.map((w) => w.stop())]);
+        await jobs?.stop();
         await changes.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await Promise.all(stopListening.map((stop) => stop()));
         await db.close();
       })()),
   };

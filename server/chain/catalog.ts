@@ -7,16 +7,18 @@ import type { KeyMode } from '../../contract/keys.ts';
 import { COINS } from '../domain/catalog.ts';
 import { Conflict } from '../domain/errors.ts';
 import { coinsOf, create2Addresses, type Network } from './networks.ts';
+import { randomBytes } from 'node:crypto';
 
 export interface Catalog {
   coins(mode: KeyMode): Coin[];
   coin(mode: KeyMode, symbol: string): Coin | undefined;
   network(mode: KeyMode): Network | undefined;
   /**
-   * The deposit address of a new payment, and the payout address it is bound to; undefined
-   * when the mode has no network (a placeholder then).
+   * The deposit address of a new payment, and the payout address it is bound to. Without a
+   * network for the mode (the sandbox-only catalogue): a random address no one controls, never
+   * watched, bound to nothing.
    */
-  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string } | undefined>;
+  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string | null }>;
 }
 
 export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, chainId: number) => Promise<string | undefined>): Catalog {
@@ -27,7 +29,7 @@ export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddre
     network: (mode) => networks[mode],
     async depositAddress(merchantId, mode, reference) {
       const network = networks[mode];
-      if (!network) return undefined;
+      if (!network) return { address: '0x' + randomBytes(20).toString('hex'), payout: null };
       const payout = await payoutAddress(merchantId, network.chainId);
       if (!payout) {
         throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);

@@ -20,6 +20,15 @@ export class NotFound extends DomainError {}
 /** The request is fine but the state it meets refuses it. */
 export class Conflict extends DomainError {}
 export class TooLarge extends DomainError {}
+/** The path exists, but not with this method: `allowed` are the methods it has. */
+export class MethodNotAllowed extends DomainError {
+  constructor(
+    message: string,
+    readonly allowed: string[],
+  ) {
+    super(message);
+  }
+}
 export class TooMany extends DomainError {
   constructor(
     message: string,

@@ -1,7 +1,7 @@
 // The rules of a payment: its status, who may quote or re-quote it and how, and what a
 // sandbox deposit sends. No I/O: storage runs these inside its transactions.
 import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../contract/fields.ts';
-import { formatUnits, toUnits } from '../../contract/money.ts';
+import { formatUnits } from '../../contract/money.ts';
 import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts';
 import type { Account } from './account.ts';
 import { Conflict } from './errors.ts';
@@ -46,7 +46,8 @@ export interface QuoteRequest {
   reference: string;
   coin: Coin;
   currency: Currency;
-  amount: string | number;
+  /** The price in the currency's minor units, parsed once at the edge. */
+  fiatMinor: bigint;
   acceptPartial: boolean;
   customerName: string;
   customerEmail: string;
@@ -63,7 +64,7 @@ export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs' | '
 
 /** The priced fields of a fresh quote, in the coin's base units. */
 export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: number) {
-  const q = quote(request.amount, request.currency, request.coin.decimals);
+  const q = quote(request.fiatMinor, request.currency, request.coin.decimals);
   const scale = 10n ** BigInt(request.coin.decimals - q.decimals);
   return {
     coin: request.coin.symbol,
@@ -71,7 +72,7 @@ export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: numbe
     token: request.coin.contractAddress,
     decimals: request.coin.decimals,
     currency: request.currency,
-    fiatMinor: toUnits(request.amount, FIAT_DECIMALS)!,
+    fiatMinor: request.fiatMinor,
     due: q.due * scale,
     fee: q.fee * scale,
     fiatRate: q.fiatRate,
@@ -104,8 +105,7 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
       `Reference ${existing.reference} has already received ${formatUnits(existing.paid, existing.decimals)} ${existing.coin}; it cannot be quoted again. Verify it instead.`,
     );
   }
-  const fiatMinor = toUnits(request.amount, FIAT_DECIMALS)!;
-  const samePrice = existing.currency === request.currency && existing.fiatMinor === fiatMinor && existing.acceptPartial === request.acceptPartial;
+  const samePrice = existing.currency === request.currency && existing.fiatMinor === request.fiatMinor && existing.acceptPartial === request.acceptPartial;
   if (!samePrice && existing.createdBy !== 'public' && account.via === 'public') {
     throw new Conflict(
       `Reference ${existing.reference} was priced by the merchant (${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}); a page may change its coin, never its amount or currency.`,

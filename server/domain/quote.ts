@@ -18,11 +18,11 @@ export interface Quote {
   cryptoRate: string;
 }
 
-export function quote(amount: string | number, currency: Currency, coinDecimals: number): Quote {
+/** `fiatMinor`: the price in the currency's minor units (cents), parsed once where it came in. */
+export function quote(fiatMinor: bigint, currency: Currency, coinDecimals: number): Quote {
   const decimals = Math.min(QUOTE_DECIMALS, coinDecimals);
-  const fiatMinor = toUnits(amount, FIAT_DECIMALS);
   const rate = toUnits(FIAT_PER_USD[currency], RATE_DECIMALS);
-  if (fiatMinor === undefined || rate === undefined) throw new RangeError(`cannot quote ${amount} ${currency}`);
+  if (rate === undefined) throw new RangeError(`no rate for ${currency}`);
   // coin = fiat / rate, with both scales carried in integers, rounded up for the customer
   const net = ceilDiv(fiatMinor * 10n ** BigInt(decimals + RATE_DECIMALS), rate * 10n ** BigInt(FIAT_DECIMALS));
   const fee = ceilDiv(net * FEE_PERCENT, 100n);

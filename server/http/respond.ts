@@ -2,7 +2,7 @@
 // place. Handlers throw domain errors; only this file knows their HTTP codes.
 import type { ServerResponse } from 'node:http';
 import type { FieldError } from '../../contract/field-errors.ts';
-import { Conflict, DomainError, Forbidden, Invalid, NotFound, TooLarge, TooMany, Unauthorized } from '../domain/errors.ts';
+import { Conflict, DomainError, Forbidden, Invalid, MethodNotAllowed, NotFound, TooLarge, TooMany, Unauthorized } from '../domain/errors.ts';
 
 export interface Reply {
   status: number;
@@ -39,6 +39,7 @@ const STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
   [Unauthorized, 401],
   [Forbidden, 403],
   [NotFound, 404],
+  [MethodNotAllowed, 405],
   [Conflict, 409],
   [TooLarge, 413],
   [TooMany, 429],
@@ -46,7 +47,10 @@ const STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
 
 export function errorReply(error: DomainError): Reply {
   const status = STATUS.find(([type]) => error instanceof type)?.[1] ?? 400;
-  const headers: Record<string, string> = error instanceof TooMany ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+  const headers: Record<string, string> =
+    error instanceof TooMany ? { 'retry-after': String(error.retryAfterSeconds) }
+    : error instanceof MethodNotAllowed ? { allow: error.allowed.join(', ') }
+    : {};
   const errors: FieldError[] | undefined = error.fields;
   return { status, body: { status: 'error', statusCode: status, message: error.message, ...(errors ? { errors } : {}) }, headers };
 }

@@ -3,6 +3,8 @@
 import type { Payout, PayoutProvider } from '../domain/payouts.ts';
 import type { Logger } from '../log.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
+import type { Job, JobDeps } from './index.ts';
+import { JobLoop } from './loop.ts';
 
 export interface SettlementDeps {
   payouts: PayoutStore;
@@ -57,3 +59,10 @@ export const sandboxPayoutProvider: PayoutProvider = {
       : { status: 'paid' };
   },
 };
+
+/** Payouts go through the sandbox's provider: the only one the service ships (see README). */
+export function payoutJob(deps: JobDeps): Job {
+  const tick = payoutSettlement({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
+  const loop = new JobLoop(tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'));
+  return { name: 'settle payouts', start: () => loop.start(), stop: () => loop.stop(), wakeOn: { channel: 'payouts_due', wake: () => loop.wake() } };
+}

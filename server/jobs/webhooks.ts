@@ -6,8 +6,9 @@ import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.t
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
+import type { Job, JobDeps } from './index.ts';
+import { JobLoop } from './loop.ts';
 import { post } from './post.ts';
-
 
 export interface DeliveryDeps {
   events: EventStore;
@@ -69,5 +70,16 @@ export function webhookDelivery(deps: DeliveryDeps) {
       closed = true;
       inFlight.forEach((abort) => abort.abort());
     },
+  };
+}
+
+export function webhookJob(deps: JobDeps): Job {
+  const delivery = webhookDelivery({ ...deps, timeoutMs: deps.webhookTimeoutMs });
+  const loop = new JobLoop(delivery.tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'));
+  return {
+    name: 'deliver webhooks',
+    start: () => loop.start(),
+    stop: () => (delivery.close(), loop.stop()),
+    wakeOn: { channel: 'events_due', wake: () => loop.wake() },
   };
 }

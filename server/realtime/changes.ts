@@ -1,11 +1,8 @@
 // Changes for long polls, across processes: every instance LISTENs on 'changes', and a
 // NOTIFY from any instance's transaction wakes the polls held here. Keys name what changed:
-// a payment (`<merchant>/<mode>/<reference>`) or an account's events feed (eventsKey).
+// a payment or an account's events feed (keys.ts).
 // Each held poll is counted per account, so one key cannot hold the service's sockets.
 import type { Database } from '../storage/db.ts';
-
-/** The key of an account's events feed. */
-export const eventsKey = (merchantId: string, mode: string) => `events/${merchantId}/${mode}`;
 
 export interface Wait {
   /** Resolves when the payment changes, at `deadlineMs` from now, or when `signal` aborts. */

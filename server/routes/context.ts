@@ -52,7 +52,8 @@ export interface Ctx {
   query: URLSearchParams;
   /** Who is calling; present on every route whose auth is not 'none'. */
   account: Account;
-  s: ServiceParts;
+  /** The service's parts: stores, catalogue, config, clock. */
+  service: ServiceParts;
 }
 
 /** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */

@@ -5,13 +5,15 @@ import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { email as emailField } from '../../contract/fields.ts';
+import { email as emailField, FIAT_DECIMALS } from '../../contract/fields.ts';
+import { toUnits } from '../../contract/money.ts';
+import { initializePayment } from '../domain/initialize.ts';
 import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
 import { fromRoot } from '../paths.ts';
 import { hostedPage, NOT_FOUND_PAGE } from '../views/hosted-page.ts';
-import type { Handler } from './context.ts';
+import type { Handler, ServiceParts } from './context.ts';
 
 const ASSETS = fromRoot('server/hosted/assets/');
 const TYPES: Record<string, string> = { 'link.js': 'text/javascript; charset=utf-8', 'link.css': 'text/css; charset=utf-8' };
@@ -34,8 +36,8 @@ const page = (res: ServerResponse, status: number, html: string) =>
     .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': PAGE_POLICY, ...SAFE_HEADERS })
     .end(html);
 
-export const built = (name: string): Handler => async ({ res, s }) => {
-  const file = await readFile(s.config.distDir + name).catch(() => {
+export const built = (name: string): Handler => async ({ res, service }) => {
+  const file = await readFile(service.config.distDir + name).catch(() => {
     throw new NotFound(`/${name} is not built yet: run npm run build`);
   });
   res.writeHead(200, {
@@ -58,17 +60,17 @@ export const asset: Handler = async ({ params, res }) => {
  * English and fetches the one it needs. Any origin may read them, as it may read the script.
  */
 /** The checkout's words in French or Arabic: built beside checkout.js (dist/locales/<lang>.json). */
-export const locale: Handler = async ({ params, res, s }) => {
+export const locale: Handler = async ({ params, res, service }) => {
   const lang = /^([a-z]{2})\.json$/.exec(params.lang)?.[1];
-  const words = lang && (await readFile(`${s.config.distDir}locales/${lang}.json`).catch(() => undefined));
+  const words = lang && (await readFile(`${service.config.distDir}locales/${lang}.json`).catch(() => undefined));
   if (!words) throw new NotFound(`No words for ${params.lang}: the checkout speaks English, and the languages built into dist/locales/`);
   cors(res);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', ...SAFE_HEADERS }).end(words);
   return undefined;
 };
 
-export const file: Handler = async ({ params, res, s }) => {
-  const found = await s.links.file(params.id);
+export const file: Handler = async ({ params, res, service }) => {
+  const found = await service.links.file(params.id);
   if (!found) throw new NotFound('No such file');
   res
     .writeHead(200, {
@@ -82,21 +84,21 @@ export const file: Handler = async ({ params, res, s }) => {
 };
 
 /** A link by slug for a public page: ids are not slugs here. */
-async function linkBySlug(s: Parameters<Handler>[0]['s'], slug: string): Promise<Link | undefined> {
-  const link = await s.links.find(slug);
+async function linkBySlug(service: ServiceParts, slug: string): Promise<Link | undefined> {
+  const link = await service.links.find(slug);
   return link && link.slug === slug ? link : undefined;
 }
 
-export const linkPage: Handler = async ({ params, res, s }) => {
-  const link = await linkBySlug(s, params.slug);
-  const merchant = link && (await s.merchants.byId(link.merchantId));
+export const linkPage: Handler = async ({ params, res, service }) => {
+  const link = await linkBySlug(service, params.slug);
+  const merchant = link && (await service.merchants.byId(link.merchantId));
   if (!link || !merchant) return page(res, 404, NOT_FOUND_PAGE);
-  return page(res, link.isActive ? 200 : 410, hostedPage(link, merchant, s.origin()));
+  return page(res, link.isActive ? 200 : 410, hostedPage(link, merchant, service.origin()));
 };
 
 /** The page's pay button: the server works out the amount from the link and makes the payment. */
-export const linkCheckout: Handler = async ({ req, params, s }) => {
-  const link = await linkBySlug(s, params.slug);
+export const linkCheckout: Handler = async ({ req, params, service }) => {
+  const link = await linkBySlug(service, params.slug);
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
   if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
   const raw = await readJson(req);
@@ -106,16 +108,17 @@ export const linkCheckout: Handler = async ({ req, params, s }) => {
     throw invalidField('email', `expected an e-mail address such as ada@example.com, received ${JSON.stringify(String(body.email ?? '').slice(0, 40))}`);
   }
   const { amount, currency } = amountFor(link, body);
-  const account = { merchant: (await s.merchants.byId(link.merchantId))!, mode: link.mode as 'test' | 'live', via: 'secret' as const };
+  const account = { merchant: (await service.merchants.byId(link.merchantId))!, mode: link.mode as 'test' | 'live', via: 'secret' as const };
   const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
   const metadata: Record<string, unknown> = { payment_link: link.slug };
   for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
-  await s.payments.initialize(
+  await initializePayment(
+    service.payments,
     account,
-    { reference, coin: s.catalog.coin(account.mode, 'USDT')!, currency, amount, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
-    s.now(),
-    s.config.quoteMs,
-    await s.catalog.depositAddress(account.merchant.id, account.mode, reference),
+    { reference, coin: service.catalog.coin(account.mode, 'USDT')!, currency, fiatMinor: toUnits(amount, FIAT_DECIMALS)!, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
+    service.now(),
+    service.config.quoteMs,
+    await service.catalog.depositAddress(account.merchant.id, account.mode, reference),
   );
-  return { status: 201, body: { reference, amount, currency, key: await s.merchants.publicKey(account) } };
+  return { status: 201, body: { reference, amount, currency, key: await service.merchants.publicKey(account) } };
 };

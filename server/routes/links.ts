@@ -14,14 +14,14 @@ const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
 
 const cartOf = async (ctx: Ctx, entries: Parameters<typeof buildCart>[0]) => {
   const lines: number[] = [];
-  for (let i = 0; i < entries.length; i++) lines.push(await ctx.s.links.nextLineId());
-  return buildCart(entries, await ctx.s.links.prices(), () => lines.shift()!, ctx.s.now());
+  for (let i = 0; i < entries.length; i++) lines.push(await ctx.service.links.nextLineId());
+  return buildCart(entries, await ctx.service.links.prices(), () => lines.shift()!, ctx.service.now());
 };
 
-export const getLink: Handler = async ({ params, account, s }) => {
-  const link = await s.links.own(account, params.key);
+export const getLink: Handler = async ({ params, account, service }) => {
+  const link = await service.links.own(account, params.key);
   // Told apart by form: a UUID is an id, anything else a slug.
-  return ok(200, isUuid(params.key) ? byIdView(link) : bySlugView(link, account.merchant, s.origin()), 'Payment link found');
+  return ok(200, isUuid(params.key) ? byIdView(link) : bySlugView(link, account.merchant, service.origin()), 'Payment link found');
 };
 
 const number = (query: URLSearchParams, name: string, fallback: number, max: number) => {
@@ -31,54 +31,54 @@ const number = (query: URLSearchParams, name: string, fallback: number, max: num
   return value;
 };
 
-export const listLinks: Handler = async ({ query, account, s }) => {
-  const { items, ...pages } = await s.links.list(account, number(query, 'page', 1, 1_000_000), number(query, 'page_size', 10, 100));
+export const listLinks: Handler = async ({ query, account, service }) => {
+  const { items, ...pages } = await service.links.list(account, number(query, 'page', 1, 1_000_000), number(query, 'page_size', 10, 100));
   return { status: 200, body: { status: 'success', statusCode: 200, data: items.map(listItemView), ...pages } };
 };
 
-export const setLinkStatus: Handler = async ({ req, params, account, s }) => {
+export const setLinkStatus: Handler = async ({ req, params, account, service }) => {
   const { is_active } = parse(LinkStatusBody, await readJson(req));
-  const link = await s.links.own(account, params.id);
+  const link = await service.links.own(account, params.id);
   link.isActive = is_active;
-  link.updatedMs = s.now();
-  await s.links.save(link);
+  link.updatedMs = service.now();
+  await service.links.save(link);
   return ok(200, undefined, 'Payment link status updated');
 };
 
 export const createStandard: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   const body = parse(StandardLinkBody, await readJson(ctx.req));
   assertCartOrCharge(!!body.cart?.length, !!body.charge);
-  const link = newLink(account, 'standard', body.title, s.now());
-  applyCommon(link, body, s.now());
+  const link = newLink(account, 'standard', body.title, service.now());
+  applyCommon(link, body, service.now());
   if (body.cart?.length) link.cart = await cartOf(ctx, body.cart);
   else link.charge = { amount: String(body.charge!.amount), currency: body.charge!.currency };
-  await s.links.save(link);
-  return ok(201, standardCreatedView(link, s.origin()), 'Payment link created successfully');
+  await service.links.save(link);
+  return ok(201, standardCreatedView(link, service.origin()), 'Payment link created successfully');
 };
 
 export const updateStandard: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   const body = parse(StandardLinkUpdateBody, await readJson(ctx.req));
-  const link = await s.links.own(account, body.id);
+  const link = await service.links.own(account, body.id);
   assertType(link, 'standard');
   if (body.title !== undefined) link.title = body.title;
-  applyCommon(link, { ...body, action: body.action && { ...body.action, show_confirmation_page: body.action.confirmation_page } }, s.now());
+  applyCommon(link, { ...body, action: body.action && { ...body.action, show_confirmation_page: body.action.confirmation_page } }, service.now());
   if (body.cart?.length) {
     link.cart = await cartOf(ctx, body.cart);
     link.charge = undefined;
   }
-  await s.links.save(link);
-  return ok(200, standardCreatedView(link, s.origin()), 'Payment link updated');
+  await service.links.save(link);
+  return ok(200, standardCreatedView(link, service.origin()), 'Payment link updated');
 };
 
 export const createDonation: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   if (!/^multipart\/form-data/i.test(ctx.req.headers['content-type'] ?? '')) throw invalidField('content-type', 'expected a multipart form (cover_photo is a file)');
   const form = await readMultipart(ctx.req, { fileBytes: COVER_PHOTO_BYTES, fieldBytes: 8192 });
   const fields = parse(DonationLinkForm, Object.fromEntries(form.fields));
   const bool = (value: 'true' | 'false' | undefined) => (value === undefined ? undefined : value === 'true');
-  const link: Link = newLink(account, 'donation', fields.title.trim(), s.now());
+  const link: Link = newLink(account, 'donation', fields.title.trim(), service.now());
   applyCommon(
     link,
     {
@@ -93,26 +93,26 @@ export const createDonation: Handler = async (ctx) => {
       social_links: { facebook: fields['social_links[facebook]'], twitter: fields['social_links[twitter]'], instagram: fields['social_links[instagram]'] },
       website_url: fields.website_url,
     },
-    s.now(),
+    service.now(),
   );
   const photo = form.files.get('cover_photo');
   if (photo && photo.data.length > 0) {
     // The bytes decide, not the part's declared type: a file is served as what it is.
     const type = imageTypeOf(photo.data);
     if (!type) throw invalidField('cover_photo', `expected a PNG, JPEG, GIF or WebP image, received ${photo.contentType.slice(0, 60)} that is not one`);
-    const id = await s.links.addFile(account, type, photo.data, s.now());
-    link.image = `${s.origin()}/files/${id}`;
+    const id = await service.links.addFile(account, type, photo.data, service.now());
+    link.image = `${service.origin()}/files/${id}`;
   }
-  await s.links.save(link);
-  return ok(201, donationView(link, s.origin()), 'Donation link created successfully');
+  await service.links.save(link);
+  return ok(201, donationView(link, service.origin()), 'Donation link created successfully');
 };
 
-export const updateDonation: Handler = async ({ req, account, s }) => {
+export const updateDonation: Handler = async ({ req, account, service }) => {
   const body = parse(DonationLinkUpdateBody, await readJson(req));
-  const link = await s.links.own(account, body.id);
+  const link = await service.links.own(account, body.id);
   assertType(link, 'donation');
   if (body.is_active !== undefined) link.isActive = body.is_active;
-  applyCommon(link, body, s.now());
-  await s.links.save(link);
-  return ok(200, donationView(link, s.origin()));
+  applyCommon(link, body, service.now());
+  await service.links.save(link);
+  return ok(200, donationView(link, service.origin()));
 };

@@ -30,36 +30,36 @@ export const rate: Handler = async ({ query }) => {
   return ok(200, { coin, currency, rate: Number(PAYOUT_RATES[currency as keyof typeof PAYOUT_RATES]) }, 'Rate retrieved');
 };
 
-export const addBank: Handler = async ({ req, account, s }) => {
+export const addBank: Handler = async ({ req, account, service }) => {
   const { currency, default: isDefault, ...fields } = parse(PayoutBody, await readJson(req));
   checkBankFields(currency, fields);
-  return ok(201, await s.payouts.addBank(account, currency, fields, isDefault, s.now()), 'Bank payout added');
+  return ok(201, await service.payouts.addBank(account, currency, fields, isDefault, service.now()), 'Bank payout added');
 };
 
-export const listBanks: Handler = async ({ account, s }) => ok(200, (await s.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
-export const getBank: Handler = async ({ params, account, s }) => ok(200, await s.payouts.bank(account, params.id), 'Bank payout retrieved');
+export const listBanks: Handler = async ({ account, service }) => ok(200, (await service.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
+export const getBank: Handler = async ({ params, account, service }) => ok(200, await service.payouts.bank(account, params.id), 'Bank payout retrieved');
 
-export const updateBank: Handler = async ({ req, params, account, s }) => {
+export const updateBank: Handler = async ({ req, params, account, service }) => {
   const body = parse(PayoutFields, await readJson(req));
-  const { fields, makeDefault } = mergeBankUpdate(await s.payouts.bank(account, params.id), body);
-  return ok(200, await s.payouts.updateBank(account, params.id, fields, makeDefault, s.now()), 'Bank payout updated');
+  const { fields, makeDefault } = mergeBankUpdate(await service.payouts.bank(account, params.id), body);
+  return ok(200, await service.payouts.updateBank(account, params.id, fields, makeDefault, service.now()), 'Bank payout updated');
 };
 
-export const deleteBanks: Handler = async ({ req, account, s }) => {
+export const deleteBanks: Handler = async ({ req, account, service }) => {
   const { ids } = parse(DeletePayoutsBody, await readJson(req));
-  return ok(200, { deleted: await s.payouts.deleteBanks(account, ids) }, 'Bank payouts deleted');
+  return ok(200, { deleted: await service.payouts.deleteBanks(account, ids) }, 'Bank payouts deleted');
 };
 
-export const initiate: Handler = async ({ req, account, s }) => {
+export const initiate: Handler = async ({ req, account, service }) => {
   const body = parse(InitiatePayoutBody, await readJson(req));
   const units = payoutUnits(body.coin, body.amount);
-  const payout = await s.payouts.initiate(
+  const payout = await service.payouts.initiate(
     account,
     { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null },
-    s.now(),
+    service.now(),
     (p: Payout) => p,
   );
   return ok(201, payout, 'Payout initiated');
 };
 
-export const getPayout: Handler = async ({ params, account, s }) => ok(200, await s.payouts.get(account, params.id), 'Payout retrieved');
+export const getPayout: Handler = async ({ params, account, service }) => ok(200, await service.payouts.get(account, params.id), 'Payout retrieved');

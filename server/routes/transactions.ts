@@ -1,8 +1,9 @@
 // The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
-import { jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { FIAT_DECIMALS, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../contract/schemas.ts';
 import { quote } from '../domain/quote.ts';
-import { unitsToNumber } from '../../contract/money.ts';
+import { toUnits, unitsToNumber } from '../../contract/money.ts';
+import { initializePayment } from '../domain/initialize.ts';
 import { CoinsQuery } from '../http/queries.ts';
 import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from '../domain/payments.ts';
@@ -10,7 +11,7 @@ import type { Call } from '../http/faults.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
-import { changeKey } from '../storage/payments.ts';
+import { paymentKey } from '../realtime/keys.ts';
 import { transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
 import { paymentUri } from '../../contract/payment-uri.ts';
@@ -19,7 +20,7 @@ import type { Ctx, Handler } from './context.ts';
 
 /** True when an injected fault answered instead of the route (tests, test keys only). */
 const faulted = (ctx: Ctx, call: Call) =>
-  ctx.s.faults && ctx.account.mode === 'test' ? ctx.s.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
+  ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
 
 /**
  * The key's coins. With ?amount&currency (both or neither), each coin also says what the
@@ -30,42 +31,43 @@ export const coins: Handler = async (ctx) => {
   const { query, account } = ctx;
   const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
-  const list = ctx.s.catalog.coins(account.mode).map((coin) => {
+  const list = ctx.service.catalog.coins(account.mode).map((coin) => {
     if (price.amount === undefined || price.currency === undefined) return coin;
-    const q = quote(price.amount, price.currency, coin.decimals);
+    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, price.currency, coin.decimals);
     return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
   });
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
   // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
   // and a dev chain (or no chain at all). On a public testnet payments are real transfers.
-  const network = ctx.s.catalog.network(account.mode);
-  const sandbox = account.mode === 'test' && ctx.s.config.sandbox && (!network || !!network.dev);
+  const network = ctx.service.catalog.network(account.mode);
+  const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (!network || !!network.dev);
   return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox });
 };
 
 export const initialize: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   const body = parse(InitializeBody, await readJson(ctx.req));
   if (await faulted(ctx, 'initialize')) return;
   let paymentLinkId: string | null = null;
   if (body.payment_link !== undefined) {
-    const link = await s.links.find(body.payment_link);
+    const link = await service.links.find(body.payment_link);
     if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
       throw new NotFound(`payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
     }
     if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
     paymentLinkId = link.id;
   }
-  const coin = s.catalog.coin(account.mode, body.coin);
+  const coin = service.catalog.coin(account.mode, body.coin);
   if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
-  const now = s.now();
-  const { payment, created } = await s.payments.initialize(
+  const now = service.now();
+  const { payment, created } = await initializePayment(
+    service.payments,
     account,
     {
       reference: String(body.reference),
       coin,
       currency: body.currency,
-      amount: body.amount,
+      fiatMinor: toUnits(body.amount, FIAT_DECIMALS)!,
       acceptPartial: body.accept_partial_payment ?? false,
       customerName: body.customer_name?.trim() ?? '',
       customerEmail: body.customer_email?.trim() ?? '',
@@ -73,8 +75,8 @@ export const initialize: Handler = async (ctx) => {
       paymentLinkId,
     },
     now,
-    s.config.quoteMs,
-    await s.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference)),
+    service.config.quoteMs,
+    await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference)),
   );
   return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
@@ -99,77 +101,77 @@ function longPollOf(query: URLSearchParams): { seconds: number; since: string } 
  * one SVG path.
  */
 export const qr: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   const reference = ctx.params.reference;
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
-  const payment = await s.payments.get(account, reference);
-  const coin = s.catalog.coin(account.mode, payment.coin);
+  const payment = await service.payments.get(account, reference);
+  const coin = service.catalog.coin(account.mode, payment.coin);
   if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin}, a coin this service no longer takes`);
-  const { amountRemaining } = verificationView(payment, s.now(), false);
+  const { amountRemaining } = verificationView(payment, service.now(), false);
   return ok(200, qrView(paymentUri(coin, payment.address, amountRemaining)), 'QR code');
 };
 
 export const verify: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   const reference = ctx.params.reference;
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const wait = longPollOf(ctx.query);
   if (await faulted(ctx, 'verify')) return;
   const withPrivate = account.via === 'secret';
-  const payment = await s.payments.get(account, reference);
+  const payment = await service.payments.get(account, reference);
   // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
   // Without a network for the mode nothing is watched, and nothing is asked.
-  const network = s.catalog.network(account.mode);
+  const network = service.catalog.network(account.mode);
   const view = async (p: Payment) => {
-    const seen = network && (await s.chain.confirming(p.id));
-    return verificationView(p, s.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
+    const seen = network && (await service.chain.confirming(p.id));
+    return verificationView(p, service.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
   };
   let answer = await view(payment);
-  if (wait && s.config.longPoll && paymentVersion(answer) === wait.since) {
+  if (wait && service.config.longPoll && paymentVersion(answer) === wait.since) {
     const who = `${account.merchant.id}/${account.mode}`;
-    if (!s.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
+    if (!service.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${service.changes.maxPerAccount}); try again shortly`, 2);
     const gone = new AbortController();
     ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
-    const untilExpiry = payment.expiresMs - s.now() + 20;
+    const untilExpiry = payment.expiresMs - service.now() + 20;
     const waitMs = untilExpiry > 0 ? Math.min(wait.seconds * 1000, untilExpiry) : wait.seconds * 1000;
-    await s.changes.wait(changeKey(account.merchant.id, account.mode, reference), who, waitMs, gone.signal);
+    await service.changes.wait(paymentKey(account.merchant.id, account.mode, reference), who, waitMs, gone.signal);
     if (gone.signal.aborted) return;
     // Woken by a change on any instance, or by time: answer what is true now.
-    answer = await view(await s.payments.get(account, reference));
+    answer = await view(await service.payments.get(account, reference));
   }
   return ok(200, answer, 'Transaction status');
 };
 
 export const sandboxDeposit: Handler = async (ctx) => {
-  const { account, s } = ctx;
+  const { account, service } = ctx;
   if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
-  if (!s.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
+  if (!service.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
   const body = parse(DepositBody, await readJson(ctx.req));
-  const network = s.catalog.network(account.mode);
+  const network = service.catalog.network(account.mode);
   if (network) {
     // A real transfer on the dev chain, found by the watcher like any other; its answer is the
     // payment as it stands (still pending until the transfer has its confirmations).
     if (!network.dev) throw new Forbidden(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
-    if (!s.devChain) throw new Forbidden(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
-    const payment = await s.payments.get(account, String(body.reference));
-    assertTakesDeposits(payment, s.now());
-    await s.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
-    return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
+    if (!service.devChain) throw new Forbidden(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
+    const payment = await service.payments.get(account, String(body.reference));
+    assertTakesDeposits(payment, service.now());
+    await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
+    return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
   }
-  const payment = await s.payments.credit(
+  const payment = await service.payments.credit(
     account,
     String(body.reference),
     { chainId: 0, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
-    s.now(),
-    { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, s.now(), true) },
+    service.now(),
+    { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, service.now(), true) },
   );
-  return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Deposit simulated');
+  return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit simulated');
 };
 
 /** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
-export const settle: Handler = async ({ params, account, s }) => {
+export const settle: Handler = async ({ params, account, service }) => {
   const reference = params.reference;
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
-  const payment = await s.payments.settle(account, reference, s.now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, s.now(), true) });
-  return ok(200, verificationView(payment, s.now(), account.via === 'secret'), 'Transaction settled with what arrived');
+  const payment = await service.payments.settle(account, reference, service.now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, service.now(), true) });
+  return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Transaction settled with what arrived');
 };

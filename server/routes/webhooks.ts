@@ -2,7 +2,7 @@
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
 import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
 import { invalidField, NotFound, TooMany } from '../domain/errors.ts';
-import { eventsKey } from '../realtime/changes.ts';
+import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
@@ -16,31 +16,31 @@ const endpointView = (endpoint: { url: string | null; secret: string; previousSe
   ...(endpoint.previousSecret && endpoint.previousUntilMs ? { previousSecretValidUntil: new Date(endpoint.previousUntilMs).toISOString() } : {}),
 });
 
-export const putWebhook: Handler = async ({ req, account, s }) => {
+export const putWebhook: Handler = async ({ req, account, service }) => {
   const { url } = parse(WebhookBody, await readJson(req));
   const problem = webhookUrlProblem(url, account.mode);
   if (problem) throw invalidField('url', problem);
-  await s.merchants.setWebhookUrl(account, url, s.now());
-  return ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook URL saved');
+  await service.merchants.setWebhookUrl(account, url, service.now());
+  return ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook URL saved');
 };
 
 /**
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
  * when the payment is made, so a change applies to payments made after it.
  */
-export const putPayoutAddress: Handler = async ({ req, account, s }) => {
+export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   const body = parse(PayoutAddressBody, await readJson(req));
-  await s.merchants.setPayoutAddress(account.merchant.id, body.chain_id, body.address);
+  await service.merchants.setPayoutAddress(account.merchant.id, body.chain_id, body.address);
   return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
 };
 
-export const getPayoutAddresses: Handler = async ({ account, s }) =>
-  ok(200, Object.entries(await s.merchants.payoutAddresses(account.merchant.id)).map(([chain, address]) => ({ chain_id: Number(chain), address })), 'Payout addresses');
+export const getPayoutAddresses: Handler = async ({ account, service }) =>
+  ok(200, Object.entries(await service.merchants.payoutAddresses(account.merchant.id)).map(([chain, address]) => ({ chain_id: Number(chain), address })), 'Payout addresses');
 
-export const getWebhook: Handler = async ({ account, s }) => ok(200, endpointView(await s.merchants.endpoint(account)), 'Webhook endpoint');
+export const getWebhook: Handler = async ({ account, service }) => ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook endpoint');
 
-export const rotateSecret: Handler = async ({ account, s }) =>
-  ok(200, endpointView(await s.merchants.rotateWebhookSecret(account, s.now(), s.config.rotationOverlapMs)), 'Webhook secret rotated; the old one signs too until previousSecretValidUntil');
+export const rotateSecret: Handler = async ({ account, service }) =>
+  ok(200, endpointView(await service.merchants.rotateWebhookSecret(account, service.now(), service.config.rotationOverlapMs)), 'Webhook secret rotated; the old one signs too until previousSecretValidUntil');
 
 const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
   id: event.id,
@@ -60,30 +60,30 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
  * a listener that wants only what comes next); `wait=1..30` holds the request until an
  * event arrives, as the verify long poll does.
  */
-export const listEvents: Handler = async ({ query, res, account, s }) => {
+export const listEvents: Handler = async ({ query, res, account, service }) => {
   const afterText = query.get('after') ?? '0';
-  const after = afterText === 'latest' ? await s.events.lastSeq(account) : Number(afterText);
+  const after = afterText === 'latest' ? await service.events.lastSeq(account) : Number(afterText);
   const limit = Number(query.get('limit') ?? 50);
   const wait = query.has('wait') ? Number(query.get('wait')) : 0;
   if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, or latest, received ${JSON.stringify(afterText.slice(0, 20))}`);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
   if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
-  let events = await s.events.list(account, after, limit);
+  let events = await service.events.list(account, after, limit);
   if (events.length === 0 && wait > 0) {
     const who = `${account.merchant.id}/${account.mode}`;
-    if (!s.changes.hasRoom(who)) throw new TooMany(`Too many requests held open for this key (at most ${s.changes.maxPerAccount}); try again shortly`, 2);
+    if (!service.changes.hasRoom(who)) throw new TooMany(`Too many requests held open for this key (at most ${service.changes.maxPerAccount}); try again shortly`, 2);
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    await s.changes.wait(eventsKey(account.merchant.id, account.mode), who, wait * 1000, gone.signal);
+    await service.changes.wait(eventsKey(account.merchant.id, account.mode), who, wait * 1000, gone.signal);
     if (gone.signal.aborted) return undefined;
-    events = await s.events.list(account, after, limit);
+    events = await service.events.list(account, after, limit);
   }
-  const attempts = await s.events.attempts(events.map((e) => e.id));
+  const attempts = await service.events.attempts(events.map((e) => e.id));
   return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: events.at(-1)?.seq ?? after });
 };
 
-export const resendEvent: Handler = async ({ params, account, s }) => {
-  if (!(await s.events.resend(account, params.id, s.now()))) throw new NotFound(`No event ${params.id}`);
-  const event = (await s.events.get(account, params.id))!;
-  return ok(202, eventView(event, await s.events.attempts([event.id])), 'Event queued for delivery');
+export const resendEvent: Handler = async ({ params, account, service }) => {
+  if (!(await service.events.resend(account, params.id, service.now()))) throw new NotFound(`No event ${params.id}`);
+  const event = (await service.events.get(account, params.id))!;
+  return ok(202, eventView(event, await service.events.attempts([event.id])), 'Event queued for delivery');
 };

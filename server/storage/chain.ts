@@ -49,7 +49,7 @@ export interface Watched {
 /** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
 const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected')`;
 
-/** Wakes the long polls of the payments whose ids the subquery `ids` selects (their changeKey, in SQL). */
+/** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
 const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
 
 const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState; sweptHash?: string } => ({

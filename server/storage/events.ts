@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { EventType } from '../../contract/events.ts';
 import type { Database, Sql } from './db.ts';
-import { eventsKey } from '../realtime/changes.ts';
+import { eventsKey } from '../realtime/keys.ts';
 
 export interface StoredEvent {
   seq: number;

@@ -1,23 +1,15 @@
 // Payments and the transfers credited to them. Every change runs in one transaction with a
 // row lock, writes its outbox event in that transaction, and NOTIFYs 'changes' so
 // long polls held by any instance wake up.
-import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
-import {
-  assertSettles,
-  assertTakesDeposits,
-  planInitialize,
-  quoteFields,
-  type Payment,
-  type QuoteRequest,
-} from '../domain/payments.ts';
+import type { PaymentWrites } from '../domain/initialize.ts';
+import { assertSettles, assertTakesDeposits, type Payment } from '../domain/payments.ts';
 import type { EventType } from '../../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
+import { paymentKey } from '../realtime/keys.ts';
 
-/** The key long polls wait on, and the NOTIFY payload. */
-export const changeKey = (merchantId: string, mode: string, reference: string) => `${merchantId}/${mode}/${reference}`;
 
 const paymentOf = (r: Row): Payment => ({
   id: String(r.id),
@@ -49,8 +41,6 @@ const paymentOf = (r: Row): Payment => ({
   updatedMs: Number(r.updated_ms),
 });
 
-/** Without a configured network (most tests): a random address no one controls, never watched. */
-const placeholderAddress = () => '0x' + randomBytes(20).toString('hex');
 
 export interface ChangeReport {
   type: EventType;
@@ -79,61 +69,43 @@ export class PaymentStore {
     return row && paymentOf(row);
   };
 
-  /**
-   * Creates, answers again, or re-quotes the payment for a reference, as planInitialize
-   * decides. Safe under concurrent requests: the unique (merchant, mode, reference) key and
-   * the row lock make every concurrent initialize of one reference see one payment.
-   * `deposit`: a new payment's deposit address and the payout address it is bound to
-   * (CREATE2 on a configured network); without one, a placeholder address.
-   */
-  async initialize(
-    account: Account,
-    request: QuoteRequest,
-    nowMs: number,
-    quoteMs: number,
-    deposit: { address: string; payout: string | null } = { address: placeholderAddress(), payout: null },
-  ): Promise<{ payment: Payment; created: boolean }> {
-    return this.db.transaction(async (tx) => {
-      let existing = await this.lock(tx, account, request.reference);
-      let plan = planInitialize(existing, account, request, nowMs);
-      const fields = quoteFields(request, nowMs, quoteMs);
-      if (plan.kind === 'create') {
-        const [row] = await tx.query(
-          `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
-             fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-             expires_ms, created_ms, updated_ms, payout)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
-           ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
-          [
-            account.merchant.id, account.mode, request.reference, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId,
-            fields.token, fields.decimals, fields.currency, String(fields.fiatMinor), String(fields.due), String(fields.fee),
-            fields.fiatRate, fields.cryptoRate, deposit.address, fields.acceptPartial, request.customerName, request.customerEmail,
-            request.metadata === null ? null : JSON.stringify(request.metadata), fields.expiresMs, nowMs, deposit.payout,
-          ],
-        );
-        if (row) return { payment: paymentOf(row), created: true };
-        // Another request created it a moment ago: decide again against that one.
-        existing = await this.lock(tx, account, request.reference);
-        plan = planInitialize(existing, account, request, nowMs);
-      }
-      if (plan.kind === 'same') return { payment: existing!, created: false };
-      if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');
-      const [row] = await tx.query(
-        `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
-           decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
-           accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19
-         WHERE id = $1 RETURNING *`,
-        [
-          existing!.id, plan.createdBy, request.paymentLinkId, fields.coin, fields.chainId, fields.token, fields.decimals, fields.currency,
-          String(fields.fiatMinor), String(fields.due), String(fields.fee), fields.fiatRate, fields.cryptoRate, fields.acceptPartial,
-          request.customerName || existing!.customerName, request.customerEmail || existing!.customerEmail,
-          request.metadata === null ? (existing!.metadata === null ? null : JSON.stringify(existing!.metadata)) : JSON.stringify(request.metadata),
-          fields.expiresMs, nowMs,
-        ],
-      );
-      await this.notify(tx, existing!);
-      return { payment: paymentOf(row), created: true };
-    });
+  /** Initialize's writes (domain/initialize.ts), inside one transaction. */
+  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) =>
+      work({
+        lock: (account, reference) => this.lock(tx, account, reference),
+        insert: async (account, p, nowMs) => {
+          const [row] = await tx.query(
+            `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
+               fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
+               expires_ms, created_ms, updated_ms, payout)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
+             ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
+            [
+              account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
+              String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
+              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout,
+            ],
+          );
+          return row && paymentOf(row);
+        },
+        requote: async (existing, c, nowMs) => {
+          const [row] = await tx.query(
+            `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
+               decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
+               accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19
+             WHERE id = $1 RETURNING *`,
+            [
+              existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
+              String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,
+              c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs,
+            ],
+          );
+          return paymentOf(row);
+        },
+        notify: (payment) => this.notify(tx, payment).then(() => undefined),
+      }),
+    );
   }
 
   /**
@@ -264,5 +236,5 @@ export class PaymentStore {
   }
 
   private notify = (tx: Sql, payment: Payment) =>
-    tx.query(`SELECT pg_notify('changes', $1)`, [changeKey(payment.merchantId, payment.mode, payment.reference)]);
+    tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
 }

@@ -77,6 +77,16 @@ describe('hostile requests, to a demo process', { timeout: 40_000 }, () => {
     await alive();
   });
 
+  it('a known path with another method is a 405 in the error envelope, naming the methods it has', async () => {
+    const res = await fetch(api + '/api/v1/coins', { method: 'DELETE', headers: { 'x-api-key': publicKey } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(await res.json()).toEqual({ status: 'error', statusCode: 405, message: 'DELETE is not allowed here; use GET' });
+    const unknown = await fetch(api + '/api/v1/nothing-here', { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+    await alive();
+  });
+
   it('a body that is not UTF-8 is a 400', async () => {
     const body = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
     const status = await raw(api, Buffer.concat([Buffer.from(`POST /api/v1/transaction/initialize HTTP/1.1\r\nHost: x\r\nx-api-key: ${publicKey}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nConnection: close\r\n\r\n`), body]));

@@ -6,6 +6,7 @@ import { coinOf } from '../domain/catalog.ts';
 import { migrate } from '../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
+import { initializePayment } from '../domain/initialize.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 
@@ -30,11 +31,13 @@ describe.each(KINDS)('storage on %s', (kind) => {
   });
 
   it('keeps money exact in integer base units, however large', async () => {
-    const { payment } = await api.parts.payments.initialize(
+    const { payment } = await initializePayment(
+      api.parts.payments,
       account,
-      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', amount: '100000000', acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null },
+      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', fiatMinor: 10_000_000_000n, acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null },
       Date.now(),
       60_000,
+      { address: '0x' + '7'.repeat(40), payout: null },
     );
     // 100,000,000 NGN / 1550 → 64516.129033 USDT, + 1% → 65161.290324 USDT, at 18 decimals.
     expect(payment.due).toBe(65161290324000000000000n);

@@ -1,0 +1,73 @@
+// Initialize, as a use case: lock the reference, decide (planInitialize), write, tell the
+// long polls. Storage is behind the PaymentWrites port, run inside one transaction, so the
+// rule reads top to bottom here and the SQL stays in storage/payments.ts.
+import type { Account } from './account.ts';
+import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './payments.ts';
+
+/** A new payment's row: the quote's priced fields and who it is for. */
+export type NewPayment = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null };
+
+/** A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands. */
+export type Requote = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator };
+
+/** What initialize needs of storage, inside one transaction. */
+export interface PaymentWrites {
+  /** The reference's payment, locked until the transaction ends. */
+  lock(account: Account, reference: string): Promise<Payment | undefined>;
+  /** Inserts; undefined when another request created the reference first. */
+  insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
+  requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
+  /** Wakes the long polls on this payment, on every instance, when the transaction commits. */
+  notify(payment: Payment): Promise<void>;
+}
+
+export interface PaymentTransactions {
+  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Creates, answers again, or re-quotes the payment for a reference, as planInitialize decides.
+ * Safe under concurrent requests: the unique reference and the row lock make every concurrent
+ * initialize of one reference see one payment. `deposit`: a new payment's deposit address and
+ * the payout address it is bound to.
+ */
+export function initializePayment(
+  store: PaymentTransactions,
+  account: Account,
+  request: QuoteRequest,
+  nowMs: number,
+  quoteMs: number,
+  deposit: { address: string; payout: string | null },
+): Promise<{ payment: Payment; created: boolean }> {
+  return store.inTransaction(async (writes) => {
+    let existing = await writes.lock(account, request.reference);
+    let plan = planInitialize(existing, account, request, nowMs);
+    const fields = quoteFields(request, nowMs, quoteMs);
+    const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
+    if (plan.kind === 'create') {
+      const created = await writes.insert(account, { ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy: plan.createdBy, ...deposit }, nowMs);
+      if (created) return { payment: created, created: true };
+      // Another request created it a moment ago: decide again against that one.
+      existing = await writes.lock(account, reference);
+      plan = planInitialize(existing, account, request, nowMs);
+    }
+    if (plan.kind === 'same') return { payment: existing!, created: false };
+    if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');
+    const payment = await writes.requote(
+      existing!,
+      {
+        ...fields,
+        paymentLinkId,
+        createdBy: plan.createdBy,
+        customerName: customerName || existing!.customerName,
+        customerEmail: customerEmail || existing!.customerEmail,
+        metadata: metadata ?? existing!.metadata,
+      },
+      nowMs,
+    );
+    await writes.notify(existing!);
+    return { payment, created: true };
+  });
+}

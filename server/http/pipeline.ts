@@ -1,0 +1,84 @@
+// The HTTP pipeline, the same for every request: parse the target → match a route → authenticate
+// → run its handler → reply. Every error on the way, an unknown path and a wrong method
+// included, goes through the one mapper (respond.ts); nothing a client sends can end the process.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Account } from '../domain/account.ts';
+import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
+import type { Logger } from '../log.ts';
+import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
+import { authenticate, type KeyOwners } from './auth.ts';
+import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
+import { Router, type RouteSpec } from './router.ts';
+
+const REQUEST_LOG_SIZE = 2000;
+
+export interface PipelineDeps {
+  routes: RouteSpec<Handler>[];
+  owners: KeyOwners;
+  service: ServiceParts;
+  log: Logger;
+  /** The last requests served, "METHOD /path", for tests to count (at most 2,000 kept). */
+  requests: string[];
+}
+
+export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const router = new Router<Handler>(deps.routes);
+  const { log, requests } = deps;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> {
+    // Parsing the target is inside the boundary: `GET http://[/` must not throw outside it.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://service.invalid');
+    } catch {
+      throw new NotFound('Malformed request target');
+    }
+    requests.push(`${req.method} ${url.pathname}`);
+    if (requests.length > REQUEST_LOG_SIZE) requests.splice(0, requests.length - REQUEST_LOG_SIZE);
+    if (req.method === 'OPTIONS') return { status: 204, body: undefined };
+    const found = router.match(req.method ?? 'GET', url.pathname);
+    if (!('spec' in found)) {
+      if (found.allowed.length) throw new MethodNotAllowed(`${req.method} is not allowed here; use ${found.allowed.join(', ')}`, found.allowed);
+      throw new NotFound(`No endpoint ${req.method} ${url.pathname.slice(0, 200)}`);
+    }
+    const { spec, params } = found;
+    const account = spec.auth === 'none' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners);
+    const ctx: Ctx = { req, res, params, query: url.searchParams, account, service: deps.service };
+    return spec.handler(ctx);
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    cors(res);
+    // The service's own clock, which tests may set apart from the browser's.
+    res.setHeader('date', new Date(deps.service.now()).toUTCString());
+    handle(req, res)
+      .then((reply) => reply, (error: unknown) => {
+        if (error instanceof DomainError) return errorReply(error);
+        log.error({ err: error, method: req.method }, 'unexpected error answering a request');
+        return internalError();
+      })
+      .then((reply) => {
+        if (reply && reply.status === 204) {
+          if (!res.headersSent) res.writeHead(204).end();
+        } else if (reply) {
+          sendJson(res, reply.status, reply.body, reply.headers);
+        }
+        // A body the handler did not read (an error came first) is drained, not kept.
+        if (!req.complete) req.resume();
+        log.info({ method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+      })
+      .catch((error) => log.error({ err: error }, 'could not answer a request'));
+  };
+}
+
+/** An HTTP server on `host:port` (0: any free port) running the pipeline; malformed requests get a bare 400. */
+export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host: string): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}

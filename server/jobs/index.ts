@@ -1,0 +1,65 @@
+// The service's background work. Each job registers itself in JOBS below with what it runs
+// and the NOTIFY channel that wakes it; startService starts and stops them together. Jobs
+// claim their rows (SKIP LOCKED, leases), so any number of instances may run them all.
+import type { Hex } from 'viem';
+import type { RetryPolicy } from '../domain/webhooks.ts';
+import type { DevChainPowers, Network } from '../chain/networks.ts';
+import type { Logger } from '../log.ts';
+import type { ChainStore } from '../storage/chain.ts';
+import type { Database } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { MerchantStore } from '../storage/merchants.ts';
+import type { PaymentStore } from '../storage/payments.ts';
+import type { PayoutStore } from '../storage/payouts.ts';
+import { payoutJob } from './payouts.ts';
+import { settleJob } from './settle.ts';
+import { sweepJobs } from './sweep.ts';
+import { watchJobs } from './watch.ts';
+import { webhookJob } from './webhooks.ts';
+
+export interface JobDeps {
+  db: Database;
+  payments: PaymentStore;
+  events: EventStore;
+  merchants: MerchantStore;
+  payouts: PayoutStore;
+  chain: ChainStore;
+  networks: Network[];
+  devChain?: DevChainPowers;
+  gasKey?: Hex;
+  now: () => number;
+  log: Logger;
+  /** Names this instance in leases and delivery records. */
+  instance: string;
+  retry: RetryPolicy;
+  /** How often a job looks for due work it was not woken for. */
+  intervalMs: number;
+  webhookTimeoutMs: number;
+  payoutCheckMs: number;
+  sweepIntervalMs: number;
+  watchIntervalMs: number;
+}
+
+export interface Job {
+  name: string;
+  start(): void;
+  /** Stops it; work under way finishes (or is aborted, for deliveries) first. */
+  stop(): Promise<void>;
+  /** A NOTIFY channel that means "work is due now", from any instance. */
+  wakeOn?: { channel: string; wake(): void };
+}
+
+const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs];
+
+/** Starts every registered job; the answer stops them all. */
+export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {
+  const jobs = JOBS.flatMap((register) => register(deps));
+  const unlisten = await Promise.all(jobs.flatMap((job) => (job.wakeOn ? [deps.db.listen(job.wakeOn.channel, job.wakeOn.wake)] : [])));
+  for (const job of jobs) job.start();
+  return {
+    async stop() {
+      await Promise.all(jobs.map((job) => job.stop()));
+      await Promise.all(unlisten.map((stop) => stop()));
+    },
+  };
+}

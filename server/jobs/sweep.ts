@@ -1,0 +1,24 @@
+// Sweeps, where a gas wallet pays for them: each network's deposits go to the payout address
+// each was bound to, in batches, from any instance (claims keep two from sweeping one deposit).
+import { privateKeyToAccount } from 'viem/accounts';
+import { Sweeper } from '../chain/sweeper.ts';
+import type { Job, JobDeps } from './index.ts';
+import { JobLoop } from './loop.ts';
+
+export function sweepJobs(deps: JobDeps): Job[] {
+  return deps.networks.flatMap((network) => {
+    const gas = deps.gasKey ? privateKeyToAccount(deps.gasKey) : network.dev ? deps.devChain?.gasAccount : undefined;
+    if (deps.sweepIntervalMs <= 0) return [];
+    if (!gas) {
+      deps.log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');
+      return [];
+    }
+    const sweeper = new Sweeper({ network, store: deps.chain, gas, now: deps.now });
+    const sweep = async () => {
+      const done = await sweeper.tick();
+      if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, tx: done.hash }, 'deposits swept to their payout addresses');
+    };
+    const loop = new JobLoop(sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'));
+    return [{ name: `sweep chain ${network.chainId}`, start: () => loop.start(), stop: () => loop.stop() }];
+  });
+}

@@ -1,0 +1,29 @@
+// One chain watcher per configured network: a lease in the database keeps each chain to one
+// instance at a time; what it finds becomes credits through the payment ledger.
+import { Watcher } from '../chain/watcher.ts';
+import type { Job, JobDeps } from './index.ts';
+import { paymentLedger } from './ledger.ts';
+
+export function watchJobs(deps: JobDeps): Job[] {
+  const ledger = paymentLedger({ db: deps.db, payments: deps.payments, merchants: deps.merchants, now: deps.now });
+  return deps.networks.map((network) => {
+    const watcher = new Watcher({
+      chainId: network.chainId,
+      rpcUrls: network.rpcUrls,
+      confirmations: network.confirmations,
+      tokens: network.tokens.map((t) => t.address),
+      store: deps.chain,
+      ledger,
+      holder: deps.instance,
+      now: deps.now,
+      // A dev chain (anvil) starts empty on every run: it is watched from its first block.
+      startBlock: network.dev ? 1n : undefined,
+      leaseMs: 15_000,
+    });
+    return {
+      name: `watch chain ${network.chainId}`,
+      start: () => watcher.start(deps.watchIntervalMs, (error) => deps.log.warn({ err: error }, 'chain watcher: RPC failed; retrying')),
+      stop: () => watcher.stop(),
+    };
+  });
+}

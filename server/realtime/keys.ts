@@ -1,0 +1,9 @@
+// The names of what changed, as storage NOTIFYs them on the 'changes' channel and long polls
+// wait on them: one definition for both sides (storage/chain.ts builds the payment key in SQL
+// too, held equal by a test).
+
+/** A payment: `<merchant>/<mode>/<reference>`. */
+export const paymentKey = (merchantId: string, mode: string, reference: string) => `${merchantId}/${mode}/${reference}`;
+
+/** An account's events feed. */
+export const eventsKey = (merchantId: string, mode: string) => `events/${merchantId}/${mode}`;
