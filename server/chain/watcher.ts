@@ -17,8 +17,11 @@ export const TRANSFER = parseAbiItem('event Transfer(address indexed from, addre
 
 /** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
 export interface Ledger {
-  /** Counts the transfer on its payment; 'late' when the payment takes no more (recorded, told). */
-  credit(transfer: SeenTransfer): Promise<'credited' | 'late'>;
+  /**
+   * Counts the transfer on its payment; 'late' when the payment takes no more, 'unexpected'
+   * when it is not in the payment's token (both recorded and told, never counted).
+   */
+  credit(transfer: SeenTransfer): Promise<'credited' | 'late' | 'unexpected'>;
   /** Takes a credited transfer back (its block left the chain), telling the merchant. */
   uncredit(transfer: SeenTransfer): Promise<void>;
   /** Tells the merchant of money that cannot count: late, or a token the payment did not ask for. */
@@ -108,7 +111,9 @@ export class Watcher {
       const blocks = new Map<bigint, string>();
       for (const log of logs) {
         const payment = watched.get(log.args.to!.toLowerCase());
-        if (!payment || payment.chainId !== chainId || log.removed) continue;
+        // A zero-value Transfer needs no allowance (anyone can emit one from anyone): it moves
+        // nothing, so it is no money to record, tell or sweep.
+        if (!payment || payment.chainId !== chainId || log.removed || log.args.value === 0n) continue;
         const transfer: SeenTransfer = {
           chainId,
           txHash: log.transactionHash!,
@@ -137,8 +142,8 @@ export class Watcher {
     for (const t of await store.confirmable(chainId, head - BigInt(this.o.confirmations) + 1n)) {
       const outcome = await this.o.ledger.credit(t);
       await store.mark(t, outcome);
-      if (outcome === 'late') await this.o.ledger.unmatched(t, 'late');
-      else result.credited++;
+      if (outcome === 'credited') result.credited++;
+      else await this.o.ledger.unmatched(t, outcome);
     }
     // A new block is one more confirmation for whatever is still confirming: tell its checkouts.
     if (result.scanned) await store.notifyConfirming(chainId);

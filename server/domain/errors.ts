@@ -19,6 +19,8 @@ export class Forbidden extends DomainError {}
 export class NotFound extends DomainError {}
 /** The request is fine but the state it meets refuses it. */
 export class Conflict extends DomainError {}
+/** Money in a token (or on a chain) the payment did not ask for: it never counts toward it. */
+export class NotItsToken extends Conflict {}
 export class TooLarge extends DomainError {}
 /** The path exists, but not with this method: `allowed` are the methods it has. */
 export class MethodNotAllowed extends DomainError {

@@ -16,6 +16,8 @@ export type Requote = ReturnType<typeof quoteFields> &
 export interface PaymentWrites {
   /** The reference's payment, locked until the transaction ends. */
   lock(account: Account, reference: string): Promise<Payment | undefined>;
+  /** Whether a transfer to the payment is on the chain (seen, confirming or counted). */
+  onChain(payment: Payment): Promise<boolean>;
   /** Inserts; undefined when another request created the reference first. */
   insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
   requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
@@ -43,7 +45,7 @@ export function initializePayment(
 ): Promise<{ payment: Payment; created: boolean }> {
   return store.inTransaction(async (writes) => {
     let existing = await writes.lock(account, request.reference);
-    let plan = planInitialize(existing, account, request, nowMs);
+    let plan = planInitialize(existing, account, request, nowMs, !!existing && (await writes.onChain(existing)));
     const fields = quoteFields(request, nowMs, quoteMs);
     const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
     if (plan.kind === 'create') {
@@ -51,19 +53,22 @@ export function initializePayment(
       if (created) return { payment: created, created: true };
       // Another request created it a moment ago: decide again against that one.
       existing = await writes.lock(account, reference);
-      plan = planInitialize(existing, account, request, nowMs);
+      plan = planInitialize(existing, account, request, nowMs, !!existing && (await writes.onChain(existing)));
     }
     if (plan.kind === 'same') return { payment: existing!, created: false };
     if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');
+    // A page (public key) may change only the coin of a payment its merchant made: the
+    // customer and metadata the merchant's server or link gave stay as they were.
+    const keep = account.via === 'public' && existing!.createdBy !== 'public';
     const payment = await writes.requote(
       existing!,
       {
         ...fields,
         paymentLinkId,
         createdBy: plan.createdBy,
-        customerName: customerName || existing!.customerName,
-        customerEmail: customerEmail || existing!.customerEmail,
-        metadata: metadata ?? existing!.metadata,
+        customerName: (!keep && customerName) || existing!.customerName,
+        customerEmail: (!keep && customerEmail) || existing!.customerEmail,
+        metadata: keep ? existing!.metadata : (metadata ?? existing!.metadata),
       },
       nowMs,
     );

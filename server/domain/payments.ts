@@ -4,7 +4,7 @@ import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../contract/fi
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts';
 import type { Account } from './account.ts';
-import { Conflict } from './errors.ts';
+import { Conflict, NotItsToken } from './errors.ts';
 import { quote, QUOTE_DECIMALS } from './quote.ts';
 
 export type Creator = 'public' | 'secret' | 'link';
@@ -97,13 +97,18 @@ const creatorOf = (account: Account, request: QuoteRequest): Creator =>
  * the amount or currency of a payment that the merchant's server or a link priced. A
  * reference that received funds is never re-quoted.
  */
-export function planInitialize(existing: Payment | undefined, account: Account, request: QuoteRequest, nowMs: number): InitializePlan {
+export function planInitialize(existing: Payment | undefined, account: Account, request: QuoteRequest, nowMs: number, onChain = false): InitializePlan {
   const creator = creatorOf(account, request);
   if (!existing) return { kind: 'create', createdBy: creator };
   if (existing.paid > 0n) {
     throw new Conflict(
       `Reference ${existing.reference} has already received ${formatUnits(existing.paid, existing.decimals)} ${existing.coin}; it cannot be quoted again. Verify it instead.`,
     );
+  }
+  // A transfer still confirming counts in the coin it was sent in: changing the coin now would
+  // credit its raw amount at another token's decimals (6e-10 USDT read as 600 USDC).
+  if (onChain) {
+    throw new Conflict(`Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`);
   }
   const samePrice = existing.currency === request.currency && existing.fiatMinor === request.fiatMinor && existing.acceptPartial === request.acceptPartial;
   if (!samePrice && existing.createdBy !== 'public' && account.via === 'public') {
@@ -127,6 +132,16 @@ export function sandboxAmount(payment: Pick<Payment, 'due' | 'paid' | 'decimals'
     : kind === 'partial' ? (remaining / 2n > 0n ? remaining / 2n : 1n)
     : remaining + (remaining + 9n) / 10n;
   return sent * scale;
+}
+
+/**
+ * A transfer counts only in its own token, on its own chain, toward a payment that asked for
+ * that token: anything else is unexpected money, recorded and told, never credited.
+ */
+export function assertCountsToward(payment: Pick<Payment, 'reference' | 'token' | 'chainId' | 'coin'>, transfer: { token: string; chainId: number }): void {
+  if (transfer.token.toLowerCase() !== payment.token.toLowerCase() || transfer.chainId !== payment.chainId) {
+    throw new NotItsToken(`Transaction ${payment.reference} asked for ${payment.coin} (${payment.token} on chain ${payment.chainId}); a transfer of ${transfer.token} on chain ${transfer.chainId} does not count toward it`);
+  }
 }
 
 /** Money may arrive only while the payment is open. */

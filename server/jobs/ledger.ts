@@ -1,7 +1,7 @@
 // The watcher's ledger over storage: confirmed transfers become credits on their payments,
 // reorganised ones are taken back, and money that cannot count is told to the merchant.
 import type { Ledger } from '../chain/watcher.ts';
-import { Conflict } from '../domain/errors.ts';
+import { Conflict, NotItsToken } from '../domain/errors.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { SeenTransfer } from '../storage/chain.ts';
@@ -22,9 +22,10 @@ export function paymentLedger(deps: { db: Sql; payments: PaymentStore; merchants
       const { account, reference } = await whose(t);
       try {
         const now = deps.now();
-        await deps.payments.credit(account, reference, { chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, now, report, t.seenMs ?? now);
+        await deps.payments.credit(account, reference, { chainId: t.chainId, token: t.token, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, now, report, t.seenMs ?? now);
         return 'credited';
       } catch (error) {
+        if (error instanceof NotItsToken) return 'unexpected'; // another token: recorded, never counted
         if (error instanceof Conflict) return 'late'; // expired, settled or paid: recorded, not counted
         throw error;
       }

@@ -158,10 +158,12 @@ export const sandboxDeposit: Handler = async (ctx) => {
     await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
     return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
   }
+  const quoted = await service.payments.get(account, String(body.reference));
   const payment = await service.payments.credit(
     account,
     String(body.reference),
-    { chainId: 0, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
+    // Simulated in the payment's own token as it stands: a coin changed in between does not count it.
+    { chainId: quoted.chainId, token: quoted.token, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
     service.now(),
     { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, service.now(), true) },
   );

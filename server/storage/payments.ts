@@ -3,7 +3,7 @@
 // long polls held by any instance wake up.
 import type { Account } from '../domain/account.ts';
 import type { PaymentWrites } from '../domain/initialize.ts';
-import { assertSettles, assertTakesDeposits, type Payment } from '../domain/payments.ts';
+import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from '../domain/payments.ts';
 import type { EventType } from '../../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Database, Row, Sql } from './db.ts';
@@ -74,6 +74,8 @@ export class PaymentStore {
     return this.db.transaction((tx) =>
       work({
         lock: (account, reference) => this.lock(tx, account, reference),
+        onChain: async (payment) =>
+          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(
             `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
@@ -118,7 +120,7 @@ export class PaymentStore {
   async credit(
     account: Account,
     reference: string,
-    transfer: { chainId: number; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
+    transfer: { chainId: number; token: string; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
     nowMs: number,
     report: ChangeReport,
     arrivedMs = nowMs,
@@ -128,6 +130,7 @@ export class PaymentStore {
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
       const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [transfer.chainId, transfer.txHash, transfer.logIndex]);
       if (already) return payment;
+      assertCountsToward(payment, transfer);
       assertTakesDeposits(payment, arrivedMs);
       const amount = transfer.amount(payment);
       const inserted = await tx.query(

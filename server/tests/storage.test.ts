@@ -7,6 +7,7 @@ import { migrate } from '../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { initializePayment } from '../domain/initialize.ts';
+import { NotItsToken } from '../domain/errors.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 
@@ -61,12 +62,26 @@ describe.each(KINDS)('storage on %s', (kind) => {
   it('credits one transfer once, whoever reports it how often', async () => {
     const reference = `credit-${kind}`;
     await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 10 });
-    const transfer = { chainId: 11155111, txHash: '0x' + 'ab'.repeat(32), logIndex: 3, amount: () => 4_000_000n };
+    const transfer = { chainId: 11155111, token: coinOf('test', 'USDC')!.contractAddress, txHash: '0x' + 'ab'.repeat(32), logIndex: 3, amount: () => 4_000_000n };
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({ credited: reference }) };
     await Promise.all(Array.from({ length: 10 }, () => api.parts.payments.credit(account, reference, transfer, Date.now(), report)));
     expect((await api.parts.payments.get(account, reference)).paid).toBe(4_000_000n);
     const [{ n }] = await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE $1`, [`%"credited":"${reference}"%`]);
     expect(n).toBe('1');
+  });
+
+  it('counts a transfer only in the token and on the chain the payment asked for', async () => {
+    const reference = `token-${kind}`;
+    await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 10 });
+    const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
+    const usdc = coinOf('test', 'USDC')!;
+    const send = (token: string, chainId: number, logIndex: number) =>
+      api.parts.payments.credit(account, reference, { chainId, token, txHash: '0x' + 'cd'.repeat(32), logIndex, amount: () => 10_100_000n }, Date.now(), report);
+    await expect(send(coinOf('test', 'DAI')!.contractAddress, usdc.chainId, 0)).rejects.toBeInstanceOf(NotItsToken);
+    await expect(send(usdc.contractAddress, 1, 1)).rejects.toBeInstanceOf(NotItsToken);
+    expect((await api.parts.payments.get(account, reference)).paid).toBe(0n);
+    await send(usdc.contractAddress.toUpperCase().replace('0X', '0x'), usdc.chainId, 2);
+    expect((await api.parts.payments.get(account, reference)).paid).toBe(10_100_000n);
   });
 
   it('lets concurrent payouts never overdraw the balance', async () => {

@@ -78,6 +78,16 @@ describe('the stub API', () => {
     expect((await init('priced-1', { amount: '0.01', coin: 'USDC' })).status).toBe(409);
   });
 
+  it('lets a page change only the coin of a payment the merchant made, never its customer or metadata', async () => {
+    const server = { authorization: `Bearer ${testKeys.secretKey}` };
+    const made = { reference: 'priced-2', coin: 'USDT', currency: 'USD', amount: 40, customer_name: 'Ada', customer_email: 'ada@example.com', metadata: { order: 41 } };
+    expect((await call('POST', '/api/v1/transaction/initialize', made, null, server)).status).toBe(201);
+    const requoted = await init('priced-2', { amount: 40, coin: 'USDC', customer_name: 'Mallory', customer_email: 'mallory@evil.example', metadata: { order: 1 } });
+    expect(requoted.status).toBe(201);
+    const seen = await call('GET', '/api/v1/transaction/verify/priced-2', undefined, null, server);
+    expect(seen.body.data).toMatchObject({ coin: 'USDC', customer: { name: 'Ada', email: 'ada@example.com' }, metadata: { order: 41 } });
+  });
+
   it('is idempotent per reference: the same request answers the same transaction', async () => {
     const first = await init('stub-2');
     const again = await init('stub-2');

@@ -121,6 +121,39 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(await until('confirmed', async () => (await verify('s-5')).status === 'confirmed')).toBe(true);
   });
 
+  // Issue 21, 1: a dust USDT transfer (600,000,000 base units: 6e-10 USDT) was credited as
+  // 600 USDC after the page re-quoted the payment to USDC while the transfer confirmed.
+  it('a transfer on the chain pins the coin: the page cannot switch it, and dust is credited in its own token only', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDT', currency: 'USD', amount: 500 });
+    const address = created.body.data.address as Address;
+    const attacker = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+    await attacker.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [address, 600_000_000n] });
+    await until('seen', async () => (await verify('s-dust')).confirming);
+    const requote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDC', currency: 'USD', amount: 500 });
+    expect(requote.status).toBe(409);
+    expect(requote.body.message).toMatch(/on the chain in USDT, still confirming/);
+    const counted = await until('counted', async () => (await verify('s-dust')).amountPaid > 0 && verify('s-dust'));
+    expect(counted).toMatchObject({ coin: 'USDT', status: 'incomplete', amountPaid: 6e-10 });
+    const [row] = await api.db.query(`SELECT coin, paid FROM payments WHERE reference = 's-dust'`);
+    expect(row).toEqual({ coin: 'USDT', paid: '600000000' });
+  });
+
+  // Issue 21, 7: a zero-value Transfer needs no allowance; it was recorded, webhooked and swept.
+  it('ignores a zero-value transfer: nothing recorded, told or swept', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-zero', coin: 'USDT', currency: 'USD', amount: 5 });
+    const address = created.body.data.address as Address;
+    const attacker = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+    const hash = await attacker.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [address, 0n] });
+    const { blockNumber } = await createPublicClient({ chain: foundry, transport: http(chain.url) }).waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    await until('scanned past it', async () => {
+      const [cursor] = await api.db.query(`SELECT block_number FROM chain_cursors WHERE chain_id = $1`, [chain.chainId]);
+      return BigInt(cursor.block_number as string) >= blockNumber + 2n;
+    });
+    expect(await api.db.query(`SELECT 1 FROM chain_transfers WHERE lower(recipient) = lower($1)`, [address])).toEqual([]);
+    expect((await verify('s-zero')).status).toBe('pending');
+    expect((await verify('s-zero')).hash).toBeNull();
+  });
+
   it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
     expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
     expect((await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey)).body.sandbox).toBe(false);
