@@ -35,8 +35,8 @@ const api = await startService({
 });
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 // The demo merchant's deposits are swept to dev account 9, unless a payout address is set.
-if (!(await api.parts.merchants.payoutAddress(DEMO_MERCHANT.id, chain.chainId))) {
-  await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, chain.chainId, devAccount(9).address);
+if (!(await api.parts.merchants.payoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId))) {
+  await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId, devAccount(9).address);
 }
 let endpoint = await readWebhook(api.url, secretKey);
 const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: Number(process.env.SHOP_PORT ?? 4020) });

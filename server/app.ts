@@ -122,7 +122,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   let origin = '';
   const networks = options.networks ?? {};
   const parts: ServiceParts = {
-    catalog: catalog(networks, (merchantId, chainId) => merchants.payoutAddress(merchantId, chainId)),
+    catalog: catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)),
     payments,
     chain,
     events,

@@ -28,7 +28,7 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
     ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) }, devChain: DEV_CHAIN_POWERS } : {}),
     ...serviceOptions,
   });
-  if (chain) await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, chain.chainId, devAccount(9).address);
+  if (chain) await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId, devAccount(9).address);
   const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
   const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
   await registerWebhook(api.url, secretKey, shop.url + WEBHOOK_PATH);

@@ -21,7 +21,7 @@ export interface Catalog {
   depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string | null }>;
 }
 
-export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, chainId: number) => Promise<string | undefined>): Catalog {
+export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, mode: KeyMode, chainId: number) => Promise<string | undefined>): Catalog {
   const coins = { test: networks.test ? coinsOf(networks.test) : COINS.test, live: networks.live ? coinsOf(networks.live) : COINS.live };
   return {
     coins: (mode) => coins[mode],
@@ -30,7 +30,7 @@ export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddre
     async depositAddress(merchantId, mode, reference) {
       const network = networks[mode];
       if (!network) return { address: '0x' + randomBytes(20).toString('hex'), payout: null };
-      const payout = await payoutAddress(merchantId, network.chainId);
+      const payout = await payoutAddress(merchantId, mode, network.chainId);
       if (!payout) {
         throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
       }

@@ -1,7 +1,7 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
 import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
-import { invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
 import { readJson } from '../http/body.ts';
@@ -30,12 +30,20 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
  */
 export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   const body = parse(PayoutAddressBody, await readJson(req));
-  await service.merchants.setPayoutAddress(account.merchant.id, body.chain_id, body.address);
+  // A key names only its own mode's chains: a test key must never say where live money goes.
+  const network = service.catalog.network(account.mode);
+  if (network?.chainId !== body.chain_id) {
+    const offered = network ? `${network.chainId} (${network.name})` : 'none: no network is configured for them';
+    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
+      { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' network` },
+    ]);
+  }
+  await service.merchants.setPayoutAddress(account.merchant.id, account.mode, body.chain_id, body.address);
   return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
 };
 
 export const getPayoutAddresses: Handler = async ({ account, service }) =>
-  ok(200, Object.entries(await service.merchants.payoutAddresses(account.merchant.id)).map(([chain, address]) => ({ chain_id: Number(chain), address })), 'Payout addresses');
+  ok(200, (await service.merchants.payoutAddresses(account.merchant.id, account.mode)).map(({ chainId, address }) => ({ chain_id: chainId, address })), 'Payout addresses');
 
 export const getWebhook: Handler = async ({ account, service }) => ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook endpoint');
 

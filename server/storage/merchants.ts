@@ -94,20 +94,23 @@ export class MerchantStore {
     return row && merchantOf(row);
   }
 
-  /** The merchant's payout address on a chain, where its deposits are swept; undefined if none. */
-  async payoutAddress(merchantId: string, chainId: number): Promise<string | undefined> {
-    const [row] = await this.db.query(`SELECT payout_addresses ->> $2 AS address FROM merchants WHERE id = $1`, [merchantId, String(chainId)]);
-    return (row?.address as string | null) ?? undefined;
+  /** The merchant's payout address for a mode's chain, where its deposits are swept; undefined if none. */
+  async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId]);
+    return (row?.address as string | undefined) ?? undefined;
   }
 
-  async payoutAddresses(merchantId: string): Promise<Record<string, string>> {
-    const [row] = await this.db.query(`SELECT payout_addresses FROM merchants WHERE id = $1`, [merchantId]);
-    const value = row?.payout_addresses;
-    return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
+  async payoutAddresses(merchantId: string, mode: string): Promise<Array<{ chainId: number; address: string }>> {
+    const rows = await this.db.query(`SELECT chain_id, address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 ORDER BY chain_id`, [merchantId, mode]);
+    return rows.map((r) => ({ chainId: Number(r.chain_id), address: r.address as string }));
   }
 
-  async setPayoutAddress(merchantId: string, chainId: number, address: string): Promise<void> {
-    await this.db.query(`UPDATE merchants SET payout_addresses = payout_addresses || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [merchantId, String(chainId), address]);
+  async setPayoutAddress(merchantId: string, mode: string, chainId: number, address: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
+      [merchantId, mode, chainId, address],
+    );
   }
 
   async list(): Promise<Merchant[]> {

@@ -220,6 +220,21 @@ const MIGRATIONS: string[] = [
   ALTER TABLE chain_transfers ADD COLUMN sweep_claim_ms bigint NOT NULL DEFAULT 0;
   CREATE INDEX chain_transfers_unswept ON chain_transfers (chain_id, block_number) WHERE swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected');
   `,
+  `
+  -- Payout addresses belong to a mode as well as a chain: a test key must never name where
+  -- live money goes. Addresses stored before were per chain only; they are kept for test keys
+  -- alone, and live ones must be registered again with a live key (safer than guessing).
+  CREATE TABLE payout_addresses (
+    merchant_id uuid NOT NULL REFERENCES merchants (id),
+    mode text NOT NULL,
+    chain_id integer NOT NULL,
+    address text NOT NULL,
+    PRIMARY KEY (merchant_id, mode, chain_id)
+  );
+  INSERT INTO payout_addresses (merchant_id, mode, chain_id, address)
+    SELECT m.id, 'test', e.key::integer, e.value FROM merchants m, jsonb_each_text(m.payout_addresses) e;
+  ALTER TABLE merchants DROP COLUMN payout_addresses;
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

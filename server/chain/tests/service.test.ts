@@ -45,6 +45,20 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: payout }, secretKey)).status).toBe(200);
   });
 
+  // Issue 21, 2: payout addresses were per chain, not per mode, and any secret key could name
+  // any chain: a test key set chain 56 to an attacker's wallet, and live money was swept there.
+  it('lets a key name the payout address of its own mode\'s chain only, and keeps each mode\'s apart', async () => {
+    const attacker = devAccount(5).address;
+    const testOnLive = await call('PUT', '/api/v1/payout_address', { chain_id: 56, address: attacker }, secretKey);
+    expect(testOnLive.status).toBe(409);
+    expect(testOnLive.body.message).toMatch(/chain 31337 \(Local dev chain\)/);
+    const liveOnDev = await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: attacker }, DEMO_MERCHANT.keys.live.secretKey);
+    expect(liveOnDev.status).toBe(409);
+    expect(liveOnDev.body.errors).toEqual([{ field: 'chain_id', message: expect.any(String) }]);
+    expect((await call('GET', '/api/v1/payout_address', undefined, DEMO_MERCHANT.keys.live.secretKey)).body.data).toEqual([]);
+    expect((await call('GET', '/api/v1/payout_address', undefined, secretKey)).body.data).toEqual([{ chain_id: 31337, address: payout }]);
+  });
+
   it('lists the dev chain\'s coins with their chain id, contract and real decimals', async () => {
     const { body } = await call('GET', '/api/v1/coins');
     expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDC')).toMatchObject({ chainId: 31337, contractAddress: contracts.tokens.USDC, decimals: 6, network: 'Local dev chain' });
