@@ -54,6 +54,8 @@ export interface WatcherOptions {
 
 export interface TickResult {
   skipped?: boolean;
+  /** The node answered a head below what was already scanned: a lagging node, so nothing was done. */
+  lagging?: boolean;
   head?: bigint;
   scanned?: { from: bigint; to: bigint };
   reorgedFrom?: bigint;
@@ -89,11 +91,15 @@ export class Watcher {
     let cursor = await store.claim(chainId, this.o.holder, this.now(), this.o.leaseMs ?? 30_000, start);
     if (!cursor) return { ...result, skipped: true };
     result.head = head;
+    // A head below the cursor is a node behind the others (a load balancer's lagging backend),
+    // not a reorganisation: blocks it has not seen yet are not gone. Skip the tick; a real
+    // reorganisation shows as a changed hash at or below the head, checked next.
+    if (head < cursor.number) return { ...result, lagging: true };
 
     // Stored hashes are compared from the highest down: the first that still matches vouches
     // for every block below it (each block names its parent), so a quiet chain costs one call.
     for (const block of await store.blocks(chainId, cursor.number - this.reorgDepth)) {
-      const onChain = block.number > head ? undefined : (await this.rpc.getBlock({ blockNumber: block.number })).hash;
+      const onChain = (await this.rpc.getBlock({ blockNumber: block.number })).hash;
       if (onChain === block.hash) break;
       result.reorgedFrom = block.number;
     }

@@ -180,6 +180,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const snapshot = await rpc('evm_snapshot');
     await rpc('eth_sendRawTransaction', [signed]);
     expect((await w.tick()).seen).toBe(1);
+    const firstSeen = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.seenMs;
     await rpc('evm_revert', [snapshot]); // the block with the transfer is gone
     await mine(3); // and the chain goes on without it
     const after = await w.tick();
@@ -187,11 +188,15 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     expect(await status('w-5')).toMatchObject({ status: 'pending', amountPaid: 0 });
     expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('orphaned');
 
+    clock += 60_000;
     await rpc('eth_sendRawTransaction', [signed]); // the same transaction, included again
     await mine();
     await w.tick();
     await w.tick();
     expect(await status('w-5')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    // Its arrival is when it was first seen: a re-mining never moves it later (past the quote).
+    expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.seenMs).toBe(firstSeen);
+    clock -= 60_000;
     await w.stop();
   });
 
@@ -250,6 +255,30 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
+  // Issue 21, 3: one RPC node answering a stale head turned a confirmed payment into an
+  // expired one (stored blocks above the head were taken as reorganised, the money taken back).
+  it('takes a head below what it scanned for a lagging node, not a reorganisation: nothing is taken back', async () => {
+    const proxy = await startProxy(chain.port);
+    const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
+    const to = await payment('w-lag');
+    await w.tick();
+    await send(to, '10.1');
+    await w.tick();
+    await w.tick();
+    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    proxy.staleHead = (await reader().getBlockNumber()) - 3n;
+    const lagging = await w.tick();
+    expect(lagging).toMatchObject({ lagging: true, credited: 0 });
+    expect(lagging.reorgedFrom).toBeUndefined();
+    proxy.staleHead = undefined;
+    await mine();
+    await w.tick();
+    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect((await events('DEPOSIT_REVERSED')).map((e) => e.reference)).not.toContain('w-lag');
+    await w.stop();
+    await proxy.close();
+  });
+
   it('lets one instance watch a chain at a time', async () => {
     const a = watcher({ leaseMs: 60_000 });
     const b = watcher({ leaseMs: 60_000 });
@@ -281,17 +310,30 @@ function encodeTransfer(to: Address, amount: bigint): Hex {
   return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`;
 }
 
-/** An RPC endpoint that can be taken down: a proxy in front of anvil. */
+/**
+ * An RPC endpoint that can be taken down, or made to lag (answer `staleHead` as the head): a
+ * proxy in front of anvil.
+ */
 async function startProxy(target: number) {
-  const state = { down: false };
+  const state: { down: boolean; staleHead?: bigint } = { down: false };
   const server: Server = createServer((req, res) => {
     if (state.down) return void res.socket?.destroy();
-    const forward = httpRequest({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string };
+      if (state.staleHead !== undefined && call.method === 'eth_blockNumber') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: `0x${state.staleHead.toString(16)}` }));
+        return;
+      }
+      const forward = httpRequest({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.socket?.destroy());
+      forward.end(body);
     });
-    forward.on('error', () => res.socket?.destroy());
-    req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(state, {
