@@ -75,7 +75,10 @@ export class Watcher {
   constructor(private readonly o: WatcherOptions) {
     this.now = o.now ?? Date.now;
     this.maxRange = o.maxRange ?? 2000n;
-    this.reorgDepth = o.reorgDepth ?? 64n;
+    // Hashes are kept at least as deep as a transfer needs confirmations: a reorganisation of a
+    // block still confirming must be seen.
+    const depth = o.reorgDepth ?? 64n;
+    this.reorgDepth = depth > BigInt(o.confirmations) ? depth : BigInt(o.confirmations);
     // cacheTime 0: viem otherwise answers eth_blockNumber from a 4 s cache, and the watcher
     // must see each new head.
     this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc) }) as PublicClient;
@@ -98,9 +101,19 @@ export class Watcher {
 
     // Stored hashes are compared from the highest down: the first that still matches vouches
     // for every block below it (each block names its parent), so a quiet chain costs one call.
-    for (const block of await store.blocks(chainId, cursor.number - this.reorgDepth)) {
+    // Only some blocks' hashes are kept, so the fork lies somewhere above the highest match:
+    // everything from just above it is scanned again, not only from the lowest changed block
+    // (a payment re-mined into a block in between would otherwise never be seen).
+    let changed = false;
+    const stored = await store.blocks(chainId, cursor.number - this.reorgDepth);
+    for (const block of stored) {
       const onChain = (await this.rpc.getBlock({ blockNumber: block.number })).hash;
-      if (onChain === block.hash) break;
+      if (onChain === block.hash) {
+        if (changed) result.reorgedFrom = block.number + 1n;
+        break;
+      }
+      changed = true;
+      // No stored block matched (yet): as deep as what is kept.
       result.reorgedFrom = block.number;
     }
     if (result.reorgedFrom !== undefined) {

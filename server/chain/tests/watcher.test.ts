@@ -200,6 +200,25 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.stop();
   });
 
+  // Issue 21, 4: only some block hashes are stored; the watcher rewound to the lowest stored
+  // block that changed, so a transfer re-mined into an unstored block below it was never seen.
+  it('scans again from just above the highest block that still matches, across blocks whose hashes it never kept', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-deep');
+    await w.tick();
+    const snapshot = await rpc('evm_snapshot');
+    await mine(5);
+    await w.tick(); // keeps only the new top's hash: the five blocks below it held nothing of ours
+    await rpc('evm_revert', [snapshot]);
+    await send(to, '10.1'); // in the first block of the new branch, below the changed top
+    await mine(7);
+    const after = await w.tick();
+    expect(after.reorgedFrom).toBeDefined();
+    await w.tick();
+    expect(await status('w-deep')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+  });
+
   it('takes back a credited transfer whose block left the chain, and tells the merchant', async () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-6');
