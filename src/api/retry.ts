@@ -4,9 +4,16 @@ export const RETRY_BASE_MS = 400;
 export const RETRY_CAP_MS = 8_000;
 
 /**
- * The one retry policy: after which delay to try again, or undefined to stop. Network
- * faults, 408, 429, 5xx and answers that are not the contract (a proxy's HTML page, say)
- * are passing; every call it guards is idempotent. Any other 4xx, and anything unknown, is final.
+ * Whether a failure is temporary: the network failed, or the service answered 408, 429 or
+ * 5xx. One that outlasts the retries is the service out of reach, not a refusal.
+ */
+export const temporary = (error: ApiError): boolean =>
+  error.kind == 'network' || error.status == 408 || error.status == 429 || error.status >= 500;
+
+/**
+ * The one retry policy: after which delay to try again, or undefined to stop. Temporary
+ * failures and answers that are not the contract (a proxy's HTML page, say) are passing;
+ * every call it guards is idempotent. Any other 4xx, and anything unknown, is final.
  */
 export function retryDelay(
   error: unknown,
@@ -15,10 +22,7 @@ export function retryDelay(
   base = RETRY_BASE_MS,
   cap = RETRY_CAP_MS,
 ): number | undefined {
-  if (!(error instanceof ApiError)) return undefined;
-  const passing =
-    error.kind !== 'http' || error.status === 408 || error.status === 429 || error.status >= 500;
-  if (!passing) return undefined;
+  if (!(error instanceof ApiError) || !(error.kind == 'shape' || temporary(error))) return undefined;
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, cap * 4);
   // Half fixed, half random: customers who lost the network together do not come back
   // together, and no retry comes sooner than half its step.

@@ -12,7 +12,8 @@ const seen = { screens: 0, stale: 0, qr: 0 };
 import { h, render } from 'preact';
 import { baseUnits } from '../../contract/payment-uri.ts';
 import { Payment } from '../ui/screens/Payment.tsx';
-import { createCheckout, POLL_MAX_MS, type Checkout } from './machine.ts';
+import { createCheckout, type Checkout } from './machine.ts';
+import { POLL_MAX_MS } from './work.ts';
 
 export const RUNS = 1000;
 

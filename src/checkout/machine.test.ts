@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCheckout, POLL_MS } from './machine.ts';
+import { createCheckout } from './machine.ts';
+import { POLL_MS } from './work.ts';
 import type { Verification } from '../../contract/schemas.ts';
 import { fakeApi, httpError, networkError, options } from '../testing/fake-api.ts';
 

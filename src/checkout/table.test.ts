@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_COINS } from '../testing/fake-api.ts';
 import type { Verification } from '../../contract/schemas.ts';
-import { next, table, type Env, type Event, type EventType, type State, type StateName } from './machine.ts';
+import { next, table, type Env, type Event, type EventType, type State, type StateName } from './table.ts';
 
-const env: Env = { coin: (symbol) => TEST_COINS.find((c) => c.symbol === symbol), options: { acceptPartialPayment: false } };
+const env: Env = { coin: (symbol) => TEST_COINS.find((c) => c.symbol === symbol) };
 const payment = (over: Partial<Verification> = {}): Verification => ({
   reference: 'order-1',
   address: '0x' + 'ab'.repeat(20),
@@ -24,17 +24,18 @@ const payment = (over: Partial<Verification> = {}): Verification => ({
   ...over,
 });
 const network = { code: 'network_error', message: 'down' } as const;
+const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
 /** One sample of each state. */
 const states: Record<StateName, State> = {
-  details: { name: 'details', needName: true, needEmail: true, wrong: [] },
-  coins: { name: 'coins', coins: TEST_COINS },
-  quoting: { name: 'quoting', coin: TEST_COINS[0]! },
-  watching: { name: 'watching', payment: payment(), leaving: false, lost: false },
-  settling: { name: 'settling', payment: payment({ status: 'incomplete', amountPaid: 10, acceptPartialPayment: true }) },
+  details: { name: 'details', customer: {}, wrong: [] },
+  coins: { name: 'coins', customer, coins: TEST_COINS },
+  quoting: { name: 'quoting', customer, coin: TEST_COINS[0]! },
+  watching: { name: 'watching', customer, payment: payment(), leaving: false, lost: false },
+  settling: { name: 'settling', customer, payment: payment({ status: 'incomplete', amountPaid: 10, acceptPartialPayment: true }) },
   success: { name: 'success', payment: payment({ status: 'confirmed', amountPaid: 25.245, amountRemaining: 0 }) },
-  expired: { name: 'expired', payment: payment({ status: 'expired' }) },
-  error: { name: 'error', error: network, again: { name: 'coins' } },
+  expired: { name: 'expired', customer, payment: payment({ status: 'expired' }) },
+  error: { name: 'error', error: network, again: { name: 'coins', customer } },
   closed: { name: 'closed' },
 };
 
@@ -56,7 +57,7 @@ const events: Record<EventType, Event> = {
   status: { type: 'status', payment: payment({ status: 'confirmed', amountPaid: 25.245, amountRemaining: 0 }) },
   lost: { type: 'lost' },
   failed: { type: 'failed', error: network },
-  wallet: { type: 'wallet' },
+  wallet: { type: 'wallet', index: 0 },
   walletSent: { type: 'walletSent' },
   walletFailed: { type: 'walletFailed', reason: 'declined' },
 };
@@ -104,7 +105,7 @@ describe('the checkout table', () => {
 
 describe('the guards within a state', () => {
   const incomplete = payment({ status: 'incomplete', amountPaid: 10, amountRemaining: 15.245 });
-  const watching = (p: Verification, leaving = false): State => ({ name: 'watching', payment: p, leaving, lost: false });
+  const watching = (p: Verification, leaving = false): State => ({ name: 'watching', customer, payment: p, leaving, lost: false });
 
   it('finishes a partial payment only when the merchant accepts partial payments', () => {
     expect(next(watching(incomplete), events.finish, env)).toMatchObject({ name: 'watching' });
@@ -136,7 +137,7 @@ describe('the guards within a state', () => {
   });
 
   it('keeps the question open across a status update, and drops "reconnecting" when an answer comes', () => {
-    const s: State = { name: 'watching', payment: payment(), leaving: true, lost: true };
+    const s: State = { name: 'watching', customer, payment: payment(), leaving: true, lost: true };
     expect(next(s, { type: 'status', payment: incomplete }, env)).toMatchObject({ name: 'watching', leaving: true, lost: false });
   });
 
@@ -159,13 +160,25 @@ describe('the guards within a state', () => {
   });
 
   it('re-quotes an expired payment only when nothing arrived', () => {
-    const s: State = { name: 'expired', payment: payment({ status: 'expired', amountPaid: 3 }) };
+    const s: State = { name: 'expired', customer, payment: payment({ status: 'expired', amountPaid: 3 }) };
     expect(next(s, events.requote, env)).toBe(s);
   });
 
   it('offers "Try again" only for failures that may pass', () => {
-    const refused: State = { name: 'error', error: { code: 'api_error', message: 'no' }, again: { name: 'coins' } };
+    const refused: State = { name: 'error', error: { code: 'api_error', message: 'no' }, again: { name: 'coins', customer } };
     expect(next(refused, events.retry, env)).toBe(refused);
+  });
+
+  it('records the details typed (trimmed) beside those the options gave, and carries them to each quote', () => {
+    const askEmail: State = { name: 'details', customer: { name: 'Ada Lovelace' }, wrong: [] };
+    const coins = next(askEmail, { type: 'details', name: 'not asked', email: ' ada@example.com ' }, env);
+    expect(coins).toEqual({ name: 'coins', customer });
+    const quoting = next(next(coins, events.coins, env), events.choose, env);
+    expect(quoting).toMatchObject({ name: 'quoting', customer });
+    const open = next(quoting, { type: 'status', payment: payment() }, env);
+    expect(next(open, events.change, env)).toEqual({ name: 'coins', customer });
+    const expired = next(open, { type: 'status', payment: payment({ status: 'expired' }) }, env);
+    expect(next(expired, events.requote, env)).toMatchObject({ name: 'quoting', customer });
   });
 
   it('keeps asking for details that are wrong, naming each', () => {

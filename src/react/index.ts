@@ -8,6 +8,7 @@
 // an unmount does not end a payment the customer is making: they finish it, and the
 // callbacks of the last render still run, once. Call close() to end it yourself.
 import { createElement, useCallback, useRef, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { forwarded } from '../frameworks/forward.ts';
 import { ServiceCheckout, type CheckoutHandle, type ServiceCheckoutOptions } from '../service-checkout.ts';
 
 export type { CheckoutHandle, ServiceCheckoutOptions };
@@ -24,16 +25,7 @@ export function useServiceCheckout(options: ServiceCheckoutOptions): UseServiceC
   latest.current = options;
   const handle = useRef<CheckoutHandle | null>(null);
   const open = useCallback((overrides: Partial<ServiceCheckoutOptions> = {}) => {
-    const given = { ...latest.current, ...overrides };
-    handle.current = ServiceCheckout({
-      ...given,
-      onSuccess: (payment) => (overrides.onSuccess ?? latest.current.onSuccess)?.(payment),
-      onError: (error) => (overrides.onError ?? latest.current.onError)?.(error),
-      onClose: (info) => {
-        handle.current = null;
-        (overrides.onClose ?? latest.current.onClose)?.(info);
-      },
-    });
+    handle.current = ServiceCheckout(forwarded(() => latest.current, overrides, () => (handle.current = null)));
     return handle.current;
   }, []);
   const close = useCallback(() => handle.current?.close(), []);

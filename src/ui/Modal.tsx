@@ -85,10 +85,10 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
     } else if (event.key === 'Tab') {
       const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
       const active = (dialog.getRootNode() as ShadowRoot).activeElement;
-      const edge = event.shiftKey ? items[0] : items[items.length - 1];
+      const edge = event.shiftKey ? items[0] : items.at(-1);
       if (active === edge || !items.includes(active as HTMLElement)) {
         event.preventDefault();
-        (event.shiftKey ? items[items.length - 1] : items[0])?.focus();
+        (event.shiftKey ? items.at(-1) : items[0])?.focus();
       }
     }
   };

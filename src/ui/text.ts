@@ -1,4 +1,4 @@
-import type { ScreenErrorCode } from '../checkout/machine.ts';
+import type { ScreenErrorCode, WalletState } from '../checkout/table.ts';
 
 /** Every word the customer reads, in English: the model each other language follows. */
 const en = {
@@ -35,11 +35,14 @@ const en = {
   qr: 'Payment QR code for your wallet',
   wallet: 'Open in wallet',
   payWith: 'Pay with {0}',
-  walletAsking: 'Confirm the payment in your wallet…',
-  walletSent: 'Sent from your wallet. Waiting for the network to confirm it…',
-  walletDeclined: 'You declined in your wallet. Try again, or pay with the QR code.',
-  walletChain: 'Your wallet could not switch to {0}. Switch it yourself, or pay with the QR code.',
-  walletFailed: 'Your wallet could not send this payment. Pay with the QR code instead.',
+  /** How paying from a browser wallet goes, by the payment's wallet state. */
+  walletNote: {
+    asking: 'Confirm the payment in your wallet…',
+    sent: 'Sent from your wallet. Waiting for the network to confirm it…',
+    declined: 'You declined in your wallet. Try again, or pay with the QR code.',
+    chain: 'Your wallet could not switch to {0}. Switch it yourself, or pay with the QR code.',
+    failed: 'Your wallet could not send this payment. Pay with the QR code instead.',
+  } satisfies Record<WalletState, string>,
   reconnecting: 'Reconnecting… The address and amount stay valid; keep this open.',
   changeCoin: 'Pay with another coin',
   received: 'Received so far',

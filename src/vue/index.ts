@@ -4,6 +4,7 @@
 // the checkout hold however often the component updates. An unmount does not end a payment
 // the customer is making; call close() to end it yourself.
 import { defineComponent, h, shallowRef, toValue, type MaybeRefOrGetter } from 'vue';
+import { forwarded } from '../frameworks/forward.ts';
 import { ServiceCheckout, type CheckoutHandle, type ServiceCheckoutOptions } from '../service-checkout.ts';
 
 export type { CheckoutHandle, ServiceCheckoutOptions };
@@ -12,16 +13,7 @@ export function useServiceCheckout(options: MaybeRefOrGetter<ServiceCheckoutOpti
   const handle = shallowRef<CheckoutHandle | null>(null);
   const latest = () => toValue(options);
   function open(overrides: Partial<ServiceCheckoutOptions> = {}): CheckoutHandle {
-    handle.value = ServiceCheckout({
-      ...latest(),
-      ...overrides,
-      onSuccess: (payment) => (overrides.onSuccess ?? latest().onSuccess)?.(payment),
-      onError: (error) => (overrides.onError ?? latest().onError)?.(error),
-      onClose: (info) => {
-        handle.value = null;
-        (overrides.onClose ?? latest().onClose)?.(info);
-      },
-    });
+    handle.value = ServiceCheckout(forwarded(latest, overrides, () => (handle.value = null)));
     return handle.value;
   }
   return { open, close: () => handle.value?.close(), handle };

@@ -1,5 +1,6 @@
 import { Fragment, h } from 'preact';
 import type { Checkout, View } from '../../checkout/machine.ts';
+import type { WalletState } from '../../checkout/table.ts';
 import { DEPOSIT_KINDS } from '../../../contract/schemas.ts';
 import { paymentUri } from '../../../contract/payment-uri.ts';
 import { Copy } from '../Copy.tsx';
@@ -24,8 +25,8 @@ export function Payment({ checkout, view }: Props) {
   const hurry = left < HURRY_MS;
   const uri = paymentUri(coin, payment.address, due);
   const net = minus(payment.actualAmount, payment.feeInCrypto, coin.decimals);
-  const s = checkout.state.value;
-  const state = s.name == 'watching' ? s : undefined;
+  // How paying from a browser wallet goes (only a watched payment has it).
+  const { wallet: paying } = checkout.state.value as { wallet?: WalletState };
   const c = payment.confirming;
   return (
     <>
@@ -82,16 +83,13 @@ export function Payment({ checkout, view }: Props) {
           <QrCode checkout={checkout} value={uri} />
           {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
           {checkout.wallets.value.map((wallet, index) => (
-            <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={state?.wallet == 'asking'} data-pay-wallet>
+            <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying == 'asking'} data-pay-wallet>
               {fill(text.payWith, wallet.name)}
             </button>
           ))}
-          {state?.wallet && (
-            <p role="status" class={state.wallet == 'sent' || state.wallet == 'asking' ? undefined : 'nt'} data-wallet-note>
-              {fill(
-                { asking: text.walletAsking, sent: text.walletSent, declined: text.walletDeclined, chain: text.walletChain, failed: text.walletFailed }[state.wallet],
-                coin.network,
-              )}
+          {paying && (
+            <p role="status" class={paying == 'sent' || paying == 'asking' ? undefined : 'nt'} data-wallet-note>
+              {fill(text.walletNote[paying], coin.network)}
             </p>
           )}
           {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
