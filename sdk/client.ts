@@ -3,8 +3,8 @@
 // public and the secret key, as the spec's SDK is; the secret key never leaves the server.
 import type * as z from 'zod/mini';
 import { fieldErrors, type FieldError } from '../contract/field-errors.ts';
-import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../contract/links.ts';
-import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../contract/links.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../contract/payment-links.ts';
+import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../contract/payment-links.ts';
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
 import { ErrorBody, MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
 import type { EventType } from '../contract/events.ts';

@@ -1,13 +1,13 @@
 // npm start (or npm run service): runs the service with its configuration from the
 // environment. `npm run service -- merchant create --name "…" --email …` makes a merchant.
 import { startService } from './app.ts';
-import { runCli } from './cli.ts';
+import { runOperatorCommand } from './operator.ts';
 import { configFromEnv } from './config.ts';
 import { createLogger } from './log.ts';
 
 const args = process.argv.slice(2);
 if (args.length > 0) {
-  process.exitCode = await runCli(args, configFromEnv());
+  process.exitCode = await runOperatorCommand(args, configFromEnv());
 } else {
   const log = createLogger();
   const config = configFromEnv();

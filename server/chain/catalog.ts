@@ -4,7 +4,7 @@
 import type { Address } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import type { KeyMode } from '../../contract/keys.ts';
-import { COINS } from '../domain/catalog.ts';
+import { COINS } from '../domain/defaults.ts';
 import { Conflict } from '../domain/errors.ts';
 import { coinsOf, create2Addresses, type Network } from './networks.ts';
 import { randomBytes } from 'node:crypto';

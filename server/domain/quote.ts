@@ -1,7 +1,7 @@
 // Fiat to stablecoin, in integers only. Every stablecoin here is pegged 1:1 to the dollar.
 import { ceilDiv, formatUnits, toUnits } from '../../contract/money.ts';
 import { FIAT_DECIMALS, type Currency } from '../../contract/fields.ts';
-import { FEE_PERCENT, FIAT_PER_USD } from './catalog.ts';
+import { FEE_PERCENT, FIAT_PER_USD } from './defaults.ts';
 
 /** Amounts are quoted to at most 6 decimals: exact in base units, readable to a person. */
 export const QUOTE_DECIMALS = 6;

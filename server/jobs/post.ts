@@ -6,28 +6,10 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { addressProblem } from '../http/outbound-addresses.ts';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
-
-const never = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['192.0.0.0', 24], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
-  never.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [['fc00::', 7], ['fe80::', 10], ['::', 128], ['ff00::', 8], ['64:ff9b::', 96]] as const) never.addSubnet(net, prefix, 'ipv6');
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-/** Why an address may not receive webhooks in `mode`, or undefined when it may. */
-export function addressProblem(address: string, mode: 'test' | 'live'): string | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const ip = mapped ?? address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (loopback.check(ip, family)) return mode === 'test' ? undefined : `${address} is this machine: loopback is for test keys only`;
-  if (never.check(ip, family)) return `${address} is a private, link-local or reserved address`;
-  return undefined;
-}
 
 export interface PostResult {
   status: number;
@@ -37,6 +19,8 @@ export interface PostResult {
 export function post(url: string, body: string, headers: Record<string, string>, options: { mode: 'test' | 'live'; timeoutMs: number; signal: AbortSignal }): Promise<PostResult> {
   return new Promise((resolve) => {
     let settled = false;
+    // Declared before done() can run: a refused address answers before any request is made.
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = (result: PostResult) => {
       if (settled) return;
       settled = true;
@@ -74,7 +58,7 @@ export function post(url: string, body: string, headers: Record<string, string>,
       res.on('end', () => done({ status: res.statusCode ?? 0, error: null }));
       res.on('error', () => done({ status: res.statusCode ?? 0, error: null }));
     });
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       done({ status: 0, error: `no answer in ${options.timeoutMs} ms` });
       req.destroy();
     }, options.timeoutMs);

@@ -1,6 +1,6 @@
 // The payment-link endpoints of the spec. Secret key for everything a merchant server does;
 // reading a link under /pay/ also takes the public key, as a payment page does.
-import { DonationLinkForm, DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../contract/links.ts';
+import { DonationLinkForm, DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../contract/payment-links.ts';
 import { invalidField } from '../domain/errors.ts';
 import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, newLink, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';

@@ -9,6 +9,8 @@ import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
 import type { Handler } from './context.ts';
+import { isIP } from 'node:net';
+import { addressProblem } from '../http/outbound-addresses.ts';
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
   url: endpoint.url,
@@ -20,6 +22,10 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
   const { url } = parse(WebhookBody, await readJson(req));
   const problem = webhookUrlProblem(url, account.mode);
   if (problem) throw invalidField('url', problem);
+  // An address written in the URL is checked now, as delivery would: refused at once, not retried for days.
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const refused = isIP(host) ? addressProblem(host, account.mode) : undefined;
+  if (refused) throw invalidField('url', `expected a public host: ${refused}`);
   await service.merchants.setWebhookUrl(account, url, service.now());
   return ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook URL saved');
 };

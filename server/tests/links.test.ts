@@ -2,7 +2,7 @@
 // response checked against a schema written from the spec's tables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../contract/links.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../contract/payment-links.ts';
 import { ErrorBody, success } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../sdk/webhook.ts';
 import { startService, type Service, type ServiceOptions } from '../app.ts';
-import { runCli } from '../cli.ts';
+import { runOperatorCommand } from '../operator.ts';
 import { configFromEnv } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
@@ -55,10 +55,10 @@ describe('merchant create', { timeout: 30_000 }, () => {
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const lines: string[] = [];
     const config = configFromEnv({ DATA_DIR: dataDir });
-    expect(await runCli(['merchant', 'create', '--name', 'Bakery', '--email', 'no-at-sign'], config, (l) => lines.push(l))).toBe(2);
+    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Bakery', '--email', 'no-at-sign'], config, (l) => lines.push(l))).toBe(2);
     expect(lines.join('\n')).toMatch(/--email: expected an e-mail address/);
     lines.length = 0;
-    expect(await runCli(['merchant', 'create', '--name', 'Bakery Ltd', '--email', 'hello@bakery.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Bakery Ltd', '--email', 'hello@bakery.example', '--json'], config, (l) => lines.push(l))).toBe(0);
     const created = JSON.parse(lines[0]);
     expect(created.keys.test.publicKey).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
     expect(created.keys.live.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
@@ -177,6 +177,9 @@ describe('webhook URLs', () => {
     ['test', 'https://169.254.169.254/latest/meta-data', 400],
     ['test', 'https://metadata.google.internal/', 400],
     ['test', 'https://[fd00::1]/hooks', 400],
+    ['test', 'https://[::ffff:a00:1]/hook', 400],
+    ['live', 'https://[::ffff:10.0.0.1]/hook', 400],
+    ['live', 'https://[::ffff:a9fe:a9fe]/latest', 400],
     ['test', 'https://user:pass@shop.example/hooks', 400],
     ['live', 'http://127.0.0.1:3000/hooks', 400],
     ['live', 'https://shop.example/hooks', 200],
@@ -302,7 +305,8 @@ describe('webhook delivery on a sender\'s terms', () => {
   });
 
   it('checks addresses after DNS resolution: localhost is loopback, refused for live keys', async () => {
-    const { post, addressProblem } = await import('../jobs/post.ts');
+    const { post } = await import('../jobs/post.ts');
+    const { addressProblem } = await import('../http/outbound-addresses.ts');
     const listening = await endpoint((res) => res.writeHead(200).end());
     const port = new URL(listening.url).port;
     const signal = new AbortController().signal;
@@ -311,7 +315,9 @@ describe('webhook delivery on a sender\'s terms', () => {
     expect(live.status).toBe(0);
     expect(live.error).toMatch(/refused: localhost resolves to .* loopback is for test keys only/);
     expect(listening.hits()).toBe(1);
-    for (const address of ['10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1', '0.0.0.0']) {
+    // An address refused before any connection answers as a failed attempt; it must not throw.
+    expect(await post('https://[::ffff:a00:1]/hook', '{}', {}, { mode: 'live', timeoutMs: 2000, signal })).toEqual({ status: 0, error: expect.stringMatching(/^refused: ::ffff:a00:1 is a private/) });
+    for (const address of ['10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a00:1', '::ffff:a9fe:a9fe', '0.0.0.0']) {
       expect(addressProblem(address, 'test'), address).toMatch(/private, link-local or reserved/);
     }
     expect(addressProblem('8.8.8.8', 'live')).toBeUndefined();

@@ -1,5 +1,6 @@
-// The README's endpoint list and the route table say the same thing.
-import { readFileSync } from 'node:fs';
+// The README's endpoint list and the route table say the same thing, and its layout tree draws
+// the folders the repository has.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { ROUTES } from '../routes/table.ts';
@@ -12,5 +13,25 @@ describe('the README', () => {
     const declared = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(new Set(listed).size).toBe(listed.length);
     expect([...listed].sort()).toEqual([...declared].sort());
+  });
+
+  it('draws the layout the repository has: every folder it names exists, every top-level folder is named', () => {
+    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+    const start = readme.indexOf('## How it is built');
+    const tree = readme.slice(readme.indexOf('```', start) + 4, readme.indexOf('```', readme.indexOf('```', start) + 3));
+    const named: string[] = [];
+    let parent = '';
+    for (const line of tree.split('\n')) {
+      const head = /^(\s*)(\S.*?)(\s{2,}|$)/.exec(line);
+      if (!head) continue;
+      const folders = [...head[2].matchAll(/([\w.-]+(?:\/[\w.-]+)*)\//g)].map((m) => m[1]);
+      if (head[1] === '' && folders.length) parent = folders[0];
+      named.push(...(head[1] === '' ? folders.slice(0, 1) : folders.map((f) => `${parent}/${f}`)));
+    }
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((folder) => !existsSync(fromRoot(folder)))).toEqual([]);
+    const ignored = new Set(['node_modules', 'build', 'dist', 'reports', 'test-results', 'playwright-report', 'screenshots']);
+    const topLevel = readdirSync(fromRoot(''), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ignored.has(e.name)).map((e) => e.name);
+    expect(topLevel.filter((name) => !named.includes(name))).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 // PostgreSQL server. Each case goes through the service's own stores and routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
-import { coinOf } from '../domain/catalog.ts';
+import { coinOf } from '../domain/defaults.ts';
 import { migrate } from '../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';

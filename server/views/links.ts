@@ -1,9 +1,9 @@
 // Payment links in the spec's response shapes, its inconsistencies kept (allowPromo /
 // allowPromotion, showConfirmationPage / confirmationPage, coverPhoto / image).
 import type * as z from 'zod/mini';
-import type { DonationLink, LinkById, LinkBySlug, LinkListItem, StandardLinkCreated } from '../../contract/links.ts';
+import type { DonationLink, LinkById, LinkBySlug, LinkListItem, StandardLinkCreated } from '../../contract/payment-links.ts';
 import type { Merchant } from '../domain/account.ts';
-import { NETWORK } from '../domain/catalog.ts';
+import { NETWORK } from '../domain/defaults.ts';
 import { paramsOf, type Link } from '../domain/links.ts';
 
 type Out<S extends z.core.$ZodType> = z.output<S>;

@@ -4,7 +4,7 @@ import { FIAT_DECIMALS } from '../../contract/fields.ts';
 import { unitsToNumber } from '../../contract/money.ts';
 import type { MerchantVerification, Transaction, Verification } from '../../contract/schemas.ts';
 import type { Merchant } from '../domain/account.ts';
-import { NETWORK } from '../domain/catalog.ts';
+import { NETWORK } from '../domain/defaults.ts';
 import { statusOf, type Payment } from '../domain/payments.ts';
 
 const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];

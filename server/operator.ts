@@ -13,7 +13,7 @@ function option(args: string[], name: string): string | undefined {
   return at >= 0 ? args[at + 1] : undefined;
 }
 
-export async function runCli(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
+export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
   const [noun, verb] = args;
   const json = args.includes('--json');
   if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list')) {

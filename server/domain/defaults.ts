@@ -1,5 +1,5 @@
-// What the service sells with: the networks and coins per mode, a fixed rate table, and the
-// fee. Data, not code: an operator's configuration replaces it when the chain work lands.
+// What the service sells with when the operator configures nothing: the built-in coins per
+// mode (the sandbox pays them; NETWORKS_FILE replaces them), a fixed rate table, and the fee.
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Currency } from '../../contract/fields.ts';
 import type { Coin } from '../../contract/schemas.ts';

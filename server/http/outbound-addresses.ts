@@ -1,0 +1,33 @@
+// Where the service may send a request of its own (a webhook delivery): never a private,
+// link-local, reserved or metadata address; loopback only for test keys. Used when a URL is
+// registered (an address written in the URL) and again at connect time, after DNS.
+import { BlockList, isIP } from 'node:net';
+
+const never = new BlockList();
+for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['192.0.0.0', 24], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+  never.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [['fc00::', 7], ['fe80::', 10], ['::', 128], ['ff00::', 8], ['64:ff9b::', 96]] as const) never.addSubnet(net, prefix, 'ipv6');
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** An IPv4-mapped IPv6 address as its IPv4 form: ::ffff:10.0.0.1, and ::ffff:a00:1 as URL writes it. */
+function unmapped(address: string): string {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (dotted) return dotted;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return address;
+  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** Why an address may not receive webhooks in `mode`, or undefined when it may. */
+export function addressProblem(address: string, mode: 'test' | 'live'): string | undefined {
+  const ip = unmapped(address);
+  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+  if (loopback.check(ip, family)) return mode === 'test' ? undefined : `${address} is this machine: loopback is for test keys only`;
+  if (never.check(ip, family)) return `${address} is a private, link-local or reserved address`;
+  return undefined;
+}
+
