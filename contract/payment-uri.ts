@@ -14,5 +14,10 @@ export function baseUnits(amount: number, coin: Pick<Coin, 'decimals'>): bigint 
  * https://eips.ethereum.org/EIPS/eip-681
  */
 export function paymentUri(coin: Pick<Coin, 'contractAddress' | 'chainId' | 'decimals'>, to: string, amount: number): string {
-  return `ethereum:${coin.contractAddress}@${coin.chainId}/transfer?address=${to}&uint256=${baseUnits(amount, coin)}`;
+  return paymentUriOfUnits(coin, to, baseUnits(amount, coin));
+}
+
+/** The same URI from base units: what the service builds, with no JSON number in between. */
+export function paymentUriOfUnits(coin: Pick<Coin, 'contractAddress' | 'chainId'>, to: string, units: bigint): string {
+  return `ethereum:${coin.contractAddress}@${coin.chainId}/transfer?address=${to}&uint256=${units}`;
 }

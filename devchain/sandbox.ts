@@ -9,9 +9,14 @@ import type { DevChainPowers, Network } from '../server/chain/networks.ts';
 /** The dev account the sandbox pays from: a "customer" of the standard mnemonic. */
 export const SANDBOX_PAYER = 1;
 
+/**
+ * A real transfer of `amount` to `to` from the sandbox's payer, which first mints itself the
+ * same amount of the test token: however often anyone presses, the shared payer never runs dry.
+ */
 export async function devTransfer(network: Network, token: Address, to: Address, amount: bigint): Promise<Hex> {
   if (!network.dev) throw new Error(`${network.name} is not a dev chain: the sandbox sends nothing there`);
   const wallet = createWalletClient({ account: devAccount(SANDBOX_PAYER), transport: http(network.rpcUrls[0]) });
+  await wallet.writeContract({ chain: null, address: token, abi: TestToken.abi, functionName: 'mint', args: [devAccount(SANDBOX_PAYER).address, amount] });
   return wallet.writeContract({ chain: null, address: token, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] });
 }
 

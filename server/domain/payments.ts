@@ -123,14 +123,20 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
   return { kind: 'requote', createdBy };
 }
 
-/** Sandbox: what the customer "sends" for each kind, at the quote's precision. */
-export function sandboxAmount(payment: Pick<Payment, 'due' | 'paid' | 'decimals'>, kind: DepositKind): bigint {
+/** The most one sandbox press sends, in whole tokens: a test payment, not a way to move a dev chain's money. */
+export const SANDBOX_MAX_TOKENS = 100_000n;
+
+/** Sandbox: what the customer "sends" for each kind, at the quote's precision; refused above SANDBOX_MAX_TOKENS. */
+export function sandboxAmount(payment: Pick<Payment, 'reference' | 'coin' | 'due' | 'paid' | 'decimals'>, kind: DepositKind): bigint {
   const scale = 10n ** BigInt(payment.decimals - Math.min(QUOTE_DECIMALS, payment.decimals));
   const remaining = (payment.due - payment.paid) / scale;
   const sent =
     kind === 'exact' ? remaining
     : kind === 'partial' ? (remaining / 2n > 0n ? remaining / 2n : 1n)
     : remaining + (remaining + 9n) / 10n;
+  if (sent * scale > SANDBOX_MAX_TOKENS * 10n ** BigInt(payment.decimals)) {
+    throw new Conflict(`The sandbox sends at most ${SANDBOX_MAX_TOKENS} ${payment.coin} a press; transaction ${payment.reference} would need ${formatUnits(sent * scale, payment.decimals)}. Test with a smaller amount`);
+  }
   return sent * scale;
 }
 

@@ -14,7 +14,7 @@ import { parse } from '../http/validate.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import { transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
-import { paymentUri } from '../../contract/payment-uri.ts';
+import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
 
@@ -107,8 +107,9 @@ export const qr: Handler = async (ctx) => {
   const payment = await service.payments.get(account, reference);
   const coin = service.catalog.coin(account.mode, payment.coin);
   if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin}, a coin this service no longer takes`);
-  const { amountRemaining } = verificationView(payment, service.now(), false);
-  return ok(200, qrView(paymentUri(coin, payment.address, amountRemaining)), 'QR code');
+  // From base units: what is still due can be one base unit, which a JSON number writes as 1e-18.
+  const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
+  return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
 };
 
 export const verify: Handler = async (ctx) => {

@@ -54,6 +54,18 @@ describe('the QR code of a payment', () => {
     expect(after.body.data.uri).toBe(paymentUri(coin, rest.address, rest.amountRemaining));
   });
 
+  // Issue 21: with one base unit still due, the remainder went through a JSON number (1e-18) and the answer was a 500.
+  it('encodes one base unit still due, exactly', async () => {
+    await call('POST', '/api/v1/transaction/initialize', { reference: 'qr-wei', coin: 'USDT', currency: 'USD', amount: 10, accept_partial_payment: true });
+    const account = { merchant: (await api.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
+    const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
+    const payment = await api.parts.payments.get(account, 'qr-wei');
+    await api.parts.payments.credit(account, 'qr-wei', { chainId: payment.chainId, token: payment.token, txHash: '0x' + '11'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n }, Date.now(), report);
+    const answer = await call('GET', '/api/v1/transaction/qr/qr-wei');
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.uri).toMatch(/&uint256=1$/);
+  });
+
   it('names the field of a bad reference, and answers 404 for an unknown one', async () => {
     const bad = await call('GET', '/api/v1/transaction/qr/' + encodeURIComponent('no spaces'));
     expect(bad.status).toBe(400);

@@ -168,6 +168,22 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect((await verify('s-zero')).hash).toBeNull();
   });
 
+  // Issue 21: a press larger than the shared payer's balance answered 500, and any public key
+  // could drain that payer for everyone.
+  it('caps a sandbox press, and never drains the shared payer', async () => {
+    await call('POST', '/api/v1/transaction/initialize', { reference: 's-huge', coin: 'USDT', currency: 'USD', amount: 200_000 });
+    const huge = await call('POST', '/api/v1/sandbox/deposit', { reference: 's-huge', kind: 'exact' });
+    expect(huge.status).toBe(409);
+    expect(huge.body.message).toMatch(/at most 100000 USDT a press/);
+    const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+    const payerBalance = () => reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [devAccount(1).address] });
+    const before = await payerBalance();
+    await call('POST', '/api/v1/transaction/initialize', { reference: 's-press', coin: 'USDT', currency: 'USD', amount: 90_000 });
+    expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 's-press', kind: 'exact' })).status).toBe(200);
+    await until('confirmed', async () => (await verify('s-press')).status === 'confirmed');
+    expect(await payerBalance()).toBe(before);
+  });
+
   it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
     expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
     expect((await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey)).body.sandbox).toBe(false);
