@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // For the local dev chain only: an ERC-20 anyone may mint, with the decimals of the token it
-// stands in for (USDT has 18 on BNB Smart Chain, 6 on Ethereum).
+// stands in for (USDT has 18 on BNB Smart Chain, 6 on Ethereum), and a freeze like USDT's and
+// USDC's blacklists, so that tests can make one deposit's transfers fail.
 pragma solidity ^0.8.20;
 
 contract TestToken {
@@ -10,6 +11,7 @@ contract TestToken {
     uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
+    mapping(address => bool) public frozen;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -24,6 +26,11 @@ contract TestToken {
         totalSupply += value;
         balanceOf[to] += value;
         emit Transfer(address(0), to, value);
+    }
+
+    /// Anyone may freeze an address here (a dev token): its tokens can no longer move.
+    function freeze(address who) external {
+        frozen[who] = true;
     }
 
     function transfer(address to, uint256 value) external returns (bool) {
@@ -46,6 +53,7 @@ contract TestToken {
     }
 
     function _move(address from, address to, uint256 value) private {
+        require(!frozen[from], "frozen");
         require(balanceOf[from] >= value, "balance");
         balanceOf[from] -= value;
         balanceOf[to] += value;

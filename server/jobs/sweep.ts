@@ -17,6 +17,7 @@ export function sweepJobs(deps: JobDeps): Job[] {
     const sweep = async () => {
       const done = await sweeper.tick();
       if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, tx: done.hash }, 'deposits swept to their payout addresses');
+      for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
     };
     const loop = new JobLoop(sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'));
     return [{ name: `sweep chain ${network.chainId}`, start: () => loop.start(), stop: () => loop.stop() }];

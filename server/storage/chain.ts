@@ -242,6 +242,11 @@ export class ChainStore {
     });
   }
 
+  /** Leaves a deposit whose sweep fails on its own out of sweeps until `untilMs` (its claim, moved on). */
+  async postponeSweep(chainId: number, t: SweepTarget, maxBlock: bigint, untilMs: number): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, untilMs, String(maxBlock)]);
+  }
+
   /** Notes the sweep that moved these deposits' money on (what arrived up to `maxBlock`). */
   async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string): Promise<void> {
     await this.db.transaction(async (tx) => {
