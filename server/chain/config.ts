@@ -29,6 +29,7 @@ const NetworkSchema = z.object({
       name: z.custom<string>((v) => typeof v === 'string' && v.length > 0, { error: 'a name' }),
       address,
       decimals: whole(0, 36),
+      minimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.01"' })),
     }),
   ),
   explorer: z.optional(z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' })),

@@ -3,13 +3,23 @@
 import { concat, encodeAbiParameters, fallback, getContractAddress, http, keccak256, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import { Deposit } from '../../contracts/artifacts.generated.ts';
+import { toUnits } from '../../contract/money.ts';
 
 export interface Token {
   symbol: Coin['symbol'];
   name: string;
   address: Address;
   decimals: number;
+  /**
+   * The smallest transfer that is money to this service, in whole tokens as decimal text
+   * (0.01 by default): less is dust, recorded but never counted, told or swept on its own.
+   */
+  minimum?: string;
 }
+
+/** A token's minimum in its base units: its `minimum`, or 0.01 of the token. */
+export const minimumUnits = (token: Pick<Token, 'decimals' | 'minimum'>): bigint =>
+  token.minimum !== undefined ? toUnits(token.minimum, token.decimals)! : 10n ** BigInt(Math.max(token.decimals - 2, 0));
 
 export interface Network {
   chainId: number;

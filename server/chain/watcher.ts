@@ -36,6 +36,8 @@ export interface WatcherOptions {
   confirmations: number;
   /** The token contracts of this network the service takes. */
   tokens: `0x${string}`[];
+  /** Per token (lower-case address): transfers below this many base units are dust. */
+  minimums?: Map<string, bigint>;
   store: ChainStore;
   ledger: Ledger;
   /** Who this instance is, for the watcher lease. */
@@ -145,7 +147,8 @@ export class Watcher {
           amount: log.args.value!,
           paymentId: payment.id,
         };
-        seen.push({ ...transfer, state: transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
+        const dust = transfer.amount < (this.o.minimums?.get(transfer.token) ?? 1n);
+        seen.push({ ...transfer, state: dust ? 'dust' : transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
         blocks.set(transfer.blockNumber, transfer.blockHash);
       }
       const top = await this.rpc.getBlock({ blockNumber: to });

@@ -1,5 +1,6 @@
 // One chain watcher per configured network: a lease in the database keeps each chain to one
 // instance at a time; what it finds becomes credits through the payment ledger.
+import { minimumUnits } from '../chain/networks.ts';
 import { Watcher } from '../chain/watcher.ts';
 import type { Job, JobDeps } from './index.ts';
 import { paymentLedger } from './ledger.ts';
@@ -12,6 +13,7 @@ export function watchJobs(deps: JobDeps): Job[] {
       rpcUrls: network.rpcUrls,
       confirmations: network.confirmations,
       tokens: network.tokens.map((t) => t.address),
+      minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t)])),
       store: deps.chain,
       ledger,
       holder: deps.instance,

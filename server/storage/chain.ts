@@ -23,7 +23,8 @@ export interface SeenTransfer {
   seenMs?: number;
 }
 
-export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected';
+/** `dust`: below its token's minimum: recorded, never counted, told or swept on its own. */
+export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected' | 'dust';
 
 /** A deposit to sweep: whose payment it is (its salt), the payout address it is bound to, the token. */
 export interface SweepTarget {

@@ -235,6 +235,11 @@ const MIGRATIONS: string[] = [
     SELECT m.id, 'test', e.key::integer, e.value FROM merchants m, jsonb_each_text(m.payout_addresses) e;
   ALTER TABLE merchants DROP COLUMN payout_addresses;
   `,
+  `
+  -- Dust: a transfer below its token's minimum is recorded, and never counted, told or swept on its own.
+  ALTER TABLE chain_transfers DROP CONSTRAINT chain_transfers_state_check;
+  ALTER TABLE chain_transfers ADD CONSTRAINT chain_transfers_state_check CHECK (state IN ('seen', 'credited', 'orphaned', 'late', 'unexpected', 'dust'));
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

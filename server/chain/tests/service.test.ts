@@ -137,19 +137,39 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
 
   // Issue 21, 1: a dust USDT transfer (600,000,000 base units: 6e-10 USDT) was credited as
   // 600 USDC after the page re-quoted the payment to USDC while the transfer confirmed.
-  it('a transfer on the chain pins the coin: the page cannot switch it, and dust is credited in its own token only', async () => {
+  it('a transfer on the chain pins the coin: the page cannot switch it, and the money counts in its own token', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-pin', coin: 'USDT', currency: 'USD', amount: 500 });
+    const address = created.body.data.address as Address;
+    const customer = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+    await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [address, 10n ** 18n] });
+    await until('seen', async () => (await verify('s-pin')).confirming);
+    const requote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-pin', coin: 'USDC', currency: 'USD', amount: 500 });
+    expect(requote.status).toBe(409);
+    expect(requote.body.message).toMatch(/on the chain in USDT, still confirming/);
+    const counted = await until('counted', async () => (await verify('s-pin')).amountPaid > 0 && verify('s-pin'));
+    expect(counted).toMatchObject({ coin: 'USDT', status: 'incomplete', amountPaid: 1 });
+  });
+
+  // Issue 21, 7: dust cost the operator more gas than the attacker; it is no money to the service.
+  it('records dust below the token\'s minimum and never counts, tells or shows it', async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDT', currency: 'USD', amount: 500 });
     const address = created.body.data.address as Address;
     const attacker = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
     await attacker.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [address, 600_000_000n] });
-    await until('seen', async () => (await verify('s-dust')).confirming);
-    const requote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDC', currency: 'USD', amount: 500 });
-    expect(requote.status).toBe(409);
-    expect(requote.body.message).toMatch(/on the chain in USDT, still confirming/);
-    const counted = await until('counted', async () => (await verify('s-dust')).amountPaid > 0 && verify('s-dust'));
-    expect(counted).toMatchObject({ coin: 'USDT', status: 'incomplete', amountPaid: 6e-10 });
-    const [row] = await api.db.query(`SELECT coin, paid FROM payments WHERE reference = 's-dust'`);
-    expect(row).toEqual({ coin: 'USDT', paid: '600000000' });
+    const [dust] = await until('recorded', async () => {
+      const rows = await api.db.query(`SELECT state FROM chain_transfers WHERE lower(recipient) = lower($1)`, [address]);
+      return rows.length > 0 && rows;
+    });
+    expect(dust).toEqual({ state: 'dust' });
+    const [cursor] = await api.db.query(`SELECT block_number FROM chain_cursors WHERE chain_id = $1`, [chain.chainId]);
+    await until('confirmations passed', async () => {
+      const [now] = await api.db.query(`SELECT block_number FROM chain_cursors WHERE chain_id = $1`, [chain.chainId]);
+      return BigInt(now.block_number as string) >= BigInt(cursor.block_number as string) + 3n;
+    });
+    expect(await verify('s-dust')).toMatchObject({ status: 'pending', amountPaid: 0, hash: null });
+    expect((await verify('s-dust')).confirming).toBeUndefined();
+    const told = await api.db.query(`SELECT 1 FROM events WHERE body LIKE '%s-dust%'`);
+    expect(told).toEqual([]);
   });
 
   // Issue 21, 7: a zero-value Transfer needs no allowance; it was recorded, webhooked and swept.
