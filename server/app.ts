@@ -71,6 +71,9 @@ export interface ServiceOptions {
   sweepIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
   maxLongPollsPerKey?: number;
+  /** Long polls one public key may hold on one payment, and all keys on one instance. */
+  maxLongPollsPerReference?: number;
+  maxLongPolls?: number;
   /** How often background jobs look for work they were not woken for. */
   jobIntervalMs?: number;
   /** How long after its creation a payout's provider is asked again. */
@@ -112,7 +115,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   for (const seed of options.merchants ?? [DEMO_MERCHANT]) await merchants.seed(seed, now());
   await seedCatalogue(links);
 
-  const changes = new PaymentChanges(options.maxLongPollsPerKey ?? 20);
+  const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey ?? 20, perReference: options.maxLongPollsPerReference ?? 4, total: options.maxLongPolls ?? 1000 });
   await changes.start(db);
   const retry = {
     baseMs: options.webhookRetryMs ?? DEFAULT_RETRY.baseMs,

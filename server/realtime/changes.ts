@@ -1,23 +1,40 @@
 // Changes for long polls, across processes: every instance LISTENs on 'changes', and a
 // NOTIFY from any instance's transaction wakes the polls held here. Keys name what changed:
 // a payment or an account's events feed (keys.ts).
-// Each held poll is counted per account, so one key cannot hold the service's sockets.
+// Each held poll is counted in pools (PollLimits): the secret and the public key of an account
+// apart, each public reference, and the whole instance, so that a public key (in every page)
+// can neither hold the service's sockets nor crowd out the merchant's own server.
 import type { Database } from '../storage/db.ts';
 
-export interface Wait {
-  /** Resolves when the payment changes, at `deadlineMs` from now, or when `signal` aborts. */
-  promise: Promise<void>;
+/** How many long polls may be held at once, on one instance. */
+export interface PollLimits {
+  /** Per account and kind of key: the public key's polls never crowd out the secret key's. */
+  perKey: number;
+  /** Per payment, for public keys: a customer's tabs, not an attacker's thousand. */
+  perReference: number;
+  /** All long polls of this instance. */
+  total: number;
 }
+
+/** The pools a long poll is counted in, as [name, most held at once]. */
+export type Pools = Array<[string, number]>;
 
 export class PaymentChanges {
   private readonly waiters = new Map<string, Set<() => void>>();
-  private readonly perAccount = new Map<string, number>();
+  private readonly held = new Map<string, number>();
   private stop: (() => Promise<void>) | undefined;
 
-  constructor(readonly maxPerAccount: number) {}
+  constructor(readonly limits: PollLimits) {}
 
   async start(db: Database): Promise<void> {
     this.stop = await db.listen('changes', (key) => this.wake(key));
+  }
+
+  /** The pools of a poll by an account's key, on a payment's reference or (none) the events feed. */
+  pools(account: string, via: 'public' | 'secret', reference?: string): Pools {
+    const pools: Pools = [[`${via}:${account}`, this.limits.perKey], ['total', this.limits.total]];
+    if (via === 'public' && reference !== undefined) pools.push([`ref:${account}/${reference}`, this.limits.perReference]);
+    return pools;
   }
 
   /** Long polls held now, on this instance. */
@@ -27,29 +44,31 @@ export class PaymentChanges {
     return count;
   }
 
-  /** Whether `account` may hold one more long poll here. */
-  hasRoom(account: string): boolean {
-    return (this.perAccount.get(account) ?? 0) < this.maxPerAccount;
+  /** The first pool that is full, or undefined when one more poll fits every pool. */
+  full(pools: Pools): [string, number] | undefined {
+    return pools.find(([name, max]) => (this.held.get(name) ?? 0) >= max);
   }
 
   wake(key: string): void {
     this.waiters.get(key)?.forEach((done) => done());
   }
 
-  wait(key: string, account: string, waitMs: number, signal: AbortSignal): Promise<void> {
+  wait(key: string, pools: Pools, waitMs: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const set = this.waiters.get(key) ?? new Set();
       this.waiters.set(key, set);
-      this.perAccount.set(account, (this.perAccount.get(account) ?? 0) + 1);
+      for (const [name] of pools) this.held.set(name, (this.held.get(name) ?? 0) + 1);
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
         if (!set.delete(done)) return;
         if (set.size === 0) this.waiters.delete(key);
-        const left = (this.perAccount.get(account) ?? 1) - 1;
-        if (left > 0) this.perAccount.set(account, left);
-        else this.perAccount.delete(account);
+        for (const [name] of pools) {
+          const left = (this.held.get(name) ?? 1) - 1;
+          if (left > 0) this.held.set(name, left);
+          else this.held.delete(name);
+        }
         resolve();
       };
       const timer = setTimeout(done, Math.max(0, waitMs));

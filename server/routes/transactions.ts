@@ -18,6 +18,9 @@ import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
 
+/** How a full pool of long polls is named to the caller. */
+const POOL_NAMES: Record<string, string> = { public: 'for this public key', secret: 'for this secret key', ref: 'for this payment', total: 'on this instance' };
+
 /** True when an injected fault answered instead of the route (tests, test keys only). */
 const faulted = (ctx: Ctx, call: Call) =>
   ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
@@ -129,13 +132,14 @@ export const verify: Handler = async (ctx) => {
   };
   let answer = await view(payment);
   if (wait && service.config.longPoll && paymentVersion(answer) === wait.since) {
-    const who = `${account.merchant.id}/${account.mode}`;
-    if (!service.changes.hasRoom(who)) throw new TooMany(`Too many status checks held open for this key (at most ${service.changes.maxPerAccount}); try again shortly`, 2);
+    const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, account.via, reference);
+    const full = service.changes.full(pools);
+    if (full) throw new TooMany(`Too many status checks held open ${POOL_NAMES[full[0].split(':')[0]] ?? 'here'} (at most ${full[1]}); try again shortly, or check without wait`, 2);
     const gone = new AbortController();
     ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
     const untilExpiry = payment.expiresMs - service.now() + 20;
     const waitMs = untilExpiry > 0 ? Math.min(wait.seconds * 1000, untilExpiry) : wait.seconds * 1000;
-    await service.changes.wait(paymentKey(account.merchant.id, account.mode, reference), who, waitMs, gone.signal);
+    await service.changes.wait(paymentKey(account.merchant.id, account.mode, reference), pools, waitMs, gone.signal);
     if (gone.signal.aborted) return;
     // Woken by a change on any instance, or by time: answer what is true now.
     answer = await view(await service.payments.get(account, reference));

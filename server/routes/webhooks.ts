@@ -84,11 +84,12 @@ export const listEvents: Handler = async ({ query, res, account, service }) => {
   if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
   let events = await service.events.list(account, after, limit);
   if (events.length === 0 && wait > 0) {
-    const who = `${account.merchant.id}/${account.mode}`;
-    if (!service.changes.hasRoom(who)) throw new TooMany(`Too many requests held open for this key (at most ${service.changes.maxPerAccount}); try again shortly`, 2);
+    const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, 'secret');
+    const full = service.changes.full(pools);
+    if (full) throw new TooMany(`Too many requests held open ${full[0] === 'total' ? 'on this instance' : 'for this key'} (at most ${full[1]}); try again shortly`, 2);
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    await service.changes.wait(eventsKey(account.merchant.id, account.mode), who, wait * 1000, gone.signal);
+    await service.changes.wait(eventsKey(account.merchant.id, account.mode), pools, wait * 1000, gone.signal);
     if (gone.signal.aborted) return undefined;
     events = await service.events.list(account, after, limit);
   }

@@ -14,6 +14,15 @@ beforeAll(async () => {
 afterAll(() => stub.close());
 
 /** The payment's version, as a long poll's `since` names it: what a status check answers now. */
+/** Polls `probe` until it is true; fails after 5 s. */
+async function until(probe: () => boolean): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!probe()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function versionOf(base: string, reference: string) {
   const response = await fetch(`${base}/api/v1/transaction/verify/${reference}`, { headers: { 'x-api-key': testKeys.publicKey } });
   return encodeURIComponent(paymentVersion((await response.json()).data));
@@ -240,22 +249,52 @@ describe('the stub API', () => {
     expect(answer.body.data).toMatchObject({ coin: 'USDC', status: 'pending' });
   });
 
-  it('long poll: one key holds at most 20 at once; the next is told to come back (429, Retry-After)', async () => {
-    await init('lp-cap');
-    const since = await versionOf(stub.url, 'lp-cap');
+  // Issue 21: anyone with the public key could fill the 20 long polls the merchant's secret key
+  // also drew on, so the merchant's own server and other customers got 429.
+  it('long poll: a public key holds at most 4 on one payment and 20 in all; the secret key keeps its own; 429 with Retry-After', async () => {
     const gone = new AbortController();
-    const held = Array.from({ length: 20 }, () =>
-      fetch(stub.url + `/api/v1/transaction/verify/lp-cap?wait=20&since=${since}`, { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted'),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(stub.parts.changes.waiting).toBe(20);
-    const refused = await call('GET', `/api/v1/transaction/verify/lp-cap?wait=20&since=${await versionOf(stub.url, 'lp-cap')}`);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    // A plain status check (no wait) still answers.
-    expect((await call('GET', '/api/v1/transaction/verify/lp-cap')).status).toBe(200);
+    const hold = async (reference: string, key: Record<string, string> = { 'x-api-key': testKeys.publicKey }) =>
+      fetch(stub.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(stub.url, reference)}`, { headers: key, signal: gone.signal }).catch(() => 'aborted');
+    const refs = Array.from({ length: 6 }, (_, i) => `lp-cap-${i}`);
+    for (const reference of refs) await init(reference);
+    const held = [];
+    for (let i = 0; i < 4; i++) held.push(hold(refs[0]));
+    await until(() => stub.parts.changes.waiting === 4);
+    const samePayment = await call('GET', `/api/v1/transaction/verify/${refs[0]}?wait=20&since=${await versionOf(stub.url, refs[0])}`);
+    expect(samePayment.status).toBe(429);
+    expect(samePayment.body.message).toMatch(/for this payment \(at most 4\)/);
+    expect(Number(samePayment.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (const reference of refs.slice(1, 5)) for (let i = 0; i < 4; i++) held.push(hold(reference));
+    await until(() => stub.parts.changes.waiting === 20);
+    const sameKey = await call('GET', `/api/v1/transaction/verify/${refs[5]}?wait=20&since=${await versionOf(stub.url, refs[5])}`);
+    expect(sameKey.status).toBe(429);
+    expect(sameKey.body.message).toMatch(/for this public key \(at most 20\)/);
+    // The merchant's server, with its secret key, still long-polls, and a plain check answers.
+    held.push(hold(refs[5], { authorization: `Bearer ${testKeys.secretKey}` }));
+    await until(() => stub.parts.changes.waiting === 21);
+    expect((await call('GET', `/api/v1/transaction/verify/${refs[5]}`)).status).toBe(200);
     gone.abort();
     await Promise.all(held);
+  });
+
+  it('long poll: the instance holds at most its total, whoever asks', async () => {
+    const small = await startService({ maxLongPolls: 2, quoteSeconds: 60 });
+    try {
+      const gone = new AbortController();
+      const ask = async (reference: string) => {
+        await fetch(small.url + '/api/v1/transaction/initialize', { method: 'POST', headers: { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 5 }) });
+        return fetch(small.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(small.url, reference)}`, { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted' as const);
+      };
+      const held = [ask('tot-1'), ask('tot-2')];
+      await until(() => small.parts.changes.waiting === 2);
+      const third = await ask('tot-3');
+      expect(third !== 'aborted' && third.status).toBe(429);
+      expect(third !== 'aborted' && (await third.json()).message).toMatch(/on this instance \(at most 2\)/);
+      gone.abort();
+      await Promise.all(held);
+    } finally {
+      await small.close();
+    }
   });
 
   it('long poll: lets go of a request whose client went away', async () => {
