@@ -10,6 +10,7 @@ import type { DevChainPowers, Network } from './chain/networks.ts';
 import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
+import { RateLimiter } from './http/rate-limit.ts';
 import { startJobs } from './jobs/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { fromRoot } from './paths.ts';
@@ -70,6 +71,8 @@ export interface ServiceOptions {
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
+  /** Payments a hosted link page may make a minute, per client address (20) and per link (600). */
+  linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
   maxLongPollsPerKey?: number;
   /** Long polls one public key may hold on one payment, and all keys on one instance. */
   maxLongPollsPerReference?: number;
@@ -144,6 +147,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     now,
     origin: () => origin,
     faults: options.faults ? new FaultInjector() : undefined,
+    linkCheckouts: {
+      perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
+      perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),
+    },
     devChain: options.devChain,
     log,
   };

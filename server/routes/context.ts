@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
 import type { FaultInjector } from '../http/faults.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Logger } from '../log.ts';
 import type { PaymentChanges } from '../realtime/changes.ts';
@@ -40,6 +41,8 @@ export interface ServiceParts {
   /** The service's own public origin, for links and file URLs. */
   origin(): string;
   faults?: FaultInjector;
+  /** How many payments a hosted link page may make a minute, per client address and per link. */
+  linkCheckouts: { perClient: RateLimiter; perLink: RateLimiter };
   /** A local dev chain's powers, where the demo or a test started one. */
   devChain?: DevChainPowers;
   log: Logger;

@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { email as emailField, FIAT_DECIMALS } from '../../contract/fields.ts';
 import { toUnits } from '../../contract/money.ts';
 import { initializePayment } from '../domain/initialize.ts';
-import { Conflict, invalidField, NotFound } from '../domain/errors.ts';
+import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
 import { fromRoot } from '../paths.ts';
@@ -101,6 +101,10 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   const link = await linkBySlug(service, params.slug);
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
   if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+  // Anyone may press the page's button: each press makes a payment, so presses are counted.
+  const { perClient, perLink } = service.linkCheckouts;
+  const wait = perClient.hit(req.socket.remoteAddress ?? 'unknown') ?? perLink.hit(link.id);
+  if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
   const raw = await readJson(req);
   const body = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';

@@ -6,6 +6,7 @@ import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } fro
 import { ErrorBody, success } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
+import { RateLimiter } from '../http/rate-limit.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
@@ -289,5 +290,17 @@ describe('a hosted link\'s pay button', () => {
     const paid = await call('POST', `/pay/${created.body.data.slug}/checkout`, { email: 'ada@example.com' }, 'none');
     expect(paid.status).toBe(409);
     expect(paid.body.message).toMatch(/priced in KES, which this service cannot take payments in/);
+  });
+
+  // Issue 21: POST /pay/:slug/checkout had no limit: anyone could create unlimited payments.
+  it('counts presses: at most 20 payments a minute from one client, then 429 with Retry-After', async () => {
+    const created = await call('POST', '/api/v1/payment_links/standard', { title: 'Limited', charge: { amount: '5.00', currency: 'USD' } });
+    const press = () => call('POST', `/pay/${created.body.data.slug}/checkout`, { email: 'ada@example.com' }, 'none');
+    api.parts.linkCheckouts.perClient = new RateLimiter(20, 60_000); // a fresh minute: other tests pressed too
+    const answers = [];
+    for (let i = 0; i < 21; i++) answers.push(await press());
+    expect(answers.slice(0, 20).every((a) => a.status === 201)).toBe(true);
+    expect(answers[20].status).toBe(429);
+    expect(answers[20].body.message).toMatch(/Too many payments started from this page/);
   });
 });
