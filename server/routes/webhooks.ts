@@ -11,6 +11,7 @@ import type { Attempt, StoredEvent } from '../storage/events.ts';
 import type { Handler } from './context.ts';
 import { isIP } from 'node:net';
 import { addressProblem } from '../http/outbound-addresses.ts';
+import { getAddress, isAddress } from 'viem';
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
   url: endpoint.url,
@@ -36,6 +37,10 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
  */
 export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   const body = parse(PayoutAddressBody, await readJson(req));
+  // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
+  if (body.address !== body.address.toLowerCase() && body.address.slice(2) !== body.address.slice(2).toUpperCase() && !isAddress(body.address, { strict: true })) {
+    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`);
+  }
   // A key names only its own mode's chains: a test key must never say where live money goes.
   const network = service.catalog.network(account.mode);
   if (network?.chainId !== body.chain_id) {

@@ -52,6 +52,11 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     const testOnLive = await call('PUT', '/api/v1/payout_address', { chain_id: 56, address: attacker }, secretKey);
     expect(testOnLive.status).toBe(409);
     expect(testOnLive.body.message).toMatch(/chain 31337 \(Local dev chain\)/);
+    // A mixed-case address must carry a right EIP-55 checksum: one changed letter is refused.
+    const typo = payout.slice(0, -1) + (payout.endsWith('a') ? 'b' : 'a');
+    const wrongSum = await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: typo.replace(/[a-f]/, (c) => c.toUpperCase()) }, secretKey);
+    expect(wrongSum.status).toBe(400);
+    expect(wrongSum.body.errors[0]).toMatchObject({ field: 'address', message: expect.stringMatching(/EIP-55 checksum/) });
     const liveOnDev = await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: attacker }, DEMO_MERCHANT.keys.live.secretKey);
     expect(liveOnDev.status).toBe(409);
     expect(liveOnDev.body.errors).toEqual([{ field: 'chain_id', message: expect.any(String) }]);
