@@ -120,6 +120,15 @@ export const MerchantVerification = later(() =>
     customer: z.optional(z.object({ name: text, email: text })),
     /** Your metadata from initialize, as a JSON object: secret key and webhooks only. */
     metadata: z.optional(nullable<Record<string, unknown>>(isPlainObject, 'an object')),
+    /**
+     * The amounts above as exact decimal text (a JSON number cannot carry 18 decimals): compare
+     * these, or base units, never the numbers. fiatAmountExact keeps two decimals ("24.50").
+     */
+    actualAmountExact: z.optional(text),
+    amountPaidExact: z.optional(text),
+    amountRemainingExact: z.optional(text),
+    feeInCryptoExact: z.optional(text),
+    fiatAmountExact: z.optional(text),
   }),
 );
 export type MerchantVerification = z.infer<typeof MerchantVerification>;

@@ -97,6 +97,27 @@ describe('the stub API', () => {
     expect(seen.body.data).toMatchObject({ coin: 'USDC', customer: { name: 'Ada', email: 'ada@example.com' }, metadata: { order: 41 } });
   });
 
+  // Issue 21: amounts were JSON numbers only, inexact for 18-decimal tokens.
+  it('gives the merchant every amount as exact decimal text beside the spec\'s numbers', async () => {
+    const server = { authorization: `Bearer ${testKeys.secretKey}` };
+    await call('POST', '/api/v1/transaction/initialize', { reference: 'exact-1', coin: 'USDT', currency: 'USD', amount: '24.50' }, null, server);
+    const account = { merchant: (await stub.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
+    const payment = await stub.parts.payments.get(account, 'exact-1');
+    const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
+    await stub.parts.payments.credit(account, 'exact-1', { chainId: payment.chainId, token: payment.token, txHash: '0x' + '22'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n }, clock, report);
+    const merchant = (await call('GET', '/api/v1/transaction/verify/exact-1', undefined, null, server)).body.data;
+    expect(merchant).toMatchObject({
+      actualAmountExact: '24.745',
+      amountPaidExact: '24.744999999999999999',
+      amountRemainingExact: '0.000000000000000001',
+      feeInCryptoExact: '0.245',
+      fiatAmountExact: '24.50',
+      amountPaid: 24.745,
+    });
+    const page = (await call('GET', '/api/v1/transaction/verify/exact-1')).body.data;
+    expect(Object.keys(page).filter((k) => k.endsWith('Exact'))).toEqual([]);
+  });
+
   it('is idempotent per reference: the same request answers the same transaction', async () => {
     const first = await init('stub-2');
     const again = await init('stub-2');

@@ -1,7 +1,7 @@
 // A payment as the wire shows it: the spec's transaction (initialize) and verify data. No
 // rules beyond formatting: integer units become the JSON numbers the contract carries.
 import { FIAT_DECIMALS } from '../../contract/fields.ts';
-import { unitsToNumber } from '../../contract/money.ts';
+import { formatUnits, unitsToNumber } from '../../contract/money.ts';
 import type { MerchantVerification, Transaction, Verification } from '../../contract/schemas.ts';
 import type { Merchant } from '../domain/account.ts';
 import { NETWORK } from '../domain/defaults.ts';
@@ -58,6 +58,14 @@ export function verificationView(
     ...(confirming && {
       confirming: { amount: unitsToNumber(confirming.amount, payment.decimals), confirmations: Math.min(confirming.confirmations, confirming.required), required: confirming.required },
     }),
-    ...(withPrivate ? { customer: { name: payment.customerName, email: payment.customerEmail }, metadata: payment.metadata } : {}),
+    ...(withPrivate && {
+      customer: { name: payment.customerName, email: payment.customerEmail },
+      metadata: payment.metadata,
+      actualAmountExact: formatUnits(payment.due, payment.decimals),
+      amountPaidExact: formatUnits(payment.paid, payment.decimals),
+      amountRemainingExact: formatUnits(remaining, payment.decimals),
+      feeInCryptoExact: formatUnits(payment.fee, payment.decimals),
+      fiatAmountExact: formatUnits(payment.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS),
+    }),
   };
 }
