@@ -3,7 +3,7 @@
 // have the network's confirmations, and takes them back if their block leaves the chain.
 // Its cost per block does not grow with the number of open payments: one eth_getLogs per
 // range of blocks for every token at once, matched against deposit addresses in one query.
-import { createPublicClient, parseAbiItem, type PublicClient } from 'viem';
+import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { rpcTransport } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
 
@@ -68,7 +68,8 @@ export interface TickResult {
 export class Watcher {
   readonly rpc: PublicClient;
   private readonly now: () => number;
-  private readonly maxRange: bigint;
+  /** Blocks per eth_getLogs call: maxRange, halved each time a provider says it is too wide. */
+  private range: bigint;
   private readonly reorgDepth: bigint;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
@@ -76,7 +77,7 @@ export class Watcher {
 
   constructor(private readonly o: WatcherOptions) {
     this.now = o.now ?? Date.now;
-    this.maxRange = o.maxRange ?? 2000n;
+    this.range = o.maxRange ?? 2000n;
     // Hashes are kept at least as deep as a transfer needs confirmations: a reorganisation of a
     // block still confirming must be seen.
     const depth = o.reorgDepth ?? 64n;
@@ -88,14 +89,27 @@ export class Watcher {
 
   /** One step: check for a reorganisation, scan the next range, count what is deep enough. */
   async tick(): Promise<TickResult> {
-    const { chainId, store } = this.o;
-    const result: TickResult = { seen: 0, credited: 0 };
+    const { chainId, store, holder } = this.o;
     // The head first: it is also where a chain never watched before starts (one call a tick).
     const head = await this.rpc.getBlockNumber();
     const start: Cursor = { number: this.o.startBlock !== undefined ? this.o.startBlock - 1n : head, hash: null };
-    let cursor = await store.claim(chainId, this.o.holder, this.now(), this.o.leaseMs ?? 30_000, start);
-    if (!cursor) return { ...result, skipped: true };
-    result.head = head;
+    const leaseMs = this.o.leaseMs ?? 30_000;
+    const cursor = await store.claim(chainId, holder, this.now(), leaseMs, start);
+    if (!cursor) return { seen: 0, credited: 0, skipped: true };
+    // A slow tick (a slow node, a wide range) must not outlive its lease, or a second instance
+    // would watch the same chain at once: the lease is renewed while the tick runs.
+    const renew = leaseMs > 0 ? setInterval(() => void store.claim(chainId, holder, this.now(), leaseMs, start).catch(() => {}), Math.max(leaseMs / 3, 10)) : undefined;
+    try {
+      return await this.step(head, cursor);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async step(head: bigint, claimed: Cursor): Promise<TickResult> {
+    const { chainId, store } = this.o;
+    const result: TickResult = { seen: 0, credited: 0, head };
+    let cursor = claimed;
     // A head below the cursor is a node behind the others (a load balancer's lagging backend),
     // not a reorganisation: blocks it has not seen yet are not gone. Skip the tick; a real
     // reorganisation shows as a changed hash at or below the head, checked next.
@@ -125,8 +139,20 @@ export class Watcher {
 
     if (cursor.number < head) {
       const from = cursor.number + 1n;
-      const to = from + this.maxRange - 1n < head ? from + this.maxRange - 1n : head;
-      const logs = await this.rpc.getLogs({ address: this.o.tokens, event: TRANSFER, fromBlock: from, toBlock: to });
+      let to: bigint;
+      let logs: Awaited<ReturnType<typeof this.getLogs>>;
+      for (;;) {
+        to = from + this.range - 1n < head ? from + this.range - 1n : head;
+        try {
+          logs = await this.getLogs(from, to);
+          break;
+        } catch (error) {
+          // A provider's cap on blocks or results: ask for half the range, and keep asking for
+          // that from now on, rather than the same range for ever.
+          if (!isRangeLimit(error) || this.range === 1n) throw error;
+          this.range = this.range / 2n;
+        }
+      }
       const watched = new Map((await store.watched([...new Set(logs.map((l) => l.args.to!.toLowerCase()))])).map((w) => [w.address, w]));
       const seen: Array<SeenTransfer & { state: TransferState }> = [];
       const blocks = new Map<bigint, string>();
@@ -172,6 +198,10 @@ export class Watcher {
     return result;
   }
 
+  private getLogs(from: bigint, to: bigint) {
+    return this.rpc.getLogs({ address: this.o.tokens, event: TRANSFER, fromBlock: from, toBlock: to });
+  }
+
   /** Ticks every `intervalMs` until stop(); an RPC outage backs off, then catches up from the cursor. */
   start(intervalMs: number, onError: (error: unknown) => void = () => {}): void {
     let failures = 0;
@@ -201,4 +231,14 @@ export class Watcher {
     await this.running?.catch(() => {});
     await this.o.store.release(this.o.chainId, this.o.holder);
   }
+}
+
+/** Whether an RPC error is a provider's limit on a log query's blocks or results (each words it its own way). */
+function isRangeLimit(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const said = [error.details, error.shortMessage, error.message].join(' ');
+  return (
+    !!error.walk((e) => (e as { code?: number }).code === -32005) ||
+    /block range|range (is )?too (large|wide)|more than \d+ (results|blocks|logs)|too many (results|blocks|logs)|limit exceeded|response size|exceeds? the (range|limit)/i.test(said)
+  );
 }

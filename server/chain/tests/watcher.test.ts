@@ -298,6 +298,41 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
+  // Issue 21: a provider's limit on a log query's range or results made the watcher ask for the
+  // same range for ever, and nothing after it was ever seen.
+  it('halves its log range when the provider refuses a wide one, and still finds every transfer', async () => {
+    const proxy = await startProxy(chain.port);
+    proxy.maxLogRange = 3n;
+    const w = watcher({ confirmations: 1, rpcUrls: [proxy.url], maxRange: 64n });
+    const to = await payment('w-range');
+    await w.tick().catch(() => {}); // wherever the cursor is, it moves on in steps of at most 3
+    await mine(10);
+    await send(to, '10.1');
+    await mine(2);
+    for (let i = 0; i < 40 && (await status('w-range')).status !== 'confirmed'; i++) await w.tick();
+    expect(await status('w-range')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await w.stop();
+    await proxy.close();
+  });
+
+  // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
+  // instance then watched the same chain at the same time.
+  it('keeps its lease while a slow tick runs: another instance does not watch the chain meanwhile', async () => {
+    const proxy = await startProxy(chain.port);
+    const a = watcher({ rpcUrls: [proxy.url], leaseMs: 300, now: Date.now });
+    const b = watcher({ leaseMs: 300, now: Date.now });
+    await a.tick();
+    await mine(2);
+    proxy.delayMs = 400; // each of A's calls now outlasts its lease
+    const slow = a.tick(); // five calls or more: two seconds, a lease taken at ~0.4 s
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // unrenewed, it ran out at ~0.7 s
+    expect((await b.tick()).skipped).toBe(true);
+    await slow;
+    await a.stop();
+    await b.stop();
+    await proxy.close();
+  });
+
   it('lets one instance watch a chain at a time', async () => {
     const a = watcher({ leaseMs: 60_000 });
     const b = watcher({ leaseMs: 60_000 });
@@ -330,18 +365,25 @@ function encodeTransfer(to: Address, amount: bigint): Hex {
 }
 
 /**
- * An RPC endpoint that can be taken down, or made to lag (answer `staleHead` as the head): a
- * proxy in front of anvil.
+ * An RPC endpoint that can be taken down, made to lag (answer `staleHead` as the head), to
+ * refuse log queries wider than `maxLogRange` blocks, or to answer `delayMs` late: a proxy in
+ * front of anvil.
  */
 async function startProxy(target: number) {
-  const state: { down: boolean; staleHead?: bigint } = { down: false };
+  const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number } = { down: false };
   const server: Server = createServer((req, res) => {
     if (state.down) return void res.socket?.destroy();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
+      if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
       const body = Buffer.concat(chunks);
-      const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string };
+      const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string; params?: Array<{ fromBlock?: string; toBlock?: string }> };
+      const range = call.method === 'eth_getLogs' && call.params?.[0] ? BigInt(call.params[0].toBlock!) - BigInt(call.params[0].fromBlock!) + 1n : 0n;
+      if (state.maxLogRange !== undefined && range > state.maxLogRange) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` } }));
+        return;
+      }
       if (state.staleHead !== undefined && call.method === 'eth_blockNumber') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: `0x${state.staleHead.toString(16)}` }));
         return;
