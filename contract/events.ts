@@ -9,8 +9,10 @@ import type { MerchantVerification } from './schemas.ts';
  * DEPOSIT_REVERSED: a credited transfer left the chain in a reorganisation and was taken back.
  * DEPOSIT_UNMATCHED: money reached a deposit address when its payment took no more (late, or
  * after it was paid) or in a token it did not ask for: recorded, not counted, never dropped.
+ * DEPOSIT_DISCREPANCY: reconciliation found a deposit address holding other than what its
+ * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
  */
-export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED'] as const;
+export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
@@ -51,4 +53,6 @@ export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>
 export type PayoutEvent = Envelope<'PAYOUT_UPDATED', PayoutEventData>;
 export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & { reversed: ChainTransfer }>;
 export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected'; transfer: ChainTransfer; payment?: MerchantVerification }>;
-export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent;
+/** Amounts in the token's base units, as decimal text, at the block `atBlock`. */
+export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
+export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent;

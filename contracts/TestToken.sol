@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // For the local dev chain only: an ERC-20 anyone may mint, with the decimals of the token it
-// stands in for (USDT has 18 on BNB Smart Chain, 6 on Ethereum), and a freeze like USDT's and
-// USDC's blacklists, so that tests can make one deposit's transfers fail.
+// stands in for (USDT has 18 on BNB Smart Chain, 6 on Ethereum), a freeze like USDT's and
+// USDC's blacklists, so that tests can make one deposit's transfers fail, and an optional fee
+// on transfer that its Transfer event does not show, so that tests can make the chain and the
+// events disagree.
 pragma solidity ^0.8.20;
 
 contract TestToken {
@@ -12,6 +14,8 @@ contract TestToken {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => bool) public frozen;
+    /// Taken from each transfer, in hundredths of a percent; the Transfer event still says the full value.
+    uint256 public feeBps;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -31,6 +35,11 @@ contract TestToken {
     /// Anyone may freeze an address here (a dev token): its tokens can no longer move.
     function freeze(address who) external {
         frozen[who] = true;
+    }
+
+    function setFee(uint256 bps) external {
+        require(bps <= 10000, "fee");
+        feeBps = bps;
     }
 
     function transfer(address to, uint256 value) external returns (bool) {
@@ -55,8 +64,10 @@ contract TestToken {
     function _move(address from, address to, uint256 value) private {
         require(!frozen[from], "frozen");
         require(balanceOf[from] >= value, "balance");
+        uint256 fee = (value * feeBps) / 10000;
         balanceOf[from] -= value;
-        balanceOf[to] += value;
+        balanceOf[to] += value - fee;
+        balanceOf[address(0xFEE)] += fee;
         emit Transfer(from, to, value);
     }
 }

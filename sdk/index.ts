@@ -3,5 +3,5 @@
 export { ServiceClient, ServiceError } from './client.ts';
 export type { EventRecord, InitializePaymentInput, ServiceClientOptions } from './client.ts';
 export { DEFAULT_TOLERANCE_SECONDS, EVENT_TYPES, SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
-export type { DepositEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent, WebhookRefusal } from './webhook.ts';
+export type { DepositEvent, DiscrepancyEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent, WebhookRefusal } from './webhook.ts';
 export type { MerchantVerification } from '../contract/schemas.ts';

@@ -5,7 +5,7 @@ import { signatureHeader, verifySignedEvent, type Hmac, type VerifyOptions } fro
 import type { ServiceEvent } from '../contract/events.ts';
 
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, WebhookError, type WebhookRefusal } from '../contract/webhook-signature.ts';
-export type { DepositEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent } from '../contract/events.ts';
+export type { DepositEvent, DiscrepancyEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent } from '../contract/events.ts';
 export { EVENT_TYPES } from '../contract/events.ts';
 
 const hmac: Hmac = (secret, message) => createHmac('sha256', secret).update(message).digest('hex');

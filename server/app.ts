@@ -70,6 +70,8 @@ export interface ServiceOptions {
   gasKey?: Hex;
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
+  /** How often each deposit's ledger is compared with the chain (10 min by default; 0: never). */
+  reconcileIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
   /** Payments a hosted link page may make a minute, per client address (20) and per link (600). */
   linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
@@ -168,6 +170,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
         payoutCheckMs: options.payoutCheckMs ?? 2000,
         sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
+        reconcileIntervalMs: options.reconcileIntervalMs ?? 600_000,
         watchIntervalMs: options.watchIntervalMs ?? 1000,
       })
     );

@@ -12,6 +12,7 @@ import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import { payoutJob } from './payouts.ts';
+import { reconcileJobs } from './reconcile.ts';
 import { settleJob } from './settle.ts';
 import { sweepJobs } from './sweep.ts';
 import { watchJobs } from './watch.ts';
@@ -37,6 +38,7 @@ export interface JobDeps {
   webhookTimeoutMs: number;
   payoutCheckMs: number;
   sweepIntervalMs: number;
+  reconcileIntervalMs: number;
   watchIntervalMs: number;
 }
 
@@ -49,7 +51,7 @@ export interface Job {
   wakeOn?: { channel: string; wake(): void };
 }
 
-const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs];
+const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs];
 
 /** Starts every registered job; the answer stops them all. */
 export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {

@@ -48,7 +48,7 @@ export interface Watched {
 }
 
 /** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
-const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected')`;
+const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected', 'dust')`;
 
 /** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
 const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
@@ -255,6 +255,37 @@ export class ChainStore {
         await tx.query(`UPDATE chain_transfers SET swept_hash = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, hash, String(maxBlock)]);
       }
     });
+  }
+
+  /**
+   * What the ledger says each deposit holds and has passed on, per token, counting transfers
+   * in blocks up to `atBlock` that are on the chain (orphaned ones are not): `held`, not yet
+   * swept (credited, late, unexpected, dust, or still confirming); `credited`, counted toward
+   * the payment; `swept`, moved on by a recorded sweep.
+   */
+  async ledgerOfDeposits(chainId: number, atBlock: bigint): Promise<Array<{ paymentId: string; merchantId: string; mode: string; reference: string; address: string; token: string; held: bigint; credited: bigint; swept: bigint }>> {
+    const rows = await this.db.query(
+      `SELECT p.id, p.merchant_id, p.mode, p.reference, p.address, t.token,
+              COALESCE(SUM(CASE WHEN t.swept_hash IS NULL THEN t.amount END), 0)::text AS held,
+              COALESCE(SUM(CASE WHEN t.state = 'credited' THEN t.amount END), 0)::text AS credited,
+              COALESCE(SUM(CASE WHEN t.swept_hash IS NOT NULL THEN t.amount END), 0)::text AS swept
+         FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE t.chain_id = $1 AND t.state <> 'orphaned' AND t.block_number <= $2
+        GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.address, t.token
+        ORDER BY p.id, t.token`,
+      [chainId, String(atBlock)],
+    );
+    return rows.map((r) => ({
+      paymentId: String(r.id),
+      merchantId: r.merchant_id as string,
+      mode: r.mode as string,
+      reference: r.reference as string,
+      address: (r.address as string).toLowerCase(),
+      token: r.token as string,
+      held: BigInt(r.held as string),
+      credited: BigInt(r.credited as string),
+      swept: BigInt(r.swept as string),
+    }));
   }
 
   async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState; sweptHash?: string }>> {

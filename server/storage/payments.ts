@@ -183,7 +183,12 @@ export class PaymentStore {
 
   /** Tells the merchant of money that reached a payment's address and could not count. */
   async reportUnmatched(account: Account, data: unknown, nowMs: number): Promise<void> {
-    await this.db.transaction((tx) => this.events.add(tx, account, 'DEPOSIT_UNMATCHED', data, nowMs));
+    await this.report(account, 'DEPOSIT_UNMATCHED', data, nowMs);
+  }
+
+  /** Writes an event for the merchant that changes no payment (unmatched money, a discrepancy). */
+  async report(account: Pick<Account, 'merchant' | 'mode'>, type: EventType, data: unknown, nowMs: number): Promise<void> {
+    await this.db.transaction((tx) => this.events.add(tx, account, type, data, nowMs));
   }
 
   /**

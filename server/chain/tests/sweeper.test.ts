@@ -14,6 +14,9 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { caller } from './helpers.ts';
+import { reconcile } from '../reconcile.ts';
+import { reconcileJobs } from '../../jobs/reconcile.ts';
+import type { JobDeps } from '../../jobs/index.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const payout = devAccount(7).address;
@@ -147,4 +150,42 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
   const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 301_000 });
   expect((await later.tick()).swept).toBe(1);
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
+});
+
+// Issue 21: the credited amount came from the event, not the balance: a fee-on-transfer token
+// was credited 10.1 while the deposit held 9.999, and nothing noticed.
+it('reconciles every deposit with the chain: swept ones hold nothing, and a token whose fee its events hide is reported', { timeout: 60_000 }, async () => {
+  const network = devNetwork(chain.url, contracts, 1);
+  const clean = await reconcile(network, store);
+  expect(clean.differences).toEqual([]);
+  const swept = clean.deposits.filter((d) => d.swept > 0n);
+  expect(swept.length).toBeGreaterThan(0);
+  for (const d of swept) expect(d.onChain).toBe(d.held);
+  const sum = (f: (d: (typeof clean.deposits)[number]) => bigint) => clean.deposits.reduce((n, d) => n + f(d), 0n);
+  console.log(`reconciliation: ${clean.deposits.length} deposit lines; credited ${sum((d) => d.credited)}, swept ${sum((d) => d.swept)}, held ${sum((d) => d.held)}, on chain ${sum((d) => d.onChain)} (base units, all tokens)`);
+
+  const admin = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+  const setFee = async (bps: bigint) => reader().waitForTransactionReceipt({ hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'setFee', args: [bps] }), pollingInterval: 50 });
+  await setFee(10n); // 0.1 %, which the Transfer event does not show
+  try {
+    const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'fee-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+    await send(address, '5.05');
+  } finally {
+    await setFee(0n);
+  }
+  await reader().request({ method: 'anvil_mine' as 'eth_blockNumber', params: ['0x2'] as never });
+  await watcher.tick();
+  await watcher.tick();
+  const { differences } = await reconcile(network, store);
+  expect(differences.map((d) => [d.reference, d.held, d.onChain])).toEqual([['fee-1', parseUnits('5.05', 18), parseUnits('5.04495', 18)]]);
+
+  // The job tells the merchant once, however often it runs.
+  const log = { info() {}, warn() {}, error() {} } as unknown as JobDeps['log'];
+  const [job] = reconcileJobs({ networks: [network], chain: store, payments: api.parts.payments, log, now: Date.now, reconcileIntervalMs: 50 } as unknown as JobDeps);
+  job.start();
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  await job.stop();
+  const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_DISCREPANCY'`);
+  expect(told).toHaveLength(1);
+  expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5050000000000000000', onChain: '5044950000000000000' });
 });
