@@ -27,6 +27,8 @@ const chain = await startDevChain({ port: Number(process.env.CHAIN_PORT ?? 8545)
 const contracts = await deployDevContracts(chain.url);
 const api = await startService({
   ...config,
+  // The demo merchant and its catalogue: public keys, for this machine only.
+  demo: true,
   networks: { ...config.networks, test: devNetwork(chain.url, contracts, 2) },
   devChain: DEV_CHAIN_POWERS,
   // Sweeps every 5 s (unless SWEEP_INTERVAL_MS says otherwise), so the payout balance moves while you watch.

@@ -7,7 +7,7 @@ const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
 let client: ServiceClient;
 beforeAll(async () => {
-  api = await startService();
+  api = await startService({ demo: true });
   client = new ServiceClient({ publicKey, secretKey, baseUrl: api.url });
 });
 afterAll(() => api.close());

@@ -50,7 +50,12 @@ export interface ServiceOptions {
   webhookRetryWindowMs?: number;
   /** How long a merchant's endpoint has to answer one delivery (10 s by default). */
   webhookTimeoutMs?: number;
-  /** Merchants made sure of at start; the demo merchant by default. */
+  /**
+   * The sandbox's demo merchant and its catalogue, whose keys (live ones too) are public in the
+   * README: for the demo and the tests only, never a service anyone else can reach. Off by default.
+   */
+  demo?: boolean;
+  /** Merchants made sure of at start; none by default (the demo merchant with `demo`). */
   merchants?: MerchantSeed[];
   /** Where checkout.js is served from. */
   distDir?: string;
@@ -117,8 +122,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const links = new LinkStore(db);
   const payouts = new PayoutStore(db, payments, events);
   const chain = new ChainStore(db);
-  for (const seed of options.merchants ?? [DEMO_MERCHANT]) await merchants.seed(seed, now());
-  await seedCatalogue(links);
+  for (const seed of options.merchants ?? (options.demo ? [DEMO_MERCHANT] : [])) await merchants.seed(seed, now());
+  if (options.demo) await seedCatalogue(links);
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey ?? 20, perReference: options.maxLongPollsPerReference ?? 4, total: options.maxLongPolls ?? 1000 });
   await changes.start(db);

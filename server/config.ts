@@ -50,5 +50,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     gasKey: gasKey(env.GAS_WALLET_KEY),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
+    demo: env.SEED_DEMO_MERCHANT === 'true',
   };
 }

@@ -11,6 +11,7 @@ if (args.length > 0) {
 } else {
   const log = createLogger();
   const config = configFromEnv();
+  if (config.demo) log.warn('SEED_DEMO_MERCHANT=true: the demo merchant, whose keys (live ones too) are public in the README, can use this service. Never on one that others reach.');
   const service = await startService({ ...config, logger: log });
   console.log(`Service listening on ${service.url} (database: ${service.db.kind}${config.dataDir ? ` in ${config.dataDir}` : ''})`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -11,7 +11,7 @@ let api: Service;
 let shop: MerchantSite;
 
 beforeAll(async () => {
-  api = await startService({ webhookRetryMs: 50, jobIntervalMs: 50 });
+  api = await startService({ demo: true, webhookRetryMs: 50, jobIntervalMs: 50 });
   shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
   await registerWebhook(api.url, secretKey, shop.url + WEBHOOK_PATH);
 });

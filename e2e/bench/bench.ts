@@ -33,7 +33,7 @@ type Window = typeof globalThis & {
 };
 
 async function servers(options: ServiceOptions = {}) {
-  const api = await startService(options);
+  const api = await startService({ demo: true, ...options });
   const shop = await startMerchantSite({ apiUrl: api.url, publicKey: KEY, webhookSecret: 'whsec_bench0unused0secret' });
   return { api, shop, close: () => Promise.all([api.close(), shop.close()]) };
 }

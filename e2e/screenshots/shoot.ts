@@ -28,7 +28,7 @@ interface Pair {
   shop: MerchantSite;
 }
 async function pair(quoteSeconds?: number): Promise<Pair> {
-  const api = await startService({ quoteSeconds, webhookTimeoutMs: 1000 });
+  const api = await startService({ demo: true, quoteSeconds, webhookTimeoutMs: 1000 });
   const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
   return { api, shop };
 }

@@ -23,6 +23,7 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
   const chain = onChain ? await startDevChain({ blockTimeSeconds: 1 }) : undefined;
   const contracts = chain ? await deployDevContracts(chain.url, 4) : undefined;
   const api = await startService({
+    demo: true,
     webhookRetryMs: 100,
     watchIntervalMs: 200,
     // Every page of a worker's tests presses hosted links from 127.0.0.1: not one client.

@@ -12,7 +12,7 @@ let api: Service;
 let registered: Receiver;
 
 beforeAll(async () => {
-  api = await startService({ webhookRetryMs: 50, jobIntervalMs: 50 });
+  api = await startService({ demo: true, webhookRetryMs: 50, jobIntervalMs: 50 });
   registered = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
   await fetch(api.url + '/api/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: registered.url }) });
 });

@@ -15,11 +15,15 @@ export interface Catalog {
   network(mode: KeyMode): Network | undefined;
   /**
    * The deposit address of a new payment, and the payout address it is bound to. Without a
-   * network for the mode (the sandbox-only catalogue): a random address no one controls, never
-   * watched, bound to nothing.
+   * network for test keys (the sandbox-only catalogue): a random address no one controls, never
+   * watched, bound to nothing; without one for live keys, a refusal.
    */
   depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string | null }>;
 }
+
+/** Live keys on a service with no live network: said plainly, with what the operator must do. */
+export const noLiveNetwork = () =>
+  new Conflict('Live payments are not available: this service has no live network configured. Its operator must add a "live" network to NETWORKS_FILE (chain, RPC URLs, deposit factory, tokens) and restart it');
 
 export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddress: (merchantId: string, mode: KeyMode, chainId: number) => Promise<string | undefined>): Catalog {
   const coins = { test: networks.test ? coinsOf(networks.test) : COINS.test, live: networks.live ? coinsOf(networks.live) : COINS.live };
@@ -29,7 +33,12 @@ export function catalog(networks: Partial<Record<KeyMode, Network>>, payoutAddre
     network: (mode) => networks[mode],
     async depositAddress(merchantId, mode, reference) {
       const network = networks[mode];
-      if (!network) return { address: '0x' + randomBytes(20).toString('hex'), payout: null };
+      if (!network) {
+        // Test keys without a network pay in the sandbox only. Live keys never get an address
+        // that no one watches: money sent there would be gone.
+        if (mode === 'live') throw noLiveNetwork();
+        return { address: '0x' + randomBytes(20).toString('hex'), payout: null };
+      }
       const payout = await payoutAddress(merchantId, mode, network.chainId);
       if (!payout) {
         throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);

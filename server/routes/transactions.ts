@@ -15,6 +15,7 @@ import { paymentKey } from '../realtime/keys.ts';
 import { transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
+import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
 
@@ -34,6 +35,7 @@ export const coins: Handler = async (ctx) => {
   const { query, account } = ctx;
   const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
+  if (account.mode === 'live' && !ctx.service.catalog.network('live')) throw noLiveNetwork();
   const list = ctx.service.catalog.coins(account.mode).map((coin) => {
     if (price.amount === undefined || price.currency === undefined) return coin;
     const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, price.currency, coin.decimals);

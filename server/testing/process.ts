@@ -25,7 +25,7 @@ export async function spawnService(env: Record<string, string>, script = MAIN, r
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first (npm test does)`);
   const started = performance.now();
   const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', SEED_DEMO_MERCHANT: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   alive.add(child);

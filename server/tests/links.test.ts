@@ -15,7 +15,7 @@ let mug: string;
 let beansNgn: string;
 
 beforeAll(async () => {
-  api = await startService();
+  api = await startService({ demo: true });
   const prices = [...(await api.parts.links.prices()).values()];
   beans = prices.find((p) => p.product.name.startsWith('Single') && p.currency === 'USD')!.id;
   beansNgn = prices.find((p) => p.currency === 'NGN')!.id;

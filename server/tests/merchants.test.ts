@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function service(options: ServiceOptions = {}): Promise<Service> {
-  const api = await startService({ webhookRetryMs: 50, jobIntervalMs: 50, ...options });
+  const api = await startService({ demo: true, webhookRetryMs: 50, jobIntervalMs: 50, ...options });
   cleanups.push(() => api.close());
   return api;
 }
@@ -294,7 +294,7 @@ describe('webhook delivery on a sender\'s terms', () => {
   });
 
   it('sends nothing after close()', async () => {
-    const api = await startService({ webhookRetryMs: 30, jobIntervalMs: 20 });
+    const api = await startService({ demo: true, webhookRetryMs: 30, jobIntervalMs: 20 });
     const failing = await endpoint((res) => res.writeHead(500).end());
     await deliverOnce(api, failing.url, 'closing-1');
     await until(() => failing.hits() >= 2);

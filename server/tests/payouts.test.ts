@@ -8,7 +8,7 @@ import { startService, type Service } from '../app.ts';
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
 beforeAll(async () => {
-  api = await startService();
+  api = await startService({ demo: true });
 });
 afterAll(() => api.close());
 

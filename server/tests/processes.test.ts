@@ -58,6 +58,21 @@ async function receiver(status = 200): Promise<Receiver> {
   return started;
 }
 
+// Issue 22: every production start seeded the demo merchant, whose keys (live ones too) are in
+// the README: anyone could read its webhook secret, make links and take live payments.
+describe('a production start', { timeout: 90_000 }, () => {
+  it('seeds no merchant: the README\'s demo keys are refused, live and test', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-production-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const api = await service({ DATA_DIR: dataDir, SEED_DEMO_MERCHANT: 'false' });
+    for (const key of [DEMO_MERCHANT.keys.live.publicKey, DEMO_MERCHANT.keys.test.publicKey]) {
+      expect((await fetch(api.url + '/api/v1/coins', { headers: { 'x-api-key': key } })).status).toBe(401);
+    }
+    const secret = await fetch(api.url + '/api/v1/webhook', { headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` } });
+    expect(secret.status).toBe(401);
+  });
+});
+
 describe('restart', { timeout: 90_000 }, () => {
   it('killed with SIGKILL mid-flight, restarted on its data directory: everything is there, and the pending delivery arrives', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'service-data-'));

@@ -11,7 +11,7 @@ import { qrView } from '../views/qr.ts';
 const { publicKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
 beforeAll(async () => {
-  api = await startService({ jobs: false });
+  api = await startService({ demo: true, jobs: false });
 });
 afterAll(() => api.close());
 

@@ -14,7 +14,7 @@ const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 describe.each(KINDS)('storage on %s', (kind) => {
   let api: Service;
   beforeAll(async () => {
-    api = await startService({ ...(await databaseOptions(kind)), jobs: false });
+    api = await startService({ demo: true, ...(await databaseOptions(kind)), jobs: false });
   });
   afterAll(() => api.close());
 

@@ -9,7 +9,7 @@ let clock = Date.parse('2026-11-22T12:00:00Z');
 let stub: Service;
 
 beforeAll(async () => {
-  stub = await startService({ quoteSeconds: 60, now: () => clock });
+  stub = await startService({ demo: true, quoteSeconds: 60, now: () => clock });
 });
 afterAll(() => stub.close());
 
@@ -299,7 +299,7 @@ describe('the stub API', () => {
   });
 
   it('long poll: the instance holds at most its total, whoever asks', async () => {
-    const small = await startService({ maxLongPolls: 2, quoteSeconds: 60 });
+    const small = await startService({ demo: true, maxLongPolls: 2, quoteSeconds: 60 });
     try {
       const gone = new AbortController();
       const ask = async (reference: string) => {
@@ -347,7 +347,7 @@ describe('the stub API', () => {
   });
 
   it('answers a long poll at once when long polling is switched off', async () => {
-    const plain = await startService({ longPoll: false });
+    const plain = await startService({ demo: true, longPoll: false });
     try {
       const headers = { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' };
       await fetch(plain.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }) });

@@ -27,7 +27,7 @@ async function merchantEndpoint(statuses: number[] = []) {
 }
 
 async function stub(): Promise<Service> {
-  const api = await startService({ webhookRetryMs: 20 });
+  const api = await startService({ demo: true, webhookRetryMs: 20 });
   closers.push(() => api.close());
   return api;
 }

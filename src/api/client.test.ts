@@ -12,7 +12,7 @@ const signal = new AbortController().signal;
 let stub: Service;
 
 beforeAll(async () => {
-  stub = await startService();
+  stub = await startService({ demo: true });
 });
 afterAll(() => stub.close());
 

@@ -36,7 +36,7 @@ const cells = CALLS.flatMap((call) =>
 
 describe.concurrent('API faults × calls', () => {
   it.each(cells)('$call × $fault ($kind)', { timeout: 40_000 }, async ({ call, fault, kind }) => {
-    const stub = await startService({ faults: true });
+    const stub = await startService({ demo: true, faults: true });
     const events: string[] = [];
     const errors: unknown[] = [];
     const reference = `cell-${call}-${fault}-${kind}`;
@@ -100,10 +100,10 @@ describe.concurrent('API faults × calls', () => {
 
 describe('fault injection is for tests only', () => {
   it('is off unless asked for, and never touches a live key', async () => {
-    const plain = await startService();
+    const plain = await startService({ demo: true });
     expect(plain.faults).toBeUndefined();
     await plain.close();
-    const stub = await startService({ faults: true });
+    const stub = await startService({ demo: true, faults: true });
     try {
       stub.faults!.inject({ call: 'coins', fault: '5xx', times: Infinity });
       const live = await fetch(stub.url + '/api/v1/coins', { headers: { 'x-api-key': DEMO_MERCHANT.keys.live.publicKey } });

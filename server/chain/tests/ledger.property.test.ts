@@ -31,7 +31,7 @@ beforeAll(async () => {
   chain = await startDevChain();
   contracts = await deployDevContracts(chain.url, 3);
   const network = devNetwork(chain.url, contracts, CONFIRMATIONS);
-  api = await startService({ networks: { test: network }, jobs: false });
+  api = await startService({ demo: true, networks: { test: network }, jobs: false });
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(9).address }, DEMO_MERCHANT.keys.test.secretKey);
   watcher = new Watcher({
     chainId: chain.chainId,

@@ -26,7 +26,7 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 4); // accounts 0-3 funded; 3 pays here
   proxy = await startProxy(chain.port);
-  api = await startService({ networks: { test: devNetwork(proxy.url(), contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
+  api = await startService({ demo: true, networks: { test: devNetwork(proxy.url(), contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
 }, 60_000);
 afterAll(async () => {
   await api?.close();

@@ -24,7 +24,7 @@ const payout = devAccount(9).address;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 3);
-  api = await startService({ networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
+  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -211,8 +211,13 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
 
   it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
     expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
-    expect((await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey)).body.sandbox).toBe(false);
-    const testnet = await startService({ networks: { test: { ...devNetwork(chain.url, contracts, 2), name: 'A public testnet', dev: false } }, jobs: false });
+    // Live keys with no live network: no coins, no address that nobody watches (issue 22).
+    const live = await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey);
+    expect(live.status).toBe(409);
+    expect(live.body.message).toMatch(/no live network configured.*NETWORKS_FILE/);
+    const liveQuote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-live', coin: 'USDT', currency: 'USD', amount: 10 }, DEMO_MERCHANT.keys.live.publicKey);
+    expect(liveQuote.status).toBe(409);
+    const testnet = await startService({ demo: true, networks: { test: { ...devNetwork(chain.url, contracts, 2), name: 'A public testnet', dev: false } }, jobs: false });
     try {
       const list = await fetch(testnet.url + '/api/v1/coins', { headers: { 'x-api-key': publicKey } }).then((r) => r.json());
       expect(list.sandbox).toBe(false);

@@ -33,7 +33,7 @@ beforeAll(async () => {
   chain = await startDevChain();
   contracts = await deployDevContracts(chain.url, 3);
   const network = devNetwork(chain.url, contracts, 1);
-  api = await startService({ networks: { test: network }, jobs: false });
+  api = await startService({ demo: true, networks: { test: network }, jobs: false });
   store = new ChainStore(api.db);
   watcher = new Watcher({
     chainId: chain.chainId,
