@@ -1,7 +1,7 @@
 // The bank payout endpoints of the spec: secret key only, from merchant servers.
 import { COINS as COIN_SYMBOLS } from '../../contract/fields.ts';
 import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
-import { invalidField, invalidFields } from '../domain/errors.ts';
+import { invalidField, invalidFields, Conflict } from '../domain/errors.ts';
 import { BANKS, checkBankFields, COUNTRIES, isPayoutCurrency, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type Payout } from '../domain/payouts.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
@@ -51,6 +51,11 @@ export const deleteBanks: Handler = async ({ req, account, service }) => {
 };
 
 export const initiate: Handler = async ({ req, account, service }) => {
+  // The service ships only the sandbox's payout provider, which pays nobody: a live payout
+  // through it would be reported paid while no bank moved any money.
+  if (account.mode === 'live') {
+    throw new Conflict('Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"');
+  }
   const body = parse(InitiatePayoutBody, await readJson(req));
   const units = payoutUnits(body.coin, body.amount);
   const payout = await service.payouts.initiate(

@@ -97,6 +97,15 @@ describe('managing them', () => {
 });
 
 describe('initiating a payout', () => {
+  // Issue 22: live keys got the sandbox's payout provider, which reports payouts paid.
+  it('refuses live payouts while the service has only the sandbox\'s provider', async () => {
+    const liveKey = DEMO_MERCHANT.keys.live.secretKey;
+    const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN, liveKey)).body.data;
+    const refused = await call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 1 }, liveKey);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/no payout provider configured/);
+  });
+
   it('pays out USDT up to the balance that payments built up, keeping reference and metadata', async () => {
     const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN)).body.data;
     const initiate = (body: Record<string, unknown>) => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', ...body });
