@@ -30,6 +30,11 @@ import { PayoutStore } from './storage/payouts.ts';
 export interface ServiceOptions {
   port?: number;
   host?: string;
+  /**
+   * The origin customers and merchants reach, such as https://pay.example.com: every URL the
+   * service hands out (links, cover photos, hosted pages) is on it. The listening address by default.
+   */
+  publicUrl?: string;
   /** postgres://… to use a PostgreSQL server; otherwise PGlite in `dataDir`. */
   databaseUrl?: string;
   /** PGlite's directory; undefined (and no databaseUrl) keeps everything in memory (tests). */
@@ -182,12 +187,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const requests: string[] = [];
   const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests }), options.port ?? 0, options.host ?? '127.0.0.1');
-  origin = `http://127.0.0.1:${port}`;
-  log.info({ url: origin, database: db.kind, instance }, 'service started');
+  const listening = `http://127.0.0.1:${port}`;
+  origin = options.publicUrl ?? listening;
+  log.info({ url: listening, publicUrl: origin, database: db.kind, instance }, 'service started');
 
   let closing: Promise<void> | undefined;
   return {
-    url: origin,
+    url: listening,
     server,
     db,
     parts,

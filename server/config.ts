@@ -51,5 +51,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
     demo: env.SEED_DEMO_MERCHANT === 'true',
+    publicUrl: publicUrl(env.PUBLIC_URL),
   };
+}
+
+/** PUBLIC_URL: an http(s) origin, no path, no trailing slash, as every URL handed out starts. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_URL: expected an origin such as https://pay.example.com, received ${JSON.stringify(raw.slice(0, 80))}`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new Error(`PUBLIC_URL: expected an origin such as https://pay.example.com (no path, query or user), received ${JSON.stringify(raw.slice(0, 80))}`);
+  }
+  return url.origin;
 }

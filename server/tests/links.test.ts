@@ -7,6 +7,7 @@ import { ErrorBody, success } from '../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
+import { configFromEnv } from '../config.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
@@ -304,3 +305,26 @@ describe('a hosted link\'s pay button', () => {
     expect(answers[20].body.message).toMatch(/Too many payments started from this page/);
   });
 });
+
+// Issue 22: a link's url and a donation's cover image were built from the listening address.
+describe('PUBLIC_URL', () => {
+  it('puts every URL the service hands out on the public origin', async () => {
+    const hosted = await startService({ demo: true, publicUrl: 'https://pay.example.com' });
+    try {
+      const created = await fetch(hosted.url + '/api/v1/payment_links/standard', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Public', charge: { amount: '5.00', currency: 'USD' } }),
+      }).then((r) => r.json());
+      expect(created.data.url).toMatch(/^https:\/\/pay\.example\.com\/pay\//);
+      const page = await fetch(hosted.url + '/pay/' + created.data.slug).then((r) => r.text());
+      expect(page).not.toContain('127.0.0.1');
+    } finally {
+      await hosted.close();
+    }
+    expect(() => configFromEnv({ PUBLIC_URL: 'pay.example.com' })).toThrow(/PUBLIC_URL: expected an origin/);
+    expect(() => configFromEnv({ PUBLIC_URL: 'https://pay.example.com/shop' })).toThrow(/PUBLIC_URL/);
+    expect(configFromEnv({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
+  });
+});
+
