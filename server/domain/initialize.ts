@@ -16,7 +16,7 @@ export type Requote = ReturnType<typeof quoteFields> &
 export interface PaymentWrites {
   /** The reference's payment, locked until the transaction ends. */
   lock(account: Account, reference: string): Promise<Payment | undefined>;
-  /** Whether a transfer to the payment is on the chain (seen, confirming or counted). */
+  /** Whether a transfer in the payment's token is on the chain, still confirming (counted ones show in `paid`). */
   onChain(payment: Payment): Promise<boolean>;
   /** Inserts; undefined when another request created the reference first. */
   insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;

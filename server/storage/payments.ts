@@ -75,7 +75,7 @@ export class PaymentStore {
       work({
         lock: (account, reference) => this.lock(tx, account, reference),
         onChain: async (payment) =>
-          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state NOT IN ('orphaned', 'dust') LIMIT 1`, [payment.id])).length > 0,
+          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(
             `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,

@@ -155,6 +155,19 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(counted).toMatchObject({ coin: 'USDT', status: 'incomplete', amountPaid: 1 });
   });
 
+  // Review: late or wrong-token money pinned the coin too, so anyone could stop a reference
+  // from ever being quoted again by sending 0.01 of another token to its address.
+  it('is not pinned by money in another token: that is unexpected, and the page may still change the coin', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-other', coin: 'USDT', currency: 'USD', amount: 5 });
+    const address = created.body.data.address as Address;
+    const stranger = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
+    await stranger.writeContract({ address: contracts.tokens.DAI, abi: TestToken.abi, functionName: 'transfer', args: [address, 10n ** 16n] });
+    await until('recorded', async () => (await api.db.query(`SELECT state FROM chain_transfers WHERE lower(recipient) = lower($1)`, [address])).length > 0);
+    const requote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-other', coin: 'USDC', currency: 'USD', amount: 5 });
+    expect(requote.status).toBe(201);
+    expect(await verify('s-other')).toMatchObject({ coin: 'USDC', amountPaid: 0 });
+  });
+
   // Issue 21, 7: dust cost the operator more gas than the attacker; it is no money to the service.
   it('records dust below the token\'s minimum and never counts, tells or shows it', async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDT', currency: 'USD', amount: 500 });
