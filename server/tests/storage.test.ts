@@ -84,6 +84,25 @@ describe.each(KINDS)('storage on %s', (kind) => {
     expect((await api.parts.payments.get(account, reference)).paid).toBe(10_100_000n);
   });
 
+  // Review: the customer's "finish with what I sent" settled a payment while its next
+  // transfer was still confirming, which then counted as late.
+  it('does not settle a partial payment while money for it is still confirming', async () => {
+    const reference = `settle-wait-${kind}`;
+    await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10, accept_partial_payment: true });
+    await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'partial' });
+    const payment = await api.parts.payments.get(account, reference);
+    await api.db.query(
+      `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
+       VALUES ($1, $2, 0, 1, '0x01', $3, '0x02', $4, 5, $5, 'seen', $6)`,
+      [payment.chainId, '0x' + 'ef'.repeat(32), payment.token, payment.address, payment.id, Date.now()],
+    );
+    const waiting = await call('POST', `/api/v1/transaction/settle/${reference}`);
+    expect(waiting.status).toBe(409);
+    expect(waiting.body.message).toMatch(/still confirming/);
+    await api.db.query(`UPDATE chain_transfers SET state = 'credited' WHERE payment_id = $1`, [payment.id]);
+    expect((await call('POST', `/api/v1/transaction/settle/${reference}`)).body.data.status).toBe('settled');
+  });
+
   it('lets concurrent payouts never overdraw the balance', async () => {
     const server = { authorization: `Bearer ${secretKey}` };
     await call('POST', '/api/v1/transaction/initialize', { reference: `bal-${kind}`, coin: 'USDT', currency: 'USD', amount: 10 });
