@@ -50,5 +50,9 @@ export function networksFromFile(path: string): Partial<Record<KeyMode, Network>
     throw new Error(`NETWORKS_FILE ${path}: ` + fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; '));
   }
   if (parsed.data.live?.dev) throw new Error(`NETWORKS_FILE ${path}: live.dev: a live network is never a dev chain`);
+  // One chain watched for both modes would share one cursor, and test money could look live.
+  if (parsed.data.live && parsed.data.test && parsed.data.live.chainId === parsed.data.test.chainId) {
+    throw new Error(`NETWORKS_FILE ${path}: test.chainId: test keys need a chain of their own (a testnet), not the live chain ${parsed.data.live.chainId}`);
+  }
   return parsed.data as Partial<Record<KeyMode, Network>>;
 }

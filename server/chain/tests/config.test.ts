@@ -37,6 +37,7 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, tokens: [{ ...BSC.tokens[0], decimals: 40 }] } }, /live\.tokens\.0\.decimals/],
     [{ live: { ...BSC, tokens: [{ ...BSC.tokens[0], symbol: 'XRP' }] } }, /live\.tokens\.0\.symbol/],
     [{ live: { ...BSC, dev: true } }, /a live network is never a dev chain/],
+    [{ live: BSC, test: BSC }, /test.chainId: test keys need a chain of their own/],
     ['{ not json', /cannot read .* as JSON/],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
