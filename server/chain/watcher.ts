@@ -180,8 +180,9 @@ export class Watcher {
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
       const fresh = await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
-      // Told once: a range scanned again (after a reorganisation) finds what is already recorded.
-      for (const t of fresh) if (t.state === 'unexpected') await this.o.ledger.unmatched(t, 'unexpected');
+      // Told once: a range scanned again (after a reorganisation) finds what is already recorded,
+      // and a transfer brought back from an orphaned block was told the first time.
+      for (const t of fresh) if (t.state === 'unexpected' && t.inserted) await this.o.ledger.unmatched(t, 'unexpected');
       result.scanned = { from, to };
       result.seen = seen.length;
     }

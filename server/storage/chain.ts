@@ -140,18 +140,18 @@ export class ChainStore {
     cursor: Cursor,
     keepFrom: bigint,
     nowMs: number,
-  ): Promise<Array<SeenTransfer & { state: TransferState }>> {
+  ): Promise<Array<SeenTransfer & { state: TransferState; inserted: boolean }>> {
     return this.db.transaction(async (tx) => {
-      const fresh: Array<SeenTransfer & { state: TransferState }> = [];
+      const fresh: Array<SeenTransfer & { state: TransferState; inserted: boolean }> = [];
       for (const t of transfers) {
         const written = await tx.query(
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11
-           WHERE chain_transfers.state = 'orphaned' RETURNING tx_hash`,
+           WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, nowMs],
         );
-        if (written.length) fresh.push(t);
+        if (written.length) fresh.push({ ...t, inserted: written[0].inserted === true });
       }
       for (const b of blocks) {
         await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [chainId, String(b.number), b.hash]);
@@ -172,7 +172,8 @@ export class ChainStore {
       const credited = await tx.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'credited'`, [chainId, String(fork)]);
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
       await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [chainId, String(fork)]);
-      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state IN ('seen', 'credited')`, [chainId, String(fork)]);
+      // Everything in the gone blocks leaves the books, counted or not (late, unexpected, dust too), unless a sweep already moved it on.
+      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state <> 'orphaned' AND swept_hash IS NULL`, [chainId, String(fork)]);
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
       await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(fork - 1n), (below?.hash as string) ?? null, nowMs]);
