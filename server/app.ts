@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { Hex } from 'viem';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
+import { chainReadiness } from './chain/readiness.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
@@ -80,6 +81,8 @@ export interface ServiceOptions {
   gasKey?: Hex;
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
+  /** GET /readyz: how many blocks a watcher may be behind its chain's head (50). */
+  readyMaxLagBlocks?: number;
   /** How often each deposit's ledger is compared with the chain (10 min by default; 0: never). */
   reconcileIntervalMs?: number;
   /** Long polls one key may hold at once on one instance. */
@@ -139,6 +142,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   let origin = '';
   const networks = options.networks ?? {};
+  const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50);
   const parts: ServiceParts = {
     catalog: catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)),
     payments,
@@ -159,6 +163,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     now,
     origin: () => origin,
     faults: options.faults ? new FaultInjector() : undefined,
+    readiness: async () => [
+      await db.query('SELECT 1').then(
+        () => ({ name: 'database', ok: true, detail: db.kind }),
+        () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
+      ),
+      ...(await chainsReady()),
+    ],
     linkCheckouts: {
       perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
       perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),

@@ -50,6 +50,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     gasKey: gasKey(env.GAS_WALLET_KEY),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
+    readyMaxLagBlocks: int(env, 'READY_MAX_LAG_BLOCKS', 50, 1, 1_000_000),
     demo: env.SEED_DEMO_MERCHANT === 'true',
     publicUrl: publicUrl(env.PUBLIC_URL),
   };

@@ -1,6 +1,7 @@
 // What every route handler is given: the request, its account, and the service's parts.
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
+import type { Check } from '../chain/readiness.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
@@ -41,6 +42,8 @@ export interface ServiceParts {
   /** The service's own public origin, for links and file URLs. */
   origin(): string;
   faults?: FaultInjector;
+  /** What GET /readyz checks: the database, and each watched chain's lag. */
+  readiness(): Promise<Check[]>;
   /** How many payments a hosted link page may make a minute, per client address and per link. */
   linkCheckouts: { perClient: RateLimiter; perLink: RateLimiter };
   /** A local dev chain's powers, where the demo or a test started one. */

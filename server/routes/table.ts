@@ -2,6 +2,7 @@
 // The README's endpoint lists are held equal to this table by a test.
 import type { RouteSpec } from '../http/router.ts';
 import type { Handler } from './context.ts';
+import * as health from './health.ts';
 import * as hosted from './hosted.ts';
 import * as links from './links.ts';
 import * as payouts from './payouts.ts';
@@ -46,6 +47,9 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'secret', handler: payouts.deleteBanks, summary: 'delete bank accounts, all or nothing' },
   { method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.getBank, summary: 'one bank account' },
   { method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.updateBank, summary: 'update a bank account' },
+  // For the operator
+  { method: 'GET', path: '/healthz', auth: 'none', handler: health.healthz, summary: 'the process answers' },
+  { method: 'GET', path: '/readyz', auth: 'none', handler: health.readyz, summary: 'the database answers and each chain is followed; 503 naming what is not' },
   // Served to browsers
   { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },
   { method: 'GET', path: '/checkout.js.map', auth: 'none', handler: hosted.built('checkout.js.map'), summary: 'its source map' },

@@ -98,6 +98,12 @@ export class ChainStore {
     });
   }
 
+  /** The last block scanned on a chain, or undefined when it was never watched. */
+  async scannedTo(chainId: number): Promise<bigint | undefined> {
+    const [row] = await this.db.query(`SELECT block_number FROM chain_cursors WHERE chain_id = $1`, [chainId]);
+    return row ? BigInt(row.block_number as string) : undefined;
+  }
+
   async release(chainId: number, holder: string): Promise<void> {
     await this.db.query(`UPDATE chain_cursors SET holder = NULL, lease_until_ms = 0 WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
   }

@@ -222,6 +222,24 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(await payerBalance()).toBe(before);
   });
 
+  // Issue 22: nothing told an operator (or a load balancer) whether the service could take payments.
+  it('answers /healthz, and /readyz with the database and the chain; 503 naming a chain whose node does not answer', async () => {
+    expect((await fetch(api.url + '/healthz')).status).toBe(200);
+    const ready = await (await fetch(api.url + '/readyz')).json();
+    expect(ready.data).toEqual([
+      { name: 'database', ok: true, detail: 'pglite' },
+      { name: 'chain 31337 (Local dev chain)', ok: true, detail: expect.stringMatching(/^\d+ blocks behind the head/) },
+    ]);
+    const blind = await startService({ demo: true, networks: { test: { ...devNetwork('http://127.0.0.1:9', contracts, 2), chainId: 31338 } }, jobs: false });
+    try {
+      const answer = await fetch(blind.url + '/readyz');
+      expect(answer.status).toBe(503);
+      expect((await answer.json()).message).toMatch(/chain 31338 \(Local dev chain\): its RPC URLs do not answer/);
+    } finally {
+      await blind.close();
+    }
+  });
+
   it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
     expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
     // Live keys with no live network: no coins, no address that nobody watches (issue 22).
