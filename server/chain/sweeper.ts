@@ -1,11 +1,18 @@
 // Sweeping: what deposit addresses received moves on to the payout addresses they are bound
 // to, many deposits in one transaction, with gas paid by the operator's gas-only wallet. That
 // wallet holds no merchant money and its key cannot move any: the factory sends a deposit's
-// tokens only to the payout address inside its CREATE2 address (server/chain/contracts).
+// tokens only to the payout address inside its CREATE2 address (contracts/Deposit.sol).
 import { BaseError, createPublicClient, createWalletClient, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { rpcTransport, saltOf, type Network } from './networks.ts';
+
+/** A deposit left out of a sweep: whose, which token, and the revert that said why. */
+export interface Stuck {
+  reference: string;
+  token: string;
+  reason: string;
+}
 
 export interface SweeperOptions {
   network: Network;
@@ -37,12 +44,12 @@ export class Sweeper {
    * sweep counts only when its own transaction is mined and succeeded: a replaced or
    * cancelled transaction moved nothing.
    */
-  async tick(): Promise<{ swept: number; moved?: number; hash?: Hex; stuck: Array<{ reference: string; token: string; reason: string }> }> {
+  async tick(): Promise<{ swept: number; moved?: number; hash?: Hex; stuck: Stuck[] }> {
     const { network, store } = this.o;
     const now = this.o.now ?? Date.now;
     const maxBlock = (await this.rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
     const claimed = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
-    const stuck: Array<{ reference: string; token: string; reason: string }> = [];
+    const stuck: Stuck[] = [];
     const targets: SweepTarget[] = [];
     for (const target of claimed) {
       const reason = await this.failure([target]);

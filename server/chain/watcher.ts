@@ -120,15 +120,12 @@ export class Watcher {
     // Only some blocks' hashes are kept, so the fork lies somewhere above the highest match:
     // everything from just above it is scanned again, not only from the lowest changed block
     // (a payment re-mined into a block in between would otherwise never be seen).
-    let changed = false;
-    const stored = await store.blocks(chainId, cursor.number - this.reorgDepth);
-    for (const block of stored) {
+    for (const block of await store.blocks(chainId, cursor.number - this.reorgDepth)) {
       const onChain = (await this.rpc.getBlock({ blockNumber: block.number })).hash;
       if (onChain === block.hash) {
-        if (changed) result.reorgedFrom = block.number + 1n;
+        if (result.reorgedFrom !== undefined) result.reorgedFrom = block.number + 1n;
         break;
       }
-      changed = true;
       // No stored block matched (yet): as deep as what is kept.
       result.reorgedFrom = block.number;
     }

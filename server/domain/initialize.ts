@@ -44,8 +44,9 @@ export function initializePayment(
   deposit: { address: string; payout: string | null },
 ): Promise<{ payment: Payment; created: boolean }> {
   return store.inTransaction(async (writes) => {
+    const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));
     let existing = await writes.lock(account, request.reference);
-    let plan = planInitialize(existing, account, request, nowMs, !!existing && (await writes.onChain(existing)));
+    let plan = await decide(existing);
     const fields = quoteFields(request, nowMs, quoteMs);
     const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
     if (plan.kind === 'create') {
@@ -53,7 +54,7 @@ export function initializePayment(
       if (created) return { payment: created, created: true };
       // Another request created it a moment ago: decide again against that one.
       existing = await writes.lock(account, reference);
-      plan = planInitialize(existing, account, request, nowMs, !!existing && (await writes.onChain(existing)));
+      plan = await decide(existing);
     }
     if (plan.kind === 'same') return { payment: existing!, created: false };
     if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');

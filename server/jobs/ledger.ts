@@ -5,7 +5,7 @@ import { Conflict, NotItsToken } from '../domain/errors.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { SeenTransfer } from '../storage/chain.ts';
-import { verificationView } from '../views/payments.ts';
+import { depositReport, verificationView } from '../views/payments.ts';
 import type { Account } from '../domain/account.ts';
 import type { Sql } from '../storage/db.ts';
 
@@ -15,7 +15,7 @@ export function paymentLedger(deps: { db: Sql; payments: PaymentStore; merchants
     const merchant = (await deps.merchants.byId(row!.merchant_id as string))!;
     return { account: { merchant, mode: row!.mode as 'test' | 'live', via: 'secret' }, reference: row!.reference as string };
   };
-  const report = { type: 'DEPOSIT_TRANSACTION' as const, data: (p: Parameters<typeof verificationView>[0]) => verificationView(p, deps.now(), true) };
+  const report = depositReport(deps.now);
   const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });
   return {
     async credit(t) {

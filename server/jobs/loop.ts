@@ -1,5 +1,7 @@
 // A background job: `tick` runs every `intervalMs`, at once when woken (a NOTIFY says work
 // is due), never twice at the same time, and not at all after stop().
+import type { Job } from './index.ts';
+
 export class JobLoop {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
@@ -43,4 +45,24 @@ export class JobLoop {
     clearTimeout(this.timer);
     await this.running;
   }
+}
+
+/**
+ * A job that is one JobLoop: `tick` every `intervalMs`, woken at once by a NOTIFY on `wakeOn`
+ * when given; `onStop` runs first when it stops (to abort work under way).
+ */
+export function loopJob(
+  name: string,
+  tick: () => Promise<void>,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+  options: { wakeOn?: string; onStop?: () => void } = {},
+): Job {
+  const loop = new JobLoop(tick, intervalMs, onError);
+  return {
+    name,
+    start: () => loop.start(),
+    stop: () => (options.onStop?.(), loop.stop()),
+    ...(options.wakeOn ? { wakeOn: { channel: options.wakeOn, wake: () => loop.wake() } } : {}),
+  };
 }

@@ -4,7 +4,7 @@ import type { Payout, PayoutProvider } from '../domain/payouts.ts';
 import type { Logger } from '../log.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import type { Job, JobDeps } from './index.ts';
-import { JobLoop } from './loop.ts';
+import { loopJob } from './loop.ts';
 
 export interface SettlementDeps {
   payouts: PayoutStore;
@@ -63,6 +63,5 @@ export const sandboxPayoutProvider: PayoutProvider = {
 /** Payouts go through the sandbox's provider: the only one the service ships (see README). */
 export function payoutJob(deps: JobDeps): Job {
   const tick = payoutSettlement({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
-  const loop = new JobLoop(tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'));
-  return { name: 'settle payouts', start: () => loop.start(), stop: () => loop.stop(), wakeOn: { channel: 'payouts_due', wake: () => loop.wake() } };
+  return loopJob('settle payouts', tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), { wakeOn: 'payouts_due' });
 }

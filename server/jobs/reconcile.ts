@@ -3,15 +3,14 @@
 // merchant once (DEPOSIT_DISCREPANCY); the figures are the operator's to investigate.
 import { reconcile } from '../chain/reconcile.ts';
 import type { Job, JobDeps } from './index.ts';
-import { JobLoop } from './loop.ts';
+import { loopJob } from './loop.ts';
 
 export function reconcileJobs(deps: JobDeps): Job[] {
   if (deps.reconcileIntervalMs <= 0) return [];
   /** Differences already told, so that each is told once (per instance). */
   const told = new Set<string>();
   return deps.networks.map((network) => {
-    const loop = new JobLoop(
-      async () => {
+    const check = async () => {
         const { atBlock, deposits, differences } = await reconcile(network, deps.chain);
         deps.log.info({ chainId: network.chainId, atBlock: String(atBlock), deposits: deposits.length, differences: differences.length }, 'reconciliation');
         for (const d of differences) {
@@ -22,10 +21,7 @@ export function reconcileJobs(deps: JobDeps): Job[] {
           deps.log.warn(data, 'reconciliation: a deposit holds other than its transfers say');
           await deps.payments.report({ merchant: { id: d.merchantId } as never, mode: d.mode as 'test' | 'live' }, 'DEPOSIT_DISCREPANCY', data, deps.now());
         }
-      },
-      deps.reconcileIntervalMs,
-      (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'reconciliation failed; retrying'),
-    );
-    return { name: `reconcile chain ${network.chainId}`, start: () => loop.start(), stop: () => loop.stop() };
+    };
+    return loopJob(`reconcile chain ${network.chainId}`, check, deps.reconcileIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'reconciliation failed; retrying'));
   });
 }

@@ -3,7 +3,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { Sweeper } from '../chain/sweeper.ts';
 import type { Job, JobDeps } from './index.ts';
-import { JobLoop } from './loop.ts';
+import { loopJob } from './loop.ts';
 
 export function sweepJobs(deps: JobDeps): Job[] {
   return deps.networks.flatMap((network) => {
@@ -16,10 +16,9 @@ export function sweepJobs(deps: JobDeps): Job[] {
     const sweeper = new Sweeper({ network, store: deps.chain, gas, now: deps.now });
     const sweep = async () => {
       const done = await sweeper.tick();
-      if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, tx: done.hash }, 'deposits swept to their payout addresses');
+      if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
       for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
     };
-    const loop = new JobLoop(sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'));
-    return [{ name: `sweep chain ${network.chainId}`, start: () => loop.start(), stop: () => loop.stop() }];
+    return [loopJob(`sweep chain ${network.chainId}`, sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
   });
 }

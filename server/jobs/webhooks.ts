@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { Job, JobDeps } from './index.ts';
-import { JobLoop } from './loop.ts';
+import { loopJob } from './loop.ts';
 import { post } from './post.ts';
 
 export interface DeliveryDeps {
@@ -75,11 +75,8 @@ export function webhookDelivery(deps: DeliveryDeps) {
 
 export function webhookJob(deps: JobDeps): Job {
   const delivery = webhookDelivery({ ...deps, timeoutMs: deps.webhookTimeoutMs });
-  const loop = new JobLoop(delivery.tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'));
-  return {
-    name: 'deliver webhooks',
-    start: () => loop.start(),
-    stop: () => (delivery.close(), loop.stop()),
-    wakeOn: { channel: 'events_due', wake: () => loop.wake() },
-  };
+  return loopJob('deliver webhooks', delivery.tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), {
+    wakeOn: 'events_due',
+    onStop: () => delivery.close(),
+  });
 }

@@ -16,8 +16,14 @@ export interface PollLimits {
   total: number;
 }
 
-/** The pools a long poll is counted in, as [name, most held at once]. */
-export type Pools = Array<[string, number]>;
+/** A pool a long poll is counted in: its name, the most held at once, and how a caller is told it is full. */
+export interface Pool {
+  name: string;
+  max: number;
+  /** "for this public key", "for this payment", "on this instance"… */
+  whose: string;
+}
+export type Pools = Pool[];
 
 export class PaymentChanges {
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -32,8 +38,11 @@ export class PaymentChanges {
 
   /** The pools of a poll by an account's key, on a payment's reference or (none) the events feed. */
   pools(account: string, via: 'public' | 'secret', reference?: string): Pools {
-    const pools: Pools = [[`${via}:${account}`, this.limits.perKey], ['total', this.limits.total]];
-    if (via === 'public' && reference !== undefined) pools.push([`ref:${account}/${reference}`, this.limits.perReference]);
+    const pools: Pools = [
+      { name: `${via}:${account}`, max: this.limits.perKey, whose: `for this ${via} key` },
+      { name: 'total', max: this.limits.total, whose: 'on this instance' },
+    ];
+    if (via === 'public' && reference !== undefined) pools.push({ name: `ref:${account}/${reference}`, max: this.limits.perReference, whose: 'for this payment' });
     return pools;
   }
 
@@ -45,8 +54,8 @@ export class PaymentChanges {
   }
 
   /** The first pool that is full, or undefined when one more poll fits every pool. */
-  full(pools: Pools): [string, number] | undefined {
-    return pools.find(([name, max]) => (this.held.get(name) ?? 0) >= max);
+  full(pools: Pools): Pool | undefined {
+    return pools.find(({ name, max }) => (this.held.get(name) ?? 0) >= max);
   }
 
   wake(key: string): void {
@@ -58,13 +67,13 @@ export class PaymentChanges {
     return new Promise((resolve) => {
       const set = this.waiters.get(key) ?? new Set();
       this.waiters.set(key, set);
-      for (const [name] of pools) this.held.set(name, (this.held.get(name) ?? 0) + 1);
+      for (const { name } of pools) this.held.set(name, (this.held.get(name) ?? 0) + 1);
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
         if (!set.delete(done)) return;
         if (set.size === 0) this.waiters.delete(key);
-        for (const [name] of pools) {
+        for (const { name } of pools) {
           const left = (this.held.get(name) ?? 1) - 1;
           if (left > 0) this.held.set(name, left);
           else this.held.delete(name);

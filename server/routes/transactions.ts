@@ -12,15 +12,12 @@ import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import { paymentKey } from '../realtime/keys.ts';
-import { transactionView, verificationView } from '../views/payments.ts';
+import { depositReport, transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
 import type { Ctx, Handler } from './context.ts';
-
-/** How a full pool of long polls is named to the caller. */
-const POOL_NAMES: Record<string, string> = { public: 'for this public key', secret: 'for this secret key', ref: 'for this payment', total: 'on this instance' };
 
 /** True when an injected fault answered instead of the route (tests, test keys only). */
 const faulted = (ctx: Ctx, call: Call) =>
@@ -136,7 +133,7 @@ export const verify: Handler = async (ctx) => {
   if (wait && service.config.longPoll && paymentVersion(answer) === wait.since) {
     const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, account.via, reference);
     const full = service.changes.full(pools);
-    if (full) throw new TooMany(`Too many status checks held open ${POOL_NAMES[full[0].split(':')[0]] ?? 'here'} (at most ${full[1]}); try again shortly, or check without wait`, 2);
+    if (full) throw new TooMany(`Too many status checks held open ${full.whose} (at most ${full.max}); try again shortly, or check without wait`, 2);
     const gone = new AbortController();
     ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
     const untilExpiry = payment.expiresMs - service.now() + 20;
@@ -172,7 +169,7 @@ export const sandboxDeposit: Handler = async (ctx) => {
     // Simulated in the payment's own token as it stands: a coin changed in between does not count it.
     { chainId: quoted.chainId, token: quoted.token, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
     service.now(),
-    { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, service.now(), true) },
+    depositReport(service.now),
   );
   return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit simulated');
 };
@@ -181,6 +178,6 @@ export const sandboxDeposit: Handler = async (ctx) => {
 export const settle: Handler = async ({ params, account, service }) => {
   const reference = params.reference;
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
-  const payment = await service.payments.settle(account, reference, service.now(), { type: 'DEPOSIT_TRANSACTION', data: (p) => verificationView(p, service.now(), true) });
+  const payment = await service.payments.settle(account, reference, service.now(), depositReport(service.now));
   return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Transaction settled with what arrived');
 };

@@ -38,7 +38,8 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
 export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   const body = parse(PayoutAddressBody, await readJson(req));
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
-  if (body.address !== body.address.toLowerCase() && body.address.slice(2) !== body.address.slice(2).toUpperCase() && !isAddress(body.address, { strict: true })) {
+  // (All lower case carries no checksum, and viem's strict check takes it; all upper case neither.)
+  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`);
   }
   // A key names only its own mode's chains: a test key must never say where live money goes.
@@ -91,7 +92,7 @@ export const listEvents: Handler = async ({ query, res, account, service }) => {
   if (events.length === 0 && wait > 0) {
     const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, 'secret');
     const full = service.changes.full(pools);
-    if (full) throw new TooMany(`Too many requests held open ${full[0] === 'total' ? 'on this instance' : 'for this key'} (at most ${full[1]}); try again shortly`, 2);
+    if (full) throw new TooMany(`Too many requests held open ${full.whose} (at most ${full.max}); try again shortly`, 2);
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     await service.changes.wait(eventsKey(account.merchant.id, account.mode), pools, wait * 1000, gone.signal);

@@ -28,6 +28,9 @@ export function transactionView(payment: Payment, merchant: Merchant, nowMs: num
   };
 }
 
+/** The event of a change to a payment: DEPOSIT_TRANSACTION with the merchant's verify data, as of the change. */
+export const depositReport = (now: () => number) => ({ type: 'DEPOSIT_TRANSACTION' as const, data: (payment: Payment) => verificationView(payment, now(), true) });
+
 /**
  * Verify data. The customer's name, e-mail and the merchant's metadata are personal or
  * private: they go to the merchant's server (secret key, webhooks), never to a page that
