@@ -1,5 +1,6 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
+import { EVENT_TYPES, signStandardWebhook, signWebhook, verifyWebhook, WebhookError } from './webhook.ts';
 
 const secret = 'sk_test_harbour0demo0secret';
 const now = Date.parse('2026-11-22T12:00:00Z');
@@ -53,5 +54,43 @@ describe('verifyWebhook', () => {
   it('refuses a signed body whose event type the service never sends', () => {
     const event = JSON.stringify({ id: 'evt_x', event: 'DEPOSIT_INVENTED', created: t, data: {} });
     expect(refusal(() => verifyWebhook(event, signWebhook(secret, event, t), secret, { now }))).toBe('malformed_body');
+  });
+});
+
+describe('verifyWebhook with Standard Webhooks headers', () => {
+  // A secret as the service makes them: whsec_ and 32 base64 characters (24 bytes).
+  const whsec = 'whsec_' + Buffer.from('twenty-four random bytes').toString('base64');
+  const signed = (at = t, secrets: string | string[] = whsec) => signStandardWebhook(secrets, 'evt_1', body, at);
+
+  it('signs as the standardwebhooks package does, and accepts what that package signs', () => {
+    const reference = new Webhook(whsec);
+    expect(signed()['webhook-signature']).toBe(reference.sign('evt_1', new Date(now), body));
+    const theirs = { 'Webhook-Id': 'evt_1', 'Webhook-Timestamp': String(t), 'Webhook-Signature': reference.sign('evt_1', new Date(now), body) };
+    expect(verifyWebhook(body, theirs, whsec, { now }).id).toBe('evt_1');
+    expect(verifyWebhook(Buffer.from(body), signed(t - 299), whsec, { now }).id).toBe('evt_1');
+  });
+
+  it('prefers webhook-signature when both schemes are in the headers, and takes x-service-signature alone', () => {
+    expect(refusal(() => verifyWebhook(body, { ...signed(), 'webhook-signature': 'v1,AAAA', 'x-service-signature': signWebhook(whsec, body, t) }, whsec, { now }))).toBe('bad_signature');
+    expect(verifyWebhook(body, { 'x-service-signature': signWebhook(whsec, body, t) }, whsec, { now }).id).toBe('evt_1');
+  });
+
+  it('during a rotation carries one signature per secret, and either verifies', () => {
+    const both = signed(t, [whsec, 'whsec_' + Buffer.from('another twenty-four byte').toString('base64')]);
+    expect(both['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(verifyWebhook(body, both, whsec, { now }).id).toBe('evt_1');
+  });
+
+  it.each([
+    ['a changed body', () => verifyWebhook(body.replace('confirmed', 'CONFIRMED'), signed(), whsec, { now }), 'bad_signature'],
+    ['another secret', () => verifyWebhook(body, signed(t, 'whsec_' + Buffer.from('someone else entirely!!!').toString('base64')), whsec, { now }), 'bad_signature'],
+    ['a timestamp changed after signing', () => verifyWebhook(body, { ...signed(), 'webhook-timestamp': String(t + 1) }, whsec, { now }), 'bad_signature'],
+    ['a signed id that is not the event\'s', () => verifyWebhook(body, signStandardWebhook(whsec, 'evt_2', body, t), whsec, { now }), 'malformed_body'],
+    ['a missing webhook-id', () => verifyWebhook(body, { ...signed(), 'webhook-id': undefined }, whsec, { now }), 'missing_signature'],
+    ['a signature in another form', () => verifyWebhook(body, { ...signed(), 'webhook-signature': 'sha256=abc' }, whsec, { now }), 'malformed_signature'],
+    ['a v1a (asymmetric) signature only', () => verifyWebhook(body, { ...signed(), 'webhook-signature': signed()['webhook-signature'].replace('v1,', 'v1a,') }, whsec, { now }), 'bad_signature'],
+    ['a replay, signed 10 minutes ago', () => verifyWebhook(body, signed(t - 600), whsec, { now }), 'stale'],
+  ])('refuses %s', (_name, run, reason) => {
+    expect(refusal(run)).toBe(reason);
   });
 });

@@ -12,7 +12,7 @@ export const DEMO_MERCHANT: MerchantSeed = {
     test: { publicKey: 'pk_test_harbour0demo0key', secretKey: 'sk_test_harbour0demo0secret' },
     live: { publicKey: 'pk_live_harbour0demo0key', secretKey: 'sk_live_harbour0demo0secret' },
   },
-  webhookSecrets: { test: 'whsec_harbour0demo0webhook0test', live: 'whsec_harbour0demo0webhook0live' },
+  webhookSecrets: { test: 'whsec_harbour0demo0webhook0secret0test', live: 'whsec_harbour0demo0webhook0secret0live' },
 };
 
 /** The catalogue's prices, by fixed ids so the demo can print them and docs can cite them. */

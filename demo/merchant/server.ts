@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ServiceClient, ServiceError } from '../../sdk/client.ts';
-import { SIGNATURE_HEADER, verifyWebhook, WebhookError, type ServiceEvent } from '../../sdk/webhook.ts';
+import { verifyWebhook, WebhookError, type ServiceEvent } from '../../sdk/webhook.ts';
 import { fromRoot } from '../paths.ts';
 
 /** The shop's catalogue: what each item the page sells costs, by the id it puts in metadata. */
@@ -95,7 +95,7 @@ export async function startMerchantSite(options: {
     const body = await readBody(req);
     let event: ServiceEvent;
     try {
-      event = verifyWebhook(body, req.headers[SIGNATURE_HEADER], options.webhookSecret);
+      event = verifyWebhook(body, req.headers, options.webhookSecret);
     } catch (error) {
       const reason = error instanceof WebhookError ? error.reason : 'malformed_body';
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ refused: reason }));

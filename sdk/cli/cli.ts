@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
-import { SIGNATURE_HEADER, signWebhook } from '../webhook.ts';
+import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.ts';
 
 export const USAGE = `usage: service-checkout <command> [options]
 
@@ -170,7 +170,7 @@ async function forward(event: EventRecord, target: string, secret: string, say: 
   try {
     const response = await fetch(target, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(secret, body) },
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(secret, body), ...signStandardWebhook(secret, event.id, body) },
       body,
       signal: AbortSignal.timeout(10_000),
     });

@@ -1,7 +1,7 @@
 // Delivers the outbox: claims due events (one instance each), POSTs each signed to the
 // merchant's URL, records every attempt, and schedules the next by the retry policy.
-import { SIGNATURE_HEADER, signatureHeader } from '../../contract/webhook-signature.ts';
-import { hmacSha256 } from '../crypto.ts';
+import { SIGNATURE_HEADER, signatureHeader, standardHeaders } from '../../contract/webhook-signature.ts';
+import { hmacSha256, hmacSha256Base64 } from '../crypto.ts';
 import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.ts';
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
@@ -38,10 +38,18 @@ export function webhookDelivery(deps: DeliveryDeps) {
     const started = Date.now();
     const abort = new AbortController();
     inFlight.add(abort);
+    // Signed afresh on each attempt, both ways: ours for today's verifiers, and Standard
+    // Webhooks', whose webhook-id is the event's id on every retry (the receiver's idempotency key).
+    const timestamp = Math.floor(Date.now() / 1000);
     const { status, error } = await post(
       endpoint.url,
       event.body,
-      { 'content-type': 'application/json', 'user-agent': 'service-webhooks/1', [SIGNATURE_HEADER]: signatureHeader(hmacSha256, secrets, event.body, Math.floor(Date.now() / 1000)) },
+      {
+        'content-type': 'application/json',
+        'user-agent': 'service-webhooks/1',
+        [SIGNATURE_HEADER]: signatureHeader(hmacSha256, secrets, event.body, timestamp),
+        ...standardHeaders(hmacSha256Base64, secrets, event.id, event.body, timestamp),
+      },
       { mode: event.mode as 'test' | 'live', timeoutMs: deps.timeoutMs, signal: abort.signal },
     ).finally(() => inFlight.delete(abort));
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
