@@ -2,35 +2,58 @@
 // NOT AUDITED. Do not hold real money with these contracts until they have been reviewed.
 pragma solidity ^0.8.20;
 
-/// The two ERC-20 calls a sweep needs. USDT on Ethereum returns nothing from transfer, so the
-/// call is made at a low level and an empty answer counts as success (as SafeERC20 does).
+import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
+
+/// The one ERC-20 view a sweep needs. Transfers are made at a low level: USDT on Ethereum
+/// returns nothing from transfer, so an empty answer counts as success (as SafeERC20 does).
 interface IERC20Balance {
     function balanceOf(address owner) external view returns (uint256);
 }
 
-/// One payment's deposit address, deployed only when it is swept. Its payout address is set
-/// at creation and is part of the CREATE2 address itself: the address a customer paid can
-/// only ever send its tokens to that payout address, whoever calls sweep.
+/// The code behind every deposit address. Each deposit is a minimal proxy (EIP-1167) to this,
+/// deployed only on its first sweep, with its payout address appended to its own code: the
+/// payout is part of the CREATE2 address, so the address a customer paid can only ever send
+/// what it holds to that payout address, whoever calls sweep.
 contract Deposit {
-    address public immutable payout;
+    /// This contract itself, which holds nothing and is never a deposit.
+    address private immutable self = address(this);
 
-    constructor(address payout_) {
-        payout = payout_;
+    /// Native coin sent to a deposit after its first sweep is accepted, and swept like a token.
+    receive() external payable {}
+
+    /// The payout address this deposit was created for, read from the deposit's own code.
+    function payout() public view returns (address) {
+        require(address(this) != self, "not a deposit");
+        return address(bytes20(Clones.fetchCloneArgs(address(this))));
     }
 
-    /// Sends this address's whole balance of `token` to the payout address; nothing when empty.
+    /// Sends this deposit's whole balance of `token` (the zero address: the native coin) to its
+    /// payout address; nothing when empty. Any token can be swept, listed by the service or not.
     function sweep(address token) external returns (uint256 amount) {
+        address to = payout();
+        if (token == address(0)) {
+            amount = address(this).balance;
+            if (amount == 0) return 0;
+            (bool sent, ) = to.call{value: amount}("");
+            require(sent, "native transfer failed");
+            return amount;
+        }
         amount = IERC20Balance(token).balanceOf(address(this));
         if (amount == 0) return 0;
-        (bool ok, bytes memory answer) = token.call(abi.encodeWithSelector(0xa9059cbb, payout, amount));
-        require(ok && (answer.length == 0 || abi.decode(answer, (bool))), "transfer failed");
+        (bool ok, bytes memory answer) = token.call(abi.encodeWithSelector(0xa9059cbb, to, amount));
+        // The token's own reason ("frozen", "Pausable: paused") is what the operator needs to read.
+        if (!ok) assembly { revert(add(answer, 32), mload(answer)) }
+        require(answer.length == 0 || abi.decode(answer, (bool)), "transfer refused");
     }
 }
 
 /// Computes deposit addresses and sweeps them. Anyone may call it (the operator's gas-only
-/// wallet does): a sweep can only move a deposit's tokens to the payout address in its address.
+/// wallet does): a sweep can only move a deposit's money to the payout address in its address.
 contract DepositFactory {
     event Swept(address indexed deposit, address indexed token, address indexed payout, uint256 amount);
+    /// One deposit's sweep failed (its token froze the address, is paused, or the payout refuses
+    /// the native coin): the others in the batch are swept all the same.
+    event SweepFailed(address indexed deposit, address indexed token, bytes reason);
 
     struct Target {
         address payout;
@@ -38,21 +61,31 @@ contract DepositFactory {
         address token;
     }
 
+    /// The code every deposit runs, deployed with the factory (the factory's first creation).
+    address public immutable implementation;
+
+    constructor() {
+        implementation = address(new Deposit());
+    }
+
     /// The deposit address for a payout address and a salt (one per payment), deployed or not.
     function addressOf(address payout, bytes32 salt) public view returns (address) {
-        bytes32 code = keccak256(abi.encodePacked(type(Deposit).creationCode, abi.encode(payout)));
-        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, code)))));
+        return Clones.predictDeterministicAddressWithImmutableArgs(implementation, abi.encodePacked(payout), salt);
     }
 
     /// Sweeps many deposits in one transaction, deploying each on its first sweep. A second
-    /// sweep of the same deposit is harmless: it sends what arrived since, or nothing.
+    /// sweep of the same deposit is harmless: it sends what arrived since, or nothing. A target
+    /// that fails is told by SweepFailed and does not hold back the others.
     function sweep(Target[] calldata targets) external {
         for (uint256 i = 0; i < targets.length; i++) {
             Target calldata t = targets[i];
             address deposit = addressOf(t.payout, t.salt);
-            if (deposit.code.length == 0) new Deposit{salt: t.salt}(t.payout);
-            uint256 amount = Deposit(deposit).sweep(t.token);
-            if (amount > 0) emit Swept(deposit, t.token, t.payout, amount);
+            if (deposit.code.length == 0) Clones.cloneDeterministicWithImmutableArgs(implementation, abi.encodePacked(t.payout), t.salt);
+            try Deposit(payable(deposit)).sweep(t.token) returns (uint256 amount) {
+                if (amount > 0) emit Swept(deposit, t.token, t.payout, amount);
+            } catch (bytes memory reason) {
+                emit SweepFailed(deposit, t.token, reason);
+            }
         }
     }
 }

@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url)).replace(/build\/contracts\/$/, 'contracts/');
-const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string; version(): string };
+const require = createRequire(import.meta.url);
+const solc = require('solc') as { compile(input: string, callbacks?: { import(path: string): { contents: string } | { error: string } }): string; version(): string };
 
 export interface Compiled {
   [contract: string]: { abi: unknown[]; bytecode: `0x${string}` };
@@ -27,14 +28,24 @@ export function compileContracts(): Compiled {
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
     },
   };
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+  // Imports (OpenZeppelin's Clones) come from node_modules, pinned by package-lock.json.
+  const findImports = (path: string) => {
+    try {
+      return { contents: readFileSync(require.resolve(path), 'utf8') };
+    } catch {
+      return { error: `not found: ${path}` };
+    }
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports })) as {
     errors?: Array<{ severity: string; formattedMessage: string }>;
     contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
   const compiled: Compiled = {};
-  for (const file of Object.values(output.contracts)) {
+  // Only the contracts of our own sources: the libraries they import are compiled into them.
+  for (const [path, file] of Object.entries(output.contracts)) {
+    if (!(path in sources)) continue;
     for (const [name, c] of Object.entries(file)) if (c.evm.bytecode.object) compiled[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   }
   return compiled;

@@ -2,12 +2,13 @@
 // is deployed there, a sweep sends everything to the payout address and nowhere else, and a
 // second sweep is harmless. Also: the committed bytecode is what the Solidity source compiles to.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, encodeAbiParameters, getContractAddress, http, keccak256, parseUnits, toHex, concat, type Address } from 'viem';
+import { createPublicClient, createWalletClient, decodeErrorResult, getAddress, http, keccak256, parseEther, parseEventLogs, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import * as artifacts from './artifacts.generated.ts';
 import { compileContracts } from './compile.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../devchain/anvil.ts';
+import { create2Addresses, implementationOf } from '../server/chain/networks.ts';
 
 const { Deposit, DepositFactory, TestToken } = artifacts;
 let chain: DevChain;
@@ -27,16 +28,10 @@ afterAll(() => chain?.stop());
 const wallet = (account = customer) => createWalletClient({ account, chain: foundry, transport: http(chain.url) });
 const balance = (token: Address, owner: Address) => reader.readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [owner] });
 const mined = (hash: `0x${string}`) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-const salt = (n: number) => keccak256(toHex(`payment-${n}`));
+const salt = (n: number) => keccak256(toHex(`m/test/payment-${n}`));
 
-/** The deposit address, computed off-chain exactly as CREATE2 will place it. */
-const depositAddress = (owner: Address, s: `0x${string}`) =>
-  getContractAddress({
-    opcode: 'CREATE2',
-    from: contracts.factory,
-    salt: s,
-    bytecode: concat([Deposit.bytecode, encodeAbiParameters([{ type: 'address' }], [owner])]),
-  });
+/** The deposit address, computed off-chain exactly as the service computes it (salt = keccak of merchant/mode/reference). */
+const depositAddress = (owner: Address, n: number) => create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner });
 
 async function pay(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
   const decimals = symbol === 'USDC' ? 6 : 18;
@@ -57,22 +52,22 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
   });
 
   it('gives each payment its own address, computed off-chain as the factory computes it', async () => {
-    const a = depositAddress(payout, salt(1));
+    const a = depositAddress(payout, 1);
     expect(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [payout, salt(1)] })).toBe(a);
-    expect(depositAddress(payout, salt(2))).not.toBe(a);
+    expect(depositAddress(payout, 2)).not.toBe(a);
     // The payout address is part of the deposit address: another payout, another address.
-    expect(depositAddress(stranger.address, salt(1))).not.toBe(a);
+    expect(depositAddress(stranger.address, 1)).not.toBe(a);
   });
 
   it('receives a plain ERC-20 transfer before anything is deployed there', async () => {
-    const deposit = depositAddress(payout, salt(10));
+    const deposit = depositAddress(payout, 10);
     await pay(deposit, '24.745');
     expect(await balance(contracts.tokens.USDT, deposit)).toBe(parseUnits('24.745', 18));
     expect(await reader.getCode({ address: deposit })).toBeUndefined();
   });
 
   it('sweeps everything to the payout address, whoever calls it; a second sweep is harmless, a third takes what came since', async () => {
-    const deposit = depositAddress(payout, salt(20));
+    const deposit = depositAddress(payout, 20);
     await pay(deposit, '10');
     await pay(deposit, '5', 'USDC');
     const before = await balance(contracts.tokens.USDT, payout);
@@ -97,7 +92,7 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
   });
 
   it('cannot send a deposit anywhere but its payout address', async () => {
-    const deposit = depositAddress(payout, salt(30));
+    const deposit = depositAddress(payout, 30);
     await pay(deposit, '7');
     // Naming another payout with the same salt reaches another (empty) address, not this one.
     await sweep([{ payout: stranger.address, salt: salt(30), token: contracts.tokens.USDT }]);
@@ -113,5 +108,63 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     await mined(await wallet(stranger).writeContract({ address: deposit, abi: Deposit.abi, functionName: 'sweep', args: [contracts.tokens.USDT] }));
     expect(await balance(contracts.tokens.USDT, payout)).toBe(before + parseUnits('2', 18));
     expect(await balance(contracts.tokens.USDT, stranger.address)).toBe(parseUnits('1000000', 18));
+  });
+
+  it('is a minimal proxy: the deposit code is the factory\'s first creation, and the deposit code itself holds nothing', async () => {
+    const implementation = await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'implementation' });
+    expect(implementation).toBe(implementationOf(contracts.factory));
+    const deposit = depositAddress(payout, 40);
+    await pay(deposit, '1');
+    await sweep([{ payout, salt: salt(40), token: contracts.tokens.USDT }]);
+    // 45 bytes of EIP-1167 proxy and the 20-byte payout address: nothing else is deployed per payment.
+    expect(((await reader.getCode({ address: deposit }))!.length - 2) / 2).toBe(65);
+    // The deposit code cannot be used as a deposit: it has no payout address of its own.
+    await expect(reader.readContract({ address: implementation, abi: Deposit.abi, functionName: 'payout' })).rejects.toThrow(/not a deposit/);
+  });
+
+  it('sweeps one batch past a deposit its token refuses: the others move, the refused one is named by SweepFailed', async () => {
+    const [a, b, c] = [50, 51, 52].map((n) => depositAddress(payout, n)) as [Address, Address, Address];
+    for (const d of [a, b, c]) await pay(d, '3');
+    // Freeze b's address in the token, as USDT and USDC blacklist addresses.
+    await mined(await wallet(stranger).writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [b] }));
+    const before = await balance(contracts.tokens.USDT, payout);
+    const receipt = await sweep([50, 51, 52].map((n) => ({ payout, salt: salt(n), token: contracts.tokens.USDT })));
+    expect(receipt.status).toBe('success');
+    expect(await balance(contracts.tokens.USDT, payout)).toBe(before + parseUnits('6', 18));
+    expect(await balance(contracts.tokens.USDT, b)).toBe(parseUnits('3', 18));
+    const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
+    expect(failed.map((f) => [f.args.deposit, f.args.token])).toEqual([[b, getAddress(contracts.tokens.USDT)]]);
+    expect(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data: failed[0]!.args.reason as Hex }).args[0]).toBe('frozen');
+    expect(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: receipt.logs }).map((e) => e.args.deposit)).toEqual([a, c]);
+  });
+
+  it('sweeps the native coin, sent before or after the deposit exists, and a token no network lists', async () => {
+    const deposit = depositAddress(payout, 60);
+    await mined(await wallet().sendTransaction({ to: deposit, value: parseEther('0.5') }));
+    const unlisted = (await reader.waitForTransactionReceipt({ hash: await wallet().deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Unlisted', 'UNL', 8] }) })).contractAddress!;
+    await mined(await wallet().writeContract({ address: unlisted, abi: TestToken.abi, functionName: 'mint', args: [deposit, 12_345n] }));
+    const nativeBefore = await reader.getBalance({ address: payout });
+    await sweep([
+      { payout, salt: salt(60), token: '0x0000000000000000000000000000000000000000' },
+      { payout, salt: salt(60), token: unlisted },
+    ]);
+    expect(await reader.getBalance({ address: payout })).toBe(nativeBefore + parseEther('0.5'));
+    expect(await balance(unlisted, payout)).toBe(12_345n);
+    // Deployed now: a plain transfer of the native coin is still accepted, and swept again.
+    await mined(await wallet().sendTransaction({ to: deposit, value: parseEther('0.25') }));
+    expect(await reader.getBalance({ address: deposit })).toBe(parseEther('0.25'));
+    await sweep([{ payout, salt: salt(60), token: '0x0000000000000000000000000000000000000000' }]);
+    expect(await reader.getBalance({ address: payout })).toBe(nativeBefore + parseEther('0.75'));
+    expect(await reader.getBalance({ address: deposit })).toBe(0n);
+  });
+
+  it('costs little gas: a sweep that deploys the deposit under 100k, a later one under 60k (21k of each is the base cost of any transaction)', async () => {
+    const deposit = depositAddress(payout, 70);
+    await pay(deposit, '4');
+    const first = await sweep([{ payout, salt: salt(70), token: contracts.tokens.USDT }]);
+    await pay(deposit, '4');
+    const later = await sweep([{ payout, salt: salt(70), token: contracts.tokens.USDT }]);
+    expect(first.gasUsed).toBeLessThan(100_000n);
+    expect(later.gasUsed).toBeLessThan(60_000n);
   });
 });

@@ -1,8 +1,7 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, encodeAbiParameters, fallback, getContractAddress, http, keccak256, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import { concat, fallback, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
-import { Deposit } from '../../contracts/artifacts.generated.ts';
 import { toUnits } from '../../contract/money.ts';
 
 export interface Token {
@@ -34,6 +33,8 @@ export interface Network {
   explorer?: string;
   /** A local dev chain: the sandbox may send real transfers from its funded dev accounts. */
   dev?: boolean;
+  /** The most a sweep pays per gas, in wei (EIP-1559's max fee, or the gas price): above it, sweeps wait. */
+  maxFeePerGas?: bigint;
 }
 
 /**
@@ -88,15 +89,22 @@ export interface DepositAddresses {
 /** One salt per payment: its merchant, mode and reference. */
 export const saltOf = (merchantId: string, mode: string, reference: string): Hex => keccak256(toHex(`${merchantId}/${mode}/${reference}`));
 
+/**
+ * The code a deposit is created with: an EIP-1167 minimal proxy to `implementation` with the
+ * payout address appended (OpenZeppelin's Clones, "with immutable args"), byte for byte.
+ */
+export function depositInitCode(implementation: Address, payout: Address): Hex {
+  return concat(['0x61', numberToHex(20 + 0x2d, { size: 2 }), '0x3d81600a3d39f3363d3d373d3d3d363d73', implementation, '0x5af43d82803e903d91602b57fd5bf3', payout]);
+}
+
+/** The factory's deposit code: the first contract it created, in its constructor (a contract's nonce starts at 1). */
+export const implementationOf = (factory: Address): Address => getContractAddress({ opcode: 'CREATE', from: factory, nonce: 1n });
+
 /** CREATE2 deposit addresses of `factory`: computed off-chain, bound to the payout address. */
 export function create2Addresses(factory: Address): DepositAddresses {
+  const implementation = implementationOf(factory);
   return {
     addressFor: ({ merchantId, mode, reference, payout }) =>
-      getContractAddress({
-        opcode: 'CREATE2',
-        from: factory,
-        salt: saltOf(merchantId, mode, reference),
-        bytecode: concat([Deposit.bytecode, encodeAbiParameters([{ type: 'address' }], [payout])]),
-      }),
+      getContractAddress({ opcode: 'CREATE2', from: factory, salt: saltOf(merchantId, mode, reference), bytecode: depositInitCode(implementation, payout) }),
   };
 }
