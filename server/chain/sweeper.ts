@@ -1,11 +1,16 @@
 // Sweeping: what deposit addresses received moves on to the payout addresses they are bound
 // to, many deposits in one transaction, with gas paid by the operator's gas-only wallet. That
-// wallet holds no merchant money and its key cannot move any: the factory sends a deposit's
-// tokens only to the payout address inside its CREATE2 address (contracts/Deposit.sol).
-import { BaseError, createPublicClient, createWalletClient, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type Transport } from 'viem';
+// wallet holds no merchant money and its key cannot move any: a deposit sends what it holds
+// only to the payout address inside its CREATE2 address (contracts/Deposit.sol).
+//
+// One sweeper per chain at a time (a lease in the database, so instances sharing the gas key
+// never race for its nonce); each sweep at the nonce the chain says is next, with fees under
+// the network's cap, replaced with higher fees when it is not mined in time, and counted only
+// when one of its own transactions is mined.
+import { BaseError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { rpcTransport, saltOf, type Network } from './networks.ts';
+import { create2Addresses, rpcTransport, saltOf, type Network } from './networks.ts';
 
 /** A deposit left out of a sweep: whose, which token, and the revert that said why. */
 export interface Stuck {
@@ -19,14 +24,35 @@ export interface SweeperOptions {
   store: ChainStore;
   /** The operator's gas-only wallet: it pays for sweeps and can do nothing else with deposits. */
   gas: LocalAccount;
-  /** Deposits per transaction: ~200k gas a deposit on its first sweep (it deploys the deposit), ~13k later. */
+  /** Who this instance is, for the sweeper lease. */
+  holder?: string;
+  /** Deposits per transaction: ~83k gas a deposit on its first sweep (it deploys the deposit's proxy), ~30k later. */
   batch?: number;
   /** How long a claimed sweep is left to its sweeper before another may try it. */
   claimMs?: number;
   /** How long a deposit whose sweep fails on its own (a frozen address, a paused token) waits before it is tried again. */
   stuckMs?: number;
+  /** How long a sweep may wait in the pool before it is sent again with higher fees. */
+  replaceAfterMs?: number;
+  /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
+  timeoutMs?: number;
+  leaseMs?: number;
   now?: () => number;
 }
+
+export interface SweepResult {
+  swept: number;
+  moved?: number;
+  hash?: Hex;
+  /** Every transaction sent for this sweep, the mined one last: more than one when fees were raised. */
+  sent?: Hex[];
+  stuck: Stuck[];
+  /** Another instance holds this chain's sweeper lease. */
+  skipped?: boolean;
+}
+
+/** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
+type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
 export class Sweeper {
   private readonly rpc: PublicClient;
@@ -38,53 +64,150 @@ export class Sweeper {
   }
 
   /**
-   * Sweeps one batch of deposits whose money has its confirmations; answers what it did. Each
-   * deposit is tried alone first (a call, no gas): one that would fail (its token froze the
-   * address, or is paused) is left out and named, so it never holds its neighbours back. The
-   * sweep counts only when its own transaction is mined and succeeded: a replaced or
-   * cancelled transaction moved nothing.
+   * Sweeps one batch of deposits whose money has its confirmations; answers what it did. The
+   * factory sweeps each deposit on its own: one that fails (its token froze the address, or is
+   * paused) is named by a SweepFailed event, left out for a while and reported, and never
+   * holds its neighbours back. The sweep counts only when one of its own transactions is
+   * mined and succeeded: one replaced by someone else's (a cancel) moved nothing.
    */
-  async tick(): Promise<{ swept: number; moved?: number; hash?: Hex; stuck: Stuck[] }> {
+  async tick(): Promise<SweepResult> {
     const { network, store } = this.o;
     const now = this.o.now ?? Date.now;
+    const holder = this.o.holder ?? 'sweeper';
+    const leaseMs = this.o.leaseMs ?? 60_000;
+    if (!(await store.leaseSweeper(network.chainId, holder, now(), leaseMs))) return { swept: 0, stuck: [], skipped: true };
+    const renew = setInterval(() => void store.leaseSweeper(network.chainId, holder, now(), leaseMs).catch(() => {}), leaseMs / 3);
+    try {
+      return await this.sweepOnce(now);
+    } finally {
+      clearInterval(renew);
+      // Each sweep waits for its own transaction, so the next may come from any instance.
+      await store.releaseSweeper(network.chainId, holder).catch(() => {});
+    }
+  }
+
+  private async sweepOnce(now: () => number): Promise<SweepResult> {
+    const { network, store } = this.o;
+    // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
+    const fees = await this.fees();
     const maxBlock = (await this.rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
-    const claimed = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
+    const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
+    if (targets.length === 0) return { swept: 0, stuck: [] };
+    const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
+    const { receipt, sent } = await this.send(data, fees);
+    const hash = receipt.transactionHash;
+    // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
+    if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
+    const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
+    const failed = new Map(
+      parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: ours }).map((e) => [`${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`, reasonOf(e.args.reason)]),
+    );
+    const addresses = create2Addresses(network.factory);
     const stuck: Stuck[] = [];
-    const targets: SweepTarget[] = [];
-    for (const target of claimed) {
-      const reason = await this.failure([target]);
-      if (reason === undefined) targets.push(target);
+    const done: SweepTarget[] = [];
+    for (const t of targets) {
+      const deposit = addresses.addressFor({ merchantId: t.merchantId, mode: t.mode, reference: t.reference, payout: t.payout as Address }).toLowerCase();
+      const reason = failed.get(`${deposit}/${t.token.toLowerCase()}`);
+      if (reason === undefined) done.push(t);
       else {
-        stuck.push({ reference: target.reference, token: target.token, reason });
-        await store.postponeSweep(network.chainId, target, maxBlock, now() + (this.o.stuckMs ?? 3_600_000));
+        stuck.push({ reference: t.reference, token: t.token, reason });
+        await store.postponeSweep(network.chainId, t, maxBlock, now() + (this.o.stuckMs ?? 3_600_000));
       }
     }
-    if (targets.length === 0) return { swept: 0, stuck };
-    const wallet = createWalletClient({ account: this.o.gas, transport: this.transport });
-    const hash = await wallet.writeContract({ chain: null, address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-    const receipt = await this.rpc.waitForTransactionReceipt({ hash, pollingInterval: 250, timeout: 120_000 });
-    // A replacement's receipt is not this sweep's: its claim runs out and the deposits are tried again.
-    if (receipt.transactionHash !== hash) throw new Error(`sweep ${hash} on chain ${network.chainId} was replaced by ${receipt.transactionHash}`);
-    // A reverted sweep moved nothing: likewise.
-    if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
-    // Mined, ours and successful: the factory swept every target (one with nothing left, say a
-    // second sweep, moves nothing and emits no Swept). The events say which moved money.
-    const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: receipt.logs }).filter((log) => log.address.toLowerCase() === network.factory.toLowerCase()).length;
-    await store.swept(network.chainId, targets, maxBlock, hash);
-    return { swept: targets.length, moved, hash, stuck };
+    // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
+    const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).length;
+    if (done.length) await store.swept(network.chainId, done, maxBlock, hash);
+    return { swept: done.length, moved, hash, sent, stuck };
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
 
-  /** Why a sweep of these targets would fail, from a call that spends nothing; undefined when it would not. */
-  private async failure(targets: SweepTarget[]): Promise<string | undefined> {
-    try {
-      await this.rpc.simulateContract({ account: this.o.gas, address: this.o.network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-      return undefined;
-    } catch (error) {
-      // A revert is the deposit's; anything else (the node unreachable) is not a verdict on it.
-      if (error instanceof BaseError && error.walk((e) => (e as { name?: string }).name === 'ContractFunctionRevertedError')) return error.shortMessage;
-      throw error;
+  /**
+   * Sends `data` to the factory at the gas wallet's next nonce, and waits for it. Not mined
+   * within `replaceAfterMs`: the same transaction again at the same nonce with fees an eighth
+   * higher (the least a node takes as a replacement), never past the network's cap. Answers
+   * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
+   * that is not ours, or when nothing was mined in `timeoutMs`.
+   */
+  private async send(data: Hex, initial: Fees): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+    const { network, gas } = this.o;
+    const wallet = createWalletClient({ account: gas, transport: this.transport });
+    // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
+    // instance is replaced by this one rather than queued behind it.
+    const nonce = await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' });
+    const limit = ((await this.rpc.estimateGas({ account: gas, to: network.factory, data })) * 6n) / 5n;
+    let fees = initial;
+    const sent: Hex[] = [];
+    const submit = async () => {
+      try {
+        sent.push(await wallet.sendTransaction({ chain: null, to: network.factory, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
+      } catch (error) {
+        // A node that already has one of ours at this nonce with close fees says so; the next
+        // bump goes higher. Anything else (the node unreachable) ends this try.
+        if (!(error instanceof BaseError && /underpriced|already known|nonce too low/i.test(error.message))) throw error;
+      }
+    };
+    await submit();
+    const started = Date.now();
+    let last = started;
+    for (;;) {
+      for (const hash of sent) {
+        const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
+        if (receipt) return { receipt, sent };
+      }
+      if ((await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' })) > nonce) {
+        // The nonce is used. One of ours may have been mined between the two questions.
+        for (const hash of sent) {
+          const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
+          if (receipt) return { receipt, sent };
+        }
+        throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
+      }
+      if (Date.now() - started > (this.o.timeoutMs ?? 600_000)) throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);
+      if (Date.now() - last > (this.o.replaceAfterMs ?? 60_000)) {
+        const bumped = this.bump(fees);
+        if (bumped) {
+          fees = bumped;
+          await submit();
+        }
+        last = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
+  }
+
+  /** What the chain asks now, capped at the network's `maxFeePerGas`; throws when even the base fee is above the cap. */
+  private async fees(): Promise<Fees> {
+    const cap = this.o.network.maxFeePerGas;
+    const block = await this.rpc.getBlock({ blockTag: 'latest' });
+    if (block.baseFeePerGas == null) {
+      const gasPrice = await this.rpc.getGasPrice();
+      if (cap !== undefined && gasPrice > cap) throw new Error(`gas price ${gasPrice} on chain ${this.o.network.chainId} is above the cap ${cap}; sweeps wait`);
+      return { gasPrice };
+    }
+    if (cap !== undefined && block.baseFeePerGas > cap) throw new Error(`base fee ${block.baseFeePerGas} on chain ${this.o.network.chainId} is above the cap ${cap}; sweeps wait`);
+    const tip = await this.rpc.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
+    let maxFeePerGas = block.baseFeePerGas * 2n + tip;
+    if (cap !== undefined && maxFeePerGas > cap) maxFeePerGas = cap;
+    return { maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas };
+  }
+
+  /** Fees an eighth higher, or undefined when that would pass the cap. */
+  private bump(fees: Fees): Fees | undefined {
+    const up = (n: bigint) => n + n / 8n + 1n;
+    const cap = this.o.network.maxFeePerGas;
+    const next: Fees = 'gasPrice' in fees ? { gasPrice: up(fees.gasPrice) } : { maxFeePerGas: up(fees.maxFeePerGas), maxPriorityFeePerGas: up(fees.maxPriorityFeePerGas) };
+    const top = 'gasPrice' in next ? next.gasPrice : next.maxFeePerGas;
+    return cap !== undefined && top > cap ? undefined : next;
+  }
+}
+
+/** A failed deposit's revert, in words: the token's own reason when it gave one. */
+function reasonOf(data: Hex): string {
+  try {
+    const decoded = decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data });
+    return String(decoded.args[0]);
+  } catch {
+    return data === '0x' ? 'reverted without a reason' : `reverted with ${data.slice(0, 74)}`;
   }
 }

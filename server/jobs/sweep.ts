@@ -13,9 +13,10 @@ export function sweepJobs(deps: JobDeps): Job[] {
       deps.log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');
       return [];
     }
-    const sweeper = new Sweeper({ network, store: deps.chain, gas, now: deps.now });
+    const sweeper = new Sweeper({ network, store: deps.chain, gas, holder: deps.instance, now: deps.now });
     const sweep = async () => {
       const done = await sweeper.tick();
+      if (done.sent && done.sent.length > 1) deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
       if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
       for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
     };

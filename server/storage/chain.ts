@@ -108,6 +108,21 @@ export class ChainStore {
     await this.db.query(`UPDATE chain_cursors SET holder = NULL, lease_until_ms = 0 WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
   }
 
+  /** Takes (or renews) the chain's sweeper lease for `holder`; false while another instance holds it. */
+  async leaseSweeper(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO chain_sweepers (chain_id, holder, lease_until_ms) VALUES ($1, $2, $4)
+       ON CONFLICT (chain_id) DO UPDATE SET holder = $2, lease_until_ms = $4 WHERE chain_sweepers.holder = $2 OR chain_sweepers.lease_until_ms <= $3
+       RETURNING holder`,
+      [chainId, holder, nowMs, nowMs + leaseMs],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseSweeper(chainId: number, holder: string): Promise<void> {
+    await this.db.query(`DELETE FROM chain_sweepers WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
+  }
+
   /** Stored block hashes from `from` up, highest first. */
   async blocks(chainId: number, from: bigint): Promise<Array<{ number: bigint; hash: string }>> {
     const rows = await this.db.query(`SELECT number, hash FROM chain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number DESC`, [chainId, String(from)]);

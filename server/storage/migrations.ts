@@ -240,6 +240,14 @@ const MIGRATIONS: string[] = [
   ALTER TABLE chain_transfers DROP CONSTRAINT chain_transfers_state_check;
   ALTER TABLE chain_transfers ADD CONSTRAINT chain_transfers_state_check CHECK (state IN ('seen', 'credited', 'orphaned', 'late', 'unexpected', 'dust'));
   `,
+  `
+  -- One sweeper per chain at a time: instances sharing a gas wallet would race for its nonce.
+  CREATE TABLE chain_sweepers (
+    chain_id integer PRIMARY KEY,
+    holder text NOT NULL,
+    lease_until_ms bigint NOT NULL
+  );
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {
