@@ -21,6 +21,8 @@ import { ROUTES } from './routes/table.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { ChainStore } from './storage/chain.ts';
 import { openDatabase, type Database } from './storage/db.ts';
+import { lockDataDir } from './storage/lock.ts';
+import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './storage/links.ts';
 import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
@@ -101,6 +103,10 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Names this instance in logs and delivery records. */
   instance?: string;
+  /** The operator's token (ADMIN_TOKEN); without it, one is made into `stateDir`'s operator-token (0600). */
+  adminToken?: string;
+  /** Where the operator token is kept when ADMIN_TOKEN is not set: `dataDir` by default (DATA_DIR, also with PostgreSQL). */
+  stateDir?: string;
 }
 
 export interface Service {
@@ -121,8 +127,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const log = options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent');
   const now = options.now ?? Date.now;
   const instance = options.instance ?? `svc-${randomBytes(3).toString('hex')}`;
-  const db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-  await migrate(db);
+  // An embedded database on disk takes one process: the lock says which, and where it listens.
+  const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
+  const stateDir = options.stateDir ?? options.dataDir;
+  let db: Database;
+  let token: string | undefined;
+  try {
+    token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
+    db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    await migrate(db);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 
   const events = new EventStore(db);
   const merchants = new MerchantStore(db);
@@ -197,9 +214,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests, operatorToken: token }), options.port ?? 0, options.host ?? '127.0.0.1');
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
+  const host = options.host ?? '127.0.0.1';
+  lock?.announce(/^(0\.0\.0\.0|::|127\.0\.0\.1|localhost)$/.test(host) ? listening : `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   log.info({ url: listening, publicUrl: origin, database: db.kind, instance }, 'service started');
 
   let closing: Promise<void> | undefined;
@@ -218,6 +237,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await db.close();
+        lock?.release();
       })()),
   };
 }

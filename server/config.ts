@@ -2,10 +2,13 @@
 // start with a message that names the variable.
 import type { ServiceOptions } from './app.ts';
 import { networksFromFile } from './chain/config.ts';
+import { checkToken } from './operator-token.ts';
 
 export interface Config extends ServiceOptions {
   port: number;
   host: string;
+  /** SERVICE_URL: where the operator's commands reach a running service (else DATA_DIR's lock says). */
+  serviceUrl?: string;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -53,6 +56,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagBlocks: int(env, 'READY_MAX_LAG_BLOCKS', 50, 1, 1_000_000),
     demo: env.SEED_DEMO_MERCHANT === 'true',
     publicUrl: publicUrl(env.PUBLIC_URL),
+    adminToken: env.ADMIN_TOKEN ? checkToken(env.ADMIN_TOKEN, 'ADMIN_TOKEN') : undefined,
+    // The operator token's file lives in DATA_DIR, with PostgreSQL too.
+    stateDir: env.DATA_DIR || '.data',
+    serviceUrl: env.SERVICE_URL || undefined,
   };
 }
 

@@ -1,16 +1,109 @@
 // The service's own commands, for whoever runs it. `merchant create` makes a business with
 // test and live keys and webhook secrets, printed this once: only hashes of keys are kept.
+//
+// Where the command does its work: a running service is asked over HTTP with the operator
+// token (SERVICE_URL, or the address the service wrote into DATA_DIR's lock), so the new keys
+// work at once and nothing is written behind its back. With no service running, it opens the
+// database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
+// With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
+// keys from it on every request.
+import { CreatedMerchant, MerchantCreateBody, MerchantList } from '../contract/operator.ts';
+import { fieldErrors } from '../contract/field-errors.ts';
+import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
+import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
 import { MerchantStore } from './storage/merchants.ts';
 import { migrate } from './storage/migrations.ts';
 import type { Config } from './config.ts';
+import type { Merchant } from './domain/account.ts';
 
 const USAGE = `usage: npm run service -- merchant create --name "Business name" --email orders@example.com [--logo https://…] [--json]
-       npm run service -- merchant list [--json]`;
+       npm run service -- merchant list [--json]
+A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
 function option(args: string[], name: string): string | undefined {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? args[at + 1] : undefined;
+}
+
+/** What a command does, wherever it is done: on the running service or on the database. */
+interface Merchants {
+  create(body: { name: string; email: string; logo?: string }): Promise<CreatedMerchant>;
+  list(): Promise<Merchant[]>;
+}
+
+class OperatorError extends Error {}
+
+/** The running service, over HTTP with the operator token. Only https off this machine: the token must not travel in clear. */
+function remote(url: string, token: string): Merchants {
+  const base = url.replace(/\/+$/, '');
+  const host = new URL(base).hostname;
+  if (!/^https:/.test(base) && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) {
+    throw new OperatorError(`SERVICE_URL: expected https:// for a service on another machine (the operator token must not travel in clear), received ${base.slice(0, 80)}`);
+  }
+  const call = async (method: string, body?: unknown): Promise<unknown> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}/operator/v1/merchants`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (error) {
+      throw new OperatorError(`The service at ${base} does not answer (${(error as Error).message}). Nothing was changed. If it is starting, try again; if it is gone, its lock is stale and the next try works on the database directly.`);
+    }
+    const reply = (await response.json().catch(() => ({}))) as { message?: string; data?: unknown };
+    if (!response.ok) throw new OperatorError(`The service at ${base} refused (${response.status}): ${reply.message ?? 'no message'}`);
+    return reply.data;
+  };
+  const check = <T,>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, value: unknown): T => {
+    const result = schema.safeParse(value);
+    if (!result.success) throw new OperatorError(`The service at ${base} answered with an unexpected shape`);
+    return result.data as T;
+  };
+  return {
+    create: async (body) => check<CreatedMerchant>(CreatedMerchant, await call('POST', body)),
+    list: async () => check<Merchant[]>(MerchantList, await call('GET')),
+  };
+}
+
+/** The database itself, for as long as `work` runs. */
+async function direct<T>(config: Config, work: (merchants: Merchants) => Promise<T>): Promise<T> {
+  const lock = config.dataDir && !config.databaseUrl ? lockDataDir(config.dataDir, 'command') : undefined;
+  try {
+    const db = await openDatabase(config);
+    try {
+      await migrate(db);
+      const store = new MerchantStore(db);
+      return await work({
+        create: async (body) => {
+          const m = await store.create({ businessName: body.name.trim(), businessEmail: body.email.trim(), businessLogo: body.logo ?? '' }, Date.now());
+          return { id: m.id, businessName: m.businessName, businessEmail: m.businessEmail, keys: m.keys, webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'] };
+        },
+        list: () => store.list(),
+      });
+    } finally {
+      await db.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}
+
+/** Runs `work` against the running service when there is one, else on the database. */
+async function withMerchants<T>(config: Config, work: (merchants: Merchants) => Promise<T>): Promise<T> {
+  const held = config.dataDir && !config.databaseUrl ? heldLock(config.dataDir) : undefined;
+  const url = config.serviceUrl ?? (held?.role === 'service' ? held.url : undefined);
+  if (url) {
+    const token = config.adminToken ?? readTokenFile(config.stateDir ?? config.dataDir ?? '.data');
+    if (!token) {
+      throw new OperatorError(`The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir ?? config.dataDir}/operator-token`);
+    }
+    return work(remote(url, token));
+  }
+  if (held) throw new DataDirLocked(config.dataDir!, held); // a command, or a service not listening yet
+  return direct(config, work);
 }
 
 export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
@@ -20,41 +113,44 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     out(USAGE);
     return 2;
   }
-  const db = await openDatabase(config);
-  try {
-    await migrate(db);
-    const merchants = new MerchantStore(db);
-    if (verb === 'list') {
-      const all = await merchants.list();
-      if (json) out(JSON.stringify(all));
-      else all.forEach((m) => out(`${m.id}  ${m.businessName} <${m.businessEmail}>`));
-      return 0;
-    }
-    const name = option(args, 'name')?.trim();
-    const email = option(args, 'email')?.trim();
-    const logo = option(args, 'logo') ?? '';
-    const problems = [];
-    if (!name || name.length > 100) problems.push('--name: expected a business name of 1 to 100 characters');
-    if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) problems.push('--email: expected an e-mail address such as orders@example.com');
-    if (logo && !/^https:\/\//.test(logo)) problems.push('--logo: expected an https:// URL');
-    if (problems.length) {
-      problems.forEach((p) => out(p));
+  let body: { name: string; email: string; logo?: string } | undefined;
+  if (verb === 'create') {
+    // The same schema the service checks its operator endpoint with, each field named as its option.
+    const input = { name: option(args, 'name') ?? '', email: option(args, 'email')?.trim() ?? '', ...(option(args, 'logo') ? { logo: option(args, 'logo') } : {}) };
+    const parsed = MerchantCreateBody.safeParse(input, { reportInput: true });
+    if (!parsed.success) {
+      fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
       out(USAGE);
       return 2;
     }
-    const created = await merchants.create({ businessName: name!, businessEmail: email!, businessLogo: logo }, Date.now());
-    if (json) {
-      out(JSON.stringify({ id: created.id, businessName: created.businessName, keys: created.keys, webhookSecrets: created.webhookSecrets }));
-    } else {
-      out(`Created ${created.businessName} (${created.id}). Keep these now: the secret keys are not shown again.`);
-      for (const mode of ['test', 'live'] as const) {
-        out(`  ${mode} public key      ${created.keys[mode].publicKey}`);
-        out(`  ${mode} secret key      ${created.keys[mode].secretKey}`);
-        out(`  ${mode} webhook secret  ${created.webhookSecrets[mode]}`);
+    body = parsed.data;
+  }
+  try {
+    return await withMerchants(config, async (merchants) => {
+      if (verb === 'list') {
+        const all = await merchants.list();
+        if (json) out(JSON.stringify(all));
+        else all.forEach((m) => out(`${m.id}  ${m.businessName} <${m.businessEmail}>`));
+        return 0;
       }
+      const created = await merchants.create(body!);
+      if (json) {
+        out(JSON.stringify(created));
+      } else {
+        out(`Created ${created.businessName} (${created.id}). Keep these now: the service keeps only hashes of the secret keys, so they cannot be shown again.`);
+        for (const mode of ['test', 'live'] as const) {
+          out(`  ${mode} public key      ${created.keys[mode].publicKey}`);
+          out(`  ${mode} secret key      ${created.keys[mode].secretKey}`);
+          out(`  ${mode} webhook secret  ${created.webhookSecrets[mode]}`);
+        }
+      }
+      return 0;
+    });
+  } catch (error) {
+    if (error instanceof OperatorError || error instanceof DataDirLocked) {
+      out(error.message);
+      return 1;
     }
-    return 0;
-  } finally {
-    await db.close();
+    throw error;
   }
 }

@@ -7,7 +7,7 @@ import type { Account } from '../domain/account.ts';
 import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
-import { authenticate, type KeyOwners } from './auth.ts';
+import { authenticate, authenticateOperator, type KeyOwners } from './auth.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
 import { Router, type RouteSpec } from './router.ts';
 
@@ -20,13 +20,17 @@ export interface PipelineDeps {
   log: Logger;
   /** The last requests served, "METHOD /path", for tests to count (at most 2,000 kept). */
   requests: string[];
+  /** What opens the operator's endpoints (auth 'operator'); none: they refuse every caller. */
+  operatorToken?: string;
+  /** Called once per answered request with its route (the table's path, or "unmatched") and status. */
+  observe?: (method: string, route: string, status: number) => void;
 }
 
 export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const router = new Router<Handler>(deps.routes);
   const { log, requests } = deps;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> {
+  async function handle(req: IncomingMessage, res: ServerResponse, route: { path: string }): Promise<Reply | undefined> {
     // Parsing the target is inside the boundary: `GET http://[/` must not throw outside it.
     let url: URL;
     try {
@@ -43,7 +47,9 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
       throw new NotFound(`No endpoint ${req.method} ${url.pathname.slice(0, 200)}`);
     }
     const { spec, params } = found;
-    const account = spec.auth === 'none' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners);
+    route.path = spec.path;
+    if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
+    const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners);
     const ctx: Ctx = { req, res, params, query: url.searchParams, account, service: deps.service };
     return spec.handler(ctx);
   }
@@ -53,7 +59,8 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
     cors(res);
     // The service's own clock, which tests may set apart from the browser's.
     res.setHeader('date', new Date(deps.service.now()).toUTCString());
-    handle(req, res)
+    const route = { path: 'unmatched' };
+    handle(req, res, route)
       .then((reply) => reply, (error: unknown) => {
         if (error instanceof DomainError) return errorReply(error);
         log.error({ err: error, method: req.method }, 'unexpected error answering a request');
@@ -68,6 +75,7 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
         // A body the handler did not read (an error came first) is drained, not kept.
         if (!req.complete) req.resume();
         log.info({ method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+        deps.observe?.(req.method ?? 'GET', route.path, res.statusCode);
       })
       .catch((error) => log.error({ err: error }, 'could not answer a request'));
   };

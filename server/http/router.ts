@@ -2,7 +2,8 @@
 // and matched here. Path parameters are percent-decoded safely: a bad escape is a 400.
 import { Invalid } from '../domain/errors.ts';
 
-export type Auth = 'public' | 'secret' | 'either' | 'none';
+/** `operator`: the operator's token (ADMIN_TOKEN or DATA_DIR/operator-token), never a merchant key. */
+export type Auth = 'public' | 'secret' | 'either' | 'operator' | 'none';
 
 export interface RouteSpec<H> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

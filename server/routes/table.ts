@@ -5,6 +5,7 @@ import type { Handler } from './context.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
 import * as links from './links.ts';
+import * as operator from './operator.ts';
 import * as payouts from './payouts.ts';
 import * as tx from './transactions.ts';
 import * as webhooks from './webhooks.ts';
@@ -50,6 +51,8 @@ export const ROUTES: RouteSpec<Handler>[] = [
   // For the operator
   { method: 'GET', path: '/healthz', auth: 'none', handler: health.healthz, summary: 'the process answers' },
   { method: 'GET', path: '/readyz', auth: 'none', handler: health.readyz, summary: 'the database answers and each chain is followed; 503 naming what is not' },
+  { method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: operator.createMerchant, summary: 'operator token: make a merchant, its keys shown this once' },
+  { method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: operator.listMerchants, summary: 'operator token: every merchant' },
   // Served to browsers
   { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },
   { method: 'GET', path: '/checkout.js.map', auth: 'none', handler: hosted.built('checkout.js.map'), summary: 'its source map' },

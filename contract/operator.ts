@@ -1,0 +1,32 @@
+// The operator's endpoints (/operator/v1/…), which the service's own commands call with the
+// operator token: a merchant to make, and what the service answers. Checked on both sides.
+import * as z from 'zod/mini';
+import { email, is, later, text } from './fields.ts';
+
+/** POST /operator/v1/merchants: the business a new merchant is. */
+export const MerchantCreateBody = later(() =>
+  z.object({
+    name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.trim().length <= 100, 'a business name of 1 to 100 characters'),
+    email,
+    logo: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 2048 && (v === '' || /^https:\/\/[^\s"<>]+$/.test(v)), 'an https:// URL')),
+  }),
+);
+export type MerchantCreateBody = z.input<typeof MerchantCreateBody>;
+
+const keyPair = later(() => z.object({ publicKey: text, secretKey: text }));
+
+/** Its answer, the one time the secret keys are shown: the service keeps only their hashes. */
+export const CreatedMerchant = later(() =>
+  z.object({
+    id: text,
+    businessName: text,
+    businessEmail: text,
+    keys: z.object({ test: keyPair, live: keyPair }),
+    webhookSecrets: z.object({ test: text, live: text }),
+  }),
+);
+export type CreatedMerchant = z.infer<typeof CreatedMerchant>;
+
+/** GET /operator/v1/merchants: every business, oldest first. */
+export const MerchantList = later(() => z.array(z.object({ id: text, businessName: text, businessEmail: text, businessLogo: text })));
+export type MerchantList = z.infer<typeof MerchantList>;

@@ -1,0 +1,44 @@
+// The operator's token: what the operator's commands and a metrics scraper send to the
+// service's /operator/ endpoints and /metrics. ADMIN_TOKEN when set; otherwise made once into
+// DATA_DIR/operator-token, readable by its owner only (0600), and read from there by the
+// commands run as the same user. Never logged, never in a URL, never equal to a merchant key.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const tokenFile = (dir: string) => join(dir, 'operator-token');
+
+/** An operator token: 32 or more characters with no space, never a merchant key's prefix. */
+export function checkToken(token: string, where: string): string {
+  if (!/^\S{32,512}$/.test(token) || /^(pk|sk)_(test|live)_/.test(token)) {
+    throw new Error(`${where}: expected an operator token of 32 to 512 characters with no spaces, not a merchant key (the value is not shown)`);
+  }
+  return token;
+}
+
+/** Reads the token file, refusing one that others may read. Undefined when there is none. */
+export function readTokenFile(dir: string): string | undefined {
+  const file = tokenFile(dir);
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+  } catch {
+    return undefined;
+  }
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    throw new Error(`${file}: others may read it (mode ${(mode & 0o777).toString(8)}); make it the owner's only with chmod 600 ${file}`);
+  }
+  return checkToken(readFileSync(file, 'utf8').trim(), file);
+}
+
+/** ADMIN_TOKEN, or the token in `dir`, made there (0600) when there is none yet. */
+export function operatorToken(adminToken: string | undefined, dir: string): string {
+  if (adminToken) return checkToken(adminToken, 'ADMIN_TOKEN');
+  const existing = readTokenFile(dir);
+  if (existing) return existing;
+  mkdirSync(dir, { recursive: true });
+  const token = 'op_' + randomBytes(32).toString('base64url');
+  writeFileSync(tokenFile(dir), token + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(tokenFile(dir), 0o600); // whatever the umask
+  return token;
+}

@@ -1,0 +1,162 @@
+// The operator's path while the service runs (issue 22): `merchant create` and `merchant list`
+// reach the running service with the operator token, the new keys work at once and after a
+// restart; the operator endpoints refuse every merchant key; an embedded database is never
+// opened by two processes. Needs `npm run build` (npm test does).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../app.ts';
+import { fromRoot } from '../paths.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { spawnService, type ServiceProcess } from '../testing/process.ts';
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const clean of cleanups.splice(0).reverse()) await clean();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'service-operator-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function service(env: Record<string, string>): Promise<ServiceProcess> {
+  const started = await spawnService({ SEED_DEMO_MERCHANT: 'false', ...env });
+  cleanups.push(() => started.kill('SIGKILL'));
+  return started;
+}
+
+/** The built command, `node build/server/main.js merchant …`, as an operator runs it. */
+function command(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [fromRoot('build/server/main.js'), ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+const get = (base: string, path: string, headers: Record<string, string>) => fetch(base + path, { headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+describe('merchants made while the service runs', { timeout: 120_000 }, () => {
+  it('the command reaches the running service: the keys work at once, are listed, and survive a restart', async () => {
+    const dataDir = tempDir();
+    const api = await service({ DATA_DIR: dataDir });
+    // The token is made at start, for the owner's eyes only.
+    const tokenFile = join(dataDir, 'operator-token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    expect(token).toMatch(/^op_\S{40,}$/);
+
+    const made = await command(['merchant', 'create', '--name', 'Corner Shop', '--email', 'till@corner.example', '--json'], { DATA_DIR: dataDir });
+    expect(made.code, made.out).toBe(0);
+    const created = JSON.parse(made.out.trim().split('\n').at(-1)!);
+    expect(created.keys.live.secretKey).toMatch(/^sk_live_/);
+
+    // At once, on the running service: no restart.
+    expect((await get(api.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
+    const hook = await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` });
+    expect(hook.status).toBe(200);
+    expect(hook.body.data.secret).toBe(created.webhookSecrets.live);
+    // The running service made it: the request reached it.
+    const listed = await command(['merchant', 'list', '--json'], { DATA_DIR: dataDir });
+    expect(listed.code, listed.out).toBe(0);
+    expect(JSON.parse(listed.out.trim().split('\n').at(-1)!).map((m: { id: string }) => m.id)).toEqual([created.id]);
+    // Human output, too, through the service.
+    const human = await command(['merchant', 'create', '--name', 'Second Shop', '--email', 'b@second.example'], { DATA_DIR: dataDir });
+    expect(human.out).toMatch(/Created Second Shop .*cannot be shown again[\s\S]*live secret key\s+sk_live_/);
+
+    // Neither the token nor a secret key reached the service's log.
+    await api.kill('SIGTERM');
+    expect(api.output()).not.toContain(token);
+    expect(api.output()).not.toContain(created.keys.live.secretKey);
+
+    const again = await service({ DATA_DIR: dataDir });
+    expect((await get(again.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
+    expect((await get(again.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.test.secretKey}` })).status).toBe(200);
+    // The same token after a restart: the file is read, not made again.
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
+  });
+
+  it('an embedded database takes one process: a second service refuses to start, a command works on it only when no service runs', async () => {
+    const dataDir = tempDir();
+    const first = await service({ DATA_DIR: dataDir });
+    const second = await spawnService({ DATA_DIR: dataDir, SEED_DEMO_MERCHANT: 'false' }).then(
+      (s) => (cleanups.push(() => s.kill('SIGKILL')), 'started'),
+      (error: Error) => error.message,
+    );
+    expect(second).toMatch(new RegExp(`DATA_DIR ${dataDir} is in use by process ${first.child.pid} \\(the service, at http://127\\.0\\.0\\.1:\\d+\\)`));
+
+    // A service killed outright leaves its lock behind: the command sees the process is gone,
+    // works on the database itself, and the next start finds the merchant there.
+    await first.kill('SIGKILL');
+    const made = await command(['merchant', 'create', '--name', 'Offline Shop', '--email', 'a@offline.example', '--json'], { DATA_DIR: dataDir });
+    expect(made.code, made.out).toBe(0);
+    const created = JSON.parse(made.out.trim().split('\n').at(-1)!);
+    const next = await service({ DATA_DIR: dataDir });
+    expect((await get(next.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
+    await next.kill('SIGTERM');
+
+    // A live holder that gives no address (another command at work): refused, nothing opened.
+    writeFileSync(join(dataDir, 'service.lock'), JSON.stringify({ pid: process.pid, role: 'command', startedMs: Date.now() }));
+    const refused = await command(['merchant', 'list'], { DATA_DIR: dataDir });
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain(`is in use by process ${process.pid} (an operator command)`);
+  });
+
+  it('a running service and no token to reach it: the command says what to do and changes nothing', async () => {
+    const dataDir = tempDir();
+    const api = await service({ DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00' });
+    const refused = await command(['merchant', 'list'], { DATA_DIR: dataDir, SERVICE_URL: api.url });
+    expect(refused.code).toBe(1);
+    expect(refused.out).toMatch(/no operator token to reach it: set ADMIN_TOKEN/);
+    const wrong = await command(['merchant', 'list'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-01' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toMatch(/refused \(401\): Unknown operator token/);
+    const right = await command(['merchant', 'list', '--json'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00' });
+    expect(right.code, right.out).toBe(0);
+    expect(JSON.parse(right.out.trim())).toEqual([]);
+  });
+});
+
+describe('the operator endpoints', { timeout: 30_000 }, () => {
+  it('open with the operator token only: every merchant key, no key and a wrong token are refused', async () => {
+    const token = 'op_' + 'x'.repeat(40);
+    const api = await startService({ demo: true, adminToken: token });
+    cleanups.push(() => api.close());
+    const attempts: Record<string, Record<string, string>> = {
+      'no key': {},
+      'live secret key': { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` },
+      'test secret key': { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}` },
+      'public key as bearer': { authorization: `Bearer ${DEMO_MERCHANT.keys.live.publicKey}` },
+      'public key header': { 'x-api-key': DEMO_MERCHANT.keys.test.publicKey },
+      'token with a suffix': { authorization: `Bearer ${token}x` },
+      'token cut short': { authorization: `Bearer ${token.slice(0, -1)}` },
+    };
+    for (const [name, headers] of Object.entries(attempts)) {
+      for (const [method, path] of [['GET', '/operator/v1/merchants'], ['POST', '/operator/v1/merchants']]) {
+        const response = await fetch(api.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: method === 'POST' ? JSON.stringify({ name: 'Evil', email: 'e@evil.example' }) : undefined });
+        expect(response.status, `${name}: ${method} ${path}`).toBe(401);
+      }
+    }
+    expect((await api.parts.merchants.list()).map((m) => m.businessName)).toEqual([DEMO_MERCHANT.businessName]);
+    // …and the operator token opens no merchant endpoint.
+    expect((await fetch(api.url + '/api/v1/webhook', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+
+    const bad = await fetch(api.url + '/operator/v1/merchants', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: ' ', email: 'nope', logo: 'http://x' }) });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'logo', 'name']);
+    const good = await fetch(api.url + '/operator/v1/merchants', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Good', email: 'g@good.example' }) });
+    expect(good.status).toBe(201);
+  });
+
+  it('a service with no token (in memory, no ADMIN_TOKEN) opens them to nobody', async () => {
+    const api = await startService({ demo: true });
+    cleanups.push(() => api.close());
+    const response = await fetch(api.url + '/operator/v1/merchants', { headers: { authorization: `Bearer ${'op_' + 'x'.repeat(40)}` } });
+    expect(response.status).toBe(401);
+    expect((await response.json()).message).toMatch(/no operator token/);
+  });
+});
