@@ -1,6 +1,7 @@
 // Networks from the operator's file (NETWORKS_FILE): checked once at start, every wrong field
 // named. { "test": Network, "live": Network }, either optional; see the README for an example.
 import { readFileSync } from 'node:fs';
+import { parseGwei } from 'viem';
 import * as z from 'zod/mini';
 import { COINS } from '../../contract/fields.ts';
 import { fieldErrors } from '../../contract/field-errors.ts';
@@ -34,6 +35,10 @@ const NetworkSchema = z.object({
   ),
   explorer: z.optional(z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' })),
   dev: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
+  maxFeeGwei: z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1_000_000 && /^\d+(\.\d{1,9})?$/.test(String(v)), { error: 'gwei per gas, more than 0 and at most 1000000, to 9 decimals' })),
+  logRange: z.optional(whole(1, 100_000)),
+  reorgDepth: z.optional(whole(1, 10_000)),
+  finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
 });
 const NetworksSchema = z.object({ test: z.optional(NetworkSchema), live: z.optional(NetworkSchema) });
 
@@ -54,5 +59,12 @@ export function networksFromFile(path: string): Partial<Record<KeyMode, Network>
   if (parsed.data.live && parsed.data.test && parsed.data.live.chainId === parsed.data.test.chainId) {
     throw new Error(`NETWORKS_FILE ${path}: test.chainId: test keys need a chain of their own (a testnet), not the live chain ${parsed.data.live.chainId}`);
   }
-  return parsed.data as Partial<Record<KeyMode, Network>>;
+  const networks: Partial<Record<KeyMode, Network>> = {};
+  for (const mode of ['test', 'live'] as const) {
+    const n = parsed.data[mode];
+    if (!n) continue;
+    const { maxFeeGwei, ...rest } = n;
+    networks[mode] = { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) };
+  }
+  return networks;
 }

@@ -35,6 +35,29 @@ export interface Network {
   dev?: boolean;
   /** The most a sweep pays per gas, in wei (EIP-1559's max fee, or the gas price): above it, sweeps wait. */
   maxFeePerGas?: bigint;
+  /** Blocks per eth_getLogs call to start with (halved when the provider refuses): 2,000 by default. */
+  logRange?: number;
+  /** How many recent block hashes are kept to notice a reorganisation: 64 by default, never fewer than `confirmations`. */
+  reorgDepth?: number;
+  /**
+   * Where the chain names its own safe or finalized block (post-merge Ethereum and its rollups,
+   * BNB Smart Chain's fast finality): money counts only once its block is at or below that
+   * block, as well as having its confirmations.
+   */
+  finality?: Finality;
+}
+
+export type Finality = 'safe' | 'finalized';
+
+/**
+ * The highest block whose money counts: `confirmations` below the head, and no higher than the
+ * chain's own safe or finalized block when the network names one.
+ */
+export async function countedUpTo(rpc: { getBlock(args: { blockTag: Finality }): Promise<{ number: bigint | null }> }, head: bigint, confirmations: number, finality?: Finality): Promise<bigint> {
+  const deep = head - BigInt(confirmations) + 1n;
+  if (!finality) return deep;
+  const tagged = (await rpc.getBlock({ blockTag: finality })).number ?? 0n;
+  return tagged < deep ? tagged : deep;
 }
 
 /**

@@ -10,7 +10,7 @@
 import { BaseError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { create2Addresses, rpcTransport, saltOf, type Network } from './networks.ts';
+import { countedUpTo, create2Addresses, rpcTransport, saltOf, type Network } from './networks.ts';
 
 /** A deposit left out of a sweep: whose, which token, and the revert that said why. */
 export interface Stuck {
@@ -90,7 +90,7 @@ export class Sweeper {
     const { network, store } = this.o;
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
-    const maxBlock = (await this.rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
+    const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
     const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });

@@ -4,7 +4,7 @@
 // Its cost per block does not grow with the number of open payments: one eth_getLogs per
 // range of blocks for every token at once, matched against deposit addresses in one query.
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
-import { rpcTransport } from './networks.ts';
+import { countedUpTo, rpcTransport, type Finality } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
 
 /**
@@ -34,6 +34,8 @@ export interface WatcherOptions {
   rpcUrls: string[];
   /** A transfer counts once its block has this many blocks on top of it, itself included. */
   confirmations: number;
+  /** And, where set, once its block is at or below the chain's own safe or finalized block. */
+  finality?: Finality;
   /** The token contracts of this network the service takes. */
   tokens: `0x${string}`[];
   /** Per token (lower-case address): transfers below this many base units are dust. */
@@ -185,7 +187,7 @@ export class Watcher {
     }
 
     // A transfer in block b has head - b + 1 confirmations.
-    for (const t of await store.confirmable(chainId, head - BigInt(this.o.confirmations) + 1n)) {
+    for (const t of await store.confirmable(chainId, await countedUpTo(this.rpc, head, this.o.confirmations, this.o.finality))) {
       const outcome = await this.o.ledger.credit(t);
       await store.mark(t, outcome);
       if (outcome === 'credited') result.credited++;

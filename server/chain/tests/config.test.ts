@@ -30,6 +30,12 @@ describe('NETWORKS_FILE', () => {
     expect(configFromEnv({}).networks).toBeUndefined();
   });
 
+  it('takes per-network settings: a fee cap for sweeps in gwei, the log range, the reorganisation depth, the chain\'s finality tag', () => {
+    const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, maxFeeGwei: 3.5, logRange: 500, reorgDepth: 128, finality: 'finalized' } }) });
+    expect(config.networks?.live).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
+    expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
+  });
+
   it.each([
     [{ live: { ...BSC, rpcUrls: [] } }, /live\.rpcUrls: expected at least one RPC URL/],
     [{ live: { ...BSC, rpcUrls: ['ftp://x'] } }, /live\.rpcUrls\.0: expected an http\(s\) URL/],
@@ -39,6 +45,11 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, dev: true } }, /a live network is never a dev chain/],
     [{ live: BSC, test: BSC }, /test.chainId: test keys need a chain of their own/],
     ['{ not json', /cannot read .* as JSON/],
+    [{ live: { ...BSC, maxFeeGwei: 0 } }, /live\.maxFeeGwei: expected gwei per gas/],
+    [{ live: { ...BSC, maxFeeGwei: '5' } }, /live\.maxFeeGwei/],
+    [{ live: { ...BSC, logRange: 0 } }, /live\.logRange: expected a whole number from 1 to 100000/],
+    [{ live: { ...BSC, reorgDepth: 2.5 } }, /live\.reorgDepth/],
+    [{ live: { ...BSC, finality: 'latest' } }, /live\.finality: expected "safe" or "finalized"/],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
   });

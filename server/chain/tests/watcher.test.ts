@@ -319,6 +319,20 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
 
   // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
   // instance then watched the same chain at the same time.
+  it('where the network names a finality tag, counts money only once its block is at or below the chain\'s safe block', async () => {
+    const address = await payment('fin-1');
+    const w = watcher({ finality: 'safe' });
+    await w.tick();
+    await send(address, '10.1');
+    // Two confirmations, but anvil's safe block is 32 below its head.
+    await mine(3);
+    await w.tick();
+    expect((await status('fin-1')).status).toBe('pending');
+    await mine(32);
+    await w.tick();
+    expect((await status('fin-1')).status).toBe('confirmed');
+  });
+
   it('keeps its lease while a slow tick runs: another instance does not watch the chain meanwhile', async () => {
     const proxy = await startProxy(chain.port);
     const a = watcher({ rpcUrls: [proxy.url], leaseMs: 300, now: Date.now });
