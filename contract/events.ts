@@ -38,8 +38,10 @@ export interface ChainTransfer {
   blockNumber: string;
 }
 
+/** The payout as GET /api/v1/bank/payouts/withdrawals/:id answers it. */
 export interface PayoutEventData {
   id: string;
+  payout_bank_id: string;
   reference: string;
   status: 'pending' | 'processing' | 'paid' | 'failed';
   amount: number;
@@ -47,6 +49,9 @@ export interface PayoutEventData {
   currency: string;
   fiat_amount: number;
   failure: string | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>;

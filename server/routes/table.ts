@@ -2,6 +2,7 @@
 // The README's endpoint lists are held equal to this table by a test.
 import type { RouteSpec } from '../http/router.ts';
 import type { Handler } from './context.ts';
+import * as docs from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
 import * as links from './links.ts';
@@ -51,6 +52,8 @@ export const ROUTES: RouteSpec<Handler>[] = [
   // For the operator
   { method: 'GET', path: '/healthz', auth: 'none', handler: health.healthz, summary: 'the process answers' },
   { method: 'GET', path: '/readyz', auth: 'none', handler: health.readyz, summary: 'the database answers and each chain is followed; 503 naming what is not' },
+  { method: 'GET', path: '/api/v1/openapi.json', auth: 'none', handler: docs.openapi, summary: 'the API as an OpenAPI 3.1 document' },
+  { method: 'GET', path: '/api/v1/reference', auth: 'none', handler: docs.reference, summary: 'the API reference, a page made from that document' },
   { method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: operator.createMerchant, summary: 'operator token: make a merchant, its keys shown this once' },
   { method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: operator.listMerchants, summary: 'operator token: every merchant' },
   // Served to browsers

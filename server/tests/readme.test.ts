@@ -34,4 +34,15 @@ describe('the README', () => {
     const topLevel = readdirSync(fromRoot(''), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ignored.has(e.name)).map((e) => e.name);
     expect(topLevel.filter((name) => !named.includes(name))).toEqual([]);
   });
+
+  it('links nowhere outside the repository: every relative link names a file or folder of it', () => {
+    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] ?? m[2]);
+    expect(targets.length).toBeGreaterThan(0);
+    const relative = targets.filter((t) => !/^(https?:|mailto:|#)/.test(t)).map((t) => t.split('#')[0]);
+    expect(relative.filter((t) => t.startsWith('..') || t.startsWith('/') || !existsSync(fromRoot(t)))).toEqual([]);
+    // The spec's text is not in a clone: the API reference the service serves is its replacement.
+    expect(readme).not.toMatch(/shared\/spec/);
+    expect(readme).toMatch(/^\[reference\]: http:\/\/127\.0\.0\.1:4010\/api\/v1\/reference$/m);
+  });
 });

@@ -1,0 +1,140 @@
+// The answers and events of the service's API that no other contract file describes: the
+// webhook endpoint, the events feed, payouts, health, and each event's payload. With
+// schemas.ts, payment-links.ts and payouts.ts they are the whole API as the OpenAPI document
+// (GET /api/v1/openapi.json) gives it. For the service and merchant servers; the browser
+// bundle never imports this file.
+import * as z from 'zod/mini';
+import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.ts';
+import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { PAYOUT_CURRENCIES } from './payouts.ts';
+import { Business, Coin, MerchantVerification, Transaction, Verification } from './schemas.ts';
+
+const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
+/** A success answer whose `data` is `data`. */
+export const answer = <T extends z.core.$ZodType>(data: T) => z.object({ ...envelope(), data });
+/** A success answer with a message and no data. */
+export const Done = later(() => z.object(envelope()));
+
+/**
+ * GET /api/v1/coins and every error, as schemas.ts's CoinsResponse and ErrorBody, with a
+ * list zod can describe (the browser's listOf is a check that JSON Schema cannot see into).
+ */
+export const CoinsAnswer = later(() => z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
+export const ErrorEnvelope = later(() =>
+  z.object({ status: oneOf(['error']), statusCode: int, message: text, errors: z.optional(z.array(z.object({ field: text, message: text }))) }),
+);
+
+/** POST /api/v1/transaction/initialize: the spec's transaction, and the payment's state as verify gives it. */
+export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape }));
+
+/** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
+export const WebhookEndpoint = later(() =>
+  z.object({
+    url: nullable<string>((v) => typeof v === 'string', 'text'),
+    secret: text,
+    /** During a rotation: until when the previous secret signs beside this one. */
+    previousSecretValidUntil: z.optional(timestamp),
+  }),
+);
+
+export const PayoutAddress = later(() => z.object({ chain_id: int, address: text }));
+
+const amountText = is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text');
+const ChainTransferSchema = later(() =>
+  z.object({ chainId: int, txHash: text, logIndex: int, token: text, from: text, to: text, amount: amountText, blockNumber: amountText }),
+);
+
+const eventOf = <T extends (typeof EVENT_TYPES)[number], D extends z.core.$ZodType>(type: T, data: D) =>
+  later(() => z.object({ id: text, event: oneOf([type]), created: int, data }));
+
+/** Each event's body, as delivered to the webhook URL and listed in the feed's `payload`. */
+export const EVENT_SCHEMAS = {
+  DEPOSIT_TRANSACTION: eventOf('DEPOSIT_TRANSACTION', MerchantVerification),
+  PAYOUT_UPDATED: eventOf('PAYOUT_UPDATED', later(() => Payout)),
+  DEPOSIT_REVERSED: eventOf('DEPOSIT_REVERSED', later(() => z.object({ ...MerchantVerification.shape, reversed: ChainTransferSchema }))),
+  DEPOSIT_UNMATCHED: eventOf('DEPOSIT_UNMATCHED', later(() => z.object({ reason: oneOf(['late', 'unexpected']), transfer: ChainTransferSchema, payment: z.optional(MerchantVerification) }))),
+  DEPOSIT_DISCREPANCY: eventOf(
+    'DEPOSIT_DISCREPANCY',
+    later(() => z.object({ reference: text, address: text, token: text, chainId: int, atBlock: amountText, ledger: amountText, onChain: amountText })),
+  ),
+} satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
+
+const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY } = EVENT_SCHEMAS;
+export const EventPayload = later(() => z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY]));
+
+/** GET /api/v1/events: one event, its payload and its delivery attempts. */
+export const EventRecord = later(() =>
+  z.object({
+    id: text,
+    seq: int,
+    type: oneOf(EVENT_TYPES),
+    state: oneOf(['pending', 'delivered', 'failed', 'no_endpoint']),
+    created: timestamp,
+    nextAttemptAt: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
+    payload: EventPayload,
+    attempts: z.array(
+      z.object({ attempt: int, url: text, status: int, error: nullable<string>((v) => typeof v === 'string', 'text'), durationMs: int, at: timestamp }),
+    ),
+  }),
+);
+export const EventsAnswer = later(() => z.object({ ...envelope(), data: z.array(EventRecord), next: int }));
+
+const payoutCurrency = oneOf(PAYOUT_CURRENCIES);
+const fieldText = z.optional(text);
+
+/** A registered bank account: its currency, the write fields it was given, and whether it is the default. */
+export const BankPayout = later(() =>
+  z.object({
+    id: text,
+    currency: payoutCurrency,
+    bank_name: fieldText,
+    bank_code: fieldText,
+    account_name: fieldText,
+    account_number: fieldText,
+    country: fieldText,
+    account_type: fieldText,
+    routing_number: fieldText,
+    city: fieldText,
+    state: fieldText,
+    address: fieldText,
+    street: fieldText,
+    postal_code: fieldText,
+    default: bool,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+);
+
+/** A payout to a bank account and its state. */
+export const Payout = later(() =>
+  z.object({
+    id: text,
+    payout_bank_id: text,
+    coin: text,
+    amount: is<number>((v) => typeof v === 'number' && v >= 0, 'a number of at least 0'),
+    currency: payoutCurrency,
+    fiat_amount: is<number>((v) => typeof v === 'number' && v >= 0, 'a number of at least 0'),
+    reference: text,
+    metadata: nullable<Record<string, unknown>>((v) => !!v && typeof v === 'object' && !Array.isArray(v), 'an object'),
+    status: oneOf(['pending', 'processing', 'paid', 'failed']),
+    failure: nullable<string>((v) => typeof v === 'string', 'text'),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+);
+
+export const Country = later(() => z.object({ country: text, currency: payoutCurrency }));
+export const Bank = later(() => z.object({ name: text, code: text }));
+export const Rate = later(() => z.object({ coin: text, currency: payoutCurrency, rate: is<number>((v) => typeof v === 'number' && v > 0, 'a number greater than 0') }));
+export const Deleted = later(() => z.object({ deleted: z.array(text) }));
+
+export const Alive = later(() => z.object({ status: oneOf(['ok']) }));
+/** GET /readyz: each check, 200 when all pass and 503 naming those that do not. */
+export const Readiness = later(() =>
+  z.object({ status: oneOf(['success', 'error']), statusCode: int, message: text, data: z.array(z.object({ name: text, ok: bool, detail: text })) }),
+);
+
+// The schemas and the types the SDK exports say the same.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: [Same<z.output<typeof ChainTransferSchema>, ChainTransfer>, z.output<typeof Payout> extends PayoutEventData ? true : false] = [true, true];
+void agree;

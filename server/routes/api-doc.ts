@@ -1,0 +1,312 @@
+// The OpenAPI 3.1 document of the service's API, made from the route table (method, path,
+// who may call, summary) and the contract's zod schemas (bodies, answers, events) by zod's
+// own JSON Schema output: nothing here restates a shape. What the route table cannot say is
+// said once per operation below: which schema its body and each answer has, and its query.
+// The contract's leaves are zod checks with the words of their error message ("a whole
+// number", "one of USD, GBP, …"); LEAVES gives each such message its JSON Schema, and a
+// leaf whose message is not there fails the document's test.
+import * as z from 'zod/mini';
+import {
+  Alive,
+  answer,
+  Bank,
+  BankPayout,
+  CoinsAnswer,
+  Country,
+  Deleted,
+  Done,
+  ErrorEnvelope,
+  EVENT_SCHEMAS,
+  EventRecord,
+  EventsAnswer,
+  Initialized,
+  PayoutAddress,
+  Payout,
+  Rate,
+  Readiness,
+  WebhookEndpoint,
+} from '../../contract/api.ts';
+import { EVENT_TYPES } from '../../contract/events.ts';
+import { amount, coin, currency, int, oneOf, text } from '../../contract/fields.ts';
+import {
+  DonationLink,
+  DonationLinkForm,
+  DonationLinkUpdateBody,
+  LinkById,
+  LinkBySlug,
+  LinkList,
+  LinkStatusBody,
+  StandardLinkBody,
+  StandardLinkCreated,
+  StandardLinkUpdateBody,
+} from '../../contract/payment-links.ts';
+import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
+import { DepositBody, InitializeBody, MerchantVerification, PayoutAddressBody, Qr, STATUSES, Verification, WebhookBody } from '../../contract/schemas.ts';
+import type { RouteSpec } from '../http/router.ts';
+
+type Schema = z.core.$ZodType;
+export type JsonSchema = Record<string, unknown>;
+
+interface Operation {
+  tag: string;
+  /** More than the route table's one line, where it helps. */
+  description?: string;
+  query?: Schema;
+  body?: Schema;
+  /** A multipart form (its text fields in `body`) with this file field. */
+  file?: string;
+  /** Each success status and its whole body; errors are added from what the route can refuse. */
+  responses: Record<number, Schema>;
+  /** Errors this operation answers beyond those of its key, body and path (400, 401, 404, 413). */
+  errors?: number[];
+}
+
+const verifyQuery = z.object({
+  wait: z.optional(int),
+  since: z.optional(text),
+});
+const either = (schemas: [Schema, Schema]) => z.union(schemas);
+
+/** Every JSON operation of the API, keyed `METHOD path` as the route table writes it. */
+export const OPERATIONS: Record<string, Operation> = {
+  'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409] },
+  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409] },
+  'GET /api/v1/transaction/verify/{reference}': {
+    tag: 'Payments',
+    description: 'With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification). `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt`) holds the request until the payment changes.',
+    query: verifyQuery,
+    responses: { 200: answer(either([MerchantVerification, Verification])) },
+    errors: [429],
+  },
+  'GET /api/v1/transaction/qr/{reference}': { tag: 'Payments', responses: { 200: answer(Qr) } },
+  'POST /api/v1/transaction/settle/{reference}': { tag: 'Payments', responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [409] },
+  'POST /api/v1/sandbox/deposit': { tag: 'Payments', body: DepositBody, responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [403, 409] },
+  'PUT /api/v1/webhook': { tag: 'Webhooks', body: WebhookBody, responses: { 200: answer(WebhookEndpoint) } },
+  'GET /api/v1/webhook': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
+  'POST /api/v1/webhook/rotate': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
+  'PUT /api/v1/payout_address': { tag: 'Webhooks', body: PayoutAddressBody, responses: { 200: answer(PayoutAddress) }, errors: [409] },
+  'GET /api/v1/payout_address': { tag: 'Webhooks', responses: { 200: answer(z.array(PayoutAddress)) } },
+  'GET /api/v1/events': {
+    tag: 'Webhooks',
+    description: '`after` is a cursor (`next` of the last answer) or `latest`; `wait` (0–30 s) holds the request until an event comes.',
+    query: z.object({ after: z.optional(text), limit: z.optional(int), wait: z.optional(int) }),
+    responses: { 200: EventsAnswer },
+  },
+  'POST /api/v1/events/{id}/resend': { tag: 'Webhooks', responses: { 202: answer(EventRecord) } },
+  'GET /api/v1/payment_links': { tag: 'Payment links', query: z.object({ page: z.optional(int), page_size: z.optional(int) }), responses: { 200: LinkList } },
+  'GET /api/v1/payment_links/pay/{key}': { tag: 'Payment links', description: 'By slug: the detail by slug. By id (a UUID): the detail by id.', responses: { 200: answer(either([LinkBySlug, LinkById])) } },
+  'POST /api/v1/payment_links/standard': { tag: 'Payment links', body: StandardLinkBody, responses: { 201: answer(StandardLinkCreated) } },
+  'PUT /api/v1/payment_links/standard': { tag: 'Payment links', body: StandardLinkUpdateBody, responses: { 200: answer(StandardLinkCreated) }, errors: [404, 409] },
+  'POST /api/v1/payment_links': { tag: 'Payment links', body: StandardLinkBody, responses: { 201: answer(StandardLinkCreated) } },
+  'PUT /api/v1/payment_links': { tag: 'Payment links', body: StandardLinkUpdateBody, responses: { 200: answer(StandardLinkCreated) }, errors: [404, 409] },
+  'POST /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkForm, file: 'cover_photo', responses: { 201: answer(DonationLink) } },
+  'PUT /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkUpdateBody, responses: { 200: answer(DonationLink) }, errors: [404] },
+  'PUT /api/v1/payment_links/{id}/status': { tag: 'Payment links', body: LinkStatusBody, responses: { 200: Done } },
+  'GET /api/v1/bank': { tag: 'Bank payouts', query: z.object({ country: text }), responses: { 200: answer(z.array(Bank)) } },
+  'GET /api/v1/bank/payouts/countries': { tag: 'Bank payouts', responses: { 200: answer(z.array(Country)) } },
+  'GET /api/v1/bank/payouts/currencies': { tag: 'Bank payouts', responses: { 200: answer(z.array(oneOf(PAYOUT_CURRENCIES))) } },
+  'GET /api/v1/bank/payouts/rate': { tag: 'Bank payouts', query: z.object({ coin, currency: oneOf(PAYOUT_CURRENCIES) }), responses: { 200: answer(Rate) } },
+  'POST /api/v1/bank/payouts/initiate': { tag: 'Bank payouts', body: InitiatePayoutBody, responses: { 201: answer(Payout) }, errors: [404, 409] },
+  'GET /api/v1/bank/payouts/withdrawals/{id}': { tag: 'Bank payouts', responses: { 200: answer(Payout) } },
+  'POST /api/v1/bank/payouts': { tag: 'Bank payouts', body: PayoutBody, responses: { 201: answer(BankPayout) }, errors: [409] },
+  'GET /api/v1/bank/payouts': { tag: 'Bank payouts', responses: { 200: answer(z.array(text)) } },
+  'DELETE /api/v1/bank/payouts': { tag: 'Bank payouts', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] },
+  'GET /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', responses: { 200: answer(BankPayout) } },
+  'PATCH /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', body: PayoutFields, responses: { 200: answer(BankPayout) } },
+  'GET /healthz': { tag: 'Operations', responses: { 200: answer(Alive) } },
+  'GET /readyz': { tag: 'Operations', responses: { 200: Readiness, 503: Readiness } },
+  'GET /api/v1/openapi.json': { tag: 'Operations', description: 'This document.', responses: { 200: z.looseObject({ openapi: text }) } },
+};
+
+/** The routes the document covers: the JSON API and the operator's health checks (not the files and pages served to browsers, nor the operator's own API). */
+export const documented = (route: Pick<RouteSpec<unknown>, 'path'>): boolean => route.path.startsWith('/api/v1/') && route.path !== '/api/v1/reference' || route.path === '/healthz' || route.path === '/readyz';
+export const openApiPath = (path: string): string => path.replace(/:([a-zA-Z]+)/g, '{$1}');
+
+const string = { type: 'string' };
+const number0 = { type: 'number', minimum: 0 };
+/** The JSON Schema of each contract leaf, by the words its check answers with. */
+const LEAVES: Record<string, JsonSchema> = {
+  text: string,
+  'true or false': { type: 'boolean' },
+  'a whole number': { type: 'integer' },
+  'a number of at least 0': number0,
+  'a number greater than 0': { type: 'number', exclusiveMinimum: 0 },
+  'an amount greater than 0': { type: 'number', exclusiveMinimum: 0 },
+  'an ISO 8601 time': { type: 'string', format: 'date-time' },
+  'a number or a numeric string': { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' }], description: 'at most 2 decimals, at most 100000000' },
+  '1 to 64 letters, digits or . _ : - (or a whole number)': { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' }, { type: 'integer', minimum: 0 }] },
+  '1 to 64 letters, digits or . _ : -': { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
+  'an e-mail address such as ada@example.com': { type: 'string', format: 'email', maxLength: 254 },
+  'a name of 1 to 100 characters': { type: 'string', minLength: 1, maxLength: 100 },
+  'an http(s) URL such as https://api.example.com': { type: 'string', format: 'uri', pattern: '^https?://' },
+  'a JSON object (or its JSON text)': { anyOf: [{ type: 'object' }, { type: 'string' }], description: 'at most 4096 bytes as JSON' },
+  'an object': { type: 'object' },
+  'a UUID': { type: 'string', format: 'uuid' },
+  'a URL': { type: 'string', format: 'uri' },
+  'a URL or ""': { anyOf: [{ type: 'string', format: 'uri' }, { const: '' }] },
+  'a decimal amount as text': { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+  'an empty object': { type: 'object', maxProperties: 0 },
+  'a whole number as text': { type: 'string', pattern: '^\\d+$' },
+  'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+  'a chain id such as 56': { type: 'integer', minimum: 1 },
+  'a whole number from 0 to 36': { type: 'integer', minimum: 0, maximum: 36 },
+  'an https URL': { type: 'string', pattern: '^https://' },
+  'an SVG path of M, h, v and z': { type: 'string', pattern: '^[Mhvz\\d -]*$' },
+  'a payment link id or slug': { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' },
+  'text of 1 to 200 characters': { type: 'string', minLength: 1, maxLength: 200 },
+  'a lower-case country name such as nigeria': { type: 'string', pattern: '^[a-z][a-z ]{1,59}$' },
+  'a payout id': { type: 'string', minLength: 1 },
+  'the id of a registered bank payout': { type: 'string', minLength: 1 },
+  'a title of 1 to 120 characters': { type: 'string', minLength: 1, maxLength: 120 },
+  'text of at most 2000 characters': { type: 'string', maxLength: 2000 },
+  'text of at most 500 characters': { type: 'string', maxLength: 500 },
+  'a whole number from 1 to 1000': { type: 'integer', minimum: 1, maximum: 1000 },
+  anything: {},
+};
+
+/** The message a contract leaf answers with, or undefined for a zod schema of another kind. */
+function leafWords(schema: Schema): string | undefined {
+  const def = schema._zod.def as { type: string; error?: (issue: unknown) => unknown };
+  if (def.type !== 'custom' || !def.error) return undefined;
+  const said = def.error({ code: 'custom', input: undefined });
+  return typeof said === 'string' ? said : (said as { message?: string } | undefined)?.message;
+}
+
+function leafSchema(words: string): JsonSchema | undefined {
+  const nullable = /^(.*) or null$/.exec(words);
+  if (nullable) {
+    const inner = leafSchema(nullable[1]);
+    return inner && { anyOf: [inner, { type: 'null' }] };
+  }
+  const choice = /^one of (.*)$/.exec(words);
+  if (choice) return { type: 'string', enum: choice[1].split(', ') };
+  return LEAVES[words];
+}
+
+/** What zod's JSON Schema output could not type: filled by the document's test, which must find none. */
+export interface Untyped {
+  words: string[];
+}
+
+export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Untyped): JsonSchema {
+  const out = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const words = leafWords(ctx.zodSchema as Schema);
+      if (words === undefined) return;
+      const leaf = leafSchema(words);
+      if (leaf) Object.assign(ctx.jsonSchema, structuredClone(leaf));
+      else {
+        ctx.jsonSchema.description = words;
+        untyped?.words.push(words);
+      }
+    },
+  }) as JsonSchema;
+  delete out.$schema;
+  return out;
+}
+
+const ERROR_WORDS: Record<number, string> = {
+  400: 'Bad input: each wrong field is named in `errors`',
+  401: 'A missing or unknown key, or the wrong kind of key',
+  403: 'Refused for this key (the sandbox with a live key)',
+  404: 'Nothing by that id or reference',
+  409: 'A conflict with the state of the payment, link or account',
+  413: 'A body over 16 KiB (2 MiB for a multipart form)',
+  429: 'Too many requests: Retry-After says how long to wait',
+  500: 'An unexpected error: it was logged, and the service keeps running',
+  503: 'Not ready',
+};
+
+const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
+/** The whole document, for the routes given (the route table) and the origin it is served on. */
+export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origin: string, untyped?: Untyped): JsonSchema {
+  const error = { $ref: '#/components/schemas/Error' };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes.filter(documented)) {
+    const path = openApiPath(route.path);
+    const op = OPERATIONS[`${route.method} ${path}`];
+    if (!op) throw new Error(`openapi: no description of ${route.method} ${path}: add it to OPERATIONS`);
+    const pathParams = [...route.path.matchAll(/:([a-zA-Z]+)/g)].map((m) => m[1]);
+    const parameters: unknown[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    if (op.query) {
+      const query = jsonSchema(op.query, 'input', untyped) as { properties: Record<string, JsonSchema>; required?: string[] };
+      for (const [name, schema] of Object.entries(query.properties)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+    }
+    const errors = new Set<number>([500, ...(op.errors ?? [])]);
+    if (route.auth !== 'none') errors.add(401);
+    if (op.body || op.query || pathParams.length) errors.add(400);
+    if (op.body) errors.add(413);
+    if (pathParams.length) errors.add(404);
+    const responses: Record<string, unknown> = {};
+    for (const [status, schema] of Object.entries(op.responses)) {
+      responses[status] = { description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)], content: { 'application/json': { schema: jsonSchema(schema, 'output', untyped) } } };
+    }
+    for (const status of [...errors].sort()) {
+      if (responses[status]) continue;
+      responses[status] = { description: ERROR_WORDS[status], content: { 'application/json': { schema: error } } };
+    }
+    let requestBody: unknown;
+    if (op.body && op.file) {
+      const form = jsonSchema(op.body, 'input', untyped) as { properties: Record<string, JsonSchema> };
+      form.properties[op.file] = { type: 'string', contentMediaType: 'application/octet-stream', description: 'PNG, JPEG, GIF or WebP, at most 2 MiB' };
+      requestBody = { required: true, content: { 'multipart/form-data': { schema: form } } };
+    } else if (op.body) {
+      requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
+    }
+    const security = route.auth === 'public' ? [{ publicKey: [] }] : route.auth === 'secret' ? [{ secretKey: [] }] : route.auth === 'either' ? [{ publicKey: [] }, { secretKey: [] }] : [];
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      operationId: `${route.method.toLowerCase()}${path.replace(/\{([a-zA-Z]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      summary: route.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: [op.tag],
+      security,
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  }
+  const webhooks: Record<string, unknown> = {};
+  for (const type of EVENT_TYPES) {
+    webhooks[type] = {
+      post: {
+        summary: `${type}, sent to the merchant's webhook URL`,
+        description:
+          'Signed with the webhook secret two ways: Standard Webhooks (`webhook-id`, the event id and the same on every retry; `webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body" under the bytes of the base64 after whsec_>`, one per secret during a rotation) and `x-service-signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body" under the whole secret>`. Answer 2xx; anything else is retried with backoff.',
+        parameters: [
+          { name: 'webhook-id', in: 'header', required: true, schema: string },
+          { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
+          { name: 'webhook-signature', in: 'header', required: true, schema: string },
+          { name: 'x-service-signature', in: 'header', required: true, schema: string },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(EVENT_SCHEMAS[type], 'output', untyped) } } },
+        responses: { '2XX': { description: 'Received; anything else is retried' } },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Stablecoin payment service API',
+      version: '1',
+      description: `Payments in USDT, USDC, BUSD and DAI, payment links, webhooks and bank payouts. Payment statuses: ${STATUSES.join(', ')}. Every error is the envelope \`Error\`. Made from the service's route table and its contract's schemas.`,
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: origin }],
+    tags: ['Payments', 'Webhooks', 'Payment links', 'Bank payouts', 'Operations'].map((name) => ({ name })),
+    paths,
+    webhooks,
+    components: {
+      schemas: { Error: jsonSchema(ErrorEnvelope, 'output', untyped) },
+      securitySchemes: {
+        publicKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The public key, pk_test_… or pk_live_…: checkout pages carry it.' },
+        secretKey: { type: 'http', scheme: 'bearer', description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.' },
+      },
+    },
+  };
+}

@@ -1,0 +1,269 @@
+// The OpenAPI document: valid by a real OpenAPI validator, made for every route of the API,
+// and true: every answer this test sees, from every operation, success and error alike, has
+// the schema the document gives that operation and status. So do real webhook deliveries.
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../app.ts';
+import { documented, OPERATIONS, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
+import { ROUTES } from '../routes/table.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const pub = { 'x-api-key': publicKey };
+const sec = { authorization: `Bearer ${secretKey}` };
+
+let api: Service;
+let doc: JsonSchema;
+const hooks: Array<{ body: string; headers: Record<string, unknown> }> = [];
+let hookServer: ReturnType<typeof createServer>;
+
+beforeAll(async () => {
+  api = await startService({ demo: true, webhookRetryMs: 20 });
+  doc = await (await fetch(`${api.url}/api/v1/openapi.json`)).json();
+  hookServer = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    hooks.push({ body: Buffer.concat(chunks).toString(), headers: req.headers });
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await new Promise((resolve) => hookServer?.close(resolve));
+});
+
+/** Every answer seen: which operation (by the document's path template), its status and body. */
+const seen: Array<{ method: string; template: string; status: number; body: unknown; url: string }> = [];
+
+function templateOf(method: string, path: string): string {
+  for (const route of ROUTES) {
+    if (route.method !== method) continue;
+    const pattern = new RegExp('^' + route.path.replace(/:[a-zA-Z]+/g, '[^/]+').replace(/\./g, '\\.') + '$');
+    if (pattern.test(path)) return openApiPath(route.path);
+  }
+  throw new Error(`no route for ${method} ${path}`);
+}
+
+async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body instanceof FormData) init.body = body;
+  else if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const response = await fetch(api.url + path, init);
+  const json = await response.json();
+  seen.push({ method, template: templateOf(method, new URL(api.url + path).pathname), status: response.status, body: json, url: path });
+  return { status: response.status, body: json };
+}
+
+async function until<T>(get: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const found = await get();
+    if (found !== undefined) return found;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const PNG = new Blob([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')], { type: 'image/png' });
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document, by @apidevtools/swagger-parser', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('describes every route of the API, from the route table, and nothing the table lacks', () => {
+    const routes = ROUTES.filter(documented).map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    expect(operations).toEqual(routes);
+    expect(Object.keys(OPERATIONS).sort()).toEqual(routes);
+    expect(routes.length).toBeGreaterThanOrEqual(35);
+  });
+
+  it('gives every contract field a JSON Schema type: no leaf is left as just its words', () => {
+    const untyped = { words: [] as string[] };
+    openApiDocument(ROUTES, 'http://127.0.0.1:4010', untyped);
+    expect(untyped.words).toEqual([]);
+  });
+
+  it('names both keys as security schemes, each operation the keys its route takes, and the error envelope', () => {
+    const components = doc.components as { securitySchemes: Record<string, unknown>; schemas: Record<string, JsonSchema> };
+    expect(components.securitySchemes).toEqual({
+      publicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+      secretKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; requestBody?: { content: object } }>>;
+    expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
+    expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }]);
+    expect(paths['/api/v1/transaction/verify/{reference}'].get.security).toEqual([{ publicKey: [] }, { secretKey: [] }]);
+    expect(paths['/healthz'].get.security).toEqual([]);
+    expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }));
+    expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
+    expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
+    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_UPDATED']);
+  });
+
+  it('is true of every answer of every operation: each body matches the schema of its operation and status', { timeout: 120_000 }, async () => {
+    // Payments
+    await call('GET', '/api/v1/coins', pub);
+    await call('GET', '/api/v1/coins?amount=24.50&currency=USD', pub);
+    await call('GET', '/api/v1/coins?amount=24.50', pub);
+    await call('GET', '/api/v1/coins', {});
+    await call('GET', '/api/v1/coins', sec);
+    await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
+    await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
+    await call('POST', '/api/v1/transaction/initialize', sec, { reference: 'oa-2', coin: 'USDC', currency: 'EUR', amount: 10, customer_email: 'ada@example.com', metadata: { order: 7 }, accept_partial_payment: true });
+    await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-3', coin: 'XRP', currency: 'USD', amount: '1.234' });
+    await call('POST', '/api/v1/transaction/initialize', pub, '{"not json');
+    await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'x'.repeat(20), metadata: { big: 'x'.repeat(17_000) } });
+    await call('GET', '/api/v1/transaction/verify/oa-1', pub);
+    await call('GET', '/api/v1/transaction/verify/oa-2', sec);
+    await call('GET', '/api/v1/transaction/verify/nothing-here', pub);
+    await call('GET', '/api/v1/transaction/verify/oa-1?wait=99&since=x', pub);
+    await call('GET', '/api/v1/transaction/qr/oa-1', pub);
+    await call('GET', '/api/v1/transaction/qr/nothing-here', sec);
+    await call('POST', '/api/v1/sandbox/deposit', pub, { reference: 'oa-2', kind: 'partial' });
+    await call('POST', '/api/v1/sandbox/deposit', sec, { reference: 'oa-1', kind: 'nope' });
+    await call('POST', '/api/v1/sandbox/deposit', { 'x-api-key': DEMO_MERCHANT.keys.live.publicKey }, { reference: 'oa-1', kind: 'exact' });
+    await call('POST', '/api/v1/transaction/settle/oa-2', sec);
+    await call('POST', '/api/v1/transaction/settle/oa-1', pub);
+    await call('POST', '/api/v1/transaction/settle/nothing-here', pub);
+
+    // Webhooks and events: deliveries go to a local receiver
+    await call('PUT', '/api/v1/webhook', sec, { url: `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook` });
+    await call('PUT', '/api/v1/webhook', sec, { url: 'javascript:alert(1)' });
+    await call('PUT', '/api/v1/webhook', pub, { url: 'https://example.com/hook' });
+    await call('GET', '/api/v1/webhook', sec);
+    await call('POST', '/api/v1/sandbox/deposit', pub, { reference: 'oa-1', kind: 'exact' });
+    await call('POST', '/api/v1/webhook/rotate', sec);
+    await call('PUT', '/api/v1/payout_address', sec, { chain_id: 31337, address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('PUT', '/api/v1/payout_address', sec, { chain_id: 0, address: '0x0' });
+    await call('GET', '/api/v1/payout_address', sec);
+    await until(() => (hooks.length > 0 ? true : undefined));
+    const events = await call('GET', '/api/v1/events?limit=10', sec);
+    await call('GET', '/api/v1/events?after=latest', sec);
+    await call('GET', '/api/v1/events?limit=0', sec);
+    await call('POST', `/api/v1/events/${(events.body as { data: Array<{ id: string }> }).data[0].id}/resend`, sec);
+    await call('POST', '/api/v1/events/evt_unknown/resend', sec);
+
+    // Payment links
+    const prices = [...(await api.parts.links.prices()).values()];
+    const beans = prices.find((p) => p.currency === 'USD')!.id;
+    const created = await call('POST', '/api/v1/payment_links/standard', sec, { title: 'Beans', description: 'Two bags', cart: [{ price_id: beans, quantity: 2, quantity_adjustable: true }] });
+    const link = (created.body as { data: { id: string; slug: string } }).data;
+    await call('POST', '/api/v1/payment_links', sec, { title: 'A fixed charge', charge: { amount: '12.00', currency: 'USD' } });
+    await call('POST', '/api/v1/payment_links', sec, { title: '' });
+    await call('POST', '/api/v1/payment_links/standard', sec, { title: 'Beans', cart: [{ price_id: beans, quantity: 0 }] });
+    await call('PUT', '/api/v1/payment_links/standard', sec, { id: '00000000-0000-4000-8000-000000000000', title: 'Nobody' });
+    await call('PUT', '/api/v1/payment_links/standard', sec, { id: link.id, title: 'Beans, renamed' });
+    await call('PUT', '/api/v1/payment_links', sec, { id: link.id, description: 'Three bags' });
+    await call('PUT', '/api/v1/payment_links', sec, { id: 'not-a-uuid' });
+    await call('GET', '/api/v1/payment_links?page=1&page_size=2', sec);
+    await call('GET', '/api/v1/payment_links?page=0', sec);
+    await call('GET', `/api/v1/payment_links/pay/${link.slug}`, pub);
+    await call('GET', `/api/v1/payment_links/pay/${link.id}`, sec);
+    await call('GET', '/api/v1/payment_links/pay/no-such-link', pub);
+    const form = new FormData();
+    form.append('title', 'Rebuild the roof');
+    form.append('options[collect_phone]', 'true');
+    form.append('cover_photo', PNG, 'cover.png');
+    const donation = await call('POST', '/api/v1/payment_links/donation', sec, form);
+    const badForm = new FormData();
+    badForm.append('title', '');
+    await call('POST', '/api/v1/payment_links/donation', sec, badForm);
+    await call('PUT', '/api/v1/payment_links/donation', sec, { id: (donation.body as { data: { id: string } }).data.id, description: 'Every tile', is_active: true });
+    await call('PUT', '/api/v1/payment_links/donation', sec, { id: 'not-a-uuid' });
+    await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: false });
+    await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: 'no' });
+
+    // Bank payouts: oa-1 was paid in full, so there is a balance to pay out
+    await call('GET', '/api/v1/bank?country=nigeria', sec);
+    await call('GET', '/api/v1/bank?country=atlantis', sec);
+    await call('GET', '/api/v1/bank/payouts/countries', sec);
+    await call('GET', '/api/v1/bank/payouts/currencies', sec);
+    await call('GET', '/api/v1/bank/payouts/rate?coin=USDT&currency=NGN', sec);
+    await call('GET', '/api/v1/bank/payouts/rate?coin=XRP&currency=JPY', sec);
+    const bank = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos', default: true });
+    const bankId = (bank.body as { data: { id: string } }).data.id;
+    await call('POST', '/api/v1/bank/payouts', sec, { currency: 'NGN', bank_name: 'Access Bank' });
+    await call('GET', '/api/v1/bank/payouts', sec);
+    await call('GET', `/api/v1/bank/payouts/${bankId}`, sec);
+    await call('GET', '/api/v1/bank/payouts/00000000-0000-4000-8000-000000000000', sec);
+    await call('PATCH', `/api/v1/bank/payouts/${bankId}`, sec, { state: 'Abuja' });
+    await call('PATCH', '/api/v1/bank/payouts/00000000-0000-4000-8000-000000000000', sec, { state: 'Abuja' });
+    const payout = await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1, reference: 'po-oa-1', metadata: { invoice: 1 } });
+    await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1_000_000 });
+    await call('GET', `/api/v1/bank/payouts/withdrawals/${(payout.body as { data: { id: string } }).data.id}`, sec);
+    await call('GET', '/api/v1/bank/payouts/withdrawals/nope', sec);
+    const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
+    await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
+    await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });
+
+    // Operations
+    await call('GET', '/healthz');
+    await call('GET', '/readyz');
+    await call('GET', '/api/v1/openapi.json');
+
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }> }>>;
+    const errorSchema = (doc.components as { schemas: { Error: JsonSchema } }).schemas.Error;
+    const resolve = (schema: JsonSchema) => (schema.$ref === '#/components/schemas/Error' ? errorSchema : schema);
+    const problems: string[] = [];
+    for (const answer of seen) {
+      const response = paths[answer.template]?.[answer.method.toLowerCase()]?.responses[String(answer.status)];
+      if (!response) {
+        problems.push(`${answer.method} ${answer.url}: ${answer.status} is not in the document`);
+        continue;
+      }
+      const schema = response.content!['application/json'].schema;
+      if (!ajv.validate(resolve(schema), answer.body)) problems.push(`${answer.method} ${answer.url} ${answer.status}: ${ajv.errorsText(ajv.errors)}`);
+    }
+    expect(problems).toEqual([]);
+    // Every operation answered at least once, and with an error at least once where it can refuse.
+    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const answered = new Set(seen.map((s) => `${s.method} ${s.template}`));
+    expect(operations.filter((op) => !answered.has(op))).toEqual([]);
+    const refused = new Set(seen.filter((s) => s.status >= 400).map((s) => `${s.method} ${s.template}`));
+    expect(operations.filter((op) => !refused.has(op) && !/GET \/(healthz|readyz|api\/v1\/openapi\.json|api\/v1\/bank\/payouts\/(countries|currencies))$/.test(op) && !/^GET \/api\/v1\/(webhook|payout_address)$|^POST \/api\/v1\/webhook\/rotate$|^GET \/api\/v1\/bank\/payouts$/.test(op))).toEqual([]);
+    expect(seen.length).toBeGreaterThanOrEqual(75);
+    console.log(`openapi conformance: ${seen.length} answers, ${answered.size} operations, ${new Set(seen.map((s) => `${s.method} ${s.template} ${s.status}`)).size} operation/status pairs`);
+  });
+
+  it('is true of real webhook deliveries and the events feed: each body matches its event under webhooks', async () => {
+    await until(() => (hooks.length >= 2 ? true : undefined));
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const webhooks = doc.webhooks as Record<string, { post: { requestBody: { content: { 'application/json': { schema: JsonSchema } } } } }>;
+    for (const { body, headers } of hooks) {
+      const event = JSON.parse(body) as { event: string };
+      const schema = webhooks[event.event].post.requestBody.content['application/json'].schema;
+      expect(ajv.validate(schema, event), `${event.event}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+      expect(headers['webhook-id']).toBe((event as unknown as { id: string }).id);
+    }
+  });
+});
+
+describe('the API reference page', () => {
+  it('is HTML made from the document: every operation and event, no script, nothing from another origin', async () => {
+    const response = await fetch(`${api.url}/api/v1/reference`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const html = await response.text();
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, object>)) {
+      for (const method of Object.keys(methods)) expect(html).toContain(`${method.toUpperCase()}</span> <code>${path}</code>`);
+    }
+    for (const event of Object.keys(doc.webhooks as object)) expect(html).toContain(`<h3>${event}</h3>`);
+    expect(html).not.toMatch(/<script/i);
+    expect(html.match(/(?:src|href)="[^"#]*"/g)).toEqual(['href="openapi.json"']);
+  });
+});
