@@ -1,6 +1,8 @@
 // The CLI driven as a merchant would: listen forwards each new event to a local receiver
 // that verifies it with the merchant's webhook secret; trigger makes deposits; events lists
 // them with their attempts and re-sends one. Against the real service over HTTP.
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../server/app.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
@@ -140,7 +142,111 @@ describe('service-checkout CLI', () => {
     expect(await runCli(['--help'], { env: {}, out: (l) => help.push(l), err: () => {} })).toBe(0);
     expect(help[0]).toBe(USAGE);
     expect(await cli(['dance']).done).toBe(2);
-    const down = runCli(['events', '--api', 'http://127.0.0.1:9', '--key', secretKey], { env: {}, out: () => {}, err: () => {} });
+    // A port nobody listens on: taken, then given back.
+    const spare = createServer();
+    await new Promise<void>((resolve) => spare.listen(0, '127.0.0.1', resolve));
+    const nobody = `http://127.0.0.1:${(spare.address() as AddressInfo).port}`;
+    await new Promise((resolve) => spare.close(resolve));
+    const downErr: string[] = [];
+    const down = runCli(['events', '--api', nobody, '--key', secretKey], { env: {}, out: () => {}, err: (l) => downErr.push(l) });
     expect(await down).toBe(1);
+    // The failure names the URL it tried, why, and the two ways to point it elsewhere.
+    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=0&limit=200 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
+    const viaEnv: string[] = [];
+    expect(await runCli(['trigger', 'deposit', 'x', 'full'], { env: { SERVICE_API_URL: nobody, SERVICE_SECRET_KEY: secretKey }, out: () => {}, err: (l) => viaEnv.push(l) })).toBe(1);
+    expect(viaEnv[0]).toContain(`at ${nobody}/api/v1/sandbox/deposit (ECONNREFUSED)`);
+    const refusedErr = cli(['events', 'resend', 'evt_nope']);
+    expect(await refusedErr.done).toBe(1);
+    expect(refusedErr.err[0]).toContain(`POST ${api.url}/api/v1/events/evt_nope/resend answered 404`);
+    const badApi: string[] = [];
+    expect(await runCli(['events', '--api', 'localhost:4010', '--key', secretKey], { env: {}, out: () => {}, err: (l) => badApi.push(l) })).toBe(2);
+    expect(badApi[0]).toMatch(/--api: expected the service's http\(s\) URL/);
+    expect(USAGE).toMatch(/--api <url>, else \$SERVICE_API_URL, else http:\/\/127\.0\.0\.1:4010/);
+  });
+
+  it('listen skips nothing when a poll fails: it asks again from where it was', async () => {
+    // A proxy in front of the service that holds listen's first long poll while two events
+    // happen, then fails it with a 503.
+    let held: (() => void) | undefined;
+    const firstPoll = new Promise<void>((arrived) => (held = arrived));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let polls = 0;
+    const proxy = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url?.startsWith('/api/v1/events') && req.url.includes('wait=') && polls++ === 0) {
+        held!();
+        await released;
+        return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"error","statusCode":503,"message":"Busy"}');
+      }
+      const upstream = request(api.url + req.url!, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const local = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
+    const stop = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const listening = runCli(['listen', '--forward-to', local.url, '--api', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`], { env: { SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => err.push(l), signal: stop.signal, pollMs: 50 });
+    await firstPoll;
+    await initialize('cli-gap');
+    expect(await cli(['trigger', 'deposit', 'cli-gap', 'partial']).done).toBe(0);
+    expect(await cli(['trigger', 'deposit', 'cli-gap', 'full']).done).toBe(0);
+    release();
+    await until(() => local.events.length === 2);
+    expect(local.events.map((e) => [e.data.reference, e.data.status])).toEqual([['cli-gap', 'incomplete'], ['cli-gap', 'confirmed']]);
+    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?after=\d+&limit=50&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from event \d+$/);
+    stop.abort();
+    expect(await listening).toBe(0);
+    await local.close();
+    await new Promise((resolve) => proxy.close(resolve));
+  });
+
+  it('trigger --wait waits until the deposit is confirmed and says so; without it, says it is not counted yet', async () => {
+    // A stand-in for a service on a chain: the deposit answers pending with money confirming,
+    // and verify answers confirmed on its third call.
+    let verifies = 0;
+    const payment = (status: string, paid: number, confirming?: object) => ({
+      reference: 'cli-chain', address: '0x' + '1'.repeat(40), coin: 'USDT', network: 'testnet', status, actualAmount: 24.745, amountPaid: paid, amountRemaining: 24.745 - paid,
+      fiatAmount: 24.5, currency: 'USD', feeInCrypto: 0.245, acceptPartialPayment: false, hash: null, expiresAt: new Date(Date.now() + 600_000).toISOString(), ...(confirming ? { confirming } : {}),
+    });
+    const chain = createServer((req, res) => {
+      const answer = req.url === '/api/v1/sandbox/deposit' ? payment('pending', 0, { amount: 24.745, confirmations: 0, required: 2 })
+        : ++verifies < 3 ? payment('pending', 0, { amount: 24.745, confirmations: verifies, required: 2 })
+        : payment('confirmed', 24.745);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', statusCode: 200, data: answer }));
+    });
+    await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
+    const apiUrl = `http://127.0.0.1:${(chain.address() as AddressInfo).port}`;
+    const run = async (args: string[], extra: object = {}) => {
+      const out: string[] = [];
+      const code = await runCli(['trigger', 'deposit', 'cli-chain', 'full', '--api', apiUrl, ...args], { env: { SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => out.push(l), pollMs: 20, ...extra });
+      return { code, out };
+    };
+    const waited = await run(['--wait']);
+    expect(waited).toEqual({
+      code: 0,
+      out: [
+        'Deposit sent: cli-chain is pending, 0 of 24.745 USDT paid, 24.745 USDT confirming (0 of 2 confirmations); waiting until it is confirmed…',
+        'Confirmed: cli-chain is confirmed, 24.745 of 24.745 USDT paid',
+      ],
+    });
+    expect(verifies).toBe(3);
+    // In a terminal it waits by default; --no-wait, or no terminal, does not, and says why the status is pending.
+    verifies = 0;
+    expect((await run([], { interactive: true })).out.at(-1)).toBe('Confirmed: cli-chain is confirmed, 24.745 of 24.745 USDT paid');
+    verifies = 0;
+    const quick = await run(['--no-wait'], { interactive: true });
+    expect(quick.out).toEqual(['Deposit sent: cli-chain is pending, 0 of 24.745 USDT paid, 24.745 USDT confirming (0 of 2 confirmations); it counts once confirmed (--wait waits for that)']);
+    expect(verifies).toBe(0);
+    // A chain that never confirms: it gives up, naming the URL, with exit code 1.
+    verifies = -1_000_000;
+    const stuck = await run(['--wait'], { waitMs: 100 });
+    expect(stuck.code).toBe(1);
+    expect(stuck.out.at(-1)).toMatch(new RegExp(`^service-checkout: cli-chain is pending, .* after 0 s of waiting \\(${apiUrl}/api/v1/transaction/verify/cli-chain\\)`));
+    await new Promise((resolve) => chain.close(resolve));
   });
 });

@@ -1,7 +1,8 @@
 // The merchant's command line (npx service-checkout …): follow the events feed and forward
 // each event to a local URL, freshly signed; simulate deposits; list and re-send events.
 // Plain words by default, one JSON object per line with --json. Exit codes: 0 done,
-// 1 the service refused or could not be reached, 2 the command was wrong.
+// 1 the service refused or could not be reached (always naming the URL tried), 2 the
+// command was wrong.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,11 +11,15 @@ import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.t
 
 export const USAGE = `usage: service-checkout <command> [options]
 
+The service is at --api <url>, else $SERVICE_API_URL, else http://127.0.0.1:4010;
+your secret key is --key <sk_…>, else $SERVICE_SECRET_KEY.
+
 commands:
   listen --forward-to <url>              forward each new event to a local URL, signed with your
                                          webhook secret; your registered URL is left alone
-  trigger deposit <reference> <full|partial|over>
-                                         simulate a deposit (test keys only)
+  trigger deposit <reference> <full|partial|over> [--wait | --no-wait]
+                                         simulate a deposit (test keys only); --wait (the
+                                         default in a terminal) waits until it is confirmed
   events [--limit N]                     the latest events with their delivery attempts
   events resend <event id>               deliver an event again to your registered URL
   merchant create --name <n> --email <e>  for self-hosters, where the service runs (this
@@ -33,6 +38,11 @@ export interface CliIo {
   err(line: string): void;
   /** Stops `listen` (Ctrl+C in the real command). */
   signal?: AbortSignal;
+  /** A person is watching (stdout is a terminal): `trigger` waits for the confirmation unless --no-wait. */
+  interactive?: boolean;
+  /** How often `trigger --wait` asks again, and for how long at most (tests shorten these). */
+  pollMs?: number;
+  waitMs?: number;
 }
 
 class UsageError extends Error {}
@@ -47,20 +57,51 @@ function option(args: string[], name: string): string | undefined {
 
 const KINDS = { full: 'exact', partial: 'partial', over: 'over' } as const;
 
+/** Why a request got no answer, in a word when Node has one (ECONNREFUSED). */
+function unreachable(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+type Payment = Awaited<ReturnType<ServiceClient['verifyPayment']>>;
+/** Money counted: nothing still confirming, and no longer waiting for its first transfer. */
+const counted = (p: Payment) => !p.confirming && p.status !== 'pending';
+const paymentWords = (p: Payment) =>
+  `${p.reference} is ${p.status}, ${p.amountPaid} of ${p.actualAmount} ${p.coin} paid` +
+  (p.confirming ? `, ${p.confirming.amount} ${p.coin} confirming (${p.confirming.confirmations} of ${p.confirming.required} confirmations)` : '');
+const paymentData = (p: Payment) => ({ reference: p.reference, status: p.status, amountPaid: p.amountPaid, actualAmount: p.actualAmount, coin: p.coin, ...(p.confirming ? { confirming: p.confirming } : {}) });
+
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   const json = args.includes('--json');
   const say = (words: string, data: Record<string, unknown>) => io.out(json ? JSON.stringify(data) : words);
+  let base = 'http://127.0.0.1:4010';
+  let tried: string | undefined;
   try {
     if (args.length === 0 || args.includes('--help') || args.includes('-h')) {
       io.out(USAGE);
       return args.length === 0 ? 2 : 0;
     }
     if (args[0] === 'merchant') return await merchant(args, io);
-    const base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? 'http://127.0.0.1:4010';
+    base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? base;
+    if (!/^https?:\/\/[^/\s]+/.test(base)) throw new UsageError(`--api: expected the service's http(s) URL such as http://127.0.0.1:4010, received ${JSON.stringify(base)}`);
     const key = option(args, 'key') ?? io.env.SERVICE_SECRET_KEY;
     if (!key || !/^sk_(test|live)_/.test(key)) throw new UsageError('a secret key is needed: --key sk_test_… or SERVICE_SECRET_KEY');
-    // The stop signal reaches every request, so Ctrl+C ends a long poll at once.
-    const client = new ServiceClient({ secretKey: key, baseUrl: base, fetch: (url, init) => fetch(url, { ...init, signal: io.signal }) });
+    // The stop signal reaches every request, so Ctrl+C ends a long poll at once; the URL of
+    // each is kept, so a failure can say where it tried.
+    const client = new ServiceClient({
+      secretKey: key,
+      baseUrl: base,
+      fetch: (url, init) => {
+        tried = String(url);
+        return fetch(url, { ...init, signal: io.signal });
+      },
+    });
     const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit'].includes(args[i - 1]));
     const [command, ...rest] = positional;
 
@@ -68,8 +109,29 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const [what, reference, kind] = rest;
       if (what !== 'deposit' || !reference || !(kind in KINDS)) throw new UsageError('trigger deposit <reference> <full|partial|over>');
       if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
-      const payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
-      say(`Deposit sent: ${payment.reference} is ${payment.status}, ${payment.amountPaid} of ${payment.actualAmount} ${payment.coin} paid`, { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid, actualAmount: payment.actualAmount, coin: payment.coin });
+      const wait = args.includes('--wait') || (io.interactive === true && !args.includes('--no-wait'));
+      let payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
+      if (counted(payment)) {
+        say(`Deposit sent: ${paymentWords(payment)}`, paymentData(payment));
+        return 0;
+      }
+      if (!wait) {
+        say(`Deposit sent: ${paymentWords(payment)}; it counts once confirmed (--wait waits for that)`, paymentData(payment));
+        return 0;
+      }
+      say(`Deposit sent: ${paymentWords(payment)}; waiting until it is confirmed…`, { ...paymentData(payment), waiting: true });
+      const waitMs = io.waitMs ?? 120_000;
+      const end = Date.now() + waitMs;
+      while (!counted(payment)) {
+        if (io.signal?.aborted) return 1;
+        if (Date.now() > end) {
+          io.err(`service-checkout: ${paymentWords(payment)} after ${Math.round(waitMs / 1000)} s of waiting (${tried}); is the service's chain making blocks?`);
+          return 1;
+        }
+        await sleep(io.pollMs ?? 1000, io.signal);
+        payment = await client.verifyPayment(reference);
+      }
+      say(`Confirmed: ${paymentWords(payment)}`, { ...paymentData(payment), confirmed: true });
       return 0;
     }
 
@@ -106,7 +168,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const target = option(args, 'forward-to');
       if (!target || !/^https?:\/\//.test(target)) throw new UsageError('listen --forward-to <http(s) URL>');
       const { secret } = await client.webhook();
-      let after: number | 'latest' = 'latest';
+      // The cursor is fixed now, before the first long poll: a poll that fails is asked again
+      // from it, so nothing that happened meanwhile is skipped.
+      let after = (await client.events.list({ after: 'latest', limit: 1 })).next;
       say(`Forwarding new events to ${target}, signed with your webhook secret. Ctrl+C to stop.`, { listening: true, forwardTo: target });
       while (!io.signal?.aborted) {
         let page: { events: EventRecord[]; next: number };
@@ -115,8 +179,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         } catch (error) {
           if (io.signal?.aborted) break;
           if (error instanceof ServiceError && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
-          io.err(`The service did not answer (${(error as Error).message}); trying again in 2 s`);
-          await new Promise((resolve) => setTimeout(resolve, 2000));
+          io.err(`The service did not answer at ${tried} (${error instanceof ServiceError ? error.message : unreachable(error)}); trying again in 2 s from event ${after}`);
+          await sleep(io.pollMs ?? 2000, io.signal);
           continue;
         }
         after = page.next;
@@ -130,7 +194,13 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       io.err(`service-checkout: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    io.err(`service-checkout: ${error instanceof ServiceError ? error.message : `the service could not be reached: ${(error as Error).message}`}`);
+    io.err(
+      `service-checkout: ${
+        error instanceof ServiceError
+          ? error.message
+          : `could not reach the service at ${tried ?? base} (${unreachable(error)}): is it running there? --api or SERVICE_API_URL says where it listens`
+      }`,
+    );
     return 1;
   }
 }

@@ -9,5 +9,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   out: (line) => console.log(line),
   err: (line) => console.error(line),
   signal: stop.signal,
+  interactive: process.stdout.isTTY === true,
 });
 if (stop.signal.aborted) process.exit(process.exitCode);
