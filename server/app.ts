@@ -29,6 +29,11 @@ import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
 import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
+import type { RateProvider } from './domain/rates.ts';
+import { RateCache } from './rates/cache.ts';
+import { offeredCatalog } from './rates/catalog.ts';
+import { builtInRates } from './rates/config.ts';
+import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export interface ServiceOptions {
   port?: number;
@@ -105,6 +110,12 @@ export interface ServiceOptions {
   instance?: string;
   /** The operator's token (ADMIN_TOKEN); without it, one is made into `stateDir`'s operator-token (0600). */
   adminToken?: string;
+  /**
+   * Where exchange rates come from (RATES_FILE): providers asked every `refreshMs`, a rate older
+   * than `maxAgeMs` never prices a quote, a coin more than `maxDeviationBps` off its peg is
+   * inactive. The built-in fixed table by default, marked fixed in every quote.
+   */
+  rates?: { providers: RateProvider[]; maxAgeMs?: number; refreshMs?: number; maxDeviationBps?: number };
   /** Where the operator token is kept when ADMIN_TOKEN is not set: `dataDir` by default (DATA_DIR, also with PostgreSQL). */
   stateDir?: string;
 }
@@ -160,8 +171,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   let origin = '';
   const networks = options.networks ?? {};
   const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50);
+  const ratesConfig = { ...builtInRates(), ...options.rates };
+  const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
+  await rates.start();
   const parts: ServiceParts = {
-    catalog: catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)),
+    catalog: offeredCatalog(catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)), rates),
+    rates,
     payments,
     chain,
     events,
@@ -186,6 +201,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
       ),
       ...(await chainsReady()),
+      rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] }),
     ],
     linkCheckouts: {
       perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
@@ -232,6 +248,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     deliveries: () => events.allAttempts(),
     close: () =>
       (closing ??= (async () => {
+        rates.stop();
         await jobs?.stop();
         await changes.close();
         server.closeAllConnections();

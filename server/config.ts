@@ -3,6 +3,7 @@
 import type { ServiceOptions } from './app.ts';
 import { networksFromFile } from './chain/config.ts';
 import { checkToken } from './operator-token.ts';
+import { ratesFromFile } from './rates/config.ts';
 
 export interface Config extends ServiceOptions {
   port: number;
@@ -60,6 +61,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     // The operator token's file lives in DATA_DIR, with PostgreSQL too.
     stateDir: env.DATA_DIR || '.data',
     serviceUrl: env.SERVICE_URL || undefined,
+    rates: env.RATES_FILE ? ratesFromFile(env.RATES_FILE) : undefined,
   };
 }
 

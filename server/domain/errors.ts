@@ -22,6 +22,8 @@ export class Conflict extends DomainError {}
 /** Money in a token (or on a chain) the payment did not ask for: it never counts toward it. */
 export class NotItsToken extends Conflict {}
 export class TooLarge extends DomainError {}
+/** Something the answer needs is not available now (a fresh exchange rate); try again later. */
+export class Unavailable extends DomainError {}
 /** The path exists, but not with this method: `allowed` are the methods it has. */
 export class MethodNotAllowed extends DomainError {
   constructor(

@@ -6,6 +6,7 @@ import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts
 import type { Account } from './account.ts';
 import { Conflict, NotItsToken } from './errors.ts';
 import { quote, QUOTE_DECIMALS } from './quote.ts';
+import type { QuotedRates } from './rates.ts';
 
 export type Creator = 'public' | 'secret' | 'link';
 
@@ -29,6 +30,8 @@ export interface Payment {
   paid: bigint;
   fiatRate: string;
   cryptoRate: string;
+  /** The rates it was quoted at, their source and time (null for payments made before they were kept). */
+  rates: QuotedRates | null;
   address: string;
   acceptPartial: boolean;
   customerName: string;
@@ -53,6 +56,8 @@ export interface QuoteRequest {
   customerEmail: string;
   metadata: Record<string, unknown> | null;
   paymentLinkId: string | null;
+  /** The rates to price it at: fresh, or a fixed table's (domain/rates.ts decides). */
+  rates: QuotedRates;
 }
 
 export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs' | 'settledMs'>, nowMs: number): PaymentStatus {
@@ -64,7 +69,7 @@ export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs' | '
 
 /** The priced fields of a fresh quote, in the coin's base units. */
 export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: number) {
-  const q = quote(request.fiatMinor, request.currency, request.coin.decimals);
+  const q = quote(request.fiatMinor, request.rates.fiatPerCoin, request.coin.decimals);
   const scale = 10n ** BigInt(request.coin.decimals - q.decimals);
   return {
     coin: request.coin.symbol,
@@ -77,6 +82,7 @@ export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: numbe
     fee: q.fee * scale,
     fiatRate: q.fiatRate,
     cryptoRate: q.cryptoRate,
+    rates: request.rates,
     acceptPartial: request.acceptPartial,
     expiresMs: nowMs + quoteMs,
   };

@@ -2,7 +2,7 @@
 // place. Handlers throw domain errors; only this file knows their HTTP codes.
 import type { ServerResponse } from 'node:http';
 import type { FieldError } from '../../contract/field-errors.ts';
-import { Conflict, DomainError, Forbidden, Invalid, MethodNotAllowed, NotFound, TooLarge, TooMany, Unauthorized } from '../domain/errors.ts';
+import { Conflict, DomainError, Forbidden, Invalid, MethodNotAllowed, NotFound, TooLarge, TooMany, Unauthorized, Unavailable } from '../domain/errors.ts';
 
 export interface Reply {
   status: number;
@@ -43,6 +43,7 @@ const STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
   [Conflict, 409],
   [TooLarge, 413],
   [TooMany, 429],
+  [Unavailable, 503],
 ];
 
 export function errorReply(error: DomainError): Reply {

@@ -16,6 +16,7 @@ import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
+import type { RateCache } from '../rates/cache.ts';
 
 export interface ServiceParts {
   /** The coins of each mode, and its network when one is configured. */
@@ -27,6 +28,8 @@ export interface ServiceParts {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
+  /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
+  rates: RateCache;
   changes: PaymentChanges;
   config: {
     quoteMs: number;

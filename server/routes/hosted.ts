@@ -116,10 +116,13 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
   const metadata: Record<string, unknown> = { payment_link: link.slug };
   for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
+  const coin = service.catalog.coin(account.mode, 'USDT')!;
+  if (coin.status !== 'active') throw new Conflict(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
+  const rates = await service.rates.forQuote(currency, coin.symbol);
   await initializePayment(
     service.payments,
     account,
-    { reference, coin: service.catalog.coin(account.mode, 'USDT')!, currency, fiatMinor: toUnits(amount, FIAT_DECIMALS)!, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
+    { reference, coin, rates, currency, fiatMinor: toUnits(amount, FIAT_DECIMALS)!, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
     service.now(),
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, reference),

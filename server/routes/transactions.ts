@@ -33,17 +33,22 @@ export const coins: Handler = async (ctx) => {
   const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
   if (account.mode === 'live' && !ctx.service.catalog.network('live')) throw noLiveNetwork();
-  const list = ctx.service.catalog.coins(account.mode).map((coin) => {
-    if (price.amount === undefined || price.currency === undefined) return coin;
-    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, price.currency, coin.decimals);
+  // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
+  // inactive coin (off its peg, or not offered) is listed unpriced.
+  let rate: { source: string; fixed: boolean; at: string } | undefined;
+  const list = await Promise.all(ctx.service.catalog.coins(account.mode).map(async (coin) => {
+    if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
+    const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
+    rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
+    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, rates.fiatPerCoin, coin.decimals);
     return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
-  });
+  }));
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
   // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
   // and a dev chain (or no chain at all). On a public testnet payments are real transfers.
   const network = ctx.service.catalog.network(account.mode);
   const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (!network || !!network.dev);
-  return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox });
+  return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
 };
 
 export const initialize: Handler = async (ctx) => {
@@ -61,6 +66,7 @@ export const initialize: Handler = async (ctx) => {
   }
   const coin = service.catalog.coin(account.mode, body.coin);
   if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
+  const rates = await service.rates.forQuote(body.currency, coin.symbol);
   const now = service.now();
   const { payment, created } = await initializePayment(
     service.payments,
@@ -75,6 +81,7 @@ export const initialize: Handler = async (ctx) => {
       customerEmail: body.customer_email?.trim() ?? '',
       metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
       paymentLinkId,
+      rates,
     },
     now,
     service.config.quoteMs,

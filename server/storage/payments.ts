@@ -10,6 +10,14 @@ import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import { paymentKey } from '../realtime/keys.ts';
 
+/** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
+const ratesOf = (r: Row): Payment['rates'] => {
+  if (r.rates === null || r.rates === undefined) return null;
+  const parts = (typeof r.rates === 'string' ? JSON.parse(r.rates) : r.rates) as { fiatPerUsd: string; usdPerCoin: string };
+  return { fiatPerCoin: r.fiat_rate as string, fiatPerUsd: parts.fiatPerUsd, usdPerCoin: parts.usdPerCoin, source: r.rate_source as string, fixed: r.rate_fixed as boolean, atMs: Number(r.rates_ms) };
+};
+const ratesColumns = (rates: Payment['rates']) =>
+  rates ? [JSON.stringify({ fiatPerUsd: rates.fiatPerUsd, usdPerCoin: rates.usdPerCoin }), rates.source, rates.fixed, rates.atMs] : [null, null, null, null];
 
 const paymentOf = (r: Row): Payment => ({
   id: String(r.id),
@@ -29,6 +37,7 @@ const paymentOf = (r: Row): Payment => ({
   paid: BigInt(r.paid as string),
   fiatRate: r.fiat_rate as string,
   cryptoRate: r.crypto_rate as string,
+  rates: ratesOf(r),
   address: r.address as string,
   acceptPartial: r.accept_partial as boolean,
   customerName: r.customer_name as string,
@@ -80,13 +89,13 @@ export class PaymentStore {
           const [row] = await tx.query(
             `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
                fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-               expires_ms, created_ms, updated_ms, payout)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
+               expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27)
              ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
             [
               account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
               String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
-              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout,
+              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates),
             ],
           );
           return row && paymentOf(row);
@@ -95,12 +104,13 @@ export class PaymentStore {
           const [row] = await tx.query(
             `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
                decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
-               accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19
+               accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
+               rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23
              WHERE id = $1 RETURNING *`,
             [
               existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
               String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,
-              c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs,
+              c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs, ...ratesColumns(c.rates),
             ],
           );
           return paymentOf(row);

@@ -35,7 +35,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const { payment } = await initializePayment(
       api.parts.payments,
       account,
-      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', fiatMinor: 10_000_000_000n, acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null },
+      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', fiatMinor: 10_000_000_000n, acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null, rates: await api.parts.rates.forQuote('NGN', 'USDT') },
       Date.now(),
       60_000,
       { address: '0x' + '7'.repeat(40), payout: null },

@@ -14,7 +14,7 @@ const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
  * verify gives it to a public key (status, actualAmount, amountPaid, amountRemaining, hash),
  * so a checkout reads one shape of payment whichever call answered.
  */
-export function transactionView(payment: Payment, merchant: Merchant, nowMs: number): Transaction & Verification {
+export function transactionView(payment: Payment, merchant: Merchant, nowMs: number): Transaction & Verification & { rate?: QuotedRateView } {
   return {
     ...verificationView(payment, nowMs, false),
     businessName: merchant.businessName,
@@ -25,8 +25,18 @@ export function transactionView(payment: Payment, merchant: Merchant, nowMs: num
     cryptoAmount: unitsToNumber(payment.due, payment.decimals),
     fiatRate: Number(payment.fiatRate),
     cryptoRate: Number(payment.cryptoRate),
+    ...(payment.rates ? { rate: rateView(payment.rates) } : {}),
   };
 }
+
+/** Ours: the rate a quote was made at, exact, where it came from, when, and whether it is the operator's fixed table. */
+export interface QuotedRateView {
+  fiatPerCoin: string;
+  source: string;
+  fixed: boolean;
+  at: string;
+}
+const rateView = (rates: NonNullable<Payment['rates']>): QuotedRateView => ({ fiatPerCoin: rates.fiatPerCoin, source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() });
 
 /** The event of a change to a payment: DEPOSIT_TRANSACTION with the merchant's verify data, as of the change. */
 export const depositReport = (now: () => number) => ({ type: 'DEPOSIT_TRANSACTION' as const, data: (payment: Payment) => verificationView(payment, now(), true) });
