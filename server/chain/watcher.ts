@@ -132,9 +132,12 @@ export class Watcher {
       result.reorgedFrom = block.number;
     }
     if (result.reorgedFrom !== undefined) {
-      for (const gone of await store.rewind(chainId, result.reorgedFrom, this.now())) await this.o.ledger.uncredit(gone);
+      await store.rewind(chainId, result.reorgedFrom, this.now());
       cursor = { number: result.reorgedFrom - 1n, hash: null };
     }
+    // Credits of transfers whose block left the chain are taken back: those of this rewind, and
+    // any a stopped instance left between its rewind and taking them back.
+    for (const gone of await store.orphanedCredits(chainId)) await this.o.ledger.uncredit(gone);
 
     if (cursor.number < head) {
       const from = cursor.number + 1n;
@@ -178,24 +181,32 @@ export class Watcher {
       }
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
-      const fresh = await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
-      // Told once: a range scanned again (after a reorganisation) finds what is already recorded,
-      // and a transfer brought back from an orphaned block was told the first time.
-      for (const t of fresh) if (t.state === 'unexpected' && t.inserted) await this.o.ledger.unmatched(t, 'unexpected');
+      await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
       result.scanned = { from, to };
       result.seen = seen.length;
     }
 
     // A transfer in block b has head - b + 1 confirmations.
-    for (const t of await store.confirmable(chainId, await countedUpTo(this.rpc, head, this.o.confirmations, this.o.finality))) {
+    const upTo = await countedUpTo(this.rpc, head, this.o.confirmations, this.o.finality);
+    for (const t of await store.confirmable(chainId, upTo)) {
       const outcome = await this.o.ledger.credit(t);
       await store.mark(t, outcome);
       if (outcome === 'credited') result.credited++;
-      else await this.o.ledger.unmatched(t, outcome);
+      else await this.tell(t, outcome);
     }
+    // Money in another token is told once it is as deep as money that counts: a transfer that
+    // a reorganisation takes away before then was never money to tell of.
+    for (const t of await store.untold(chainId, upTo)) await this.tell(t, 'unexpected');
     // A new block is one more confirmation for whatever is still confirming: tell its checkouts.
     if (result.scanned) await store.notifyConfirming(chainId);
     return result;
+  }
+
+  /** Tells the merchant of money that cannot count, once: a transfer brought back by a reorganisation was told the first time. */
+  private async tell(t: SeenTransfer, why: 'late' | 'unexpected'): Promise<void> {
+    if (t.toldMs !== undefined) return;
+    await this.o.ledger.unmatched(t, why);
+    await this.o.store.told(t, this.now());
   }
 
   private getLogs(from: bigint, to: bigint) {

@@ -21,6 +21,8 @@ export interface SeenTransfer {
   paymentId: string;
   /** When the watcher first saw it in a block (ms): when the money arrived, for the quote's expiry. */
   seenMs?: number;
+  /** When the merchant was told of it as money that cannot count (late, another token); never reset. */
+  toldMs?: number;
 }
 
 /** `dust`: below its token's minimum: recorded, never counted, told or swept on its own. */
@@ -66,6 +68,7 @@ const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: Transfe
   amount: BigInt(r.amount as string),
   paymentId: String(r.payment_id),
   seenMs: Number(r.seen_ms),
+  ...(r.told_ms != null ? { toldMs: Number(r.told_ms) } : {}),
   state: r.state as TransferState,
 });
 
@@ -185,12 +188,12 @@ export class ChainStore {
 
   /**
    * The chain reorganised below `fork`: blocks from `fork` up are forgotten, transfers in them
-   * are orphaned, and the cursor goes back to `fork - 1`. Answers the ones that had been
-   * credited, which the caller must take back from their payments.
+   * are orphaned, and the cursor goes back to `fork - 1`. Credits of orphaned transfers are
+   * then found by `orphanedCredits` and taken back by the caller: found again after a crash in
+   * between, so none is left behind.
    */
-  async rewind(chainId: number, fork: bigint, nowMs: number): Promise<SeenTransfer[]> {
-    return this.db.transaction(async (tx) => {
-      const credited = await tx.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'credited'`, [chainId, String(fork)]);
+  async rewind(chainId: number, fork: bigint, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
       await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [chainId, String(fork)]);
       // Everything in the gone blocks leaves the books, counted or not (late, unexpected, dust too), unless a sweep already moved it on.
@@ -198,8 +201,27 @@ export class ChainStore {
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
       await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(fork - 1n), (below?.hash as string) ?? null, nowMs]);
-      return credited.map(transferOf);
     });
+  }
+
+  /** Orphaned transfers whose credit is still on their payment: to take back. */
+  async orphanedCredits(chainId: number): Promise<SeenTransfer[]> {
+    const rows = await this.db.query(
+      `SELECT c.* FROM chain_transfers c JOIN transfers t ON t.chain_id = c.chain_id AND t.tx_hash = c.tx_hash AND t.log_index = c.log_index AND t.payment_id = c.payment_id
+       WHERE c.chain_id = $1 AND c.state = 'orphaned' ORDER BY c.block_number, c.log_index`,
+      [chainId],
+    );
+    return rows.map(transferOf);
+  }
+
+  /** Money in another token, deep enough to count, that the merchant was not told of yet. */
+  async untold(chainId: number, maxBlock: bigint): Promise<SeenTransfer[]> {
+    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state = 'unexpected' AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
+    return rows.map(transferOf);
+  }
+
+  async told(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, nowMs: number): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET told_ms = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND told_ms IS NULL`, [t.chainId, t.txHash, t.logIndex, nowMs]);
   }
 
   /** Seen transfers in blocks up to `maxBlock`: deep enough to count. */

@@ -258,6 +258,12 @@ const MIGRATIONS: string[] = [
   ALTER TABLE payments ADD COLUMN IF NOT EXISTS rate_fixed boolean;
   ALTER TABLE payments ADD COLUMN IF NOT EXISTS rates_ms bigint;
   `,
+  `
+  -- When money that cannot count (late, another token) was told to the merchant: once, after its
+  -- confirmations, and not again when a reorganisation brings the same transfer back.
+  ALTER TABLE chain_transfers ADD COLUMN told_ms bigint;
+  UPDATE chain_transfers SET told_ms = seen_ms WHERE state IN ('late', 'unexpected');
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

@@ -237,6 +237,85 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.stop();
   });
 
+  // Review of issue 21: money in another token was told at sight, before any confirmation; a
+  // reorganisation could take it away after the merchant had been told.
+  it('tells of money in another token only once it has its confirmations: one a reorganisation takes away first is never told', async () => {
+    const w = watcher();
+    const to = await payment('w-foreign');
+    await w.tick();
+    const snapshot = await rpc('evm_snapshot');
+    const hash = await send(to, '10.1', 'USDC');
+    expect((await w.tick()).seen).toBe(1); // one confirmation of two
+    const told = async () => (await events('DEPOSIT_UNMATCHED')).filter((e) => e.transfer.txHash === hash);
+    expect(await told()).toHaveLength(0);
+    await rpc('evm_revert', [snapshot]);
+    await mine(3);
+    await w.tick();
+    await w.tick();
+    expect(await told()).toHaveLength(0);
+    // Sent again and left in place: told once it is two blocks deep, and once only.
+    const kept = await send(to, '10.1', 'USDC');
+    await w.tick();
+    expect((await events('DEPOSIT_UNMATCHED')).filter((e) => e.transfer.txHash === kept)).toHaveLength(0);
+    await mine();
+    await w.tick();
+    await w.tick();
+    expect((await events('DEPOSIT_UNMATCHED')).filter((e) => e.transfer.txHash === kept).map((e) => e.reason)).toEqual(['unexpected']);
+    await w.stop();
+  });
+
+  // Review of issue 21: late money told, then orphaned and mined again, was told a second time.
+  it('tells of late money once, though a reorganisation takes its block away and it is mined again', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-late-again');
+    await w.tick();
+    const signed = await wallet().signTransaction(await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10.1', 18)) }));
+    clock += 16 * 60_000; // past the 15-minute quote
+    try {
+      const snapshot = await rpc('evm_snapshot');
+      await rpc('eth_sendRawTransaction', [signed]);
+      await w.tick();
+      const told = async () => (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment.reference === 'w-late-again');
+      expect((await told()).map((e) => e.reason)).toEqual(['late']);
+      await rpc('evm_revert', [snapshot]);
+      await mine(2);
+      await w.tick();
+      await rpc('eth_sendRawTransaction', [signed]); // the same transfer, mined again
+      await mine();
+      await w.tick();
+      await w.tick();
+      expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.state).toBe('late');
+      expect(await told()).toHaveLength(1);
+    } finally {
+      clock -= 16 * 60_000;
+    }
+    await w.stop();
+  });
+
+  // Review of issue 21: an instance stopped between forgetting the reorganised blocks and taking
+  // their credits back left the payment paid with money no longer on the chain.
+  it('takes back the credit of an orphaned transfer that a stopped instance left behind', async () => {
+    const w = watcher({ confirmations: 1 });
+    const to = await payment('w-half-rewind');
+    await w.tick();
+    await send(to, '10.1');
+    await w.tick();
+    expect(await status('w-half-rewind')).toMatchObject({ status: 'confirmed' });
+    // What a crash right after the rewind's transaction leaves: the transfer orphaned, its credit in place.
+    const mine_ = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!;
+    await api.db.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE tx_hash = $1`, [mine_.txHash]);
+    await api.db.query(`UPDATE chain_cursors SET block_number = $2 WHERE chain_id = $1`, [chain.chainId, String(mine_.blockNumber - 1n)]);
+    await api.db.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chain.chainId, String(mine_.blockNumber)]);
+    const next = watcher({ confirmations: 1 });
+    await next.tick();
+    // Taken back and told; the scan then finds the transfer still on the chain and counts it again.
+    expect((await events('DEPOSIT_REVERSED')).map((e) => e.reference)).toContain('w-half-rewind');
+    await next.tick();
+    expect(await status('w-half-rewind')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await next.stop();
+    await w.stop();
+  });
+
   it('misses nothing across a restart: a transfer made while it was stopped is counted once', async () => {
     const first = watcher({ confirmations: 1 });
     const to = await payment('w-7');
