@@ -4,15 +4,34 @@ import { startService } from './app.ts';
 import { runOperatorCommand } from './operator.ts';
 import { configFromEnv } from './config.ts';
 import { createLogger } from './log.ts';
+import { startupProblem } from './startup.ts';
+import { DataDirLocked } from './storage/lock.ts';
 
+/** A setting that is wrong: one line saying which and what to do, exit code 1, no stack trace. */
+function refuse(line: string): never {
+  console.error(`service: cannot start: ${line}`);
+  process.exit(1);
+}
+
+let config: ReturnType<typeof configFromEnv>;
+try {
+  config = configFromEnv();
+} catch (error) {
+  // configFromEnv names the setting in each of its messages (PORT: expected …).
+  refuse((error as Error).message.split('\n')[0]);
+}
 const args = process.argv.slice(2);
 if (args.length > 0) {
-  process.exitCode = await runOperatorCommand(args, configFromEnv());
+  process.exitCode = await runOperatorCommand(args, config);
 } else {
   const log = createLogger();
-  const config = configFromEnv();
   if (config.demo) log.warn('SEED_DEMO_MERCHANT=true: the demo merchant, whose keys (live ones too) are public in the README, can use this service. Never on one that others reach.');
-  const service = await startService({ ...config, logger: log });
+  const service = await startService({ ...config, logger: log }).catch((error: unknown) => {
+    // Another process holds DATA_DIR: its own message names the setting and what to do.
+    const line = error instanceof DataDirLocked ? error.message : startupProblem(error, config);
+    if (line) refuse(line);
+    throw error;
+  });
   console.log(`Service listening on ${service.url} (database: ${service.db.kind}${config.dataDir ? ` in ${config.dataDir}` : ''})`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void service.close().then(() => process.exit(0)));

@@ -87,6 +87,13 @@ export async function listen(handler: (req: IncomingMessage, res: ServerResponse
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  // A port in use (or an address this machine lacks) rejects the start, for main.ts to say so.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return { server, port: (server.address() as AddressInfo).port };
 }

@@ -3,7 +3,7 @@
 // made is lost when the other writes). The running service, or an operator's command working
 // on the directory directly, holds `service.lock` there; it names its process and, for the
 // service, the address where operator commands reach it instead.
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LockInfo {
@@ -62,6 +62,8 @@ export interface Lock {
  */
 export function lockDataDir(dataDir: string, role: LockInfo['role']): Lock {
   const path = lockFile(dataDir);
+  // A first start makes its folder (the database would, but the lock comes first).
+  mkdirSync(dataDir, { recursive: true });
   let info: LockInfo = { pid: process.pid, role, startedMs: Date.now() };
   for (let attempt = 0; ; attempt++) {
     try {
