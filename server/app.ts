@@ -33,6 +33,8 @@ import type { RateProvider } from './domain/rates.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
 import { builtInRates } from './rates/config.ts';
+import { createMetrics } from './metrics.ts';
+import { MetricsStore } from './storage/metrics.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export interface ServiceOptions {
@@ -174,7 +176,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const ratesConfig = { ...builtInRates(), ...options.rates };
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
   await rates.start();
+  const readiness = async () => [
+    await db.query('SELECT 1').then(
+      () => ({ name: 'database', ok: true, detail: db.kind }),
+      () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
+    ),
+    ...(await chainsReady()),
+    // Fetched rates age; a fixed table's never do, so it has no check.
+    ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
+  ];
+  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
   const parts: ServiceParts = {
+    metrics,
     catalog: offeredCatalog(catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)), rates),
     rates,
     payments,
@@ -195,14 +208,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     now,
     origin: () => origin,
     faults: options.faults ? new FaultInjector() : undefined,
-    readiness: async () => [
-      await db.query('SELECT 1').then(
-        () => ({ name: 'database', ok: true, detail: db.kind }),
-        () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
-      ),
-      ...(await chainsReady()),
-      rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] }),
-    ],
+    readiness,
     linkCheckouts: {
       perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
       perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),
@@ -230,7 +236,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests, operatorToken: token }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const host = options.host ?? '127.0.0.1';

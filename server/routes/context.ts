@@ -17,6 +17,7 @@ import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import type { RateCache } from '../rates/cache.ts';
+import type { Metrics } from '../metrics.ts';
 
 export interface ServiceParts {
   /** The coins of each mode, and its network when one is configured. */
@@ -30,6 +31,8 @@ export interface ServiceParts {
   payouts: PayoutStore;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
+  /** Prometheus metrics, for GET /metrics (operator token). */
+  metrics: Metrics;
   changes: PaymentChanges;
   config: {
     quoteMs: number;

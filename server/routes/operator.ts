@@ -15,4 +15,11 @@ export const createMerchant: Handler = async ({ req, service }) => {
   return ok(201, { id, businessName, businessEmail, keys, webhookSecrets }, 'Merchant created: the secret keys are shown this once');
 };
 
+/** Prometheus's text format; the operator token, as a scraper's bearer token. */
+export const metrics: Handler = async ({ res, service }) => {
+  const { contentType, text } = await service.metrics.scrape();
+  res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(text);
+  return undefined;
+};
+
 export const listMerchants: Handler = async ({ service }) => ok(200, await service.merchants.list(), 'Merchants');
