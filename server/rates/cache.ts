@@ -31,22 +31,29 @@ export class RateCache {
     private readonly options: RateCacheOptions,
   ) {}
 
-  /** Asks every provider once (concurrent callers share one round); a failing one keeps its old rates. */
+  /**
+   * Asks every provider once, all at a time (concurrent callers share one round); a failing one
+   * keeps its old rates. Answers are applied in the providers' order: a later one's rate wins.
+   */
   refresh(): Promise<void> {
     return (this.refreshing ??= (async () => {
-      await Promise.all(
+      const answers = await Promise.all(
         this.providers.map(async (provider) => {
           try {
-            const snapshot = await provider.fetch(AbortSignal.timeout(this.options.timeoutMs ?? 5000));
-            const atMs = this.options.now();
-            for (const [currency, units] of Object.entries(snapshot.fiat)) this.book.fiat[currency as Currency] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
-            for (const [coin, units] of Object.entries(snapshot.coins)) this.book.coins[coin as CoinSymbol] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+            return { provider, snapshot: await provider.fetch(AbortSignal.timeout(this.options.timeoutMs ?? 5000)), atMs: this.options.now() };
           } catch (error) {
             this.failures.set(provider.name, (this.failures.get(provider.name) ?? 0) + 1);
             this.options.log.warn({ provider: provider.name, reason: (error as Error).message }, 'exchange rates could not be fetched; the last ones keep ageing');
+            return undefined;
           }
         }),
       );
+      for (const answer of answers) {
+        if (!answer) continue;
+        const { provider, snapshot, atMs } = answer;
+        for (const [currency, units] of Object.entries(snapshot.fiat)) this.book.fiat[currency as Currency] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+        for (const [coin, units] of Object.entries(snapshot.coins)) this.book.coins[coin as CoinSymbol] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+      }
     })().finally(() => (this.refreshing = undefined)));
   }
 

@@ -138,6 +138,16 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     expect((await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'depeg-1', coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
   });
 
+  it('a later provider\'s rate replaces an earlier one\'s, whichever answers first', async () => {
+    const slow = new FakeRates({ EUR: '0.95', GBP: '0.8' }, {}, 'slow feed');
+    const fetchSlowly = slow.fetch.bind(slow);
+    slow.fetch = async () => (await new Promise((resolve) => setTimeout(resolve, 200)), fetchSlowly());
+    const api = await service({ rates: { providers: [fixedTable({ fiat: { EUR: '0.9' } }, 'first table'), slow, fixedTable({ fiat: { GBP: '0.7' } }, 'last table')] } });
+    const eur = await api.parts.rates.forQuote('EUR', 'USDT');
+    expect([eur.fiatPerUsd, eur.source]).toEqual(['0.95', 'slow feed (EUR) + peg (USDT)']);
+    expect((await api.parts.rates.forQuote('GBP', 'USDT')).fiatPerUsd).toBe('0.7');
+  });
+
   it('the built-in table is marked fixed in every quote', async () => {
     const api = await service({});
     const made = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'fixed-1', coin: 'USDT', currency: 'EUR', amount: '9.20' });
