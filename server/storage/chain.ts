@@ -132,6 +132,12 @@ export class ChainStore {
     return rows.map((r) => ({ number: BigInt(r.number as string), hash: r.hash as string }));
   }
 
+  /** Deposit addresses of payments on a chain (lower-case hex), up to `limit` of them. */
+  async depositAddresses(chainId: number, limit: number): Promise<string[]> {
+    const rows = await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
+    return rows.map((r) => r.address as string);
+  }
+
   /** The payments whose deposit addresses these are (lower-case hex). */
   async watched(addresses: string[]): Promise<Watched[]> {
     if (addresses.length === 0) return [];

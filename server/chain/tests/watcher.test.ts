@@ -396,8 +396,6 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
-  // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
-  // instance then watched the same chain at the same time.
   it('where the network names a finality tag, counts money only once its block is at or below the chain\'s safe block', async () => {
     const address = await payment('fin-1');
     const w = watcher({ finality: 'safe' });
@@ -412,6 +410,36 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     expect((await status('fin-1')).status).toBe('confirmed');
   });
 
+  // Review of issue 21: every Transfer of every listed token was fetched and matched here; on
+  // a busy token that is most of a provider's answer, for nothing.
+  it('asks the node only for transfers to deposit addresses while there are few, for all of them beyond', async () => {
+    const proxy = await startProxy(chain.port);
+    const to = await payment('w-filter');
+    const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
+    await w.tick();
+    await send(to, '10.1');
+    await send(devAccount(5).address, '1'); // not a deposit: never asked for
+    await w.tick();
+    await w.tick();
+    expect(await status('w-filter')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    const last = proxy.logQueries.at(-1)!;
+    expect((last.topics![2] as string[]).map((t) => `0x${t.slice(26)}`)).toContain(to.toLowerCase());
+    expect((last.topics![2] as string[]).map((t) => `0x${t.slice(26)}`)).not.toContain(devAccount(5).address.toLowerCase());
+    await w.stop();
+    // More deposit addresses than the filter takes: every transfer of the tokens, matched here.
+    const wide = watcher({ confirmations: 1, rpcUrls: [proxy.url], filterUpTo: 1 });
+    const next = await payment('w-unfiltered');
+    await send(next, '10.1');
+    await wide.tick();
+    await wide.tick();
+    expect(proxy.logQueries.at(-1)!.topics!.slice(1).filter((t) => t !== null)).toEqual([]);
+    expect(await status('w-unfiltered')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    await wide.stop();
+    await proxy.close();
+  });
+
+  // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
+  // instance then watched the same chain at the same time.
   it('keeps its lease while a slow tick runs: another instance does not watch the chain meanwhile', async () => {
     const proxy = await startProxy(chain.port);
     const a = watcher({ rpcUrls: [proxy.url], leaseMs: 300, now: Date.now });
@@ -465,7 +493,7 @@ function encodeTransfer(to: Address, amount: bigint): Hex {
  * front of anvil.
  */
 async function startProxy(target: number) {
-  const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number } = { down: false };
+  const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number; logQueries: Array<{ topics?: unknown[] }> } = { down: false, logQueries: [] };
   const server: Server = createServer((req, res) => {
     if (state.down) return void res.socket?.destroy();
     const chunks: Buffer[] = [];
@@ -474,6 +502,7 @@ async function startProxy(target: number) {
       if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
       const body = Buffer.concat(chunks);
       const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string; params?: Array<{ fromBlock?: string; toBlock?: string }> };
+      if (call.method === 'eth_getLogs') state.logQueries.push(call.params![0] as { topics?: unknown[] });
       const range = call.method === 'eth_getLogs' && call.params?.[0] ? BigInt(call.params[0].toBlock!) - BigInt(call.params[0].fromBlock!) + 1n : 0n;
       if (state.maxLogRange !== undefined && range > state.maxLogRange) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` } }));
