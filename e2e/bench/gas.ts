@@ -1,6 +1,6 @@
 // Gas per sweep, measured on a fresh dev chain: the deposit contract of this tree against the
-// one committed at a baseline revision (default HEAD~0's parent of the contract change, or any
-// rev given), in one run. `npm run bench:gas -- <rev>` prints a table; figures are exact (gas
+// one committed at a baseline revision (HEAD by default; give b36aca8~1 for the contract
+// before its proxies), in one run. `npm run bench:gas -- <rev>` prints a table; figures are exact (gas
 // does not vary between runs), so one sample each is the median.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createPublicClient, createWalletClient, http, keccak256, parseUnits, toHex, type Abi, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import * as current from './artifacts.generated.ts';
-import { startDevChain } from '../devchain/anvil.ts';
-import { devAccount } from '../devchain/deploy.ts';
+import * as current from '../../contracts/artifacts.generated.ts';
+import { startDevChain } from '../../devchain/anvil.ts';
+import { devAccount } from '../../devchain/deploy.ts';
 
 interface Artifacts {
   DepositFactory: { abi: Abi; bytecode: Hex };
