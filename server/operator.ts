@@ -34,11 +34,15 @@ interface Merchants {
 
 class OperatorError extends Error {}
 
-/** The running service, over HTTP with the operator token. Only https off this machine: the token must not travel in clear. */
-function remote(url: string, token: string): Merchants {
+/**
+ * The running service, over HTTP with the operator token. Only https off this machine: the
+ * token must not travel in clear. (`local`: the address came from DATA_DIR's lock, written by a
+ * service on this machine, whatever address it listens on.)
+ */
+function remote(url: string, token: string, local: boolean): Merchants {
   const base = url.replace(/\/+$/, '');
   const host = new URL(base).hostname;
-  if (!/^https:/.test(base) && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) {
+  if (!local && !/^https:/.test(base) && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) {
     throw new OperatorError(`SERVICE_URL: expected https:// for a service on another machine (the operator token must not travel in clear), received ${base.slice(0, 80)}`);
   }
   const call = async (method: string, body?: unknown): Promise<unknown> => {
@@ -100,7 +104,7 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
     if (!token) {
       throw new OperatorError(`The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir ?? config.dataDir}/operator-token`);
     }
-    return work(remote(url, token));
+    return work(remote(url, token, !config.serviceUrl));
   }
   if (held) throw new DataDirLocked(config.dataDir!, held); // a command, or a service not listening yet
   return direct(config, work);

@@ -115,6 +115,10 @@ describe('merchants made while the service runs', { timeout: 120_000 }, () => {
     const wrong = await command(['merchant', 'list'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-01' });
     expect(wrong.code).toBe(1);
     expect(wrong.out).toMatch(/refused \(401\): Unknown operator token/);
+    // The token never travels in clear to another machine: nothing is sent, nothing resolved.
+    const clear = await command(['merchant', 'list'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00', SERVICE_URL: 'http://pay.example.com' });
+    expect(clear.code).toBe(1);
+    expect(clear.out).toMatch(/SERVICE_URL: expected https:\/\/ for a service on another machine/);
     const right = await command(['merchant', 'list', '--json'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00' });
     expect(right.code, right.out).toBe(0);
     expect(JSON.parse(right.out.trim())).toEqual([]);
