@@ -19,13 +19,18 @@ export const Done = later(() => z.object(envelope()));
  * GET /api/v1/coins and every error, as schemas.ts's CoinsResponse and ErrorBody, with a
  * list zod can describe (the browser's listOf is a check that JSON Schema cannot see into).
  */
-export const CoinsAnswer = later(() => z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool) }));
+export const CoinsAnswer = later(() =>
+  z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool), rate: z.optional(z.object({ source: text, fixed: bool, at: timestamp })) }),
+);
+
+/** The rate a quote was made at (ours): exact fiat per coin, where it came from, when, and whether it is the operator's fixed table. */
+export const QuotedRate = later(() => z.object({ fiatPerCoin: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'), source: text, fixed: bool, at: timestamp }));
 export const ErrorEnvelope = later(() =>
   z.object({ status: oneOf(['error']), statusCode: int, message: text, errors: z.optional(z.array(z.object({ field: text, message: text }))) }),
 );
 
-/** POST /api/v1/transaction/initialize: the spec's transaction, and the payment's state as verify gives it. */
-export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape }));
+/** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, and the quote's rate. */
+export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate) }));
 
 /** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
 export const WebhookEndpoint = later(() =>

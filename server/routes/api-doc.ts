@@ -69,8 +69,8 @@ const either = (schemas: [Schema, Schema]) => z.union(schemas);
 
 /** Every JSON operation of the API, keyed `METHOD path` as the route table writes it. */
 export const OPERATIONS: Record<string, Operation> = {
-  'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409] },
-  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409] },
+  'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409, 503] },
+  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 503] },
   'GET /api/v1/transaction/verify/{reference}': {
     tag: 'Payments',
     description: 'With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification). `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt`) holds the request until the payment changes.',
@@ -218,7 +218,7 @@ const ERROR_WORDS: Record<number, string> = {
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
   429: 'Too many requests: Retry-After says how long to wait',
   500: 'An unexpected error: it was logged, and the service keeps running',
-  503: 'Not ready',
+  503: 'Not ready, or (coins, initialize) no fresh exchange rate for the currency',
 };
 
 const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
