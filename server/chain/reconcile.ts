@@ -22,18 +22,50 @@ export interface DepositLine {
 export interface Reconciliation {
   chainId: number;
   atBlock: bigint;
+  /** Every line of the ledger, with the chain's balance where it was looked at this time (else the last look's). */
   deposits: DepositLine[];
+  /** How many lines were looked at on the chain this time: those whose ledger moved, those never seen, and those not seen for `recheckMs`. */
+  checked: number;
   /** The lines whose ledger and chain disagree. */
   differences: DepositLine[];
+  /** Differences not found before (by any instance): to tell. */
+  fresh: DepositLine[];
 }
 
-export async function reconcile(network: Network, store: ChainStore, rpc: PublicClient = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient): Promise<Reconciliation> {
+export interface ReconcileOptions {
+  rpc?: PublicClient;
+  now?: () => number;
+  /** A line that agreed and whose ledger has not moved is looked at again after this long (a day). */
+  recheckMs?: number;
+}
+
+/**
+ * Looks at the deposit lines that need it, not every line every time: one whose ledger moved
+ * since it last agreed with the chain, one never looked at, one that disagreed, and one not
+ * looked at for `recheckMs` (money can leave a deposit without the ledger moving: a sweep by
+ * someone else, a token that rebases). Each look is recorded; a difference is told once.
+ */
+export async function reconcile(network: Network, store: ChainStore, options: ReconcileOptions = {}): Promise<Reconciliation> {
+  const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient);
+  const now = options.now ?? Date.now;
   const atBlock = (await rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
   const lines = await store.ledgerOfDeposits(network.chainId, atBlock);
+  const last = await store.depositChecks(network.chainId);
   const deposits: DepositLine[] = [];
+  const fresh: DepositLine[] = [];
+  let checked = 0;
   for (const line of lines) {
-    const onChain = await rpc.readContract({ address: line.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [line.address as Address], blockNumber: atBlock });
-    deposits.push({ reference: line.reference, merchantId: line.merchantId, mode: line.mode, address: line.address, token: line.token, credited: line.credited, swept: line.swept, held: line.held, onChain });
+    const before = last.get(`${line.address}/${line.token}`);
+    const settled = before && before.held === line.held && before.onChain === before.held && now() - before.checkedMs < (options.recheckMs ?? 86_400_000);
+    let onChain: bigint;
+    if (settled) onChain = before.onChain;
+    else {
+      onChain = await rpc.readContract({ address: line.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [line.address as Address], blockNumber: atBlock });
+      checked++;
+    }
+    const d: DepositLine = { reference: line.reference, merchantId: line.merchantId, mode: line.mode, address: line.address, token: line.token, credited: line.credited, swept: line.swept, held: line.held, onChain };
+    deposits.push(d);
+    if (!settled && (await store.recordCheck(network.chainId, line.address, line.token, line.held, onChain, now())) && line.held !== onChain) fresh.push(d);
   }
-  return { chainId: network.chainId, atBlock, deposits, differences: deposits.filter((d) => d.held !== d.onChain) };
+  return { chainId: network.chainId, atBlock, deposits, checked, differences: deposits.filter((d) => d.held !== d.onChain), fresh };
 }

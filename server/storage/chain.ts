@@ -338,6 +338,28 @@ export class ChainStore {
     }));
   }
 
+  /** Reconciliation's last look at each deposit line of a chain, by `${address}/${token}`. */
+  async depositChecks(chainId: number): Promise<Map<string, { held: bigint; onChain: bigint; checkedMs: number }>> {
+    const rows = await this.db.query(`SELECT address, token, held::text AS held, on_chain::text AS on_chain, checked_ms FROM deposit_checks WHERE chain_id = $1`, [chainId]);
+    return new Map(rows.map((r) => [`${r.address}/${r.token}`, { held: BigInt(r.held as string), onChain: BigInt(r.on_chain as string), checkedMs: Number(r.checked_ms) }]));
+  }
+
+  /**
+   * Records a look at a deposit line. Answers true when the figures differ from the last look
+   * recorded (a new finding, to tell): of two instances recording the same, one gets true.
+   */
+  async recordCheck(chainId: number, address: string, token: string, held: bigint, onChain: bigint, nowMs: number): Promise<boolean> {
+    const changed = await this.db.query(
+      `INSERT INTO deposit_checks (chain_id, address, token, held, on_chain, checked_ms) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (chain_id, address, token) DO UPDATE SET held = $4, on_chain = $5, checked_ms = $6
+       WHERE deposit_checks.held <> $4 OR deposit_checks.on_chain <> $5
+       RETURNING 1`,
+      [chainId, address, token, String(held), String(onChain), nowMs],
+    );
+    if (changed.length === 0) await this.db.query(`UPDATE deposit_checks SET checked_ms = $4 WHERE chain_id = $1 AND address = $2 AND token = $3`, [chainId, address, token, nowMs]);
+    return changed.length > 0;
+  }
+
   async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState; sweptHash?: string }>> {
     return (await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 ORDER BY block_number, log_index`, [chainId])).map(transferOf);
   }

@@ -227,6 +227,12 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   for (const d of swept) expect(d.onChain).toBe(d.held);
   const sum = (f: (d: (typeof clean.deposits)[number]) => bigint) => clean.deposits.reduce((n, d) => n + f(d), 0n);
   console.log(`reconciliation: ${clean.deposits.length} deposit lines; credited ${sum((d) => d.credited)}, swept ${sum((d) => d.swept)}, held ${sum((d) => d.held)}, on chain ${sum((d) => d.onChain)} (base units, all tokens)`);
+  // Looked at once: lines that agreed and have not moved are not asked of the node again for a day.
+  expect(clean.checked).toBe(clean.deposits.length);
+  const again = await reconcile(network, store);
+  expect(again.checked).toBe(0);
+  expect(again.differences).toEqual([]);
+  expect((await reconcile(network, store, { now: () => Date.now() + 86_400_001 })).checked).toBe(clean.deposits.length);
 
   const admin = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
   const setFee = async (bps: bigint) => reader().waitForTransactionReceipt({ hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'setFee', args: [bps] }), pollingInterval: 50 });
@@ -240,15 +246,21 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   await reader().request({ method: 'anvil_mine' as 'eth_blockNumber', params: ['0x2'] as never });
   await watcher.tick();
   await watcher.tick();
-  const { differences } = await reconcile(network, store);
-  expect(differences.map((d) => [d.reference, d.held, d.onChain])).toEqual([['fee-1', parseUnits('5.05', 18), parseUnits('5.04495', 18)]]);
-
   // The job tells the merchant once, however often it runs.
   const log = { info() {}, warn() {}, error() {} } as unknown as JobDeps['log'];
   const [job] = reconcileJobs({ networks: [network], chain: store, payments: api.parts.payments, log, now: Date.now, reconcileIntervalMs: 50 } as unknown as JobDeps);
   job.start();
   await new Promise((resolve) => setTimeout(resolve, 400));
   await job.stop();
+  // Another instance (or this one restarted) does not tell it again.
+  const [other] = reconcileJobs({ networks: [network], chain: store, payments: api.parts.payments, log, now: Date.now, reconcileIntervalMs: 50 } as unknown as JobDeps);
+  other.start();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await other.stop();
+  const { differences, checked } = await reconcile(network, store);
+  expect(differences.map((d) => [d.reference, d.held, d.onChain])).toEqual([['fee-1', parseUnits('5.05', 18), parseUnits('5.04495', 18)]]);
+  expect(checked).toBe(1); // only the line that disagrees: the others agreed and have not moved
+
   const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_DISCREPANCY'`);
   expect(told).toHaveLength(1);
   expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5050000000000000000', onChain: '5044950000000000000' });
