@@ -6,12 +6,12 @@ import type { RateCache } from './cache.ts';
 export function offeredCatalog(catalog: Catalog, rates: Pick<RateCache, 'offered'>): Catalog {
   const offered = <C extends { symbol: string; status: 'active' | 'inactive' }>(coin: C): C =>
     coin.status === 'active' && !rates.offered(coin.symbol as never) ? { ...coin, status: 'inactive' } : coin;
-  return {
-    ...catalog,
-    coins: (mode) => catalog.coins(mode).map(offered),
-    coin: (mode, symbol) => {
-      const coin = catalog.coin(mode, symbol);
-      return coin && offered(coin);
-    },
+  // Everything else of the catalogue as it is (through the prototype: a class's methods too).
+  const wrapped: Catalog = Object.create(catalog);
+  wrapped.coins = (mode) => catalog.coins(mode).map(offered);
+  wrapped.coin = (mode, symbol) => {
+    const coin = catalog.coin(mode, symbol);
+    return coin && offered(coin);
   };
+  return wrapped;
 }
