@@ -4,6 +4,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +265,9 @@ describe('the API reference page', () => {
     }
     for (const event of Object.keys(doc.webhooks as object)) expect(html).toContain(`<h3>${event}</h3>`);
     expect(html).not.toMatch(/<script/i);
+    // Its one style is allowed by its hash, and nothing else is.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
+    expect(response.headers.get('content-security-policy')).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
     expect(html.match(/(?:src|href)="[^"#]*"/g)).toEqual(['href="openapi.json"']);
   });
 });
