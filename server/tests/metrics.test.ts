@@ -6,6 +6,7 @@ import { startService, type Service } from '../app.ts';
 import { deployDevContracts, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const TOKEN = 'op_metrics_' + 'm'.repeat(40);
@@ -22,10 +23,10 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe('GET /metrics', { timeout: 60_000 }, () => {
+describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
   it('counts requests by route and status, payments by status, the webhook queue and sweeps; only for the operator token', async () => {
     let clock = Date.UTC(2026, 0, 1);
-    const api = await startService({ demo: true, jobs: false, adminToken: TOKEN, now: () => clock });
+    const api = await startService({ demo: true, jobs: false, adminToken: TOKEN, now: () => clock, ...(await databaseOptions(kind)) });
     cleanups.push(() => api.close());
     const call = (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-api-key': publicKey }) =>
       fetch(api.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
@@ -72,7 +73,9 @@ describe('GET /metrics', { timeout: 60_000 }, () => {
     expect(sample(text, 'service_ready{check="database"}')).toBe(1);
     expect(sample(text, 'service_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
+});
 
+describe('GET /metrics on a dev chain', { timeout: 60_000 }, () => {
   it('reports each chain watcher\'s lag behind its head, as readiness measures it', async () => {
     const chain = await startDevChain({ blockTimeSeconds: 1 });
     cleanups.push(() => chain.stop());

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../app.ts';
+import { configFromEnv } from '../config.ts';
+import { runOperatorCommand } from '../operator.ts';
+import { freshPostgres } from '../testing/databases.ts';
 import { fromRoot } from '../paths.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
@@ -162,5 +165,19 @@ describe('the operator endpoints', { timeout: 30_000 }, () => {
     const response = await fetch(api.url + '/operator/v1/merchants', { headers: { authorization: `Bearer ${'op_' + 'x'.repeat(40)}` } });
     expect(response.status).toBe(401);
     expect((await response.json()).message).toMatch(/no operator token/);
+  });
+});
+
+describe('on PostgreSQL', { timeout: 60_000 }, () => {
+  it('the command works on the database directly, and a running instance takes the new keys at once', async () => {
+    const databaseUrl = await freshPostgres();
+    const api = await startService({ databaseUrl });
+    cleanups.push(() => api.close());
+    const lines: string[] = [];
+    const config = configFromEnv({ DATABASE_URL: databaseUrl, DATA_DIR: tempDir() });
+    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Shared Shop', '--email', 's@shared.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    const created = JSON.parse(lines[0]);
+    expect((await get(api.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).body.data.secret).toBe(created.webhookSecrets.live);
   });
 });
