@@ -2,11 +2,15 @@
 // the service under load on both databases; prints medians (with min and max) next to
 // baselines measured in the same run. `-- --service-only` runs only the service's
 // part, `-- --memory` its memory under 100,000 anonymous requests, `-- --chain` detection
-// latency and the watcher's cost on a local dev chain, `-- --cold` only the cold rows (of
-// another build with `--bundle <file>`).
+// latency and the watcher's cost on a local dev chain, `-- --cold` only the cold rows,
+// `-- --merchant` the cold and merchant-page rows. The cold and merchant-page rows measure two
+// builds in the same run: before (`--before <file or commit>`, by default the build of git
+// HEAD, made in a temporary folder) and after (dist/checkout.js, or `--bundle <file>`).
 // A script, not a test: it asserts nothing, it reports.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, execSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { startService, type ServiceOptions } from '../../server/app.ts';
@@ -16,7 +20,8 @@ import { ms, summarize, table, type Summary } from './stats.ts';
 import { ROOT } from '../../demo/paths.ts';
 import { chainBench } from './chain.ts';
 import { printServiceLoad, serviceLoad, serviceMemory } from './service.ts';
-import { coldBench, type ColdRow } from './cold.ts';
+import { coldBench, RATES, type ColdRow } from './cold.ts';
+import { merchantBench, type MerchantRow } from './merchant.ts';
 import { BUNDLE_BUDGET } from '../support/budget.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
@@ -242,19 +247,60 @@ async function leaks(browser: Browser) {
 
 const row = (name: string, s: Summary, target = '') => [name, ms(s.median), ms(s.min), ms(s.max), String(s.n), target];
 
-/** The cold rows: each measure beside its baseline from the same run, and their ratio. */
+const ratio = (a: Summary, b: Summary) => `${(a.median / b.median).toFixed(2)}x`;
+
+/** The cold rows: each measure of each build beside its baseline from the same run, and their ratio. */
 function coldTable(rows: ColdRow[]): string {
   const cell = (s: Summary) => [ms(s.median), ms(s.min), ms(s.max), String(s.n)];
   return table([
     ['cold, fresh context per sample', 'median', 'min', 'max', 'n', 'ratio', 'target'],
-    ...rows.flatMap(({ rate, pageView, idle, firstOpen }) => [
-      [`${rate}x CPU  page view: checkout.js script tag, JS compile + run`, ...cell(pageView.checkout), `${(pageView.checkout.median / pageView.loader.median).toFixed(2)}x`, rate === 4 ? '<= 20 ms' : ''],
-      [`${rate}x CPU  page view: a 2.5 KB loader-sized script (baseline)`, ...cell(pageView.loader), '', ''],
-      [`${rate}x CPU  page view: idle-time warm-up after it (no open)`, ...cell(idle.checkout), '', ''],
-      [`${rate}x CPU  first open: ServiceCheckout() to painted and focused`, ...cell(firstOpen.checkout), `${(firstOpen.checkout.median / firstOpen.plain.median).toFixed(2)}x`, '<= 2x'],
-      [`${rate}x CPU  first open: static modal of the same markup (baseline)`, ...cell(firstOpen.plain), '', ''],
+    ...rows.flatMap(({ rate, pageView, idle, firstOpen, openLongest }) => [
+      [`${rate}x CPU  page view: a 2.5 KB loader-sized script (baseline)`, ...cell(pageView.loader!), '', ''],
+      ...Object.keys(openLongest).flatMap((build) => [
+        [`${rate}x CPU  page view, ${build}: checkout.js script tag, JS compile + run`, ...cell(pageView[build]!), ratio(pageView[build]!, pageView.loader!), rate === 4 ? '<= 20 ms' : ''],
+        [`${rate}x CPU  page view, ${build}: idle-time preparation after it (no open), summed`, ...cell(idle[build]!), '', ''],
+      ]),
+      [`${rate}x CPU  first open: static modal of the same markup (baseline)`, ...cell(firstOpen.plain!), '', ''],
+      ...Object.keys(openLongest).flatMap((build) => [
+        [`${rate}x CPU  first open, ${build}: ServiceCheckout() to painted and focused`, ...cell(firstOpen[build]!), ratio(firstOpen[build]!, firstOpen.plain!), '<= 2x'],
+        [`${rate}x CPU  first open, ${build}: longest run of checkout.js in its frames`, ...cell(openLongest[build]!), '', ''],
+      ]),
     ]),
   ]);
+}
+
+/** The merchant-page rows: long animation frames on a page that includes the script, nobody opening it. */
+function merchantTable(rows: MerchantRow[]): string {
+  const cell = (s: Summary) => [ms(s.median), ms(s.min), ms(s.max), String(s.n)];
+  return table([
+    ['merchant page, fresh context per sample, no open', 'median', 'min', 'max', 'n', '>= 50 ms', 'target'],
+    ...rows.flatMap(({ rate, longest, over50, blocking }) => [
+      [`${rate}x CPU  page without the script (baseline): total blocking time of long frames`, ...cell(blocking.none!), '', ''],
+      ...Object.keys(longest)
+        .filter((build) => build != 'none')
+        .flatMap((build) => [
+          [`${rate}x CPU  ${build}: longest run of checkout.js's code in a long frame`, ...cell(longest[build]!), `${over50[build]} of ${longest[build]!.n}`, rate === 4 ? 'none >= 50 ms' : ''],
+          [`${rate}x CPU  ${build}: total blocking time of long frames`, ...cell(blocking[build]!), '', ''],
+        ]),
+    ]),
+  ]);
+}
+
+/** The build to compare with: a bundle file, or a commit (HEAD by default) built in a temporary folder. */
+function beforeBundle(): { path: string; bundle: Buffer } {
+  const given = process.argv.indexOf('--before');
+  const which = given > 0 ? process.argv[given + 1]! : 'HEAD';
+  if (existsSync(which)) return { path: which, bundle: readFileSync(which) };
+  const dir = mkdtempSync(join(tmpdir(), 'bench-before-'));
+  try {
+    execSync(`git archive ${which} | tar -x -C ${dir}`, { cwd: ROOT, stdio: 'inherit' });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    execFileSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: dir, stdio: 'inherit' });
+    const commit = execFileSync('git', ['rev-parse', '--short', which], { cwd: ROOT }).toString().trim();
+    return { path: `${which} (${commit})`, bundle: readFileSync(join(dir, 'dist/checkout.js')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function main() {
@@ -277,18 +323,28 @@ async function main() {
   const given = process.argv.indexOf('--bundle');
   const bundlePath = given > 0 ? process.argv[given + 1]! : ROOT + 'dist/checkout.js';
   const bundle = readFileSync(bundlePath);
-  const gzipped = execFileSync('gzip', ['-9', '-c', bundlePath]).length;
+  const previous = beforeBundle();
+  const gzipped = (b: Buffer) => execFileSync('gzip', ['-9', '-c'], { input: b }).length;
   console.log(`ServiceCheckout benchmark: ${browser.version()} (${executablePath ?? "Playwright's"}), node ${process.version}`);
-  console.log(`${bundlePath} ${bundle.length} bytes, ${gzipped} bytes gzip -9 (budget ${BUNDLE_BUDGET})\n`);
+  console.log(`after:  ${bundlePath} ${bundle.length} bytes, ${gzipped(bundle)} bytes gzip -9 (budget ${BUNDLE_BUDGET})`);
+  console.log(`before: ${previous.path} ${previous.bundle.length} bytes, ${gzipped(previous.bundle)} bytes gzip -9\n`);
+  const bundles = { before: previous.bundle, after: bundle };
 
   const s = await servers();
   const open = await openLatency(browser, s.shop.url, s.api.url);
   console.log('open latency measured');
-  const cold = await coldBench(browser, s.shop.url, s.api.url, KEY, bundle, open.look);
-  await s.close();
+  const cold = await coldBench(browser, s.shop.url, s.api.url, KEY, bundles, open.look);
   if (process.argv.includes('--cold')) {
+    await s.close();
     await browser.close();
     console.log('\n' + coldTable(cold));
+    return;
+  }
+  const merchant = await merchantBench(browser, s.shop.url, s.api.url, bundles, RATES);
+  await s.close();
+  if (process.argv.includes('--merchant')) {
+    await browser.close();
+    console.log('\n' + coldTable(cold) + '\n\n' + merchantTable(merchant));
     return;
   }
   const [longPoll, plainPoll] = [await detection(browser, {}), await detection(browser, { longPoll: false })];
@@ -314,6 +370,7 @@ async function main() {
   ]));
 
   console.log('\n' + coldTable(cold));
+  console.log('\n' + merchantTable(merchant));
 
   printServiceLoad(services);
 

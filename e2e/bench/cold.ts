@@ -9,6 +9,7 @@
 // Each pair is interleaved, its order alternating, so machine noise hits both alike.
 import type { Browser, Page } from 'playwright';
 import { summarize, type Summary } from './stats.ts';
+import { LOAF_OBSERVER, longestRun, type Loaf } from './merchant.ts';
 
 /** CPU throttling rates; BENCH_COLD_RATES=4 (comma-separated) measures fewer, for a quick look. */
 export const RATES = (process.env.BENCH_COLD_RATES ?? '1,4,6').split(',').map(Number);
@@ -31,6 +32,7 @@ export function loaderScript(bytes = 2560): string {
 async function freshPage(browser: Browser, rate: number, scripts: Record<string, Buffer | string>): Promise<{ page: Page; close(): Promise<void>; taskMs(): Promise<number> }> {
   const context = await browser.newContext();
   const page = await context.newPage();
+  await page.addInitScript(LOAF_OBSERVER);
   // Both scripts come from memory the same way, so the serving costs the same for each.
   for (const [path, body] of Object.entries(scripts)) {
     await page.route(`**${path}`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body, headers: { 'access-control-allow-origin': '*' } }));
@@ -67,22 +69,33 @@ const quiet = (page: Page) => page.evaluate(() => new Promise<void>((resolve) =>
 
 export interface ColdRow {
   rate: number;
-  pageView: { checkout: Summary; loader: Summary };
+  /** By build, and 'loader' (the baseline script). */
+  pageView: Record<string, Summary>;
   /** Work the script leaves for when the page is idle (no open): paid by every page view, blocking nothing. */
-  idle: { checkout: Summary; loader: Summary };
-  firstOpen: { checkout: Summary; plain: Summary };
+  idle: Record<string, Summary>;
+  /** By build, and 'plain' (the static modal). */
+  firstOpen: Record<string, Summary>;
+  /** The longest single run of checkout.js's code in the first open's frames (0: none long enough to be named). */
+  openLongest: Record<string, Summary>;
 }
 
-export async function coldBench(browser: Browser, shopUrl: string, apiUrl: string, key: string, checkoutJs: Buffer, look: { markup: string; css: string }): Promise<ColdRow[]> {
-  const scripts = { '/bench/checkout.js': checkoutJs, '/bench/loader.js': loaderScript() };
+/** `bundles`: builds by name (say before and after), each measured in every sample beside the baselines. */
+export async function coldBench(browser: Browser, shopUrl: string, apiUrl: string, key: string, bundles: Record<string, Buffer>, look: { markup: string; css: string }): Promise<ColdRow[]> {
+  const builds = Object.keys(bundles);
+  const scripts: Record<string, Buffer | string> = { '/bench/loader.js': loaderScript() };
+  for (const build of builds) scripts[`/bench/${build}/checkout.js`] = bundles[build]!;
+  const url = (which: string) => (which == 'loader' ? `${shopUrl}/bench/loader.js` : `${shopUrl}/bench/${which}/checkout.js`);
+  const rotate = (list: string[], i: number) => list.map((_, k) => list[(k + i) % list.length]!);
+  const samples = (names: string[]) => Object.fromEntries(names.map((n) => [n, [] as number[]]));
+  const summaries = (by: Record<string, number[]>) => Object.fromEntries(Object.entries(by).map(([k, v]) => [k, summarize(v)]));
   const rows: ColdRow[] = [];
   for (const rate of RATES) {
-    const view = { checkout: [] as number[], loader: [] as number[] };
-    const idle = { checkout: [] as number[], loader: [] as number[] };
-    const open = { checkout: [] as number[], plain: [] as number[] };
+    const view = samples(['loader', ...builds]);
+    const idle = samples(['loader', ...builds]);
+    const open = samples(['plain', ...builds]);
+    const openLongest = samples(builds);
     for (let i = 0; i < SAMPLES; i++) {
-      const order = i % 2 ? (['loader', 'checkout'] as const) : (['checkout', 'loader'] as const);
-      for (const which of order) {
+      for (const which of rotate(['loader', ...builds], i)) {
         const { page, taskMs, close } = await freshPage(browser, rate, scripts);
         await page.goto(shopUrl + '/blank.html');
         await quiet(page);
@@ -90,38 +103,39 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
         // apart: work done when the page is idle is not the script tag's, but it is paid too.
         await page.evaluate(() => {
           const held: Array<() => void> = [];
-          Object.assign(window, { held, requestIdleCallback: (callback: () => void) => held.push(callback) });
+          Object.assign(window, { held, requestIdleCallback: (callback: (deadline: IdleDeadline) => void) => held.push(() => callback({ didTimeout: false, timeRemaining: () => 50 })) });
         });
         const before = await taskMs();
-        await addScript(page, `${shopUrl}/bench/${which}.js`);
+        await addScript(page, url(which));
         const loaded = await taskMs();
-        view[which].push(loaded - before);
-        // Run as a task of the page's own (what page.evaluate runs is not counted as the page's script).
+        view[which]!.push(loaded - before);
+        // Run as a task of the page's own (what page.evaluate runs is not counted as the page's
+        // script), each callback held until the last one has run (a callback may ask for another).
         await page.evaluate(
           () =>
-            new Promise<void>((resolve) =>
-              setTimeout(() => {
-                (window as unknown as { held: Array<() => void> }).held.forEach((callback) => callback());
-                setTimeout(resolve, 20);
-              }),
-            ),
+            new Promise<void>((resolve) => {
+              const held = (window as unknown as { held: Array<() => void> }).held;
+              const run = () => (held.length ? (held.shift()!(), setTimeout(run)) : setTimeout(resolve, 20));
+              setTimeout(run);
+            }),
         );
-        idle[which].push((await taskMs()) - loaded);
+        idle[which]!.push((await taskMs()) - loaded);
         await close();
       }
-      const opens = i % 2 ? (['plain', 'checkout'] as const) : (['checkout', 'plain'] as const);
-      for (const which of opens) {
+      for (const which of rotate(['plain', ...builds], i)) {
         const { page, close } = await freshPage(browser, rate, scripts);
         await page.goto(shopUrl + '/blank.html');
         // The API origin stays the service's: the modal asks it for the coins as it opens.
-        await addScript(page, `${shopUrl}/bench/checkout.js`);
+        await addScript(page, url(which == 'plain' ? builds.at(-1)! : which));
         await quiet(page);
-        open[which].push(
+        await page.waitForTimeout(500); // the idle preparation, in however many pieces, is done
+        await page.evaluate(() => ((window as unknown as { loafs: Loaf[] }).loafs.length = 0));
+        open[which]!.push(
           await page.evaluate(
             async ({ which, key, apiUrl, markup, css }) => {
               const painted = () => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now()))));
               const t0 = performance.now();
-              if (which === 'checkout') {
+              if (which !== 'plain') {
                 const w = window as unknown as { ServiceCheckout(o: Record<string, unknown>): unknown };
                 w.ServiceCheckout({ key, apiBase: apiUrl, amount: 24.5, currency: 'USD', name: 'Ada Lovelace', email: 'ada@example.com' });
               } else {
@@ -142,10 +156,14 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
             { which, key, apiUrl, ...look },
           ),
         );
+        if (which != 'plain') {
+          await page.waitForTimeout(300); // a frame's entry comes after the frame
+          openLongest[which]!.push(longestRun(await page.evaluate(() => (window as unknown as { loafs: Loaf[] }).loafs), '/checkout.js'));
+        }
         await close();
       }
     }
-    rows.push({ rate, pageView: { checkout: summarize(view.checkout), loader: summarize(view.loader) }, idle: { checkout: summarize(idle.checkout), loader: summarize(idle.loader) }, firstOpen: { checkout: summarize(open.checkout), plain: summarize(open.plain) } });
+    rows.push({ rate, pageView: summaries(view), idle: summaries(idle), firstOpen: summaries(open), openLongest: summaries(openLongest) });
     console.log(`cold rows measured at ${rate}x CPU`);
   }
   return rows;
