@@ -59,7 +59,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
     path: string,
     schema: S,
     signal: AbortSignal,
-    body?: unknown,
+    body?: object,
   ): Promise<z.output<S>> {
     const where = `${method} ${root}${path}`;
     let response: Response;
@@ -69,8 +69,8 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
       response = await fetcher(root + path, {
         method,
         signal,
-        headers: body === undefined ? { 'x-api-key': key } : { 'x-api-key': key, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body && JSON.stringify(body),
       });
       const date = Date.parse(response.headers.get('date')!);
       if (date) {
@@ -106,11 +106,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
   const ref = (reference: string) => encodeURIComponent(reference);
   return {
     coins: (signal, price) =>
-      call('GET', 'coins' + (price ? `?amount=${price.amount}&currency=${price.currency}` : ''), CoinsResponse, signal).then((r) => ({
-        coins: r.data,
-        business: r.business,
-        sandbox: r.sandbox,
-      })),
+      call('GET', 'coins' + (price ? `?amount=${price.amount}&currency=${price.currency}` : ''), CoinsResponse, signal).then((r) => ({ ...r, coins: r.data })),
     initialize: (body, signal) => call('POST', 'transaction/initialize', VerificationResponse, signal, body).then(data),
     verify: (reference, signal, wait) =>
       call(

@@ -56,8 +56,8 @@ function readOptions(input: unknown): OptionsResult {
       error: {
         code: 'secret_key',
         message:
-          'ServiceCheckout: "key" is a secret key (sk_…). A secret key must never be put in a web page; ' +
-          'use your public key (pk_test_… or pk_live_…) and roll the secret key in your dashboard.',
+          'ServiceCheckout: "key" is a secret key (sk_…). A secret key must never be put in a web page: ' +
+          'use your public key (pk_…), and treat this one as leaked.',
         fields: [{ field: 'key', message: 'expected a public key, received a secret key' }],
       },
     };

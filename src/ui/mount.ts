@@ -12,16 +12,9 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
   const host = document.createElement('div');
   host.setAttribute('data-service-checkout', '');
   const root = host.attachShadow({ mode: 'open' });
-  if ('adoptedStyleSheets' in root) {
-    if (!sheet) {
-      sheet = new CSSStyleSheet();
-      sheet.replaceSync(css);
-    }
-    root.adoptedStyleSheets = [sheet];
-  } else {
-    // Browsers before constructable stylesheets: an element, which a strict CSP may block.
-    (root as ShadowRoot).appendChild(document.createElement('style')).textContent = css;
-  }
+  // Constructable stylesheets (every current browser; Safari since 16.4): a strict CSP allows them.
+  if (!sheet) (sheet = new CSSStyleSheet()).replaceSync(css);
+  root.adoptedStyleSheets = [sheet];
   const page = document.documentElement.style;
   const overflow = page.overflow;
   page.overflow = 'hidden';
