@@ -19,7 +19,7 @@ export const FIAT_DECIMALS = 2;
 export const MAX_AMOUNT = 100_000_000;
 export const METADATA_MAX_BYTES = 4096;
 export const REFERENCE_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
+export const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/;
 
 /**
  * A schema made the first time it is used rather than as the script loads: every page view

@@ -130,3 +130,47 @@ test('the shop\'s server makes the payment with the SDK; the page opens the widg
   expect(events[0].detail.reference).toMatch(/^order_[0-9a-f]{12}$/);
   await expect.poll(() => servers.shop.orders.get(events[0].detail.reference)?.paid).toBe(true);
 });
+
+test('a cart link checks the e-mail before sending anything, then, once paid, locks the quantity and shows the reference; the tab has an icon', async ({ page, servers }) => {
+  const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
+  const prices = [...(await servers.api.parts.links.prices()).values()].filter((p) => p.currency === 'USD');
+  const beans = prices.find((p) => p.product.name.startsWith('Single'))!;
+  const link = await client.paymentLinks.createStandard({
+    title: 'Beans to go',
+    description: 'Adjustable',
+    action: { show_confirmation_page: true, success_message: 'Thanks' },
+    cart: [{ price_id: beans.id, quantity: 1, quantity_adjustable: true }],
+  });
+  const started: string[] = [];
+  page.on('request', (request) => request.method() === 'POST' && started.push(new URL(request.url()).pathname));
+  await page.goto(link.url);
+  const icon = await page.locator('link[rel=icon]').getAttribute('href');
+  expect(icon).toMatch(/^data:image\/svg\+xml,/);
+  // The browser can draw it (the page's CSP allows data: images).
+  expect(await page.evaluate((href) => new Promise((resolve) => Object.assign(new Image(), { onload: () => resolve(true), onerror: () => resolve(false), src: href })), icon)).toBe(true);
+
+  const email = page.getByLabel('E-mail');
+  await email.fill('ada@example'); // no domain ending: the service would refuse it
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText('Enter an e-mail address such as ada@example.com.');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toBeFocused();
+  expect(started, 'nothing sent for a bad e-mail').toEqual([]);
+  await email.fill('ada@example.com');
+  await expect(email).not.toHaveAttribute('aria-invalid', 'true');
+
+  const quantity = page.getByLabel('Quantity of Single-origin beans, 1 kg');
+  await quantity.fill('2');
+  await page.getByRole('button', { name: 'Pay', exact: true }).click();
+  const dialog = modal(page);
+  await dialog.getByRole('button', { name: 'Full' }).click();
+  await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible();
+  await expect(quantity).toBeDisabled(); // paid: what was bought no longer changes
+  const reference = await dialog.locator('[data-reference]').textContent();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByRole('heading', { name: 'Thanks' })).toBeVisible();
+  await expect(page.locator('#reference')).toHaveText(reference!);
+  await expect(page.locator('#reference')).toHaveText(new RegExp(`^link_${link.slug}_`));
+  await expect(quantity).toBeDisabled();
+  await expect(page.locator('#total')).toHaveText('49.00 USD');
+});

@@ -1,5 +1,5 @@
 // The page behind each payment link's url: server-rendered, every value escaped.
-import { CURRENCIES } from '../../contract/fields.ts';
+import { CURRENCIES, EMAIL_PATTERN } from '../../contract/fields.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Link } from '../domain/links.ts';
 import { bySlugView } from './links.ts';
@@ -9,6 +9,11 @@ const esc = (value: unknown) =>
 
 /** Data for the page's script, safe inside <script type="application/json">. */
 const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/** The tab's icon, inline (the page's CSP allows data: images): a coin in the service's blue. */
+const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#2547d0"/><path d="M11 12h10M11 20h10M16 8v16" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>');
 
 function donationFields(): string {
   return `<label class="amount">Amount
@@ -37,7 +42,7 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
     ${'amount' in data.charge ? `<p class="total">${esc(data.charge.amount)} ${esc(data.charge.currency)}</p>` : ''}
     ${cart.length ? `<p class="total">Total: <output id="total"></output></p>` : ''}
     <form id="pay" novalidate>
-      <label>E-mail <input name="email" type="email" autocomplete="email" required></label>
+      <label>E-mail <input name="email" type="email" autocomplete="email" required aria-describedby="problem"></label>
       ${data.params.includes('phone') ? '<label>Phone <input name="phone" type="tel" autocomplete="tel" required></label>' : ''}
       ${data.params.includes('address') ? '<label>Address <input name="address" autocomplete="street-address" required></label>' : ''}
       ${data.params.includes('promo') ? '<label>Promo code <input name="promo"></label>' : ''}
@@ -49,6 +54,7 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
 <head>
   <meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${esc(link.title)} · ${esc(merchant.businessName)}</title>
+  <link rel="icon" href="${FAVICON}">
   <link rel="stylesheet" href="/hosted/link.css">
 </head>
 <body>
@@ -60,9 +66,9 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
     ${link.websiteUrl && /^https?:\/\//.test(link.websiteUrl) ? `<p><a href="${esc(link.websiteUrl)}" rel="noopener">${esc(link.websiteUrl)}</a></p>` : ''}
     ${social.length ? `<ul class="social">${social.map(([name, url]) => `<li><a href="${esc(url)}" rel="noopener">${esc(name)}</a></li>`).join('')}</ul>` : ''}
     ${body}
-    <section id="done" hidden><h2>${esc(link.action.successMessage)}</h2><p>Your payment was received.</p></section>
+    <section id="done" hidden><h2>${esc(link.action.successMessage)}</h2><p>Your payment was received.</p><p>Reference: <code id="reference"></code></p></section>
   </main>
-  <script type="application/json" id="link-data">${json({ slug: link.slug, action: link.action, cart, business: merchant.businessName })}</script>
+  <script type="application/json" id="link-data">${json({ slug: link.slug, action: link.action, cart, business: merchant.businessName, emailPattern: EMAIL_PATTERN.source })}</script>
   <script src="/checkout.js"></script>
   <script src="/hosted/link.js"></script>
 </body>

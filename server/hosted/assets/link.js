@@ -41,10 +41,29 @@
     return 'Something went wrong on our side. Please try again in a moment.';
   }
 
+  // The e-mail is checked here first, by the service's own rule: a typo is told at once, by
+  // the field, without a request.
+  const email = form.elements.email;
+  const emailOk = () => email.value.trim().length <= 254 && new RegExp(data.emailPattern).test(email.value.trim());
+  email.addEventListener('input', () => {
+    if (email.getAttribute('aria-invalid') === 'true' && emailOk()) {
+      email.removeAttribute('aria-invalid');
+      problem.textContent = '';
+    }
+  });
+
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     problem.textContent = '';
+    if (!emailOk()) {
+      email.setAttribute('aria-invalid', 'true');
+      problem.textContent = WORDS.email;
+      email.focus();
+      return;
+    }
+    email.removeAttribute('aria-invalid');
     const fields = Object.fromEntries(new FormData(form));
+    fields.email = email.value.trim();
     let response;
     let answer;
     try {
@@ -70,7 +89,13 @@
       currency: answer.currency,
       reference: answer.reference,
       email: fields.email,
-      onSuccess: () => (paid = true),
+      onSuccess: (payment) => {
+        paid = true;
+        // Paid: what was bought can no longer change here, and the reference is what the
+        // customer quotes to the merchant.
+        document.querySelectorAll('input[data-item], [form=pay]').forEach((input) => (input.disabled = true));
+        document.getElementById('reference').textContent = payment.reference;
+      },
       onClose: () => {
         if (!paid) return;
         if (data.action.redirect && /^https?:\/\//.test(data.action.redirectUrl)) {
