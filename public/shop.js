@@ -14,6 +14,30 @@ function record(name, detail) {
   events.append(item);
 }
 
+// The order as our server knows it (from the service's webhook), once it has heard: paid,
+// partly paid (the customer sent part, and this shop accepts partial payments), or not yet.
+async function showOrder(reference) {
+  const line = document.getElementById('order');
+  line.hidden = false;
+  line.textContent = `Order ${reference}: waiting for the payment service to tell our server…`;
+  for (let i = 0; i < 40; i++) {
+    const reply = await fetch(`/orders/${encodeURIComponent(reference)}`);
+    const order = reply.ok ? await reply.json() : undefined;
+    if (order && (order.paid || order.partlyPaid || order.problem)) {
+      const part = order.partlyPaid;
+      line.dataset.state = order.paid ? 'paid' : part ? 'partly paid' : 'problem';
+      line.textContent = order.paid
+        ? `Order ${reference}: paid.`
+        : part
+          ? `Order ${reference}: partly paid, ${part.amountPaid} of ${part.actualAmount} ${part.coin}, accepted.`
+          : `Order ${reference}: not paid (${order.problem}).`;
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  line.textContent = `Order ${reference}: our server has not heard from the payment service yet.`;
+}
+
 function payWithService(event) {
   event.preventDefault();
   const data = new FormData(form);
@@ -32,8 +56,10 @@ function payWithService(event) {
       theme: params.get('theme') || undefined,
       accent: params.get('accent') || undefined,
       metadata: { items: ['beans-1kg'] },
-      onSuccess: (payment) =>
-        record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid }),
+      onSuccess: (payment) => {
+        record('success', { reference: payment.reference, status: payment.status, amountPaid: payment.amountPaid });
+        void showOrder(payment.reference);
+      },
       onError: (error) => record('error', { code: error.code, message: error.message }),
       onClose: (info) => record('close', info),
     });

@@ -54,6 +54,20 @@ describe('the demo shop backend', () => {
     }
   });
 
+  it('marks an order partly paid, not paid, when part arrived and the payment was settled with it', async () => {
+    await page('/api/v1/transaction/initialize', { reference: 'shop-part', coin: 'USDT', currency: 'USD', amount: '24.50', accept_partial_payment: true, metadata: { items: ['beans-1kg'] } });
+    await page('/api/v1/sandbox/deposit', { reference: 'shop-part', kind: 'partial' });
+    await page('/api/v1/transaction/settle/shop-part', {});
+    let order = shop.orders.get('shop-part');
+    for (let i = 0; i < 100 && !order?.partlyPaid; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      order = shop.orders.get('shop-part');
+    }
+    expect(order).toMatchObject({ paid: false, timesMarkedPaid: 0, partlyPaid: { amountPaid: 12.3725, actualAmount: 24.745, coin: 'USDT' } });
+    const seen = await (await fetch(shop.url + '/orders/shop-part')).json();
+    expect(seen.partlyPaid).toEqual({ amountPaid: 12.3725, actualAmount: 24.745, coin: 'USDT' });
+  });
+
   it('holds a server-made order to the amount its server set; the page cannot re-price it', async () => {
     const order = await (await fetch(shop.url + '/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '40.00', currency: 'EUR' }) })).json();
     expect((await page('/api/v1/transaction/initialize', { reference: order.reference, coin: 'USDT', currency: 'EUR', amount: '0.01' })).status).toBe(409);

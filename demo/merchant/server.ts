@@ -42,6 +42,11 @@ export interface Order {
   /** What the order costs, as this shop priced it; a payment of anything else does not pay it. */
   price?: { amount: string; currency: string };
   paid: boolean;
+  /**
+   * A settled payment: the customer paid part of the amount and the merchant (accepting
+   * partial payments) took it as the payment. What arrived, against what was due.
+   */
+  partlyPaid?: { amountPaid: number; actualAmount: number; coin: string };
   /** Why a confirmed payment did not mark the order paid (another amount or currency). */
   problem?: string;
   /** How many times a webhook marked it paid: 1 at most, whatever arrives. */
@@ -114,16 +119,21 @@ export async function startMerchantSite(options: {
     const { reference, status, fiatAmount, currency } = event.data;
     const order = orders.get(reference) ?? { reference, price: priceOf(event.data.metadata), paid: false, timesMarkedPaid: 0, events: [] };
     order.events.push(`${event.id} ${status}`);
-    if (status === 'confirmed' && !order.paid) {
+    if ((status === 'confirmed' || status === 'settled') && !order.paid) {
       // A status alone is not enough: the payment must be for this order's amount and currency.
       const paid = `${fiatAmount.toFixed(2)} ${currency}`;
       const due = order.price ? `${Number(order.price.amount).toFixed(2)} ${order.price.currency}` : undefined;
-      if (due === paid) {
+      if (due !== paid) {
+        order.problem = due ? `paid ${paid}, but the order costs ${due}` : `paid ${paid} for an order this shop does not know`;
+      } else if (status === 'confirmed') {
         order.paid = true;
         order.timesMarkedPaid++;
-        order.problem = undefined;
+        order.problem = order.partlyPaid = undefined;
       } else {
-        order.problem = due ? `paid ${paid}, but the order costs ${due}` : `paid ${paid} for an order this shop does not know`;
+        // Settled: part of the amount arrived, and this shop accepts that as the payment.
+        const { amountPaid, actualAmount, coin } = event.data;
+        order.partlyPaid = { amountPaid, actualAmount, coin };
+        order.problem = undefined;
       }
     }
     orders.set(reference, order);

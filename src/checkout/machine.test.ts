@@ -354,12 +354,16 @@ describe('expiry', () => {
     expect(s.onError.mock.calls[0][0]).toMatchObject({ code: 'payment_expired', transaction: { amountPaid: 5 } });
   });
 
-  it('counts an accepted partial payment as a success when the quote runs out', async () => {
+  it('settles an accepted partial payment when the quote runs out: a success that says settled', async () => {
     const s = setup({ acceptPartialPayment: true });
     await toPayment(s);
     await nextPoll(s, 'expired', 5);
+    await settle();
+    expect(s.calls.settle).toBe(1);
     expect(screen(s)).toBe('success');
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
+    // The merchant hears it as the service records it: settled, not expired (issue 26).
+    expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'settled', amountPaid: 5 });
   });
 
   it('asks the server at once when the countdown reaches zero', async () => {

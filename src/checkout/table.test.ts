@@ -149,7 +149,7 @@ describe('the guards within a state', () => {
     ['failed', 0, false, 'error'],
     ['expired', 0, false, 'expired'],
     ['expired', 5, false, 'expired'],
-    ['expired', 5, true, 'success'],
+    ['expired', 5, true, 'settling'],
   ] as const)('follows a %s payment with %s paid (partial accepted: %s) to %s', (status, amountPaid, acceptPartialPayment, to) => {
     expect(next(states.quoting, { type: 'status', payment: payment({ status, amountPaid, acceptPartialPayment }) }, env).name).toBe(to);
   });

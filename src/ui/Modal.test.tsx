@@ -239,6 +239,68 @@ describe('the modal', () => {
     expect(document.querySelector('[data-service-checkout]')).toBeNull();
   });
 
+  /** The payment screen, after part of the amount arrived; then Escape asks the leave question. */
+  async function leavingAfterPart(overrides: Record<string, unknown> = {}) {
+    const m = await open({ acceptPartialPayment: true, ...overrides });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.state.status = 'incomplete';
+    m.state.paid = 10;
+    m.checkout.simulate('partial');
+    await flush();
+    m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    return m;
+  }
+
+  it('after part was paid, the leave question says how to come back: the reference, and that reopening resumes', async () => {
+    const m = await leavingAfterPart();
+    const question = m.$('[role=alertdialog]')!;
+    expect(m.$('#' + question.getAttribute('aria-describedby'))?.textContent).toBe(
+      'Anything you already sent still reaches the merchant. Reopening this checkout resumes it.',
+    );
+    expect(question.querySelector('[data-reference]')?.textContent).toBe('order-1');
+    expect(question.querySelector('button[aria-label="Copy reference"]')).not.toBeNull();
+    expect(m.root.activeElement?.textContent).toBe('Keep paying'); // still first to take focus
+    m.checkout.close();
+  });
+
+  it('promises no resume when the page did not name the reference (a reopened checkout makes a new one)', async () => {
+    const m = await leavingAfterPart({ reference: undefined });
+    const question = m.$('[role=alertdialog]')!;
+    expect(question.textContent).not.toContain('resumes');
+    expect(question.querySelector('[data-reference]')?.textContent).toMatch(/^sc_[0-9a-f]{24}$/);
+    m.checkout.close();
+  });
+
+  it('asks nothing more before anything was paid', async () => {
+    const m = await open();
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    expect(m.$('[role=alertdialog] [data-reference]')).toBeNull();
+    expect(m.$('[role=alertdialog]')?.textContent).not.toContain('resumes');
+    m.checkout.close();
+  });
+
+  it('a partial payment finished with what arrived is a receipt that says so, on screen and in the live region', async () => {
+    const m = await open({ acceptPartialPayment: true });
+    await flush();
+    click(m.$$('ul button')[0]);
+    await flush();
+    m.state.status = 'incomplete';
+    m.state.paid = 10;
+    m.checkout.simulate('partial');
+    await flush();
+    click([...m.$$('button')].find((b) => b.textContent === 'Finish with what I sent')!);
+    await flush();
+    expect(m.$('h3.ok')?.textContent).toBe('Part of the amount paid, and accepted by the merchant');
+    expect(m.$('[aria-live=polite]')?.textContent).toBe('Part of the amount paid, and accepted by the merchant');
+    expect(m.$('[data-receipt]')?.textContent).toContain('Paid10 USDTDue25.245 USDT');
+    m.checkout.close();
+  });
+
   it('announces a detected payment, the last minute and the success in one live region', async () => {
     const m = await open({}, (fake) => {
       fake.state.expiresAt = Date.now() + 90_000;

@@ -5,6 +5,7 @@ import { Coins } from './screens/Coins.tsx';
 import { Details } from './screens/Details.tsx';
 import { Outcome } from './screens/Outcome.tsx';
 import { Payment } from './screens/Payment.tsx';
+import { Reference } from './screens/Outcome.tsx';
 import { fill, text } from './text.ts';
 import { textOn } from './theme.ts';
 
@@ -32,7 +33,7 @@ function Screen({ checkout }: { checkout: Checkout }) {
       return <Coins checkout={checkout} view={view} />;
     case 'payment':
     case 'partial':
-      if (checkout.leaving.value) return <Leave checkout={checkout} />;
+      if (checkout.leaving.value) return <Leave checkout={checkout} partial={view.screen == 'partial'} />;
       return <Payment checkout={checkout} view={view} />;
     case 'closed':
       return null;
@@ -41,13 +42,21 @@ function Screen({ checkout }: { checkout: Checkout }) {
   }
 }
 
-/** Asked before closing on an open payment; "Keep paying" comes first, and takes focus. */
-function Leave({ checkout }: { checkout: Checkout }) {
+/**
+ * Asked before closing on an open payment; "Keep paying" comes first, and takes focus. After
+ * part was paid it also gives the reference, and, when the merchant's page named it (so a
+ * reopened checkout finds this payment), says that reopening resumes it.
+ */
+function Leave({ checkout, partial }: { checkout: Checkout; partial: boolean }) {
+  const { options } = checkout;
   return (
     <div role="alertdialog" aria-labelledby="sc-q" aria-describedby="sc-qn">
       <h3 id="sc-q">{text.leave}</h3>
-      <p id="sc-qn">{text.leaveNote}</p>
-      <button type="button" class="pr" onClick={checkout.stay}>
+      <p id="sc-qn">
+        {text.leaveNote} {partial && options.resumable && text.resume}
+      </p>
+      {partial && <Reference checkout={checkout} value={options.reference} />}
+      <button type="button" class="pr" onClick={checkout.stay} data-focus>
         {text.stay}
       </button>
       <button type="button" class="pr sc" onClick={checkout.close}>
@@ -63,7 +72,7 @@ function Leave({ checkout }: { checkout: Checkout }) {
  */
 function announcement(checkout: Checkout): string {
   const view = checkout.view.value;
-  if (view.screen === 'success') return text.success;
+  if (view.screen === 'success') return text[view.payment.status == 'settled' ? 'settled' : 'success'];
   if (view.screen === 'expired') return text.expired;
   if (view.screen !== 'payment' && view.screen !== 'partial') return '';
   const detected = view.screen === 'partial' ? fill(text.detected, coinAmount(view.payment.amountPaid, view.coin.symbol)) : '';

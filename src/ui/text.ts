@@ -54,6 +54,7 @@ const en = {
   detected: 'Payment detected: {0} received.',
   hurry: 'Less than a minute left.',
   success: 'Payment received',
+  settled: 'Part of the amount paid, and accepted by the merchant',
   paid: 'Paid',
   reference: 'Reference',
   hash: 'Transaction',
@@ -68,6 +69,7 @@ const en = {
   retry: 'Try again',
   leave: 'Leave this payment?',
   leaveNote: 'Anything you already sent still reaches the merchant.',
+  resume: 'Reopening this checkout resumes it.',
   stay: 'Keep paying',
   leaveYes: 'Leave',
   /** For the error screen. Bad options never open the modal, and expiry has its own screen. */

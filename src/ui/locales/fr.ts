@@ -52,6 +52,7 @@ export const fr: Text = {
   detected: 'Paiement détecté : {0} reçus.',
   hurry: 'Moins d’une minute restante.',
   success: 'Paiement reçu',
+  settled: 'Une partie du montant payée, et acceptée par le marchand',
   paid: 'Payé',
   reference: 'Référence',
   hash: 'Transaction',
@@ -66,6 +67,7 @@ export const fr: Text = {
   retry: 'Réessayer',
   leave: 'Quitter ce paiement ?',
   leaveNote: 'Ce que vous avez déjà envoyé parvient tout de même au marchand.',
+  resume: 'Rouvrir ce paiement le reprend.',
   stay: 'Continuer à payer',
   leaveYes: 'Quitter',
   errors: {

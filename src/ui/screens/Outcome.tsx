@@ -7,7 +7,7 @@ import { fill, text } from '../text.ts';
 type Props = { checkout: Checkout; view: Extract<View, { screen: 'success' | 'expired' | 'error' }> };
 
 /** The reference, with a copy button: what the customer quotes to the merchant. */
-function Reference({ checkout, value }: { checkout: Checkout; value: string }) {
+export function Reference({ checkout, value }: { checkout: Checkout; value: string }) {
   return (
     <p class="row">
       {text.reference}: <code data-reference>{value}</code>
@@ -77,7 +77,8 @@ export function Outcome({ checkout, view }: Props) {
       <p class="mk" aria-hidden="true">
         ✓
       </p>
-      <h3 class="ok">{text.success}</h3>
+      {/* Settled: the merchant accepted part of the amount as payment. */}
+      <h3 class="ok">{text[payment.status == 'settled' ? 'settled' : 'success']}</h3>
       <dl data-receipt>
         <dt>{text.paid}</dt>
         <dd>
