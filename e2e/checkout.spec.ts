@@ -69,6 +69,29 @@ test.describe('a payment from a merchant page on another origin', () => {
     expect(events[0].detail).toMatchObject({ status: 'confirmed', amountPaid: 24.745 });
   });
 
+  test('a partial payment finished with what arrived: the receipt says so, onSuccess says settled, the shop shows the order partly paid', async ({ page, servers }) => {
+    await page.goto(servers.shop.url + '/');
+    await page.getByLabel('Accept partial payment').check();
+    await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+    const dialog = modal(page);
+    await dialog.getByLabel('Full name').fill('Ada Lovelace');
+    await dialog.getByLabel('E-mail').fill('ada@example.com');
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await dialog.getByRole('button', { name: /^USDT / }).click();
+    await dialog.getByRole('button', { name: 'Partial' }).click();
+    await dialog.getByRole('button', { name: 'Finish with what I sent' }).click();
+
+    await expect(dialog.getByRole('heading', { name: 'Part of the amount paid, and accepted by the merchant' })).toBeVisible();
+    await expect(dialog.locator('[data-receipt]')).toContainText('Paid12.3725 USDTDue24.745 USDT ($24.50)');
+    const events = await shopEvents(page);
+    expect(events.map((e) => e.name)).toEqual(['success']);
+    expect(events[0].detail).toMatchObject({ status: 'settled', amountPaid: 12.3725 });
+    // The merchant's server heard it from the webhook, and the shop says so.
+    const order = page.locator('#order');
+    await expect(order).toHaveAttribute('data-state', 'partly paid');
+    await expect(order).toHaveText(`Order ${events[0].detail.reference}: partly paid, 12.3725 of 24.745 USDT, accepted.`);
+  });
+
   test('an overpayment is a success that says how much extra arrived', async ({ page, servers }) => {
     const dialog = await openPayment(page, servers.shop.url, 'DAI');
     await dialog.getByRole('button', { name: 'Over' }).click();
@@ -156,6 +179,45 @@ test.describe('a checkout customers can trust', () => {
     await expect(receipt).toContainText('NetworkBNB Smart Chain Testnet');
     await expect(dialog.locator('[data-reference]')).toHaveText(/^sc_[0-9a-f]{24}$/);
     await expect(dialog.getByRole('button', { name: 'Copy reference' })).toBeVisible();
+  });
+
+  for (const [width, height] of [[375, 740], [320, 640]]) {
+    test(`on a ${width}×${height} phone the time left sits beside the amount, in view with the amount and the address; the sandbox buttons keep to one line`, async ({ page, servers }) => {
+      await page.setViewportSize({ width, height });
+      const dialog = await openPayment(page, servers.shop.url);
+      const box = async (selector: string) => (await dialog.locator(selector).boundingBox())!;
+      const amount = await box('[data-amount]');
+      const time = await box('.tm');
+      const address = await box('[data-address]');
+      for (const [name, b] of Object.entries({ amount, time, address })) {
+        expect(b.x, name).toBeGreaterThanOrEqual(0);
+        expect(b.y, name).toBeGreaterThanOrEqual(0);
+        expect(b.x + b.width, name).toBeLessThanOrEqual(width);
+        expect(b.y + b.height, name).toBeLessThanOrEqual(height);
+      }
+      // Beside the amount: on its line, or the one right under it.
+      expect(time.y).toBeLessThan(amount.y + amount.height + 16);
+      expect(time.y + time.height).toBeGreaterThan(amount.y);
+      const tops = await dialog.locator('.sb button').evaluateAll((buttons) => buttons.map((b) => Math.round(b.getBoundingClientRect().top)));
+      expect(new Set(tops).size).toBe(1);
+      const sandbox = await box('.sb');
+      expect(sandbox.x + sandbox.width).toBeLessThanOrEqual(width);
+    });
+  }
+
+  test('the hurry state shows beside the amount on a phone too', async ({ page }) => {
+    const servers = await startServers({ quoteSeconds: 100 });
+    try {
+      await page.setViewportSize({ width: 375, height: 740 });
+      const dialog = await openPayment(page, servers.shop.url);
+      const time = dialog.locator('.tm');
+      await expect(time).toHaveAttribute('data-hurry', 'true');
+      const box = (await time.boundingBox())!;
+      expect(box.y + box.height).toBeLessThanOrEqual(740);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+    } finally {
+      await servers.close();
+    }
   });
 
   test('the last two minutes say so in words and change shape, not colour alone', async ({ page }) => {

@@ -47,15 +47,15 @@ svg{display:block;width:196px;max-width:100%;margin:12px auto}
 dl{display:grid;grid-template-columns:auto 1fr;gap:2px 12px;margin:12px 0}
 dd{margin:0}
 .ok{color:var(--ok)}
-.sb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:14px;padding:8px;border:1px dashed var(--li);border-radius:8px}
+.sb{display:flex;gap:6px;align-items:center;margin-top:14px;padding:8px;border:1px dashed var(--li);border-radius:8px}
 .w{width:min(760px,100%)}
 @media(min-width:700px){.pay{display:grid;grid-template-columns:1fr 210px;gap:0 24px;align-items:start}}
 .net{margin:10px 0;padding:6px 10px;border:2px solid var(--ac);border-radius:8px}
 .net p{margin:3px 0}
 .wn{font-weight:600}
-.tm{padding:6px;border-radius:8px;text-align:center}
+.tm{padding:6px;border-radius:8px}
 .ur{border:2px solid var(--er);background:var(--nb)}
 .mk{width:44px;height:44px;margin:4px auto 0;border-radius:50%;background:var(--ok);color:var(--bg);font-size:26px;line-height:44px;text-align:center}
-.due{margin-inline-start:auto}
+.due,.tm{margin-inline-start:auto}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;

@@ -43,6 +43,11 @@ export function Payment({ checkout, view }: Props) {
               {coinAmount(due, coin.symbol)}
             </output>
             <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
+            {/* Beside the amount, so the time left is in view wherever the amount and address are read (a phone too). */}
+            <span class={hurry ? 'tm ur' : 'tm'} data-hurry={hurry || undefined}>
+              {hurry && <b>{text.hurrySoon}. </b>}
+              {text.timeLeft}: <time data-time-left>{clock(left)}</time>
+            </span>
           </p>
           {/* Sending on another chain is how customers lose money: the network sits by the amount. */}
           <div class="net" data-network>
@@ -98,10 +103,6 @@ export function Payment({ checkout, view }: Props) {
               {text.wallet}
             </a>
           )}
-          <p class={hurry ? 'tm ur' : 'tm'} data-hurry={hurry || undefined}>
-            {hurry && <b>{text.hurrySoon}. </b>}
-            {text.timeLeft}: <time data-time-left>{clock(left)}</time>
-          </p>
           <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
             {checkout.reconnecting.value ? text.reconnecting : c ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required) : text.waiting}
           </p>
