@@ -66,6 +66,12 @@ export interface ServiceOptions {
   /** How long a merchant's endpoint has to answer one delivery (10 s by default). */
   webhookTimeoutMs?: number;
   /**
+   * Whether test keys may have webhooks sent to this machine (loopback): a developer's own
+   * instance. Off by default, since on a shared instance any merchant holds a test key and
+   * could reach the operator's own services; on with `demo` unless said otherwise.
+   */
+  loopbackWebhooks?: boolean;
+  /**
    * The sandbox's demo merchant and its catalogue, whose keys (live ones too) are public in the
    * README: for the demo and the tests only, never a service anyone else can reach. Off by default.
    */
@@ -204,6 +210,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       distDir: options.distDir ?? fromRoot('dist/'),
       retry,
       rotationOverlapMs: 24 * 3_600_000,
+      loopbackWebhooks: options.loopbackWebhooks ?? options.demo ?? false,
     },
     now,
     origin: () => origin,
@@ -228,6 +235,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         gasKey: options.gasKey,
         intervalMs: options.jobIntervalMs ?? 1000,
         webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
+        loopbackWebhooks: options.loopbackWebhooks ?? options.demo ?? false,
         payoutCheckMs: options.payoutCheckMs ?? 2000,
         sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
         reconcileIntervalMs: options.reconcileIntervalMs ?? 600_000,

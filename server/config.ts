@@ -44,6 +44,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: databaseUrl ? undefined : env.DATA_DIR || '.data',
     quoteSeconds: int(env, 'QUOTE_SECONDS', 900, 10, 86_400),
     sandbox: flag(env, 'SANDBOX', true),
+    // Unset: off, or on with the demo merchant (a developer's own instance).
+    ...(env.WEBHOOKS_TO_LOOPBACK !== undefined ? { loopbackWebhooks: flag(env, 'WEBHOOKS_TO_LOOPBACK', false) } : {}),
     webhookRetryMs: int(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
     webhookRetryCapMs: int(env, 'WEBHOOK_RETRY_CAP_MS', 3_600_000, 10, 86_400_000),
     webhookRetryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_MS', 3 * 86_400_000, 1000, 30 * 86_400_000),

@@ -32,7 +32,7 @@ const PRIVATE_HOST = /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.
  * machine with test keys (a developer's laptop). Never a private, link-local or metadata
  * address. (Names that resolve to such addresses are refused at delivery time as well.)
  */
-export function webhookUrlProblem(raw: string, mode: 'test' | 'live'): string | undefined {
+export function webhookUrlProblem(raw: string, mode: 'test' | 'live', loopbackAllowed = true): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -42,7 +42,8 @@ export function webhookUrlProblem(raw: string, mode: 'test' | 'live'): string | 
   if (url.username || url.password) return 'expected no user name or password in the URL';
   const host = url.hostname.toLowerCase();
   if (LOOPBACK_HOST.test(host)) {
-    return mode === 'test' ? undefined : 'expected a public https URL: loopback addresses are for test keys only';
+    if (mode === 'live') return 'expected a public https URL: loopback addresses are for test keys only';
+    return loopbackAllowed ? undefined : 'expected a public https URL: this service sends no webhooks to its own machine (its operator has not set WEBHOOKS_TO_LOOPBACK=true)';
   }
   if (url.protocol !== 'https:') return mode === 'test' ? 'expected https (plain http only to localhost, with test keys)' : 'expected an https URL';
   if (PRIVATE_HOST.test(host)) return 'expected a public host, not a private, link-local or metadata address';

@@ -1,6 +1,7 @@
 // Where the service may send a request of its own (a webhook delivery): never a private,
-// link-local, reserved or metadata address; loopback only for test keys. Used when a URL is
-// registered (an address written in the URL) and again at connect time, after DNS.
+// link-local, reserved or metadata address; loopback only for test keys, and only where the
+// operator allows it (a developer's own instance). Used when a URL is registered (an address
+// written in the URL) and again at connect time, after DNS.
 import { BlockList, isIP } from 'node:net';
 
 const never = new BlockList();
@@ -8,9 +9,12 @@ for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10]
   never.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [['fc00::', 7], ['fe80::', 10], ['::', 128], ['ff00::', 8], ['64:ff9b::', 96]] as const) never.addSubnet(net, prefix, 'ipv6');
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
+const loopbackNet = new BlockList();
+loopbackNet.addSubnet('127.0.0.0', 8, 'ipv4');
+loopbackNet.addAddress('::1', 'ipv6');
+
+/** Whether events of a `mode` account may go to this machine on this service, else why not. */
+export const loopbackPolicy = (mode: 'test' | 'live', allowed: boolean): true | keyof typeof LOOPBACK_REFUSED => (mode === 'live' ? 'live' : allowed ? true : 'off');
 
 /** An IPv4-mapped IPv6 address as its IPv4 form: ::ffff:10.0.0.1, and ::ffff:a00:1 as URL writes it. */
 function unmapped(address: string): string {
@@ -22,11 +26,20 @@ function unmapped(address: string): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
-/** Why an address may not receive webhooks in `mode`, or undefined when it may. */
-export function addressProblem(address: string, mode: 'test' | 'live'): string | undefined {
+/** Why a refused loopback address is refused, in the words the merchant reads. */
+export const LOOPBACK_REFUSED = {
+  live: 'loopback is for test keys only',
+  off: 'this service sends no webhooks to its own machine (its operator has not set WEBHOOKS_TO_LOOPBACK=true)',
+} as const;
+
+/**
+ * Why an address may not receive webhooks, or undefined when it may. `loopback`: whether this
+ * machine may (test keys, where the operator allows it), else why not.
+ */
+export function addressProblem(address: string, loopback: true | keyof typeof LOOPBACK_REFUSED): string | undefined {
   const ip = unmapped(address);
   const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (loopback.check(ip, family)) return mode === 'test' ? undefined : `${address} is this machine: loopback is for test keys only`;
+  if (loopbackNet.check(ip, family)) return loopback === true ? undefined : `${address} is this machine: ${LOOPBACK_REFUSED[loopback]}`;
   if (never.check(ip, family)) return `${address} is a private, link-local or reserved address`;
   return undefined;
 }

@@ -36,6 +36,8 @@ export interface JobDeps {
   /** How often a job looks for due work it was not woken for. */
   intervalMs: number;
   webhookTimeoutMs: number;
+  /** Whether test keys' events may go to this machine (WEBHOOKS_TO_LOOPBACK; on with the demo). */
+  loopbackWebhooks: boolean;
   payoutCheckMs: number;
   sweepIntervalMs: number;
   reconcileIntervalMs: number;

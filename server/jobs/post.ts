@@ -7,7 +7,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { addressProblem } from '../http/outbound-addresses.ts';
+import { addressProblem, type LOOPBACK_REFUSED } from '../http/outbound-addresses.ts';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -16,7 +16,7 @@ export interface PostResult {
   error: string | null;
 }
 
-export function post(url: string, body: string, headers: Record<string, string>, options: { mode: 'test' | 'live'; timeoutMs: number; signal: AbortSignal }): Promise<PostResult> {
+export function post(url: string, body: string, headers: Record<string, string>, options: { loopback: true | keyof typeof LOOPBACK_REFUSED; timeoutMs: number; signal: AbortSignal }): Promise<PostResult> {
   return new Promise((resolve) => {
     let settled = false;
     // Declared before done() can run: a refused address answers before any request is made.
@@ -30,14 +30,14 @@ export function post(url: string, body: string, headers: Record<string, string>,
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
-      const problem = addressProblem(host, options.mode);
+      const problem = addressProblem(host, options.loopback);
       if (problem) return done({ status: 0, error: `refused: ${problem}` });
     }
     // Checked at connect time, on the addresses the connection will actually use.
     const lookup: RequestOptions['lookup'] = (hostname, lookupOptions, callback) => {
       dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
         if (error) return callback(error, '', 4);
-        const problem = addresses.map((a) => addressProblem(a.address, options.mode)).find(Boolean);
+        const problem = addresses.map((a) => addressProblem(a.address, options.loopback)).find(Boolean);
         if (problem) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${problem}`), { code: 'EREFUSED_ADDRESS' }), '', 4);
         if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         callback(null, addresses[0].address, addresses[0].family);

@@ -1,5 +1,6 @@
 // Delivers the outbox: claims due events (one instance each), POSTs each signed to the
 // merchant's URL, records every attempt, and schedules the next by the retry policy.
+import { loopbackPolicy } from '../http/outbound-addresses.ts';
 import { SIGNATURE_HEADER, signatureHeader, standardHeaders } from '../../contract/webhook-signature.ts';
 import { hmacSha256, hmacSha256Base64 } from '../crypto.ts';
 import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.ts';
@@ -20,6 +21,8 @@ export interface DeliveryDeps {
   instance: string;
   /** How long a merchant has to answer one delivery. */
   timeoutMs: number;
+  /** Whether test keys' events may go to this machine (WEBHOOKS_TO_LOOPBACK; on with the demo). */
+  loopbackWebhooks: boolean;
 }
 
 export function webhookDelivery(deps: DeliveryDeps) {
@@ -50,7 +53,7 @@ export function webhookDelivery(deps: DeliveryDeps) {
         [SIGNATURE_HEADER]: signatureHeader(hmacSha256, secrets, event.body, timestamp),
         ...standardHeaders(hmacSha256Base64, secrets, event.id, event.body, timestamp),
       },
-      { mode: event.mode as 'test' | 'live', timeoutMs: deps.timeoutMs, signal: abort.signal },
+      { loopback: loopbackPolicy(event.mode as 'test' | 'live', deps.loopbackWebhooks), timeoutMs: deps.timeoutMs, signal: abort.signal },
     ).finally(() => inFlight.delete(abort));
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
     if (delivered(status)) {

@@ -43,6 +43,8 @@ export interface ServiceParts {
     retry: RetryPolicy;
     /** How long the old webhook secret still signs after a rotation. */
     rotationOverlapMs: number;
+    /** Whether test keys may have webhooks sent to this machine (see ServiceOptions.loopbackWebhooks). */
+    loopbackWebhooks: boolean;
   };
   now(): number;
   /** The service's own public origin, for links and file URLs. */

@@ -10,22 +10,23 @@ import { parse } from '../http/validate.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
 import type { Handler } from './context.ts';
 import { isIP } from 'node:net';
-import { addressProblem } from '../http/outbound-addresses.ts';
+import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
 import { getAddress, isAddress } from 'viem';
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
   url: endpoint.url,
+  undocumented: true,
   secret: endpoint.secret,
   ...(endpoint.previousSecret && endpoint.previousUntilMs ? { previousSecretValidUntil: new Date(endpoint.previousUntilMs).toISOString() } : {}),
 });
 
 export const putWebhook: Handler = async ({ req, account, service }) => {
   const { url } = parse(WebhookBody, await readJson(req));
-  const problem = webhookUrlProblem(url, account.mode);
+  const problem = webhookUrlProblem(url, account.mode, service.config.loopbackWebhooks);
   if (problem) throw invalidField('url', problem);
   // An address written in the URL is checked now, as delivery would: refused at once, not retried for days.
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const refused = isIP(host) ? addressProblem(host, account.mode) : undefined;
+  const refused = isIP(host) ? addressProblem(host, loopbackPolicy(account.mode, service.config.loopbackWebhooks)) : undefined;
   if (refused) throw invalidField('url', `expected a public host: ${refused}`);
   await service.merchants.setWebhookUrl(account, url, service.now());
   return ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook URL saved');

@@ -304,23 +304,53 @@ describe('webhook delivery on a sender\'s terms', () => {
     expect(failing.hits()).toBe(after);
   });
 
+  // Review of issue 21: any merchant on a shared instance holds a test key, and test keys could
+  // point webhooks at loopback: the service then POSTed to the operator's own services.
+  it('sends test keys\' webhooks to this machine only where the operator allows it (WEBHOOKS_TO_LOOPBACK, on with the demo)', async () => {
+    const shared = await service({ demo: false, merchants: [DEMO_MERCHANT] });
+    const hook = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
+    for (const url of [hook.url, `http://localhost:${new URL(hook.url).port}/hook`, `https://[::1]:${new URL(hook.url).port}/hook`]) {
+      const refused = await call(shared, 'PUT', '/api/v1/webhook', { url });
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.errors, url).toEqual([{ field: 'url', message: expect.stringMatching(/WEBHOOKS_TO_LOOPBACK=true/) }]);
+    }
+    // An event of a test key already pointed there (say, before the switch was turned off) is not sent either.
+    await shared.parts.merchants.setWebhookUrl({ merchant: { id: DEMO_MERCHANT.id } as never, mode: 'test', via: 'secret' } as never, hook.url, Date.now());
+    await call(shared, 'POST', '/api/v1/transaction/initialize', { reference: 'loop-1', coin: 'USDT', currency: 'USD', amount: 5 });
+    await call(shared, 'POST', '/api/v1/sandbox/deposit', { reference: 'loop-1', kind: 'exact' });
+    const attempts = await until(async () => {
+      const feed = (await call(shared, 'GET', '/api/v1/events')).body.data as Array<{ attempts?: Array<{ error: string | null }> }>;
+      const tried = feed.flatMap((e) => e.attempts ?? []);
+      return tried.length > 0 && tried;
+    });
+    expect(attempts[0]!.error).toMatch(/refused: .* WEBHOOKS_TO_LOOPBACK=true/);
+    expect(hook.events.length + hook.refused).toBe(0);
+    // The operator's switch: on, a developer's own machine is a fine place for test events.
+    const own = await service({ demo: false, merchants: [DEMO_MERCHANT], loopbackWebhooks: true });
+    expect((await call(own, 'PUT', '/api/v1/webhook', { url: hook.url })).status).toBe(200);
+  });
+
   it('checks addresses after DNS resolution: localhost is loopback, refused for live keys', async () => {
     const { post } = await import('../jobs/post.ts');
     const { addressProblem } = await import('../http/outbound-addresses.ts');
     const listening = await endpoint((res) => res.writeHead(200).end());
     const port = new URL(listening.url).port;
     const signal = new AbortController().signal;
-    expect(await post(`http://localhost:${port}/hook`, '{}', {}, { mode: 'test', timeoutMs: 2000, signal })).toEqual({ status: 200, error: null });
-    const live = await post(`http://localhost:${port}/hook`, '{}', {}, { mode: 'live', timeoutMs: 2000, signal });
+    expect(await post(`http://localhost:${port}/hook`, '{}', {}, { loopback: true, timeoutMs: 2000, signal })).toEqual({ status: 200, error: null });
+    const live = await post(`http://localhost:${port}/hook`, '{}', {}, { loopback: 'live', timeoutMs: 2000, signal });
     expect(live.status).toBe(0);
     expect(live.error).toMatch(/refused: localhost resolves to .* loopback is for test keys only/);
     expect(listening.hits()).toBe(1);
     // An address refused before any connection answers as a failed attempt; it must not throw.
-    expect(await post('https://[::ffff:a00:1]/hook', '{}', {}, { mode: 'live', timeoutMs: 2000, signal })).toEqual({ status: 0, error: expect.stringMatching(/^refused: ::ffff:a00:1 is a private/) });
+    expect(await post('https://[::ffff:a00:1]/hook', '{}', {}, { loopback: 'live', timeoutMs: 2000, signal })).toEqual({ status: 0, error: expect.stringMatching(/^refused: ::ffff:a00:1 is a private/) });
     for (const address of ['10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a00:1', '::ffff:a9fe:a9fe', '0.0.0.0']) {
-      expect(addressProblem(address, 'test'), address).toMatch(/private, link-local or reserved/);
+      expect(addressProblem(address, true), address).toMatch(/private, link-local or reserved/);
     }
     expect(addressProblem('8.8.8.8', 'live')).toBeUndefined();
     expect(addressProblem('2606:4700::1111', 'live')).toBeUndefined();
+    // Where the operator has not allowed loopback, test keys' events do not reach this machine either.
+    const off = await post(`http://localhost:${port}/hook`, '{}', {}, { loopback: 'off', timeoutMs: 2000, signal });
+    expect(off).toMatchObject({ status: 0, error: expect.stringMatching(/refused: localhost resolves to .* WEBHOOKS_TO_LOOPBACK=true/) });
+    expect(listening.hits()).toBe(1);
   });
 });
