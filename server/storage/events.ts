@@ -84,16 +84,23 @@ export class EventStore {
    * Claims up to `limit` events due for delivery, leasing them for `leaseMs`: another
    * instance skips them while the lease holds, and takes them over if this one dies.
    */
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<StoredEvent[]> {
+  async claimDue(nowMs: number, leaseMs: number, limit: number, perAccount = 4): Promise<StoredEvent[]> {
+    // Fair to every account: at most `perAccount` events of one (merchant, mode) a batch, live
+    // accounts' first, so that no merchant's backlog (a test key's flood to a slow endpoint)
+    // holds back another's deliveries. The rows looked at are locked, so instances claiming at
+    // once look at different ones.
     const rows = await this.db.query(
-      `UPDATE events SET lease_until_ms = $2, attempts = attempts + 1, lease_token = $4
-        WHERE seq IN (
-          SELECT seq FROM events
-           WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
-           ORDER BY next_attempt_ms LIMIT $3
-           FOR UPDATE SKIP LOCKED)
+      `WITH due AS (
+         SELECT seq, merchant_id, mode, next_attempt_ms FROM events
+          WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+          ORDER BY next_attempt_ms LIMIT $5
+          FOR UPDATE SKIP LOCKED),
+       ranked AS (
+         SELECT seq, mode, next_attempt_ms, row_number() OVER (PARTITION BY merchant_id, mode ORDER BY next_attempt_ms, seq) AS n FROM due)
+       UPDATE events SET lease_until_ms = $2, attempts = attempts + 1, lease_token = $4
+        WHERE seq IN (SELECT seq FROM ranked WHERE n <= $6 ORDER BY (mode = 'live') DESC, next_attempt_ms, seq LIMIT $3)
         RETURNING *`,
-      [nowMs, nowMs + leaseMs, limit, randomBytes(8).toString('hex')],
+      [nowMs, nowMs + leaseMs, limit, randomBytes(8).toString('hex'), Math.max(limit * 20, 200), perAccount],
     );
     return rows.map(eventOf).sort((a, b) => a.seq - b.seq);
   }
