@@ -8,6 +8,8 @@ import { startService, type Service } from '../../server/app.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { startReceiver, type Receiver } from '../../server/testing/receiver.ts';
 import { runCli, USAGE } from './cli.ts';
+// Every answer of the API seen here must be one the OpenAPI document allows.
+import { standIns } from '../../server/testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
@@ -186,6 +188,7 @@ describe('service-checkout CLI', () => {
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    standIns.add(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
     const local = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
     const stop = new AbortController();
     const out: string[] = [];
@@ -221,6 +224,7 @@ describe('service-checkout CLI', () => {
     });
     await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
     const apiUrl = `http://127.0.0.1:${(chain.address() as AddressInfo).port}`;
+    standIns.add(apiUrl);
     const run = async (args: string[], extra: object = {}) => {
       const out: string[] = [];
       const code = await runCli(['trigger', 'deposit', 'cli-chain', 'full', '--api', apiUrl, ...args], { env: { SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => out.push(l), pollMs: 20, ...extra });

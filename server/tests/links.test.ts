@@ -8,6 +8,8 @@ import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import { configFromEnv } from '../config.ts';
+// Every answer of the API seen here must be one the OpenAPI document allows.
+import '../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

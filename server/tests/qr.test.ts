@@ -7,6 +7,8 @@ import { startService, type Service } from '../app.ts';
 import { paymentUri } from '../../contract/payment-uri.ts';
 import { QrResponse } from '../../contract/schemas.ts';
 import { qrView } from '../views/qr.ts';
+// Every answer of the API seen here must be one the OpenAPI document allows.
+import '../testing/conformance.ts';
 
 const { publicKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

@@ -1,0 +1,68 @@
+// Imported by an HTTP test file, this holds every answer of the API that the file's tests see
+// to the OpenAPI document: it records each response fetched from a route the document covers,
+// and after the file's tests checks each body against the schema of its operation and status.
+// An answer the document does not allow fails the file, naming the call.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, expect } from 'vitest';
+import { Router } from '../http/router.ts';
+import { documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
+import { ROUTES } from '../routes/table.ts';
+
+type Responses = Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+
+const doc = openApiDocument(ROUTES, 'http://127.0.0.1');
+const paths = doc.paths as Record<string, Record<string, { responses: Responses }>>;
+const errorSchema = (doc.components as { schemas: { Error: JsonSchema } }).schemas.Error;
+const router = new Router(ROUTES.filter(documented));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+
+export const answers: Array<{ call: string; status: number }> = [];
+/** Origins of stand-ins a test runs in the service's place (a proxy failing on purpose): not the service, not checked. */
+export const standIns = new Set<string>();
+const problems: string[] = [];
+const pending: Array<Promise<void>> = [];
+
+function check(method: string, path: string, status: number, type: string | null, text: string): void {
+  let found: ReturnType<typeof router.match>;
+  try {
+    found = router.match(method, path);
+  } catch {
+    return; // a malformed %-escape: refused before any operation
+  }
+  if (!('spec' in found)) return; // a path or method the API does not have: 404/405, not an operation
+  const call = `${method} ${path} ${status}`;
+  answers.push({ call, status });
+  const response = paths[openApiPath(found.spec.path)][method.toLowerCase()].responses[String(status)];
+  if (!response?.content) return void problems.push(`${call}: the document has no ${status} for ${method} ${openApiPath(found.spec.path)}`);
+  if (!type?.startsWith('application/json')) return void problems.push(`${call}: answered ${type}, not JSON`);
+  const schema = response.content['application/json'].schema;
+  if (!ajv.validate(schema.$ref ? errorSchema : schema, JSON.parse(text))) problems.push(`${call}: ${ajv.errorsText(ajv.errors)}`);
+}
+
+const original = globalThis.fetch;
+globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+  const response = await original(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (url.hostname === '127.0.0.1' && !standIns.has(url.origin) && documented({ path: url.pathname })) {
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    // Read from a copy, never holding up the test; an answer cut short (an aborted long poll) is not one.
+    pending.push(
+      response
+        .clone()
+        .text()
+        .then((text) => check(method, url.pathname, response.status, response.headers.get('content-type'), text))
+        .catch(() => {}),
+    );
+  }
+  return response;
+};
+
+afterAll(async () => {
+  globalThis.fetch = original;
+  // An answer still streaming now (a long poll left open) is not one: wait a little, not for ever.
+  await Promise.race([Promise.all(pending), new Promise((resolve) => setTimeout(resolve, 2000))]);
+  console.log(`OpenAPI conformance: ${answers.length} answers checked, ${new Set(answers.map((a) => a.call.replace(/ \/[^ ]*/, (p) => ' ' + (router.match(a.call.split(' ')[0], p.trim()) as { spec?: { path: string } }).spec?.path))).size} operation/status pairs`);
+  expect(problems, 'answers that the OpenAPI document does not allow').toEqual([]);
+});
