@@ -27,6 +27,10 @@ export const CreatedMerchant = later(() =>
 );
 export type CreatedMerchant = z.infer<typeof CreatedMerchant>;
 
+/** POST /operator/v1/merchants/:id/secret-keys: new secret keys, shown this once; the old ones stop working. */
+export const RolledKeys = later(() => z.object({ id: text, secretKeys: z.object({ test: text, live: text }) }));
+export type RolledKeys = z.infer<typeof RolledKeys>;
+
 /** GET /operator/v1/merchants: every business, oldest first. */
 export const MerchantList = later(() => z.array(z.object({ id: text, businessName: text, businessEmail: text, businessLogo: text })));
 export type MerchantList = z.infer<typeof MerchantList>;

@@ -7,7 +7,7 @@
 // database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
 // With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
 // keys from it on every request.
-import { CreatedMerchant, MerchantCreateBody, MerchantList } from '../contract/operator.ts';
+import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys } from '../contract/operator.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
@@ -19,6 +19,7 @@ import type { Merchant } from './domain/account.ts';
 
 const USAGE = `usage: npm run service -- merchant create --name "Business name" --email orders@example.com [--logo https://…] [--json]
        npm run service -- merchant list [--json]
+       npm run service -- merchant roll-keys --id <merchant id> [--json]   (new secret keys; the old ones stop working)
 A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
 function option(args: string[], name: string): string | undefined {
@@ -30,6 +31,8 @@ function option(args: string[], name: string): string | undefined {
 interface Merchants {
   create(body: { name: string; email: string; logo?: string }): Promise<CreatedMerchant>;
   list(): Promise<Merchant[]>;
+  /** New secret keys; undefined for an unknown merchant. */
+  rollSecretKeys(id: string): Promise<RolledKeys | undefined>;
 }
 
 class OperatorError extends Error {}
@@ -45,10 +48,10 @@ function remote(url: string, token: string, local: boolean): Merchants {
   if (!local && !/^https:/.test(base) && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) {
     throw new OperatorError(`SERVICE_URL: expected https:// for a service on another machine (the operator token must not travel in clear), received ${base.slice(0, 80)}`);
   }
-  const call = async (method: string, body?: unknown): Promise<unknown> => {
+  const call = async (method: string, body?: unknown, path = ''): Promise<unknown> => {
     let response: Response;
     try {
-      response = await fetch(`${base}/operator/v1/merchants`, {
+      response = await fetch(`${base}/operator/v1/merchants${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
@@ -69,6 +72,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
   return {
     create: async (body) => check<CreatedMerchant>(CreatedMerchant, await call('POST', body)),
     list: async () => check<Merchant[]>(MerchantList, await call('GET')),
+    rollSecretKeys: async (id) => check<RolledKeys>(RolledKeys, await call('POST', {}, `/${encodeURIComponent(id)}/secret-keys`)),
   };
 }
 
@@ -86,6 +90,10 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
           return { id: m.id, businessName: m.businessName, businessEmail: m.businessEmail, keys: m.keys, webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'] };
         },
         list: () => store.list(),
+        rollSecretKeys: async (id) => {
+          const secretKeys = await store.rollSecretKeys(id, Date.now());
+          return secretKeys && { id, secretKeys };
+        },
       });
     } finally {
       await db.close();
@@ -113,7 +121,7 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
 export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
   const [noun, verb] = args;
   const json = args.includes('--json');
-  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list')) {
+  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys')) {
     out(USAGE);
     return 2;
   }
@@ -129,12 +137,28 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     }
     body = parsed.data;
   }
+  const id = option(args, 'id') ?? '';
+  if (verb === 'roll-keys' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+    out(`--id: expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
+    out(USAGE);
+    return 2;
+  }
   try {
     return await withMerchants(config, async (merchants) => {
       if (verb === 'list') {
         const all = await merchants.list();
         if (json) out(JSON.stringify(all));
         else all.forEach((m) => out(`${m.id}  ${m.businessName} <${m.businessEmail}>`));
+        return 0;
+      }
+      if (verb === 'roll-keys') {
+        const rolled = await merchants.rollSecretKeys(id);
+        if (!rolled) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
+        if (json) out(JSON.stringify(rolled));
+        else {
+          out(`New secret keys for ${id}. Keep these now: they are not shown again, and the old ones no longer work.`);
+          for (const mode of ['test', 'live'] as const) out(`  ${mode} secret key      ${rolled.secretKeys[mode]}`);
+        }
         return 0;
       }
       const created = await merchants.create(body!);

@@ -3,6 +3,7 @@
 // Prometheus metrics.
 import { MerchantCreateBody } from '../../contract/operator.ts';
 import { readJson } from '../http/body.ts';
+import { invalidField, NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Handler } from './context.ts';
@@ -20,6 +21,16 @@ export const metrics: Handler = async ({ res, service }) => {
   const { contentType, text } = await service.metrics.scrape();
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(text);
   return undefined;
+};
+
+/** New secret keys for a merchant who lost (or leaked) theirs: the old ones stop working now. */
+export const rollSecretKeys: Handler = async ({ params, service }) => {
+  const id = params.id;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
+  const secretKeys = await service.merchants.rollSecretKeys(id, service.now());
+  if (!secretKeys) throw new NotFound(`No merchant ${id}`);
+  service.log.info({ merchant: id }, 'secret keys rolled by the operator');
+  return ok(201, { id, secretKeys }, 'New secret keys: shown this once; the old ones no longer work');
 };
 
 export const listMerchants: Handler = async ({ service }) => ok(200, await service.merchants.list(), 'Merchants');

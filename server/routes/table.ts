@@ -56,6 +56,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'GET', path: '/api/v1/reference', auth: 'none', handler: docs.reference, summary: 'the API reference, a page made from that document' },
   { method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: operator.createMerchant, summary: 'operator token: make a merchant, its keys shown this once' },
   { method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: operator.listMerchants, summary: 'operator token: every merchant' },
+  { method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: operator.rollSecretKeys, summary: 'operator token: new secret keys for a merchant; the old ones stop working' },
   { method: 'GET', path: '/metrics', auth: 'operator', handler: operator.metrics, summary: 'operator token: Prometheus metrics' },
   // Served to browsers
   { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },

@@ -71,14 +71,27 @@ describe('merchants made while the service runs', { timeout: 120_000 }, () => {
     const human = await command(['merchant', 'create', '--name', 'Second Shop', '--email', 'b@second.example'], { DATA_DIR: dataDir });
     expect(human.out).toMatch(/Created Second Shop .*cannot be shown again[\s\S]*live secret key\s+sk_live_/);
 
+    // Keys lost or leaked: new secret keys at once, the old ones refused, the public key kept.
+    const rolled = await command(['merchant', 'roll-keys', '--id', created.id, '--json'], { DATA_DIR: dataDir });
+    expect(rolled.code, rolled.out).toBe(0);
+    const { secretKeys } = JSON.parse(rolled.out.trim().split('\n').at(-1)!);
+    expect(secretKeys.live).toMatch(/^sk_live_/);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).status).toBe(401);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${secretKeys.live}` })).status).toBe(200);
+    expect((await get(api.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
+    const unknown = await command(['merchant', 'roll-keys', '--id', '00000000-0000-4000-8000-000000000000'], { DATA_DIR: dataDir });
+    expect([unknown.code, unknown.out]).toEqual([1, expect.stringContaining('refused (404): No merchant 00000000-0000-4000-8000-000000000000')]);
+
     // Neither the token nor a secret key reached the service's log.
     await api.kill('SIGTERM');
     expect(api.output()).not.toContain(token);
     expect(api.output()).not.toContain(created.keys.live.secretKey);
+    expect(api.output()).not.toContain(secretKeys.live);
 
     const again = await service({ DATA_DIR: dataDir });
     expect((await get(again.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
-    expect((await get(again.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.test.secretKey}` })).status).toBe(200);
+    expect((await get(again.url, '/api/v1/webhook', { authorization: `Bearer ${secretKeys.test}` })).status).toBe(200);
+    expect((await get(again.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.test.secretKey}` })).status).toBe(401);
     // The same token after a restart: the file is read, not made again.
     expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
   });
@@ -143,12 +156,13 @@ describe('the operator endpoints', { timeout: 30_000 }, () => {
       'token cut short': { authorization: `Bearer ${token.slice(0, -1)}` },
     };
     for (const [name, headers] of Object.entries(attempts)) {
-      for (const [method, path] of [['GET', '/operator/v1/merchants'], ['POST', '/operator/v1/merchants']]) {
+      for (const [method, path] of [['GET', '/operator/v1/merchants'], ['POST', '/operator/v1/merchants'], ['POST', `/operator/v1/merchants/${DEMO_MERCHANT.id}/secret-keys`]]) {
         const response = await fetch(api.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: method === 'POST' ? JSON.stringify({ name: 'Evil', email: 'e@evil.example' }) : undefined });
         expect(response.status, `${name}: ${method} ${path}`).toBe(401);
       }
     }
     expect((await api.parts.merchants.list()).map((m) => m.businessName)).toEqual([DEMO_MERCHANT.businessName]);
+    expect((await fetch(api.url + '/api/v1/webhook', { headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` } })).status).toBe(200); // not rolled
     // …and the operator token opens no merchant endpoint.
     expect((await fetch(api.url + '/api/v1/webhook', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
 
@@ -179,5 +193,11 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     const created = JSON.parse(lines[0]);
     expect((await get(api.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
     expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).body.data.secret).toBe(created.webhookSecrets.live);
+    lines.length = 0;
+    expect(await runOperatorCommand(['merchant', 'roll-keys', '--id', created.id, '--json'], config, (l) => lines.push(l))).toBe(0);
+    const { secretKeys } = JSON.parse(lines[0]);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).status).toBe(401);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${secretKeys.live}` })).status).toBe(200);
+    expect(JSON.stringify(await api.db.query('SELECT * FROM api_keys'))).not.toContain(secretKeys.live);
   });
 });
