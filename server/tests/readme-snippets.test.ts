@@ -65,43 +65,58 @@ describe('the README, run as written', () => {
     expect(handler).not.toMatch(/express/);
     writeFileSync(join(project, 'webhook-handler.mjs'), handler.replaceAll('3000', handlerPort));
     const walkthrough = block('**A server.**', 'sh').replaceAll('3000', handlerPort).replaceAll('4010', apiPort);
+    // Typed as a person would: each line once the one before is under way. The walkthrough up
+    // to `trigger` runs first (its `&` lines keep running); `trigger` once `listen` says it listens.
+    const lines = walkthrough.trimEnd().split('\n');
+    const trigger = lines.pop()!;
+    expect(trigger).toMatch(/^npx service-checkout trigger deposit order-1 full --wait$/);
+    const exports = lines.filter((line) => line.startsWith('export '));
     // The CLI takes the service's address from SERVICE_API_URL, as its --help and the README say.
-    const run = spawn('bash', ['-c', walkthrough + '\nwait -n 2>/dev/null; sleep 30'], {
-      cwd: project,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? project, SERVICE_API_URL: api.url, npm_config_update_notifier: 'false' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? project, SERVICE_API_URL: api.url, npm_config_update_notifier: 'false' };
     let out = '';
-    run.stdout.on('data', (chunk) => (out += chunk));
-    run.stderr.on('data', (chunk) => (out += chunk));
+    const shells: ReturnType<typeof spawn>[] = [];
+    const shell = (script: string) => {
+      const run = spawn('bash', ['-c', script], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      run.stdout!.on('data', (chunk) => (out += chunk));
+      run.stderr!.on('data', (chunk) => (out += chunk));
+      shells.push(run);
+      return run;
+    };
+    const until = async (done: () => boolean, ms: number) => {
+      const end = Date.now() + ms;
+      while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+    };
     try {
-      const end = Date.now() + 60_000;
-      while (!(out.includes('order-1 paid:') && out.includes('Confirmed: order-1')) && Date.now() < end && run.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 100));
-      const lines = out.split('\n');
+      shell(lines.join('\n') + '\nwait');
+      await until(() => out.includes('Forwarding new events') && out.includes('listening on'), 60_000);
+      shell([...exports, trigger].join('\n'));
+      await until(() => out.includes('order-1 paid:') && out.includes('Confirmed: order-1'), 60_000);
+      const printed = out.split('\n');
       if (process.env.SHOW_README_RUN) console.log(out);
       // The payment, as ServiceClient printed it.
       expect(out).toMatch(/reference: 'order-1'/);
       expect(out).toMatch(/cryptoAmount: 24\.745/);
-      // trigger --wait: what the README quotes, in order.
-      const sent = lines.findIndex((l) => l.startsWith('Deposit sent: order-1 is pending, 0 of 24.745 USDT paid'));
+      // trigger --wait: what the README quotes, in order (how much is confirming shows once the transfer is in a block).
+      const sent = printed.findIndex((l) => l.startsWith('Deposit sent: order-1 is pending, 0 of 24.745 USDT paid'));
       expect(sent, out).toBeGreaterThan(-1);
-      expect(lines[sent]).toMatch(/; waiting until it is confirmed…$/);
-      expect(lines.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid');
+      expect(printed[sent]).toMatch(/^Deposit sent: order-1 is pending, 0 of 24\.745 USDT paid(, 24\.745 USDT confirming \(\d of 2 confirmations\))?; waiting until it is confirmed…$/);
+      expect(printed.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid');
       // The handler got the event from listen, verified it, and paid the order at its price.
-      expect(lines).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
-      expect(lines).toContain('order-1 paid: 24.745 USDT (confirmed)');
+      expect(printed).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
+      expect(printed).toContain('order-1 paid: 24.745 USDT (confirmed)');
       expect(out).not.toMatch(/is not the order's price|Error|refused/);
       // And the README says exactly these.
       const prose = README.replace(/\s+/g, ' ');
-      for (const said of [lines[sent], 'Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid', 'order-1 paid: 24.745 USDT (confirmed)', "reference: 'order-1'", 'cryptoAmount: 24.745']) {
+      for (const said of ['Deposit sent: order-1 is pending, 0 of 24.745 USDT paid; waiting until it is confirmed…', 'Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid', 'order-1 paid: 24.745 USDT (confirmed)', "reference: 'order-1'", 'cryptoAmount: 24.745']) {
         expect(prose).toContain(`\`${said}`);
       }
     } finally {
-      try {
-        process.kill(-run.pid!, 'SIGTERM');
-      } catch {
-        /* already gone */
+      for (const run of shells) {
+        try {
+          process.kill(-run.pid!, 'SIGTERM');
+        } catch {
+          /* already gone */
+        }
       }
     }
   });
