@@ -8,7 +8,7 @@
 // HEAD, made in a temporary folder) and after (dist/checkout.js, or `--bundle <file>`).
 // A script, not a test: it asserts nothing, it reports.
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -324,7 +324,16 @@ async function main() {
   const bundlePath = given > 0 ? process.argv[given + 1]! : ROOT + 'dist/checkout.js';
   const bundle = readFileSync(bundlePath);
   const previous = beforeBundle();
-  const gzipped = (b: Buffer) => execFileSync('gzip', ['-9', '-c'], { input: b }).length;
+  /** As the budget test measures it: gzip -9 of a file named checkout.js (the name is in the header). */
+  const gzipped = (b: Buffer) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-gzip-'));
+    try {
+      writeFileSync(join(dir, 'checkout.js'), b);
+      return execFileSync('gzip', ['-9', '-c', join(dir, 'checkout.js')]).length;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
   console.log(`ServiceCheckout benchmark: ${browser.version()} (${executablePath ?? "Playwright's"}), node ${process.version}`);
   console.log(`after:  ${bundlePath} ${bundle.length} bytes, ${gzipped(bundle)} bytes gzip -9 (budget ${BUNDLE_BUDGET})`);
   console.log(`before: ${previous.path} ${previous.bundle.length} bytes, ${gzipped(previous.bundle)} bytes gzip -9\n`);

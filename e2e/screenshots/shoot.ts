@@ -18,6 +18,7 @@ const LOOKS = [
   { name: 'light', width: 1280, height: 800, query: '' },
   { name: 'dark', width: 1280, height: 800, query: '?theme=dark' },
   { name: 'phone', width: 320, height: 640, query: '' },
+  { name: 'phone-375', width: 375, height: 740, query: '' },
   { name: 'phone-dark', width: 320, height: 640, query: '?theme=dark' },
   { name: 'arabic', width: 1280, height: 800, query: '?locale=ar' },
   { name: 'french-accent', width: 1280, height: 800, query: '?locale=fr&accent=%23e8590c' },
@@ -43,8 +44,9 @@ async function shoot(page: Page, look: string, screen: string) {
 }
 
 /** From the shop's pay button to the payment screen, shooting each screen on the way. */
-async function toPayment(page: Page, shopUrl: string, look: string, query: string, shots: boolean) {
+async function toPayment(page: Page, shopUrl: string, look: string, query: string, shots: boolean, acceptPartial = false) {
   await page.goto(shopUrl + '/' + query);
+  if (acceptPartial) await page.getByLabel('Accept partial payment').check();
   await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
   const dialog = dialogOf(page);
   await dialog.locator('#sc-name').waitFor();
@@ -79,6 +81,11 @@ async function main() {
       await dialog.getByRole('button', { name: 'Partial' }).click();
       await dialog.locator('.nt').first().waitFor();
       await shoot(page, look.name, '5-partial');
+      // The leave question after part was paid: the reference, and how to come back.
+      await page.keyboard.press('Escape');
+      await dialog.locator('[role=alertdialog] [data-reference]').waitFor();
+      await shoot(page, look.name, '5b-leave-partial');
+      await dialog.locator('[role=alertdialog] .pr').first().click();
       await dialog.getByRole('button', { name: 'Over' }).click();
       await dialog.locator('[data-receipt]').waitFor();
       await shoot(page, look.name, '6-success');
@@ -91,6 +98,14 @@ async function main() {
       await dialog.getByRole('button', { name: 'Partial' }).click();
       await dialog.locator('[data-reference]').waitFor({ timeout: 15_000 });
       await shoot(page, look.name, '8-expired-partial');
+
+      // The same with partial payments accepted: settled with what arrived, and told as partial.
+      dialog = await toPayment(page, normal.shop.url, look.name, look.query, false, true);
+      await dialog.getByRole('button', { name: 'Partial' }).click();
+      await dialog.locator('.nt').first().waitFor();
+      await dialog.locator('.pay .pr').last().click(); // Finish with what I sent
+      await dialog.locator('[data-receipt]').waitFor();
+      await shoot(page, look.name, '8b-settled');
 
       // A key the service does not know: told before anything is asked.
       await page.goto(normal.shop.url + '/blank.html');
