@@ -103,6 +103,10 @@ export interface ServiceOptions {
   /** Long polls one key may hold at once on one instance. */
   /** Payments a hosted link page may make a minute, per client address (20) and per link (600). */
   linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
+  /** Payments the public key may start a minute (initialize: anyone holds that key): 30 per client, 1,200 per key by default. */
+  publicInitializesPerMinute?: { perClient?: number; perKey?: number };
+  /** How many reverse proxies of the operator's stand in front (TRUST_PROXIES): rate limits then read the client from X-Forwarded-For. */
+  trustProxies?: number;
   maxLongPollsPerKey?: number;
   /** Long polls one public key may hold on one payment, and all keys on one instance. */
   maxLongPollsPerReference?: number;
@@ -211,6 +215,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       retry,
       rotationOverlapMs: 24 * 3_600_000,
       loopbackWebhooks: options.loopbackWebhooks ?? options.demo ?? false,
+      trustProxies: options.trustProxies ?? 0,
     },
     now,
     origin: () => origin,
@@ -219,6 +224,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     linkCheckouts: {
       perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
       perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),
+    },
+    publicInitializes: {
+      perClient: new RateLimiter(options.publicInitializesPerMinute?.perClient ?? 30, 60_000, now),
+      perKey: new RateLimiter(options.publicInitializesPerMinute?.perKey ?? 1200, 60_000, now),
     },
     devChain: options.devChain,
     log,

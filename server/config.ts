@@ -46,6 +46,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox: flag(env, 'SANDBOX', true),
     // Unset: off, or on with the demo merchant (a developer's own instance).
     ...(env.WEBHOOKS_TO_LOOPBACK !== undefined ? { loopbackWebhooks: flag(env, 'WEBHOOKS_TO_LOOPBACK', false) } : {}),
+    trustProxies: int(env, 'TRUST_PROXIES', 0, 0, 10),
     webhookRetryMs: int(env, 'WEBHOOK_RETRY_MS', 5000, 10, 3_600_000),
     webhookRetryCapMs: int(env, 'WEBHOOK_RETRY_CAP_MS', 3_600_000, 10, 86_400_000),
     webhookRetryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_MS', 3 * 86_400_000, 1000, 30 * 86_400_000),

@@ -28,6 +28,7 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
     watchIntervalMs: 200,
     // Every page of a worker's tests presses hosted links from 127.0.0.1: not one client.
     linkCheckoutsPerMinute: { perClient: 10_000 },
+    publicInitializesPerMinute: { perClient: 10_000, perKey: 10_000 },
     ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) }, devChain: DEV_CHAIN_POWERS } : {}),
     ...serviceOptions,
   });

@@ -45,6 +45,8 @@ export interface ServiceParts {
     rotationOverlapMs: number;
     /** Whether test keys may have webhooks sent to this machine (see ServiceOptions.loopbackWebhooks). */
     loopbackWebhooks: boolean;
+    /** Reverse proxies in front of the service (TRUST_PROXIES), for clientOf. */
+    trustProxies: number;
   };
   now(): number;
   /** The service's own public origin, for links and file URLs. */
@@ -54,6 +56,8 @@ export interface ServiceParts {
   readiness(): Promise<Check[]>;
   /** How many payments a hosted link page may make a minute, per client address and per link. */
   linkCheckouts: { perClient: RateLimiter; perLink: RateLimiter };
+  /** Initializes made with the public key, which anyone holds. */
+  publicInitializes: { perClient: RateLimiter; perKey: RateLimiter };
   /** A local dev chain's powers, where the demo or a test started one. */
   devChain?: DevChainPowers;
   log: Logger;

@@ -1,6 +1,7 @@
 // What the service serves to browsers itself: checkout.js, the hosted payment-link pages
 // and their assets, and uploaded cover photos. Pages carry a CSP that allows only this
 // origin's scripts and forbids framing; files are never sniffed into something else.
+import { clientOf } from '../http/client.ts';
 import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -103,7 +104,7 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
   // Anyone may press the page's button: each press makes a payment, so presses are counted.
   const { perClient, perLink } = service.linkCheckouts;
-  const wait = perClient.hit(req.socket.remoteAddress ?? 'unknown') ?? perLink.hit(link.id);
+  const wait = perClient.hit(clientOf(req, service.config.trustProxies)) ?? perLink.hit(link.id);
   if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
   const raw = await readJson(req);
   const body = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;

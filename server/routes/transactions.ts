@@ -1,4 +1,5 @@
 // The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
+import { clientOf } from '../http/client.ts';
 import { FIAT_DECIMALS, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../contract/schemas.ts';
 import { quote } from '../domain/quote.ts';
@@ -53,6 +54,13 @@ export const coins: Handler = async (ctx) => {
 
 export const initialize: Handler = async (ctx) => {
   const { account, service } = ctx;
+  // Anyone holds the public key (it is in every checkout page): what it may start is counted,
+  // per client and per key. The merchant's own server, with the secret key, is not limited.
+  if (account.via === 'public') {
+    const { perClient, perKey } = service.publicInitializes;
+    const wait = perClient.hit(clientOf(ctx.req, service.config.trustProxies)) ?? perKey.hit(`${account.merchant.id}/${account.mode}`);
+    if (wait !== undefined) throw new TooMany(`Too many payments started with this public key; try again in ${wait} s`, wait);
+  }
   const body = parse(InitializeBody, await readJson(ctx.req));
   if (await faulted(ctx, 'initialize')) return;
   let paymentLinkId: string | null = null;

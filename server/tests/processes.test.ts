@@ -170,7 +170,7 @@ describe('two instances on one PostgreSQL', { timeout: 90_000 }, () => {
         Array.from({ length: 10 }, async (_, i) => {
           const n = batch * 10 + i;
           const [first, second] = n % 2 ? [a, b] : [b, a];
-          await call(first.url, 'POST', '/api/v1/transaction/initialize', { reference: `many-${n}`, coin: 'DAI', currency: 'USD', amount: 3 });
+          await call(first.url, 'POST', '/api/v1/transaction/initialize', { reference: `many-${n}`, coin: 'DAI', currency: 'USD', amount: 3 }, 'secret');
           await call(first.url, 'POST', '/api/v1/sandbox/deposit', { reference: `many-${n}`, kind: 'partial' });
           await call(second.url, 'POST', '/api/v1/sandbox/deposit', { reference: `many-${n}`, kind: 'exact' });
         }),

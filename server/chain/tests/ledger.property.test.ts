@@ -31,7 +31,8 @@ beforeAll(async () => {
   chain = await startDevChain();
   contracts = await deployDevContracts(chain.url, 3);
   const network = devNetwork(chain.url, contracts, CONFIRMATIONS);
-  api = await startService({ demo: true, networks: { test: network }, jobs: false });
+  // Hundreds of payments a minute from this test's one client: not what the public key's limit is about.
+  api = await startService({ demo: true, networks: { test: network }, jobs: false, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(9).address }, DEMO_MERCHANT.keys.test.secretKey);
   watcher = new Watcher({
     chainId: chain.chainId,
