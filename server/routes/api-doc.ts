@@ -70,7 +70,7 @@ const either = (schemas: [Schema, Schema]) => z.union(schemas);
 /** Every JSON operation of the API, keyed `METHOD path` as the route table writes it. */
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409, 503] },
-  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 503] },
+  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503] },
   'GET /api/v1/transaction/verify/{reference}': {
     tag: 'Payments',
     description: 'With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification). `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt`) holds the request until the payment changes.',
