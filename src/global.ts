@@ -7,10 +7,11 @@ import { fiat } from './ui/format.ts';
 // Once the page is idle, what the first open would otherwise build while the customer waits:
 // the options' schema (validating nothing) and the page's first currency format, which loads
 // ICU's tables. Nothing is fetched, drawn or added to the page. One piece per idle callback,
-// so no run of this script blocks the merchant's page for long: ICU's tables alone took
-// ~100 ms at 4x CPU in one call; these steps load them a part at a time (likely subtags, the
-// locale's number data, the locales with number formats), each well under 50 ms (issue 26;
-// npm run bench's merchant-page rows).
+// so no run of this script blocks the merchant's page for long: ICU's tables took ~100 ms at
+// 4x CPU in one call; these steps load them a part at a time (likely subtags, then the
+// locale's number data, then the rest with the format itself), each under 50 ms at 4x on an
+// idle machine (issue 26; npm run bench's merchant-page rows). The number data is the
+// largest piece, and Intl's API offers none smaller.
 const steps = [
   () => parseOptions({}),
   () => new Intl.Locale('en').maximize(),

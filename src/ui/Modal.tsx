@@ -3,9 +3,8 @@ import type { Checkout } from '../checkout/machine.ts';
 import { coinAmount, fiat } from './format.ts';
 import { Coins } from './screens/Coins.tsx';
 import { Details } from './screens/Details.tsx';
-import { Outcome } from './screens/Outcome.tsx';
+import { Outcome, Reference } from './screens/Outcome.tsx';
 import { Payment } from './screens/Payment.tsx';
-import { Reference } from './screens/Outcome.tsx';
 import { fill, text } from './text.ts';
 import { textOn } from './theme.ts';
 
