@@ -41,8 +41,9 @@ export function anvilBinary(): string {
  * clock (the demo: a payment confirms in about two blocks); without, every transaction is
  * mined at once and tests mine more blocks with evm_mine.
  */
-export async function startDevChain(options: { port?: number; blockTimeSeconds?: number } = {}): Promise<DevChain> {
-  const args = ['--host', '127.0.0.1', '--port', String(options.port ?? 0), '--chain-id', String(DEV_CHAIN_ID), '--mnemonic', DEV_MNEMONIC, '--accounts', '10'];
+export async function startDevChain(options: { port?: number; blockTimeSeconds?: number; chainId?: number } = {}): Promise<DevChain> {
+  const chainId = options.chainId ?? DEV_CHAIN_ID;
+  const args = ['--host', '127.0.0.1', '--port', String(options.port ?? 0), '--chain-id', String(chainId), '--mnemonic', DEV_MNEMONIC, '--accounts', '10'];
   if (options.blockTimeSeconds) args.push('--block-time', String(options.blockTimeSeconds));
   // Through a small shell that holds our end of a pipe: if this process dies, even by SIGKILL,
   // the pipe closes, `read` returns and anvil is stopped; no orphan keeps the port.
@@ -72,7 +73,7 @@ export async function startDevChain(options: { port?: number; blockTimeSeconds?:
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    chainId: DEV_CHAIN_ID,
+    chainId,
     process: child,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

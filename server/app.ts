@@ -1,12 +1,14 @@
 // The service, composed: database → stores → background jobs → the HTTP pipeline. Used by
 // main.ts (npm start), the demo and the tests alike. Composition only: what each part does
 // lives in its folder (http/, routes/, jobs/, storage/, chain/).
+import { privateKeyToAccount } from 'viem/accounts';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Hex } from 'viem';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness } from './chain/readiness.ts';
+import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
@@ -150,6 +152,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const log = options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent');
   const now = options.now ?? Date.now;
   const instance = options.instance ?? `svc-${randomBytes(3).toString('hex')}`;
+  // Each configured public chain is checked against the chain itself before anything is taken
+  // on it (a dev chain is deployed by whoever started it, moments ago).
+  for (const [mode, network] of Object.entries(options.networks ?? {})) {
+    if (network && !network.dev) await verifyNetwork(network, mode, options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined);
+  }
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
   const stateDir = options.stateDir ?? options.dataDir;

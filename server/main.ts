@@ -2,6 +2,8 @@
 // environment. `npm run service -- merchant create --name "…" --email …` makes a merchant.
 import { startService } from './app.ts';
 import { runOperatorCommand } from './operator.ts';
+import { runChainCommand } from './chain-command.ts';
+import { NetworkMismatch } from './chain/deploy.ts';
 import { configFromEnv } from './config.ts';
 import { createLogger } from './log.ts';
 import { startupProblem } from './startup.ts';
@@ -21,14 +23,17 @@ try {
   refuse((error as Error).message.split('\n')[0]);
 }
 const args = process.argv.slice(2);
-if (args.length > 0) {
+if (args[0] === 'chain') {
+  process.exitCode = await runChainCommand(args.slice(1));
+} else if (args.length > 0) {
   process.exitCode = await runOperatorCommand(args, config);
 } else {
   const log = createLogger();
   if (config.demo) log.warn('SEED_DEMO_MERCHANT=true: the demo merchant, whose keys (live ones too) are public in the README, can use this service. Never on one that others reach.');
   const service = await startService({ ...config, logger: log }).catch((error: unknown) => {
     // Another process holds DATA_DIR: its own message names the setting and what to do.
-    const line = error instanceof DataDirLocked ? error.message : startupProblem(error, config);
+    // So does a configured chain that is not what NETWORKS_FILE says (checked before anything is taken on it).
+    const line = error instanceof DataDirLocked || error instanceof NetworkMismatch ? error.message : startupProblem(error, config);
     if (line) refuse(line);
     throw error;
   });

@@ -13,7 +13,7 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const MAIN = fromRoot('build/server/main.js');
+export const MAIN = fromRoot('build/server/main.js');
 
 // Whatever a test forgets (a test that timed out goes on running after its clean-up), the
 // children die with the test process: no service outlives the run that started it.

@@ -1,0 +1,91 @@
+// Putting the deposit factory on a public chain, and checking at start that a configured chain
+// is what its file says. The factory goes through the deterministic deployment proxy that most
+// EVM chains carry (0x4e59…956c, "Arachnid's"), with a fixed salt: the same bytecode gives the
+// same factory address on every chain, and a second deploy finds the first.
+import { createPublicClient, createWalletClient, erc20Abi, formatEther, getContractAddress, keccak256, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
+import { DepositFactory } from '../../contracts/artifacts.generated.ts';
+import { create2Addresses, implementationOf, rpcTransport, type Network } from './networks.ts';
+
+export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
+/** One salt for every chain: the factory's address depends only on its bytecode. */
+export const FACTORY_SALT: Hex = keccak256(toHex('service-checkout/deposit-factory/v2'));
+
+/** Where the deployment proxy puts this tree's factory, on any chain. */
+export const factoryAddress = (): Address => getContractAddress({ opcode: 'CREATE2', from: CREATE2_DEPLOYER, salt: FACTORY_SALT, bytecode: DepositFactory.bytecode });
+
+/** Gas a sweep of one deposit needs at most, for "enough to sweep" (its first sweep is ~120k; batches cost more, in proportion). */
+export const SWEEP_GAS = 300_000n;
+
+export interface Deployed {
+  chainId: number;
+  factory: Address;
+  implementation: Address;
+  /** False when the factory was already there (deployed before, by anyone: its address proves its code). */
+  deployed: boolean;
+  transaction?: Hex;
+}
+
+const client = (rpcUrl: string) => createPublicClient({ cacheTime: 0, transport: rpcTransport([rpcUrl]) }) as PublicClient;
+
+/** Deploys the factory through the deployment proxy, or finds it there. */
+export async function deployFactory(rpcUrl: string, account: LocalAccount): Promise<Deployed> {
+  const rpc = client(rpcUrl);
+  const chainId = await rpc.getChainId();
+  const factory = factoryAddress();
+  const implementation = implementationOf(factory);
+  // A CREATE2 address is the hash of its init code: code there is this factory, whoever put it.
+  if (await rpc.getCode({ address: factory })) return { chainId, factory, implementation, deployed: false };
+  if (!(await rpc.getCode({ address: CREATE2_DEPLOYER }))) {
+    throw new Error(`chain ${chainId} has no deterministic deployment proxy at ${CREATE2_DEPLOYER}; deploy it first (github.com/Arachnid/deterministic-deployment-proxy has its one signed transaction), then run this again`);
+  }
+  const wallet = createWalletClient({ account, transport: rpcTransport([rpcUrl]) });
+  const transaction = await wallet.sendTransaction({ chain: null, to: CREATE2_DEPLOYER, data: concat([FACTORY_SALT, DepositFactory.bytecode]) });
+  const receipt = await rpc.waitForTransactionReceipt({ hash: transaction, pollingInterval: 500, timeout: 300_000 });
+  if (receipt.status !== 'success' || !(await rpc.getCode({ address: factory }))) throw new Error(`the deployment ${transaction} on chain ${chainId} did not leave the factory at ${factory}`);
+  return { chainId, factory, implementation, deployed: true, transaction };
+}
+
+/** A configured chain that is not what its file says: the field, and what the chain says instead. */
+export class NetworkMismatch extends Error {}
+
+/**
+ * Checks a network as configured against the chain itself, before anything is taken on it: the
+ * chain id, the factory's code (through a deposit address computed here and by the factory),
+ * each token's decimals and symbol, and, with a gas wallet, that it can pay for a sweep. Throws
+ * NetworkMismatch naming the file's field.
+ */
+export async function verifyNetwork(network: Network, field: string, gas?: Address): Promise<void> {
+  const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
+  const wrong = (at: string, says: string) => new NetworkMismatch(`NETWORKS_FILE ${field}.${at}: ${says}`);
+  let chainId: number;
+  try {
+    chainId = await rpc.getChainId();
+  } catch (error) {
+    throw wrong('rpcUrls', `no answer from ${network.rpcUrls.join(', ')} (${(error as Error).message.split('\n')[0]}); check the URL and that the node is up`);
+  }
+  if (chainId !== network.chainId) throw wrong('chainId', `the RPC answers chain ${chainId}, the file says ${network.chainId}: a wrong RPC URL, or a wrong chain id`);
+  const factoryProblem = `is not this service's deposit factory (${factoryAddress()} is, once deployed with npm run service -- chain deploy); an address computed from other code would take money no sweep can move`;
+  if (!(await rpc.getCode({ address: network.factory }))) throw wrong('factory', `no contract at ${network.factory} on chain ${chainId}: it ${factoryProblem}`);
+  const sample = { merchantId: '00000000-0000-0000-0000-000000000000', mode: 'check', reference: 'start-up', payout: '0x000000000000000000000000000000000000dEaD' as Address };
+  const expected = create2Addresses(network.factory).addressFor(sample);
+  const onChain = await rpc
+    .readContract({ address: network.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [sample.payout, keccak256(toHex(`${sample.merchantId}/${sample.mode}/${sample.reference}`))] })
+    .catch(() => undefined);
+  if (onChain?.toLowerCase() !== expected.toLowerCase()) throw wrong('factory', `${network.factory} ${factoryProblem}`);
+  for (const [i, token] of network.tokens.entries()) {
+    const [decimals, symbol] = await Promise.all([
+      rpc.readContract({ address: token.address, abi: erc20Abi, functionName: 'decimals' }).catch(() => undefined),
+      rpc.readContract({ address: token.address, abi: erc20Abi, functionName: 'symbol' }).catch(() => undefined),
+    ]);
+    if (decimals === undefined) throw wrong(`tokens.${i}.address`, `${token.address} on chain ${chainId} answers no decimals(): not an ERC-20 token`);
+    if (decimals !== token.decimals) throw wrong(`tokens.${i}.decimals`, `${token.symbol} at ${token.address} has ${decimals} decimals, the file says ${token.decimals}: every amount would be off by 10^${Math.abs(decimals - token.decimals)}`);
+    if (symbol !== undefined && !symbol.toUpperCase().includes(token.symbol) && !token.symbol.includes(symbol.toUpperCase())) {
+      throw wrong(`tokens.${i}.address`, `the token at ${token.address} calls itself ${JSON.stringify(symbol)}, the file says ${token.symbol}`);
+    }
+  }
+  if (gas) {
+    const [balance, price] = await Promise.all([rpc.getBalance({ address: gas }), rpc.getGasPrice()]);
+    const need = SWEEP_GAS * price;
+    if (balance < need) throw new NetworkMismatch(`GAS_WALLET_KEY: the gas wallet ${gas} holds ${formatEther(balance)} on chain ${chainId}, less than one sweep needs (about ${formatEther(need)} at today's gas price); fund it, then start again`);
+  }
+}
