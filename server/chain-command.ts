@@ -1,18 +1,27 @@
 // `npm run service -- chain deploy --rpc <url> --key-file <file> [--json]`: puts the deposit
 // factory on a chain (or finds it there) and prints the network file's entry for it. The key
 // is read from a file, never from the command line (shell history, `ps`) nor printed.
+// `npm run service -- chain sweep …`: moves what a deposit holds that the service does not
+// sweep by itself (the native coin, a token no network lists) to the deposit's payout address.
 import { readFileSync } from 'node:fs';
+import { isAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { deployFactory } from './chain/deploy.ts';
+import { deployFactory, sweepAny } from './chain/deploy.ts';
+import type { Config } from './config.ts';
 
-const USAGE = 'usage: npm run service -- chain deploy --rpc https://… --key-file ./deployer.key [--json]\n' + 'The key file holds the private key (0x and 64 hex digits) of a wallet with gas on that chain; it pays for the deployment only.';
+const USAGE =
+  'usage: npm run service -- chain deploy --rpc https://… --key-file ./deployer.key [--json]\n' +
+  '       npm run service -- chain sweep --chain <id> --merchant <merchant id> --mode test|live --reference <reference> --payout 0x… --token 0x…|native\n' +
+  'The deploy key file holds the private key (0x and 64 hex digits) of a wallet with gas on that chain; it pays for the deployment only.\n' +
+  'A sweep is paid by the gas wallet (GAS_WALLET_KEY) on a chain of NETWORKS_FILE; it can only send to the payout address the deposit was made for.';
 
 function option(args: string[], name: string): string | undefined {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? args[at + 1] : undefined;
 }
 
-export async function runChainCommand(args: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+export async function runChainCommand(args: string[], config?: Pick<Config, 'networks' | 'gasKey'>, out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+  if (args[0] === 'sweep') return sweepCommand(args, config, out, err);
   if (args[0] !== 'deploy') {
     err(USAGE);
     return 2;
@@ -52,6 +61,45 @@ export async function runChainCommand(args: string[], out: (line: string) => voi
     return 0;
   } catch (error) {
     err(`chain deploy: ${(error as Error).message.split('\n')[0]}`);
+    return 1;
+  }
+}
+
+async function sweepCommand(args: string[], config: Pick<Config, 'networks' | 'gasKey'> | undefined, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  const chainId = Number(option(args, 'chain'));
+  const mode = option(args, 'mode');
+  const [merchantId, reference, payout, token] = [option(args, 'merchant'), option(args, 'reference'), option(args, 'payout'), option(args, 'token')];
+  const problems = [
+    !Number.isInteger(chainId) && '--chain: expected a chain id of NETWORKS_FILE',
+    mode !== 'test' && mode !== 'live' && '--mode: expected test or live',
+    !merchantId && '--merchant: expected the merchant id (merchant list shows it)',
+    !reference && '--reference: expected the payment reference',
+    !(payout && isAddress(payout)) && '--payout: expected the payout address the payment was made for (0x…)',
+    !(token === 'native' || (token && isAddress(token))) && '--token: expected a token contract (0x…) or native',
+  ].filter(Boolean);
+  if (problems.length) {
+    err(`${problems.join('\n')}\n${USAGE}`);
+    return 2;
+  }
+  const network = config?.networks?.[mode as 'test' | 'live'];
+  if (!network || network.chainId !== chainId) {
+    err(`--chain: NETWORKS_FILE has no ${mode} network with chain id ${chainId}`);
+    return 1;
+  }
+  if (!config?.gasKey) {
+    err('GAS_WALLET_KEY: the gas wallet pays for the sweep; set it as for the service');
+    return 1;
+  }
+  try {
+    const done = await sweepAny(network, privateKeyToAccount(config.gasKey), { merchantId: merchantId!, mode: mode!, reference: reference!, payout: payout as Address }, token === 'native' ? '0x0000000000000000000000000000000000000000' : (token as Address));
+    if (done.failed) {
+      err(`chain sweep: the deposit ${done.deposit} could not send it (${done.failed}); transaction ${done.transaction}`);
+      return 1;
+    }
+    out(`Swept ${done.amount} base units of ${token} from ${done.deposit} to ${payout} (transaction ${done.transaction}).`);
+    return 0;
+  } catch (error) {
+    err(`chain sweep: ${(error as Error).message.split('\n')[0]}`);
     return 1;
   }
 }

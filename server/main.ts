@@ -24,7 +24,7 @@ try {
 }
 const args = process.argv.slice(2);
 if (args[0] === 'chain') {
-  process.exitCode = await runChainCommand(args.slice(1));
+  process.exitCode = await runChainCommand(args.slice(1), config);
 } else if (args.length > 0) {
   process.exitCode = await runOperatorCommand(args, config);
 } else {

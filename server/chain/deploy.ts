@@ -2,9 +2,9 @@
 // is what its file says. The factory goes through the deterministic deployment proxy that most
 // EVM chains carry (0x4e59…956c, "Arachnid's"), with a fixed salt: the same bytecode gives the
 // same factory address on every chain, and a second deploy finds the first.
-import { createPublicClient, createWalletClient, erc20Abi, formatEther, getContractAddress, keccak256, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, decodeErrorResult, erc20Abi, formatEther, getContractAddress, keccak256, parseEventLogs, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { create2Addresses, implementationOf, rpcTransport, type Network } from './networks.ts';
+import { create2Addresses, implementationOf, rpcTransport, saltOf, type Network } from './networks.ts';
 
 export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
 /** One salt for every chain: the factory's address depends only on its bytecode. */
@@ -88,4 +88,29 @@ export async function verifyNetwork(network: Network, field: string, gas?: Addre
     const need = SWEEP_GAS * price;
     if (balance < need) throw new NetworkMismatch(`GAS_WALLET_KEY: the gas wallet ${gas} holds ${formatEther(balance)} on chain ${chainId}, less than one sweep needs (about ${formatEther(need)} at today's gas price); fund it, then start again`);
   }
+}
+
+/**
+ * Sweeps one deposit's whole balance of `token` (the zero address: the native coin) to the
+ * payout address it was made for: money the watcher does not follow (a token no network lists,
+ * the chain's own coin), which the operator moves on request. Answers what moved, or why not.
+ */
+export async function sweepAny(network: Network, gas: LocalAccount, payment: { merchantId: string; mode: string; reference: string; payout: Address }, token: Address): Promise<{ deposit: Address; amount: bigint; transaction: Hex; failed?: string }> {
+  const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
+  const deposit = create2Addresses(network.factory).addressFor(payment);
+  const wallet = createWalletClient({ account: gas, transport: rpcTransport(network.rpcUrls) });
+  const transaction = await wallet.writeContract({ chain: null, address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [[{ payout: payment.payout, salt: saltOf(payment.merchantId, payment.mode, payment.reference), token }]] });
+  const receipt = await rpc.waitForTransactionReceipt({ hash: transaction, pollingInterval: 500, timeout: 300_000 });
+  if (receipt.status !== 'success') return { deposit, amount: 0n, transaction, failed: 'the transaction reverted' };
+  const logs = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
+  const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs })[0];
+  if (failed) {
+    let reason = 'no reason given';
+    try {
+      reason = String(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data: failed.args.reason }).args[0]);
+    } catch {}
+    return { deposit, amount: 0n, transaction, failed: reason };
+  }
+  const swept = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs })[0];
+  return { deposit, amount: swept?.args.amount ?? 0n, transaction };
 }

@@ -4,7 +4,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { isAddress } from 'viem';
 import { configFromEnv } from '../../config.ts';
+import { factoryAddress } from '../deploy.ts';
+import { networksFromFile } from '../config.ts';
 
 const BSC = {
   chainId: 56,
@@ -52,6 +56,24 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, finality: 'latest' } }, /live\.finality: expected "safe" or "finalized"/],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
+  });
+});
+
+describe('examples/networks', () => {
+  const dir = new URL('../../../examples/networks/', import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+  it('has a file for each chain the README names, each with a live network and a testnet', () => {
+    expect(files.sort()).toEqual(['arbitrum.json', 'base.json', 'bnb-smart-chain.json', 'ethereum.json', 'polygon.json']);
+  });
+
+  it.each(files)('%s is a network file the service takes, on the factory this tree deploys, with checksummed addresses', (file) => {
+    const networks = networksFromFile(new URL(file, dir).pathname);
+    for (const network of [networks.live!, networks.test!]) {
+      expect(network.factory).toBe(factoryAddress()); // the contract changed: deploy, and update the examples
+      for (const token of network.tokens) expect(isAddress(token.address, { strict: true }), `${file} ${network.name} ${token.symbol}`).toBe(true);
+      expect(network.confirmations).toBeGreaterThanOrEqual(3);
+    }
   });
 });
 

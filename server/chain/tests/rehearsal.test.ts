@@ -47,7 +47,8 @@ const api = async (method: string, path: string, key: string, body?: unknown) =>
   const response = await fetch(service!.url + path, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
   return { status: response.status, body: await response.json() };
 };
-const command = (...args: string[]) => run(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' } });
+const command = (...args: string[]) => commandWith({}, ...args);
+const commandWith = (env: Record<string, string>, ...args: string[]) => run(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', ...env } });
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -134,6 +135,24 @@ it('takes a payment on it from start to sweep: a merchant made while it runs, a 
   timings.swept = performance.now() - started;
   const told = await until('the webhook', async () => hook!.events.find((e) => e.data.reference === 'rehearsal-1' && e.data.status === 'confirmed'));
   expect(told.event).toBe('DEPOSIT_TRANSACTION');
+
+  // Money the watcher does not follow, sent to the same deposit: the chain's own coin and a
+  // token no network lists. The operator's command moves each to the payout address, and only there.
+  const other = await createWalletClient({ account: devAccount(5), transport: http(chain.url) }).deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Other', 'OTH', 8] });
+  const unlisted = (await reader().waitForTransactionReceipt({ hash: other })).contractAddress!;
+  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ chain: null, address: unlisted, abi: TestToken.abi, functionName: 'mint', args: [to as Address, 4242n] }) });
+  await reader().waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: to as Address, value: 10n ** 17n }) });
+  const nativeBefore = await reader().getBalance({ address: payout });
+  const sweepEnv = { NETWORKS_FILE: env.NETWORKS_FILE, GAS_WALLET_KEY: env.GAS_WALLET_KEY };
+  const sweep = (token: string) => commandWith({ ...sweepEnv }, 'chain', 'sweep', '--chain', '97', '--merchant', made.id, '--mode', 'test', '--reference', 'rehearsal-1', '--payout', payout, '--token', token);
+  expect((await sweep(unlisted)).stdout).toMatch(/^Swept 4242 base units of 0x[0-9a-fA-F]{40} from 0x[0-9a-fA-F]{40} to /);
+  expect((await sweep('native')).stdout).toMatch(/^Swept 100000000000000000 base units of native/);
+  expect(await reader().readContract({ address: unlisted, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] })).toBe(4242n);
+  expect(await reader().getBalance({ address: payout })).toBe(nativeBefore + 10n ** 17n);
+  // Naming another payout reaches another (empty) deposit: nothing of this one moves.
+  const elsewhere = await commandWith({ ...sweepEnv }, 'chain', 'sweep', '--chain', '97', '--merchant', made.id, '--mode', 'test', '--reference', 'rehearsal-1', '--payout', devAccount(3).address, '--token', 'native');
+  expect(elsewhere.stdout).toMatch(/^Swept 0 base units/);
+
   await service.kill();
   service = undefined;
   console.log(`rehearsal on chain 97: deploy ${timings.deploy!.toFixed(0)} ms, start ${timings.start!.toFixed(0)} ms, merchant while running ${timings.merchant!.toFixed(0)} ms, paid → confirmed ${timings.confirmed!.toFixed(0)} ms, → swept ${timings.swept!.toFixed(0)} ms`);
