@@ -189,7 +189,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   let origin = '';
   const networks = options.networks ?? {};
-  const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50);
+  // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
+  const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
+  const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50, gasOf);
   const ratesConfig = { ...builtInRates(), ...options.rates };
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
   await rates.start();

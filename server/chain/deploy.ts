@@ -15,6 +15,15 @@ export const factoryAddress = (): Address => getContractAddress({ opcode: 'CREAT
 
 /** Gas a sweep of one deposit needs at most, for "enough to sweep" (its first sweep is ~120k; batches cost more, in proportion). */
 export const SWEEP_GAS = 300_000n;
+/** Below this many sweeps' worth at today's gas price, a gas wallet is running low: /readyz says so, and the sweep job warns once. */
+export const GAS_LOW_SWEEPS = 10n;
+
+/** A gas wallet's balance against what `sweeps` sweeps cost at today's gas price. */
+export async function gasStanding(rpc: PublicClient, gas: Address, sweeps = GAS_LOW_SWEEPS): Promise<{ balance: bigint; need: bigint; low: boolean; detail: string }> {
+  const [balance, price] = await Promise.all([rpc.getBalance({ address: gas }), rpc.getGasPrice()]);
+  const need = SWEEP_GAS * price * sweeps;
+  return { balance, need, low: balance < need, detail: `${gas} holds ${formatEther(balance)}; ${sweeps} sweeps need about ${formatEther(need)} at today's gas price` };
+}
 
 export interface Deployed {
   chainId: number;

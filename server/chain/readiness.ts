@@ -1,6 +1,7 @@
 // Whether each watched chain is followed closely enough to take payments: its node answers,
 // and the watcher's cursor is within `maxLagBlocks` of the head. For GET /readyz.
-import { createPublicClient, type PublicClient } from 'viem';
+import { createPublicClient, type Address, type PublicClient } from 'viem';
+import { gasStanding } from './deploy.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import { rpcTransport, type Network } from './networks.ts';
 
@@ -10,10 +11,18 @@ export interface Check {
   detail: string;
 }
 
-export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlocks: number): () => Promise<Check[]> {
+/**
+ * `gasOf`: the gas wallet that sweeps a network, if any: it is ready while it holds enough for
+ * GAS_LOW_SWEEPS sweeps at today's gas price (else deposits soon stop being swept).
+ */
+export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlocks: number, gasOf: (network: Network) => Address | undefined = () => undefined): () => Promise<Check[]> {
   const clients = networks.map((network) => ({ network, rpc: createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient }));
-  return () =>
-    Promise.all(
+  const gasChecks = clients.flatMap(({ network, rpc }) => {
+    const gas = gasOf(network);
+    return gas ? [{ network, rpc, gas }] : [];
+  });
+  return async () => [
+    ...(await Promise.all(
       clients.map(async ({ network, rpc }): Promise<Check> => {
         const name = `chain ${network.chainId} (${network.name})`;
         let head: bigint;
@@ -27,5 +36,17 @@ export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlo
         const lag = head > scanned ? head - scanned : 0n;
         return { name, ok: lag <= BigInt(maxLagBlocks), detail: `${lag} blocks behind the head (${head}); at most ${maxLagBlocks}` };
       }),
-    );
+    )),
+    ...(await Promise.all(
+      gasChecks.map(async ({ network, rpc, gas }): Promise<Check> => {
+        const name = `gas wallet on chain ${network.chainId}`;
+        try {
+          const standing = await gasStanding(rpc, gas);
+          return { name, ok: !standing.low, detail: standing.detail };
+        } catch {
+          return { name, ok: false, detail: 'its RPC URLs do not answer' };
+        }
+      }),
+    )),
+  ];
 }

@@ -1,6 +1,9 @@
 // Sweeps, where a gas wallet pays for them: each network's deposits go to the payout address
 // each was bound to, in batches, from any instance (claims keep two from sweeping one deposit).
 import { privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, type PublicClient } from 'viem';
+import { gasStanding } from '../chain/deploy.ts';
+import { rpcTransport } from '../chain/networks.ts';
 import { Sweeper } from '../chain/sweeper.ts';
 import type { Job, JobDeps } from './index.ts';
 import { loopJob } from './loop.ts';
@@ -14,7 +17,17 @@ export function sweepJobs(deps: JobDeps): Job[] {
       return [];
     }
     const sweeper = new Sweeper({ network, store: deps.chain, gas, holder: deps.instance, now: deps.now });
+    const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
+    let low = false;
     const sweep = async () => {
+      // Told once when the gas wallet runs low, and once when it is funded again; /readyz and
+      // /metrics say it all the while.
+      const standing = await gasStanding(rpc, gas.address);
+      if (standing.low !== low) {
+        low = standing.low;
+        if (low) deps.log.error({ chainId: network.chainId, gas: gas.address, balance: String(standing.balance), need: String(standing.need) }, 'the gas wallet is running low: fund it, or deposits stop being swept');
+        else deps.log.info({ chainId: network.chainId, gas: gas.address }, 'the gas wallet is funded again');
+      }
       const done = await sweeper.tick();
       if (done.sent && done.sent.length > 1) deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
       if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');

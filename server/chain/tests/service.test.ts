@@ -2,6 +2,10 @@
 // the merchant's payout address, the sandbox's buttons as real transfers, the watcher counting
 // them after two confirmations, a signed webhook, the EIP-681 URI paid by a script, and the
 // deposit swept to the payout address.
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { sweepJobs } from '../../jobs/sweep.ts';
+import type { JobDeps } from '../../jobs/index.ts';
+import { ChainStore } from '../../storage/chain.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -229,7 +233,25 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(ready.data).toEqual([
       { name: 'database', ok: true, detail: 'pglite' },
       { name: 'chain 31337 (Local dev chain)', ok: true, detail: expect.stringMatching(/^\d+ blocks behind the head/) },
+      { name: 'gas wallet on chain 31337', ok: true, detail: expect.stringMatching(/ holds [\d.]+; 10 sweeps need about [\d.]+ at today's gas price$/) },
     ]);
+    // A gas wallet that cannot pay for sweeps: not ready, named; and the sweep job says so once, not every round.
+    const empty = generatePrivateKey();
+    const dry = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, gasKey: empty, jobs: false });
+    try {
+      const answer = await fetch(dry.url + '/readyz');
+      expect(answer.status).toBe(503);
+      expect((await answer.json()).message).toMatch(new RegExp(`gas wallet on chain 31337: ${privateKeyToAccount(empty).address} holds 0; 10 sweeps need`));
+    } finally {
+      await dry.close();
+    }
+    const said: string[] = [];
+    const log = { info: (_: unknown, m: string) => said.push(m), warn: (_: unknown, m: string) => said.push(m), error: (_: unknown, m: string) => said.push(m) } as unknown as JobDeps['log'];
+    const [job] = sweepJobs({ networks: [devNetwork(chain.url, contracts, 2)], chain: new ChainStore(api.db), gasKey: empty, log, now: Date.now, instance: 'gas-test', sweepIntervalMs: 30 } as unknown as JobDeps);
+    job!.start();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await job!.stop();
+    expect(said.filter((m) => /running low/.test(m))).toEqual(['the gas wallet is running low: fund it, or deposits stop being swept']);
     const blind = await startService({ demo: true, networks: { test: { ...devNetwork('http://127.0.0.1:9', contracts, 2), chainId: 31338 } }, jobs: false });
     try {
       const answer = await fetch(blind.url + '/readyz');
