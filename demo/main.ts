@@ -17,7 +17,11 @@ const readable = {
     const line = JSON.parse(json) as Record<string, unknown>;
     if (line.msg === 'request') console.log(`  ${line.method} ${line.path} → ${line.status} (${line.ms} ms)`);
     else if (line.msg === 'webhook delivery') console.log(`  webhook ${line.type} ${line.event} → ${line.status || line.error} (attempt ${line.attempt}, ${line.ms} ms)`);
-    else if (line.msg !== 'service started') console.log(`  ${line.msg}${line.err ? `: ${(line.err as { message?: string }).message}` : ''}`);
+    else if (line.msg === 'reconciliation') {
+      // What the deposits' ledger says against the chain, per token in base units.
+      const totals = Object.entries((line.totals ?? {}) as Record<string, Record<string, string>>).map(([token, t]) => `${token.slice(0, 8)}…: credited ${t.credited}, swept ${t.swept}, held ${t.held}, on chain ${t.onChain}`);
+      console.log(`  reconciliation at block ${line.atBlock}: ${line.deposits} deposit lines, ${line.differences} differences${totals.length ? `; ${totals.join('; ')}` : ''}`);
+    } else if (line.msg !== 'service started') console.log(`  ${line.msg}${line.err ? `: ${(line.err as { message?: string }).message}` : ''}`);
   },
 };
 const config = configFromEnv({ ...process.env, PORT: process.env.API_PORT ?? process.env.PORT ?? '4010' });

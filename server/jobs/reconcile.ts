@@ -11,7 +11,16 @@ export function reconcileJobs(deps: JobDeps): Job[] {
   return deps.networks.map((network) => {
     const check = async () => {
       const { atBlock, deposits, checked, differences, fresh } = await reconcile(network, deps.chain, { now: deps.now });
-      deps.log.info({ chainId: network.chainId, atBlock: String(atBlock), deposits: deposits.length, checked, differences: differences.length }, 'reconciliation');
+      // Per token, in base units: counted toward payments, moved on by sweeps, held by the ledger's account, held on the chain.
+      const totals: Record<string, { credited: string; swept: string; held: string; onChain: string }> = {};
+      for (const d of deposits) {
+        const t = (totals[d.token] ??= { credited: '0', swept: '0', held: '0', onChain: '0' });
+        t.credited = String(BigInt(t.credited) + d.credited);
+        t.swept = String(BigInt(t.swept) + d.swept);
+        t.held = String(BigInt(t.held) + d.held);
+        t.onChain = String(BigInt(t.onChain) + d.onChain);
+      }
+      deps.log.info({ chainId: network.chainId, atBlock: String(atBlock), deposits: deposits.length, checked, differences: differences.length, totals }, 'reconciliation');
       // Told once, whichever instance found it first and however often the job runs.
       for (const d of fresh) {
         const data = { reference: d.reference, address: d.address, token: d.token, chainId: network.chainId, atBlock: String(atBlock), ledger: String(d.held), onChain: String(d.onChain) };
