@@ -113,6 +113,16 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
       }
     },
   });
+  new Gauge({
+    name: 'service_gas_wallet_balance',
+    help: 'What each chain\'s gas wallet holds, in the chain\'s own coin (ETH, BNB, POL…): sweeps stop when it runs dry',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of await checks()) if (c.gasBalance) this.set({ chain: String(c.gasBalance.chainId) }, c.gasBalance.amount);
+    },
+  });
   return {
     observe: (method, route, status) => requests.inc({ method, route, status: String(status) }),
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),

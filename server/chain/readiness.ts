@@ -1,6 +1,6 @@
 // Whether each watched chain is followed closely enough to take payments: its node answers,
 // and the watcher's cursor is within `maxLagBlocks` of the head. For GET /readyz.
-import { createPublicClient, type Address, type PublicClient } from 'viem';
+import { createPublicClient, formatEther, type Address, type PublicClient } from 'viem';
 import { gasStanding } from './deploy.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import { rpcTransport, type Network } from './networks.ts';
@@ -9,6 +9,8 @@ export interface Check {
   name: string;
   ok: boolean;
   detail: string;
+  /** A gas wallet's balance in its chain's coin (for /metrics). */
+  gasBalance?: { chainId: number; amount: number };
 }
 
 /**
@@ -42,7 +44,7 @@ export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlo
         const name = `gas wallet on chain ${network.chainId}`;
         try {
           const standing = await gasStanding(rpc, gas);
-          return { name, ok: !standing.low, detail: standing.detail };
+          return { name, ok: !standing.low, detail: standing.detail, gasBalance: { chainId: network.chainId, amount: Number(formatEther(standing.balance)) } };
         } catch {
           return { name, ok: false, detail: 'its RPC URLs do not answer' };
         }

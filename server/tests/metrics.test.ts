@@ -3,7 +3,8 @@
 // and each chain watcher's lag (on a real dev chain).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
-import { deployDevContracts, devNetwork } from '../../devchain/deploy.ts';
+import { toHex } from 'viem';
+import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
@@ -80,7 +81,8 @@ describe('GET /metrics on a dev chain', { timeout: 60_000 }, () => {
     const chain = await startDevChain({ blockTimeSeconds: 1 });
     cleanups.push(() => chain.stop());
     const contracts = await deployDevContracts(chain.url, 3);
-    const api = await startService({ demo: true, adminToken: TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100 });
+    // Dev account 8 as the gas wallet (as the demo's sweeps use), holding 10,000 ETH.
+    const api = await startService({ demo: true, adminToken: TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, gasKey: toHex(devAccount(8).getHdKey().privateKey!) });
     cleanups.push(() => api.close());
     const name = 'chain 31337 (Local dev chain)';
     let text = '';
@@ -92,5 +94,7 @@ describe('GET /metrics on a dev chain', { timeout: 60_000 }, () => {
     const lag = sample(text, `service_chain_watcher_lag_blocks{chain="${name}"}`);
     expect(lag).toBeGreaterThanOrEqual(0);
     expect(lag).toBeLessThanOrEqual(50);
+    expect(sample(text, 'service_gas_wallet_balance{chain="31337"}')).toBeGreaterThan(9_000);
+    expect(sample(text, 'service_ready{check="gas wallet on chain 31337"}')).toBe(1);
   });
 });
