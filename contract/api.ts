@@ -8,6 +8,7 @@ import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.
 import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { PAYOUT_CURRENCIES } from './payouts.ts';
 import { Business, Coin, MerchantVerification, Transaction, Verification } from './schemas.ts';
+import { Swap, Withdrawal } from './balances.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 /** A success answer whose `data` is `data`. */
@@ -62,10 +63,12 @@ export const EVENT_SCHEMAS = {
     'DEPOSIT_DISCREPANCY',
     later(() => z.object({ reference: text, address: text, token: text, chainId: int, atBlock: amountText, ledger: amountText, onChain: amountText })),
   ),
+  SWAP_UPDATED: eventOf('SWAP_UPDATED', Swap),
+  WITHDRAWAL_UPDATED: eventOf('WITHDRAWAL_UPDATED', Withdrawal),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
-const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY } = EVENT_SCHEMAS;
-export const EventPayload = later(() => z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY]));
+const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED } = EVENT_SCHEMAS;
+export const EventPayload = later(() => z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED]));
 
 /** GET /api/v1/events: one event, its payload and its delivery attempts. */
 export const EventRecord = later(() =>

@@ -2,6 +2,7 @@
 // list, read by the service (what it may record), the SDK (what verifyWebhook accepts) and
 // the docs. A new type is added here, and every side learns of it.
 import type { MerchantVerification } from './schemas.ts';
+import type { SwapView, WithdrawalView } from './balances.ts';
 
 /**
  * DEPOSIT_TRANSACTION: a payment changed (money counted, settled).
@@ -11,8 +12,10 @@ import type { MerchantVerification } from './schemas.ts';
  * after it was paid) or in a token it did not ask for: recorded, not counted, never dropped.
  * DEPOSIT_DISCREPANCY: reconciliation found a deposit address holding other than what its
  * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
+ * SWAP_UPDATED: a swap between two coins of the balance moved on (pending, completed, failed).
+ * WITHDRAWAL_UPDATED: a withdrawal from the balance to a wallet moved on (pending, completed, failed).
  */
-export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY'] as const;
+export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
@@ -60,4 +63,6 @@ export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & 
 export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected'; transfer: ChainTransfer; payment?: MerchantVerification }>;
 /** Amounts in the token's base units, as decimal text, at the block `atBlock`. */
 export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
-export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent;
+export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;
+export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
+export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent;

@@ -1,6 +1,7 @@
 // Puts the dev chain in the shape the service expects: a test token per coin, with the real
 // token's decimals, the deposit factory, and tokens minted to the dev mnemonic's accounts.
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
+import { createRequire } from 'node:module';
+import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DepositFactory, TestToken } from '../contracts/artifacts.generated.ts';
@@ -18,16 +19,27 @@ export const DEV_TOKENS = [
 export interface DevContracts {
   factory: Address;
   tokens: Record<(typeof DEV_TOKENS)[number]['symbol'], Address>;
+  /** Uniswap v2's router, over pools of USDC, BUSD and DAI each against USDT (with `pools`). */
+  router?: Address;
 }
+
+/** Uniswap v2's compiled contracts, as npm ships them (@uniswap/v2-core, @uniswap/v2-periphery). */
+const uniswap = (path: string) => createRequire(import.meta.url)(path) as { abi: Abi; bytecode: string; evm?: { bytecode: { object: string } } };
+const codeOf = (artifact: { bytecode: string }) => (artifact.bytecode.startsWith('0x') ? artifact.bytecode : `0x${artifact.bytecode}`) as Hex;
+
+/** What each dev pool holds of either coin at the start: a price of one to one. */
+export const DEV_POOL_DEPTH = '200000';
 
 /** The dev account that pays for sweeps on a dev chain: the operator's gas-only wallet there. */
 export const GAS_DEV_ACCOUNT = 8;
+/** The dev account that is the operator's treasury on a dev chain (merchants on `balance` settlement). */
+export const TREASURY_DEV_ACCOUNT = 7;
 
 /** Dev account `index` of the standard mnemonic (0 is 0xf39F…2266). */
 export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
 
 /** Deploys from account 0; on a fresh chain the addresses are the same every time. */
-export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach = '1000000'): Promise<DevContracts> {
+export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach = '1000000', options: { pools?: boolean } = {}): Promise<DevContracts> {
   const account = devAccount(0);
   const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
   const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
@@ -44,7 +56,36 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
     }
   }
   await Promise.all(mints.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
-  return { factory, tokens };
+  return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, tokens) } : {}) };
+}
+
+/**
+ * Uniswap v2 on the dev chain: its factory, WETH, the router, and one pool of each of USDC,
+ * BUSD and DAI against USDT, DEV_POOL_DEPTH of each side (one to one), from account 0.
+ */
+async function deployPools(rpcUrl: string, tokens: DevContracts['tokens']): Promise<Address> {
+  const account = devAccount(0);
+  const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
+  const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
+  const mined = async (hash: Hex) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const deploy = async (artifact: ReturnType<typeof uniswap>, args: unknown[]) => (await mined(await wallet.deployContract({ abi: artifact.abi, bytecode: codeOf(artifact), args }))).contractAddress!;
+  const factory = await deploy(uniswap('@uniswap/v2-core/build/UniswapV2Factory.json'), [account.address]);
+  const weth = await deploy(uniswap('@uniswap/v2-periphery/build/WETH9.json'), []);
+  const routerArtifact = uniswap('@uniswap/v2-periphery/build/UniswapV2Router02.json');
+  const router = await deploy(routerArtifact, [factory, weth]);
+  const decimals = Object.fromEntries(DEV_TOKENS.map((t) => [t.symbol, t.decimals])) as Record<keyof DevContracts['tokens'], number>;
+  for (const symbol of ['USDT', 'USDC', 'BUSD', 'DAI'] as const) {
+    await mined(await wallet.writeContract({ address: tokens[symbol], abi: TestToken.abi, functionName: 'mint', args: [account.address, parseUnits(DEV_POOL_DEPTH, decimals[symbol]) * 3n] }));
+    await mined(await wallet.writeContract({ address: tokens[symbol], abi: TestToken.abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }));
+  }
+  for (const symbol of ['USDC', 'BUSD', 'DAI'] as const) {
+    const a = parseUnits(DEV_POOL_DEPTH, decimals[symbol]);
+    const b = parseUnits(DEV_POOL_DEPTH, decimals.USDT);
+    await mined(
+      await wallet.writeContract({ address: router, abi: routerArtifact.abi, functionName: 'addLiquidity', args: [tokens[symbol], tokens.USDT, a, b, a, b, account.address, 2n ** 40n] }),
+    );
+  }
+  return router;
 }
 
 /** The dev chain as a network the service takes payments on. */
@@ -57,5 +98,7 @@ export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmation
     factory: contracts.factory,
     tokens: DEV_TOKENS.map((t) => ({ symbol: t.symbol, name: t.name, address: contracts.tokens[t.symbol], decimals: t.decimals })),
     dev: true,
+    treasury: devAccount(TREASURY_DEV_ACCOUNT).address,
+    ...(contracts.router ? { swapRouter: contracts.router } : {}),
   };
 }

@@ -3,7 +3,7 @@
 // does on regtest). Never on a network that is not marked dev.
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { TestToken } from '../contracts/artifacts.generated.ts';
-import { devAccount, GAS_DEV_ACCOUNT } from './deploy.ts';
+import { devAccount, GAS_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT } from './deploy.ts';
 import type { DevChainPowers, Network } from '../server/chain/networks.ts';
 
 /** The dev account the sandbox pays from: a "customer" of the standard mnemonic. */
@@ -21,4 +21,4 @@ export async function devTransfer(network: Network, token: Address, to: Address,
 }
 
 /** What the demo and the tests hand the service for a dev chain: the sandbox's payer and the sweeps' gas account. */
-export const DEV_CHAIN_POWERS: DevChainPowers = { transfer: devTransfer, gasAccount: devAccount(GAS_DEV_ACCOUNT) };
+export const DEV_CHAIN_POWERS: DevChainPowers = { transfer: devTransfer, gasAccount: devAccount(GAS_DEV_ACCOUNT), treasuryAccount: devAccount(TREASURY_DEV_ACCOUNT) };

@@ -31,6 +31,8 @@ import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
 import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
+import { LedgerStore } from './storage/ledger.ts';
+import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import type { RateProvider } from './domain/rates.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
@@ -96,6 +98,8 @@ export interface ServiceOptions {
    * dev chain uses a dev account when none is given. Without one, deposits are not swept.
    */
   gasKey?: Hex;
+  /** A file holding the treasury's private key (TREASURY_KEY_FILE), for networks with a `treasury` and no `treasuryKeyFile` of their own. */
+  treasuryKeyFile?: string;
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
   /** GET /readyz: how many blocks a watcher may be behind its chain's head (50). */
@@ -175,7 +179,22 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const merchants = new MerchantStore(db);
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
-  const payouts = new PayoutStore(db, payments, events);
+  const networks = options.networks ?? {};
+  const ledger = new LedgerStore(db, events);
+  const payoutCoin = (mode: string) => {
+    const usdt = catalogue.coin(mode as KeyMode, 'USDT');
+    return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
+  };
+  const payouts = new PayoutStore(db, ledger, events, payoutCoin);
+  // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
+  const treasuries: Partial<Record<KeyMode, { treasury: Treasury; swaps?: SwapProvider }>> = {};
+  for (const mode of ['test', 'live'] as const) {
+    const network = networks[mode];
+    const account = network && treasuryAccount(network, options.treasuryKeyFile, options.devChain?.treasuryAccount);
+    if (!network || !account) continue;
+    const treasury = new Treasury(network, account);
+    treasuries[mode] = { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) };
+  }
   const chain = new ChainStore(db);
   for (const seed of options.merchants ?? (options.demo ? [DEMO_MERCHANT] : [])) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(links);
@@ -188,7 +207,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     windowMs: options.webhookRetryWindowMs ?? DEFAULT_RETRY.windowMs,
   };
   let origin = '';
-  const networks = options.networks ?? {};
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
   const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50, gasOf);
@@ -204,10 +222,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     // Fetched rates age; a fixed table's never do, so it has no check.
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
+  const catalogue = offeredCatalog(
+    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => ledger.settlement(merchantId, mode)),
+    rates,
+  );
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
   const parts: ServiceParts = {
     metrics,
-    catalog: offeredCatalog(catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId)), rates),
+    catalog: catalogue,
     rates,
     payments,
     chain,
@@ -215,6 +237,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     merchants,
     links,
     payouts,
+    ledger,
+    treasury: (mode) => treasuries[mode],
     changes,
     config: {
       quoteMs: (options.quoteSeconds ?? 900) * 1000,
@@ -247,7 +271,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const jobs =
     options.jobs === false ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, chain, now, log, instance, retry,
+        db, payments, events, merchants, payouts, chain, now, log, instance, retry, ledger,
+        treasuries: Object.values(treasuries),
         networks: Object.values(networks),
         devChain: options.devChain,
         gasKey: options.gasKey,

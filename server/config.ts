@@ -55,6 +55,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     payoutCheckMs: int(env, 'PAYOUT_CHECK_MS', 2000, 10, 86_400_000),
     networks: env.NETWORKS_FILE ? networksFromFile(env.NETWORKS_FILE) : undefined,
     gasKey: gasKey(env.GAS_WALLET_KEY),
+    // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
+    treasuryKeyFile: env.TREASURY_KEY_FILE || undefined,
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
     readyMaxLagBlocks: int(env, 'READY_MAX_LAG_BLOCKS', 50, 1, 1_000_000),

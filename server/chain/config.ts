@@ -39,6 +39,9 @@ const NetworkSchema = z.object({
   logRange: z.optional(whole(1, 100_000)),
   reorgDepth: z.optional(whole(1, 10_000)),
   finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
+  treasury: z.optional(address),
+  treasuryKeyFile: z.optional(z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 4096, { error: 'the path of a file holding the treasury key' })),
+  swapRouter: z.optional(address),
 });
 const NetworksSchema = z.object({ test: z.optional(NetworkSchema), live: z.optional(NetworkSchema) });
 

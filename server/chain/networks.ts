@@ -45,6 +45,16 @@ export interface Network {
    * block, as well as having its confirmations.
    */
   finality?: Finality;
+  /**
+   * The operator's treasury on this network: where deposits of merchants on `balance`
+   * settlement are swept, and what swaps, withdrawals and bank payouts are paid from. Its key
+   * is read from `treasuryKeyFile` (or TREASURY_KEY_FILE), never from this file, never logged.
+   */
+  treasury?: Address;
+  /** A file holding the treasury's private key (0x and 64 hex digits): TREASURY_KEY_FILE by default. */
+  treasuryKeyFile?: string;
+  /** A Uniswap v2 router (or one with its interface: PancakeSwap v2 on BNB Smart Chain) the treasury swaps through. */
+  swapRouter?: Address;
 }
 
 export type Finality = 'safe' | 'finalized';
@@ -68,6 +78,8 @@ export async function countedUpTo(rpc: { getBlock(args: { blockTag: Finality }):
 export interface DevChainPowers {
   transfer(network: Network, token: Address, to: Address, amount: bigint): Promise<Hex>;
   gasAccount: LocalAccount;
+  /** The treasury's account on a dev chain (a known dev account): balances, swaps, withdrawals. */
+  treasuryAccount?: LocalAccount;
 }
 
 /**

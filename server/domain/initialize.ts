@@ -6,7 +6,7 @@ import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequ
 
 /** A new payment's row: the quote's priced fields and who it is for. */
 export type NewPayment = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null };
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance' };
 
 /** A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands. */
 export type Requote = ReturnType<typeof quoteFields> &
@@ -41,7 +41,7 @@ export function initializePayment(
   request: QuoteRequest,
   nowMs: number,
   quoteMs: number,
-  deposit: { address: string; payout: string | null },
+  deposit: { address: string; payout: string | null; settlement?: 'wallet' | 'balance' },
 ): Promise<{ payment: Payment; created: boolean }> {
   return store.inTransaction(async (writes) => {
     const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));

@@ -103,7 +103,7 @@ export function mergeBankUpdate(record: BankAccount, body: z.output<typeof Payou
 
 /** The withdrawal's amount in payout units, checked: USDT only, at most 6 decimals. */
 export function payoutUnits(coin: string, amount: number): bigint {
-  if (coin !== PAYOUT_COIN) throw invalidField('coin', `expected ${PAYOUT_COIN}, received ${JSON.stringify(coin)}; only ${PAYOUT_COIN} is paid out, so swap your ${coin} to ${PAYOUT_COIN} first`);
+  if (coin !== PAYOUT_COIN) throw invalidField('coin', `expected ${PAYOUT_COIN}, received ${JSON.stringify(coin)}; only ${PAYOUT_COIN} is paid out, so swap your ${coin} to ${PAYOUT_COIN} first (POST /api/v1/swaps/quote, then POST /api/v1/swaps)`);
   const units = toUnits(amount, PAYOUT_DECIMALS);
   if (units === undefined) throw invalidField('amount', `expected at most ${PAYOUT_DECIMALS} decimal places, received ${amount}`);
   return units;

@@ -11,6 +11,9 @@ import type { EventStore } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
+import type { LedgerStore } from '../storage/ledger.ts';
+import type { SwapProvider, Treasury } from '../chain/treasury.ts';
+import { treasuryJobs } from './treasury.ts';
 import { payoutJob } from './payouts.ts';
 import { reconcileJobs } from './reconcile.ts';
 import { settleJob } from './settle.ts';
@@ -25,6 +28,9 @@ export interface JobDeps {
   merchants: MerchantStore;
   payouts: PayoutStore;
   chain: ChainStore;
+  ledger: LedgerStore;
+  /** Each network's treasury the service holds the key of, with its swap provider. */
+  treasuries: Array<{ treasury: Treasury; swaps?: SwapProvider }>;
   networks: Network[];
   devChain?: DevChainPowers;
   gasKey?: Hex;
@@ -53,7 +59,7 @@ export interface Job {
   wakeOn?: { channel: string; wake(): void };
 }
 
-const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs];
+const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs];
 
 /** Starts every registered job; the answer stops them all. */
 export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {

@@ -27,6 +27,7 @@ import {
   WebhookEndpoint,
 } from '../../contract/api.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
+import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
 import { amount, coin, currency, int, oneOf, text } from '../../contract/fields.ts';
 import {
   DonationLink,
@@ -113,6 +114,20 @@ export const OPERATIONS: Record<string, Operation> = {
   'DELETE /api/v1/bank/payouts': { tag: 'Bank payouts', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] },
   'GET /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', responses: { 200: answer(BankPayout) } },
   'PATCH /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', body: PayoutFields, responses: { 200: answer(BankPayout) } },
+  'GET /api/v1/settlement': { tag: 'Balances', responses: { 200: answer(SettlementAnswer) } },
+  'PUT /api/v1/settlement': {
+    tag: 'Balances',
+    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial). Applies to payments made after it.',
+    body: SettlementBody,
+    responses: { 200: answer(SettlementAnswer) },
+    errors: [409],
+  },
+  'GET /api/v1/balances': { tag: 'Balances', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } },
+  'POST /api/v1/swaps/quote': { tag: 'Balances', body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: [409] },
+  'POST /api/v1/swaps': { tag: 'Balances', body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409] },
+  'GET /api/v1/swaps/{id}': { tag: 'Balances', responses: { 200: answer(Swap) } },
+  'POST /api/v1/withdrawals': { tag: 'Balances', body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409] },
+  'GET /api/v1/withdrawals/{id}': { tag: 'Balances', responses: { 200: answer(Withdrawal) } },
   'GET /healthz': { tag: 'Operations', responses: { 200: answer(Alive) } },
   'GET /readyz': { tag: 'Operations', responses: { 200: Readiness, 503: Readiness } },
   'GET /api/v1/openapi.json': { tag: 'Operations', description: 'This document.', responses: { 200: z.looseObject({ openapi: text }) } },
@@ -145,6 +160,8 @@ const LEAVES: Record<string, JsonSchema> = {
   'a URL': { type: 'string', format: 'uri' },
   'a URL or ""': { anyOf: [{ type: 'string', format: 'uri' }, { const: '' }] },
   'a decimal amount as text': { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
+  'an amount greater than 0 as decimal text, such as "12.5"': { type: 'string', pattern: '^\\d{1,18}(\\.\\d{1,36})?$' },
+  'a quote id from POST /api/v1/swaps/quote': { type: 'string', format: 'uuid' },
   'an empty object': { type: 'object', maxProperties: 0 },
   'a whole number as text': { type: 'string', pattern: '^\\d+$' },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
@@ -298,7 +315,7 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
-    tags: ['Payments', 'Webhooks', 'Payment links', 'Bank payouts', 'Operations'].map((name) => ({ name })),
+    tags: ['Payments', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
     paths,
     webhooks,
     components: {

@@ -16,6 +16,9 @@ import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
+import type { LedgerStore } from '../storage/ledger.ts';
+import type { SwapProvider, Treasury } from '../chain/treasury.ts';
+import type { KeyMode } from '../../contract/keys.ts';
 import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../metrics.ts';
 
@@ -29,6 +32,10 @@ export interface ServiceParts {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
+  /** The journal, settlement choices, swaps and withdrawals (balance settlement). */
+  ledger: LedgerStore;
+  /** A mode's treasury and its swap provider, where its network has a treasury whose key the service holds. */
+  treasury(mode: KeyMode): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
   /** Prometheus metrics, for GET /metrics (operator token). */

@@ -7,6 +7,7 @@ import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Handler } from './context.ts';
+import { requireBalance } from './balances.ts';
 
 export const banks: Handler = async ({ query }) => {
   const country = query.get('country') ?? '';
@@ -56,6 +57,8 @@ export const initiate: Handler = async ({ req, account, service }) => {
   if (account.mode === 'live') {
     throw new Conflict('Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"');
   }
+  // Only money the service holds can be paid out: a merchant on wallet settlement holds it themselves.
+  await requireBalance(account, service, 'Bank payouts');
   const body = parse(InitiatePayoutBody, await readJson(req));
   const units = payoutUnits(body.coin, body.amount);
   const payout = await service.payouts.initiate(

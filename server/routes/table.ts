@@ -2,6 +2,7 @@
 // The README's endpoint lists are held equal to this table by a test.
 import type { RouteSpec } from '../http/router.ts';
 import type { Handler } from './context.ts';
+import * as balances from './balances.ts';
 import * as docs from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
@@ -49,6 +50,15 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'secret', handler: payouts.deleteBanks, summary: 'delete bank accounts, all or nothing' },
   { method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.getBank, summary: 'one bank account' },
   { method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'secret', handler: payouts.updateBank, summary: 'update a bank account' },
+  // Balances (secret key): settlement, swaps, withdrawals
+  { method: 'GET', path: '/api/v1/settlement', auth: 'secret', handler: balances.getSettlement, summary: 'where this mode\'s payments settle: wallet or balance' },
+  { method: 'PUT', path: '/api/v1/settlement', auth: 'secret', handler: balances.putSettlement, summary: 'settle new payments to your wallet or to a balance the operator holds' },
+  { method: 'GET', path: '/api/v1/balances', auth: 'secret', handler: balances.balances, summary: 'available, reserved and pending per coin and network' },
+  { method: 'POST', path: '/api/v1/swaps/quote', auth: 'secret', handler: balances.quoteSwap, summary: 'a price to swap one coin of the balance for another' },
+  { method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: balances.createSwap, summary: 'swap at a quote' },
+  { method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: balances.getSwap, summary: 'one swap and its state' },
+  { method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: balances.withdraw, summary: 'send coins of the balance to a wallet' },
+  { method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: balances.getWithdrawal, summary: 'one withdrawal and its state' },
   // For the operator
   { method: 'GET', path: '/healthz', auth: 'none', handler: health.healthz, summary: 'the process answers' },
   { method: 'GET', path: '/readyz', auth: 'none', handler: health.readyz, summary: 'the database answers and each chain is followed; 503 naming what is not' },

@@ -51,6 +51,8 @@ export const putPayoutAddress: Handler = async ({ req, account, service }) => {
       { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' network` },
     ]);
   }
+  // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
+  if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
   await service.merchants.setPayoutAddress(account.merchant.id, account.mode, body.chain_id, body.address);
   return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
 };

@@ -89,13 +89,13 @@ export class PaymentStore {
           const [row] = await tx.query(
             `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
                fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-               expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27)
+               expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28)
              ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
             [
               account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
               String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
-              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates),
+              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
             ],
           );
           return row && paymentOf(row);

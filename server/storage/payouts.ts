@@ -1,5 +1,6 @@
-// Registered bank accounts and the payouts made to them. A payout is checked against the
-// balance under an advisory lock per account, so two at once cannot overdraw it.
+// Registered bank accounts and the payouts made to them. A payout reserves its USDT from the
+// merchant's balance (the journal, storage/ledger.ts) under the merchant's balance lock, so
+// payouts, swaps and withdrawals at once cannot overdraw it; a failed payout returns it.
 import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
@@ -8,7 +9,21 @@ import { Conflict, NotFound } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from '../domain/payouts.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
-import type { PaymentStore } from './payments.ts';
+import type { LedgerStore } from './ledger.ts';
+import { merchantAccount, move } from '../domain/ledger.ts';
+
+/** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
+export interface PayoutCoin {
+  chainId: number;
+  token: string;
+  decimals: number;
+}
+
+/** What the operator owes its payout partner for payouts paid: USDT still in the treasury until it settles with the partner. */
+export const PAYOUT_PAYABLE = 'payable:payout-partner';
+
+/** Payout units (micro-USDT) in the token's base units; a token with fewer than 6 decimals cannot carry them. */
+const tokenUnits = (units: bigint, coin: PayoutCoin) => units * 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
 
@@ -53,8 +68,9 @@ const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant
 export class PayoutStore {
   constructor(
     private readonly db: Database,
-    private readonly payments: PaymentStore,
+    private readonly ledger: LedgerStore,
     private readonly events: EventStore,
+    private readonly coinOf: (mode: string) => PayoutCoin | undefined,
   ) {}
 
   async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
@@ -103,17 +119,15 @@ export class PayoutStore {
     });
   }
 
-  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) =>
-    tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`payouts/${account.merchant.id}/${account.mode}`]);
+  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) => this.ledger.lock(tx, account);
 
-  /** Collected USDT less every payout that has not failed, in payout units. */
+  /** The USDT available to pay out (the balance's, journaled), in payout units, rounded down. */
   async balance(account: Pick<Account, 'merchant' | 'mode'>, sql: Sql = this.db): Promise<bigint> {
-    const collected = await this.payments.collected(sql, account, PAYOUT_COIN, PAYOUT_DECIMALS);
-    const [{ out }] = await sql.query<{ out: string | null }>(
-      `SELECT COALESCE(sum(units), 0)::text AS out FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed'`,
-      owner(account),
-    );
-    return collected - BigInt(out ?? '0');
+    const coin = this.coinOf(account.mode);
+    if (!coin) return 0n;
+    if (sql === this.db) await this.db.transaction((tx) => this.ledger.catchUp(tx, Date.now(), account));
+    const units = await this.ledger.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), coin.chainId, coin.token);
+    return units / 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
   }
 
   async initiate(
@@ -125,21 +139,27 @@ export class PayoutStore {
     return this.db.transaction(async (tx) => {
       await this.lockAccount(tx, account);
       const bank = await this.bank(account, request.bankId, tx);
-      const available = await this.balance(account, tx);
-      if (request.units > available) {
-        throw new Conflict(`amount: ${formatUnits(request.units, PAYOUT_DECIMALS)} ${PAYOUT_COIN} is more than the balance of ${formatUnits(available, PAYOUT_DECIMALS)} ${PAYOUT_COIN}`, [
-          { field: 'amount', message: `expected at most ${formatUnits(available, PAYOUT_DECIMALS)}` },
-        ]);
-      }
+      const coin = this.coinOf(account.mode);
+      if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new Conflict(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
       if (taken) throw new Conflict(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
+      const id = randomUUID();
+      const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
+      await this.ledger.reserve(
+        tx,
+        account,
+        { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format: (u) => formatUnits(u / shift, PAYOUT_DECIMALS) },
+        tokenUnits(request.units, coin),
+        { kind: 'payout_reserved', ref: id, memo: `payout ${reference}` },
+        nowMs,
+      );
       const [row] = await tx.query(
-        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11) RETURNING *`,
+        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14) RETURNING *`,
         [
-          randomUUID(), ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency)),
-          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs,
+          id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency)),
+          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)),
         ],
       );
       const payout = payoutView(payoutOf(row));
@@ -188,6 +208,17 @@ export class PayoutStore {
       );
       if (next.status !== payout.status) {
         const account = { merchant: { id: payout.merchantId } as Account['merchant'], mode: payout.mode as Account['mode'] };
+        // Paid: the reserved USDT is owed to the payout partner; failed: it goes back to the balance.
+        if (row!.chain_id != null && (next.status === 'paid' || next.status === 'failed')) {
+          const reserved = merchantAccount(payout.merchantId, payout.mode, 'reserved');
+          const to = next.status === 'paid' ? PAYOUT_PAYABLE : merchantAccount(payout.merchantId, payout.mode, 'available');
+          await this.ledger.post(
+            tx,
+            { kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned', ref: payout.id, owner: account, memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}` },
+            move(reserved, to, Number(row!.chain_id), row!.token as string, BigInt(row!.token_units as string)),
+            nowMs,
+          );
+        }
         await this.events.add(tx, account, 'PAYOUT_UPDATED', report(payoutView(payoutOf(row))), nowMs);
       }
     });

@@ -196,6 +196,7 @@ describe('payouts', () => {
     const api = await service({ payoutCheckMs: 30 });
     const hook = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
     await call(api, 'PUT', '/api/v1/webhook', { url: hook.url });
+    await call(api, 'PUT', '/api/v1/settlement', { settlement: 'balance' }); // payouts draw on money the service holds
     await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'funds', coin: 'USDT', currency: 'USD', amount: 100 }, { 'x-api-key': publicKey });
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'funds', kind: 'exact' }, { 'x-api-key': publicKey });
     const account = (number: string) =>

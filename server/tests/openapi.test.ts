@@ -109,7 +109,7 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
-    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_UPDATED']);
+    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_UPDATED', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED']);
   });
 
   it('is true of every answer of every operation: each body matches the schema of its operation and status', { timeout: 120_000 }, async () => {
@@ -119,6 +119,11 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/coins?amount=24.50', pub);
     await call('GET', '/api/v1/coins', {});
     await call('GET', '/api/v1/coins', sec);
+    // Settlement: wallet by default; swaps answer 409 until the balance; then the demo merchant's test payments settle to a balance
+    await call('GET', '/api/v1/settlement', sec);
+    await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: '1' });
+    await call('PUT', '/api/v1/settlement', sec, { settlement: 'custodial' });
+    await call('PUT', '/api/v1/settlement', sec, { settlement: 'balance' });
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
     await call('POST', '/api/v1/transaction/initialize', sec, { reference: 'oa-2', coin: 'USDC', currency: 'EUR', amount: 10, customer_email: 'ada@example.com', metadata: { order: 7 }, accept_partial_payment: true });
@@ -204,6 +209,19 @@ describe('the OpenAPI document', () => {
     await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1_000_000 });
     await call('GET', `/api/v1/bank/payouts/withdrawals/${(payout.body as { data: { id: string } }).data.id}`, sec);
     await call('GET', '/api/v1/bank/payouts/withdrawals/nope', sec);
+
+    // Balances, swaps and withdrawals (no network here: no treasury, so swaps and withdrawals answer 409; the chain's are in chain/tests/balances.test.ts)
+    await call('GET', '/api/v1/balances', sec);
+    await call('GET', '/api/v1/balances', pub);
+    await call('GET', '/api/v1/settlement', pub);
+    await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: '1' });
+    await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: 'lots' });
+    await call('POST', '/api/v1/swaps', sec, { quote_id: '00000000-0000-4000-8000-000000000000' });
+    await call('POST', '/api/v1/swaps', sec, { quote_id: 7 });
+    await call('GET', '/api/v1/swaps/00000000-0000-4000-8000-000000000000', sec);
+    await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '1' });
+    await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x7', amount: '1' });
+    await call('GET', '/api/v1/withdrawals/00000000-0000-4000-8000-000000000000', sec);
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });

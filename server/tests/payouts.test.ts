@@ -11,6 +11,8 @@ const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
 beforeAll(async () => {
   api = await startService({ demo: true });
+  // Payouts draw on money the service holds: the demo merchant's test payments settle to a balance.
+  expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
 });
 afterAll(() => api.close());
 
@@ -99,6 +101,18 @@ describe('managing them', () => {
 });
 
 describe('initiating a payout', () => {
+  // Issue 24: a merchant on wallet settlement holds its own money; the service has none to pay out.
+  it('answers 409 on wallet settlement (the default), saying it needs balance settlement', async () => {
+    const other = await api.parts.merchants.create({ businessName: 'Wallet Co', businessEmail: 'w@example.com', businessLogo: '' }, Date.now());
+    const key = other.keys.test.secretKey;
+    expect((await call('GET', '/api/v1/settlement', undefined, key)).body.data).toEqual({ settlement: 'wallet' });
+    const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN, key)).body.data;
+    const refused = await call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 1 }, key);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/need balance settlement.*PUT \/api\/v1\/settlement/);
+    expect((await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '1' }, key)).status).toBe(409);
+  });
+
   // Issue 22: live keys got the sandbox's payout provider, which reports payouts paid.
   it('refuses live payouts while the service has only the sandbox\'s provider', async () => {
     const liveKey = DEMO_MERCHANT.keys.live.secretKey;

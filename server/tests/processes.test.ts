@@ -82,6 +82,7 @@ describe('restart', { timeout: 90_000 }, () => {
     const first = await service({ ...env, PAYOUT_CHECK_MS: '8000' });
     const hook = await receiver(503); // the merchant's endpoint is down for now
     expect((await call(first.url, 'PUT', '/api/v1/webhook', { url: hook.url }, 'secret')).status).toBe(200);
+    expect((await call(first.url, 'PUT', '/api/v1/settlement', { settlement: 'balance' }, 'secret')).status).toBe(200);
 
     // A pending payment, a paid one (whose webhook cannot get through), a link with a photo, a payout under way.
     const pending = await call(first.url, 'POST', '/api/v1/transaction/initialize', { reference: 'r-pending', coin: 'USDT', currency: 'USD', amount: 12 });

@@ -105,6 +105,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
 
   it('lets concurrent payouts never overdraw the balance', async () => {
     const server = { authorization: `Bearer ${secretKey}` };
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
     await call('POST', '/api/v1/transaction/initialize', { reference: `bal-${kind}`, coin: 'USDT', currency: 'USD', amount: 10 });
     await call('POST', '/api/v1/sandbox/deposit', { reference: `bal-${kind}`, kind: 'exact' });
     const balanceBefore = await api.parts.payouts.balance(account);
@@ -115,6 +116,39 @@ describe.each(KINDS)('storage on %s', (kind) => {
     expect(tries.filter((t) => t.status === 201)).toHaveLength(1);
     expect(tries.filter((t) => t.status === 409)).toHaveLength(3);
     expect(await api.parts.payouts.balance(account)).toBeGreaterThanOrEqual(0n);
+  });
+
+  // Issue 24: two payouts, a swap and a withdrawal at once, each 30% of the balance: three fit, never four.
+  it('lets two payouts, a swap and a withdrawal at once never overdraw the balance', async () => {
+    const server = { authorization: `Bearer ${secretKey}` };
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
+    await call('POST', '/api/v1/transaction/initialize', { reference: `four-${kind}`, coin: 'USDT', currency: 'USD', amount: 100 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: `four-${kind}`, kind: 'exact' });
+    const usdt = coinOf('test', 'USDT')!;
+    const usdc = coinOf('test', 'USDC')!;
+    const unit = 10n ** BigInt(usdt.decimals - 6);
+    const before = (await api.parts.payouts.balance(account)) * unit; // in USDT base units, to the micro-USDT
+    const share = ((before * 3n) / 10n / unit) * unit; // 30%, whole micro-USDT
+    const bank = (await call('POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, server)).body.data;
+    const quote = await api.parts.ledger.quote(
+      account,
+      { chainId: usdt.chainId, fromSymbol: 'USDT', toSymbol: 'USDC', fromToken: usdt.contractAddress, toToken: usdc.contractAddress, fromDecimals: usdt.decimals, toDecimals: usdc.decimals, amountIn: share, poolOut: 1_000_000n, expiresMs: Date.now() + 60_000 },
+      Date.now(),
+    );
+    const fmt = (u: bigint) => String(u);
+    const outcome = (p: Promise<unknown>) => p.then((r) => ((r as { status?: number }).status ?? 201) === 201, () => false);
+    const payout = () => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: Number(share / unit) / 1e6 }, server).then((r) => (r.status === 201 ? r : Promise.reject(r)));
+    const done = await Promise.all([
+      outcome(payout()),
+      outcome(payout()),
+      outcome(api.parts.ledger.acceptQuote(account, quote.id, { symbol: 'USDT', format: fmt }, Date.now(), () => ({}))),
+      outcome(api.parts.ledger.withdraw(account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt }, Date.now(), () => ({}))),
+    ]);
+    expect(done.filter(Boolean)).toHaveLength(3);
+    const after = (await api.parts.payouts.balance(account)) * unit;
+    expect(after).toBe(before - 3n * share);
+    expect(after).toBeGreaterThanOrEqual(0n);
+    for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
   });
 
   it('hands each due event to one claimer, however many claim at once', async () => {

@@ -1,0 +1,293 @@
+// Balance settlement on the dev chain, end to end (issue 24): a USDC payment swept to the
+// operator's treasury and journaled into the merchant's balance; a USDC payout refused naming
+// the swap; a real swap USDC → USDT through a Uniswap v2 pool; a USDT payout paid by the
+// sandbox's provider; a failed payout that returns its money; a withdrawal that reaches a
+// wallet; a swap whose price moved past the slippage limit, failed and returned. After every
+// step the journal balances per coin and the treasury's tokens on chain equal the merchants'
+// balances plus the operator's fees plus what is owed to the payout partner. And with `wallet`
+// settlement (the default) swaps and payouts answer 409 and the sweep goes to the merchant.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseAbi, parseUnits, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { DepositFactory } from '../../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { saltOf } from '../networks.ts';
+import { caller, until } from './helpers.ts';
+import type { Entry } from '../../storage/ledger.ts';
+import '../../testing/conformance.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
+const merchantWallet = devAccount(9).address;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let reader: ReturnType<typeof createPublicClient>;
+
+beforeAll(async () => {
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  // Tokens minted to accounts 0–2 only: the treasury (account 7) starts with none of them.
+  contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
+  reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+  api = await startService({
+    demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100, webhookRetryMs: 100,
+  });
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const call = caller(() => api.url);
+const server = (method: string, path: string, body?: unknown, key = secretKey) => call(method, path, body, key);
+const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data;
+const onChain = (token: Address, who: Address) => reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const balanceOf = async (coin: string, key = secretKey) => {
+  const lines = (await server('GET', '/api/v1/balances', undefined, key)).body.data as Array<{ coin: string; available: string; reserved: string; pending: string }>;
+  return lines.find((l) => l.coin === coin) ?? { coin, available: '0', reserved: '0', pending: '0' };
+};
+
+/** The books after a step: each coin's postings sum to zero, and the treasury holds on chain what the journal says. */
+const reconciliations: string[] = [];
+async function books(step: string) {
+  for (const s of await api.parts.ledger.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
+  for (const symbol of ['USDC', 'USDT'] as const) {
+    const token = contracts.tokens[symbol];
+    const held = await api.parts.ledger.held(31337, token);
+    const chainHolds = await onChain(token, treasury);
+    expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(held.merchants + held.fees + held.payable);
+    expect(-held.external).toBe(chainHolds);
+    reconciliations.push(`${step} | ${symbol} | ${chainHolds} | ${held.merchants} | ${held.fees} | ${held.payable} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'}`);
+  }
+}
+
+const NGN = { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' };
+
+describe('wallet settlement (the default)', { timeout: 60_000 }, () => {
+  it('answers wallet; swaps, bank payouts and withdrawals answer 409 saying they need balance settlement', async () => {
+    expect((await server('PUT', '/api/v1/payout_address', { chain_id: 31337, address: merchantWallet })).status).toBe(200);
+    expect((await server('GET', '/api/v1/settlement')).body.data).toEqual({ settlement: 'wallet' });
+    const quote = await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '1' });
+    expect(quote.status).toBe(409);
+    expect(quote.body.message).toMatch(/Swaps need balance settlement.*PUT \/api\/v1\/settlement/);
+    const bank = (await server('POST', '/api/v1/bank/payouts', NGN)).body.data;
+    const payout = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 1 });
+    expect(payout.status).toBe(409);
+    expect(payout.body.message).toMatch(/Bank payouts need balance settlement/);
+    const withdrawal = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: merchantWallet, amount: '1' });
+    expect(withdrawal.status).toBe(409);
+  });
+
+  it('refuses the treasury as a merchant\'s payout address: money swept there would be no one\'s', async () => {
+    const refused = await server('PUT', '/api/v1/payout_address', { chain_id: 31337, address: treasury });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].field).toBe('address');
+  });
+});
+
+describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
+  let walletDeposit: Address;
+
+  it('a payment made before the switch keeps its binding to the merchant\'s wallet', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 'w-1', coin: 'USDT', currency: 'USD', amount: 10 });
+    walletDeposit = created.body.data.address;
+    expect(walletDeposit).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [merchantWallet, saltOf(DEMO_MERCHANT.id, 'test', 'w-1')] }));
+    const bad = await server('PUT', '/api/v1/settlement', { settlement: 'custodial' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('settlement');
+    const switched = await server('PUT', '/api/v1/settlement', { settlement: 'balance' });
+    expect(switched.status).toBe(200);
+    expect(switched.body.data).toEqual({ settlement: 'balance', treasury });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 'w-1', kind: 'exact' });
+    await until('w-1 swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === walletDeposit.toLowerCase())?.sweptHash);
+    expect(await onChain(contracts.tokens.USDT, merchantWallet)).toBe(10_100_000_000_000_000_000n); // to the merchant's wallet, as today
+    expect(await onChain(contracts.tokens.USDT, treasury)).toBe(0n);
+    expect((await balanceOf('USDT')).available).toBe('0'); // never the merchant's balance: the service does not hold it
+    await books('wallet payment swept to the merchant');
+  });
+
+  it('a USDC payment is confirmed, swept to the treasury, and the balance shows it', async () => {
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 'b-1', coin: 'USDC', currency: 'USD', amount: 100 });
+    expect(created.status).toBe(201);
+    const address = created.body.data.address as Address;
+    // Bound to the treasury: the deposit can only ever send its tokens there.
+    expect(address).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [treasury, saltOf(DEMO_MERCHANT.id, 'test', 'b-1')] }));
+    await call('POST', '/api/v1/sandbox/deposit', { reference: 'b-1', kind: 'exact' });
+    await until('confirmed', async () => (await verify('b-1')).status === 'confirmed');
+    await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash);
+    expect(await onChain(contracts.tokens.USDC, treasury)).toBe(101_000_000n);
+    const usdc = await until('journaled', async () => ((await balanceOf('USDC')).available === '101' ? balanceOf('USDC') : false));
+    expect(usdc).toEqual({ coin: 'USDC', chain_id: 31337, network: 'Local dev chain', available: '101', reserved: '0', pending: '0' });
+    await books('USDC payment swept to the treasury');
+  });
+
+  it('a USDC payout is refused, naming the swap', async () => {
+    const bank = (await server('POST', '/api/v1/bank/payouts', NGN)).body.data;
+    const refused = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDC', amount: 10 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].field).toBe('coin');
+    expect(refused.body.message).toMatch(/swap your USDC to USDT first \(POST \/api\/v1\/swaps\/quote/);
+  });
+
+  it('refuses bad swap quotes, each naming its field', async () => {
+    const same = await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDC', amount: '1' });
+    expect(same.body.errors[0].field).toBe('to');
+    const decimals = await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '1.0000001' });
+    expect(decimals.status).toBe(400);
+    expect(decimals.body.errors[0].field).toBe('amount');
+    const coin = await server('POST', '/api/v1/swaps/quote', { from: 'XYZ', to: 'USDT', amount: '1' });
+    expect(coin.body.errors[0].field).toBe('from');
+    const tooMuch = (await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '500' })).body.data;
+    const refused = await server('POST', '/api/v1/swaps', { quote_id: tooMuch.id });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/more than the balance of 101 USDC/);
+  });
+
+  let received = '';
+  it('swaps USDC → USDT through the pool: a rate, the fee, the amount received, SWAP_UPDATED', async () => {
+    const quote = await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '50' });
+    expect(quote.status).toBe(201);
+    const q = quote.body.data;
+    expect(q).toMatchObject({ from: 'USDC', to: 'USDT', amount: '50', status: 'quoted', slippage_bps: 50 });
+    // A one-to-one pool of 200,000 each side, 0.3% to the pool, 0.3% to the operator.
+    expect(Number(q.rate)).toBeGreaterThan(0.99);
+    expect(Number(q.rate)).toBeLessThan(0.9971);
+    // Uniswap v2's constant product: out = in·997·R_out / (R_in·1000 + in·997), from reserves of 200,000 each.
+    const amountIn = parseUnits('50', 6);
+    const poolOut = (amountIn * 997n * parseUnits('200000', 18)) / (parseUnits('200000', 6) * 1000n + amountIn * 997n);
+    expect(parseUnits(q.amount_received, 18) + parseUnits(q.fee, 18)).toBe(poolOut);
+    expect(parseUnits(q.fee, 18)).toBe((poolOut * 30n) / 10_000n);
+    expect(parseUnits(q.minimum_received, 18)).toBe((poolOut * 9_950n) / 10_000n);
+    const started = await server('POST', '/api/v1/swaps', { quote_id: q.id });
+    expect(started.status).toBe(201);
+    expect(started.body.data.status).toBe('pending');
+    expect((await balanceOf('USDC')).available).toBe('51');
+    expect((await balanceOf('USDC')).reserved).toBe('50');
+    expect((await server('POST', '/api/v1/swaps', { quote_id: q.id })).status).toBe(409); // a quote is used once
+    const done = await until('swap completed', async () => {
+      const s = (await server('GET', `/api/v1/swaps/${q.id}`)).body.data;
+      return s.status === 'completed' || s.status === 'failed' ? s : false;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(parseUnits(done.amount_received, 18)).toBeGreaterThanOrEqual(parseUnits(q.minimum_received, 18) - parseUnits(done.fee, 18));
+    received = done.amount_received;
+    expect(await balanceOf('USDT')).toMatchObject({ available: received, reserved: '0' });
+    expect(await balanceOf('USDC')).toMatchObject({ available: '51', reserved: '0' });
+    const events = await api.db.query(`SELECT body FROM events WHERE type = 'SWAP_UPDATED' AND body LIKE $1 ORDER BY seq`, [`%${q.id}%`]);
+    expect(events.map((e) => JSON.parse(e.body as string).data.status)).toEqual(['pending', 'completed']);
+    await books('swap USDC to USDT');
+  });
+
+  it('a USDT payout to an NGN bank account is paid by the sandbox provider, and the balance falls by its amount', async () => {
+    const before = parseUnits((await balanceOf('USDT')).available, 18);
+    const bank = (await server('POST', '/api/v1/bank/payouts', NGN)).body.data;
+    const payout = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 20, reference: 'po-20' });
+    expect(payout.status).toBe(201);
+    expect(parseUnits((await balanceOf('USDT')).reserved, 18)).toBe(parseUnits('20', 18));
+    await until('paid', async () => (await server('GET', `/api/v1/bank/payouts/withdrawals/${payout.body.data.id}`)).body.data.status === 'paid');
+    expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(before - parseUnits('20', 18));
+    expect((await balanceOf('USDT')).reserved).toBe('0');
+    await books('USDT payout paid');
+  });
+
+  it('a payout the bank rejects returns its money to the balance', async () => {
+    const before = (await balanceOf('USDT')).available;
+    const bank = (await server('POST', '/api/v1/bank/payouts', { ...NGN, account_number: '0690000000' })).body.data;
+    const payout = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 10, reference: 'po-bad' });
+    expect(payout.status).toBe(201);
+    expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(parseUnits(before, 18) - parseUnits('10', 18));
+    await until('failed', async () => (await server('GET', `/api/v1/bank/payouts/withdrawals/${payout.body.data.id}`)).body.data.status === 'failed');
+    expect((await balanceOf('USDT')).available).toBe(before);
+    await books('USDT payout failed and returned');
+  });
+
+  it('a withdrawal reaches a wallet on chain, with its transaction hash and WITHDRAWAL_UPDATED', async () => {
+    const wallet = devAccount(4).address;
+    const before = (await balanceOf('USDT')).available;
+    const refused = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet, amount: '1000000' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0].field).toBe('amount');
+    const wrongChain = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 56, address: wallet, amount: '1' });
+    expect(wrongChain.body.errors[0].field).toBe('chain_id');
+    const started = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet, amount: '5' });
+    expect(started.status).toBe(201);
+    const done = await until('withdrawn', async () => {
+      const w = (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data;
+      return w.status !== 'pending' ? w : false;
+    });
+    expect(done).toMatchObject({ status: 'completed', amount: '5', coin: 'USDT', address: wallet });
+    const receipt = await reader.getTransactionReceipt({ hash: done.tx_hash });
+    expect(receipt.status).toBe('success');
+    expect(receipt.from).toBe(treasury.toLowerCase());
+    expect(await onChain(contracts.tokens.USDT, wallet)).toBe(parseUnits('5', 18));
+    expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(parseUnits(before, 18) - parseUnits('5', 18));
+    const events = await api.db.query(`SELECT body FROM events WHERE type = 'WITHDRAWAL_UPDATED' AND body LIKE $1 ORDER BY seq`, [`%${done.id}%`]);
+    expect(events.map((e) => JSON.parse(e.body as string).data.status)).toEqual(['pending', 'completed']);
+    await books('withdrawal to a wallet');
+  });
+
+  it('a quote whose price moved past the slippage limit fails, nothing sent, and the balance is returned', async () => {
+    const q = (await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '40' })).body.data;
+    // Someone else buys a lot of USDT from the pool first: USDC's price in USDT falls ~10%.
+    const whale = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    const router = parseAbi(['function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)']);
+    await whale.writeContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'approve', args: [contracts.router!, 2n ** 255n] });
+    const hash = await whale.writeContract({ address: contracts.router!, abi: router, functionName: 'swapExactTokensForTokens', args: [parseUnits('20000', 6), 0n, [contracts.tokens.USDC, contracts.tokens.USDT], devAccount(0).address, 2n ** 40n] });
+    await reader.waitForTransactionReceipt({ hash });
+    const before = await balanceOf('USDC');
+    const started = await server('POST', '/api/v1/swaps', { quote_id: q.id });
+    expect(started.status).toBe(201);
+    const done = await until('swap ended', async () => {
+      const s = (await server('GET', `/api/v1/swaps/${q.id}`)).body.data;
+      return s.status === 'completed' || s.status === 'failed' ? s : false;
+    });
+    expect(done.status).toBe('failed');
+    expect(done.failure).toMatch(/price moved past the slippage limit/);
+    expect(done.tx_hash).toBeNull(); // refused before it was sent: nothing spent
+    expect(await balanceOf('USDC')).toMatchObject({ available: before.available, reserved: '0' });
+    await books('swap past the slippage limit, failed and returned');
+  });
+
+  it('another merchant and a live key see none of it, and cannot move it', async () => {
+    const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'o@example.com', businessLogo: '' }, Date.now());
+    const otherKey = other.keys.test.secretKey;
+    expect((await server('GET', '/api/v1/balances', undefined, otherKey)).body.data).toEqual([]);
+    expect((await server('GET', '/api/v1/balances', undefined, DEMO_MERCHANT.keys.live.secretKey)).body.data).toEqual([]);
+    const swapId = (await api.db.query(`SELECT id FROM swaps WHERE merchant_id = $1 LIMIT 1`, [DEMO_MERCHANT.id]))[0]!.id as string;
+    expect((await server('GET', `/api/v1/swaps/${swapId}`, undefined, otherKey)).status).toBe(404);
+    expect((await server('GET', `/api/v1/swaps/${swapId}`, undefined, DEMO_MERCHANT.keys.live.secretKey)).status).toBe(404);
+    await server('PUT', '/api/v1/settlement', { settlement: 'balance' }, otherKey);
+    // Its quote is its own; the demo merchant's quote id is not one it can use.
+    const fresh = (await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '1' })).body.data;
+    expect((await server('POST', '/api/v1/swaps', { quote_id: fresh.id }, otherKey)).status).toBe(404);
+    const steal = await server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: devAccount(5).address, amount: '1' }, otherKey);
+    expect(steal.status).toBe(409);
+    expect(steal.body.message).toMatch(/more than the balance of 0 USDC/);
+    // Public keys cannot reach balances at all.
+    expect((await call('GET', '/api/v1/balances', undefined, publicKey)).status).toBe(401);
+    await books('after the other merchant\'s tries');
+  });
+
+  it('prints the demo merchant\'s journal and the reconciliations (for the notes)', async () => {
+    const journal: Entry[] = await api.parts.ledger.entries(DEMO_MERCHANT.id);
+    const symbol = (t: string) => Object.entries(contracts.tokens).find(([, a]) => a.toLowerCase() === t)?.[0] ?? t;
+    const running = new Map<string, bigint>();
+    const lines = ['| # | entry | ref | account | coin | amount | running balance of that account |', '|---|---|---|---|---|---|---|'];
+    for (const e of journal) {
+      for (const p of e.postings) {
+        const key = `${p.account}/${p.token}`;
+        running.set(key, (running.get(key) ?? 0n) + p.amount);
+        const account = p.account.replace(DEMO_MERCHANT.id, 'demo');
+        lines.push(`| ${e.id} | ${e.kind} | ${e.ref.slice(0, 18)} | ${account} | ${symbol(p.token)} | ${p.amount} | ${running.get(key)} |`);
+      }
+    }
+    console.log(`JOURNAL\n${lines.join('\n')}\nRECONCILIATIONS\nstep | coin | treasury on chain | merchants | fees | owed to payout partner | result\n${reconciliations.join('\n')}`);
+    expect(journal.length).toBeGreaterThanOrEqual(8);
+  });
+});

@@ -1,0 +1,167 @@
+// The operator's treasury on a network (merchants on `balance` settlement): its key, read
+// from a file and never logged; its token balances; transfers out of it (withdrawals); and
+// swaps through a Uniswap v2 router (SwapProvider). Every transaction is signed first and its
+// hash and bytes handed back before it is sent, so the caller records it: after a crash the
+// same transaction is sent again, never a second one.
+import { readFileSync } from 'node:fs';
+import {
+  createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, keccak256, parseAbi, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { rpcTransport, type Network } from './networks.ts';
+
+/**
+ * The treasury's account: from `network.treasuryKeyFile`, else `keyFile` (TREASURY_KEY_FILE),
+ * else (a dev chain only) the account the dev chain handed in. Throws, never showing the key,
+ * when the file is unreadable, not a key, or the key is not the network's treasury address.
+ */
+export function treasuryAccount(network: Network, keyFile: string | undefined, dev: LocalAccount | undefined): LocalAccount | undefined {
+  if (!network.treasury) return undefined;
+  const file = network.treasuryKeyFile ?? keyFile;
+  let account: LocalAccount | undefined;
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new Error(`treasury key of ${network.name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new Error(`treasury key of ${network.name}: ${file} does not hold a private key (64 hex digits)`);
+    account = privateKeyToAccount((text.startsWith('0x') ? text : `0x${text}`) as Hex);
+  } else if (network.dev) account = dev;
+  if (account && account.address.toLowerCase() !== network.treasury.toLowerCase()) {
+    throw new Error(`treasury key of ${network.name}: its address ${account.address} is not the network's treasury ${network.treasury}`);
+  }
+  return account;
+}
+
+/** A transaction signed and not yet sent: its hash, to record, and its bytes, to send. */
+export interface Signed {
+  hash: Hex;
+  raw: Hex;
+}
+
+/** What the chain says of a recorded transaction: mined (and how it went), or not yet. */
+export type Outcome = { mined: true; ok: boolean; receipt: TransactionReceipt } | { mined: false };
+
+/**
+ * Where swaps are made. The dev chain's (and any chain with a Uniswap v2 router, such as
+ * PancakeSwap v2 on BNB Smart Chain) is `routerSwaps`; an aggregator (1inch, 0x, ParaSwap)
+ * implements the same: a price for an amount, and a signed transaction that fails on chain
+ * when it would give less than a floor.
+ */
+export interface SwapProvider {
+  /** What the pool gives for `amountIn` of `from` now, in `to`'s base units. */
+  quote(from: Address, to: Address, amountIn: bigint): Promise<bigint>;
+  /** The swap, signed: all or nothing on chain, reverting when it would give less than `minimumOut`. */
+  sign(from: Address, to: Address, amountIn: bigint, minimumOut: bigint): Promise<Signed>;
+  /** What the swap's receipt says the treasury received of `to`. */
+  received(receipt: TransactionReceipt, to: Address): bigint;
+}
+
+/** A swap the pool refuses before it is sent (it would give less than its floor): fails at once, nothing sent. */
+export class SwapRefused extends Error {}
+
+const ROUTER = parseAbi([
+  'function getAmountsOut(uint256 amountIn, address[] path) view returns (uint256[] amounts)',
+  'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)',
+]);
+
+export class Treasury {
+  readonly rpc: PublicClient;
+  private readonly wallet;
+
+  constructor(
+    readonly network: Network,
+    readonly account: LocalAccount,
+  ) {
+    const transport = rpcTransport(network.rpcUrls);
+    this.rpc = createPublicClient({ cacheTime: 0, transport }) as PublicClient;
+    this.wallet = createWalletClient({ account, transport });
+  }
+
+  get address(): Address {
+    return this.account.address;
+  }
+
+  balanceOf(token: Address, blockNumber?: bigint): Promise<bigint> {
+    return this.rpc.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [this.address], ...(blockNumber !== undefined ? { blockNumber } : {}) });
+  }
+
+  /** Signs a call from the treasury at its next nonce (counting its transactions still in the pool). */
+  async sign(to: Address, data: Hex): Promise<Signed> {
+    const request = await this.wallet.prepareTransactionRequest({ chain: null, to, data, nonce: await this.rpc.getTransactionCount({ address: this.address, blockTag: 'pending' }) } as never);
+    const raw = (await this.wallet.signTransaction(request as never)) as Hex;
+    return { hash: keccak256(raw), raw };
+  }
+
+  /** A token transfer out of the treasury, signed. */
+  transfer(token: Address, to: Address, amount: bigint): Promise<Signed> {
+    return this.sign(token, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }));
+  }
+
+  /** Sends a recorded transaction (again): a node that has it already, or mined it, is fine. */
+  async send(raw: Hex): Promise<void> {
+    try {
+      await this.rpc.sendRawTransaction({ serializedTransaction: raw });
+    } catch (error) {
+      if (!/already known|nonce too low|known transaction|already imported/i.test((error as Error).message)) throw error;
+    }
+  }
+
+  /** Waits up to `ms` for a recorded transaction to be mined. */
+  async outcome(hash: Hex, ms = 30_000): Promise<Outcome> {
+    try {
+      const receipt = await this.rpc.waitForTransactionReceipt({ hash, timeout: ms, pollingInterval: 200 });
+      return { mined: true, ok: receipt.status === 'success', receipt };
+    } catch {
+      return { mined: false };
+    }
+  }
+
+  /** Whether the treasury's nonce has gone past a transaction that is not mined: it never will be. */
+  async superseded(hash: Hex, raw: Hex): Promise<boolean> {
+    const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (receipt) return false;
+    const { parseTransaction } = await import('viem');
+    const nonce = parseTransaction(raw).nonce ?? 0;
+    return (await this.rpc.getTransactionCount({ address: this.address, blockTag: 'latest' })) > nonce;
+  }
+}
+
+/** Swaps through a Uniswap v2 router from the treasury: approves the router once per token, then one swap transaction. */
+export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds = 600): SwapProvider {
+  return {
+    async quote(from, to, amountIn) {
+      const amounts = await treasury.rpc.readContract({ address: router, abi: ROUTER, functionName: 'getAmountsOut', args: [amountIn, [from, to]] });
+      return amounts[amounts.length - 1]!;
+    },
+    async sign(from, to, amountIn, minimumOut) {
+      const allowance = await treasury.rpc.readContract({ address: from, abi: erc20Abi, functionName: 'allowance', args: [treasury.address, router] });
+      if (allowance < amountIn) {
+        const approve = await treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }));
+        await treasury.send(approve.raw);
+        const done = await treasury.outcome(approve.hash);
+        if (!done.mined || !done.ok) throw new Error(`approving the router for ${from} failed`);
+      }
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + deadlineSeconds);
+      const args = [amountIn, minimumOut, [from, to], treasury.address, deadline] as const;
+      // Tried first: a swap the pool would refuse now (its price moved past the floor) is never sent.
+      // Sent, the router still refuses it on chain should the price move in between: all or nothing.
+      try {
+        await treasury.rpc.simulateContract({ account: treasury.account, address: router, abi: ROUTER, functionName: 'swapExactTokensForTokens', args });
+      } catch (error) {
+        if (/INSUFFICIENT_OUTPUT_AMOUNT/.test((error as Error).message)) {
+          throw new SwapRefused(`the pool would give less than the minimum of the quote: its price moved past the slippage limit`);
+        }
+        throw error;
+      }
+      return treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }));
+    },
+    received(receipt, to) {
+      return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+        .filter((log) => log.address.toLowerCase() === to.toLowerCase() && log.args.to.toLowerCase() === treasury.address.toLowerCase())
+        .reduce((sum, log) => sum + log.args.value, 0n);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// The double-entry ledger's rules, without I/O: accounts by name, an entry's postings that
+// sum to zero per coin, and what a swap quote gives. A balance is a sum of postings, never a
+// stored number; storage/ledger.ts writes and sums them.
+//
+// Signs: a merchant's accounts and the operator's fees are positive when the service owes or
+// holds that money; the `external:*` accounts are the world outside the treasury (customers'
+// deposits, the pool, wallets, banks) and carry the other side. So for each coin the money the
+// treasury holds on chain is minus the sum of the external accounts, which equals the sum of
+// every merchant's accounts plus the fees: the reconciliation.
+import type { KeyMode } from '../../contract/keys.ts';
+import type { SwapState } from '../../contract/balances.ts';
+import { Invalid } from './errors.ts';
+
+export interface Posting {
+  account: string;
+  chainId: number;
+  /** The token's contract address (lower case), or the symbol for the sandbox's simulated coins. */
+  token: string;
+  /** Base units of the token; positive or negative. */
+  amount: bigint;
+}
+
+/** What kinds of movement there are; each entry's (kind, ref) is unique, so a retry writes it once. */
+export type EntryKind =
+  | 'deposit' // a balance-settled deposit swept into the treasury
+  | 'sandbox_deposit' // a simulated deposit where no chain is configured (test keys only)
+  | 'payout_reserved'
+  | 'payout_paid'
+  | 'payout_returned'
+  | 'swap_reserved'
+  | 'swap_completed'
+  | 'swap_returned'
+  | 'withdrawal_reserved'
+  | 'withdrawal_sent'
+  | 'withdrawal_returned';
+
+/** A merchant's money, by purpose: `available` to spend, `reserved` for work under way. */
+export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
+/** The operator's fees (swaps), held in the treasury. */
+export const FEES = 'operator:fees';
+export const EXTERNAL = {
+  deposits: 'external:deposits',
+  sandbox: 'external:sandbox',
+  pool: 'external:pool',
+  wallets: 'external:wallets',
+  banks: 'external:banks',
+} as const;
+
+/** Throws unless every coin's postings sum to zero and no posting is zero. */
+export function assertBalanced(postings: Posting[]): void {
+  if (postings.length < 2) throw new Error('a journal entry needs at least two postings');
+  const sums = new Map<string, bigint>();
+  for (const p of postings) {
+    if (p.amount === 0n) throw new Error(`a posting of zero to ${p.account}`);
+    const coin = `${p.chainId}/${p.token.toLowerCase()}`;
+    sums.set(coin, (sums.get(coin) ?? 0n) + p.amount);
+  }
+  for (const [coin, sum] of sums) if (sum !== 0n) throw new Error(`journal entry does not balance: ${coin} sums to ${sum}`);
+}
+
+/** Moves `amount` of one coin from one account to another: the two postings. */
+export const move = (from: string, to: string, chainId: number, token: string, amount: bigint): Posting[] => [
+  { account: from, chainId, token, amount: -amount },
+  { account: to, chainId, token, amount },
+];
+
+/** The operator's fee on a swap, in basis points of what the pool gives. */
+export const SWAP_FEE_BPS = 30n;
+/** How far below its quote a swap's output may fall before the swap fails (slippage limit), in basis points. */
+export const SWAP_SLIPPAGE_BPS = 50n;
+/** How long a swap quote may be accepted. */
+export const SWAP_QUOTE_MS = 60_000;
+
+/** What a quote promises: the pool's output for `amountIn`, the fee out of it, and the floor. */
+export function swapTerms(poolOut: bigint): { fee: bigint; received: bigint; minimumOut: bigint } {
+  const fee = (poolOut * SWAP_FEE_BPS) / 10_000n;
+  return { fee, received: poolOut - fee, minimumOut: (poolOut * (10_000n - SWAP_SLIPPAGE_BPS)) / 10_000n };
+}
+
+/** A decimal amount's base units, or a clear error naming the field. */
+export function unitsOf(field: string, text: string, decimals: number): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  if (fraction.length > decimals) throw new Invalid(`${field}: expected at most ${decimals} decimal places for this coin, received ${text}`, [{ field, message: `expected at most ${decimals} decimal places` }]);
+  const units = BigInt(whole + fraction.padEnd(decimals, '0'));
+  if (units <= 0n) throw new Invalid(`${field}: expected an amount greater than 0`, [{ field, message: 'expected an amount greater than 0' }]);
+  return units;
+}
+
+/** A rate as exact decimal text: units of `to` per unit of `from`, to 18 places, from base units. */
+export function rateText(amountIn: bigint, inDecimals: number, out: bigint, outDecimals: number): string {
+  const scaled = (out * 10n ** BigInt(inDecimals) * 10n ** 18n) / (amountIn * 10n ** BigInt(outDecimals));
+  const digits = scaled.toString().padStart(19, '0');
+  const fraction = digits.slice(-18).replace(/0+$/, '');
+  return digits.slice(0, -18) + (fraction ? '.' + fraction : '');
+}
+
+/** A swap as stored: amounts in base units of its coins. */
+export interface StoredSwap {
+  id: string;
+  merchantId: string;
+  mode: string;
+  chainId: number;
+  fromSymbol: string;
+  toSymbol: string;
+  fromToken: string;
+  toToken: string;
+  fromDecimals: number;
+  toDecimals: number;
+  amountIn: bigint;
+  poolOut: bigint;
+  fee: bigint;
+  minimumOut: bigint;
+  amountOut: bigint | null;
+  state: SwapState;
+  expiresMs: number;
+  txHash: string | null;
+  rawTx: string | null;
+  failure: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+/** A withdrawal as stored. */
+export interface StoredWithdrawal {
+  id: string;
+  merchantId: string;
+  mode: string;
+  chainId: number;
+  symbol: string;
+  token: string;
+  decimals: number;
+  address: string;
+  amount: bigint;
+  state: 'pending' | 'completed' | 'failed';
+  txHash: string | null;
+  rawTx: string | null;
+  failure: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+

@@ -1,0 +1,125 @@
+// Money the service holds for a merchant (`balance` settlement): the settlement choice, the
+// balances, swaps between coins and withdrawals to a wallet. Secret key only; each key sees
+// and moves only its own merchant's balance in its own mode.
+import { getAddress, isAddress, type Address } from 'viem';
+import { SettlementBody, SwapBody, SwapQuoteBody, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
+import { formatUnits } from '../../contract/money.ts';
+import type { Coin } from '../../contract/schemas.ts';
+import type { Account } from '../domain/account.ts';
+import { Conflict, invalidField } from '../domain/errors.ts';
+import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
+import { readJson } from '../http/body.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import { swapView, withdrawalView } from '../views/balances.ts';
+import type { Handler, ServiceParts } from './context.ts';
+
+/** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
+export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
+  if ((await service.ledger.settlement(account.merchant.id, account.mode)) !== 'balance') {
+    throw new Conflict(
+      `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
+    );
+  }
+}
+
+const coinOf = (service: ServiceParts, account: Account, field: string, symbol: string): Coin => {
+  const coin = service.catalog.coin(account.mode, symbol);
+  if (!coin) throw invalidField(field, `expected a coin of your ${account.mode} network, received ${JSON.stringify(symbol)}`);
+  return coin;
+};
+
+export const getSettlement: Handler = async ({ account, service }) => {
+  const settlement = await service.ledger.settlement(account.merchant.id, account.mode);
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: service.catalog.network(account.mode)?.treasury ?? null } : {}) }, 'Settlement');
+};
+
+export const putSettlement: Handler = async ({ req, account, service }) => {
+  const { settlement } = parse(SettlementBody, await readJson(req));
+  if (settlement === 'balance') {
+    const network = service.catalog.network(account.mode);
+    // A balance is money in a treasury whose key the service holds; without one, nowhere to keep it.
+    if (network && !service.treasury(account.mode)) {
+      throw new Conflict(`Balance settlement is not available on ${network.name}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
+        { field: 'settlement', message: 'expected wallet: this network has no treasury' },
+      ]);
+    }
+    if (!network && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
+  }
+  await service.ledger.setSettlement(account, settlement, service.now());
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: service.catalog.network(account.mode)?.treasury ?? null } : {}) }, 'Settlement saved; it applies to payments made from now on');
+};
+
+export const balances: Handler = async ({ account, service }) => {
+  const coins = service.catalog.coins(account.mode);
+  const network = service.catalog.network(account.mode);
+  const lines: BalanceLine[] = (await service.ledger.balances(account, service.now())).map((b) => {
+    const coin = coins.find((c) => c.chainId === b.chainId && c.contractAddress.toLowerCase() === b.token);
+    const decimals = coin?.decimals ?? 18;
+    return {
+      coin: coin?.symbol ?? b.token,
+      chain_id: b.chainId,
+      network: coin?.network ?? network?.name ?? String(b.chainId),
+      available: formatUnits(b.available, decimals),
+      reserved: formatUnits(b.reserved, decimals),
+      pending: formatUnits(b.pending, decimals),
+    };
+  });
+  return ok(200, lines, 'Balances');
+};
+
+export const quoteSwap: Handler = async ({ req, account, service }) => {
+  await requireBalance(account, service, 'Swaps');
+  const body = parse(SwapQuoteBody, await readJson(req));
+  if (body.from === body.to) throw invalidField('to', `expected another coin than ${body.from}`);
+  const from = coinOf(service, account, 'from', body.from);
+  const to = coinOf(service, account, 'to', body.to);
+  const swaps = service.treasury(account.mode)?.swaps;
+  if (!swaps) throw new Conflict(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
+  const amountIn = unitsOf('amount', body.amount, from.decimals);
+  const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
+  if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
+  const quoted = await service.ledger.quote(
+    account,
+    { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
+    service.now(),
+  );
+  return ok(201, swapView(quoted), 'Swap quoted');
+};
+
+export const createSwap: Handler = async ({ req, account, service }) => {
+  await requireBalance(account, service, 'Swaps');
+  const { quote_id } = parse(SwapBody, await readJson(req));
+  const quoted = await service.ledger.swap(account, quote_id).catch(() => undefined);
+  const decimals = quoted?.fromDecimals ?? 18;
+  const swap = await service.ledger.acceptQuote(account, quote_id, { symbol: quoted?.fromSymbol ?? '', format: (u) => formatUnits(u, decimals) }, service.now(), swapView);
+  return ok(201, swapView(swap), 'Swap pending');
+};
+
+export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.ledger.swap(account, params.id)), 'Swap');
+
+export const withdraw: Handler = async ({ req, account, service }) => {
+  await requireBalance(account, service, 'Withdrawals');
+  const body = parse(WithdrawalBody, await readJson(req));
+  const network = service.catalog.network(account.mode);
+  if (network?.chainId !== body.chain_id) {
+    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${network ? network.chainId : 'a configured network'}` }]);
+  }
+  const treasury = service.treasury(account.mode);
+  if (!treasury) throw new Conflict(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
+  if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
+    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
+  }
+  const coin = coinOf(service, account, 'coin', body.coin);
+  const amount = unitsOf('amount', body.amount, coin.decimals);
+  const withdrawal = await service.ledger.withdraw(
+    account,
+    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },
+    service.now(),
+    withdrawalView,
+  );
+  return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
+};
+
+export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.ledger.withdrawal(account, params.id)), 'Withdrawal');

@@ -1,0 +1,408 @@
+// The double-entry journal, the settlement choice, swaps and withdrawals: SQL only. Every
+// movement of a merchant's money is an entry of postings that sum to zero per coin (checked
+// before it is written), written once by its (kind, ref); a balance is a sum of postings.
+// Whatever spends a balance takes the merchant's lock first (balance/<merchant>/<mode>), so
+// payouts, swaps and withdrawals at once never overdraw it.
+import { randomUUID } from 'node:crypto';
+import type { Settlement } from '../../contract/balances.ts';
+import type { Account } from '../domain/account.ts';
+import { Conflict, NotFound } from '../domain/errors.ts';
+import { assertBalanced, EXTERNAL, FEES, merchantAccount, move, swapTerms, type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal } from '../domain/ledger.ts';
+
+export type { StoredSwap, StoredWithdrawal };
+import type { Database, Row, Sql } from './db.ts';
+import type { EventStore } from './events.ts';
+
+type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+export interface Entry {
+  id: number;
+  kind: EntryKind;
+  ref: string;
+  merchantId: string | null;
+  memo: string;
+  createdMs: number;
+  postings: Posting[];
+}
+
+const big = (v: unknown) => BigInt(v as string);
+const swapOf = (r: Row): StoredSwap => ({
+  id: r.id as string,
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  chainId: Number(r.chain_id),
+  fromSymbol: r.from_symbol as string,
+  toSymbol: r.to_symbol as string,
+  fromToken: r.from_token as string,
+  toToken: r.to_token as string,
+  fromDecimals: Number(r.from_decimals),
+  toDecimals: Number(r.to_decimals),
+  amountIn: big(r.amount_in),
+  poolOut: big(r.pool_out),
+  fee: big(r.fee),
+  minimumOut: big(r.minimum_out),
+  amountOut: r.amount_out == null ? null : big(r.amount_out),
+  state: r.state as SwapState,
+  expiresMs: Number(r.expires_ms),
+  txHash: (r.tx_hash as string | null) ?? null,
+  rawTx: (r.raw_tx as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+const withdrawalOf = (r: Row): StoredWithdrawal => ({
+  id: r.id as string,
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  chainId: Number(r.chain_id),
+  symbol: r.symbol as string,
+  token: r.token as string,
+  decimals: Number(r.decimals),
+  address: r.address as string,
+  amount: big(r.amount),
+  state: r.state as StoredWithdrawal['state'],
+  txHash: (r.tx_hash as string | null) ?? null,
+  rawTx: (r.raw_tx as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
+const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
+
+export class LedgerStore {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventStore,
+  ) {}
+
+  // ---- settlement ------------------------------------------------------------------------
+
+  async settlement(merchantId: string, mode: string): Promise<Settlement> {
+    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+    return (row?.settlement as Settlement | undefined) ?? 'wallet';
+  }
+
+  async setSettlement(account: Owner, settlement: Settlement, nowMs: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
+      [account.merchant.id, account.mode, settlement, nowMs],
+    );
+  }
+
+  // ---- the journal -----------------------------------------------------------------------
+
+  /** The merchant's lock for the rest of the transaction: whatever spends its balance takes it first. */
+  lock = (tx: Sql, account: Owner) => tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`balance/${account.merchant.id}/${account.mode}`]);
+
+  /**
+   * Writes one entry, balanced or not at all; false when an entry of this (kind, ref) exists
+   * already (a retry, or another instance got there first), and nothing is written then.
+   */
+  async post(tx: Sql, entry: { kind: EntryKind; ref: string; owner?: Owner; memo?: string }, postings: Posting[], nowMs: number): Promise<boolean> {
+    assertBalanced(postings);
+    const [row] = await tx.query(
+      `INSERT INTO journal_entries (kind, ref, merchant_id, mode, memo, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (kind, ref) DO NOTHING RETURNING id`,
+      [entry.kind, entry.ref, entry.owner?.merchant.id ?? null, entry.owner?.mode ?? null, entry.memo ?? '', nowMs],
+    );
+    if (!row) return false;
+    for (const p of postings) {
+      await tx.query('INSERT INTO postings (entry_id, account, chain_id, token, amount) VALUES ($1, $2, $3, $4, $5)', [row.id, p.account, p.chainId, p.token.toLowerCase(), String(p.amount)]);
+    }
+    return true;
+  }
+
+  /** An account's balance in one coin: the sum of its postings. */
+  async sum(sql: Sql, account: string, chainId: number, token: string): Promise<bigint> {
+    const [row] = await sql.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM postings WHERE account = $1 AND chain_id = $2 AND token = $3`, [account, chainId, token.toLowerCase()]);
+    return big(row!.s);
+  }
+
+  /**
+   * Journals money that became the merchant's balance and is not journaled yet: deposits of
+   * balance-settled payments once a sweep moved them into the treasury (every transfer swept,
+   * late, another token or dust too: it is all in the treasury now, and all the merchant's),
+   * and, where no chain is configured (the sandbox's simulated coins), credits of such payments.
+   * Safe to run anywhere, any number of times: each is written once.
+   */
+  async catchUp(sql: Sql, nowMs: number, owner?: Owner): Promise<number> {
+    const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
+    const params = owner ? [owner.merchant.id, owner.mode] : [];
+    const swept = await sql.query(
+      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash
+         FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.state <> 'orphaned'${mine}
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
+        ORDER BY t.block_number, t.log_index`,
+      params,
+    );
+    let written = 0;
+    for (const r of swept) {
+      const o = ownerOf(r.merchant_id as string, r.mode as string);
+      const posted = await this.post(
+        sql,
+        { kind: 'deposit', ref: `${r.chain_id}/${r.tx_hash}/${r.log_index}`, owner: o, memo: `payment ${r.reference}, swept in ${r.swept_hash}` },
+        move(EXTERNAL.deposits, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        nowMs,
+      );
+      if (posted) written++;
+    }
+    const simulated = await sql.query(
+      `SELECT tr.id, tr.chain_id, p.token, tr.amount::text AS amount, p.merchant_id, p.mode, p.reference
+         FROM transfers tr JOIN payments p ON p.id = tr.payment_id
+        WHERE p.settlement = 'balance' AND p.payout IS NULL AND p.mode = 'test'${mine}
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'sandbox_deposit' AND e.ref = tr.id::text)
+        ORDER BY tr.id`,
+      params,
+    );
+    for (const r of simulated) {
+      const o = ownerOf(r.merchant_id as string, r.mode as string);
+      const posted = await this.post(
+        sql,
+        { kind: 'sandbox_deposit', ref: String(r.id), owner: o, memo: `payment ${r.reference} (simulated)` },
+        move(EXTERNAL.sandbox, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        nowMs,
+      );
+      if (posted) written++;
+    }
+    return written;
+  }
+
+  /** Takes `amount` from the merchant's available balance into reserved, or refuses naming what there is. Inside the merchant's lock. */
+  async reserve(tx: Sql, account: Owner, coin: { chainId: number; token: string; symbol: string; format: (units: bigint) => string }, amount: bigint, entry: { kind: EntryKind; ref: string; memo: string }, nowMs: number, field = 'amount'): Promise<void> {
+    await this.catchUp(tx, nowMs, account);
+    const available = await this.sum(tx, merchantAccount(account.merchant.id, account.mode, 'available'), coin.chainId, coin.token);
+    if (amount > available) {
+      throw new Conflict(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
+        { field, message: `expected at most ${coin.format(available)}` },
+      ]);
+    }
+    await this.post(tx, { ...entry, owner: account }, move(merchantAccount(account.merchant.id, account.mode, 'available'), merchantAccount(account.merchant.id, account.mode, 'reserved'), coin.chainId, coin.token, amount), nowMs);
+  }
+
+  /** A merchant's balances: every coin it ever had postings in, and what is on its way. */
+  async balances(account: Owner, nowMs: number): Promise<Array<{ chainId: number; token: string; available: bigint; reserved: bigint; pending: bigint }>> {
+    await this.db.transaction((tx) => this.catchUp(tx, nowMs, account));
+    const available = merchantAccount(account.merchant.id, account.mode, 'available');
+    const reserved = merchantAccount(account.merchant.id, account.mode, 'reserved');
+    const rows = await this.db.query(
+      `SELECT chain_id, token, COALESCE(sum(amount) FILTER (WHERE account = $1), 0)::text AS available, COALESCE(sum(amount) FILTER (WHERE account = $2), 0)::text AS reserved
+         FROM postings WHERE account IN ($1, $2) GROUP BY chain_id, token`,
+      [available, reserved],
+    );
+    const pending = await this.db.query(
+      `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected', 'dust')
+        GROUP BY t.chain_id, lower(t.token)`,
+      [account.merchant.id, account.mode],
+    );
+    const lines = new Map<string, { chainId: number; token: string; available: bigint; reserved: bigint; pending: bigint }>();
+    const line = (chainId: number, token: string) => {
+      const key = `${chainId}/${token}`;
+      if (!lines.has(key)) lines.set(key, { chainId, token, available: 0n, reserved: 0n, pending: 0n });
+      return lines.get(key)!;
+    };
+    for (const r of rows) Object.assign(line(Number(r.chain_id), r.token as string), { available: big(r.available), reserved: big(r.reserved) });
+    for (const r of pending) line(Number(r.chain_id), r.token as string).pending = big(r.pending);
+    return [...lines.values()];
+  }
+
+  /** Every coin's postings summed over the whole journal: each must be zero. */
+  async journalSums(): Promise<Array<{ chainId: number; token: string; sum: bigint }>> {
+    const rows = await this.db.query(`SELECT chain_id, token, sum(amount)::text AS s FROM postings GROUP BY chain_id, token`);
+    return rows.map((r) => ({ chainId: Number(r.chain_id), token: r.token as string, sum: big(r.s) }));
+  }
+
+  /**
+   * What the journal says the treasury holds of a coin: every account that is not the world
+   * outside (merchants' available and reserved, the operator's fees, what is owed to a payout
+   * partner), which is minus the sum of the external accounts.
+   */
+  async held(chainId: number, token: string): Promise<{ merchants: bigint; fees: bigint; payable: bigint; external: bigint }> {
+    const [r] = await this.db.query(
+      `SELECT COALESCE(sum(amount) FILTER (WHERE account LIKE 'merchant:%'), 0)::text AS merchants,
+              COALESCE(sum(amount) FILTER (WHERE account = $3), 0)::text AS fees,
+              COALESCE(sum(amount) FILTER (WHERE account LIKE 'payable:%'), 0)::text AS payable,
+              COALESCE(sum(amount) FILTER (WHERE account LIKE 'external:%'), 0)::text AS external
+         FROM postings WHERE chain_id = $1 AND token = $2`,
+      [chainId, token.toLowerCase(), FEES],
+    );
+    return { merchants: big(r!.merchants), fees: big(r!.fees), payable: big(r!.payable), external: big(r!.external) };
+  }
+
+  /** The journal, oldest first: every entry of a merchant (or all), with its postings. */
+  async entries(merchantId?: string): Promise<Entry[]> {
+    const rows = await this.db.query(
+      `SELECT e.id, e.kind, e.ref, e.merchant_id, e.memo, e.created_ms, p.account, p.chain_id, p.token, p.amount::text AS amount
+         FROM journal_entries e JOIN postings p ON p.entry_id = e.id ${merchantId ? 'WHERE e.merchant_id = $1' : ''} ORDER BY e.id, p.id`,
+      merchantId ? [merchantId] : [],
+    );
+    const out: Entry[] = [];
+    for (const r of rows) {
+      if (out.at(-1)?.id !== Number(r.id)) out.push({ id: Number(r.id), kind: r.kind as EntryKind, ref: r.ref as string, merchantId: (r.merchant_id as string | null) ?? null, memo: r.memo as string, createdMs: Number(r.created_ms), postings: [] });
+      out.at(-1)!.postings.push({ account: r.account as string, chainId: Number(r.chain_id), token: r.token as string, amount: big(r.amount) });
+    }
+    return out;
+  }
+
+  // ---- swaps -------------------------------------------------------------------------------
+
+  async quote(
+    account: Owner,
+    q: { chainId: number; fromSymbol: string; toSymbol: string; fromToken: string; toToken: string; fromDecimals: number; toDecimals: number; amountIn: bigint; poolOut: bigint; expiresMs: number },
+    nowMs: number,
+  ): Promise<StoredSwap> {
+    const { fee, minimumOut } = swapTerms(q.poolOut);
+    const [row] = await this.db.query(
+      `INSERT INTO swaps (id, merchant_id, mode, chain_id, from_symbol, to_symbol, from_token, to_token, from_decimals, to_decimals, amount_in, pool_out, fee, minimum_out, state, expires_ms, created_ms, updated_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'quoted', $15, $16, $16) RETURNING *`,
+      [
+        randomUUID(), account.merchant.id, account.mode, q.chainId, q.fromSymbol, q.toSymbol, q.fromToken.toLowerCase(), q.toToken.toLowerCase(), q.fromDecimals, q.toDecimals,
+        String(q.amountIn), String(q.poolOut), String(fee), String(minimumOut), q.expiresMs, nowMs,
+      ],
+    );
+    return swapOf(row!);
+  }
+
+  async swap(account: Owner, id: string): Promise<StoredSwap> {
+    const [row] = await this.db.query(`SELECT * FROM swaps WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
+    if (!row) throw new NotFound(`No swap ${id}`);
+    return swapOf(row);
+  }
+
+  /** Accepts a quote: its amount reserved from the balance (or refused), the swap pending, its event written. */
+  async acceptQuote(account: Owner, id: string, coin: { symbol: string; format: (units: bigint) => string }, nowMs: number, view: (s: StoredSwap) => unknown): Promise<StoredSwap> {
+    return this.db.transaction(async (tx) => {
+      await this.lock(tx, account);
+      const [row] = await tx.query(`SELECT * FROM swaps WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 FOR UPDATE`, [account.merchant.id, account.mode, id]);
+      if (!row) throw new NotFound(`quote_id: no quote ${id}`, [{ field: 'quote_id', message: 'expected a quote id from POST /api/v1/swaps/quote' }]);
+      const quoted = swapOf(row);
+      if (quoted.state !== 'quoted') throw new Conflict(`quote_id: quote ${id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
+      if (quoted.expiresMs <= nowMs) throw new Conflict(`quote_id: quote ${id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+      await this.reserve(tx, account, { chainId: quoted.chainId, token: quoted.fromToken, ...coin }, quoted.amountIn, { kind: 'swap_reserved', ref: id, memo: `swap ${quoted.fromSymbol} to ${quoted.toSymbol}` }, nowMs);
+      const [updated] = await tx.query(`UPDATE swaps SET state = 'pending', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+      const swap = swapOf(updated!);
+      await this.events.add(tx, account, 'SWAP_UPDATED', view(swap), nowMs);
+      await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(swap.chainId)]);
+      return swap;
+    });
+  }
+
+  async pendingSwaps(chainId: number): Promise<StoredSwap[]> {
+    return (await this.db.query(`SELECT * FROM swaps WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(swapOf);
+  }
+
+  /** Notes the transaction a swap is sent in, before it is sent: a restart sends the same one again, never a second. */
+  async swapSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
+    await this.db.query(`UPDATE swaps SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  }
+
+  /**
+   * A swap done: what the pool gave, less the operator's fee, into the merchant's balance of
+   * the coin bought; or failed: the reserved amount back. One entry, the state and its event, at once.
+   */
+  async finishSwap(id: string, result: { out: bigint } | { failure: string }, nowMs: number, view: (s: StoredSwap) => unknown): Promise<StoredSwap> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(`SELECT * FROM swaps WHERE id = $1 FOR UPDATE`, [id]);
+      const swap = swapOf(row!);
+      if (swap.state !== 'pending') return swap;
+      const owner = ownerOf(swap.merchantId, swap.mode);
+      const available = merchantAccount(swap.merchantId, swap.mode, 'available');
+      const reserved = merchantAccount(swap.merchantId, swap.mode, 'reserved');
+      let updated: Row;
+      if ('out' in result) {
+        const { fee } = swapTerms(result.out);
+        await this.post(
+          tx,
+          { kind: 'swap_completed', ref: id, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` },
+          [
+            ...move(reserved, EXTERNAL.pool, swap.chainId, swap.fromToken, swap.amountIn),
+            { account: EXTERNAL.pool, chainId: swap.chainId, token: swap.toToken, amount: -result.out },
+            { account: available, chainId: swap.chainId, token: swap.toToken, amount: result.out - fee },
+            ...(fee > 0n ? [{ account: FEES, chainId: swap.chainId, token: swap.toToken, amount: fee }] : []),
+          ],
+          nowMs,
+        );
+        [updated] = await tx.query(`UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [id, String(result.out), String(fee), nowMs]);
+      } else {
+        await this.post(tx, { kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, move(reserved, available, swap.chainId, swap.fromToken, swap.amountIn), nowMs);
+        [updated] = await tx.query(`UPDATE swaps SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, result.failure, nowMs]);
+      }
+      const done = swapOf(updated!);
+      await this.events.add(tx, owner, 'SWAP_UPDATED', view(done), nowMs);
+      return done;
+    });
+  }
+
+  // ---- withdrawals ---------------------------------------------------------------------------
+
+  async withdraw(account: Owner, w: { chainId: number; symbol: string; token: string; decimals: number; address: string; amount: bigint; format: (units: bigint) => string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
+    return this.db.transaction(async (tx) => {
+      await this.lock(tx, account);
+      const id = randomUUID();
+      await this.reserve(tx, account, { chainId: w.chainId, token: w.token, symbol: w.symbol, format: w.format }, w.amount, { kind: 'withdrawal_reserved', ref: id, memo: `withdrawal to ${w.address}` }, nowMs);
+      const [row] = await tx.query(
+        `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10) RETURNING *`,
+        [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), nowMs],
+      );
+      const withdrawal = withdrawalOf(row!);
+      await this.events.add(tx, account, 'WITHDRAWAL_UPDATED', view(withdrawal), nowMs);
+      await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(w.chainId)]);
+      return withdrawal;
+    });
+  }
+
+  async withdrawal(account: Owner, id: string): Promise<StoredWithdrawal> {
+    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
+    if (!row) throw new NotFound(`No withdrawal ${id}`);
+    return withdrawalOf(row);
+  }
+
+  async pendingWithdrawals(chainId: number): Promise<StoredWithdrawal[]> {
+    return (await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(withdrawalOf);
+  }
+
+  async withdrawalSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
+    await this.db.query(`UPDATE withdrawals SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  }
+
+  async finishWithdrawal(id: string, result: { sent: true } | { failure: string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(`SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
+      const w = withdrawalOf(row!);
+      if (w.state !== 'pending') return w;
+      const owner = ownerOf(w.merchantId, w.mode);
+      const reserved = merchantAccount(w.merchantId, w.mode, 'reserved');
+      let updated: Row;
+      if ('sent' in result) {
+        await this.post(tx, { kind: 'withdrawal_sent', ref: id, owner, memo: `to ${w.address} in ${w.txHash}` }, move(reserved, EXTERNAL.wallets, w.chainId, w.token, w.amount), nowMs);
+        [updated] = await tx.query(`UPDATE withdrawals SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+      } else {
+        await this.post(tx, { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` }, move(reserved, merchantAccount(w.merchantId, w.mode, 'available'), w.chainId, w.token, w.amount), nowMs);
+        [updated] = await tx.query(`UPDATE withdrawals SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, result.failure, nowMs]);
+      }
+      const done = withdrawalOf(updated!);
+      await this.events.add(tx, owner, 'WITHDRAWAL_UPDATED', view(done), nowMs);
+      return done;
+    });
+  }
+
+  // ---- the treasury's sender -----------------------------------------------------------------
+
+  /** Takes (or renews) the lease on sending from a chain's treasury; false while another instance holds it. */
+  async leaseTreasury(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO treasury_leases (chain_id, holder, lease_until_ms) VALUES ($1, $2, $4)
+       ON CONFLICT (chain_id) DO UPDATE SET holder = $2, lease_until_ms = $4 WHERE treasury_leases.holder = $2 OR treasury_leases.lease_until_ms <= $3
+       RETURNING holder`,
+      [chainId, holder, nowMs, nowMs + leaseMs],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseTreasury(chainId: number, holder: string): Promise<void> {
+    await this.db.query(`DELETE FROM treasury_leases WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
+  }
+}
