@@ -138,4 +138,3 @@ export interface StoredWithdrawal {
   createdMs: number;
   updatedMs: number;
 }
-

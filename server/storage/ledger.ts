@@ -42,7 +42,7 @@ const swapOf = (r: Row): StoredSwap => ({
   fee: big(r.fee),
   minimumOut: big(r.minimum_out),
   amountOut: r.amount_out == null ? null : big(r.amount_out),
-  state: r.state as SwapState,
+  state: r.state as StoredSwap['state'],
   expiresMs: Number(r.expires_ms),
   txHash: (r.tx_hash as string | null) ?? null,
   rawTx: (r.raw_tx as string | null) ?? null,
