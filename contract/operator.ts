@@ -23,6 +23,8 @@ export const CreatedMerchant = later(() =>
     businessEmail: text,
     keys: z.object({ test: keyPair, live: keyPair }),
     webhookSecrets: z.object({ test: text, live: text }),
+    /** The dashboard's one-time sign-in link (24 hours), where the owner sets a password. */
+    signInUrl: z.optional(text),
   }),
 );
 export type CreatedMerchant = z.infer<typeof CreatedMerchant>;
@@ -30,6 +32,10 @@ export type CreatedMerchant = z.infer<typeof CreatedMerchant>;
 /** POST /operator/v1/merchants/:id/secret-keys: new secret keys, shown this once; the old ones stop working. */
 export const RolledKeys = later(() => z.object({ id: text, secretKeys: z.object({ test: text, live: text }) }));
 export type RolledKeys = z.infer<typeof RolledKeys>;
+
+/** POST /operator/v1/merchants/:id/sign-in-link: a new one-time sign-in link (a forgotten password). */
+export const SignInLink = later(() => z.object({ id: text, signInUrl: text }));
+export type SignInLink = z.infer<typeof SignInLink>;
 
 /** GET /operator/v1/merchants: every business, oldest first. */
 export const MerchantList = later(() => z.array(z.object({ id: text, businessName: text, businessEmail: text, businessLogo: text })));

@@ -45,6 +45,8 @@ if (!(await api.parts.merchants.payoutAddress(DEMO_MERCHANT.id, 'test', chain.ch
   await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId, devAccount(9).address);
 }
 let endpoint = await readWebhook(api.url, secretKey);
+// The dashboard: a one-time sign-in link for the demo merchant's owner, where a password is set.
+const signInToken = await api.parts.dashboard.issueLink(DEMO_MERCHANT.id, Date.now(), 24 * 3_600_000);
 const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: endpoint.secret, port: Number(process.env.SHOP_PORT ?? 4020) });
 const hook = shop.url + WEBHOOK_PATH;
 // The shop's webhook URL is registered only when the demo merchant has none: a URL a
@@ -58,6 +60,8 @@ console.log(`Test secret key           ${secretKey}   (sandbox only; never in a 
 console.log(`Webhook signing secret    ${endpoint.secret}`);
 console.log(`Webhooks go to            ${endpoint.url}${endpoint.url === hook ? '' : '   (yours, kept: the shop will not see them)'}`);
 console.log(`Orders                    ${shop.url}/orders/<reference>`);
+console.log(`Dashboard                 ${config.publicUrl ?? api.url}/dashboard   (sign in as ${DEMO_MERCHANT.businessEmail})`);
+console.log(`Dashboard sign-in link    ${config.publicUrl ?? api.url}/dashboard/welcome#token=${signInToken}   (once, within 24 hours: set a password there)`);
 console.log(`Dev chain (anvil)         ${chain.url}   chain id ${chain.chainId}, a block a second, 2 confirmations`);
 console.log(`Dev tokens                ${Object.entries(contracts.tokens).map(([symbol, address]) => `${symbol} ${address}`).join(', ')}`);
 console.log(`Deposit factory           ${contracts.factory}   (NOT AUDITED: dev and test use only)`);

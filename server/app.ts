@@ -22,6 +22,8 @@ import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { ChainStore } from './storage/chain.ts';
+import { DashboardStore } from './storage/dashboard.ts';
+import { PaymentList } from './storage/payment-list.ts';
 import { openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
@@ -196,6 +198,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     treasuries[mode] = { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) };
   }
   const chain = new ChainStore(db);
+  const dashboard = new DashboardStore(db);
   for (const seed of options.merchants ?? (options.demo ? [DEMO_MERCHANT] : [])) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(links);
 
@@ -239,6 +242,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     payouts,
     ledger,
     treasury: (mode) => treasuries[mode],
+    dashboard,
+    paymentList: new PaymentList(db),
     changes,
     config: {
       quoteMs: (options.quoteSeconds ?? 900) * 1000,
@@ -287,7 +292,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const host = options.host ?? '127.0.0.1';

@@ -7,12 +7,14 @@
 // database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
 // With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
 // keys from it on every request.
-import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys } from '../contract/operator.ts';
+import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink } from '../contract/operator.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
 import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
+import { DashboardStore } from './storage/dashboard.ts';
 import { MerchantStore } from './storage/merchants.ts';
+import { SIGN_IN_LINK_MS } from './domain/sign-in.ts';
 import { migrate } from './storage/migrations.ts';
 import type { Config } from './config.ts';
 import type { Merchant } from './domain/account.ts';
@@ -20,6 +22,7 @@ import type { Merchant } from './domain/account.ts';
 const USAGE = `usage: npm run service -- merchant create --name "Business name" --email orders@example.com [--logo https://…] [--json]
        npm run service -- merchant list [--json]
        npm run service -- merchant roll-keys --id <merchant id> [--json]   (new secret keys; the old ones stop working)
+       npm run service -- merchant sign-in-link --id <merchant id> [--json]   (a new one-time dashboard sign-in link: a forgotten password)
 A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
 function option(args: string[], name: string): string | undefined {
@@ -33,6 +36,8 @@ interface Merchants {
   list(): Promise<Merchant[]>;
   /** New secret keys; undefined for an unknown merchant. */
   rollSecretKeys(id: string): Promise<RolledKeys | undefined>;
+  /** A new one-time dashboard sign-in link; undefined for an unknown merchant. */
+  signInLink(id: string): Promise<SignInLink | undefined>;
 }
 
 class OperatorError extends Error {}
@@ -73,6 +78,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
     create: async (body) => check<CreatedMerchant>(CreatedMerchant, await call('POST', body)),
     list: async () => check<Merchant[]>(MerchantList, await call('GET')),
     rollSecretKeys: async (id) => check<RolledKeys>(RolledKeys, await call('POST', {}, `/${encodeURIComponent(id)}/secret-keys`)),
+    signInLink: async (id) => check<SignInLink>(SignInLink, await call('POST', {}, `/${encodeURIComponent(id)}/sign-in-link`)),
   };
 }
 
@@ -84,10 +90,20 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
     try {
       await migrate(db);
       const store = new MerchantStore(db);
+      const dashboard = new DashboardStore(db);
+      // The link is on PUBLIC_URL, where the service will be reached (this machine's port without one).
+      const signInUrl = async (id: string) => {
+        const token = await dashboard.issueLink(id, Date.now(), SIGN_IN_LINK_MS);
+        return token && `${config.publicUrl ?? `http://127.0.0.1:${config.port ?? 4010}`}/dashboard/welcome#token=${token}`;
+      };
       return await work({
         create: async (body) => {
           const m = await store.create({ businessName: body.name.trim(), businessEmail: body.email.trim(), businessLogo: body.logo ?? '' }, Date.now());
-          return { id: m.id, businessName: m.businessName, businessEmail: m.businessEmail, keys: m.keys, webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'] };
+          return { id: m.id, businessName: m.businessName, businessEmail: m.businessEmail, keys: m.keys, webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'], signInUrl: await signInUrl(m.id) };
+        },
+        signInLink: async (id) => {
+          const url = await signInUrl(id);
+          return url === undefined ? undefined : { id, signInUrl: url };
         },
         list: () => store.list(),
         rollSecretKeys: async (id) => {
@@ -121,7 +137,7 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
 export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
   const [noun, verb] = args;
   const json = args.includes('--json');
-  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys')) {
+  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys' && verb !== 'sign-in-link')) {
     out(USAGE);
     return 2;
   }
@@ -138,7 +154,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     body = parsed.data;
   }
   const id = option(args, 'id') ?? '';
-  if (verb === 'roll-keys' && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if ((verb === 'roll-keys' || verb === 'sign-in-link') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
     out(`--id: expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
     out(USAGE);
     return 2;
@@ -161,6 +177,16 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         }
         return 0;
       }
+      if (verb === 'sign-in-link') {
+        const link = await merchants.signInLink(id);
+        if (!link) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
+        if (json) out(JSON.stringify(link));
+        else {
+          out(`A one-time sign-in link for ${id}'s owner, valid 24 hours (earlier links no longer work; the password changes when it is used):`);
+          out(`  ${link.signInUrl}`);
+        }
+        return 0;
+      }
       const created = await merchants.create(body!);
       if (json) {
         out(JSON.stringify(created));
@@ -171,6 +197,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
           out(`  ${mode} secret key      ${created.keys[mode].secretKey}`);
           out(`  ${mode} webhook secret  ${created.webhookSecrets[mode]}`);
         }
+        if (created.signInUrl) out(`  dashboard sign-in    ${created.signInUrl}   (once, within 24 hours: the owner sets a password there)`);
       }
       return 0;
     });

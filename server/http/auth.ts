@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isSecretKey, publicKeyMode } from '../../contract/keys.ts';
 import type { Account } from '../domain/account.ts';
-import { Unauthorized } from '../domain/errors.ts';
+import { Forbidden, Invalid, Unauthorized } from '../domain/errors.ts';
 import type { Auth } from './router.ts';
 
 /** The one question auth asks of storage: whose key is this? */
@@ -13,9 +13,66 @@ export interface KeyOwners {
   authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined>;
 }
 
-export async function authenticate(req: IncomingMessage, auth: Exclude<Auth, 'none' | 'operator'>, owners: KeyOwners): Promise<Account> {
+/** The dashboard's sessions, by their cookie's token. */
+export interface SessionLookup {
+  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string } | undefined>;
+}
+
+/** The dashboard's session cookie (HttpOnly, SameSite=Strict; Secure on https). */
+export const SESSION_COOKIE = 'dashboard_session';
+
+export function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Whether a browser request comes from the service's own pages: its Origin (sent by browsers
+ * on every cross-origin request and on every POST) is the public origin or the one the
+ * request was addressed to. A page elsewhere cannot set Origin; without one (not a browser), true.
+ */
+export function sameOrigin(req: IncomingMessage, publicOrigin: string): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  const host = req.headers.host;
+  return origin === new URL(publicOrigin).origin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/**
+ * A dashboard session: the cookie names it; a request that changes anything must also carry
+ * its CSRF token in x-csrf-token (which a page on another origin cannot read nor, without a
+ * preflight we refuse, send) and come from our own origin. The mode is x-mode (test by default).
+ */
+export async function authenticateSession(req: IncomingMessage, sessions: SessionLookup, nowMs: number, publicOrigin: string): Promise<Account> {
+  const token = cookie(req, SESSION_COOKIE);
+  if (!token) throw new Unauthorized('Missing Authorization: Bearer <secret key> header, or a dashboard session');
+  const session = await sessions.session(token, nowMs);
+  if (!session) throw new Unauthorized('Your dashboard session has ended: sign in again');
+  if (!SAFE_METHODS.has(req.method ?? 'GET')) {
+    const sent = req.headers['x-csrf-token'];
+    if (!sameOrigin(req, publicOrigin)) throw new Forbidden('This request came from another origin: refused (CSRF)');
+    if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), digest(session.csrf))) throw new Forbidden('Missing or wrong x-csrf-token header: refused (CSRF)');
+  }
+  const mode = req.headers['x-mode'] ?? 'test';
+  if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
+  // The signed-in owner has what the secret key gives: the same answers, the same powers.
+  return { merchant: session.merchant, mode, via: 'secret' };
+}
+
+export async function authenticate(
+  req: IncomingMessage,
+  auth: Exclude<Auth, 'none' | 'operator'>,
+  owners: KeyOwners,
+  sessions?: { lookup: SessionLookup; nowMs: number; origin: string },
+): Promise<Account> {
   const bearer = req.headers.authorization;
-  if (auth === 'secret' || (auth === 'either' && bearer)) {
+  if (auth === 'merchant' && !bearer && sessions && cookie(req, SESSION_COOKIE)) return authenticateSession(req, sessions.lookup, sessions.nowMs, sessions.origin);
+  if (auth === 'secret' || auth === 'merchant' || (auth === 'either' && bearer)) {
     const match = /^Bearer (\S+)$/.exec(bearer ?? '');
     if (!match) throw new Unauthorized('Missing Authorization: Bearer <secret key> header');
     if (!isSecretKey(match[1])) throw new Unauthorized('A public key cannot authorize this endpoint: send your secret key, from your server');

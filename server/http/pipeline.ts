@@ -7,7 +7,7 @@ import type { Account } from '../domain/account.ts';
 import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
-import { authenticate, authenticateOperator, type KeyOwners } from './auth.ts';
+import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
 import { Router, type RouteSpec } from './router.ts';
 
@@ -20,6 +20,8 @@ export interface PipelineDeps {
   log: Logger;
   /** The last requests served, "METHOD /path", for tests to count (at most 2,000 kept). */
   requests: string[];
+  /** The dashboard's sessions, for routes a session may call (auth 'merchant'). */
+  sessions?: SessionLookup;
   /** What opens the operator's endpoints (auth 'operator'); none: they refuse every caller. */
   operatorToken?: string;
   /** Called once per answered request with its route (the table's path, or "unmatched") and status. */
@@ -49,7 +51,7 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
     const { spec, params } = found;
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
-    const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners);
+    const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
     const ctx: Ctx = { req, res, params, query: url.searchParams, account, service: deps.service };
     return spec.handler(ctx);
   }

@@ -2,8 +2,11 @@
 // and matched here. Path parameters are percent-decoded safely: a bad escape is a 400.
 import { Invalid } from '../domain/errors.ts';
 
-/** `operator`: the operator's token (ADMIN_TOKEN or DATA_DIR/operator-token), never a merchant key. */
-export type Auth = 'public' | 'secret' | 'either' | 'operator' | 'none';
+/**
+ * `operator`: the operator's token (ADMIN_TOKEN or DATA_DIR/operator-token), never a merchant key.
+ * `merchant`: the secret key, or the owner's dashboard session (a cookie; CSRF-checked on writes).
+ */
+export type Auth = 'public' | 'secret' | 'either' | 'merchant' | 'operator' | 'none';
 
 export interface RouteSpec<H> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -26,6 +26,7 @@ import {
   Readiness,
   WebhookEndpoint,
 } from '../../contract/api.ts';
+import { PaymentDetail, PaymentsPage, PaymentsQuery, RolledKey } from '../../contract/dashboard.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
 import { amount, coin, currency, int, oneOf, text } from '../../contract/fields.ts';
@@ -82,6 +83,18 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/transaction/qr/{reference}': { tag: 'Payments', responses: { 200: answer(Qr) } },
   'POST /api/v1/transaction/settle/{reference}': { tag: 'Payments', responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [409] },
   'POST /api/v1/sandbox/deposit': { tag: 'Payments', body: DepositBody, responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [403, 409] },
+  'GET /api/v1/payments': {
+    tag: 'Payments',
+    description: 'Newest first. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part).',
+    query: PaymentsQuery,
+    responses: { 200: PaymentsPage },
+  },
+  'GET /api/v1/payments/{reference}': {
+    tag: 'Payments',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    responses: { 200: answer(PaymentDetail) },
+  },
+  'POST /api/v1/keys/roll': { tag: 'Payments', description: 'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names) is replaced: the new one is answered this once, the old one is refused from now. Public keys stay.', responses: { 201: answer(RolledKey) } },
   'PUT /api/v1/webhook': { tag: 'Webhooks', body: WebhookBody, responses: { 200: answer(WebhookEndpoint) } },
   'GET /api/v1/webhook': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
   'POST /api/v1/webhook/rotate': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
@@ -179,6 +192,9 @@ const LEAVES: Record<string, JsonSchema> = {
   'text of at most 2000 characters': { type: 'string', maxLength: 2000 },
   'text of at most 500 characters': { type: 'string', maxLength: 500 },
   'a whole number from 1 to 1000': { type: 'integer', minimum: 1, maximum: 1000 },
+  'a cursor: next of the page before': { type: 'string', pattern: '^\\d{1,16}\\.\\d{1,19}$' },
+  'a whole number from 1 to 100': { type: 'string', pattern: '^\\d+$', description: 'from 1 to 100' },
+  'a reference, e-mail, deposit address or transaction hash': { type: 'string', maxLength: 254 },
   anything: {},
 };
 
@@ -229,7 +245,7 @@ export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Unt
 const ERROR_WORDS: Record<number, string> = {
   400: 'Bad input: each wrong field is named in `errors`',
   401: 'A missing or unknown key, or the wrong kind of key',
-  403: 'Refused for this key (the sandbox with a live key)',
+  403: 'Refused for this key (the sandbox with a live key), or a dashboard session\'s write without its CSRF token or from another origin',
   404: 'Nothing by that id or reference',
   409: 'A conflict with the state of the payment, link or account',
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
@@ -256,6 +272,8 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     }
     const errors = new Set<number>([500, ...(op.errors ?? [])]);
     if (route.auth !== 'none') errors.add(401);
+    // A session's writes answer 403 without their CSRF token.
+    if (route.auth === 'merchant' && route.method !== 'GET') errors.add(403);
     if (op.body || op.query || pathParams.length) errors.add(400);
     if (op.body) errors.add(413);
     if (pathParams.length) errors.add(404);
@@ -275,7 +293,12 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     } else if (op.body) {
       requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
     }
-    const security = route.auth === 'public' ? [{ publicKey: [] }] : route.auth === 'secret' ? [{ secretKey: [] }] : route.auth === 'either' ? [{ publicKey: [] }, { secretKey: [] }] : [];
+    const security =
+      route.auth === 'public' ? [{ publicKey: [] }]
+      : route.auth === 'secret' ? [{ secretKey: [] }]
+      : route.auth === 'either' ? [{ publicKey: [] }, { secretKey: [] }]
+      : route.auth === 'merchant' ? [{ secretKey: [] }, { session: [] }]
+      : [];
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}${path.replace(/\{([a-zA-Z]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
@@ -323,6 +346,12 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
       securitySchemes: {
         publicKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The public key, pk_test_… or pk_live_…: checkout pages carry it.' },
         secretKey: { type: 'http', scheme: 'bearer', description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'dashboard_session',
+          description: 'The merchant\'s dashboard session (HttpOnly, SameSite=Strict), set by signing in at /dashboard. `x-mode: test|live` (test by default) picks the mode; a request that changes anything also carries `x-csrf-token` (the session\'s) and comes from the service\'s origin, or is refused with 403.',
+        },
       },
     },
   };

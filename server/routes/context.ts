@@ -11,6 +11,8 @@ import type { Reply } from '../http/respond.ts';
 import type { Logger } from '../log.ts';
 import type { PaymentChanges } from '../realtime/changes.ts';
 import type { ChainStore } from '../storage/chain.ts';
+import type { DashboardStore } from '../storage/dashboard.ts';
+import type { PaymentList } from '../storage/payment-list.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
@@ -36,6 +38,10 @@ export interface ServiceParts {
   ledger: LedgerStore;
   /** A mode's treasury and its swap provider, where its network has a treasury whose key the service holds. */
   treasury(mode: KeyMode): { treasury: Treasury; swaps?: SwapProvider } | undefined;
+  /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
+  dashboard: DashboardStore;
+  /** The payments list and each payment's timeline. */
+  paymentList: PaymentList;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
   /** Prometheus metrics, for GET /metrics (operator token). */

@@ -6,14 +6,36 @@ import { readJson } from '../http/body.ts';
 import { invalidField, NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
-import type { Handler } from './context.ts';
+import { SIGN_IN_LINK_MS } from '../domain/sign-in.ts';
+import type { Handler, ServiceParts } from './context.ts';
 
 export const createMerchant: Handler = async ({ req, service }) => {
   const body = parse(MerchantCreateBody, await readJson(req));
   const created = await service.merchants.create({ businessName: body.name.trim(), businessEmail: body.email.trim(), businessLogo: body.logo ?? '' }, service.now());
   service.log.info({ merchant: created.id }, 'merchant created by the operator');
   const { id, businessName, businessEmail, keys, webhookSecrets } = created;
-  return ok(201, { id, businessName, businessEmail, keys, webhookSecrets }, 'Merchant created: the secret keys are shown this once');
+  const signInUrl = await signInUrlFor(service, id);
+  return ok(201, { id, businessName, businessEmail, keys, webhookSecrets, signInUrl }, 'Merchant created: the secret keys and the sign-in link are shown this once');
+};
+
+/**
+ * The dashboard's one-time sign-in link on the public origin, valid 24 hours, where the owner
+ * sets a password. Its token is in the #fragment: browsers never send it in a request line,
+ * a log or a Referer; the page posts it once. Only its hash is kept.
+ */
+async function signInUrlFor(service: ServiceParts, merchantId: string): Promise<string | undefined> {
+  const token = await service.dashboard.issueLink(merchantId, service.now(), SIGN_IN_LINK_MS);
+  return token && `${service.origin()}/dashboard/welcome#token=${token}`;
+}
+
+/** A new sign-in link for a merchant's owner (a forgotten password): earlier links stop working; the password changes only when it is used. */
+export const signInLink: Handler = async ({ params, service }) => {
+  const id = params.id;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
+  const signInUrl = await signInUrlFor(service, id);
+  if (!signInUrl) throw new NotFound(`No merchant ${id}`);
+  service.log.info({ merchant: id }, 'dashboard sign-in link issued by the operator');
+  return ok(201, { id, signInUrl }, 'A one-time sign-in link, valid 24 hours: shown this once');
 };
 
 /** Prometheus's text format; the operator token, as a scraper's bearer token. */

@@ -3,11 +3,13 @@
 import type { RouteSpec } from '../http/router.ts';
 import type { Handler } from './context.ts';
 import * as balances from './balances.ts';
+import * as dashboard from './dashboard.ts';
 import * as docs from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
 import * as links from './links.ts';
 import * as operator from './operator.ts';
+import * as payments from './payments.ts';
 import * as payouts from './payouts.ts';
 import * as tx from './transactions.ts';
 import * as webhooks from './webhooks.ts';
@@ -20,14 +22,18 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: tx.qr, summary: 'a payment\'s EIP-681 QR code, as an SVG path' },
   { method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: tx.settle, summary: 'finish an accepted partial payment with what arrived' },
   { method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: tx.sandboxDeposit, summary: 'test keys: simulate a deposit' },
-  // Webhooks and events (secret key)
-  { method: 'PUT', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.putWebhook, summary: 'where events go' },
+  // The merchant's payments and keys (secret key, or the dashboard's session)
+  { method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: payments.listPayments, summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q' },
+  { method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: payments.getPayment, summary: 'one payment and its timeline' },
+  { method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: payments.rollKey, summary: 'a new secret key for the mode, shown once; the old one stops working' },
+  // Webhooks and events (secret key; the webhook and the events feed also the dashboard's session)
+  { method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.putWebhook, summary: 'where events go' },
   { method: 'PUT', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.putPayoutAddress, summary: 'where a chain\'s deposits are swept to' },
   { method: 'GET', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.getPayoutAddresses, summary: 'the payout address of each chain' },
-  { method: 'GET', path: '/api/v1/webhook', auth: 'secret', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
-  { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'secret', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
-  { method: 'GET', path: '/api/v1/events', auth: 'secret', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },
-  { method: 'POST', path: '/api/v1/events/:id/resend', auth: 'secret', handler: webhooks.resendEvent, summary: 'deliver an event again' },
+  { method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
+  { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
+  { method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },
+  { method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: webhooks.resendEvent, summary: 'deliver an event again' },
   // Payment links
   { method: 'GET', path: '/api/v1/payment_links', auth: 'secret', handler: links.listLinks, summary: 'the merchant\'s links, a page at a time' },
   { method: 'GET', path: '/api/v1/payment_links/pay/:key', auth: 'either', handler: links.getLink, summary: 'a link by slug, or by id' },
@@ -67,6 +73,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: operator.createMerchant, summary: 'operator token: make a merchant, its keys shown this once' },
   { method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: operator.listMerchants, summary: 'operator token: every merchant' },
   { method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: operator.rollSecretKeys, summary: 'operator token: new secret keys for a merchant; the old ones stop working' },
+  { method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: operator.signInLink, summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner' },
   { method: 'GET', path: '/metrics', auth: 'operator', handler: operator.metrics, summary: 'operator token: Prometheus metrics' },
   // Served to browsers
   { method: 'GET', path: '/checkout.js', auth: 'none', handler: hosted.built('checkout.js'), summary: 'the checkout script' },
@@ -76,4 +83,14 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'GET', path: '/files/:id', auth: 'none', handler: hosted.file, summary: 'an uploaded cover photo' },
   { method: 'GET', path: '/pay/:slug', auth: 'none', handler: hosted.linkPage, summary: 'a payment link\'s page' },
   { method: 'POST', path: '/pay/:slug/checkout', auth: 'none', handler: hosted.linkCheckout, summary: 'the page\'s pay button: a server-priced payment' },
+  // The merchant's dashboard: its pages, and its sign-in (a session cookie)
+  { method: 'GET', path: '/dashboard', auth: 'none', handler: dashboard.page, summary: 'the dashboard (its home screen)' },
+  { method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: dashboard.page, summary: 'a dashboard screen (the same page; its router draws the screen)' },
+  { method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: dashboard.page, summary: 'a payment\'s screen' },
+  { method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: dashboard.asset, summary: 'the dashboard\'s script and style' },
+  { method: 'POST', path: '/dashboard/api/password', auth: 'none', handler: dashboard.setPassword, summary: 'a sign-in link\'s token and a new password: signs in' },
+  { method: 'POST', path: '/dashboard/api/session', auth: 'none', handler: dashboard.signIn, summary: 'e-mail and password: a session cookie' },
+  { method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: dashboard.getSession, summary: 'who is signed in, the CSRF token, the public keys' },
+  { method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: dashboard.signOut, summary: 'sign this browser out' },
+  { method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: dashboard.signOutEverywhere, summary: 'sign out everywhere' },
 ];

@@ -116,14 +116,15 @@ export class MerchantStore {
   /**
    * New secret keys, test and live, for a merchant whose keys were lost or leaked: the old ones
    * stop working at once. Public keys stay (pages carry them). Undefined for an unknown merchant.
+   * `modes`: both by default (the operator's roll-keys); the merchant's own roll names its one.
    */
-  async rollSecretKeys(merchantId: string, nowMs: number): Promise<Record<KeyMode, string> | undefined> {
+  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES): Promise<Record<KeyMode, string> | undefined> {
     return this.db.transaction(async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
-      await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret'`, [merchantId]);
+      await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`, [merchantId, modes]);
       const keys = {} as Record<KeyMode, string>;
-      for (const mode of MODES) {
+      for (const mode of modes) {
         keys[mode] = newKeys(mode).secretKey;
         await tx.query(
           `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5)`,

@@ -19,7 +19,7 @@ const ratesOf = (r: Row): Payment['rates'] => {
 const ratesColumns = (rates: Payment['rates']) =>
   rates ? [JSON.stringify({ fiatPerUsd: rates.fiatPerUsd, usdPerCoin: rates.usdPerCoin }), rates.source, rates.fixed, rates.atMs] : [null, null, null, null];
 
-const paymentOf = (r: Row): Payment => ({
+export const paymentOf = (r: Row): Payment => ({
   id: String(r.id),
   merchantId: r.merchant_id as string,
   mode: r.mode as string,

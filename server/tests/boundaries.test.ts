@@ -49,6 +49,12 @@ describe('import boundaries', () => {
     expect(offenders('src', (t) => outside('src')(t) && !t.startsWith('contract/'))).toEqual([]);
   });
 
+  it('dashboard/ (the merchant\'s dashboard) imports only the contract, and the service never imports it', () => {
+    expect(files('dashboard').length).toBeGreaterThan(3);
+    expect(offenders('dashboard', (t) => outside('dashboard')(t) && !t.startsWith('contract/'))).toEqual([]);
+    expect(['server', 'src', 'sdk'].flatMap((dir) => offenders(dir, (t) => t.startsWith('dashboard/')))).toEqual([]);
+  });
+
   it('sdk/ (service-checkout/server and the command line) imports only the contract', () => {
     expect(offenders('sdk', (t) => outside('sdk')(t) && !t.startsWith('contract/'))).toEqual([]);
   });

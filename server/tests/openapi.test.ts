@@ -100,10 +100,15 @@ describe('the OpenAPI document', () => {
     expect(components.securitySchemes).toEqual({
       publicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       secretKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      session: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'dashboard_session' }),
     });
     const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; requestBody?: { content: object } }>>;
     expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
-    expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }]);
+    expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
+    expect(paths['/api/v1/payout_address'].put.security).toEqual([{ secretKey: [] }]);
+    expect(paths['/api/v1/payments'].get.security).toEqual([{ secretKey: [] }, { session: [] }]);
+    // A session's writes may be refused for want of their CSRF token.
+    expect(Object.keys(paths['/api/v1/keys/roll'].post.responses)).toContain('403');
     expect(paths['/api/v1/transaction/verify/{reference}'].get.security).toEqual([{ publicKey: [] }, { secretKey: [] }]);
     expect(paths['/healthz'].get.security).toEqual([]);
     expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }));
@@ -159,6 +164,14 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/events?limit=0', sec);
     await call('POST', `/api/v1/events/${(events.body as { data: Array<{ id: string }> }).data[0].id}/resend`, sec);
     await call('POST', '/api/v1/events/evt_unknown/resend', sec);
+
+    // The merchant's payments (a session's calls are in dashboard.test.ts)
+    const listed = await call('GET', '/api/v1/payments?limit=2', sec);
+    await call('GET', `/api/v1/payments?cursor=${(listed.body as { next: string }).next}&status=incomplete&coin=USDC&q=ada@example.com`, sec);
+    await call('GET', '/api/v1/payments?limit=0', sec);
+    await call('GET', '/api/v1/payments/oa-2', sec);
+    await call('GET', '/api/v1/payments/oa-unknown', sec);
+    await call('GET', '/api/v1/payments/oa-2', pub);
 
     // Payment links
     const prices = [...(await api.parts.links.prices()).values()];
@@ -225,6 +238,10 @@ describe('the OpenAPI document', () => {
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });
+
+    // A new secret key: the last call with the old one
+    await call('POST', '/api/v1/keys/roll', pub);
+    await call('POST', '/api/v1/keys/roll', sec);
 
     // Operations
     await call('GET', '/healthz');

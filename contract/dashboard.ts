@@ -1,0 +1,84 @@
+// The merchant's dashboard and the API it stands on: the payments list, one payment with its
+// timeline, a rolled secret key (public API: secret key or a dashboard session), and the
+// dashboard's own sign-in (its session, set-password and sign-in bodies). Read by the service
+// and by the dashboard in the browser.
+import * as z from 'zod/mini';
+import { COINS, email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { MerchantVerification, STATUSES } from './schemas.ts';
+
+const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
+
+/** GET /api/v1/payments: its query. `cursor` is `next` of the page before. */
+export const PaymentsQuery = later(() =>
+  z.object({
+    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.\d{1,19}$/.test(v), 'a cursor: next of the page before')),
+    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    status: z.optional(oneOf(STATUSES)),
+    coin: z.optional(oneOf(COINS)),
+    from: z.optional(timestamp),
+    to: z.optional(timestamp),
+    q: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 254, 'a reference, e-mail, deposit address or transaction hash')),
+  }),
+);
+
+/** A payment in the list: as verify answers the secret key, and when it was made. */
+export const PaymentSummary = later(() => z.object({ ...MerchantVerification.shape, createdAt: timestamp }));
+export type PaymentSummary = z.infer<typeof PaymentSummary>;
+
+export const PaymentsPage = later(() => z.object({ ...envelope(), data: z.array(PaymentSummary), next: nullable<string>((v) => typeof v === 'string', 'text') }));
+export type PaymentsPage = z.infer<typeof PaymentsPage>;
+
+export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'expired', 'swept', 'event', 'attempt'] as const;
+
+/**
+ * One step of a payment's life, oldest first. `transfer`: money seen (state `seen` while it
+ * confirms; `credited` once counted; `orphaned`, `late`, `unexpected`, `dust`); `swept`: moved
+ * to the payout address (no time is kept for it); `event`: told to the webhook URL; `attempt`:
+ * one delivery of that event, with the endpoint's answer.
+ */
+export const TimelineEntry = later(() =>
+  z.object({
+    kind: oneOf(TIMELINE_KINDS),
+    at: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
+    txHash: z.optional(text),
+    amount: z.optional(text),
+    state: z.optional(text),
+    blockNumber: z.optional(int),
+    eventId: z.optional(text),
+    eventType: z.optional(text),
+    httpStatus: z.optional(int),
+    error: z.optional(nullable<string>((v) => typeof v === 'string', 'text')),
+  }),
+);
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+/** GET /api/v1/payments/:reference. */
+export const PaymentDetail = later(() => z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text') }));
+export type PaymentDetail = z.infer<typeof PaymentDetail>;
+
+/** POST /api/v1/keys/roll: the mode's new secret key, shown this once; the old one is refused from now. */
+export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text }));
+export type RolledKey = z.infer<typeof RolledKey>;
+
+/** The dashboard's session: who is signed in, the token its state-changing requests carry, and the public keys. */
+export const DashboardSession = later(() =>
+  z.object({
+    merchant: z.object({ id: text, businessName: text, businessEmail: text }),
+    csrfToken: text,
+    expiresAt: timestamp,
+    publicKeys: z.object({ test: text, live: text }),
+  }),
+);
+export type DashboardSession = z.infer<typeof DashboardSession>;
+
+const password = is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'a password of at most 200 characters');
+export const SignInBody = later(() => z.object({ email, password }));
+export const SetPasswordBody = later(() =>
+  z.object({
+    token: is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9_-]{20,100}$/.test(v), 'the token of a sign-in link'),
+    password: is<string>((v) => typeof v === 'string' && v.length >= 10 && v.length <= 200, 'a password of 10 to 200 characters'),
+  }),
+);
+
+/** The answer of every dashboard session endpoint. */
+export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));

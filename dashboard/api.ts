@@ -1,0 +1,65 @@
+// The dashboard's one way to the service: the public API and its own sign-in, same origin,
+// with the session cookie (never a key). Writes carry the session's CSRF token; the mode
+// (test or live) travels as x-mode. Every answer is read through the contract's schemas.
+import { signal } from '@preact/signals';
+import type * as z from 'zod/mini';
+import { DashboardSession, SessionAnswer } from '../contract/dashboard.ts';
+import type { KeyMode } from '../contract/keys.ts';
+
+/** Who is signed in (undefined: not known yet; null: nobody). */
+export const session = signal<DashboardSession | null | undefined>(undefined);
+/** Test or live: the dashboard opens in test mode. */
+export const mode = signal<KeyMode>('test');
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly fields: Array<{ field: string; message: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+interface Options {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function request<S extends z.ZodMiniType>(path: string, schema: S | undefined, options: Options = {}): Promise<z.output<S>> {
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json', 'x-mode': mode.value };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const csrf = session.value?.csrfToken;
+  if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+  const text = await response.text();
+  let json: { message?: string; errors?: Array<{ field: string; message: string }> } | undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiError(`The service answered ${response.status} without JSON`, response.status);
+  }
+  if (response.status === 401 && !path.startsWith('/dashboard/api/session')) session.value = null;
+  if (!response.ok) throw new ApiError(json?.message ?? `The service answered ${response.status}`, response.status, json?.errors ?? []);
+  if (!schema) return undefined as z.output<S>;
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ApiError('The service answered with an unexpected shape', response.status);
+  return parsed.data;
+}
+
+/** Asks who is signed in; null when nobody is. */
+export async function loadSession(): Promise<void> {
+  try {
+    session.value = (await request('/dashboard/api/session', SessionAnswer)).data;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) session.value = null;
+    else throw error;
+  }
+}
+
+export async function signOut(everywhere = false): Promise<void> {
+  await request(everywhere ? '/dashboard/api/sessions' : '/dashboard/api/session', undefined, { method: 'DELETE' });
+  session.value = null;
+}

@@ -1,0 +1,149 @@
+// Developers: the public keys, the secret key rolled (shown once; the old one refused at once),
+// the webhook URL and its signing secret, rotated here.
+import { h, Fragment } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { RolledKey } from '../../contract/dashboard.ts';
+import { nullable, text } from '../../contract/fields.ts';
+import { mode, request, session, signOut } from '../api.ts';
+import { useLocation } from 'preact-iso';
+import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
+
+const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
+const Rolled = z.object({ data: RolledKey });
+
+export function Developers(_: { path?: string }) {
+  useTitle('Developers');
+  const { route } = useLocation();
+  const [endpoint, setEndpoint] = useState<z.infer<typeof Endpoint>['data'] | undefined>();
+  const [url, setUrl] = useState('');
+  const [showSecret, setShowSecret] = useState(false);
+  const [rolled, setRolled] = useState<string | undefined>();
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState('');
+  const load = useCallback(async () => {
+    try {
+      const answer = (await request('/api/v1/webhook', Endpoint)).data;
+      setEndpoint(answer);
+      setUrl(answer.url ?? '');
+    } catch (e) {
+      setError(e);
+    }
+  }, [mode.value]);
+  useEffect(() => {
+    setRolled(undefined);
+    setConfirming(false);
+    void load();
+  }, [load]);
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    try {
+      setNote(await work());
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const publicKey = session.value?.publicKeys[mode.value] ?? '';
+  return (
+    <section>
+      <h1>Developers</h1>
+      <p role="status">{note}</p>
+      <ErrorNote error={error} />
+      <h2>API keys ({mode.value})</h2>
+      <dl class="facts">
+        <dt>Public key</dt>
+        <dd class="hash" id="public-key">
+          {publicKey}
+        </dd>
+        <dt>Secret key</dt>
+        <dd>Shown only when made. Keep it on your server.</dd>
+      </dl>
+      {rolled && (
+        <div class="card" aria-labelledby="new-key">
+          <h3 id="new-key">Your new {mode.value} secret key</h3>
+          <p>Copy it now: it is not shown again. The old one no longer works.</p>
+          <p class="hash" id="rolled-key">
+            {rolled}
+          </p>
+        </div>
+      )}
+      {confirming ? (
+        <div class="card">
+          <p>The current {mode.value} secret key stops working at once. Servers using it fail until they have the new one.</p>
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              act(async () => {
+                setRolled((await request('/api/v1/keys/roll', Rolled, { method: 'POST' })).data.secretKey);
+                setConfirming(false);
+                return 'A new secret key was made; the old one is refused from now.';
+              })
+            }
+          >
+            Roll the {mode.value} secret key now
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Roll secret key…
+        </button>
+      )}
+
+      <h2>Webhook ({mode.value})</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            await request('/api/v1/webhook', Endpoint, { method: 'PUT', body: { url: url.trim() } });
+            await load();
+            return 'Webhook URL saved.';
+          });
+        }}
+        noValidate
+      >
+        <Field id="webhook-url" label="Webhook URL" type="url" value={url} onInput={setUrl} hint="Where events are sent, such as https://shop.example.com/webhooks." error={fieldError(error, 'url')} />
+        <button type="submit">Save webhook URL</button>
+      </form>
+      {endpoint && (
+        <dl class="facts">
+          <dt>Signing secret</dt>
+          <dd class="hash">{showSecret ? endpoint.secret : '••••••••••••'}</dd>
+          {endpoint.previousSecretValidUntil && (
+            <>
+              <dt>Previous secret signs until</dt>
+              <dd>{new Date(endpoint.previousSecretValidUntil).toLocaleString()}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      <div class="actions">
+        <button type="button" class="secondary" aria-pressed={showSecret} onClick={() => setShowSecret(!showSecret)}>
+          {showSecret ? 'Hide signing secret' : 'Show signing secret'}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            act(async () => {
+              await request('/api/v1/webhook/rotate', Endpoint, { method: 'POST' });
+              await load();
+              return 'A new signing secret; the old one still signs for 24 hours.';
+            })
+          }
+        >
+          Rotate signing secret
+        </button>
+      </div>
+
+      <h2>Sessions</h2>
+      <button type="button" class="secondary" onClick={() => act(async () => (await signOut(true), route('/dashboard/sign-in'), ''))}>
+        Sign out everywhere
+      </button>
+    </section>
+  );
+}

@@ -1,0 +1,109 @@
+// Home: what arrived today and this week, by coin; the payments that need attention; and what
+// blocks money (no webhook URL).
+import { h, Fragment } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
+import { nullable } from '../../contract/fields.ts';
+import { mode, request } from '../api.ts';
+import { needsAttention } from '../format.ts';
+import { useLive } from '../live.ts';
+import { PaymentRow } from './Payments.tsx';
+import { ErrorNote, useTitle } from './common.tsx';
+
+const Webhook = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text') }) });
+
+const startOfDay = (d = new Date()) => new Date(d.getFullYear(), d.getMonth(), d.getDate());
+const startOfWeek = () => {
+  const today = startOfDay();
+  return new Date(today.getTime() - ((today.getDay() + 6) % 7) * 86_400_000);
+};
+
+/** Received (whole coins) by coin; decimals summed as numbers are fine for a glance, not for accounts. */
+function byCoin(rows: PaymentSummary[]): Array<[string, number]> {
+  const sums = new Map<string, number>();
+  for (const p of rows) if (p.amountPaid > 0) sums.set(p.coin, (sums.get(p.coin) ?? 0) + p.amountPaid);
+  return [...sums.entries()].sort();
+}
+
+function Totals({ label, rows }: { label: string; rows: PaymentSummary[] }) {
+  const sums = byCoin(rows);
+  return (
+    <div class="card">
+      <h2>{label}</h2>
+      {sums.length === 0 ? (
+        <p>Nothing received.</p>
+      ) : (
+        <ul class="totals">
+          {sums.map(([coin, amount]) => (
+            <li key={coin}>
+              <span class="figure">{Number(amount.toFixed(6))}</span> {coin}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="hint">{rows.length} payments made</p>
+    </div>
+  );
+}
+
+export function Home(_: { path?: string }) {
+  useTitle('Home');
+  const [week, setWeek] = useState<PaymentSummary[] | undefined>();
+  const [hook, setHook] = useState<string | null | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const load = useCallback(async () => {
+    try {
+      const rows: PaymentSummary[] = [];
+      let cursor: string | null = null;
+      // At most 1,000 payments a week are summed here; more show as "1,000+".
+      for (let i = 0; i < 10; i++) {
+        const q = new URLSearchParams({ limit: '100', from: startOfWeek().toISOString(), ...(cursor ? { cursor } : {}) });
+        const page: PaymentsPage = await request(`/api/v1/payments?${q}`, PaymentsPage);
+        rows.push(...page.data);
+        cursor = page.next;
+        if (!cursor) break;
+      }
+      setWeek(rows);
+      setHook((await request('/api/v1/webhook', Webhook)).data.url);
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  }, [mode.value]);
+  useEffect(() => void load(), [load]);
+  useLive(load);
+  const today = startOfDay().getTime();
+  const attention = (week ?? []).filter(needsAttention);
+  return (
+    <section>
+      <h1>Home</h1>
+      <ErrorNote error={error} />
+      {hook === null && (
+        <p class="warning">
+          No webhook URL for {mode.value} payments: events wait until you set one in <a href="/dashboard/developers">Developers</a>.
+        </p>
+      )}
+      {week === undefined ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <>
+          <div class="cards">
+            <Totals label="Received today" rows={week.filter((p) => Date.parse(p.createdAt) >= today)} />
+            <Totals label="Received this week" rows={week} />
+          </div>
+          <h2>Needs attention</h2>
+          {attention.length === 0 ? (
+            <p>Nothing this week: no partly paid, overpaid or expired-with-money payments.</p>
+          ) : (
+            <ul class="payments" aria-label="Payments needing attention">
+              {attention.map((p) => (
+                <PaymentRow key={p.reference} p={p} />
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,167 @@
+// Payments: the list, newest first, a page at a time by cursor, filtered by status, coin, date
+// and a search; live: a payment that arrives or moves is shown without reloading.
+import { h } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
+import { COINS } from '../../contract/fields.ts';
+import { STATUSES } from '../../contract/schemas.ts';
+import { mode, request } from '../api.ts';
+import { coins, money, statusWords, when } from '../format.ts';
+import { useLive } from '../live.ts';
+import { ErrorNote, useTitle } from './common.tsx';
+
+interface Filters {
+  status: string;
+  coin: string;
+  from: string;
+  to: string;
+  q: string;
+}
+const NONE: Filters = { status: '', coin: '', from: '', to: '', q: '' };
+
+function query(filters: Filters, cursor?: string): string {
+  const q = new URLSearchParams({ limit: '25' });
+  if (filters.status) q.set('status', filters.status);
+  if (filters.coin) q.set('coin', filters.coin);
+  if (filters.from) q.set('from', new Date(`${filters.from}T00:00:00`).toISOString());
+  if (filters.to) q.set('to', new Date(new Date(`${filters.to}T00:00:00`).getTime() + 86_400_000).toISOString());
+  if (filters.q.trim()) q.set('q', filters.q.trim());
+  if (cursor) q.set('cursor', cursor);
+  return q.toString();
+}
+
+export function PaymentRow({ p }: { p: PaymentSummary }) {
+  return (
+    <li class="payment">
+      <a href={`/dashboard/payments/${encodeURIComponent(p.reference)}`}>
+        <span class="ref">{p.reference}</span>
+        <span class={`status status-${p.status}`}>{statusWords(p.status)}</span>
+        <span class="amount">
+          {money(p.fiatAmount, p.currency)} · {coins(p.amountPaid, p.coin)} of {coins(p.actualAmount, p.coin)} received
+        </span>
+        <span class="meta">
+          {p.customer?.email ?? ''} · {when(p.createdAt)}
+        </span>
+      </a>
+    </li>
+  );
+}
+
+export function Payments(_: { path?: string }) {
+  useTitle('Payments');
+  const [filters, setFilters] = useState<Filters>(NONE);
+  const [draft, setDraft] = useState<Filters>(NONE);
+  const [rows, setRows] = useState<PaymentSummary[] | undefined>();
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [updated, setUpdated] = useState('');
+
+  const load = useCallback(async () => {
+    try {
+      const page = await request(`/api/v1/payments?${query(filters)}`, PaymentsPage);
+      setRows(page.data);
+      setNext(page.next);
+      setError(null);
+      setUpdated(new Date().toLocaleTimeString());
+    } catch (e) {
+      setError(e);
+    }
+  }, [filters, mode.value]);
+  useEffect(() => void load(), [load]);
+  useLive(load);
+
+  const more = async () => {
+    if (!next) return;
+    try {
+      const page = await request(`/api/v1/payments?${query(filters, next)}`, PaymentsPage);
+      setRows([...(rows ?? []), ...page.data]);
+      setNext(page.next);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const set = (key: keyof Filters) => (e: Event) => setDraft({ ...draft, [key]: (e.currentTarget as HTMLInputElement).value });
+
+  return (
+    <section>
+      <h1>Payments</h1>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Filter payments"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilters(draft);
+        }}
+      >
+        <div class="field">
+          <label for="f-q">Search</label>
+          <input id="f-q" type="search" value={draft.q} onInput={set('q')} aria-describedby="f-q-hint" />
+          <p class="hint" id="f-q-hint">
+            A reference, customer e-mail, deposit address or transaction hash.
+          </p>
+        </div>
+        <div class="field">
+          <label for="f-status">Status</label>
+          <select id="f-status" value={draft.status} onChange={set('status')}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option value={s} key={s}>
+                {statusWords(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-coin">Coin</label>
+          <select id="f-coin" value={draft.coin} onChange={set('coin')}>
+            <option value="">Any</option>
+            {COINS.map((c) => (
+              <option value={c} key={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-from">From</label>
+          <input id="f-from" type="date" value={draft.from} onInput={set('from')} />
+        </div>
+        <div class="field">
+          <label for="f-to">To</label>
+          <input id="f-to" type="date" value={draft.to} onInput={set('to')} />
+        </div>
+        <div class="actions">
+          <button type="submit">Apply</button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setDraft(NONE);
+              setFilters(NONE);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={error} />
+      <p class="hint" aria-live="polite">
+        {rows === undefined ? 'Loading payments…' : `${rows.length} shown${next ? ', more below' : ''}. Live: updated ${updated}.`}
+      </p>
+      {rows && rows.length === 0 && <p>No payments{filters === NONE ? ' yet' : ' match these filters'}.</p>}
+      {rows && rows.length > 0 && (
+        <ul class="payments" aria-label="Payments, newest first">
+          {rows.map((p) => (
+            <PaymentRow key={p.reference} p={p} />
+          ))}
+        </ul>
+      )}
+      {next && (
+        <button type="button" class="secondary" onClick={more}>
+          Show more
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+// Sign in with the e-mail and password set through the one-time link.
+import { h } from 'preact';
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { SessionAnswer } from '../../contract/dashboard.ts';
+import { request, session } from '../api.ts';
+import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
+
+export function SignIn(_: { path?: string }) {
+  useTitle('Sign in');
+  const { route } = useLocation();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      session.value = (await request('/dashboard/api/session', SessionAnswer, { method: 'POST', body: { email: email.trim(), password } })).data;
+      route('/dashboard');
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="narrow">
+      <h1>Sign in</h1>
+      <form onSubmit={submit} noValidate>
+        <Field id="email" label="E-mail" type="email" autocomplete="username" value={email} onInput={setEmail} error={fieldError(error, 'email')} required />
+        <Field id="password" label="Password" type="password" autocomplete="current-password" value={password} onInput={setPassword} error={fieldError(error, 'password')} required />
+        <ErrorNote error={error} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <p class="hint">Forgot your password? Ask the service's operator for a new sign-in link.</p>
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+// What every screen shares: the page title, an error said aloud, a field with its label and error.
+import { h } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+
+export function useTitle(title: string): void {
+  useEffect(() => void (document.title = `${title} · Dashboard`), [title]);
+}
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : 'Something went wrong');
+export const fieldError = (error: unknown, field: string): string | undefined =>
+  error instanceof ApiError ? error.fields.find((f) => f.field === field)?.message : undefined;
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {messageOf(error)}
+    </p>
+  );
+}
+
+export function Field(props: { id: string; label: string; type?: string; value: string; onInput: (value: string) => void; autocomplete?: string; error?: string; hint?: string; required?: boolean }) {
+  const described = [props.hint && `${props.id}-hint`, props.error && `${props.id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.hint && (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      <input
+        id={props.id}
+        type={props.type ?? 'text'}
+        value={props.value}
+        autocomplete={props.autocomplete}
+        required={props.required}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={described}
+        onInput={(e) => props.onInput((e.currentTarget as HTMLInputElement).value)}
+      />
+      {props.error && (
+        <p class="field-error" id={`${props.id}-error`}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+// The dashboard's sign-in rules, without I/O: how a password is hashed and checked (scrypt,
+// memory-hard), what a password must be, how long a sign-in link and a session last, and how
+// repeated wrong passwords are slowed down and then refused for a while.
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** scrypt's cost: N = 2^15, r = 8 (32 MiB of memory a guess), p = 1; OWASP's minimum is N = 2^17 with r = 8 / p = 1 or this at p = 3: we take p = 3. */
+export const SCRYPT = { N: 2 ** 15, r: 8, p: 3, keyLength: 32 } as const;
+const maxmem = 128 * SCRYPT.N * SCRYPT.r * 2;
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, keyLength: number): Promise<Buffer> {
+  const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem };
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+}
+
+/** `scrypt$N$r$p$salt$hash` (base64url): the parameters travel with the hash, so they may be raised later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, SCRYPT, SCRYPT.keyLength);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function passwordMatches(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) }, expected.length);
+  return timingSafeEqual(key, expected);
+}
+
+/** What a new password must be; undefined when it is good. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < 10) return 'expected at least 10 characters';
+  if (password.length > 200) return 'expected at most 200 characters';
+  if (password.trim() === '') return 'expected more than spaces';
+  return undefined;
+}
+
+/** A random token (a sign-in link's, a session's, a CSRF token), and the hash under which it is kept. */
+export const newToken = (): string => randomBytes(32).toString('base64url');
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const SIGN_IN_LINK_MS = 24 * 3_600_000;
+export const SESSION_MS = 12 * 3_600_000;
+
+/** Wrong passwords in a row before each further one locks the e-mail for a while. */
+export const FREE_FAILURES = 3;
+/** From this many in a row, the e-mail is refused for LOCKOUT_MS whatever is sent. */
+export const LOCKOUT_FAILURES = 10;
+export const LOCKOUT_MS = 15 * 60_000;
+/** Failures older than this are forgotten. */
+export const FAILURE_MEMORY_MS = 60 * 60_000;
+
+/**
+ * Until when an e-mail with `failures` wrong passwords in a row is refused: not at all for the
+ * first few, then 1 s, 2 s, 4 s … doubling, then LOCKOUT_MS from the tenth.
+ */
+export function lockedUntil(failures: number, nowMs: number): number {
+  if (failures < FREE_FAILURES) return 0;
+  if (failures >= LOCKOUT_FAILURES) return nowMs + LOCKOUT_MS;
+  return nowMs + 1000 * 2 ** (failures - FREE_FAILURES);
+}

@@ -1,0 +1,156 @@
+// The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
+// built script and style, and its sign-in: set a password with a one-time link, sign in, read
+// the session, sign out here or everywhere. The screens read the public API with the session.
+import { readFile } from 'node:fs/promises';
+import { SESSION_COOKIE, authenticateSession, cookie, sameOrigin } from '../http/auth.ts';
+import { SetPasswordBody, SignInBody } from '../../contract/dashboard.ts';
+import { Forbidden, invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
+import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../domain/sign-in.ts';
+import { readJson } from '../http/body.ts';
+import { ok, type Reply } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import type { Merchant } from '../domain/account.ts';
+import type { Ctx, Handler, ServiceParts } from './context.ts';
+
+/** Only this origin's script, style and API; no inline script or style, no framing, no other origin. */
+export const DASHBOARD_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+
+const SHELL = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Dashboard</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script type="module" src="/dashboard/assets/dashboard.js"></script>
+</head>
+<body>
+<div id="app"><p>Loading the dashboard…</p></div>
+<noscript>The dashboard needs JavaScript.</noscript>
+</body>
+</html>
+`;
+
+/** Every screen's address answers the same shell; the dashboard's router draws the screen. */
+export const page: Handler = async ({ res }) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS }).end(SHELL);
+  return undefined;
+};
+
+const ASSET_TYPES: Record<string, string> = {
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'dashboard.js.map': 'application/json',
+  'dashboard.css': 'text/css; charset=utf-8',
+};
+
+export const asset: Handler = async ({ params, res, service }) => {
+  const type = ASSET_TYPES[params.name];
+  if (!type) throw new NotFound(`No dashboard asset ${params.name.slice(0, 80)}`);
+  const file = await readFile(`${service.config.distDir}dashboard/${params.name}`).catch(() => {
+    throw new NotFound(`/dashboard/assets/${params.name} is not built yet: run npm run build`);
+  });
+  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache', ...SAFE_HEADERS }).end(file);
+  return undefined;
+};
+
+const secure = (service: ServiceParts) => service.origin().startsWith('https:');
+
+function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
+}
+
+async function sessionView(service: ServiceParts, merchant: Merchant, csrf: string, expiresMs: number) {
+  const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
+  return {
+    merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
+    csrfToken: csrf,
+    expiresAt: new Date(expiresMs).toISOString(),
+    publicKeys: { test, live },
+  };
+}
+
+async function startSession(service: ServiceParts, merchantId: string, message: string): Promise<Reply> {
+  const merchant = (await service.merchants.byId(merchantId))!;
+  const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS);
+  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs), message);
+  return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
+}
+
+/** A request that signs in (or sets a password) must come from our own pages: no login CSRF. */
+function fromOurPages(ctx: Ctx): void {
+  if (!sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
+}
+
+/** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
+export const setPassword: Handler = async (ctx) => {
+  fromOurPages(ctx);
+  const { service } = ctx;
+  const body = parse(SetPasswordBody, await readJson(ctx.req));
+  const problem = passwordProblem(body.password);
+  if (problem) throw invalidField('password', problem);
+  const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password), service.now());
+  if (!merchantId) throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
+  service.log.info({ merchant: merchantId }, 'dashboard password set');
+  return startSession(service, merchantId, 'Password set; you are signed in');
+};
+
+// A hash of nothing anyone knows: an unknown e-mail costs as much time as a known one.
+const NOBODY = hashPassword('not anyone’s password, only a timing equaliser');
+
+export const signIn: Handler = async (ctx) => {
+  fromOurPages(ctx);
+  const { service } = ctx;
+  const body = parse(SignInBody, await readJson(ctx.req));
+  const nowMs = service.now();
+  const locked = await service.dashboard.lockedUntil(body.email, nowMs);
+  if (locked > nowMs) {
+    const seconds = Math.ceil((locked - nowMs) / 1000);
+    throw new TooMany(`Too many wrong passwords for this e-mail: try again in ${seconds} s`, seconds);
+  }
+  const logins = await service.dashboard.logins(body.email);
+  let found: string | undefined;
+  for (const login of logins) if (!found && (await passwordMatches(body.password, login.passwordHash))) found = login.merchantId;
+  if (logins.length === 0) await passwordMatches(body.password, await NOBODY);
+  if (!found) {
+    const until = await service.dashboard.fail(body.email, nowMs);
+    service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
+    throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
+  }
+  await service.dashboard.succeed(body.email);
+  service.log.info({ merchant: found }, 'dashboard sign-in');
+  return startSession(service, found, 'Signed in');
+};
+
+export const getSession: Handler = async ({ req, service }) => {
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  const session = (await service.dashboard.session(cookie(req, SESSION_COOKIE)!, service.now()))!;
+  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
+};
+
+/** Signs this browser out: its session ends now, and a copy of its cookie opens nothing. */
+export const signOut: Handler = async ({ req, res, service }) => {
+  await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  await service.dashboard.endSession(cookie(req, SESSION_COOKIE)!);
+  res.setHeader('set-cookie', sessionCookie(service, '', 0));
+  return { status: 204, body: undefined };
+};
+
+/** Signs the owner out everywhere: every session of the merchant ends. */
+export const signOutEverywhere: Handler = async ({ req, res, service }) => {
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  await service.dashboard.endAll(account.merchant.id);
+  res.setHeader('set-cookie', sessionCookie(service, '', 0));
+  return { status: 204, body: undefined };
+};

@@ -1,0 +1,45 @@
+// The merchant's payments (secret key or dashboard session): a list that pages by cursor and
+// filters, one payment with its timeline, and a new secret key for the caller's mode.
+import { PaymentsQuery } from '../../contract/dashboard.ts';
+import { REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { invalidField } from '../domain/errors.ts';
+import { ok } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
+import { paymentSummary, timelineView } from '../views/payment-list.ts';
+import type { Handler } from './context.ts';
+
+/** The cursor is `createdMs.id` of the page's last payment: the next page starts below it. */
+const cursorOf = (p: { createdMs: number; id: string }) => `${p.createdMs}.${p.id}`;
+
+export const listPayments: Handler = async ({ query, account, service }) => {
+  const q = parse(PaymentsQuery, Object.fromEntries(query), 'query');
+  const limit = q.limit === undefined ? 25 : Number(q.limit);
+  const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
+  const toMs = q.to === undefined ? undefined : Date.parse(q.to);
+  if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
+  const after = q.cursor === undefined ? undefined : { createdMs: Number(q.cursor.split('.')[0]), id: q.cursor.split('.')[1] };
+  const nowMs = service.now();
+  // One more than asked says whether there is a next page.
+  const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
+  const page = rows.slice(0, limit);
+  return ok(200, page.map((p) => paymentSummary(p, nowMs)), 'Payments', { next: rows.length > limit ? cursorOf(page.at(-1)!) : null });
+};
+
+export const getPayment: Handler = async ({ params, account, service }) => {
+  const reference = params.reference;
+  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
+  const payment = await service.payments.get(account, reference);
+  const timeline = await service.paymentList.timeline(account, payment);
+  const network = service.catalog.network(account.mode);
+  return ok(200, timelineView(payment, timeline, service.now(), network?.explorer ?? null), 'Payment');
+};
+
+/**
+ * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
+ * the old one is refused from now on. Public keys stay.
+ */
+export const rollKey: Handler = async ({ account, service }) => {
+  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, service.now(), [account.mode]))!;
+  service.log.info({ merchant: account.merchant.id, mode: account.mode }, 'secret key rolled by the merchant');
+  return ok(201, { mode: account.mode, secretKey: keys[account.mode] }, 'New secret key: shown this once; the old one no longer works');
+};

@@ -1,0 +1,125 @@
+// The dashboard's sign-in: one owner login per merchant (its e-mail and scrypt hash), one-time
+// sign-in links (hashes only), sessions (hashes of their cookie) and wrong-password counts.
+import type { Merchant } from '../domain/account.ts';
+import { FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../domain/sign-in.ts';
+import type { Database, Row } from './db.ts';
+
+export interface Session {
+  merchant: Merchant;
+  csrf: string;
+  expiresMs: number;
+}
+
+const merchantOf = (r: Row): Merchant => ({
+  id: r.merchant_id as string,
+  businessName: r.business_name as string,
+  businessEmail: r.business_email as string,
+  businessLogo: r.business_logo as string,
+});
+
+export class DashboardStore {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * A new one-time sign-in link's token for a merchant (its owner sets a password with it).
+   * Earlier unused links stop working. Undefined for an unknown merchant.
+   */
+  async issueLink(merchantId: string, nowMs: number, validMs: number): Promise<string | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [merchant] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+      if (!merchant) return undefined;
+      await tx.query(
+        `INSERT INTO dashboard_logins (merchant_id, email, password_hash, updated_ms) VALUES ($1, $2, NULL, $3)
+         ON CONFLICT (merchant_id) DO UPDATE SET email = $2, updated_ms = $3`,
+        [merchantId, merchant.business_email, nowMs],
+      );
+      await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
+      const token = newToken();
+      await tx.query('INSERT INTO dashboard_links (hash, merchant_id, expires_ms) VALUES ($1, $2, $3)', [tokenHash(token), merchantId, nowMs + validMs]);
+      return token;
+    });
+  }
+
+  /**
+   * Uses a sign-in link once: sets the owner's password (already hashed) and ends every
+   * session the merchant had (a reset signs out everywhere). The merchant's id, or undefined
+   * for a link that is unknown, used or expired.
+   */
+  async setPassword(linkToken: string, passwordHash: string, nowMs: number): Promise<string | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [link] = await tx.query(
+        'UPDATE dashboard_links SET used_ms = $2 WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 RETURNING merchant_id',
+        [tokenHash(linkToken), nowMs],
+      );
+      if (!link) return undefined;
+      const merchantId = link.merchant_id as string;
+      const [login] = await tx.query('UPDATE dashboard_logins SET password_hash = $2, updated_ms = $3 WHERE merchant_id = $1 RETURNING email', [merchantId, passwordHash, nowMs]);
+      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+      if (login) await tx.query('DELETE FROM dashboard_failures WHERE email = $1', [(login.email as string).toLowerCase()]);
+      return merchantId;
+    });
+  }
+
+  /** The logins with this e-mail that have a password (a few merchants may share one e-mail). */
+  async logins(email: string): Promise<Array<{ merchantId: string; passwordHash: string }>> {
+    const rows = await this.db.query(
+      `SELECT l.merchant_id, l.password_hash FROM dashboard_logins l JOIN merchants m ON m.id = l.merchant_id
+        WHERE lower(l.email) = lower($1) AND l.password_hash IS NOT NULL ORDER BY m.created_ms LIMIT 5`,
+      [email],
+    );
+    return rows.map((r) => ({ merchantId: r.merchant_id as string, passwordHash: r.password_hash as string }));
+  }
+
+  /** Until when sign-ins with this e-mail are refused (0: not refused). */
+  async lockedUntil(email: string, nowMs: number): Promise<number> {
+    const [row] = await this.db.query('SELECT locked_until_ms FROM dashboard_failures WHERE email = $1 AND last_ms > $2', [email.toLowerCase(), nowMs - FAILURE_MEMORY_MS]);
+    return row ? Number(row.locked_until_ms) : 0;
+  }
+
+  /** Counts a wrong password; answers until when the e-mail is now refused. */
+  async fail(email: string, nowMs: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const key = email.toLowerCase();
+      const [row] = await tx.query('SELECT failures, last_ms FROM dashboard_failures WHERE email = $1 FOR UPDATE', [key]);
+      const failures = (row && Number(row.last_ms) > nowMs - FAILURE_MEMORY_MS ? Number(row.failures) : 0) + 1;
+      const until = lockedUntil(failures, nowMs);
+      await tx.query(
+        `INSERT INTO dashboard_failures (email, failures, locked_until_ms, last_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (email) DO UPDATE SET failures = $2, locked_until_ms = $3, last_ms = $4`,
+        [key, failures, until, nowMs],
+      );
+      return until;
+    });
+  }
+
+  async succeed(email: string): Promise<void> {
+    await this.db.query('DELETE FROM dashboard_failures WHERE email = $1', [email.toLowerCase()]);
+  }
+
+  /** A new session: its cookie token (kept only as a hash) and its CSRF token. */
+  async startSession(merchantId: string, nowMs: number, validMs: number): Promise<{ token: string; csrf: string; expiresMs: number }> {
+    const token = newToken();
+    const csrf = newToken();
+    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5)', [tokenHash(token), merchantId, csrf, nowMs, nowMs + validMs]);
+    await this.db.query('DELETE FROM dashboard_sessions WHERE expires_ms <= $1', [nowMs]);
+    return { token, csrf, expiresMs: nowMs + validMs };
+  }
+
+  async session(token: string, nowMs: number): Promise<Session | undefined> {
+    const [row] = await this.db.query(
+      `SELECT s.merchant_id, s.csrf, s.expires_ms, m.business_name, m.business_email, m.business_logo
+         FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.hash = $1 AND s.expires_ms > $2`,
+      [tokenHash(token), nowMs],
+    );
+    return row && { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms) };
+  }
+
+  async endSession(token: string): Promise<void> {
+    await this.db.query('DELETE FROM dashboard_sessions WHERE hash = $1', [tokenHash(token)]);
+  }
+
+  /** Signs the merchant out everywhere: every session ends. */
+  async endAll(merchantId: string): Promise<number> {
+    return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 RETURNING hash', [merchantId])).length;
+  }
+}
