@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { quote } from '../server/domain/quote.ts';
+import { FIAT_PER_USD } from '../server/domain/defaults.ts';
 import { ceilDiv, decimalText, formatUnits, toUnits, unitsToNumber } from './money.ts';
 
 describe('money as integers', () => {
@@ -50,10 +51,11 @@ describe('money as integers', () => {
   });
 });
 
+// At the built-in fixed table's rates (server/domain/defaults.ts), as a quote without RATES_FILE uses them.
 describe('the stub quote', () => {
   it('converts fiat to the coin with a 1% fee, each rounded up at 6 decimals', () => {
     // 10000.50 NGN / 1550 = 6.451935483… → 6.451936; fee 0.06451936 → 0.064520
-    const q = quote(toUnits('10000.50', 2)!, 'NGN', 6);
+    const q = quote(toUnits('10000.50', 2)!, FIAT_PER_USD.NGN, 6);
     expect(formatUnits(q.due, q.decimals)).toBe('6.516456');
     expect(formatUnits(q.fee, q.decimals)).toBe('0.06452');
     expect(q.fiatRate).toBe('1550');
@@ -61,14 +63,14 @@ describe('the stub quote', () => {
   });
 
   it('quotes a dollar amount one to one, plus the fee', () => {
-    const q = quote(toUnits(24.5, 2)!, 'USD', 18);
+    const q = quote(toUnits(24.5, 2)!, FIAT_PER_USD.USD, 18);
     expect(formatUnits(q.due, q.decimals)).toBe('24.745');
     expect(q.decimals).toBe(6);
   });
 
   it('never asks less than the amount is worth', () => {
     for (const [amount, currency] of [['0.01', 'AED'], ['1', 'GBP'], ['99999999.99', 'EUR'], ['3.33', 'NGN']] as const) {
-      const q = quote(toUnits(amount, 2)!, currency, 6);
+      const q = quote(toUnits(amount, 2)!, FIAT_PER_USD[currency], 6);
       const rate = { AED: 3.6725, GBP: 0.79, EUR: 0.92, NGN: 1550 }[currency];
       // Checked with floats on purpose, as an independent, approximate witness.
       expect(Number(formatUnits(q.due - q.fee, 6))).toBeGreaterThanOrEqual(Number(amount) / rate - 1e-9);
