@@ -1,7 +1,7 @@
 // Puts the dev chain in the shape the service expects: a test token per coin, with the real
 // token's decimals, the deposit factory, and tokens minted to the dev mnemonic's accounts.
 import { createRequire } from 'node:module';
-import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getContractAddress, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DepositFactory, TestToken } from '../contracts/artifacts.generated.ts';
@@ -52,6 +52,8 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
   const mints: Hex[] = [];
   for (const t of DEV_TOKENS) {
     for (let i = 0; i < mintTo; i++) {
+      // The treasury (balance settlement) starts with none: all it holds is merchants' money.
+      if (i === TREASURY_DEV_ACCOUNT) continue;
       mints.push(await wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)] }));
     }
   }
@@ -67,23 +69,35 @@ async function deployPools(rpcUrl: string, tokens: DevContracts['tokens']): Prom
   const account = devAccount(0);
   const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
   const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
-  const mined = async (hash: Hex) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  const deploy = async (artifact: ReturnType<typeof uniswap>, args: unknown[]) => (await mined(await wallet.deployContract({ abi: artifact.abi, bytecode: codeOf(artifact), args }))).contractAddress!;
+  // Sent one after another at known nonces, without waiting for each (a block a second on the
+  // demo's chain): the contracts' addresses follow from the nonces, and every gas limit is given,
+  // since nothing can be estimated against contracts not mined yet.
+  let nonce = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const sent: Hex[] = [];
+  const deploy = async (artifact: ReturnType<typeof uniswap>, args: unknown[]) => {
+    const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) });
+    sent.push(await wallet.deployContract({ abi: artifact.abi, bytecode: codeOf(artifact), args, nonce: nonce++, gas: 6_000_000n }));
+    return address;
+  };
+  const write = async (address: Address, abi: Abi, functionName: string, args: unknown[], gas: bigint) =>
+    sent.push(await wallet.writeContract({ address, abi, functionName, args, nonce: nonce++, gas } as Parameters<typeof wallet.writeContract>[0]));
   const factory = await deploy(uniswap('@uniswap/v2-core/build/UniswapV2Factory.json'), [account.address]);
   const weth = await deploy(uniswap('@uniswap/v2-periphery/build/WETH9.json'), []);
   const routerArtifact = uniswap('@uniswap/v2-periphery/build/UniswapV2Router02.json');
   const router = await deploy(routerArtifact, [factory, weth]);
   const decimals = Object.fromEntries(DEV_TOKENS.map((t) => [t.symbol, t.decimals])) as Record<keyof DevContracts['tokens'], number>;
   for (const symbol of ['USDT', 'USDC', 'BUSD', 'DAI'] as const) {
-    await mined(await wallet.writeContract({ address: tokens[symbol], abi: TestToken.abi, functionName: 'mint', args: [account.address, parseUnits(DEV_POOL_DEPTH, decimals[symbol]) * 3n] }));
-    await mined(await wallet.writeContract({ address: tokens[symbol], abi: TestToken.abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }));
+    await write(tokens[symbol], TestToken.abi as Abi, 'mint', [account.address, parseUnits(DEV_POOL_DEPTH, decimals[symbol]) * 3n], 200_000n);
+    await write(tokens[symbol], TestToken.abi as Abi, 'approve', [router, 2n ** 256n - 1n], 100_000n);
   }
   for (const symbol of ['USDC', 'BUSD', 'DAI'] as const) {
     const a = parseUnits(DEV_POOL_DEPTH, decimals[symbol]);
     const b = parseUnits(DEV_POOL_DEPTH, decimals.USDT);
-    await mined(
-      await wallet.writeContract({ address: router, abi: routerArtifact.abi, functionName: 'addLiquidity', args: [tokens[symbol], tokens.USDT, a, b, a, b, account.address, 2n ** 40n] }),
-    );
+    await write(router, routerArtifact.abi, 'addLiquidity', [tokens[symbol], tokens.USDT, a, b, a, b, account.address, 2n ** 40n], 5_000_000n);
+  }
+  for (const hash of sent) {
+    const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error(`the dev pools' set-up failed at ${hash}`);
   }
   return router;
 }
