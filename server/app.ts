@@ -24,6 +24,7 @@ import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { ChainStore } from './storage/chain.ts';
 import { DashboardStore } from './storage/dashboard.ts';
 import { PaymentList } from './storage/payment-list.ts';
+import { ProductStore } from './storage/products.ts';
 import { openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
@@ -244,6 +245,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     treasury: (mode) => treasuries[mode],
     dashboard,
     paymentList: new PaymentList(db),
+    products: new ProductStore(db),
     changes,
     config: {
       quoteMs: (options.quoteSeconds ?? 900) * 1000,

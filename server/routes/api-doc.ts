@@ -28,6 +28,7 @@ import {
 } from '../../contract/api.ts';
 import { PaymentDetail, PaymentsPage, PaymentsQuery, RolledKey } from '../../contract/dashboard.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
+import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
 import { amount, coin, currency, int, oneOf, text } from '../../contract/fields.ts';
 import {
@@ -94,6 +95,12 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
     responses: { 200: answer(PaymentDetail) },
   },
+  'GET /api/v1/products': { tag: 'Products', description: 'Newest first; `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).', query: ProductsQuery, responses: { 200: ProductsPage } },
+  'POST /api/v1/products': { tag: 'Products', body: ProductBody, responses: { 201: answer(Product) } },
+  'GET /api/v1/products/{id}': { tag: 'Products', responses: { 200: answer(Product) } },
+  'PATCH /api/v1/products/{id}': { tag: 'Products', description: '`archived: true` keeps the product\'s prices off new carts; links that have them keep them.', body: ProductUpdateBody, responses: { 200: answer(Product) } },
+  'POST /api/v1/products/{id}/prices': { tag: 'Products', description: 'A standard link\'s cart takes the price\'s `id` as `price_id`.', body: PriceBody, responses: { 201: answer(Price) } },
+  'GET /api/v1/prices/{id}': { tag: 'Products', responses: { 200: answer(Price) } },
   'POST /api/v1/keys/roll': { tag: 'Payments', description: 'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names) is replaced: the new one is answered this once, the old one is refused from now. Public keys stay.', responses: { 201: answer(RolledKey) } },
   'PUT /api/v1/webhook': { tag: 'Webhooks', body: WebhookBody, responses: { 200: answer(WebhookEndpoint) } },
   'GET /api/v1/webhook': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
@@ -192,9 +199,10 @@ const LEAVES: Record<string, JsonSchema> = {
   'text of at most 2000 characters': { type: 'string', maxLength: 2000 },
   'text of at most 500 characters': { type: 'string', maxLength: 500 },
   'a whole number from 1 to 1000': { type: 'integer', minimum: 1, maximum: 1000 },
-  'a cursor: next of the page before': { type: 'string', pattern: '^\\d{1,16}\\.\\d{1,19}$' },
+  'a cursor: next of the page before': { type: 'string', pattern: '^\\d{1,16}\\.[0-9a-f-]{1,36}$' },
   'a whole number from 1 to 100': { type: 'string', pattern: '^\\d+$', description: 'from 1 to 100' },
   'a reference, e-mail, deposit address or transaction hash': { type: 'string', maxLength: 254 },
+  'an amount greater than 0 as text with at most 2 decimals': { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,2})?$' },
   anything: {},
 };
 
@@ -338,7 +346,7 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
-    tags: ['Payments', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
+    tags: ['Payments', 'Products', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
     paths,
     webhooks,
     components: {

@@ -13,6 +13,7 @@ import type { PaymentChanges } from '../realtime/changes.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import type { DashboardStore } from '../storage/dashboard.ts';
 import type { PaymentList } from '../storage/payment-list.ts';
+import type { ProductStore } from '../storage/products.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
@@ -42,6 +43,8 @@ export interface ServiceParts {
   dashboard: DashboardStore;
   /** The payments list and each payment's timeline. */
   paymentList: PaymentList;
+  /** The merchant's products and their prices. */
+  products: ProductStore;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
   /** Prometheus metrics, for GET /metrics (operator token). */

@@ -15,7 +15,7 @@ const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
 const cartOf = async (ctx: Ctx, entries: Parameters<typeof buildCart>[0]) => {
   const lines: number[] = [];
   for (let i = 0; i < entries.length; i++) lines.push(await ctx.service.links.nextLineId());
-  return buildCart(entries, await ctx.service.links.prices(), () => lines.shift()!, ctx.service.now());
+  return buildCart(entries, await ctx.service.links.prices(ctx.account), () => lines.shift()!, ctx.service.now());
 };
 
 export const getLink: Handler = async ({ params, account, service }) => {

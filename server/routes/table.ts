@@ -11,6 +11,7 @@ import * as links from './links.ts';
 import * as operator from './operator.ts';
 import * as payments from './payments.ts';
 import * as payouts from './payouts.ts';
+import * as products from './products.ts';
 import * as tx from './transactions.ts';
 import * as webhooks from './webhooks.ts';
 
@@ -25,6 +26,12 @@ export const ROUTES: RouteSpec<Handler>[] = [
   // The merchant's payments and keys (secret key, or the dashboard's session)
   { method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: payments.listPayments, summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q' },
   { method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: payments.getPayment, summary: 'one payment and its timeline' },
+  { method: 'GET', path: '/api/v1/products', auth: 'merchant', handler: products.listProducts, summary: 'the products and their prices, newest first' },
+  { method: 'POST', path: '/api/v1/products', auth: 'merchant', handler: products.createProduct, summary: 'make a product, with prices' },
+  { method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', handler: products.getProduct, summary: 'one product and its prices' },
+  { method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', handler: products.updateProduct, summary: 'rename, describe or archive a product' },
+  { method: 'POST', path: '/api/v1/products/:id/prices', auth: 'merchant', handler: products.addPrice, summary: 'a new price for a product, for links\' carts' },
+  { method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', handler: products.getPrice, summary: 'one price' },
   { method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: payments.rollKey, summary: 'a new secret key for the mode, shown once; the old one stops working' },
   // Webhooks and events (secret key; the webhook and the events feed also the dashboard's session)
   { method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.putWebhook, summary: 'where events go' },

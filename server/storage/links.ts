@@ -80,8 +80,18 @@ export class LinkStore {
     return Number(row.id);
   }
 
-  async prices(): Promise<Map<string, Price>> {
-    const rows = await this.db.query('SELECT * FROM prices');
+  /**
+   * The prices a cart may take: the seeded catalogue's, and with an account its own prices in
+   * its mode, not archived, of products not archived. Without one, every price (tests, seeds).
+   */
+  async prices(account?: Pick<Account, 'merchant' | 'mode'>): Promise<Map<string, Price>> {
+    const rows = account
+      ? await this.db.query(
+          `SELECT * FROM prices WHERE merchant_id IS NULL
+              OR (merchant_id = $1 AND mode = $2 AND NOT archived AND product_id IN (SELECT id FROM products WHERE merchant_id = $1 AND mode = $2 AND NOT archived))`,
+          [account.merchant.id, account.mode],
+        )
+      : await this.db.query('SELECT * FROM prices');
     return new Map(rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]));
   }
 

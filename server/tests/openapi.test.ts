@@ -173,6 +173,21 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/payments/oa-unknown', sec);
     await call('GET', '/api/v1/payments/oa-2', pub);
 
+    // Products and prices
+    const product = await call('POST', '/api/v1/products', sec, { name: 'Oolong', prices: [{ currency: 'USD', amount: '9.50' }] });
+    const productId = (product.body as { data: { id: string } }).data.id;
+    await call('POST', '/api/v1/products', sec, { name: '' });
+    await call('GET', '/api/v1/products?limit=1', sec);
+    await call('GET', '/api/v1/products?limit=0', sec);
+    await call('GET', `/api/v1/products/${productId}`, sec);
+    await call('GET', '/api/v1/products/nope', sec);
+    await call('PATCH', `/api/v1/products/${productId}`, sec, { name: 'Oolong, 250 g' });
+    await call('PATCH', `/api/v1/products/${productId}`, sec, { archived: 'yes' });
+    const price = await call('POST', `/api/v1/products/${productId}/prices`, sec, { currency: 'EUR', amount: '8' });
+    await call('POST', `/api/v1/products/${productId}/prices`, sec, { currency: 'EUR', amount: '-1' });
+    await call('GET', `/api/v1/prices/${(price.body as { data: { id: string } }).data.id}`, sec);
+    await call('GET', '/api/v1/prices/nope', sec);
+
     // Payment links
     const prices = [...(await api.parts.links.prices()).values()];
     const beans = prices.find((p) => p.currency === 'USD')!.id;
