@@ -9,6 +9,7 @@ import { Developers } from './screens/Developers.tsx';
 import { Home } from './screens/Home.tsx';
 import { Payment } from './screens/Payment.tsx';
 import { Payments } from './screens/Payments.tsx';
+import { Products } from './screens/Products.tsx';
 import { Later } from './screens/Later.tsx';
 import { SignIn } from './screens/SignIn.tsx';
 import { Welcome } from './screens/Welcome.tsx';
@@ -16,6 +17,7 @@ import { Welcome } from './screens/Welcome.tsx';
 const NAV: Array<[string, string]> = [
   ['/dashboard', 'Home'],
   ['/dashboard/payments', 'Payments'],
+  ['/dashboard/products', 'Products'],
   ['/dashboard/balances', 'Balances'],
   ['/dashboard/payouts', 'Payouts'],
   ['/dashboard/developers', 'Developers'],
@@ -109,6 +111,7 @@ function Screens() {
       <Home path="/dashboard/" />
       <Payments path="/dashboard/payments" />
       <Payment path="/dashboard/payments/:reference" />
+      <Products path="/dashboard/products" />
       <Developers path="/dashboard/developers" />
       <Later path="/dashboard/balances" title="Balances" />
       <Later path="/dashboard/payouts" title="Payouts" />

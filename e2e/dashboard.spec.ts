@@ -1,6 +1,7 @@
 // The merchant's dashboard in a real Chromium (issue 23), at 320 px and with the keyboard only:
 // open the one-time sign-in link, set a password, sign out and sign in, see a payment arrive on
-// Payments without reloading, open it and read its timeline, resend its event, roll the secret
+// Payments without reloading, open it and read its timeline, resend its event, make a product
+// with a price that a link's cart takes, roll the secret
 // key and see the old one refused, sign out and see the cookie open nothing. axe (WCAG 2.2 A
 // and AA, best practices) finds nothing on any screen, light or dark. Needs `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
@@ -122,6 +123,23 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await tabTo(page, page.getByRole('button', { name: 'Resend DEPOSIT_TRANSACTION' }));
   await page.keyboard.press('Enter');
   await expect(page.getByRole('status').filter({ hasText: 'Queued' })).toBeVisible();
+
+  // Products: make one with a price; a standard link's cart takes that price.
+  await tabTo(page, page.getByRole('link', { name: 'Products' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Products', exact: true })).toBeFocused();
+  await expect(page.getByText('No products yet.')).toBeVisible();
+  await tabTo(page, page.getByLabel('Name'));
+  await page.keyboard.type('Oolong, 100 g');
+  await tabTo(page, page.getByLabel('Price', { exact: true }));
+  await page.keyboard.type('9.50');
+  await page.keyboard.press('Enter');
+  const listed = page.getByRole('list', { name: 'Products, newest first' }).getByRole('listitem').first();
+  await expect(listed).toContainText('Oolong, 100 g');
+  const priceId = (await listed.locator('.hash').first().textContent())!.replace('price id ', '').trim();
+  await axe(page, 'products');
+  const link = await fetch(`${api.url}/api/v1/payment_links/standard`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ title: 'Tea', cart: [{ price_id: priceId, quantity: 1 }] }) });
+  expect(link.status).toBe(201);
 
   // Developers: the public key, and a rolled secret key: the old one is refused at once.
   await tabTo(page, page.getByRole('link', { name: 'Developers' }));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { fromRoot } from '../paths.ts';
 
-/** 22,924 bytes when set (21,306 script + 1,618 style). Only ever lower it. */
+/** 22,924 bytes when set (21,306 script + 1,618 style); 23,590 with the Products screen. Only ever lower it. */
 export const DASHBOARD_BUDGET = 26_000;
 
 const gzipped = (path: string) => gzipSync(readFileSync(fromRoot(path)), { level: 9 }).length;

@@ -1,0 +1,107 @@
+// Products: the merchant's products and their prices (what a standard link's cart takes by
+// price id): make one with its first price, add a price, archive or restore.
+import { h } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { CURRENCIES } from '../../contract/fields.ts';
+import { Product, ProductsPage } from '../../contract/products.ts';
+import { mode, request } from '../api.ts';
+import { money } from '../format.ts';
+import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
+
+const Made = z.object({ data: Product });
+
+export function Products(_: { path?: string }) {
+  useTitle('Products');
+  const [rows, setRows] = useState<Product[] | undefined>();
+  const [name, setName] = useState('');
+  const [currency, setCurrency] = useState<string>('USD');
+  const [amount, setAmount] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState('');
+  const load = useCallback(async () => {
+    try {
+      setRows((await request('/api/v1/products?limit=100', ProductsPage)).data);
+    } catch (e) {
+      setError(e);
+    }
+  }, [mode.value]);
+  useEffect(() => void load(), [load]);
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    try {
+      setNote(await work());
+      await load();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section>
+      <h1>Products</h1>
+      <p role="status">{note}</p>
+      <ErrorNote error={error} />
+      <h2>New product</h2>
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            const made = await request('/api/v1/products', Made, { method: 'POST', body: { name: name.trim(), prices: amount ? [{ currency, amount: amount.trim() }] : [] } });
+            setName('');
+            setAmount('');
+            return `${made.data.name} made${made.data.prices[0] ? `; its price id is ${made.data.prices[0].id}` : ''}.`;
+          });
+        }}
+      >
+        <Field id="product-name" label="Name" value={name} onInput={setName} error={fieldError(error, 'name')} required />
+        <div class="field">
+          <label for="product-currency">Currency</label>
+          <select id="product-currency" value={currency} onChange={(e) => setCurrency((e.currentTarget as HTMLSelectElement).value)}>
+            {CURRENCIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Field id="product-amount" label="Price" hint="Such as 12.50; leave empty to add prices later." value={amount} onInput={setAmount} error={fieldError(error, 'prices.0.amount')} />
+        <button type="submit">Make product</button>
+      </form>
+      <h2>Your products</h2>
+      {rows === undefined && <p role="status">Loading…</p>}
+      {rows && rows.length === 0 && <p>No products yet.</p>}
+      {rows && rows.length > 0 && (
+        <ul class="payments" aria-label="Products, newest first">
+          {rows.map((p) => (
+            <li key={p.id} class="product">
+              <p class="ref">
+                {p.name}
+                {p.archived ? ' (archived)' : ''}
+              </p>
+              <ul class="prices">
+                {p.prices.map((price) => (
+                  <li key={price.id}>
+                    {money(Number(price.amount), price.currency)} <span class="hash">price id {price.id}</span>
+                  </li>
+                ))}
+              </ul>
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() =>
+                  act(async () => {
+                    await request(`/api/v1/products/${p.id}`, Made, { method: 'PATCH', body: { archived: !p.archived } });
+                    return `${p.name} ${p.archived ? 'restored' : 'archived: its prices are no longer offered to new carts'}.`;
+                  })
+                }
+              >
+                {p.archived ? `Restore ${p.name}` : `Archive ${p.name}`}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
