@@ -1,7 +1,7 @@
 // Bank payouts: which fields each currency needs (the spec's table), the banks and rates the
 // sandbox knows, what a withdrawal converts to, and the states a payout moves through.
 import type { z } from 'zod/mini';
-import { toUnits } from '../../contract/money.ts';
+import { fractionDigits, toUnits } from '../../contract/money.ts';
 import { PAYOUT_CURRENCIES, REQUIRED_FIELDS, WRITE_FIELDS, type PayoutCurrency, type PayoutFields } from '../../contract/payouts.ts';
 import { invalidField, invalidFields } from './errors.ts';
 
@@ -109,6 +109,11 @@ export function payoutUnits(coin: string, amount: number): bigint {
   return units;
 }
 
-/** What the bank receives, in cents, rounded down: never promise more than is sent. */
-export const fiatCentsOf = (units: bigint, currency: PayoutCurrency): bigint =>
-  (units * toUnits(PAYOUT_RATES[currency], 2)!) / 10n ** BigInt(PAYOUT_DECIMALS);
+/**
+ * What the bank receives, in cents, rounded down: never promise more than is sent. `rate`:
+ * units of the currency one USDT buys, as decimal text (the rate provider's, or the table's).
+ */
+export const fiatCentsOf = (units: bigint, currency: PayoutCurrency, rate: string = PAYOUT_RATES[currency]): bigint => {
+  const digits = fractionDigits(rate);
+  return (units * toUnits(rate, digits)! * 100n) / 10n ** BigInt(PAYOUT_DECIMALS + digits);
+};

@@ -6,7 +6,9 @@ import { BANKS, checkBankFields, COUNTRIES, isPayoutCurrency, mergeBankUpdate, P
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
-import type { Handler } from './context.ts';
+import type { Handler, ServiceParts } from './context.ts';
+import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
+import type { PayoutCurrency } from '../../contract/payouts.ts';
 import { requireBalance } from './balances.ts';
 
 export const banks: Handler = async ({ query }) => {
@@ -19,7 +21,16 @@ export const banks: Handler = async ({ query }) => {
 export const countries: Handler = async () => ok(200, COUNTRIES, 'Countries retrieved');
 export const currencies: Handler = async () => ok(200, PAYOUT_CURRENCIES, 'Currencies retrieved');
 
-export const rate: Handler = async ({ query }) => {
+/**
+ * Units of a payout currency one coin buys: from the rate provider (RATES_FILE, or the built-in
+ * table) where it prices the currency, else the payout table (GHS); a stale rate answers 503.
+ */
+async function payoutRate(service: ServiceParts, coin: string, currency: PayoutCurrency): Promise<string> {
+  if (!(CURRENCIES as readonly string[]).includes(currency)) return PAYOUT_RATES[currency];
+  return (await service.rates.forQuote(currency as Currency, coin as CoinSymbol)).fiatPerCoin;
+}
+
+export const rate: Handler = async ({ query, service }) => {
   const coin = query.get('coin') ?? '';
   const currency = query.get('currency') ?? '';
   const errors = [];
@@ -28,7 +39,7 @@ export const rate: Handler = async ({ query }) => {
   const invalid = invalidFields(errors);
   if (invalid) throw invalid;
   // Every coin here is a dollar stablecoin: one coin is worth one dollar's rate.
-  return ok(200, { coin, currency, rate: Number(PAYOUT_RATES[currency as keyof typeof PAYOUT_RATES]) }, 'Rate retrieved');
+  return ok(200, { coin, currency, rate: Number(await payoutRate(service, coin, currency as PayoutCurrency)) }, 'Rate retrieved');
 };
 
 export const addBank: Handler = async ({ req, account, service }) => {
@@ -61,9 +72,11 @@ export const initiate: Handler = async ({ req, account, service }) => {
   await requireBalance(account, service, 'Bank payouts');
   const body = parse(InitiatePayoutBody, await readJson(req));
   const units = payoutUnits(body.coin, body.amount);
+  // The rate is asked before the balance is locked (a provider may be fetched from); the bank's currency names it.
+  const rate = await payoutRate(service, body.coin, (await service.payouts.bank(account, body.payout_bank_id)).currency);
   const payout = await service.payouts.initiate(
     account,
-    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null },
+    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null, rate },
     service.now(),
     (p: Payout) => p,
   );

@@ -132,7 +132,7 @@ export class PayoutStore {
 
   async initiate(
     account: Account,
-    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null },
+    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string },
     nowMs: number,
     report: (payout: Payout) => unknown,
   ): Promise<Payout> {
@@ -158,7 +158,7 @@ export class PayoutStore {
         `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14) RETURNING *`,
         [
-          id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency)),
+          id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency, request.rate)),
           reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)),
         ],
       );

@@ -6,6 +6,7 @@ import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
 import '../testing/conformance.ts';
+import { FakeRates } from '../testing/rates.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;
@@ -140,6 +141,26 @@ describe('initiating a payout', () => {
     expect((await initiate({ amount: 5.61 })).body.message).toMatch(/more than the balance of 5.6 USDT/);
     expect((await initiate({ amount: 5.6, reference: 'po-1' })).status).toBe(409);
     expect((await initiate({ amount: 5.6 })).status).toBe(201);
+  });
+
+  // Issue 24: the payout rate is the rate provider's (RATES_FILE), as quotes' are; the table only where no provider prices the currency (GHS).
+  it('answers the rate, and pays out at it, from the service\'s rate provider', async () => {
+    const rates = new FakeRates({ NGN: '1612.5' }, { USDT: '0.999' });
+    const priced = await startService({ demo: true, rates: { providers: [rates] } });
+    try {
+      const at = (path: string, body?: unknown) =>
+        fetch(priced.url + path, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      expect((await at('/api/v1/bank/payouts/rate?coin=USDT&currency=NGN')).body.data).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1610.8875 });
+      expect((await at('/api/v1/bank/payouts/rate?coin=USDT&currency=GHS')).body.data.rate).toBe(15.4);
+      await fetch(priced.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
+      await fetch(priced.url + '/api/v1/transaction/initialize', { method: 'POST', headers: { 'x-api-key': publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'rated', coin: 'USDT', currency: 'USD', amount: 10 }) });
+      await fetch(priced.url + '/api/v1/sandbox/deposit', { method: 'POST', headers: { 'x-api-key': publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'rated', kind: 'exact' }) });
+      const bank = (await at('/api/v1/bank/payouts', ACCOUNTS.NGN)).body.data;
+      const payout = await at('/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 2 });
+      expect(payout.body.data.fiat_amount).toBe(3221.77); // 2 × 1,610.8875, rounded down to the kobo
+    } finally {
+      await priced.close();
+    }
   });
 
   it.each([
