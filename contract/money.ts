@@ -6,10 +6,10 @@ const DECIMAL = /^(\d{1,18})(?:\.(\d+))?$/;
 /** The canonical decimal text of a wire amount, or undefined when it is not a plain decimal. */
 export function decimalText(value: unknown): string | undefined {
   if (typeof value === 'number') {
-    // String() of a finite double gives its shortest round-trip form; exponent forms
-    // (1e-7, 1e+21) are refused below rather than guessed at.
-    if (!Number.isFinite(value)) return undefined;
-    value = String(value);
+    // String() of a double gives its shortest round-trip form. One under 1e-6 would print as
+    // 1e-7: it is written out to 18 places instead, exact at 18 decimals (one base unit of an
+    // 18-decimal token still due). A large one (1e+21), NaN or a negative is refused below.
+    value = value && value < 1e-6 ? value.toFixed(18) : String(value);
   }
   if (typeof value !== 'string') return undefined;
   const text = value.trim();

@@ -246,7 +246,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     simulate(kind) {
       if (options.mode !== 'test' || state.value.name !== 'watching') return;
       api.deposit(options.reference, kind, work.signal).then(checkNow, (error) => {
-        if (!isAbort(error)) console.warn('ServiceCheckout: sandbox deposit failed', error);
+        if (!isAbort(error)) console.warn('ServiceCheckout: no sandbox deposit', error);
       });
     },
     askClose: () => send({ type: 'askClose' }),

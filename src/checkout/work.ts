@@ -192,7 +192,7 @@ export function payFromBrowserWallet(wallet: FoundWallet, coin: Coin, payment: V
       sent();
     },
     (error: { code?: number }) => {
-      console.warn('ServiceCheckout: the wallet did not send the payment', error);
+      console.warn('ServiceCheckout: the wallet did not pay', error);
       post({ type: 'walletFailed', reason: error?.code === 4001 ? 'declined' : error?.code === 4902 ? 'chain' : 'failed' });
     },
   );

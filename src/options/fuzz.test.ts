@@ -117,6 +117,6 @@ it('refuses an options object whose properties cannot be read, with a TypeError'
   ];
   for (const input of hostile) {
     const { message } = refused(input, false);
-    expect(message).toMatch(/^ServiceCheckout: invalid options: the options object could not be read \(Error: boom\)/);
+    expect(message).toMatch(/^ServiceCheckout: invalid options: could not be read \(Error: boom\)/);
   }
 });

@@ -23,7 +23,7 @@ describe('options that are wrong are named, with what was expected and what came
     ['amount negative', { amount: -5 }, 'amount', /plain decimal number.*received -5/],
     ['amount not numeric', { amount: 'ten' }, 'amount', /plain decimal number.*received "ten"/],
     ['amount with too many decimals', { amount: '10.005' }, 'amount', /at most 2 decimal places, received "10.005"/],
-    ['amount in exponent form', { amount: 1e-7 }, 'amount', /plain decimal number/],
+    ['amount in exponent form', { amount: 1e-7 }, 'amount', /at most 2 decimal places/],
     ['amount not finite', { amount: Infinity }, 'amount', /plain decimal number/],
     ['amount too large', { amount: '100000000.01' }, 'amount', /at most 100000000/],
     ['currency outside the list', { currency: 'JPY' }, 'currency', /one of USD, GBP, EUR, AED, NGN, received "JPY"/],

@@ -41,7 +41,7 @@ export function parseOptions(input: unknown): OptionsResult {
     return readOptions(input);
   } catch (error) {
     // A getter that throws, a revoked Proxy: refused like any other bad options.
-    const message = `ServiceCheckout: invalid options: the options object could not be read (${error})`;
+    const message = `ServiceCheckout: invalid options: could not be read (${error})`;
     return { ok: false, error: { code: 'invalid_options', message, fields: [{ field: '(root)', message: 'could not be read' }] } };
   }
 }

@@ -133,7 +133,7 @@ export async function learn(base: string, look: { lang: string; rtl: boolean }):
     if (!reply.ok) throw reply.status;
     text = merge(en, await reply.json());
   } catch (error) {
-    console.warn(`ServiceCheckout: the ${look.lang} words could not be loaded; speaking English`, error);
+    console.warn(`ServiceCheckout: no ${look.lang} words; English it is`, error);
     look.lang = 'en';
     look.rtl = false;
   }
