@@ -10,26 +10,33 @@ import { loopJob } from './loop.ts';
 
 export function treasuryJobs(deps: JobDeps): Job[] {
   const { ledger, db, log } = deps;
-  const journal = loopJob(
-    'journal deposits into balances',
-    async () => {
-      const written = await db.transaction((tx) => ledger.catchUp(tx, deps.now()));
-      if (written) log.info({ entries: written }, 'deposits journaled into merchants\' balances');
-    },
-    deps.sweepIntervalMs > 0 ? Math.min(deps.sweepIntervalMs, deps.intervalMs) : deps.intervalMs,
-    (error) => log.warn({ err: error }, 'journaling deposits failed; retrying'),
-  );
+  // Only sweeps into a treasury need journaling in the background (every read of a balance
+  // catches up first): no treasury, no job, and never more often than sweeps or once a second.
+  const journal =
+    deps.treasuries.length === 0 || deps.sweepIntervalMs <= 0 ? [] : [
+      loopJob(
+        'journal deposits into balances',
+        async () => {
+          const written = await db.transaction((tx) => ledger.catchUp(tx, deps.now()));
+          if (written) log.info({ entries: written }, 'deposits journaled into merchants\' balances');
+        },
+        Math.max(deps.sweepIntervalMs, 1000),
+        (error) => log.warn({ err: error }, 'journaling deposits failed; retrying'),
+      ),
+    ];
   const senders = deps.treasuries.map(({ treasury, swaps }) =>
     loopJob(`treasury chain ${treasury.network.chainId}`, () => sendPending(deps, treasury, swaps), deps.intervalMs, (error) => log.warn({ err: error, chainId: treasury.network.chainId }, 'treasury work failed; retrying'), {
       wakeOn: 'treasury_due',
     }),
   );
-  return [journal, ...senders];
+  return [...journal, ...senders];
 }
 
 async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvider | undefined): Promise<void> {
   const { ledger, log } = deps;
   const chainId = treasury.network.chainId;
+  // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
+  if ((await ledger.pendingWithdrawals(chainId)).length === 0 && (await ledger.pendingSwaps(chainId)).length === 0) return;
   if (!(await ledger.leaseTreasury(chainId, deps.instance, deps.now(), 120_000))) return;
   try {
     for (const w of await ledger.pendingWithdrawals(chainId)) {
