@@ -114,6 +114,8 @@ export interface ServiceOptions {
   linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
   /** Payments the public key may start a minute (initialize: anyone holds that key): 30 per client, 1,200 per key by default. */
   publicInitializesPerMinute?: { perClient?: number; perKey?: number };
+  /** Dashboard sign-ins (and password settings) one client may try in ten minutes, whatever the e-mail (30). */
+  signInsPerClient?: number;
   /** How many reverse proxies of the operator's stand in front (TRUST_PROXIES): rate limits then read the client from X-Forwarded-For. */
   trustProxies?: number;
   maxLongPollsPerKey?: number;
@@ -246,6 +248,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     dashboard,
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
+    signIns: new RateLimiter(options.signInsPerClient ?? 30, 600_000, now),
     changes,
     config: {
       quoteMs: (options.quoteSeconds ?? 900) * 1000,

@@ -45,6 +45,8 @@ export interface ServiceParts {
   paymentList: PaymentList;
   /** The merchant's products and their prices. */
   products: ProductStore;
+  /** Dashboard sign-ins and password settings a client may try in ten minutes (any e-mail). */
+  signIns: RateLimiter;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
   /** Prometheus metrics, for GET /metrics (operator token). */

@@ -7,6 +7,7 @@ import { SetPasswordBody, SignInBody } from '../../contract/dashboard.ts';
 import { Forbidden, invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../domain/sign-in.ts';
 import { readJson } from '../http/body.ts';
+import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Merchant } from '../domain/account.ts';
@@ -88,9 +89,15 @@ async function startSession(service: ServiceParts, merchantId: string, message: 
   return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
 }
 
-/** A request that signs in (or sets a password) must come from our own pages: no login CSRF. */
+/**
+ * A request that signs in (or sets a password) must come from our own pages (no login CSRF),
+ * and one client tries only so many, whatever the e-mail: guessing across many accounts is
+ * slowed as guessing one is.
+ */
 function fromOurPages(ctx: Ctx): void {
   if (!sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
+  const wait = ctx.service.signIns.hit(clientOf(ctx.req, ctx.service.config.trustProxies));
+  if (wait !== undefined) throw new TooMany(`Too many sign-in attempts from this address; try again in ${wait} s`, wait);
 }
 
 /** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */

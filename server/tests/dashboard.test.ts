@@ -72,7 +72,7 @@ async function pay(m: Made, reference: string, extra: Record<string, unknown> = 
 
 beforeAll(async () => {
   const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, logger: createLogger('info', sink) });
+  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, logger: createLogger('info', sink), signInsPerClient: 10_000 });
 });
 afterAll(() => api?.close());
 
@@ -237,6 +237,24 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
     clock += 16 * 60_000;
     expect((await signIn(m.email, 'correct horse battery')).status).toBe(200);
+  });
+
+  it('one client guessing across many e-mails is refused too: a limit per client address', async () => {
+    const limited = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, signInsPerClient: 5 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const answer = await fetch(`${limited.url}/dashboard/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: PUBLIC_URL }, body: JSON.stringify({ email: `guess${i}@example.com`, password: 'password123' }) });
+        statuses.push(answer.status);
+        if (answer.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      // Setting a password through a link counts as well.
+      const link = await fetch(`${limited.url}/dashboard/api/password`, { method: 'POST', headers: { 'content-type': 'application/json', origin: PUBLIC_URL }, body: JSON.stringify({ token: 'x'.repeat(43), password: 'a long enough one' }) });
+      expect(link.status).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('passwords, tokens, cookies and e-mails never reach a log line', async () => {
