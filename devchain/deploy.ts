@@ -1,7 +1,7 @@
 // Puts the dev chain in the shape the service expects: a test token per coin, with the real
 // token's decimals, the deposit factory, and tokens minted to the dev mnemonic's accounts.
 import { createRequire } from 'node:module';
-import { createPublicClient, createWalletClient, getContractAddress, http, parseUnits, type Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getContractAddress, http, parseEther, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DepositFactory, TestToken } from '../contracts/artifacts.generated.ts';
@@ -32,8 +32,12 @@ export const DEV_POOL_DEPTH = '200000';
 
 /** The dev account that pays for sweeps on a dev chain: the operator's gas-only wallet there. */
 export const GAS_DEV_ACCOUNT = 8;
-/** The dev account that is the operator's treasury on a dev chain (merchants on `balance` settlement). */
-export const TREASURY_DEV_ACCOUNT = 7;
+/**
+ * The dev account that is the operator's treasury on a dev chain (merchants on `balance`
+ * settlement): the eleventh of the mnemonic, which no test or demo uses for anything else and
+ * anvil does not fund; the deploy gives it gas (ETH) and no tokens, so all it holds is merchants' money.
+ */
+export const TREASURY_DEV_ACCOUNT = 10;
 
 /** Dev account `index` of the standard mnemonic (0 is 0xf39F…2266). */
 export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
@@ -57,6 +61,7 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
       mints.push(await wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)] }));
     }
   }
+  mints.push(await wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100') }));
   await Promise.all(mints.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
   return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, tokens) } : {}) };
 }
