@@ -55,6 +55,7 @@ export async function runChainCommand(args: string[], config?: Pick<Config, 'net
       out(JSON.stringify({ ...done, network: entry }));
     } else {
       out(`Deposit factory ${done.factory} on chain ${done.chainId}: ${done.deployed ? `deployed now (transaction ${done.transaction})` : 'already there'}.`);
+      out('(The entry repeats the RPC URL you gave, which may hold your provider\'s key: keep the network file as private as the key.)');
       out('Its entry for NETWORKS_FILE, under "live" or "test" (name it, set its confirmations, list its tokens with their real decimals):');
       out(JSON.stringify(entry, null, 2));
     }

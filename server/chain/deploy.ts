@@ -70,10 +70,14 @@ export async function verifyNetwork(network: Network, field: string, gas?: Addre
   try {
     chainId = await rpc.getChainId();
   } catch (error) {
-    throw wrong('rpcUrls', `no answer from ${network.rpcUrls.join(', ')} (${(error as Error).message.split('\n')[0]}); check the URL and that the node is up`);
+    // Origins only: a provider's URL often carries its API key in the path or query.
+    throw wrong('rpcUrls', `no answer from ${network.rpcUrls.map((u) => new URL(u).origin).join(', ')}; check the URL and that the node is up`);
   }
   if (chainId !== network.chainId) throw wrong('chainId', `the RPC answers chain ${chainId}, the file says ${network.chainId}: a wrong RPC URL, or a wrong chain id`);
   const factoryProblem = `is not this service's deposit factory (${factoryAddress()} is, once deployed with npm run service -- chain deploy); an address computed from other code would take money no sweep can move`;
+  // The factory's address is the proof of its code (CREATE2 through the deployment proxy, this
+  // bytecode and salt): any other address may hold a contract that only answers like it.
+  if (network.factory.toLowerCase() !== factoryAddress().toLowerCase()) throw wrong('factory', `${network.factory} ${factoryProblem}`);
   if (!(await rpc.getCode({ address: network.factory }))) throw wrong('factory', `no contract at ${network.factory} on chain ${chainId}: it ${factoryProblem}`);
   const sample = { merchantId: '00000000-0000-0000-0000-000000000000', mode: 'check', reference: 'start-up', payout: '0x000000000000000000000000000000000000dEaD' as Address };
   const expected = create2Addresses(network.factory).addressFor(sample);

@@ -94,7 +94,7 @@ export class Sweeper {
     const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-    const { receipt, sent } = await this.send(data, fees);
+    const { receipt, sent } = await this.send(data, fees, targets.length);
     const hash = receipt.transactionHash;
     // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
     if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
@@ -129,13 +129,18 @@ export class Sweeper {
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
    * that is not ours, or when nothing was mined in `timeoutMs`.
    */
-  private async send(data: Hex, initial: Fees): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  private async send(data: Hex, initial: Fees, count: number): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
     // instance is replaced by this one rather than queued behind it.
     const nonce = await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' });
-    const limit = ((await this.rpc.estimateGas({ account: gas, to: network.factory, data })) * 6n) / 5n;
+    // Never below what each target could cost if it were full and undeployed when mined: anyone
+    // may sweep a deposit first (it then estimates as empty) and fill it again just before ours.
+    // Unused gas is not paid for.
+    const floor = 60_000n + 150_000n * BigInt(count);
+    const estimate = ((await this.rpc.estimateGas({ account: gas, to: network.factory, data })) * 6n) / 5n;
+    const limit = estimate > floor ? estimate : floor;
     let fees = initial;
     const sent: Hex[] = [];
     const submit = async () => {

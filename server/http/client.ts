@@ -13,7 +13,8 @@ export function clientOf(req: IncomingMessage, trustProxies = 0): string {
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean);
-    const seen = forwarded[forwarded.length - trustProxies];
+    // Some proxies write the client's port too: 203.0.113.7:51234, [2001:db8::1]:51234.
+    const seen = forwarded[forwarded.length - trustProxies]?.replace(/^\[(.*)\](:\d+)?$/, '$1').replace(/^(\d+\.\d+\.\d+\.\d+):\d+$/, '$1');
     if (seen && isIP(seen.replace(/%.*$/, ''))) address = seen;
   }
   return networkOf(address.replace(/%.*$/, ''));

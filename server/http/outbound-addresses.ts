@@ -8,7 +8,9 @@ const never = new BlockList();
 for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['192.0.0.0', 24], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
   never.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['fc00::', 7], ['fe80::', 10], ['::', 128], ['ff00::', 8], ['64:ff9b::', 96]] as const) never.addSubnet(net, prefix, 'ipv6');
+// fec0::/10: site-local (deprecated, still routed on some networks); 2002::/16: 6to4, whose
+// next 32 bits are an IPv4 address (127.x, 10.x…); ::/96: IPv4-compatible (::7f00:1).
+for (const [net, prefix] of [['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['::', 96], ['ff00::', 8], ['64:ff9b::', 96], ['2002::', 16]] as const) never.addSubnet(net, prefix, 'ipv6');
 const loopbackNet = new BlockList();
 loopbackNet.addSubnet('127.0.0.0', 8, 'ipv4');
 loopbackNet.addAddress('::1', 'ipv6');

@@ -56,12 +56,15 @@ export const initialize: Handler = async (ctx) => {
   const { account, service } = ctx;
   // Anyone holds the public key (it is in every checkout page): what it may start is counted,
   // per client and per key. The merchant's own server, with the secret key, is not limited.
-  if (account.via === 'public') {
-    const { perClient, perKey } = service.publicInitializes;
-    const wait = perClient.hit(clientOf(ctx.req, service.config.trustProxies)) ?? perKey.hit(`${account.merchant.id}/${account.mode}`);
+  // The key's own count takes only requests that could start a payment (a body that reads), so
+  // junk from many addresses does not spend the allowance of the merchant's real customers.
+  const limited = (counter: 'perClient' | 'perKey', key: string) => {
+    const wait = account.via === 'public' ? service.publicInitializes[counter].hit(key) : undefined;
     if (wait !== undefined) throw new TooMany(`Too many payments started with this public key; try again in ${wait} s`, wait);
-  }
+  };
+  limited('perClient', clientOf(ctx.req, service.config.trustProxies));
   const body = parse(InitializeBody, await readJson(ctx.req));
+  limited('perKey', `${account.merchant.id}/${account.mode}`);
   if (await faulted(ctx, 'initialize')) return;
   let paymentLinkId: string | null = null;
   if (body.payment_link !== undefined) {

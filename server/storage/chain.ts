@@ -220,9 +220,9 @@ export class ChainStore {
     return rows.map(transferOf);
   }
 
-  /** Money in another token, deep enough to count, that the merchant was not told of yet. */
+  /** Money that cannot count (another token, or late), deep enough to count, that the merchant was not told of yet. */
   async untold(chainId: number, maxBlock: bigint): Promise<SeenTransfer[]> {
-    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state = 'unexpected' AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
+    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state IN ('unexpected', 'late') AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
     return rows.map(transferOf);
   }
 

@@ -4,6 +4,7 @@
 // deposit swept to the payout address.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sweepJobs } from '../../jobs/sweep.ts';
+import { deployFactory } from '../deploy.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -270,7 +271,9 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(live.body.message).toMatch(/no live network configured.*NETWORKS_FILE/);
     const liveQuote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-live', coin: 'USDT', currency: 'USD', amount: 10 }, DEMO_MERCHANT.keys.live.publicKey);
     expect(liveQuote.status).toBe(409);
-    const testnet = await startService({ demo: true, networks: { test: { ...devNetwork(chain.url, contracts, 2), name: 'A public testnet', dev: false } }, jobs: false });
+    // A public chain's factory is the one the deploy command puts at the same address everywhere (checked at start).
+    const { factory } = await deployFactory(chain.url, devAccount(0));
+    const testnet = await startService({ demo: true, networks: { test: { ...devNetwork(chain.url, contracts, 2), factory, name: 'A public testnet', dev: false } }, jobs: false });
     try {
       const list = await fetch(testnet.url + '/api/v1/coins', { headers: { 'x-api-key': publicKey } }).then((r) => r.json());
       expect(list.sandbox).toBe(false);

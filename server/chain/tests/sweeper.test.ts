@@ -19,7 +19,7 @@ import { reconcileJobs } from '../../jobs/reconcile.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
-const payout = devAccount(7).address;
+const payout = devAccount(5).address; // 7 is the dev chain's treasury (balance settlement)
 const gas = devAccount(6);
 let chain: DevChain;
 let contracts: DevContracts;

@@ -1,0 +1,63 @@
+// Robustness: late money is marked 'late' before the merchant is told of it; a tell that fails
+// once (a database error, the process stopping between the two writes) is never tried again,
+// since untold() looks only at 'unexpected' transfers. The merchant never hears of the money.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { ChainStore } from '../../storage/chain.ts';
+import { paymentLedger } from '../../jobs/ledger.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
+import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { Watcher, type Ledger } from '../watcher.ts';
+import { caller } from './helpers.ts';
+
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let store: ChainStore;
+let clock = Date.now();
+const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
+
+beforeAll(async () => {
+  chain = await startDevChain();
+  contracts = await deployDevContracts(chain.url, 3);
+  api = await startService({ demo: true, jobs: false, now: () => clock });
+  store = new ChainStore(api.db);
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+const request = caller(() => api.url);
+
+it('tells the merchant of late money even when the first tell failed', { timeout: 60_000 }, async () => {
+  const real = paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: () => clock });
+  let fail = true;
+  const ledger: Ledger = {
+    credit: (t) => real.credit(t),
+    uncredit: (t) => real.uncredit(t),
+    unmatched: async (t, why) => {
+      if (fail) {
+        fail = false;
+        throw new Error('connection terminated'); // one failed write, or the process stopping here
+      }
+      return real.unmatched(t, why);
+    },
+  };
+  const w = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, ledger, holder: 'late', now: () => clock, startBlock: 1n, leaseMs: 0 });
+  const created = (await request('POST', '/api/v1/transaction/initialize', { reference: 'late-1', coin: 'USDT', currency: 'USD', amount: 10 })).body;
+  await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference = 'late-1'`, [chain.chainId, contracts.tokens.USDT.toLowerCase()]);
+  const to = created.data.address as Address;
+  clock += 16 * 60_000; // past the quote
+  const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+  await expect(w.tick()).rejects.toThrow(/connection terminated/);
+  for (let i = 0; i < 3; i++) await w.tick();
+  const t = (await store.transfers(chain.chainId)).find((x) => x.recipient === to.toLowerCase())!;
+  expect(t.state).toBe('late');
+  const told = (await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_UNMATCHED'`)).map((r) => JSON.parse(r.body as string).data).filter((d) => d.payment?.reference === 'late-1');
+  expect(told).toHaveLength(1);
+  await w.stop();
+});
