@@ -15,7 +15,6 @@ import { getAddress, isAddress } from 'viem';
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
   url: endpoint.url,
-  undocumented: true,
   secret: endpoint.secret,
   ...(endpoint.previousSecret && endpoint.previousUntilMs ? { previousSecretValidUntil: new Date(endpoint.previousUntilMs).toISOString() } : {}),
 });
