@@ -49,6 +49,21 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S |
   return parsed.data;
 }
 
+/** Downloads an answer (the CSV export) as a file: fetched with the session, saved from a blob. */
+export async function download(path: string, filename: string): Promise<void> {
+  const response = await fetch(path, { headers: { 'x-mode': mode.value }, credentials: 'same-origin' });
+  if (!response.ok) {
+    const json = (await response.json().catch(() => ({}))) as { message?: string };
+    throw new ApiError(json.message ?? `The service answered ${response.status}`, response.status);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** Asks who is signed in; null when nobody is. */
 export async function loadSession(): Promise<void> {
   try {

@@ -108,6 +108,12 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await expect(row).toContainText('Paid');
   expect(navigations).toEqual([]);
   await axe(page, 'payments-with-one');
+  // Export CSV: a file with the payment, by the keyboard.
+  await tabTo(page, page.getByRole('button', { name: 'Export CSV' }));
+  const [file] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  expect(file.suggestedFilename()).toBe('payments-test.csv');
+  const { readFile } = await import('node:fs/promises');
+  expect(await readFile((await file.path())!, 'utf8')).toMatch(/^reference,status,[^\n]*\r\ntea-1001,confirmed,/);
 
   // The payment's page: its timeline, and its event sent again.
   await tabTo(page, row);

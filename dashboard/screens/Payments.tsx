@@ -5,7 +5,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
 import { COINS } from '../../contract/fields.ts';
 import { STATUSES } from '../../contract/schemas.ts';
-import { mode, request } from '../api.ts';
+import { download, mode, request } from '../api.ts';
 import { coins, money, statusWords, when } from '../format.ts';
 import { useLive } from '../live.ts';
 import { ErrorNote, useTitle } from './common.tsx';
@@ -142,6 +142,13 @@ export function Payments(_: { path?: string }) {
             }}
           >
             Clear
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => download(`/api/v1/payments/export.csv?${query(filters).replace(/(^|&)limit=\d+/, '')}`, `payments-${mode.value}.csv`).catch(setError)}
+          >
+            Export CSV
           </button>
         </div>
       </form>

@@ -62,6 +62,8 @@ interface Operation {
   responses: Record<number, Schema>;
   /** Errors this operation answers beyond those of its key, body and path (400, 401, 404, 413). */
   errors?: number[];
+  /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
+  mediaType?: 'text/csv';
 }
 
 const verifyQuery = z.object({
@@ -89,6 +91,13 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'Newest first. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part).',
     query: PaymentsQuery,
     responses: { 200: PaymentsPage },
+  },
+  'GET /api/v1/payments/export.csv': {
+    tag: 'Payments',
+    description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
+    query: PaymentsQuery,
+    mediaType: 'text/csv',
+    responses: { 200: text },
   },
   'GET /api/v1/payments/{reference}': {
     tag: 'Payments',
@@ -287,7 +296,8 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     if (pathParams.length) errors.add(404);
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
-      responses[status] = { description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)], content: { 'application/json': { schema: jsonSchema(schema, 'output', untyped) } } };
+      const media = op.mediaType && Number(status) < 300 ? op.mediaType : 'application/json';
+      responses[status] = { description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)], content: { [media]: { schema: jsonSchema(schema, 'output', untyped) } } };
     }
     for (const status of [...errors].sort()) {
       if (responses[status]) continue;

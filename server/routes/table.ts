@@ -25,6 +25,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: tx.sandboxDeposit, summary: 'test keys: simulate a deposit' },
   // The merchant's payments and keys (secret key, or the dashboard's session)
   { method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: payments.listPayments, summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q' },
+  { method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', handler: payments.exportCsv, summary: 'the payments as CSV, with the list\'s filters' },
   { method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: payments.getPayment, summary: 'one payment and its timeline' },
   { method: 'GET', path: '/api/v1/products', auth: 'merchant', handler: products.listProducts, summary: 'the products and their prices, newest first' },
   { method: 'POST', path: '/api/v1/products', auth: 'merchant', handler: products.createProduct, summary: 'make a product, with prices' },

@@ -326,6 +326,33 @@ describe('the API the dashboard stands on (secret key or session)', { timeout: 1
     }
   });
 
+  it('exports the list as CSV with its filters: exact amounts, fields quoted, formulas defused, only the merchant\'s own', async () => {
+    const m = await merchant('Csv Shop');
+    await pay(m, 'csv-1', { customer_name: '=HYPERLINK("http://evil.example","click")', customer_email: 'eve@example.com' });
+    clock += 1000;
+    await pay(m, 'csv-2', { customer_name: 'Lovelace, Ada', coin: 'USDC' });
+    await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'csv-2', kind: 'exact' } });
+    const other = await merchant('Other Csv Shop');
+    await pay(other, 'csv-other');
+    const s = await setPassword(m);
+    const response = await fetch(api.url + '/api/v1/payments/export.csv', { headers: { cookie: s.cookie } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="payments-test.csv"');
+    const lines = (await response.text()).split('\r\n');
+    expect(lines[0]).toBe('reference,status,created_at,coin,chain_id,amount_due,amount_paid,fiat_amount,currency,customer_name,customer_email,deposit_address,last_tx_hash,expires_at');
+    expect(lines.slice(1, -1).map((l) => l.split(',')[0])).toEqual(['csv-2', 'csv-1']);
+    expect(lines.at(-1)).toBe('');
+    expect(lines[1]).toMatch(/^csv-2,confirmed,[^,]+,USDC,\d+,12\.625\d*,12\.625\d*,12\.50,USD,"Lovelace, Ada",ada@example\.com,0x/);
+    expect(lines[2]).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")",eve@example.com`);
+    const filtered = await fetch(api.url + '/api/v1/payments/export.csv?coin=USDT&limit=1&cursor=1.1', { headers: { authorization: `Bearer ${m.keys.test.secretKey}` } });
+    expect((await filtered.text()).split('\r\n').slice(1, -1).map((l) => l.split(',')[0])).toEqual(['csv-1']);
+    const refused = await call('/api/v1/payments/export.csv?status=paid', { cookie: s.cookie });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].field).toBe('status');
+    expect((await call('/api/v1/payments/export.csv')).status).toBe(401);
+  });
+
   it('a payment\'s page: its timeline from creation through the transfer, confirmation and the event told', async () => {
     const m = await merchant('Timeline Shop');
     await pay(m, 'tl-1');

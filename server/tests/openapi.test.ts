@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 /** Every answer seen: which operation (by the document's path template), its status and body. */
-const seen: Array<{ method: string; template: string; status: number; body: unknown; url: string }> = [];
+const seen: Array<{ method: string; template: string; status: number; body: unknown; url: string; type?: string }> = [];
 
 function templateOf(method: string, path: string): string {
   for (const route of ROUTES) {
@@ -172,6 +172,9 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/payments/oa-2', sec);
     await call('GET', '/api/v1/payments/oa-unknown', sec);
     await call('GET', '/api/v1/payments/oa-2', pub);
+    const csv = await fetch(`${api.url}/api/v1/payments/export.csv?coin=USDC`, { headers: sec });
+    seen.push({ method: 'GET', template: '/api/v1/payments/export.csv', status: csv.status, body: await csv.text(), url: '/api/v1/payments/export.csv', type: csv.headers.get('content-type') ?? '' });
+    await call('GET', '/api/v1/payments/export.csv?status=paid', sec);
 
     // Products and prices
     const product = await call('POST', '/api/v1/products', sec, { name: 'Oolong', prices: [{ currency: 'USD', amount: '9.50' }] });
@@ -273,6 +276,11 @@ describe('the OpenAPI document', () => {
       const response = paths[answer.template]?.[answer.method.toLowerCase()]?.responses[String(answer.status)];
       if (!response) {
         problems.push(`${answer.method} ${answer.url}: ${answer.status} is not in the document`);
+        continue;
+      }
+      const media = Object.keys(response.content!)[0];
+      if (media !== 'application/json') {
+        if (!answer.type?.startsWith(media)) problems.push(`${answer.method} ${answer.url} ${answer.status}: not ${media}`);
         continue;
       }
       const schema = response.content!['application/json'].schema;

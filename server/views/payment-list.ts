@@ -42,3 +42,25 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
   steps.sort((a, b) => a.ms - b.ms);
   return { payment: paymentSummary(payment, nowMs), timeline: steps.map(({ ms: _ms, ...step }) => step), explorer };
 }
+
+/** The export's columns, in order. */
+export const CSV_COLUMNS = ['reference', 'status', 'created_at', 'coin', 'chain_id', 'amount_due', 'amount_paid', 'fiat_amount', 'currency', 'customer_name', 'customer_email', 'deposit_address', 'last_tx_hash', 'expires_at'];
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a
+ * spreadsheet would run as a formula (=, +, -, @, a tab or carriage return first: a customer's
+ * name is anyone's to choose) gets a leading apostrophe, so it is shown, never run.
+ */
+export function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+export function csvLine(payment: Payment, nowMs: number): string {
+  const v = verificationView(payment, nowMs, true);
+  return [
+    payment.reference, statusOf(payment, nowMs), new Date(payment.createdMs).toISOString(), payment.coin, String(payment.chainId),
+    v.actualAmountExact ?? '', v.amountPaidExact ?? '', v.fiatAmountExact ?? '', payment.currency, payment.customerName, payment.customerEmail,
+    payment.address, payment.lastHash ?? '', new Date(payment.expiresMs).toISOString(),
+  ].map(csvField).join(',');
+}
