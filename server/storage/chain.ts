@@ -1,5 +1,6 @@
 // What the chain watcher keeps: a cursor per chain (with the lease that makes one instance
 // the watcher), recent block hashes, and every transfer it saw to a deposit address. SQL only.
+import { releaseLease, takeLease } from './leases.ts';
 import type { Database } from './db.ts';
 
 export interface Cursor {
@@ -112,18 +113,12 @@ export class ChainStore {
   }
 
   /** Takes (or renews) the chain's sweeper lease for `holder`; false while another instance holds it. */
-  async leaseSweeper(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO chain_sweepers (chain_id, holder, lease_until_ms) VALUES ($1, $2, $4)
-       ON CONFLICT (chain_id) DO UPDATE SET holder = $2, lease_until_ms = $4 WHERE chain_sweepers.holder = $2 OR chain_sweepers.lease_until_ms <= $3
-       RETURNING holder`,
-      [chainId, holder, nowMs, nowMs + leaseMs],
-    );
-    return rows.length === 1;
+  leaseSweeper(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    return takeLease(this.db, `sweep/${chainId}`, holder, nowMs, leaseMs);
   }
 
-  async releaseSweeper(chainId: number, holder: string): Promise<void> {
-    await this.db.query(`DELETE FROM chain_sweepers WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
+  releaseSweeper(chainId: number, holder: string): Promise<void> {
+    return releaseLease(this.db, `sweep/${chainId}`, holder);
   }
 
   /** Stored block hashes from `from` up, highest first. */

@@ -12,6 +12,7 @@ import { assertBalanced, EXTERNAL, FEES, merchantAccount, move, swapTerms, type 
 export type { StoredSwap, StoredWithdrawal };
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
+import { releaseLease, takeLease } from './leases.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -392,17 +393,11 @@ export class LedgerStore {
   // ---- the treasury's sender -----------------------------------------------------------------
 
   /** Takes (or renews) the lease on sending from a chain's treasury; false while another instance holds it. */
-  async leaseTreasury(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO treasury_leases (chain_id, holder, lease_until_ms) VALUES ($1, $2, $4)
-       ON CONFLICT (chain_id) DO UPDATE SET holder = $2, lease_until_ms = $4 WHERE treasury_leases.holder = $2 OR treasury_leases.lease_until_ms <= $3
-       RETURNING holder`,
-      [chainId, holder, nowMs, nowMs + leaseMs],
-    );
-    return rows.length === 1;
+  leaseTreasury(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    return takeLease(this.db, `treasury/${chainId}`, holder, nowMs, leaseMs);
   }
 
-  async releaseTreasury(chainId: number, holder: string): Promise<void> {
-    await this.db.query(`DELETE FROM treasury_leases WHERE chain_id = $1 AND holder = $2`, [chainId, holder]);
+  releaseTreasury(chainId: number, holder: string): Promise<void> {
+    return releaseLease(this.db, `treasury/${chainId}`, holder);
   }
 }
