@@ -2,9 +2,10 @@
 // is what its file says. The factory goes through the deterministic deployment proxy that most
 // EVM chains carry (0x4e59…956c, "Arachnid's"), with a fixed salt: the same bytecode gives the
 // same factory address on every chain, and a second deploy finds the first.
-import { createPublicClient, createWalletClient, decodeErrorResult, erc20Abi, formatEther, getContractAddress, keccak256, parseEventLogs, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, formatEther, getContractAddress, keccak256, parseEventLogs, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { create2Addresses, implementationOf, rpcTransport, saltOf, type Network } from './networks.ts';
+import { reasonOf } from './sweeper.ts';
 
 export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
 /** One salt for every chain: the factory's address depends only on its bytecode. */
@@ -117,13 +118,7 @@ export async function sweepAny(network: Network, gas: LocalAccount, payment: { m
   if (receipt.status !== 'success') return { deposit, amount: 0n, transaction, failed: 'the transaction reverted' };
   const logs = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
   const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs })[0];
-  if (failed) {
-    let reason = 'no reason given';
-    try {
-      reason = String(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data: failed.args.reason }).args[0]);
-    } catch {}
-    return { deposit, amount: 0n, transaction, failed: reason };
-  }
+  if (failed) return { deposit, amount: 0n, transaction, failed: reasonOf(failed.args.reason) };
   const swept = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs })[0];
   return { deposit, amount: swept?.args.amount ?? 0n, transaction };
 }

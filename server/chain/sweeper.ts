@@ -208,7 +208,7 @@ export class Sweeper {
 }
 
 /** A failed deposit's revert, in words: the token's own reason when it gave one. */
-function reasonOf(data: Hex): string {
+export function reasonOf(data: Hex): string {
   try {
     const decoded = decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data });
     return String(decoded.args[0]);

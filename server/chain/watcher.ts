@@ -208,7 +208,7 @@ export class Watcher {
     // Money in another token is told once it is as deep as money that counts: a transfer that
     // a reorganisation takes away before then was never money to tell of.
     // (And late money a stopped instance marked but did not tell.)
-    for (const t of await store.untold(chainId, upTo)) await this.tell(t, (t as { state?: string }).state === 'late' ? 'late' : 'unexpected');
+    for (const t of await store.untold(chainId, upTo)) await this.tell(t, t.state === 'late' ? 'late' : 'unexpected');
     // A new block is one more confirmation for whatever is still confirming: tell its checkouts.
     if (result.scanned) await store.notifyConfirming(chainId);
     return result;

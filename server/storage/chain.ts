@@ -216,7 +216,7 @@ export class ChainStore {
   }
 
   /** Money that cannot count (another token, or late), deep enough to count, that the merchant was not told of yet. */
-  async untold(chainId: number, maxBlock: bigint): Promise<SeenTransfer[]> {
+  async untold(chainId: number, maxBlock: bigint): Promise<Array<SeenTransfer & { state: TransferState }>> {
     const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state IN ('unexpected', 'late') AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
     return rows.map(transferOf);
   }
