@@ -87,20 +87,23 @@ export class EventStore {
   async claimDue(nowMs: number, leaseMs: number, limit: number, perAccount = 4): Promise<StoredEvent[]> {
     // Fair to every account: at most `perAccount` events of one (merchant, mode) a batch, live
     // accounts' first, so that no merchant's backlog (a test key's flood to a slow endpoint)
-    // holds back another's deliveries. The rows looked at are locked, so instances claiming at
-    // once look at different ones.
+    // holds back another's deliveries. The accounts come first (up to `limit` of them, each
+    // with its oldest due event), then each account's own oldest few: however deep one
+    // account's backlog, every other account with a due event is in the same batch. The rows
+    // picked are locked, so instances claiming at once pick different ones.
+    const due = `state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)`;
     const rows = await this.db.query(
-      `WITH due AS (
-         SELECT seq, merchant_id, mode, next_attempt_ms FROM events
-          WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
-          ORDER BY next_attempt_ms LIMIT $5
-          FOR UPDATE SKIP LOCKED),
-       ranked AS (
-         SELECT seq, mode, next_attempt_ms, row_number() OVER (PARTITION BY merchant_id, mode ORDER BY next_attempt_ms, seq) AS n FROM due)
+      `WITH accounts AS (
+         SELECT merchant_id, mode, min(next_attempt_ms) AS first FROM events WHERE ${due}
+          GROUP BY merchant_id, mode ORDER BY (mode = 'live') DESC, first LIMIT $3),
+       picked AS (
+         SELECT e.seq, a.mode, e.next_attempt_ms FROM accounts a CROSS JOIN LATERAL (
+           SELECT seq, next_attempt_ms FROM events WHERE merchant_id = a.merchant_id AND mode = a.mode AND ${due}
+            ORDER BY next_attempt_ms, seq LIMIT $5 FOR UPDATE SKIP LOCKED) e)
        UPDATE events SET lease_until_ms = $2, attempts = attempts + 1, lease_token = $4
-        WHERE seq IN (SELECT seq FROM ranked WHERE n <= $6 ORDER BY (mode = 'live') DESC, next_attempt_ms, seq LIMIT $3)
+        WHERE seq IN (SELECT seq FROM picked ORDER BY (mode = 'live') DESC, next_attempt_ms, seq LIMIT $3)
         RETURNING *`,
-      [nowMs, nowMs + leaseMs, limit, randomBytes(8).toString('hex'), Math.max(limit * 20, 200), perAccount],
+      [nowMs, nowMs + leaseMs, limit, randomBytes(8).toString('hex'), perAccount],
     );
     return rows.map(eventOf).sort((a, b) => a.seq - b.seq);
   }

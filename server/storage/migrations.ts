@@ -441,6 +441,10 @@ const MIGRATIONS: string[] = [
   DROP TABLE IF EXISTS chain_sweepers;
   DROP TABLE IF EXISTS treasury_leases;
   `,
+  `
+  -- Webhook delivery picks each account's oldest due events (claimDue): one index walk per account.
+  CREATE INDEX IF NOT EXISTS events_due_account ON events (merchant_id, mode, next_attempt_ms) WHERE state = 'pending';
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {
