@@ -6,7 +6,9 @@
 // One sweeper per chain at a time (a lease in the database, so instances sharing the gas key
 // never race for its nonce); each sweep at the nonce the chain says is next, with fees under
 // the network's cap, replaced with higher fees when it is not mined in time, and counted only
-// when one of its own transactions is mined.
+// when one of its own transactions is mined. A sweep is final once its block has the network's
+// confirmations; until then each tick looks at it again, and one whose block left the chain is
+// undone so that its deposits are swept again (and, on balance settlement, not journaled).
 import { BaseError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
@@ -49,6 +51,10 @@ export interface SweepResult {
   stuck: Stuck[];
   /** Another instance holds this chain's sweeper lease. */
   skipped?: boolean;
+  /** Earlier sweeps whose block now has its confirmations. */
+  final?: number;
+  /** Earlier sweeps that left the chain (a reorganisation) or failed when mined again: their deposits are swept again. */
+  undone?: Hex[];
 }
 
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
@@ -78,7 +84,12 @@ export class Sweeper {
     if (!(await store.leaseSweeper(network.chainId, holder, now(), leaseMs))) return { swept: 0, stuck: [], skipped: true };
     const renew = setInterval(() => void store.leaseSweeper(network.chainId, holder, now(), leaseMs).catch(() => {}), leaseMs / 3);
     try {
-      return await this.sweepOnce(now);
+      // Sweeps under way are looked at before and after this one: with one confirmation, a
+      // sweep is final in the tick that sent it.
+      const before = await this.settle();
+      const result = await this.sweepOnce(now);
+      const after = await this.settle();
+      return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
     } finally {
       clearInterval(renew);
       // Each sweep waits for its own transaction, so the next may come from any instance.
@@ -116,8 +127,52 @@ export class Sweeper {
     }
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
     const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).length;
-    if (done.length) await store.swept(network.chainId, done, maxBlock, hash);
+    if (done.length) await store.swept(network.chainId, done, maxBlock, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
     return { swept: done.length, moved, hash, sent, stuck };
+  }
+
+  /**
+   * Looks at each recorded sweep that is not final: mined where it was recorded and deep
+   * enough, it becomes final; mined again elsewhere (a reorganisation), it is recorded there,
+   * and any deposit that failed this time is undone; gone from the chain (and not waiting in
+   * the pool to be mined again) or reverted, it is undone, and its deposits are swept again.
+   * A node behind the sweep's block says nothing about it: the sweep waits.
+   */
+  private async settle(): Promise<{ final: number; undone: Hex[] }> {
+    const { network, store } = this.o;
+    const open = await store.openSweeps(network.chainId);
+    const out = { final: 0, undone: [] as Hex[] };
+    if (open.length === 0) return out;
+    const head = await this.rpc.getBlockNumber();
+    const upTo = await countedUpTo(this.rpc, head, network.confirmations, network.finality);
+    for (const sweep of open) {
+      const hash = sweep.hash as Hex;
+      if (head < sweep.blockNumber) continue;
+      const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
+      if (!receipt) {
+        const waiting = await this.rpc.getTransaction({ hash }).catch(() => undefined);
+        if (waiting && waiting.blockNumber == null) continue;
+        await store.unsweep(network.chainId, hash);
+        out.undone.push(hash);
+        continue;
+      }
+      if (receipt.status !== 'success') {
+        await store.unsweep(network.chainId, hash);
+        out.undone.push(hash);
+        continue;
+      }
+      if (receipt.blockHash !== sweep.blockHash) {
+        const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
+        const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: ours }).map((e) => ({ address: e.args.deposit.toLowerCase(), token: e.args.token.toLowerCase() }));
+        if (failed.length && (await store.unsweep(network.chainId, hash, failed))) out.undone.push(hash);
+        await store.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
+      }
+      if (receipt.blockNumber <= upTo) {
+        await store.sweepFinal(network.chainId, hash);
+        out.final++;
+      }
+    }
+    return out;
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });

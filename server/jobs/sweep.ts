@@ -31,6 +31,7 @@ export function sweepJobs(deps: JobDeps): Job[] {
       const done = await sweeper.tick();
       if (done.sent && done.sent.length > 1) deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
       if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
+      for (const tx of done.undone ?? []) deps.log.warn({ chainId: network.chainId, tx }, 'a sweep left the chain (a reorganisation) or failed when mined again; its deposits are swept again');
       for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
     };
     return [loopJob(`sweep chain ${network.chainId}`, sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];

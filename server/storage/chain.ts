@@ -53,6 +53,9 @@ export interface Watched {
 /** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
 const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected', 'dust')`;
 
+/** A transfer moved on by a sweep mined at or below block $2 (sweeps recorded before their block was kept count as mined at 0). */
+const SWEPT_BY = `(t.swept_hash IS NOT NULL AND COALESCE(t.swept_block, 0) <= $2)`;
+
 /** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
 const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
 
@@ -293,27 +296,76 @@ export class ChainStore {
     await this.db.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, untilMs, String(maxBlock)]);
   }
 
-  /** Notes the sweep that moved these deposits' money on (what arrived up to `maxBlock`). */
-  async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string): Promise<void> {
+  /**
+   * Notes the sweep that moved these deposits' money on (what arrived up to `maxBlock`), with
+   * the block it was mined in. Not final yet: `openSweeps` hands it back until `sweepFinal`.
+   */
+  async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string, block: { number: bigint; hash: string }): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const t of targets) {
-        await tx.query(`UPDATE chain_transfers SET swept_hash = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, hash, String(maxBlock)]);
+        await tx.query(`UPDATE chain_transfers SET swept_hash = $4, swept_block = $6, swept_block_hash = $7, sweep_final = false WHERE ${UNSWEPT}`, [
+          chainId, t.paymentId, t.token, hash, String(maxBlock), String(block.number), block.hash,
+        ]);
       }
     });
+  }
+
+  /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
+  async openSweeps(chainId: number): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
+    const rows = await this.db.query(
+      `SELECT DISTINCT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND NOT t.sweep_final ORDER BY t.swept_block, t.swept_hash`,
+      [chainId],
+    );
+    const sweeps = new Map<string, { hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>();
+    for (const r of rows) {
+      const hash = r.swept_hash as string;
+      if (!sweeps.has(hash)) sweeps.set(hash, { hash, blockNumber: BigInt((r.swept_block as string | null) ?? '0'), blockHash: (r.swept_block_hash as string | null) ?? '', deposits: [] });
+      sweeps.get(hash)!.deposits.push({ address: r.address as string, token: r.token as string });
+    }
+    return [...sweeps.values()];
+  }
+
+  /** The sweep was mined again, in another block (after a reorganisation): its confirmations count from there. */
+  async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string }): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash, String(block.number), block.hash]);
+  }
+
+  /** The sweep's block has its confirmations: the money has left its deposits for good. */
+  async sweepFinal(chainId: number, hash: string): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET sweep_final = true WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash]);
+  }
+
+  /**
+   * The sweep left the chain (its block was reorganised away and it was not mined again), or it
+   * was mined again and failed (for `only` these deposits): its deposits still hold the money,
+   * so they are unswept and free to claim at once. Never a final sweep.
+   */
+  async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, sweep_claim_ms = 0
+         FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND NOT t.sweep_final
+          AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
+        RETURNING t.payment_id`,
+      [chainId, hash, only ? only.map((d) => `${d.address.toLowerCase()}/${d.token.toLowerCase()}`) : null],
+    );
+    if (rows.length) await this.db.query(notifyPayments(`SELECT unnest($1::bigint[])`), [[...new Set(rows.map((r) => String(r.payment_id)))]]);
+    return rows.length;
   }
 
   /**
    * What the ledger says each deposit holds and has passed on, per token, counting transfers
    * in blocks up to `atBlock` that are on the chain (orphaned ones are not): `held`, not yet
    * swept (credited, late, unexpected, dust, or still confirming); `credited`, counted toward
-   * the payment; `swept`, moved on by a recorded sweep.
+   * the payment; `swept`, moved on by a recorded sweep mined at or below `atBlock` (one mined
+   * above it has not moved the money yet, as the chain at `atBlock` says).
    */
   async ledgerOfDeposits(chainId: number, atBlock: bigint): Promise<Array<{ paymentId: string; merchantId: string; mode: string; reference: string; address: string; token: string; held: bigint; credited: bigint; swept: bigint }>> {
     const rows = await this.db.query(
       `SELECT p.id, p.merchant_id, p.mode, p.reference, p.address, t.token,
-              COALESCE(SUM(CASE WHEN t.swept_hash IS NULL THEN t.amount END), 0)::text AS held,
+              COALESCE(SUM(CASE WHEN NOT ${SWEPT_BY} THEN t.amount END), 0)::text AS held,
               COALESCE(SUM(CASE WHEN t.state = 'credited' THEN t.amount END), 0)::text AS credited,
-              COALESCE(SUM(CASE WHEN t.swept_hash IS NOT NULL THEN t.amount END), 0)::text AS swept
+              COALESCE(SUM(CASE WHEN ${SWEPT_BY} THEN t.amount END), 0)::text AS swept
          FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE t.chain_id = $1 AND t.state <> 'orphaned' AND t.block_number <= $2
         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.address, t.token

@@ -123,7 +123,8 @@ export class LedgerStore {
 
   /**
    * Journals money that became the merchant's balance and is not journaled yet: deposits of
-   * balance-settled payments once a sweep moved them into the treasury (every transfer swept,
+   * balance-settled payments once a sweep moved them into the treasury and its block has its
+   * confirmations (a sweep a reorganisation can still take away is not money held; every transfer swept,
    * late, another token or dust too: it is all in the treasury now, and all the merchant's),
    * and, where no chain is configured (the sandbox's simulated coins), credits of such payments.
    * Safe to run anywhere, any number of times: each is written once.
@@ -134,7 +135,7 @@ export class LedgerStore {
     const swept = await sql.query(
       `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash
          FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
-        WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.state <> 'orphaned'${mine}
+        WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
         ORDER BY t.block_number, t.log_index`,
       params,
@@ -195,7 +196,7 @@ export class LedgerStore {
     );
     const pending = await this.db.query(
       `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
-        WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected', 'dust')
+        WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND NOT t.sweep_final AND t.state IN ('credited', 'late', 'unexpected', 'dust')
         GROUP BY t.chain_id, lower(t.token)`,
       [account.merchant.id, account.mode],
     );
