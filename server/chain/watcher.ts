@@ -190,6 +190,12 @@ export class Watcher {
         seen.push({ ...transfer, state: dust ? 'dust' : transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
         blocks.set(transfer.blockNumber, transfer.blockHash);
       }
+      // A transfer arrived when its block was made, not when this watcher got to it (a watcher
+      // behind the chain, after an outage or a restart, must not call money that came in time
+      // late). The block's own time, never later than now: one call per block with a transfer.
+      const made = new Map<string, number>();
+      for (const hash of new Set(seen.map((t) => t.blockHash))) made.set(hash, Number((await this.rpc.getBlock({ blockHash: hash as `0x${string}` })).timestamp) * 1000);
+      for (const t of seen) t.seenMs = Math.min(made.get(t.blockHash) ?? this.now(), this.now());
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
       await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());

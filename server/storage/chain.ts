@@ -20,7 +20,10 @@ export interface SeenTransfer {
   recipient: string;
   amount: bigint;
   paymentId: string;
-  /** When the watcher first saw it in a block (ms): when the money arrived, for the quote's expiry. */
+  /**
+   * When the money arrived (ms), for the quote's expiry: its block's own time, or when the
+   * watcher first saw it if that was sooner; kept when a reorganisation brings it back.
+   */
   seenMs?: number;
   /** When the merchant was told of it as money that cannot count (late, another token); never reset. */
   toldMs?: number;
@@ -157,7 +160,7 @@ export class ChainStore {
   /**
    * Records what a scan found, and moves the cursor, in one transaction: the transfers (a
    * transfer seen again after its block was orphaned is seen anew, in its new block, but keeps
-   * the time it was first seen: its arrival, which decides whether it came in time), the
+   * its first arrival time, which decides whether it came in time), the
    * hashes of the blocks relied on, and the new cursor. Drops block hashes too old to matter.
    * Answers the transfers that are new (or seen anew): those already recorded are left as they are.
    */
@@ -177,7 +180,7 @@ export class ChainStore {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
-          [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, nowMs],
+          [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
         );
         if (written.length) fresh.push({ ...t, inserted: written[0].inserted === true });
       }

@@ -50,7 +50,8 @@ it('tells the merchant of late money even when the first tell failed', { timeout
   const created = (await request('POST', '/api/v1/transaction/initialize', { reference: 'late-1', coin: 'USDT', currency: 'USD', amount: 10 })).body;
   await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference = 'late-1'`, [chain.chainId, contracts.tokens.USDT.toLowerCase()]);
   const to = created.data.address as Address;
-  clock += 16 * 60_000; // past the quote
+  clock += 16 * 60_000; // past the quote, on the chain's clock too: a transfer arrives when its block is made
+  await reader().request({ method: 'evm_increaseTime' as 'eth_blockNumber', params: [16 * 60] as never });
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
   await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
   await expect(w.tick()).rejects.toThrow(/connection terminated/);

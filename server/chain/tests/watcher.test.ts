@@ -125,6 +125,27 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.stop();
   });
 
+  // Second review of issue 21: arrival was when the watcher first saw a transfer, so a watcher
+  // behind the chain (an outage, a restart, a slow provider) called money that came in time late.
+  it('counts money whose block was made before the quote ran out, though the watcher saw it only after', async () => {
+    const w = watcher({ confirmations: 1 });
+    await w.tick();
+    const to = await payment('w-behind');
+    await send(to, '10.1'); // well within the 15-minute quote, by the block's own time
+    clock += 20 * 60_000; // the watcher is down for 20 minutes, and sees the block only now
+    try {
+      await w.tick();
+      await w.tick();
+      const seen = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!;
+      expect(seen.state).toBe('credited');
+      expect(seen.seenMs).toBeLessThan(clock - 15 * 60_000);
+      expect(await status('w-behind')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    } finally {
+      clock -= 20 * 60_000;
+      await w.stop();
+    }
+  });
+
   it('a watcher stopped between crediting a transfer and recording that counts it once, and never calls it late', async () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-11');
@@ -152,7 +173,8 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.tick();
     expect(await status('w-3')).toMatchObject({ status: 'pending', amountPaid: 0 });
     const late = await payment('w-4');
-    clock += 16 * 60_000; // past the 15-minute quote
+    clock += 16 * 60_000; // past the 15-minute quote, on the chain's clock too: a transfer arrives when its block is made
+    await rpc('evm_increaseTime', [16 * 60]);
     await send(late, '10.1');
     await w.tick();
     clock -= 16 * 60_000;
@@ -270,7 +292,8 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-late-again');
     await w.tick();
     const signed = await wallet().signTransaction(await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10.1', 18)) }));
-    clock += 16 * 60_000; // past the 15-minute quote
+    clock += 16 * 60_000; // past the 15-minute quote, on the chain's clock too
+    await rpc('evm_increaseTime', [16 * 60]);
     try {
       const snapshot = await rpc('evm_snapshot');
       await rpc('eth_sendRawTransaction', [signed]);
