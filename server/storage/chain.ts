@@ -203,8 +203,10 @@ export class ChainStore {
     await this.db.transaction(async (tx) => {
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
       await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [chainId, String(fork)]);
-      // Everything in the gone blocks leaves the books, counted or not (late, unexpected, dust too), unless a sweep already moved it on.
-      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state <> 'orphaned' AND swept_hash IS NULL`, [chainId, String(fork)]);
+      // Everything in the gone blocks leaves the books, counted or not (late, unexpected, dust
+      // too), unless a final sweep moved it on. A sweep not final yet may be gone with it: the
+      // sweeper looks at it again, and undoes it if it is.
+      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state <> 'orphaned' AND NOT sweep_final`, [chainId, String(fork)]);
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
       await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(fork - 1n), (below?.hash as string) ?? null, nowMs]);

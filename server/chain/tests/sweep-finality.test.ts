@@ -128,6 +128,35 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
     }
   });
 
+  it('a reorganisation deeper than the confirmations takes back a credit whose sweep is not final, and the sweep with it', async () => {
+    const s = await service(3);
+    try {
+      await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey);
+      const made = await s.request('POST', '/api/v1/transaction/initialize', { reference: 'deep-reorg', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey);
+      const to = made.body.data.address as Address;
+      await s.watcher.tick();
+      const snapshot = await rpc('evm_snapshot');
+      const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+      await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+      await rpc('anvil_mine', ['0x2']);
+      await s.watcher.tick();
+      const verify = async () => (await s.request('GET', '/api/v1/transaction/verify/deep-reorg', undefined, secretKey)).body.data;
+      expect(await verify()).toMatchObject({ status: 'confirmed' });
+      const swept = await new Sweeper({ network: s.network, store: s.store, gas }).tick();
+      expect(swept).toMatchObject({ swept: 1, final: 0 });
+      // Four blocks go: the payment's, the two on it, and the sweep's. The chain goes on without them.
+      await rpc('evm_revert', [snapshot]);
+      await rpc('anvil_mine', ['0x6']);
+      await s.watcher.tick();
+      expect((await s.store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.state).toBe('orphaned');
+      expect(await verify()).toMatchObject({ status: 'pending', amountPaid: 0 });
+      const next = await new Sweeper({ network: s.network, store: s.store, gas, now: () => Date.now() + 3_600_000 }).tick();
+      expect(next).toMatchObject({ swept: 0, undone: [swept.hash] });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('reconciliation does not report a deposit swept moments ago as a discrepancy', async () => {
     const s = await service(3);
     try {
