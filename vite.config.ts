@@ -101,6 +101,14 @@ export default defineConfig({
     rollupOptions: {
       output: {
         exports: 'default',
+        // Preact's private fields (__k, __e, __v, ...: its own mangled names, read by nothing
+        // outside the bundle) become one letter each; oxc picks letters no other property in
+        // the bundle uses. Public double-underscore names are kept. Saved 28 bytes gzipped.
+        minify: {
+          compress: true,
+          mangle: true,
+          mangleProps: { include: /^__[a-zA-Z]+$/, reserved: ['__html', '__proto__', '__self', '__source'] },
+        },
         // V8's compile hint (recent Chromium): compile every function while the script streams in,
         // off the main thread, instead of lazily on the customer's first open. Measured by
         // npm run bench -- --cold at 4x CPU: first open 202 -> 130-152 ms, for 21 bytes.
