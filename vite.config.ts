@@ -44,10 +44,10 @@ const shortZodErrors: Plugin = {
 
 /**
  * The checkout's schemas never leave the bundle (it exports ServiceCheckout alone), and the
- * checkout calls only parse, safeParse, check and clone on them. The rest of a zod schema's
- * surface (the async parses, Standard Schema's ~standard, with, brand, register, apply) is
- * reachable by no code in the bundle, yet ships because it sits on a prototype, which no
- * minifier can prove unused. The bundle drops it. A zod that writes these otherwise fails
+ * checkout calls only safeParse, check and clone on them. The rest of a zod schema's
+ * surface (the throwing and the async parses, Standard Schema's ~standard, with, brand,
+ * register, apply) is reachable by no code in the bundle, yet ships because it sits on a
+ * prototype, which no minifier can prove unused. The bundle drops it. A zod that writes these otherwise fails
  * the build, so this is looked at again.
  */
 const unusedZodSurface: Plugin = {
@@ -58,6 +58,7 @@ const unusedZodSurface: Plugin = {
       '/zod/v4/core/schemas.js': [/\n {4}\/\/ Wrappers extend this[^\n]*\n {4}get "~standard"\(\) \{\n[^\n]*\n {4}\},\n {4}set "~standard"\(value\) \{\n[^\n]*\n {4}\},/],
       '/zod/v4/mini/schemas.js': [
         /\n {4}\/\/ `with` is an alias[^\n]*\n {4}get with\(\) \{\n[^\n]*\n {4}\},\n {4}set with\(value\) \{\n[^\n]*\n {4}\},/,
+        /\n {4}parse\(data, params\) \{\n[^\n]*\n {4}\},/,
         /\n {4}parseAsync\(data, params\) \{\n[^\n]*\n {4}\},/,
         /\n {4}safeParseAsync\(data, params\) \{\n[^\n]*\n {4}\},/,
         /\n {4}brand\(\) \{\n {8}return this;\n {4}\},\n {4}register\(reg, meta\) \{\n[^\n]*\n[^\n]*\n {4}\},\n {4}apply\(fn, \.\.\.args\) \{\n[^\n]*\n {4}\},/,
