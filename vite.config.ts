@@ -55,7 +55,13 @@ const unusedZodSurface: Plugin = {
   apply: 'build',
   transform(code, id) {
     const cuts: Record<string, RegExp[]> = {
-      '/zod/v4/core/schemas.js': [/\n {4}\/\/ Wrappers extend this[^\n]*\n {4}get "~standard"\(\) \{\n[^\n]*\n {4}\},\n {4}set "~standard"\(value\) \{\n[^\n]*\n {4}\},/],
+      '/zod/v4/core/schemas.js': [
+        /\n {4}\/\/ Wrappers extend this[^\n]*\n {4}get "~standard"\(\) \{\n[^\n]*\n {4}\},\n {4}set "~standard"\(value\) \{\n[^\n]*\n {4}\},/,
+        // What a discriminated union, an enum or a template literal reads of its members:
+        // the bundle has none, so nothing asks an object its propValues or an optional its values or pattern.
+        /\n {4}util\.defineLazyInternal\(inst, "propValues", \(zod\) => \{\n {8}const shape = zod\.def\.shape;\n[\s\S]*?\n {8}return propValues;\n {4}\}\);/,
+        /\n {4}util\.defineLazyInternal\(inst, "values", \(zod\) => \{\n {8}const values = zod\.def\.innerType\._zod\.values;\n {8}return values \? new Set\(\[\.\.\.values, undefined\]\) : undefined;\n {4}\}\);\n {4}util\.defineLazyInternal\(inst, "pattern", \(zod\) => \{\n {8}const pattern = zod\.def\.innerType\._zod\.pattern;\n[^\n]*\n {4}\}\);/,
+      ],
       '/zod/v4/mini/schemas.js': [
         /\n {4}\/\/ `with` is an alias[^\n]*\n {4}get with\(\) \{\n[^\n]*\n {4}\},\n {4}set with\(value\) \{\n[^\n]*\n {4}\},/,
         /\n {4}parse\(data, params\) \{\n[^\n]*\n {4}\},/,
