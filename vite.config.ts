@@ -60,6 +60,8 @@ const unusedZodSurface: Plugin = {
         // What a discriminated union, an enum or a template literal reads of its members:
         // the bundle has none, so nothing asks an object its propValues or an optional its values or pattern.
         /\n {4}util\.defineLazyInternal\(inst, "propValues", \(zod\) => \{\n {8}const shape = zod\.def\.shape;\n[\s\S]*?\n {8}return propValues;\n {4}\}\);/,
+        // A codec's backward direction (z.encode) and the skipChecks pass it makes: the bundle only decodes.
+        [/\n {12}if \(ctx\.skipChecks\) \{\n {16}return inst\._zod\.parse\(payload, ctx\);\n {12}\}\n {12}if \(ctx\.direction === "backward"\) \{\n[\s\S]*?\n {12}\}\n(?= {12}\/\/ forward\n)/, '\n'],
         // Unknown keys against a catchall (z.strictObject, z.looseObject): the bundle's objects
         // all strip, so the catchall walk goes; one that had a catchall would throw, not pass.
         [/return handleCatchall\(proms, input, payload, ctx, _normalized\.value, inst, abortEarly === true\);/, 'throw new Error("zod: no catchall in the bundle");'],
