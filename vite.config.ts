@@ -76,6 +76,13 @@ const unreachableLibraryCode: Plugin = {
         /\n {4}safeParseAsync\(data, params\) \{\n[^\n]*\n {4}\},/,
         /\n {4}brand\(\) \{\n {8}return this;\n {4}\},\n {4}register\(reg, meta\) \{\n[^\n]*\n[^\n]*\n {4}\},\n {4}apply\(fn, \.\.\.args\) \{\n[^\n]*\n {4}\},/,
       ],
+      // The checkout's signals are read (.value) and written, never subscribed, peeked or
+      // serialized. valueOf and toString stay: a template string could call them unseen.
+      '/@preact/signals-core/dist/signals-core.module.js': [
+        /l\.prototype\.subscribe=function\(i\)\{var t=this;return x\(function\(\)\{var r=t\.value;f\(function\(\)\{return i\(r\)\}\)\},\{name:"sub"\}\)\};/,
+        /l\.prototype\.toJSON=function\(\)\{return this\.value\};/,
+        /l\.prototype\.peek=function\(\)\{var i=this;return f\(function\(\)\{return i\.value\}\)\};/,
+      ],
     };
     const file = Object.keys(cuts).find((end) => id.endsWith(end));
     if (!file) return undefined;
