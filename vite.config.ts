@@ -68,6 +68,10 @@ const unreachableLibraryCode: Plugin = {
         // all strip, so the catchall walk goes; one that had a catchall would throw, not pass.
         [/return handleCatchall\(proms, input, payload, ctx, _normalized\.value, inst, abortEarly === true\);/, 'throw new Error("zod: no catchall in the bundle");'],
       ],
+      // A ZodError's own toString: the bundle reads a failed parse's issues, never prints the error.
+      '/zod/v4/core/errors.js': [
+        /\n {4}\/\* `toString` lives as a non-enumerable lazy getter[\s\S]*?\n {4}if \(!_installedToString\.has\(proto\)\) \{\n[\s\S]*?\n {8}\}\);\n {4}\}\n(?=\};\n)/,
+      ],
       // The throwing and the async parses, with, brand, register, apply.
       '/zod/v4/mini/schemas.js': [
         /\n {4}\/\/ `with` is an alias[^\n]*\n {4}get with\(\) \{\n[^\n]*\n {4}\},\n {4}set with\(value\) \{\n[^\n]*\n {4}\},/,
