@@ -68,6 +68,11 @@ const unreachableLibraryCode: Plugin = {
         // all strip, so the catchall walk goes; one that had a catchall would throw, not pass.
         [/return handleCatchall\(proms, input, payload, ctx, _normalized\.value, inst, abortEarly === true\);/, 'throw new Error("zod: no catchall in the bundle");'],
       ],
+      // Read by the throwing parses alone, now cut; marked pure so the minifier drops the
+      // read of Error.captureStackTrace that it must otherwise keep.
+      '/zod/v4/core/util.js': [
+        [/export const captureStackTrace = \("captureStackTrace" in Error \? Error\.captureStackTrace : \(\.\.\._args\) => \{ \}\);/, 'export const captureStackTrace = /* @__PURE__ */ (() => "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => { })();'],
+      ],
       // A ZodError's own toString: the bundle reads a failed parse's issues, never prints the error.
       '/zod/v4/core/errors.js': [
         /\n {4}\/\* `toString` lives as a non-enumerable lazy getter[\s\S]*?\n {4}if \(!_installedToString\.has\(proto\)\) \{\n[\s\S]*?\n {8}\}\);\n {4}\}\n(?=\};\n)/,
