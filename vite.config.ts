@@ -93,6 +93,12 @@ const unreachableLibraryCode: Plugin = {
         /l\.prototype\.toJSON=function\(\)\{return this\.value\};/,
         /l\.prototype\.peek=function\(\)\{var i=this;return f\(function\(\)\{return i\.value\}\)\};/,
       ],
+      // The checkout has function components only and re-renders by render() from an effect:
+      // nothing calls a component's setState or forceUpdate (a class with
+      // getDerivedStateFromError would, and there is none).
+      '/preact/dist/preact.module.js': [
+        /C\.prototype\.setState=function\(n,l\)\{[^;]*;[^;]*A\(this\)\)\},C\.prototype\.forceUpdate=function\(n\)\{this\.__v&&\(this\.__e=!0,n&&this\.__h\.push\(n\),A\(this\)\)\},/,
+      ],
     };
     const file = Object.keys(cuts).find((end) => id.endsWith(end));
     if (!file) return undefined;
