@@ -413,6 +413,20 @@ test.describe('a network that drops', () => {
   });
 });
 
+// Issue 22: a live key on a service with no live network is refused. The customer reads plain
+// words; the operator's instructions (which file, which fields) go to the merchant's onError only.
+test('a live key on a service with no live network: plain words for the customer, the reason for the merchant', async ({ page, servers }) => {
+  await page.goto(`${servers.shop.url}/?key=pk_live_harbour0demo0key`);
+  await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
+  const dialog = modal(page);
+  await expect(dialog.getByRole('heading', { level: 3 })).toHaveText('The payment service refused this payment. Please tell the merchant.');
+  await expect(dialog).not.toContainText('NETWORKS_FILE');
+  await expect(dialog.getByText(/USDT|USDC|BNB|0x[0-9a-f]{40}/i)).toHaveCount(0); // no coin, network or address it is not waiting on
+  const [error] = await shopEvents(page);
+  expect(error).toMatchObject({ name: 'error', detail: { code: 'api_error' } });
+  expect(error!.detail.message).toMatch(/no live network configured.*NETWORKS_FILE/);
+});
+
 test('a key the service does not know is told before the customer types anything', async ({ page, servers }) => {
   await page.goto(`${servers.shop.url}/?key=pk_test_nobody0knows0this0key`);
   await page.getByRole('button', { name: 'Pay with stablecoins' }).click();

@@ -228,10 +228,11 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     start() {
       // Wallets announce themselves until the checkout closes.
       life.signal.addEventListener('abort', discoverWallets((found) => (wallets.value = [...wallets.value, found])));
-      // Warm the list while the customer types. A refused key (401, 403) is told at once,
+      // Warm the list while the customer types. A refused key (401, 403) or a mode that takes
+      // no payments here (409: a live key on a service with no live network) is told at once,
       // before anyone types a name for nothing; other errors surface on the coin screen.
       loadCoins().catch((error) => {
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) send({ type: 'refused', error: screenError(error) });
+        if (error instanceof ApiError && [401, 403, 409].includes(error.status)) send({ type: 'refused', error: screenError(error) });
       });
       begin(state.value);
     },
