@@ -9,7 +9,7 @@
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
-import { BaseError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
+import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { countedUpTo, create2Addresses, rpcTransport, saltOf, type Network } from './networks.ts';
@@ -127,16 +127,18 @@ export class Sweeper {
     }
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
     const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).length;
-    if (done.length) await store.swept(network.chainId, done, maxBlock, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
+    if (done.length) await store.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0 });
     return { swept: done.length, moved, hash, sent, stuck };
   }
 
   /**
    * Looks at each recorded sweep that is not final: mined where it was recorded and deep
    * enough, it becomes final; mined again elsewhere (a reorganisation), it is recorded there,
-   * and any deposit that failed this time is undone; gone from the chain (and not waiting in
-   * the pool to be mined again) or reverted, it is undone, and its deposits are swept again.
-   * A node behind the sweep's block says nothing about it: the sweep waits.
+   * and each deposit it moved nothing from this time (a SweepFailed, or no Swept: the money
+   * came back after it) is undone; reverted, it is undone; gone, it is undone, and its
+   * deposits are swept again. Gone means its recorded block is no longer on the chain and the
+   * transaction is neither mined nor waiting in the pool: a node that answers nothing (behind
+   * its peers, or an error such as a rate limit) says nothing about a sweep, which then waits.
    */
   private async settle(): Promise<{ final: number; undone: Hex[] }> {
     const { network, store } = this.o;
@@ -148,10 +150,20 @@ export class Sweeper {
     for (const sweep of open) {
       const hash = sweep.hash as Hex;
       if (head < sweep.blockNumber) continue;
-      const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
+      let receipt: TransactionReceipt | undefined;
+      try {
+        receipt = await this.rpc.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) continue;
+      }
       if (!receipt) {
-        const waiting = await this.rpc.getTransaction({ hash }).catch(() => undefined);
-        if (waiting && waiting.blockNumber == null) continue;
+        const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
+        if (!block || block.hash === sweep.blockHash) continue;
+        try {
+          if ((await this.rpc.getTransaction({ hash })).blockNumber == null) continue; // back in the pool: it may be mined again
+        } catch (error) {
+          if (!(error instanceof TransactionNotFoundError)) continue;
+        }
         await store.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
@@ -163,8 +175,9 @@ export class Sweeper {
       }
       if (receipt.blockHash !== sweep.blockHash) {
         const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
-        const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: ours }).map((e) => ({ address: e.args.deposit.toLowerCase(), token: e.args.token.toLowerCase() }));
-        if (failed.length && (await store.unsweep(network.chainId, hash, failed))) out.undone.push(hash);
+        const moved = new Set(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map((e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`));
+        const idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
+        if (idle.length && (await store.unsweep(network.chainId, hash, idle))) out.undone.push(hash);
         await store.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
       }
       if (receipt.blockNumber <= upTo) {

@@ -178,11 +178,24 @@ export class ChainStore {
         const written = await tx.query(
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-           ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11
+           ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11,
+             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, sweep_claim_ms = 0
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
         );
-        if (written.length) fresh.push({ ...t, inserted: written[0].inserted === true });
+        if (!written.length) continue;
+        fresh.push({ ...t, inserted: written[0].inserted === true });
+        // Seen after a sweep of its deposit that was mined after it (the watcher was behind the
+        // sweeper): that sweep moved it too. A transfer brought back by a reorganisation loses
+        // the sweep it had (mined again, that sweep may have come before it) and gets this one.
+        await tx.query(
+          `UPDATE chain_transfers SET swept_hash = s.swept_hash, swept_block = s.swept_block, swept_block_hash = s.swept_block_hash, sweep_final = s.sweep_final
+             FROM (SELECT swept_hash, swept_block, swept_block_hash, sweep_final FROM chain_transfers
+                    WHERE chain_id = $1 AND payment_id = $2 AND token = $3 AND swept_hash IS NOT NULL AND swept_block > $4 AND state <> 'orphaned'
+                    ORDER BY swept_block LIMIT 1) s
+            WHERE chain_transfers.chain_id = $1 AND chain_transfers.tx_hash = $5 AND chain_transfers.log_index = $6 AND chain_transfers.swept_hash IS NULL`,
+          [chainId, t.paymentId, t.token, String(t.blockNumber), t.txHash, t.logIndex],
+        );
       }
       for (const b of blocks) {
         await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [chainId, String(b.number), b.hash]);
@@ -302,15 +315,20 @@ export class ChainStore {
   }
 
   /**
-   * Notes the sweep that moved these deposits' money on (what arrived up to `maxBlock`), with
-   * the block it was mined in. Not final yet: `openSweeps` hands it back until `sweepFinal`.
+   * Notes the sweep that moved these deposits' money on, with the block it was mined in and
+   * its first log's index in that block. Not final yet: `openSweeps` hands it back until `sweepFinal`.
    */
-  async swept(chainId: number, targets: SweepTarget[], maxBlock: bigint, hash: string, block: { number: bigint; hash: string }): Promise<void> {
+  async swept(chainId: number, targets: SweepTarget[], hash: string, block: { number: bigint; hash: string; firstLog: number }): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const t of targets) {
-        await tx.query(`UPDATE chain_transfers SET swept_hash = $4, swept_block = $6, swept_block_hash = $7, sweep_final = false WHERE ${UNSWEPT}`, [
-          chainId, t.paymentId, t.token, hash, String(maxBlock), String(block.number), block.hash,
-        ]);
+        // A sweep moves all its deposit holds of the token: every transfer before it, whatever
+        // its state (dust, still confirming, or not claimed because it came after the claim).
+        await tx.query(
+          `UPDATE chain_transfers SET swept_hash = $4, swept_block = $5, swept_block_hash = $6, sweep_final = false
+            WHERE chain_id = $1 AND payment_id = $2 AND token = $3 AND swept_hash IS NULL AND state <> 'orphaned'
+              AND (block_number < $5 OR (block_number = $5 AND log_index < $7))`,
+          [chainId, t.paymentId, t.token, hash, String(block.number), block.hash, block.firstLog],
+        );
       }
     });
   }
