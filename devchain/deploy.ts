@@ -38,6 +38,11 @@ export const GAS_DEV_ACCOUNT = 8;
  * anvil does not fund; the deploy gives it gas (ETH) and no tokens, so all it holds is merchants' money.
  */
 export const TREASURY_DEV_ACCOUNT = 10;
+/**
+ * The dev account that stands for the payout partner's deposit address on a dev chain: what the
+ * sandbox's bank payouts are owed to it is sent there. Never funded, never sends.
+ */
+export const PARTNER_DEV_ACCOUNT = 11;
 
 /** Dev account `index` of the standard mnemonic (0 is 0xf39F…2266). */
 export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
@@ -118,6 +123,9 @@ export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmation
     tokens: DEV_TOKENS.map((t) => ({ symbol: t.symbol, name: t.name, address: contracts.tokens[t.symbol], decimals: t.decimals })),
     dev: true,
     treasury: devAccount(TREASURY_DEV_ACCOUNT).address,
+    // Each payout paid is sent to the partner at once on a dev chain (no batching): easy to watch.
+    payoutPartner: devAccount(PARTNER_DEV_ACCOUNT).address,
+    partnerMinimum: '0',
     ...(contracts.router ? { swapRouter: contracts.router } : {}),
   };
 }

@@ -103,6 +103,12 @@ export interface ServiceOptions {
   gasKey?: Hex;
   /** A file holding the treasury's private key (TREASURY_KEY_FILE), for networks with a `treasury` and no `treasuryKeyFile` of their own. */
   treasuryKeyFile?: string;
+  /**
+   * How much of each coin a merchant may withdraw to wallets in 24 hours, per mode, in whole
+   * tokens (WITHDRAWAL_DAILY_LIMIT; "10000" by default), where the operator set no limit of its
+   * own for that merchant (merchant withdrawal-limit): a stolen secret key cannot empty a balance at once.
+   */
+  withdrawalDailyLimit?: string;
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
   /** GET /readyz: how many blocks a watcher may be behind its chain's head (50). */
@@ -185,7 +191,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
   const networks = options.networks ?? {};
-  const ledger = new LedgerStore(db, events);
+  const ledger = new LedgerStore(db, events, options.withdrawalDailyLimit);
   const payoutCoin = (mode: string) => {
     const usdt = catalogue.coin(mode as KeyMode, 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };

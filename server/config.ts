@@ -4,6 +4,7 @@ import type { ServiceOptions } from './app.ts';
 import { networksFromFile } from './chain/config.ts';
 import { checkToken } from './operator-token.ts';
 import { ratesFromFile } from './rates/config.ts';
+import { isDailyLimit } from '../contract/operator.ts';
 
 export interface Config extends ServiceOptions {
   port: number;
@@ -57,6 +58,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     gasKey: gasKey(env.GAS_WALLET_KEY),
     // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
     treasuryKeyFile: env.TREASURY_KEY_FILE || undefined,
+    withdrawalDailyLimit: dailyLimit(env.WITHDRAWAL_DAILY_LIMIT),
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
     readyMaxLagBlocks: int(env, 'READY_MAX_LAG_BLOCKS', 50, 1, 1_000_000),
@@ -68,6 +70,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     serviceUrl: env.SERVICE_URL || undefined,
     rates: env.RATES_FILE ? ratesFromFile(env.RATES_FILE) : undefined,
   };
+}
+
+/** WITHDRAWAL_DAILY_LIMIT: whole tokens of each coin, as decimal text ("10000"). */
+function dailyLimit(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected whole tokens of each coin as decimal text, such as 10000 or 2500.5 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+  return raw.trim();
 }
 
 /** PUBLIC_URL: an http(s) origin, no path, no trailing slash, as every URL handed out starts. */

@@ -7,7 +7,9 @@
 // database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
 // With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
 // keys from it on every request.
-import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink } from '../contract/operator.ts';
+import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
+import { EventStore } from './storage/events.ts';
+import { LedgerStore } from './storage/ledger.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
@@ -23,6 +25,8 @@ const USAGE = `usage: npm run service -- merchant create --name "Business name" 
        npm run service -- merchant list [--json]
        npm run service -- merchant roll-keys --id <merchant id> [--json]   (new secret keys; the old ones stop working)
        npm run service -- merchant sign-in-link --id <merchant id> [--json]   (a new one-time dashboard sign-in link: a forgotten password)
+       npm run service -- merchant withdrawal-limit --id <merchant id> --mode test|live --coin USDT --daily 5000|default [--json]
+         (how much of a coin the merchant may withdraw to wallets in 24 hours; default: the service's WITHDRAWAL_DAILY_LIMIT)
 A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
 function option(args: string[], name: string): string | undefined {
@@ -38,6 +42,8 @@ interface Merchants {
   rollSecretKeys(id: string): Promise<RolledKeys | undefined>;
   /** A new one-time dashboard sign-in link; undefined for an unknown merchant. */
   signInLink(id: string): Promise<SignInLink | undefined>;
+  /** Sets a merchant's daily withdrawal limit of a coin (null: the default); undefined for an unknown merchant. */
+  withdrawalLimit(id: string, body: WithdrawalLimitBody): Promise<WithdrawalLimit | undefined>;
 }
 
 class OperatorError extends Error {}
@@ -79,6 +85,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
     list: async () => check<Merchant[]>(MerchantList, await call('GET')),
     rollSecretKeys: async (id) => check<RolledKeys>(RolledKeys, await call('POST', {}, `/${encodeURIComponent(id)}/secret-keys`)),
     signInLink: async (id) => check<SignInLink>(SignInLink, await call('POST', {}, `/${encodeURIComponent(id)}/sign-in-link`)),
+    withdrawalLimit: async (id, body) => check<WithdrawalLimit>(WithdrawalLimit, await call('PUT', body, `/${encodeURIComponent(id)}/withdrawal-limits`)),
   };
 }
 
@@ -106,6 +113,13 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
           return url === undefined ? undefined : { id, signInUrl: url };
         },
         list: () => store.list(),
+        withdrawalLimit: async (id, body) => {
+          const ledger = new LedgerStore(db, new EventStore(db), config.withdrawalDailyLimit);
+          const owner = { merchant: { id } as Merchant, mode: body.mode };
+          if (!(await ledger.setWithdrawalLimit(owner, body.coin, body.daily, Date.now()))) return undefined;
+          const now = await ledger.withdrawalLimit(owner, body.coin);
+          return { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set };
+        },
         rollSecretKeys: async (id) => {
           const secretKeys = await store.rollSecretKeys(id, Date.now());
           return secretKeys && { id, secretKeys };
@@ -137,7 +151,7 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
 export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
   const [noun, verb] = args;
   const json = args.includes('--json');
-  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys' && verb !== 'sign-in-link')) {
+  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys' && verb !== 'sign-in-link' && verb !== 'withdrawal-limit')) {
     out(USAGE);
     return 2;
   }
@@ -153,8 +167,20 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     }
     body = parsed.data;
   }
+  let limit: WithdrawalLimitBody | undefined;
+  if (verb === 'withdrawal-limit') {
+    // The operator endpoint's schema, each field named as its option.
+    const daily = option(args, 'daily');
+    const parsed = WithdrawalLimitBody.safeParse({ mode: option(args, 'mode'), coin: option(args, 'coin'), daily: daily === 'default' ? null : daily }, { reportInput: true });
+    if (!parsed.success) {
+      fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
+      out(USAGE);
+      return 2;
+    }
+    limit = parsed.data;
+  }
   const id = option(args, 'id') ?? '';
-  if ((verb === 'roll-keys' || verb === 'sign-in-link') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if ((verb === 'roll-keys' || verb === 'sign-in-link' || verb === 'withdrawal-limit') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
     out(`--id: expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
     out(USAGE);
     return 2;
@@ -175,6 +201,13 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
           out(`New secret keys for ${id}. Keep these now: they are not shown again, and the old ones no longer work.`);
           for (const mode of ['test', 'live'] as const) out(`  ${mode} secret key      ${rolled.secretKeys[mode]}`);
         }
+        return 0;
+      }
+      if (verb === 'withdrawal-limit') {
+        const set = await merchants.withdrawalLimit(id, limit!);
+        if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
+        if (json) out(JSON.stringify(set));
+        else out(`${id} may now withdraw at most ${set.daily} ${set.coin} to wallets in any 24 hours with its ${set.mode} keys${set.default ? ' (the service\'s default)' : ''}.`);
         return 0;
       }
       if (verb === 'sign-in-link') {

@@ -42,6 +42,9 @@ const NetworkSchema = z.object({
   treasury: z.optional(address),
   treasuryKeyFile: z.optional(z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 4096, { error: 'the path of a file holding the treasury key' })),
   swapRouter: z.optional(address),
+  payoutPartner: z.optional(address),
+  partnerMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v), { error: 'whole USDT as decimal text, such as "1000"' })),
+  partnerMaxWaitMinutes: z.optional(whole(1, 10_080)),
 });
 const NetworksSchema = z.object({ test: z.optional(NetworkSchema), live: z.optional(NetworkSchema) });
 

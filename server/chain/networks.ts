@@ -55,6 +55,15 @@ export interface Network {
   treasuryKeyFile?: string;
   /** A Uniswap v2 router (or one with its interface: PancakeSwap v2 on BNB Smart Chain) the treasury swaps through. */
   swapRouter?: Address;
+  /**
+   * The payout partner's deposit address on this network: the USDT owed to it for bank payouts
+   * it paid is sent there from the treasury, in batches (see `partnerMinimum`). None: it stays owed.
+   */
+  payoutPartner?: Address;
+  /** Send what is owed to the payout partner once it reaches this much (whole USDT as decimal text): "1000" by default. */
+  partnerMinimum?: string;
+  /** …or once the oldest of it has waited this many minutes: 60 by default. */
+  partnerMaxWaitMinutes?: number;
 }
 
 export type Finality = 'safe' | 'finalized';

@@ -39,6 +39,17 @@ export function treasuryAccount(network: Network, keyFile: string | undefined, d
 export interface Signed {
   hash: Hex;
   raw: Hex;
+  /** Transactions that had to be sent and mined first (a swap's approval of the router): their gas is the caller's to record. */
+  before?: TransactionReceipt[];
+}
+
+/**
+ * What a mined transaction cost its sender in the native coin, in wei: gas used at its
+ * effective price, plus the L1 data fee an OP Stack rollup's receipt carries (l1Fee).
+ */
+export function feeOf(receipt: TransactionReceipt): bigint {
+  const l1 = (receipt as { l1Fee?: bigint | null }).l1Fee;
+  return receipt.gasUsed * receipt.effectiveGasPrice + (typeof l1 === 'bigint' ? l1 : 0n);
 }
 
 /** What the chain says of a recorded transaction: mined (and how it went), or not yet. */
@@ -82,6 +93,11 @@ export class Treasury {
 
   get address(): Address {
     return this.account.address;
+  }
+
+  /** The treasury's native coin (what pays its gas), at a block or the latest. */
+  nativeBalance(blockNumber?: bigint): Promise<bigint> {
+    return this.rpc.getBalance({ address: this.address, ...(blockNumber !== undefined ? { blockNumber } : {}) });
   }
 
   balanceOf(token: Address, blockNumber?: bigint): Promise<bigint> {
@@ -138,11 +154,13 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
     },
     async sign(from, to, amountIn, minimumOut) {
       const allowance = await treasury.rpc.readContract({ address: from, abi: erc20Abi, functionName: 'allowance', args: [treasury.address, router] });
+      const before: TransactionReceipt[] = [];
       if (allowance < amountIn) {
         const approve = await treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }));
         await treasury.send(approve.raw);
         const done = await treasury.outcome(approve.hash);
-        if (!done.mined || !done.ok) throw new Error(`approving the router for ${from} failed`);
+        if (done.mined) before.push(done.receipt);
+        if (!done.mined || !done.ok) throw Object.assign(new Error(`approving the router for ${from} failed`), { before });
       }
       const deadline = BigInt(Math.floor(Date.now() / 1000) + deadlineSeconds);
       const args = [amountIn, minimumOut, [from, to], treasury.address, deadline] as const;
@@ -152,11 +170,11 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
         await treasury.rpc.simulateContract({ account: treasury.account, address: router, abi: ROUTER, functionName: 'swapExactTokensForTokens', args });
       } catch (error) {
         if (/INSUFFICIENT_OUTPUT_AMOUNT/.test((error as Error).message)) {
-          throw new SwapRefused(`the pool would give less than the minimum of the quote: its price moved past the slippage limit`);
+          throw Object.assign(new SwapRefused(`the pool would give less than the minimum of the quote: its price moved past the slippage limit`), { before });
         }
-        throw error;
+        throw Object.assign(error as Error, { before });
       }
-      return treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }));
+      return { ...(await treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }))), before };
     },
     received(receipt, to) {
       return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })

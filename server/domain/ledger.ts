@@ -9,7 +9,7 @@
 // every merchant's accounts plus the fees: the reconciliation.
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
-import { Invalid } from './errors.ts';
+import { Conflict, Invalid } from './errors.ts';
 
 export interface Posting {
   account: string;
@@ -32,18 +32,36 @@ export type EntryKind =
   | 'swap_returned'
   | 'withdrawal_reserved'
   | 'withdrawal_sent'
-  | 'withdrawal_returned';
+  | 'withdrawal_returned'
+  | 'partner_sent' // what was owed to the payout partner, sent to its deposit address
+  | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
+  | 'gas_funded'; // native coin the operator sent the treasury to pay gas with
 
 /** A merchant's money, by purpose: `available` to spend, `reserved` for work under way. */
 export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
+/** What the operator owes its payout partner for bank payouts paid: USDT in the treasury until it is sent to the partner. */
+export const PAYOUT_PAYABLE = 'payable:payout-partner';
 /** The operator's fees (swaps), held in the treasury. */
 export const FEES = 'operator:fees';
+/**
+ * The operator's native coin in the treasury, for gas: what it sent in (+) less what the
+ * treasury's transactions cost (−). Only ever in the native coin (token NATIVE).
+ */
+export const GAS = 'operator:gas';
+/** The native coin's "token" in postings: the zero address. */
+export const NATIVE = '0x0000000000000000000000000000000000000000';
 export const EXTERNAL = {
   deposits: 'external:deposits',
   sandbox: 'external:sandbox',
   pool: 'external:pool',
   wallets: 'external:wallets',
   banks: 'external:banks',
+  /** The payout partner's deposit address: what it was owed for bank payouts, once sent. */
+  partner: 'external:payout-partner',
+  /** What the network was paid for the treasury's transactions (gas). */
+  gas: 'external:gas',
+  /** The operator's own wallets, which fund the treasury's gas. */
+  operator: 'external:operator',
 } as const;
 
 /** Throws unless every coin's postings sum to zero and no posting is zero. */
@@ -137,4 +155,29 @@ export interface StoredWithdrawal {
   failure: string | null;
   createdMs: number;
   updatedMs: number;
+}
+
+/** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
+export const WITHDRAWAL_WINDOW_MS = 86_400_000;
+/** The daily withdrawal limit per coin where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT): whole tokens. */
+export const DEFAULT_WITHDRAWAL_DAILY_LIMIT = '10000';
+
+/**
+ * Whether a withdrawal fits its merchant's daily limit: refused (a Conflict naming `amount`, the
+ * limit and what is left of it) when it and what was withdrawn in the last 24 hours pass it.
+ */
+export function checkWithdrawalLimit(amount: bigint, limit: bigint, withdrawn: bigint, coin: { symbol: string; format: (units: bigint) => string }): void {
+  if (withdrawn + amount <= limit) return;
+  const left = limit > withdrawn ? limit - withdrawn : 0n;
+  const f = coin.format;
+  throw new Conflict(
+    `amount: ${f(amount)} ${coin.symbol} is over your daily withdrawal limit of ${f(limit)} ${coin.symbol} (${f(withdrawn)} withdrawn in the last 24 hours, ${f(left)} left); the operator sets the limit`,
+    [{ field: 'amount', message: `expected at most ${f(left)}: the daily withdrawal limit is ${f(limit)} ${coin.symbol}` }],
+  );
+}
+
+/** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */
+export function partnerDue(owed: bigint, minimum: bigint, owedSinceMs: number | null, maxWaitMs: number, nowMs: number): boolean {
+  if (owed <= 0n) return false;
+  return owed >= minimum || (owedSinceMs !== null && nowMs - owedSinceMs >= maxWaitMs);
 }

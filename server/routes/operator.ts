@@ -1,13 +1,14 @@
 // The operator's endpoints, behind the operator token: merchants made and listed while the
 // service runs (their keys work at once: every request reads keys from the database), and the
 // Prometheus metrics.
-import { MerchantCreateBody } from '../../contract/operator.ts';
+import { MerchantCreateBody, WithdrawalLimitBody } from '../../contract/operator.ts';
 import { readJson } from '../http/body.ts';
 import { invalidField, NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import { SIGN_IN_LINK_MS } from '../domain/sign-in.ts';
 import type { Handler, ServiceParts } from './context.ts';
+import type { Account } from '../domain/account.ts';
 
 export const createMerchant: Handler = async ({ req, service }) => {
   const body = parse(MerchantCreateBody, await readJson(req));
@@ -56,3 +57,18 @@ export const rollSecretKeys: Handler = async ({ params, service }) => {
 };
 
 export const listMerchants: Handler = async ({ service }) => ok(200, await service.merchants.list(), 'Merchants');
+
+/**
+ * A merchant's daily limit on withdrawals to wallets, per mode and coin (null: back to the
+ * service's default): a stolen secret key then moves at most that much a day to a wallet.
+ */
+export const setWithdrawalLimit: Handler = async ({ req, params, service }) => {
+  const id = params.id;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
+  const body = parse(WithdrawalLimitBody, await readJson(req));
+  const owner = { merchant: { id } as Account['merchant'], mode: body.mode };
+  if (!(await service.ledger.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
+  const now = await service.ledger.withdrawalLimit(owner, body.coin);
+  service.log.info({ merchant: id, mode: body.mode, coin: body.coin, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
+  return ok(200, { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set }, `Daily withdrawal limit of ${body.coin} in ${body.mode} mode: ${now.daily}`);
+};

@@ -7,7 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import { Conflict, NotFound } from '../domain/errors.ts';
-import { assertBalanced, EXTERNAL, FEES, merchantAccount, move, swapTerms, type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal } from '../domain/ledger.ts';
+import { toUnits } from '../../contract/money.ts';
+import {
+  assertBalanced, checkWithdrawalLimit, DEFAULT_WITHDRAWAL_DAILY_LIMIT, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, PAYOUT_PAYABLE, swapTerms, WITHDRAWAL_WINDOW_MS,
+  type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
+} from '../domain/ledger.ts';
 
 export type { StoredSwap, StoredWithdrawal };
 import type { Database, Row, Sql } from './db.ts';
@@ -69,12 +73,42 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
   updatedMs: Number(r.updated_ms),
 });
 
+/** A transfer of what is owed to the payout partner, as stored. */
+export interface PartnerTransfer {
+  id: string;
+  chainId: number;
+  token: string;
+  address: string;
+  amount: bigint;
+  state: 'pending' | 'completed' | 'failed';
+  txHash: string | null;
+  rawTx: string | null;
+  failure: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+const partnerOf = (r: Row): PartnerTransfer => ({
+  id: r.id as string,
+  chainId: Number(r.chain_id),
+  token: r.token as string,
+  address: r.address as string,
+  amount: big(r.amount),
+  state: r.state as PartnerTransfer['state'],
+  txHash: (r.tx_hash as string | null) ?? null,
+  rawTx: (r.raw_tx as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
 
 export class LedgerStore {
   constructor(
     private readonly db: Database,
     private readonly events: EventStore,
+    /** The daily withdrawal limit per coin (whole tokens) where the operator set none for a merchant. */
+    private readonly defaultDailyLimit: string = DEFAULT_WITHDRAWAL_DAILY_LIMIT,
   ) {}
 
   // ---- settlement ------------------------------------------------------------------------
@@ -222,16 +256,17 @@ export class LedgerStore {
    * outside (merchants' available and reserved, the operator's fees, what is owed to a payout
    * partner), which is minus the sum of the external accounts.
    */
-  async held(chainId: number, token: string): Promise<{ merchants: bigint; fees: bigint; payable: bigint; external: bigint }> {
-    const [r] = await this.db.query(
+  async held(chainId: number, token: string, sql: Sql = this.db): Promise<{ merchants: bigint; fees: bigint; payable: bigint; gas: bigint; external: bigint }> {
+    const [r] = await sql.query(
       `SELECT COALESCE(sum(amount) FILTER (WHERE account LIKE 'merchant:%'), 0)::text AS merchants,
               COALESCE(sum(amount) FILTER (WHERE account = $3), 0)::text AS fees,
               COALESCE(sum(amount) FILTER (WHERE account LIKE 'payable:%'), 0)::text AS payable,
+              COALESCE(sum(amount) FILTER (WHERE account = $4), 0)::text AS gas,
               COALESCE(sum(amount) FILTER (WHERE account LIKE 'external:%'), 0)::text AS external
          FROM postings WHERE chain_id = $1 AND token = $2`,
-      [chainId, token.toLowerCase(), FEES],
+      [chainId, token.toLowerCase(), FEES, GAS],
     );
-    return { merchants: big(r!.merchants), fees: big(r!.fees), payable: big(r!.payable), external: big(r!.external) };
+    return { merchants: big(r!.merchants), fees: big(r!.fees), payable: big(r!.payable), gas: big(r!.gas), external: big(r!.external) };
   }
 
   /** The journal, oldest first: every entry of a merchant (or all), with its postings. */
@@ -340,9 +375,43 @@ export class LedgerStore {
 
   // ---- withdrawals ---------------------------------------------------------------------------
 
+  /** The merchant's daily withdrawal limit of a coin in a mode, in whole tokens: the operator's for it, else the service's default. */
+  async withdrawalLimit(account: Owner, symbol: string, sql: Sql = this.db): Promise<{ daily: string; set: boolean }> {
+    const [row] = await sql.query(`SELECT daily FROM withdrawal_limits WHERE merchant_id = $1 AND mode = $2 AND coin = $3`, [account.merchant.id, account.mode, symbol]);
+    return row ? { daily: row.daily as string, set: true } : { daily: this.defaultDailyLimit, set: false };
+  }
+
+  /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit of a coin; false for an unknown merchant. */
+  async setWithdrawalLimit(account: Owner, symbol: string, daily: string | null, nowMs: number): Promise<boolean> {
+    const [known] = await this.db.query(`SELECT 1 FROM merchants WHERE id::text = $1`, [account.merchant.id]);
+    if (!known) return false;
+    if (daily === null) await this.db.query(`DELETE FROM withdrawal_limits WHERE merchant_id = $1 AND mode = $2 AND coin = $3`, [account.merchant.id, account.mode, symbol]);
+    else {
+      await this.db.query(
+        `INSERT INTO withdrawal_limits (merchant_id, mode, coin, daily, updated_ms) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (merchant_id, mode, coin) DO UPDATE SET daily = $4, updated_ms = $5`,
+        [account.merchant.id, account.mode, symbol, daily, nowMs],
+      );
+    }
+    return true;
+  }
+
+  /**
+   * A withdrawal to a wallet: refused past the merchant's daily limit of the coin (what was
+   * withdrawn in the last 24 hours, failed ones not counted) or past its balance; else its
+   * amount reserved and the withdrawal pending. Both checks inside the merchant's lock, so
+   * withdrawals at once, on any instance, are counted against one another.
+   */
   async withdraw(account: Owner, w: { chainId: number; symbol: string; token: string; decimals: number; address: string; amount: bigint; format: (units: bigint) => string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
     return this.db.transaction(async (tx) => {
       await this.lock(tx, account);
+      const limit = toUnits((await this.withdrawalLimit(account, w.symbol, tx)).daily, w.decimals);
+      if (limit === undefined) throw new Error(`the daily withdrawal limit of ${w.symbol} has more decimal places than the coin`);
+      const [recent] = await tx.query(
+        `SELECT COALESCE(sum(amount), 0)::text AS s FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND token = $4 AND state <> 'failed' AND created_ms > $5`,
+        [account.merchant.id, account.mode, w.chainId, w.token.toLowerCase(), nowMs - WITHDRAWAL_WINDOW_MS],
+      );
+      checkWithdrawalLimit(w.amount, limit, big(recent!.s), w);
       const id = randomUUID();
       await this.reserve(tx, account, { chainId: w.chainId, token: w.token, symbol: w.symbol, format: w.format }, w.amount, { kind: 'withdrawal_reserved', ref: id, memo: `withdrawal to ${w.address}` }, nowMs);
       const [row] = await tx.query(
@@ -388,6 +457,103 @@ export class LedgerStore {
       const done = withdrawalOf(updated!);
       await this.events.add(tx, owner, 'WITHDRAWAL_UPDATED', view(done), nowMs);
       return done;
+    });
+  }
+
+  // ---- the treasury's gas --------------------------------------------------------------------
+
+  /** The native coin a mined treasury transaction cost (reverted ones too): the operator's, paid to the network. Once per transaction. */
+  async gasSpent(chainId: number, hash: string, fee: bigint, memo: string, nowMs: number): Promise<boolean> {
+    if (fee <= 0n) return false;
+    return this.post(this.db, { kind: 'gas', ref: `${chainId}/${hash.toLowerCase()}`, memo }, move(GAS, EXTERNAL.gas, chainId, NATIVE, fee), nowMs);
+  }
+
+  /**
+   * The treasury's native coin on chain at `block` against the journal's, while none of its
+   * transactions is under way: more on chain is the operator's funding (only the operator sends
+   * the treasury native coin) and is journaled; less is a difference, answered and never booked.
+   */
+  async gasFunding(chainId: number, block: bigint, onChain: bigint, nowMs: number): Promise<{ funded: bigint; short: bigint }> {
+    const { gas } = await this.held(chainId, NATIVE);
+    if (onChain > gas) {
+      await this.post(this.db, { kind: 'gas_funded', ref: `${chainId}/${block}`, memo: `native coin sent to the treasury, seen at block ${block}` }, move(EXTERNAL.operator, GAS, chainId, NATIVE, onChain - gas), nowMs);
+      return { funded: onChain - gas, short: 0n };
+    }
+    return { funded: 0n, short: gas - onChain };
+  }
+
+  /** Whether any treasury transaction of a chain is signed and not yet counted (swaps, withdrawals, partner transfers). */
+  async inFlight(chainId: number): Promise<boolean> {
+    const [row] = await this.db.query(
+      `SELECT (EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM withdrawals WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)) AS busy`,
+      [chainId],
+    );
+    return Boolean(row!.busy);
+  }
+
+  // ---- what is owed to the payout partner ------------------------------------------------------
+
+  /** Each coin of a chain owed to the payout partner, with when the oldest of it (since the last transfer) became owed. */
+  async owedToPartner(chainId: number): Promise<Array<{ token: string; owed: bigint; sinceMs: number | null }>> {
+    const rows = await this.db.query(
+      `SELECT p.token, sum(p.amount)::text AS owed,
+              min(e.created_ms) FILTER (WHERE e.kind = 'payout_paid' AND e.created_ms > COALESCE(
+                (SELECT max(t.created_ms) FROM partner_transfers t WHERE t.chain_id = $1 AND t.token = p.token AND t.state = 'completed'), 0)) AS since
+         FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+        WHERE p.account = $2 AND p.chain_id = $1 GROUP BY p.token`,
+      [chainId, PAYOUT_PAYABLE],
+    );
+    return rows.map((r) => ({ token: r.token as string, owed: big(r.owed), sinceMs: r.since == null ? null : Number(r.since) }));
+  }
+
+  async pendingPartnerTransfers(chainId: number): Promise<PartnerTransfer[]> {
+    return (await this.db.query(`SELECT * FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(partnerOf);
+  }
+
+  async partnerTransfers(chainId?: number): Promise<PartnerTransfer[]> {
+    return (await this.db.query(`SELECT * FROM partner_transfers ${chainId === undefined ? '' : 'WHERE chain_id = $1'} ORDER BY created_ms, id`, chainId === undefined ? [] : [chainId])).map(partnerOf);
+  }
+
+  /** The last failed transfer's time (a failure waits a minute before the next try). */
+  async lastPartnerFailureMs(chainId: number, token: string): Promise<number | null> {
+    const [row] = await this.db.query(`SELECT max(updated_ms) AS t FROM partner_transfers WHERE chain_id = $1 AND token = $2 AND state = 'failed'`, [chainId, token.toLowerCase()]);
+    return row?.t == null ? null : Number(row.t);
+  }
+
+  /**
+   * Records a transfer of `amount` to the partner, before anything is signed: at most one
+   * pending per coin (a unique index), so a second instance or a retry makes none. Undefined
+   * when one is pending already.
+   */
+  async startPartnerTransfer(chainId: number, token: string, address: string, amount: bigint, nowMs: number): Promise<PartnerTransfer | undefined> {
+    const [row] = await this.db.query(
+      `INSERT INTO partner_transfers (id, chain_id, token, address, amount, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)
+       ON CONFLICT (chain_id, token) WHERE state = 'pending' DO NOTHING RETURNING *`,
+      [randomUUID(), chainId, token.toLowerCase(), address, String(amount), nowMs],
+    );
+    return row && partnerOf(row);
+  }
+
+  /** Notes the transaction a partner transfer is sent in, before it is sent. */
+  async partnerSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
+    await this.db.query(`UPDATE partner_transfers SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  }
+
+  /** A partner transfer mined: what was owed moves out to the partner (one entry); failed: nothing moves, it is still owed. */
+  async finishPartnerTransfer(id: string, result: { sent: true } | { failure: string }, nowMs: number): Promise<PartnerTransfer> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(`SELECT * FROM partner_transfers WHERE id = $1 FOR UPDATE`, [id]);
+      const t = partnerOf(row!);
+      if (t.state !== 'pending') return t;
+      if ('sent' in result) {
+        await this.post(tx, { kind: 'partner_sent', ref: id, memo: `to the payout partner ${t.address} in ${t.txHash}` }, move(PAYOUT_PAYABLE, EXTERNAL.partner, t.chainId, t.token, t.amount), nowMs);
+        const [done] = await tx.query(`UPDATE partner_transfers SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+        return partnerOf(done!);
+      }
+      const [done] = await tx.query(`UPDATE partner_transfers SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, result.failure, nowMs]);
+      return partnerOf(done!);
     });
   }
 

@@ -10,7 +10,7 @@ import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Field
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import type { LedgerStore } from './ledger.ts';
-import { merchantAccount, move } from '../domain/ledger.ts';
+import { merchantAccount, move, PAYOUT_PAYABLE } from '../domain/ledger.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {
@@ -19,8 +19,7 @@ export interface PayoutCoin {
   decimals: number;
 }
 
-/** What the operator owes its payout partner for payouts paid: USDT still in the treasury until it settles with the partner. */
-export const PAYOUT_PAYABLE = 'payable:payout-partner';
+export { PAYOUT_PAYABLE };
 
 /** Payout units (micro-USDT) in the token's base units; a token with fewer than 6 decimals cannot carry them. */
 const tokenUnits = (units: bigint, coin: PayoutCoin) => units * 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);

@@ -151,6 +151,43 @@ describe.each(KINDS)('storage on %s', (kind) => {
     for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
   });
 
+  // Issue 24: a stolen secret key must not empty a custodial balance to the thief's wallet in one go.
+  it('holds a merchant\'s daily withdrawal limit against a stolen key: everything at once, two at once, and 24 hours later', async () => {
+    const server = { authorization: `Bearer ${secretKey}` };
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
+    await call('POST', '/api/v1/transaction/initialize', { reference: `thief-${kind}`, coin: 'USDC', currency: 'USD', amount: 100 });
+    await call('POST', '/api/v1/sandbox/deposit', { reference: `thief-${kind}`, kind: 'exact' });
+    const usdt = coinOf('test', 'USDC')!; // a coin no other case here withdraws
+    const whole = (n: string) => BigInt(n) * 10n ** BigInt(usdt.decimals);
+    expect(await api.parts.ledger.setWithdrawalLimit(account, 'USDC', '40', Date.now())).toBe(true);
+    const start = Date.now();
+    const thief = '0x' + 'be'.repeat(20);
+    const withdraw = (amount: bigint, at = start) =>
+      api.parts.ledger.withdraw(account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString() }, at, () => ({}));
+    const available = async () => (await api.parts.ledger.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
+    const everything = await available();
+    expect(everything).toBeGreaterThan(whole('100'));
+    // Everything in one call: refused, naming the field and the limit; nothing reserved.
+    const all = await withdraw(everything).then(() => undefined, (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e);
+    expect(all?.message).toMatch(/daily withdrawal limit of 40 USDC/);
+    expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40: the daily withdrawal limit is 40 USDC' }]);
+    expect(await available()).toBe(everything);
+    // Two of 30 at once: each fits the limit alone, not together; exactly one is taken.
+    const two = await Promise.allSettled([withdraw(whole('30')), withdraw(whole('30'))]);
+    expect(two.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30 withdrawn in the last 24 hours, 10 left/);
+    // What is left of the day's limit, and not a base unit more.
+    await withdraw(whole('10'));
+    await expect(withdraw(1n)).rejects.toThrow(/0 left/);
+    expect(await available()).toBe(everything - whole('40'));
+    // A day later the limit is whole again; another merchant's limit was never this one's.
+    await withdraw(whole('40'), start + 86_400_001);
+    await expect(withdraw(1n, start + 86_400_001)).rejects.toThrow(/daily withdrawal limit/);
+    expect(await api.parts.ledger.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' }, 'USDC')).toEqual({ daily: '10000', set: false });
+    expect(await api.parts.ledger.setWithdrawalLimit(account, 'USDC', null, Date.now())).toBe(true);
+    for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
+  });
+
   it('hands each due event to one claimer, however many claim at once', async () => {
     const stamp = Date.now();
     await api.parts.merchants.setWebhookUrl(account, 'http://127.0.0.1:9/never', stamp);

@@ -7,12 +7,12 @@
 // balances plus the operator's fees plus what is owed to the payout partner. And with `wallet`
 // settlement (the default) swaps and payouts answer 409 and the sweep goes to the merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseAbi, parseUnits, type Address } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseEther, parseUnits, zeroAddress, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { DepositFactory } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
@@ -23,6 +23,8 @@ import '../../testing/conformance.ts';
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
 const merchantWallet = devAccount(9).address;
+const partner = devAccount(PARTNER_DEV_ACCOUNT).address;
+const ADMIN_TOKEN = 'op_' + 'i24'.repeat(14);
 let chain: DevChain;
 let contracts: DevContracts;
 let api: Service;
@@ -34,7 +36,7 @@ beforeAll(async () => {
   contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   api = await startService({
-    demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
+    demo: true, adminToken: ADMIN_TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
     watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100, webhookRetryMs: 100,
   });
 }, 120_000);
@@ -52,9 +54,15 @@ const balanceOf = async (coin: string, key = secretKey) => {
   return lines.find((l) => l.coin === coin) ?? { coin, available: '0', reserved: '0', pending: '0' };
 };
 
-/** The books after a step: each coin's postings sum to zero, and the treasury holds on chain what the journal says. */
+/**
+ * The books after a step, once the treasury has nothing in flight (a partner transfer is sent
+ * in the background after a payout is paid): each coin's postings sum to zero; the treasury
+ * holds on chain, of each token, what the journal says; and of the native coin, what the
+ * operator funded it with less the gas journaled.
+ */
 const reconciliations: string[] = [];
 async function books(step: string) {
+  await until(`${step}: the treasury idle`, async () => (await api.parts.ledger.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.ledger.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.ledger.inFlight(31337)));
   for (const s of await api.parts.ledger.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   for (const symbol of ['USDC', 'USDT'] as const) {
     const token = contracts.tokens[symbol];
@@ -62,8 +70,14 @@ async function books(step: string) {
     const chainHolds = await onChain(token, treasury);
     expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(held.merchants + held.fees + held.payable);
     expect(-held.external).toBe(chainHolds);
-    reconciliations.push(`${step} | ${symbol} | ${chainHolds} | ${held.merchants} | ${held.fees} | ${held.payable} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'}`);
+    reconciliations.push(`| ${step} | ${symbol} | ${formatUnits(chainHolds, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.merchants, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.fees, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.payable, symbol === 'USDC' ? 6 : 18)} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'} |`);
   }
+  // The native coin: the journal's gas account (funded − spent) against the treasury's balance, once the job has looked (its first tick).
+  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.ledger.held(31337, zeroAddress)).gas > 0n ? api.parts.ledger.held(31337, zeroAddress) : false));
+  const wei = await reader.getBalance({ address: treasury });
+  expect(wei, `${step}: the treasury's native coin = funded − gas journaled`).toBe(native.gas);
+  expect(-native.external).toBe(wei);
+  reconciliations.push(`| ${step} | ETH (gas) | ${formatUnits(wei, 18)} | – | – | operator:gas ${formatUnits(native.gas, 18)} | ${wei === native.gas ? 'equal' : 'DIFFERENT'} |`);
 }
 
 const NGN = { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' };
@@ -193,7 +207,23 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await until('paid', async () => (await server('GET', `/api/v1/bank/payouts/withdrawals/${payout.body.data.id}`)).body.data.status === 'paid');
     expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(before - parseUnits('20', 18));
     expect((await balanceOf('USDT')).reserved).toBe('0');
-    await books('USDT payout paid');
+    // What the partner paid the bank in NGN is owed to it in USDT, and sent to its deposit address from the treasury.
+    const sent = await until('sent to the payout partner', async () => (await api.parts.ledger.partnerTransfers(31337)).find((t) => t.state === 'completed'));
+    expect(sent).toMatchObject({ token: contracts.tokens.USDT.toLowerCase(), address: partner, amount: parseUnits('20', 18) });
+    expect(await onChain(contracts.tokens.USDT, partner)).toBe(parseUnits('20', 18));
+    const receipt = await reader.getTransactionReceipt({ hash: sent.txHash as `0x${string}` });
+    expect(receipt.from).toBe(treasury.toLowerCase());
+    const journal = await api.parts.ledger.entries();
+    expect(journal.find((e) => e.kind === 'partner_sent' && e.ref === sent.id)?.postings).toEqual([
+      { account: 'payable:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: -parseUnits('20', 18) },
+      { account: 'external:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: parseUnits('20', 18) },
+    ]);
+    // Its gas, to the wei, in the native coin: the operator's expense.
+    expect(journal.find((e) => e.kind === 'gas' && e.ref === `31337/${sent.txHash}`)?.postings).toEqual([
+      { account: 'operator:gas', chainId: 31337, token: zeroAddress, amount: -(receipt.gasUsed * receipt.effectiveGasPrice) },
+      { account: 'external:gas', chainId: 31337, token: zeroAddress, amount: receipt.gasUsed * receipt.effectiveGasPrice },
+    ]);
+    await books('USDT payout paid, sent to the payout partner');
   });
 
   it('a payout the bank rejects returns its money to the balance', async () => {
@@ -254,6 +284,30 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await books('swap past the slippage limit, failed and returned');
   });
 
+  it('an attacker with the stolen secret key cannot empty the balance to a wallet: the daily limit holds, two at once too', async () => {
+    const thief = devAccount(6).address;
+    const operator = (body: unknown) =>
+      fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    // The secret key cannot raise its own limit: only the operator's token sets it.
+    expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', coin: 'USDC', daily: '1000000' }, secretKey)).status).toBe(401);
+    const set = await operator({ mode: 'test', coin: 'USDC', daily: '10' });
+    expect(set).toMatchObject({ status: 200, body: { data: { mode: 'test', coin: 'USDC', daily: '10', default: false } } });
+    expect((await operator({ mode: 'test', coin: 'USDC', daily: '-1' })).body.errors[0].field).toBe('daily');
+    const all = (await balanceOf('USDC')).available;
+    const everything = await server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: all });
+    expect(everything.status).toBe(409);
+    expect(everything.body.errors).toEqual([{ field: 'amount', message: 'expected at most 10: the daily withdrawal limit is 10 USDC' }]);
+    const two = await Promise.all([0, 1].map(() => server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: '6' })));
+    expect(two.map((t) => t.status).sort()).toEqual([201, 409]);
+    expect(two.find((t) => t.status === 409)!.body.message).toMatch(/over your daily withdrawal limit of 10 USDC \(6 withdrawn in the last 24 hours, 4 left\)/);
+    const id = two.find((t) => t.status === 201)!.body.data.id;
+    await until('the one withdrawal sent', async () => (await server('GET', `/api/v1/withdrawals/${id}`)).body.data.status === 'completed');
+    expect(await onChain(contracts.tokens.USDC, thief)).toBe(6_000_000n);
+    expect((await balanceOf('USDC')).available).toBe(String(Number(all) - 6));
+    expect((await operator({ mode: 'test', coin: 'USDC', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
+    await books('a thief\'s withdrawals held to the daily limit');
+  });
+
   it('another merchant and a live key see none of it, and cannot move it', async () => {
     const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'o@example.com', businessLogo: '' }, Date.now());
     const otherKey = other.keys.test.secretKey;
@@ -274,20 +328,39 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await books('after the other merchant\'s tries');
   });
 
-  it('prints the demo merchant\'s journal and the reconciliations (for the notes)', async () => {
-    const journal: Entry[] = await api.parts.ledger.entries(DEMO_MERCHANT.id);
-    const symbol = (t: string) => Object.entries(contracts.tokens).find(([, a]) => a.toLowerCase() === t)?.[0] ?? t;
+  it('prints the demo merchant\'s journal, the swap\'s rate and slippage, and the reconciliations (for the notes)', async () => {
+    // The merchant's entries, and the operator's entries its money caused (the partner transfer, gas): the only merchant with money here.
+    const journal: Entry[] = await api.parts.ledger.entries();
+    expect(journal.filter((e) => e.merchantId !== null && e.merchantId !== DEMO_MERCHANT.id)).toEqual([]);
+    const coins: Record<string, [string, number]> = { [zeroAddress]: ['ETH', 18], ...Object.fromEntries(Object.entries(contracts.tokens).map(([s, a]) => [a.toLowerCase(), [s, s === 'USDC' ? 6 : 18]])) };
     const running = new Map<string, bigint>();
     const lines = ['| # | entry | ref | account | coin | amount | running balance of that account |', '|---|---|---|---|---|---|---|'];
     for (const e of journal) {
       for (const p of e.postings) {
         const key = `${p.account}/${p.token}`;
         running.set(key, (running.get(key) ?? 0n) + p.amount);
-        const account = p.account.replace(DEMO_MERCHANT.id, 'demo');
-        lines.push(`| ${e.id} | ${e.kind} | ${e.ref.slice(0, 18)} | ${account} | ${symbol(p.token)} | ${p.amount} | ${running.get(key)} |`);
+        const [symbol, decimals] = coins[p.token] ?? [p.token, 0];
+        lines.push(`| ${e.id} | ${e.kind} | ${e.ref.replace(/^31337\//, '').slice(0, 10)}… | ${p.account.replace(DEMO_MERCHANT.id, 'demo')} | ${symbol} | ${formatUnits(p.amount, decimals)} | ${formatUnits(running.get(key)!, decimals)} |`);
       }
     }
-    console.log(`JOURNAL\n${lines.join('\n')}\nRECONCILIATIONS\nstep | coin | treasury on chain | merchants | fees | owed to payout partner | result\n${reconciliations.join('\n')}`);
+    const swaps = (await api.db.query(`SELECT id FROM swaps WHERE merchant_id = $1 AND state IN ('completed', 'failed') ORDER BY created_ms`, [DEMO_MERCHANT.id])).map((r) => r.id as string);
+    const swapLines = ['| swap | amount | quoted rate | quoted to receive | minimum (slippage limit) | received | done at rate | slippage against the quote | status |', '|---|---|---|---|---|---|---|---|---|'];
+    for (const id of swaps) {
+      const s = (await server('GET', `/api/v1/swaps/${id}`)).body.data;
+      const quoted = (await api.db.query(`SELECT pool_out::text AS q, amount_out::text AS o FROM swaps WHERE id = $1`, [id]))[0]!;
+      const poolOut = BigInt(quoted.q as string);
+      const out = quoted.o == null ? null : BigInt(quoted.o as string);
+      const slipped = out === null ? '–' : `${(Number(((poolOut - out) * 1_000_000n) / poolOut) / 10_000).toFixed(4)}% (limit ${s.slippage_bps / 100}%)`;
+      const doneRate = out === null ? '–' : (Number(formatUnits(out, 18)) / Number(s.amount)).toFixed(8);
+      swapLines.push(`| ${s.from}→${s.to} | ${s.amount} | ${s.rate} | ${s.amount_received} | ${s.minimum_received} | ${s.status === 'completed' ? s.amount_received : '–'} | ${doneRate} | ${slipped} | ${s.status}${s.failure ? `: ${s.failure}` : ''} |`);
+    }
+    const reconciliationHead = '| step | coin | treasury on chain | merchants | fees | owed to payout partner / gas | result |\n|---|---|---|---|---|---|---|';
+    console.log(`JOURNAL\n${lines.join('\n')}\n\nSWAPS\n${swapLines.join('\n')}\n\nRECONCILIATIONS\n${reconciliationHead}\n${reconciliations.join('\n')}`);
     expect(journal.length).toBeGreaterThanOrEqual(8);
+    expect(journal.filter((e) => e.kind === 'gas').length).toBeGreaterThanOrEqual(4); // the approval, the swap, two withdrawals, the partner transfer
+    expect(reconciliations.every((r) => r.endsWith('equal |'))).toBe(true);
+    // The operator funded the treasury with 100 ETH (the dev deploy), and nothing else: no gas was booked as funding.
+    const funded = journal.filter((e) => e.kind === 'gas_funded').flatMap((e) => e.postings).filter((p) => p.account === 'operator:gas').reduce((sum, p) => sum + p.amount, 0n);
+    expect(funded).toBe(parseEther('100'));
   });
 });
