@@ -65,6 +65,13 @@ export function networksFromFile(path: string): Partial<Record<KeyMode, Network>
   if (parsed.data.live && parsed.data.test && parsed.data.live.chainId === parsed.data.test.chainId) {
     throw new Error(`NETWORKS_FILE ${path}: test.chainId: test keys need a chain of their own (a testnet), not the live chain ${parsed.data.live.chainId}`);
   }
+  for (const mode of ['test', 'live'] as const) {
+    const n = parsed.data[mode];
+    // What is owed to the partner would be "sent" to the treasury itself: owed for ever, and counted as sent.
+    if (n?.payoutPartner && n.treasury && n.payoutPartner.toLowerCase() === n.treasury.toLowerCase()) {
+      throw new Error(`NETWORKS_FILE ${path}: ${mode}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
+    }
+  }
   const networks: Partial<Record<KeyMode, Network>> = {};
   for (const mode of ['test', 'live'] as const) {
     const n = parsed.data[mode];

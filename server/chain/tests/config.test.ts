@@ -40,6 +40,11 @@ describe('NETWORKS_FILE', () => {
     expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
   });
 
+  it('takes the payout partner\'s deposit address and when what it is owed is sent', () => {
+    const partner = { payoutPartner: '0x' + '2'.repeat(40), partnerMinimum: '250.5', partnerMaxWaitMinutes: 1440 };
+    expect(configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, ...partner } }) }).networks?.live).toMatchObject(partner);
+  });
+
   it.each([
     [{ live: { ...BSC, rpcUrls: [] } }, /live\.rpcUrls: expected at least one RPC URL/],
     [{ live: { ...BSC, rpcUrls: ['ftp://x'] } }, /live\.rpcUrls\.0: expected an http\(s\) URL/],
@@ -54,6 +59,10 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, logRange: 0 } }, /live\.logRange: expected a whole number from 1 to 100000/],
     [{ live: { ...BSC, reorgDepth: 2.5 } }, /live\.reorgDepth/],
     [{ live: { ...BSC, finality: 'latest' } }, /live\.finality: expected "safe" or "finalized"/],
+    [{ live: { ...BSC, payoutPartner: '0x12' } }, /live\.payoutPartner: expected a 0x address/],
+    [{ live: { ...BSC, partnerMinimum: 1000 } }, /live\.partnerMinimum: expected whole USDT/],
+    [{ live: { ...BSC, partnerMaxWaitMinutes: 0 } }, /live\.partnerMaxWaitMinutes: expected a whole number/],
+    [{ live: { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) } }, /live\.payoutPartner: expected the payout partner's own deposit address, not the treasury/],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
   });
