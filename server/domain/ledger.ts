@@ -157,6 +157,15 @@ export interface StoredWithdrawal {
   updatedMs: number;
 }
 
+/**
+ * A configured amount of whole tokens (decimal text: a limit, a minimum) in a coin's base units,
+ * rounded down where it has more decimal places than the coin: a threshold never rounds up.
+ */
+export function configuredUnits(text: string, decimals: number): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt((whole || '0') + fraction.slice(0, decimals).padEnd(decimals, '0'));
+}
+
 /** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
 export const WITHDRAWAL_WINDOW_MS = 86_400_000;
 /** The daily withdrawal limit per coin where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT): whole tokens. */

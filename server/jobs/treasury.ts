@@ -5,8 +5,7 @@
 // returns the reserved money (or leaves the partner owed). Each mined transaction's gas is a
 // journal entry in the native coin, so the treasury's native balance reconciles too.
 import type { Address, Hex, TransactionReceipt } from 'viem';
-import { toUnits } from '../../contract/money.ts';
-import { partnerDue } from '../domain/ledger.ts';
+import { configuredUnits, partnerDue } from '../domain/ledger.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import { feeOf, SwapRefused, type Signed, type SwapProvider, type Treasury } from '../chain/treasury.ts';
 import type { Job, JobDeps } from './index.ts';
@@ -122,7 +121,7 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
   const chainId = network.chainId;
   const minimumOf = (token: string) => {
     const decimals = network.tokens.find((t) => t.address.toLowerCase() === token)?.decimals ?? 18;
-    return toUnits(network.partnerMinimum ?? '1000', decimals) ?? 0n;
+    return configuredUnits(network.partnerMinimum ?? '1000', decimals);
   };
   const maxWaitMs = (network.partnerMaxWaitMinutes ?? 60) * 60_000;
   const dueCoins = async () => {

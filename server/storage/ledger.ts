@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import { Conflict, NotFound } from '../domain/errors.ts';
-import { toUnits } from '../../contract/money.ts';
 import {
-  assertBalanced, checkWithdrawalLimit, DEFAULT_WITHDRAWAL_DAILY_LIMIT, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, PAYOUT_PAYABLE, swapTerms, WITHDRAWAL_WINDOW_MS,
+  assertBalanced, checkWithdrawalLimit, configuredUnits, DEFAULT_WITHDRAWAL_DAILY_LIMIT, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, PAYOUT_PAYABLE, swapTerms, WITHDRAWAL_WINDOW_MS,
   type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
 } from '../domain/ledger.ts';
 
@@ -405,8 +404,7 @@ export class LedgerStore {
   async withdraw(account: Owner, w: { chainId: number; symbol: string; token: string; decimals: number; address: string; amount: bigint; format: (units: bigint) => string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
     return this.db.transaction(async (tx) => {
       await this.lock(tx, account);
-      const limit = toUnits((await this.withdrawalLimit(account, w.symbol, tx)).daily, w.decimals);
-      if (limit === undefined) throw new Error(`the daily withdrawal limit of ${w.symbol} has more decimal places than the coin`);
+      const limit = configuredUnits((await this.withdrawalLimit(account, w.symbol, tx)).daily, w.decimals);
       const [recent] = await tx.query(
         `SELECT COALESCE(sum(amount), 0)::text AS s FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND token = $4 AND state <> 'failed' AND created_ms > $5`,
         [account.merchant.id, account.mode, w.chainId, w.token.toLowerCase(), nowMs - WITHDRAWAL_WINDOW_MS],
