@@ -168,11 +168,20 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
 
 type Settled = { state: 'ok'; receipt: TransactionReceipt } | { state: 'failed'; failure: string; receipt?: TransactionReceipt } | { state: 'pending' };
 
-/** Sends a recorded transaction (again) and waits for it: mined (ok or reverted, with its receipt), never to be mined, or pending (left for the next tick). */
+/**
+ * Sends a recorded transaction (again) and waits for it: mined with the network's confirmations
+ * (ok or reverted, with its receipt), never to be mined, or pending (left for the next tick).
+ * Mined and not yet deep enough is pending too, as a sweep is: a reorganisation could still take
+ * it away (a withdrawal counted sent that never was) or mine it again with another outcome (a
+ * swap counted failed, its money returned, that then goes through). Sent again each tick until
+ * then, so one dropped by a reorganisation goes back to the pool.
+ */
 async function settle(treasury: Treasury, hash: Hex, raw: Hex): Promise<Settled> {
   await treasury.send(raw);
   const outcome = await treasury.outcome(hash);
   if (outcome.mined) {
+    const head = await treasury.rpc.getBlockNumber();
+    if (head - outcome.receipt.blockNumber + 1n < BigInt(treasury.network.confirmations)) return { state: 'pending' };
     return outcome.ok
       ? { state: 'ok', receipt: outcome.receipt }
       : { state: 'failed', receipt: outcome.receipt, failure: `the transaction ${hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };

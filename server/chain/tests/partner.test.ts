@@ -3,7 +3,8 @@
 // batches (a 25 USDT minimum, or an hour's wait). A payout paid below the minimum stays owed;
 // the next one that takes it past the minimum sends both in one transfer; a small remainder is
 // sent once the clock passes the wait. Whichever instance sends, each batch is one transaction,
-// the partner receives exactly what it was owed, and the journal says so.
+// the partner receives exactly what it was owed, and the journal says so. And a treasury
+// transaction counts only once its block has the network's confirmations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -91,5 +92,26 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     for (const s of await one.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
     const held = await one.parts.ledger.held(31337, usdt());
     expect(await reader.readContract({ address: usdt(), abi: erc20Abi, functionName: 'balanceOf', args: [devNetwork(chain.url, contracts).treasury!] })).toBe(held.merchants + held.fees + held.payable);
+  });
+
+  // As a sweep is, a treasury transaction is counted only once its block has the network's
+  // confirmations (2 here): until then a reorganisation could take it away.
+  it('counts a withdrawal sent only once its block has the network\'s confirmations', async () => {
+    const rpc = (method: string, params: unknown[] = []) => reader.request({ method: method as 'eth_blockNumber', params: params as never });
+    await rpc('evm_setIntervalMining', [0]);
+    try {
+      const started = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: devAccount(6).address, amount: '1' });
+      expect(started.status).toBe(201);
+      const signed = await until('signed and sent', async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.tx_hash as string | null);
+      await until('in the pool', async () => (await reader.getTransaction({ hash: signed as `0x${string}` }).catch(() => undefined)) !== undefined);
+      await rpc('anvil_mine', ['0x1']);
+      expect((await reader.getTransactionReceipt({ hash: signed as `0x${string}` })).status).toBe('success');
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // ticks of both senders, at one confirmation
+      expect((await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.status).toBe('pending');
+      await rpc('anvil_mine', ['0x1']);
+      await until('counted at two confirmations', async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.status === 'completed');
+    } finally {
+      await rpc('evm_setIntervalMining', [1]);
+    }
   });
 });
