@@ -1,9 +1,10 @@
 // The treasury's work (merchants on `balance` settlement): deposits swept into the treasury
 // journaled into merchants' balances, and, one instance per chain at a time (a lease), pending
 // swaps and withdrawals and what is owed to the payout partner sent from the treasury, each
-// transaction recorded before it is sent and counted only once mined: a failed or reverted one
-// returns the reserved money (or leaves the partner owed). Each mined transaction's gas is a
-// journal entry in the native coin, so the treasury's native balance reconciles too.
+// transaction recorded before it is sent and counted only once its block has the network's
+// confirmations: a failed or reverted one returns the reserved money (or leaves the partner
+// owed). Each counted transaction's gas is a journal entry in the native coin, so the
+// treasury's native balance reconciles too.
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from '../domain/ledger.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
@@ -113,7 +114,7 @@ async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvide
  * default) or the oldest of it has waited `partnerMaxWaitMinutes` (60), since each transfer
  * costs gas and a partner settles in batches anyway; a dev chain's minimum is 0 (each payout).
  * Recorded before it is signed, its transaction before it is sent; journaled payable → partner
- * only once mined; a failure leaves it owed, tried again a minute later.
+ * only once counted (see settle); a failure leaves it owed, tried again a minute later.
  */
 function partnerWork(deps: JobDeps, treasury: Treasury) {
   const { ledger, log } = deps;
