@@ -49,20 +49,23 @@ export class JobLoop {
 
 /**
  * A job that is one JobLoop: `tick` every `intervalMs`, woken at once by a NOTIFY on `wakeOn`
- * when given; `onStop` runs first when it stops (to abort work under way).
+ * when given; `onStop` runs first when it stops (to abort work under way, and wait for it).
  */
 export function loopJob(
   name: string,
   tick: () => Promise<void>,
   intervalMs: number,
   onError: (error: unknown) => void,
-  options: { wakeOn?: string; onStop?: () => void } = {},
+  options: { wakeOn?: string; onStop?: () => void | Promise<void> } = {},
 ): Job {
   const loop = new JobLoop(tick, intervalMs, onError);
   return {
     name,
     start: () => loop.start(),
-    stop: () => (options.onStop?.(), loop.stop()),
+    stop: async () => {
+      await options.onStop?.();
+      await loop.stop();
+    },
     ...(options.wakeOn ? { wakeOn: { channel: options.wakeOn, wake: () => loop.wake() } } : {}),
   };
 }

@@ -65,21 +65,40 @@ export function webhookDelivery(deps: DeliveryDeps) {
     deps.log.info({ event: event.id, type: event.type, attempt: event.attempts, status, error, ms: attempt.durationMs }, 'webhook delivery');
   }
 
+  /** Deliveries under way: at most CAPACITY, each account's few at most (claimDue counts an account's leased events). */
+  const running = new Set<Promise<void>>();
+  const CAPACITY = 20;
+
   return {
+    /**
+     * Claims due events while there is room and starts each delivery, without waiting for them
+     * to end: one endpoint that never answers holds its own slots for the timeout, never the
+     * others' deliveries. Waits only while every slot is taken.
+     */
     async tick(): Promise<void> {
       for (;;) {
         if (closed) return;
+        if (running.size >= CAPACITY) {
+          await Promise.race(running);
+          continue;
+        }
         // The lease outlives one attempt (its timeout) with room for the writes around it; an
         // instance that dies mid-delivery holds its events no longer than that.
-        const due = await deps.events.claimDue(deps.now(), deps.timeoutMs + 5_000, 20);
+        const due = await deps.events.claimDue(deps.now(), deps.timeoutMs + 5_000, CAPACITY - running.size);
         if (due.length === 0) return;
-        await Promise.all(due.map((event) => deliver(event).catch((error) => deps.log.error({ err: error, event: event.id }, 'webhook delivery failed'))));
+        for (const event of due) {
+          const delivery: Promise<void> = deliver(event)
+            .catch((error) => deps.log.error({ err: error, event: event.id }, 'webhook delivery failed'))
+            .finally(() => running.delete(delivery));
+          running.add(delivery);
+        }
       }
     },
-    /** Aborts deliveries under way: nothing is sent after this. Their events stay due. */
-    close(): void {
+    /** Aborts deliveries under way, and waits for them to record it: nothing is sent after this. Their events stay due. */
+    async close(): Promise<void> {
       closed = true;
       inFlight.forEach((abort) => abort.abort());
+      await Promise.all(running);
     },
   };
 }

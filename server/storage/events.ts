@@ -85,21 +85,27 @@ export class EventStore {
    * instance skips them while the lease holds, and takes them over if this one dies.
    */
   async claimDue(nowMs: number, leaseMs: number, limit: number, perAccount = 4): Promise<StoredEvent[]> {
-    // Fair to every account: at most `perAccount` events of one (merchant, mode) a batch, live
-    // accounts' first, so that no merchant's backlog (a test key's flood to a slow endpoint)
-    // holds back another's deliveries. The accounts come first (up to `limit` of them, each
-    // with its oldest due event), then each account's own oldest few: however deep one
-    // account's backlog, every other account with a due event is in the same batch. The rows
-    // picked are locked, so instances claiming at once pick different ones.
+    // Fair to every account: at most `perAccount` events of one (merchant, mode) in flight at
+    // once (counting those other claims still hold: an endpoint that never answers keeps only
+    // its own few slots), live accounts' first, so that no merchant's backlog (a test key's
+    // flood to a slow endpoint) holds back another's deliveries. The accounts come first (up to
+    // `limit` of them, each with its oldest due event), then each account's own oldest few:
+    // however deep one account's backlog, every other account with a due event is in the same
+    // batch. The rows picked are locked, so instances claiming at once pick different ones.
     const due = `state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)`;
     const rows = await this.db.query(
-      `WITH accounts AS (
-         SELECT merchant_id, mode, min(next_attempt_ms) AS first FROM events WHERE ${due}
-          GROUP BY merchant_id, mode ORDER BY (mode = 'live') DESC, first LIMIT $3),
+      `WITH held AS (
+         SELECT merchant_id, mode, count(*) AS n FROM events WHERE state = 'pending' AND lease_until_ms > $1 GROUP BY merchant_id, mode),
+       accounts AS (
+         SELECT e.merchant_id, e.mode, min(e.next_attempt_ms) AS first, $5 - COALESCE(min(h.n), 0) AS room
+           FROM events e LEFT JOIN held h ON h.merchant_id = e.merchant_id AND h.mode = e.mode
+          WHERE e.state = 'pending' AND e.next_attempt_ms <= $1 AND (e.lease_until_ms IS NULL OR e.lease_until_ms <= $1)
+          GROUP BY e.merchant_id, e.mode HAVING $5 - COALESCE(min(h.n), 0) > 0
+          ORDER BY (e.mode = 'live') DESC, first LIMIT $3),
        picked AS (
          SELECT e.seq, a.mode, e.next_attempt_ms FROM accounts a CROSS JOIN LATERAL (
            SELECT seq, next_attempt_ms FROM events WHERE merchant_id = a.merchant_id AND mode = a.mode AND ${due}
-            ORDER BY next_attempt_ms, seq LIMIT $5 FOR UPDATE SKIP LOCKED) e)
+            ORDER BY next_attempt_ms, seq LIMIT a.room FOR UPDATE SKIP LOCKED) e)
        UPDATE events SET lease_until_ms = $2, attempts = attempts + 1, lease_token = $4
         WHERE seq IN (SELECT seq FROM picked ORDER BY (mode = 'live') DESC, next_attempt_ms, seq LIMIT $3)
         RETURNING *`,

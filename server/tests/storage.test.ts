@@ -202,7 +202,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     // Rounds of six claimers at once, until nothing is left: each event to one of them.
     const ids: string[] = [];
     for (let round = 0; round < 20; round++) {
-      const claims = (await Promise.all(Array.from({ length: 6 }, () => api.parts.events.claimDue(at, 60_000, 10)))).flat();
+      const claims = (await Promise.all(Array.from({ length: 6 }, () => api.parts.events.claimDue(at, 60_000, 10, 50)))).flat();
       if (claims.length === 0) break;
       ids.push(...claims.map((e) => e.id));
     }
@@ -210,6 +210,28 @@ describe.each(KINDS)('storage on %s', (kind) => {
     expect(new Set(ids).size).toBe(30);
     expect(await api.parts.events.claimDue(at, 60_000, 10)).toEqual([]); // leased
     expect((await api.parts.events.claimDue(at + 60_001, 60_000, 50, 50)).length).toBe(30); // the lease ran out: taken over
+  });
+
+  // Third review of issue 21: an endpoint that never answers held every slot its events were
+  // claimed into for the whole timeout. An account has at most `perAccount` events in flight.
+  it('claims no more of an account while its few are still in flight, and the others\' meanwhile', async () => {
+    const stamp = Date.now() + 30 * 86_400_000;
+    const live = { ...account, mode: 'live' as const };
+    await api.parts.merchants.setWebhookUrl(live, 'https://shop.example/hooks', Date.now());
+    await api.db.query(`UPDATE events SET state = 'delivered' WHERE state = 'pending'`);
+    await api.db.transaction(async (tx) => {
+      for (let i = 0; i < 10; i++) await api.parts.events.add(tx, account, 'DEPOSIT_TRANSACTION', { slow: i }, stamp);
+    });
+    await api.db.query(`UPDATE events SET next_attempt_ms = $1 WHERE state = 'pending'`, [stamp]);
+    const first = await api.parts.events.claimDue(stamp + 1, 60_000, 20);
+    expect(first).toHaveLength(4);
+    expect(await api.parts.events.claimDue(stamp + 2, 60_000, 20)).toEqual([]); // its four are still out
+    await api.db.transaction((tx) => api.parts.events.add(tx, live, 'DEPOSIT_TRANSACTION', { other: 1 }, stamp + 2));
+    await api.db.query(`UPDATE events SET next_attempt_ms = $1 WHERE state = 'pending' AND mode = 'live'`, [stamp + 2]);
+    expect((await api.parts.events.claimDue(stamp + 3, 60_000, 20)).map((e) => e.mode)).toEqual(['live']);
+    // One answered: one more of the slow account may go.
+    await api.parts.events.settle(first[0]!, { url: 'http://127.0.0.1:9/slow', status: 200, error: null, durationMs: 1, atMs: stamp + 4, instance: 'test' }, { state: 'delivered' });
+    expect(await api.parts.events.claimDue(stamp + 5, 60_000, 20)).toHaveLength(1);
   });
 
   // Review of issue 21: test and live events shared one queue in due order, so one account's
