@@ -12,7 +12,7 @@
 import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { countedUpTo, create2Addresses, rpcTransport, saltOf, type Network } from './networks.ts';
+import { countedUpTo, create2Addresses, minimumUnits, rpcTransport, saltOf, type Network } from './networks.ts';
 
 /** A deposit left out of a sweep: whose, which token, and the revert that said why. */
 export interface Stuck {
@@ -64,7 +64,15 @@ export class Sweeper {
   private readonly rpc: PublicClient;
   private readonly transport: Transport;
 
+  /**
+   * Per token: how much late or other-token money a deposit must hold before it is swept on
+   * its own, a hundred times the token's dust minimum (1 token by default). Less waits for
+   * money that counts, or for more.
+   */
+  private readonly unmatchedMinimums: Map<string, bigint>;
+
   constructor(private readonly o: SweeperOptions) {
+    this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
     this.transport = rpcTransport(o.network.rpcUrls);
     this.rpc = createPublicClient({ cacheTime: 0, transport: this.transport }) as PublicClient;
   }
@@ -102,7 +110,7 @@ export class Sweeper {
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
     const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
-    const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20);
+    const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     const { receipt, sent } = await this.send(data, fees, targets.length);

@@ -281,18 +281,25 @@ export class ChainStore {
   /**
    * Claims, for `claimMs`, the deposits that hold money to sweep on this chain: transfers
    * that counted (or were recorded as late or in an unexpected token) in blocks up to
-   * `maxBlock`, not yet swept, not claimed by a sweep under way. One target per deposit and
+   * `maxBlock`, not yet swept, not claimed by a sweep under way (late or other-token money
+   * alone: only from `unmatchedMinimums` of its token up). One target per deposit and
    * token, with what its address is bound to. A claim that runs out (its sweeper died) is
    * taken again: a second sweep of a deposit is harmless.
    */
-  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number): Promise<SweepTarget[]> {
+  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number, unmatchedMinimums: Map<string, bigint> = new Map()): Promise<SweepTarget[]> {
     return this.db.transaction(async (tx) => {
+      // Money that cannot count (late, another token) is swept on its own only once there is
+      // enough of it: a cent sent to each of many deposits must not cost the operator a
+      // deposit's first sweep each. It stays recorded, told, and goes with any later sweep.
       const rows = await tx.query(
-        `SELECT DISTINCT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
          WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
            AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
+         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token
+         HAVING bool_or(t.state = 'credited')
+             OR sum(t.amount) >= COALESCE((SELECT m.units FROM unnest($5::text[], $6::numeric[]) AS m(token, units) WHERE m.token = t.token), 0)
          ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
-        [chainId, String(maxBlock), nowMs, limit],
+        [chainId, String(maxBlock), nowMs, limit, [...unmatchedMinimums.keys()], [...unmatchedMinimums.values()].map(String)],
       );
       const targets = rows.map((r) => ({
         paymentId: String(r.id),

@@ -1,4 +1,4 @@
-// Third review of issue 21 (expected to FAIL on main until fixed): a merchant on the same
+// Third review of issue 21 (this failed on main before its fix): a merchant on the same
 // instance whose webhook endpoint takes the connection and never answers holds back every
 // other merchant's deliveries. The sender claims a batch of 20 and waits for all of it
 // (Promise.all) before claiming again, so each batch that holds one of the slow merchant's
@@ -60,7 +60,7 @@ describe('one merchant\'s silent webhook endpoint', { timeout: 60_000 }, () => {
     expect((await send(api.url, victimKey, 'POST', '/api/v1/sandbox/deposit', { reference: 'honest-1', kind: 'exact' })).status).toBe(200);
     while (fast.received.length === 0 && Date.now() - paid < timeoutMs * 2) await new Promise((r) => setTimeout(r, 20));
     expect(fast.received.length).toBe(1);
-    // On main the honest delivery waits for the attacker's batch to time out (about 4 s).
+    // Before the fix the honest delivery waited for the attacker's batch to time out (about 4 s).
     expect(fast.received[0]! - paid).toBeLessThan(1_500);
   });
 });

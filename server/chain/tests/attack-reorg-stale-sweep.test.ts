@@ -1,4 +1,4 @@
-// Third review of issue 21 (expected to FAIL on main until fixed): a reorganisation deeper than
+// Third review of issue 21 (this failed on main before its fix): a reorganisation deeper than
 // the confirmations (main now orphans a transfer whose sweep is not final) in which both the
 // customer's transfer and the sweep come back, the sweep first. Re-mined before the money
 // arrives, the sweep moves nothing from that deposit (no Swept event, no SweepFailed); but

@@ -1,4 +1,4 @@
-// Third review of issue 21 (expected to FAIL on main until fixed): the sweeper's `settle`
+// Third review of issue 21 (this failed on main before its fix): the sweeper's `settle`
 // undoes a recorded sweep whenever its node does not hand back the sweep's receipt and
 // transaction, without asking whether the sweep's block is still on the chain. A node behind
 // a load balancer that has not indexed the block yet answers null; a provider's rate limit or a

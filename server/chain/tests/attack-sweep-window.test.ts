@@ -1,4 +1,4 @@
-// Third review of issue 21 (expected to FAIL on main until fixed): a sweep moves a deposit's
+// Third review of issue 21 (this failed on main before its fix): a sweep moves a deposit's
 // whole balance, but is recorded only against the transfers the watcher had recorded when it
 // was claimed. A transfer that reached the deposit before the sweep's block but was recorded
 // after (the watcher a tick behind, or money still confirming) was moved by that sweep and
