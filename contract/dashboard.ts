@@ -56,17 +56,40 @@ export type TimelineEntry = z.infer<typeof TimelineEntry>;
 export const PaymentDetail = later(() => z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text') }));
 export type PaymentDetail = z.infer<typeof PaymentDetail>;
 
-/** POST /api/v1/keys/roll: the mode's new secret key, shown this once; the old one is refused from now. */
-export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text }));
+/** At most a week: a rolled key's old one keeps working that long at most. */
+export const MAX_REVOKE_DELAY_SECONDS = 604_800;
+
+/** POST /api/v1/keys/roll's body (optional): how long the old key keeps working, in seconds (0, the default: it is refused now). */
+export const RollKeyBody = later(() =>
+  z.object({
+    revoke_old_after: z.optional(is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_REVOKE_DELAY_SECONDS, 'whole seconds from 0 to 604800 (a week)')),
+  }),
+);
+
+/**
+ * POST /api/v1/keys/roll: the mode's new secret key, shown this once; the old one is refused
+ * from now, or from `oldKeyValidUntil` when the roll gave a delay.
+ */
+export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text, oldKeyValidUntil: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
 export type RolledKey = z.infer<typeof RolledKey>;
 
-/** The dashboard's session: who is signed in, the token its state-changing requests carry, and the public keys. */
+const network = nullable<{ chainId: number; name: string }>(
+  (v) => !!v && typeof v === 'object' && Number.isSafeInteger((v as { chainId: unknown }).chainId) && typeof (v as { name: unknown }).name === 'string',
+  'a network: { chainId, name }',
+);
+
+/**
+ * The dashboard's session: who is signed in, the token its state-changing requests carry, the
+ * public keys, and each mode's network (null: none configured; the dashboard opens in live
+ * mode when live has one).
+ */
 export const DashboardSession = later(() =>
   z.object({
     merchant: z.object({ id: text, businessName: text, businessEmail: text }),
     csrfToken: text,
     expiresAt: timestamp,
     publicKeys: z.object({ test: text, live: text }),
+    networks: z.object({ test: network, live: network }),
   }),
 );
 export type DashboardSession = z.infer<typeof DashboardSession>;
@@ -82,3 +105,16 @@ export const SetPasswordBody = later(() =>
 
 /** The answer of every dashboard session endpoint. */
 export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
+
+/** GET/PATCH /api/v1/account: the business as customers see it (its logo's URL on this service, or ""). */
+export const Business = later(() => z.object({ businessName: text, businessEmail: text, businessLogo: text }));
+export type Business = z.infer<typeof Business>;
+export const BusinessAnswer = later(() => z.object({ ...envelope(), data: Business }));
+
+/** PATCH /api/v1/account: a new name or e-mail (the e-mail the owner signs in with, too). */
+export const BusinessBody = later(() =>
+  z.object({
+    business_name: z.optional(is<string>((v) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100, 'a name of 1 to 100 characters')),
+    business_email: z.optional(email),
+  }),
+);

@@ -122,6 +122,8 @@ export interface ServiceOptions {
   publicInitializesPerMinute?: { perClient?: number; perKey?: number };
   /** Dashboard sign-ins (and password settings) one client may try in ten minutes, whatever the e-mail (30). */
   signInsPerClient?: number;
+  /** Wrong dashboard passwords for one e-mail from every client together that lock it for all (100). */
+  accountLockoutFailures?: number;
   /** How many reverse proxies of the operator's stand in front (TRUST_PROXIES): rate limits then read the client from X-Forwarded-For. */
   trustProxies?: number;
   maxLongPollsPerKey?: number;
@@ -187,7 +189,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
 
   const events = new EventStore(db);
-  const merchants = new MerchantStore(db);
+  const merchants = new MerchantStore(db, now);
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
   const networks = options.networks ?? {};
@@ -207,7 +209,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     treasuries[mode] = { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) };
   }
   const chain = new ChainStore(db);
-  const dashboard = new DashboardStore(db);
+  const dashboard = new DashboardStore(db, options.accountLockoutFailures);
   for (const seed of options.merchants ?? (options.demo ? [DEMO_MERCHANT] : [])) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(links);
 

@@ -47,6 +47,12 @@ export const FREE_FAILURES = 3;
 /** From this many in a row, the e-mail is refused for LOCKOUT_MS whatever is sent. */
 export const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_MS = 15 * 60_000;
+/**
+ * Wrong passwords for one e-mail from every client together, within FAILURE_MEMORY_MS, that
+ * lock the e-mail for everyone (many addresses guessing at once); the owner's new sign-in
+ * link lifts it. Each client is locked on its own long before: one stranger cannot reach it.
+ */
+export const ACCOUNT_LOCKOUT_FAILURES = 100;
 /** Failures older than this are forgotten. */
 export const FAILURE_MEMORY_MS = 60 * 60_000;
 
@@ -58,4 +64,9 @@ export function lockedUntil(failures: number, nowMs: number): number {
   if (failures < FREE_FAILURES) return 0;
   if (failures >= LOCKOUT_FAILURES) return nowMs + LOCKOUT_MS;
   return nowMs + 1000 * 2 ** (failures - FREE_FAILURES);
+}
+
+/** Until when an e-mail is refused to every client after `failures` wrong passwords from all of them together. */
+export function accountLockedUntil(failures: number, nowMs: number, threshold = ACCOUNT_LOCKOUT_FAILURES): number {
+  return failures >= threshold ? nowMs + LOCKOUT_MS : 0;
 }

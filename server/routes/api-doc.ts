@@ -26,7 +26,7 @@ import {
   Readiness,
   WebhookEndpoint,
 } from '../../contract/api.ts';
-import { PaymentDetail, PaymentsPage, PaymentsQuery, RolledKey } from '../../contract/dashboard.ts';
+import { BusinessAnswer, BusinessBody, PaymentDetail, PaymentsPage, PaymentsQuery, RollKeyBody, RolledKey } from '../../contract/dashboard.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
@@ -58,6 +58,8 @@ interface Operation {
   body?: Schema;
   /** A multipart form (its text fields in `body`) with this file field. */
   file?: string;
+  /** The body may be left out. */
+  optionalBody?: boolean;
   /** Each success status and its whole body; errors are added from what the route can refuse. */
   responses: Record<number, Schema>;
   /** Errors this operation answers beyond those of its key, body and path (400, 401, 404, 413). */
@@ -110,7 +112,23 @@ export const OPERATIONS: Record<string, Operation> = {
   'PATCH /api/v1/products/{id}': { tag: 'Products', description: '`archived: true` keeps the product\'s prices off new carts; links that have them keep them.', body: ProductUpdateBody, responses: { 200: answer(Product) } },
   'POST /api/v1/products/{id}/prices': { tag: 'Products', description: 'A standard link\'s cart takes the price\'s `id` as `price_id`.', body: PriceBody, responses: { 201: answer(Price) } },
   'GET /api/v1/prices/{id}': { tag: 'Products', responses: { 200: answer(Price) } },
-  'POST /api/v1/keys/roll': { tag: 'Payments', description: 'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names) is replaced: the new one is answered this once, the old one is refused from now. Public keys stay.', responses: { 201: answer(RolledKey) } },
+  'POST /api/v1/keys/roll': {
+    tag: 'Payments',
+    description:
+      'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
+    body: RollKeyBody,
+    optionalBody: true,
+    responses: { 201: answer(RolledKey) },
+  },
+  'GET /api/v1/account': { tag: 'Account', responses: { 200: BusinessAnswer } },
+  'PATCH /api/v1/account': { tag: 'Account', description: 'The e-mail is also the one the owner signs in to the dashboard with.', body: BusinessBody, responses: { 200: BusinessAnswer } },
+  'PUT /api/v1/account/logo': {
+    tag: 'Account',
+    description: 'A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused). It is served at `/files/{id}`, and `businessLogo` is that URL.',
+    body: z.object({}),
+    file: 'logo',
+    responses: { 200: BusinessAnswer },
+  },
   'PUT /api/v1/webhook': { tag: 'Webhooks', body: WebhookBody, responses: { 200: answer(WebhookEndpoint) } },
   'GET /api/v1/webhook': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
   'POST /api/v1/webhook/rotate': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
@@ -132,6 +150,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkForm, file: 'cover_photo', responses: { 201: answer(DonationLink) } },
   'PUT /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkUpdateBody, responses: { 200: answer(DonationLink) }, errors: [404] },
   'PUT /api/v1/payment_links/{id}/status': { tag: 'Payment links', body: LinkStatusBody, responses: { 200: Done } },
+  'GET /api/v1/payment_links/{id}/qr': { tag: 'Payment links', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } },
   'GET /api/v1/bank': { tag: 'Bank payouts', query: z.object({ country: text }), responses: { 200: answer(z.array(Bank)) } },
   'GET /api/v1/bank/payouts/countries': { tag: 'Bank payouts', responses: { 200: answer(z.array(Country)) } },
   'GET /api/v1/bank/payouts/currencies': { tag: 'Bank payouts', responses: { 200: answer(z.array(oneOf(PAYOUT_CURRENCIES))) } },
@@ -193,6 +212,7 @@ const LEAVES: Record<string, JsonSchema> = {
   'a quote id from POST /api/v1/swaps/quote': { type: 'string', format: 'uuid' },
   'an empty object': { type: 'object', maxProperties: 0 },
   'a whole number as text': { type: 'string', pattern: '^\\d+$' },
+  'whole seconds from 0 to 604800 (a week)': { type: 'integer', minimum: 0, maximum: 604800 },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
   'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
   'a chain id such as 56': { type: 'integer', minimum: 1 },
@@ -306,10 +326,10 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     let requestBody: unknown;
     if (op.body && op.file) {
       const form = jsonSchema(op.body, 'input', untyped) as { properties: Record<string, JsonSchema> };
-      form.properties[op.file] = { type: 'string', contentMediaType: 'application/octet-stream', description: 'PNG, JPEG, GIF or WebP, at most 2 MiB' };
+      form.properties[op.file] = { type: 'string', contentMediaType: 'application/octet-stream', description: op.file === 'logo' ? 'PNG, JPEG, GIF or WebP, at most 512 KiB' : 'PNG, JPEG, GIF or WebP, at most 2 MiB' };
       requestBody = { required: true, content: { 'multipart/form-data': { schema: form } } };
     } else if (op.body) {
-      requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
+      requestBody = { required: !op.optionalBody, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
     }
     const security =
       route.auth === 'public' ? [{ publicKey: [] }]
@@ -356,7 +376,7 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
-    tags: ['Payments', 'Products', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
+    tags: ['Payments', 'Products', 'Account', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
     paths,
     webhooks,
     components: {

@@ -72,6 +72,12 @@ function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: numb
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
 }
 
+/** The mode's network as the dashboard names it (null: the service has none for the mode). */
+function networkOf(service: ServiceParts, mode: 'test' | 'live') {
+  const network = service.catalog.network(mode);
+  return network ? { chainId: network.chainId, name: network.name } : null;
+}
+
 async function sessionView(service: ServiceParts, merchant: Merchant, csrf: string, expiresMs: number) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
@@ -79,6 +85,7 @@ async function sessionView(service: ServiceParts, merchant: Merchant, csrf: stri
     csrfToken: csrf,
     expiresAt: new Date(expiresMs).toISOString(),
     publicKeys: { test, live },
+    networks: { test: networkOf(service, 'test'), live: networkOf(service, 'live') },
   };
 }
 
@@ -94,10 +101,12 @@ async function startSession(service: ServiceParts, merchantId: string, message: 
  * and one client tries only so many, whatever the e-mail: guessing across many accounts is
  * slowed as guessing one is.
  */
-function fromOurPages(ctx: Ctx): void {
+function fromOurPages(ctx: Ctx): string {
   if (!sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
-  const wait = ctx.service.signIns.hit(clientOf(ctx.req, ctx.service.config.trustProxies));
+  const client = clientOf(ctx.req, ctx.service.config.trustProxies);
+  const wait = ctx.service.signIns.hit(client);
   if (wait !== undefined) throw new TooMany(`Too many sign-in attempts from this address; try again in ${wait} s`, wait);
+  return client;
 }
 
 /** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
@@ -116,12 +125,17 @@ export const setPassword: Handler = async (ctx) => {
 // A hash of nothing anyone knows: an unknown e-mail costs as much time as a known one.
 const NOBODY = hashPassword('not anyone’s password, only a timing equaliser');
 
+/**
+ * Wrong passwords lock the e-mail for the client address that sent them, not for everyone: a
+ * stranger failing on the owner's e-mail locks out only themself. Only very many failures from
+ * many addresses at once lock the e-mail for all, until the owner's new sign-in link.
+ */
 export const signIn: Handler = async (ctx) => {
-  fromOurPages(ctx);
+  const client = fromOurPages(ctx);
   const { service } = ctx;
   const body = parse(SignInBody, await readJson(ctx.req));
   const nowMs = service.now();
-  const locked = await service.dashboard.lockedUntil(body.email, nowMs);
+  const locked = await service.dashboard.lockedUntil(body.email, client, nowMs);
   if (locked > nowMs) {
     const seconds = Math.ceil((locked - nowMs) / 1000);
     throw new TooMany(`Too many wrong passwords for this e-mail: try again in ${seconds} s`, seconds);
@@ -131,11 +145,11 @@ export const signIn: Handler = async (ctx) => {
   for (const login of logins) if (!found && (await passwordMatches(body.password, login.passwordHash))) found = login.merchantId;
   if (logins.length === 0) await passwordMatches(body.password, await NOBODY);
   if (!found) {
-    const until = await service.dashboard.fail(body.email, nowMs);
+    const until = await service.dashboard.fail(body.email, client, nowMs);
     service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
     throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
   }
-  await service.dashboard.succeed(body.email);
+  await service.dashboard.succeed(body.email, client);
   service.log.info({ merchant: found }, 'dashboard sign-in');
   return startSession(service, found, 'Signed in');
 };

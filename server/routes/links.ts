@@ -1,5 +1,6 @@
-// The payment-link endpoints of the spec. Secret key for everything a merchant server does;
-// reading a link under /pay/ also takes the public key, as a payment page does.
+// The payment-link endpoints of the spec. Secret key (or the dashboard's session) for
+// everything a merchant server does; reading a link under /pay/ also takes the public key, as
+// a payment page does.
 import { DonationLinkForm, DonationLinkUpdateBody, isUuid, LinkStatusBody, StandardLinkBody, StandardLinkUpdateBody } from '../../contract/payment-links.ts';
 import { invalidField } from '../domain/errors.ts';
 import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, newLink, type Link } from '../domain/links.ts';
@@ -7,7 +8,8 @@ import { readJson } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
-import { byIdView, bySlugView, donationView, listItemView, standardCreatedView } from '../views/links.ts';
+import { byIdView, bySlugView, donationView, linkUrl, listItemView, standardCreatedView } from '../views/links.ts';
+import { qrView } from '../views/qr.ts';
 import type { Ctx, Handler } from './context.ts';
 
 const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
@@ -34,6 +36,12 @@ const number = (query: URLSearchParams, name: string, fallback: number, max: num
 export const listLinks: Handler = async ({ query, account, service }) => {
   const { items, ...pages } = await service.links.list(account, number(query, 'page', 1, 1_000_000), number(query, 'page_size', 10, 100));
   return { status: 200, body: { status: 'success', statusCode: 200, data: items.map(listItemView), ...pages } };
+};
+
+/** A link's address as a QR code (an SVG path, as a payment's), for the merchant to print or show. */
+export const linkQr: Handler = async ({ params, account, service }) => {
+  const link = await service.links.own(account, params.id);
+  return ok(200, qrView(linkUrl(service.origin(), link)), 'QR code');
 };
 
 export const setLinkStatus: Handler = async ({ req, params, account, service }) => {

@@ -1,8 +1,9 @@
 // The merchant's payments (secret key or dashboard session): a list that pages by cursor and
 // filters, one payment with its timeline, and a new secret key for the caller's mode.
-import { PaymentsQuery } from '../../contract/dashboard.ts';
+import { PaymentsQuery, RollKeyBody } from '../../contract/dashboard.ts';
 import { REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
+import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, timelineView } from '../views/payment-list.ts';
@@ -70,8 +71,17 @@ export const getPayment: Handler = async ({ params, account, service }) => {
  * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
  * the old one is refused from now on. Public keys stay.
  */
-export const rollKey: Handler = async ({ account, service }) => {
-  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, service.now(), [account.mode]))!;
-  service.log.info({ merchant: account.merchant.id, mode: account.mode }, 'secret key rolled by the merchant');
-  return ok(201, { mode: account.mode, secretKey: keys[account.mode] }, 'New secret key: shown this once; the old one no longer works');
+/**
+ * A new secret key for the caller's mode. The old one is refused now, or, with
+ * `revoke_old_after` seconds (at most a week), keeps working until then so servers can move.
+ * The body is optional: no body (or no content-type) is "now".
+ */
+export const rollKey: Handler = async ({ req, account, service }) => {
+  const body = req.headers['content-type'] === undefined ? {} : parse(RollKeyBody, await readJson(req));
+  const delayMs = (body.revoke_old_after ?? 0) * 1000;
+  const nowMs = service.now();
+  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs))!;
+  service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
+  const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
+  return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };

@@ -2,6 +2,7 @@
 // The README's endpoint lists are held equal to this table by a test.
 import type { RouteSpec } from '../http/router.ts';
 import type { Handler } from './context.ts';
+import * as account from './account.ts';
 import * as balances from './balances.ts';
 import * as dashboard from './dashboard.ts';
 import * as docs from './docs.ts';
@@ -33,25 +34,29 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', handler: products.updateProduct, summary: 'rename, describe or archive a product' },
   { method: 'POST', path: '/api/v1/products/:id/prices', auth: 'merchant', handler: products.addPrice, summary: 'a new price for a product, for links\' carts' },
   { method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', handler: products.getPrice, summary: 'one price' },
-  { method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: payments.rollKey, summary: 'a new secret key for the mode, shown once; the old one stops working' },
+  { method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: payments.rollKey, summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay' },
+  { method: 'GET', path: '/api/v1/account', auth: 'merchant', handler: account.getAccount, summary: 'the business: name, e-mail, logo' },
+  { method: 'PATCH', path: '/api/v1/account', auth: 'merchant', handler: account.updateAccount, summary: 'a new business name or e-mail' },
+  { method: 'PUT', path: '/api/v1/account/logo', auth: 'merchant', handler: account.putLogo, summary: 'upload the business\'s logo (multipart; an image, sniffed)' },
   // Webhooks and events (secret key; the webhook and the events feed also the dashboard's session)
   { method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.putWebhook, summary: 'where events go' },
-  { method: 'PUT', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.putPayoutAddress, summary: 'where a chain\'s deposits are swept to' },
-  { method: 'GET', path: '/api/v1/payout_address', auth: 'secret', handler: webhooks.getPayoutAddresses, summary: 'the payout address of each chain' },
+  { method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: webhooks.putPayoutAddress, summary: 'where a chain\'s deposits are swept to' },
+  { method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: webhooks.getPayoutAddresses, summary: 'the payout address of each chain' },
   { method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
   { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
   { method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },
   { method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: webhooks.resendEvent, summary: 'deliver an event again' },
-  // Payment links
-  { method: 'GET', path: '/api/v1/payment_links', auth: 'secret', handler: links.listLinks, summary: 'the merchant\'s links, a page at a time' },
+  // Payment links (secret key or the dashboard's session; reading by slug also the public key)
+  { method: 'GET', path: '/api/v1/payment_links', auth: 'merchant', handler: links.listLinks, summary: 'the merchant\'s links, a page at a time' },
   { method: 'GET', path: '/api/v1/payment_links/pay/:key', auth: 'either', handler: links.getLink, summary: 'a link by slug, or by id' },
-  { method: 'POST', path: '/api/v1/payment_links/standard', auth: 'secret', handler: links.createStandard, summary: 'create a standard link' },
-  { method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'secret', handler: links.updateStandard, summary: 'update a standard link' },
-  { method: 'POST', path: '/api/v1/payment_links', auth: 'secret', handler: links.createStandard, summary: 'create a standard link (the spec\'s other path)' },
-  { method: 'PUT', path: '/api/v1/payment_links', auth: 'secret', handler: links.updateStandard, summary: 'update a standard link (the spec\'s other path)' },
-  { method: 'POST', path: '/api/v1/payment_links/donation', auth: 'secret', handler: links.createDonation, summary: 'create a donation link (multipart)' },
-  { method: 'PUT', path: '/api/v1/payment_links/donation', auth: 'secret', handler: links.updateDonation, summary: 'update a donation link' },
-  { method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'secret', handler: links.setLinkStatus, summary: 'activate or deactivate a link' },
+  { method: 'POST', path: '/api/v1/payment_links/standard', auth: 'merchant', handler: links.createStandard, summary: 'create a standard link' },
+  { method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'merchant', handler: links.updateStandard, summary: 'update a standard link' },
+  { method: 'POST', path: '/api/v1/payment_links', auth: 'merchant', handler: links.createStandard, summary: 'create a standard link (the spec\'s other path)' },
+  { method: 'PUT', path: '/api/v1/payment_links', auth: 'merchant', handler: links.updateStandard, summary: 'update a standard link (the spec\'s other path)' },
+  { method: 'POST', path: '/api/v1/payment_links/donation', auth: 'merchant', handler: links.createDonation, summary: 'create a donation link (multipart)' },
+  { method: 'PUT', path: '/api/v1/payment_links/donation', auth: 'merchant', handler: links.updateDonation, summary: 'update a donation link' },
+  { method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'merchant', handler: links.setLinkStatus, summary: 'activate or deactivate a link' },
+  { method: 'GET', path: '/api/v1/payment_links/:id/qr', auth: 'merchant', handler: links.linkQr, summary: 'a link\'s address as a QR code (an SVG path)' },
   // Bank payouts (secret key)
   { method: 'GET', path: '/api/v1/bank', auth: 'secret', handler: payouts.banks, summary: 'the banks of a country' },
   { method: 'GET', path: '/api/v1/bank/payouts/countries', auth: 'secret', handler: payouts.countries, summary: 'supported countries' },
@@ -89,7 +94,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'GET', path: '/checkout.js.map', auth: 'none', handler: hosted.built('checkout.js.map'), summary: 'its source map' },
   { method: 'GET', path: '/checkout/locales/:lang', auth: 'none', handler: hosted.locale, summary: 'the checkout\'s words in French or Arabic (fr.json, ar.json)' },
   { method: 'GET', path: '/hosted/:name', auth: 'none', handler: hosted.asset, summary: 'the hosted pages\' script and style' },
-  { method: 'GET', path: '/files/:id', auth: 'none', handler: hosted.file, summary: 'an uploaded cover photo' },
+  { method: 'GET', path: '/files/:id', auth: 'none', handler: hosted.file, summary: 'an uploaded cover photo or logo' },
   { method: 'GET', path: '/pay/:slug', auth: 'none', handler: hosted.linkPage, summary: 'a payment link\'s page' },
   { method: 'POST', path: '/pay/:slug/checkout', auth: 'none', handler: hosted.linkCheckout, summary: 'the page\'s pay button: a server-priced payment' },
   // The merchant's dashboard: its pages, and its sign-in (a session cookie)

@@ -1,8 +1,12 @@
 // The dashboard's sign-in: one owner login per merchant (its e-mail and scrypt hash), one-time
-// sign-in links (hashes only), sessions (hashes of their cookie) and wrong-password counts.
+// sign-in links (hashes only), sessions (hashes of their cookie) and wrong-password counts
+// (per e-mail and client address, and per e-mail over every client).
 import type { Merchant } from '../domain/account.ts';
-import { FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../domain/sign-in.ts';
+import { ACCOUNT_LOCKOUT_FAILURES, accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../domain/sign-in.ts';
 import type { Database, Row } from './db.ts';
+
+/** The failure row that counts every client's wrong passwords against an e-mail. */
+const EVERY_CLIENT = '*';
 
 export interface Session {
   merchant: Merchant;
@@ -18,7 +22,11 @@ const merchantOf = (r: Row): Merchant => ({
 });
 
 export class DashboardStore {
-  constructor(private readonly db: Database) {}
+  /** `accountLockout`: wrong passwords from every client together that lock an e-mail for all. */
+  constructor(
+    private readonly db: Database,
+    private readonly accountLockout = ACCOUNT_LOCKOUT_FAILURES,
+  ) {}
 
   /**
    * A new one-time sign-in link's token for a merchant (its owner sets a password with it).
@@ -55,7 +63,8 @@ export class DashboardStore {
       const merchantId = link.merchant_id as string;
       const [login] = await tx.query('UPDATE dashboard_logins SET password_hash = $2, updated_ms = $3 WHERE merchant_id = $1 RETURNING email', [merchantId, passwordHash, nowMs]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
-      if (login) await tx.query('DELETE FROM dashboard_failures WHERE email = $1', [(login.email as string).toLowerCase()]);
+      // The owner proved the link: every lock on the e-mail, from any client, is lifted.
+      if (login) await tx.query('DELETE FROM sign_in_failures WHERE email = $1', [(login.email as string).toLowerCase()]);
       return merchantId;
     });
   }
@@ -70,30 +79,49 @@ export class DashboardStore {
     return rows.map((r) => ({ merchantId: r.merchant_id as string, passwordHash: r.password_hash as string }));
   }
 
-  /** Until when sign-ins with this e-mail are refused (0: not refused). */
-  async lockedUntil(email: string, nowMs: number): Promise<number> {
-    const [row] = await this.db.query('SELECT locked_until_ms FROM dashboard_failures WHERE email = $1 AND last_ms > $2', [email.toLowerCase(), nowMs - FAILURE_MEMORY_MS]);
-    return row ? Number(row.locked_until_ms) : 0;
+  /**
+   * Until when sign-ins with this e-mail from this client address are refused (0: not
+   * refused): the later of the pair's own lock and the e-mail's lock over every client.
+   */
+  async lockedUntil(email: string, client: string, nowMs: number): Promise<number> {
+    const rows = await this.db.query('SELECT locked_until_ms FROM sign_in_failures WHERE email = $1 AND client IN ($2, $3) AND last_ms > $4', [
+      email.toLowerCase(),
+      client,
+      EVERY_CLIENT,
+      nowMs - FAILURE_MEMORY_MS,
+    ]);
+    return Math.max(0, ...rows.map((r) => Number(r.locked_until_ms)));
   }
 
-  /** Counts a wrong password; answers until when the e-mail is now refused. */
-  async fail(email: string, nowMs: number): Promise<number> {
+  /**
+   * Counts a wrong password against the e-mail from this client, and against the e-mail from
+   * every client; answers until when this client is now refused.
+   */
+  async fail(email: string, client: string, nowMs: number): Promise<number> {
     return this.db.transaction(async (tx) => {
       const key = email.toLowerCase();
-      const [row] = await tx.query('SELECT failures, last_ms FROM dashboard_failures WHERE email = $1 FOR UPDATE', [key]);
-      const failures = (row && Number(row.last_ms) > nowMs - FAILURE_MEMORY_MS ? Number(row.failures) : 0) + 1;
-      const until = lockedUntil(failures, nowMs);
-      await tx.query(
-        `INSERT INTO dashboard_failures (email, failures, locked_until_ms, last_ms) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (email) DO UPDATE SET failures = $2, locked_until_ms = $3, last_ms = $4`,
-        [key, failures, until, nowMs],
-      );
+      let until = 0;
+      for (const [who, rule] of [
+        [client, lockedUntil],
+        [EVERY_CLIENT, (failures: number, at: number) => accountLockedUntil(failures, at, this.accountLockout)],
+      ] as const) {
+        const [row] = await tx.query('SELECT failures, last_ms FROM sign_in_failures WHERE email = $1 AND client = $2 FOR UPDATE', [key, who]);
+        const failures = (row && Number(row.last_ms) > nowMs - FAILURE_MEMORY_MS ? Number(row.failures) : 0) + 1;
+        const locked = rule(failures, nowMs);
+        until = Math.max(until, locked);
+        await tx.query(
+          `INSERT INTO sign_in_failures (email, client, failures, locked_until_ms, last_ms) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (email, client) DO UPDATE SET failures = $3, locked_until_ms = $4, last_ms = $5`,
+          [key, who, failures, locked, nowMs],
+        );
+      }
       return until;
     });
   }
 
-  async succeed(email: string): Promise<void> {
-    await this.db.query('DELETE FROM dashboard_failures WHERE email = $1', [email.toLowerCase()]);
+  /** The right password from this client: its count starts again (the e-mail's over every client does not). */
+  async succeed(email: string, client: string): Promise<void> {
+    await this.db.query('DELETE FROM sign_in_failures WHERE email = $1 AND client = $2', [email.toLowerCase(), client]);
   }
 
   /** A new session: its cookie token (kept only as a hash) and its CSRF token. */

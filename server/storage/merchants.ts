@@ -32,7 +32,11 @@ const merchantOf = (r: Row): Merchant => ({
 const MODES: KeyMode[] = ['test', 'live'];
 
 export class MerchantStore {
-  constructor(private readonly db: Database) {}
+  /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
   async create(profile: Omit<Merchant, 'id'>, nowMs: number): Promise<CreatedMerchant> {
@@ -71,11 +75,12 @@ export class MerchantStore {
     });
   }
 
-  /** The account a key opens, or undefined for a key nobody holds. */
+  /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
   async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
     const [row] = await this.db.query(
-      `SELECT m.*, k.mode FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
-      [hashKey(key), kind],
+      `SELECT m.*, k.mode FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+        WHERE k.hash = $1 AND k.kind = $2 AND (k.revoked_after_ms IS NULL OR k.revoked_after_ms > $3)`,
+      [hashKey(key), kind, this.now()],
     );
     return row && { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind };
   }
@@ -117,12 +122,24 @@ export class MerchantStore {
    * New secret keys, test and live, for a merchant whose keys were lost or leaked: the old ones
    * stop working at once. Public keys stay (pages carry them). Undefined for an unknown merchant.
    * `modes`: both by default (the operator's roll-keys); the merchant's own roll names its one.
+   * `revokeOldAfterMs` (the merchant's roll): the old keys keep working that long, so servers
+   * can move to the new one, and are refused from then; 0 refuses them now. A key already
+   * rolled with a delay keeps the earlier of its end and this one.
    */
-  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES): Promise<Record<KeyMode, string> | undefined> {
+  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0): Promise<Record<KeyMode, string> | undefined> {
     return this.db.transaction(async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
-      await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`, [merchantId, modes]);
+      if (revokeOldAfterMs > 0) {
+        const until = nowMs + revokeOldAfterMs;
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3`, [merchantId, modes, nowMs]);
+        await tx.query(
+          `UPDATE api_keys SET revoked_after_ms = LEAST(COALESCE(revoked_after_ms, $3), $3) WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`,
+          [merchantId, modes, until],
+        );
+      } else {
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`, [merchantId, modes]);
+      }
       const keys = {} as Record<KeyMode, string>;
       for (const mode of modes) {
         keys[mode] = newKeys(mode).secretKey;
@@ -132,6 +149,23 @@ export class MerchantStore {
         );
       }
       return keys;
+    });
+  }
+
+  /**
+   * The business as customers see it: a new name, e-mail or logo URL (each left as it is when
+   * not given). The e-mail is also the one the owner signs in with to the dashboard.
+   */
+  async updateProfile(merchantId: string, change: Partial<Omit<Merchant, 'id'>>, nowMs: number): Promise<Merchant | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(
+        `UPDATE merchants SET business_name = COALESCE($2, business_name), business_email = COALESCE($3, business_email), business_logo = COALESCE($4, business_logo)
+          WHERE id = $1 RETURNING *`,
+        [merchantId, change.businessName ?? null, change.businessEmail ?? null, change.businessLogo ?? null],
+      );
+      if (!row) return undefined;
+      if (change.businessEmail !== undefined) await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, change.businessEmail, nowMs]);
+      return merchantOf(row);
     });
   }
 

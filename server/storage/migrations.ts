@@ -485,6 +485,23 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX IF NOT EXISTS withdrawals_recent ON withdrawals (merchant_id, mode, chain_id, token, created_ms);
   `,
+  `
+  -- Issue 23. A secret key rolled with a delay keeps working until revoked_after_ms, and is
+  -- refused from then (null: until it is deleted). Wrong dashboard passwords are counted per
+  -- e-mail and client address, so a stranger failing sign-ins locks out only their own
+  -- address; the row with client '*' counts every client's failures against the e-mail (a
+  -- high ceiling, lifted by the owner's new sign-in link).
+  ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS revoked_after_ms bigint;
+  CREATE TABLE IF NOT EXISTS sign_in_failures (
+    email text NOT NULL,
+    client text NOT NULL,
+    failures integer NOT NULL,
+    locked_until_ms bigint NOT NULL,
+    last_ms bigint NOT NULL,
+    PRIMARY KEY (email, client)
+  );
+  DROP TABLE IF EXISTS dashboard_failures;
+  `,
 ];
 
 export async function migrate(db: Database): Promise<number> {

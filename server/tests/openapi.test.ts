@@ -105,7 +105,8 @@ describe('the OpenAPI document', () => {
     const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; requestBody?: { content: object } }>>;
     expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
     expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
-    expect(paths['/api/v1/payout_address'].put.security).toEqual([{ secretKey: [] }]);
+    expect(paths['/api/v1/payout_address'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
+    expect(Object.keys(paths['/api/v1/account/logo'].put.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(paths['/api/v1/payments'].get.security).toEqual([{ secretKey: [] }, { session: [] }]);
     // A session's writes may be refused for want of their CSRF token.
     expect(Object.keys(paths['/api/v1/keys/roll'].post.responses)).toContain('403');
@@ -220,6 +221,20 @@ describe('the OpenAPI document', () => {
     await call('PUT', '/api/v1/payment_links/donation', sec, { id: 'not-a-uuid' });
     await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: false });
     await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: 'no' });
+    await call('GET', `/api/v1/payment_links/${link.id}/qr`, sec);
+    await call('GET', '/api/v1/payment_links/00000000-0000-4000-8000-000000000000/qr', sec);
+
+    // The business: its name, e-mail and logo (an image by its bytes; HTML refused)
+    await call('GET', '/api/v1/account', sec);
+    await call('GET', '/api/v1/account', pub);
+    await call('PATCH', '/api/v1/account', sec, { business_name: DEMO_MERCHANT.businessName });
+    await call('PATCH', '/api/v1/account', sec, { business_email: 'nope' });
+    const logo = new FormData();
+    logo.append('logo', PNG, 'logo.png');
+    await call('PUT', '/api/v1/account/logo', sec, logo);
+    const htmlLogo = new FormData();
+    htmlLogo.append('logo', new Blob(['<html><script>alert(1)</script></html>'], { type: 'image/png' }), 'logo.png');
+    await call('PUT', '/api/v1/account/logo', sec, htmlLogo);
 
     // Bank payouts: oa-1 was paid in full, so there is a balance to pay out
     await call('GET', '/api/v1/bank?country=nigeria', sec);
@@ -259,6 +274,9 @@ describe('the OpenAPI document', () => {
 
     // A new secret key: the last call with the old one
     await call('POST', '/api/v1/keys/roll', pub);
+    await call('POST', '/api/v1/keys/roll', sec, { revoke_old_after: -1 });
+    // Rolled with a delay: the old key keeps working for the calls below.
+    await call('POST', '/api/v1/keys/roll', sec, { revoke_old_after: 60 });
     await call('POST', '/api/v1/keys/roll', sec);
 
     // Operations
