@@ -10,6 +10,7 @@ import { readJson } from '../http/body.ts';
 import { readMultipart } from '../http/multipart.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
+import { moneyWarnings } from '../domain/warnings.ts';
 import type { Handler } from './context.ts';
 
 const LOGO_BYTES = 512 * 1024;
@@ -41,4 +42,24 @@ export const putLogo: Handler = async ({ req, account, service }) => {
   const merchant = await service.merchants.updateProfile(account.merchant.id, { businessLogo: `${service.origin()}/files/${id}` }, service.now());
   service.log.info({ merchant: account.merchant.id, type }, 'business logo uploaded');
   return ok(200, businessView(merchant!), 'Logo saved');
+};
+
+/** What blocks the merchant's money in this mode: no payout address, a failing webhook endpoint, the service not ready. */
+export const getWarnings: Handler = async ({ account, service }) => {
+  const network = service.catalog.network(account.mode);
+  const [payoutAddress, settlement, lastAttempt, checks] = await Promise.all([
+    network ? service.merchants.payoutAddress(account.merchant.id, account.mode, network.chainId) : undefined,
+    service.ledger.settlement(account.merchant.id, account.mode),
+    service.dashboard.lastAttempt(account.merchant.id, account.mode),
+    service.readiness(),
+  ]);
+  const warnings = moneyWarnings({
+    mode: account.mode,
+    network: network && { chainId: network.chainId, name: network.name },
+    payoutAddress,
+    settlement,
+    lastAttempt,
+    notReady: checks.filter((c) => !c.ok),
+  });
+  return ok(200, warnings, warnings.length ? 'Something blocks money' : 'Nothing blocks money');
 };

@@ -26,7 +26,7 @@ import {
   Readiness,
   WebhookEndpoint,
 } from '../../contract/api.ts';
-import { BusinessAnswer, BusinessBody, PaymentDetail, PaymentsPage, PaymentsQuery, RollKeyBody, RolledKey } from '../../contract/dashboard.ts';
+import { BusinessAnswer, BusinessBody, WarningsAnswer, PaymentDetail, PaymentsPage, PaymentsQuery, RollKeyBody, RolledKey } from '../../contract/dashboard.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
@@ -121,6 +121,7 @@ export const OPERATIONS: Record<string, Operation> = {
     responses: { 201: answer(RolledKey) },
   },
   'GET /api/v1/account': { tag: 'Account', responses: { 200: BusinessAnswer } },
+  'GET /api/v1/account/warnings': { tag: 'Account', description: 'Empty when nothing blocks money. `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.', responses: { 200: WarningsAnswer } },
   'PATCH /api/v1/account': { tag: 'Account', description: 'The e-mail is also the one the owner signs in to the dashboard with.', body: BusinessBody, responses: { 200: BusinessAnswer } },
   'PUT /api/v1/account/logo': {
     tag: 'Account',

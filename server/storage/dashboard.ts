@@ -124,6 +124,17 @@ export class DashboardStore {
     await this.db.query('DELETE FROM sign_in_failures WHERE email = $1 AND client = $2', [email.toLowerCase(), client]);
   }
 
+  /** The latest delivery to the account's webhook URL, of its twenty latest events tried (none: nothing tried yet). */
+  async lastAttempt(merchantId: string, mode: string): Promise<{ status: number; error: string | null; atMs: number } | undefined> {
+    const [row] = await this.db.query(
+      `SELECT a.status, a.error, a.at_ms FROM event_attempts a
+        WHERE a.event_id IN (SELECT id FROM events WHERE merchant_id = $1 AND mode = $2 AND attempts > 0 ORDER BY seq DESC LIMIT 20)
+        ORDER BY a.at_ms DESC, a.id DESC LIMIT 1`,
+      [merchantId, mode],
+    );
+    return row && { status: Number(row.status), error: (row.error as string | null) ?? null, atMs: Number(row.at_ms) };
+  }
+
   /** A new session: its cookie token (kept only as a hash) and its CSRF token. */
   async startSession(merchantId: string, nowMs: number, validMs: number): Promise<{ token: string; csrf: string; expiresMs: number }> {
     const token = newToken();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import type { Network } from '../chain/networks.ts';
+import { startReceiver } from '../testing/receiver.ts';
 
 const ADMIN = 'op_dashboard_account_token_0123456789abcdef012345';
 const PUBLIC_URL = 'https://pay.example.test';
@@ -164,6 +165,60 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
     expect(test.status).toBe(409);
     expect(test.body.errors[0].field).toBe('chain_id');
     expect((await call('/api/v1/payout_address', { cookie: s.cookie })).body.data).toEqual([]);
+  });
+});
+
+describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, () => {
+  const codes = async (cookie: string, mode = 'test', on = api) => {
+    const answer = await call('/api/v1/account/warnings', { cookie, headers: { 'x-mode': mode }, on });
+    expect(answer.status).toBe(200);
+    return answer.body.data.map((w: { code: string }) => w.code);
+  };
+
+  it('no payout address for the live network, and the service not ready (its live chain is not followed), each said; setting the address clears its warning', async () => {
+    const m = await merchant('Warned Shop');
+    const s = await setPassword(m);
+    const live = await call('/api/v1/account/warnings', { cookie: s.cookie, headers: { 'x-mode': 'live' } });
+    expect(live.body.data.map((w: { code: string }) => w.code)).toEqual(['no_payout_address', 'not_ready']);
+    expect(live.body.data[0].message).toContain('BNB Smart Chain (chain 56)');
+    // Test mode has no network here: no payout address is wanted.
+    expect(await codes(s.cookie, 'test')).toEqual(['not_ready']);
+    await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
+    expect(await codes(s.cookie, 'live')).toEqual(['not_ready']);
+    expect((await call('/api/v1/account/warnings')).status).toBe(401);
+  });
+
+  it('a webhook endpoint answering 500 is a warning until a delivery succeeds again', async () => {
+    const worked = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, loopbackWebhooks: true, webhookRetryMs: 60_000, signInsPerClient: 10_000 });
+    try {
+      const m = await merchant('Failing Hook Shop', worked);
+      const s = await setPassword(m, worked);
+      const as = { cookie: s.cookie, csrf: s.csrf, on: worked };
+      const hook = await call('/api/v1/webhook', { cookie: s.cookie, on: worked });
+      const receiver = await startReceiver(hook.body.data.secret, 500);
+      try {
+        expect((await call('/api/v1/webhook', { method: 'PUT', ...as, body: { url: receiver.url } })).status).toBe(200);
+        expect(await codes(s.cookie, 'test', worked)).toEqual([]);
+        await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'hook-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' }, on: worked });
+        await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'hook-1', kind: 'exact' }, on: worked });
+        const until = async (want: string[]) => {
+          for (let i = 0; i < 200 && JSON.stringify(await codes(s.cookie, 'test', worked)) !== JSON.stringify(want); i++) await new Promise((r) => setTimeout(r, 50));
+          expect(await codes(s.cookie, 'test', worked)).toEqual(want);
+        };
+        await until(['webhook_failing']);
+        const warning = (await call('/api/v1/account/warnings', { cookie: s.cookie, on: worked })).body.data[0];
+        expect(warning.message).toMatch(/^Your webhook endpoint answered 500 at /);
+        expect(warning.message).not.toContain(hook.body.data.secret);
+        receiver.status = 200;
+        const events = await call('/api/v1/events', { cookie: s.cookie, on: worked });
+        expect((await call(`/api/v1/events/${events.body.data[0].id}/resend`, { method: 'POST', ...as })).status).toBe(202);
+        await until([]);
+      } finally {
+        await receiver.close();
+      }
+    } finally {
+      await worked.close();
+    }
   });
 });
 

@@ -227,6 +227,8 @@ describe('the OpenAPI document', () => {
     // The business: its name, e-mail and logo (an image by its bytes; HTML refused)
     await call('GET', '/api/v1/account', sec);
     await call('GET', '/api/v1/account', pub);
+    await call('GET', '/api/v1/account/warnings', sec);
+    await call('GET', '/api/v1/account/warnings', pub);
     await call('PATCH', '/api/v1/account', sec, { business_name: DEMO_MERCHANT.businessName });
     await call('PATCH', '/api/v1/account', sec, { business_email: 'nope' });
     const logo = new FormData();
