@@ -64,7 +64,7 @@ async function setPassword(m: Made, on = api, password = 'correct horse battery'
 
 const file = (name: string, bytes: Buffer, type: string) => {
   const form = new FormData();
-  form.set(name, new Blob([bytes], { type }), `${name}.png`);
+  form.set(name, new Blob([new Uint8Array(bytes)], { type }), `${name}.png`);
   return form;
 };
 
