@@ -137,7 +137,7 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/payout_address': { tag: 'Webhooks', responses: { 200: answer(z.array(PayoutAddress)) } },
   'GET /api/v1/events': {
     tag: 'Webhooks',
-    description: '`after` is a cursor (`next` of the last answer) or `latest`; `wait` (0–30 s) holds the request until an event comes.',
+    description: '`after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `wait` (0–30 s) holds the request until an event comes.',
     query: z.object({ after: z.optional(text), limit: z.optional(int), wait: z.optional(int) }),
     responses: { 200: EventsAnswer },
   },

@@ -79,15 +79,19 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
 
 /**
  * The feed: events after a cursor, oldest first. `after=latest` starts at the newest (for
- * a listener that wants only what comes next); `wait=1..30` holds the request until an
+ * a listener that wants only what comes next); `after=recent` so that the page holds the
+ * `limit` newest events (the dashboard's events screen); `wait=1..30` holds the request until an
  * event arrives, as the verify long poll does.
  */
 export const listEvents: Handler = async ({ query, res, account, service }) => {
   const afterText = query.get('after') ?? '0';
-  const after = afterText === 'latest' ? await service.events.lastSeq(account) : Number(afterText);
   const limit = Number(query.get('limit') ?? 50);
+  const after =
+    afterText === 'latest' ? await service.events.lastSeq(account)
+    : afterText === 'recent' && Number.isInteger(limit) ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
+    : Number(afterText);
   const wait = query.has('wait') ? Number(query.get('wait')) : 0;
-  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, or latest, received ${JSON.stringify(afterText.slice(0, 20))}`);
+  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, latest or recent, received ${JSON.stringify(afterText.slice(0, 20))}`);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
   if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
   let events = await service.events.list(account, after, limit);

@@ -135,6 +135,15 @@ export class DashboardStore {
     return row && { status: Number(row.status), error: (row.error as string | null) ?? null, atMs: Number(row.at_ms) };
   }
 
+  /** The events feed's cursor below the account's `count` newest events (0: there are no more than that). */
+  async recentStart(merchantId: string, mode: string, count: number): Promise<number> {
+    const [row] = await this.db.query(
+      'SELECT COALESCE(min(seq) - 1, 0)::text AS after FROM (SELECT seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY seq DESC LIMIT $3) newest',
+      [merchantId, mode, Math.max(1, Math.min(count, 200))],
+    );
+    return Number(row.after);
+  }
+
   /** A new session: its cookie token (kept only as a hash) and its CSRF token. */
   async startSession(merchantId: string, nowMs: number, validMs: number): Promise<{ token: string; csrf: string; expiresMs: number }> {
     const token = newToken();

@@ -222,6 +222,29 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
   });
 });
 
+describe('the events screen\'s feed', { timeout: 60_000 }, () => {
+  it('after=recent answers the limit newest events, oldest first, with next as the cursor to follow', async () => {
+    const m = await merchant('Recent Shop');
+    const s = await setPassword(m);
+    expect((await call('/api/v1/events?after=recent&limit=2', { cookie: s.cookie })).body).toMatchObject({ data: [], next: 0 });
+    for (const reference of ['ev-1', 'ev-2', 'ev-3']) {
+      await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' } });
+      await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference, kind: 'exact' } });
+    }
+    // Another merchant's events between them change nothing.
+    const other = await merchant('Other Recent Shop');
+    await call('/api/v1/transaction/initialize', { method: 'POST', bearer: other.keys.test.secretKey, body: { reference: 'ev-x', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' } });
+    await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: other.keys.test.secretKey, body: { reference: 'ev-x', kind: 'exact' } });
+    const recent = await call('/api/v1/events?after=recent&limit=2', { cookie: s.cookie });
+    expect(recent.status).toBe(200);
+    expect(recent.body.data.map((e: { payload: { data: { reference: string } } }) => e.payload.data.reference)).toEqual(['ev-2', 'ev-3']);
+    const all = await call('/api/v1/events?after=recent&limit=50', { cookie: s.cookie });
+    expect(all.body.data.map((e: { payload: { data: { reference: string } } }) => e.payload.data.reference)).toEqual(['ev-1', 'ev-2', 'ev-3']);
+    expect(recent.body.next).toBe(all.body.next);
+    expect((await call('/api/v1/events?after=soon', { cookie: s.cookie })).body.errors[0].field).toBe('after');
+  });
+});
+
 describe('payment links from the dashboard', { timeout: 60_000 }, () => {
   it('makes a standard link with a charge, a cart of its own price, and a donation with a cover photo; toggles one; draws its QR', async () => {
     const m = await merchant('Links Shop');
