@@ -120,6 +120,7 @@ export const BusinessBody = later(() =>
 );
 
 /** GET /api/v1/account/warnings: what blocks the merchant's money in the mode, each with a code and a sentence. */
-export const WARNING_CODES = ['no_payout_address', 'webhook_failing', 'not_ready'] as const;
+export const WARNING_CODES = ['no_webhook_url', 'no_payout_address', 'webhook_failing', 'not_ready'] as const;
 export const MoneyWarning = later(() => z.object({ code: oneOf(WARNING_CODES), message: text }));
+export type MoneyWarning = z.infer<typeof MoneyWarning>;
 export const WarningsAnswer = later(() => z.object({ ...envelope(), data: z.array(MoneyWarning) }));

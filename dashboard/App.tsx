@@ -6,6 +6,9 @@ import { useEffect, useRef } from 'preact/hooks';
 import { LocationProvider, Router, useLocation } from 'preact-iso';
 import { mode, session, signOut } from './api.ts';
 import { Developers } from './screens/Developers.tsx';
+import { Events } from './screens/Events.tsx';
+import { Links } from './screens/Links.tsx';
+import { Settings } from './screens/Settings.tsx';
 import { Home } from './screens/Home.tsx';
 import { Payment } from './screens/Payment.tsx';
 import { Payments } from './screens/Payments.tsx';
@@ -18,9 +21,12 @@ const NAV: Array<[string, string]> = [
   ['/dashboard', 'Home'],
   ['/dashboard/payments', 'Payments'],
   ['/dashboard/products', 'Products'],
+  ['/dashboard/links', 'Links'],
   ['/dashboard/balances', 'Balances'],
   ['/dashboard/payouts', 'Payouts'],
   ['/dashboard/developers', 'Developers'],
+  ['/dashboard/events', 'Events'],
+  ['/dashboard/settings', 'Settings'],
 ];
 
 function Nav() {
@@ -112,7 +118,10 @@ function Screens() {
       <Payments path="/dashboard/payments" />
       <Payment path="/dashboard/payments/:reference" />
       <Products path="/dashboard/products" />
+      <Links path="/dashboard/links" />
       <Developers path="/dashboard/developers" />
+      <Events path="/dashboard/events" />
+      <Settings path="/dashboard/settings" />
       <Later path="/dashboard/balances" title="Balances" />
       <Later path="/dashboard/payouts" title="Payouts" />
       <Welcome path="/dashboard/welcome" />

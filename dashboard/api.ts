@@ -8,7 +8,7 @@ import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */
 export const session = signal<DashboardSession | null | undefined>(undefined);
-/** Test or live: the dashboard opens in test mode. */
+/** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
 export class ApiError extends Error {
@@ -30,10 +30,12 @@ interface Options {
 export async function request<S extends z.ZodMiniType>(path: string, schema: S | undefined, options: Options = {}): Promise<z.output<S>> {
   const method = options.method ?? 'GET';
   const headers: Record<string, string> = { accept: 'application/json', 'x-mode': mode.value };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // A form (a file upload) travels as multipart, with the boundary the browser writes.
+  const form = options.body instanceof FormData;
+  if (options.body !== undefined && !form) headers['content-type'] = 'application/json';
   const csrf = session.value?.csrfToken;
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
   const text = await response.text();
   let json: { message?: string; errors?: Array<{ field: string; message: string }> } | undefined;
   try {
@@ -64,10 +66,16 @@ export async function download(path: string, filename: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** A new session: the dashboard opens in live mode when the service has a live network. */
+export function signedIn(data: DashboardSession): void {
+  mode.value = data.networks.live ? 'live' : 'test';
+  session.value = data;
+}
+
 /** Asks who is signed in; null when nobody is. */
 export async function loadSession(): Promise<void> {
   try {
-    session.value = (await request('/dashboard/api/session', SessionAnswer)).data;
+    signedIn((await request('/dashboard/api/session', SessionAnswer)).data);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) session.value = null;
     else throw error;

@@ -1,5 +1,5 @@
-// Developers: the public keys, the secret key rolled (shown once; the old one refused at once),
-// the webhook URL and its signing secret, rotated here.
+// Developers: the public keys, the secret key rolled (shown once; the old one refused now or
+// after a chosen delay), the webhook URL and its signing secret, rotated here.
 import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
@@ -7,7 +7,8 @@ import { RolledKey } from '../../contract/dashboard.ts';
 import { nullable, text } from '../../contract/fields.ts';
 import { mode, request, session, signOut } from '../api.ts';
 import { useLocation } from 'preact-iso';
-import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
+import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
+import { when } from '../format.ts';
 
 const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
 const Rolled = z.object({ data: RolledKey });
@@ -20,8 +21,8 @@ export function Developers(_: { path?: string }) {
   const [showSecret, setShowSecret] = useState(false);
   const [rolled, setRolled] = useState<string | undefined>();
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [note, setNote] = useState('');
+  const [delay, setDelay] = useState('0');
+  const { note, error, setError, act } = useAct();
   const load = useCallback(async () => {
     try {
       const answer = (await request('/api/v1/webhook', Endpoint)).data;
@@ -36,20 +37,11 @@ export function Developers(_: { path?: string }) {
     setConfirming(false);
     void load();
   }, [load]);
-  const act = async (work: () => Promise<string>) => {
-    setError(null);
-    try {
-      setNote(await work());
-    } catch (e) {
-      setError(e);
-    }
-  };
   const publicKey = session.value?.publicKeys[mode.value] ?? '';
   return (
     <section>
       <h1>Developers</h1>
-      <p role="status">{note}</p>
-      <ErrorNote error={error} />
+      <Notes note={note} error={error} />
       <h2>API keys ({mode.value})</h2>
       <dl class="facts">
         <dt>Public key</dt>
@@ -62,7 +54,7 @@ export function Developers(_: { path?: string }) {
       {rolled && (
         <div class="card" aria-labelledby="new-key">
           <h3 id="new-key">Your new {mode.value} secret key</h3>
-          <p>Copy it now: it is not shown again. The old one no longer works.</p>
+          <p>Copy it now: it is not shown again.</p>
           <p class="hash" id="rolled-key">
             {rolled}
           </p>
@@ -70,19 +62,28 @@ export function Developers(_: { path?: string }) {
       )}
       {confirming ? (
         <div class="card">
-          <p>The current {mode.value} secret key stops working at once. Servers using it fail until they have the new one.</p>
+          <div class="field">
+            <label for="revoke">The old key stops working</label>
+            <select id="revoke" value={delay} onChange={(e) => setDelay((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="0">Now</option>
+              <option value="3600">In an hour</option>
+              <option value="86400">In a day</option>
+              <option value="604800">In a week</option>
+            </select>
+          </div>
           <button
             type="button"
             class="danger"
             onClick={() =>
               act(async () => {
-                setRolled((await request('/api/v1/keys/roll', Rolled, { method: 'POST' })).data.secretKey);
+                const made = (await request('/api/v1/keys/roll', Rolled, { method: 'POST', body: { revoke_old_after: Number(delay) } })).data;
+                setRolled(made.secretKey);
                 setConfirming(false);
-                return 'A new secret key was made; the old one is refused from now.';
+                return `New key made; the old one ${made.oldKeyValidUntil ? `works until ${when(made.oldKeyValidUntil)}` : 'is refused now'}.`;
               })
             }
           >
-            Roll the {mode.value} secret key now
+            Roll the {mode.value} secret key
           </button>{' '}
           <button type="button" class="secondary" onClick={() => setConfirming(false)}>
             Cancel

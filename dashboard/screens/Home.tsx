@@ -1,17 +1,17 @@
 // Home: what arrived today and this week, by coin; the payments that need attention; and what
-// blocks money (no webhook URL).
+// blocks money, as GET /api/v1/account/warnings says (no webhook URL, no payout address, a
+// webhook endpoint failing, the service not ready), each with where to put it right.
 import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import * as z from 'zod/mini';
-import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
-import { nullable } from '../../contract/fields.ts';
+import { PaymentsPage, WarningsAnswer, type MoneyWarning, type PaymentSummary } from '../../contract/dashboard.ts';
 import { mode, request } from '../api.ts';
 import { needsAttention } from '../format.ts';
 import { useLive } from '../live.ts';
 import { PaymentRow } from './Payments.tsx';
 import { ErrorNote, useTitle } from './common.tsx';
 
-const Webhook = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text') }) });
+// Where each warning is put right.
+const WHERE: Record<string, string> = { no_webhook_url: 'Developers', no_payout_address: 'Settings', webhook_failing: 'Events' };
 
 const startOfDay = (d = new Date()) => new Date(d.getFullYear(), d.getMonth(), d.getDate());
 const startOfWeek = () => {
@@ -50,7 +50,7 @@ function Totals({ label, rows }: { label: string; rows: PaymentSummary[] }) {
 export function Home(_: { path?: string }) {
   useTitle('Home');
   const [week, setWeek] = useState<PaymentSummary[] | undefined>();
-  const [hook, setHook] = useState<string | null | undefined>();
+  const [warnings, setWarnings] = useState<MoneyWarning[]>([]);
   const [error, setError] = useState<unknown>(null);
   const load = useCallback(async () => {
     try {
@@ -65,7 +65,7 @@ export function Home(_: { path?: string }) {
         if (!cursor) break;
       }
       setWeek(rows);
-      setHook((await request('/api/v1/webhook', Webhook)).data.url);
+      setWarnings((await request('/api/v1/account/warnings', WarningsAnswer)).data);
       setError(null);
     } catch (e) {
       setError(e);
@@ -79,11 +79,11 @@ export function Home(_: { path?: string }) {
     <section>
       <h1>Home</h1>
       <ErrorNote error={error} />
-      {hook === null && (
-        <p class="warning">
-          No webhook URL for {mode.value} payments: events wait until you set one in <a href="/dashboard/developers">Developers</a>.
+      {warnings.map((w) => (
+        <p class="warning" key={w.code}>
+          {w.message} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{WHERE[w.code]}</a>}
         </p>
-      )}
+      ))}
       {week === undefined ? (
         <p role="status">Loading…</p>
       ) : (

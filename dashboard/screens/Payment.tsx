@@ -5,14 +5,12 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import * as z from 'zod/mini';
 import { PaymentDetail, type TimelineEntry } from '../../contract/dashboard.ts';
-import { int, oneOf } from '../../contract/fields.ts';
 import { mode, request } from '../api.ts';
 import { coins, money, statusWords, when } from '../format.ts';
 import { useLive } from '../live.ts';
-import { ErrorNote, useTitle } from './common.tsx';
+import { Notes, useAct, useTitle } from './common.tsx';
 
 const DetailAnswer = z.object({ data: PaymentDetail });
-const Resent = z.object({ statusCode: int, status: oneOf(['success']) });
 
 const TRANSFER_STATES: Record<string, string> = {
   seen: 'seen on the chain, confirming',
@@ -79,8 +77,7 @@ export function Payment(_: { path?: string }) {
   const reference = params.reference ?? '';
   useTitle(`Payment ${reference}`);
   const [detail, setDetail] = useState<PaymentDetail | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const [note, setNote] = useState('');
+  const { note, error, setError, act } = useAct();
   const load = useCallback(async () => {
     try {
       setDetail((await request(`/api/v1/payments/${encodeURIComponent(reference)}`, DetailAnswer)).data);
@@ -91,15 +88,12 @@ export function Payment(_: { path?: string }) {
   }, [reference, mode.value]);
   useEffect(() => void load(), [load]);
   useLive(load);
-  const resend = async (id: string) => {
-    try {
-      await request(`/api/v1/events/${encodeURIComponent(id)}/resend`, Resent, { method: 'POST' });
-      setNote('Queued: the event will be delivered again.');
+  const resend = (id: string) =>
+    act(async () => {
+      await request(`/api/v1/events/${encodeURIComponent(id)}/resend`, undefined, { method: 'POST' });
       await load();
-    } catch (e) {
-      setError(e);
-    }
-  };
+      return 'Queued: the event will be delivered again.';
+    });
   const p = detail?.payment;
   return (
     <section>
@@ -107,8 +101,7 @@ export function Payment(_: { path?: string }) {
         <a href="/dashboard/payments">All payments</a>
       </p>
       <h1>Payment {reference}</h1>
-      <ErrorNote error={error} />
-      <p role="status">{note}</p>
+      <Notes note={note} error={error} />
       {p && (
         <dl class="facts">
           <dt>Status</dt>

@@ -7,7 +7,7 @@ import { CURRENCIES } from '../../contract/fields.ts';
 import { Product, ProductsPage } from '../../contract/products.ts';
 import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
-import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
+import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 
 const Made = z.object({ data: Product });
 
@@ -17,30 +17,13 @@ export function Products(_: { path?: string }) {
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState<string>('USD');
   const [amount, setAmount] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [note, setNote] = useState('');
-  const load = useCallback(async () => {
-    try {
-      setRows((await request('/api/v1/products?limit=100', ProductsPage)).data);
-    } catch (e) {
-      setError(e);
-    }
-  }, [mode.value]);
-  useEffect(() => void load(), [load]);
-  const act = async (work: () => Promise<string>) => {
-    setError(null);
-    try {
-      setNote(await work());
-      await load();
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const load = useCallback(async () => setRows((await request('/api/v1/products?limit=100', ProductsPage)).data), [mode.value]);
+  const { note, error, setError, act } = useAct(load);
+  useEffect(() => void load().catch(setError), [load]);
   return (
     <section>
       <h1>Products</h1>
-      <p role="status">{note}</p>
-      <ErrorNote error={error} />
+      <Notes note={note} error={error} />
       <h2>New product</h2>
       <form
         noValidate

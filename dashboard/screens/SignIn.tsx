@@ -3,7 +3,7 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { SessionAnswer } from '../../contract/dashboard.ts';
-import { request, session } from '../api.ts';
+import { request, signedIn } from '../api.ts';
 import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
 
 export function SignIn(_: { path?: string }) {
@@ -18,7 +18,7 @@ export function SignIn(_: { path?: string }) {
     setBusy(true);
     setError(null);
     try {
-      session.value = (await request('/dashboard/api/session', SessionAnswer, { method: 'POST', body: { email: email.trim(), password } })).data;
+      signedIn((await request('/dashboard/api/session', SessionAnswer, { method: 'POST', body: { email: email.trim(), password } })).data);
       route('/dashboard');
     } catch (e) {
       setError(e);

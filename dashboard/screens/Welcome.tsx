@@ -4,7 +4,7 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { SessionAnswer } from '../../contract/dashboard.ts';
-import { request, session } from '../api.ts';
+import { request, signedIn } from '../api.ts';
 import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
 
 const tokenInFragment = () => new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
@@ -25,7 +25,7 @@ export function Welcome(_: { path?: string }) {
     setBusy(true);
     setError(null);
     try {
-      session.value = (await request('/dashboard/api/password', SessionAnswer, { method: 'POST', body: { token, password } })).data;
+      signedIn((await request('/dashboard/api/password', SessionAnswer, { method: 'POST', body: { token, password } })).data);
       history.replaceState(null, '', '/dashboard/welcome');
       route('/dashboard');
     } catch (e) {

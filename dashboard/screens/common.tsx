@@ -1,6 +1,7 @@
-// What every screen shares: the page title, an error said aloud, a field with its label and error.
-import { h } from 'preact';
-import { useEffect } from 'preact/hooks';
+// What every screen shares: the page title, an error said aloud, a field with its label and
+// error, and an action that says what it did (or what went wrong).
+import { h, Fragment } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 
 export function useTitle(title: string): void {
@@ -48,3 +49,41 @@ export function Field(props: { id: string; label: string; type?: string; value: 
     </div>
   );
 }
+
+/** Runs an action: its sentence goes to the status line, its error to the alert; then `after` (a reload). */
+export function useAct(after?: () => unknown) {
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    try {
+      setNote(await work());
+      await after?.();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return { note, error, setError, act };
+}
+
+export function Notes({ note, error }: { note: string; error: unknown }) {
+  return (
+    <>
+      <p role="status">{note}</p>
+      <ErrorNote error={error} />
+    </>
+  );
+}
+
+/** A file input: an image, as a form's part (the service checks its bytes). */
+export function FileField({ id, label }: { id: string; label: string }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} type="file" accept="image/*" />
+    </div>
+  );
+}
+
+/** The file chosen in FileField `id`, if any. */
+export const chosen = (id: string): File | undefined => (document.getElementById(id) as HTMLInputElement | null)?.files?.[0];

@@ -1,8 +1,8 @@
-// What blocks the merchant's money, in words, without I/O: the Home screen's warnings and
+// What blocks the merchant's money (or its news), in words, without I/O: the Home screen's warnings and
 // GET /api/v1/account/warnings. Each has a code a program can act on and a sentence a person
 // can; none names a secret.
 
-export type WarningCode = 'no_payout_address' | 'webhook_failing' | 'not_ready';
+export type WarningCode = 'no_webhook_url' | 'no_payout_address' | 'webhook_failing' | 'not_ready';
 export interface Warning {
   code: WarningCode;
   message: string;
@@ -16,6 +16,8 @@ export interface MoneyFacts {
   payoutAddress?: string;
   /** Where the mode's payments settle: a balance the operator holds needs no payout address. */
   settlement: 'wallet' | 'balance';
+  /** The mode's webhook URL (null: none set). */
+  webhookUrl: string | null;
   /** The latest delivery to the webhook URL. */
   lastAttempt?: { status: number; error: string | null; atMs: number };
   /** The service's readiness checks that fail. */
@@ -26,6 +28,7 @@ const delivered = (status: number) => status >= 200 && status < 300;
 
 export function moneyWarnings(facts: MoneyFacts): Warning[] {
   const warnings: Warning[] = [];
+  if (facts.webhookUrl === null) warnings.push({ code: 'no_webhook_url', message: `No webhook URL for ${facts.mode} payments: events wait until you set one.` });
   if (facts.network && facts.settlement === 'wallet' && !facts.payoutAddress) {
     warnings.push({
       code: 'no_payout_address',

@@ -44,10 +44,11 @@ export const putLogo: Handler = async ({ req, account, service }) => {
   return ok(200, businessView(merchant!), 'Logo saved');
 };
 
-/** What blocks the merchant's money in this mode: no payout address, a failing webhook endpoint, the service not ready. */
+/** What blocks the merchant's money in this mode: no webhook URL, no payout address, a failing webhook endpoint, the service not ready. */
 export const getWarnings: Handler = async ({ account, service }) => {
   const network = service.catalog.network(account.mode);
-  const [payoutAddress, settlement, lastAttempt, checks] = await Promise.all([
+  const [endpoint, payoutAddress, settlement, lastAttempt, checks] = await Promise.all([
+    service.merchants.endpoint(account),
     network ? service.merchants.payoutAddress(account.merchant.id, account.mode, network.chainId) : undefined,
     service.ledger.settlement(account.merchant.id, account.mode),
     service.dashboard.lastAttempt(account.merchant.id, account.mode),
@@ -56,6 +57,7 @@ export const getWarnings: Handler = async ({ account, service }) => {
   const warnings = moneyWarnings({
     mode: account.mode,
     network: network && { chainId: network.chainId, name: network.name },
+    webhookUrl: endpoint.url,
     payoutAddress,
     settlement,
     lastAttempt,

@@ -121,7 +121,7 @@ export const OPERATIONS: Record<string, Operation> = {
     responses: { 201: answer(RolledKey) },
   },
   'GET /api/v1/account': { tag: 'Account', responses: { 200: BusinessAnswer } },
-  'GET /api/v1/account/warnings': { tag: 'Account', description: 'Empty when nothing blocks money. `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.', responses: { 200: WarningsAnswer } },
+  'GET /api/v1/account/warnings': { tag: 'Account', description: 'Empty when nothing blocks money. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.', responses: { 200: WarningsAnswer } },
   'PATCH /api/v1/account': { tag: 'Account', description: 'The e-mail is also the one the owner signs in to the dashboard with.', body: BusinessBody, responses: { 200: BusinessAnswer } },
   'PUT /api/v1/account/logo': {
     tag: 'Account',

@@ -37,7 +37,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: payments.rollKey, summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay' },
   { method: 'GET', path: '/api/v1/account', auth: 'merchant', handler: account.getAccount, summary: 'the business: name, e-mail, logo' },
   { method: 'PATCH', path: '/api/v1/account', auth: 'merchant', handler: account.updateAccount, summary: 'a new business name or e-mail' },
-  { method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: account.getWarnings, summary: 'what blocks money: no payout address, a failing webhook endpoint, the service not ready' },
+  { method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: account.getWarnings, summary: 'what blocks money: no webhook URL, no payout address, a failing webhook endpoint, the service not ready' },
   { method: 'PUT', path: '/api/v1/account/logo', auth: 'merchant', handler: account.putLogo, summary: 'upload the business\'s logo (multipart; an image, sniffed)' },
   // Webhooks and events (secret key; the webhook and the events feed also the dashboard's session)
   { method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.putWebhook, summary: 'where events go' },

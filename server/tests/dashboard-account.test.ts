@@ -179,12 +179,13 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
     const m = await merchant('Warned Shop');
     const s = await setPassword(m);
     const live = await call('/api/v1/account/warnings', { cookie: s.cookie, headers: { 'x-mode': 'live' } });
-    expect(live.body.data.map((w: { code: string }) => w.code)).toEqual(['no_payout_address', 'not_ready']);
-    expect(live.body.data[0].message).toContain('BNB Smart Chain (chain 56)');
+    expect(live.body.data.map((w: { code: string }) => w.code)).toEqual(['no_webhook_url', 'no_payout_address', 'not_ready']);
+    expect(live.body.data[0].message).toBe('No webhook URL for live payments: events wait until you set one.');
+    expect(live.body.data[1].message).toContain('BNB Smart Chain (chain 56)');
     // Test mode has no network here: no payout address is wanted.
-    expect(await codes(s.cookie, 'test')).toEqual(['not_ready']);
+    expect(await codes(s.cookie, 'test')).toEqual(['no_webhook_url', 'not_ready']);
     await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
-    expect(await codes(s.cookie, 'live')).toEqual(['not_ready']);
+    expect(await codes(s.cookie, 'live')).toEqual(['no_webhook_url', 'not_ready']);
     expect((await call('/api/v1/account/warnings')).status).toBe(401);
   });
 

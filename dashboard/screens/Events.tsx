@@ -1,0 +1,56 @@
+// The events feed: the latest events told to the webhook URL, newest first, each with every
+// delivery attempt and the endpoint's answer, and resend. Live: new events show as they come.
+import { h } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { int, nullable, text } from '../../contract/fields.ts';
+import { mode, request } from '../api.ts';
+import { when } from '../format.ts';
+import { useLive } from '../live.ts';
+import { Notes, useAct, useTitle } from './common.tsx';
+
+const Attempt = z.object({ attempt: int, status: int, error: nullable<string>((v) => typeof v === 'string', 'text'), at: text });
+const Event = z.object({ id: text, type: text, state: text, created: text, attempts: z.array(Attempt) });
+const Feed = z.object({ data: z.array(Event) });
+const STATES: Record<string, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Gave up', no_endpoint: 'No webhook URL' };
+
+export function Events(_: { path?: string }) {
+  useTitle('Events');
+  const [rows, setRows] = useState<Array<z.infer<typeof Event>> | undefined>();
+  const load = useCallback(async () => setRows((await request('/api/v1/events?after=recent&limit=50', Feed)).data.reverse()), [mode.value]);
+  const { note, error, setError, act } = useAct(load);
+  useEffect(() => void load().catch(setError), [load]);
+  useLive(load);
+  return (
+    <section>
+      <h1>Events</h1>
+      <p>The 50 latest, newest first.</p>
+      <Notes note={note} error={error} />
+      {rows?.length === 0 && <p>No events yet.</p>}
+      <ul class="payments" aria-label="Events, newest first">
+        {rows?.map((e) => (
+          <li key={e.id} class="product">
+            <p class="ref">
+              {e.type} <span class={`status status-${e.state === 'delivered' ? 'confirmed' : 'failed'}`}>{STATES[e.state] ?? e.state}</span>
+            </p>
+            <p class="meta">
+              {e.id}, {when(e.created)}
+            </p>
+            {e.attempts.length > 0 && (
+              <ol class="timeline">
+                {e.attempts.map((a) => (
+                  <li key={a.attempt}>
+                    Attempt {a.attempt}: {a.status ? `answered ${a.status}` : `no answer (${a.error})`} <span class="when">{when(a.at)}</span>
+                  </li>
+                ))}
+              </ol>
+            )}
+            <button type="button" class="secondary small" onClick={() => act(async () => (await request(`/api/v1/events/${e.id}/resend`, undefined, { method: 'POST' }), `Queued ${e.type} ${e.id} again.`))}>
+              Resend {e.type}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,163 @@
+// Payment links: make a standard link (a charge, or a cart of one of your prices) or a donation
+// link with a cover photo uploaded from the browser; activate or deactivate one, copy its URL,
+// show its QR code (drawn by the service as one SVG path).
+import { h, Fragment } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { bool, CURRENCIES, int, text } from '../../contract/fields.ts';
+import { ProductsPage } from '../../contract/products.ts';
+import { mode, request } from '../api.ts';
+import { money } from '../format.ts';
+import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
+
+const Link = z.object({ id: text, title: text, slug: text, isActive: bool, type: text });
+type Link = z.infer<typeof Link>;
+const LinkList = z.object({ data: z.array(Link) });
+const Qr = z.object({ data: z.object({ size: int, path: text }) });
+type Kind = 'charge' | 'cart' | 'donation';
+const KINDS = { charge: 'A fixed charge', cart: 'A cart of your prices', donation: 'A donation' };
+
+const urlOf = (l: Link) => `${location.origin}/pay/${l.slug}`;
+
+function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promise<void> }) {
+  const [qr, setQr] = useState<{ size: number; path: string } | undefined>();
+  const url = urlOf(l);
+  return (
+    <li class="product">
+      <p class="ref">{l.title}</p>
+      <p class="meta">
+        {l.type}, {l.isActive ? 'active' : 'inactive'}: <span class="hash">{url}</span>
+      </p>
+      <div class="actions">
+        <button type="button" class="secondary small" onClick={() => act(async () => (await navigator.clipboard.writeText(url), 'Copied.'))}>
+          Copy URL of {l.title}
+        </button>
+        <button type="button" class="secondary small" onClick={() => act(async () => (setQr((await request(`/api/v1/payment_links/${l.id}/qr`, Qr)).data), ''))}>
+          QR code of {l.title}
+        </button>
+        <button
+          type="button"
+          class="secondary small"
+          onClick={() =>
+            act(async () => {
+              await request(`/api/v1/payment_links/${l.id}/status`, undefined, { method: 'PUT', body: { is_active: !l.isActive } });
+              return `${l.title} ${l.isActive ? 'deactivated' : 'activated'}.`;
+            })
+          }
+        >
+          {l.isActive ? 'Deactivate' : 'Activate'} {l.title}
+        </button>
+      </div>
+      {qr && (
+        <svg class="qr" viewBox={`-4 -4 ${qr.size + 8} ${qr.size + 8}`} role="img" aria-label={`QR code of ${url}`}>
+          <path d={qr.path} />
+        </svg>
+      )}
+    </li>
+  );
+}
+
+export function Links(_: { path?: string }) {
+  useTitle('Payment links');
+  const [rows, setRows] = useState<Link[] | undefined>();
+  const [prices, setPrices] = useState<Array<{ id: string; label: string }>>([]);
+  const [kind, setKind] = useState<Kind>('charge');
+  const [f, setF] = useState({ title: '', amount: '', currency: 'USD', price: '', description: '' });
+  const set = (key: keyof typeof f) => (value: string) => setF({ ...f, [key]: value });
+  const load = useCallback(async () => {
+    setRows((await request('/api/v1/payment_links?page_size=100', LinkList)).data);
+    const products = (await request('/api/v1/products?limit=100', ProductsPage)).data.filter((p) => !p.archived);
+    setPrices(products.flatMap((p) => p.prices.map((price) => ({ id: price.id, label: `${p.name}: ${money(Number(price.amount), price.currency)}` }))));
+  }, [mode.value]);
+  const { note, error, setError, act } = useAct(load);
+  useEffect(() => void load().catch(setError), [load]);
+  const make = async () => {
+    const title = f.title.trim();
+    if (kind === 'donation') {
+      const form = new FormData();
+      form.set('title', title);
+      form.set('description', f.description);
+      const photo = chosen('link-cover');
+      if (photo) form.set('cover_photo', photo);
+      await request('/api/v1/payment_links/donation', undefined, { method: 'POST', body: form });
+    } else {
+      const body = kind === 'cart' ? { title, cart: [{ price_id: f.price || prices[0]?.id, quantity: 1, quantity_adjustable: true }] } : { title, charge: { amount: f.amount.trim(), currency: f.currency } };
+      await request('/api/v1/payment_links/standard', undefined, { method: 'POST', body });
+    }
+    setF({ ...f, title: '', amount: '', description: '' });
+    return `Link ${title} made.`;
+  };
+  return (
+    <section>
+      <h1>Payment links</h1>
+      <Notes note={note} error={error} />
+      <h2>New link</h2>
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(make);
+        }}
+      >
+        <div class="field">
+          <label for="link-kind">Kind</label>
+          <select id="link-kind" value={kind} onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as Kind)}>
+            {Object.entries(KINDS).map(([k, label]) => (
+              <option key={k} value={k}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Field id="link-title" label="Title" value={f.title} onInput={set('title')} error={fieldError(error, 'title')} required />
+        {kind === 'charge' && (
+          <>
+            <Field id="link-amount" label="Amount" value={f.amount} onInput={set('amount')} error={fieldError(error, 'charge.amount')} />
+            <div class="field">
+              <label for="link-currency">Currency</label>
+              <select id="link-currency" value={f.currency} onChange={(e) => set('currency')((e.currentTarget as HTMLSelectElement).value)}>
+                {CURRENCIES.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            </div>
+          </>
+        )}
+        {kind === 'cart' &&
+          (prices.length === 0 ? (
+            <p class="warning">
+              No prices yet: make one in <a href="/dashboard/products">Products</a>.
+            </p>
+          ) : (
+            <div class="field">
+              <label for="link-price">Price (the customer picks how many)</label>
+              <select id="link-price" value={f.price} onChange={(e) => set('price')((e.currentTarget as HTMLSelectElement).value)}>
+                {prices.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ))}
+        {kind === 'donation' && (
+          <>
+            <Field id="link-description" label="Description" value={f.description} onInput={set('description')} error={fieldError(error, 'description')} />
+            <FileField id="link-cover" label="Cover photo (PNG, JPEG, GIF or WebP)" />
+          </>
+        )}
+        <button type="submit">Make link</button>
+      </form>
+      <h2>Your links</h2>
+      {rows === undefined && <p role="status">Loading…</p>}
+      {rows?.length === 0 && <p>No links yet.</p>}
+      {!!rows?.length && (
+        <ul class="payments" aria-label="Payment links, newest first">
+          {rows.map((l) => (
+            <Row key={l.id} l={l} act={act} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+// Settings: the business as customers see it (name, e-mail, logo uploaded from the browser:
+// the service keeps it only if its bytes are an image), and the payout address of the mode's
+// network (an address with a wrong EIP-55 checksum is refused, with the one it should be).
+import { h } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import * as z from 'zod/mini';
+import { BusinessAnswer } from '../../contract/dashboard.ts';
+import { int, text } from '../../contract/fields.ts';
+import { mode, request, session } from '../api.ts';
+import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
+
+const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
+
+export function Settings(_: { path?: string }) {
+  useTitle('Settings');
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [logo, setLogo] = useState('');
+  const [address, setAddress] = useState('');
+  const network = session.value?.networks[mode.value];
+  const shown = (b: z.infer<typeof BusinessAnswer>['data']) => {
+    setName(b.businessName);
+    setEmail(b.businessEmail);
+    setLogo(b.businessLogo);
+    const s = session.value;
+    if (s) session.value = { ...s, merchant: { ...s.merchant, ...b } };
+  };
+  const load = useCallback(async () => {
+    shown((await request('/api/v1/account', BusinessAnswer)).data);
+    if (network) setAddress((await request('/api/v1/payout_address', Payouts)).data.find((p) => p.chain_id === network.chainId)?.address ?? '');
+  }, [mode.value]);
+  const { note, error, setError, act } = useAct();
+  useEffect(() => void load().catch(setError), [load]);
+  const submit = (work: () => Promise<string>) => (e: Event) => {
+    e.preventDefault();
+    void act(work);
+  };
+  return (
+    <section>
+      <h1>Settings</h1>
+      <Notes note={note} error={error} />
+      <h2>Your business</h2>
+      {logo && <img class="logo" src={logo} alt="Your logo" />}
+      <form
+        noValidate
+        onSubmit={submit(async () => {
+          shown((await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim() } })).data);
+          const file = chosen('logo');
+          if (file) {
+            const form = new FormData();
+            form.set('logo', file);
+            shown((await request('/api/v1/account/logo', BusinessAnswer, { method: 'PUT', body: form })).data);
+          }
+          return 'Business saved.';
+        })}
+      >
+        <Field id="business-name" label="Business name" value={name} onInput={setName} error={fieldError(error, 'business_name')} required />
+        <Field id="business-email" label="E-mail" type="email" hint="Customers see it; you sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
+        <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
+        <button type="submit">Save business</button>
+      </form>
+      <h2>Payout address ({mode.value})</h2>
+      {network ? (
+        <form
+          noValidate
+          onSubmit={submit(async () => {
+            await request('/api/v1/payout_address', undefined, { method: 'PUT', body: { chain_id: network.chainId, address: address.trim() } });
+            return 'Payout address saved.';
+          })}
+        >
+          <Field id="payout-address" label={`Payout address on ${network.name}`} value={address} onInput={setAddress} error={fieldError(error, 'address')} />
+          <button type="submit">Save payout address</button>
+        </form>
+      ) : (
+        <p>No {mode.value} network on this service.</p>
+      )}
+    </section>
+  );
+}
