@@ -1,17 +1,24 @@
 // The merchant's dashboard in a real Chromium (issue 23), at 320 px and with the keyboard only:
-// open the one-time sign-in link, set a password, sign out and sign in, see a payment arrive on
-// Payments without reloading, open it and read its timeline, resend its event, make a product
-// with a price that a link's cart takes, roll the secret
-// key and see the old one refused, sign out and see the cookie open nothing. axe (WCAG 2.2 A
-// and AA, best practices) finds nothing on any screen, light or dark. Needs `npm run build`.
+// the merchant's whole day. Open the one-time sign-in link, set a password, sign out and sign
+// in; make a product with a price; make a standard link whose cart takes it, copy its URL, see
+// its QR code, deactivate and activate it; pay it on its hosted page with the sandbox (another
+// tab) and see the payment arrive on Payments without reloading; open it and read its
+// timeline, resend its event, and again from the events feed; rename the business and upload a
+// logo (one that is HTML refused); roll the secret key and see the old one refused; sign out
+// and see the cookie open nothing. And a service with a live network: the dashboard opens in
+// live mode, Home says what blocks live money, and a payout address (EIP-55 checked) clears
+// its warning. axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or
+// dark. Needs `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
-import { expect, test } from './support/fixtures.ts';
+import { expect, fullEncoderSymbol, modal, symbolFromPath, test } from './support/fixtures.ts';
 
 const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const ADMIN = 'op_dashboard_e2e_token_0123456789abcdef0123456789ab';
 const SHOTS = process.env.DASHBOARD_SHOTS;
+// A 1×1 PNG: a logo the service keeps.
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex');
 
 let api: Service;
 test.beforeAll(async () => {
@@ -90,47 +97,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
 
-  // Payments: empty, then a payment arrives without reloading.
-  await tabTo(page, page.getByRole('link', { name: 'Payments' }));
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Payments' })).toBeFocused();
-  await expect(page.getByText('No payments yet.')).toBeVisible();
-  await axe(page, 'payments');
-  const key = m.keys.test.secretKey;
-  const made = await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'tea-1001', coin: 'USDT', currency: 'USD', amount: 18, customer_email: 'ada@example.com' }) });
-  expect(made.status).toBe(201);
-  await page.waitForTimeout(500); // the long poll is held open by now
-  const navigations: string[] = [];
-  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
-  expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'tea-1001', kind: 'exact' }) })).status).toBe(200);
-  const row = page.getByRole('link', { name: /tea-1001/ });
-  await expect(row).toBeVisible({ timeout: 15_000 });
-  await expect(row).toContainText('Paid');
-  expect(navigations).toEqual([]);
-  await axe(page, 'payments-with-one');
-  // Export CSV: a file with the payment, by the keyboard.
-  await tabTo(page, page.getByRole('button', { name: 'Export CSV' }));
-  const [file] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
-  expect(file.suggestedFilename()).toBe('payments-test.csv');
-  const { readFile } = await import('node:fs/promises');
-  expect(await readFile((await file.path())!, 'utf8')).toMatch(/^reference,status,[^\n]*\r\ntea-1001,confirmed,/);
-
-  // The payment's page: its timeline, and its event sent again.
-  await tabTo(page, row);
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Payment tea-1001' })).toBeFocused();
-  const timeline = page.getByRole('list').filter({ hasText: 'Created' });
-  await expect(timeline.getByRole('listitem')).toHaveCount(4);
-  await expect(timeline.getByRole('listitem').nth(0)).toContainText('Created');
-  await expect(timeline.getByRole('listitem').nth(1)).toContainText('received and counted');
-  await expect(timeline).toContainText('Paid in full');
-  await expect(timeline).toContainText('Event DEPOSIT_TRANSACTION told to the webhook (no webhook URL yet)');
-  await axe(page, 'payment');
-  await tabTo(page, page.getByRole('button', { name: 'Resend DEPOSIT_TRANSACTION' }));
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('status').filter({ hasText: 'Queued' })).toBeVisible();
-
-  // Products: make one with a price; a standard link's cart takes that price.
+  // Products: make one with a price, by the keyboard.
   await tabTo(page, page.getByRole('link', { name: 'Products' }));
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Products', exact: true })).toBeFocused();
@@ -142,10 +109,134 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await page.keyboard.press('Enter');
   const listed = page.getByRole('list', { name: 'Products, newest first' }).getByRole('listitem').first();
   await expect(listed).toContainText('Oolong, 100 g');
-  const priceId = (await listed.locator('.hash').first().textContent())!.replace('price id ', '').trim();
   await axe(page, 'products');
-  const link = await fetch(`${api.url}/api/v1/payment_links/standard`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ title: 'Tea', cart: [{ price_id: priceId, quantity: 1 }] }) });
-  expect(link.status).toBe(201);
+
+  // Links: a standard link whose cart takes that price; its URL copied, its QR code drawn.
+  await tabTo(page, page.getByRole('link', { name: 'Links' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Payment links' })).toBeFocused();
+  await expect(page.getByText('No links yet.')).toBeVisible();
+  await axe(page, 'links');
+  await tabTo(page, page.getByLabel('Kind'));
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByLabel('Kind')).toHaveValue('cart');
+  await expect(page.getByLabel('Price (the customer picks how many)')).toContainText('Oolong, 100 g: $9.50');
+  await tabTo(page, page.getByLabel('Title'));
+  await page.keyboard.type('Oolong to go');
+  await page.keyboard.press('Enter');
+  const linkRow = page.getByRole('list', { name: 'Payment links, newest first' }).getByRole('listitem').first();
+  await expect(linkRow).toContainText('Oolong to go');
+  await expect(linkRow).toContainText('standard, active');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
+  await tabTo(page, page.getByRole('button', { name: 'Copy URL of Oolong to go' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Copied.' })).toBeVisible();
+  const linkUrl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(linkUrl).toMatch(new RegExp(`^${api.url}/pay/[A-Za-z0-9-]+$`));
+  await tabTo(page, page.getByRole('button', { name: 'QR code of Oolong to go' }));
+  await page.keyboard.press('Enter');
+  const qr = page.getByRole('img', { name: `QR code of ${linkUrl}` });
+  await expect(qr).toBeVisible();
+  // The symbol drawn is the one the full qrcode package makes for the link's URL.
+  const expected = fullEncoderSymbol(linkUrl);
+  expect(symbolFromPath((await qr.locator('path').getAttribute('d'))!, expected.size)).toBe(expected.dark);
+  await axe(page, 'links-with-one');
+  // Deactivated, its page refuses payments; activated again, it takes them.
+  await tabTo(page, page.getByRole('button', { name: 'Deactivate Oolong to go' }));
+  await page.keyboard.press('Enter');
+  await expect(linkRow).toContainText('standard, inactive');
+  expect((await fetch(linkUrl)).status).toBe(410);
+  await tabTo(page, page.getByRole('button', { name: 'Activate Oolong to go' }));
+  await page.keyboard.press('Enter');
+  await expect(linkRow).toContainText('standard, active');
+
+  // Payments: empty, then the link is paid on its hosted page (another tab, the sandbox) and
+  // the payment arrives here without reloading.
+  await tabTo(page, page.getByRole('link', { name: 'Payments' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Payments' })).toBeFocused();
+  await expect(page.getByText('No payments yet.')).toBeVisible();
+  await axe(page, 'payments');
+  await page.waitForTimeout(500); // the long poll is held open by now
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  const customer = await page.context().newPage();
+  await customer.goto(linkUrl);
+  await expect(customer.getByRole('heading', { name: 'Oolong to go' })).toBeVisible();
+  await customer.getByLabel('E-mail').fill('ada@example.com');
+  await customer.getByRole('button', { name: 'Pay', exact: true }).click();
+  const dialog = modal(customer);
+  await expect(dialog.locator('[data-amount]')).toHaveText('9.595 USDT'); // 9.50 + 1%
+  await dialog.getByRole('button', { name: 'Full' }).click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await customer.close();
+  const row = page.getByRole('link', { name: /^link_/ });
+  await expect(row).toBeVisible({ timeout: 15_000 });
+  await expect(row).toContainText('Paid');
+  const reference = (await row.locator('.ref').textContent())!;
+  expect(navigations).toEqual([]);
+  await axe(page, 'payments-with-one');
+  // Export CSV: a file with the payment, by the keyboard.
+  await tabTo(page, page.getByRole('button', { name: 'Export CSV' }));
+  const [file] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+  expect(file.suggestedFilename()).toBe('payments-test.csv');
+  const { readFile } = await import('node:fs/promises');
+  expect(await readFile((await file.path())!, 'utf8')).toMatch(new RegExp(`^reference,status,[^\\n]*\\r\\n${reference},confirmed,`));
+
+  // The payment's page: its timeline, and its event sent again.
+  await tabTo(page, row);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: `Payment ${reference}` })).toBeFocused();
+  const timeline = page.getByRole('list').filter({ hasText: 'Created' });
+  await expect(timeline.getByRole('listitem')).toHaveCount(4);
+  await expect(timeline.getByRole('listitem').nth(0)).toContainText('Created');
+  await expect(timeline.getByRole('listitem').nth(1)).toContainText('received and counted');
+  await expect(timeline).toContainText('Paid in full');
+  await expect(timeline).toContainText('Event DEPOSIT_TRANSACTION told to the webhook (no webhook URL yet)');
+  await axe(page, 'payment');
+  await tabTo(page, page.getByRole('button', { name: 'Resend DEPOSIT_TRANSACTION' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Queued' })).toBeVisible();
+
+  // Events: the feed, newest first, with resend.
+  await tabTo(page, page.getByRole('link', { name: 'Events' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Events' })).toBeFocused();
+  const event = page.getByRole('list', { name: 'Events, newest first' }).getByRole('listitem').first();
+  await expect(event).toContainText('DEPOSIT_TRANSACTION');
+  await expect(event).toContainText('No webhook URL');
+  await axe(page, 'events');
+  await tabTo(page, event.getByRole('button', { name: 'Resend DEPOSIT_TRANSACTION' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: /^Queued DEPOSIT_TRANSACTION / })).toBeVisible();
+
+  // Settings: a new name and a logo (chosen by the keyboard); a "logo" that is HTML is refused.
+  await tabTo(page, page.getByRole('link', { name: 'Settings' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
+  await expect(page.getByLabel('Business name')).toHaveValue('Harbour Tea');
+  await expect(page.getByText('No test network on this service.')).toBeVisible();
+  await axe(page, 'settings');
+  const chooseLogo = async (name: string, mimeType: string, buffer: Buffer) => {
+    await tabTo(page, page.getByLabel('Logo (PNG, JPEG, GIF or WebP)'));
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    await chooser.setFiles({ name, mimeType, buffer });
+  };
+  await chooseLogo('logo.png', 'image/png', Buffer.from('<!doctype html><script>alert(1)</script>'));
+  await tabTo(page, page.getByRole('button', { name: 'Save business' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('alert')).toContainText('logo: expected a PNG, JPEG, GIF or WebP image');
+  await expect(page.getByRole('img', { name: 'Your logo' })).toHaveCount(0);
+  await page.getByLabel('Business name').fill('');
+  await tabTo(page, page.getByLabel('Business name'));
+  await page.keyboard.type('Harbour Tea & Co');
+  await chooseLogo('logo.png', 'image/png', PNG);
+  await tabTo(page, page.getByRole('button', { name: 'Save business' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Business saved.' })).toBeVisible();
+  await expect(page.getByRole('img', { name: 'Your logo' })).toHaveJSProperty('naturalWidth', 1);
+  await expect(page.locator('header .business')).toHaveText('Harbour Tea & Co');
+  await axe(page, 'settings-saved');
 
   // Developers: the public key, and a rolled secret key: the old one is refused at once.
   await tabTo(page, page.getByRole('link', { name: 'Developers' }));
@@ -153,9 +244,13 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await expect(page.getByRole('heading', { name: 'Developers' })).toBeFocused();
   await expect(page.locator('#public-key')).toHaveText(/^pk_test_/);
   await axe(page, 'developers');
+  const key = m.keys.test.secretKey;
+  expect((await fetch(`${api.url}/api/v1/payments`, { headers: bearer(key) })).status).toBe(200);
   await tabTo(page, page.getByRole('button', { name: 'Roll secret key…' }));
   await page.keyboard.press('Enter');
-  await tabTo(page, page.getByRole('button', { name: 'Roll the test secret key now' }));
+  await expect(page.getByLabel('The old key stops working')).toHaveValue('0');
+  await axe(page, 'developers-roll');
+  await tabTo(page, page.getByRole('button', { name: 'Roll the test secret key' }));
   await page.keyboard.press('Enter');
   const rolled = (await page.locator('#rolled-key').textContent())!.trim();
   expect(rolled).toMatch(/^sk_test_/);
@@ -177,4 +272,58 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   expect((await fetch(`${api.url}/api/v1/payments`, { headers: { cookie: `dashboard_session=${cookie.value}` } })).status).toBe(401);
   await page.goto(`${api.url}/dashboard/payments`);
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+});
+
+test('with a live network the dashboard opens in live mode; Home says what blocks live money; a payout address clears its warning', async ({ page }) => {
+  test.setTimeout(90_000);
+  // A live network whose chain is never called (jobs off; dev: not checked at start).
+  const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
+  const live = await startService({ adminToken: ADMIN, networks: { live: LIVE }, jobs: false });
+  try {
+    const response = await fetch(`${live.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Quay Books', email: 'owner@quay-books.example' }) });
+    const { signInUrl } = (await response.json()).data as { signInUrl: string };
+    await page.goto(signInUrl);
+    await tabTo(page, page.getByLabel('New password'));
+    await page.keyboard.type('a long enough password');
+    await tabTo(page, page.getByLabel('The same password again'));
+    await page.keyboard.type('a long enough password');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Live data' })).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByText('Test data: payments made with test keys')).toHaveCount(0);
+    const warnings = page.locator('main .warning');
+    await expect(warnings).toHaveCount(3);
+    await expect(warnings.nth(0)).toContainText('No webhook URL for live payments');
+    await expect(warnings.nth(1)).toContainText('No payout address for BNB Smart Chain (chain 56)');
+    await expect(warnings.nth(2)).toContainText('The service is not ready');
+    await axe(page, 'home-live-warnings');
+
+    // Settings → the payout address: a one-letter typo is refused with the checksummed address; the right one is kept.
+    await tabTo(page, warnings.nth(1).getByRole('link', { name: 'Settings' }));
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
+    await tabTo(page, page.getByLabel('Payout address on BNB Smart Chain'));
+    await page.keyboard.type('0x52908400098527886E0F7030069857D2E4169Ee7');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#payout-address-error')).toContainText('did you mean 0x52908400098527886E0F7030069857D2E4169EE7');
+    await expect(page.getByLabel('Payout address on BNB Smart Chain')).toHaveAttribute('aria-invalid', 'true');
+    await axe(page, 'settings-live-typo');
+    await page.getByLabel('Payout address on BNB Smart Chain').fill('');
+    await tabTo(page, page.getByLabel('Payout address on BNB Smart Chain'));
+    await page.keyboard.type('0x52908400098527886E0F7030069857D2E4169EE7');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status').filter({ hasText: 'Payout address saved.' })).toBeVisible();
+
+    await tabTo(page, page.getByRole('link', { name: 'Home' }));
+    await page.keyboard.press('Enter');
+    await expect(warnings).toHaveCount(2);
+    await expect(page.getByText('No payout address')).toHaveCount(0);
+    // The switch: test data, where this service has no network (no payout address wanted).
+    await tabTo(page, page.getByRole('button', { name: 'Test data' }));
+    await page.keyboard.press('Enter');
+    await expect(page.getByText('No webhook URL for test payments')).toBeVisible();
+    await expect(page.getByText('No payout address')).toHaveCount(0);
+  } finally {
+    await live.close();
+  }
 });
