@@ -1,25 +1,12 @@
 // The merchant's dashboard and the API it stands on: the payments list, one payment with its
 // timeline, a rolled secret key (public API: secret key or a dashboard session), and the
-// dashboard's own sign-in (its session, set-password and sign-in bodies). Read by the service
-// and by the dashboard in the browser.
+// dashboard's own session. Read by the service and by the dashboard in the browser; the
+// bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { COINS, email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
-import { MerchantVerification, STATUSES } from './schemas.ts';
+import { int, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
-
-/** GET /api/v1/payments: its query. `cursor` is `next` of the page before. */
-export const PaymentsQuery = later(() =>
-  z.object({
-    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.\d{1,19}$/.test(v), 'a cursor: next of the page before')),
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
-    status: z.optional(oneOf(STATUSES)),
-    coin: z.optional(oneOf(COINS)),
-    from: z.optional(timestamp),
-    to: z.optional(timestamp),
-    q: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 254, 'a reference, e-mail, deposit address or transaction hash')),
-  }),
-);
 
 /** A payment in the list: as verify answers the secret key, and when it was made. */
 export const PaymentSummary = later(() => z.object({ ...MerchantVerification.shape, createdAt: timestamp }));
@@ -56,16 +43,6 @@ export type TimelineEntry = z.infer<typeof TimelineEntry>;
 export const PaymentDetail = later(() => z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text') }));
 export type PaymentDetail = z.infer<typeof PaymentDetail>;
 
-/** At most a week: a rolled key's old one keeps working that long at most. */
-export const MAX_REVOKE_DELAY_SECONDS = 604_800;
-
-/** POST /api/v1/keys/roll's body (optional): how long the old key keeps working, in seconds (0, the default: it is refused now). */
-export const RollKeyBody = later(() =>
-  z.object({
-    revoke_old_after: z.optional(is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_REVOKE_DELAY_SECONDS, 'whole seconds from 0 to 604800 (a week)')),
-  }),
-);
-
 /**
  * POST /api/v1/keys/roll: the mode's new secret key, shown this once; the old one is refused
  * from now, or from `oldKeyValidUntil` when the roll gave a delay.
@@ -94,15 +71,6 @@ export const DashboardSession = later(() =>
 );
 export type DashboardSession = z.infer<typeof DashboardSession>;
 
-const password = is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'a password of at most 200 characters');
-export const SignInBody = later(() => z.object({ email, password }));
-export const SetPasswordBody = later(() =>
-  z.object({
-    token: is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9_-]{20,100}$/.test(v), 'the token of a sign-in link'),
-    password: is<string>((v) => typeof v === 'string' && v.length >= 10 && v.length <= 200, 'a password of 10 to 200 characters'),
-  }),
-);
-
 /** The answer of every dashboard session endpoint. */
 export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
 
@@ -111,13 +79,6 @@ export const Business = later(() => z.object({ businessName: text, businessEmail
 export type Business = z.infer<typeof Business>;
 export const BusinessAnswer = later(() => z.object({ ...envelope(), data: Business }));
 
-/** PATCH /api/v1/account: a new name or e-mail (the e-mail the owner signs in with, too). */
-export const BusinessBody = later(() =>
-  z.object({
-    business_name: z.optional(is<string>((v) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100, 'a name of 1 to 100 characters')),
-    business_email: z.optional(email),
-  }),
-);
 
 /** GET /api/v1/account/warnings: what blocks the merchant's money in the mode, each with a code and a sentence. */
 export const WARNING_CODES = ['no_webhook_url', 'no_payout_address', 'webhook_failing', 'not_ready'] as const;

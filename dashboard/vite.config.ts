@@ -2,12 +2,35 @@
 // in dist/dashboard/, which the service serves at /dashboard/assets/. Run after the widget's
 // build (npm run build does), which empties dist/. The widget's bundle is not touched.
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import widget from '../vite.config.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * The widget's build cuts from zod what its bundle carries yet never reaches (Standard Schema,
+ * the throwing and async parses, encode, catchalls, members' lazies, long errors for mistakes
+ * in a schema's own code) and keeps zod's settings off globalThis. All of it holds for the
+ * dashboard, which only safeParses stripping objects, so the same plugins run here, on zod's
+ * files alone: their cuts of Preact and of signals do not hold (hooks call setState; the
+ * signals integration peeks). Missing one fails the build, so this is looked at again.
+ */
+const ZOD_CUTS = ['private-zod-config', 'short-zod-errors', 'unreachable-library-code'];
+const zodCuts: Plugin[] = ((widget.plugins ?? []) as Plugin[])
+  .filter((plugin) => ZOD_CUTS.includes(plugin.name))
+  .map((plugin) => ({
+    ...plugin,
+    name: `dashboard-${plugin.name}`,
+    transform(code: string, id: string) {
+      const transform = plugin.transform as (this: unknown, code: string, id: string) => unknown;
+      return id.includes('/node_modules/zod/') ? transform.call(this, code, id) : undefined;
+    },
+  })) as Plugin[];
+if (zodCuts.length !== ZOD_CUTS.length) throw new Error(`dashboard/vite.config.ts: the widget's build no longer has the plugins ${ZOD_CUTS.join(', ')}; review this`);
+
 export default defineConfig({
   root,
+  plugins: zodCuts,
   // Classic JSX with h imported in each file, as the widget does.
   oxc: { jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },

@@ -120,7 +120,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await tabTo(page, page.getByLabel('Kind'));
   await page.keyboard.press('ArrowDown');
   await expect(page.getByLabel('Kind')).toHaveValue('cart');
-  await expect(page.getByLabel('Price (the customer picks how many)')).toContainText('Oolong, 100 g: $9.50');
+  await expect(page.getByLabel('Price', { exact: true })).toContainText('Oolong, 100 g: $9.50');
   await tabTo(page, page.getByLabel('Title'));
   await page.keyboard.type('Oolong to go');
   await page.keyboard.press('Enter');

@@ -24,18 +24,14 @@ export function Developers(_: { path?: string }) {
   const [delay, setDelay] = useState('0');
   const { note, error, setError, act } = useAct();
   const load = useCallback(async () => {
-    try {
-      const answer = (await request('/api/v1/webhook', Endpoint)).data;
-      setEndpoint(answer);
-      setUrl(answer.url ?? '');
-    } catch (e) {
-      setError(e);
-    }
+    const answer = (await request('/api/v1/webhook', Endpoint)).data;
+    setEndpoint(answer);
+    setUrl(answer.url ?? '');
   }, [mode.value]);
   useEffect(() => {
     setRolled(undefined);
     setConfirming(false);
-    void load();
+    void load().catch(setError);
   }, [load]);
   const publicKey = session.value?.publicKeys[mode.value] ?? '';
   return (
@@ -117,14 +113,14 @@ export function Developers(_: { path?: string }) {
           {endpoint.previousSecretValidUntil && (
             <>
               <dt>Previous secret signs until</dt>
-              <dd>{new Date(endpoint.previousSecretValidUntil).toLocaleString()}</dd>
+              <dd>{when(endpoint.previousSecretValidUntil)}</dd>
             </>
           )}
         </dl>
       )}
       <div class="actions">
         <button type="button" class="secondary" aria-pressed={showSecret} onClick={() => setShowSecret(!showSecret)}>
-          {showSecret ? 'Hide signing secret' : 'Show signing secret'}
+          Show signing secret
         </button>
         <button
           type="button"

@@ -24,7 +24,6 @@ export function Events(_: { path?: string }) {
   return (
     <section>
       <h1>Events</h1>
-      <p>The 50 latest, newest first.</p>
       <Notes note={note} error={error} />
       {rows?.length === 0 && <p>No events yet.</p>}
       <ul class="payments" aria-label="Events, newest first">

@@ -130,7 +130,7 @@ export function Links(_: { path?: string }) {
             </p>
           ) : (
             <div class="field">
-              <label for="link-price">Price (the customer picks how many)</label>
+              <label for="link-price">Price</label>
               <select id="link-price" value={f.price} onChange={(e) => set('price')((e.currentTarget as HTMLSelectElement).value)}>
                 {prices.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -149,7 +149,6 @@ export function Links(_: { path?: string }) {
         <button type="submit">Make link</button>
       </form>
       <h2>Your links</h2>
-      {rows === undefined && <p role="status">Loading…</p>}
       {rows?.length === 0 && <p>No links yet.</p>}
       {!!rows?.length && (
         <ul class="payments" aria-label="Payment links, newest first">

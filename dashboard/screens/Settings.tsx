@@ -55,11 +55,11 @@ export function Settings(_: { path?: string }) {
         })}
       >
         <Field id="business-name" label="Business name" value={name} onInput={setName} error={fieldError(error, 'business_name')} required />
-        <Field id="business-email" label="E-mail" type="email" hint="Customers see it; you sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
+        <Field id="business-email" label="E-mail" type="email" hint="You sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
         <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
         <button type="submit">Save business</button>
       </form>
-      <h2>Payout address ({mode.value})</h2>
+      <h2>Payout address</h2>
       {network ? (
         <form
           noValidate

@@ -2,7 +2,7 @@
 // name, e-mail and logo. A logo is uploaded as a file, and only an image whose bytes say so
 // (PNG, JPEG, GIF, WebP) is kept and served at /files/:id, as cover photos are: an HTML or SVG
 // file sent as a "logo" is refused, so it can never be served from our origin.
-import { BusinessBody } from '../../contract/dashboard.ts';
+import { BusinessBody } from '../../contract/dashboard-requests.ts';
 import type { Merchant } from '../domain/account.ts';
 import { invalidField } from '../domain/errors.ts';
 import { imageTypeOf } from '../domain/links.ts';

@@ -26,7 +26,8 @@ import {
   Readiness,
   WebhookEndpoint,
 } from '../../contract/api.ts';
-import { BusinessAnswer, BusinessBody, WarningsAnswer, PaymentDetail, PaymentsPage, PaymentsQuery, RollKeyBody, RolledKey } from '../../contract/dashboard.ts';
+import { BusinessAnswer, WarningsAnswer, PaymentDetail, PaymentsPage, RolledKey } from '../../contract/dashboard.ts';
+import { BusinessBody, PaymentsQuery, RollKeyBody } from '../../contract/dashboard-requests.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';

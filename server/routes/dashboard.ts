@@ -3,7 +3,7 @@
 // the session, sign out here or everywhere. The screens read the public API with the session.
 import { readFile } from 'node:fs/promises';
 import { SESSION_COOKIE, authenticateSession, cookie, sameOrigin } from '../http/auth.ts';
-import { SetPasswordBody, SignInBody } from '../../contract/dashboard.ts';
+import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
 import { Forbidden, invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../domain/sign-in.ts';
 import { readJson } from '../http/body.ts';

@@ -1,6 +1,6 @@
 // The merchant's payments (secret key or dashboard session): a list that pages by cursor and
 // filters, one payment with its timeline, and a new secret key for the caller's mode.
-import { PaymentsQuery, RollKeyBody } from '../../contract/dashboard.ts';
+import { PaymentsQuery, RollKeyBody } from '../../contract/dashboard-requests.ts';
 import { REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
 import { readJson } from '../http/body.ts';
