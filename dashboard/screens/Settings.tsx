@@ -55,7 +55,7 @@ export function Settings(_: { path?: string }) {
         })}
       >
         <Field id="business-name" label="Business name" value={name} onInput={setName} error={fieldError(error, 'business_name')} required />
-        <Field id="business-email" label="E-mail" type="email" hint="You sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
+        <Field id="business-email" label="E-mail" type="email" hint="Customers see it, and you sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
         <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
         <button type="submit">Save business</button>
       </form>
@@ -68,7 +68,7 @@ export function Settings(_: { path?: string }) {
             return 'Payout address saved.';
           })}
         >
-          <Field id="payout-address" label={`Payout address on ${network.name}`} value={address} onInput={setAddress} error={fieldError(error, 'address')} />
+          <Field id="payout-address" label={`Payout address on ${network.name}`} hint="As your wallet writes it: its capitals are a checksum." value={address} onInput={setAddress} error={fieldError(error, 'address')} />
           <button type="submit">Save payout address</button>
         </form>
       ) : (
