@@ -131,7 +131,7 @@ export function Links(_: { path?: string }) {
           ) : (
             <div class="field">
               <label for="link-price">Price</label>
-              <select id="link-price" value={f.price} onChange={(e) => set('price')((e.currentTarget as HTMLSelectElement).value)}>
+              <select id="link-price" value={f.price || prices[0]?.id} onChange={(e) => set('price')((e.currentTarget as HTMLSelectElement).value)}>
                 {prices.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.label}
