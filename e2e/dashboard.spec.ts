@@ -1,11 +1,11 @@
 // The merchant's dashboard in a real Chromium (issue 23), at 320 px and with the keyboard only:
 // the merchant's whole day. Open the one-time sign-in link, set a password, sign out and sign
 // in; make a product with a price; make a standard link whose cart takes it, copy its URL, see
-// its QR code, deactivate and activate it; pay it on its hosted page with the sandbox (another
-// tab) and see the payment arrive on Payments without reloading; open it and read its
-// timeline, resend its event, and again from the events feed; rename the business and upload a
-// logo (one that is HTML refused); roll the secret key and see the old one refused; sign out
-// and see the cookie open nothing. And a service with a live network: the dashboard opens in
+// its QR code, deactivate and activate it; make a donation link with a cover photo; pay the
+// standard link on its hosted page with the sandbox (another tab) and see the payment arrive
+// on Payments without reloading; open it and read its timeline, resend its event, and again
+// from the events feed; rename the business and upload a logo (one that is HTML refused); roll
+// the secret key and see the old one refused; sign out and see the cookie open nothing. And a service with a live network: the dashboard opens in
 // live mode, Home says what blocks live money, and a payout address (EIP-55 checked) clears
 // its warning. axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or
 // dark. Needs `npm run build`.
@@ -133,7 +133,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await tabTo(page, page.getByLabel('Title'));
   await page.keyboard.type('Oolong to go');
   await page.keyboard.press('Enter');
-  const linkRow = page.getByRole('list', { name: 'Payment links, newest first' }).getByRole('listitem').first();
+  const linkRow = page.getByRole('list', { name: 'Payment links, newest first' }).getByRole('listitem').filter({ hasText: 'Oolong to go' });
   await expect(linkRow).toContainText('Oolong to go');
   await expect(linkRow).toContainText('standard, active');
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.url });
@@ -158,6 +158,27 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await tabTo(page, page.getByRole('button', { name: 'Activate Oolong to go' }));
   await page.keyboard.press('Enter');
   await expect(linkRow).toContainText('standard, active');
+  // A donation link with a cover photo chosen by the keyboard: its page shows the photo.
+  await tabTo(page, page.getByLabel('Kind'));
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByLabel('Kind')).toHaveValue('donation');
+  await tabTo(page, page.getByLabel('Title'));
+  await page.keyboard.type('Harbour clean-up');
+  await tabTo(page, page.getByLabel('Description'));
+  await page.keyboard.type('Every cup pays for a bin bag');
+  await tabTo(page, page.getByLabel('Cover photo (PNG, JPEG, GIF or WebP)'));
+  const [cover] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  await cover.setFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PNG });
+  await tabTo(page, page.getByRole('button', { name: 'Make link' }));
+  await page.keyboard.press('Enter');
+  const donationRow = page.getByRole('list', { name: 'Payment links, newest first' }).getByRole('listitem').filter({ hasText: 'Harbour clean-up' });
+  await expect(donationRow).toContainText('donation, active');
+  const donationUrl = (await donationRow.locator('.hash').textContent())!;
+  const donationPage = await page.context().newPage();
+  await donationPage.goto(donationUrl);
+  await expect(donationPage.getByRole('heading', { name: 'Harbour clean-up' })).toBeVisible();
+  await expect(donationPage.locator('img.cover')).toHaveJSProperty('naturalWidth', 1);
+  await donationPage.close();
 
   // Payments: empty, then the link is paid on its hosted page (another tab, the sandbox) and
   // the payment arrives here without reloading.
