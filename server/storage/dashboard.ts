@@ -100,6 +100,9 @@ export class DashboardStore {
   async fail(email: string, client: string, nowMs: number): Promise<number> {
     return this.db.transaction(async (tx) => {
       const key = email.toLowerCase();
+      // Counts older than the memory are forgotten by every read: their rows go too, so
+      // guesses spread over many e-mails and addresses do not pile up.
+      await tx.query('DELETE FROM sign_in_failures WHERE last_ms <= $1', [nowMs - FAILURE_MEMORY_MS]);
       let until = 0;
       for (const [who, rule] of [
         [client, lockedUntil],

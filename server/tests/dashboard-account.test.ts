@@ -365,6 +365,11 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
     expect((await signIn('203.0.113.7', m.email, 'correct horse battery')).status).toBe(429);
     // …and the owner, from another address, is not.
     expect((await signIn('198.51.100.20', m.email, 'correct horse battery')).status).toBe(200);
+    // An hour on, the stranger's count is forgotten, and its row is gone with the next failure anywhere.
+    proxiedClock += 60 * 60_000;
+    expect((await signIn('198.51.100.21', 'nobody@example.com', 'guess')).status).toBe(401);
+    expect(await proxied.db.query('SELECT client FROM sign_in_failures WHERE email = $1', [m.email])).toEqual([]);
+    expect((await signIn('203.0.113.7', m.email, 'correct horse battery')).status).toBe(200);
   });
 
   it('many addresses guessing together lock the e-mail for everyone, and the owner\'s new sign-in link lifts it', async () => {
