@@ -14,7 +14,15 @@ const coinSymbol = coin;
 export const SettlementBody = later(() => z.object({ settlement: oneOf(SETTLEMENTS) }));
 
 /** POST /api/v1/swaps/quote */
-export const SwapQuoteBody = later(() => z.object({ from: coinSymbol, to: coinSymbol, amount: decimal }));
+export const SwapQuoteBody = later(() =>
+  z.object({
+    from: coinSymbol,
+    to: coinSymbol,
+    amount: decimal,
+    /** The chain whose treasury swaps (both coins are on it); needed where the mode has several that take the coins. */
+    chain_id: z.optional(is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56')),
+  }),
+);
 
 /** POST /api/v1/swaps */
 export const SwapBody = later(() => z.object({ quote_id: is<string>((v) => typeof v === 'string' && /^[0-9a-f-]{36}$/.test(v), 'a quote id from POST /api/v1/swaps/quote') }));

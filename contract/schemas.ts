@@ -1,7 +1,7 @@
 // The shapes that cross the wire between the widget and the API. The stub API validates
 // requests with these and the widget validates responses with them: one source of truth.
 import * as z from 'zod/mini';
-import { amount, amountNumber, bool, coin, currency, email, httpUrl, int, is, isPlainObject, later, listOf, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
+import { amount, amountNumber, bool, chainId, coin, currency, email, httpUrl, int, is, isPlainObject, later, listOf, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
 
 /** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
@@ -42,6 +42,11 @@ export const InitializeBody = later(() =>
     metadata: z.optional(metadata),
     /** Ours: the payment link (id or slug) being paid; an inactive link refuses payments. */
     payment_link: z.optional(is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(v), 'a payment link id or slug')),
+    /**
+     * Ours: the chain to pay on (a coin list entry's chainId), where the key's mode takes the coin
+     * on several chains; without it, the one chain that takes the coin.
+     */
+    chain_id: z.optional(chainId),
   }),
 );
 export type InitializeBody = z.input<typeof InitializeBody>;
@@ -83,6 +88,8 @@ const paymentShape = () => ({
   coin: coin,
   /** The spec's network name: testnet for test keys, mainnet for live keys. */
   network: text,
+  /** Ours: the chain the payment is on (its coin list entry's chainId): send only on that chain. */
+  chainId: z.optional(int),
   status: oneOf(STATUSES),
   /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
   actualAmount: amountNumber,

@@ -10,6 +10,7 @@ import { catalog } from './chain/catalog.ts';
 import { chainReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
+import { fieldOf } from './chain/config.ts';
 import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
@@ -88,10 +89,11 @@ export interface ServiceOptions {
   /** Where checkout.js is served from. */
   distDir?: string;
   /**
-   * The EVM network each mode's payments are made on: coins, RPC URLs, confirmations, the
-   * deposit factory. Without one, a mode uses the static catalogue and only the sandbox pays.
+   * The EVM networks each mode's payments are made on (one, or a list: USDT on BNB Smart Chain
+   * and USDC on Ethereum at once): coins, RPC URLs, confirmations, the deposit factory. Without
+   * any, a mode uses the static catalogue and only the sandbox pays.
    */
-  networks?: Partial<Record<KeyMode, Network>>;
+  networks?: Partial<Record<KeyMode, Network | Network[]>>;
   /** For a local dev chain only (devchain/): the sandbox's payer and the sweeps' gas account. */
   devChain?: DevChainPowers;
   /** How often the chain watcher looks for new blocks (1 s by default). */
@@ -169,10 +171,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const log = options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent');
   const now = options.now ?? Date.now;
   const instance = options.instance ?? `svc-${randomBytes(3).toString('hex')}`;
-  // Each configured public chain is checked against the chain itself before anything is taken
-  // on it (a dev chain is deployed by whoever started it, moments ago).
-  for (const [mode, network] of Object.entries(options.networks ?? {})) {
-    if (network && !network.dev) await verifyNetwork(network, mode, options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined);
+  // Each mode's networks, as a list whichever way they were given.
+  const networks: Partial<Record<KeyMode, Network[]>> = {};
+  for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = [options.networks[mode]].flat();
+  const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
+  // Each configured public chain, of both modes, is checked against the chain itself before
+  // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).
+  for (const mode of ['test', 'live'] as const) {
+    for (const [i, network] of (networks[mode] ?? []).entries()) {
+      if (!network.dev) await verifyNetwork(network, fieldOf(mode, i, Array.isArray(options.networks?.[mode])), options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined);
+    }
   }
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
@@ -192,21 +200,22 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const merchants = new MerchantStore(db, now);
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
-  const networks = options.networks ?? {};
   const ledger = new LedgerStore(db, events, options.withdrawalDailyLimit);
+  // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
-    const usdt = catalogue.coin(mode as KeyMode, 'USDT');
+    const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
   const payouts = new PayoutStore(db, ledger, events, payoutCoin);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
-  const treasuries: Partial<Record<KeyMode, { treasury: Treasury; swaps?: SwapProvider }>> = {};
+  const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
-    const network = networks[mode];
-    const account = network && treasuryAccount(network, options.treasuryKeyFile, options.devChain?.treasuryAccount);
-    if (!network || !account) continue;
-    const treasury = new Treasury(network, account);
-    treasuries[mode] = { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) };
+    for (const network of networks[mode] ?? []) {
+      const account = treasuryAccount(network, options.treasuryKeyFile, options.devChain?.treasuryAccount);
+      if (!account) continue;
+      const treasury = new Treasury(network, account);
+      treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
+    }
   }
   const chain = new ChainStore(db);
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
@@ -223,7 +232,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   let origin = '';
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
-  const chainsReady = chainReadiness(Object.values(networks), chain, options.readyMaxLagBlocks ?? 50, gasOf);
+  const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks ?? 50, gasOf);
   const ratesConfig = { ...builtInRates(), ...options.rates };
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
   await rates.start();
@@ -252,7 +261,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     links,
     payouts,
     ledger,
-    treasury: (mode) => treasuries[mode],
+    treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
@@ -285,13 +294,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
 
   // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
-  for (const network of Object.values(networks)) if (network.dev) await chain.forget(network.chainId);
+  for (const network of allNetworks) if (network.dev) await chain.forget(network.chainId);
   const jobs =
     options.jobs === false ? undefined : (
       await startJobs({
         db, payments, events, merchants, payouts, chain, now, log, instance, retry, ledger,
-        treasuries: Object.values(treasuries),
-        networks: Object.values(networks),
+        treasuries: [...treasuries.values()],
+        networks: allNetworks,
         devChain: options.devChain,
         gasKey: options.gasKey,
         intervalMs: options.jobIntervalMs ?? 1000,

@@ -82,8 +82,8 @@ async function sweepCommand(args: string[], config: Pick<Config, 'networks' | 'g
     err(`${problems.join('\n')}\n${USAGE}`);
     return 2;
   }
-  const network = config?.networks?.[mode as 'test' | 'live'];
-  if (!network || network.chainId !== chainId) {
+  const network = config?.networks?.[mode as 'test' | 'live']?.find((n) => n.chainId === chainId);
+  if (!network) {
     err(`--chain: NETWORKS_FILE has no ${mode} network with chain id ${chainId}`);
     return 1;
   }

@@ -1,26 +1,42 @@
-// Which coins a key's mode pays with, and where a new payment's money goes: a configured
-// network's tokens and CREATE2 deposit addresses, or (no network configured for the mode) the
-// static catalogue, whose payments only the sandbox can pay.
+// Which coins a key's mode pays with, and where a new payment's money goes: the tokens of each
+// network configured for the mode (a coin is a symbol on a chain: USDT on BNB Smart Chain and
+// USDT on Ethereum are two) and CREATE2 deposit addresses on that chain, or (no network
+// configured for the mode) the static catalogue, whose payments only the sandbox can pay.
 import type { Address } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import { COINS } from '../domain/defaults.ts';
-import { Conflict } from '../domain/errors.ts';
+import { Conflict, invalidField } from '../domain/errors.ts';
 import { coinsOf, create2Addresses, type Network } from './networks.ts';
 import { randomBytes } from 'node:crypto';
 import type { Settlement } from '../../contract/balances.ts';
 
 export interface Catalog {
+  /** Every coin the mode offers: one entry per (symbol, network), networks in the file's order. */
   coins(mode: KeyMode): Coin[];
-  coin(mode: KeyMode, symbol: string): Coin | undefined;
-  network(mode: KeyMode): Network | undefined;
+  /** The coin of `symbol` on chain `chainId`, if the mode offers it there. */
+  coin(mode: KeyMode, symbol: string, chainId: number): Coin | undefined;
   /**
-   * The deposit address of a new payment, and the payout address it is bound to. Without a
-   * network for test keys (the sandbox-only catalogue): a random address no one controls, never
-   * watched, bound to nothing; without one for live keys, a refusal.
+   * The coin a request names by symbol and, optionally, chain: without a chain, the one chain of
+   * the mode that offers the symbol; a chain the mode does not offer it on, or no chain for a
+   * symbol offered on several, is refused naming `chain_id` (`field` for the symbol) and the
+   * chains that do offer it. Never a guess: the chain is where the customer's money goes.
    */
-  depositAddress(merchantId: string, mode: KeyMode, reference: string): Promise<{ address: string; payout: string | null; settlement: Settlement }>;
+  choose(mode: KeyMode, symbol: string, chainId?: number, field?: string): Coin;
+  /** The mode's networks, in the file's order; none: the static catalogue (the sandbox pays). */
+  networks(mode: KeyMode): Network[];
+  network(mode: KeyMode, chainId: number): Network | undefined;
+  /**
+   * The deposit address of a new payment on chain `chainId`, and the payout address it is bound
+   * to. Without a network for test keys (the sandbox-only catalogue): a random address no one
+   * controls, never watched, bound to nothing; without one for live keys, a refusal.
+   */
+  depositAddress(merchantId: string, mode: KeyMode, reference: string, chainId: number): Promise<{ address: string; payout: string | null; settlement: Settlement }>;
 }
+
+/** "56 (BNB Smart Chain), 1 (Ethereum)": chains as an answer names them. */
+export const chainsNamed = (coins: Array<Pick<Coin, 'chainId' | 'network'>>): string =>
+  [...new Map(coins.map((c) => [c.chainId, `${c.chainId} (${c.network})`])).values()].join(', ');
 
 /** Live keys on a service with no live network: said plainly, with what the operator must do. */
 export const noLiveNetwork = () =>
@@ -32,23 +48,40 @@ export const noLiveNetwork = () =>
  * address now, so a later switch leaves this payment as it was made.
  */
 export function catalog(
-  networks: Partial<Record<KeyMode, Network>>,
+  networks: Partial<Record<KeyMode, Network[]>>,
   payoutAddress: (merchantId: string, mode: KeyMode, chainId: number) => Promise<string | undefined>,
   settlementOf: (merchantId: string, mode: KeyMode) => Promise<Settlement> = async () => 'wallet',
 ): Catalog {
-  const coins = { test: networks.test ? coinsOf(networks.test) : COINS.test, live: networks.live ? coinsOf(networks.live) : COINS.live };
+  const listOf = (mode: KeyMode) => networks[mode] ?? [];
+  const coins = {
+    test: listOf('test').length ? listOf('test').flatMap(coinsOf) : COINS.test,
+    live: listOf('live').length ? listOf('live').flatMap(coinsOf) : COINS.live,
+  };
   return {
     coins: (mode) => coins[mode],
-    coin: (mode, symbol) => coins[mode].find((c) => c.symbol === symbol),
-    network: (mode) => networks[mode],
-    async depositAddress(merchantId, mode, reference) {
-      const network = networks[mode];
-      if (!network) {
+    coin: (mode, symbol, chainId) => coins[mode].find((c) => c.symbol === symbol && c.chainId === chainId),
+    choose(mode, symbol, chainId, field = 'coin') {
+      const offered = this.coins(mode).filter((c) => c.symbol === symbol);
+      if (offered.length === 0) throw invalidField(field, `expected a coin your ${mode} keys take (${[...new Set(this.coins(mode).map((c) => c.symbol))].join(', ')}), received ${symbol}; ${symbol} is not available on this network`);
+      if (chainId !== undefined) {
+        const coin = offered.find((c) => c.chainId === chainId);
+        if (!coin) throw invalidField('chain_id', `expected a chain your ${mode} keys take ${symbol} on: ${chainsNamed(offered)}; received ${chainId}`);
+        return coin;
+      }
+      if (offered.length > 1) throw invalidField('chain_id', `${symbol} is taken on several chains with ${mode} keys: ${chainsNamed(offered)}; say which with chain_id`);
+      return offered[0]!;
+    },
+    networks: listOf,
+    network: (mode, chainId) => listOf(mode).find((n) => n.chainId === chainId),
+    async depositAddress(merchantId, mode, reference, chainId) {
+      if (listOf(mode).length === 0) {
         // Test keys without a network pay in the sandbox only. Live keys never get an address
         // that no one watches: money sent there would be gone.
         if (mode === 'live') throw noLiveNetwork();
         return { address: '0x' + randomBytes(20).toString('hex'), payout: null, settlement: await settlementOf(merchantId, mode) };
       }
+      const network = listOf(mode).find((n) => n.chainId === chainId);
+      if (!network) throw invalidField('chain_id', `expected a chain of your ${mode} keys: ${chainsNamed(coins[mode])}; received ${chainId}`);
       const settlement = await settlementOf(merchantId, mode);
       if (settlement === 'balance') {
         if (!network.treasury) throw new Conflict(`Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`);

@@ -1,5 +1,6 @@
 // Networks from the operator's file (NETWORKS_FILE): checked once at start, every wrong field
-// named. { "test": Network, "live": Network }, either optional; see the README for an example.
+// named. { "test": [Network, …], "live": [Network, …] }, either optional; a mode with one chain
+// may also be written as that one object (the first form this file had). See the README.
 import { readFileSync } from 'node:fs';
 import { parseGwei } from 'viem';
 import * as z from 'zod/mini';
@@ -46,38 +47,58 @@ const NetworkSchema = z.object({
   partnerMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v), { error: 'whole USDT as decimal text, such as "1000"' })),
   partnerMaxWaitMinutes: z.optional(whole(1, 10_080)),
 });
-const NetworksSchema = z.object({ test: z.optional(NetworkSchema), live: z.optional(NetworkSchema) });
+const NetworkList = z.array(NetworkSchema).check(z.minLength(1, 'at least one network'));
+/** Each mode's list, or its one network: chosen by what is written, so an error names the field itself. */
+const networksSchema = (raw: unknown) => {
+  const form = (mode: KeyMode) => (Array.isArray((raw as Record<string, unknown> | null)?.[mode]) ? NetworkList : NetworkSchema);
+  return z.object({ test: z.optional(form('test')), live: z.optional(form('live')) });
+};
+
+/** Where a network of a mode is in the file, as an error names it: "live" (one object) or "live.1" (a list). */
+export const fieldOf = (mode: KeyMode, index: number, listed: boolean): string => (listed ? `${mode}.${index}` : mode);
+
+/** The networks of each mode, in the file's order, each with where it is written (for messages). */
+export type NetworkFile = Partial<Record<KeyMode, Network[]>>;
 
 /** Reads and checks the networks file; throws naming the file and each wrong field. */
-export function networksFromFile(path: string): Partial<Record<KeyMode, Network>> {
+export function networksFromFile(path: string): NetworkFile {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new Error(`NETWORKS_FILE: cannot read ${path} as JSON (${(error as Error).message})`);
   }
-  const parsed = NetworksSchema.safeParse(raw);
+  const parsed = networksSchema(raw).safeParse(raw);
   if (!parsed.success) {
     throw new Error(`NETWORKS_FILE ${path}: ` + fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; '));
   }
-  if (parsed.data.live?.dev) throw new Error(`NETWORKS_FILE ${path}: live.dev: a live network is never a dev chain`);
-  // One chain watched for both modes would share one cursor, and test money could look live.
-  if (parsed.data.live && parsed.data.test && parsed.data.live.chainId === parsed.data.test.chainId) {
-    throw new Error(`NETWORKS_FILE ${path}: test.chainId: test keys need a chain of their own (a testnet), not the live chain ${parsed.data.live.chainId}`);
-  }
-  for (const mode of ['test', 'live'] as const) {
-    const n = parsed.data[mode];
-    // What is owed to the partner would be "sent" to the treasury itself: owed for ever, and counted as sent.
-    if (n?.payoutPartner && n.treasury && n.payoutPartner.toLowerCase() === n.treasury.toLowerCase()) {
-      throw new Error(`NETWORKS_FILE ${path}: ${mode}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
-    }
-  }
-  const networks: Partial<Record<KeyMode, Network>> = {};
-  for (const mode of ['test', 'live'] as const) {
-    const n = parsed.data[mode];
-    if (!n) continue;
-    const { maxFeeGwei, ...rest } = n;
-    networks[mode] = { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) };
+  const networks: NetworkFile = {};
+  // Each chain is watched once, with one cursor: a chain in both modes would let test money look
+  // live, and one twice in a mode would be watched twice.
+  const seen = new Map<number, string>();
+  for (const mode of ['live', 'test'] as const) {
+    const given = parsed.data[mode];
+    if (!given) continue;
+    const listed = Array.isArray(given);
+    networks[mode] = (listed ? given : [given]).map((n, i) => {
+      const at = fieldOf(mode, i, listed);
+      if (mode === 'live' && n.dev) throw new Error(`NETWORKS_FILE ${path}: ${at}.dev: a live network is never a dev chain`);
+      const before = seen.get(n.chainId);
+      if (before) {
+        throw new Error(
+          before.startsWith(mode) ?
+            `NETWORKS_FILE ${path}: ${at}.chainId: chain ${n.chainId} is already ${before}; list each chain once, with all its tokens`
+          : `NETWORKS_FILE ${path}: ${at}.chainId: test keys need a chain of their own (a testnet), not the live chain ${n.chainId} (${before})`,
+        );
+      }
+      seen.set(n.chainId, at);
+      // What is owed to the partner would be "sent" to the treasury itself: owed for ever, and counted as sent.
+      if (n.payoutPartner && n.treasury && n.payoutPartner.toLowerCase() === n.treasury.toLowerCase()) {
+        throw new Error(`NETWORKS_FILE ${path}: ${at}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
+      }
+      const { maxFeeGwei, ...rest } = n;
+      return { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) };
+    });
   }
   return networks;
 }

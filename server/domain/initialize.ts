@@ -2,15 +2,26 @@
 // long polls. Storage is behind the PaymentWrites port, run inside one transaction, so the
 // rule reads top to bottom here and the SQL stays in storage/payments.ts.
 import type { Account } from './account.ts';
+import { Conflict } from './errors.ts';
 import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './payments.ts';
 
 /** A new payment's row: the quote's priced fields and who it is for. */
 export type NewPayment = ReturnType<typeof quoteFields> &
   Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance' };
 
-/** A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands. */
+/**
+ * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
+ * another chain, that chain's deposit address and what it is bound to (`moved`).
+ */
 export type Requote = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator };
+  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; moved?: Deposit };
+
+/** A payment's deposit address on its chain, and where it is bound to send what arrives. */
+export interface Deposit {
+  address: string;
+  payout: string | null;
+  settlement?: 'wallet' | 'balance';
+}
 
 /** What initialize needs of storage, inside one transaction. */
 export interface PaymentWrites {
@@ -18,6 +29,8 @@ export interface PaymentWrites {
   lock(account: Account, reference: string): Promise<Payment | undefined>;
   /** Whether a transfer in the payment's token is on the chain, still confirming (counted ones show in `paid`). */
   onChain(payment: Payment): Promise<boolean>;
+  /** Whether any transfer at all (another token, dust) was recorded to the payment's deposit address. */
+  received(payment: Payment): Promise<boolean>;
   /** Inserts; undefined when another request created the reference first. */
   insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
   requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
@@ -41,7 +54,7 @@ export function initializePayment(
   request: QuoteRequest,
   nowMs: number,
   quoteMs: number,
-  deposit: { address: string; payout: string | null; settlement?: 'wallet' | 'balance' },
+  deposit: Deposit,
 ): Promise<{ payment: Payment; created: boolean }> {
   return store.inTransaction(async (writes) => {
     const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));
@@ -61,6 +74,15 @@ export function initializePayment(
     // A page (public key) may change only the coin of a payment its merchant made: the
     // customer and metadata the merchant's server or link gave stay as they were.
     const keep = account.via === 'public' && existing!.createdBy !== 'public';
+    // Another chain is another deposit address (that chain's factory, the payout address the
+    // merchant named for it). What was recorded at the old address stays bound to it, so a
+    // payment that received anything there stays on its chain.
+    const moved = fields.chainId !== existing!.chainId;
+    if (moved && (await writes.received(existing!))) {
+      throw new Conflict(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
+        { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
+      ]);
+    }
     const payment = await writes.requote(
       existing!,
       {
@@ -70,6 +92,7 @@ export function initializePayment(
         customerName: (!keep && customerName) || existing!.customerName,
         customerEmail: (!keep && customerEmail) || existing!.customerEmail,
         metadata: keep ? existing!.metadata : (metadata ?? existing!.metadata),
+        ...(moved ? { moved: deposit } : {}),
       },
       nowMs,
     );

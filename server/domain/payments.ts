@@ -99,7 +99,7 @@ const creatorOf = (account: Account, request: QuoteRequest): Creator =>
 /**
  * What initialize does with a reference. Idempotent: the same request while the quote is
  * open answers the same payment. A reference that has received nothing may be re-quoted
- * (another coin, a fresh expiry, the same address), but a page (public key) never changes
+ * (another coin, a fresh expiry, the same address; on another chain, that chain's address), but a page (public key) never changes
  * the amount or currency of a payment that the merchant's server or a link priced. A
  * reference that received funds is never re-quoted.
  */
@@ -123,7 +123,7 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
       [{ field: 'amount', message: `expected ${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}, as the merchant priced it` }],
     );
   }
-  if (samePrice && existing.coin === request.coin.symbol && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
+  if (samePrice && existing.coin === request.coin.symbol && existing.chainId === request.coin.chainId && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
   // The strongest creator stays: a page re-quoting a server's payment keeps it server-priced.
   const createdBy = existing.createdBy === 'public' ? creator : existing.createdBy;
   return { kind: 'requote', createdBy };

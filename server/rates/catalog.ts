@@ -9,9 +9,10 @@ export function offeredCatalog(catalog: Catalog, rates: Pick<RateCache, 'offered
   // Everything else of the catalogue as it is (through the prototype: a class's methods too).
   const wrapped: Catalog = Object.create(catalog);
   wrapped.coins = (mode) => catalog.coins(mode).map(offered);
-  wrapped.coin = (mode, symbol) => {
-    const coin = catalog.coin(mode, symbol);
+  wrapped.coin = (mode, symbol, chainId) => {
+    const coin = catalog.coin(mode, symbol, chainId);
     return coin && offered(coin);
   };
+  // (choose reads `this.coins`: through this wrapper, the offered ones.)
   return wrapped;
 }

@@ -78,7 +78,14 @@ const either = (schemas: [Schema, Schema]) => z.union(schemas);
 /** Every JSON operation of the API, keyed `METHOD path` as the route table writes it. */
 export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409, 503] },
-  'POST /api/v1/transaction/initialize': { tag: 'Payments', body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503] },
+  'POST /api/v1/transaction/initialize': {
+    tag: 'Payments',
+    description:
+      'A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409).',
+    body: InitializeBody,
+    responses: { 200: answer(Initialized), 201: answer(Initialized) },
+    errors: [409, 429, 503],
+  },
   'GET /api/v1/transaction/verify/{reference}': {
     tag: 'Payments',
     description: 'With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification). `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt`) holds the request until the payment changes.',

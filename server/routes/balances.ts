@@ -23,43 +23,43 @@ export async function requireBalance(account: Account, service: ServiceParts, wh
   }
 }
 
-const coinOf = (service: ServiceParts, account: Account, field: string, symbol: string): Coin => {
-  const coin = service.catalog.coin(account.mode, symbol);
-  if (!coin) throw invalidField(field, `expected a coin of your ${account.mode} network, received ${JSON.stringify(symbol)}`);
-  return coin;
-};
+/** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
+const coinOf = (service: ServiceParts, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
+
+/** The treasury a balance is kept in: the first of the mode's networks that has one (each network keeps its own coins there). */
+const treasuryOf = (service: ServiceParts, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
 
 export const getSettlement: Handler = async ({ account, service }) => {
   const settlement = await service.ledger.settlement(account.merchant.id, account.mode);
-  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: service.catalog.network(account.mode)?.treasury ?? null } : {}) }, 'Settlement');
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement');
 };
 
 export const putSettlement: Handler = async ({ req, account, service }) => {
   const { settlement } = parse(SettlementBody, await readJson(req));
   if (settlement === 'balance') {
-    const network = service.catalog.network(account.mode);
-    // A balance is money in a treasury whose key the service holds; without one, nowhere to keep it.
-    if (network && !service.treasury(account.mode)) {
-      throw new Conflict(`Balance settlement is not available on ${network.name}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
+    const networks = service.catalog.networks(account.mode);
+    // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
+    // it. (Of several networks, payments on one without a treasury are then refused, naming it.)
+    if (networks.length > 0 && !networks.some((n) => service.treasury(account.mode, n.chainId))) {
+      throw new Conflict(`Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
         { field: 'settlement', message: 'expected wallet: this network has no treasury' },
       ]);
     }
-    if (!network && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
+    if (networks.length === 0 && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
   }
   await service.ledger.setSettlement(account, settlement, service.now());
-  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: service.catalog.network(account.mode)?.treasury ?? null } : {}) }, 'Settlement saved; it applies to payments made from now on');
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
 };
 
 export const balances: Handler = async ({ account, service }) => {
   const coins = service.catalog.coins(account.mode);
-  const network = service.catalog.network(account.mode);
   const lines: BalanceLine[] = (await service.ledger.balances(account, service.now())).map((b) => {
     const coin = coins.find((c) => c.chainId === b.chainId && c.contractAddress.toLowerCase() === b.token);
     const decimals = coin?.decimals ?? 18;
     return {
       coin: coin?.symbol ?? b.token,
       chain_id: b.chainId,
-      network: coin?.network ?? network?.name ?? String(b.chainId),
+      network: coin?.network ?? service.catalog.network(account.mode, b.chainId)?.name ?? String(b.chainId),
       available: formatUnits(b.available, decimals),
       reserved: formatUnits(b.reserved, decimals),
       pending: formatUnits(b.pending, decimals),
@@ -72,9 +72,10 @@ export const quoteSwap: Handler = async ({ req, account, service }) => {
   await requireBalance(account, service, 'Swaps');
   const body = parse(SwapQuoteBody, await readJson(req));
   if (body.from === body.to) throw invalidField('to', `expected another coin than ${body.from}`);
-  const from = coinOf(service, account, 'from', body.from);
-  const to = coinOf(service, account, 'to', body.to);
-  const swaps = service.treasury(account.mode)?.swaps;
+  // Both coins on one chain, whose treasury swaps: chain_id names it where the coins are on several.
+  const from = coinOf(service, account, 'from', body.from, body.chain_id);
+  const to = coinOf(service, account, 'to', body.to, from.chainId);
+  const swaps = service.treasury(account.mode, from.chainId)?.swaps;
   if (!swaps) throw new Conflict(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
@@ -101,17 +102,18 @@ export const getSwap: Handler = async ({ params, account, service }) => ok(200, 
 export const withdraw: Handler = async ({ req, account, service }) => {
   await requireBalance(account, service, 'Withdrawals');
   const body = parse(WithdrawalBody, await readJson(req));
-  const network = service.catalog.network(account.mode);
-  if (network?.chainId !== body.chain_id) {
-    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${network ? network.chainId : 'a configured network'}` }]);
+  const network = service.catalog.network(account.mode, body.chain_id);
+  if (!network) {
+    const networks = service.catalog.networks(account.mode);
+    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` }]);
   }
-  const treasury = service.treasury(account.mode);
+  const treasury = service.treasury(account.mode, network.chainId);
   if (!treasury) throw new Conflict(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
   if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
   }
-  const coin = coinOf(service, account, 'coin', body.coin);
+  const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
   const withdrawal = await service.ledger.withdraw(
     account,

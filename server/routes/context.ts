@@ -37,8 +37,8 @@ export interface ServiceParts {
   payouts: PayoutStore;
   /** The journal, settlement choices, swaps and withdrawals (balance settlement). */
   ledger: LedgerStore;
-  /** A mode's treasury and its swap provider, where its network has a treasury whose key the service holds. */
-  treasury(mode: KeyMode): { treasury: Treasury; swaps?: SwapProvider } | undefined;
+  /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
+  treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
   dashboard: DashboardStore;
   /** The payments list and each payment's timeline. */

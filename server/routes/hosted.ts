@@ -117,7 +117,10 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
   const metadata: Record<string, unknown> = { payment_link: link.slug };
   for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
-  const coin = service.catalog.coin(account.mode, 'USDT')!;
+  // USDT on the first of the mode's networks that takes it (else the first coin): the checkout
+  // that opens next lets the customer choose another coin, or chain.
+  const coins = service.catalog.coins(account.mode);
+  const coin = coins.find((c) => c.symbol === 'USDT') ?? coins[0]!;
   if (coin.status !== 'active') throw new Conflict(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
   const rates = await service.rates.forQuote(currency, coin.symbol);
   await initializePayment(
@@ -126,7 +129,7 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
     { reference, coin, rates, currency, fiatMinor: toUnits(amount, FIAT_DECIMALS)!, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
     service.now(),
     service.config.quoteMs,
-    await service.catalog.depositAddress(account.merchant.id, account.mode, reference),
+    await service.catalog.depositAddress(account.merchant.id, account.mode, reference, coin.chainId),
   );
   return { status: 201, body: { reference, amount, currency, key: await service.merchants.publicKey(account) } };
 };

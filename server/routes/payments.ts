@@ -63,7 +63,7 @@ export const getPayment: Handler = async ({ params, account, service }) => {
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const payment = await service.payments.get(account, reference);
   const timeline = await service.paymentList.timeline(account, payment);
-  const network = service.catalog.network(account.mode);
+  const network = service.catalog.network(account.mode, payment.chainId);
   return ok(200, timelineView(payment, timeline, service.now(), network?.explorer ?? null), 'Payment');
 };
 

@@ -33,7 +33,7 @@ export const coins: Handler = async (ctx) => {
   const { query, account } = ctx;
   const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
   if (await faulted(ctx, 'coins')) return;
-  if (account.mode === 'live' && !ctx.service.catalog.network('live')) throw noLiveNetwork();
+  if (account.mode === 'live' && ctx.service.catalog.networks('live').length === 0) throw noLiveNetwork();
   // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
   // inactive coin (off its peg, or not offered) is listed unpriced.
   let rate: { source: string; fixed: boolean; at: string } | undefined;
@@ -46,9 +46,10 @@ export const coins: Handler = async (ctx) => {
   }));
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
   // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
-  // and a dev chain (or no chain at all). On a public testnet payments are real transfers.
-  const network = ctx.service.catalog.network(account.mode);
-  const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (!network || !!network.dev);
+  // and a dev chain among the mode's (or no chain at all). On a public testnet payments are
+  // real transfers, and a press for a payment there is refused.
+  const networks = ctx.service.catalog.networks(account.mode);
+  const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (networks.length === 0 || networks.some((n) => !!n.dev));
   return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
 };
 
@@ -75,8 +76,9 @@ export const initialize: Handler = async (ctx) => {
     if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
     paymentLinkId = link.id;
   }
-  const coin = service.catalog.coin(account.mode, body.coin);
-  if (!coin || coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on this network`);
+  // A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several.
+  const coin = service.catalog.choose(account.mode, body.coin, body.chain_id);
+  if (coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on ${coin.network} now`);
   const rates = await service.rates.forQuote(body.currency, coin.symbol);
   const now = service.now();
   const { payment, created } = await initializePayment(
@@ -96,7 +98,7 @@ export const initialize: Handler = async (ctx) => {
     },
     now,
     service.config.quoteMs,
-    await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference)),
+    await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
   );
   return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
@@ -125,8 +127,8 @@ export const qr: Handler = async (ctx) => {
   const reference = ctx.params.reference;
   if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const payment = await service.payments.get(account, reference);
-  const coin = service.catalog.coin(account.mode, payment.coin);
-  if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin}, a coin this service no longer takes`);
+  const coin = service.catalog.coin(account.mode, payment.coin, payment.chainId);
+  if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin} on chain ${payment.chainId}, a coin this service no longer takes there`);
   // From base units: what is still due can be one base unit, which a JSON number writes as 1e-18.
   const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
   return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
@@ -141,8 +143,8 @@ export const verify: Handler = async (ctx) => {
   const withPrivate = account.via === 'secret';
   const payment = await service.payments.get(account, reference);
   // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
-  // Without a network for the mode nothing is watched, and nothing is asked.
-  const network = service.catalog.network(account.mode);
+  // Without a network for the payment's chain nothing is watched, and nothing is asked.
+  const network = service.catalog.network(account.mode, payment.chainId);
   const view = async (p: Payment) => {
     const seen = network && (await service.chain.confirming(p.id));
     return verificationView(p, service.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
@@ -169,18 +171,19 @@ export const sandboxDeposit: Handler = async (ctx) => {
   if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
   if (!service.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
   const body = parse(DepositBody, await readJson(ctx.req));
-  const network = service.catalog.network(account.mode);
-  if (network) {
-    // A real transfer on the dev chain, found by the watcher like any other; its answer is the
-    // payment as it stands (still pending until the transfer has its confirmations).
+  const quoted = await service.payments.get(account, String(body.reference));
+  if (service.catalog.networks(account.mode).length > 0) {
+    // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
+    // is the payment as it stands (still pending until the transfer has its confirmations).
+    const network = service.catalog.network(account.mode, quoted.chainId);
+    if (!network) throw new Conflict(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
     if (!network.dev) throw new Forbidden(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
     if (!service.devChain) throw new Forbidden(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
-    const payment = await service.payments.get(account, String(body.reference));
+    const payment = quoted;
     assertTakesDeposits(payment, service.now());
     await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
     return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
   }
-  const quoted = await service.payments.get(account, String(body.reference));
   const payment = await service.payments.credit(
     account,
     String(body.reference),

@@ -43,11 +43,12 @@ export const putPayoutAddress: Handler = async ({ req, account, service }) => {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`);
   }
   // A key names only its own mode's chains: a test key must never say where live money goes.
-  const network = service.catalog.network(account.mode);
-  if (network?.chainId !== body.chain_id) {
-    const offered = network ? `${network.chainId} (${network.name})` : 'none: no network is configured for them';
+  const network = service.catalog.network(account.mode, body.chain_id);
+  if (!network) {
+    const networks = service.catalog.networks(account.mode);
+    const offered = networks.length ? networks.map((n) => `${n.chainId} (${n.name})`).join(', ') : 'none: no network is configured for them';
     throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
-      { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' network` },
+      { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
     ]);
   }
   // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.

@@ -85,6 +85,8 @@ export class PaymentStore {
         lock: (account, reference) => this.lock(tx, account, reference),
         onChain: async (payment) =>
           (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
+        received: async (payment) =>
+          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(
             `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
@@ -105,12 +107,15 @@ export class PaymentStore {
             `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
                decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
                accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
-               rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23
+               rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
+               address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement)
              WHERE id = $1 RETURNING *`,
             [
               existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
               String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,
               c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs, ...ratesColumns(c.rates),
+              // Moved to another chain: that chain's deposit address and what it is bound to.
+              c.moved?.address ?? null, c.moved?.payout ?? null, c.moved ? (c.moved.settlement ?? 'wallet') : null,
             ],
           );
           return paymentOf(row);

@@ -58,6 +58,7 @@ export function verificationView(
     address: payment.address,
     coin: payment.coin,
     network: network(payment),
+    chainId: payment.chainId,
     status: statusOf(payment, nowMs),
     actualAmount: unitsToNumber(payment.due, payment.decimals),
     amountPaid: unitsToNumber(payment.paid, payment.decimals),

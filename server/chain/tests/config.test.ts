@@ -10,6 +10,14 @@ import { configFromEnv } from '../../config.ts';
 import { factoryAddress } from '../deploy.ts';
 import { networksFromFile } from '../config.ts';
 
+const ETH = {
+  chainId: 1,
+  name: 'Ethereum',
+  rpcUrls: ['https://eth-rpc.example/'],
+  confirmations: 12,
+  factory: '0x' + '1'.repeat(40),
+  tokens: [{ symbol: 'USDC', name: 'USD Coin', address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 }],
+};
 const BSC = {
   chainId: 56,
   name: 'BNB Smart Chain',
@@ -29,15 +37,21 @@ function file(content: unknown): string {
 describe('NETWORKS_FILE', () => {
   it('gives each mode its network: RPC URLs to fail over between, confirmations, tokens with their decimals', () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: BSC }) });
-    expect(config.networks?.live).toMatchObject({ chainId: 56, confirmations: 15, rpcUrls: BSC.rpcUrls });
+    expect(config.networks?.live).toMatchObject([{ chainId: 56, confirmations: 15, rpcUrls: BSC.rpcUrls }]);
     expect(config.networks?.test).toBeUndefined();
     expect(configFromEnv({}).networks).toBeUndefined();
   });
 
+  it('takes a list of networks per mode, in the file\'s order: USDT on BNB Smart Chain and USDC on Ethereum at once', () => {
+    const config = configFromEnv({ NETWORKS_FILE: file({ live: [BSC, ETH], test: [{ ...BSC, chainId: 97 }] }) });
+    expect(config.networks?.live?.map((n) => [n.chainId, n.tokens.map((t) => t.symbol)])).toEqual([[56, ['USDT']], [1, ['USDC']]]);
+    expect(config.networks?.test?.map((n) => n.chainId)).toEqual([97]);
+  });
+
   it('takes per-network settings: a fee cap for sweeps in gwei, the log range, the reorganisation depth, the chain\'s finality tag', () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, maxFeeGwei: 3.5, logRange: 500, reorgDepth: 128, finality: 'finalized' } }) });
-    expect(config.networks?.live).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
-    expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
+    expect(config.networks?.live?.[0]).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
+    expect(config.networks?.live?.[0]).not.toHaveProperty('maxFeeGwei');
   });
 
   it('takes the payout partner\'s deposit address and when what it is owed is sent', () => {
@@ -63,6 +77,13 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, partnerMinimum: 1000 } }, /live\.partnerMinimum: expected whole USDT/],
     [{ live: { ...BSC, partnerMaxWaitMinutes: 0 } }, /live\.partnerMaxWaitMinutes: expected a whole number/],
     [{ live: { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) } }, /live\.payoutPartner: expected the payout partner's own deposit address, not the treasury/],
+    // The list form names each network by its place in the list.
+    [{ live: [BSC, { ...ETH, confirmations: 0 }] }, /live\.1\.confirmations: expected a whole number from 1 to 1000/],
+    [{ live: [BSC, { ...ETH, dev: true }] }, /live\.1\.dev: a live network is never a dev chain/],
+    [{ live: [] }, /live: expected at least one network/],
+    [{ live: [BSC, { ...ETH, chainId: 56 }] }, /live\.1\.chainId: chain 56 is already live\.0; list each chain once/],
+    [{ live: [ETH, BSC], test: [{ ...BSC, chainId: 97 }, BSC] }, /test\.1\.chainId: test keys need a chain of their own \(a testnet\), not the live chain 56/],
+    [{ live: [ETH, { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) }] }, /live\.1\.payoutPartner: expected the payout partner's own deposit address, not the treasury/],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
   });
@@ -73,12 +94,13 @@ describe('examples/networks', () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
   it('has a file for each chain the README names, each with a live network and a testnet', () => {
-    expect(files.sort()).toEqual(['arbitrum.json', 'base.json', 'bnb-smart-chain.json', 'ethereum.json', 'polygon.json']);
+    expect(files.sort()).toEqual(['arbitrum.json', 'base.json', 'bnb-smart-chain.json', 'ethereum.json', 'polygon.json', 'several-chains.json']);
   });
 
   it.each(files)('%s is a network file the service takes, on the factory this tree deploys, with checksummed addresses', (file) => {
     const networks = networksFromFile(new URL(file, dir).pathname);
-    for (const network of [networks.live!, networks.test!]) {
+    expect(networks.live?.length && networks.test?.length, 'a live network and a testnet').toBeTruthy();
+    for (const network of [...networks.live!, ...networks.test!]) {
       expect(network.factory).toBe(factoryAddress()); // the contract changed: deploy, and update the examples
       for (const token of network.tokens) expect(isAddress(token.address, { strict: true }), `${file} ${network.name} ${token.symbol}`).toBe(true);
       expect(network.confirmations).toBeGreaterThanOrEqual(3);
