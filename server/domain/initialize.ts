@@ -76,8 +76,9 @@ export function initializePayment(
     const keep = account.via === 'public' && existing!.createdBy !== 'public';
     // Another chain is another deposit address (that chain's factory, the payout address the
     // merchant named for it). What was recorded at the old address stays bound to it, so a
-    // payment that received anything there stays on its chain.
-    const moved = fields.chainId !== existing!.chainId;
+    // payment that received anything there stays on its chain. (A sandbox-only address, bound
+    // to nothing and never watched, stays as it is.)
+    const moved = fields.chainId !== existing!.chainId && deposit.payout !== null;
     if (moved && (await writes.received(existing!))) {
       throw new Conflict(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
         { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },

@@ -1,0 +1,182 @@
+// Issue 22: several chains per mode. Two anvils stand in for two public chains of the live mode
+// (chain ids 56 and 1, no dev flag, no sandbox, the factory deployed as on a public chain): USDT
+// on the first, USDC and USDT on the second. A payment in USDT on one and one in USDC on the
+// other are each watched, credited and swept on their own chain; the same token symbol sent on
+// the other chain to the same deposit address never counts; a chain the mode does not take the
+// coin on, or no chain for a coin it takes on two, is refused naming chain_id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, http, parseUnits, toHex, type Address, type Hex } from 'viem';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
+import { devAccount } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { deployFactory } from '../deploy.ts';
+import type { Network } from '../networks.ts';
+import { caller, until } from './helpers.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.live;
+const GAS = 6;
+const CUSTOMER = 3;
+const payout = devAccount(7).address;
+const otherPayout = devAccount(8).address;
+
+interface Stand {
+  chain: DevChain;
+  network: Network;
+  tokens: Record<string, Address>;
+}
+const stands: Stand[] = [];
+let api: Service;
+
+const reader = (s: Stand) => createPublicClient({ transport: http(s.chain.url) });
+const wallet = (s: Stand, index: number) => createWalletClient({ account: devAccount(index), transport: http(s.chain.url) });
+const mine = (s: Stand, blocks: number) => reader(s).request({ method: 'anvil_mine' as 'eth_blockNumber', params: [toHex(blocks)] as never });
+const balanceOf = (s: Stand, token: Address, who: Address) => reader(s).readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [who] });
+async function send(s: Stand, token: Address, to: Address, amount: bigint): Promise<bigint> {
+  const hash = await wallet(s, CUSTOMER).writeContract({ chain: null, address: token, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] });
+  return (await reader(s).waitForTransactionReceipt({ hash })).blockNumber;
+}
+
+/** A stand-in public chain: its own chain id, the factory through the deployment proxy, the issuers' tokens. */
+async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT' | 'USDC'; decimals: number }>): Promise<Stand> {
+  const chain = await startDevChain({ chainId });
+  const { factory } = await deployFactory(chain.url, devAccount(4));
+  const s: Stand = { chain, tokens: {}, network: undefined as never };
+  const issuer = wallet(s, 5);
+  for (const coin of coins) {
+    const deployed = await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: [coin.symbol, coin.symbol, coin.decimals] });
+    const address = (await reader(s).waitForTransactionReceipt({ hash: deployed })).contractAddress!;
+    await reader(s).waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address, abi: TestToken.abi, functionName: 'mint', args: [devAccount(CUSTOMER).address, parseUnits('1000', coin.decimals)] }) });
+    s.tokens[coin.symbol] = address;
+  }
+  s.network = { chainId, name, rpcUrls: [chain.url], confirmations: 2, factory, tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })) };
+  return s;
+}
+
+beforeAll(async () => {
+  stands.push(await stand(56, 'Stand-in BNB Smart Chain', [{ symbol: 'USDT', decimals: 18 }]));
+  stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDC', decimals: 6 }, { symbol: 'USDT', decimals: 6 }]));
+  api = await startService({
+    demo: true,
+    networks: { live: stands.map((s) => s.network) },
+    gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+  });
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  for (const s of stands) await s.chain.stop();
+});
+
+const call = caller(() => api.url);
+const init = (body: Record<string, unknown>) => call('POST', '/api/v1/transaction/initialize', { currency: 'USD', amount: 10, ...body }, publicKey);
+const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`, undefined, secretKey)).body.data;
+/** Until the service's watcher of `s` has scanned block `block`. */
+const scanned = (s: Stand, block: bigint) => until(`chain ${s.network.chainId} scanned to ${block}`, async () => ((await api.parts.chain.scannedTo(s.network.chainId)) ?? -1n) >= block);
+const [bsc, eth] = [() => stands[0]!, () => stands[1]!];
+
+describe('two live chains at once', { timeout: 90_000 }, () => {
+  it('lists each coin on each chain, and names chain_id where a coin is on two', async () => {
+    for (const s of stands) expect((await call('PUT', '/api/v1/payout_address', { chain_id: s.network.chainId, address: payout }, secretKey)).status).toBe(200);
+    const coins = (await call('GET', '/api/v1/coins', undefined, publicKey)).body.data as Array<{ symbol: string; chainId: number; network: string }>;
+    expect(coins.map((c) => [c.symbol, c.chainId, c.network])).toEqual([
+      ['USDT', 56, 'Stand-in BNB Smart Chain'],
+      ['USDC', 1, 'Stand-in Ethereum'],
+      ['USDT', 1, 'Stand-in Ethereum'],
+    ]);
+
+    // USDT is on both: without chain_id, no guess.
+    const ambiguous = await init({ reference: 'two-0', coin: 'USDT' });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.errors).toEqual([{ field: 'chain_id', message: expect.stringMatching(/56 \(Stand-in BNB Smart Chain\), 1 \(Stand-in Ethereum\)/) }]);
+    // A chain the mode does not take the coin on, or takes nothing on.
+    const notThere = await init({ reference: 'two-0', coin: 'USDC', chain_id: 56 });
+    expect([notThere.status, notThere.body.errors]).toEqual([400, [{ field: 'chain_id', message: expect.stringMatching(/USDC on: 1 \(Stand-in Ethereum\); received 56/) }]]);
+    const unknown = await init({ reference: 'two-0', coin: 'USDT', chain_id: 137 });
+    expect([unknown.status, unknown.body.errors[0].field, unknown.body.message]).toEqual([400, 'chain_id', expect.stringMatching(/56 .*, 1 .*received 137/)]);
+    // Not a chain id at all: the contract's schema names it.
+    for (const junk of ['56', -1, 1.5, null]) {
+      const refused = await init({ reference: 'two-0', coin: 'USDT', chain_id: junk });
+      expect([refused.status, refused.body.errors?.[0]?.field], JSON.stringify(junk)).toEqual([400, 'chain_id']);
+    }
+    expect(await api.parts.payments.find({ merchant: { id: DEMO_MERCHANT.id } as never, mode: 'live' }, 'two-0')).toBeUndefined();
+  });
+
+  it('watches, credits and sweeps USDT on one chain and USDC on the other, each on its own; the other chain\'s coin to the same address never counts', async () => {
+    const usdt = await init({ reference: 'two-usdt', coin: 'USDT', chain_id: 56 });
+    const usdc = await init({ reference: 'two-usdc', coin: 'USDC' }); // on one chain only: no chain_id needed
+    expect([usdt.status, usdc.status]).toEqual([201, 201]);
+    expect(usdt.body.data).toMatchObject({ coin: 'USDT', chainId: 56, cryptoAmount: 10.1 });
+    expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10.1 });
+    const [a, b] = [usdt.body.data.address as Address, usdc.body.data.address as Address];
+    // One factory address on every chain and one payout address: the USDT payment's address on
+    // chain 1 is the same address. A customer who sends on the wrong chain pays nothing.
+    const usdtOn1 = eth().tokens.USDT!;
+    const mixUps = [
+      await send(eth(), usdtOn1, a, parseUnits('10.1', 6)), // USDT, same symbol, other chain, same address
+      await send(eth(), eth().tokens.USDC!, a, parseUnits('10.1', 6)), // another coin of the other chain
+    ];
+    const mixUpOn56 = await send(bsc(), bsc().tokens.USDT!, b, parseUnits('10.1', 18)); // the USDC payment's address, on chain 56
+    await mine(eth(), 3);
+    await mine(bsc(), 3);
+    await scanned(eth(), mixUps[1]! + 2n);
+    await scanned(bsc(), mixUpOn56 + 2n);
+    expect(await verify('two-usdt')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 56 });
+    expect(await verify('two-usdc')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 1 });
+
+    // Each paid on its own chain.
+    await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10.1', 18));
+    await send(eth(), eth().tokens.USDC!, b, parseUnits('10.1', 6));
+    await mine(bsc(), 2);
+    await mine(eth(), 2);
+    await until('both confirmed', async () => (await verify('two-usdt')).status === 'confirmed' && (await verify('two-usdc')).status === 'confirmed');
+    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1, chainId: 56 });
+    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1, chainId: 1 });
+    // Swept on each chain to the payout address: the token the payment asked for, on its chain.
+    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('10.1', 18));
+    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('10.1', 6));
+    // What the USDC payment's address got on chain 56 (no payment of that address is on 56) was
+    // never recorded there, so nothing swept it on that chain.
+    expect(await balanceOf(bsc(), bsc().tokens.USDT!, b)).toBe(parseUnits('10.1', 18));
+    const transfers = await api.db.query(`SELECT t.chain_id, t.state FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY t.chain_id`);
+    expect(transfers.map((t) => [Number(t.chain_id), t.state])).toEqual([
+      [1, 'credited'],
+      [56, 'credited'],
+    ]);
+  });
+
+  it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
+    expect((await call('PUT', '/api/v1/payout_address', { chain_id: 1, address: otherPayout }, secretKey)).status).toBe(200);
+    const first = await init({ reference: 'two-move', coin: 'USDT', chain_id: 56 });
+    const moved = await init({ reference: 'two-move', coin: 'USDC' });
+    expect(moved.status).toBe(201);
+    expect(moved.body.data).toMatchObject({ coin: 'USDC', chainId: 1 });
+    // Bound to chain 1's payout address, so the address differs from chain 56's.
+    expect(moved.body.data.address).not.toBe(first.body.data.address);
+    const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10.1', 6));
+    await mine(eth(), 2);
+    await until('the moved payment confirmed', async () => (await verify('two-move')).status === 'confirmed');
+    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10.1', 6));
+    expect(block).toBeGreaterThan(0n);
+
+    // Dust at the old address is a recorded transfer there: the payment stays on its chain.
+    const kept = await init({ reference: 'two-kept', coin: 'USDT', chain_id: 56 });
+    const dust = await send(bsc(), bsc().tokens.USDT!, kept.body.data.address, 1n);
+    await mine(bsc(), 2);
+    await scanned(bsc(), dust);
+    const refused = await init({ reference: 'two-kept', coin: 'USDT', chain_id: 1 });
+    expect([refused.status, refused.body.errors]).toEqual([409, [{ field: 'chain_id', message: expect.stringMatching(/expected 56/) }]]);
+    expect(await verify('two-kept')).toMatchObject({ chainId: 56, address: kept.body.data.address });
+  });
+
+  it('is ready only with every chain followed, and names each', async () => {
+    const ready = await fetch(`${api.url}/readyz`);
+    const body = (await ready.json()) as { data: Array<{ name: string; ok: boolean }> };
+    expect(body.data.filter((c) => c.name.startsWith('chain ')).map((c) => [c.name, c.ok])).toEqual([
+      ['chain 56 (Stand-in BNB Smart Chain)', true],
+      ['chain 1 (Stand-in Ethereum)', true],
+    ]);
+  });
+});
