@@ -45,7 +45,7 @@ export const text = is<string>(isText, 'text');
 export const bool = is<boolean>((v) => typeof v === 'boolean', 'true or false');
 export const int = is<number>(Number.isSafeInteger, 'a whole number');
 /** An EVM chain id (EIP-155), as a coin list entry's chainId gives it. */
-export const chainId = is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56, from the coin list');
+export const chainId = is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56');
 export const amountNumber = is<number>((v) => isNumber(v) && v >= 0, 'a number of at least 0');
 export const timestamp = is<string>((v) => isText(v) && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
 /*@__NO_SIDE_EFFECTS__*/
