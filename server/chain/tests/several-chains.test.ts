@@ -56,7 +56,9 @@ async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT
 
 beforeAll(async () => {
   stands.push(await stand(56, 'Stand-in BNB Smart Chain', [{ symbol: 'USDT', decimals: 18 }]));
-  stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDC', decimals: 6 }, { symbol: 'USDT', decimals: 6 }]));
+  // USDT first on each, from the same issuer account: the same token address on both chains (as
+  // a token deployed by CREATE2 has), so only the chain tells them apart.
+  stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDT', decimals: 6 }, { symbol: 'USDC', decimals: 6 }]));
   api = await startService({
     demo: true,
     networks: { live: stands.map((s) => s.network) },
@@ -83,8 +85,8 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const coins = (await call('GET', '/api/v1/coins', undefined, publicKey)).body.data as Array<{ symbol: string; chainId: number; network: string }>;
     expect(coins.map((c) => [c.symbol, c.chainId, c.network])).toEqual([
       ['USDT', 56, 'Stand-in BNB Smart Chain'],
-      ['USDC', 1, 'Stand-in Ethereum'],
       ['USDT', 1, 'Stand-in Ethereum'],
+      ['USDC', 1, 'Stand-in Ethereum'],
     ]);
 
     // USDT is on both: without chain_id, no guess.
@@ -114,6 +116,7 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     // One factory address on every chain and one payout address: the USDT payment's address on
     // chain 1 is the same address. A customer who sends on the wrong chain pays nothing.
     const usdtOn1 = eth().tokens.USDT!;
+    expect(usdtOn1).toBe(bsc().tokens.USDT); // the same token address, too
     const mixUps = [
       await send(eth(), usdtOn1, a, parseUnits('10.1', 6)), // USDT, same symbol, other chain, same address
       await send(eth(), eth().tokens.USDC!, a, parseUnits('10.1', 6)), // another coin of the other chain
@@ -140,10 +143,11 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     // What the USDC payment's address got on chain 56 (no payment of that address is on 56) was
     // never recorded there, so nothing swept it on that chain.
     expect(await balanceOf(bsc(), bsc().tokens.USDT!, b)).toBe(parseUnits('10.1', 18));
-    const transfers = await api.db.query(`SELECT t.chain_id, t.state FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY t.chain_id`);
-    expect(transfers.map((t) => [Number(t.chain_id), t.state])).toEqual([
-      [1, 'credited'],
-      [56, 'credited'],
+    // Nor was anything sent on the wrong chain recorded against either payment: each has its one transfer, on its chain.
+    const transfers = await api.db.query(`SELECT p.reference, t.chain_id, t.state FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY t.chain_id`);
+    expect(transfers.map((t) => [t.reference, Number(t.chain_id), t.state])).toEqual([
+      ['two-usdc', 1, 'credited'],
+      ['two-usdt', 56, 'credited'],
     ]);
   });
 
@@ -169,6 +173,13 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const refused = await init({ reference: 'two-kept', coin: 'USDT', chain_id: 1 });
     expect([refused.status, refused.body.errors]).toEqual([409, [{ field: 'chain_id', message: expect.stringMatching(/expected 56/) }]]);
     expect(await verify('two-kept')).toMatchObject({ chainId: 56, address: kept.body.data.address });
+  });
+
+  it('checks every chain of the list at start, naming the one that is wrong by its place', async () => {
+    const wrong = { ...eth().network, tokens: eth().network.tokens.map((t) => (t.symbol === 'USDC' ? { ...t, decimals: 18 } : t)) };
+    await expect(startService({ networks: { live: [bsc().network, wrong] }, jobs: false })).rejects.toThrow(/NETWORKS_FILE live\.1\.tokens\.1\.decimals: USDC at .* has 6 decimals, the file says 18/);
+    // The one-network form names it as before.
+    await expect(startService({ networks: { live: wrong }, jobs: false })).rejects.toThrow(/NETWORKS_FILE live\.tokens\.1\.decimals/);
   });
 
   it('is ready only with every chain followed, and names each', async () => {
