@@ -69,6 +69,8 @@ export const Transaction = later(() =>
     fiatRate: amountNumber,
     cryptoRate: amountNumber,
     network: text,
+    /** Ours: the chain the payment is on (its coin list entry's chainId). */
+    chainId: z.optional(int),
     acceptPartialPayment: bool,
     expiresAt: timestamp,
   }),

@@ -59,6 +59,15 @@ describe('the server SDK', () => {
     expect(error.message).toMatch(/initialize answered 400/);
   });
 
+  it('sends the chain to pay on, and answers the payment\'s chain', async () => {
+    // The built-in test catalogue takes USDC on Sepolia (11155111) only.
+    const tx = await client.initializePayment({ reference: 'sdk-chain', coin: 'USDC', currency: 'USD', amount: 5, chainId: 11155111 });
+    expect(tx).toMatchObject({ coin: 'USDC', chainId: 11155111 });
+    expect(await client.verifyPayment('sdk-chain')).toMatchObject({ chainId: 11155111 });
+    const error = await refusal(client.initializePayment({ reference: 'sdk-chain-2', coin: 'USDC', currency: 'USD', amount: 5, chainId: 56 }));
+    expect([error.status, error.fields.map((f) => f.field)]).toEqual([400, ['chain_id']]);
+  });
+
   it('makes, reads, lists and switches off payment links; an inactive link refuses payments', async () => {
     const price = [...(await api.parts.links.prices()).values()].find((p) => p.currency === 'USD')!;
     const link = await client.paymentLinks.createStandard({ title: 'One bag', cart: [{ price_id: price.id, quantity: 1 }] });

@@ -46,6 +46,8 @@ export interface InitializePaymentInput {
   metadata?: Record<string, unknown>;
   /** Ours: the payment link being paid. */
   paymentLink?: string;
+  /** Ours: the chain to pay on (a coin list entry's chainId); needed where the coin is on several chains of the mode. */
+  chainId?: number;
 }
 
 type In<S extends z.core.$ZodType> = z.input<S>;
@@ -121,6 +123,7 @@ export class ServiceClient {
         accept_partial_payment: input.acceptPartialPayment ?? false,
         metadata: input.metadata,
         payment_link: input.paymentLink,
+        chain_id: input.chainId,
       }),
     );
   }

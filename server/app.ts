@@ -10,7 +10,7 @@ import { catalog } from './chain/catalog.ts';
 import { chainReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
-import { fieldOf } from './chain/config.ts';
+import { fieldOf, networkList } from './chain/config.ts';
 import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
@@ -173,7 +173,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const instance = options.instance ?? `svc-${randomBytes(3).toString('hex')}`;
   // Each mode's networks, as a list whichever way they were given.
   const networks: Partial<Record<KeyMode, Network[]>> = {};
-  for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = [options.networks[mode]].flat();
+  for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = networkList(options.networks[mode]);
   const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
   // Each configured public chain, of both modes, is checked against the chain itself before
   // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { deployFactory, sweepAny } from './chain/deploy.ts';
+import { networkList } from './chain/config.ts';
 import type { Config } from './config.ts';
 
 const USAGE =
@@ -82,7 +83,7 @@ async function sweepCommand(args: string[], config: Pick<Config, 'networks' | 'g
     err(`${problems.join('\n')}\n${USAGE}`);
     return 2;
   }
-  const network = config?.networks?.[mode as 'test' | 'live']?.find((n) => n.chainId === chainId);
+  const network = networkList(config?.networks?.[mode as 'test' | 'live']).find((n) => n.chainId === chainId);
   if (!network) {
     err(`--chain: NETWORKS_FILE has no ${mode} network with chain id ${chainId}`);
     return 1;

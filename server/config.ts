@@ -1,14 +1,12 @@
 // The service's configuration, from the environment, checked once: a wrong value stops the
 // start with a message that names the variable.
 import type { ServiceOptions } from './app.ts';
-import { networksFromFile, type NetworkFile } from './chain/config.ts';
+import { networksFromFile } from './chain/config.ts';
 import { checkToken } from './operator-token.ts';
 import { ratesFromFile } from './rates/config.ts';
 import { isDailyLimit } from '../contract/operator.ts';
 
-export interface Config extends Omit<ServiceOptions, 'networks'> {
-  /** NETWORKS_FILE's networks, each mode's as a list (in the file's order). */
-  networks?: NetworkFile;
+export interface Config extends ServiceOptions {
   port: number;
   host: string;
   /** SERVICE_URL: where the operator's commands reach a running service (else DATA_DIR's lock says). */

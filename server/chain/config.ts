@@ -57,8 +57,14 @@ const networksSchema = (raw: unknown) => {
 /** Where a network of a mode is in the file, as an error names it: "live" (one object) or "live.1" (a list). */
 export const fieldOf = (mode: KeyMode, index: number, listed: boolean): string => (listed ? `${mode}.${index}` : mode);
 
-/** The networks of each mode, in the file's order, each with where it is written (for messages). */
-export type NetworkFile = Partial<Record<KeyMode, Network[]>>;
+/**
+ * Each mode's networks as the file writes them: a list, or the one object of the first form
+ * (kept, so that start-up checks name a field as the file has it: "live.factory", "live.1.factory").
+ */
+export type NetworkFile = Partial<Record<KeyMode, Network | Network[]>>;
+
+/** A mode's networks as a list, in the file's order, whichever form they were written in. */
+export const networkList = (given: Network | Network[] | undefined): Network[] => (given === undefined ? [] : [given].flat());
 
 /** Reads and checks the networks file; throws naming the file and each wrong field. */
 export function networksFromFile(path: string): NetworkFile {
@@ -80,7 +86,7 @@ export function networksFromFile(path: string): NetworkFile {
     const given = parsed.data[mode];
     if (!given) continue;
     const listed = Array.isArray(given);
-    networks[mode] = (listed ? given : [given]).map((n, i) => {
+    const list = (listed ? given : [given]).map((n, i) => {
       const at = fieldOf(mode, i, listed);
       if (mode === 'live' && n.dev) throw new Error(`NETWORKS_FILE ${path}: ${at}.dev: a live network is never a dev chain`);
       const before = seen.get(n.chainId);
@@ -97,8 +103,9 @@ export function networksFromFile(path: string): NetworkFile {
         throw new Error(`NETWORKS_FILE ${path}: ${at}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
       }
       const { maxFeeGwei, ...rest } = n;
-      return { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) };
+      return { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) } as Network;
     });
+    networks[mode] = listed ? list : list[0];
   }
   return networks;
 }

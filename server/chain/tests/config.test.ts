@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { isAddress } from 'viem';
 import { configFromEnv } from '../../config.ts';
 import { factoryAddress } from '../deploy.ts';
-import { networksFromFile } from '../config.ts';
+import { networkList, networksFromFile } from '../config.ts';
 
 const ETH = {
   chainId: 1,
@@ -37,21 +37,21 @@ function file(content: unknown): string {
 describe('NETWORKS_FILE', () => {
   it('gives each mode its network: RPC URLs to fail over between, confirmations, tokens with their decimals', () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: BSC }) });
-    expect(config.networks?.live).toMatchObject([{ chainId: 56, confirmations: 15, rpcUrls: BSC.rpcUrls }]);
+    expect(config.networks?.live).toMatchObject({ chainId: 56, confirmations: 15, rpcUrls: BSC.rpcUrls });
     expect(config.networks?.test).toBeUndefined();
     expect(configFromEnv({}).networks).toBeUndefined();
   });
 
   it('takes a list of networks per mode, in the file\'s order: USDT on BNB Smart Chain and USDC on Ethereum at once', () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: [BSC, ETH], test: [{ ...BSC, chainId: 97 }] }) });
-    expect(config.networks?.live?.map((n) => [n.chainId, n.tokens.map((t) => t.symbol)])).toEqual([[56, ['USDT']], [1, ['USDC']]]);
-    expect(config.networks?.test?.map((n) => n.chainId)).toEqual([97]);
+    expect(networkList(config.networks?.live).map((n) => [n.chainId, n.tokens.map((t) => t.symbol)])).toEqual([[56, ['USDT']], [1, ['USDC']]]);
+    expect(networkList(config.networks?.test).map((n) => n.chainId)).toEqual([97]);
   });
 
   it('takes per-network settings: a fee cap for sweeps in gwei, the log range, the reorganisation depth, the chain\'s finality tag', () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, maxFeeGwei: 3.5, logRange: 500, reorgDepth: 128, finality: 'finalized' } }) });
-    expect(config.networks?.live?.[0]).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
-    expect(config.networks?.live?.[0]).not.toHaveProperty('maxFeeGwei');
+    expect(config.networks?.live).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
+    expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
   });
 
   it('takes the payout partner\'s deposit address and when what it is owed is sent', () => {
@@ -99,8 +99,9 @@ describe('examples/networks', () => {
 
   it.each(files)('%s is a network file the service takes, on the factory this tree deploys, with checksummed addresses', (file) => {
     const networks = networksFromFile(new URL(file, dir).pathname);
-    expect(networks.live?.length && networks.test?.length, 'a live network and a testnet').toBeTruthy();
-    for (const network of [...networks.live!, ...networks.test!]) {
+    expect(Array.isArray(networks.live) && Array.isArray(networks.test), 'the list form, a live network and a testnet').toBe(true);
+    for (const network of [...networkList(networks.live), ...networkList(networks.test)]) {
+      expect(network.chainId).toBeGreaterThan(0);
       expect(network.factory).toBe(factoryAddress()); // the contract changed: deploy, and update the examples
       for (const token of network.tokens) expect(isAddress(token.address, { strict: true }), `${file} ${network.name} ${token.symbol}`).toBe(true);
       expect(network.confirmations).toBeGreaterThanOrEqual(3);

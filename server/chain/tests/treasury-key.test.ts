@@ -63,7 +63,7 @@ describe('the treasury key', () => {
     const path = join(dir, 'networks.json');
     const live = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['https://bsc.example'], confirmations: 15, factory: `0x${'1'.repeat(40)}`, tokens: [] };
     writeFileSync(path, JSON.stringify({ live: { ...live, treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' } }));
-    expect(configFromEnv({ NETWORKS_FILE: path }).networks?.live?.[0]).toMatchObject({ treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' });
+    expect(configFromEnv({ NETWORKS_FILE: path }).networks?.live).toMatchObject({ treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' });
     writeFileSync(path, JSON.stringify({ live: { ...live, treasury: '0x123' } }));
     expect(() => configFromEnv({ NETWORKS_FILE: path })).toThrow(/live\.treasury: expected a 0x address of 40 hex digits/);
   });
