@@ -6,7 +6,7 @@ import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { CALLS, FAULTS, type Call, type Fault } from '../../server/http/faults.ts';
 import { startService } from '../../server/app.ts';
 import { createApi } from '../api/client.ts';
-import { options } from '../testing/fake-api.ts';
+import { options, chooseCoin } from '../testing/fake-api.ts';
 import { createCheckout, type Checkout } from './machine.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
@@ -61,7 +61,7 @@ describe.concurrent('API faults × calls', () => {
       if (call !== 'coins') {
         await waitFor('the coin list', () => hasCoins(checkout));
         stub.faults!.inject(plan);
-        checkout.chooseCoin('USDT');
+        chooseCoin(checkout, 'USDT');
       }
 
       const fails = fault !== 'latency';

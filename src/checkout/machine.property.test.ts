@@ -4,7 +4,7 @@
 // exactly once and last, nothing after close, no request or timer alive after close.
 import fc from 'fast-check';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { fakeApi, networkError, httpError, options, TEST_COINS } from '../testing/fake-api.ts';
+import { fakeApi, networkError, httpError, options, TEST_COINS, chooseCoin } from '../testing/fake-api.ts';
 
 const screen = document.createElement('div');
 /** How often a payment screen was read, and (in the sanity check) how often it went stale: a property that never reaches its screen proves nothing. */
@@ -147,7 +147,7 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, { timeout: 
             checkout.submitDetails(s.valid ? 'Ada' : ' ', s.valid ? 'ada@example.com' : 'nope');
             break;
           case 'coin':
-            checkout.chooseCoin(s.symbol);
+            chooseCoin(checkout, s.symbol);
             break;
           case 'changeCoin':
             checkout.changeCoin();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCheckout } from './machine.ts';
 import { POLL_MS } from './work.ts';
 import type { Verification } from '../../contract/schemas.ts';
-import { fakeApi, httpError, networkError, options } from '../testing/fake-api.ts';
+import { fakeApi, httpError, networkError, options, chooseCoin, TEST_COINS } from '../testing/fake-api.ts';
 
 function setup(overrides: Record<string, unknown> = {}) {
   const onSuccess = vi.fn();
@@ -34,7 +34,7 @@ async function quoteWhileOffline() {
   s.checkout.start();
   await settle();
   s.state.initializeErrors.push(networkError(), networkError(), networkError(), networkError());
-  s.checkout.chooseCoin('USDT');
+  chooseCoin(s.checkout, 'USDT');
   await vi.advanceTimersByTimeAsync(30_000);
   return s;
 }
@@ -42,7 +42,7 @@ async function quoteWhileOffline() {
 async function toPayment(s: ReturnType<typeof setup>, symbol = 'USDT') {
   s.checkout.start();
   await settle();
-  s.checkout.chooseCoin(symbol);
+  chooseCoin(s.checkout, symbol);
   await settle();
   expect(screen(s)).toBe('payment');
 }
@@ -58,6 +58,34 @@ afterEach(() => {
 });
 
 describe('the way in', () => {
+  // Issue 22: one symbol on two networks is two choices; the one chosen is the one quoted and shown.
+  it('quotes the network chosen when a coin is on two, and shows that network', async () => {
+    const s = setup();
+    const onEthereum = { ...TEST_COINS[0]!, network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: '0x' + '77'.repeat(20), decimals: 6 };
+    s.state.coins = [TEST_COINS[0]!, onEthereum];
+    s.checkout.start();
+    await settle();
+    const listed = s.checkout.view.value;
+    expect(listed.screen === 'coins' && listed.coins?.map((c) => [c.symbol, c.network])).toEqual([
+      ['USDT', 'BNB Smart Chain Testnet'],
+      ['USDT', 'Ethereum Sepolia'],
+    ]);
+    chooseCoin(s.checkout, 'USDT', 11155111);
+    await settle();
+    expect(s.calls.initialize[0]).toMatchObject({ coin: 'USDT', chain_id: 11155111 });
+    expect(s.checkout.view.value).toMatchObject({ screen: 'payment', coin: { network: 'Ethereum Sepolia', contractAddress: onEthereum.contractAddress, decimals: 6 } });
+    // Re-quoted elsewhere onto the other network: the screen follows it.
+    s.requoteElsewhere('USDT', 97);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    expect(s.checkout.view.value).toMatchObject({ screen: 'payment', coin: { network: 'BNB Smart Chain Testnet', decimals: 18 } });
+    // Back to the list, the other one: asked for on its own chain.
+    s.checkout.changeCoin();
+    await settle();
+    chooseCoin(s.checkout, 'USDT', 97);
+    await settle();
+    expect(s.calls.initialize.map((b) => b.chain_id)).toEqual([11155111, 97]);
+  });
+
   it('asks only for what the merchant did not give: the e-mail here', async () => {
     const s = setup({ email: undefined });
     s.checkout.start();
@@ -81,7 +109,7 @@ describe('the way in', () => {
     s.checkout.start();
     s.checkout.submitDetails('  Ada Lovelace ', '');
     await settle();
-    s.checkout.chooseCoin('USDC');
+    chooseCoin(s.checkout, 'USDC');
     await settle();
     expect(s.calls.initialize[0]).toMatchObject({ customer_name: 'Ada Lovelace', customer_email: 'ada@example.com', coin: 'USDC' });
   });
@@ -99,9 +127,9 @@ describe('the way in', () => {
     const s = setup();
     s.checkout.start();
     await settle();
-    s.checkout.chooseCoin('USDT');
-    s.checkout.chooseCoin('USDT');
-    s.checkout.chooseCoin('DAI');
+    chooseCoin(s.checkout, 'USDT');
+    chooseCoin(s.checkout, 'USDT');
+    chooseCoin(s.checkout, 'DAI');
     await settle();
     expect(s.calls.initialize).toHaveLength(1);
   });
@@ -176,7 +204,7 @@ describe('a payment', () => {
     s.checkout.changeCoin();
     await settle();
     expect(screen(s)).toBe('coins');
-    s.checkout.chooseCoin('USDC');
+    chooseCoin(s.checkout, 'USDC');
     await settle();
     expect(s.calls.initialize.map((b) => [b.reference, b.coin])).toEqual([
       ['order-1', 'USDT'],
@@ -240,7 +268,7 @@ describe('resuming a reference', () => {
     s.state.verifyErrors.push(networkError()); // the resume check is slow to come back
     s.checkout.start();
     await settle();
-    s.checkout.chooseCoin('DAI');
+    chooseCoin(s.checkout, 'DAI');
     await vi.advanceTimersByTimeAsync(5_000);
     expect(s.calls.initialize.map((b) => b.coin)).toEqual(['DAI']);
     expect(screen(s)).toBe('payment');
@@ -272,7 +300,7 @@ describe('the screen shows the payment the API reports', () => {
     s.state.holdNextVerify = true; // the resume check at open is slow
     s.checkout.start();
     await settle();
-    s.checkout.chooseCoin('DAI');
+    chooseCoin(s.checkout, 'DAI');
     await settle();
     drawnCoinMatches(s);
     s.releaseVerify(); // the old USDT answer arrives now
@@ -429,7 +457,7 @@ describe('failures', () => {
     s.checkout.start();
     await settle();
     for (let i = 0; i < 4; i++) s.state.initializeErrors.push(httpError(503));
-    s.checkout.chooseCoin('USDT');
+    chooseCoin(s.checkout, 'USDT');
     await vi.advanceTimersByTimeAsync(30_000);
     expect(s.checkout.view.value).toMatchObject({ screen: 'error', error: { code: 'network_error' }, retry: expect.any(Function) });
   });
@@ -454,7 +482,7 @@ describe('failures', () => {
     s.checkout.start();
     await settle();
     s.state.initializeErrors.push(httpError(401));
-    s.checkout.chooseCoin('USDT');
+    chooseCoin(s.checkout, 'USDT');
     await settle();
     expect(s.calls.initialize).toHaveLength(1);
     expect(s.onError.mock.calls[0][0]).toMatchObject({ code: 'api_error' });
@@ -470,7 +498,7 @@ describe('failures', () => {
     s.state.exists = true;
     s.state.status = 'incomplete';
     s.state.paid = 3;
-    s.checkout.chooseCoin('USDT');
+    chooseCoin(s.checkout, 'USDT');
     await settle();
     expect(screen(s)).toBe('partial');
     expect(s.onError).not.toHaveBeenCalled();

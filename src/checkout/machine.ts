@@ -54,7 +54,7 @@ export interface Checkout {
   start(): void;
   submitDetails(name: string, email: string): void;
   markCopied(value: string): void;
-  chooseCoin(symbol: string): void;
+  chooseCoin(coin: Coin): void;
   changeCoin(): void;
   requote(): void;
   finishPartial(): void;
@@ -82,7 +82,7 @@ function viewOf(s: State, env: Env, retry: () => void): View {
   }
   const { payment } = s;
   // Every state with a payment passed `stateOfPayment`, which admits only listed coins.
-  const coin = env.coin(payment.coin)!;
+  const coin = env.coin(payment)!;
   switch (s.name) {
     case 'watching':
       return { screen: payment.status === 'incomplete' ? 'partial' : 'payment', coin, payment };
@@ -103,9 +103,9 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const now = signal(api.now());
   const copied = signal<string | undefined>(undefined);
   const wallets = signal<FoundWallet[]>([]);
-  /** The coins the API listed, inactive ones too. */
-  const listed = new Map<string, Coin>();
-  const env: Env = { coin: (symbol) => listed.get(symbol) };
+  /** The coins the API listed, inactive ones too: a symbol on a chain (USDT on two chains is two coins). */
+  let listed: Coin[] = [];
+  const env: Env = { coin: (p) => listed.find((c) => c.symbol == p.coin && (p.chainId ?? c.chainId) == c.chainId) };
   /** The checkout's life: ended by close. */
   const life = new AbortController();
   /** The running state's work: aborted the moment the state is left. */
@@ -117,7 +117,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   let told: 'onSuccess' | 'onError' | undefined;
 
   const loadCoins = coinLoader(api, options, life.signal, ({ coins, business: who, sandbox }) => {
-    for (const coin of coins) listed.set(coin.symbol, coin);
+    listed = coins;
     checkout.sandbox = !!sandbox;
     business.value ??= who;
   });
@@ -166,7 +166,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       // Within a state, one change starts work: a wallet asked to pay.
       if (to.name == 'watching' && to.wallet == 'asking' && (from as typeof to).wallet != 'asking') {
         const wallet = wallets.value[to.walletIndex!];
-        if (wallet) payFromBrowserWallet(wallet, listed.get(to.payment.coin)!, to.payment, post, checkNow);
+        if (wallet) payFromBrowserWallet(wallet, env.coin(to.payment)!, to.payment, post, checkNow);
       }
       return;
     }
@@ -240,7 +240,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     markCopied(value) {
       copied.value = value;
     },
-    chooseCoin: (symbol) => send({ type: 'choose', symbol }),
+    chooseCoin: (coin) => send({ type: 'choose', coin }),
     changeCoin: () => send({ type: 'change' }),
     requote: () => send({ type: 'requote' }),
     finishPartial: () => send({ type: 'finish' }),

@@ -5,7 +5,7 @@ import { TEST_COINS } from '../testing/fake-api.ts';
 import type { Verification } from '../../contract/schemas.ts';
 import { next, table, type Env, type Event, type EventType, type State, type StateName } from './table.ts';
 
-const env: Env = { coin: (symbol) => TEST_COINS.find((c) => c.symbol === symbol) };
+const env: Env = { coin: (p) => TEST_COINS.find((c) => c.symbol === p.coin && (p.chainId ?? c.chainId) === c.chainId) };
 const payment = (over: Partial<Verification> = {}): Verification => ({
   reference: 'order-1',
   address: '0x' + 'ab'.repeat(20),
@@ -42,7 +42,7 @@ const states: Record<StateName, State> = {
 /** One sample of each event. */
 const events: Record<EventType, Event> = {
   details: { type: 'details', name: 'Ada', email: 'ada@example.com' },
-  choose: { type: 'choose', symbol: 'USDC' },
+  choose: { type: 'choose', coin: TEST_COINS[1]! },
   change: { type: 'change' },
   requote: { type: 'requote' },
   finish: { type: 'finish' },
@@ -187,6 +187,6 @@ describe('the guards within a state', () => {
   });
 
   it('chooses only a coin on the list', () => {
-    expect(next(states.coins, { type: 'choose', symbol: 'XRP' }, env)).toBe(states.coins);
+    expect(next(states.coins, { type: 'choose', coin: { ...TEST_COINS[1]!, chainId: 1 } }, env)).toBe(states.coins);
   });
 });

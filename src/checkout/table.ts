@@ -49,7 +49,7 @@ export type StateName = State['name'];
 export type Event =
   /** Customer: the details form was sent. */
   | { type: 'details'; name: string; email: string }
-  | { type: 'choose'; symbol: string }
+  | { type: 'choose'; coin: Coin }
   | { type: 'change' }
   | { type: 'requote' }
   | { type: 'finish' }
@@ -72,9 +72,12 @@ export type Event =
   | { type: 'walletFailed'; reason: Exclude<WalletState, 'asking' | 'sent'> };
 export type EventType = Event['type'];
 
-/** What a transition may read beside the state and the event: the coins the API listed (inactive ones too). No I/O. */
+/**
+ * What a transition may read beside the state and the event: the coins the API listed (inactive
+ * ones too), found by a payment's coin and chain (without a chain, its symbol's first). No I/O.
+ */
 export interface Env {
-  coin(symbol: string): Coin | undefined;
+  coin(payment: Pick<Verification, 'coin' | 'chainId'>): Coin | undefined;
 }
 
 /** Where a checkout opens: the details form when the options left a field out, else the coins. */
@@ -92,7 +95,7 @@ const badResponse = (message: string): State => ({ name: 'error', error: { code:
 /** The one place a payment's data becomes a state: its status decides. */
 export function stateOfPayment(payment: Verification, customer: Customer, env: Env): State {
   // Drawing a coin the API did not list would send the customer's money into nothing.
-  if (!env.coin(payment.coin)) return badResponse(`The payment is in ${payment.coin}, a coin the service did not list.`);
+  if (!env.coin(payment)) return badResponse(`The payment is in ${payment.coin}, a coin the service did not list.`);
   const { status } = payment;
   if (status == 'confirmed' || status == 'settled') return { name: 'success', payment };
   if (status == 'failed') return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
@@ -137,10 +140,8 @@ export const table: { [S in StateName]: Handlers<S> } = {
   },
   coins: {
     coins: (s, e) => ({ ...s, coins: e.coins.filter((c) => c.status === 'active') }),
-    choose(s, e) {
-      const coin = s.coins?.find((c) => c.symbol === e.symbol);
-      return coin ? { name: 'quoting', customer: s.customer, coin } : s;
-    },
+    // One of the listed coins, on its chain: the quote is asked for that chain.
+    choose: (s, e) => (s.coins?.includes(e.coin) ? { name: 'quoting', customer: s.customer, coin: e.coin } : s),
     refused: failed,
     failed,
     resumed: paid,
@@ -176,7 +177,7 @@ export const table: { [S in StateName]: Handlers<S> } = {
   success: exits,
   expired: {
     requote: (s, _, env) => {
-      const coin = env.coin(s.payment.coin);
+      const coin = env.coin(s.payment);
       return s.payment.amountPaid === 0 && coin ? { name: 'quoting', customer: s.customer, coin } : s;
     },
     ...exits,

@@ -2,7 +2,7 @@
 // Paying from a browser wallet (EIP-6963 announces it, EIP-1193 sends): the runtime starts
 // the payment as the state begins asking the wallet, once however often the button is pressed.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fakeApi, options, TEST_COINS } from '../testing/fake-api.ts';
+import { fakeApi, options, TEST_COINS, chooseCoin } from '../testing/fake-api.ts';
 import { createCheckout } from './machine.ts';
 
 /** A wallet on the page: it answers each request with `answer`, and records them. */
@@ -26,7 +26,7 @@ async function watching() {
   const checkout = createCheckout(options(), fake.api);
   checkout.start();
   await vi.advanceTimersByTimeAsync(0);
-  checkout.chooseCoin('USDT');
+  chooseCoin(checkout, 'USDT');
   await vi.advanceTimersByTimeAsync(0);
   expect(checkout.view.value.screen).toBe('payment');
   return { ...fake, checkout, wallet: () => (checkout.state.value as { wallet?: string }).wallet };

@@ -70,6 +70,7 @@ export function resumer(api: Api, options: CheckoutOptions, loadCoins: () => Pro
 export const initializeBody = (options: CheckoutOptions, coin: Coin, customer: Customer): InitializeBody => ({
   reference: options.reference,
   coin: coin.symbol,
+  chain_id: coin.chainId,
   currency: options.currency,
   amount: options.amount,
   customer_name: customer.name,
@@ -100,7 +101,7 @@ export const settle = (api: Api, reference: string, signal: AbortSignal) => with
 function qrDrawer(api: Api, reference: string, coin: Env['coin'], qr: Signal<Qr | undefined>, signal: AbortSignal) {
   let asked = '';
   return (payment: Verification) => {
-    const uri = paymentUri(coin(payment.coin)!, payment.address, payment.amountRemaining);
+    const uri = paymentUri(coin(payment)!, payment.address, payment.amountRemaining);
     if (uri == asked || uri == qr.value?.uri) return;
     asked = uri;
     withRetry(() => api.qr(reference, signal), signal).then(

@@ -1,5 +1,6 @@
 // Test support only (not built into the package): an in-memory Api for state-machine tests: scripted answers, and every call recorded.
 import type { Api } from '../api/client.ts';
+import type { Checkout } from '../checkout/machine.ts';
 import { ApiError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../../contract/schemas.ts';
@@ -48,13 +49,16 @@ export function fakeApi() {
     explorer: '',
     /** Holds the next verify's answer, as it stands now, until releaseVerify(): a slow answer. */
     holdNextVerify: false,
+    /** The coins listed: a symbol on a chain (one symbol on two chains is two coins). */
+    coins: TEST_COINS,
   };
   let releaseHeld: (() => void) | undefined;
   /** Lets a held verify answer go (what it answers was decided when it was asked). */
   const releaseVerify = () => releaseHeld?.();
   /** The payment is re-quoted to another coin elsewhere (a second tab, the merchant). */
-  const requoteElsewhere = (symbol: InitializeBody['coin']) => {
+  const requoteElsewhere = (symbol: InitializeBody['coin'], on?: number) => {
     coin = symbol;
+    chainId = on ?? state.coins.find((c) => c.symbol === symbol)!.chainId;
     quoted = Date.now() + state.skew;
     notify();
   };
@@ -62,6 +66,8 @@ export function fakeApi() {
   /** Wakes every held long poll, as the API does when a payment changes. */
   const notify = () => [...held].forEach((wake) => wake());
   let coin: InitializeBody['coin'] = 'USDT';
+  /** The payment's chain, as the service answers it: the one initialize named, or its coin's only one. */
+  let chainId = 97;
   /** When the current quote was made, by the API's clock: its expiry is ten minutes on. */
   let quoted = Date.now();
   /**
@@ -75,6 +81,7 @@ export function fakeApi() {
     address: '0x' + 'ab'.repeat(20),
     coin,
     network: 'testnet',
+    chainId,
     status: state.status,
     actualAmount: state.due,
     amountPaid: state.paid,
@@ -97,7 +104,7 @@ export function fakeApi() {
       const error = state.coinsErrors.shift();
       if (error) throw error;
       return {
-        coins: TEST_COINS.map((c) => ({ ...c, due: state.due, fee: 0.25, ...(state.explorer ? { explorer: state.explorer } : {}) })),
+        coins: state.coins.map((c) => ({ ...c, due: state.due, fee: 0.25, ...(state.explorer ? { explorer: state.explorer } : {}) })),
         business: { name: state.businessName, email: 'shop@example.com', logo: state.businessLogo },
         sandbox: state.sandbox,
       };
@@ -108,6 +115,7 @@ export function fakeApi() {
       const error = state.initializeErrors.shift();
       if (error) throw error;
       coin = body.coin;
+      chainId = body.chain_id ?? state.coins.find((c) => c.symbol === body.coin)!.chainId;
       quoted = Date.now() + state.skew;
       state.exists = true;
       state.acceptPartialPayment = body.accept_partial_payment ?? false;
@@ -160,7 +168,7 @@ export function fakeApi() {
       signals.push(signal);
       // The URI the payment screen computes, with a 1-module "code": the service draws real ones.
       const v = verification();
-      const coin = TEST_COINS.find((c) => c.symbol === v.coin)!;
+      const coin = state.coins.find((c) => c.symbol === v.coin && c.chainId === v.chainId)!;
       return { uri: state.qrUri ?? paymentUri(coin, v.address, v.amountRemaining), size: 21, path: 'M0 0h7v1h-7z' };
     },
     async deposit(_reference, _kind, signal) {
@@ -186,4 +194,14 @@ export function options(overrides: Record<string, unknown> = {}): CheckoutOption
   });
   if (!result.ok) throw new Error(result.error.message);
   return result.options;
+}
+
+/**
+ * Chooses the listed coin of `symbol` (on `chainId`, else its first chain) as the coin screen's
+ * button does; one the screen does not list is a coin of nowhere, which the checkout ignores.
+ */
+export function chooseCoin(checkout: Checkout, symbol: string, chainId?: number): void {
+  const view = checkout.view.value;
+  const listed = view.screen === 'coins' ? view.coins?.find((c) => c.symbol === symbol && (chainId ?? c.chainId) === c.chainId) : undefined;
+  checkout.chooseCoin(listed ?? { ...TEST_COINS[0]!, symbol: symbol as Coin['symbol'] });
 }

@@ -14,8 +14,8 @@ export function Coins({ checkout, view }: Props) {
       <h3>{text.chooseCoin}</h3>
       <ul>
         {view.coins.map((coin) => (
-          <li key={coin.symbol}>
-            <button type="button" class="cn" onClick={() => checkout.chooseCoin(coin.symbol)}>
+          <li key={coin.symbol + coin.chainId}>
+            <button type="button" class="cn" onClick={() => checkout.chooseCoin(coin)}>
               <b>{coin.symbol}</b> {coin.name}
               {coin.due !== undefined && <b class="due">{coinAmount(coin.due, coin.symbol)}</b>}
               <small>{coin.network}</small>
