@@ -188,6 +188,9 @@ test.describe('keyboard only', () => {
     await page.keyboard.press('Enter'); // submits the form
 
     await expect(dialog.getByRole('button', { name: /^USDT / })).toBeFocused();
+    // The coins go by network: BUSD is on USDT's, USDC heads the next network's.
+    await page.keyboard.press('Tab');
+    await expect(dialog.getByRole('button', { name: /^BUSD / })).toBeFocused();
     await page.keyboard.press('Tab');
     await expect(dialog.getByRole('button', { name: /^USDC / })).toBeFocused();
     await page.keyboard.press('Space');

@@ -45,6 +45,9 @@ test('a coin on two networks is two choices; the one chosen is quoted, shown and
   await dialog.getByLabel('Full name').fill('Ada Lovelace');
   await dialog.getByLabel('E-mail').fill('ada@example.com');
   await dialog.getByRole('button', { name: 'Continue' }).click();
+  // Grouped by network, each group under its name.
+  await expect(dialog.getByRole('heading', { level: 4 })).toHaveText(['Local dev chain', SECOND]);
+  await expect(dialog.getByRole('list').nth(1).getByRole('button')).toHaveText([/^USDT Tether USD.*Second test chain$/]);
   const choices = dialog.getByRole('button', { name: /^USDT / });
   await expect(choices).toHaveCount(2);
   await expect(choices.nth(0)).toContainText('Local dev chain');

@@ -5,7 +5,7 @@ import { safeLogo } from './Modal.tsx';
 import { mountModal } from './mount.ts';
 import { LOCALES } from './locales/index.ts';
 import { learn, speak } from './text.ts';
-import { fakeApi, options } from '../testing/fake-api.ts';
+import { fakeApi, options, TEST_COINS } from '../testing/fake-api.ts';
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
 
@@ -60,14 +60,27 @@ describe('the modal', () => {
     email.value = 'ada@example.com';
     click(m.$('button[type=submit]'));
     await flush();
-    expect(m.$$('ul button').map((b) => b.querySelector('b')?.textContent)).toEqual(['USDT', 'USDC', 'BUSD', 'DAI']);
+    // By network, each under its name: BNB Smart Chain Testnet's two, then Ethereum Sepolia's.
+    expect(m.$$('h4').map((h) => h.textContent)).toEqual(['BNB Smart Chain Testnet', 'Ethereum Sepolia']);
+    expect(m.$$('ul').map((ul) => [...ul.querySelectorAll('button b:first-child')].map((b) => b.textContent))).toEqual([
+      ['USDT', 'BUSD'],
+      ['USDC', 'DAI'],
+    ]);
+    m.checkout.close();
+  });
+
+  it('lists the coins of one network without a heading for it: each button still names it', async () => {
+    const m = await open({}, (fake) => (fake.state.coins = TEST_COINS.filter((c) => c.chainId === 97)));
+    await flush();
+    expect(m.$$('h4')).toEqual([]);
+    expect(m.$$('ul button').map((b) => b.textContent)).toEqual([expect.stringMatching(/^USDT.*BNB Smart Chain Testnet$/), expect.stringMatching(/^BUSD.*BNB Smart Chain Testnet$/)]);
     m.checkout.close();
   });
 
   it('shows amount, address, network, fee, time left and a QR code of the payment URI', async () => {
     const m = await open();
     await flush();
-    click(m.$$('ul button')[1]); // USDC
+    click(m.$$('ul button')[2]); // USDC, first of Ethereum Sepolia's
     await flush();
     expect(m.$('[data-amount]')?.textContent).toBe('25.245 USDC');
     expect(m.$('[data-address]')?.textContent).toBe('0x' + 'ab'.repeat(20));
