@@ -46,22 +46,26 @@ export const putLogo: Handler = async ({ req, account, service }) => {
 
 /** What blocks the merchant's money in this mode: no webhook URL, no payout address, a failing webhook endpoint, the service not ready. */
 export const getWarnings: Handler = async ({ account, service }) => {
-  const network = service.catalog.network(account.mode);
-  const [endpoint, payoutAddress, settlement, lastAttempt, checks] = await Promise.all([
+  // Each of the mode's networks needs its own payout address: the warnings of each, each said once.
+  const networks = service.catalog.networks(account.mode);
+  const [endpoint, payoutAddresses, settlement, lastAttempt, checks] = await Promise.all([
     service.merchants.endpoint(account),
-    network ? service.merchants.payoutAddress(account.merchant.id, account.mode, network.chainId) : undefined,
+    Promise.all(networks.map((network) => service.merchants.payoutAddress(account.merchant.id, account.mode, network.chainId))),
     service.ledger.settlement(account.merchant.id, account.mode),
     service.dashboard.lastAttempt(account.merchant.id, account.mode),
     service.readiness(),
   ]);
-  const warnings = moneyWarnings({
-    mode: account.mode,
-    network: network && { chainId: network.chainId, name: network.name },
-    webhookUrl: endpoint.url,
-    payoutAddress,
-    settlement,
-    lastAttempt,
-    notReady: checks.filter((c) => !c.ok),
-  });
+  const each = (networks.length ? networks : [undefined]).flatMap((network, i) =>
+    moneyWarnings({
+      mode: account.mode,
+      network: network && { chainId: network.chainId, name: network.name },
+      webhookUrl: endpoint.url,
+      payoutAddress: payoutAddresses[i],
+      settlement,
+      lastAttempt,
+      notReady: checks.filter((c) => !c.ok),
+    }),
+  );
+  const warnings = each.filter((w, i) => each.findIndex((x) => x.message === w.message) === i);
   return ok(200, warnings, warnings.length ? 'Something blocks money' : 'Nothing blocks money');
 };

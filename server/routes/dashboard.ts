@@ -72,9 +72,12 @@ function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: numb
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
 }
 
-/** The mode's network as the dashboard names it (null: the service has none for the mode). */
+/**
+ * The mode's network as the dashboard names it (null: the service has none for the mode): the
+ * first of the mode's networks, where there are several (the API sets the others' payout addresses).
+ */
 function networkOf(service: ServiceParts, mode: 'test' | 'live') {
-  const network = service.catalog.network(mode);
+  const network = service.catalog.networks(mode)[0];
   return network ? { chainId: network.chainId, name: network.name } : null;
 }
 

@@ -81,7 +81,13 @@ const [bsc, eth] = [() => stands[0]!, () => stands[1]!];
 
 describe('two live chains at once', { timeout: 90_000 }, () => {
   it('lists each coin on each chain, and names chain_id where a coin is on two', async () => {
+    // What blocks money is said per network: a payout address on one chain leaves the other's missing.
+    const warnings = async () => ((await call('GET', '/api/v1/account/warnings', undefined, secretKey)).body.data as Array<{ code: string; message: string }>).filter((w) => w.code === 'no_payout_address').map((w) => w.message);
+    expect(await warnings()).toEqual([expect.stringMatching(/Stand-in BNB Smart Chain \(chain 56\)/), expect.stringMatching(/Stand-in Ethereum \(chain 1\)/)]);
+    expect((await call('PUT', '/api/v1/payout_address', { chain_id: 56, address: payout }, secretKey)).status).toBe(200);
+    expect(await warnings()).toEqual([expect.stringMatching(/Stand-in Ethereum \(chain 1\)/)]);
     for (const s of stands) expect((await call('PUT', '/api/v1/payout_address', { chain_id: s.network.chainId, address: payout }, secretKey)).status).toBe(200);
+    expect(await warnings()).toEqual([]);
     const coins = (await call('GET', '/api/v1/coins', undefined, publicKey)).body.data as Array<{ symbol: string; chainId: number; network: string }>;
     expect(coins.map((c) => [c.symbol, c.chainId, c.network])).toEqual([
       ['USDT', 56, 'Stand-in BNB Smart Chain'],
