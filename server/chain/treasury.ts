@@ -5,7 +5,7 @@
 // same transaction is sent again, never a second one.
 import { readFileSync } from 'node:fs';
 import {
-  createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, keccak256, parseAbi, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
+  createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, keccak256, parseAbi, parseEventLogs, parseTransaction, TransactionReceiptNotFoundError, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { rpcTransport, type Network } from './networks.ts';
@@ -35,10 +35,11 @@ export function treasuryAccount(network: Network, keyFile: string | undefined, d
   return account;
 }
 
-/** A transaction signed and not yet sent: its hash, to record, and its bytes, to send. */
+/** A transaction signed and not yet sent: its hash, to record, its bytes, to send, and its nonce. */
 export interface Signed {
   hash: Hex;
   raw: Hex;
+  nonce: number;
   /** Transactions that had to be sent and mined first (a swap's approval of the router): their gas is the caller's to record. */
   before?: TransactionReceipt[];
 }
@@ -64,8 +65,8 @@ export type Outcome = { mined: true; ok: boolean; receipt: TransactionReceipt } 
 export interface SwapProvider {
   /** What the pool gives for `amountIn` of `from` now, in `to`'s base units. */
   quote(from: Address, to: Address, amountIn: bigint): Promise<bigint>;
-  /** The swap, signed: all or nothing on chain, reverting when it would give less than `minimumOut`. */
-  sign(from: Address, to: Address, amountIn: bigint, minimumOut: bigint): Promise<Signed>;
+  /** The swap, signed (at a nonce no lower than `nonceAtLeast`): all or nothing on chain, reverting when it would give less than `minimumOut`. */
+  sign(from: Address, to: Address, amountIn: bigint, minimumOut: bigint, nonceAtLeast?: number): Promise<Signed>;
   /** What the swap's receipt says the treasury received of `to`. */
   received(receipt: TransactionReceipt, to: Address): bigint;
 }
@@ -104,16 +105,22 @@ export class Treasury {
     return this.rpc.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [this.address], ...(blockNumber !== undefined ? { blockNumber } : {}) });
   }
 
-  /** Signs a call from the treasury at its next nonce (counting its transactions still in the pool). */
-  async sign(to: Address, data: Hex): Promise<Signed> {
-    const request = await this.wallet.prepareTransactionRequest({ chain: null, to, data, nonce: await this.rpc.getTransactionCount({ address: this.address, blockTag: 'pending' }) } as never);
+  /**
+   * Signs a call from the treasury at its next nonce: counting its transactions still in the
+   * node's pool, and never below `nonceAtLeast` (past the treasury's recorded transactions still
+   * under way, which a node may have dropped or never seen: two at one nonce, one is never mined).
+   */
+  async sign(to: Address, data: Hex, nonceAtLeast = 0): Promise<Signed> {
+    const pending = await this.rpc.getTransactionCount({ address: this.address, blockTag: 'pending' });
+    const nonce = Math.max(pending, nonceAtLeast);
+    const request = await this.wallet.prepareTransactionRequest({ chain: null, to, data, nonce } as never);
     const raw = (await this.wallet.signTransaction(request as never)) as Hex;
-    return { hash: keccak256(raw), raw };
+    return { hash: keccak256(raw), raw, nonce };
   }
 
   /** A token transfer out of the treasury, signed. */
-  transfer(token: Address, to: Address, amount: bigint): Promise<Signed> {
-    return this.sign(token, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }));
+  transfer(token: Address, to: Address, amount: bigint, nonceAtLeast = 0): Promise<Signed> {
+    return this.sign(token, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), nonceAtLeast);
   }
 
   /** Sends a recorded transaction (again): a node that has it already, or mined it, is fine. */
@@ -135,13 +142,31 @@ export class Treasury {
     }
   }
 
-  /** Whether the treasury's nonce has gone past a transaction that is not mined: it never will be. */
-  async superseded(hash: Hex, raw: Hex): Promise<boolean> {
-    const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
-    if (receipt) return false;
-    const { parseTransaction } = await import('viem');
-    const nonce = parseTransaction(raw).nonce ?? 0;
+  /**
+   * A transaction's receipt now, without waiting: undefined when the node says it has none.
+   * Any other failure (a timeout, a rate limit, a node down) throws: it says nothing either way.
+   */
+  async receipt(hash: Hex): Promise<TransactionReceipt | undefined> {
+    try {
+      return await this.rpc.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Whether a mined transaction of the treasury has used `nonce`. That alone never says the
+   * transaction signed at it was not the one mined (a node behind on its index answers no
+   * receipt for a transaction it mined): see the treasury job's `settle`.
+   */
+  async nonceUsed(nonce: number): Promise<boolean> {
     return (await this.rpc.getTransactionCount({ address: this.address, blockTag: 'latest' })) > nonce;
+  }
+
+  /** The nonce a recorded transaction was signed at. */
+  static nonceOf(raw: Hex): number {
+    return parseTransaction(raw).nonce ?? 0;
   }
 }
 
@@ -152,11 +177,11 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
       const amounts = await treasury.rpc.readContract({ address: router, abi: ROUTER, functionName: 'getAmountsOut', args: [amountIn, [from, to]] });
       return amounts[amounts.length - 1]!;
     },
-    async sign(from, to, amountIn, minimumOut) {
+    async sign(from, to, amountIn, minimumOut, nonceAtLeast = 0) {
       const allowance = await treasury.rpc.readContract({ address: from, abi: erc20Abi, functionName: 'allowance', args: [treasury.address, router] });
       const before: TransactionReceipt[] = [];
       if (allowance < amountIn) {
-        const approve = await treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }));
+        const approve = await treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }), nonceAtLeast);
         await treasury.send(approve.raw);
         const done = await treasury.outcome(approve.hash);
         if (done.mined) before.push(done.receipt);
@@ -174,7 +199,7 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
         }
         throw Object.assign(error as Error, { before });
       }
-      return { ...(await treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }))), before };
+      return { ...(await treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }), nonceAtLeast)), before };
     },
     received(receipt, to) {
       return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })

@@ -48,6 +48,8 @@ export interface JobDeps {
   sweepIntervalMs: number;
   reconcileIntervalMs: number;
   watchIntervalMs: number;
+  /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */
+  treasuryLeaseMs?: number;
 }
 
 export interface Job {

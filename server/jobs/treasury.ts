@@ -1,14 +1,17 @@
 // The treasury's work (merchants on `balance` settlement): deposits swept into the treasury
 // journaled into merchants' balances, and, one instance per chain at a time (a lease), pending
 // swaps and withdrawals and what is owed to the payout partner sent from the treasury, each
-// transaction recorded before it is sent and counted only once its block has the network's
-// confirmations: a failed or reverted one returns the reserved money (or leaves the partner
-// owed). Each counted transaction's gas is a journal entry in the native coin, so the
-// treasury's native balance reconciles too.
+// transaction recorded before it is sent (the first recorded is the only one ever sent) and
+// counted only once its block has the network's confirmations: a reverted one, or one proven
+// never to be mined, returns the reserved money (or leaves the partner owed); a missing receipt
+// proves nothing, and the transaction waits. Each counted transaction's gas is a journal entry
+// in the native coin, so the treasury's native balance reconciles too.
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from '../domain/ledger.ts';
+import type { RecordedTx, SignedTx, TreasuryTable } from '../storage/ledger.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
-import { feeOf, SwapRefused, type Signed, type SwapProvider, type Treasury } from '../chain/treasury.ts';
+import { countedUpTo } from '../chain/networks.ts';
+import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
 import type { Job, JobDeps } from './index.ts';
 import { loopJob } from './loop.ts';
 
@@ -30,7 +33,7 @@ export function treasuryJobs(deps: JobDeps): Job[] {
     ];
   const senders = deps.treasuries.map(({ treasury, swaps }) => {
     // The first tick looks at the treasury's native coin (its gas funding) even with nothing to send.
-    const state = { fundingSeen: false };
+    const state: SenderState = { fundingSeen: false, told: new Set() };
     return loopJob(`treasury chain ${treasury.network.chainId}`, () => sendPending(deps, treasury, swaps, state), deps.intervalMs, (error) => log.warn({ err: error, chainId: treasury.network.chainId }, 'treasury work failed; retrying'), {
       wakeOn: 'treasury_due',
     });
@@ -38,65 +41,120 @@ export function treasuryJobs(deps: JobDeps): Job[] {
   return [...journal, ...senders];
 }
 
+/** How long the treasury lease lasts unless renewed (JobDeps.treasuryLeaseMs); it is renewed every third of that while a tick runs. */
+export const TREASURY_LEASE_MS = 120_000;
+
+interface SenderState {
+  fundingSeen: boolean;
+  /** What was logged already about transactions still waiting (a tick runs every second). */
+  told: Set<string>;
+}
+
+/** What one tick works with. */
+interface Tick {
+  deps: JobDeps;
+  treasury: Treasury;
+  state: SenderState;
+  lease: TreasuryLease;
+}
+
+/**
+ * The lease on sending from a chain's treasury, for one tick: taken at its start, renewed while
+ * it runs (a tick that waits on a slow node must not outlive it, or a second instance would send
+ * at once), and renewed again before anything new is signed. Once another instance holds it,
+ * it is lost for good: this tick signs nothing more.
+ */
+class TreasuryLease {
+  lost = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly ms: number;
+
+  constructor(
+    private readonly deps: JobDeps,
+    private readonly chainId: number,
+  ) {
+    this.ms = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
+  }
+
+  async take(): Promise<boolean> {
+    if (!(await this.renew())) return false;
+    this.timer = setInterval(() => void this.renew().catch(() => {}), this.ms / 3);
+    return true;
+  }
+
+  async renew(): Promise<boolean> {
+    if (this.lost) return false;
+    if (await this.deps.ledger.leaseTreasury(this.chainId, this.deps.instance, this.deps.now(), this.ms)) return true;
+    if (this.timer) this.deps.log.warn({ chainId: this.chainId }, 'the treasury lease went to another instance while a tick ran: this tick signs nothing more');
+    this.lost = true;
+    return false;
+  }
+
+  async release(): Promise<void> {
+    clearInterval(this.timer);
+    if (!this.lost) await this.deps.ledger.releaseTreasury(this.chainId, this.deps.instance).catch(() => {});
+  }
+}
+
 /**
  * One tick of a treasury's sender: pending withdrawals and swaps, then what is owed to the
  * payout partner once due, then (nothing of the treasury's in flight) its native coin against
  * the journal. Every mined transaction's gas is journaled before the work it did is counted.
  */
-async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: { fundingSeen: boolean }): Promise<void> {
+async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: SenderState): Promise<void> {
   const { ledger, log } = deps;
   const chainId = treasury.network.chainId;
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
   if (state.fundingSeen && (await ledger.pendingWithdrawals(chainId)).length === 0 && (await ledger.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
-  if (!(await ledger.leaseTreasury(chainId, deps.instance, deps.now(), 120_000))) return;
+  const lease = new TreasuryLease(deps, chainId);
+  if (!(await lease.take())) return;
+  const tick: Tick = { deps, treasury, state, lease };
   const gas = (receipt: TransactionReceipt, memo: string) => ledger.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
   try {
     for (const w of await ledger.pendingWithdrawals(chainId)) {
-      let hash = w.txHash as Hex | null;
-      let raw = w.rawTx as Hex | null;
-      if (!hash || !raw) {
-        ({ hash, raw } = await treasury.transfer(w.token as Address, w.address as Address, w.amount));
-        await ledger.withdrawalSigned(w.id, hash, raw, deps.now());
-      }
-      const outcome = await settle(treasury, hash, raw);
+      if (lease.lost) return;
+      const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => ledger.withdrawalSigned(w.id, signed, deps.now()));
+      if (!tx) continue;
+      const outcome = await settle(tick, tx.hash, tx.raw);
       if (outcome.state === 'pending') continue;
       if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
       const done = await ledger.finishWithdrawal(w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
-      log.info({ withdrawal: w.id, chainId, status: done.state, tx: hash }, 'withdrawal from the treasury');
+      log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
     }
     for (const s of await ledger.pendingSwaps(chainId)) {
+      if (lease.lost) return;
       if (!swaps) {
         await ledger.finishSwap(s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
         continue;
       }
-      let hash = s.txHash as Hex | null;
-      let raw = s.rawTx as Hex | null;
-      if (!hash || !raw) {
+      const sign = async (floor: number): Promise<Signed | undefined> => {
         let signed: Signed;
         try {
-          signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut);
+          signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, floor);
         } catch (error) {
           for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
           if (!(error instanceof SwapRefused)) throw error;
           const done = await ledger.finishSwap(s.id, { failure: error.message }, deps.now(), swapView);
           log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
-          continue;
+          return undefined;
         }
         for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
-        ({ hash, raw } = signed);
-        await ledger.swapSigned(s.id, hash, raw, deps.now());
-      }
-      const outcome = await settle(treasury, hash, raw);
+        return signed;
+      };
+      const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => ledger.swapSigned(s.id, signed, deps.now()));
+      if (!tx) continue;
+      const outcome = await settle(tick, tx.hash, tx.raw);
       if (outcome.state === 'pending') continue;
       if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
-      const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt!, s.toToken as Address) } : { failure: outcome.failure };
+      const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
       const done = await ledger.finishSwap(s.id, result, deps.now(), swapView);
-      log.info({ swap: s.id, chainId, status: done.state, tx: hash }, 'swap through the pool');
+      log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
     }
-    await partner.send(gas);
+    if (lease.lost) return;
+    await partner.send(tick, gas);
     // The native coin against the journal, once nothing of the treasury's is in flight.
-    if (!(await ledger.inFlight(chainId))) {
+    if (!lease.lost && !(await ledger.inFlight(chainId))) {
       const block = await treasury.rpc.getBlockNumber();
       const { funded, short } = await ledger.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
       state.fundingSeen = true;
@@ -104,8 +162,41 @@ async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvide
       if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
     }
   } finally {
-    await ledger.releaseTreasury(chainId, deps.instance).catch(() => {});
+    await lease.release();
   }
+}
+
+/**
+ * The transaction a treasury row (withdrawal, swap, partner transfer) is paid by. The row is
+ * read again first: the list this tick started from may be stale, another instance having
+ * signed or decided it since. Its recorded transaction, if any, is the one. Else one is signed
+ * now, only while this instance still holds the lease, at a nonce past the treasury's recorded
+ * transactions still under way, and recorded before anything is sent;
+ * the record keeps the first transaction written, and what it holds afterwards is the answer:
+ * when another instance recorded one in between, that one is sent and followed and ours, at
+ * another nonce, is never sent. Undefined: the row is decided, the lease lost, or signing
+ * decided the row itself (a swap the pool refuses).
+ */
+async function transactionFor(
+  tick: Tick,
+  table: TreasuryTable,
+  id: string,
+  sign: (nonceAtLeast: number) => Promise<Signed | undefined>,
+  record: (signed: SignedTx) => Promise<RecordedTx>,
+): Promise<{ hash: Hex; raw: Hex } | undefined> {
+  const { ledger, log } = tick.deps;
+  const now = await ledger.recordedTx(table, id);
+  if (now.state !== 'pending') return undefined;
+  if (now.txHash && now.rawTx) return { hash: now.txHash as Hex, raw: now.rawTx as Hex };
+  if (!(await tick.lease.renew())) return undefined;
+  const signed = await sign(await ledger.nonceFloor(tick.treasury.network.chainId));
+  if (!signed) return undefined;
+  const recorded = await record(signed);
+  if (recorded.state !== 'pending' || !recorded.txHash || !recorded.rawTx) return undefined;
+  if (recorded.txHash !== signed.hash) {
+    log.warn({ chainId: tick.treasury.network.chainId, [table]: id, recorded: recorded.txHash, unsent: signed.hash }, 'another instance recorded a transaction for this first: that one is sent and followed, the one signed here never');
+  }
+  return { hash: recorded.txHash as Hex, raw: recorded.rawTx as Hex };
 }
 
 /**
@@ -141,7 +232,7 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
       if (!network.payoutPartner) return false;
       return (await ledger.pendingPartnerTransfers(chainId)).length > 0 || (await dueCoins()).length > 0;
     },
-    async send(gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<void> {
+    async send(tick: Tick, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<void> {
       const to = network.payoutPartner;
       if (!to) return;
       const pending = await ledger.pendingPartnerTransfers(chainId);
@@ -151,17 +242,14 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
         if (started) pending.push(started);
       }
       for (const t of pending) {
-        let hash = t.txHash as Hex | null;
-        let raw = t.rawTx as Hex | null;
-        if (!hash || !raw) {
-          ({ hash, raw } = await treasury.transfer(t.token as Address, t.address as Address, t.amount));
-          await ledger.partnerSigned(t.id, hash, raw, deps.now());
-        }
-        const outcome = await settle(treasury, hash, raw);
+        if (tick.lease.lost) return;
+        const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => ledger.partnerSigned(t.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
         const done = await ledger.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
-        log.info({ partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: hash }, 'what was owed to the payout partner, sent from the treasury');
+        log.info({ partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: tx.hash }, 'what was owed to the payout partner, sent from the treasury');
       }
     },
   };
@@ -169,24 +257,72 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
 
 type Settled = { state: 'ok'; receipt: TransactionReceipt } | { state: 'failed'; failure: string; receipt?: TransactionReceipt } | { state: 'pending' };
 
+/** Whether a receipt's block has the network's confirmations (and is at or below its safe or finalized block, where it names one). */
+async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise<boolean> {
+  const { network, rpc } = treasury;
+  return receipt.blockNumber <= (await countedUpTo(rpc, await rpc.getBlockNumber(), network.confirmations, network.finality));
+}
+
 /**
- * Sends a recorded transaction (again) and waits for it: mined with the network's confirmations
- * (ok or reverted, with its receipt), never to be mined, or pending (left for the next tick).
- * Mined and not yet deep enough is pending too, as a sweep is: a reorganisation could still take
- * it away (a withdrawal counted sent that never was) or mine it again with another outcome (a
- * swap counted failed, its money returned, that then goes through). Sent again each tick until
- * then, so one dropped by a reorganisation goes back to the pool.
+ * Sends a recorded transaction (again: one a reorganisation took off the chain, or a node
+ * dropped, goes back to the pool) and looks at it once, without waiting (the next tick looks
+ * again): mined with the network's confirmations, ok or reverted, with its receipt; mined and
+ * not yet deep enough, pending (a reorganisation could still take it away, or mine it again
+ * with another outcome). Not mined, it is failed only on proof that it never will be: its nonce
+ * was taken by another of the treasury's recorded transactions, whose receipt is in hand with
+ * its confirmations. A missing receipt with its nonce used proves nothing (a node behind on its
+ * index answers none for a transaction it mined), nor does a node that fails to answer: the
+ * transaction waits, and this is logged once.
  */
-async function settle(treasury: Treasury, hash: Hex, raw: Hex): Promise<Settled> {
-  await treasury.send(raw);
-  const outcome = await treasury.outcome(hash);
-  if (outcome.mined) {
-    const head = await treasury.rpc.getBlockNumber();
-    if (head - outcome.receipt.blockNumber + 1n < BigInt(treasury.network.confirmations)) return { state: 'pending' };
-    return outcome.ok
-      ? { state: 'ok', receipt: outcome.receipt }
-      : { state: 'failed', receipt: outcome.receipt, failure: `the transaction ${hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
+  const { treasury, state } = tick;
+  const { ledger, log } = tick.deps;
+  const chainId = treasury.network.chainId;
+  const tellOnce = (what: string, fields: Record<string, unknown>, message: string) => {
+    if (state.told.has(`${what}/${hash}`)) return;
+    state.told.add(`${what}/${hash}`);
+    log.warn({ chainId, tx: hash, ...fields }, message);
+  };
+  try {
+    await treasury.send(raw);
+  } catch (error) {
+    // A node refusing it now (its fee, a full pool) says nothing about whether it was mined.
+    tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for');
   }
-  if (await treasury.superseded(hash, raw)) return { state: 'failed', failure: `the transaction ${hash} was replaced at its nonce and never mined` };
-  return { state: 'pending' };
+  try {
+    const receipt = await treasury.receipt(hash);
+    if (receipt) {
+      if (!(await counted(treasury, receipt))) return { state: 'pending' };
+      forget(state, hash);
+      return receipt.status === 'success'
+        ? { state: 'ok', receipt }
+        : { state: 'failed', receipt, failure: `the transaction ${hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+    }
+    const nonce = Treasury.nonceOf(raw);
+    if (!(await treasury.nonceUsed(nonce))) {
+      // Below it, a nonce nothing fills (an approval of a swap router a reorganisation took away
+      // with its block: it is not recorded, so not sent again): it cannot be mined until one is.
+      if ((await treasury.rpc.getTransactionCount({ address: treasury.address, blockTag: 'pending' })) < nonce) {
+        tellOnce('gap', { nonce }, 'a treasury transaction waits on a nonce below it that none of the treasury\'s transactions in the pool fills: it stays pending until one does (look at the chain)');
+      }
+      return { state: 'pending' };
+    }
+    for (const other of await ledger.treasuryTxsAtNonce(chainId, nonce)) {
+      if (other.toLowerCase() === hash.toLowerCase()) continue;
+      const theirs = await treasury.receipt(other as Hex);
+      if (theirs && (await counted(treasury, theirs))) {
+        forget(state, hash);
+        return { state: 'failed', failure: `the transaction ${hash} was never mined: the treasury's transaction ${other} took its nonce ${nonce} in block ${theirs.blockNumber}` };
+      }
+    }
+    tellOnce('nonce', { nonce }, 'a treasury transaction has no receipt though its nonce is used, and no other recorded transaction of the treasury is mined at that nonce: it stays pending (a node behind on its index, or the treasury key used elsewhere: look at the chain)');
+    return { state: 'pending' };
+  } catch (error) {
+    tellOnce('rpc', { err: error }, 'the node did not answer about a treasury transaction; it waits');
+    return { state: 'pending' };
+  }
+}
+
+function forget(state: SenderState, hash: Hex): void {
+  for (const what of ['send', 'gap', 'nonce', 'rpc']) state.told.delete(`${what}/${hash}`);
 }

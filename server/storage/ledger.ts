@@ -100,6 +100,21 @@ const partnerOf = (r: Row): PartnerTransfer => ({
   updatedMs: Number(r.updated_ms),
 });
 
+/** The tables whose rows the treasury pays by one transaction each. */
+export type TreasuryTable = 'swaps' | 'withdrawals' | 'partner_transfers';
+/** A treasury transaction signed: its hash, its bytes, and the nonce it was signed at. */
+export interface SignedTx {
+  hash: string;
+  raw: string;
+  nonce: number;
+}
+/** A treasury row as stored now: pending or decided, and the transaction recorded for it, if any. */
+export interface RecordedTx {
+  state: 'quoted' | 'pending' | 'completed' | 'failed';
+  txHash: string | null;
+  rawTx: string | null;
+}
+
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
 
 export class LedgerStore {
@@ -330,9 +345,13 @@ export class LedgerStore {
     return (await this.db.query(`SELECT * FROM swaps WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(swapOf);
   }
 
-  /** Notes the transaction a swap is sent in, before it is sent: a restart sends the same one again, never a second. */
-  async swapSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
-    await this.db.query(`UPDATE swaps SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  /**
+   * Notes the transaction a swap is sent in, before it is sent: a restart sends the same one
+   * again, never a second. Answers what the row holds after: when another instance recorded its
+   * transaction first, that one, which is the one to send and follow (see `recordSigned`).
+   */
+  swapSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    return this.recordSigned('swaps', id, signed, nowMs);
   }
 
   /**
@@ -433,8 +452,9 @@ export class LedgerStore {
     return (await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(withdrawalOf);
   }
 
-  async withdrawalSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
-    await this.db.query(`UPDATE withdrawals SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  /** Notes the transaction a withdrawal is sent in, before it is sent; answers the one recorded (see `recordSigned`). */
+  withdrawalSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    return this.recordSigned('withdrawals', id, signed, nowMs);
   }
 
   async finishWithdrawal(id: string, result: { sent: true } | { failure: string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
@@ -534,9 +554,9 @@ export class LedgerStore {
     return row && partnerOf(row);
   }
 
-  /** Notes the transaction a partner transfer is sent in, before it is sent. */
-  async partnerSigned(id: string, hash: string, raw: string, nowMs: number): Promise<void> {
-    await this.db.query(`UPDATE partner_transfers SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL`, [id, hash, raw, nowMs]);
+  /** Notes the transaction a partner transfer is sent in, before it is sent; answers the one recorded (see `recordSigned`). */
+  partnerSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    return this.recordSigned('partner_transfers', id, signed, nowMs);
   }
 
   /** A partner transfer mined: what was owed moves out to the partner (one entry); failed: nothing moves, it is still owed. */
@@ -556,6 +576,55 @@ export class LedgerStore {
   }
 
   // ---- the treasury's sender -----------------------------------------------------------------
+
+  /**
+   * Records the transaction a treasury row (swap, withdrawal, partner transfer) is paid by, once:
+   * the first recorded stays, whoever signed later. Answers the row as it is afterwards, read
+   * again (a statement of its own, so it sees another instance's write that made this one a
+   * no-op): its state, and the transaction to send and follow, which is the caller's own only
+   * when `txHash` equals it. Anything else signed for the row must never be sent. A
+   * transaction recorded for another row already is not recorded (two withdrawals of one amount
+   * to one address signed at one nonce are one transaction: one payment would count for both).
+   */
+  private async recordSigned(table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    await this.db.query(
+      `UPDATE ${table} SET tx_hash = $2, raw_tx = $3, tx_nonce = $4, updated_ms = $5 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL
+          AND NOT EXISTS (SELECT 1 FROM swaps WHERE tx_hash = $2) AND NOT EXISTS (SELECT 1 FROM withdrawals WHERE tx_hash = $2)
+          AND NOT EXISTS (SELECT 1 FROM partner_transfers WHERE tx_hash = $2)`,
+      [id, signed.hash, signed.raw, signed.nonce, nowMs],
+    );
+    return this.recordedTx(table, id);
+  }
+
+  /** A treasury row's state and recorded transaction, as stored now (not as a list read earlier said). */
+  async recordedTx(table: TreasuryTable, id: string): Promise<RecordedTx> {
+    const [row] = await this.db.query(`SELECT state, tx_hash, raw_tx FROM ${table} WHERE id = $1`, [id]);
+    if (!row) throw new NotFound(`No ${table} row ${id}`);
+    return { state: row.state as RecordedTx['state'], txHash: (row.tx_hash as string | null) ?? null, rawTx: (row.raw_tx as string | null) ?? null };
+  }
+
+  /** The lowest nonce a new treasury transaction of a chain may take: past every one recorded and still under way. */
+  async nonceFloor(chainId: number): Promise<number> {
+    const [row] = await this.db.query(
+      `SELECT COALESCE(max(n) + 1, 0)::text AS floor FROM (
+         SELECT tx_nonce AS n FROM swaps WHERE chain_id = $1 AND state = 'pending'
+         UNION ALL SELECT tx_nonce FROM withdrawals WHERE chain_id = $1 AND state = 'pending'
+         UNION ALL SELECT tx_nonce FROM partner_transfers WHERE chain_id = $1 AND state = 'pending') AS t`,
+      [chainId],
+    );
+    return Number(row!.floor);
+  }
+
+  /** Every transaction of a chain's treasury recorded at `nonce` (swaps, withdrawals, partner transfers, whatever their state). */
+  async treasuryTxsAtNonce(chainId: number, nonce: number): Promise<string[]> {
+    const rows = await this.db.query(
+      `SELECT tx_hash FROM swaps WHERE chain_id = $1 AND tx_nonce = $2
+       UNION SELECT tx_hash FROM withdrawals WHERE chain_id = $1 AND tx_nonce = $2
+       UNION SELECT tx_hash FROM partner_transfers WHERE chain_id = $1 AND tx_nonce = $2`,
+      [chainId, nonce],
+    );
+    return rows.map((r) => r.tx_hash as string);
+  }
 
   /** Takes (or renews) the lease on sending from a chain's treasury; false while another instance holds it. */
   leaseTreasury(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
