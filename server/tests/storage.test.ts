@@ -188,6 +188,41 @@ describe.each(KINDS)('storage on %s', (kind) => {
     for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
   });
 
+  // Issue 21, third review: the treasury's record of what it signed decides which transaction pays a row.
+  it('records one transaction per treasury row: the first kept and answered to everyone, never one transaction for two rows', async () => {
+    const ledger = api.parts.ledger;
+    const chainId = 77;
+    const now = Date.now();
+    const partner = '0x' + 'bb'.repeat(20);
+    const tx = (n: number, nonce: number) => ({ hash: '0x' + n.toString(16).padStart(64, '0'), raw: `0x${'0'.repeat(n)}`, nonce });
+    const [one, two, three] = [
+      await ledger.startPartnerTransfer(chainId, '0x' + 'a1'.repeat(20), partner, 5n, now),
+      await ledger.startPartnerTransfer(chainId, '0x' + 'a2'.repeat(20), partner, 6n, now),
+      await ledger.startPartnerTransfer(chainId, '0x' + 'a3'.repeat(20), partner, 7n, now),
+    ];
+    expect(await ledger.nonceFloor(chainId)).toBe(0);
+    // The first recorded stays; a later signer is answered with it.
+    expect(await ledger.partnerSigned(one!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
+    expect(await ledger.partnerSigned(one!.id, tx(2, 8), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
+    // A transaction recorded for one row is never recorded for another.
+    expect(await ledger.partnerSigned(two!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: null, rawTx: null });
+    // Two signers at once: one transaction recorded, and both are told the same one.
+    const raced = await Promise.all([ledger.partnerSigned(two!.id, tx(3, 7), now), ledger.partnerSigned(two!.id, tx(4, 8), now)]);
+    expect(raced[0]).toEqual(raced[1]);
+    expect([tx(3, 7).hash, tx(4, 8).hash]).toContain(raced[0]!.txHash);
+    await ledger.partnerSigned(three!.id, tx(5, 9), now);
+    // What is under way at a nonce, and the lowest nonce a new one may take.
+    const atSeven = await ledger.treasuryTxsAtNonce(chainId, 7);
+    expect(atSeven).toContain(tx(1, 7).hash);
+    expect(await ledger.nonceFloor(chainId)).toBe(10);
+    await ledger.finishPartnerTransfer(three!.id, { failure: 'a test' }, now);
+    expect(await ledger.nonceFloor(chainId)).toBe(raced[0]!.txHash === tx(4, 8).hash ? 9 : 8);
+    // A row decided is answered as such, with the transaction it had.
+    expect(await ledger.partnerSigned(three!.id, tx(6, 11), now)).toEqual({ state: 'failed', txHash: tx(5, 9).hash, rawTx: tx(5, 9).raw });
+    for (const t of [one, two]) await ledger.finishPartnerTransfer(t!.id, { failure: 'a test' }, now);
+    expect(await ledger.nonceFloor(chainId)).toBe(0);
+  });
+
   it('hands each due event to one claimer, however many claim at once', async () => {
     const stamp = Date.now();
     await api.parts.merchants.setWebhookUrl(account, 'http://127.0.0.1:9/never', stamp);
