@@ -81,7 +81,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     // Two instances' treasury senders, the second one's lease view as if the first's tick had run past its lease.
     const instance = (name: string, skewMs: number) => {
       const deps = {
-        db: api!.db, ledger: api!.parts.ledger, treasuries: [api!.parts.treasury('test')!], log: createLogger('silent'),
+        db: api!.db, ledger: api!.parts.ledger, treasuries: [api!.parts.treasury('test', 31337)!], log: createLogger('silent'),
         instance: name, now: () => Date.now() + skewMs, intervalMs: 200, sweepIntervalMs: 0,
       } as unknown as JobDeps;
       const jobs = treasuryJobs(deps);

@@ -58,7 +58,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   /** One instance's treasury sender, running until the answer's stop(). */
   const sender = (name: string, treasury: Treasury, treasuryLeaseMs?: number) => {
     const deps = {
-      db: api.db, ledger: api.parts.ledger, treasuries: [{ ...api.parts.treasury('test')!, treasury }], log: createLogger('silent'),
+      db: api.db, ledger: api.parts.ledger, treasuries: [{ ...api.parts.treasury('test', 31337)!, treasury }], log: createLogger('silent'),
       instance: name, now: Date.now, intervalMs: 200, sweepIntervalMs: 0, treasuryLeaseMs,
     } as unknown as JobDeps;
     const jobs = treasuryJobs(deps);
@@ -88,7 +88,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   it('sends the transaction another instance recorded for a withdrawal first, never one of its own at another nonce', async () => {
     const wallet = devAccount(4).address;
     const id = await withdraw(wallet);
-    const base = api.parts.treasury('test')!.treasury;
+    const base = api.parts.treasury('test', 31337)!.treasury;
     // Between this tick's read of the withdrawal (unsigned) and its signing, another instance
     // signs it, records it, sends it, and it is mined: this tick signs at the next nonce.
     let theirs: Signed | undefined;
@@ -120,7 +120,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     const wallet = devAccount(5).address;
     const [first, second, third] = [await withdraw(wallet, '1'), await withdraw(wallet, '2'), await withdraw(wallet, '2')];
     const before = await api.parts.ledger.balances(owner, Date.now());
-    const treasury = api.parts.treasury('test')!.treasury;
+    const treasury = api.parts.treasury('test', 31337)!.treasury;
     // The first two signed at one nonce (two senders at once), both recorded; only the second is sent.
     const one = await treasury.transfer(contracts.tokens.USDT, wallet, parseUnits('1', 18));
     const two = await treasury.transfer(contracts.tokens.USDT, wallet, parseUnits('2', 18));
@@ -163,7 +163,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     const wallet = devAccount(7).address;
     const [first, second] = [await withdraw(wallet), await withdraw(wallet)];
     const ledger = api.parts.ledger;
-    const base = api.parts.treasury('test')!.treasury;
+    const base = api.parts.treasury('test', 31337)!.treasury;
     // The first send of the tick takes 1.2 s, four times its 300 ms lease: a rival asks for the
     // lease meanwhile (refused while it is renewed), then one whose clock runs an hour ahead takes it.
     const rivalRefused: boolean[] = [];
