@@ -2,24 +2,43 @@
 // which Vite's IIFE wrapper assigns to window.ServiceCheckout.
 import { ServiceCheckout, type CheckoutHandle, type ServiceCheckoutOptions } from './index.ts';
 import { parseOptions } from './options/parse.ts';
+import { CheckoutOptionsSchema } from './options/schema.ts';
 import { fiat } from './ui/format.ts';
 
-// Once the page is idle, what the first open would otherwise build while the customer waits:
-// the options' schema (validating nothing) and the page's first currency format, which loads
-// ICU's tables. Nothing is fetched, drawn or added to the page. One piece per idle callback,
-// so no run of this script blocks the merchant's page for long: ICU's tables took ~100 ms at
-// 4x CPU in one call; these steps load them a part at a time (likely subtags, then the
-// locale's number data, then the rest with the format itself), each under 50 ms at 4x on an
-// idle machine (issue 26; npm run bench's merchant-page rows). The number data is the
-// largest piece, and Intl's API offers none smaller.
-const steps = [
-  () => parseOptions({}),
+// Once the page is idle, what the first open would otherwise build while the customer waits,
+// each piece in an idle callback of its own so no run of this script keeps the page busy
+// for long (issue 26; npm run bench's merchant-page rows): nothing is fetched, drawn or added
+// to the page.
+//
+// ICU's number tables, which the page's first currency format loads (60-300 ms at 4x CPU,
+// in pieces Intl's API cannot split below 20-75 ms), are loaded by a worker that formats a
+// price and closes: ICU keeps its tables for the whole renderer process, so this page's
+// first format then takes a millisecond or two. Where the worker cannot run (a CSP without
+// data: in worker-src, or in script-src when worker-src is not set, refuses it, and the
+// browser reports that), they are loaded here instead, a piece per idle callback: likely
+// subtags, the locale's number data, the rest with a format.
+const idle = (step: () => unknown) => (self.requestIdleCallback ?? setTimeout)(step);
+const here = [
   () => new Intl.Locale('en').maximize(),
   () => (new Intl.Locale('en') as { getNumberingSystems?(): void }).getNumberingSystems?.(),
   () => fiat(0, 'USD'),
 ];
-// Asked for together, each still runs as a task of its own (the browser handles input between them).
-steps.forEach((step) => (self.requestIdleCallback ?? setTimeout)(step));
+const steps = [
+  () => {
+    try {
+      // The page's language as well as English: the first open writes amounts in one of them.
+      const locales = JSON.stringify([document.documentElement.lang, 'en']);
+      const code = `for(const l of ${locales})try{new Intl.NumberFormat(l,{style:"currency",currency:"USD"}).format(0)}catch{}close()`;
+      new Worker('data:text/javascript,' + encodeURIComponent(code)).onerror = () => here.forEach(idle);
+    } catch {
+      here.forEach(idle);
+    }
+  },
+  // The options' schema, made (the later() proxy's `in` builds it), then its fields made and run.
+  () => '' in CheckoutOptionsSchema,
+  () => parseOptions({}),
+];
+steps.forEach(idle);
 
 // Read while the script runs: afterwards document.currentScript points elsewhere.
 const script = document.currentScript as HTMLScriptElement | null;
