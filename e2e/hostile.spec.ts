@@ -7,11 +7,7 @@ test('under a strict CSP, with markup in API text: a payment completes, no viola
   // The API answers a business name full of markup; it must show as text and run nothing.
   const servers = await startServers({ merchants: [{ ...DEMO_MERCHANT, businessName: HOSTILE_NAME, businessLogo: 'javascript:window.pwned=3' }] });
   try {
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { violations: string[] }).violations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
+    await page.addInitScript(watchPreparation);
     const console: string[] = [];
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) console.push(message.text());
@@ -48,7 +44,60 @@ test('under a strict CSP, with markup in API text: a payment completes, no viola
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).toEqual([]);
     expect(console).toEqual([]);
+    // The policy allows checkout.js's worker (worker-src data:): ICU's tables were loaded there, not on the page.
+    expect(await page.evaluate(() => (window as unknown as Watched).workers)).toEqual(['data:text/javascript,']);
+    expect(await page.evaluate(() => (window as unknown as Watched).maximized)).toBe(0);
   } finally {
     await servers.close();
   }
 });
+
+test('under a strict CSP without worker-src data:, the refused worker is the one report, and ICU loads on the page in idle pieces', async ({ page, servers }) => {
+  await page.addInitScript(watchPreparation);
+  const console: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) console.push(message.text());
+  });
+  // The shop's strict policy less the line the README asks for the checkout's worker.
+  const response = await page.goto(servers.shop.url + '/csp.html?worker=refused');
+  expect(response!.headers()['content-security-policy']).toContain(`script-src ${servers.api.url}`);
+  expect(response!.headers()['content-security-policy']).not.toContain('worker-src');
+  // The idle preparation: the worker refused, the likely-subtags piece run on the page instead.
+  await expect.poll(() => page.evaluate(() => (window as unknown as Watched).maximized)).toBe(1);
+  expect(await page.evaluate(() => (window as unknown as Watched).violations)).toEqual(['worker-src data']);
+  expect(console).toHaveLength(1);
+  expect(console[0]).toMatch(/worker from 'data:text\/javascript,.*Content Security Policy/);
+
+  await page.evaluate((key) => {
+    (window as unknown as { ServiceCheckout(o: unknown): void }).ServiceCheckout({ key, amount: 10, currency: 'EUR', name: 'Ada Lovelace', email: 'ada@example.com' });
+  }, DEMO_MERCHANT.keys.test.publicKey);
+  await expect(modal(page)).toContainText('€10.00');
+  expect(await page.evaluate(() => (window as unknown as Watched).violations)).toEqual(['worker-src data']);
+});
+
+interface Watched {
+  violations: string[];
+  workers: string[];
+  maximized: number;
+}
+
+/** Before the page's scripts: its CSP reports, the workers made (their URL's scheme and type), and the calls of Intl.Locale#maximize. */
+function watchPreparation() {
+  const w = window as unknown as Watched;
+  w.violations = [];
+  w.workers = [];
+  w.maximized = 0;
+  document.addEventListener('securitypolicyviolation', (event) => w.violations.push(`${event.violatedDirective} ${event.blockedURI}`));
+  const PageWorker = window.Worker;
+  window.Worker = class extends PageWorker {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      w.workers.push(String(url).slice(0, 'data:text/javascript,'.length));
+    }
+  };
+  const maximize = Intl.Locale.prototype.maximize;
+  Intl.Locale.prototype.maximize = function (this: Intl.Locale) {
+    w.maximized++;
+    return maximize.call(this);
+  };
+}

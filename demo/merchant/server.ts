@@ -70,11 +70,17 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 };
 
-/** Scripts only from the payment service, no inline styles, no eval: the strictest a shop might set. */
-export const strictPolicy = (apiUrl: string) =>
+/**
+ * Scripts only from the payment service, no inline styles, no eval: the strictest a shop might
+ * set, as the README asks it for the checkout (worker-src data:, for the worker in which
+ * checkout.js loads ICU's number tables off the page's thread). `/csp.html?worker=refused`
+ * leaves that line out, as a policy written before it would.
+ */
+export const strictPolicy = (apiUrl: string, worker = true) =>
   [
     "default-src 'none'",
     `script-src ${apiUrl}`,
+    ...(worker ? ['worker-src data:'] : []),
     `connect-src ${apiUrl}`,
     "style-src 'self'",
     "img-src 'self' data:",
@@ -166,7 +172,8 @@ export async function startMerchantSite(options: {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const path = new URL(req.url ?? '/', 'http://shop').pathname;
+    const url = new URL(req.url ?? '/', 'http://shop');
+    const path = url.pathname;
     if (req.method === 'POST' && path === WEBHOOK_PATH) return receiveWebhook(req, res);
     if (req.method === 'POST' && path === '/orders') return createOrder(req, res);
     const order = /^\/orders\/([^/]+)$/.exec(path);
@@ -185,7 +192,7 @@ export async function startMerchantSite(options: {
           .replaceAll('%PUBLIC_KEY%', options.publicKey);
       }
       const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' };
-      if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl);
+      if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl, url.searchParams.get('worker') != 'refused');
       res.writeHead(200, headers);
       res.end(body);
     } catch {

@@ -218,6 +218,7 @@ describe('donation links', () => {
     const policy = pageAnswer.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain('worker-src data:'); // checkout.js loads ICU's tables in a data: worker (issue 26)
     expect(pageAnswer.headers.get('x-content-type-options')).toBe('nosniff');
     expect(pageAnswer.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
     const image = await fetch(body.data.image);
