@@ -33,7 +33,8 @@ export interface Attempt {
   instance: string;
 }
 
-const eventOf = (r: Record<string, unknown>): StoredEvent => ({
+/** A stored event from its row (shared with the payments list's timeline). */
+export const eventOf = (r: Record<string, unknown>): StoredEvent => ({
   seq: Number(r.seq),
   id: r.id as string,
   merchantId: r.merchant_id as string,
@@ -48,7 +49,8 @@ const eventOf = (r: Record<string, unknown>): StoredEvent => ({
   leaseToken: (r.lease_token as string | null) ?? null,
 });
 
-const attemptOf = (r: Record<string, unknown>): Attempt => ({
+/** A delivery attempt from its row. */
+export const attemptOf = (r: Record<string, unknown>): Attempt => ({
   eventId: r.event_id as string,
   attempt: Number(r.attempt),
   url: r.url as string,
@@ -100,11 +102,10 @@ export class EventStore {
       `WITH held AS (
          SELECT merchant_id, mode, count(*) AS n FROM events WHERE state = 'pending' AND lease_until_ms > $1 GROUP BY merchant_id, mode),
        accounts AS (
-         SELECT e.merchant_id, e.mode, min(e.next_attempt_ms) AS first, $5 - COALESCE(min(h.n), 0) AS room
-           FROM events e LEFT JOIN held h ON h.merchant_id = e.merchant_id AND h.mode = e.mode
-          WHERE e.state = 'pending' AND e.next_attempt_ms <= $1 AND (e.lease_until_ms IS NULL OR e.lease_until_ms <= $1)
-          GROUP BY e.merchant_id, e.mode HAVING $5 - COALESCE(min(h.n), 0) > 0
-          ORDER BY (e.mode = 'live') DESC, first LIMIT $3),
+         SELECT merchant_id, mode, min(next_attempt_ms) AS first, $5 - COALESCE(min(held.n), 0) AS room
+           FROM events LEFT JOIN held USING (merchant_id, mode) WHERE ${due}
+          GROUP BY merchant_id, mode HAVING $5 - COALESCE(min(held.n), 0) > 0
+          ORDER BY (mode = 'live') DESC, first LIMIT $3),
        picked AS (
          SELECT e.seq, a.mode, e.next_attempt_ms FROM accounts a CROSS JOIN LATERAL (
            SELECT seq, next_attempt_ms FROM events WHERE merchant_id = a.merchant_id AND mode = a.mode AND ${due}

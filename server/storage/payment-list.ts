@@ -6,7 +6,7 @@ import type { PaymentStatus } from '../../contract/schemas.ts';
 import type { Payment } from '../domain/payments.ts';
 import type { Database } from './db.ts';
 import { paymentOf } from './payments.ts';
-import type { Attempt, StoredEvent } from './events.ts';
+import { attemptOf, eventOf, type Attempt, type StoredEvent } from './events.ts';
 
 export interface PaymentFilter {
   /** After this payment (the last one of the previous page), by (created_ms, id). */
@@ -103,33 +103,12 @@ export class PaymentList {
       `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,
       [account.merchant.id, account.mode, payment.reference],
     );
-    const events: StoredEvent[] = eventRows.map((r) => ({
-      seq: Number(r.seq),
-      id: r.id as string,
-      merchantId: r.merchant_id as string,
-      mode: r.mode as string,
-      type: r.type as StoredEvent['type'],
-      body: r.body as string,
-      state: r.state as StoredEvent['state'],
-      attempts: Number(r.attempts),
-      nextAttemptMs: r.next_attempt_ms === null ? null : Number(r.next_attempt_ms),
-      retryFromMs: Number(r.retry_from_ms),
-      createdMs: Number(r.created_ms),
-      leaseToken: null,
-    }));
+    // A timeline only reads events: the lease a delivery may hold on one is not its business.
+    const events: StoredEvent[] = eventRows.map((r) => ({ ...eventOf(r), leaseToken: null }));
     const attemptRows = events.length
       ? await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [events.map((e) => e.id)])
       : [];
-    const attempts: Attempt[] = attemptRows.map((r) => ({
-      eventId: r.event_id as string,
-      attempt: Number(r.attempt),
-      url: r.url as string,
-      status: Number(r.status),
-      error: (r.error as string | null) ?? null,
-      durationMs: Number(r.duration_ms),
-      atMs: Number(r.at_ms),
-      instance: r.instance as string,
-    }));
+    const attempts: Attempt[] = attemptRows.map(attemptOf);
     return { transfers, events, attempts };
   }
 }
