@@ -164,23 +164,12 @@ export class Sweeper {
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) continue;
       }
-      if (!receipt) {
-        const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
-        if (!block || block.hash === sweep.blockHash) continue;
-        try {
-          if ((await this.rpc.getTransaction({ hash })).blockNumber == null) continue; // back in the pool: it may be mined again
-        } catch (error) {
-          if (!(error instanceof TransactionNotFoundError)) continue;
-        }
+      if (receipt ? receipt.status !== 'success' : await this.gone(hash, sweep)) {
         await store.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
       }
-      if (receipt.status !== 'success') {
-        await store.unsweep(network.chainId, hash);
-        out.undone.push(hash);
-        continue;
-      }
+      if (!receipt) continue;
       if (receipt.blockHash !== sweep.blockHash) {
         const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
         const moved = new Set(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map((e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`));
@@ -194,6 +183,22 @@ export class Sweeper {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether a sweep with no receipt is gone: its recorded block is no longer on the chain and
+   * it is neither mined nor waiting in the pool. A node that answers nothing (or an error) says
+   * nothing about it.
+   */
+  private async gone(hash: Hex, sweep: { blockNumber: bigint; blockHash: string }): Promise<boolean> {
+    const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
+    if (!block || block.hash === sweep.blockHash) return false;
+    try {
+      await this.rpc.getTransaction({ hash }); // known: mined, or back in the pool and may be mined again
+      return false;
+    } catch (error) {
+      return error instanceof TransactionNotFoundError;
+    }
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
