@@ -97,8 +97,9 @@ export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PAT
 export const personName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters');
 
 export const httpUrl = is<string>((v) => {
+  if (!isText(v)) return false;
   try {
-    return /^https?:$/.test(new URL(v as string).protocol);
+    return /^https?:$/.test(new URL(v).protocol);
   } catch {
     return false;
   }

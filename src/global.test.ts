@@ -92,6 +92,15 @@ describe('checkout.js on a page view', () => {
     expect(intl.maximized).not.toHaveBeenCalled();
   });
 
+  it('parses typical options once, in idle time, a field per idle callback and then the whole', async () => {
+    const fields = (await import('./options/parse.ts')).warmUpPieces().length;
+    await import('./global.ts');
+    expect(idle).toHaveLength(2); // the worker, then the options' schema
+    idle.shift()!();
+    idle.shift()!();
+    expect(idle).toHaveLength(fields); // each piece asked for on its own, none run yet
+  });
+
   it("reads the page's language as data: a lang attribute written as code runs nothing in the worker", async () => {
     const hostile = '"]);close();Intl.NumberFormat("pwned");//`${x}`%23%';
     document.documentElement.lang = hostile;

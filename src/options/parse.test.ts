@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServiceCheckout } from '../index.ts';
-import { newReference, parseOptions } from './parse.ts';
+import { newReference, parseOptions, warmUpPieces } from './parse.ts';
 
 const valid: Record<string, unknown> & { key: string; amount: string; currency: 'USD'; apiBase: string } = {
   key: 'pk_test_harbour0demo0key',
@@ -154,5 +154,15 @@ describe('ServiceCheckout with bad options', () => {
     expect(onError.mock.calls[0][0].code).toBe('secret_key');
     expect(fetch).not.toHaveBeenCalled();
     expect(document.querySelector('[data-service-checkout]')).toBeNull();
+  });
+});
+
+describe('the warm-up parse that checkout.js runs in idle time (issue 26)', () => {
+  it('takes the path a real open takes: every field passes its own check, then the whole options do', () => {
+    const results = warmUpPieces().map((piece) => piece());
+    const fields = results.slice(0, -1) as Array<{ success: boolean }>;
+    expect(fields.length).toBeGreaterThanOrEqual(10);
+    expect(fields.filter((field) => !field.success)).toEqual([]);
+    expect(results.at(-1)).toMatchObject({ ok: true, options: { mode: 'test', currency: 'USD', email: 'ada@example.com' } });
   });
 });
