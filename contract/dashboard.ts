@@ -3,7 +3,7 @@
 // dashboard's own session. Read by the service and by the dashboard in the browser; the
 // bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { int, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
@@ -50,15 +50,15 @@ export type PaymentDetail = z.infer<typeof PaymentDetail>;
 export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text, oldKeyValidUntil: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
 export type RolledKey = z.infer<typeof RolledKey>;
 
-const network = nullable<{ chainId: number; name: string }>(
+const network = is<{ chainId: number; name: string }>(
   (v) => !!v && typeof v === 'object' && Number.isSafeInteger((v as { chainId: unknown }).chainId) && typeof (v as { name: unknown }).name === 'string',
   'a network: { chainId, name }',
 );
 
 /**
  * The dashboard's session: who is signed in, the token its state-changing requests carry, the
- * public keys, and each mode's network (null: none configured; the dashboard opens in live
- * mode when live has one).
+ * public keys, and each mode's networks (none: an empty list; the dashboard opens in live mode
+ * when live has one). Each network needs its own payout address.
  */
 export const DashboardSession = later(() =>
   z.object({
@@ -66,7 +66,7 @@ export const DashboardSession = later(() =>
     csrfToken: text,
     expiresAt: timestamp,
     publicKeys: z.object({ test: text, live: text }),
-    networks: z.object({ test: network, live: network }),
+    networks: z.object({ test: z.array(network), live: z.array(network) }),
   }),
 );
 export type DashboardSession = z.infer<typeof DashboardSession>;

@@ -68,7 +68,7 @@ export async function download(path: string, filename: string): Promise<void> {
 
 /** A new session: the dashboard opens in live mode when the service has a live network. */
 export function signedIn(data: DashboardSession): void {
-  mode.value = data.networks.live ? 'live' : 'test';
+  mode.value = data.networks.live.length ? 'live' : 'test';
   session.value = data;
 }
 

@@ -304,11 +304,12 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
 });
 
-test('with a live network the dashboard opens in live mode; Home says what blocks live money; a payout address clears its warning', async ({ page }) => {
+test('with live networks the dashboard opens in live mode; Home says what blocks live money; each network\'s payout address, set in Settings, clears its warning', async ({ page }) => {
   test.setTimeout(90_000);
   // A live network whose chain is never called (jobs off; dev: not checked at start).
   const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
-  const live = await startService({ adminToken: ADMIN, networks: { live: LIVE }, jobs: false });
+  const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
+  const live = await startService({ adminToken: ADMIN, networks: { live: [LIVE, ETHEREUM] }, jobs: false });
   try {
     const response = await fetch(`${live.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Quay Books', email: 'owner@quay-books.example' }) });
     const { signInUrl } = (await response.json()).data as { signInUrl: string };
@@ -322,10 +323,11 @@ test('with a live network the dashboard opens in live mode; Home says what block
     await expect(page.getByRole('button', { name: 'Live data' })).toHaveAttribute('aria-pressed', 'true');
     await expect(page.getByText('Test data: payments made with test keys')).toHaveCount(0);
     const warnings = page.locator('main .warning');
-    await expect(warnings).toHaveCount(3);
+    await expect(warnings).toHaveCount(4);
     await expect(warnings.nth(0)).toContainText('No webhook URL for live payments');
     await expect(warnings.nth(1)).toContainText('No payout address for BNB Smart Chain (chain 56)');
     await expect(warnings.nth(2)).toContainText('The service is not ready');
+    await expect(warnings.nth(3)).toContainText('No payout address for Ethereum (chain 1)');
     await axe(page, 'home-live-warnings');
 
     // Settings → the payout address: a one-letter typo is refused with the checksummed address; the right one is kept.
@@ -335,14 +337,33 @@ test('with a live network the dashboard opens in live mode; Home says what block
     await tabTo(page, page.getByLabel('Payout address on BNB Smart Chain'));
     await page.keyboard.type('0x52908400098527886E0F7030069857D2E4169Ee7');
     await page.keyboard.press('Enter');
-    await expect(page.locator('#payout-address-error')).toContainText('did you mean 0x52908400098527886E0F7030069857D2E4169EE7');
+    await expect(page.locator('#payout-address-56-error')).toContainText('did you mean 0x52908400098527886E0F7030069857D2E4169EE7');
+    await expect(page.locator('#payout-address-1-error')).toHaveCount(0); // the other network's field is not blamed
     await expect(page.getByLabel('Payout address on BNB Smart Chain')).toHaveAttribute('aria-invalid', 'true');
     await axe(page, 'settings-live-typo');
     await page.getByLabel('Payout address on BNB Smart Chain').fill('');
     await tabTo(page, page.getByLabel('Payout address on BNB Smart Chain'));
     await page.keyboard.type('0x52908400098527886E0F7030069857D2E4169EE7');
     await page.keyboard.press('Enter');
-    await expect(page.getByRole('status').filter({ hasText: 'Payout address saved.' })).toBeVisible();
+    await expect(page.getByRole('status').filter({ hasText: 'Payout address on BNB Smart Chain saved.' })).toBeVisible();
+
+    // One network's address leaves the other's warning standing.
+    await tabTo(page, page.getByRole('link', { name: 'Home' }));
+    await page.keyboard.press('Enter');
+    await expect(warnings).toHaveCount(3);
+    await expect(page.getByText('No payout address for BNB Smart Chain')).toHaveCount(0);
+    await expect(warnings.nth(2)).toContainText('No payout address for Ethereum (chain 1)');
+
+    // Ethereum's address, in its own form on the same screen.
+    await tabTo(page, warnings.nth(2).getByRole('link', { name: 'Settings' }));
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
+    await expect(page.getByLabel('Payout address on BNB Smart Chain')).toHaveValue('0x52908400098527886E0F7030069857D2E4169EE7');
+    await tabTo(page, page.getByLabel('Payout address on Ethereum'));
+    await page.keyboard.type('0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status').filter({ hasText: 'Payout address on Ethereum saved.' })).toBeVisible();
+    await axe(page, 'settings-two-networks');
 
     await tabTo(page, page.getByRole('link', { name: 'Home' }));
     await page.keyboard.press('Enter');

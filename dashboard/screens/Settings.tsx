@@ -1,6 +1,7 @@
 // Settings: the business as customers see it (name, e-mail, logo uploaded from the browser:
-// the service keeps it only if its bytes are an image), and the payout address of the mode's
-// network (an address with a wrong EIP-55 checksum is refused, with the one it should be).
+// the service keeps it only if its bytes are an image), and a payout address for each of the
+// mode's networks, each its own form (an address with a wrong EIP-55 checksum is refused, with
+// the one it should be).
 import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
@@ -16,8 +17,10 @@ export function Settings(_: { path?: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [logo, setLogo] = useState('');
-  const [address, setAddress] = useState('');
-  const network = session.value?.networks[mode.value];
+  const [addresses, setAddresses] = useState<Record<number, string>>({});
+  // Which network's form was last sent, so its field (and only its) shows the refusal.
+  const [sent, setSent] = useState(0);
+  const networks = session.value?.networks[mode.value] ?? [];
   const shown = (b: z.infer<typeof BusinessAnswer>['data']) => {
     setName(b.businessName);
     setEmail(b.businessEmail);
@@ -27,7 +30,7 @@ export function Settings(_: { path?: string }) {
   };
   const load = useCallback(async () => {
     shown((await request('/api/v1/account', BusinessAnswer)).data);
-    if (network) setAddress((await request('/api/v1/payout_address', Payouts)).data.find((p) => p.chain_id === network.chainId)?.address ?? '');
+    setAddresses(networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {});
   }, [mode.value]);
   const { note, error, setError, act } = useAct();
   useEffect(() => void load().catch(setError), [load]);
@@ -59,18 +62,31 @@ export function Settings(_: { path?: string }) {
         <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
         <button type="submit">Save business</button>
       </form>
-      <h2>Payout address</h2>
-      {network ? (
-        <form
-          noValidate
-          onSubmit={submit(async () => {
-            await request('/api/v1/payout_address', undefined, { method: 'PUT', body: { chain_id: network.chainId, address: address.trim() } });
-            return 'Payout address saved.';
-          })}
-        >
-          <Field id="payout-address" label={`Payout address on ${network.name}`} hint="As your wallet writes it: its capitals are a checksum." value={address} onInput={setAddress} error={fieldError(error, 'address')} />
-          <button type="submit">Save payout address</button>
-        </form>
+      <h2>{networks.length > 1 ? 'Payout addresses' : 'Payout address'}</h2>
+      {networks.length ? (
+        networks.map(({ chainId, name: network }) => (
+          <form
+            key={chainId}
+            noValidate
+            onSubmit={(e) => {
+              setSent(chainId);
+              submit(async () => {
+                await request('/api/v1/payout_address', undefined, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
+                return `Payout address on ${network} saved.`;
+              })(e);
+            }}
+          >
+            <Field
+              id={`payout-address-${chainId}`}
+              label={`Payout address on ${network}`}
+              hint="As your wallet writes it: its capitals are a checksum."
+              value={addresses[chainId] ?? ''}
+              onInput={(v) => setAddresses((all) => ({ ...all, [chainId]: v }))}
+              error={sent === chainId ? fieldError(error, 'address') : undefined}
+            />
+            <button type="submit">{networks.length > 1 ? `Save the address on ${network}` : 'Save payout address'}</button>
+          </form>
+        ))
       ) : (
         <p>No {mode.value} network on this service.</p>
       )}

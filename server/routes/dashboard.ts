@@ -72,14 +72,8 @@ function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: numb
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
 }
 
-/**
- * The mode's network as the dashboard names it (null: the service has none for the mode): the
- * first of the mode's networks, where there are several (the API sets the others' payout addresses).
- */
-function networkOf(service: ServiceParts, mode: 'test' | 'live') {
-  const network = service.catalog.networks(mode)[0];
-  return network ? { chainId: network.chainId, name: network.name } : null;
-}
+/** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
+const networksOf = (service: ServiceParts, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
 async function sessionView(service: ServiceParts, merchant: Merchant, csrf: string, expiresMs: number) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
@@ -88,7 +82,7 @@ async function sessionView(service: ServiceParts, merchant: Merchant, csrf: stri
     csrfToken: csrf,
     expiresAt: new Date(expiresMs).toISOString(),
     publicKeys: { test, live },
-    networks: { test: networkOf(service, 'test'), live: networkOf(service, 'live') },
+    networks: { test: networksOf(service, 'test'), live: networksOf(service, 'live') },
   };
 }
 

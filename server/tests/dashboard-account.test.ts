@@ -142,10 +142,25 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
 });
 
 describe('payout addresses and the session\'s networks', { timeout: 60_000 }, () => {
-  it('the session names each mode\'s network: none for test here, BNB Smart Chain for live', async () => {
+  it('the session names each mode\'s networks: none for test here, BNB Smart Chain for live', async () => {
     const m = await merchant('Network Shop');
     const s = await setPassword(m);
-    expect(s.session.networks).toEqual({ test: null, live: { chainId: 56, name: 'BNB Smart Chain' } });
+    expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }] });
+  });
+
+  it('names every network of a mode, in the order of the network file, so each gets its payout address', async () => {
+    const ETHEREUM: Network = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' };
+    const two = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, networks: { live: [LIVE, ETHEREUM] } });
+    try {
+      const s = await setPassword(await merchant('Two Chains Shop', two), two);
+      expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }, { chainId: 1, name: 'Ethereum' }] });
+      const live = { cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, on: two };
+      const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+      expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 1, address } })).status).toBe(200);
+      expect((await call('/api/v1/payout_address', live)).body.data).toEqual([{ chain_id: 1, address }]);
+    } finally {
+      await two.close();
+    }
   });
 
   it('sets the live payout address from the dashboard: EIP-55 checked, a typo refused, the test network none', async () => {
