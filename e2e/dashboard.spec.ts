@@ -5,10 +5,11 @@
 // standard link on its hosted page with the sandbox (another tab) and see the payment arrive
 // on Payments without reloading; open it and read its timeline, resend its event, and again
 // from the events feed; rename the business and upload a logo (one that is HTML refused); roll
-// the secret key and see the old one refused; sign out and see the cookie open nothing. And a service with a live network: the dashboard opens in
-// live mode, Home says what blocks live money, and a payout address (EIP-55 checked) clears
-// its warning. axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or
-// dark. Needs `npm run build`.
+// the secret key and see the old one refused; sign out and see the cookie open nothing. And a service with two live networks: the dashboard opens in
+// live mode, Home says what blocks live money, and each network's payout address (EIP-55
+// checked), in its own form, clears its warning. The events feed pages back 50 at a time.
+// axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or dark. Needs
+// `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
@@ -377,4 +378,45 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
   } finally {
     await live.close();
   }
+});
+
+test('the events feed pages back 50 at a time and returns to the newest', async ({ page }) => {
+  test.setTimeout(90_000);
+  const response = await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Pier Books', email: 'owner@pier-books.example' }) });
+  const made = (await response.json()).data as { signInUrl: string; keys: { test: { secretKey: string } } };
+  // 51 paid payments: 51 events, one more than a page.
+  for (let i = 0; i < 51; i++) {
+    const body = { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' };
+    expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify(body) })).status).toBe(201);
+    expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: `page-${i}`, kind: 'exact' }) })).status).toBe(200);
+  }
+  await page.goto(made.signInUrl);
+  await tabTo(page, page.getByLabel('New password'));
+  await page.keyboard.type('a long enough password');
+  await tabTo(page, page.getByLabel('The same password again'));
+  await page.keyboard.type('a long enough password');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+  await tabTo(page, page.getByRole('link', { name: 'Events' }));
+  await page.keyboard.press('Enter');
+  const newest = page.getByRole('list', { name: 'Events, newest first' });
+  await expect(newest.locator(':scope > li')).toHaveCount(50);
+  await expect(page.getByRole('button', { name: 'Newest events' })).toHaveCount(0);
+
+  await tabTo(page, page.getByRole('button', { name: 'Older events' }));
+  await page.keyboard.press('Enter');
+  const older = page.getByRole('list', { name: 'Older events, newest first' });
+  await expect(older.locator(':scope > li')).toHaveCount(1);
+  await expect(older).toBeFocused();
+  await expect(page.getByRole('button', { name: 'Older events' })).toHaveCount(0);
+  // The one left is the first payment's: the newest page's oldest is the second's.
+  const first = await (await fetch(`${api.url}/api/v1/events?after=0&limit=1`, { headers: bearer(made.keys.test.secretKey) })).json();
+  await expect(older.locator(':scope > li')).toContainText(first.data[0].id);
+  await axe(page, 'events-older');
+
+  await tabTo(page, page.getByRole('button', { name: 'Newest events' }));
+  await page.keyboard.press('Enter');
+  await expect(newest.locator(':scope > li')).toHaveCount(50);
+  await expect(newest).toBeFocused();
+  await expect(newest.getByText(first.data[0].id)).toHaveCount(0);
 });

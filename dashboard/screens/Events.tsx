@@ -1,7 +1,8 @@
 // The events feed: the latest events told to the webhook URL, newest first, each with every
 // delivery attempt and the endpoint's answer, and resend. Live: new events show as they come.
+// Older events a page of PAGE at a time (the feed's `before`), and back to the newest.
 import { h } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { int, nullable, text } from '../../contract/fields.ts';
 import { mode, request } from '../api.ts';
@@ -10,14 +11,31 @@ import { useLive } from '../live.ts';
 import { Notes, useAct, useTitle } from './common.tsx';
 
 const Attempt = z.object({ attempt: int, status: int, error: nullable<string>((v) => typeof v === 'string', 'text'), at: text });
-const Event = z.object({ id: text, type: text, state: text, created: text, attempts: z.array(Attempt) });
+const Event = z.object({ id: text, seq: int, type: text, state: text, created: text, attempts: z.array(Attempt) });
 const Feed = z.object({ data: z.array(Event) });
+const PAGE = 50;
 const STATES: Record<string, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Gave up', no_endpoint: 'No webhook URL' };
 
 export function Events(_: { path?: string }) {
   useTitle('Events');
   const [rows, setRows] = useState<Array<z.infer<typeof Event>> | undefined>();
-  const load = useCallback(async () => setRows((await request('/api/v1/events?after=recent&limit=50', Feed)).data.reverse()), [mode.value]);
+  // null: the newest page; else the seq the page shown ends before.
+  const [before, setBefore] = useState<number | null>(null);
+  useEffect(() => setBefore(null), [mode.value]);
+  // After a page change the list takes the focus (the button pressed may be gone).
+  const list = useRef<HTMLUListElement>(null);
+  const paged = useRef(false);
+  const page = (to: number | null) => {
+    paged.current = true;
+    setBefore(to);
+  };
+  useEffect(() => {
+    if (paged.current && rows) (paged.current = false), list.current?.focus();
+  }, [rows]);
+  const load = useCallback(
+    async () => setRows((await request(`/api/v1/events?${before === null ? 'after=recent' : `before=${before}`}&limit=${PAGE}`, Feed)).data.reverse()),
+    [mode.value, before],
+  );
   const { note, error, setError, act } = useAct(load);
   useEffect(() => void load().catch(setError), [load]);
   useLive(load);
@@ -25,8 +43,8 @@ export function Events(_: { path?: string }) {
     <section>
       <h1>Events</h1>
       <Notes note={note} error={error} />
-      {rows?.length === 0 && <p>No events yet.</p>}
-      <ul class="payments" aria-label="Events, newest first">
+      {rows?.length === 0 && <p>{before === null ? 'No events yet.' : 'No older events.'}</p>}
+      <ul class="payments" aria-label={before === null ? 'Events, newest first' : 'Older events, newest first'} ref={list} tabIndex={-1}>
         {rows?.map((e) => (
           <li key={e.id} class="product">
             <p class="ref">
@@ -50,6 +68,16 @@ export function Events(_: { path?: string }) {
           </li>
         ))}
       </ul>
+      {before !== null && (
+        <button type="button" class="secondary" onClick={() => page(null)}>
+          Newest events
+        </button>
+      )}
+      {rows?.length === PAGE && (
+        <button type="button" class="secondary" onClick={() => page(rows[rows.length - 1]!.seq)}>
+          Older events
+        </button>
+      )}
     </section>
   );
 }

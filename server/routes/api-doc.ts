@@ -145,8 +145,8 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /api/v1/payout_address': { tag: 'Webhooks', responses: { 200: answer(z.array(PayoutAddress)) } },
   'GET /api/v1/events': {
     tag: 'Webhooks',
-    description: '`after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `wait` (0–30 s) holds the request until an event comes.',
-    query: z.object({ after: z.optional(text), limit: z.optional(int), wait: z.optional(int) }),
+    description: '`after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
+    query: z.object({ after: z.optional(text), before: z.optional(int), limit: z.optional(int), wait: z.optional(int) }),
     responses: { 200: EventsAnswer },
   },
   'POST /api/v1/events/{id}/resend': { tag: 'Webhooks', responses: { 202: answer(EventRecord) } },

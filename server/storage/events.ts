@@ -152,6 +152,15 @@ export class EventStore {
     return rows.map(eventOf);
   }
 
+  /** The `limit` newest events before `beforeSeq`, oldest first: a page further back in the feed. */
+  async listBefore(account: Pick<Account, 'merchant' | 'mode'>, beforeSeq: number, limit: number): Promise<StoredEvent[]> {
+    const rows = await this.db.query(
+      `SELECT * FROM (SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4) older ORDER BY seq`,
+      [account.merchant.id, account.mode, beforeSeq, limit],
+    );
+    return rows.map(eventOf);
+  }
+
   /** The newest event's seq, 0 when there is none: where a feed that wants only new events starts. */
   async lastSeq(account: Pick<Account, 'merchant' | 'mode'>): Promise<number> {
     const [row] = await this.db.query('SELECT COALESCE(max(seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);

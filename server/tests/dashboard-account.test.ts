@@ -258,6 +258,22 @@ describe('the events screen\'s feed', { timeout: 60_000 }, () => {
     expect(all.body.data.map((e: { payload: { data: { reference: string } } }) => e.payload.data.reference)).toEqual(['ev-1', 'ev-2', 'ev-3']);
     expect(recent.body.next).toBe(all.body.next);
     expect((await call('/api/v1/events?after=soon', { cookie: s.cookie })).body.errors[0].field).toBe('after');
+
+    // Paging back from the oldest shown: the events before it, this merchant's only, oldest first.
+    const refs = (answer: { body: { data: Array<{ payload: { data: { reference: string } } }> } }) => answer.body.data.map((e) => e.payload.data.reference);
+    const back = await call(`/api/v1/events?before=${recent.body.data[0].seq}&limit=2`, { cookie: s.cookie });
+    expect(back.status).toBe(200);
+    expect(refs(back)).toEqual(['ev-1']);
+    expect(refs(await call(`/api/v1/events?before=${all.body.data[2].seq}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2']);
+    expect(refs(await call(`/api/v1/events?before=${back.body.data[0].seq}`, { cookie: s.cookie }))).toEqual([]);
+    // The other merchant's event, seq and all, is never in this merchant's pages.
+    const theirs = await call('/api/v1/events?after=recent&limit=1', { bearer: other.keys.test.secretKey });
+    expect(refs(await call(`/api/v1/events?before=${theirs.body.data[0].seq + 1}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2', 'ev-3']);
+    for (const bad of ['before=0', 'before=x', 'before=5&after=1', 'before=5&wait=1']) {
+      const refused = await call(`/api/v1/events?${bad}`, { cookie: s.cookie });
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.errors[0].field, bad).toBe('before');
+    }
   });
 });
 
