@@ -6,8 +6,6 @@
 // Either way a sweep still on the chain, in the block it was recorded in, is undone, and the
 // same tick claims its deposits and pays for a second sweep that moves nothing (until that
 // second one is mined, the books hold money the chain says is gone).
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -21,7 +19,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, rpcProxy, type RpcCall } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -33,31 +31,12 @@ const rpc = (method: string, params: unknown[] = []) => reader().request({ metho
 /** A node in front of anvil that does not know the transactions in `hidden`: null, or an error when `failing`. */
 async function startProxy(target: string) {
   const state = { hidden: new Set<string>(), failing: false };
-  const port = Number(new URL(target).port);
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string; params?: unknown[] };
-      if ((call.method === 'eth_getTransactionReceipt' || call.method === 'eth_getTransactionByHash') && state.hidden.has(String(call.params?.[0]).toLowerCase())) {
-        const answer = state.failing ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'rate limit exceeded' } } : { jsonrpc: '2.0', id: call.id, result: null };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-        return;
-      }
-      const forward = httpRequest({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on('error', () => res.socket?.destroy());
-      forward.end(body);
-    });
+  const proxy = await rpcProxy(target, (body) => {
+    const call = body as RpcCall;
+    if ((call.method !== 'eth_getTransactionReceipt' && call.method !== 'eth_getTransactionByHash') || !state.hidden.has(String(call.params?.[0]).toLowerCase())) return undefined;
+    return state.failing ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'rate limit exceeded' } } : { jsonrpc: '2.0', id: call.id, result: null };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  });
+  return Object.assign(state, proxy);
 }
 
 beforeAll(async () => {

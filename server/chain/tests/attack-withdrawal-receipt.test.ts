@@ -6,8 +6,6 @@
 // marked failed and its amount goes back to the merchant's available balance, to be withdrawn
 // a second time. The sweeper was taught (second review) not to trust a missing receipt; the
 // treasury, which moves money out, was not.
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -16,7 +14,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, until } from './helpers.ts';
+import { caller, rpcProxy, until } from './helpers.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -28,32 +26,13 @@ let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
 /** A node in front of anvil that, while `hideReceipts`, answers null for every receipt and transaction lookup (a backend that has not indexed them). */
 async function startProxy(target: string) {
   const state = { hideReceipts: false };
-  const port = Number(new URL(target).port);
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const parsed = JSON.parse(body.toString() || '{}') as { id?: number; method?: string } | Array<{ id?: number; method?: string }>;
-      const calls = [parsed].flat();
-      if (state.hideReceipts && calls.every((c) => c.method === 'eth_getTransactionReceipt' || c.method === 'eth_getTransactionByHash')) {
-        const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: null }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-        return;
-      }
-      const forward = httpRequest({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on('error', () => res.socket?.destroy());
-      forward.end(body);
-    });
+  const proxy = await rpcProxy(target, (body) => {
+    const calls = [body].flat();
+    if (!state.hideReceipts || !calls.every((c) => c.method === 'eth_getTransactionReceipt' || c.method === 'eth_getTransactionByHash')) return undefined;
+    const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: null }));
+    return Array.isArray(body) ? answers : answers[0];
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  });
+  return Object.assign(state, proxy);
 }
 
 beforeAll(async () => {

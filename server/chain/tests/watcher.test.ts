@@ -2,8 +2,6 @@
 // each transfer counted once and only after its confirmations, a reorganised one taken back
 // or never counted, late and wrong-token money recorded and told, a restart and an RPC outage
 // that miss nothing, and one watcher per chain.
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -14,7 +12,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, rpcProxy, type RpcCall } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -354,7 +352,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   });
 
   it('misses nothing across an RPC outage, and fails over to a second RPC URL', async () => {
-    const proxy = await startProxy(chain.port);
+    const proxy = await startProxy(chain.url);
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
     const to = await payment('w-8');
     await w.tick();
@@ -381,7 +379,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   // Issue 21, 3: one RPC node answering a stale head turned a confirmed payment into an
   // expired one (stored blocks above the head were taken as reorganised, the money taken back).
   it('takes a head below what it scanned for a lagging node, not a reorganisation: nothing is taken back', async () => {
-    const proxy = await startProxy(chain.port);
+    const proxy = await startProxy(chain.url);
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
     const to = await payment('w-lag');
     await w.tick();
@@ -405,7 +403,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   // Issue 21: a provider's limit on a log query's range or results made the watcher ask for the
   // same range for ever, and nothing after it was ever seen.
   it('halves its log range when the provider refuses a wide one, and still finds every transfer', async () => {
-    const proxy = await startProxy(chain.port);
+    const proxy = await startProxy(chain.url);
     proxy.maxLogRange = 3n;
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url], maxRange: 64n });
     const to = await payment('w-range');
@@ -436,7 +434,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   // Review of issue 21: every Transfer of every listed token was fetched and matched here; on
   // a busy token that is most of a provider's answer, for nothing.
   it('asks the node only for transfers to deposit addresses while there are few, for all of them beyond', async () => {
-    const proxy = await startProxy(chain.port);
+    const proxy = await startProxy(chain.url);
     const to = await payment('w-filter');
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
     await w.tick();
@@ -464,7 +462,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
   // instance then watched the same chain at the same time.
   it('keeps its lease while a slow tick runs: another instance does not watch the chain meanwhile', async () => {
-    const proxy = await startProxy(chain.port);
+    const proxy = await startProxy(chain.url);
     const a = watcher({ rpcUrls: [proxy.url], leaseMs: 300, now: Date.now });
     const b = watcher({ leaseMs: 300, now: Date.now });
     await a.tick();
@@ -515,37 +513,19 @@ function encodeTransfer(to: Address, amount: bigint): Hex {
  * refuse log queries wider than `maxLogRange` blocks, or to answer `delayMs` late: a proxy in
  * front of anvil.
  */
-async function startProxy(target: number) {
+async function startProxy(target: string) {
   const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number; logQueries: Array<{ topics?: unknown[] }> } = { down: false, logQueries: [] };
-  const server: Server = createServer((req, res) => {
-    if (state.down) return void res.socket?.destroy();
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
-      const body = Buffer.concat(chunks);
-      const call = JSON.parse(body.toString() || '{}') as { id?: number; method?: string; params?: Array<{ fromBlock?: string; toBlock?: string }> };
-      if (call.method === 'eth_getLogs') state.logQueries.push(call.params![0] as { topics?: unknown[] });
-      const range = call.method === 'eth_getLogs' && call.params?.[0] ? BigInt(call.params[0].toBlock!) - BigInt(call.params[0].fromBlock!) + 1n : 0n;
-      if (state.maxLogRange !== undefined && range > state.maxLogRange) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` } }));
-        return;
-      }
-      if (state.staleHead !== undefined && call.method === 'eth_blockNumber') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: `0x${state.staleHead.toString(16)}` }));
-        return;
-      }
-      const forward = httpRequest({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on('error', () => res.socket?.destroy());
-      forward.end(body);
-    });
+  const proxy = await rpcProxy(target, async (body) => {
+    if (state.down) return 'drop';
+    if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+    const call = body as RpcCall;
+    if (call.method === 'eth_getLogs') state.logQueries.push(call.params![0] as { topics?: unknown[] });
+    const range = call.method === 'eth_getLogs' && call.params?.[0] ? BigInt(call.params[0].toBlock) - BigInt(call.params[0].fromBlock) + 1n : 0n;
+    if (state.maxLogRange !== undefined && range > state.maxLogRange) {
+      return { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` } };
+    }
+    if (state.staleHead !== undefined && call.method === 'eth_blockNumber') return { jsonrpc: '2.0', id: call.id, result: `0x${state.staleHead.toString(16)}` };
+    return undefined;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  });
+  return Object.assign(state, proxy);
 }
