@@ -57,13 +57,25 @@ async function tabTo(page: Page, target: Locator) {
   throw new Error(`Tab never reached ${target}`);
 }
 
-async function merchant() {
-  const response = await fetch(`${api.url}/operator/v1/merchants`, {
+/** A merchant made by the operator on `base` (this file's service unless told another): its one-time sign-in link and keys. */
+async function merchant(name = 'Harbour Tea', base = api.url) {
+  const email = `owner@${name.toLowerCase().replace(/\W/g, '-')}.example`;
+  const response = await fetch(`${base}/operator/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Harbour Tea', email: 'owner@harbour-tea.example' }),
+    body: JSON.stringify({ name, email }),
   });
   return (await response.json()).data as { signInUrl: string; keys: { test: { secretKey: string } } };
+}
+
+/** On the sign-in link's screen: sets `password` with the keyboard only, and lands on Home. */
+async function setPassword(page: Page, password = 'a long enough password') {
+  await tabTo(page, page.getByLabel('New password'));
+  await page.keyboard.type(password);
+  await tabTo(page, page.getByLabel('The same password again'));
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
@@ -79,12 +91,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await page.goto(m.signInUrl);
   await expect(page.getByRole('heading', { name: 'Set your password' })).toBeVisible();
   await axe(page, 'welcome');
-  await tabTo(page, page.getByLabel('New password'));
-  await page.keyboard.type(password);
-  await tabTo(page, page.getByLabel('The same password again'));
-  await page.keyboard.type(password);
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+  await setPassword(page, password);
   // The token left the address bar and history.
   expect(page.url()).not.toContain('token');
   await expect(page.getByText('No webhook URL for test payments')).toBeVisible();
@@ -312,15 +319,8 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
   const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
   const live = await startService({ adminToken: ADMIN, networks: { live: [LIVE, ETHEREUM] }, jobs: false });
   try {
-    const response = await fetch(`${live.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Quay Books', email: 'owner@quay-books.example' }) });
-    const { signInUrl } = (await response.json()).data as { signInUrl: string };
-    await page.goto(signInUrl);
-    await tabTo(page, page.getByLabel('New password'));
-    await page.keyboard.type('a long enough password');
-    await tabTo(page, page.getByLabel('The same password again'));
-    await page.keyboard.type('a long enough password');
-    await page.keyboard.press('Enter');
-    await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+    await page.goto((await merchant('Quay Books', live.url)).signInUrl);
+    await setPassword(page);
     await expect(page.getByRole('button', { name: 'Live data' })).toHaveAttribute('aria-pressed', 'true');
     await expect(page.getByText('Test data: payments made with test keys')).toHaveCount(0);
     const warnings = page.locator('main .warning');
@@ -382,8 +382,7 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
 
 test('the events feed pages back 50 at a time and returns to the newest', async ({ page }) => {
   test.setTimeout(90_000);
-  const response = await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Pier Books', email: 'owner@pier-books.example' }) });
-  const made = (await response.json()).data as { signInUrl: string; keys: { test: { secretKey: string } } };
+  const made = await merchant('Pier Books');
   // 51 paid payments: 51 events, one more than a page.
   for (let i = 0; i < 51; i++) {
     const body = { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' };
@@ -391,12 +390,7 @@ test('the events feed pages back 50 at a time and returns to the newest', async 
     expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: `page-${i}`, kind: 'exact' }) })).status).toBe(200);
   }
   await page.goto(made.signInUrl);
-  await tabTo(page, page.getByLabel('New password'));
-  await page.keyboard.type('a long enough password');
-  await tabTo(page, page.getByLabel('The same password again'));
-  await page.keyboard.type('a long enough password');
-  await page.keyboard.press('Enter');
-  await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+  await setPassword(page);
   await tabTo(page, page.getByRole('link', { name: 'Events' }));
   await page.keyboard.press('Enter');
   const newest = page.getByRole('list', { name: 'Events, newest first' });
