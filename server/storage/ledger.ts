@@ -30,6 +30,14 @@ export interface Entry {
 }
 
 const big = (v: unknown) => BigInt(v as string);
+/** What every row the treasury sends from keeps of its sending: the transaction, why it failed, when. */
+const sentOf = (r: Row) => ({
+  txHash: (r.tx_hash as string | null) ?? null,
+  rawTx: (r.raw_tx as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
 const swapOf = (r: Row): StoredSwap => ({
   id: r.id as string,
   merchantId: r.merchant_id as string,
@@ -48,44 +56,10 @@ const swapOf = (r: Row): StoredSwap => ({
   amountOut: r.amount_out == null ? null : big(r.amount_out),
   state: r.state as StoredSwap['state'],
   expiresMs: Number(r.expires_ms),
-  txHash: (r.tx_hash as string | null) ?? null,
-  rawTx: (r.raw_tx as string | null) ?? null,
-  failure: (r.failure as string | null) ?? null,
-  createdMs: Number(r.created_ms),
-  updatedMs: Number(r.updated_ms),
+  ...sentOf(r),
 });
-const withdrawalOf = (r: Row): StoredWithdrawal => ({
-  id: r.id as string,
-  merchantId: r.merchant_id as string,
-  mode: r.mode as string,
-  chainId: Number(r.chain_id),
-  symbol: r.symbol as string,
-  token: r.token as string,
-  decimals: Number(r.decimals),
-  address: r.address as string,
-  amount: big(r.amount),
-  state: r.state as StoredWithdrawal['state'],
-  txHash: (r.tx_hash as string | null) ?? null,
-  rawTx: (r.raw_tx as string | null) ?? null,
-  failure: (r.failure as string | null) ?? null,
-  createdMs: Number(r.created_ms),
-  updatedMs: Number(r.updated_ms),
-});
-
 /** A transfer of what is owed to the payout partner, as stored. */
-export interface PartnerTransfer {
-  id: string;
-  chainId: number;
-  token: string;
-  address: string;
-  amount: bigint;
-  state: 'pending' | 'completed' | 'failed';
-  txHash: string | null;
-  rawTx: string | null;
-  failure: string | null;
-  createdMs: number;
-  updatedMs: number;
-}
+export type PartnerTransfer = Omit<StoredWithdrawal, 'merchantId' | 'mode' | 'symbol' | 'decimals'>;
 const partnerOf = (r: Row): PartnerTransfer => ({
   id: r.id as string,
   chainId: Number(r.chain_id),
@@ -93,11 +67,14 @@ const partnerOf = (r: Row): PartnerTransfer => ({
   address: r.address as string,
   amount: big(r.amount),
   state: r.state as PartnerTransfer['state'],
-  txHash: (r.tx_hash as string | null) ?? null,
-  rawTx: (r.raw_tx as string | null) ?? null,
-  failure: (r.failure as string | null) ?? null,
-  createdMs: Number(r.created_ms),
-  updatedMs: Number(r.updated_ms),
+  ...sentOf(r),
+});
+const withdrawalOf = (r: Row): StoredWithdrawal => ({
+  ...partnerOf(r),
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  symbol: r.symbol as string,
+  decimals: Number(r.decimals),
 });
 
 /** The tables whose rows the treasury pays by one transaction each. */
