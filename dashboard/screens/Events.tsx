@@ -22,16 +22,12 @@ export function Events(_: { path?: string }) {
   // null: the newest page; else the seq the page shown ends before.
   const [before, setBefore] = useState<number | null>(null);
   useEffect(() => setBefore(null), [mode.value]);
-  // After a page change the list takes the focus (the button pressed may be gone).
+  // A page change gives the list the focus (the button pressed may be gone); the list itself stays, its rows change.
   const list = useRef<HTMLUListElement>(null);
-  const paged = useRef(false);
   const page = (to: number | null) => {
-    paged.current = true;
     setBefore(to);
+    list.current?.focus();
   };
-  useEffect(() => {
-    if (paged.current && rows) (paged.current = false), list.current?.focus();
-  }, [rows]);
   const load = useCallback(
     async () => setRows((await request(`/api/v1/events?${before === null ? 'after=recent' : `before=${before}`}&limit=${PAGE}`, Feed)).data.reverse()),
     [mode.value, before],

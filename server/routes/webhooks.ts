@@ -95,14 +95,17 @@ export const listEvents: Handler = async ({ query, res, account, service }) => {
   if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, latest or recent, received ${JSON.stringify(afterText.slice(0, 20))}`);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
   if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
+  const page = async (events: StoredEvent[], next: number) => {
+    const attempts = await service.events.attempts(events.map((e) => e.id));
+    return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next });
+  };
   if (query.has('before')) {
     // A page further back: the `limit` events before that seq, oldest first; `next` is still a cursor forward.
     const before = Number(query.get('before'));
     if (!Number.isSafeInteger(before) || before < 1) throw invalidField('before', `expected a whole number of at least 1 (an event's seq), received ${JSON.stringify(query.get('before')!.slice(0, 20))}`);
     if (query.has('after') || wait > 0) throw invalidField('before', 'expected before alone, without after or wait: it pages back, they follow forward');
     const older = await service.events.listBefore(account, before, limit);
-    const olderAttempts = await service.events.attempts(older.map((e) => e.id));
-    return ok(200, older.map((e) => eventView(e, olderAttempts)), 'Events', { next: older.at(-1)?.seq ?? before - 1 });
+    return page(older, older.at(-1)?.seq ?? before - 1);
   }
   let events = await service.events.list(account, after, limit);
   if (events.length === 0 && wait > 0) {
@@ -115,8 +118,7 @@ export const listEvents: Handler = async ({ query, res, account, service }) => {
     if (gone.signal.aborted) return undefined;
     events = await service.events.list(account, after, limit);
   }
-  const attempts = await service.events.attempts(events.map((e) => e.id));
-  return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: events.at(-1)?.seq ?? after });
+  return page(events, events.at(-1)?.seq ?? after);
 };
 
 export const resendEvent: Handler = async ({ params, account, service }) => {
