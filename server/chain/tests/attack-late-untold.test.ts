@@ -6,12 +6,11 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../../storage/chain.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Watcher, type Ledger } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, ledgerOf } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -33,7 +32,7 @@ afterAll(async () => {
 const request = caller(() => api.url);
 
 it('tells the merchant of late money even when the first tell failed', { timeout: 60_000 }, async () => {
-  const real = paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: () => clock });
+  const real = ledgerOf(api, () => clock);
   let fail = true;
   const ledger: Ledger = {
     credit: (t) => real.credit(t),

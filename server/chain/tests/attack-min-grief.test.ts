@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -18,7 +17,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, ledgerOf } from './helpers.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
@@ -42,7 +41,7 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
       minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), parseUnits('0.01', t.decimals)])),
-      ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      ledger: ledgerOf(api),
       holder: 'grief', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     try {

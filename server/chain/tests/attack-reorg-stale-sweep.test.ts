@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -19,7 +18,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, ledgerOf } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -45,7 +44,7 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
     await store.forget(chain.chainId);
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
-      ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      ledger: ledgerOf(api),
       holder: 'stale', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     try {

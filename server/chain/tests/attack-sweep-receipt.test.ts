@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -19,7 +18,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, rpcProxy, type RpcCall } from './helpers.ts';
+import { caller, ledgerOf, type RpcCall, rpcProxy } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -54,7 +53,7 @@ async function scenario(failing: boolean) {
   await store.forget(chain.chainId);
   const watcher = new Watcher({
     chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
-    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+    ledger: ledgerOf(api),
     holder: 'receipt', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
   });
   const proxy = await startProxy(chain.url);

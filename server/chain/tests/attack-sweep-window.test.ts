@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -23,7 +22,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { reconcile } from '../reconcile.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, ledgerOf } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -54,7 +53,7 @@ async function service() {
   const watcher = new Watcher({
     chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
     minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), parseUnits('0.01', t.decimals)])),
-    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+    ledger: ledgerOf(api),
     holder: 'window', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
   });
   const request = caller(() => api.url);

@@ -14,7 +14,6 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { treasuryJobs } from '../../jobs/treasury.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
@@ -24,7 +23,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, until } from './helpers.ts';
+import { caller, ledgerOf, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -58,7 +57,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
-      ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      ledger: ledgerOf(api),
       holder: 'twice', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0,
     });
     stops.push(() => watcher.stop());

@@ -3,6 +3,8 @@
 // that misbehaves as a test tells it to.
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Service } from '../../app.ts';
+import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
@@ -17,6 +19,9 @@ export function caller(base: () => string) {
     return { status: response.status, body: (await response.json()) as any };
   };
 }
+
+/** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
+export const ledgerOf = (api: Service, now = Date.now) => paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now });
 
 /** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000, everyMs = 100): Promise<T> {

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -13,7 +12,7 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller } from './helpers.ts';
+import { caller, ledgerOf } from './helpers.ts';
 import { reconcile } from '../reconcile.ts';
 import { reconcileJobs } from '../../jobs/reconcile.ts';
 import type { JobDeps } from '../../jobs/index.ts';
@@ -41,7 +40,7 @@ beforeAll(async () => {
     confirmations: 1,
     tokens: Object.values(contracts.tokens),
     store,
-    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+    ledger: ledgerOf(api),
     holder: 'sweeper-test',
     startBlock: 1n,
   });

@@ -8,7 +8,6 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { treasuryJobs } from '../../jobs/treasury.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../storage/chain.ts';
@@ -19,7 +18,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, until } from './helpers.ts';
+import { caller, ledgerOf, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
@@ -74,7 +73,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
-      ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      ledger: ledgerOf(api),
       holder: 'sender', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'sender', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;

@@ -7,12 +7,11 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address,
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../../storage/chain.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
-import { caller, rpcProxy, type RpcCall } from './helpers.ts';
+import { caller, ledgerOf, type RpcCall, rpcProxy } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -44,7 +43,7 @@ function watcher(overrides: Partial<WatcherOptions> = {}) {
     confirmations: 2,
     tokens: Object.values(contracts.tokens),
     store,
-    ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: () => clock }),
+    ledger: ledgerOf(api, () => clock),
     holder: `test-${++watchers}`,
     now: () => clock,
     startBlock: 1n,
