@@ -1,22 +1,32 @@
-// The README's endpoint list and the route table say the same thing, and its layout tree draws
-// the folders the repository has.
+// The docs' endpoint list and the route table say the same thing, the architecture page's layout
+// tree draws the folders the repository has, the README stays a five-minute read, and every
+// relative link of the README and the docs names a file of the repository.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { ROUTES } from '../routes/table.ts';
 
-describe('the README', () => {
-  it('lists every endpoint of the route table, and no other', () => {
+const DOCS = readdirSync(fromRoot('docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+
+describe('the README and docs/', () => {
+  it('the README is at most 300 lines, and links every page of docs/', () => {
     const readme = readFileSync(fromRoot('README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf("## The service's API"));
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    expect(DOCS.length).toBeGreaterThan(5);
+    expect(DOCS.filter((page) => !readme.includes(`](${page})`))).toEqual([]);
+  });
+
+  it('docs/api.md lists every endpoint of the route table, and no other', () => {
+    const section = readFileSync(fromRoot('docs/api.md'), 'utf8');
     const listed = [...section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/[^`\s?]*)`/gm)].map((m) => `${m[1]} ${m[2]}`);
     const declared = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(new Set(listed).size).toBe(listed.length);
     expect([...listed].sort()).toEqual([...declared].sort());
   });
 
-  it('draws the layout the repository has: every folder it names exists, every top-level folder is named', () => {
-    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+  it('docs/architecture.md draws the layout the repository has: every folder it names exists, every top-level folder is named', () => {
+    const readme = readFileSync(fromRoot('docs/architecture.md'), 'utf8');
     const start = readme.indexOf('## How it is built');
     const tree = readme.slice(readme.indexOf('```', start) + 4, readme.indexOf('```', readme.indexOf('```', start) + 3));
     const named: string[] = [];
@@ -35,14 +45,14 @@ describe('the README', () => {
     expect(topLevel.filter((name) => !named.includes(name))).toEqual([]);
   });
 
-  it('links nowhere outside the repository: every relative link names a file or folder of it', () => {
-    const readme = readFileSync(fromRoot('README.md'), 'utf8');
-    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] ?? m[2]);
+  it.each(['README.md', ...DOCS])('%s links nowhere outside the repository: every relative link names a file or folder of it', (page) => {
+    const text = readFileSync(fromRoot(page), 'utf8');
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1] ?? m[2]);
     expect(targets.length).toBeGreaterThan(0);
-    const relative = targets.filter((t) => !/^(https?:|mailto:|#)/.test(t)).map((t) => t.split('#')[0]);
+    const relative = targets.filter((t) => !/^(https?:|mailto:|#)/.test(t)).map((t) => join(dirname(page), t.split('#')[0]));
     expect(relative.filter((t) => t.startsWith('..') || t.startsWith('/') || !existsSync(fromRoot(t)))).toEqual([]);
     // The spec's text is not in a clone: the API reference the service serves is its replacement.
-    expect(readme).not.toMatch(/shared\/spec/);
-    expect(readme).toMatch(/^\[reference\]: http:\/\/127\.0\.0\.1:4010\/api\/v1\/reference$/m);
+    expect(text).not.toMatch(/shared\/spec/);
+    if (/\]\[reference\]/.test(text)) expect(text).toMatch(/^\[reference\]: http:\/\/127\.0\.0\.1:4010\/api\/v1\/reference$/m);
   });
 });
