@@ -3,7 +3,7 @@
 // build (npm run build does), which empties dist/. The widget's bundle is not touched.
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
-import widget from '../vite.config.ts';
+import widget, { precompress } from '../vite.config.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -30,7 +30,7 @@ if (zodCuts.length !== ZOD_CUTS.length) throw new Error(`dashboard/vite.config.t
 
 export default defineConfig({
   root,
-  plugins: zodCuts,
+  plugins: [...zodCuts, precompress],
   // Classic JSX with h imported in each file, as the widget does.
   oxc: { jsx: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' } },
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },

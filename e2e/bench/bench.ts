@@ -3,12 +3,13 @@
 // baselines measured in the same run. `-- --service-only` runs only the service's
 // part, `-- --memory` its memory under 100,000 anonymous requests, `-- --chain` detection
 // latency and the watcher's cost on a local dev chain, `-- --cold` only the cold rows,
-// `-- --merchant` the cold and merchant-page rows. The cold and merchant-page rows measure two
+// `-- --merchant` the cold and merchant-page rows, `-- --wire` the bytes a first and a repeat
+// view download. The cold and merchant-page rows measure two
 // builds in the same run: before (`--before <file or commit>`, by default the build of git
 // HEAD, made in a temporary folder) and after (dist/checkout.js, or `--bundle <file>`).
 // A script, not a test: it asserts nothing, it reports.
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -22,6 +23,7 @@ import { chainBench } from './chain.ts';
 import { printServiceLoad, serviceLoad, serviceMemory } from './service.ts';
 import { coldBench, RATES, type ColdRow } from './cold.ts';
 import { merchantBench, type MerchantRow } from './merchant.ts';
+import { wireBench } from './wire.ts';
 import { BUNDLE_BUDGET } from '../support/budget.ts';
 
 const KEY = DEMO_MERCHANT.keys.test.publicKey;
@@ -311,6 +313,21 @@ async function main() {
   }
   if (process.argv.includes('--chain')) {
     await chainBench();
+    return;
+  }
+  if (process.argv.includes('--wire')) {
+    const browser = await chromium.launch({ executablePath: findChromium(), args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] });
+    // The baseline's service: dist/ as it was before issue 39, without .br and .gz beside each file.
+    const whole = mkdtempSync(join(tmpdir(), 'bench-wire-'));
+    cpSync(join(ROOT, 'dist'), whole, { recursive: true, filter: (path) => !/\.(br|gz)$/.test(path) });
+    const s = await servers();
+    const b = await servers({ distDir: whole + '/' });
+    try {
+      console.log('\n' + (await wireBench(browser, { shopUrl: s.shop.url, apiUrl: s.api.url }, { shopUrl: b.shop.url, apiUrl: b.api.url })));
+    } finally {
+      await Promise.all([s.close(), b.close(), browser.close()]);
+      rmSync(whole, { recursive: true, force: true });
+    }
     return;
   }
   if (process.argv.includes('--service-only')) {

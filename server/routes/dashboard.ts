@@ -1,7 +1,6 @@
 // The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
 // built script and style, and its sign-in: set a password with a one-time link, sign in, read
 // the session, sign out here or everywhere. The screens read the public API with the session.
-import { readFile } from 'node:fs/promises';
 import { SESSION_COOKIE, authenticateSession, cookie, sameOrigin } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
 import { Forbidden, invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
@@ -9,6 +8,7 @@ import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../d
 import { readJson } from '../http/body.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
+import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
 import { parse } from '../http/validate.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Ctx, Handler, ServiceParts } from './context.ts';
@@ -27,15 +27,16 @@ export const DASHBOARD_POLICY = [
 
 const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 
-const SHELL = `<!doctype html>
+/** The page, naming the script and style by their content's hash (so they are cached for good). */
+const shell = (script: string, style: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Dashboard</title>
-<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
-<script type="module" src="/dashboard/assets/dashboard.js"></script>
+<link rel="stylesheet" href="/dashboard/assets/${style}">
+<script type="module" src="/dashboard/assets/${script}"></script>
 </head>
 <body>
 <div id="app"><p>Loading the dashboard…</p></div>
@@ -44,9 +45,16 @@ const SHELL = `<!doctype html>
 </html>
 `;
 
+/** An asset's name with its hash, or the plain name while it is not built (its request then says so). */
+async function assetName(service: ServiceParts, name: string): Promise<string> {
+  const file = await builtFile(`${service.config.distDir}dashboard/${name}`);
+  return file ? hashedName(name, file.hash) : name;
+}
+
 /** Every screen's address answers the same shell; the dashboard's router draws the screen. */
-export const page: Handler = async ({ res }) => {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS }).end(SHELL);
+export const page: Handler = async ({ res, service }) => {
+  const html = shell(await assetName(service, 'dashboard.js'), await assetName(service, 'dashboard.css'));
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS }).end(html);
   return undefined;
 };
 
@@ -56,13 +64,19 @@ const ASSET_TYPES: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
 };
 
-export const asset: Handler = async ({ params, res, service }) => {
-  const type = ASSET_TYPES[params.name];
+/**
+ * The dashboard's script and style: under their hashed name (the page's) cached for good, under
+ * the plain name revalidated; an old hash is gone (404), never answered with other content.
+ */
+export const asset: Handler = async ({ req, params, res, service }) => {
+  const hashed = splitHashedName(params.name);
+  const name = hashed?.name ?? params.name;
+  const type = ASSET_TYPES[name];
   if (!type) throw new NotFound(`No dashboard asset ${params.name.slice(0, 80)}`);
-  const file = await readFile(`${service.config.distDir}dashboard/${params.name}`).catch(() => {
-    throw new NotFound(`/dashboard/assets/${params.name} is not built yet: run npm run build`);
-  });
-  res.writeHead(200, { 'content-type': type, 'cache-control': 'no-cache', ...SAFE_HEADERS }).end(file);
+  const file = await builtFile(`${service.config.distDir}dashboard/${name}`);
+  if (!file) throw new NotFound(`/dashboard/assets/${name} is not built yet: run npm run build`);
+  if (hashed && hashed.hash !== file.hash) throw new NotFound(`/dashboard/assets/${params.name.slice(0, 80)} is not this build's: reload the dashboard`);
+  sendBuilt(req, res, file, type, hashed ? 'immutable' : 'revalidate', SAFE_HEADERS);
   return undefined;
 };
 

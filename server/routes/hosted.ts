@@ -13,6 +13,7 @@ import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { readJson } from '../http/body.ts';
 import { fromRoot } from '../paths.ts';
+import { builtFile, sendBuilt } from '../http/static.ts';
 import { hostedPage, NOT_FOUND_PAGE } from '../views/hosted-page.ts';
 import type { Handler, ServiceParts } from './context.ts';
 
@@ -39,16 +40,14 @@ const page = (res: ServerResponse, status: number, html: string) =>
     .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': PAGE_POLICY, ...SAFE_HEADERS })
     .end(html);
 
-export const built = (name: string): Handler => async ({ res, service }) => {
-  const file = await readFile(service.config.distDir + name).catch(() => {
-    throw new NotFound(`/${name} is not built yet: run npm run build`);
-  });
-  res.writeHead(200, {
-    'content-type': name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json',
-    'cache-control': 'no-cache',
-    ...SAFE_HEADERS,
-  });
-  res.end(file);
+/**
+ * checkout.js at its stable URL (merchants' script tags): compressed, revalidated by ETag, so a
+ * repeat page view costs a 304 and its headers.
+ */
+export const built = (name: string): Handler => async ({ req, res, service }) => {
+  const file = await builtFile(service.config.distDir + name);
+  if (!file) throw new NotFound(`/${name} is not built yet: run npm run build`);
+  sendBuilt(req, res, file, name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json', 'revalidate', SAFE_HEADERS);
   return undefined;
 };
 
@@ -63,12 +62,12 @@ export const asset: Handler = async ({ params, res }) => {
  * English and fetches the one it needs. Any origin may read them, as it may read the script.
  */
 /** The checkout's words in French or Arabic: built beside checkout.js (dist/locales/<lang>.json). */
-export const locale: Handler = async ({ params, res, service }) => {
+export const locale: Handler = async ({ req, params, res, service }) => {
   const lang = /^([a-z]{2})\.json$/.exec(params.lang)?.[1];
-  const words = lang && (await readFile(`${service.config.distDir}locales/${lang}.json`).catch(() => undefined));
+  const words = lang && (await builtFile(`${service.config.distDir}locales/${lang}.json`));
   if (!words) throw new NotFound(`No words for ${params.lang}: the checkout speaks English, and the languages built into dist/locales/`);
   cors(res);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300', ...SAFE_HEADERS }).end(words);
+  sendBuilt(req, res, words, 'application/json; charset=utf-8', { maxAgeSeconds: 300 }, SAFE_HEADERS);
   return undefined;
 };
 
