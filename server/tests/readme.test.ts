@@ -1,18 +1,23 @@
-// The README's endpoint list and the route table say the same thing, and its layout tree draws
-// the folders the repository has.
+// The README links the API reference the service makes from its routes (no endpoint table of
+// its own), and its layout tree draws the folders the repository has.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { ROUTES } from '../routes/table.ts';
 
 describe('the README', () => {
-  it('lists every endpoint of the route table, and no other', () => {
+  it('links the API reference the service serves, instead of a hand-written endpoint table', () => {
     const readme = readFileSync(fromRoot('README.md'), 'utf8');
     const section = readme.slice(readme.indexOf("## The service's API"));
-    const listed = [...section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/[^`\s?]*)`/gm)].map((m) => `${m[1]} ${m[2]}`);
-    const declared = ROUTES.map((r) => `${r.method} ${r.path}`);
-    expect(new Set(listed).size).toBe(listed.length);
-    expect([...listed].sort()).toEqual([...declared].sort());
+    // The link: the reference page on the demo's origin, a route of the service that anyone may read.
+    const target = /^\[reference\]: (http:\/\/127\.0\.0\.1:4010)(\/\S*)$/m.exec(readme);
+    expect(target).not.toBeNull();
+    expect(section.slice(0, section.indexOf('\n## '))).toContain('[the API reference][reference]');
+    expect(ROUTES.filter((r) => r.method === 'GET' && r.path === target![2]).map((r) => r.auth)).toEqual(['none']);
+    expect(target![2]).toBe('/api/v1/reference');
+    // The routes are the one list: no README table restates them.
+    const rows = [...readme.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/[^`\s?]*)`/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(rows).toEqual([]);
   });
 
   it('draws the layout the repository has: every folder it names exists, every top-level folder is named', () => {
