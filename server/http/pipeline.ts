@@ -1,20 +1,24 @@
 // The HTTP pipeline, the same for every request: parse the target → match a route → authenticate
-// → run its handler → reply. Every error on the way, an unknown path and a wrong method
+// → check its input against the route's schemas, and its limits → run its handler → reply. Every error on the way, an unknown path and a wrong method
 // included, goes through the one mapper (respond.ts); nothing a client sends can end the process.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Account } from '../domain/account.ts';
-import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
+import { DomainError, invalidField, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
+import type { AnyCtx, ServiceParts } from '../routes/context.ts';
+import { limitsAfterBody, limitsBeforeBody, type Route } from '../routes/route.ts';
 import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
+import { readJson } from './body.ts';
+import { readMultipart } from './multipart.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
-import { Router, type RouteSpec } from './router.ts';
+import { Router } from './router.ts';
+import { parse } from './validate.ts';
 
 const REQUEST_LOG_SIZE = 2000;
 
 export interface PipelineDeps {
-  routes: RouteSpec<Handler>[];
+  routes: readonly Route[];
   owners: KeyOwners;
   service: ServiceParts;
   log: Logger;
@@ -28,8 +32,27 @@ export interface PipelineDeps {
   observe?: (method: string, route: string, status: number) => void;
 }
 
+/** The route's input, checked in the order a caller should fix it (path, query, limits, body), then its handler. */
+async function answer(route: Route, ctx: AnyCtx): Promise<Reply | undefined> {
+  if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
+  if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
+  await limitsBeforeBody(route, ctx);
+  const { req } = ctx;
+  if (route.multipart) {
+    const { file, fileBytes, fieldBytes } = route.multipart;
+    if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', `expected a multipart form (${file} is a file)`);
+    const form = await readMultipart(req, { fileBytes, fieldBytes });
+    ctx.files = form.files;
+    ctx.body = parse(route.body!, Object.fromEntries(form.fields));
+  } else if (route.body) {
+    ctx.body = parse(route.body, route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req));
+  }
+  if (await limitsAfterBody(route, ctx)) return undefined;
+  return route.handler(ctx);
+}
+
 export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const router = new Router<Handler>(deps.routes);
+  const router = new Router(deps.routes);
   const { log, requests } = deps;
 
   async function handle(req: IncomingMessage, res: ServerResponse, route: { path: string }): Promise<Reply | undefined> {
@@ -52,8 +75,8 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
     const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
-    const ctx: Ctx = { req, res, params, query: url.searchParams, account, service: deps.service };
-    return spec.handler(ctx);
+    const ctx: AnyCtx = { req, res, params, query: Object.fromEntries(url.searchParams), body: undefined, files: new Map(), account, service: deps.service };
+    return answer(spec, ctx);
   }
 
   return (req, res) => {

@@ -1,4 +1,4 @@
-// The router: routes are declared (method, path with :params, who may call), compiled once,
+// The router: routes are declared (method, path with :params), compiled once,
 // and matched here. Path parameters are percent-decoded safely: a bad escape is a 400.
 import { Invalid } from '../domain/errors.ts';
 
@@ -8,17 +8,14 @@ import { Invalid } from '../domain/errors.ts';
  */
 export type Auth = 'public' | 'secret' | 'either' | 'merchant' | 'operator' | 'none';
 
-export interface RouteSpec<H> {
+/** What the router matches on; the rest of a route (routes/route.ts) is the pipeline's. */
+export interface RouteSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
-  auth: Auth;
-  handler: H;
-  /** One line for the README's endpoint list and the route table test. */
-  summary: string;
 }
 
-interface Compiled<H> {
-  spec: RouteSpec<H>;
+interface Compiled<R extends RouteSpec> {
+  spec: R;
   pattern: RegExp;
   names: string[];
 }
@@ -31,10 +28,10 @@ export function decodeParam(raw: string, name: string): string {
   }
 }
 
-export class Router<H> {
-  private readonly routes: Compiled<H>[];
+export class Router<R extends RouteSpec> {
+  private readonly routes: Compiled<R>[];
 
-  constructor(specs: RouteSpec<H>[]) {
+  constructor(specs: readonly R[]) {
     this.routes = specs.map((spec) => {
       const names: string[] = [];
       const source = spec.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([a-zA-Z]+)/g, (_m, name: string) => {
@@ -46,7 +43,7 @@ export class Router<H> {
   }
 
   /** The route for a request, its decoded parameters, or which methods the path has. */
-  match(method: string, path: string): { spec: RouteSpec<H>; params: Record<string, string> } | { allowed: string[] } {
+  match(method: string, path: string): { spec: R; params: Record<string, string> } | { allowed: string[] } {
     const allowed: string[] = [];
     for (const route of this.routes) {
       const found = route.pattern.exec(path);
@@ -62,7 +59,7 @@ export class Router<H> {
     return { allowed };
   }
 
-  get specs(): RouteSpec<H>[] {
+  get specs(): R[] {
     return this.routes.map((r) => r.spec);
   }
 }

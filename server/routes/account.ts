@@ -2,25 +2,26 @@
 // name, e-mail and logo. A logo is uploaded as a file, and only an image whose bytes say so
 // (PNG, JPEG, GIF, WebP) is kept and served at /files/:id, as cover photos are: an HTML or SVG
 // file sent as a "logo" is refused, so it can never be served from our origin.
+import * as z from 'zod/mini';
+import { BusinessAnswer, WarningsAnswer } from '../../contract/dashboard.ts';
 import { BusinessBody } from '../../contract/dashboard-requests.ts';
 import type { Merchant } from '../domain/account.ts';
 import { invalidField } from '../domain/errors.ts';
 import { imageTypeOf } from '../domain/links.ts';
-import { readJson } from '../http/body.ts';
-import { readMultipart } from '../http/multipart.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import { moneyWarnings } from '../domain/warnings.ts';
 import type { Handler } from './context.ts';
+import { route } from './route.ts';
 
 const LOGO_BYTES = 512 * 1024;
+/** The logo's form has no text fields: only the file. */
+const LogoForm = z.object({});
 
 const businessView = (merchant: Merchant) => ({ businessName: merchant.businessName, businessEmail: merchant.businessEmail, businessLogo: merchant.businessLogo });
 
 export const getAccount: Handler = async ({ account, service }) => ok(200, businessView((await service.merchants.byId(account.merchant.id))!), 'Business');
 
-export const updateAccount: Handler = async ({ req, account, service }) => {
-  const body = parse(BusinessBody, await readJson(req));
+export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ body, account, service }) => {
   const merchant = await service.merchants.updateProfile(
     account.merchant.id,
     { businessName: body.business_name?.trim(), businessEmail: body.business_email?.trim() },
@@ -30,10 +31,8 @@ export const updateAccount: Handler = async ({ req, account, service }) => {
   return ok(200, businessView(merchant!), 'Business updated');
 };
 
-export const putLogo: Handler = async ({ req, account, service }) => {
-  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', 'expected a multipart form (logo is a file)');
-  const form = await readMultipart(req, { fileBytes: LOGO_BYTES, fieldBytes: 1024 });
-  const logo = form.files.get('logo');
+export const putLogo: Handler<{ body: typeof LogoForm }> = async ({ files, account, service }) => {
+  const logo = files.get('logo');
   if (!logo || logo.data.length === 0) throw invalidField('logo', 'expected an image file');
   // The bytes decide, not the declared type nor the file's name.
   const type = imageTypeOf(logo.data);
@@ -69,3 +68,26 @@ export const getWarnings: Handler = async ({ account, service }) => {
   const warnings = each.filter((w, i) => each.findIndex((x) => x.message === w.message) === i);
   return ok(200, warnings, warnings.length ? 'Something blocks money' : 'Nothing blocks money');
 };
+
+export const routes = [
+  route({ method: 'GET', path: '/api/v1/account', auth: 'merchant', handler: getAccount, tag: 'Account', summary: 'the business: name, e-mail, logo', description: '`businessName`, `businessEmail`, `businessLogo` (a URL or "").', responses: { 200: BusinessAnswer } }),
+  route({
+    method: 'PATCH', path: '/api/v1/account', auth: 'merchant', handler: updateAccount, tag: 'Account',
+    summary: 'a new business name or e-mail',
+    description: 'The e-mail is also the one the owner signs in to the dashboard with.',
+    body: BusinessBody, responses: { 200: BusinessAnswer },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: getWarnings, tag: 'Account',
+    summary: 'what blocks money: no webhook URL, no payout address, a failing webhook endpoint, the service not ready',
+    description: 'Each `{ code, message }`; empty when nothing blocks money. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.',
+    responses: { 200: WarningsAnswer },
+  }),
+  route({
+    method: 'PUT', path: '/api/v1/account/logo', auth: 'merchant', handler: putLogo, tag: 'Account',
+    summary: 'upload the business\'s logo (multipart; an image, sniffed)',
+    description: 'A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused, 400 naming `logo`). It is served at `/files/{id}`, and `businessLogo` is that URL.',
+    body: LogoForm, multipart: { file: 'logo', fileBytes: LOGO_BYTES, fieldBytes: 1024, fileWords: 'PNG, JPEG, GIF or WebP, at most 512 KiB' },
+    responses: { 200: BusinessAnswer },
+  }),
+];

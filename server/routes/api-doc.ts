@@ -1,197 +1,21 @@
-// The OpenAPI 3.1 document of the service's API, made from the route table (method, path,
-// who may call, summary) and the contract's zod schemas (bodies, answers, events) by zod's
-// own JSON Schema output: nothing here restates a shape. What the route table cannot say is
-// said once per operation below: which schema its body and each answer has, and its query.
+// The OpenAPI 3.1 document of the service's API, made from the routes (routes/route.ts: each
+// declares its method, path, who may call, summary, description, the contract's zod schemas of
+// its path, query and body, and its answers) by zod's own JSON Schema output: nothing here
+// restates a shape or an operation.
 // The contract's leaves are zod checks with the words of their error message ("a whole
 // number", "one of USD, GBP, …"); LEAVES gives each such message its JSON Schema, and a
 // leaf whose message is not there fails the document's test.
 import * as z from 'zod/mini';
-import {
-  Alive,
-  answer,
-  Bank,
-  BankPayout,
-  CoinsAnswer,
-  Country,
-  Deleted,
-  Done,
-  ErrorEnvelope,
-  EVENT_SCHEMAS,
-  EventRecord,
-  EventsAnswer,
-  Initialized,
-  PayoutAddress,
-  Payout,
-  Rate,
-  Readiness,
-  WebhookEndpoint,
-} from '../../contract/api.ts';
-import { BusinessAnswer, WarningsAnswer, PaymentDetail, PaymentsPage, RolledKey } from '../../contract/dashboard.ts';
-import { BusinessBody, PaymentsQuery, RollKeyBody } from '../../contract/dashboard-requests.ts';
+import { ErrorEnvelope, EVENT_SCHEMAS } from '../../contract/api.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
-import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
-import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody } from '../../contract/balances.ts';
-import { amount, coin, currency, int, oneOf, text } from '../../contract/fields.ts';
-import {
-  DonationLink,
-  DonationLinkForm,
-  DonationLinkUpdateBody,
-  LinkById,
-  LinkBySlug,
-  LinkList,
-  LinkStatusBody,
-  StandardLinkBody,
-  StandardLinkCreated,
-  StandardLinkUpdateBody,
-} from '../../contract/payment-links.ts';
-import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
-import { DepositBody, InitializeBody, MerchantVerification, PayoutAddressBody, Qr, STATUSES, Verification, WebhookBody } from '../../contract/schemas.ts';
-import type { RouteSpec } from '../http/router.ts';
+import { STATUSES } from '../../contract/schemas.ts';
+import { TAGS, type Route } from './route.ts';
 
 type Schema = z.core.$ZodType;
 export type JsonSchema = Record<string, unknown>;
 
-interface Operation {
-  tag: string;
-  /** More than the route table's one line, where it helps. */
-  description?: string;
-  query?: Schema;
-  body?: Schema;
-  /** A multipart form (its text fields in `body`) with this file field. */
-  file?: string;
-  /** The body may be left out. */
-  optionalBody?: boolean;
-  /** Each success status and its whole body; errors are added from what the route can refuse. */
-  responses: Record<number, Schema>;
-  /** Errors this operation answers beyond those of its key, body and path (400, 401, 404, 413). */
-  errors?: number[];
-  /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
-  mediaType?: 'text/csv';
-}
-
-const verifyQuery = z.object({
-  wait: z.optional(int),
-  since: z.optional(text),
-});
-const either = (schemas: [Schema, Schema]) => z.union(schemas);
-
-/** Every JSON operation of the API, keyed `METHOD path` as the route table writes it. */
-export const OPERATIONS: Record<string, Operation> = {
-  'GET /api/v1/coins': { tag: 'Payments', query: z.object({ amount: z.optional(amount), currency: z.optional(currency) }), responses: { 200: CoinsAnswer }, errors: [409, 503] },
-  'POST /api/v1/transaction/initialize': {
-    tag: 'Payments',
-    description:
-      'A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409).',
-    body: InitializeBody,
-    responses: { 200: answer(Initialized), 201: answer(Initialized) },
-    errors: [409, 429, 503],
-  },
-  'GET /api/v1/transaction/verify/{reference}': {
-    tag: 'Payments',
-    description: 'With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification). `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt`) holds the request until the payment changes.',
-    query: verifyQuery,
-    responses: { 200: answer(either([MerchantVerification, Verification])) },
-    errors: [429],
-  },
-  'GET /api/v1/transaction/qr/{reference}': { tag: 'Payments', responses: { 200: answer(Qr) } },
-  'POST /api/v1/transaction/settle/{reference}': { tag: 'Payments', responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [409] },
-  'POST /api/v1/sandbox/deposit': { tag: 'Payments', body: DepositBody, responses: { 200: answer(either([MerchantVerification, Verification])) }, errors: [403, 409] },
-  'GET /api/v1/payments': {
-    tag: 'Payments',
-    description: 'Newest first. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part).',
-    query: PaymentsQuery,
-    responses: { 200: PaymentsPage },
-  },
-  'GET /api/v1/payments/export.csv': {
-    tag: 'Payments',
-    description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
-    query: PaymentsQuery,
-    mediaType: 'text/csv',
-    responses: { 200: text },
-  },
-  'GET /api/v1/payments/{reference}': {
-    tag: 'Payments',
-    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
-    responses: { 200: answer(PaymentDetail) },
-  },
-  'GET /api/v1/products': { tag: 'Products', description: 'Newest first; `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).', query: ProductsQuery, responses: { 200: ProductsPage } },
-  'POST /api/v1/products': { tag: 'Products', body: ProductBody, responses: { 201: answer(Product) } },
-  'GET /api/v1/products/{id}': { tag: 'Products', responses: { 200: answer(Product) } },
-  'PATCH /api/v1/products/{id}': { tag: 'Products', description: '`archived: true` keeps the product\'s prices off new carts; links that have them keep them.', body: ProductUpdateBody, responses: { 200: answer(Product) } },
-  'POST /api/v1/products/{id}/prices': { tag: 'Products', description: 'A standard link\'s cart takes the price\'s `id` as `price_id`.', body: PriceBody, responses: { 201: answer(Price) } },
-  'GET /api/v1/prices/{id}': { tag: 'Products', responses: { 200: answer(Price) } },
-  'POST /api/v1/keys/roll': {
-    tag: 'Payments',
-    description:
-      'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
-    body: RollKeyBody,
-    optionalBody: true,
-    responses: { 201: answer(RolledKey) },
-  },
-  'GET /api/v1/account': { tag: 'Account', responses: { 200: BusinessAnswer } },
-  'GET /api/v1/account/warnings': { tag: 'Account', description: 'Empty when nothing blocks money. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.', responses: { 200: WarningsAnswer } },
-  'PATCH /api/v1/account': { tag: 'Account', description: 'The e-mail is also the one the owner signs in to the dashboard with.', body: BusinessBody, responses: { 200: BusinessAnswer } },
-  'PUT /api/v1/account/logo': {
-    tag: 'Account',
-    description: 'A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused). It is served at `/files/{id}`, and `businessLogo` is that URL.',
-    body: z.object({}),
-    file: 'logo',
-    responses: { 200: BusinessAnswer },
-  },
-  'PUT /api/v1/webhook': { tag: 'Webhooks', body: WebhookBody, responses: { 200: answer(WebhookEndpoint) } },
-  'GET /api/v1/webhook': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
-  'POST /api/v1/webhook/rotate': { tag: 'Webhooks', responses: { 200: answer(WebhookEndpoint) } },
-  'PUT /api/v1/payout_address': { tag: 'Webhooks', body: PayoutAddressBody, responses: { 200: answer(PayoutAddress) }, errors: [409] },
-  'GET /api/v1/payout_address': { tag: 'Webhooks', responses: { 200: answer(z.array(PayoutAddress)) } },
-  'GET /api/v1/events': {
-    tag: 'Webhooks',
-    description: '`after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
-    query: z.object({ after: z.optional(text), before: z.optional(int), limit: z.optional(int), wait: z.optional(int) }),
-    responses: { 200: EventsAnswer },
-  },
-  'POST /api/v1/events/{id}/resend': { tag: 'Webhooks', responses: { 202: answer(EventRecord) } },
-  'GET /api/v1/payment_links': { tag: 'Payment links', query: z.object({ page: z.optional(int), page_size: z.optional(int) }), responses: { 200: LinkList } },
-  'GET /api/v1/payment_links/pay/{key}': { tag: 'Payment links', description: 'By slug: the detail by slug. By id (a UUID): the detail by id.', responses: { 200: answer(either([LinkBySlug, LinkById])) } },
-  'POST /api/v1/payment_links/standard': { tag: 'Payment links', body: StandardLinkBody, responses: { 201: answer(StandardLinkCreated) } },
-  'PUT /api/v1/payment_links/standard': { tag: 'Payment links', body: StandardLinkUpdateBody, responses: { 200: answer(StandardLinkCreated) }, errors: [404, 409] },
-  'POST /api/v1/payment_links': { tag: 'Payment links', body: StandardLinkBody, responses: { 201: answer(StandardLinkCreated) } },
-  'PUT /api/v1/payment_links': { tag: 'Payment links', body: StandardLinkUpdateBody, responses: { 200: answer(StandardLinkCreated) }, errors: [404, 409] },
-  'POST /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkForm, file: 'cover_photo', responses: { 201: answer(DonationLink) } },
-  'PUT /api/v1/payment_links/donation': { tag: 'Payment links', body: DonationLinkUpdateBody, responses: { 200: answer(DonationLink) }, errors: [404] },
-  'PUT /api/v1/payment_links/{id}/status': { tag: 'Payment links', body: LinkStatusBody, responses: { 200: Done } },
-  'GET /api/v1/payment_links/{id}/qr': { tag: 'Payment links', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } },
-  'GET /api/v1/bank': { tag: 'Bank payouts', query: z.object({ country: text }), responses: { 200: answer(z.array(Bank)) } },
-  'GET /api/v1/bank/payouts/countries': { tag: 'Bank payouts', responses: { 200: answer(z.array(Country)) } },
-  'GET /api/v1/bank/payouts/currencies': { tag: 'Bank payouts', responses: { 200: answer(z.array(oneOf(PAYOUT_CURRENCIES))) } },
-  'GET /api/v1/bank/payouts/rate': { tag: 'Bank payouts', description: 'From the rate provider (RATES_FILE) where it prices the currency; 503 when its rate is stale.', query: z.object({ coin, currency: oneOf(PAYOUT_CURRENCIES) }), responses: { 200: answer(Rate) }, errors: [503] },
-  'POST /api/v1/bank/payouts/initiate': { tag: 'Bank payouts', body: InitiatePayoutBody, responses: { 201: answer(Payout) }, errors: [404, 409, 503] },
-  'GET /api/v1/bank/payouts/withdrawals/{id}': { tag: 'Bank payouts', responses: { 200: answer(Payout) } },
-  'POST /api/v1/bank/payouts': { tag: 'Bank payouts', body: PayoutBody, responses: { 201: answer(BankPayout) }, errors: [409] },
-  'GET /api/v1/bank/payouts': { tag: 'Bank payouts', responses: { 200: answer(z.array(text)) } },
-  'DELETE /api/v1/bank/payouts': { tag: 'Bank payouts', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] },
-  'GET /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', responses: { 200: answer(BankPayout) } },
-  'PATCH /api/v1/bank/payouts/{id}': { tag: 'Bank payouts', body: PayoutFields, responses: { 200: answer(BankPayout) } },
-  'GET /api/v1/settlement': { tag: 'Balances', responses: { 200: answer(SettlementAnswer) } },
-  'PUT /api/v1/settlement': {
-    tag: 'Balances',
-    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial). Applies to payments made after it.',
-    body: SettlementBody,
-    responses: { 200: answer(SettlementAnswer) },
-    errors: [409],
-  },
-  'GET /api/v1/balances': { tag: 'Balances', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } },
-  'POST /api/v1/swaps/quote': { tag: 'Balances', body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: [409] },
-  'POST /api/v1/swaps': { tag: 'Balances', body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409] },
-  'GET /api/v1/swaps/{id}': { tag: 'Balances', responses: { 200: answer(Swap) } },
-  'POST /api/v1/withdrawals': { tag: 'Balances', body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409] },
-  'GET /api/v1/withdrawals/{id}': { tag: 'Balances', responses: { 200: answer(Withdrawal) } },
-  'GET /healthz': { tag: 'Operations', responses: { 200: answer(Alive) } },
-  'GET /readyz': { tag: 'Operations', responses: { 200: Readiness, 503: Readiness } },
-  'GET /api/v1/openapi.json': { tag: 'Operations', description: 'This document.', responses: { 200: z.looseObject({ openapi: text }) } },
-};
-
 /** The routes the document covers: the JSON API and the operator's health checks (not the files and pages served to browsers, nor the operator's own API). */
-export const documented = (route: Pick<RouteSpec<unknown>, 'path'>): boolean => route.path.startsWith('/api/v1/') && route.path !== '/api/v1/reference' || route.path === '/healthz' || route.path === '/readyz';
+export const documented = (route: Pick<Route, 'path'>): boolean => route.path.startsWith('/api/v1/') && route.path !== '/api/v1/reference' || route.path === '/healthz' || route.path === '/readyz';
 export const openApiPath = (path: string): string => path.replace(/:([a-zA-Z]+)/g, '{$1}');
 
 const string = { type: 'string' };
@@ -241,6 +65,15 @@ const LEAVES: Record<string, JsonSchema> = {
   'a whole number from 1 to 100': { type: 'string', pattern: '^\\d+$', description: 'from 1 to 100' },
   'a reference, e-mail, deposit address or transaction hash': { type: 'string', maxLength: 254 },
   'an amount greater than 0 as text with at most 2 decimals': { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,2})?$' },
+  'a merchant id (a UUID, as merchant list shows)': { type: 'string', format: 'uuid' },
+  'whole seconds from 1 to 30': { type: 'integer', minimum: 1, maximum: 30 },
+  'whole seconds from 0 to 30': { type: 'integer', minimum: 0, maximum: 30 },
+  'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z': { type: 'string', pattern: '^[a-z]+:[\\d.]+:[A-Z]{2,6}:[\\dT:.Z+-]{10,40}(:[\\d.e-]+:\\d+)?$' },
+  'a whole number of at least 0, latest or recent': { anyOf: [{ type: 'integer', minimum: 0 }, { enum: ['latest', 'recent'] }] },
+  "a whole number of at least 1 (an event's seq)": { type: 'integer', minimum: 1 },
+  'a whole number from 1 to 200': { type: 'integer', minimum: 1, maximum: 200 },
+  'a whole number from 1 to 1000000': { type: 'integer', minimum: 1, maximum: 1000000 },
+  'a page size from 1 to 100': { type: 'integer', minimum: 1, maximum: 100 },
   anything: {},
 };
 
@@ -303,15 +136,16 @@ const ERROR_WORDS: Record<number, string> = {
 const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
 /** The whole document, for the routes given (the route table) and the origin it is served on. */
-export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origin: string, untyped?: Untyped): JsonSchema {
+export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, untyped?: Untyped): JsonSchema {
   const error = { $ref: '#/components/schemas/Error' };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter(documented)) {
     const path = openApiPath(route.path);
-    const op = OPERATIONS[`${route.method} ${path}`];
-    if (!op) throw new Error(`openapi: no description of ${route.method} ${path}: add it to OPERATIONS`);
+    const op = route;
+    if (!op.tag || !op.responses) throw new Error(`openapi: ${route.method} ${route.path} is in the API but declares no tag or answers (responses)`);
     const pathParams = [...route.path.matchAll(/:([a-zA-Z]+)/g)].map((m) => m[1]);
-    const parameters: unknown[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const paramSchemas = op.params && (jsonSchema(op.params, 'input', untyped) as { properties: Record<string, JsonSchema> }).properties;
+    const parameters: unknown[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: paramSchemas?.[name] ?? { type: 'string' } }));
     if (op.query) {
       const query = jsonSchema(op.query, 'input', untyped) as { properties: Record<string, JsonSchema>; required?: string[] };
       for (const [name, schema] of Object.entries(query.properties)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
@@ -333,9 +167,9 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
       responses[status] = { description: ERROR_WORDS[status], content: { 'application/json': { schema: error } } };
     }
     let requestBody: unknown;
-    if (op.body && op.file) {
+    if (op.body && op.multipart) {
       const form = jsonSchema(op.body, 'input', untyped) as { properties: Record<string, JsonSchema> };
-      form.properties[op.file] = { type: 'string', contentMediaType: 'application/octet-stream', description: op.file === 'logo' ? 'PNG, JPEG, GIF or WebP, at most 512 KiB' : 'PNG, JPEG, GIF or WebP, at most 2 MiB' };
+      form.properties[op.multipart.file] = { type: 'string', contentMediaType: 'application/octet-stream', description: op.multipart.fileWords };
       requestBody = { required: true, content: { 'multipart/form-data': { schema: form } } };
     } else if (op.body) {
       requestBody = { required: !op.optionalBody, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
@@ -385,7 +219,7 @@ export function openApiDocument(routes: ReadonlyArray<RouteSpec<unknown>>, origi
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
-    tags: ['Payments', 'Products', 'Account', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'].map((name) => ({ name })),
+    tags: TAGS.map((name) => ({ name })),
     paths,
     webhooks,
     components: {

@@ -2,26 +2,21 @@
 // balances, swaps between coins and withdrawals to a wallet. Secret key only; each key sees
 // and moves only its own merchant's balance in its own mode.
 import { getAddress, isAddress, type Address } from 'viem';
-import { SettlementBody, SwapBody, SwapQuoteBody, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
+import * as z from 'zod/mini';
+import { answer } from '../../contract/api.ts';
+import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
 import type { Account } from '../domain/account.ts';
 import { Conflict, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
-import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import type { Handler, ServiceParts } from './context.ts';
+import { route } from './route.ts';
 
-/** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
-export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
-  if ((await service.ledger.settlement(account.merchant.id, account.mode)) !== 'balance') {
-    throw new Conflict(
-      `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
-    );
-  }
-}
+/** Declared on a route as `limits: { balance }`; here for code that checks it itself. */
+export { requireBalance } from './route.ts';
 
 /** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
 const coinOf = (service: ServiceParts, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
@@ -34,8 +29,7 @@ export const getSettlement: Handler = async ({ account, service }) => {
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement');
 };
 
-export const putSettlement: Handler = async ({ req, account, service }) => {
-  const { settlement } = parse(SettlementBody, await readJson(req));
+export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ body: { settlement }, account, service }) => {
   if (settlement === 'balance') {
     const networks = service.catalog.networks(account.mode);
     // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
@@ -68,9 +62,7 @@ export const balances: Handler = async ({ account, service }) => {
   return ok(200, lines, 'Balances');
 };
 
-export const quoteSwap: Handler = async ({ req, account, service }) => {
-  await requireBalance(account, service, 'Swaps');
-  const body = parse(SwapQuoteBody, await readJson(req));
+export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body, account, service }) => {
   if (body.from === body.to) throw invalidField('to', `expected another coin than ${body.from}`);
   // Both coins on one chain, whose treasury swaps: chain_id names it where the coins are on several.
   const from = coinOf(service, account, 'from', body.from, body.chain_id);
@@ -88,9 +80,7 @@ export const quoteSwap: Handler = async ({ req, account, service }) => {
   return ok(201, swapView(quoted), 'Swap quoted');
 };
 
-export const createSwap: Handler = async ({ req, account, service }) => {
-  await requireBalance(account, service, 'Swaps');
-  const { quote_id } = parse(SwapBody, await readJson(req));
+export const createSwap: Handler<{ body: typeof SwapBody }> = async ({ body: { quote_id }, account, service }) => {
   const quoted = await service.ledger.swap(account, quote_id).catch(() => undefined);
   const decimals = quoted?.fromDecimals ?? 18;
   const swap = await service.ledger.acceptQuote(account, quote_id, { symbol: quoted?.fromSymbol ?? '', format: (u) => formatUnits(u, decimals) }, service.now(), swapView);
@@ -99,9 +89,7 @@ export const createSwap: Handler = async ({ req, account, service }) => {
 
 export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.ledger.swap(account, params.id)), 'Swap');
 
-export const withdraw: Handler = async ({ req, account, service }) => {
-  await requireBalance(account, service, 'Withdrawals');
-  const body = parse(WithdrawalBody, await readJson(req));
+export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body, account, service }) => {
   const network = service.catalog.network(account.mode, body.chain_id);
   if (!network) {
     const networks = service.catalog.networks(account.mode);
@@ -125,3 +113,36 @@ export const withdraw: Handler = async ({ req, account, service }) => {
 };
 
 export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.ledger.withdrawal(account, params.id)), 'Withdrawal');
+
+const tag = 'Balances' as const;
+
+export const routes = [
+  route({ method: 'GET', path: '/api/v1/settlement', auth: 'secret', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
+  route({
+    method: 'PUT', path: '/api/v1/settlement', auth: 'secret', handler: putSettlement, tag,
+    summary: 'settle new payments to your wallet or to a balance the operator holds',
+    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
+    body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: [409],
+  }),
+  route({ method: 'GET', path: '/api/v1/balances', auth: 'secret', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
+  route({
+    method: 'POST', path: '/api/v1/swaps/quote', auth: 'secret', handler: quoteSwap, tag,
+    summary: 'a price to swap one coin of the balance for another',
+    description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the floor: the pool\'s quote less the slippage limit of 0.5%), `expires_at` (a minute); 409 on `wallet` settlement.',
+    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: [409], limits: { balance: 'Swaps' },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: createSwap, tag,
+    summary: 'swap at a quote',
+    description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
+    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409], limits: { balance: 'Swaps' },
+  }),
+  route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: getSwap, tag, summary: 'one swap and its state', responses: { 200: answer(Swap) } }),
+  route({
+    method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
+    summary: 'send coins of the balance to a wallet',
+    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s daily withdrawal limit of the coin, 409 naming `amount`.',
+    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409], limits: { balance: 'Withdrawals' },
+  }),
+  route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', responses: { 200: answer(Withdrawal) } }),
+];

@@ -1,8 +1,11 @@
-// What every route handler is given: the request, its account, and the service's parts.
+// What every route handler is given: the request, its checked input, its account, and the
+// service's parts.
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
 import type { Check } from '../chain/readiness.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type * as z from 'zod/mini';
+import type { FormFile } from '../http/multipart.ts';
 import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
 import type { FaultInjector } from '../http/faults.ts';
@@ -81,16 +84,33 @@ export interface ServiceParts {
   log: Logger;
 }
 
-export interface Ctx {
+/** The schemas a route declares for its input; the pipeline hands the handler their output. */
+export interface Schemas {
+  params?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
+}
+type Out<S, K extends keyof Schemas, Default> = S extends { [key in K]: infer T extends z.ZodMiniType } ? z.output<T> : Default;
+
+export interface Ctx<S extends Schemas = {}> {
   req: IncomingMessage;
   res: ServerResponse;
-  params: Record<string, string>;
-  query: URLSearchParams;
+  /** The path's parameters, decoded, and checked by the route's `params` schema where it has one. */
+  params: Out<S, 'params', Record<string, string>>;
+  /** The query string, checked by the route's `query` schema (without one: each name's last value). */
+  query: Out<S, 'query', Record<string, string>>;
+  /** The body, read (JSON, or a multipart form's text fields) and checked by the route's `body` schema. */
+  body: Out<S, 'body', undefined>;
+  /** A multipart form's files, by field name (empty for a JSON body). */
+  files: Map<string, FormFile>;
   /** Who is calling; present on every route whose auth is not 'none'. */
   account: Account;
   /** The service's parts: stores, catalogue, config, clock. */
   service: ServiceParts;
 }
 
+/** A context before its route is known: any input. */
+export type AnyCtx = Ctx<Required<Schemas>>;
+
 /** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
-export type Handler = (ctx: Ctx) => Promise<Reply | undefined>;
+export type Handler<S extends Schemas = {}> = (ctx: Ctx<S>) => Promise<Reply | undefined>;

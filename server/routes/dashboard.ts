@@ -1,17 +1,16 @@
 // The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
 // built script and style, and its sign-in: set a password with a one-time link, sign in, read
 // the session, sign out here or everywhere. The screens read the public API with the session.
-import { SESSION_COOKIE, authenticateSession, cookie, sameOrigin } from '../http/auth.ts';
+import { SESSION_COOKIE, authenticateSession, cookie } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
-import { Forbidden, invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
+import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../domain/sign-in.ts';
-import { readJson } from '../http/body.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
-import { parse } from '../http/validate.ts';
 import type { Merchant } from '../domain/account.ts';
-import type { Ctx, Handler, ServiceParts } from './context.ts';
+import type { Handler, ServiceParts } from './context.ts';
+import { route, type Limits } from './route.ts';
 
 /** Only this origin's script, style and API; no inline script or style, no framing, no other origin. */
 export const DASHBOARD_POLICY = [
@@ -112,19 +111,14 @@ async function startSession(service: ServiceParts, merchantId: string, message: 
  * and one client tries only so many, whatever the e-mail: guessing across many accounts is
  * slowed as guessing one is.
  */
-function fromOurPages(ctx: Ctx): string {
-  if (!sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
-  const client = clientOf(ctx.req, ctx.service.config.trustProxies);
-  const wait = ctx.service.signIns.hit(client);
-  if (wait !== undefined) throw new TooMany(`Too many sign-in attempts from this address; try again in ${wait} s`, wait);
-  return client;
-}
+const FROM_OUR_PAGES: Limits = {
+  sameOrigin: true,
+  rate: [{ limiter: (service) => service.signIns, key: ({ req, service }) => clientOf(req, service.config.trustProxies), message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s` }],
+};
 
 /** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
-export const setPassword: Handler = async (ctx) => {
-  fromOurPages(ctx);
-  const { service } = ctx;
-  const body = parse(SetPasswordBody, await readJson(ctx.req));
+export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx) => {
+  const { service, body } = ctx;
   const problem = passwordProblem(body.password);
   if (problem) throw invalidField('password', problem);
   const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password), service.now());
@@ -141,10 +135,9 @@ const NOBODY = hashPassword('not anyone’s password, only a timing equaliser');
  * stranger failing on the owner's e-mail locks out only themself. Only very many failures from
  * many addresses at once lock the e-mail for all, until the owner's new sign-in link.
  */
-export const signIn: Handler = async (ctx) => {
-  const client = fromOurPages(ctx);
-  const { service } = ctx;
-  const body = parse(SignInBody, await readJson(ctx.req));
+export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
+  const { service, body } = ctx;
+  const client = clientOf(ctx.req, service.config.trustProxies);
   const nowMs = service.now();
   const locked = await service.dashboard.lockedUntil(body.email, client, nowMs);
   if (locked > nowMs) {
@@ -186,3 +179,24 @@ export const signOutEverywhere: Handler = async ({ req, res, service }) => {
   res.setHeader('set-cookie', sessionCookie(service, '', 0));
   return { status: 204, body: undefined };
 };
+
+// The dashboard's own sign-in is not in the merchants' reference (api-doc.ts documents /api/v1 only).
+export const routes = [
+  route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
+  route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
+  route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),
+  route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script and style', description: '`dashboard.js` and `dashboard.css`, built by `npm run build`.' }),
+  route({
+    method: 'POST', path: '/dashboard/api/password', auth: 'none', handler: setPassword, body: SetPasswordBody, limits: FROM_OUR_PAGES,
+    summary: 'a sign-in link\'s token and a new password: signs in',
+    description: '`{ token, password }`: the sign-in link\'s token (from its `#fragment`) and a password of 10 to 200 characters; the link is used once; signs in (the session cookie).',
+  }),
+  route({
+    method: 'POST', path: '/dashboard/api/session', auth: 'none', handler: signIn, body: SignInBody, limits: FROM_OUR_PAGES,
+    summary: 'e-mail and password: a session cookie',
+    description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
+  }),
+  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys' }),
+  route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
+  route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),
+];

@@ -1,6 +1,8 @@
 // For the operator and their load balancer: is the process up, and is it ready to take payments.
+import { Alive, answer, Readiness } from '../../contract/api.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler } from './context.ts';
+import { route } from './route.ts';
 
 /** The process answers. */
 export const healthz: Handler = async () => ok(200, { status: 'ok' }, 'Alive');
@@ -12,3 +14,13 @@ export const readyz: Handler = async ({ service }) => {
   const ready = checks.every((c) => c.ok);
   return { status: ready ? 200 : 503, body: { status: ready ? 'success' : 'error', statusCode: ready ? 200 : 503, message: ready ? 'Ready' : `Not ready: ${checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`).join('; ')}`, data: checks } };
 };
+
+export const routes = [
+  route({ method: 'GET', path: '/healthz', auth: 'none', handler: healthz, tag: 'Operations', summary: 'the process answers', responses: { 200: answer(Alive) } }),
+  route({
+    method: 'GET', path: '/readyz', auth: 'none', handler: readyz, tag: 'Operations',
+    summary: 'the database answers and each chain is followed; 503 naming what is not',
+    description: 'Each watched chain\'s watcher is within `READY_MAX_LAG_BLOCKS` (50) of its head; 503 naming what is not, with each check in `data`.',
+    responses: { 200: Readiness, 503: Readiness },
+  }),
+];

@@ -6,16 +6,16 @@ import { cors } from '../http/respond.ts';
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { email as emailField, FIAT_DECIMALS } from '../../contract/fields.ts';
+import { email as emailField, FIAT_DECIMALS, is } from '../../contract/fields.ts';
 import { toUnits } from '../../contract/money.ts';
 import { initializePayment } from '../domain/initialize.ts';
 import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
-import { readJson } from '../http/body.ts';
 import { fromRoot } from '../paths.ts';
 import { builtFile, sendBuilt } from '../http/static.ts';
 import { hostedPage, NOT_FOUND_PAGE } from '../views/hosted-page.ts';
 import type { Handler, ServiceParts } from './context.ts';
+import { route } from './route.ts';
 
 const ASSETS = fromRoot('server/hosted/assets/');
 const TYPES: Record<string, string> = { 'link.js': 'text/javascript; charset=utf-8', 'link.css': 'text/css; charset=utf-8' };
@@ -99,7 +99,10 @@ export const linkPage: Handler = async ({ params, res, service }) => {
 };
 
 /** The page's pay button: the server works out the amount from the link and makes the payment. */
-export const linkCheckout: Handler = async ({ req, params, service }) => {
+/** The pay button's form as JSON: its fields are read by what the link takes (amountFor). */
+const CheckoutBody = is<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object');
+
+export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req, params, service, body }) => {
   const link = await linkBySlug(service, params.slug);
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
   if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
@@ -107,8 +110,6 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   const { perClient, perLink } = service.linkCheckouts;
   const wait = perClient.hit(clientOf(req, service.config.trustProxies)) ?? perLink.hit(link.id);
   if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
-  const raw = await readJson(req);
-  const body = (raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';
   if (!emailField.safeParse(customerEmail).success) {
     throw invalidField('email', `expected an e-mail address such as ada@example.com, received ${JSON.stringify(String(body.email ?? '').slice(0, 40))}`);
@@ -134,3 +135,21 @@ export const linkCheckout: Handler = async ({ req, params, service }) => {
   );
   return { status: 201, body: { reference, amount, currency, key: await service.merchants.publicKey(account) } };
 };
+
+// Served to browsers: not in the API's reference (api-doc.ts documents /api/v1 only).
+export const routes = [
+  route({ method: 'GET', path: '/checkout.js', auth: 'none', handler: built('checkout.js'), summary: 'the checkout script' }),
+  route({ method: 'GET', path: '/checkout.js.map', auth: 'none', handler: built('checkout.js.map'), summary: 'its source map' }),
+  route({ method: 'GET', path: '/checkout/locales/:lang', auth: 'none', handler: locale, summary: 'the checkout\'s words in French or Arabic (fr.json, ar.json)', description: 'English is built into the script.' }),
+  route({ method: 'GET', path: '/hosted/:name', auth: 'none', handler: asset, summary: 'the hosted pages\' script and style', description: '`link.js` and `link.css`.' }),
+  route({ method: 'GET', path: '/files/:id', auth: 'none', handler: file, summary: 'an uploaded cover photo or logo' }),
+  route({
+    method: 'GET', path: '/pay/:slug', auth: 'none', handler: linkPage, summary: 'a payment link\'s page',
+    description: 'Title, description, cart with adjustable quantities or the fixed charge, or for a donation the cover, social links and an amount; 410 with a notice when the link is deactivated. Under a CSP of `script-src \'self\'` and `frame-ancestors \'none\'`.',
+  }),
+  route({
+    method: 'POST', path: '/pay/:slug/checkout', auth: 'none', handler: linkCheckout, body: CheckoutBody,
+    summary: 'the page\'s pay button: a server-priced payment',
+    description: '`{ email, quantities?, amount?, currency?, phone?, address?, promo? }`: the server works out the amount, refuses an inactive link (409), and answers `{ reference, amount, currency, key }` for the widget. Presses are counted per client address and per link (429).',
+  }),
+];

@@ -1,17 +1,21 @@
 // The operator's endpoints, behind the operator token: merchants made and listed while the
 // service runs (their keys work at once: every request reads keys from the database), and the
 // Prometheus metrics.
+import * as z from 'zod/mini';
+import { is } from '../../contract/fields.ts';
 import { MerchantCreateBody, WithdrawalLimitBody } from '../../contract/operator.ts';
-import { readJson } from '../http/body.ts';
-import { invalidField, NotFound } from '../domain/errors.ts';
+import { isUuid } from '../../contract/payment-links.ts';
+import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import { SIGN_IN_LINK_MS } from '../domain/sign-in.ts';
 import type { Handler, ServiceParts } from './context.ts';
 import type { Account } from '../domain/account.ts';
+import { route } from './route.ts';
 
-export const createMerchant: Handler = async ({ req, service }) => {
-  const body = parse(MerchantCreateBody, await readJson(req));
+const ByMerchant = z.object({ id: is<string>(isUuid, 'a merchant id (a UUID, as merchant list shows)') });
+type ByMerchant = { params: typeof ByMerchant };
+
+export const createMerchant: Handler<{ body: typeof MerchantCreateBody }> = async ({ body, service }) => {
   const created = await service.merchants.create({ businessName: body.name.trim(), businessEmail: body.email.trim(), businessLogo: body.logo ?? '' }, service.now());
   service.log.info({ merchant: created.id }, 'merchant created by the operator');
   const { id, businessName, businessEmail, keys, webhookSecrets } = created;
@@ -30,9 +34,8 @@ async function signInUrlFor(service: ServiceParts, merchantId: string): Promise<
 }
 
 /** A new sign-in link for a merchant's owner (a forgotten password): earlier links stop working; the password changes only when it is used. */
-export const signInLink: Handler = async ({ params, service }) => {
+export const signInLink: Handler<ByMerchant> = async ({ params, service }) => {
   const id = params.id;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
   const signInUrl = await signInUrlFor(service, id);
   if (!signInUrl) throw new NotFound(`No merchant ${id}`);
   service.log.info({ merchant: id }, 'dashboard sign-in link issued by the operator');
@@ -47,9 +50,8 @@ export const metrics: Handler = async ({ res, service }) => {
 };
 
 /** New secret keys for a merchant who lost (or leaked) theirs: the old ones stop working now. */
-export const rollSecretKeys: Handler = async ({ params, service }) => {
+export const rollSecretKeys: Handler<ByMerchant> = async ({ params, service }) => {
   const id = params.id;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
   const secretKeys = await service.merchants.rollSecretKeys(id, service.now());
   if (!secretKeys) throw new NotFound(`No merchant ${id}`);
   service.log.info({ merchant: id }, 'secret keys rolled by the operator');
@@ -62,13 +64,25 @@ export const listMerchants: Handler = async ({ service }) => ok(200, await servi
  * A merchant's daily limit on withdrawals to wallets, per mode and coin (null: back to the
  * service's default): a stolen secret key then moves at most that much a day to a wallet.
  */
-export const setWithdrawalLimit: Handler = async ({ req, params, service }) => {
+export const setWithdrawalLimit: Handler<ByMerchant & { body: typeof WithdrawalLimitBody }> = async ({ body, params, service }) => {
   const id = params.id;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
-  const body = parse(WithdrawalLimitBody, await readJson(req));
   const owner = { merchant: { id } as Account['merchant'], mode: body.mode };
   if (!(await service.ledger.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
   const now = await service.ledger.withdrawalLimit(owner, body.coin);
   service.log.info({ merchant: id, mode: body.mode, coin: body.coin, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
   return ok(200, { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set }, `Daily withdrawal limit of ${body.coin} in ${body.mode} mode: ${now.daily}`);
 };
+
+// The operator's API is not in the merchants' reference (api-doc.ts documents /api/v1 only).
+export const routes = [
+  route({ method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: createMerchant, body: MerchantCreateBody, summary: 'operator token: make a merchant, its keys shown this once', description: '`{ name, email, logo? }`; 201 with its keys, webhook secrets and a one-time dashboard sign-in link, the one time the secret keys are shown (`merchant create`).' }),
+  route({ method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: listMerchants, summary: 'operator token: every merchant', description: 'Oldest first (`merchant list`).' }),
+  route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay (`merchant roll-keys`).' }),
+  route({
+    method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: setWithdrawalLimit, params: ByMerchant, body: WithdrawalLimitBody,
+    summary: 'operator token: a merchant\'s daily limit on withdrawals to wallets, per mode and coin',
+    description: '`{ mode, coin, daily }`: `daily` as whole tokens in decimal text, `"0"` allows none, `null` returns to `WITHDRAWAL_DAILY_LIMIT`; answers the limit that now holds (`merchant withdrawal-limit`).',
+  }),
+  route({ method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: signInLink, params: ByMerchant, summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner', description: 'On `PUBLIC_URL`; earlier links stop working, and using it signs out every session (`merchant sign-in-link --id <merchant id>`).' }),
+  route({ method: 'GET', path: '/metrics', auth: 'operator', handler: metrics, summary: 'operator token: Prometheus metrics', description: 'The operator token as a scraper\'s bearer token.' }),
+];

@@ -1,19 +1,23 @@
 // The merchant's payments (secret key or dashboard session): a list that pages by cursor and
 // filters, one payment with its timeline, and a new secret key for the caller's mode.
+import * as z from 'zod/mini';
+import { answer } from '../../contract/api.ts';
+import { PaymentDetail, PaymentsPage, RolledKey } from '../../contract/dashboard.ts';
 import { PaymentsQuery, RollKeyBody } from '../../contract/dashboard-requests.ts';
-import { REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
-import { readJson } from '../http/body.ts';
+import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, timelineView } from '../views/payment-list.ts';
 import type { Handler } from './context.ts';
+import { route } from './route.ts';
+
+const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
 /** The cursor is `createdMs.id` of the page's last payment: the next page starts below it. */
 const cursorOf = (p: { createdMs: number; id: string }) => `${p.createdMs}.${p.id}`;
 
-export const listPayments: Handler = async ({ query, account, service }) => {
-  const q = parse(PaymentsQuery, Object.fromEntries(query), 'query');
+export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
   const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
@@ -33,8 +37,7 @@ export const EXPORT_MAX = 100_000;
  * The list as CSV, with the list's filters (no cursor, no limit): newest first, read from the
  * database a thousand at a time (keyset), written as it is read.
  */
-export const exportCsv: Handler = async ({ query, res, account, service }) => {
-  const q = parse(PaymentsQuery, Object.fromEntries([...query].filter(([k]) => k !== 'cursor' && k !== 'limit')), 'query');
+export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query: q, res, account, service }) => {
   const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
@@ -58,9 +61,8 @@ export const exportCsv: Handler = async ({ query, res, account, service }) => {
   return undefined;
 };
 
-export const getPayment: Handler = async ({ params, account, service }) => {
+export const getPayment: Handler<{ params: typeof ByReference }> = async ({ params, account, service }) => {
   const reference = params.reference;
-  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const payment = await service.payments.get(account, reference);
   const timeline = await service.paymentList.timeline(account, payment);
   const network = service.catalog.network(account.mode, payment.chainId);
@@ -76,8 +78,7 @@ export const getPayment: Handler = async ({ params, account, service }) => {
  * `revoke_old_after` seconds (at most a week), keeps working until then so servers can move.
  * The body is optional: no body (or no content-type) is "now".
  */
-export const rollKey: Handler = async ({ req, account, service }) => {
-  const body = req.headers['content-type'] === undefined ? {} : parse(RollKeyBody, await readJson(req));
+export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
   const nowMs = service.now();
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs))!;
@@ -85,3 +86,31 @@ export const rollKey: Handler = async ({ req, account, service }) => {
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
+
+export const routes = [
+  route({
+    method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: listPayments, tag: 'Payments',
+    summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q',
+    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
+    query: PaymentsQuery, responses: { 200: PaymentsPage },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', handler: exportCsv, tag: 'Payments',
+    summary: 'the payments as CSV, with the list\'s filters',
+    description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
+    query: ExportQuery, mediaType: 'text/csv', responses: { 200: text },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: getPayment, tag: 'Payments',
+    summary: 'one payment and its timeline',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    params: ByReference, responses: { 200: answer(PaymentDetail) },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: rollKey, tag: 'Payments',
+    summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
+    description:
+      'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
+    body: RollKeyBody, optionalBody: true, responses: { 201: answer(RolledKey) },
+  }),
+];

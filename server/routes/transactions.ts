@@ -1,38 +1,36 @@
 // The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
 import { clientOf } from '../http/client.ts';
-import { FIAT_DECIMALS, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
-import { DepositBody, InitializeBody, MAX_WAIT_SECONDS, paymentVersion } from '../../contract/schemas.ts';
+import * as z from 'zod/mini';
+import { answer, CoinsAnswer, Initialized } from '../../contract/api.ts';
+import { FIAT_DECIMALS, is, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { DepositBody, InitializeBody, MerchantVerification, paymentVersion, Qr, Verification } from '../../contract/schemas.ts';
 import { quote } from '../domain/quote.ts';
 import { toUnits, unitsToNumber } from '../../contract/money.ts';
 import { initializePayment } from '../domain/initialize.ts';
-import { CoinsQuery } from '../http/queries.ts';
+import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
 import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from '../domain/payments.ts';
-import type { Call } from '../http/faults.ts';
-import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import { depositReport, transactionView, verificationView } from '../views/payments.ts';
 import { qrView } from '../views/qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
-import type { Ctx, Handler } from './context.ts';
+import type { Handler } from './context.ts';
+import { route, type RateLimit } from './route.ts';
 
-/** True when an injected fault answered instead of the route (tests, test keys only). */
-const faulted = (ctx: Ctx, call: Call) =>
-  ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : Promise.resolve(false);
+/** A payment's reference in the path. */
+const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
+type ByReference = { params: typeof ByReference };
 
 /**
  * The key's coins. With ?amount&currency (both or neither), each coin also says what the
  * customer would send for that price, fee included, so the coin list can show it before
  * anyone picks. Beside the data: the business the key belongs to, for the checkout's header.
  */
-export const coins: Handler = async (ctx) => {
-  const { query, account } = ctx;
-  const price = parse(CoinsQuery, Object.fromEntries(query), 'query');
-  if (await faulted(ctx, 'coins')) return;
+export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
+  const { query: price, account } = ctx;
   if (account.mode === 'live' && ctx.service.catalog.networks('live').length === 0) throw noLiveNetwork();
   // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
   // inactive coin (off its peg, or not offered) is listed unpriced.
@@ -53,20 +51,8 @@ export const coins: Handler = async (ctx) => {
   return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
 };
 
-export const initialize: Handler = async (ctx) => {
-  const { account, service } = ctx;
-  // Anyone holds the public key (it is in every checkout page): what it may start is counted,
-  // per client and per key. The merchant's own server, with the secret key, is not limited.
-  // The key's own count takes only requests that could start a payment (a body that reads), so
-  // junk from many addresses does not spend the allowance of the merchant's real customers.
-  const limited = (counter: 'perClient' | 'perKey', key: string) => {
-    const wait = account.via === 'public' ? service.publicInitializes[counter].hit(key) : undefined;
-    if (wait !== undefined) throw new TooMany(`Too many payments started with this public key; try again in ${wait} s`, wait);
-  };
-  limited('perClient', clientOf(ctx.req, service.config.trustProxies));
-  const body = parse(InitializeBody, await readJson(ctx.req));
-  limited('perKey', `${account.merchant.id}/${account.mode}`);
-  if (await faulted(ctx, 'initialize')) return;
+export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) => {
+  const { account, service, body } = ctx;
   let paymentLinkId: string | null = null;
   if (body.payment_link !== undefined) {
     const link = await service.links.find(body.payment_link);
@@ -103,29 +89,18 @@ export const initialize: Handler = async (ctx) => {
   return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
-/** ?wait=<1..30>&since=<paymentVersion>, both or neither. */
-function longPollOf(query: URLSearchParams): { seconds: number; since: string } | undefined {
-  if (!query.has('wait') && !query.has('since')) return undefined;
-  const seconds = Number(query.get('wait'));
-  const since = query.get('since') ?? '';
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
-    throw invalidField('wait', `expected whole seconds from 1 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
-  }
-  if (!/^[a-z]+:[\d.]+:[A-Z]{2,6}:[\dT:.Z+-]{10,40}(:[\d.e-]+:\d+)?$/.test(since)) {
-    throw invalidField('since', `expected a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z, received ${JSON.stringify(since.slice(0, 60))}`);
-  }
-  return { seconds, since };
-}
+/** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */
+const longPollOf = (query: z.output<typeof VerifyQuery>): { seconds: number; since: string } | undefined =>
+  query.wait === undefined || query.since === undefined ? undefined : { seconds: Number(query.wait), since: query.since };
 
 /**
  * The payment's QR code: the EIP-681 URI of what is still due, made by the same function the
  * checkout uses (it shows the code only when the URI is the one it computed itself), drawn as
  * one SVG path.
  */
-export const qr: Handler = async (ctx) => {
+export const qr: Handler<ByReference> = async (ctx) => {
   const { account, service } = ctx;
   const reference = ctx.params.reference;
-  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const payment = await service.payments.get(account, reference);
   const coin = service.catalog.coin(account.mode, payment.coin, payment.chainId);
   if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin} on chain ${payment.chainId}, a coin this service no longer takes there`);
@@ -134,12 +109,10 @@ export const qr: Handler = async (ctx) => {
   return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
 };
 
-export const verify: Handler = async (ctx) => {
+export const verify: Handler<ByReference & { query: typeof VerifyQuery }> = async (ctx) => {
   const { account, service } = ctx;
   const reference = ctx.params.reference;
-  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const wait = longPollOf(ctx.query);
-  if (await faulted(ctx, 'verify')) return;
   const withPrivate = account.via === 'secret';
   const payment = await service.payments.get(account, reference);
   // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
@@ -166,11 +139,10 @@ export const verify: Handler = async (ctx) => {
   return ok(200, answer, 'Transaction status');
 };
 
-export const sandboxDeposit: Handler = async (ctx) => {
-  const { account, service } = ctx;
+export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx) => {
+  const { account, service, body } = ctx;
   if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
   if (!service.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
-  const body = parse(DepositBody, await readJson(ctx.req));
   const quoted = await service.payments.get(account, String(body.reference));
   if (service.catalog.networks(account.mode).length > 0) {
     // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
@@ -196,9 +168,64 @@ export const sandboxDeposit: Handler = async (ctx) => {
 };
 
 /** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
-export const settle: Handler = async ({ params, account, service }) => {
+export const settle: Handler<ByReference> = async ({ params, account, service }) => {
   const reference = params.reference;
-  if (!REFERENCE_PATTERN.test(reference)) throw invalidField('reference', `${JSON.stringify(reference.slice(0, 70))} is not a valid reference`);
   const payment = await service.payments.settle(account, reference, service.now(), depositReport(service.now));
   return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Transaction settled with what arrived');
 };
+
+/**
+ * Anyone holds the public key (it is in every checkout page): what it may start is counted,
+ * per client and per key. The merchant's own server, with the secret key, is not limited.
+ * The key's own count takes only requests that could start a payment (a body that reads), so
+ * junk from many addresses does not spend the allowance of the merchant's real customers.
+ */
+const publicInitializes = (counter: 'perClient' | 'perKey', afterBody: boolean): RateLimit => ({
+  limiter: (service) => service.publicInitializes[counter],
+  key: ({ req, account, service }) => (account.via !== 'public' ? undefined : counter === 'perClient' ? clientOf(req, service.config.trustProxies) : `${account.merchant.id}/${account.mode}`),
+  afterBody,
+  message: (wait) => `Too many payments started with this public key; try again in ${wait} s`,
+});
+const verification = answer(z.union([MerchantVerification, Verification]));
+
+export const routes = [
+  route({
+    method: 'GET', path: '/api/v1/coins', auth: 'public', handler: coins, tag: 'Payments',
+    summary: 'the coins of the key\'s network',
+    description: 'Testnet for `pk_test_`, mainnet for `pk_live_`. With `amount` and `currency` (both or neither) each coin also says what the customer would send for that price, fee included. Beside the data: the business the key belongs to, for the checkout\'s header.',
+    query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: [409, 503], limits: { faults: 'coins' },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: initialize, tag: 'Payments',
+    summary: 'create, answer again, or re-quote a payment',
+    description:
+      '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted, but a page (public key) may change only the coin of a payment the merchant\'s server or a link priced (409 otherwise); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, payments started are counted per client address and per key (429 with Retry-After).',
+    body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503],
+    limits: { rate: [publicInitializes('perClient', false), publicInitializes('perKey', true)], faults: 'initialize' },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: verify, tag: 'Payments',
+    summary: 'a payment\'s state; ?wait&since long-polls',
+    description:
+      'Status `pending`, `incomplete`, `confirmed`, `settled` (an accepted partial payment, finished), `expired` or `failed`, with amounts due, paid and remaining. With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification), every amount also as exact decimal text (compare these, not the numbers). `confirming` (amount, confirmations so far and needed) while a transfer on the chain is not yet deep enough. `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt[:confirmingAmount:confirmations]`) holds the request until the payment changes; an instance holds at most 20 per public key, 4 of them on one payment, 20 per secret key apart from those, and 1,000 in all (429 with Retry-After naming which).',
+    params: ByReference, query: VerifyQuery, responses: { 200: verification }, errors: [429], limits: { faults: 'verify' },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: qr, tag: 'Payments',
+    summary: 'a payment\'s EIP-681 QR code, as an SVG path',
+    description: '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
+    params: ByReference, responses: { 200: answer(Qr) },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: settle, tag: 'Payments',
+    summary: 'finish an accepted partial payment with what arrived',
+    description: 'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
+    params: ByReference, responses: { 200: verification }, errors: [409],
+  }),
+  route({
+    method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: sandboxDeposit, tag: 'Payments',
+    summary: 'test keys: simulate a deposit',
+    description: 'Test keys only (the page\'s public key, or a server\'s or the CLI\'s secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.',
+    body: DepositBody, responses: { 200: verification }, errors: [403, 409],
+  }),
+];

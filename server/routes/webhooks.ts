@@ -1,14 +1,16 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
-import { MAX_WAIT_SECONDS, PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
+import * as z from 'zod/mini';
+import { answer, EventRecord, EventsAnswer, PayoutAddress, WebhookEndpoint } from '../../contract/api.ts';
+import { PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
 import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
-import { readJson } from '../http/body.ts';
+import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { parse } from '../http/validate.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
 import type { Handler } from './context.ts';
+import { route } from './route.ts';
 import { isIP } from 'node:net';
 import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
 import { getAddress, isAddress } from 'viem';
@@ -19,8 +21,7 @@ const endpointView = (endpoint: { url: string | null; secret: string; previousSe
   ...(endpoint.previousSecret && endpoint.previousUntilMs ? { previousSecretValidUntil: new Date(endpoint.previousUntilMs).toISOString() } : {}),
 });
 
-export const putWebhook: Handler = async ({ req, account, service }) => {
-  const { url } = parse(WebhookBody, await readJson(req));
+export const putWebhook: Handler<{ body: typeof WebhookBody }> = async ({ body: { url }, account, service }) => {
   const problem = webhookUrlProblem(url, account.mode, service.config.loopbackWebhooks);
   if (problem) throw invalidField('url', problem);
   // An address written in the URL is checked now, as delivery would: refused at once, not retried for days.
@@ -35,8 +36,7 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
  * when the payment is made, so a change applies to payments made after it.
  */
-export const putPayoutAddress: Handler = async ({ req, account, service }) => {
-  const body = parse(PayoutAddressBody, await readJson(req));
+export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
   // (All lower case carries no checksum, and viem's strict check takes it; all upper case neither.)
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
@@ -84,26 +84,23 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
  * `limit` newest events (the dashboard's events screen); `wait=1..30` holds the request until an
  * event arrives, as the verify long poll does.
  */
-export const listEvents: Handler = async ({ query, res, account, service }) => {
-  const afterText = query.get('after') ?? '0';
-  const limit = Number(query.get('limit') ?? 50);
+export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query, res, account, service }) => {
+  // EventsQuery checked each value's form: what is left is what they mean.
+  const afterText = query.after ?? '0';
+  const limit = Number(query.limit ?? 50);
   const after =
     afterText === 'latest' ? await service.events.lastSeq(account)
-    : afterText === 'recent' && Number.isInteger(limit) ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
+    : afterText === 'recent' ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
     : Number(afterText);
-  const wait = query.has('wait') ? Number(query.get('wait')) : 0;
-  if (!Number.isSafeInteger(after) || after < 0) throw invalidField('after', `expected a whole number of at least 0, latest or recent, received ${JSON.stringify(afterText.slice(0, 20))}`);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidField('limit', `expected a whole number from 1 to 200, received ${JSON.stringify(query.get('limit'))}`);
-  if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS) throw invalidField('wait', `expected whole seconds from 0 to ${MAX_WAIT_SECONDS}, received ${JSON.stringify(query.get('wait'))}`);
+  const wait = Number(query.wait ?? 0);
   const page = async (events: StoredEvent[], next: number) => {
     const attempts = await service.events.attempts(events.map((e) => e.id));
     return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next });
   };
-  if (query.has('before')) {
+  if (query.before !== undefined) {
     // A page further back: the `limit` events before that seq, oldest first; `next` is still a cursor forward.
-    const before = Number(query.get('before'));
-    if (!Number.isSafeInteger(before) || before < 1) throw invalidField('before', `expected a whole number of at least 1 (an event's seq), received ${JSON.stringify(query.get('before')!.slice(0, 20))}`);
-    if (query.has('after') || wait > 0) throw invalidField('before', 'expected before alone, without after or wait: it pages back, they follow forward');
+    const before = Number(query.before);
+    if (query.after !== undefined || wait > 0) throw invalidField('before', 'expected before alone, without after or wait: it pages back, they follow forward');
     const older = await service.events.listBefore(account, before, limit);
     return page(older, older.at(-1)?.seq ?? before - 1);
   }
@@ -126,3 +123,31 @@ export const resendEvent: Handler = async ({ params, account, service }) => {
   const event = (await service.events.get(account, params.id))!;
   return ok(202, eventView(event, await service.events.attempts([event.id])), 'Event queued for delivery');
 };
+
+export const routes = [
+  route({
+    method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: putWebhook, tag: 'Webhooks',
+    summary: 'where events go', description: 'Answers the URL and the signing secret. An address written in the URL is checked now, as delivery would: a private one is refused at once (400 naming `url`).',
+    body: WebhookBody, responses: { 200: answer(WebhookEndpoint) },
+  }),
+  route({
+    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: putPayoutAddress, tag: 'Webhooks',
+    summary: 'where a chain\'s deposits are swept to',
+    description: '`{ chain_id, address }`; deposit addresses made after it are bound to it. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`.',
+    body: PayoutAddressBody, responses: { 200: answer(PayoutAddress) }, errors: [409],
+  }),
+  route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', responses: { 200: answer(z.array(PayoutAddress)) } }),
+  route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),
+  route({
+    method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: rotateSecret, tag: 'Webhooks',
+    summary: 'a new signing secret; the old one overlaps', description: 'The old secret keeps signing beside the new one for 24 hours (`previousSecretValidUntil`).',
+    responses: { 200: answer(WebhookEndpoint) },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: listEvents, tag: 'Webhooks',
+    summary: 'the events feed, with delivery attempts',
+    description: 'Events oldest first, each with its payload, state and delivery attempts; `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
+    query: EventsQuery, responses: { 200: EventsAnswer },
+  }),
+  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', responses: { 202: answer(EventRecord) } }),
+];

@@ -1,0 +1,108 @@
+// One declaration per endpoint: a route is one object that says its method and path, who may
+// call it, what it does (summary, description), the contract's schemas of its path, query and
+// body, its answers and errors, and its limits. The pipeline checks a request against it
+// (once, at the boundary) and hands the handler the checked input; the OpenAPI document
+// (api-doc.ts) is made from the same objects. Each resource file exports its `routes`.
+import type * as z from 'zod/mini';
+import type { Account } from '../domain/account.ts';
+import { Conflict, Forbidden, TooMany } from '../domain/errors.ts';
+import { sameOrigin } from '../http/auth.ts';
+import type { Call } from '../http/faults.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { Reply } from '../http/respond.ts';
+import type { Auth } from '../http/router.ts';
+import type { AnyCtx, Handler, Schemas, ServiceParts } from './context.ts';
+
+/** The reference's sections: every documented route is in one. */
+export const TAGS = ['Payments', 'Products', 'Account', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'] as const;
+export type Tag = (typeof TAGS)[number];
+
+/** A count of requests over a window (a RateLimiter of the service's): over it, 429 with Retry-After. */
+export interface RateLimit {
+  limiter: (service: ServiceParts) => RateLimiter;
+  /** What is counted: a client's address, a key; undefined: this request is not counted. */
+  key: (ctx: AnyCtx) => string | undefined;
+  /** Counted only once the body reads, so junk does not spend the allowance of real callers. */
+  afterBody?: boolean;
+  message: (seconds: number) => string;
+}
+
+export interface Limits {
+  /** Only from the service's own pages (Origin or Referer): 403 otherwise (no login CSRF). Checked first. */
+  sameOrigin?: boolean;
+  rate?: RateLimit[];
+  /** Refused to live keys with this reason (409), before anything else is checked: what the service cannot do live. */
+  notLive?: string;
+  /** Only for a merchant on balance settlement (the service holds its money): 409 on wallet, naming what. */
+  balance?: 'Swaps' | 'Withdrawals' | 'Bank payouts';
+  /** Tests may inject faults into this call (startService({ faults: true }); test keys only). */
+  faults?: Call;
+}
+
+/** A multipart form: the route's `body` schema checks its text fields; `file` is its one file. */
+export interface Multipart {
+  file: string;
+  fileBytes: number;
+  fieldBytes: number;
+  /** What the file may be, for the document. */
+  fileWords: string;
+}
+
+export interface Route extends Schemas {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  auth: Auth;
+  /** One line: the reference's title of the operation. */
+  summary: string;
+  /** More than the summary, where it helps. */
+  description?: string;
+  /** Its section of the reference; every route of the API (documented in api-doc.ts) has one. */
+  tag?: Tag;
+  /** The body may be left out (no content-type): the handler gets `body` parsed from {}. */
+  optionalBody?: boolean;
+  multipart?: Multipart;
+  /** Each success status and its whole body; errors are added from what the route declares and can refuse. */
+  responses?: Record<number, z.ZodMiniType>;
+  /** Errors it answers beyond those of its key, body and path (400, 401, 403, 404, 413). */
+  errors?: number[];
+  /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
+  mediaType?: 'text/csv';
+  limits?: Limits;
+  // Typed against the declared schemas by route(); stored without them.
+  handler: (ctx: any) => Promise<Reply | undefined>;
+}
+
+/** A route, its handler's input typed from the schemas it declares. */
+export const route = <S extends Schemas>(r: Omit<Route, keyof Schemas | 'handler'> & S & { handler: Handler<S> }): Route => r;
+
+/** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
+export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
+  if ((await service.ledger.settlement(account.merchant.id, account.mode)) !== 'balance') {
+    throw new Conflict(
+      `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
+    );
+  }
+}
+
+function count(limits: RateLimit[], ctx: AnyCtx): void {
+  for (const limit of limits) {
+    const key = limit.key(ctx);
+    const wait = key === undefined ? undefined : limit.limiter(ctx.service).hit(key);
+    if (wait !== undefined) throw new TooMany(limit.message(wait), wait);
+  }
+}
+
+/** What the route's limits check before its body is read: its origin, rate limits, live keys, then balance settlement. */
+export async function limitsBeforeBody(route: Route, ctx: AnyCtx): Promise<void> {
+  if (route.limits?.sameOrigin && !sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
+  count(route.limits?.rate?.filter((l) => !l.afterBody) ?? [], ctx);
+  if (route.limits?.notLive && ctx.account.mode === 'live') throw new Conflict(route.limits.notLive);
+  if (route.limits?.balance) await requireBalance(ctx.account, ctx.service, route.limits.balance);
+}
+
+/** What they check once the body reads: the later rate limits, then an injected fault (true: it answered). */
+export async function limitsAfterBody(route: Route, ctx: AnyCtx): Promise<boolean> {
+  count(route.limits?.rate?.filter((l) => l.afterBody) ?? [], ctx);
+  const call = route.limits?.faults;
+  return call && ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false;
+}
