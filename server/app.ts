@@ -186,12 +186,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
   const stateDir = options.stateDir ?? options.dataDir;
   let db: Database;
+  let opened: Database | undefined;
   let token: string | undefined;
   try {
     token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
-    db = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    db = opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
     await migrate(db);
   } catch (error) {
+    await opened?.close().catch(() => {});
     lock?.release();
     throw error;
   }

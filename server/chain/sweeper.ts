@@ -11,6 +11,7 @@
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
 import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore, SweepTarget } from '../storage/chain.ts';
+import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { countedUpTo, create2Addresses, minimumUnits, rpcTransport, saltOf, type Network } from './networks.ts';
 
@@ -89,23 +90,27 @@ export class Sweeper {
     const now = this.o.now ?? Date.now;
     const holder = this.o.holder ?? 'sweeper';
     const leaseMs = this.o.leaseMs ?? 60_000;
-    if (!(await store.leaseSweeper(network.chainId, holder, now(), leaseMs))) return { swept: 0, stuck: [], skipped: true };
-    const renew = setInterval(() => void store.leaseSweeper(network.chainId, holder, now(), leaseMs).catch(() => {}), leaseMs / 3);
-    try {
-      // Sweeps under way are looked at before and after this one: with one confirmation, a
-      // sweep is final in the tick that sent it.
-      const before = await this.settle();
-      const result = await this.sweepOnce(now);
-      const after = await this.settle();
-      return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
-    } finally {
-      clearInterval(renew);
-      // Each sweep waits for its own transaction, so the next may come from any instance.
-      await store.releaseSweeper(network.chainId, holder).catch(() => {});
-    }
+    // One sweeper per chain; one that lost its lease (a tick that outlived it) sends nothing more.
+    const run = await withLease(
+      {
+        take: () => store.leaseSweeper(network.chainId, holder, now(), leaseMs),
+        // Each sweep waits for its own transaction, so the next may come from any instance.
+        release: () => store.releaseSweeper(network.chainId, holder),
+        ms: leaseMs,
+      },
+      async (lease) => {
+        // Sweeps under way are looked at before and after this one: with one confirmation, a
+        // sweep is final in the tick that sent it.
+        const before = await this.settle();
+        const result = await this.sweepOnce(now, lease);
+        const after = await this.settle();
+        return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
+      },
+    );
+    return run.held ? run.value : { swept: 0, stuck: [], skipped: true };
   }
 
-  private async sweepOnce(now: () => number): Promise<SweepResult> {
+  private async sweepOnce(now: () => number, lease: HeldLease): Promise<SweepResult> {
     const { network, store } = this.o;
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
@@ -113,7 +118,7 @@ export class Sweeper {
     const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-    const { receipt, sent } = await this.send(data, fees, targets.length);
+    const { receipt, sent } = await this.send(data, fees, targets.length, lease);
     const hash = receipt.transactionHash;
     // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
     if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
@@ -208,9 +213,10 @@ export class Sweeper {
    * within `replaceAfterMs`: the same transaction again at the same nonce with fees an eighth
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
-   * that is not ours, or when nothing was mined in `timeoutMs`.
+   * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
+   * only while the lease is still held: LeaseLost otherwise, and the claims run out.
    */
-  private async send(data: Hex, initial: Fees, count: number): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  private async send(data: Hex, initial: Fees, count: number, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
@@ -225,6 +231,7 @@ export class Sweeper {
     let fees = initial;
     const sent: Hex[] = [];
     const submit = async () => {
+      await lease.hold();
       try {
         sent.push(await wallet.sendTransaction({ chain: null, to: network.factory, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
       } catch (error) {

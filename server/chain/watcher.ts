@@ -6,6 +6,7 @@
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { countedUpTo, rpcTransport, type Finality } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
+import { withLease } from '../storage/leases.ts';
 
 /**
  * The longest wait between attempts while the RPC endpoint fails: short enough that the
@@ -102,19 +103,26 @@ export class Watcher {
     const head = await this.rpc.getBlockNumber();
     const start: Cursor = { number: this.o.startBlock !== undefined ? this.o.startBlock - 1n : head, hash: null };
     const leaseMs = this.o.leaseMs ?? 30_000;
-    const cursor = await store.claim(chainId, holder, this.now(), leaseMs, start);
-    if (!cursor) return { seen: 0, credited: 0, skipped: true };
+    let cursor: Cursor | undefined;
     // A slow tick (a slow node, a wide range) must not outlive its lease, or a second instance
-    // would watch the same chain at once: the lease is renewed while the tick runs.
-    const renew = leaseMs > 0 ? setInterval(() => void store.claim(chainId, holder, this.now(), leaseMs, start).catch(() => {}), Math.max(leaseMs / 3, 10)) : undefined;
-    try {
-      return await this.step(head, cursor);
-    } finally {
-      clearInterval(renew);
-    }
+    // would watch the same chain at once: the lease is renewed while the tick runs, and a tick
+    // whose renewal failed writes nothing more. (Released only when the watcher stops.)
+    const run = await withLease(
+      {
+        take: async () => {
+          const claimed = await store.claim(chainId, holder, this.now(), leaseMs, start);
+          cursor ??= claimed;
+          return claimed !== undefined;
+        },
+        ms: leaseMs,
+      },
+      (lease) => this.step(head, cursor!, lease.signal),
+    );
+    return run.held ? run.value : { seen: 0, credited: 0, skipped: true };
   }
 
-  private async step(head: bigint, claimed: Cursor): Promise<TickResult> {
+  /** The tick's work; each write only while `held` (the lease) is not aborted. */
+  private async step(head: bigint, claimed: Cursor, held: AbortSignal): Promise<TickResult> {
     const { chainId, store } = this.o;
     const result: TickResult = { seen: 0, credited: 0, head };
     let cursor = claimed;
@@ -137,6 +145,7 @@ export class Watcher {
       // No stored block matched (yet): as deep as what is kept.
       result.reorgedFrom = block.number;
     }
+    held.throwIfAborted();
     if (result.reorgedFrom !== undefined) {
       await store.rewind(chainId, result.reorgedFrom, this.now());
       cursor = { number: result.reorgedFrom - 1n, hash: null };
@@ -198,6 +207,7 @@ export class Watcher {
       for (const t of seen) t.seenMs = Math.min(made.get(t.blockHash) ?? this.now(), this.now());
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
+      held.throwIfAborted();
       await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
       result.scanned = { from, to };
       result.seen = seen.length;
@@ -205,7 +215,9 @@ export class Watcher {
 
     // A transfer in block b has head - b + 1 confirmations.
     const upTo = await countedUpTo(this.rpc, head, this.o.confirmations, this.o.finality);
+    held.throwIfAborted();
     for (const t of await store.confirmable(chainId, upTo)) {
+      held.throwIfAborted();
       const outcome = await this.o.ledger.credit(t);
       await store.mark(t, outcome);
       if (outcome === 'credited') result.credited++;

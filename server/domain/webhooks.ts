@@ -1,5 +1,7 @@
 // When webhook deliveries are tried again, and when they stop: doubling delays from a base,
 // capped between attempts, for a window of days (as Stripe does). Numbers in, numbers out.
+import { addressKind } from './addresses.ts';
+
 export interface RetryPolicy {
   /** The first retry's delay; each later one doubles. */
   baseMs: number;
@@ -24,8 +26,9 @@ export function nextAttemptAt(policy: RetryPolicy, createdMs: number, attempt: n
 /** A 2xx is the merchant's "got it"; anything else, or no answer, is tried again. */
 export const delivered = (status: number): boolean => status >= 200 && status < 300;
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-const PRIVATE_HOST = /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.|\[f[cd]|\[fe[89ab]|metadata\.google\.internal$)/i;
+// Names for this machine and for a cloud's metadata service; addresses go by addresses.ts.
+const LOOPBACK_NAME = /^localhost\.?$/;
+const METADATA_NAME = /^metadata\.google\.internal\.?$/;
 
 /**
  * Where a merchant may have events sent: https to a public host, or plain http to this
@@ -41,11 +44,13 @@ export function webhookUrlProblem(raw: string, mode: 'test' | 'live', loopbackAl
   }
   if (url.username || url.password) return 'expected no user name or password in the URL';
   const host = url.hostname.toLowerCase();
-  if (LOOPBACK_HOST.test(host)) {
+  // The URL parser writes an address one way: IPv4 dotted (0x7f.1 is 127.0.0.1), IPv6 in brackets.
+  const kind = addressKind(host);
+  if (LOOPBACK_NAME.test(host) || kind === 'loopback') {
     if (mode === 'live') return 'expected a public https URL: loopback addresses are for test keys only';
     return loopbackAllowed ? undefined : 'expected a public https URL: this service sends no webhooks to its own machine (its operator has not set WEBHOOKS_TO_LOOPBACK=true)';
   }
   if (url.protocol !== 'https:') return mode === 'test' ? 'expected https (plain http only to localhost, with test keys)' : 'expected an https URL';
-  if (PRIVATE_HOST.test(host)) return 'expected a public host, not a private, link-local or metadata address';
+  if (kind === 'special' || METADATA_NAME.test(host)) return 'expected a public host, not a private, link-local or metadata address';
   return undefined;
 }

@@ -14,6 +14,7 @@ import { countedUpTo } from '../chain/networks.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
 import type { Job, JobDeps } from './index.ts';
 import { loopJob } from './loop.ts';
+import { withLease, type HeldLease } from '../storage/leases.ts';
 
 export function treasuryJobs(deps: JobDeps): Job[] {
   const { ledger, db, log } = deps;
@@ -55,45 +56,8 @@ interface Tick {
   deps: JobDeps;
   treasury: Treasury;
   state: SenderState;
-  lease: TreasuryLease;
-}
-
-/**
- * The lease on sending from a chain's treasury, for one tick: taken at its start, renewed while
- * it runs (a tick that waits on a slow node must not outlive it, or a second instance would send
- * at once), and renewed again before anything new is signed. Once another instance holds it,
- * it is lost for good: this tick signs nothing more.
- */
-class TreasuryLease {
-  lost = false;
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private readonly ms: number;
-
-  constructor(
-    private readonly deps: JobDeps,
-    private readonly chainId: number,
-  ) {
-    this.ms = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
-  }
-
-  async take(): Promise<boolean> {
-    if (!(await this.renew())) return false;
-    this.timer = setInterval(() => void this.renew().catch(() => {}), this.ms / 3);
-    return true;
-  }
-
-  async renew(): Promise<boolean> {
-    if (this.lost) return false;
-    if (await this.deps.ledger.leaseTreasury(this.chainId, this.deps.instance, this.deps.now(), this.ms)) return true;
-    if (this.timer) this.deps.log.warn({ chainId: this.chainId }, 'the treasury lease went to another instance while a tick ran: this tick signs nothing more');
-    this.lost = true;
-    return false;
-  }
-
-  async release(): Promise<void> {
-    clearInterval(this.timer);
-    if (!this.lost) await this.deps.ledger.releaseTreasury(this.chainId, this.deps.instance).catch(() => {});
-  }
+  /** The lease on sending from this chain's treasury: renewed while the tick runs, and again before anything new is signed. */
+  lease: HeldLease;
 }
 
 /**
@@ -107,63 +71,72 @@ async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvide
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
   if (state.fundingSeen && (await ledger.pendingWithdrawals(chainId)).length === 0 && (await ledger.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
-  const lease = new TreasuryLease(deps, chainId);
-  if (!(await lease.take())) return;
-  const tick: Tick = { deps, treasury, state, lease };
-  const gas = (receipt: TransactionReceipt, memo: string) => ledger.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
-  try {
-    for (const w of await ledger.pendingWithdrawals(chainId)) {
-      if (lease.lost) return;
-      const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => ledger.withdrawalSigned(w.id, signed, deps.now()));
-      if (!tx) continue;
-      const outcome = await settle(tick, tx.hash, tx.raw);
-      if (outcome.state === 'pending') continue;
-      if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
-      const done = await ledger.finishWithdrawal(w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
-      log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
-    }
-    for (const s of await ledger.pendingSwaps(chainId)) {
-      if (lease.lost) return;
-      if (!swaps) {
-        await ledger.finishSwap(s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
-        continue;
+  const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
+  // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
+  // second instance would send at once. Once another instance holds it, it is lost for good:
+  // this tick signs nothing more.
+  await withLease(
+    {
+      take: () => ledger.leaseTreasury(chainId, deps.instance, deps.now(), leaseMs),
+      release: () => ledger.releaseTreasury(chainId, deps.instance),
+      ms: leaseMs,
+      onLost: () => log.warn({ chainId }, 'the treasury lease went to another instance while a tick ran: this tick signs nothing more'),
+    },
+    async (lease) => {
+      const lost = () => lease.signal.aborted;
+      const tick: Tick = { deps, treasury, state, lease };
+      const gas = (receipt: TransactionReceipt, memo: string) => ledger.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
+      for (const w of await ledger.pendingWithdrawals(chainId)) {
+        if (lost()) return;
+        const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => ledger.withdrawalSigned(w.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
+        if (outcome.state === 'pending') continue;
+        if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
+        const done = await ledger.finishWithdrawal(w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
+        log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
       }
-      const sign = async (floor: number): Promise<Signed | undefined> => {
-        let signed: Signed;
-        try {
-          signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, floor);
-        } catch (error) {
-          for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
-          if (!(error instanceof SwapRefused)) throw error;
-          const done = await ledger.finishSwap(s.id, { failure: error.message }, deps.now(), swapView);
-          log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
-          return undefined;
+      for (const s of await ledger.pendingSwaps(chainId)) {
+        if (lost()) return;
+        if (!swaps) {
+          await ledger.finishSwap(s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
+          continue;
         }
-        for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
-        return signed;
-      };
-      const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => ledger.swapSigned(s.id, signed, deps.now()));
-      if (!tx) continue;
-      const outcome = await settle(tick, tx.hash, tx.raw);
-      if (outcome.state === 'pending') continue;
-      if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
-      const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
-      const done = await ledger.finishSwap(s.id, result, deps.now(), swapView);
-      log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
-    }
-    if (lease.lost) return;
-    await partner.send(tick, gas);
-    // The native coin against the journal, once nothing of the treasury's is in flight.
-    if (!lease.lost && !(await ledger.inFlight(chainId))) {
-      const block = await treasury.rpc.getBlockNumber();
-      const { funded, short } = await ledger.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
-      state.fundingSeen = true;
-      if (funded > 0n) log.info({ chainId, wei: String(funded), block: String(block) }, 'native coin sent to the treasury journaled as the operator\'s gas funding');
-      if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
-    }
-  } finally {
-    await lease.release();
-  }
+        const sign = async (floor: number): Promise<Signed | undefined> => {
+          let signed: Signed;
+          try {
+            signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, floor);
+          } catch (error) {
+            for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
+            if (!(error instanceof SwapRefused)) throw error;
+            const done = await ledger.finishSwap(s.id, { failure: error.message }, deps.now(), swapView);
+            log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
+            return undefined;
+          }
+          for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
+          return signed;
+        };
+        const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => ledger.swapSigned(s.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
+        if (outcome.state === 'pending') continue;
+        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
+        const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
+        const done = await ledger.finishSwap(s.id, result, deps.now(), swapView);
+        log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
+      }
+      if (lost()) return;
+      await partner.send(tick, gas);
+      // The native coin against the journal, once nothing of the treasury's is in flight.
+      if (!lost() && !(await ledger.inFlight(chainId))) {
+        const block = await treasury.rpc.getBlockNumber();
+        const { funded, short } = await ledger.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
+        state.fundingSeen = true;
+        if (funded > 0n) log.info({ chainId, wei: String(funded), block: String(block) }, 'native coin sent to the treasury journaled as the operator\'s gas funding');
+        if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
+      }
+    },
+  );
 }
 
 /**
@@ -242,7 +215,7 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
         if (started) pending.push(started);
       }
       for (const t of pending) {
-        if (tick.lease.lost) return;
+        if (tick.lease.signal.aborted) return;
         const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => ledger.partnerSigned(t.id, signed, deps.now()));
         if (!tx) continue;
         const outcome = await settle(tick, tx.hash, tx.raw);
@@ -283,6 +256,8 @@ async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
     state.told.add(`${what}/${hash}`);
     log.warn({ chainId, tx: hash, ...fields }, message);
   };
+  // The lease lost: the instance that holds it now sends and follows it.
+  if (tick.lease.signal.aborted) return { state: 'pending' };
   try {
     await treasury.send(raw);
   } catch (error) {

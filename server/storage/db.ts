@@ -11,6 +11,8 @@ export type Row = Record<string, unknown>;
 
 export interface Sql {
   query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of statements (no parameters), as the driver's own multi-statement call: migrations. */
+  exec(text: string): Promise<void>;
 }
 
 export interface Database extends Sql {
@@ -56,8 +58,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   return {
     kind: 'pglite',
     query: (text, params) => run(db, text, params),
+    exec: async (text) => void (await db.exec(text)),
     // PGlite is one connection: a transaction holds it, and other queries wait their turn.
-    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => run(tx, text, params) })),
+    transaction: (work) => db.transaction((tx) => work({ query: (text, params) => run(tx, text, params), exec: async (text) => void (await tx.exec(text)) })),
     listen: async (channel, onMessage) => {
       const stop = await db.listen(channel, onMessage);
       return async () => stop();
@@ -75,11 +78,13 @@ export async function openPostgres(url: string): Promise<Database> {
   return {
     kind: 'postgres',
     query: async (text, params) => (await pool.query(text, params)).rows,
+    // A query without parameters goes by the simple protocol, which takes several statements.
+    exec: async (text) => void (await pool.query(text)),
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows });
+        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows, exec: async (text) => void (await client.query(text)) });
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
+import { openPglite } from '../storage/db.ts';
+import { migrate } from '../storage/migrations.ts';
 
 const MAIN = fromRoot('build/server/main.js');
 const scratch = mkdtempSync(join(tmpdir(), 'service-startup-'));
@@ -75,5 +77,17 @@ describe('a start that cannot work', { timeout: 60_000 }, () => {
   it('a setting written wrong: its own message, on one line', async () => {
     const line = oneLine(await start({ PORT: 'eighty', DATA_DIR: join(scratch, 'wrong') }));
     expect(line).toMatch(/^service: cannot start: PORT: /);
+  });
+});
+
+describe('a database this version cannot take', { timeout: 60_000 }, () => {
+  it('a migration changed after it was applied: names it and what to do', async () => {
+    const dataDir = join(scratch, 'changed');
+    const db = await openPglite(dataDir);
+    await migrate(db);
+    await db.query(`UPDATE schema_migrations SET checksum = $1 WHERE version = 2`, ['0'.repeat(64)]);
+    await db.close();
+    const line = oneLine(await start({ PORT: '0', DATA_DIR: dataDir }));
+    expect(line).toMatch(/^service: cannot start: database: migration 0002_partial_settlement was changed after it was applied to this database \(recorded checksum 000000000000…, its file now [0-9a-f]{12}…\); restore the file as it was, and make the change a new migration$/);
   });
 });

@@ -12,7 +12,8 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, ledgerOf, rpcProxy } from './helpers.ts';
+import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
 import { reconcileJobs } from '../../jobs/reconcile.ts';
 import type { JobDeps } from '../../jobs/index.ts';
@@ -263,4 +264,43 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_DISCREPANCY'`);
   expect(told).toHaveLength(1);
   expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5050000000000000000', onChain: '5044950000000000000' });
+});
+
+// Issue 32: the sweeper renewed its lease on a timer and ignored a renewal that failed, so a
+// tick that outlived its lease (a slow node) kept sending from the gas wallet while another
+// instance, holding the lease now, swept the same chain at the same nonce.
+it('sends nothing once its lease went to another instance mid-tick; the deposit is swept later by the holder', { timeout: 60_000 }, async () => {
+  await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lost-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+  await send(address, '5.05');
+  await watcher.tick();
+  const network = devNetwork(chain.url, contracts, 1);
+  const nonce = await reader().getTransactionCount({ address: gas.address });
+  // Instance A's node is slow: while A prepares its sweep (the gas wallet's nonce), A's lease runs out
+  // as instance B sees it (B's clock past A's lease), and B takes the chain.
+  const methods: string[] = [];
+  let takenOver = false;
+  const proxy = await rpcProxy(chain.url, async (body) => {
+    for (const c of [body].flat()) methods.push(c.method ?? '');
+    if (!takenOver && [body].flat().some((c) => c.method === 'eth_getTransactionCount')) {
+      takenOver = await store.leaseSweeper(chain.chainId, 'instance-b', Date.now() + 61_000, 60_000);
+    }
+    return undefined;
+  });
+  try {
+    const a = new Sweeper({ network: { ...network, rpcUrls: [proxy.url] }, store, gas, holder: 'instance-a' });
+    await expect(a.tick()).rejects.toThrow(LeaseLost);
+    expect(takenOver).toBe(true);
+    expect(methods).toContain('eth_getTransactionCount');
+    expect(methods).not.toContain('eth_sendRawTransaction');
+    expect(await reader().getTransactionCount({ address: gas.address })).toBe(nonce);
+    // A lost lease is not A's to give back: B still holds it.
+    expect(await store.leaseSweeper(chain.chainId, 'instance-c', Date.now(), 60_000)).toBe(false);
+  } finally {
+    await proxy.close();
+  }
+  // B sweeps it once A's claim on the deposit has run out.
+  const b = new Sweeper({ network, store, gas, holder: 'instance-b', now: () => Date.now() + 301_000 });
+  expect((await b.tick()).swept).toBeGreaterThanOrEqual(1);
+  expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
