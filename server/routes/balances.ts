@@ -115,6 +115,15 @@ export const withdraw: Handler = async ({ req, account, service }) => {
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
+  // A live key's wallet never withdrawn to is registered now and receives only after the delay.
+  const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
+  if (!wallet.ready) {
+    const at = new Date(wallet.change.effectiveMs).toISOString();
+    throw new Conflict(
+      `address: ${getAddress(body.address.toLowerCase())} has never received a withdrawal of your live balance on ${network.name}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
+      [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
+    );
+  }
   const withdrawal = await service.ledger.withdraw(
     account,
     { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },

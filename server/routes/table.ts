@@ -5,6 +5,7 @@ import type { Handler } from './context.ts';
 import * as account from './account.ts';
 import * as balances from './balances.ts';
 import * as dashboard from './dashboard.ts';
+import * as destinations from './destinations.ts';
 import * as docs from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
@@ -43,6 +44,8 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.putWebhook, summary: 'where events go' },
   { method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: webhooks.putPayoutAddress, summary: 'where a chain\'s deposits are swept to' },
   { method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: webhooks.getPayoutAddresses, summary: 'the payout address of each chain' },
+  { method: 'GET', path: '/api/v1/destination_changes', auth: 'merchant', handler: destinations.listChanges, summary: 'a live key\'s new payout addresses, bank accounts and wallets waiting for the delay' },
+  { method: 'DELETE', path: '/api/v1/destination_changes/:id', auth: 'merchant', handler: destinations.cancelChange, summary: 'cancel a waiting change before it takes effect' },
   { method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: webhooks.getWebhook, summary: 'the webhook URL and signing secret' },
   { method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: webhooks.rotateSecret, summary: 'a new signing secret; the old one overlaps' },
   { method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: webhooks.listEvents, summary: 'the events feed, with delivery attempts' },

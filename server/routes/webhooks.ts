@@ -8,6 +8,7 @@ import { readJson } from '../http/body.ts';
 import { ok } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
+import { changeView } from '../storage/destinations.ts';
 import type { Handler } from './context.ts';
 import { isIP } from 'node:net';
 import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
@@ -33,7 +34,9 @@ export const putWebhook: Handler = async ({ req, account, service }) => {
 
 /**
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
- * when the payment is made, so a change applies to payments made after it.
+ * (CREATE2) when the payment is made, so a change applies to payments made after it takes
+ * effect: at once for test keys and a chain's first address; after the operator's delay for a
+ * live key replacing one. A payment made before keeps the address it was bound to.
  */
 export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   const body = parse(PayoutAddressBody, await readJson(req));
@@ -53,12 +56,32 @@ export const putPayoutAddress: Handler = async ({ req, account, service }) => {
   }
   // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
   if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
-  await service.merchants.setPayoutAddress(account.merchant.id, account.mode, body.chain_id, body.address);
-  return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
+  // A live key replacing an address: the new one waits the operator's delay (the owner told, free to cancel it).
+  const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
+  const effectiveAt = new Date(effectiveMs).toISOString();
+  if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
+  return ok(
+    200,
+    { chain_id: body.chain_id, address: body.address, pending: change !== undefined, effective_at: effectiveAt, ...(change ? { change: changeView(change) } : {}) },
+    change
+      ? `Payout address pending: payments made from ${effectiveAt} are bound to it; until then they are bound to the current one. The owner can cancel it in the dashboard's Settings`
+      : 'Payout address saved',
+  );
 };
 
-export const getPayoutAddresses: Handler = async ({ account, service }) =>
-  ok(200, (await service.merchants.payoutAddresses(account.merchant.id, account.mode)).map(({ chainId, address }) => ({ chain_id: chainId, address })), 'Payout addresses');
+/** Each chain's address in effect, and the one waiting to replace it, if any. */
+export const getPayoutAddresses: Handler = async ({ account, service }) => {
+  const addresses = await service.merchants.payoutAddresses(account.merchant.id, account.mode);
+  const waiting = (await service.destinations.pending(account, service.now())).filter((c) => c.kind === 'payout_address');
+  return ok(
+    200,
+    addresses.map(({ chainId, address }) => {
+      const pending = waiting.find((c) => c.chainId === chainId);
+      return { chain_id: chainId, address, ...(pending ? { pending: changeView(pending) } : {}) };
+    }),
+    'Payout addresses',
+  );
+};
 
 export const getWebhook: Handler = async ({ account, service }) => ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook endpoint');
 
