@@ -8,15 +8,16 @@ import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { BusinessAnswer } from '../../contract/dashboard.ts';
-import { int, text } from '../../contract/fields.ts';
+import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
 
 const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
 /** A waiting change, as GET /api/v1/destination_changes answers it (contract/events.ts's DestinationChangeData). */
-const Change = z.object({ id: text, kind: text, chain_id: z.nullable(int), address: z.nullable(text), bank_account_id: z.nullable(text), effective_at: text });
+const orNull = nullable<string | number>((v) => typeof v === 'string' || typeof v === 'number', 'text or a number');
+const Change = z.object({ id: text, kind: text, chain_id: orNull, address: orNull, bank_account_id: orNull, effective_at: text });
 const Changes = z.object({ data: z.array(Change) });
-const PayoutSet = z.object({ data: z.object({ pending: z.boolean(), effective_at: text }) });
+const PayoutSet = z.object({ data: z.object({ pending: bool, effective_at: text }) });
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -42,11 +43,11 @@ export function Settings(_: { path?: string }) {
     setAddresses(networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {});
     setChanges((await request('/api/v1/destination_changes', Changes)).data);
   }, [mode.value]);
-  const networkName = (chainId: number | null) => networks.find((n) => n.chainId === chainId)?.name ?? `chain ${chainId}`;
+  const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? `chain ${chainId}`;
   const described = (c: z.infer<typeof Change>) =>
     c.kind === 'payout_address' ? `New payout address on ${networkName(c.chain_id)}: ${c.address}`
-    : c.kind === 'withdrawal_address' ? `Withdrawals to a new wallet on ${networkName(c.chain_id)}: ${c.address}`
-    : `Bank account ${c.bank_account_id}: new account or new details`;
+    : c.kind === 'withdrawal_address' ? `New wallet on ${networkName(c.chain_id)}: ${c.address}`
+    : `Bank account ${c.bank_account_id}: new, or new details`;
   const { note, error, setError, act } = useAct();
   useEffect(() => void load().catch(setError), [load]);
   const submit = (work: () => Promise<string>) => (e: Event) => {
@@ -89,7 +90,7 @@ export function Settings(_: { path?: string }) {
                 const set = await request('/api/v1/payout_address', PayoutSet, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
                 await load();
                 return set.data.pending
-                  ? `New payout address on ${network} pending: payments made from ${when(set.data.effective_at)} go to it; until then, to the current one.`
+                  ? `New payout address on ${network} pending: payments from ${when(set.data.effective_at)} go to it, until then to the current one.`
                   : `Payout address on ${network} saved.`;
               })(e);
             }}
@@ -130,7 +131,7 @@ export function Settings(_: { path?: string }) {
           ))}
         </ul>
       ) : (
-        <p>None. A new payout address, bank account or withdrawal wallet asked with a live key waits here before it is used, so you can cancel one you did not ask for.</p>
+        <p>None. A live key's new payout address, bank account or wallet waits here first.</p>
       )}
     </section>
   );
