@@ -43,7 +43,31 @@ export const WebhookEndpoint = later(() =>
   }),
 );
 
-export const PayoutAddress = later(() => z.object({ chain_id: int, address: text }));
+/** A new destination of a live key's money, waiting for the operator's delay (contract/events.ts's DestinationChangeData). */
+export const DestinationChange = later(() =>
+  z.object({
+    id: text,
+    kind: oneOf(['payout_address', 'bank_account', 'withdrawal_address']),
+    state: oneOf(['pending', 'applied', 'cancelled']),
+    chain_id: nullable<number>((v) => Number.isSafeInteger(v), 'a whole number'),
+    address: nullable<string>((v) => typeof v === 'string', 'text'),
+    bank_account_id: nullable<string>((v) => typeof v === 'string', 'text'),
+    requested_at: timestamp,
+    effective_at: timestamp,
+  }),
+);
+
+/**
+ * GET /api/v1/payout_address: the address in effect on each chain (`address`), and a live
+ * key's new one still waiting (`pending`, until its `effective_at`), if any.
+ */
+export const PayoutAddress = later(() => z.object({ chain_id: int, address: text, pending: z.optional(DestinationChange) }));
+
+/**
+ * PUT /api/v1/payout_address: `address` is the one asked for; `pending` says whether it waits
+ * (live keys, replacing an address) and `effective_at` from when new payments are bound to it.
+ */
+export const PayoutAddressSet = later(() => z.object({ chain_id: int, address: text, pending: bool, effective_at: timestamp, change: z.optional(DestinationChange) }));
 
 const amountText = is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text');
 const ChainTransferSchema = later(() =>
@@ -65,10 +89,15 @@ export const EVENT_SCHEMAS = {
   ),
   SWAP_UPDATED: eventOf('SWAP_UPDATED', Swap),
   WITHDRAWAL_UPDATED: eventOf('WITHDRAWAL_UPDATED', Withdrawal),
+  PAYOUT_ADDRESS_PENDING: eventOf('PAYOUT_ADDRESS_PENDING', DestinationChange),
+  BANK_ACCOUNT_PENDING: eventOf('BANK_ACCOUNT_PENDING', DestinationChange),
+  WITHDRAWAL_ADDRESS_PENDING: eventOf('WITHDRAWAL_ADDRESS_PENDING', DestinationChange),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
-const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED } = EVENT_SCHEMAS;
-export const EventPayload = later(() => z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED]));
+const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING } = EVENT_SCHEMAS;
+export const EventPayload = later(() =>
+  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING]),
+);
 
 /** GET /api/v1/events: one event, its payload and its delivery attempts. */
 export const EventRecord = later(() =>
@@ -110,6 +139,10 @@ export const BankPayout = later(() =>
     default: bool,
     createdAt: timestamp,
     updatedAt: timestamp,
+    /** Live keys: a new account is paid to only from this time (the operator's delay after it was added). */
+    effectiveAt: z.optional(timestamp),
+    /** Live keys: new details waiting for the delay; until `effective_at`, payouts go to the details above. */
+    pending: z.optional(DestinationChange),
   }),
 );
 

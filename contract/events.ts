@@ -14,8 +14,15 @@ import type { SwapView, WithdrawalView } from './balances.ts';
  * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
  * SWAP_UPDATED: a swap between two coins of the balance moved on (pending, completed, failed).
  * WITHDRAWAL_UPDATED: a withdrawal from the balance to a wallet moved on (pending, completed, failed).
+ * PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING: a live key asked for
+ * money to go somewhere new (a chain's payout address, a bank account or new bank details, a
+ * wallet never withdrawn to); it takes effect at `effective_at` unless the owner cancels it
+ * (the dashboard's Settings, or DELETE /api/v1/destination_changes/:id). Sent when it is asked.
  */
-export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED'] as const;
+export const EVENT_TYPES = [
+  'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED',
+  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
@@ -57,6 +64,22 @@ export interface PayoutEventData {
   updatedAt: string;
 }
 
+/** A new destination of a live key's money, waiting for the operator's delay (GET /api/v1/destination_changes answers these). */
+export interface DestinationChangeData {
+  id: string;
+  kind: 'payout_address' | 'bank_account' | 'withdrawal_address';
+  /** pending until effective_at; applied from then; cancelled by the owner. */
+  state: 'pending' | 'applied' | 'cancelled';
+  /** The chain of a payout or withdrawal address; null for a bank account. */
+  chain_id: number | null;
+  /** The new address; null for a bank account. */
+  address: string | null;
+  /** The bank account (new, or given new details); null for an address. */
+  bank_account_id: string | null;
+  requested_at: string;
+  effective_at: string;
+}
+
 export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>;
 export type PayoutEvent = Envelope<'PAYOUT_UPDATED', PayoutEventData>;
 export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & { reversed: ChainTransfer }>;
@@ -65,4 +88,9 @@ export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'u
 export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
 export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;
 export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
-export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent;
+export type PayoutAddressPendingEvent = Envelope<'PAYOUT_ADDRESS_PENDING', DestinationChangeData>;
+export type BankAccountPendingEvent = Envelope<'BANK_ACCOUNT_PENDING', DestinationChangeData>;
+export type WithdrawalAddressPendingEvent = Envelope<'WITHDRAWAL_ADDRESS_PENDING', DestinationChangeData>;
+export type ServiceEvent =
+  | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent
+  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent;

@@ -366,6 +366,27 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
     await expect(page.getByRole('status').filter({ hasText: 'Payout address on Ethereum saved.' })).toBeVisible();
     await axe(page, 'settings-two-networks');
 
+    // A new address replacing one (a live key's, as a thief's would be) waits the delay, is listed, and the owner cancels it.
+    await expect(page.getByText('None. A live key')).toBeVisible();
+    await page.getByLabel('Payout address on BNB Smart Chain').fill('');
+    await tabTo(page, page.getByLabel('Payout address on BNB Smart Chain'));
+    await page.keyboard.type('0x8617E340B3D01FA5F11F306F4090FD50E238070D');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status').filter({ hasText: 'New payout address on BNB Smart Chain pending' })).toBeVisible();
+    await expect(page.getByLabel('Payout address on BNB Smart Chain')).toHaveValue('0x52908400098527886E0F7030069857D2E4169EE7');
+    const change = page.locator('ul.changes li');
+    await expect(change).toHaveCount(1);
+    await expect(change).toContainText('New payout address on BNB Smart Chain: 0x8617E340B3D01FA5F11F306F4090FD50E238070D');
+    await axe(page, 'settings-waiting-change');
+    await tabTo(page, change.getByRole('button', { name: 'Cancel this change' }));
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('status').filter({ hasText: 'Change cancelled' })).toBeVisible();
+    await expect(change).toHaveCount(0);
+    expect((await (await fetch(`${live.url}/api/v1/payout_address`, { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; '), 'x-mode': 'live' } })).json()).data).toEqual([
+      { chain_id: 1, address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' },
+      { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    ]);
+
     await tabTo(page, page.getByRole('link', { name: 'Home' }));
     await page.keyboard.press('Enter');
     await expect(warnings).toHaveCount(2);

@@ -43,6 +43,7 @@ import { offeredCatalog } from './rates/catalog.ts';
 import { builtInRates } from './rates/config.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
+import { DestinationStore } from './storage/destinations.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export interface ServiceOptions {
@@ -111,6 +112,13 @@ export interface ServiceOptions {
    * own for that merchant (merchant withdrawal-limit): a stolen secret key cannot empty a balance at once.
    */
   withdrawalDailyLimit?: string;
+  /**
+   * How long a live key's new destination of money waits before it is used: a payout address
+   * replacing one, a bank account or new bank details, a wallet never withdrawn to
+   * (NEW_DESTINATION_DELAY_SECONDS; 24 hours by default; 0: at once). The owner is told at once
+   * and may cancel it. Test keys' changes are always at once.
+   */
+  newDestinationDelayMs?: number;
   /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
   sweepIntervalMs?: number;
   /** GET /readyz: how many blocks a watcher may be behind its chain's head (50). */
@@ -208,7 +216,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
-  const payouts = new PayoutStore(db, ledger, events, payoutCoin);
+  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs ?? 24 * 3_600_000);
+  const payouts = new PayoutStore(db, ledger, events, payoutCoin, destinations, now);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
@@ -262,6 +271,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     merchants,
     links,
     payouts,
+    destinations,
     ledger,
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,

@@ -59,6 +59,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
     treasuryKeyFile: env.TREASURY_KEY_FILE || undefined,
     withdrawalDailyLimit: dailyLimit(env.WITHDRAWAL_DAILY_LIMIT),
+    newDestinationDelayMs: int(env, 'NEW_DESTINATION_DELAY_SECONDS', 86_400, 0, 30 * 86_400) * 1000,
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
     readyMaxLagBlocks: int(env, 'READY_MAX_LAG_BLOCKS', 50, 1, 1_000_000),

@@ -1,16 +1,25 @@
 // Settings: the business as customers see it (name, e-mail, logo uploaded from the browser:
 // the service keeps it only if its bytes are an image), and a payout address for each of the
 // mode's networks, each its own form (an address with a wrong EIP-55 checksum is refused, with
-// the one it should be).
+// the one it should be). A live key's new payout address, bank account or withdrawal wallet
+// waits the operator's delay: each waiting change is listed with its time, and the owner can
+// cancel one they did not ask for.
 import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { BusinessAnswer } from '../../contract/dashboard.ts';
-import { int, text } from '../../contract/fields.ts';
+import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
 
 const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
+/** A waiting change, as GET /api/v1/destination_changes answers it (contract/events.ts's DestinationChangeData). */
+const orNull = nullable<string | number>((v) => typeof v === 'string' || typeof v === 'number', 'text or a number');
+const Change = z.object({ id: text, kind: text, chain_id: orNull, address: orNull, bank_account_id: orNull, effective_at: text });
+const Changes = z.object({ data: z.array(Change) });
+const PayoutSet = z.object({ data: z.object({ pending: bool, effective_at: text }) });
+
+const when = (iso: string) => new Date(iso).toLocaleString();
 
 export function Settings(_: { path?: string }) {
   useTitle('Settings');
@@ -18,6 +27,7 @@ export function Settings(_: { path?: string }) {
   const [email, setEmail] = useState('');
   const [logo, setLogo] = useState('');
   const [addresses, setAddresses] = useState<Record<number, string>>({});
+  const [changes, setChanges] = useState<Array<z.infer<typeof Change>>>([]);
   // Which network's form was last sent, so its field (and only its) shows the refusal.
   const [sent, setSent] = useState(0);
   const networks = session.value?.networks[mode.value] ?? [];
@@ -31,7 +41,13 @@ export function Settings(_: { path?: string }) {
   const load = useCallback(async () => {
     shown((await request('/api/v1/account', BusinessAnswer)).data);
     setAddresses(networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {});
+    setChanges((await request('/api/v1/destination_changes', Changes)).data);
   }, [mode.value]);
+  const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? `chain ${chainId}`;
+  const described = (c: z.infer<typeof Change>) =>
+    c.kind === 'payout_address' ? `New payout address on ${networkName(c.chain_id)}: ${c.address}`
+    : c.kind === 'withdrawal_address' ? `New wallet on ${networkName(c.chain_id)}: ${c.address}`
+    : `Bank account ${c.bank_account_id}: new, or new details`;
   const { note, error, setError, act } = useAct();
   useEffect(() => void load().catch(setError), [load]);
   const submit = (work: () => Promise<string>) => (e: Event) => {
@@ -71,8 +87,11 @@ export function Settings(_: { path?: string }) {
             onSubmit={(e) => {
               setSent(chainId);
               submit(async () => {
-                await request('/api/v1/payout_address', undefined, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
-                return `Payout address on ${network} saved.`;
+                const set = await request('/api/v1/payout_address', PayoutSet, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
+                await load();
+                return set.data.pending
+                  ? `New payout address on ${network} pending: payments from ${when(set.data.effective_at)} go to it, until then to the current one.`
+                  : `Payout address on ${network} saved.`;
               })(e);
             }}
           >
@@ -89,6 +108,30 @@ export function Settings(_: { path?: string }) {
         ))
       ) : (
         <p>No {mode.value} network on this service.</p>
+      )}
+      <h2>Waiting changes</h2>
+      {changes.length ? (
+        <ul class="changes">
+          {changes.map((c) => (
+            <li key={c.id}>
+              {described(c)}; takes effect {when(c.effective_at)}.{' '}
+              <button
+                type="button"
+                onClick={() =>
+                  void act(async () => {
+                    await request(`/api/v1/destination_changes/${encodeURIComponent(c.id)}`, undefined, { method: 'DELETE' });
+                    await load();
+                    return 'Change cancelled: it will not take effect.';
+                  })
+                }
+              >
+                Cancel this change
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>None. A live key's new payout address, bank account or wallet waits here first.</p>
       )}
     </section>
   );

@@ -42,6 +42,8 @@ export interface BankAccount extends Fields {
   default: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Live keys: paid to only from this time (the operator's delay after it was added). */
+  effectiveAt?: string;
 }
 
 export interface Payout {

@@ -103,6 +103,15 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
+  // A live key's wallet never withdrawn to is registered now and receives only after the delay.
+  const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
+  if (!wallet.ready) {
+    const at = new Date(wallet.change.effectiveMs).toISOString();
+    throw new Conflict(
+      `address: ${getAddress(body.address.toLowerCase())} has never received a withdrawal of your live balance on ${network.name}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
+      [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
+    );
+  }
   const withdrawal = await service.ledger.withdraw(
     account,
     { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },
@@ -141,7 +150,7 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
-    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s daily withdrawal limit of the coin, 409 naming `amount`.',
+    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s daily withdrawal limit of the coin, 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
     body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409], limits: { balance: 'Withdrawals' },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', responses: { 200: answer(Withdrawal) } }),

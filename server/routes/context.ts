@@ -22,6 +22,7 @@ import type { LinkStore } from '../storage/links.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
+import type { DestinationStore } from '../storage/destinations.ts';
 import type { LedgerStore } from '../storage/ledger.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
@@ -38,6 +39,8 @@ export interface ServiceParts {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
+  /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */
+  destinations: DestinationStore;
   /** The journal, settlement choices, swaps and withdrawals (balance settlement). */
   ledger: LedgerStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */

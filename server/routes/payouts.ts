@@ -3,10 +3,11 @@ import * as z from 'zod/mini';
 import { answer, Bank, BankPayout, Country, Deleted, Payout as PayoutAnswer, Rate } from '../../contract/api.ts';
 import { oneOf, text } from '../../contract/fields.ts';
 import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
-import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type Payout } from '../domain/payouts.ts';
+import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type BankAccount, type Payout } from '../domain/payouts.ts';
 import { BankQuery, RateQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler, ServiceParts } from './context.ts';
+import { changeView } from '../storage/destinations.ts';
+import type { Ctx, Handler, ServiceParts } from './context.ts';
 import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
 import { route } from './route.ts';
@@ -35,15 +36,25 @@ export const rate: Handler<{ query: typeof RateQuery }> = async ({ query: { coin
 export const addBank: Handler<{ body: typeof PayoutBody }> = async ({ body, account, service }) => {
   const { currency, default: isDefault, ...fields } = body;
   checkBankFields(currency, fields);
-  return ok(201, await service.payouts.addBank(account, currency, fields, isDefault, service.now()), 'Bank payout added');
+  const bank = await service.payouts.addBank(account, currency, fields, isDefault, service.now());
+  return ok(201, bank, bank.effectiveAt ? `Bank payout added: it can be paid to from ${bank.effectiveAt}` : 'Bank payout added');
 };
 
 export const listBanks: Handler = async ({ account, service }) => ok(200, (await service.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
-export const getBank: Handler = async ({ params, account, service }) => ok(200, await service.payouts.bank(account, params.id), 'Bank payout retrieved');
+
+/** The account with its new details still waiting (a live key's), if any. */
+const withPending = async (service: ServiceParts, account: Ctx['account'], bank: BankAccount) => {
+  const pending = await service.destinations.pendingBankDetails(account, bank.id);
+  return pending ? { ...bank, pending: changeView(pending) } : bank;
+};
+
+export const getBank: Handler = async ({ params, account, service }) => ok(200, await withPending(service, account, await service.payouts.bank(account, params.id)), 'Bank payout retrieved');
 
 export const updateBank: Handler<{ body: typeof PayoutFields }> = async ({ body, params, account, service }) => {
+  // Merged with the details in effect (not with new details still waiting).
   const { fields, makeDefault } = mergeBankUpdate(await service.payouts.bank(account, params.id), body);
-  return ok(200, await service.payouts.updateBank(account, params.id, fields, makeDefault, service.now()), 'Bank payout updated');
+  const bank = await withPending(service, account, await service.payouts.updateBank(account, params.id, fields, makeDefault, service.now()));
+  return ok(200, bank, 'pending' in bank ? `Bank details pending: payouts go to them from ${bank.pending.effective_at}, to the details in effect until then` : 'Bank payout updated');
 };
 
 export const deleteBanks: Handler<{ body: typeof DeletePayoutsBody }> = async ({ body: { ids }, account, service }) => {

@@ -4,6 +4,7 @@
 import * as account from './account.ts';
 import * as balances from './balances.ts';
 import * as dashboard from './dashboard.ts';
+import * as destinations from './destinations.ts';
 import { docsRoutes } from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from './hosted.ts';
@@ -25,6 +26,7 @@ export const ROUTES: readonly Route[] = [
   ...account.routes,
   // Webhooks, payout addresses and events (secret key or the dashboard's session)
   ...webhooks.routes,
+  ...destinations.routes,
   // Payment links (secret key or the dashboard's session; reading by slug also the public key)
   ...links.routes,
   // Bank payouts, and balances: settlement, swaps, withdrawals (secret key)

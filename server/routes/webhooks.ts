@@ -1,7 +1,7 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
 import * as z from 'zod/mini';
-import { answer, EventRecord, EventsAnswer, PayoutAddress, WebhookEndpoint } from '../../contract/api.ts';
+import { answer, EventRecord, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../../contract/api.ts';
 import { PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
 import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
@@ -9,6 +9,7 @@ import { webhookUrlProblem } from '../domain/webhooks.ts';
 import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
+import { changeView } from '../storage/destinations.ts';
 import type { Handler } from './context.ts';
 import { route } from './route.ts';
 import { isIP } from 'node:net';
@@ -34,7 +35,9 @@ export const putWebhook: Handler<{ body: typeof WebhookBody }> = async ({ body: 
 
 /**
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
- * when the payment is made, so a change applies to payments made after it.
+ * (CREATE2) when the payment is made, so a change applies to payments made after it takes
+ * effect: at once for test keys and a chain's first address; after the operator's delay for a
+ * live key replacing one. A payment made before keeps the address it was bound to.
  */
 export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
@@ -53,12 +56,32 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
   }
   // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
   if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
-  await service.merchants.setPayoutAddress(account.merchant.id, account.mode, body.chain_id, body.address);
-  return ok(200, { chain_id: body.chain_id, address: body.address }, 'Payout address saved');
+  // A live key replacing an address: the new one waits the operator's delay (the owner told, free to cancel it).
+  const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
+  const effectiveAt = new Date(effectiveMs).toISOString();
+  if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
+  return ok(
+    200,
+    { chain_id: body.chain_id, address: body.address, pending: change !== undefined, effective_at: effectiveAt, ...(change ? { change: changeView(change) } : {}) },
+    change
+      ? `Payout address pending: payments made from ${effectiveAt} are bound to it; until then they are bound to the current one. The owner can cancel it in the dashboard's Settings`
+      : 'Payout address saved',
+  );
 };
 
-export const getPayoutAddresses: Handler = async ({ account, service }) =>
-  ok(200, (await service.merchants.payoutAddresses(account.merchant.id, account.mode)).map(({ chainId, address }) => ({ chain_id: chainId, address })), 'Payout addresses');
+/** Each chain's address in effect, and the one waiting to replace it, if any. */
+export const getPayoutAddresses: Handler = async ({ account, service }) => {
+  const addresses = await service.merchants.payoutAddresses(account.merchant.id, account.mode);
+  const waiting = (await service.destinations.pending(account, service.now())).filter((c) => c.kind === 'payout_address');
+  return ok(
+    200,
+    addresses.map(({ chainId, address }) => {
+      const pending = waiting.find((c) => c.chainId === chainId);
+      return { chain_id: chainId, address, ...(pending ? { pending: changeView(pending) } : {}) };
+    }),
+    'Payout addresses',
+  );
+};
 
 export const getWebhook: Handler = async ({ account, service }) => ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook endpoint');
 
@@ -133,10 +156,10 @@ export const routes = [
   route({
     method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: putPayoutAddress, tag: 'Webhooks',
     summary: 'where a chain\'s deposits are swept to',
-    description: '`{ chain_id, address }`; deposit addresses made after it are bound to it. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`.',
-    body: PayoutAddressBody, responses: { 200: answer(PayoutAddress) }, errors: [409],
+    description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys, and a chain\'s first address: in effect now. A live key replacing an address: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent, and the owner may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address.',
+    body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: [409],
   }),
-  route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', responses: { 200: answer(z.array(PayoutAddress)) } }),
+  route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', description: '`address` is the one in effect; `pending`, a live key\'s new one waiting for its `effective_at`.', responses: { 200: answer(z.array(PayoutAddress)) } }),
   route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),
   route({
     method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: rotateSecret, tag: 'Webhooks',

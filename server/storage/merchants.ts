@@ -4,6 +4,7 @@ import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
 import type { Database, Row } from './db.ts';
+import { applyDue } from './destinations.ts';
 
 export interface MerchantSeed extends Merchant {
   keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
@@ -99,17 +100,23 @@ export class MerchantStore {
     return row && merchantOf(row);
   }
 
-  /** The merchant's payout address for a mode's chain, where its deposits are swept; undefined if none. */
+  /**
+   * The merchant's payout address for a mode's chain, where its deposits are swept; undefined if
+   * none. A live key's new address counts from its time (storage/destinations.ts), not before.
+   */
   async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    await applyDue(this.db, merchantId, mode, this.now());
     const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId]);
     return (row?.address as string | undefined) ?? undefined;
   }
 
   async payoutAddresses(merchantId: string, mode: string): Promise<Array<{ chainId: number; address: string }>> {
+    await applyDue(this.db, merchantId, mode, this.now());
     const rows = await this.db.query(`SELECT chain_id, address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 ORDER BY chain_id`, [merchantId, mode]);
     return rows.map((r) => ({ chainId: Number(r.chain_id), address: r.address as string }));
   }
 
+  /** At once, whatever the mode: for the demo and tests' setup (a key's request goes through DestinationStore.setPayoutAddress). */
   async setPayoutAddress(merchantId: string, mode: string, chainId: number, address: string): Promise<void> {
     await this.db.query(
       `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4)

@@ -11,6 +11,7 @@ import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import type { LedgerStore } from './ledger.ts';
 import { merchantAccount, move, PAYOUT_PAYABLE } from '../domain/ledger.ts';
+import { applyDue, type DestinationStore } from './destinations.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {
@@ -33,6 +34,8 @@ const bankOf = (r: Row): BankAccount => ({
   default: r.is_default as boolean,
   createdAt: iso(r.created_ms),
   updatedAt: iso(r.updated_ms),
+  // Only an account that waited (a live key's, storage/destinations.ts) says from when it is paid to.
+  ...(Number(r.effective_ms ?? 0) > Number(r.created_ms) ? { effectiveAt: iso(r.effective_ms) } : {}),
 });
 
 export interface StoredPayout extends Payout {
@@ -70,6 +73,9 @@ export class PayoutStore {
     private readonly ledger: LedgerStore,
     private readonly events: EventStore,
     private readonly coinOf: (mode: string) => PayoutCoin | undefined,
+    /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
+    private readonly destinations?: DestinationStore,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
@@ -78,19 +84,24 @@ export class PayoutStore {
       const [{ count }] = await tx.query('SELECT count(*) AS count FROM bank_accounts WHERE merchant_id = $1 AND mode = $2', owner(account));
       const makeDefault = isDefault ?? Number(count) === 0;
       if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
+      const waits = this.destinations?.waits(account) ?? false;
       const [row] = await tx.query(
-        `INSERT INTO bank_accounts (id, merchant_id, mode, currency, fields, is_default, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
-        [randomUUID(), ...owner(account), currency, JSON.stringify(fields), makeDefault, nowMs],
+        `INSERT INTO bank_accounts (id, merchant_id, mode, currency, fields, is_default, created_ms, updated_ms, effective_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING *`,
+        [randomUUID(), ...owner(account), currency, JSON.stringify(fields), makeDefault, nowMs, waits ? nowMs + this.destinations!.delayMs : nowMs],
       );
+      // A live key's new account is paid to only after the delay; the owner is told now and may cancel it.
+      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: row.id as string }, nowMs);
       return bankOf(row);
     });
   }
 
   async banks(account: Account): Promise<BankAccount[]> {
+    await applyDue(this.db, account.merchant.id, account.mode, this.now());
     return (await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms, id', owner(account))).map(bankOf);
   }
 
   async bank(account: Pick<Account, 'merchant' | 'mode'>, id: string, sql: Sql = this.db): Promise<BankAccount> {
+    if (sql === this.db) await applyDue(this.db, account.merchant.id, account.mode, this.now());
     const [row] = await sql.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = $3', [...owner(account), id]);
     if (!row) throw new NotFound(`No bank payout ${id}`);
     return bankOf(row);
@@ -99,11 +110,15 @@ export class PayoutStore {
   async updateBank(account: Account, id: string, fields: Fields, makeDefault: boolean, nowMs: number): Promise<BankAccount> {
     return this.db.transaction(async (tx) => {
       await this.lockAccount(tx, account);
-      await this.bank(account, id, tx);
+      const { id: _i, currency: _c, default: _d, createdAt: _ca, updatedAt: _u, effectiveAt: _e, ...current } = await this.bank(account, id, tx);
       if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
+      // A live key's new details wait the delay (the owner told, free to cancel); payouts go to the details in effect till then.
+      const same = JSON.stringify(Object.entries(current).sort()) === JSON.stringify(Object.entries(fields).filter(([, v]) => v !== undefined).sort());
+      const waits = !same && (this.destinations?.waits(account) ?? false);
+      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
       const [row] = await tx.query(
-        `UPDATE bank_accounts SET fields = $2, is_default = is_default OR $3, updated_ms = $4 WHERE id = $1 RETURNING *`,
-        [id, JSON.stringify(fields), makeDefault, nowMs],
+        `UPDATE bank_accounts SET fields = CASE WHEN $5 THEN fields ELSE $2 END, is_default = is_default OR $3, updated_ms = $4 WHERE id = $1 RETURNING *`,
+        [id, JSON.stringify(fields), makeDefault, nowMs, waits],
       );
       return bankOf(row);
     });
@@ -135,9 +150,16 @@ export class PayoutStore {
     nowMs: number,
     report: (payout: Payout) => unknown,
   ): Promise<Payout> {
+    await applyDue(this.db, account.merchant.id, account.mode, nowMs);
     return this.db.transaction(async (tx) => {
       await this.lockAccount(tx, account);
       const bank = await this.bank(account, request.bankId, tx);
+      if (bank.effectiveAt && Date.parse(bank.effectiveAt) > nowMs) {
+        throw new Conflict(
+          `payout_bank_id: bank account ${bank.id} is new and is paid to only from ${bank.effectiveAt} (live keys' new bank accounts wait ${Math.round(this.destinations!.delayMs / 60_000)} minutes, so the owner can cancel one they did not add)`,
+          [{ field: 'payout_bank_id', message: `expected a bank account in effect; this one is from ${bank.effectiveAt}` }],
+        );
+      }
       const coin = this.coinOf(account.mode);
       if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new Conflict(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
@@ -186,6 +208,7 @@ export class PayoutStore {
     const out = [];
     for (const row of rows) {
       const payout = payoutOf(row);
+      await applyDue(this.db, payout.merchantId, payout.mode, nowMs);
       const [bank] = await this.db.query('SELECT * FROM bank_accounts WHERE id = $1', [row.bank_account_id]);
       out.push({ payout, bank: bank && bankOf(bank) });
     }

@@ -65,6 +65,8 @@ beforeAll(async () => {
     gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
     watchIntervalMs: 100,
     sweepIntervalMs: 300,
+    // A live key's new payout address waits a delay (tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
+    newDestinationDelayMs: 0,
   });
 }, 120_000);
 afterAll(async () => {
