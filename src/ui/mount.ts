@@ -1,7 +1,7 @@
 import { effect } from '@preact/signals-core';
 import { h, render } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
-import { FOCUSABLE, Modal, type Look } from './Modal.tsx';
+import { focusables, Modal, type Look } from './Modal.tsx';
 import { css } from './styles.ts';
 
 let sheet: CSSStyleSheet | undefined;
@@ -29,7 +29,8 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
     // land where the next step is rather than on whatever vanished. A screen that is still
     // loading (the coin list) focuses the dialog, then its first control once it has one.
     const dialog = root.querySelector<HTMLElement>('[role=dialog]');
-    const first = dialog?.querySelector<HTMLElement>('.bo [data-focus]') ?? dialog?.querySelector<HTMLElement>(`.bo :is(${FOCUSABLE})`);
+    const body = dialog?.querySelector('.bo');
+    const first = body && (body.querySelector<HTMLElement>('[data-focus]') ?? focusables(body)[0]);
     const key = `${checkout.view.value.screen}/${checkout.leaving.value}/${!!first}`;
     if (key !== focused) {
       focused = key;
