@@ -37,7 +37,12 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
       (first ?? dialog)?.focus();
     }
   });
+  // Back from the wallet app (the page hidden, then shown again): the payment's status, after
+  // "Open in wallet", is brought into view; a live region, it speaks only when its words change.
+  const back = () => document.hidden || root.querySelector('[data-wallet]~[role=status]')?.scrollIntoView({ block: 'nearest' });
+  document.addEventListener('visibilitychange', back);
   return () => {
+    document.removeEventListener('visibilitychange', back);
     stop();
     render(null, root);
     host.remove();
