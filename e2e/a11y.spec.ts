@@ -1,17 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
-import type { Locator, Page } from 'playwright/test';
+import type { Locator, Page, Route } from 'playwright/test';
+import { DEMO_MERCHANT } from '../server/seed.ts';
+import { expectNoViolations } from './support/axe.ts';
 import { expect, modal, openPayment, shopEvents, startServers, test, type Servers } from './support/fixtures.ts';
-
-// WCAG 2.2 A and AA, and axe's best practices too (they caught a second <main> landmark
-// inside the modal, on a page that has its own).
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
-
-/** axe on the modal as it is now, its shadow root included. */
-async function expectNoViolations(page: Page, screen: string) {
-  const { violations } = await new AxeBuilder({ page }).include('[data-service-checkout]').withTags(RULES).analyze();
-  const found = violations.flatMap((v) => v.nodes.map((n) => `${screen}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`));
-  expect(found).toEqual([]);
-}
 
 /** Every control's box, so a target under 24×24 CSS px is caught where axe's rule is lenient. */
 async function smallTargets(dialog: Locator): Promise<string[]> {
@@ -25,8 +15,9 @@ async function smallTargets(dialog: Locator): Promise<string[]> {
 }
 
 /** The shop's pay button with name and e-mail filled (so the modal opens on the coins). */
-async function payFromShop(page: Page, shopUrl: string, query = '', form: { amount?: string; currency?: string } = {}) {
+async function payFromShop(page: Page, shopUrl: string, query = '', form: { amount?: string; currency?: string; partial?: boolean } = {}) {
   await page.goto(shopUrl + '/' + query);
+  if (form.partial) await page.getByLabel('Accept partial payment').check();
   if (form.amount) await page.fill('input[name=amount]', form.amount);
   if (form.currency) await page.selectOption('select[name=currency]', form.currency);
   await page.fill('input[name=name]', 'Ada');
@@ -221,6 +212,50 @@ test.describe('keyboard only', () => {
     await expect(modal(page)).toHaveCount(0);
     await expect(pay).toBeFocused();
     expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
+  });
+
+  test('with a disabled button in the dialog, Tab and Shift+Tab go round inside it from every control, the first and last included', async ({ page, servers }) => {
+    // As a live payment shows it, with no sandbox row: the coin list says there is none.
+    await page.route('**/api/v1/coins*', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: { ...(await response.json()), sandbox: false } });
+    });
+    const reference = `trap-${test.info().workerIndex}-${Date.now()}`;
+    const dialog = await payFromShop(page, servers.shop.url, `?reference=${reference}`, { partial: true });
+    await dialog.getByRole('button', { name: /^USDT / }).click();
+    await expect(dialog.locator('[data-amount]')).toBeVisible();
+    await expect(dialog.getByRole('button', { name: 'Partial' })).toHaveCount(0);
+    // Part of it arrives (the sandbox, asked with the page's own public key, as its row would).
+    const deposit = await fetch(`${servers.api.url}/api/v1/sandbox/deposit`, {
+      method: 'POST',
+      headers: { 'x-api-key': DEMO_MERCHANT.keys.test.publicKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ reference, kind: 'partial' }),
+    });
+    expect(deposit.status).toBe(200);
+    // Finishing with it, the service slow to answer: "Finishing…" stays, disabled, the last button.
+    const held: Route[] = [];
+    await page.route('**/api/v1/transaction/settle/**', (route) => void held.push(route));
+    await dialog.getByRole('button', { name: 'Finish with what I sent' }).click();
+    await expect(dialog.locator('button').last()).toHaveText('Finishing…');
+    await expect(dialog.locator('button').last()).toBeDisabled();
+
+    // The controls Tab can reach, in order, read from the page: each one's next and previous
+    // by Tab and Shift+Tab, round the ends.
+    const controls = await dialog.evaluate((el) =>
+      [...el.querySelectorAll<HTMLElement>('button:enabled,a[href]')].map((c) => c.getAttribute('aria-label') || c.textContent!.trim()),
+    );
+    expect(controls).toEqual(['Close checkout', 'Copy amount', 'Copy address']);
+    for (const [i, name] of controls.entries()) {
+      for (const [key, step] of [
+        ['Tab', 1],
+        ['Shift+Tab', -1],
+      ] as const) {
+        await dialog.getByRole('button', { name, exact: true }).focus();
+        await page.keyboard.press(key);
+        expect((await focused(page)).name, `${key} from ${name}`).toBe(controls.at((i + step) % controls.length));
+      }
+    }
+    await Promise.all(held.map((route) => route.abort()));
   });
 
   test('leaving a payment from the keyboard: Escape, then Leave; onClose once, focus back', async ({ page, servers }) => {

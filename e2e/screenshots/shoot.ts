@@ -13,13 +13,15 @@ import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chrom
 const OUT = fromRoot('screenshots');
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 
-/** The looks: a size, and what the shop passes to the checkout. */
+/** The looks: a size (a phone's with touch, as a phone has it), and what the shop passes to the checkout. */
 const LOOKS = [
   { name: 'light', width: 1280, height: 800, query: '' },
   { name: 'dark', width: 1280, height: 800, query: '?theme=dark' },
-  { name: 'phone', width: 320, height: 640, query: '' },
-  { name: 'phone-375', width: 375, height: 740, query: '' },
-  { name: 'phone-dark', width: 320, height: 640, query: '?theme=dark' },
+  { name: 'phone', width: 320, height: 640, query: '', touch: true },
+  { name: 'phone-375', width: 375, height: 667, query: '', touch: true },
+  { name: 'phone-dark', width: 320, height: 640, query: '?theme=dark', touch: true },
+  { name: 'phone-french', width: 360, height: 640, query: '?locale=fr', touch: true },
+  { name: 'phone-arabic', width: 375, height: 667, query: '?locale=ar', touch: true },
   { name: 'arabic', width: 1280, height: 800, query: '?locale=ar' },
   { name: 'french-accent', width: 1280, height: 800, query: '?locale=fr&accent=%23e8590c' },
 ];
@@ -69,8 +71,11 @@ async function main() {
   const hurried = await pair(100);
   const brief = await pair(4);
   try {
-    for (const look of LOOKS) {
-      const context = await browser.newContext({ viewport: { width: look.width, height: look.height }, reducedMotion: 'reduce' });
+    // npm run screenshots -- phone: only the looks whose names start so.
+    const only = process.argv.slice(2);
+    for (const look of LOOKS.filter((l) => !only.length || only.some((name) => l.name.startsWith(name)))) {
+      const touch = look.touch ? { isMobile: true, hasTouch: true } : {};
+      const context = await browser.newContext({ viewport: { width: look.width, height: look.height }, reducedMotion: 'reduce', ...touch });
       const page = await context.newPage();
       let dialog = await toPayment(page, normal.shop.url, look.name, look.query, true);
       await shoot(page, look.name, '3-payment');

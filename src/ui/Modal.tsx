@@ -8,7 +8,13 @@ import { Payment } from './screens/Payment.tsx';
 import { fill, text } from './text.ts';
 import { textOn } from './theme.ts';
 
-export const FOCUSABLE = 'button,input,[href],[tabindex]:not([tabindex="-1"])';
+/**
+ * What Tab reaches in `root`, in order, as a11y-dialog's isFocusable has it: a tabbable element
+ * (tabIndex 0 or more: a control, a link, a positive tabindex), neither disabled nor inert,
+ * and rendered (a hidden one has no client rects). The shadow root's own tree: nothing nests.
+ */
+export const focusables = (root: Element) =>
+  [...root.querySelectorAll<HTMLElement>('*')].filter((el) => el.tabIndex >= 0 && !el.matches(':disabled,[inert] *') && el.getClientRects().length);
 
 /**
  * A logo from the API is shown only from https or as an inline image (nothing runs inside
@@ -91,7 +97,9 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
       event.stopPropagation();
       checkout.send({ type: 'escape' });
     } else if (event.key === 'Tab') {
-      const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+      // Its edges are the first and last controls Tab can reach: a disabled one ("Finishing…")
+      // taken for the last would let Tab walk out of the dialog.
+      const items = focusables(dialog);
       const active = (dialog.getRootNode() as ShadowRoot).activeElement;
       const edge = event.shiftKey ? items[0] : items.at(-1);
       if (active === edge || !items.includes(active as HTMLElement)) {

@@ -1,7 +1,7 @@
 import { effect } from '@preact/signals-core';
 import { h, render } from 'preact';
 import type { Checkout } from '../checkout/machine.ts';
-import { FOCUSABLE, Modal, type Look } from './Modal.tsx';
+import { focusables, Modal, type Look } from './Modal.tsx';
 import { css } from './styles.ts';
 
 let sheet: CSSStyleSheet | undefined;
@@ -29,14 +29,20 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
     // land where the next step is rather than on whatever vanished. A screen that is still
     // loading (the coin list) focuses the dialog, then its first control once it has one.
     const dialog = root.querySelector<HTMLElement>('[role=dialog]');
-    const first = dialog?.querySelector<HTMLElement>('.bo [data-focus]') ?? dialog?.querySelector<HTMLElement>(`.bo :is(${FOCUSABLE})`);
+    const body = dialog?.querySelector('.bo');
+    const first = body && (body.querySelector<HTMLElement>('[data-focus]') ?? focusables(body)[0]);
     const key = `${checkout.view.value.screen}/${checkout.leaving.value}/${!!first}`;
     if (key !== focused) {
       focused = key;
       (first ?? dialog)?.focus();
     }
   });
+  // Back from the wallet app (the page hidden, then shown again): the payment's status, after
+  // "Open in wallet", is brought into view; a live region, it speaks only when its words change.
+  const back = () => document.hidden || root.querySelector('[data-wallet]~[role=status]')?.scrollIntoView({ block: 'nearest' });
+  document.addEventListener('visibilitychange', back);
   return () => {
+    document.removeEventListener('visibilitychange', back);
     stop();
     render(null, root);
     host.remove();

@@ -28,6 +28,47 @@ export function Payment({ checkout, view }: Props) {
   // How paying from a browser wallet goes (only a watched payment has it).
   const { wallet: paying } = checkout.state.value as { wallet?: WalletState };
   const c = payment.confirming;
+  const coarse = matchMedia('(pointer:coarse)').matches;
+  // A phone (touch, one column): what pays and what it is doing come first, the address and
+  // the QR code (for paying from another device) after. Elsewhere the QR code heads its column.
+  const phone = coarse && innerWidth < 700; // one column: styles.ts makes two from 700px
+  const time = (
+    <span class={hurry ? 'tm ur' : 'tm'} data-hurry={hurry || undefined}>
+      {hurry && <b>{text.hurrySoon}. </b>}
+      {text.timeLeft}: <time data-time-left>{clock(left)}</time>
+    </span>
+  );
+  const acts = (
+    <>
+      {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
+      {checkout.wallets.value.map((wallet, index) => (
+        <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying == 'asking'} data-pay-wallet>
+          {fill(text.payWith, wallet.name)}
+        </button>
+      ))}
+      {paying && (
+        <p role="status" class={paying == 'sent' || paying == 'asking' ? undefined : 'nt'} data-wallet-note>
+          {fill(text.walletNote[paying], coin.network)}
+        </p>
+      )}
+      {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
+      {coarse && (
+        <a class="pr" href={uri} data-wallet>
+          {text.wallet}
+        </a>
+      )}
+      {/* The time left stays out of the live region: it would be read out every second. */}
+      <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
+        {checkout.reconnecting.value ? text.reconnecting : c ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required) : text.waiting}
+      </p>
+      {phone && time}
+      {partial && payment.acceptPartialPayment && (
+        <button type="button" class="pr" onClick={checkout.finishPartial} disabled={view.settling}>
+          {view.settling ? text.finishing : text.finishPartial}
+        </button>
+      )}
+    </>
+  );
   return (
     <>
       <div class="pay">
@@ -43,11 +84,8 @@ export function Payment({ checkout, view }: Props) {
               {coinAmount(due, coin.symbol)}
             </output>
             <Copy checkout={checkout} value={String(due)} label={text.copyAmount} />
-            {/* Beside the amount, so the time left is in view wherever the amount and address are read (a phone too). */}
-            <span class={hurry ? 'tm ur' : 'tm'} data-hurry={hurry || undefined}>
-              {hurry && <b>{text.hurrySoon}. </b>}
-              {text.timeLeft}: <time data-time-left>{clock(left)}</time>
-            </span>
+            {/* Beside the amount, so the time left is in view wherever the amount and address are read. */}
+            {!phone && time}
           </p>
           {/* Sending on another chain is how customers lose money: the network sits by the amount. */}
           <div class="net" data-network>
@@ -59,6 +97,7 @@ export function Payment({ checkout, view }: Props) {
             </p>
             <p class="wn">{fill(text.warn, coin.symbol, coin.network)}</p>
           </div>
+          {phone && acts}
           <p class="lb">{text.toAddress}</p>
           <p class="row ad">
             <code data-address>{payment.address}</code>
@@ -86,31 +125,7 @@ export function Payment({ checkout, view }: Props) {
         </div>
         <div>
           <QrCode checkout={checkout} value={uri} />
-          {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
-          {checkout.wallets.value.map((wallet, index) => (
-            <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying == 'asking'} data-pay-wallet>
-              {fill(text.payWith, wallet.name)}
-            </button>
-          ))}
-          {paying && (
-            <p role="status" class={paying == 'sent' || paying == 'asking' ? undefined : 'nt'} data-wallet-note>
-              {fill(text.walletNote[paying], coin.network)}
-            </p>
-          )}
-          {/* On a phone the wallet is on the same device: one tap opens it with this payment. */}
-          {matchMedia('(pointer:coarse)').matches && (
-            <a class="pr" href={uri} data-wallet>
-              {text.wallet}
-            </a>
-          )}
-          <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
-            {checkout.reconnecting.value ? text.reconnecting : c ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required) : text.waiting}
-          </p>
-          {partial && payment.acceptPartialPayment && (
-            <button type="button" class="pr" onClick={checkout.finishPartial} disabled={view.settling}>
-              {view.settling ? text.finishing : text.finishPartial}
-            </button>
-          )}
+          {!phone && acts}
           {!partial && (
             <button type="button" class="ln" onClick={checkout.changeCoin}>
               {text.changeCoin}
