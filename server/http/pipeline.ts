@@ -6,17 +6,39 @@ import type { AddressInfo } from 'node:net';
 import type { Account } from '../domain/account.ts';
 import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
 import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
 import { Router, type RouteSpec } from './router.ts';
 
 const REQUEST_LOG_SIZE = 2000;
 
-export interface PipelineDeps {
-  routes: RouteSpec<Handler>[];
+/**
+ * What the pipeline reads of the service: its clock and public origin. The rest of it (`S`,
+ * the routes' own parts) it hands to each handler unread: HTTP knows no store or feature.
+ */
+export interface PipelineService {
+  now(): number;
+  origin(): string;
+}
+
+/** What a handler is given: the request, its account, and the service's parts `S`. */
+export interface RequestContext<S> {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Who is calling; present on every route whose auth is not 'none'. */
+  account: Account;
+  service: S;
+}
+
+/** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
+export type RouteHandler<S> = (ctx: RequestContext<S>) => Promise<Reply | undefined>;
+
+export interface PipelineDeps<S extends PipelineService> {
+  routes: RouteSpec<RouteHandler<S>>[];
   owners: KeyOwners;
-  service: ServiceParts;
+  service: S;
   log: Logger;
   /** The last requests served, "METHOD /path", for tests to count (at most 2,000 kept). */
   requests: string[];
@@ -28,8 +50,8 @@ export interface PipelineDeps {
   observe?: (method: string, route: string, status: number) => void;
 }
 
-export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const router = new Router<Handler>(deps.routes);
+export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req: IncomingMessage, res: ServerResponse) => void {
+  const router = new Router<RouteHandler<S>>(deps.routes);
   const { log, requests } = deps;
 
   async function handle(req: IncomingMessage, res: ServerResponse, route: { path: string }): Promise<Reply | undefined> {
@@ -52,7 +74,7 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
     const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
-    const ctx: Ctx = { req, res, params, query: url.searchParams, account, service: deps.service };
+    const ctx: RequestContext<S> = { req, res, params, query: url.searchParams, account, service: deps.service };
     return spec.handler(ctx);
   }
 

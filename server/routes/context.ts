@@ -2,12 +2,10 @@
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
 import type { Check } from '../chain/readiness.ts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Account } from '../domain/account.ts';
 import type { RetryPolicy } from '../domain/webhooks.ts';
 import type { FaultInjector } from '../http/faults.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
-import type { Reply } from '../http/respond.ts';
+import type { RequestContext, RouteHandler } from '../http/pipeline.ts';
 import type { Logger } from '../log.ts';
 import type { PaymentChanges } from '../realtime/changes.ts';
 import type { ChainStore } from '../storage/chain.ts';
@@ -81,16 +79,8 @@ export interface ServiceParts {
   log: Logger;
 }
 
-export interface Ctx {
-  req: IncomingMessage;
-  res: ServerResponse;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  /** Who is calling; present on every route whose auth is not 'none'. */
-  account: Account;
-  /** The service's parts: stores, catalogue, config, clock. */
-  service: ServiceParts;
-}
+/** What every route handler is given: the request, its account, and the service's parts. */
+export type Ctx = RequestContext<ServiceParts>;
 
 /** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
-export type Handler = (ctx: Ctx) => Promise<Reply | undefined>;
+export type Handler = RouteHandler<ServiceParts>;
