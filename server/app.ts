@@ -21,6 +21,7 @@ import { fromRoot } from './paths.ts';
 import { PaymentChanges } from './realtime/changes.ts';
 import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
+import { served } from './routes/route.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
 import { ChainStore } from './storage/chain.ts';
 import { DashboardStore } from './storage/dashboard.ts';
@@ -326,7 +327,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES, owners: merchants, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: merchants, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const host = options.host ?? '127.0.0.1';

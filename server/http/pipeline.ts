@@ -4,23 +4,47 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Account } from '../domain/account.ts';
-import { DomainError, invalidField, MethodNotAllowed, NotFound } from '../domain/errors.ts';
+import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
-import type { AnyCtx, ServiceParts } from '../routes/context.ts';
-import { limitsAfterBody, limitsBeforeBody, type Route } from '../routes/route.ts';
 import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
-import { readJson } from './body.ts';
-import { readMultipart } from './multipart.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
-import { Router } from './router.ts';
-import { parse } from './validate.ts';
+import { Router, type Auth, type RouteSpec } from './router.ts';
 
 const REQUEST_LOG_SIZE = 2000;
 
-export interface PipelineDeps {
-  routes: readonly Route[];
+/**
+ * What the pipeline reads of the service: its clock and public origin. The rest of it (`S`,
+ * the routes' own parts) it hands to each handler unread: HTTP knows no store or feature.
+ */
+export interface PipelineService {
+  now(): number;
+  origin(): string;
+}
+
+/** What a handler is given: the request, its account, and the service's parts `S`. */
+export interface RequestContext<S> {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Who is calling; present on every route whose auth is not 'none'. */
+  account: Account;
+  service: S;
+}
+
+/** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
+export type RouteHandler<S> = (ctx: RequestContext<S>) => Promise<Reply | undefined>;
+
+/** A route as the pipeline runs it: matched, authenticated, then handed to its handler. */
+export interface ServedRoute<S> extends RouteSpec {
+  auth: Auth;
+  handler: RouteHandler<S>;
+}
+
+export interface PipelineDeps<S extends PipelineService> {
+  routes: readonly ServedRoute<S>[];
   owners: KeyOwners;
-  service: ServiceParts;
+  service: S;
   log: Logger;
   /** The last requests served, "METHOD /path", for tests to count (at most 2,000 kept). */
   requests: string[];
@@ -32,26 +56,7 @@ export interface PipelineDeps {
   observe?: (method: string, route: string, status: number) => void;
 }
 
-/** The route's input, checked in the order a caller should fix it (path, query, limits, body), then its handler. */
-async function answer(route: Route, ctx: AnyCtx): Promise<Reply | undefined> {
-  if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
-  if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
-  await limitsBeforeBody(route, ctx);
-  const { req } = ctx;
-  if (route.multipart) {
-    const { file, fileBytes, fieldBytes } = route.multipart;
-    if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', `expected a multipart form (${file} is a file)`);
-    const form = await readMultipart(req, { fileBytes, fieldBytes });
-    ctx.files = form.files;
-    ctx.body = parse(route.body!, Object.fromEntries(form.fields));
-  } else if (route.body) {
-    ctx.body = parse(route.body, route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req));
-  }
-  if (await limitsAfterBody(route, ctx)) return undefined;
-  return route.handler(ctx);
-}
-
-export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req: IncomingMessage, res: ServerResponse) => void {
   const router = new Router(deps.routes);
   const { log, requests } = deps;
 
@@ -75,8 +80,8 @@ export function pipeline(deps: PipelineDeps): (req: IncomingMessage, res: Server
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
     const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
-    const ctx: AnyCtx = { req, res, params, query: Object.fromEntries(url.searchParams), body: undefined, files: new Map(), account, service: deps.service };
-    return answer(spec, ctx);
+    const ctx: RequestContext<S> = { req, res, params, query: url.searchParams, account, service: deps.service };
+    return spec.handler(ctx);
   }
 
   return (req, res) => {

@@ -1,6 +1,6 @@
 // A background job: `tick` runs every `intervalMs`, at once when woken (a NOTIFY says work
 // is due), never twice at the same time, and not at all after stop().
-import type { Job } from './index.ts';
+import type { Job } from './job.ts';
 
 export class JobLoop {
   private timer: ReturnType<typeof setTimeout> | undefined;

@@ -3,7 +3,7 @@
 import type { Payout, PayoutProvider } from '../domain/payouts.ts';
 import type { Logger } from '../log.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
 export interface SettlementDeps {

@@ -3,7 +3,7 @@
 // merchant once (DEPOSIT_DISCREPANCY), by whichever instance found it first; the figures are
 // the operator's to investigate. Lines that agreed and have not moved are looked at daily.
 import { reconcile } from '../chain/reconcile.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
 export function reconcileJobs(deps: JobDeps): Job[] {

@@ -1,7 +1,7 @@
 // Accepted partial payments whose quote ran out are settled by the service, not the browser:
 // the merchant sees them in verify and in a webhook even when the customer closed the page.
 import { depositReport } from '../views/payments.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
 export function settleJob(deps: JobDeps): Job {

@@ -5,7 +5,7 @@ import { createPublicClient, type PublicClient } from 'viem';
 import { gasStanding } from '../chain/deploy.ts';
 import { rpcTransport } from '../chain/networks.ts';
 import { Sweeper } from '../chain/sweeper.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
 export function sweepJobs(deps: JobDeps): Job[] {

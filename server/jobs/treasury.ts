@@ -12,7 +12,7 @@ import type { RecordedTx, SignedTx, TreasuryTable } from '../storage/ledger.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import { countedUpTo } from '../chain/networks.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 

@@ -2,7 +2,7 @@
 // instance at a time; what it finds becomes credits through the payment ledger.
 import { minimumUnits } from '../chain/networks.ts';
 import { Watcher } from '../chain/watcher.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { paymentLedger } from './ledger.ts';
 
 export function watchJobs(deps: JobDeps): Job[] {

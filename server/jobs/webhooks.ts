@@ -7,7 +7,7 @@ import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.t
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
-import type { Job, JobDeps } from './index.ts';
+import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 import { post } from './post.ts';
 

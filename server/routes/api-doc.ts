@@ -66,6 +66,7 @@ const LEAVES: Record<string, JsonSchema> = {
   'a reference, e-mail, deposit address or transaction hash': { type: 'string', maxLength: 254 },
   'an amount greater than 0 as text with at most 2 decimals': { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,2})?$' },
   'a merchant id (a UUID, as merchant list shows)': { type: 'string', format: 'uuid' },
+  'a change id (a UUID, as the list and the PENDING events give it)': { type: 'string', format: 'uuid' },
   'whole seconds from 1 to 30': { type: 'integer', minimum: 1, maximum: 30 },
   'whole seconds from 0 to 30': { type: 'integer', minimum: 0, maximum: 30 },
   'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z': { type: 'string', pattern: '^[a-z]+:[\\d.]+:[A-Z]{2,6}:[\\dT:.Z+-]{10,40}(:[\\d.e-]+:\\d+)?$' },

@@ -5,11 +5,15 @@
 // (api-doc.ts) is made from the same objects. Each resource file exports its `routes`.
 import type * as z from 'zod/mini';
 import type { Account } from '../domain/account.ts';
-import { Conflict, Forbidden, TooMany } from '../domain/errors.ts';
+import { Conflict, Forbidden, invalidField, TooMany } from '../domain/errors.ts';
 import { sameOrigin } from '../http/auth.ts';
+import { readJson } from '../http/body.ts';
 import type { Call } from '../http/faults.ts';
+import { readMultipart } from '../http/multipart.ts';
+import type { ServedRoute } from '../http/pipeline.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Reply } from '../http/respond.ts';
+import { parse } from '../http/validate.ts';
 import type { Auth } from '../http/router.ts';
 import type { AnyCtx, Handler, Schemas, ServiceParts } from './context.ts';
 
@@ -106,3 +110,35 @@ export async function limitsAfterBody(route: Route, ctx: AnyCtx): Promise<boolea
   const call = route.limits?.faults;
   return call && ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false;
 }
+
+/** The route's input, checked in the order a caller should fix it (path, query, limits, body), then its handler. */
+async function answer(route: Route, ctx: AnyCtx): Promise<Reply | undefined> {
+  if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
+  if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
+  await limitsBeforeBody(route, ctx);
+  const { req } = ctx;
+  if (route.multipart) {
+    const { file, fileBytes, fieldBytes } = route.multipart;
+    if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', `expected a multipart form (${file} is a file)`);
+    const form = await readMultipart(req, { fileBytes, fieldBytes });
+    ctx.files = form.files;
+    ctx.body = parse(route.body!, Object.fromEntries(form.fields));
+  } else if (route.body) {
+    ctx.body = parse(route.body, route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req));
+  }
+  if (await limitsAfterBody(route, ctx)) return undefined;
+  return route.handler(ctx);
+}
+
+/**
+ * The route as the pipeline runs it: the pipeline matches and authenticates (it knows no
+ * schema and no part of the service); this checks the declared input and limits, then calls
+ * the handler with what they give.
+ */
+export const served = (route: Route): ServedRoute<ServiceParts> => ({
+  method: route.method,
+  path: route.path,
+  auth: route.auth,
+  handler: ({ req, res, params, query, account, service }) =>
+    answer(route, { req, res, params, query: Object.fromEntries(query), body: undefined, files: new Map(), account, service } as AnyCtx),
+});

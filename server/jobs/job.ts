@@ -1,0 +1,54 @@
+// What every job is built from and what it is: the types each job imports, kept apart from
+// the list of jobs (index.ts), which imports every job.
+import type { Hex } from 'viem';
+import type { RetryPolicy } from '../domain/webhooks.ts';
+import type { DevChainPowers, Network } from '../chain/networks.ts';
+import type { Logger } from '../log.ts';
+import type { ChainStore } from '../storage/chain.ts';
+import type { Database } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { MerchantStore } from '../storage/merchants.ts';
+import type { PaymentStore } from '../storage/payments.ts';
+import type { PayoutStore } from '../storage/payouts.ts';
+import type { LedgerStore } from '../storage/ledger.ts';
+import type { SwapProvider, Treasury } from '../chain/treasury.ts';
+
+export interface JobDeps {
+  db: Database;
+  payments: PaymentStore;
+  events: EventStore;
+  merchants: MerchantStore;
+  payouts: PayoutStore;
+  chain: ChainStore;
+  ledger: LedgerStore;
+  /** Each network's treasury the service holds the key of, with its swap provider. */
+  treasuries: Array<{ treasury: Treasury; swaps?: SwapProvider }>;
+  networks: Network[];
+  devChain?: DevChainPowers;
+  gasKey?: Hex;
+  now: () => number;
+  log: Logger;
+  /** Names this instance in leases and delivery records. */
+  instance: string;
+  retry: RetryPolicy;
+  /** How often a job looks for due work it was not woken for. */
+  intervalMs: number;
+  webhookTimeoutMs: number;
+  /** Whether test keys' events may go to this machine (WEBHOOKS_TO_LOOPBACK; on with the demo). */
+  loopbackWebhooks: boolean;
+  payoutCheckMs: number;
+  sweepIntervalMs: number;
+  reconcileIntervalMs: number;
+  watchIntervalMs: number;
+  /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */
+  treasuryLeaseMs?: number;
+}
+
+export interface Job {
+  name: string;
+  start(): void;
+  /** Stops it; work under way finishes (or is aborted, for deliveries) first. */
+  stop(): Promise<void>;
+  /** A NOTIFY channel that means "work is due now", from any instance. */
+  wakeOn?: { channel: string; wake(): void };
+}
