@@ -9,7 +9,7 @@
 // keys from it on every request.
 import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
 import { EventStore } from './storage/events.ts';
-import { LedgerStore } from './storage/ledger.ts';
+import { WithdrawalStore } from './storage/withdrawals.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
@@ -114,10 +114,10 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
         },
         list: () => store.list(),
         withdrawalLimit: async (id, body) => {
-          const ledger = new LedgerStore(db, new EventStore(db), config.withdrawalDailyLimit);
+          const withdrawals = new WithdrawalStore(db, config.withdrawalDailyLimit);
           const owner = { merchant: { id } as Merchant, mode: body.mode };
-          if (!(await ledger.setWithdrawalLimit(owner, body.coin, body.daily, Date.now()))) return undefined;
-          const now = await ledger.withdrawalLimit(owner, body.coin);
+          if (!(await withdrawals.setWithdrawalLimit(owner, body.coin, body.daily, Date.now()))) return undefined;
+          const now = await withdrawals.withdrawalLimit(owner, body.coin);
           return { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set };
         },
         rollSecretKeys: async (id) => {

@@ -1,6 +1,6 @@
 // The double-entry ledger's rules, without I/O: accounts by name, an entry's postings that
 // sum to zero per coin, and what a swap quote gives. A balance is a sum of postings, never a
-// stored number; storage/ledger.ts writes and sums them.
+// stored number; storage/journal.ts writes and sums them, domain/balances.ts spends them.
 //
 // Signs: a merchant's accounts and the operator's fees are positive when the service owes or
 // holds that money; the `external:*` accounts are the world outside the treasury (customers'
@@ -183,6 +183,40 @@ export function checkWithdrawalLimit(amount: bigint, limit: bigint, withdrawn: b
     `amount: ${f(amount)} ${coin.symbol} is over your daily withdrawal limit of ${f(limit)} ${coin.symbol} (${f(withdrawn)} withdrawn in the last 24 hours, ${f(left)} left); the operator sets the limit`,
     [{ field: 'amount', message: `expected at most ${f(left)}: the daily withdrawal limit is ${f(limit)} ${coin.symbol}` }],
   );
+}
+
+/** Whether a balance covers `amount`: refused (a Conflict naming `field` and what there is) when it does not. */
+export function checkBalance(amount: bigint, available: bigint, coin: { symbol: string; format: (units: bigint) => string }, field = 'amount'): void {
+  if (amount <= available) return;
+  throw new Conflict(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
+    { field, message: `expected at most ${coin.format(available)}` },
+  ]);
+}
+
+/** Whether a swap quote may still be accepted: refused (a Conflict naming `quote_id`) once used or expired. */
+export function checkQuoteUsable(quoted: Pick<StoredSwap, 'id' | 'state' | 'expiresMs'>, nowMs: number): void {
+  if (quoted.state !== 'quoted') throw new Conflict(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
+  if (quoted.expiresMs <= nowMs) throw new Conflict(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+}
+
+/**
+ * A swap's outcome as one journal entry: done, the reserved coin goes to the pool and what the
+ * pool gave, less the operator's fee, is the merchant's; failed, the reserved amount goes back.
+ */
+export function swapOutcome(swap: StoredSwap, result: { out: bigint } | { failure: string }): { fee: bigint; postings: Posting[] } {
+  const available = merchantAccount(swap.merchantId, swap.mode, 'available');
+  const reserved = merchantAccount(swap.merchantId, swap.mode, 'reserved');
+  if (!('out' in result)) return { fee: 0n, postings: move(reserved, available, swap.chainId, swap.fromToken, swap.amountIn) };
+  const { fee } = swapTerms(result.out);
+  return {
+    fee,
+    postings: [
+      ...move(reserved, EXTERNAL.pool, swap.chainId, swap.fromToken, swap.amountIn),
+      { account: EXTERNAL.pool, chainId: swap.chainId, token: swap.toToken, amount: -result.out },
+      { account: available, chainId: swap.chainId, token: swap.toToken, amount: result.out - fee },
+      ...(fee > 0n ? [{ account: FEES, chainId: swap.chainId, token: swap.toToken, amount: fee }] : []),
+    ],
+  };
 }
 
 /** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */

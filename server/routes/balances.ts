@@ -6,6 +6,7 @@ import { SettlementBody, SwapBody, SwapQuoteBody, WithdrawalBody, type BalanceLi
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
 import type { Account } from '../domain/account.ts';
+import * as moves from '../domain/balances.ts';
 import { Conflict, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { readJson } from '../http/body.ts';
@@ -16,7 +17,7 @@ import type { Handler, ServiceParts } from './context.ts';
 
 /** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
 export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
-  if ((await service.ledger.settlement(account.merchant.id, account.mode)) !== 'balance') {
+  if ((await service.journal.settlement(account.merchant.id, account.mode)) !== 'balance') {
     throw new Conflict(
       `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
     );
@@ -30,7 +31,7 @@ const coinOf = (service: ServiceParts, account: Account, field: string, symbol: 
 const treasuryOf = (service: ServiceParts, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
 
 export const getSettlement: Handler = async ({ account, service }) => {
-  const settlement = await service.ledger.settlement(account.merchant.id, account.mode);
+  const settlement = await service.journal.settlement(account.merchant.id, account.mode);
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement');
 };
 
@@ -47,13 +48,13 @@ export const putSettlement: Handler = async ({ req, account, service }) => {
     }
     if (networks.length === 0 && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
   }
-  await service.ledger.setSettlement(account, settlement, service.now());
+  await service.journal.setSettlement(account, settlement, service.now());
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
 };
 
 export const balances: Handler = async ({ account, service }) => {
   const coins = service.catalog.coins(account.mode);
-  const lines: BalanceLine[] = (await service.ledger.balances(account, service.now())).map((b) => {
+  const lines: BalanceLine[] = (await service.journal.balances(account, service.now())).map((b) => {
     const coin = coins.find((c) => c.chainId === b.chainId && c.contractAddress.toLowerCase() === b.token);
     const decimals = coin?.decimals ?? 18;
     return {
@@ -80,7 +81,7 @@ export const quoteSwap: Handler = async ({ req, account, service }) => {
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
-  const quoted = await service.ledger.quote(
+  const quoted = await service.swaps.quote(
     account,
     { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
     service.now(),
@@ -91,13 +92,11 @@ export const quoteSwap: Handler = async ({ req, account, service }) => {
 export const createSwap: Handler = async ({ req, account, service }) => {
   await requireBalance(account, service, 'Swaps');
   const { quote_id } = parse(SwapBody, await readJson(req));
-  const quoted = await service.ledger.swap(account, quote_id).catch(() => undefined);
-  const decimals = quoted?.fromDecimals ?? 18;
-  const swap = await service.ledger.acceptQuote(account, quote_id, { symbol: quoted?.fromSymbol ?? '', format: (u) => formatUnits(u, decimals) }, service.now(), swapView);
+  const swap = await moves.acceptQuote(service.balanceTransactions, account, quote_id, service.now(), swapView);
   return ok(201, swapView(swap), 'Swap pending');
 };
 
-export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.ledger.swap(account, params.id)), 'Swap');
+export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.swaps.swap(account, params.id)), 'Swap');
 
 export const withdraw: Handler = async ({ req, account, service }) => {
   await requireBalance(account, service, 'Withdrawals');
@@ -115,7 +114,8 @@ export const withdraw: Handler = async ({ req, account, service }) => {
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
-  const withdrawal = await service.ledger.withdraw(
+  const withdrawal = await moves.withdraw(
+    service.balanceTransactions,
     account,
     { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },
     service.now(),
@@ -124,4 +124,4 @@ export const withdraw: Handler = async ({ req, account, service }) => {
   return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
 };
 
-export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.ledger.withdrawal(account, params.id)), 'Withdrawal');
+export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');

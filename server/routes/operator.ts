@@ -67,8 +67,8 @@ export const setWithdrawalLimit: Handler = async ({ req, params, service }) => {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
   const body = parse(WithdrawalLimitBody, await readJson(req));
   const owner = { merchant: { id } as Account['merchant'], mode: body.mode };
-  if (!(await service.ledger.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
-  const now = await service.ledger.withdrawalLimit(owner, body.coin);
+  if (!(await service.withdrawals.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
+  const now = await service.withdrawals.withdrawalLimit(owner, body.coin);
   service.log.info({ merchant: id, mode: body.mode, coin: body.coin, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
   return ok(200, { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set }, `Daily withdrawal limit of ${body.coin} in ${body.mode} mode: ${now.daily}`);
 };

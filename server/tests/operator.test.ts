@@ -210,13 +210,13 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(await runOperatorCommand(['merchant', 'create', '--name', 'Limited Shop', '--email', 'l@limited.example', '--json'], config, (l) => lines.push(l))).toBe(0);
     const { id } = JSON.parse(lines[0]);
     const owner = (mode: 'test' | 'live') => ({ merchant: { id } as never, mode });
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '2500', set: false });
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '2500', set: false });
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--coin', 'USDT', '--daily', '750.5'], config, (l) => lines.push(l))).toBe(0);
     expect(lines.join('\n')).toMatch(/may now withdraw at most 750\.5 USDT to wallets in any 24 hours with its live keys/);
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '750.5', set: true });
-    expect(await api.parts.ledger.withdrawalLimit(owner('test'), 'USDT')).toEqual({ daily: '2500', set: false }); // per mode
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDC')).toEqual({ daily: '2500', set: false }); // per coin
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '750.5', set: true });
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('test'), 'USDT')).toEqual({ daily: '2500', set: false }); // per mode
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('live'), 'USDC')).toEqual({ daily: '2500', set: false }); // per coin
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--coin', 'USDT', '--daily', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
     expect(JSON.parse(lines[0])).toEqual({ id, mode: 'live', coin: 'USDT', daily: '2500', default: true });

@@ -17,7 +17,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
-import type { Entry } from '../../storage/ledger.ts';
+import type { Entry } from '../../storage/journal.ts';
 import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -62,18 +62,18 @@ const balanceOf = async (coin: string, key = secretKey) => {
  */
 const reconciliations: string[] = [];
 async function books(step: string) {
-  await until(`${step}: the treasury idle`, async () => (await api.parts.ledger.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.ledger.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.ledger.inFlight(31337)));
-  for (const s of await api.parts.ledger.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
+  await until(`${step}: the treasury idle`, async () => (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.treasuryTxs.inFlight(31337)));
+  for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   for (const symbol of ['USDC', 'USDT'] as const) {
     const token = contracts.tokens[symbol];
-    const held = await api.parts.ledger.held(31337, token);
+    const held = await api.parts.journal.held(31337, token);
     const chainHolds = await onChain(token, treasury);
     expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(held.merchants + held.fees + held.payable);
     expect(-held.external).toBe(chainHolds);
     reconciliations.push(`| ${step} | ${symbol} | ${formatUnits(chainHolds, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.merchants, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.fees, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.payable, symbol === 'USDC' ? 6 : 18)} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'} |`);
   }
   // The native coin: the journal's gas account (funded − spent) against the treasury's balance, once the job has looked (its first tick).
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.ledger.held(31337, zeroAddress)).gas > 0n ? api.parts.ledger.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
   const wei = await reader.getBalance({ address: treasury });
   expect(wei, `${step}: the treasury's native coin = funded − gas journaled`).toBe(native.gas);
   expect(-native.external).toBe(wei);
@@ -208,12 +208,12 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(before - parseUnits('20', 18));
     expect((await balanceOf('USDT')).reserved).toBe('0');
     // What the partner paid the bank in NGN is owed to it in USDT, and sent to its deposit address from the treasury.
-    const sent = await until('sent to the payout partner', async () => (await api.parts.ledger.partnerTransfers(31337)).find((t) => t.state === 'completed'));
+    const sent = await until('sent to the payout partner', async () => (await api.parts.partnerTransfers.partnerTransfers(31337)).find((t) => t.state === 'completed'));
     expect(sent).toMatchObject({ token: contracts.tokens.USDT.toLowerCase(), address: partner, amount: parseUnits('20', 18) });
     expect(await onChain(contracts.tokens.USDT, partner)).toBe(parseUnits('20', 18));
     const receipt = await reader.getTransactionReceipt({ hash: sent.txHash as `0x${string}` });
     expect(receipt.from).toBe(treasury.toLowerCase());
-    const journal = await api.parts.ledger.entries();
+    const journal = await api.parts.journal.entries();
     expect(journal.find((e) => e.kind === 'partner_sent' && e.ref === sent.id)?.postings).toEqual([
       { account: 'payable:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: -parseUnits('20', 18) },
       { account: 'external:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: parseUnits('20', 18) },
@@ -330,7 +330,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
 
   it('prints the demo merchant\'s journal, the swap\'s rate and slippage, and the reconciliations (for the notes)', async () => {
     // The merchant's entries, and the operator's entries its money caused (the partner transfer, gas): the only merchant with money here.
-    const journal: Entry[] = await api.parts.ledger.entries();
+    const journal: Entry[] = await api.parts.journal.entries();
     expect(journal.filter((e) => e.merchantId !== null && e.merchantId !== DEMO_MERCHANT.id)).toEqual([]);
     const coins: Record<string, [string, number]> = { [zeroAddress]: ['ETH', 18], ...Object.fromEntries(Object.entries(contracts.tokens).map(([s, a]) => [a.toLowerCase(), [s, s === 'USDC' ? 6 : 18]])) };
     const running = new Map<string, bigint>();
