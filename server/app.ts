@@ -216,7 +216,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
-  const payouts = new PayoutStore(db, journal, events, payoutCoin);
+  const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {

@@ -6,7 +6,7 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from './account.ts';
 import { NotFound } from './errors.ts';
 import {
-  checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, EXTERNAL, merchantAccount, move, swapOutcome, WITHDRAWAL_WINDOW_MS,
+  checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, EXTERNAL, LIMIT_DECIMALS, merchantAccount, move, swapOutcome, usdCentsOf, WITHDRAWAL_WINDOW_MS,
   type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
 } from './ledger.ts';
 
@@ -27,6 +27,8 @@ export interface WithdrawalRequest {
   address: string;
   amount: bigint;
   format: (units: bigint) => string;
+  /** What one of the coin is worth in US dollars now (units at RATE_DECIMALS), to count it against the daily limit. */
+  usdPerCoin: bigint;
 }
 
 /** What the balance use cases need of storage, inside one transaction (at one time, `nowMs`). */
@@ -51,11 +53,11 @@ export interface BalanceWrites {
     failed(id: string, failure: string): Promise<StoredSwap>;
   };
   withdrawals: {
-    /** The merchant's daily withdrawal limit of a coin, whole tokens. */
-    limit(owner: Owner, symbol: string): Promise<string>;
-    /** What the merchant withdrew of a coin since `sinceMs`, failed ones not counted. */
-    withdrawnSince(owner: Owner, chainId: number, token: string, sinceMs: number): Promise<bigint>;
-    insert(owner: Owner, id: string, w: WithdrawalRequest): Promise<StoredWithdrawal>;
+    /** The merchant's daily withdrawal limit in the mode, US dollars as decimal text. */
+    limit(owner: Owner): Promise<string>;
+    /** What left the merchant's balance in the mode since `sinceMs`, in US cents as valued when it left: withdrawals and bank payouts of every coin and chain, failed ones not counted. */
+    spentSince(owner: Owner, sinceMs: number): Promise<bigint>;
+    insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<StoredWithdrawal>;
     lock(id: string): Promise<StoredWithdrawal | undefined>;
     completed(id: string): Promise<StoredWithdrawal>;
     failed(id: string, failure: string): Promise<StoredWithdrawal>;
@@ -109,19 +111,21 @@ export function finishSwap(store: BalanceTransactions, id: string, result: { out
 }
 
 /**
- * A withdrawal to a wallet: refused past the merchant's daily limit of the coin (what was
- * withdrawn in the last 24 hours, failed ones not counted) or past its balance; else its
- * amount reserved and the withdrawal pending. Both checks inside the merchant's lock, so
- * withdrawals at once, on any instance, are counted against one another.
+ * A withdrawal to a wallet: refused past the merchant's one daily limit (in US dollars: what
+ * left its balance in the last 24 hours, withdrawals and bank payouts in every coin on every
+ * chain, failed ones not counted, plus this one at the coin's rate) or past its balance; else
+ * its amount reserved and the withdrawal pending. Both checks inside the merchant's lock, so
+ * withdrawals and payouts at once, on any instance, are counted against one another.
  */
 export function withdraw(store: BalanceTransactions, owner: Owner, request: WithdrawalRequest, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
   const newId = crypto.randomUUID();
   return store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
-    const limit = configuredUnits(await w.withdrawals.limit(owner, request.symbol), request.decimals);
-    checkWithdrawalLimit(request.amount, limit, await w.withdrawals.withdrawnSince(owner, request.chainId, request.token, nowMs - WITHDRAWAL_WINDOW_MS), request);
+    const usdCents = usdCentsOf(request.amount, request.decimals, request.usdPerCoin);
+    const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
+    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: request.symbol, text: request.format(request.amount) });
     await reserveFromBalance(w, owner, request, request.amount, { kind: 'withdrawal_reserved', ref: newId, memo: `withdrawal to ${request.address}` });
-    const withdrawal = await w.withdrawals.insert(owner, newId, request);
+    const withdrawal = await w.withdrawals.insert(owner, newId, request, usdCents);
     await w.event(owner, 'WITHDRAWAL_UPDATED', view(withdrawal));
     await w.treasuryDue(request.chainId);
     return withdrawal;

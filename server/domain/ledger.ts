@@ -10,6 +10,7 @@
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
 import { Conflict, Invalid } from './errors.ts';
+import { RATE_ONE } from './rates.ts';
 
 export interface Posting {
   account: string;
@@ -168,20 +169,38 @@ export function configuredUnits(text: string, decimals: number): bigint {
 
 /** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
 export const WITHDRAWAL_WINDOW_MS = 86_400_000;
-/** The daily withdrawal limit per coin where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT): whole tokens. */
+/**
+ * The daily withdrawal limit where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT):
+ * US dollars, one limit per merchant and mode across every coin and chain.
+ */
 export const DEFAULT_WITHDRAWAL_DAILY_LIMIT = '10000';
+/** The currency withdrawal limits are kept in, and its minor units (cents). */
+export const LIMIT_CURRENCY = 'USD';
+export const LIMIT_DECIMALS = 2;
 
 /**
- * Whether a withdrawal fits its merchant's daily limit: refused (a Conflict naming `amount`, the
- * limit and what is left of it) when it and what was withdrawn in the last 24 hours pass it.
+ * What `amount` base units of a coin of `decimals` are worth in US cents at `usdPerCoin` (units at
+ * RATE_DECIMALS), rounded UP: a limit never lets a fraction of a cent through.
  */
-export function checkWithdrawalLimit(amount: bigint, limit: bigint, withdrawn: bigint, coin: { symbol: string; format: (units: bigint) => string }): void {
-  if (withdrawn + amount <= limit) return;
-  const left = limit > withdrawn ? limit - withdrawn : 0n;
-  const f = coin.format;
+export function usdCentsOf(amount: bigint, decimals: number, usdPerCoin: bigint): bigint {
+  const numerator = amount * usdPerCoin * 10n ** BigInt(LIMIT_DECIMALS);
+  const denominator = 10n ** BigInt(decimals) * RATE_ONE;
+  return (numerator + denominator - 1n) / denominator;
+}
+
+const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+
+/**
+ * Whether a withdrawal (or bank payout) fits its merchant's daily limit, all in US cents: refused
+ * (a Conflict naming `amount`, the limit and what is left of it) when its value and what left the
+ * balance in the last 24 hours, in any coin on any chain, pass it.
+ */
+export function checkWithdrawalLimit(valueCents: bigint, limitCents: bigint, spentCents: bigint, coin: { symbol: string; text: string }): void {
+  if (spentCents + valueCents <= limitCents) return;
+  const left = limitCents > spentCents ? limitCents - spentCents : 0n;
   throw new Conflict(
-    `amount: ${f(amount)} ${coin.symbol} is over your daily withdrawal limit of ${f(limit)} ${coin.symbol} (${f(withdrawn)} withdrawn in the last 24 hours, ${f(left)} left); the operator sets the limit`,
-    [{ field: 'amount', message: `expected at most ${f(left)}: the daily withdrawal limit is ${f(limit)} ${coin.symbol}` }],
+    `amount: ${coin.text} ${coin.symbol} (${usd(valueCents)} USD) is over your daily withdrawal limit of ${usd(limitCents)} USD (${usd(spentCents)} USD withdrawn in the last 24 hours, ${usd(left)} USD left, across every coin and network); the operator sets the limit`,
+    [{ field: 'amount', message: `expected at most ${usd(left)} USD worth: the daily withdrawal limit is ${usd(limitCents)} USD` }],
   );
 }
 

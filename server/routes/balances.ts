@@ -5,6 +5,7 @@ import { getAddress, isAddress, type Address } from 'viem';
 import { SettlementBody, SwapBody, SwapQuoteBody, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
+import type { CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from '../domain/balances.ts';
 import { Conflict, invalidField } from '../domain/errors.ts';
@@ -117,7 +118,7 @@ export const withdraw: Handler = async ({ req, account, service }) => {
   const withdrawal = await moves.withdraw(
     service.balanceTransactions,
     account,
-    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },
+    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
     service.now(),
     withdrawalView,
   );

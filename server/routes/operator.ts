@@ -59,16 +59,17 @@ export const rollSecretKeys: Handler = async ({ params, service }) => {
 export const listMerchants: Handler = async ({ service }) => ok(200, await service.merchants.list(), 'Merchants');
 
 /**
- * A merchant's daily limit on withdrawals to wallets, per mode and coin (null: back to the
- * service's default): a stolen secret key then moves at most that much a day to a wallet.
+ * A merchant's ONE daily limit in a mode, in US dollars, on money leaving its balance
+ * (withdrawals and bank payouts, every coin and network; null: back to the service's default):
+ * a stolen secret key then moves at most that much a day.
  */
 export const setWithdrawalLimit: Handler = async ({ req, params, service }) => {
   const id = params.id;
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw invalidField('id', `expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
   const body = parse(WithdrawalLimitBody, await readJson(req));
   const owner = { merchant: { id } as Account['merchant'], mode: body.mode };
-  if (!(await service.withdrawals.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
-  const now = await service.withdrawals.withdrawalLimit(owner, body.coin);
-  service.log.info({ merchant: id, mode: body.mode, coin: body.coin, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
-  return ok(200, { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set }, `Daily withdrawal limit of ${body.coin} in ${body.mode} mode: ${now.daily}`);
+  if (!(await service.withdrawals.setWithdrawalLimit(owner, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
+  const now = await service.withdrawals.withdrawalLimit(owner);
+  service.log.info({ merchant: id, mode: body.mode, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
+  return ok(200, { id, mode: body.mode, currency: 'USD', daily: now.daily, default: !now.set }, `Daily withdrawal limit in ${body.mode} mode: ${now.daily} USD`);
 };

@@ -87,7 +87,7 @@ export const ROUTES: RouteSpec<Handler>[] = [
   { method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: operator.createMerchant, summary: 'operator token: make a merchant, its keys shown this once' },
   { method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: operator.listMerchants, summary: 'operator token: every merchant' },
   { method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: operator.rollSecretKeys, summary: 'operator token: new secret keys for a merchant; the old ones stop working' },
-  { method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: operator.setWithdrawalLimit, summary: 'operator token: a merchant\'s daily limit on withdrawals to wallets, per mode and coin' },
+  { method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: operator.setWithdrawalLimit, summary: 'operator token: a merchant\'s one daily limit, in US dollars per mode, on withdrawals and bank payouts' },
   { method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: operator.signInLink, summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner' },
   { method: 'GET', path: '/metrics', auth: 'operator', handler: operator.metrics, summary: 'operator token: Prometheus metrics' },
   // Served to browsers

@@ -30,9 +30,9 @@ export class BalanceTransactionStore implements BalanceTransactions {
           failed: (id, failure) => swaps.failed(tx, id, failure, nowMs),
         },
         withdrawals: {
-          limit: async (owner, symbol) => (await withdrawals.withdrawalLimit(owner, symbol, tx)).daily,
-          withdrawnSince: (owner, chainId, token, sinceMs) => withdrawals.withdrawnSince(tx, owner, chainId, token, sinceMs),
-          insert: (owner, id, request) => withdrawals.insert(tx, owner, id, request, nowMs),
+          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
+          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs),
           lock: (id) => withdrawals.lock(tx, id),
           completed: (id) => withdrawals.completed(tx, id, nowMs),
           failed: (id, failure) => withdrawals.failed(tx, id, failure, nowMs),

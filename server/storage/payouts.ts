@@ -10,8 +10,9 @@ import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Field
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import type { JournalStore } from './journal.ts';
+import type { WithdrawalStore } from './withdrawals.ts';
 import { reserveFromBalance } from '../domain/balances.ts';
-import { merchantAccount, move, PAYOUT_PAYABLE } from '../domain/ledger.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../domain/ledger.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {
@@ -71,6 +72,8 @@ export class PayoutStore {
     private readonly journal: JournalStore,
     private readonly events: EventStore,
     private readonly coinOf: (mode: string) => PayoutCoin | undefined,
+    /** The daily withdrawal limit and what left balances against it: a bank payout draws on the same limit as a withdrawal. */
+    private readonly withdrawals: WithdrawalStore,
   ) {}
 
   async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
@@ -132,7 +135,7 @@ export class PayoutStore {
 
   async initiate(
     account: Account,
-    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string },
+    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string; usdPerCoin: bigint },
     nowMs: number,
     report: (payout: Payout) => unknown,
   ): Promise<Payout> {
@@ -144,6 +147,10 @@ export class PayoutStore {
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
       if (taken) throw new Conflict(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
+      // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
+      const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
+      const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);
+      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: PAYOUT_COIN, text: formatUnits(request.units, PAYOUT_DECIMALS) });
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
       await reserveFromBalance(
@@ -154,11 +161,11 @@ export class PayoutStore {
         { kind: 'payout_reserved', ref: id, memo: `payout ${reference}` },
       );
       const [row] = await tx.query(
-        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14) RETURNING *`,
+        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
         [
           id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency, request.rate)),
-          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)),
+          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)), String(usdCents),
         ],
       );
       const payout = payoutView(payoutOf(row));

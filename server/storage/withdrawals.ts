@@ -33,29 +33,29 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
 export class WithdrawalStore {
   constructor(
     private readonly db: Database,
-    /** The daily withdrawal limit per coin (whole tokens) where the operator set none for a merchant. */
+    /** The daily withdrawal limit (US dollars) where the operator set none for a merchant. */
     private readonly defaultDailyLimit: string = DEFAULT_WITHDRAWAL_DAILY_LIMIT,
   ) {}
 
 
   // ---- withdrawals ---------------------------------------------------------------------------
 
-  /** The merchant's daily withdrawal limit of a coin in a mode, in whole tokens: the operator's for it, else the service's default. */
-  async withdrawalLimit(account: Owner, symbol: string, sql: Sql = this.db): Promise<{ daily: string; set: boolean }> {
-    const [row] = await sql.query(`SELECT daily FROM withdrawal_limits WHERE merchant_id = $1 AND mode = $2 AND coin = $3`, [account.merchant.id, account.mode, symbol]);
-    return row ? { daily: row.daily as string, set: true } : { daily: this.defaultDailyLimit, set: false };
+  /** The merchant's daily withdrawal limit in a mode, US dollars as decimal text: the operator's for it, else the service's default. */
+  async withdrawalLimit(account: Owner, sql: Sql = this.db): Promise<{ daily: string; set: boolean }> {
+    const [row] = await sql.query(`SELECT daily_usd FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
+    return row ? { daily: row.daily_usd as string, set: true } : { daily: this.defaultDailyLimit, set: false };
   }
 
-  /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit of a coin; false for an unknown merchant. */
-  async setWithdrawalLimit(account: Owner, symbol: string, daily: string | null, nowMs: number): Promise<boolean> {
+  /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit in a mode, US dollars; false for an unknown merchant. */
+  async setWithdrawalLimit(account: Owner, daily: string | null, nowMs: number): Promise<boolean> {
     const [known] = await this.db.query(`SELECT 1 FROM merchants WHERE id::text = $1`, [account.merchant.id]);
     if (!known) return false;
-    if (daily === null) await this.db.query(`DELETE FROM withdrawal_limits WHERE merchant_id = $1 AND mode = $2 AND coin = $3`, [account.merchant.id, account.mode, symbol]);
+    if (daily === null) await this.db.query(`DELETE FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
     else {
       await this.db.query(
-        `INSERT INTO withdrawal_limits (merchant_id, mode, coin, daily, updated_ms) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (merchant_id, mode, coin) DO UPDATE SET daily = $4, updated_ms = $5`,
-        [account.merchant.id, account.mode, symbol, daily, nowMs],
+        `INSERT INTO withdrawal_daily_limits (merchant_id, mode, daily_usd, updated_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET daily_usd = $3, updated_ms = $4`,
+        [account.merchant.id, account.mode, daily, nowMs],
       );
     }
     return true;
@@ -78,19 +78,23 @@ export class WithdrawalStore {
 
   // ---- inside a use case's transaction (domain/balances.ts) ------------------------------------
 
-  /** What the merchant withdrew of a coin since `sinceMs`, failed ones not counted. */
-  async withdrawnSince(tx: Sql, account: Owner, chainId: number, token: string, sinceMs: number): Promise<bigint> {
-    const [row] = await tx.query(
-      `SELECT COALESCE(sum(amount), 0)::text AS s FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND token = $4 AND state <> 'failed' AND created_ms > $5`,
-      [account.merchant.id, account.mode, chainId, token.toLowerCase(), sinceMs],
+  /**
+   * What left the merchant's balance in a mode since `sinceMs`, in US cents as valued when it
+   * left: withdrawals to wallets and bank payouts, of every coin on every chain; failed ones not counted.
+   */
+  async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
+    const [row] = await sql.query(
+      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3)
+             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3))::text AS s`,
+      [account.merchant.id, account.mode, sinceMs],
     );
     return big(row!.s);
   }
 
-  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, nowMs: number): Promise<StoredWithdrawal> {
+  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
-      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $10) RETURNING *`,
-      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), nowMs],
+      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11) RETURNING *`,
+      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs],
     );
     return withdrawalOf(row!);
   }

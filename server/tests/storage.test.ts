@@ -8,6 +8,7 @@ import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { initializePayment } from '../domain/initialize.ts';
 import * as moves from '../domain/balances.ts';
+import { RATE_ONE } from '../domain/rates.ts';
 import { NotItsToken } from '../domain/errors.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -143,7 +144,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
       outcome(payout()),
       outcome(payout()),
       outcome(moves.acceptQuote(api.parts.balanceTransactions, account, quote.id, Date.now(), () => ({}))),
-      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt }, Date.now(), () => ({}))),
+      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt, usdPerCoin: RATE_ONE }, Date.now(), () => ({}))),
     ]);
     expect(done.filter(Boolean)).toHaveLength(3);
     const after = (await api.parts.payouts.balance(account)) * unit;
@@ -160,32 +161,33 @@ describe.each(KINDS)('storage on %s', (kind) => {
     await call('POST', '/api/v1/sandbox/deposit', { reference: `thief-${kind}`, kind: 'exact' });
     const usdt = coinOf('test', 'USDC')!; // a coin no other case here withdraws
     const whole = (n: string) => BigInt(n) * 10n ** BigInt(usdt.decimals);
-    expect(await api.parts.withdrawals.setWithdrawalLimit(account, 'USDC', '40', Date.now())).toBe(true);
-    const start = Date.now();
+    expect(await api.parts.withdrawals.setWithdrawalLimit(account, '40', Date.now())).toBe(true);
+    // Two days on: what the case above paid out and withdrew today draws on today's limit, not this one's.
+    const start = Date.now() + 2 * 86_400_000;
     const thief = '0x' + 'be'.repeat(20);
     const withdraw = (amount: bigint, at = start) =>
-      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString() }, at, () => ({}));
+      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
     const available = async () => (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
     const everything = await available();
     expect(everything).toBeGreaterThan(whole('100'));
     // Everything in one call: refused, naming the field and the limit; nothing reserved.
     const all = await withdraw(everything).then(() => undefined, (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e);
-    expect(all?.message).toMatch(/daily withdrawal limit of 40 USDC/);
-    expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40: the daily withdrawal limit is 40 USDC' }]);
+    expect(all?.message).toMatch(/daily withdrawal limit of 40\.00 USD /);
+    expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40.00 USD worth: the daily withdrawal limit is 40.00 USD' }]);
     expect(await available()).toBe(everything);
     // Two of 30 at once: each fits the limit alone, not together; exactly one is taken.
     const two = await Promise.allSettled([withdraw(whole('30')), withdraw(whole('30'))]);
     expect(two.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30 withdrawn in the last 24 hours, 10 left/);
+    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30\.00 USD withdrawn in the last 24 hours, 10\.00 USD left/);
     // What is left of the day's limit, and not a base unit more.
     await withdraw(whole('10'));
-    await expect(withdraw(1n)).rejects.toThrow(/0 left/);
+    await expect(withdraw(1n)).rejects.toThrow(/0\.00 USD left/);
     expect(await available()).toBe(everything - whole('40'));
     // A day later the limit is whole again; another merchant's limit was never this one's.
     await withdraw(whole('40'), start + 86_400_001);
     await expect(withdraw(1n, start + 86_400_001)).rejects.toThrow(/daily withdrawal limit/);
-    expect(await api.parts.withdrawals.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' }, 'USDC')).toEqual({ daily: '10000', set: false });
-    expect(await api.parts.withdrawals.setWithdrawalLimit(account, 'USDC', null, Date.now())).toBe(true);
+    expect(await api.parts.withdrawals.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' })).toEqual({ daily: '10000', set: false });
+    expect(await api.parts.withdrawals.setWithdrawalLimit(account, null, Date.now())).toBe(true);
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 

@@ -289,22 +289,27 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     const operator = (body: unknown) =>
       fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
     // The secret key cannot raise its own limit: only the operator's token sets it.
-    expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', coin: 'USDC', daily: '1000000' }, secretKey)).status).toBe(401);
-    const set = await operator({ mode: 'test', coin: 'USDC', daily: '10' });
-    expect(set).toMatchObject({ status: 200, body: { data: { mode: 'test', coin: 'USDC', daily: '10', default: false } } });
-    expect((await operator({ mode: 'test', coin: 'USDC', daily: '-1' })).body.errors[0].field).toBe('daily');
+    expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', daily: '1000000' }, secretKey)).status).toBe(401);
+    // One limit in US dollars for every coin, withdrawals and payouts together: what the cases
+    // above moved out today counts, so the operator leaves 10 USD more than that.
+    const spent = await api.parts.withdrawals.spentSince(api.db, { merchant: DEMO_MERCHANT, mode: 'test' }, Date.now() - 86_400_000);
+    const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+    const limit = usd(spent + 1_000n);
+    const set = await operator({ mode: 'test', daily: limit });
+    expect(set).toMatchObject({ status: 200, body: { data: { mode: 'test', currency: 'USD', daily: limit, default: false } } });
+    expect((await operator({ mode: 'test', daily: '-1' })).body.errors[0].field).toBe('daily');
     const all = (await balanceOf('USDC')).available;
     const everything = await server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: all });
     expect(everything.status).toBe(409);
-    expect(everything.body.errors).toEqual([{ field: 'amount', message: 'expected at most 10: the daily withdrawal limit is 10 USDC' }]);
+    expect(everything.body.errors).toEqual([{ field: 'amount', message: `expected at most 10.00 USD worth: the daily withdrawal limit is ${limit} USD` }]);
     const two = await Promise.all([0, 1].map(() => server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: '6' })));
     expect(two.map((t) => t.status).sort()).toEqual([201, 409]);
-    expect(two.find((t) => t.status === 409)!.body.message).toMatch(/over your daily withdrawal limit of 10 USDC \(6 withdrawn in the last 24 hours, 4 left\)/);
+    expect(two.find((t) => t.status === 409)!.body.message).toContain(`over your daily withdrawal limit of ${limit} USD (${usd(spent + 600n)} USD withdrawn in the last 24 hours, 4.00 USD left`);
     const id = two.find((t) => t.status === 201)!.body.data.id;
     await until('the one withdrawal sent', async () => (await server('GET', `/api/v1/withdrawals/${id}`)).body.data.status === 'completed');
     expect(await onChain(contracts.tokens.USDC, thief)).toBe(6_000_000n);
     expect((await balanceOf('USDC')).available).toBe(String(Number(all) - 6));
-    expect((await operator({ mode: 'test', coin: 'USDC', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
+    expect((await operator({ mode: 'test', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
     await books('a thief\'s withdrawals held to the daily limit');
   });
 
