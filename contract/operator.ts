@@ -1,7 +1,7 @@
 // The operator's endpoints (/operator/v1/…), which the service's own commands call with the
 // operator token: a merchant to make, and what the service answers. Checked on both sides.
 import * as z from 'zod/mini';
-import { coin, email, is, later, oneOf, text } from './fields.ts';
+import { email, is, later, oneOf, text } from './fields.ts';
 
 /** POST /operator/v1/merchants: the business a new merchant is. */
 export const MerchantCreateBody = later(() =>
@@ -41,19 +41,22 @@ export type SignInLink = z.infer<typeof SignInLink>;
 export const MerchantList = later(() => z.array(z.object({ id: text, businessName: text, businessEmail: text, businessLogo: text })));
 export type MerchantList = z.infer<typeof MerchantList>;
 
-/** A daily withdrawal limit: whole tokens of the coin as decimal text, to 18 places ("0" allows none). */
-export const isDailyLimit = (v: unknown): v is string => typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v);
+/** A daily withdrawal limit: US dollars as decimal text, to the cent ("0" allows none). */
+export const isDailyLimit = (v: unknown): v is string => typeof v === 'string' && /^\d{1,15}(\.\d{1,2})?$/.test(v);
 
-/** PUT /operator/v1/merchants/:id/withdrawal-limits: a merchant's daily limit on withdrawals to wallets, per mode and coin; null: back to the service's default. */
+/**
+ * PUT /operator/v1/merchants/:id/withdrawal-limits: a merchant's ONE daily limit in a mode on money
+ * leaving its balance (withdrawals to wallets and bank payouts, every coin on every network), in
+ * US dollars; null: back to the service's default.
+ */
 export const WithdrawalLimitBody = later(() =>
   z.object({
     mode: oneOf(['test', 'live']),
-    coin,
-    daily: z.nullable(is<string>(isDailyLimit, 'whole tokens as decimal text, such as "5000" ("0" allows no withdrawals)')),
+    daily: z.nullable(is<string>(isDailyLimit, 'US dollars as decimal text, such as "5000" or "2500.50" ("0" allows no withdrawals)')),
   }),
 );
 export type WithdrawalLimitBody = z.input<typeof WithdrawalLimitBody>;
 
 /** Its answer: the limit that now holds, and whether it is the merchant's own or the default. */
-export const WithdrawalLimit = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), coin: text, daily: text, default: z.boolean() }));
+export const WithdrawalLimit = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), currency: z.literal('USD'), daily: text, default: z.boolean() }));
 export type WithdrawalLimit = z.infer<typeof WithdrawalLimit>;

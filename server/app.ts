@@ -36,7 +36,12 @@ import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
 import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
-import { LedgerStore } from './storage/ledger.ts';
+import { BalanceTransactionStore } from './storage/balance-transactions.ts';
+import { JournalStore } from './storage/journal.ts';
+import { PartnerTransferStore } from './storage/partner-transfers.ts';
+import { SwapStore } from './storage/swaps.ts';
+import { TreasuryTxStore } from './storage/treasury-txs.ts';
+import { WithdrawalStore } from './storage/withdrawals.ts';
 import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import type { RateProvider } from './domain/rates.ts';
 import { RateCache } from './rates/cache.ts';
@@ -211,14 +216,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const merchants = new MerchantStore(db, now);
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
-  const ledger = new LedgerStore(db, events, options.withdrawalDailyLimit);
+  const journal = new JournalStore(db);
+  const swaps = new SwapStore(db);
+  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
+  const partnerTransfers = new PartnerTransferStore(db, journal);
+  const treasuryTxs = new TreasuryTxStore(db);
+  const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs ?? 24 * 3_600_000);
-  const payouts = new PayoutStore(db, ledger, events, payoutCoin, destinations, now);
+  const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
@@ -258,7 +268,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
   const catalogue = offeredCatalog(
-    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => ledger.settlement(merchantId, mode)),
+    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => journal.settlement(merchantId, mode)),
     rates,
   );
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
@@ -273,7 +283,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     links,
     payouts,
     destinations,
-    ledger,
+    journal,
+    swaps,
+    withdrawals,
+    partnerTransfers,
+    treasuryTxs,
+    balanceTransactions,
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
     paymentList: new PaymentList(db),
@@ -311,7 +326,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const jobs =
     options.jobs === false ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, chain, now, log, instance, retry, ledger,
+        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,

@@ -73,10 +73,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** WITHDRAWAL_DAILY_LIMIT: whole tokens of each coin, as decimal text ("10000"). */
+/** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */
 function dailyLimit(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected whole tokens of each coin as decimal text, such as 10000 or 2500.5 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+  if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
   return raw.trim();
 }
 

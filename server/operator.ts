@@ -9,7 +9,7 @@
 // keys from it on every request.
 import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
 import { EventStore } from './storage/events.ts';
-import { LedgerStore } from './storage/ledger.ts';
+import { WithdrawalStore } from './storage/withdrawals.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
@@ -25,7 +25,7 @@ const USAGE = `usage: npm run service -- merchant create --name "Business name" 
        npm run service -- merchant list [--json]
        npm run service -- merchant roll-keys --id <merchant id> [--json]   (new secret keys; the old ones stop working)
        npm run service -- merchant sign-in-link --id <merchant id> [--json]   (a new one-time dashboard sign-in link: a forgotten password)
-       npm run service -- merchant withdrawal-limit --id <merchant id> --mode test|live --coin USDT --daily 5000|default [--json]
+       npm run service -- merchant withdrawal-limit --id <merchant id> --mode test|live --daily 5000|default [--json]   (US dollars a day, all coins and networks)
          (how much of a coin the merchant may withdraw to wallets in 24 hours; default: the service's WITHDRAWAL_DAILY_LIMIT)
 A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
@@ -114,11 +114,11 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
         },
         list: () => store.list(),
         withdrawalLimit: async (id, body) => {
-          const ledger = new LedgerStore(db, new EventStore(db), config.withdrawalDailyLimit);
+          const withdrawals = new WithdrawalStore(db, config.withdrawalDailyLimit);
           const owner = { merchant: { id } as Merchant, mode: body.mode };
-          if (!(await ledger.setWithdrawalLimit(owner, body.coin, body.daily, Date.now()))) return undefined;
-          const now = await ledger.withdrawalLimit(owner, body.coin);
-          return { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set };
+          if (!(await withdrawals.setWithdrawalLimit(owner, body.daily, Date.now()))) return undefined;
+          const now = await withdrawals.withdrawalLimit(owner);
+          return { id, mode: body.mode, currency: 'USD', daily: now.daily, default: !now.set };
         },
         rollSecretKeys: async (id) => {
           const secretKeys = await store.rollSecretKeys(id, Date.now());
@@ -171,7 +171,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
   if (verb === 'withdrawal-limit') {
     // The operator endpoint's schema, each field named as its option.
     const daily = option(args, 'daily');
-    const parsed = WithdrawalLimitBody.safeParse({ mode: option(args, 'mode'), coin: option(args, 'coin'), daily: daily === 'default' ? null : daily }, { reportInput: true });
+    const parsed = WithdrawalLimitBody.safeParse({ mode: option(args, 'mode'), daily: daily === 'default' ? null : daily }, { reportInput: true });
     if (!parsed.success) {
       fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
       out(USAGE);
@@ -207,7 +207,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         const set = await merchants.withdrawalLimit(id, limit!);
         if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
         if (json) out(JSON.stringify(set));
-        else out(`${id} may now withdraw at most ${set.daily} ${set.coin} to wallets in any 24 hours with its ${set.mode} keys${set.default ? ' (the service\'s default)' : ''}.`);
+        else out(`${id} may now withdraw at most ${set.daily} USD (withdrawals and bank payouts, all coins and networks together) in any 24 hours with its ${set.mode} keys${set.default ? ' (the service\'s default)' : ''}.`);
         return 0;
       }
       if (verb === 'sign-in-link') {

@@ -70,7 +70,7 @@ async function watcherCost(open: number) {
       confirmations: 2,
       tokens: Object.values(contracts.tokens),
       store: new ChainStore(api.db),
-      ledger: paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      ledger: paymentLedger({ payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
       holder: 'bench',
       startBlock: 1n,
       onRpc: () => calls++,

@@ -1,6 +1,6 @@
 // The double-entry ledger's rules, without I/O: accounts by name, an entry's postings that
 // sum to zero per coin, and what a swap quote gives. A balance is a sum of postings, never a
-// stored number; storage/ledger.ts writes and sums them.
+// stored number; storage/journal.ts writes and sums them, domain/balances.ts spends them.
 //
 // Signs: a merchant's accounts and the operator's fees are positive when the service owes or
 // holds that money; the `external:*` accounts are the world outside the treasury (customers'
@@ -10,6 +10,7 @@
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
 import { Conflict, Invalid } from './errors.ts';
+import { RATE_ONE } from './rates.ts';
 
 export interface Posting {
   account: string;
@@ -168,21 +169,73 @@ export function configuredUnits(text: string, decimals: number): bigint {
 
 /** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
 export const WITHDRAWAL_WINDOW_MS = 86_400_000;
-/** The daily withdrawal limit per coin where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT): whole tokens. */
+/**
+ * The daily withdrawal limit where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT):
+ * US dollars, one limit per merchant and mode across every coin and chain.
+ */
 export const DEFAULT_WITHDRAWAL_DAILY_LIMIT = '10000';
+/** The currency withdrawal limits are kept in, and its minor units (cents). */
+export const LIMIT_CURRENCY = 'USD';
+export const LIMIT_DECIMALS = 2;
 
 /**
- * Whether a withdrawal fits its merchant's daily limit: refused (a Conflict naming `amount`, the
- * limit and what is left of it) when it and what was withdrawn in the last 24 hours pass it.
+ * What `amount` base units of a coin of `decimals` are worth in US cents at `usdPerCoin` (units at
+ * RATE_DECIMALS), rounded UP: a limit never lets a fraction of a cent through.
  */
-export function checkWithdrawalLimit(amount: bigint, limit: bigint, withdrawn: bigint, coin: { symbol: string; format: (units: bigint) => string }): void {
-  if (withdrawn + amount <= limit) return;
-  const left = limit > withdrawn ? limit - withdrawn : 0n;
-  const f = coin.format;
+export function usdCentsOf(amount: bigint, decimals: number, usdPerCoin: bigint): bigint {
+  const numerator = amount * usdPerCoin * 10n ** BigInt(LIMIT_DECIMALS);
+  const denominator = 10n ** BigInt(decimals) * RATE_ONE;
+  return (numerator + denominator - 1n) / denominator;
+}
+
+const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+
+/**
+ * Whether a withdrawal (or bank payout) fits its merchant's daily limit, all in US cents: refused
+ * (a Conflict naming `amount`, the limit and what is left of it) when its value and what left the
+ * balance in the last 24 hours, in any coin on any chain, pass it.
+ */
+export function checkWithdrawalLimit(valueCents: bigint, limitCents: bigint, spentCents: bigint, coin: { symbol: string; text: string }): void {
+  if (spentCents + valueCents <= limitCents) return;
+  const left = limitCents > spentCents ? limitCents - spentCents : 0n;
   throw new Conflict(
-    `amount: ${f(amount)} ${coin.symbol} is over your daily withdrawal limit of ${f(limit)} ${coin.symbol} (${f(withdrawn)} withdrawn in the last 24 hours, ${f(left)} left); the operator sets the limit`,
-    [{ field: 'amount', message: `expected at most ${f(left)}: the daily withdrawal limit is ${f(limit)} ${coin.symbol}` }],
+    `amount: ${coin.text} ${coin.symbol} (${usd(valueCents)} USD) is over your daily withdrawal limit of ${usd(limitCents)} USD (${usd(spentCents)} USD withdrawn in the last 24 hours, ${usd(left)} USD left, across every coin and network); the operator sets the limit`,
+    [{ field: 'amount', message: `expected at most ${usd(left)} USD worth: the daily withdrawal limit is ${usd(limitCents)} USD` }],
   );
+}
+
+/** Whether a balance covers `amount`: refused (a Conflict naming `field` and what there is) when it does not. */
+export function checkBalance(amount: bigint, available: bigint, coin: { symbol: string; format: (units: bigint) => string }, field = 'amount'): void {
+  if (amount <= available) return;
+  throw new Conflict(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
+    { field, message: `expected at most ${coin.format(available)}` },
+  ]);
+}
+
+/** Whether a swap quote may still be accepted: refused (a Conflict naming `quote_id`) once used or expired. */
+export function checkQuoteUsable(quoted: Pick<StoredSwap, 'id' | 'state' | 'expiresMs'>, nowMs: number): void {
+  if (quoted.state !== 'quoted') throw new Conflict(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
+  if (quoted.expiresMs <= nowMs) throw new Conflict(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+}
+
+/**
+ * A swap's outcome as one journal entry: done, the reserved coin goes to the pool and what the
+ * pool gave, less the operator's fee, is the merchant's; failed, the reserved amount goes back.
+ */
+export function swapOutcome(swap: StoredSwap, result: { out: bigint } | { failure: string }): { fee: bigint; postings: Posting[] } {
+  const available = merchantAccount(swap.merchantId, swap.mode, 'available');
+  const reserved = merchantAccount(swap.merchantId, swap.mode, 'reserved');
+  if (!('out' in result)) return { fee: 0n, postings: move(reserved, available, swap.chainId, swap.fromToken, swap.amountIn) };
+  const { fee } = swapTerms(result.out);
+  return {
+    fee,
+    postings: [
+      ...move(reserved, EXTERNAL.pool, swap.chainId, swap.fromToken, swap.amountIn),
+      { account: EXTERNAL.pool, chainId: swap.chainId, token: swap.toToken, amount: -result.out },
+      { account: available, chainId: swap.chainId, token: swap.toToken, amount: result.out - fee },
+      ...(fee > 0n ? [{ account: FEES, chainId: swap.chainId, token: swap.toToken, amount: fee }] : []),
+    ],
+  };
 }
 
 /** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */

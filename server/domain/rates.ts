@@ -144,6 +144,16 @@ export function coinOffered(book: RateBook, coin: CoinSymbol, nowMs: number, pol
 }
 
 /**
+ * What one `coin` is worth in US dollars (units at RATE_DECIMALS), to value money leaving a
+ * balance against the daily withdrawal limit: its fresh or fixed rate, off its peg or not
+ * (a coin that fell is worth less, one that rose more); a coin with no price source at its peg;
+ * a stale rate refused by name, as a quote refuses it.
+ */
+export function usdPerCoin(book: RateBook, coin: CoinSymbol, nowMs: number, policy: RatePolicy): bigint {
+  return book.coins[coin] ? usable(book.coins[coin], coin, nowMs, policy).units : RATE_ONE;
+}
+
+/**
  * The rates a quote in `currency` for `coin` uses, or a refusal naming what is missing, stale or
  * off its peg. A coin with no price source is taken at its peg, and its source says so.
  */

@@ -10,7 +10,12 @@ import type { EventStore } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
-import type { LedgerStore } from '../storage/ledger.ts';
+import type { BalanceTransactions } from '../domain/balances.ts';
+import type { JournalStore } from '../storage/journal.ts';
+import type { PartnerTransferStore } from '../storage/partner-transfers.ts';
+import type { SwapStore } from '../storage/swaps.ts';
+import type { TreasuryTxStore } from '../storage/treasury-txs.ts';
+import type { WithdrawalStore } from '../storage/withdrawals.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 
 export interface JobDeps {
@@ -20,7 +25,16 @@ export interface JobDeps {
   merchants: MerchantStore;
   payouts: PayoutStore;
   chain: ChainStore;
-  ledger: LedgerStore;
+  /** The double-entry journal, balances and the settlement choice (balance settlement). */
+  journal: JournalStore;
+  swaps: SwapStore;
+  withdrawals: WithdrawalStore;
+  /** What is owed to the payout partner, and the treasury's transfers paying it. */
+  partnerTransfers: PartnerTransferStore;
+  /** The transactions the treasury records before sending, its nonces and its lease. */
+  treasuryTxs: TreasuryTxStore;
+  /** The one-transaction port the balance use cases (domain/balances.ts) run in. */
+  balanceTransactions: BalanceTransactions;
   /** Each network's treasury the service holds the key of, with its swap provider. */
   treasuries: Array<{ treasury: Treasury; swaps?: SwapProvider }>;
   networks: Network[];

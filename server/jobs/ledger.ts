@@ -7,13 +7,12 @@ import type { PaymentStore } from '../storage/payments.ts';
 import type { SeenTransfer } from '../storage/chain.ts';
 import { depositReport, verificationView } from '../views/payments.ts';
 import type { Account } from '../domain/account.ts';
-import type { Sql } from '../storage/db.ts';
 
-export function paymentLedger(deps: { db: Sql; payments: PaymentStore; merchants: MerchantStore; now: () => number }): Ledger {
+export function paymentLedger(deps: { payments: PaymentStore; merchants: MerchantStore; now: () => number }): Ledger {
   const whose = async (t: SeenTransfer): Promise<{ account: Account; reference: string }> => {
-    const [row] = await deps.db.query(`SELECT merchant_id, mode, reference FROM payments WHERE id = $1`, [t.paymentId]);
-    const merchant = (await deps.merchants.byId(row!.merchant_id as string))!;
-    return { account: { merchant, mode: row!.mode as 'test' | 'live', via: 'secret' }, reference: row!.reference as string };
+    const payment = (await deps.payments.whose(t.paymentId))!;
+    const merchant = (await deps.merchants.byId(payment.merchantId))!;
+    return { account: { merchant, mode: payment.mode, via: 'secret' }, reference: payment.reference };
   };
   const report = depositReport(deps.now);
   const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });

@@ -8,7 +8,8 @@
 // in the native coin, so the treasury's native balance reconciles too.
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from '../domain/ledger.ts';
-import type { RecordedTx, SignedTx, TreasuryTable } from '../storage/ledger.ts';
+import { finishSwap, finishWithdrawal } from '../domain/balances.ts';
+import type { RecordedTx, SignedTx, TreasuryTable } from '../storage/treasury-txs.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import { countedUpTo } from '../chain/networks.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
@@ -17,7 +18,7 @@ import { loopJob } from './loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 
 export function treasuryJobs(deps: JobDeps): Job[] {
-  const { ledger, db, log } = deps;
+  const { db, log } = deps;
   // Only sweeps into a treasury need journaling in the background (every read of a balance
   // catches up first): no treasury, no job, and never more often than sweeps or once a second.
   const journal =
@@ -25,7 +26,7 @@ export function treasuryJobs(deps: JobDeps): Job[] {
       loopJob(
         'journal deposits into balances',
         async () => {
-          const written = await db.transaction((tx) => ledger.catchUp(tx, deps.now()));
+          const written = await db.transaction((tx) => deps.journal.catchUp(tx, deps.now()));
           if (written) log.info({ entries: written }, 'deposits journaled into merchants\' balances');
         },
         Math.max(deps.sweepIntervalMs, 1000),
@@ -66,40 +67,40 @@ interface Tick {
  * the journal. Every mined transaction's gas is journaled before the work it did is counted.
  */
 async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: SenderState): Promise<void> {
-  const { ledger, log } = deps;
+  const { log } = deps;
   const chainId = treasury.network.chainId;
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
-  if (state.fundingSeen && (await ledger.pendingWithdrawals(chainId)).length === 0 && (await ledger.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
+  if (state.fundingSeen && (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 && (await deps.swaps.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
   const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
   // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
   // second instance would send at once. Once another instance holds it, it is lost for good:
   // this tick signs nothing more.
   await withLease(
     {
-      take: () => ledger.leaseTreasury(chainId, deps.instance, deps.now(), leaseMs),
-      release: () => ledger.releaseTreasury(chainId, deps.instance),
+      take: () => deps.treasuryTxs.leaseTreasury(chainId, deps.instance, deps.now(), leaseMs),
+      release: () => deps.treasuryTxs.releaseTreasury(chainId, deps.instance),
       ms: leaseMs,
       onLost: () => log.warn({ chainId }, 'the treasury lease went to another instance while a tick ran: this tick signs nothing more'),
     },
     async (lease) => {
       const lost = () => lease.signal.aborted;
       const tick: Tick = { deps, treasury, state, lease };
-      const gas = (receipt: TransactionReceipt, memo: string) => ledger.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
-      for (const w of await ledger.pendingWithdrawals(chainId)) {
+      const gas = (receipt: TransactionReceipt, memo: string) => deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
+      for (const w of await deps.withdrawals.pendingWithdrawals(chainId)) {
         if (lost()) return;
-        const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => ledger.withdrawalSigned(w.id, signed, deps.now()));
+        const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()));
         if (!tx) continue;
         const outcome = await settle(tick, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
-        const done = await ledger.finishWithdrawal(w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
+        const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
         log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
       }
-      for (const s of await ledger.pendingSwaps(chainId)) {
+      for (const s of await deps.swaps.pendingSwaps(chainId)) {
         if (lost()) return;
         if (!swaps) {
-          await ledger.finishSwap(s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
+          await finishSwap(deps.balanceTransactions, s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
           continue;
         }
         const sign = async (floor: number): Promise<Signed | undefined> => {
@@ -109,28 +110,28 @@ async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvide
           } catch (error) {
             for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
             if (!(error instanceof SwapRefused)) throw error;
-            const done = await ledger.finishSwap(s.id, { failure: error.message }, deps.now(), swapView);
+            const done = await finishSwap(deps.balanceTransactions, s.id, { failure: error.message }, deps.now(), swapView);
             log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
             return undefined;
           }
           for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
           return signed;
         };
-        const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => ledger.swapSigned(s.id, signed, deps.now()));
+        const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => deps.swaps.swapSigned(s.id, signed, deps.now()));
         if (!tx) continue;
         const outcome = await settle(tick, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
         const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
-        const done = await ledger.finishSwap(s.id, result, deps.now(), swapView);
+        const done = await finishSwap(deps.balanceTransactions, s.id, result, deps.now(), swapView);
         log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
       }
       if (lost()) return;
       await partner.send(tick, gas);
       // The native coin against the journal, once nothing of the treasury's is in flight.
-      if (!lost() && !(await ledger.inFlight(chainId))) {
+      if (!lost() && !(await deps.treasuryTxs.inFlight(chainId))) {
         const block = await treasury.rpc.getBlockNumber();
-        const { funded, short } = await ledger.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
+        const { funded, short } = await deps.journal.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
         state.fundingSeen = true;
         if (funded > 0n) log.info({ chainId, wei: String(funded), block: String(block) }, 'native coin sent to the treasury journaled as the operator\'s gas funding');
         if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
@@ -157,12 +158,13 @@ async function transactionFor(
   sign: (nonceAtLeast: number) => Promise<Signed | undefined>,
   record: (signed: SignedTx) => Promise<RecordedTx>,
 ): Promise<{ hash: Hex; raw: Hex } | undefined> {
-  const { ledger, log } = tick.deps;
-  const now = await ledger.recordedTx(table, id);
+  const { log } = tick.deps;
+  const { deps } = tick;
+  const now = await deps.treasuryTxs.recordedTx(table, id);
   if (now.state !== 'pending') return undefined;
   if (now.txHash && now.rawTx) return { hash: now.txHash as Hex, raw: now.rawTx as Hex };
   if (!(await tick.lease.renew())) return undefined;
-  const signed = await sign(await ledger.nonceFloor(tick.treasury.network.chainId));
+  const signed = await sign(await deps.treasuryTxs.nonceFloor(tick.treasury.network.chainId));
   if (!signed) return undefined;
   const recorded = await record(signed);
   if (recorded.state !== 'pending' || !recorded.txHash || !recorded.rawTx) return undefined;
@@ -181,7 +183,7 @@ async function transactionFor(
  * only once counted (see settle); a failure leaves it owed, tried again a minute later.
  */
 function partnerWork(deps: JobDeps, treasury: Treasury) {
-  const { ledger, log } = deps;
+  const { log } = deps;
   const network = treasury.network;
   const chainId = network.chainId;
   const minimumOf = (token: string) => {
@@ -192,9 +194,9 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
   const dueCoins = async () => {
     const now = deps.now();
     const out: Array<{ token: string; owed: bigint }> = [];
-    for (const o of await ledger.owedToPartner(chainId)) {
+    for (const o of await deps.partnerTransfers.owedToPartner(chainId)) {
       if (!partnerDue(o.owed, minimumOf(o.token), o.sinceMs, maxWaitMs, now)) continue;
-      const failed = await ledger.lastPartnerFailureMs(chainId, o.token);
+      const failed = await deps.partnerTransfers.lastPartnerFailureMs(chainId, o.token);
       if (failed !== null && now - failed < 60_000) continue;
       out.push(o);
     }
@@ -203,25 +205,25 @@ function partnerWork(deps: JobDeps, treasury: Treasury) {
   return {
     async due(): Promise<boolean> {
       if (!network.payoutPartner) return false;
-      return (await ledger.pendingPartnerTransfers(chainId)).length > 0 || (await dueCoins()).length > 0;
+      return (await deps.partnerTransfers.pendingPartnerTransfers(chainId)).length > 0 || (await dueCoins()).length > 0;
     },
     async send(tick: Tick, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<void> {
       const to = network.payoutPartner;
       if (!to) return;
-      const pending = await ledger.pendingPartnerTransfers(chainId);
+      const pending = await deps.partnerTransfers.pendingPartnerTransfers(chainId);
       for (const o of await dueCoins()) {
         if (pending.some((p) => p.token === o.token)) continue;
-        const started = await ledger.startPartnerTransfer(chainId, o.token, to, o.owed, deps.now());
+        const started = await deps.partnerTransfers.startPartnerTransfer(chainId, o.token, to, o.owed, deps.now());
         if (started) pending.push(started);
       }
       for (const t of pending) {
         if (tick.lease.signal.aborted) return;
-        const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => ledger.partnerSigned(t.id, signed, deps.now()));
+        const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()));
         if (!tx) continue;
         const outcome = await settle(tick, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
-        const done = await ledger.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
+        const done = await deps.partnerTransfers.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
         log.info({ partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: tx.hash }, 'what was owed to the payout partner, sent from the treasury');
       }
     },
@@ -249,7 +251,8 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
  */
 async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
   const { treasury, state } = tick;
-  const { ledger, log } = tick.deps;
+  const { log } = tick.deps;
+  const { deps } = tick;
   const chainId = treasury.network.chainId;
   const tellOnce = (what: string, fields: Record<string, unknown>, message: string) => {
     if (state.told.has(`${what}/${hash}`)) return;
@@ -282,7 +285,7 @@ async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
       }
       return { state: 'pending' };
     }
-    for (const other of await ledger.treasuryTxsAtNonce(chainId, nonce)) {
+    for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(chainId, nonce)) {
       if (other.toLowerCase() === hash.toLowerCase()) continue;
       const theirs = await treasury.receipt(other as Hex);
       if (theirs && (await counted(treasury, theirs))) {

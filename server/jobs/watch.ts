@@ -6,7 +6,7 @@ import type { Job, JobDeps } from './job.ts';
 import { paymentLedger } from './ledger.ts';
 
 export function watchJobs(deps: JobDeps): Job[] {
-  const ledger = paymentLedger({ db: deps.db, payments: deps.payments, merchants: deps.merchants, now: deps.now });
+  const ledger = paymentLedger({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
   return deps.networks.map((network) => {
     const watcher = new Watcher({
       chainId: network.chainId,

@@ -3,7 +3,7 @@
 // stale rate; a coin off its peg is offered as inactive (domain/rates.ts decides both).
 import type { CoinSymbol, Currency } from '../../contract/fields.ts';
 import type { Check } from '../chain/readiness.ts';
-import { coinOffered, RateUnavailable, ratesForQuote, type QuotedRates, type RateBook, type RatePolicy, type RateProvider } from '../domain/rates.ts';
+import { coinOffered, RateUnavailable, ratesForQuote, usdPerCoin, type QuotedRates, type RateBook, type RatePolicy, type RateProvider } from '../domain/rates.ts';
 import type { Logger } from '../log.ts';
 
 /** A quote that finds its rate stale asks the providers again at most this often. */
@@ -71,9 +71,19 @@ export class RateCache {
   }
 
   /** The rates to quote `currency` in `coin` at; a stale one is fetched again first, then refused by name (503). */
-  async forQuote(currency: Currency, coin: CoinSymbol): Promise<QuotedRates> {
+  forQuote(currency: Currency, coin: CoinSymbol): Promise<QuotedRates> {
+    return this.fresh(() => ratesForQuote(this.book, currency, coin, this.options.now(), this.options));
+  }
+
+  /** What one coin is worth in US dollars (units at RATE_DECIMALS), for the daily withdrawal limit; a stale rate is fetched again first, then refused by name (503). */
+  usdPerCoin(coin: CoinSymbol): Promise<bigint> {
+    return this.fresh(() => usdPerCoin(this.book, coin, this.options.now(), this.options));
+  }
+
+  /** Answers `decide()`; where a rate is missing or stale, after asking the providers again. */
+  private async fresh<T>(decide: () => T): Promise<T> {
     try {
-      return ratesForQuote(this.book, currency, coin, this.options.now(), this.options);
+      return decide();
     } catch (error) {
       // Missing or stale: ask the providers again, at most once every few seconds whatever the
       // number of requests (a down provider is not hammered), then decide again.
@@ -85,7 +95,7 @@ export class RateCache {
       } else if (this.refreshing) {
         await this.refreshing;
       }
-      return ratesForQuote(this.book, currency, coin, this.options.now(), this.options);
+      return decide();
     }
   }
 

@@ -50,7 +50,7 @@ export const getWarnings: Handler = async ({ account, service }) => {
   const [endpoint, payoutAddresses, settlement, lastAttempt, checks] = await Promise.all([
     service.merchants.endpoint(account),
     Promise.all(networks.map((network) => service.merchants.payoutAddress(account.merchant.id, account.mode, network.chainId))),
-    service.ledger.settlement(account.merchant.id, account.mode),
+    service.journal.settlement(account.merchant.id, account.mode),
     service.dashboard.lastAttempt(account.merchant.id, account.mode),
     service.readiness(),
   ]);

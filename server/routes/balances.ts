@@ -7,7 +7,9 @@ import { answer } from '../../contract/api.ts';
 import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
+import type { CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
+import * as moves from '../domain/balances.ts';
 import { Conflict, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { ok } from '../http/respond.ts';
@@ -25,7 +27,7 @@ const coinOf = (service: ServiceParts, account: Account, field: string, symbol: 
 const treasuryOf = (service: ServiceParts, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
 
 export const getSettlement: Handler = async ({ account, service }) => {
-  const settlement = await service.ledger.settlement(account.merchant.id, account.mode);
+  const settlement = await service.journal.settlement(account.merchant.id, account.mode);
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement');
 };
 
@@ -41,13 +43,13 @@ export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ 
     }
     if (networks.length === 0 && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
   }
-  await service.ledger.setSettlement(account, settlement, service.now());
+  await service.journal.setSettlement(account, settlement, service.now());
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
 };
 
 export const balances: Handler = async ({ account, service }) => {
   const coins = service.catalog.coins(account.mode);
-  const lines: BalanceLine[] = (await service.ledger.balances(account, service.now())).map((b) => {
+  const lines: BalanceLine[] = (await service.journal.balances(account, service.now())).map((b) => {
     const coin = coins.find((c) => c.chainId === b.chainId && c.contractAddress.toLowerCase() === b.token);
     const decimals = coin?.decimals ?? 18;
     return {
@@ -72,7 +74,7 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
-  const quoted = await service.ledger.quote(
+  const quoted = await service.swaps.quote(
     account,
     { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
     service.now(),
@@ -81,13 +83,11 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
 };
 
 export const createSwap: Handler<{ body: typeof SwapBody }> = async ({ body: { quote_id }, account, service }) => {
-  const quoted = await service.ledger.swap(account, quote_id).catch(() => undefined);
-  const decimals = quoted?.fromDecimals ?? 18;
-  const swap = await service.ledger.acceptQuote(account, quote_id, { symbol: quoted?.fromSymbol ?? '', format: (u) => formatUnits(u, decimals) }, service.now(), swapView);
+  const swap = await moves.acceptQuote(service.balanceTransactions, account, quote_id, service.now(), swapView);
   return ok(201, swapView(swap), 'Swap pending');
 };
 
-export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.ledger.swap(account, params.id)), 'Swap');
+export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.swaps.swap(account, params.id)), 'Swap');
 
 export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body, account, service }) => {
   const network = service.catalog.network(account.mode, body.chain_id);
@@ -112,16 +112,17 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
       [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
     );
   }
-  const withdrawal = await service.ledger.withdraw(
+  const withdrawal = await moves.withdraw(
+    service.balanceTransactions,
     account,
-    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals) },
+    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
     service.now(),
     withdrawalView,
   );
   return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
 };
 
-export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.ledger.withdrawal(account, params.id)), 'Withdrawal');
+export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');
 
 const tag = 'Balances' as const;
 
@@ -150,7 +151,7 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
-    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s daily withdrawal limit of the coin, 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
+    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
     body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409], limits: { balance: 'Withdrawals' },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', responses: { 200: answer(Withdrawal) } }),

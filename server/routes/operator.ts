@@ -61,16 +61,17 @@ export const rollSecretKeys: Handler<ByMerchant> = async ({ params, service }) =
 export const listMerchants: Handler = async ({ service }) => ok(200, await service.merchants.list(), 'Merchants');
 
 /**
- * A merchant's daily limit on withdrawals to wallets, per mode and coin (null: back to the
- * service's default): a stolen secret key then moves at most that much a day to a wallet.
+ * A merchant's ONE daily limit in a mode, in US dollars, on money leaving its balance
+ * (withdrawals and bank payouts, every coin and network; null: back to the service's default):
+ * a stolen secret key then moves at most that much a day.
  */
 export const setWithdrawalLimit: Handler<ByMerchant & { body: typeof WithdrawalLimitBody }> = async ({ body, params, service }) => {
   const id = params.id;
   const owner = { merchant: { id } as Account['merchant'], mode: body.mode };
-  if (!(await service.ledger.setWithdrawalLimit(owner, body.coin, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
-  const now = await service.ledger.withdrawalLimit(owner, body.coin);
-  service.log.info({ merchant: id, mode: body.mode, coin: body.coin, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
-  return ok(200, { id, mode: body.mode, coin: body.coin, daily: now.daily, default: !now.set }, `Daily withdrawal limit of ${body.coin} in ${body.mode} mode: ${now.daily}`);
+  if (!(await service.withdrawals.setWithdrawalLimit(owner, body.daily, service.now()))) throw new NotFound(`No merchant ${id}`);
+  const now = await service.withdrawals.withdrawalLimit(owner);
+  service.log.info({ merchant: id, mode: body.mode, daily: now.daily, own: now.set }, 'withdrawal limit set by the operator');
+  return ok(200, { id, mode: body.mode, currency: 'USD', daily: now.daily, default: !now.set }, `Daily withdrawal limit in ${body.mode} mode: ${now.daily} USD`);
 };
 
 // The operator's API is not in the merchants' reference (api-doc.ts documents /api/v1 only).
@@ -80,8 +81,8 @@ export const routes = [
   route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay (`merchant roll-keys`).' }),
   route({
     method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: setWithdrawalLimit, params: ByMerchant, body: WithdrawalLimitBody,
-    summary: 'operator token: a merchant\'s daily limit on withdrawals to wallets, per mode and coin',
-    description: '`{ mode, coin, daily }`: `daily` as whole tokens in decimal text, `"0"` allows none, `null` returns to `WITHDRAWAL_DAILY_LIMIT`; answers the limit that now holds (`merchant withdrawal-limit`).',
+    summary: 'operator token: a merchant\'s one daily limit, in US dollars per mode, on withdrawals and bank payouts',
+    description: '`{ mode, daily }`: `daily` in US dollars as decimal text (to the cent), `"0"` allows none, `null` returns to `WITHDRAWAL_DAILY_LIMIT`; every coin and network leaving the balance counts at its rate; answers the limit that now holds (`merchant withdrawal-limit`).',
   }),
   route({ method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: signInLink, params: ByMerchant, summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner', description: 'On `PUBLIC_URL`; earlier links stop working, and using it signs out every session (`merchant sign-in-link --id <merchant id>`).' }),
   route({ method: 'GET', path: '/metrics', auth: 'operator', handler: metrics, summary: 'operator token: Prometheus metrics', description: 'The operator token as a scraper\'s bearer token.' }),

@@ -67,7 +67,7 @@ export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ b
   const rate = await payoutRate(service, body.coin, (await service.payouts.bank(account, body.payout_bank_id)).currency);
   const payout = await service.payouts.initiate(
     account,
-    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null, rate },
+    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null, rate, usdPerCoin: await service.rates.usdPerCoin(body.coin as CoinSymbol) },
     service.now(),
     (p: Payout) => p,
   );

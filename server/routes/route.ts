@@ -81,7 +81,7 @@ export const route = <S extends Schemas>(r: Omit<Route, keyof Schemas | 'handler
 
 /** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
 export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
-  if ((await service.ledger.settlement(account.merchant.id, account.mode)) !== 'balance') {
+  if ((await service.journal.settlement(account.merchant.id, account.mode)) !== 'balance') {
     throw new Conflict(
       `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
     );

@@ -67,6 +67,12 @@ export class PaymentStore {
     return row && paymentOf(row);
   }
 
+  /** Whose a payment is, by its id (as the chain's records name it): its merchant, mode and reference. */
+  async whose(paymentId: string): Promise<{ merchantId: string; mode: 'test' | 'live'; reference: string } | undefined> {
+    const [row] = await this.db.query(`SELECT merchant_id, mode, reference FROM payments WHERE id = $1`, [paymentId]);
+    return row && { merchantId: row.merchant_id as string, mode: row.mode as 'test' | 'live', reference: row.reference as string };
+  }
+
   async get(account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<Payment> {
     const payment = await this.find(account, reference);
     if (!payment) throw new NotFound(`No transaction with reference ${reference}`);

@@ -1,5 +1,5 @@
 // Registered bank accounts and the payouts made to them. A payout reserves its USDT from the
-// merchant's balance (the journal, storage/ledger.ts) under the merchant's balance lock, so
+// merchant's balance (the journal, storage/journal.ts) under the merchant's balance lock, so
 // payouts, swaps and withdrawals at once cannot overdraw it; a failed payout returns it.
 import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
@@ -9,8 +9,10 @@ import { Conflict, NotFound } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from '../domain/payouts.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
-import type { LedgerStore } from './ledger.ts';
-import { merchantAccount, move, PAYOUT_PAYABLE } from '../domain/ledger.ts';
+import type { JournalStore } from './journal.ts';
+import type { WithdrawalStore } from './withdrawals.ts';
+import { reserveFromBalance } from '../domain/balances.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../domain/ledger.ts';
 import { applyDue, type DestinationStore } from './destinations.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
@@ -70,9 +72,11 @@ const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant
 export class PayoutStore {
   constructor(
     private readonly db: Database,
-    private readonly ledger: LedgerStore,
+    private readonly journal: JournalStore,
     private readonly events: EventStore,
     private readonly coinOf: (mode: string) => PayoutCoin | undefined,
+    /** The daily withdrawal limit and what left balances against it: a bank payout draws on the same limit as a withdrawal. */
+    private readonly withdrawals: WithdrawalStore,
     /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
     private readonly destinations?: DestinationStore,
     private readonly now: () => number = Date.now,
@@ -133,20 +137,20 @@ export class PayoutStore {
     });
   }
 
-  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) => this.ledger.lock(tx, account);
+  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) => this.journal.lock(tx, account);
 
   /** The USDT available to pay out (the balance's, journaled), in payout units, rounded down. */
   async balance(account: Pick<Account, 'merchant' | 'mode'>, sql: Sql = this.db): Promise<bigint> {
     const coin = this.coinOf(account.mode);
     if (!coin) return 0n;
-    if (sql === this.db) await this.db.transaction((tx) => this.ledger.catchUp(tx, Date.now(), account));
-    const units = await this.ledger.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), coin.chainId, coin.token);
+    if (sql === this.db) await this.db.transaction((tx) => this.journal.catchUp(tx, Date.now(), account));
+    const units = await this.journal.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), coin.chainId, coin.token);
     return units / 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
   }
 
   async initiate(
     account: Account,
-    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string },
+    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string; usdPerCoin: bigint },
     nowMs: number,
     report: (payout: Payout) => unknown,
   ): Promise<Payout> {
@@ -165,22 +169,25 @@ export class PayoutStore {
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
       if (taken) throw new Conflict(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
+      // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
+      const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
+      const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);
+      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: PAYOUT_COIN, text: formatUnits(request.units, PAYOUT_DECIMALS) });
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
-      await this.ledger.reserve(
-        tx,
+      await reserveFromBalance(
+        { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
         account,
         { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format: (u) => formatUnits(u / shift, PAYOUT_DECIMALS) },
         tokenUnits(request.units, coin),
         { kind: 'payout_reserved', ref: id, memo: `payout ${reference}` },
-        nowMs,
       );
       const [row] = await tx.query(
-        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14) RETURNING *`,
+        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
         [
           id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency, request.rate)),
-          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)),
+          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)), String(usdCents),
         ],
       );
       const payout = payoutView(payoutOf(row));
@@ -234,7 +241,7 @@ export class PayoutStore {
         if (row!.chain_id != null && (next.status === 'paid' || next.status === 'failed')) {
           const reserved = merchantAccount(payout.merchantId, payout.mode, 'reserved');
           const to = next.status === 'paid' ? PAYOUT_PAYABLE : merchantAccount(payout.merchantId, payout.mode, 'available');
-          await this.ledger.post(
+          await this.journal.post(
             tx,
             { kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned', ref: payout.id, owner: account, memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}` },
             move(reserved, to, Number(row!.chain_id), row!.token as string, BigInt(row!.token_units as string)),

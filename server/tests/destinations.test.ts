@@ -4,6 +4,7 @@
 // takes effect at once. The same for bank accounts (new ones, new details) and for wallets a
 // live balance never withdrew to. On PGlite and on PostgreSQL, on the service's own clock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_ONE } from '../domain/rates.ts';
 import '../testing/conformance.ts';
 import type { Address } from 'viem';
 import { startService, type Service } from '../app.ts';
@@ -156,9 +157,9 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'bank_account', bank_account_id: bankId, effective_at: new Date(asked + DELAY).toISOString() })]);
     // The store refuses a payout to it before its time (the route refuses live payouts earlier: no provider).
     const account: Account = { merchant: { id: m.id } as Account['merchant'], mode: 'live', via: 'secret' };
-    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null }, clock, (p) => p)).rejects.toThrow(/paid to only from/);
+    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p)).rejects.toThrow(/paid to only from/);
     clock = asked + DELAY;
-    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null }, clock, (p) => p)).rejects.not.toThrow(/paid to only from/);
+    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p)).rejects.not.toThrow(/paid to only from/);
 
     // New details: pending; the account answers the details in effect, and the change.
     const patched = await call('PATCH', `/api/v1/bank/payouts/${bankId}`, { bearer: live, body: { account_number: '0690000099' } });

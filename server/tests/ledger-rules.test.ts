@@ -2,9 +2,10 @@
 // withdrawal limit's verdict and words, and when what is owed to the payout partner is sent.
 import { describe, expect, it } from 'vitest';
 import { Conflict } from '../domain/errors.ts';
-import { checkWithdrawalLimit, configuredUnits, partnerDue } from '../domain/ledger.ts';
+import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../domain/ledger.ts';
+import { RATE_ONE } from '../domain/rates.ts';
 
-const usdc = { symbol: 'USDC', format: (u: bigint) => (Number(u) / 1e6).toString() };
+const usdc = { symbol: 'USDC', text: '4.000001' };
 
 describe('configured amounts in base units', () => {
   it.each([
@@ -19,25 +20,33 @@ describe('configured amounts in base units', () => {
   });
 });
 
-describe('the daily withdrawal limit', () => {
-  it('lets a withdrawal through up to the limit, to the base unit', () => {
-    expect(() => checkWithdrawalLimit(4_000_000n, 10_000_000n, 6_000_000n, usdc)).not.toThrow();
+describe('the daily withdrawal limit, in US cents', () => {
+  it('values a coin at its rate, rounded up to the cent: a limit never lets a fraction through', () => {
+    expect(usdCentsOf(4_000_000n, 6, RATE_ONE)).toBe(400n);
+    expect(usdCentsOf(4_000_001n, 6, RATE_ONE)).toBe(401n);
+    expect(usdCentsOf(10n ** 18n, 18, (RATE_ONE * 125n) / 100n)).toBe(125n);
+    expect(usdCentsOf(10n ** 18n, 18, (RATE_ONE * 999n) / 1000n)).toBe(100n); // 99.9 cents
+    expect(usdCentsOf(1n, 18, RATE_ONE)).toBe(1n);
+  });
+
+  it('lets a withdrawal through up to the limit, to the cent', () => {
+    expect(() => checkWithdrawalLimit(400n, 1_000n, 600n, usdc)).not.toThrow();
   });
 
   it('refuses one base unit past it, naming amount, the limit and what is left', () => {
     let error: unknown;
     try {
-      checkWithdrawalLimit(4_000_001n, 10_000_000n, 6_000_000n, usdc);
+      checkWithdrawalLimit(401n, 1_000n, 600n, usdc);
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(Conflict);
-    expect((error as Conflict).message).toBe('amount: 4.000001 USDC is over your daily withdrawal limit of 10 USDC (6 withdrawn in the last 24 hours, 4 left); the operator sets the limit');
-    expect((error as Conflict).fields).toEqual([{ field: 'amount', message: 'expected at most 4: the daily withdrawal limit is 10 USDC' }]);
+    expect((error as Conflict).message).toBe('amount: 4.000001 USDC (4.01 USD) is over your daily withdrawal limit of 10.00 USD (6.00 USD withdrawn in the last 24 hours, 4.00 USD left, across every coin and network); the operator sets the limit');
+    expect((error as Conflict).fields).toEqual([{ field: 'amount', message: 'expected at most 4.00 USD worth: the daily withdrawal limit is 10.00 USD' }]);
   });
 
   it('says nothing is left when a lowered limit is already passed, and a limit of 0 allows nothing', () => {
-    expect(() => checkWithdrawalLimit(1n, 5_000_000n, 6_000_000n, usdc)).toThrow(/6 withdrawn in the last 24 hours, 0 left/);
+    expect(() => checkWithdrawalLimit(1n, 500n, 600n, usdc)).toThrow(/6\.00 USD withdrawn in the last 24 hours, 0\.00 USD left/);
     expect(() => checkWithdrawalLimit(1n, 0n, 0n, usdc)).toThrow(Conflict);
   });
 });

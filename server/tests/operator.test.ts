@@ -201,7 +201,7 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(JSON.stringify(await api.db.query('SELECT * FROM api_keys'))).not.toContain(secretKeys.live);
   });
 
-  it('merchant withdrawal-limit sets a merchant\'s daily limit per mode and coin, which a running instance holds at once; wrong options are named', async () => {
+  it('merchant withdrawal-limit sets a merchant\'s one daily limit per mode, in US dollars, which a running instance holds at once; wrong options are named', async () => {
     const databaseUrl = await freshPostgres();
     const api = await startService({ databaseUrl, withdrawalDailyLimit: '2500' });
     cleanups.push(() => api.close());
@@ -210,27 +210,26 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(await runOperatorCommand(['merchant', 'create', '--name', 'Limited Shop', '--email', 'l@limited.example', '--json'], config, (l) => lines.push(l))).toBe(0);
     const { id } = JSON.parse(lines[0]);
     const owner = (mode: 'test' | 'live') => ({ merchant: { id } as never, mode });
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '2500', set: false });
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('live'))).toEqual({ daily: '2500', set: false });
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--coin', 'USDT', '--daily', '750.5'], config, (l) => lines.push(l))).toBe(0);
-    expect(lines.join('\n')).toMatch(/may now withdraw at most 750\.5 USDT to wallets in any 24 hours with its live keys/);
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDT')).toEqual({ daily: '750.5', set: true });
-    expect(await api.parts.ledger.withdrawalLimit(owner('test'), 'USDT')).toEqual({ daily: '2500', set: false }); // per mode
-    expect(await api.parts.ledger.withdrawalLimit(owner('live'), 'USDC')).toEqual({ daily: '2500', set: false }); // per coin
+    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--daily', '750.5'], config, (l) => lines.push(l))).toBe(0);
+    expect(lines.join('\n')).toMatch(/may now withdraw at most 750\.5 USD \(withdrawals and bank payouts, all coins and networks together\) in any 24 hours with its live keys/);
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('live'))).toEqual({ daily: '750.5', set: true });
+    expect(await api.parts.withdrawals.withdrawalLimit(owner('test'))).toEqual({ daily: '2500', set: false }); // per mode
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--coin', 'USDT', '--daily', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
-    expect(JSON.parse(lines[0])).toEqual({ id, mode: 'live', coin: 'USDT', daily: '2500', default: true });
+    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--daily', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(JSON.parse(lines[0])).toEqual({ id, mode: 'live', currency: 'USD', daily: '2500', default: true });
     for (const [args, field] of [
-      [['--mode', 'live', '--coin', 'USDT', '--daily', '-5'], '--daily'],
-      [['--mode', 'prod', '--coin', 'USDT', '--daily', '5'], '--mode'],
-      [['--mode', 'live', '--coin', 'ETH', '--daily', '5'], '--coin'],
+      [['--mode', 'live', '--daily', '-5'], '--daily'],
+      [['--mode', 'live', '--daily', '5.001'], '--daily'], // US dollars: to the cent
+      [['--mode', 'prod', '--daily', '5'], '--mode'],
     ] as const) {
       lines.length = 0;
       expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, ...args], config, (l) => lines.push(l))).toBe(2);
       expect(lines[0]).toMatch(new RegExp(`^${field}: expected`));
     }
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', '00000000-0000-4000-8000-000000000000', '--mode', 'live', '--coin', 'USDT', '--daily', '5'], config, (l) => lines.push(l))).toBe(1);
+    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', '00000000-0000-4000-8000-000000000000', '--mode', 'live', '--daily', '5'], config, (l) => lines.push(l))).toBe(1);
     expect(lines[0]).toMatch(/No merchant/);
     expect(() => configFromEnv({ WITHDRAWAL_DAILY_LIMIT: 'lots' })).toThrow(/WITHDRAWAL_DAILY_LIMIT: expected/);
   });

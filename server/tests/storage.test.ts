@@ -7,6 +7,8 @@ import { migrate } from '../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { initializePayment } from '../domain/initialize.ts';
+import * as moves from '../domain/balances.ts';
+import { RATE_ONE } from '../domain/rates.ts';
 import { NotItsToken } from '../domain/errors.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -130,7 +132,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const before = (await api.parts.payouts.balance(account)) * unit; // in USDT base units, to the micro-USDT
     const share = ((before * 3n) / 10n / unit) * unit; // 30%, whole micro-USDT
     const bank = (await call('POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, server)).body.data;
-    const quote = await api.parts.ledger.quote(
+    const quote = await api.parts.swaps.quote(
       account,
       { chainId: usdt.chainId, fromSymbol: 'USDT', toSymbol: 'USDC', fromToken: usdt.contractAddress, toToken: usdc.contractAddress, fromDecimals: usdt.decimals, toDecimals: usdc.decimals, amountIn: share, poolOut: 1_000_000n, expiresMs: Date.now() + 60_000 },
       Date.now(),
@@ -141,14 +143,14 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const done = await Promise.all([
       outcome(payout()),
       outcome(payout()),
-      outcome(api.parts.ledger.acceptQuote(account, quote.id, { symbol: 'USDT', format: fmt }, Date.now(), () => ({}))),
-      outcome(api.parts.ledger.withdraw(account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt }, Date.now(), () => ({}))),
+      outcome(moves.acceptQuote(api.parts.balanceTransactions, account, quote.id, Date.now(), () => ({}))),
+      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt, usdPerCoin: RATE_ONE }, Date.now(), () => ({}))),
     ]);
     expect(done.filter(Boolean)).toHaveLength(3);
     const after = (await api.parts.payouts.balance(account)) * unit;
     expect(after).toBe(before - 3n * share);
     expect(after).toBeGreaterThanOrEqual(0n);
-    for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
+    for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 
   // Issue 24: a stolen secret key must not empty a custodial balance to the thief's wallet in one go.
@@ -159,68 +161,69 @@ describe.each(KINDS)('storage on %s', (kind) => {
     await call('POST', '/api/v1/sandbox/deposit', { reference: `thief-${kind}`, kind: 'exact' });
     const usdt = coinOf('test', 'USDC')!; // a coin no other case here withdraws
     const whole = (n: string) => BigInt(n) * 10n ** BigInt(usdt.decimals);
-    expect(await api.parts.ledger.setWithdrawalLimit(account, 'USDC', '40', Date.now())).toBe(true);
-    const start = Date.now();
+    expect(await api.parts.withdrawals.setWithdrawalLimit(account, '40', Date.now())).toBe(true);
+    // Two days on: what the case above paid out and withdrew today draws on today's limit, not this one's.
+    const start = Date.now() + 2 * 86_400_000;
     const thief = '0x' + 'be'.repeat(20);
     const withdraw = (amount: bigint, at = start) =>
-      api.parts.ledger.withdraw(account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString() }, at, () => ({}));
-    const available = async () => (await api.parts.ledger.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
+      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
+    const available = async () => (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
     const everything = await available();
     expect(everything).toBeGreaterThan(whole('100'));
     // Everything in one call: refused, naming the field and the limit; nothing reserved.
     const all = await withdraw(everything).then(() => undefined, (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e);
-    expect(all?.message).toMatch(/daily withdrawal limit of 40 USDC/);
-    expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40: the daily withdrawal limit is 40 USDC' }]);
+    expect(all?.message).toMatch(/daily withdrawal limit of 40\.00 USD /);
+    expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40.00 USD worth: the daily withdrawal limit is 40.00 USD' }]);
     expect(await available()).toBe(everything);
     // Two of 30 at once: each fits the limit alone, not together; exactly one is taken.
     const two = await Promise.allSettled([withdraw(whole('30')), withdraw(whole('30'))]);
     expect(two.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30 withdrawn in the last 24 hours, 10 left/);
+    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30\.00 USD withdrawn in the last 24 hours, 10\.00 USD left/);
     // What is left of the day's limit, and not a base unit more.
     await withdraw(whole('10'));
-    await expect(withdraw(1n)).rejects.toThrow(/0 left/);
+    await expect(withdraw(1n)).rejects.toThrow(/0\.00 USD left/);
     expect(await available()).toBe(everything - whole('40'));
     // A day later the limit is whole again; another merchant's limit was never this one's.
     await withdraw(whole('40'), start + 86_400_001);
     await expect(withdraw(1n, start + 86_400_001)).rejects.toThrow(/daily withdrawal limit/);
-    expect(await api.parts.ledger.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' }, 'USDC')).toEqual({ daily: '10000', set: false });
-    expect(await api.parts.ledger.setWithdrawalLimit(account, 'USDC', null, Date.now())).toBe(true);
-    for (const s of await api.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
+    expect(await api.parts.withdrawals.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' })).toEqual({ daily: '10000', set: false });
+    expect(await api.parts.withdrawals.setWithdrawalLimit(account, null, Date.now())).toBe(true);
+    for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 
   // Issue 21, third review: the treasury's record of what it signed decides which transaction pays a row.
   it('records one transaction per treasury row: the first kept and answered to everyone, never one transaction for two rows', async () => {
-    const ledger = api.parts.ledger;
+    const { partnerTransfers, treasuryTxs } = api.parts;
     const chainId = 77;
     const now = Date.now();
     const partner = '0x' + 'bb'.repeat(20);
     const tx = (n: number, nonce: number) => ({ hash: '0x' + n.toString(16).padStart(64, '0'), raw: `0x${'0'.repeat(n)}`, nonce });
     const [one, two, three] = [
-      await ledger.startPartnerTransfer(chainId, '0x' + 'a1'.repeat(20), partner, 5n, now),
-      await ledger.startPartnerTransfer(chainId, '0x' + 'a2'.repeat(20), partner, 6n, now),
-      await ledger.startPartnerTransfer(chainId, '0x' + 'a3'.repeat(20), partner, 7n, now),
+      await partnerTransfers.startPartnerTransfer(chainId, '0x' + 'a1'.repeat(20), partner, 5n, now),
+      await partnerTransfers.startPartnerTransfer(chainId, '0x' + 'a2'.repeat(20), partner, 6n, now),
+      await partnerTransfers.startPartnerTransfer(chainId, '0x' + 'a3'.repeat(20), partner, 7n, now),
     ];
-    expect(await ledger.nonceFloor(chainId)).toBe(0);
+    expect(await treasuryTxs.nonceFloor(chainId)).toBe(0);
     // The first recorded stays; a later signer is answered with it.
-    expect(await ledger.partnerSigned(one!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
-    expect(await ledger.partnerSigned(one!.id, tx(2, 8), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
+    expect(await partnerTransfers.partnerSigned(one!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
+    expect(await partnerTransfers.partnerSigned(one!.id, tx(2, 8), now)).toEqual({ state: 'pending', txHash: tx(1, 7).hash, rawTx: tx(1, 7).raw });
     // A transaction recorded for one row is never recorded for another.
-    expect(await ledger.partnerSigned(two!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: null, rawTx: null });
+    expect(await partnerTransfers.partnerSigned(two!.id, tx(1, 7), now)).toEqual({ state: 'pending', txHash: null, rawTx: null });
     // Two signers at once: one transaction recorded, and both are told the same one.
-    const raced = await Promise.all([ledger.partnerSigned(two!.id, tx(3, 7), now), ledger.partnerSigned(two!.id, tx(4, 8), now)]);
+    const raced = await Promise.all([partnerTransfers.partnerSigned(two!.id, tx(3, 7), now), partnerTransfers.partnerSigned(two!.id, tx(4, 8), now)]);
     expect(raced[0]).toEqual(raced[1]);
     expect([tx(3, 7).hash, tx(4, 8).hash]).toContain(raced[0]!.txHash);
-    await ledger.partnerSigned(three!.id, tx(5, 9), now);
+    await partnerTransfers.partnerSigned(three!.id, tx(5, 9), now);
     // What is under way at a nonce, and the lowest nonce a new one may take.
-    const atSeven = await ledger.treasuryTxsAtNonce(chainId, 7);
+    const atSeven = await treasuryTxs.treasuryTxsAtNonce(chainId, 7);
     expect(atSeven).toContain(tx(1, 7).hash);
-    expect(await ledger.nonceFloor(chainId)).toBe(10);
-    await ledger.finishPartnerTransfer(three!.id, { failure: 'a test' }, now);
-    expect(await ledger.nonceFloor(chainId)).toBe(raced[0]!.txHash === tx(4, 8).hash ? 9 : 8);
+    expect(await treasuryTxs.nonceFloor(chainId)).toBe(10);
+    await partnerTransfers.finishPartnerTransfer(three!.id, { failure: 'a test' }, now);
+    expect(await treasuryTxs.nonceFloor(chainId)).toBe(raced[0]!.txHash === tx(4, 8).hash ? 9 : 8);
     // A row decided is answered as such, with the transaction it had.
-    expect(await ledger.partnerSigned(three!.id, tx(6, 11), now)).toEqual({ state: 'failed', txHash: tx(5, 9).hash, rawTx: tx(5, 9).raw });
-    for (const t of [one, two]) await ledger.finishPartnerTransfer(t!.id, { failure: 'a test' }, now);
-    expect(await ledger.nonceFloor(chainId)).toBe(0);
+    expect(await partnerTransfers.partnerSigned(three!.id, tx(6, 11), now)).toEqual({ state: 'failed', txHash: tx(5, 9).hash, rawTx: tx(5, 9).raw });
+    for (const t of [one, two]) await partnerTransfers.finishPartnerTransfer(t!.id, { failure: 'a test' }, now);
+    expect(await treasuryTxs.nonceFloor(chainId)).toBe(0);
   });
 
   it('hands each due event to one claimer, however many claim at once', async () => {

@@ -82,8 +82,8 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
 
       // The deposit must be swept again: the money reaches the treasury, and the balance says what the treasury holds.
       expect(await balance(contracts.tokens.USDT, to)).toBe(0n);
-      await api.parts.ledger.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
-      const held = await api.parts.ledger.held(chain.chainId, contracts.tokens.USDT);
+      await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
+      const held = await api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
       expect((await balance(contracts.tokens.USDT, treasury)) - treasuryBefore).toBe(held.merchants + held.fees + held.payable);
     } finally {
       await watcher.stop();

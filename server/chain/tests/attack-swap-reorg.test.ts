@@ -47,7 +47,7 @@ describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
     const books = async () => {
       const out: Record<string, { journal: bigint; chain: bigint }> = {};
       for (const symbol of ['USDC', 'USDT'] as const) {
-        const held = await api!.parts.ledger.held(31337, contracts.tokens[symbol]);
+        const held = await api!.parts.journal.held(31337, contracts.tokens[symbol]);
         out[symbol] = { journal: held.merchants + held.fees + held.payable, chain: await onChain(contracts.tokens[symbol]) };
       }
       return out;

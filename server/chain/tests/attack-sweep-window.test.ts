@@ -84,8 +84,8 @@ describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () =>
       expect(report.deposits.find((d) => d.reference === 'window-dust')).toMatchObject({ onChain: 0n, held: 0n });
       expect(report.differences).toEqual([]);
       // The treasury received 10.101; the journal must say it holds exactly that.
-      await s.api.parts.ledger.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
-      const held = await s.api.parts.ledger.held(chain.chainId, contracts.tokens.USDT);
+      await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
+      const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
       expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(parseUnits('10.101', 18));
       expect(held.merchants + held.fees + held.payable).toBe(parseUnits('10.101', 18));
     } finally {

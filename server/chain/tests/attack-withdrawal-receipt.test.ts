@@ -89,7 +89,7 @@ describe('a withdrawal whose receipt the node does not return', { timeout: 120_0
       return w.status !== 'pending' ? w : false;
     }, 40_000);
     expect(done.status).toBe('completed');
-    const held = await api.parts.ledger.held(31337, contracts.tokens.USDT);
+    const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
     expect(held.merchants + held.fees + held.payable).toBe(await onChain(contracts.tokens.USDT, treasury));
   });
 });

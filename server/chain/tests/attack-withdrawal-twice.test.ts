@@ -23,7 +23,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, until } from './helpers.ts';
+import { caller, ledgerOf, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -80,7 +80,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     // Two instances' treasury senders, the second one's lease view as if the first's tick had run past its lease.
     const instance = (name: string, skewMs: number) => {
       const deps = {
-        db: api!.db, ledger: api!.parts.ledger, treasuries: [api!.parts.treasury('test', 31337)!], log: createLogger('silent'),
+        db: api!.db, ...treasuryStores(api!), treasuries: [api!.parts.treasury('test', 31337)!], log: createLogger('silent'),
         instance: name, now: () => Date.now() + skewMs, intervalMs: 200, sweepIntervalMs: 0,
       } as unknown as JobDeps;
       const jobs = treasuryJobs(deps);
@@ -100,8 +100,8 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
 
     // Two withdrawals of 1 USDT: 2 USDT reached the wallet, and the treasury holds what the journal says.
     expect(await onChain(wallet)).toBe(parseUnits('2', 18));
-    await api.parts.ledger.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
-    const held = await api.parts.ledger.held(31337, contracts.tokens.USDT);
+    await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
+    const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
     expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasury));
   });
 });

@@ -52,14 +52,14 @@ function random(seed: number) {
 
 async function books(step: string) {
   // A payout paid is sent on to the partner in the background (at once on a dev chain): the books are read once it is.
-  await until(`${step}: the treasury idle`, async () => (await api.parts.ledger.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.ledger.inFlight(31337)) && (await api.parts.ledger.pendingPartnerTransfers(31337)).length === 0);
-  for (const s of await api.parts.ledger.journalSums()) expect(s.sum, `${step}: ${s.token} sums to zero`).toBe(0n);
+  await until(`${step}: the treasury idle`, async () => (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.treasuryTxs.inFlight(31337)) && (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0);
+  for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: ${s.token} sums to zero`).toBe(0n);
   // The native coin: what the operator funded the treasury with, less every transaction's gas, as journaled.
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.ledger.held(31337, zeroAddress)).gas > 0n ? api.parts.ledger.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
   expect(await reader.getBalance({ address: treasury }), `${step}: the treasury's native coin`).toBe(native.gas);
   for (const symbol of ['USDC', 'USDT', 'DAI'] as const) {
     const token = contracts.tokens[symbol] as Address;
-    const held = await api.parts.ledger.held(31337, token);
+    const held = await api.parts.journal.held(31337, token);
     const onChain = await reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [treasury] });
     expect(onChain, `${step}: the treasury's ${symbol}`).toBe(held.merchants + held.fees + held.payable);
   }
@@ -90,7 +90,7 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
         await call('POST', '/api/v1/sandbox/deposit', { reference, kind: pick(['exact', 'over', 'partial'] as const) });
         const address = (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data.address.toLowerCase();
         await until(`${reference} swept`, async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address)?.sweptHash, 30_000);
-        await until(`${reference} journaled`, async () => (await api.parts.ledger.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit' && e.memo.includes(reference)), 10_000);
+        await until(`${reference} journaled`, async () => (await api.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit' && e.memo.includes(reference)), 10_000);
         step = `pay ${amount} USD in ${coin}`;
       } else if (kind === 'swap') {
         const from = pick(['USDC', 'DAI', 'USDT'] as const);

@@ -17,7 +17,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
-import type { Entry } from '../../storage/ledger.ts';
+import type { Entry } from '../../storage/journal.ts';
 import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -62,18 +62,18 @@ const balanceOf = async (coin: string, key = secretKey) => {
  */
 const reconciliations: string[] = [];
 async function books(step: string) {
-  await until(`${step}: the treasury idle`, async () => (await api.parts.ledger.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.ledger.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.ledger.inFlight(31337)));
-  for (const s of await api.parts.ledger.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
+  await until(`${step}: the treasury idle`, async () => (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.treasuryTxs.inFlight(31337)));
+  for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   for (const symbol of ['USDC', 'USDT'] as const) {
     const token = contracts.tokens[symbol];
-    const held = await api.parts.ledger.held(31337, token);
+    const held = await api.parts.journal.held(31337, token);
     const chainHolds = await onChain(token, treasury);
     expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(held.merchants + held.fees + held.payable);
     expect(-held.external).toBe(chainHolds);
     reconciliations.push(`| ${step} | ${symbol} | ${formatUnits(chainHolds, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.merchants, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.fees, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.payable, symbol === 'USDC' ? 6 : 18)} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'} |`);
   }
   // The native coin: the journal's gas account (funded − spent) against the treasury's balance, once the job has looked (its first tick).
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.ledger.held(31337, zeroAddress)).gas > 0n ? api.parts.ledger.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
   const wei = await reader.getBalance({ address: treasury });
   expect(wei, `${step}: the treasury's native coin = funded − gas journaled`).toBe(native.gas);
   expect(-native.external).toBe(wei);
@@ -208,12 +208,12 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(before - parseUnits('20', 18));
     expect((await balanceOf('USDT')).reserved).toBe('0');
     // What the partner paid the bank in NGN is owed to it in USDT, and sent to its deposit address from the treasury.
-    const sent = await until('sent to the payout partner', async () => (await api.parts.ledger.partnerTransfers(31337)).find((t) => t.state === 'completed'));
+    const sent = await until('sent to the payout partner', async () => (await api.parts.partnerTransfers.partnerTransfers(31337)).find((t) => t.state === 'completed'));
     expect(sent).toMatchObject({ token: contracts.tokens.USDT.toLowerCase(), address: partner, amount: parseUnits('20', 18) });
     expect(await onChain(contracts.tokens.USDT, partner)).toBe(parseUnits('20', 18));
     const receipt = await reader.getTransactionReceipt({ hash: sent.txHash as `0x${string}` });
     expect(receipt.from).toBe(treasury.toLowerCase());
-    const journal = await api.parts.ledger.entries();
+    const journal = await api.parts.journal.entries();
     expect(journal.find((e) => e.kind === 'partner_sent' && e.ref === sent.id)?.postings).toEqual([
       { account: 'payable:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: -parseUnits('20', 18) },
       { account: 'external:payout-partner', chainId: 31337, token: contracts.tokens.USDT.toLowerCase(), amount: parseUnits('20', 18) },
@@ -289,22 +289,27 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     const operator = (body: unknown) =>
       fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
     // The secret key cannot raise its own limit: only the operator's token sets it.
-    expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', coin: 'USDC', daily: '1000000' }, secretKey)).status).toBe(401);
-    const set = await operator({ mode: 'test', coin: 'USDC', daily: '10' });
-    expect(set).toMatchObject({ status: 200, body: { data: { mode: 'test', coin: 'USDC', daily: '10', default: false } } });
-    expect((await operator({ mode: 'test', coin: 'USDC', daily: '-1' })).body.errors[0].field).toBe('daily');
+    expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', daily: '1000000' }, secretKey)).status).toBe(401);
+    // One limit in US dollars for every coin, withdrawals and payouts together: what the cases
+    // above moved out today counts, so the operator leaves 10 USD more than that.
+    const spent = await api.parts.withdrawals.spentSince(api.db, { merchant: DEMO_MERCHANT, mode: 'test' }, Date.now() - 86_400_000);
+    const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+    const limit = usd(spent + 1_000n);
+    const set = await operator({ mode: 'test', daily: limit });
+    expect(set).toMatchObject({ status: 200, body: { data: { mode: 'test', currency: 'USD', daily: limit, default: false } } });
+    expect((await operator({ mode: 'test', daily: '-1' })).body.errors[0].field).toBe('daily');
     const all = (await balanceOf('USDC')).available;
     const everything = await server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: all });
     expect(everything.status).toBe(409);
-    expect(everything.body.errors).toEqual([{ field: 'amount', message: 'expected at most 10: the daily withdrawal limit is 10 USDC' }]);
+    expect(everything.body.errors).toEqual([{ field: 'amount', message: `expected at most 10.00 USD worth: the daily withdrawal limit is ${limit} USD` }]);
     const two = await Promise.all([0, 1].map(() => server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: '6' })));
     expect(two.map((t) => t.status).sort()).toEqual([201, 409]);
-    expect(two.find((t) => t.status === 409)!.body.message).toMatch(/over your daily withdrawal limit of 10 USDC \(6 withdrawn in the last 24 hours, 4 left\)/);
+    expect(two.find((t) => t.status === 409)!.body.message).toContain(`over your daily withdrawal limit of ${limit} USD (${usd(spent + 600n)} USD withdrawn in the last 24 hours, 4.00 USD left`);
     const id = two.find((t) => t.status === 201)!.body.data.id;
     await until('the one withdrawal sent', async () => (await server('GET', `/api/v1/withdrawals/${id}`)).body.data.status === 'completed');
     expect(await onChain(contracts.tokens.USDC, thief)).toBe(6_000_000n);
     expect((await balanceOf('USDC')).available).toBe(String(Number(all) - 6));
-    expect((await operator({ mode: 'test', coin: 'USDC', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
+    expect((await operator({ mode: 'test', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
     await books('a thief\'s withdrawals held to the daily limit');
   });
 
@@ -330,7 +335,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
 
   it('prints the demo merchant\'s journal, the swap\'s rate and slippage, and the reconciliations (for the notes)', async () => {
     // The merchant's entries, and the operator's entries its money caused (the partner transfer, gas): the only merchant with money here.
-    const journal: Entry[] = await api.parts.ledger.entries();
+    const journal: Entry[] = await api.parts.journal.entries();
     expect(journal.filter((e) => e.merchantId !== null && e.merchantId !== DEMO_MERCHANT.id)).toEqual([]);
     const coins: Record<string, [string, number]> = { [zeroAddress]: ['ETH', 18], ...Object.fromEntries(Object.entries(contracts.tokens).map(([s, a]) => [a.toLowerCase(), [s, s === 'USDC' ? 6 : 18]])) };
     const running = new Map<string, bigint>();

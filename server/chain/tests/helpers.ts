@@ -21,7 +21,13 @@ export function caller(base: () => string) {
 }
 
 /** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
-export const ledgerOf = (api: Service, now = Date.now) => paymentLedger({ db: api.db, payments: api.parts.payments, merchants: api.parts.merchants, now });
+export const ledgerOf = (api: Service, now = Date.now) => paymentLedger({ payments: api.parts.payments, merchants: api.parts.merchants, now });
+
+/** The stores a treasury sender works with, a test service's own, as startService hands them to its jobs. */
+export const treasuryStores = (api: Service) => {
+  const { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions } = api.parts;
+  return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions };
+};
 
 /** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000, everyMs = 100): Promise<T> {

@@ -45,7 +45,7 @@ afterAll(async () => {
 const call = caller(() => one.url);
 const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
 const usdt = () => contracts.tokens.USDT as Address;
-const owed = async () => (await one.parts.ledger.held(31337, usdt())).payable;
+const owed = async () => (await one.parts.journal.held(31337, usdt())).payable;
 const atPartner = () => reader.readContract({ address: usdt(), abi: erc20Abi, functionName: 'balanceOf', args: [partner] });
 
 async function paidPayout(amount: number, bankId: string) {
@@ -59,38 +59,38 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     await call('POST', '/api/v1/transaction/initialize', { reference: 'p-1', coin: 'USDT', currency: 'USD', amount: 100 });
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'p-1', kind: 'exact' });
-    await until('journaled', async () => (await one.parts.ledger.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit'), 30_000);
+    await until('journaled', async () => (await one.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit'), 30_000);
     const bank = (await server('POST', '/api/v1/bank/payouts', { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' })).body.data;
 
     await paidPayout(10, bank.id);
     expect(await owed()).toBe(parseUnits('10', 18));
     // Several ticks of both senders: 10 is under the minimum of 25, and nothing has waited an hour.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await one.parts.ledger.partnerTransfers()).toEqual([]);
+    expect(await one.parts.partnerTransfers.partnerTransfers()).toEqual([]);
     expect(await atPartner()).toBe(0n);
 
     await paidPayout(20, bank.id);
-    const first = await until('the first batch sent', async () => (await one.parts.ledger.partnerTransfers()).find((t) => t.state === 'completed'));
+    const first = await until('the first batch sent', async () => (await one.parts.partnerTransfers.partnerTransfers()).find((t) => t.state === 'completed'));
     expect(first.amount).toBe(parseUnits('30', 18)); // both payouts, one transaction
     expect(await atPartner()).toBe(parseUnits('30', 18));
     expect(await owed()).toBe(0n);
 
     await paidPayout(5, bank.id);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await one.parts.ledger.partnerTransfers()).length).toBe(1);
+    expect((await one.parts.partnerTransfers.partnerTransfers()).length).toBe(1);
     shift = 61 * 60_000; // an hour and a minute later
-    await until('the remainder sent after the wait', async () => (await one.parts.ledger.partnerTransfers()).filter((t) => t.state === 'completed').length === 2);
+    await until('the remainder sent after the wait', async () => (await one.parts.partnerTransfers.partnerTransfers()).filter((t) => t.state === 'completed').length === 2);
 
     // Two instances, three payouts, two batches: two transfers, each mined once, and the partner holds exactly what it was owed.
-    const transfers = await one.parts.ledger.partnerTransfers();
+    const transfers = await one.parts.partnerTransfers.partnerTransfers();
     expect(transfers.map((t) => [t.state, t.amount])).toEqual([['completed', parseUnits('30', 18)], ['completed', parseUnits('5', 18)]]);
     expect(new Set(transfers.map((t) => t.txHash)).size).toBe(2);
     expect(await atPartner()).toBe(parseUnits('35', 18));
     expect(await owed()).toBe(0n);
-    const sent = (await one.parts.ledger.entries()).filter((e) => e.kind === 'partner_sent');
+    const sent = (await one.parts.journal.entries()).filter((e) => e.kind === 'partner_sent');
     expect(sent.map((e) => e.ref)).toEqual(transfers.map((t) => t.id));
-    for (const s of await one.parts.ledger.journalSums()) expect(s.sum).toBe(0n);
-    const held = await one.parts.ledger.held(31337, usdt());
+    for (const s of await one.parts.journal.journalSums()) expect(s.sum).toBe(0n);
+    const held = await one.parts.journal.held(31337, usdt());
     expect(await reader.readContract({ address: usdt(), abi: erc20Abi, functionName: 'balanceOf', args: [devNetwork(chain.url, contracts).treasury!] })).toBe(held.merchants + held.fees + held.payable);
   });
 

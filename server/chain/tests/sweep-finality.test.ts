@@ -93,8 +93,8 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       const recorded = (await s.store.transfers(chain.chainId)).filter((t) => t.state !== 'orphaned');
       expect(recorded.map((t) => t.sweptHash)).toEqual([first.hash, next.hash]);
       // The books: the treasury holds on chain what the journal says, to the base unit.
-      await s.api.parts.ledger.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
-      const held = await s.api.parts.ledger.held(chain.chainId, contracts.tokens.USDT);
+      await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
+      const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
       expect(held.merchants).toBe(parseUnits('20.2', 18));
       expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(held.merchants + held.fees + held.payable);
     } finally {
@@ -114,13 +114,13 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       const sweeper = new Sweeper({ network: s.network, store: s.store, gas });
       const swept = await sweeper.tick();
       expect(swept).toMatchObject({ swept: 1, final: 0 });
-      const usdt = async () => (await s.api.parts.ledger.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((l) => l.token === contracts.tokens.USDT.toLowerCase())!;
+      const usdt = async () => (await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((l) => l.token === contracts.tokens.USDT.toLowerCase())!;
       // Mined, not yet final: still pending in the balance, and nothing journaled.
       expect(await usdt()).toMatchObject({ available: 0n, pending: parseUnits('10.1', 18) });
       await rpc('anvil_mine', ['0x2']);
       expect((await sweeper.tick()).final).toBe(1);
       expect(await usdt()).toMatchObject({ available: parseUnits('10.1', 18), pending: 0n });
-      const held = await s.api.parts.ledger.held(chain.chainId, contracts.tokens.USDT);
+      const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
       expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(held.merchants + held.fees + held.payable);
     } finally {
       await s.close();

@@ -18,7 +18,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, until } from './helpers.ts';
+import { caller, ledgerOf, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
@@ -50,14 +50,14 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   const status = async (id: string) => (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data;
   /** The treasury holds on chain what the journal says it holds for merchants, fees and the partner. */
   const reconciled = async () => {
-    await api.parts.ledger.balances(owner, Date.now());
-    const held = await api.parts.ledger.held(31337, contracts.tokens.USDT);
+    await api.parts.journal.balances(owner, Date.now());
+    const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
     expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasuryAddress));
   };
   /** One instance's treasury sender, running until the answer's stop(). */
   const sender = (name: string, treasury: Treasury, treasuryLeaseMs?: number) => {
     const deps = {
-      db: api.db, ledger: api.parts.ledger, treasuries: [{ ...api.parts.treasury('test', 31337)!, treasury }], log: createLogger('silent'),
+      db: api.db, ...treasuryStores(api), treasuries: [{ ...api.parts.treasury('test', 31337)!, treasury }], log: createLogger('silent'),
       instance: name, now: Date.now, intervalMs: 200, sweepIntervalMs: 0, treasuryLeaseMs,
     } as unknown as JobDeps;
     const jobs = treasuryJobs(deps);
@@ -95,7 +95,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     slow.transfer = async (token, to, amount) => {
       if (!theirs) {
         theirs = await base.transfer(token, to, amount);
-        expect(await api.parts.ledger.withdrawalSigned(id, theirs, Date.now())).toMatchObject({ state: 'pending', txHash: theirs.hash });
+        expect(await api.parts.withdrawals.withdrawalSigned(id, theirs, Date.now())).toMatchObject({ state: 'pending', txHash: theirs.hash });
         await base.send(theirs.raw);
         await reader().waitForTransactionReceipt({ hash: theirs.hash, pollingInterval: 50 });
       }
@@ -118,18 +118,18 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   it('fails a withdrawal, its money returned, only once another of the treasury\'s recorded transactions is mined at its nonce', async () => {
     const wallet = devAccount(5).address;
     const [first, second, third] = [await withdraw(wallet, '1'), await withdraw(wallet, '2'), await withdraw(wallet, '2')];
-    const before = await api.parts.ledger.balances(owner, Date.now());
+    const before = await api.parts.journal.balances(owner, Date.now());
     const treasury = api.parts.treasury('test', 31337)!.treasury;
     // The first two signed at one nonce (two senders at once), both recorded; only the second is sent.
     const one = await treasury.transfer(contracts.tokens.USDT, wallet, parseUnits('1', 18));
     const two = await treasury.transfer(contracts.tokens.USDT, wallet, parseUnits('2', 18));
     expect(two.nonce).toBe(one.nonce);
-    expect((await api.parts.ledger.withdrawalSigned(first, one, Date.now())).txHash).toBe(one.hash);
-    expect((await api.parts.ledger.withdrawalSigned(second, two, Date.now())).txHash).toBe(two.hash);
+    expect((await api.parts.withdrawals.withdrawalSigned(first, one, Date.now())).txHash).toBe(one.hash);
+    expect((await api.parts.withdrawals.withdrawalSigned(second, two, Date.now())).txHash).toBe(two.hash);
     // The third is for the same amount to the same address: at that nonce, the very same
     // transaction, which must not be recorded for it too (one transfer would pay for both).
-    expect((await api.parts.ledger.withdrawalSigned(third, two, Date.now())).txHash).toBeNull();
-    expect(await api.parts.ledger.treasuryTxsAtNonce(31337, one.nonce)).toEqual(expect.arrayContaining([one.hash, two.hash]));
+    expect((await api.parts.withdrawals.withdrawalSigned(third, two, Date.now())).txHash).toBeNull();
+    expect(await api.parts.treasuryTxs.treasuryTxsAtNonce(31337, one.nonce)).toEqual(expect.arrayContaining([one.hash, two.hash]));
     await treasury.send(two.raw);
     await reader().waitForTransactionReceipt({ hash: two.hash, pollingInterval: 50 });
     const running = sender('proof', treasury);
@@ -151,7 +151,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     await reader().request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
     expect(await onChain(wallet)).toBe(parseUnits('4', 18));
     // Four tokens left the balance (the second and third withdrawals); the first one's came back.
-    const after = await api.parts.ledger.balances(owner, Date.now());
+    const after = await api.parts.journal.balances(owner, Date.now());
     const usdt = (lines: typeof before) => lines.find((l) => l.token === contracts.tokens.USDT.toLowerCase())!;
     expect(usdt(after).available).toBe(usdt(before).available + parseUnits('1', 18));
     expect(usdt(after).reserved).toBe(0n);
@@ -161,7 +161,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   it('keeps its lease while a tick runs, and signs nothing more once another instance holds it', async () => {
     const wallet = devAccount(7).address;
     const [first, second] = [await withdraw(wallet), await withdraw(wallet)];
-    const ledger = api.parts.ledger;
+    const ledger = api.parts.treasuryTxs;
     const base = api.parts.treasury('test', 31337)!.treasury;
     // The first send of the tick takes 1.2 s, four times its 300 ms lease: a rival asks for the
     // lease meanwhile (refused while it is renewed), then one whose clock runs an hour ahead takes it.

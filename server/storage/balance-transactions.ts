@@ -1,0 +1,43 @@
+// The port the balance use cases (domain/balances.ts) run in: one database transaction, with
+// the journal, swaps, withdrawals and events bound to it. SQL only, through those stores.
+import type { BalanceTransactions, BalanceWrites } from '../domain/balances.ts';
+import type { Database } from './db.ts';
+import type { EventStore } from './events.ts';
+import type { JournalStore } from './journal.ts';
+import type { SwapStore } from './swaps.ts';
+import type { WithdrawalStore } from './withdrawals.ts';
+
+export class BalanceTransactionStore implements BalanceTransactions {
+  constructor(
+    private readonly db: Database,
+    private readonly stores: { journal: JournalStore; swaps: SwapStore; withdrawals: WithdrawalStore; events: EventStore },
+  ) {}
+
+  inTransaction<T>(nowMs: number, work: (writes: BalanceWrites) => Promise<T>): Promise<T> {
+    const { journal, swaps, withdrawals, events } = this.stores;
+    return this.db.transaction((tx) =>
+      work({
+        lock: async (owner) => void (await journal.lock(tx, owner)),
+        catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
+        available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
+        event: async (owner, type, data) => void (await events.add(tx, owner, type, data, nowMs)),
+        treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
+        swaps: {
+          lock: (id, owner) => swaps.lock(tx, id, owner),
+          pending: (id) => swaps.pending(tx, id, nowMs),
+          completed: (id, out, fee) => swaps.completed(tx, id, out, fee, nowMs),
+          failed: (id, failure) => swaps.failed(tx, id, failure, nowMs),
+        },
+        withdrawals: {
+          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
+          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs),
+          lock: (id) => withdrawals.lock(tx, id),
+          completed: (id) => withdrawals.completed(tx, id, nowMs),
+          failed: (id, failure) => withdrawals.failed(tx, id, failure, nowMs),
+        },
+      }),
+    );
+  }
+}
