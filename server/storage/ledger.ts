@@ -16,6 +16,7 @@ export type { StoredSwap, StoredWithdrawal };
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import { releaseLease, takeLease } from './leases.ts';
+import { notifyAccountChange } from './account-cache.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -100,21 +101,27 @@ export class LedgerStore {
     private readonly events: EventStore,
     /** The daily withdrawal limit per coin (whole tokens) where the operator set none for a merchant. */
     private readonly defaultDailyLimit: string = DEFAULT_WITHDRAWAL_DAILY_LIMIT,
+    /** Told a merchant's settlement changed, once committed (the account cache). */
+    private readonly changed: (merchantId: string) => void = () => {},
   ) {}
 
   // ---- settlement ------------------------------------------------------------------------
 
   async settlement(merchantId: string, mode: string): Promise<Settlement> {
-    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode], 'settlement_of');
     return (row?.settlement as Settlement | undefined) ?? 'wallet';
   }
 
   async setSettlement(account: Owner, settlement: Settlement, nowMs: number): Promise<void> {
-    await this.db.query(
-      `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
-      [account.merchant.id, account.mode, settlement, nowMs],
-    );
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
+        [account.merchant.id, account.mode, settlement, nowMs],
+      );
+      await notifyAccountChange(tx, account.merchant.id);
+    });
+    this.changed(account.merchant.id);
   }
 
   // ---- the journal -----------------------------------------------------------------------
