@@ -33,6 +33,7 @@ import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './storage/links.ts';
 import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
+import { AccountCache } from './storage/account-cache.ts';
 import { migrate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
@@ -213,15 +214,21 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
 
   const events = new EventStore(db);
-  const merchants = new MerchantStore(db, now);
+  // The key, settlement and payout-address lookups of every request, kept in this process and
+  // dropped on any change (from this instance at once, from others by NOTIFY): account-cache.ts.
+  let accounts: AccountCache | undefined;
+  const forget = (merchantId: string) => accounts?.forget(merchantId);
+  const merchants = new MerchantStore(db, now, forget);
   const payments = new PaymentStore(db, events);
   const links = new LinkStore(db);
-  const journal = new JournalStore(db);
+  const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
+  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddress(id, mode, chainId) }, now);
+  const cache = accounts;
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
@@ -245,7 +252,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   if (options.demo) await seedCatalogue(links);
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey ?? 20, perReference: options.maxLongPollsPerReference ?? 4, total: options.maxLongPolls ?? 1000 });
-  await changes.start(db);
+  await changes.start(db, (key) => cache.onChange(key));
   const retry = {
     baseMs: options.webhookRetryMs ?? DEFAULT_RETRY.baseMs,
     capMs: options.webhookRetryCapMs ?? DEFAULT_RETRY.capMs,
@@ -268,7 +275,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
   const catalogue = offeredCatalog(
-    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => journal.settlement(merchantId, mode)),
+    // The payout address is read from the database on each payment, not the cache: a live key's
+    // new address takes effect at its own time (storage/destinations.ts), which no NOTIFY marks.
+    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
@@ -342,7 +351,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: merchants, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const host = options.host ?? '127.0.0.1';

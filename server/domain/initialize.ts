@@ -39,6 +39,11 @@ export interface PaymentWrites {
 }
 
 export interface PaymentTransactions {
+  /**
+   * Inserts a new reference's payment in one statement, outside any transaction; undefined
+   * when the reference exists (then the locked path decides).
+   */
+  insertNew(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
   inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T>;
 }
 
@@ -56,14 +61,34 @@ export function initializePayment(
   quoteMs: number,
   deposit: Deposit,
 ): Promise<{ payment: Payment; created: boolean }> {
+  const fields = quoteFields(request, nowMs, quoteMs);
+  const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
+  const fresh = (createdBy: Creator): NewPayment => ({ ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy, ...deposit });
+  // Most references are new: one INSERT … ON CONFLICT DO NOTHING, no transaction. Only a
+  // reference that exists takes the locked path below, where the plan decides against it.
+  const plan = planInitialize(undefined, account, request, nowMs);
+  if (plan.kind !== 'create') throw new Error('initialize: a new reference must be created');
+  return store.insertNew(account, fresh(plan.createdBy), nowMs).then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, fields, deposit, fresh)));
+}
+
+/** A reference that exists (or did a moment ago): lock it, decide, answer it as is or re-quote it. */
+function existingPayment(
+  store: PaymentTransactions,
+  account: Account,
+  request: QuoteRequest,
+  nowMs: number,
+  fields: ReturnType<typeof quoteFields>,
+  deposit: Deposit,
+  fresh: (createdBy: Creator) => NewPayment,
+): Promise<{ payment: Payment; created: boolean }> {
   return store.inTransaction(async (writes) => {
     const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));
     let existing = await writes.lock(account, request.reference);
     let plan = await decide(existing);
-    const fields = quoteFields(request, nowMs, quoteMs);
     const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
     if (plan.kind === 'create') {
-      const created = await writes.insert(account, { ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy: plan.createdBy, ...deposit }, nowMs);
+      // Gone since the insert above found it (not done today: payments are never deleted).
+      const created = await writes.insert(account, fresh(plan.createdBy), nowMs);
       if (created) return { payment: created, created: true };
       // Another request created it a moment ago: decide again against that one.
       existing = await writes.lock(account, reference);

@@ -32,8 +32,12 @@ export class PaymentChanges {
 
   constructor(readonly limits: PollLimits) {}
 
-  async start(db: Database): Promise<void> {
-    this.stop = await db.listen('changes', (key) => this.wake(key));
+  /** `also`: told every key heard too (the account cache drops a merchant's copies on its key). */
+  async start(db: Database, also: (key: string) => void = () => {}): Promise<void> {
+    this.stop = await db.listen('changes', (key) => {
+      also(key);
+      this.wake(key);
+    });
   }
 
   /** The pools of a poll by an account's key, on a payment's reference or (none) the events feed. */

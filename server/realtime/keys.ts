@@ -7,3 +7,7 @@ export const paymentKey = (merchantId: string, mode: string, reference: string) 
 
 /** An account's events feed. */
 export const eventsKey = (merchantId: string, mode: string) => `events/${merchantId}/${mode}`;
+
+/** A merchant's keys, profile, settlement or payout addresses: what instances cache (storage/account-cache.ts). */
+export const merchantKey = (merchantId: string) => `merchant/${merchantId}`;
+export const MERCHANT_KEY_PREFIX = 'merchant/';

@@ -10,7 +10,12 @@ import { createRequire } from 'node:module';
 export type Row = Record<string, unknown>;
 
 export interface Sql {
-  query<T extends Row = Row>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * `name`: a statement whose text never changes, on a hot path (initialize, verify): prepared
+   * once per connection on PostgreSQL and then only bound and run, not parsed and planned again.
+   * One name, one text (node-pg refuses a name reused with another text). PGlite ignores it.
+   */
+  query<T extends Row = Row>(text: string, params?: unknown[], name?: string): Promise<T[]>;
   /** Runs a script of statements (no parameters), as the driver's own multi-statement call: migrations. */
   exec(text: string): Promise<void>;
 }
@@ -77,14 +82,17 @@ export async function openPostgres(url: string): Promise<Database> {
   const listeners: Array<InstanceType<typeof pg.Client>> = [];
   return {
     kind: 'postgres',
-    query: async (text, params) => (await pool.query(text, params)).rows,
+    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params } : { text, values: params })).rows,
     // A query without parameters goes by the simple protocol, which takes several statements.
     exec: async (text) => void (await pool.query(text)),
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows, exec: async (text) => void (await client.query(text)) });
+        const result = await work({
+          query: async (text, params, name) => (await client.query(name ? { name, text, values: params } : { text, values: params })).rows,
+          exec: async (text) => void (await client.query(text)),
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -6,6 +6,7 @@
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting } from '../domain/ledger.ts';
+import { notifyAccountChange } from './account-cache.ts';
 import type { Database, Sql } from './db.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -24,22 +25,31 @@ const big = (v: unknown) => BigInt(v as string);
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
 
 export class JournalStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Told a merchant's settlement changed, once committed (the account cache). */
+    private readonly changed: (merchantId: string) => void = () => {},
+  ) {}
 
   // ---- settlement ------------------------------------------------------------------------
 
   async settlement(merchantId: string, mode: string): Promise<Settlement> {
-    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode]);
+    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode], 'settlement_of');
     return (row?.settlement as Settlement | undefined) ?? 'wallet';
   }
 
   async setSettlement(account: Owner, settlement: Settlement, nowMs: number): Promise<void> {
-    await this.db.query(
-      `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
-      [account.merchant.id, account.mode, settlement, nowMs],
-    );
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
+        [account.merchant.id, account.mode, settlement, nowMs],
+      );
+      await notifyAccountChange(tx, account.merchant.id);
+    });
+    this.changed(account.merchant.id);
   }
+
 
   // ---- the journal -----------------------------------------------------------------------
 

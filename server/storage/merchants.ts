@@ -5,6 +5,7 @@ import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
 import type { Database, Row } from './db.ts';
 import { applyDue } from './destinations.ts';
+import { notifyAccountChange } from './account-cache.ts';
 
 export interface MerchantSeed extends Merchant {
   keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
@@ -37,6 +38,8 @@ export class MerchantStore {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
+    /** Told a merchant's keys, profile or payout addresses changed, once committed (the account cache). */
+    private readonly changed: (merchantId: string) => void = () => {},
   ) {}
 
   /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
@@ -72,18 +75,26 @@ export class MerchantStore {
         );
         secrets[mode] = row.secret as string;
       }
+      await notifyAccountChange(tx, seed.id);
       return { ...seed, webhookSecrets: secrets };
-    });
+    }).finally(() => this.changed(seed.id));
   }
 
   /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
   async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
+    const owner = await this.keyOwner(key, kind);
+    return owner && (owner.revokedAfterMs === null || owner.revokedAfterMs > this.now()) ? owner.account : undefined;
+  }
+
+  /** The account a key opens and when it stops working (null: not rolled), whatever the time now: what the account cache keeps. */
+  async keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined> {
     const [row] = await this.db.query(
-      `SELECT m.*, k.mode FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
-        WHERE k.hash = $1 AND k.kind = $2 AND (k.revoked_after_ms IS NULL OR k.revoked_after_ms > $3)`,
-      [hashKey(key), kind, this.now()],
+      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
+      [hashKey(key), kind],
     );
-    return row && { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind };
+    if (!row) return undefined;
+    const revokedAfterMs = row.key_revoked_after_ms === null ? null : Number(row.key_revoked_after_ms);
+    return { account: { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind }, revokedAfterMs };
   }
 
   /** The account's public key, for pages the service itself serves (hosted payment links). */
@@ -106,7 +117,7 @@ export class MerchantStore {
    */
   async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
     await applyDue(this.db, merchantId, mode, this.now());
-    const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId]);
+    const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId], 'payout_address_of');
     return (row?.address as string | undefined) ?? undefined;
   }
 
@@ -118,11 +129,15 @@ export class MerchantStore {
 
   /** At once, whatever the mode: for the demo and tests' setup (a key's request goes through DestinationStore.setPayoutAddress). */
   async setPayoutAddress(merchantId: string, mode: string, chainId: number, address: string): Promise<void> {
-    await this.db.query(
-      `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
-      [merchantId, mode, chainId, address],
-    );
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
+        [merchantId, mode, chainId, address],
+      );
+      await notifyAccountChange(tx, merchantId);
+    });
+    this.changed(merchantId);
   }
 
   /**
@@ -155,8 +170,9 @@ export class MerchantStore {
           [hashKey(keys[mode]), merchantId, mode, keyHint(keys[mode]), nowMs],
         );
       }
+      await notifyAccountChange(tx, merchantId);
       return keys;
-    });
+    }).finally(() => this.changed(merchantId));
   }
 
   /**
@@ -172,8 +188,9 @@ export class MerchantStore {
       );
       if (!row) return undefined;
       if (change.businessEmail !== undefined) await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, change.businessEmail, nowMs]);
+      await notifyAccountChange(tx, merchantId);
       return merchantOf(row);
-    });
+    }).finally(() => this.changed(merchantId));
   }
 
   async list(): Promise<Merchant[]> {

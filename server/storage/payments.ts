@@ -2,7 +2,7 @@
 // row lock, writes its outbox event in that transaction, and NOTIFYs 'changes' so
 // long polls held by any instance wake up.
 import type { Account } from '../domain/account.ts';
-import type { PaymentWrites } from '../domain/initialize.ts';
+import type { NewPayment, PaymentWrites } from '../domain/initialize.ts';
 import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from '../domain/payments.ts';
 import type { EventType } from '../../contract/events.ts';
 import { Conflict, NotFound } from '../domain/errors.ts';
@@ -18,6 +18,24 @@ const ratesOf = (r: Row): Payment['rates'] => {
 };
 const ratesColumns = (rates: Payment['rates']) =>
   rates ? [JSON.stringify({ fiatPerUsd: rates.fiatPerUsd, usdPerCoin: rates.usdPerCoin }), rates.source, rates.fixed, rates.atMs] : [null, null, null, null];
+
+/** The columns paymentOf reads, named: a row's other columns are neither sent nor parsed. */
+export const PAYMENT_COLUMNS = `id, merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency, fiat_minor, due, fee, paid,
+  fiat_rate, crypto_rate, rates, rate_source, rate_fixed, rates_ms, address, accept_partial, customer_name, customer_email, metadata, last_hash,
+  settled_ms, expires_ms, created_ms, updated_ms`;
+
+/** A new payment, or nothing when its reference exists: one statement (initialize's new references). */
+const INSERT_PAYMENT = `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
+    fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
+    expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28)
+  ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING ${PAYMENT_COLUMNS}`;
+
+const insertParams = (account: Pick<Account, 'merchant' | 'mode'>, p: NewPayment, nowMs: number) => [
+  account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
+  String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
+  p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
+];
 
 export const paymentOf = (r: Row): Payment => ({
   id: String(r.id),
@@ -63,7 +81,7 @@ export class PaymentStore {
   ) {}
 
   async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
-    const [row] = await sql.query('SELECT * FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [account.merchant.id, account.mode, reference]);
+    const [row] = await sql.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [account.merchant.id, account.mode, reference], 'payment_find');
     return row && paymentOf(row);
   }
 
@@ -80,9 +98,15 @@ export class PaymentStore {
   }
 
   private lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
-    const [row] = await tx.query('SELECT * FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE', [account.merchant.id, account.mode, reference]);
+    const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [account.merchant.id, account.mode, reference], 'payment_lock');
     return row && paymentOf(row);
   };
+
+  /** Initialize's new reference (domain/initialize.ts): one statement, its own transaction. */
+  async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {
+    const [row] = await this.db.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
+    return row && paymentOf(row);
+  }
 
   /** Initialize's writes (domain/initialize.ts), inside one transaction. */
   inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T> {
@@ -94,18 +118,7 @@ export class PaymentStore {
         received: async (payment) =>
           (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
         insert: async (account, p, nowMs) => {
-          const [row] = await tx.query(
-            `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
-               fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-               expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28)
-             ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING *`,
-            [
-              account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
-              String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
-              p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
-            ],
-          );
+          const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
           return row && paymentOf(row);
         },
         requote: async (existing, c, nowMs) => {
@@ -115,7 +128,7 @@ export class PaymentStore {
                accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
                rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
                address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement)
-             WHERE id = $1 RETURNING *`,
+             WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
             [
               existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
               String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,

@@ -9,6 +9,10 @@ import { join } from 'node:path';
 export interface Cluster {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
   url: string;
+  /** The cluster's data directory (its postmaster.pid names the server's process). */
+  data: string;
+  /** The server binaries' folder (pgbench, psql). */
+  bin: string;
   stop(): void;
 }
 
@@ -34,7 +38,8 @@ const freePort = () =>
     });
   });
 
-export async function startCluster(): Promise<Cluster> {
+/** `settings`: more server settings (name to value), such as the bench's shared_preload_libraries. */
+export async function startCluster(settings: Record<string, string> = {}): Promise<Cluster> {
   const bin = findPostgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'service-pg-'));
   const data = join(dir, 'data');
@@ -51,7 +56,7 @@ export async function startCluster(): Promise<Cluster> {
   for (let tries = 0; ; tries++) {
     port = await freePort();
     try {
-      run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+      run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`).join('')}`, 'start']);
       break;
     } catch (error) {
       if (tries >= 2) throw error;
@@ -61,6 +66,8 @@ export async function startCluster(): Promise<Cluster> {
   let stopped = false;
   return {
     url,
+    data,
+    bin,
     stop() {
       if (stopped) return;
       stopped = true;

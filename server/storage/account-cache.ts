@@ -1,0 +1,83 @@
+// In-process copies of what every initialize and verify looks up and what seldom changes: the
+// account a key opens, a merchant's settlement choice, its payout address per chain. Any change
+// of a merchant's keys, profile, settlement or payout addresses drops that merchant's copies:
+// here at once (the store that made it calls forget once it committed), and on every other
+// instance through the NOTIFY on 'changes' its transaction sends (merchantKey), which
+// PaymentChanges hands to onChange. A copy is kept MAX_AGE_MS at most, in case a notification
+// was lost with a listening connection.
+import type { Settlement } from '../../contract/balances.ts';
+import type { Account } from '../domain/account.ts';
+import { hashKey } from '../domain/keys.ts';
+import { MERCHANT_KEY_PREFIX, merchantKey } from '../realtime/keys.ts';
+import type { Sql } from './db.ts';
+
+/** How long a copy is kept when no change is heard of. */
+export const MAX_AGE_MS = 30_000;
+/** The most copies kept: past it, all are dropped (a merchant's handful each; unknown keys are never kept). */
+const MAX_ENTRIES = 10_000;
+
+/** Tells every instance (this one included, through its LISTEN) that a merchant's cached facts changed; in the change's transaction. */
+export const notifyAccountChange = (tx: Sql, merchantId: string) => tx.query(`SELECT pg_notify('changes', $1)`, [merchantKey(merchantId)]);
+
+export interface AccountSources {
+  /** The key's account and when it stops working (null: not rolled), whatever the time now. */
+  keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined>;
+  settlement(merchantId: string, mode: string): Promise<Settlement>;
+  payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined>;
+}
+
+interface Entry {
+  merchantId: string;
+  value: unknown;
+  keptMs: number;
+}
+
+export class AccountCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every forget: a lookup that began before a change does not keep what it read. */
+  private generation = 0;
+
+  constructor(
+    private readonly sources: AccountSources,
+    /** The service's clock, which decides when a key rolled with a delay stops working. */
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
+  async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
+    const owner = await this.cached(`key/${kind}/${hashKey(key)}`, () => this.sources.keyOwner(key, kind), (found) => found?.account.merchant.id);
+    return owner && (owner.revokedAfterMs === null || owner.revokedAfterMs > this.now()) ? owner.account : undefined;
+  }
+
+  settlement(merchantId: string, mode: string): Promise<Settlement> {
+    return this.cached(`settlement/${merchantId}/${mode}`, () => this.sources.settlement(merchantId, mode), () => merchantId);
+  }
+
+  payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    return this.cached(`payout/${merchantId}/${mode}/${chainId}`, () => this.sources.payoutAddress(merchantId, mode, chainId), () => merchantId);
+  }
+
+  /** Drops a merchant's copies (its keys, settlement, payout addresses). */
+  forget(merchantId: string): void {
+    this.generation++;
+    for (const [name, entry] of this.entries) if (entry.merchantId === merchantId) this.entries.delete(name);
+  }
+
+  /** A key heard on the 'changes' channel: a merchant's change drops its copies; other keys are not ours. */
+  onChange(key: string): void {
+    if (key.startsWith(MERCHANT_KEY_PREFIX)) this.forget(key.slice(MERCHANT_KEY_PREFIX.length));
+  }
+
+  private async cached<T>(name: string, read: () => Promise<T>, owner: (value: T) => string | undefined): Promise<T> {
+    const entry = this.entries.get(name);
+    if (entry && performance.now() - entry.keptMs < MAX_AGE_MS) return entry.value as T;
+    const generation = this.generation;
+    const value = await read();
+    const merchantId = owner(value);
+    if (merchantId !== undefined && generation === this.generation) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(name, { merchantId, value, keptMs: performance.now() });
+    }
+    return value;
+  }
+}

@@ -1,0 +1,126 @@
+// What the speed-up of initialize and verify (issue 39) must not change: a new reference is
+// one INSERT, yet a reference initialized at once on two instances is one payment; the key,
+// settlement and payout-address lookups are kept in each process, yet a rolled or revoked key
+// is refused by every instance within a second, and the instance that rolled it never serves
+// it again.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService, type Service, type ServiceOptions } from '../app.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { AccountCache } from '../storage/account-cache.ts';
+import { EventStore } from '../storage/events.ts';
+import { JournalStore } from '../storage/journal.ts';
+import { MerchantStore } from '../storage/merchants.ts';
+import { databaseOptions, freshPostgres, KINDS } from '../testing/databases.ts';
+
+const { secretKey } = DEMO_MERCHANT.keys.test;
+const merchantId = DEMO_MERCHANT.id;
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const clean of cleanups.splice(0).reverse()) await clean();
+});
+
+async function service(options: ServiceOptions): Promise<Service> {
+  const api = await startService({ demo: true, ...options });
+  cleanups.push(() => api.close());
+  return api;
+}
+
+async function call(base: string, method: string, path: string, key: string, body?: unknown) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** 404 for an unknown reference: the key was taken; 401: it was refused. */
+const keyAnswer = async (base: string, key: string) => (await call(base, 'GET', '/api/v1/transaction/verify/no-such-ref', key)).status;
+
+/** Asks until `base` refuses `key`, for at most `ms`; the time it took, or a failure. */
+async function refusedWithin(base: string, key: string, ms: number): Promise<number> {
+  const started = Date.now();
+  while ((await keyAnswer(base, key)) !== 401) {
+    if (Date.now() - started > ms) throw new Error(`${base} still took the rolled key after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+}
+
+describe('two instances on one PostgreSQL', { timeout: 60_000 }, () => {
+  it('a reference initialized at once on both is one payment, answered to every request', async () => {
+    const databaseUrl = await freshPostgres();
+    const [a, b] = [await service({ databaseUrl }), await service({ databaseUrl })];
+    const body = (reference: string) => ({ reference, coin: 'USDT', currency: 'NGN', amount: '15000.50' });
+    for (let round = 0; round < 10; round++) {
+      const reference = `race-${round}`;
+      const answers = await Promise.all([a, b, a, b].map((s) => call(s.url, 'POST', '/api/v1/transaction/initialize', secretKey, body(reference))));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 200, 201]);
+      expect(new Set(answers.map((r) => r.body.data.address)).size).toBe(1);
+      const rows = await a.db.query<{ n: string }>('SELECT count(*) AS n FROM payments WHERE reference = $1', [reference]);
+      expect(Number(rows[0].n)).toBe(1);
+    }
+  });
+
+  it('a key rolled through one instance is refused by the other within a second, and by the first at once', async () => {
+    const databaseUrl = await freshPostgres();
+    const [a, b] = [await service({ databaseUrl }), await service({ databaseUrl })];
+    // Both have the key in their caches.
+    expect(await keyAnswer(a.url, secretKey)).toBe(404);
+    expect(await keyAnswer(b.url, secretKey)).toBe(404);
+    const rolled = await call(a.url, 'POST', '/api/v1/keys/roll', secretKey);
+    expect(rolled.status).toBe(201);
+    expect(await keyAnswer(a.url, secretKey)).toBe(401);
+    await refusedWithin(b.url, secretKey, 1000);
+    expect(await keyAnswer(a.url, rolled.body.data.secretKey)).toBe(404);
+    expect(await keyAnswer(b.url, rolled.body.data.secretKey)).toBe(404);
+  });
+
+  it('a key rolled with a delay works on both until the delay runs out, then neither takes it', async () => {
+    const databaseUrl = await freshPostgres();
+    let clock = Date.now();
+    const now = () => clock;
+    const [a, b] = [await service({ databaseUrl, now }), await service({ databaseUrl, now })];
+    expect(await keyAnswer(b.url, secretKey)).toBe(404);
+    const rolled = await call(a.url, 'POST', '/api/v1/keys/roll', secretKey, { revoke_old_after: 60 });
+    expect(rolled.status).toBe(201);
+    clock += 59_000;
+    expect(await keyAnswer(a.url, secretKey)).toBe(404);
+    expect(await keyAnswer(b.url, secretKey)).toBe(404);
+    clock += 2_000;
+    expect(await keyAnswer(a.url, secretKey)).toBe(401);
+    expect(await keyAnswer(b.url, secretKey)).toBe(401);
+  });
+});
+
+describe.each(KINDS)('the account cache on %s', (kind) => {
+  it('never serves what a store changed: a rolled key, a payout address, a settlement, a business name', { timeout: 30_000 }, async () => {
+    const api = await service(await databaseOptions(kind));
+    // Stores and a cache of their own, not following the NOTIFY channel: only the stores' own
+    // word that they changed something keeps the cache true.
+    let cache: AccountCache | undefined;
+    const forget = (id: string) => cache!.forget(id);
+    const merchants = new MerchantStore(api.db, Date.now, forget);
+    const ledger = new JournalStore(api.db, forget);
+    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddress(id, mode, chainId) });
+    const owner = { merchant: { id: merchantId } as never, mode: 'test' as const };
+
+    expect((await cache.authenticate(secretKey, 'secret'))?.merchant.id).toBe(merchantId);
+    const keys = (await merchants.rollSecretKeys(merchantId, Date.now(), ['test']))!;
+    expect(await cache.authenticate(secretKey, 'secret')).toBeUndefined();
+    expect((await cache.authenticate(keys.test, 'secret'))?.merchant.id).toBe(merchantId);
+
+    const [first, second] = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40)];
+    await merchants.setPayoutAddress(merchantId, 'test', 31337, first);
+    expect(await cache.payoutAddress(merchantId, 'test', 31337)).toBe(first);
+    await merchants.setPayoutAddress(merchantId, 'test', 31337, second);
+    expect(await cache.payoutAddress(merchantId, 'test', 31337)).toBe(second);
+
+    expect(await cache.settlement(merchantId, 'test')).toBe('wallet');
+    await ledger.setSettlement(owner, 'balance', Date.now());
+    expect(await cache.settlement(merchantId, 'test')).toBe('balance');
+
+    await merchants.updateProfile(merchantId, { businessName: 'Renamed' }, Date.now());
+    expect((await cache.authenticate(keys.test, 'secret'))?.merchant.businessName).toBe('Renamed');
+  });
+});
