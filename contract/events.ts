@@ -14,8 +14,10 @@ import type { SwapView, WithdrawalView } from './balances.ts';
  * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
  * SWAP_UPDATED: a swap between two coins of the balance moved on (pending, completed, failed).
  * WITHDRAWAL_UPDATED: a withdrawal from the balance to a wallet moved on (pending, completed, failed).
+ * ACCOUNT_EMAIL_CHANGED: the owner's sign-in e-mail changed (from the dashboard, with the
+ * password); it names the previous address, to be told, and the new one. In both modes' feeds.
  */
-export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED'] as const;
+export const EVENT_TYPES = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED', 'ACCOUNT_EMAIL_CHANGED'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
@@ -65,4 +67,5 @@ export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'u
 export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
 export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;
 export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
-export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent;
+export type EmailChangedEvent = Envelope<'ACCOUNT_EMAIL_CHANGED', { previous_email: string; business_email: string }>;
+export type ServiceEvent = DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent | EmailChangedEvent;

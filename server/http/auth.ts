@@ -61,7 +61,7 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
   // The signed-in owner has what the secret key gives: the same answers, the same powers.
-  return { merchant: session.merchant, mode, via: 'secret' };
+  return { merchant: session.merchant, mode, via: 'secret', session: true };
 }
 
 export async function authenticate(

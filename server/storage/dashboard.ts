@@ -69,6 +69,12 @@ export class DashboardStore {
     });
   }
 
+  /** The merchant's password hash (undefined: no password set yet). */
+  async passwordHashOf(merchantId: string): Promise<string | undefined> {
+    const [row] = await this.db.query('SELECT password_hash FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
+    return (row?.password_hash as string | null) ?? undefined;
+  }
+
   /** The logins with this e-mail that have a password (a few merchants may share one e-mail). */
   async logins(email: string): Promise<Array<{ merchantId: string; passwordHash: string }>> {
     const rows = await this.db.query(

@@ -90,7 +90,7 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     expect((await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: ' ' } })).body.errors[0].field).toBe('business_name');
     // Without the CSRF token, nothing changes.
     expect((await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, body: { business_name: 'Hijacked' } })).status).toBe(403);
-    const changed = await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: 'Harbour Tea Co', business_email: 'till@harbour.example' } });
+    const changed = await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: 'Harbour Tea Co', business_email: 'till@harbour.example', current_password: 'correct horse battery' } });
     expect(changed.status).toBe(200);
     expect(changed.body.data).toMatchObject({ businessName: 'Harbour Tea Co', businessEmail: 'till@harbour.example' });
     expect((await call('/dashboard/api/session', { cookie: s.cookie })).body.data.merchant.businessName).toBe('Harbour Tea Co');
@@ -99,6 +99,57 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     expect((await signIn(m.email)).status).toBe(401);
     // The secret key reads the same.
     expect((await call('/api/v1/account', { bearer: m.keys.test.secretKey })).body.data.businessName).toBe('Harbour Tea Co');
+  });
+
+  it('a test key changes nothing live customers see; the sign-in e-mail changes only from the session, with the current password, and the previous address is told', async () => {
+    const m = await merchant('Guarded Shop');
+    const s = await setPassword(m);
+    const test = m.keys.test.secretKey;
+    const live = m.keys.live.secretKey;
+    // A stolen test key: no new name, logo or e-mail.
+    for (const refused of [
+      await call('/api/v1/account', { method: 'PATCH', bearer: test, body: { business_name: 'Thief Ltd' } }),
+      await call('/api/v1/account', { method: 'PATCH', bearer: test, body: { business_email: 'thief@evil.example' } }),
+      await call('/api/v1/account/logo', { method: 'PUT', bearer: test, form: file('logo', PNG, 'image/png') }),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toMatch(/test key/);
+    }
+    // A live key renames the business, but never changes the sign-in e-mail.
+    expect((await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_name: 'Guarded Shop Ltd' } })).status).toBe(200);
+    const byKey = await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_email: 'thief@evil.example', current_password: 'correct horse battery' } });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.message).toMatch(/dashboard/);
+    // The same e-mail again (the settings form sends it unchanged) needs no password.
+    expect((await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_name: 'Guarded Shop', business_email: m.email.toUpperCase() } })).status).toBe(200);
+    const read = await call('/api/v1/account', { bearer: live });
+    expect(read.body.data).toEqual({ businessName: 'Guarded Shop', businessEmail: m.email, businessLogo: '' });
+    const listed = await call('/operator/v1/merchants', { bearer: ADMIN });
+    expect(listed.body.data.find((x: { id: string }) => x.id === m.id).businessEmail).toBe(m.email);
+    const signIn = (email: string) => call('/dashboard/api/session', { method: 'POST', body: { email, password: 'correct horse battery' } });
+    expect((await signIn(m.email)).status).toBe(200);
+
+    // The session: the current password, or nothing changes.
+    const patch = (body: unknown) => call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body });
+    for (const [body, field] of [
+      [{ business_email: 'new@guarded.example' }, 'current_password'],
+      [{ business_email: 'new@guarded.example', current_password: 'wrong horse battery' }, 'current_password'],
+    ] as const) {
+      const refused = await patch(body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors[0].field).toBe(field);
+    }
+    expect((await signIn(m.email)).status).toBe(200);
+    const changed = await patch({ business_email: 'new@guarded.example', current_password: 'correct horse battery' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.businessEmail).toBe('new@guarded.example');
+    expect((await signIn('new@guarded.example')).status).toBe(200);
+    // The previous address is told: an event in each mode's feed, naming it.
+    for (const mode of ['test', 'live']) {
+      const feed = await call('/api/v1/events?after=recent', { cookie: s.cookie, headers: { 'x-mode': mode } });
+      const told = feed.body.data.filter((e: { type: string }) => e.type === 'ACCOUNT_EMAIL_CHANGED');
+      expect(told.map((e: { payload: { data: unknown } }) => e.payload.data)).toEqual([{ previous_email: m.email, business_email: 'new@guarded.example' }]);
+    }
   });
 
   it('a logo is kept only when its bytes are an image, and served from /files as what it is', async () => {
