@@ -55,17 +55,16 @@ export const coins: Handler = async (ctx) => {
 
 export const initialize: Handler = async (ctx) => {
   const { account, service } = ctx;
-  // Anyone holds the public key (it is in every checkout page): what it may start is counted,
-  // per client and per key. The merchant's own server, with the secret key, is not limited.
-  // The key's own count takes only requests that could start a payment (a body that reads), so
-  // junk from many addresses does not spend the allowance of the merchant's real customers.
-  const limited = (counter: 'perClient' | 'perKey', key: string) => {
-    const wait = account.via === 'public' ? service.publicInitializes[counter].hit(key) : undefined;
-    if (wait !== undefined) throw new TooMany(`Too many payments started with this public key; try again in ${wait} s`, wait);
-  };
-  limited('perClient', clientOf(ctx.req, service.config.trustProxies));
+  // Anyone holds the public key (it is in every checkout page): each client's requests are
+  // counted and refused past its allowance. The merchant's own server (secret key) is not.
+  // The key's count takes only payments made, and refuses nobody: a stranger's junk from many
+  // addresses never spends what real customers share; past the ceiling the operator is
+  // alerted (a warning and a metric), once a minute per merchant and mode.
+  if (account.via === 'public') {
+    const wait = service.publicInitializes.perClient.hit(clientOf(ctx.req, service.config.trustProxies));
+    if (wait !== undefined) throw new TooMany(`Too many payments started with this public key from this address; try again in ${wait} s`, wait);
+  }
   const body = parse(InitializeBody, await readJson(ctx.req));
-  limited('perKey', `${account.merchant.id}/${account.mode}`);
   if (await faulted(ctx, 'initialize')) return;
   let paymentLinkId: string | null = null;
   if (body.payment_link !== undefined) {
@@ -100,6 +99,10 @@ export const initialize: Handler = async (ctx) => {
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
   );
+  if (created && account.via === 'public' && service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`)) {
+    service.metrics.ceilingPassed('public_initialize', account.mode);
+    service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
+  }
   return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
