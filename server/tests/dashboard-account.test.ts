@@ -102,6 +102,17 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     expect((await call('/api/v1/account', { bearer: m.keys.test.secretKey })).body.data.businessName).toBe('Harbour Tea Co');
   });
 
+  it('the session cookie is __Host- prefixed on https (Secure, Path=/, no Domain), and the unprefixed name opens nothing there', async () => {
+    const m = await merchant('Cookie Shop');
+    const answer = await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(m.signInUrl), password: 'correct horse battery' } });
+    const set = answer.headers.get('set-cookie')!;
+    expect(set).toMatch(/^__Host-dashboard_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
+    expect(set).not.toMatch(/Domain=/i);
+    const token = set.split(';')[0]!.split('=')[1]!;
+    expect((await call('/api/v1/account', { cookie: `__Host-dashboard_session=${token}` })).status).toBe(200);
+    expect((await call('/api/v1/account', { cookie: `dashboard_session=${token}` })).status).toBe(401);
+  });
+
   it('a test key changes nothing live customers see; the sign-in e-mail changes only from the session, with the current password, and the previous address is told', async () => {
     const m = await merchant('Guarded Shop');
     const s = await setPassword(m);
