@@ -42,5 +42,7 @@ export const BusinessBody = later(() =>
   z.object({
     business_name: z.optional(is<string>((v) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100, 'a name of 1 to 100 characters')),
     business_email: z.optional(email),
+    /** The owner's current password: a new sign-in e-mail needs it (and the dashboard's session). */
+    current_password: z.optional(password),
   }),
 );

@@ -18,10 +18,12 @@ import type { SwapView, WithdrawalView } from './balances.ts';
  * money to go somewhere new (a chain's payout address, a bank account or new bank details, a
  * wallet never withdrawn to); it takes effect at `effective_at` unless the owner cancels it
  * (the dashboard's Settings, or DELETE /api/v1/destination_changes/:id). Sent when it is asked.
+ * ACCOUNT_EMAIL_CHANGED: the owner's sign-in e-mail changed (from the dashboard, with the
+ * password); it names the previous address, to be told, and the new one. In both modes' feeds.
  */
 export const EVENT_TYPES = [
   'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED',
-  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING',
+  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'ACCOUNT_EMAIL_CHANGED',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -91,6 +93,7 @@ export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
 export type PayoutAddressPendingEvent = Envelope<'PAYOUT_ADDRESS_PENDING', DestinationChangeData>;
 export type BankAccountPendingEvent = Envelope<'BANK_ACCOUNT_PENDING', DestinationChangeData>;
 export type WithdrawalAddressPendingEvent = Envelope<'WITHDRAWAL_ADDRESS_PENDING', DestinationChangeData>;
+export type EmailChangedEvent = Envelope<'ACCOUNT_EMAIL_CHANGED', { previous_email: string; business_email: string }>;
 export type ServiceEvent =
   | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent
-  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent;
+  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent | EmailChangedEvent;

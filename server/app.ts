@@ -200,18 +200,21 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
   const stateDir = options.stateDir ?? options.dataDir;
-  let db: Database;
   let opened: Database | undefined;
   let token: string | undefined;
   try {
+    opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    // The lock is confirmed and the token read or made once the database is open: nothing a
+    // new database is loaded from can replace them (issue 34).
+    lock?.confirm();
     token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
-    db = opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
-    await migrate(db);
+    await migrate(opened);
   } catch (error) {
     await opened?.close().catch(() => {});
     lock?.release();
     throw error;
   }
+  const db = opened;
 
   const events = new EventStore(db);
   // The key, settlement and payout-address lookups of every request, kept in this process and

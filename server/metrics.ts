@@ -12,6 +12,8 @@ import type { MetricsStore } from './storage/metrics.ts';
 export interface Metrics {
   /** For the HTTP pipeline: one answered request. */
   observe(method: string, route: string, status: number): void;
+  /** A merchant's payments started by anyone (public key, link page) passed the minute's watched ceiling. */
+  ceilingPassed(kind: 'public_initialize' | 'link_checkout', mode: string): void;
   /** The exposition text, and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
@@ -26,6 +28,12 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'service_' });
   const requests = new Counter({ name: 'service_http_requests_total', help: 'Requests answered, by method, route (the route table\'s path) and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const ceilings = new Counter({
+    name: 'service_public_payments_ceiling_passed_total',
+    help: 'Times one merchant\'s payments started by anyone (public key, link page) passed the minute\'s ceiling: alerted, not refused',
+    labelNames: ['kind', 'mode'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'service_payments',
     help: 'Payments by key mode and status',
@@ -125,6 +133,7 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
   });
   return {
     observe: (method, route, status) => requests.inc({ method, route, status: String(status) }),
+    ceilingPassed: (kind, mode) => ceilings.inc({ kind, mode }),
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };
 }

@@ -95,6 +95,7 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
   try {
     const db = await openDatabase(config);
     try {
+      lock?.confirm();
       await migrate(db);
       const store = new MerchantStore(db);
       const dashboard = new DashboardStore(db);

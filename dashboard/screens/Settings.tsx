@@ -26,15 +26,19 @@ export function Settings(_: { path?: string }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [logo, setLogo] = useState('');
+  // A new sign-in e-mail needs the current password (the service asks for it).
+  const [password, setPassword] = useState('');
   const [addresses, setAddresses] = useState<Record<number, string>>({});
   const [changes, setChanges] = useState<Array<z.infer<typeof Change>>>([]);
   // Which network's form was last sent, so its field (and only its) shows the refusal.
   const [sent, setSent] = useState(0);
   const networks = session.value?.networks[mode.value] ?? [];
+  const newEmail = email.trim().toLowerCase() !== (session.value?.merchant.businessEmail ?? '').toLowerCase();
   const shown = (b: z.infer<typeof BusinessAnswer>['data']) => {
     setName(b.businessName);
     setEmail(b.businessEmail);
     setLogo(b.businessLogo);
+    setPassword('');
     const s = session.value;
     if (s) session.value = { ...s, merchant: { ...s.merchant, ...b } };
   };
@@ -63,7 +67,7 @@ export function Settings(_: { path?: string }) {
       <form
         noValidate
         onSubmit={submit(async () => {
-          shown((await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim() } })).data);
+          shown((await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim(), ...(newEmail ? { current_password: password } : {}) } })).data);
           const file = chosen('logo');
           if (file) {
             const form = new FormData();
@@ -75,6 +79,9 @@ export function Settings(_: { path?: string }) {
       >
         <Field id="business-name" label="Business name" value={name} onInput={setName} error={fieldError(error, 'business_name')} required />
         <Field id="business-email" label="E-mail" type="email" hint="Customers see it, and you sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
+        {newEmail && (
+          <Field id="current-password" label="Current password" type="password" autocomplete="current-password" hint="A new sign-in e-mail needs it; the previous address is told." value={password} onInput={setPassword} error={fieldError(error, 'current_password')} required />
+        )}
         <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
         <button type="submit">Save business</button>
       </form>

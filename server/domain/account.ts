@@ -14,6 +14,8 @@ export interface Account {
   mode: KeyMode;
   /** The key that authenticated the request: the page's public key or a server's secret key. */
   via: 'public' | 'secret';
+  /** Signed in to the dashboard (the owner's password), rather than holding a key. */
+  session?: boolean;
 }
 
 /** Whether something stored under (merchantId, mode) belongs to this account. */

@@ -7,9 +7,27 @@ import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } 
 export const SCRYPT = { N: 2 ** 15, r: 8, p: 3, keyLength: 32 } as const;
 const maxmem = 128 * SCRYPT.N * SCRYPT.r * 2;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, keyLength: number): Promise<Buffer> {
-  const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+/**
+ * At most this many scrypt runs at once (32 MiB and a thread each); the rest wait their turn,
+ * so strangers' guesses cannot take every thread and the memory of the service at once.
+ */
+export const MAX_CONCURRENT_HASHES = 2;
+let running = 0;
+const waiting: Array<() => void> = [];
+/** The most scrypt runs seen at once, for tests. */
+export const hashing = { peak: 0 };
+
+async function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, keyLength: number): Promise<Buffer> {
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  hashing.peak = Math.max(hashing.peak, running);
+  try {
+    const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem };
+    return await new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64url): the parameters travel with the hash, so they may be raised later. */
@@ -66,7 +84,11 @@ export function lockedUntil(failures: number, nowMs: number): number {
   return nowMs + 1000 * 2 ** (failures - FREE_FAILURES);
 }
 
-/** Until when an e-mail is refused to every client after `failures` wrong passwords from all of them together. */
+/**
+ * Until when an e-mail is refused, after `failures` wrong passwords from all clients together,
+ * to the clients that failed on it themselves (never to one with no failures): a back-off of a
+ * minute from the threshold, doubling with each further failure, at most LOCKOUT_MS.
+ */
 export function accountLockedUntil(failures: number, nowMs: number, threshold = ACCOUNT_LOCKOUT_FAILURES): number {
-  return failures >= threshold ? nowMs + LOCKOUT_MS : 0;
+  return failures >= threshold ? nowMs + Math.min(LOCKOUT_MS, 60_000 * 2 ** Math.min(failures - threshold, 10)) : 0;
 }

@@ -21,6 +21,14 @@ export interface SessionLookup {
 /** The dashboard's session cookie (HttpOnly, SameSite=Strict; Secure on https). */
 export const SESSION_COOKIE = 'dashboard_session';
 
+/**
+ * Its name on a service at `publicOrigin`: `__Host-dashboard_session` on https, which browsers
+ * take only with Secure, Path=/ and no Domain (a sibling subdomain or a plain-http page cannot
+ * set or shadow it). On plain http (the demo and tests on loopback) Secure cannot be relied on,
+ * so the prefix, which requires it, is not used there.
+ */
+export const sessionCookieName = (publicOrigin: string): string => (publicOrigin.startsWith('https:') ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
+
 export function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
@@ -49,7 +57,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  * preflight we refuse, send) and come from our own origin. The mode is x-mode (test by default).
  */
 export async function authenticateSession(req: IncomingMessage, sessions: SessionLookup, nowMs: number, publicOrigin: string): Promise<Account> {
-  const token = cookie(req, SESSION_COOKIE);
+  const token = cookie(req, sessionCookieName(publicOrigin));
   if (!token) throw new Unauthorized('Missing Authorization: Bearer <secret key> header, or a dashboard session');
   const session = await sessions.session(token, nowMs);
   if (!session) throw new Unauthorized('Your dashboard session has ended: sign in again');
@@ -61,7 +69,7 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
   // The signed-in owner has what the secret key gives: the same answers, the same powers.
-  return { merchant: session.merchant, mode, via: 'secret' };
+  return { merchant: session.merchant, mode, via: 'secret', session: true };
 }
 
 export async function authenticate(
@@ -71,7 +79,7 @@ export async function authenticate(
   sessions?: { lookup: SessionLookup; nowMs: number; origin: string },
 ): Promise<Account> {
   const bearer = req.headers.authorization;
-  if (auth === 'merchant' && !bearer && sessions && cookie(req, SESSION_COOKIE)) return authenticateSession(req, sessions.lookup, sessions.nowMs, sessions.origin);
+  if (auth === 'merchant' && !bearer && sessions && cookie(req, sessionCookieName(sessions.origin))) return authenticateSession(req, sessions.lookup, sessions.nowMs, sessions.origin);
   if (auth === 'secret' || auth === 'merchant' || (auth === 'either' && bearer)) {
     const match = /^Bearer (\S+)$/.exec(bearer ?? '');
     if (!match) throw new Unauthorized('Missing Authorization: Bearer <secret key> header');

@@ -17,10 +17,13 @@ export const LOOPBACK_REFUSED = {
  * Why an address may not receive webhooks, or undefined when it may. `loopback`: whether this
  * machine may (test keys, where the operator allows it), else why not.
  */
-export function addressProblem(address: string, loopback: true | keyof typeof LOOPBACK_REFUSED): string | undefined {
+export function addressProblem(address: string, loopback: true | keyof typeof LOOPBACK_REFUSED, named = true): string | undefined {
   const kind = addressKind(address);
-  if (kind === 'loopback') return loopback === true ? undefined : `${address} is this machine: ${LOOPBACK_REFUSED[loopback]}`;
-  if (kind !== 'public') return `${address} is a private, link-local or reserved address`;
+  // An address a host name resolved to is not named (named = false): the recorded error would
+  // tell whoever set the URL what an internal name resolves to (a DNS oracle).
+  const who = named ? address : 'an address that';
+  if (kind === 'loopback') return loopback === true ? undefined : `${who} is this machine: ${LOOPBACK_REFUSED[loopback]}`;
+  if (kind !== 'public') return `${who} is a private, link-local or reserved address`;
   return undefined;
 }
 

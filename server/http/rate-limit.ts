@@ -12,6 +12,19 @@ export class RateLimiter {
 
   /** Counts one request for `key`; answers the seconds to wait when it is over the limit. */
   hit(key: string): number | undefined {
+    const window = this.count(key);
+    return window.count > this.max ? Math.max(1, Math.ceil((window.start + this.windowMs - this.now()) / 1000)) : undefined;
+  }
+
+  /**
+   * Counts one for `key` as a ceiling that is watched, not enforced: true once a window, when
+   * this count is the first past the ceiling (the caller alerts; nobody is refused).
+   */
+  crossed(key: string): boolean {
+    return this.count(key).count === this.max + 1;
+  }
+
+  private count(key: string): { start: number; count: number } {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || now - window.start >= this.windowMs) {
@@ -20,6 +33,6 @@ export class RateLimiter {
       this.windows.set(key, window);
     }
     window.count++;
-    return window.count > this.max ? Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000)) : undefined;
+    return window;
   }
 }

@@ -37,7 +37,7 @@ export function post(url: string, body: string, headers: Record<string, string>,
     const lookup: RequestOptions['lookup'] = (hostname, lookupOptions, callback) => {
       dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
         if (error) return callback(error, '', 4);
-        const problem = addresses.map((a) => addressProblem(a.address, options.loopback)).find(Boolean);
+        const problem = addresses.map((a) => addressProblem(a.address, options.loopback, false)).find(Boolean);
         if (problem) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${problem}`), { code: 'EREFUSED_ADDRESS' }), '', 4);
         if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
         callback(null, addresses[0].address, addresses[0].family);

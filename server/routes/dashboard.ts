@@ -1,7 +1,7 @@
 // The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
 // built script and style, and its sign-in: set a password with a one-time link, sign in, read
 // the session, sign out here or everywhere. The screens read the public API with the session.
-import { SESSION_COOKIE, authenticateSession, cookie } from '../http/auth.ts';
+import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
 import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../domain/sign-in.ts';
@@ -82,7 +82,7 @@ export const asset: Handler = async ({ req, params, res, service }) => {
 const secure = (service: ServiceParts) => service.origin().startsWith('https:');
 
 function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
+  return `${sessionCookieName(service.origin())}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
 }
 
 /** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
@@ -160,14 +160,14 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
 
 export const getSession: Handler = async ({ req, service }) => {
   const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
-  const session = (await service.dashboard.session(cookie(req, SESSION_COOKIE)!, service.now()))!;
+  const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
   return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
 };
 
 /** Signs this browser out: its session ends now, and a copy of its cookie opens nothing. */
 export const signOut: Handler = async ({ req, res, service }) => {
   await authenticateSession(req, service.dashboard, service.now(), service.origin());
-  await service.dashboard.endSession(cookie(req, SESSION_COOKIE)!);
+  await service.dashboard.endSession(cookie(req, sessionCookieName(service.origin()))!);
   res.setHeader('set-cookie', sessionCookie(service, '', 0));
   return { status: 204, body: undefined };
 };

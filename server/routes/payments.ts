@@ -48,12 +48,27 @@ export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query:
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
   });
-  res.write(CSV_COLUMNS.map(csvField).join(',') + '\r\n');
+  // The client sets the pace: a page of rows is read only once the last one has left (write()
+  // false: wait for 'drain'), so a client that stops reading holds one page, not 100,000 rows.
+  const sent = (chunk: string) =>
+    res.write(chunk)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.once('drain', go);
+          res.once('close', go);
+        });
+  await sent(CSV_COLUMNS.map(csvField).join(',') + '\r\n');
   let after: { createdMs: number; id: string } | undefined;
   for (let written = 0; written < EXPORT_MAX; ) {
+    if (res.destroyed) break;
     const rows = await service.paymentList.list(account, { after, limit: Math.min(1000, EXPORT_MAX - written), status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
     if (rows.length === 0 || res.destroyed) break;
-    res.write(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
+    await sent(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
     written += rows.length;
     after = { createdMs: rows.at(-1)!.createdMs, id: rows.at(-1)!.id };
   }

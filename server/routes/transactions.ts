@@ -86,6 +86,10 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
   );
+  if (created && account.via === 'public' && service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`)) {
+    service.metrics.ceilingPassed('public_initialize', account.mode);
+    service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
+  }
   return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
@@ -199,9 +203,9 @@ export const routes = [
     method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: initialize, tag: 'Payments',
     summary: 'create, answer again, or re-quote a payment',
     description:
-      '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted, but a page (public key) may change only the coin of a payment the merchant\'s server or a link priced (409 otherwise); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, payments started are counted per client address and per key (429 with Retry-After).',
+      '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted, but a page (public key) may change only the coin of a payment the merchant\'s server or a link priced (409 otherwise); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
     body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503],
-    limits: { rate: [publicInitializes('perClient', false), publicInitializes('perKey', true)], faults: 'initialize' },
+    limits: { rate: [publicInitializes('perClient', false)], faults: 'initialize' },
   }),
   route({
     method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: verify, tag: 'Payments',

@@ -69,6 +69,12 @@ export class DashboardStore {
     });
   }
 
+  /** The merchant's password hash (undefined: no password set yet). */
+  async passwordHashOf(merchantId: string): Promise<string | undefined> {
+    const [row] = await this.db.query('SELECT password_hash FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
+    return (row?.password_hash as string | null) ?? undefined;
+  }
+
   /** The logins with this e-mail that have a password (a few merchants may share one e-mail). */
   async logins(email: string): Promise<Array<{ merchantId: string; passwordHash: string }>> {
     const rows = await this.db.query(
@@ -84,12 +90,16 @@ export class DashboardStore {
    * refused): the later of the pair's own lock and the e-mail's lock over every client.
    */
   async lockedUntil(email: string, client: string, nowMs: number): Promise<number> {
-    const rows = await this.db.query('SELECT locked_until_ms FROM sign_in_failures WHERE email = $1 AND client IN ($2, $3) AND last_ms > $4', [
+    const rows = await this.db.query('SELECT client, locked_until_ms FROM sign_in_failures WHERE email = $1 AND client IN ($2, $3) AND last_ms > $4', [
       email.toLowerCase(),
       client,
       EVERY_CLIENT,
       nowMs - FAILURE_MEMORY_MS,
     ]);
+    // The e-mail's lock over every client holds only clients that failed on it themselves: a
+    // client with no wrong password (the owner, at home) is never refused its right one.
+    const own = rows.find((r) => r.client === client);
+    if (!own) return 0;
     return Math.max(0, ...rows.map((r) => Number(r.locked_until_ms)));
   }
 

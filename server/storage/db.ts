@@ -1,8 +1,8 @@
 // One small port over the two databases the service runs on: embedded PGlite (the default,
 // a directory on disk, no set-up) and a PostgreSQL server through `pg` (DATABASE_URL). Both
 // speak the same SQL; the rest of storage/ sees only this interface.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -32,17 +32,74 @@ export interface Database extends Sql {
 /**
  * A new database starts from a copy of an empty one made once per machine (PGlite's initdb
  * takes seconds; loading the copy, well under one), in memory for tests or in a new DATA_DIR.
+ * The copy is of a scratch cluster in memory that never held anything else (never of a
+ * DATA_DIR, which holds the operator token and the lock), kept in a folder only this user may
+ * enter (0700) as a file only this user may read (0600). Before it is loaded it is checked: the
+ * folder and the file are this user's, no one else's to read or write, not links, and the
+ * archive holds nothing but an empty cluster's files. Anything else is never loaded: the
+ * database is made from nothing instead (slower, as safe).
  */
+export const templateDir = () => join(tmpdir(), `service-pglite-${process.getuid?.() ?? 'user'}`);
+
+/** This user's own folder or file, that no one else may read or change; false if it is not. */
+function ownedPrivately(path: string, kind: 'dir' | 'file'): boolean {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return false;
+  }
+  if (kind === 'dir' ? !stat.isDirectory() : !stat.isFile()) return false; // a link is neither
+  if (process.platform === 'win32') return true;
+  return stat.uid === process.getuid!() && (stat.mode & 0o077) === 0;
+}
+
+// An empty cluster's files, as PGlite's dump names them; a template with anything else
+// (an operator-token, a service.lock, a link) was not made from a scratch cluster.
+const CLUSTER_ENTRY = /^\/(PG_VERSION|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.pid|(pg_[a-z_]+|global|base)(\/[A-Za-z0-9_.]+)*)$/;
+
+/** True when the tar holds only directories and regular files of an empty cluster. */
+export function onlyClusterFiles(tar: Buffer): boolean {
+  let entries = 0;
+  for (let offset = 0; offset + 512 <= tar.length; ) {
+    const header = tar.subarray(offset, offset + 512);
+    if (header.every((b) => b === 0)) return entries > 0;
+    const text = (from: number, to: number) => header.subarray(from, to).toString('latin1').replace(/\0[^]*$/, '');
+    const name = (text(345, 500) ? `${text(345, 500)}/` : '') + text(0, 100);
+    const type = String.fromCharCode(header[156]!);
+    const size = parseInt(text(124, 136).trim() || '0', 8);
+    if (!['0', '5', '\0'].includes(type) || !CLUSTER_ENTRY.test(name) || !Number.isFinite(size)) return false;
+    entries++;
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return false; // no end of archive: cut short
+}
+
 async function templatePglite(schemaKey: string, dataDir?: string) {
   const { PGlite } = await import('@electric-sql/pglite');
-  const file = join(tmpdir(), `service-pglite-${createHash('sha256').update(schemaKey).digest('hex').slice(0, 16)}.tar`);
-  if (existsSync(file)) return PGlite.create(dataDir, { loadDataDir: new Blob([readFileSync(file)]) });
-  const db = await PGlite.create(dataDir);
-  const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
-  const partial = `${file}.${process.pid}.tmp`;
-  writeFileSync(partial, dump);
-  renameSync(partial, file); // whole or not at all, whichever process gets there first
-  return db;
+  const dir = templateDir();
+  const file = join(dir, `${schemaKey}.tar`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const usable = ownedPrivately(dir, 'dir');
+  if (usable && ownedPrivately(file, 'file')) {
+    const tar = readFileSync(file);
+    if (onlyClusterFiles(tar)) return PGlite.create(dataDir, { loadDataDir: new Blob([tar]) });
+  }
+  // A scratch cluster in memory: nothing but the empty database is ever in it.
+  const scratch = await PGlite.create();
+  const dump = Buffer.from(await (await scratch.dumpDataDir('none')).arrayBuffer());
+  if (usable) {
+    const partial = join(dir, `${schemaKey}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    writeFileSync(partial, dump, { mode: 0o600, flag: 'wx' });
+    renameSync(partial, file); // whole or not at all, whichever process gets there first
+  }
+  if (!dataDir) return scratch;
+  await scratch.close();
+  return PGlite.create(dataDir, { loadDataDir: new Blob([dump]) });
 }
 
 /** PGlite in `dataDir` on disk, or in memory (for tests) when it is undefined. */
@@ -56,7 +113,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     // The copy is of one PGlite version's empty cluster: a new version makes a new copy.
     const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const { version } = JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8')) as { version: string };
-    db = await templatePglite(`empty-${version}`, dataDir);
+    db = await templatePglite(`empty-${createHash('sha256').update(version).digest('hex').slice(0, 16)}`, dataDir);
   }
   const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) =>
     (await sql.query<T>(text, params)).rows;

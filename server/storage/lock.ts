@@ -53,6 +53,8 @@ export class DataDirLocked extends Error {
 export interface Lock {
   /** Writes the service's address into the lock, for operator commands. */
   announce(url: string): void;
+  /** Throws unless the lock still names this process (checked once the database is open). */
+  confirm(): void;
   release(): void;
 }
 
@@ -83,6 +85,9 @@ export function lockDataDir(dataDir: string, role: LockInfo['role']): Lock {
   }
   const ours = () => heldLock(dataDir)?.pid === process.pid;
   return {
+    confirm() {
+      if (!ours()) throw new Error(`${path}: the lock no longer names this process (${process.pid}); something replaced it while the database opened`);
+    },
     announce(url) {
       if (!ours()) return;
       info = { ...info, url };

@@ -6,6 +6,7 @@ import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
 import type { Database, Row } from './db.ts';
 import { applyDue } from './destinations.ts';
 import { notifyAccountChange } from './account-cache.ts';
+import type { EventStore } from './events.ts';
 
 export interface MerchantSeed extends Merchant {
   keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
@@ -179,18 +180,40 @@ export class MerchantStore {
    * The business as customers see it: a new name, e-mail or logo URL (each left as it is when
    * not given). The e-mail is also the one the owner signs in with to the dashboard.
    */
-  async updateProfile(merchantId: string, change: Partial<Omit<Merchant, 'id'>>, nowMs: number): Promise<Merchant | undefined> {
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx.query(
-        `UPDATE merchants SET business_name = COALESCE($2, business_name), business_email = COALESCE($3, business_email), business_logo = COALESCE($4, business_logo)
-          WHERE id = $1 RETURNING *`,
-        [merchantId, change.businessName ?? null, change.businessEmail ?? null, change.businessLogo ?? null],
-      );
-      if (!row) return undefined;
-      if (change.businessEmail !== undefined) await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, change.businessEmail, nowMs]);
-      await notifyAccountChange(tx, merchantId);
-      return merchantOf(row);
-    }).finally(() => this.changed(merchantId));
+  /** A new business name or logo (the e-mail changes through changeEmail only). */
+  async updateProfile(merchantId: string, change: Partial<Pick<Merchant, 'businessName' | 'businessLogo'>>): Promise<Merchant | undefined> {
+    return this.db
+      .transaction(async (tx) => {
+        const [row] = await tx.query(
+          `UPDATE merchants SET business_name = COALESCE($2, business_name), business_logo = COALESCE($3, business_logo) WHERE id = $1 RETURNING *`,
+          [merchantId, change.businessName ?? null, change.businessLogo ?? null],
+        );
+        if (!row) return undefined;
+        await notifyAccountChange(tx, merchantId);
+        return merchantOf(row);
+      })
+      .finally(() => this.changed(merchantId));
+  }
+
+  /**
+   * A new sign-in (and business) e-mail, with an ACCOUNT_EMAIL_CHANGED event in each mode naming
+   * the previous address (who is to be told) in the same transaction. Undefined: no such merchant.
+   */
+  async changeEmail(merchantId: string, email: string, nowMs: number, events: EventStore): Promise<Merchant | undefined> {
+    return this.db
+      .transaction(async (tx) => {
+        const [before] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+        if (!before) return undefined;
+        const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
+        await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
+        const merchant = merchantOf(row!);
+        for (const mode of ['test', 'live'] as const) {
+          await events.add(tx, { merchant, mode }, 'ACCOUNT_EMAIL_CHANGED', { previous_email: before.business_email as string, business_email: email }, nowMs);
+        }
+        await notifyAccountChange(tx, merchantId);
+        return merchant;
+      })
+      .finally(() => this.changed(merchantId));
   }
 
   async list(): Promise<Merchant[]> {

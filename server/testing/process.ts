@@ -21,7 +21,7 @@ const alive = new Set<ChildProcess>();
 process.once('exit', () => alive.forEach((child) => child.kill('SIGKILL')));
 
 /** Starts the built service, or another built script that prints a line matching `ready`. */
-export async function spawnService(env: Record<string, string>, script = MAIN, ready = /listening on (http:\/\/\S+)/): Promise<ServiceProcess> {
+export async function spawnService(env: Record<string, string>, script = MAIN, ready = /listening on (http:\/\/\S+)/, timeoutMs = 30_000): Promise<ServiceProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first (npm test does)`);
   const started = performance.now();
   const child = spawn(process.execPath, [script], {
@@ -34,7 +34,10 @@ export async function spawnService(env: Record<string, string>, script = MAIN, r
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start in 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service did not start in ${timeoutMs / 1000} s:\n${output}`));
+    }, timeoutMs);
     const look = () => {
       const found = ready.exec(output);
       if (found) {

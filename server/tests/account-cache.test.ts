@@ -120,7 +120,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     await ledger.setSettlement(owner, 'balance', Date.now());
     expect(await cache.settlement(merchantId, 'test')).toBe('balance');
 
-    await merchants.updateProfile(merchantId, { businessName: 'Renamed' }, Date.now());
+    await merchants.updateProfile(merchantId, { businessName: 'Renamed' });
     expect((await cache.authenticate(keys.test, 'secret'))?.merchant.businessName).toBe('Renamed');
   });
 });

@@ -94,7 +94,7 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     expect(weak.status).toBe(400);
     expect(weak.body.errors[0].field).toBe('password');
     const session = await setPassword(m);
-    expect(session.setCookie).toMatch(/^dashboard_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/);
+    expect(session.setCookie).toMatch(/^__Host-dashboard_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/);
     const [row] = await api.db.query('SELECT password_hash FROM dashboard_logins WHERE merchant_id = $1', [m.id]);
     expect(row.password_hash).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     // Used once: the same link again is refused, naming the field.
@@ -207,7 +207,7 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     const third = await signIn(m.email, 'correct horse battery');
     const out = await call('/dashboard/api/session', { method: 'DELETE', cookie: first.cookie, csrf: first.csrf });
     expect(out.status).toBe(204);
-    expect(out.headers.get('set-cookie')).toMatch(/^dashboard_session=; .*Max-Age=0/);
+    expect(out.headers.get('set-cookie')).toMatch(/^__Host-dashboard_session=; .*Max-Age=0/);
     expect((await call('/api/v1/payments', { cookie: first.cookie })).status).toBe(401);
     expect((await call('/dashboard/api/session', { cookie: first.cookie })).status).toBe(401);
     expect((await call('/dashboard/api/session', { cookie: second.cookie })).status).toBe(200);

@@ -4,7 +4,9 @@
 // client, and every IPv6 address on its own.
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import { startService, type Service } from '../app.ts';
+import { createLogger } from '../log.ts';
 import { clientOf, networkOf } from '../http/client.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import '../testing/conformance.ts';
@@ -38,8 +40,10 @@ describe('who a request is from', () => {
 
 describe('initialize with the public key', () => {
   let api: Service;
+  const logged: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
   beforeAll(async () => {
-    api = await startService({ demo: true, jobs: false, publicInitializesPerMinute: { perClient: 5, perKey: 8 }, trustProxies: 1 });
+    api = await startService({ demo: true, jobs: false, publicInitializesPerMinute: { perClient: 5, perKey: 8 }, trustProxies: 1, logger: createLogger('warn', sink) });
   });
   afterAll(() => api?.close());
 
@@ -52,7 +56,7 @@ describe('initialize with the public key', () => {
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
   };
 
-  it('starts a few payments a minute per client and per key, then 429 with Retry-After; the merchant\'s secret key is not limited', async () => {
+  it('starts a few payments a minute per client, then 429 with Retry-After; past the key\'s ceiling, an alert and no refusal; the merchant\'s secret key is not limited', { timeout: 60_000 }, async () => {
     const pub = { 'x-api-key': publicKey };
     const first: number[] = [];
     for (let i = 0; i < 6; i++) first.push((await initialize(`lim-a-${i}`, pub, '203.0.113.1')).status);
@@ -60,15 +64,23 @@ describe('initialize with the public key', () => {
     const refused = await initialize('lim-a-9', pub, '203.0.113.1');
     expect(refused.status).toBe(429);
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
-    expect(refused.body.message).toMatch(/Too many payments started with this public key/);
-    // Another client behind the same proxy has its own count, up to the key's.
+    expect(refused.body.message).toMatch(/Too many payments started with this public key from this address/);
+    // Another client behind the same proxy has its own count.
     expect((await initialize('lim-b-0', pub, '203.0.113.2')).status).toBe(201);
     expect((await initialize('lim-b-1', pub, '203.0.113.2')).status).toBe(201);
     expect((await initialize('lim-b-2', pub, '203.0.113.2')).status).toBe(201);
-    expect((await initialize('lim-c-0', pub, '203.0.113.3')).status).toBe(429); // the key's 8 a minute are spent
+    expect(logged.join('')).not.toMatch(/ceiling/); // 8 made: at the key's ceiling, not past it
+    // The key's ceiling (8 a minute) is watched, not enforced: the 9th and 10th are made, and the operator is told once.
+    expect((await initialize('lim-c-0', pub, '203.0.113.3')).status).toBe(201);
+    expect((await initialize('lim-c-1', pub, '203.0.113.3')).status).toBe(201);
+    const alerts = logged.filter((line) => /passed the minute's ceiling/.test(line));
+    expect(alerts).toHaveLength(1);
+    expect(JSON.parse(alerts[0]!)).toMatchObject({ level: 40, mode: 'test', ceiling: 8 });
+    expect(alerts[0]).not.toContain(publicKey);
+    expect((await api.parts.metrics.scrape()).text).toMatch(/service_public_payments_ceiling_passed_total\{kind="public_initialize",mode="test"\} 1/);
     // Nothing was made for a refused request.
     const made = await api.db.query(`SELECT count(*)::text AS n FROM payments WHERE reference LIKE 'lim-%'`);
-    expect(made[0]!.n).toBe('8');
+    expect(made[0]!.n).toBe('10');
     // The merchant's server, with the secret key, starts what it needs.
     for (let i = 0; i < 10; i++) expect((await initialize(`lim-s-${i}`, { authorization: `Bearer ${secretKey}` }, '203.0.113.1')).status).toBe(201);
   });
