@@ -179,17 +179,17 @@ export const settle: Handler<ByReference> = async ({ params, account, service })
 };
 
 /**
- * Anyone holds the public key (it is in every checkout page): what it may start is counted,
- * per client and per key. The merchant's own server, with the secret key, is not limited.
- * The key's own count takes only requests that could start a payment (a body that reads), so
- * junk from many addresses does not spend the allowance of the merchant's real customers.
+ * Anyone holds the public key (it is in every checkout page): each client address may start a
+ * few payments a minute (counted before the body is read). The merchant's own server, with the
+ * secret key, is not limited. The key's own count is not a refusal: it counts payments made and
+ * alerts past its ceiling (initialize), so junk from many addresses never spends what real
+ * customers share.
  */
-const publicInitializes = (counter: 'perClient' | 'perKey', afterBody: boolean): RateLimit => ({
-  limiter: (service) => service.publicInitializes[counter],
-  key: ({ req, account, service }) => (account.via !== 'public' ? undefined : counter === 'perClient' ? clientOf(req, service.config.trustProxies) : `${account.merchant.id}/${account.mode}`),
-  afterBody,
-  message: (wait) => `Too many payments started with this public key; try again in ${wait} s`,
-});
+const perClientInitializes: RateLimit = {
+  limiter: (service) => service.publicInitializes.perClient,
+  key: ({ req, account, service }) => (account.via === 'public' ? clientOf(req, service.config.trustProxies) : undefined),
+  message: (wait) => `Too many payments started with this public key from this address; try again in ${wait} s`,
+};
 const verification = answer(z.union([MerchantVerification, Verification]));
 
 export const routes = [
@@ -205,7 +205,7 @@ export const routes = [
     description:
       '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted, but a page (public key) may change only the coin of a payment the merchant\'s server or a link priced (409 otherwise); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
     body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503],
-    limits: { rate: [publicInitializes('perClient', false)], faults: 'initialize' },
+    limits: { rate: [perClientInitializes], faults: 'initialize' },
   }),
   route({
     method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: verify, tag: 'Payments',

@@ -90,7 +90,7 @@ export const rotateSecret: Handler = async ({ account, service }) =>
 
 const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
   id: event.id,
-  seq: event.seq,
+  seq: event.number,
   type: event.type,
   state: event.state,
   created: new Date(event.createdMs).toISOString(),
@@ -125,7 +125,7 @@ export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query
     const before = Number(query.before);
     if (query.after !== undefined || wait > 0) throw invalidField('before', 'expected before alone, without after or wait: it pages back, they follow forward');
     const older = await service.events.listBefore(account, before, limit);
-    return page(older, older.at(-1)?.seq ?? before - 1);
+    return page(older, older.at(-1)?.number ?? before - 1);
   }
   let events = await service.events.list(account, after, limit);
   if (events.length === 0 && wait > 0) {
@@ -138,7 +138,7 @@ export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query
     if (gone.signal.aborted) return undefined;
     events = await service.events.list(account, after, limit);
   }
-  return page(events, events.at(-1)?.seq ?? after);
+  return page(events, events.at(-1)?.number ?? after);
 };
 
 export const resendEvent: Handler = async ({ params, account, service }) => {
@@ -169,7 +169,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: listEvents, tag: 'Webhooks',
     summary: 'the events feed, with delivery attempts',
-    description: 'Events oldest first, each with its payload, state and delivery attempts; `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
+    description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s); `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
     query: EventsQuery, responses: { 200: EventsAnswer },
   }),
   route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', responses: { 202: answer(EventRecord) } }),

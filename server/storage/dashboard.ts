@@ -151,7 +151,7 @@ export class DashboardStore {
   /** The events feed's cursor below the account's `count` newest events (0: there are no more than that). */
   async recentStart(merchantId: string, mode: string, count: number): Promise<number> {
     const [row] = await this.db.query(
-      'SELECT COALESCE(min(seq) - 1, 0)::text AS after FROM (SELECT seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY seq DESC LIMIT $3) newest',
+      'SELECT COALESCE(min(account_seq) - 1, 0)::text AS after FROM (SELECT account_seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY account_seq DESC LIMIT $3) newest',
       [merchantId, mode, Math.max(1, Math.min(count, 200))],
     );
     return Number(row.after);

@@ -7,7 +7,10 @@ import type { Database, Sql } from './db.ts';
 import { eventsKey } from '../realtime/keys.ts';
 
 export interface StoredEvent {
+  /** The outbox's own order across the instance: never shown (it would count other merchants' events). */
   seq: number;
+  /** The event's number in its account's feed (1, 2, 3… per merchant and mode): what merchants see and page by. */
+  number: number;
   id: string;
   merchantId: string;
   mode: string;
@@ -36,6 +39,7 @@ export interface Attempt {
 /** A stored event from its row (shared with the payments list's timeline). */
 export const eventOf = (r: Record<string, unknown>): StoredEvent => ({
   seq: Number(r.seq),
+  number: Number(r.account_seq),
   id: r.id as string,
   merchantId: r.merchant_id as string,
   mode: r.mode as string,
@@ -73,8 +77,14 @@ export class EventStore {
     const body = JSON.stringify({ id, event: type, created: Math.floor(nowMs / 1000), data });
     const [endpoint] = await tx.query('SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
     const state = endpoint?.url ? 'pending' : 'no_endpoint';
+    // The account's next number: the counter row's lock holds a second writer of this account
+    // until this transaction ends, so numbers are never shared nor skipped.
     await tx.query(
-      `INSERT INTO events (id, merchant_id, mode, type, body, state, next_attempt_ms, retry_from_ms, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+      `WITH counter AS (
+         INSERT INTO event_counters (merchant_id, mode, last) VALUES ($2, $3, 1)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET last = event_counters.last + 1 RETURNING last)
+       INSERT INTO events (id, merchant_id, mode, type, body, state, next_attempt_ms, retry_from_ms, created_ms, account_seq)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $8, counter.last FROM counter`,
       [id, account.merchant.id, account.mode, type, body, state, state === 'pending' ? nowMs : null, nowMs],
     );
     if (state === 'pending') await tx.query(`SELECT pg_notify('events_due', $1)`, [id]);
@@ -143,27 +153,27 @@ export class EventStore {
     await this.db.query(`UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL, attempts = attempts - 1 WHERE id = $1 AND lease_token = $2`, [event.id, event.leaseToken]);
   }
 
-  /** The merchant's events, newest last, after `afterSeq` (for a feed that follows). */
-  async list(account: Pick<Account, 'merchant' | 'mode'>, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  /** The merchant's events, newest last, after its event number `after` (for a feed that follows). */
+  async list(account: Pick<Account, 'merchant' | 'mode'>, after: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.db.query(
-      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND seq > $3 ORDER BY seq LIMIT $4`,
-      [account.merchant.id, account.mode, afterSeq, limit],
+      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND account_seq > $3 ORDER BY account_seq LIMIT $4`,
+      [account.merchant.id, account.mode, after, limit],
     );
     return rows.map(eventOf);
   }
 
-  /** The `limit` newest events before `beforeSeq`, oldest first: a page further back in the feed. */
-  async listBefore(account: Pick<Account, 'merchant' | 'mode'>, beforeSeq: number, limit: number): Promise<StoredEvent[]> {
+  /** The `limit` newest events before event number `before`, oldest first: a page further back in the feed. */
+  async listBefore(account: Pick<Account, 'merchant' | 'mode'>, before: number, limit: number): Promise<StoredEvent[]> {
     const rows = await this.db.query(
-      `SELECT * FROM (SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4) older ORDER BY seq`,
-      [account.merchant.id, account.mode, beforeSeq, limit],
+      `SELECT * FROM (SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND account_seq < $3 ORDER BY account_seq DESC LIMIT $4) older ORDER BY account_seq`,
+      [account.merchant.id, account.mode, before, limit],
     );
     return rows.map(eventOf);
   }
 
-  /** The newest event's seq, 0 when there is none: where a feed that wants only new events starts. */
+  /** The newest event's number, 0 when there is none: where a feed that wants only new events starts. */
   async lastSeq(account: Pick<Account, 'merchant' | 'mode'>): Promise<number> {
-    const [row] = await this.db.query('SELECT COALESCE(max(seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    const [row] = await this.db.query('SELECT COALESCE(max(account_seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
     return Number(row.seq);
   }
 
