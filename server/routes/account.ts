@@ -100,8 +100,8 @@ export const routes = [
   route({
     method: 'PATCH', path: '/api/v1/account', auth: 'merchant', handler: updateAccount, tag: 'Account',
     summary: 'a new business name or e-mail',
-    description: 'What live customers see changes only with a live key or the owner\'s session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED).',
-    body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 429],
+    description: 'What live customers see changes only with a live key or the owner\'s session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED); another business\'s address is a 409.',
+    body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 409, 429],
   }),
   route({
     method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: getWarnings, tag: 'Account',

@@ -90,7 +90,9 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
     service.metrics.ceilingPassed('public_initialize', account.mode);
     service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
   }
-  return ok(created ? 201 : 200, transactionView(payment, account.merchant, now), created ? 'Transaction initialized' : 'Transaction already initialized');
+  // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
+  const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
+  return ok(created ? 201 : 200, transactionView(payment, account.merchant, now, asSent), created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */

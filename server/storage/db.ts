@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { privateDir } from './lock.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -107,9 +108,10 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   const { PGlite } = await import('@electric-sql/pglite');
   let db: InstanceType<typeof PGlite>;
   if (dataDir && existsSync(join(dataDir, 'PG_VERSION'))) {
+    privateDir(dataDir);
     db = await PGlite.create(dataDir);
   } else {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    if (dataDir) privateDir(dataDir);
     // The copy is of one PGlite version's empty cluster: a new version makes a new copy.
     const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
     const { version } = JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8')) as { version: string };

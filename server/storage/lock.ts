@@ -3,7 +3,7 @@
 // made is lost when the other writes). The running service, or an operator's command working
 // on the directory directly, holds `service.lock` there; it names its process and, for the
 // service, the address where operator commands reach it instead.
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LockInfo {
@@ -62,10 +62,22 @@ export interface Lock {
  * Takes the lock on `dataDir` for this process, or throws DataDirLocked naming the live holder.
  * A lock left by a process that died (SIGKILL, power cut) is taken over.
  */
+/**
+ * Makes `dir` (and its parents) if missing, and keeps it to this user: the embedded database
+ * writes its files readable and writable by anyone (0666), so the folder's own mode is what
+ * keeps another local user from reading webhook secrets and customers in its write-ahead log,
+ * or writing into it. A folder of ours that others may enter is tightened to 0700.
+ */
+export function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const info = statSync(dir);
+  if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) chmodSync(dir, 0o700);
+}
+
 export function lockDataDir(dataDir: string, role: LockInfo['role']): Lock {
   const path = lockFile(dataDir);
   // A first start makes its folder (the database would, but the lock comes first).
-  mkdirSync(dataDir, { recursive: true });
+  privateDir(dataDir);
   let info: LockInfo = { pid: process.pid, role, startedMs: Date.now() };
   for (let attempt = 0; ; attempt++) {
     try {

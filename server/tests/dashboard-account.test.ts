@@ -152,6 +152,11 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
       expect(refused.body.errors[0].field).toBe(field);
     }
     expect((await signIn(m.email)).status).toBe(200);
+    // Another merchant's sign-in e-mail is theirs: taking it would make two accounts answer one address.
+    const neighbour = await merchant('Neighbour Shop');
+    const taken = await patch({ business_email: neighbour.email.toUpperCase(), current_password: 'correct horse battery' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.errors[0].field).toBe('business_email');
     const changed = await patch({ business_email: 'new@guarded.example', current_password: 'correct horse battery' });
     expect(changed.status).toBe(200);
     expect(changed.body.data.businessEmail).toBe('new@guarded.example');
@@ -329,9 +334,10 @@ describe('the events screen\'s feed', { timeout: 60_000 }, () => {
     expect(refs(back)).toEqual(['ev-1']);
     expect(refs(await call(`/api/v1/events?before=${all.body.data[2].seq}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2']);
     expect(refs(await call(`/api/v1/events?before=${back.body.data[0].seq}`, { cookie: s.cookie }))).toEqual([]);
-    // The other merchant's event, seq and all, is never in this merchant's pages.
+    // The other merchant's event is never in this merchant's pages, and is numbered in its own feed (issue 34: no gap counts it here).
     const theirs = await call('/api/v1/events?after=recent&limit=1', { bearer: other.keys.test.secretKey });
-    expect(refs(await call(`/api/v1/events?before=${theirs.body.data[0].seq + 1}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2', 'ev-3']);
+    expect(theirs.body.data.map((e: { seq: number }) => e.seq)).toEqual([1]);
+    expect(refs(await call(`/api/v1/events?before=${all.body.data[2].seq + 1}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2', 'ev-3']);
     for (const bad of ['before=0', 'before=x', 'before=5&after=1', 'before=5&wait=1']) {
       const refused = await call(`/api/v1/events?${bad}`, { cookie: s.cookie });
       expect(refused.status, bad).toBe(400);

@@ -75,6 +75,19 @@ describe('the stub API', () => {
     expect(JSON.stringify(page.body)).not.toMatch(/Ada|ada@example|order/);
   });
 
+  it('answers a page\'s initialize with only the customer that page sent: the one the merchant\'s server named stays with the secret key', async () => {
+    const server = { authorization: `Bearer ${testKeys.secretKey}` };
+    const made = await call('POST', '/api/v1/transaction/initialize', { reference: 'order-pii', coin: 'USDT', currency: 'USD', amount: 50, customer_name: 'Carol', customer_email: 'carol@example.com' }, null, server);
+    expect(made.body.data).toMatchObject({ customerName: 'Carol', customerEmail: 'carol@example.com' });
+    // Anyone holds the public key and may guess an order number: the same price again, or another coin.
+    for (const extra of [{ amount: 50 }, { amount: 50, coin: 'USDC' }]) {
+      const page = await init('order-pii', extra);
+      expect(page.status).toBeLessThan(300);
+      expect(TransactionResponse.safeParse(page.body).success).toBe(true);
+      expect(JSON.stringify(page.body)).not.toMatch(/Carol|carol@example/);
+    }
+  });
+
   it('never lets a page re-price a payment the merchant\'s server priced; the coin may change', async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
     expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'priced-1', coin: 'USDT', currency: 'USD', amount: 250 }, null, server)).status).toBe(201);

@@ -14,14 +14,15 @@ const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
  * verify gives it to a public key (status, actualAmount, amountPaid, amountRemaining, hash),
  * so a checkout reads one shape of payment whichever call answered.
  */
-export function transactionView(payment: Payment, merchant: Merchant, nowMs: number): Transaction & Verification & { rate?: QuotedRateView } {
+export function transactionView(payment: Payment, merchant: Merchant, nowMs: number, customer?: { name: string; email: string }): Transaction & Verification & { rate?: QuotedRateView } {
   return {
     ...verificationView(payment, nowMs, false),
     businessName: merchant.businessName,
     businessEmail: merchant.businessEmail,
     businessLogo: merchant.businessLogo,
-    customerName: payment.customerName,
-    customerEmail: payment.customerEmail,
+    // `customer`: what a page (public key) sent itself; the customer the merchant's server named is not a page's to read.
+    customerName: customer ? customer.name : payment.customerName,
+    customerEmail: customer ? customer.email : payment.customerEmail,
     cryptoAmount: unitsToNumber(payment.due, payment.decimals),
     fiatRate: Number(payment.fiatRate),
     cryptoRate: Number(payment.cryptoRate),
