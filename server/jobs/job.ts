@@ -4,37 +4,22 @@ import type { Hex } from 'viem';
 import type { RetryPolicy } from '../domain/webhooks.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
 import type { Logger } from '../log.ts';
+import type { BalanceStores } from '../storage/balance-transactions.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
-import type { BalanceTransactions } from '../domain/balances.ts';
-import type { JournalStore } from '../storage/journal.ts';
-import type { PartnerTransferStore } from '../storage/partner-transfers.ts';
-import type { SwapStore } from '../storage/swaps.ts';
-import type { TreasuryTxStore } from '../storage/treasury-txs.ts';
-import type { WithdrawalStore } from '../storage/withdrawals.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 
-export interface JobDeps {
+export interface JobDeps extends BalanceStores {
   db: Database;
   payments: PaymentStore;
   events: EventStore;
   merchants: MerchantStore;
   payouts: PayoutStore;
   chain: ChainStore;
-  /** The double-entry journal, balances and the settlement choice (balance settlement). */
-  journal: JournalStore;
-  swaps: SwapStore;
-  withdrawals: WithdrawalStore;
-  /** What is owed to the payout partner, and the treasury's transfers paying it. */
-  partnerTransfers: PartnerTransferStore;
-  /** The transactions the treasury records before sending, its nonces and its lease. */
-  treasuryTxs: TreasuryTxStore;
-  /** The one-transaction port the balance use cases (domain/balances.ts) run in. */
-  balanceTransactions: BalanceTransactions;
   /** Each network's treasury the service holds the key of, with its swap provider. */
   treasuries: Array<{ treasury: Treasury; swaps?: SwapProvider }>;
   networks: Network[];

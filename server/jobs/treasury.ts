@@ -158,8 +158,8 @@ async function transactionFor(
   sign: (nonceAtLeast: number) => Promise<Signed | undefined>,
   record: (signed: SignedTx) => Promise<RecordedTx>,
 ): Promise<{ hash: Hex; raw: Hex } | undefined> {
-  const { log } = tick.deps;
   const { deps } = tick;
+  const { log } = deps;
   const now = await deps.treasuryTxs.recordedTx(table, id);
   if (now.state !== 'pending') return undefined;
   if (now.txHash && now.rawTx) return { hash: now.txHash as Hex, raw: now.rawTx as Hex };
@@ -251,8 +251,8 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
  */
 async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
   const { treasury, state } = tick;
-  const { log } = tick.deps;
   const { deps } = tick;
+  const { log } = deps;
   const chainId = treasury.network.chainId;
   const tellOnce = (what: string, fields: Record<string, unknown>, message: string) => {
     if (state.told.has(`${what}/${hash}`)) return;

@@ -12,6 +12,7 @@ import type { FaultInjector } from '../http/faults.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Logger } from '../log.ts';
+import type { BalanceStores } from '../storage/balance-transactions.ts';
 import type { PaymentChanges } from '../realtime/changes.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import type { DashboardStore } from '../storage/dashboard.ts';
@@ -23,18 +24,12 @@ import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import type { DestinationStore } from '../storage/destinations.ts';
-import type { BalanceTransactions } from '../domain/balances.ts';
-import type { JournalStore } from '../storage/journal.ts';
-import type { PartnerTransferStore } from '../storage/partner-transfers.ts';
-import type { SwapStore } from '../storage/swaps.ts';
-import type { TreasuryTxStore } from '../storage/treasury-txs.ts';
-import type { WithdrawalStore } from '../storage/withdrawals.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../metrics.ts';
 
-export interface ServiceParts {
+export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
   catalog: Catalog;
   payments: PaymentStore;
@@ -46,16 +41,6 @@ export interface ServiceParts {
   payouts: PayoutStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */
   destinations: DestinationStore;
-  /** The double-entry journal, balances and the settlement choice (balance settlement). */
-  journal: JournalStore;
-  swaps: SwapStore;
-  withdrawals: WithdrawalStore;
-  /** What is owed to the payout partner, and the treasury's transfers paying it. */
-  partnerTransfers: PartnerTransferStore;
-  /** The transactions the treasury records before sending, its nonces and its lease. */
-  treasuryTxs: TreasuryTxStore;
-  /** The one-transaction port the balance use cases (domain/balances.ts) run in. */
-  balanceTransactions: BalanceTransactions;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */

@@ -4,8 +4,24 @@ import type { BalanceTransactions, BalanceWrites } from '../domain/balances.ts';
 import type { Database } from './db.ts';
 import type { EventStore } from './events.ts';
 import type { JournalStore } from './journal.ts';
+import type { PartnerTransferStore } from './partner-transfers.ts';
+import type { TreasuryTxStore } from './treasury-txs.ts';
 import type { SwapStore } from './swaps.ts';
 import type { WithdrawalStore } from './withdrawals.ts';
+
+/** The stores of balance settlement, as the routes and the jobs are handed them. */
+export interface BalanceStores {
+  /** The double-entry journal, balances and the settlement choice (balance settlement). */
+  journal: JournalStore;
+  swaps: SwapStore;
+  withdrawals: WithdrawalStore;
+  /** What is owed to the payout partner, and the treasury's transfers paying it. */
+  partnerTransfers: PartnerTransferStore;
+  /** The transactions the treasury records before sending, its nonces and its lease. */
+  treasuryTxs: TreasuryTxStore;
+  /** The one-transaction port the balance use cases (domain/balances.ts) run in. */
+  balanceTransactions: BalanceTransactions;
+}
 
 export class BalanceTransactionStore implements BalanceTransactions {
   constructor(
