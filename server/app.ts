@@ -34,7 +34,7 @@ import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './storage/links.ts';
 import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
 import { AccountCache } from './storage/account-cache.ts';
-import { migrate } from './storage/migrations.ts';
+import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
 import { PayoutStore } from './storage/payouts.ts';
 import { BalanceTransactionStore } from './storage/balance-transactions.ts';
@@ -203,7 +203,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   let opened: Database | undefined;
   let token: string | undefined;
   try {
-    opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir });
+    opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, schema: await schemaTemplate() });
     // The lock is confirmed and the token read or made once the database is open: nothing a
     // new database is loaded from can replace them (issue 34).
     lock?.confirm();

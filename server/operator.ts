@@ -17,7 +17,7 @@ import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
 import { DashboardStore } from './storage/dashboard.ts';
 import { MerchantStore } from './storage/merchants.ts';
 import { SIGN_IN_LINK_MS } from './domain/sign-in.ts';
-import { migrate } from './storage/migrations.ts';
+import { migrate, schemaTemplate } from './storage/migrations.ts';
 import type { Config } from './config.ts';
 import type { Merchant } from './domain/account.ts';
 
@@ -93,7 +93,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
 async function direct<T>(config: Config, work: (merchants: Merchants) => Promise<T>): Promise<T> {
   const lock = config.dataDir && !config.databaseUrl ? lockDataDir(config.dataDir, 'command') : undefined;
   try {
-    const db = await openDatabase(config);
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: await schemaTemplate() });
     try {
       lock?.confirm();
       await migrate(db);

@@ -2,7 +2,7 @@
 // a directory on disk, no set-up) and a PostgreSQL server through `pg` (DATABASE_URL). Both
 // speak the same SQL; the rest of storage/ sees only this interface.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -31,14 +31,16 @@ export interface Database extends Sql {
 }
 
 /**
- * A new database starts from a copy of an empty one made once per machine (PGlite's initdb
- * takes seconds; loading the copy, well under one), in memory for tests or in a new DATA_DIR.
- * The copy is of a scratch cluster in memory that never held anything else (never of a
- * DATA_DIR, which holds the operator token and the lock), kept in a folder only this user may
- * enter (0700) as a file only this user may read (0600). Before it is loaded it is checked: the
- * folder and the file are this user's, no one else's to read or write, not links, and the
- * archive holds nothing but an empty cluster's files. Anything else is never loaded: the
- * database is made from nothing instead (slower, as safe).
+ * A new database starts from a copy of a migrated, empty one made once per machine for each
+ * PGlite version and set of migrations (PGlite's initdb and 22 migrations take seconds; loading
+ * the copy, well under one), in memory for tests or in a new DATA_DIR. The copy is of a scratch
+ * cluster in memory that never held anything but the schema (never of a DATA_DIR, which holds
+ * the operator token and the lock), kept in a folder only this user may enter (0700) as a file
+ * only this user may read (0600). Before it is loaded it is checked: the folder and the file are
+ * this user's, no one else's to read or write, not links, and the archive holds nothing but a
+ * cluster's files. Anything else is never loaded: the database is made from nothing instead
+ * (slower, as safe). The migrations run again on the loaded copy, so a copy that is not what
+ * its name says is still checked against every migration's checksum.
  */
 export const templateDir = () => join(tmpdir(), `service-pglite-${process.getuid?.() ?? 'user'}`);
 
@@ -59,7 +61,18 @@ function ownedPrivately(path: string, kind: 'dir' | 'file'): boolean {
 // (an operator-token, a service.lock, a link) was not made from a scratch cluster.
 const CLUSTER_ENTRY = /^\/(PG_VERSION|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.pid|(pg_[a-z_]+|global|base)(\/[A-Za-z0-9_.]+)*)$/;
 
-/** True when the tar holds only directories and regular files of an empty cluster. */
+/** What a new database is brought to before its copy is kept: the schema, named by its checksums. */
+export interface TemplateSchema {
+  /** Changes whenever what `prepare` does changes (the migrations' checksums). */
+  key: string;
+  prepare(db: Database): Promise<unknown>;
+}
+
+/** The template's file name, for one PGlite version and schema. */
+export const templateFileName = (pgliteVersion: string, schemaKey = 'empty') =>
+  `schema-${createHash('sha256').update(`${pgliteVersion}\n${schemaKey}`).digest('hex').slice(0, 16)}.tar`;
+
+/** True when the tar holds only directories and regular files of a cluster. */
 export function onlyClusterFiles(tar: Buffer): boolean {
   let entries = 0;
   for (let offset = 0; offset + 512 <= tar.length; ) {
@@ -76,10 +89,25 @@ export function onlyClusterFiles(tar: Buffer): boolean {
   return false; // no end of archive: cut short
 }
 
-async function templatePglite(schemaKey: string, dataDir?: string) {
+// A copy not loaded for a week is of an older PGlite or schema (each new migration makes a new
+// copy): removed when a new one is made, so the folder does not grow release after release.
+const STALE_MS = 7 * 24 * 3600_000;
+function removeStaleTemplates(dir: string, keep: string) {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (path === keep || !/^(schema|empty)-[0-9a-f]{16}\.tar$/.test(entry)) continue;
+    try {
+      if (Date.now() - lstatSync(path).mtimeMs > STALE_MS) unlinkSync(path);
+    } catch {
+      // another process removed it first
+    }
+  }
+}
+
+async function templatePglite(name: string, schema: TemplateSchema | undefined, dataDir?: string) {
   const { PGlite } = await import('@electric-sql/pglite');
   const dir = templateDir();
-  const file = join(dir, `${schemaKey}.tar`);
+  const file = join(dir, name);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (error) {
@@ -88,15 +116,20 @@ async function templatePglite(schemaKey: string, dataDir?: string) {
   const usable = ownedPrivately(dir, 'dir');
   if (usable && ownedPrivately(file, 'file')) {
     const tar = readFileSync(file);
-    if (onlyClusterFiles(tar)) return PGlite.create(dataDir, { loadDataDir: new Blob([tar]) });
+    if (onlyClusterFiles(tar)) {
+      utimesSync(file, new Date(), new Date()); // in use: not one of the stale copies below
+      return PGlite.create(dataDir, { loadDataDir: new Blob([tar]) });
+    }
   }
-  // A scratch cluster in memory: nothing but the empty database is ever in it.
+  // A scratch cluster in memory: nothing but the schema is ever in it.
   const scratch = await PGlite.create();
+  if (schema) await schema.prepare(wrapPglite(scratch));
   const dump = Buffer.from(await (await scratch.dumpDataDir('none')).arrayBuffer());
   if (usable) {
-    const partial = join(dir, `${schemaKey}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const partial = join(dir, `${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     writeFileSync(partial, dump, { mode: 0o600, flag: 'wx' });
     renameSync(partial, file); // whole or not at all, whichever process gets there first
+    removeStaleTemplates(dir, file);
   }
   if (!dataDir) return scratch;
   await scratch.close();
@@ -104,7 +137,7 @@ async function templatePglite(schemaKey: string, dataDir?: string) {
 }
 
 /** PGlite in `dataDir` on disk, or in memory (for tests) when it is undefined. */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, schema?: TemplateSchema): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let db: InstanceType<typeof PGlite>;
   if (dataDir && existsSync(join(dataDir, 'PG_VERSION'))) {
@@ -112,11 +145,19 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     db = await PGlite.create(dataDir);
   } else {
     if (dataDir) privateDir(dataDir);
-    // The copy is of one PGlite version's empty cluster: a new version makes a new copy.
-    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    const { version } = JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8')) as { version: string };
-    db = await templatePglite(`empty-${createHash('sha256').update(version).digest('hex').slice(0, 16)}`, dataDir);
+    // The copy is of one PGlite version's cluster and one schema: a new version or a new
+    // migration makes a new copy.
+    db = await templatePglite(templateFileName(pgliteVersion(), schema?.key), schema, dataDir);
   }
+  return wrapPglite(db);
+}
+
+export const pgliteVersion = () => {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  return (JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+};
+
+function wrapPglite(db: import('@electric-sql/pglite').PGlite): Database {
   const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) =>
     (await sql.query<T>(text, params)).rows;
   return {
@@ -189,5 +230,5 @@ const quoteIdent = (name: string) => {
 };
 
 /** DATABASE_URL when given, otherwise PGlite in `dataDir` (in memory when undefined). */
-export const openDatabase = (options: { databaseUrl?: string; dataDir?: string }): Promise<Database> =>
-  options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+export const openDatabase = (options: { databaseUrl?: string; dataDir?: string; schema?: TemplateSchema }): Promise<Database> =>
+  options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir, options.schema);

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Database } from './db.ts';
+import type { Database, TemplateSchema } from './db.ts';
 
 export interface Migration {
   version: number;
@@ -104,4 +104,16 @@ export async function migrate(db: Database, migrations?: Migration[]): Promise<n
     }
     return applied;
   });
+}
+
+/**
+ * The service's schema as a new embedded database's template is made with: the migrations,
+ * named by their checksums, so a new or changed migration makes a new template.
+ */
+export async function schemaTemplate(): Promise<TemplateSchema> {
+  const list = await (shipped ??= loadMigrations());
+  return {
+    key: createHash('sha256').update(list.map((m) => `${m.name}:${m.checksum}`).join('\n')).digest('hex'),
+    prepare: (db) => migrate(db, list),
+  };
 }

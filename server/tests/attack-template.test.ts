@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../app.ts';
 import { fromRoot } from '../paths.ts';
 import { heldLock } from '../storage/lock.ts';
-import { onlyClusterFiles, templateDir } from '../storage/db.ts';
+import { onlyClusterFiles, templateDir, templateFileName } from '../storage/db.ts';
+import { schemaTemplate } from '../storage/migrations.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -129,8 +130,7 @@ describe('a planted or stale template', { timeout: 240_000 }, () => {
       mkdirSync(dir, { mode: 0o700 });
       // Under every name a template of this PGlite could have: one such file is the one loaded.
       const { version } = JSON.parse(readFileSync(fromRoot('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
-      const { createHash } = await import('node:crypto');
-      const name = `empty-${createHash('sha256').update(version).digest('hex').slice(0, 16)}.tar`;
+      const name = templateFileName(version, (await schemaTemplate()).key);
       writeFileSync(join(dir, name), stale, { mode: 0o600 });
 
       const dataDir = tempDir('fresh');
@@ -163,5 +163,44 @@ describe('a planted or stale template', { timeout: 240_000 }, () => {
         chmodSync(dir, 0o700);
       }
     });
+  });
+});
+
+describe('the template is the migrated schema, and old copies go', { timeout: 240_000 }, () => {
+  it('holds every migration and no row of an instance; a week-old copy is removed when a new one is made, a recent one kept', async () => {
+    const machineTmp = tempDir('schema');
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = machineTmp;
+    try {
+      const dir = templateDir();
+      mkdirSync(dir, { mode: 0o700 });
+      const stale = join(dir, 'empty-0123456789abcdef.tar');
+      const recent = join(dir, 'schema-fedcba9876543210.tar');
+      for (const file of [stale, recent]) writeFileSync(file, 'x', { mode: 0o600 });
+      const { utimesSync } = await import('node:fs');
+      const eightDays = new Date(Date.now() - 8 * 24 * 3600_000);
+      utimesSync(stale, eightDays, eightDays);
+      const oneDay = new Date(Date.now() - 24 * 3600_000);
+      utimesSync(recent, oneDay, oneDay);
+
+      const api = await startService({ jobs: false });
+      await api.close();
+      const { version } = JSON.parse(readFileSync(fromRoot('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+      const schema = await schemaTemplate();
+      const name = templateFileName(version, schema.key);
+      expect(readdirSync(dir).filter((f) => f.endsWith('.tar')).sort()).toEqual([name, 'schema-fedcba9876543210.tar'].sort());
+
+      // The copy, opened on its own: every migration applied, not one merchant or event.
+      const { PGlite } = await import('@electric-sql/pglite');
+      const copy = await PGlite.create(undefined, { loadDataDir: new Blob([readFileSync(join(dir, name))]) });
+      const applied = await copy.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+      const { loadMigrations } = await import('../storage/migrations.ts');
+      expect(applied.rows[0]!.n).toBe((await loadMigrations()).length);
+      expect((await copy.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants')).rows[0]!.n).toBe(0);
+      await copy.close();
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
   });
 });
