@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 /** promtool's problems with an exposition text: one line each, none when it is clean. */
-export function promtoolProblems(text: string): string[] {
+function promtoolProblems(text: string): string[] {
   const run = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if (run.error) throw new Error(`promtool did not run (Debian's prometheus package has it): ${run.error.message}`);
   const problems = `${run.stdout}\n${run.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
