@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { Hex } from 'viem';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
-import { chainReadiness } from './chain/readiness.ts';
+import { chainReadiness, missingGasWallets } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
@@ -50,6 +50,7 @@ import { offeredCatalog } from './rates/catalog.ts';
 import { builtInRates } from './rates/config.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
+import { RateLimitStore } from './storage/rate-limits.ts';
 import { DestinationStore } from './storage/destinations.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
@@ -189,7 +190,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // Each mode's networks, as a list whichever way they were given.
   const networks: Partial<Record<KeyMode, Network[]>> = {};
   for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = networkList(options.networks[mode]);
-  const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
   // Each configured public chain, of both modes, is checked against the chain itself before
   // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).
   for (const mode of ['test', 'live'] as const) {
@@ -215,6 +215,17 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     throw error;
   }
   const db = opened;
+  // Made before anything that counts into it; what it reads at scrape time is made below.
+  const ratesConfig = { ...builtInRates(), ...options.rates };
+  const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
+  await rates.start();
+  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting });
+  // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
+  for (const mode of ['test', 'live'] as const) networks[mode] = networks[mode]?.map((n) => ({ ...n, rpcEvents: metrics.rpcEvents(n.chainId) }));
+  const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
+  // Rate limits: counted in the database shared by every instance on PostgreSQL, in this process on PGlite (one instance).
+  const sharedWindows = db.kind === 'postgres' ? new RateLimitStore(db) : undefined;
+  const limiter = (name: string, max: number, windowMs: number) => new RateLimiter(max, windowMs, now, { name, shared: sharedWindows, refused: metrics.rateLimitRefused });
 
   const events = new EventStore(db);
   // The key, settlement and payout-address lookups of every request, kept in this process and
@@ -265,15 +276,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
   const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks ?? 50, gasOf);
-  const ratesConfig = { ...builtInRates(), ...options.rates };
-  const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
-  await rates.start();
+  const gasMissing = (options.sweepIntervalMs ?? 60_000) > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
   const readiness = async () => [
     await db.query('SELECT 1').then(
       () => ({ name: 'database', ok: true, detail: db.kind }),
       () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
     ),
     ...(await chainsReady()),
+    ...gasMissing,
     // Fetched rates age; a fixed table's never do, so it has no check.
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
@@ -283,7 +293,6 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );
-  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
   const parts: ServiceParts = {
     metrics,
     catalog: catalogue,
@@ -305,7 +314,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     dashboard,
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
-    signIns: new RateLimiter(options.signInsPerClient ?? 30, 600_000, now),
+    signIns: limiter('sign_in', options.signInsPerClient ?? 30, 600_000),
     changes,
     config: {
       quoteMs: (options.quoteSeconds ?? 900) * 1000,
@@ -322,12 +331,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     faults: options.faults ? new FaultInjector() : undefined,
     readiness,
     linkCheckouts: {
-      perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
-      perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),
+      perClient: limiter('link_checkout_per_client', options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000),
+      perLink: limiter('link_checkout_per_link', options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000),
     },
     publicInitializes: {
-      perClient: new RateLimiter(options.publicInitializesPerMinute?.perClient ?? 30, 60_000, now),
-      perKey: new RateLimiter(options.publicInitializesPerMinute?.perKey ?? 1200, 60_000, now),
+      perClient: limiter('public_initialize_per_client', options.publicInitializesPerMinute?.perClient ?? 30, 60_000),
+      perKey: limiter('public_initialize_per_key', options.publicInitializesPerMinute?.perKey ?? 1200, 60_000),
     },
     devChain: options.devChain,
     log,
@@ -350,6 +359,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
         sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
         reconcileIntervalMs: options.reconcileIntervalMs ?? 600_000,
         watchIntervalMs: options.watchIntervalMs ?? 1000,
+        signals: metrics.signals,
       })
     );
 

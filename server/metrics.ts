@@ -1,33 +1,109 @@
 // Prometheus metrics for the operator (GET /metrics, behind the operator token), made with
 // prom-client on a registry of this service's own (several services may share a process in
-// tests). Counters are kept as requests are answered; the rest is read at scrape time: payments
-// by status, the webhook queue, sweeps, exchange rates' ages and what GET /readyz checks
-// (each chain watcher's lag among them).
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+// tests). Counters and histograms are kept as things happen (requests answered, webhook
+// deliveries, RPC failures, rate-limit refusals), the chain watchers set their own gauges, and
+// the rest is read at scrape time: payments, payouts, swaps and withdrawals by state, the
+// webhook queue, sweeps, exchange rates' ages and what GET /readyz checks. Every family is in
+// docs/operating.md's table (server/tests/metrics-families.test.ts holds the two equal), and
+// `promtool check metrics` passes the whole (server/tests/promtool.test.ts). A `chain` label
+// is always the chain id.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Check } from './chain/readiness.ts';
+import type { RpcEvents } from './chain/networks.ts';
+import type { JobSignals } from './jobs/job.ts';
 import { statusOf } from './domain/payments.ts';
 import type { RateCache } from './rates/cache.ts';
 import type { MetricsStore } from './storage/metrics.ts';
 
 export interface Metrics {
-  /** For the HTTP pipeline: one answered request. */
-  observe(method: string, route: string, status: number): void;
+  /** For the HTTP pipeline: one answered request, and how long it took. */
+  observe(method: string, route: string, status: number, seconds: number): void;
+  /** For the jobs: webhook deliveries and the chain watchers' ticks. */
+  signals: JobSignals;
+  /** For a network's RPC transport (networks.ts): its failed calls and failovers. */
+  rpcEvents(chainId: number): RpcEvents;
+  /** A request refused by the rate limit so named (a 429). */
+  rateLimitRefused(limit: string): void;
   /** A merchant's payments started by anyone (public key, link page) passed the minute's watched ceiling. */
   ceilingPassed(kind: 'public_initialize' | 'link_checkout', mode: string): void;
   /** The exposition text, and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
 
-/** A readiness check's lag, as chain/readiness.ts words it ("12 blocks behind the head (…)"). */
-export const lagOf = (check: Check): number | undefined => {
-  const found = /^(\d+) blocks behind the head/.exec(check.detail);
-  return found ? Number(found[1]) : undefined;
-};
+// prom-client's defaults also count Node's active handles, requests and resources as gauges
+// named _total, which Prometheus's rules keep for counters: left out (the same gauges by type,
+// service_nodejs_active_handles and the rest, stay).
+const MISNAMED_DEFAULTS = ['service_nodejs_active_handles_total', 'service_nodejs_active_requests_total', 'service_nodejs_active_resources_total'];
 
-export function createMetrics(deps: { store: MetricsStore; rates: RateCache; readiness: () => Promise<Check[]>; now: () => number }): Metrics {
+export interface MetricsDeps {
+  store: MetricsStore;
+  rates: RateCache;
+  readiness: () => Promise<Check[]>;
+  now: () => number;
+  /** Long polls held now on this instance. */
+  longPolls: () => number;
+}
+
+export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'service_' });
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
   const requests = new Counter({ name: 'service_http_requests_total', help: 'Requests answered, by method, route (the route table\'s path) and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const durations = new Histogram({
+    name: 'service_http_request_duration_seconds',
+    help: 'How long requests took to answer, by method and route (the route table\'s path, or "unmatched": never the URL itself); a long poll counts its wait',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const deliveries = new Counter({ name: 'service_webhook_delivery_attempts_total', help: 'Webhook deliveries attempted, by key mode', labelNames: ['mode'], registers: [registry] });
+  const deliveryFailures = new Counter({
+    name: 'service_webhook_delivery_failures_total',
+    help: 'Webhook deliveries that failed, by key mode and reason: status (the endpoint answered other than 2xx) or error (no answer: refused, timed out, unreachable)',
+    labelNames: ['mode', 'reason'],
+    registers: [registry],
+  });
+  const deliveryDurations = new Histogram({
+    name: 'service_webhook_delivery_duration_seconds',
+    help: 'How long each webhook delivery attempt took, by key mode',
+    labelNames: ['mode'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const rpcErrors = new Counter({ name: 'service_rpc_errors_total', help: 'Failed calls to a chain\'s RPC URLs (after each URL\'s own retries), by chain id', labelNames: ['chain'], registers: [registry] });
+  const rpcFailovers = new Counter({ name: 'service_rpc_failovers_total', help: 'Calls moved to a chain\'s next RPC URL after one failed, by chain id', labelNames: ['chain'], registers: [registry] });
+  const refusals = new Counter({ name: 'service_rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by limit', labelNames: ['limit'], registers: [registry] });
+  const rpcUp = new Gauge({ name: 'service_chain_rpc_up', help: 'Whether each chain\'s node answered its watcher\'s last call for the head: 1 yes, 0 no (by chain id)', labelNames: ['chain'], registers: [registry] });
+  const lags = new Gauge({
+    name: 'service_chain_watcher_lag_blocks',
+    help: 'How many blocks each chain\'s watched cursor is behind its head, by chain id, as last measured (kept while the node does not answer: see service_chain_rpc_up)',
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'service_long_polls_held',
+    help: 'Long polls (verify and events with ?wait=) held open now on this instance',
+    registers: [registry],
+    collect() {
+      this.set(deps.longPolls());
+    },
+  });
+  for (const [name, table, help] of [
+    ['service_payouts', 'payouts', 'Bank payouts by key mode and state'],
+    ['service_swaps', 'swaps', 'Swaps by key mode and state'],
+    ['service_withdrawals', 'withdrawals', 'Withdrawals to wallets by key mode and state'],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['mode', 'state'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const g of await deps.store.byState(table)) this.set({ mode: g.mode, state: g.state }, g.count);
+      },
+    });
+  }
   const ceilings = new Counter({
     name: 'service_public_payments_ceiling_passed_total',
     help: 'Times one merchant\'s payments started by anyone (public key, link page) passed the minute\'s ceiling: alerted, not refused',
@@ -85,14 +161,15 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
       for (const a of deps.rates.ages()) this.set({ kind: a.kind, name: a.name, fixed: String(a.fixed) }, a.seconds);
     },
   });
-  new Gauge({
-    name: 'service_exchange_rate_fetch_failures',
+  new Counter({
+    name: 'service_exchange_rate_fetch_failures_total',
     help: 'Failed fetches of each rate provider since the service started',
     labelNames: ['provider'],
     registers: [registry],
     collect() {
+      // The rate cache counts; this reads its count.
       this.reset();
-      for (const [provider, n] of deps.rates.failures) this.set({ provider }, n);
+      for (const [provider, n] of deps.rates.failures) this.inc({ provider }, n);
     },
   });
   // One readiness round per scrape feeds both gauges below.
@@ -109,19 +186,6 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
     },
   });
   new Gauge({
-    name: 'service_chain_watcher_lag_blocks',
-    help: 'How many blocks each chain\'s watcher is behind its head',
-    labelNames: ['chain'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const c of await checks()) {
-        const lag = lagOf(c);
-        if (lag !== undefined) this.set({ chain: c.name }, lag);
-      }
-    },
-  });
-  new Gauge({
     name: 'service_gas_wallet_balance',
     help: 'What each chain\'s gas wallet holds, in the chain\'s own coin (ETH, BNB, POL…): sweeps stop when it runs dry',
     labelNames: ['chain'],
@@ -132,7 +196,24 @@ export function createMetrics(deps: { store: MetricsStore; rates: RateCache; rea
     },
   });
   return {
-    observe: (method, route, status) => requests.inc({ method, route, status: String(status) }),
+    observe: (method, route, status, seconds) => {
+      requests.inc({ method, route, status: String(status) });
+      durations.observe({ method, route }, seconds);
+    },
+    signals: {
+      delivery: (mode, outcome, seconds) => {
+        deliveries.inc({ mode });
+        if (outcome !== 'delivered') deliveryFailures.inc({ mode, reason: outcome });
+        deliveryDurations.observe({ mode }, seconds);
+      },
+      watched: (chainId, status) => {
+        const chain = String(chainId);
+        rpcUp.set({ chain }, status.rpcUp ? 1 : 0);
+        if (status.lagBlocks !== undefined) lags.set({ chain }, Number(status.lagBlocks));
+      },
+    },
+    rpcEvents: (chainId) => ({ error: () => rpcErrors.inc({ chain: String(chainId) }), failover: () => rpcFailovers.inc({ chain: String(chainId) }) }),
+    rateLimitRefused: (limit) => refusals.inc({ limit }),
     ceilingPassed: (kind, mode) => ceilings.inc({ kind, mode }),
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };

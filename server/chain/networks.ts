@@ -1,6 +1,6 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, fallback, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import { concat, fallback, shouldThrow, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import { toUnits } from '../../contract/money.ts';
 
@@ -64,6 +64,16 @@ export interface Network {
   partnerMinimum?: string;
   /** …or once the oldest of it has waited this many minutes: 60 by default. */
   partnerMaxWaitMinutes?: number;
+  /** Set by startService, never by a NETWORKS_FILE: told of this network's RPC errors and failovers (/metrics). */
+  rpcEvents?: RpcEvents;
+}
+
+/** What a network's RPC transport tells /metrics. */
+export interface RpcEvents {
+  /** A call to one of its URLs failed (after that URL's own retries); a node's answer that a call reverts is not a failure. */
+  error(): void;
+  /** …and was tried on the next URL. */
+  failover(): void;
 }
 
 export type Finality = 'safe' | 'finalized';
@@ -95,7 +105,7 @@ export interface DevChainPowers {
  * How the service talks to a network: each RPC URL retried briefly, and failed over in order
  * when there are several. `onRpc` hears every method called (the bench and tests count them).
  */
-export function rpcTransport(urls: string[], onRpc?: (method: string) => void): Transport {
+export function rpcTransport(urls: string[], onRpc?: (method: string) => void, events?: RpcEvents): Transport {
   const transports = urls.map((url) =>
     http(url, {
       retryCount: 2,
@@ -106,8 +116,30 @@ export function rpcTransport(urls: string[], onRpc?: (method: string) => void): 
       },
     }),
   );
-  return transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 1 });
+  const told = events ? transports.map((t, i) => toldOf(t, events, i < transports.length - 1)) : transports;
+  return told.length === 1 ? told[0]! : fallback(told, { retryCount: 1 });
 }
+
+/** A transport that tells `events` of each failed call, and (`next`: a URL follows it) of the failover fallback() then makes. */
+const toldOf =
+  (transport: Transport, events: RpcEvents, next: boolean): Transport =>
+  (params) => {
+    const made = transport(params);
+    return {
+      ...made,
+      request: (async (args: Parameters<typeof made.request>[0], options?: Parameters<typeof made.request>[1]) => {
+        try {
+          return await made.request(args, options);
+        } catch (error) {
+          // fallback() hands these back at once rather than asking the next URL: answers, not outages.
+          if (shouldThrow(error as Error)) throw error;
+          events.error();
+          if (next) events.failover();
+          throw error;
+        }
+      }) as typeof made.request,
+    };
+  };
 
 /** The checkout's view of a network's coins. */
 export const coinsOf = (network: Network): Coin[] =>

@@ -18,7 +18,7 @@ export interface Check {
  * GAS_LOW_SWEEPS sweeps at today's gas price (else deposits soon stop being swept).
  */
 export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlocks: number, gasOf: (network: Network) => Address | undefined = () => undefined): () => Promise<Check[]> {
-  const clients = networks.map((network) => ({ network, rpc: createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient }));
+  const clients = networks.map((network) => ({ network, rpc: createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient }));
   const gasChecks = clients.flatMap(({ network, rpc }) => {
     const gas = gasOf(network);
     return gas ? [{ network, rpc, gas }] : [];
@@ -51,4 +51,18 @@ export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlo
       }),
     )),
   ];
+}
+
+/**
+ * A live network no gas wallet sweeps (GAS_WALLET_KEY unset, sweeps on): customers' money lands
+ * in deposit addresses and never leaves them, so the service is not ready to take payments there.
+ */
+export function missingGasWallets(live: Network[], gasOf: (network: Network) => Address | undefined): Check[] {
+  return live
+    .filter((network) => !gasOf(network))
+    .map((network) => ({
+      name: `gas wallet on chain ${network.chainId}`,
+      ok: false,
+      detail: `none: live deposits on chain ${network.chainId} (${network.name}) are never swept; set GAS_WALLET_KEY`,
+    }));
 }

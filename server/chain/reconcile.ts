@@ -46,7 +46,7 @@ export interface ReconcileOptions {
  * someone else, a token that rebases). Each look is recorded; a difference is told once.
  */
 export async function reconcile(network: Network, store: ChainStore, options: ReconcileOptions = {}): Promise<Reconciliation> {
-  const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient);
+  const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient);
   const now = options.now ?? Date.now;
   const atBlock = (await rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
   const lines = await store.ledgerOfDeposits(network.chainId, atBlock);

@@ -74,7 +74,7 @@ export class Sweeper {
 
   constructor(private readonly o: SweeperOptions) {
     this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
-    this.transport = rpcTransport(o.network.rpcUrls);
+    this.transport = rpcTransport(o.network.rpcUrls, undefined, o.network.rpcEvents);
     this.rpc = createPublicClient({ cacheTime: 0, transport: this.transport }) as PublicClient;
   }
 

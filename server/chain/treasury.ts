@@ -87,7 +87,7 @@ export class Treasury {
     readonly network: Network,
     readonly account: LocalAccount,
   ) {
-    const transport = rpcTransport(network.rpcUrls);
+    const transport = rpcTransport(network.rpcUrls, undefined, network.rpcEvents);
     this.rpc = createPublicClient({ cacheTime: 0, transport }) as PublicClient;
     this.wallet = createWalletClient({ account, transport });
   }

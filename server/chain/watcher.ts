@@ -4,7 +4,7 @@
 // Its cost per block does not grow with the number of open payments: one eth_getLogs per
 // range of blocks for every token at once, matched against deposit addresses in one query.
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
-import { countedUpTo, rpcTransport, type Finality } from './networks.ts';
+import { countedUpTo, rpcTransport, type Finality, type RpcEvents } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
 import { withLease } from '../storage/leases.ts';
 
@@ -61,6 +61,16 @@ export interface WatcherOptions {
   leaseMs?: number;
   /** Counts every RPC call, for the bench and the tests. */
   onRpc?: (method: string) => void;
+  /** Told of the RPC's failed calls and failovers (/metrics). */
+  rpcEvents?: RpcEvents;
+  /** Told after each tick how the chain is followed (/metrics): whichever instance holds the lease. */
+  onStatus?: (status: WatchStatus) => void;
+}
+
+/** Whether the node answered the head, and how many blocks the chain's cursor is behind it (unknown until it answers). */
+export interface WatchStatus {
+  rpcUp: boolean;
+  lagBlocks?: bigint;
 }
 
 export interface TickResult {
@@ -93,14 +103,20 @@ export class Watcher {
     this.reorgDepth = depth > BigInt(o.confirmations) ? depth : BigInt(o.confirmations);
     // cacheTime 0: viem otherwise answers eth_blockNumber from a 4 s cache, and the watcher
     // must see each new head.
-    this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc) }) as PublicClient;
+    this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc, o.rpcEvents) }) as PublicClient;
   }
 
   /** One step: check for a reorganisation, scan the next range, count what is deep enough. */
   async tick(): Promise<TickResult> {
     const { chainId, store, holder } = this.o;
     // The head first: it is also where a chain never watched before starts (one call a tick).
-    const head = await this.rpc.getBlockNumber();
+    let head: bigint;
+    try {
+      head = await this.rpc.getBlockNumber();
+    } catch (error) {
+      this.o.onStatus?.({ rpcUp: false });
+      throw error;
+    }
     const start: Cursor = { number: this.o.startBlock !== undefined ? this.o.startBlock - 1n : head, hash: null };
     const leaseMs = this.o.leaseMs ?? 30_000;
     let cursor: Cursor | undefined;
@@ -118,6 +134,11 @@ export class Watcher {
       },
       (lease) => this.step(head, cursor!, lease.signal),
     );
+    if (this.o.onStatus) {
+      // The lag as this instance sees it: its own cursor, or (another instance watching) the stored one.
+      const at = run.held ? (run.value.scanned?.to ?? cursor!.number) : await store.scannedTo(chainId);
+      this.o.onStatus({ rpcUp: true, ...(at === undefined ? {} : { lagBlocks: head > at ? head - at : 0n }) });
+    }
     return run.held ? run.value : { seen: 0, credited: 0, skipped: true };
   }
 

@@ -52,8 +52,8 @@ export interface PipelineDeps<S extends PipelineService> {
   sessions?: SessionLookup;
   /** What opens the operator's endpoints (auth 'operator'); none: they refuse every caller. */
   operatorToken?: string;
-  /** Called once per answered request with its route (the table's path, or "unmatched") and status. */
-  observe?: (method: string, route: string, status: number) => void;
+  /** Called once per answered request with its route (the table's path, or "unmatched"), status and duration. */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req: IncomingMessage, res: ServerResponse) => void {
@@ -105,7 +105,7 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
         // A body the handler did not read (an error came first) is drained, not kept.
         if (!req.complete) req.resume();
         log.info({ method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
-        deps.observe?.(req.method ?? 'GET', route.path, res.statusCode);
+        deps.observe?.(req.method ?? 'GET', route.path, res.statusCode, (performance.now() - started) / 1000);
       })
       .catch((error) => log.error({ err: error }, 'could not answer a request'));
   };

@@ -12,6 +12,15 @@ import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
+import type { WatchStatus } from '../chain/watcher.ts';
+
+/** What jobs tell /metrics (metrics.ts keeps the figures). */
+export interface JobSignals {
+  /** One webhook delivery attempt: delivered, or failed on an answer (`status`) or with none (`error`), and how long it took. */
+  delivery(mode: string, outcome: 'delivered' | 'status' | 'error', seconds: number): void;
+  /** A chain watcher's tick: is its node answering, and how far behind the head is it. */
+  watched(chainId: number, status: WatchStatus): void;
+}
 
 export interface JobDeps extends BalanceStores {
   db: Database;
@@ -39,6 +48,7 @@ export interface JobDeps extends BalanceStores {
   sweepIntervalMs: number;
   reconcileIntervalMs: number;
   watchIntervalMs: number;
+  signals?: JobSignals;
   /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */
   treasuryLeaseMs?: number;
 }

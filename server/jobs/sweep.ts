@@ -17,7 +17,7 @@ export function sweepJobs(deps: JobDeps): Job[] {
       return [];
     }
     const sweeper = new Sweeper({ network, store: deps.chain, gas, holder: deps.instance, now: deps.now });
-    const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
+    const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient;
     let low = false;
     const sweep = async () => {
       // Told once when the gas wallet runs low, and once when it is funded again; /readyz and

@@ -24,6 +24,8 @@ export function watchJobs(deps: JobDeps): Job[] {
       // A dev chain (anvil) starts empty on every run: it is watched from its first block.
       startBlock: network.dev ? 1n : undefined,
       leaseMs: 15_000,
+      rpcEvents: network.rpcEvents,
+      onStatus: (status) => deps.signals?.watched(network.chainId, status),
     });
     return {
       name: `watch chain ${network.chainId}`,

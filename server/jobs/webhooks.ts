@@ -7,7 +7,7 @@ import { delivered, nextAttemptAt, type RetryPolicy } from '../domain/webhooks.t
 import type { Logger } from '../log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
-import type { Job, JobDeps } from './job.ts';
+import type { Job, JobDeps, JobSignals } from './job.ts';
 import { loopJob } from './loop.ts';
 import { post } from './post.ts';
 
@@ -23,6 +23,7 @@ export interface DeliveryDeps {
   timeoutMs: number;
   /** Whether test keys' events may go to this machine (WEBHOOKS_TO_LOOPBACK; on with the demo). */
   loopbackWebhooks: boolean;
+  signals?: JobSignals;
 }
 
 export function webhookDelivery(deps: DeliveryDeps) {
@@ -56,6 +57,7 @@ export function webhookDelivery(deps: DeliveryDeps) {
       { loopback: loopbackPolicy(event.mode as 'test' | 'live', deps.loopbackWebhooks), timeoutMs: deps.timeoutMs, signal: abort.signal },
     ).finally(() => inFlight.delete(abort));
     const attempt = { url: endpoint.url, status, error, durationMs: Date.now() - started, atMs: deps.now(), instance: deps.instance };
+    deps.signals?.delivery(event.mode, delivered(status) ? 'delivered' : status ? 'status' : 'error', attempt.durationMs / 1000);
     if (delivered(status)) {
       await deps.events.settle(event, attempt, { state: 'delivered' });
     } else {

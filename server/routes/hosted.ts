@@ -110,7 +110,7 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   // are counted and refused past its allowance. The link's own count takes only payments made
   // and refuses nobody (junk never spends what real customers share): past it, an alert.
   const { perClient, perLink } = service.linkCheckouts;
-  const wait = perClient.hit(clientOf(req, service.config.trustProxies));
+  const wait = await perClient.hit(clientOf(req, service.config.trustProxies));
   if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
   const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';
   if (!emailField.safeParse(customerEmail).success) {
@@ -135,7 +135,7 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, reference, coin.chainId),
   );
-  if (perLink.crossed(link.id)) {
+  if (await perLink.crossed(link.id)) {
     service.metrics.ceilingPassed('link_checkout', account.mode);
     service.log.warn({ merchant: account.merchant.id, link: link.slug, ceiling: perLink.max }, 'payments started from a link page passed the minute\'s ceiling (alerted, not refused)');
   }

@@ -88,10 +88,10 @@ export async function requireBalance(account: Account, service: ServiceParts, wh
   }
 }
 
-function count(limits: RateLimit[], ctx: AnyCtx): void {
+async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
   for (const limit of limits) {
     const key = limit.key(ctx);
-    const wait = key === undefined ? undefined : limit.limiter(ctx.service).hit(key);
+    const wait = key === undefined ? undefined : await limit.limiter(ctx.service).hit(key);
     if (wait !== undefined) throw new TooMany(limit.message(wait), wait);
   }
 }
@@ -99,14 +99,14 @@ function count(limits: RateLimit[], ctx: AnyCtx): void {
 /** What the route's limits check before its body is read: its origin, rate limits, live keys, then balance settlement. */
 export async function limitsBeforeBody(route: Route, ctx: AnyCtx): Promise<void> {
   if (route.limits?.sameOrigin && !sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
-  count(route.limits?.rate?.filter((l) => !l.afterBody) ?? [], ctx);
+  await count(route.limits?.rate?.filter((l) => !l.afterBody) ?? [], ctx);
   if (route.limits?.notLive && ctx.account.mode === 'live') throw new Conflict(route.limits.notLive);
   if (route.limits?.balance) await requireBalance(ctx.account, ctx.service, route.limits.balance);
 }
 
 /** What they check once the body reads: the later rate limits, then an injected fault (true: it answered). */
 export async function limitsAfterBody(route: Route, ctx: AnyCtx): Promise<boolean> {
-  count(route.limits?.rate?.filter((l) => l.afterBody) ?? [], ctx);
+  await count(route.limits?.rate?.filter((l) => l.afterBody) ?? [], ctx);
   const call = route.limits?.faults;
   return call && ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false;
 }

@@ -86,7 +86,7 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
   );
-  if (created && account.via === 'public' && service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`)) {
+  if (created && account.via === 'public' && (await service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`))) {
     service.metrics.ceilingPassed('public_initialize', account.mode);
     service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
   }

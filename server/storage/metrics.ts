@@ -1,6 +1,6 @@
 // What /metrics reads from the database, at scrape time: payments by the facts their status is
 // made of (the status itself is domain/payments.ts's rule, applied to each group), the webhook
-// queue, and transfers by whether they were swept. Reads only.
+// queue, transfers by whether they were swept, and payouts, swaps and withdrawals by state. Reads only.
 import type { Database } from './db.ts';
 
 export interface PaymentGroup {
@@ -28,6 +28,16 @@ export class MetricsStore {
   async webhookQueue(): Promise<{ depth: number; oldestMs: number | null }> {
     const [row] = await this.db.query(`SELECT count(*)::text AS n, min(retry_from_ms)::text AS oldest FROM events WHERE state = 'pending'`);
     return { depth: Number(row.n), oldestMs: row.oldest === null ? null : Number(row.oldest) };
+  }
+
+  /**
+   * Rows of a table of money movements by key mode and state: a handful of groups, however
+   * many rows (payouts name theirs `status`).
+   */
+  async byState(table: 'payouts' | 'swaps' | 'withdrawals'): Promise<Array<{ mode: string; state: string; count: number }>> {
+    const state = table === 'payouts' ? 'status' : 'state';
+    const rows = await this.db.query(`SELECT mode, ${state} AS state, count(*)::text AS n FROM ${table} GROUP BY 1, 2`);
+    return rows.map((r) => ({ mode: r.mode as string, state: r.state as string, count: Number(r.n) }));
   }
 
   /** Counted transfers per chain, swept or still waiting for a sweep. */

@@ -76,25 +76,42 @@ describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
   });
 });
 
-describe('GET /metrics on a dev chain', { timeout: 60_000 }, () => {
-  it('reports each chain watcher\'s lag behind its head, as readiness measures it', async () => {
+describe('GET /metrics on a dev chain', { timeout: 120_000 }, () => {
+  it('reports each chain watcher\'s lag behind its head as the watcher measures it, RPC failovers, and a node that stops answering', async () => {
     const chain = await startDevChain({ blockTimeSeconds: 1 });
     cleanups.push(() => chain.stop());
     const contracts = await deployDevContracts(chain.url, 3);
+    // The first RPC URL answers nothing: every call fails over to the dev chain's.
+    const network = { ...devNetwork(chain.url, contracts, 2), rpcUrls: ['http://127.0.0.1:9/', chain.url] };
     // Dev account 8 as the gas wallet (as the demo's sweeps use), holding 10,000 ETH.
-    const api = await startService({ demo: true, adminToken: TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, watchIntervalMs: 100, gasKey: toHex(devAccount(8).getHdKey().privateKey!) });
+    const api = await startService({ demo: true, adminToken: TOKEN, networks: { test: network }, watchIntervalMs: 100, gasKey: toHex(devAccount(8).getHdKey().privateKey!) });
     cleanups.push(() => api.close());
     const name = 'chain 31337 (Local dev chain)';
     let text = '';
-    for (let i = 0; i < 100 && sample(text, `service_ready{check="${name}"}`) !== 1; i++) {
+    for (let i = 0; i < 100 && (sample(text, `service_ready{check="${name}"}`) !== 1 || sample(text, 'service_chain_watcher_lag_blocks{chain="31337"}') === undefined); i++) {
       text = await (await scrape(api)).text();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(sample(text, `service_ready{check="${name}"}`)).toBe(1);
-    const lag = sample(text, `service_chain_watcher_lag_blocks{chain="${name}"}`);
+    // One form of the chain label everywhere: its id.
+    const lag = sample(text, 'service_chain_watcher_lag_blocks{chain="31337"}');
     expect(lag).toBeGreaterThanOrEqual(0);
     expect(lag).toBeLessThanOrEqual(50);
+    expect(sample(text, 'service_chain_rpc_up{chain="31337"}')).toBe(1);
+    expect(sample(text, 'service_rpc_failovers_total{chain="31337"}')).toBeGreaterThan(0);
+    expect(sample(text, 'service_rpc_errors_total{chain="31337"}')).toBeGreaterThanOrEqual(sample(text, 'service_rpc_failovers_total{chain="31337"}')!);
+    expect(text).not.toMatch(/chain="[^"\d]/);
     expect(sample(text, 'service_gas_wallet_balance{chain="31337"}')).toBeGreaterThan(9_000);
     expect(sample(text, 'service_ready{check="gas wallet on chain 31337"}')).toBe(1);
+
+    // The node goes away: the watcher says so, and its last lag stays.
+    await chain.stop();
+    for (const until = Date.now() + 20_000; Date.now() < until && sample(text, 'service_chain_rpc_up{chain="31337"}') !== 0; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      text = await (await scrape(api)).text();
+    }
+    expect(sample(text, 'service_chain_rpc_up{chain="31337"}')).toBe(0);
+    expect(sample(text, 'service_chain_watcher_lag_blocks{chain="31337"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, `service_ready{check="${name}"}`)).toBe(0);
   });
 });
