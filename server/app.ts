@@ -2,27 +2,22 @@
 // main.ts (npm start), the demo and the tests alike. Composition only: what each part does
 // lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { Hex } from 'viem';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
-import { DEFAULT_RETRY } from './domain/webhooks.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { startJobs } from './jobs/index.ts';
-import { createLogger, type Logger } from './log.ts';
-import { fromRoot } from './paths.ts';
 import { PaymentChanges } from './realtime/changes.ts';
 import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { served } from './routes/route.ts';
-import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
+import { seedCatalogue } from './seed.ts';
 import { ChainStore } from './storage/chain.ts';
 import { DashboardStore } from './storage/dashboard.ts';
 import { PaymentList } from './storage/payment-list.ts';
@@ -32,7 +27,7 @@ import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './storage/links.ts';
-import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
+import { MerchantStore } from './storage/merchants.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore } from './storage/payments.ts';
@@ -44,130 +39,16 @@ import { SwapStore } from './storage/swaps.ts';
 import { TreasuryTxStore } from './storage/treasury-txs.ts';
 import { WithdrawalStore } from './storage/withdrawals.ts';
 import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
-import type { RateProvider } from './domain/rates.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
-import { builtInRates } from './rates/config.ts';
+import { settings, type ServiceOptions } from './settings.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
 import { RateLimitStore } from './storage/rate-limits.ts';
 import { DestinationStore } from './storage/destinations.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
-export interface ServiceOptions {
-  port?: number;
-  host?: string;
-  /**
-   * The origin customers and merchants reach, such as https://pay.example.com: every URL the
-   * service hands out (links, cover photos, hosted pages) is on it. The listening address by default.
-   */
-  publicUrl?: string;
-  /** postgres://… to use a PostgreSQL server; otherwise PGlite in `dataDir`. */
-  databaseUrl?: string;
-  /** PGlite's directory; undefined (and no databaseUrl) keeps everything in memory (tests). */
-  dataDir?: string;
-  /** How long a quote stays open, in seconds. */
-  quoteSeconds?: number;
-  /** The service's clock (tests move it); Date.now by default. */
-  now?: () => number;
-  /** Honour `?wait=` on verify (a long poll). Off, the API answers at once, like a plain poll. */
-  longPoll?: boolean;
-  /** Simulated deposits for test keys (on by default). */
-  sandbox?: boolean;
-  /** Tests only: make `faults` available to misbehave on purpose (never with a live key). */
-  faults?: boolean;
-  /** First webhook retry delay; later ones double, up to `webhookRetryCapMs`, for `webhookRetryWindowMs`. */
-  webhookRetryMs?: number;
-  webhookRetryCapMs?: number;
-  webhookRetryWindowMs?: number;
-  /** How long a merchant's endpoint has to answer one delivery (10 s by default). */
-  webhookTimeoutMs?: number;
-  /**
-   * Whether test keys may have webhooks sent to this machine (loopback): a developer's own
-   * instance. Off by default, since on a shared instance any merchant holds a test key and
-   * could reach the operator's own services; on with `demo` unless said otherwise.
-   */
-  loopbackWebhooks?: boolean;
-  /**
-   * The sandbox's demo merchant and its catalogue, whose keys (live ones too) are public in the
-   * README: for the demo and the tests only, never a service anyone else can reach. Off by default.
-   */
-  demo?: boolean;
-  /** Merchants made sure of at start; none by default (the demo merchant with `demo`). */
-  merchants?: MerchantSeed[];
-  /** Where checkout.js is served from. */
-  distDir?: string;
-  /**
-   * The EVM networks each mode's payments are made on (one, or a list: USDT on BNB Smart Chain
-   * and USDC on Ethereum at once): coins, RPC URLs, confirmations, the deposit factory. Without
-   * any, a mode uses the static catalogue and only the sandbox pays.
-   */
-  networks?: Partial<Record<KeyMode, Network | Network[]>>;
-  /** For a local dev chain only (devchain/): the sandbox's payer and the sweeps' gas account. */
-  devChain?: DevChainPowers;
-  /** How often the chain watcher looks for new blocks (1 s by default). */
-  watchIntervalMs?: number;
-  /**
-   * The operator's gas-only wallet (a private key) that pays for sweeps on every network; a
-   * dev chain uses a dev account when none is given. Without one, deposits are not swept.
-   */
-  gasKey?: Hex;
-  /** A file holding the treasury's private key (TREASURY_KEY_FILE), for networks with a `treasury` and no `treasuryKeyFile` of their own. */
-  treasuryKeyFile?: string;
-  /**
-   * How much of each coin a merchant may withdraw to wallets in 24 hours, per mode, in whole
-   * tokens (WITHDRAWAL_DAILY_LIMIT; "10000" by default), where the operator set no limit of its
-   * own for that merchant (merchant withdrawal-limit): a stolen secret key cannot empty a balance at once.
-   */
-  withdrawalDailyLimit?: string;
-  /**
-   * How long a live key's new destination of money waits before it is used: a payout address
-   * replacing one, a bank account or new bank details, a wallet never withdrawn to
-   * (NEW_DESTINATION_DELAY_SECONDS; 24 hours by default; 0: at once). The owner is told at once
-   * and may cancel it. Test keys' changes are always at once.
-   */
-  newDestinationDelayMs?: number;
-  /** How often deposits are swept to their payout addresses (60 s by default; 0: never). */
-  sweepIntervalMs?: number;
-  /** GET /readyz: how many blocks a watcher may be behind its chain's head (50). */
-  readyMaxLagBlocks?: number;
-  /** How often each deposit's ledger is compared with the chain (10 min by default; 0: never). */
-  reconcileIntervalMs?: number;
-  /** Long polls one key may hold at once on one instance. */
-  /** Payments a hosted link page may make a minute, per client address (20) and per link (600). */
-  linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
-  /** Payments the public key may start a minute (initialize: anyone holds that key): 30 per client, 1,200 per key by default. */
-  publicInitializesPerMinute?: { perClient?: number; perKey?: number };
-  /** Dashboard sign-ins (and password settings) one client may try in ten minutes, whatever the e-mail (30). */
-  signInsPerClient?: number;
-  /** Wrong dashboard passwords for one e-mail from every client together that lock it for all (100). */
-  accountLockoutFailures?: number;
-  /** How many reverse proxies of the operator's stand in front (TRUST_PROXIES): rate limits then read the client from X-Forwarded-For. */
-  trustProxies?: number;
-  maxLongPollsPerKey?: number;
-  /** Long polls one public key may hold on one payment, and all keys on one instance. */
-  maxLongPollsPerReference?: number;
-  maxLongPolls?: number;
-  /** How often background jobs look for work they were not woken for. */
-  jobIntervalMs?: number;
-  /** How long after its creation a payout's provider is asked again. */
-  payoutCheckMs?: number;
-  /** Run the background jobs (webhook delivery, payouts); tests of storage turn them off. */
-  jobs?: boolean;
-  logger?: Logger;
-  /** Names this instance in logs and delivery records. */
-  instance?: string;
-  /** The operator's token (ADMIN_TOKEN); without it, one is made into `stateDir`'s operator-token (0600). */
-  adminToken?: string;
-  /**
-   * Where exchange rates come from (RATES_FILE): providers asked every `refreshMs`, a rate older
-   * than `maxAgeMs` never prices a quote, a coin more than `maxDeviationBps` off its peg is
-   * inactive. The built-in fixed table by default, marked fixed in every quote.
-   */
-  rates?: { providers: RateProvider[]; maxAgeMs?: number; refreshMs?: number; maxDeviationBps?: number };
-  /** Where the operator token is kept when ADMIN_TOKEN is not set: `dataDir` by default (DATA_DIR, also with PostgreSQL). */
-  stateDir?: string;
-}
+export type { ServiceOptions } from './settings.ts';
 
 export interface Service {
   /** The service's origin, e.g. http://127.0.0.1:4010 */
@@ -183,10 +64,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export async function startService(options: ServiceOptions = {}): Promise<Service> {
-  const log = options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent');
-  const now = options.now ?? Date.now;
-  const instance = options.instance ?? `svc-${randomBytes(3).toString('hex')}`;
+export async function startService(given: ServiceOptions = {}): Promise<Service> {
+  // Every default, applied once (settings.ts); nothing below falls back to one of its own.
+  const options = settings(given);
+  const { logger: log, now, instance } = options;
   // Each mode's networks, as a list whichever way they were given.
   const networks: Partial<Record<KeyMode, Network[]>> = {};
   for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = networkList(options.networks[mode]);
@@ -199,7 +80,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
-  const stateDir = options.stateDir ?? options.dataDir;
+  const { stateDir } = options;
   let opened: Database | undefined;
   let token: string | undefined;
   try {
@@ -216,7 +97,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
   const db = opened;
   // Made before anything that counts into it; what it reads at scrape time is made below.
-  const ratesConfig = { ...builtInRates(), ...options.rates };
+  const ratesConfig = options.rates;
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
   await rates.start();
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting });
@@ -248,7 +129,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
-  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs ?? 24 * 3_600_000);
+  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
@@ -262,21 +143,21 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
   const chain = new ChainStore(db);
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
-  for (const seed of options.merchants ?? (options.demo ? [DEMO_MERCHANT] : [])) await merchants.seed(seed, now());
+  for (const seed of options.merchants) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(links);
 
-  const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey ?? 20, perReference: options.maxLongPollsPerReference ?? 4, total: options.maxLongPolls ?? 1000 });
+  const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });
   await changes.start(db, (key) => cache.onChange(key));
   const retry = {
-    baseMs: options.webhookRetryMs ?? DEFAULT_RETRY.baseMs,
-    capMs: options.webhookRetryCapMs ?? DEFAULT_RETRY.capMs,
-    windowMs: options.webhookRetryWindowMs ?? DEFAULT_RETRY.windowMs,
+    baseMs: options.webhookRetryMs,
+    capMs: options.webhookRetryCapMs,
+    windowMs: options.webhookRetryWindowMs,
   };
   let origin = '';
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
-  const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks ?? 50, gasOf);
-  const gasMissing = (options.sweepIntervalMs ?? 60_000) > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
+  const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
+  const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
   const readiness = async () => [
     await db.query('SELECT 1').then(
       () => ({ name: 'database', ok: true, detail: db.kind }),
@@ -314,29 +195,29 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     dashboard,
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
-    signIns: limiter('sign_in', options.signInsPerClient ?? 30, 600_000),
+    signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,
     config: {
-      quoteMs: (options.quoteSeconds ?? 900) * 1000,
-      longPoll: options.longPoll ?? true,
-      sandbox: options.sandbox ?? true,
-      distDir: options.distDir ?? fromRoot('dist/'),
+      quoteMs: options.quoteSeconds * 1000,
+      longPoll: options.longPoll,
+      sandbox: options.sandbox,
+      distDir: options.distDir,
       retry,
       rotationOverlapMs: 24 * 3_600_000,
-      loopbackWebhooks: options.loopbackWebhooks ?? options.demo ?? false,
-      trustProxies: options.trustProxies ?? 0,
+      loopbackWebhooks: options.loopbackWebhooks,
+      trustProxies: options.trustProxies,
     },
     now,
     origin: () => origin,
     faults: options.faults ? new FaultInjector() : undefined,
     readiness,
     linkCheckouts: {
-      perClient: limiter('link_checkout_per_client', options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000),
-      perLink: limiter('link_checkout_per_link', options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000),
+      perClient: limiter('link_checkout_per_client', options.linkCheckoutsPerMinute.perClient, 60_000),
+      perLink: limiter('link_checkout_per_link', options.linkCheckoutsPerMinute.perLink, 60_000),
     },
     publicInitializes: {
-      perClient: limiter('public_initialize_per_client', options.publicInitializesPerMinute?.perClient ?? 30, 60_000),
-      perKey: limiter('public_initialize_per_key', options.publicInitializesPerMinute?.perKey ?? 1200, 60_000),
+      perClient: limiter('public_initialize_per_client', options.publicInitializesPerMinute.perClient, 60_000),
+      perKey: limiter('public_initialize_per_key', options.publicInitializesPerMinute.perKey, 60_000),
     },
     devChain: options.devChain,
     log,
@@ -345,29 +226,29 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
   for (const network of allNetworks) if (network.dev) await chain.forget(network.chainId);
   const jobs =
-    options.jobs === false ? undefined : (
+    !options.jobs ? undefined : (
       await startJobs({
         db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,
         gasKey: options.gasKey,
-        intervalMs: options.jobIntervalMs ?? 1000,
-        webhookTimeoutMs: options.webhookTimeoutMs ?? 10_000,
-        loopbackWebhooks: options.loopbackWebhooks ?? options.demo ?? false,
-        payoutCheckMs: options.payoutCheckMs ?? 2000,
-        sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
-        reconcileIntervalMs: options.reconcileIntervalMs ?? 600_000,
-        watchIntervalMs: options.watchIntervalMs ?? 1000,
+        intervalMs: options.jobIntervalMs,
+        webhookTimeoutMs: options.webhookTimeoutMs,
+        loopbackWebhooks: options.loopbackWebhooks,
+        payoutCheckMs: options.payoutCheckMs,
+        sweepIntervalMs: options.sweepIntervalMs,
+        reconcileIntervalMs: options.reconcileIntervalMs,
+        watchIntervalMs: options.watchIntervalMs,
         signals: metrics.signals,
       })
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port ?? 0, options.host ?? '127.0.0.1');
+  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port, options.host);
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
-  const host = options.host ?? '127.0.0.1';
+  const { host } = options;
   lock?.announce(/^(0\.0\.0\.0|::|127\.0\.0\.1|localhost)$/.test(host) ? listening : `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   log.info({ url: listening, publicUrl: origin, database: db.kind, instance }, 'service started');
 

@@ -98,11 +98,11 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
       lock?.confirm();
       await migrate(db);
       const store = new MerchantStore(db);
-      const dashboard = new DashboardStore(db);
+      const dashboard = new DashboardStore(db, config.accountLockoutFailures);
       // The link is on PUBLIC_URL, where the service will be reached (this machine's port without one).
       const signInUrl = async (id: string) => {
         const token = await dashboard.issueLink(id, Date.now(), SIGN_IN_LINK_MS);
-        return token && `${config.publicUrl ?? `http://127.0.0.1:${config.port ?? 4010}`}/dashboard/welcome#token=${token}`;
+        return token && `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/dashboard/welcome#token=${token}`;
       };
       return await work({
         create: async (body) => {
@@ -139,9 +139,9 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
   const held = config.dataDir && !config.databaseUrl ? heldLock(config.dataDir) : undefined;
   const url = config.serviceUrl ?? (held?.role === 'service' ? held.url : undefined);
   if (url) {
-    const token = config.adminToken ?? readTokenFile(config.stateDir ?? config.dataDir ?? '.data');
+    const token = config.adminToken ?? readTokenFile(config.stateDir);
     if (!token) {
-      throw new OperatorError(`The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir ?? config.dataDir}/operator-token`);
+      throw new OperatorError(`The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir}/operator-token`);
     }
     return work(remote(url, token, !config.serviceUrl));
   }

@@ -169,11 +169,6 @@ export function configuredUnits(text: string, decimals: number): bigint {
 
 /** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
 export const WITHDRAWAL_WINDOW_MS = 86_400_000;
-/**
- * The daily withdrawal limit where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT):
- * US dollars, one limit per merchant and mode across every coin and chain.
- */
-export const DEFAULT_WITHDRAWAL_DAILY_LIMIT = '10000';
 /** The currency withdrawal limits are kept in, and its minor units (cents). */
 export const LIMIT_CURRENCY = 'USD';
 export const LIMIT_DECIMALS = 2;

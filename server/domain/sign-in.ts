@@ -65,12 +65,6 @@ export const FREE_FAILURES = 3;
 /** From this many in a row, the e-mail is refused for LOCKOUT_MS whatever is sent. */
 export const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_MS = 15 * 60_000;
-/**
- * Wrong passwords for one e-mail from every client together, within FAILURE_MEMORY_MS, that
- * lock the e-mail for everyone (many addresses guessing at once); the owner's new sign-in
- * link lifts it. Each client is locked on its own long before: one stranger cannot reach it.
- */
-export const ACCOUNT_LOCKOUT_FAILURES = 100;
 /** Failures older than this are forgotten. */
 export const FAILURE_MEMORY_MS = 60 * 60_000;
 
@@ -87,8 +81,10 @@ export function lockedUntil(failures: number, nowMs: number): number {
 /**
  * Until when an e-mail is refused, after `failures` wrong passwords from all clients together,
  * to the clients that failed on it themselves (never to one with no failures): a back-off of a
- * minute from the threshold, doubling with each further failure, at most LOCKOUT_MS.
+ * minute from the threshold (the setting accountLockoutFailures: many addresses guessing at
+ * once; each client is locked on its own long before), doubling with each further failure, at
+ * most LOCKOUT_MS.
  */
-export function accountLockedUntil(failures: number, nowMs: number, threshold = ACCOUNT_LOCKOUT_FAILURES): number {
+export function accountLockedUntil(failures: number, nowMs: number, threshold: number): number {
   return failures >= threshold ? nowMs + Math.min(LOCKOUT_MS, 60_000 * 2 ** Math.min(failures - threshold, 10)) : 0;
 }

@@ -11,8 +11,6 @@ export interface RetryPolicy {
   windowMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, capMs: 3_600_000, windowMs: 3 * 24 * 3_600_000 };
-
 /** The delay after failed attempt number `attempt` (1 for the first). */
 export const retryDelay = (policy: RetryPolicy, attempt: number): number =>
   Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));

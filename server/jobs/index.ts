@@ -1,18 +1,33 @@
 // The service's background work. Each job registers itself in JOBS below with what it runs
-// and the NOTIFY channel that wakes it; startService starts and stops them together. Jobs
-// claim their rows (SKIP LOCKED, leases), so any number of instances may run them all.
+// and the parts of JobDeps it uses (it is handed those alone); a job says the NOTIFY channel
+// that wakes it; startService starts and stops them together. Jobs claim their rows (SKIP
+// LOCKED, leases), so any number of instances may run them all.
 import type { Job, JobDeps } from './job.ts';
-import { treasuryJobs } from './treasury.ts';
-import { payoutJob } from './payouts.ts';
-import { reconcileJobs } from './reconcile.ts';
-import { settleJob } from './settle.ts';
-import { sweepJobs } from './sweep.ts';
-import { watchJobs } from './watch.ts';
-import { webhookJob } from './webhooks.ts';
+import { treasuryJobs, treasuryUses } from './treasury.ts';
+import { payoutJob, payoutUses } from './payouts.ts';
+import { reconcileJobs, reconcileUses } from './reconcile.ts';
+import { settleJob, settleUses } from './settle.ts';
+import { sweepJobs, sweepUses } from './sweep.ts';
+import { watchJobs, watchUses } from './watch.ts';
+import { webhookJob, webhookUses } from './webhooks.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
-const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs];
+/** A job built from the parts it declares, and only those: a part it does not name is not there. */
+export const uses =
+  <K extends keyof JobDeps>(parts: readonly K[], build: (deps: Pick<JobDeps, K>) => Job | Job[]) =>
+  (deps: JobDeps): Job | Job[] =>
+    build(Object.fromEntries(parts.map((part) => [part, deps[part]])) as Pick<JobDeps, K>);
+
+export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
+  uses(webhookUses, webhookJob),
+  uses(payoutUses, payoutJob),
+  uses(settleUses, settleJob),
+  uses(watchUses, watchJobs),
+  uses(sweepUses, sweepJobs),
+  uses(reconcileUses, reconcileJobs),
+  uses(treasuryUses, treasuryJobs),
+];
 
 /** Starts every registered job; the answer stops them all. */
 export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {

@@ -61,7 +61,10 @@ export const sandboxPayoutProvider: PayoutProvider = {
 };
 
 /** Payouts go through the sandbox's provider: the only one the service ships (see README). */
-export function payoutJob(deps: JobDeps): Job {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const payoutUses = ['payouts', 'now', 'log', 'payoutCheckMs', 'intervalMs'] as const;
+
+export function payoutJob(deps: Pick<JobDeps, (typeof payoutUses)[number]>): Job {
   const tick = payoutSettlement({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
   return loopJob('settle payouts', tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), { wakeOn: 'payouts_due' });
 }

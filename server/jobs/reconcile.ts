@@ -6,7 +6,10 @@ import { reconcile } from '../chain/reconcile.ts';
 import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
-export function reconcileJobs(deps: JobDeps): Job[] {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const reconcileUses = ['reconcileIntervalMs', 'networks', 'chain', 'now', 'log', 'payments'] as const;
+
+export function reconcileJobs(deps: Pick<JobDeps, (typeof reconcileUses)[number]>): Job[] {
   if (deps.reconcileIntervalMs <= 0) return [];
   return deps.networks.map((network) => {
     const check = async () => {

@@ -4,7 +4,10 @@ import { depositReport } from '../views/payments.ts';
 import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
-export function settleJob(deps: JobDeps): Job {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const settleUses = ['payments', 'now', 'log', 'intervalMs'] as const;
+
+export function settleJob(deps: Pick<JobDeps, (typeof settleUses)[number]>): Job {
   const report = depositReport(deps.now);
   const settle = async () => {
     while ((await deps.payments.settleExpired(deps.now(), report)) > 0);

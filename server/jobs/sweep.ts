@@ -8,7 +8,10 @@ import { Sweeper } from '../chain/sweeper.ts';
 import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 
-export function sweepJobs(deps: JobDeps): Job[] {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const sweepUses = ['networks', 'gasKey', 'devChain', 'sweepIntervalMs', 'log', 'chain', 'instance', 'now'] as const;
+
+export function sweepJobs(deps: Pick<JobDeps, (typeof sweepUses)[number]>): Job[] {
   return deps.networks.flatMap((network) => {
     const gas = deps.gasKey ? privateKeyToAccount(deps.gasKey) : network.dev ? deps.devChain?.gasAccount : undefined;
     if (deps.sweepIntervalMs <= 0) return [];

@@ -17,7 +17,11 @@ import type { Job, JobDeps } from './job.ts';
 import { loopJob } from './loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 
-export function treasuryJobs(deps: JobDeps): Job[] {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers'] as const;
+type TreasuryDeps = Pick<JobDeps, (typeof treasuryUses)[number]>;
+
+export function treasuryJobs(deps: TreasuryDeps): Job[] {
   const { db, log } = deps;
   // Only sweeps into a treasury need journaling in the background (every read of a balance
   // catches up first): no treasury, no job, and never more often than sweeps or once a second.
@@ -54,7 +58,7 @@ interface SenderState {
 
 /** What one tick works with. */
 interface Tick {
-  deps: JobDeps;
+  deps: TreasuryDeps;
   treasury: Treasury;
   state: SenderState;
   /** The lease on sending from this chain's treasury: renewed while the tick runs, and again before anything new is signed. */
@@ -66,7 +70,7 @@ interface Tick {
  * payout partner once due, then (nothing of the treasury's in flight) its native coin against
  * the journal. Every mined transaction's gas is journaled before the work it did is counted.
  */
-async function sendPending(deps: JobDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: SenderState): Promise<void> {
+async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: SenderState): Promise<void> {
   const { log } = deps;
   const chainId = treasury.network.chainId;
   const partner = partnerWork(deps, treasury);
@@ -182,7 +186,7 @@ async function transactionFor(
  * Recorded before it is signed, its transaction before it is sent; journaled payable → partner
  * only once counted (see settle); a failure leaves it owed, tried again a minute later.
  */
-function partnerWork(deps: JobDeps, treasury: Treasury) {
+function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
   const { log } = deps;
   const network = treasury.network;
   const chainId = network.chainId;

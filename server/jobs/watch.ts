@@ -5,7 +5,10 @@ import { Watcher } from '../chain/watcher.ts';
 import type { Job, JobDeps } from './job.ts';
 import { paymentLedger } from './ledger.ts';
 
-export function watchJobs(deps: JobDeps): Job[] {
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const watchUses = ['payments', 'merchants', 'now', 'networks', 'chain', 'instance', 'watchIntervalMs', 'log', 'signals'] as const;
+
+export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[] {
   const ledger = paymentLedger({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
   return deps.networks.map((network) => {
     const watcher = new Watcher({

@@ -105,8 +105,12 @@ export function webhookDelivery(deps: DeliveryDeps) {
   };
 }
 
-export function webhookJob(deps: JobDeps): Job {
-  const delivery = webhookDelivery({ ...deps, timeoutMs: deps.webhookTimeoutMs });
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const webhookUses = ['events', 'merchants', 'retry', 'now', 'log', 'instance', 'webhookTimeoutMs', 'loopbackWebhooks', 'intervalMs', 'signals'] as const;
+
+export function webhookJob(deps: Pick<JobDeps, (typeof webhookUses)[number]>): Job {
+  const { events, merchants, retry, now, log, instance, loopbackWebhooks } = deps;
+  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance, loopbackWebhooks, timeoutMs: deps.webhookTimeoutMs });
   return loopJob('deliver webhooks', delivery.tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), {
     wakeOn: 'events_due',
     onStop: () => delivery.close(),

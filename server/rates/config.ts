@@ -16,17 +16,16 @@ import { FIAT_PER_USD } from '../domain/defaults.ts';
 import type { RateProvider } from '../domain/rates.ts';
 import { fixedTable, httpJsonProvider } from './providers.ts';
 
+/** The file's providers and policy; what it leaves out takes the defaults of server/settings.ts. */
 export interface RatesConfig {
   providers: RateProvider[];
-  maxAgeMs: number;
-  refreshMs: number;
-  maxDeviationBps: number;
+  maxAgeMs?: number;
+  refreshMs?: number;
+  maxDeviationBps?: number;
 }
 
-export const DEFAULT_RATES = { maxAgeMs: 900_000, refreshMs: 60_000, maxDeviationBps: 100 };
-
 /** The built-in table: explicit, and marked fixed in every quote (no currency moves with it). */
-export const builtInRates = (): RatesConfig => ({ providers: [fixedTable({ fiat: FIAT_PER_USD }, 'built-in fixed table')], ...DEFAULT_RATES });
+export const builtInRates = (): RateProvider[] => [fixedTable({ fiat: FIAT_PER_USD }, 'built-in fixed table')];
 
 const path = z.custom<string>((v) => typeof v === 'string' && /^[^.\s]+(\.[^.\s]+)*$/.test(v) && v.length <= 200, { error: 'a dotted path into the answer, such as "rates.EUR"' });
 const decimal = z.custom<string>((v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,8})?$/.test(v) && Number(v) > 0, { error: 'a positive decimal as text, such as "0.92"' });
@@ -63,9 +62,9 @@ export function ratesFromJson(json: unknown, where = 'RATES_FILE'): RatesConfig 
   });
   return {
     providers,
-    maxAgeMs: (file.maxAgeSeconds ?? DEFAULT_RATES.maxAgeMs / 1000) * 1000,
-    refreshMs: (file.refreshSeconds ?? DEFAULT_RATES.refreshMs / 1000) * 1000,
-    maxDeviationBps: Math.round((file.maxDeviationPercent ?? DEFAULT_RATES.maxDeviationBps / 100) * 100),
+    maxAgeMs: file.maxAgeSeconds === undefined ? undefined : file.maxAgeSeconds * 1000,
+    refreshMs: file.refreshSeconds === undefined ? undefined : file.refreshSeconds * 1000,
+    maxDeviationBps: file.maxDeviationPercent === undefined ? undefined : Math.round(file.maxDeviationPercent * 100),
   };
 }
 

@@ -14,8 +14,12 @@ import { clientOf } from '../http/client.ts';
 import { imageTypeOf } from '../domain/links.ts';
 import { ok } from '../http/respond.ts';
 import { moneyWarnings } from '../domain/warnings.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'config' | 'dashboard' | 'events' | 'journal' | 'links' | 'log' | 'merchants' | 'now' | 'origin' | 'readiness' | 'signIns';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const LOGO_BYTES = 512 * 1024;
 /** The logo's form has no text fields: only the file. */

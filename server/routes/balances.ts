@@ -14,17 +14,22 @@ import { Conflict, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { ok } from '../http/respond.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
-import type { Handler, ServiceParts } from './context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** Declared on a route as `limits: { balance }`; here for code that checks it itself. */
 export { requireBalance } from './route.ts';
 
 /** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
-const coinOf = (service: ServiceParts, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
+const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
 
 /** The treasury a balance is kept in: the first of the mode's networks that has one (each network keeps its own coins there). */
-const treasuryOf = (service: ServiceParts, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
+const treasuryOf = (service: Service, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
 
 export const getSettlement: Handler = async ({ account, service }) => {
   const settlement = await service.journal.settlement(account.merchant.id, account.mode);

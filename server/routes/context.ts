@@ -93,7 +93,12 @@ export interface Schemas {
 }
 type Out<S, K extends keyof Schemas, Default> = S extends { [key in K]: infer T extends z.ZodMiniType } ? z.output<T> : Default;
 
-export interface Ctx<S extends Schemas = {}> {
+/**
+ * A request's context. `K`: the parts of the service its handler may use; each routes file
+ * declares its own (`type Uses = 'payments' | 'now' …`), and a part it did not name does not
+ * compile (server/tests/fixtures/undeclared-part.ts; server/tests/dependencies.test.ts).
+ */
+export interface Ctx<S extends Schemas = {}, K extends keyof ServiceParts = keyof ServiceParts> {
   req: IncomingMessage;
   res: ServerResponse;
   /** The path's parameters, decoded, and checked by the route's `params` schema where it has one. */
@@ -106,12 +111,12 @@ export interface Ctx<S extends Schemas = {}> {
   files: Map<string, FormFile>;
   /** Who is calling; present on every route whose auth is not 'none'. */
   account: Account;
-  /** The service's parts: stores, catalogue, config, clock. */
-  service: ServiceParts;
+  /** The service's parts its routes file declared: stores, catalogue, config, clock. */
+  service: Pick<ServiceParts, K>;
 }
 
 /** A context before its route is known: any input. */
 export type AnyCtx = Ctx<Required<Schemas>>;
 
 /** A JSON reply, or undefined when the handler answered itself (HTML, files, scripts). */
-export type Handler<S extends Schemas = {}> = (ctx: Ctx<S>) => Promise<Reply | undefined>;
+export type Handler<S extends Schemas = {}, K extends keyof ServiceParts = keyof ServiceParts> = (ctx: Ctx<S, K>) => Promise<Reply | undefined>;

@@ -9,8 +9,13 @@ import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
 import type { Merchant } from '../domain/account.ts';
-import type { Handler, ServiceParts } from './context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { route, type Limits } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'config' | 'dashboard' | 'log' | 'merchants' | 'now' | 'origin' | 'signIns';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** Only this origin's script, style and API; no inline script or style, no framing, no other origin. */
 export const DASHBOARD_POLICY = [
@@ -45,7 +50,7 @@ const shell = (script: string, style: string) => `<!doctype html>
 `;
 
 /** An asset's name with its hash, or the plain name while it is not built (its request then says so). */
-async function assetName(service: ServiceParts, name: string): Promise<string> {
+async function assetName(service: Service, name: string): Promise<string> {
   const file = await builtFile(`${service.config.distDir}dashboard/${name}`);
   return file ? hashedName(name, file.hash) : name;
 }
@@ -79,16 +84,16 @@ export const asset: Handler = async ({ req, params, res, service }) => {
   return undefined;
 };
 
-const secure = (service: ServiceParts) => service.origin().startsWith('https:');
+const secure = (service: Service) => service.origin().startsWith('https:');
 
-function sessionCookie(service: ServiceParts, token: string, maxAgeSeconds: number): string {
+function sessionCookie(service: Service, token: string, maxAgeSeconds: number): string {
   return `${sessionCookieName(service.origin())}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
 }
 
 /** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
-const networksOf = (service: ServiceParts, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
+const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
-async function sessionView(service: ServiceParts, merchant: Merchant, csrf: string, expiresMs: number) {
+async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
     merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
@@ -99,7 +104,7 @@ async function sessionView(service: ServiceParts, merchant: Merchant, csrf: stri
   };
 }
 
-async function startSession(service: ServiceParts, merchantId: string, message: string): Promise<Reply> {
+async function startSession(service: Service, merchantId: string, message: string): Promise<Reply> {
   const merchant = (await service.merchants.byId(merchantId))!;
   const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS);
   const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs), message);

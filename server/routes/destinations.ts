@@ -7,8 +7,12 @@ import { is } from '../../contract/fields.ts';
 import { isUuid } from '../../contract/payment-links.ts';
 import { ok } from '../http/respond.ts';
 import { changeView } from '../storage/destinations.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'destinations' | 'log' | 'now';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByChange = z.object({ id: is<string>(isUuid, 'a change id (a UUID, as the list and the PENDING events give it)') });
 

@@ -7,8 +7,12 @@ import * as z from 'zod/mini';
 import { text } from '../../contract/fields.ts';
 import { referencePage, STYLE } from '../views/reference.ts';
 import { openApiDocument } from './api-doc.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route, type Route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'origin';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 

@@ -1,8 +1,12 @@
 // For the operator and their load balancer: is the process up, and is it ready to take payments.
 import { Alive, answer, Readiness } from '../../contract/api.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'readiness';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** The process answers. */
 export const healthz: Handler = async () => ok(200, { status: 'ok' }, 'Alive');

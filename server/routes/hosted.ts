@@ -14,8 +14,13 @@ import { amountFor, type Link } from '../domain/links.ts';
 import { fromRoot } from '../paths.ts';
 import { builtFile, sendBuilt } from '../http/static.ts';
 import { hostedPage, NOT_FOUND_PAGE } from '../views/hosted-page.ts';
-import type { Handler, ServiceParts } from './context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'config' | 'linkCheckouts' | 'links' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'payments' | 'rates';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ASSETS = fromRoot('server/hosted/assets/');
 const TYPES: Record<string, string> = { 'link.js': 'text/javascript; charset=utf-8', 'link.css': 'text/css; charset=utf-8' };
@@ -86,7 +91,7 @@ export const file: Handler = async ({ params, res, service }) => {
 };
 
 /** A link by slug for a public page: ids are not slugs here. */
-async function linkBySlug(service: ServiceParts, slug: string): Promise<Link | undefined> {
+async function linkBySlug(service: Service, slug: string): Promise<Link | undefined> {
   const link = await service.links.find(slug);
   return link && link.slug === slug ? link : undefined;
 }

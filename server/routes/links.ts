@@ -23,12 +23,16 @@ import { LinksQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { byIdView, bySlugView, donationView, linkUrl, listItemView, standardCreatedView } from '../views/links.ts';
 import { qrView } from '../views/qr.ts';
-import type { Ctx, Handler } from './context.ts';
+import type { Ctx, Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'links' | 'now' | 'origin';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const COVER_PHOTO_BYTES = 2 * 1024 * 1024;
 
-const cartOf = async (ctx: Ctx, entries: Parameters<typeof buildCart>[0]) => {
+const cartOf = async (ctx: Pick<Ctx<{}, Uses>, 'account' | 'service'>, entries: Parameters<typeof buildCart>[0]) => {
   const lines: number[] = [];
   for (let i = 0; i < entries.length; i++) lines.push(await ctx.service.links.nextLineId());
   return buildCart(entries, await ctx.service.links.prices(ctx.account), () => lines.shift()!, ctx.service.now());

@@ -8,9 +8,14 @@ import { isUuid } from '../../contract/payment-links.ts';
 import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { SIGN_IN_LINK_MS } from '../domain/sign-in.ts';
-import type { Handler, ServiceParts } from './context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import type { Account } from '../domain/account.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'dashboard' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByMerchant = z.object({ id: is<string>(isUuid, 'a merchant id (a UUID, as merchant list shows)') });
 type ByMerchant = { params: typeof ByMerchant };
@@ -28,7 +33,7 @@ export const createMerchant: Handler<{ body: typeof MerchantCreateBody }> = asyn
  * sets a password. Its token is in the #fragment: browsers never send it in a request line,
  * a log or a Referer; the page posts it once. Only its hash is kept.
  */
-async function signInUrlFor(service: ServiceParts, merchantId: string): Promise<string | undefined> {
+async function signInUrlFor(service: Service, merchantId: string): Promise<string | undefined> {
   const token = await service.dashboard.issueLink(merchantId, service.now(), SIGN_IN_LINK_MS);
   return token && `${service.origin()}/dashboard/welcome#token=${token}`;
 }

@@ -9,8 +9,12 @@ import { invalidField } from '../domain/errors.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, timelineView } from '../views/payment-list.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'log' | 'merchants' | 'now' | 'paymentList' | 'payments';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 

@@ -7,10 +7,15 @@ import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payou
 import { BankQuery, RateQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { changeView } from '../storage/destinations.ts';
-import type { Ctx, Handler, ServiceParts } from './context.ts';
+import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'destinations' | 'now' | 'payouts' | 'rates';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 export const banks: Handler<{ query: typeof BankQuery }> = async ({ query }) => {
   return ok(200, BANKS[query.country], 'Banks retrieved');
@@ -23,7 +28,7 @@ export const currencies: Handler = async () => ok(200, PAYOUT_CURRENCIES, 'Curre
  * Units of a payout currency one coin buys: from the rate provider (RATES_FILE, or the built-in
  * table) where it prices the currency, else the payout table (GHS); a stale rate answers 503.
  */
-async function payoutRate(service: ServiceParts, coin: string, currency: PayoutCurrency): Promise<string> {
+async function payoutRate(service: Service, coin: string, currency: PayoutCurrency): Promise<string> {
   if (!(CURRENCIES as readonly string[]).includes(currency)) return PAYOUT_RATES[currency];
   return (await service.rates.forQuote(currency as Currency, coin as CoinSymbol)).fiatPerCoin;
 }
@@ -43,7 +48,7 @@ export const addBank: Handler<{ body: typeof PayoutBody }> = async ({ body, acco
 export const listBanks: Handler = async ({ account, service }) => ok(200, (await service.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
 
 /** The account with its new details still waiting (a live key's), if any. */
-const withPending = async (service: ServiceParts, account: Ctx['account'], bank: BankAccount) => {
+const withPending = async (service: Service, account: Ctx['account'], bank: BankAccount) => {
   const pending = await service.destinations.pendingBankDetails(account, bank.id);
   return pending ? { ...bank, pending: changeView(pending) } : bank;
 };

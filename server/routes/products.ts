@@ -8,8 +8,12 @@ import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, Pr
 import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import type { StoredPrice, StoredProduct } from '../storage/products.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'now' | 'products';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** A product's or price's id in the path: a UUID, in any case. */
 const ById = z.object({ id: z.pipe(uuid, z.transform((id: string) => id.toLowerCase())) });

@@ -17,8 +17,12 @@ import { qrView } from '../views/qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route, type RateLimit } from './route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'chain' | 'changes' | 'config' | 'devChain' | 'links' | 'log' | 'metrics' | 'now' | 'payments' | 'publicInitializes' | 'rates';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** A payment's reference in the path. */
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });

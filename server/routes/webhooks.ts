@@ -10,11 +10,15 @@ import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
 import { changeView } from '../storage/destinations.ts';
-import type { Handler } from './context.ts';
+import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route } from './route.ts';
 import { isIP } from 'node:net';
 import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
 import { getAddress, isAddress } from 'viem';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'changes' | 'config' | 'dashboard' | 'destinations' | 'events' | 'log' | 'merchants' | 'now';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
   url: endpoint.url,

@@ -2,7 +2,7 @@
 // sign-in links (hashes only), sessions (hashes of their cookie) and wrong-password counts
 // (per e-mail and client address, and per e-mail over every client).
 import type { Merchant } from '../domain/account.ts';
-import { ACCOUNT_LOCKOUT_FAILURES, accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../domain/sign-in.ts';
+import { accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../domain/sign-in.ts';
 import type { Database, Row } from './db.ts';
 
 /** The failure row that counts every client's wrong passwords against an e-mail. */
@@ -25,7 +25,7 @@ export class DashboardStore {
   /** `accountLockout`: wrong passwords from every client together that lock an e-mail for all. */
   constructor(
     private readonly db: Database,
-    private readonly accountLockout = ACCOUNT_LOCKOUT_FAILURES,
+    private readonly accountLockout: number,
   ) {}
 
   /**

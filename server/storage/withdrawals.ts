@@ -3,7 +3,7 @@
 // that run these inside one transaction.
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
-import { DEFAULT_WITHDRAWAL_DAILY_LIMIT, type StoredWithdrawal } from '../domain/ledger.ts';
+import type { StoredWithdrawal } from '../domain/ledger.ts';
 import type { WithdrawalRequest } from '../domain/balances.ts';
 import type { Database, Row, Sql } from './db.ts';
 import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-txs.ts';
@@ -33,8 +33,8 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
 export class WithdrawalStore {
   constructor(
     private readonly db: Database,
-    /** The daily withdrawal limit (US dollars) where the operator set none for a merchant. */
-    private readonly defaultDailyLimit: string = DEFAULT_WITHDRAWAL_DAILY_LIMIT,
+    /** The daily withdrawal limit (US dollars) where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT). */
+    private readonly defaultDailyLimit: string,
   ) {}
 
 

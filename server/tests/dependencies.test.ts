@@ -1,0 +1,91 @@
+// Explicit dependencies (issue 32): each routes file declares the parts of the service its
+// handlers use (`type Uses`), each job the parts of JobDeps it uses (`…Uses`), exactly, and a
+// job is handed its declared parts alone. That a part not declared does not compile is held by
+// `npm run typecheck` on server/tests/fixtures/undeclared-part.ts (its @ts-expect-error lines).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JOBS, uses } from '../jobs/index.ts';
+import type { JobDeps } from '../jobs/job.ts';
+import { payoutUses } from '../jobs/payouts.ts';
+import { reconcileUses } from '../jobs/reconcile.ts';
+import { settleUses } from '../jobs/settle.ts';
+import { sweepUses } from '../jobs/sweep.ts';
+import { treasuryUses } from '../jobs/treasury.ts';
+import { watchUses } from '../jobs/watch.ts';
+import { webhookUses } from '../jobs/webhooks.ts';
+import { fromRoot } from '../paths.ts';
+
+const read = (path: string) => readFileSync(fromRoot(path), 'utf8');
+const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
+
+/** The parts a file reads from `name` (`service.payments`, `const { log } = deps`). */
+function partsRead(text: string, name: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+  const dotted = [...code.matchAll(new RegExp(`\\b${name}\\.([a-zA-Z]+)`, 'g'))].map((m) => m[1]);
+  const destructured = [...code.matchAll(new RegExp(`const \\{([^}]+)\\} = ${name};`, 'g'))].flatMap((m) => m[1].split(',').map((p) => p.trim().split(':')[0].trim()));
+  return sorted([...dotted, ...destructured]);
+}
+
+/** A routes file's `type Uses = 'a' | 'b';`, or undefined. */
+function declared(text: string): string[] | undefined {
+  const found = /(^|\n)type Uses = ([^;]+);/.exec(text);
+  return found ? sorted(found[2].split('|').map((p) => p.trim().replace(/'/g, ''))) : undefined;
+}
+
+describe('routes declare the parts of the service they use', () => {
+  const dir = 'server/routes';
+  const plumbing = ['context.ts', 'route.ts', 'table.ts', 'api-doc.ts'];
+  const files = readdirSync(fromRoot(dir)).filter((f) => f.endsWith('.ts') && !plumbing.includes(f));
+
+  it('reads a file\'s declaration and uses (the check can fail)', () => {
+    const text = "type Uses = 'now' | 'payments';\nconst h = async ({ service }) => service.payments.get(service.now()); // service.log\n";
+    expect(declared(text)).toEqual(['now', 'payments']);
+    expect(partsRead(text, 'service')).toEqual(['now', 'payments']);
+    expect(partsRead("const { db, log: logger } = deps;\ndeps.now();", 'deps')).toEqual(['db', 'log', 'now']);
+    expect(files.length).toBeGreaterThan(10);
+  });
+
+  it('every routes file declares exactly the parts its handlers and limits read', () => {
+    const wrong = files.flatMap((file) => {
+      const text = read(join(dir, file));
+      const said = declared(text);
+      const used = partsRead(text, 'service');
+      return said && JSON.stringify(said) === JSON.stringify(used.length ? used : ['never']) ? [] : [`${file}: declares ${said?.join(', ') ?? 'nothing'}; reads ${used.join(', ')}`];
+    });
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('jobs declare the parts of JobDeps they use', () => {
+  const declaredJobs: Array<[string, readonly string[]]> = [
+    ['webhooks.ts', webhookUses],
+    ['payouts.ts', payoutUses],
+    ['settle.ts', settleUses],
+    ['watch.ts', watchUses],
+    ['sweep.ts', sweepUses],
+    ['reconcile.ts', reconcileUses],
+    ['treasury.ts', treasuryUses],
+  ];
+
+  it('each job declares exactly the parts it reads, and every registered job is one of them', () => {
+    expect(JOBS.length).toBe(declaredJobs.length);
+    for (const [file, parts] of declaredJobs) {
+      // From the declaration on: the job and what it hands its deps to (a helper above it has deps of its own).
+      const text = read(`server/jobs/${file}`);
+      const from = text.indexOf('Uses = [');
+      expect(from, file).toBeGreaterThan(0);
+      expect(sorted(parts), file).toEqual(partsRead(text.slice(from), 'deps'));
+    }
+  });
+
+  it('a job is handed its declared parts alone', () => {
+    let given: string[] = [];
+    const all = { log: {}, now: Date.now, db: {}, payments: {} } as unknown as JobDeps;
+    uses(['log', 'now'], (deps) => {
+      given = Object.keys(deps);
+      return [];
+    })(all);
+    expect(given.sort()).toEqual(['log', 'now']);
+  });
+});
