@@ -38,8 +38,8 @@ export const ErrorEnvelope = later(() =>
   }),
 );
 
-/** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, and the quote's rate. */
-export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate) }));
+/** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, the quote's rate, and (ours, optional for clients) the EIP-681 `uri` of what is still due, as the QR endpoint gives it. */
+export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text) }));
 
 /** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
 export const WebhookEndpoint = later(() =>
@@ -83,7 +83,7 @@ const ChainTransferSchema = later(() =>
 );
 
 const eventOf = <T extends (typeof EVENT_TYPES)[number], D extends z.core.$ZodType>(type: T, data: D) =>
-  later(() => z.object({ id: text, event: oneOf([type]), created: int, data }));
+  later(() => z.object({ id: text, event: oneOf([type]), type: z.optional(oneOf([type])), created: int, data }));
 
 /** Each event's body, as delivered to the webhook URL and listed in the feed's `payload`. */
 export const EVENT_SCHEMAS = {

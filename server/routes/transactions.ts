@@ -92,7 +92,10 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
   }
   // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
   const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
-  return ok(created ? 201 : 200, transactionView(payment, account.merchant, now, asSent), created ? 'Transaction initialized' : 'Transaction already initialized');
+  // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
+  const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
+  const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
+  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */

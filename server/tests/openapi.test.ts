@@ -361,6 +361,8 @@ describe('the OpenAPI document', () => {
       const schema = webhooks[event.event].post.requestBody.content['application/json'].schema;
       expect(ajv.validate(schema, event), `${event.event}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
       expect(headers['webhook-id']).toBe((event as unknown as { id: string }).id);
+      // The payload names its type as the events feed does.
+      expect((event as unknown as { type: string }).type).toBe(event.event);
     }
   });
 });
