@@ -369,7 +369,10 @@ describe('the OpenAPI document', () => {
 
 describe('the API reference page', () => {
   it('is HTML made from the document: every operation and event, no script, nothing from another origin', async () => {
-    const response = await fetch(`${api.url}/api/v1/reference`);
+    // Once more on a reset connection: after the long conformance run above, a pooled keep-alive
+    // socket is sometimes reset as it is reused (ECONNRESET before any answer; not understood yet,
+    // see the issue 38 report). The page itself is checked on the answer.
+    const response = await fetch(`${api.url}/api/v1/reference`).catch(() => fetch(`${api.url}/api/v1/reference`));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
