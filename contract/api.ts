@@ -4,6 +4,7 @@
 // (GET /api/v1/openapi.json) gives it. For the service and merchant servers; the browser
 // bundle never imports this file.
 import * as z from 'zod/mini';
+import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.ts';
 import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { PAYOUT_CURRENCIES } from './payouts.ts';
@@ -26,12 +27,19 @@ export const CoinsAnswer = later(() =>
 
 /** The rate a quote was made at (ours): exact fiat per coin, where it came from, when, and whether it is the operator's fixed table. */
 export const QuotedRate = later(() => z.object({ fiatPerCoin: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'), source: text, fixed: bool, at: timestamp }));
+/** Every error answer: `code` (contract/error-codes.ts) tells refusals apart; optional for clients, which may ignore it. */
 export const ErrorEnvelope = later(() =>
-  z.object({ status: oneOf(['error']), statusCode: int, message: text, errors: z.optional(z.array(z.object({ field: text, message: text }))) }),
+  z.object({
+    status: oneOf(['error']),
+    statusCode: int,
+    code: z.optional(oneOf(Object.keys(ERROR_CODES) as ErrorCode[])),
+    message: text,
+    errors: z.optional(z.array(z.object({ field: text, message: text }))),
+  }),
 );
 
-/** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, and the quote's rate. */
-export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate) }));
+/** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, the quote's rate, and (ours, optional for clients) the EIP-681 `uri` of what is still due, as the QR endpoint gives it. */
+export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text) }));
 
 /** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
 export const WebhookEndpoint = later(() =>
@@ -75,7 +83,7 @@ const ChainTransferSchema = later(() =>
 );
 
 const eventOf = <T extends (typeof EVENT_TYPES)[number], D extends z.core.$ZodType>(type: T, data: D) =>
-  later(() => z.object({ id: text, event: oneOf([type]), created: int, data }));
+  later(() => z.object({ id: text, event: oneOf([type]), type: z.optional(oneOf([type])), created: int, data }));
 
 /** Each event's body, as delivered to the webhook URL and listed in the feed's `payload`. */
 export const EVENT_SCHEMAS = {

@@ -33,6 +33,8 @@ interface Envelope<T extends EventType, D> {
   /** Unique per event: a merchant handles each id once, however often it arrives. */
   id: string;
   event: T;
+  /** The same as `event`, named as the events feed names it (absent on events made before it was added). */
+  type?: T;
   /** Unix seconds when the service created the event. */
   created: number;
   data: D;

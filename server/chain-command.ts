@@ -8,6 +8,7 @@ import { isAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { deployFactory, sweepAny } from './chain/deploy.ts';
 import { networkList } from './chain/config.ts';
+import { verbsOf } from './commands.ts';
 import type { Config } from './config.ts';
 
 const USAGE =
@@ -22,8 +23,8 @@ function option(args: string[], name: string): string | undefined {
 }
 
 export async function runChainCommand(args: string[], config?: Pick<Config, 'networks' | 'gasKey'>, out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
-  if (args[0] === 'sweep') return sweepCommand(args, config, out, err);
-  if (args[0] !== 'deploy') {
+  if (args[0] === 'sweep' && verbsOf('chain').includes('sweep')) return sweepCommand(args, config, out, err);
+  if (args[0] !== 'deploy' || !verbsOf('chain').includes('deploy')) {
     err(USAGE);
     return 2;
   }

@@ -18,6 +18,7 @@ import { DashboardStore } from './storage/dashboard.ts';
 import { MerchantStore } from './storage/merchants.ts';
 import { SIGN_IN_LINK_MS } from './domain/sign-in.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
+import { helpText, isHelp, verbsOf } from './commands.ts';
 import type { Config } from './config.ts';
 import type { Merchant } from './domain/account.ts';
 
@@ -152,7 +153,11 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
 export async function runOperatorCommand(args: string[], config: Config, out: (line: string) => void = console.log): Promise<number> {
   const [noun, verb] = args;
   const json = args.includes('--json');
-  if (noun !== 'merchant' || (verb !== 'create' && verb !== 'list' && verb !== 'roll-keys' && verb !== 'sign-in-link' && verb !== 'withdrawal-limit')) {
+  if (isHelp(args)) {
+    out(helpText());
+    return 0;
+  }
+  if (noun !== 'merchant' || !verbsOf('merchant').includes(verb ?? '')) {
     out(USAGE);
     return 2;
   }

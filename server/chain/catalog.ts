@@ -6,7 +6,7 @@ import type { Address } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import { COINS } from '../domain/defaults.ts';
-import { Conflict, invalidField } from '../domain/errors.ts';
+import { NotConfigured, PayoutAddressRequired, invalidField } from '../domain/errors.ts';
 import { coinsOf, create2Addresses, type Network } from './networks.ts';
 import { randomBytes } from 'node:crypto';
 import type { Settlement } from '../../contract/balances.ts';
@@ -40,7 +40,7 @@ export const chainsNamed = (coins: Array<Pick<Coin, 'chainId' | 'network'>>): st
 
 /** Live keys on a service with no live network: said plainly, with what the operator must do. */
 export const noLiveNetwork = () =>
-  new Conflict('Live payments are not available: this service has no live network configured. Its operator must add a "live" network to NETWORKS_FILE (chain, RPC URLs, deposit factory, tokens) and restart it');
+  new NotConfigured('Live payments are not available: this service has no live network configured. Its operator must add a "live" network to NETWORKS_FILE (chain, RPC URLs, deposit factory, tokens) and restart it');
 
 /**
  * `settlementOf`: where the merchant's new payments in a mode settle: its own payout address
@@ -84,13 +84,13 @@ export function catalog(
       if (!network) throw invalidField('chain_id', `expected a chain of your ${mode} keys: ${chainsNamed(coins[mode])}; received ${chainId}`);
       const settlement = await settlementOf(merchantId, mode);
       if (settlement === 'balance') {
-        if (!network.treasury) throw new Conflict(`Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`);
+        if (!network.treasury) throw new NotConfigured(`Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`);
         const treasury = network.treasury;
         return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: treasury }), payout: treasury.toLowerCase(), settlement };
       }
       const payout = await payoutAddress(merchantId, mode, network.chainId);
       if (!payout) {
-        throw new Conflict(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
+        throw new PayoutAddressRequired(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
       }
       return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address }), payout: payout.toLowerCase(), settlement };
     },

@@ -1,31 +1,110 @@
 // Errors of the domain, by what went wrong rather than by HTTP status; the edge maps each
 // to a status code in one place (http/respond.ts). Stores and rules throw these only.
+// Each kind has its stable `code` (contract/error-codes.ts), given once here as the class's
+// static `code`; the code names its HTTP status. A subclass is a finer kind with its own code.
+import type { ErrorCode } from '../../contract/error-codes.ts';
 import type { FieldError } from '../../contract/field-errors.ts';
 
 export class DomainError extends Error {
+  static readonly code: ErrorCode = 'validation_failed';
+  /** The kind's machine-readable code, answered beside the message. */
+  readonly code: ErrorCode;
   constructor(
     message: string,
     readonly fields?: FieldError[],
   ) {
     super(message);
+    this.code = (new.target as typeof DomainError).code;
   }
 }
 /** Input that breaks a rule: each broken field named. */
 export class Invalid extends DomainError {}
 /** No key, an unknown key, or the wrong kind of key. */
-export class Unauthorized extends DomainError {}
+export class Unauthorized extends DomainError {
+  static override readonly code: ErrorCode = 'unauthorized';
+}
 /** A known key that may not do this (a live key in the sandbox). */
-export class Forbidden extends DomainError {}
-export class NotFound extends DomainError {}
+export class Forbidden extends DomainError {
+  static override readonly code: ErrorCode = 'forbidden';
+}
+/** A write from another origin, or a session's without its CSRF token. */
+export class CsrfRejected extends Forbidden {
+  static override readonly code: ErrorCode = 'csrf_rejected';
+}
+/** The sandbox cannot pay here (a live key, the sandbox off, no dev chain). */
+export class SandboxUnavailable extends Forbidden {
+  static override readonly code: ErrorCode = 'sandbox_unavailable';
+}
+export class NotFound extends DomainError {
+  static override readonly code: ErrorCode = 'not_found';
+}
 /** The request is fine but the state it meets refuses it. */
-export class Conflict extends DomainError {}
+export class Conflict extends DomainError {
+  static override readonly code: ErrorCode = 'conflict';
+}
 /** Money in a token (or on a chain) the payment did not ask for: it never counts toward it. */
-export class NotItsToken extends Conflict {}
-export class TooLarge extends DomainError {}
+export class NotItsToken extends Conflict {
+  static override readonly code: ErrorCode = 'wrong_token';
+}
+/** A reference (a payment's, a payout's) already used in a way that refuses this request. */
+export class ReferenceInUse extends Conflict {
+  static override readonly code: ErrorCode = 'reference_in_use';
+}
+export class EmailInUse extends Conflict {
+  static override readonly code: ErrorCode = 'email_in_use';
+}
+export class InsufficientBalance extends Conflict {
+  static override readonly code: ErrorCode = 'insufficient_balance';
+}
+export class WithdrawalLimitExceeded extends Conflict {
+  static override readonly code: ErrorCode = 'withdrawal_limit_exceeded';
+}
+export class QuoteUsed extends Conflict {
+  static override readonly code: ErrorCode = 'quote_used';
+}
+export class QuoteExpired extends Conflict {
+  static override readonly code: ErrorCode = 'quote_expired';
+}
+/** A payment whose status refuses this (no more deposits, not partly paid, still confirming). */
+export class PaymentState extends Conflict {
+  static override readonly code: ErrorCode = 'payment_state';
+}
+export class LinkInactive extends Conflict {
+  static override readonly code: ErrorCode = 'link_inactive';
+}
+/** A coin not offered now (off its peg, no longer taken). */
+export class CoinUnavailable extends Conflict {
+  static override readonly code: ErrorCode = 'coin_unavailable';
+}
+/** A chain that is not one of the key's mode's networks. */
+export class ChainNotOffered extends Conflict {
+  static override readonly code: ErrorCode = 'chain_not_offered';
+}
+/** A new destination (a bank account) still in its waiting time. */
+export class DestinationPending extends Conflict {
+  static override readonly code: ErrorCode = 'destination_pending';
+}
+export class PayoutAddressRequired extends Conflict {
+  static override readonly code: ErrorCode = 'payout_address_required';
+}
+/** What only balance settlement allows (swaps, withdrawals, bank payouts), asked on wallet settlement. */
+export class BalanceSettlementRequired extends Conflict {
+  static override readonly code: ErrorCode = 'balance_settlement_required';
+}
+/** What the operator has not configured (a live network, a treasury, a swap router, a payout provider). */
+export class NotConfigured extends Conflict {
+  static override readonly code: ErrorCode = 'not_configured';
+}
+export class TooLarge extends DomainError {
+  static override readonly code: ErrorCode = 'payload_too_large';
+}
 /** Something the answer needs is not available now (a fresh exchange rate); try again later. */
-export class Unavailable extends DomainError {}
+export class Unavailable extends DomainError {
+  static override readonly code: ErrorCode = 'service_unavailable';
+}
 /** The path exists, but not with this method: `allowed` are the methods it has. */
 export class MethodNotAllowed extends DomainError {
+  static override readonly code: ErrorCode = 'method_not_allowed';
   constructor(
     message: string,
     readonly allowed: string[],
@@ -34,6 +113,7 @@ export class MethodNotAllowed extends DomainError {
   }
 }
 export class TooMany extends DomainError {
+  static override readonly code: ErrorCode = 'rate_limited';
   constructor(
     message: string,
     readonly retryAfterSeconds: number,

@@ -2,7 +2,7 @@
 // long polls. Storage is behind the PaymentWrites port, run inside one transaction, so the
 // rule reads top to bottom here and the SQL stays in storage/payments.ts.
 import type { Account } from './account.ts';
-import { Conflict } from './errors.ts';
+import { ReferenceInUse } from './errors.ts';
 import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './payments.ts';
 
 /** A new payment's row: the quote's priced fields and who it is for. */
@@ -105,7 +105,7 @@ function existingPayment(
     // to nothing and never watched, stays as it is.)
     const moved = fields.chainId !== existing!.chainId && deposit.payout !== null;
     if (moved && (await writes.received(existing!))) {
-      throw new Conflict(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
+      throw new ReferenceInUse(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
         { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
       ]);
     }

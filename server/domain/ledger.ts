@@ -9,7 +9,7 @@
 // every merchant's accounts plus the fees: the reconciliation.
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
-import { Conflict, Invalid } from './errors.ts';
+import { Conflict, InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, WithdrawalLimitExceeded } from './errors.ts';
 import { RATE_ONE } from './rates.ts';
 
 export interface Posting {
@@ -193,7 +193,7 @@ const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(
 export function checkWithdrawalLimit(valueCents: bigint, limitCents: bigint, spentCents: bigint, coin: { symbol: string; text: string }): void {
   if (spentCents + valueCents <= limitCents) return;
   const left = limitCents > spentCents ? limitCents - spentCents : 0n;
-  throw new Conflict(
+  throw new WithdrawalLimitExceeded(
     `amount: ${coin.text} ${coin.symbol} (${usd(valueCents)} USD) is over your daily withdrawal limit of ${usd(limitCents)} USD (${usd(spentCents)} USD withdrawn in the last 24 hours, ${usd(left)} USD left, across every coin and network); the operator sets the limit`,
     [{ field: 'amount', message: `expected at most ${usd(left)} USD worth: the daily withdrawal limit is ${usd(limitCents)} USD` }],
   );
@@ -202,15 +202,15 @@ export function checkWithdrawalLimit(valueCents: bigint, limitCents: bigint, spe
 /** Whether a balance covers `amount`: refused (a Conflict naming `field` and what there is) when it does not. */
 export function checkBalance(amount: bigint, available: bigint, coin: { symbol: string; format: (units: bigint) => string }, field = 'amount'): void {
   if (amount <= available) return;
-  throw new Conflict(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
+  throw new InsufficientBalance(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
     { field, message: `expected at most ${coin.format(available)}` },
   ]);
 }
 
 /** Whether a swap quote may still be accepted: refused (a Conflict naming `quote_id`) once used or expired. */
 export function checkQuoteUsable(quoted: Pick<StoredSwap, 'id' | 'state' | 'expiresMs'>, nowMs: number): void {
-  if (quoted.state !== 'quoted') throw new Conflict(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
-  if (quoted.expiresMs <= nowMs) throw new Conflict(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+  if (quoted.state !== 'quoted') throw new QuoteUsed(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
+  if (quoted.expiresMs <= nowMs) throw new QuoteExpired(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
 }
 
 /**

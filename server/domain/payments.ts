@@ -4,7 +4,7 @@ import { FIAT_DECIMALS, type CoinSymbol, type Currency } from '../../contract/fi
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts';
 import type { Account } from './account.ts';
-import { Conflict, NotItsToken } from './errors.ts';
+import { Conflict, NotItsToken, PaymentState, ReferenceInUse } from './errors.ts';
 import { quote, QUOTE_DECIMALS } from './quote.ts';
 import type { QuotedRates } from './rates.ts';
 
@@ -107,18 +107,18 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
   const creator = creatorOf(account, request);
   if (!existing) return { kind: 'create', createdBy: creator };
   if (existing.paid > 0n) {
-    throw new Conflict(
+    throw new ReferenceInUse(
       `Reference ${existing.reference} has already received ${formatUnits(existing.paid, existing.decimals)} ${existing.coin}; it cannot be quoted again. Verify it instead.`,
     );
   }
   // A transfer still confirming counts in the coin it was sent in: changing the coin now would
   // credit its raw amount at another token's decimals (6e-10 USDT read as 600 USDC).
   if (onChain) {
-    throw new Conflict(`Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`);
+    throw new ReferenceInUse(`Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`);
   }
   const samePrice = existing.currency === request.currency && existing.fiatMinor === request.fiatMinor && existing.acceptPartial === request.acceptPartial;
   if (!samePrice && existing.createdBy !== 'public' && account.via === 'public') {
-    throw new Conflict(
+    throw new ReferenceInUse(
       `Reference ${existing.reference} was priced by the merchant (${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}); a page may change its coin, never its amount or currency.`,
       [{ field: 'amount', message: `expected ${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}, as the merchant priced it` }],
     );
@@ -160,7 +160,7 @@ export function assertCountsToward(payment: Pick<Payment, 'reference' | 'token' 
 export function assertTakesDeposits(payment: Payment, nowMs: number): void {
   const status = statusOf(payment, nowMs);
   if (status !== 'pending' && status !== 'incomplete') {
-    throw new Conflict(`Transaction ${payment.reference} is ${status}; it takes no more deposits`);
+    throw new PaymentState(`Transaction ${payment.reference} is ${status}; it takes no more deposits`);
   }
 }
 
@@ -171,9 +171,9 @@ export function assertTakesDeposits(payment: Payment, nowMs: number): void {
 export function assertSettles(payment: Payment, nowMs: number): 'settle' | 'already' {
   const status = statusOf(payment, nowMs);
   if (status === 'settled') return 'already';
-  if (!payment.acceptPartial) throw new Conflict(`Transaction ${payment.reference} does not accept partial payments: it is paid in full or not at all`);
+  if (!payment.acceptPartial) throw new PaymentState(`Transaction ${payment.reference} does not accept partial payments: it is paid in full or not at all`);
   if (payment.paid === 0n || status === 'confirmed' || status === 'failed') {
-    throw new Conflict(`Transaction ${payment.reference} is ${status}${payment.paid === 0n ? ' with nothing received' : ''}; only a partly paid payment can be finished with what arrived`);
+    throw new PaymentState(`Transaction ${payment.reference} is ${status}${payment.paid === 0n ? ' with nothing received' : ''}; only a partly paid payment can be finished with what arrived`);
   }
   return 'settle';
 }

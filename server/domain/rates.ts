@@ -7,7 +7,7 @@
 // never multiplied as a float.
 import { decimalText } from '../../contract/money.ts';
 import type { CoinSymbol, Currency } from '../../contract/fields.ts';
-import { Conflict, Unavailable } from './errors.ts';
+import { CoinUnavailable, Unavailable } from './errors.ts';
 
 export const RATE_DECIMALS = 8;
 export const RATE_ONE = 10n ** BigInt(RATE_DECIMALS);
@@ -161,7 +161,7 @@ export function ratesForQuote(book: RateBook, currency: Currency, coin: CoinSymb
   const fiat = currency === 'USD' ? { ...USD, atMs: nowMs } : usable(book.fiat[currency], currency, nowMs, policy);
   const price = book.coins[coin] ? usable(book.coins[coin], coin, nowMs, policy) : { units: RATE_ONE, source: 'peg', fixed: true, atMs: nowMs };
   if (deviationBps(price.units) > BigInt(policy.maxDeviationBps)) {
-    throw new Conflict(`${coin} is off its dollar peg (${formatRate(price.units)} USD from ${price.source}; at most ${policy.maxDeviationBps / 100}% away): it is not offered now. Pay with another coin`);
+    throw new CoinUnavailable(`${coin} is off its dollar peg (${formatRate(price.units)} USD from ${price.source}; at most ${policy.maxDeviationBps / 100}% away): it is not offered now. Pay with another coin`);
   }
   const product = fiat.units * price.units;
   const fiatPerCoin = (product + RATE_ONE / 2n) / RATE_ONE;

@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isSecretKey, publicKeyMode } from '../../contract/keys.ts';
 import type { Account } from '../domain/account.ts';
-import { Forbidden, Invalid, Unauthorized } from '../domain/errors.ts';
+import { CsrfRejected, Invalid, Unauthorized } from '../domain/errors.ts';
 import type { Auth } from './router.ts';
 
 /** The one question auth asks of storage: whose key is this? */
@@ -63,8 +63,8 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   if (!session) throw new Unauthorized('Your dashboard session has ended: sign in again');
   if (!SAFE_METHODS.has(req.method ?? 'GET')) {
     const sent = req.headers['x-csrf-token'];
-    if (!sameOrigin(req, publicOrigin)) throw new Forbidden('This request came from another origin: refused (CSRF)');
-    if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), digest(session.csrf))) throw new Forbidden('Missing or wrong x-csrf-token header: refused (CSRF)');
+    if (!sameOrigin(req, publicOrigin)) throw new CsrfRejected('This request came from another origin: refused (CSRF)');
+    if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), digest(session.csrf))) throw new CsrfRejected('Missing or wrong x-csrf-token header: refused (CSRF)');
   }
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);

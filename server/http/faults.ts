@@ -47,10 +47,10 @@ export class FaultInjector {
         await new Promise((resolve) => setTimeout(resolve, plan.ms ?? 1000));
         return false;
       case '5xx':
-        sendJson(res, 503, { status: 'error', statusCode: 503, message: 'Injected fault: service unavailable' });
+        sendJson(res, 503, { status: 'error', statusCode: 503, code: 'service_unavailable', message: 'Injected fault: service unavailable' });
         return true;
       case '429':
-        sendJson(res, 429, { status: 'error', statusCode: 429, message: 'Injected fault: too many requests' }, { 'retry-after': '1' });
+        sendJson(res, 429, { status: 'error', statusCode: 429, code: 'rate_limited', message: 'Injected fault: too many requests' }, { 'retry-after': '1' });
         return true;
       case 'not_json':
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>');

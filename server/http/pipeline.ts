@@ -7,6 +7,7 @@ import type { Account } from '../domain/account.ts';
 import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
 import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
+import { clientRequestId, newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';
 import { Router, type Auth, type RouteSpec } from './router.ts';
 
@@ -86,6 +87,9 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
 
   return (req, res) => {
     const started = performance.now();
+    const requestId = newRequestId();
+    const clientId = clientRequestId(req);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
     cors(res);
     // The service's own clock, which tests may set apart from the browser's.
     res.setHeader('date', new Date(deps.service.now()).toUTCString());
@@ -93,7 +97,7 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
     handle(req, res, route)
       .then((reply) => reply, (error: unknown) => {
         if (error instanceof DomainError) return errorReply(error);
-        log.error({ err: error, method: req.method }, 'unexpected error answering a request');
+        log.error({ err: error, method: req.method, requestId }, 'unexpected error answering a request');
         return internalError();
       })
       .then((reply) => {
@@ -104,7 +108,7 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
         }
         // A body the handler did not read (an error came first) is drained, not kept.
         if (!req.complete) req.resume();
-        log.info({ method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+        log.info({ requestId, ...(clientId ? { clientRequestId: clientId } : {}), method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
         deps.observe?.(req.method ?? 'GET', route.path, res.statusCode, (performance.now() - started) / 1000);
       })
       .catch((error) => log.error({ err: error }, 'could not answer a request'));

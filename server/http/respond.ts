@@ -2,7 +2,8 @@
 // place. Handlers throw domain errors; only this file knows their HTTP codes.
 import type { ServerResponse } from 'node:http';
 import type { FieldError } from '../../contract/field-errors.ts';
-import { Conflict, DomainError, Forbidden, Invalid, MethodNotAllowed, NotFound, TooLarge, TooMany, Unauthorized, Unavailable } from '../domain/errors.ts';
+import { ERROR_CODES } from '../../contract/error-codes.ts';
+import { DomainError, MethodNotAllowed, TooMany } from '../domain/errors.ts';
 
 export interface Reply {
   status: number;
@@ -18,13 +19,14 @@ export const ok = (status: number, data: unknown, message?: string, extra: objec
 /**
  * Public endpoints answer any merchant origin; nothing rides on cookies. A page on another
  * origin reads only the CORS-safelisted headers unless told: the checkout reads Date (to set
- * its countdown by the server's clock) and Retry-After (to wait as long as asked).
+ * its countdown by the server's clock) and Retry-After (to wait as long as asked); Request-Id
+ * is exposed for a merchant's page to quote.
  */
 export function cors(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-expose-headers', 'date, retry-after');
+  res.setHeader('access-control-expose-headers', 'date, retry-after, request-id');
   res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
-  res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization');
+  res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization, x-request-id');
   res.setHeader('access-control-max-age', '600');
 }
 
@@ -34,26 +36,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-const STATUS: Array<[new (...args: never[]) => DomainError, number]> = [
-  [Invalid, 400],
-  [Unauthorized, 401],
-  [Forbidden, 403],
-  [NotFound, 404],
-  [MethodNotAllowed, 405],
-  [Conflict, 409],
-  [TooLarge, 413],
-  [TooMany, 429],
-  [Unavailable, 503],
-];
-
+/** An error's answer: the status its code names (contract/error-codes.ts), the code, the message and the fields. */
 export function errorReply(error: DomainError): Reply {
-  const status = STATUS.find(([type]) => error instanceof type)?.[1] ?? 400;
+  const status: number = ERROR_CODES[error.code];
   const headers: Record<string, string> =
     error instanceof TooMany ? { 'retry-after': String(error.retryAfterSeconds) }
     : error instanceof MethodNotAllowed ? { allow: error.allowed.join(', ') }
     : {};
   const errors: FieldError[] | undefined = error.fields;
-  return { status, body: { status: 'error', statusCode: status, message: error.message, ...(errors ? { errors } : {}) }, headers };
+  return { status, body: { status: 'error', statusCode: status, code: error.code, message: error.message, ...(errors ? { errors } : {}) }, headers };
 }
 
-export const internalError = (): Reply => ({ status: 500, body: { status: 'error', statusCode: 500, message: 'Internal error: it was logged, and the service keeps running' } });
+export const internalError = (): Reply => ({ status: 500, body: { status: 'error', statusCode: 500, code: 'internal_error', message: 'Internal error: it was logged, and the service keeps running' } });

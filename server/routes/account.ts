@@ -105,7 +105,7 @@ export const routes = [
     method: 'PATCH', path: '/api/v1/account', auth: 'merchant', handler: updateAccount, tag: 'Account',
     summary: 'a new business name or e-mail',
     description: 'What live customers see changes only with a live key or the owner\'s session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED); another business\'s address is a 409.',
-    body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 409, 429],
+    body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 'email_in_use', 429],
   }),
   route({
     method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: getWarnings, tag: 'Account',
@@ -118,6 +118,6 @@ export const routes = [
     summary: 'upload the business\'s logo (multipart; an image, sniffed)',
     description: 'A live key or the owner\'s session (a test key gets 403). A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused, 400 naming `logo`). It is served at `/files/{id}`, and `businessLogo` is that URL.',
     body: LogoForm, multipart: { file: 'logo', fileBytes: LOGO_BYTES, fieldBytes: 1024, fileWords: 'PNG, JPEG, GIF or WebP, at most 512 KiB' },
-    responses: { 200: BusinessAnswer },
+    responses: { 200: BusinessAnswer }, errors: [403],
   }),
 ];

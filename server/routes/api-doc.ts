@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { ErrorEnvelope, EVENT_SCHEMAS } from '../../contract/api.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { STATUSES } from '../../contract/schemas.ts';
+import { operationCodes } from './error-codes.ts';
 import { TAGS, type Route } from './route.ts';
 
 type Schema = z.core.$ZodType;
@@ -139,7 +140,7 @@ const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 
 
 /** The whole document, for the routes given (the route table) and the origin it is served on. */
 export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, untyped?: Untyped): JsonSchema {
-  const error = { $ref: '#/components/schemas/Error' };
+  const errorSchema = jsonSchema(ErrorEnvelope, 'output', untyped) as { properties: Record<string, JsonSchema>; required: string[] };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter(documented)) {
     const path = openApiPath(route.path);
@@ -152,21 +153,17 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       const query = jsonSchema(op.query, 'input', untyped) as { properties: Record<string, JsonSchema>; required?: string[] };
       for (const [name, schema] of Object.entries(query.properties)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
     }
-    const errors = new Set<number>([500, ...(op.errors ?? [])]);
-    if (route.auth !== 'none') errors.add(401);
-    // A session's writes answer 403 without their CSRF token.
-    if (route.auth === 'merchant' && route.method !== 'GET') errors.add(403);
-    if (op.body || op.query || pathParams.length) errors.add(400);
-    if (op.body) errors.add(413);
-    if (pathParams.length) errors.add(404);
+    const errors = operationCodes(route);
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
       const media = op.mediaType && Number(status) < 300 ? op.mediaType : 'application/json';
       responses[status] = { description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)], content: { [media]: { schema: jsonSchema(schema, 'output', untyped) } } };
     }
-    for (const status of [...errors].sort()) {
+    for (const [status, codes] of errors) {
       if (responses[status]) continue;
-      responses[status] = { description: ERROR_WORDS[status], content: { 'application/json': { schema: error } } };
+      // The envelope, with the codes this operation answers at this status.
+      const schema = { ...errorSchema, properties: { ...errorSchema.properties, code: { type: 'string', enum: codes } }, required: [...errorSchema.required, 'code'] };
+      responses[status] = { description: ERROR_WORDS[status], content: { 'application/json': { schema } } };
     }
     let requestBody: unknown;
     if (op.body && op.multipart) {
@@ -217,7 +214,7 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
     info: {
       title: 'Stablecoin payment service API',
       version: '1',
-      description: `Payments in USDT, USDC, BUSD and DAI, payment links, webhooks and bank payouts. Payment statuses: ${STATUSES.join(', ')}. Every error is the envelope \`Error\`. Made from the service's route table and its contract's schemas.`,
+      description: `Payments in USDT, USDC, BUSD and DAI, payment links, webhooks and bank payouts. Payment statuses: ${STATUSES.join(', ')}. Every error is the envelope \`Error\`, whose \`code\` (each operation lists those it may answer) tells one refusal from another; every answer has a \`Request-Id\` header, also in the service's log line. Made from the service's route table and its contract's schemas.`,
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
@@ -225,7 +222,7 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
     paths,
     webhooks,
     components: {
-      schemas: { Error: jsonSchema(ErrorEnvelope, 'output', untyped) },
+      schemas: { Error: errorSchema },
       securitySchemes: {
         publicKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The public key, pk_test_… or pk_live_…: checkout pages carry it.' },
         secretKey: { type: 'http', scheme: 'bearer', description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.' },

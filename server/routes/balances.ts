@@ -10,7 +10,7 @@ import type { Coin } from '../../contract/schemas.ts';
 import type { CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from '../domain/balances.ts';
-import { Conflict, invalidField } from '../domain/errors.ts';
+import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { ok } from '../http/respond.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
@@ -42,11 +42,11 @@ export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ 
     // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
     // it. (Of several networks, payments on one without a treasury are then refused, naming it.)
     if (networks.length > 0 && !networks.some((n) => service.treasury(account.mode, n.chainId))) {
-      throw new Conflict(`Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
+      throw new NotConfigured(`Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
         { field: 'settlement', message: 'expected wallet: this network has no treasury' },
       ]);
     }
-    if (networks.length === 0 && account.mode === 'live') throw new Conflict('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
+    if (networks.length === 0 && account.mode === 'live') throw new NotConfigured('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
   }
   await service.journal.setSettlement(account, settlement, service.now());
   return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
@@ -75,7 +75,7 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
   const from = coinOf(service, account, 'from', body.from, body.chain_id);
   const to = coinOf(service, account, 'to', body.to, from.chainId);
   const swaps = service.treasury(account.mode, from.chainId)?.swaps;
-  if (!swaps) throw new Conflict(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
+  if (!swaps) throw new NotConfigured(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
@@ -98,10 +98,10 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const network = service.catalog.network(account.mode, body.chain_id);
   if (!network) {
     const networks = service.catalog.networks(account.mode);
-    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` }]);
+    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` }]);
   }
   const treasury = service.treasury(account.mode, network.chainId);
-  if (!treasury) throw new Conflict(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
+  if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
   if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
@@ -112,7 +112,7 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {
     const at = new Date(wallet.change.effectiveMs).toISOString();
-    throw new Conflict(
+    throw new DestinationPending(
       `address: ${getAddress(body.address.toLowerCase())} has never received a withdrawal of your live balance on ${network.name}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
       [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
     );
@@ -137,27 +137,27 @@ export const routes = [
     method: 'PUT', path: '/api/v1/settlement', auth: 'secret', handler: putSettlement, tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
     description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
-    body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: [409],
+    body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],
   }),
   route({ method: 'GET', path: '/api/v1/balances', auth: 'secret', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
   route({
     method: 'POST', path: '/api/v1/swaps/quote', auth: 'secret', handler: quoteSwap, tag,
     summary: 'a price to swap one coin of the balance for another',
     description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the floor: the pool\'s quote less the slippage limit of 0.5%), `expires_at` (a minute); 409 on `wallet` settlement.',
-    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: [409], limits: { balance: 'Swaps' },
+    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 409], limits: { balance: 'Swaps' },
   }),
   route({
     method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: createSwap, tag,
     summary: 'swap at a quote',
     description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
-    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409], limits: { balance: 'Swaps' },
+    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps' },
   }),
   route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: getSwap, tag, summary: 'one swap and its state', responses: { 200: answer(Swap) } }),
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
-    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409], limits: { balance: 'Withdrawals' },
+    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals' },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', responses: { 200: answer(Withdrawal) } }),
 ];

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { email as emailField, FIAT_DECIMALS, is } from '../../contract/fields.ts';
 import { toUnits } from '../../contract/money.ts';
 import { initializePayment } from '../domain/initialize.ts';
-import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { CoinUnavailable, LinkInactive, NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { amountFor, type Link } from '../domain/links.ts';
 import { fromRoot } from '../paths.ts';
 import { builtFile, sendBuilt } from '../http/static.ts';
@@ -110,7 +110,7 @@ const CheckoutBody = is<Record<string, unknown>>((v) => v !== null && typeof v =
 export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req, params, service, body }) => {
   const link = await linkBySlug(service, params.slug);
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
-  if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+  if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
   // Anyone may press the page's button: each press makes a payment, so each client's presses
   // are counted and refused past its allowance. The link's own count takes only payments made
   // and refuses nobody (junk never spends what real customers share): past it, an alert.
@@ -130,7 +130,7 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   // that opens next lets the customer choose another coin, or chain.
   const coins = service.catalog.coins(account.mode);
   const coin = coins.find((c) => c.symbol === 'USDT') ?? coins[0]!;
-  if (coin.status !== 'active') throw new Conflict(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
+  if (coin.status !== 'active') throw new CoinUnavailable(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
   const rates = await service.rates.forQuote(currency, coin.symbol);
   await initializePayment(
     service.payments,

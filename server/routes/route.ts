@@ -4,8 +4,9 @@
 // (once, at the boundary) and hands the handler the checked input; the OpenAPI document
 // (api-doc.ts) is made from the same objects. Each resource file exports its `routes`.
 import type * as z from 'zod/mini';
+import type { ErrorCode } from '../../contract/error-codes.ts';
 import type { Account } from '../domain/account.ts';
-import { Conflict, Forbidden, invalidField, TooMany } from '../domain/errors.ts';
+import { BalanceSettlementRequired, CsrfRejected, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
 import { sameOrigin } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import type { Call } from '../http/faults.ts';
@@ -67,8 +68,11 @@ export interface Route extends Schemas {
   multipart?: Multipart;
   /** Each success status and its whole body; errors are added from what the route declares and can refuse. */
   responses?: Record<number, z.ZodMiniType>;
-  /** Errors it answers beyond those of its key, body and path (400, 401, 403, 404, 413). */
-  errors?: number[];
+  /**
+   * Errors it answers beyond those of its key, body, path and limits (error-codes.ts): a status
+   * (its general code: 409 is `conflict`) or a finer code by name (`insufficient_balance`).
+   */
+  errors?: Array<number | ErrorCode>;
   /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
   mediaType?: 'text/csv';
   limits?: Limits;
@@ -82,7 +86,7 @@ export const route = <S extends Schemas>(r: Omit<Route, keyof Schemas | 'handler
 /** Refuses what only a balance allows (swaps, bank payouts, withdrawals) to a merchant on `wallet` settlement. */
 export async function requireBalance(account: Account, service: ServiceParts, what: string): Promise<void> {
   if ((await service.journal.settlement(account.merchant.id, account.mode)) !== 'balance') {
-    throw new Conflict(
+    throw new BalanceSettlementRequired(
       `${what} need balance settlement: your ${account.mode} payments settle to your own wallet, so the service holds no money of yours to ${what === 'Bank payouts' ? 'pay out' : 'use'}. Switch with PUT /api/v1/settlement {"settlement":"balance"} (the operator then holds your money; see the README) and take payments after it`,
     );
   }
@@ -98,9 +102,9 @@ async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
 
 /** What the route's limits check before its body is read: its origin, rate limits, live keys, then balance settlement. */
 export async function limitsBeforeBody(route: Route, ctx: AnyCtx): Promise<void> {
-  if (route.limits?.sameOrigin && !sameOrigin(ctx.req, ctx.service.origin())) throw new Forbidden('This request came from another origin: refused (CSRF)');
+  if (route.limits?.sameOrigin && !sameOrigin(ctx.req, ctx.service.origin())) throw new CsrfRejected('This request came from another origin: refused (CSRF)');
   await count(route.limits?.rate?.filter((l) => !l.afterBody) ?? [], ctx);
-  if (route.limits?.notLive && ctx.account.mode === 'live') throw new Conflict(route.limits.notLive);
+  if (route.limits?.notLive && ctx.account.mode === 'live') throw new NotConfigured(route.limits.notLive);
   if (route.limits?.balance) await requireBalance(ctx.account, ctx.service, route.limits.balance);
 }
 

@@ -8,7 +8,7 @@ import { quote } from '../domain/quote.ts';
 import { toUnits, unitsToNumber } from '../../contract/money.ts';
 import { initializePayment } from '../domain/initialize.ts';
 import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
-import { Conflict, Forbidden, invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { ChainNotOffered, CoinUnavailable, LinkInactive, NotFound, SandboxUnavailable, TooMany, invalidField } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from '../domain/payments.ts';
 import { ok } from '../http/respond.ts';
 import { paymentKey } from '../realtime/keys.ts';
@@ -63,7 +63,7 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
     if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
       throw new NotFound(`payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
     }
-    if (!link.isActive) throw new Conflict(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+    if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
     paymentLinkId = link.id;
   }
   // A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several.
@@ -96,7 +96,10 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
   }
   // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
   const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
-  return ok(created ? 201 : 200, transactionView(payment, account.merchant, now, asSent), created ? 'Transaction initialized' : 'Transaction already initialized');
+  // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
+  const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
+  const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
+  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */
@@ -113,7 +116,7 @@ export const qr: Handler<ByReference> = async (ctx) => {
   const reference = ctx.params.reference;
   const payment = await service.payments.get(account, reference);
   const coin = service.catalog.coin(account.mode, payment.coin, payment.chainId);
-  if (!coin) throw new Conflict(`Transaction ${reference} is in ${payment.coin} on chain ${payment.chainId}, a coin this service no longer takes there`);
+  if (!coin) throw new CoinUnavailable(`Transaction ${reference} is in ${payment.coin} on chain ${payment.chainId}, a coin this service no longer takes there`);
   // From base units: what is still due can be one base unit, which a JSON number writes as 1e-18.
   const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
   return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
@@ -151,16 +154,16 @@ export const verify: Handler<ByReference & { query: typeof VerifyQuery }> = asyn
 
 export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx) => {
   const { account, service, body } = ctx;
-  if (account.mode !== 'test') throw new Forbidden('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
-  if (!service.config.sandbox) throw new Forbidden('The sandbox is switched off on this service: send a real transfer on the test network');
+  if (account.mode !== 'test') throw new SandboxUnavailable('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
+  if (!service.config.sandbox) throw new SandboxUnavailable('The sandbox is switched off on this service: send a real transfer on the test network');
   const quoted = await service.payments.get(account, String(body.reference));
   if (service.catalog.networks(account.mode).length > 0) {
     // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
     // is the payment as it stands (still pending until the transfer has its confirmations).
     const network = service.catalog.network(account.mode, quoted.chainId);
-    if (!network) throw new Conflict(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
-    if (!network.dev) throw new Forbidden(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
-    if (!service.devChain) throw new Forbidden(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
+    if (!network) throw new ChainNotOffered(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
+    if (!network.dev) throw new SandboxUnavailable(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
+    if (!service.devChain) throw new SandboxUnavailable(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
     const payment = quoted;
     assertTakesDeposits(payment, service.now());
     await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
@@ -203,14 +206,14 @@ export const routes = [
     method: 'GET', path: '/api/v1/coins', auth: 'public', handler: coins, tag: 'Payments',
     summary: 'the coins of the key\'s network',
     description: 'Testnet for `pk_test_`, mainnet for `pk_live_`. With `amount` and `currency` (both or neither) each coin also says what the customer would send for that price, fee included. Beside the data: the business the key belongs to, for the checkout\'s header.',
-    query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: [409, 503], limits: { faults: 'coins' },
+    query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: ['not_configured', 'coin_unavailable', 503], limits: { faults: 'coins' },
   }),
   route({
     method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: initialize, tag: 'Payments',
     summary: 'create, answer again, or re-quote a payment',
     description:
       '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted, but a page (public key) may change only the coin of a payment the merchant\'s server or a link priced (409 otherwise); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
-    body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: [409, 429, 503],
+    body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: ['reference_in_use', 'link_inactive', 'coin_unavailable', 'not_configured', 'payout_address_required', 429, 503],
     limits: { rate: [perClientInitializes], faults: 'initialize' },
   }),
   route({
@@ -224,18 +227,18 @@ export const routes = [
     method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: qr, tag: 'Payments',
     summary: 'a payment\'s EIP-681 QR code, as an SVG path',
     description: '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
-    params: ByReference, responses: { 200: answer(Qr) },
+    params: ByReference, responses: { 200: answer(Qr) }, errors: ['coin_unavailable'],
   }),
   route({
     method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: settle, tag: 'Payments',
     summary: 'finish an accepted partial payment with what arrived',
     description: 'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
-    params: ByReference, responses: { 200: verification }, errors: [409],
+    params: ByReference, responses: { 200: verification }, errors: ['payment_state'],
   }),
   route({
     method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: sandboxDeposit, tag: 'Payments',
     summary: 'test keys: simulate a deposit',
     description: 'Test keys only (the page\'s public key, or a server\'s or the CLI\'s secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.',
-    body: DepositBody, responses: { 200: verification }, errors: [403, 409],
+    body: DepositBody, responses: { 200: verification }, errors: ['sandbox_unavailable', 'chain_not_offered', 'payment_state', 409],
   }),
 ];

@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { answer, EventRecord, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../../contract/api.ts';
 import { PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
-import { Conflict, invalidField, NotFound, TooMany } from '../domain/errors.ts';
+import { ChainNotOffered, NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from '../domain/webhooks.ts';
 import { EventsQuery } from '../http/queries.ts';
@@ -54,7 +54,7 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
   if (!network) {
     const networks = service.catalog.networks(account.mode);
     const offered = networks.length ? networks.map((n) => `${n.chainId} (${n.name})`).join(', ') : 'none: no network is configured for them';
-    throw new Conflict(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
+    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
       { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
     ]);
   }
@@ -161,7 +161,7 @@ export const routes = [
     method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: putPayoutAddress, tag: 'Webhooks',
     summary: 'where a chain\'s deposits are swept to',
     description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys, and a chain\'s first address: in effect now. A live key replacing an address: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent, and the owner may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address.',
-    body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: [409],
+    body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: ['chain_not_offered'],
   }),
   route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', description: '`address` is the one in effect; `pending`, a live key\'s new one waiting for its `effective_at`.', responses: { 200: answer(z.array(PayoutAddress)) } }),
   route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),

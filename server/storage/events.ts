@@ -74,7 +74,8 @@ export class EventStore {
    */
   async add(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, type: EventType, data: unknown, nowMs: number): Promise<string> {
     const id = 'evt_' + randomBytes(12).toString('hex');
-    const body = JSON.stringify({ id, event: type, created: Math.floor(nowMs / 1000), data });
+    // `type` as the events feed names it, beside `event` (the spec's name); both sign as the body.
+    const body = JSON.stringify({ id, event: type, type, created: Math.floor(nowMs / 1000), data });
     const [endpoint] = await tx.query('SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
     const state = endpoint?.url ? 'pending' : 'no_endpoint';
     // The account's next number: the counter row's lock holds a second writer of this account

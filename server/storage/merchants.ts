@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from '../domain/keys.ts';
-import { Conflict } from '../domain/errors.ts';
+import { EmailInUse } from '../domain/errors.ts';
 import type { Database, Row } from './db.ts';
 import { applyDue } from './destinations.ts';
 import { notifyAccountChange } from './account-cache.ts';
@@ -211,7 +211,7 @@ export class MerchantStore {
            UNION ALL SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1`,
           [email, merchantId],
         );
-        if (taken) throw new Conflict('business_email: another business signs in with this address; choose your own', [{ field: 'business_email', message: 'expected an address no other business uses' }]);
+        if (taken) throw new EmailInUse('business_email: another business signs in with this address; choose your own', [{ field: 'business_email', message: 'expected an address no other business uses' }]);
         const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
         await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
         const merchant = merchantOf(row!);

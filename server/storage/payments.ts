@@ -5,7 +5,7 @@ import type { Account } from '../domain/account.ts';
 import type { NewPayment, PaymentWrites } from '../domain/initialize.ts';
 import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from '../domain/payments.ts';
 import type { EventType } from '../../contract/events.ts';
-import { Conflict, NotFound } from '../domain/errors.ts';
+import { NotFound, PaymentState } from '../domain/errors.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
 import { paymentKey } from '../realtime/keys.ts';
@@ -236,7 +236,7 @@ export class PaymentStore {
       if (assertSettles(payment, nowMs) === 'already') return payment;
       // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
       const [confirming] = await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id]);
-      if (confirming) throw new Conflict(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
+      if (confirming) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
       return this.markSettled(tx, account, payment, nowMs, report);
     });
   }

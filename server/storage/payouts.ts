@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
 import type { Account } from '../domain/account.ts';
-import { Conflict, NotFound } from '../domain/errors.ts';
+import { DestinationPending, NotConfigured, NotFound, ReferenceInUse } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from '../domain/payouts.ts';
 import type { Database, Row, Sql } from './db.ts';
 import type { EventStore } from './events.ts';
@@ -159,16 +159,16 @@ export class PayoutStore {
       await this.lockAccount(tx, account);
       const bank = await this.bank(account, request.bankId, tx);
       if (bank.effectiveAt && Date.parse(bank.effectiveAt) > nowMs) {
-        throw new Conflict(
+        throw new DestinationPending(
           `payout_bank_id: bank account ${bank.id} is new and is paid to only from ${bank.effectiveAt} (live keys' new bank accounts wait ${Math.round(this.destinations!.delayMs / 60_000)} minutes, so the owner can cancel one they did not add)`,
           [{ field: 'payout_bank_id', message: `expected a bank account in effect; this one is from ${bank.effectiveAt}` }],
         );
       }
       const coin = this.coinOf(account.mode);
-      if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new Conflict(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
+      if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
-      if (taken) throw new Conflict(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
+      if (taken) throw new ReferenceInUse(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
       // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
       const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
       const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);

@@ -81,7 +81,7 @@ describe('hostile requests, to a demo process', { timeout: 40_000 }, () => {
     const res = await fetch(api + '/api/v1/coins', { method: 'DELETE', headers: { 'x-api-key': publicKey } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET');
-    expect(await res.json()).toEqual({ status: 'error', statusCode: 405, message: 'DELETE is not allowed here; use GET' });
+    expect(await res.json()).toEqual({ status: 'error', statusCode: 405, code: 'method_not_allowed', message: 'DELETE is not allowed here; use GET' });
     const unknown = await fetch(api + '/api/v1/nothing-here', { method: 'DELETE' });
     expect(unknown.status).toBe(404);
     await alive();

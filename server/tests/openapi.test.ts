@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../contract/error-codes.ts';
 import { startService, type Service } from '../app.ts';
 import { documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
 import { ROUTES } from '../routes/table.ts';
@@ -117,7 +118,7 @@ describe('the OpenAPI document', () => {
       secretKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       session: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'dashboard_session' }),
     });
-    const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; requestBody?: { content: object } }>>;
+    const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }>; requestBody?: { content: object } }>>;
     expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
     expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
     expect(paths['/api/v1/payout_address'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
@@ -127,7 +128,14 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(paths['/api/v1/keys/roll'].post.responses)).toContain('403');
     expect(paths['/api/v1/transaction/verify/{reference}'].get.security).toEqual([{ publicKey: [] }, { secretKey: [] }]);
     expect(paths['/healthz'].get.security).toEqual([]);
-    expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }));
+    // Each error answer is the envelope with the codes this operation answers at that status.
+    const envelope = (codes: string[]) => ({ ...components.schemas.Error, properties: { ...(components.schemas.Error.properties as object), code: { type: 'string', enum: codes } }, required: ['status', 'statusCode', 'message', 'code'] });
+    expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }));
+    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected']));
+    expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
+      envelope(['balance_settlement_required', 'chain_not_offered', 'destination_pending', 'insufficient_balance', 'not_configured', 'withdrawal_limit_exceeded']),
+    );
+    expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
     expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
@@ -353,13 +361,18 @@ describe('the OpenAPI document', () => {
       const schema = webhooks[event.event].post.requestBody.content['application/json'].schema;
       expect(ajv.validate(schema, event), `${event.event}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
       expect(headers['webhook-id']).toBe((event as unknown as { id: string }).id);
+      // The payload names its type as the events feed does.
+      expect((event as unknown as { type: string }).type).toBe(event.event);
     }
   });
 });
 
 describe('the API reference page', () => {
   it('is HTML made from the document: every operation and event, no script, nothing from another origin', async () => {
-    const response = await fetch(`${api.url}/api/v1/reference`);
+    // Once more on a reset connection: after the long conformance run above, a pooled keep-alive
+    // socket is sometimes reset as it is reused (ECONNRESET before any answer; not understood yet,
+    // see the issue 38 report). The page itself is checked on the answer.
+    const response = await fetch(`${api.url}/api/v1/reference`).catch(() => fetch(`${api.url}/api/v1/reference`));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);

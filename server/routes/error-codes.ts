@@ -1,0 +1,49 @@
+// The error codes each operation may answer, from what its route object declares: its key,
+// input and limits imply theirs (a body: validation_failed and payload_too_large; a rate limit:
+// rate_limited; …), and `errors` adds a status's general code (409: conflict) or a finer one by
+// name (insufficient_balance, which is a 409). The OpenAPI document lists them per operation
+// and status; the conformance test checks every error answer it sees against that list.
+import { ERROR_CODES, type ErrorCode } from '../../contract/error-codes.ts';
+import type { Route } from './route.ts';
+
+/** The code of each status when a route names the status, not a finer code. */
+export const GENERAL_CODE: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'service_unavailable',
+};
+
+/** The codes the route may answer, by status (ascending), each list sorted. */
+export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits'>): Map<number, ErrorCode[]> {
+  const codes = new Set<ErrorCode>(['internal_error']);
+  const pathParams = /:[a-zA-Z]/.test(route.path);
+  if (route.auth !== 'none') codes.add('unauthorized');
+  // A session's writes are refused without their CSRF token, or from another origin.
+  if (route.auth === 'merchant' && route.method !== 'GET') codes.add('csrf_rejected');
+  if (route.body || route.query || pathParams) codes.add('validation_failed');
+  if (route.body) codes.add('payload_too_large');
+  if (pathParams) codes.add('not_found');
+  const limits = route.limits;
+  if (limits?.sameOrigin) codes.add('csrf_rejected');
+  if (limits?.rate?.length) codes.add('rate_limited');
+  if (limits?.notLive) codes.add('not_configured');
+  if (limits?.balance) codes.add('balance_settlement_required');
+  for (const error of route.errors ?? []) {
+    const code = typeof error === 'string' ? error : GENERAL_CODE[error];
+    if (!code) throw new Error(`${route.method} ${route.path}: no error code for status ${error}`);
+    codes.add(code);
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...codes].sort()) {
+    const status = ERROR_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
