@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test as base, expect, type Locator, type Page } from 'playwright/test';
 import { startService, type Service, type ServiceOptions } from '../../server/app.ts';
@@ -7,6 +8,7 @@ import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/m
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
+import { checkAnswers, conformance } from './conformance.ts';
 
 export interface Servers {
   api: Service;
@@ -32,6 +34,7 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
     ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) }, devChain: DEV_CHAIN_POWERS } : {}),
     ...serviceOptions,
   });
+  await checkAnswers(api);
   if (chain) await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId, devAccount(9).address);
   const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
   const shop = await startMerchantSite({ apiUrl: api.url, publicKey, secretKey, webhookSecret: DEMO_MERCHANT.webhookSecrets!.test! });
@@ -50,14 +53,15 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
 
 const LOOPBACK = /^(https?|wss?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;
 
-export const test = base.extend<{ offLoopback: string[] }, { servers: Servers }>({
+export const test = base.extend<{ offLoopback: string[]; conformant: void }, { servers: Servers }>({
   servers: [
     async ({}, use) => {
       const servers = await startServers();
       await use(servers);
       await servers.close();
     },
-    { scope: 'worker' },
+    // Its own minute to start (the service, the shop, the document's check) on a loaded machine.
+    { scope: 'worker', timeout: 60_000 },
   ],
   // Nothing may leave the machine: the browser cannot reach off loopback (see chromium.ts),
   // and any attempt to is seen here and fails the test.
@@ -70,6 +74,16 @@ export const test = base.extend<{ offLoopback: string[] }, { servers: Servers }>
       });
       await use(seen);
       expect(seen, 'requests that tried to leave loopback').toEqual([]);
+    },
+    { auto: true },
+  ],
+  // Every answer the service gave during the test matched the OpenAPI document (conformance.ts).
+  conformant: [
+    async ({}, use) => {
+      await use();
+      mkdirSync('reports', { recursive: true });
+      writeFileSync(`reports/e2e-conformance-${process.pid}.json`, JSON.stringify({ checked: conformance.checked }));
+      expect(conformance.problems.splice(0), 'answers the OpenAPI document does not allow').toEqual([]);
     },
     { auto: true },
   ],

@@ -10,7 +10,9 @@ import { ErrorEnvelope, EVENT_SCHEMAS } from '../../contract/api.ts';
 import { EVENT_TYPES } from '../../contract/events.ts';
 import { STATUSES } from '../../contract/schemas.ts';
 import { operationCodes } from './error-codes.ts';
-import { TAGS, type Route } from './route.ts';
+import { PayoutBody, PayoutFields } from '../../contract/payouts.ts';
+import { bankAccountBody, bankAccountSchemas } from './bank-account-doc.ts';
+import { TAGS, type Route, type Tag } from './route.ts';
 
 type Schema = z.core.$ZodType;
 export type JsonSchema = Record<string, unknown>;
@@ -104,12 +106,23 @@ export interface Untyped {
   words: string[];
 }
 
+/**
+ * Bodies whose check goes beyond their zod shape, documented as the whole check: the bank
+ * account's fields per currency (bank-account-doc.ts).
+ */
+const CHECKED_FURTHER = new Map<Schema, () => JsonSchema>([[PayoutBody, bankAccountBody]]);
+
 export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Untyped): JsonSchema {
   const out = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
     override: (ctx) => {
+      const further = CHECKED_FURTHER.get(ctx.zodSchema as Schema);
+      if (further) {
+        for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key];
+        return void Object.assign(ctx.jsonSchema, further());
+      }
       const words = leafWords(ctx.zodSchema as Schema);
       if (words === undefined) return;
       const leaf = leafSchema(words);
@@ -131,16 +144,36 @@ const ERROR_WORDS: Record<number, string> = {
   404: 'Nothing by that id or reference',
   409: 'A conflict with the state of the payment, link or account',
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
-  429: 'Too many requests: Retry-After says how long to wait',
+  429: 'Too many requests: Retry-After says how long to wait (whole seconds)',
   500: 'An unexpected error: it was logged, and the service keeps running',
   503: 'Not ready, or (coins, initialize) no fresh exchange rate for the currency',
 };
 
 const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
+/** Headers an error answer carries beside its envelope. */
+const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  429: { 'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } } },
+};
+
+const TAG_WORDS: Record<Tag, string> = {
+  Payments: 'Quoting and taking a payment (the checkout, public key), verifying it (either key), the sandbox\'s deposits, and the merchant\'s list of payments.',
+  Products: 'The merchant\'s products and their prices, which standard payment links sell.',
+  Account: 'The business (name, e-mail, logo), its warnings, and rolling its secret key.',
+  Webhooks: 'Where events are delivered and how they are signed, the events feed, the payout address, and changes of where money goes that wait their delay.',
+  'Payment links': 'Standard and donation links, their hosted pages\' details and their QR codes.',
+  'Bank payouts': 'Bank accounts per currency, rates, and paying a balance out to a bank (balance settlement).',
+  Balances: 'Settlement (wallet or balance), balances, swaps between coins, and withdrawals on chain (balance settlement).',
+  Operations: 'Health checks and this document.',
+};
+
+/** Webhook event names as operation ids: DEPOSIT_TRANSACTION → depositTransactionEvent. */
+const eventOperationId = (type: string): string => type.toLowerCase().replace(/_(.)/g, (_m, c: string) => c.toUpperCase()) + 'Event';
+
 /** The whole document, for the routes given (the route table) and the origin it is served on. */
 export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, untyped?: Untyped): JsonSchema {
   const errorSchema = jsonSchema(ErrorEnvelope, 'output', untyped) as { properties: Record<string, JsonSchema>; required: string[] };
+  const error = { $ref: '#/components/schemas/Error' };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes.filter(documented)) {
     const path = openApiPath(route.path);
@@ -163,7 +196,7 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       if (responses[status]) continue;
       // The envelope, with the codes this operation answers at this status.
       const schema = { ...errorSchema, properties: { ...errorSchema.properties, code: { type: 'string', enum: codes } }, required: [...errorSchema.required, 'code'] };
-      responses[status] = { description: ERROR_WORDS[status], content: { 'application/json': { schema } } };
+      responses[status] = { description: ERROR_WORDS[status], ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}), content: { 'application/json': { schema } } };
     }
     let requestBody: unknown;
     if (op.body && op.multipart) {
@@ -195,6 +228,7 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
   for (const type of EVENT_TYPES) {
     webhooks[type] = {
       post: {
+        operationId: eventOperationId(type),
         summary: `${type}, sent to the merchant's webhook URL`,
         description:
           'Signed with the webhook secret two ways: Standard Webhooks (`webhook-id`, the event id and the same on every retry; `webhook-timestamp`; `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body" under the bytes of the base64 after whsec_>`, one per secret during a rotation) and `x-service-signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body" under the whole secret>`. Answer 2xx; anything else is retried with backoff.',
@@ -205,6 +239,8 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
           { name: 'x-service-signature', in: 'header', required: true, schema: string },
         ],
         requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(EVENT_SCHEMAS[type], 'output', untyped) } } },
+        // Signed: the receiver checks either signature header with its webhook secret.
+        security: [{ standardWebhooks: [] }, { serviceSignature: [] }],
         responses: { '2XX': { description: 'Received; anything else is retried' } },
       },
     };
@@ -214,18 +250,42 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
     info: {
       title: 'Stablecoin payment service API',
       version: '1',
-      description: `Payments in USDT, USDC, BUSD and DAI, payment links, webhooks and bank payouts. Payment statuses: ${STATUSES.join(', ')}. Every error is the envelope \`Error\`, whose \`code\` (each operation lists those it may answer) tells one refusal from another; every answer has a \`Request-Id\` header, also in the service's log line. Made from the service's route table and its contract's schemas.`,
+      description: `Payments in USDT, USDC, BUSD and DAI, payment links, webhooks and bank payouts. Payment statuses: ${STATUSES.join(', ')}. Every error is the envelope \`Error\`, whose \`code\` (each operation lists those it may answer) tells one refusal from another; every answer has a \`Request-Id\` header, also in the service's log line. A path the API does not have answers 404 and a method a path does not have answers 405 with \`Allow\` naming the methods it has (\`components.responses\`). Made from the service's route table and its contract's schemas.`,
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: origin }],
-    tags: TAGS.map((name) => ({ name })),
+    tags: TAGS.map((name) => ({ name, description: TAG_WORDS[name] })),
     paths,
     webhooks,
     components: {
-      schemas: { Error: errorSchema },
+      schemas: {
+        Error: errorSchema,
+        ...bankAccountSchemas((name) => (jsonSchema(PayoutFields, 'input', untyped) as { properties: Record<string, JsonSchema> }).properties[name], LEAVES['true or false']),
+      },
+      responses: {
+        NotFound: { description: 'No such path in the API (any method)', content: { 'application/json': { schema: error } } },
+        MethodNotAllowed: {
+          description: 'A method this path does not have: no operation answers it, the path does',
+          headers: { Allow: { required: true, description: 'The methods the path has, as its operations in this document', schema: string } },
+          content: { 'application/json': { schema: error } },
+        },
+      },
       securitySchemes: {
         publicKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The public key, pk_test_… or pk_live_…: checkout pages carry it.' },
         secretKey: { type: 'http', scheme: 'bearer', description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.' },
+        standardWebhooks: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'webhook-signature',
+          description: 'Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` under the bytes of the base64 after `whsec_` of the webhook secret (one per secret during a rotation). Any Standard Webhooks library verifies it.',
+        },
+        serviceSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-service-signature',
+          description: '`x-service-signature: t=<seconds>,v1=<hex HMAC-SHA256 of "t.body" under the whole secret>`: `verifyWebhook` of the SDK checks it.',
+        },
         session: {
           type: 'apiKey',
           in: 'cookie',

@@ -20,7 +20,7 @@ export const readyz: Handler = async ({ service }) => {
 };
 
 export const routes = [
-  route({ method: 'GET', path: '/healthz', auth: 'none', handler: healthz, tag: 'Operations', summary: 'the process answers', responses: { 200: answer(Alive) } }),
+  route({ method: 'GET', path: '/healthz', auth: 'none', handler: healthz, tag: 'Operations', summary: 'the process answers', description: 'Liveness: 200 while the process serves requests, checking nothing else (`/readyz` checks the database and the chains). No key.', responses: { 200: answer(Alive) } }),
   route({
     method: 'GET', path: '/readyz', auth: 'none', handler: readyz, tag: 'Operations',
     summary: 'the database answers and each chain is followed; 503 naming what is not',

@@ -15,6 +15,7 @@ import {
   StandardLinkBody,
   StandardLinkCreated,
   StandardLinkUpdateBody,
+  uuid,
 } from '../../contract/payment-links.ts';
 import { Qr } from '../../contract/schemas.ts';
 import { invalidField } from '../domain/errors.ts';
@@ -49,13 +50,16 @@ export const listLinks: Handler<{ query: typeof LinksQuery }> = async ({ query, 
   return { status: 200, body: { status: 'success', statusCode: 200, data: items.map(listItemView), ...pages } };
 };
 
+/** A link by its id, as the spec says (a UUID): never a slug, so `pay/{key}` and `{id}/status` or `{id}/qr` cannot both match one path. */
+const ByLinkId = z.object({ id: uuid });
+
 /** A link's address as a QR code (an SVG path, as a payment's), for the merchant to print or show. */
-export const linkQr: Handler = async ({ params, account, service }) => {
+export const linkQr: Handler<{ params: typeof ByLinkId }> = async ({ params, account, service }) => {
   const link = await service.links.own(account, params.id);
   return ok(200, qrView(linkUrl(service.origin(), link)), 'QR code');
 };
 
-export const setLinkStatus: Handler<{ body: typeof LinkStatusBody }> = async ({ body: { is_active }, params, account, service }) => {
+export const setLinkStatus: Handler<{ body: typeof LinkStatusBody; params: typeof ByLinkId }> = async ({ body: { is_active }, params, account, service }) => {
   const link = await service.links.own(account, params.id);
   link.isActive = is_active;
   link.updatedMs = service.now();
@@ -153,8 +157,8 @@ export const routes = [
     ...standard,
   }),
   route({ method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'merchant', handler: updateStandard, tag, summary: 'update a standard link', description: '`id` plus the fields to change; the action\'s flag is `confirmation_page`.', ...standardUpdate }),
-  route({ method: 'POST', path: '/api/v1/payment_links', auth: 'merchant', handler: createStandard, tag, summary: 'create a standard link (the spec\'s other path)', ...standard }),
-  route({ method: 'PUT', path: '/api/v1/payment_links', auth: 'merchant', handler: updateStandard, tag, summary: 'update a standard link (the spec\'s other path)', ...standardUpdate }),
+  route({ method: 'POST', path: '/api/v1/payment_links', auth: 'merchant', handler: createStandard, tag, summary: 'create a standard link (the spec\'s other path)', description: 'The same as `POST /api/v1/payment_links/standard`: the spec shows both paths.', ...standard }),
+  route({ method: 'PUT', path: '/api/v1/payment_links', auth: 'merchant', handler: updateStandard, tag, summary: 'update a standard link (the spec\'s other path)', description: 'The same as `PUT /api/v1/payment_links/standard`: the spec shows both paths.', ...standardUpdate }),
   route({
     method: 'POST', path: '/api/v1/payment_links/donation', auth: 'merchant', handler: createDonation, tag,
     summary: 'create a donation link (multipart)',
@@ -167,6 +171,6 @@ export const routes = [
     summary: 'update a donation link', description: 'JSON: `id`, `is_active`, `description`, `options`, `action`, `social_links`, `website_url`; 200, no message.',
     body: DonationLinkUpdateBody, responses: { 200: answer(DonationLink) }, errors: [404],
   }),
-  route({ method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'merchant', handler: setLinkStatus, tag, summary: 'activate or deactivate a link', description: '`{ "is_active": true | false }` (the spec does not show the body; this is ours).', body: LinkStatusBody, responses: { 200: Done } }),
-  route({ method: 'GET', path: '/api/v1/payment_links/:id/qr', auth: 'merchant', handler: linkQr, tag, summary: 'a link\'s address as a QR code (an SVG path)', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } }),
+  route({ method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'merchant', handler: setLinkStatus, tag, params: ByLinkId, summary: 'activate or deactivate a link', description: '`{ "is_active": true | false }` (the spec does not show the body; this is ours).', body: LinkStatusBody, responses: { 200: Done } }),
+  route({ method: 'GET', path: '/api/v1/payment_links/:id/qr', auth: 'merchant', handler: linkQr, tag, params: ByLinkId, summary: 'a link\'s address as a QR code (an SVG path)', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } }),
 ];

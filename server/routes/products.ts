@@ -78,7 +78,7 @@ export const routes = [
     description: 'A name, a description and prices (`amount` as text, at most 2 decimals).',
     body: ProductBody, responses: { 201: answer(Product) },
   }),
-  route({ method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', handler: getProduct, tag: 'Products', summary: 'one product and its prices', params: ById, responses: { 200: answer(Product) } }),
+  route({ method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', handler: getProduct, tag: 'Products', summary: 'one product and its prices', description: 'The product by its id, archived or not, with every price it has; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Product) } }),
   route({
     method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', handler: updateProduct, tag: 'Products',
     summary: 'rename, describe or archive a product',
@@ -91,5 +91,5 @@ export const routes = [
     description: 'A standard link\'s cart takes the price\'s `id` as `price_id` (its own mode\'s and the seeded catalogue\'s only, never another merchant\'s).',
     params: ById, body: PriceBody, responses: { 201: answer(Price) },
   }),
-  route({ method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', handler: getPrice, tag: 'Products', summary: 'one price', params: ById, responses: { 200: answer(Price) } }),
+  route({ method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', handler: getPrice, tag: 'Products', summary: 'one price', description: 'A price by its id (as a standard link\'s cart names it): its product, currency and amount; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Price) } }),
 ];

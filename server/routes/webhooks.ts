@@ -174,7 +174,7 @@ export const routes = [
     method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: listEvents, tag: 'Webhooks',
     summary: 'the events feed, with delivery attempts',
     description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s); `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
-    query: EventsQuery, responses: { 200: EventsAnswer },
+    query: EventsQuery, responses: { 200: EventsAnswer }, errors: [429],
   }),
-  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', responses: { 202: answer(EventRecord) } }),
+  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', description: 'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.', responses: { 202: answer(EventRecord) } }),
 ];

@@ -117,7 +117,11 @@ describe('the OpenAPI document', () => {
       publicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       secretKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       session: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'dashboard_session' }),
+      // What signs a webhook: each event declares them as its security.
+      standardWebhooks: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'webhook-signature' }),
+      serviceSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-service-signature' }),
     });
+    for (const event of Object.values(doc.webhooks as Record<string, { post: { security: unknown[] } }>)) expect(event.post.security).toEqual([{ standardWebhooks: [] }, { serviceSignature: [] }]);
     const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }>; requestBody?: { content: object } }>>;
     expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
     expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);

@@ -37,6 +37,7 @@ export function referencePage(doc: Json): string {
   const ops = paths.flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
   const schemes = Object.entries((doc.components as { securitySchemes: Record<string, Json> }).securitySchemes);
   const webhooks = Object.entries(doc.webhooks as Record<string, { post: Json }>);
+  const shared = Object.entries((doc.components as { schemas: Json }).schemas).filter(([name]) => name !== 'Error');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(info.title)}: reference</title><style>${STYLE}</style></head>
@@ -46,6 +47,7 @@ export function referencePage(doc: Json): string {
 <p>The same as a machine reads it: <a href="openapi.json"><code>openapi.json</code></a> (OpenAPI 3.1).</p>
 <h2>Keys</h2><ul>${schemes.map(([name, s]) => `<li><strong>${esc(name)}</strong>: ${prose(s.description)}</li>`).join('')}</ul>
 <h2>Errors</h2><p>Every error answers the same envelope:</p>${schemaBlock((doc.components as { schemas: Json }).schemas.Error)}
+${shared.length ? `<h2>Schemas</h2><p>Named by <code>$ref</code> above.</p>${shared.map(([name, schema]) => `<section id="schema-${esc(name)}"><h3><code>${esc(name)}</code></h3>${schemaBlock(schema)}</section>`).join('\n')}` : ''}
 <nav><h2>Contents</h2>${tags.map((tag) => `<h3>${esc(tag)}</h3><ul>${ops.filter(({ op }) => (op.tags as string[]).includes(tag)).map(({ path, method }) => `<li><a href="#${anchor(method, path)}">${esc(method.toUpperCase())} ${esc(path)}</a></li>`).join('')}</ul>`).join('')}</nav>
 ${tags.map((tag) => `<h2>${esc(tag)}</h2>${ops.filter(({ op }) => (op.tags as string[]).includes(tag)).map(({ path, method, op }) => operation(method, path, op)).join('\n')}`).join('\n')}
 <h2>Webhook events</h2>
