@@ -4,7 +4,7 @@
 import { signal } from '@preact/signals';
 import type * as z from 'zod/mini';
 import { readAnswer, ServiceError } from '../contract/answer.ts';
-import { DashboardSession, SessionAnswer } from '../contract/dashboard.ts';
+import { DashboardSession, SessionProbe } from '../contract/dashboard.ts';
 import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */
@@ -49,14 +49,11 @@ export function signedIn(data: DashboardSession): void {
   session.value = data;
 }
 
-/** Asks who is signed in; null when nobody is. */
+/** Asks who is signed in; null when nobody is (the service answers 200 either way). */
 export async function loadSession(): Promise<void> {
-  try {
-    signedIn((await request('/dashboard/api/session', SessionAnswer)).data);
-  } catch (error) {
-    if (error instanceof ServiceError && error.status === 401) session.value = null;
-    else throw error;
-  }
+  const { data } = await request('/dashboard/api/session', SessionProbe);
+  if (data) signedIn(data);
+  else session.value = null;
 }
 
 export async function signOut(everywhere = false): Promise<void> {

@@ -158,8 +158,16 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   return startSession(service, found, 'Signed in');
 };
 
+/**
+ * "Am I signed in?": the dashboard asks as it opens, so nobody signed in is an answer (200,
+ * no `data`), not a refusal a browser logs as a failed request.
+ */
 export const getSession: Handler = async ({ req, service }) => {
-  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin()).catch((error: unknown) => {
+    if (error instanceof Unauthorized) return undefined;
+    throw error;
+  });
+  if (!account) return ok(200, undefined, 'Not signed in');
   const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
   return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
 };
@@ -196,7 +204,7 @@ export const routes = [
     summary: 'e-mail and password: a session cookie',
     description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
   }),
-  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys' }),
+  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
   route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
   route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),
 ];
