@@ -8,6 +8,7 @@ import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../d
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
+import { headTags } from '../views/head.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Handler, ServiceParts } from './context.ts';
 import { route, type Limits } from './route.ts';
@@ -25,6 +26,8 @@ export const DASHBOARD_POLICY = [
 ].join('; ');
 
 const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+/** The dashboard is no one's to find: no search engine lists its pages (the meta tag says so too). */
+const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
 
 /** The page, naming the script and style by their content's hash (so they are cached for good). */
 const shell = (script: string, style: string) => `<!doctype html>
@@ -34,6 +37,7 @@ const shell = (script: string, style: string) => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Dashboard</title>
+${headTags('The merchant\'s dashboard of this payment service: payments, links, products, events and settings.', true)}
 <link rel="stylesheet" href="/dashboard/assets/${style}">
 <script type="module" src="/dashboard/assets/${script}"></script>
 </head>
@@ -53,7 +57,7 @@ async function assetName(service: ServiceParts, name: string): Promise<string> {
 /** Every screen's address answers the same shell; the dashboard's router draws the screen. */
 export const page: Handler = async ({ res, service }) => {
   const html = shell(await assetName(service, 'dashboard.js'), await assetName(service, 'dashboard.css'));
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS }).end(html);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS, ...NOINDEX }).end(html);
   return undefined;
 };
 
