@@ -73,6 +73,8 @@ export type DashboardSession = z.infer<typeof DashboardSession>;
 
 /** The answer of every dashboard session endpoint. */
 export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
+/** GET /dashboard/api/session, "am I signed in?": the session, or no `data` when nobody is (a 200, not a 401). */
+export const SessionProbe = later(() => z.object({ ...envelope(), data: z.optional(DashboardSession) }));
 
 /** GET/PATCH /api/v1/account: the business as customers see it (its logo's URL on this service, or ""). */
 export const Business = later(() => z.object({ businessName: text, businessEmail: text, businessLogo: text }));

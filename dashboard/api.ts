@@ -3,7 +3,8 @@
 // (test or live) travels as x-mode. Every answer is read through the contract's schemas.
 import { signal } from '@preact/signals';
 import type * as z from 'zod/mini';
-import { DashboardSession, SessionAnswer } from '../contract/dashboard.ts';
+import { readAnswer, ServiceError } from '../contract/answer.ts';
+import { DashboardSession, SessionProbe } from '../contract/dashboard.ts';
 import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */
@@ -11,23 +12,13 @@ export const session = signal<DashboardSession | null | undefined>(undefined);
 /** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly fields: Array<{ field: string; message: string }> = [],
-  ) {
-    super(message);
-  }
-}
-
 interface Options {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
 }
 
-export async function request<S extends z.ZodMiniType>(path: string, schema: S | undefined, options: Options = {}): Promise<z.output<S>> {
+export async function request<S extends z.ZodMiniType>(path: string, schema?: S, options: Options = {}): Promise<z.output<S>> {
   const method = options.method ?? 'GET';
   const headers: Record<string, string> = { accept: 'application/json', 'x-mode': mode.value };
   // A form (a file upload) travels as multipart, with the boundary the browser writes.
@@ -36,28 +27,14 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S |
   const csrf = session.value?.csrfToken;
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
-  const text = await response.text();
-  let json: { message?: string; errors?: Array<{ field: string; message: string }> } | undefined;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    throw new ApiError(`The service answered ${response.status} without JSON`, response.status);
-  }
   if (response.status === 401 && !path.startsWith('/dashboard/api/session')) session.value = null;
-  if (!response.ok) throw new ApiError(json?.message ?? `The service answered ${response.status}`, response.status, json?.errors ?? []);
-  if (!schema) return undefined as z.output<S>;
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ApiError('The service answered with an unexpected shape', response.status);
-  return parsed.data;
+  return readAnswer(`${method} ${path}`, response.status, await response.text(), schema);
 }
 
 /** Downloads an answer (the CSV export) as a file: fetched with the session, saved from a blob. */
 export async function download(path: string, filename: string): Promise<void> {
   const response = await fetch(path, { headers: { 'x-mode': mode.value }, credentials: 'same-origin' });
-  if (!response.ok) {
-    const json = (await response.json().catch(() => ({}))) as { message?: string };
-    throw new ApiError(json.message ?? `The service answered ${response.status}`, response.status);
-  }
+  if (!response.ok) readAnswer(`GET ${path}`, response.status, await response.text());
   const url = URL.createObjectURL(await response.blob());
   const a = document.createElement('a');
   a.href = url;
@@ -72,14 +49,11 @@ export function signedIn(data: DashboardSession): void {
   session.value = data;
 }
 
-/** Asks who is signed in; null when nobody is. */
+/** Asks who is signed in; null when nobody is (the service answers 200 either way). */
 export async function loadSession(): Promise<void> {
-  try {
-    signedIn((await request('/dashboard/api/session', SessionAnswer)).data);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) session.value = null;
-    else throw error;
-  }
+  const { data } = await request('/dashboard/api/session', SessionProbe);
+  if (data) signedIn(data);
+  else session.value = null;
 }
 
 export async function signOut(everywhere = false): Promise<void> {

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../server/seed.ts';
 import { startService, type Service } from '../server/app.ts';
@@ -57,6 +59,25 @@ describe('the server SDK', () => {
     expect(error.status).toBe(400);
     expect(error.fields.map((f) => f.field)).toEqual(['amount']);
     expect(error.message).toMatch(/initialize answered 400/);
+  });
+
+  it('names the URL it tried when nothing answers, and never a key', async () => {
+    // A port nothing listens on: fetch itself says only "fetch failed".
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const offline = new ServiceClient({ publicKey, secretKey, baseUrl: nobody });
+    const error = await refusal(offline.verifyPayment('ord 1'));
+    expect(error).toMatchObject({ kind: 'network', status: 0, message: `GET ${nobody}/api/v1/transaction/verify/ord%201: the network failed (ECONNREFUSED)` });
+    expect(String((error.cause as Error).message)).toBe('fetch failed');
+    // A key fetch refuses to send is quoted in fetch's message; never in ours.
+    const broken = new ServiceClient({ secretKey: `${secretKey}\nx`, baseUrl: nobody });
+    const refused = await refusal(broken.verifyPayment('ord-1'));
+    expect(refused.message).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/transaction\/verify\/ord-1: the network failed \(Headers\.append: "Bearer sk_…" is an invalid header value\.\)$/);
+    for (const e of [error, refused]) expect(`${e.message} ${e.stack}`).not.toContain(secretKey.slice(8));
+    // A base URL with a password would put it in every message: refused at once.
+    expect(() => new ServiceClient({ secretKey, baseUrl: 'https://ops:hunter2@pay.example.com' })).toThrow(/must not carry a user name or password/);
   });
 
   it('sends the chain to pay on, and answers the payment\'s chain', async () => {

@@ -2,11 +2,11 @@
 // checked against the same schemas the sandbox and the widget use. Constructed with the
 // public and the secret key, as the spec's SDK is; the secret key never leaves the server.
 import type * as z from 'zod/mini';
-import { fieldErrors, type FieldError } from '../contract/field-errors.ts';
+import { readAnswer, ServiceError } from '../contract/answer.ts';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../contract/payment-links.ts';
 import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../contract/payment-links.ts';
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
-import { ErrorBody, MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
+import { MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
 import type { EventType } from '../contract/events.ts';
 import type { CoinSymbol, Currency } from '../contract/fields.ts';
 
@@ -23,16 +23,8 @@ export interface EventRecord {
   attempts: Array<{ attempt: number; url: string; status: number; error: string | null; durationMs: number; at: string }>;
 }
 
-export class ServiceError extends Error {
-  override name = 'ServiceError';
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly fields: FieldError[] = [],
-  ) {
-    super(message);
-  }
-}
+/** Every failure of a call: the service's refusal, no answer, or an answer that is not the contract; its message names the URL tried. */
+export { ServiceError };
 
 /** The spec's initialization inputs, in the SDK's camelCase. */
 export interface InitializePaymentInput {
@@ -72,6 +64,8 @@ export class ServiceClient {
     if (!/^sk_(test|live)_/.test(secretKey)) throw new TypeError('ServiceClient: secretKey must be a secret key (sk_test_… or sk_live_…)');
     if (publicKey !== undefined && !/^pk_(test|live)_/.test(publicKey)) throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
     if (publicKey !== undefined && publicKey.split('_')[1] !== secretKey.split('_')[1]) throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
+    // Every error names the URL it tried: a URL carries no secret (fetch refuses one with credentials anyway).
+    if (/^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) throw new TypeError('ServiceClient: baseUrl must not carry a user name or password');
     this.publicKey = publicKey;
     this.secretKey = secretKey;
     this.root = baseUrl.replace(/\/+$/, '') + '/api/v1/';
@@ -88,24 +82,19 @@ export class ServiceClient {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    const response = await this.fetcher(this.root + path, { method, headers, body: payload });
-    const text = await response.text();
-    let json: unknown;
+    let response: Response;
+    let text: string;
     try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      throw new ServiceError(`${where}: the response is not JSON`, response.status);
+      response = await this.fetcher(this.root + path, { method, headers, body: payload });
+      text = await response.text();
+    } catch (error) {
+      // fetch's own words are "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is its cause.
+      // A header fetch refuses is quoted whole in its message: the key never is.
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = String(cause?.code ?? cause?.message ?? (error as Error).message).split(this.secretKey).join('sk_…');
+      throw Object.assign(new ServiceError('network', `${where}: the network failed (${reason})`), { cause: error });
     }
-    if (!response.ok) {
-      const error = ErrorBody.safeParse(json);
-      throw new ServiceError(`${where} answered ${response.status}: ${error.success ? error.data.message : 'no error message'}`, response.status, error.success ? error.data.errors : []);
-    }
-    if (!schema) return json as never;
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      throw new ServiceError(`${where}: unexpected response (${fieldErrors(parsed.error).slice(0, 3).map((f) => `${f.field}: ${f.message}`).join('; ')})`, response.status);
-    }
-    return parsed.data as never;
+    return readAnswer(where, response.status, text, schema, response.headers.get('retry-after')) as never;
   }
 
   private data = async <T>(answer: Promise<{ data: T }>) => (await answer).data;

@@ -2,15 +2,16 @@
 // error, and an action that says what it did (or what went wrong).
 import { h, Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { ServiceError } from '../../contract/answer.ts';
 
 export function useTitle(title: string): void {
   useEffect(() => void (document.title = `${title} · Dashboard`), [title]);
 }
 
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : 'Something went wrong');
+/** For the merchant: the service's own words when it refused; else the error's (which names the call). */
+export const messageOf = (error: unknown): string => (error as ServiceError | undefined)?.said ?? (error instanceof Error ? error.message : 'Something went wrong');
 export const fieldError = (error: unknown, field: string): string | undefined =>
-  error instanceof ApiError ? error.fields.find((f) => f.field === field)?.message : undefined;
+  error instanceof ServiceError ? error.fields.find((f) => f.field === field)?.message : undefined;
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;

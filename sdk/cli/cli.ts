@@ -59,9 +59,14 @@ const KINDS = { full: 'exact', partial: 'partial', over: 'over' } as const;
 
 /** Why a request got no answer, in a word when Node has one (ECONNREFUSED). */
 function unreachable(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
+  // The SDK's network failure wraps fetch's error, whose own cause has the code.
+  const inner = error instanceof ServiceError && error.kind === 'network' ? error.cause : error;
+  const cause = (inner as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (inner as Error).message;
 }
+
+/** The service answered (a refusal, or not the contract): its message says so, naming the URL. */
+const refused = (error: unknown): error is ServiceError => error instanceof ServiceError && error.kind !== 'network';
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -178,8 +183,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
           page = await client.events.list({ after, wait: 25 });
         } catch (error) {
           if (io.signal?.aborted) break;
-          if (error instanceof ServiceError && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
-          io.err(`The service did not answer at ${tried} (${error instanceof ServiceError ? error.message : unreachable(error)}); trying again in 2 s from event ${after}`);
+          if (refused(error) && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
+          io.err(`The service did not answer at ${tried} (${refused(error) ? error.message : unreachable(error)}); trying again in 2 s from event ${after}`);
           await sleep(io.pollMs ?? 2000, io.signal);
           continue;
         }
@@ -196,7 +201,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     }
     io.err(
       `service-checkout: ${
-        error instanceof ServiceError
+        refused(error)
           ? error.message
           : `could not reach the service at ${tried ?? base} (${unreachable(error)}): is it running there? --api or SERVICE_API_URL says where it listens`
       }`,

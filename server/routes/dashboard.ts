@@ -8,6 +8,7 @@ import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../d
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
+import { headTags } from '../views/head.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { route, type Limits } from './route.ts';
@@ -30,6 +31,8 @@ export const DASHBOARD_POLICY = [
 ].join('; ');
 
 const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+/** The dashboard is no one's to find: no search engine lists its pages (the meta tag says so too). */
+const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
 
 /** The page, naming the script and style by their content's hash (so they are cached for good). */
 const shell = (script: string, style: string) => `<!doctype html>
@@ -39,6 +42,7 @@ const shell = (script: string, style: string) => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Dashboard</title>
+${headTags('The merchant\'s dashboard of this payment service: payments, links, products, events and settings.', true)}
 <link rel="stylesheet" href="/dashboard/assets/${style}">
 <script type="module" src="/dashboard/assets/${script}"></script>
 </head>
@@ -58,7 +62,7 @@ async function assetName(service: Service, name: string): Promise<string> {
 /** Every screen's address answers the same shell; the dashboard's router draws the screen. */
 export const page: Handler = async ({ res, service }) => {
   const html = shell(await assetName(service, 'dashboard.js'), await assetName(service, 'dashboard.css'));
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS }).end(html);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS, ...NOINDEX }).end(html);
   return undefined;
 };
 
@@ -163,8 +167,16 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   return startSession(service, found, 'Signed in');
 };
 
+/**
+ * "Am I signed in?": the dashboard asks as it opens, so nobody signed in is an answer (200,
+ * no `data`), not a refusal a browser logs as a failed request.
+ */
 export const getSession: Handler = async ({ req, service }) => {
-  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin()).catch((error: unknown) => {
+    if (error instanceof Unauthorized) return undefined;
+    throw error;
+  });
+  if (!account) return ok(200, undefined, 'Not signed in');
   const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
   return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
 };
@@ -201,7 +213,7 @@ export const routes = [
     summary: 'e-mail and password: a session cookie',
     description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
   }),
-  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys' }),
+  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
   route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
   route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),
 ];

@@ -41,7 +41,7 @@ export function docsRoutes(all: () => readonly Route[]): Route[] {
   /** GET /api/v1/reference: the same as a page, with no script. */
   const reference: Handler = async ({ res, service }) => {
     send(res, 'text/html; charset=utf-8', documents(service.origin()).html, {
-      'content-security-policy': `default-src 'none'; style-src '${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'`,
+      'content-security-policy': `default-src 'none'; style-src '${STYLE_HASH}'; img-src data:; frame-ancestors 'none'; base-uri 'none'`,
       'referrer-policy': 'strict-origin-when-cross-origin',
     });
     return undefined;

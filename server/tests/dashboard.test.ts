@@ -10,6 +10,7 @@ import { startService, type Service } from '../app.ts';
 import { createLogger } from '../log.ts';
 import { statusOf } from '../domain/payments.ts';
 import { STATUSES } from '../../contract/schemas.ts';
+import { SessionProbe } from '../../contract/dashboard.ts';
 import { configFromEnv } from '../config.ts';
 import { runOperatorCommand } from '../operator.ts';
 
@@ -27,6 +28,9 @@ interface Made {
 }
 
 type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; origin?: string | null; bearer?: string; headers?: Record<string, string> };
+
+/** GET /dashboard/api/session with nobody signed in. */
+const NOBODY = { status: 200, body: { status: 'success', statusCode: 200, message: 'Not signed in' } };
 
 async function call(path: string, c: Call = {}) {
   const headers: Record<string, string> = { ...c.headers };
@@ -122,7 +126,7 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     expect((await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(third.body.data.signInUrl), password: 'a brand new password' } })).status).toBe(400);
     const fourth = await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: ADMIN, body: {} });
     await setPassword({ ...m, signInUrl: fourth.body.data.signInUrl }, 'a brand new password');
-    expect((await call('/dashboard/api/session', { cookie: old.cookie })).status).toBe(401);
+    expect(await call('/dashboard/api/session', { cookie: old.cookie })).toMatchObject(NOBODY);
     expect((await signIn(m.email, 'correct horse battery')).status).toBe(401);
     expect((await signIn(m.email, 'a brand new password')).status).toBe(200);
     expect((await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: m.keys.live.secretKey, body: {} })).status).toBe(401);
@@ -156,9 +160,16 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
 });
 
 describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
-  it('no session: the dashboard API and the session endpoint answer 401', async () => {
+  it('no session: the dashboard API answers 401, and the session probe says nobody is signed in', async () => {
     expect((await call('/api/v1/payments')).status).toBe(401);
-    expect((await call('/dashboard/api/session')).status).toBe(401);
+    // "Am I signed in?" is answered, not refused: nobody (200 without data, nothing for a browser to log as failed).
+    const probe = await call('/dashboard/api/session');
+    expect(probe).toMatchObject(NOBODY);
+    expect(probe.body).not.toHaveProperty('data');
+    expect(SessionProbe.safeParse(probe.body).success).toBe(true);
+    // A forged cookie is nobody too; a DELETE with none is still refused.
+    expect(await call('/dashboard/api/session', { cookie: 'dashboard_session=forged0000000000000000000000000000000000000' })).toMatchObject(NOBODY);
+    expect((await call('/dashboard/api/session', { method: 'DELETE' })).status).toBe(401);
     expect((await call('/api/v1/payments', { cookie: 'dashboard_session=forged0000000000000000000000000000000000000' })).status).toBe(401);
     // A public key (which anyone holds) opens nothing here.
     expect((await call('/api/v1/payments', { headers: { 'x-api-key': (await merchant('Public Shop')).keys.test.publicKey } })).status).toBe(401);
@@ -209,7 +220,7 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^__Host-dashboard_session=; .*Max-Age=0/);
     expect((await call('/api/v1/payments', { cookie: first.cookie })).status).toBe(401);
-    expect((await call('/dashboard/api/session', { cookie: first.cookie })).status).toBe(401);
+    expect(await call('/dashboard/api/session', { cookie: first.cookie })).toMatchObject(NOBODY);
     expect((await call('/dashboard/api/session', { cookie: second.cookie })).status).toBe(200);
     expect((await call('/dashboard/api/sessions', { method: 'DELETE', cookie: second.cookie, csrf: second.csrf })).status).toBe(204);
     expect((await call('/api/v1/payments', { cookie: second.cookie })).status).toBe(401);

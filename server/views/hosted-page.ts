@@ -3,17 +3,13 @@ import { CURRENCIES, EMAIL_PATTERN } from '../../contract/fields.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Link } from '../domain/links.ts';
 import { bySlugView } from './links.ts';
+import { headTags } from './head.ts';
 
 const esc = (value: unknown) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Data for the page's script, safe inside <script type="application/json">. */
 const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
-
-/** The tab's icon, inline (the page's CSP allows data: images): a coin in the service's blue. */
-const FAVICON =
-  'data:image/svg+xml,' +
-  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="#2547d0"/><path d="M11 12h10M11 20h10M16 8v16" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>');
 
 function donationFields(): string {
   return `<label class="amount">Amount
@@ -54,7 +50,7 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
 <head>
   <meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${esc(link.title)} · ${esc(merchant.businessName)}</title>
-  <link rel="icon" href="${FAVICON}">
+  ${headTags(link.description || `Pay ${link.title} to ${merchant.businessName}`)}
   <link rel="stylesheet" href="/hosted/link.css">
 </head>
 <body>

@@ -1,5 +1,7 @@
 // The API reference page: plain HTML made from the OpenAPI document, with no script and no
 // request to another origin. Every value is escaped; schemas are shown as JSON.
+import { headTags } from './head.ts';
+
 type Json = Record<string, unknown>;
 
 const esc = (value: unknown) =>
@@ -40,7 +42,7 @@ export function referencePage(doc: Json): string {
   const shared = Object.entries((doc.components as { schemas: Json }).schemas).filter(([name]) => name !== 'Error');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(info.title)}: reference</title><style>${STYLE}</style></head>
+<title>${esc(info.title)}: reference</title>${headTags(`${info.title}: every operation of the API, its parameters, bodies, answers and errors, and every webhook event.`)}<style>${STYLE}</style></head>
 <body><main>
 <h1>${esc(info.title)}</h1>
 <p>${prose(info.description)}</p>

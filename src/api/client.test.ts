@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { startService, type Service } from '../../server/app.ts';
 import { createApi } from './client.ts';
-import { ApiError } from './errors.ts';
+import { ServiceError } from './errors.ts';
 import { retryDelay, withRetry } from './retry.ts';
 
 const key = DEMO_MERCHANT.keys.test.publicKey;
@@ -16,13 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => stub.close());
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
 }
 
 /** A server that answers every request with the given status and raw body. */
@@ -145,10 +145,10 @@ describe('the API clock', () => {
 });
 
 describe('the retry policy', () => {
-  const http = (status: number, retryAfterMs?: number) => new ApiError('http', 'x', status, [], retryAfterMs);
+  const http = (status: number, retryAfterMs?: number) => new ServiceError('http', 'x', status, [], retryAfterMs);
 
   it.each([
-    ['a network fault', new ApiError('network', 'x'), true],
+    ['a network fault', new ServiceError('network', 'x'), true],
     ['a 500', http(500), true],
     ['a 503', http(503), true],
     ['a 408', http(408), true],
@@ -156,21 +156,21 @@ describe('the retry policy', () => {
     ['a 400', http(400), false],
     ['a 401', http(401), false],
     ['a 409', http(409), false],
-    ['a shape error', new ApiError('shape', 'x'), true],
+    ['a shape error', new ServiceError('shape', 'x'), true],
     ['an unknown error', new TypeError('x'), false],
   ])('retries %s: %s', (_name, error, retried) => {
     expect(retryDelay(error, 0) !== undefined).toBe(retried);
   });
 
   it('backs off exponentially with equal jitter, capped, and honours Retry-After', () => {
-    const network = new ApiError('network', 'x');
+    const network = new ServiceError('network', 'x');
     expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(network, attempt, () => 1))).toEqual([400, 800, 1600, 3200, 8000]);
     expect([0, 1, 2, 3, 10].map((attempt) => retryDelay(network, attempt, () => 0))).toEqual([200, 400, 800, 1600, 4000]);
     expect(retryDelay(http(429, 5000), 0, () => 0)).toBe(5000);
   });
 
   it('paces the status checks with the same policy: 3 s steps up to 15 s', () => {
-    const network = new ApiError('network', 'x');
+    const network = new ServiceError('network', 'x');
     expect([0, 1, 2, 3].map((attempt) => retryDelay(network, attempt, () => 1, 3000, 15000))).toEqual([3000, 6000, 12000, 15000]);
     expect(retryDelay(http(429, 20_000), 0, () => 0, 3000, 15000)).toBe(20_000);
     expect(retryDelay(http(401), 0, () => 0, 3000, 15000)).toBeUndefined();

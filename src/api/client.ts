@@ -1,8 +1,7 @@
 import type * as z from 'zod/mini';
-import { fieldErrors } from '../../contract/field-errors.ts';
+import { readAnswer, ServiceError } from '../../contract/answer.ts';
 import {
   CoinsResponse,
-  ErrorBody,
   VerificationResponse,
   QrResponse,
   type Qr,
@@ -12,7 +11,6 @@ import {
   type InitializeBody,
   type Verification,
 } from '../../contract/schemas.ts';
-import { ApiError } from './errors.ts';
 
 export type { Business };
 
@@ -36,12 +34,6 @@ export interface Api {
   now(): number;
 }
 
-/** Retry-After in seconds; the HTTP-date form is ignored (the backoff applies instead). */
-function retryAfter(header: string | null): number | undefined {
-  const seconds = header ? Number(header) : NaN;
-  return seconds >= 0 ? seconds * 1000 : undefined;
-}
-
 const data = <T>(reply: { data: T }) => reply.data;
 
 /** The public-key API client: it talks, validates what comes back, and decides nothing else. */
@@ -63,7 +55,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
   ): Promise<z.output<S>> {
     const where = `${method} ${root}${path}`;
     let response: Response;
-    let payload: unknown;
+    let text: string;
     const sent = Date.now();
     try {
       response = await fetcher(root + path, {
@@ -78,29 +70,12 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
         [low, high] = a > high || b < low ? [a, b] : [Math.max(low, a), Math.min(high, b)];
         skew = (low + high) / 2;
       }
-      const text = await response.text();
-      payload = text ? JSON.parse(text) : undefined;
+      text = await response.text();
     } catch (error) {
       if (signal.aborted) throw error;
-      const reason = error instanceof SyntaxError ? 'the response is not JSON' : 'the network failed';
-      throw new ApiError(error instanceof SyntaxError ? 'shape' : 'network', `${where}: ${reason}`);
+      throw new ServiceError('network', `${where}: the network failed`);
     }
-    if (!response.ok) {
-      const failure = ErrorBody.safeParse(payload);
-      throw new ApiError(
-        'http',
-        `${where} answered ${response.status}: ${failure.success ? failure.data.message : 'no error message'}`,
-        response.status,
-        failure.success ? failure.data.errors : [],
-        retryAfter(response.headers.get('retry-after')),
-      );
-    }
-    const parsed = schema.safeParse(payload);
-    if (!parsed.success) {
-      const detail = fieldErrors(parsed.error).slice(0, 3).map((f) => `${f.field}: ${f.message}`).join('; ');
-      throw new ApiError('shape', `${where}: unexpected response (${detail})`, response.status);
-    }
-    return parsed.data;
+    return readAnswer(where, response.status, text, schema, response.headers.get('retry-after'));
   }
 
   const ref = (reference: string) => encodeURIComponent(reference);

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { ServiceError } from './errors.ts';
 
 export const RETRY_BASE_MS = 400;
 export const RETRY_CAP_MS = 8_000;
@@ -7,7 +7,7 @@ export const RETRY_CAP_MS = 8_000;
  * Whether a failure is temporary: the network failed, or the service answered 408, 429 or
  * 5xx. One that outlasts the retries is the service out of reach, not a refusal.
  */
-export const temporary = (error: ApiError): boolean =>
+export const temporary = (error: ServiceError): boolean =>
   error.kind == 'network' || error.status == 408 || error.status == 429 || error.status >= 500;
 
 /**
@@ -22,7 +22,7 @@ export function retryDelay(
   base = RETRY_BASE_MS,
   cap = RETRY_CAP_MS,
 ): number | undefined {
-  if (!(error instanceof ApiError) || !(error.kind == 'shape' || temporary(error))) return undefined;
+  if (!(error instanceof ServiceError) || !(error.kind == 'shape' || temporary(error))) return undefined;
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, cap * 4);
   // Half fixed, half random: customers who lost the network together do not come back
   // together, and no retry comes sooner than half its step.

@@ -3,7 +3,7 @@
 // The UI reads `view` and the other signals of `Checkout`, and calls its methods.
 import { computed, signal, type ReadonlySignal } from '@preact/signals-core';
 import type { Api, Business } from '../api/client.ts';
-import { ApiError, isAbort } from '../api/errors.ts';
+import { ServiceError, isAbort } from '../api/errors.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import type { Coin, DepositKind, Qr, Verification } from '../../contract/schemas.ts';
 import { discoverWallets, type FoundWallet } from '../payment/wallet.ts';
@@ -232,7 +232,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       // no payments here (409: a live key on a service with no live network) is told at once,
       // before anyone types a name for nothing; other errors surface on the coin screen.
       loadCoins().catch((error) => {
-        if (error instanceof ApiError && [401, 403, 409].includes(error.status)) send({ type: 'refused', error: screenError(error) });
+        if (error instanceof ServiceError && [401, 403, 409].includes(error.status)) send({ type: 'refused', error: screenError(error) });
       });
       begin(state.value);
     },

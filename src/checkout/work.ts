@@ -4,7 +4,7 @@
 // (the state that started it was left). The checkout's state lives in the runtime (machine.ts).
 import type { Signal } from '@preact/signals-core';
 import type { Api } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
+import { ServiceError } from '../api/errors.ts';
 import { retryDelay, temporary, withRetry } from '../api/retry.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type Qr, type Verification } from '../../contract/schemas.ts';
@@ -27,7 +27,7 @@ export type Post = (event: Event) => void;
 
 /** A failure as the error screen shows it: a temporary one that outlasted the retries is a network error, which may pass. */
 export function screenError(error: unknown): ScreenError {
-  if (error instanceof ApiError) {
+  if (error instanceof ServiceError) {
     if (temporary(error)) return { code: 'network_error', message: error.message };
     if (error.kind === 'shape') return { code: 'bad_response', message: error.message };
     return { code: 'api_error', message: error.message, fields: error.fields };
@@ -61,7 +61,7 @@ export function resumer(api: Api, options: CheckoutOptions, loadCoins: () => Pro
     withRetry(() => api.verify(options.reference, signal), signal)
       .then(async (payment) => (await loadCoins(), post({ type: 'resumed', payment })))
       .catch((error) => {
-        if (error instanceof ApiError && error.status === 404) known = false;
+        if (error instanceof ServiceError && error.status === 404) known = false;
       });
   };
 }
@@ -86,7 +86,7 @@ export async function quote(api: Api, options: CheckoutOptions, { coin, customer
   } catch (error) {
     // 409: this reference already received funds, so it cannot be re-quoted. Show that
     // payment instead of an error: nothing the customer sent may be lost from view.
-    if (error instanceof ApiError && error.status === 409) return withRetry(() => api.verify(options.reference, signal), signal);
+    if (error instanceof ServiceError && error.status === 409) return withRetry(() => api.verify(options.reference, signal), signal);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // Test support only (not built into the package): an in-memory Api for state-machine tests: scripted answers, and every call recorded.
 import type { Api } from '../api/client.ts';
 import type { Checkout } from '../checkout/machine.ts';
-import { ApiError } from '../api/errors.ts';
+import { ServiceError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../../contract/schemas.ts';
 import { paymentUri } from '../../contract/payment-uri.ts';
@@ -15,8 +15,8 @@ export const TEST_COINS: Coin[] = [
   { symbol: 'DAI', name: 'Dai', network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: token(0xda1), decimals: 18, status: 'active' },
 ];
 
-export const networkError = () => new ApiError('network', 'GET test: the network failed');
-export const httpError = (status: number) => new ApiError('http', `test answered ${status}`, status);
+export const networkError = () => new ServiceError('network', 'GET test: the network failed');
+export const httpError = (status: number) => new ServiceError('http', `test answered ${status}`, status);
 
 export function fakeApi() {
   const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0, qr: 0 };
@@ -129,7 +129,7 @@ export function fakeApi() {
       signals.push(signal);
       const error = state.verifyErrors.shift();
       if (error) throw error;
-      if (!state.exists) throw new ApiError('http', 'GET verify answered 404: No transaction', 404);
+      if (!state.exists) throw new ServiceError('http', 'GET verify answered 404: No transaction', 404);
       if (state.holdNextVerify) {
         state.holdNextVerify = false;
         const answer = verification();
@@ -159,7 +159,7 @@ export function fakeApi() {
       signals.push(signal);
       // As the service (assertSettles): something arrived, less than due, before or after expiry.
       if ((state.status === 'incomplete' || (state.status === 'expired' && state.paid > 0)) && state.acceptPartialPayment) state.status = 'settled';
-      else throw new ApiError('http', 'POST settle answered 409', 409);
+      else throw new ServiceError('http', 'POST settle answered 409', 409);
       notify();
       return verification();
     },
