@@ -51,6 +51,7 @@ import { builtInRates } from './rates/config.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
 import { DestinationStore } from './storage/destinations.ts';
+import { IdempotencyStore } from './storage/idempotency.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export interface ServiceOptions {
@@ -137,6 +138,8 @@ export interface ServiceOptions {
   linkCheckoutsPerMinute?: { perClient?: number; perLink?: number };
   /** Payments the public key may start a minute (initialize: anyone holds that key): 30 per client, 1,200 per key by default. */
   publicInitializesPerMinute?: { perClient?: number; perKey?: number };
+  /** Withdrawals, swaps and bank payouts one merchant may ask for a minute, per mode (MONEY_MOVES_PER_MINUTE; 30 by default): 429 past it. */
+  moneyMovesPerMinute?: number;
   /** Dashboard sign-ins (and password settings) one client may try in ten minutes, whatever the e-mail (30). */
   signInsPerClient?: number;
   /** Wrong dashboard passwords for one e-mail from every client together that lock it for all (100). */
@@ -284,6 +287,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     rates,
   );
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness, now });
+  const idempotency = new IdempotencyStore(db);
   const parts: ServiceParts = {
     metrics,
     catalog: catalogue,
@@ -325,6 +329,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       perClient: new RateLimiter(options.linkCheckoutsPerMinute?.perClient ?? 20, 60_000, now),
       perLink: new RateLimiter(options.linkCheckoutsPerMinute?.perLink ?? 600, 60_000, now),
     },
+    idempotency,
+    moneyMoves: new RateLimiter(options.moneyMovesPerMinute ?? 30, 60_000, now),
     publicInitializes: {
       perClient: new RateLimiter(options.publicInitializesPerMinute?.perClient ?? 30, 60_000, now),
       perKey: new RateLimiter(options.publicInitializesPerMinute?.perKey ?? 1200, 60_000, now),
@@ -338,7 +344,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const jobs =
     options.jobs === false ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions,
+        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,

@@ -2,6 +2,7 @@
 // and the NOTIFY channel that wakes it; startService starts and stops them together. Jobs
 // claim their rows (SKIP LOCKED, leases), so any number of instances may run them all.
 import type { Job, JobDeps } from './job.ts';
+import { idempotencyJob } from './idempotency.ts';
 import { treasuryJobs } from './treasury.ts';
 import { payoutJob } from './payouts.ts';
 import { reconcileJobs } from './reconcile.ts';
@@ -12,7 +13,7 @@ import { webhookJob } from './webhooks.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
-const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs];
+const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs, idempotencyJob];
 
 /** Starts every registered job; the answer stops them all. */
 export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {

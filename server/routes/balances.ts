@@ -145,14 +145,14 @@ export const routes = [
     method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: createSwap, tag,
     summary: 'swap at a quote',
     description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
-    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409], limits: { balance: 'Swaps' },
+    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 409, 429], limits: { balance: 'Swaps', movesMoney: true },
   }),
   route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: getSwap, tag, summary: 'one swap and its state', responses: { 200: answer(Swap) } }),
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
-    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409], limits: { balance: 'Withdrawals' },
+    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: [409, 429], limits: { balance: 'Withdrawals', movesMoney: true },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', responses: { 200: answer(Withdrawal) } }),
 ];
