@@ -13,6 +13,7 @@ import * as moves from '../domain/balances.ts';
 import { Conflict, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { ok } from '../http/respond.ts';
+import { withdrawalMinimumUnits } from '../chain/networks.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import type { Handler, ServiceParts } from './context.ts';
 import { route } from './route.ts';
@@ -103,6 +104,10 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
+  // Each withdrawal costs the operator a transfer's gas: below the network's minimum, refused.
+  const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
+  const minimum = token ? withdrawalMinimumUnits(token) : 0n;
+  if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {
