@@ -59,6 +59,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
     treasuryKeyFile: env.TREASURY_KEY_FILE || undefined,
     withdrawalDailyLimit: dailyLimit(env.WITHDRAWAL_DAILY_LIMIT),
+    moneyMovesPerMinute: int(env, 'MONEY_MOVES_PER_MINUTE', 30, 1, 100_000),
     newDestinationDelayMs: int(env, 'NEW_DESTINATION_DELAY_SECONDS', 86_400, 0, 30 * 86_400) * 1000,
     sweepIntervalMs: int(env, 'SWEEP_INTERVAL_MS', 60_000, 0, 86_400_000),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 600_000, 0, 86_400_000),
