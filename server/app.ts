@@ -46,6 +46,7 @@ import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
 import { RateLimitStore } from './storage/rate-limits.ts';
 import { DestinationStore } from './storage/destinations.ts';
+import { IdempotencyStore } from './storage/idempotency.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export type { ServiceOptions } from './settings.ts';
@@ -174,6 +175,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );
+  const idempotency = new IdempotencyStore(db);
   const parts: ServiceParts = {
     metrics,
     catalog: catalogue,
@@ -215,6 +217,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       perClient: limiter('link_checkout_per_client', options.linkCheckoutsPerMinute.perClient, 60_000),
       perLink: limiter('link_checkout_per_link', options.linkCheckoutsPerMinute.perLink, 60_000),
     },
+    idempotency,
+    moneyMoves: limiter('money_moves', options.moneyMovesPerMinute, 60_000),
     publicInitializes: {
       perClient: limiter('public_initialize_per_client', options.publicInitializesPerMinute.perClient, 60_000),
       perKey: limiter('public_initialize_per_key', options.publicInitializesPerMinute.perKey, 60_000),
@@ -228,7 +232,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const jobs =
     !options.jobs ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions,
+        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,

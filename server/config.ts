@@ -70,6 +70,7 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
   TREASURY_KEY_FILE: { setting: 'treasuryKeyFile', read: text },
   WITHDRAWAL_DAILY_LIMIT: { setting: 'withdrawalDailyLimit', read: (raw) => dailyLimit(raw) },
+  MONEY_MOVES_PER_MINUTE: { setting: 'moneyMovesPerMinute', read: int(1, 100_000) },
   NEW_DESTINATION_DELAY_SECONDS: { setting: 'newDestinationDelayMs', read: int(0, 30 * 86_400), seconds: true },
   SWEEP_INTERVAL_MS: { setting: 'sweepIntervalMs', read: int(0, 86_400_000) },
   RECONCILE_INTERVAL_MS: { setting: 'reconcileIntervalMs', read: int(0, 86_400_000) },

@@ -108,6 +108,8 @@ export const SETTINGS_SHAPE = {
   linkCheckoutsPerMinute: z.prefault(z.object({ perClient: z._default(whole, 20), perLink: z._default(whole, 600) }), {}),
   /** Payments the public key may start a minute (initialize: anyone holds that key), per client and per key. */
   publicInitializesPerMinute: z.prefault(z.object({ perClient: z._default(whole, 30), perKey: z._default(whole, 1200) }), {}),
+  /** Withdrawals, swaps and bank payouts one merchant may ask for a minute, per mode: 429 past it. */
+  moneyMovesPerMinute: z._default(whole, 30),
   /** Dashboard sign-ins (and password settings) one client may try in ten minutes, whatever the e-mail. */
   signInsPerClient: z._default(whole, 30),
   /**

@@ -14,7 +14,16 @@ export interface Token {
    * (0.01 by default): less is dust, recorded but never counted, told or swept on its own.
    */
   minimum?: string;
+  /**
+   * The smallest withdrawal of it to a wallet, in whole tokens as decimal text ("1" by default:
+   * a dollar of a dollar stablecoin): less costs the operator more gas than it moves.
+   */
+  withdrawalMinimum?: string;
 }
+
+/** A token's smallest withdrawal in its base units: its `withdrawalMinimum`, or one whole token. */
+export const withdrawalMinimumUnits = (token: Pick<Token, 'decimals' | 'withdrawalMinimum'>): bigint =>
+  token.withdrawalMinimum !== undefined ? toUnits(token.withdrawalMinimum, token.decimals)! : 10n ** BigInt(token.decimals);
 
 /** A token's minimum in its base units: its `minimum`, or 0.01 of the token. */
 export const minimumUnits = (token: Pick<Token, 'decimals' | 'minimum'>): bigint =>

@@ -99,9 +99,10 @@ const creatorOf = (account: Account, request: QuoteRequest): Creator =>
 /**
  * What initialize does with a reference. Idempotent: the same request while the quote is
  * open answers the same payment. A reference that has received nothing may be re-quoted
- * (another coin, a fresh expiry, the same address; on another chain, that chain's address), but a page (public key) never changes
- * the amount or currency of a payment that the merchant's server or a link priced. A
- * reference that received funds is never re-quoted.
+ * (another coin, a fresh expiry, the same address; on another chain, that chain's address),
+ * never at another price: another amount, currency or partial-payment choice is a 409 naming
+ * the field (a page changing a merchant-priced payment is told so). A reference that received
+ * funds is never re-quoted.
  */
 export function planInitialize(existing: Payment | undefined, account: Account, request: QuoteRequest, nowMs: number, onChain = false): InitializePlan {
   const creator = creatorOf(account, request);
@@ -116,14 +117,23 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
   if (onChain) {
     throw new ReferenceInUse(`Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`);
   }
-  const samePrice = existing.currency === request.currency && existing.fiatMinor === request.fiatMinor && existing.acceptPartial === request.acceptPartial;
-  if (!samePrice && existing.createdBy !== 'public' && account.via === 'public') {
-    throw new ReferenceInUse(
-      `Reference ${existing.reference} was priced by the merchant (${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}); a page may change its coin, never its amount or currency.`,
-      [{ field: 'amount', message: `expected ${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}, as the merchant priced it` }],
-    );
+  const price = `${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}`;
+  if (existing.createdBy !== 'public' && account.via === 'public' && (existing.currency !== request.currency || existing.fiatMinor !== request.fiatMinor)) {
+    throw new ReferenceInUse(`Reference ${existing.reference} was priced by the merchant (${price}); a page may change its coin, never its amount or currency.`, [
+      { field: 'amount', message: `expected ${price}, as the merchant priced it` },
+    ]);
   }
-  if (samePrice && existing.coin === request.coin.symbol && existing.chainId === request.coin.chainId && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
+  // A reference is one payment (issue 38): the same reference at another price was re-quoted
+  // silently (201). Another amount, currency or partial-payment choice is a new payment's.
+  const differs =
+    existing.currency !== request.currency ? { field: 'currency', message: `expected ${existing.currency}, the currency reference ${existing.reference} was made in` }
+    : existing.fiatMinor !== request.fiatMinor ? { field: 'amount', message: `expected ${price}, the amount reference ${existing.reference} was made for` }
+    : existing.acceptPartial !== request.acceptPartial ? { field: 'accept_partial_payment', message: `expected ${existing.acceptPartial}, as reference ${existing.reference} was made` }
+    : undefined;
+  if (differs) {
+    throw new ReferenceInUse(`Reference ${existing.reference} is a payment of ${price} already; ${differs.field} differs. A reference names one payment: use a new reference for another price (only the coin may change)`, [differs]);
+  }
+  if (existing.coin === request.coin.symbol && existing.chainId === request.coin.chainId && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
   // The strongest creator stays: a page re-quoting a server's payment keeps it server-priced.
   const createdBy = existing.createdBy === 'public' ? creator : existing.createdBy;
   return { kind: 'requote', createdBy };

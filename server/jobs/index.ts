@@ -3,6 +3,7 @@
 // that wakes it; startService starts and stops them together. Jobs claim their rows (SKIP
 // LOCKED, leases), so any number of instances may run them all.
 import type { Job, JobDeps } from './job.ts';
+import { idempotencyJob, idempotencyUses } from './idempotency.ts';
 import { treasuryJobs, treasuryUses } from './treasury.ts';
 import { payoutJob, payoutUses } from './payouts.ts';
 import { reconcileJobs, reconcileUses } from './reconcile.ts';
@@ -27,6 +28,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(sweepUses, sweepJobs),
   uses(reconcileUses, reconcileJobs),
   uses(treasuryUses, treasuryJobs),
+  uses(idempotencyUses, idempotencyJob),
 ];
 
 /** Starts every registered job; the answer stops them all. */

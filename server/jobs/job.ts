@@ -8,6 +8,7 @@ import type { BalanceStores } from '../storage/balance-transactions.ts';
 import type { ChainStore } from '../storage/chain.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
+import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
@@ -29,6 +30,8 @@ export interface JobDeps extends BalanceStores {
   merchants: MerchantStore;
   payouts: PayoutStore;
   chain: ChainStore;
+  /** Idempotency keys: those kept over a day are removed. */
+  idempotency?: IdempotencyStore;
   /** Each network's treasury the service holds the key of, with its swap provider. */
   treasuries: Array<{ treasury: Treasury; swaps?: SwapProvider }>;
   networks: Network[];

@@ -106,6 +106,8 @@ export const routes = [
     summary: 'a new business name or e-mail',
     description: 'What live customers see changes only with a live key or the owner\'s session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED); another business\'s address is a 409.',
     body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 'email_in_use', 429],
+    // Its body may hold the owner's password: no digest of it is kept (the name and e-mail it sets are the same again anyway).
+    idempotency: false,
   }),
   route({
     method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', handler: getWarnings, tag: 'Account',

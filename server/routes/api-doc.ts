@@ -12,7 +12,7 @@ import { STATUSES } from '../../contract/schemas.ts';
 import { operationCodes } from './error-codes.ts';
 import { PayoutBody, PayoutFields } from '../../contract/payouts.ts';
 import { bankAccountBody, bankAccountSchemas } from './bank-account-doc.ts';
-import { TAGS, type Route, type Tag } from './route.ts';
+import { takesIdempotencyKey, TAGS, type Route, type Tag } from './route.ts';
 
 type Schema = z.core.$ZodType;
 export type JsonSchema = Record<string, unknown>;
@@ -142,7 +142,7 @@ const ERROR_WORDS: Record<number, string> = {
   401: 'A missing or unknown key, or the wrong kind of key',
   403: 'Refused for this key (the sandbox with a live key), or a dashboard session\'s write without its CSRF token or from another origin',
   404: 'Nothing by that id or reference',
-  409: 'A conflict with the state of the payment, link or account',
+  409: 'A conflict with the state of the payment, link or account, or an Idempotency-Key used for another request',
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
   429: 'Too many requests: Retry-After says how long to wait (whole seconds)',
   500: 'An unexpected error: it was logged, and the service keeps running',
@@ -187,6 +187,13 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       for (const [name, schema] of Object.entries(query.properties)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
     }
     const errors = operationCodes(route);
+    // Idempotency-Key: its value is checked (400), and another request with it is a 409.
+    if (takesIdempotencyKey(route)) {
+      parameters.push({
+        name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]([ -~]*[!-~])?$' },
+        description: `A key of yours (a UUID, say) that makes a retry safe: the same key and the same request within 24 hours answer the first answer again, with its status and \`Idempotent-Replayed: true\`; the same key with another body or endpoint is a 409; per merchant, mode and credential. Not with the public key (400).${route.idempotency === 'secret' ? ' This answer shows a secret once and is not kept: a replay answers 409 saying the request was done.' : ''}${route.limits?.movesMoney ? ' This request moves money: an unexpected error (500) is kept and answered again too, never run a second time.' : ''}`,
+      });
+    }
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
       const media = op.mediaType && Number(status) < 300 ? op.mediaType : 'application/json';

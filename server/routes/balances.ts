@@ -13,6 +13,7 @@ import * as moves from '../domain/balances.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from '../domain/ledger.ts';
 import { ok } from '../http/respond.ts';
+import { withdrawalMinimumUnits } from '../chain/networks.ts';
 import { swapView, withdrawalView } from '../views/balances.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from './context.ts';
 import { route } from './route.ts';
@@ -108,6 +109,10 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
+  // Each withdrawal costs the operator a transfer's gas: below the network's minimum, refused.
+  const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
+  const minimum = token ? withdrawalMinimumUnits(token) : 0n;
+  if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {
@@ -150,14 +155,14 @@ export const routes = [
     method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: createSwap, tag,
     summary: 'swap at a quote',
     description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
-    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps' },
+    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps', movesMoney: true },
   }),
   route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
-    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals' },
+    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
 ];

@@ -24,6 +24,7 @@ import type { MerchantStore } from '../storage/merchants.ts';
 import type { PaymentStore } from '../storage/payments.ts';
 import type { PayoutStore } from '../storage/payouts.ts';
 import type { DestinationStore } from '../storage/destinations.ts';
+import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { RateCache } from '../rates/cache.ts';
@@ -78,6 +79,10 @@ export interface ServiceParts extends BalanceStores {
   readiness(): Promise<Check[]>;
   /** How many payments a hosted link page may make a minute, per client address and per link. */
   linkCheckouts: { perClient: RateLimiter; perLink: RateLimiter };
+  /** Each Idempotency-Key's request digest, lease and first answer, for 24 hours. */
+  idempotency: IdempotencyStore;
+  /** Withdrawals, swaps and bank payouts a merchant may ask for a minute, per mode (429 past it). */
+  moneyMoves: RateLimiter;
   /** Initializes made with the public key, which anyone holds. */
   publicInitializes: { perClient: RateLimiter; perKey: RateLimiter };
   /** A local dev chain's powers, where the demo or a test started one. */

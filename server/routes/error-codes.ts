@@ -21,7 +21,7 @@ export const GENERAL_CODE: Record<number, ErrorCode> = {
 };
 
 /** The codes the route may answer, by status (ascending), each list sorted. */
-export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits'>): Map<number, ErrorCode[]> {
+export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency'>): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>(['internal_error']);
   const pathParams = /:[a-zA-Z]/.test(route.path);
   if (route.auth !== 'none') codes.add('unauthorized');
@@ -35,6 +35,12 @@ export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | '
   if (limits?.rate?.length) codes.add('rate_limited');
   if (limits?.notLive) codes.add('not_configured');
   if (limits?.balance) codes.add('balance_settlement_required');
+  if (limits?.movesMoney) codes.add('rate_limited');
+  // An Idempotency-Key written wrong (400), or reused for another request or still running (409).
+  if (route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false) {
+    codes.add('validation_failed');
+    codes.add('conflict');
+  }
   for (const error of route.errors ?? []) {
     const code = typeof error === 'string' ? error : GENERAL_CODE[error];
     if (!code) throw new Error(`${route.method} ${route.path}: no error code for status ${error}`);

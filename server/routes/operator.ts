@@ -81,14 +81,14 @@ export const setWithdrawalLimit: Handler<ByMerchant & { body: typeof WithdrawalL
 
 // The operator's API is not in the merchants' reference (api-doc.ts documents /api/v1 only).
 export const routes = [
-  route({ method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: createMerchant, body: MerchantCreateBody, summary: 'operator token: make a merchant, its keys shown this once', description: '`{ name, email, logo? }`; 201 with its keys, webhook secrets and a one-time dashboard sign-in link, the one time the secret keys are shown (`merchant create`).' }),
+  route({ method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: createMerchant, body: MerchantCreateBody, idempotency: 'secret', summary: 'operator token: make a merchant, its keys shown this once', description: '`{ name, email, logo? }`; 201 with its keys, webhook secrets and a one-time dashboard sign-in link, the one time the secret keys are shown (`merchant create`).' }),
   route({ method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: listMerchants, summary: 'operator token: every merchant', description: 'Oldest first (`merchant list`).' }),
-  route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay (`merchant roll-keys`).' }),
+  route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, idempotency: 'secret', summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay (`merchant roll-keys`).' }),
   route({
     method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: setWithdrawalLimit, params: ByMerchant, body: WithdrawalLimitBody,
     summary: 'operator token: a merchant\'s one daily limit, in US dollars per mode, on withdrawals and bank payouts',
     description: '`{ mode, daily }`: `daily` in US dollars as decimal text (to the cent), `"0"` allows none, `null` returns to `WITHDRAWAL_DAILY_LIMIT`; every coin and network leaving the balance counts at its rate; answers the limit that now holds (`merchant withdrawal-limit`).',
   }),
-  route({ method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: signInLink, params: ByMerchant, summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner', description: 'On `PUBLIC_URL`; earlier links stop working, and using it signs out every session (`merchant sign-in-link --id <merchant id>`).' }),
+  route({ method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: signInLink, params: ByMerchant, idempotency: 'secret', summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner', description: 'On `PUBLIC_URL`; earlier links stop working, and using it signs out every session (`merchant sign-in-link --id <merchant id>`).' }),
   route({ method: 'GET', path: '/metrics', auth: 'operator', handler: metrics, summary: 'operator token: Prometheus metrics', description: 'The operator token as a scraper\'s bearer token.' }),
 ];

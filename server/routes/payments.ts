@@ -130,6 +130,6 @@ export const routes = [
     summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
     description:
       'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
-    body: RollKeyBody, optionalBody: true, responses: { 201: answer(RolledKey) },
+    body: RollKeyBody, optionalBody: true, responses: { 201: answer(RolledKey) }, idempotency: 'secret',
   }),
 ];

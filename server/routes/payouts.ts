@@ -97,6 +97,7 @@ export const routes = [
     summary: 'pay collected USDT out to a bank account',
     description: 'Needs balance settlement (409 on `wallet`, saying so); another coin is told to swap to USDT first (`POST /api/v1/swaps/quote`); more than the available USDT balance gets 409; live payouts are refused (409: the service ships only the sandbox\'s payout provider). The amount is reserved from the balance at once; the payout starts `pending`, then `processing`, then `paid` or `failed` (a failed payout\'s amount returns to the balance), each change a `PAYOUT_UPDATED` event.',
     body: InitiatePayoutBody, responses: { 201: answer(PayoutAnswer) }, errors: [404, 'destination_pending', 'reference_in_use', 'insufficient_balance', 'withdrawal_limit_exceeded', 'not_configured', 503], limits: {
+      movesMoney: true,
       // The service ships only the sandbox's payout provider, which pays nobody: a live payout
       // through it would be reported paid while no bank moved any money.
       notLive: 'Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"',

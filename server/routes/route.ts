@@ -6,7 +6,8 @@
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../../contract/error-codes.ts';
 import type { Account } from '../domain/account.ts';
-import { BalanceSettlementRequired, CsrfRejected, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
+import { BalanceSettlementRequired, Conflict, CsrfRejected, Forbidden, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
+import { idempotencyKeyOf } from '../domain/idempotency.ts';
 import { sameOrigin } from '../http/auth.ts';
 import { readJson } from '../http/body.ts';
 import type { Call } from '../http/faults.ts';
@@ -17,6 +18,7 @@ import type { Reply } from '../http/respond.ts';
 import { parse } from '../http/validate.ts';
 import type { Auth } from '../http/router.ts';
 import type { AnyCtx, Handler, Schemas, ServiceParts } from './context.ts';
+import { claimKey, keyedRequest, scopeOf } from './idempotency.ts';
 
 /** The reference's sections: every documented route is in one. */
 export const TAGS = ['Payments', 'Products', 'Account', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Operations'] as const;
@@ -42,6 +44,14 @@ export interface Limits {
   balance?: 'Swaps' | 'Withdrawals' | 'Bank payouts';
   /** Tests may inject faults into this call (startService({ faults: true }); test keys only). */
   faults?: Call;
+  /**
+   * It moves a merchant's money (a withdrawal, a swap, a bank payout): counted against the
+   * merchant's rate of such requests (429 with Retry-After; replays of an Idempotency-Key are
+   * not counted), and under an Idempotency-Key an unexpected error's answer (500) is kept too,
+   * and a first request cut off before it answered is never run again (409): whether it moved
+   * money is not known, and a retry must never move it twice.
+   */
+  movesMoney?: boolean;
 }
 
 /** A multipart form: the route's `body` schema checks its text fields; `file` is its one file. */
@@ -76,6 +86,14 @@ export interface Route extends Schemas {
   /** Its success answer is this media type (text, described by `responses`' words), not JSON. */
   mediaType?: 'text/csv';
   limits?: Limits;
+  /**
+   * `Idempotency-Key` (routes/idempotency.ts): every POST, PUT, PATCH and DELETE called with a
+   * secret key, a dashboard session or the operator token takes one, unless `false` (a body
+   * holding a password, whose digest is not kept: the header is then ignored, as on GET).
+   * `'secret'`: the answer shows a secret once (a new secret key, a sign-in link): it is never
+   * kept, and a replay answers 409 saying the request was done.
+   */
+  idempotency?: false | 'secret';
   // Typed against the declared schemas by route(); stored without them.
   handler: (ctx: any) => Promise<Reply | undefined>;
 }
@@ -91,6 +109,17 @@ export async function requireBalance(account: Account, service: ServiceParts, wh
     );
   }
 }
+
+/** Whether the route takes an Idempotency-Key: a write by an account or the operator, unless it says not. */
+export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idempotency'>): boolean => route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false;
+
+/** A merchant's money-moving requests (withdrawals, swaps, bank payouts) in a minute, per mode. */
+const moneyMoves: RateLimit = {
+  limiter: (service) => service.moneyMoves,
+  key: ({ account }) => `${account.merchant.id}/${account.mode}`,
+  afterBody: true,
+  message: (wait) => `Too many withdrawals, swaps and bank payouts for this account in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
+};
 
 async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
   for (const limit of limits) {
@@ -110,28 +139,58 @@ export async function limitsBeforeBody(route: Route, ctx: AnyCtx): Promise<void>
 
 /** What they check once the body reads: the later rate limits, then an injected fault (true: it answered). */
 export async function limitsAfterBody(route: Route, ctx: AnyCtx): Promise<boolean> {
-  await count(route.limits?.rate?.filter((l) => l.afterBody) ?? [], ctx);
+  await count([...(route.limits?.rate?.filter((l) => l.afterBody) ?? []), ...(route.limits?.movesMoney ? [moneyMoves] : [])], ctx);
   const call = route.limits?.faults;
   return call && ctx.service.faults && ctx.account.mode === 'test' ? ctx.service.faults.apply(call, ctx.req, ctx.res) : false;
 }
 
-/** The route's input, checked in the order a caller should fix it (path, query, limits, body), then its handler. */
+/**
+ * The route's input, checked in the order a caller should fix it (Idempotency-Key, path,
+ * query, limits, body); then, under an Idempotency-Key, the first answer again or the key
+ * claimed; then the limits counted after the body, and its handler.
+ */
 async function answer(route: Route, ctx: AnyCtx): Promise<Reply | undefined> {
+  const key = takesIdempotencyKey(route) ? idempotencyKeyOf(ctx.req.headers['idempotency-key']) : undefined;
+  const scope = key === undefined ? undefined : scopeOf(ctx.account);
   if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
   if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
   await limitsBeforeBody(route, ctx);
   const { req } = ctx;
+  /** The body as sent (JSON, or a form's fields), for the key's digest. */
+  let sent: unknown;
   if (route.multipart) {
     const { file, fileBytes, fieldBytes } = route.multipart;
     if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', `expected a multipart form (${file} is a file)`);
     const form = await readMultipart(req, { fileBytes, fieldBytes });
     ctx.files = form.files;
-    ctx.body = parse(route.body!, Object.fromEntries(form.fields));
+    ctx.body = parse(route.body!, (sent = Object.fromEntries(form.fields)));
   } else if (route.body) {
-    ctx.body = parse(route.body, route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req));
+    ctx.body = parse(route.body, (sent = route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req)));
   }
-  if (await limitsAfterBody(route, ctx)) return undefined;
-  return route.handler(ctx);
+  if (key === undefined || scope === undefined) {
+    if (await limitsAfterBody(route, ctx)) return undefined;
+    return route.handler(ctx);
+  }
+  const url = new URL(req.url ?? '/', 'http://service.invalid');
+  const claimed = await claimKey(ctx.service, {
+    scope,
+    key,
+    request: keyedRequest(route.method, url.pathname, Object.fromEntries(url.searchParams), sent, ctx.files),
+    movesMoney: !!route.limits?.movesMoney,
+    withholds: route.idempotency === 'secret',
+  });
+  if ('replay' in claimed) return claimed.replay;
+  // A refusal before the handler (a rate limit, an injected fault) is not the request's answer: not kept.
+  try {
+    if (await limitsAfterBody(route, ctx)) {
+      await claimed.held.release();
+      return undefined;
+    }
+  } catch (error) {
+    await claimed.held.release();
+    throw error;
+  }
+  return claimed.held.run(() => route.handler(ctx));
 }
 
 /**

@@ -167,8 +167,9 @@ export class PayoutStore {
       const coin = this.coinOf(account.mode);
       if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
-      const [taken] = await tx.query('SELECT 1 FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
-      if (taken) throw new ReferenceInUse(`reference: a payout with reference ${reference} exists already`, [{ field: 'reference', message: 'expected a new reference' }]);
+      const [taken] = await tx.query('SELECT id FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
+      // Named, so a retry without an Idempotency-Key can find what its first try made.
+      if (taken) throw new ReferenceInUse(`reference: a payout with reference ${reference} exists already: ${taken.id} (GET /api/v1/bank/payouts/withdrawals/${taken.id})`, [{ field: 'reference', message: 'expected a new reference' }]);
       // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
       const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
       const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);

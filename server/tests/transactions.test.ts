@@ -142,9 +142,25 @@ describe('the stub API', () => {
 
   it('re-quotes a reference that has received nothing, at the same address', async () => {
     const first = await init('stub-3');
-    const other = await init('stub-3', { coin: 'USDC', amount: '12.00' });
+    const other = await init('stub-3', { coin: 'USDC' });
     expect(other.status).toBe(201);
-    expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 12.12, address: first.body.data.address });
+    expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 10.1, address: first.body.data.address });
+  });
+
+  // Issue 38: the same reference at another amount answered 201 and silently re-quoted it.
+  it('refuses the same reference at another price, naming the field: a reference is one payment', async () => {
+    const server = { authorization: `Bearer ${testKeys.secretKey}` };
+    const made = { reference: 'one-price', coin: 'USDT', currency: 'USD', amount: 10 };
+    expect((await call('POST', '/api/v1/transaction/initialize', made, null, server)).status).toBe(201);
+    for (const [change, field] of [[{ amount: 11 }, 'amount'], [{ currency: 'EUR' }, 'currency'], [{ accept_partial_payment: true }, 'accept_partial_payment']] as const) {
+      const refused = await call('POST', '/api/v1/transaction/initialize', { ...made, ...change }, null, server);
+      expect(refused.status).toBe(409);
+      expect(refused.body.errors).toEqual([{ field, message: expect.stringContaining('one-price') }]);
+    }
+    // The same body again stays idempotent (200, the same payment); another coin is still a re-quote.
+    expect((await call('POST', '/api/v1/transaction/initialize', made, null, server)).status).toBe(200);
+    expect((await call('POST', '/api/v1/transaction/initialize', { ...made, coin: 'USDC' }, null, server)).status).toBe(201);
+    expect((await call('GET', '/api/v1/transaction/verify/one-price', undefined, null, server)).body.data).toMatchObject({ coin: 'USDC', fiatAmount: 10 });
   });
 
   it('never re-quotes a reference that received funds: 409', async () => {
