@@ -11,7 +11,7 @@ import { chainReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
-import { DEFAULT_RETRY } from './domain/webhooks.ts';
+import { DEFAULT_RETRY } from './webhooks/rules.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -23,26 +23,26 @@ import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { served } from './routes/route.ts';
 import { DEMO_MERCHANT, seedCatalogue } from './seed.ts';
-import { ChainStore } from './storage/chain.ts';
-import { DashboardStore } from './storage/dashboard.ts';
-import { PaymentList } from './storage/payment-list.ts';
-import { ProductStore } from './storage/products.ts';
+import { ChainStore } from './chain/store.ts';
+import { DashboardStore } from './dashboard/store.ts';
+import { PaymentList } from './payments/list-store.ts';
+import { ProductStore } from './products/store.ts';
 import { openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
-import { LinkStore } from './storage/links.ts';
-import { MerchantStore, type MerchantSeed } from './storage/merchants.ts';
+import { LinkStore } from './links/store.ts';
+import { MerchantStore, type MerchantSeed } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate } from './storage/migrations.ts';
-import { PaymentStore } from './storage/payments.ts';
-import { PayoutStore } from './storage/payouts.ts';
-import { BalanceTransactionStore } from './storage/balance-transactions.ts';
-import { JournalStore } from './storage/journal.ts';
-import { PartnerTransferStore } from './storage/partner-transfers.ts';
-import { SwapStore } from './storage/swaps.ts';
-import { TreasuryTxStore } from './storage/treasury-txs.ts';
-import { WithdrawalStore } from './storage/withdrawals.ts';
+import { PaymentStore } from './payments/store.ts';
+import { PayoutStore } from './payouts/store.ts';
+import { BalanceTransactionStore } from './balances/store.ts';
+import { JournalStore } from './balances/journal-store.ts';
+import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
+import { SwapStore } from './balances/swap-store.ts';
+import { TreasuryTxStore } from './balances/treasury-store.ts';
+import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import type { RateProvider } from './domain/rates.ts';
 import { RateCache } from './rates/cache.ts';
@@ -50,7 +50,7 @@ import { offeredCatalog } from './rates/catalog.ts';
 import { builtInRates } from './rates/config.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
-import { DestinationStore } from './storage/destinations.ts';
+import { DestinationStore } from './merchants/destination-store.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
 export interface ServiceOptions {
@@ -279,7 +279,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   ];
   const catalogue = offeredCatalog(
     // The payout address is read from the database on each payment, not the cache: a live key's
-    // new address takes effect at its own time (storage/destinations.ts), which no NOTIFY marks.
+    // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
     catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );

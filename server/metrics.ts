@@ -5,7 +5,7 @@
 // (each chain watcher's lag among them).
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Check } from './chain/readiness.ts';
-import { statusOf } from './domain/payments.ts';
+import { statusOf } from './payments/rules.ts';
 import type { RateCache } from './rates/cache.ts';
 import type { MetricsStore } from './storage/metrics.ts';
 

@@ -3,7 +3,7 @@
 // the truth about (a fee-on-transfer token credited 10.1 while the deposit held 9.999), a
 // transfer the watcher missed, or a sweep not recorded: each is reported, never corrected by guess.
 import { createPublicClient, erc20Abi, type Address, type PublicClient } from 'viem';
-import type { ChainStore } from '../storage/chain.ts';
+import type { ChainStore } from './store.ts';
 import { rpcTransport, type Network } from './networks.ts';
 
 export interface DepositLine {

@@ -10,7 +10,7 @@
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
 import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
-import type { ChainStore, SweepTarget } from '../storage/chain.ts';
+import type { ChainStore, SweepTarget } from './store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { countedUpTo, create2Addresses, minimumUnits, rpcTransport, saltOf, type Network } from './networks.ts';

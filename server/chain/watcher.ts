@@ -5,7 +5,7 @@
 // range of blocks for every token at once, matched against deposit addresses in one query.
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { countedUpTo, rpcTransport, type Finality } from './networks.ts';
-import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
+import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
 import { withLease } from '../storage/leases.ts';
 
 /**

@@ -2,13 +2,13 @@
 // and the NOTIFY channel that wakes it; startService starts and stops them together. Jobs
 // claim their rows (SKIP LOCKED, leases), so any number of instances may run them all.
 import type { Job, JobDeps } from './job.ts';
-import { treasuryJobs } from './treasury.ts';
-import { payoutJob } from './payouts.ts';
-import { reconcileJobs } from './reconcile.ts';
-import { settleJob } from './settle.ts';
-import { sweepJobs } from './sweep.ts';
-import { watchJobs } from './watch.ts';
-import { webhookJob } from './webhooks.ts';
+import { treasuryJobs } from '../balances/treasury-job.ts';
+import { payoutJob } from '../payouts/job.ts';
+import { reconcileJobs } from '../chain/reconcile-job.ts';
+import { settleJob } from '../payments/settle-expired-job.ts';
+import { sweepJobs } from '../chain/sweep-job.ts';
+import { watchJobs } from '../chain/watch-job.ts';
+import { webhookJob } from '../webhooks/job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 

@@ -4,7 +4,7 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
+import { paymentLedger } from '../../payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */

@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { minimumUnits } from '../networks.ts';
 import { Watcher } from '../watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';

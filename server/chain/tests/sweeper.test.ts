@@ -6,7 +6,7 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
@@ -15,7 +15,7 @@ import { Watcher } from '../watcher.ts';
 import { caller, ledgerOf, rpcProxy } from './helpers.ts';
 import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
-import { reconcileJobs } from '../../jobs/reconcile.ts';
+import { reconcileJobs } from '../reconcile-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

@@ -1,0 +1,34 @@
+// One chain watcher per configured network: a lease in the database keeps each chain to one
+// instance at a time; what it finds becomes credits through the payment ledger.
+import { minimumUnits } from './networks.ts';
+import { Watcher } from './watcher.ts';
+import type { Job, JobDeps } from '../jobs/job.ts';
+import { paymentLedger } from '../payments/chain-credits.ts';
+
+export function watchJobs(deps: JobDeps): Job[] {
+  const ledger = paymentLedger({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
+  return deps.networks.map((network) => {
+    const watcher = new Watcher({
+      chainId: network.chainId,
+      rpcUrls: network.rpcUrls,
+      confirmations: network.confirmations,
+      finality: network.finality,
+      maxRange: network.logRange !== undefined ? BigInt(network.logRange) : undefined,
+      reorgDepth: network.reorgDepth !== undefined ? BigInt(network.reorgDepth) : undefined,
+      tokens: network.tokens.map((t) => t.address),
+      minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t)])),
+      store: deps.chain,
+      ledger,
+      holder: deps.instance,
+      now: deps.now,
+      // A dev chain (anvil) starts empty on every run: it is watched from its first block.
+      startBlock: network.dev ? 1n : undefined,
+      leaseMs: 15_000,
+    });
+    return {
+      name: `watch chain ${network.chainId}`,
+      start: () => watcher.start(deps.watchIntervalMs, (error) => deps.log.warn({ err: error }, 'chain watcher: RPC failed; retrying')),
+      stop: () => watcher.stop(),
+    };
+  });
+}
