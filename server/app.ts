@@ -27,7 +27,7 @@ import { ChainStore } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { ProductStore } from './products/store.ts';
-import { openDatabase, type Database } from './storage/db.ts';
+import { answers, openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
@@ -269,10 +269,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
   await rates.start();
   const readiness = async () => [
-    await db.query('SELECT 1').then(
-      () => ({ name: 'database', ok: true, detail: db.kind }),
-      () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
-    ),
+    await answers(db).then((ok) => (ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` })),
     ...(await chainsReady()),
     // Fetched rates age; a fixed table's never do, so it has no check.
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),

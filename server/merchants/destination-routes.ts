@@ -6,7 +6,7 @@ import { answer, DestinationChange } from '../../contract/api.ts';
 import { is } from '../../contract/fields.ts';
 import { isUuid } from '../../contract/payment-links.ts';
 import { ok } from '../http/respond.ts';
-import { changeView } from './destination-store.ts';
+import { changeView } from './destination-views.ts';
 import type { Handler } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 

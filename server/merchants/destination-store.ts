@@ -2,84 +2,22 @@
 // account or new bank details, a wallet never withdrawn to. Each waits the operator's delay as a
 // change (destination_changes), the owner told at once by an event and free to cancel it, so a
 // stolen key cannot redirect income or empty a balance before anyone can see it. Test keys'
-// changes apply at once. A change due is applied the next time the account's destinations are read.
+// changes apply at once. A change due is applied the next time the account's destinations are read
+// (storage/destination-changes.ts, which the merchants' and the payouts' stores call too).
 import { randomUUID } from 'node:crypto';
-import type { DestinationChangeData } from '../../contract/events.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Fields } from '../payouts/rules.ts';
-import type { Database, Row, Sql } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
+import { applyDue, changeOf, lockMerchant } from '../storage/destination-changes.ts';
+import { changeView, type DestinationChange, type DestinationKind } from './destination-views.ts';
+
+export type { DestinationChange, DestinationKind } from './destination-views.ts';
 import type { EventStore } from '../storage/events.ts';
 
-export type DestinationKind = DestinationChangeData['kind'];
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
-export interface DestinationChange {
-  id: string;
-  kind: DestinationKind;
-  state: DestinationChangeData['state'];
-  chainId: number | null;
-  address: string | null;
-  bankAccountId: string | null;
-  fields: Fields | null;
-  requestedMs: number;
-  effectiveMs: number;
-}
-
-const changeOf = (r: Row): DestinationChange => ({
-  id: r.id as string,
-  kind: r.kind as DestinationKind,
-  state: r.state as DestinationChange['state'],
-  chainId: r.chain_id === null ? null : Number(r.chain_id),
-  address: (r.address as string | null) ?? null,
-  bankAccountId: (r.bank_account_id as string | null) ?? null,
-  fields: (r.fields as Fields | null) ?? null,
-  requestedMs: Number(r.requested_ms),
-  effectiveMs: Number(r.effective_ms),
-});
-
-/** The change as the API, the events and the dashboard show it (bank details are not repeated: the account's id names them). */
-export const changeView = (c: DestinationChange): DestinationChangeData => ({
-  id: c.id,
-  kind: c.kind,
-  state: c.state,
-  chain_id: c.chainId,
-  address: c.address,
-  bank_account_id: c.bankAccountId,
-  requested_at: new Date(c.requestedMs).toISOString(),
-  effective_at: new Date(c.effectiveMs).toISOString(),
-});
-
 const EVENT = { payout_address: 'PAYOUT_ADDRESS_PENDING', bank_account: 'BANK_ACCOUNT_PENDING', withdrawal_address: 'WITHDRAWAL_ADDRESS_PENDING' } as const;
-
-/** One writer at a time per merchant: two requests at once cannot both see "no change yet". */
-export const lockMerchant = (tx: Sql, merchantId: string) => tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-
-/**
- * Applies the account's changes whose time has come: a payout address replaces the chain's,
- * new bank details replace the account's; a new bank account or wallet is then simply in effect.
- * Cheap when nothing is due (one indexed look); safe twice at once (a row is applied once).
- */
-export async function applyDue(db: Database, merchantId: string, mode: string, nowMs: number): Promise<void> {
-  const [due] = await db.query(`SELECT 1 FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' AND effective_ms <= $3 LIMIT 1`, [merchantId, mode, nowMs]);
-  if (!due) return;
-  await db.transaction(async (tx) => {
-    const rows = await tx.query(
-      `UPDATE destination_changes SET state = 'applied', decided_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' AND effective_ms <= $3 RETURNING *`,
-      [merchantId, mode, nowMs],
-    );
-    for (const change of rows.map(changeOf).sort((a, b) => a.requestedMs - b.requestedMs)) {
-      if (change.kind === 'payout_address') {
-        await tx.query(
-          `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
-          [merchantId, mode, change.chainId, change.address],
-        );
-      } else if (change.kind === 'bank_account' && change.fields) {
-        await tx.query('UPDATE bank_accounts SET fields = $2, updated_ms = $3 WHERE id = $1', [change.bankAccountId, JSON.stringify(change.fields), change.effectiveMs]);
-      }
-    }
-  });
-}
 
 export class DestinationStore {
   /** `delayMs`: how long a live key's new destination waits (NEW_DESTINATION_DELAY_SECONDS; 0: none). */

@@ -5,7 +5,7 @@ import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
 import { Conflict } from '../domain/errors.ts';
 import type { Database, Row } from '../storage/db.ts';
-import { applyDue } from './destination-store.ts';
+import { applyDue } from '../storage/destination-changes.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import type { EventStore } from '../storage/events.ts';
 

@@ -6,7 +6,7 @@ import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, P
 import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type BankAccount, type Payout } from './rules.ts';
 import { BankQuery, RateQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { changeView } from '../merchants/destination-store.ts';
+import { changeView } from '../merchants/destination-views.ts';
 import type { Ctx, Handler, ServiceParts } from '../routes/context.ts';
 import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';

@@ -13,7 +13,8 @@ import type { JournalStore } from '../balances/journal-store.ts';
 import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
 import { reserveFromBalance } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
-import { applyDue, type DestinationStore } from '../merchants/destination-store.ts';
+import type { DestinationStore } from '../merchants/destination-store.ts';
+import { applyDue } from '../storage/destination-changes.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {

@@ -9,7 +9,7 @@ import { webhookUrlProblem } from './rules.ts';
 import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
-import { changeView } from '../merchants/destination-store.ts';
+import { changeView } from '../merchants/destination-views.ts';
 import type { Handler } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 import { isIP } from 'node:net';
