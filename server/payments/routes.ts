@@ -1,9 +1,9 @@
 // The merchant's payments (secret key or dashboard session): a list that pages by cursor and
-// filters, one payment with its timeline, and a new secret key for the caller's mode.
+// filters, one payment with its timeline, and their CSV export.
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
-import { PaymentDetail, PaymentsPage, RolledKey } from '../../contract/dashboard.ts';
-import { PaymentsQuery, RollKeyBody } from '../../contract/dashboard-requests.ts';
+import { PaymentDetail, PaymentsPage } from '../../contract/dashboard.ts';
+import { PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
 import { ExportQuery } from '../http/queries.ts';
@@ -88,20 +88,6 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
  * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
  * the old one is refused from now on. Public keys stay.
  */
-/**
- * A new secret key for the caller's mode. The old one is refused now, or, with
- * `revoke_old_after` seconds (at most a week), keeps working until then so servers can move.
- * The body is optional: no body (or no content-type) is "now".
- */
-export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
-  const delayMs = (body.revoke_old_after ?? 0) * 1000;
-  const nowMs = service.now();
-  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs))!;
-  service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
-  const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
-  return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
-};
-
 export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: listPayments, tag: 'Payments',
@@ -120,12 +106,5 @@ export const routes = [
     summary: 'one payment and its timeline',
     description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
     params: ByReference, responses: { 200: answer(PaymentDetail) },
-  }),
-  route({
-    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: rollKey, tag: 'Payments',
-    summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
-    description:
-      'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
-    body: RollKeyBody, optionalBody: true, responses: { 201: answer(RolledKey) },
   }),
 ];

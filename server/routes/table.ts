@@ -5,6 +5,8 @@ import * as account from '../merchants/routes.ts';
 import * as balances from '../balances/routes.ts';
 import * as dashboard from '../dashboard/routes.ts';
 import * as destinations from '../merchants/destination-routes.ts';
+import * as keys from '../merchants/key-routes.ts';
+import * as payoutAddresses from '../merchants/payout-address-routes.ts';
 import { docsRoutes } from './docs.ts';
 import * as health from './health.ts';
 import * as hosted from '../links/page-routes.ts';
@@ -22,10 +24,12 @@ export const ROUTES: readonly Route[] = [
   ...transactions.routes,
   // The merchant's payments, keys, products and business (secret key, or the dashboard's session)
   ...payments.routes,
+  ...keys.routes,
   ...products.routes,
   ...account.routes,
   // Webhooks, payout addresses and events (secret key or the dashboard's session)
   ...webhooks.routes,
+  ...payoutAddresses.routes,
   ...destinations.routes,
   // Payment links (secret key or the dashboard's session; reading by slug also the public key)
   ...links.routes,
