@@ -15,7 +15,7 @@ export class DepositCheckStore {
    * the payment; `swept`, moved on by a recorded sweep mined at or below `atBlock` (one mined
    * above it has not moved the money yet, as the chain at `atBlock` says).
    */
-  async ledgerOfDeposits(chainId: number, atBlock: bigint): Promise<Array<{ paymentId: string; merchantId: string; mode: string; reference: string; address: string; token: string; held: bigint; credited: bigint; swept: bigint }>> {
+  async depositHoldings(chainId: number, atBlock: bigint): Promise<Array<{ paymentId: string; merchantId: string; mode: string; reference: string; address: string; token: string; held: bigint; credited: bigint; swept: bigint }>> {
     const rows = await this.db.query(
       `SELECT p.id, p.merchant_id, p.mode, p.reference, p.address, t.token,
               COALESCE(SUM(CASE WHEN NOT ${SWEPT_BY} THEN t.amount END), 0)::text AS held,

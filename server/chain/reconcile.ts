@@ -49,7 +49,7 @@ export async function reconcile(network: Network, store: Pick<ChainStore, 'check
   const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient);
   const now = options.now ?? Date.now;
   const atBlock = (await rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
-  const lines = await store.checks.ledgerOfDeposits(network.chainId, atBlock);
+  const lines = await store.checks.depositHoldings(network.chainId, atBlock);
   const last = await store.checks.depositChecks(network.chainId);
   const deposits: DepositLine[] = [];
   const fresh: DepositLine[] = [];

@@ -1,12 +1,12 @@
 // One chain watcher per configured network: a lease in the database keeps each chain to one
-// instance at a time; what it finds becomes credits through the payment ledger.
+// instance at a time; what it finds becomes credits through the payment credits (payments/chain-credits.ts).
 import { minimumUnits } from './networks.ts';
 import { Watcher } from './watcher.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
-import { paymentLedger } from '../payments/chain-credits.ts';
+import { paymentCredits } from '../payments/chain-credits.ts';
 
 export function watchJobs(deps: JobDeps): Job[] {
-  const ledger = paymentLedger({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
+  const credits = paymentCredits({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
   return deps.networks.map((network) => {
     const watcher = new Watcher({
       chainId: network.chainId,
@@ -18,7 +18,7 @@ export function watchJobs(deps: JobDeps): Job[] {
       tokens: network.tokens.map((t) => t.address),
       minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t)])),
       store: deps.chain,
-      ledger,
+      credits,
       holder: deps.instance,
       now: deps.now,
       // A dev chain (anvil) starts empty on every run: it is watched from its first block.

@@ -5,14 +5,14 @@ import type { Job, JobDeps } from './job.ts';
 import { treasuryJobs } from '../balances/treasury-job.ts';
 import { payoutJob } from '../payouts/job.ts';
 import { reconcileJobs } from '../chain/reconcile-job.ts';
-import { settleJob } from '../payments/settle-expired-job.ts';
+import { settleExpiredJob } from '../payments/settle-expired-job.ts';
 import { sweepJobs } from '../chain/sweep-job.ts';
 import { watchJobs } from '../chain/watch-job.ts';
 import { webhookJob } from '../webhooks/job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
-const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs];
+const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [webhookJob, payoutJob, settleExpiredJob, watchJobs, sweepJobs, reconcileJobs, treasuryJobs];
 
 /** Starts every registered job; the answer stops them all. */
 export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {

@@ -1,6 +1,6 @@
-// The watcher's ledger over storage: confirmed transfers become credits on their payments,
+// The payment credits the watcher hands its transfers to, over storage: confirmed transfers become credits on their payments,
 // reorganised ones are taken back, and money that cannot count is told to the merchant.
-import type { Ledger } from '../chain/watcher.ts';
+import type { PaymentCredits } from '../chain/watcher.ts';
 import { Conflict, NotItsToken } from '../domain/errors.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from './store.ts';
@@ -8,7 +8,7 @@ import type { SeenTransfer } from '../chain/store.ts';
 import { depositReport, verificationView } from './views.ts';
 import type { Account } from '../domain/account.ts';
 
-export function paymentLedger(deps: { payments: PaymentStore; merchants: MerchantStore; now: () => number }): Ledger {
+export function paymentCredits(deps: { payments: PaymentStore; merchants: MerchantStore; now: () => number }): PaymentCredits {
   const whose = async (t: SeenTransfer): Promise<{ account: Account; reference: string }> => {
     const payment = (await deps.payments.whose(t.paymentId))!;
     const merchant = (await deps.merchants.byId(payment.merchantId))!;

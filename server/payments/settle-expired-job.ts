@@ -4,7 +4,7 @@ import { depositReport } from './views.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
-export function settleJob(deps: JobDeps): Job {
+export function settleExpiredJob(deps: JobDeps): Job {
   const report = depositReport(deps.now);
   const settle = async () => {
     while ((await deps.payments.settleExpired(deps.now(), report)) > 0);

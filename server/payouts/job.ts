@@ -1,4 +1,4 @@
-// Settles payouts through the payout provider: pending → processing (handed over) → paid or
+// Processes payouts through the payout provider: pending → processing (handed over) → paid or
 // failed (as the provider reports). Each change writes a PAYOUT_UPDATED event.
 import type { Payout, PayoutProvider } from './rules.ts';
 import type { Logger } from '../log.ts';
@@ -6,7 +6,7 @@ import type { PayoutStore } from './store.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
-export interface SettlementDeps {
+export interface PayoutProcessingDeps {
   payouts: PayoutStore;
   provider: PayoutProvider;
   now: () => number;
@@ -15,7 +15,7 @@ export interface SettlementDeps {
   checkEveryMs: number;
 }
 
-export function payoutSettlement(deps: SettlementDeps) {
+export function payoutProcessing(deps: PayoutProcessingDeps) {
   const report = (payout: Payout) => payout;
   return async function tick(): Promise<void> {
     const due = await deps.payouts.claimDue(deps.now(), 60_000, 20);
@@ -62,6 +62,6 @@ export const sandboxPayoutProvider: PayoutProvider = {
 
 /** Payouts go through the sandbox's provider: the only one the service ships (see README). */
 export function payoutJob(deps: JobDeps): Job {
-  const tick = payoutSettlement({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
+  const tick = payoutProcessing({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
   return loopJob('settle payouts', tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), { wakeOn: 'payouts_due' });
 }

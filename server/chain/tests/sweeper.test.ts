@@ -12,7 +12,7 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, rpcProxy } from './helpers.ts';
 import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
 import { reconcileJobs } from '../reconcile-job.ts';
@@ -41,7 +41,7 @@ beforeAll(async () => {
     confirmations: 1,
     tokens: Object.values(contracts.tokens),
     store,
-    ledger: ledgerOf(api),
+    credits: creditsOf(api),
     holder: 'sweeper-test',
     startBlock: 1n,
   });
