@@ -18,26 +18,26 @@ import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { served } from './routes/route.ts';
 import { seedCatalogue } from './seed.ts';
-import { ChainStore } from './storage/chain.ts';
-import { DashboardStore } from './storage/dashboard.ts';
-import { PaymentList } from './storage/payment-list.ts';
-import { ProductStore } from './storage/products.ts';
-import { openDatabase, type Database } from './storage/db.ts';
+import { ChainStore } from './chain/store.ts';
+import { DashboardStore } from './dashboard/store.ts';
+import { PaymentList } from './payments/list-store.ts';
+import { ProductStore } from './products/store.ts';
+import { answers, openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
-import { LinkStore } from './storage/links.ts';
-import { MerchantStore } from './storage/merchants.ts';
+import { LinkStore } from './links/store.ts';
+import { MerchantStore } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
-import { PaymentStore } from './storage/payments.ts';
-import { PayoutStore } from './storage/payouts.ts';
-import { BalanceTransactionStore } from './storage/balance-transactions.ts';
-import { JournalStore } from './storage/journal.ts';
-import { PartnerTransferStore } from './storage/partner-transfers.ts';
-import { SwapStore } from './storage/swaps.ts';
-import { TreasuryTxStore } from './storage/treasury-txs.ts';
-import { WithdrawalStore } from './storage/withdrawals.ts';
+import { PaymentStore } from './payments/store.ts';
+import { PayoutStore } from './payouts/store.ts';
+import { BalanceTransactionStore } from './balances/store.ts';
+import { JournalStore } from './balances/journal-store.ts';
+import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
+import { SwapStore } from './balances/swap-store.ts';
+import { TreasuryTxStore } from './balances/treasury-store.ts';
+import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
@@ -45,7 +45,7 @@ import { settings, type ServiceOptions } from './settings.ts';
 import { createMetrics } from './metrics.ts';
 import { MetricsStore } from './storage/metrics.ts';
 import { RateLimitStore } from './storage/rate-limits.ts';
-import { DestinationStore } from './storage/destinations.ts';
+import { DestinationStore } from './merchants/destination-store.ts';
 import { IdempotencyStore } from './storage/idempotency.ts';
 import { COINS, CURRENCIES } from '../contract/fields.ts';
 
@@ -160,10 +160,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
   const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
   const readiness = async () => [
-    await db.query('SELECT 1').then(
-      () => ({ name: 'database', ok: true, detail: db.kind }),
-      () => ({ name: 'database', ok: false, detail: `${db.kind} does not answer` }),
-    ),
+    await answers(db).then((ok) => (ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` })),
     ...(await chainsReady()),
     ...gasMissing,
     // Fetched rates age; a fixed table's never do, so it has no check.
@@ -171,7 +168,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   ];
   const catalogue = offeredCatalog(
     // The payout address is read from the database on each payment, not the cache: a live key's
-    // new address takes effect at its own time (storage/destinations.ts), which no NOTIFY marks.
+    // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
     catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );

@@ -11,7 +11,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Check } from './chain/readiness.ts';
 import type { RpcEvents } from './chain/networks.ts';
 import type { JobSignals } from './jobs/job.ts';
-import { statusOf } from './domain/payments.ts';
+import { statusOf } from './payments/rules.ts';
 import type { RateCache } from './rates/cache.ts';
 import type { MetricsStore } from './storage/metrics.ts';
 

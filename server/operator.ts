@@ -9,14 +9,14 @@
 // keys from it on every request.
 import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
 import { EventStore } from './storage/events.ts';
-import { WithdrawalStore } from './storage/withdrawals.ts';
+import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
 import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
-import { DashboardStore } from './storage/dashboard.ts';
-import { MerchantStore } from './storage/merchants.ts';
-import { SIGN_IN_LINK_MS } from './domain/sign-in.ts';
+import { DashboardStore } from './dashboard/store.ts';
+import { MerchantStore } from './merchants/store.ts';
+import { SIGN_IN_LINK_MS } from './merchants/sign-in-rules.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { helpText, isHelp, verbsOf } from './commands.ts';
 import type { Config } from './config.ts';

@@ -1,7 +1,7 @@
 // What a new service starts with: the sandbox's demo merchant (its keys are public, in the
 // README, so scripts and docs keep working) and a small catalogue of prices for links.
-import type { LinkStore } from './storage/links.ts';
-import type { MerchantSeed } from './storage/merchants.ts';
+import type { LinkStore } from './links/store.ts';
+import type { MerchantSeed } from './merchants/store.ts';
 
 export const DEMO_MERCHANT: MerchantSeed = {
   id: '2b1f6c3e-8d4a-4f7e-9c1b-5a6d7e8f9a0b',

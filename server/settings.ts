@@ -14,7 +14,7 @@ import { createLogger, type Logger } from './log.ts';
 import { fromRoot } from './paths.ts';
 import { builtInRates } from './rates/config.ts';
 import { DEMO_MERCHANT } from './seed.ts';
-import type { MerchantSeed } from './storage/merchants.ts';
+import type { MerchantSeed } from './merchants/store.ts';
 
 /** A whole number of at least 0 (ms, seconds, counts); the environment's variables have narrower ranges (config.ts). */
 const whole = z.int({ error: 'a whole number' }).check(z.nonnegative({ error: 'a whole number of at least 0' }));

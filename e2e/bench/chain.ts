@@ -9,9 +9,9 @@ import { TestToken } from '../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
 import { Watcher } from '../../server/chain/watcher.ts';
-import { paymentLedger } from '../../server/jobs/ledger.ts';
+import { paymentCredits } from '../../server/payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
-import { ChainStore } from '../../server/storage/chain.ts';
+import { ChainStore } from '../../server/chain/store.ts';
 import { paymentVersion } from '../../contract/schemas.ts';
 import { ms, summarize, table } from './stats.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
@@ -70,7 +70,7 @@ async function watcherCost(open: number) {
       confirmations: 2,
       tokens: Object.values(contracts.tokens),
       store: new ChainStore(api.db),
-      ledger: paymentLedger({ payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
+      credits: paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
       holder: 'bench',
       startBlock: 1n,
       onRpc: () => calls++,

@@ -6,8 +6,8 @@
 import { startCluster } from '../../server/testing/postgres.ts';
 import { openDatabase } from '../../server/storage/db.ts';
 import { migrate } from '../../server/storage/migrations.ts';
-import { MerchantStore } from '../../server/storage/merchants.ts';
-import { PaymentList, type PaymentFilter } from '../../server/storage/payment-list.ts';
+import { MerchantStore } from '../../server/merchants/store.ts';
+import { PaymentList, type PaymentFilter } from '../../server/payments/list-store.ts';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 40;

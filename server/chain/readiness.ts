@@ -2,7 +2,7 @@
 // and the watcher's cursor is within `maxLagBlocks` of the head. For GET /readyz.
 import { createPublicClient, formatEther, type Address, type PublicClient } from 'viem';
 import { gasStanding } from './deploy.ts';
-import type { ChainStore } from '../storage/chain.ts';
+import type { ChainStore } from './store.ts';
 import { rpcTransport, type Network } from './networks.ts';
 
 export interface Check {

@@ -3,7 +3,7 @@
 // the truth about (a fee-on-transfer token credited 10.1 while the deposit held 9.999), a
 // transfer the watcher missed, or a sweep not recorded: each is reported, never corrected by guess.
 import { createPublicClient, erc20Abi, type Address, type PublicClient } from 'viem';
-import type { ChainStore } from '../storage/chain.ts';
+import type { ChainStore } from './store.ts';
 import { rpcTransport, type Network } from './networks.ts';
 
 export interface DepositLine {
@@ -45,12 +45,12 @@ export interface ReconcileOptions {
  * looked at for `recheckMs` (money can leave a deposit without the ledger moving: a sweep by
  * someone else, a token that rebases). Each look is recorded; a difference is told once.
  */
-export async function reconcile(network: Network, store: ChainStore, options: ReconcileOptions = {}): Promise<Reconciliation> {
+export async function reconcile(network: Network, store: Pick<ChainStore, 'checks'>, options: ReconcileOptions = {}): Promise<Reconciliation> {
   const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient);
   const now = options.now ?? Date.now;
   const atBlock = (await rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
-  const lines = await store.ledgerOfDeposits(network.chainId, atBlock);
-  const last = await store.depositChecks(network.chainId);
+  const lines = await store.checks.depositHoldings(network.chainId, atBlock);
+  const last = await store.checks.depositChecks(network.chainId);
   const deposits: DepositLine[] = [];
   const fresh: DepositLine[] = [];
   let checked = 0;
@@ -65,7 +65,7 @@ export async function reconcile(network: Network, store: ChainStore, options: Re
     }
     const d: DepositLine = { reference: line.reference, merchantId: line.merchantId, mode: line.mode, address: line.address, token: line.token, credited: line.credited, swept: line.swept, held: line.held, onChain };
     deposits.push(d);
-    if (!settled && (await store.recordCheck(network.chainId, line.address, line.token, line.held, onChain, now())) && line.held !== onChain) fresh.push(d);
+    if (!settled && (await store.checks.recordCheck(network.chainId, line.address, line.token, line.held, onChain, now())) && line.held !== onChain) fresh.push(d);
   }
   return { chainId: network.chainId, atBlock, deposits, checked, differences: deposits.filter((d) => d.held !== d.onChain), fresh };
 }

@@ -10,7 +10,8 @@
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
 import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
-import type { ChainStore, SweepTarget } from '../storage/chain.ts';
+import type { ChainStore } from './store.ts';
+import type { SweepTarget } from './sweep-store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { countedUpTo, create2Addresses, minimumUnits, rpcTransport, saltOf, type Network } from './networks.ts';
@@ -24,7 +25,7 @@ export interface Stuck {
 
 export interface SweeperOptions {
   network: Network;
-  store: ChainStore;
+  store: Pick<ChainStore, 'sweeps'>;
   /** The operator's gas-only wallet: it pays for sweeps and can do nothing else with deposits. */
   gas: LocalAccount;
   /** Who this instance is, for the sweeper lease. */
@@ -93,9 +94,9 @@ export class Sweeper {
     // One sweeper per chain; one that lost its lease (a tick that outlived it) sends nothing more.
     const run = await withLease(
       {
-        take: () => store.leaseSweeper(network.chainId, holder, now(), leaseMs),
+        take: () => store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs),
         // Each sweep waits for its own transaction, so the next may come from any instance.
-        release: () => store.releaseSweeper(network.chainId, holder),
+        release: () => store.sweeps.releaseSweeper(network.chainId, holder),
         ms: leaseMs,
       },
       async (lease) => {
@@ -115,7 +116,7 @@ export class Sweeper {
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
     const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
-    const targets = await store.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums);
+    const targets = await store.sweeps.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     const { receipt, sent } = await this.send(data, fees, targets.length, lease);
@@ -135,12 +136,12 @@ export class Sweeper {
       if (reason === undefined) done.push(t);
       else {
         stuck.push({ reference: t.reference, token: t.token, reason });
-        await store.postponeSweep(network.chainId, t, maxBlock, now() + (this.o.stuckMs ?? 3_600_000));
+        await store.sweeps.postponeSweep(network.chainId, t, maxBlock, now() + (this.o.stuckMs ?? 3_600_000));
       }
     }
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
     const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).length;
-    if (done.length) await store.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0 });
+    if (done.length) await store.sweeps.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0 });
     return { swept: done.length, moved, hash, sent, stuck };
   }
 
@@ -155,7 +156,7 @@ export class Sweeper {
    */
   private async settle(): Promise<{ final: number; undone: Hex[] }> {
     const { network, store } = this.o;
-    const open = await store.openSweeps(network.chainId);
+    const open = await store.sweeps.openSweeps(network.chainId);
     const out = { final: 0, undone: [] as Hex[] };
     if (open.length === 0) return out;
     const head = await this.rpc.getBlockNumber();
@@ -170,7 +171,7 @@ export class Sweeper {
         if (!(error instanceof TransactionReceiptNotFoundError)) continue;
       }
       if (receipt ? receipt.status !== 'success' : await this.gone(hash, sweep)) {
-        await store.unsweep(network.chainId, hash);
+        await store.sweeps.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
       }
@@ -179,11 +180,11 @@ export class Sweeper {
         const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
         const moved = new Set(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map((e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`));
         const idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
-        if (idle.length && (await store.unsweep(network.chainId, hash, idle))) out.undone.push(hash);
-        await store.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
+        if (idle.length && (await store.sweeps.unsweep(network.chainId, hash, idle))) out.undone.push(hash);
+        await store.sweeps.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
       }
       if (receipt.blockNumber <= upTo) {
-        await store.sweepFinal(network.chainId, hash);
+        await store.sweeps.sweepFinal(network.chainId, hash);
         out.final++;
       }
     }

@@ -5,7 +5,7 @@
 // range of blocks for every token at once, matched against deposit addresses in one query.
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { countedUpTo, rpcTransport, type Finality, type RpcEvents } from './networks.ts';
-import type { ChainStore, Cursor, SeenTransfer, TransferState } from '../storage/chain.ts';
+import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
 import { withLease } from '../storage/leases.ts';
 
 /**
@@ -17,7 +17,7 @@ export const MAX_BACKOFF_MS = 10_000;
 export const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 /** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
-export interface Ledger {
+export interface PaymentCredits {
   /**
    * Counts the transfer on its payment; 'late' when the payment takes no more, 'unexpected'
    * when it is not in the payment's token (both recorded and told, never counted).
@@ -42,7 +42,7 @@ export interface WatcherOptions {
   /** Per token (lower-case address): transfers below this many base units are dust. */
   minimums?: Map<string, bigint>;
   store: ChainStore;
-  ledger: Ledger;
+  credits: PaymentCredits;
   /** Who this instance is, for the watcher lease. */
   holder: string;
   now?: () => number;
@@ -173,7 +173,7 @@ export class Watcher {
     }
     // Credits of transfers whose block left the chain are taken back: those of this rewind, and
     // any a stopped instance left between its rewind and taking them back.
-    for (const gone of await store.orphanedCredits(chainId)) await this.o.ledger.uncredit(gone);
+    for (const gone of await store.orphanedCredits(chainId)) await this.o.credits.uncredit(gone);
 
     if (cursor.number < head) {
       const from = cursor.number + 1n;
@@ -239,7 +239,7 @@ export class Watcher {
     held.throwIfAborted();
     for (const t of await store.confirmable(chainId, upTo)) {
       held.throwIfAborted();
-      const outcome = await this.o.ledger.credit(t);
+      const outcome = await this.o.credits.credit(t);
       await store.mark(t, outcome);
       if (outcome === 'credited') result.credited++;
       else await this.tell(t, outcome);
@@ -256,7 +256,7 @@ export class Watcher {
   /** Tells the merchant of money that cannot count, once: a transfer brought back by a reorganisation was told the first time. */
   private async tell(t: SeenTransfer, why: 'late' | 'unexpected'): Promise<void> {
     if (t.toldMs !== undefined) return;
-    await this.o.ledger.unmatched(t, why);
+    await this.o.credits.unmatched(t, why);
     await this.o.store.told(t, this.now());
   }
 

@@ -6,7 +6,7 @@ import { PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { amount, COINS, currency, is, later, oneOf } from '../../contract/fields.ts';
 import { PAYOUT_CURRENCIES } from '../../contract/payouts.ts';
 import { MAX_WAIT_SECONDS } from '../../contract/schemas.ts';
-import { BANKS } from '../domain/payouts.ts';
+import { BANKS } from '../payouts/rules.ts';
 
 /** Whole-number text from min to max, in `words`. */
 const whole = (min: number, max: number, words: string) => is<string>((v) => typeof v === 'string' && /^\d{1,16}$/.test(v) && Number(v) >= min && Number(v) <= max, words);

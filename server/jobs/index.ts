@@ -4,13 +4,13 @@
 // LOCKED, leases), so any number of instances may run them all.
 import type { Job, JobDeps } from './job.ts';
 import { idempotencyJob, idempotencyUses } from './idempotency.ts';
-import { treasuryJobs, treasuryUses } from './treasury.ts';
-import { payoutJob, payoutUses } from './payouts.ts';
-import { reconcileJobs, reconcileUses } from './reconcile.ts';
-import { settleJob, settleUses } from './settle.ts';
-import { sweepJobs, sweepUses } from './sweep.ts';
-import { watchJobs, watchUses } from './watch.ts';
-import { webhookJob, webhookUses } from './webhooks.ts';
+import { treasuryJobs, treasuryUses } from '../balances/treasury-job.ts';
+import { payoutJob, payoutUses } from '../payouts/job.ts';
+import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
+import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
+import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
+import { watchJobs, watchUses } from '../chain/watch-job.ts';
+import { webhookJob, webhookUses } from '../webhooks/job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
@@ -23,7 +23,7 @@ export const uses =
 export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(webhookUses, webhookJob),
   uses(payoutUses, payoutJob),
-  uses(settleUses, settleJob),
+  uses(settleUses, settleExpiredJob),
   uses(watchUses, watchJobs),
   uses(sweepUses, sweepJobs),
   uses(reconcileUses, reconcileJobs),

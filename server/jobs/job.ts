@@ -1,17 +1,17 @@
 // What every job is built from and what it is: the types each job imports, kept apart from
 // the list of jobs (index.ts), which imports every job.
 import type { Hex } from 'viem';
-import type { RetryPolicy } from '../domain/webhooks.ts';
+import type { RetryPolicy } from '../webhooks/rules.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
 import type { Logger } from '../log.ts';
-import type { BalanceStores } from '../storage/balance-transactions.ts';
-import type { ChainStore } from '../storage/chain.ts';
+import type { BalanceStores } from '../balances/store.ts';
+import type { ChainStore } from '../chain/store.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
-import type { MerchantStore } from '../storage/merchants.ts';
-import type { PaymentStore } from '../storage/payments.ts';
-import type { PayoutStore } from '../storage/payouts.ts';
+import type { MerchantStore } from '../merchants/store.ts';
+import type { PaymentStore } from '../payments/store.ts';
+import type { PayoutStore } from '../payouts/store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
 

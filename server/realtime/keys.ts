@@ -1,5 +1,5 @@
 // The names of what changed, as storage NOTIFYs them on the 'changes' channel and long polls
-// wait on them: one definition for both sides (storage/chain.ts builds the payment key in SQL
+// wait on them: one definition for both sides (chain/store.ts builds the payment key in SQL
 // too, held equal by a test).
 
 /** A payment: `<merchant>/<mode>/<reference>`. */

@@ -5,7 +5,7 @@
 // zod's JSON Schema output cannot see that, so the document gives one schema per currency,
 // made from the same tables the check reads, under a `currency` discriminator.
 import { PAYOUT_CURRENCIES, REQUIRED_FIELDS, WRITE_FIELDS, type PayoutCurrency } from '../../contract/payouts.ts';
-import { BANKS, COUNTRIES } from '../domain/payouts.ts';
+import { BANKS, COUNTRIES } from '../payouts/rules.ts';
 
 type JsonSchema = Record<string, unknown>;
 

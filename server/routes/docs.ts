@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { text } from '../../contract/fields.ts';
-import { referencePage, STYLE } from '../views/reference.ts';
+import { referencePage, STYLE } from './reference.ts';
 import { openApiDocument } from './api-doc.ts';
 import type { Handler as AnyHandler, Schemas } from './context.ts';
 import { route, type Route } from './route.ts';

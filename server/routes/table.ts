@@ -1,31 +1,35 @@
 // Every endpoint of the service: each resource file declares its routes (routes/route.ts: one
 // object per endpoint, with its schemas, answers and limits), and this puts them together. The
 // OpenAPI document and its reference page (docs.ts) are made from the same list.
-import * as account from './account.ts';
-import * as balances from './balances.ts';
-import * as dashboard from './dashboard.ts';
-import * as destinations from './destinations.ts';
+import * as account from '../merchants/routes.ts';
+import * as balances from '../balances/routes.ts';
+import * as dashboard from '../dashboard/routes.ts';
+import * as destinations from '../merchants/destination-routes.ts';
+import * as keys from '../merchants/key-routes.ts';
+import * as payoutAddresses from '../merchants/payout-address-routes.ts';
 import { docsRoutes } from './docs.ts';
 import * as health from './health.ts';
-import * as hosted from './hosted.ts';
-import * as links from './links.ts';
-import * as operator from './operator.ts';
-import * as payments from './payments.ts';
-import * as payouts from './payouts.ts';
-import * as products from './products.ts';
+import * as hosted from '../links/page-routes.ts';
+import * as links from '../links/routes.ts';
+import * as operator from '../merchants/operator-routes.ts';
+import * as payments from '../payments/routes.ts';
+import * as payouts from '../payouts/routes.ts';
+import * as products from '../products/routes.ts';
 import type { Route } from './route.ts';
-import * as transactions from './transactions.ts';
-import * as webhooks from './webhooks.ts';
+import * as transactions from '../payments/transaction-routes.ts';
+import * as webhooks from '../webhooks/routes.ts';
 
 export const ROUTES: readonly Route[] = [
   // The checkout (public key), and merchant servers (secret key)
   ...transactions.routes,
   // The merchant's payments, keys, products and business (secret key, or the dashboard's session)
   ...payments.routes,
+  ...keys.routes,
   ...products.routes,
   ...account.routes,
   // Webhooks, payout addresses and events (secret key or the dashboard's session)
   ...webhooks.routes,
+  ...payoutAddresses.routes,
   ...destinations.routes,
   // Payment links (secret key or the dashboard's session; reading by slug also the public key)
   ...links.routes,

@@ -7,7 +7,7 @@
 // was lost with a listening connection.
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
-import { hashKey } from '../domain/keys.ts';
+import { hashKey } from '../merchants/keys-rules.ts';
 import { MERCHANT_KEY_PREFIX, merchantKey } from '../realtime/keys.ts';
 import type { Sql } from './db.ts';
 

@@ -21,6 +21,9 @@ export interface Sql {
   exec(text: string): Promise<void>;
 }
 
+/** Whether the database answers (readiness): a trivial statement, true or false, never a throw. */
+export const answers = (db: Sql): Promise<boolean> => db.query('SELECT 1').then(() => true, () => false);
+
 export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */

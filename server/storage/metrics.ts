@@ -1,5 +1,5 @@
 // What /metrics reads from the database, at scrape time: payments by the facts their status is
-// made of (the status itself is domain/payments.ts's rule, applied to each group), the webhook
+// made of (the status itself is payments/rules.ts's rule, applied to each group), the webhook
 // queue, transfers by whether they were swept, and payouts, swaps and withdrawals by state. Reads only.
 import type { Database } from './db.ts';
 

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceEvent } from '../../contract/events.ts';
 import { SIGNATURE_HEADER, verifySignedEvent } from '../../contract/webhook-signature.ts';
-import { hmacSha256 } from '../crypto.ts';
+import { hmacSha256 } from '../webhooks/signing.ts';
 
 export interface Receiver {
   url: string;

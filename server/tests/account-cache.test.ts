@@ -8,8 +8,8 @@ import { startService, type Service, type ServiceOptions } from '../app.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { AccountCache } from '../storage/account-cache.ts';
 import { EventStore } from '../storage/events.ts';
-import { JournalStore } from '../storage/journal.ts';
-import { MerchantStore } from '../storage/merchants.ts';
+import { JournalStore } from '../balances/journal-store.ts';
+import { MerchantStore } from '../merchants/store.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../testing/databases.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

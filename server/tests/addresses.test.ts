@@ -4,7 +4,7 @@
 // registers, the address a delivery connects to) answering by it.
 import { describe, expect, it } from 'vitest';
 import { addressKind } from '../domain/addresses.ts';
-import { webhookUrlProblem } from '../domain/webhooks.ts';
+import { webhookUrlProblem } from '../webhooks/rules.ts';
 import { addressProblem } from '../http/outbound-addresses.ts';
 
 /** Each block: addresses in it (its edges), then addresses just outside it. */

@@ -1,11 +1,12 @@
 // The architecture, held by a test: what each layer may import. Rules have no I/O; HTTP
 // lives at the edge, SQL in storage; the widget never reaches into the service or the demo.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 
 const ROOT = fromRoot('');
+const ours = (t: string) => /^(contract|src|sdk|server|demo|e2e|devchain|contracts|dashboard)\//.test(t);
 
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -60,6 +61,63 @@ function circles(sources: string[]): string[][] {
   return found;
 }
 
+/**
+ * The imports of a file that bring a value, not only types: `import type …` and imports whose
+ * every name is `type X` are left out (a store's type names the port a use case is handed).
+ */
+function valueImports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*import\s+(type\s+)?([^'"]*?)\s*from\s+['"]([^'"]+)['"]/g)]
+    .filter((m) => !m[1] && !/^\{\s*(type\s+[\w$]+(\s+as\s+[\w$]+)?\s*,?\s*)+\}$/.test(m[2].trim()))
+    .map((m) => (m[3].startsWith('.') ? relative(ROOT, resolve(dirname(join(ROOT, file)), m[3])) : m[3]));
+}
+
+/** A store: the one kind of file that holds SQL (and everything under server/storage/). */
+const isStore = (file: string) => /(^|\/)([\w-]+-)?store\.ts$/.test(file) || file.startsWith('server/storage/');
+/** A rules file: the shared rules (server/domain/) and each feature's `rules.ts` / `*-rules.ts`. */
+const isRules = (file: string) => file.startsWith('server/domain/') || /(^|\/)([\w-]+-)?rules\.ts$/.test(file);
+
+/** SQL text: a string or template literal that reads as a statement (upper-case keywords, as ours are written). */
+const SQL = /\b(SELECT\s+[\w*(]|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s)/;
+function holdsSql(file: string): boolean {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+  return [...text.matchAll(/`(?:\\[\s\S]|[^`\\])*`|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"/g)].some((m) => SQL.test(m[0]));
+}
+
+/** The files among `sources` that hold SQL text and are not stores. */
+const sqlOutsideStores = (sources: string[]) => sources.filter((file) => holdsSql(file) && !isStore(file));
+
+/**
+ * What the rules files among `sources` import beyond what rules may: the contract, other rules
+ * files, zod/mini (the contract's schemas) and node:crypto (hashing and randomness, no I/O).
+ * Anything else (a Node module that reaches a file, a socket or a process; a database or HTTP
+ * library; a store, a route, the chain) is I/O or leads to it.
+ */
+function rulesWithIo(sources: string[], rules = isRules): string[] {
+  const allowed = (t: string) => t === 'node:crypto' || t === 'zod/mini' || t.startsWith('contract/') || rules(t);
+  return sources.filter(rules).flatMap((file) => imports(file).filter((t) => !allowed(t)).map((t) => `${file} imports ${t}`));
+}
+
+/**
+ * The value imports, among `sources`, of one feature's store by another feature's file: a
+ * feature reaches another's data through its use case or a port handed in, never its SQL.
+ * `base` is the folder whose sub-folders `features` are.
+ */
+function crossFeatureStores(sources: string[], base: string, features: string[]): string[] {
+  const featureOf = (file: string) => features.find((f) => file.startsWith(`${base}/${f}/`));
+  return sources.flatMap((file) => {
+    const mine = featureOf(file);
+    if (!mine) return [];
+    return valueImports(file)
+      .filter((t) => isStore(t) && featureOf(t) !== undefined && featureOf(t) !== mine)
+      .map((t) => `${file} imports ${t}`);
+  });
+}
+
+/** The files among `sources` longer than `max` lines. */
+const overLong = (sources: string[], max: number) =>
+  sources.map((file) => ({ file, lines: readFileSync(join(ROOT, file), 'utf8').trimEnd().split('\n').length })).filter((f) => f.lines > max).map((f) => `${f.file}: ${f.lines} lines`);
+
 /** Production code: what ships or runs the service, without tests, their helpers and fixtures. */
 const production = () =>
   ['server', 'src', 'sdk', 'dashboard', 'contract'].flatMap(files).filter((file) => !/(^|\/)(tests|testing)\//.test(file));
@@ -74,7 +132,6 @@ describe('import boundaries', () => {
     expect(imports('src/index.ts').some((t) => t.startsWith('src/'))).toBe(true);
   });
 
-  const ours = (t: string) => /^(contract|src|sdk|server|demo|e2e|devchain|contracts|dashboard)\//.test(t);
   const outside = (dir: string) => (t: string) => ours(t) && !t.startsWith(`${dir}/`);
 
   it('contract/ imports nothing of ours: every side may import it, and it leans on none', () => {
@@ -114,8 +171,8 @@ describe('import boundaries', () => {
 
   it('storage speaks SQL and nothing of HTTP; only storage opens a database', () => {
     expect(offenders('server/storage', (t) => t === 'node:http' || t.startsWith('server/http/') || t.startsWith('server/routes/'))).toEqual([]);
-    const outside = ['server/domain', 'server/routes', 'server/views', 'server/http', 'server/jobs'];
-    expect(outside.flatMap((dir) => offenders(dir, (t) => t === 'pg' || t === '@electric-sql/pglite'))).toEqual([]);
+    const outside = files('server').filter((file) => !file.startsWith('server/storage/') && !/(^|\/)(tests|testing)\//.test(file));
+    expect(outside.flatMap((file) => imports(file).filter((t) => t === 'pg' || t === '@electric-sql/pglite').map((t) => `${file} imports ${t}`))).toEqual([]);
   });
 
   it('finds an import circle where there is one (the check can fail)', () => {
@@ -132,11 +189,55 @@ describe('import boundaries', () => {
     expect(circles(production()).filter((group) => !known.includes(group.join(',')))).toEqual([]);
   });
 
+  /** The service's features, each a folder of server/ with its routes, use cases, store(s), views and rules. */
+  const FEATURES = ['payments', 'links', 'products', 'balances', 'payouts', 'webhooks', 'merchants', 'dashboard', 'chain'];
+  const service = () => production().filter((file) => file.startsWith('server/'));
+  const LAYOUT = 'server/tests/fixtures/layout';
+
+  it('finds SQL outside a store, I/O in rules, a feature taking another\'s store, and a long file (the checks can fail)', () => {
+    const fixtures = files(LAYOUT);
+    expect(fixtures.length).toBe(5);
+    // SQL in routes.ts, not in its comment or its sentence; none reported for the two stores.
+    expect(sqlOutsideStores(fixtures)).toEqual([`${LAYOUT}/shop/routes.ts`]);
+    // rules.ts reads a file and imports a store; hashing (node:crypto) is no I/O.
+    expect(rulesWithIo(fixtures)).toEqual([`${LAYOUT}/shop/rules.ts imports node:fs`, `${LAYOUT}/shop/rules.ts imports ${LAYOUT}/shop/store.ts`]);
+    // cart's use case and store take shop's store as a value; a type-only import (a port) passes.
+    expect(crossFeatureStores(fixtures, LAYOUT, ['shop', 'cart'])).toEqual([`${LAYOUT}/cart/store.ts imports ${LAYOUT}/shop/store.ts`, `${LAYOUT}/cart/use-cases.ts imports ${LAYOUT}/shop/store.ts`]);
+    expect(overLong(fixtures, 6)).toEqual([`${LAYOUT}/cart/use-cases.ts: 7 lines`]);
+  });
+
+  it('each feature is a folder of server/, and the old layer folders are gone', () => {
+    for (const feature of FEATURES) expect(service().filter((file) => file.startsWith(`server/${feature}/`)).length, feature).toBeGreaterThan(1);
+    expect(['views', 'jobs/ledger.ts', 'storage/ledger.ts', 'storage/chain.ts'].filter((path) => existsSync(join(ROOT, 'server', path)))).toEqual([]);
+  });
+
+  it('SQL text lives only in stores (store.ts, *-store.ts, server/storage/)', () => {
+    expect(service().filter(holdsSql).length).toBeGreaterThan(15);
+    expect(sqlOutsideStores(service())).toEqual([]);
+  });
+
+  it('rules (server/domain/, each feature\'s rules.ts and *-rules.ts) do no I/O: no Node module but crypto, no store, no HTTP, no chain', () => {
+    expect(service().filter(isRules).length).toBeGreaterThan(10);
+    expect(rulesWithIo(service())).toEqual([]);
+  });
+
+  it('no feature imports another feature\'s store: it goes through that feature\'s use case, or takes the store as a port', () => {
+    expect(crossFeatureStores(service(), 'server', FEATURES)).toEqual([]);
+  });
+
+  it('no production source file is over 400 lines (generated artifacts and migrations aside)', () => {
+    const sources = production().filter((file) => !/\.generated\.ts$|\/migrations\//.test(file));
+    expect(sources.length).toBeGreaterThan(150);
+    expect(overLong(sources, 400)).toEqual([]);
+  });
+
   it('HTTP knows no route, store or job: the pipeline hands handlers the parts it is given, unread', () => {
     expect(offenders('server/http', (t) => /^server\/(routes|storage|jobs|chain)\//.test(t))).toEqual([]);
   });
 
   it('views only shape: no storage, no HTTP', () => {
-    expect(offenders('server/views', (t) => /^server\/(storage|http|routes)\//.test(t) || t === 'node:http')).toEqual([]);
+    const views = files('server').filter((file) => /\/(views|[\w-]+-views?)\.ts$/.test(file));
+    expect(views.length).toBeGreaterThan(4);
+    expect(views.flatMap((file) => imports(file).filter((t) => /^server\/(storage|http|routes)\//.test(t) || /store\.ts$/.test(t) || t === 'node:http').map((t) => `${file} imports ${t}`))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import type { Network } from '../chain/networks.ts';
 import { startReceiver } from '../testing/receiver.ts';
-import { hashing, MAX_CONCURRENT_HASHES } from '../domain/sign-in.ts';
+import { hashing, MAX_CONCURRENT_HASHES } from '../merchants/sign-in-rules.ts';
 
 const ADMIN = 'op_dashboard_account_token_0123456789abcdef012345';
 const PUBLIC_URL = 'https://pay.example.test';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import { createLogger } from '../log.ts';
-import { statusOf } from '../domain/payments.ts';
+import { statusOf } from '../payments/rules.ts';
 import { STATUSES } from '../../contract/schemas.ts';
 import { SessionProbe } from '../../contract/dashboard.ts';
 import { configFromEnv } from '../config.ts';

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
-import { exportCsv } from '../routes/payments.ts';
+import { exportCsv } from '../payments/routes.ts';
 import type { Ctx } from '../routes/context.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 

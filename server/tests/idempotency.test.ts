@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { coinOf } from '../domain/defaults.ts';
-import { EXTERNAL, merchantAccount, move } from '../domain/ledger.ts';
+import { EXTERNAL, merchantAccount, move } from '../balances/ledger-rules.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { keyedRequest } from '../routes/idempotency.ts';

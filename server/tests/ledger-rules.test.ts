@@ -2,7 +2,7 @@
 // withdrawal limit's verdict and words, and when what is owed to the payout partner is sent.
 import { describe, expect, it } from 'vitest';
 import { Conflict } from '../domain/errors.ts';
-import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../domain/ledger.ts';
+import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../balances/ledger-rules.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 
 const usdc = { symbol: 'USDC', text: '4.000001' };

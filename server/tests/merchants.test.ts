@@ -332,7 +332,7 @@ describe('webhook delivery on a sender\'s terms', () => {
   });
 
   it('checks addresses after DNS resolution: localhost is loopback, refused for live keys', async () => {
-    const { post } = await import('../jobs/post.ts');
+    const { post } = await import('../webhooks/post.ts');
     const { addressProblem } = await import('../http/outbound-addresses.ts');
     const listening = await endpoint((res) => res.writeHead(200).end());
     const port = new URL(listening.url).port;

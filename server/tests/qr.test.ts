@@ -6,7 +6,7 @@ import { DEMO_MERCHANT } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 import { paymentUri } from '../../contract/payment-uri.ts';
 import { QrResponse } from '../../contract/schemas.ts';
-import { qrView } from '../views/qr.ts';
+import { qrView } from '../payments/qr.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
 import '../testing/conformance.ts';
 

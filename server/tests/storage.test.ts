@@ -6,8 +6,8 @@ import { coinOf } from '../domain/defaults.ts';
 import { migrate } from '../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { initializePayment } from '../domain/initialize.ts';
-import * as moves from '../domain/balances.ts';
+import { initializePayment } from '../payments/initialize-rules.ts';
+import * as moves from '../balances/use-cases.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 import { NotItsToken } from '../domain/errors.ts';
 

@@ -3,8 +3,8 @@
 // and swapping into another coin and withdrawing both is not either. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
-import * as moves from '../domain/balances.ts';
-import { EXTERNAL, merchantAccount, move } from '../domain/ledger.ts';
+import * as moves from '../balances/use-cases.ts';
+import { EXTERNAL, merchantAccount, move } from '../balances/ledger-rules.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 import { coinOf } from '../domain/defaults.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
-import { Watcher, type Ledger } from '../watcher.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { Watcher, type PaymentCredits } from '../watcher.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -32,9 +32,9 @@ afterAll(async () => {
 const request = caller(() => api.url);
 
 it('tells the merchant of late money even when the first tell failed', { timeout: 60_000 }, async () => {
-  const real = ledgerOf(api, () => clock);
+  const real = creditsOf(api, () => clock);
   let fail = true;
-  const ledger: Ledger = {
+  const credits: PaymentCredits = {
     credit: (t) => real.credit(t),
     uncredit: (t) => real.uncredit(t),
     unmatched: async (t, why) => {
@@ -45,7 +45,7 @@ it('tells the merchant of late money even when the first tell failed', { timeout
       return real.unmatched(t, why);
     },
   };
-  const w = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, ledger, holder: 'late', now: () => clock, startBlock: 1n, leaseMs: 0 });
+  const w = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits, holder: 'late', now: () => clock, startBlock: 1n, leaseMs: 0 });
   const created = (await request('POST', '/api/v1/transaction/initialize', { reference: 'late-1', coin: 'USDT', currency: 'USD', amount: 10 })).body;
   await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference = 'late-1'`, [chain.chainId, contracts.tokens.USDT.toLowerCase()]);
   const to = created.data.address as Address;

@@ -10,14 +10,14 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
@@ -41,7 +41,7 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
       minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), parseUnits('0.01', t.decimals)])),
-      ledger: ledgerOf(api),
+      credits: creditsOf(api),
       holder: 'grief', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     try {

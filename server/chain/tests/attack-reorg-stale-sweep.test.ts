@@ -11,14 +11,14 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address,
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -44,7 +44,7 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
     await store.forget(chain.chainId);
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
-      ledger: ledgerOf(api),
+      credits: creditsOf(api),
       holder: 'stale', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     try {

@@ -1,7 +1,7 @@
 // Third review of issue 21 (failed on main until 4f74c9b made treasury transactions count at the
 // network's confirmations; kept as the guard of that): the second review made a
 // sweep count only once its block has the network's confirmations, but the treasury's own
-// transactions still count at their first receipt (jobs/treasury.ts `settle`). A swap is
+// transactions still count at their first receipt (balances/treasury-job.ts `settle`). A swap is
 // journaled as completed (the merchant's USDC out, USDT in) the moment its receipt appears;
 // if that block then leaves the chain, the swap is gone (or, sent again later, reverts at a
 // price past its floor), the treasury still holds the USDC and never got the USDT, and the

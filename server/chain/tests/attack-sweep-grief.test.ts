@@ -11,14 +11,14 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { saltOf } from '../networks.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
@@ -54,7 +54,7 @@ it("an attacker's deposits in a batch cannot keep other merchants' deposits from
   for (const reference of ['z-1', 'z-2']) victims.push(await made(reference));
   for (const a of attacker) await pay(a.address, parseUnits('1.01', 18));
   for (const v of victims) await pay(v, parseUnits('1.01', 18));
-  const watcher = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, ledger: ledgerOf(api), holder: 'g', startBlock: 1n, leaseMs: 0 });
+  const watcher = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'g', startBlock: 1n, leaseMs: 0 });
   await watcher.tick();
 
   // 1. The attacker sweeps its own deposits first (to its own payout: nothing is taken).

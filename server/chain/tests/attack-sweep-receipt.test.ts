@@ -11,14 +11,14 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, type RpcCall, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, type RpcCall, rpcProxy } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -53,7 +53,7 @@ async function scenario(failing: boolean) {
   await store.forget(chain.chainId);
   const watcher = new Watcher({
     chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
-    ledger: ledgerOf(api),
+    credits: creditsOf(api),
     holder: 'receipt', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
   });
   const proxy = await startProxy(chain.url);

@@ -1,6 +1,6 @@
 // Third review of issue 21 (failed on main before the fix of this commit): the treasury decides that a
 // withdrawal "was replaced at its nonce and never mined" when its node does not hand back the
-// receipt and the treasury's nonce has moved past it (jobs/treasury.ts `settle`,
+// receipt and the treasury's nonce has moved past it (balances/treasury-job.ts `settle`,
 // chain/treasury.ts `superseded`, whose receipt lookup also reads any error as "none"). The
 // nonce moved past it because it WAS mined: the tokens left the treasury, yet the withdrawal is
 // marked failed and its amount goes back to the merchant's available balance, to be withdrawn

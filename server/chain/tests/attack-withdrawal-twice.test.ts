@@ -12,18 +12,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { treasuryJobs } from '../../jobs/treasury.ts';
+import { treasuryJobs } from '../../balances/treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, treasuryStores, until } from './helpers.ts';
+import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -57,7 +57,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
-      ledger: ledgerOf(api),
+      credits: creditsOf(api),
       holder: 'twice', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0,
     });
     stops.push(() => watcher.stop());

@@ -17,7 +17,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
-import type { Entry } from '../../storage/journal.ts';
+import type { Entry } from '../../balances/journal-store.ts';
 import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

@@ -4,7 +4,7 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Service } from '../../app.ts';
-import { paymentLedger } from '../../jobs/ledger.ts';
+import { paymentCredits } from '../../payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
@@ -21,7 +21,7 @@ export function caller(base: () => string) {
 }
 
 /** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
-export const ledgerOf = (api: Service, now = Date.now) => paymentLedger({ payments: api.parts.payments, merchants: api.parts.merchants, now });
+export const creditsOf = (api: Service, now = Date.now) => paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now });
 
 /** The stores a treasury sender works with, a test service's own, as startService hands them to its jobs. */
 export const treasuryStores = (api: Service) => {

@@ -9,13 +9,13 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { minimumUnits } from '../networks.ts';
 import { Watcher } from '../watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -40,7 +40,7 @@ beforeAll(async () => {
     tokens: network.tokens.map((t) => t.address),
     minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t)])),
     store: new ChainStore(api.db),
-    ledger: ledgerOf(api),
+    credits: creditsOf(api),
     holder: 'property',
     startBlock: 1n,
     leaseMs: 0,

@@ -3,10 +3,10 @@
 // them after two confirmations, a signed webhook, the EIP-681 URI paid by a script, and the
 // deposit swept to the payout address.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { sweepJobs } from '../../jobs/sweep.ts';
+import { sweepJobs } from '../sweep-job.ts';
 import { deployFactory } from '../deploy.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, type Address } from 'viem';
 import { foundry } from 'viem/chains';

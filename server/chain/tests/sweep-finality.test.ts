@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
@@ -17,7 +17,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { reconcile } from '../reconcile.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf } from './helpers.ts';
+import { caller, creditsOf } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gas = devAccount(6);
@@ -43,7 +43,7 @@ async function service(confirmations: number) {
   await store.forget(chain.chainId);
   const watcher = new Watcher({
     chainId: chain.chainId, rpcUrls: [chain.url], confirmations, tokens: Object.values(contracts.tokens), store,
-    ledger: ledgerOf(api),
+    credits: creditsOf(api),
     holder: 'finality', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
   });
   const request = caller(() => api.url);

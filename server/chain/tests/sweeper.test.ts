@@ -6,16 +6,16 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, rpcProxy } from './helpers.ts';
 import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
-import { reconcileJobs } from '../../jobs/reconcile.ts';
+import { reconcileJobs } from '../reconcile-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -41,7 +41,7 @@ beforeAll(async () => {
     confirmations: 1,
     tokens: Object.values(contracts.tokens),
     store,
-    ledger: ledgerOf(api),
+    credits: creditsOf(api),
     holder: 'sweeper-test',
     startBlock: 1n,
   });
@@ -93,7 +93,7 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   // A sweeper that claimed this deposit and died: nobody tries it while the claim lasts, and
   // once it runs out the next sweeper does (a second sweep of a deposit is harmless).
   const head = await reader().getBlockNumber();
-  expect(await store.claimSweeps(chain.chainId, head, Date.now(), 60_000, 20)).toHaveLength(1);
+  expect(await store.sweeps.claimSweeps(chain.chainId, head, Date.now(), 60_000, 20)).toHaveLength(1);
   expect((await sweeper.tick()).swept).toBe(0);
   const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 61_000 });
   expect((await later.tick()).swept).toBe(1);
@@ -202,7 +202,7 @@ it('sweeps a chain from one instance at a time, and waits when fees are above th
   await send(address, '5.05');
   await watcher.tick();
   const network = devNetwork(chain.url, contracts, 1);
-  expect(await store.leaseSweeper(chain.chainId, 'instance-a', Date.now(), 60_000)).toBe(true);
+  expect(await store.sweeps.leaseSweeper(chain.chainId, 'instance-a', Date.now(), 60_000)).toBe(true);
   const b = new Sweeper({ network, store, gas, holder: 'instance-b' });
   expect(await b.tick()).toEqual({ swept: 0, stuck: [], skipped: true });
   // Capped below what the chain asks: nothing is claimed or sent, and the deposit waits.
@@ -283,7 +283,7 @@ it('sends nothing once its lease went to another instance mid-tick; the deposit 
   const proxy = await rpcProxy(chain.url, async (body) => {
     for (const c of [body].flat()) methods.push(c.method ?? '');
     if (!takenOver && [body].flat().some((c) => c.method === 'eth_getTransactionCount')) {
-      takenOver = await store.leaseSweeper(chain.chainId, 'instance-b', Date.now() + 61_000, 60_000);
+      takenOver = await store.sweeps.leaseSweeper(chain.chainId, 'instance-b', Date.now() + 61_000, 60_000);
     }
     return undefined;
   });
@@ -295,7 +295,7 @@ it('sends nothing once its lease went to another instance mid-tick; the deposit 
     expect(methods).not.toContain('eth_sendRawTransaction');
     expect(await reader().getTransactionCount({ address: gas.address })).toBe(nonce);
     // A lost lease is not A's to give back: B still holds it.
-    expect(await store.leaseSweeper(chain.chainId, 'instance-c', Date.now(), 60_000)).toBe(false);
+    expect(await store.sweeps.leaseSweeper(chain.chainId, 'instance-c', Date.now(), 60_000)).toBe(false);
   } finally {
     await proxy.close();
   }

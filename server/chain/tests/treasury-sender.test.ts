@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { treasuryJobs } from '../../jobs/treasury.ts';
+import { treasuryJobs } from '../../balances/treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import type { Signed, Treasury } from '../treasury.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
@@ -18,7 +18,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, ledgerOf, treasuryStores, until } from './helpers.ts';
+import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
@@ -73,7 +73,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
-      ledger: ledgerOf(api),
+      credits: creditsOf(api),
       holder: 'sender', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
     });
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'sender', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;

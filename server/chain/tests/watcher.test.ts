@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
-import { ChainStore } from '../../storage/chain.ts';
+import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
-import { caller, ledgerOf, type RpcCall, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, type RpcCall, rpcProxy } from './helpers.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -43,7 +43,7 @@ function watcher(overrides: Partial<WatcherOptions> = {}) {
     confirmations: 2,
     tokens: Object.values(contracts.tokens),
     store,
-    ledger: ledgerOf(api, () => clock),
+    credits: creditsOf(api, () => clock),
     holder: `test-${++watchers}`,
     now: () => clock,
     startBlock: 1n,

@@ -1,0 +1,226 @@
+// The double-entry journal and the settlement choice: SQL only. Every movement of a merchant's
+// money is an entry of postings that sum to zero per coin (checked before it is written),
+// written once by its (kind, ref); a balance is a sum of postings. Whatever spends a balance
+// takes the merchant's lock first (balance/<merchant>/<mode>), so payouts, swaps and
+// withdrawals at once never overdraw it (the rules: balances/use-cases.ts).
+import type { Settlement } from '../../contract/balances.ts';
+import type { Account } from '../domain/account.ts';
+import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting } from './ledger-rules.ts';
+import { notifyAccountChange } from '../storage/account-cache.ts';
+import type { Database, Sql } from '../storage/db.ts';
+
+type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+export interface Entry {
+  id: number;
+  kind: EntryKind;
+  ref: string;
+  merchantId: string | null;
+  memo: string;
+  createdMs: number;
+  postings: Posting[];
+}
+
+const big = (v: unknown) => BigInt(v as string);
+const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
+
+export class JournalStore {
+  constructor(
+    private readonly db: Database,
+    /** Told a merchant's settlement changed, once committed (the account cache). */
+    private readonly changed: (merchantId: string) => void = () => {},
+  ) {}
+
+  // ---- settlement ------------------------------------------------------------------------
+
+  async settlement(merchantId: string, mode: string): Promise<Settlement> {
+    const [row] = await this.db.query('SELECT settlement FROM settlements WHERE merchant_id = $1 AND mode = $2', [merchantId, mode], 'settlement_of');
+    return (row?.settlement as Settlement | undefined) ?? 'wallet';
+  }
+
+  async setSettlement(account: Owner, settlement: Settlement, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO settlements (merchant_id, mode, settlement, updated_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET settlement = $3, updated_ms = $4`,
+        [account.merchant.id, account.mode, settlement, nowMs],
+      );
+      await notifyAccountChange(tx, account.merchant.id);
+    });
+    this.changed(account.merchant.id);
+  }
+
+
+  // ---- the journal -----------------------------------------------------------------------
+
+  /** The merchant's lock for the rest of the transaction: whatever spends its balance takes it first. */
+  lock = (tx: Sql, account: Owner) => tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`balance/${account.merchant.id}/${account.mode}`]);
+
+  /**
+   * Writes one entry, balanced or not at all; false when an entry of this (kind, ref) exists
+   * already (a retry, or another instance got there first), and nothing is written then.
+   */
+  async post(tx: Sql, entry: { kind: EntryKind; ref: string; owner?: Owner; memo?: string }, postings: Posting[], nowMs: number): Promise<boolean> {
+    assertBalanced(postings);
+    const [row] = await tx.query(
+      `INSERT INTO journal_entries (kind, ref, merchant_id, mode, memo, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (kind, ref) DO NOTHING RETURNING id`,
+      [entry.kind, entry.ref, entry.owner?.merchant.id ?? null, entry.owner?.mode ?? null, entry.memo ?? '', nowMs],
+    );
+    if (!row) return false;
+    for (const p of postings) {
+      await tx.query('INSERT INTO postings (entry_id, account, chain_id, token, amount) VALUES ($1, $2, $3, $4, $5)', [row.id, p.account, p.chainId, p.token.toLowerCase(), String(p.amount)]);
+    }
+    return true;
+  }
+
+  /** An account's balance in one coin: the sum of its postings. */
+  async sum(sql: Sql, account: string, chainId: number, token: string): Promise<bigint> {
+    const [row] = await sql.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM postings WHERE account = $1 AND chain_id = $2 AND token = $3`, [account, chainId, token.toLowerCase()]);
+    return big(row!.s);
+  }
+
+  /**
+   * Journals money that became the merchant's balance and is not journaled yet: deposits of
+   * balance-settled payments once a sweep moved them into the treasury and its block has its
+   * confirmations (a sweep a reorganisation can still take away is not money held; every transfer swept,
+   * late, another token or dust too: it is all in the treasury now, and all the merchant's),
+   * and, where no chain is configured (the sandbox's simulated coins), credits of such payments.
+   * Safe to run anywhere, any number of times: each is written once.
+   */
+  async catchUp(sql: Sql, nowMs: number, owner?: Owner): Promise<number> {
+    const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
+    const params = owner ? [owner.merchant.id, owner.mode] : [];
+    const swept = await sql.query(
+      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash
+         FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
+        ORDER BY t.block_number, t.log_index`,
+      params,
+    );
+    let written = 0;
+    for (const r of swept) {
+      const o = ownerOf(r.merchant_id as string, r.mode as string);
+      const posted = await this.post(
+        sql,
+        { kind: 'deposit', ref: `${r.chain_id}/${r.tx_hash}/${r.log_index}`, owner: o, memo: `payment ${r.reference}, swept in ${r.swept_hash}` },
+        move(EXTERNAL.deposits, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        nowMs,
+      );
+      if (posted) written++;
+    }
+    const simulated = await sql.query(
+      `SELECT tr.id, tr.chain_id, p.token, tr.amount::text AS amount, p.merchant_id, p.mode, p.reference
+         FROM transfers tr JOIN payments p ON p.id = tr.payment_id
+        WHERE p.settlement = 'balance' AND p.payout IS NULL AND p.mode = 'test'${mine}
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'sandbox_deposit' AND e.ref = tr.id::text)
+        ORDER BY tr.id`,
+      params,
+    );
+    for (const r of simulated) {
+      const o = ownerOf(r.merchant_id as string, r.mode as string);
+      const posted = await this.post(
+        sql,
+        { kind: 'sandbox_deposit', ref: String(r.id), owner: o, memo: `payment ${r.reference} (simulated)` },
+        move(EXTERNAL.sandbox, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        nowMs,
+      );
+      if (posted) written++;
+    }
+    return written;
+  }
+
+  /** The merchant's available balance of a coin. */
+  available(sql: Sql, account: Owner, chainId: number, token: string): Promise<bigint> {
+    return this.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), chainId, token);
+  }
+
+  /** A merchant's balances: every coin it ever had postings in, and what is on its way. */
+  async balances(account: Owner, nowMs: number): Promise<Array<{ chainId: number; token: string; available: bigint; reserved: bigint; pending: bigint }>> {
+    await this.db.transaction((tx) => this.catchUp(tx, nowMs, account));
+    const available = merchantAccount(account.merchant.id, account.mode, 'available');
+    const reserved = merchantAccount(account.merchant.id, account.mode, 'reserved');
+    const rows = await this.db.query(
+      `SELECT chain_id, token, COALESCE(sum(amount) FILTER (WHERE account = $1), 0)::text AS available, COALESCE(sum(amount) FILTER (WHERE account = $2), 0)::text AS reserved
+         FROM postings WHERE account IN ($1, $2) GROUP BY chain_id, token`,
+      [available, reserved],
+    );
+    const pending = await this.db.query(
+      `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND NOT t.sweep_final AND t.state IN ('credited', 'late', 'unexpected', 'dust')
+        GROUP BY t.chain_id, lower(t.token)`,
+      [account.merchant.id, account.mode],
+    );
+    const lines = new Map<string, { chainId: number; token: string; available: bigint; reserved: bigint; pending: bigint }>();
+    const line = (chainId: number, token: string) => {
+      const key = `${chainId}/${token}`;
+      if (!lines.has(key)) lines.set(key, { chainId, token, available: 0n, reserved: 0n, pending: 0n });
+      return lines.get(key)!;
+    };
+    for (const r of rows) Object.assign(line(Number(r.chain_id), r.token as string), { available: big(r.available), reserved: big(r.reserved) });
+    for (const r of pending) line(Number(r.chain_id), r.token as string).pending = big(r.pending);
+    return [...lines.values()];
+  }
+
+  /** Every coin's postings summed over the whole journal: each must be zero. */
+  async journalSums(): Promise<Array<{ chainId: number; token: string; sum: bigint }>> {
+    const rows = await this.db.query(`SELECT chain_id, token, sum(amount)::text AS s FROM postings GROUP BY chain_id, token`);
+    return rows.map((r) => ({ chainId: Number(r.chain_id), token: r.token as string, sum: big(r.s) }));
+  }
+
+  /**
+   * What the journal says the treasury holds of a coin: every account that is not the world
+   * outside (merchants' available and reserved, the operator's fees, what is owed to a payout
+   * partner), which is minus the sum of the external accounts.
+   */
+  async held(chainId: number, token: string, sql: Sql = this.db): Promise<{ merchants: bigint; fees: bigint; payable: bigint; gas: bigint; external: bigint }> {
+    const [r] = await sql.query(
+      `SELECT COALESCE(sum(amount) FILTER (WHERE account LIKE 'merchant:%'), 0)::text AS merchants,
+              COALESCE(sum(amount) FILTER (WHERE account = $3), 0)::text AS fees,
+              COALESCE(sum(amount) FILTER (WHERE account LIKE 'payable:%'), 0)::text AS payable,
+              COALESCE(sum(amount) FILTER (WHERE account = $4), 0)::text AS gas,
+              COALESCE(sum(amount) FILTER (WHERE account LIKE 'external:%'), 0)::text AS external
+         FROM postings WHERE chain_id = $1 AND token = $2`,
+      [chainId, token.toLowerCase(), FEES, GAS],
+    );
+    return { merchants: big(r!.merchants), fees: big(r!.fees), payable: big(r!.payable), gas: big(r!.gas), external: big(r!.external) };
+  }
+
+  /** The journal, oldest first: every entry of a merchant (or all), with its postings. */
+  async entries(merchantId?: string): Promise<Entry[]> {
+    const rows = await this.db.query(
+      `SELECT e.id, e.kind, e.ref, e.merchant_id, e.memo, e.created_ms, p.account, p.chain_id, p.token, p.amount::text AS amount
+         FROM journal_entries e JOIN postings p ON p.entry_id = e.id ${merchantId ? 'WHERE e.merchant_id = $1' : ''} ORDER BY e.id, p.id`,
+      merchantId ? [merchantId] : [],
+    );
+    const out: Entry[] = [];
+    for (const r of rows) {
+      if (out.at(-1)?.id !== Number(r.id)) out.push({ id: Number(r.id), kind: r.kind as EntryKind, ref: r.ref as string, merchantId: (r.merchant_id as string | null) ?? null, memo: r.memo as string, createdMs: Number(r.created_ms), postings: [] });
+      out.at(-1)!.postings.push({ account: r.account as string, chainId: Number(r.chain_id), token: r.token as string, amount: big(r.amount) });
+    }
+    return out;
+  }
+
+  // ---- the treasury's gas --------------------------------------------------------------------
+
+  /** The native coin a mined treasury transaction cost (reverted ones too): the operator's, paid to the network. Once per transaction. */
+  async gasSpent(chainId: number, hash: string, fee: bigint, memo: string, nowMs: number): Promise<boolean> {
+    if (fee <= 0n) return false;
+    return this.post(this.db, { kind: 'gas', ref: `${chainId}/${hash.toLowerCase()}`, memo }, move(GAS, EXTERNAL.gas, chainId, NATIVE, fee), nowMs);
+  }
+
+  /**
+   * The treasury's native coin on chain at `block` against the journal's, while none of its
+   * transactions is under way: more on chain is the operator's funding (only the operator sends
+   * the treasury native coin) and is journaled; less is a difference, answered and never booked.
+   */
+  async gasFunding(chainId: number, block: bigint, onChain: bigint, nowMs: number): Promise<{ funded: bigint; short: bigint }> {
+    const { gas } = await this.held(chainId, NATIVE);
+    if (onChain > gas) {
+      await this.post(this.db, { kind: 'gas_funded', ref: `${chainId}/${block}`, memo: `native coin sent to the treasury, seen at block ${block}` }, move(EXTERNAL.operator, GAS, chainId, NATIVE, onChain - gas), nowMs);
+      return { funded: onChain - gas, short: 0n };
+    }
+    return { funded: 0n, short: gas - onChain };
+  }
+}

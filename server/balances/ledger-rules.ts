@@ -1,0 +1,240 @@
+// The double-entry ledger's rules, without I/O: accounts by name, an entry's postings that
+// sum to zero per coin, and what a swap quote gives. A balance is a sum of postings, never a
+// stored number; balances/journal-store.ts writes and sums them, balances/use-cases.ts spends them.
+//
+// Signs: a merchant's accounts and the operator's fees are positive when the service owes or
+// holds that money; the `external:*` accounts are the world outside the treasury (customers'
+// deposits, the pool, wallets, banks) and carry the other side. So for each coin the money the
+// treasury holds on chain is minus the sum of the external accounts, which equals the sum of
+// every merchant's accounts plus the fees: the reconciliation.
+import type { KeyMode } from '../../contract/keys.ts';
+import type { SwapState } from '../../contract/balances.ts';
+import { Conflict, InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, WithdrawalLimitExceeded } from '../domain/errors.ts';
+import { RATE_ONE } from '../domain/rates.ts';
+
+export interface Posting {
+  account: string;
+  chainId: number;
+  /** The token's contract address (lower case), or the symbol for the sandbox's simulated coins. */
+  token: string;
+  /** Base units of the token; positive or negative. */
+  amount: bigint;
+}
+
+/** What kinds of movement there are; each entry's (kind, ref) is unique, so a retry writes it once. */
+export type EntryKind =
+  | 'deposit' // a balance-settled deposit swept into the treasury
+  | 'sandbox_deposit' // a simulated deposit where no chain is configured (test keys only)
+  | 'payout_reserved'
+  | 'payout_paid'
+  | 'payout_returned'
+  | 'swap_reserved'
+  | 'swap_completed'
+  | 'swap_returned'
+  | 'withdrawal_reserved'
+  | 'withdrawal_sent'
+  | 'withdrawal_returned'
+  | 'partner_sent' // what was owed to the payout partner, sent to its deposit address
+  | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
+  | 'gas_funded'; // native coin the operator sent the treasury to pay gas with
+
+/** A merchant's money, by purpose: `available` to spend, `reserved` for work under way. */
+export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
+/** What the operator owes its payout partner for bank payouts paid: USDT in the treasury until it is sent to the partner. */
+export const PAYOUT_PAYABLE = 'payable:payout-partner';
+/** The operator's fees (swaps), held in the treasury. */
+export const FEES = 'operator:fees';
+/**
+ * The operator's native coin in the treasury, for gas: what it sent in (+) less what the
+ * treasury's transactions cost (−). Only ever in the native coin (token NATIVE).
+ */
+export const GAS = 'operator:gas';
+/** The native coin's "token" in postings: the zero address. */
+export const NATIVE = '0x0000000000000000000000000000000000000000';
+export const EXTERNAL = {
+  deposits: 'external:deposits',
+  sandbox: 'external:sandbox',
+  pool: 'external:pool',
+  wallets: 'external:wallets',
+  banks: 'external:banks',
+  /** The payout partner's deposit address: what it was owed for bank payouts, once sent. */
+  partner: 'external:payout-partner',
+  /** What the network was paid for the treasury's transactions (gas). */
+  gas: 'external:gas',
+  /** The operator's own wallets, which fund the treasury's gas. */
+  operator: 'external:operator',
+} as const;
+
+/** Throws unless every coin's postings sum to zero and no posting is zero. */
+export function assertBalanced(postings: Posting[]): void {
+  if (postings.length < 2) throw new Error('a journal entry needs at least two postings');
+  const sums = new Map<string, bigint>();
+  for (const p of postings) {
+    if (p.amount === 0n) throw new Error(`a posting of zero to ${p.account}`);
+    const coin = `${p.chainId}/${p.token.toLowerCase()}`;
+    sums.set(coin, (sums.get(coin) ?? 0n) + p.amount);
+  }
+  for (const [coin, sum] of sums) if (sum !== 0n) throw new Error(`journal entry does not balance: ${coin} sums to ${sum}`);
+}
+
+/** Moves `amount` of one coin from one account to another: the two postings. */
+export const move = (from: string, to: string, chainId: number, token: string, amount: bigint): Posting[] => [
+  { account: from, chainId, token, amount: -amount },
+  { account: to, chainId, token, amount },
+];
+
+/** The operator's fee on a swap, in basis points of what the pool gives. */
+export const SWAP_FEE_BPS = 30n;
+/** How far below its quote a swap's output may fall before the swap fails (slippage limit), in basis points. */
+export const SWAP_SLIPPAGE_BPS = 50n;
+/** How long a swap quote may be accepted. */
+export const SWAP_QUOTE_MS = 60_000;
+
+/** What a quote promises: the pool's output for `amountIn`, the fee out of it, and the floor. */
+export function swapTerms(poolOut: bigint): { fee: bigint; received: bigint; minimumOut: bigint } {
+  const fee = (poolOut * SWAP_FEE_BPS) / 10_000n;
+  return { fee, received: poolOut - fee, minimumOut: (poolOut * (10_000n - SWAP_SLIPPAGE_BPS)) / 10_000n };
+}
+
+/** A decimal amount's base units, or a clear error naming the field. */
+export function unitsOf(field: string, text: string, decimals: number): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  if (fraction.length > decimals) throw new Invalid(`${field}: expected at most ${decimals} decimal places for this coin, received ${text}`, [{ field, message: `expected at most ${decimals} decimal places` }]);
+  const units = BigInt(whole + fraction.padEnd(decimals, '0'));
+  if (units <= 0n) throw new Invalid(`${field}: expected an amount greater than 0`, [{ field, message: 'expected an amount greater than 0' }]);
+  return units;
+}
+
+/** A rate as exact decimal text: units of `to` per unit of `from`, to 18 places, from base units. */
+export function rateText(amountIn: bigint, inDecimals: number, out: bigint, outDecimals: number): string {
+  const scaled = (out * 10n ** BigInt(inDecimals) * 10n ** 18n) / (amountIn * 10n ** BigInt(outDecimals));
+  const digits = scaled.toString().padStart(19, '0');
+  const fraction = digits.slice(-18).replace(/0+$/, '');
+  return digits.slice(0, -18) + (fraction ? '.' + fraction : '');
+}
+
+/** A swap as stored: amounts in base units of its coins. */
+export interface StoredSwap {
+  id: string;
+  merchantId: string;
+  mode: string;
+  chainId: number;
+  fromSymbol: string;
+  toSymbol: string;
+  fromToken: string;
+  toToken: string;
+  fromDecimals: number;
+  toDecimals: number;
+  amountIn: bigint;
+  poolOut: bigint;
+  fee: bigint;
+  minimumOut: bigint;
+  amountOut: bigint | null;
+  state: SwapState;
+  expiresMs: number;
+  txHash: string | null;
+  rawTx: string | null;
+  failure: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+/** A withdrawal as stored. */
+export interface StoredWithdrawal {
+  id: string;
+  merchantId: string;
+  mode: string;
+  chainId: number;
+  symbol: string;
+  token: string;
+  decimals: number;
+  address: string;
+  amount: bigint;
+  state: 'pending' | 'completed' | 'failed';
+  txHash: string | null;
+  rawTx: string | null;
+  failure: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+/**
+ * A configured amount of whole tokens (decimal text: a limit, a minimum) in a coin's base units,
+ * rounded down where it has more decimal places than the coin: a threshold never rounds up.
+ */
+export function configuredUnits(text: string, decimals: number): bigint {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt((whole || '0') + fraction.slice(0, decimals).padEnd(decimals, '0'));
+}
+
+/** A day, as withdrawal limits count it: the last 24 hours, rolling (no midnight to straddle). */
+export const WITHDRAWAL_WINDOW_MS = 86_400_000;
+/** The currency withdrawal limits are kept in, and its minor units (cents). */
+export const LIMIT_CURRENCY = 'USD';
+export const LIMIT_DECIMALS = 2;
+
+/**
+ * What `amount` base units of a coin of `decimals` are worth in US cents at `usdPerCoin` (units at
+ * RATE_DECIMALS), rounded UP: a limit never lets a fraction of a cent through.
+ */
+export function usdCentsOf(amount: bigint, decimals: number, usdPerCoin: bigint): bigint {
+  const numerator = amount * usdPerCoin * 10n ** BigInt(LIMIT_DECIMALS);
+  const denominator = 10n ** BigInt(decimals) * RATE_ONE;
+  return (numerator + denominator - 1n) / denominator;
+}
+
+const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+
+/**
+ * Whether a withdrawal (or bank payout) fits its merchant's daily limit, all in US cents: refused
+ * (a Conflict naming `amount`, the limit and what is left of it) when its value and what left the
+ * balance in the last 24 hours, in any coin on any chain, pass it.
+ */
+export function checkWithdrawalLimit(valueCents: bigint, limitCents: bigint, spentCents: bigint, coin: { symbol: string; text: string }): void {
+  if (spentCents + valueCents <= limitCents) return;
+  const left = limitCents > spentCents ? limitCents - spentCents : 0n;
+  throw new WithdrawalLimitExceeded(
+    `amount: ${coin.text} ${coin.symbol} (${usd(valueCents)} USD) is over your daily withdrawal limit of ${usd(limitCents)} USD (${usd(spentCents)} USD withdrawn in the last 24 hours, ${usd(left)} USD left, across every coin and network); the operator sets the limit`,
+    [{ field: 'amount', message: `expected at most ${usd(left)} USD worth: the daily withdrawal limit is ${usd(limitCents)} USD` }],
+  );
+}
+
+/** Whether a balance covers `amount`: refused (a Conflict naming `field` and what there is) when it does not. */
+export function checkBalance(amount: bigint, available: bigint, coin: { symbol: string; format: (units: bigint) => string }, field = 'amount'): void {
+  if (amount <= available) return;
+  throw new InsufficientBalance(`${field}: ${coin.format(amount)} ${coin.symbol} is more than the balance of ${coin.format(available)} ${coin.symbol}`, [
+    { field, message: `expected at most ${coin.format(available)}` },
+  ]);
+}
+
+/** Whether a swap quote may still be accepted: refused (a Conflict naming `quote_id`) once used or expired. */
+export function checkQuoteUsable(quoted: Pick<StoredSwap, 'id' | 'state' | 'expiresMs'>, nowMs: number): void {
+  if (quoted.state !== 'quoted') throw new QuoteUsed(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
+  if (quoted.expiresMs <= nowMs) throw new QuoteExpired(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+}
+
+/**
+ * A swap's outcome as one journal entry: done, the reserved coin goes to the pool and what the
+ * pool gave, less the operator's fee, is the merchant's; failed, the reserved amount goes back.
+ */
+export function swapOutcome(swap: StoredSwap, result: { out: bigint } | { failure: string }): { fee: bigint; postings: Posting[] } {
+  const available = merchantAccount(swap.merchantId, swap.mode, 'available');
+  const reserved = merchantAccount(swap.merchantId, swap.mode, 'reserved');
+  if (!('out' in result)) return { fee: 0n, postings: move(reserved, available, swap.chainId, swap.fromToken, swap.amountIn) };
+  const { fee } = swapTerms(result.out);
+  return {
+    fee,
+    postings: [
+      ...move(reserved, EXTERNAL.pool, swap.chainId, swap.fromToken, swap.amountIn),
+      { account: EXTERNAL.pool, chainId: swap.chainId, token: swap.toToken, amount: -result.out },
+      { account: available, chainId: swap.chainId, token: swap.toToken, amount: result.out - fee },
+      ...(fee > 0n ? [{ account: FEES, chainId: swap.chainId, token: swap.toToken, amount: fee }] : []),
+    ],
+  };
+}
+
+/** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */
+export function partnerDue(owed: bigint, minimum: bigint, owedSinceMs: number | null, maxWaitMs: number, nowMs: number): boolean {
+  if (owed <= 0n) return false;
+  return owed >= minimum || (owedSinceMs !== null && nowMs - owedSinceMs >= maxWaitMs);
+}

@@ -1,0 +1,83 @@
+// What the operator owes its payout partner for bank payouts paid, and the transfers that pay
+// it from the treasury: SQL only. A transfer mined is one journal entry (what was owed leaves
+// to the partner); a failed one moves nothing.
+import { randomUUID } from 'node:crypto';
+import { EXTERNAL, move, PAYOUT_PAYABLE, type StoredWithdrawal } from './ledger-rules.ts';
+import type { Database, Row } from '../storage/db.ts';
+import type { JournalStore } from './journal-store.ts';
+import { recordSigned, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { paidOf } from './withdrawal-store.ts';
+
+const big = (v: unknown) => BigInt(v as string);
+/** A transfer of what is owed to the payout partner, as stored. */
+export type PartnerTransfer = Omit<StoredWithdrawal, 'merchantId' | 'mode' | 'symbol' | 'decimals'>;
+const partnerOf = (r: Row): PartnerTransfer => paidOf(r);
+
+export class PartnerTransferStore {
+  constructor(
+    private readonly db: Database,
+    private readonly journal: JournalStore,
+  ) {}
+
+  /** Each coin of a chain owed to the payout partner, with when the oldest of it (since the last transfer) became owed. */
+  async owedToPartner(chainId: number): Promise<Array<{ token: string; owed: bigint; sinceMs: number | null }>> {
+    const rows = await this.db.query(
+      `SELECT p.token, sum(p.amount)::text AS owed,
+              min(e.created_ms) FILTER (WHERE e.kind = 'payout_paid' AND e.created_ms > COALESCE(
+                (SELECT max(t.created_ms) FROM partner_transfers t WHERE t.chain_id = $1 AND t.token = p.token AND t.state = 'completed'), 0)) AS since
+         FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+        WHERE p.account = $2 AND p.chain_id = $1 GROUP BY p.token`,
+      [chainId, PAYOUT_PAYABLE],
+    );
+    return rows.map((r) => ({ token: r.token as string, owed: big(r.owed), sinceMs: r.since == null ? null : Number(r.since) }));
+  }
+
+  async pendingPartnerTransfers(chainId: number): Promise<PartnerTransfer[]> {
+    return (await this.db.query(`SELECT * FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(partnerOf);
+  }
+
+  async partnerTransfers(chainId?: number): Promise<PartnerTransfer[]> {
+    return (await this.db.query(`SELECT * FROM partner_transfers ${chainId === undefined ? '' : 'WHERE chain_id = $1'} ORDER BY created_ms, id`, chainId === undefined ? [] : [chainId])).map(partnerOf);
+  }
+
+  /** The last failed transfer's time (a failure waits a minute before the next try). */
+  async lastPartnerFailureMs(chainId: number, token: string): Promise<number | null> {
+    const [row] = await this.db.query(`SELECT max(updated_ms) AS t FROM partner_transfers WHERE chain_id = $1 AND token = $2 AND state = 'failed'`, [chainId, token.toLowerCase()]);
+    return row?.t == null ? null : Number(row.t);
+  }
+
+  /**
+   * Records a transfer of `amount` to the partner, before anything is signed: at most one
+   * pending per coin (a unique index), so a second instance or a retry makes none. Undefined
+   * when one is pending already.
+   */
+  async startPartnerTransfer(chainId: number, token: string, address: string, amount: bigint, nowMs: number): Promise<PartnerTransfer | undefined> {
+    const [row] = await this.db.query(
+      `INSERT INTO partner_transfers (id, chain_id, token, address, amount, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)
+       ON CONFLICT (chain_id, token) WHERE state = 'pending' DO NOTHING RETURNING *`,
+      [randomUUID(), chainId, token.toLowerCase(), address, String(amount), nowMs],
+    );
+    return row && partnerOf(row);
+  }
+
+  /** Notes the transaction a partner transfer is sent in, before it is sent; answers the one recorded (see `recordSigned`). */
+  partnerSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    return recordSigned(this.db, 'partner_transfers', id, signed, nowMs);
+  }
+
+  /** A partner transfer mined: what was owed moves out to the partner (one entry); failed: nothing moves, it is still owed. */
+  async finishPartnerTransfer(id: string, result: { sent: true } | { failure: string }, nowMs: number): Promise<PartnerTransfer> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(`SELECT * FROM partner_transfers WHERE id = $1 FOR UPDATE`, [id]);
+      const t = partnerOf(row!);
+      if (t.state !== 'pending') return t;
+      if ('sent' in result) {
+        await this.journal.post(tx, { kind: 'partner_sent', ref: id, memo: `to the payout partner ${t.address} in ${t.txHash}` }, move(PAYOUT_PAYABLE, EXTERNAL.partner, t.chainId, t.token, t.amount), nowMs);
+        const [done] = await tx.query(`UPDATE partner_transfers SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+        return partnerOf(done!);
+      }
+      const [done] = await tx.query(`UPDATE partner_transfers SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, result.failure, nowMs]);
+      return partnerOf(done!);
+    });
+  }
+}

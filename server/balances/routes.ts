@@ -1,0 +1,168 @@
+// Money the service holds for a merchant (`balance` settlement): the settlement choice, the
+// balances, swaps between coins and withdrawals to a wallet. Secret key only; each key sees
+// and moves only its own merchant's balance in its own mode.
+import { getAddress, isAddress, type Address } from 'viem';
+import * as z from 'zod/mini';
+import { answer } from '../../contract/api.ts';
+import { Balance, SettlementAnswer, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
+import { formatUnits } from '../../contract/money.ts';
+import type { Coin } from '../../contract/schemas.ts';
+import type { CoinSymbol } from '../../contract/fields.ts';
+import type { Account } from '../domain/account.ts';
+import * as moves from './use-cases.ts';
+import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
+import { SWAP_QUOTE_MS, unitsOf } from './ledger-rules.ts';
+import { ok } from '../http/respond.ts';
+import { withdrawalMinimumUnits } from '../chain/networks.ts';
+import { swapView, withdrawalView } from './views.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/** Declared on a route as `limits: { balance }`; here for code that checks it itself. */
+export { requireBalance } from '../routes/route.ts';
+
+/** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
+const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
+
+/** The treasury a balance is kept in: the first of the mode's networks that has one (each network keeps its own coins there). */
+const treasuryOf = (service: Service, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
+
+export const getSettlement: Handler = async ({ account, service }) => {
+  const settlement = await service.journal.settlement(account.merchant.id, account.mode);
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement');
+};
+
+export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ body: { settlement }, account, service }) => {
+  if (settlement === 'balance') {
+    const networks = service.catalog.networks(account.mode);
+    // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
+    // it. (Of several networks, payments on one without a treasury are then refused, naming it.)
+    if (networks.length > 0 && !networks.some((n) => service.treasury(account.mode, n.chainId))) {
+      throw new NotConfigured(`Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
+        { field: 'settlement', message: 'expected wallet: this network has no treasury' },
+      ]);
+    }
+    if (networks.length === 0 && account.mode === 'live') throw new NotConfigured('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
+  }
+  await service.journal.setSettlement(account, settlement, service.now());
+  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
+};
+
+export const balances: Handler = async ({ account, service }) => {
+  const coins = service.catalog.coins(account.mode);
+  const lines: BalanceLine[] = (await service.journal.balances(account, service.now())).map((b) => {
+    const coin = coins.find((c) => c.chainId === b.chainId && c.contractAddress.toLowerCase() === b.token);
+    const decimals = coin?.decimals ?? 18;
+    return {
+      coin: coin?.symbol ?? b.token,
+      chain_id: b.chainId,
+      network: coin?.network ?? service.catalog.network(account.mode, b.chainId)?.name ?? String(b.chainId),
+      available: formatUnits(b.available, decimals),
+      reserved: formatUnits(b.reserved, decimals),
+      pending: formatUnits(b.pending, decimals),
+    };
+  });
+  return ok(200, lines, 'Balances');
+};
+
+export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body, account, service }) => {
+  if (body.from === body.to) throw invalidField('to', `expected another coin than ${body.from}`);
+  // Both coins on one chain, whose treasury swaps: chain_id names it where the coins are on several.
+  const from = coinOf(service, account, 'from', body.from, body.chain_id);
+  const to = coinOf(service, account, 'to', body.to, from.chainId);
+  const swaps = service.treasury(account.mode, from.chainId)?.swaps;
+  if (!swaps) throw new NotConfigured(`Swaps are not available on your ${account.mode} network: its operator has configured no treasury with a swap router`);
+  const amountIn = unitsOf('amount', body.amount, from.decimals);
+  const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
+  if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
+  const quoted = await service.swaps.quote(
+    account,
+    { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
+    service.now(),
+  );
+  return ok(201, swapView(quoted), 'Swap quoted');
+};
+
+export const createSwap: Handler<{ body: typeof SwapBody }> = async ({ body: { quote_id }, account, service }) => {
+  const swap = await moves.acceptQuote(service.balanceTransactions, account, quote_id, service.now(), swapView);
+  return ok(201, swapView(swap), 'Swap pending');
+};
+
+export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.swaps.swap(account, params.id)), 'Swap');
+
+export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body, account, service }) => {
+  const network = service.catalog.network(account.mode, body.chain_id);
+  if (!network) {
+    const networks = service.catalog.networks(account.mode);
+    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` }]);
+  }
+  const treasury = service.treasury(account.mode, network.chainId);
+  if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
+  if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
+    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
+  }
+  const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
+  const amount = unitsOf('amount', body.amount, coin.decimals);
+  // Each withdrawal costs the operator a transfer's gas: below the network's minimum, refused.
+  const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
+  const minimum = token ? withdrawalMinimumUnits(token) : 0n;
+  if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
+  // A live key's wallet never withdrawn to is registered now and receives only after the delay.
+  const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
+  if (!wallet.ready) {
+    const at = new Date(wallet.change.effectiveMs).toISOString();
+    throw new DestinationPending(
+      `address: ${getAddress(body.address.toLowerCase())} has never received a withdrawal of your live balance on ${network.name}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
+      [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
+    );
+  }
+  const withdrawal = await moves.withdraw(
+    service.balanceTransactions,
+    account,
+    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
+    service.now(),
+    withdrawalView,
+  );
+  return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
+};
+
+export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');
+
+const tag = 'Balances' as const;
+
+export const routes = [
+  route({ method: 'GET', path: '/api/v1/settlement', auth: 'secret', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
+  route({
+    method: 'PUT', path: '/api/v1/settlement', auth: 'secret', handler: putSettlement, tag,
+    summary: 'settle new payments to your wallet or to a balance the operator holds',
+    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
+    body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],
+  }),
+  route({ method: 'GET', path: '/api/v1/balances', auth: 'secret', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
+  route({
+    method: 'POST', path: '/api/v1/swaps/quote', auth: 'secret', handler: quoteSwap, tag,
+    summary: 'a price to swap one coin of the balance for another',
+    description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the floor: the pool\'s quote less the slippage limit of 0.5%), `expires_at` (a minute); 409 on `wallet` settlement.',
+    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 409], limits: { balance: 'Swaps' },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/swaps', auth: 'secret', handler: createSwap, tag,
+    summary: 'swap at a quote',
+    description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
+    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps', movesMoney: true },
+  }),
+  route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'secret', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
+  route({
+    method: 'POST', path: '/api/v1/withdrawals', auth: 'secret', handler: withdraw, tag,
+    summary: 'send coins of the balance to a wallet',
+    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
+    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },
+  }),
+  route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'secret', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
+];

@@ -1,0 +1,59 @@
+// The port the balance use cases (balances/use-cases.ts) run in: one database transaction, with
+// the journal, swaps, withdrawals and events bound to it. SQL only, through those stores.
+import type { BalanceTransactions, BalanceWrites } from './use-cases.ts';
+import type { Database } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { JournalStore } from './journal-store.ts';
+import type { PartnerTransferStore } from './partner-transfer-store.ts';
+import type { TreasuryTxStore } from './treasury-store.ts';
+import type { SwapStore } from './swap-store.ts';
+import type { WithdrawalStore } from './withdrawal-store.ts';
+
+/** The stores of balance settlement, as the routes and the jobs are handed them. */
+export interface BalanceStores {
+  /** The double-entry journal, balances and the settlement choice (balance settlement). */
+  journal: JournalStore;
+  swaps: SwapStore;
+  withdrawals: WithdrawalStore;
+  /** What is owed to the payout partner, and the treasury's transfers paying it. */
+  partnerTransfers: PartnerTransferStore;
+  /** The transactions the treasury records before sending, its nonces and its lease. */
+  treasuryTxs: TreasuryTxStore;
+  /** The one-transaction port the balance use cases (balances/use-cases.ts) run in. */
+  balanceTransactions: BalanceTransactions;
+}
+
+export class BalanceTransactionStore implements BalanceTransactions {
+  constructor(
+    private readonly db: Database,
+    private readonly stores: { journal: JournalStore; swaps: SwapStore; withdrawals: WithdrawalStore; events: EventStore },
+  ) {}
+
+  inTransaction<T>(nowMs: number, work: (writes: BalanceWrites) => Promise<T>): Promise<T> {
+    const { journal, swaps, withdrawals, events } = this.stores;
+    return this.db.transaction((tx) =>
+      work({
+        lock: async (owner) => void (await journal.lock(tx, owner)),
+        catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
+        available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
+        event: async (owner, type, data) => void (await events.add(tx, owner, type, data, nowMs)),
+        treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
+        swaps: {
+          lock: (id, owner) => swaps.lock(tx, id, owner),
+          pending: (id) => swaps.pending(tx, id, nowMs),
+          completed: (id, out, fee) => swaps.completed(tx, id, out, fee, nowMs),
+          failed: (id, failure) => swaps.failed(tx, id, failure, nowMs),
+        },
+        withdrawals: {
+          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
+          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs),
+          lock: (id) => withdrawals.lock(tx, id),
+          completed: (id) => withdrawals.completed(tx, id, nowMs),
+          failed: (id, failure) => withdrawals.failed(tx, id, failure, nowMs),
+        },
+      }),
+    );
+  }
+}

@@ -1,0 +1,310 @@
+// The treasury's work (merchants on `balance` settlement): deposits swept into the treasury
+// journaled into merchants' balances, and, one instance per chain at a time (a lease), pending
+// swaps and withdrawals and what is owed to the payout partner sent from the treasury, each
+// transaction recorded before it is sent (the first recorded is the only one ever sent) and
+// counted only once its block has the network's confirmations: a reverted one, or one proven
+// never to be mined, returns the reserved money (or leaves the partner owed); a missing receipt
+// proves nothing, and the transaction waits. Each counted transaction's gas is a journal entry
+// in the native coin, so the treasury's native balance reconciles too.
+import type { Address, Hex, TransactionReceipt } from 'viem';
+import { configuredUnits, partnerDue } from './ledger-rules.ts';
+import { finishSwap, finishWithdrawal } from './use-cases.ts';
+import type { RecordedTx, SignedTx, TreasuryTable } from './treasury-store.ts';
+import { swapView, withdrawalView } from './views.ts';
+import { countedUpTo } from '../chain/networks.ts';
+import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
+import type { Job, JobDeps } from '../jobs/job.ts';
+import { loopJob } from '../jobs/loop.ts';
+import { withLease, type HeldLease } from '../storage/leases.ts';
+
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers'] as const;
+type TreasuryDeps = Pick<JobDeps, (typeof treasuryUses)[number]>;
+
+export function treasuryJobs(deps: TreasuryDeps): Job[] {
+  const { db, log } = deps;
+  // Only sweeps into a treasury need journaling in the background (every read of a balance
+  // catches up first): no treasury, no job, and never more often than sweeps or once a second.
+  const journal =
+    deps.treasuries.length === 0 || deps.sweepIntervalMs <= 0 ? [] : [
+      loopJob(
+        'journal deposits into balances',
+        async () => {
+          const written = await db.transaction((tx) => deps.journal.catchUp(tx, deps.now()));
+          if (written) log.info({ entries: written }, 'deposits journaled into merchants\' balances');
+        },
+        Math.max(deps.sweepIntervalMs, 1000),
+        (error) => log.warn({ err: error }, 'journaling deposits failed; retrying'),
+      ),
+    ];
+  const senders = deps.treasuries.map(({ treasury, swaps }) => {
+    // The first tick looks at the treasury's native coin (its gas funding) even with nothing to send.
+    const state: SenderState = { fundingSeen: false, told: new Set() };
+    return loopJob(`treasury chain ${treasury.network.chainId}`, () => sendPending(deps, treasury, swaps, state), deps.intervalMs, (error) => log.warn({ err: error, chainId: treasury.network.chainId }, 'treasury work failed; retrying'), {
+      wakeOn: 'treasury_due',
+    });
+  });
+  return [...journal, ...senders];
+}
+
+/** How long the treasury lease lasts unless renewed (JobDeps.treasuryLeaseMs); it is renewed every third of that while a tick runs. */
+export const TREASURY_LEASE_MS = 120_000;
+
+interface SenderState {
+  fundingSeen: boolean;
+  /** What was logged already about transactions still waiting (a tick runs every second). */
+  told: Set<string>;
+}
+
+/** What one tick works with. */
+interface Tick {
+  deps: TreasuryDeps;
+  treasury: Treasury;
+  state: SenderState;
+  /** The lease on sending from this chain's treasury: renewed while the tick runs, and again before anything new is signed. */
+  lease: HeldLease;
+}
+
+/**
+ * One tick of a treasury's sender: pending withdrawals and swaps, then what is owed to the
+ * payout partner once due, then (nothing of the treasury's in flight) its native coin against
+ * the journal. Every mined transaction's gas is journaled before the work it did is counted.
+ */
+async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapProvider | undefined, state: SenderState): Promise<void> {
+  const { log } = deps;
+  const chainId = treasury.network.chainId;
+  const partner = partnerWork(deps, treasury);
+  // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
+  if (state.fundingSeen && (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 && (await deps.swaps.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
+  const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
+  // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
+  // second instance would send at once. Once another instance holds it, it is lost for good:
+  // this tick signs nothing more.
+  await withLease(
+    {
+      take: () => deps.treasuryTxs.leaseTreasury(chainId, deps.instance, deps.now(), leaseMs),
+      release: () => deps.treasuryTxs.releaseTreasury(chainId, deps.instance),
+      ms: leaseMs,
+      onLost: () => log.warn({ chainId }, 'the treasury lease went to another instance while a tick ran: this tick signs nothing more'),
+    },
+    async (lease) => {
+      const lost = () => lease.signal.aborted;
+      const tick: Tick = { deps, treasury, state, lease };
+      const gas = (receipt: TransactionReceipt, memo: string) => deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
+      for (const w of await deps.withdrawals.pendingWithdrawals(chainId)) {
+        if (lost()) return;
+        const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
+        if (outcome.state === 'pending') continue;
+        if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
+        const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
+        log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
+      }
+      for (const s of await deps.swaps.pendingSwaps(chainId)) {
+        if (lost()) return;
+        if (!swaps) {
+          await finishSwap(deps.balanceTransactions, s.id, { failure: 'this network has no swap router configured' }, deps.now(), swapView);
+          continue;
+        }
+        const sign = async (floor: number): Promise<Signed | undefined> => {
+          let signed: Signed;
+          try {
+            signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, floor);
+          } catch (error) {
+            for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
+            if (!(error instanceof SwapRefused)) throw error;
+            const done = await finishSwap(deps.balanceTransactions, s.id, { failure: error.message }, deps.now(), swapView);
+            log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
+            return undefined;
+          }
+          for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
+          return signed;
+        };
+        const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => deps.swaps.swapSigned(s.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
+        if (outcome.state === 'pending') continue;
+        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
+        const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
+        const done = await finishSwap(deps.balanceTransactions, s.id, result, deps.now(), swapView);
+        log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
+      }
+      if (lost()) return;
+      await partner.send(tick, gas);
+      // The native coin against the journal, once nothing of the treasury's is in flight.
+      if (!lost() && !(await deps.treasuryTxs.inFlight(chainId))) {
+        const block = await treasury.rpc.getBlockNumber();
+        const { funded, short } = await deps.journal.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
+        state.fundingSeen = true;
+        if (funded > 0n) log.info({ chainId, wei: String(funded), block: String(block) }, 'native coin sent to the treasury journaled as the operator\'s gas funding');
+        if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
+      }
+    },
+  );
+}
+
+/**
+ * The transaction a treasury row (withdrawal, swap, partner transfer) is paid by. The row is
+ * read again first: the list this tick started from may be stale, another instance having
+ * signed or decided it since. Its recorded transaction, if any, is the one. Else one is signed
+ * now, only while this instance still holds the lease, at a nonce past the treasury's recorded
+ * transactions still under way, and recorded before anything is sent;
+ * the record keeps the first transaction written, and what it holds afterwards is the answer:
+ * when another instance recorded one in between, that one is sent and followed and ours, at
+ * another nonce, is never sent. Undefined: the row is decided, the lease lost, or signing
+ * decided the row itself (a swap the pool refuses).
+ */
+async function transactionFor(
+  tick: Tick,
+  table: TreasuryTable,
+  id: string,
+  sign: (nonceAtLeast: number) => Promise<Signed | undefined>,
+  record: (signed: SignedTx) => Promise<RecordedTx>,
+): Promise<{ hash: Hex; raw: Hex } | undefined> {
+  const { deps } = tick;
+  const { log } = deps;
+  const now = await deps.treasuryTxs.recordedTx(table, id);
+  if (now.state !== 'pending') return undefined;
+  if (now.txHash && now.rawTx) return { hash: now.txHash as Hex, raw: now.rawTx as Hex };
+  if (!(await tick.lease.renew())) return undefined;
+  const signed = await sign(await deps.treasuryTxs.nonceFloor(tick.treasury.network.chainId));
+  if (!signed) return undefined;
+  const recorded = await record(signed);
+  if (recorded.state !== 'pending' || !recorded.txHash || !recorded.rawTx) return undefined;
+  if (recorded.txHash !== signed.hash) {
+    log.warn({ chainId: tick.treasury.network.chainId, [table]: id, recorded: recorded.txHash, unsent: signed.hash }, 'another instance recorded a transaction for this first: that one is sent and followed, the one signed here never');
+  }
+  return { hash: recorded.txHash as Hex, raw: recorded.rawTx as Hex };
+}
+
+/**
+ * What is owed to the payout partner for bank payouts paid, sent to its deposit address on this
+ * network (`payoutPartner`): in one transfer once it reaches `partnerMinimum` (1,000 USDT by
+ * default) or the oldest of it has waited `partnerMaxWaitMinutes` (60), since each transfer
+ * costs gas and a partner settles in batches anyway; a dev chain's minimum is 0 (each payout).
+ * Recorded before it is signed, its transaction before it is sent; journaled payable → partner
+ * only once counted (see settle); a failure leaves it owed, tried again a minute later.
+ */
+function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
+  const { log } = deps;
+  const network = treasury.network;
+  const chainId = network.chainId;
+  const minimumOf = (token: string) => {
+    const decimals = network.tokens.find((t) => t.address.toLowerCase() === token)?.decimals ?? 18;
+    return configuredUnits(network.partnerMinimum ?? '1000', decimals);
+  };
+  const maxWaitMs = (network.partnerMaxWaitMinutes ?? 60) * 60_000;
+  const dueCoins = async () => {
+    const now = deps.now();
+    const out: Array<{ token: string; owed: bigint }> = [];
+    for (const o of await deps.partnerTransfers.owedToPartner(chainId)) {
+      if (!partnerDue(o.owed, minimumOf(o.token), o.sinceMs, maxWaitMs, now)) continue;
+      const failed = await deps.partnerTransfers.lastPartnerFailureMs(chainId, o.token);
+      if (failed !== null && now - failed < 60_000) continue;
+      out.push(o);
+    }
+    return out;
+  };
+  return {
+    async due(): Promise<boolean> {
+      if (!network.payoutPartner) return false;
+      return (await deps.partnerTransfers.pendingPartnerTransfers(chainId)).length > 0 || (await dueCoins()).length > 0;
+    },
+    async send(tick: Tick, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<void> {
+      const to = network.payoutPartner;
+      if (!to) return;
+      const pending = await deps.partnerTransfers.pendingPartnerTransfers(chainId);
+      for (const o of await dueCoins()) {
+        if (pending.some((p) => p.token === o.token)) continue;
+        const started = await deps.partnerTransfers.startPartnerTransfer(chainId, o.token, to, o.owed, deps.now());
+        if (started) pending.push(started);
+      }
+      for (const t of pending) {
+        if (tick.lease.signal.aborted) return;
+        const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()));
+        if (!tx) continue;
+        const outcome = await settle(tick, tx.hash, tx.raw);
+        if (outcome.state === 'pending') continue;
+        if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
+        const done = await deps.partnerTransfers.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
+        log.info({ partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: tx.hash }, 'what was owed to the payout partner, sent from the treasury');
+      }
+    },
+  };
+}
+
+type Settled = { state: 'ok'; receipt: TransactionReceipt } | { state: 'failed'; failure: string; receipt?: TransactionReceipt } | { state: 'pending' };
+
+/** Whether a receipt's block has the network's confirmations (and is at or below its safe or finalized block, where it names one). */
+async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise<boolean> {
+  const { network, rpc } = treasury;
+  return receipt.blockNumber <= (await countedUpTo(rpc, await rpc.getBlockNumber(), network.confirmations, network.finality));
+}
+
+/**
+ * Sends a recorded transaction (again: one a reorganisation took off the chain, or a node
+ * dropped, goes back to the pool) and looks at it once, without waiting (the next tick looks
+ * again): mined with the network's confirmations, ok or reverted, with its receipt; mined and
+ * not yet deep enough, pending (a reorganisation could still take it away, or mine it again
+ * with another outcome). Not mined, it is failed only on proof that it never will be: its nonce
+ * was taken by another of the treasury's recorded transactions, whose receipt is in hand with
+ * its confirmations. A missing receipt with its nonce used proves nothing (a node behind on its
+ * index answers none for a transaction it mined), nor does a node that fails to answer: the
+ * transaction waits, and this is logged once.
+ */
+async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
+  const { treasury, state } = tick;
+  const { deps } = tick;
+  const { log } = deps;
+  const chainId = treasury.network.chainId;
+  const tellOnce = (what: string, fields: Record<string, unknown>, message: string) => {
+    if (state.told.has(`${what}/${hash}`)) return;
+    state.told.add(`${what}/${hash}`);
+    log.warn({ chainId, tx: hash, ...fields }, message);
+  };
+  // The lease lost: the instance that holds it now sends and follows it.
+  if (tick.lease.signal.aborted) return { state: 'pending' };
+  try {
+    await treasury.send(raw);
+  } catch (error) {
+    // A node refusing it now (its fee, a full pool) says nothing about whether it was mined.
+    tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for');
+  }
+  try {
+    const receipt = await treasury.receipt(hash);
+    if (receipt) {
+      if (!(await counted(treasury, receipt))) return { state: 'pending' };
+      forget(state, hash);
+      return receipt.status === 'success'
+        ? { state: 'ok', receipt }
+        : { state: 'failed', receipt, failure: `the transaction ${hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+    }
+    const nonce = Treasury.nonceOf(raw);
+    if (!(await treasury.nonceUsed(nonce))) {
+      // Below it, a nonce nothing fills (an approval of a swap router a reorganisation took away
+      // with its block: it is not recorded, so not sent again): it cannot be mined until one is.
+      if ((await treasury.rpc.getTransactionCount({ address: treasury.address, blockTag: 'pending' })) < nonce) {
+        tellOnce('gap', { nonce }, 'a treasury transaction waits on a nonce below it that none of the treasury\'s transactions in the pool fills: it stays pending until one does (look at the chain)');
+      }
+      return { state: 'pending' };
+    }
+    for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(chainId, nonce)) {
+      if (other.toLowerCase() === hash.toLowerCase()) continue;
+      const theirs = await treasury.receipt(other as Hex);
+      if (theirs && (await counted(treasury, theirs))) {
+        forget(state, hash);
+        return { state: 'failed', failure: `the transaction ${hash} was never mined: the treasury's transaction ${other} took its nonce ${nonce} in block ${theirs.blockNumber}` };
+      }
+    }
+    tellOnce('nonce', { nonce }, 'a treasury transaction has no receipt though its nonce is used, and no other recorded transaction of the treasury is mined at that nonce: it stays pending (a node behind on its index, or the treasury key used elsewhere: look at the chain)');
+    return { state: 'pending' };
+  } catch (error) {
+    tellOnce('rpc', { err: error }, 'the node did not answer about a treasury transaction; it waits');
+    return { state: 'pending' };
+  }
+}
+
+function forget(state: SenderState, hash: Hex): void {
+  for (const what of ['send', 'gap', 'nonce', 'rpc']) state.told.delete(`${what}/${hash}`);
+}

@@ -1,0 +1,108 @@
+// What the treasury's sender keeps across its three kinds of row (swaps, withdrawals, partner
+// transfers), each paid by one transaction: the transaction recorded for a row before it is
+// sent, the nonces under way, and the lease on sending from a chain's treasury. SQL only.
+import { NotFound } from '../domain/errors.ts';
+import type { Database, Row } from '../storage/db.ts';
+import { releaseLease, takeLease } from '../storage/leases.ts';
+
+/** The tables whose rows the treasury pays by one transaction each. */
+export type TreasuryTable = 'swaps' | 'withdrawals' | 'partner_transfers';
+/** A treasury transaction signed: its hash, its bytes, and the nonce it was signed at. */
+export interface SignedTx {
+  hash: string;
+  raw: string;
+  nonce: number;
+}
+/** A treasury row as stored now: pending or decided, and the transaction recorded for it, if any. */
+export interface RecordedTx {
+  state: 'quoted' | 'pending' | 'completed' | 'failed';
+  txHash: string | null;
+  rawTx: string | null;
+}
+
+/** What every row the treasury sends from keeps of its sending: the transaction, why it failed, when. */
+export const sentOf = (r: Row) => ({
+  txHash: (r.tx_hash as string | null) ?? null,
+  rawTx: (r.raw_tx as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
+/** A treasury row's state and recorded transaction, as stored now (not as a list read earlier said). */
+export async function recordedTx(db: Database, table: TreasuryTable, id: string): Promise<RecordedTx> {
+  const [row] = await db.query(`SELECT state, tx_hash, raw_tx FROM ${table} WHERE id = $1`, [id]);
+  if (!row) throw new NotFound(`No ${table} row ${id}`);
+  return { state: row.state as RecordedTx['state'], txHash: (row.tx_hash as string | null) ?? null, rawTx: (row.raw_tx as string | null) ?? null };
+}
+
+/**
+ * Records the transaction a treasury row (swap, withdrawal, partner transfer) is paid by, once:
+ * the first recorded stays, whoever signed later. Answers the row as it is afterwards, read
+ * again (a statement of its own, so it sees another instance's write that made this one a
+ * no-op): its state, and the transaction to send and follow, which is the caller's own only
+ * when `txHash` equals it. Anything else signed for the row must never be sent. A
+ * transaction recorded for another row already is not recorded (two withdrawals of one amount
+ * to one address signed at one nonce are one transaction: one payment would count for both).
+ */
+export async function recordSigned(db: Database, table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+  await db.query(
+    `UPDATE ${table} SET tx_hash = $2, raw_tx = $3, tx_nonce = $4, updated_ms = $5 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL
+        AND NOT EXISTS (SELECT 1 FROM swaps WHERE tx_hash = $2) AND NOT EXISTS (SELECT 1 FROM withdrawals WHERE tx_hash = $2)
+        AND NOT EXISTS (SELECT 1 FROM partner_transfers WHERE tx_hash = $2)`,
+    [id, signed.hash, signed.raw, signed.nonce, nowMs],
+  );
+  return recordedTx(db, table, id);
+}
+
+export class TreasuryTxStore {
+  constructor(private readonly db: Database) {}
+
+  /** A treasury row's state and recorded transaction, as stored now (not as a list read earlier said). */
+  recordedTx(table: TreasuryTable, id: string): Promise<RecordedTx> {
+    return recordedTx(this.db, table, id);
+  }
+
+  /** Whether any treasury transaction of a chain is signed and not yet counted (swaps, withdrawals, partner transfers). */
+  async inFlight(chainId: number): Promise<boolean> {
+    const [row] = await this.db.query(
+      `SELECT (EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM withdrawals WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)) AS busy`,
+      [chainId],
+    );
+    return Boolean(row!.busy);
+  }
+
+  /** The lowest nonce a new treasury transaction of a chain may take: past every one recorded and still under way. */
+  async nonceFloor(chainId: number): Promise<number> {
+    const [row] = await this.db.query(
+      `SELECT COALESCE(max(n) + 1, 0)::text AS floor FROM (
+         SELECT tx_nonce AS n FROM swaps WHERE chain_id = $1 AND state = 'pending'
+         UNION ALL SELECT tx_nonce FROM withdrawals WHERE chain_id = $1 AND state = 'pending'
+         UNION ALL SELECT tx_nonce FROM partner_transfers WHERE chain_id = $1 AND state = 'pending') AS t`,
+      [chainId],
+    );
+    return Number(row!.floor);
+  }
+
+  /** Every transaction of a chain's treasury recorded at `nonce` (swaps, withdrawals, partner transfers, whatever their state). */
+  async treasuryTxsAtNonce(chainId: number, nonce: number): Promise<string[]> {
+    const rows = await this.db.query(
+      `SELECT tx_hash FROM swaps WHERE chain_id = $1 AND tx_nonce = $2
+       UNION SELECT tx_hash FROM withdrawals WHERE chain_id = $1 AND tx_nonce = $2
+       UNION SELECT tx_hash FROM partner_transfers WHERE chain_id = $1 AND tx_nonce = $2`,
+      [chainId, nonce],
+    );
+    return rows.map((r) => r.tx_hash as string);
+  }
+
+  /** Takes (or renews) the lease on sending from a chain's treasury; false while another instance holds it. */
+  leaseTreasury(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    return takeLease(this.db, `treasury/${chainId}`, holder, nowMs, leaseMs);
+  }
+
+  releaseTreasury(chainId: number, holder: string): Promise<void> {
+    return releaseLease(this.db, `treasury/${chainId}`, holder);
+  }
+}

@@ -1,0 +1,116 @@
+// Withdrawals from a merchant's balance to a wallet, as rows, and the operator's daily limits.
+// SQL only: a withdrawal's checks and its journal entries are use cases (balances/use-cases.ts)
+// that run these inside one transaction.
+import type { Account } from '../domain/account.ts';
+import { NotFound } from '../domain/errors.ts';
+import type { StoredWithdrawal } from './ledger-rules.ts';
+import type { WithdrawalRequest } from './use-cases.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
+import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
+
+export type { StoredWithdrawal };
+type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+const big = (v: unknown) => BigInt(v as string);
+/** A row the treasury pays to an address: a withdrawal, or (without merchant, mode, symbol, decimals) a partner transfer. */
+export const paidOf = (r: Row) => ({
+  id: r.id as string,
+  chainId: Number(r.chain_id),
+  token: r.token as string,
+  address: r.address as string,
+  amount: big(r.amount),
+  state: r.state as StoredWithdrawal['state'],
+  ...sentOf(r),
+});
+const withdrawalOf = (r: Row): StoredWithdrawal => ({
+  ...paidOf(r),
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  symbol: r.symbol as string,
+  decimals: Number(r.decimals),
+});
+
+export class WithdrawalStore {
+  constructor(
+    private readonly db: Database,
+    /** The daily withdrawal limit (US dollars) where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT). */
+    private readonly defaultDailyLimit: string,
+  ) {}
+
+
+  // ---- withdrawals ---------------------------------------------------------------------------
+
+  /** The merchant's daily withdrawal limit in a mode, US dollars as decimal text: the operator's for it, else the service's default. */
+  async withdrawalLimit(account: Owner, sql: Sql = this.db): Promise<{ daily: string; set: boolean }> {
+    const [row] = await sql.query(`SELECT daily_usd FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
+    return row ? { daily: row.daily_usd as string, set: true } : { daily: this.defaultDailyLimit, set: false };
+  }
+
+  /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit in a mode, US dollars; false for an unknown merchant. */
+  async setWithdrawalLimit(account: Owner, daily: string | null, nowMs: number): Promise<boolean> {
+    const [known] = await this.db.query(`SELECT 1 FROM merchants WHERE id::text = $1`, [account.merchant.id]);
+    if (!known) return false;
+    if (daily === null) await this.db.query(`DELETE FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
+    else {
+      await this.db.query(
+        `INSERT INTO withdrawal_daily_limits (merchant_id, mode, daily_usd, updated_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode) DO UPDATE SET daily_usd = $3, updated_ms = $4`,
+        [account.merchant.id, account.mode, daily, nowMs],
+      );
+    }
+    return true;
+  }
+
+  async withdrawal(account: Owner, id: string): Promise<StoredWithdrawal> {
+    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
+    if (!row) throw new NotFound(`No withdrawal ${id}`);
+    return withdrawalOf(row);
+  }
+
+  async pendingWithdrawals(chainId: number): Promise<StoredWithdrawal[]> {
+    return (await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(withdrawalOf);
+  }
+
+  /** Notes the transaction a withdrawal is sent in, before it is sent; answers the one recorded (see `recordSigned`). */
+  withdrawalSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    return recordSigned(this.db, 'withdrawals', id, signed, nowMs);
+  }
+
+  // ---- inside a use case's transaction (balances/use-cases.ts) ------------------------------------
+
+  /**
+   * What left the merchant's balance in a mode since `sinceMs`, in US cents as valued when it
+   * left: withdrawals to wallets and bank payouts, of every coin on every chain; failed ones not counted.
+   */
+  async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
+    const [row] = await sql.query(
+      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3)
+             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3))::text AS s`,
+      [account.merchant.id, account.mode, sinceMs],
+    );
+    return big(row!.s);
+  }
+
+  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number): Promise<StoredWithdrawal> {
+    const [row] = await tx.query(
+      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11) RETURNING *`,
+      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs],
+    );
+    return withdrawalOf(row!);
+  }
+
+  async lock(tx: Sql, id: string): Promise<StoredWithdrawal | undefined> {
+    const [row] = await tx.query(`SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
+    return row && withdrawalOf(row);
+  }
+
+  async completed(tx: Sql, id: string, nowMs: number): Promise<StoredWithdrawal> {
+    const [row] = await tx.query(`UPDATE withdrawals SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+    return withdrawalOf(row!);
+  }
+
+  async failed(tx: Sql, id: string, failure: string, nowMs: number): Promise<StoredWithdrawal> {
+    const [row] = await tx.query(`UPDATE withdrawals SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, failure, nowMs]);
+    return withdrawalOf(row!);
+  }
+}

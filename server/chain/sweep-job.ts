@@ -1,0 +1,42 @@
+// Sweeps, where a gas wallet pays for them: each network's deposits go to the payout address
+// each was bound to, in batches, from any instance (claims keep two from sweeping one deposit).
+import { privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, type PublicClient } from 'viem';
+import { gasStanding } from './deploy.ts';
+import { rpcTransport } from './networks.ts';
+import { Sweeper } from './sweeper.ts';
+import type { Job, JobDeps } from '../jobs/job.ts';
+import { loopJob } from '../jobs/loop.ts';
+
+/** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
+export const sweepUses = ['networks', 'gasKey', 'devChain', 'sweepIntervalMs', 'log', 'chain', 'instance', 'now'] as const;
+
+export function sweepJobs(deps: Pick<JobDeps, (typeof sweepUses)[number]>): Job[] {
+  return deps.networks.flatMap((network) => {
+    const gas = deps.gasKey ? privateKeyToAccount(deps.gasKey) : network.dev ? deps.devChain?.gasAccount : undefined;
+    if (deps.sweepIntervalMs <= 0) return [];
+    if (!gas) {
+      deps.log.warn({ chainId: network.chainId }, 'no gas wallet (GAS_WALLET_KEY): deposits on this network are not swept');
+      return [];
+    }
+    const sweeper = new Sweeper({ network, store: deps.chain, gas, holder: deps.instance, now: deps.now });
+    const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient;
+    let low = false;
+    const sweep = async () => {
+      // Told once when the gas wallet runs low, and once when it is funded again; /readyz and
+      // /metrics say it all the while.
+      const standing = await gasStanding(rpc, gas.address);
+      if (standing.low !== low) {
+        low = standing.low;
+        if (low) deps.log.error({ chainId: network.chainId, gas: gas.address, balance: String(standing.balance), need: String(standing.need) }, 'the gas wallet is running low: fund it, or deposits stop being swept');
+        else deps.log.info({ chainId: network.chainId, gas: gas.address }, 'the gas wallet is funded again');
+      }
+      const done = await sweeper.tick();
+      if (done.sent && done.sent.length > 1) deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
+      if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
+      for (const tx of done.undone ?? []) deps.log.warn({ chainId: network.chainId, tx }, 'a sweep left the chain (a reorganisation) or failed when mined again; its deposits are swept again');
+      for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
+    };
+    return [loopJob(`sweep chain ${network.chainId}`, sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
+  });
+}

@@ -1,0 +1,138 @@
+// What the sweeper keeps: its lease per chain, the claims on deposits to sweep, and each sweep
+// recorded on the transfers it moved (until its block has its confirmations). SQL only.
+import type { Database } from '../storage/db.ts';
+import { releaseLease, takeLease } from '../storage/leases.ts';
+
+/** A deposit to sweep: whose payment it is (its salt), the payout address it is bound to, the token. */
+export interface SweepTarget {
+  paymentId: string;
+  merchantId: string;
+  mode: string;
+  reference: string;
+  payout: string;
+  token: string;
+}
+
+/** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
+const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected', 'dust')`;
+
+/** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
+export const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
+
+export class SweepStore {
+  constructor(private readonly db: Database) {}
+
+  /** Takes (or renews) the chain's sweeper lease for `holder`; false while another instance holds it. */
+  leaseSweeper(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    return takeLease(this.db, `sweep/${chainId}`, holder, nowMs, leaseMs);
+  }
+
+  releaseSweeper(chainId: number, holder: string): Promise<void> {
+    return releaseLease(this.db, `sweep/${chainId}`, holder);
+  }
+
+  /**
+   * Claims, for `claimMs`, the deposits that hold money to sweep on this chain: transfers
+   * that counted (or were recorded as late or in an unexpected token) in blocks up to
+   * `maxBlock`, not yet swept, not claimed by a sweep under way (late or other-token money
+   * alone: only from `unmatchedMinimums` of its token up). One target per deposit and
+   * token, with what its address is bound to. A claim that runs out (its sweeper died) is
+   * taken again: a second sweep of a deposit is harmless.
+   */
+  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number, unmatchedMinimums: Map<string, bigint> = new Map()): Promise<SweepTarget[]> {
+    return this.db.transaction(async (tx) => {
+      // Money that cannot count (late, another token) is swept on its own only once there is
+      // enough of it: a cent sent to each of many deposits must not cost the operator a
+      // deposit's first sweep each. It stays recorded, told, and goes with any later sweep.
+      const rows = await tx.query(
+        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+         WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
+           AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
+         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token
+         HAVING bool_or(t.state = 'credited')
+             OR sum(t.amount) >= COALESCE((SELECT m.units FROM unnest($5::text[], $6::numeric[]) AS m(token, units) WHERE m.token = t.token), 0)
+         ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
+        [chainId, String(maxBlock), nowMs, limit, [...unmatchedMinimums.keys()], [...unmatchedMinimums.values()].map(String)],
+      );
+      const targets = rows.map((r) => ({
+        paymentId: String(r.id),
+        merchantId: r.merchant_id as string,
+        mode: r.mode as string,
+        reference: r.reference as string,
+        payout: r.payout as string,
+        token: r.token as string,
+      }));
+      for (const t of targets) {
+        await tx.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, nowMs + claimMs, String(maxBlock)]);
+      }
+      return targets;
+    });
+  }
+
+  /** Leaves a deposit whose sweep fails on its own out of sweeps until `untilMs` (its claim, moved on). */
+  async postponeSweep(chainId: number, t: SweepTarget, maxBlock: bigint, untilMs: number): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, untilMs, String(maxBlock)]);
+  }
+
+  /**
+   * Notes the sweep that moved these deposits' money on, with the block it was mined in and
+   * its first log's index in that block. Not final yet: `openSweeps` hands it back until `sweepFinal`.
+   */
+  async swept(chainId: number, targets: SweepTarget[], hash: string, block: { number: bigint; hash: string; firstLog: number }): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const t of targets) {
+        // A sweep moves all its deposit holds of the token: every transfer before it, whatever
+        // its state (dust, still confirming, or not claimed because it came after the claim).
+        await tx.query(
+          `UPDATE chain_transfers SET swept_hash = $4, swept_block = $5, swept_block_hash = $6, sweep_final = false
+            WHERE chain_id = $1 AND payment_id = $2 AND token = $3 AND swept_hash IS NULL AND state <> 'orphaned'
+              AND (block_number < $5 OR (block_number = $5 AND log_index < $7))`,
+          [chainId, t.paymentId, t.token, hash, String(block.number), block.hash, block.firstLog],
+        );
+      }
+    });
+  }
+
+  /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
+  async openSweeps(chainId: number): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
+    const rows = await this.db.query(
+      `SELECT DISTINCT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND NOT t.sweep_final ORDER BY t.swept_block, t.swept_hash`,
+      [chainId],
+    );
+    const sweeps = new Map<string, { hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>();
+    for (const r of rows) {
+      const hash = r.swept_hash as string;
+      if (!sweeps.has(hash)) sweeps.set(hash, { hash, blockNumber: BigInt((r.swept_block as string | null) ?? '0'), blockHash: (r.swept_block_hash as string | null) ?? '', deposits: [] });
+      sweeps.get(hash)!.deposits.push({ address: r.address as string, token: r.token as string });
+    }
+    return [...sweeps.values()];
+  }
+
+  /** The sweep was mined again, in another block (after a reorganisation): its confirmations count from there. */
+  async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string }): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash, String(block.number), block.hash]);
+  }
+
+  /** The sweep's block has its confirmations: the money has left its deposits for good. */
+  async sweepFinal(chainId: number, hash: string): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET sweep_final = true WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash]);
+  }
+
+  /**
+   * The sweep left the chain (its block was reorganised away and it was not mined again), or it
+   * was mined again and failed (for `only` these deposits): its deposits still hold the money,
+   * so they are unswept and free to claim at once. Never a final sweep.
+   */
+  async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, sweep_claim_ms = 0
+         FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND NOT t.sweep_final
+          AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
+        RETURNING t.payment_id`,
+      [chainId, hash, only ? only.map((d) => `${d.address.toLowerCase()}/${d.token.toLowerCase()}`) : null],
+    );
+    if (rows.length) await this.db.query(notifyPayments(`SELECT unnest($1::bigint[])`), [[...new Set(rows.map((r) => String(r.payment_id)))]]);
+    return rows.length;
+  }
+}

@@ -1,0 +1,219 @@
+// The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
+// built script and style, and its sign-in: set a password with a one-time link, sign in, read
+// the session, sign out here or everywhere. The screens read the public API with the session.
+import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
+import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
+import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
+import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
+import { clientOf } from '../http/client.ts';
+import { ok, type Reply } from '../http/respond.ts';
+import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
+import { headTags } from '../routes/head.ts';
+import type { Merchant } from '../domain/account.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import { route, type Limits } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'config' | 'dashboard' | 'log' | 'merchants' | 'now' | 'origin' | 'signIns';
+type Service = Pick<ServiceParts, Uses>;
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/** Only this origin's script, style and API; no inline script or style, no framing, no other origin. */
+export const DASHBOARD_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+/** The dashboard is no one's to find: no search engine lists its pages (the meta tag says so too). */
+const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
+
+/** The page, naming the script and style by their content's hash (so they are cached for good). */
+const shell = (script: string, style: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Dashboard</title>
+${headTags('The merchant\'s dashboard of this payment service: payments, links, products, events and settings.', true)}
+<link rel="stylesheet" href="/dashboard/assets/${style}">
+<script type="module" src="/dashboard/assets/${script}"></script>
+</head>
+<body>
+<div id="app"><p>Loading the dashboard…</p></div>
+<noscript>The dashboard needs JavaScript.</noscript>
+</body>
+</html>
+`;
+
+/** An asset's name with its hash, or the plain name while it is not built (its request then says so). */
+async function assetName(service: Service, name: string): Promise<string> {
+  const file = await builtFile(`${service.config.distDir}dashboard/${name}`);
+  return file ? hashedName(name, file.hash) : name;
+}
+
+/** Every screen's address answers the same shell; the dashboard's router draws the screen. */
+export const page: Handler = async ({ res, service }) => {
+  const html = shell(await assetName(service, 'dashboard.js'), await assetName(service, 'dashboard.css'));
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS, ...NOINDEX }).end(html);
+  return undefined;
+};
+
+const ASSET_TYPES: Record<string, string> = {
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'dashboard.js.map': 'application/json',
+  'dashboard.css': 'text/css; charset=utf-8',
+};
+
+/**
+ * The dashboard's script and style: under their hashed name (the page's) cached for good, under
+ * the plain name revalidated; an old hash is gone (404), never answered with other content.
+ */
+export const asset: Handler = async ({ req, params, res, service }) => {
+  const hashed = splitHashedName(params.name);
+  const name = hashed?.name ?? params.name;
+  const type = ASSET_TYPES[name];
+  if (!type) throw new NotFound(`No dashboard asset ${params.name.slice(0, 80)}`);
+  const file = await builtFile(`${service.config.distDir}dashboard/${name}`);
+  if (!file) throw new NotFound(`/dashboard/assets/${name} is not built yet: run npm run build`);
+  if (hashed && hashed.hash !== file.hash) throw new NotFound(`/dashboard/assets/${params.name.slice(0, 80)} is not this build's: reload the dashboard`);
+  sendBuilt(req, res, file, type, hashed ? 'immutable' : 'revalidate', SAFE_HEADERS);
+  return undefined;
+};
+
+const secure = (service: Service) => service.origin().startsWith('https:');
+
+function sessionCookie(service: Service, token: string, maxAgeSeconds: number): string {
+  return `${sessionCookieName(service.origin())}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(service) ? '; Secure' : ''}`;
+}
+
+/** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
+const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
+
+async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number) {
+  const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
+  return {
+    merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
+    csrfToken: csrf,
+    expiresAt: new Date(expiresMs).toISOString(),
+    publicKeys: { test, live },
+    networks: { test: networksOf(service, 'test'), live: networksOf(service, 'live') },
+  };
+}
+
+async function startSession(service: Service, merchantId: string, message: string): Promise<Reply> {
+  const merchant = (await service.merchants.byId(merchantId))!;
+  const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS);
+  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs), message);
+  return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
+}
+
+/**
+ * A request that signs in (or sets a password) must come from our own pages (no login CSRF),
+ * and one client tries only so many, whatever the e-mail: guessing across many accounts is
+ * slowed as guessing one is.
+ */
+const FROM_OUR_PAGES: Limits = {
+  sameOrigin: true,
+  rate: [{ limiter: (service) => service.signIns, key: ({ req, service }) => clientOf(req, service.config.trustProxies), message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s` }],
+};
+
+/** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
+export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx) => {
+  const { service, body } = ctx;
+  const problem = passwordProblem(body.password);
+  if (problem) throw invalidField('password', problem);
+  const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password), service.now());
+  if (!merchantId) throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
+  service.log.info({ merchant: merchantId }, 'dashboard password set');
+  return startSession(service, merchantId, 'Password set; you are signed in');
+};
+
+// A hash of nothing anyone knows: an unknown e-mail costs as much time as a known one.
+const NOBODY = hashPassword('not anyone’s password, only a timing equaliser');
+
+/**
+ * Wrong passwords lock the e-mail for the client address that sent them, not for everyone: a
+ * stranger failing on the owner's e-mail locks out only themself. Only very many failures from
+ * many addresses at once lock the e-mail for all, until the owner's new sign-in link.
+ */
+export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
+  const { service, body } = ctx;
+  const client = clientOf(ctx.req, service.config.trustProxies);
+  const nowMs = service.now();
+  const locked = await service.dashboard.lockedUntil(body.email, client, nowMs);
+  if (locked > nowMs) {
+    const seconds = Math.ceil((locked - nowMs) / 1000);
+    throw new TooMany(`Too many wrong passwords for this e-mail: try again in ${seconds} s`, seconds);
+  }
+  const logins = await service.dashboard.logins(body.email);
+  let found: string | undefined;
+  for (const login of logins) if (!found && (await passwordMatches(body.password, login.passwordHash))) found = login.merchantId;
+  if (logins.length === 0) await passwordMatches(body.password, await NOBODY);
+  if (!found) {
+    const until = await service.dashboard.fail(body.email, client, nowMs);
+    service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
+    throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
+  }
+  await service.dashboard.succeed(body.email, client);
+  service.log.info({ merchant: found }, 'dashboard sign-in');
+  return startSession(service, found, 'Signed in');
+};
+
+/**
+ * "Am I signed in?": the dashboard asks as it opens, so nobody signed in is an answer (200,
+ * no `data`), not a refusal a browser logs as a failed request.
+ */
+export const getSession: Handler = async ({ req, service }) => {
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin()).catch((error: unknown) => {
+    if (error instanceof Unauthorized) return undefined;
+    throw error;
+  });
+  if (!account) return ok(200, undefined, 'Not signed in');
+  const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
+  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
+};
+
+/** Signs this browser out: its session ends now, and a copy of its cookie opens nothing. */
+export const signOut: Handler = async ({ req, res, service }) => {
+  await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  await service.dashboard.endSession(cookie(req, sessionCookieName(service.origin()))!);
+  res.setHeader('set-cookie', sessionCookie(service, '', 0));
+  return { status: 204, body: undefined };
+};
+
+/** Signs the owner out everywhere: every session of the merchant ends. */
+export const signOutEverywhere: Handler = async ({ req, res, service }) => {
+  const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
+  await service.dashboard.endAll(account.merchant.id);
+  res.setHeader('set-cookie', sessionCookie(service, '', 0));
+  return { status: 204, body: undefined };
+};
+
+// The dashboard's own sign-in is not in the merchants' reference (api-doc.ts documents /api/v1 only).
+export const routes = [
+  route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
+  route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
+  route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),
+  route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script and style', description: '`dashboard.js` and `dashboard.css`, built by `npm run build`.' }),
+  route({
+    method: 'POST', path: '/dashboard/api/password', auth: 'none', handler: setPassword, body: SetPasswordBody, limits: FROM_OUR_PAGES,
+    summary: 'a sign-in link\'s token and a new password: signs in',
+    description: '`{ token, password }`: the sign-in link\'s token (from its `#fragment`) and a password of 10 to 200 characters; the link is used once; signs in (the session cookie).',
+  }),
+  route({
+    method: 'POST', path: '/dashboard/api/session', auth: 'none', handler: signIn, body: SignInBody, limits: FROM_OUR_PAGES,
+    summary: 'e-mail and password: a session cookie',
+    description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
+  }),
+  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
+  route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
+  route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),
+];

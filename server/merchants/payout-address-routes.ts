@@ -1,0 +1,75 @@
+// The merchant's payout address per chain (secret key or the dashboard's session): where wallet
+// settlement sweeps its deposits; a live key's new one waits the operator's delay (destinations).
+import * as z from 'zod/mini';
+import { answer, PayoutAddress, PayoutAddressSet } from '../../contract/api.ts';
+import { PayoutAddressBody } from '../../contract/schemas.ts';
+import { ChainNotOffered, invalidField } from '../domain/errors.ts';
+import { ok } from '../http/respond.ts';
+import { changeView } from './destination-views.ts';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+import { getAddress, isAddress } from 'viem';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'destinations' | 'log' | 'merchants' | 'now';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/**
+ * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
+ * (CREATE2) when the payment is made, so a change applies to payments made after it takes
+ * effect: at once for test keys and a chain's first address; after the operator's delay for a
+ * live key replacing one. A payment made before keeps the address it was bound to.
+ */
+export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
+  // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
+  // (All lower case carries no checksum, and viem's strict check takes it; all upper case neither.)
+  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
+    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`);
+  }
+  // A key names only its own mode's chains: a test key must never say where live money goes.
+  const network = service.catalog.network(account.mode, body.chain_id);
+  if (!network) {
+    const networks = service.catalog.networks(account.mode);
+    const offered = networks.length ? networks.map((n) => `${n.chainId} (${n.name})`).join(', ') : 'none: no network is configured for them';
+    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
+      { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
+    ]);
+  }
+  // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
+  if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  // A live key replacing an address: the new one waits the operator's delay (the owner told, free to cancel it).
+  const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
+  const effectiveAt = new Date(effectiveMs).toISOString();
+  if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
+  return ok(
+    200,
+    { chain_id: body.chain_id, address: body.address, pending: change !== undefined, effective_at: effectiveAt, ...(change ? { change: changeView(change) } : {}) },
+    change
+      ? `Payout address pending: payments made from ${effectiveAt} are bound to it; until then they are bound to the current one. The owner can cancel it in the dashboard's Settings`
+      : 'Payout address saved',
+  );
+};
+
+/** Each chain's address in effect, and the one waiting to replace it, if any. */
+export const getPayoutAddresses: Handler = async ({ account, service }) => {
+  const addresses = await service.merchants.payoutAddresses(account.merchant.id, account.mode);
+  const waiting = (await service.destinations.pending(account, service.now())).filter((c) => c.kind === 'payout_address');
+  return ok(
+    200,
+    addresses.map(({ chainId, address }) => {
+      const pending = waiting.find((c) => c.chainId === chainId);
+      return { chain_id: chainId, address, ...(pending ? { pending: changeView(pending) } : {}) };
+    }),
+    'Payout addresses',
+  );
+};
+
+export const routes = [
+  route({
+    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', handler: putPayoutAddress, tag: 'Webhooks',
+    summary: 'where a chain\'s deposits are swept to',
+    description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys, and a chain\'s first address: in effect now. A live key replacing an address: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent, and the owner may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address.',
+    body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: ['chain_not_offered'],
+  }),
+  route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', description: '`address` is the one in effect; `pending`, a live key\'s new one waiting for its `effective_at`.', responses: { 200: answer(z.array(PayoutAddress)) } }),
+];

@@ -1,0 +1,263 @@
+// Merchants, their API keys (hashes only) and their webhook endpoint and signing secrets.
+import { randomUUID } from 'node:crypto';
+import type { KeyMode } from '../../contract/keys.ts';
+import type { Account, Merchant } from '../domain/account.ts';
+import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
+import { EmailInUse } from '../domain/errors.ts';
+import type { Database, Row } from '../storage/db.ts';
+import { notifyAccountChange } from '../storage/account-cache.ts';
+import type { EventStore } from '../storage/events.ts';
+import { applyDue } from '../storage/destination-changes.ts';
+
+export interface MerchantSeed extends Merchant {
+  keys: Record<KeyMode, { publicKey: string; secretKey: string }>;
+  /** Webhook signing secrets per mode; made when missing. */
+  webhookSecrets?: Partial<Record<KeyMode, string>>;
+}
+
+export interface CreatedMerchant extends MerchantSeed {
+  webhookSecrets: Record<KeyMode, string>;
+}
+
+export interface WebhookEndpoint {
+  url: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousUntilMs: number | null;
+}
+
+const merchantOf = (r: Row): Merchant => ({
+  id: r.id as string,
+  businessName: r.business_name as string,
+  businessEmail: r.business_email as string,
+  businessLogo: r.business_logo as string,
+});
+
+const MODES: KeyMode[] = ['test', 'live'];
+
+export class MerchantStore {
+  /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+    /** Told a merchant's keys, profile or payout addresses changed, once committed (the account cache). */
+    private readonly changed: (merchantId: string) => void = () => {},
+  ) {}
+
+  /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
+  async create(profile: Omit<Merchant, 'id'>, nowMs: number): Promise<CreatedMerchant> {
+    const seed: MerchantSeed = { id: randomUUID(), ...profile, keys: { test: newKeys('test'), live: newKeys('live') } };
+    return this.seed(seed, nowMs);
+  }
+
+  /**
+   * Makes sure a merchant with exactly these keys exists (the demo's, or a test's): the
+   * profile is updated, keys are added when missing, webhook secrets kept when present.
+   */
+  async seed(seed: MerchantSeed, nowMs: number): Promise<CreatedMerchant> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO merchants (id, business_name, business_email, business_logo, created_ms) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (id) DO UPDATE SET business_name = $2, business_email = $3, business_logo = $4`,
+        [seed.id, seed.businessName, seed.businessEmail, seed.businessLogo, nowMs],
+      );
+      const secrets = {} as Record<KeyMode, string>;
+      for (const mode of MODES) {
+        for (const [kind, key] of [['public', seed.keys[mode].publicKey], ['secret', seed.keys[mode].secretKey]] as const) {
+          await tx.query(
+            `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hash) DO NOTHING`,
+            [hashKey(key), kind === 'public' ? key : null, seed.id, mode, kind, keyHint(key), nowMs],
+          );
+        }
+        const wanted = seed.webhookSecrets?.[mode] ?? newWebhookSecret();
+        const [row] = await tx.query(
+          `INSERT INTO webhook_endpoints (merchant_id, mode, url, secret) VALUES ($1, $2, NULL, $3)
+           ON CONFLICT (merchant_id, mode) DO UPDATE SET merchant_id = EXCLUDED.merchant_id RETURNING secret`,
+          [seed.id, mode, wanted],
+        );
+        secrets[mode] = row.secret as string;
+      }
+      await notifyAccountChange(tx, seed.id);
+      return { ...seed, webhookSecrets: secrets };
+    }).finally(() => this.changed(seed.id));
+  }
+
+  /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
+  async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
+    const owner = await this.keyOwner(key, kind);
+    return owner && (owner.revokedAfterMs === null || owner.revokedAfterMs > this.now()) ? owner.account : undefined;
+  }
+
+  /** The account a key opens and when it stops working (null: not rolled), whatever the time now: what the account cache keeps. */
+  async keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined> {
+    const [row] = await this.db.query(
+      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
+      [hashKey(key), kind],
+    );
+    if (!row) return undefined;
+    const revokedAfterMs = row.key_revoked_after_ms === null ? null : Number(row.key_revoked_after_ms);
+    return { account: { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind }, revokedAfterMs };
+  }
+
+  /** The account's public key, for pages the service itself serves (hosted payment links). */
+  async publicKey(account: Pick<Account, 'merchant' | 'mode'>): Promise<string> {
+    const [row] = await this.db.query(
+      `SELECT public_text FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'public' ORDER BY created_ms DESC LIMIT 1`,
+      [account.merchant.id, account.mode],
+    );
+    return row.public_text as string;
+  }
+
+  async byId(id: string): Promise<Merchant | undefined> {
+    const [row] = await this.db.query('SELECT * FROM merchants WHERE id = $1', [id]);
+    return row && merchantOf(row);
+  }
+
+  /**
+   * The merchant's payout address for a mode's chain, where its deposits are swept; undefined if
+   * none. A live key's new address counts from its time (merchants/destination-store.ts), not before.
+   */
+  async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    await applyDue(this.db, merchantId, mode, this.now());
+    const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId], 'payout_address_of');
+    return (row?.address as string | undefined) ?? undefined;
+  }
+
+  async payoutAddresses(merchantId: string, mode: string): Promise<Array<{ chainId: number; address: string }>> {
+    await applyDue(this.db, merchantId, mode, this.now());
+    const rows = await this.db.query(`SELECT chain_id, address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 ORDER BY chain_id`, [merchantId, mode]);
+    return rows.map((r) => ({ chainId: Number(r.chain_id), address: r.address as string }));
+  }
+
+  /** At once, whatever the mode: for the demo and tests' setup (a key's request goes through DestinationStore.setPayoutAddress). */
+  async setPayoutAddress(merchantId: string, mode: string, chainId: number, address: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
+        [merchantId, mode, chainId, address],
+      );
+      await notifyAccountChange(tx, merchantId);
+    });
+    this.changed(merchantId);
+  }
+
+  /**
+   * New secret keys, test and live, for a merchant whose keys were lost or leaked: the old ones
+   * stop working at once. Public keys stay (pages carry them). Undefined for an unknown merchant.
+   * `modes`: both by default (the operator's roll-keys); the merchant's own roll names its one.
+   * `revokeOldAfterMs` (the merchant's roll): the old keys keep working that long, so servers
+   * can move to the new one, and are refused from then; 0 refuses them now. A key already
+   * rolled with a delay keeps the earlier of its end and this one.
+   */
+  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0): Promise<Record<KeyMode, string> | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+      if (!merchant) return undefined;
+      if (revokeOldAfterMs > 0) {
+        const until = nowMs + revokeOldAfterMs;
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3`, [merchantId, modes, nowMs]);
+        await tx.query(
+          `UPDATE api_keys SET revoked_after_ms = LEAST(COALESCE(revoked_after_ms, $3), $3) WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`,
+          [merchantId, modes, until],
+        );
+      } else {
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`, [merchantId, modes]);
+      }
+      const keys = {} as Record<KeyMode, string>;
+      for (const mode of modes) {
+        keys[mode] = newKeys(mode).secretKey;
+        await tx.query(
+          `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5)`,
+          [hashKey(keys[mode]), merchantId, mode, keyHint(keys[mode]), nowMs],
+        );
+      }
+      await notifyAccountChange(tx, merchantId);
+      return keys;
+    }).finally(() => this.changed(merchantId));
+  }
+
+  /**
+   * The business as customers see it: a new name, e-mail or logo URL (each left as it is when
+   * not given). The e-mail is also the one the owner signs in with to the dashboard.
+   */
+  /** A new business name or logo (the e-mail changes through changeEmail only). */
+  async updateProfile(merchantId: string, change: Partial<Pick<Merchant, 'businessName' | 'businessLogo'>>): Promise<Merchant | undefined> {
+    return this.db
+      .transaction(async (tx) => {
+        const [row] = await tx.query(
+          `UPDATE merchants SET business_name = COALESCE($2, business_name), business_logo = COALESCE($3, business_logo) WHERE id = $1 RETURNING *`,
+          [merchantId, change.businessName ?? null, change.businessLogo ?? null],
+        );
+        if (!row) return undefined;
+        await notifyAccountChange(tx, merchantId);
+        return merchantOf(row);
+      })
+      .finally(() => this.changed(merchantId));
+  }
+
+  /**
+   * A new sign-in (and business) e-mail, with an ACCOUNT_EMAIL_CHANGED event in each mode naming
+   * the previous address (who is to be told) in the same transaction. Undefined: no such merchant.
+   */
+  async changeEmail(merchantId: string, email: string, nowMs: number, events: EventStore): Promise<Merchant | undefined> {
+    return this.db
+      .transaction(async (tx) => {
+        const [before] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+        if (!before) return undefined;
+        // One address signs in to one dashboard: another merchant's is never taken over.
+        const [taken] = await tx.query(
+          `SELECT 1 FROM merchants WHERE lower(business_email) = lower($1) AND id <> $2
+           UNION ALL SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1`,
+          [email, merchantId],
+        );
+        if (taken) throw new EmailInUse('business_email: another business signs in with this address; choose your own', [{ field: 'business_email', message: 'expected an address no other business uses' }]);
+        const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
+        await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
+        const merchant = merchantOf(row!);
+        for (const mode of ['test', 'live'] as const) {
+          await events.add(tx, { merchant, mode }, 'ACCOUNT_EMAIL_CHANGED', { previous_email: before.business_email as string, business_email: email }, nowMs);
+        }
+        await notifyAccountChange(tx, merchantId);
+        return merchant;
+      })
+      .finally(() => this.changed(merchantId));
+  }
+
+  async list(): Promise<Merchant[]> {
+    return (await this.db.query('SELECT * FROM merchants ORDER BY created_ms')).map(merchantOf);
+  }
+
+  async endpoint(account: Pick<Account, 'merchant' | 'mode'>): Promise<WebhookEndpoint> {
+    const [row] = await this.db.query('SELECT * FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    if (!row) throw new Error(`merchant ${account.merchant.id} has no webhook row`);
+    return {
+      url: (row.url as string | null) ?? null,
+      secret: row.secret as string,
+      previousSecret: (row.previous_secret as string | null) ?? null,
+      previousUntilMs: row.previous_until_ms === null ? null : Number(row.previous_until_ms),
+    };
+  }
+
+  /** Sets where events go; events parked for want of a URL are sent now. */
+  async setWebhookUrl(account: Pick<Account, 'merchant' | 'mode'>, url: string, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('UPDATE webhook_endpoints SET url = $3 WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode, url]);
+      await tx.query(
+        `UPDATE events SET state = 'pending', next_attempt_ms = $3, retry_from_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'no_endpoint'`,
+        [account.merchant.id, account.mode, nowMs],
+      );
+      await tx.query(`SELECT pg_notify('events_due', '')`);
+    });
+  }
+
+  /** A new signing secret; the old one still signs alongside it for `overlapMs`. */
+  async rotateWebhookSecret(account: Pick<Account, 'merchant' | 'mode'>, nowMs: number, overlapMs: number): Promise<WebhookEndpoint> {
+    const secret = newWebhookSecret();
+    await this.db.query(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_until_ms = $3, secret = $4 WHERE merchant_id = $1 AND mode = $2`,
+      [account.merchant.id, account.mode, nowMs + overlapMs, secret],
+    );
+    return this.endpoint(account);
+  }
+}

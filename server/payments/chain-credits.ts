@@ -1,0 +1,45 @@
+// The payment credits the watcher hands its transfers to, over storage: confirmed transfers become credits on their payments,
+// reorganised ones are taken back, and money that cannot count is told to the merchant.
+import type { PaymentCredits } from '../chain/watcher.ts';
+import { Conflict, NotItsToken } from '../domain/errors.ts';
+import type { MerchantStore } from '../merchants/store.ts';
+import type { PaymentStore } from './store.ts';
+import type { SeenTransfer } from '../chain/store.ts';
+import { depositReport, verificationView } from './views.ts';
+import type { Account } from '../domain/account.ts';
+
+export function paymentCredits(deps: { payments: PaymentStore; merchants: MerchantStore; now: () => number }): PaymentCredits {
+  const whose = async (t: SeenTransfer): Promise<{ account: Account; reference: string }> => {
+    const payment = (await deps.payments.whose(t.paymentId))!;
+    const merchant = (await deps.merchants.byId(payment.merchantId))!;
+    return { account: { merchant, mode: payment.mode, via: 'secret' }, reference: payment.reference };
+  };
+  const report = depositReport(deps.now);
+  const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });
+  return {
+    async credit(t) {
+      const { account, reference } = await whose(t);
+      try {
+        const now = deps.now();
+        await deps.payments.credit(account, reference, { chainId: t.chainId, token: t.token, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, now, report, t.seenMs ?? now);
+        return 'credited';
+      } catch (error) {
+        if (error instanceof NotItsToken) return 'unexpected'; // another token: recorded, never counted
+        if (error instanceof Conflict) return 'late'; // expired, settled or paid: recorded, not counted
+        throw error;
+      }
+    },
+    async uncredit(t) {
+      const { account, reference } = await whose(t);
+      await deps.payments.uncredit(account, reference, t, deps.now(), {
+        type: 'DEPOSIT_REVERSED',
+        data: (p) => ({ ...verificationView(p, deps.now(), true), reversed: money(t) }),
+      });
+    },
+    async unmatched(t, why) {
+      const { account, reference } = await whose(t);
+      const payment = await deps.payments.find(account, reference);
+      await deps.payments.reportUnmatched(account, { reason: why, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) }, deps.now());
+    },
+  };
+}

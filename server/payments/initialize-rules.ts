@@ -1,0 +1,128 @@
+// Initialize, as a use case: lock the reference, decide (planInitialize), write, tell the
+// long polls. Storage is behind the PaymentWrites port, run inside one transaction, so the
+// rule reads top to bottom here and the SQL stays in payments/store.ts.
+import type { Account } from '../domain/account.ts';
+import { ReferenceInUse } from '../domain/errors.ts';
+import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './rules.ts';
+
+/** A new payment's row: the quote's priced fields and who it is for. */
+export type NewPayment = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance' };
+
+/**
+ * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
+ * another chain, that chain's deposit address and what it is bound to (`moved`).
+ */
+export type Requote = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; moved?: Deposit };
+
+/** A payment's deposit address on its chain, and where it is bound to send what arrives. */
+export interface Deposit {
+  address: string;
+  payout: string | null;
+  settlement?: 'wallet' | 'balance';
+}
+
+/** What initialize needs of storage, inside one transaction. */
+export interface PaymentWrites {
+  /** The reference's payment, locked until the transaction ends. */
+  lock(account: Account, reference: string): Promise<Payment | undefined>;
+  /** Whether a transfer in the payment's token is on the chain, still confirming (counted ones show in `paid`). */
+  onChain(payment: Payment): Promise<boolean>;
+  /** Whether any transfer at all (another token, dust) was recorded to the payment's deposit address. */
+  received(payment: Payment): Promise<boolean>;
+  /** Inserts; undefined when another request created the reference first. */
+  insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
+  requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
+  /** Wakes the long polls on this payment, on every instance, when the transaction commits. */
+  notify(payment: Payment): Promise<void>;
+}
+
+export interface PaymentTransactions {
+  /**
+   * Inserts a new reference's payment in one statement, outside any transaction; undefined
+   * when the reference exists (then the locked path decides).
+   */
+  insertNew(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
+  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Creates, answers again, or re-quotes the payment for a reference, as planInitialize decides.
+ * Safe under concurrent requests: the unique reference and the row lock make every concurrent
+ * initialize of one reference see one payment. `deposit`: a new payment's deposit address and
+ * the payout address it is bound to.
+ */
+export function initializePayment(
+  store: PaymentTransactions,
+  account: Account,
+  request: QuoteRequest,
+  nowMs: number,
+  quoteMs: number,
+  deposit: Deposit,
+): Promise<{ payment: Payment; created: boolean }> {
+  const fields = quoteFields(request, nowMs, quoteMs);
+  const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
+  const fresh = (createdBy: Creator): NewPayment => ({ ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy, ...deposit });
+  // Most references are new: one INSERT … ON CONFLICT DO NOTHING, no transaction. Only a
+  // reference that exists takes the locked path below, where the plan decides against it.
+  const plan = planInitialize(undefined, account, request, nowMs);
+  if (plan.kind !== 'create') throw new Error('initialize: a new reference must be created');
+  return store.insertNew(account, fresh(plan.createdBy), nowMs).then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, fields, deposit, fresh)));
+}
+
+/** A reference that exists (or did a moment ago): lock it, decide, answer it as is or re-quote it. */
+function existingPayment(
+  store: PaymentTransactions,
+  account: Account,
+  request: QuoteRequest,
+  nowMs: number,
+  fields: ReturnType<typeof quoteFields>,
+  deposit: Deposit,
+  fresh: (createdBy: Creator) => NewPayment,
+): Promise<{ payment: Payment; created: boolean }> {
+  return store.inTransaction(async (writes) => {
+    const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));
+    let existing = await writes.lock(account, request.reference);
+    let plan = await decide(existing);
+    const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
+    if (plan.kind === 'create') {
+      // Gone since the insert above found it (not done today: payments are never deleted).
+      const created = await writes.insert(account, fresh(plan.createdBy), nowMs);
+      if (created) return { payment: created, created: true };
+      // Another request created it a moment ago: decide again against that one.
+      existing = await writes.lock(account, reference);
+      plan = await decide(existing);
+    }
+    if (plan.kind === 'same') return { payment: existing!, created: false };
+    if (plan.kind === 'create') throw new Error('initialize: the payment vanished under its lock');
+    // A page (public key) may change only the coin of a payment its merchant made: the
+    // customer and metadata the merchant's server or link gave stay as they were.
+    const keep = account.via === 'public' && existing!.createdBy !== 'public';
+    // Another chain is another deposit address (that chain's factory, the payout address the
+    // merchant named for it). What was recorded at the old address stays bound to it, so a
+    // payment that received anything there stays on its chain. (A sandbox-only address, bound
+    // to nothing and never watched, stays as it is.)
+    const moved = fields.chainId !== existing!.chainId && deposit.payout !== null;
+    if (moved && (await writes.received(existing!))) {
+      throw new ReferenceInUse(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
+        { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
+      ]);
+    }
+    const payment = await writes.requote(
+      existing!,
+      {
+        ...fields,
+        paymentLinkId,
+        createdBy: plan.createdBy,
+        customerName: (!keep && customerName) || existing!.customerName,
+        customerEmail: (!keep && customerEmail) || existing!.customerEmail,
+        metadata: keep ? existing!.metadata : (metadata ?? existing!.metadata),
+        ...(moved ? { moved: deposit } : {}),
+      },
+      nowMs,
+    );
+    await writes.notify(existing!);
+    return { payment, created: true };
+  });
+}

@@ -1,0 +1,114 @@
+// The merchant's payments as a list (newest first, a keyset cursor on the payments_list index,
+// filters on indexed columns) and one payment's timeline: its transfers as the chain and the
+// ledger saw them, its sweeps, and the events told about it with each delivery attempt.
+import type { Account } from '../domain/account.ts';
+import type { PaymentStatus } from '../../contract/schemas.ts';
+import type { Payment } from './rules.ts';
+import type { Database } from '../storage/db.ts';
+import { paymentOf } from './store.ts';
+import { attemptOf, eventOf, type Attempt, type StoredEvent } from '../storage/events.ts';
+
+export interface PaymentFilter {
+  /** After this payment (the last one of the previous page), by (created_ms, id). */
+  after?: { createdMs: number; id: string };
+  limit: number;
+  status?: PaymentStatus;
+  coin?: string;
+  fromMs?: number;
+  toMs?: number;
+  /** A reference, a customer's e-mail, a deposit address or a transaction hash. */
+  q?: string;
+}
+
+/**
+ * payments/rules.ts's statusOf as SQL (the list filters in the database, a page at a time):
+ * the two are held equal by server/tests/payments-api.test.ts. `failed` is never stored.
+ */
+const STATUS_SQL: Record<PaymentStatus, string> = {
+  confirmed: 'p.paid >= p.due',
+  settled: 'p.paid < p.due AND p.settled_ms IS NOT NULL',
+  expired: 'p.paid < p.due AND p.settled_ms IS NULL AND p.expires_ms <= $NOW',
+  incomplete: 'p.paid < p.due AND p.settled_ms IS NULL AND p.expires_ms > $NOW AND p.paid > 0',
+  pending: 'p.paid < p.due AND p.settled_ms IS NULL AND p.expires_ms > $NOW AND p.paid = 0',
+  failed: 'false',
+};
+
+export interface TransferLine {
+  txHash: string;
+  logIndex: number;
+  amount: bigint;
+  /** seen (confirming), credited, orphaned, late, unexpected, dust; `credited` alone for a ledger line the chain did not record (the sandbox). */
+  state: string;
+  atMs: number;
+  blockNumber: number | null;
+  sweptHash: string | null;
+}
+
+export interface Timeline {
+  transfers: TransferLine[];
+  events: StoredEvent[];
+  attempts: Attempt[];
+}
+
+export class PaymentList {
+  constructor(private readonly db: Database) {}
+
+  async list(account: Pick<Account, 'merchant' | 'mode'>, filter: PaymentFilter, nowMs: number): Promise<Payment[]> {
+    const params: unknown[] = [account.merchant.id, account.mode];
+    const arg = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const where = ['p.merchant_id = $1', 'p.mode = $2'];
+    if (filter.after) where.push(`(p.created_ms, p.id) < (${arg(filter.after.createdMs)}, ${arg(filter.after.id)})`);
+    if (filter.status) {
+      const sql = STATUS_SQL[filter.status];
+      where.push(sql.includes('$NOW') ? sql.replaceAll('$NOW', arg(nowMs)) : sql);
+    }
+    if (filter.coin) where.push(`p.coin = ${arg(filter.coin)}`);
+    if (filter.fromMs !== undefined) where.push(`p.created_ms >= ${arg(filter.fromMs)}`);
+    if (filter.toMs !== undefined) where.push(`p.created_ms < ${arg(filter.toMs)}`);
+    const q = filter.q?.trim();
+    if (q) {
+      if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(`lower(p.address) = lower(${arg(q)})`);
+      else if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
+        const hash = arg(q);
+        where.push(`(p.id IN (SELECT payment_id FROM transfers WHERE lower(tx_hash) = lower(${hash})) OR p.id IN (SELECT payment_id FROM chain_transfers WHERE tx_hash = lower(${hash})))`);
+      } else if (q.includes('@')) where.push(`lower(p.customer_email) = lower(${arg(q)})`);
+      else where.push(`p.reference = ${arg(q)}`);
+    }
+    const rows = await this.db.query(`SELECT p.* FROM payments p WHERE ${where.join(' AND ')} ORDER BY p.created_ms DESC, p.id DESC LIMIT ${arg(filter.limit)}`, params);
+    return rows.map(paymentOf);
+  }
+
+  async timeline(account: Pick<Account, 'merchant' | 'mode'>, payment: Payment): Promise<Timeline> {
+    const chain = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 ORDER BY seen_ms, block_number, log_index`, [payment.id]);
+    const ledger = await this.db.query(`SELECT * FROM transfers WHERE payment_id = $1 ORDER BY created_ms, id`, [payment.id]);
+    const onChain = new Set(chain.map((r) => `${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()));
+    const transfers: TransferLine[] = [
+      ...chain.map((r) => ({
+        txHash: r.tx_hash as string,
+        logIndex: Number(r.log_index),
+        amount: BigInt(r.amount as string),
+        state: r.state as string,
+        atMs: Number(r.seen_ms),
+        blockNumber: Number(r.block_number),
+        sweptHash: (r.swept_hash as string | null) ?? null,
+      })),
+      ...ledger
+        .filter((r) => !onChain.has(`${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()))
+        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', atMs: Number(r.created_ms), blockNumber: null, sweptHash: null })),
+    ];
+    const eventRows = await this.db.query(
+      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,
+      [account.merchant.id, account.mode, payment.reference],
+    );
+    // A timeline only reads events: the lease a delivery may hold on one is not its business.
+    const events: StoredEvent[] = eventRows.map((r) => ({ ...eventOf(r), leaseToken: null }));
+    const attemptRows = events.length
+      ? await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [events.map((e) => e.id)])
+      : [];
+    const attempts: Attempt[] = attemptRows.map(attemptOf);
+    return { transfers, events, attempts };
+  }
+}

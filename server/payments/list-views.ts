@@ -1,0 +1,66 @@
+// The payments list and a payment's timeline as the wire shows them (contract/dashboard.ts):
+// shaping only, oldest step first.
+import type { PaymentDetail, PaymentSummary, TimelineEntry } from '../../contract/dashboard.ts';
+import { formatUnits } from '../../contract/money.ts';
+import { statusOf, type Payment } from './rules.ts';
+import { verificationView } from './views.ts';
+
+/** What storage found of a payment's life (server/payments/list-store.ts's Timeline). */
+export interface TimelineFacts {
+  transfers: Array<{ txHash: string; amount: bigint; state: string; atMs: number; blockNumber: number | null; sweptHash: string | null }>;
+  events: Array<{ id: string; type: string; state: string; createdMs: number }>;
+  attempts: Array<{ eventId: string; status: number; error: string | null; atMs: number }>;
+}
+
+export const paymentSummary = (payment: Payment, nowMs: number): PaymentSummary => ({
+  ...verificationView(payment, nowMs, true),
+  createdAt: new Date(payment.createdMs).toISOString(),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: number, explorer: string | null): PaymentDetail {
+  const steps: Array<TimelineEntry & { ms: number }> = [{ kind: 'created', at: iso(payment.createdMs), ms: payment.createdMs }];
+  for (const t of facts.transfers) {
+    steps.push({
+      kind: 'transfer', at: iso(t.atMs), ms: t.atMs, txHash: t.txHash, amount: formatUnits(t.amount, payment.decimals), state: t.state,
+      ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
+    });
+    if (t.sweptHash) steps.push({ kind: 'swept', at: null, ms: t.atMs + 0.5, txHash: t.sweptHash, amount: formatUnits(t.amount, payment.decimals) });
+  }
+  const status = statusOf(payment, nowMs);
+  const lastMoney = Math.max(payment.createdMs, ...facts.transfers.filter((t) => t.state === 'credited').map((t) => t.atMs));
+  if (status === 'confirmed') steps.push({ kind: 'confirmed', at: iso(lastMoney), ms: lastMoney + 0.25 });
+  if (status === 'settled' && payment.settledMs !== null) steps.push({ kind: 'settled', at: iso(payment.settledMs), ms: payment.settledMs });
+  if (status === 'expired') steps.push({ kind: 'expired', at: iso(payment.expiresMs), ms: payment.expiresMs });
+  for (const e of facts.events) {
+    steps.push({ kind: 'event', at: iso(e.createdMs), ms: e.createdMs + 0.5, eventId: e.id, eventType: e.type, state: e.state });
+    for (const a of facts.attempts.filter((x) => x.eventId === e.id)) {
+      steps.push({ kind: 'attempt', at: iso(a.atMs), ms: a.atMs + 0.75, eventId: e.id, eventType: e.type, httpStatus: a.status, error: a.error });
+    }
+  }
+  steps.sort((a, b) => a.ms - b.ms);
+  return { payment: paymentSummary(payment, nowMs), timeline: steps.map(({ ms: _ms, ...step }) => step), explorer };
+}
+
+/** The export's columns, in order. */
+export const CSV_COLUMNS = ['reference', 'status', 'created_at', 'coin', 'chain_id', 'amount_due', 'amount_paid', 'fiat_amount', 'currency', 'customer_name', 'customer_email', 'deposit_address', 'last_tx_hash', 'expires_at'];
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a
+ * spreadsheet would run as a formula (=, +, -, @, a tab or carriage return first: a customer's
+ * name is anyone's to choose) gets a leading apostrophe, so it is shown, never run.
+ */
+export function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+export function csvLine(payment: Payment, nowMs: number): string {
+  const v = verificationView(payment, nowMs, true);
+  return [
+    payment.reference, statusOf(payment, nowMs), new Date(payment.createdMs).toISOString(), payment.coin, String(payment.chainId),
+    v.actualAmountExact ?? '', v.amountPaidExact ?? '', v.fiatAmountExact ?? '', payment.currency, payment.customerName, payment.customerEmail,
+    payment.address, payment.lastHash ?? '', new Date(payment.expiresMs).toISOString(),
+  ].map(csvField).join(',');
+}

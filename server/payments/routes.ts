@@ -1,0 +1,114 @@
+// The merchant's payments (secret key or dashboard session): a list that pages by cursor and
+// filters, one payment with its timeline, and their CSV export.
+import * as z from 'zod/mini';
+import { answer } from '../../contract/api.ts';
+import { PaymentDetail, PaymentsPage } from '../../contract/dashboard.ts';
+import { PaymentsQuery } from '../../contract/dashboard-requests.ts';
+import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
+import { invalidField } from '../domain/errors.ts';
+import { ExportQuery } from '../http/queries.ts';
+import { ok } from '../http/respond.ts';
+import { CSV_COLUMNS, csvField, csvLine, paymentSummary, timelineView } from './list-views.ts';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'log' | 'merchants' | 'now' | 'paymentList' | 'payments';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
+
+/** The cursor is `createdMs.id` of the page's last payment: the next page starts below it. */
+const cursorOf = (p: { createdMs: number; id: string }) => `${p.createdMs}.${p.id}`;
+
+export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query: q, account, service }) => {
+  const limit = q.limit === undefined ? 25 : Number(q.limit);
+  const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
+  const toMs = q.to === undefined ? undefined : Date.parse(q.to);
+  if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
+  const after = q.cursor === undefined ? undefined : { createdMs: Number(q.cursor.split('.')[0]), id: q.cursor.split('.')[1] };
+  const nowMs = service.now();
+  // One more than asked says whether there is a next page.
+  const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
+  const page = rows.slice(0, limit);
+  return ok(200, page.map((p) => paymentSummary(p, nowMs)), 'Payments', { next: rows.length > limit ? cursorOf(page.at(-1)!) : null });
+};
+
+/** At most this many payments in one export: narrow it with from/to for more. */
+export const EXPORT_MAX = 100_000;
+
+/**
+ * The list as CSV, with the list's filters (no cursor, no limit): newest first, read from the
+ * database a thousand at a time (keyset), written as it is read.
+ */
+export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query: q, res, account, service }) => {
+  const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
+  const toMs = q.to === undefined ? undefined : Date.parse(q.to);
+  if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
+  const nowMs = service.now();
+  res.writeHead(200, {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="payments-${account.mode}.csv"`,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  // The client sets the pace: a page of rows is read only once the last one has left (write()
+  // false: wait for 'drain'), so a client that stops reading holds one page, not 100,000 rows.
+  const sent = (chunk: string) =>
+    res.write(chunk)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.once('drain', go);
+          res.once('close', go);
+        });
+  await sent(CSV_COLUMNS.map(csvField).join(',') + '\r\n');
+  let after: { createdMs: number; id: string } | undefined;
+  for (let written = 0; written < EXPORT_MAX; ) {
+    if (res.destroyed) break;
+    const rows = await service.paymentList.list(account, { after, limit: Math.min(1000, EXPORT_MAX - written), status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
+    if (rows.length === 0 || res.destroyed) break;
+    await sent(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
+    written += rows.length;
+    after = { createdMs: rows.at(-1)!.createdMs, id: rows.at(-1)!.id };
+  }
+  res.end();
+  return undefined;
+};
+
+export const getPayment: Handler<{ params: typeof ByReference }> = async ({ params, account, service }) => {
+  const reference = params.reference;
+  const payment = await service.payments.get(account, reference);
+  const timeline = await service.paymentList.timeline(account, payment);
+  const network = service.catalog.network(account.mode, payment.chainId);
+  return ok(200, timelineView(payment, timeline, service.now(), network?.explorer ?? null), 'Payment');
+};
+
+/**
+ * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
+ * the old one is refused from now on. Public keys stay.
+ */
+export const routes = [
+  route({
+    method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: listPayments, tag: 'Payments',
+    summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q',
+    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
+    query: PaymentsQuery, responses: { 200: PaymentsPage },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', handler: exportCsv, tag: 'Payments',
+    summary: 'the payments as CSV, with the list\'s filters',
+    description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
+    query: ExportQuery, mediaType: 'text/csv', responses: { 200: text },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: getPayment, tag: 'Payments',
+    summary: 'one payment and its timeline',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    params: ByReference, responses: { 200: answer(PaymentDetail) },
+  }),
+];

@@ -1,0 +1,285 @@
+// Payments and the transfers credited to them. Every change runs in one transaction with a
+// row lock, writes its outbox event in that transaction, and NOTIFYs 'changes' so
+// long polls held by any instance wake up.
+import type { Account } from '../domain/account.ts';
+import type { NewPayment, PaymentWrites } from './initialize-rules.ts';
+import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from './rules.ts';
+import type { EventType } from '../../contract/events.ts';
+import { NotFound, PaymentState } from '../domain/errors.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import { paymentKey } from '../realtime/keys.ts';
+
+/** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
+const ratesOf = (r: Row): Payment['rates'] => {
+  if (r.rates === null || r.rates === undefined) return null;
+  const parts = (typeof r.rates === 'string' ? JSON.parse(r.rates) : r.rates) as { fiatPerUsd: string; usdPerCoin: string };
+  return { fiatPerCoin: r.fiat_rate as string, fiatPerUsd: parts.fiatPerUsd, usdPerCoin: parts.usdPerCoin, source: r.rate_source as string, fixed: r.rate_fixed as boolean, atMs: Number(r.rates_ms) };
+};
+const ratesColumns = (rates: Payment['rates']) =>
+  rates ? [JSON.stringify({ fiatPerUsd: rates.fiatPerUsd, usdPerCoin: rates.usdPerCoin }), rates.source, rates.fixed, rates.atMs] : [null, null, null, null];
+
+/** The columns paymentOf reads, named: a row's other columns are neither sent nor parsed. */
+export const PAYMENT_COLUMNS = `id, merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency, fiat_minor, due, fee, paid,
+  fiat_rate, crypto_rate, rates, rate_source, rate_fixed, rates_ms, address, accept_partial, customer_name, customer_email, metadata, last_hash,
+  settled_ms, expires_ms, created_ms, updated_ms`;
+
+/** A new payment, or nothing when its reference exists: one statement (initialize's new references). */
+const INSERT_PAYMENT = `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
+    fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
+    expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28)
+  ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING ${PAYMENT_COLUMNS}`;
+
+const insertParams = (account: Pick<Account, 'merchant' | 'mode'>, p: NewPayment, nowMs: number) => [
+  account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
+  String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
+  p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
+];
+
+export const paymentOf = (r: Row): Payment => ({
+  id: String(r.id),
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  reference: r.reference as string,
+  createdBy: r.created_by as Payment['createdBy'],
+  paymentLinkId: (r.payment_link_id as string | null) ?? null,
+  coin: r.coin as Payment['coin'],
+  chainId: Number(r.chain_id),
+  token: r.token as string,
+  decimals: Number(r.decimals),
+  currency: r.currency as Payment['currency'],
+  fiatMinor: BigInt(r.fiat_minor as string),
+  due: BigInt(r.due as string),
+  fee: BigInt(r.fee as string),
+  paid: BigInt(r.paid as string),
+  fiatRate: r.fiat_rate as string,
+  cryptoRate: r.crypto_rate as string,
+  rates: ratesOf(r),
+  address: r.address as string,
+  acceptPartial: r.accept_partial as boolean,
+  customerName: r.customer_name as string,
+  customerEmail: r.customer_email as string,
+  metadata: (r.metadata as Record<string, unknown> | null) ?? null,
+  lastHash: (r.last_hash as string | null) ?? null,
+  settledMs: r.settled_ms === null || r.settled_ms === undefined ? null : Number(r.settled_ms),
+  expiresMs: Number(r.expires_ms),
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
+
+export interface ChangeReport {
+  type: EventType;
+  data: (payment: Payment) => unknown;
+}
+
+export class PaymentStore {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventStore,
+  ) {}
+
+  async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
+    const [row] = await sql.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [account.merchant.id, account.mode, reference], 'payment_find');
+    return row && paymentOf(row);
+  }
+
+  /** Whose a payment is, by its id (as the chain's records name it): its merchant, mode and reference. */
+  async whose(paymentId: string): Promise<{ merchantId: string; mode: 'test' | 'live'; reference: string } | undefined> {
+    const [row] = await this.db.query(`SELECT merchant_id, mode, reference FROM payments WHERE id = $1`, [paymentId]);
+    return row && { merchantId: row.merchant_id as string, mode: row.mode as 'test' | 'live', reference: row.reference as string };
+  }
+
+  async get(account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<Payment> {
+    const payment = await this.find(account, reference);
+    if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+    return payment;
+  }
+
+  private lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
+    const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [account.merchant.id, account.mode, reference], 'payment_lock');
+    return row && paymentOf(row);
+  };
+
+  /** Initialize's new reference (payments/initialize-rules.ts): one statement, its own transaction. */
+  async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {
+    const [row] = await this.db.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
+    return row && paymentOf(row);
+  }
+
+  /** Initialize's writes (payments/initialize-rules.ts), inside one transaction. */
+  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) =>
+      work({
+        lock: (account, reference) => this.lock(tx, account, reference),
+        onChain: async (payment) =>
+          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
+        received: async (payment) =>
+          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
+        insert: async (account, p, nowMs) => {
+          const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
+          return row && paymentOf(row);
+        },
+        requote: async (existing, c, nowMs) => {
+          const [row] = await tx.query(
+            `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
+               decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
+               accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
+               rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
+               address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement)
+             WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+            [
+              existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
+              String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,
+              c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs, ...ratesColumns(c.rates),
+              // Moved to another chain: that chain's deposit address and what it is bound to.
+              c.moved?.address ?? null, c.moved?.payout ?? null, c.moved ? (c.moved.settlement ?? 'wallet') : null,
+            ],
+          );
+          return paymentOf(row);
+        },
+        notify: (payment) => this.notify(tx, payment).then(() => undefined),
+      }),
+    );
+  }
+
+  /**
+   * Credits one transfer to a payment, once: a transfer already credited (same chain,
+   * hash and log index) changes nothing and answers the payment as it is, whatever the
+   * payment's state now (a watcher that stopped between crediting and recording it asks
+   * again). The quote's expiry is judged at `arrivedMs`, when the money reached the chain,
+   * not when it had its confirmations. The outbox event is written in the same transaction.
+   */
+  async credit(
+    account: Account,
+    reference: string,
+    transfer: { chainId: number; token: string; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
+    nowMs: number,
+    report: ChangeReport,
+    arrivedMs = nowMs,
+  ): Promise<Payment> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+      const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [transfer.chainId, transfer.txHash, transfer.logIndex]);
+      if (already) return payment;
+      assertCountsToward(payment, transfer);
+      assertTakesDeposits(payment, arrivedMs);
+      const amount = transfer.amount(payment);
+      const inserted = await tx.query(
+        `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+        [payment.id, transfer.chainId, transfer.txHash, transfer.logIndex, String(amount), nowMs],
+      );
+      if (inserted.length === 0) return payment;
+      const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
+        payment.id,
+        String(amount),
+        transfer.txHash,
+        nowMs,
+      ]);
+      const updated = paymentOf(row);
+      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
+      await this.notify(tx, updated);
+      return updated;
+    });
+  }
+
+  /**
+   * Takes back a credited transfer whose block left the chain (a reorganisation), in one
+   * transaction with the event that tells the merchant. A transfer never credited changes nothing.
+   */
+  async uncredit(
+    account: Account,
+    reference: string,
+    transfer: { chainId: number; txHash: string; logIndex: number },
+    nowMs: number,
+    report: ChangeReport,
+  ): Promise<Payment | undefined> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) return undefined;
+      const [gone] = await tx.query(`DELETE FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND payment_id = $4 RETURNING amount`, [
+        transfer.chainId,
+        transfer.txHash,
+        transfer.logIndex,
+        payment.id,
+      ]);
+      if (!gone) return payment;
+      const [row] = await tx.query(`UPDATE payments SET paid = paid - $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [payment.id, gone.amount, nowMs]);
+      const updated = paymentOf(row);
+      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
+      await this.notify(tx, updated);
+      return updated;
+    });
+  }
+
+  /** Tells the merchant of money that reached a payment's address and could not count. */
+  async reportUnmatched(account: Account, data: unknown, nowMs: number): Promise<void> {
+    await this.report(account, 'DEPOSIT_UNMATCHED', data, nowMs);
+  }
+
+  /** Writes an event for the merchant that changes no payment (unmatched money, a discrepancy). */
+  async report(account: Pick<Account, 'merchant' | 'mode'>, type: EventType, data: unknown, nowMs: number): Promise<void> {
+    await this.db.transaction((tx) => this.events.add(tx, account, type, data, nowMs));
+  }
+
+  /**
+   * Settles an accepted partial payment with what arrived: a final state the merchant sees in
+   * verify and, once, in a webhook. Settling a settled payment answers it as it is.
+   */
+  async settle(account: Account, reference: string, nowMs: number, report: ChangeReport): Promise<Payment> {
+    return this.db.transaction(async (tx) => {
+      const payment = await this.lock(tx, account, reference);
+      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
+      if (assertSettles(payment, nowMs) === 'already') return payment;
+      // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
+      const [confirming] = await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id]);
+      if (confirming) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
+      return this.markSettled(tx, account, payment, nowMs, report);
+    });
+  }
+
+  /**
+   * Settles, one batch at a time, accepted partial payments whose quote ran out (any
+   * instance). One with money still confirming (it arrived in time) waits until that counts.
+   */
+  async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
+          AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = payments.id AND t.state = 'seen')
+          ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, limit],
+      );
+      for (const row of rows) {
+        const payment = paymentOf(row);
+        const account = { merchant: { id: payment.merchantId } as Account['merchant'], mode: payment.mode as Account['mode'], via: 'secret' as const };
+        await this.markSettled(tx, account, payment, nowMs, report);
+      }
+      return rows.length;
+    });
+  }
+
+  private async markSettled(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, payment: Payment, nowMs: number, report: ChangeReport): Promise<Payment> {
+    const [row] = await tx.query('UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *', [payment.id, nowMs]);
+    const settled = paymentOf(row);
+    await this.events.add(tx, account, report.type, report.data(settled), nowMs);
+    await this.notify(tx, settled);
+    return settled;
+  }
+
+  /** What the account's payments in `coin` have brought in, in the coin's base units at `decimals`. */
+  async collected(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, coin: string, decimals: number): Promise<bigint> {
+    const rows = await tx.query('SELECT paid, decimals FROM payments WHERE merchant_id = $1 AND mode = $2 AND coin = $3 AND paid > 0', [account.merchant.id, account.mode, coin]);
+    return rows.reduce((sum, r) => {
+      const shift = Number(r.decimals) - decimals;
+      const paid = BigInt(r.paid as string);
+      return sum + (shift >= 0 ? paid / 10n ** BigInt(shift) : paid * 10n ** BigInt(-shift));
+    }, 0n);
+  }
+
+  private notify = (tx: Sql, payment: Payment) =>
+    tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
+}

@@ -1,0 +1,244 @@
+// The checkout's endpoints: coins, initialize, verify (with its long poll), and the sandbox.
+import { clientOf } from '../http/client.ts';
+import * as z from 'zod/mini';
+import { answer, CoinsAnswer, Initialized } from '../../contract/api.ts';
+import { FIAT_DECIMALS, is, jsonObject, REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { DepositBody, InitializeBody, MerchantVerification, paymentVersion, Qr, Verification } from '../../contract/schemas.ts';
+import { quote } from '../domain/quote.ts';
+import { toUnits, unitsToNumber } from '../../contract/money.ts';
+import { initializePayment } from './initialize-rules.ts';
+import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
+import { ChainNotOffered, CoinUnavailable, LinkInactive, NotFound, SandboxUnavailable, TooMany, invalidField } from '../domain/errors.ts';
+import { assertTakesDeposits, sandboxAmount, type Payment } from './rules.ts';
+import { ok } from '../http/respond.ts';
+import { paymentKey } from '../realtime/keys.ts';
+import { depositReport, transactionView, verificationView } from './views.ts';
+import { qrView } from './qr.ts';
+import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
+import { noLiveNetwork } from '../chain/catalog.ts';
+import { randomBytes } from 'node:crypto';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route, type RateLimit } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'catalog' | 'chain' | 'changes' | 'config' | 'devChain' | 'links' | 'log' | 'metrics' | 'now' | 'payments' | 'publicInitializes' | 'rates';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/** A payment's reference in the path. */
+const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
+type ByReference = { params: typeof ByReference };
+
+/**
+ * The key's coins. With ?amount&currency (both or neither), each coin also says what the
+ * customer would send for that price, fee included, so the coin list can show it before
+ * anyone picks. Beside the data: the business the key belongs to, for the checkout's header.
+ */
+export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
+  const { query: price, account } = ctx;
+  if (account.mode === 'live' && ctx.service.catalog.networks('live').length === 0) throw noLiveNetwork();
+  // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
+  // inactive coin (off its peg, or not offered) is listed unpriced.
+  let rate: { source: string; fixed: boolean; at: string } | undefined;
+  const list = await Promise.all(ctx.service.catalog.coins(account.mode).map(async (coin) => {
+    if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
+    const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
+    rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
+    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, rates.fiatPerCoin, coin.decimals);
+    return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
+  }));
+  const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
+  // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
+  // and a dev chain among the mode's (or no chain at all). On a public testnet payments are
+  // real transfers, and a press for a payment there is refused.
+  const networks = ctx.service.catalog.networks(account.mode);
+  const sandbox = account.mode === 'test' && ctx.service.config.sandbox && (networks.length === 0 || networks.some((n) => !!n.dev));
+  return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
+};
+
+export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) => {
+  const { account, service, body } = ctx;
+  let paymentLinkId: string | null = null;
+  if (body.payment_link !== undefined) {
+    const link = await service.links.find(body.payment_link);
+    if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
+      throw new NotFound(`payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
+    }
+    if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+    paymentLinkId = link.id;
+  }
+  // A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several.
+  const coin = service.catalog.choose(account.mode, body.coin, body.chain_id);
+  if (coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on ${coin.network} now`);
+  const rates = await service.rates.forQuote(body.currency, coin.symbol);
+  const now = service.now();
+  const { payment, created } = await initializePayment(
+    service.payments,
+    account,
+    {
+      reference: String(body.reference),
+      coin,
+      currency: body.currency,
+      fiatMinor: toUnits(body.amount, FIAT_DECIMALS)!,
+      acceptPartial: body.accept_partial_payment ?? false,
+      customerName: body.customer_name?.trim() ?? '',
+      customerEmail: body.customer_email?.trim() ?? '',
+      metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
+      paymentLinkId,
+      rates,
+    },
+    now,
+    service.config.quoteMs,
+    await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
+  );
+  if (created && account.via === 'public' && (await service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`))) {
+    service.metrics.ceilingPassed('public_initialize', account.mode);
+    service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
+  }
+  // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
+  const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
+  // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
+  const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
+  const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
+  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
+};
+
+/** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */
+const longPollOf = (query: z.output<typeof VerifyQuery>): { seconds: number; since: string } | undefined =>
+  query.wait === undefined || query.since === undefined ? undefined : { seconds: Number(query.wait), since: query.since };
+
+/**
+ * The payment's QR code: the EIP-681 URI of what is still due, made by the same function the
+ * checkout uses (it shows the code only when the URI is the one it computed itself), drawn as
+ * one SVG path.
+ */
+export const qr: Handler<ByReference> = async (ctx) => {
+  const { account, service } = ctx;
+  const reference = ctx.params.reference;
+  const payment = await service.payments.get(account, reference);
+  const coin = service.catalog.coin(account.mode, payment.coin, payment.chainId);
+  if (!coin) throw new CoinUnavailable(`Transaction ${reference} is in ${payment.coin} on chain ${payment.chainId}, a coin this service no longer takes there`);
+  // From base units: what is still due can be one base unit, which a JSON number writes as 1e-18.
+  const remaining = payment.due > payment.paid ? payment.due - payment.paid : 0n;
+  return ok(200, qrView(paymentUriOfUnits(coin, payment.address, remaining)), 'QR code');
+};
+
+export const verify: Handler<ByReference & { query: typeof VerifyQuery }> = async (ctx) => {
+  const { account, service } = ctx;
+  const reference = ctx.params.reference;
+  const wait = longPollOf(ctx.query);
+  const withPrivate = account.via === 'secret';
+  const payment = await service.payments.get(account, reference);
+  // Money seen on the chain but not yet deep enough is shown as confirming, never as paid.
+  // Without a network for the payment's chain nothing is watched, and nothing is asked.
+  const network = service.catalog.network(account.mode, payment.chainId);
+  const view = async (p: Payment) => {
+    const seen = network && (await service.chain.confirming(p.id));
+    return verificationView(p, service.now(), withPrivate, seen ? { ...seen, required: network.confirmations } : undefined);
+  };
+  let answer = await view(payment);
+  if (wait && service.config.longPoll && paymentVersion(answer) === wait.since) {
+    const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, account.via, reference);
+    const full = service.changes.full(pools);
+    if (full) throw new TooMany(`Too many status checks held open ${full.whose} (at most ${full.max}); try again shortly, or check without wait`, 2);
+    const gone = new AbortController();
+    ctx.res.on('close', () => gone.abort()); // the client went away: stop waiting for it
+    const untilExpiry = payment.expiresMs - service.now() + 20;
+    const waitMs = untilExpiry > 0 ? Math.min(wait.seconds * 1000, untilExpiry) : wait.seconds * 1000;
+    await service.changes.wait(paymentKey(account.merchant.id, account.mode, reference), pools, waitMs, gone.signal);
+    if (gone.signal.aborted) return;
+    // Woken by a change on any instance, or by time: answer what is true now.
+    answer = await view(await service.payments.get(account, reference));
+  }
+  return ok(200, answer, 'Transaction status');
+};
+
+export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx) => {
+  const { account, service, body } = ctx;
+  if (account.mode !== 'test') throw new SandboxUnavailable('The sandbox only takes test keys (pk_test_…): a live payment needs a real transfer');
+  if (!service.config.sandbox) throw new SandboxUnavailable('The sandbox is switched off on this service: send a real transfer on the test network');
+  const quoted = await service.payments.get(account, String(body.reference));
+  if (service.catalog.networks(account.mode).length > 0) {
+    // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
+    // is the payment as it stands (still pending until the transfer has its confirmations).
+    const network = service.catalog.network(account.mode, quoted.chainId);
+    if (!network) throw new ChainNotOffered(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
+    if (!network.dev) throw new SandboxUnavailable(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
+    if (!service.devChain) throw new SandboxUnavailable(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
+    const payment = quoted;
+    assertTakesDeposits(payment, service.now());
+    await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
+    return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
+  }
+  const payment = await service.payments.credit(
+    account,
+    String(body.reference),
+    // Simulated in the payment's own token as it stands: a coin changed in between does not count it.
+    { chainId: quoted.chainId, token: quoted.token, txHash: '0x' + randomBytes(32).toString('hex'), logIndex: 0, amount: (p) => sandboxAmount(p, body.kind) },
+    service.now(),
+    depositReport(service.now),
+  );
+  return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit simulated');
+};
+
+/** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
+export const settle: Handler<ByReference> = async ({ params, account, service }) => {
+  const reference = params.reference;
+  const payment = await service.payments.settle(account, reference, service.now(), depositReport(service.now));
+  return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Transaction settled with what arrived');
+};
+
+/**
+ * Anyone holds the public key (it is in every checkout page): each client address may start a
+ * few payments a minute (counted before the body is read). The merchant's own server, with the
+ * secret key, is not limited. The key's own count is not a refusal: it counts payments made and
+ * alerts past its ceiling (initialize), so junk from many addresses never spends what real
+ * customers share.
+ */
+const perClientInitializes: RateLimit = {
+  limiter: (service) => service.publicInitializes.perClient,
+  key: ({ req, account, service }) => (account.via === 'public' ? clientOf(req, service.config.trustProxies) : undefined),
+  message: (wait) => `Too many payments started with this public key from this address; try again in ${wait} s`,
+};
+const verification = answer(z.union([MerchantVerification, Verification]));
+
+export const routes = [
+  route({
+    method: 'GET', path: '/api/v1/coins', auth: 'public', handler: coins, tag: 'Payments',
+    summary: 'the coins of the key\'s network',
+    description: 'Testnet for `pk_test_`, mainnet for `pk_live_`. With `amount` and `currency` (both or neither) each coin also says what the customer would send for that price, fee included. Beside the data: the business the key belongs to, for the checkout\'s header.',
+    query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: ['not_configured', 'coin_unavailable', 503], limits: { faults: 'coins' },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: initialize, tag: 'Payments',
+    summary: 'create, answer again, or re-quote a payment',
+    description:
+      '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted in another coin (or with a fresh expiry), never at another price: another `amount`, `currency` or `accept_partial_payment` is a 409 naming the field (a reference is one payment); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
+    body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: ['reference_in_use', 'link_inactive', 'coin_unavailable', 'not_configured', 'payout_address_required', 429, 503],
+    limits: { rate: [perClientInitializes], faults: 'initialize' },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: verify, tag: 'Payments',
+    summary: 'a payment\'s state; ?wait&since long-polls',
+    description:
+      'Status `pending`, `incomplete`, `confirmed`, `settled` (an accepted partial payment, finished), `expired` or `failed`, with amounts due, paid and remaining. With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification), every amount also as exact decimal text (compare these, not the numbers). `confirming` (amount, confirmations so far and needed) while a transfer on the chain is not yet deep enough. `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt[:confirmingAmount:confirmations]`) holds the request until the payment changes; an instance holds at most 20 per public key, 4 of them on one payment, 20 per secret key apart from those, and 1,000 in all (429 with Retry-After naming which).',
+    params: ByReference, query: VerifyQuery, responses: { 200: verification }, errors: [429], limits: { faults: 'verify' },
+  }),
+  route({
+    method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: qr, tag: 'Payments',
+    summary: 'a payment\'s EIP-681 QR code, as an SVG path',
+    description: '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
+    params: ByReference, responses: { 200: answer(Qr) }, errors: ['coin_unavailable'],
+  }),
+  route({
+    method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: settle, tag: 'Payments',
+    summary: 'finish an accepted partial payment with what arrived',
+    description: 'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
+    params: ByReference, responses: { 200: verification }, errors: ['payment_state'],
+  }),
+  route({
+    method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: sandboxDeposit, tag: 'Payments',
+    summary: 'test keys: simulate a deposit',
+    description: 'Test keys only (the page\'s public key, or a server\'s or the CLI\'s secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.',
+    body: DepositBody, responses: { 200: verification }, errors: ['sandbox_unavailable', 'chain_not_offered', 'payment_state', 409],
+  }),
+];

@@ -1,0 +1,257 @@
+// Registered bank accounts and the payouts made to them. A payout reserves its USDT from the
+// merchant's balance (the journal, balances/journal-store.ts) under the merchant's balance lock, so
+// payouts, swaps and withdrawals at once cannot overdraw it; a failed payout returns it.
+import { randomUUID } from 'node:crypto';
+import { formatUnits } from '../../contract/money.ts';
+import type { PayoutCurrency } from '../../contract/payouts.ts';
+import type { Account } from '../domain/account.ts';
+import { DestinationPending, NotConfigured, NotFound, ReferenceInUse } from '../domain/errors.ts';
+import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from './rules.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { JournalStore } from '../balances/journal-store.ts';
+import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
+import { reserveFromBalance } from '../balances/use-cases.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
+import type { DestinationStore } from '../merchants/destination-store.ts';
+import { applyDue } from '../storage/destination-changes.ts';
+
+/** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
+export interface PayoutCoin {
+  chainId: number;
+  token: string;
+  decimals: number;
+}
+
+export { PAYOUT_PAYABLE };
+
+/** Payout units (micro-USDT) in the token's base units; a token with fewer than 6 decimals cannot carry them. */
+const tokenUnits = (units: bigint, coin: PayoutCoin) => units * 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
+
+const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
+
+const bankOf = (r: Row): BankAccount => ({
+  id: r.id as string,
+  currency: r.currency as PayoutCurrency,
+  ...(r.fields as Fields),
+  default: r.is_default as boolean,
+  createdAt: iso(r.created_ms),
+  updatedAt: iso(r.updated_ms),
+  // Only an account that waited (a live key's, merchants/destination-store.ts) says from when it is paid to.
+  ...(Number(r.effective_ms ?? 0) > Number(r.created_ms) ? { effectiveAt: iso(r.effective_ms) } : {}),
+});
+
+export interface StoredPayout extends Payout {
+  merchantId: string;
+  mode: string;
+  providerRef: string | null;
+}
+
+const payoutOf = (r: Row): StoredPayout => ({
+  id: r.id as string,
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  payout_bank_id: r.bank_account_id as string,
+  coin: r.coin as string,
+  amount: Number(formatUnits(BigInt(r.units as string), PAYOUT_DECIMALS)),
+  currency: r.currency as PayoutCurrency,
+  fiat_amount: Number(formatUnits(BigInt(r.fiat_minor as string), 2)),
+  reference: r.reference as string,
+  metadata: (r.metadata as Record<string, unknown> | null) ?? null,
+  status: r.status as PayoutStatus,
+  failure: (r.failure as string | null) ?? null,
+  providerRef: (r.provider_ref as string | null) ?? null,
+  createdAt: iso(r.created_ms),
+  updatedAt: iso(r.updated_ms),
+});
+
+/** The payout as the merchant sees it: no storage bookkeeping. */
+export const payoutView = ({ merchantId: _m, mode: _o, providerRef: _p, ...payout }: StoredPayout): Payout => payout;
+
+const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant.id, account.mode];
+
+export class PayoutStore {
+  constructor(
+    private readonly db: Database,
+    private readonly journal: JournalStore,
+    private readonly events: EventStore,
+    private readonly coinOf: (mode: string) => PayoutCoin | undefined,
+    /** The daily withdrawal limit and what left balances against it: a bank payout draws on the same limit as a withdrawal. */
+    private readonly withdrawals: WithdrawalStore,
+    /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
+    private readonly destinations?: DestinationStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
+    return this.db.transaction(async (tx) => {
+      await this.lockAccount(tx, account);
+      const [{ count }] = await tx.query('SELECT count(*) AS count FROM bank_accounts WHERE merchant_id = $1 AND mode = $2', owner(account));
+      const makeDefault = isDefault ?? Number(count) === 0;
+      if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
+      const waits = this.destinations?.waits(account) ?? false;
+      const [row] = await tx.query(
+        `INSERT INTO bank_accounts (id, merchant_id, mode, currency, fields, is_default, created_ms, updated_ms, effective_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING *`,
+        [randomUUID(), ...owner(account), currency, JSON.stringify(fields), makeDefault, nowMs, waits ? nowMs + this.destinations!.delayMs : nowMs],
+      );
+      // A live key's new account is paid to only after the delay; the owner is told now and may cancel it.
+      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: row.id as string }, nowMs);
+      return bankOf(row);
+    });
+  }
+
+  async banks(account: Account): Promise<BankAccount[]> {
+    await applyDue(this.db, account.merchant.id, account.mode, this.now());
+    return (await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms, id', owner(account))).map(bankOf);
+  }
+
+  async bank(account: Pick<Account, 'merchant' | 'mode'>, id: string, sql: Sql = this.db): Promise<BankAccount> {
+    if (sql === this.db) await applyDue(this.db, account.merchant.id, account.mode, this.now());
+    const [row] = await sql.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = $3', [...owner(account), id]);
+    if (!row) throw new NotFound(`No bank payout ${id}`);
+    return bankOf(row);
+  }
+
+  async updateBank(account: Account, id: string, fields: Fields, makeDefault: boolean, nowMs: number): Promise<BankAccount> {
+    return this.db.transaction(async (tx) => {
+      await this.lockAccount(tx, account);
+      const { id: _i, currency: _c, default: _d, createdAt: _ca, updatedAt: _u, effectiveAt: _e, ...current } = await this.bank(account, id, tx);
+      if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
+      // A live key's new details wait the delay (the owner told, free to cancel); payouts go to the details in effect till then.
+      const same = JSON.stringify(Object.entries(current).sort()) === JSON.stringify(Object.entries(fields).filter(([, v]) => v !== undefined).sort());
+      const waits = !same && (this.destinations?.waits(account) ?? false);
+      if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
+      const [row] = await tx.query(
+        `UPDATE bank_accounts SET fields = CASE WHEN $5 THEN fields ELSE $2 END, is_default = is_default OR $3, updated_ms = $4 WHERE id = $1 RETURNING *`,
+        [id, JSON.stringify(fields), makeDefault, nowMs, waits],
+      );
+      return bankOf(row);
+    });
+  }
+
+  /** All or nothing: an unknown id deletes none. */
+  async deleteBanks(account: Account, ids: string[]): Promise<string[]> {
+    return this.db.transaction(async (tx) => {
+      for (const id of ids) await this.bank(account, id, tx);
+      await tx.query('DELETE FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = ANY($3::text[])', [...owner(account), ids]);
+      return ids;
+    });
+  }
+
+  private lockAccount = (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>) => this.journal.lock(tx, account);
+
+  /** The USDT available to pay out (the balance's, journaled), in payout units, rounded down. */
+  async balance(account: Pick<Account, 'merchant' | 'mode'>, sql: Sql = this.db): Promise<bigint> {
+    const coin = this.coinOf(account.mode);
+    if (!coin) return 0n;
+    if (sql === this.db) await this.db.transaction((tx) => this.journal.catchUp(tx, Date.now(), account));
+    const units = await this.journal.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), coin.chainId, coin.token);
+    return units / 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
+  }
+
+  async initiate(
+    account: Account,
+    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string; usdPerCoin: bigint },
+    nowMs: number,
+    report: (payout: Payout) => unknown,
+  ): Promise<Payout> {
+    await applyDue(this.db, account.merchant.id, account.mode, nowMs);
+    return this.db.transaction(async (tx) => {
+      await this.lockAccount(tx, account);
+      const bank = await this.bank(account, request.bankId, tx);
+      if (bank.effectiveAt && Date.parse(bank.effectiveAt) > nowMs) {
+        throw new DestinationPending(
+          `payout_bank_id: bank account ${bank.id} is new and is paid to only from ${bank.effectiveAt} (live keys' new bank accounts wait ${Math.round(this.destinations!.delayMs / 60_000)} minutes, so the owner can cancel one they did not add)`,
+          [{ field: 'payout_bank_id', message: `expected a bank account in effect; this one is from ${bank.effectiveAt}` }],
+        );
+      }
+      const coin = this.coinOf(account.mode);
+      if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
+      const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
+      const [taken] = await tx.query('SELECT id FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
+      // Named, so a retry without an Idempotency-Key can find what its first try made.
+      if (taken) throw new ReferenceInUse(`reference: a payout with reference ${reference} exists already: ${taken.id} (GET /api/v1/bank/payouts/withdrawals/${taken.id})`, [{ field: 'reference', message: 'expected a new reference' }]);
+      // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
+      const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
+      const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);
+      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: PAYOUT_COIN, text: formatUnits(request.units, PAYOUT_DECIMALS) });
+      const id = randomUUID();
+      const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
+      await reserveFromBalance(
+        { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
+        account,
+        { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format: (u) => formatUnits(u / shift, PAYOUT_DECIMALS) },
+        tokenUnits(request.units, coin),
+        { kind: 'payout_reserved', ref: id, memo: `payout ${reference}` },
+      );
+      const [row] = await tx.query(
+        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
+        [
+          id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency, request.rate)),
+          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)), String(usdCents),
+        ],
+      );
+      const payout = payoutView(payoutOf(row));
+      await this.events.add(tx, account, 'PAYOUT_UPDATED', report(payout), nowMs);
+      await tx.query(`SELECT pg_notify('payouts_due', $1)`, [payout.id]);
+      return payout;
+    });
+  }
+
+  async get(account: Account, id: string): Promise<Payout> {
+    const [row] = await this.db.query('SELECT * FROM payouts WHERE merchant_id = $1 AND mode = $2 AND id::text = $3', [...owner(account), id]);
+    if (!row) throw new NotFound(`No payout ${id}`);
+    return payoutView(payoutOf(row));
+  }
+
+  /** Claims payouts whose provider should be asked now (one instance each, leased). */
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<Array<{ payout: StoredPayout; bank: BankAccount | undefined }>> {
+    const rows = await this.db.query(
+      `UPDATE payouts SET lease_until_ms = $2 WHERE id IN (
+         SELECT id FROM payouts WHERE status IN ('pending', 'processing') AND next_check_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+          ORDER BY next_check_ms LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [nowMs, nowMs + leaseMs, limit],
+    );
+    const out = [];
+    for (const row of rows) {
+      const payout = payoutOf(row);
+      await applyDue(this.db, payout.merchantId, payout.mode, nowMs);
+      const [bank] = await this.db.query('SELECT * FROM bank_accounts WHERE id = $1', [row.bank_account_id]);
+      out.push({ payout, bank: bank && bankOf(bank) });
+    }
+    return out;
+  }
+
+  /** Moves a payout on; a change of status writes its event in the same transaction. */
+  async advance(
+    payout: StoredPayout,
+    next: { status: PayoutStatus; providerRef?: string; failure?: string; checkAtMs: number | null },
+    nowMs: number,
+    report: (payout: Payout) => unknown,
+  ): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const [row] = await tx.query(
+        `UPDATE payouts SET status = $2, provider_ref = COALESCE($3, provider_ref), failure = $4, next_check_ms = $5, lease_until_ms = NULL, updated_ms = $6
+          WHERE id = $1 RETURNING *`,
+        [payout.id, next.status, next.providerRef ?? null, next.failure ?? null, next.checkAtMs, nowMs],
+      );
+      if (next.status !== payout.status) {
+        const account = { merchant: { id: payout.merchantId } as Account['merchant'], mode: payout.mode as Account['mode'] };
+        // Paid: the reserved USDT is owed to the payout partner; failed: it goes back to the balance.
+        if (row!.chain_id != null && (next.status === 'paid' || next.status === 'failed')) {
+          const reserved = merchantAccount(payout.merchantId, payout.mode, 'reserved');
+          const to = next.status === 'paid' ? PAYOUT_PAYABLE : merchantAccount(payout.merchantId, payout.mode, 'available');
+          await this.journal.post(
+            tx,
+            { kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned', ref: payout.id, owner: account, memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}` },
+            move(reserved, to, Number(row!.chain_id), row!.token as string, BigInt(row!.token_units as string)),
+            nowMs,
+          );
+        }
+        await this.events.add(tx, account, 'PAYOUT_UPDATED', report(payoutView(payoutOf(row))), nowMs);
+      }
+    });
+  }
+}
