@@ -8,7 +8,7 @@ import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../m
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
-import { headTags } from '../routes/head.ts';
+import { headTags } from '../page-head.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route, type Limits } from '../routes/route.ts';

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOBS, uses } from '../jobs/index.ts';
+import { idempotencyUses } from '../jobs/idempotency.ts';
 import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
@@ -63,20 +64,21 @@ describe('routes declare the parts of the service they use', () => {
 
 describe('jobs declare the parts of JobDeps they use', () => {
   const declaredJobs: Array<[string, readonly string[]]> = [
-    ['webhooks.ts', webhookUses],
-    ['payouts.ts', payoutUses],
-    ['settle.ts', settleUses],
-    ['watch.ts', watchUses],
-    ['sweep.ts', sweepUses],
-    ['reconcile.ts', reconcileUses],
-    ['treasury.ts', treasuryUses],
+    ['webhooks/job.ts', webhookUses],
+    ['payouts/job.ts', payoutUses],
+    ['payments/settle-expired-job.ts', settleUses],
+    ['chain/watch-job.ts', watchUses],
+    ['chain/sweep-job.ts', sweepUses],
+    ['chain/reconcile-job.ts', reconcileUses],
+    ['balances/treasury-job.ts', treasuryUses],
+    ['jobs/idempotency.ts', idempotencyUses],
   ];
 
   it('each job declares exactly the parts it reads, and every registered job is one of them', () => {
     expect(JOBS.length).toBe(declaredJobs.length);
     for (const [file, parts] of declaredJobs) {
       // From the declaration on: the job and what it hands its deps to (a helper above it has deps of its own).
-      const text = read(`server/jobs/${file}`);
+      const text = read(`server/${file}`);
       const from = text.indexOf('Uses = [');
       expect(from, file).toBeGreaterThan(0);
       expect(sorted(parts), file).toEqual(partsRead(text.slice(from), 'deps'));

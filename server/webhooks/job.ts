@@ -109,8 +109,8 @@ export function webhookDelivery(deps: DeliveryDeps) {
 export const webhookUses = ['events', 'merchants', 'retry', 'now', 'log', 'instance', 'webhookTimeoutMs', 'loopbackWebhooks', 'intervalMs', 'signals'] as const;
 
 export function webhookJob(deps: Pick<JobDeps, (typeof webhookUses)[number]>): Job {
-  const { events, merchants, retry, now, log, instance, loopbackWebhooks } = deps;
-  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance, loopbackWebhooks, timeoutMs: deps.webhookTimeoutMs });
+  const { events, merchants, retry, now, log, instance, loopbackWebhooks, signals } = deps;
+  const delivery = webhookDelivery({ events, merchants, retry, now, log, instance, loopbackWebhooks, timeoutMs: deps.webhookTimeoutMs, signals });
   return loopJob('deliver webhooks', delivery.tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), {
     wakeOn: 'events_due',
     onStop: () => delivery.close(),

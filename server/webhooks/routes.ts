@@ -15,7 +15,7 @@ import { isIP } from 'node:net';
 import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'changes' | 'config' | 'dashboard' | 'destinations' | 'events' | 'log' | 'merchants' | 'now';
+type Uses = 'changes' | 'config' | 'dashboard' | 'events' | 'merchants' | 'now';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const endpointView = (endpoint: { url: string | null; secret: string; previousSecret: string | null; previousUntilMs: number | null }) => ({
