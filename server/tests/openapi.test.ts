@@ -137,7 +137,8 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }));
     expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected']));
     expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
-      envelope(['balance_settlement_required', 'chain_not_offered', 'destination_pending', 'insufficient_balance', 'not_configured', 'withdrawal_limit_exceeded']),
+      // conflict: an Idempotency-Key used for another request, or still running.
+      envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'withdrawal_limit_exceeded']),
     );
     expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
@@ -389,6 +390,9 @@ describe('the API reference page', () => {
     // Its one style is allowed by its hash, and nothing else is.
     const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1];
     expect(response.headers.get('content-security-policy')).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
-    expect(html.match(/(?:src|href)="[^"#]*"/g)).toEqual(['href="openapi.json"']);
+    // Its only link is the document; its icon is inline (data:), from no origin at all.
+    const refs = html.match(/(?:src|href)="[^"#]*"/g)!;
+    expect(refs.filter((r) => !r.startsWith('href="data:image/svg+xml,'))).toEqual(['href="openapi.json"']);
+    expect(refs.length).toBe(2);
   });
 });
