@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { int, text } from '../contract/fields.ts';
 import { mode, request } from './api.ts';
 
-const Feed = z.object({ data: z.array(z.object({ id: text, type: text })), next: int });
+export const Feed = z.object({ data: z.array(z.object({ id: text, type: text })), next: int });
 
 export function useLive(changed: () => void): void {
   const current = mode.value;

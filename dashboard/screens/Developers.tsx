@@ -10,8 +10,8 @@ import { useLocation } from 'preact-iso';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { when } from '../format.ts';
 
-const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
-const Rolled = z.object({ data: RolledKey });
+export const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
+export const Rolled = z.object({ data: RolledKey });
 
 export function Developers(_: { path?: string }) {
   useTitle('Developers');

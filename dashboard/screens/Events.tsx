@@ -10,9 +10,9 @@ import { when } from '../format.ts';
 import { useLive } from '../live.ts';
 import { Notes, useAct, useTitle } from './common.tsx';
 
-const Attempt = z.object({ attempt: int, status: int, error: nullable<string>((v) => typeof v === 'string', 'text'), at: text });
-const Event = z.object({ id: text, seq: int, type: text, state: text, created: text, attempts: z.array(Attempt) });
-const Feed = z.object({ data: z.array(Event) });
+export const Attempt = z.object({ attempt: int, status: int, error: nullable<string>((v) => typeof v === 'string', 'text'), at: text });
+export const Event = z.object({ id: text, seq: int, type: text, state: text, created: text, attempts: z.array(Attempt) });
+export const Feed = z.object({ data: z.array(Event) });
 const PAGE = 50;
 const STATES: Record<string, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Gave up', no_endpoint: 'No webhook URL' };
 

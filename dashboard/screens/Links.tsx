@@ -10,10 +10,10 @@ import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
 import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
 
-const Link = z.object({ id: text, title: text, slug: text, isActive: bool, type: text });
+export const Link = z.object({ id: text, title: text, slug: text, isActive: bool, type: text });
 type Link = z.infer<typeof Link>;
-const LinkList = z.object({ data: z.array(Link) });
-const Qr = z.object({ data: z.object({ size: int, path: text }) });
+export const LinkList = z.object({ data: z.array(Link) });
+export const Qr = z.object({ data: z.object({ size: int, path: text }) });
 type Kind = 'charge' | 'cart' | 'donation';
 const KINDS = { charge: 'A fixed charge', cart: 'A cart of your prices', donation: 'A donation' };
 

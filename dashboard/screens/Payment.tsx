@@ -10,7 +10,7 @@ import { coins, money, statusWords, when } from '../format.ts';
 import { useLive } from '../live.ts';
 import { Notes, useAct, useTitle } from './common.tsx';
 
-const DetailAnswer = z.object({ data: PaymentDetail });
+export const DetailAnswer = z.object({ data: PaymentDetail });
 
 const TRANSFER_STATES: Record<string, string> = {
   seen: 'seen on the chain, confirming',

@@ -9,7 +9,7 @@ import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 
-const Made = z.object({ data: Product });
+export const Made = z.object({ data: Product });
 
 export function Products(_: { path?: string }) {
   useTitle('Products');

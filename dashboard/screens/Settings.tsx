@@ -12,12 +12,12 @@ import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
 
-const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
+export const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
 /** A waiting change, as GET /api/v1/destination_changes answers it (contract/events.ts's DestinationChangeData). */
 const orNull = nullable<string | number>((v) => typeof v === 'string' || typeof v === 'number', 'text or a number');
-const Change = z.object({ id: text, kind: text, chain_id: orNull, address: orNull, bank_account_id: orNull, effective_at: text });
-const Changes = z.object({ data: z.array(Change) });
-const PayoutSet = z.object({ data: z.object({ pending: bool, effective_at: text }) });
+export const Change = z.object({ id: text, kind: text, chain_id: orNull, address: orNull, bank_account_id: orNull, effective_at: text });
+export const Changes = z.object({ data: z.array(Change) });
+export const PayoutSet = z.object({ data: z.object({ pending: bool, effective_at: text }) });
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 

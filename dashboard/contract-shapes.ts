@@ -1,0 +1,48 @@
+// The dashboard's answers are the contract's (issue 32). Each screen parses an answer with a
+// small schema of the fields it shows (the contract's whole schemas, payload unions and all,
+// would not fit the dashboard's byte budget); here, each of those schemas is held to the
+// contract's shape of the same answer: whatever the contract says the service answers must
+// pass the screen's schema (every field the screen reads exists there, with a type it takes).
+// A field renamed or retyped in the contract fails `npm run typecheck` here. Type-only: this
+// file is checked, never bundled (nothing imports it), and costs the dashboard no byte.
+// server/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
+import type * as z from 'zod/mini';
+import type { answer, DestinationChange, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
+import type { PaymentDetail, RolledKey } from '../contract/dashboard.ts';
+import type { LinkList as ContractLinkList, LinkListItem } from '../contract/payment-links.ts';
+import type { Product } from '../contract/products.ts';
+import type { Qr as ContractQr } from '../contract/schemas.ts';
+import type * as live from './live.ts';
+import type * as developers from './screens/Developers.tsx';
+import type * as events from './screens/Events.tsx';
+import type * as links from './screens/Links.tsx';
+import type * as payment from './screens/Payment.tsx';
+import type * as products from './screens/Products.tsx';
+import type * as settings from './screens/Settings.tsx';
+
+type Out<S> = S extends z.ZodMiniType ? z.output<S> : never;
+type Answer<T> = Out<ReturnType<typeof answer<T extends z.ZodMiniType ? T : never>>>;
+/** True when every answer the contract allows passes the screen's schema. */
+type Covers<Screen, Contract> = Contract extends Out<Screen> ? true : false;
+type EventRecord = Out<typeof EventsAnswer>['data'][number];
+
+export const held: {
+  liveFeed: Covers<typeof live.Feed, Out<typeof EventsAnswer>>;
+  endpoint: Covers<typeof developers.Endpoint, Answer<typeof WebhookEndpoint>>;
+  rolled: Covers<typeof developers.Rolled, Answer<typeof RolledKey>>;
+  attempt: Covers<typeof events.Attempt, EventRecord['attempts'][number]>;
+  event: Covers<typeof events.Event, EventRecord>;
+  eventsFeed: Covers<typeof events.Feed, Out<typeof EventsAnswer>>;
+  detail: Covers<typeof payment.DetailAnswer, Answer<typeof PaymentDetail>>;
+  link: Covers<typeof links.Link, Out<typeof LinkListItem>>;
+  linkList: Covers<typeof links.LinkList, Out<typeof ContractLinkList>>;
+  qr: Covers<typeof links.Qr, Answer<typeof ContractQr>>;
+  payouts: Covers<typeof settings.Payouts, { data: Array<Out<typeof PayoutAddress>> }>;
+  change: Covers<typeof settings.Change, Out<typeof DestinationChange>>;
+  changes: Covers<typeof settings.Changes, { data: Array<Out<typeof DestinationChange>> }>;
+  payoutSet: Covers<typeof settings.PayoutSet, Answer<typeof PayoutAddressSet>>;
+  made: Covers<typeof products.Made, Answer<typeof Product>>;
+} = {
+  liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
+  linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
+};
