@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
@@ -232,6 +233,10 @@ export default defineConfig({
     environment: 'node', // DOM tests opt in with a @vitest-environment happy-dom comment
     include: ['contract/**/*.test.ts', 'src/**/*.test.{ts,tsx}', 'sdk/**/*.test.ts', 'contracts/**/*.test.ts', 'devchain/**/*.test.ts', 'server/**/*.test.ts', 'demo/**/*.test.ts'],
     globalSetup: ['server/testing/global-setup.ts'],
+    // Two test files at once even on two cores (vitest's default there is one): most of a
+    // file's time is spent waiting on anvil's blocks, a spawned service or PostgreSQL, not on
+    // this CPU. Measured on CI's kind of machine; see docs/performance.md ("The test run").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', 'json'],
     outputFile: { json: 'reports/unit.json' },
   },
