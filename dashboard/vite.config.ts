@@ -1,8 +1,8 @@
 // The dashboard's own build: its entry (dashboard.js), a chunk per screen and per part screens
-// share (chunk-<name>-<hash>.js, the frame's fetched by the entry, each screen's by the router as it
-// needs it) and one style sheet
-// (dashboard.css) in dist/dashboard/, which the service serves at /dashboard/assets/. Run after the widget's
-// build (npm run build does), which empties dist/. The widget's bundle is not touched.
+// share (chunk-<name>-<hash>.js: the frame's fetched by the entry, each screen's by the router
+// as it needs it) and one style sheet (dashboard.css) in dist/dashboard/, which the service
+// serves at /dashboard/assets/. Run after the widget's build (npm run build does), which
+// empties dist/. The widget's bundle is not touched.
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import widget, { precompress } from '../vite.config.ts';
