@@ -105,3 +105,31 @@ export const Withdrawal = later(() =>
     createdAt: timestamp, updatedAt: timestamp,
   }),
 );
+
+const signed = is<string>((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v), 'a signed decimal amount as text');
+
+/**
+ * One line of a balance's statement (GET /api/v1/balances/entries): a movement of the merchant's
+ * available or reserved money of a coin, what it refers to, and that figure after it.
+ */
+export const StatementEntry = later(() =>
+  z.object({
+    id: int, entry: int, date: timestamp, kind: text, refers_to: text, memo: text, coin: text, chain_id: int, network: text,
+    account: oneOf(['available', 'reserved']), amount: signed, balance: signed,
+  }),
+);
+
+/** GET /api/v1/balances/entries: a page of the statement, and the cursor of the next (null on the last). */
+export const StatementPage = later(() =>
+  z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(StatementEntry), next: nullable<string>((v) => typeof v === 'string', 'text') }),
+);
+
+/** GET /api/v1/balances/entries: one coin's (`coin`, and `chain_id` where it is on several), after a cursor (an entry line's id), a page size. */
+export const StatementQuery = later(() =>
+  z.object({
+    coin: z.optional(coinSymbol),
+    chain_id: z.optional(is<string>((v) => typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v), 'a chain id such as 56 (in the query)')),
+    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,15}$/.test(v), 'a statement cursor: next of the page before')),
+    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+  }),
+);

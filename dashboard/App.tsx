@@ -2,20 +2,24 @@
 // sign-out, the navigation (Balances and Payouts keep their places), and the router's screens.
 // Signed out, every screen but the sign-in link's and the sign-in's becomes the sign-in.
 import { h, Fragment, type ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { LocationProvider, Router, useLocation } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
+import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { mode, session, signOut } from './api.ts';
-import { Developers } from './screens/Developers.tsx';
-import { Events } from './screens/Events.tsx';
-import { Links } from './screens/Links.tsx';
-import { Settings } from './screens/Settings.tsx';
-import { Home } from './screens/Home.tsx';
-import { Payment } from './screens/Payment.tsx';
-import { Payments } from './screens/Payments.tsx';
-import { Products } from './screens/Products.tsx';
-import { Later } from './screens/Later.tsx';
 import { SignIn } from './screens/SignIn.tsx';
-import { Welcome } from './screens/Welcome.tsx';
+
+// Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
+// with the frame): the first load carries the frame, the sign-in and what every screen shares.
+const Home = lazy(() => import('./screens/Home.tsx').then((m) => m.Home));
+const Payments = lazy(() => import('./screens/Payments.tsx').then((m) => m.Payments));
+const Payment = lazy(() => import('./screens/Payment.tsx').then((m) => m.Payment));
+const Products = lazy(() => import('./screens/Products.tsx').then((m) => m.Products));
+const Links = lazy(() => import('./screens/Links.tsx').then((m) => m.Links));
+const Balances = lazy(() => import('./screens/Balances.tsx').then((m) => m.Balances));
+const Developers = lazy(() => import('./screens/Developers.tsx').then((m) => m.Developers));
+const Events = lazy(() => import('./screens/Events.tsx').then((m) => m.Events));
+const Settings = lazy(() => import('./screens/Settings.tsx').then((m) => m.Settings));
+const Later = lazy(() => import('./screens/Later.tsx').then((m) => m.Later));
+const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
 
 const NAV: Array<[string, string]> = [
   ['/dashboard', 'Home'],
@@ -85,25 +89,19 @@ function Frame({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** After a route change, the new screen's heading takes the focus (a screen reader hears where it is). */
-function useFocusOnRoute() {
-  const { url } = useLocation();
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    const heading = document.querySelector<HTMLElement>('main h1');
-    if (heading) {
-      heading.tabIndex = -1;
-      heading.focus();
-    }
-  }, [url]);
+/**
+ * After a route change (the router tells it, not for the first screen), the new screen's heading
+ * takes the focus, once its chunk is loaded and it is drawn: a screen reader hears where it is.
+ */
+function focusHeading() {
+  const heading = document.querySelector<HTMLElement>('main h1');
+  if (heading) {
+    heading.tabIndex = -1;
+    heading.focus();
+  }
 }
 
 function Screens() {
-  useFocusOnRoute();
   const { path, route } = useLocation();
   const open = path === '/dashboard/welcome' || path === '/dashboard/sign-in';
   useEffect(() => {
@@ -112,7 +110,7 @@ function Screens() {
   if (session.value === undefined) return <p role="status">Loading…</p>;
   if (session.value === null && !open) return null;
   return (
-    <Router>
+    <Router onRouteChange={focusHeading}>
       <Home path="/dashboard" />
       <Home path="/dashboard/" />
       <Payments path="/dashboard/payments" />
@@ -122,7 +120,7 @@ function Screens() {
       <Developers path="/dashboard/developers" />
       <Events path="/dashboard/events" />
       <Settings path="/dashboard/settings" />
-      <Later path="/dashboard/balances" title="Balances" />
+      <Balances path="/dashboard/balances" />
       <Later path="/dashboard/payouts" title="Payouts" />
       <Welcome path="/dashboard/welcome" />
       <SignIn path="/dashboard/sign-in" />

@@ -8,17 +8,20 @@
 // server/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
 import type * as z from 'zod/mini';
 import type { answer, DestinationChange, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
+import type { Balance, SettlementAnswer, StatementPage } from '../contract/balances.ts';
 import type { PaymentDetail, RolledKey } from '../contract/dashboard.ts';
 import type { LinkList as ContractLinkList, LinkListItem } from '../contract/payment-links.ts';
 import type { Product } from '../contract/products.ts';
 import type { Qr as ContractQr } from '../contract/schemas.ts';
 import type * as live from './live.ts';
+import type * as balances from './screens/Balances.tsx';
 import type * as developers from './screens/Developers.tsx';
 import type * as events from './screens/Events.tsx';
 import type * as links from './screens/Links.tsx';
 import type * as payment from './screens/Payment.tsx';
 import type * as products from './screens/Products.tsx';
 import type * as settings from './screens/Settings.tsx';
+import type * as settlement from './screens/Settlement.tsx';
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : never;
 type Answer<T> = Out<ReturnType<typeof answer<T extends z.ZodMiniType ? T : never>>>;
@@ -42,7 +45,13 @@ export const held: {
   changes: Covers<typeof settings.Changes, { data: Array<Out<typeof DestinationChange>> }>;
   payoutSet: Covers<typeof settings.PayoutSet, Answer<typeof PayoutAddressSet>>;
   made: Covers<typeof products.Made, Answer<typeof Product>>;
+  balanceLine: Covers<typeof balances.Line, Out<typeof Balance>>;
+  balanceLines: Covers<typeof balances.Lines, Answer<ReturnType<typeof z.array<typeof Balance>>>>;
+  entry: Covers<typeof balances.Entry, Out<typeof StatementPage>['data'][number]>;
+  entries: Covers<typeof balances.Entries, Out<typeof StatementPage>>;
+  settlement: Covers<typeof settlement.SettlementAnswer, Answer<typeof SettlementAnswer>>;
 } = {
   liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
   linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
+  balanceLine: true, balanceLines: true, entry: true, entries: true, settlement: true,
 };

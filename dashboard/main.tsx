@@ -1,11 +1,6 @@
-// The dashboard's entry: asks who is signed in and draws the frame.
-import { h, render } from 'preact';
+// The dashboard's entry, loaded by the page under its hashed name: the style, and the frame as
+// a chunk of its own. Were the frame here, the screens' chunks would import it by the plain name
+// (./dashboard.js), a second copy of the session, Preact and the router beside the page's.
 import './dashboard.css';
-import { loadSession } from './api.ts';
-import { App } from './App.tsx';
 
-const root = document.getElementById('app')!;
-// The page's "Loading" line is the shell's, not Preact's: it goes before the frame is drawn.
-root.textContent = '';
-render(<App />, root);
-loadSession().catch(() => undefined);
+void import('./frame.tsx').then((frame) => frame.start());

@@ -435,3 +435,55 @@ test('the events feed pages back 50 at a time and returns to the newest', async 
   await expect(newest).toBeFocused();
   await expect(newest.getByText(first.data[0].id)).toHaveCount(0);
 });
+
+test('balance settlement chosen in Settings, said to be custodial; Balances shows what the journal holds, its statement and its CSV', async ({ page }) => {
+  test.setTimeout(90_000);
+  const made = await merchant('Quay Roasters');
+  const key = made.keys.test.secretKey;
+  await page.goto(made.signInUrl);
+  await setPassword(page);
+  await tabTo(page, page.getByRole('link', { name: 'Settings' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Settings' })).toBeFocused();
+  // What `balance` means is on the screen before it is chosen.
+  const balance = page.getByRole('radio', { name: 'To a balance the operator holds (custodial)' });
+  await expect(balance).toHaveAccessibleDescription(/operator then holds your money and the key to it/);
+  await expect(page.getByRole('radio', { name: 'To my own wallet (now)' })).toBeChecked();
+  await tabTo(page, page.getByRole('radio', { name: 'To my own wallet (now)' }));
+  await page.keyboard.press('ArrowDown');
+  await expect(balance).toBeChecked();
+  await tabTo(page, page.getByRole('button', { name: 'Save where payments settle' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'settle to a balance the operator holds' })).toBeVisible();
+  expect((await (await fetch(`${api.url}/api/v1/settlement`, { headers: bearer(key) })).json()).data.settlement).toBe('balance');
+  await axe(page, 'settings-settlement');
+
+  // Two payments, paid in the sandbox: the balance holds them.
+  for (const [reference, amount] of [['bal-1', 12.5], ['bal-2', 7.25]] as const) {
+    expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount, customer_email: 'ada@example.com' }) })).status).toBe(201);
+    expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference, kind: 'exact' }) })).status).toBe(200);
+  }
+  const held = (await (await fetch(`${api.url}/api/v1/balances`, { headers: bearer(key) })).json()).data as Array<{ coin: string; network: string; available: string; reserved: string; pending: string }>;
+  expect(held).toHaveLength(1);
+  const line = held[0]!;
+  await tabTo(page, page.getByRole('link', { name: 'Balances' }));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Balances' })).toBeFocused();
+  // Each figure on screen is the journal's.
+  const row = page.getByRole('row', { name: new RegExp(`^${line.coin} on ${line.network}`) });
+  await expect(row.getByRole('cell')).toHaveText([line.available, line.reserved, line.pending, `${line.coin} on ${line.network}`]);
+  await tabTo(page, row.getByRole('button'));
+  await page.keyboard.press('Enter');
+  const movements = page.getByRole('region', { name: `Movements of ${line.coin}` }).getByRole('row');
+  await expect(movements).toHaveCount(3);
+  await expect(movements.nth(1)).toContainText('payment bal-1');
+  await expect(movements.nth(2).getByRole('cell').last()).toHaveText(line.available);
+  await axe(page, 'balances');
+  // The statement as the accountant gets it: its amounts add up to the balance.
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the statement (CSV)' }).click()]);
+  expect(file.suggestedFilename()).toBe('statement-test.csv');
+  const rows = (await (await import('node:fs/promises')).readFile((await file.path())!, 'utf8')).split('\r\n').filter(Boolean).slice(1);
+  expect(rows).toHaveLength(2);
+  const cents = rows.reduce((sum, r) => sum + Math.round(Number(r.split(',').at(-2)) * 100), 0);
+  expect(cents).toBe(Math.round(Number(line.available) * 100));
+});

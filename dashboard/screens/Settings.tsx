@@ -11,6 +11,7 @@ import { BusinessAnswer } from '../../contract/dashboard.ts';
 import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
+import { Settlement } from './Settlement.tsx';
 
 export const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
 /** A waiting change, as GET /api/v1/destination_changes answers it (contract/events.ts's DestinationChangeData). */
@@ -116,6 +117,8 @@ export function Settings(_: { path?: string }) {
       ) : (
         <p>No {mode.value} network on this service.</p>
       )}
+      <h2>Settlement</h2>
+      <Settlement />
       <h2>Waiting changes</h2>
       {changes.length ? (
         <ul class="changes">

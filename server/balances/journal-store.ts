@@ -5,7 +5,7 @@
 // withdrawals at once never overdraw it (the rules: balances/use-cases.ts).
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
-import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting } from './ledger-rules.ts';
+import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting, type StatementLine } from './ledger-rules.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import type { Database, Sql } from '../storage/db.ts';
 
@@ -161,6 +161,28 @@ export class JournalStore {
     for (const r of rows) Object.assign(line(Number(r.chain_id), r.token as string), { available: big(r.available), reserved: big(r.reserved) });
     for (const r of pending) line(Number(r.chain_id), r.token as string).pending = big(r.pending);
     return [...lines.values()];
+  }
+
+  /**
+   * The statement behind a merchant's available and reserved figures: each posting to them,
+   * oldest first, after posting `afterId`, with its entry and the running balance of its
+   * account and coin (the last of each is the figure GET /api/v1/balances shows).
+   */
+  async statement(account: Owner, nowMs: number, afterId = 0, limit = 1_000_000, coin?: { chainId: number; token: string }): Promise<StatementLine[]> {
+    await this.db.transaction((tx) => this.catchUp(tx, nowMs, account));
+    const available = merchantAccount(account.merchant.id, account.mode, 'available');
+    const rows = await this.db.query(
+      `SELECT * FROM (
+         SELECT p.id, e.id AS entry_id, e.kind, e.ref, e.memo, e.created_ms, p.account, p.chain_id, p.token, p.amount::text AS amount,
+                (sum(p.amount) OVER (PARTITION BY p.account, p.chain_id, p.token ORDER BY p.id))::text AS running
+           FROM postings p JOIN journal_entries e ON e.id = p.entry_id WHERE p.account IN ($1, $2)${coin ? ' AND p.chain_id = $5 AND p.token = $6' : ''}) s
+        WHERE s.id > $3 ORDER BY s.id LIMIT $4`,
+      [available, merchantAccount(account.merchant.id, account.mode, 'reserved'), afterId, limit, ...(coin ? [coin.chainId, coin.token] : [])],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id), entryId: Number(r.entry_id), kind: r.kind as EntryKind, ref: r.ref as string, memo: r.memo as string, createdMs: Number(r.created_ms),
+      purpose: r.account === available ? 'available' : 'reserved', chainId: Number(r.chain_id), token: r.token as string, amount: big(r.amount), running: big(r.running),
+    }));
   }
 
   /** Every coin's postings summed over the whole journal: each must be zero. */

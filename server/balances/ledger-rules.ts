@@ -38,6 +38,21 @@ export type EntryKind =
   | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
   | 'gas_funded'; // native coin the operator sent the treasury to pay gas with
 
+/** A posting to a merchant's available or reserved account, with its entry and that account's balance after it. */
+export interface StatementLine {
+  id: number;
+  entryId: number;
+  kind: EntryKind;
+  ref: string;
+  memo: string;
+  createdMs: number;
+  purpose: 'available' | 'reserved';
+  chainId: number;
+  token: string;
+  amount: bigint;
+  running: bigint;
+}
+
 /** A merchant's money, by purpose: `available` to spend, `reserved` for work under way. */
 export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
 /** What the operator owes its payout partner for bank payouts paid: USDT in the treasury until it is sent to the partner. */

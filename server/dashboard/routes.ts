@@ -66,6 +66,9 @@ export const page: Handler = async ({ res, service }) => {
   return undefined;
 };
 
+/** A chunk of the build (dashboard/vite.config.ts names them): letters, digits, - and _ only, so no path. */
+const CHUNK = /^chunk-[A-Za-z0-9_-]{1,80}\.js(\.map)?$/;
+
 const ASSET_TYPES: Record<string, string> = {
   'dashboard.js': 'text/javascript; charset=utf-8',
   'dashboard.js.map': 'application/json',
@@ -77,6 +80,13 @@ const ASSET_TYPES: Record<string, string> = {
  * the plain name revalidated; an old hash is gone (404), never answered with other content.
  */
 export const asset: Handler = async ({ req, params, res, service }) => {
+  // A screen's chunk: its name carries its content's hash (the build's), so it is cached for good.
+  if (CHUNK.test(params.name)) {
+    const file = await builtFile(`${service.config.distDir}dashboard/${params.name}`);
+    if (!file) throw new NotFound(`/dashboard/assets/${params.name} is not this build's: reload the dashboard`);
+    sendBuilt(req, res, file, params.name.endsWith('.map') ? 'application/json' : 'text/javascript; charset=utf-8', 'immutable', SAFE_HEADERS);
+    return undefined;
+  }
   const hashed = splitHashedName(params.name);
   const name = hashed?.name ?? params.name;
   const type = ASSET_TYPES[name];
@@ -202,7 +212,7 @@ export const routes = [
   route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
   route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
   route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),
-  route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script and style', description: '`dashboard.js` and `dashboard.css`, built by `npm run build`.' }),
+  route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script, its screens\' chunks and its style', description: '`dashboard.js`, `chunk-*.js` (the frame\'s and each screen\'s chunk, named by its hash) and `dashboard.css`, built by `npm run build`.' }),
   route({
     method: 'POST', path: '/dashboard/api/password', auth: 'none', handler: setPassword, body: SetPasswordBody, limits: FROM_OUR_PAGES,
     summary: 'a sign-in link\'s token and a new password: signs in',

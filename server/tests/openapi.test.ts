@@ -300,6 +300,11 @@ describe('the OpenAPI document', () => {
     // Balances, swaps and withdrawals (no network here: no treasury, so swaps and withdrawals answer 409; the chain's are in chain/tests/balances.test.ts)
     await call('GET', '/api/v1/balances', sec);
     await call('GET', '/api/v1/balances', pub);
+    await call('GET', '/api/v1/balances/entries?coin=USDT&limit=5', sec);
+    await call('GET', '/api/v1/balances/entries?cursor=x', sec);
+    const statement = await fetch(`${api.url}/api/v1/balances/statement.csv`, { headers: sec });
+    seen.push({ method: 'GET', template: '/api/v1/balances/statement.csv', status: statement.status, body: await statement.text(), url: '/api/v1/balances/statement.csv', type: statement.headers.get('content-type') ?? '' });
+    await call('GET', '/api/v1/balances/statement.csv', pub);
     await call('GET', '/api/v1/settlement', pub);
     await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: '1' });
     await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: 'lots' });

@@ -18,6 +18,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
 import type { Entry } from '../../balances/journal-store.ts';
+import { sessionCookieName } from '../../http/auth.ts';
 import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -367,5 +368,102 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     // The operator funded the treasury with 100 ETH (the dev deploy), and nothing else: no gas was booked as funding.
     const funded = journal.filter((e) => e.kind === 'gas_funded').flatMap((e) => e.postings).filter((p) => p.account === 'operator:gas').reduce((sum, p) => sum + p.amount, 0n);
     expect(funded).toBe(parseEther('100'));
+  });
+});
+
+describe("the dashboard's session moves the merchant's money (issue 36)", { timeout: 90_000 }, () => {
+  /** A call with a dashboard session: its cookie, and on a write its CSRF token and our origin, unless told otherwise. */
+  const asSession = async (s: { token: string; csrf: string }, method: string, path: string, body?: unknown, o: { csrf?: string | null; origin?: string } = {}) => {
+    const headers: Record<string, string> = { cookie: `${sessionCookieName(api.url)}=${s.token}`, 'content-type': 'application/json', origin: o.origin ?? api.url };
+    if (o.csrf !== null) headers['x-csrf-token'] = o.csrf ?? s.csrf;
+    const response = await fetch(api.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, text, body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined };
+  };
+  const decimals = (coin: string) => (coin === 'USDC' ? 6 : 18);
+
+  it('reads the balances and their statement, withdraws, and refuses a write from another origin or without the CSRF token', async () => {
+    const mine = await api.parts.dashboard.startSession(DEMO_MERCHANT.id, Date.now(), 3_600_000);
+    const viaKey = (await server('GET', '/api/v1/balances')).body.data;
+    const lines = await asSession(mine, 'GET', '/api/v1/balances');
+    expect(lines.status).toBe(200);
+    expect(lines.body.data).toEqual(viaKey);
+    expect((await asSession(mine, 'GET', '/api/v1/settlement')).body.data.settlement).toBe('balance');
+    const usdt = (await balanceOf('USDT')).available;
+    const wallet = devAccount(6).address;
+    const body = { coin: 'USDT', chain_id: 31337, address: wallet, amount: '1' };
+    // A page elsewhere, or a request without the session's token: refused, nothing reserved.
+    const foreign = await asSession(mine, 'POST', '/api/v1/withdrawals', body, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.code).toBe('csrf_rejected');
+    const tokenless = await asSession(mine, 'POST', '/api/v1/withdrawals', body, { csrf: null });
+    expect(tokenless.status).toBe(403);
+    expect((await asSession(mine, 'PUT', '/api/v1/settlement', { settlement: 'wallet' }, { csrf: 'not-the-token' })).status).toBe(403);
+    expect((await balanceOf('USDT')).available).toBe(usdt);
+    expect((await server('GET', '/api/v1/settlement')).body.data.settlement).toBe('balance');
+    // The session's own withdrawal goes out as the key's would.
+    const started = await asSession(mine, 'POST', '/api/v1/withdrawals', body);
+    expect(started.status, started.text).toBe(201);
+    const done = await until('withdrawn by the session', async () => {
+      const w = (await asSession(mine, 'GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data;
+      return w.status !== 'pending' ? w : false;
+    });
+    expect(done.status).toBe('completed');
+    expect(await onChain(contracts.tokens.USDT, wallet)).toBe(parseUnits('1', 18));
+    expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(parseUnits(usdt, 18) - parseUnits('1', 18));
+    // Another merchant's session sees none of it and cannot read the withdrawal.
+    const other = (await api.db.query(`SELECT id FROM merchants WHERE id <> $1 LIMIT 1`, [DEMO_MERCHANT.id]))[0]!.id as string;
+    const theirs = await api.parts.dashboard.startSession(other, Date.now(), 3_600_000);
+    expect((await asSession(theirs, 'GET', '/api/v1/balances')).body.data).toEqual([]);
+    expect((await asSession(theirs, 'GET', '/api/v1/balances/entries?coin=USDT')).body.data).toEqual([]);
+    expect((await asSession(theirs, 'GET', `/api/v1/withdrawals/${done.id}`)).status).toBe(404);
+    expect((await asSession(theirs, 'GET', '/api/v1/balances/statement.csv')).text.split('\r\n').filter(Boolean)).toHaveLength(1);
+    await books('a withdrawal by the dashboard\'s session');
+  });
+
+  it('the statement pages by cursor to the balance, and its CSV adds up, per coin and account, to the balances', async () => {
+    const s = await api.parts.dashboard.startSession(DEMO_MERCHANT.id, Date.now(), 3_600_000);
+    const balances = (await asSession(s, 'GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string; reserved: string }>;
+    expect(balances.map((b) => b.coin).sort()).toEqual(['USDC', 'USDT']);
+    // Page by page (2 a page) is the whole statement; its last balance is the figure shown.
+    const all: Array<{ id: number; refers_to: string; account: string; amount: string; balance: string; date: string }> = [];
+    let cursor: string | null = '';
+    while (cursor !== null) {
+      const page = await asSession(s, 'GET', `/api/v1/balances/entries?coin=USDT&chain_id=31337&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      all.push(...page.body.data);
+      cursor = page.body.next;
+    }
+    const whole = (await asSession(s, 'GET', '/api/v1/balances/entries?coin=USDT&limit=100')).body.data;
+    expect(all).toEqual(whole);
+    expect(all.filter((l) => l.account === 'available').at(-1)!.balance).toBe(balances.find((b) => b.coin === 'USDT')!.available);
+    expect(all.some((l) => l.refers_to.startsWith('swap '))).toBe(true);
+    expect(all.some((l) => l.refers_to.startsWith('withdrawal '))).toBe(true);
+    expect(all.some((l) => l.refers_to.startsWith('payout '))).toBe(true);
+    const badCursor = await asSession(s, 'GET', '/api/v1/balances/entries?cursor=x');
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.errors[0].field).toBe('cursor');
+    // The CSV: every movement of every coin, dates in UTC, what it refers to; summed per coin and account, the balances.
+    const csv = await asSession(s, 'GET', '/api/v1/balances/statement.csv');
+    expect(csv.status).toBe(200);
+    const [head, ...rows] = csv.text.split('\r\n').filter(Boolean);
+    expect(head).toBe('date_utc,entry,kind,refers_to,memo,coin,chain_id,network,account,amount,balance');
+    const cells = rows.map((r) => r.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '')));
+    const sums = new Map<string, bigint>();
+    const last = new Map<string, string>();
+    for (const c of cells) {
+      expect(c[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(c[3]).toMatch(/^(payment|swap|payout|withdrawal) \S+$/);
+      const key = `${c[5]}/${c[8]}`;
+      sums.set(key, (sums.get(key) ?? 0n) + parseUnits(c[9]!, decimals(c[5]!)));
+      last.set(key, c[10]!);
+    }
+    expect(cells.some((c) => c[3]!.startsWith('payment '))).toBe(true);
+    for (const b of balances) {
+      expect(sums.get(`${b.coin}/available`), `${b.coin} available`).toBe(parseUnits(b.available, decimals(b.coin)));
+      expect(last.get(`${b.coin}/available`)).toBe(b.available);
+      expect(sums.get(`${b.coin}/reserved`) ?? 0n, `${b.coin} reserved`).toBe(parseUnits(b.reserved, decimals(b.coin)));
+    }
   });
 });
