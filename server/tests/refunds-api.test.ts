@@ -8,6 +8,9 @@ import { getAddress } from 'viem';
 import { startService, type Service } from '../app.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { finishWithdrawal } from '../balances/use-cases.ts';
+import { followSending } from '../refunds/use-cases.ts';
+import { refundView } from '../refunds/views.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c0'.repeat(20);
@@ -117,6 +120,24 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     // Another merchant does not see it.
     const other = await a.parts.merchants.create({ businessName: 'Other 2', businessEmail: `other2-${kind}@example.com`, businessLogo: '' }, Date.now());
     expect((await call(a, 'GET', `/api/v1/refunds/${first.body.data.id}`, undefined, other.keys.test.secretKey)).status).toBe(404);
+  });
+
+  it('a refund whose transaction failed: failed, told, its amount back in the balance, and refundable again', async () => {
+    const p = await paid('exact');
+    const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'to fail', address: customer });
+    expect(asked.status).toBe(201);
+    const id = asked.body.data.id as string;
+    // The treasury's path decides it (as its job does on a reverted transaction); the refund follows.
+    await finishWithdrawal(a.parts.balanceTransactions, id, { failure: 'reverted' }, Date.now(), () => ({}));
+    expect((await followSending(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[id, 'failed']]);
+    expect(await followSending(a.parts.refunds, Date.now(), refundView)).toEqual([]);
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data).toMatchObject({ status: 'failed', failure: 'reverted' });
+    const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
+    expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    const told = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id);
+    expect(told.map((d: { status: string }) => d.status)).toEqual(['ready', 'failed']);
+    expect((await call(a, 'GET', `/api/v1/payments/${p.reference}`)).body.data.refunds.status).toBe('none');
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'again', address: customer })).status).toBe(201);
   });
 
   it('two refunds of the rest at once, on two instances: one is sent, the other refused; together never more than arrived', async () => {
