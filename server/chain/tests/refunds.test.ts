@@ -98,6 +98,8 @@ async function refundedOnChain(reference: string, amount: string, reason: string
 }
 
 describe('refunds of balance-settled payments on the dev chain', { timeout: 120_000 }, () => {
+  /** The overpaid payment, partly refunded (its excess): it still has money to give back, for the attacks. */
+  let overpaid: Awaited<ReturnType<typeof paidIntoBalance>>;
   it('balance settlement', async () => {
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
   });
@@ -123,7 +125,7 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
   });
 
   it('an overpayment\'s excess refunded: what arrived past what was due', async () => {
-    const p = await paidIntoBalance('over');
+    const p = (overpaid = await paidIntoBalance('over'));
     expect(p.arrived).toBeGreaterThan(p.due);
     const done = await refundedOnChain(p.reference, String(p.arrived - p.due), 'excess');
     expect(BigInt(done.amount)).toBe(p.arrived - p.due);
@@ -132,7 +134,7 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
   });
 
   it('attacks: to the treasury, to a deposit address, another merchant\'s payment: refused, nothing reserved or sent', async () => {
-    const p = await paidIntoBalance('exact');
+    const p = overpaid;
     const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'other@example.com', businessLogo: '' }, Date.now());
     const before = await api.db.query(`SELECT count(*)::int AS n FROM withdrawals`);
     for (const address of [treasury, treasury.toLowerCase(), p.address]) {
