@@ -10,6 +10,7 @@ import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields
 import { PAYOUT_CURRENCIES } from './payouts.ts';
 import { Business, Coin, MerchantVerification, Transaction, Verification } from './schemas.ts';
 import { Swap, Withdrawal } from './balances.ts';
+import { Refund } from './refunds.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 /** A success answer whose `data` is `data`. */
@@ -97,15 +98,16 @@ export const EVENT_SCHEMAS = {
   ),
   SWAP_UPDATED: eventOf('SWAP_UPDATED', Swap),
   WITHDRAWAL_UPDATED: eventOf('WITHDRAWAL_UPDATED', Withdrawal),
+  REFUND_UPDATED: eventOf('REFUND_UPDATED', Refund),
   PAYOUT_ADDRESS_PENDING: eventOf('PAYOUT_ADDRESS_PENDING', DestinationChange),
   BANK_ACCOUNT_PENDING: eventOf('BANK_ACCOUNT_PENDING', DestinationChange),
   WITHDRAWAL_ADDRESS_PENDING: eventOf('WITHDRAWAL_ADDRESS_PENDING', DestinationChange),
   ACCOUNT_EMAIL_CHANGED: eventOf('ACCOUNT_EMAIL_CHANGED', later(() => z.object({ previous_email: text, business_email: text }))),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
-const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED } = EVENT_SCHEMAS;
+const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED } = EVENT_SCHEMAS;
 export const EventPayload = later(() =>
-  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED]),
+  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED]),
 );
 
 /** GET /api/v1/events: one event, its payload and its delivery attempts. */

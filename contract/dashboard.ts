@@ -40,7 +40,11 @@ export const TimelineEntry = later(() =>
 export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
 /** GET /api/v1/payments/:reference. */
-export const PaymentDetail = later(() => z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text') }));
+/** How much of a payment went back (issue 35): its refunds not failed, in base units and in coins; `refunded` once all that arrived. */
+export const PaymentRefunds = later(() => z.object({ status: oneOf(['none', 'partly_refunded', 'refunded']), amount: text, amount_exact: text }));
+export const PaymentDetail = later(() =>
+  z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text'), refunds: z.optional(PaymentRefunds) }),
+);
 export type PaymentDetail = z.infer<typeof PaymentDetail>;
 
 /**

@@ -3,6 +3,7 @@
 // the docs. A new type is added here, and every side learns of it.
 import type { MerchantVerification } from './schemas.ts';
 import type { SwapView, WithdrawalView } from './balances.ts';
+import type { RefundView } from './refunds.ts';
 
 /**
  * DEPOSIT_TRANSACTION: a payment changed (money counted, settled).
@@ -14,6 +15,7 @@ import type { SwapView, WithdrawalView } from './balances.ts';
  * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
  * SWAP_UPDATED: a swap between two coins of the balance moved on (pending, completed, failed).
  * WITHDRAWAL_UPDATED: a withdrawal from the balance to a wallet moved on (pending, completed, failed).
+ * REFUND_UPDATED: a refund of a payment moved on (ready, sent, confirmed, failed); `reference` names the payment.
  * PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING: a live key asked for
  * money to go somewhere new (a chain's payout address, a bank account or new bank details, a
  * wallet never withdrawn to); it takes effect at `effective_at` unless the owner cancels it
@@ -22,7 +24,7 @@ import type { SwapView, WithdrawalView } from './balances.ts';
  * password); it names the previous address, to be told, and the new one. In both modes' feeds.
  */
 export const EVENT_TYPES = [
-  'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED',
+  'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED', 'REFUND_UPDATED',
   'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'ACCOUNT_EMAIL_CHANGED',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -92,10 +94,11 @@ export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'u
 export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
 export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;
 export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
+export type RefundEvent = Envelope<'REFUND_UPDATED', RefundView>;
 export type PayoutAddressPendingEvent = Envelope<'PAYOUT_ADDRESS_PENDING', DestinationChangeData>;
 export type BankAccountPendingEvent = Envelope<'BANK_ACCOUNT_PENDING', DestinationChangeData>;
 export type WithdrawalAddressPendingEvent = Envelope<'WITHDRAWAL_ADDRESS_PENDING', DestinationChangeData>;
 export type EmailChangedEvent = Envelope<'ACCOUNT_EMAIL_CHANGED', { previous_email: string; business_email: string }>;
 export type ServiceEvent =
-  | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent
+  | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent | RefundEvent
   | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent | EmailChangedEvent;

@@ -117,6 +117,25 @@ describe('the server SDK', () => {
     expect((await refusal(client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'DAI', amount: 1 }))).message).toMatch(/swap your DAI to USDT first/);
   });
 
+  it('refunds part of a payment, then the rest, once per idempotency key; reads and lists them; refuses past what arrived', async () => {
+    // Balance settlement (the test above): refunds are sent from the balance.
+    await client.initializePayment({ reference: 'sdk-5', coin: 'USDT', currency: 'USD', amount: 10 });
+    await deposit('sdk-5');
+    const paid = await client.verifyPayment('sdk-5');
+    const customer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const first = await client.refunds.create({ reference: 'sdk-5', amount: 1_000_000n, reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' });
+    expect(first).toMatchObject({ reference: 'sdk-5', amount: '1000000', status: 'ready', address: customer });
+    expect(await client.refunds.create({ reference: 'sdk-5', amount: 1_000_000n, reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' })).toEqual(first);
+    const rest = await client.refunds.create({ reference: 'sdk-5', amount: 'rest', reason: 'the rest', address: customer });
+    expect(BigInt(first.amount) + BigInt(rest.amount)).toBe(BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')));
+    expect(await client.refunds.get(first.id)).toEqual(first);
+    const page = await client.refunds.list({ reference: 'sdk-5', limit: 1 });
+    expect(page.refunds.map((r) => r.id)).toEqual([rest.id]);
+    expect((await client.refunds.list({ reference: 'sdk-5', cursor: page.next! })).refunds.map((r) => r.id)).toEqual([first.id]);
+    const over = await refusal(client.refunds.create({ reference: 'sdk-5', amount: '1', reason: 'more', address: customer }));
+    expect([over.status, over.fields?.[0]?.field]).toEqual([409, 'amount']);
+  });
+
   it('registers its webhook URL', async () => {
     await client.registerWebhook('http://127.0.0.1:9/hook');
     expect((await api.parts.merchants.endpoint({ merchant: DEMO_MERCHANT, mode: 'test' })).url).toBe('http://127.0.0.1:9/hook');

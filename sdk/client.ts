@@ -8,6 +8,7 @@ import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody }
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
 import { MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
 import type { EventType } from '../contract/events.ts';
+import { Refund, RefundsPage, type RefundState } from '../contract/refunds.ts';
 import type { CoinSymbol, Currency } from '../contract/fields.ts';
 
 /** One event of the feed, with every attempt to deliver it. */
@@ -73,9 +74,9 @@ export class ServiceClient {
   }
 
   /** Sends with the secret key; validates the answer with `schema` (undefined: the envelope only). */
-  private async call<S extends AnySchema | undefined>(method: string, path: string, schema: S, body?: unknown): Promise<S extends AnySchema ? z.output<S> : Record<string, unknown>> {
+  private async call<S extends AnySchema | undefined>(method: string, path: string, schema: S, body?: unknown, idempotencyKey?: string): Promise<S extends AnySchema ? z.output<S> : Record<string, unknown>> {
     const where = `${method} ${this.root}${path}`;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.secretKey}` };
+    const headers: Record<string, string> = { authorization: `Bearer ${this.secretKey}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) };
     let payload: BodyInit | undefined;
     if (body instanceof FormData) payload = body;
     else if (body !== undefined) {
@@ -172,6 +173,24 @@ export class ServiceClient {
     },
     updateDonation: (body: In<typeof DonationLinkUpdateBody>) => this.data(this.call('PUT', 'payment_links/donation', successOf(DonationLink), body)),
     setActive: (id: string, active: boolean) => this.call('PUT', `payment_links/${encodeURIComponent(id)}/status`, undefined, { is_active: active }),
+  };
+
+  /**
+   * Refunds of a payment (balance settlement: the treasury sends them from the balance). `amount`
+   * is base units of the payment's coin (a bigint, or a whole number as text) or 'rest' (all that
+   * arrived and is not refunded yet); never more than arrived. Pass the same `idempotencyKey`
+   * when retrying, and the refund is made once.
+   */
+  readonly refunds = {
+    create: (input: { reference: string; amount: bigint | string; reason: string; address: string }, options: { idempotencyKey?: string } = {}) =>
+      this.data(this.call('POST', 'refunds', successOf(Refund), { reference: input.reference, amount: String(input.amount), reason: input.reason, address: input.address }, options.idempotencyKey)),
+    get: (id: string) => this.data(this.call('GET', `refunds/${encodeURIComponent(id)}`, successOf(Refund))),
+    /** One page, newest first: `next` is the cursor of the following page (null on the last). */
+    list: async (filter: { cursor?: string; limit?: number; status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {
+      const query = new URLSearchParams(Object.entries(filter).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+      const { data: refunds, next } = await this.call('GET', `refunds${query.size ? `?${query}` : ''}`, RefundsPage);
+      return { refunds, next };
+    },
   };
 
   readonly bankPayouts = {

@@ -32,6 +32,7 @@ import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore } from './payments/store.ts';
 import { PayoutStore } from './payouts/store.ts';
+import { RefundStore } from './refunds/store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
 import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
@@ -132,6 +133,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
+  const refunds = new RefundStore(db, { journal, withdrawals, events });
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
@@ -183,6 +185,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     merchants,
     links,
     payouts,
+    refunds,
     destinations,
     journal,
     swaps,
@@ -229,7 +232,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const jobs =
     !options.jobs ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, idempotency,
+        db, payments, events, merchants, payouts, refunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,

@@ -253,4 +253,28 @@ describe('service-checkout CLI', () => {
     expect(stuck.out.at(-1)).toMatch(new RegExp(`^service-checkout: cli-chain is pending, .* after 0 s of waiting \\(${apiUrl}/api/v1/transaction/verify/cli-chain\\)`));
     await new Promise((resolve) => chain.close(resolve));
   });
+
+  it('refund sends part of a payment back, refund get and refunds show it; a bad amount is a wrong command', async () => {
+    // Balance settlement from here: payments made now are refunded from the balance (the last test of the file).
+    await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
+    await initialize('cli-refund');
+    expect(await cli(['trigger', 'deposit', 'cli-refund', 'over', '--no-wait']).done).toBe(0);
+    const asked = cli(['refund', 'cli-refund', '808000000000000000', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
+    expect(await asked.done).toBe(0);
+    const refund = JSON.parse(asked.out[0]!);
+    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '808000000000000000', amount_exact: '0.808', status: 'ready' });
+    const got = cli(['refund', 'get', refund.id]);
+    expect(await got.done).toBe(0);
+    expect(got.out[0]).toBe(`${refund.id}  cli-refund  0.808 USDT to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8  ready`);
+    const listed = cli(['refunds', '--reference', 'cli-refund']);
+    expect(await listed.done).toBe(0);
+    expect(listed.out).toEqual([got.out[0]]);
+    const wrong = cli(['refund', 'cli-refund', '0.5', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
+    expect(await wrong.done).toBe(2);
+    const over = cli(['refund', 'cli-refund', 'rest', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'all', '--key', secretKey]);
+    expect(await over.done).toBe(0);
+    const more = cli(['refund', 'cli-refund', '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'more']);
+    expect(await more.done).toBe(1);
+    expect(more.err[0]).toMatch(/answered 409: amount: payment cli-refund is refunded in full already \(8.888 USDT of 8.888 USDT received\)/);
+  });
 });

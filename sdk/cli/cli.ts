@@ -20,6 +20,10 @@ commands:
   trigger deposit <reference> <full|partial|over> [--wait | --no-wait]
                                          simulate a deposit (test keys only); --wait (the
                                          default in a terminal) waits until it is confirmed
+  refund <reference> <base units|rest> --to <address> --reason <text> [--idempotency-key <k>]
+                                         send money of a payment back (balance settlement)
+  refund get <refund id>                 one refund and where it stands
+  refunds [--reference <r>] [--limit N]  the latest refunds, newest first
   events [--limit N]                     the latest events with their delivery attempts
   events resend <event id>               deliver an event again to your registered URL
   merchant create --name <n> --email <e>  for self-hosters, where the service runs (this
@@ -107,7 +111,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         return fetch(url, { ...init, signal: io.signal });
       },
     });
-    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit'].includes(args[i - 1]));
+    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key'].includes(args[i - 1]));
     const [command, ...rest] = positional;
 
     if (command === 'trigger') {
@@ -137,6 +141,32 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         payment = await client.verifyPayment(reference);
       }
       say(`Confirmed: ${paymentWords(payment)}`, { ...paymentData(payment), confirmed: true });
+      return 0;
+    }
+
+    if (command === 'refund' || command === 'refunds') {
+      type Refund = Awaited<ReturnType<ServiceClient['refunds']['get']>>;
+      const words = (r: Refund) => `${r.id}  ${r.reference}  ${r.amount_exact} ${r.coin} to ${r.address}  ${r.status}${r.tx_hash ? `  ${r.tx_hash}` : ''}`;
+      if (command === 'refunds') {
+        const limit = Number(option(args, 'limit') ?? 20);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit: expected a whole number from 1 to 100');
+        const { refunds } = await client.refunds.list({ limit, reference: option(args, 'reference') });
+        for (const r of refunds) say(words(r), r);
+        if (!json && refunds.length === 0) io.out('No refunds yet.');
+        return 0;
+      }
+      if (rest[0] === 'get') {
+        if (!rest[1]) throw new UsageError('refund get <refund id>');
+        const r = await client.refunds.get(rest[1]);
+        say(words(r), r);
+        return 0;
+      }
+      const [reference, amount] = rest;
+      const to = option(args, 'to');
+      const reason = option(args, 'reason');
+      if (!reference || !amount || !(amount === 'rest' || /^\d+$/.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <base units|rest> --to <address> --reason <text>');
+      const r = await client.refunds.create({ reference, amount, reason, address: to }, { idempotencyKey: option(args, 'idempotency-key') });
+      say(`Refund ${r.status}: ${words(r)}`, r);
       return 0;
     }
 

@@ -95,6 +95,18 @@ export class BalanceSettlementRequired extends Conflict {
 export class NotConfigured extends Conflict {
   static override readonly code: ErrorCode = 'not_configured';
 }
+/** A refund of a payment that received nothing yet: nothing to give back. */
+export class NothingReceived extends Conflict {
+  static override readonly code: ErrorCode = 'nothing_received';
+}
+/** A refund past what arrived for its payment, less what is refunded already. */
+export class RefundExceedsReceived extends Conflict {
+  static override readonly code: ErrorCode = 'refund_exceeds_received';
+}
+/** A key of one mode naming what belongs to the other (a test key and a live payment). */
+export class WrongMode extends Conflict {
+  static override readonly code: ErrorCode = 'wrong_mode';
+}
 export class TooLarge extends DomainError {
   static override readonly code: ErrorCode = 'payload_too_large';
 }

@@ -6,6 +6,7 @@ import type { Job, JobDeps } from './job.ts';
 import { idempotencyJob, idempotencyUses } from './idempotency.ts';
 import { treasuryJobs, treasuryUses } from '../balances/treasury-job.ts';
 import { payoutJob, payoutUses } from '../payouts/job.ts';
+import { refundJob, refundUses } from '../refunds/job.ts';
 import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
 import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
@@ -28,6 +29,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(sweepUses, sweepJobs),
   uses(reconcileUses, reconcileJobs),
   uses(treasuryUses, treasuryJobs),
+  uses(refundUses, refundJob),
   uses(idempotencyUses, idempotencyJob),
 ];
 

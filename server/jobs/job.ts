@@ -12,6 +12,7 @@ import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
+import type { RefundStore } from '../refunds/store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
 
@@ -29,6 +30,8 @@ export interface JobDeps extends BalanceStores {
   events: EventStore;
   merchants: MerchantStore;
   payouts: PayoutStore;
+  /** Refunds of payments (issue 35): they follow their treasury transactions. */
+  refunds: RefundStore;
   chain: ChainStore;
   /** Idempotency keys: those kept over a day are removed. */
   idempotency?: IdempotencyStore;

@@ -19,6 +19,13 @@ export const paymentSummary = (payment: Payment, nowMs: number): PaymentSummary 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** How much of a payment its refunds not failed gave back (issue 35): none, partly, or all that arrived. */
+export const refundsView = (payment: Payment, refunded: bigint) => ({
+  status: refunded <= 0n ? ('none' as const) : refunded >= payment.paid ? ('refunded' as const) : ('partly_refunded' as const),
+  amount: String(refunded),
+  amount_exact: formatUnits(refunded, payment.decimals),
+});
+
 export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: number, explorer: string | null): PaymentDetail {
   const steps: Array<TimelineEntry & { ms: number }> = [{ kind: 'created', at: iso(payment.createdMs), ms: payment.createdMs }];
   for (const t of facts.transfers) {

@@ -8,12 +8,12 @@ import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { CSV_COLUMNS, csvField, csvLine, paymentSummary, timelineView } from './list-views.ts';
+import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'now' | 'paymentList' | 'payments';
+type Uses = 'catalog' | 'now' | 'paymentList' | 'payments' | 'refunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -85,7 +85,8 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   const payment = await service.payments.get(account, reference);
   const timeline = await service.paymentList.timeline(account, payment);
   const network = service.catalog.network(account.mode, payment.chainId);
-  return ok(200, timelineView(payment, timeline, service.now(), network?.explorer ?? null), 'Payment');
+  const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
+  return ok(200, { ...timelineView(payment, timeline, service.now(), network?.explorer ?? null), refunds: refundsView(payment, refunded) }, 'Payment');
 };
 
 /**
@@ -108,7 +109,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: getPayment, tag: 'Payments',
     summary: 'one payment and its timeline',
-    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told and each delivery attempt with the endpoint\'s answer. `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
     params: ByReference, responses: { 200: answer(PaymentDetail) },
   }),
 ];

@@ -52,6 +52,8 @@ const LEAVES: Record<string, JsonSchema> = {
   'a quote id from POST /api/v1/swaps/quote': { type: 'string', format: 'uuid' },
   'an empty object': { type: 'object', maxProperties: 0 },
   'a whole number as text': { type: 'string', pattern: '^\\d+$' },
+  'base units as a whole number in text (such as "1500000"), or "rest"': { anyOf: [{ type: 'string', pattern: '^\\d{1,78}$' }, { const: 'rest' }] },
+  'a reason of 1 to 500 characters': { type: 'string', minLength: 1, maxLength: 500 },
   'whole seconds from 0 to 604800 (a week)': { type: 'integer', minimum: 0, maximum: 604800 },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
   'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
@@ -167,6 +169,7 @@ const TAG_WORDS: Record<Tag, string> = {
   'Payment links': 'Standard and donation links, their hosted pages\' details and their QR codes.',
   'Bank payouts': 'Bank accounts per currency, rates, and paying a balance out to a bank (balance settlement).',
   Balances: 'Settlement (wallet or balance), balances, swaps between coins, and withdrawals on chain (balance settlement).',
+  Refunds: 'Money of a payment sent back to the customer, in full or in part, never past what arrived for it (balance settlement).',
   Operations: 'Health checks and this document.',
 };
 

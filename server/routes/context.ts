@@ -23,6 +23,7 @@ import type { LinkStore } from '../links/store.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
+import type { RefundStore } from '../refunds/store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
@@ -40,6 +41,8 @@ export interface ServiceParts extends BalanceStores {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
+  /** Refunds of payments (issue 35). */
+  refunds: RefundStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */
   destinations: DestinationStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */

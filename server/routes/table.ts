@@ -15,6 +15,7 @@ import * as operator from '../merchants/operator-routes.ts';
 import * as payments from '../payments/routes.ts';
 import * as payouts from '../payouts/routes.ts';
 import * as products from '../products/routes.ts';
+import * as refunds from '../refunds/routes.ts';
 import type { Route } from './route.ts';
 import * as transactions from '../payments/transaction-routes.ts';
 import * as webhooks from '../webhooks/routes.ts';
@@ -36,6 +37,8 @@ export const ROUTES: readonly Route[] = [
   // Bank payouts, and balances: settlement, swaps, withdrawals (secret key)
   ...payouts.routes,
   ...balances.routes,
+  // Refunds of payments (secret key)
+  ...refunds.routes,
   // For the operator: health, the API's description, the operator's API and metrics
   ...health.routes,
   ...docsRoutes(() => ROUTES),

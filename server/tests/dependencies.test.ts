@@ -10,6 +10,7 @@ import { idempotencyUses } from '../jobs/idempotency.ts';
 import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
+import { refundUses } from '../refunds/job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
@@ -72,6 +73,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['chain/reconcile-job.ts', reconcileUses],
     ['balances/treasury-job.ts', treasuryUses],
     ['jobs/idempotency.ts', idempotencyUses],
+    ['refunds/job.ts', refundUses],
   ];
 
   it('each job declares exactly the parts it reads, and every registered job is one of them', () => {

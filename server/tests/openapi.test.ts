@@ -143,7 +143,7 @@ describe('the OpenAPI document', () => {
     expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
-    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
+    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'REFUND_UPDATED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
   });
 
   it('is true of every answer of every operation: each body matches the schema of its operation and status', { timeout: 120_000 }, async () => {
@@ -314,6 +314,14 @@ describe('the OpenAPI document', () => {
     await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '1' });
     await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x7', amount: '1' });
     await call('GET', '/api/v1/withdrawals/00000000-0000-4000-8000-000000000000', sec);
+    // Refunds of a balance-settled payment (oa-1, paid): one, past what arrived, bad input, the list and one
+    const refund = await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1000000', reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1' + '0'.repeat(40), reason: 'too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/refunds', sec, { reference: 'nothing-here', amount: 'rest', reason: 'r', address: '0x7' });
+    await call('GET', '/api/v1/refunds?reference=oa-1&limit=1', sec);
+    await call('GET', '/api/v1/refunds?limit=0', sec);
+    await call('GET', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}`, sec);
+    await call('GET', '/api/v1/refunds/00000000-0000-4000-8000-000000000000', sec);
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });

@@ -1,0 +1,69 @@
+// The wire shapes of refunds (issue 35): money of a payment sent back to an address the merchant
+// names. Amounts are the coin's base units as decimal text (what arrived is counted in those),
+// never a float; `amount_exact` beside it is the same in coins.
+import * as z from 'zod/mini';
+import { int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+
+/**
+ * A refund's life, each change a REFUND_UPDATED event and a line in its payment's timeline:
+ * `ready` (the amount reserved from the balance, waiting for the treasury to sign) → `sent`
+ * (its transaction signed and sent, `tx_hash` set) → `confirmed` (its block has the network's
+ * confirmations); or `failed` (reverted, or never mined: the amount is back in the balance).
+ */
+export const REFUND_STATES = ['ready', 'sent', 'confirmed', 'failed'] as const;
+export type RefundState = (typeof REFUND_STATES)[number];
+
+/** `amount`: base units (a whole number as text, such as "1500000"), or "rest": all that arrived and is not refunded yet. */
+export const REFUND_REST = 'rest';
+
+const baseUnits = is<string>((v) => typeof v === 'string' && (v === REFUND_REST || (/^\d{1,78}$/.test(v) && /[1-9]/.test(v))), 'base units as a whole number in text (such as "1500000"), or "rest"');
+const reference = is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(v), '1 to 64 letters, digits or . _ : -');
+const address = is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address');
+
+/** POST /api/v1/refunds */
+export const RefundBody = later(() =>
+  z.object({
+    reference,
+    amount: baseUnits,
+    /** Why, for the merchant's books and the customer (up to 500 characters). */
+    reason: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 500, 'a reason of 1 to 500 characters'),
+    /** The customer's wallet, as the merchant knows it: EIP-55 mixed case, or all lower case. */
+    address,
+  }),
+);
+
+/** GET /api/v1/refunds: newest first, by cursor, filtered like the payments list. */
+export const RefundsQuery = later(() =>
+  z.object({
+    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.[0-9a-f-]{36}$/.test(v), 'a cursor: next of the page before')),
+    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    status: z.optional(oneOf(REFUND_STATES)),
+    reference: z.optional(reference),
+    from: z.optional(timestamp),
+    to: z.optional(timestamp),
+  }),
+);
+
+const maybeText = nullable<string>((v) => typeof v === 'string', 'text');
+
+export const Refund = later(() =>
+  z.object({
+    id: text,
+    reference: text,
+    coin: text,
+    chain_id: int,
+    address: text,
+    amount: is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text'),
+    amount_exact: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'),
+    reason: text,
+    settlement: oneOf(['balance', 'wallet']),
+    status: oneOf(REFUND_STATES),
+    tx_hash: maybeText,
+    failure: maybeText,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+);
+export type RefundView = z.infer<typeof Refund>;
+
+export const RefundsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Refund), next: maybeText }));

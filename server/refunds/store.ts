@@ -1,0 +1,141 @@
+// Refunds as rows (issue 35), and the one transaction the refund use cases run in
+// (refunds/use-cases.ts's RefundWrites): SQL only. The balance's journal, withdrawals and the
+// events are handed in as ports (their stores, by type), bound to the same transaction.
+import type { Account } from '../domain/account.ts';
+import { NotFound } from '../domain/errors.ts';
+import type { RefundState } from '../../contract/refunds.ts';
+import type { RefundablePayment, Sending, StoredRefund } from './rules.ts';
+import type { RefundTransactions, RefundWrites } from './use-cases.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { JournalStore } from '../balances/journal-store.ts';
+import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
+
+type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+const refundOf = (r: Row): StoredRefund => ({
+  id: r.id as string,
+  merchantId: r.merchant_id as string,
+  mode: r.mode as string,
+  paymentId: String(r.payment_id),
+  reference: r.reference as string,
+  coin: r.coin as string,
+  chainId: Number(r.chain_id),
+  token: r.token as string,
+  decimals: Number(r.decimals),
+  address: r.address as string,
+  amount: BigInt(r.amount as string),
+  reason: r.reason as string,
+  settlement: r.settlement as StoredRefund['settlement'],
+  state: r.state as RefundState,
+  txHash: (r.tx_hash as string | null) ?? null,
+  failure: (r.failure as string | null) ?? null,
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+});
+
+export interface RefundFilter {
+  /** After this refund (the last one of the previous page), by (created_ms, id). */
+  after?: { createdMs: number; id: string };
+  limit: number;
+  state?: RefundState;
+  reference?: string;
+  fromMs?: number;
+  toMs?: number;
+}
+
+export class RefundStore implements RefundTransactions {
+  constructor(
+    private readonly db: Database,
+    private readonly stores: { journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore },
+  ) {}
+
+  async refund(owner: Owner, id: string): Promise<StoredRefund> {
+    const [row] = /^[0-9a-f-]{36}$/i.test(id) ? await this.db.query(`SELECT * FROM refunds WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [owner.merchant.id, owner.mode, id.toLowerCase()]) : [];
+    if (!row) throw new NotFound(`No refund ${id}`);
+    return refundOf(row);
+  }
+
+  async list(owner: Owner, filter: RefundFilter): Promise<StoredRefund[]> {
+    const params: unknown[] = [owner.merchant.id, owner.mode];
+    const arg = (value: unknown) => `$${params.push(value)}`;
+    const where = ['merchant_id = $1', 'mode = $2'];
+    if (filter.after) where.push(`(created_ms, id::text) < (${arg(filter.after.createdMs)}, ${arg(filter.after.id)})`);
+    if (filter.state) where.push(`state = ${arg(filter.state)}`);
+    if (filter.reference) where.push(`reference = ${arg(filter.reference)}`);
+    if (filter.fromMs !== undefined) where.push(`created_ms >= ${arg(filter.fromMs)}`);
+    if (filter.toMs !== undefined) where.push(`created_ms < ${arg(filter.toMs)}`);
+    const rows = await this.db.query(`SELECT * FROM refunds WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, id::text DESC LIMIT ${arg(filter.limit)}`, params);
+    return rows.map(refundOf);
+  }
+
+  /** What a payment's refunds not failed add up to, by payment id (base units): for its detail's `refunded`. */
+  async refundedOf(paymentIds: string[]): Promise<Map<string, bigint>> {
+    if (paymentIds.length === 0) return new Map();
+    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state <> 'failed' GROUP BY payment_id`, [paymentIds]);
+    return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
+  }
+
+  /** Whether any refund is ready or sent (the job looks at withdrawals only then). */
+  async open(): Promise<boolean> {
+    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM refunds WHERE state IN ('ready', 'sent')) AS open`);
+    return Boolean(row!.open);
+  }
+
+  inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T> {
+    const { journal, withdrawals, events } = this.stores;
+    return this.db.transaction((tx: Sql) =>
+      work({
+        lock: async (owner) => void (await journal.lock(tx, owner)),
+        payment: async (owner, reference) => {
+          const [r] = await tx.query(
+            `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+            [owner.merchant.id, owner.mode, reference],
+          );
+          if (!r) return undefined;
+          const p: RefundablePayment = {
+            id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
+            paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
+          };
+          return p;
+        },
+        inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
+        refunded: async (paymentId) => {
+          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state <> 'failed'`, [paymentId]);
+          return BigInt(r!.s as string);
+        },
+        isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
+        insert: async (owner, r) => {
+          const [row] = await tx.query(
+            `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, created_ms, updated_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'ready', $14, $14) RETURNING *`,
+            [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement, nowMs],
+          );
+          return refundOf(row!);
+        },
+        event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
+        catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
+        available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
+        treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
+        withdrawals: {
+          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
+          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs),
+        },
+        moved: async (limit) => {
+          const rows = await tx.query(
+            `SELECT r.*, w.state AS w_state, w.tx_hash AS w_tx_hash, w.failure AS w_failure FROM refunds r JOIN withdrawals w ON w.id = r.id
+              WHERE r.state IN ('ready', 'sent') AND (w.state <> 'pending' OR (r.state = 'ready' AND w.tx_hash IS NOT NULL))
+              ORDER BY r.created_ms LIMIT ${Number(limit)} FOR UPDATE OF r SKIP LOCKED`,
+          );
+          return rows.map((r) => ({ refund: refundOf(r), sending: { state: r.w_state as Sending['state'], txHash: (r.w_tx_hash as string | null) ?? null, failure: (r.w_failure as string | null) ?? null } }));
+        },
+        advance: async (id, to) => {
+          const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
+          return refundOf(row!);
+        },
+      }),
+    );
+  }
+}
