@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   payout_address_required: 409,
   balance_settlement_required: 409,
   not_configured: 409,
+  treasury_held: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

@@ -7,6 +7,7 @@ import { idempotencyJob, idempotencyUses } from './idempotency.ts';
 import { treasuryJobs, treasuryUses } from '../balances/treasury-job.ts';
 import { payoutJob, payoutUses } from '../payouts/job.ts';
 import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
+import { treasuryReconcileJobs, treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
@@ -27,6 +28,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(watchUses, watchJobs),
   uses(sweepUses, sweepJobs),
   uses(reconcileUses, reconcileJobs),
+  uses(treasuryReconcileUses, treasuryReconcileJobs),
   uses(treasuryUses, treasuryJobs),
   uses(idempotencyUses, idempotencyJob),
 ];

@@ -10,6 +10,7 @@ import { idempotencyUses } from '../jobs/idempotency.ts';
 import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
+import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
@@ -70,6 +71,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['chain/watch-job.ts', watchUses],
     ['chain/sweep-job.ts', sweepUses],
     ['chain/reconcile-job.ts', reconcileUses],
+    ['chain/treasury-reconcile-job.ts', treasuryReconcileUses],
     ['balances/treasury-job.ts', treasuryUses],
     ['jobs/idempotency.ts', idempotencyUses],
   ];
