@@ -15,6 +15,7 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
+import { runTreasuryCommand } from '../../treasury-command.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const ADMIN_TOKEN = 'op_' + 'i33'.repeat(14);
@@ -41,6 +42,12 @@ const server = (method: string, path: string, body?: unknown) => call(method, pa
 const operator = async (method: string, path: string, body?: unknown) => {
   const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
   return { status: response.status, text: await response.text() };
+};
+/** `npm run service -- treasury …` against the running service, as the operator runs it: its exit code and what it printed. */
+const command = async (...args: string[]) => {
+  const lines: string[] = [];
+  const code = await runTreasuryCommand(args, { serviceUrl: api.url, adminToken: ADMIN_TOKEN, stateDir: '' }, (line) => lines.push(line), (line) => lines.push(line));
+  return { code, text: lines.join('\n') };
 };
 const rpc = (method: string, params: unknown[] = []) => createPublicClient({ chain: foundry, transport: http(chain.url) }).request({ method: method as 'eth_blockNumber', params: params as never });
 const available = async () => ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === 'USDT')?.available ?? '0';
@@ -96,7 +103,9 @@ it('a reorganisation deeper than the confirmations: detected, reversed, told, wi
   // Told: the merchant's DEPOSIT_REVERSED, and the operator's events.
   const told = await until('DEPOSIT_REVERSED', async () => ((await server('GET', '/api/v1/events')).body.data as Array<{ type: string; payload: { data: { reference: string } } }>).find((e) => e.type === 'DEPOSIT_REVERSED'));
   expect(told.payload.data.reference).toBe('goes');
-  const status = JSON.parse((await operator('GET', '/operator/v1/treasury')).text).data;
+  const shown = await command('status', '--json');
+  expect(shown.code).toBe(0);
+  const status = JSON.parse(shown.text);
   expect(status.events.map((e: { kind: string }) => e.kind)).toContain('deep_reorganisation');
   expect(status.holds).toEqual([expect.objectContaining({ chain_id: 31337 })]);
 
@@ -107,10 +116,11 @@ it('a reorganisation deeper than the confirmations: detected, reversed, told, wi
   expect(refused.body.message).toMatch(/held by the operator/);
 
   // The operator resolves it, saying who and why; the withdrawal goes through.
-  const resolved = await operator('POST', '/operator/v1/treasury/holds/resolve', { chain_id: 31337, by: 'ops on call', why: 'payment goes reorganised away; reversed in the journal, merchant told' });
-  expect(resolved.status).toBe(200);
-  expect(JSON.parse(resolved.text).data).toMatchObject({ resolved_by: 'ops on call', reason: expect.any(String) });
-  expect((await operator('POST', '/operator/v1/treasury/holds/resolve', { chain_id: 31337, by: 'x', why: 'y' })).status).toBe(404);
+  expect(await command('resolve', '--chain', '31337', '--by', 'ops on call')).toMatchObject({ code: 2, text: expect.stringMatching(/--why/) });
+  const resolved = await command('resolve', '--chain', '31337', '--by', 'ops on call', '--why', 'payment goes reorganised away; reversed in the journal, merchant told', '--json');
+  expect(resolved.code).toBe(0);
+  expect(JSON.parse(resolved.text)).toMatchObject({ resolved_by: 'ops on call', reason: expect.any(String) });
+  expect(await command('resolve', '--chain', '31337', '--by', 'x', '--why', 'y')).toMatchObject({ code: 1, text: expect.stringMatching(/404.*no money movements are held on chain 31337/) });
   const accepted = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet as Address, amount: '1' });
   expect(accepted.status).toBe(201);
   await until('readyz ready again', async () => (await readyz()).status === 200, 30_000);
