@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   nothing_received: 409,
   refund_exceeds_received: 409,
   wrong_mode: 409,
+  treasury_held: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

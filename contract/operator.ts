@@ -60,3 +60,13 @@ export type WithdrawalLimitBody = z.input<typeof WithdrawalLimitBody>;
 /** Its answer: the limit that now holds, and whether it is the merchant's own or the default. */
 export const WithdrawalLimit = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), currency: z.literal('USD'), daily: text, default: z.boolean() }));
 export type WithdrawalLimit = z.infer<typeof WithdrawalLimit>;
+
+/** POST /operator/v1/treasury/holds/resolve: the operator lifts a chain's hold on money movements, saying who and why (issue 33). */
+export const TreasuryResolveBody = later(() =>
+  z.object({
+    chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id (a positive whole number)'),
+    by: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.trim().length <= 100, 'who resolves it: 1 to 100 characters'),
+    why: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.trim().length <= 500, 'why it is resolved: 1 to 500 characters'),
+  }),
+);
+export type TreasuryResolveBody = z.input<typeof TreasuryResolveBody>;

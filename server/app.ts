@@ -38,6 +38,8 @@ import { JournalStore } from './balances/journal-store.ts';
 import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
 import { SwapStore } from './balances/swap-store.ts';
 import { TreasuryTxStore } from './balances/treasury-store.ts';
+import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
+import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { RateCache } from './rates/cache.ts';
@@ -123,6 +125,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
+  const treasuryHolds = new TreasuryHoldStore(db, journal);
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddress(id, mode, chainId) }, now);
   const cache = accounts;
@@ -165,6 +168,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     await answers(db).then((ok) => (ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` })),
     ...(await chainsReady()),
     ...gasMissing,
+    ...(await treasuryReadiness(allNetworks, treasuryHolds)),
     // Fetched rates age; a fixed table's never do, so it has no check.
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
@@ -192,7 +196,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     withdrawals,
     partnerTransfers,
     treasuryTxs,
+    treasuryHolds,
     balanceTransactions,
+    // On demand (the operator's endpoint): every chain looked at now, as the job does.
+    reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
     paymentList: new PaymentList(db),
@@ -232,7 +239,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const jobs =
     !options.jobs ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, refunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, idempotency,
+        db, payments, events, merchants, payouts, refunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, treasuryHolds, balanceTransactions, idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,
@@ -243,6 +250,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         payoutCheckMs: options.payoutCheckMs,
         sweepIntervalMs: options.sweepIntervalMs,
         reconcileIntervalMs: options.reconcileIntervalMs,
+        treasuryReconcileIntervalMs: options.treasuryReconcileIntervalMs,
+        treasuryHoldThreshold: options.treasuryHoldThreshold,
         watchIntervalMs: options.watchIntervalMs,
         signals: metrics.signals,
       })

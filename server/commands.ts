@@ -17,6 +17,9 @@ export const COMMANDS: readonly Command[] = [
   { command: 'merchant withdrawal-limit', options: '--id <merchant id> --mode test|live --daily 5000|default [--json]', does: 'US dollars a day the merchant may withdraw, all coins and networks' },
   { command: 'chain deploy', options: '--rpc https://… --key-file ./deployer.key [--json]', does: 'deploys the deposit factory on a chain; the key pays for the deployment only' },
   { command: 'chain sweep', options: '--chain <id> --merchant <merchant id> --mode test|live --reference <reference> --payout 0x… --token 0x…|native', does: 'sends a deposit address\'s money to the payout address it was made for (paid by GAS_WALLET_KEY)' },
+  { command: 'treasury status', options: '[--json]', does: 'each treasury against the journal (held, owed, short), the holds on money movements, the operator\'s events' },
+  { command: 'treasury reconcile', options: '[--json]', does: 'every treasury reconciled now, deep reorganisations looked for' },
+  { command: 'treasury resolve', options: '--chain <id> --by <name> --why "<what was found and done>" [--json]', does: 'lifts a chain\'s hold on withdrawals, swaps, payouts and partner transfers, recording who and why' },
   { command: 'help', options: '', does: 'this list (also --help, -h)' },
 ];
 

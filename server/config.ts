@@ -74,6 +74,8 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   NEW_DESTINATION_DELAY_SECONDS: { setting: 'newDestinationDelayMs', read: int(0, 30 * 86_400), seconds: true },
   SWEEP_INTERVAL_MS: { setting: 'sweepIntervalMs', read: int(0, 86_400_000) },
   RECONCILE_INTERVAL_MS: { setting: 'reconcileIntervalMs', read: int(0, 86_400_000) },
+  TREASURY_RECONCILE_INTERVAL_MS: { setting: 'treasuryReconcileIntervalMs', read: int(0, 86_400_000) },
+  TREASURY_HOLD_THRESHOLD: { setting: 'treasuryHoldThreshold', read: (raw) => holdThreshold(raw) },
   READY_MAX_LAG_BLOCKS: { setting: 'readyMaxLagBlocks', read: int(1, 1_000_000) },
   SEED_DEMO_MERCHANT: { setting: 'demo', read: (raw) => raw === 'true' },
   ADMIN_TOKEN: { setting: 'adminToken', read: (raw) => checkToken(raw, 'ADMIN_TOKEN') },
@@ -100,6 +102,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 /** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */
 function dailyLimit(raw: string): string {
   if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+  return raw.trim();
+}
+
+/** TREASURY_HOLD_THRESHOLD: whole coins as decimal text ("0", "25.5"). */
+function holdThreshold(raw: string): string {
+  if (!/^\d{1,18}(\.\d{1,18})?$/.test(raw.trim())) throw new Error(`TREASURY_HOLD_THRESHOLD: expected whole coins as decimal text, such as 0 or 25.5, received ${JSON.stringify(raw.slice(0, 40))}`);
   return raw.trim();
 }
 

@@ -3,6 +3,7 @@
 import { startService } from './app.ts';
 import { runOperatorCommand } from './operator.ts';
 import { runChainCommand } from './chain-command.ts';
+import { runTreasuryCommand } from './treasury-command.ts';
 import { NetworkMismatch } from './chain/deploy.ts';
 import { configFromEnv } from './config.ts';
 import { createLogger } from './log.ts';
@@ -26,6 +27,8 @@ try {
 const args = process.argv.slice(2);
 if (args[0] === 'chain') {
   process.exitCode = await runChainCommand(args.slice(1), config);
+} else if (args[0] === 'treasury') {
+  process.exitCode = await runTreasuryCommand(args.slice(1), config);
 } else if (args.length > 0) {
   process.exitCode = await runOperatorCommand(args, config);
 } else {

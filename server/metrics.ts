@@ -195,6 +195,21 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       for (const c of await checks()) if (c.gasBalance) this.set({ chain: String(c.gasBalance.chainId) }, c.gasBalance.amount);
     },
   });
+  for (const [name, help, figure] of [
+    ['service_treasury_held', 'What each chain\'s treasury holds on chain of each coin (whole coins), as the last reconciliation found it', 'held'],
+    ['service_treasury_owed', 'What the journal says each chain\'s treasury owes of each coin (merchants\' balances, fees, owed to the payout partner; whole coins)', 'owed'],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'coin'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const c of await checks()) if (c.treasury) this.set({ chain: String(c.treasury.chainId), coin: c.treasury.coin }, c.treasury[figure]);
+      },
+    });
+  }
   return {
     observe: (method, route, status, seconds) => {
       requests.inc({ method, route, status: String(status) });

@@ -104,6 +104,17 @@ export const SETTINGS_SHAPE = {
   readyMaxLagBlocks: z._default(whole, 50),
   /** How often each deposit's ledger is compared with the chain (0: never). */
   reconcileIntervalMs: z._default(whole, 600_000),
+  /**
+   * How often each treasury (every token and the native coin, per chain) is compared with the
+   * journal, and counted transfers not yet final are looked at again for a deep reorganisation (0: never).
+   */
+  treasuryReconcileIntervalMs: z._default(whole, 60_000),
+  /**
+   * How much of a coin, in whole coins as decimal text, a treasury may be short of what the
+   * journal owes before money movements on its chain are held (409 treasury_held) until the
+   * operator resolves it. "0": any shortfall holds.
+   */
+  treasuryHoldThreshold: z._default(text, '0'),
   /** Payments a hosted link page may make a minute, per client address and per link. */
   linkCheckoutsPerMinute: z.prefault(z.object({ perClient: z._default(whole, 20), perLink: z._default(whole, 600) }), {}),
   /** Payments the public key may start a minute (initialize: anyone holds that key), per client and per key. */

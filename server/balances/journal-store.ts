@@ -131,6 +131,12 @@ export class JournalStore {
     return written;
   }
 
+  /** Why money movements on a chain are held now (the operator's hold, issue 33), or undefined: read inside the spender's transaction. */
+  async holdOn(sql: Sql, chainId: number): Promise<{ reason: string; detail: string; sinceMs: number } | undefined> {
+    const [row] = await sql.query(`SELECT reason, detail, since_ms FROM treasury_holds WHERE chain_id = $1 AND resolved_ms IS NULL`, [chainId]);
+    return row && { reason: row.reason as string, detail: row.detail as string, sinceMs: Number(row.since_ms) };
+  }
+
   /** The merchant's available balance of a coin. */
   available(sql: Sql, account: Owner, chainId: number, token: string): Promise<bigint> {
     return this.sum(sql, merchantAccount(account.merchant.id, account.mode, 'available'), chainId, token);

@@ -24,6 +24,7 @@ export interface Posting {
 /** What kinds of movement there are; each entry's (kind, ref) is unique, so a retry writes it once. */
 export type EntryKind =
   | 'deposit' // a balance-settled deposit swept into the treasury
+  | 'deposit_reversed' // that deposit taken back: its transfer left the chain in a reorganisation deeper than the confirmations (ref: the deposit's)
   | 'sandbox_deposit' // a simulated deposit where no chain is configured (test keys only)
   | 'payout_reserved'
   | 'payout_paid'

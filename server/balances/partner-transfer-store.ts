@@ -49,11 +49,12 @@ export class PartnerTransferStore {
   /**
    * Records a transfer of `amount` to the partner, before anything is signed: at most one
    * pending per coin (a unique index), so a second instance or a retry makes none. Undefined
-   * when one is pending already.
+   * when one is pending already, or while the operator holds the chain's money movements.
    */
   async startPartnerTransfer(chainId: number, token: string, address: string, amount: bigint, nowMs: number): Promise<PartnerTransfer | undefined> {
     const [row] = await this.db.query(
-      `INSERT INTO partner_transfers (id, chain_id, token, address, amount, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)
+      `INSERT INTO partner_transfers (id, chain_id, token, address, amount, state, created_ms, updated_ms)
+       SELECT $1, $2, $3, $4, $5, 'pending', $6, $6 WHERE NOT EXISTS (SELECT 1 FROM treasury_holds WHERE chain_id = $2 AND resolved_ms IS NULL)
        ON CONFLICT (chain_id, token) WHERE state = 'pending' DO NOTHING RETURNING *`,
       [randomUUID(), chainId, token.toLowerCase(), address, String(amount), nowMs],
     );

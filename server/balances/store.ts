@@ -6,6 +6,7 @@ import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from './journal-store.ts';
 import type { PartnerTransferStore } from './partner-transfer-store.ts';
 import type { TreasuryTxStore } from './treasury-store.ts';
+import type { TreasuryHoldStore } from './treasury-hold-store.ts';
 import type { SwapStore } from './swap-store.ts';
 import type { WithdrawalStore } from './withdrawal-store.ts';
 
@@ -21,6 +22,8 @@ export interface BalanceStores {
   treasuryTxs: TreasuryTxStore;
   /** The one-transaction port the balance use cases (balances/use-cases.ts) run in. */
   balanceTransactions: BalanceTransactions;
+  /** The treasury's reconciliation: its findings, the holds on a chain's money movements, the operator's events (issue 33). */
+  treasuryHolds: TreasuryHoldStore;
 }
 
 export class BalanceTransactionStore implements BalanceTransactions {
@@ -36,6 +39,7 @@ export class BalanceTransactionStore implements BalanceTransactions {
         lock: async (owner) => void (await journal.lock(tx, owner)),
         catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
         available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        held: (chainId) => journal.holdOn(tx, chainId),
         post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
         event: async (owner, type, data) => void (await events.add(tx, owner, type, data, nowMs)),
         treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),

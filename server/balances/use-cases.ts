@@ -4,7 +4,7 @@
 // storage/balance-writes.ts and the stores it binds), so the rule reads top to bottom here.
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
-import { NotFound } from '../domain/errors.ts';
+import { NotFound, TreasuryHeld } from '../domain/errors.ts';
 import {
   checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, EXTERNAL, LIMIT_DECIMALS, merchantAccount, move, swapOutcome, usdCentsOf, WITHDRAWAL_WINDOW_MS,
   type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
@@ -39,6 +39,8 @@ export interface BalanceWrites {
   catchUp(owner: Owner): Promise<void>;
   /** The merchant's available balance of a coin. */
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
+  /** The operator's hold on a chain's money movements, if one is active (issue 33). */
+  held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
   /** Writes one balanced entry; false when one of its (kind, ref) exists already. */
   post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
   /** Writes the merchant's event, delivered once the transaction commits. */
@@ -70,8 +72,16 @@ export interface BalanceTransactions {
 
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
 
-/** Takes `amount` from the merchant's available balance into reserved, or refuses naming what there is. Call inside the merchant's lock. */
-export async function reserveFromBalance(w: Pick<BalanceWrites, 'catchUp' | 'available' | 'post'>, owner: Owner, coin: BalanceCoin, amount: bigint, entry: { kind: EntryKind; ref: string; memo: string }, field = 'amount'): Promise<void> {
+/**
+ * Takes `amount` from the merchant's available balance into reserved, or refuses naming what
+ * there is; refused too while the operator holds the chain's money movements (its treasury holds
+ * less than the journal owes, or counted money left the chain). Call inside the merchant's lock.
+ */
+export async function reserveFromBalance(w: Pick<BalanceWrites, 'catchUp' | 'available' | 'post' | 'held'>, owner: Owner, coin: BalanceCoin, amount: bigint, entry: { kind: EntryKind; ref: string; memo: string }, field = 'amount'): Promise<void> {
+  const hold = await w.held(coin.chainId);
+  if (hold) {
+    throw new TreasuryHeld(`Money movements on chain ${coin.chainId} are held by the operator since ${new Date(hold.sinceMs).toISOString()} (${hold.reason === 'deep_reorganisation' ? 'a reorganisation took counted money off the chain' : 'the treasury holds less than the balances it owes'}); nothing was moved: try again once the operator has resolved it`);
+  }
   await w.catchUp(owner);
   checkBalance(amount, await w.available(owner, coin.chainId, coin.token), coin, field);
   await w.post({ ...entry, owner }, move(merchantAccount(owner.merchant.id, owner.mode, 'available'), merchantAccount(owner.merchant.id, owner.mode, 'reserved'), coin.chainId, coin.token, amount));

@@ -11,6 +11,8 @@ export interface Check {
   detail: string;
   /** A gas wallet's balance in its chain's coin (for /metrics). */
   gasBalance?: { chainId: number; amount: number };
+  /** A treasury's coin, held on chain against owed by the journal, in whole coins (for /metrics). */
+  treasury?: { chainId: number; coin: string; held: number; owed: number };
 }
 
 /**

@@ -91,6 +91,13 @@ export class PayoutAddressRequired extends Conflict {
 export class BalanceSettlementRequired extends Conflict {
   static override readonly code: ErrorCode = 'balance_settlement_required';
 }
+/**
+ * Money movements on a chain the operator has held: its treasury holds less than the journal
+ * owes, or a reorganisation deeper than the confirmations took counted money away (issue 33).
+ */
+export class TreasuryHeld extends Conflict {
+  static override readonly code: ErrorCode = 'treasury_held';
+}
 /** What the operator has not configured (a live network, a treasury, a swap router, a payout provider). */
 export class NotConfigured extends Conflict {
   static override readonly code: ErrorCode = 'not_configured';

@@ -8,6 +8,7 @@ import { treasuryJobs, treasuryUses } from '../balances/treasury-job.ts';
 import { payoutJob, payoutUses } from '../payouts/job.ts';
 import { refundJob, refundUses } from '../refunds/job.ts';
 import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
+import { treasuryReconcileJobs, treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
@@ -28,6 +29,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(watchUses, watchJobs),
   uses(sweepUses, sweepJobs),
   uses(reconcileUses, reconcileJobs),
+  uses(treasuryReconcileUses, treasuryReconcileJobs),
   uses(treasuryUses, treasuryJobs),
   uses(refundUses, refundJob),
   uses(idempotencyUses, idempotencyJob),

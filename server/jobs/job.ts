@@ -53,6 +53,8 @@ export interface JobDeps extends BalanceStores {
   payoutCheckMs: number;
   sweepIntervalMs: number;
   reconcileIntervalMs: number;
+  treasuryReconcileIntervalMs: number;
+  treasuryHoldThreshold: string;
   watchIntervalMs: number;
   signals?: JobSignals;
   /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */

@@ -178,7 +178,7 @@ export class PayoutStore {
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
       await reserveFromBalance(
-        { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
+        { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), held: (chainId) => this.journal.holdOn(tx, chainId), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
         account,
         { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format: (u) => formatUnits(u / shift, PAYOUT_DECIMALS) },
         tokenUnits(request.units, coin),

@@ -116,6 +116,7 @@ export class RefundStore implements RefundTransactions {
         event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
         catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
         available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        held: (chainId) => journal.holdOn(tx, chainId),
         post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
         treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
         withdrawals: {

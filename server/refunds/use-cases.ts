@@ -42,6 +42,8 @@ export interface RefundWrites {
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
   post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
   treasuryDue(chainId: number): Promise<void>;
+  /** The operator's hold on money movements of a chain (the treasury short of what it owes), if any. */
+  held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
   withdrawals: {
     limit(owner: Owner): Promise<string>;
     spentSince(owner: Owner, sinceMs: number): Promise<bigint>;

@@ -3,6 +3,7 @@
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
 import type { Check } from '../chain/readiness.ts';
+import type { TreasuryCheck } from '../chain/treasury-reconcile.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from 'zod/mini';
 import type { FormFile } from '../http/multipart.ts';
@@ -80,6 +81,8 @@ export interface ServiceParts extends BalanceStores {
   faults?: FaultInjector;
   /** What GET /readyz checks: the database, and each watched chain's lag. */
   readiness(): Promise<Check[]>;
+  /** Every chain's treasury reconciled now, as its job does (the operator's endpoint). */
+  reconcileTreasuries(): Promise<TreasuryCheck[]>;
   /** How many payments a hosted link page may make a minute, per client address and per link. */
   linkCheckouts: { perClient: RateLimiter; perLink: RateLimiter };
   /** Each Idempotency-Key's request digest, lease and first answer, for 24 hours. */

@@ -35,6 +35,8 @@ export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | '
   if (limits?.rate?.length) codes.add('rate_limited');
   if (limits?.notLive) codes.add('not_configured');
   if (limits?.balance) codes.add('balance_settlement_required');
+  // Money moves on a chain whose movements the operator holds (issue 33): 409 until resolved.
+  if (limits?.balance) codes.add('treasury_held');
   if (limits?.movesMoney) codes.add('rate_limited');
   // An Idempotency-Key written wrong (400), or reused for another request or still running (409).
   if (route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false) {

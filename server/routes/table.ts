@@ -12,6 +12,7 @@ import * as health from './health.ts';
 import * as hosted from '../links/page-routes.ts';
 import * as links from '../links/routes.ts';
 import * as operator from '../merchants/operator-routes.ts';
+import * as treasury from '../chain/treasury-routes.ts';
 import * as payments from '../payments/routes.ts';
 import * as payouts from '../payouts/routes.ts';
 import * as products from '../products/routes.ts';
@@ -43,6 +44,7 @@ export const ROUTES: readonly Route[] = [
   ...health.routes,
   ...docsRoutes(() => ROUTES),
   ...operator.routes,
+  ...treasury.routes,
   // Served to browsers: the checkout, hosted pages, and the merchant's dashboard
   ...hosted.routes,
   ...dashboard.routes,

@@ -11,6 +11,7 @@ import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
 import { refundUses } from '../refunds/job.ts';
+import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
@@ -71,6 +72,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['chain/watch-job.ts', watchUses],
     ['chain/sweep-job.ts', sweepUses],
     ['chain/reconcile-job.ts', reconcileUses],
+    ['chain/treasury-reconcile-job.ts', treasuryReconcileUses],
     ['balances/treasury-job.ts', treasuryUses],
     ['jobs/idempotency.ts', idempotencyUses],
     ['refunds/job.ts', refundUses],

@@ -138,7 +138,7 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected']));
     expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
       // conflict: an Idempotency-Key used for another request, or still running.
-      envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'withdrawal_limit_exceeded']),
+      envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'treasury_held', 'withdrawal_limit_exceeded']),
     );
     expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);

@@ -1,6 +1,8 @@
 // Issue 34, item 6: a stolen secret key is bounded by ONE daily withdrawal limit per merchant and
 // mode, in US dollars, across every coin and chain: USDT on two chains is not twice the limit,
 // and swapping into another coin and withdrawing both is not either. On PGlite and PostgreSQL.
+// Issue 33, item 1: the treasury held against the journal (with what is in flight), a shortfall
+// past the operator's threshold holding money movements on its chain until resolved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import * as moves from '../balances/use-cases.ts';
@@ -8,6 +10,8 @@ import { EXTERNAL, merchantAccount, move } from '../balances/ledger-rules.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 import { coinOf } from '../domain/defaults.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { reconcileTreasury, treasuryReadiness } from '../chain/treasury-reconcile.ts';
+import type { Network } from '../chain/networks.ts';
 
 const USDT_A = '0x' + 'a1'.repeat(20);
 const USDT_B = '0x' + 'b2'.repeat(20);
@@ -91,5 +95,42 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     const both = await Promise.allSettled([withdraw(owner, 1, 'USDT', USDT_A, whole(60)), withdraw(owner, 2, 'USDT', USDT_B, whole(60))]);
     expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
+  });
+  it('the treasury against the journal: what is in flight counts; a shortfall past the threshold holds withdrawals and partner transfers on its chain until the operator resolves it', async () => {
+    const owner = await merchant();
+    const chainId = 7000 + n;
+    await fund(owner, chainId, USDT_A, whole(100));
+    const out = await withdraw(owner, chainId, 'USDT', USDT_A, whole(30));
+    await api.parts.withdrawals.withdrawalSigned(out.id, { hash: '0x' + String(n).padStart(64, '7'), raw: '0x00', nonce: 0 }, Date.now());
+    const network = { chainId, name: 'a chain', rpcUrls: [], confirmations: 1, factory: '0x' + 'fa'.repeat(20), tokens: [{ symbol: 'USDT', name: 'Tether', address: USDT_A, decimals: 6 }], treasury: '0x' + '7e'.repeat(20) } as unknown as Network;
+    const { journal, treasuryTxs, treasuryHolds: holds } = api.parts;
+    const look = (held: bigint, threshold: string) => {
+      const rpc = { getBlockNumber: async () => 100n, readContract: async () => held, getBalance: async () => 0n } as never;
+      return reconcileTreasury(network, network.treasury!, { holds, journal, treasuryTxs, log: api.parts.log, now: Date.now, holdThreshold: threshold }, rpc);
+    };
+    // The withdrawal mined, not yet counted: 70 held, 100 owed, 30 on its way out. Not short.
+    const [agreed] = await look(whole(70), '0');
+    expect(agreed).toMatchObject({ symbol: 'USDT', held: whole(70), owed: whole(100), outgoing: whole(30), short: 0n });
+    expect(await holds.active(chainId)).toBeUndefined();
+    // 10 short, under a threshold of 20: told (readiness, the operator's event), not held.
+    expect((await look(whole(60), '20'))[0]!.short).toBe(whole(10));
+    expect(await holds.active(chainId)).toBeUndefined();
+    const checks = await treasuryReadiness([network], holds);
+    expect(checks.find((c) => c.name === `treasury on chain ${chainId} (USDT)`)).toMatchObject({ ok: false, detail: expect.stringMatching(/10 SHORT/), treasury: { chainId, coin: 'USDT', held: 60, owed: 100 } });
+    // Past a threshold of 5: held; a withdrawal and a partner transfer on the chain are refused, another chain's are not.
+    await look(whole(60), '5');
+    expect(await holds.active(chainId)).toMatchObject({ reason: 'treasury_short' });
+    await expect(withdraw(owner, chainId, 'USDT', USDT_A, whole(1))).rejects.toMatchObject({ code: 'treasury_held', message: expect.stringMatching(new RegExp(`chain ${chainId} are held by the operator`)) });
+    expect(await api.parts.partnerTransfers.startPartnerTransfer(chainId, USDT_A, '0x' + '9a'.repeat(20), 5n, Date.now())).toBeUndefined();
+    await fund(owner, chainId + 500, USDT_A, whole(5));
+    await withdraw(owner, chainId + 500, 'USDT', USDT_A, whole(1));
+    expect((await treasuryReadiness([network], holds)).find((c) => c.name === `money movements on chain ${chainId}`)).toMatchObject({ ok: false });
+    expect((await holds.events()).filter((e) => e.chainId === chainId).map((e) => e.kind)).toEqual(['hold', 'treasury_short']);
+    // Resolved by the operator, who and why kept; money moves again.
+    expect(await holds.resolve(chainId, 'alice', 'refilled the treasury', Date.now())).toMatchObject({ resolvedBy: 'alice', resolvedWhy: 'refilled the treasury' });
+    expect(await holds.resolve(chainId, 'alice', 'again', Date.now())).toBeUndefined();
+    expect((await holds.holds()).resolved.find((h) => h.chainId === chainId)).toMatchObject({ reason: 'treasury_short', resolvedBy: 'alice' });
+    await withdraw(owner, chainId, 'USDT', USDT_A, whole(1));
+    for (const s of await journal.journalSums()) expect(s.sum).toBe(0n);
   });
 });

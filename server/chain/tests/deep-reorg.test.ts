@@ -1,0 +1,127 @@
+// Issue 33 item 1, rehearsed on a real anvil: a payment on balance settlement counted, swept and
+// journaled; the chain reorganised behind it (the payer's transaction gone for good, 40 blocks
+// mined on the other branch, deeper than the confirmations); the service detects it, reverses
+// the deposit in the journal by a balancing entry, tells the merchant (DEPOSIT_REVERSED) and the
+// operator (/readyz degraded naming the chain, /metrics held vs owed, the operator's events),
+// holds withdrawals on the chain (409 treasury_held) until the operator resolves it, who and why
+// kept. On the code before it: 40 s later the balance still had the money, /readyz was 200 and a
+// withdrawal of it was accepted.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPublicClient, http, parseUnits, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { caller, until } from './helpers.ts';
+import { runTreasuryCommand } from '../../treasury-command.ts';
+
+const { secretKey } = DEMO_MERCHANT.keys.test;
+const ADMIN_TOKEN = 'op_' + 'i33'.repeat(14);
+const wallet = devAccount(9).address;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+
+beforeAll(async () => {
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  contracts = await deployDevContracts(chain.url, 3, '1000000');
+  api = await startService({
+    demo: true, adminToken: ADMIN_TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, treasuryReconcileIntervalMs: 250,
+  });
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const call = caller(() => api.url);
+const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
+const operator = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  return { status: response.status, text: await response.text() };
+};
+/** `npm run service -- treasury …` against the running service, as the operator runs it: its exit code and what it printed. */
+const command = async (...args: string[]) => {
+  const lines: string[] = [];
+  const code = await runTreasuryCommand(args, { serviceUrl: api.url, adminToken: ADMIN_TOKEN, stateDir: '' }, (line) => lines.push(line), (line) => lines.push(line));
+  return { code, text: lines.join('\n') };
+};
+const rpc = (method: string, params: unknown[] = []) => createPublicClient({ chain: foundry, transport: http(chain.url) }).request({ method: method as 'eth_blockNumber', params: params as never });
+const available = async () => ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === 'USDT')?.available ?? '0';
+const readyz = async () => {
+  const response = await fetch(api.url + '/readyz');
+  return { status: response.status, body: (await response.json()) as { message: string; data: Array<{ name: string; ok: boolean; detail: string }> } };
+};
+
+/** A payment of `amount` USD in USDT, paid by the sandbox's payer on the chain, until it is in the balance. */
+async function paid(reference: string, amount: number, before: string) {
+  await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount });
+  await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' });
+  return until(`${reference} journaled`, async () => ((await available()) !== before ? available() : false), 30_000);
+}
+
+it('a reorganisation deeper than the confirmations: detected, reversed, told, withdrawals held, the operator resolves', { timeout: 120_000 }, async () => {
+  expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
+  // A first payment that stays: the merchant's own money, which a withdrawal may take.
+  const first = await paid('stays', 10, '0');
+  const snapshot = await rpc('evm_snapshot');
+  // The second, counted, swept and journaled: then the chain forgets it.
+  const both = await paid('goes', 100, first);
+  expect(parseUnits(both, 18) - parseUnits(first, 18)).toBeGreaterThanOrEqual(parseUnits('100', 18));
+  await until('the treasury agrees with the journal', async () => (await readyz()).status === 200);
+  const payment = (await server('GET', '/api/v1/transaction/verify/goes')).body.data;
+  expect(payment.status).toMatch(/confirmed|paid|success/);
+
+  // The reorganisation: back before the payment, then 40 blocks on the other branch.
+  await rpc('evm_revert', [snapshot]);
+  await rpc('anvil_mine', ['0x28']);
+  const reorganised = performance.now();
+  const degraded = await until('readyz degraded', async () => {
+    const ready = await readyz();
+    return ready.status === 503 && ready.body.data.some((c) => c.name === 'money movements on chain 31337' && !c.ok) ? ready : false;
+  }, 30_000, 50);
+  const alertMs = Math.round(performance.now() - reorganised);
+  console.log(`time from reorganisation to alert (readyz 503, money movements held): ${alertMs} ms`);
+  expect(degraded.body.message).toMatch(/chain 31337/);
+
+  // Reversed by a balancing entry: the deposit's entry stays, the reversal beside it.
+  const entries = await api.parts.journal.entries(DEMO_MERCHANT.id);
+  const reversal = entries.find((e) => e.kind === 'deposit_reversed');
+  expect(reversal).toBeDefined();
+  expect(entries.some((e) => e.kind === 'deposit' && e.ref === reversal!.ref)).toBe(true);
+  expect(await until('the balance back to the first payment', async () => ((await available()) === first ? first : false))).toBe(first);
+  // The treasury holds what the journal owes again, and /metrics says so per chain and coin.
+  const usdt = contracts.tokens.USDT.toLowerCase();
+  await until('a reconciliation after the reversal', async () => (await api.parts.treasuryHolds.findings()).find((f) => f.token === usdt && f.short === 0n && f.owed === parseUnits(first, 18)));
+  const metrics = (await operator('GET', '/metrics')).text;
+  expect(metrics).toMatch(/service_treasury_held\{chain="31337",coin="USDT"\} 10(\.\d+)?\n/);
+  expect(metrics).toMatch(/service_treasury_owed\{chain="31337",coin="USDT"\} 10(\.\d+)?\n/);
+
+  // Told: the merchant's DEPOSIT_REVERSED, and the operator's events.
+  const told = await until('DEPOSIT_REVERSED', async () => ((await server('GET', '/api/v1/events')).body.data as Array<{ type: string; payload: { data: { reference: string } } }>).find((e) => e.type === 'DEPOSIT_REVERSED'));
+  expect(told.payload.data.reference).toBe('goes');
+  const shown = await command('status', '--json');
+  expect(shown.code).toBe(0);
+  const status = JSON.parse(shown.text);
+  expect(status.events.map((e: { kind: string }) => e.kind)).toContain('deep_reorganisation');
+  expect(status.holds).toEqual([expect.objectContaining({ chain_id: 31337 })]);
+
+  // Held: a withdrawal the balance covers is refused, naming the reason.
+  const refused = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet, amount: '1' });
+  expect(refused.status).toBe(409);
+  expect(refused.body.code).toBe('treasury_held');
+  expect(refused.body.message).toMatch(/held by the operator/);
+
+  // The operator resolves it, saying who and why; the withdrawal goes through.
+  expect(await command('resolve', '--chain', '31337', '--by', 'ops on call')).toMatchObject({ code: 2, text: expect.stringMatching(/--why/) });
+  const resolved = await command('resolve', '--chain', '31337', '--by', 'ops on call', '--why', 'payment goes reorganised away; reversed in the journal, merchant told', '--json');
+  expect(resolved.code).toBe(0);
+  expect(JSON.parse(resolved.text)).toMatchObject({ resolved_by: 'ops on call', reason: expect.any(String) });
+  expect(await command('resolve', '--chain', '31337', '--by', 'x', '--why', 'y')).toMatchObject({ code: 1, text: expect.stringMatching(/404.*no money movements are held on chain 31337/) });
+  const accepted = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet as Address, amount: '1' });
+  expect(accepted.status).toBe(201);
+  await until('readyz ready again', async () => (await readyz()).status === 200, 30_000);
+});

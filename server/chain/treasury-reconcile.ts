@@ -1,0 +1,176 @@
+// The treasury against the journal, in production (issue 33). Per chain: first, every counted
+// transfer not yet below the chain's finalized block is looked at again (its stored block hash
+// against the chain's, however deep: beyond the watcher's `reorgDepth` too); one a
+// reorganisation took away for good is reversed in the journal, the merchant told, the chain's
+// money movements held. Then each coin the treasury keeps (every token, and the native coin):
+// what it holds on chain against what the journal says it owes (merchants' available and
+// reserved, the operator's fees, what is owed to the payout partner; of the native coin, the
+// operator's gas), counting what is on its way either way. A shortfall is logged, kept for
+// /readyz and /metrics, an operator's event, and above the operator's threshold a hold.
+import { createPublicClient, decodeEventLog, encodeEventTopics, erc20Abi, formatUnits, TransactionReceiptNotFoundError, type Address, type PublicClient } from 'viem';
+import { configuredUnits, NATIVE } from '../balances/ledger-rules.ts';
+import type { JournalStore } from '../balances/journal-store.ts';
+import type { TreasuryFinding, TreasuryHoldStore } from '../balances/treasury-hold-store.ts';
+import type { TreasuryTxStore } from '../balances/treasury-store.ts';
+import type { Logger } from '../log.ts';
+import type { Check } from './readiness.ts';
+import { rpcTransport, type Network } from './networks.ts';
+import { TRANSFER } from './watcher.ts';
+
+/**
+ * How far back counted transfers are looked at again on a chain that answers no `finalized`
+ * block: 10,000 blocks (a day and more on most chains).
+ */
+export const UNFINALIZED_WINDOW = 10_000n;
+
+export interface TreasuryCheckDeps {
+  holds: Pick<TreasuryHoldStore, 'inFlight' | 'saveFinding' | 'findings' | 'hold' | 'event' | 'counted' | 'moved' | 'reverse'>;
+  journal: Pick<JournalStore, 'held'>;
+  treasuryTxs: Pick<TreasuryTxStore, 'inFlight'>;
+  log: Logger;
+  now: () => number;
+  /** Whole coins (decimal text) a coin may be short before the chain's money movements are held. */
+  holdThreshold: string;
+}
+
+/** What one look at a chain found. */
+export interface TreasuryCheck {
+  chainId: number;
+  /** Counted transfers found gone for good, and reversed, this time. */
+  reversed: number;
+  findings: TreasuryFinding[];
+}
+
+const clients = new WeakMap<Network, PublicClient>();
+const clientOf = (network: Network): PublicClient => {
+  let rpc = clients.get(network);
+  if (!rpc) clients.set(network, (rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient));
+  return rpc;
+};
+
+/** One look at a chain: deep reorganisations first (a reversal changes what is owed), then the treasury's coins. */
+export async function checkTreasury(network: Network, deps: TreasuryCheckDeps, rpc: PublicClient = clientOf(network)): Promise<TreasuryCheck> {
+  const reversed = await reverseDeepReorganisations(network, deps, rpc);
+  const findings = network.treasury ? await reconcileTreasury(network, network.treasury, deps, rpc) : [];
+  return { chainId: network.chainId, reversed, findings };
+}
+
+const TRANSFER_TOPIC = encodeEventTopics({ abi: [TRANSFER], eventName: 'Transfer' })[0];
+
+/**
+ * Counted transfers above the chain's finalized block (or the last UNFINALIZED_WINDOW blocks)
+ * whose block hash changed: the same transaction re-mined elsewhere is followed; one that is on
+ * the chain no more, once the chain has grown past its old block by the confirmations, is gone
+ * for good and reversed. A node behind the others (its head below the block) decides nothing.
+ */
+export async function reverseDeepReorganisations(network: Network, deps: TreasuryCheckDeps, rpc: PublicClient): Promise<number> {
+  const head = await rpc.getBlockNumber();
+  let floor: bigint;
+  try {
+    floor = (await rpc.getBlock({ blockTag: 'finalized' })).number ?? 0n;
+  } catch {
+    floor = head > UNFINALIZED_WINDOW ? head - UNFINALIZED_WINDOW : 0n;
+  }
+  const hashes = new Map<bigint, string | undefined>();
+  let reversed = 0;
+  for (const t of await deps.holds.counted(network.chainId, floor)) {
+    if (head < t.blockNumber + BigInt(network.confirmations) - 1n) continue;
+    if (!hashes.has(t.blockNumber)) hashes.set(t.blockNumber, (await rpc.getBlock({ blockNumber: t.blockNumber })).hash ?? undefined);
+    if (hashes.get(t.blockNumber) === t.blockHash) continue;
+    const receipt = await rpc.getTransactionReceipt({ hash: t.txHash as `0x${string}` }).catch((error: unknown) => {
+      if (error instanceof TransactionReceiptNotFoundError) return undefined;
+      throw error;
+    });
+    const still = receipt?.status === 'success' && receipt.logs.some((l) => {
+      if (l.address.toLowerCase() !== t.token || l.topics[0] !== TRANSFER_TOPIC) return false;
+      const { args } = decodeEventLog({ abi: [TRANSFER], data: l.data, topics: l.topics });
+      return args.to.toLowerCase() === t.recipient && args.value === t.amount;
+    });
+    if (still && receipt) {
+      await deps.holds.moved(t, { number: receipt.blockNumber, hash: receipt.blockHash });
+      deps.log.warn({ chainId: t.chainId, tx: t.txHash, from: String(t.blockNumber), to: String(receipt.blockNumber) }, 'a counted transfer was re-mined in another block after a reorganisation: still counted');
+      continue;
+    }
+    if (await deps.holds.reverse(t, deps.now())) {
+      reversed++;
+      deps.log.error(
+        { chainId: t.chainId, tx: t.txHash, logIndex: t.logIndex, block: String(t.blockNumber), token: t.token, amount: String(t.amount), reference: t.reference, merchant: t.merchantId, journaled: t.journaled },
+        'deep reorganisation: a counted transfer left the chain for good; reversed in the journal, the merchant told, money movements on the chain held until the operator resolves it',
+      );
+    }
+  }
+  return reversed;
+}
+
+/** The coins a treasury keeps: every token of the network, and its native coin. */
+const coinsOf = (network: Network) => [
+  ...network.tokens.map((t) => ({ symbol: t.symbol as string, token: t.address.toLowerCase(), decimals: t.decimals })),
+  { symbol: 'native', token: NATIVE, decimals: 18 },
+];
+
+/**
+ * Each coin: on chain (read first, at the head) against the journal (read after): a transaction
+ * that lands in between shows as a surplus, never as a shortfall. Short is what the treasury
+ * lacks even counting every recorded outgoing transaction as gone already. The native coin's
+ * gas under way is not known before its receipt: while a treasury transaction is in flight its
+ * shortfall is not judged, and it never holds (its surplus is the operator's funding, booked by
+ * the treasury job).
+ */
+export async function reconcileTreasury(network: Network, treasury: Address, deps: TreasuryCheckDeps, rpc: PublicClient): Promise<TreasuryFinding[]> {
+  const atBlock = await rpc.getBlockNumber();
+  const coins = coinsOf(network);
+  const onChain = await Promise.all(
+    coins.map((c) => (c.token === NATIVE ? rpc.getBalance({ address: treasury, blockNumber: atBlock }) : rpc.readContract({ address: c.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [treasury], blockNumber: atBlock }))),
+  );
+  const before = new Map((await deps.holds.findings()).filter((f) => f.chainId === network.chainId).map((f) => [f.token, f]));
+  const busy = await deps.treasuryTxs.inFlight(network.chainId);
+  const findings: TreasuryFinding[] = [];
+  for (const [i, coin] of coins.entries()) {
+    const held = onChain[i]!;
+    const j = await deps.journal.held(network.chainId, coin.token);
+    const native = coin.token === NATIVE;
+    const owed = j.merchants + j.fees + j.payable + (native ? j.gas : 0n);
+    const flight = await deps.holds.inFlight(network.chainId, coin.token);
+    const gap = owed - flight.outgoing - held;
+    const short = gap > 0n && !(native && busy) ? gap : 0n;
+    const finding: TreasuryFinding = { chainId: network.chainId, token: coin.token, symbol: coin.symbol, held, owed, ...flight, short, atBlock, checkedMs: deps.now() };
+    await deps.holds.saveFinding(finding);
+    findings.push(finding);
+    if (short === 0n) continue;
+    const text = (u: bigint) => formatUnits(u, coin.decimals);
+    const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(flight.outgoing)} on its way out): ${text(short)} short`;
+    deps.log.error({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(flight.incoming), outgoing: String(flight.outgoing), short: String(short), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds less than the journal owes');
+    if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
+    if (!native && short > configuredUnits(deps.holdThreshold, coin.decimals)) await deps.holds.hold(network.chainId, 'treasury_short', detail, deps.now());
+  }
+  return findings;
+}
+
+/**
+ * /readyz's treasury checks, from the last findings of any instance: each coin held against
+ * owed (not ready while short), and each chain whose money movements are held. Each carries
+ * its figures in whole coins for /metrics.
+ */
+export async function treasuryReadiness(networks: Network[], holds: Pick<TreasuryHoldStore, 'findings' | 'holds'>): Promise<Check[]> {
+  const decimals = new Map(networks.flatMap((n) => coinsOf(n).map((c) => [`${n.chainId}/${c.token}`, c.decimals] as const)));
+  const checks: Check[] = [];
+  for (const f of await holds.findings()) {
+    const d = decimals.get(`${f.chainId}/${f.token}`);
+    if (d === undefined) continue;
+    const text = (u: bigint) => formatUnits(u, d);
+    checks.push({
+      name: `treasury on chain ${f.chainId} (${f.symbol})`,
+      ok: f.short === 0n,
+      detail: `holds ${text(f.held)}, owes ${text(f.owed)} (in flight: ${text(f.incoming)} in, ${text(f.outgoing)} out) at block ${f.atBlock}${f.short > 0n ? `: ${text(f.short)} SHORT` : ''}`,
+      treasury: { chainId: f.chainId, coin: f.symbol, held: Number(text(f.held)), owed: Number(text(f.owed)) },
+    });
+  }
+  for (const h of (await holds.holds()).active) {
+    checks.push({
+      name: `money movements on chain ${h.chainId}`,
+      ok: false,
+      detail: `held since ${new Date(h.sinceMs).toISOString()} (${h.reason}): ${h.detail}; resolve with npm run service -- treasury resolve --chain ${h.chainId} --by <name> --why "<reason>"`,
+    });
+  }
+  return checks;
+}
