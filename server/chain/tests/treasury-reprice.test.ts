@@ -2,6 +2,7 @@
 // low fee sits behind a 200 gwei base fee; it is signed again at its nonce with higher fees, never
 // above the network's cap (maxFeeGwei), each replacement recorded before it is sent; whichever is
 // mined pays the withdrawal, once; the stuck head of the queue shows in /readyz and /metrics.
+// On PGlite and on PostgreSQL (the replacements and the queue's head are stored).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, formatGwei, http, parseGwei, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -18,6 +19,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -25,20 +27,19 @@ const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
 const CAP = parseGwei('300');
 const TOKEN = 'reprice-operator-token-0123456789abcdef';
-let chain: DevChain;
-let contracts: DevContracts;
-let api: Service;
 
-beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
-}, 60_000);
-afterAll(async () => {
-  await api?.close();
-  await chain?.stop();
-});
-
-describe('a treasury transaction re-priced', { timeout: 120_000 }, () => {
+describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_000 }, (kind) => {
+  let chain: DevChain;
+  let contracts: DevContracts;
+  let api: Service;
+  beforeAll(async () => {
+    chain = await startDevChain();
+    contracts = await deployDevContracts(chain.url, 3);
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await chain?.stop();
+  });
   const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
   const anvil = (method: string, params: unknown[]) => reader().request({ method: method as never, params: params as never });
   const onChain = (who: Address) => reader().readContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
@@ -46,7 +47,7 @@ describe('a treasury transaction re-priced', { timeout: 120_000 }, () => {
 
   it('is replaced at its nonce with higher fees under the cap, the replacement mined pays the withdrawal once, and the stuck head shows', async () => {
     const network = { ...devNetwork(chain.url, contracts, 1), maxFeePerGas: CAP };
-    api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, treasuryStuckMs: 1_000, adminToken: TOKEN });
+    api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, treasuryStuckMs: 1_000, adminToken: TOKEN, ...(await databaseOptions(kind)) });
     const store = new ChainStore(api.db);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'reprice', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
