@@ -2,12 +2,13 @@
 // main.ts (npm start), the demo and the tests alike. Composition only: what each part does
 // lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
+import type { LocalAccount } from 'viem';
 import type { Server } from 'node:http';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
-import { chainReadiness, missingGasWallets } from './chain/readiness.ts';
+import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
-import type { DevChainPowers, Network } from './chain/networks.ts';
+import { ChainPin, type DevChainPowers, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
@@ -41,7 +42,7 @@ import { TreasuryTxStore } from './balances/treasury-store.ts';
 import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
 import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
-import { routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
+import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
 import { settings, type ServiceOptions } from './settings.ts';
@@ -75,6 +76,16 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // Each mode's networks, as a list whichever way they were given.
   const networks: Partial<Record<KeyMode, Network[]>> = {};
   for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = networkList(options.networks[mode]);
+  // Each treasury's key, read before anything else: a live one shared with a test network stops the start.
+  const treasuryAccounts = new Map<Network, LocalAccount>();
+  for (const mode of ['test', 'live'] as const) {
+    for (const network of networks[mode] ?? []) {
+      const keyFile = mode === 'test' ? (options.testTreasuryKeyFile ?? options.treasuryKeyFile) : options.treasuryKeyFile;
+      const account = treasuryAccount(network, keyFile, options.devChain?.treasuryAccount);
+      if (account) treasuryAccounts.set(network, account);
+    }
+  }
+  refuseSharedTreasuries(networks.live ?? [], networks.test ?? [], treasuryAccounts);
   // Each configured public chain, of both modes, is checked against the chain itself before
   // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).
   for (const mode of ['test', 'live'] as const) {
@@ -106,7 +117,16 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   await rates.start();
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
-  for (const mode of ['test', 'live'] as const) networks[mode] = networks[mode]?.map((n) => ({ ...n, rpcEvents: metrics.rpcEvents(n.chainId) }));
+  // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
+  const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
+  for (const mode of ['test', 'live'] as const) {
+    networks[mode] = networks[mode]?.map((n) => {
+      const pinned = { ...n, rpcEvents: metrics.rpcEvents(n.chainId), rpcPin: new ChainPin(n.chainId, options.rpcChainCheckMs, pinLog) };
+      const account = treasuryAccounts.get(n);
+      if (account) treasuryAccounts.set(pinned, account);
+      return pinned;
+    });
+  }
   const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
   // Rate limits: counted in the database shared by every instance on PostgreSQL, in this process on PGlite (one instance).
   const sharedWindows = db.kind === 'postgres' ? new RateLimitStore(db) : undefined;
@@ -141,7 +161,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {
-      const account = treasuryAccount(network, options.treasuryKeyFile, options.devChain?.treasuryAccount);
+      const account = treasuryAccounts.get(network);
       if (!account) continue;
       const treasury = new Treasury(network, account);
       treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
@@ -164,9 +184,11 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
   const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
   const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
+  const treasuriesReady = treasuryQueueReadiness([...treasuries.values()].map(({ treasury }) => treasury.network), (chainId) => treasuryTxs.queueHead(chainId), options.treasuryStuckMs, now);
   const readiness = async () => [
     await answers(db).then((ok) => (ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` })),
     ...(await chainsReady()),
+    ...(await treasuriesReady()),
     ...gasMissing,
     ...(await treasuryReadiness(allNetworks, treasuryHolds)),
     // Fetched rates age; a fixed table's never do, so it has no check.
@@ -253,6 +275,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         treasuryReconcileIntervalMs: options.treasuryReconcileIntervalMs,
         treasuryHoldThreshold: options.treasuryHoldThreshold,
         watchIntervalMs: options.watchIntervalMs,
+        treasuryReplaceAfterMs: options.treasuryReplaceAfterMs,
         signals: metrics.signals,
       })
     );

@@ -69,6 +69,10 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   GAS_WALLET_KEY: { setting: 'gasKey', read: gasKey },
   // The treasury's key stays in its file: only the path is in the environment (read at start, never logged).
   TREASURY_KEY_FILE: { setting: 'treasuryKeyFile', read: text },
+  TEST_TREASURY_KEY_FILE: { setting: 'testTreasuryKeyFile', read: text },
+  RPC_CHAIN_CHECK_MS: { setting: 'rpcChainCheckMs', read: int(100, 86_400_000) },
+  TREASURY_REPLACE_AFTER_MS: { setting: 'treasuryReplaceAfterMs', read: int(100, 86_400_000) },
+  TREASURY_STUCK_MS: { setting: 'treasuryStuckMs', read: int(1000, 86_400_000) },
   WITHDRAWAL_DAILY_LIMIT: { setting: 'withdrawalDailyLimit', read: (raw) => dailyLimit(raw) },
   MONEY_MOVES_PER_MINUTE: { setting: 'moneyMovesPerMinute', read: int(1, 100_000) },
   NEW_DESTINATION_DELAY_SECONDS: { setting: 'newDestinationDelayMs', read: int(0, 30 * 86_400), seconds: true },

@@ -210,6 +210,16 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       },
     });
   }
+  new Gauge({
+    name: 'service_treasury_stuck_seconds',
+    help: 'How long the oldest unmined transaction of each chain\'s treasury (the head of its queue) has waited; 0 when none waits',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of await checks()) if (c.treasuryWait) this.set({ chain: String(c.treasuryWait.chainId) }, c.treasuryWait.seconds);
+    },
+  });
   return {
     observe: (method, route, status, seconds) => {
       requests.inc({ method, route, status: String(status) });

@@ -86,6 +86,18 @@ export const SETTINGS_SHAPE = {
   /** A file holding the treasury's private key (TREASURY_KEY_FILE), for networks with a `treasury` and no `treasuryKeyFile` of their own. */
   treasuryKeyFile: z.optional(text),
   /**
+   * A file holding the treasury key of the test networks (TEST_TREASURY_KEY_FILE) with no
+   * `treasuryKeyFile` of their own; TREASURY_KEY_FILE when unset. A live treasury whose key or
+   * address is also a test network's is refused at start.
+   */
+  testTreasuryKeyFile: z.optional(text),
+  /** How old an RPC URL's answer to eth_chainId may be before the next call through it asks again (RPC_CHAIN_CHECK_MS). */
+  rpcChainCheckMs: z._default(whole, 60_000),
+  /** How long a treasury transaction may wait unmined before it is signed again at its nonce with higher fees (TREASURY_REPLACE_AFTER_MS). */
+  treasuryReplaceAfterMs: z._default(whole, 60_000),
+  /** How long the oldest unmined treasury transaction of a chain may wait before GET /readyz fails (TREASURY_STUCK_MS). */
+  treasuryStuckMs: z._default(whole, 600_000),
+  /**
    * How many US dollars a merchant may move out of its balance in 24 hours, per mode, as
    * decimal text (WITHDRAWAL_DAILY_LIMIT), where the operator set no limit of its own for that
    * merchant (merchant withdrawal-limit): a stolen secret key cannot empty a balance at once.

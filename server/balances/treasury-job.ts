@@ -18,7 +18,7 @@ import { loopJob } from '../jobs/loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers'] as const;
+export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers', 'treasuryReplaceAfterMs'] as const;
 type TreasuryDeps = Pick<JobDeps, (typeof treasuryUses)[number]>;
 
 export function treasuryJobs(deps: TreasuryDeps): Job[] {
@@ -95,7 +95,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         if (lost()) return;
         const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()));
         if (!tx) continue;
-        const outcome = await settle(tick, tx.hash, tx.raw);
+        const outcome = await settle(tick, { table: 'withdrawals', id: w.id }, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
         const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
@@ -108,22 +108,21 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
           continue;
         }
         const sign = async (floor: number): Promise<Signed | undefined> => {
-          let signed: Signed;
+          // The approval of exactly this swap's amount first: recorded before it is sent, sent
+          // again each tick until mined (a time-out leaves it recorded), its gas journaled.
+          if (!(await approved(tick, s.id, () => swaps.approval(s.fromToken as Address, s.amountIn, floor), gas))) return undefined;
           try {
-            signed = await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, floor);
+            return await swaps.sign(s.fromToken as Address, s.toToken as Address, s.amountIn, s.minimumOut, await deps.treasuryTxs.nonceFloor(chainId));
           } catch (error) {
-            for (const r of (error as { before?: TransactionReceipt[] }).before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
             if (!(error instanceof SwapRefused)) throw error;
             const done = await finishSwap(deps.balanceTransactions, s.id, { failure: error.message }, deps.now(), swapView);
             log.info({ swap: s.id, chainId, status: done.state }, 'swap refused by the pool (price past the slippage limit); the balance is returned');
             return undefined;
           }
-          for (const r of signed.before ?? []) await gas(r, `approving the swap router for swap ${s.id}`);
-          return signed;
         };
         const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => deps.swaps.swapSigned(s.id, signed, deps.now()));
         if (!tx) continue;
-        const outcome = await settle(tick, tx.hash, tx.raw);
+        const outcome = await settle(tick, { table: 'swaps', id: s.id }, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
         const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
@@ -179,6 +178,33 @@ async function transactionFor(
 }
 
 /**
+ * Whether a swap's approval of the router is mined (or none was needed), so that the swap may
+ * be signed. The approval is signed for exactly the swap's amount, recorded on the swap before
+ * it is sent (the first recorded stays), sent again each tick until mined, and its gas journaled
+ * once mined (once: the journal's entry is keyed by its hash). A reverted approval throws, and
+ * the next tick signs another.
+ */
+async function approved(tick: Tick, swapId: string, sign: () => Promise<Signed | undefined>, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<boolean> {
+  const { deps, treasury } = tick;
+  let recorded = await deps.treasuryTxs.approval(swapId);
+  if (!recorded) {
+    const signed = await sign();
+    if (!signed) return true;
+    recorded = await deps.treasuryTxs.recordApproval(swapId, signed);
+    if (!recorded) return false;
+  }
+  await treasury.send(recorded.raw as Hex).catch((error: unknown) => deps.log.warn({ err: error, chainId: treasury.network.chainId, tx: recorded.hash }, 'the node refused a swap\'s recorded approval; it is sent again next tick'));
+  const done = await treasury.outcome(recorded.hash as Hex, 5_000);
+  if (!done.mined) return false;
+  await gas(done.receipt, `approving the swap router for swap ${swapId}`);
+  if (!done.ok) {
+    await deps.treasuryTxs.approvalFailed(swapId);
+    throw new Error(`the approval ${recorded.hash} of the swap router for swap ${swapId} reverted; another is signed next tick`);
+  }
+  return true;
+}
+
+/**
  * What is owed to the payout partner for bank payouts paid, sent to its deposit address on this
  * network (`payoutPartner`): in one transfer once it reaches `partnerMinimum` (1,000 USDT by
  * default) or the oldest of it has waited `partnerMaxWaitMinutes` (60), since each transfer
@@ -224,7 +250,7 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
         if (tick.lease.signal.aborted) return;
         const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()));
         if (!tx) continue;
-        const outcome = await settle(tick, tx.hash, tx.raw);
+        const outcome = await settle(tick, { table: 'partner_transfers', id: t.id }, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
         const done = await deps.partnerTransfers.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
@@ -253,7 +279,7 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
  * index answers none for a transaction it mined), nor does a node that fails to answer: the
  * transaction waits, and this is logged once.
  */
-async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
+async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, hash: Hex, raw: Hex): Promise<Settled> {
   const { treasury, state } = tick;
   const { deps } = tick;
   const { log } = deps;
@@ -265,32 +291,45 @@ async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
   };
   // The lease lost: the instance that holds it now sends and follows it.
   if (tick.lease.signal.aborted) return { state: 'pending' };
+  // The row's own transactions: the first recorded, and each replacement at its nonce with
+  // higher fees. Whichever is mined pays the row, once; the newest is the one sent again.
+  const replacements = await deps.treasuryTxs.replacements(row.table, row.id);
+  const own = [{ hash, raw }, ...replacements.map((r) => ({ hash: r.hash as Hex, raw: r.raw as Hex }))];
+  const latest = own[own.length - 1]!;
   try {
-    await treasury.send(raw);
+    await treasury.send(latest.raw);
   } catch (error) {
     // A node refusing it now (its fee, a full pool) says nothing about whether it was mined.
     tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for');
   }
   try {
-    const receipt = await treasury.receipt(hash);
-    if (receipt) {
+    for (const tx of own) {
+      const receipt = await treasury.receipt(tx.hash);
+      if (!receipt) continue;
       if (!(await counted(treasury, receipt))) return { state: 'pending' };
       forget(state, hash);
+      if (tx.hash !== hash) {
+        await deps.treasuryTxs.adoptMined(row.table, row.id, tx, deps.now());
+        log.info({ chainId, [row.table]: row.id, tx: tx.hash, first: hash, replacements: replacements.length }, 'a replacement of a treasury transaction was mined: it pays the row, once');
+      }
       return receipt.status === 'success'
         ? { state: 'ok', receipt }
-        : { state: 'failed', receipt, failure: `the transaction ${hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+        : { state: 'failed', receipt, failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
     }
     const nonce = Treasury.nonceOf(raw);
     if (!(await treasury.nonceUsed(nonce))) {
-      // Below it, a nonce nothing fills (an approval of a swap router a reorganisation took away
-      // with its block: it is not recorded, so not sent again): it cannot be mined until one is.
+      // Below it, a nonce nothing fills (a transaction of the treasury a reorganisation took
+      // away, not recorded): it cannot be mined until one is.
       if ((await treasury.rpc.getTransactionCount({ address: treasury.address, blockTag: 'pending' })) < nonce) {
         tellOnce('gap', { nonce }, 'a treasury transaction waits on a nonce below it that none of the treasury\'s transactions in the pool fills: it stays pending until one does (look at the chain)');
+        return { state: 'pending' };
       }
+      await reprice(tick, row, latest, replacements.at(-1)?.signedMs ?? (await deps.treasuryTxs.recordedTx(row.table, row.id)).signedMs ?? 0, tellOnce);
       return { state: 'pending' };
     }
+    const ours = new Set(own.map((tx) => tx.hash.toLowerCase()));
     for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(chainId, nonce)) {
-      if (other.toLowerCase() === hash.toLowerCase()) continue;
+      if (ours.has(other.toLowerCase())) continue;
       const theirs = await treasury.receipt(other as Hex);
       if (theirs && (await counted(treasury, theirs))) {
         forget(state, hash);
@@ -306,5 +345,28 @@ async function settle(tick: Tick, hash: Hex, raw: Hex): Promise<Settled> {
 }
 
 function forget(state: SenderState, hash: Hex): void {
-  for (const what of ['send', 'gap', 'nonce', 'rpc']) state.told.delete(`${what}/${hash}`);
+  for (const what of ['send', 'gap', 'nonce', 'rpc', 'cap']) state.told.delete(`${what}/${hash}`);
+}
+
+/**
+ * Replaces a treasury transaction waiting unmined for `treasuryReplaceAfterMs` (issue 33): the
+ * same call at its nonce with higher fees (Treasury.replacement), recorded before it is sent and
+ * only while this instance holds the lease. At the network's fee cap it waits, told once: the
+ * head of the queue is then visible in /readyz and /metrics (treasury_stuck_seconds).
+ */
+async function reprice(tick: Tick, row: { table: TreasuryTable; id: string }, latest: { hash: Hex; raw: Hex }, signedMs: number, tellOnce: (what: string, fields: Record<string, unknown>, message: string) => void): Promise<void> {
+  const { deps, treasury } = tick;
+  const after = deps.treasuryReplaceAfterMs;
+  // Undefined (a sender made by hand in a test): never re-priced.
+  if (after === undefined || deps.now() - signedMs < after) return;
+  if (!(await tick.lease.renew())) return;
+  const next = await treasury.replacement(latest.raw);
+  if (!next) {
+    tellOnce('cap', { maxFeePerGas: String(Treasury.maxFeeOf(latest.raw)), cap: String(treasury.network.maxFeePerGas) }, 'a treasury transaction waits unmined at the network\'s fee cap (maxFeeGwei): it is not re-priced higher');
+    return;
+  }
+  const chainId = treasury.network.chainId;
+  if (!(await deps.treasuryTxs.recordReplacement(chainId, row.table, row.id, next, deps.now()))) return;
+  deps.log.info({ chainId, [row.table]: row.id, tx: next.hash, replaces: latest.hash, nonce: next.nonce, maxFeePerGas: String(Treasury.maxFeeOf(next.raw)) }, 'a treasury transaction not mined in time, signed again at its nonce with higher fees');
+  await treasury.send(next.raw).catch((error: unknown) => tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for'));
 }

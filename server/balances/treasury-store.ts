@@ -18,6 +18,24 @@ export interface RecordedTx {
   state: 'quoted' | 'pending' | 'completed' | 'failed';
   txHash: string | null;
   rawTx: string | null;
+  /** When its first transaction was signed (null: recorded before migration 0029, or none yet). */
+  signedMs?: number | null;
+}
+
+/** A replacement of a treasury row's transaction: the same call at its nonce with higher fees, recorded before it was sent. */
+export interface Replacement {
+  hash: string;
+  raw: string;
+  signedMs: number;
+}
+
+/** The head of a chain's treasury queue: its oldest transaction still unmined (signed, not decided). */
+export interface QueueHead {
+  table: TreasuryTable;
+  id: string;
+  nonce: number | null;
+  signedMs: number;
+  replacements: number;
 }
 
 /** What every row the treasury sends from keeps of its sending: the transaction, why it failed, when. */
@@ -31,9 +49,10 @@ export const sentOf = (r: Row) => ({
 
 /** A treasury row's state and recorded transaction, as stored now (not as a list read earlier said). */
 export async function recordedTx(db: Database, table: TreasuryTable, id: string): Promise<RecordedTx> {
-  const [row] = await db.query(`SELECT state, tx_hash, raw_tx FROM ${table} WHERE id = $1`, [id]);
+  const [row] = await db.query(`SELECT state, tx_hash, raw_tx, signed_ms FROM ${table} WHERE id = $1`, [id]);
   if (!row) throw new NotFound(`No ${table} row ${id}`);
-  return { state: row.state as RecordedTx['state'], txHash: (row.tx_hash as string | null) ?? null, rawTx: (row.raw_tx as string | null) ?? null };
+  const signedMs = row.signed_ms === null || row.signed_ms === undefined ? null : Number(row.signed_ms);
+  return { state: row.state as RecordedTx['state'], txHash: (row.tx_hash as string | null) ?? null, rawTx: (row.raw_tx as string | null) ?? null, signedMs };
 }
 
 /**
@@ -47,7 +66,7 @@ export async function recordedTx(db: Database, table: TreasuryTable, id: string)
  */
 export async function recordSigned(db: Database, table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
   await db.query(
-    `UPDATE ${table} SET tx_hash = $2, raw_tx = $3, tx_nonce = $4, updated_ms = $5 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL
+    `UPDATE ${table} SET tx_hash = $2, raw_tx = $3, tx_nonce = $4, updated_ms = $5, signed_ms = $5 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL
         AND NOT EXISTS (SELECT 1 FROM swaps WHERE tx_hash = $2) AND NOT EXISTS (SELECT 1 FROM withdrawals WHERE tx_hash = $2)
         AND NOT EXISTS (SELECT 1 FROM partner_transfers WHERE tx_hash = $2)`,
     [id, signed.hash, signed.raw, signed.nonce, nowMs],
@@ -68,6 +87,7 @@ export class TreasuryTxStore {
     const [row] = await this.db.query(
       `SELECT (EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
             OR EXISTS (SELECT 1 FROM withdrawals WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)
+            OR EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'pending' AND approve_tx_hash IS NOT NULL)
             OR EXISTS (SELECT 1 FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL)) AS busy`,
       [chainId],
     );
@@ -79,6 +99,7 @@ export class TreasuryTxStore {
     const [row] = await this.db.query(
       `SELECT COALESCE(max(n) + 1, 0)::text AS floor FROM (
          SELECT tx_nonce AS n FROM swaps WHERE chain_id = $1 AND state = 'pending'
+         UNION ALL SELECT approve_nonce FROM swaps WHERE chain_id = $1 AND state = 'pending'
          UNION ALL SELECT tx_nonce FROM withdrawals WHERE chain_id = $1 AND state = 'pending'
          UNION ALL SELECT tx_nonce FROM partner_transfers WHERE chain_id = $1 AND state = 'pending') AS t`,
       [chainId],
@@ -91,10 +112,64 @@ export class TreasuryTxStore {
     const rows = await this.db.query(
       `SELECT tx_hash FROM swaps WHERE chain_id = $1 AND tx_nonce = $2
        UNION SELECT tx_hash FROM withdrawals WHERE chain_id = $1 AND tx_nonce = $2
-       UNION SELECT tx_hash FROM partner_transfers WHERE chain_id = $1 AND tx_nonce = $2`,
+       UNION SELECT tx_hash FROM partner_transfers WHERE chain_id = $1 AND tx_nonce = $2
+       UNION SELECT tx_hash FROM treasury_replacements WHERE chain_id = $1 AND nonce = $2`,
       [chainId, nonce],
     );
     return rows.map((r) => r.tx_hash as string);
+  }
+
+  /** A row's replacements, oldest first: each the same transaction at its nonce with higher fees. */
+  async replacements(table: TreasuryTable, id: string): Promise<Replacement[]> {
+    const rows = await this.db.query(`SELECT tx_hash, raw_tx, signed_ms FROM treasury_replacements WHERE row_table = $1 AND row_id = $2 ORDER BY signed_ms, tx_hash`, [table, id]);
+    return rows.map((r) => ({ hash: r.tx_hash as string, raw: r.raw_tx as string, signedMs: Number(r.signed_ms) }));
+  }
+
+  /** Records a replacement before it is sent, while its row is still pending; false when the row was decided meanwhile. */
+  async recordReplacement(chainId: number, table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO treasury_replacements (tx_hash, chain_id, row_table, row_id, nonce, raw_tx, signed_ms)
+         SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM ${table} WHERE id::text = $4 AND state = 'pending')
+       ON CONFLICT (tx_hash) DO NOTHING RETURNING tx_hash`,
+      [signed.hash, chainId, table, id, signed.nonce, signed.raw, nowMs],
+    );
+    return rows.length > 0;
+  }
+
+  /** The row is paid by the replacement that was mined: its transaction, for its answer and its record, from now on. */
+  async adoptMined(table: TreasuryTable, id: string, mined: { hash: string; raw: string }, nowMs: number): Promise<void> {
+    await this.db.query(`UPDATE ${table} SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending'`, [id, mined.hash, mined.raw, nowMs]);
+  }
+
+  /** The oldest treasury transaction of a chain signed and not decided (the head of its queue), with its replacements. */
+  async queueHead(chainId: number): Promise<QueueHead | undefined> {
+    const [row] = await this.db.query(
+      `SELECT t.tbl, t.id, t.nonce, t.signed_ms, (SELECT count(*) FROM treasury_replacements r WHERE r.row_table = t.tbl AND r.row_id = t.id)::int AS replacements FROM (
+         SELECT 'swaps' AS tbl, id::text AS id, tx_nonce AS nonce, COALESCE(signed_ms, updated_ms) AS signed_ms FROM swaps WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL
+         UNION ALL SELECT 'withdrawals', id::text, tx_nonce, COALESCE(signed_ms, updated_ms) FROM withdrawals WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL
+         UNION ALL SELECT 'partner_transfers', id::text, tx_nonce, COALESCE(signed_ms, updated_ms) FROM partner_transfers WHERE chain_id = $1 AND state = 'pending' AND tx_hash IS NOT NULL) AS t
+       ORDER BY t.signed_ms LIMIT 1`,
+      [chainId],
+    );
+    if (!row) return undefined;
+    return { table: row.tbl as TreasuryTable, id: row.id as string, nonce: row.nonce === null ? null : Number(row.nonce), signedMs: Number(row.signed_ms), replacements: Number(row.replacements) };
+  }
+
+  /** A swap's approval of the router, recorded before it is sent (once: the first recorded stays); answers the one recorded. */
+  async recordApproval(id: string, signed: SignedTx): Promise<{ hash: string; raw: string } | undefined> {
+    await this.db.query(`UPDATE swaps SET approve_tx_hash = $2, approve_raw_tx = $3, approve_nonce = $4 WHERE id = $1 AND state = 'pending' AND approve_tx_hash IS NULL AND tx_hash IS NULL`, [id, signed.hash, signed.raw, signed.nonce]);
+    return this.approval(id);
+  }
+
+  /** A recorded approval that reverted: forgotten, so that another is signed. */
+  async approvalFailed(id: string): Promise<void> {
+    await this.db.query(`UPDATE swaps SET approve_tx_hash = NULL, approve_raw_tx = NULL, approve_nonce = NULL WHERE id = $1 AND tx_hash IS NULL`, [id]);
+  }
+
+  /** A swap's recorded approval, if any. */
+  async approval(id: string): Promise<{ hash: string; raw: string } | undefined> {
+    const [row] = await this.db.query(`SELECT approve_tx_hash, approve_raw_tx FROM swaps WHERE id = $1`, [id]);
+    return row?.approve_tx_hash ? { hash: row.approve_tx_hash as string, raw: row.approve_raw_tx as string } : undefined;
   }
 
   /** Takes (or renews) the lease on sending from a chain's treasury; false while another instance holds it. */

@@ -4,7 +4,7 @@
 // same factory address on every chain, and a second deploy finds the first.
 import { createPublicClient, createWalletClient, erc20Abi, formatEther, getContractAddress, keccak256, parseEventLogs, toHex, concat, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { create2Addresses, implementationOf, rpcTransport, saltOf, type Network } from './networks.ts';
+import { chainOf, create2Addresses, implementationOf, networkTransport, originOf, rpcTransport, saltOf, type Network } from './networks.ts';
 import { reasonOf } from './sweeper.ts';
 
 export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
@@ -49,7 +49,7 @@ export async function deployFactory(rpcUrl: string, account: LocalAccount): Prom
     throw new Error(`chain ${chainId} has no deterministic deployment proxy at ${CREATE2_DEPLOYER}; deploy it first (github.com/Arachnid/deterministic-deployment-proxy has its one signed transaction), then run this again`);
   }
   const wallet = createWalletClient({ account, transport: rpcTransport([rpcUrl]) });
-  const transaction = await wallet.sendTransaction({ chain: null, to: CREATE2_DEPLOYER, data: concat([FACTORY_SALT, DepositFactory.bytecode]) });
+  const transaction = await wallet.sendTransaction({ chain: chainOf({ chainId, name: `chain ${chainId}`, rpcUrls: [rpcUrl] }), to: CREATE2_DEPLOYER, data: concat([FACTORY_SALT, DepositFactory.bytecode]) });
   const receipt = await rpc.waitForTransactionReceipt({ hash: transaction, pollingInterval: 500, timeout: 300_000 });
   if (receipt.status !== 'success' || !(await rpc.getCode({ address: factory }))) throw new Error(`the deployment ${transaction} on chain ${chainId} did not leave the factory at ${factory}`);
   return { chainId, factory, implementation, deployed: true, transaction };
@@ -67,14 +67,19 @@ export class NetworkMismatch extends Error {}
 export async function verifyNetwork(network: Network, field: string, gas?: Address): Promise<void> {
   const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
   const wrong = (at: string, says: string) => new NetworkMismatch(`NETWORKS_FILE ${field}.${at}: ${says}`);
-  let chainId: number;
-  try {
-    chainId = await rpc.getChainId();
-  } catch (error) {
+  // Each URL on its own (issue 33): fallback() would stop at the first that answers, and a later
+  // one on another chain would serve the next failover. One that does not answer now may later.
+  const answers = await Promise.all(network.rpcUrls.map((url) => (createPublicClient({ cacheTime: 0, transport: rpcTransport([url]) }) as PublicClient).getChainId().catch(() => undefined)));
+  if (answers.every((a) => a === undefined)) {
     // Origins only: a provider's URL often carries its API key in the path or query.
-    throw wrong('rpcUrls', `no answer from ${network.rpcUrls.map((u) => new URL(u).origin).join(', ')}; check the URL and that the node is up`);
+    throw wrong('rpcUrls', `no answer from ${network.rpcUrls.map(originOf).join(', ')}; check the URL and that the node is up`);
   }
-  if (chainId !== network.chainId) throw wrong('chainId', `the RPC answers chain ${chainId}, the file says ${network.chainId}: a wrong RPC URL, or a wrong chain id`);
+  for (const [i, answered] of answers.entries()) {
+    if (answered === undefined || answered === network.chainId) continue;
+    const at = network.rpcUrls.length === 1 ? 'chainId' : `rpcUrls.${i}`;
+    throw wrong(at, `${network.rpcUrls.length === 1 ? 'the RPC' : originOf(network.rpcUrls[i]!)} answers chain ${answered}, the file says ${network.chainId}: a wrong RPC URL, or a wrong chain id`);
+  }
+  const chainId = network.chainId;
   const factoryProblem = `is not this service's deposit factory (${factoryAddress()} is, once deployed with npm run service -- chain deploy); an address computed from other code would take money no sweep can move`;
   // The factory's address is the proof of its code (CREATE2 through the deployment proxy, this
   // bytecode and salt): any other address may hold a contract that only answers like it.
@@ -110,10 +115,10 @@ export async function verifyNetwork(network: Network, field: string, gas?: Addre
  * the chain's own coin), which the operator moves on request. Answers what moved, or why not.
  */
 export async function sweepAny(network: Network, gas: LocalAccount, payment: { merchantId: string; mode: string; reference: string; payout: Address }, token: Address): Promise<{ deposit: Address; amount: bigint; transaction: Hex; failed?: string }> {
-  const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
+  const rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
   const deposit = create2Addresses(network.factory).addressFor(payment);
-  const wallet = createWalletClient({ account: gas, transport: rpcTransport(network.rpcUrls) });
-  const transaction = await wallet.writeContract({ chain: null, address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [[{ payout: payment.payout, salt: saltOf(payment.merchantId, payment.mode, payment.reference), token }]] });
+  const wallet = createWalletClient({ account: gas, transport: networkTransport(network) });
+  const transaction = await wallet.writeContract({ chain: chainOf(network), address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [[{ payout: payment.payout, salt: saltOf(payment.merchantId, payment.mode, payment.reference), token }]] });
   const receipt = await rpc.waitForTransactionReceipt({ hash: transaction, pollingInterval: 500, timeout: 300_000 });
   if (receipt.status !== 'success') return { deposit, amount: 0n, transaction, failed: 'the transaction reverted' };
   const logs = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());

@@ -1,6 +1,6 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, fallback, shouldThrow, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import { concat, defineChain, fallback, type Chain, shouldThrow, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import { toUnits } from '../../contract/money.ts';
 
@@ -75,7 +75,69 @@ export interface Network {
   partnerMaxWaitMinutes?: number;
   /** Set by startService, never by a NETWORKS_FILE: told of this network's RPC errors and failovers (/metrics). */
   rpcEvents?: RpcEvents;
+  /** Set by startService, never by a NETWORKS_FILE: each RPC URL's chain id, checked again at runtime; a URL on another chain is out of rotation. */
+  rpcPin?: ChainPin;
 }
+
+/** One RPC URL as a log or /readyz may show it: its origin only (a provider's URL often carries its API key in the path or query). */
+export const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an RPC URL';
+  }
+};
+
+/**
+ * The chain id a network's RPC URLs must answer (issue 33): each URL is asked again once its
+ * last answer is `recheckMs` old, before the next call through it; one that answers another
+ * chain is out of rotation (its calls fail at once, and fallback() moves on to the next URL),
+ * logged once, and back once it answers the right chain again. None left: /readyz fails.
+ */
+export class ChainPin {
+  private readonly urls = new Map<string, { checkedMs: number; answered?: number; checking?: Promise<void> }>();
+
+  constructor(
+    readonly chainId: number,
+    private readonly recheckMs: number,
+    private readonly tell: (fields: Record<string, unknown>, message: string) => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Throws when `url` answers another chain (asking it again first once its last answer is old); `ask` is its own eth_chainId. */
+  async check(url: string, ask: () => Promise<unknown>): Promise<void> {
+    let state = this.urls.get(url);
+    if (!state) this.urls.set(url, (state = { checkedMs: -Infinity }));
+    if (this.now() - state.checkedMs >= this.recheckMs) {
+      state.checking ??= (async () => {
+        try {
+          const answered = Number(await ask());
+          const was = state.answered;
+          state.answered = answered;
+          state.checkedMs = this.now();
+          if (answered !== this.chainId && was !== answered) this.tell({ chainId: this.chainId, answered, rpc: originOf(url) }, 'an RPC URL answers another chain: out of rotation, nothing is read from or sent through it');
+          if (answered === this.chainId && was !== undefined && was !== this.chainId) this.tell({ chainId: this.chainId, rpc: originOf(url) }, 'an RPC URL answers its chain again: back in rotation');
+        } finally {
+          state.checking = undefined;
+        }
+      })();
+      await state.checking;
+    }
+    if (state.answered !== undefined && state.answered !== this.chainId) {
+      throw new Error(`${originOf(url)} answers chain ${state.answered}, not ${this.chainId}: out of rotation`);
+    }
+  }
+
+  /** The URLs last seen answering another chain (their origins), and whether every URL asked so far did. */
+  standing(urls: string[]): { wrong: string[]; none: boolean } {
+    const wrong = urls.filter((u) => {
+      const answered = this.urls.get(u)?.answered;
+      return answered !== undefined && answered !== this.chainId;
+    });
+    return { wrong: wrong.map(originOf), none: wrong.length === urls.length };
+  }
+}
+
 
 /** What a network's RPC transport tells /metrics. */
 export interface RpcEvents {
@@ -114,20 +176,42 @@ export interface DevChainPowers {
  * How the service talks to a network: each RPC URL retried briefly, and failed over in order
  * when there are several. `onRpc` hears every method called (the bench and tests count them).
  */
-export function rpcTransport(urls: string[], onRpc?: (method: string) => void, events?: RpcEvents): Transport {
-  const transports = urls.map((url) =>
-    http(url, {
+export function rpcTransport(urls: string[], onRpc?: (method: string) => void, events?: RpcEvents, pin?: ChainPin): Transport {
+  const transports = urls.map((url) => {
+    const made = http(url, {
       retryCount: 2,
       retryDelay: 200,
       timeout: 10_000,
       onFetchRequest: async (request) => {
         if (onRpc) for (const call of [(await request.clone().json()) as { method: string } | Array<{ method: string }>].flat()) onRpc(call.method);
       },
-    }),
-  );
+    });
+    return pin ? pinnedTo(made, url, pin) : made;
+  });
   const told = events ? transports.map((t, i) => toldOf(t, events, i < transports.length - 1)) : transports;
   return told.length === 1 ? told[0]! : fallback(told, { retryCount: 1 });
 }
+
+/** A transport whose every call first has `pin` check its URL's chain id (a plain error when it answers another chain: fallback() moves on). */
+const pinnedTo =
+  (transport: Transport, url: string, pin: ChainPin): Transport =>
+  (params) => {
+    const made = transport(params);
+    return {
+      ...made,
+      request: (async (args: Parameters<typeof made.request>[0], options?: Parameters<typeof made.request>[1]) => {
+        await pin.check(url, () => made.request({ method: 'eth_chainId' }));
+        return made.request(args, options);
+      }) as typeof made.request,
+    };
+  };
+
+/** The transport of a network as startService configured it: its URLs, /metrics events and chain id pin. */
+export const networkTransport = (network: Network, onRpc?: (method: string) => void): Transport => rpcTransport(network.rpcUrls, onRpc, network.rpcEvents, network.rpcPin);
+
+/** What a signature names as its chain: the network's configured chain id, never what a node answers. */
+export const chainOf = (network: Pick<Network, 'chainId' | 'name' | 'rpcUrls'>): Chain =>
+  defineChain({ id: network.chainId, name: network.name, nativeCurrency: { name: 'native', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: network.rpcUrls } } });
 
 /** A transport that tells `events` of each failed call, and (`next`: a URL follows it) of the failover fallback() then makes. */
 const toldOf =

@@ -4,7 +4,7 @@
 // transfer the watcher missed, or a sweep not recorded: each is reported, never corrected by guess.
 import { createPublicClient, erc20Abi, type Address, type PublicClient } from 'viem';
 import type { ChainStore } from './store.ts';
-import { rpcTransport, type Network } from './networks.ts';
+import { networkTransport, type Network } from './networks.ts';
 
 export interface DepositLine {
   reference: string;
@@ -46,7 +46,7 @@ export interface ReconcileOptions {
  * someone else, a token that rebases). Each look is recorded; a difference is told once.
  */
 export async function reconcile(network: Network, store: Pick<ChainStore, 'checks'>, options: ReconcileOptions = {}): Promise<Reconciliation> {
-  const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient);
+  const rpc = options.rpc ?? (createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient);
   const now = options.now ?? Date.now;
   const atBlock = (await rpc.getBlockNumber()) - BigInt(network.confirmations) + 1n;
   const lines = await store.checks.depositHoldings(network.chainId, atBlock);

@@ -3,7 +3,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { createPublicClient, type PublicClient } from 'viem';
 import { gasStanding } from './deploy.ts';
-import { rpcTransport } from './networks.ts';
+import { networkTransport } from './networks.ts';
 import { Sweeper } from './sweeper.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
@@ -20,7 +20,7 @@ export function sweepJobs(deps: Pick<JobDeps, (typeof sweepUses)[number]>): Job[
       return [];
     }
     const sweeper = new Sweeper({ network, store: deps.chain, gas, holder: deps.instance, now: deps.now });
-    const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient;
+    const rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
     let low = false;
     const sweep = async () => {
       // Told once when the gas wallet runs low, and once when it is funded again; /readyz and

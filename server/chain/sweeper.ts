@@ -14,7 +14,7 @@ import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { countedUpTo, create2Addresses, minimumUnits, rpcTransport, saltOf, type Network } from './networks.ts';
+import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type Network } from './networks.ts';
 
 /** A deposit left out of a sweep: whose, which token, and the revert that said why. */
 export interface Stuck {
@@ -75,7 +75,7 @@ export class Sweeper {
 
   constructor(private readonly o: SweeperOptions) {
     this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
-    this.transport = rpcTransport(o.network.rpcUrls, undefined, o.network.rpcEvents);
+    this.transport = networkTransport(o.network);
     this.rpc = createPublicClient({ cacheTime: 0, transport: this.transport }) as PublicClient;
   }
 
@@ -234,7 +234,7 @@ export class Sweeper {
     const submit = async () => {
       await lease.hold();
       try {
-        sent.push(await wallet.sendTransaction({ chain: null, to: network.factory, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
+        sent.push(await wallet.sendTransaction({ chain: chainOf(network), to: network.factory, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
       } catch (error) {
         // A node that already has one of ours at this nonce with close fees says so; the next
         // bump goes higher. Anything else (the node unreachable) ends this try.

@@ -5,10 +5,10 @@
 // same transaction is sent again, never a second one.
 import { readFileSync } from 'node:fs';
 import {
-  createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, keccak256, parseAbi, parseEventLogs, parseTransaction, TransactionReceiptNotFoundError, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
+  createPublicClient, createWalletClient, encodeFunctionData, type Chain, erc20Abi, keccak256, parseAbi, parseEventLogs, parseTransaction, TransactionReceiptNotFoundError, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { rpcTransport, type Network } from './networks.ts';
+import { chainOf, networkTransport, type Network } from './networks.ts';
 
 /**
  * The treasury's account: from `network.treasuryKeyFile`, else `keyFile` (TREASURY_KEY_FILE),
@@ -35,13 +35,32 @@ export function treasuryAccount(network: Network, keyFile: string | undefined, d
   return account;
 }
 
+/**
+ * A live treasury that is also a test network's (issue 33): the same address, so the same key,
+ * which every test-mode merchant's withdrawals and the testnet's operators could then use. Throws
+ * naming both networks; `accounts` are the keys read (a live network's key is checked against its
+ * address, so an address shared is a key shared).
+ */
+export function refuseSharedTreasuries(live: Network[], test: Network[], accounts: Map<Network, LocalAccount>): void {
+  const testAddresses = new Map<string, Network>();
+  for (const network of test) {
+    for (const address of [network.treasury, accounts.get(network)?.address]) if (address) testAddresses.set(address.toLowerCase(), network);
+  }
+  for (const network of live) {
+    for (const address of [network.treasury, accounts.get(network)?.address]) {
+      const shared = address && testAddresses.get(address.toLowerCase());
+      if (shared) {
+        throw new Error(`treasury of ${network.name} (live, chain ${network.chainId}): ${address} is also the treasury of the test network ${shared.name} (chain ${shared.chainId}); give each a key of its own (a network's "treasuryKeyFile", or TEST_TREASURY_KEY_FILE for test networks)`);
+      }
+    }
+  }
+}
+
 /** A transaction signed and not yet sent: its hash, to record, its bytes, to send, and its nonce. */
 export interface Signed {
   hash: Hex;
   raw: Hex;
   nonce: number;
-  /** Transactions that had to be sent and mined first (a swap's approval of the router): their gas is the caller's to record. */
-  before?: TransactionReceipt[];
 }
 
 /**
@@ -65,7 +84,13 @@ export type Outcome = { mined: true; ok: boolean; receipt: TransactionReceipt } 
 export interface SwapProvider {
   /** What the pool gives for `amountIn` of `from` now, in `to`'s base units. */
   quote(from: Address, to: Address, amountIn: bigint): Promise<bigint>;
-  /** The swap, signed (at a nonce no lower than `nonceAtLeast`): all or nothing on chain, reverting when it would give less than `minimumOut`. */
+  /**
+   * The approval the swap of `amountIn` of `from` needs first, signed (exactly that amount, never
+   * more: a router bug or a wrong router could take no other merchant's money), or undefined when
+   * the allowance already covers it. The caller records it before sending it.
+   */
+  approval(from: Address, amountIn: bigint, nonceAtLeast?: number): Promise<Signed | undefined>;
+  /** The swap, signed (at a nonce no lower than `nonceAtLeast`), once its approval is mined: all or nothing on chain, reverting when it would give less than `minimumOut`. */
   sign(from: Address, to: Address, amountIn: bigint, minimumOut: bigint, nonceAtLeast?: number): Promise<Signed>;
   /** What the swap's receipt says the treasury received of `to`. */
   received(receipt: TransactionReceipt, to: Address): bigint;
@@ -87,10 +112,14 @@ export class Treasury {
     readonly network: Network,
     readonly account: LocalAccount,
   ) {
-    const transport = rpcTransport(network.rpcUrls, undefined, network.rpcEvents);
+    const transport = networkTransport(network);
     this.rpc = createPublicClient({ cacheTime: 0, transport }) as PublicClient;
     this.wallet = createWalletClient({ account, transport });
+    this.chain = chainOf(network);
   }
+
+  /** The chain every signature names: the network's configured id, whatever a node answers (issue 33). */
+  readonly chain: Chain;
 
   get address(): Address {
     return this.account.address;
@@ -113,9 +142,53 @@ export class Treasury {
   async sign(to: Address, data: Hex, nonceAtLeast = 0): Promise<Signed> {
     const pending = await this.rpc.getTransactionCount({ address: this.address, blockTag: 'pending' });
     const nonce = Math.max(pending, nonceAtLeast);
-    const request = await this.wallet.prepareTransactionRequest({ chain: null, to, data, nonce } as never);
+    const request = (await this.wallet.prepareTransactionRequest({ chain: this.chain, to, data, nonce } as never)) as Record<string, unknown>;
+    // Never above the network's fee cap (maxFeeGwei): such a transaction waits, re-priced up to the cap.
+    const cap = this.network.maxFeePerGas;
+    if (cap !== undefined) {
+      for (const field of ['maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice']) if (typeof request[field] === 'bigint' && (request[field] as bigint) > cap) request[field] = cap;
+    }
     const raw = (await this.wallet.signTransaction(request as never)) as Hex;
     return { hash: keccak256(raw), raw, nonce };
+  }
+
+  /**
+   * The transaction `raw` again (its nonce, call and gas limit) with higher fees, to replace it
+   * in the pool (issue 33): at least an eighth more (what a node takes as a replacement) and at
+   * least what the chain asks now (twice the base fee, plus the tip), never above the network's
+   * `maxFeePerGas`. Undefined when the cap leaves no room for a replacement.
+   */
+  async replacement(raw: Hex): Promise<Signed | undefined> {
+    const tx = parseTransaction(raw);
+    const cap = this.network.maxFeePerGas;
+    const up = (n: bigint) => n + n / 8n + 1n;
+    const most = (a: bigint, b: bigint) => (a > b ? a : b);
+    const base = { chainId: this.network.chainId, to: tx.to!, data: tx.data, nonce: tx.nonce!, gas: tx.gas!, value: tx.value ?? 0n };
+    let signed: Hex;
+    if (tx.type === 'eip1559') {
+      const [block, tip] = await Promise.all([this.rpc.getBlock({ blockTag: 'latest' }), this.rpc.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n)]);
+      const priorityFloor = up(tx.maxPriorityFeePerGas ?? 0n);
+      const feeFloor = up(tx.maxFeePerGas ?? 0n);
+      let priority = most(priorityFloor, tip);
+      let maxFee = most(feeFloor, (block.baseFeePerGas ?? 0n) * 2n + priority);
+      if (cap !== undefined && maxFee > cap) maxFee = cap;
+      if (priority > maxFee) priority = maxFee;
+      if (maxFee < feeFloor || priority < priorityFloor) return undefined;
+      signed = await this.account.signTransaction({ ...base, type: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: priority });
+    } else {
+      const floor = up(tx.gasPrice ?? 0n);
+      let gasPrice = most(floor, await this.rpc.getGasPrice());
+      if (cap !== undefined && gasPrice > cap) gasPrice = cap;
+      if (gasPrice < floor) return undefined;
+      signed = await this.account.signTransaction({ ...base, type: 'legacy', gasPrice });
+    }
+    return { hash: keccak256(signed), raw: signed, nonce: tx.nonce! };
+  }
+
+  /** What a signed transaction may pay per gas at most (EIP-1559's max fee, or its gas price), in wei. */
+  static maxFeeOf(raw: Hex): bigint {
+    const tx = parseTransaction(raw);
+    return tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
   }
 
   /** A token transfer out of the treasury, signed. */
@@ -170,23 +243,19 @@ export class Treasury {
   }
 }
 
-/** Swaps through a Uniswap v2 router from the treasury: approves the router once per token, then one swap transaction. */
+/** Swaps through a Uniswap v2 router from the treasury: approves the router for exactly what a swap spends, then one swap transaction. */
 export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds = 600): SwapProvider {
   return {
     async quote(from, to, amountIn) {
       const amounts = await treasury.rpc.readContract({ address: router, abi: ROUTER, functionName: 'getAmountsOut', args: [amountIn, [from, to]] });
       return amounts[amounts.length - 1]!;
     },
-    async sign(from, to, amountIn, minimumOut, nonceAtLeast = 0) {
+    async approval(from, amountIn, nonceAtLeast = 0) {
       const allowance = await treasury.rpc.readContract({ address: from, abi: erc20Abi, functionName: 'allowance', args: [treasury.address, router] });
-      const before: TransactionReceipt[] = [];
-      if (allowance < amountIn) {
-        const approve = await treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, 2n ** 256n - 1n] }), nonceAtLeast);
-        await treasury.send(approve.raw);
-        const done = await treasury.outcome(approve.hash);
-        if (done.mined) before.push(done.receipt);
-        if (!done.mined || !done.ok) throw Object.assign(new Error(`approving the router for ${from} failed`), { before });
-      }
+      if (allowance >= amountIn) return undefined;
+      return treasury.sign(from, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [router, amountIn] }), nonceAtLeast);
+    },
+    async sign(from, to, amountIn, minimumOut, nonceAtLeast = 0) {
       const deadline = BigInt(Math.floor(Date.now() / 1000) + deadlineSeconds);
       const args = [amountIn, minimumOut, [from, to], treasury.address, deadline] as const;
       // Tried first: a swap the pool would refuse now (its price moved past the floor) is never sent.
@@ -195,11 +264,11 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
         await treasury.rpc.simulateContract({ account: treasury.account, address: router, abi: ROUTER, functionName: 'swapExactTokensForTokens', args });
       } catch (error) {
         if (/INSUFFICIENT_OUTPUT_AMOUNT/.test((error as Error).message)) {
-          throw Object.assign(new SwapRefused(`the pool would give less than the minimum of the quote: its price moved past the slippage limit`), { before });
+          throw new SwapRefused(`the pool would give less than the minimum of the quote: its price moved past the slippage limit`);
         }
-        throw Object.assign(error as Error, { before });
+        throw error;
       }
-      return { ...(await treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }), nonceAtLeast)), before };
+      return treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }), nonceAtLeast);
     },
     received(receipt, to) {
       return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })

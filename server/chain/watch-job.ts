@@ -28,6 +28,7 @@ export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[
       startBlock: network.dev ? 1n : undefined,
       leaseMs: 15_000,
       rpcEvents: network.rpcEvents,
+      rpcPin: network.rpcPin,
       onStatus: (status) => deps.signals?.watched(network.chainId, status),
     });
     return {

@@ -4,7 +4,7 @@
 // Its cost per block does not grow with the number of open payments: one eth_getLogs per
 // range of blocks for every token at once, matched against deposit addresses in one query.
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
-import { countedUpTo, rpcTransport, type Finality, type RpcEvents } from './networks.ts';
+import { countedUpTo, rpcTransport, type ChainPin, type Finality, type RpcEvents } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
 import { withLease } from '../storage/leases.ts';
 
@@ -63,6 +63,8 @@ export interface WatcherOptions {
   onRpc?: (method: string) => void;
   /** Told of the RPC's failed calls and failovers (/metrics). */
   rpcEvents?: RpcEvents;
+  /** The chain id its RPC URLs must answer (Network.rpcPin). */
+  rpcPin?: ChainPin;
   /** Told after each tick how the chain is followed (/metrics): whichever instance holds the lease. */
   onStatus?: (status: WatchStatus) => void;
 }
@@ -103,7 +105,7 @@ export class Watcher {
     this.reorgDepth = depth > BigInt(o.confirmations) ? depth : BigInt(o.confirmations);
     // cacheTime 0: viem otherwise answers eth_blockNumber from a 4 s cache, and the watcher
     // must see each new head.
-    this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc, o.rpcEvents) }) as PublicClient;
+    this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc, o.rpcEvents, o.rpcPin) }) as PublicClient;
   }
 
   /** One step: check for a reorganisation, scan the next range, count what is deep enough. */

@@ -59,6 +59,8 @@ export interface JobDeps extends BalanceStores {
   signals?: JobSignals;
   /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */
   treasuryLeaseMs?: number;
+  /** How long a treasury transaction waits unmined before it is re-priced (TREASURY_REPLACE_AFTER_MS); undefined: never. */
+  treasuryReplaceAfterMs?: number;
 }
 
 export interface Job {

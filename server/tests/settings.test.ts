@@ -102,7 +102,7 @@ describe('settings: every default once', () => {
 
 describe('settings from the environment', () => {
   it('a wrong value stops the start naming its variable', () => {
-    const free = new Set(['HOST', 'DATA_DIR', 'TREASURY_KEY_FILE', 'SEED_DEMO_MERCHANT']);
+    const free = new Set(['HOST', 'DATA_DIR', 'TREASURY_KEY_FILE', 'TEST_TREASURY_KEY_FILE', 'SEED_DEMO_MERCHANT']);
     const checked = Object.keys(ENVIRONMENT).filter((name) => !free.has(name));
     expect(checked.length).toBeGreaterThan(20);
     for (const name of checked) {

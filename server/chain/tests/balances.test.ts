@@ -7,7 +7,7 @@
 // balances plus the operator's fees plus what is owed to the payout partner. And with `wallet`
 // settlement (the default) swaps and payouts answer 409 and the sweep goes to the merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseEther, parseUnits, zeroAddress, type Address } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseEther, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -192,6 +192,13 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(done.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(parseUnits(done.amount_received, 18)).toBeGreaterThanOrEqual(parseUnits(q.minimum_received, 18) - parseUnits(done.fee, 18));
     received = done.amount_received;
+    // Exactly what the swap spent was approved, recorded on the swap before it was sent, its gas
+    // journaled: nothing is left to the router (issue 33; it was 2^256-1 less the swap).
+    expect(await reader.readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(0n);
+    const [{ approve_tx_hash: approval }] = (await api.db.query(`SELECT approve_tx_hash FROM swaps WHERE id = $1`, [q.id])) as Array<{ approve_tx_hash: Hex }>;
+    const approvalReceipt = await reader.getTransactionReceipt({ hash: approval });
+    console.log(`exact approval: ${approvalReceipt.gasUsed} gas`);
+    expect((await api.db.query(`SELECT 1 FROM journal_entries WHERE kind = 'gas' AND ref = $1`, [`31337/${approval.toLowerCase()}`])).length).toBe(1);
     expect(await balanceOf('USDT')).toMatchObject({ available: received, reserved: '0' });
     expect(await balanceOf('USDC')).toMatchObject({ available: '51', reserved: '0' });
     const events = await api.db.query(`SELECT body FROM events WHERE type = 'SWAP_UPDATED' AND body LIKE $1 ORDER BY seq`, [`%${q.id}%`]);

@@ -235,6 +235,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
       { name: 'database', ok: true, detail: 'pglite' },
       { name: 'chain 31337 (Local dev chain)', ok: true, detail: expect.stringMatching(/^\d+ blocks behind the head/) },
       { name: 'gas wallet on chain 31337', ok: true, detail: expect.stringMatching(/ holds [\d.]+; 10 sweeps need about [\d.]+ at today's gas price$/) },
+      { name: 'treasury on chain 31337', ok: true, detail: 'no transaction waits' },
     ]);
     // A gas wallet that cannot pay for sweeps: not ready, named; and the sweep job says so once, not every round.
     const empty = generatePrivateKey();
