@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   unauthorized: 401,
   forbidden: 403,
   csrf_rejected: 403,
+  permission_denied: 403,
   sandbox_unavailable: 403,
   not_found: 404,
   method_not_allowed: 405,

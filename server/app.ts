@@ -21,6 +21,8 @@ import { served } from './routes/route.ts';
 import { seedCatalogue } from './seed.ts';
 import { ChainStore } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
+import { AuditStore } from './audit/store.ts';
+import { TeamStore } from './team/store.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { ProductStore } from './products/store.ts';
 import { answers, openDatabase, type Database } from './storage/db.ts';
@@ -224,6 +226,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
+    team: new TeamStore(db),
+    audit: new AuditStore(db),
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),

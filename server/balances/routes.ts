@@ -170,44 +170,44 @@ export const getWithdrawal: Handler = async ({ params, account, service }) => ok
 const tag = 'Balances' as const;
 
 export const routes = [
-  route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
+  route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.read', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
   route({
-    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', handler: putSettlement, tag,
+    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', handler: putSettlement, tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
     description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
     body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],
   }),
-  route({ method: 'GET', path: '/api/v1/balances', auth: 'merchant', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
+  route({ method: 'GET', path: '/api/v1/balances', auth: 'merchant', permission: 'balances.read', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
   route({
-    method: 'GET', path: '/api/v1/balances/entries', auth: 'merchant', handler: statement, tag,
+    method: 'GET', path: '/api/v1/balances/entries', auth: 'merchant', permission: 'balances.read', handler: statement, tag,
     summary: 'the statement behind the balances: each movement, oldest first, with the balance after it',
     description: 'Each posting to the mode\'s `available` or `reserved` money, oldest first: its journal `entry`, `date` (UTC), `kind`, what it `refers_to` (the payment by reference, or the payout, swap or withdrawal by id), `coin` and network, `amount` (signed) and the `balance` of that account and coin after it; the last `balance` of each is the figure `GET /api/v1/balances` shows. `coin` (and `chain_id` where the coin is on several) shows that coin\'s alone. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).',
     query: StatementQuery, responses: { 200: StatementPage },
   }),
   route({
-    method: 'GET', path: '/api/v1/balances/statement.csv', auth: 'merchant', handler: statementCsv, tag,
+    method: 'GET', path: '/api/v1/balances/statement.csv', auth: 'merchant', permission: 'balances.read', handler: statementCsv, tag,
     summary: 'the whole statement as CSV, for an accountant',
     description: 'RFC 4180 CSV with a header line (date_utc, entry, kind, refers_to, memo, coin, chain_id, network, account, amount, balance), oldest first; amounts as exact signed decimal text; `balance` runs per account and coin, so each coin\'s amounts add up to its balance. A text field a spreadsheet would run as a formula starts with an apostrophe.',
     mediaType: 'text/csv', responses: { 200: text },
   }),
   route({
-    method: 'POST', path: '/api/v1/swaps/quote', auth: 'merchant', handler: quoteSwap, tag,
+    method: 'POST', path: '/api/v1/swaps/quote', auth: 'merchant', permission: 'balances.write', handler: quoteSwap, tag,
     summary: 'a price to swap one coin of the balance for another',
     description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the floor: the pool\'s quote less the slippage limit of 0.5%), `expires_at` (a minute); 409 on `wallet` settlement.',
     body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 409], limits: { balance: 'Swaps' },
   }),
   route({
-    method: 'POST', path: '/api/v1/swaps', auth: 'merchant', handler: createSwap, tag,
+    method: 'POST', path: '/api/v1/swaps', auth: 'merchant', permission: 'balances.write', handler: createSwap, tag,
     summary: 'swap at a quote',
     description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
     body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps', movesMoney: true },
   }),
-  route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'merchant', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
+  route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'merchant', permission: 'balances.read', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
   route({
-    method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', handler: withdraw, tag,
+    method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.write', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
     body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },
   }),
-  route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'merchant', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
+  route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'merchant', permission: 'balances.read', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
 ];

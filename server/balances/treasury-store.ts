@@ -18,7 +18,7 @@ export interface RecordedTx {
   state: 'quoted' | 'pending' | 'completed' | 'failed';
   txHash: string | null;
   rawTx: string | null;
-  /** When its first transaction was signed (null: recorded before migration 0029, or none yet). */
+  /** When its first transaction was signed (null: recorded before migration 0028, or none yet). */
   signedMs?: number | null;
 }
 

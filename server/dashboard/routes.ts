@@ -3,6 +3,8 @@
 // the session, sign out here or everywhere. The screens read the public API with the session.
 import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
+import { AcceptInvitationBody } from '../../contract/team.ts';
+import { sameEmail } from '../team/rules.ts';
 import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
 import { clientOf } from '../http/client.ts';
@@ -10,11 +12,12 @@ import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
 import { headTags } from '../page-head.ts';
 import type { Merchant } from '../domain/account.ts';
+import { ROLE_PERMISSIONS, type Actor } from '../domain/permissions.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route, type Limits } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'config' | 'dashboard' | 'log' | 'merchants' | 'now' | 'origin' | 'signIns';
+type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'log' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -107,10 +110,13 @@ function sessionCookie(service: Service, token: string, maxAgeSeconds: number): 
 /** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
 const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
-async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number) {
+async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number, role: Actor = 'owner') {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
     merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
+    // What the screens may offer (the service checks each request itself, whatever they show).
+    role,
+    permissions: [...ROLE_PERMISSIONS[role]],
     csrfToken: csrf,
     expiresAt: new Date(expiresMs).toISOString(),
     publicKeys: { test, live },
@@ -118,10 +124,11 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
   };
 }
 
-async function startSession(service: Service, merchantId: string, message: string): Promise<Reply> {
+/** Signs in: the owner, or a member (`member`, issue 37) with their role. */
+async function startSession(service: Service, merchantId: string, message: string, member?: { id: string; role: Actor }): Promise<Reply> {
   const merchant = (await service.merchants.byId(merchantId))!;
-  const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS);
-  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs), message);
+  const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS, member?.id);
+  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs, member?.role), message);
   return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
 }
 
@@ -165,7 +172,13 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   }
   const logins = await service.dashboard.logins(body.email);
   let found: string | undefined;
-  for (const login of logins) if (!found && (await passwordMatches(body.password, login.passwordHash))) found = login.merchantId;
+  let memberId: string | undefined;
+  for (const login of logins) {
+    if (!found && (await passwordMatches(body.password, login.passwordHash))) {
+      found = login.merchantId;
+      memberId = login.memberId;
+    }
+  }
   if (logins.length === 0) await passwordMatches(body.password, await NOBODY);
   if (!found) {
     const until = await service.dashboard.fail(body.email, client, nowMs);
@@ -173,8 +186,30 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
     throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
   }
   await service.dashboard.succeed(body.email, client);
-  service.log.info({ merchant: found }, 'dashboard sign-in');
-  return startSession(service, found, 'Signed in');
+  service.log.info({ merchant: found, member: memberId }, 'dashboard sign-in');
+  if (!memberId) return startSession(service, found, 'Signed in');
+  const session = (await service.dashboard.memberOf(found, memberId))!;
+  return startSession(service, found, 'Signed in', { id: memberId, role: session.role });
+};
+
+/** An invitation used: once, by the e-mail it was made for; the new member is signed in. */
+export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = async ({ req, body, service }) => {
+  const problem = passwordProblem(body.password);
+  if (problem) throw invalidField('password', problem);
+  const nowMs = service.now();
+  // Refused before the password's hash is paid for; then used once, atomically, under the same checks.
+  const invited = await service.team.invitedEmail(body.token, nowMs);
+  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password), nowMs);
+  if ('refused' in accepted) {
+    if (accepted.refused === 'email') throw invalidField('email', 'this invitation is for another e-mail');
+    throw invalidField('token', 'this invitation was used already, has expired (after a week) or is not one of ours: ask for a new one');
+  }
+  const { member, merchantId } = accepted;
+  for (const mode of ['test', 'live'] as const) {
+    await service.audit.append({ merchantId, mode, atMs: nowMs, actor: { kind: 'member', id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } });
+  }
+  service.log.info({ merchant: merchantId, member: member.id }, 'invitation accepted');
+  return startSession(service, merchantId, 'Welcome: you are signed in', { id: member.id, role: member.role });
 };
 
 /**
@@ -188,7 +223,7 @@ export const getSession: Handler = async ({ req, service }) => {
   });
   if (!account) return ok(200, undefined, 'Not signed in');
   const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
-  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs), 'Signed in');
+  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs, session.member?.role), 'Signed in');
 };
 
 /** Signs this browser out: its session ends now, and a copy of its cookie opens nothing. */
@@ -199,10 +234,11 @@ export const signOut: Handler = async ({ req, res, service }) => {
   return { status: 204, body: undefined };
 };
 
-/** Signs the owner out everywhere: every session of the merchant ends. */
+/** Signs out everywhere: the owner, every session of the merchant; a member, their own. */
 export const signOutEverywhere: Handler = async ({ req, res, service }) => {
   const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
-  await service.dashboard.endAll(account.merchant.id);
+  // A member signs only themself out everywhere; the owner, every session of the business.
+  await service.dashboard.endAll(account.merchant.id, account.actor?.kind === 'member' ? account.actor.id : undefined);
   res.setHeader('set-cookie', sessionCookie(service, '', 0));
   return { status: 204, body: undefined };
 };
@@ -223,6 +259,12 @@ export const routes = [
     summary: 'e-mail and password: a session cookie',
     description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
   }),
+  route({
+    method: 'POST', path: '/dashboard/api/invitation', auth: 'none', handler: acceptInvitation, body: AcceptInvitationBody, limits: FROM_OUR_PAGES,
+    summary: 'an invitation\'s token, the invited e-mail and a password: signs the new member in',
+    description: '`{ token, email, password }`: the token from the link\'s `#fragment`; another e-mail than the invited one is refused (400 naming `email`) and the link stays usable by its own; a used or expired link is 400 naming `token`.',
+  }),
+
   route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
   route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
   route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),

@@ -4,6 +4,7 @@
 import type { Merchant } from '../domain/account.ts';
 import { accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../merchants/sign-in-rules.ts';
 import type { Database, Row } from '../storage/db.ts';
+import type { Role } from '../domain/permissions.ts';
 
 /** The failure row that counts every client's wrong passwords against an e-mail. */
 const EVERY_CLIENT = '*';
@@ -12,6 +13,8 @@ export interface Session {
   merchant: Merchant;
   csrf: string;
   expiresMs: number;
+  /** The member signed in (issue 37); none: the owner. */
+  member?: { id: string; email: string; role: Role };
 }
 
 const merchantOf = (r: Row): Merchant => ({
@@ -69,20 +72,30 @@ export class DashboardStore {
     });
   }
 
+  /** A member's role, as they sign in (undefined: removed meanwhile). */
+  async memberOf(merchantId: string, memberId: string): Promise<{ role: Role } | undefined> {
+    const [row] = await this.db.query('SELECT role FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
+    return row && { role: row.role as Role };
+  }
+
   /** The merchant's password hash (undefined: no password set yet). */
   async passwordHashOf(merchantId: string): Promise<string | undefined> {
     const [row] = await this.db.query('SELECT password_hash FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
     return (row?.password_hash as string | null) ?? undefined;
   }
 
-  /** The logins with this e-mail that have a password (a few merchants may share one e-mail). */
-  async logins(email: string): Promise<Array<{ merchantId: string; passwordHash: string }>> {
+  /** The logins with this e-mail that have a password: owners' and members' (a few merchants may share one e-mail). */
+  async logins(email: string): Promise<Array<{ merchantId: string; memberId?: string; passwordHash: string }>> {
     const rows = await this.db.query(
-      `SELECT l.merchant_id, l.password_hash FROM dashboard_logins l JOIN merchants m ON m.id = l.merchant_id
-        WHERE lower(l.email) = lower($1) AND l.password_hash IS NOT NULL ORDER BY m.created_ms LIMIT 5`,
+      `SELECT * FROM (
+         SELECT l.merchant_id, NULL::uuid AS member_id, l.password_hash, m.created_ms FROM dashboard_logins l JOIN merchants m ON m.id = l.merchant_id
+          WHERE lower(l.email) = lower($1) AND l.password_hash IS NOT NULL
+         UNION ALL
+         SELECT merchant_id, id AS member_id, password_hash, created_ms FROM members WHERE lower(email) = lower($1)
+       ) logins ORDER BY created_ms LIMIT 5`,
       [email],
     );
-    return rows.map((r) => ({ merchantId: r.merchant_id as string, passwordHash: r.password_hash as string }));
+    return rows.map((r) => ({ merchantId: r.merchant_id as string, ...(r.member_id ? { memberId: r.member_id as string } : {}), passwordHash: r.password_hash as string }));
   }
 
   /**
@@ -157,30 +170,46 @@ export class DashboardStore {
     return Number(row.after);
   }
 
-  /** A new session: its cookie token (kept only as a hash) and its CSRF token. */
-  async startSession(merchantId: string, nowMs: number, validMs: number): Promise<{ token: string; csrf: string; expiresMs: number }> {
+  /** A new session (the owner's, or `memberId`'s): its cookie token (kept only as a hash) and its CSRF token. */
+  async startSession(merchantId: string, nowMs: number, validMs: number, memberId?: string): Promise<{ token: string; csrf: string; expiresMs: number }> {
     const token = newToken();
     const csrf = newToken();
-    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5)', [tokenHash(token), merchantId, csrf, nowMs, nowMs + validMs]);
+    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms, member_id) VALUES ($1, $2, $3, $4, $5, $6)', [
+      tokenHash(token),
+      merchantId,
+      csrf,
+      nowMs,
+      nowMs + validMs,
+      memberId ?? null,
+    ]);
     await this.db.query('DELETE FROM dashboard_sessions WHERE expires_ms <= $1', [nowMs]);
     return { token, csrf, expiresMs: nowMs + validMs };
   }
 
+  /**
+   * The session of a cookie, read from the database on every request (never cached): a member
+   * removed or changed, whose sessions were deleted, is refused at once on every instance. A
+   * session naming a member who is gone opens nothing.
+   */
   async session(token: string, nowMs: number): Promise<Session | undefined> {
     const [row] = await this.db.query(
-      `SELECT s.merchant_id, s.csrf, s.expires_ms, m.business_name, m.business_email, m.business_logo
-         FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.hash = $1 AND s.expires_ms > $2`,
+      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id, mb.email AS member_email, mb.role AS member_role, m.business_name, m.business_email, m.business_logo
+         FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN members mb ON mb.id = s.member_id AND mb.merchant_id = s.merchant_id
+        WHERE s.hash = $1 AND s.expires_ms > $2`,
       [tokenHash(token), nowMs],
     );
-    return row && { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms) };
+    if (!row || (row.member_id !== null && row.member_email === null)) return undefined;
+    const member = row.member_id === null ? undefined : { id: row.member_id as string, email: row.member_email as string, role: row.member_role as Role };
+    return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}) };
   }
 
   async endSession(token: string): Promise<void> {
     await this.db.query('DELETE FROM dashboard_sessions WHERE hash = $1', [tokenHash(token)]);
   }
 
-  /** Signs the merchant out everywhere: every session ends. */
-  async endAll(merchantId: string): Promise<number> {
+  /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */
+  async endAll(merchantId: string, memberId?: string): Promise<number> {
+    if (memberId) return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2 RETURNING hash', [merchantId, memberId])).length;
     return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 RETURNING hash', [merchantId])).length;
   }
 }

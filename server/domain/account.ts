@@ -1,6 +1,7 @@
 // Who is asking: a merchant in one mode (test or live), and with which kind of key. It
 // travels instead of the (merchant, mode) pair, and `owns` is the one ownership check.
 import type { KeyMode } from '../../contract/keys.ts';
+import type { Grants } from './permissions.ts';
 
 export interface Merchant {
   id: string;
@@ -16,6 +17,10 @@ export interface Account {
   via: 'public' | 'secret';
   /** Signed in to the dashboard (the owner's password), rather than holding a key. */
   session?: boolean;
+  /** What the caller may do (issue 37): a member's role's permissions or a restricted key's; undefined or 'all': everything. */
+  grants?: Grants;
+  /** Who acts, for the audit log: the owner, a member (id and e-mail) or a key (its id or hint). No secret. */
+  actor?: { kind: 'owner' | 'member' | 'key'; id: string; label: string; role?: string };
 }
 
 /** Whether something stored under (merchantId, mode) belongs to this account. */

@@ -31,6 +31,10 @@ export class Forbidden extends DomainError {
 export class CsrfRejected extends Forbidden {
   static override readonly code: ErrorCode = 'csrf_rejected';
 }
+/** A member or a restricted key without the permission the route declares (its message names it). */
+export class PermissionDenied extends Forbidden {
+  static override readonly code: ErrorCode = 'permission_denied';
+}
 /** The sandbox cannot pay here (a live key, the sandbox off, no dev chain). */
 export class SandboxUnavailable extends Forbidden {
   static override readonly code: ErrorCode = 'sandbox_unavailable';

@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isSecretKey, publicKeyMode } from '../../contract/keys.ts';
 import type { Account } from '../domain/account.ts';
+import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts';
 import { CsrfRejected, Invalid, Unauthorized } from '../domain/errors.ts';
 import type { Auth } from './router.ts';
 
@@ -15,7 +16,7 @@ export interface KeyOwners {
 
 /** The dashboard's sessions, by their cookie's token. */
 export interface SessionLookup {
-  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string } | undefined>;
+  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string; member?: { id: string; email: string; role: Role } } | undefined>;
 }
 
 /** The dashboard's session cookie (HttpOnly, SameSite=Strict; Secure on https). */
@@ -68,8 +69,11 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   }
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
-  // The signed-in owner has what the secret key gives: the same answers, the same powers.
-  return { merchant: session.merchant, mode, via: 'secret', session: true };
+  // The signed-in owner has what the secret key gives: the same answers, the same powers; a
+  // member, what their role gives (each route's permission, routes/route.ts).
+  const member = session.member;
+  if (!member) return { merchant: session.merchant, mode, via: 'secret', session: true, grants: 'all' };
+  return { merchant: session.merchant, mode, via: 'secret', session: true, grants: ROLE_PERMISSIONS[member.role], actor: { kind: 'member', id: member.id, label: member.email, role: member.role } };
 }
 
 export async function authenticate(

@@ -139,38 +139,38 @@ const standardUpdate = { body: StandardLinkUpdateBody, responses: { 200: answer(
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/payment_links', auth: 'merchant', handler: listLinks, tag,
+    method: 'GET', path: '/api/v1/payment_links', auth: 'merchant', permission: 'payments.read', handler: listLinks, tag,
     summary: 'the merchant\'s links, a page at a time',
     description: 'List items with `count`, `currentPage`, `nextPage`, `prevPage`, `lastPage`; newest first; `page_size` at most 100 (10).',
     query: LinksQuery, responses: { 200: LinkList },
   }),
   route({
-    method: 'GET', path: '/api/v1/payment_links/pay/:key', auth: 'either', handler: getLink, tag,
+    method: 'GET', path: '/api/v1/payment_links/pay/:key', auth: 'either', permission: 'payments.read', handler: getLink, tag,
     summary: 'a link by slug, or by id',
     description: 'By slug: the detail by slug (`params`, `businessName`, `url`, …). By id (a UUID): the detail by id (`linkType`, `options`, `action.confirmationPage`, …). Answers keep the spec\'s field names, its inconsistencies included (`allowPromo`/`allowPromotion`, `showConfirmationPage`/`confirmationPage`, `coverPhoto`/`image`, `webSiteUrl`/`websiteUrl`).',
     responses: { 200: answer(z.union([LinkBySlug, LinkById])) },
   }),
   route({
-    method: 'POST', path: '/api/v1/payment_links/standard', auth: 'merchant', handler: createStandard, tag,
+    method: 'POST', path: '/api/v1/payment_links/standard', auth: 'merchant', permission: 'payments.write', handler: createStandard, tag,
     summary: 'create a standard link',
     description: 'A `cart` of `{ price_id, quantity, quantity_adjustable }` (prices of `POST /api/v1/products/{id}/prices` or the seeded catalogue), or (ours) a `charge` `{ amount, currency }`.',
     ...standard,
   }),
-  route({ method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'merchant', handler: updateStandard, tag, summary: 'update a standard link', description: '`id` plus the fields to change; the action\'s flag is `confirmation_page`.', ...standardUpdate }),
-  route({ method: 'POST', path: '/api/v1/payment_links', auth: 'merchant', handler: createStandard, tag, summary: 'create a standard link (the spec\'s other path)', description: 'The same as `POST /api/v1/payment_links/standard`: the spec shows both paths.', ...standard }),
-  route({ method: 'PUT', path: '/api/v1/payment_links', auth: 'merchant', handler: updateStandard, tag, summary: 'update a standard link (the spec\'s other path)', description: 'The same as `PUT /api/v1/payment_links/standard`: the spec shows both paths.', ...standardUpdate }),
+  route({ method: 'PUT', path: '/api/v1/payment_links/standard', auth: 'merchant', permission: 'payments.write', handler: updateStandard, tag, summary: 'update a standard link', description: '`id` plus the fields to change; the action\'s flag is `confirmation_page`.', ...standardUpdate }),
+  route({ method: 'POST', path: '/api/v1/payment_links', auth: 'merchant', permission: 'payments.write', handler: createStandard, tag, summary: 'create a standard link (the spec\'s other path)', description: 'The same as `POST /api/v1/payment_links/standard`: the spec shows both paths.', ...standard }),
+  route({ method: 'PUT', path: '/api/v1/payment_links', auth: 'merchant', permission: 'payments.write', handler: updateStandard, tag, summary: 'update a standard link (the spec\'s other path)', description: 'The same as `PUT /api/v1/payment_links/standard`: the spec shows both paths.', ...standardUpdate }),
   route({
-    method: 'POST', path: '/api/v1/payment_links/donation', auth: 'merchant', handler: createDonation, tag,
+    method: 'POST', path: '/api/v1/payment_links/donation', auth: 'merchant', permission: 'payments.write', handler: createDonation, tag,
     summary: 'create a donation link (multipart)',
     description: 'A multipart form (parsed by busboy): `title`, `description`, `action[…]`, `options[collect_phone]`, `social_links[…]`, `cover_photo` (PNG, JPEG, GIF or WebP, 2 MiB, stored in the database), `business_id`, `website_url`; booleans as the text `true`/`false`.',
     body: DonationLinkForm, multipart: { file: 'cover_photo', fileBytes: COVER_PHOTO_BYTES, fieldBytes: 8192, fileWords: 'PNG, JPEG, GIF or WebP, at most 2 MiB' },
     responses: { 201: answer(DonationLink) },
   }),
   route({
-    method: 'PUT', path: '/api/v1/payment_links/donation', auth: 'merchant', handler: updateDonation, tag,
+    method: 'PUT', path: '/api/v1/payment_links/donation', auth: 'merchant', permission: 'payments.write', handler: updateDonation, tag,
     summary: 'update a donation link', description: 'JSON: `id`, `is_active`, `description`, `options`, `action`, `social_links`, `website_url`; 200, no message.',
     body: DonationLinkUpdateBody, responses: { 200: answer(DonationLink) }, errors: [404],
   }),
-  route({ method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'merchant', handler: setLinkStatus, tag, params: ByLinkId, summary: 'activate or deactivate a link', description: '`{ "is_active": true | false }` (the spec does not show the body; this is ours).', body: LinkStatusBody, responses: { 200: Done } }),
-  route({ method: 'GET', path: '/api/v1/payment_links/:id/qr', auth: 'merchant', handler: linkQr, tag, params: ByLinkId, summary: 'a link\'s address as a QR code (an SVG path)', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } }),
+  route({ method: 'PUT', path: '/api/v1/payment_links/:id/status', auth: 'merchant', permission: 'payments.write', handler: setLinkStatus, tag, params: ByLinkId, summary: 'activate or deactivate a link', description: '`{ "is_active": true | false }` (the spec does not show the body; this is ours).', body: LinkStatusBody, responses: { 200: Done } }),
+  route({ method: 'GET', path: '/api/v1/payment_links/:id/qr', auth: 'merchant', permission: 'payments.read', handler: linkQr, tag, params: ByLinkId, summary: 'a link\'s address as a QR code (an SVG path)', description: 'The link\'s `url` as a QR code: `uri` is the URL, `path` draws its dark modules.', responses: { 200: answer(Qr) } }),
 ];

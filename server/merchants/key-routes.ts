@@ -3,6 +3,11 @@
 import { answer } from '../../contract/api.ts';
 import { RolledKey } from '../../contract/dashboard.ts';
 import { RollKeyBody } from '../../contract/dashboard-requests.ts';
+import { ByMember, NewRestrictedKeyAnswer, RestrictedKeyBody, RestrictedKeysAnswer } from '../../contract/team.ts';
+import { Done } from '../../contract/api.ts';
+import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
+import { lacking } from '../domain/permissions.ts';
+import type { RestrictedKeyRow } from './store.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
@@ -17,6 +22,8 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
  * The body is optional: no body (or no content-type) is "now".
  */
 export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
+  // The full secret key opens everything: nobody gets it who could not do everything already.
+  if (lacking(account.grants, 'all').length) throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
   const nowMs = service.now();
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs))!;
@@ -25,9 +32,42 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
 
+const keyView = (k: RestrictedKeyRow) => ({ id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString() });
+
+/** A restricted key: never wider than whoever makes it (a member's role, a restricted key's own set). */
+export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = async ({ body, account, service }) => {
+  if (body.permissions.length === 0) throw invalidField('permissions', 'expected at least one permission');
+  const wider = lacking(account.grants, body.permissions);
+  if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
+  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now());
+  service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
+  return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
+};
+
+export const listRestrictedKeys: Handler = async ({ account, service }) => {
+  const keys = await service.merchants.restrictedKeys(account);
+  return ok(200, keys.map(keyView), `${keys.length} restricted keys`);
+};
+
+export const revokeRestrictedKey: Handler<{ params: typeof ByMember }> = async ({ params, account, service }) => {
+  if (!(await service.merchants.revokeRestrictedKey(account, params.id))) throw new NotFound('No such restricted key in this mode');
+  return ok(200, undefined, 'Restricted key revoked: it no longer works');
+};
+
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', handler: rollKey, tag: 'Payments',
+    method: 'POST', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.write', handler: createRestrictedKey, tag: 'Account', body: RestrictedKeyBody,
+    summary: 'a restricted secret key of the mode with the permissions chosen, shown once',
+    description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Rolling the full key leaves restricted keys alone.',
+    responses: { 201: NewRestrictedKeyAnswer }, errors: [403], idempotency: 'secret',
+  }),
+  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key) and permissions, oldest first.', responses: { 200: RestrictedKeysAnswer } }),
+  route({
+    method: 'DELETE', path: '/api/v1/keys/restricted/:id', auth: 'merchant', permission: 'developers.write', handler: revokeRestrictedKey, tag: 'Account', params: ByMember,
+    summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],
+  }),
+  route({
+    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', handler: rollKey, tag: 'Payments', errors: [403],
     summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
     description:
       'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',

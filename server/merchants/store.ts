@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
+import { grantsOf, storedGrants, type Permission } from '../domain/permissions.ts';
 import { EmailInUse } from '../domain/errors.ts';
 import type { Database, Row } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
@@ -34,6 +35,15 @@ const merchantOf = (r: Row): Merchant => ({
 });
 
 const MODES: KeyMode[] = ['test', 'live'];
+
+export interface RestrictedKeyRow {
+  id: string;
+  name: string;
+  mode: KeyMode;
+  hint: string;
+  permissions: Permission[];
+  createdMs: number;
+}
 
 export class MerchantStore {
   /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
@@ -91,12 +101,46 @@ export class MerchantStore {
   /** The account a key opens and when it stops working (null: not rolled), whatever the time now: what the account cache keeps. */
   async keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined> {
     const [row] = await this.db.query(
-      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
+      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms, k.permissions AS key_permissions, k.id AS key_id, k.name AS key_name, k.hint AS key_hint
+         FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
       [hashKey(key), kind],
     );
     if (!row) return undefined;
     const revokedAfterMs = row.key_revoked_after_ms === null ? null : Number(row.key_revoked_after_ms);
-    return { account: { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind }, revokedAfterMs };
+    const account: Account = { merchant: merchantOf(row), mode: row.mode as KeyMode, via: kind };
+    if (kind === 'secret') {
+      // Who acts, for the audit log: the key's id (a restricted key's) or its hint, never the key.
+      account.grants = grantsOf(row.key_permissions as string | null);
+      account.actor = { kind: 'key', id: (row.key_id as string | null) ?? (row.key_hint as string), label: row.key_name ? `${row.key_name as string} (${row.key_hint as string})` : (row.key_hint as string) };
+    }
+    return { account, revokedAfterMs };
+  }
+
+  /** A restricted secret key of the account's mode with these permissions (issue 37): its secret answered this once. */
+  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number): Promise<RestrictedKeyRow & { secretKey: string }> {
+    const secretKey = newKeys(account.mode).secretKey;
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8)`,
+      [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name],
+    );
+    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, secretKey };
+  }
+
+  async restrictedKeys(account: Pick<Account, 'merchant' | 'mode'>): Promise<RestrictedKeyRow[]> {
+    const rows = await this.db.query(`SELECT * FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'secret' AND permissions IS NOT NULL ORDER BY created_ms, id`, [account.merchant.id, account.mode]);
+    return rows.map((r) => ({ id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms) }));
+  }
+
+  /** Revokes a restricted key at once, on every instance (its cached account is dropped). False: no such key. */
+  async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<boolean> {
+    return this.db
+      .transaction(async (tx) => {
+        const gone = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING hash`, [account.merchant.id, account.mode, id]);
+        await notifyAccountChange(tx, account.merchant.id);
+        return gone.length > 0;
+      })
+      .finally(() => this.changed(account.merchant.id));
   }
 
   /** The account's public key, for pages the service itself serves (hosted payment links). */
@@ -156,13 +200,14 @@ export class MerchantStore {
       if (!merchant) return undefined;
       if (revokeOldAfterMs > 0) {
         const until = nowMs + revokeOldAfterMs;
-        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3`, [merchantId, modes, nowMs]);
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3 AND permissions IS NULL`, [merchantId, modes, nowMs]);
         await tx.query(
-          `UPDATE api_keys SET revoked_after_ms = LEAST(COALESCE(revoked_after_ms, $3), $3) WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`,
+          `UPDATE api_keys SET revoked_after_ms = LEAST(COALESCE(revoked_after_ms, $3), $3) WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND permissions IS NULL`,
           [merchantId, modes, until],
         );
       } else {
-        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[])`, [merchantId, modes]);
+        // The full secret key is rolled; restricted keys stay (each is revoked by itself).
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND permissions IS NULL`, [merchantId, modes]);
       }
       const keys = {} as Record<KeyMode, string>;
       for (const mode of modes) {

@@ -95,19 +95,19 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
  */
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/payments', auth: 'merchant', handler: listPayments, tag: 'Payments',
+    method: 'GET', path: '/api/v1/payments', auth: 'merchant', permission: 'payments.read', handler: listPayments, tag: 'Payments',
     summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q',
     description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
     query: PaymentsQuery, responses: { 200: PaymentsPage },
   }),
   route({
-    method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', handler: exportCsv, tag: 'Payments',
+    method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', permission: 'payments.read', handler: exportCsv, tag: 'Payments',
     summary: 'the payments as CSV, with the list\'s filters',
     description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
     query: ExportQuery, mediaType: 'text/csv', responses: { 200: text },
   }),
   route({
-    method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', handler: getPayment, tag: 'Payments',
+    method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', permission: 'payments.read', handler: getPayment, tag: 'Payments',
     summary: 'one payment and its timeline',
     description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
     params: ByReference, responses: { 200: answer(PaymentDetail) },

@@ -209,7 +209,7 @@ export const routes = [
     query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: ['not_configured', 'coin_unavailable', 503], limits: { faults: 'coins' },
   }),
   route({
-    method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', handler: initialize, tag: 'Payments',
+    method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', permission: 'payments.write', handler: initialize, tag: 'Payments',
     summary: 'create, answer again, or re-quote a payment',
     description:
       '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted in another coin (or with a fresh expiry), never at another price: another `amount`, `currency` or `accept_partial_payment` is a 409 naming the field (a reference is one payment); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
@@ -217,26 +217,26 @@ export const routes = [
     limits: { rate: [perClientInitializes], faults: 'initialize' },
   }),
   route({
-    method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', handler: verify, tag: 'Payments',
+    method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', permission: 'payments.read', handler: verify, tag: 'Payments',
     summary: 'a payment\'s state; ?wait&since long-polls',
     description:
       'Status `pending`, `incomplete`, `confirmed`, `settled` (an accepted partial payment, finished), `expired` or `failed`, with amounts due, paid and remaining. With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification), every amount also as exact decimal text (compare these, not the numbers). `confirming` (amount, confirmations so far and needed) while a transfer on the chain is not yet deep enough. `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt[:confirmingAmount:confirmations]`) holds the request until the payment changes; an instance holds at most 20 per public key, 4 of them on one payment, 20 per secret key apart from those, and 1,000 in all (429 with Retry-After naming which).',
     params: ByReference, query: VerifyQuery, responses: { 200: verification }, errors: [429], limits: { faults: 'verify' },
   }),
   route({
-    method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', handler: qr, tag: 'Payments',
+    method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', permission: 'payments.read', handler: qr, tag: 'Payments',
     summary: 'a payment\'s EIP-681 QR code, as an SVG path',
     description: '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
     params: ByReference, responses: { 200: answer(Qr) }, errors: ['coin_unavailable'],
   }),
   route({
-    method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', handler: settle, tag: 'Payments',
+    method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', permission: 'payments.write', handler: settle, tag: 'Payments',
     summary: 'finish an accepted partial payment with what arrived',
     description: 'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
     params: ByReference, responses: { 200: verification }, errors: ['payment_state'],
   }),
   route({
-    method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', handler: sandboxDeposit, tag: 'Payments',
+    method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', permission: 'payments.write', handler: sandboxDeposit, tag: 'Payments',
     summary: 'test keys: simulate a deposit',
     description: 'Test keys only (the page\'s public key, or a server\'s or the CLI\'s secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.',
     body: DepositBody, responses: { 200: verification }, errors: ['sandbox_unavailable', 'chain_not_offered', 'payment_state', 409],

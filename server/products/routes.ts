@@ -67,29 +67,29 @@ export const getPrice: Handler<ById> = async ({ params, account, service }) => {
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/products', auth: 'merchant', handler: listProducts, tag: 'Products',
+    method: 'GET', path: '/api/v1/products', auth: 'merchant', permission: 'payments.read', handler: listProducts, tag: 'Products',
     summary: 'the products and their prices, newest first',
     description: 'Newest first, each with its prices; `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).',
     query: ProductsQuery, responses: { 200: ProductsPage },
   }),
   route({
-    method: 'POST', path: '/api/v1/products', auth: 'merchant', handler: createProduct, tag: 'Products',
+    method: 'POST', path: '/api/v1/products', auth: 'merchant', permission: 'payments.write', handler: createProduct, tag: 'Products',
     summary: 'make a product, with prices',
     description: 'A name, a description and prices (`amount` as text, at most 2 decimals).',
     body: ProductBody, responses: { 201: answer(Product) },
   }),
-  route({ method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', handler: getProduct, tag: 'Products', summary: 'one product and its prices', description: 'The product by its id, archived or not, with every price it has; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Product) } }),
+  route({ method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', permission: 'payments.read', handler: getProduct, tag: 'Products', summary: 'one product and its prices', description: 'The product by its id, archived or not, with every price it has; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Product) } }),
   route({
-    method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', handler: updateProduct, tag: 'Products',
+    method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', permission: 'payments.write', handler: updateProduct, tag: 'Products',
     summary: 'rename, describe or archive a product',
     description: 'A rename reaches its prices on links. `archived: true` keeps the product\'s prices off new carts (400 naming `cart.N.price_id`); links that have them keep them.',
     params: ById, body: ProductUpdateBody, responses: { 200: answer(Product) },
   }),
   route({
-    method: 'POST', path: '/api/v1/products/:id/prices', auth: 'merchant', handler: addPrice, tag: 'Products',
+    method: 'POST', path: '/api/v1/products/:id/prices', auth: 'merchant', permission: 'payments.write', handler: addPrice, tag: 'Products',
     summary: 'a new price for a product, for links\' carts',
     description: 'A standard link\'s cart takes the price\'s `id` as `price_id` (its own mode\'s and the seeded catalogue\'s only, never another merchant\'s).',
     params: ById, body: PriceBody, responses: { 201: answer(Price) },
   }),
-  route({ method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', handler: getPrice, tag: 'Products', summary: 'one price', description: 'A price by its id (as a standard link\'s cart names it): its product, currency and amount; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Price) } }),
+  route({ method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', permission: 'payments.read', handler: getPrice, tag: 'Products', summary: 'one price', description: 'A price by its id (as a standard link\'s cart names it): its product, currency and amount; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Price) } }),
 ];

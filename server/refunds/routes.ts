@@ -64,17 +64,17 @@ const tag = 'Refunds' as const;
 
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/refunds', auth: 'secret', handler: createRefund, tag,
+    method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
     description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement: 409 (the service holds none of it).',
     body: RefundBody, responses: { 201: answer(Refund) },
     errors: [404, 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded', 'balance_settlement_required'], limits: { movesMoney: true },
   }),
   route({
-    method: 'GET', path: '/api/v1/refunds', auth: 'secret', handler: listRefunds, tag,
+    method: 'GET', path: '/api/v1/refunds', auth: 'merchant', permission: 'payments.read', handler: listRefunds, tag,
     summary: 'the refunds, newest first: cursor, limit, status, reference, from, to',
     description: 'Newest first. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status` (ready, sent, confirmed, failed), `reference` (a payment\'s), `from` and `to` (ISO 8601 times, `to` excluded) filter.',
     query: RefundsQuery, responses: { 200: RefundsPage },
   }),
-  route({ method: 'GET', path: '/api/v1/refunds/:id', auth: 'secret', handler: getRefund, tag, summary: 'one refund and its state', description: 'The refund by the id its `POST /api/v1/refunds` answer gave: payment, coin, address, amount, its transaction once sent, and where it stands; each change is also a `REFUND_UPDATED` event.', responses: { 200: answer(Refund) } }),
+  route({ method: 'GET', path: '/api/v1/refunds/:id', auth: 'merchant', permission: 'payments.read', handler: getRefund, tag, summary: 'one refund and its state', description: 'The refund by the id its `POST /api/v1/refunds` answer gave: payment, coin, address, amount, its transaction once sent, and where it stands; each change is also a `REFUND_UPDATED` event.', responses: { 200: answer(Refund) } }),
 ];

@@ -145,7 +145,7 @@ export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Unt
 const ERROR_WORDS: Record<number, string> = {
   400: 'Bad input: each wrong field is named in `errors`',
   401: 'A missing or unknown key, or the wrong kind of key',
-  403: 'Refused for this key (the sandbox with a live key), or a dashboard session\'s write without its CSRF token or from another origin',
+  403: 'Refused for this key (the sandbox with a live key), a member\'s role or a restricted key without the permission (`permission_denied` names it), or a dashboard session\'s write without its CSRF token or from another origin',
   404: 'Nothing by that id or reference',
   409: 'A conflict with the state of the payment, link or account, or an Idempotency-Key used for another request',
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
@@ -232,6 +232,8 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
       security,
+      // The permission a member's role or a restricted key needs for it (docs/team.md).
+      ...(route.permission ? { 'x-permission': route.permission } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
       responses,

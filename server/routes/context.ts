@@ -31,6 +31,8 @@ import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../metrics.ts';
+import type { AuditStore } from '../audit/store.ts';
+import type { TeamStore } from '../team/store.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
@@ -48,6 +50,10 @@ export interface ServiceParts extends BalanceStores {
   destinations: DestinationStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
+  /** The merchant's members and invitations (issue 37). */
+  team: TeamStore;
+  /** Who did what: every write of a session or a secret key, append-only. */
+  audit: AuditStore;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
   dashboard: DashboardStore;
   /** The payments list and each payment's timeline. */

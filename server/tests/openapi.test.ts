@@ -135,7 +135,7 @@ describe('the OpenAPI document', () => {
     // Each error answer is the envelope with the codes this operation answers at that status.
     const envelope = (codes: string[]) => ({ ...components.schemas.Error, properties: { ...(components.schemas.Error.properties as object), code: { type: 'string', enum: codes } }, required: ['status', 'statusCode', 'message', 'code'] });
     expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }));
-    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected']));
+    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected', 'permission_denied']));
     expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
       // conflict: an Idempotency-Key used for another request, or still running.
       envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'treasury_held', 'withdrawal_limit_exceeded']),
@@ -325,6 +325,23 @@ describe('the OpenAPI document', () => {
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });
+
+    // The team, restricted keys and the audit log (a session's calls are in team.test.ts): a key lists, manages no one
+    const none = '00000000-0000-4000-8000-000000000000';
+    await call('GET', '/api/v1/members', sec);
+    await call('GET', '/api/v1/members', pub);
+    await call('POST', '/api/v1/members/invitations', sec, { email: 'ada@example.com', role: 'viewer' });
+    await call('PATCH', `/api/v1/members/${none}`, sec, { role: 'viewer' });
+    await call('DELETE', `/api/v1/members/${none}`, sec);
+    await call('POST', `/api/v1/members/${none}/ownership`, sec);
+    const restricted = await call('POST', '/api/v1/keys/restricted', sec, { name: 'reports', permissions: ['payments.read'] });
+    await call('POST', '/api/v1/keys/restricted', sec, { name: 'reports', permissions: ['everything'] });
+    await call('GET', '/api/v1/keys/restricted', sec);
+    await call('GET', '/api/v1/keys/restricted', pub);
+    await call('DELETE', `/api/v1/keys/restricted/${(restricted.body as { data: { id: string } }).data.id}`, sec);
+    await call('DELETE', `/api/v1/keys/restricted/${none}`, sec);
+    await call('GET', '/api/v1/audit_log?limit=5', sec);
+    await call('GET', '/api/v1/audit_log?limit=0', sec);
 
     // A new secret key: the last call with the old one
     await call('POST', '/api/v1/keys/roll', pub);

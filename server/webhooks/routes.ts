@@ -101,21 +101,21 @@ export const resendEvent: Handler = async ({ params, account, service }) => {
 
 export const routes = [
   route({
-    method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', handler: putWebhook, tag: 'Webhooks',
+    method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', permission: 'developers.write', handler: putWebhook, tag: 'Webhooks',
     summary: 'where events go', description: 'Answers the URL and the signing secret. An address written in the URL is checked now, as delivery would: a private one is refused at once (400 naming `url`).',
     body: WebhookBody, responses: { 200: answer(WebhookEndpoint) },
   }),
-  route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),
+  route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', permission: 'developers.read', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),
   route({
-    method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', handler: rotateSecret, tag: 'Webhooks',
+    method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', permission: 'developers.write', handler: rotateSecret, tag: 'Webhooks',
     summary: 'a new signing secret; the old one overlaps', description: 'The old secret keeps signing beside the new one for 24 hours (`previousSecretValidUntil`).',
     responses: { 200: answer(WebhookEndpoint) },
   }),
   route({
-    method: 'GET', path: '/api/v1/events', auth: 'merchant', handler: listEvents, tag: 'Webhooks',
+    method: 'GET', path: '/api/v1/events', auth: 'merchant', permission: 'developers.read', handler: listEvents, tag: 'Webhooks',
     summary: 'the events feed, with delivery attempts',
     description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s); `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
     query: EventsQuery, responses: { 200: EventsAnswer }, errors: [429],
   }),
-  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', description: 'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.', responses: { 202: answer(EventRecord) } }),
+  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', permission: 'developers.write', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', description: 'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.', responses: { 202: answer(EventRecord) } }),
 ];

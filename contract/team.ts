@@ -1,0 +1,86 @@
+// A merchant's team on the wire (issue 37): the permissions a route needs and a restricted key
+// holds, the members' roles, and the bodies and answers of the members, restricted keys and
+// audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
+import * as z from 'zod/mini';
+import { answer } from './api.ts';
+import { email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+
+/** Every permission a route may declare, `area.read` or `area.write`. */
+export const PERMISSIONS = [
+  'payments.read',
+  'payments.write',
+  'refunds.write',
+  'balances.read',
+  'balances.write',
+  'payouts.read',
+  'payouts.write',
+  'developers.read',
+  'developers.write',
+  'account.read',
+  'account.write',
+  'team.read',
+  'team.write',
+  'audit.read',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** A member's role (the owner is handed over, never given by invitation). */
+export const ROLES = ['admin', 'finance', 'developer', 'support', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+const role = oneOf(ROLES);
+const roleOrOwner = oneOf(['owner', ...ROLES] as const);
+
+export const InviteBody = later(() => z.object({ email, role }));
+export const MemberRoleBody = later(() => z.object({ role }));
+export const RestrictedKeyBody = later(() =>
+  z.object({
+    name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters'),
+    permissions: z.array(oneOf(PERMISSIONS)),
+  }),
+);
+export const AuditQuery = later(() =>
+  z.object({
+    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    before: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}$/.test(v), 'a whole number as text')),
+    actor: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
+    actor_kind: z.optional(oneOf(['owner', 'member', 'key'] as const)),
+    action: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
+    from: z.optional(timestamp),
+    to: z.optional(timestamp),
+  }),
+);
+
+export const Member = later(() => z.object({ id: text, email: text, role: roleOrOwner, createdAt: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
+export const MembersAnswer = later(() => answer(z.array(Member)));
+export const MemberAnswer = later(() => answer(Member));
+/** An invitation: its link is answered this once (its token is kept only as a hash). */
+export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: text })));
+export const RestrictedKey = later(() => z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp }));
+export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
+/** A new restricted key: its secret is answered this once. */
+export const NewRestrictedKeyAnswer = later(() => answer(z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, secretKey: text })));
+export const AuditEntry = later(() =>
+  z.object({
+    id: int,
+    at: timestamp,
+    mode: oneOf(['test', 'live'] as const),
+    actor: z.object({ kind: oneOf(['owner', 'member', 'key', 'operator'] as const), id: text, label: text }),
+    client: text,
+    action: text,
+    target: nullable<string>((v) => typeof v === 'string', 'text'),
+    details: z.record(z.string(), z.unknown()),
+  }),
+);
+/** A page of the audit log, newest first; `next` is the `before` of the next page (null: no more). */
+export const AuditAnswer = later(() => answer(z.object({ entries: z.array(AuditEntry), next: nullable<string>((v) => typeof v === 'string', 'a whole number as text') })));
+
+/** POST /dashboard/api/invitation: the invitation link's token (from its #fragment), the invited e-mail, a new password. */
+export const AcceptInvitationBody = later(() =>
+  z.object({
+    token: is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9_-]{20,100}$/.test(v), 'the token of an invitation link'),
+    email,
+    password: is<string>((v) => typeof v === 'string' && v.length >= 10 && v.length <= 200, 'a password of 10 to 200 characters'),
+  }),
+);
+export const ByMember = later(() => z.object({ id: is<string>((v) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), 'a UUID') }));

@@ -1,0 +1,35 @@
+// The audit log's API (issue 37): who did what, newest first, in pages, with filters.
+import { AuditQuery, AuditAnswer } from '../../contract/team.ts';
+import { ok } from '../http/respond.ts';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'audit';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account, query, service }) => {
+  const limit = Number(query.limit ?? 50);
+  const rows = await service.audit.list(account.merchant.id, {
+    mode: account.mode,
+    actorKind: query.actor_kind,
+    actorId: query.actor,
+    action: query.action,
+    sinceMs: query.from === undefined ? undefined : Date.parse(query.from),
+    untilMs: query.to === undefined ? undefined : Date.parse(query.to),
+    before: query.before === undefined ? undefined : Number(query.before),
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const entries = page.map((r) => ({ id: r.id, at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
+  return ok(200, { entries, next: rows.length > limit ? String(page[page.length - 1].id) : null }, `${entries.length} entries`);
+};
+
+export const routes = [
+  route({
+    method: 'GET', path: '/api/v1/audit_log', auth: 'merchant', permission: 'audit.read', handler: auditLog, tag: 'Account', query: AuditQuery,
+    summary: 'the audit log: who changed what and moved which money, newest first',
+    description: 'Every write of a session or a secret key that succeeded, in the caller\'s mode: `actor` (the owner, a member by id and e-mail, or a key by id or hint), `client` (its address), `action` (method and route), `target`, and `details` (path ids, the names of the fields sent, and the values of those never secret: amount, coin, role, permissions…). Filters: `actor` (an actor id), `actor_kind`, `action` (such as `POST /api/v1/withdrawals`), `from`, `to`; `limit` (50 by default, at most 100), and `before` (the `next` of the page before). Stored append-only.',
+    responses: { 200: AuditAnswer },
+  }),
+];

@@ -1,0 +1,83 @@
+// The merchant's team (issue 37): members listed, invited with a role, changed, removed (their
+// sessions end at once), and ownership handed over; from a dashboard session only (with its
+// CSRF token and origin, as every session write), never with a key. An invitation is a
+// single-use link answered once to whoever invites (e-mail comes in a later round); the invited
+// person accepts it with their own e-mail and a password (dashboard/routes.ts), and is signed in.
+import { Done } from '../../contract/api.ts';
+import { ByMember, InvitationAnswer, InviteBody, MemberAnswer, MemberRoleBody, MembersAnswer } from '../../contract/team.ts';
+import type { Account } from '../domain/account.ts';
+import { Forbidden, NotFound } from '../domain/errors.ts';
+import { ok } from '../http/respond.ts';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+import { INVITATION_MS, invitationLink } from './rules.ts';
+import type { MemberRow } from './store.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'log' | 'now' | 'origin' | 'team';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const memberView = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, createdAt: iso(m.createdMs) });
+
+/** People are managed by people: a key, even a full one, is refused. */
+function sessionOnly(account: Account): void {
+  if (!account.session) throw new Forbidden('Members are managed from the dashboard, signed in: a key cannot manage them');
+}
+
+export const listMembers: Handler = async ({ account, service }) => {
+  const { owner, members } = await service.team.members(account.merchant.id);
+  const list = [...(owner ? [{ id: 'owner', email: owner.email, role: 'owner' as const, createdAt: null }] : []), ...members.map(memberView)];
+  return ok(200, list, `${list.length} in the team`);
+};
+
+export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, body, service }) => {
+  sessionOnly(account);
+  const nowMs = service.now();
+  const token = await service.team.invite(account.merchant.id, body.email, body.role, nowMs, INVITATION_MS);
+  service.log.info({ merchant: account.merchant.id, role: body.role }, 'member invited');
+  return ok(201, { email: body.email, role: body.role, expiresAt: iso(nowMs + INVITATION_MS), link: invitationLink(service.origin(), token) }, 'Invitation made: its link is shown this once, and works once, for this e-mail only');
+};
+
+export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async ({ account, params, body, service }) => {
+  sessionOnly(account);
+  if (account.actor?.id === params.id) throw new Forbidden('You cannot change your own role: another admin or the owner can');
+  const member = await service.team.changeRole(account.merchant.id, params.id, body.role);
+  if (!member) throw new NotFound('No such member');
+  return ok(200, memberView(member), 'Role changed; their sessions ended');
+};
+
+export const removeMember: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
+  sessionOnly(account);
+  if (!(await service.team.remove(account.merchant.id, params.id))) throw new NotFound('No such member');
+  return ok(200, undefined, 'Member removed; their sessions ended');
+};
+
+export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
+  sessionOnly(account);
+  if (account.actor) throw new Forbidden('Only the owner hands ownership over');
+  if (!(await service.team.handOver(account.merchant.id, params.id, service.now()))) throw new NotFound('No such member');
+  service.log.info({ merchant: account.merchant.id }, 'ownership handed over');
+  return ok(200, undefined, 'Ownership handed over; you are an admin now, and every session ended');
+};
+
+
+export const routes = [
+  route({ method: 'GET', path: '/api/v1/members', auth: 'merchant', permission: 'team.read', handler: listMembers, tag: 'Account', summary: 'the team: the owner and each member with their role', description: 'The owner first (`id` "owner"), then each member by the time they joined.', responses: { 200: MembersAnswer } }),
+  route({
+    method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', handler: invite, tag: 'Account', body: InviteBody,
+    summary: 'invite a member by e-mail with a role (a dashboard session only)',
+    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). The answer\'s `link` is shown this once (its token is kept only as a hash), works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
+    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use'], idempotency: 'secret',
+  }),
+  route({
+    method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,
+    summary: 'change a member\'s role (their sessions end at once)', description: 'From a dashboard session (a key gets 403); nobody changes their own role. The member signs in again with the new role.', responses: { 200: MemberAnswer }, errors: [403, 404],
+  }),
+  route({ method: 'DELETE', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', handler: removeMember, tag: 'Account', params: ByMember, summary: 'remove a member (their sessions end at once)', description: 'From a dashboard session (a key gets 403): their password opens nothing from now on.', responses: { 200: Done }, errors: [403, 404] }),
+  route({
+    method: 'POST', path: '/api/v1/members/:id/ownership', auth: 'merchant', permission: 'team.write', handler: handOver, tag: 'Account', params: ByMember,
+    summary: 'hand ownership over to a member (the owner only)', description: 'The member signs in as the owner from now; the owner becomes an admin. Every session of the business ends.',
+    responses: { 200: Done }, errors: [403, 404],
+  }),
+];

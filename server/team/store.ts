@@ -1,0 +1,111 @@
+// A merchant's team (issue 37): members (an e-mail, a role, a password hash), invitations (the
+// hash of each single-use token), and the hand-over of ownership. A member changed or removed
+// loses every session at once: the sessions are deleted here, and every instance reads a
+// session from the database on each request (dashboard/store.ts), so none keeps it open.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../storage/db.ts';
+import { EmailInUse } from '../domain/errors.ts';
+import type { Role } from '../domain/permissions.ts';
+import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
+import { FORMER_OWNER_ROLE, sameEmail } from './rules.ts';
+
+export interface MemberRow {
+  id: string;
+  email: string;
+  role: Role;
+  createdMs: number;
+}
+
+export type Accepted = { member: MemberRow; merchantId: string } | { refused: 'token' | 'email' };
+
+export class TeamStore {
+  constructor(private readonly db: Database) {}
+
+  async members(merchantId: string): Promise<{ owner: { email: string } | undefined; members: MemberRow[] }> {
+    const [owner] = await this.db.query('SELECT email FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
+    const rows = await this.db.query('SELECT id, email, role, created_ms FROM members WHERE merchant_id = $1 ORDER BY created_ms, id', [merchantId]);
+    return {
+      owner: owner && { email: owner.email as string },
+      members: rows.map((r) => ({ id: r.id as string, email: r.email as string, role: r.role as Role, createdMs: Number(r.created_ms) })),
+    };
+  }
+
+  /** A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's or a member's already. */
+  async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number): Promise<string> {
+    return this.db.transaction(async (tx) => {
+      const [taken] = await tx.query(
+        `SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2)
+         UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,
+        [merchantId, email],
+      );
+      if (taken) throw new EmailInUse('email: this address is the owner\'s or a member\'s already', [{ field: 'email', message: 'expected an address not yet in the team' }]);
+      // One invitation per address: a new one replaces an unused earlier one.
+      await tx.query('DELETE FROM invitations WHERE merchant_id = $1 AND lower(email) = lower($2) AND used_ms IS NULL', [merchantId, email]);
+      const token = newToken();
+      await tx.query('INSERT INTO invitations (hash, merchant_id, email, role, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6)', [tokenHash(token), merchantId, email, role, nowMs, nowMs + validMs]);
+      return token;
+    });
+  }
+
+  /** The e-mail a usable invitation is for (undefined: used, expired or unknown), before a password is hashed for it. */
+  async invitedEmail(token: string, nowMs: number): Promise<string | undefined> {
+    const [row] = await this.db.query('SELECT email FROM invitations WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2', [tokenHash(token), nowMs]);
+    return (row?.email as string | undefined) ?? undefined;
+  }
+
+  /**
+   * Uses an invitation once: by the invited e-mail only (another is refused and the link stays
+   * usable by its own), before it expires; the member is made with the password's hash.
+   */
+  async accept(token: string, email: string, passwordHash: string, nowMs: number): Promise<Accepted> {
+    return this.db.transaction(async (tx) => {
+      const [invitation] = await tx.query('SELECT * FROM invitations WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 FOR UPDATE', [tokenHash(token), nowMs]);
+      if (!invitation) return { refused: 'token' as const };
+      if (!sameEmail(invitation.email as string, email)) return { refused: 'email' as const };
+      await tx.query('UPDATE invitations SET used_ms = $2 WHERE hash = $1', [invitation.hash, nowMs]);
+      const member: MemberRow = { id: randomUUID(), email: invitation.email as string, role: invitation.role as Role, createdMs: nowMs };
+      await tx.query('INSERT INTO members (id, merchant_id, email, role, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)', [member.id, invitation.merchant_id, member.email, member.role, passwordHash, nowMs]);
+      return { member, merchantId: invitation.merchant_id as string };
+    });
+  }
+
+  /** A member's new role; their sessions end at once (they sign in again with it). Undefined: no such member. */
+  async changeRole(merchantId: string, memberId: string, role: Role): Promise<MemberRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [merchantId, memberId, role]);
+      if (!row) return undefined;
+      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms) };
+    });
+  }
+
+  /** Removes a member and ends their sessions at once. False: no such member. */
+  async remove(merchantId: string, memberId: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id', [merchantId, memberId]);
+      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      return gone.length > 0;
+    });
+  }
+
+  /**
+   * Hands ownership to a member: their e-mail and password become the owner's login, and the
+   * owner's become a member's (an admin) under the same member id. Every session of the
+   * business ends (each signs in again as what they now are). False: no such member.
+   */
+  async handOver(merchantId: string, memberId: string, nowMs: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [owner] = await tx.query('SELECT email, password_hash FROM dashboard_logins WHERE merchant_id = $1 FOR UPDATE', [merchantId]);
+      const [member] = await tx.query('SELECT email, password_hash FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
+      if (!owner || !member) return false;
+      await tx.query('UPDATE dashboard_logins SET email = $2, password_hash = $3, updated_ms = $4 WHERE merchant_id = $1', [merchantId, member.email, member.password_hash, nowMs]);
+      if (owner.password_hash === null) {
+        await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2', [merchantId, memberId]);
+      } else {
+        await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [merchantId, memberId, owner.email, owner.password_hash, FORMER_OWNER_ROLE]);
+      }
+      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,234 @@
+// A team, not a password (issue 37), over HTTP on PGlite and PostgreSQL: the owner invites
+// members with roles (a single-use link, for the invited e-mail only), each route's declared
+// permission is checked by the service for every session and key request (a viewer calling
+// money endpoints directly is refused 403 naming the permission), a member removed or changed
+// while signed in is refused at once (on PostgreSQL also by another instance), restricted keys
+// hold only what they were given and never make a wider key, and the audit log, append-only,
+// shows who did each step. Also: every route a session or a key may call declares a permission.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../testing/conformance.ts';
+import { startService, type Service } from '../app.ts';
+import { createLogger } from '../log.ts';
+import { ROUTES } from '../routes/table.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
+
+const ADMIN = 'op_team_test_token_0123456789abcdef0123456789ab';
+const PASSWORD = 'correct horse battery';
+
+describe('permissions declared', () => {
+  it('every route a session or a secret key may call declares the permission it needs', () => {
+    const undeclared = ROUTES.filter((r) => ['merchant', 'secret', 'either'].includes(r.auth) && !r.permission).map((r) => `route ${r.method} ${r.path} declares no permission`);
+    expect(undeclared).toEqual([]);
+  });
+});
+
+describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
+  let api: Service;
+  let other: Service | undefined;
+  const logged: string[] = [];
+  let owner: { cookie: string; csrf: string };
+  /** Members made by one test and used by the next (each sign-in costs a scrypt run). */
+  const team: Record<string, { cookie: string; csrf: string; id: string }> = {};
+  let merchant: { id: string; email: string; keys: { test: { secretKey: string } } };
+
+  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string; on?: Service };
+  async function call(path: string, c: Call = {}) {
+    const headers: Record<string, string> = { origin: (c.on ?? api).url };
+    if (c.body !== undefined) headers['content-type'] = 'application/json';
+    if (c.cookie) headers.cookie = c.cookie;
+    if (c.csrf) headers['x-csrf-token'] = c.csrf;
+    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
+    const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
+
+  /** The owner invites `email` as `role`; the link's token (from its #fragment). */
+  async function invite(email: string, role: string) {
+    const made = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email, role } }));
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    return new URL(made.body.data.link).hash.replace(/^#invitation=/, '');
+  }
+  async function join(email: string, role: string) {
+    const token = await invite(email, role);
+    const joined = await call('/dashboard/api/invitation', { method: 'POST', body: { token, email, password: PASSWORD } });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    const members = await call('/api/v1/members', as(owner));
+    return { ...session(joined), id: members.body.data.find((m: { email: string }) => m.email === email).id as string };
+  }
+  const withdraw = (c: Call) => call('/api/v1/withdrawals', { ...c, method: 'POST', body: { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' } });
+
+  beforeAll(async () => {
+    const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
+    const database = await databaseOptions(kind);
+    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, logger: createLogger('info', sink), ...database });
+    // A second instance on the same PostgreSQL: what one ends, the other refuses.
+    if (kind === 'postgres') other = await startService({ adminToken: ADMIN, jobs: false, ...database });
+    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Harbour Coffee', email: 'owner@harbour.example' } });
+    expect(made.status).toBe(201);
+    merchant = { ...made.body.data, email: 'owner@harbour.example' };
+    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
+    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await api?.close();
+  });
+
+  it('an invitation link works once, for the invited e-mail only, and never reaches a log', async () => {
+    const token = await invite('vera@harbour.example', 'viewer');
+    const stranger = await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'mallory@evil.example', password: PASSWORD } });
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.errors).toEqual([expect.objectContaining({ field: 'email' })]);
+    // Refused to another e-mail, the link still works for its own, once.
+    const first = await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'Vera@Harbour.example', password: PASSWORD } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.role).toBe('viewer');
+    const again = await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'vera@harbour.example', password: PASSWORD } });
+    expect(again.status).toBe(400);
+    expect(again.body.errors).toEqual([expect.objectContaining({ field: 'token' })]);
+    expect(logged.join('')).not.toContain(token);
+    // The viewer signs in with their own e-mail and password, to the same business.
+    const signedIn = await call('/dashboard/api/session', { method: 'POST', body: { email: 'vera@harbour.example', password: PASSWORD } });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body.data).toMatchObject({ merchant: { id: merchant.id }, role: 'viewer' });
+    team.viewer = { ...session(signedIn), id: '' };
+  });
+
+  it('a viewer calling money endpoints directly is refused 403 naming the permission; finance passes the check', async () => {
+    const viewer = team.viewer;
+    expect((await call('/api/v1/payments', as(viewer))).status).toBe(200);
+    expect((await call('/api/v1/balances', as(viewer))).status).toBe(200);
+    for (const [answer, permission] of [
+      [await withdraw(as(viewer)), 'balances.write'],
+      [await call('/api/v1/settlement', as(viewer, { method: 'PUT', body: { settlement: 'balance' } })), 'balances.write'],
+      [await call('/api/v1/swaps', as(viewer, { method: 'POST', body: {} })), 'balances.write'],
+      [await call('/api/v1/bank/payouts/initiate', as(viewer, { method: 'POST', body: {} })), 'payouts.write'],
+      [await call('/api/v1/keys/roll', as(viewer, { method: 'POST' })), 'developers.write'],
+      [await call('/api/v1/payout_address', as(viewer, { method: 'PUT', body: {} })), 'account.write'],
+      [await call('/api/v1/members/invitations', as(viewer, { method: 'POST', body: { email: 'x@harbour.example', role: 'admin' } })), 'team.write'],
+      [await call('/api/v1/audit_log', as(viewer)), 'audit.read'],
+    ] as const) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+      expect(answer.body.code).toBe('permission_denied');
+      expect(answer.body.message).toContain(permission);
+    }
+    // Finance holds balances.write: the request reaches the withdrawal's own checks.
+    const finance = (team.finance = await join('fin@harbour.example', 'finance'));
+    const theirs = await withdraw(as(finance));
+    expect(theirs.status, JSON.stringify(theirs.body)).not.toBe(403);
+    expect(theirs.body.code).toBe('balance_settlement_required');
+  });
+
+  it('restricted keys: a read-only key is refused a withdrawal, and no key makes one wider than itself', async () => {
+    const readOnly = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'reports', permissions: ['payments.read', 'balances.read'] } }));
+    expect(readOnly.status, JSON.stringify(readOnly.body)).toBe(201);
+    const ro = readOnly.body.data.secretKey as string;
+    expect((await call('/api/v1/payments', { bearer: ro })).status).toBe(200);
+    const refused = await withdraw({ bearer: ro });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'permission_denied' });
+    expect(refused.body.message).toContain('balances.write');
+    // A key that may make keys makes narrower ones only, and never rolls the full key.
+    const maker = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'deploys', permissions: ['developers.write', 'payments.read'] } }));
+    const mk = maker.body.data.secretKey as string;
+    expect((await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'narrow', permissions: ['payments.read'] } })).status).toBe(201);
+    const wider = await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'wider', permissions: ['payments.read', 'balances.write'] } });
+    expect(wider.status).toBe(403);
+    expect(wider.body.message).toContain('balances.write');
+    expect((await call('/api/v1/keys/roll', { method: 'POST', bearer: mk })).status).toBe(403);
+    // A developer member neither: their role lacks balances.write.
+    const dev = (team.developer = await join('dev@harbour.example', 'developer'));
+    expect((await call('/api/v1/keys/restricted', as(dev, { method: 'POST', body: { name: 'mine', permissions: ['balances.write'] } }))).status).toBe(403);
+    expect((await call('/api/v1/keys/roll', as(dev, { method: 'POST' }))).status).toBe(403);
+    // Revoked, a key is refused at once, here and (its cached account dropped by NOTIFY) on the other instance.
+    if (other) expect((await call('/api/v1/payments', { bearer: ro, on: other })).status).toBe(200);
+    expect((await call(`/api/v1/keys/restricted/${readOnly.body.data.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    expect((await call('/api/v1/payments', { bearer: ro })).status).toBe(401);
+    if (other) {
+      const deadline = Date.now() + 5_000;
+      let status = 200;
+      while (status !== 401 && Date.now() < deadline) status = (await call('/api/v1/payments', { bearer: ro, on: other })).status;
+      expect(status).toBe(401);
+    }
+    // The full key rolled, restricted keys stay.
+    const rolled = await call('/api/v1/keys/roll', as(owner, { method: 'POST' }));
+    expect(rolled.status).toBe(201);
+    merchant.keys.test.secretKey = rolled.body.data.secretKey;
+    expect((await call('/api/v1/payments', { bearer: mk })).status).toBe(200);
+  });
+
+  it('the audit log shows who did each step, without secrets, and cannot be changed', async () => {
+    const fin = team.finance;
+    expect((await call('/api/v1/settlement', as(fin, { method: 'PUT', body: { settlement: 'balance' } }))).status).toBe(200);
+    const key = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'ci', permissions: ['payments.write'] } }));
+    const ci = key.body.data;
+    const paid = await call('/api/v1/transaction/initialize', { method: 'POST', bearer: ci.secretKey, body: { reference: 'audit-1', coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com' } });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    const log = await call('/api/v1/audit_log?limit=100', as(fin));
+    expect(log.status, JSON.stringify(log.body)).toBe(200);
+    const entries = log.body.data.entries as Array<{ actor: { kind: string; id: string; label: string }; action: string; target: string | null; details: Record<string, unknown>; client: string }>;
+    const step = (action: string, target?: string) => entries.find((e) => e.action === action && (target === undefined || e.target === target));
+    expect(step('POST /api/v1/members/invitations')?.actor).toMatchObject({ kind: 'owner' });
+    expect(step('POST /dashboard/api/invitation', fin.id)?.actor).toMatchObject({ kind: 'member', id: fin.id, label: 'fin@harbour.example' });
+    expect(step('PUT /api/v1/settlement')).toMatchObject({ actor: { kind: 'member', id: fin.id }, details: { values: { settlement: 'balance' } }, client: '127.0.0.1' });
+    expect(step('POST /api/v1/keys/restricted', ci.id)?.actor).toMatchObject({ kind: 'owner' });
+    expect(step('POST /api/v1/transaction/initialize')?.actor).toMatchObject({ kind: 'key', id: ci.id, label: expect.stringContaining('ci (') });
+    // No secret in it: not the key made, nor a password, nor the customer's e-mail.
+    const text = JSON.stringify(entries);
+    expect(text).not.toContain(ci.secretKey);
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain('ada@example.com');
+    // Filters and pages: the member's own steps, one page at a time.
+    const mine = await call(`/api/v1/audit_log?actor=${fin.id}&limit=1`, as(owner));
+    expect(mine.body.data.entries).toHaveLength(1);
+    expect(mine.body.data.entries[0].action).toBe('PUT /api/v1/settlement');
+    const next = await call(`/api/v1/audit_log?actor=${fin.id}&limit=1&before=${mine.body.data.next}`, as(owner));
+    expect(next.body.data.entries.map((e: { action: string }) => e.action)).toEqual(['POST /dashboard/api/invitation']);
+    // Append-only in the database itself.
+    await expect(api.db.query('UPDATE audit_log SET actor_label = $1', ['someone else'])).rejects.toThrow(/append-only/);
+    await expect(api.db.query('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
+  });
+
+  it('a member removed or changed while signed in is refused at once (on every instance)', async () => {
+    const removed = team.finance;
+    const changed = team.developer;
+    expect((await call('/api/v1/payments', as(removed))).status).toBe(200);
+    if (other) expect((await call('/api/v1/payments', as(removed, { on: other }))).status).toBe(200);
+    expect((await call(`/api/v1/members/${removed.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    expect((await call('/api/v1/payments', as(removed))).status).toBe(401);
+    const log = await call('/api/v1/audit_log?action=DELETE%20/api/v1/members/:id', as(owner));
+    expect(log.body.data.entries).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'owner' }), target: removed.id })]);
+    if (other) expect((await call('/api/v1/payments', as(removed, { on: other }))).status).toBe(401);
+    // Their password opens nothing any more.
+    expect((await call('/dashboard/api/session', { method: 'POST', body: { email: 'fin@harbour.example', password: PASSWORD } })).status).toBe(401);
+    const patched = await call(`/api/v1/members/${changed.id}`, as(owner, { method: 'PATCH', body: { role: 'viewer' } }));
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect((await call('/api/v1/webhook', as(changed))).status).toBe(401);
+    const again = await call('/dashboard/api/session', { method: 'POST', body: { email: 'dev@harbour.example', password: PASSWORD } });
+    expect(again.body.data.role).toBe('viewer');
+    expect((await call('/api/v1/webhook', as(session(again)))).status).toBe(403);
+    team.developer = { ...session(again), id: changed.id };
+    // A key manages no one, even the full one.
+    expect((await call('/api/v1/members/invitations', { method: 'POST', bearer: merchant.keys.test.secretKey, body: { email: 'k@harbour.example', role: 'viewer' } })).status).toBe(403);
+  });
+
+  it('the owner hands ownership over: the member signs in as the owner, the owner as an admin', async () => {
+    // The developer (a viewer since) is made an admin, and signs in again as one.
+    const heir = team.developer;
+    expect((await call(`/api/v1/members/${heir.id}`, as(owner, { method: 'PATCH', body: { role: 'admin' } }))).status).toBe(200);
+    Object.assign(heir, session(await call('/dashboard/api/session', { method: 'POST', body: { email: 'dev@harbour.example', password: PASSWORD } })));
+    // An admin cannot take ownership.
+    expect((await call(`/api/v1/members/${heir.id}/ownership`, as(heir, { method: 'POST' }))).status).toBe(403);
+    expect((await call(`/api/v1/members/${heir.id}/ownership`, as(owner, { method: 'POST' }))).status).toBe(200);
+    expect((await call('/api/v1/payments', as(owner))).status).toBe(401);
+    const newOwner = await call('/dashboard/api/session', { method: 'POST', body: { email: 'dev@harbour.example', password: PASSWORD } });
+    expect(newOwner.body.data.role).toBe('owner');
+    const former = await call('/dashboard/api/session', { method: 'POST', body: { email: 'owner@harbour.example', password: PASSWORD } });
+    expect(former.body.data.role).toBe('admin');
+    owner = session(newOwner);
+  });
+});
