@@ -153,7 +153,7 @@ describe('service-checkout CLI', () => {
     const down = runCli(['events', '--api', nobody, '--key', secretKey], { env: {}, out: () => {}, err: (l) => downErr.push(l) });
     expect(await down).toBe(1);
     // The failure names the URL it tried, why, and the two ways to point it elsewhere.
-    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=0&limit=200 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
+    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=recent&limit=20 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
     const viaEnv: string[] = [];
     expect(await runCli(['trigger', 'deposit', 'x', 'full'], { env: { SERVICE_API_URL: nobody, SERVICE_SECRET_KEY: secretKey }, out: () => {}, err: (l) => viaEnv.push(l) })).toBe(1);
     expect(viaEnv[0]).toContain(`at ${nobody}/api/v1/sandbox/deposit (ECONNREFUSED)`);
@@ -201,7 +201,7 @@ describe('service-checkout CLI', () => {
     release();
     await until(() => local.events.length === 2);
     expect(local.events.map((e) => [e.data.reference, e.data.status])).toEqual([['cli-gap', 'incomplete'], ['cli-gap', 'confirmed']]);
-    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?after=\d+&limit=50&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from event \d+$/);
+    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?cursor=[A-Za-z0-9_-]+&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from the same cursor$/);
     stop.abort();
     expect(await listening).toBe(0);
     await local.close();

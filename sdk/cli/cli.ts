@@ -150,15 +150,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     if (command === 'events') {
       const limit = Number(option(args, 'limit') ?? 20);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit: expected a whole number from 1 to 200');
-      // The newest `limit` events: page through from the start, keeping the last ones.
-      let after = 0;
-      let kept: EventRecord[] = [];
-      for (;;) {
-        const page = await client.events.list({ after, limit: 200 });
-        kept = [...kept, ...page.events].slice(-limit);
-        if (page.events.length < 200) break;
-        after = page.next;
-      }
+      // The newest `limit` events, oldest first: the feed's `recent` page.
+      const kept = (await client.events.list({ after: 'recent', limit })).data;
       for (const event of kept) {
         const last = event.attempts.at(-1);
         const answer = last ? `${last.status || last.error} after ${event.attempts.length} attempt${event.attempts.length === 1 ? '' : 's'}` : 'not tried yet';
@@ -175,21 +168,21 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const { secret } = await client.webhook();
       // The cursor is fixed now, before the first long poll: a poll that fails is asked again
       // from it, so nothing that happened meanwhile is skipped.
-      let after = (await client.events.list({ after: 'latest', limit: 1 })).next;
+      let cursor = (await client.events.list({ after: 'latest', limit: 1 })).next;
       say(`Forwarding new events to ${target}, signed with your webhook secret. Ctrl+C to stop.`, { listening: true, forwardTo: target });
       while (!io.signal?.aborted) {
-        let page: { events: EventRecord[]; next: number };
+        let page: { data: EventRecord[]; next: string };
         try {
-          page = await client.events.list({ after, wait: 25 });
+          page = await client.events.list({ cursor, wait: 25 });
         } catch (error) {
           if (io.signal?.aborted) break;
           if (refused(error) && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
-          io.err(`The service did not answer at ${tried} (${refused(error) ? error.message : unreachable(error)}); trying again in 2 s from event ${after}`);
+          io.err(`The service did not answer at ${tried} (${refused(error) ? error.message : unreachable(error)}); trying again in 2 s from the same cursor`);
           await sleep(io.pollMs ?? 2000, io.signal);
           continue;
         }
-        after = page.next;
-        for (const event of page.events) await forward(event, target, secret, say);
+        cursor = page.next;
+        for (const event of page.data) await forward(event, target, secret, say);
       }
       return 0;
     }
