@@ -4,10 +4,12 @@
 // 1 the service refused or could not be reached (always naming the URL tried), 2 the
 // command was wrong.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
 import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.ts';
+import type { CoinSymbol, Currency } from '../../contract/fields.ts';
 
 export const USAGE = `usage: service-checkout <command> [options]
 
@@ -17,9 +19,13 @@ your secret key is --key <sk_…>, else $SERVICE_SECRET_KEY.
 commands:
   listen --forward-to <url>              forward each new event to a local URL, signed with your
                                          webhook secret; your registered URL is left alone
-  trigger deposit <reference> <full|partial|over> [--wait | --no-wait]
+  trigger deposit [<reference>] <full|partial|over> [--wait | --no-wait]
                                          simulate a deposit (test keys only); --wait (the
-                                         default in a terminal) waits until it is confirmed
+                                         default in a terminal) waits until it is confirmed.
+                                         Without a reference it makes a test payment first
+                                         (--amount 10, --currency USD, --coin USDT)
+  trigger DEPOSIT_TRANSACTION [full|partial|over]
+                                         the event, from a new test payment paid (in full)
   events [--limit N]                     the latest events with their delivery attempts
   events resend <event id>               deliver an event again to your registered URL
   merchant create --name <n> --email <e>  for self-hosters, where the service runs (this
@@ -107,13 +113,27 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         return fetch(url, { ...init, signal: io.signal });
       },
     });
-    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit'].includes(args[i - 1]));
+    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--amount', '--currency', '--coin'].includes(args[i - 1]));
     const [command, ...rest] = positional;
 
     if (command === 'trigger') {
-      const [what, reference, kind] = rest;
-      if (what !== 'deposit' || !reference || !(kind in KINDS)) throw new UsageError('trigger deposit <reference> <full|partial|over>');
+      // As `stripe trigger` does: with no reference, a payment of its own (test mode), then the deposit asked for.
+      const [what, ...words] = rest;
+      const own = (what === 'deposit' && words.length === 1) || what === 'DEPOSIT_TRANSACTION';
+      const kind = what === 'DEPOSIT_TRANSACTION' ? (words[0] ?? 'full') : words.at(-1)!;
+      if (!['deposit', 'DEPOSIT_TRANSACTION'].includes(what) || words.length > 2 || !(kind in KINDS) || (what === 'DEPOSIT_TRANSACTION' && words.length > 1)) {
+        throw new UsageError('trigger deposit [<reference>] <full|partial|over>, or trigger DEPOSIT_TRANSACTION [full|partial|over]');
+      }
       if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
+      let reference = own ? undefined : words[0];
+      if (reference === undefined) {
+        const coin = option(args, 'coin') ?? 'USDT';
+        const currency = option(args, 'currency') ?? 'USD';
+        const amount = option(args, 'amount') ?? '10';
+        const made = await client.initializePayment({ reference: `trigger_${randomUUID().slice(0, 18)}`, coin: coin as CoinSymbol, currency: currency as Currency, amount });
+        reference = made.reference;
+        say(`Test payment made: ${reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, { reference, created: true, amount, currency, cryptoAmount: made.cryptoAmount, coin: made.coin });
+      }
       const wait = args.includes('--wait') || (io.interactive === true && !args.includes('--no-wait'));
       let payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
       if (counted(payment)) {
