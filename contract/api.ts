@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
 import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.ts';
 import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { pageAnswer } from './paging.ts';
 import { PAYOUT_CURRENCIES } from './payouts.ts';
 import { Business, Coin, MerchantVerification, Transaction, Verification } from './schemas.ts';
 import { Swap, Withdrawal } from './balances.ts';
@@ -15,6 +16,8 @@ import { Refund } from './refunds.ts';
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 /** A success answer whose `data` is `data`. */
 export const answer = <T extends z.core.$ZodType>(data: T) => z.object({ ...envelope(), data });
+/** GET /api/v1/bank/payouts: a page of the bank accounts' ids, oldest first. */
+export const BankAccountsPage = later(() => z.object({ ...envelope(), data: z.array(text), ...pageAnswer() }));
 /** A success answer with a message and no data. */
 export const Done = later(() => z.object(envelope()));
 
@@ -125,7 +128,8 @@ export const EventRecord = later(() =>
     ),
   }),
 );
-export const EventsAnswer = later(() => z.object({ ...envelope(), data: z.array(EventRecord), next: int }));
+/** The feed's page: `next` is never null (the feed goes on: the cursor to follow it from), `has_more` says whether more events are already there. */
+export const EventsAnswer = later(() => z.object({ ...envelope(), data: z.array(EventRecord), ...pageAnswer(), next: text }));
 
 const payoutCurrency = oneOf(PAYOUT_CURRENCIES);
 const fieldText = z.optional(text);

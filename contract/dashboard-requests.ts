@@ -3,13 +3,14 @@
 // dashboard.ts so that the dashboard's bundle does not carry them.
 import * as z from 'zod/mini';
 import { COINS, email, is, later, oneOf, timestamp } from './fields.ts';
+import { pageAnswer, pageQuery } from './paging.ts';
+import { PaymentsPage } from './dashboard.ts';
 import { STATUSES } from './schemas.ts';
 
 /** GET /api/v1/payments: its query. `cursor` is `next` of the page before. */
 export const PaymentsQuery = later(() =>
   z.object({
-    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.\d{1,19}$/.test(v), 'a cursor: next of the page before')),
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    ...pageQuery(),
     status: z.optional(oneOf(STATUSES)),
     coin: z.optional(oneOf(COINS)),
     from: z.optional(timestamp),
@@ -17,6 +18,9 @@ export const PaymentsQuery = later(() =>
     q: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 254, 'a reference, e-mail, deposit address or transaction hash')),
   }),
 );
+
+/** GET /api/v1/payments: its answer, with every list's paging fields (the dashboard reads PaymentsPage, the fields it shows). */
+export const PaymentsList = later(() => z.object({ ...PaymentsPage.shape, ...pageAnswer() }));
 
 /** At most a week: a rolled key's old one keeps working that long at most. */
 export const MAX_REVOKE_DELAY_SECONDS = 604_800;

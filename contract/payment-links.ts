@@ -3,6 +3,7 @@
 // webSiteUrl / websiteUrl): merchants code against these names. For the stub API and merchant
 // servers; the browser bundle never imports this file.
 import * as z from 'zod/mini';
+import { pageAnswer } from './paging.ts';
 import { amount, bool, currency, httpUrl, int, is, oneOf, text, timestamp } from './fields.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,6 +67,8 @@ export const LinkList = z.object({
   nextPage: z.nullable(int),
   prevPage: z.nullable(int),
   lastPage: int,
+  /** Every list's paging (contract/paging.ts) beside the spec's page fields: the cursor of the next page, or null, and whether there is one. */
+  ...pageAnswer(),
 });
 
 export const LinkBySlug = z.object({

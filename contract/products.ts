@@ -2,6 +2,7 @@
 // cart refers to by price_id. A product is archived rather than deleted: its prices then stay
 // on the links that have them, and cannot be added to new carts.
 import * as z from 'zod/mini';
+import { pageAnswer, pageQuery } from './paging.ts';
 import { bool, currency, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
@@ -14,15 +15,10 @@ export const PriceBody = later(() => z.object({ currency, amount: priceAmount })
 export const ProductBody = later(() => z.object({ name, description: z.optional(description), prices: z.optional(z.array(PriceBody)) }));
 /** PATCH /api/v1/products/:id: the fields to change; `archived: true` keeps it off new carts. */
 export const ProductUpdateBody = later(() => z.object({ name: z.optional(name), description: z.optional(description), archived: z.optional(bool) }));
-export const ProductsQuery = later(() =>
-  z.object({
-    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.[0-9a-f-]{36}$/.test(v), 'a cursor: next of the page before')),
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
-  }),
-);
+export const ProductsQuery = later(() => z.object(pageQuery()));
 
 export const Price = later(() => z.object({ id: text, productId: text, currency, amount: text, archived: bool, createdAt: timestamp }));
 export type Price = z.infer<typeof Price>;
 export const Product = later(() => z.object({ id: text, name: text, description: text, archived: bool, createdAt: timestamp, updatedAt: timestamp, prices: z.array(Price) }));
 export type Product = z.infer<typeof Product>;
-export const ProductsPage = later(() => z.object({ ...envelope(), data: z.array(Product), next: nullable<string>((v) => typeof v === 'string', 'text') }));
+export const ProductsPage = later(() => z.object({ ...envelope(), data: z.array(Product), ...pageAnswer() }));

@@ -39,7 +39,7 @@ test('a standard cart link: adjust a quantity, pay through the widget, see the s
   await expect(page.getByRole('heading', { name: 'Thanks, your coffee is on its way' })).toBeVisible();
 
   // The link shows in the merchant's list, and its payment reached the merchant's webhook.
-  expect((await client.paymentLinks.list(1, 100)).links.map((l) => l.id)).toContain(link.id);
+  expect((await client.paymentLinks.list({ limit: 100 })).data.map((l) => l.id)).toContain(link.id);
   const find = async () => [...(await servers.api.deliveries())].reverse().find((d) => d.body.includes(`link_${link.slug}_`));
   await expect.poll(async () => (await find()) !== undefined, { message: 'a DEPOSIT_TRANSACTION for the link' }).toBe(true);
   const paid = await find();

@@ -94,7 +94,7 @@ describe('the server SDK', () => {
     const link = await client.paymentLinks.createStandard({ title: 'One bag', cart: [{ price_id: price.id, quantity: 1 }] });
     expect((await client.paymentLinks.getBySlug(link.slug)).businessName).toBe(DEMO_MERCHANT.businessName);
     expect((await client.paymentLinks.getById(link.id)).linkType).toBe('standard');
-    expect((await client.paymentLinks.list(1, 100)).links.map((l) => l.id)).toContain(link.id);
+    expect((await client.paymentLinks.list({ limit: 100 })).data.map((l) => l.id)).toContain(link.id);
     await client.paymentLinks.setActive(link.id, false);
     const error = await refusal(client.initializePayment({ coin: 'USDT', currency: 'USD', amount: price.amount, reference: 'sdk-3', paymentLink: link.slug }));
     expect(error.status).toBe(409);
@@ -111,7 +111,7 @@ describe('the server SDK', () => {
     const bank = await client.bankPayouts.add({
       bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos',
     });
-    expect(await client.bankPayouts.list()).toContain(bank.id);
+    expect((await client.bankPayouts.list()).data).toContain(bank.id);
     expect(await client.bankPayouts.rate('USDT', 'NGN')).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1550 });
     expect(await client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'USDT', amount: 20 })).toMatchObject({ fiat_amount: 31000, status: 'pending' });
     expect((await refusal(client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'DAI', amount: 1 }))).message).toMatch(/swap your DAI to USDT first/);

@@ -6,6 +6,9 @@ import { readAnswer, ServiceError } from '../contract/answer.ts';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated, isUuid } from '../contract/payment-links.ts';
 import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody } from '../contract/payment-links.ts';
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
+import type { PaymentSummary } from '../contract/dashboard.ts';
+import { PaymentsList } from '../contract/dashboard-requests.ts';
+import { Product, ProductsPage } from '../contract/products.ts';
 import { MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
 import type { EventType } from '../contract/events.ts';
 import { Refund, RefundsPage, type RefundState } from '../contract/refunds.ts';
@@ -23,6 +26,26 @@ export interface EventRecord {
   payload: { id: string; event: string; created: number; data: Record<string, unknown> };
   attempts: Array<{ attempt: number; url: string; status: number; error: string | null; durationMs: number; at: string }>;
 }
+
+/** A page of a list (every list pages one way): its items, the cursor of the next page (null on the last) and whether there is one. */
+export interface Page<T> {
+  data: T[];
+  next: string | null;
+  hasMore: boolean;
+}
+
+/** Which page of a list: `cursor` is `next` of the page before (none: the first); `limit` how many. */
+export interface PageOptions {
+  cursor?: string;
+  limit?: number;
+}
+
+/** `?name=value&…` of the options given (undefined ones left out). */
+const query = (options: { [name: string]: string | number | undefined }) => {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(options)) if (value !== undefined) q.set(name, String(value));
+  return q.size ? `?${q}` : '';
+};
 
 /** Every failure of a call: the service's refusal, no answer, or an answer that is not the contract; its message names the URL tried. */
 export { ServiceError };
@@ -100,6 +123,36 @@ export class ServiceClient {
 
   private data = async <T>(answer: Promise<{ data: T }>) => (await answer).data;
 
+  /** A list's page, read from its answer. */
+  private page = async <T>(path: string, schema: AnySchema | undefined) => {
+    const r = (await this.call('GET', path, schema)) as { data: T[]; next: string | null; has_more: boolean };
+    return { data: r.data, next: r.next, hasMore: r.has_more } satisfies Page<T>;
+  };
+
+  /**
+   * Every item of a list, page after page, asking for the next page only when the loop gets
+   * there: `for await (const payment of client.all((page) => client.payments.list(page))) …`.
+   */
+  async *all<T>(list: (page: PageOptions) => Promise<Page<T>>, limit?: number): AsyncGenerator<T> {
+    for (let cursor: string | undefined; ; ) {
+      const page = await list({ cursor, limit });
+      yield* page.data;
+      if (!page.hasMore || page.next === null) return;
+      cursor = page.next;
+    }
+  }
+
+  readonly payments = {
+    /** The payments, newest first, a page at a time; `status`, `coin`, `from`, `to` (ISO 8601) and `q` filter as the dashboard's list does. */
+    list: (options: PageOptions & { status?: string; coin?: CoinSymbol; from?: string; to?: string; q?: string } = {}) =>
+      this.page<PaymentSummary>(`payments${query({ ...options })}`, PaymentsList),
+  };
+
+  readonly products = {
+    /** The products and their prices, newest first, a page at a time. */
+    list: (options: PageOptions = {}) => this.page<Product>(`products${query({ ...options })}`, ProductsPage),
+  };
+
   /** POST /transaction/initialize, from the server (secret key); camelCase in, the payment transaction out. */
   initializePayment(input: InitializePaymentInput) {
     return this.data(
@@ -134,12 +187,13 @@ export class ServiceClient {
 
   readonly events = {
     /**
-     * The events feed: events after `after` (a seq, or 'latest' for only what comes next),
-     * oldest first, each with its delivery attempts. `wait` (1–30 s) holds the request until
-     * one arrives. `next` is the cursor for the following call.
+     * The events feed, oldest first, each with its delivery attempts: from `cursor` (`next` of
+     * the page before; never null, as the feed goes on), or without one from the first event,
+     * 'latest' (only what comes next) or 'recent' (the `limit` newest). `wait` (1–30 s) holds
+     * the request until one arrives; `hasMore` says more are there already.
      */
-    list: ({ after = 0, limit = 50, wait = 0 }: { after?: number | 'latest'; limit?: number; wait?: number } = {}) =>
-      this.call('GET', `events?after=${after}&limit=${limit}${wait ? `&wait=${wait}` : ''}`, undefined).then((r) => ({ events: r.data as EventRecord[], next: r.next as number })),
+    list: ({ cursor, after, limit, wait }: PageOptions & { after?: 'latest' | 'recent'; wait?: number } = {}) =>
+      this.page<EventRecord>(`events${query({ cursor, after, limit, wait: wait || undefined })}`, undefined) as Promise<Page<EventRecord> & { next: string }>,
     /** Delivers an event again to the registered URL. */
     resend: (id: string) => this.call('POST', `events/${encodeURIComponent(id)}/resend`, undefined).then((r) => r.data as EventRecord),
   };
@@ -150,10 +204,10 @@ export class ServiceClient {
   }
 
   readonly paymentLinks = {
-    /** One page of the merchant's links, newest first: the links and where the page stands. */
-    list: async (page = 1, pageSize = 10) => {
-      const { data: links, count, currentPage, nextPage, prevPage, lastPage } = await this.call('GET', `payment_links?page=${page}&page_size=${pageSize}`, LinkList);
-      return { links, count, currentPage, nextPage, prevPage, lastPage };
+    /** One page of the merchant's links, newest first, by cursor as every list (or by the spec's `page` number), with the spec's page fields. */
+    list: async (options: PageOptions & { page?: number } = {}) => {
+      const { data, next, has_more, count, currentPage, nextPage, prevPage, lastPage } = await this.call('GET', `payment_links${query({ ...options })}`, LinkList);
+      return { data, next, hasMore: has_more, count, currentPage, nextPage, prevPage, lastPage };
     },
     /** GET /payment_links/pay/:slug, in the spec's by-slug shape. */
     getBySlug: (slug: string) => this.data(this.call('GET', `payment_links/pay/${encodeURIComponent(slug)}`, successOf(LinkBySlug))),
@@ -195,7 +249,8 @@ export class ServiceClient {
 
   readonly bankPayouts = {
     add: (body: In<typeof PayoutBody>) => this.call('POST', 'bank/payouts', undefined, body).then((r) => r.data as Record<string, unknown>),
-    list: () => this.call('GET', 'bank/payouts', undefined).then((r) => r.data as string[]),
+    /** A page of the bank accounts' ids, oldest first. */
+    list: (options: PageOptions = {}) => this.page<string>(`bank/payouts${query({ ...options })}`, undefined),
     get: (id: string) => this.call('GET', `bank/payouts/${encodeURIComponent(id)}`, undefined).then((r) => r.data as Record<string, unknown>),
     update: (id: string, body: In<typeof PayoutFields>) => this.call('PATCH', `bank/payouts/${encodeURIComponent(id)}`, undefined, body).then((r) => r.data as Record<string, unknown>),
     delete: (ids: string[]) => this.call('DELETE', 'bank/payouts', undefined, { ids }).then((r) => r.data as { deleted: string[] }),

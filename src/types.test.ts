@@ -4,7 +4,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { ServiceCheckout, type CheckoutHandle, type CheckoutError, type ServiceCheckoutOptions, type Verification } from './index.ts';
 import { ServiceCheckoutButton, useServiceCheckout, type ServiceCheckoutButtonProps, type UseServiceCheckout } from './react/index.ts';
 import { useServiceCheckout as useVueCheckout } from './vue/index.ts';
-import { ServiceClient, verifyWebhook, type EventRecord, type MerchantVerification, type ServiceEvent } from '../sdk/index.ts';
+import { ServiceClient, verifyWebhook, type EventRecord, type MerchantVerification, type Page, type PaymentSummary, type ServiceEvent } from '../sdk/index.ts';
 
 describe('public types', () => {
   it('ServiceCheckout takes its options and returns a handle', () => {
@@ -45,8 +45,9 @@ describe('public types', () => {
     type Client = InstanceType<typeof ServiceClient>;
     expectTypeOf<Awaited<ReturnType<Client['verifyPayment']>>>().toEqualTypeOf<MerchantVerification>();
     expectTypeOf<MerchantVerification['customer']>().toEqualTypeOf<{ name: string; email: string } | undefined>();
-    expectTypeOf<Awaited<ReturnType<Client['paymentLinks']['list']>>>().toHaveProperty('links');
-    expectTypeOf<Awaited<ReturnType<Client['events']['list']>>>().toEqualTypeOf<{ events: EventRecord[]; next: number }>();
+    expectTypeOf<Awaited<ReturnType<Client['paymentLinks']['list']>>>().toHaveProperty('currentPage');
+    expectTypeOf<Awaited<ReturnType<Client['payments']['list']>>>().toEqualTypeOf<Page<PaymentSummary>>();
+    expectTypeOf<Awaited<ReturnType<Client['events']['list']>>>().toEqualTypeOf<Page<EventRecord> & { next: string }>();
     expectTypeOf(verifyWebhook).returns.toEqualTypeOf<ServiceEvent>();
   });
 });

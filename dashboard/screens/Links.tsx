@@ -65,7 +65,7 @@ export function Links(_: { path?: string }) {
   const [f, setF] = useState({ title: '', amount: '', currency: 'USD', price: '', description: '' });
   const set = (key: keyof typeof f) => (value: string) => setF({ ...f, [key]: value });
   const load = useCallback(async () => {
-    setRows((await request('/api/v1/payment_links?page_size=100', LinkList)).data);
+    setRows((await request('/api/v1/payment_links?limit=100', LinkList)).data);
     const products = (await request('/api/v1/products?limit=100', ProductsPage)).data.filter((p) => !p.archived);
     setPrices(products.flatMap((p) => p.prices.map((price) => ({ id: price.id, label: `${p.name}: ${money(Number(price.amount), price.currency)}` }))));
   }, [mode.value]);

@@ -79,6 +79,39 @@ describe('service-checkout CLI', () => {
     await local.close();
   });
 
+  it('trigger makes its own test payment when given no reference, as stripe trigger does, and drives it to the event asked for', async () => {
+    const full = cli(['trigger', 'deposit', 'full', '--json']);
+    expect(await full.done, full.err.join('\n')).toBe(0);
+    const [made, sent] = full.out.map((l) => JSON.parse(l));
+    expect(made).toMatchObject({ created: true, reference: expect.stringMatching(/^trigger_/), amount: '10', currency: 'USD', coin: 'USDT' });
+    expect(sent).toMatchObject({ reference: made.reference, status: 'confirmed' });
+    // The payment is the service's own, and the merchant's endpoint got its event.
+    const verified = await fetch(`${api.url}/api/v1/transaction/verify/${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } }).then((r) => r.json());
+    expect(verified.data).toMatchObject({ reference: made.reference, status: 'confirmed' });
+    await until(() => registered.events.some((e) => e.event === 'DEPOSIT_TRANSACTION' && e.data.reference === made.reference && e.data.status === 'confirmed'));
+
+    // By the event's name, and partly paid at a price and coin of one's own; each run a new payment.
+    const partial = cli(['trigger', 'DEPOSIT_TRANSACTION', 'partial', '--amount', '25', '--currency', 'EUR', '--coin', 'USDC']);
+    expect(await partial.done, partial.err.join('\n')).toBe(0);
+    expect(partial.out[0]).toMatch(/^Test payment made: trigger_\S+, 25 EUR as [\d.]+ USDC$/);
+    const reference = /trigger_\S+(?=,)/.exec(partial.out[0])![0];
+    expect(reference).not.toBe(made.reference);
+    expect(partial.out[1]).toMatch(new RegExp(`^Deposit sent: ${reference} is incomplete, `));
+    await until(() => registered.events.some((e) => e.data.reference === reference && e.data.status === 'incomplete'));
+
+    // Only what the sandbox can make, and never with a live key.
+    for (const words of [['trigger', 'PAYOUT_UPDATED'], ['trigger', 'DEPOSIT_TRANSACTION', 'some-ref', 'full'], ['trigger', 'deposit']]) {
+      const wrong = cli(words);
+      expect(await wrong.done, words.join(' ')).toBe(2);
+      expect(wrong.err[0]).toContain('trigger deposit [<reference>] <full|partial|over>');
+    }
+    const live = runCli(['trigger', 'deposit', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
+    expect(await live).toBe(2);
+    const refused = cli(['trigger', 'deposit', 'full', '--coin', 'XYZ']);
+    expect(await refused.done).toBe(1);
+    expect(refused.err[0]).toMatch(/coin/);
+  });
+
   it('trigger says what the deposit did, and refuses live keys and bad words', async () => {
     await initialize('cli-2');
     const run = cli(['trigger', 'deposit', 'cli-2', 'over']);
@@ -88,7 +121,7 @@ describe('service-checkout CLI', () => {
     expect(await live).toBe(2);
     const wrong = cli(['trigger', 'deposit', 'cli-2', 'lots']);
     expect(await wrong.done).toBe(2);
-    expect(wrong.err[0]).toContain('trigger deposit <reference> <full|partial|over>');
+    expect(wrong.err[0]).toContain('trigger deposit [<reference>] <full|partial|over>');
     const refused = cli(['trigger', 'deposit', 'cli-2', 'full']);
     expect(await refused.done).toBe(1);
     expect(refused.err[0]).toMatch(/confirmed; it takes no more deposits/);
@@ -153,7 +186,7 @@ describe('service-checkout CLI', () => {
     const down = runCli(['events', '--api', nobody, '--key', secretKey], { env: {}, out: () => {}, err: (l) => downErr.push(l) });
     expect(await down).toBe(1);
     // The failure names the URL it tried, why, and the two ways to point it elsewhere.
-    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=0&limit=200 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
+    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=recent&limit=20 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
     const viaEnv: string[] = [];
     expect(await runCli(['trigger', 'deposit', 'x', 'full'], { env: { SERVICE_API_URL: nobody, SERVICE_SECRET_KEY: secretKey }, out: () => {}, err: (l) => viaEnv.push(l) })).toBe(1);
     expect(viaEnv[0]).toContain(`at ${nobody}/api/v1/sandbox/deposit (ECONNREFUSED)`);
@@ -201,7 +234,7 @@ describe('service-checkout CLI', () => {
     release();
     await until(() => local.events.length === 2);
     expect(local.events.map((e) => [e.data.reference, e.data.status])).toEqual([['cli-gap', 'incomplete'], ['cli-gap', 'confirmed']]);
-    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?after=\d+&limit=50&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from event \d+$/);
+    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?cursor=[A-Za-z0-9_-]+&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from the same cursor$/);
     stop.abort();
     expect(await listening).toBe(0);
     await local.close();

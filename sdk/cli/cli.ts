@@ -4,10 +4,12 @@
 // 1 the service refused or could not be reached (always naming the URL tried), 2 the
 // command was wrong.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
 import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.ts';
+import type { CoinSymbol, Currency } from '../../contract/fields.ts';
 
 export const USAGE = `usage: service-checkout <command> [options]
 
@@ -17,9 +19,13 @@ your secret key is --key <sk_…>, else $SERVICE_SECRET_KEY.
 commands:
   listen --forward-to <url>              forward each new event to a local URL, signed with your
                                          webhook secret; your registered URL is left alone
-  trigger deposit <reference> <full|partial|over> [--wait | --no-wait]
+  trigger deposit [<reference>] <full|partial|over> [--wait | --no-wait]
                                          simulate a deposit (test keys only); --wait (the
-                                         default in a terminal) waits until it is confirmed
+                                         default in a terminal) waits until it is confirmed.
+                                         Without a reference it makes a test payment first
+                                         (--amount 10, --currency USD, --coin USDT)
+  trigger DEPOSIT_TRANSACTION [full|partial|over]
+                                         the event, from a new test payment paid (in full)
   refund <reference> <base units|rest> --to <address> --reason <text> [--idempotency-key <k>]
                                          send money of a payment back (balance settlement)
   refund get <refund id>                 one refund and where it stands
@@ -111,13 +117,27 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         return fetch(url, { ...init, signal: io.signal });
       },
     });
-    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key'].includes(args[i - 1]));
+    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key', '--amount', '--currency', '--coin'].includes(args[i - 1]));
     const [command, ...rest] = positional;
 
     if (command === 'trigger') {
-      const [what, reference, kind] = rest;
-      if (what !== 'deposit' || !reference || !(kind in KINDS)) throw new UsageError('trigger deposit <reference> <full|partial|over>');
+      // As `stripe trigger` does: with no reference, a payment of its own (test mode), then the deposit asked for.
+      const [what, ...words] = rest;
+      const own = (what === 'deposit' && words.length === 1) || what === 'DEPOSIT_TRANSACTION';
+      const kind = what === 'DEPOSIT_TRANSACTION' ? (words[0] ?? 'full') : words.at(-1)!;
+      if (!['deposit', 'DEPOSIT_TRANSACTION'].includes(what) || words.length > 2 || !(kind in KINDS) || (what === 'DEPOSIT_TRANSACTION' && words.length > 1)) {
+        throw new UsageError('trigger deposit [<reference>] <full|partial|over>, or trigger DEPOSIT_TRANSACTION [full|partial|over]');
+      }
       if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
+      let reference = own ? undefined : words[0];
+      if (reference === undefined) {
+        const coin = option(args, 'coin') ?? 'USDT';
+        const currency = option(args, 'currency') ?? 'USD';
+        const amount = option(args, 'amount') ?? '10';
+        const made = await client.initializePayment({ reference: `trigger_${randomUUID().slice(0, 18)}`, coin: coin as CoinSymbol, currency: currency as Currency, amount });
+        reference = made.reference;
+        say(`Test payment made: ${reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, { reference, created: true, amount, currency, cryptoAmount: made.cryptoAmount, coin: made.coin });
+      }
       const wait = args.includes('--wait') || (io.interactive === true && !args.includes('--no-wait'));
       let payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
       if (counted(payment)) {
@@ -180,15 +200,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     if (command === 'events') {
       const limit = Number(option(args, 'limit') ?? 20);
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit: expected a whole number from 1 to 200');
-      // The newest `limit` events: page through from the start, keeping the last ones.
-      let after = 0;
-      let kept: EventRecord[] = [];
-      for (;;) {
-        const page = await client.events.list({ after, limit: 200 });
-        kept = [...kept, ...page.events].slice(-limit);
-        if (page.events.length < 200) break;
-        after = page.next;
-      }
+      // The newest `limit` events, oldest first: the feed's `recent` page.
+      const kept = (await client.events.list({ after: 'recent', limit })).data;
       for (const event of kept) {
         const last = event.attempts.at(-1);
         const answer = last ? `${last.status || last.error} after ${event.attempts.length} attempt${event.attempts.length === 1 ? '' : 's'}` : 'not tried yet';
@@ -205,21 +218,21 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const { secret } = await client.webhook();
       // The cursor is fixed now, before the first long poll: a poll that fails is asked again
       // from it, so nothing that happened meanwhile is skipped.
-      let after = (await client.events.list({ after: 'latest', limit: 1 })).next;
+      let cursor = (await client.events.list({ after: 'latest', limit: 1 })).next;
       say(`Forwarding new events to ${target}, signed with your webhook secret. Ctrl+C to stop.`, { listening: true, forwardTo: target });
       while (!io.signal?.aborted) {
-        let page: { events: EventRecord[]; next: number };
+        let page: { data: EventRecord[]; next: string };
         try {
-          page = await client.events.list({ after, wait: 25 });
+          page = await client.events.list({ cursor, wait: 25 });
         } catch (error) {
           if (io.signal?.aborted) break;
           if (refused(error) && error.status >= 400 && error.status < 500 && error.status !== 429) throw error;
-          io.err(`The service did not answer at ${tried} (${refused(error) ? error.message : unreachable(error)}); trying again in 2 s from event ${after}`);
+          io.err(`The service did not answer at ${tried} (${refused(error) ? error.message : unreachable(error)}); trying again in 2 s from the same cursor`);
           await sleep(io.pollMs ?? 2000, io.signal);
           continue;
         }
-        after = page.next;
-        for (const event of page.events) await forward(event, target, secret, say);
+        cursor = page.next;
+        for (const event of page.data) await forward(event, target, secret, say);
       }
       return 0;
     }

@@ -4,6 +4,7 @@
 import * as z from 'zod/mini';
 import { PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { amount, COINS, currency, is, later, oneOf } from '../../contract/fields.ts';
+import { pageQuery } from '../../contract/paging.ts';
 import { PAYOUT_CURRENCIES } from '../../contract/payouts.ts';
 import { MAX_WAIT_SECONDS } from '../../contract/schemas.ts';
 import { BANKS } from '../payouts/rules.ts';
@@ -45,23 +46,27 @@ export const ExportQuery = later(() => {
   return z.object(filters);
 });
 
-/** GET /api/v1/events: after a cursor (or latest, recent), or before a seq; a page size; a wait. */
+/** GET /api/v1/events: from a cursor (or, without one, where `after` says: latest, recent), or before a seq; a limit; a wait. */
 export const EventsQuery = later(() =>
   z.object({
-    after: z.optional(is<string>((v) => typeof v === 'string' && (/^\d{1,16}$/.test(v) || v === 'latest' || v === 'recent'), 'a whole number of at least 0, latest or recent')),
+    ...pageQuery(200),
+    after: z.optional(oneOf(['latest', 'recent'])),
     before: z.optional(whole(1, Number.MAX_SAFE_INTEGER, 'a whole number of at least 1 (an event\'s seq)')),
-    limit: z.optional(whole(1, 200, 'a whole number from 1 to 200')),
     wait: z.optional(whole(0, MAX_WAIT_SECONDS, `whole seconds from 0 to ${MAX_WAIT_SECONDS}`)),
   }),
 );
 
-/** GET /api/v1/payment_links: a page of links. */
+/** GET /api/v1/payment_links: by cursor as every list, or by the spec's page and page_size. */
 export const LinksQuery = later(() =>
   z.object({
+    ...pageQuery(),
     page: z.optional(whole(1, 1_000_000, 'a whole number from 1 to 1000000')),
     page_size: z.optional(whole(1, 100, 'a page size from 1 to 100')),
   }),
 );
+
+/** GET /api/v1/bank/payouts: a page of the bank accounts. */
+export const BankAccountsQuery = later(() => z.object(pageQuery()));
 
 /** GET /api/v1/bank?country=: the banks of a country. */
 export const BankQuery = later(() => z.object({ country: oneOf(Object.keys(BANKS)) }));

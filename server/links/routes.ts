@@ -19,7 +19,8 @@ import {
 } from '../../contract/payment-links.ts';
 import { Qr } from '../../contract/schemas.ts';
 import { invalidField } from '../domain/errors.ts';
-import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, newLink, type Link } from './rules.ts';
+import { applyCommon, assertCartOrCharge, assertType, buildCart, imageTypeOf, linkPages, newLink, type Link } from './rules.ts';
+import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { LinksQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { byIdView, bySlugView, donationView, linkUrl, listItemView, standardCreatedView } from './views.ts';
@@ -45,9 +46,14 @@ export const getLink: Handler = async ({ params, account, service }) => {
   return ok(200, isUuid(params.key) ? byIdView(link) : bySlugView(link, account.merchant, service.origin()), 'Payment link found');
 };
 
-export const listLinks: Handler<{ query: typeof LinksQuery }> = async ({ query, account, service }) => {
-  const { items, ...pages } = await service.links.list(account, Number(query.page ?? 1), Number(query.page_size ?? 10));
-  return { status: 200, body: { status: 'success', statusCode: 200, data: items.map(listItemView), ...pages } };
+export const listLinks: Handler<{ query: typeof LinksQuery }> = async ({ query: q, account, service }) => {
+  if (q.limit !== undefined && q.page_size !== undefined) throw invalidField('page_size', 'expected limit or page_size, not both (page_size is the spec\'s name for limit)');
+  if (q.cursor !== undefined && q.page !== undefined) throw invalidField('page', 'expected page or cursor, not both');
+  const size = Number(q.limit ?? q.page_size ?? 10);
+  const from = q.cursor === undefined ? { page: Number(q.page ?? 1) } : { after: keysetOf('links', q.cursor, UUID) };
+  const { links, count, above } = await service.links.list(account, size, from);
+  const { page, ...paging } = pageOf(links, size, (l) => cursorText('links', l.createdMs, l.id));
+  return { status: 200, body: { status: 'success', statusCode: 200, data: page.map(listItemView), ...linkPages(count, above, size), ...paging } };
 };
 
 /** A link by its id, as the spec says (a UUID): never a slug, so `pay/{key}` and `{id}/status` or `{id}/qr` cannot both match one path. */
@@ -141,7 +147,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/payment_links', auth: 'merchant', permission: 'payments.read', handler: listLinks, tag,
     summary: 'the merchant\'s links, a page at a time',
-    description: 'List items with `count`, `currentPage`, `nextPage`, `prevPage`, `lastPage`; newest first; `page_size` at most 100 (10).',
+    description: 'Newest first. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (10). The spec\'s page fields stay: `page` (instead of `cursor`) and `page_size` (the same as `limit`) page by number, and every answer also has `count`, `currentPage`, `nextPage`, `prevPage`, `lastPage`.',
     query: LinksQuery, responses: { 200: LinkList },
   }),
   route({

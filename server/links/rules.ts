@@ -190,3 +190,10 @@ export function imageTypeOf(bytes: Uint8Array): string | undefined {
   if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return 'image/webp';
   return undefined;
 }
+
+/** The spec's page fields of a list page of `size` with `above` links before it, of `count`. */
+export function linkPages(count: number, above: number, size: number) {
+  const currentPage = Math.floor(above / size) + 1;
+  const lastPage = Math.max(1, Math.ceil(count / size));
+  return { count, currentPage, nextPage: currentPage < lastPage ? currentPage + 1 : null, prevPage: currentPage > 1 ? Math.min(currentPage - 1, lastPage) : null, lastPage };
+}

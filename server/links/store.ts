@@ -55,24 +55,22 @@ export class LinkStore {
     return link;
   }
 
-  async list(account: Pick<Account, 'merchant' | 'mode'>, page: number, size: number) {
-    const [{ count }] = await this.db.query<{ count: string }>('SELECT count(*) AS count FROM links WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
-    const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms DESC, id LIMIT $3 OFFSET $4', [
-      account.merchant.id,
-      account.mode,
-      size,
-      (page - 1) * size,
-    ]);
-    const total = Number(count);
-    const lastPage = Math.max(1, Math.ceil(total / size));
-    return {
-      items: rows.map(linkOf),
-      count: total,
-      currentPage: page,
-      nextPage: page < lastPage ? page + 1 : null,
-      prevPage: page > 1 ? Math.min(page - 1, lastPage) : null,
-      lastPage,
-    };
+  /**
+   * A page of the account's links, newest first: `size` and one more (which says a page
+   * follows), from the spec's `page` or below a cursor's (created, id); with how many there are
+   * and how many stand above the page (which page it is).
+   */
+  async list(account: Pick<Account, 'merchant' | 'mode'>, size: number, from: { page: number } | { after: { createdMs: number; id: string } }) {
+    const owner = [account.merchant.id, account.mode];
+    const [{ count }] = await this.db.query<{ count: string }>('SELECT count(*) AS count FROM links WHERE merchant_id = $1 AND mode = $2', owner);
+    if ('page' in from) {
+      const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms DESC, id DESC LIMIT $3 OFFSET $4', [...owner, size + 1, (from.page - 1) * size]);
+      return { links: rows.map(linkOf), count: Number(count), above: (from.page - 1) * size };
+    }
+    const after = [from.after.createdMs, from.after.id];
+    const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) < ($3, $4) ORDER BY created_ms DESC, id DESC LIMIT $5', [...owner, ...after, size + 1]);
+    const [{ above }] = await this.db.query<{ above: string }>('SELECT count(*) AS above FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) >= ($3, $4)', [...owner, ...after]);
+    return { links: rows.map(linkOf), count: Number(count), above: Number(above) };
   }
 
   async nextLineId(): Promise<number> {

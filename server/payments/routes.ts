@@ -2,10 +2,11 @@
 // filters, one payment with its timeline, and their CSV export.
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
-import { PaymentDetail, PaymentsPage } from '../../contract/dashboard.ts';
-import { PaymentsQuery } from '../../contract/dashboard-requests.ts';
+import { PaymentDetail } from '../../contract/dashboard.ts';
+import { PaymentsList, PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
+import { cursorText, keysetOf, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
@@ -18,20 +19,18 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
-/** The cursor is `createdMs.id` of the page's last payment: the next page starts below it. */
-const cursorOf = (p: { createdMs: number; id: string }) => `${p.createdMs}.${p.id}`;
-
 export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
   const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
-  const after = q.cursor === undefined ? undefined : { createdMs: Number(q.cursor.split('.')[0]), id: q.cursor.split('.')[1] };
+  // The cursor holds (created, id) of the page's last payment: the next page starts below it.
+  const after = q.cursor === undefined ? undefined : keysetOf('payments', q.cursor, /^\d{1,19}$/);
   const nowMs = service.now();
   // One more than asked says whether there is a next page.
   const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
-  const page = rows.slice(0, limit);
-  return ok(200, page.map((p) => paymentSummary(p, nowMs)), 'Payments', { next: rows.length > limit ? cursorOf(page.at(-1)!) : null });
+  const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, p.id));
+  return ok(200, page.map((p) => paymentSummary(p, nowMs)), 'Payments', paging);
 };
 
 /** At most this many payments in one export: narrow it with from/to for more. */
@@ -97,8 +96,8 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments', auth: 'merchant', permission: 'payments.read', handler: listPayments, tag: 'Payments',
     summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q',
-    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
-    query: PaymentsQuery, responses: { 200: PaymentsPage },
+    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
+    query: PaymentsQuery, responses: { 200: PaymentsList },
   }),
   route({
     method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', permission: 'payments.read', handler: exportCsv, tag: 'Payments',

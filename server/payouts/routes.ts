@@ -1,10 +1,11 @@
 // The bank payout endpoints of the spec: the secret key (merchant servers) or the dashboard's session.
 import * as z from 'zod/mini';
-import { answer, Bank, BankPayout, Country, Deleted, Payout as PayoutAnswer, Rate } from '../../contract/api.ts';
+import { answer, Bank, BankAccountsPage, BankPayout, Country, Deleted, Payout as PayoutAnswer, Rate } from '../../contract/api.ts';
 import { oneOf, text } from '../../contract/fields.ts';
 import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
 import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type BankAccount, type Payout } from './rules.ts';
-import { BankQuery, RateQuery } from '../http/queries.ts';
+import { BankAccountsQuery, BankQuery, RateQuery } from '../http/queries.ts';
+import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { changeView } from '../merchants/destination-views.ts';
@@ -45,7 +46,13 @@ export const addBank: Handler<{ body: typeof PayoutBody }> = async ({ body, acco
   return ok(201, bank, bank.effectiveAt ? `Bank payout added: it can be paid to from ${bank.effectiveAt}` : 'Bank payout added');
 };
 
-export const listBanks: Handler = async ({ account, service }) => ok(200, (await service.payouts.banks(account)).map((b) => b.id), 'Bank payouts retrieved');
+export const listBanks: Handler<{ query: typeof BankAccountsQuery }> = async ({ query: q, account, service }) => {
+  const limit = q.limit === undefined ? 25 : Number(q.limit);
+  const after = q.cursor === undefined ? undefined : keysetOf('bank_accounts', q.cursor, UUID);
+  const rows = await service.payouts.banks(account, after, limit + 1);
+  const { page, ...paging } = pageOf(rows, limit, (b) => cursorText('bank_accounts', Date.parse(b.createdAt), b.id));
+  return ok(200, page.map((b) => b.id), 'Bank payouts retrieved', paging);
+};
 
 /** The account with its new details still waiting (a live key's), if any. */
 const withPending = async (service: Service, account: Ctx['account'], bank: BankAccount) => {
@@ -111,7 +118,7 @@ export const routes = [
     summary: 'register a bank account', description: 'The fields the spec requires for `USD`, `NGN` or `GHS`, each missing one named; `default: true` makes it the default.',
     body: PayoutBody, responses: { 201: answer(BankPayout) }, errors: [409],
   }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.read', handler: listBanks, tag, summary: 'the bank accounts\' ids', description: 'The ids of the account\'s bank accounts (read each with `GET /api/v1/bank/payouts/{id}`).', responses: { 200: answer(z.array(text)) } }),
+  route({ method: 'GET', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.read', handler: listBanks, tag, summary: 'the bank accounts\' ids, a page at a time', description: 'The ids of the account\'s bank accounts, oldest first (read each with `GET /api/v1/bank/payouts/{id}`). Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: BankAccountsQuery, responses: { 200: BankAccountsPage } }),
   route({ method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', handler: deleteBanks, tag, summary: 'delete bank accounts, all or nothing', description: '`{ "ids": [...] }` (ours); all or nothing: an unknown id deletes none (404).', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] }),
   route({ method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.read', handler: getBank, tag, summary: 'one bank account', description: 'Its fields as registered; a live key\'s account whose new details still wait their delay also shows them under `pending`.', responses: { 200: answer(BankPayout) } }),
   route({ method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.write', handler: updateBank, tag, summary: 'update a bank account', description: 'Any write field but `currency`; `default: true` makes it the default.', body: PayoutFields, responses: { 200: answer(BankPayout) } }),

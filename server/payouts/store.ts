@@ -100,9 +100,13 @@ export class PayoutStore {
     });
   }
 
-  async banks(account: Account): Promise<BankAccount[]> {
+  /** Oldest first, after (created_ms, id) of the page before; at most `limit`. */
+  async banks(account: Account, after: { createdMs: number; id: string } | undefined, limit: number): Promise<BankAccount[]> {
     await applyDue(this.db, account.merchant.id, account.mode, this.now());
-    return (await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms, id', owner(account))).map(bankOf);
+    const rows = after
+      ? await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) > ($3, $4) ORDER BY created_ms, id LIMIT $5', [...owner(account), after.createdMs, after.id, limit])
+      : await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms, id LIMIT $3', [...owner(account), limit]);
+    return rows.map(bankOf);
   }
 
   async bank(account: Pick<Account, 'merchant' | 'mode'>, id: string, sql: Sql = this.db): Promise<BankAccount> {

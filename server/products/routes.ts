@@ -6,6 +6,7 @@ import { answer } from '../../contract/api.ts';
 import { uuid } from '../../contract/payment-links.ts';
 import { Price, PriceBody, Product, ProductBody, ProductsPage, ProductsQuery, ProductUpdateBody } from '../../contract/products.ts';
 import { NotFound } from '../domain/errors.ts';
+import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { StoredPrice, StoredProduct } from './store.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
@@ -32,11 +33,10 @@ export const createProduct: Handler<{ body: typeof ProductBody }> = async ({ bod
 
 export const listProducts: Handler<{ query: typeof ProductsQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
-  const after = q.cursor === undefined ? undefined : { createdMs: Number(q.cursor.split('.')[0]), id: q.cursor.slice(q.cursor.indexOf('.') + 1) };
+  const after = q.cursor === undefined ? undefined : keysetOf('products', q.cursor, UUID);
   const rows = await service.products.list(account, after, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return ok(200, page.map(productView), 'Products', { next: rows.length > limit && last ? `${last.createdMs}.${last.id}` : null });
+  const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('products', p.createdMs, p.id));
+  return ok(200, page.map(productView), 'Products', paging);
 };
 
 export const getProduct: Handler<ById> = async ({ params, account, service }) => {
@@ -69,7 +69,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/products', auth: 'merchant', permission: 'payments.read', handler: listProducts, tag: 'Products',
     summary: 'the products and their prices, newest first',
-    description: 'Newest first, each with its prices; `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).',
+    description: 'Newest first, each with its prices; `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).',
     query: ProductsQuery, responses: { 200: ProductsPage },
   }),
   route({

@@ -129,11 +129,11 @@ describe('events feed', () => {
     expect(parked.body.data.map((e: { state: string }) => e.state)).toEqual(['no_endpoint']);
     await call(api, 'PUT', '/api/v1/webhook', { url: hook.url });
     await until(() => hook.events.length === 1);
-    const after = parked.body.next as number;
+    const cursor = parked.body.next as string;
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'feed-1', kind: 'exact' }, { 'x-api-key': publicKey });
     await until(() => hook.events.length === 2);
     const newer = await until(async () => {
-      const page = await call(api, 'GET', `/api/v1/events?after=${after}`);
+      const page = await call(api, 'GET', `/api/v1/events?cursor=${cursor}`);
       return page.body.data[0]?.attempts.length ? page : undefined;
     });
     expect(newer.body.data).toHaveLength(1);
@@ -146,6 +146,7 @@ describe('events feed', () => {
     expect(hook.events[2].id).toBe(id);
     expect((await call(api, 'POST', '/api/v1/events/evt_nope/resend')).status).toBe(404);
     expect((await call(api, 'GET', '/api/v1/events?after=-1')).body.errors).toEqual([{ field: 'after', message: expect.any(String) }]);
+    expect((await call(api, 'GET', '/api/v1/events?cursor=-1')).body.errors).toEqual([{ field: 'cursor', message: expect.any(String) }]);
     expect((await call(api, 'GET', '/api/v1/events', undefined, { 'x-api-key': publicKey })).status).toBe(401);
   });
 

@@ -45,7 +45,7 @@ export async function main(baseUrl: string, keys: { publicKey: string; secretKey
   const verified = await checkout.GET('/api/v1/transaction/verify/{reference}', { params: { path: { reference } } });
   const status: string | undefined = verified.data?.data.status;
 
-  const listed = await server.GET('/api/v1/payments', { params: { query: { limit: '10' } } });
+  const listed = await server.GET('/api/v1/payments', { params: { query: { limit: 10 } } });
   const references: string[] = (listed.data?.data ?? []).map((p) => p.reference);
 
   const link = await server.POST('/api/v1/payment_links/standard', { body: { title: 'Two bags of beans', cart: [{ price_id: priceId, quantity: 2 }] } });

@@ -6,6 +6,7 @@ import { PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
 import { ChainNotOffered, NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from './rules.ts';
+import { cursorParts, cursorText } from '../http/cursor.ts';
 import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
@@ -54,32 +55,36 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
 });
 
 /**
- * The feed: events after a cursor, oldest first. `after=latest` starts at the newest (for
- * a listener that wants only what comes next); `after=recent` so that the page holds the
- * `limit` newest events (the dashboard's events screen); `wait=1..30` holds the request until an
- * event arrives, as the verify long poll does.
+ * The feed: events after a cursor, oldest first. Without one, `after=latest` starts at the
+ * newest (for a listener that wants only what comes next), `after=recent` so that the page holds
+ * the `limit` newest events (the dashboard's events screen), and neither at the first; `wait=1..30`
+ * holds the request until an event arrives, as the verify long poll does. `next` is never null:
+ * the feed goes on, and `next` is where to follow it from.
  */
 export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query, res, account, service }) => {
   // EventsQuery checked each value's form: what is left is what they mean.
-  const afterText = query.after ?? '0';
   const limit = Number(query.limit ?? 50);
+  if (query.cursor !== undefined && query.after !== undefined) throw invalidField('after', 'expected after or cursor, not both: after says where to start without a cursor');
   const after =
-    afterText === 'latest' ? await service.events.lastSeq(account)
-    : afterText === 'recent' ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
-    : Number(afterText);
+    query.cursor !== undefined ? Number(cursorParts('events', query.cursor, [/^\d{1,16}$/])[0])
+    : query.after === 'latest' ? await service.events.lastSeq(account)
+    : query.after === 'recent' ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
+    : 0;
   const wait = Number(query.wait ?? 0);
-  const page = async (events: StoredEvent[], next: number) => {
+  const page = async (events: StoredEvent[], next: number, more: boolean) => {
     const attempts = await service.events.attempts(events.map((e) => e.id));
-    return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next });
+    return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: cursorText('events', next), has_more: more });
   };
   if (query.before !== undefined) {
     // A page further back: the `limit` events before that seq, oldest first; `next` is still a cursor forward.
     const before = Number(query.before);
-    if (query.after !== undefined || wait > 0) throw invalidField('before', 'expected before alone, without after or wait: it pages back, they follow forward');
+    if (query.cursor !== undefined || query.after !== undefined || wait > 0) throw invalidField('before', 'expected before alone, without cursor, after or wait: it pages back, they follow forward');
     const older = await service.events.listBefore(account, before, limit);
-    return page(older, older.at(-1)?.number ?? before - 1);
+    const next = older.at(-1)?.number ?? before - 1;
+    return page(older, next, (await service.events.list(account, next, 1)).length > 0);
   }
-  let events = await service.events.list(account, after, limit);
+  // One more than asked says whether more are there already.
+  let events = await service.events.list(account, after, limit + 1);
   if (events.length === 0 && wait > 0) {
     const pools = service.changes.pools(`${account.merchant.id}/${account.mode}`, 'secret');
     const full = service.changes.full(pools);
@@ -88,9 +93,10 @@ export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query
     res.on('close', () => gone.abort());
     await service.changes.wait(eventsKey(account.merchant.id, account.mode), pools, wait * 1000, gone.signal);
     if (gone.signal.aborted) return undefined;
-    events = await service.events.list(account, after, limit);
+    events = await service.events.list(account, after, limit + 1);
   }
-  return page(events, events.at(-1)?.number ?? after);
+  const shown = events.slice(0, limit);
+  return page(shown, shown.at(-1)?.number ?? after, events.length > limit);
 };
 
 export const resendEvent: Handler = async ({ params, account, service }) => {
@@ -114,7 +120,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/events', auth: 'merchant', permission: 'developers.read', handler: listEvents, tag: 'Webhooks',
     summary: 'the events feed, with delivery attempts',
-    description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s); `next` is the cursor. `after` is a cursor (`next` of the last answer), `latest` (from now on) or `recent` (the page holds the `limit` newest events); `limit` 1–200 (50); `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
+    description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s). Pages as every list does: `cursor` is `next` of the answer before (opaque), `limit` 1–200 (50), `has_more` says whether more events are already there; `next` is never null, as the feed goes on. Without a cursor the feed starts at the first event, or where `after` says: `latest` (from now on) or `recent` (the page holds the `limit` newest events). `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
     query: EventsQuery, responses: { 200: EventsAnswer }, errors: [429],
   }),
   route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', permission: 'developers.write', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', description: 'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.', responses: { 202: answer(EventRecord) } }),
