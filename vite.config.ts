@@ -237,6 +237,11 @@ export default defineConfig({
     // file's time is spent waiting on anvil's blocks, a spawned service or PostgreSQL, not on
     // this CPU. Measured on CI's kind of machine; see docs/performance.md ("The test run").
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // A test's time limit finds a hang; it is no speed check (the bench scripts are). Two
+    // files at once on two cores made vitest's 5 s too short for tests that start a service or
+    // write a thousand rows, so 30 s (a hook, which may start anvil or PostgreSQL: 60 s).
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     reporters: ['default', 'json'],
     outputFile: { json: 'reports/unit.json' },
   },

@@ -236,6 +236,8 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
       { name: 'chain 31337 (Local dev chain)', ok: true, detail: expect.stringMatching(/^\d+ blocks behind the head/) },
       { name: 'gas wallet on chain 31337', ok: true, detail: expect.stringMatching(/ holds [\d.]+; 10 sweeps need about [\d.]+ at today's gas price$/) },
       { name: 'treasury on chain 31337', ok: true, detail: 'no transaction waits' },
+      // The treasury reconciled against the journal, coin by coin (issue 33 item 1).
+      ...['BUSD', 'DAI', 'USDC', 'USDT', 'native'].map((coin) => ({ name: `treasury on chain 31337 (${coin})`, ok: true, detail: expect.stringMatching(/^holds [\d.]+, owes [\d.]+ \(in flight: /) })),
     ]);
     // A gas wallet that cannot pay for sweeps: not ready, named; and the sweep job says so once, not every round.
     const empty = generatePrivateKey();
