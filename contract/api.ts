@@ -13,7 +13,7 @@ import { Business, Coin, MerchantVerification, Transaction, Verification } from 
 import { Swap, Withdrawal } from './balances.ts';
 import { Refund } from './refunds.ts';
 
-const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
+export const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 /** A success answer whose `data` is `data`. */
 export const answer = <T extends z.core.$ZodType>(data: T) => z.object({ ...envelope(), data });
 /** GET /api/v1/bank/payouts: a page of the bank accounts' ids, oldest first. */

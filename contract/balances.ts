@@ -3,6 +3,7 @@
 // exact decimal text of the coin, never a float.
 import * as z from 'zod/mini';
 import { coin, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { pageAnswer, pageQuery } from './paging.ts';
 
 export const SETTLEMENTS = ['wallet', 'balance'] as const;
 export type Settlement = (typeof SETTLEMENTS)[number];
@@ -121,7 +122,7 @@ export const StatementEntry = later(() =>
 
 /** GET /api/v1/balances/entries: a page of the statement, and the cursor of the next (null on the last). */
 export const StatementPage = later(() =>
-  z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(StatementEntry), next: nullable<string>((v) => typeof v === 'string', 'text') }),
+  z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(StatementEntry), ...pageAnswer() }),
 );
 
 /** GET /api/v1/balances/entries: one coin's (`coin`, and `chain_id` where it is on several), after a cursor (an entry line's id), a page size. */
@@ -129,7 +130,6 @@ export const StatementQuery = later(() =>
   z.object({
     coin: z.optional(coinSymbol),
     chain_id: z.optional(is<string>((v) => typeof v === 'string' && /^[1-9]\d{0,15}$/.test(v), 'a chain id such as 56 (in the query)')),
-    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,15}$/.test(v), 'a statement cursor: next of the page before')),
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    ...pageQuery(),
   }),
 );

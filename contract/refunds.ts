@@ -3,6 +3,7 @@
 // never a float; `amount_exact` beside it is the same in coins.
 import * as z from 'zod/mini';
 import { int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { pageAnswer, pageQuery } from './paging.ts';
 
 /**
  * A refund's life, each change a REFUND_UPDATED event and a line in its payment's timeline:
@@ -35,8 +36,7 @@ export const RefundBody = later(() =>
 /** GET /api/v1/refunds: newest first, by cursor, filtered like the payments list. */
 export const RefundsQuery = later(() =>
   z.object({
-    cursor: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}\.[0-9a-f-]{36}$/.test(v), 'a cursor: next of the page before')),
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
+    ...pageQuery(),
     status: z.optional(oneOf(REFUND_STATES)),
     reference: z.optional(reference),
     from: z.optional(timestamp),
@@ -66,4 +66,4 @@ export const Refund = later(() =>
 );
 export type RefundView = z.infer<typeof Refund>;
 
-export const RefundsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Refund), next: maybeText }));
+export const RefundsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Refund), ...pageAnswer() }));

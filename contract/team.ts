@@ -2,8 +2,9 @@
 // holds, the members' roles, and the bodies and answers of the members, restricted keys and
 // audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
 import * as z from 'zod/mini';
-import { answer } from './api.ts';
+import { answer, envelope } from './api.ts';
 import { email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { pageAnswer, pageQuery } from './paging.ts';
 
 /** Every permission a route may declare, `area.read` or `area.write`. */
 export const PERMISSIONS = [
@@ -41,8 +42,7 @@ export const RestrictedKeyBody = later(() =>
 );
 export const AuditQuery = later(() =>
   z.object({
-    limit: z.optional(is<string>((v) => typeof v === 'string' && /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100, 'a whole number from 1 to 100')),
-    before: z.optional(is<string>((v) => typeof v === 'string' && /^\d{1,16}$/.test(v), 'a whole number as text')),
+    ...pageQuery(),
     actor: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
     actor_kind: z.optional(oneOf(['owner', 'member', 'key'] as const)),
     action: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
@@ -72,8 +72,8 @@ export const AuditEntry = later(() =>
     details: z.record(z.string(), z.unknown()),
   }),
 );
-/** A page of the audit log, newest first; `next` is the `before` of the next page (null: no more). */
-export const AuditAnswer = later(() => answer(z.object({ entries: z.array(AuditEntry), next: nullable<string>((v) => typeof v === 'string', 'a whole number as text') })));
+/** A page of the audit log, newest first, as every list pages: `next` is the cursor of the following page (null: no more). */
+export const AuditAnswer = later(() => z.object({ ...envelope(), data: z.array(AuditEntry), ...pageAnswer() }));
 
 /** POST /dashboard/api/invitation: the invitation link's token (from its #fragment), the invited e-mail, a new password. */
 export const AcceptInvitationBody = later(() =>

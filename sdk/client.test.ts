@@ -130,8 +130,9 @@ describe('the server SDK', () => {
     expect(BigInt(first.amount) + BigInt(rest.amount)).toBe(BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')));
     expect(await client.refunds.get(first.id)).toEqual(first);
     const page = await client.refunds.list({ reference: 'sdk-5', limit: 1 });
-    expect(page.refunds.map((r) => r.id)).toEqual([rest.id]);
-    expect((await client.refunds.list({ reference: 'sdk-5', cursor: page.next! })).refunds.map((r) => r.id)).toEqual([first.id]);
+    expect(page.data.map((r) => r.id)).toEqual([rest.id]);
+    expect(page.hasMore).toBe(true);
+    expect((await client.refunds.list({ reference: 'sdk-5', cursor: page.next! })).data.map((r) => r.id)).toEqual([first.id]);
     const over = await refusal(client.refunds.create({ reference: 'sdk-5', amount: '1', reason: 'more', address: customer }));
     expect([over.status, over.fields?.[0]?.field]).toEqual([409, 'amount']);
   });

@@ -239,11 +239,10 @@ export class ServiceClient {
     create: (input: { reference: string; amount: bigint | string; reason: string; address: string }, options: { idempotencyKey?: string } = {}) =>
       this.data(this.call('POST', 'refunds', successOf(Refund), { reference: input.reference, amount: String(input.amount), reason: input.reason, address: input.address }, options.idempotencyKey)),
     get: (id: string) => this.data(this.call('GET', `refunds/${encodeURIComponent(id)}`, successOf(Refund))),
-    /** One page, newest first: `next` is the cursor of the following page (null on the last). */
-    list: async (filter: { cursor?: string; limit?: number; status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {
+    /** One page, newest first, as every list answers: `next` is the cursor of the following page (null on the last). */
+    list: (filter: PageOptions & { status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {
       const query = new URLSearchParams(Object.entries(filter).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
-      const { data: refunds, next } = await this.call('GET', `refunds${query.size ? `?${query}` : ''}`, RefundsPage);
-      return { refunds, next };
+      return this.page<z.infer<typeof Refund>>(`refunds${query.size ? `?${query}` : ''}`, RefundsPage);
     },
   };
 

@@ -170,7 +170,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       if (command === 'refunds') {
         const limit = Number(option(args, 'limit') ?? 20);
         if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit: expected a whole number from 1 to 100');
-        const { refunds } = await client.refunds.list({ limit, reference: option(args, 'reference') });
+        const { data: refunds } = await client.refunds.list({ limit, reference: option(args, 'reference') });
         for (const r of refunds) say(words(r), r);
         if (!json && refunds.length === 0) io.out('No refunds yet.');
         return 0;

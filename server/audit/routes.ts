@@ -1,5 +1,6 @@
 // The audit log's API (issue 37): who did what, newest first, in pages, with filters.
 import { AuditQuery, AuditAnswer } from '../../contract/team.ts';
+import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
@@ -17,19 +18,20 @@ export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account,
     action: query.action,
     sinceMs: query.from === undefined ? undefined : Date.parse(query.from),
     untilMs: query.to === undefined ? undefined : Date.parse(query.to),
-    before: query.before === undefined ? undefined : Number(query.before),
+    // The cursor holds the id of the page's last entry: the next page starts below it.
+    before: query.cursor === undefined ? undefined : Number(cursorParts('audit', query.cursor, [/^\d{1,16}$/])[0]),
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit);
+  const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', last.id));
   const entries = page.map((r) => ({ id: r.id, at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
-  return ok(200, { entries, next: rows.length > limit ? String(page[page.length - 1].id) : null }, `${entries.length} entries`);
+  return ok(200, entries, `${entries.length} entries`, paging);
 };
 
 export const routes = [
   route({
     method: 'GET', path: '/api/v1/audit_log', auth: 'merchant', permission: 'audit.read', handler: auditLog, tag: 'Account', query: AuditQuery,
     summary: 'the audit log: who changed what and moved which money, newest first',
-    description: 'Every write of a session or a secret key that succeeded, in the caller\'s mode: `actor` (the owner, a member by id and e-mail, or a key by id or hint), `client` (its address), `action` (method and route), `target`, and `details` (path ids, the names of the fields sent, and the values of those never secret: amount, coin, role, permissions…). Filters: `actor` (an actor id), `actor_kind`, `action` (such as `POST /api/v1/withdrawals`), `from`, `to`; `limit` (50 by default, at most 100), and `before` (the `next` of the page before). Stored append-only.',
+    description: 'Every write of a session or a secret key that succeeded, in the caller\'s mode: `actor` (the owner, a member by id and e-mail, or a key by id or hint), `client` (its address), `action` (method and route), `target`, and `details` (path ids, the names of the fields sent, and the values of those never secret: amount, coin, role, permissions…). Filters: `actor` (an actor id), `actor_kind`, `action` (such as `POST /api/v1/withdrawals`), `from`, `to`; `limit` (50 by default, at most 100), and `cursor` (the `next` of the page before; opaque, `next` null and `has_more` false on the last page). Stored append-only.',
     responses: { 200: AuditAnswer },
   }),
 ];

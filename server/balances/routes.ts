@@ -12,6 +12,7 @@ import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
 import { SWAP_QUOTE_MS, unitsOf } from './ledger-rules.ts';
+import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import { withdrawalMinimumUnits } from '../chain/networks.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
@@ -84,9 +85,11 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   const coin = coinAt(service, account);
   // One more than asked says whether there is a next page.
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
-  const lines = await service.journal.statement(account, service.now(), q.cursor === undefined ? 0 : Number(q.cursor), limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
-  const page = lines.slice(0, limit);
-  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token))), 'Statement', { next: lines.length > limit ? String(page.at(-1)!.id) : null });
+  // The cursor holds the last line's posting id: the next page starts after it.
+  const after = q.cursor === undefined ? 0 : Number(cursorParts('statement', q.cursor, [/^\d{1,15}$/])[0]);
+  const lines = await service.journal.statement(account, service.now(), after, limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
+  const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', last.id));
+  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token))), 'Statement', paging);
 };
 
 export const statementCsv: Handler = async ({ res, account, service }) => {
@@ -181,7 +184,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/balances/entries', auth: 'merchant', permission: 'balances.read', handler: statement, tag,
     summary: 'the statement behind the balances: each movement, oldest first, with the balance after it',
-    description: 'Each posting to the mode\'s `available` or `reserved` money, oldest first: its journal `entry`, `date` (UTC), `kind`, what it `refers_to` (the payment by reference, or the payout, swap or withdrawal by id), `coin` and network, `amount` (signed) and the `balance` of that account and coin after it; the last `balance` of each is the figure `GET /api/v1/balances` shows. `coin` (and `chain_id` where the coin is on several) shows that coin\'s alone. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25).',
+    description: 'Each posting to the mode\'s `available` or `reserved` money, oldest first: its journal `entry`, `date` (UTC), `kind`, what it `refers_to` (the payment by reference, or the payout, swap or withdrawal by id), `coin` and network, `amount` (signed) and the `balance` of that account and coin after it; the last `balance` of each is the figure `GET /api/v1/balances` shows. `coin` (and `chain_id` where the coin is on several) shows that coin\'s alone. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).',
     query: StatementQuery, responses: { 200: StatementPage },
   }),
   route({

@@ -6,6 +6,7 @@ import { answer } from '../../contract/api.ts';
 import { Refund, RefundBody, RefundsPage, RefundsQuery } from '../../contract/refunds.ts';
 import type { CoinSymbol } from '../../contract/fields.ts';
 import { DestinationPending, invalidField } from '../domain/errors.ts';
+import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import { requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
@@ -16,8 +17,6 @@ import { route } from '../routes/route.ts';
 type Uses = 'destinations' | 'now' | 'payments' | 'rates' | 'refunds' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
-/** The cursor is `createdMs.id` of the page's last refund: the next page starts below it. */
-const cursorOf = (r: { createdMs: number; id: string }) => `${r.createdMs}.${r.id}`;
 
 export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body, account, service }) => {
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
@@ -54,10 +53,11 @@ export const listRefunds: Handler<{ query: typeof RefundsQuery }> = async ({ que
   const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
-  const after = q.cursor === undefined ? undefined : { createdMs: Number(q.cursor.slice(0, q.cursor.indexOf('.'))), id: q.cursor.slice(q.cursor.indexOf('.') + 1) };
+  // The cursor holds (created, id) of the page's last refund: the next page starts below it.
+  const after = q.cursor === undefined ? undefined : keysetOf('refunds', q.cursor, UUID);
   const rows = await service.refunds.list(account, { after, limit: limit + 1, state: q.status, reference: q.reference, fromMs, toMs });
-  const page = rows.slice(0, limit);
-  return ok(200, page.map(refundView), 'Refunds', { next: rows.length > limit ? cursorOf(page.at(-1)!) : null });
+  const { page, ...paging } = pageOf(rows, limit, (r) => cursorText('refunds', r.createdMs, r.id));
+  return ok(200, page.map(refundView), 'Refunds', paging);
 };
 
 const tag = 'Refunds' as const;
@@ -73,7 +73,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/refunds', auth: 'merchant', permission: 'payments.read', handler: listRefunds, tag,
     summary: 'the refunds, newest first: cursor, limit, status, reference, from, to',
-    description: 'Newest first. `cursor` is `next` of the page before (null on the last page); `limit` 1–100 (25); `status` (ready, sent, confirmed, failed), `reference` (a payment\'s), `from` and `to` (ISO 8601 times, `to` excluded) filter.',
+    description: 'Newest first. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status` (ready, sent, confirmed, failed), `reference` (a payment\'s), `from` and `to` (ISO 8601 times, `to` excluded) filter.',
     query: RefundsQuery, responses: { 200: RefundsPage },
   }),
   route({ method: 'GET', path: '/api/v1/refunds/:id', auth: 'merchant', permission: 'payments.read', handler: getRefund, tag, summary: 'one refund and its state', description: 'The refund by the id its `POST /api/v1/refunds` answer gave: payment, coin, address, amount, its transaction once sent, and where it stands; each change is also a `REFUND_UPDATED` event.', responses: { 200: answer(Refund) } }),

@@ -170,7 +170,7 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const log = await call('/api/v1/audit_log?limit=100', as(fin));
     expect(log.status, JSON.stringify(log.body)).toBe(200);
-    const entries = log.body.data.entries as Array<{ actor: { kind: string; id: string; label: string }; action: string; target: string | null; details: Record<string, unknown>; client: string }>;
+    const entries = log.body.data as Array<{ actor: { kind: string; id: string; label: string }; action: string; target: string | null; details: Record<string, unknown>; client: string }>;
     const step = (action: string, target?: string) => entries.find((e) => e.action === action && (target === undefined || e.target === target));
     expect(step('POST /api/v1/members/invitations')?.actor).toMatchObject({ kind: 'owner' });
     expect(step('POST /dashboard/api/invitation', fin.id)?.actor).toMatchObject({ kind: 'member', id: fin.id, label: 'fin@harbour.example' });
@@ -184,10 +184,10 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(text).not.toContain('ada@example.com');
     // Filters and pages: the member's own steps, one page at a time.
     const mine = await call(`/api/v1/audit_log?actor=${fin.id}&limit=1`, as(owner));
-    expect(mine.body.data.entries).toHaveLength(1);
-    expect(mine.body.data.entries[0].action).toBe('PUT /api/v1/settlement');
-    const next = await call(`/api/v1/audit_log?actor=${fin.id}&limit=1&before=${mine.body.data.next}`, as(owner));
-    expect(next.body.data.entries.map((e: { action: string }) => e.action)).toEqual(['POST /dashboard/api/invitation']);
+    expect(mine.body.data).toHaveLength(1);
+    expect(mine.body.data[0].action).toBe('PUT /api/v1/settlement');
+    const next = await call(`/api/v1/audit_log?actor=${fin.id}&limit=1&cursor=${mine.body.next}`, as(owner));
+    expect(next.body.data.map((e: { action: string }) => e.action)).toEqual(['POST /dashboard/api/invitation']);
     // Append-only in the database itself.
     await expect(api.db.query('UPDATE audit_log SET actor_label = $1', ['someone else'])).rejects.toThrow(/append-only/);
     await expect(api.db.query('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
@@ -201,7 +201,7 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect((await call(`/api/v1/members/${removed.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
     expect((await call('/api/v1/payments', as(removed))).status).toBe(401);
     const log = await call('/api/v1/audit_log?action=DELETE%20/api/v1/members/:id', as(owner));
-    expect(log.body.data.entries).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'owner' }), target: removed.id })]);
+    expect(log.body.data).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'owner' }), target: removed.id })]);
     if (other) expect((await call('/api/v1/payments', as(removed, { on: other }))).status).toBe(401);
     // Their password opens nothing any more.
     expect((await call('/dashboard/api/session', { method: 'POST', body: { email: 'fin@harbour.example', password: PASSWORD } })).status).toBe(401);
