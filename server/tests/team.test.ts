@@ -159,6 +159,11 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(rolled.status).toBe(201);
     merchant.keys.test.secretKey = rolled.body.data.secretKey;
     expect((await call('/api/v1/payments', { bearer: mk })).status).toBe(200);
+    // The operator's roll, for keys lost or leaked, stops every secret key: restricted ones too.
+    const byOperator = await call(`/operator/v1/merchants/${merchant.id}/secret-keys`, { method: 'POST', bearer: ADMIN });
+    expect(byOperator.status, JSON.stringify(byOperator.body)).toBe(201);
+    merchant.keys.test.secretKey = byOperator.body.data.secretKeys.test;
+    expect((await call('/api/v1/payments', { bearer: mk })).status).toBe(401);
   });
 
   it('the audit log shows who did each step, without secrets, and cannot be changed', async () => {
