@@ -83,7 +83,7 @@ export const setWithdrawalLimit: Handler<ByMerchant & { body: typeof WithdrawalL
 export const routes = [
   route({ method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: createMerchant, body: MerchantCreateBody, idempotency: 'secret', summary: 'operator token: make a merchant, its keys shown this once', description: '`{ name, email, logo? }`; 201 with its keys, webhook secrets and a one-time dashboard sign-in link, the one time the secret keys are shown (`merchant create`).' }),
   route({ method: 'GET', path: '/operator/v1/merchants', auth: 'operator', handler: listMerchants, summary: 'operator token: every merchant', description: 'Oldest first (`merchant list`).' }),
-  route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, idempotency: 'secret', summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay (`merchant roll-keys`).' }),
+  route({ method: 'POST', path: '/operator/v1/merchants/:id/secret-keys', auth: 'operator', handler: rollSecretKeys, params: ByMerchant, idempotency: 'secret', summary: 'operator token: new secret keys for a merchant; the old ones stop working', description: 'Test and live, shown this once; the public keys stay, restricted secret keys are revoked (`merchant roll-keys`).' }),
   route({
     method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: setWithdrawalLimit, params: ByMerchant, body: WithdrawalLimitBody,
     summary: 'operator token: a merchant\'s one daily limit, in US dollars per mode, on withdrawals and bank payouts',

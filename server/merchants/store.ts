@@ -192,9 +192,11 @@ export class MerchantStore {
    * `modes`: both by default (the operator's roll-keys); the merchant's own roll names its one.
    * `revokeOldAfterMs` (the merchant's roll): the old keys keep working that long, so servers
    * can move to the new one, and are refused from then; 0 refuses them now. A key already
-   * rolled with a delay keeps the earlier of its end and this one.
+   * rolled with a delay keeps the earlier of its end and this one. `keepRestricted` (the
+   * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
+   * revokes them too, or a leaked restricted key would go on working after it.
    */
-  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0): Promise<Record<KeyMode, string> | undefined> {
+  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0, keepRestricted = false): Promise<Record<KeyMode, string> | undefined> {
     return this.db.transaction(async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
@@ -206,8 +208,8 @@ export class MerchantStore {
           [merchantId, modes, until],
         );
       } else {
-        // The full secret key is rolled; restricted keys stay (each is revoked by itself).
-        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND permissions IS NULL`, [merchantId, modes]);
+        // The full secret key is rolled; restricted keys stay on the merchant's roll (each is revoked by itself).
+        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND (permissions IS NULL OR NOT $3::boolean)`, [merchantId, modes, keepRestricted]);
       }
       const keys = {} as Record<KeyMode, string>;
       for (const mode of modes) {

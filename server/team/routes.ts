@@ -41,7 +41,8 @@ export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, bo
 
 export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async ({ account, params, body, service }) => {
   sessionOnly(account);
-  if (account.actor?.id === params.id) throw new Forbidden('You cannot change your own role: another admin or the owner can');
+  // A UUID in capitals names the same row (PostgreSQL's uuid): compared as the database does.
+  if (account.actor?.id.toLowerCase() === params.id.toLowerCase()) throw new Forbidden('You cannot change your own role: another admin or the owner can');
   const member = await service.team.changeRole(account.merchant.id, params.id, body.role);
   if (!member) throw new NotFound('No such member');
   return ok(200, memberView(member), 'Role changed; their sessions ended');

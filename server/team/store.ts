@@ -3,9 +3,9 @@
 // loses every session at once: the sessions are deleted here, and every instance reads a
 // session from the database on each request (dashboard/store.ts), so none keeps it open.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import { EmailInUse } from '../domain/errors.ts';
-import type { Role } from '../domain/permissions.ts';
+import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
 import { FORMER_OWNER_ROLE, sameEmail } from './rules.ts';
 
@@ -69,21 +69,28 @@ export class TeamStore {
     });
   }
 
-  /** A member's new role; their sessions end at once (they sign in again with it). Undefined: no such member. */
+  /**
+   * A member's new role; their sessions end at once (they sign in again with it), and, when they
+   * could invite (team.write), the business's pending invitations are cancelled (see
+   * cancelInvitationsOf). Undefined: no such member.
+   */
   async changeRole(merchantId: string, memberId: string, role: Role): Promise<MemberRow | undefined> {
     return this.db.transaction(async (tx) => {
+      const [before] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
+      if (!before) return undefined;
       const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [merchantId, memberId, role]);
-      if (!row) return undefined;
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      if (before.role !== role) await cancelInvitationsOf(tx, merchantId, before.role as Role);
       return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms) };
     });
   }
 
-  /** Removes a member and ends their sessions at once. False: no such member. */
+  /** Removes a member and ends their sessions at once (and cancels pending invitations, as changeRole). False: no such member. */
   async remove(merchantId: string, memberId: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id', [merchantId, memberId]);
+      const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      if (gone[0]) await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
       return gone.length > 0;
     });
   }
@@ -105,7 +112,21 @@ export class TeamStore {
         await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [merchantId, memberId, owner.email, owner.password_hash, FORMER_OWNER_ROLE]);
       }
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+      // A sign-in link issued before sets the password of the owner's login, which is now the
+      // new owner's: whoever holds one (the former owner) would take the business back with it.
+      await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
       return true;
     });
   }
+}
+
+/**
+ * An invitation made by a member who could invite (team.write) outlives their removal or
+ * demotion: nobody but its maker sees its link, it is listed nowhere and cannot be revoked, so a
+ * removed admin would join again with an invitation to an address of their own. The service does
+ * not record who made each, so every pending invitation of the business is cancelled (the owner
+ * or an admin invites again).
+ */
+async function cancelInvitationsOf(tx: Sql, merchantId: string, role: Role): Promise<void> {
+  if (ROLE_PERMISSIONS[role]?.includes('team.write')) await tx.query('DELETE FROM invitations WHERE merchant_id = $1 AND used_ms IS NULL', [merchantId]);
 }

@@ -159,6 +159,11 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(rolled.status).toBe(201);
     merchant.keys.test.secretKey = rolled.body.data.secretKey;
     expect((await call('/api/v1/payments', { bearer: mk })).status).toBe(200);
+    // The operator's roll, for keys lost or leaked, stops every secret key: restricted ones too.
+    const byOperator = await call(`/operator/v1/merchants/${merchant.id}/secret-keys`, { method: 'POST', bearer: ADMIN });
+    expect(byOperator.status, JSON.stringify(byOperator.body)).toBe(201);
+    merchant.keys.test.secretKey = byOperator.body.data.secretKeys.test;
+    expect((await call('/api/v1/payments', { bearer: mk })).status).toBe(401);
   });
 
   it('the audit log shows who did each step, without secrets, and cannot be changed', async () => {
@@ -216,11 +221,42 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/members/invitations', { method: 'POST', bearer: merchant.keys.test.secretKey, body: { email: 'k@harbour.example', role: 'viewer' } })).status).toBe(403);
   });
 
+  it('an admin removed or demoted has no way back: the invitations pending are cancelled, and no spelling of their own id changes their role', async () => {
+    const adm = await join('adm@harbour.example', 'admin');
+    // Their own id in capitals is the same row to PostgreSQL: still their own role.
+    const self = await call(`/api/v1/members/${adm.id.toUpperCase()}`, as(adm, { method: 'PATCH', body: { role: 'viewer' } }));
+    expect(self.status, JSON.stringify(self.body)).toBe(403);
+    const inviteAs = async (s: { cookie: string; csrf: string }, email: string) => {
+      const made = await call('/api/v1/members/invitations', as(s, { method: 'POST', body: { email, role: 'admin' } }));
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return { email, token: new URL(made.body.data.link).hash.replace(/^#invitation=/, '') };
+    };
+    const accept = (i: { email: string; token: string }) => call('/dashboard/api/invitation', { method: 'POST', body: { ...i, password: PASSWORD } });
+    // Before being demoted, the admin invites an address of their own, which nobody else sees.
+    const kept = await inviteAs(adm, 'back-door@evil.example');
+    expect((await call(`/api/v1/members/${adm.id}`, as(owner, { method: 'PATCH', body: { role: 'viewer' } }))).status).toBe(200);
+    const refused = await accept(kept);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'token' })]);
+    // Made an admin again, then removed: the same.
+    expect((await call(`/api/v1/members/${adm.id}`, as(owner, { method: 'PATCH', body: { role: 'admin' } }))).status).toBe(200);
+    const again = session(await call('/dashboard/api/session', { method: 'POST', body: { email: 'adm@harbour.example', password: PASSWORD } }));
+    const second = await inviteAs(again, 'back-door-2@evil.example');
+    expect((await call(`/api/v1/members/${adm.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    expect((await accept(second)).status).toBe(400);
+    // A viewer's change cancels nothing: the owner's own invitation stays usable.
+    const owners = await inviteAs(owner, 'new-hire@harbour.example');
+    const vera = (await call('/api/v1/members', as(owner))).body.data.find((m: { email: string }) => m.email === 'vera@harbour.example');
+    expect((await call(`/api/v1/members/${vera.id}`, as(owner, { method: 'PATCH', body: { role: 'support' } }))).status).toBe(200);
+    expect((await accept(owners)).status).toBe(200);
+  });
+
   it('the owner hands ownership over: the member signs in as the owner, the owner as an admin', async () => {
     // The developer (a viewer since) is made an admin, and signs in again as one.
     const heir = team.developer;
     expect((await call(`/api/v1/members/${heir.id}`, as(owner, { method: 'PATCH', body: { role: 'admin' } }))).status).toBe(200);
     Object.assign(heir, session(await call('/dashboard/api/session', { method: 'POST', body: { email: 'dev@harbour.example', password: PASSWORD } })));
+    const link = await call(`/operator/v1/merchants/${merchant.id}/sign-in-link`, { method: 'POST', bearer: ADMIN });
     // An admin cannot take ownership.
     expect((await call(`/api/v1/members/${heir.id}/ownership`, as(heir, { method: 'POST' }))).status).toBe(403);
     expect((await call(`/api/v1/members/${heir.id}/ownership`, as(owner, { method: 'POST' }))).status).toBe(200);
@@ -230,5 +266,13 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     const former = await call('/dashboard/api/session', { method: 'POST', body: { email: 'owner@harbour.example', password: PASSWORD } });
     expect(former.body.data.role).toBe('admin');
     owner = session(newOwner);
+    // A sign-in link the operator issued before the hand-over sets the owner's password no more:
+    // it would give whoever holds it (the former owner) the business back.
+    expect(link.status).toBe(201);
+    const old = new URL(link.body.data.signInUrl).hash.replace(/^#token=/, '');
+    const retaken = await call('/dashboard/api/password', { method: 'POST', body: { token: old, password: 'taken back, by the link' } });
+    expect(retaken.status, JSON.stringify(retaken.body)).toBe(400);
+    expect(retaken.body.errors).toEqual([expect.objectContaining({ field: 'token' })]);
+    expect((await call('/api/v1/payments', as(owner))).status).toBe(200);
   });
 });
