@@ -3,6 +3,7 @@
 // holds on a chain's money movements (one active per chain; resolved by the operator, who and
 // why kept, never deleted), the operator's events, and a deposit a deep reorganisation took
 // away, reversed in the journal by a balancing entry.
+import type { SeenTransfer } from '../chain/store.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import type { JournalStore } from './journal-store.ts';
 import { EXTERNAL, merchantAccount, move } from './ledger-rules.ts';
@@ -37,15 +38,7 @@ export interface TreasuryHold {
 }
 
 /** A transfer the watcher counted (or recorded as money that cannot count) whose block may still leave the chain. */
-export interface CountedTransfer {
-  chainId: number;
-  txHash: string;
-  logIndex: number;
-  blockNumber: bigint;
-  blockHash: string;
-  token: string;
-  recipient: string;
-  amount: bigint;
+export interface CountedTransfer extends Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex' | 'blockNumber' | 'blockHash' | 'token' | 'recipient' | 'amount'> {
   merchantId: string;
   mode: string;
   reference: string;
