@@ -7,7 +7,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { startCluster, type Cluster } from '../../server/testing/postgres.ts';
-import { spawnService } from '../../server/testing/process.ts';
+import { MAIN, spawnService } from '../../server/testing/process.ts';
 import { load, type LoadResult } from './load.ts';
 import { ms, summarize, table, type Summary } from './stats.ts';
 
@@ -17,6 +17,9 @@ const SECRET = DEMO_MERCHANT.keys.test.secretKey;
 const CLIENTS = 16;
 /** Each measured phase's length: one run of --service-only stays near two minutes. */
 const PHASE_SECONDS = 10;
+/** A start on a loaded machine (other work on its cores) can pass the tests' 30 s: the bench waits longer rather than fail. */
+const START_MS = 120_000;
+const start = (env: Record<string, string>) => spawnService(env, MAIN, undefined, START_MS);
 
 /** CPU time of a process in ms, from /proc/<pid>/stat: its own, and (`children`) its reaped children's. */
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
@@ -66,6 +69,7 @@ export interface Statement {
   query: string;
   perRequest: number;
   execMs: number;
+  /** Planning time per call (a prepared statement is planned only now and then; pg_stat_statements' own mean is per planning). */
   planMs: number;
 }
 
@@ -126,7 +130,7 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
     const pgbenchRates = cluster && pgbench(cluster);
     await stats?.connect();
     await stats?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    let service = await spawnService(env);
+    let service = await start(env);
     const pid = service.child.pid!;
     const run = Date.now().toString(36);
     const phase = async (work: () => Promise<LoadResult>): Promise<{ phase: Phase; top?: Statement[] }> => {
@@ -138,7 +142,7 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
       if (!cluster || !stats) return { phase };
       phase.postgresCpu = (postgres1 - postgres0) / result.n;
       const rows = (await stats.query(
-        `SELECT query, calls::float8 AS calls, mean_exec_time AS exec, mean_plan_time AS plan FROM pg_stat_statements
+        `SELECT query, calls::float8 AS calls, mean_exec_time AS exec, total_plan_time / calls AS plan FROM pg_stat_statements
           WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time + total_plan_time DESC`,
       )).rows as Array<{ query: string; calls: number; exec: number; plan: number }>;
       phase.statements = rows.reduce((sum, r) => sum + r.calls, 0) / result.n;
@@ -157,7 +161,7 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
     const restarts: number[] = [];
     for (let i = 0; i < 3; i++) {
       await service.kill('SIGKILL');
-      service = await spawnService(env);
+      service = await start(env);
       restarts.push(service.startMs);
     }
     await service.kill();
@@ -186,7 +190,7 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
  */
 export async function serviceMemory(): Promise<Array<{ requests: number; rssKb: number }>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-memory-'));
-  const service = await spawnService({ DATA_DIR: dataDir });
+  const service = await start({ DATA_DIR: dataDir });
   try {
     const created = await fetch(service.url + '/api/v1/payment_links/standard', {
       method: 'POST',
@@ -250,7 +254,7 @@ export function printServiceLoad(services: Record<'pglite' | 'postgres', Service
   ]));
   for (const [name, top] of Object.entries(postgres.top ?? {})) {
     console.log(`\nPostgreSQL statements behind ${name}, costliest first (pg_stat_statements)`);
-    console.log(table([['statement', 'per request', 'mean exec', 'mean plan'], ...top.map((s) => [s.query, s.perRequest.toFixed(2), `${s.execMs.toFixed(3)} ms`, `${s.planMs.toFixed(3)} ms`])]));
+    console.log(table([['statement', 'per request', 'mean exec', 'plan per call'], ...top.map((s) => [s.query, s.perRequest.toFixed(2), `${s.execMs.toFixed(3)} ms`, `${s.planMs.toFixed(3)} ms`])]));
   }
   console.log('\n' + table([
     ['restart after SIGKILL, spawn to listening (the payments above stored)', 'median', 'min', 'max', 'n'],
