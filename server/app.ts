@@ -149,14 +149,14 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const treasuryTxs = new TreasuryTxStore(db);
   const treasuryHolds = new TreasuryHoldStore(db, journal);
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
-  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddress(id, mode, chainId) }, now);
+  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) }, now);
   const cache = accounts;
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
   };
-  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs);
+  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const refunds = new RefundStore(db, { journal, withdrawals, events });
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
@@ -199,7 +199,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const catalogue = offeredCatalog(
     // The payout address is read from the database on each payment, not the cache: a live key's
     // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
-    catalog(networks, (merchantId, mode, chainId) => merchants.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
+    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
     rates,
   );
   const idempotency = new IdempotencyStore(db);

@@ -10,6 +10,7 @@ import { NotFound } from '../domain/errors.ts';
 import type { Fields } from '../payouts/rules.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { applyDue, changeOf, lockMerchant } from '../storage/destination-changes.ts';
+import { notifyAccountChange } from '../storage/account-cache.ts';
 import { changeView, type DestinationChange, type DestinationKind } from './destination-views.ts';
 
 export type { DestinationChange, DestinationKind } from './destination-views.ts';
@@ -25,6 +26,8 @@ export class DestinationStore {
     private readonly db: Database,
     private readonly events: EventStore,
     readonly delayMs: number,
+    /** Told a merchant's payout address or its waiting change moved, once committed (the account cache; other instances hear the NOTIFY). */
+    private readonly changed: (merchantId: string) => void = () => {},
   ) {}
 
   /** Whether a change by this account waits: live keys, when the operator set a delay. */
@@ -57,7 +60,7 @@ export class DestinationStore {
    */
   async setPayoutAddress(account: Owner, chainId: number, address: string, nowMs: number): Promise<{ effectiveMs: number; change?: DestinationChange }> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    return this.db.transaction(async (tx) => {
+    const outcome = await this.db.transaction(async (tx) => {
       await lockMerchant(tx, account.merchant.id);
       const [current] = await tx.query('SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3', [account.merchant.id, account.mode, chainId]);
       const pending = (await tx.query(
@@ -66,6 +69,8 @@ export class DestinationStore {
       )).map(changeOf);
       const same = pending.find((c) => c.address!.toLowerCase() === address.toLowerCase());
       if (same && this.waits(account) && current) return { effectiveMs: same.effectiveMs, change: same };
+      // The address, or when it changes, is what every instance's account cache keeps.
+      await notifyAccountChange(tx, account.merchant.id);
       if (pending.length) {
         await tx.query(`UPDATE destination_changes SET state = 'cancelled', decided_ms = $2 WHERE id = ANY($1::uuid[])`, [pending.map((c) => c.id), nowMs]);
       }
@@ -80,6 +85,8 @@ export class DestinationStore {
       const change = await this.record(tx, account, { kind: 'payout_address', chainId, address }, nowMs);
       return { effectiveMs: change.effectiveMs, change };
     });
+    this.changed(account.merchant.id);
+    return outcome;
   }
 
   /**
@@ -135,7 +142,7 @@ export class DestinationStore {
    */
   async cancel(account: Owner, id: string, nowMs: number): Promise<DestinationChange> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    return this.db.transaction(async (tx) => {
+    const cancelled = await this.db.transaction(async (tx) => {
       await lockMerchant(tx, account.merchant.id);
       const [row] = await tx.query(
         `UPDATE destination_changes SET state = 'cancelled', decided_ms = $4 WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 AND state = 'pending' RETURNING *`,
@@ -143,6 +150,7 @@ export class DestinationStore {
       );
       if (!row) throw new NotFound(`No change waiting with id ${id.slice(0, 60)} (it may have taken effect already, or been cancelled)`);
       const change = changeOf(row);
+      if (change.kind === 'payout_address') await notifyAccountChange(tx, account.merchant.id);
       if (change.kind === 'bank_account' && !change.fields) {
         await tx.query(`UPDATE destination_changes SET state = 'cancelled', decided_ms = $2 WHERE bank_account_id = $1 AND state = 'pending'`, [change.bankAccountId, nowMs]);
         await tx.query('DELETE FROM bank_accounts WHERE id = $1 AND merchant_id = $2 AND mode = $3 AND NOT EXISTS (SELECT 1 FROM payouts WHERE bank_account_id = $1)', [
@@ -151,5 +159,7 @@ export class DestinationStore {
       }
       return change;
     });
+    if (cancelled.kind === 'payout_address') this.changed(account.merchant.id);
+    return cancelled;
   }
 }

@@ -162,9 +162,23 @@ export class MerchantStore {
    * none. A live key's new address counts from its time (merchants/destination-store.ts), not before.
    */
   async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    return (await this.payoutAddressUntil(merchantId, mode, chainId)).address;
+  }
+
+  /**
+   * The payout address as payoutAddress answers it, and until when that answer holds: the time
+   * the chain's first change still waiting takes effect (null: none waits). What the account
+   * cache keeps, until then.
+   */
+  async payoutAddressUntil(merchantId: string, mode: string, chainId: number): Promise<{ address: string | undefined; untilMs: number | null }> {
     await applyDue(this.db, merchantId, mode, this.now());
-    const [row] = await this.db.query(`SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3`, [merchantId, mode, chainId], 'payout_address_of');
-    return (row?.address as string | undefined) ?? undefined;
+    const [row] = await this.db.query(
+      `SELECT (SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3) AS address,
+              (SELECT min(effective_ms) FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND kind = 'payout_address' AND chain_id = $3 AND state = 'pending') AS until_ms`,
+      [merchantId, mode, chainId],
+      'payout_address_until',
+    );
+    return { address: (row?.address as string | null) ?? undefined, untilMs: row?.until_ms === null || row?.until_ms === undefined ? null : Number(row.until_ms) };
   }
 
   async payoutAddresses(merchantId: string, mode: string): Promise<Array<{ chainId: number; address: string }>> {

@@ -4,7 +4,9 @@
 // here at once (the store that made it calls forget once it committed), and on every other
 // instance through the NOTIFY on 'changes' its transaction sends (merchantKey), which
 // PaymentChanges hands to onChange. A copy is kept MAX_AGE_MS at most, in case a notification
-// was lost with a listening connection.
+// was lost with a listening connection. A payout address is kept only until the chain's next
+// change still waiting takes effect (a live key's new address waits the operator's delay, and
+// no one writes anything at the moment it starts to count): the read after that applies it.
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import { hashKey } from '../merchants/keys-rules.ts';
@@ -23,13 +25,16 @@ export interface AccountSources {
   /** The key's account and when it stops working (null: not rolled), whatever the time now. */
   keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined>;
   settlement(merchantId: string, mode: string): Promise<Settlement>;
-  payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined>;
+  /** The address, and when the chain's first change still waiting takes effect (null: none waits). */
+  payoutAddress(merchantId: string, mode: string, chainId: number): Promise<{ address: string | undefined; untilMs: number | null }>;
 }
 
 interface Entry {
   merchantId: string;
   value: unknown;
   keptMs: number;
+  /** On the service's clock: from then on the copy is not used (a payout address's waiting change). */
+  untilMs: number | null;
 }
 
 export class AccountCache {
@@ -53,8 +58,9 @@ export class AccountCache {
     return this.cached(`settlement/${merchantId}/${mode}`, () => this.sources.settlement(merchantId, mode), () => merchantId);
   }
 
-  payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
-    return this.cached(`payout/${merchantId}/${mode}/${chainId}`, () => this.sources.payoutAddress(merchantId, mode, chainId), () => merchantId);
+  async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
+    const found = await this.cached(`payout/${merchantId}/${mode}/${chainId}`, () => this.sources.payoutAddress(merchantId, mode, chainId), () => merchantId, (value) => value.untilMs);
+    return found.address;
   }
 
   /** Drops a merchant's copies (its keys, settlement, payout addresses). */
@@ -68,15 +74,15 @@ export class AccountCache {
     if (key.startsWith(MERCHANT_KEY_PREFIX)) this.forget(key.slice(MERCHANT_KEY_PREFIX.length));
   }
 
-  private async cached<T>(name: string, read: () => Promise<T>, owner: (value: T) => string | undefined): Promise<T> {
+  private async cached<T>(name: string, read: () => Promise<T>, owner: (value: T) => string | undefined, until: (value: T) => number | null = () => null): Promise<T> {
     const entry = this.entries.get(name);
-    if (entry && performance.now() - entry.keptMs < MAX_AGE_MS) return entry.value as T;
+    if (entry && performance.now() - entry.keptMs < MAX_AGE_MS && (entry.untilMs === null || this.now() < entry.untilMs)) return entry.value as T;
     const generation = this.generation;
     const value = await read();
     const merchantId = owner(value);
     if (merchantId !== undefined && generation === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(name, { merchantId, value, keptMs: performance.now() });
+      this.entries.set(name, { merchantId, value, keptMs: performance.now(), untilMs: until(value) });
     }
     return value;
   }

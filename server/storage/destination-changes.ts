@@ -4,6 +4,7 @@
 import type { Fields } from '../payouts/rules.ts';
 import type { DestinationChange, DestinationKind } from '../merchants/destination-views.ts';
 import type { Database, Row, Sql } from './db.ts';
+import { notifyAccountChange } from './account-cache.ts';
 
 export const changeOf = (r: Row): DestinationChange => ({
   id: r.id as string,
@@ -35,6 +36,8 @@ export async function applyDue(db: Database, merchantId: string, mode: string, n
     );
     for (const change of rows.map(changeOf).sort((a, b) => a.requestedMs - b.requestedMs)) {
       if (change.kind === 'payout_address') {
+        // Every instance's account cache let its copy lapse at this change's time; this tells them anyway.
+        await notifyAccountChange(tx, merchantId);
         await tx.query(
           `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
           [merchantId, mode, change.chainId, change.address],

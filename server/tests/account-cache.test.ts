@@ -10,6 +10,7 @@ import { AccountCache } from '../storage/account-cache.ts';
 import { EventStore } from '../storage/events.ts';
 import { JournalStore } from '../balances/journal-store.ts';
 import { MerchantStore } from '../merchants/store.ts';
+import { DestinationStore } from '../merchants/destination-store.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../testing/databases.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -102,7 +103,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, Date.now, forget);
     const ledger = new JournalStore(api.db, forget);
-    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddress(id, mode, chainId) });
+    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) });
     const owner = { merchant: { id: merchantId } as never, mode: 'test' as const };
 
     expect((await cache.authenticate(secretKey, 'secret'))?.merchant.id).toBe(merchantId);
@@ -122,5 +123,35 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
 
     await merchants.updateProfile(merchantId, { businessName: 'Renamed' });
     expect((await cache.authenticate(keys.test, 'secret'))?.merchant.businessName).toBe('Renamed');
+  });
+
+  it('keeps a live payout address until its waiting change takes effect, then answers the new one', { timeout: 30_000 }, async () => {
+    const api = await service(await databaseOptions(kind));
+    let clock = Date.now();
+    const now = () => clock;
+    let cache: AccountCache | undefined;
+    const forget = (id: string) => cache!.forget(id);
+    const merchants = new MerchantStore(api.db, now, forget);
+    const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget);
+    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: async () => 'wallet', payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) }, now);
+    const payout = () => cache!.payoutAddress(merchantId, 'live', 31337);
+    const owner = (mode: 'test' | 'live') => ({ merchant: { id: merchantId } as never, mode });
+    const [first, second, third] = ['0x' + '3'.repeat(40), '0x' + '4'.repeat(40), '0x' + '5'.repeat(40)];
+
+    // A chain's first address counts at once; a test key's change too.
+    await destinations.setPayoutAddress(owner('live'), 31337, first, clock);
+    expect(await payout()).toBe(first);
+    expect(await cache.payoutAddress(merchantId, 'test', 31337)).toBeUndefined();
+    await destinations.setPayoutAddress(owner('test'), 31337, third, clock);
+    expect(await cache.payoutAddress(merchantId, 'test', 31337)).toBe(third);
+
+    // A live key's new address waits the delay: the old one is answered until then, not after.
+    const { effectiveMs } = await destinations.setPayoutAddress(owner('live'), 31337, second, clock);
+    expect(effectiveMs).toBe(clock + 60_000);
+    expect(await payout()).toBe(first);
+    clock += 59_000;
+    expect(await payout()).toBe(first);
+    clock += 1_000;
+    expect(await payout()).toBe(second);
   });
 });
