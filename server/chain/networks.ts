@@ -269,11 +269,36 @@ export function depositInitCode(implementation: Address, payout: Address): Hex {
 /** The factory's deposit code: the first contract it created, in its constructor (a contract's nonce starts at 1). */
 export const implementationOf = (factory: Address): Address => getContractAddress({ opcode: 'CREATE', from: factory, nonce: 1n });
 
-/** CREATE2 deposit addresses of `factory`: computed off-chain, bound to the payout address. */
+/** The most payout addresses whose init code hash one factory's addresses keep (a merchant's each; past it, all are dropped). */
+const INIT_CODE_HASHES = 10_000;
+const byFactory = new Map<string, DepositAddresses>();
+
+/**
+ * CREATE2 deposit addresses of `factory`: computed off-chain, bound to the payout address.
+ * Kept per factory, with each payout address's init code hash: every initialize asks for one,
+ * and the factory's implementation address (an RLP and a keccak) and the init code's keccak are
+ * the same for every payment to one payout address; only the salt and the address's own hash
+ * are new per payment.
+ */
 export function create2Addresses(factory: Address): DepositAddresses {
+  const known = byFactory.get(factory.toLowerCase());
+  if (known) return known;
   const implementation = implementationOf(factory);
-  return {
-    addressFor: ({ merchantId, mode, reference, payout }) =>
-      getContractAddress({ opcode: 'CREATE2', from: factory, salt: saltOf(merchantId, mode, reference), bytecode: depositInitCode(implementation, payout) }),
+  const hashes = new Map<string, Hex>();
+  const initCodeHash = (payout: Address): Hex => {
+    const key = payout.toLowerCase();
+    let hash = hashes.get(key);
+    if (hash === undefined) {
+      if (hashes.size >= INIT_CODE_HASHES) hashes.clear();
+      hash = keccak256(depositInitCode(implementation, payout));
+      hashes.set(key, hash);
+    }
+    return hash;
   };
+  const addresses: DepositAddresses = {
+    addressFor: ({ merchantId, mode, reference, payout }) =>
+      getContractAddress({ opcode: 'CREATE2', from: factory, salt: saltOf(merchantId, mode, reference), bytecodeHash: initCodeHash(payout) }),
+  };
+  byFactory.set(factory.toLowerCase(), addresses);
+  return addresses;
 }
