@@ -249,6 +249,7 @@ export class ChainStore {
        FROM chain_transfers t JOIN chain_cursors c ON c.chain_id = t.chain_id
        WHERE t.payment_id = $1 AND t.state = 'seen'`,
       [paymentId],
+      'chain_confirming', // every verify of a payment on a watched chain
     );
     return row?.amount == null ? undefined : { amount: BigInt(row.amount as string), confirmations: Math.max(1, Number(row.depth)) };
   }
