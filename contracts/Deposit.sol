@@ -17,6 +17,9 @@ interface IERC20Balance {
 contract Deposit {
     /// This contract itself, which holds nothing and is never a deposit.
     address private immutable self = address(this);
+    /// Gas forwarded to the payout address with a native sweep: a smart wallet's receive (a
+    /// proxy, an event) fits; a payout that burns whatever it is given cannot take more.
+    uint256 internal constant NATIVE_SWEEP_GAS = 50_000;
 
     /// Native coin sent to a deposit after its first sweep is accepted, and swept like a token.
     receive() external payable {}
@@ -34,7 +37,9 @@ contract Deposit {
         if (token == address(0)) {
             amount = address(this).balance;
             if (amount == 0) return 0;
-            (bool sent, ) = to.call{value: amount}("");
+            bool sent;
+            // No answer copied: a payout's revert data, however long, costs nothing here.
+            assembly { sent := call(NATIVE_SWEEP_GAS, to, amount, 0, 0, 0, 0) }
             require(sent, "native transfer failed");
             return amount;
         }
@@ -50,6 +55,14 @@ contract Deposit {
 /// Computes deposit addresses and sweeps them. Anyone may call it (the operator's gas-only
 /// wallet does): a sweep can only move a deposit's money to the payout address in its address.
 contract DepositFactory {
+    /// Gas forwarded to each target's sweep: a token transfer that deploys nothing takes 30-70k
+    /// (USDT, USDC's proxy); a token (or payout) that burns whatever it is given fails alone,
+    /// and what is left of the batch is still swept.
+    uint256 internal constant TARGET_GAS = 150_000;
+    /// A failed target's reason is kept to this many bytes: its revert data, however long, is
+    /// neither copied nor logged past them.
+    uint256 internal constant MAX_REASON = 256;
+
     event Swept(address indexed deposit, address indexed token, address indexed payout, uint256 amount);
     /// One deposit's sweep failed (its token froze the address, is paused, or the payout refuses
     /// the native coin): the others in the batch are swept all the same.
@@ -81,11 +94,27 @@ contract DepositFactory {
             Target calldata t = targets[i];
             address deposit = addressOf(t.payout, t.salt);
             if (deposit.code.length == 0) Clones.cloneDeterministicWithImmutableArgs(implementation, abi.encodePacked(t.payout), t.salt);
-            try Deposit(payable(deposit)).sweep(t.token) returns (uint256 amount) {
-                if (amount > 0) emit Swept(deposit, t.token, t.payout, amount);
-            } catch (bytes memory reason) {
-                emit SweepFailed(deposit, t.token, reason);
-            }
+            (bool ok, uint256 amount, bytes memory reason) = sweepOne(deposit, t.token);
+            if (!ok) emit SweepFailed(deposit, t.token, reason);
+            else if (amount > 0) emit Swept(deposit, t.token, t.payout, amount);
         }
+    }
+
+    /// One deposit's sweep with at most TARGET_GAS, its answer copied only up to MAX_REASON bytes.
+    function sweepOne(address deposit, address token) private returns (bool ok, uint256 amount, bytes memory reason) {
+        bytes4 selector = Deposit.sweep.selector;
+        assembly {
+            reason := mload(0x40)
+            mstore(reason, selector)
+            mstore(add(reason, 4), token)
+            ok := call(TARGET_GAS, deposit, 0, reason, 36, 0, 0)
+            let size := returndatasize()
+            if gt(size, MAX_REASON) { size := MAX_REASON }
+            mstore(reason, size)
+            returndatacopy(add(reason, 32), 0, size)
+            mstore(0x40, add(add(reason, 32), and(add(size, 31), not(31))))
+            if and(ok, eq(size, 32)) { amount := mload(add(reason, 32)) }
+        }
+        if (ok) reason = "";
     }
 }

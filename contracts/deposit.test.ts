@@ -9,8 +9,9 @@ import { compileContracts } from './compile.ts';
 import { deployDevContracts, devAccount, type DevContracts } from '../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../devchain/anvil.ts';
 import { create2Addresses, implementationOf } from '../server/chain/networks.ts';
+import { sweepGasLimit } from '../server/chain/sweeper.ts';
 
-const { Deposit, DepositFactory, TestToken } = artifacts;
+const { Deposit, DepositFactory, Hostile, TestToken } = artifacts;
 let chain: DevChain;
 let contracts: DevContracts;
 let reader: ReturnType<typeof createPublicClient>;
@@ -45,7 +46,7 @@ async function sweep(targets: Array<{ payout: Address; salt: `0x${string}`; toke
 describe('the deposit contract', { timeout: 60_000 }, () => {
   it('is compiled from its source: the committed bytecode is what solc makes of contracts/*.sol', () => {
     const fresh = compileContracts();
-    for (const name of ['Deposit', 'DepositFactory', 'TestToken'] as const) {
+    for (const name of ['Deposit', 'DepositFactory', 'Hostile', 'TestToken'] as const) {
       expect(fresh[name]!.bytecode).toBe(artifacts[name].bytecode);
       expect(fresh[name]!.abi).toEqual(artifacts[name].abi);
     }
@@ -170,5 +171,71 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     const later = await sweep([{ payout, salt: salt(70), token: contracts.tokens.USDT }]);
     expect(first.gasUsed).toBeLessThan(100_000n);
     expect(later.gasUsed).toBeLessThan(60_000n);
+    console.log(`one deposit's first sweep: ${first.gasUsed} gas, a later one: ${later.gasUsed}`);
+  });
+
+  describe('a hostile target (issue 33 item 10)', () => {
+    const hostile = async (revertBytes: bigint) => (await reader.waitForTransactionReceipt({ hash: await wallet().deployContract({ abi: Hostile.abi, bytecode: Hostile.bytecode, args: [revertBytes] }) })).contractAddress!;
+    const sweepWith = async (targets: Array<{ payout: Address; salt: Hex; token: Address }>, gas: bigint) =>
+      mined(await wallet(stranger).writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets], gas }));
+
+    it('that burns all the gas it is given fails alone: the batch around it is swept, at a bounded cost', async () => {
+      const burner = await hostile(0n);
+      const [a, c] = [80, 82].map((n) => depositAddress(payout, n)) as [Address, Address];
+      await pay(a, '2');
+      await pay(c, '3');
+      const before = await balance(contracts.tokens.USDT, payout);
+      // A million gas: before the cap, the burner took 63/64 of it and the batch ran out after it.
+      const receipt = await sweepWith([
+        { payout, salt: salt(80), token: contracts.tokens.USDT },
+        { payout, salt: salt(81), token: burner },
+        { payout, salt: salt(82), token: contracts.tokens.USDT },
+      ], 1_000_000n);
+      expect(receipt.status).toBe('success');
+      expect(await balance(contracts.tokens.USDT, payout)).toBe(before + parseUnits('5', 18));
+      const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
+      expect(failed.map((f) => f.args.token)).toEqual([getAddress(burner)]);
+      // Three deposits deployed, one of them given its 150k and failing: under the sweeper's ceiling for three.
+      expect(receipt.gasUsed).toBeLessThan(sweepGasLimit(10n ** 9n, 3));
+      console.log(`a batch of 3 (first sweeps) with a gas-burning target: ${receipt.gasUsed} gas`);
+    });
+
+    it('whose revert data is huge is named by at most 256 bytes of it, and costs the batch no more', async () => {
+      const huge = await hostile(100_000n);
+      const d = depositAddress(payout, 91);
+      await pay(d, '1');
+      const receipt = await sweepWith([
+        { payout, salt: salt(90), token: huge },
+        { payout, salt: salt(91), token: contracts.tokens.USDT },
+      ], 3_000_000n);
+      expect(receipt.status).toBe('success');
+      const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
+      expect(failed).toHaveLength(1);
+      expect((failed[0]!.args.reason.length - 2) / 2).toBe(256);
+      expect(await balance(contracts.tokens.USDT, d)).toBe(0n);
+      // Copied and logged whole, the 100 kB reason would cost the batch 800k gas of log data alone (8 a byte).
+      expect(receipt.gasUsed).toBeLessThan(400_000n);
+      console.log(`a batch of 2 (first sweeps) with a target reverting with 100 kB: ${receipt.gasUsed} gas`);
+    });
+
+    it('as a payout address, is given 50k gas with the native coin, not all there is', async () => {
+      const burner = await hostile(0n);
+      const deposit = create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: 'payment-100', payout: burner });
+      await mined(await wallet().sendTransaction({ to: deposit, value: parseEther('0.1') }));
+      const native = '0x0000000000000000000000000000000000000000' as const;
+      // Deployed by a first sweep (which fails alone), then swept directly with a million gas.
+      await sweepWith([{ payout: burner, salt: salt(100), token: native }], 1_000_000n);
+      const receipt = await mined(await wallet(stranger).writeContract({ address: deposit, abi: Deposit.abi, functionName: 'sweep', args: [native], gas: 1_000_000n }));
+      expect(receipt.status).toBe('reverted');
+      expect(receipt.gasUsed).toBeLessThan(100_000n);
+      expect(await reader.getBalance({ address: deposit })).toBe(parseEther('0.1'));
+    });
+
+    it('cannot make the sweeper pay for a block: its gas limit has a ceiling above what a batch can spend', () => {
+      // A wrong node's (or an uncapped contract's) estimate of a block's gas, for two targets.
+      expect(sweepGasLimit(30_000_000n, 2)).toBe(560_000n);
+      expect(sweepGasLimit(100_000n, 2)).toBe(360_000n);
+      expect(sweepGasLimit(400_000n, 2)).toBe(480_000n);
+    });
   });
 });

@@ -59,6 +59,22 @@ export interface SweepResult {
   undone?: Hex[];
 }
 
+/**
+ * The gas limit of a sweep of `count` targets: the node's estimate and a fifth more, never below
+ * what each target could cost if it were full and undeployed when mined (anyone may sweep a
+ * deposit first, so it estimates as empty, and fill it again just before ours), and never above
+ * what the factory lets a batch spend (contracts/Deposit.sol gives each target's sweep at most
+ * 150k gas, a deposit's deployment and its event ~60k more): a wrong node's estimate, or a
+ * target that would burn whatever it is given, cannot make the gas wallet pay for a block.
+ */
+export function sweepGasLimit(estimate: bigint, count: number): bigint {
+  const floor = 60_000n + 150_000n * BigInt(count);
+  const ceiling = 60_000n + 250_000n * BigInt(count);
+  const padded = (estimate * 6n) / 5n;
+  const limit = padded > floor ? padded : floor;
+  return limit < ceiling ? limit : ceiling;
+}
+
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
 type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
@@ -223,12 +239,8 @@ export class Sweeper {
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
     // instance is replaced by this one rather than queued behind it.
     const nonce = await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' });
-    // Never below what each target could cost if it were full and undeployed when mined: anyone
-    // may sweep a deposit first (it then estimates as empty) and fill it again just before ours.
-    // Unused gas is not paid for.
-    const floor = 60_000n + 150_000n * BigInt(count);
-    const estimate = ((await this.rpc.estimateGas({ account: gas, to: network.factory, data })) * 6n) / 5n;
-    const limit = estimate > floor ? estimate : floor;
+    // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
+    const limit = sweepGasLimit(await this.rpc.estimateGas({ account: gas, to: network.factory, data }), count);
     let fees = initial;
     const sent: Hex[] = [];
     const submit = async () => {
