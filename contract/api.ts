@@ -94,7 +94,7 @@ export const EVENT_SCHEMAS = {
   DEPOSIT_TRANSACTION: eventOf('DEPOSIT_TRANSACTION', MerchantVerification),
   PAYOUT_UPDATED: eventOf('PAYOUT_UPDATED', later(() => Payout)),
   DEPOSIT_REVERSED: eventOf('DEPOSIT_REVERSED', later(() => z.object({ ...MerchantVerification.shape, reversed: ChainTransferSchema }))),
-  DEPOSIT_UNMATCHED: eventOf('DEPOSIT_UNMATCHED', later(() => z.object({ reason: oneOf(['late', 'unexpected']), transfer: ChainTransferSchema, payment: z.optional(MerchantVerification) }))),
+  DEPOSIT_UNMATCHED: eventOf('DEPOSIT_UNMATCHED', later(() => z.object({ reason: oneOf(['late', 'unexpected', 'wrong_chain']), transfer: ChainTransferSchema, payment: z.optional(MerchantVerification) }))),
   DEPOSIT_DISCREPANCY: eventOf(
     'DEPOSIT_DISCREPANCY',
     later(() => z.object({ reference: text, address: text, token: text, chainId: int, atBlock: amountText, ledger: amountText, onChain: amountText })),

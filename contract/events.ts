@@ -10,7 +10,9 @@ import type { RefundView } from './refunds.ts';
  * PAYOUT_UPDATED: a bank payout moved on (processing, paid, failed).
  * DEPOSIT_REVERSED: a credited transfer left the chain in a reorganisation and was taken back.
  * DEPOSIT_UNMATCHED: money reached a deposit address when its payment took no more (late, or
- * after it was paid) or in a token it did not ask for: recorded, not counted, never dropped.
+ * after it was paid), in a token it did not ask for, or on another chain of the mode than the
+ * payment's (`wrong_chain`: its address is the same there; `transfer.chainId` names that chain):
+ * recorded, not counted, swept, never dropped.
  * DEPOSIT_DISCREPANCY: reconciliation found a deposit address holding other than what its
  * transfers say (a token that takes a fee its events do not show, say): reported, not guessed at.
  * SWAP_UPDATED: a swap between two coins of the balance moved on (pending, completed, failed).
@@ -89,7 +91,7 @@ export interface DestinationChangeData {
 export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>;
 export type PayoutEvent = Envelope<'PAYOUT_UPDATED', PayoutEventData>;
 export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & { reversed: ChainTransfer }>;
-export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected'; transfer: ChainTransfer; payment?: MerchantVerification }>;
+export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected' | 'wrong_chain'; transfer: ChainTransfer; payment?: MerchantVerification }>;
 /** Amounts in the token's base units, as decimal text, at the block `atBlock`. */
 export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
 export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;

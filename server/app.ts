@@ -8,7 +8,7 @@ import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
-import { ChainPin, type DevChainPowers, type Network } from './chain/networks.ts';
+import { ChainPin, withSameAddresses, type DevChainPowers, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
@@ -122,9 +122,11 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
   const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
   for (const mode of ['test', 'live'] as const) {
-    networks[mode] = networks[mode]?.map((n) => {
+    // …and each knows the other chains of its mode its deposit addresses are on: money sent on the wrong one is seen.
+    const list = networks[mode];
+    networks[mode] = list && withSameAddresses(mode, list).map((n, i) => {
       const pinned = { ...n, rpcEvents: metrics.rpcEvents(n.chainId), rpcPin: new ChainPin(n.chainId, options.rpcChainCheckMs, pinLog) };
-      const account = treasuryAccounts.get(n);
+      const account = treasuryAccounts.get(list[i]!);
       if (account) treasuryAccounts.set(pinned, account);
       return pinned;
     });

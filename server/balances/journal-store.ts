@@ -92,7 +92,7 @@ export class JournalStore {
     const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
     const params = owner ? [owner.merchant.id, owner.mode] : [];
     const swept = await sql.query(
-      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash
+      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain
          FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
@@ -104,7 +104,16 @@ export class JournalStore {
       const o = ownerOf(r.merchant_id as string, r.mode as string);
       const posted = await this.post(
         sql,
-        { kind: 'deposit', ref: `${r.chain_id}/${r.tx_hash}/${r.log_index}`, owner: o, memo: `payment ${r.reference}, swept in ${r.swept_hash}` },
+        {
+          kind: 'deposit',
+          ref: `${r.chain_id}/${r.tx_hash}/${r.log_index}`,
+          owner: o,
+          // Sent on another chain than the payment's: the merchant's money, never the payment's, to keep or send back.
+          memo:
+            Number(r.payment_chain) === Number(r.chain_id)
+              ? `payment ${r.reference}, swept in ${r.swept_hash}`
+              : `payment ${r.reference}, swept in ${r.swept_hash}: sent on chain ${r.chain_id}, the payment is on chain ${r.payment_chain}; not counted toward it, the merchant's to resolve`,
+        },
         move(EXTERNAL.deposits, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
         nowMs,
       );

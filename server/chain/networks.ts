@@ -77,7 +77,20 @@ export interface Network {
   rpcEvents?: RpcEvents;
   /** Set by startService, never by a NETWORKS_FILE: each RPC URL's chain id, checked again at runtime; a URL on another chain is out of rotation. */
   rpcPin?: ChainPin;
+  /**
+   * Set by startService, never by a NETWORKS_FILE: the other chains of this network's mode whose
+   * deposit addresses are this chain's too (the same factory, and a salt without the chain id):
+   * money sent here to one of their payments is recorded, told and swept here (issue 33).
+   */
+  sameAddresses?: { mode: string; chainIds: number[] };
 }
+
+/** Each network of a mode with the other chains of that mode that share its factory, so its deposit addresses (sameAddresses). */
+export const withSameAddresses = (mode: string, list: Network[]): Network[] =>
+  list.map((n) => {
+    const chainIds = list.filter((o) => o.chainId !== n.chainId && o.factory.toLowerCase() === n.factory.toLowerCase()).map((o) => o.chainId);
+    return chainIds.length ? { ...n, sameAddresses: { mode, chainIds } } : n;
+  });
 
 /** One RPC URL as a log or /readyz may show it: its origin only (a provider's URL often carries its API key in the path or query). */
 export const originOf = (url: string): string => {

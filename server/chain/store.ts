@@ -32,7 +32,11 @@ export interface SeenTransfer {
   toldMs?: number;
 }
 
-/** `dust`: below its token's minimum: recorded, never counted, told or swept on its own. */
+/**
+ * `unexpected`: money the payment did not ask for: another token, or sent on another chain than
+ * the payment's (a token is its contract on its chain): recorded, told, swept, never counted.
+ * `dust`: below its token's minimum: recorded, never counted, told or swept on its own.
+ */
 export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected' | 'dust';
 
 /** The payment a deposit address belongs to, as the watcher needs it. */
@@ -116,9 +120,15 @@ export class ChainStore {
     return rows.map((r) => ({ number: BigInt(r.number as string), hash: r.hash as string }));
   }
 
-  /** Deposit addresses of payments on a chain (lower-case hex), up to `limit` of them. */
-  async depositAddresses(chainId: number, limit: number): Promise<string[]> {
-    const rows = await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
+  /**
+   * Deposit addresses of payments on a chain (lower-case hex), up to `limit` of them; with
+   * `others`, those of that mode's payments on those chains too (their addresses are this
+   * chain's as well: money sent on the wrong chain). One query, whatever their number.
+   */
+  async depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
+    const rows = others?.chainIds.length
+      ? await this.db.query(`SELECT DISTINCT lower(address) AS address FROM payments WHERE chain_id = $1 OR (chain_id = ANY($3::int[]) AND mode = $4) LIMIT $2`, [chainId, limit, others.chainIds, others.mode])
+      : await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
     return rows.map((r) => r.address as string);
   }
 

@@ -37,9 +37,12 @@ export class SweepStore {
    * `maxBlock`, not yet swept, not claimed by a sweep under way (late or other-token money
    * alone: only from `unmatchedMinimums` of its token up). One target per deposit and
    * token, with what its address is bound to. A claim that runs out (its sweeper died) is
-   * taken again: a second sweep of a deposit is harmless.
+   * taken again: a second sweep of a deposit is harmless. Money sent on this chain to a
+   * balance-settled payment of another chain goes to that chain's treasury address here: swept
+   * only where that is this chain's `treasury` too (else it would leave the books: it stays, told).
+   * The factory is the same on both chains (Network.sameAddresses), so is the deposit's salt.
    */
-  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number, unmatchedMinimums: Map<string, bigint> = new Map()): Promise<SweepTarget[]> {
+  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number, unmatchedMinimums: Map<string, bigint> = new Map(), treasury?: string): Promise<SweepTarget[]> {
     return this.db.transaction(async (tx) => {
       // Money that cannot count (late, another token) is swept on its own only once there is
       // enough of it: a cent sent to each of many deposits must not cost the operator a
@@ -48,11 +51,12 @@ export class SweepStore {
         `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
          WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
            AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
+           AND (t.chain_id = p.chain_id OR p.settlement <> 'balance' OR lower(p.payout) = $7)
          GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token
          HAVING bool_or(t.state = 'credited')
              OR sum(t.amount) >= COALESCE((SELECT m.units FROM unnest($5::text[], $6::numeric[]) AS m(token, units) WHERE m.token = t.token), 0)
          ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
-        [chainId, String(maxBlock), nowMs, limit, [...unmatchedMinimums.keys()], [...unmatchedMinimums.values()].map(String)],
+        [chainId, String(maxBlock), nowMs, limit, [...unmatchedMinimums.keys()], [...unmatchedMinimums.values()].map(String), treasury?.toLowerCase() ?? ''],
       );
       const targets = rows.map((r) => ({
         paymentId: String(r.id),

@@ -132,7 +132,7 @@ export class Sweeper {
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
     const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
-    const targets = await store.sweeps.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums);
+    const targets = await store.sweeps.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums, network.treasury);
     if (targets.length === 0) return { swept: 0, stuck: [] };
     const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     const { receipt, sent } = await this.send(data, fees, targets.length, lease);

@@ -29,6 +29,7 @@ export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[
       leaseMs: 15_000,
       rpcEvents: network.rpcEvents,
       rpcPin: network.rpcPin,
+      others: network.sameAddresses,
       onStatus: (status) => deps.signals?.watched(network.chainId, status),
     });
     return {

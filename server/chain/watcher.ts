@@ -65,6 +65,12 @@ export interface WatcherOptions {
   rpcEvents?: RpcEvents;
   /** The chain id its RPC URLs must answer (Network.rpcPin). */
   rpcPin?: ChainPin;
+  /**
+   * The other chains of this chain's mode whose payments' deposit addresses are this chain's too
+   * (Network.sameAddresses): money sent here to one of them is recorded as `unexpected` (never
+   * counted: it is not the payment's token on the payment's chain), told, and swept here.
+   */
+  others?: { mode: string; chainIds: number[] };
   /** Told after each tick how the chain is followed (/metrics): whichever instance holds the lease. */
   onStatus?: (status: WatchStatus) => void;
 }
@@ -184,7 +190,7 @@ export class Watcher {
       // Read after the head: a payment made after this list gets its address after it, and its
       // money lands in a block above the head, scanned next time.
       const limit = this.o.filterUpTo ?? 1000;
-      const recipients = limit > 0 ? await store.depositAddresses(chainId, limit + 1) : [];
+      const recipients = limit > 0 ? await store.depositAddresses(chainId, limit + 1, this.o.others) : [];
       const filter = limit > 0 && recipients.length <= limit ? (recipients as `0x${string}`[]) : undefined;
       for (;;) {
         to = from + this.range - 1n < head ? from + this.range - 1n : head;
@@ -205,7 +211,10 @@ export class Watcher {
         const payment = watched.get(log.args.to!.toLowerCase());
         // A zero-value Transfer needs no allowance (anyone can emit one from anyone): it moves
         // nothing, so it is no money to record, tell or sweep.
-        if (!payment || payment.chainId !== chainId || log.removed || log.args.value === 0n) continue;
+        if (!payment || log.removed || log.args.value === 0n) continue;
+        // A payment of another chain of the mode, paid here by mistake: its address is this chain's too.
+        const here = payment.chainId === chainId;
+        if (!here && !(this.o.others?.chainIds.includes(payment.chainId) && payment.mode === this.o.others.mode)) continue;
         const transfer: SeenTransfer = {
           chainId,
           txHash: log.transactionHash!,
@@ -219,7 +228,7 @@ export class Watcher {
           paymentId: payment.id,
         };
         const dust = transfer.amount < (this.o.minimums?.get(transfer.token) ?? 1n);
-        seen.push({ ...transfer, state: dust ? 'dust' : transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
+        seen.push({ ...transfer, state: dust ? 'dust' : here && transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
         blocks.set(transfer.blockNumber, transfer.blockHash);
       }
       // A transfer arrived when its block was made, not when this watcher got to it (a watcher

@@ -39,7 +39,9 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
     async unmatched(t, why) {
       const { account, reference } = await whose(t);
       const payment = await deps.payments.find(account, reference);
-      await deps.payments.reportUnmatched(account, { reason: why, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) }, deps.now());
+      // Sent on another chain of the mode to the payment's address (the same there): said as such, the transfer naming its chain.
+      const reason = why === 'unexpected' && payment && payment.chainId !== t.chainId ? 'wrong_chain' : why;
+      await deps.payments.reportUnmatched(account, { reason, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) }, deps.now());
     },
   };
 }

@@ -1,9 +1,16 @@
 // Issue 22: several chains per mode. Two anvils stand in for two public chains of the live mode
 // (chain ids 56 and 1, no dev flag, no sandbox, the factory deployed as on a public chain): USDT
 // on the first, USDC and USDT on the second. A payment in USDT on one and one in USDC on the
-// other are each watched, credited and swept on their own chain; the same token symbol sent on
-// the other chain to the same deposit address never counts; a chain the mode does not take the
-// coin on, or no chain for a coin it takes on two, is refused naming chain_id.
+// other are each watched, credited and swept on their own chain; money sent on the other chain
+// to the same deposit address (the same there: one factory address, a salt without the chain id)
+// never counts toward the payment, but is recorded, told (DEPOSIT_UNMATCHED, `wrong_chain`,
+// naming its chain, token and amount) and swept on that chain: to the payout address on wallet
+// settlement, to the treasury and the merchant's balance there on balance settlement (issue 33
+// item 6); a chain the mode does not take the coin on, or no chain for a coin it takes on two,
+// is refused naming chain_id.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { startService, type Service } from '../../app.ts';
@@ -20,6 +27,9 @@ const GAS = 6;
 const CUSTOMER = 3;
 const payout = devAccount(7).address;
 const otherPayout = devAccount(8).address;
+// One treasury on both chains (one key): balance settlement's wrong-chain money is swept into it on the chain it came on.
+const TREASURY = 10;
+const treasury = devAccount(TREASURY).address;
 
 interface Stand {
   chain: DevChain;
@@ -50,7 +60,7 @@ async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT
     await reader(s).waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address, abi: TestToken.abi, functionName: 'mint', args: [devAccount(CUSTOMER).address, parseUnits('1000', coin.decimals)] }) });
     s.tokens[coin.symbol] = address;
   }
-  s.network = { chainId, name, rpcUrls: [chain.url], confirmations: 2, factory, tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })) };
+  s.network = { chainId, name, rpcUrls: [chain.url], confirmations: 2, factory, treasury, tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })) };
   return s;
 }
 
@@ -59,9 +69,12 @@ beforeAll(async () => {
   // USDT first on each, from the same issuer account: the same token address on both chains (as
   // a token deployed by CREATE2 has), so only the chain tells them apart.
   stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDT', decimals: 6 }, { symbol: 'USDC', decimals: 6 }]));
+  const keyFile = join(mkdtempSync(join(tmpdir(), 'several-chains-')), 'treasury.key');
+  writeFileSync(keyFile, toHex(devAccount(TREASURY).getHdKey().privateKey!), { mode: 0o600 });
   api = await startService({
     demo: true,
     networks: { live: stands.map((s) => s.network) },
+    treasuryKeyFile: keyFile,
     gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
     watchIntervalMs: 100,
     sweepIntervalMs: 300,
@@ -80,6 +93,10 @@ const verify = async (reference: string) => (await call('GET', `/api/v1/transact
 /** Until the service's watcher of `s` has scanned block `block`. */
 const scanned = (s: Stand, block: bigint) => until(`chain ${s.network.chainId} scanned to ${block}`, async () => ((await api.parts.chain.scannedTo(s.network.chainId)) ?? -1n) >= block);
 const [bsc, eth] = [() => stands[0]!, () => stands[1]!];
+/** The data of the events written of one type (what the merchant's webhook receives). */
+const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1 ORDER BY id`, [type])).map((r) => JSON.parse(r.body as string).data);
+const wrongChain = async (reference: string) =>
+  (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === reference && e.reason === 'wrong_chain').map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
 
 describe('two live chains at once', { timeout: 90_000 }, () => {
   it('lists each coin on each chain, and names chain_id where a coin is on two', async () => {
@@ -114,7 +131,7 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     expect(await api.parts.payments.find({ merchant: { id: DEMO_MERCHANT.id } as never, mode: 'live' }, 'two-0')).toBeUndefined();
   });
 
-  it('watches, credits and sweeps USDT on one chain and USDC on the other, each on its own; the other chain\'s coin to the same address never counts', async () => {
+  it('watches, credits and sweeps USDT on one chain and USDC on the other, each on its own; the other chain\'s coin to the same address never counts, and is told and swept there', async () => {
     const usdt = await init({ reference: 'two-usdt', coin: 'USDT', chain_id: 56 });
     const usdc = await init({ reference: 'two-usdc', coin: 'USDC' }); // on one chain only: no chain_id needed
     expect([usdt.status, usdc.status]).toEqual([201, 201]);
@@ -122,7 +139,8 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10.1 });
     const [a, b] = [usdt.body.data.address as Address, usdc.body.data.address as Address];
     // One factory address on every chain and one payout address: the USDT payment's address on
-    // chain 1 is the same address. A customer who sends on the wrong chain pays nothing.
+    // chain 1 is the same address. A customer who sends on the wrong chain pays nothing toward
+    // the payment, but the money is seen there: recorded, told, and swept on that chain.
     const usdtOn1 = eth().tokens.USDT!;
     expect(usdtOn1).toBe(bsc().tokens.USDT); // the same token address, too
     const mixUps = [
@@ -136,6 +154,15 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     await scanned(bsc(), mixUpOn56 + 2n);
     expect(await verify('two-usdt')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 56 });
     expect(await verify('two-usdc')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 1 });
+    // Told once each is as deep as money that counts, naming the chain, token and amount it came in (and the payment's own chain).
+    await until('the wrong-chain transfers told', async () => (await wrongChain('two-usdt')).length === 2 && (await wrongChain('two-usdc')).length === 1);
+    expect(await wrongChain('two-usdt')).toEqual(
+      [
+        [1, usdtOn1.toLowerCase(), String(parseUnits('10.1', 6)), 56],
+        [1, eth().tokens.USDC!.toLowerCase(), String(parseUnits('10.1', 6)), 56],
+      ].sort((x, y) => String(x[1]).localeCompare(String(y[1]))),
+    );
+    expect(await wrongChain('two-usdc')).toEqual([[56, bsc().tokens.USDT!.toLowerCase(), String(parseUnits('10.1', 18)), 1]]);
 
     // Each paid on its own chain.
     await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10.1', 18));
@@ -145,18 +172,25 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     await until('both confirmed', async () => (await verify('two-usdt')).status === 'confirmed' && (await verify('two-usdc')).status === 'confirmed');
     expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1, chainId: 56 });
     expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1, chainId: 1 });
-    // Swept on each chain to the payout address: the token the payment asked for, on its chain.
-    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('10.1', 18));
-    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('10.1', 6));
-    // What the USDC payment's address got on chain 56 (no payment of that address is on 56) was
-    // never recorded there, so nothing swept it on that chain.
-    expect(await balanceOf(bsc(), bsc().tokens.USDT!, b)).toBe(parseUnits('10.1', 18));
-    // Nor was anything sent on the wrong chain recorded against either payment: each has its one transfer, on its chain.
-    const transfers = await api.db.query(`SELECT p.reference, t.chain_id, t.state FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY t.chain_id`);
-    expect(transfers.map((t) => [t.reference, Number(t.chain_id), t.state])).toEqual([
-      ['two-usdc', 1, 'credited'],
-      ['two-usdt', 56, 'credited'],
+    // Swept on each chain to the payout address the deposit is bound to: the payment's own money,
+    // and what came on the wrong chain, on that chain (the same address there, the merchant's).
+    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('20.2', 18));
+    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('20.2', 6));
+    await until('USDT swept on chain 1', async () => (await balanceOf(eth(), usdtOn1, payout)) === parseUnits('10.1', 6));
+    for (const [s, token, deposit] of [[bsc(), bsc().tokens.USDT!, b], [eth(), usdtOn1, a], [eth(), eth().tokens.USDC!, a]] as const) expect(await balanceOf(s, token, deposit)).toBe(0n);
+    // Each payment counted its one transfer, on its chain; what came on the other chain is recorded as money it did not ask for.
+    const transfers = await api.db.query(
+      `SELECT p.reference, t.chain_id, t.state, t.swept_hash IS NOT NULL AS swept FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY p.reference, t.chain_id, t.block_number, t.log_index`,
+    );
+    expect(transfers.map((t) => [t.reference, Number(t.chain_id), t.state, t.swept])).toEqual([
+      ['two-usdc', 1, 'credited', true],
+      ['two-usdc', 56, 'unexpected', true],
+      ['two-usdt', 1, 'unexpected', true],
+      ['two-usdt', 1, 'unexpected', true],
+      ['two-usdt', 56, 'credited', true],
     ]);
+    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1 });
+    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1 });
   });
 
   it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
@@ -181,6 +215,33 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const refused = await init({ reference: 'two-kept', coin: 'USDT', chain_id: 1 });
     expect([refused.status, refused.body.errors]).toEqual([409, [{ field: 'chain_id', message: expect.stringMatching(/expected 56/) }]]);
     expect(await verify('two-kept')).toMatchObject({ chainId: 56, address: kept.body.data.address });
+  });
+
+  it('on balance settlement, sweeps money sent on the wrong chain into that chain\'s treasury: the merchant\'s balance there, never the payment\'s', async () => {
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
+    const paid = await init({ reference: 'two-balance', coin: 'USDT', chain_id: 56 });
+    expect(paid.body.data).toMatchObject({ chainId: 56 });
+    const usdtOn1 = eth().tokens.USDT!;
+    const before = await balanceOf(eth(), usdtOn1, treasury);
+    await send(eth(), usdtOn1, paid.body.data.address, parseUnits('7.5', 6));
+    await mine(eth(), 2);
+    await until('swept into the treasury on chain 1', async () => (await balanceOf(eth(), usdtOn1, treasury)) === before + parseUnits('7.5', 6));
+    // Journaled once its sweep is final: the merchant's available USDT on chain 1, said to be no payment's.
+    // (The stand-in chains mine only when told: each look mines a block, so the sweep gets its confirmations.)
+    const line = await until('journaled', async () => {
+      await mine(eth(), 1);
+      const lines = (await call('GET', '/api/v1/balances', undefined, secretKey)).body.data as Array<{ coin: string; chain_id: number; available: string }>;
+      return lines.find((l) => l.chain_id === 1 && l.coin === 'USDT' && l.available === '7.5');
+    });
+    expect(line).toBeTruthy();
+    const entries = await api.parts.journal.entries(DEMO_MERCHANT.id);
+    expect(entries.filter((e) => e.kind === 'deposit' && e.memo.includes('two-balance')).map((e) => e.memo)).toEqual([expect.stringMatching(/sent on chain 1, the payment is on chain 56; not counted toward it/)]);
+    // The treasury on chain 1 holds what the journal says it owes there.
+    const held = await api.parts.journal.held(1, usdtOn1);
+    expect(await balanceOf(eth(), usdtOn1, treasury)).toBe(held.merchants + held.fees + held.payable);
+    expect(await verify('two-balance')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 56 });
+    expect(await wrongChain('two-balance')).toEqual([[1, usdtOn1.toLowerCase(), String(parseUnits('7.5', 6)), 56]]);
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'wallet' }, secretKey)).status).toBe(200);
   });
 
   it('checks every chain of the list at start, naming the one that is wrong by its place', async () => {
