@@ -179,6 +179,9 @@ export const Payout = later(() =>
   }),
 );
 
+/** GET /api/v1/bank/payouts/withdrawals: a page of the payouts, newest first. */
+export const PayoutsPage = later(() => z.object({ ...envelope(), data: z.array(Payout), ...pageAnswer() }));
+
 export const Country = later(() => z.object({ country: text, currency: payoutCurrency }));
 export const Bank = later(() => z.object({ name: text, code: text }));
 export const Rate = later(() => z.object({ coin: text, currency: payoutCurrency, rate: is<number>((v) => typeof v === 'number' && v > 0, 'a number greater than 0') }));

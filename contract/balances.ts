@@ -125,6 +125,13 @@ export const StatementPage = later(() =>
   z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(StatementEntry), ...pageAnswer() }),
 );
 
+/** GET /api/v1/swaps, GET /api/v1/withdrawals: a page of the history, newest first. */
+export const SwapsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Swap), ...pageAnswer() }));
+export const WithdrawalsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Withdrawal), ...pageAnswer() }));
+
+/** GET /api/v1/withdrawals/limit: the daily limit (US dollars, across every coin and network, withdrawals and bank payouts together), what left in the last 24 hours and what is left. */
+export const WithdrawalLimit = later(() => z.object({ currency: oneOf(['USD']), daily: exact, spent: exact, left: exact, window_hours: int }));
+
 /** GET /api/v1/balances/entries: one coin's (`coin`, and `chain_id` where it is on several), after a cursor (an entry line's id), a page size. */
 export const StatementQuery = later(() =>
   z.object({

@@ -201,6 +201,11 @@ export function usdCentsOf(amount: bigint, decimals: number, usdPerCoin: bigint)
 
 const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
 
+/** The daily limit as GET /api/v1/withdrawals/limit answers it: the limit, what left in the window and what is left (never below 0), in dollars. */
+export function limitView(limitCents: bigint, spentCents: bigint) {
+  return { currency: LIMIT_CURRENCY, daily: usd(limitCents), spent: usd(spentCents), left: usd(limitCents > spentCents ? limitCents - spentCents : 0n), window_hours: WITHDRAWAL_WINDOW_MS / 3_600_000 };
+}
+
 /**
  * Whether a withdrawal (or bank payout) fits its merchant's daily limit, all in US cents: refused
  * (a Conflict naming `amount`, the limit and what is left of it) when its value and what left the

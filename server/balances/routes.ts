@@ -4,15 +4,16 @@
 import { getAddress, isAddress, type Address } from 'viem';
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
-import { Balance, SettlementAnswer, StatementPage, StatementQuery, SettlementBody, Swap, SwapBody, SwapQuoteBody, Withdrawal, WithdrawalBody, type BalanceLine } from '../../contract/balances.ts';
+import { Balance, SettlementAnswer, StatementPage, StatementQuery, SettlementBody, Swap, SwapBody, SwapQuoteBody, SwapsPage, Withdrawal, WithdrawalBody, WithdrawalLimit, WithdrawalsPage, type BalanceLine } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
 import { text, type CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
-import { SWAP_QUOTE_MS, unitsOf } from './ledger-rules.ts';
-import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
+import { configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, unitsOf } from './ledger-rules.ts';
+import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
+import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { withdrawalMinimumUnits } from '../chain/networks.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
@@ -168,6 +169,29 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
 };
 
+/** The page size and the keyset after a history list's cursor (`list` names the list, so another's cursor is refused). */
+export const historyPage = (list: string, q: { cursor?: string; limit?: string }) => ({
+  limit: q.limit === undefined ? 25 : Number(q.limit),
+  before: q.cursor === undefined ? undefined : keysetOf(list, q.cursor, UUID),
+});
+
+export const listSwaps: Handler<{ query: typeof HistoryQuery }> = async ({ query, account, service }) => {
+  const { limit, before } = historyPage('swaps', query);
+  const { page, ...paging } = pageOf(await service.swaps.history(account, before, limit + 1), limit, (s) => cursorText('swaps', s.createdMs, s.id));
+  return ok(200, page.map(swapView), 'Swaps', paging);
+};
+
+export const listWithdrawals: Handler<{ query: typeof HistoryQuery }> = async ({ query, account, service }) => {
+  const { limit, before } = historyPage('withdrawals', query);
+  const { page, ...paging } = pageOf(await service.withdrawals.history(account, before, limit + 1), limit, (w) => cursorText('withdrawals', w.createdMs, w.id));
+  return ok(200, page.map(withdrawalView), 'Withdrawals', paging);
+};
+
+export const withdrawalLimit: Handler = async ({ account, service }) => {
+  const limit = configuredUnits((await service.withdrawals.withdrawalLimit(account)).daily, LIMIT_DECIMALS);
+  return ok(200, limitView(limit, await service.withdrawals.spentToday(account, service.now())), 'Daily withdrawal limit');
+};
+
 export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');
 
 const tag = 'Balances' as const;
@@ -205,12 +229,20 @@ export const routes = [
     description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
     body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps', movesMoney: true },
   }),
+  route({ method: 'GET', path: '/api/v1/swaps', auth: 'merchant', permission: 'balances.read', handler: listSwaps, tag, summary: 'the swaps, newest first', description: 'Every swap of the mode but quotes never accepted, newest first, each as `GET /api/v1/swaps/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: SwapsPage } }),
   route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'merchant', permission: 'balances.read', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
   route({
     method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.write', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
     body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },
+  }),
+  route({ method: 'GET', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.read', handler: listWithdrawals, tag, summary: 'the withdrawals, newest first', description: 'Every withdrawal of the mode, newest first, each as `GET /api/v1/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: WithdrawalsPage } }),
+  route({
+    method: 'GET', path: '/api/v1/withdrawals/limit', auth: 'merchant', permission: 'balances.read', handler: withdrawalLimit, tag,
+    summary: 'the daily withdrawal limit and what is left of it',
+    description: 'One limit per merchant and mode in US dollars, across every coin and network, withdrawals to wallets and bank payouts together, over the last 24 hours (rolling): `daily` (the operator\'s for you, else the service\'s default), `spent` (what left in the window, as valued when it left; failed ones not counted) and `left`.',
+    responses: { 200: answer(WithdrawalLimit) },
   }),
   route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'merchant', permission: 'balances.read', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
 ];

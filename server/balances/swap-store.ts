@@ -6,6 +6,7 @@ import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import { swapTerms, type StoredSwap } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
+import { newestFirst } from '../storage/history.ts';
 import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
 
 export type { StoredSwap };
@@ -57,6 +58,11 @@ export class SwapStore {
     const [row] = await this.db.query(`SELECT * FROM swaps WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
     if (!row) throw new NotFound(`No swap ${id}`);
     return swapOf(row);
+  }
+
+  /** The merchant's swaps in a mode (quotes never accepted left out), newest first, after `before` (the last of the page before). */
+  async history(account: Owner, before: { createdMs: number; id: string } | undefined, limit: number): Promise<StoredSwap[]> {
+    return (await newestFirst(this.db, 'swaps', `state <> 'quoted'`, account, before, limit)).map(swapOf);
   }
 
   async pendingSwaps(chainId: number): Promise<StoredSwap[]> {

@@ -6,6 +6,8 @@ import { NotFound } from '../domain/errors.ts';
 import type { StoredWithdrawal } from './ledger-rules.ts';
 import type { WithdrawalRequest } from './use-cases.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
+import { WITHDRAWAL_WINDOW_MS } from './ledger-rules.ts';
+import { newestFirst } from '../storage/history.ts';
 import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
 
 export type { StoredWithdrawal };
@@ -65,6 +67,16 @@ export class WithdrawalStore {
     const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
     if (!row) throw new NotFound(`No withdrawal ${id}`);
     return withdrawalOf(row);
+  }
+
+  /** The merchant's withdrawals in a mode, newest first, after `before` (the last of the page before). */
+  async history(account: Owner, before: { createdMs: number; id: string } | undefined, limit: number): Promise<StoredWithdrawal[]> {
+    return (await newestFirst(this.db, 'withdrawals', 'true', account, before, limit)).map(withdrawalOf);
+  }
+
+  /** What left the balance against the daily limit in the last day, in US cents (see spentSince). */
+  spentToday(account: Owner, nowMs: number): Promise<bigint> {
+    return this.spentSince(this.db, account, nowMs - WITHDRAWAL_WINDOW_MS);
   }
 
   async pendingWithdrawals(chainId: number): Promise<StoredWithdrawal[]> {

@@ -68,6 +68,9 @@ export const LinksQuery = later(() =>
 /** GET /api/v1/bank/payouts: a page of the bank accounts. */
 export const BankAccountsQuery = later(() => z.object(pageQuery()));
 
+/** GET /api/v1/swaps, /api/v1/withdrawals, /api/v1/bank/payouts/withdrawals: a page of the history, newest first. */
+export const HistoryQuery = later(() => z.object(pageQuery()));
+
 /** GET /api/v1/bank?country=: the banks of a country. */
 export const BankQuery = later(() => z.object({ country: oneOf(Object.keys(BANKS)) }));
 

@@ -1,10 +1,10 @@
 // The bank payout endpoints of the spec: the secret key (merchant servers) or the dashboard's session.
 import * as z from 'zod/mini';
-import { answer, Bank, BankAccountsPage, BankPayout, Country, Deleted, Payout as PayoutAnswer, Rate } from '../../contract/api.ts';
+import { answer, Bank, BankAccountsPage, BankPayout, Country, Deleted, Payout as PayoutAnswer, PayoutsPage, Rate } from '../../contract/api.ts';
 import { oneOf, text } from '../../contract/fields.ts';
 import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
 import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type BankAccount, type Payout } from './rules.ts';
-import { BankAccountsQuery, BankQuery, RateQuery } from '../http/queries.ts';
+import { BankAccountsQuery, BankQuery, HistoryQuery, RateQuery } from '../http/queries.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
@@ -86,6 +86,13 @@ export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ b
   return ok(201, payout, 'Payout initiated');
 };
 
+export const listPayouts: Handler<{ query: typeof HistoryQuery }> = async ({ query: q, account, service }) => {
+  const limit = q.limit === undefined ? 25 : Number(q.limit);
+  const before = q.cursor === undefined ? undefined : keysetOf('payouts', q.cursor, UUID);
+  const { page, ...paging } = pageOf(await service.payouts.history(account, before, limit + 1), limit, (p) => cursorText('payouts', Date.parse(p.createdAt), p.id));
+  return ok(200, page, 'Payouts retrieved', paging);
+};
+
 export const getPayout: Handler = async ({ params, account, service }) => ok(200, await service.payouts.get(account, params.id), 'Payout retrieved');
 
 const tag = 'Bank payouts' as const;
@@ -112,6 +119,7 @@ export const routes = [
       balance: 'Bank payouts',
     },
   }),
+  route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals', auth: 'merchant', permission: 'payouts.read', handler: listPayouts, tag, summary: 'the payouts, newest first', description: 'Every bank payout of the mode, newest first, each as `GET /api/v1/bank/payouts/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: PayoutsPage } }),
   route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals/:id', auth: 'merchant', permission: 'payouts.read', handler: getPayout, tag, summary: 'one payout and its state', description: 'The payout by the id its `POST /api/v1/bank/payouts/initiate` answer gave: `pending`, `processing`, then `paid` or `failed`.', responses: { 200: answer(PayoutAnswer) } }),
   route({
     method: 'POST', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', handler: addBank, tag,

@@ -15,6 +15,7 @@ import { reserveFromBalance } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
+import { newestFirst } from '../storage/history.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {
@@ -201,6 +202,11 @@ export class PayoutStore {
       await tx.query(`SELECT pg_notify('payouts_due', $1)`, [payout.id]);
       return payout;
     });
+  }
+
+  /** The merchant's payouts in a mode, newest first, after `before` (the last of the page before). */
+  async history(account: Account, before: { createdMs: number; id: string } | undefined, limit: number): Promise<Payout[]> {
+    return (await newestFirst(this.db, 'payouts', 'true', account, before, limit)).map((r) => payoutView(payoutOf(r)));
   }
 
   async get(account: Account, id: string): Promise<Payout> {

@@ -285,6 +285,8 @@ describe('the OpenAPI document', () => {
     await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1_000_000 });
     await call('GET', `/api/v1/bank/payouts/withdrawals/${(payout.body as { data: { id: string } }).data.id}`, sec);
     await call('GET', '/api/v1/bank/payouts/withdrawals/nope', sec);
+    await call('GET', '/api/v1/bank/payouts/withdrawals?limit=1', sec);
+    await call('GET', '/api/v1/bank/payouts/withdrawals?cursor=abc', sec);
 
     // A live key's new bank account waits the delay: listed as a change, cancelled by the owner (then gone: 404)
     const liveSec = { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` };
@@ -314,6 +316,12 @@ describe('the OpenAPI document', () => {
     await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '1' });
     await call('POST', '/api/v1/withdrawals', sec, { coin: 'USDT', chain_id: 97, address: '0x7', amount: '1' });
     await call('GET', '/api/v1/withdrawals/00000000-0000-4000-8000-000000000000', sec);
+    await call('GET', '/api/v1/swaps?limit=5', sec);
+    await call('GET', '/api/v1/withdrawals', sec);
+    await call('GET', '/api/v1/withdrawals/limit', sec);
+    await call('GET', '/api/v1/withdrawals/limit', pub);
+    await call('GET', '/api/v1/swaps?cursor=abc', sec);
+    await call('GET', '/api/v1/withdrawals?limit=0', sec);
     // Refunds of a balance-settled payment (oa-1, paid): one, past what arrived, bad input, the list and one
     const refund = await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1000000', reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
     await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1' + '0'.repeat(40), reason: 'too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });

@@ -1,5 +1,5 @@
-// One way to page every list (issue 38): payments, products, payment links, bank accounts and
-// the events feed each take `limit` (a whole number) and `cursor` (opaque: `next` of the page
+// One way to page every list (issue 38): payments, products, payment links, bank accounts, bank
+// payouts (newest first; issue 36) and the events feed each take `limit` (a whole number) and `cursor` (opaque: `next` of the page
 // before) and answer `next` and `has_more` the same way; paging through N items a few at a time
 // gives each exactly once. A bad limit or cursor (another list's cursor too) is a 400 naming the
 // field. The links keep the spec's page fields beside. On PGlite and on PostgreSQL.
@@ -18,7 +18,7 @@ const BANK = {
 describe.each(KINDS)('every list pages one way, on %s', { timeout: 120_000 }, (kind) => {
   let api: Service;
   let key: string;
-  const made: Record<string, string[]> = { payments: [], products: [], payment_links: [], 'bank/payouts': [], events: [] };
+  const made: Record<string, string[]> = { payments: [], products: [], payment_links: [], 'bank/payouts': [], 'bank/payouts/withdrawals': [], events: [] };
 
   async function call(method: string, path: string, body?: unknown) {
     const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -29,6 +29,8 @@ describe.each(KINDS)('every list pages one way, on %s', { timeout: 120_000 }, (k
     api = await startService({ ...(await databaseOptions(kind)), adminToken: ADMIN, jobs: false });
     const response = await fetch(api.url + '/operator/v1/merchants', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Paging Shop', email: `paging-${kind}@shop.example` }) });
     key = (await response.json()).data.keys.test.secretKey;
+    // On balance settlement, so that each payment leaves money to pay out (the payouts' history is a list too).
+    expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     for (let i = 0; i < N; i++) {
       const payment = await call('POST', '/api/v1/transaction/initialize', { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: '10', email: 'ada@example.com' });
       expect(payment.status).toBe(201);
@@ -43,6 +45,9 @@ describe.each(KINDS)('every list pages one way, on %s', { timeout: 120_000 }, (k
       const bank = await call('POST', '/api/v1/bank/payouts', { ...BANK, account_number: `00012345678${i}` });
       expect(bank.status).toBe(201);
       made['bank/payouts'].push(bank.body.data.id);
+      const payout = await call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.body.data.id, coin: 'USDT', amount: 1.25 });
+      expect(payout.status, JSON.stringify(payout.body)).toBe(201);
+      made['bank/payouts/withdrawals'].push(payout.body.data.id);
     }
     made.events = ((await call('GET', '/api/v1/events?limit=200')).body.data as Array<{ id: string }>).map((e) => e.id);
     expect(made.events.length).toBeGreaterThanOrEqual(N);
@@ -54,6 +59,7 @@ describe.each(KINDS)('every list pages one way, on %s', { timeout: 120_000 }, (k
     products: (p: { id: string }) => p.id,
     payment_links: (l: { id: string }) => l.id,
     'bank/payouts': (id: string) => id,
+    'bank/payouts/withdrawals': (p: { id: string }) => p.id,
     events: (e: { id: string }) => e.id,
   };
 
@@ -78,6 +84,16 @@ describe.each(KINDS)('every list pages one way, on %s', { timeout: 120_000 }, (k
     }
     expect(seen.length).toBe(new Set(seen).size);
     expect([...seen].sort()).toEqual([...made[list]].sort());
+  });
+
+  it('the payouts come newest first, and the daily limit counts them: what left and what is left', async () => {
+    const all = (await call('GET', '/api/v1/bank/payouts/withdrawals?limit=100')).body.data as Array<{ id: string }>;
+    expect(all.map((p) => p.id)).toEqual([...made['bank/payouts/withdrawals']].reverse());
+    const limit = await call('GET', '/api/v1/withdrawals/limit');
+    expect(limit.status).toBe(200);
+    // The service's default limit (WITHDRAWAL_DAILY_LIMIT), less N payouts of 1.25 USDT at its peg.
+    const spent = (N * 1.25).toFixed(2);
+    expect(limit.body.data).toEqual({ currency: 'USD', daily: expect.stringMatching(/^\d+\.\d\d$/), spent, left: (Number(limit.body.data.daily) - Number(spent)).toFixed(2), window_hours: 24 });
   });
 
   it('the links keep the spec\'s page fields, by page number and by cursor alike', async () => {
