@@ -39,6 +39,8 @@ interface Entry {
 
 export class AccountCache {
   private readonly entries = new Map<string, Entry>();
+  /** Reads under way: requests that miss at once (16 clients when a copy lapses) share one, begun since the last change. */
+  private readonly reading = new Map<string, { generation: number; value: Promise<unknown> }>();
   /** Bumped by every forget: a lookup that began before a change does not keep what it read. */
   private generation = 0;
 
@@ -77,13 +79,22 @@ export class AccountCache {
   private async cached<T>(name: string, read: () => Promise<T>, owner: (value: T) => string | undefined, until: (value: T) => number | null = () => null): Promise<T> {
     const entry = this.entries.get(name);
     if (entry && performance.now() - entry.keptMs < MAX_AGE_MS && (entry.untilMs === null || this.now() < entry.untilMs)) return entry.value as T;
+    const under = this.reading.get(name);
+    if (under && under.generation === this.generation) return under.value as Promise<T>;
     const generation = this.generation;
-    const value = await read();
-    const merchantId = owner(value);
-    if (merchantId !== undefined && generation === this.generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(name, { merchantId, value, keptMs: performance.now(), untilMs: until(value) });
-    }
-    return value;
+    const reading = read().then((value) => {
+      const merchantId = owner(value);
+      if (merchantId !== undefined && generation === this.generation) {
+        if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+        this.entries.set(name, { merchantId, value, keptMs: performance.now(), untilMs: until(value) });
+      }
+      return value;
+    });
+    this.reading.set(name, { generation, value: reading });
+    const done = () => {
+      if (this.reading.get(name)?.value === reading) this.reading.delete(name);
+    };
+    reading.then(done, done);
+    return reading;
   }
 }

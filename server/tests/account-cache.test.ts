@@ -94,6 +94,36 @@ describe('two instances on one PostgreSQL', { timeout: 60_000 }, () => {
   });
 });
 
+describe('the account cache, alone', () => {
+  it('asks once for what requests ask at the same moment, and never shares a read begun before a change', async () => {
+    let reads = 0;
+    const waiting: Array<() => void> = [];
+    const finish = () => waiting.splice(0).forEach((resolve) => resolve()); // in the order asked
+    const account = { merchant: { id: merchantId }, mode: 'test', via: 'secret' } as never;
+    const cache = new AccountCache({
+      keyOwner: () => {
+        reads++;
+        return new Promise((resolve) => waiting.push(() => resolve({ account, revokedAfterMs: null })));
+      },
+      settlement: async () => 'wallet',
+      payoutAddress: async () => ({ address: undefined, untilMs: null }),
+    });
+    const asked = Array.from({ length: 16 }, () => cache.authenticate(secretKey, 'secret'));
+    finish();
+    expect(await Promise.all(asked)).toEqual(Array(16).fill(account));
+    expect(reads).toBe(1);
+    cache.forget(merchantId);
+    const before = cache.authenticate(secretKey, 'secret');
+    cache.forget(merchantId); // a change while that read is under way: later requests read again
+    const after = cache.authenticate(secretKey, 'secret');
+    expect(reads).toBe(3);
+    finish();
+    await Promise.all([before, after]);
+    await cache.authenticate(secretKey, 'secret');
+    expect(reads).toBe(3); // the read begun after the change was kept
+  });
+});
+
 describe.each(KINDS)('the account cache on %s', (kind) => {
   it('never serves what a store changed: a rolled key, a payout address, a settlement, a business name', { timeout: 30_000 }, async () => {
     const api = await service(await databaseOptions(kind));
