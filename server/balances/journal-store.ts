@@ -84,7 +84,8 @@ export class JournalStore {
    * Journals money that became the merchant's balance and is not journaled yet: deposits of
    * balance-settled payments once a sweep moved them into the treasury and its block has its
    * confirmations (a sweep a reorganisation can still take away is not money held; every transfer swept,
-   * late, another token or dust too: it is all in the treasury now, and all the merchant's),
+   * late, another token or dust too: it is all in the treasury now, and all the merchant's; of a
+   * token with a fee on transfer, what the treasury gained of it, `swept_received`),
    * and, where no chain is configured (the sandbox's simulated coins), credits of such payments.
    * Safe to run anywhere, any number of times: each is written once.
    */
@@ -92,7 +93,7 @@ export class JournalStore {
     const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
     const params = owner ? [owner.merchant.id, owner.mode] : [];
     const swept = await sql.query(
-      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, t.amount::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain
+      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain
          FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)

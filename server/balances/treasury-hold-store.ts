@@ -124,7 +124,7 @@ export class TreasuryHoldStore {
   async inFlight(chainId: number, token: string): Promise<{ incoming: bigint; outgoing: bigint }> {
     const t = token.toLowerCase();
     const [row] = await this.db.query(
-      `SELECT (SELECT COALESCE(sum(c.amount), 0) FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
+      `SELECT (SELECT COALESCE(sum(COALESCE(c.swept_received, c.amount)), 0) FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
                 WHERE c.chain_id = $1 AND lower(c.token) = $2 AND p.settlement = 'balance' AND c.swept_hash IS NOT NULL AND c.state <> 'orphaned'
                   AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index))::text AS incoming,
               ((SELECT COALESCE(sum(amount), 0) FROM withdrawals WHERE chain_id = $1 AND token = $2 AND state = 'pending' AND tx_hash IS NOT NULL)
@@ -161,7 +161,7 @@ export class TreasuryHoldStore {
    */
   async counted(chainId: number, aboveBlock: bigint): Promise<CountedTransfer[]> {
     const rows = await this.db.query(
-      `SELECT c.chain_id, c.tx_hash, c.log_index, c.block_number, c.block_hash, c.token, c.recipient, c.amount::text AS amount, p.merchant_id, p.mode, p.reference,
+      `SELECT c.chain_id, c.tx_hash, c.log_index, c.block_number, c.block_hash, c.token, c.recipient, COALESCE(c.swept_received, c.amount)::text AS amount, p.merchant_id, p.mode, p.reference,
               (EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index)
                AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit_reversed' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index)) AS journaled
          FROM chain_transfers c JOIN payments p ON p.id = c.payment_id

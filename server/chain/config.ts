@@ -33,6 +33,7 @@ const NetworkSchema = z.object({
       decimals: whole(0, 36),
       minimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.01"' })),
       withdrawalMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "1"' })),
+      feeOnTransfer: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
     }),
   ),
   explorer: z.optional(z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' })),

@@ -19,6 +19,12 @@ export interface Token {
    * a dollar of a dollar stablecoin): less costs the operator more gas than it moves.
    */
   withdrawalMinimum?: string;
+  /**
+   * The token takes a fee on transfer that its Transfer event does not show: a deposit is
+   * credited what its balance gained (balanceOf before and after the block, read only for these
+   * tokens), and a balance-settled sweep journals what the treasury gained.
+   */
+  feeOnTransfer?: boolean;
 }
 
 /** A token's smallest withdrawal in its base units: its `withdrawalMinimum`, or one whole token. */

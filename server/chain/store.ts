@@ -172,7 +172,7 @@ export class ChainStore {
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11,
-             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, sweep_claim_ms = 0
+             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
         );

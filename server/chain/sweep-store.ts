@@ -97,6 +97,28 @@ export class SweepStore {
     });
   }
 
+  /**
+   * What the payout address gained of a deposit's `token` in sweep `hash`, where that is less than
+   * the deposit held (a token with a fee on transfer): split over the transfers the sweep moved in
+   * proportion to their amounts (the last takes the remainder), each kept as its `swept_received`.
+   */
+  async sweptReceived(chainId: number, hash: string, paymentId: string, token: string, received: bigint): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT tx_hash, log_index, amount::text AS amount FROM chain_transfers WHERE chain_id = $1 AND swept_hash = $2 AND payment_id = $3 AND token = $4 AND state <> 'orphaned' ORDER BY block_number, log_index`,
+        [chainId, hash, paymentId, token],
+      );
+      const total = rows.reduce((sum, r) => sum + BigInt(r.amount as string), 0n);
+      if (total === 0n) return;
+      let left = received;
+      for (const [i, r] of rows.entries()) {
+        const share = i === rows.length - 1 ? left : (received * BigInt(r.amount as string)) / total;
+        left -= share;
+        await tx.query(`UPDATE chain_transfers SET swept_received = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND swept_hash = $4`, [chainId, r.tx_hash, r.log_index, hash, String(share)]);
+      }
+    });
+  }
+
   /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
   async openSweeps(chainId: number): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
     const rows = await this.db.query(
@@ -130,7 +152,7 @@ export class SweepStore {
    */
   async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>): Promise<number> {
     const rows = await this.db.query(
-      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, sweep_claim_ms = 0
+      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0
          FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND NOT t.sweep_final
           AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
         RETURNING t.payment_id`,

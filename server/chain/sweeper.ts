@@ -9,7 +9,7 @@
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
-import { BaseError, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
+import { BaseError, erc20Abi, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
@@ -156,9 +156,49 @@ export class Sweeper {
       }
     }
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
-    const moved = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).length;
+    const sweptEvents = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours });
+    const moved = sweptEvents.length;
     if (done.length) await store.sweeps.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0 });
+    await this.feesTaken(done, sweptEvents.map((e) => e.args), receipt.blockNumber, hash);
     return { swept: done.length, moved, hash, sent, stuck };
+  }
+
+  /**
+   * Of a token with a fee on transfer (Token.feeOnTransfer), what each payout address gained in
+   * the sweep's block, split over the deposits it moved in proportion to what each sent (their
+   * Swept events): kept per transfer, so that a balance-settled deposit is journaled at what the
+   * treasury holds. Two balanceOf calls per payout and such token; none for any other token.
+   * (Another movement of the payout's token in the same block, say a treasury withdrawal, would
+   * be counted in: reconciliation then reports the difference, never hides it.)
+   */
+  private async feesTaken(done: SweepTarget[], swept: Array<{ deposit: Address; token: Address; payout: Address; amount: bigint }>, block: bigint, hash: Hex): Promise<void> {
+    const { network, store } = this.o;
+    const flagged = new Set(network.tokens.filter((t) => t.feeOnTransfer).map((t) => t.address.toLowerCase()));
+    if (flagged.size === 0) return;
+    const addresses = create2Addresses(network.factory);
+    const groups = new Map<string, Array<{ target: SweepTarget; sent: bigint }>>();
+    for (const target of done) {
+      if (!flagged.has(target.token.toLowerCase())) continue;
+      const deposit = addresses.addressFor({ merchantId: target.merchantId, mode: target.mode, reference: target.reference, payout: target.payout as Address }).toLowerCase();
+      const sent = swept.find((e) => e.deposit.toLowerCase() === deposit && e.token.toLowerCase() === target.token.toLowerCase())?.amount ?? 0n;
+      if (sent === 0n) continue;
+      const key = `${target.payout.toLowerCase()}/${target.token.toLowerCase()}`;
+      groups.set(key, [...(groups.get(key) ?? []), { target, sent }]);
+    }
+    for (const [key, group] of groups) {
+      const [payout, token] = key.split('/') as [Address, Address];
+      const balance = (at: bigint) => this.rpc.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [payout], blockNumber: at });
+      const [before, after] = await Promise.all([balance(block - 1n), balance(block)]);
+      const total = group.reduce((sum, g) => sum + g.sent, 0n);
+      const gained = after - before < 0n ? 0n : after - before > total ? total : after - before;
+      if (gained === total) continue;
+      let left = gained;
+      for (const [i, g] of group.entries()) {
+        const share = i === group.length - 1 ? left : (gained * g.sent) / total;
+        left -= share;
+        await store.sweeps.sweptReceived(network.chainId, hash, g.target.paymentId, g.target.token, share);
+      }
+    }
   }
 
   /**

@@ -30,6 +30,7 @@ export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[
       rpcEvents: network.rpcEvents,
       rpcPin: network.rpcPin,
       others: network.sameAddresses,
+      feeOnTransfer: network.tokens.filter((t) => t.feeOnTransfer).map((t) => t.address.toLowerCase()),
       onStatus: (status) => deps.signals?.watched(network.chainId, status),
     });
     return {

@@ -6,6 +6,7 @@
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { countedUpTo, rpcTransport, type ChainPin, type Finality, type RpcEvents } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
+import { receivedAmounts } from './received.ts';
 import { withLease } from '../storage/leases.ts';
 
 /**
@@ -71,6 +72,8 @@ export interface WatcherOptions {
    * counted: it is not the payment's token on the payment's chain), told, and swept here.
    */
   others?: { mode: string; chainIds: number[] };
+  /** Tokens (lower-case addresses) that take a fee on transfer: credited what the address gained (Token.feeOnTransfer). */
+  feeOnTransfer?: string[];
   /** Told after each tick how the chain is followed (/metrics): whichever instance holds the lease. */
   onStatus?: (status: WatchStatus) => void;
 }
@@ -101,9 +104,11 @@ export class Watcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private running: Promise<unknown> | undefined;
+  private readonly feeTokens: Set<string>;
 
   constructor(private readonly o: WatcherOptions) {
     this.now = o.now ?? Date.now;
+    this.feeTokens = new Set((o.feeOnTransfer ?? []).map((t) => t.toLowerCase()));
     this.range = o.maxRange ?? 2000n;
     // Hashes are kept at least as deep as a transfer needs confirmations: a reorganisation of a
     // block still confirming must be seen.
@@ -205,7 +210,7 @@ export class Watcher {
         }
       }
       const watched = new Map((await store.watched([...new Set(logs.map((l) => l.args.to!.toLowerCase()))])).map((w) => [w.address, w]));
-      const seen: Array<SeenTransfer & { state: TransferState }> = [];
+      const found: Array<{ transfer: SeenTransfer; asked: boolean }> = [];
       const blocks = new Map<bigint, string>();
       for (const log of logs) {
         const payment = watched.get(log.args.to!.toLowerCase());
@@ -227,10 +232,15 @@ export class Watcher {
           amount: log.args.value!,
           paymentId: payment.id,
         };
-        const dust = transfer.amount < (this.o.minimums?.get(transfer.token) ?? 1n);
-        seen.push({ ...transfer, state: dust ? 'dust' : here && transfer.token === payment.token.toLowerCase() ? 'seen' : 'unexpected' });
+        found.push({ transfer, asked: here && transfer.token === payment.token.toLowerCase() });
         blocks.set(transfer.blockNumber, transfer.blockHash);
       }
+      // A token that takes a fee its event does not show: what the address gained, not what the event says.
+      if (this.feeTokens.size) await receivedAmounts(this.rpc, found.map((f) => f.transfer), this.feeTokens);
+      const seen: Array<SeenTransfer & { state: TransferState }> = found.map(({ transfer, asked }) => {
+        const dust = transfer.amount < (this.o.minimums?.get(transfer.token) ?? 1n);
+        return { ...transfer, state: dust ? 'dust' : asked ? 'seen' : 'unexpected' };
+      });
       // A transfer arrived when its block was made, not when this watcher got to it (a watcher
       // behind the chain, after an outage or a restart, must not call money that came in time
       // late). The block's own time, never later than now: one call per block with a transfer.
