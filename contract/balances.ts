@@ -81,6 +81,8 @@ export interface WithdrawalView {
   chain_id: number;
   address: string;
   amount: string;
+  /** The network's fee charged to the balance beside `amount` (what the wallet receives): "0" where the operator set none. */
+  network_fee: string;
   status: 'pending' | 'completed' | 'failed';
   tx_hash: string | null;
   failure: string | null;
@@ -102,7 +104,7 @@ export const Swap = later(() =>
 );
 export const Withdrawal = later(() =>
   z.object({
-    id: text, coin: text, chain_id: int, address: text, amount: exact, status: oneOf(['pending', 'completed', 'failed']), tx_hash: maybeText, failure: maybeText,
+    id: text, coin: text, chain_id: int, address: text, amount: exact, network_fee: exact, status: oneOf(['pending', 'completed', 'failed']), tx_hash: maybeText, failure: maybeText,
     createdAt: timestamp, updatedAt: timestamp,
   }),
 );

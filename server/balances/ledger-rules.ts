@@ -9,7 +9,7 @@
 // every merchant's accounts plus the fees: the reconciliation.
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
-import { Conflict, InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, WithdrawalLimitExceeded } from '../domain/errors.ts';
+import { Conflict, InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, SwapRateDeviates, WithdrawalLimitExceeded } from '../domain/errors.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 
 export interface Posting {
@@ -58,7 +58,7 @@ export interface StatementLine {
 export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
 /** What the operator owes its payout partner for bank payouts paid: USDT in the treasury until it is sent to the partner. */
 export const PAYOUT_PAYABLE = 'payable:payout-partner';
-/** The operator's fees (swaps), held in the treasury. */
+/** The operator's fees (swaps, withdrawals' network fees), held in the treasury. */
 export const FEES = 'operator:fees';
 /**
  * The operator's native coin in the treasury, for gas: what it sent in (+) less what the
@@ -110,6 +110,34 @@ export const SWAP_QUOTE_MS = 60_000;
 export function swapTerms(poolOut: bigint): { fee: bigint; received: bigint; minimumOut: bigint } {
   const fee = (poolOut * SWAP_FEE_BPS) / 10_000n;
   return { fee, received: poolOut - fee, minimumOut: (poolOut * (10_000n - SWAP_SLIPPAGE_BPS)) / 10_000n };
+}
+
+/** The least a swap can give the merchant: the pool's floor (`minimumOut`) less the operator's fee on it. */
+export const minimumReceived = (minimumOut: bigint): bigint => minimumOut - (minimumOut * SWAP_FEE_BPS) / 10_000n;
+
+/** How far a swap quote's pool price may be from the rate provider's, in basis points, where the network sets none (`swapRateLimitBps`). */
+export const SWAP_RATE_LIMIT_BPS = 100;
+
+/**
+ * Whether a pool's price for a swap is near the rate provider's (issue 33 item 8): what the pool
+ * gives for `amountIn` against what the coins' US dollar rates say it is worth; refused (a
+ * Conflict naming `amount`) when they differ by more than `limitBps` either way: a thin pool, or
+ * one moved (by a large trade, or on purpose) since. Answers the difference in basis points.
+ */
+export function checkSwapRate(
+  swap: { amountIn: bigint; inDecimals: number; poolOut: bigint; outDecimals: number; from: string; to: string },
+  usdPerCoin: { from: bigint; to: bigint },
+  limitBps: number,
+): number {
+  const expected = (swap.amountIn * usdPerCoin.from * 10n ** BigInt(swap.outDecimals)) / (usdPerCoin.to * 10n ** BigInt(swap.inDecimals));
+  const off = expected === 0n ? 10_000n : ((swap.poolOut > expected ? swap.poolOut - expected : expected - swap.poolOut) * 10_000n) / expected;
+  if (off <= BigInt(limitBps)) return Number(off);
+  const pct = (bps: bigint) => `${bps / 100n}.${String(bps % 100n).padStart(2, '0')}%`;
+  const market = rateText(swap.amountIn, swap.inDecimals, expected, swap.outDecimals);
+  throw new SwapRateDeviates(
+    `amount: the pool's price for ${swap.from} to ${swap.to} (${rateText(swap.amountIn, swap.inDecimals, swap.poolOut, swap.outDecimals)}) is ${pct(off)} from the market rate (${market}), more than this network's limit of ${pct(BigInt(limitBps))}: the pool is too thin for this amount or has moved; nothing was quoted, try a smaller amount or later`,
+    [{ field: 'amount', message: `expected a pool price within ${pct(BigInt(limitBps))} of the market rate` }],
+  );
 }
 
 /** A decimal amount's base units, or a clear error naming the field. */
@@ -166,6 +194,8 @@ export interface StoredWithdrawal {
   decimals: number;
   address: string;
   amount: bigint;
+  /** The network's fee charged beside the amount, reserved with it and the operator's once sent (0: none). */
+  networkFee: bigint;
   state: 'pending' | 'completed' | 'failed';
   txHash: string | null;
   rawTx: string | null;
@@ -252,6 +282,20 @@ export function swapOutcome(swap: StoredSwap, result: { out: bigint } | { failur
       ...(fee > 0n ? [{ account: FEES, chainId: swap.chainId, token: swap.toToken, amount: fee }] : []),
     ],
   };
+}
+
+/**
+ * A withdrawal sent, as one entry's postings: what was reserved leaves the merchant's reserved
+ * money, the amount to the wallet and the network's fee, if any, to the operator's fees (the
+ * treasury keeps it; its gas is the operator's `gas` entry).
+ */
+export function withdrawalSent(w: Pick<StoredWithdrawal, 'chainId' | 'token' | 'amount' | 'networkFee'>, reserved: string): Posting[] {
+  if (w.networkFee <= 0n) return move(reserved, EXTERNAL.wallets, w.chainId, w.token, w.amount);
+  return [
+    { account: reserved, chainId: w.chainId, token: w.token, amount: -(w.amount + w.networkFee) },
+    { account: EXTERNAL.wallets, chainId: w.chainId, token: w.token, amount: w.amount },
+    { account: FEES, chainId: w.chainId, token: w.token, amount: w.networkFee },
+  ];
 }
 
 /** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */

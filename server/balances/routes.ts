@@ -11,11 +11,11 @@ import { text, type CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
-import { configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, unitsOf } from './ledger-rules.ts';
+import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { withdrawalMinimumUnits } from '../chain/networks.ts';
+import { withdrawalFeeUnits, withdrawalMinimumUnits } from '../chain/networks.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
@@ -117,6 +117,9 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
+  // The pool's price against the rate provider's: a thin or moved pool is refused (issue 33 item 8).
+  const usd = { from: await service.rates.usdPerCoin(from.symbol as CoinSymbol), to: await service.rates.usdPerCoin(to.symbol as CoinSymbol) };
+  checkSwapRate({ amountIn, inDecimals: from.decimals, poolOut, outDecimals: to.decimals, from: from.symbol, to: to.symbol }, usd, service.catalog.network(account.mode, from.chainId)?.swapRateLimitBps ?? SWAP_RATE_LIMIT_BPS);
   const quoted = await service.swaps.quote(
     account,
     { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
@@ -150,6 +153,8 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
   const minimum = token ? withdrawalMinimumUnits(token) : 0n;
   if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
+  // The network's fee, if the operator set one: charged beside the amount (the wallet receives the amount).
+  const networkFee = token ? withdrawalFeeUnits(token) : 0n;
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {
@@ -162,7 +167,7 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const withdrawal = await moves.withdraw(
     service.balanceTransactions,
     account,
-    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
+    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, networkFee, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
     service.now(),
     withdrawalView,
   );
@@ -220,8 +225,8 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/swaps/quote', auth: 'merchant', permission: 'balances.write', handler: quoteSwap, tag,
     summary: 'a price to swap one coin of the balance for another',
-    description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the floor: the pool\'s quote less the slippage limit of 0.5%), `expires_at` (a minute); 409 on `wallet` settlement.',
-    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 409], limits: { balance: 'Swaps' },
+    description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the worst case: the pool\'s quote less the slippage limit of 0.5%, less the fee), `expires_at` (a minute); 409 on `wallet` settlement; 409 `swap_rate_deviates` when the pool\'s price is further from the rate provider\'s than the network\'s limit (1% unless the operator sets `swapRateLimitBps`): a thin or moved pool.',
+    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 'swap_rate_deviates', 409], limits: { balance: 'Swaps' },
   }),
   route({
     method: 'POST', path: '/api/v1/swaps', auth: 'merchant', permission: 'balances.write', handler: createSwap, tag,

@@ -18,7 +18,7 @@ import { loopJob } from '../jobs/loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers', 'treasuryReplaceAfterMs'] as const;
+export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers', 'treasuryReplaceAfterMs', 'treasuryHolds'] as const;
 type TreasuryDeps = Pick<JobDeps, (typeof treasuryUses)[number]>;
 
 export function treasuryJobs(deps: TreasuryDeps): Job[] {
@@ -76,6 +76,9 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
   if (state.fundingSeen && (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 && (await deps.swaps.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
+  // A held chain sends nothing (issue 33): what was reserved before the hold waits, unsigned or
+  // not sent again, and goes once the operator resolves it.
+  if (await heldNow(deps, chainId, state)) return;
   const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
   // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
   // second instance would send at once. Once another instance holds it, it is lost for good:
@@ -167,6 +170,7 @@ async function transactionFor(
   if (now.state !== 'pending') return undefined;
   if (now.txHash && now.rawTx) return { hash: now.txHash as Hex, raw: now.rawTx as Hex };
   if (!(await tick.lease.renew())) return undefined;
+  if (await heldNow(deps, tick.treasury.network.chainId, tick.state)) return undefined;
   const signed = await sign(await deps.treasuryTxs.nonceFloor(tick.treasury.network.chainId));
   if (!signed) return undefined;
   const recorded = await record(signed);
@@ -289,8 +293,8 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
     state.told.add(`${what}/${hash}`);
     log.warn({ chainId, tx: hash, ...fields }, message);
   };
-  // The lease lost: the instance that holds it now sends and follows it.
-  if (tick.lease.signal.aborted) return { state: 'pending' };
+  // The lease lost: the instance that holds it now sends and follows it; held: nothing is sent.
+  if (tick.lease.signal.aborted || (await heldNow(deps, chainId, state))) return { state: 'pending' };
   // The row's own transactions: the first recorded, and each replacement at its nonce with
   // higher fees. Whichever is mined pays the row, once; the newest is the one sent again.
   const replacements = await deps.treasuryTxs.replacements(row.table, row.id);
@@ -342,6 +346,18 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
     tellOnce('rpc', { err: error }, 'the node did not answer about a treasury transaction; it waits');
     return { state: 'pending' };
   }
+}
+
+/** Whether the operator holds the chain's money movements now; told once per hold. */
+async function heldNow(deps: Pick<TreasuryDeps, 'treasuryHolds' | 'log'>, chainId: number, state: SenderState): Promise<boolean> {
+  const hold = await deps.treasuryHolds.active(chainId);
+  if (!hold) return false;
+  const key = `hold/${chainId}/${hold.sinceMs}`;
+  if (!state.told.has(key)) {
+    state.told.add(key);
+    deps.log.warn({ chainId, reason: hold.reason, since: new Date(hold.sinceMs).toISOString() }, 'the chain\'s money movements are held: the treasury sends nothing (withdrawals, refunds, swaps, partner transfers wait) until the operator resolves it');
+  }
+  return true;
 }
 
 function forget(state: SenderState, hash: Hex): void {

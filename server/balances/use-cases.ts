@@ -6,7 +6,7 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, TreasuryHeld } from '../domain/errors.ts';
 import {
-  checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, EXTERNAL, LIMIT_DECIMALS, merchantAccount, move, swapOutcome, usdCentsOf, WITHDRAWAL_WINDOW_MS,
+  checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, swapOutcome, usdCentsOf, WITHDRAWAL_WINDOW_MS, withdrawalSent,
   type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
 } from './ledger-rules.ts';
 
@@ -26,6 +26,8 @@ export interface WithdrawalRequest {
   decimals: number;
   address: string;
   amount: bigint;
+  /** The network's fee charged to the merchant beside `amount` (its token's `withdrawalFee`), kept by the operator; 0: none. */
+  networkFee: bigint;
   format: (units: bigint) => string;
   /** What one of the coin is worth in US dollars now (units at RATE_DECIMALS), to count it against the daily limit. */
   usdPerCoin: bigint;
@@ -134,7 +136,8 @@ export function withdraw(store: BalanceTransactions, owner: Owner, request: With
     const usdCents = usdCentsOf(request.amount, request.decimals, request.usdPerCoin);
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
     checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: request.symbol, text: request.format(request.amount) });
-    await reserveFromBalance(w, owner, request, request.amount, { kind: 'withdrawal_reserved', ref: newId, memo: `withdrawal to ${request.address}` });
+    // The amount and the network's fee are reserved together: the balance must cover both.
+    await reserveFromBalance(w, owner, request, request.amount + request.networkFee, { kind: 'withdrawal_reserved', ref: newId, memo: `withdrawal to ${request.address}${request.networkFee > 0n ? ` (network fee ${request.format(request.networkFee)} ${request.symbol})` : ''}` });
     const withdrawal = await w.withdrawals.insert(owner, newId, request, usdCents);
     await w.event(owner, 'WITHDRAWAL_UPDATED', view(withdrawal));
     await w.treasuryDue(request.chainId);
@@ -151,10 +154,10 @@ export function finishWithdrawal(store: BalanceTransactions, id: string, result:
     const reserved = merchantAccount(withdrawal.merchantId, withdrawal.mode, 'reserved');
     let done: StoredWithdrawal;
     if ('sent' in result) {
-      await w.post({ kind: 'withdrawal_sent', ref: id, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, move(reserved, EXTERNAL.wallets, withdrawal.chainId, withdrawal.token, withdrawal.amount));
+      await w.post({ kind: 'withdrawal_sent', ref: id, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, withdrawalSent(withdrawal, reserved));
       done = await w.withdrawals.completed(id);
     } else {
-      await w.post({ kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` }, move(reserved, merchantAccount(withdrawal.merchantId, withdrawal.mode, 'available'), withdrawal.chainId, withdrawal.token, withdrawal.amount));
+      await w.post({ kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` }, move(reserved, merchantAccount(withdrawal.merchantId, withdrawal.mode, 'available'), withdrawal.chainId, withdrawal.token, withdrawal.amount + withdrawal.networkFee));
       done = await w.withdrawals.failed(id, result.failure);
     }
     await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));

@@ -2,7 +2,7 @@
 // events alike): exact decimal text of each coin, no storage bookkeeping.
 import type { SwapView, WithdrawalView } from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
-import { rateText, SWAP_SLIPPAGE_BPS, type StatementLine, type StoredSwap, type StoredWithdrawal } from './ledger-rules.ts';
+import { minimumReceived, rateText, SWAP_SLIPPAGE_BPS, type StatementLine, type StoredSwap, type StoredWithdrawal } from './ledger-rules.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -17,7 +17,8 @@ export const swapView = (s: StoredSwap): SwapView => {
     rate: rateText(s.amountIn, s.fromDecimals, out, s.toDecimals),
     amount_received: formatUnits(out - s.fee, s.toDecimals),
     fee: formatUnits(s.fee, s.toDecimals),
-    minimum_received: formatUnits(s.minimumOut, s.toDecimals),
+    // The worst case: the pool's floor, less the operator's fee taken from it.
+    minimum_received: formatUnits(minimumReceived(s.minimumOut), s.toDecimals),
     slippage_bps: Number(SWAP_SLIPPAGE_BPS),
     status: s.state,
     expires_at: iso(s.expiresMs),
@@ -34,6 +35,7 @@ export const withdrawalView = (w: StoredWithdrawal): WithdrawalView => ({
   chain_id: w.chainId,
   address: w.address,
   amount: formatUnits(w.amount, w.decimals),
+  network_fee: formatUnits(w.networkFee, w.decimals),
   status: w.state,
   tx_hash: w.txHash,
   failure: w.failure,

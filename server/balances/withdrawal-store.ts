@@ -26,6 +26,7 @@ export const paidOf = (r: Row) => ({
 });
 const withdrawalOf = (r: Row): StoredWithdrawal => ({
   ...paidOf(r),
+  networkFee: big(r.network_fee ?? '0'),
   merchantId: r.merchant_id as string,
   mode: r.mode as string,
   symbol: r.symbol as string,
@@ -105,8 +106,8 @@ export class WithdrawalStore {
 
   async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
-      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11) RETURNING *`,
-      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs],
+      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms, network_fee) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $12) RETURNING *`,
+      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs, String(w.networkFee)],
     );
     return withdrawalOf(row!);
   }

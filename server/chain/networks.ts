@@ -25,7 +25,17 @@ export interface Token {
    * tokens), and a balance-settled sweep journals what the treasury gained.
    */
   feeOnTransfer?: boolean;
+  /**
+   * The network's fee on a withdrawal of it to a wallet, charged to the merchant beside the
+   * amount and kept by the operator (whose treasury pays the transaction's gas), in whole tokens
+   * as decimal text: none ("0") by default.
+   */
+  withdrawalFee?: string;
 }
+
+/** A token's withdrawal fee in its base units: its `withdrawalFee`, or 0. */
+export const withdrawalFeeUnits = (token: Pick<Token, 'decimals' | 'withdrawalFee'>): bigint =>
+  token.withdrawalFee !== undefined ? toUnits(token.withdrawalFee, token.decimals)! : 0n;
 
 /** A token's smallest withdrawal in its base units: its `withdrawalMinimum`, or one whole token. */
 export const withdrawalMinimumUnits = (token: Pick<Token, 'decimals' | 'withdrawalMinimum'>): bigint =>
@@ -70,6 +80,8 @@ export interface Network {
   treasuryKeyFile?: string;
   /** A Uniswap v2 router (or one with its interface: PancakeSwap v2 on BNB Smart Chain) the treasury swaps through. */
   swapRouter?: Address;
+  /** How far a swap quote's pool price may be from the rate provider's, in basis points (a thin or moved pool is refused): 100 (1%) by default. */
+  swapRateLimitBps?: number;
   /**
    * The payout partner's deposit address on this network: the USDT owed to it for bank payouts
    * it paid is sent there from the treasury, in batches (see `partnerMinimum`). None: it stays owed.

@@ -102,6 +102,10 @@ export class BalanceSettlementRequired extends Conflict {
 export class TreasuryHeld extends Conflict {
   static override readonly code: ErrorCode = 'treasury_held';
 }
+/** A swap quote whose pool price is too far from the rate provider's (a thin or moved pool): not quoted. */
+export class SwapRateDeviates extends Conflict {
+  static override readonly code: ErrorCode = 'swap_rate_deviates';
+}
 /** What the operator has not configured (a live network, a treasury, a swap router, a payout provider). */
 export class NotConfigured extends Conflict {
   static override readonly code: ErrorCode = 'not_configured';

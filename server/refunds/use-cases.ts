@@ -92,7 +92,8 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
     checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: coin.symbol, text: coin.format(amount) });
     await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} to ${request.address}` });
-    await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, usdPerCoin: 0n }, usdCents);
+    // A refund returns the customer's money whole and is charged no network fee.
+    await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
     const refund = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address, amount, reason: request.reason, settlement: 'balance' });
     await w.event(owner, view(refund));
     await w.treasuryDue(payment.chainId);

@@ -144,7 +144,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
       outcome(payout()),
       outcome(payout()),
       outcome(moves.acceptQuote(api.parts.balanceTransactions, account, quote.id, Date.now(), () => ({}))),
-      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, format: fmt, usdPerCoin: RATE_ONE }, Date.now(), () => ({}))),
+      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, networkFee: 0n, format: fmt, usdPerCoin: RATE_ONE }, Date.now(), () => ({}))),
     ]);
     expect(done.filter(Boolean)).toHaveLength(3);
     const after = (await api.parts.payouts.balance(account)) * unit;
@@ -166,7 +166,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const start = Date.now() + 2 * 86_400_000;
     const thief = '0x' + 'be'.repeat(20);
     const withdraw = (amount: bigint, at = start) =>
-      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
+      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, networkFee: 0n, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
     const available = async () => (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
     const everything = await available();
     expect(everything).toBeGreaterThan(whole('100'));

@@ -36,7 +36,7 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     api.parts.journal.post(api.db, { kind: 'sandbox_deposit', ref: `fund-${kind}-${++n}`, owner, memo: 'a test' }, move(EXTERNAL.sandbox, merchantAccount(owner.merchant.id, owner.mode, 'available'), chainId, token, amount), Date.now());
   const wallet = '0x' + 'be'.repeat(20);
   const withdraw = (owner: moves.Owner, chainId: number, symbol: string, token: string, amount: bigint, usdPerCoin = RATE_ONE, decimals = 6) =>
-    moves.withdraw(api.parts.balanceTransactions, owner, { chainId, symbol, token, decimals, address: wallet, amount, format: (u) => String(u), usdPerCoin }, Date.now(), () => ({}));
+    moves.withdraw(api.parts.balanceTransactions, owner, { chainId, symbol, token, decimals, address: wallet, amount, networkFee: 0n, format: (u) => String(u), usdPerCoin }, Date.now(), () => ({}));
 
   it('USDT on two chains draws on one limit: not twice it', async () => {
     const owner = await merchant();

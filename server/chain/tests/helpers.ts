@@ -25,8 +25,8 @@ export const creditsOf = (api: Service, now = Date.now) => paymentCredits({ paym
 
 /** The stores a treasury sender works with, a test service's own, as startService hands them to its jobs. */
 export const treasuryStores = (api: Service) => {
-  const { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions } = api.parts;
-  return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions };
+  const { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds } = api.parts;
+  return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds };
 };
 
 /** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */
