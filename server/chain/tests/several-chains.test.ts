@@ -118,18 +118,18 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const usdt = await init({ reference: 'two-usdt', coin: 'USDT', chain_id: 56 });
     const usdc = await init({ reference: 'two-usdc', coin: 'USDC' }); // on one chain only: no chain_id needed
     expect([usdt.status, usdc.status]).toEqual([201, 201]);
-    expect(usdt.body.data).toMatchObject({ coin: 'USDT', chainId: 56, cryptoAmount: 10.1 });
-    expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10.1 });
+    expect(usdt.body.data).toMatchObject({ coin: 'USDT', chainId: 56, cryptoAmount: 10 });
+    expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10 });
     const [a, b] = [usdt.body.data.address as Address, usdc.body.data.address as Address];
     // One factory address on every chain and one payout address: the USDT payment's address on
     // chain 1 is the same address. A customer who sends on the wrong chain pays nothing.
     const usdtOn1 = eth().tokens.USDT!;
     expect(usdtOn1).toBe(bsc().tokens.USDT); // the same token address, too
     const mixUps = [
-      await send(eth(), usdtOn1, a, parseUnits('10.1', 6)), // USDT, same symbol, other chain, same address
-      await send(eth(), eth().tokens.USDC!, a, parseUnits('10.1', 6)), // another coin of the other chain
+      await send(eth(), usdtOn1, a, parseUnits('10', 6)), // USDT, same symbol, other chain, same address
+      await send(eth(), eth().tokens.USDC!, a, parseUnits('10', 6)), // another coin of the other chain
     ];
-    const mixUpOn56 = await send(bsc(), bsc().tokens.USDT!, b, parseUnits('10.1', 18)); // the USDC payment's address, on chain 56
+    const mixUpOn56 = await send(bsc(), bsc().tokens.USDT!, b, parseUnits('10', 18)); // the USDC payment's address, on chain 56
     await mine(eth(), 3);
     await mine(bsc(), 3);
     await scanned(eth(), mixUps[1]! + 2n);
@@ -138,19 +138,19 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     expect(await verify('two-usdc')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 1 });
 
     // Each paid on its own chain.
-    await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10.1', 18));
-    await send(eth(), eth().tokens.USDC!, b, parseUnits('10.1', 6));
+    await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10', 18));
+    await send(eth(), eth().tokens.USDC!, b, parseUnits('10', 6));
     await mine(bsc(), 2);
     await mine(eth(), 2);
     await until('both confirmed', async () => (await verify('two-usdt')).status === 'confirmed' && (await verify('two-usdc')).status === 'confirmed');
-    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1, chainId: 56 });
-    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1, chainId: 1 });
+    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10, chainId: 56 });
+    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10, chainId: 1 });
     // Swept on each chain to the payout address: the token the payment asked for, on its chain.
-    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('10.1', 18));
-    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('10.1', 6));
+    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('10', 18));
+    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('10', 6));
     // What the USDC payment's address got on chain 56 (no payment of that address is on 56) was
     // never recorded there, so nothing swept it on that chain.
-    expect(await balanceOf(bsc(), bsc().tokens.USDT!, b)).toBe(parseUnits('10.1', 18));
+    expect(await balanceOf(bsc(), bsc().tokens.USDT!, b)).toBe(parseUnits('10', 18));
     // Nor was anything sent on the wrong chain recorded against either payment: each has its one transfer, on its chain.
     const transfers = await api.db.query(`SELECT p.reference, t.chain_id, t.state FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY t.chain_id`);
     expect(transfers.map((t) => [t.reference, Number(t.chain_id), t.state])).toEqual([
@@ -167,10 +167,10 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     expect(moved.body.data).toMatchObject({ coin: 'USDC', chainId: 1 });
     // Bound to chain 1's payout address, so the address differs from chain 56's.
     expect(moved.body.data.address).not.toBe(first.body.data.address);
-    const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10.1', 6));
+    const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10', 6));
     await mine(eth(), 2);
     await until('the moved payment confirmed', async () => (await verify('two-move')).status === 'confirmed');
-    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10.1', 6));
+    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10', 6));
     expect(block).toBeGreaterThan(0n);
 
     // Dust at the old address is a recorded transfer there: the payment stays on its chain.
