@@ -9,7 +9,7 @@ import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.
 import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { pageAnswer } from './paging.ts';
 import { PAYOUT_CURRENCIES } from './payouts.ts';
-import { Business, Coin, MerchantVerification, Transaction, Verification } from './schemas.ts';
+import { Business, Coin, MerchantVerification, PaymentFee, Transaction, Verification } from './schemas.ts';
 import { Swap, Withdrawal } from './balances.ts';
 import { Refund } from './refunds.ts';
 
@@ -43,7 +43,7 @@ export const ErrorEnvelope = later(() =>
 );
 
 /** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, the quote's rate, and (ours, optional for clients) the EIP-681 `uri` of what is still due, as the QR endpoint gives it. */
-export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text) }));
+export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text), fee: z.optional(PaymentFee) }));
 
 /** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
 export const WebhookEndpoint = later(() =>

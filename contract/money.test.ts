@@ -53,24 +53,34 @@ describe('money as integers', () => {
 
 // At the built-in fixed table's rates (server/domain/defaults.ts), as a quote without RATES_FILE uses them.
 describe('the stub quote', () => {
-  it('converts fiat to the coin with a 1% fee, each rounded up at 6 decimals', () => {
-    // 10000.50 NGN / 1550 = 6.451935483… → 6.451936; fee 0.06451936 → 0.064520
-    const q = quote(toUnits('10000.50', 2)!, FIAT_PER_USD.NGN, 6);
-    expect(formatUnits(q.due, q.decimals)).toBe('6.516456');
-    expect(formatUnits(q.fee, q.decimals)).toBe('0.06452');
+  const none = { bps: 0, bearer: 'customer' } as const;
+  it('converts fiat to the coin, rounded up at 6 decimals; no fee unless the operator sets one', () => {
+    // 10000.50 NGN / 1550 = 6.451935483… → 6.451936
+    const q = quote(toUnits('10000.50', 2)!, FIAT_PER_USD.NGN, 6, none);
+    expect(formatUnits(q.due, q.decimals)).toBe('6.451936');
+    expect(q.fee).toBe(0n);
     expect(q.fiatRate).toBe('1550');
     expect(q.cryptoRate).toBe('0.00064516');
   });
 
-  it('quotes a dollar amount one to one, plus the fee', () => {
-    const q = quote(toUnits(24.5, 2)!, FIAT_PER_USD.USD, 18);
+  it('adds a fee the customer bears, rounded up; a fee the merchant bears leaves the price as it is', () => {
+    // 6.451936 * 1.01 = 6.51645536 → 6.516456, of which 0.06452 is the fee on top
+    const q = quote(toUnits('10000.50', 2)!, FIAT_PER_USD.NGN, 6, { bps: 100, bearer: 'customer' });
+    expect(formatUnits(q.due, q.decimals)).toBe('6.516456');
+    expect(formatUnits(q.fee, q.decimals)).toBe('0.06452');
+    expect(quote(toUnits(24.5, 2)!, FIAT_PER_USD.USD, 18, { bps: 100, bearer: 'merchant' })).toMatchObject({ due: 24_500_000n, fee: 0n });
+  });
+
+  it('quotes a dollar amount one to one, plus a fee the customer bears', () => {
+    expect(formatUnits(quote(toUnits(24.5, 2)!, FIAT_PER_USD.USD, 18, none).due, 6)).toBe('24.5');
+    const q = quote(toUnits(24.5, 2)!, FIAT_PER_USD.USD, 18, { bps: 100, bearer: 'customer' });
     expect(formatUnits(q.due, q.decimals)).toBe('24.745');
     expect(q.decimals).toBe(6);
   });
 
   it('never asks less than the amount is worth', () => {
     for (const [amount, currency] of [['0.01', 'AED'], ['1', 'GBP'], ['99999999.99', 'EUR'], ['3.33', 'NGN']] as const) {
-      const q = quote(toUnits(amount, 2)!, FIAT_PER_USD[currency], 6);
+      const q = quote(toUnits(amount, 2)!, FIAT_PER_USD[currency], 6, { bps: 250, bearer: 'customer' });
       const rate = { AED: 3.6725, GBP: 0.79, EUR: 0.92, NGN: 1550 }[currency];
       // Checked with floats on purpose, as an independent, approximate witness.
       expect(Number(formatUnits(q.due - q.fee, 6))).toBeGreaterThanOrEqual(Number(amount) / rate - 1e-9);

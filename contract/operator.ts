@@ -70,3 +70,22 @@ export const TreasuryResolveBody = later(() =>
   }),
 );
 export type TreasuryResolveBody = z.input<typeof TreasuryResolveBody>;
+
+/**
+ * PUT /operator/v1/merchants/:id/fees: the operator's fee on a merchant's new payments in a mode
+ * (issue 38): `bps` basis points (100 is 1%, at most 1000) and who bears it (`customer`: added to
+ * the price; `merchant`: deducted from what it receives; `customer` when not said); `bps` null:
+ * back to the service's default (FEE_BPS, FEE_BEARER). Payments already made keep their terms.
+ */
+export const MerchantFeeBody = later(() =>
+  z.object({
+    mode: oneOf(['test', 'live']),
+    bps: z.nullable(is<number>((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 1000, 'whole basis points from 0 to 1000 (100 is 1%)')),
+    bearer: z.optional(oneOf(['customer', 'merchant'])),
+  }),
+);
+export type MerchantFeeBody = z.input<typeof MerchantFeeBody>;
+
+/** Its answer: the terms that now hold, and whether they are the service's default. */
+export const MerchantFee = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), bps: z.number(), bearer: oneOf(['customer', 'merchant']), default: z.boolean() }));
+export type MerchantFee = z.infer<typeof MerchantFee>;

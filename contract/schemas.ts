@@ -16,7 +16,7 @@ export const Coin = later(() =>
     contractAddress: is<string>((v) => /^0x[0-9a-fA-F]{40}$/.test(v as string), 'a 0x contract address'),
     decimals: is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 36, 'a whole number from 0 to 36'),
     status: oneOf(['active', 'inactive']),
-    /** Asked with ?amount&currency: what the customer sends in this coin, fee included, and the fee within it. */
+    /** Asked with ?amount&currency: what the customer sends in this coin (an operator's fee the customer bears included), and that fee within it. */
     due: z.optional(amountNumber),
     fee: z.optional(amountNumber),
     /** Where a transaction of this network can be looked at: `${explorer}/tx/${hash}` (https only). */
@@ -93,7 +93,7 @@ const paymentShape = () => ({
   /** Ours: the chain the payment is on (its coin list entry's chainId): send only on that chain. */
   chainId: z.optional(int),
   status: oneOf(STATUSES),
-  /** Token amount due, fee included, in whole coins (not base units), rounded up at 6 decimals. */
+  /** Token amount due (an operator's fee the customer bears included), in whole coins (not base units), rounded up at 6 decimals. */
   actualAmount: amountNumber,
   /** Token amount received so far, in whole coins; may exceed actualAmount (an overpayment). */
   amountPaid: amountNumber,
@@ -103,7 +103,11 @@ const paymentShape = () => ({
   fiatAmount: amountNumber,
   /** The fiat currency the price is in: compare it, with fiatAmount, to your order. */
   currency: currency,
-  /** The service's fee within actualAmount, in whole coins (1% of the net amount, rounded up). */
+  /**
+   * What the customer pays on top of the price for the operator's fee, within actualAmount, in
+   * whole coins (bps of the price, rounded up at 6 decimals): 0 when the operator charges none
+   * or the merchant bears it. The checkout shows it as the operator fee, and hides it at 0.
+   */
   feeInCrypto: amountNumber,
   acceptPartialPayment: bool,
   /** The last transfer's transaction hash, or null before any arrived. */
@@ -116,6 +120,19 @@ const paymentShape = () => ({
    */
   confirming: z.optional(z.object({ amount: amountNumber, confirmations: int, required: int })),
 });
+
+/**
+ * The operator's fee on a payment: its rate in basis points (100 is 1%; 0: none) and who bears
+ * it (`customer`: added to the price; `merchant`: deducted from what the merchant receives), as
+ * the payment was made; `amount`, of actualAmount paid in full, what the operator receives (the
+ * deposit contract's split on `wallet` settlement, the journal's on `balance`), and
+ * `merchantAmount` what the merchant receives: exact decimal text, together exactly
+ * actualAmount. Whatever arrives is split at the same rate, the operator's share rounded down.
+ */
+export const PaymentFee = later(() =>
+  z.object({ bps: int, bearer: oneOf(['customer', 'merchant']), amount: text, merchantAmount: text }),
+);
+export type PaymentFee = z.infer<typeof PaymentFee>;
 
 /** GET /api/v1/transaction/verify/:reference, as a page (public key) reads it: what the checkout parses. */
 export const Verification = later(() => z.object(paymentShape()));
@@ -138,6 +155,8 @@ export const MerchantVerification = later(() =>
     amountRemainingExact: z.optional(text),
     feeInCryptoExact: z.optional(text),
     fiatAmountExact: z.optional(text),
+    /** The operator's fee on this payment and what paying it in full gives each party (secret key and webhooks). */
+    fee: z.optional(PaymentFee),
   }),
 );
 export type MerchantVerification = z.infer<typeof MerchantVerification>;

@@ -13,7 +13,10 @@ interface IERC20Balance {
 /// The code behind every deposit address. Each deposit is a minimal proxy (EIP-1167) to this,
 /// deployed only on its first sweep, with its payout address appended to its own code: the
 /// payout is part of the CREATE2 address, so the address a customer paid can only ever send
-/// what it holds to that payout address, whoever calls sweep.
+/// what it holds to that payout address, whoever calls sweep. A deposit that carries an
+/// operator's fee has the fee address and the fee's fraction (numerator, denominator; two
+/// bytes each) appended after the payout: fee = amount * numerator / denominator, rounded
+/// down, goes to the fee address and the rest to the payout, both fixed by the address itself.
 contract Deposit {
     /// This contract itself, which holds nothing and is never a deposit.
     address private immutable self = address(this);
@@ -30,21 +33,46 @@ contract Deposit {
         return address(bytes20(Clones.fetchCloneArgs(address(this))));
     }
 
-    /// Sends this deposit's whole balance of `token` (the zero address: the native coin) to its
-    /// payout address; nothing when empty. Any token can be swept, listed by the service or not.
+    /// The fee address and fraction this deposit was created with (none: zeros).
+    function fee() public view returns (address to, uint16 numerator, uint16 denominator) {
+        require(address(this) != self, "not a deposit");
+        (, to, numerator, denominator) = terms();
+    }
+
+    /// Its payout and fee, from its own code (one read): 20 bytes, or 44 with a fee.
+    function terms() private view returns (address to, address feeTo, uint16 numerator, uint16 denominator) {
+        bytes memory args = Clones.fetchCloneArgs(address(this));
+        to = address(bytes20(args));
+        if (args.length < 44) return (to, address(0), 0, 1);
+        assembly {
+            let word := mload(add(args, 52))
+            feeTo := shr(96, word)
+            numerator := and(shr(80, word), 0xffff)
+            denominator := and(shr(64, word), 0xffff)
+        }
+    }
+
+    /// Sends this deposit's whole balance of `token` (the zero address: the native coin): its
+    /// fee to the fee address, the rest to its payout address; nothing when empty. Any token
+    /// can be swept, listed by the service or not.
     function sweep(address token) external returns (uint256 amount) {
-        address to = payout();
+        require(address(this) != self, "not a deposit");
+        amount = token == address(0) ? address(this).balance : IERC20Balance(token).balanceOf(address(this));
+        if (amount == 0) return 0;
+        (address to, address feeTo, uint16 numerator, uint16 denominator) = terms();
+        uint256 cut = (amount * numerator) / denominator;
+        if (cut > 0) send(token, feeTo, cut);
+        send(token, to, amount - cut);
+    }
+
+    function send(address token, address to, uint256 amount) private {
         if (token == address(0)) {
-            amount = address(this).balance;
-            if (amount == 0) return 0;
             bool sent;
             // No answer copied: a payout's revert data, however long, costs nothing here.
             assembly { sent := call(NATIVE_SWEEP_GAS, to, amount, 0, 0, 0, 0) }
             require(sent, "native transfer failed");
-            return amount;
+            return;
         }
-        amount = IERC20Balance(token).balanceOf(address(this));
-        if (amount == 0) return 0;
         (bool ok, bytes memory answer) = token.call(abi.encodeWithSelector(0xa9059cbb, to, amount));
         // The token's own reason ("frozen", "Pausable: paused") is what the operator needs to read.
         if (!ok) assembly { revert(add(answer, 32), mload(answer)) }
@@ -74,6 +102,17 @@ contract DepositFactory {
         address token;
     }
 
+    /// A deposit that carries the operator's fee: `feeNumerator / feeDenominator` of what it
+    /// holds goes to `feeTo`, bound into its address as the payout is.
+    struct FeeTarget {
+        address payout;
+        address feeTo;
+        uint16 feeNumerator;
+        uint16 feeDenominator;
+        bytes32 salt;
+        address token;
+    }
+
     /// The code every deposit runs, deployed with the factory (the factory's first creation).
     address public immutable implementation;
 
@@ -86,22 +125,47 @@ contract DepositFactory {
         return Clones.predictDeterministicAddressWithImmutableArgs(implementation, abi.encodePacked(payout), salt);
     }
 
+    /// The deposit address of a payment that carries a fee: the fee address and fraction are
+    /// part of it. With a zero numerator it is addressOf(payout, salt).
+    function addressWithFee(address payout, address feeTo, uint16 feeNumerator, uint16 feeDenominator, bytes32 salt) public view returns (address) {
+        return Clones.predictDeterministicAddressWithImmutableArgs(implementation, argsOf(payout, feeTo, feeNumerator, feeDenominator), salt);
+    }
+
+    function argsOf(address payout, address feeTo, uint16 feeNumerator, uint16 feeDenominator) private pure returns (bytes memory) {
+        if (feeNumerator == 0) return abi.encodePacked(payout);
+        require(feeTo != address(0) && feeNumerator <= feeDenominator, "bad fee");
+        return abi.encodePacked(payout, feeTo, feeNumerator, feeDenominator);
+    }
+
     /// Sweeps many deposits in one transaction, deploying each on its first sweep. A second
     /// sweep of the same deposit is harmless: it sends what arrived since, or nothing. A target
     /// that fails is told by SweepFailed and does not hold back the others.
     function sweep(Target[] calldata targets) external {
         for (uint256 i = 0; i < targets.length; i++) {
             Target calldata t = targets[i];
-            address deposit = addressOf(t.payout, t.salt);
-            if (deposit.code.length == 0) Clones.cloneDeterministicWithImmutableArgs(implementation, abi.encodePacked(t.payout), t.salt);
-            (bool ok, uint256 amount, bytes memory reason) = sweepOne(deposit, t.token);
-            if (!ok) emit SweepFailed(deposit, t.token, reason);
-            else if (amount > 0) emit Swept(deposit, t.token, t.payout, amount);
+            sweepOne(t.payout, abi.encodePacked(t.payout), t.salt, t.token);
         }
     }
 
+    /// As sweep, for deposits that may carry a fee (a zero numerator: none): the fee to its
+    /// fee address, the rest to the payout, each deposit on its own.
+    function sweepWithFees(FeeTarget[] calldata targets) external {
+        for (uint256 i = 0; i < targets.length; i++) {
+            FeeTarget calldata t = targets[i];
+            sweepOne(t.payout, argsOf(t.payout, t.feeTo, t.feeNumerator, t.feeDenominator), t.salt, t.token);
+        }
+    }
+
+    function sweepOne(address payout, bytes memory args, bytes32 salt, address token) private {
+        address deposit = Clones.predictDeterministicAddressWithImmutableArgs(implementation, args, salt);
+        if (deposit.code.length == 0) Clones.cloneDeterministicWithImmutableArgs(implementation, args, salt);
+        (bool ok, uint256 amount, bytes memory reason) = callSweep(deposit, token);
+        if (!ok) emit SweepFailed(deposit, token, reason);
+        else if (amount > 0) emit Swept(deposit, token, payout, amount);
+    }
+
     /// One deposit's sweep with at most TARGET_GAS, its answer copied only up to MAX_REASON bytes.
-    function sweepOne(address deposit, address token) private returns (bool ok, uint256 amount, bytes memory reason) {
+    function callSweep(address deposit, address token) private returns (bool ok, uint256 amount, bytes memory reason) {
         bytes4 selector = Deposit.sweep.selector;
         assembly {
             reason := mload(0x40)

@@ -104,7 +104,7 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     expect(await balance(contracts.tokens.USDT, deposit)).toBe(parseUnits('7', 18));
     expect(await balance(contracts.tokens.USDT, stranger.address)).toBe(parseUnits('1000000', 18));
     // The deposit itself has one way out, and its payout is fixed.
-    expect(Deposit.abi.filter((item) => item.type === 'function').map((item) => item.name).sort()).toEqual(['payout', 'sweep']);
+    expect(Deposit.abi.filter((item) => item.type === 'function').map((item) => item.name).sort()).toEqual(['fee', 'payout', 'sweep']);
     await sweep([{ payout, salt: salt(30), token: contracts.tokens.USDT }]);
     expect(await reader.readContract({ address: deposit, abi: Deposit.abi, functionName: 'payout' })).toBe(payout);
     // A stranger calling the deployed deposit directly still pays the payout address.
@@ -237,5 +237,76 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
       expect(sweepGasLimit(100_000n, 2)).toBe(360_000n);
       expect(sweepGasLimit(400_000n, 2)).toBe(480_000n);
     });
+  });
+});
+
+describe('a deposit that carries the operator\'s fee', { timeout: 60_000 }, () => {
+  const operator = devAccount(5).address;
+  type Fee = { to: Address; numerator: number; denominator: number };
+  const feeAddress = (owner: Address, n: number, fee: Fee) => create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner, fee });
+  const target = (owner: Address, n: number, fee: Fee, token: Address) => ({ payout: owner, feeTo: fee.to, feeNumerator: fee.numerator, feeDenominator: fee.denominator, salt: salt(n), token });
+  const sweepFees = async (targets: Array<ReturnType<typeof target>>) =>
+    mined(await wallet(stranger).writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets] }));
+  const onePercent: Fee = { to: operator, numerator: 100, denominator: 10_100 };
+
+  it('binds the fee address and fraction into the address, computed off-chain as the factory does; no fee is the old address', async () => {
+    const a = feeAddress(payout, 100, onePercent);
+    expect(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressWithFee', args: [payout, operator, 100, 10_100, salt(100)] })).toBe(a);
+    expect(feeAddress(payout, 100, { ...onePercent, to: stranger.address })).not.toBe(a);
+    expect(feeAddress(payout, 100, { ...onePercent, numerator: 99 })).not.toBe(a);
+    expect(feeAddress(payout, 100, { ...onePercent, denominator: 10_000 })).not.toBe(a);
+    expect(feeAddress(payout, 100, { ...onePercent, numerator: 0 })).toBe(depositAddress(payout, 100));
+  });
+
+  it('splits a sweep: floor(amount * numerator / denominator) to the fee address, the rest to the payout, whoever sweeps', async () => {
+    const deposit = feeAddress(payout, 110, onePercent);
+    const paid = parseUnits('101.000000000000000033', 18);
+    await mined(await wallet().writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [deposit, paid] }));
+    const [p0, f0] = [await balance(contracts.tokens.USDT, payout), await balance(contracts.tokens.USDT, operator)];
+    const receipt = await sweepFees([target(payout, 110, onePercent, contracts.tokens.USDT)]);
+    const fee = (paid * 100n) / 10_100n;
+    expect(await balance(contracts.tokens.USDT, operator)).toBe(f0 + fee);
+    expect(await balance(contracts.tokens.USDT, payout)).toBe(p0 + paid - fee);
+    expect(await balance(contracts.tokens.USDT, deposit)).toBe(0n);
+    expect(await reader.readContract({ address: deposit, abi: Deposit.abi, functionName: 'fee' })).toEqual([operator, 100, 10_100]);
+    // Swept names the whole amount that left the deposit.
+    expect(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: receipt.logs }).map((e) => e.args.amount)).toEqual([paid]);
+  });
+
+  it('cannot be swept with another fee: other terms reach another, empty address, and the deployed deposit keeps its own', async () => {
+    const deposit = feeAddress(payout, 120, onePercent);
+    await pay(deposit, '10');
+    await sweepFees([target(payout, 120, { to: stranger.address, numerator: 5000, denominator: 10_000 }, contracts.tokens.USDT)]);
+    await sweep([{ payout, salt: salt(120), token: contracts.tokens.USDT }]);
+    expect(await balance(contracts.tokens.USDT, deposit)).toBe(parseUnits('10', 18));
+    expect(await balance(contracts.tokens.USDT, stranger.address)).toBe(parseUnits('1000000', 18));
+    await sweepFees([target(payout, 120, onePercent, contracts.tokens.USDT)]);
+    await pay(deposit, '3');
+    const before = await balance(contracts.tokens.USDT, operator);
+    await mined(await wallet(stranger).writeContract({ address: deposit, abi: Deposit.abi, functionName: 'sweep', args: [contracts.tokens.USDT] }));
+    expect(await balance(contracts.tokens.USDT, operator)).toBe(before + (parseUnits('3', 18) * 100n) / 10_100n);
+  });
+
+  it('splits the native coin too, and a batch of fee deposits keeps each on its own (a frozen one does not hold back the rest)', async () => {
+    const native = feeAddress(payout, 130, onePercent);
+    await mined(await wallet().sendTransaction({ to: native, value: parseEther('1') }));
+    const [a, b] = [131, 132].map((n) => feeAddress(payout, n, onePercent)) as [Address, Address];
+    for (const d of [a, b]) await pay(d, '2');
+    await mined(await wallet(stranger).writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [a] }));
+    const [n0, f0] = [await reader.getBalance({ address: operator }), await balance(contracts.tokens.USDT, operator)];
+    const receipt = await sweepFees([target(payout, 130, onePercent, '0x0000000000000000000000000000000000000000'), target(payout, 131, onePercent, contracts.tokens.USDT), target(payout, 132, onePercent, contracts.tokens.USDT)]);
+    expect(await reader.getBalance({ address: operator })).toBe(n0 + (parseEther('1') * 100n) / 10_100n);
+    expect(await balance(contracts.tokens.USDT, operator)).toBe(f0 + (parseUnits('2', 18) * 100n) / 10_100n);
+    expect(parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs }).map((f) => f.args.deposit)).toEqual([a]);
+  });
+
+  it('costs about one more transfer: first sweep under 130k, a later one under 80k', async () => {
+    const deposit = feeAddress(payout, 140, onePercent);
+    await pay(deposit, '4');
+    const first = await sweepFees([target(payout, 140, onePercent, contracts.tokens.USDT)]);
+    await pay(deposit, '4');
+    const later = await sweepFees([target(payout, 140, onePercent, contracts.tokens.USDT)]);
+    expect(first.gasUsed).toBeLessThan(130_000n);
+    expect(later.gasUsed).toBeLessThan(80_000n);
   });
 });

@@ -355,7 +355,7 @@ test.describe('on a 320 px phone', () => {
   test('the largest amount, written the French way, still fits', async ({ page, servers }) => {
     const dialog = await payFromShop(page, servers.shop.url, '?locale=fr', { amount: '99999999.99' });
     await dialog.getByRole('button', { name: /^DAI / }).click();
-    // 99,999,999.99 + 1% fee, every decimal kept, grouped with narrow no-break spaces.
+    // 99,999,999.99 + the operator's 1% fee (the fixture's FEE_BPS), every decimal kept, grouped with narrow no-break spaces.
     await expect(dialog.locator('[data-amount]')).toHaveText('100\u202f999\u202f999,9899 DAI');
     expect(await pastTheEdge(dialog)).toEqual([]);
     expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);

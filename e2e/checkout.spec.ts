@@ -140,7 +140,7 @@ test.describe('a checkout customers can trust', () => {
     await dialog.getByRole('button', { name: 'Continue' }).click();
     await expect(dialog.getByRole('button', { name: /^USDT / })).toContainText('24.745 USDT');
     await expect(dialog.getByRole('button', { name: /^USDC / })).toContainText('24.745 USDC');
-    await expect(dialog).toContainText('Amounts include the service fee.');
+    await expect(dialog).toContainText('Amounts include the operator fee.');
   });
 
   test('the payment screen fits 1280×800 with no inner scroll; the network, contract and a warning sit by the amount; one total', async ({ page, servers }) => {
@@ -165,7 +165,7 @@ test.describe('a checkout customers can trust', () => {
     // One total everywhere: the header, the amount to send and the breakdown.
     await expect(dialog.locator('.tot')).toHaveText('Total 24.745 USDT');
     await expect(dialog.locator('[data-amount]')).toHaveText('24.745 USDT');
-    await expect(dialog.locator('[data-breakdown]')).toHaveText('Price$24.50 = 24.5 USDTService fee0.245 USDTTotal24.745 USDT');
+    await expect(dialog.locator('[data-breakdown]')).toHaveText('Price$24.50 = 24.5 USDTOperator fee0.245 USDTTotal24.745 USDT');
   });
 
   test('success is a receipt: a mark, paid against due, the network, and the reference with a copy button', async ({ page, servers }) => {

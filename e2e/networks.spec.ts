@@ -28,7 +28,8 @@ test.beforeAll(async () => {
   const reader = createPublicClient({ transport: http(second.url) });
   usdt = (await reader.waitForTransactionReceipt({ hash: await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Tether USD', 'USDT', 6] }) })).contractAddress!;
   await reader.waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address: usdt, abi: TestToken.abi, functionName: 'mint', args: [devAccount(3).address, parseUnits('1000', 6)] }) });
-  const other = { chainId: 31338, name: SECOND, rpcUrls: [second.url], confirmations: 2, factory, tokens: [{ symbol: 'USDT' as const, name: 'Tether USD', address: usdt, decimals: 6 }] };
+  const other = { chainId: 31338, name: SECOND, rpcUrls: [second.url], confirmations: 2, factory, tokens: [{ symbol: 'USDT' as const, name: 'Tether USD', address: usdt, decimals: 6 }], feeAddress: devAccount(6).address };
+  // (feeAddress: where the deposit contract sends the operator's 1% fee here, as the dev chain's treasury does there.)
   servers = await startServers({ networks: { test: [devNetwork(dev.url, contracts, 2), other] }, devChain: DEV_CHAIN_POWERS });
   for (const chainId of [dev.chainId, 31338]) await servers.api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chainId, devAccount(9).address);
 });

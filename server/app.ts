@@ -44,6 +44,7 @@ import { TreasuryTxStore } from './balances/treasury-store.ts';
 import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
 import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
+import { FeeStore } from './merchants/fee-store.ts';
 import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
@@ -147,6 +148,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
+  const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer });
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
   const treasuryHolds = new TreasuryHoldStore(db, journal);
@@ -201,7 +203,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const catalogue = offeredCatalog(
     // The payout address is read from the database on each payment, not the cache: a live key's
     // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
-    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode)),
+    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode), (merchantId, mode) => fees.terms(merchantId, mode)),
     rates,
   );
   const idempotency = new IdempotencyStore(db);
@@ -220,6 +222,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     journal,
     swaps,
     withdrawals,
+    fees,
     partnerTransfers,
     treasuryTxs,
     treasuryHolds,

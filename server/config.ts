@@ -6,6 +6,7 @@ import { checkToken } from './operator-token.ts';
 import { ratesFromFile } from './rates/config.ts';
 import { CommandSettings, type ServiceOptions } from './settings.ts';
 import { isDailyLimit } from '../contract/operator.ts';
+import { isFeeBearer, MAX_FEE_BPS } from './domain/fees.ts';
 import * as z from 'zod/mini';
 
 export type Config = z.output<typeof CommandSettings> & {
@@ -74,6 +75,8 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   TREASURY_REPLACE_AFTER_MS: { setting: 'treasuryReplaceAfterMs', read: int(100, 86_400_000) },
   TREASURY_STUCK_MS: { setting: 'treasuryStuckMs', read: int(1000, 86_400_000) },
   WITHDRAWAL_DAILY_LIMIT: { setting: 'withdrawalDailyLimit', read: (raw) => dailyLimit(raw) },
+  FEE_BPS: { setting: 'feeBps', read: int(0, MAX_FEE_BPS) },
+  FEE_BEARER: { setting: 'feeBearer', read: (raw, name) => feeBearer(raw, name) },
   MONEY_MOVES_PER_MINUTE: { setting: 'moneyMovesPerMinute', read: int(1, 100_000) },
   NEW_DESTINATION_DELAY_SECONDS: { setting: 'newDestinationDelayMs', read: int(0, 30 * 86_400), seconds: true },
   SWEEP_INTERVAL_MS: { setting: 'sweepIntervalMs', read: int(0, 86_400_000) },
@@ -106,6 +109,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 /** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */
 function dailyLimit(raw: string): string {
   if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+  return raw.trim();
+}
+
+/** FEE_BEARER: who bears the operator's fee, customer or merchant. */
+function feeBearer(raw: string, name: string): string {
+  if (!isFeeBearer(raw.trim())) throw new Error(`${name}: expected customer or merchant, received ${JSON.stringify(raw.slice(0, 40))}`);
   return raw.trim();
 }
 

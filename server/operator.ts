@@ -7,7 +7,8 @@
 // database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
 // With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
 // keys from it on every request.
-import { CreatedMerchant, MerchantCreateBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
+import { CreatedMerchant, MerchantCreateBody, MerchantFee, MerchantFeeBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
+import { FeeStore } from './merchants/fee-store.ts';
 import { EventStore } from './storage/events.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
@@ -28,6 +29,8 @@ const USAGE = `usage: npm run service -- merchant create --name "Business name" 
        npm run service -- merchant sign-in-link --id <merchant id> [--json]   (a new one-time dashboard sign-in link: a forgotten password)
        npm run service -- merchant withdrawal-limit --id <merchant id> --mode test|live --daily 5000|default [--json]   (US dollars a day, all coins and networks)
          (how much of a coin the merchant may withdraw to wallets in 24 hours; default: the service's WITHDRAWAL_DAILY_LIMIT)
+       npm run service -- merchant fee --id <merchant id> --mode test|live --bps 250|default [--bearer customer|merchant] [--json]
+         (the operator's fee on new payments, 100 is 1%, added to the price or deducted from the merchant's; default: FEE_BPS, FEE_BEARER)
 A running service is reached at SERVICE_URL, or at the address in DATA_DIR/service.lock, with ADMIN_TOKEN or DATA_DIR/operator-token.`;
 
 function option(args: string[], name: string): string | undefined {
@@ -45,6 +48,8 @@ interface Merchants {
   signInLink(id: string): Promise<SignInLink | undefined>;
   /** Sets a merchant's daily withdrawal limit of a coin (null: the default); undefined for an unknown merchant. */
   withdrawalLimit(id: string, body: WithdrawalLimitBody): Promise<WithdrawalLimit | undefined>;
+  /** Sets a merchant's fee terms in a mode (bps null: the default); undefined for an unknown merchant. */
+  fee(id: string, body: MerchantFeeBody): Promise<MerchantFee | undefined>;
 }
 
 class OperatorError extends Error {}
@@ -87,6 +92,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
     rollSecretKeys: async (id) => check<RolledKeys>(RolledKeys, await call('POST', {}, `/${encodeURIComponent(id)}/secret-keys`)),
     signInLink: async (id) => check<SignInLink>(SignInLink, await call('POST', {}, `/${encodeURIComponent(id)}/sign-in-link`)),
     withdrawalLimit: async (id, body) => check<WithdrawalLimit>(WithdrawalLimit, await call('PUT', body, `/${encodeURIComponent(id)}/withdrawal-limits`)),
+    fee: async (id, body) => check<MerchantFee>(MerchantFee, await call('PUT', body, `/${encodeURIComponent(id)}/fees`)),
   };
 }
 
@@ -121,6 +127,12 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
           if (!(await withdrawals.setWithdrawalLimit(owner, body.daily, Date.now()))) return undefined;
           const now = await withdrawals.withdrawalLimit(owner);
           return { id, mode: body.mode, currency: 'USD', daily: now.daily, default: !now.set };
+        },
+        fee: async (id, body) => {
+          const fees = new FeeStore(db, { bps: config.feeBps, bearer: config.feeBearer });
+          if (!(await fees.set(id, body.mode, body.bps === null ? null : { bps: body.bps, bearer: body.bearer ?? 'customer' }, Date.now()))) return undefined;
+          const now = await fees.terms(id, body.mode);
+          return { id, mode: body.mode, bps: now.bps, bearer: now.bearer, default: !now.own };
         },
         rollSecretKeys: async (id) => {
           const secretKeys = await store.rollSecretKeys(id, Date.now());
@@ -185,8 +197,21 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     }
     limit = parsed.data;
   }
+  let fee: MerchantFeeBody | undefined;
+  if (verb === 'fee') {
+    // The operator endpoint's schema, each field named as its option.
+    const bps = option(args, 'bps');
+    const bearer = option(args, 'bearer');
+    const parsed = MerchantFeeBody.safeParse({ mode: option(args, 'mode'), bps: bps === 'default' ? null : bps !== undefined && /^\d{1,4}$/.test(bps) ? Number(bps) : bps, ...(bearer !== undefined ? { bearer } : {}) }, { reportInput: true });
+    if (!parsed.success) {
+      fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
+      out(USAGE);
+      return 2;
+    }
+    fee = parsed.data;
+  }
   const id = option(args, 'id') ?? '';
-  if ((verb === 'roll-keys' || verb === 'sign-in-link' || verb === 'withdrawal-limit') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if ((verb === 'roll-keys' || verb === 'sign-in-link' || verb === 'withdrawal-limit' || verb === 'fee') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
     out(`--id: expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
     out(USAGE);
     return 2;
@@ -214,6 +239,13 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
         if (json) out(JSON.stringify(set));
         else out(`${id} may now withdraw at most ${set.daily} USD (withdrawals and bank payouts, all coins and networks together) in any 24 hours with its ${set.mode} keys${set.default ? ' (the service\'s default)' : ''}.`);
+        return 0;
+      }
+      if (verb === 'fee') {
+        const set = await merchants.fee(id, fee!);
+        if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
+        if (json) out(JSON.stringify(set));
+        else out(`${id}'s new ${set.mode} payments now carry the operator's fee of ${set.bps} basis points (${set.bps / 100}%), ${set.bearer === 'customer' ? 'added to the price the customer pays' : 'deducted from what the merchant receives'}${set.default ? ' (the service\'s default)' : ''}.`);
         return 0;
       }
       if (verb === 'sign-in-link') {

@@ -10,6 +10,7 @@ import { fieldErrors } from '../contract/field-errors.ts';
 import type { KeyMode } from '../contract/keys.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
 import type { RateProvider } from './domain/rates.ts';
+import { isFeeBearer, MAX_FEE_BPS, type FeeBearer } from './domain/fees.ts';
 import { createLogger, type Logger } from './log.ts';
 import { fromRoot } from './paths.ts';
 import { builtInRates } from './rates/config.ts';
@@ -103,6 +104,15 @@ export const SETTINGS_SHAPE = {
    * merchant (merchant withdrawal-limit): a stolen secret key cannot empty a balance at once.
    */
   withdrawalDailyLimit: z._default(text, '10000'),
+  /**
+   * The operator's fee on each payment, in basis points (FEE_BPS; 100 is 1%, at most 1000),
+   * where it set none of its own for the merchant (merchant fee): none by default. On `wallet`
+   * settlement the deposit contract sends it to the network's `feeAddress` (else its treasury);
+   * on `balance` settlement it is journaled to the operator's fee account.
+   */
+  feeBps: z._default(whole.check(z.maximum(MAX_FEE_BPS, { error: `at most ${MAX_FEE_BPS} basis points (10%)` })), 0),
+  /** Who bears that fee (FEE_BEARER): `customer` (added to the price, shown as the operator fee) or `merchant` (deducted from what it receives). */
+  feeBearer: z._default(z.custom<FeeBearer>(isFeeBearer, { error: 'customer or merchant' }), 'customer'),
   /**
    * How long a live key's new destination of money waits before it is used: a payout address
    * replacing one, a bank account or new bank details, a wallet never withdrawn to

@@ -63,9 +63,9 @@ describe('the demo shop backend', () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       order = shop.orders.get('shop-part');
     }
-    expect(order).toMatchObject({ paid: false, timesMarkedPaid: 0, partlyPaid: { amountPaid: 12.3725, actualAmount: 24.745, coin: 'USDT' } });
+    expect(order).toMatchObject({ paid: false, timesMarkedPaid: 0, partlyPaid: { amountPaid: 12.25, actualAmount: 24.5, coin: 'USDT' } });
     const seen = await (await fetch(shop.url + '/orders/shop-part')).json();
-    expect(seen.partlyPaid).toEqual({ amountPaid: 12.3725, actualAmount: 24.745, coin: 'USDT' });
+    expect(seen.partlyPaid).toEqual({ amountPaid: 12.25, actualAmount: 24.5, coin: 'USDT' });
   });
 
   it('holds a server-made order to the amount its server set; the page cannot re-price it', async () => {

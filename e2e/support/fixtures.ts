@@ -31,6 +31,11 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
     // Every page of a worker's tests presses hosted links from 127.0.0.1: not one client.
     linkCheckoutsPerMinute: { perClient: 10_000 },
     publicInitializesPerMinute: { perClient: 10_000, perKey: 10_000 },
+    // The shop's operator charges 1%, borne by the customer (FEE_BPS=100): every checkout shows
+    // it as the operator fee (24.50 USD is 24.745 USDT), and on the dev chain the deposit
+    // contract sends it to the network's treasury.
+    feeBps: 100,
+    feeBearer: 'customer',
     ...(chain ? { networks: { test: devNetwork(chain.url, contracts!, onChain!.confirmations) }, devChain: DEV_CHAIN_POWERS } : {}),
     ...serviceOptions,
   });

@@ -7,6 +7,7 @@ import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting, type StatementLine } from './ledger-rules.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
+import { feeOf, type FeeBearer } from '../domain/fees.ts';
 import type { Database, Sql } from '../storage/db.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -22,6 +23,21 @@ export interface Entry {
 }
 
 const big = (v: unknown) => BigInt(v as string);
+/**
+ * Money of a balance-settled payment that reached the treasury: the operator's fee (the
+ * payment's terms, split as the deposit contract would: domain/fees.ts) to its fee account,
+ * the rest to the merchant's available balance.
+ */
+const depositPostings = (from: string, o: Owner, chainId: number, token: string, amount: bigint, r: Record<string, unknown>): Posting[] => {
+  const fee = feeOf(amount, { bps: Number(r.fee_bps), bearer: r.fee_bearer as FeeBearer });
+  const merchant = merchantAccount(o.merchant.id, o.mode, 'available');
+  if (fee === 0n) return move(from, merchant, chainId, token, amount);
+  return [
+    { account: from, chainId, token, amount: -amount },
+    { account: merchant, chainId, token, amount: amount - fee },
+    { account: FEES, chainId, token, amount: fee },
+  ];
+};
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
 
 export class JournalStore {
@@ -93,7 +109,7 @@ export class JournalStore {
     const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
     const params = owner ? [owner.merchant.id, owner.mode] : [];
     const swept = await sql.query(
-      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain
+      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain, p.fee_bps, p.fee_bearer
          FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
@@ -115,13 +131,13 @@ export class JournalStore {
               ? `payment ${r.reference}, swept in ${r.swept_hash}`
               : `payment ${r.reference}, swept in ${r.swept_hash}: sent on chain ${r.chain_id}, the payment is on chain ${r.payment_chain}; not counted toward it, the merchant's to resolve`,
         },
-        move(EXTERNAL.deposits, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        depositPostings(EXTERNAL.deposits, o, Number(r.chain_id), r.token as string, big(r.amount), r),
         nowMs,
       );
       if (posted) written++;
     }
     const simulated = await sql.query(
-      `SELECT tr.id, tr.chain_id, p.token, tr.amount::text AS amount, p.merchant_id, p.mode, p.reference
+      `SELECT tr.id, tr.chain_id, p.token, tr.amount::text AS amount, p.merchant_id, p.mode, p.reference, p.fee_bps, p.fee_bearer
          FROM transfers tr JOIN payments p ON p.id = tr.payment_id
         WHERE p.settlement = 'balance' AND p.payout IS NULL AND p.mode = 'test'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'sandbox_deposit' AND e.ref = tr.id::text)
@@ -133,7 +149,7 @@ export class JournalStore {
       const posted = await this.post(
         sql,
         { kind: 'sandbox_deposit', ref: String(r.id), owner: o, memo: `payment ${r.reference} (simulated)` },
-        move(EXTERNAL.sandbox, merchantAccount(o.merchant.id, o.mode, 'available'), Number(r.chain_id), r.token as string, big(r.amount)),
+        depositPostings(EXTERNAL.sandbox, o, Number(r.chain_id), r.token as string, big(r.amount), r),
         nowMs,
       );
       if (posted) written++;

@@ -58,7 +58,7 @@ export interface StatementLine {
 export const merchantAccount = (merchantId: string, mode: KeyMode | string, purpose: 'available' | 'reserved') => `merchant:${merchantId}:${mode}:${purpose}`;
 /** What the operator owes its payout partner for bank payouts paid: USDT in the treasury until it is sent to the partner. */
 export const PAYOUT_PAYABLE = 'payable:payout-partner';
-/** The operator's fees (swaps, withdrawals' network fees), held in the treasury. */
+/** The operator's fees (swaps, withdrawals' network fees, and payments on `balance` settlement), held in the treasury. */
 export const FEES = 'operator:fees';
 /**
  * The operator's native coin in the treasury, for gas: what it sent in (+) less what the

@@ -10,6 +10,7 @@ import { NotConfigured, PayoutAddressRequired, invalidField } from '../domain/er
 import { coinsOf, create2Addresses, type Network } from './networks.ts';
 import { randomBytes } from 'node:crypto';
 import type { Settlement } from '../../contract/balances.ts';
+import { feeFraction, NO_FEE, type FeeTerms } from '../domain/fees.ts';
 
 export interface Catalog {
   /** Every coin the mode offers: one entry per (symbol, network), networks in the file's order. */
@@ -31,7 +32,24 @@ export interface Catalog {
    * to. Without a network for test keys (the sandbox-only catalogue): a random address no one
    * controls, never watched, bound to nothing; without one for live keys, a refusal.
    */
-  depositAddress(merchantId: string, mode: KeyMode, reference: string, chainId: number): Promise<{ address: string; payout: string | null; settlement: Settlement }>;
+  depositAddress(merchantId: string, mode: KeyMode, reference: string, chainId: number): Promise<NewDeposit>;
+  /** The operator's fee terms a new payment of the merchant on chain `chainId` is priced at, as depositAddress binds them. */
+  feeTerms(merchantId: string, mode: KeyMode, chainId: number): Promise<FeeTerms>;
+}
+
+/**
+ * A new payment's deposit: its address, what it is bound to (the payout, and on `wallet`
+ * settlement the fee address and fraction), and the operator's fee terms its quote is priced
+ * at. On `wallet` settlement a network with neither a fee address nor a treasury charges no fee:
+ * the contract could not collect it, and an answer never names a fee no one receives.
+ */
+export interface NewDeposit {
+  address: string;
+  payout: string | null;
+  settlement: Settlement;
+  feeTerms: FeeTerms;
+  /** Where the deposit contract sends the fee (`wallet` settlement with a fee), or null. */
+  feeTo: string | null;
 }
 
 /** "56 (BNB Smart Chain), 1 (Ethereum)": chains as an answer names them. */
@@ -51,6 +69,7 @@ export function catalog(
   networks: Partial<Record<KeyMode, Network[]>>,
   payoutAddress: (merchantId: string, mode: KeyMode, chainId: number) => Promise<string | undefined>,
   settlementOf: (merchantId: string, mode: KeyMode) => Promise<Settlement> = async () => 'wallet',
+  feeOf: (merchantId: string, mode: KeyMode) => Promise<FeeTerms> = async () => NO_FEE,
 ): Catalog {
   const listOf = (mode: KeyMode) => networks[mode] ?? [];
   const coins = {
@@ -73,12 +92,20 @@ export function catalog(
     },
     networks: listOf,
     network: (mode, chainId) => listOf(mode).find((n) => n.chainId === chainId),
+    async feeTerms(merchantId, mode, chainId) {
+      const { bps, bearer } = await feeOf(merchantId, mode);
+      const network = listOf(mode).find((n) => n.chainId === chainId);
+      if (bps === 0 || !network || (await settlementOf(merchantId, mode)) === 'balance') return { bps, bearer };
+      return feeAddressOf(network) ? { bps, bearer } : NO_FEE;
+    },
     async depositAddress(merchantId, mode, reference, chainId) {
+      const { bps, bearer } = await feeOf(merchantId, mode);
+      const terms: FeeTerms = { bps, bearer };
       if (listOf(mode).length === 0) {
         // Test keys without a network pay in the sandbox only. Live keys never get an address
         // that no one watches: money sent there would be gone.
         if (mode === 'live') throw noLiveNetwork();
-        return { address: '0x' + randomBytes(20).toString('hex'), payout: null, settlement: await settlementOf(merchantId, mode) };
+        return { address: '0x' + randomBytes(20).toString('hex'), payout: null, settlement: await settlementOf(merchantId, mode), feeTerms: terms, feeTo: null };
       }
       const network = listOf(mode).find((n) => n.chainId === chainId);
       if (!network) throw invalidField('chain_id', `expected a chain of your ${mode} keys: ${chainsNamed(coins[mode])}; received ${chainId}`);
@@ -86,13 +113,20 @@ export function catalog(
       if (settlement === 'balance') {
         if (!network.treasury) throw new NotConfigured(`Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`);
         const treasury = network.treasury;
-        return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: treasury }), payout: treasury.toLowerCase(), settlement };
+        // The fee stays in the treasury with the rest, and is journaled to the operator (balances/journal-store.ts).
+        return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: treasury }), payout: treasury.toLowerCase(), settlement, feeTerms: terms, feeTo: null };
       }
       const payout = await payoutAddress(merchantId, mode, network.chainId);
       if (!payout) {
         throw new PayoutAddressRequired(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
       }
-      return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address }), payout: payout.toLowerCase(), settlement };
+      const feeTo = terms.bps > 0 ? feeAddressOf(network) : undefined;
+      const fee = feeTo ? { to: feeTo, ...feeFraction(terms) } : null;
+      const address = create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: payout as Address, fee });
+      return { address, payout: payout.toLowerCase(), settlement, feeTerms: feeTo ? terms : NO_FEE, feeTo: feeTo?.toLowerCase() ?? null };
     },
   };
 }
+
+/** Where a network's deposit contracts send the operator's fee on `wallet` settlement: its fee address, else its treasury. */
+export const feeAddressOf = (network: Network): Address | undefined => network.feeAddress ?? network.treasury;

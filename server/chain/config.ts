@@ -45,6 +45,7 @@ const NetworkSchema = z.object({
   finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
   treasury: z.optional(address),
   treasuryKeyFile: z.optional(z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 4096, { error: 'the path of a file holding the treasury key' })),
+  feeAddress: z.optional(address),
   swapRouter: z.optional(address),
   swapRateLimitBps: z.optional(whole(1, 10_000)),
   payoutPartner: z.optional(address),

@@ -1,6 +1,6 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, defineChain, fallback, type Chain, shouldThrow, getContractAddress, http, keccak256, numberToHex, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import { concat, defineChain, fallback, type Chain, shouldThrow, getContractAddress, http, keccak256, numberToHex, size, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import { toUnits } from '../../contract/money.ts';
 
@@ -78,6 +78,12 @@ export interface Network {
   treasury?: Address;
   /** A file holding the treasury's private key (0x and 64 hex digits): TREASURY_KEY_FILE by default. */
   treasuryKeyFile?: string;
+  /**
+   * Where the deposit contract sends the operator's fee on `wallet`-settled payments (bound
+   * into each such deposit address): `feeAddress`, else the treasury. Neither: no fee is charged
+   * on this network's wallet-settled payments (on `balance` settlement the fee is journaled).
+   */
+  feeAddress?: Address;
   /** A Uniswap v2 router (or one with its interface: PancakeSwap v2 on BNB Smart Chain) the treasury swaps through. */
   swapRouter?: Address;
   /** How far a swap quote's pool price may be from the rate provider's, in basis points (a thin or moved pool is refused): 100 (1%) by default. */
@@ -283,8 +289,19 @@ export const coinsOf = (network: Network): Coin[] =>
  * addresses derived from a merchant's xpub) implements the same and the watcher is unchanged.
  */
 export interface DepositAddresses {
-  addressFor(input: { merchantId: string; mode: string; reference: string; payout: Address }): Address;
+  addressFor(input: { merchantId: string; mode: string; reference: string; payout: Address; fee?: DepositFee | null }): Address;
 }
+
+/** An operator's fee bound into a deposit address: `numerator / denominator` of what it holds goes to `to`. */
+export interface DepositFee {
+  to: Address;
+  numerator: number;
+  denominator: number;
+}
+
+/** The deposit's immutable args: the payout alone, or (a fee) payout, fee address, numerator, denominator (contracts/Deposit.sol argsOf). */
+export const depositArgs = (payout: Address, fee?: DepositFee | null): Hex =>
+  fee && fee.numerator > 0 ? concat([payout, fee.to, numberToHex(fee.numerator, { size: 2 }), numberToHex(fee.denominator, { size: 2 })]) : payout;
 
 /** One salt per payment: its merchant, mode and reference. */
 export const saltOf = (merchantId: string, mode: string, reference: string): Hex => keccak256(toHex(`${merchantId}/${mode}/${reference}`));
@@ -293,8 +310,9 @@ export const saltOf = (merchantId: string, mode: string, reference: string): Hex
  * The code a deposit is created with: an EIP-1167 minimal proxy to `implementation` with the
  * payout address appended (OpenZeppelin's Clones, "with immutable args"), byte for byte.
  */
-export function depositInitCode(implementation: Address, payout: Address): Hex {
-  return concat(['0x61', numberToHex(20 + 0x2d, { size: 2 }), '0x3d81600a3d39f3363d3d373d3d3d363d73', implementation, '0x5af43d82803e903d91602b57fd5bf3', payout]);
+export function depositInitCode(implementation: Address, payout: Address, fee?: DepositFee | null): Hex {
+  const args = depositArgs(payout, fee);
+  return concat(['0x61', numberToHex(size(args) + 0x2d, { size: 2 }), '0x3d81600a3d39f3363d3d373d3d3d363d73', implementation, '0x5af43d82803e903d91602b57fd5bf3', args]);
 }
 
 /** The factory's deposit code: the first contract it created, in its constructor (a contract's nonce starts at 1). */
@@ -316,19 +334,20 @@ export function create2Addresses(factory: Address): DepositAddresses {
   if (known) return known;
   const implementation = implementationOf(factory);
   const hashes = new Map<string, Hex>();
-  const initCodeHash = (payout: Address): Hex => {
-    const key = payout.toLowerCase();
+  const initCodeHash = (payout: Address, fee?: DepositFee | null): Hex => {
+    // The fee's address and fraction are part of the init code, so of the key.
+    const key = fee ? `${payout.toLowerCase()}:${fee.to.toLowerCase()}:${fee.numerator}/${fee.denominator}` : payout.toLowerCase();
     let hash = hashes.get(key);
     if (hash === undefined) {
       if (hashes.size >= INIT_CODE_HASHES) hashes.clear();
-      hash = keccak256(depositInitCode(implementation, payout));
+      hash = keccak256(depositInitCode(implementation, payout, fee));
       hashes.set(key, hash);
     }
     return hash;
   };
   const addresses: DepositAddresses = {
-    addressFor: ({ merchantId, mode, reference, payout }) =>
-      getContractAddress({ opcode: 'CREATE2', from: factory, salt: saltOf(merchantId, mode, reference), bytecodeHash: initCodeHash(payout) }),
+    addressFor: ({ merchantId, mode, reference, payout, fee }) =>
+      getContractAddress({ opcode: 'CREATE2', from: factory, salt: saltOf(merchantId, mode, reference), bytecodeHash: initCodeHash(payout, fee) }),
   };
   byFactory.set(factory.toLowerCase(), addresses);
   return addresses;

@@ -11,6 +11,8 @@ export interface SweepTarget {
   reference: string;
   payout: string;
   token: string;
+  /** The operator's fee bound into the deposit address (`wallet` settlement), or null: none. */
+  fee: { to: string; bps: number; bearer: 'customer' | 'merchant' } | null;
 }
 
 /** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
@@ -48,11 +50,11 @@ export class SweepStore {
       // enough of it: a cent sent to each of many deposits must not cost the operator a
       // deposit's first sweep each. It stays recorded, told, and goes with any later sweep.
       const rows = await tx.query(
-        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, p.fee_to, p.fee_bps, p.fee_bearer, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
          WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
            AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
            AND (t.chain_id = p.chain_id OR p.settlement <> 'balance' OR lower(p.payout) = $7)
-         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.payout, t.token
+         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.payout, p.fee_to, p.fee_bps, p.fee_bearer, t.token
          HAVING bool_or(t.state = 'credited')
              OR sum(t.amount) >= COALESCE((SELECT m.units FROM unnest($5::text[], $6::numeric[]) AS m(token, units) WHERE m.token = t.token), 0)
          ORDER BY p.merchant_id, p.mode, p.reference, t.token LIMIT $4`,
@@ -65,6 +67,7 @@ export class SweepStore {
         reference: r.reference as string,
         payout: r.payout as string,
         token: r.token as string,
+        fee: r.fee_to && Number(r.fee_bps) > 0 ? { to: r.fee_to as string, bps: Number(r.fee_bps), bearer: r.fee_bearer as 'customer' | 'merchant' } : null,
       }));
       for (const t of targets) {
         await tx.query(`UPDATE chain_transfers SET sweep_claim_ms = $4 WHERE ${UNSWEPT}`, [chainId, t.paymentId, t.token, nowMs + claimMs, String(maxBlock)]);

@@ -9,12 +9,16 @@
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
-import { BaseError, erc20Abi, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport } from 'viem';
+import { BaseError, erc20Abi, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport, zeroAddress } from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
-import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type Network } from './networks.ts';
+import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
+import { feeFraction } from '../domain/fees.ts';
+
+/** The fee bound into a target's deposit (contracts/Deposit.sol), or null. */
+const depositFeeOf = (t: SweepTarget): DepositFee | null => (t.fee ? { to: t.fee.to as Address, ...feeFraction(t.fee) } : null);
 
 /** A deposit left out of a sweep: whose, which token, and the revert that said why. */
 export interface Stuck {
@@ -134,7 +138,10 @@ export class Sweeper {
     const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
     const targets = await store.sweeps.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums, network.treasury);
     if (targets.length === 0) return { swept: 0, stuck: [] };
-    const data = encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
+    // A batch without a fee deposit is the plain sweep (the same calldata and gas as before fees).
+    const data = targets.some((t) => t.fee)
+      ? encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets.map(this.feeArg)] })
+      : encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     const { receipt, sent } = await this.send(data, fees, targets.length, lease);
     const hash = receipt.transactionHash;
     // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
@@ -147,7 +154,7 @@ export class Sweeper {
     const stuck: Stuck[] = [];
     const done: SweepTarget[] = [];
     for (const t of targets) {
-      const deposit = addresses.addressFor({ merchantId: t.merchantId, mode: t.mode, reference: t.reference, payout: t.payout as Address }).toLowerCase();
+      const deposit = addresses.addressFor({ merchantId: t.merchantId, mode: t.mode, reference: t.reference, payout: t.payout as Address, fee: depositFeeOf(t) }).toLowerCase();
       const reason = failed.get(`${deposit}/${t.token.toLowerCase()}`);
       if (reason === undefined) done.push(t);
       else {
@@ -264,6 +271,10 @@ export class Sweeper {
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
+  private readonly feeArg = (t: SweepTarget) => {
+    const fee = depositFeeOf(t);
+    return { ...this.arg(t), feeTo: fee?.to ?? zeroAddress, feeNumerator: fee?.numerator ?? 0, feeDenominator: fee?.denominator ?? 1 };
+  };
 
   /**
    * Sends `data` to the factory at the gas wallet's next nonce, and waits for it. Not mined

@@ -1,5 +1,6 @@
 // What the service sells with when the operator configures nothing: the built-in coins per
-// mode (the sandbox pays them; NETWORKS_FILE replaces them), a fixed rate table, and the fee.
+// mode (the sandbox pays them; NETWORKS_FILE replaces them), and a fixed rate table. (No fee:
+// the operator's, 0 unless it sets one, is domain/fees.ts.)
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Currency } from '../../contract/fields.ts';
 import type { Coin } from '../../contract/schemas.ts';
@@ -34,6 +35,3 @@ export const FIAT_PER_USD: Record<Currency, string> = {
   AED: '3.6725',
   NGN: '1550',
 };
-
-/** The service's fee, as the original charged it: 1% of the amount. */
-export const FEE_PERCENT = 1n;

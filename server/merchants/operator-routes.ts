@@ -3,7 +3,7 @@
 // Prometheus metrics.
 import * as z from 'zod/mini';
 import { is } from '../../contract/fields.ts';
-import { MerchantCreateBody, WithdrawalLimitBody } from '../../contract/operator.ts';
+import { MerchantCreateBody, MerchantFeeBody, WithdrawalLimitBody } from '../../contract/operator.ts';
 import { isUuid } from '../../contract/payment-links.ts';
 import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
@@ -13,7 +13,7 @@ import type { Account } from '../domain/account.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'dashboard' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';
+type Uses = 'dashboard' | 'fees' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -79,6 +79,20 @@ export const setWithdrawalLimit: Handler<ByMerchant & { body: typeof WithdrawalL
   return ok(200, { id, mode: body.mode, currency: 'USD', daily: now.daily, default: !now.set }, `Daily withdrawal limit in ${body.mode} mode: ${now.daily} USD`);
 };
 
+/**
+ * The operator's fee on a merchant's new payments in a mode: basis points and who bears it
+ * (null: back to FEE_BPS, FEE_BEARER). Payments already made keep theirs (bound into their
+ * deposit addresses).
+ */
+export const setMerchantFee: Handler<ByMerchant & { body: typeof MerchantFeeBody }> = async ({ body, params, service }) => {
+  const id = params.id;
+  const terms = body.bps === null ? null : { bps: body.bps, bearer: body.bearer ?? 'customer' };
+  if (!(await service.fees.set(id, body.mode, terms, service.now()))) throw new NotFound(`No merchant ${id}`);
+  const now = await service.fees.terms(id, body.mode);
+  service.log.info({ merchant: id, mode: body.mode, bps: now.bps, bearer: now.bearer, own: now.own }, 'fee set by the operator');
+  return ok(200, { id, mode: body.mode, bps: now.bps, bearer: now.bearer, default: !now.own }, `Fee in ${body.mode} mode: ${now.bps} basis points, borne by the ${now.bearer}`);
+};
+
 // The operator's API is not in the merchants' reference (api-doc.ts documents /api/v1 only).
 export const routes = [
   route({ method: 'POST', path: '/operator/v1/merchants', auth: 'operator', handler: createMerchant, body: MerchantCreateBody, idempotency: 'secret', summary: 'operator token: make a merchant, its keys shown this once', description: '`{ name, email, logo? }`; 201 with its keys, webhook secrets and a one-time dashboard sign-in link, the one time the secret keys are shown (`merchant create`).' }),
@@ -88,6 +102,11 @@ export const routes = [
     method: 'PUT', path: '/operator/v1/merchants/:id/withdrawal-limits', auth: 'operator', handler: setWithdrawalLimit, params: ByMerchant, body: WithdrawalLimitBody,
     summary: 'operator token: a merchant\'s one daily limit, in US dollars per mode, on withdrawals and bank payouts',
     description: '`{ mode, daily }`: `daily` in US dollars as decimal text (to the cent), `"0"` allows none, `null` returns to `WITHDRAWAL_DAILY_LIMIT`; every coin and network leaving the balance counts at its rate; answers the limit that now holds (`merchant withdrawal-limit`).',
+  }),
+  route({
+    method: 'PUT', path: '/operator/v1/merchants/:id/fees', auth: 'operator', handler: setMerchantFee, params: ByMerchant, body: MerchantFeeBody,
+    summary: 'operator token: the operator\'s fee on a merchant\'s new payments, per mode',
+    description: '`{ mode, bps, bearer? }`: `bps` whole basis points from 0 to 1000 (100 is 1%), `bearer` `customer` (added to the price; the default) or `merchant` (deducted from what it receives), `bps` `null` returns to `FEE_BPS`/`FEE_BEARER`; payments already made keep their terms; answers the terms that now hold (`merchant fee`).',
   }),
   route({ method: 'POST', path: '/operator/v1/merchants/:id/sign-in-link', auth: 'operator', handler: signInLink, params: ByMerchant, idempotency: 'secret', summary: 'operator token: a new one-time dashboard sign-in link (24 h) for a merchant\'s owner', description: 'On `PUBLIC_URL`; earlier links stop working, and using it signs out every session (`merchant sign-in-link --id <merchant id>`).' }),
   route({ method: 'GET', path: '/metrics', auth: 'operator', handler: metrics, summary: 'operator token: Prometheus metrics', description: 'The operator token as a scraper\'s bearer token.' }),

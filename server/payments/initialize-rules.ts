@@ -4,10 +4,11 @@
 import type { Account } from '../domain/account.ts';
 import { ReferenceInUse } from '../domain/errors.ts';
 import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './rules.ts';
+import type { FeeTerms } from '../domain/fees.ts';
 
 /** A new payment's row: the quote's priced fields and who it is for. */
 export type NewPayment = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance' };
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance'; feeTo: string | null };
 
 /**
  * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
@@ -16,11 +17,17 @@ export type NewPayment = ReturnType<typeof quoteFields> &
 export type Requote = ReturnType<typeof quoteFields> &
   Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; moved?: Deposit };
 
-/** A payment's deposit address on its chain, and where it is bound to send what arrives. */
+/**
+ * A payment's deposit address on its chain, where it is bound to send what arrives, and the
+ * operator's fee terms a new payment there is priced at (on `wallet` settlement bound into the
+ * address too, with `feeTo`, where the contract sends the fee).
+ */
 export interface Deposit {
   address: string;
   payout: string | null;
   settlement?: 'wallet' | 'balance';
+  feeTerms: FeeTerms;
+  feeTo: string | null;
 }
 
 /** What initialize needs of storage, inside one transaction. */
@@ -61,14 +68,15 @@ export function initializePayment(
   quoteMs: number,
   deposit: Deposit,
 ): Promise<{ payment: Payment; created: boolean }> {
-  const fields = quoteFields(request, nowMs, quoteMs);
+  const fields = quoteFields(request, nowMs, quoteMs, deposit.feeTerms);
   const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
-  const fresh = (createdBy: Creator): NewPayment => ({ ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy, ...deposit });
+  const { address, payout, settlement, feeTo } = deposit;
+  const fresh = (createdBy: Creator): NewPayment => ({ ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy, address, payout, settlement, feeTo });
   // Most references are new: one INSERT … ON CONFLICT DO NOTHING, no transaction. Only a
   // reference that exists takes the locked path below, where the plan decides against it.
   const plan = planInitialize(undefined, account, request, nowMs);
   if (plan.kind !== 'create') throw new Error('initialize: a new reference must be created');
-  return store.insertNew(account, fresh(plan.createdBy), nowMs).then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, fields, deposit, fresh)));
+  return store.insertNew(account, fresh(plan.createdBy), nowMs).then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, quoteMs, fields, deposit, fresh)));
 }
 
 /** A reference that exists (or did a moment ago): lock it, decide, answer it as is or re-quote it. */
@@ -77,6 +85,7 @@ function existingPayment(
   account: Account,
   request: QuoteRequest,
   nowMs: number,
+  quoteMs: number,
   fields: ReturnType<typeof quoteFields>,
   deposit: Deposit,
   fresh: (createdBy: Creator) => NewPayment,
@@ -104,6 +113,8 @@ function existingPayment(
     // payment that received anything there stays on its chain. (A sandbox-only address, bound
     // to nothing and never watched, stays as it is.)
     const moved = fields.chainId !== existing!.chainId && deposit.payout !== null;
+    // The fee terms are bound into the deposit address: a payment that keeps its address keeps its terms.
+    const priced = moved ? fields : quoteFields(request, nowMs, quoteMs, { bps: existing!.feeBps, bearer: existing!.feeBearer });
     if (moved && (await writes.received(existing!))) {
       throw new ReferenceInUse(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
         { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
@@ -112,7 +123,7 @@ function existingPayment(
     const payment = await writes.requote(
       existing!,
       {
-        ...fields,
+        ...priced,
         paymentLinkId,
         createdBy: plan.createdBy,
         customerName: (!keep && customerName) || existing!.customerName,

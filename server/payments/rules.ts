@@ -6,6 +6,7 @@ import type { Coin, DepositKind, PaymentStatus } from '../../contract/schemas.ts
 import type { Account } from '../domain/account.ts';
 import { Conflict, NotItsToken, PaymentState, ReferenceInUse } from '../domain/errors.ts';
 import { quote, QUOTE_DECIMALS } from '../domain/quote.ts';
+import { feeOf, type FeeBearer, type FeeTerms } from '../domain/fees.ts';
 import type { QuotedRates } from '../domain/rates.ts';
 
 export type Creator = 'public' | 'secret' | 'link';
@@ -24,9 +25,18 @@ export interface Payment {
   decimals: number;
   currency: Currency;
   fiatMinor: bigint;
-  /** Token base units: what is due (fee included), the fee, and what has arrived. */
+  /**
+   * Token base units: what is due (a fee the customer bears included), what the customer pays
+   * on top of the price (that fee as quoted; 0 when there is none or the merchant bears it),
+   * and what has arrived.
+   */
   due: bigint;
   fee: bigint;
+  /** The operator's fee terms the payment was made with (bound into its deposit address on `wallet` settlement); 0 bps: none. */
+  feeBps: number;
+  feeBearer: FeeBearer;
+  /** Where the deposit contract sends the fee (`wallet` settlement), or null: journaled (`balance`), or none. */
+  feeTo: string | null;
   paid: bigint;
   fiatRate: string;
   cryptoRate: string;
@@ -67,9 +77,18 @@ export function statusOf(payment: Pick<Payment, 'paid' | 'due' | 'expiresMs' | '
   return payment.paid > 0n ? 'incomplete' : 'pending';
 }
 
-/** The priced fields of a fresh quote, in the coin's base units. */
-export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: number) {
-  const q = quote(request.fiatMinor, request.rates.fiatPerCoin, request.coin.decimals);
+/**
+ * The operator's fee out of a payment paid in full, and what the merchant receives of it: the
+ * deposit contract's (or the journal's) split of exactly `due` (domain/fees.ts).
+ */
+export function feeSplit(payment: Pick<Payment, 'due' | 'feeBps' | 'feeBearer'>): { fee: bigint; merchant: bigint } {
+  const fee = feeOf(payment.due, { bps: payment.feeBps, bearer: payment.feeBearer });
+  return { fee, merchant: payment.due - fee };
+}
+
+/** The priced fields of a fresh quote at the operator's fee terms, in the coin's base units. */
+export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: number, terms: FeeTerms) {
+  const q = quote(request.fiatMinor, request.rates.fiatPerCoin, request.coin.decimals, terms);
   const scale = 10n ** BigInt(request.coin.decimals - q.decimals);
   return {
     coin: request.coin.symbol,
@@ -80,6 +99,8 @@ export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: numbe
     fiatMinor: request.fiatMinor,
     due: q.due * scale,
     fee: q.fee * scale,
+    feeBps: terms.bps,
+    feeBearer: terms.bearer,
     fiatRate: q.fiatRate,
     cryptoRate: q.cryptoRate,
     rates: request.rates,

@@ -22,19 +22,20 @@ const ratesColumns = (rates: Payment['rates']) =>
 /** The columns paymentOf reads, named: a row's other columns are neither sent nor parsed. */
 export const PAYMENT_COLUMNS = `id, merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency, fiat_minor, due, fee, paid,
   fiat_rate, crypto_rate, rates, rate_source, rate_fixed, rates_ms, address, accept_partial, customer_name, customer_email, metadata, last_hash,
-  settled_ms, expires_ms, created_ms, updated_ms`;
+  settled_ms, expires_ms, created_ms, updated_ms, fee_bps, fee_bearer, fee_to`;
 
 /** A new payment, or nothing when its reference exists: one statement (initialize's new references). */
 const INSERT_PAYMENT = `INSERT INTO payments (merchant_id, mode, reference, created_by, payment_link_id, coin, chain_id, token, decimals, currency,
     fiat_minor, due, fee, fiat_rate, crypto_rate, address, accept_partial, customer_name, customer_email, metadata,
-    expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28)
+    expires_ms, created_ms, updated_ms, payout, rates, rate_source, rate_fixed, rates_ms, settlement, fee_bps, fee_bearer, fee_to)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
   ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING ${PAYMENT_COLUMNS}`;
 
 const insertParams = (account: Pick<Account, 'merchant' | 'mode'>, p: NewPayment, nowMs: number) => [
   account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
   String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
   p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
+  p.feeBps, p.feeBearer, p.feeTo,
 ];
 
 export const paymentOf = (r: Row): Payment => ({
@@ -66,6 +67,9 @@ export const paymentOf = (r: Row): Payment => ({
   expiresMs: Number(r.expires_ms),
   createdMs: Number(r.created_ms),
   updatedMs: Number(r.updated_ms),
+  feeBps: Number(r.fee_bps),
+  feeBearer: r.fee_bearer as Payment['feeBearer'],
+  feeTo: (r.fee_to as string | null) ?? null,
 });
 
 
@@ -127,7 +131,8 @@ export class PaymentStore {
                decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
                accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
                rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
-               address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement)
+               address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement),
+               fee_bps = $27, fee_bearer = $28, fee_to = CASE WHEN $24::text IS NULL THEN fee_to ELSE $29 END
              WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
             [
               existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
@@ -135,6 +140,8 @@ export class PaymentStore {
               c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs, ...ratesColumns(c.rates),
               // Moved to another chain: that chain's deposit address and what it is bound to.
               c.moved?.address ?? null, c.moved?.payout ?? null, c.moved ? (c.moved.settlement ?? 'wallet') : null,
+              // The fee terms it is priced at: its own, or (moved) the new address's, with where that sends the fee.
+              c.feeBps, c.feeBearer, c.moved?.feeTo ?? null,
             ],
           );
           return paymentOf(row);

@@ -43,7 +43,7 @@ export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
     if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
     const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
     rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
-    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, rates.fiatPerCoin, coin.decimals);
+    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, rates.fiatPerCoin, coin.decimals, await ctx.service.catalog.feeTerms(account.merchant.id, account.mode, coin.chainId));
     return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
   }));
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
@@ -99,7 +99,7 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
   // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
   const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
   const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
-  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
+  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent, account.via === 'secret'), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */

@@ -5,7 +5,7 @@ import { formatUnits, unitsToNumber } from '../../contract/money.ts';
 import type { MerchantVerification, Transaction, Verification } from '../../contract/schemas.ts';
 import type { Merchant } from '../domain/account.ts';
 import { NETWORK } from '../domain/defaults.ts';
-import { statusOf, type Payment } from './rules.ts';
+import { feeSplit, statusOf, type Payment } from './rules.ts';
 
 const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
 
@@ -14,9 +14,11 @@ const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
  * verify gives it to a public key (status, actualAmount, amountPaid, amountRemaining, hash),
  * so a checkout reads one shape of payment whichever call answered.
  */
-export function transactionView(payment: Payment, merchant: Merchant, nowMs: number, customer?: { name: string; email: string }): Transaction & Verification & { rate?: QuotedRateView } {
+export function transactionView(payment: Payment, merchant: Merchant, nowMs: number, customer?: { name: string; email: string }, withFee = false): Transaction & Verification & { rate?: QuotedRateView; fee?: FeeView } {
   return {
     ...verificationView(payment, nowMs, false),
+    // The operator's fee terms and split are the merchant's business: its server's answer (secret key) carries them, a page's does not.
+    ...(withFee ? { fee: feeView(payment) } : {}),
     businessName: merchant.businessName,
     businessEmail: merchant.businessEmail,
     businessLogo: merchant.businessLogo,
@@ -38,6 +40,18 @@ export interface QuotedRateView {
   at: string;
 }
 const rateView = (rates: NonNullable<Payment['rates']>): QuotedRateView => ({ fiatPerCoin: rates.fiatPerCoin, source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() });
+
+/** The operator's fee on a payment, as the merchant's answers carry it (contract/schemas.ts: PaymentFee). */
+export interface FeeView {
+  bps: number;
+  bearer: 'customer' | 'merchant';
+  amount: string;
+  merchantAmount: string;
+}
+export function feeView(payment: Payment): FeeView {
+  const split = feeSplit(payment);
+  return { bps: payment.feeBps, bearer: payment.feeBearer, amount: formatUnits(split.fee, payment.decimals), merchantAmount: formatUnits(split.merchant, payment.decimals) };
+}
 
 /** The event of a change to a payment: DEPOSIT_TRANSACTION with the merchant's verify data, as of the change. */
 export const depositReport = (now: () => number) => ({ type: 'DEPOSIT_TRANSACTION' as const, data: (payment: Payment) => verificationView(payment, now(), true) });
@@ -81,6 +95,7 @@ export function verificationView(
       amountRemainingExact: formatUnits(remaining, payment.decimals),
       feeInCryptoExact: formatUnits(payment.fee, payment.decimals),
       fiatAmountExact: formatUnits(payment.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS),
+      fee: feeView(payment),
     }),
   };
 }

@@ -26,6 +26,7 @@ import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
+import type { FeeStore } from '../merchants/fee-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
@@ -46,6 +47,8 @@ export interface ServiceParts extends BalanceStores {
   payouts: PayoutStore;
   /** Refunds of payments (issue 35). */
   refunds: RefundStore;
+  /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
+  fees: FeeStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */
   destinations: DestinationStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */

@@ -214,7 +214,7 @@ describe('payouts', () => {
     expect((await call(api, 'GET', `/api/v1/bank/payouts/withdrawals/${failed.id}`)).body.data).toMatchObject({ status: 'failed', failure: expect.stringMatching(/rejected/) });
     // A failed payout gives its amount back to the balance.
     const balance = await api.parts.payouts.balance({ merchant: DEMO_MERCHANT, mode: 'test' });
-    expect(balance).toBe(101_000_000n - 10_000_000n);
+    expect(balance).toBe(100_000_000n - 10_000_000n); // the 100 USD paid (no fee by default), less the 10 paid out
   });
 });
 

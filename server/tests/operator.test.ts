@@ -212,14 +212,15 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(JSON.stringify(await api.db.query('SELECT * FROM api_keys'))).not.toContain(secretKeys.live);
   });
 
-  it('merchant withdrawal-limit sets a merchant\'s one daily limit per mode, in US dollars, which a running instance holds at once; wrong options are named', async () => {
+  it('merchant withdrawal-limit and merchant fee set a merchant\'s one daily limit and the operator\'s fee per mode, which a running instance holds at once; wrong options are named', async () => {
     const databaseUrl = await freshPostgres();
     const api = await startService({ databaseUrl, withdrawalDailyLimit: '2500' });
     cleanups.push(() => api.close());
     const lines: string[] = [];
     const config = configFromEnv({ DATABASE_URL: databaseUrl, DATA_DIR: tempDir(), WITHDRAWAL_DAILY_LIMIT: '2500' });
     expect(await runOperatorCommand(['merchant', 'create', '--name', 'Limited Shop', '--email', 'l@limited.example', '--json'], config, (l) => lines.push(l))).toBe(0);
-    const { id } = JSON.parse(lines[0]);
+    const created = JSON.parse(lines[0]);
+    const { id } = created;
     const owner = (mode: 'test' | 'live') => ({ merchant: { id } as never, mode });
     expect(await api.parts.withdrawals.withdrawalLimit(owner('live'))).toEqual({ daily: '2500', set: false });
     lines.length = 0;
@@ -243,5 +244,36 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', '00000000-0000-4000-8000-000000000000', '--mode', 'live', '--daily', '5'], config, (l) => lines.push(l))).toBe(1);
     expect(lines[0]).toMatch(/No merchant/);
     expect(() => configFromEnv({ WITHDRAWAL_DAILY_LIMIT: 'lots' })).toThrow(/WITHDRAWAL_DAILY_LIMIT: expected/);
+
+    // merchant fee (issue 38): the operator's fee on the merchant's new payments, per mode; none by default.
+    const { keys } = created;
+    const initialize = async (reference: string) =>
+      (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: { authorization: `Bearer ${keys.test.secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }) }).then((r) => r.json())).data;
+    expect(await api.parts.fees.terms(id, 'test')).toEqual({ bps: 0, bearer: 'customer', own: false });
+    expect(await initialize('fee-0')).toMatchObject({ actualAmount: 10, feeInCrypto: 0, fee: { bps: 0, bearer: 'customer', amount: '0', merchantAmount: '10' } });
+    lines.length = 0;
+    expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '250'], config, (l) => lines.push(l))).toBe(0);
+    expect(lines.join('\n')).toMatch(/new test payments now carry the operator's fee of 250 basis points \(2\.5%\), added to the price the customer pays/);
+    expect(await initialize('fee-1')).toMatchObject({ actualAmount: 10.25, feeInCrypto: 0.25, fee: { bps: 250, bearer: 'customer', amount: '0.25', merchantAmount: '10' } });
+    expect(await api.parts.fees.terms(id, 'live')).toEqual({ bps: 0, bearer: 'customer', own: false }); // per mode
+    lines.length = 0;
+    expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '100', '--bearer', 'merchant', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(JSON.parse(lines[0])).toEqual({ id, mode: 'test', bps: 100, bearer: 'merchant', default: false });
+    expect(await initialize('fee-2')).toMatchObject({ actualAmount: 10, feeInCrypto: 0, fee: { bps: 100, bearer: 'merchant', amount: '0.1', merchantAmount: '9.9' } });
+    lines.length = 0;
+    expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(JSON.parse(lines[0])).toEqual({ id, mode: 'test', bps: 0, bearer: 'customer', default: true });
+    for (const [args, field] of [
+      [['--mode', 'test', '--bps', '1001'], '--bps'], // at most 10%
+      [['--mode', 'test', '--bps', '2.5'], '--bps'], // whole basis points
+      [['--mode', 'test', '--bps', '10', '--bearer', 'operator'], '--bearer'],
+    ] as const) {
+      lines.length = 0;
+      expect(await runOperatorCommand(['merchant', 'fee', '--id', id, ...args], config, (l) => lines.push(l))).toBe(2);
+      expect(lines[0]).toMatch(new RegExp(`^${field}: expected`));
+    }
+    expect(() => configFromEnv({ FEE_BPS: '1001' })).toThrow(/FEE_BPS: expected a whole number from 0 to 1000/);
+    expect(() => configFromEnv({ FEE_BEARER: 'operator' })).toThrow(/FEE_BEARER: expected customer or merchant/);
+    expect(configFromEnv({ FEE_BPS: '150', FEE_BEARER: 'merchant' })).toMatchObject({ feeBps: 150, feeBearer: 'merchant' });
   });
 });

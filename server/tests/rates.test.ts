@@ -33,8 +33,9 @@ describe('the rules of rates', () => {
   it('prices with fresh rates, the coin at its own dollar price, and names the source and the oldest time', () => {
     const rates = ratesForQuote(book(1000), 'NGN', 'USDT', 1000 + 10 * MINUTE, policy);
     expect(rates).toEqual({ fiatPerCoin: '1608', fiatPerUsd: '1600', usdPerCoin: '1.005', source: 'feed', fixed: false, atMs: 1000 });
-    // 1608 NGN is one USDT; 1% fee on top, in integers.
-    expect(quote(160_800n, rates.fiatPerCoin, 18)).toMatchObject({ due: 1_010_000n, fee: 10_000n, decimals: 6 });
+    // 1608 NGN is one USDT; with no fee that is all, with a 1% fee the customer bears 1% on top, in integers.
+    expect(quote(160_800n, rates.fiatPerCoin, 18, { bps: 0, bearer: 'customer' })).toMatchObject({ due: 1_000_000n, fee: 0n, decimals: 6 });
+    expect(quote(160_800n, rates.fiatPerCoin, 18, { bps: 100, bearer: 'customer' })).toMatchObject({ due: 1_010_000n, fee: 10_000n, decimals: 6 });
     // USD needs no fiat rate; a coin with no price source is taken at its peg, and says so.
     expect(ratesForQuote(book(1000), 'USD', 'USDC', 5000, policy)).toMatchObject({ fiatPerCoin: '1', source: 'peg (USDC)', fixed: true });
   });
@@ -94,7 +95,7 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     const api = await service({ now: () => clock, rates: { providers: [fake], maxAgeMs: 10 * MINUTE } });
     const ngn = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'ngn-1', coin: 'USDT', currency: 'NGN', amount: '16000' });
     expect(ngn.status).toBe(201);
-    expect(ngn.body.data.actualAmount).toBe(10.1);
+    expect(ngn.body.data.actualAmount).toBe(10);
     expect(ngn.body.data.rate).toEqual({ fiatPerCoin: '1600', source: 'fake rates', fixed: false, at: new Date(clock).toISOString() });
     expect((await call(api, 'GET', '/readyz')).status).toBe(200);
 
@@ -128,7 +129,7 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     const bySymbol = Object.fromEntries(coins.body.data.map((c: { symbol: string }) => [c.symbol, c]));
     expect(bySymbol.USDT.status).toBe('inactive');
     expect(bySymbol.USDT.due).toBeUndefined();
-    expect(bySymbol.USDC).toMatchObject({ status: 'active', due: 101 }); // 90.45 EUR / (0.9 × 1.005) = 100 USDC, + 1%
+    expect(bySymbol.USDC).toMatchObject({ status: 'active', due: 100, fee: 0 }); // 90.45 EUR / (0.9 × 1.005) = 100 USDC, no fee by default
     expect(coins.body.rate).toMatchObject({ source: 'fake rates', fixed: false });
     const refused = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'depeg-1', coin: 'USDT', currency: 'USD', amount: '5' });
     expect(refused.status).toBe(400);
@@ -153,7 +154,7 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     const made = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'fixed-1', coin: 'USDT', currency: 'EUR', amount: '9.20' });
     expect(made.status).toBe(201);
     expect(made.body.data.rate).toMatchObject({ fiatPerCoin: '0.92', fixed: true, source: 'built-in fixed table (EUR) + peg (USDT)' });
-    expect(made.body.data.actualAmount).toBe(10.1);
+    expect(made.body.data.actualAmount).toBe(10);
   });
 });
 
@@ -179,7 +180,7 @@ describe('an HTTP JSON provider', { timeout: 30_000 }, () => {
     const made = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'http-1', coin: 'USDT', currency: 'NGN', amount: '1600.50' }, { authorization: `Bearer ${secretKey}` });
     expect(made.status).toBe(201);
     expect(made.body.data.rate).toMatchObject({ fiatPerCoin: '1600.5', fixed: false, source: `${rates.url.split('?')[0]} (NGN) + operator coins (USDT)` });
-    expect(made.body.data.actualAmount).toBe(1.01);
+    expect(made.body.data.actualAmount).toBe(1);
 
     for (const answer of [{ status: 500, body: '{}' }, { status: 200, body: '<html>' }, { status: 200, body: JSON.stringify({ rates: { EUR: 0.9 } }) }]) {
       rates.answer = answer;

@@ -95,19 +95,19 @@ describe('the README, run as written', () => {
       if (process.env.SHOW_README_RUN) console.log(out);
       // The payment, as ServiceClient printed it.
       expect(out).toMatch(/reference: 'order-1'/);
-      expect(out).toMatch(/cryptoAmount: 24\.745/);
+      expect(out).toMatch(/cryptoAmount: 24\.5/);
       // trigger --wait: what the README quotes, in order (how much is confirming shows once the transfer is in a block).
-      const sent = printed.findIndex((l) => l.startsWith('Deposit sent: order-1 is pending, 0 of 24.745 USDT paid'));
+      const sent = printed.findIndex((l) => l.startsWith('Deposit sent: order-1 is pending, 0 of 24.5 USDT paid'));
       expect(sent, out).toBeGreaterThan(-1);
-      expect(printed[sent]).toMatch(/^Deposit sent: order-1 is pending, 0 of 24\.745 USDT paid(, 24\.745 USDT confirming \(\d of 2 confirmations\))?; waiting until it is confirmed…$/);
-      expect(printed.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid');
+      expect(printed[sent]).toMatch(/^Deposit sent: order-1 is pending, 0 of 24\.5 USDT paid(, 24\.5 USDT confirming \(\d of 2 confirmations\))?; waiting until it is confirmed…$/);
+      expect(printed.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid');
       // The handler got the event from listen, verified it, and paid the order at its price.
       expect(printed).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
-      expect(printed).toContain('order-1 paid: 24.745 USDT (confirmed)');
+      expect(printed).toContain('order-1 paid: 24.5 USDT (confirmed)');
       expect(out).not.toMatch(/is not the order's price|Error|refused/);
       // And the README says exactly these.
       const prose = README.replace(/\s+/g, ' ');
-      for (const said of ['Deposit sent: order-1 is pending, 0 of 24.745 USDT paid; waiting until it is confirmed…', 'Confirmed: order-1 is confirmed, 24.745 of 24.745 USDT paid', 'order-1 paid: 24.745 USDT (confirmed)', "reference: 'order-1'", 'cryptoAmount: 24.745']) {
+      for (const said of ['Deposit sent: order-1 is pending, 0 of 24.5 USDT paid; waiting until it is confirmed…', 'Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid', 'order-1 paid: 24.5 USDT (confirmed)', "reference: 'order-1'", 'cryptoAmount: 24.5']) {
         expect(prose).toContain(`\`${said}`);
       }
     } finally {

@@ -40,10 +40,11 @@ describe.each(KINDS)('storage on %s', (kind) => {
       { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', fiatMinor: 10_000_000_000n, acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null, rates: await api.parts.rates.forQuote('NGN', 'USDT') },
       Date.now(),
       60_000,
-      { address: '0x' + '7'.repeat(40), payout: null },
+      { address: '0x' + '7'.repeat(40), payout: null, feeTerms: { bps: 100, bearer: 'customer' }, feeTo: null },
     );
-    // 100,000,000 NGN / 1550 → 64516.129033 USDT, + 1% → 65161.290324 USDT, at 18 decimals.
+    // 100,000,000 NGN / 1550 → 64516.129033 USDT, + a 1% fee the customer bears → 65161.290324 USDT, at 18 decimals.
     expect(payment.due).toBe(65161290324000000000000n);
+    expect(payment.fee).toBe(645161291000000000000n);
     const again = await api.parts.payments.get(account, `big-${kind}`);
     expect(again.due).toBe(payment.due);
     expect((await call('GET', `/api/v1/transaction/verify/big-${kind}`)).body.data.actualAmount).toBe(65161.290324);
@@ -169,7 +170,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
       moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, networkFee: 0n, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
     const available = async () => (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
     const everything = await available();
-    expect(everything).toBeGreaterThan(whole('100'));
+    expect(everything).toBe(whole('100')); // the 100 USD paid, no operator's fee by default
     // Everything in one call: refused, naming the field and the limit; nothing reserved.
     const all = await withdraw(everything).then(() => undefined, (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e);
     expect(all?.message).toMatch(/daily withdrawal limit of 40\.00 USD /);

@@ -57,11 +57,13 @@ describe('the stub API', () => {
     const { status, body } = await init('stub-1', { customer_name: 'Ada', customer_email: 'ada@example.com', metadata: '{"order":7}' });
     expect(status).toBe(201);
     expect(TransactionResponse.safeParse(body).success).toBe(true);
-    expect(body.data).toMatchObject({ cryptoAmount: 10.1, feeInCrypto: 0.1, fiatAmount: 10, customerName: 'Ada', acceptPartialPayment: false });
+    expect(body.data).toMatchObject({ cryptoAmount: 10, feeInCrypto: 0, fiatAmount: 10, customerName: 'Ada', acceptPartialPayment: false });
     // Beside the spec's shape, the payment's state as verify gives a page (ours): the checkout
     // reads the quote as a payment. Metadata and the customer object stay with the secret key.
     expect(VerificationResponse.safeParse(body).success).toBe(true);
-    expect(body.data).toMatchObject({ status: 'pending', actualAmount: 10.1, amountPaid: 0, amountRemaining: 10.1, hash: null });
+    expect(body.data).toMatchObject({ status: 'pending', actualAmount: 10, amountPaid: 0, amountRemaining: 10, hash: null });
+    // The operator's fee terms and split are the merchant's: not on a page's answer.
+    expect(body.data).not.toHaveProperty('fee');
     expect(body.data).not.toHaveProperty('metadata');
     expect(body.data).not.toHaveProperty('customer');
     const server = await call('GET', '/api/v1/transaction/verify/stub-1', undefined, null, { authorization: `Bearer ${testKeys.secretKey}` });
@@ -97,7 +99,7 @@ describe('the stub API', () => {
     expect((await init('priced-1', { amount: 250, currency: 'NGN' })).status).toBe(409);
     const otherCoin = await init('priced-1', { amount: 250, coin: 'USDC' });
     expect(otherCoin.status).toBe(201);
-    expect(otherCoin.body.data).toMatchObject({ coin: 'USDC', fiatAmount: 250, cryptoAmount: 252.5 });
+    expect(otherCoin.body.data).toMatchObject({ coin: 'USDC', fiatAmount: 250, cryptoAmount: 250 });
     // Still the server's price after the page's re-quote.
     expect((await init('priced-1', { amount: '0.01', coin: 'USDC' })).status).toBe(409);
   });
@@ -122,12 +124,14 @@ describe('the stub API', () => {
     await stub.parts.payments.credit(account, 'exact-1', { chainId: payment.chainId, token: payment.token, txHash: '0x' + '22'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n }, clock, report);
     const merchant = (await call('GET', '/api/v1/transaction/verify/exact-1', undefined, null, server)).body.data;
     expect(merchant).toMatchObject({
-      actualAmountExact: '24.745',
-      amountPaidExact: '24.744999999999999999',
+      actualAmountExact: '24.5',
+      amountPaidExact: '24.499999999999999999',
       amountRemainingExact: '0.000000000000000001',
-      feeInCryptoExact: '0.245',
+      feeInCryptoExact: '0',
       fiatAmountExact: '24.50',
-      amountPaid: 24.745,
+      amountPaid: 24.5,
+      // No operator's fee unless it sets one (FEE_BPS 0): the merchant receives all of it.
+      fee: { bps: 0, bearer: 'customer', amount: '0', merchantAmount: '24.5' },
     });
     const page = (await call('GET', '/api/v1/transaction/verify/exact-1')).body.data;
     expect(Object.keys(page).filter((k) => k.endsWith('Exact'))).toEqual([]);
@@ -144,7 +148,7 @@ describe('the stub API', () => {
     const first = await init('stub-3');
     const other = await init('stub-3', { coin: 'USDC' });
     expect(other.status).toBe(201);
-    expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 10.1, address: first.body.data.address });
+    expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 10, address: first.body.data.address });
   });
 
   // Issue 38: the same reference at another amount answered 201 and silently re-quoted it.
@@ -169,19 +173,19 @@ describe('the stub API', () => {
     const again = await init('stub-4', { coin: 'DAI' });
     expect(again.status).toBe(409);
     expect(ErrorBody.safeParse(again.body).success).toBe(true);
-    expect(again.body.message).toMatch(/already received 5.05 USDT/);
+    expect(again.body.message).toMatch(/already received 5 USDT/);
   });
 
   it('tracks deposits: partial, then the rest, then an overpayment is kept, not lost', async () => {
     await init('stub-5');
     const partial = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-5', kind: 'partial' });
-    expect(partial.body.data).toMatchObject({ status: 'incomplete', amountPaid: 5.05, amountRemaining: 5.05 });
+    expect(partial.body.data).toMatchObject({ status: 'incomplete', amountPaid: 5, amountRemaining: 5 });
     const rest = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-5', kind: 'exact' });
     expect(VerificationResponse.safeParse(rest.body).success).toBe(true);
-    expect(rest.body.data).toMatchObject({ status: 'confirmed', amountPaid: 10.1, amountRemaining: 0, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(rest.body.data).toMatchObject({ status: 'confirmed', amountPaid: 10, amountRemaining: 0, hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     await init('stub-6');
     const over = await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-6', kind: 'over' });
-    expect(over.body.data).toMatchObject({ status: 'confirmed', amountPaid: 11.11, actualAmount: 10.1 });
+    expect(over.body.data).toMatchObject({ status: 'confirmed', amountPaid: 11, actualAmount: 10 });
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'stub-6', kind: 'exact' })).status).toBe(409);
   });
 
@@ -192,7 +196,7 @@ describe('the stub API', () => {
     await deposit('settle-1');
     const first = await settleIt('settle-1');
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ status: 'settled', amountPaid: 5.05, actualAmount: 10.1 });
+    expect(first.body.data).toMatchObject({ status: 'settled', amountPaid: 5, actualAmount: 10 });
     expect((await settleIt('settle-1')).body.data.status).toBe('settled'); // again: answered as it is
     expect((await call('GET', '/api/v1/transaction/verify/settle-1')).body.data.status).toBe('settled');
     const [{ n }] = await stub.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE '%"reference":"settle-1"%' AND body LIKE '%"status":"settled"%'`);

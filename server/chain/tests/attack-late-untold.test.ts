@@ -52,7 +52,7 @@ it('tells the merchant of late money even when the first tell failed', { timeout
   clock += 16 * 60_000; // past the quote, on the chain's clock too: a transfer arrives when its block is made
   await reader().request({ method: 'evm_increaseTime' as 'eth_blockNumber', params: [16 * 60] as never });
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
   await expect(w.tick()).rejects.toThrow(/connection terminated/);
   for (let i = 0; i < 3; i++) await w.tick();
   const t = (await store.transfers(chain.chainId)).find((x) => x.recipient === to.toLowerCase())!;

@@ -56,7 +56,7 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
       await watcher.tick();
       const snapshot = await rpc('evm_snapshot');
       const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-      const paid = await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] });
+      const paid = await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] });
       await reader().waitForTransactionReceipt({ hash: paid, pollingInterval: 50 });
       await rpc('anvil_mine', ['0x2']);
       await watcher.tick();
@@ -73,7 +73,7 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
       const sweepAgain = await reader().getTransactionReceipt({ hash: swept.hash! });
       const paidAgain = await reader().getTransactionReceipt({ hash: paid });
       expect(sweepAgain.blockNumber).toBeLessThan(paidAgain.blockNumber);
-      expect(await balance(contracts.tokens.USDT, to)).toBe(parseUnits('10.1', 18)); // the re-mined sweep moved nothing
+      expect(await balance(contracts.tokens.USDT, to)).toBe(parseUnits('10', 18)); // the re-mined sweep moved nothing
 
       await watcher.tick(); // sees the reorganisation, takes the credit back, sees the transfer again, counts it
       await new Sweeper({ network, store, gas, now: () => Date.now() + 3_600_000 }).tick();

@@ -59,7 +59,7 @@ describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
     // Blocks on top, until the deposit is confirmed, swept, final and journaled.
     await until('journaled', async () => {
       await rpc('anvil_mine', ['0x1']);
-      return (await line('USDC')).available === '101';
+      return (await line('USDC')).available === '100';
     }, 60_000, 300);
     const agreed = await books();
     expect(agreed.USDC.journal).toBe(agreed.USDC.chain);

@@ -63,7 +63,7 @@ async function scenario(failing: boolean) {
     const reference = failing ? 'receipt-error' : 'receipt-null';
     const to = (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
     await rpc('anvil_mine', ['0x3']);
     expect((await watcher.tick()).credited).toBe(1);
 

@@ -69,7 +69,7 @@ describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () =>
       const treasury = s.network.treasury!;
       const before = await balance(contracts.tokens.USDT, treasury);
       const deposit = await s.open('window-dust');
-      await sendUsdt(1, deposit, '10.1');
+      await sendUsdt(1, deposit, '10');
       expect((await s.watcher.tick()).credited).toBe(1);
       // An attacker's 0.001 USDT (below the 0.01 minimum) lands before the sweep, after the watcher's tick.
       await sendUsdt(2, deposit, '0.001');
@@ -83,11 +83,11 @@ describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () =>
       const report = await reconcile(s.network, s.store);
       expect(report.deposits.find((d) => d.reference === 'window-dust')).toMatchObject({ onChain: 0n, held: 0n });
       expect(report.differences).toEqual([]);
-      // The treasury received 10.101; the journal must say it holds exactly that.
+      // The treasury received 10.001; the journal must say it holds exactly that.
       await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
       const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
-      expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(parseUnits('10.101', 18));
-      expect(held.merchants + held.fees + held.payable).toBe(parseUnits('10.101', 18));
+      expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(parseUnits('10.001', 18));
+      expect(held.merchants + held.fees + held.payable).toBe(parseUnits('10.001', 18));
     } finally {
       await s.close();
     }

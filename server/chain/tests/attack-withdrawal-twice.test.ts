@@ -53,7 +53,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     const store = new ChainStore(api.db);
     await store.forget(chain.chainId);
 
-    // A balance of 10.1 USDT: paid, counted, swept to the treasury, final.
+    // A balance of 10 USDT: paid, counted, swept to the treasury, final.
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
       chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
@@ -63,7 +63,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     stops.push(() => watcher.stop());
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'twice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader.waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader.waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
 

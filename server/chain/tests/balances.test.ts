@@ -120,7 +120,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(switched.body.data).toEqual({ settlement: 'balance', treasury });
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'w-1', kind: 'exact' });
     await until('w-1 swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === walletDeposit.toLowerCase())?.sweptHash);
-    expect(await onChain(contracts.tokens.USDT, merchantWallet)).toBe(10_100_000_000_000_000_000n); // to the merchant's wallet, as today
+    expect(await onChain(contracts.tokens.USDT, merchantWallet)).toBe(10_000_000_000_000_000_000n); // to the merchant's wallet, as today
     expect(await onChain(contracts.tokens.USDT, treasury)).toBe(0n);
     expect((await balanceOf('USDT')).available).toBe('0'); // never the merchant's balance: the service does not hold it
     await books('wallet payment swept to the merchant');
@@ -135,9 +135,9 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'b-1', kind: 'exact' });
     await until('confirmed', async () => (await verify('b-1')).status === 'confirmed');
     await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash);
-    expect(await onChain(contracts.tokens.USDC, treasury)).toBe(101_000_000n);
-    const usdc = await until('journaled', async () => ((await balanceOf('USDC')).available === '101' ? balanceOf('USDC') : false));
-    expect(usdc).toEqual({ coin: 'USDC', chain_id: 31337, network: 'Local dev chain', available: '101', reserved: '0', pending: '0' });
+    expect(await onChain(contracts.tokens.USDC, treasury)).toBe(100_000_000n);
+    const usdc = await until('journaled', async () => ((await balanceOf('USDC')).available === '100' ? balanceOf('USDC') : false));
+    expect(usdc).toEqual({ coin: 'USDC', chain_id: 31337, network: 'Local dev chain', available: '100', reserved: '0', pending: '0' });
     await books('USDC payment swept to the treasury');
   });
 
@@ -160,7 +160,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     const tooMuch = (await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '500' })).body.data;
     const refused = await server('POST', '/api/v1/swaps', { quote_id: tooMuch.id });
     expect(refused.status).toBe(409);
-    expect(refused.body.message).toMatch(/more than the balance of 101 USDC/);
+    expect(refused.body.message).toMatch(/more than the balance of 100 USDC/);
   });
 
   let received = '';
@@ -183,7 +183,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     const started = await server('POST', '/api/v1/swaps', { quote_id: q.id });
     expect(started.status).toBe(201);
     expect(started.body.data.status).toBe('pending');
-    expect((await balanceOf('USDC')).available).toBe('51');
+    expect((await balanceOf('USDC')).available).toBe('50');
     expect((await balanceOf('USDC')).reserved).toBe('50');
     expect((await server('POST', '/api/v1/swaps', { quote_id: q.id })).status).toBe(409); // a quote is used once
     const done = await until('swap completed', async () => {
@@ -202,7 +202,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     console.log(`exact approval: ${approvalReceipt.gasUsed} gas`);
     expect((await api.db.query(`SELECT 1 FROM journal_entries WHERE kind = 'gas' AND ref = $1`, [`31337/${approval.toLowerCase()}`])).length).toBe(1);
     expect(await balanceOf('USDT')).toMatchObject({ available: received, reserved: '0' });
-    expect(await balanceOf('USDC')).toMatchObject({ available: '51', reserved: '0' });
+    expect(await balanceOf('USDC')).toMatchObject({ available: '50', reserved: '0' });
     const events = await api.db.query(`SELECT body FROM events WHERE type = 'SWAP_UPDATED' AND body LIKE $1 ORDER BY seq`, [`%${q.id}%`]);
     expect(events.map((e) => JSON.parse(e.body as string).data.status)).toEqual(['pending', 'completed']);
     await books('swap USDC to USDT');

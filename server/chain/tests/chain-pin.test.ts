@@ -74,7 +74,7 @@ describe('signatures pinned to their chain', { timeout: 120_000 }, () => {
     });
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'pin', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader(chain.url).waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader(chain.url).waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
     await watcher.tick();
     expect(await new Sweeper({ network: pinned, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
     await watcher.tick();

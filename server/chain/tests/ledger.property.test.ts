@@ -103,7 +103,7 @@ it('credits a payment no more than reached its address in its own token, and con
         if (s.kind === 'send') {
           const [row] = await api.db.query(`SELECT due FROM payments WHERE reference = $1`, [reference]);
           const due = BigInt(row.due as string);
-          const units = { zero: 0n, dust: 1_000n, part: parseUnits('3', DECIMALS[s.token]), all: s.token === 'USDT' ? due : parseUnits('10.1', DECIMALS[s.token]) }[s.amount];
+          const units = { zero: 0n, dust: 1_000n, part: parseUnits('3', DECIMALS[s.token]), all: s.token === 'USDT' ? due : parseUnits('10', DECIMALS[s.token]) }[s.amount];
           const hash = await wallet.writeContract({ address: contracts.tokens[s.token], abi: TestToken.abi, functionName: 'transfer', args: [address, units] });
           await reader().waitForTransactionReceipt({ hash, pollingInterval: 20 });
         } else if (s.kind === 'requote') {

@@ -135,8 +135,8 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const usdt = await init({ reference: 'two-usdt', coin: 'USDT', chain_id: 56 });
     const usdc = await init({ reference: 'two-usdc', coin: 'USDC' }); // on one chain only: no chain_id needed
     expect([usdt.status, usdc.status]).toEqual([201, 201]);
-    expect(usdt.body.data).toMatchObject({ coin: 'USDT', chainId: 56, cryptoAmount: 10.1 });
-    expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10.1 });
+    expect(usdt.body.data).toMatchObject({ coin: 'USDT', chainId: 56, cryptoAmount: 10 });
+    expect(usdc.body.data).toMatchObject({ coin: 'USDC', chainId: 1, cryptoAmount: 10 });
     const [a, b] = [usdt.body.data.address as Address, usdc.body.data.address as Address];
     // One factory address on every chain and one payout address: the USDT payment's address on
     // chain 1 is the same address. A customer who sends on the wrong chain pays nothing toward
@@ -144,10 +144,10 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     const usdtOn1 = eth().tokens.USDT!;
     expect(usdtOn1).toBe(bsc().tokens.USDT); // the same token address, too
     const mixUps = [
-      await send(eth(), usdtOn1, a, parseUnits('10.1', 6)), // USDT, same symbol, other chain, same address
-      await send(eth(), eth().tokens.USDC!, a, parseUnits('10.1', 6)), // another coin of the other chain
+      await send(eth(), usdtOn1, a, parseUnits('10', 6)), // USDT, same symbol, other chain, same address
+      await send(eth(), eth().tokens.USDC!, a, parseUnits('10', 6)), // another coin of the other chain
     ];
-    const mixUpOn56 = await send(bsc(), bsc().tokens.USDT!, b, parseUnits('10.1', 18)); // the USDC payment's address, on chain 56
+    const mixUpOn56 = await send(bsc(), bsc().tokens.USDT!, b, parseUnits('10', 18)); // the USDC payment's address, on chain 56
     await mine(eth(), 3);
     await mine(bsc(), 3);
     await scanned(eth(), mixUps[1]! + 2n);
@@ -158,25 +158,25 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     await until('the wrong-chain transfers told', async () => (await wrongChain('two-usdt')).length === 2 && (await wrongChain('two-usdc')).length === 1);
     expect(await wrongChain('two-usdt')).toEqual(
       [
-        [1, usdtOn1.toLowerCase(), String(parseUnits('10.1', 6)), 56],
-        [1, eth().tokens.USDC!.toLowerCase(), String(parseUnits('10.1', 6)), 56],
+        [1, usdtOn1.toLowerCase(), String(parseUnits('10', 6)), 56],
+        [1, eth().tokens.USDC!.toLowerCase(), String(parseUnits('10', 6)), 56],
       ].sort((x, y) => String(x[1]).localeCompare(String(y[1]))),
     );
-    expect(await wrongChain('two-usdc')).toEqual([[56, bsc().tokens.USDT!.toLowerCase(), String(parseUnits('10.1', 18)), 1]]);
+    expect(await wrongChain('two-usdc')).toEqual([[56, bsc().tokens.USDT!.toLowerCase(), String(parseUnits('10', 18)), 1]]);
 
     // Each paid on its own chain.
-    await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10.1', 18));
-    await send(eth(), eth().tokens.USDC!, b, parseUnits('10.1', 6));
+    await send(bsc(), bsc().tokens.USDT!, a, parseUnits('10', 18));
+    await send(eth(), eth().tokens.USDC!, b, parseUnits('10', 6));
     await mine(bsc(), 2);
     await mine(eth(), 2);
     await until('both confirmed', async () => (await verify('two-usdt')).status === 'confirmed' && (await verify('two-usdc')).status === 'confirmed');
-    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1, chainId: 56 });
-    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1, chainId: 1 });
+    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10, chainId: 56 });
+    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10, chainId: 1 });
     // Swept on each chain to the payout address the deposit is bound to: the payment's own money,
     // and what came on the wrong chain, on that chain (the same address there, the merchant's).
-    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('20.2', 18));
-    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('20.2', 6));
-    await until('USDT swept on chain 1', async () => (await balanceOf(eth(), usdtOn1, payout)) === parseUnits('10.1', 6));
+    await until('USDT swept on chain 56', async () => (await balanceOf(bsc(), bsc().tokens.USDT!, payout)) === parseUnits('20', 18));
+    await until('USDC swept on chain 1', async () => (await balanceOf(eth(), eth().tokens.USDC!, payout)) === parseUnits('20', 6));
+    await until('USDT swept on chain 1', async () => (await balanceOf(eth(), usdtOn1, payout)) === parseUnits('10', 6));
     for (const [s, token, deposit] of [[bsc(), bsc().tokens.USDT!, b], [eth(), usdtOn1, a], [eth(), eth().tokens.USDC!, a]] as const) expect(await balanceOf(s, token, deposit)).toBe(0n);
     // Each payment counted its one transfer, on its chain; what came on the other chain is recorded as money it did not ask for.
     const transfers = await api.db.query(
@@ -189,8 +189,8 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
       ['two-usdt', 1, 'unexpected', true],
       ['two-usdt', 56, 'credited', true],
     ]);
-    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10.1 });
-    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10.1 });
+    expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10 });
+    expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10 });
   });
 
   it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
@@ -201,10 +201,10 @@ describe('two live chains at once', { timeout: 90_000 }, () => {
     expect(moved.body.data).toMatchObject({ coin: 'USDC', chainId: 1 });
     // Bound to chain 1's payout address, so the address differs from chain 56's.
     expect(moved.body.data.address).not.toBe(first.body.data.address);
-    const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10.1', 6));
+    const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10', 6));
     await mine(eth(), 2);
     await until('the moved payment confirmed', async () => (await verify('two-move')).status === 'confirmed');
-    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10.1', 6));
+    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10', 6));
     expect(block).toBeGreaterThan(0n);
 
     // Dust at the old address is a recorded transfer there: the payment stays on its chain.

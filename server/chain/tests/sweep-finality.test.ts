@@ -47,7 +47,7 @@ async function service(confirmations: number) {
     holder: 'finality', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
   });
   const request = caller(() => api.url);
-  const pay = async (reference: string, amount = '10.1') => {
+  const pay = async (reference: string, amount = '10') => {
     const made = await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey);
     const to = made.body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
@@ -82,7 +82,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       await rpc('evm_revert', [snapshot]);
       await rpc('anvil_mine', ['0x3']);
       expect(await reader().getTransactionReceipt({ hash: deep.hash! }).catch(() => undefined)).toBeUndefined();
-      expect(await balance(contracts.tokens.USDT, second)).toBe(parseUnits('10.1', 18)); // the money never moved
+      expect(await balance(contracts.tokens.USDT, second)).toBe(parseUnits('10', 18)); // the money never moved
 
       // The next tick (the deep sweep's claim long run out) sees it gone, undoes it, and sweeps the deposit again.
       await s.watcher.tick();
@@ -95,7 +95,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       // The books: the treasury holds on chain what the journal says, to the base unit.
       await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now());
       const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
-      expect(held.merchants).toBe(parseUnits('20.2', 18));
+      expect(held.merchants).toBe(parseUnits('20', 18));
       expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(held.merchants + held.fees + held.payable);
     } finally {
       await s.close();
@@ -116,10 +116,10 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       expect(swept).toMatchObject({ swept: 1, final: 0 });
       const usdt = async () => (await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((l) => l.token === contracts.tokens.USDT.toLowerCase())!;
       // Mined, not yet final: still pending in the balance, and nothing journaled.
-      expect(await usdt()).toMatchObject({ available: 0n, pending: parseUnits('10.1', 18) });
+      expect(await usdt()).toMatchObject({ available: 0n, pending: parseUnits('10', 18) });
       await rpc('anvil_mine', ['0x2']);
       expect((await sweeper.tick()).final).toBe(1);
-      expect(await usdt()).toMatchObject({ available: parseUnits('10.1', 18), pending: 0n });
+      expect(await usdt()).toMatchObject({ available: parseUnits('10', 18), pending: 0n });
       const held = await s.api.parts.journal.held(chain.chainId, contracts.tokens.USDT);
       expect((await balance(contracts.tokens.USDT, treasury)) - before).toBe(held.merchants + held.fees + held.payable);
     } finally {
@@ -136,7 +136,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       await s.watcher.tick();
       const snapshot = await rpc('evm_snapshot');
       const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-      await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+      await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
       await rpc('anvil_mine', ['0x2']);
       await s.watcher.tick();
       const verify = async () => (await s.request('GET', '/api/v1/transaction/verify/deep-reorg', undefined, secretKey)).body.data;
@@ -171,7 +171,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       await rpc('anvil_mine', ['0x3']);
       const after = await reconcile(s.network, s.store);
       expect(after.differences).toEqual([]);
-      expect(after.deposits.find((d) => d.reference === 'rc-1')).toMatchObject({ held: 0n, onChain: 0n, swept: parseUnits('10.1', 18) });
+      expect(after.deposits.find((d) => d.reference === 'rc-1')).toMatchObject({ held: 0n, onChain: 0n, swept: parseUnits('10', 18) });
     } finally {
       await s.close();
     }

@@ -66,7 +66,7 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   for (const reference of ['sw-1', 'sw-2', 'sw-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).data.address);
   // The merchant names another payout address later: these payments' money still goes to the first.
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(4).address });
-  for (const address of to) await send(address, '10.1');
+  for (const address of to) await send(address, '10');
   await send(to[2]!, '3', 'USDC'); // the wrong token: recorded, told, and swept all the same
   await watcher.tick();
 
@@ -77,7 +77,7 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   expect([first.swept, second.swept, (await sweeper.tick()).swept]).toEqual([2, 2, 0]);
   expect(first.hash).not.toBe(second.hash); // two deposits a transaction
 
-  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('30.3', 18));
+  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('30', 18));
   expect(await balance(contracts.tokens.USDC, payout)).toBe(parseUnits('3', 6));
   expect(await balance(contracts.tokens.USDT, devAccount(4).address)).toBe(0n);
   for (const address of to) expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
@@ -97,14 +97,14 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   expect((await sweeper.tick()).swept).toBe(0);
   const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 61_000 });
   expect((await later.tick()).swept).toBe(1);
-  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('31.3', 18));
+  expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('31', 18));
 });
 
 // Issue 21, 6: one deposit frozen by its token reverted the whole batch at every retry.
 it('leaves out a deposit its token refuses, names it and why, and sweeps its neighbours', { timeout: 60_000 }, async () => {
   const to: Address[] = [];
   for (const reference of ['fz-1', 'fz-2', 'fz-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })).data.address);
-  for (const address of to) await send(address, '5.05');
+  for (const address of to) await send(address, '5');
   const admin = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
   await reader().waitForTransactionReceipt({ hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [to[1]!] }), pollingInterval: 50 });
   await watcher.tick();
@@ -114,7 +114,7 @@ it('leaves out a deposit its token refuses, names it and why, and sweeps its nei
   expect(done.stuck).toEqual([{ reference: 'fz-2', token: contracts.tokens.USDT.toLowerCase(), reason: 'frozen' }]);
   expect(await balance(contracts.tokens.USDT, to[0]!)).toBe(0n);
   expect(await balance(contracts.tokens.USDT, to[2]!)).toBe(0n);
-  expect(await balance(contracts.tokens.USDT, to[1]!)).toBe(parseUnits('5.05', 18));
+  expect(await balance(contracts.tokens.USDT, to[1]!)).toBe(parseUnits('5', 18));
   // Left out for a while, not tried at every tick.
   expect(await sweeper.tick()).toMatchObject({ swept: 0, stuck: [], undone: [] });
 });
@@ -123,7 +123,7 @@ it('leaves out a deposit its token refuses, names it and why, and sweeps its nei
 // was recorded as done, and the deposits never swept again.
 it('does not count a sweep whose transaction was replaced; the deposits are swept again', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'rp-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
-  await send(address, '5.05');
+  await send(address, '5');
   await watcher.tick();
   const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
   await rpc('evm_setAutomine', [false]);
@@ -146,7 +146,7 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
   }
   const mine = (await store.transfers(chain.chainId)).filter((t) => t.recipient === address.toLowerCase());
   expect(mine.map((t) => t.sweptHash)).toEqual([undefined]);
-  expect(await balance(contracts.tokens.USDT, address)).toBe(parseUnits('5.05', 18));
+  expect(await balance(contracts.tokens.USDT, address)).toBe(parseUnits('5', 18));
   const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 301_000 });
   expect((await later.tick()).swept).toBe(1);
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
@@ -156,7 +156,7 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
 // claim ran out, and the next sweep queued behind it at the next nonce.
 it('sends a sweep stuck in the pool again at the same nonce with higher fees, and counts the one mined', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'st-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
-  await send(address, '5.05');
+  await send(address, '5');
   await watcher.tick();
   const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
   const nonce = await reader().getTransactionCount({ address: gas.address });
@@ -199,7 +199,7 @@ it('sends a sweep stuck in the pool again at the same nonce with higher fees, an
 // Issue 21, 5: two instances sharing the gas key each ran a sweep loop and raced for its nonce.
 it('sweeps a chain from one instance at a time, and waits when fees are above the network\'s cap', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'ls-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
-  await send(address, '5.05');
+  await send(address, '5');
   await watcher.tick();
   const network = devNetwork(chain.url, contracts, 1);
   expect(await store.sweeps.leaseSweeper(chain.chainId, 'instance-a', Date.now(), 60_000)).toBe(true);
@@ -217,7 +217,7 @@ it('sweeps a chain from one instance at a time, and waits when fees are above th
 });
 
 // Issue 21: the credited amount came from the event, not the balance: a fee-on-transfer token
-// was credited 10.1 while the deposit held 9.999, and nothing noticed.
+// was credited 10 while the deposit held 9.999, and nothing noticed.
 it('reconciles every deposit with the chain: swept ones hold nothing, and a token whose fee its events hide is reported', { timeout: 60_000 }, async () => {
   const network = devNetwork(chain.url, contracts, 1);
   const clean = await reconcile(network, store);
@@ -239,7 +239,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   await setFee(10n); // 0.1 %, which the Transfer event does not show
   try {
     const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'fee-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
-    await send(address, '5.05');
+    await send(address, '5');
   } finally {
     await setFee(0n);
   }
@@ -258,7 +258,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   await new Promise((resolve) => setTimeout(resolve, 300));
   await other.stop();
   const { differences, checked } = await reconcile(network, store);
-  expect(differences.map((d) => [d.reference, d.held, d.onChain])).toEqual([['fee-1', parseUnits('5.05', 18), parseUnits('5.04495', 18)]]);
+  expect(differences.map((d) => [d.reference, d.held, d.onChain])).toEqual([['fee-1', parseUnits('5', 18), parseUnits('4.995', 18)]]);
   expect(checked).toBe(1); // only the line that disagrees: the others agreed and have not moved
 
   const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_DISCREPANCY'`);
@@ -272,7 +272,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
 it('sends nothing once its lease went to another instance mid-tick; the deposit is swept later by the holder', { timeout: 60_000 }, async () => {
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lost-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
-  await send(address, '5.05');
+  await send(address, '5');
   await watcher.tick();
   const network = devNetwork(chain.url, contracts, 1);
   const nonce = await reader().getTransactionCount({ address: gas.address });

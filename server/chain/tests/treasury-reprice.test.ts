@@ -53,7 +53,7 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
     const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'reprice', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'reprice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
 

@@ -65,7 +65,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     return { stop: async () => void (await Promise.all(jobs.map((job) => job.stop()))) };
   };
 
-  it('has a balance of 10.1 USDT in the treasury to withdraw from', async () => {
+  it('has a balance of 10 USDT in the treasury to withdraw from', async () => {
     const network = devNetwork(chain.url, contracts, 1);
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false });
     const store = new ChainStore(api.db);
@@ -78,7 +78,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     });
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'sender', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
     await reconciled();

@@ -79,19 +79,19 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher();
     const to = await payment('w-1');
     await w.tick();
-    await send(to, '10.1');
+    await send(to, '10');
     expect((await w.tick()).seen).toBe(1);
     // One confirmation of two: recorded as confirming (what the status answer shows), not counted.
     const [{ id }] = await api.db.query(`SELECT id FROM payments WHERE reference = 'w-1'`);
     expect(await status('w-1')).toMatchObject({ status: 'pending', amountPaid: 0 });
-    expect(await store.confirming(String(id))).toEqual({ amount: parseUnits('10.1', 18), confirmations: 1 });
+    expect(await store.confirming(String(id))).toEqual({ amount: parseUnits('10', 18), confirmations: 1 });
     await mine();
     expect((await w.tick()).credited).toBe(1);
-    expect(await status('w-1')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-1')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     expect(await store.confirming(String(id))).toBeUndefined();
     await mine(3);
     expect((await w.tick()).credited).toBe(0);
-    expect(await status('w-1')).toMatchObject({ amountPaid: 10.1 });
+    expect(await status('w-1')).toMatchObject({ amountPaid: 10 });
     await w.stop();
   });
 
@@ -103,7 +103,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     expect(await status('w-2')).toMatchObject({ status: 'incomplete', amountPaid: 4 });
     await send(to, '6.1');
     await w.tick();
-    expect(await status('w-2')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-2')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await w.stop();
   });
 
@@ -111,13 +111,13 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher();
     const to = await payment('w-10');
     await w.tick();
-    await send(to, '10.1');
+    await send(to, '10');
     await w.tick(); // seen, one confirmation of two
     clock += 16 * 60_000; // the quote runs out while it confirms
     await mine();
     await w.tick();
     clock -= 16 * 60_000;
-    expect(await status('w-10')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-10')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('credited');
     await w.stop();
   });
@@ -128,7 +128,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher({ confirmations: 1 });
     await w.tick();
     const to = await payment('w-behind');
-    await send(to, '10.1'); // well within the 15-minute quote, by the block's own time
+    await send(to, '10'); // well within the 15-minute quote, by the block's own time
     clock += 20 * 60_000; // the watcher is down for 20 minutes, and sees the block only now
     try {
       await w.tick();
@@ -136,7 +136,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
       const seen = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!;
       expect(seen.state).toBe('credited');
       expect(seen.seenMs).toBeLessThan(clock - 15 * 60_000);
-      expect(await status('w-behind')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+      expect(await status('w-behind')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     } finally {
       clock -= 20 * 60_000;
       await w.stop();
@@ -146,7 +146,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   it('a watcher stopped between crediting a transfer and recording that counts it once, and never calls it late', async () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-11');
-    await send(to, '10.1');
+    await send(to, '10');
     await w.tick();
     const [credited] = (await store.transfers(chain.chainId)).filter((t) => t.recipient === to.toLowerCase());
     expect(credited?.state).toBe('credited');
@@ -157,7 +157,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.tick();
     clock -= 16 * 60_000;
     expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('credited');
-    expect(await status('w-11')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-11')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     expect((await events('DEPOSIT_TRANSACTION')).filter((e) => e.reference === 'w-11')).toHaveLength(1);
     expect((await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === 'w-11')).toHaveLength(0);
     await w.stop();
@@ -166,13 +166,13 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   it('records the wrong token and late money, tells the merchant, and counts neither', async () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-3');
-    await send(to, '10.1', 'USDC');
+    await send(to, '10', 'USDC');
     await w.tick();
     expect(await status('w-3')).toMatchObject({ status: 'pending', amountPaid: 0 });
     const late = await payment('w-4');
     clock += 16 * 60_000; // past the 15-minute quote, on the chain's clock too: a transfer arrives when its block is made
     await rpc('evm_increaseTime', [16 * 60]);
-    await send(late, '10.1');
+    await send(late, '10');
     await w.tick();
     clock -= 16 * 60_000;
     expect(await status('w-4')).toMatchObject({ amountPaid: 0 });
@@ -196,7 +196,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-5');
     await w.tick();
     const signed = await wallet().signTransaction(
-      await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10.1', 18)) }),
+      await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10', 18)) }),
     );
     const snapshot = await rpc('evm_snapshot');
     await rpc('eth_sendRawTransaction', [signed]);
@@ -214,7 +214,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await mine();
     await w.tick();
     await w.tick();
-    expect(await status('w-5')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-5')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     // Its arrival is when it was first seen: a re-mining never moves it later (past the quote).
     expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.seenMs).toBe(firstSeen);
     clock -= 60_000;
@@ -231,12 +231,12 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await mine(5);
     await w.tick(); // keeps only the new top's hash: the five blocks below it held nothing of ours
     await rpc('evm_revert', [snapshot]);
-    await send(to, '10.1'); // in the first block of the new branch, below the changed top
+    await send(to, '10'); // in the first block of the new branch, below the changed top
     await mine(7);
     const after = await w.tick();
     expect(after.reorgedFrom).toBeDefined();
     await w.tick();
-    expect(await status('w-deep')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-deep')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await w.stop();
   });
 
@@ -245,7 +245,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-6');
     await w.tick();
     const snapshot = await rpc('evm_snapshot');
-    await send(to, '10.1');
+    await send(to, '10');
     await w.tick();
     expect(await status('w-6')).toMatchObject({ status: 'confirmed' });
     await rpc('evm_revert', [snapshot]);
@@ -263,7 +263,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-foreign');
     await w.tick();
     const snapshot = await rpc('evm_snapshot');
-    const hash = await send(to, '10.1', 'USDC');
+    const hash = await send(to, '10', 'USDC');
     expect((await w.tick()).seen).toBe(1); // one confirmation of two
     const told = async () => (await events('DEPOSIT_UNMATCHED')).filter((e) => e.transfer.txHash === hash);
     expect(await told()).toHaveLength(0);
@@ -273,7 +273,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.tick();
     expect(await told()).toHaveLength(0);
     // Sent again and left in place: told once it is two blocks deep, and once only.
-    const kept = await send(to, '10.1', 'USDC');
+    const kept = await send(to, '10', 'USDC');
     await w.tick();
     expect((await events('DEPOSIT_UNMATCHED')).filter((e) => e.transfer.txHash === kept)).toHaveLength(0);
     await mine();
@@ -288,7 +288,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-late-again');
     await w.tick();
-    const signed = await wallet().signTransaction(await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10.1', 18)) }));
+    const signed = await wallet().signTransaction(await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10', 18)) }));
     clock += 16 * 60_000; // past the 15-minute quote, on the chain's clock too
     await rpc('evm_increaseTime', [16 * 60]);
     try {
@@ -318,7 +318,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-half-rewind');
     await w.tick();
-    await send(to, '10.1');
+    await send(to, '10');
     await w.tick();
     expect(await status('w-half-rewind')).toMatchObject({ status: 'confirmed' });
     // What a crash right after the rewind's transaction leaves: the transfer orphaned, its credit in place.
@@ -331,7 +331,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     // Taken back and told; the scan then finds the transfer still on the chain and counts it again.
     expect((await events('DEPOSIT_REVERSED')).map((e) => e.reference)).toContain('w-half-rewind');
     await next.tick();
-    expect(await status('w-half-rewind')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-half-rewind')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await next.stop();
     await w.stop();
   });
@@ -341,12 +341,12 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-7');
     await first.tick();
     await first.stop();
-    await send(to, '10.1');
+    await send(to, '10');
     await mine(5);
     const second = watcher({ confirmations: 1 });
     await second.tick();
     await second.tick();
-    expect(await status('w-7')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-7')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await second.stop();
   });
 
@@ -361,13 +361,13 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await send(to, '6.1');
     proxy.down = false;
     await w.tick();
-    expect(await status('w-8')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-8')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await w.stop();
 
     proxy.down = true;
     const both = watcher({ confirmations: 1, rpcUrls: [proxy.url, chain.url] });
     const next = await payment('w-9');
-    await send(next, '10.1');
+    await send(next, '10');
     await both.tick();
     await both.tick();
     expect(await status('w-9')).toMatchObject({ status: 'confirmed' });
@@ -382,10 +382,10 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
     const to = await payment('w-lag');
     await w.tick();
-    await send(to, '10.1');
+    await send(to, '10');
     await w.tick();
     await w.tick();
-    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     proxy.staleHead = (await reader().getBlockNumber()) - 3n;
     const lagging = await w.tick();
     expect(lagging).toMatchObject({ lagging: true, credited: 0 });
@@ -393,7 +393,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     proxy.staleHead = undefined;
     await mine();
     await w.tick();
-    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-lag')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     expect((await events('DEPOSIT_REVERSED')).map((e) => e.reference)).not.toContain('w-lag');
     await w.stop();
     await proxy.close();
@@ -408,10 +408,10 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-range');
     await w.tick().catch(() => {}); // wherever the cursor is, it moves on in steps of at most 3
     await mine(10);
-    await send(to, '10.1');
+    await send(to, '10');
     await mine(2);
     for (let i = 0; i < 40 && (await status('w-range')).status !== 'confirmed'; i++) await w.tick();
-    expect(await status('w-range')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-range')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await w.stop();
     await proxy.close();
   });
@@ -420,7 +420,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const address = await payment('fin-1');
     const w = watcher({ finality: 'safe' });
     await w.tick();
-    await send(address, '10.1');
+    await send(address, '10');
     // Two confirmations, but anvil's safe block is 32 below its head.
     await mine(3);
     await w.tick();
@@ -437,11 +437,11 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const to = await payment('w-filter');
     const w = watcher({ confirmations: 1, rpcUrls: [proxy.url] });
     await w.tick();
-    await send(to, '10.1');
+    await send(to, '10');
     await send(devAccount(5).address, '1'); // not a deposit: never asked for
     await w.tick();
     await w.tick();
-    expect(await status('w-filter')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-filter')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     const last = proxy.logQueries.at(-1)!;
     expect((last.topics![2] as string[]).map((t) => `0x${t.slice(26)}`)).toContain(to.toLowerCase());
     expect((last.topics![2] as string[]).map((t) => `0x${t.slice(26)}`)).not.toContain(devAccount(5).address.toLowerCase());
@@ -449,11 +449,11 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     // More deposit addresses than the filter takes: every transfer of the tokens, matched here.
     const wide = watcher({ confirmations: 1, rpcUrls: [proxy.url], filterUpTo: 1 });
     const next = await payment('w-unfiltered');
-    await send(next, '10.1');
+    await send(next, '10');
     await wide.tick();
     await wide.tick();
     expect(proxy.logQueries.at(-1)!.topics!.slice(1).filter((t) => t !== null)).toEqual([]);
-    expect(await status('w-unfiltered')).toMatchObject({ status: 'confirmed', amountPaid: 10.1 });
+    expect(await status('w-unfiltered')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await wide.stop();
     await proxy.close();
   });

@@ -115,8 +115,12 @@ export function Payment({ checkout, view }: Props) {
                 </>
               )}
             </dd>
-            <dt>{text.fee}</dt>
-            <dd>{coinAmount(payment.feeInCrypto, coin.symbol)}</dd>
+            {payment.feeInCrypto > 0 && (
+              <>
+                <dt>{text.fee}</dt>
+                <dd>{coinAmount(payment.feeInCrypto, coin.symbol)}</dd>
+              </>
+            )}
             <dt>{text.total}</dt>
             <dd>
               <b>{coinAmount(payment.actualAmount, coin.symbol)}</b>
