@@ -73,7 +73,7 @@ describe('the dashboard as served', () => {
   });
 
   it('serves every screen as one page under a strict CSP: no inline script, no other origin', async () => {
-    for (const path of ['/dashboard', '/dashboard/payments', '/dashboard/payments/ord-1', '/dashboard/welcome', '/dashboard/developers']) {
+    for (const path of ['/dashboard', '/dashboard/', '/dashboard/swaps', '/dashboard/payments', '/dashboard/payments/ord-1', '/dashboard/welcome', '/dashboard/developers']) {
       const page = await fetch(api.url + path);
       expect(page.status, path).toBe(200);
       const policy = page.headers.get('content-security-policy') ?? '';
