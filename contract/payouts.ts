@@ -3,19 +3,10 @@
 import * as z from 'zod/mini';
 import { bool, is, text } from './fields.ts';
 
-export const PAYOUT_CURRENCIES = ['USD', 'NGN', 'GHS'] as const;
-export type PayoutCurrency = (typeof PAYOUT_CURRENCIES)[number];
-
-/** Which write fields each currency requires, exactly as the spec's table says. */
-export const REQUIRED_FIELDS: Record<PayoutCurrency, readonly string[]> = {
-  USD: ['bank_name', 'account_name', 'account_number', 'country', 'account_type', 'routing_number', 'city', 'state', 'address', 'postal_code'],
-  NGN: ['bank_name', 'bank_code', 'account_name', 'account_number', 'country', 'state'],
-  GHS: ['bank_name', 'bank_code', 'account_name', 'account_number', 'country', 'city', 'address', 'street', 'postal_code'],
-};
-export const WRITE_FIELDS = [
-  'bank_name', 'bank_code', 'account_name', 'account_number', 'country', 'account_type',
-  'routing_number', 'city', 'state', 'address', 'street', 'postal_code',
-] as const;
+// The currencies and their fields live in payout-fields.ts, which the dashboard's bundle imports
+// without this file's schemas.
+export { PAYOUT_CURRENCIES, REQUIRED_FIELDS, WRITE_FIELDS, type PayoutCurrency } from './payout-fields.ts';
+import { WRITE_FIELDS, PAYOUT_CURRENCIES, type PayoutCurrency } from './payout-fields.ts';
 
 const filled = is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 200, 'text of 1 to 200 characters');
 

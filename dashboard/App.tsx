@@ -1,11 +1,12 @@
-// The dashboard's frame: a skip link, the header with the business, the test/live switch and
-// sign-out, the navigation (Balances and Payouts keep their places), and the router's screens.
+// The dashboard's frame: a skip link, the header with the business, the test/live switch,
+// sign-out and the language, the navigation, and the router's screens. Its words go through t().
 // Signed out, every screen but the sign-in link's and the sign-in's becomes the sign-in.
 import { h, Fragment, type ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { mode, session, signOut } from './api.ts';
 import { SignIn } from './screens/SignIn.tsx';
+import { lang, LANGS, speak, t, type Lang } from './words.ts';
 
 // Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
 // with the frame): the first load carries the frame, the sign-in and what every screen shares.
@@ -18,7 +19,9 @@ const Balances = lazy(() => import('./screens/Balances.tsx').then((m) => m.Balan
 const Developers = lazy(() => import('./screens/Developers.tsx').then((m) => m.Developers));
 const Events = lazy(() => import('./screens/Events.tsx').then((m) => m.Events));
 const Settings = lazy(() => import('./screens/Settings.tsx').then((m) => m.Settings));
-const Later = lazy(() => import('./screens/Later.tsx').then((m) => m.Later));
+const Swaps = lazy(() => import('./screens/Swaps.tsx').then((m) => m.Swaps));
+const Payouts = lazy(() => import('./screens/Payouts.tsx').then((m) => m.Payouts));
+const Withdrawals = lazy(() => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals));
 const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
 
 const NAV: Array<[string, string]> = [
@@ -27,7 +30,9 @@ const NAV: Array<[string, string]> = [
   ['/dashboard/products', 'Products'],
   ['/dashboard/links', 'Links'],
   ['/dashboard/balances', 'Balances'],
+  ['/dashboard/swaps', 'Swaps'],
   ['/dashboard/payouts', 'Payouts'],
+  ['/dashboard/withdrawals', 'Withdrawals'],
   ['/dashboard/developers', 'Developers'],
   ['/dashboard/events', 'Events'],
   ['/dashboard/settings', 'Settings'],
@@ -37,12 +42,12 @@ function Nav() {
   const { path } = useLocation();
   const current = (href: string) => (href === '/dashboard' ? path === '/dashboard' || path === '/dashboard/' : path.startsWith(href));
   return (
-    <nav aria-label="Dashboard">
+    <nav aria-label={t('Dashboard')}>
       <ul>
         {NAV.map(([href, label]) => (
           <li key={href}>
             <a href={href} aria-current={current(href) ? 'page' : undefined}>
-              {label}
+              {t(label)}
             </a>
           </li>
         ))}
@@ -53,15 +58,19 @@ function Nav() {
 
 function ModeSwitch() {
   return (
-    <div class="mode" role="group" aria-label="Data shown">
+    <div class="mode" role="group" aria-label={t('Data shown')}>
       {(['test', 'live'] as const).map((m) => (
         <button type="button" key={m} aria-pressed={mode.value === m} onClick={() => (mode.value = m)}>
-          {m === 'test' ? 'Test data' : 'Live data'}
+          {t(m === 'test' ? 'Test data' : 'Live data')}
         </button>
       ))}
     </div>
   );
 }
+
+/** Test data on a real test network (a testnet, the dev chain) is said as such; else it is the sandbox's. */
+const testnet = (networks: Array<{ name: string }>) =>
+  networks.length ? t('Test data: payments on {names}, a test network; its coins are worth nothing.', { names: networks.map((n) => n.name).join(', ') }) : t('Test data: payments made with test keys and the sandbox.');
 
 function Frame({ children }: { children: ComponentChildren }) {
   const { route } = useLocation();
@@ -69,17 +78,24 @@ function Frame({ children }: { children: ComponentChildren }) {
   return (
     <>
       <a class="skip" href="#main">
-        Skip to content
+        {t('Skip to content')}
       </a>
       <header class="top">
-        <p class="business">{s?.merchant.businessName ?? 'Dashboard'}</p>
+        <p class="business">{s?.merchant.businessName ?? t('Dashboard')}</p>
         {s && <ModeSwitch />}
         {s && (
           <button type="button" class="link" onClick={() => signOut().then(() => route('/dashboard/sign-in'))}>
-            Sign out
+            {t('Sign out')}
           </button>
         )}
-        {s && mode.value === 'test' && <p class="banner">Test data: payments made with test keys and the sandbox.</p>}
+        <select class="small" aria-label={t('Language')} value={lang.value} onChange={(e) => speak((e.currentTarget as HTMLSelectElement).value as Lang, true)}>
+          {Object.entries(LANGS).map(([code, name]) => (
+            <option key={code} value={code} lang={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+        {s && mode.value === 'test' && <p class="banner">{testnet(s.networks.test)}</p>}
       </header>
       {s && <Nav />}
       <main id="main" tabIndex={-1}>
@@ -107,7 +123,7 @@ function Screens() {
   useEffect(() => {
     if (session.value === null && !open) route('/dashboard/sign-in', true);
   }, [session.value, open]);
-  if (session.value === undefined) return <p role="status">Loading…</p>;
+  if (session.value === undefined) return <p role="status">{t('Loading…')}</p>;
   if (session.value === null && !open) return null;
   return (
     <Router onRouteChange={focusHeading}>
@@ -121,7 +137,9 @@ function Screens() {
       <Events path="/dashboard/events" />
       <Settings path="/dashboard/settings" />
       <Balances path="/dashboard/balances" />
-      <Later path="/dashboard/payouts" title="Payouts" />
+      <Swaps path="/dashboard/swaps" />
+      <Payouts path="/dashboard/payouts" />
+      <Withdrawals path="/dashboard/withdrawals" />
       <Welcome path="/dashboard/welcome" />
       <SignIn path="/dashboard/sign-in" />
       <NotFound default />
@@ -130,12 +148,12 @@ function Screens() {
 }
 
 function NotFound(_: { default?: boolean }) {
-  useEffect(() => void (document.title = 'Not found · Dashboard'), []);
+  useEffect(() => void (document.title = t('Not found')), []);
   return (
     <>
-      <h1>Not found</h1>
+      <h1>{t('Not found')}</h1>
       <p>
-        No such screen. <a href="/dashboard">Home</a>
+        <a href="/dashboard">{t('Home')}</a>
       </p>
     </>
   );

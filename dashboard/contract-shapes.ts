@@ -7,14 +7,18 @@
 // file is checked, never bundled (nothing imports it), and costs the dashboard no byte.
 // server/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
 import type * as z from 'zod/mini';
-import type { answer, DestinationChange, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
-import type { Balance, SettlementAnswer, StatementPage } from '../contract/balances.ts';
+import type { answer, BankPayout, DestinationChange, EventsAnswer, Payout as ContractPayout, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
+import type { Balance, SettlementAnswer, StatementPage, Swap as ContractSwap, Withdrawal as ContractWithdrawal, WithdrawalLimit } from '../contract/balances.ts';
 import type { PaymentDetail, RolledKey } from '../contract/dashboard.ts';
 import type { LinkList as ContractLinkList, LinkListItem } from '../contract/payment-links.ts';
 import type { Product } from '../contract/products.ts';
 import type { Qr as ContractQr } from '../contract/schemas.ts';
 import type * as live from './live.ts';
 import type * as balances from './screens/Balances.tsx';
+import type * as lines from './screens/lines.ts';
+import type * as payouts from './screens/Payouts.tsx';
+import type * as swaps from './screens/Swaps.tsx';
+import type * as withdrawals from './screens/Withdrawals.tsx';
 import type * as developers from './screens/Developers.tsx';
 import type * as events from './screens/Events.tsx';
 import type * as links from './screens/Links.tsx';
@@ -45,13 +49,19 @@ export const held: {
   changes: Covers<typeof settings.Changes, { data: Array<Out<typeof DestinationChange>> }>;
   payoutSet: Covers<typeof settings.PayoutSet, Answer<typeof PayoutAddressSet>>;
   made: Covers<typeof products.Made, Answer<typeof Product>>;
-  balanceLine: Covers<typeof balances.Line, Out<typeof Balance>>;
-  balanceLines: Covers<typeof balances.Lines, Answer<ReturnType<typeof z.array<typeof Balance>>>>;
+  balanceLine: Covers<typeof lines.Line, Out<typeof Balance>>;
+  balanceLines: Covers<typeof lines.Lines, Answer<ReturnType<typeof z.array<typeof Balance>>>>;
+  swap: Covers<typeof swaps.Swap, Out<typeof ContractSwap>>;
+  swapAnswer: Covers<typeof swaps.Answer, Answer<typeof ContractSwap>>;
+  withdrawal: Covers<typeof withdrawals.Withdrawal, Out<typeof ContractWithdrawal>>;
+  limit: Covers<typeof withdrawals.Limit, Answer<typeof WithdrawalLimit>>;
+  bank: Covers<typeof payouts.Bank, Out<typeof BankPayout>>;
+  payout: Covers<typeof payouts.Payout, Out<typeof ContractPayout>>;
   entry: Covers<typeof balances.Entry, Out<typeof StatementPage>['data'][number]>;
   entries: Covers<typeof balances.Entries, Out<typeof StatementPage>>;
   settlement: Covers<typeof settlement.SettlementAnswer, Answer<typeof SettlementAnswer>>;
 } = {
   liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
   linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
-  balanceLine: true, balanceLines: true, entry: true, entries: true, settlement: true,
+  balanceLine: true, balanceLines: true, swap: true, swapAnswer: true, withdrawal: true, limit: true, bank: true, payout: true, entry: true, entries: true, settlement: true,
 };

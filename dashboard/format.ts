@@ -1,11 +1,12 @@
 // How the dashboard writes amounts, times and statuses.
 import type { PaymentSummary } from '../contract/dashboard.ts';
+import { lang } from './words.ts';
 
-export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'time not recorded');
+export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(lang.value, { dateStyle: 'medium', timeStyle: 'short' }) : 'time not recorded');
 
 export const money = (amount: number, currency: string): string => {
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
+    return new Intl.NumberFormat(lang.value, { style: 'currency', currency }).format(amount);
   } catch {
     return `${amount} ${currency}`;
   }

@@ -10,9 +10,10 @@ import { download, mode, request } from '../api.ts';
 import { when } from '../format.ts';
 import { useLive } from '../live.ts';
 import { ErrorNote, useTitle } from './common.tsx';
+import { t } from '../words.ts';
 
-export const Line = z.object({ coin: text, chain_id: int, network: text, available: text, reserved: text, pending: text });
-export const Lines = z.object({ data: z.array(Line) });
+import { Line, Lines } from './lines.ts';
+export { Line, Lines };
 export const Entry = z.object({ id: int, date: text, refers_to: text, account: text, amount: text, balance: text });
 export const Entries = z.object({ data: z.array(Entry), next: nullable<string>((v) => typeof v === 'string', 'text') });
 const PAGE = 25;
@@ -32,21 +33,21 @@ function Statement({ of, stamp }: { of: Shown; stamp: unknown }) {
   return (
     <section aria-labelledby="statement">
       <h2 id="statement">
-        Statement of {of.coin} on {of.network}
+        {t('Statement of {coin} on {network}', of)}
       </h2>
       <ErrorNote error={error} />
       {rows.length === 0 ? (
-        <p>No movements yet: money enters the statement once a payment is swept to the treasury.</p>
+        <p>{t('No movements yet: money enters the statement once a payment is swept to the treasury.')}</p>
       ) : (
-        <div class="scroll" tabIndex={0} role="region" aria-label={`Movements of ${of.coin}`}>
+        <div class="scroll" tabIndex={0} role="region" aria-label={t('Movements of {coin}', of)}>
         <table>
           <thead>
             <tr>
-              <th scope="col">Date</th>
-              <th scope="col">For</th>
-              <th scope="col">Account</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Balance after</th>
+              <th scope="col">{t('Date')}</th>
+              <th scope="col">{t('For')}</th>
+              <th scope="col">{t('Account')}</th>
+              <th scope="col">{t('Amount')}</th>
+              <th scope="col">{t('Balance after')}</th>
             </tr>
           </thead>
           <tbody>
@@ -54,7 +55,7 @@ function Statement({ of, stamp }: { of: Shown; stamp: unknown }) {
               <tr key={r.id}>
                 <td>{when(r.date)}</td>
                 <td>{r.refers_to}</td>
-                <td>{r.account}</td>
+                <td>{t(r.account)}</td>
                 <td class="num">{r.amount}</td>
                 <td class="num">{r.balance}</td>
               </tr>
@@ -65,7 +66,7 @@ function Statement({ of, stamp }: { of: Shown; stamp: unknown }) {
       )}
       {next && (
         <button type="button" class="secondary" onClick={() => page(next).catch(setError)}>
-          More movements
+          {t('More movements')}
         </button>
       )}
     </section>
@@ -73,7 +74,7 @@ function Statement({ of, stamp }: { of: Shown; stamp: unknown }) {
 }
 
 export function Balances(_: { path?: string }) {
-  useTitle('Balances');
+  useTitle(t('Balances'));
   const [lines, setLines] = useState<Array<z.infer<typeof Line>> | undefined>();
   const [shown, setShown] = useState<Shown | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -82,38 +83,36 @@ export function Balances(_: { path?: string }) {
   useLive(load);
   return (
     <section>
-      <h1>Balances</h1>
+      <h1>{t('Balances')}</h1>
+      <p>{t('On balance settlement the service keeps your payments in the operator\u2019s treasury: available to swap, pay out or withdraw; reserved for a swap, payout or withdrawal under way; pending: paid by customers, not yet swept to the treasury.')}</p>
       <p>
-        On balance settlement the service keeps your payments in the operator's treasury: <strong>available</strong> to swap, pay out or withdraw; <strong>reserved</strong> for a swap, payout or withdrawal under way;{' '}
-        <strong>pending</strong> paid by customers, not yet swept to the treasury.
+        <a href="/dashboard/swaps">{t('Swaps')}</a> · <a href="/dashboard/payouts">{t('Payouts')}</a> · <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>
       </p>
       <ErrorNote error={error} />
-      {lines?.length === 0 && <p>No money held for you in this mode.</p>}
+      {lines?.length === 0 && <p>{t('No money held for you in this mode.')}</p>}
       {!!lines?.length && (
-        <div class="scroll" tabIndex={0} role="region" aria-label="Balances">
+        <div class="scroll" tabIndex={0} role="region" aria-label={t('Balances')}>
         <table>
-          <caption>Balances by coin and network</caption>
+          <caption>{t('Balances by coin and network')}</caption>
           <thead>
             <tr>
-              <th scope="col">Coin</th>
-              <th scope="col">Available</th>
-              <th scope="col">Reserved</th>
-              <th scope="col">Pending</th>
-              <th scope="col">Statement</th>
+              <th scope="col">{t('Coin')}</th>
+              <th scope="col">{t('Available')}</th>
+              <th scope="col">{t('Reserved')}</th>
+              <th scope="col">{t('Pending')}</th>
+              <th scope="col">{t('Statement')}</th>
             </tr>
           </thead>
           <tbody>
             {lines.map((l) => (
               <tr key={`${l.coin}/${l.chain_id}`}>
-                <th scope="row">
-                  {l.coin} on {l.network}
-                </th>
+                <th scope="row">{t('{coin} on {network}', l)}</th>
                 <td class="num">{l.available}</td>
                 <td class="num">{l.reserved}</td>
                 <td class="num">{l.pending}</td>
                 <td>
                   <button type="button" class="secondary small" aria-pressed={shown?.coin === l.coin && shown.chain_id === l.chain_id} onClick={() => setShown(l)}>
-                    {l.coin} on {l.network}
+                    {t('{coin} on {network}', l)}
                   </button>
                 </td>
               </tr>
@@ -123,7 +122,7 @@ export function Balances(_: { path?: string }) {
         </div>
       )}
       <button type="button" class="secondary" onClick={() => download('/api/v1/balances/statement.csv', `statement-${mode.value}.csv`).catch(setError)}>
-        Download the statement (CSV)
+        {t('Download the statement (CSV)')}
       </button>
       {shown && <Statement of={shown} stamp={lines} />}
     </section>

@@ -246,6 +246,8 @@ export const signOutEverywhere: Handler = async ({ req, res, service }) => {
 // The dashboard's own sign-in is not in the merchants' reference (api-doc.ts documents /api/v1 only).
 export const routes = [
   route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
+  // Issue 36: a merchant typing the address with its slash got a 404.
+  route({ method: 'GET', path: '/dashboard/', auth: 'none', handler: page, summary: 'the dashboard, as /dashboard' }),
   route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
   route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),
   route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script, its screens\' chunks and its style', description: '`dashboard.js`, `chunk-*.js` (the frame\'s and each screen\'s chunk, named by its hash) and `dashboard.css`, built by `npm run build`.' }),

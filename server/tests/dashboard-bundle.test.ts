@@ -16,7 +16,11 @@ import { fromRoot } from '../paths.ts';
  * with the Balances screen. Only ever lower it.
  */
 export const DASHBOARD_BUDGET = 21_000;
-/** A screen's chunk and the chunks it imports beyond the first load: the largest, Home's, 3,498 when set (Balances 2,122, Settings 2,379). Only ever lower it. */
+/**
+ * A screen's chunk and the chunks it imports beyond the first load: the largest, Home's, 3,498 when set (Balances 2,122, Settings 2,379).
+ * Issue 36: Payouts 3,398, Swaps 2,879, Withdrawals 2,591 (each with the money screens' shared chunk), the French catalog 2,219, the
+ * Arabic 2,444; the first load 20,945 with the words' plumbing and the language picker. Only ever lower it.
+ */
 export const SCREEN_BUDGET = 3_800;
 
 const gzipped = (path: string) => gzipSync(readFileSync(fromRoot(path)), { level: 9 }).length;
@@ -69,7 +73,7 @@ describe('the dashboard as served', () => {
   });
 
   it('serves every screen as one page under a strict CSP: no inline script, no other origin', async () => {
-    for (const path of ['/dashboard', '/dashboard/payments', '/dashboard/payments/ord-1', '/dashboard/welcome', '/dashboard/developers']) {
+    for (const path of ['/dashboard', '/dashboard/', '/dashboard/swaps', '/dashboard/payments', '/dashboard/payments/ord-1', '/dashboard/welcome', '/dashboard/developers']) {
       const page = await fetch(api.url + path);
       expect(page.status, path).toBe(200);
       const policy = page.headers.get('content-security-policy') ?? '';

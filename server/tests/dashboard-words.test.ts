@@ -1,0 +1,40 @@
+// The dashboard's words (issue 36): every text a screen passes to t() as a literal, and every
+// word of the lists it passes through t() (the navigation, the states, the bank fields), has its
+// French and Arabic in dashboard/words/, each translation with the same {placeholders}.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import fr from '../../dashboard/words/fr.ts';
+import ar from '../../dashboard/words/ar.ts';
+import { fromRoot } from '../paths.ts';
+
+const read = (path: string) => readFileSync(fromRoot(path), 'utf8');
+const sources = ['dashboard/App.tsx', ...readdirSync(fromRoot('dashboard/screens')).map((f) => `dashboard/screens/${f}`)];
+const unquote = (literal: string) => JSON.parse(`"${literal.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string;
+/** The literals given to t(), and the words of the lists the screens translate by t(LIST[x]). */
+function translated(): string[] {
+  const words = new Set<string>();
+  for (const path of sources) {
+    const text = read(path);
+    for (const m of text.matchAll(/\bt\('((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
+    for (const list of ({ 'dashboard/App.tsx': ['NAV'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'] } as Record<string, string[]>)[path] ?? []) {
+      const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}]);`).exec(text)?.[1];
+      if (body) for (const m of body.matchAll(/(?:\[\s*'[^']*',\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
+    }
+  }
+  // History's titles and columns are given as props and translated inside it.
+  for (const path of sources) for (const m of read(path).matchAll(/(?:title|columns)=\{?\[?((?:'[^']*',?\s*)+)/g)) for (const w of m[1]!.matchAll(/'([^']*)'/g)) words.add(w[1]!);
+  return [...words];
+}
+const holes = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('the dashboard in French and Arabic', () => {
+  it('has every word the screens translate, with the same placeholders', () => {
+    const words = translated();
+    expect(words.length).toBeGreaterThan(90);
+    for (const [name, catalog] of [['fr', fr], ['ar', ar]] as const) {
+      expect(words.filter((w) => !(w in catalog)), `${name}: missing`).toEqual([]);
+      for (const [english, said] of Object.entries(catalog)) expect(holes(said), `${name}: ${english}`).toEqual(holes(english));
+    }
+    expect(Object.keys(fr).sort()).toEqual(Object.keys(ar).sort());
+  });
+});
