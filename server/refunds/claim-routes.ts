@@ -53,14 +53,15 @@ export const details: Handler<{ body: typeof DetailsBody }> = async ({ body, ser
   const refund = await found(service, body.token);
   checkClaimable(refund, service.now());
   const merchant = await service.merchants.byId(refund.merchantId);
-  const network = service.catalog.network(refund.mode as 'test' | 'live', refund.chainId);
+  const mode = refund.mode as 'test' | 'live';
+  const network = service.catalog.coin(mode, refund.coin, refund.chainId)?.network ?? service.catalog.network(mode, refund.chainId)?.name;
   return {
     status: 200,
     body: {
       business: merchant?.businessName ?? '',
       amount: formatUnits(refund.amount, refund.decimals),
       coin: refund.coin,
-      network: network?.name ?? `chain ${refund.chainId}`,
+      network: network ?? `chain ${refund.chainId}`,
       chain_id: refund.chainId,
       test: refund.mode === 'test',
       expires_at: new Date(refund.claimExpiresMs ?? 0).toISOString(),

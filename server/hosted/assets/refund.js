@@ -84,10 +84,11 @@
     input.focus();
   });
 
-  document.getElementById('confirm-button').addEventListener('click', async (event) => {
-    event.currentTarget.disabled = true;
+  const confirmButton = document.getElementById('confirm-button');
+  confirmButton.addEventListener('click', async () => {
+    confirmButton.disabled = true;
     const { error, final } = await ask('/refund/claim', { token, address: checked, confirm: true });
-    event.currentTarget.disabled = false;
+    confirmButton.disabled = false;
     if (final) return stop(error);
     if (error) {
       confirmProblem.textContent = error;
