@@ -7,11 +7,14 @@ import { pageAnswer, pageQuery } from './paging.ts';
 
 /**
  * A refund's life, each change a REFUND_UPDATED event and a line in its payment's timeline:
- * `ready` (the amount reserved from the balance, waiting for the treasury to sign) → `sent`
- * (its transaction signed and sent, `tx_hash` set) → `confirmed` (its block has the network's
- * confirmations); or `failed` (reverted, or never mined: the amount is back in the balance).
+ * `waiting_for_address` (made without an address: the amount reserved, the customer's claim
+ * link handed out) → `ready` (the amount reserved from the balance, waiting for the treasury
+ * to sign) → `sent` (its transaction signed and sent, `tx_hash` set) → `confirmed` (its block
+ * has the network's confirmations); or `failed` (reverted, or never mined: the amount is back
+ * in the balance); or `canceled` (by the merchant before it was sent, or its claim link
+ * expired: the amount is back in the balance).
  */
-export const REFUND_STATES = ['ready', 'sent', 'confirmed', 'failed'] as const;
+export const REFUND_STATES = ['waiting_for_address', 'ready', 'sent', 'confirmed', 'failed', 'canceled'] as const;
 export type RefundState = (typeof REFUND_STATES)[number];
 
 /** `amount`: base units (a whole number as text, such as "1500000"), or "rest": all that arrived and is not refunded yet. */
@@ -28,8 +31,11 @@ export const RefundBody = later(() =>
     amount: baseUnits,
     /** Why, for the merchant's books and the customer (up to 500 characters). */
     reason: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 500, 'a reason of 1 to 500 characters'),
-    /** The customer's wallet, as the merchant knows it: EIP-55 mixed case, or all lower case. */
-    address,
+    /**
+     * The customer's wallet, as the merchant knows it: EIP-55 mixed case, or all lower case.
+     * Left out: the refund waits for the customer, who names it through `claim_url`.
+     */
+    address: z.optional(address),
   }),
 );
 
@@ -52,7 +58,8 @@ export const Refund = later(() =>
     reference: text,
     coin: text,
     chain_id: int,
-    address: text,
+    /** Null while the refund waits for the customer to claim it. */
+    address: maybeText,
     amount: is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text'),
     amount_exact: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'),
     reason: text,
@@ -60,6 +67,13 @@ export const Refund = later(() =>
     status: oneOf(REFUND_STATES),
     tx_hash: maybeText,
     failure: maybeText,
+    /** When the claim link stops working (null: a refund made with an address). */
+    claim_expires_at: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
+    /**
+     * The single-use link the customer names their address on: in the answer of the POST that
+     * made the refund only (the service keeps its hash alone, so it cannot show it again).
+     */
+    claim_url: z.optional(text),
     createdAt: timestamp,
     updatedAt: timestamp,
   }),

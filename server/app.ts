@@ -162,7 +162,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
-  const refunds = new RefundStore(db, { journal, withdrawals, events });
+  const refunds = new RefundStore(db, { journal, withdrawals, events }, options.supportRefundDailyLimit);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {

@@ -77,6 +77,7 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   WITHDRAWAL_DAILY_LIMIT: { setting: 'withdrawalDailyLimit', read: (raw) => dailyLimit(raw) },
   FEE_BPS: { setting: 'feeBps', read: int(0, MAX_FEE_BPS) },
   FEE_BEARER: { setting: 'feeBearer', read: (raw, name) => feeBearer(raw, name) },
+  SUPPORT_REFUND_DAILY_LIMIT: { setting: 'supportRefundDailyLimit', read: (raw) => dailyLimit(raw, 'SUPPORT_REFUND_DAILY_LIMIT') },
   MONEY_MOVES_PER_MINUTE: { setting: 'moneyMovesPerMinute', read: int(1, 100_000) },
   NEW_DESTINATION_DELAY_SECONDS: { setting: 'newDestinationDelayMs', read: int(0, 30 * 86_400), seconds: true },
   SWEEP_INTERVAL_MS: { setting: 'sweepIntervalMs', read: int(0, 86_400_000) },
@@ -107,8 +108,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */
-function dailyLimit(raw: string): string {
-  if (!isDailyLimit(raw.trim())) throw new Error(`WITHDRAWAL_DAILY_LIMIT: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+function dailyLimit(raw: string, name = 'WITHDRAWAL_DAILY_LIMIT'): string {
+  if (!isDailyLimit(raw.trim())) throw new Error(`${name}: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
   return raw.trim();
 }
 

@@ -114,6 +114,12 @@ export const SETTINGS_SHAPE = {
   /** Who bears that fee (FEE_BEARER): `customer` (added to the price, shown as the operator fee) or `merchant` (deducted from what it receives). */
   feeBearer: z._default(z.custom<FeeBearer>(isFeeBearer, { error: 'customer or merchant' }), 'customer'),
   /**
+   * How many US dollars a merchant's support members may refund in 24 hours, per mode, as
+   * decimal text (SUPPORT_REFUND_DAILY_LIMIT), where the merchant set no limit of its own
+   * (PUT /api/v1/refunds/support_limit). Support refunds only through the customer's claim link.
+   */
+  supportRefundDailyLimit: z._default(text, '100'),
+  /**
    * How long a live key's new destination of money waits before it is used: a payout address
    * replacing one, a bank account or new bank details, a wallet never withdrawn to
    * (NEW_DESTINATION_DELAY_SECONDS; 0: at once). The owner is told at once and may cancel it.

@@ -118,6 +118,18 @@ export class NothingReceived extends Conflict {
 export class RefundExceedsReceived extends Conflict {
   static override readonly code: ErrorCode = 'refund_exceeds_received';
 }
+/** A refund claim link used already (the refund has its address), or canceled. */
+export class RefundLinkUsed extends Conflict {
+  static override readonly code: ErrorCode = 'refund_link_used';
+}
+/** A refund claim link past its expiry. */
+export class RefundLinkExpired extends Conflict {
+  static override readonly code: ErrorCode = 'refund_link_expired';
+}
+/** A refund whose state refuses the request (canceling one already sent). */
+export class RefundState extends Conflict {
+  static override readonly code: ErrorCode = 'refund_state';
+}
 /** A key of one mode naming what belongs to the other (a test key and a live payment). */
 export class WrongMode extends Conflict {
   static override readonly code: ErrorCode = 'wrong_mode';

@@ -13,7 +13,7 @@ export const refundUses = ['refunds', 'now', 'log', 'intervalMs'] as const;
 
 export function refundJob(deps: Pick<JobDeps, (typeof refundUses)[number]>): Job {
   const follow = async () => {
-    if (!(await deps.refunds.open())) return;
+    if (!(await deps.refunds.open(deps.now()))) return;
     for (const r of await followSending(deps.refunds, deps.now(), refundView)) deps.log.info({ refund: r.id, status: r.state, tx: r.txHash }, 'refund moved on');
   };
   return loopJob('refunds follow their treasury transactions', follow, deps.intervalMs, (error) => deps.log.warn({ err: error }, 'following refunds failed; retrying'));

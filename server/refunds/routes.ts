@@ -1,34 +1,41 @@
-// Refunds of a merchant's payments (issue 35), secret key only: ask for one (the payment's
-// reference, base units or "rest", a reason, the customer's address), read one, list them.
-// Each key sees and refunds only its own merchant's payments of its own mode.
+// Refunds of a merchant's payments (issue 35): ask for one (the payment's reference, base units
+// or "rest", a reason, and the customer's address or none: then a claim link the customer names
+// it on), read one, list them, cancel one not sent yet. Each key sees and refunds only its own
+// merchant's payments of its own mode.
 import { getAddress, isAddress } from 'viem';
+import * as z from 'zod/mini';
+import { is, later } from '../../contract/fields.ts';
+import { configuredUnits } from '../balances/ledger-rules.ts';
 import { answer } from '../../contract/api.ts';
 import { Refund, RefundBody, RefundsPage, RefundsQuery } from '../../contract/refunds.ts';
 import type { CoinSymbol } from '../../contract/fields.ts';
 import { DestinationPending, invalidField } from '../domain/errors.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
-import { requestRefund } from './use-cases.ts';
+import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'now' | 'payments' | 'rates' | 'refunds' | 'treasury';
+type Uses = 'destinations' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 
 export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body, account, service }) => {
-  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
-    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
+  let address: string | undefined;
+  if (body.address !== undefined) {
+    if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
+      throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
+    }
+    address = getAddress(body.address.toLowerCase());
   }
-  const address = getAddress(body.address.toLowerCase());
   const asked = body.amount === 'rest' ? ('rest' as const) : BigInt(body.amount);
   // A live key's wallet never sent to from the balance waits the operator's delay, as a
   // withdrawal's does: a stolen key must not send the balance, payment by payment, to a wallet
   // of its own at once. (A payment not found is refused by the use case, naming it.)
-  const payment = await service.payments.find(account, body.reference);
-  if (payment) {
+  const payment = address && (await service.payments.find(account, body.reference));
+  if (address && payment) {
     const wallet = await service.destinations.withdrawalAddress(account, payment.chainId, address, service.now());
     if (!wallet.ready) {
       const at = new Date(wallet.change.effectiveMs).toISOString();
@@ -38,13 +45,30 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
       );
     }
   }
+  const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
   const context = {
     treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
+    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
   };
-  const refund = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address }, context, service.now(), refundView);
-  return ok(201, refundView(refund), 'Refund ready: the treasury sends it');
+  const { refund, claimToken } = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
+  if (!claimToken) return ok(201, refundView(refund), 'Refund ready: the treasury sends it');
+  // The token rides in the fragment: browsers never send it to a server, nor into a log.
+  return ok(201, { ...refundView(refund), claim_url: `${service.origin()}/refund#${claimToken}` }, 'Refund waiting for the customer: give them claim_url (shown this once)');
 };
+
+/** `{ daily }`: US dollars as decimal text (to the cent), "0" allows none, null returns to the operator's default. */
+export const SupportLimitBody = later(() => z.object({ daily: z.nullable(is<string>((v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,2})?$/.test(v), 'US dollars as decimal text, such as 50 or 25.50')) }));
+export const SupportLimit = later(() => z.object({ status: z.literal('success'), statusCode: z.number(), message: z.optional(z.string()), data: z.object({ daily: z.string() }) }));
+
+export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async ({ body, account, service }) => {
+  const cents = body.daily === null ? null : configuredUnits(body.daily, 2);
+  await service.refunds.setSupportLimit(account.merchant.id, cents);
+  const now = await service.refunds.supportLimitCents(account.merchant.id);
+  return ok(200, { daily: `${now / 100n}.${String(now % 100n).padStart(2, '0')}` }, 'Support members\' refund limit set');
+};
+
+export const cancel: Handler = async ({ params, account, service }) => ok(200, refundView(await cancelRefund(service.refunds, account, params.id, service.now(), refundView)), 'Refund canceled: its amount is back in the balance');
 
 export const getRefund: Handler = async ({ params, account, service }) => ok(200, refundView(await service.refunds.refund(account, params.id)), 'Refund');
 
@@ -66,15 +90,27 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
-    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement: 409 (the service holds none of it).',
+    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. A support member may only leave `address` out, and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement: 409 (the service holds none of it).',
     body: RefundBody, responses: { 201: answer(Refund) },
-    errors: [404, 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded', 'balance_settlement_required'], limits: { movesMoney: true },
+    errors: [404, 'permission_denied', 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded', 'balance_settlement_required'], limits: { movesMoney: true },
   }),
   route({
     method: 'GET', path: '/api/v1/refunds', auth: 'merchant', permission: 'payments.read', handler: listRefunds, tag,
     summary: 'the refunds, newest first: cursor, limit, status, reference, from, to',
-    description: 'Newest first. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status` (ready, sent, confirmed, failed), `reference` (a payment\'s), `from` and `to` (ISO 8601 times, `to` excluded) filter.',
+    description: 'Newest first. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status` (waiting_for_address, ready, sent, confirmed, failed, canceled), `reference` (a payment\'s), `from` and `to` (ISO 8601 times, `to` excluded) filter.',
     query: RefundsQuery, responses: { 200: RefundsPage },
+  }),
+  route({
+    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', handler: setSupportLimit, tag,
+    summary: 'how much the support members may refund a day',
+    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
+    body: SupportLimitBody, responses: { 200: SupportLimit },
+  }),
+  route({
+    method: 'POST', path: '/api/v1/refunds/:id/cancel', auth: 'merchant', permission: 'refunds.write', handler: cancel, tag,
+    summary: 'cancel a refund not sent yet',
+    description: 'A refund `waiting_for_address`, or `ready` with no transaction signed for it yet, becomes `canceled`: its amount back in the balance in one journal entry, its claim link dead, a `REFUND_UPDATED` event. Once the treasury has signed its transaction it can no longer be canceled: 409 `refund_state` (a cancel and the treasury\'s send racing end in exactly one).',
+    responses: { 200: answer(Refund) }, errors: [404, 'refund_state'], limits: { movesMoney: true },
   }),
   route({ method: 'GET', path: '/api/v1/refunds/:id', auth: 'merchant', permission: 'payments.read', handler: getRefund, tag, summary: 'one refund and its state', description: 'The refund by the id its `POST /api/v1/refunds` answer gave: payment, coin, address, amount, its transaction once sent, and where it stands; each change is also a `REFUND_UPDATED` event.', responses: { 200: answer(Refund) } }),
 ];

@@ -4,7 +4,7 @@
 // instance) are counted against each other.
 import type { RefundState } from '../../contract/refunds.ts';
 import { formatUnits } from '../../contract/money.ts';
-import { invalidField, NothingReceived, RefundExceedsReceived } from '../domain/errors.ts';
+import { invalidField, NothingReceived, PermissionDenied, RefundExceedsReceived, RefundLinkExpired, RefundLinkUsed, RefundState as RefundStateError } from '../domain/errors.ts';
 
 export interface StoredRefund {
   id: string;
@@ -16,7 +16,8 @@ export interface StoredRefund {
   chainId: number;
   token: string;
   decimals: number;
-  address: string;
+  /** Null while it waits for the customer to claim it. */
+  address: string | null;
   /** Base units of the payment's coin. */
   amount: bigint;
   reason: string;
@@ -24,6 +25,10 @@ export interface StoredRefund {
   state: RefundState;
   txHash: string | null;
   failure: string | null;
+  /** When its claim link stops working (null: made with an address). */
+  claimExpiresMs: number | null;
+  /** What it was worth in US cents when asked for: counted toward the daily withdrawal limit. */
+  usdCents: bigint;
   createdMs: number;
   updatedMs: number;
 }
@@ -93,8 +98,54 @@ export interface Sending {
  * (its amount back in the balance, by the treasury's own entry). A refund never goes back.
  */
 export function nextState(refund: Pick<StoredRefund, 'state'>, sending: Sending): { state: RefundState; txHash: string | null; failure: string | null } | undefined {
-  const order: Record<RefundState, number> = { ready: 0, sent: 1, confirmed: 2, failed: 2 };
+  if (refund.state === 'waiting_for_address' || refund.state === 'canceled') return undefined;
+  const order: Record<RefundState, number> = { waiting_for_address: 0, ready: 0, sent: 1, confirmed: 2, failed: 2, canceled: 2 };
   const to: RefundState = sending.state === 'completed' ? 'confirmed' : sending.state === 'failed' ? 'failed' : sending.txHash ? 'sent' : 'ready';
   if (order[to] <= order[refund.state]) return undefined;
   return { state: to, txHash: sending.txHash, failure: sending.failure };
+}
+
+/** How long a claim link works (7 days): past it the refund is canceled and its amount back in the balance. */
+export const CLAIM_LINK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Whether a claim link's refund may still be claimed: once only (409 `refund_link_used` when it
+ * has an address already, or was canceled), and before it expires (409 `refund_link_expired`).
+ */
+export function checkClaimable(refund: Pick<StoredRefund, 'state' | 'claimExpiresMs'>, nowMs: number): void {
+  if (refund.state !== 'waiting_for_address') {
+    throw new RefundLinkUsed(refund.state === 'canceled' ? 'token: this refund link was canceled by the merchant or has expired; ask the merchant for a new one' : 'token: this refund link was used already: the refund is on its way to the address named then', [{ field: 'token', message: 'expected a refund link not used yet' }]);
+  }
+  if (refund.claimExpiresMs === null || nowMs >= refund.claimExpiresMs) {
+    throw new RefundLinkExpired(`token: this refund link expired at ${new Date(refund.claimExpiresMs ?? 0).toISOString()}; ask the merchant for a new one`, [{ field: 'token', message: 'expected a refund link that has not expired' }]);
+  }
+}
+
+/**
+ * Whether the merchant may cancel a refund: before it is sent only (waiting for its address,
+ * or ready and no transaction recorded for it). `recorded`: the treasury recorded a transaction.
+ */
+export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, recorded: boolean): void {
+  if (refund.state === 'waiting_for_address' || (refund.state === 'ready' && !recorded)) return;
+  throw new RefundStateError(`Refund ${refund.id} is ${refund.state === 'ready' ? 'being sent (its transaction is signed)' : refund.state}: only a refund not sent yet can be canceled`);
+}
+
+/**
+ * A support member's refunds (issue 35; the attack review's open point: refunds.write could
+ * send to any wallet): never to an address the member types (the customer names it through the
+ * claim link), and no more than the merchant's limit for support in US cents over the last day,
+ * this one counted. Other callers pass through.
+ */
+export function checkSupportRefund(role: string | undefined, request: { hasAddress: boolean; usdCents: bigint }, limit: { cents: bigint; spentCents: bigint }): void {
+  if (role !== 'support') return;
+  if (request.hasAddress) {
+    throw new PermissionDenied('A support member refunds through the customer\'s claim link only: leave address out, and give the customer the claim_url of the answer (an owner, admin or finance member may name an address)', [{ field: 'address', message: 'expected no address: the customer names it through the claim link' }]);
+  }
+  if (limit.spentCents + request.usdCents > limit.cents) {
+    const usd = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')} USD`;
+    throw new PermissionDenied(
+      `amount: a support member may refund up to ${usd(limit.cents)} a day for this business; ${usd(limit.spentCents)} refunded by support in the last 24 hours, this one ${usd(request.usdCents)}. An owner, admin or finance member can refund it, or raise the limit`,
+      [{ field: 'amount', message: `expected at most ${usd(limit.cents - (limit.spentCents > limit.cents ? limit.cents : limit.spentCents))} more today` }],
+    );
+  }
 }

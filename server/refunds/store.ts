@@ -23,13 +23,15 @@ const refundOf = (r: Row): StoredRefund => ({
   chainId: Number(r.chain_id),
   token: r.token as string,
   decimals: Number(r.decimals),
-  address: r.address as string,
+  address: (r.address as string | null) ?? null,
   amount: BigInt(r.amount as string),
   reason: r.reason as string,
   settlement: r.settlement as StoredRefund['settlement'],
   state: r.state as RefundState,
   txHash: (r.tx_hash as string | null) ?? null,
   failure: (r.failure as string | null) ?? null,
+  claimExpiresMs: r.claim_expires_ms === null || r.claim_expires_ms === undefined ? null : Number(r.claim_expires_ms),
+  usdCents: BigInt((r.usd_cents as string | undefined) ?? '0'),
   createdMs: Number(r.created_ms),
   updatedMs: Number(r.updated_ms),
 });
@@ -48,6 +50,8 @@ export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,
     private readonly stores: { journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore },
+    /** The daily limit of a support member's refunds, US dollars as decimal text, where the merchant set none (SUPPORT_REFUND_DAILY_LIMIT). */
+    private readonly defaultSupportLimit = '100',
   ) {}
 
   async refund(owner: Owner, id: string): Promise<StoredRefund> {
@@ -72,14 +76,40 @@ export class RefundStore implements RefundTransactions {
   /** What a payment's refunds not failed add up to, by payment id (base units): for its detail's `refunded`. */
   async refundedOf(paymentIds: string[]): Promise<Map<string, bigint>> {
     if (paymentIds.length === 0) return new Map();
-    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state <> 'failed' GROUP BY payment_id`, [paymentIds]);
+    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state NOT IN ('failed', 'canceled') GROUP BY payment_id`, [paymentIds]);
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
-  /** Whether any refund is ready or sent (the job looks at withdrawals only then). */
-  async open(): Promise<boolean> {
-    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM refunds WHERE state IN ('ready', 'sent')) AS open`);
+  /** Whether any refund is ready or sent, or waits on a claim link expired by `nowMs` (the job looks further only then). */
+  async open(nowMs: number): Promise<boolean> {
+    const [row] = await this.db.query(
+      `SELECT (EXISTS (SELECT 1 FROM refunds WHERE state IN ('ready', 'sent')) OR EXISTS (SELECT 1 FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1)) AS open`,
+      [nowMs],
+    );
     return Boolean(row!.open);
+  }
+
+  /** The refund a claim link's token hash opens (any merchant's: the token is the only key), or undefined. */
+  async byClaim(claimHash: string): Promise<StoredRefund | undefined> {
+    const [row] = await this.db.query(`SELECT * FROM refunds WHERE claim_hash = $1`, [claimHash]);
+    return row && refundOf(row);
+  }
+
+  /** Whether the address is a deposit address of any payment of this service. */
+  async isDepositAddress(address: string): Promise<boolean> {
+    return (await this.db.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
+  }
+
+  /** A merchant's limit on its support members' refunds a day, US cents: its own, else the operator's default. */
+  async supportLimitCents(merchantId: string): Promise<bigint> {
+    const [row] = await this.db.query(`SELECT support_refund_limit_cents::text AS c FROM merchants WHERE id = $1`, [merchantId]);
+    if (row?.c != null) return BigInt(row.c as string);
+    const [whole, fraction = ''] = this.defaultSupportLimit.split('.');
+    return BigInt((whole || '0') + fraction.slice(0, 2).padEnd(2, '0'));
+  }
+
+  async setSupportLimit(merchantId: string, cents: bigint | null): Promise<void> {
+    await this.db.query(`UPDATE merchants SET support_refund_limit_cents = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
   }
 
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T> {
@@ -101,17 +131,50 @@ export class RefundStore implements RefundTransactions {
         },
         inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
         refunded: async (paymentId) => {
-          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state <> 'failed'`, [paymentId]);
+          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled')`, [paymentId]);
           return BigInt(r!.s as string);
         },
         isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
         insert: async (owner, r) => {
           const [row] = await tx.query(
-            `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, created_ms, updated_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'ready', $14, $14) RETURNING *`,
-            [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement, nowMs],
+            `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
+            [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement,
+              r.claim ? 'waiting_for_address' : 'ready', r.claim?.hash ?? null, r.claim?.expiresMs ?? null, String(r.usdCents), r.role ?? null, nowMs],
           );
           return refundOf(row!);
+        },
+        lockRefund: async (id) => {
+          const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
+          return row && refundOf(row);
+        },
+        claimed: async (id, address) => {
+          const [row] = await tx.query(`UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`, [id, address, nowMs]);
+          return refundOf(row!);
+        },
+        cancelSending: async (id) => {
+          // The treasury records a transaction only on a pending row without one (recordSigned):
+          // under this row lock, either it recorded one first (not canceled) or it never will.
+          const [row] = await tx.query(`SELECT state, tx_hash FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
+          if (!row || row.state !== 'pending' || row.tx_hash !== null) return false;
+          await tx.query(`UPDATE withdrawals SET state = 'failed', failure = 'canceled', updated_ms = $2 WHERE id = $1`, [id, nowMs]);
+          return true;
+        },
+        canceled: async (id, why) => {
+          const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
+          return refundOf(row!);
+        },
+        expired: async (limit) => {
+          const rows = await tx.query(`SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`, [nowMs]);
+          return rows.map(refundOf);
+        },
+        waitingSince: async (owner, sinceMs) => {
+          const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND state = 'waiting_for_address' AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
+          return BigInt(r!.s as string);
+        },
+        supportSince: async (owner, sinceMs) => {
+          const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
+          return BigInt(r!.s as string);
         },
         event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
         catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),

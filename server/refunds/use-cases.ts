@@ -5,12 +5,13 @@
 // sent, counted once its block has the network's confirmations, its gas journaled), counted with
 // withdrawals against the daily limit; the refund row and its REFUND_UPDATED event written with
 // it. Storage is behind the RefundWrites port (refunds/store.ts).
+import { createHash, randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { BalanceSettlementRequired, NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
-import { checkDestination, nextState, refundAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
+import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -19,9 +20,14 @@ export interface RefundRequest {
   reference: string;
   amount: bigint | 'rest';
   reason: string;
-  /** EIP-55 checksummed. */
-  address: string;
+  /** EIP-55 checksummed; undefined: the customer names it through a claim link. */
+  address?: string;
+  /** The member's role asking (a support member's refunds are limited), if a member asks. */
+  role?: string;
 }
+
+/** A claim link's token as the customer holds it, and as the service keeps it (its SHA-256, hex). */
+export const claimHashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** What the refund use cases need of storage, inside one transaction. */
 export interface RefundWrites {
@@ -35,7 +41,20 @@ export interface RefundWrites {
   refunded(paymentId: string): Promise<bigint>;
   /** Whether the address is a deposit address of any payment of this service. */
   isDepositAddress(address: string): Promise<boolean>;
-  insert(owner: Owner, refund: Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'createdMs' | 'updatedMs'>): Promise<StoredRefund>;
+  insert(owner: Owner, refund: Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'claimExpiresMs' | 'createdMs' | 'updatedMs'> & { claim?: { hash: string; expiresMs: number }; role?: string }): Promise<StoredRefund>;
+  /** A refund by id, locked until the transaction ends. */
+  lockRefund(id: string): Promise<StoredRefund | undefined>;
+  /** A waiting refund given the customer's address: ready. */
+  claimed(id: string, address: string): Promise<StoredRefund>;
+  /** The refund's withdrawal marked failed ('canceled') if no transaction is recorded for it yet; false when one is (too late). */
+  cancelSending(id: string): Promise<boolean>;
+  canceled(id: string, why: string): Promise<StoredRefund>;
+  /** Refunds waiting on a claim link expired by now, locked. */
+  expired(limit: number): Promise<StoredRefund[]>;
+  /** US cents of the owner's refunds waiting for an address, made since (counted with withdrawals toward the daily limit). */
+  waitingSince(owner: Owner, sinceMs: number): Promise<bigint>;
+  /** US cents of the owner's refunds made by support members since, not failed or canceled. */
+  supportSince(owner: Owner, sinceMs: number): Promise<bigint>;
   event(owner: Owner, data: unknown): Promise<void>;
   // The balance's, as balances/use-cases.ts's BalanceWrites names them.
   catchUp(owner: Owner): Promise<void>;
@@ -62,6 +81,8 @@ export interface RefundTransactions {
 export interface RefundContext {
   treasuryOf(chainId: number): string | null;
   usdPerCoin(symbol: string): Promise<bigint>;
+  /** The merchant's limit on its support members' refunds a day, in US cents. */
+  supportLimitCents?: bigint;
 }
 
 /**
@@ -70,9 +91,10 @@ export interface RefundContext {
  * on balance settlement reserved from the balance (409 past it, or past the daily limit counted
  * with withdrawals) and handed to the treasury. Wallet settlement: 409 (not yet: issue 35's later part).
  */
-export async function requestRefund(store: RefundTransactions, owner: Owner, request: RefundRequest, context: RefundContext, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
+export async function requestRefund(store: RefundTransactions, owner: Owner, request: RefundRequest, context: RefundContext, nowMs: number, view: (r: StoredRefund) => unknown): Promise<{ refund: StoredRefund; claimToken?: string }> {
   const id = crypto.randomUUID();
-  return store.inTransaction(nowMs, async (w) => {
+  const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
+  const refund = await store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
     const payment = await w.payment(owner, request.reference);
     if (!payment) {
@@ -82,22 +104,79 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
-    checkDestination(request.address, { treasury: context.treasuryOf(payment.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(payment.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
     if (payment.settlement !== 'balance') {
       throw new BalanceSettlementRequired(`Refunds of payments settled to your own wallet are not sent by the service yet: payment ${request.reference} was swept to your wallet, so the service holds none of it. Send ${formatUnits(amount, payment.decimals)} ${payment.coin} from your wallet; balance-settled payments are refunded from the balance`);
     }
     const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
+    const since = nowMs - WITHDRAWAL_WINDOW_MS;
+    checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: coin.symbol, text: coin.format(amount) });
-    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} to ${request.address}` });
+    checkWithdrawalLimit(usdCents, limit, (await w.withdrawals.spentSince(owner, since)) + (await w.waitingSince(owner, since)), { symbol: coin.symbol, text: coin.format(amount) });
+    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
+    // A refund with its address goes to the treasury now; one without waits for the customer's
+    // claim (claimRefund), its amount reserved meanwhile.
     // A refund returns the customer's money whole and is charged no network fee.
-    await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
-    const refund = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address, amount, reason: request.reason, settlement: 'balance' });
-    await w.event(owner, view(refund));
-    await w.treasuryDue(payment.chainId);
-    return refund;
+    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+    const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
+    const made = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address ?? null, amount, reason: request.reason, settlement: 'balance', usdCents, claim, role: request.role });
+    await w.event(owner, view(made));
+    if (request.address) await w.treasuryDue(payment.chainId);
+    return made;
+  });
+  return { refund, claimToken };
+}
+
+/**
+ * The customer names the address of a refund waiting for it, by the claim link's token alone
+ * (the token is the only key: nothing else of the request picks the refund): once, before it
+ * expires, never to the service's treasury or a deposit address. The refund's withdrawal goes to
+ * the treasury (ready), its event written. Undefined token: 404.
+ */
+export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'treasuryOf'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
+  if (!found) throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
+  const owner = ownerOf(found);
+  return store.inTransaction(nowMs, async (w) => {
+    await w.lock(owner);
+    const refund = (await w.lockRefund(found.id))!;
+    checkClaimable(refund, nowMs);
+    checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await w.isDepositAddress(address) });
+    const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
+    await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: 0n, usdPerCoin: 0n }, refund.usdCents);
+    const ready = await w.claimed(refund.id, address);
+    await w.event(owner, view(ready));
+    await w.treasuryDue(refund.chainId);
+    return ready;
+  });
+}
+
+const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({ merchant: { id: r.merchantId } as Owner['merchant'], mode: r.mode as Owner['mode'] });
+
+/** Its reservation back in the balance: one balanced entry, reserved → available. */
+const returned = (w: RefundWrites, refund: StoredRefund, memo: string) =>
+  w.post(
+    { kind: 'withdrawal_returned', ref: refund.id, owner: ownerOf(refund), memo },
+    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, refund.amount),
+  );
+
+/**
+ * The merchant cancels a refund not sent yet: waiting for its address, or ready with no
+ * transaction recorded for it (the treasury records one only on a withdrawal still pending
+ * without one, so under the withdrawal's row lock exactly one of cancel and send wins). The
+ * reservation returned in one balanced entry, the refund canceled, its event written.
+ */
+export function cancelRefund(store: RefundTransactions, owner: Owner, id: string, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
+  return store.inTransaction(nowMs, async (w) => {
+    await w.lock(owner);
+    const refund = await w.lockRefund(id);
+    if (!refund || refund.merchantId !== owner.merchant.id || refund.mode !== owner.mode) throw new NotFound(`No refund ${id}`);
+    checkCancelable(refund, refund.state === 'ready' && !(await w.cancelSending(refund.id)));
+    await returned(w, refund, `refund of payment ${refund.reference} canceled`);
+    const done = await w.canceled(refund.id, 'canceled by the merchant');
+    await w.event(owner, view(done));
+    return done;
   });
 }
 
@@ -113,8 +192,15 @@ export function followSending(store: RefundTransactions, nowMs: number, view: (r
       const to = nextState(refund, sending);
       if (!to) continue;
       const moved = await w.advance(refund.id, to);
-      await w.event({ merchant: { id: refund.merchantId } as Owner['merchant'], mode: refund.mode as Owner['mode'] }, view(moved));
+      await w.event(ownerOf(refund), view(moved));
       done.push(moved);
+    }
+    // Claim links past their expiry: the refund canceled, its reservation back in the balance.
+    for (const refund of await w.expired(50)) {
+      await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
+      const gone = await w.canceled(refund.id, 'the claim link expired unclaimed');
+      await w.event(ownerOf(refund), view(gone));
+      done.push(gone);
     }
     return done;
   });

@@ -18,6 +18,7 @@ export const refundView = (r: StoredRefund): RefundView => ({
   status: r.state,
   tx_hash: r.txHash,
   failure: r.failure,
+  claim_expires_at: r.claimExpiresMs === null ? null : iso(r.claimExpiresMs),
   createdAt: iso(r.createdMs),
   updatedAt: iso(r.updatedMs),
 });

@@ -37,6 +37,7 @@ const LEAVES: Record<string, JsonSchema> = {
   '1 to 64 letters, digits or . _ : -': { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
   'an e-mail address such as ada@example.com': { type: 'string', format: 'email', maxLength: 254 },
   'a name of 1 to 100 characters': { type: 'string', minLength: 1, maxLength: 100 },
+  'US dollars as decimal text, such as 50 or 25.50': { type: 'string', pattern: '^\\d{1,12}(\\.\\d{1,2})?$' },
   'a password of at most 200 characters': { type: 'string', minLength: 1, maxLength: 200 },
   'an http(s) URL such as https://api.example.com': { type: 'string', format: 'uri', pattern: '^https?://' },
   'a JSON object (or its JSON text)': { anyOf: [{ type: 'object' }, { type: 'string' }], description: 'at most 4096 bytes as JSON' },

@@ -19,6 +19,7 @@ import * as payments from '../payments/routes.ts';
 import * as payouts from '../payouts/routes.ts';
 import * as products from '../products/routes.ts';
 import * as refunds from '../refunds/routes.ts';
+import * as refundClaims from '../refunds/claim-routes.ts';
 import type { Route } from './route.ts';
 import * as transactions from '../payments/transaction-routes.ts';
 import * as webhooks from '../webhooks/routes.ts';
@@ -52,5 +53,6 @@ export const ROUTES: readonly Route[] = [
   ...treasury.routes,
   // Served to browsers: the checkout, hosted pages, and the merchant's dashboard
   ...hosted.routes,
+  ...refundClaims.routes,
   ...dashboard.routes,
 ];

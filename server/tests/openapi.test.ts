@@ -330,6 +330,11 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/refunds?limit=0', sec);
     await call('GET', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}`, sec);
     await call('GET', '/api/v1/refunds/00000000-0000-4000-8000-000000000000', sec);
+    // Canceled before the treasury signs it (jobs are off); a second cancel is refused
+    await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/cancel`, sec);
+    await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/cancel`, sec);
+    await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: '50' });
+    await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: 'lots' });
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });

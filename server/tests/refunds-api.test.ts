@@ -2,7 +2,9 @@
 // settlement): the rules each refused naming the field with its code, the list and one refund,
 // an Idempotency-Key's retry refunding once, and two refunds at once, on two instances sharing
 // one PostgreSQL (two requests to one instance on PGlite, which one process owns), never adding
-// up to more than arrived. On PGlite and PostgreSQL.
+// up to more than arrived. The customer's claim link (once, before it expires, never to a
+// deposit address, its token the only key), the merchant's cancel (and a cancel racing the
+// treasury's send: exactly one wins), and a support member's limits. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { startService, type Service } from '../app.ts';
@@ -19,7 +21,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   let a: Service;
   let b: Service;
   beforeAll(async () => {
-    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false };
+    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000 };
     a = await startService(options);
     b = kind === 'postgres' ? await startService({ ...options, instance: 'second' }) : a;
   }, 60_000);
@@ -35,6 +37,16 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as any };
+  };
+  /** The claim page's calls, as its script makes them: no key, the token alone. */
+  const customerCall = async (api: Service, path: string, body: unknown) => {
+    const response = await fetch(api.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const kindsOf = async (id: string) => (await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id])).map((k) => k.kind);
+  const toldOf = async (id: string) => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id).map((d: { status: string }) => d.status);
+  const balanced = async () => {
+    for (const s of await a.parts.journal.journalSums()) expect(s.sum, `the journal of ${s.token} sums to zero`).toBe(0n);
   };
   /** A USDT payment of `amount` US dollars, paid by the sandbox as `kind` says: its reference and the amount that arrived, in base units. */
   let n = 0;
@@ -148,5 +160,147 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(answers.filter((x) => x.status === 409).map((x) => x.body.code)).toEqual(['refund_exceeds_received', 'refund_exceeds_received', 'refund_exceeds_received']);
     const [row] = await a.db.query<{ s: string }>(`SELECT sum(amount)::text AS s FROM refunds WHERE reference = $1`, [p.reference]);
     expect(BigInt(row!.s)).toBe(p.arrived);
+  });
+
+  it('a claim link: the customer names the address once, checked and confirmed; the link used twice, expired, to a deposit address or with a bad checksum is refused; the token is the only key', async () => {
+    const p = await paid('exact');
+    const made = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'customer will say where' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.data).toMatchObject({ status: 'waiting_for_address', address: null, claim_expires_at: expect.any(String) });
+    const url = new URL(made.body.data.claim_url);
+    expect([url.origin, url.pathname, url.search]).toEqual([a.url, '/refund', '']);
+    const token = url.hash.slice(1);
+    const id = made.body.data.id as string;
+    // Shown once: never again, and only its hash is kept.
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data.claim_url).toBeUndefined();
+    expect(JSON.stringify(await a.db.query(`SELECT * FROM refunds WHERE id = $1`, [id]))).not.toContain(token);
+    // Reserved meanwhile, nothing handed to the treasury yet.
+    expect(await kindsOf(id)).toEqual(['withdrawal_reserved']);
+    expect(await a.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [id])).toEqual([]);
+
+    const details = await customerCall(b, '/refund/details', { token });
+    expect(details.body).toMatchObject({ business: DEMO_MERCHANT.businessName, coin: 'USDT', amount: expect.any(String), network: expect.any(String), test: true });
+    // The address's checks: a deposit address (any payment's), a broken checksum, not an address.
+    for (const [address, words] of [[p.address, 'deposit address'], ['0x' + 'aB'.repeat(20), 'checksum'], ['0x12', '40 hexadecimal']] as const) {
+      const refused = await customerCall(a, '/refund/claim', { token, address, confirm: true });
+      expect([refused.status, refused.body.errors[0].field, refused.body.message]).toEqual([400, 'address', expect.stringContaining(words)]);
+    }
+    // Checked first, shown back checksummed; nothing claimed until confirmed.
+    const checked = await customerCall(a, '/refund/claim', { token, address: customer });
+    expect(checked.body).toEqual({ address: getAddress(customer), confirmed: false });
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data.status).toBe('waiting_for_address');
+    // A token changed by one character opens nothing.
+    const forged = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+    expect([(await customerCall(a, '/refund/claim', { token: forged, address: customer, confirm: true })).status]).toEqual([404]);
+
+    // Another merchant's waiting refund: its link claims its own refund, never this one.
+    const other = await a.parts.merchants.create({ businessName: 'Other 3', businessEmail: `other3-${kind}@example.com`, businessLogo: '' }, Date.now());
+    const otherToken = await (async () => {
+      await call(a, 'PUT', '/api/v1/settlement', { settlement: 'balance' }, other.keys.test.secretKey);
+      const reference = `r-${kind}-other`;
+      await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, other.keys.test.publicKey);
+      await call(a, 'POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' }, other.keys.test.publicKey);
+      const theirs = await call(a, 'POST', '/api/v1/refunds', { reference, amount: 'rest', reason: 'theirs' }, other.keys.test.secretKey);
+      expect(theirs.status, JSON.stringify(theirs.body)).toBe(201);
+      return { id: theirs.body.data.id as string, token: new URL(theirs.body.data.claim_url).hash.slice(1) };
+    })();
+    const claimedTheirs = await customerCall(b, '/refund/claim', { token: otherToken.token, address: customer, confirm: true });
+    expect(claimedTheirs.body).toMatchObject({ confirmed: true, status: 'ready' });
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data.status).toBe('waiting_for_address');
+    expect((await call(a, 'GET', `/api/v1/refunds/${otherToken.id}`, undefined, other.keys.test.secretKey)).body.data.status).toBe('ready');
+
+    // Claimed: ready, the treasury's withdrawal to the customer's address; then never again.
+    const claimed = await customerCall(b, '/refund/claim', { token, address: customer, confirm: true });
+    expect(claimed.body).toEqual({ address: getAddress(customer), confirmed: true, status: 'ready' });
+    const [w] = await a.db.query<{ address: string; amount: string }>(`SELECT address, amount::text AS amount FROM withdrawals WHERE id = $1`, [id]);
+    expect(w).toEqual({ address: getAddress(customer), amount: String(p.arrived / 2n) });
+    for (const confirm of [true, false]) {
+      const twice = await customerCall(a, '/refund/claim', { token, address: '0x' + 'd1'.repeat(20), confirm });
+      expect([twice.status, twice.body.code, twice.body.errors[0].field]).toEqual([409, 'refund_link_used', 'token']);
+    }
+    expect((await customerCall(a, '/refund/details', { token })).body.code).toBe('refund_link_used');
+    expect(await toldOf(id)).toEqual(['waiting_for_address', 'ready']);
+
+    // An expired link is refused; the job then cancels its refund, the reservation back.
+    const late = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'never claimed' });
+    const lateToken = new URL(late.body.data.claim_url).hash.slice(1);
+    await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [late.body.data.id, Date.now() - 1]);
+    const expired = await customerCall(a, '/refund/claim', { token: lateToken, address: customer, confirm: true });
+    expect([expired.status, expired.body.code]).toEqual([409, 'refund_link_expired']);
+    expect((await followSending(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[late.body.data.id, 'canceled']]);
+    expect(await kindsOf(late.body.data.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    expect(await toldOf(late.body.data.id)).toEqual(['waiting_for_address', 'canceled']);
+    await balanced();
+  });
+
+  it('cancel: a refund waiting for its address or not yet signed is canceled, its reservation back in one entry; one already signed is not; a cancel racing the treasury\'s send ends in exactly one', async () => {
+    const p = await paid('over');
+    const ask = async (amount: string, address?: string) => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'to cancel', ...(address ? { address } : {}) })).body.data;
+    // Ready, nothing signed: canceled; the treasury's withdrawal failed 'canceled', never sent.
+    const ready = await ask('1000', customer);
+    const canceled = await call(b, 'POST', `/api/v1/refunds/${ready.id}/cancel`);
+    expect([canceled.status, canceled.body.data.status]).toEqual([200, 'canceled']);
+    expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    expect(await a.db.query(`SELECT state, failure, tx_hash FROM withdrawals WHERE id = $1`, [ready.id])).toEqual([{ state: 'failed', failure: 'canceled', tx_hash: null }]);
+    const again = await call(a, 'POST', `/api/v1/refunds/${ready.id}/cancel`);
+    expect([again.status, again.body.code]).toEqual([409, 'refund_state']);
+    expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    // Waiting for its address: canceled, and its link dead.
+    const waiting = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'to cancel' });
+    expect((await call(a, 'POST', `/api/v1/refunds/${waiting.body.data.id}/cancel`)).body.data.status).toBe('canceled');
+    const dead = await customerCall(a, '/refund/claim', { token: new URL(waiting.body.data.claim_url).hash.slice(1), address: customer, confirm: true });
+    expect(dead.body.code).toBe('refund_link_used');
+    expect(await toldOf(waiting.body.data.id)).toEqual(['waiting_for_address', 'canceled']);
+    // Signed by the treasury: too late.
+    const signed = await ask('1000', customer);
+    await a.parts.withdrawals.withdrawalSigned(signed.id, { hash: '0x' + '5'.repeat(64), raw: '0x01', nonce: 1 }, Date.now());
+    const late = await call(a, 'POST', `/api/v1/refunds/${signed.id}/cancel`);
+    expect([late.status, late.body.code]).toEqual([409, 'refund_state']);
+    expect(await kindsOf(signed.id)).toEqual(['withdrawal_reserved']);
+    // Another merchant cannot cancel it.
+    const other = await a.parts.merchants.create({ businessName: 'Other 4', businessEmail: `other4-${kind}@example.com`, businessLogo: '' }, Date.now());
+    expect((await call(a, 'POST', `/api/v1/refunds/${signed.id}/cancel`, undefined, other.keys.test.secretKey)).status).toBe(404);
+    // Races: cancel (instance b) against the treasury recording its transaction (instance a).
+    for (let i = 0; i < 4; i++) {
+      const r = await ask('1000', customer);
+      const [cancel, recorded] = await Promise.all([call(b, 'POST', `/api/v1/refunds/${r.id}/cancel`), a.parts.withdrawals.withdrawalSigned(r.id, { hash: '0x' + String(i + 6).repeat(64), raw: '0x01', nonce: 2 + i }, Date.now())]);
+      const [row] = await a.db.query<{ state: string; tx_hash: string | null }>(`SELECT state, tx_hash FROM withdrawals WHERE id = $1`, [r.id]);
+      if (cancel.status === 200) {
+        expect([row!.state, row!.tx_hash, recorded.txHash]).toEqual(['failed', null, null]);
+        expect(await kindsOf(r.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+      } else {
+        expect([cancel.status, cancel.body.code, row!.state, row!.tx_hash]).toEqual([409, 'refund_state', 'pending', '0x' + String(i + 6).repeat(64)]);
+        expect(await kindsOf(r.id)).toEqual(['withdrawal_reserved']);
+      }
+    }
+    await balanced();
+  });
+
+  it('a support member refunds only through the claim link, and up to the business\'s limit a day', async () => {
+    const p = await paid('exact', 100);
+    const email = `support-${kind}@example.com`;
+    const invitation = await a.parts.team.invite(DEMO_MERCHANT.id, email, 'support', Date.now(), 60_000);
+    const joined = await fetch(a.url + '/dashboard/api/invitation', { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url }, body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }) });
+    expect(joined.status).toBe(200);
+    const support = { cookie: joined.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await joined.json()) as any).data.csrfToken as string };
+    const asSupport = async (path: string, body: unknown) => {
+      const response = await fetch(a.url + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, cookie: support.cookie, 'x-csrf-token': support.csrf }, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const typed = await asSupport('/api/v1/refunds', { reference: p.reference, amount: '1000000', reason: 'to my wallet', address: customer });
+    expect([typed.status, typed.body.code, typed.body.errors?.[0].field], JSON.stringify(typed.body)).toEqual([403, 'permission_denied', 'address']);
+    // The limit (the operator's default, 100 USD): a 100 USD payment's whole amount passes it.
+    const whole = await asSupport('/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all of it' });
+    expect([whole.status, whole.body.code, whole.body.errors[0].field]).toEqual([403, 'permission_denied', 'amount']);
+    // The owner lowers it to 30 USD: 25 passes, then 10 more does not (counted over the day).
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '30' })).body.data).toEqual({ daily: '30.00' });
+    const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 4n), reason: 'a quarter' });
+    expect([fits.status, fits.body.data.status]).toEqual([201, 'waiting_for_address']);
+    const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 10n), reason: 'a tenth' });
+    expect([past.status, past.body.errors[0].field]).toEqual([403, 'amount']);
+    expect(past.body.message).toMatch(/; 2\d\.\d\d USD refunded by support in the last 24 hours/);
+    // The owner's key is not limited; the limit back to the default.
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'owner', address: customer })).status).toBe(201);
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
 });
