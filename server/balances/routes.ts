@@ -207,7 +207,7 @@ export const routes = [
   }),
   route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'merchant', permission: 'balances.read', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
   route({
-    method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.write', handler: withdraw, tag,
+    method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.write', stepUp: 'live', handler: withdraw, tag,
     summary: 'send coins of the balance to a wallet',
     description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
     body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },

@@ -64,7 +64,7 @@ const tag = 'Refunds' as const;
 
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', handler: createRefund, tag,
+    method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', stepUp: 'live', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
     description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement: 409 (the service holds none of it).',
     body: RefundBody, responses: { 201: answer(Refund) },
