@@ -4,7 +4,7 @@
 import { h, Fragment, type ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
-import { mode, session, signOut } from './api.ts';
+import { mode, session, signOut, stepUpPrompt } from './api.ts';
 import { SignIn } from './screens/SignIn.tsx';
 
 // Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
@@ -19,7 +19,10 @@ const Developers = lazy(() => import('./screens/Developers.tsx').then((m) => m.D
 const Events = lazy(() => import('./screens/Events.tsx').then((m) => m.Events));
 const Settings = lazy(() => import('./screens/Settings.tsx').then((m) => m.Settings));
 const Later = lazy(() => import('./screens/Later.tsx').then((m) => m.Later));
+const Security = lazy(() => import('./screens/Security.tsx').then((m) => m.Security));
 const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
+
+stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
 
 const NAV: Array<[string, string]> = [
   ['/dashboard', 'Home'],
@@ -31,6 +34,7 @@ const NAV: Array<[string, string]> = [
   ['/dashboard/developers', 'Developers'],
   ['/dashboard/events', 'Events'],
   ['/dashboard/settings', 'Settings'],
+  ['/dashboard/security', 'Security'],
 ];
 
 function Nav() {
@@ -106,7 +110,9 @@ function Screens() {
   const open = path === '/dashboard/welcome' || path === '/dashboard/sign-in';
   useEffect(() => {
     if (session.value === null && !open) route('/dashboard/sign-in', true);
-  }, [session.value, open]);
+    // The owner requires a second factor this person lacks: Security first.
+    else if (session.value?.secondFactor?.mustEnrol && path !== '/dashboard/security') route('/dashboard/security', true);
+  }, [session.value, open, path]);
   if (session.value === undefined) return <p role="status">Loading…</p>;
   if (session.value === null && !open) return null;
   return (
@@ -121,6 +127,7 @@ function Screens() {
       <Events path="/dashboard/events" />
       <Settings path="/dashboard/settings" />
       <Balances path="/dashboard/balances" />
+      <Security path="/dashboard/security" />
       <Later path="/dashboard/payouts" title="Payouts" />
       <Welcome path="/dashboard/welcome" />
       <SignIn path="/dashboard/sign-in" />
