@@ -3,7 +3,7 @@
 // dashboard's own session. Read by the service and by the dashboard in the browser; the
 // bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
@@ -71,6 +71,8 @@ export const DashboardSession = later(() =>
     expiresAt: timestamp,
     publicKeys: z.object({ test: text, live: text }),
     networks: z.object({ test: z.array(network), live: z.array(network) }),
+    /** Issue 37: this person has a second factor; the owner requires one they lack (they enrol before anything else). */
+    secondFactor: z.optional(z.object({ enrolled: bool, mustEnrol: bool })),
   }),
 );
 export type DashboardSession = z.infer<typeof DashboardSession>;

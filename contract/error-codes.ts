@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   forbidden: 403,
   csrf_rejected: 403,
   permission_denied: 403,
+  step_up_required: 403,
+  second_factor_required: 403,
   sandbox_unavailable: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -4,7 +4,7 @@
 import { h, Fragment, type ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
-import { mode, session, signOut } from './api.ts';
+import { mode, session, signOut, stepUpPrompt } from './api.ts';
 import { SignIn } from './screens/SignIn.tsx';
 import { lang, LANGS, speak, t, type Lang } from './words.ts';
 
@@ -22,7 +22,10 @@ const Settings = lazy(() => import('./screens/Settings.tsx').then((m) => m.Setti
 const Swaps = lazy(() => import('./screens/Swaps.tsx').then((m) => m.Swaps));
 const Payouts = lazy(() => import('./screens/Payouts.tsx').then((m) => m.Payouts));
 const Withdrawals = lazy(() => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals));
+const Security = lazy(() => import('./screens/Security.tsx').then((m) => m.Security));
 const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
+
+stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
 
 const NAV: Array<[string, string]> = [
   ['/dashboard', 'Home'],
@@ -36,6 +39,7 @@ const NAV: Array<[string, string]> = [
   ['/dashboard/developers', 'Developers'],
   ['/dashboard/events', 'Events'],
   ['/dashboard/settings', 'Settings'],
+  ['/dashboard/security', 'Security'],
 ];
 
 function Nav() {
@@ -122,7 +126,9 @@ function Screens() {
   const open = path === '/dashboard/welcome' || path === '/dashboard/sign-in';
   useEffect(() => {
     if (session.value === null && !open) route('/dashboard/sign-in', true);
-  }, [session.value, open]);
+    // The owner requires a second factor this person lacks: Security first.
+    else if (session.value?.secondFactor?.mustEnrol && path !== '/dashboard/security') route('/dashboard/security', true);
+  }, [session.value, open, path]);
   if (session.value === undefined) return <p role="status">{t('Loading…')}</p>;
   if (session.value === null && !open) return null;
   return (
@@ -140,6 +146,7 @@ function Screens() {
       <Swaps path="/dashboard/swaps" />
       <Payouts path="/dashboard/payouts" />
       <Withdrawals path="/dashboard/withdrawals" />
+      <Security path="/dashboard/security" />
       <Welcome path="/dashboard/welcome" />
       <SignIn path="/dashboard/sign-in" />
       <NotFound default />

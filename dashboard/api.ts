@@ -12,10 +12,15 @@ export const session = signal<DashboardSession | null | undefined>(undefined);
 /** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
+/** Asks the person for a second factor (the frame sets it: the prompt's chunk, loaded when first asked). */
+export const stepUpPrompt: { ask?: () => Promise<void> } = {};
+
 interface Options {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /** Sent again after a step-up: not asked twice. */
+  again?: boolean;
 }
 
 export async function request<S extends z.ZodMiniType>(path: string, schema?: S, options: Options = {}): Promise<z.output<S>> {
@@ -28,7 +33,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema?: S,
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
   if (response.status === 401 && !path.startsWith('/dashboard/api/session')) session.value = null;
-  return readAnswer(`${method} ${path}`, response.status, await response.text(), schema);
+  const text = await response.text();
+  // A money move wants a second factor of the last five minutes: asked for (its own chunk), then sent again.
+  if (response.status === 403 && !options.again && stepUpPrompt.ask && text.includes('"step_up_required"')) {
+    await stepUpPrompt.ask();
+    return request(path, schema, { ...options, again: true });
+  }
+  return readAnswer(`${method} ${path}`, response.status, text, schema);
 }
 
 /** Downloads an answer (the CSV export) as a file: fetched with the session, saved from a blob. */

@@ -23,6 +23,7 @@ import { ChainStore } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
+import { FactorStore } from './factors/store.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { ProductStore } from './products/store.ts';
 import { answers, openDatabase, type Database } from './storage/db.ts';
@@ -232,6 +233,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
     team: new TeamStore(db),
+    factors: new FactorStore(db),
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),
     products: new ProductStore(db),

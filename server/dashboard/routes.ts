@@ -12,6 +12,7 @@ import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
 import { headTags } from '../page-head.ts';
 import type { Merchant } from '../domain/account.ts';
+import type { Session } from './store.ts';
 import { ROLE_PERMISSIONS, type Actor } from '../domain/permissions.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route, type Limits } from '../routes/route.ts';
@@ -110,13 +111,15 @@ function sessionCookie(service: Service, token: string, maxAgeSeconds: number): 
 /** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
 const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
-async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number, role: Actor = 'owner') {
+async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number, role: Actor = 'owner', secondFactor?: Session['secondFactor']) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
     merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
     // What the screens may offer (the service checks each request itself, whatever they show).
     role,
     permissions: [...ROLE_PERMISSIONS[role]],
+    // Issue 37: whether this person has a second factor, and must add one before anything else.
+    secondFactor: { enrolled: secondFactor?.enrolled ?? false, mustEnrol: secondFactor?.mustEnrol ?? false },
     csrfToken: csrf,
     expiresAt: new Date(expiresMs).toISOString(),
     publicKeys: { test, live },
@@ -128,7 +131,8 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
 async function startSession(service: Service, merchantId: string, message: string, member?: { id: string; role: Actor }): Promise<Reply> {
   const merchant = (await service.merchants.byId(merchantId))!;
   const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS, member?.id);
-  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs, member?.role), message);
+  const secondFactor = (await service.dashboard.session(started.token, service.now()))?.secondFactor;
+  const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs, member?.role, secondFactor), message);
   return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
 }
 
@@ -223,7 +227,7 @@ export const getSession: Handler = async ({ req, service }) => {
   });
   if (!account) return ok(200, undefined, 'Not signed in');
   const session = (await service.dashboard.session(cookie(req, sessionCookieName(service.origin()))!, service.now()))!;
-  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs, session.member?.role), 'Signed in');
+  return ok(200, await sessionView(service, account.merchant, session.csrf, session.expiresMs, session.member?.role, session.secondFactor), 'Signed in');
 };
 
 /** Signs this browser out: its session ends now, and a copy of its cookie opens nothing. */

@@ -15,6 +15,8 @@ export interface Session {
   expiresMs: number;
   /** The member signed in (issue 37); none: the owner. */
   member?: { id: string; email: string; role: Role };
+  /** Its person's second factor (issue 37): when this session last proved one, whether they have one, whether the owner requires one. */
+  secondFactor: { steppedUpMs?: number; enrolled: boolean; mustEnrol: boolean };
 }
 
 const merchantOf = (r: Row): Merchant => ({
@@ -193,14 +195,19 @@ export class DashboardStore {
    */
   async session(token: string, nowMs: number): Promise<Session | undefined> {
     const [row] = await this.db.query(
-      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id, mb.email AS member_email, mb.role AS member_role, m.business_name, m.business_email, m.business_logo
+      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id, s.stepped_up_ms,
+              EXISTS (SELECT 1 FROM second_factors f WHERE f.merchant_id = s.merchant_id AND f.holder = COALESCE(s.member_id::text, 'owner')) AS enrolled,
+              COALESCE((SELECT p.required FROM second_factor_policy p WHERE p.merchant_id = s.merchant_id), false) AS required,
+              mb.email AS member_email, mb.role AS member_role, m.business_name, m.business_email, m.business_logo
          FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN members mb ON mb.id = s.member_id AND mb.merchant_id = s.merchant_id
         WHERE s.hash = $1 AND s.expires_ms > $2`,
       [tokenHash(token), nowMs],
     );
     if (!row || (row.member_id !== null && row.member_email === null)) return undefined;
     const member = row.member_id === null ? undefined : { id: row.member_id as string, email: row.member_email as string, role: row.member_role as Role };
-    return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}) };
+    const enrolled = row.enrolled === true;
+    const secondFactor = { ...(row.stepped_up_ms === null ? {} : { steppedUpMs: Number(row.stepped_up_ms) }), enrolled, mustEnrol: row.required === true && !enrolled };
+    return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
   }
 
   async endSession(token: string): Promise<void> {

@@ -35,6 +35,14 @@ export class CsrfRejected extends Forbidden {
 export class PermissionDenied extends Forbidden {
   static override readonly code: ErrorCode = 'permission_denied';
 }
+/** A live money move or a change of who may move money, from a session whose second factor is older than five minutes (issue 37). */
+export class StepUpRequired extends Forbidden {
+  static override readonly code: ErrorCode = 'step_up_required';
+}
+/** The owner requires a second factor of every member, and this person has none yet: enrol first. */
+export class SecondFactorRequired extends Forbidden {
+  static override readonly code: ErrorCode = 'second_factor_required';
+}
 /** The sandbox cannot pay here (a live key, the sandbox off, no dev chain). */
 export class SandboxUnavailable extends Forbidden {
   static override readonly code: ErrorCode = 'sandbox_unavailable';

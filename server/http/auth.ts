@@ -16,7 +16,7 @@ export interface KeyOwners {
 
 /** The dashboard's sessions, by their cookie's token. */
 export interface SessionLookup {
-  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string; member?: { id: string; email: string; role: Role } } | undefined>;
+  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string; member?: { id: string; email: string; role: Role }; secondFactor?: Account['secondFactor'] } | undefined>;
 }
 
 /** The dashboard's session cookie (HttpOnly, SameSite=Strict; Secure on https). */
@@ -72,8 +72,9 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   // The signed-in owner has what the secret key gives: the same answers, the same powers; a
   // member, what their role gives (each route's permission, routes/route.ts).
   const member = session.member;
-  if (!member) return { merchant: session.merchant, mode, via: 'secret', session: true, grants: 'all' };
-  return { merchant: session.merchant, mode, via: 'secret', session: true, grants: ROLE_PERMISSIONS[member.role], actor: { kind: 'member', id: member.id, label: member.email, role: member.role } };
+  const secondFactor = session.secondFactor;
+  if (!member) return { merchant: session.merchant, mode, via: 'secret', session: true, grants: 'all', secondFactor };
+  return { merchant: session.merchant, mode, via: 'secret', session: true, grants: ROLE_PERMISSIONS[member.role], secondFactor, actor: { kind: 'member', id: member.id, label: member.email, role: member.role } };
 }
 
 export async function authenticate(

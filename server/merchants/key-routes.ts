@@ -56,7 +56,7 @@ export const revokeRestrictedKey: Handler<{ params: typeof ByMember }> = async (
 
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.write', handler: createRestrictedKey, tag: 'Account', body: RestrictedKeyBody,
+    method: 'POST', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.write', stepUp: 'live', handler: createRestrictedKey, tag: 'Account', body: RestrictedKeyBody,
     summary: 'a restricted secret key of the mode with the permissions chosen, shown once',
     description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Rolling the full key leaves restricted keys alone.',
     responses: { 201: NewRestrictedKeyAnswer }, errors: [403], idempotency: 'secret',
@@ -67,7 +67,7 @@ export const routes = [
     summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],
   }),
   route({
-    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', handler: rollKey, tag: 'Payments', errors: [403],
+    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', stepUp: 'live', handler: rollKey, tag: 'Payments', errors: [403],
     summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
     description:
       'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',

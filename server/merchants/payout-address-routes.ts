@@ -66,7 +66,7 @@ export const getPayoutAddresses: Handler = async ({ account, service }) => {
 
 export const routes = [
   route({
-    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.write', handler: putPayoutAddress, tag: 'Webhooks',
+    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.write', stepUp: 'live', handler: putPayoutAddress, tag: 'Webhooks',
     summary: 'where a chain\'s deposits are swept to',
     description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys, and a chain\'s first address: in effect now. A live key replacing an address: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent, and the owner may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address.',
     body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: ['chain_not_offered'],

@@ -107,7 +107,7 @@ export const routes = [
     query: RateQuery, responses: { 200: answer(Rate) }, errors: [503],
   }),
   route({
-    method: 'POST', path: '/api/v1/bank/payouts/initiate', auth: 'merchant', permission: 'payouts.write', handler: initiate, tag,
+    method: 'POST', path: '/api/v1/bank/payouts/initiate', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: initiate, tag,
     summary: 'pay collected USDT out to a bank account',
     description: 'Needs balance settlement (409 on `wallet`, saying so); another coin is told to swap to USDT first (`POST /api/v1/swaps/quote`); more than the available USDT balance gets 409; live payouts are refused (409: the service ships only the sandbox\'s payout provider). The amount is reserved from the balance at once; the payout starts `pending`, then `processing`, then `paid` or `failed` (a failed payout\'s amount returns to the balance), each change a `PAYOUT_UPDATED` event.',
     body: InitiatePayoutBody, responses: { 201: answer(PayoutAnswer) }, errors: [404, 'destination_pending', 'reference_in_use', 'insufficient_balance', 'withdrawal_limit_exceeded', 'not_configured', 503], limits: {
@@ -122,12 +122,12 @@ export const routes = [
   route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals', auth: 'merchant', permission: 'payouts.read', handler: listPayouts, tag, summary: 'the payouts, newest first', description: 'Every bank payout of the mode, newest first, each as `GET /api/v1/bank/payouts/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: PayoutsPage } }),
   route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals/:id', auth: 'merchant', permission: 'payouts.read', handler: getPayout, tag, summary: 'one payout and its state', description: 'The payout by the id its `POST /api/v1/bank/payouts/initiate` answer gave: `pending`, `processing`, then `paid` or `failed`.', responses: { 200: answer(PayoutAnswer) } }),
   route({
-    method: 'POST', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', handler: addBank, tag,
+    method: 'POST', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: addBank, tag,
     summary: 'register a bank account', description: 'The fields the spec requires for `USD`, `NGN` or `GHS`, each missing one named; `default: true` makes it the default.',
     body: PayoutBody, responses: { 201: answer(BankPayout) }, errors: [409],
   }),
   route({ method: 'GET', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.read', handler: listBanks, tag, summary: 'the bank accounts\' ids, a page at a time', description: 'The ids of the account\'s bank accounts, oldest first (read each with `GET /api/v1/bank/payouts/{id}`). Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: BankAccountsQuery, responses: { 200: BankAccountsPage } }),
   route({ method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', handler: deleteBanks, tag, summary: 'delete bank accounts, all or nothing', description: '`{ "ids": [...] }` (ours); all or nothing: an unknown id deletes none (404).', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] }),
   route({ method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.read', handler: getBank, tag, summary: 'one bank account', description: 'Its fields as registered; a live key\'s account whose new details still wait their delay also shows them under `pending`.', responses: { 200: answer(BankPayout) } }),
-  route({ method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.write', handler: updateBank, tag, summary: 'update a bank account', description: 'Any write field but `currency`; `default: true` makes it the default.', body: PayoutFields, responses: { 200: answer(BankPayout) } }),
+  route({ method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: updateBank, tag, summary: 'update a bank account', description: 'Any write field but `currency`; `default: true` makes it the default.', body: PayoutFields, responses: { 200: answer(BankPayout) } }),
 ];

@@ -34,6 +34,7 @@ import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AuditStore } from '../audit/store.ts';
 import type { TeamStore } from '../team/store.ts';
+import type { FactorStore } from '../factors/store.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
@@ -55,6 +56,8 @@ export interface ServiceParts extends BalanceStores {
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** The merchant's members and invitations (issue 37). */
   team: TeamStore;
+  /** Each person's passkeys, authenticator apps, recovery codes and step-ups (issue 37). */
+  factors: FactorStore;
   /** Who did what: every write of a session or a secret key, append-only. */
   audit: AuditStore;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */

@@ -21,7 +21,7 @@ export const GENERAL_CODE: Record<number, ErrorCode> = {
 };
 
 /** The codes the route may answer, by status (ascending), each list sorted. */
-export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency' | 'permission'>): Map<number, ErrorCode[]> {
+export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency' | 'permission' | 'stepUp'>): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>(['internal_error']);
   const pathParams = /:[a-zA-Z]/.test(route.path);
   if (route.auth !== 'none') codes.add('unauthorized');
@@ -29,6 +29,9 @@ export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | '
   if (route.auth === 'merchant' && route.method !== 'GET') codes.add('csrf_rejected');
   // A member's role or a restricted key without the route's permission (issue 37).
   if (route.permission && route.auth !== 'none' && route.auth !== 'operator' && route.auth !== 'public') codes.add('permission_denied');
+  // A session that must enrol a second factor first, and a step-up the route declares (issue 37).
+  if (route.auth === 'merchant') codes.add('second_factor_required');
+  if (route.stepUp && route.auth === 'merchant') codes.add('step_up_required');
   if (route.body || route.query || pathParams) codes.add('validation_failed');
   if (route.body) codes.add('payload_too_large');
   if (pathParams) codes.add('not_found');

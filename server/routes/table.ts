@@ -6,6 +6,7 @@ import * as balances from '../balances/routes.ts';
 import * as dashboard from '../dashboard/routes.ts';
 import * as audit from '../audit/routes.ts';
 import * as team from '../team/routes.ts';
+import * as factors from '../factors/routes.ts';
 import * as destinations from '../merchants/destination-routes.ts';
 import * as keys from '../merchants/key-routes.ts';
 import * as payoutAddresses from '../merchants/payout-address-routes.ts';
@@ -55,4 +56,5 @@ export const ROUTES: readonly Route[] = [
   ...hosted.routes,
   ...refundClaims.routes,
   ...dashboard.routes,
+  ...factors.routes,
 ];

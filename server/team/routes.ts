@@ -66,18 +66,18 @@ export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, 
 export const routes = [
   route({ method: 'GET', path: '/api/v1/members', auth: 'merchant', permission: 'team.read', handler: listMembers, tag: 'Account', summary: 'the team: the owner and each member with their role', description: 'The owner first (`id` "owner"), then each member by the time they joined.', responses: { 200: MembersAnswer } }),
   route({
-    method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', handler: invite, tag: 'Account', body: InviteBody,
+    method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: invite, tag: 'Account', body: InviteBody,
     summary: 'invite a member by e-mail with a role (a dashboard session only)',
     description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). The answer\'s `link` is shown this once (its token is kept only as a hash), works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
     responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use'], idempotency: 'secret',
   }),
   route({
-    method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,
+    method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,
     summary: 'change a member\'s role (their sessions end at once)', description: 'From a dashboard session (a key gets 403); nobody changes their own role. The member signs in again with the new role.', responses: { 200: MemberAnswer }, errors: [403, 404],
   }),
-  route({ method: 'DELETE', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', handler: removeMember, tag: 'Account', params: ByMember, summary: 'remove a member (their sessions end at once)', description: 'From a dashboard session (a key gets 403): their password opens nothing from now on.', responses: { 200: Done }, errors: [403, 404] }),
+  route({ method: 'DELETE', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: removeMember, tag: 'Account', params: ByMember, summary: 'remove a member (their sessions end at once)', description: 'From a dashboard session (a key gets 403): their password opens nothing from now on.', responses: { 200: Done }, errors: [403, 404] }),
   route({
-    method: 'POST', path: '/api/v1/members/:id/ownership', auth: 'merchant', permission: 'team.write', handler: handOver, tag: 'Account', params: ByMember,
+    method: 'POST', path: '/api/v1/members/:id/ownership', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: handOver, tag: 'Account', params: ByMember,
     summary: 'hand ownership over to a member (the owner only)', description: 'The member signs in as the owner from now; the owner becomes an admin. Every session of the business ends.',
     responses: { 200: Done }, errors: [403, 404],
   }),

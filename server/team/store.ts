@@ -90,6 +90,7 @@ export class TeamStore {
     return this.db.transaction(async (tx) => {
       const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      if (gone[0]) for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
       if (gone[0]) await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
       return gone.length > 0;
     });
@@ -112,6 +113,10 @@ export class TeamStore {
         await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [merchantId, memberId, owner.email, owner.password_hash, FORMER_OWNER_ROLE]);
       }
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+      // Second factors are the person's (issue 37): the new owner's go with them, and the former owner's with theirs.
+      for (const table of ['second_factors', 'recovery_codes']) {
+        await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [merchantId, memberId.toLowerCase()]);
+      }
       // A sign-in link issued before sets the password of the owner's login, which is now the
       // new owner's: whoever holds one (the former owner) would take the business back with it.
       await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);

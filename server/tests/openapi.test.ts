@@ -135,7 +135,7 @@ describe('the OpenAPI document', () => {
     // Each error answer is the envelope with the codes this operation answers at that status.
     const envelope = (codes: string[]) => ({ ...components.schemas.Error, properties: { ...(components.schemas.Error.properties as object), code: { type: 'string', enum: codes } }, required: ['status', 'statusCode', 'message', 'code'] });
     expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }));
-    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected', 'permission_denied']));
+    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected', 'permission_denied', 'second_factor_required']));
     expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
       // conflict: an Idempotency-Key used for another request, or still running.
       envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'treasury_held', 'withdrawal_limit_exceeded']),

@@ -1,0 +1,137 @@
+// Second factors (issue 37): each person's passkeys and authenticator-app secrets, their
+// recovery codes (hashes only, each used once), the challenges handed out (single-use, taken
+// by deleting them), the owner's requirement, and a session's step-up. A person is `holder`
+// (`owner` or a member's id) within a merchant. Each use is one conditional UPDATE, so two
+// requests with the same code or counter cannot both pass, on one instance or several.
+import { randomUUID } from 'node:crypto';
+import type { Database, Row } from '../storage/db.ts';
+import { tokenHash } from '../merchants/sign-in-rules.ts';
+
+export interface Factor {
+  id: string;
+  kind: 'passkey' | 'totp';
+  label: string;
+  createdMs: number;
+  usedMs?: number;
+  /** A passkey's credential (base64url id, COSE public key base64url, signature counter, transports). */
+  credentialId?: string;
+  publicKey?: string;
+  counter: number;
+  transports?: string[];
+  /** An authenticator's secret (base32) and the last time step a code was taken for. */
+  totpSecret?: string;
+  totpLastStep: number;
+}
+
+const factorOf = (r: Row): Factor => ({
+  id: r.id as string,
+  kind: r.kind as Factor['kind'],
+  label: r.label as string,
+  createdMs: Number(r.created_ms),
+  ...(r.used_ms === null ? {} : { usedMs: Number(r.used_ms) }),
+  ...(r.credential_id ? { credentialId: r.credential_id as string, publicKey: r.public_key as string } : {}),
+  counter: Number(r.counter),
+  ...(r.transports ? { transports: (r.transports as string).split(',') } : {}),
+  ...(r.totp_secret ? { totpSecret: r.totp_secret as string } : {}),
+  totpLastStep: Number(r.totp_last_step),
+});
+
+export interface Who {
+  merchantId: string;
+  holder: string;
+}
+
+export class FactorStore {
+  constructor(private readonly db: Database) {}
+
+  async factors(who: Who): Promise<Factor[]> {
+    const rows = await this.db.query('SELECT * FROM second_factors WHERE merchant_id = $1 AND holder = $2 ORDER BY created_ms, id', [who.merchantId, who.holder]);
+    return rows.map(factorOf);
+  }
+
+  /** A challenge handed out (a new one for the same purpose replaces it). */
+  async putChallenge(who: Who, purpose: string, challenge: string, expiresMs: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO factor_challenges (merchant_id, holder, purpose, challenge, expires_ms) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (merchant_id, holder, purpose) DO UPDATE SET challenge = $4, expires_ms = $5`,
+      [who.merchantId, who.holder, purpose, challenge, expiresMs],
+    );
+  }
+
+  /** Takes the challenge: deleted whether or not it is still alive, so it is answered once at most. */
+  async takeChallenge(who: Who, purpose: string, nowMs: number): Promise<string | undefined> {
+    const [row] = await this.db.query('DELETE FROM factor_challenges WHERE merchant_id = $1 AND holder = $2 AND purpose = $3 RETURNING challenge, expires_ms', [who.merchantId, who.holder, purpose]);
+    return row && Number(row.expires_ms) > nowMs ? (row.challenge as string) : undefined;
+  }
+
+  /** Adds a factor; answers whether it is the person's first (then their recovery codes are made). */
+  async add(who: Who, factor: Omit<Factor, 'id' | 'createdMs' | 'counter' | 'totpLastStep'> & { counter?: number; totpLastStep?: number }, nowMs: number): Promise<{ id: string; first: boolean }> {
+    return this.db.transaction(async (tx) => {
+      const [had] = await tx.query('SELECT count(*)::int AS n FROM second_factors WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
+      const id = randomUUID();
+      await tx.query(
+        `INSERT INTO second_factors (id, merchant_id, holder, kind, label, credential_id, public_key, counter, transports, totp_secret, totp_last_step, created_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [id, who.merchantId, who.holder, factor.kind, factor.label, factor.credentialId ?? null, factor.publicKey ?? null, factor.counter ?? 0, factor.transports?.join(',') || null, factor.totpSecret ?? null, factor.totpLastStep ?? 0, nowMs],
+      );
+      return { id, first: Number(had.n) === 0 };
+    });
+  }
+
+  /** Removes one factor; with the last one go the recovery codes. False: no such factor. */
+  async remove(who: Who, id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const gone = await tx.query('DELETE FROM second_factors WHERE merchant_id = $1 AND holder = $2 AND id::text = lower($3) RETURNING id', [who.merchantId, who.holder, id]);
+      const [left] = await tx.query('SELECT count(*)::int AS n FROM second_factors WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
+      if (Number(left.n) === 0) await tx.query('DELETE FROM recovery_codes WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
+      return gone.length > 0;
+    });
+  }
+
+  /** A passkey's signature counter moves from `from` to `to` (higher), once: false if another request moved it first. */
+  async usePasskey(id: string, from: number, to: number, nowMs: number): Promise<boolean> {
+    return (await this.db.query('UPDATE second_factors SET counter = $3, used_ms = $4 WHERE id = $1 AND counter = $2 RETURNING id', [id, from, to, nowMs])).length > 0;
+  }
+
+  /** Takes an authenticator code's time step, once: false when this step or a later one was taken already. */
+  async useTotpStep(id: string, step: number, nowMs: number): Promise<boolean> {
+    return (await this.db.query('UPDATE second_factors SET totp_last_step = $2, used_ms = $3 WHERE id = $1 AND totp_last_step < $2 RETURNING id', [id, step, nowMs])).length > 0;
+  }
+
+  /** The person's recovery codes are these (hashes) from now on; earlier ones stop working. */
+  async replaceRecoveryCodes(who: Who, hashes: string[], nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('DELETE FROM recovery_codes WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
+      for (const hash of hashes) await tx.query('INSERT INTO recovery_codes (hash, merchant_id, holder, created_ms) VALUES ($1, $2, $3, $4)', [hash, who.merchantId, who.holder, nowMs]);
+    });
+  }
+
+  /** Uses a recovery code once: false for one unknown, another person's or used already. */
+  async useRecoveryCode(who: Who, hash: string, nowMs: number): Promise<boolean> {
+    return (await this.db.query('UPDATE recovery_codes SET used_ms = $4 WHERE hash = $1 AND merchant_id = $2 AND holder = $3 AND used_ms IS NULL RETURNING hash', [hash, who.merchantId, who.holder, nowMs])).length > 0;
+  }
+
+  async recoveryCodesLeft(who: Who): Promise<number> {
+    const [row] = await this.db.query('SELECT count(*)::int AS n FROM recovery_codes WHERE merchant_id = $1 AND holder = $2 AND used_ms IS NULL', [who.merchantId, who.holder]);
+    return Number(row.n);
+  }
+
+  /** Whether the owner requires a second factor of every member. */
+  async required(merchantId: string): Promise<boolean> {
+    const [row] = await this.db.query('SELECT required FROM second_factor_policy WHERE merchant_id = $1', [merchantId]);
+    return row?.required === true;
+  }
+
+  async setRequired(merchantId: string, required: boolean, nowMs: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO second_factor_policy (merchant_id, required, updated_ms) VALUES ($1, $2, $3)
+       ON CONFLICT (merchant_id) DO UPDATE SET required = $2, updated_ms = $3`,
+      [merchantId, required, nowMs],
+    );
+  }
+
+  /** The session of this cookie proved a second factor now: its step-up lasts from here. */
+  async steppedUp(sessionToken: string, nowMs: number): Promise<void> {
+    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2 WHERE hash = $1', [tokenHash(sessionToken), nowMs]);
+  }
+}

@@ -1,0 +1,117 @@
+// Second factors (issue 37), what the routes do: a passkey registered and proved with
+// @simplewebauthn/server (relying party: the host of the service's configured public URL; origin:
+// that URL's), an authenticator app's code taken once, a recovery code used once. Every
+// challenge is the server's, single-use and short-lived (factor_challenges).
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
+import { invalidField, NotConfigured } from '../domain/errors.ts';
+import { CHALLENGE_MS, newRecoveryCodes, recoveryHash } from './rules.ts';
+import { newTotp, totpStep } from './totp.ts';
+import type { Factor, FactorStore, Who } from './store.ts';
+
+/** The relying party: the public URL's host name and origin (a passkey works only there). */
+export const relyingParty = (publicOrigin: string) => ({ rpID: new URL(publicOrigin).hostname, origin: new URL(publicOrigin).origin });
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+export async function passkeyOptions(factors: FactorStore, who: Who, user: { name: string; business: string }, publicOrigin: string, nowMs: number) {
+  const existing = (await factors.factors(who)).filter((f) => f.kind === 'passkey');
+  const options = await generateRegistrationOptions({
+    rpName: user.business,
+    rpID: relyingParty(publicOrigin).rpID,
+    userName: user.name,
+    userID: new TextEncoder().encode(`${who.merchantId}/${who.holder}`),
+    attestationType: 'none',
+    excludeCredentials: existing.map((f) => ({ id: f.credentialId!, transports: f.transports })),
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+  });
+  await factors.putChallenge(who, 'passkey', options.challenge, nowMs + CHALLENGE_MS);
+  return options;
+}
+
+/** The new passkey, checked against the challenge handed out (taken once). */
+export async function registerPasskey(factors: FactorStore, who: Who, response: unknown, label: string, publicOrigin: string, nowMs: number) {
+  const challenge = await factors.takeChallenge(who, 'passkey', nowMs);
+  if (!challenge) throw invalidField('response', 'no passkey was asked for in the last five minutes, or its answer was used already: start again');
+  const rp = relyingParty(publicOrigin);
+  const checked = await verifyRegistrationResponse({ response: response as never, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: false }).catch((error: Error) => {
+    throw invalidField('response', `the passkey's answer is not valid here: ${error.message}`);
+  });
+  if (!checked.verified) throw invalidField('response', 'the passkey\'s answer did not verify');
+  const { credential } = checked.registrationInfo;
+  return factors.add(who, { kind: 'passkey', label, credentialId: credential.id, publicKey: b64(credential.publicKey), counter: credential.counter, transports: credential.transports }, nowMs);
+}
+
+export async function totpOptions(factors: FactorStore, who: Who, user: { name: string; business: string }, nowMs: number) {
+  const made = newTotp(user.business, user.name);
+  await factors.putChallenge(who, 'totp', made.secret, nowMs + CHALLENGE_MS);
+  return made;
+}
+
+/** The authenticator app, proved by its first code; that code's step is taken, so it cannot step up again. */
+export async function registerTotp(factors: FactorStore, who: Who, code: string, label: string, nowMs: number) {
+  const secret = await factors.takeChallenge(who, 'totp', nowMs);
+  if (!secret) throw invalidField('code', 'no authenticator app was being added in the last five minutes: start again');
+  const step = totpStep(secret, code, nowMs);
+  if (step === undefined) {
+    // A typo: the same secret (the app has it already) waits for the right code, until it expires.
+    await factors.putChallenge(who, 'totp', secret, nowMs + CHALLENGE_MS);
+    throw invalidField('code', 'wrong code: type the 6 digits your app shows now');
+  }
+  return factors.add(who, { kind: 'totp', label, totpSecret: secret, totpLastStep: step }, nowMs);
+}
+
+export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin: string, nowMs: number) {
+  const passkeys = (await factors.factors(who)).filter((f) => f.kind === 'passkey');
+  if (passkeys.length === 0) throw new NotConfigured('You have no passkey: use your authenticator app or a recovery code');
+  const options = await generateAuthenticationOptions({ rpID: relyingParty(publicOrigin).rpID, allowCredentials: passkeys.map((f) => ({ id: f.credentialId!, transports: f.transports })), userVerification: 'preferred' });
+  await factors.putChallenge(who, 'step-up', options.challenge, nowMs + CHALLENGE_MS);
+  return options;
+}
+
+/** One proof of a second factor: a passkey's answer (its counter moving up), a code not used before, or a recovery code. */
+export async function prove(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
+  const mine = await factors.factors(who);
+  if (proof.passkey) return provePasskey(factors, who, mine, proof.passkey, publicOrigin, nowMs);
+  if (proof.code) {
+    for (const f of mine.filter((f) => f.kind === 'totp')) {
+      const step = totpStep(f.totpSecret!, proof.code, nowMs);
+      if (step !== undefined && step > f.totpLastStep && (await factors.useTotpStep(f.id, step, nowMs))) return { with: f.label };
+      if (step !== undefined) throw invalidField('code', 'this code was used already: wait for the next one your app shows');
+    }
+    throw invalidField('code', 'wrong code');
+  }
+  if (proof.recovery_code) {
+    if (mine.length > 0 && (await factors.useRecoveryCode(who, recoveryHash(proof.recovery_code), nowMs))) return { with: 'a recovery code' };
+    throw invalidField('recovery_code', 'not one of your recovery codes, or used already');
+  }
+  throw invalidField('passkey', 'send one of passkey, code or recovery_code');
+}
+
+async function provePasskey(factors: FactorStore, who: Who, mine: Factor[], response: Record<string, unknown>, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
+  const challenge = await factors.takeChallenge(who, 'step-up', nowMs);
+  if (!challenge) throw invalidField('passkey', 'no passkey was asked for in the last five minutes, or its answer was used already: start again');
+  const factor = mine.find((f) => f.kind === 'passkey' && f.credentialId === response.id);
+  if (!factor) throw invalidField('passkey', 'not one of your passkeys');
+  const rp = relyingParty(publicOrigin);
+  const checked = await verifyAuthenticationResponse({
+    response: response as never,
+    expectedChallenge: challenge,
+    expectedOrigin: rp.origin,
+    expectedRPID: rp.rpID,
+    credential: { id: factor.credentialId!, publicKey: new Uint8Array(Buffer.from(factor.publicKey!, 'base64url')), counter: factor.counter, transports: factor.transports },
+    requireUserVerification: false,
+  }).catch((error: Error) => {
+    throw invalidField('passkey', `the passkey's answer is not valid: ${error.message}`);
+  });
+  // The counter only goes up (a cloned authenticator's lags); moved once, atomically.
+  const next = checked.authenticationInfo.newCounter;
+  if (!checked.verified || (next !== 0 && !(await factors.usePasskey(factor.id, factor.counter, next, nowMs)))) throw invalidField('passkey', 'the passkey\'s answer did not verify');
+  return { with: factor.label };
+}
+
+/** New recovery codes for the person (shown once): the earlier ones stop working. */
+export async function renewRecoveryCodes(factors: FactorStore, who: Who, nowMs: number): Promise<string[]> {
+  const codes = newRecoveryCodes();
+  await factors.replaceRecoveryCodes(who, codes.map(recoveryHash), nowMs);
+  return codes;
+}
