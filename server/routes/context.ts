@@ -33,6 +33,7 @@ import type { RateCache } from '../rates/cache.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AuditStore } from '../audit/store.ts';
 import type { TeamStore } from '../team/store.ts';
+import type { Mail } from '../email/use-cases.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
@@ -52,6 +53,8 @@ export interface ServiceParts extends BalanceStores {
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
   /** The merchant's members and invitations (issue 37). */
   team: TeamStore;
+  /** E-mail (issue 37): written to the outbox, sent by its job; `on` false without SMTP_URL. */
+  mail: Mail;
   /** Who did what: every write of a session or a secret key, append-only. */
   audit: AuditStore;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
