@@ -1,7 +1,7 @@
 // The operator's endpoints (/operator/v1/…), which the service's own commands call with the
 // operator token: a merchant to make, and what the service answers. Checked on both sides.
 import * as z from 'zod/mini';
-import { email, is, later, oneOf, text } from './fields.ts';
+import { bool, email, is, later, oneOf, text } from './fields.ts';
 
 /** POST /operator/v1/merchants: the business a new merchant is. */
 export const MerchantCreateBody = later(() =>
@@ -34,7 +34,8 @@ export const RolledKeys = later(() => z.object({ id: text, secretKeys: z.object(
 export type RolledKeys = z.infer<typeof RolledKeys>;
 
 /** POST /operator/v1/merchants/:id/sign-in-link: a new one-time sign-in link (a forgotten password). */
-export const SignInLink = later(() => z.object({ id: text, signInUrl: text }));
+/** `emailed`: the link was also e-mailed to the owner's sign-in address (SMTP_URL set); absent from services before e-mail. */
+export const SignInLink = later(() => z.object({ id: text, signInUrl: text, emailed: z.optional(bool) }));
 export type SignInLink = z.infer<typeof SignInLink>;
 
 /** GET /operator/v1/merchants: every business, oldest first. */

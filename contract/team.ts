@@ -3,7 +3,7 @@
 // audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
 import * as z from 'zod/mini';
 import { answer, envelope } from './api.ts';
-import { email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';
 
 /** Every permission a route may declare, `area.read` or `area.write`. */
@@ -32,7 +32,14 @@ export type Role = (typeof ROLES)[number];
 const role = oneOf(ROLES);
 const roleOrOwner = oneOf(['owner', ...ROLES] as const);
 
-export const InviteBody = later(() => z.object({ email, role }));
+/** The languages e-mails are written in (the checkout's). */
+export const EMAIL_LANGUAGES = ['en', 'fr', 'ar'] as const;
+const language = oneOf(EMAIL_LANGUAGES);
+
+export const InviteBody = later(() => z.object({ email, role, language: z.optional(language) }));
+/** A person's own e-mail choices: the language they are written in, and an e-mail for each payment received. */
+export const EmailChoicesBody = later(() => z.object({ language: z.optional(language), payment_received: z.optional(bool) }));
+export const EmailChoicesAnswer = later(() => answer(z.object({ language, payment_received: bool, email_on: bool })));
 export const MemberRoleBody = later(() => z.object({ role }));
 export const RestrictedKeyBody = later(() =>
   z.object({
@@ -55,7 +62,8 @@ export const Member = later(() => z.object({ id: text, email: text, role: roleOr
 export const MembersAnswer = later(() => answer(z.array(Member)));
 export const MemberAnswer = later(() => answer(Member));
 /** An invitation: its link is answered this once (its token is kept only as a hash). */
-export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: text })));
+/** With e-mail on, the link goes to the invited address only (`link` null, `emailed` true); off, it is answered to pass on by hand. */
+export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })));
 export const RestrictedKey = later(() => z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp }));
 export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
 /** A new restricted key: its secret is answered this once. */

@@ -24,6 +24,9 @@ import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
 import { FactorStore } from './factors/store.ts';
+import { EmailStore } from './email/store.ts';
+import { Mail } from './email/use-cases.ts';
+import { smtpSender } from './email/smtp.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { ProductStore } from './products/store.ts';
 import { answers, openDatabase, type Database } from './storage/db.ts';
@@ -208,6 +211,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     rates,
   );
   const idempotency = new IdempotencyStore(db);
+  // E-mail: written to the outbox by requests, sent by its job through SMTP_URL (never logged).
+  const emails = new EmailStore(db);
+  const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
+  if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
   const parts: ServiceParts = {
     metrics,
     catalog: catalogue,
@@ -234,6 +241,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     dashboard,
     team: new TeamStore(db),
     factors: new FactorStore(db),
+    mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),
     products: new ProductStore(db),
@@ -288,6 +296,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         watchIntervalMs: options.watchIntervalMs,
         treasuryReplaceAfterMs: options.treasuryReplaceAfterMs,
         signals: metrics.signals,
+        emails,
+        mailSender,
+        mailRetryMs: options.mailRetryMs,
+        origin: () => origin,
       })
     );
 

@@ -63,6 +63,9 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   WEBHOOK_RETRY_MS: { setting: 'webhookRetryMs', read: int(10, 3_600_000) },
   WEBHOOK_RETRY_CAP_MS: { setting: 'webhookRetryCapMs', read: int(10, 86_400_000) },
   WEBHOOK_RETRY_WINDOW_MS: { setting: 'webhookRetryWindowMs', read: int(1000, 30 * 86_400_000) },
+  SMTP_URL: { setting: 'smtpUrl', read: (raw) => smtpUrl(raw) },
+  MAIL_FROM: { setting: 'mailFrom', read: (raw) => mailFrom(raw) },
+  MAIL_RETRY_MS: { setting: 'mailRetryMs', read: int(1000, 3_600_000) },
   WEBHOOK_TIMEOUT_MS: { setting: 'webhookTimeoutMs', read: int(100, 60_000) },
   JOB_INTERVAL_MS: { setting: 'jobIntervalMs', read: int(10, 60_000) },
   PAYOUT_CHECK_MS: { setting: 'payoutCheckMs', read: int(10, 86_400_000) },
@@ -105,6 +108,24 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = parsed.data;
   return { ...config, dataDir: config.databaseUrl ? undefined : config.stateDir, serviceUrl: env.SERVICE_URL || undefined };
+}
+
+/** SMTP_URL: smtp:// or smtps://, with a host; its password is never echoed in an error. */
+function smtpUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^smtps?:$/.test(url.protocol) || !url.hostname) throw new Error('SMTP_URL: expected smtp://user:password@host:587 or smtps://user:password@host:465');
+  return raw;
+}
+
+/** MAIL_FROM: an address, alone or after a name: no-reply@pay.example.com, or Pay <no-reply@pay.example.com>. */
+function mailFrom(raw: string): string {
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw.trim())) throw new Error(`MAIL_FROM: expected an address such as no-reply@pay.example.com or "Pay <no-reply@pay.example.com>", received ${JSON.stringify(raw.slice(0, 80))}`);
+  return raw.trim();
 }
 
 /** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */

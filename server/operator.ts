@@ -255,6 +255,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         else {
           out(`A one-time sign-in link for ${id}'s owner, valid 24 hours (earlier links no longer work; the password changes when it is used):`);
           out(`  ${link.signInUrl}`);
+          out(link.emailed ? 'It was also e-mailed to the owner\'s sign-in address.' : 'E-mail is off (no SMTP_URL): pass it on to the owner by hand.');
         }
         return 0;
       }

@@ -52,6 +52,16 @@ export const SETTINGS_SHAPE = {
   webhookRetryMs: z._default(whole, 5_000),
   webhookRetryCapMs: z._default(whole, 3_600_000),
   webhookRetryWindowMs: z._default(whole, 3 * 86_400_000),
+  /**
+   * The SMTP server e-mail is sent through (SMTP_URL), smtp://user:password@host:587 or
+   * smtps://…:465 (never logged). Unset: e-mail is off, logged once at start, and links are
+   * handed to whoever asked for them to pass on by hand (docs/email.md).
+   */
+  smtpUrl: z.optional(text),
+  /** Who e-mails are from (MAIL_FROM): `no-reply@` the public origin's host by default. */
+  mailFrom: z.optional(text),
+  /** The first retry of an e-mail the SMTP server refused; later ones double, up to an hour, for three days. */
+  mailRetryMs: z._default(whole, 30_000),
   /** How long a merchant's endpoint has to answer one delivery. */
   webhookTimeoutMs: z._default(whole, 10_000),
   /**
@@ -203,6 +213,7 @@ const resolve = (s: z.output<typeof Fields>) => ({
   loopbackWebhooks: s.loopbackWebhooks ?? s.demo,
   merchants: s.merchants ?? (s.demo ? [DEMO_MERCHANT] : []),
   stateDir: s.stateDir ?? s.dataDir,
+  mailFrom: s.mailFrom ?? `no-reply@${s.publicUrl ? new URL(s.publicUrl).hostname : 'localhost'}`,
   logger: s.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent'),
   instance: s.instance ?? `svc-${randomBytes(3).toString('hex')}`,
 });

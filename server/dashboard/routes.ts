@@ -1,10 +1,12 @@
 // The merchant's dashboard: its page (one HTML shell for every screen, under a strict CSP), its
 // built script and style, and its sign-in: set a password with a one-time link, sign in, read
 // the session, sign out here or everywhere. The screens read the public API with the session.
+import type { IncomingMessage } from 'node:http';
 import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
 import { AcceptInvitationBody } from '../../contract/team.ts';
 import { sameEmail } from '../team/rules.ts';
+import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
 import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
 import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
 import { clientOf } from '../http/client.ts';
@@ -18,7 +20,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route, type Limits } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'log' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
+type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -128,12 +130,15 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
 }
 
 /** Signs in: the owner, or a member (`member`, issue 37) with their role. */
-async function startSession(service: Service, merchantId: string, message: string, member?: { id: string; role: Actor }): Promise<Reply> {
+async function startSession(service: Service, req: IncomingMessage, merchantId: string, message: string, member?: { id: string; role: Actor }): Promise<Reply> {
   const merchant = (await service.merchants.byId(merchantId))!;
   const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS, member?.id);
   const secondFactor = (await service.dashboard.session(started.token, service.now()))?.secondFactor;
   const reply = ok(200, await sessionView(service, merchant, started.csrf, started.expiresMs, member?.role, secondFactor), message);
-  return { ...reply, headers: { 'set-cookie': sessionCookie(service, started.token, SESSION_MS / 1000) } };
+  // The browser's device cookie: a sign-in from one this person never used before is e-mailed to them (email/use-cases.ts).
+  const device = await service.mail.signedIn(merchantId, merchant.businessName, member?.id ?? 'owner', cookie(req, DEVICE_COOKIE));
+  const deviceCookie = `${DEVICE_COOKIE}=${device}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${DEVICE_MAX_AGE_S}${secure(service) ? '; Secure' : ''}`;
+  return { ...reply, headers: { 'set-cookie': [sessionCookie(service, started.token, SESSION_MS / 1000), deviceCookie] } };
 }
 
 /**
@@ -154,7 +159,7 @@ export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx
   const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password), service.now());
   if (!merchantId) throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
   service.log.info({ merchant: merchantId }, 'dashboard password set');
-  return startSession(service, merchantId, 'Password set; you are signed in');
+  return startSession(service, ctx.req, merchantId, 'Password set; you are signed in');
 };
 
 // A hash of nothing anyone knows: an unknown e-mail costs as much time as a known one.
@@ -191,9 +196,9 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   }
   await service.dashboard.succeed(body.email, client);
   service.log.info({ merchant: found, member: memberId }, 'dashboard sign-in');
-  if (!memberId) return startSession(service, found, 'Signed in');
+  if (!memberId) return startSession(service, ctx.req, found, 'Signed in');
   const session = (await service.dashboard.memberOf(found, memberId))!;
-  return startSession(service, found, 'Signed in', { id: memberId, role: session.role });
+  return startSession(service, ctx.req, found, 'Signed in', { id: memberId, role: session.role });
 };
 
 /** An invitation used: once, by the e-mail it was made for; the new member is signed in. */
@@ -213,7 +218,7 @@ export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = 
     await service.audit.append({ merchantId, mode, atMs: nowMs, actor: { kind: 'member', id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } });
   }
   service.log.info({ merchant: merchantId, member: member.id }, 'invitation accepted');
-  return startSession(service, merchantId, 'Welcome: you are signed in', { id: member.id, role: member.role });
+  return startSession(service, req, merchantId, 'Welcome: you are signed in', { id: member.id, role: member.role });
 };
 
 /**

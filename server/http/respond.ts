@@ -8,7 +8,8 @@ import { DomainError, MethodNotAllowed, TooMany } from '../domain/errors.ts';
 export interface Reply {
   status: number;
   body: unknown;
-  headers?: Record<string, string>;
+  /** A list for a header sent more than once (two Set-Cookie). */
+  headers?: Record<string, string | string[]>;
 }
 
 export const ok = (status: number, data: unknown, message?: string, extra: object = {}): Reply => ({
@@ -30,7 +31,7 @@ export function cors(res: ServerResponse): void {
   res.setHeader('access-control-max-age', '600');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));

@@ -13,6 +13,7 @@ import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts'
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
 import { webhookJob, webhookUses } from '../webhooks/job.ts';
+import { emailJob, emailUses } from '../email/job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
@@ -33,6 +34,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(treasuryUses, treasuryJobs),
   uses(refundUses, refundJob),
   uses(idempotencyUses, idempotencyJob),
+  uses(emailUses, emailJob),
 ];
 
 /** Starts every registered job; the answer stops them all. */

@@ -8,6 +8,8 @@ import type { BalanceStores } from '../balances/store.ts';
 import type { ChainStore } from '../chain/store.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
+import type { EmailStore } from '../email/store.ts';
+import type { MailSender } from '../email/smtp.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
@@ -57,6 +59,12 @@ export interface JobDeps extends BalanceStores {
   treasuryHoldThreshold: string;
   watchIntervalMs: number;
   signals?: JobSignals;
+  /** The e-mail outbox, and what sends it (undefined: e-mail is off, SMTP_URL unset). */
+  emails: EmailStore;
+  mailSender?: MailSender;
+  mailRetryMs: number;
+  /** The public origin, for the links e-mails hold. */
+  origin: () => string;
   /** How long a treasury sender's lease lasts unless renewed (renewed every third of it while a tick runs): 120 s by default. */
   treasuryLeaseMs?: number;
   /** How long a treasury transaction waits unmined before it is re-priced (TREASURY_REPLACE_AFTER_MS); undefined: never. */

@@ -13,7 +13,7 @@ import type { Account } from '../domain/account.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'dashboard' | 'fees' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';
+type Uses = 'dashboard' | 'fees' | 'log' | 'mail' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -43,8 +43,11 @@ export const signInLink: Handler<ByMerchant> = async ({ params, service }) => {
   const id = params.id;
   const signInUrl = await signInUrlFor(service, id);
   if (!signInUrl) throw new NotFound(`No merchant ${id}`);
-  service.log.info({ merchant: id }, 'dashboard sign-in link issued by the operator');
-  return ok(201, { id, signInUrl }, 'A one-time sign-in link, valid 24 hours: shown this once');
+  // Answered to the operator (the way back in when mail fails too) and, with e-mail on, sent to the owner.
+  const merchant = await service.merchants.byId(id);
+  const emailed = await service.mail.signInLink(id, merchant?.businessName ?? '', signInUrl);
+  service.log.info({ merchant: id, emailed }, 'dashboard sign-in link issued by the operator');
+  return ok(201, { id, signInUrl, emailed }, emailed ? 'A one-time sign-in link, valid 24 hours: shown this once, and e-mailed to the owner' : 'A one-time sign-in link, valid 24 hours: shown this once; e-mail is off (no SMTP_URL), pass it on by hand');
 };
 
 /** Prometheus's text format; the operator token, as a scraper's bearer token. */

@@ -35,6 +35,7 @@ import type { Metrics } from '../metrics.ts';
 import type { AuditStore } from '../audit/store.ts';
 import type { TeamStore } from '../team/store.ts';
 import type { FactorStore } from '../factors/store.ts';
+import type { Mail } from '../email/use-cases.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
@@ -58,6 +59,8 @@ export interface ServiceParts extends BalanceStores {
   team: TeamStore;
   /** Each person's passkeys, authenticator apps, recovery codes and step-ups (issue 37). */
   factors: FactorStore;
+  /** E-mail (issue 37): written to the outbox, sent by its job; `on` false without SMTP_URL. */
+  mail: Mail;
   /** Who did what: every write of a session or a secret key, append-only. */
   audit: AuditStore;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */

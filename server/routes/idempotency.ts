@@ -103,7 +103,7 @@ function heldKey(service: ServiceParts, call: KeyedCall, holder: string): HeldKe
       if (!keepsAnswer(reply.status, call.movesMoney, unexpected)) return void (await store.release(scope, key, holder));
       const withheld = call.withholds && reply.status < 300;
       const body = withheld || reply.body === undefined ? null : JSON.stringify(reply.body);
-      await store.finish(scope, key, holder, { status: reply.status, body, headers: reply.headers ?? {}, withheld });
+      await store.finish(scope, key, holder, { status: reply.status, body, headers: (reply.headers ?? {}) as Record<string, string>, withheld }); // keyed routes set no header twice (only sign-ins send two cookies)
     } catch (error) {
       // Not kept: the key's lease runs out, and a retry of a request that moves money is refused (409), never run again.
       service.log.error({ err: error, endpoint: call.request.endpoint }, 'could not keep an idempotent answer');

@@ -7,6 +7,7 @@ import * as dashboard from '../dashboard/routes.ts';
 import * as audit from '../audit/routes.ts';
 import * as team from '../team/routes.ts';
 import * as factors from '../factors/routes.ts';
+import * as email from '../email/routes.ts';
 import * as destinations from '../merchants/destination-routes.ts';
 import * as keys from '../merchants/key-routes.ts';
 import * as payoutAddresses from '../merchants/payout-address-routes.ts';
@@ -35,6 +36,7 @@ export const ROUTES: readonly Route[] = [
   ...account.routes,
   // The team and who did what (a session; the audit log also a key with audit.read)
   ...team.routes,
+  ...email.routes,
   ...audit.routes,
   // Webhooks, payout addresses and events (secret key or the dashboard's session)
   ...webhooks.routes,

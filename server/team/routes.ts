@@ -14,7 +14,7 @@ import { INVITATION_MS, invitationLink } from './rules.ts';
 import type { MemberRow } from './store.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'log' | 'now' | 'origin' | 'team';
+type Uses = 'log' | 'mail' | 'now' | 'origin' | 'team';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -35,8 +35,14 @@ export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, bo
   sessionOnly(account);
   const nowMs = service.now();
   const token = await service.team.invite(account.merchant.id, body.email, body.role, nowMs, INVITATION_MS);
-  service.log.info({ merchant: account.merchant.id, role: body.role }, 'member invited');
-  return ok(201, { email: body.email, role: body.role, expiresAt: iso(nowMs + INVITATION_MS), link: invitationLink(service.origin(), token) }, 'Invitation made: its link is shown this once, and works once, for this e-mail only');
+  const link = invitationLink(service.origin(), token);
+  // E-mail on: the link goes to the invited address only, so that whoever joins holds that
+  // mailbox (an inviter holding the link could join as the address themself). Off: answered once.
+  const emailed = await service.mail.invitation(account.merchant.id, account.merchant.businessName, body.email, body.role, body.language ?? 'en', link);
+  service.log.info({ merchant: account.merchant.id, role: body.role, emailed }, 'member invited');
+  const expiresAt = iso(nowMs + INVITATION_MS);
+  if (emailed) return ok(201, { email: body.email, role: body.role, expiresAt, link: null, emailed }, 'Invitation e-mailed: its link works once, for this e-mail only');
+  return ok(201, { email: body.email, role: body.role, expiresAt, link, emailed }, 'E-mail is off (no SMTP_URL): copy this link to the invited person by hand; it is shown this once, and works once, for this e-mail only');
 };
 
 export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async ({ account, params, body, service }) => {
@@ -68,7 +74,7 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: invite, tag: 'Account', body: InviteBody,
     summary: 'invite a member by e-mail with a role (a dashboard session only)',
-    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). The answer\'s `link` is shown this once (its token is kept only as a hash), works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
+    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
     responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use'], idempotency: 'secret',
   }),
   route({

@@ -11,6 +11,7 @@ import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
 import { refundUses } from '../refunds/job.ts';
+import { emailUses } from '../email/job.ts';
 import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
@@ -76,6 +77,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['balances/treasury-job.ts', treasuryUses],
     ['jobs/idempotency.ts', idempotencyUses],
     ['refunds/job.ts', refundUses],
+    ['email/job.ts', emailUses],
   ];
 
   it('each job declares exactly the parts it reads, and every registered job is one of them', () => {

@@ -353,6 +353,8 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/keys/restricted', pub);
     await call('DELETE', `/api/v1/keys/restricted/${(restricted.body as { data: { id: string } }).data.id}`, sec);
     await call('DELETE', `/api/v1/keys/restricted/${none}`, sec);
+    await call('GET', '/api/v1/email_choices', sec);
+    await call('PUT', '/api/v1/email_choices', sec, { payment_received: true });
     await call('GET', '/api/v1/audit_log?limit=5', sec);
     await call('GET', '/api/v1/audit_log?limit=0', sec);
 

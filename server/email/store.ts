@@ -1,0 +1,140 @@
+// The e-mail outbox (issue 37): e-mails written in the caller's transaction or right after
+// the change they tell of, claimed by one instance at a time (a lease; rows picked FOR UPDATE
+// SKIP LOCKED, so instances sending at once take different ones), sent, and settled: sent,
+// tried again later, or given up. Once settled, the recipient and the body (which may hold a
+// one-time link) are cleared. Also each person's e-mail choices and the devices they signed in
+// with (hashes of the device cookie only).
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Database, Sql } from '../storage/db.ts';
+import type { Actor } from '../domain/permissions.ts';
+import type { Email, MailedEvent, Recipient } from './rules.ts';
+
+export interface OutboxRow extends Email {
+  id: string;
+  attempts: number;
+  createdMs: number;
+  leaseToken: string;
+}
+
+export type Settled = { state: 'sent' } | { state: 'failed'; error: string } | { state: 'pending'; atMs: number; error: string };
+
+export class EmailStore {
+  constructor(private readonly db: Database) {}
+
+  /** Puts an e-mail in the outbox, due now (in `sql`'s transaction when given one); wakes the senders. */
+  async enqueue(email: Email, merchantId: string | undefined, nowMs: number, sql: Sql = this.db): Promise<void> {
+    await sql.query(
+      `INSERT INTO emails (id, merchant_id, kind, recipient, subject, text_body, html_body, state, next_attempt_ms, created_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $8)`,
+      [randomUUID(), merchantId ?? null, email.kind, email.to, email.subject, email.text, email.html, nowMs],
+    );
+    await sql.query(`SELECT pg_notify('emails_due', 'outbox')`);
+  }
+
+  /**
+   * Turns up to `limit` marked events into e-mails (`plan` says which, for the business's
+   * people), and unmarks them, in one transaction: each event is told once, by one instance.
+   * `plan` undefined (e-mail off): the marks are dropped, nothing is sent.
+   */
+  async fanOut(limit: number, nowMs: number, plan?: (event: MailedEvent, business: string, people: Recipient[]) => Email[]): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `SELECT m.event_id, e.merchant_id, e.mode, e.type, e.body FROM email_events m JOIN events e ON e.id = m.event_id
+          ORDER BY e.seq LIMIT $1 FOR UPDATE OF m SKIP LOCKED`,
+        [limit],
+      );
+      for (const row of rows) {
+        if (plan) {
+          const merchantId = row.merchant_id as string;
+          const [merchant] = await tx.query('SELECT business_name FROM merchants WHERE id = $1', [merchantId]);
+          const people = await peopleOf(tx, merchantId);
+          const body = JSON.parse(row.body as string) as { data?: Record<string, unknown> };
+          const event: MailedEvent = { type: row.type as string, mode: row.mode as string, data: body.data ?? {} };
+          for (const email of plan(event, (merchant?.business_name as string | undefined) ?? '', people)) await this.enqueue(email, merchantId, nowMs, tx);
+        }
+        await tx.query('DELETE FROM email_events WHERE event_id = $1', [row.event_id]);
+      }
+      return rows.length;
+    });
+  }
+
+  /** Leases up to `limit` due e-mails for `leaseMs`: another instance skips them, and takes them over if this one dies. */
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<OutboxRow[]> {
+    const token = randomBytes(8).toString('hex');
+    const rows = await this.db.query(
+      `UPDATE emails SET lease_until_ms = $2, lease_token = $4, attempts = attempts + 1
+        WHERE id IN (SELECT id FROM emails WHERE state = 'pending' AND next_attempt_ms <= $1 AND (lease_until_ms IS NULL OR lease_until_ms <= $1)
+                      ORDER BY next_attempt_ms, created_ms LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [nowMs, nowMs + leaseMs, limit, token],
+    );
+    return rows.map((r) => ({
+      id: r.id as string, kind: r.kind as Email['kind'], to: r.recipient as string, subject: r.subject as string, text: r.text_body as string, html: r.html_body as string,
+      attempts: Number(r.attempts), createdMs: Number(r.created_ms), leaseToken: r.lease_token as string,
+    }));
+  }
+
+  /** Records how an attempt went, while this claim still holds the lease; a settled e-mail keeps no recipient nor body. */
+  async settle(row: OutboxRow, next: Settled, nowMs: number): Promise<boolean> {
+    const error = next.state === 'sent' ? null : next.error.slice(0, 300);
+    const held =
+      next.state === 'pending' ?
+        await this.db.query(`UPDATE emails SET next_attempt_ms = $3, lease_until_ms = NULL, lease_token = NULL, last_error = $4 WHERE id = $1 AND lease_token = $2 RETURNING id`, [row.id, row.leaseToken, next.atMs, error])
+      : await this.db.query(
+          `UPDATE emails SET state = $3, done_ms = $4, last_error = $5, next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL,
+                  recipient = NULL, subject = NULL, text_body = NULL, html_body = NULL
+            WHERE id = $1 AND lease_token = $2 RETURNING id`,
+          [row.id, row.leaseToken, next.state, nowMs, error],
+        );
+    return held.length > 0;
+  }
+
+  /** The outbox's rows, oldest first: kind, state and attempts (what an operator or a test looks at). */
+  async states(): Promise<Array<{ kind: string; state: string; attempts: number; recipient: string | null; lastError: string | null }>> {
+    const rows = await this.db.query('SELECT kind, state, attempts, recipient, last_error FROM emails ORDER BY created_ms, id');
+    return rows.map((r) => ({ kind: r.kind as string, state: r.state as string, attempts: Number(r.attempts), recipient: (r.recipient as string | null) ?? null, lastError: (r.last_error as string | null) ?? null }));
+  }
+
+  /** The business's people who may be e-mailed, with their choices. */
+  people(merchantId: string): Promise<Recipient[]> {
+    return peopleOf(this.db, merchantId);
+  }
+
+  /** One person's choices: their language, and whether each payment received is e-mailed to them. */
+  async setChoices(merchantId: string, person: string, choices: { language: string; paymentReceived: boolean }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO email_people (merchant_id, person, language, payment_received) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (merchant_id, person) DO UPDATE SET language = EXCLUDED.language, payment_received = EXCLUDED.payment_received`,
+      [merchantId, person, choices.language, choices.paymentReceived],
+    );
+  }
+
+  /**
+   * Records a sign-in's device (the hash of its cookie): `new` when this person signed in
+   * before from other devices only (their very first sign-in tells nobody).
+   */
+  async seeDevice(merchantId: string, person: string, deviceHash: string, nowMs: number): Promise<'known' | 'new' | 'first'> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query('SELECT device_hash FROM known_devices WHERE merchant_id = $1 AND person = $2', [merchantId, person]);
+      await tx.query(
+        `INSERT INTO known_devices (merchant_id, person, device_hash, seen_ms) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (merchant_id, person, device_hash) DO UPDATE SET seen_ms = EXCLUDED.seen_ms`,
+        [merchantId, person, deviceHash, nowMs],
+      );
+      if (rows.some((r) => r.device_hash === deviceHash)) return 'known';
+      return rows.length === 0 ? 'first' : 'new';
+    });
+  }
+}
+
+async function peopleOf(sql: Sql, merchantId: string): Promise<Recipient[]> {
+  const rows = await sql.query(
+    `SELECT 'owner' AS person, l.email, 'owner' AS role, p.language, p.payment_received FROM dashboard_logins l
+       LEFT JOIN email_people p ON p.merchant_id = l.merchant_id AND p.person = 'owner' WHERE l.merchant_id = $1
+     UNION ALL
+     SELECT m.id::text, m.email, m.role, p.language, p.payment_received FROM members m
+       LEFT JOIN email_people p ON p.merchant_id = m.merchant_id AND p.person = m.id::text WHERE m.merchant_id = $1`,
+    [merchantId],
+  );
+  return rows.map((r) => ({ person: r.person as string, email: r.email as string, role: r.role as Actor, language: (r.language as string | null) ?? 'en', paymentReceived: r.payment_received === true }));
+}

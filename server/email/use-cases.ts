@@ -1,0 +1,85 @@
+// What the rest of the service asks of e-mail (issue 37): an invitation, a sign-in link, a new
+// device signed in with, a refund's link and receipt for a customer. Each is rendered in the
+// recipient's language and written to the outbox (store.ts); the job sends it. Nothing here
+// waits for an SMTP server. With e-mail off (no SMTP_URL) each answers false: the caller hands
+// the link to whoever asked for it, to pass on by hand.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Role } from '../domain/permissions.ts';
+import type { Sql } from '../storage/db.ts';
+import { render, type Values } from './rules.ts';
+import type { EmailStore } from './store.ts';
+
+/** The device cookie: a random id the browser keeps a year; only its hash is stored. */
+export const DEVICE_COOKIE = 'device';
+export const DEVICE_MAX_AGE_S = 365 * 86_400;
+
+const hashOf = (device: string) => createHash('sha256').update(device).digest('hex');
+
+export class Mail {
+  constructor(
+    private readonly store: EmailStore,
+    /** Whether e-mail is on (SMTP_URL set). */
+    readonly on: boolean,
+    private readonly origin: () => string,
+    private readonly now: () => number,
+  ) {}
+
+  /** An invitation to `to`, in `language`; false: e-mail is off. */
+  async invitation(merchantId: string, business: string, to: string, role: Role, language: string, link: string): Promise<boolean> {
+    if (!this.on) return false;
+    await this.store.enqueue(render('invitation', language, to, { business, role }, link), merchantId, this.now());
+    return true;
+  }
+
+  /** The owner's one-time sign-in link, to the owner's sign-in e-mail in their language; false: off, or the business has no owner's login. */
+  async signInLink(merchantId: string, business: string, link: string): Promise<boolean> {
+    if (!this.on) return false;
+    const owner = (await this.store.people(merchantId)).find((p) => p.person === 'owner');
+    if (!owner) return false;
+    await this.store.enqueue(render('sign_in_link', owner.language, owner.email, { business }, link), merchantId, this.now());
+    return true;
+  }
+
+  /**
+   * A sign-in: its device (the cookie's value, or a new one when it had none) is recorded, and
+   * when the person signed in before from other devices only, they are told. Answers the
+   * device id the browser is to keep (the same, or a new one).
+   */
+  async signedIn(merchantId: string, business: string, person: string, device: string | undefined): Promise<string> {
+    const id = device && /^[0-9a-f]{32}$/.test(device) ? device : randomBytes(16).toString('hex');
+    const nowMs = this.now();
+    const seen = await this.store.seeDevice(merchantId, person, hashOf(id), nowMs);
+    if (seen === 'new' && this.on) {
+      const who = (await this.store.people(merchantId)).find((p) => p.person === person);
+      if (who) await this.store.enqueue(render('new_device', who.language, who.email, { business, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard`), merchantId, nowMs);
+    }
+    return id;
+  }
+
+  /**
+   * A customer's refund link (the refunds code calls this in its own transaction when given
+   * `sql`): what is refunded, and the one-time link where they say where it goes. False: off.
+   */
+  async refundLink(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; reference: string }, link: string, sql?: Sql): Promise<boolean> {
+    if (!this.on) return false;
+    await this.store.enqueue(render('refund_link', language, to, refund, link), merchantId, this.now(), sql);
+    return true;
+  }
+
+  /** A customer's receipt once their refund is sent (its transaction hash, no link). False: off. */
+  async refundReceipt(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; reference: string; tx: string }, sql?: Sql): Promise<boolean> {
+    if (!this.on) return false;
+    await this.store.enqueue(render('refund_receipt', language, to, refund as Values), merchantId, this.now(), sql);
+    return true;
+  }
+
+  /** A person's e-mail choices (their own): language, and an e-mail for each payment received. */
+  async choices(merchantId: string, person: string): Promise<{ language: string; paymentReceived: boolean }> {
+    const found = (await this.store.people(merchantId)).find((p) => p.person === person);
+    return { language: found?.language ?? 'en', paymentReceived: found?.paymentReceived ?? false };
+  }
+
+  setChoices(merchantId: string, person: string, choices: { language: string; paymentReceived: boolean }): Promise<void> {
+    return this.store.setChoices(merchantId, person, choices);
+  }
+}
