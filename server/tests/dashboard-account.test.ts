@@ -105,7 +105,10 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
   it('the session cookie is __Host- prefixed on https (Secure, Path=/, no Domain), and the unprefixed name opens nothing there', async () => {
     const m = await merchant('Cookie Shop');
     const answer = await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(m.signInUrl), password: 'correct horse battery' } });
-    const set = answer.headers.get('set-cookie')!;
+    // Two cookies: the session, and the device cookie that tells a new device's sign-in (email/), Secure too.
+    const cookies = answer.headers.getSetCookie();
+    const set = cookies.find((c) => c.startsWith('__Host-dashboard_session='))!;
+    expect(cookies.filter((c) => c !== set).every((c) => /; Secure$/.test(c) && !/dashboard_session/.test(c))).toBe(true);
     expect(set).toMatch(/^__Host-dashboard_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
     expect(set).not.toMatch(/Domain=/i);
     const token = set.split(';')[0]!.split('=')[1]!;

@@ -22,7 +22,7 @@ const en = {
   toAddress: 'To this address',
   onNetwork: 'Network',
   contract: 'Token contract',
-  warn: 'Send only {0} on {1}. Money sent on another network, or in another coin, cannot be recovered.',
+  warn: 'Send only {0} on {1}. Anything else is lost.',
   fee: 'Operator fee',
   due: 'Due',
   timeLeft: 'Time left',

@@ -101,7 +101,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await send(to, '4');
     await w.tick();
     expect(await status('w-2')).toMatchObject({ status: 'incomplete', amountPaid: 4 });
-    await send(to, '6.1');
+    await send(to, '6');
     await w.tick();
     expect(await status('w-2')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await w.stop();
@@ -358,7 +358,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     proxy.down = true;
     await send(to, '4');
     await expect(w.tick()).rejects.toThrow();
-    await send(to, '6.1');
+    await send(to, '6');
     proxy.down = false;
     await w.tick();
     expect(await status('w-8')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
