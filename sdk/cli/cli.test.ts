@@ -116,7 +116,7 @@ describe('service-checkout CLI', () => {
     await initialize('cli-2');
     const run = cli(['trigger', 'deposit', 'cli-2', 'over']);
     expect(await run.done).toBe(0);
-    expect(run.out[0]).toMatch(/^Deposit sent: cli-2 is confirmed, 8.888 of 8.08 USDT paid$/);
+    expect(run.out[0]).toMatch(/^Deposit sent: cli-2 is confirmed, 8.8 of 8 USDT paid$/);
     const live = runCli(['trigger', 'deposit', 'cli-2', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
     expect(await live).toBe(2);
     const wrong = cli(['trigger', 'deposit', 'cli-2', 'lots']);
@@ -292,13 +292,13 @@ describe('service-checkout CLI', () => {
     await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
     await initialize('cli-refund');
     expect(await cli(['trigger', 'deposit', 'cli-refund', 'over', '--no-wait']).done).toBe(0);
-    const asked = cli(['refund', 'cli-refund', '808000000000000000', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
+    const asked = cli(['refund', 'cli-refund', '800000000000000000', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
     expect(await asked.done).toBe(0);
     const refund = JSON.parse(asked.out[0]!);
-    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '808000000000000000', amount_exact: '0.808', status: 'ready' });
+    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '800000000000000000', amount_exact: '0.8', status: 'ready' });
     const got = cli(['refund', 'get', refund.id]);
     expect(await got.done).toBe(0);
-    expect(got.out[0]).toBe(`${refund.id}  cli-refund  0.808 USDT to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8  ready`);
+    expect(got.out[0]).toBe(`${refund.id}  cli-refund  0.8 USDT to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8  ready`);
     const listed = cli(['refunds', '--reference', 'cli-refund']);
     expect(await listed.done).toBe(0);
     expect(listed.out).toEqual([got.out[0]]);
@@ -308,6 +308,6 @@ describe('service-checkout CLI', () => {
     expect(await over.done).toBe(0);
     const more = cli(['refund', 'cli-refund', '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'more']);
     expect(await more.done).toBe(1);
-    expect(more.err[0]).toMatch(/answered 409: amount: payment cli-refund is refunded in full already \(8.888 USDT of 8.888 USDT received\)/);
+    expect(more.err[0]).toMatch(/answered 409: amount: payment cli-refund is refunded in full already \(8.8 USDT of 8.8 USDT received\)/);
   });
 });

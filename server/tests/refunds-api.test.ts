@@ -277,7 +277,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   });
 
   it('a support member refunds only through the claim link, and up to the business\'s limit a day', async () => {
-    const p = await paid('exact', 100);
+    const p = await paid('exact', 120);
     const email = `support-${kind}@example.com`;
     const invitation = await a.parts.team.invite(DEMO_MERCHANT.id, email, 'support', Date.now(), 60_000);
     const joined = await fetch(a.url + '/dashboard/api/invitation', { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url }, body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }) });
@@ -289,12 +289,12 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     };
     const typed = await asSupport('/api/v1/refunds', { reference: p.reference, amount: '1000000', reason: 'to my wallet', address: customer });
     expect([typed.status, typed.body.code, typed.body.errors?.[0].field], JSON.stringify(typed.body)).toEqual([403, 'permission_denied', 'address']);
-    // The limit (the operator's default, 100 USD): a 100 USD payment's whole amount passes it.
+    // The limit (the operator's default, 100 USD): a 120 USD payment's whole amount passes it.
     const whole = await asSupport('/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all of it' });
     expect([whole.status, whole.body.code, whole.body.errors[0].field]).toEqual([403, 'permission_denied', 'amount']);
-    // The owner lowers it to 30 USD: 25 passes, then 10 more does not (counted over the day).
+    // The owner lowers it to 30 USD: 24 passes, then 12 more does not (counted over the day).
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '30' })).body.data).toEqual({ daily: '30.00' });
-    const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 4n), reason: 'a quarter' });
+    const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 5n), reason: 'a fifth' });
     expect([fits.status, fits.body.data.status]).toEqual([201, 'waiting_for_address']);
     const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 10n), reason: 'a tenth' });
     expect([past.status, past.body.errors[0].field]).toEqual([403, 'amount']);

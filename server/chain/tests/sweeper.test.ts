@@ -263,7 +263,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
 
   const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_DISCREPANCY'`);
   expect(told).toHaveLength(1);
-  expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5050000000000000000', onChain: '5044950000000000000' });
+  expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5000000000000000000', onChain: '4995000000000000000' });
 });
 
 // Issue 32: the sweeper renewed its lease on a timer and ignored a renewal that failed, so a
