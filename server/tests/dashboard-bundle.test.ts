@@ -13,9 +13,13 @@ import { fromRoot } from '../paths.ts';
  * 22,924 bytes when set (21,306 script + 1,618 style); 23,590 with the Products screen; 25,884
  * of 26,000 as one script with every screen. With a chunk per screen, 20,619 (entry 166, the
  * frame ~7,400, what it shares with the screens 11,196, Vite's import helper 73, style 1,789)
- * with the Balances screen. Only ever lower it.
+ * with the Balances screen. Raised once, to 21,150, when the frame took on the three languages'
+ * t() and picker, the step-up hook every money request needs and four more screens' routes
+ * (21,123 at the merge): a lazy sign-in screen was measured instead, and it took the first load
+ * to 20,304 but moved its shared chunks (common, format) onto every screen (Home 3,494 -> 4,280),
+ * the same bytes per visit. Only ever lower it from here.
  */
-export const DASHBOARD_BUDGET = 21_000;
+export const DASHBOARD_BUDGET = 21_150;
 /**
  * A screen's chunk and the chunks it imports beyond the first load: the largest, Home's, 3,498 when set (Balances 2,122, Settings 2,379).
  * Issue 36: Payouts 3,398, Swaps 2,879, Withdrawals 2,591 (each with the money screens' shared chunk), the French catalog 2,219, the
