@@ -207,7 +207,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await customer.getByLabel('E-mail').fill('ada@example.com');
   await customer.getByRole('button', { name: 'Pay', exact: true }).click();
   const dialog = modal(customer);
-  await expect(dialog.locator('[data-amount]')).toHaveText('9.595 USDT'); // 9.50 + 1%
+  await expect(dialog.locator('[data-amount]')).toHaveText('9.5 USDT'); // 9.50: this service's operator charges no fee (FEE_BPS 0)
   await dialog.getByRole('button', { name: 'Full' }).click();
   await dialog.getByRole('button', { name: 'Done' }).click();
   await customer.close();
