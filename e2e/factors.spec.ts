@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import type { Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
 import { expect, test } from './support/fixtures.ts';
+import { checkAnswers } from './support/conformance.ts';
 
 const ADMIN = 'op_factors_e2e_token_0123456789abcdef0123456789ab';
 const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
@@ -38,6 +39,7 @@ let ahead = 0;
 test.beforeAll(async () => {
   const port = await freePort();
   api = await startService({ adminToken: ADMIN, port, publicUrl: `http://localhost:${port}`, networks: { live: [LIVE] }, jobs: false, now: () => Date.now() + ahead });
+  await checkAnswers(api);
 });
 test.afterAll(async () => api?.close());
 
