@@ -117,12 +117,40 @@ const coinsOf = (network: Network) => [
  * the treasury job).
  */
 export async function reconcileTreasury(network: Network, treasury: Address, deps: TreasuryCheckDeps, rpc: PublicClient): Promise<TreasuryFinding[]> {
-  const atBlock = await rpc.getBlockNumber();
   const coins = coinsOf(network);
+  const before = new Map((await deps.holds.findings()).filter((f) => f.chainId === network.chainId).map((f) => [f.token, f]));
+  let measured = await measure(network, treasury, coins, deps, rpc);
+  // A shortfall is looked at once more, all of it read again, before anything is said or held:
+  // money that moved on chain and in the journal while the first look read them one after the
+  // other (the chain early, the journal late) is gone from the second look; a real shortfall stays.
+  const again = coins.filter((_, i) => measured[i]!.short > 0n);
+  if (again.length > 0) {
+    const second = await measure(network, treasury, again, deps, rpc);
+    measured = measured.map((m) => second.find((s) => s.token === m.token) ?? m);
+  }
+  for (const [i, coin] of coins.entries()) {
+    const finding = measured[i]!;
+    await deps.holds.saveFinding(finding);
+    const { short, held, owed, atBlock } = finding;
+    if (short === 0n) continue;
+    const native = coin.token === NATIVE;
+    const text = (u: bigint) => formatUnits(u, coin.decimals);
+    const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(finding.outgoing)} on its way out): ${text(short)} short`;
+    deps.log.error({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(finding.incoming), outgoing: String(finding.outgoing), short: String(short), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds less than the journal owes');
+    if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
+    if (!native && short > configuredUnits(deps.holdThreshold, coin.decimals)) await deps.holds.hold(network.chainId, 'treasury_short', detail, deps.now());
+  }
+  return measured;
+}
+
+type Coin = ReturnType<typeof coinsOf>[number];
+
+/** One reading of the coins: the chain at its head first, then the journal and what is in flight. */
+async function measure(network: Network, treasury: Address, coins: Coin[], deps: TreasuryCheckDeps, rpc: PublicClient): Promise<TreasuryFinding[]> {
+  const atBlock = await rpc.getBlockNumber();
   const onChain = await Promise.all(
     coins.map((c) => (c.token === NATIVE ? rpc.getBalance({ address: treasury, blockNumber: atBlock }) : rpc.readContract({ address: c.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [treasury], blockNumber: atBlock }))),
   );
-  const before = new Map((await deps.holds.findings()).filter((f) => f.chainId === network.chainId).map((f) => [f.token, f]));
   const busy = await deps.treasuryTxs.inFlight(network.chainId);
   const findings: TreasuryFinding[] = [];
   for (const [i, coin] of coins.entries()) {
@@ -133,15 +161,7 @@ export async function reconcileTreasury(network: Network, treasury: Address, dep
     const flight = await deps.holds.inFlight(network.chainId, coin.token);
     const gap = owed - flight.outgoing - held;
     const short = gap > 0n && !(native && busy) ? gap : 0n;
-    const finding: TreasuryFinding = { chainId: network.chainId, token: coin.token, symbol: coin.symbol, held, owed, ...flight, short, atBlock, checkedMs: deps.now() };
-    await deps.holds.saveFinding(finding);
-    findings.push(finding);
-    if (short === 0n) continue;
-    const text = (u: bigint) => formatUnits(u, coin.decimals);
-    const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(flight.outgoing)} on its way out): ${text(short)} short`;
-    deps.log.error({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(flight.incoming), outgoing: String(flight.outgoing), short: String(short), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds less than the journal owes');
-    if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
-    if (!native && short > configuredUnits(deps.holdThreshold, coin.decimals)) await deps.holds.hold(network.chainId, 'treasury_short', detail, deps.now());
+    findings.push({ chainId: network.chainId, token: coin.token, symbol: coin.symbol, held, owed, ...flight, short, atBlock, checkedMs: deps.now() });
   }
   return findings;
 }
