@@ -8,7 +8,7 @@ import { AcceptInvitationBody } from '../../contract/team.ts';
 import { sameEmail } from '../team/rules.ts';
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
 import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
-import { hashPassword, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
+import { hashPassword, NOBODY, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
@@ -162,8 +162,6 @@ export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx
   return startSession(service, ctx.req, merchantId, 'Password set; you are signed in');
 };
 
-// A hash of nothing anyone knows: an unknown e-mail costs as much time as a known one.
-const NOBODY = hashPassword('not anyone’s password, only a timing equaliser');
 
 /**
  * Wrong passwords lock the e-mail for the client address that sent them, not for everyone: a
@@ -188,7 +186,7 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
       memberId = login.memberId;
     }
   }
-  if (logins.length === 0) await passwordMatches(body.password, await NOBODY);
+  if (logins.length === 0) await passwordMatches(body.password, NOBODY);
   if (!found) {
     const until = await service.dashboard.fail(body.email, client, nowMs);
     service.log.info({ until: until || undefined }, 'dashboard sign-in refused');

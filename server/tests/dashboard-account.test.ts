@@ -9,7 +9,7 @@ import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import type { Network } from '../chain/networks.ts';
 import { startReceiver } from '../testing/receiver.ts';
-import { hashing, MAX_CONCURRENT_HASHES } from '../merchants/sign-in-rules.ts';
+import { hashing, MAX_CONCURRENT_HASHES, NOBODY, passwordMatches, SCRYPT } from '../merchants/sign-in-rules.ts';
 
 const ADMIN = 'op_dashboard_account_token_0123456789abcdef012345';
 const PUBLIC_URL = 'https://pay.example.test';
@@ -500,5 +500,11 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(401));
     expect(hashing.peak).toBe(MAX_CONCURRENT_HASHES);
     expect(MAX_CONCURRENT_HASHES).toBe(2);
+  });
+
+  it('an unknown e-mail is checked against a written-out hash at the cost of a real one: raising SCRYPT without writing it anew fails here', async () => {
+    expect(NOBODY.split('$').slice(0, 4)).toEqual(['scrypt', String(SCRYPT.N), String(SCRYPT.r), String(SCRYPT.p)]);
+    expect(Buffer.from(NOBODY.split('$')[5]!, 'base64url')).toHaveLength(SCRYPT.keyLength);
+    expect(await passwordMatches('', NOBODY)).toBe(false);
   });
 });
