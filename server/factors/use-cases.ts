@@ -2,7 +2,6 @@
 // @simplewebauthn/server (relying party: the host of the service's configured public URL; origin:
 // that URL's), an authenticator app's code taken once, a recovery code used once. Every
 // challenge is the server's, single-use and short-lived (factor_challenges).
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { invalidField, NotConfigured } from '../domain/errors.ts';
 import { CHALLENGE_MS, newRecoveryCodes, recoveryHash } from './rules.ts';
 import { newTotp, totpStep } from './totp.ts';
@@ -11,11 +10,17 @@ import type { Factor, FactorStore, Who } from './store.ts';
 /** The relying party: the public URL's host name and origin (a passkey works only there). */
 export const relyingParty = (publicOrigin: string) => ({ rpID: new URL(publicOrigin).hostname, origin: new URL(publicOrigin).origin });
 
+// @simplewebauthn/server is loaded when a passkey is first used, not with the service: it brings
+// some 300 modules (@peculiar's ASN.1, tsyringe), which cost every start, every CLI command
+// and every test process about as much time as viem itself.
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 
 export async function passkeyOptions(factors: FactorStore, who: Who, user: { name: string; business: string }, publicOrigin: string, nowMs: number) {
   const existing = (await factors.factors(who)).filter((f) => f.kind === 'passkey');
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: user.business,
     rpID: relyingParty(publicOrigin).rpID,
     userName: user.name,
@@ -33,7 +38,7 @@ export async function registerPasskey(factors: FactorStore, who: Who, response: 
   const challenge = await factors.takeChallenge(who, 'passkey', nowMs);
   if (!challenge) throw invalidField('response', 'no passkey was asked for in the last five minutes, or its answer was used already: start again');
   const rp = relyingParty(publicOrigin);
-  const checked = await verifyRegistrationResponse({ response: response as never, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: false }).catch((error: Error) => {
+  const checked = await (await webauthn()).verifyRegistrationResponse({ response: response as never, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: false }).catch((error: Error) => {
     throw invalidField('response', `the passkey's answer is not valid here: ${error.message}`);
   });
   if (!checked.verified) throw invalidField('response', 'the passkey\'s answer did not verify');
@@ -63,7 +68,7 @@ export async function registerTotp(factors: FactorStore, who: Who, code: string,
 export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin: string, nowMs: number) {
   const passkeys = (await factors.factors(who)).filter((f) => f.kind === 'passkey');
   if (passkeys.length === 0) throw new NotConfigured('You have no passkey: use your authenticator app or a recovery code');
-  const options = await generateAuthenticationOptions({ rpID: relyingParty(publicOrigin).rpID, allowCredentials: passkeys.map((f) => ({ id: f.credentialId!, transports: f.transports })), userVerification: 'preferred' });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(publicOrigin).rpID, allowCredentials: passkeys.map((f) => ({ id: f.credentialId!, transports: f.transports })), userVerification: 'preferred' });
   await factors.putChallenge(who, 'step-up', options.challenge, nowMs + CHALLENGE_MS);
   return options;
 }
@@ -93,7 +98,7 @@ async function provePasskey(factors: FactorStore, who: Who, mine: Factor[], resp
   const factor = mine.find((f) => f.kind === 'passkey' && f.credentialId === response.id);
   if (!factor) throw invalidField('passkey', 'not one of your passkeys');
   const rp = relyingParty(publicOrigin);
-  const checked = await verifyAuthenticationResponse({
+  const checked = await (await webauthn()).verifyAuthenticationResponse({
     response: response as never,
     expectedChallenge: challenge,
     expectedOrigin: rp.origin,
