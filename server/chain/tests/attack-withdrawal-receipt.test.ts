@@ -73,8 +73,8 @@ describe('a withdrawal whose receipt the node does not return', { timeout: 120_0
     const started = await call('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: wallet, amount: '5' }, secretKey);
     expect(started.status).toBe(201);
     await until('the withdrawal is mined', async () => (await onChain(contracts.tokens.USDT, wallet)) === parseUnits('5', 18), 30_000);
-    // Give the treasury job time to wait for the receipt (30 s) and decide.
-    await new Promise((resolve) => setTimeout(resolve, 35_000));
+    // Give the treasury job time to wait for the receipt (5 s a look, treasury-job.ts `settle`) twice and decide.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
     const meanwhile = (await call('GET', `/api/v1/withdrawals/${started.body.data.id}`, undefined, secretKey)).body.data;
 
     // The chain: 5 USDT left the treasury and reached the wallet.

@@ -91,8 +91,9 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     instance('b', 200_000);
 
-    // The first instance's 30 s wait for the first withdrawal runs out, then the second's; then blocks come again.
-    await new Promise((resolve) => setTimeout(resolve, 40_000));
+    // The first instance's wait for the first withdrawal runs out (5 s a look, treasury-job.ts
+    // `settle`), then the second's, each instance working through both; then blocks come again.
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
     await rpc('evm_setAutomine', [true]);
     await rpc('anvil_mine', ['0x2']);
     for (const id of ids) await until(`withdrawal ${id} done`, async () => (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data.status === 'completed', 60_000, 200);
