@@ -1,10 +1,10 @@
 // Faults × calls: the real API client and state machine against the stub over HTTP, the
 // stub misbehaving on purpose. Each cell asserts what the customer sees and which
 // callbacks fired. A passing fault hits one request; a persistent one hits every request.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { CALLS, FAULTS, type Call, type Fault } from '../../server/http/faults.ts';
-import { startService } from '../../server/app.ts';
+import { startService, type Service } from '../../server/app.ts';
 import { createApi } from '../api/client.ts';
 import { options, chooseCoin } from '../testing/fake-api.ts';
 import { createCheckout, type Checkout } from './machine.ts';
@@ -34,9 +34,31 @@ const cells = CALLS.flatMap((call) =>
   ),
 ) as Array<{ call: Call; fault: Fault; kind: 'passing' | 'persistent' }>;
 
+// The cells run a few at once (vitest's concurrency, 5), each on a service of its own while it
+// runs: a fault is the whole service's. Five services, started before the cells, are lent to
+// one cell at a time and given back with their faults cleared: five database openings for the
+// 33 cells, not 33.
+const POOL = 5;
+const started: Service[] = [];
+const idle: Service[] = [];
+beforeAll(async () => {
+  started.push(...(await Promise.all(Array.from({ length: POOL }, () => startService({ demo: true, faults: true })))));
+  idle.push(...started);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.close()));
+});
+async function lend(): Promise<Service> {
+  for (;;) {
+    const free = idle.pop();
+    if (free) return free;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe.concurrent('API faults × calls', () => {
   it.each(cells)('$call × $fault ($kind)', { timeout: 40_000 }, async ({ call, fault, kind }) => {
-    const stub = await startService({ demo: true, faults: true });
+    const stub = await lend();
     const events: string[] = [];
     const errors: unknown[] = [];
     const reference = `cell-${call}-${fault}-${kind}`;
@@ -90,7 +112,8 @@ describe.concurrent('API faults × calls', () => {
       }
     } finally {
       checkout.close();
-      await stub.close();
+      stub.faults!.clear();
+      idle.push(stub);
     }
     expect(events.at(-1)).toBe('close');
     expect(events.filter((e) => e === 'close')).toHaveLength(1);
