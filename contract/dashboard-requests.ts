@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import { COINS, email, is, later, oneOf, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';
 import { PaymentsPage } from './dashboard.ts';
+import { AttentivePayment } from './attention.ts';
 import { STATUSES } from './schemas.ts';
 
 /** GET /api/v1/payments: its query. `cursor` is `next` of the page before. */
@@ -16,11 +17,13 @@ export const PaymentsQuery = later(() =>
     from: z.optional(timestamp),
     to: z.optional(timestamp),
     q: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 254, 'a reference, e-mail, deposit address or transaction hash')),
+    /** `true`: only payments that need the merchant's attention (contract/attention.ts). */
+    needs_attention: z.optional(oneOf(['true', 'false'] as const)),
   }),
 );
 
 /** GET /api/v1/payments: its answer, with every list's paging fields (the dashboard reads PaymentsPage, the fields it shows). */
-export const PaymentsList = later(() => z.object({ ...PaymentsPage.shape, ...pageAnswer() }));
+export const PaymentsList = later(() => z.object({ ...PaymentsPage.shape, data: z.array(AttentivePayment), ...pageAnswer() }));
 
 /** At most a week: a rolled key's old one keeps working that long at most. */
 export const MAX_REVOKE_DELAY_SECONDS = 604_800;

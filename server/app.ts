@@ -28,6 +28,7 @@ import { EmailStore } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
 import { smtpSender } from './email/smtp.ts';
 import { PaymentList } from './payments/list-store.ts';
+import { AttentionStore } from './payments/attention-store.ts';
 import { ProductStore } from './products/store.ts';
 import { answers, openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
@@ -244,6 +245,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),
+    attention: new AttentionStore(db, events),
     products: new ProductStore(db),
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,

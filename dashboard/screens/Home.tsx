@@ -9,6 +9,8 @@ import { needsAttention } from '../format.ts';
 import { useLive } from '../live.ts';
 import { PaymentRow } from './Payments.tsx';
 import { ErrorNote, useTitle } from './common.tsx';
+import { lazy } from 'preact-iso';
+const Attention = lazy(() => import('./Attention.tsx').then((m) => m.Attention));
 
 // Where each warning is put right.
 const WHERE: Record<string, string> = { no_webhook_url: 'Developers', no_payout_address: 'Settings', webhook_failing: 'Events' };
@@ -84,6 +86,7 @@ export function Home(_: { path?: string }) {
           {w.message} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{WHERE[w.code]}</a>}
         </p>
       ))}
+      <Attention />
       {week === undefined ? (
         <p role="status">Loading…</p>
       ) : (

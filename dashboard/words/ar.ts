@@ -27,4 +27,6 @@ export default {
   available: 'متاح', reserved: 'محجوز', '{coin} on {network}': '{coin} على {network}', 'Download the statement (CSV)': 'نزّل كشف الحساب (CSV)', 'Statement of {coin} on {network}': 'كشف حساب {coin} على {network}',
   'No movements yet: money enters the statement once a payment is swept to the treasury.': 'لا حركات بعد: تدخل الأموال كشف الحساب بعد نقل الدفعة إلى الخزينة.',
   'Movements of {coin}': 'حركات {coin}', For: 'مقابل', Account: 'الحساب', 'Balance after': 'الرصيد بعده', 'More movements': 'المزيد من الحركات',
+  // Home's attention panel (issue 35's exceptions)
+  '{reference}: accepted.': '{reference}: تم القبول.', 'Sent back from the dashboard': 'أُعيد من لوحة التحكم', '{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}': '{amount} {coin} للإعادة: أعطِ العميل هذا الرابط ليحدد عليه محفظته: {url}', 'Needs your attention': 'يحتاج إلى انتباهك', 'Nothing to resolve.': 'لا شيء لحله.', 'Paid more than due': 'دُفع أكثر من المستحق', 'Expired, partly paid': 'منتهية الصلاحية، مدفوعة جزئيًا', 'Arrived after it expired': 'وصل بعد انتهاء الصلاحية', 'Another coin': 'عملة أخرى', 'Another network': 'شبكة أخرى', '{amount} {coin} owed back': '{amount} {coin} مستحقة الإعادة', 'Accept': 'قبول', 'Send back': 'إعادة',
 } as Record<string, string>;

@@ -138,6 +138,10 @@ export class RefundLinkExpired extends Conflict {
 export class RefundState extends Conflict {
   static override readonly code: ErrorCode = 'refund_state';
 }
+/** A payment with nothing needing the merchant's attention (resolved already, or nothing to resolve): issue 35's exceptions. */
+export class NothingToResolve extends Conflict {
+  static override readonly code: ErrorCode = 'nothing_to_resolve';
+}
 /** A key of one mode naming what belongs to the other (a test key and a live payment). */
 export class WrongMode extends Conflict {
   static override readonly code: ErrorCode = 'wrong_mode';

@@ -18,7 +18,17 @@ export interface PaymentFilter {
   toMs?: number;
   /** A reference, a customer's e-mail, a deposit address or a transaction hash. */
   q?: string;
+  /** Only the payments that need the merchant's attention (issue 35's exceptions). */
+  needsAttention?: boolean;
 }
+
+/**
+ * payments/attention-rules.ts's caseOf as SQL: a transfer that could not count, told and not
+ * resolved, or the payment's own case (its excess, or an expired partial it does not accept)
+ * not resolved. Held equal by server/tests/attention-api.test.ts.
+ */
+export const NEEDS_ATTENTION_SQL = `(EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = p.id AND t.state IN ('late', 'unexpected') AND t.told_ms IS NOT NULL AND t.resolution IS NULL)
+  OR (p.resolution IS NULL AND (p.paid > p.due OR (p.paid > 0 AND p.paid < p.due AND p.settled_ms IS NULL AND NOT p.accept_partial AND p.expires_ms <= $NOW))))`;
 
 /**
  * payments/rules.ts's statusOf as SQL (the list filters in the database, a page at a time):
@@ -66,6 +76,7 @@ export class PaymentList {
       where.push(sql.includes('$NOW') ? sql.replaceAll('$NOW', arg(nowMs)) : sql);
     }
     if (filter.coin) where.push(`p.coin = ${arg(filter.coin)}`);
+    if (filter.needsAttention) where.push(NEEDS_ATTENTION_SQL.replaceAll('$NOW', arg(nowMs)));
     if (filter.fromMs !== undefined) where.push(`p.created_ms >= ${arg(filter.fromMs)}`);
     if (filter.toMs !== undefined) where.push(`p.created_ms < ${arg(filter.toMs)}`);
     const q = filter.q?.trim();

@@ -2,19 +2,21 @@
 // filters, one payment with its timeline, and their CSV export.
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
-import { PaymentDetail } from '../../contract/dashboard.ts';
+import { AttentivePaymentDetail } from '../../contract/attention.ts';
 import { PaymentsList, PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
 import { cursorText, keysetOf, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
+import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
+import type { Payment } from './rules.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'now' | 'paymentList' | 'payments' | 'refunds';
+type Uses = 'attention' | 'catalog' | 'now' | 'paymentList' | 'payments' | 'refunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -28,9 +30,10 @@ export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ q
   const after = q.cursor === undefined ? undefined : keysetOf('payments', q.cursor, /^\d{1,19}$/);
   const nowMs = service.now();
   // One more than asked says whether there is a next page.
-  const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
+  const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q, needsAttention: q.needs_attention === 'true' }, nowMs);
   const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, p.id));
-  return ok(200, page.map((p) => paymentSummary(p, nowMs)), 'Payments', paging);
+  const attention = await attentionOf(service, account.mode, page, nowMs);
+  return ok(200, page.map((p) => ({ ...paymentSummary(p, nowMs), ...attention(p) })), 'Payments', paging);
 };
 
 /** At most this many payments in one export: narrow it with from/to for more. */
@@ -85,8 +88,21 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   const timeline = await service.paymentList.timeline(account, payment);
   const network = service.catalog.network(account.mode, payment.chainId);
   const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
-  return ok(200, { ...timelineView(payment, timeline, service.now(), network?.explorer ?? null), refunds: refundsView(payment, refunded) }, 'Payment');
+  const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null);
+  const attention = await attentionOf(service, account.mode, [payment], service.now());
+  return ok(200, { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded) }, 'Payment');
 };
+
+/** Each payment's `overpaid` and `attention` (issue 35's exceptions), from one read for the page. */
+async function attentionOf(service: Parameters<Handler>[0]['service'], mode: 'test' | 'live', page: Payment[], nowMs: number) {
+  const facts = await service.attention.facts(page);
+  const coins = service.catalog.coins(mode);
+  const coinOf = (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token);
+  return (p: Payment) => {
+    const f = facts.get(p.id)!;
+    return { overpaid: overpaidText(p), attention: attentionView(caseOf(f.payment, f.open, nowMs), coinOf) };
+  };
+}
 
 /**
  * A new secret key for the caller's mode (a test key never touches live keys): shown this once;
@@ -95,8 +111,8 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
 export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments', auth: 'merchant', permission: 'payments.read', handler: listPayments, tag: 'Payments',
-    summary: 'the payments, newest first: cursor, limit, status, coin, from, to, q',
-    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
+    summary: 'the payments, newest first: cursor, limit, status, coin, from, to, needs_attention, q',
+    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`, `overpaid` (the excess as exact decimal text when more arrived than due, else null) and `attention`: null, or what it needs of you (`reason` overpaid, partial (expired with part of its amount), late, wrong_coin or wrong_chain; `amount` owed back as exact decimal text of `coin` on `chain_id`) until you accept it (POST /api/v1/payments/{reference}/accept) or send it back (POST /api/v1/payments/{reference}/send_back). `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `needs_attention=true` keeps the payments whose `attention` is not null; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
     query: PaymentsQuery, responses: { 200: PaymentsList },
   }),
   route({
@@ -109,6 +125,6 @@ export const routes = [
     method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', permission: 'payments.read', handler: getPayment, tag: 'Payments',
     summary: 'one payment and its timeline',
     description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
-    params: ByReference, responses: { 200: answer(PaymentDetail) },
+    params: ByReference, responses: { 200: answer(AttentivePaymentDetail) },
   }),
 ];

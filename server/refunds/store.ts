@@ -76,7 +76,7 @@ export class RefundStore implements RefundTransactions {
   /** What a payment's refunds not failed add up to, by payment id (base units): for its detail's `refunded`. */
   async refundedOf(paymentIds: string[]): Promise<Map<string, bigint>> {
     if (paymentIds.length === 0) return new Map();
-    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state NOT IN ('failed', 'canceled') GROUP BY payment_id`, [paymentIds]);
+    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state NOT IN ('failed', 'canceled') AND NOT outside_payment GROUP BY payment_id`, [paymentIds]);
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
@@ -112,7 +112,8 @@ export class RefundStore implements RefundTransactions {
     await this.db.query(`UPDATE merchants SET support_refund_limit_cents = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
   }
 
-  inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T> {
+  /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
+  inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
     const { journal, withdrawals, events } = this.stores;
     return this.db.transaction((tx: Sql) =>
       work({
@@ -131,7 +132,7 @@ export class RefundStore implements RefundTransactions {
         },
         inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
         refunded: async (paymentId) => {
-          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled')`, [paymentId]);
+          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`, [paymentId]);
           return BigInt(r!.s as string);
         },
         isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
@@ -199,7 +200,7 @@ export class RefundStore implements RefundTransactions {
           const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
           return refundOf(row!);
         },
-      }),
+      }, tx),
     );
   }
 }

@@ -25,6 +25,7 @@ import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
+import type { AttentionStore } from '../payments/attention-store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
@@ -49,6 +50,8 @@ export interface ServiceParts extends BalanceStores {
   payouts: PayoutStore;
   /** Refunds of payments (issue 35). */
   refunds: RefundStore;
+  /** What each payment needs of its merchant, and resolving it (issue 35's exceptions). */
+  attention: AttentionStore;
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
   fees: FeeStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */

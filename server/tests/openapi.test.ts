@@ -335,6 +335,16 @@ describe('the OpenAPI document', () => {
     await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/cancel`, sec);
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: '50' });
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: 'lots' });
+    // Exceptions resolved in one step (issue 35): overpaid payments, one's excess kept, another's sent back; nothing left to resolve refused
+    for (const reference of ['oa-over-1', 'oa-over-2']) {
+      await call('POST', '/api/v1/transaction/initialize', pub, { reference, coin: 'USDT', currency: 'USD', amount: 5 });
+      await call('POST', '/api/v1/sandbox/deposit', pub, { reference, kind: 'over' });
+    }
+    await call('GET', '/api/v1/payments?needs_attention=true', sec);
+    await call('POST', '/api/v1/payments/oa-over-1/accept', sec);
+    await call('POST', '/api/v1/payments/oa-over-1/accept', sec);
+    await call('POST', '/api/v1/payments/oa-over-2/send_back', sec, { reason: 'paid too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/payments/oa-over-2/send_back', sec, { reason: '' });
     const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });

@@ -1,0 +1,133 @@
+// Issue 35's exceptions on the dev chain, balance settlement: money after a payment expired
+// (late) accepted, then counted toward it and told as its success; late money and USDC sent to
+// a USDT payment (wrong_coin) each sent back in one step, in the coin it came in, ending
+// confirmed on chain with the customer's wallet credited; USDC kept (credited: in the balance
+// since its sweep). After each step the journal sums to zero per coin and the treasury holds
+// on chain what the journal says.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { caller, until } from './helpers.ts';
+
+const { secretKey } = DEMO_MERCHANT.keys.test;
+const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
+const payer = devAccount(2);
+const customer = devAccount(6).address;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let reader: ReturnType<typeof createPublicClient>;
+
+beforeAll(async () => {
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  contracts = await deployDevContracts(chain.url, 3);
+  reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const call = caller(() => api.url);
+const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
+const balanceOf = (token: Address, who: Address) => reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const wallet = () => createWalletClient({ account: payer, chain: foundry, transport: http(chain.url) });
+
+/** After a step, the treasury idle: the journal sums to zero per coin; the treasury holds on chain what the journal says, in both coins. */
+async function books(step: string) {
+  await until(`${step}: the treasury idle`, async () => !(await api.parts.treasuryTxs.inFlight(31337)));
+  for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
+  for (const token of [contracts.tokens.USDT, contracts.tokens.USDC]) {
+    const held = await api.parts.journal.held(31337, token);
+    expect(await balanceOf(token, treasury), `${step}: the treasury's ${token} on chain = what the journal says it holds`).toBe(held.merchants + held.fees + held.payable);
+  }
+}
+
+let n = 0;
+/** A 10 USD USDT payment, expired when `expired`, then `amount` of `symbol` sent to its address; answers once that money is swept and journaled. */
+async function paidOnChain(symbol: 'USDT' | 'USDC', amount: string, expired: boolean) {
+  const reference = `ex-${++n}`;
+  const created = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
+  expect(created.status).toBe(201);
+  // The quote ran out before the money came (on the chain's clock too: its block is later).
+  if (expired) await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
+  const address = created.body.data.address as Address;
+  const hash = await wallet().writeContract({ address: contracts.tokens[symbol], abi: erc20Abi, functionName: 'transfer', args: [address, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });
+  await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  await until(`${reference}: swept and journaled`, async () => {
+    const t = (await api.parts.chain.transfers(31337)).find((x) => x.recipient === address.toLowerCase());
+    return t?.sweptHash && (await api.db.query(`SELECT 1 FROM journal_entries WHERE kind = 'deposit' AND memo LIKE $1`, [`payment ${reference},%`])).length > 0;
+  }, 40_000);
+  return { reference, address, hash };
+}
+
+/** A send-back followed to confirmed on chain: the customer's wallet up by its amount, in its coin. */
+async function sentBack(reference: string, token: Address) {
+  const before = await balanceOf(token, customer);
+  const started = Date.now();
+  const asked = await server('POST', `/api/v1/payments/${reference}/send_back`, { reason: 'not ours to keep', address: customer });
+  expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+  const id = asked.body.data.id as string;
+  const done = await until(`refund ${id} confirmed`, async () => {
+    const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+    return now.status === 'confirmed' || now.status === 'failed' ? now : false;
+  }, 60_000);
+  expect(done.status).toBe('confirmed');
+  expect(await balanceOf(token, customer)).toBe(before + BigInt(done.amount));
+  console.log(`sent back ${done.amount} ${done.coin}: request to confirmed ${Date.now() - started} ms`);
+  return done;
+}
+
+describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 }, () => {
+  it('balance settlement', async () => {
+    expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
+  });
+
+  it('late money accepted: counted toward the payment, told as its success with the amount that arrived', async () => {
+    const p = await paidOnChain('USDT', '10', true);
+    const listed = (await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ status: 'expired', amountPaidExact: '0', attention: { reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 } });
+    const accepted = await server('POST', `/api/v1/payments/${p.reference}/accept`);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.data).toMatchObject({ status: 'confirmed', amountPaidExact: '10', attention: null });
+    const told = (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { reference: string }) => d.reference === p.reference);
+    expect(told.at(-1)).toMatchObject({ status: 'confirmed', amountPaidExact: '10', hash: p.hash });
+    expect((await api.parts.chain.transfers(31337)).find((t) => t.txHash === p.hash)?.state).toBe('credited');
+    expect((await server('POST', `/api/v1/payments/${p.reference}/accept`)).body.code).toBe('nothing_to_resolve');
+    await books('late money accepted');
+  });
+
+  it('late money sent back in one step, confirmed on chain', async () => {
+    const p = await paidOnChain('USDT', '10', true);
+    const done = await sentBack(p.reference, contracts.tokens.USDT);
+    expect([done.coin, done.amount]).toEqual(['USDT', String(parseUnits('10', 18))]);
+    // Apart from what the payment counted (nothing): it has nothing of its own refunded.
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data).toMatchObject({ payment: { attention: null, status: 'expired' }, refunds: { status: 'none' } });
+    await books('late money sent back');
+  });
+
+  it('USDC sent to a USDT payment: wrong_coin, sent back in USDC on its chain; another kept in the balance', async () => {
+    const p = await paidOnChain('USDC', '4', false);
+    const attention = (await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention;
+    expect(attention).toEqual({ reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 });
+    const done = await sentBack(p.reference, contracts.tokens.USDC);
+    expect([done.coin, done.amount, done.chain_id]).toEqual(['USDC', '4000000', 31337]);
+    expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data).toEqual([]);
+    await books('wrong coin sent back');
+
+    const kept = await paidOnChain('USDC', '3', false);
+    const before = (await server('GET', '/api/v1/balances')).body.data;
+    const accepted = await server('POST', `/api/v1/payments/${kept.reference}/accept`);
+    expect([accepted.status, accepted.body.data.attention, accepted.body.data.status]).toEqual([200, null, 'pending']);
+    // Credited: the balance has it, journaled when it was swept; accepting moved nothing.
+    expect((await server('GET', '/api/v1/balances')).body.data).toEqual(before);
+    await books('wrong coin kept');
+  });
+});

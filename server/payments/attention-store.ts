@@ -1,0 +1,102 @@
+// Issue 35's exceptions as rows: what each payment needs of its merchant (payments/attention-rules.ts
+// decides from these facts), and the writes of resolving it, bound to one transaction (the
+// payment row locked first, so two accepts at once resolve once). SQL only.
+import type { Account } from '../domain/account.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import { paymentKey } from '../realtime/keys.ts';
+import { PAYMENT_COLUMNS, paymentOf, type ChangeReport } from './store.ts';
+import type { Payment } from './rules.ts';
+import type { AttentionPayment, OpenTransfer } from './attention-rules.ts';
+
+type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+const openOf = (r: Row): OpenTransfer => ({ chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index), token: (r.token as string).toLowerCase(), amount: BigInt(r.amount as string), state: r.state as OpenTransfer['state'] });
+
+/** Transfers that could not count, told to the merchant (deep enough), not resolved: the same condition as list-store.ts's NEEDS_ATTENTION_SQL. */
+const OPEN = `state IN ('late', 'unexpected') AND told_ms IS NOT NULL AND resolution IS NULL`;
+
+/** The writes of resolving one payment's case, inside one transaction. */
+export interface AttentionWrites {
+  /** The owner's payment by reference, its row locked until the transaction ends, with what was decided of its own case. */
+  lock(owner: Owner, reference: string): Promise<(Payment & { resolution: string | null; settlement: string }) | undefined>;
+  /** Whether the merchant has a payment of this reference in its other mode. */
+  inOtherMode(owner: Owner, reference: string): Promise<boolean>;
+  /** Its transfers that could not count and are not resolved, oldest first, locked. */
+  open(paymentId: string): Promise<OpenTransfer[]>;
+  /** Late transfers counted toward the payment (as the watcher would have, had they been in time): recorded as credits, its paid raised, its chain rows credited and resolved. */
+  count(payment: Payment, transfers: OpenTransfer[]): Promise<Payment>;
+  /** Transfers resolved without counting: accepted (the merchant keeps them) or refunded (by `refundId`). */
+  resolveTransfers(transfers: OpenTransfer[], resolution: 'accepted' | 'refunded', refundId?: string): Promise<void>;
+  /** The payment's own case (its excess, or its partial) resolved. */
+  resolvePayment(paymentId: string, resolution: 'accepted' | 'refunded', refundId?: string): Promise<void>;
+  /** Settled with what arrived (an expired partial, or late money short of due). */
+  settle(paymentId: string): Promise<Payment>;
+  /** The payment's change told to the merchant (its DEPOSIT_TRANSACTION event) and to those waiting on it. */
+  told(owner: Owner, payment: Payment, report: ChangeReport): Promise<void>;
+}
+
+export class AttentionStore {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventStore,
+  ) {}
+
+  /** Each payment's open transfers and own resolution, by payment id: the facts caseOf decides from. */
+  async facts(payments: Payment[]): Promise<Map<string, { payment: AttentionPayment; open: OpenTransfer[] }>> {
+    const facts = new Map<string, { payment: AttentionPayment; open: OpenTransfer[] }>();
+    if (payments.length === 0) return facts;
+    const ids = payments.map((p) => p.id);
+    const resolved = await this.db.query(`SELECT id, resolution FROM payments WHERE id::text = ANY($1::text[])`, [ids]);
+    const resolution = new Map(resolved.map((r) => [String(r.id), (r.resolution as string | null) ?? null]));
+    for (const p of payments) facts.set(p.id, { payment: { ...p, resolution: resolution.get(p.id) ?? null }, open: [] });
+    const open = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id::text = ANY($1::text[]) AND ${OPEN} ORDER BY block_number, log_index`, [ids]);
+    for (const r of open) facts.get(String(r.payment_id))?.open.push(openOf(r));
+    return facts;
+  }
+
+  inTransaction<T>(nowMs: number, work: (writes: AttentionWrites) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) => work(this.within(tx, nowMs)));
+  }
+
+  /**
+   * The writes bound to a transaction another store opened (a refund's: refunds/exceptions.ts),
+   * and the mark of a refund of money the payment never counted (late, another coin or chain):
+   * it never counts against what the payment itself can give back.
+   */
+  within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void> } {
+    const keys = (transfers: OpenTransfer[]) => [transfers.map((t) => t.chainId), transfers.map((t) => t.txHash), transfers.map((t) => t.logIndex)];
+    const MATCH = `(chain_id, tx_hash, log_index) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))`;
+    return {
+      outsidePayment: async (refundId) => void (await tx.query(`UPDATE refunds SET outside_payment = true WHERE id = $1`, [refundId])),
+      lock: async (owner, reference) => {
+        const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [owner.merchant.id, owner.mode, reference]);
+        return row && { ...paymentOf(row), resolution: (row.resolution as string | null) ?? null, settlement: row.settlement as string };
+      },
+      inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
+      open: async (paymentId) => (await tx.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND ${OPEN} ORDER BY block_number, log_index FOR UPDATE`, [paymentId])).map(openOf),
+      count: async (payment, transfers) => {
+        let total = 0n;
+        for (const t of transfers) {
+          const [row] = await tx.query(
+            `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+            [payment.id, t.chainId, t.txHash, t.logIndex, String(t.amount), nowMs],
+          );
+          if (row) total += t.amount;
+        }
+        await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [...keys(transfers), nowMs]);
+        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), transfers.at(-1)?.txHash ?? payment.lastHash, nowMs]);
+        return paymentOf(row!);
+      },
+      resolveTransfers: async (transfers, resolution, refundId) =>
+        void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [...keys(transfers), resolution, nowMs, refundId ?? null])),
+      resolvePayment: async (paymentId, resolution, refundId) =>
+        void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [paymentId, resolution, nowMs, refundId ?? null])),
+      settle: async (paymentId) => paymentOf((await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!),
+      told: async (owner, payment, report) => {
+        await this.events.add(tx, owner, report.type, report.data(payment), nowMs);
+        await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
+      },
+    };
+  }
+}

@@ -1,0 +1,64 @@
+// Issue 35: a payment's case sent back in one step (refunds/exceptions.ts): the amount its
+// `attention` names, in its coin on its chain, to the customer's address or through a claim link.
+import { getAddress, isAddress } from 'viem';
+import * as z from 'zod/mini';
+import { SendBackBody } from '../../contract/attention.ts';
+import { is, REFERENCE_PATTERN } from '../../contract/fields.ts';
+import { answer } from '../../contract/api.ts';
+import { Refund } from '../../contract/refunds.ts';
+import type { CoinSymbol } from '../../contract/fields.ts';
+import { DestinationPending, invalidField } from '../domain/errors.ts';
+import { ok } from '../http/respond.ts';
+import { sendBack } from './exceptions.ts';
+import { refundView } from './views.ts';
+import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import { route } from '../routes/route.ts';
+
+/** The parts of the service these routes use: their handlers are given these alone. */
+type Uses = 'attention' | 'catalog' | 'destinations' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury';
+type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
+
+export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof SendBackBody }> = async ({ params, body, account, service }) => {
+  let address: string | undefined;
+  if (body.address !== undefined) {
+    if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
+      throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
+    }
+    address = getAddress(body.address.toLowerCase());
+  }
+  const payment = await service.payments.find(account, params.reference);
+  // A live key's wallet never sent to from the balance waits the operator's delay, as a refund's does.
+  if (address && payment) {
+    const wallet = await service.destinations.withdrawalAddress(account, payment.chainId, address, service.now());
+    if (!wallet.ready) {
+      const at = new Date(wallet.change.effectiveMs).toISOString();
+      throw new DestinationPending(`address: ${address} has never received money of your live balance; it is registered now and can receive from ${at} (change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`, [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }]);
+    }
+  }
+  const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
+  const coins = service.catalog.coins(account.mode);
+  const ports = {
+    attention: (tx: Parameters<typeof service.attention.within>[0], nowMs: number) => service.attention.within(tx, nowMs),
+    coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
+  };
+  const context = {
+    treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
+    usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
+    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
+  };
+  const { refund, claimToken } = await sendBack(service.refunds, ports, account, { reference: params.reference, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
+  if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
+  return ok(201, { ...refundView(refund), claim_url: `${service.origin()}/refund#${claimToken}` }, 'Sent back once the customer names their wallet: give them claim_url (shown this once)');
+};
+
+export const routes = [
+  route({
+    method: 'POST', path: '/api/v1/payments/:reference/send_back', auth: 'merchant', permission: 'refunds.write', stepUp: 'live', handler: sendBackRoute, tag: 'Refunds',
+    summary: 'send back what a payment needs your attention for, in one step',
+    description: 'Refunds exactly the payment\'s `attention.amount` of `attention.coin` on `attention.chain_id`: `overpaid`, the excess (never past what arrived less what is refunded already: 409 `refund_exceeds_received` naming `amount`); `partial`, all it received and is not refunded yet; `late`, `wrong_coin`, `wrong_chain`, the transfers of that coin on that chain that could not count, in that coin on that chain (apart from what the payment itself can give back). `reason`, and `address` (the customer\'s wallet) or none: a claim link, as POST /api/v1/refunds. A refund like any other (its states, `REFUND_UPDATED` events, the support limit, the daily withdrawal limit): reserved from the balance on `balance` settlement (409 `balance_settlement_required` on `wallet`: send it from your wallet, or accept it). The attention is resolved with it; a second send-back finds nothing: 409 `nothing_to_resolve`.',
+    params: ByReference, body: SendBackBody, responses: { 201: answer(Refund) },
+    errors: [404, 'permission_denied', 'destination_pending', 'nothing_to_resolve', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded', 'balance_settlement_required', 'treasury_held'], limits: { movesMoney: true },
+  }),
+];

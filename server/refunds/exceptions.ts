@@ -1,0 +1,74 @@
+// Issue 35's exceptions sent back in one step: whatever a payment's case is (payments/attention-rules.ts),
+// the amount owed back refunded in its own coin on its own chain, through the refunds' one path
+// (reserved from the balance, sent by the treasury as a withdrawal of the same id, each state a
+// REFUND_UPDATED event), in the refund's transaction with the payment row locked, the case marked
+// resolved by the refund's id. An overpayment's excess and an expired partial come out of what the
+// payment counted (never past what arrived less what is refunded already); money that never
+// counted (late, another coin, another chain) is refunded apart from it, whole.
+import { randomBytes } from 'node:crypto';
+import { formatUnits } from '../../contract/money.ts';
+import type { Sql } from '../storage/db.ts';
+import { BalanceSettlementRequired } from '../domain/errors.ts';
+import { reserveFromBalance } from '../balances/use-cases.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
+import { lockedCase } from '../payments/accept.ts';
+import type { AttentionWrites } from '../payments/attention-store.ts';
+import { checkDestination, checkSupportRefund, CLAIM_LINK_MS, refundAmount, type StoredRefund } from './rules.ts';
+import { claimHashOf, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
+
+/** The refunds' transaction with its handle, so the payment's case is resolved inside it. */
+export interface SendBackTransactions {
+  inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T>;
+}
+
+export interface SendBackPorts {
+  /** The payment's case writes, bound to the refund's transaction. */
+  attention(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void> };
+  /** A listed coin by chain and token (its symbol and decimals), or undefined. */
+  coinOf(chainId: number, token: string): { symbol: string; decimals: number } | undefined;
+}
+
+export async function sendBack(
+  store: SendBackTransactions,
+  ports: SendBackPorts,
+  owner: Owner,
+  request: { reference: string; reason: string; address?: string; role?: string },
+  context: RefundContext,
+  nowMs: number,
+  view: (r: StoredRefund) => unknown,
+): Promise<{ refund: StoredRefund; claimToken?: string }> {
+  const id = crypto.randomUUID();
+  const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
+  const refund = await store.inTransaction(nowMs, async (w, tx) => {
+    await w.lock(owner);
+    const a = ports.attention(tx, nowMs);
+    const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
+    if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(found.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
+    const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
+    if (!listed) throw new BalanceSettlementRequired(`Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`);
+    // The payment's own case comes out of what it counted; money that never counted, apart from it.
+    const refundable = { ...payment, token: payment.token.toLowerCase(), settlement: payment.settlement as 'balance' | 'wallet' };
+    const amount = found.reason === 'overpaid' ? refundAmount(refundable, await w.refunded(payment.id), found.amount) : found.reason === 'partial' ? refundAmount(refundable, await w.refunded(payment.id), 'rest') : found.amount;
+    const coin = { chainId: found.chainId, token: found.token, symbol: listed.symbol, decimals: listed.decimals, format: (u: bigint) => formatUnits(u, listed.decimals) };
+    if (payment.settlement !== 'balance') {
+      throw new BalanceSettlementRequired(`Payment ${payment.reference} was swept to your own wallet (wallet settlement), so the service holds none of it: send ${coin.format(amount)} ${coin.symbol} on chain ${coin.chainId} back from your wallet, or accept it`);
+    }
+    const usdCents = usdCentsOf(amount, coin.decimals, await context.usdPerCoin(coin.symbol));
+    const since = nowMs - WITHDRAWAL_WINDOW_MS;
+    checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
+    const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
+    checkWithdrawalLimit(usdCents, limit, (await w.withdrawals.spentSince(owner, since)) + (await w.waitingSince(owner, since)), { symbol: coin.symbol, text: coin.format(amount) });
+    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
+    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+    const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
+    const made = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: coin.symbol, chainId: coin.chainId, token: coin.token, decimals: coin.decimals, address: request.address ?? null, amount, reason: request.reason, settlement: 'balance', usdCents, claim, role: request.role });
+    if (found.transfers.length > 0) {
+      await a.outsidePayment(id);
+      await a.resolveTransfers(found.transfers, 'refunded', id);
+    } else await a.resolvePayment(payment.id, 'refunded', id);
+    await w.event(owner, view(made));
+    if (request.address) await w.treasuryDue(coin.chainId);
+    return made;
+  });
+  return { refund, claimToken };
+}

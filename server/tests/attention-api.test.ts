@@ -1,0 +1,154 @@
+// Issue 35's exceptions through the API without a chain (the sandbox's simulated coins, balance
+// settlement), on PGlite and PostgreSQL: an overpaid payment shows its excess and needs the
+// merchant's attention until its excess is sent back in one step (never more than it can give
+// back); an expired partial is accepted (settled with what arrived, told once by
+// DEPOSIT_TRANSACTION, journaled once) or sent back whole; two accepts at once on two
+// instances (one PostgreSQL) resolve it once; another merchant's payment and the other mode's
+// key are refused; the list's needs_attention filter agrees with each payment's attention.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../app.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
+
+const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
+const customer = '0x' + 'c1'.repeat(20);
+
+describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000 }, (kind) => {
+  let a: Service;
+  let b: Service;
+  beforeAll(async () => {
+    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000 };
+    a = await startService(options);
+    b = kind === 'postgres' ? await startService({ ...options, instance: 'second' }) : a;
+  }, 120_000);
+  afterAll(async () => {
+    if (b !== a) await b?.close();
+    await a?.close();
+  });
+
+  const call = async (api: Service, method: string, path: string, body?: unknown, key = secretKey) => {
+    const response = await fetch(api.url + path, {
+      method,
+      headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const listed = async (reference: string) => (await call(a, 'GET', `/api/v1/payments?q=${reference}`)).body.data[0];
+  const needing = async () => (await call(a, 'GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data.map((p: { reference: string }) => p.reference);
+  const units = (text: string) => BigInt(text.replace('.', '').padEnd(text.split('.')[0]!.length + 18, '0'));
+  const balanced = async () => {
+    for (const s of await a.parts.journal.journalSums()) expect(s.sum, `the journal of ${s.token} sums to zero`).toBe(0n);
+  };
+  let n = 0;
+  /** A 10 USD USDT payment the sandbox paid as `how`, expired when `expire`: its reference. */
+  const payment = async (how: 'exact' | 'over' | 'partial', expire = false) => {
+    const reference = `x-${kind}-${++n}`;
+    expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/sandbox/deposit', { reference, kind: how }, publicKey)).status).toBeLessThan(300);
+    // The quote ran out (15 minutes on the chain's clock): its expiry moved into the past.
+    if (expire) await a.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
+    return reference;
+  };
+
+  it('balance settlement first: what is sent back comes from the balance', async () => {
+    expect((await call(a, 'PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
+  });
+
+  it('an overpaid payment shows its excess and needs attention; its excess goes back in one step, once', async () => {
+    const reference = await payment('over');
+    const p = await listed(reference);
+    const excess = units(p.amountPaidExact) - units(p.actualAmountExact);
+    expect(excess).toBeGreaterThan(0n);
+    expect(p.status).toBe('confirmed');
+    expect(units(p.overpaid)).toBe(excess);
+    expect(p.attention).toEqual({ reason: 'overpaid', amount: p.overpaid, coin: 'USDT', chain_id: p.chainId });
+    expect(await needing()).toContain(reference);
+    expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data.payment.attention).toEqual(p.attention);
+
+    const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body.data).toMatchObject({ reference, amount: String(excess), coin: 'USDT', status: 'ready' });
+    const again = await call(b, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'again', address: customer });
+    expect([again.status, again.body.code, again.body.errors[0].field]).toEqual([409, 'nothing_to_resolve', 'reference']);
+    const after = await listed(reference);
+    expect([after.attention, after.overpaid]).toEqual([null, p.overpaid]);
+    expect(await needing()).not.toContain(reference);
+    // The excess counts with the payment's refunds: what is left to refund is what was due.
+    const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
+    expect(detail.refunds).toMatchObject({ status: 'partly_refunded', amount: String(excess) });
+    await balanced();
+  });
+
+  it('never sends back more than the payment can give: refunded most of it first, its excess is refused naming amount', async () => {
+    const reference = await payment('over');
+    const p = await listed(reference);
+    const paid = units(p.amountPaidExact);
+    const excess = paid - units(p.actualAmountExact);
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference, amount: String(paid - excess / 2n), reason: 'most of it', address: customer })).status).toBe(201);
+    const over = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'the excess too', address: customer });
+    expect([over.status, over.body.code, over.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount']);
+    // Nothing was resolved by the refusal: it still needs attention; keeping the excess resolves it.
+    expect((await listed(reference)).attention.reason).toBe('overpaid');
+    const kept = await call(a, 'POST', `/api/v1/payments/${reference}/accept`);
+    expect([kept.status, kept.body.data.attention, kept.body.data.status]).toEqual([200, null, 'confirmed']);
+  });
+
+  it('an expired partial is accepted once, even by two accepts at once on two instances: settled with what arrived, told once, journaled once', async () => {
+    const reference = await payment('partial', true);
+    const p = await listed(reference);
+    expect([p.status, p.attention]).toEqual(['expired', { reason: 'partial', amount: p.amountPaidExact, coin: 'USDT', chain_id: p.chainId }]);
+    expect(await needing()).toContain(reference);
+    const told = async () => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { reference: string }) => d.reference === reference);
+    const before = (await told()).length;
+    const entries = async () => Number((await a.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries`))[0]!.n);
+    await call(a, 'GET', '/api/v1/balances'); // the sandbox's credits journaled
+    const journaled = await entries();
+
+    const both = await Promise.all([call(a, 'POST', `/api/v1/payments/${reference}/accept`), call(b, 'POST', `/api/v1/payments/${reference}/accept`)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(both.find((r) => r.status === 409)!.body.code).toBe('nothing_to_resolve');
+    const accepted = both.find((r) => r.status === 200)!.body.data;
+    expect([accepted.status, accepted.amountPaidExact, accepted.attention]).toEqual(['settled', p.amountPaidExact, null]);
+    const events = await told();
+    expect(events.length - before).toBe(1);
+    expect(events.at(-1)).toMatchObject({ status: 'settled', amountPaidExact: p.amountPaidExact });
+    await call(a, 'GET', '/api/v1/balances');
+    expect(await entries(), 'accepting moves no money: it was journaled when it arrived').toBe(journaled);
+    expect(await needing()).not.toContain(reference);
+    await balanced();
+  });
+
+  it('an expired partial sent back: all it received, in one step', async () => {
+    const reference = await payment('partial', true);
+    const p = await listed(reference);
+    const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'too little, too late' });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect([sent.body.data.amount, sent.body.data.status, typeof sent.body.data.claim_url]).toEqual([String(units(p.amountPaidExact)), 'waiting_for_address', 'string']);
+    expect((await listed(reference)).attention).toBeNull();
+    expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data.refunds.status).toBe('refunded');
+    await balanced();
+  });
+
+  it('refuses another merchant\'s payment, the other mode\'s key, and a payment with nothing to resolve', async () => {
+    const reference = await payment('partial', true);
+    const other = await a.parts.merchants.create({ businessName: 'Other', businessEmail: `other-x-${kind}@example.com`, businessLogo: '' }, Date.now());
+    for (const path of ['accept', 'send_back']) {
+      const theirs = await call(a, 'POST', `/api/v1/payments/${reference}/${path}`, { reason: 'mine now', address: customer }, other.keys.test.secretKey);
+      expect([theirs.status, theirs.body.code]).toEqual([404, 'not_found']);
+      const live = await call(a, 'POST', `/api/v1/payments/${reference}/${path}`, { reason: 'r', address: customer }, DEMO_MERCHANT.keys.live.secretKey);
+      expect([live.status, live.body.code, live.body.errors[0].field]).toEqual([409, 'wrong_mode', 'reference']);
+    }
+    expect((await listed(reference)).attention.reason).toBe('partial');
+    const fine = await payment('exact');
+    const nothing = await call(a, 'POST', `/api/v1/payments/${fine}/accept`);
+    expect([nothing.status, nothing.body.code]).toEqual([409, 'nothing_to_resolve']);
+  });
+
+  it('the needs_attention filter keeps exactly the payments whose attention is not null', async () => {
+    const all = (await call(a, 'GET', '/api/v1/payments?limit=100')).body.data;
+    expect(all.length).toBeGreaterThan(3);
+    expect((await needing()).sort()).toEqual(all.filter((p: { attention: unknown }) => p.attention !== null).map((p: { reference: string }) => p.reference).sort());
+    expect(all.filter((p: { attention: unknown }) => p.attention !== null).length).toBeGreaterThan(0);
+  });
+});
