@@ -236,8 +236,8 @@ export class ServiceClient {
    * when retrying, and the refund is made once.
    */
   readonly refunds = {
-    create: (input: { reference: string; amount: bigint | string; reason: string; address: string }, options: { idempotencyKey?: string } = {}) =>
-      this.data(this.call('POST', 'refunds', successOf(Refund), { reference: input.reference, amount: String(input.amount), reason: input.reason, address: input.address }, options.idempotencyKey)),
+    create: (input: { reference: string; amount: bigint | string; reason: string; address?: string }, options: { idempotencyKey?: string } = {}) =>
+      this.data(this.call('POST', 'refunds', successOf(Refund), { reference: input.reference, amount: String(input.amount), reason: input.reason, ...(input.address === undefined ? {} : { address: input.address }) }, options.idempotencyKey)),
     get: (id: string) => this.data(this.call('GET', `refunds/${encodeURIComponent(id)}`, successOf(Refund))),
     /** One page, newest first, as every list answers: `next` is the cursor of the following page (null on the last). */
     list: (filter: PageOptions & { status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {

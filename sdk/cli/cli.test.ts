@@ -309,5 +309,20 @@ describe('service-checkout CLI', () => {
     const more = cli(['refund', 'cli-refund', '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'more']);
     expect(await more.done).toBe(1);
     expect(more.err[0]).toMatch(/answered 409: amount: payment cli-refund is refunded in full already \(8.8 USDT of 8.8 USDT received\)/);
+
+    // trigger refund: a test payment of its own, paid in full and counted, then all of it sent back; the events follow.
+    const triggered = cli(['trigger', 'refund', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--json']);
+    expect(await triggered.done, triggered.err.join('\n')).toBe(0);
+    const said = triggered.out.map((line) => JSON.parse(line));
+    const made = said[0];
+    expect(made).toMatchObject({ created: true, reference: expect.stringMatching(/^trigger_/), amount: '10', currency: 'USD', coin: 'USDT' });
+    expect(said.at(-1)).toMatchObject({ reference: made.reference, amount_exact: String(made.cryptoAmount), address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', status: 'ready' });
+    const listedRefunds = (await (await fetch(`${api.url}/api/v1/refunds?reference=${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } })).json()) as { data: Array<{ id: string }> };
+    expect(listedRefunds.data.map((r) => r.id)).toEqual([said.at(-1).id]);
+    const liveTrigger = runCli(['trigger', 'refund', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
+    expect(await liveTrigger).toBe(2);
+    const wrongTrigger = cli(['trigger', 'REFUND_UPDATED', 'some-ref']);
+    expect(await wrongTrigger.done).toBe(2);
+    expect(wrongTrigger.err[0]).toContain('trigger refund [<reference>] [--to <address>]');
   });
 });

@@ -26,6 +26,10 @@ commands:
                                          (--amount 10, --currency USD, --coin USDT)
   trigger DEPOSIT_TRANSACTION [full|partial|over]
                                          the event, from a new test payment paid (in full)
+  trigger refund [<reference>] [--to <address>]
+  trigger REFUND_UPDATED                 a refund of all that is left of a test payment (a new
+                                         one paid in full without a reference), to --to, else
+                                         with a claim link; its REFUND_UPDATED events follow
   refund <reference> <base units|rest> --to <address> --reason <text> [--idempotency-key <k>]
                                          send money of a payment back (balance settlement)
   refund get <refund id>                 one refund and where it stands
@@ -120,6 +124,22 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key', '--amount', '--currency', '--coin'].includes(args[i - 1]));
     const [command, ...rest] = positional;
 
+    if (command === 'trigger' && (rest[0] === 'refund' || rest[0] === 'REFUND_UPDATED')) {
+      // As `stripe trigger charge.refunded` does: a payment of its own paid in full and counted, then refunded.
+      if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
+      if (rest.length > 2 || (rest[0] === 'REFUND_UPDATED' && rest.length > 1)) throw new UsageError('trigger refund [<reference>] [--to <address>], or trigger REFUND_UPDATED [--to <address>]');
+      let reference = rest[1];
+      if (reference === undefined) {
+        reference = await newTestPayment(client, args, say);
+        const paid = await depositAndWait(client, reference, 'full', true, io, say, () => tried);
+        if (paid !== 0) return paid;
+      }
+      const to = option(args, 'to');
+      const r = await client.refunds.create({ reference, amount: 'rest', reason: 'trigger refund', ...(to ? { address: to } : {}) });
+      say(`Refund ${r.status}: ${r.id}  ${r.reference}  ${r.amount_exact} ${r.coin}${r.address ? ` to ${r.address}` : ''}${r.claim_url ? `; the customer claims it at ${r.claim_url}` : ''}`, r);
+      return 0;
+    }
+
     if (command === 'trigger') {
       // As `stripe trigger` does: with no reference, a payment of its own (test mode), then the deposit asked for.
       const [what, ...words] = rest;
@@ -129,39 +149,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         throw new UsageError('trigger deposit [<reference>] <full|partial|over>, or trigger DEPOSIT_TRANSACTION [full|partial|over]');
       }
       if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
-      let reference = own ? undefined : words[0];
-      if (reference === undefined) {
-        const coin = option(args, 'coin') ?? 'USDT';
-        const currency = option(args, 'currency') ?? 'USD';
-        const amount = option(args, 'amount') ?? '10';
-        const made = await client.initializePayment({ reference: `trigger_${randomUUID().slice(0, 18)}`, coin: coin as CoinSymbol, currency: currency as Currency, amount });
-        reference = made.reference;
-        say(`Test payment made: ${reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, { reference, created: true, amount, currency, cryptoAmount: made.cryptoAmount, coin: made.coin });
-      }
+      const reference = (own ? undefined : words[0]) ?? (await newTestPayment(client, args, say));
       const wait = args.includes('--wait') || (io.interactive === true && !args.includes('--no-wait'));
-      let payment = await client.sandboxDeposit(reference, KINDS[kind as keyof typeof KINDS]);
-      if (counted(payment)) {
-        say(`Deposit sent: ${paymentWords(payment)}`, paymentData(payment));
-        return 0;
-      }
-      if (!wait) {
-        say(`Deposit sent: ${paymentWords(payment)}; it counts once confirmed (--wait waits for that)`, paymentData(payment));
-        return 0;
-      }
-      say(`Deposit sent: ${paymentWords(payment)}; waiting until it is confirmed…`, { ...paymentData(payment), waiting: true });
-      const waitMs = io.waitMs ?? 120_000;
-      const end = Date.now() + waitMs;
-      while (!counted(payment)) {
-        if (io.signal?.aborted) return 1;
-        if (Date.now() > end) {
-          io.err(`service-checkout: ${paymentWords(payment)} after ${Math.round(waitMs / 1000)} s of waiting (${tried}); is the service's chain making blocks?`);
-          return 1;
-        }
-        await sleep(io.pollMs ?? 1000, io.signal);
-        payment = await client.verifyPayment(reference);
-      }
-      say(`Confirmed: ${paymentWords(payment)}`, { ...paymentData(payment), confirmed: true });
-      return 0;
+      return await depositAndWait(client, reference, kind as keyof typeof KINDS, wait, io, say, () => tried);
     }
 
     if (command === 'refund' || command === 'refunds') {
@@ -251,6 +241,45 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     );
     return 1;
   }
+}
+
+type Say = (words: string, data: Record<string, unknown>) => void;
+
+/** A test payment of the trigger's own (--amount 10, --currency USD, --coin USDT): its reference. */
+async function newTestPayment(client: ServiceClient, args: string[], say: Say): Promise<string> {
+  const coin = option(args, 'coin') ?? 'USDT';
+  const currency = option(args, 'currency') ?? 'USD';
+  const amount = option(args, 'amount') ?? '10';
+  const made = await client.initializePayment({ reference: `trigger_${randomUUID().slice(0, 18)}`, coin: coin as CoinSymbol, currency: currency as Currency, amount });
+  say(`Test payment made: ${made.reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, { reference: made.reference, created: true, amount, currency, cryptoAmount: made.cryptoAmount, coin: made.coin });
+  return made.reference;
+}
+
+/** The sandbox's deposit for a payment, then (with `wait`) until it is counted: 0, or 1 past the wait. */
+async function depositAndWait(client: ServiceClient, reference: string, kind: keyof typeof KINDS, wait: boolean, io: CliIo, say: Say, tried: () => string | undefined): Promise<number> {
+  let payment = await client.sandboxDeposit(reference, KINDS[kind]);
+  if (counted(payment)) {
+    say(`Deposit sent: ${paymentWords(payment)}`, paymentData(payment));
+    return 0;
+  }
+  if (!wait) {
+    say(`Deposit sent: ${paymentWords(payment)}; it counts once confirmed (--wait waits for that)`, paymentData(payment));
+    return 0;
+  }
+  say(`Deposit sent: ${paymentWords(payment)}; waiting until it is confirmed…`, { ...paymentData(payment), waiting: true });
+  const waitMs = io.waitMs ?? 120_000;
+  const end = Date.now() + waitMs;
+  while (!counted(payment)) {
+    if (io.signal?.aborted) return 1;
+    if (Date.now() > end) {
+      io.err(`service-checkout: ${paymentWords(payment)} after ${Math.round(waitMs / 1000)} s of waiting (${tried()}); is the service's chain making blocks?`);
+      return 1;
+    }
+    await sleep(io.pollMs ?? 1000, io.signal);
+    payment = await client.verifyPayment(reference);
+  }
+  say(`Confirmed: ${paymentWords(payment)}`, { ...paymentData(payment), confirmed: true });
+  return 0;
 }
 
 /**
