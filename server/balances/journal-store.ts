@@ -23,6 +23,18 @@ export interface Entry {
 }
 
 const big = (v: unknown) => BigInt(v as string);
+
+/**
+ * SQL: the ref of the deposit entry a chain transfer (`c`, a row of chain_transfers) is
+ * journaled under now: `chain/tx/log`, and `chain/tx/log#n` once it was reversed n times (a deep
+ * reorganisation took it away, treasury-hold-store.ts) and its transaction was mined again: the
+ * money is the merchant's again, journaled once more beside the reversal (issue 33). Its n-th
+ * reversal carries the same ref as the deposit it reverses.
+ */
+export const depositRefOf = (c: string) => {
+  const base = `${c}.chain_id || '/' || ${c}.tx_hash || '/' || ${c}.log_index`;
+  return `(${base} || COALESCE((SELECT '#' || count(*) FROM journal_entries r WHERE r.kind = 'deposit_reversed' AND (r.ref = ${base} OR r.ref LIKE ${base} || '#%') HAVING count(*) > 0), ''))`;
+};
 /**
  * Money of a balance-settled payment that reached the treasury: the operator's fee (the
  * payment's terms, split as the deposit contract would: domain/fees.ts) to its fee account,
@@ -109,11 +121,12 @@ export class JournalStore {
     const mine = owner ? ` AND p.merchant_id = $1 AND p.mode = $2` : '';
     const params = owner ? [owner.merchant.id, owner.mode] : [];
     const swept = await sql.query(
-      `SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain, p.fee_bps, p.fee_bearer
-         FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
-        WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}
-          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = t.chain_id || '/' || t.tx_hash || '/' || t.log_index)
-        ORDER BY t.block_number, t.log_index`,
+      `SELECT * FROM (SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain, p.fee_bps, p.fee_bearer,
+                t.block_number, ${depositRefOf('t')} AS ref
+           FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+          WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}) d
+        WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = d.ref)
+        ORDER BY d.block_number, d.log_index`,
       params,
     );
     let written = 0;
@@ -123,13 +136,14 @@ export class JournalStore {
         sql,
         {
           kind: 'deposit',
-          ref: `${r.chain_id}/${r.tx_hash}/${r.log_index}`,
+          ref: r.ref as string,
           owner: o,
           // Sent on another chain than the payment's: the merchant's money, never the payment's, to keep or send back.
           memo:
-            Number(r.payment_chain) === Number(r.chain_id)
+            (Number(r.payment_chain) === Number(r.chain_id)
               ? `payment ${r.reference}, swept in ${r.swept_hash}`
-              : `payment ${r.reference}, swept in ${r.swept_hash}: sent on chain ${r.chain_id}, the payment is on chain ${r.payment_chain}; not counted toward it, the merchant's to resolve`,
+              : `payment ${r.reference}, swept in ${r.swept_hash}: sent on chain ${r.chain_id}, the payment is on chain ${r.payment_chain}; not counted toward it, the merchant's to resolve`) +
+            ((r.ref as string).includes('#') ? ` (its transaction mined again after a deep reorganisation took it away and it was reversed)` : ''),
         },
         depositPostings(EXTERNAL.deposits, o, Number(r.chain_id), r.token as string, big(r.amount), r),
         nowMs,

@@ -5,8 +5,7 @@
 // away, reversed in the journal by a balancing entry.
 import type { SeenTransfer } from '../chain/store.ts';
 import type { Database, Sql } from '../storage/db.ts';
-import type { JournalStore } from './journal-store.ts';
-import { EXTERNAL, merchantAccount, move } from './ledger-rules.ts';
+import { depositRefOf, type JournalStore } from './journal-store.ts';
 
 export interface TreasuryFinding {
   chainId: number;
@@ -126,7 +125,7 @@ export class TreasuryHoldStore {
     const [row] = await this.db.query(
       `SELECT (SELECT COALESCE(sum(COALESCE(c.swept_received, c.amount)), 0) FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
                 WHERE c.chain_id = $1 AND lower(c.token) = $2 AND p.settlement = 'balance' AND c.swept_hash IS NOT NULL AND c.state <> 'orphaned'
-                  AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index))::text AS incoming,
+                  AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')}))::text AS incoming,
               ((SELECT COALESCE(sum(amount), 0) FROM withdrawals WHERE chain_id = $1 AND token = $2 AND state = 'pending' AND tx_hash IS NOT NULL)
              + (SELECT COALESCE(sum(amount_in), 0) FROM swaps WHERE chain_id = $1 AND lower(from_token) = $2 AND state = 'pending' AND tx_hash IS NOT NULL)
              + (SELECT COALESCE(sum(amount), 0) FROM partner_transfers WHERE chain_id = $1 AND token = $2 AND state = 'pending' AND tx_hash IS NOT NULL))::text AS outgoing`,
@@ -162,8 +161,7 @@ export class TreasuryHoldStore {
   async counted(chainId: number, aboveBlock: bigint): Promise<CountedTransfer[]> {
     const rows = await this.db.query(
       `SELECT c.chain_id, c.tx_hash, c.log_index, c.block_number, c.block_hash, c.token, c.recipient, COALESCE(c.swept_received, c.amount)::text AS amount, p.merchant_id, p.mode, p.reference,
-              (EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index)
-               AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit_reversed' AND e.ref = c.chain_id || '/' || c.tx_hash || '/' || c.log_index)) AS journaled
+              EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')}) AS journaled
          FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
         WHERE c.chain_id = $1 AND c.block_number > $2 AND c.state IN ('credited', 'late', 'unexpected', 'dust')
         ORDER BY c.block_number, c.log_index`,
@@ -184,28 +182,34 @@ export class TreasuryHoldStore {
   /**
    * A counted transfer a reorganisation deeper than the confirmations took away for good, in
    * one transaction: orphaned (the watcher then takes its credit back and tells the merchant,
-   * DEPOSIT_REVERSED), its deposit entry reversed by a balancing entry (merchant's available →
+   * DEPOSIT_REVERSED), its deposit entry reversed by a balancing entry of the same ref, each of
+   * its postings negated (the merchant's available and the operator's fee back to
    * external:deposits: the history stays, the balance may go below zero), the chain's money
-   * movements held, and the operator's event. False when it was reversed already.
+   * movements held, and the operator's event. False when it was reversed already. Mined again
+   * later, it is counted and journaled anew (journal-store.ts's depositRefOf).
    */
   async reverse(t: CountedTransfer, nowMs: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const gone = await tx.query(
-        `UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND state <> 'orphaned' RETURNING payment_id`,
+      const [gone] = await tx.query(
+        `UPDATE chain_transfers c SET state = 'orphaned' WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND state <> 'orphaned' RETURNING payment_id, ${depositRefOf('c')} AS ref`,
         [t.chainId, t.txHash, t.logIndex],
       );
-      if (!gone.length) return false;
-      const ref = `${t.chainId}/${t.txHash}/${t.logIndex}`;
+      if (!gone) return false;
+      const ref = gone.ref as string;
+      const deposit = await tx.query(
+        `SELECT p.account, p.chain_id, p.token, p.amount::text AS amount FROM postings p JOIN journal_entries e ON e.id = p.entry_id WHERE e.kind = 'deposit' AND e.ref = $1 ORDER BY p.id`,
+        [ref],
+      );
       const owner = { merchant: { id: t.merchantId } as never, mode: t.mode as never };
-      if (t.journaled) {
+      if (deposit.length) {
         await this.journal.post(
           tx,
           { kind: 'deposit_reversed', ref, owner, memo: `payment ${t.reference}: its transfer ${t.txHash} left the chain in a reorganisation deeper than the confirmations` },
-          move(merchantAccount(t.merchantId, t.mode, 'available'), EXTERNAL.deposits, t.chainId, t.token, t.amount),
+          deposit.map((p) => ({ account: p.account as string, chainId: Number(p.chain_id), token: p.token as string, amount: -big(p.amount) })),
           nowMs,
         );
       }
-      const detail = `transfer ${t.txHash}/${t.logIndex} of ${t.amount} base units of ${t.token} to payment ${t.reference} (block ${t.blockNumber}) left the chain after it counted${t.journaled ? '; its deposit is reversed in the journal' : ''}`;
+      const detail = `transfer ${t.txHash}/${t.logIndex} of ${t.amount} base units of ${t.token} to payment ${t.reference} (block ${t.blockNumber}) left the chain after it counted${deposit.length ? '; its deposit is reversed in the journal' : ''}`;
       await this.event('deep_reorganisation', t.chainId, detail, nowMs, tx);
       await this.hold(t.chainId, 'deep_reorganisation', detail, nowMs, tx);
       return true;

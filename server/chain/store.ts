@@ -153,7 +153,8 @@ export class ChainStore {
   /**
    * Records what a scan found, and moves the cursor, in one transaction: the transfers (a
    * transfer seen again after its block was orphaned is seen anew, in its new block, but keeps
-   * its first arrival time, which decides whether it came in time), the
+   * its first arrival time, which decides whether it came in time, and forgets its old sweep,
+   * final or not: one a deep reorganisation took away was reversed after its sweep was final), the
    * hashes of the blocks relied on, and the new cursor. Drops block hashes too old to matter.
    * Answers the transfers that are new (or seen anew): those already recorded are left as they are.
    */
@@ -172,7 +173,7 @@ export class ChainStore {
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11,
-             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0
+             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
         );

@@ -58,10 +58,19 @@ export async function checkTreasury(network: Network, deps: TreasuryCheckDeps, r
 const TRANSFER_TOPIC = encodeEventTopics({ abi: [TRANSFER], eventName: 'Transfer' })[0];
 
 /**
+ * Counted transfers a look found gone, with the chain's head then: one is reversed only when a
+ * later look, the chain grown past that head, finds it gone again (a node that answered once
+ * from a branch of its own, or without the receipt, moves no money). Kept per network, in memory:
+ * a restart only looks twice again.
+ */
+const suspects = new WeakMap<Network, Map<string, bigint>>();
+
+/**
  * Counted transfers above the chain's finalized block (or the last UNFINALIZED_WINDOW blocks)
  * whose block hash changed: the same transaction re-mined elsewhere is followed; one that is on
- * the chain no more, once the chain has grown past its old block by the confirmations, is gone
- * for good and reversed. A node behind the others (its head below the block) decides nothing.
+ * the chain no more, once the chain has grown past its old block by the confirmations, and still
+ * not at a second look after the chain grew again, is gone for good and reversed. A node behind
+ * the others (its head below the block) decides nothing.
  */
 export async function reverseDeepReorganisations(network: Network, deps: TreasuryCheckDeps, rpc: PublicClient): Promise<number> {
   const head = await rpc.getBlockNumber();
@@ -73,10 +82,16 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
   }
   const hashes = new Map<bigint, string | undefined>();
   let reversed = 0;
+  let gone = suspects.get(network);
+  if (!gone) suspects.set(network, (gone = new Map()));
   for (const t of await deps.holds.counted(network.chainId, floor)) {
+    const key = `${t.txHash}/${t.logIndex}`;
     if (head < t.blockNumber + BigInt(network.confirmations) - 1n) continue;
     if (!hashes.has(t.blockNumber)) hashes.set(t.blockNumber, (await rpc.getBlock({ blockNumber: t.blockNumber })).hash ?? undefined);
-    if (hashes.get(t.blockNumber) === t.blockHash) continue;
+    if (hashes.get(t.blockNumber) === t.blockHash) {
+      gone.delete(key);
+      continue;
+    }
     const receipt = await rpc.getTransactionReceipt({ hash: t.txHash as `0x${string}` }).catch((error: unknown) => {
       if (error instanceof TransactionReceiptNotFoundError) return undefined;
       throw error;
@@ -87,10 +102,20 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
       return args.to.toLowerCase() === t.recipient && args.value === t.amount;
     });
     if (still && receipt) {
+      gone.delete(key);
       await deps.holds.moved(t, { number: receipt.blockNumber, hash: receipt.blockHash });
       deps.log.warn({ chainId: t.chainId, tx: t.txHash, from: String(t.blockNumber), to: String(receipt.blockNumber) }, 'a counted transfer was re-mined in another block after a reorganisation: still counted');
       continue;
     }
+    const since = gone.get(key);
+    if (since === undefined || head <= since) {
+      if (since === undefined) {
+        gone.set(key, head);
+        deps.log.warn({ chainId: t.chainId, tx: t.txHash, logIndex: t.logIndex, block: String(t.blockNumber), head: String(head) }, 'a counted transfer is not on the chain: looked at again once the chain has grown before it is reversed');
+      }
+      continue;
+    }
+    gone.delete(key);
     if (await deps.holds.reverse(t, deps.now())) {
       reversed++;
       deps.log.error(

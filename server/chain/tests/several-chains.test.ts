@@ -20,6 +20,7 @@ import { devAccount } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { deployFactory } from '../deploy.ts';
 import type { Network } from '../networks.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from './helpers.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.live;
@@ -64,28 +65,27 @@ async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT
   return s;
 }
 
+// The two anvils are started once for the file; each database kind gets them back as they were
+// after the deployment (evm_revert to a snapshot) and a service of its own.
+let snapshots: string[] = [];
+let keyFile: string;
 beforeAll(async () => {
   stands.push(await stand(56, 'Stand-in BNB Smart Chain', [{ symbol: 'USDT', decimals: 18 }]));
   // USDT first on each, from the same issuer account: the same token address on both chains (as
   // a token deployed by CREATE2 has), so only the chain tells them apart.
   stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDT', decimals: 6 }, { symbol: 'USDC', decimals: 6 }]));
-  const keyFile = join(mkdtempSync(join(tmpdir(), 'several-chains-')), 'treasury.key');
+  keyFile = join(mkdtempSync(join(tmpdir(), 'several-chains-')), 'treasury.key');
   writeFileSync(keyFile, toHex(devAccount(TREASURY).getHdKey().privateKey!), { mode: 0o600 });
-  api = await startService({
-    demo: true,
-    networks: { live: stands.map((s) => s.network) },
-    treasuryKeyFile: keyFile,
-    gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
-    watchIntervalMs: 100,
-    sweepIntervalMs: 300,
-    // A live key's new payout address waits a delay (tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
-    newDestinationDelayMs: 0,
-  });
 }, 120_000);
 afterAll(async () => {
-  await api?.close();
   for (const s of stands) await s.chain.stop();
 });
+
+/** Each chain back to just after the deployment (a snapshot is used up by its revert: a new one is taken). */
+async function freshChains() {
+  if (snapshots.length) for (const [i, s] of stands.entries()) expect(await reader(s).request({ method: 'evm_revert' as 'eth_blockNumber', params: [snapshots[i]] as never })).toBe(true);
+  snapshots = await Promise.all(stands.map((s) => reader(s).request({ method: 'evm_snapshot' as 'eth_blockNumber' }) as Promise<string>));
+}
 
 const call = caller(() => api.url);
 const init = (body: Record<string, unknown>) => call('POST', '/api/v1/transaction/initialize', { currency: 'USD', amount: 10, ...body }, publicKey);
@@ -98,7 +98,25 @@ const events = async (type: string) => (await api.db.query(`SELECT body FROM eve
 const wrongChain = async (reference: string) =>
   (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === reference && e.reason === 'wrong_chain').map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
 
-describe('two live chains at once', { timeout: 90_000 }, () => {
+describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kind) => {
+  beforeAll(async () => {
+    await freshChains();
+    api = await startService({
+      demo: true,
+      networks: { live: stands.map((s) => s.network) },
+      treasuryKeyFile: keyFile,
+      gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      // A live key's new payout address waits a delay (tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
+      newDestinationDelayMs: 0,
+      ...(await databaseOptions(kind)),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
   it('lists each coin on each chain, and names chain_id where a coin is on two', async () => {
     // What blocks money is said per network: a payout address on one chain leaves the other's missing.
     const warnings = async () => ((await call('GET', '/api/v1/account/warnings', undefined, secretKey)).body.data as Array<{ code: string; message: string }>).filter((w) => w.code === 'no_payout_address').map((w) => w.message);
