@@ -29,6 +29,11 @@ export function Members(_: { path?: string }) {
   const call = (path: string, method: 'POST' | 'PATCH' | 'DELETE' | 'PUT', body?: unknown) => request(path, undefined, { method, body });
   // The value is read before any await: the event's target is gone by then.
   const change = (m: Member, to: string) => act(() => call(`/api/v1/members/${m.id}`, 'PATCH', { role: to }).then(() => `${m.email} is now ${to}; their sessions ended.`));
+  // Shown as chosen at once (the box is drawn from this state); refused, the service's own is read back.
+  const require = (required: boolean) => {
+    setMine({ owner: true, required });
+    act(() => call('/dashboard/api/factors/policy', 'PUT', { required }).then(() => 'Saved.', (e: unknown) => load().then(() => Promise.reject(e))));
+  };
   const invite = (e: Event) => {
     e.preventDefault();
     act(async () => {
@@ -105,7 +110,7 @@ export function Members(_: { path?: string }) {
       )}
       {mine?.owner && (
         <label>
-          <input type="checkbox" checked={mine.required} onChange={(e) => act(() => call('/dashboard/api/factors/policy', 'PUT', { required: (e.currentTarget as HTMLInputElement).checked }).then(() => 'Saved.'))} /> Require a second factor of every member
+          <input type="checkbox" checked={mine.required} onChange={(e) => require((e.currentTarget as HTMLInputElement).checked)} /> Require a second factor of every member
         </label>
       )}
       <Notes note={note} error={error} />
