@@ -1,7 +1,7 @@
 // The dashboard's frame: a skip link, the header with the business, the test/live switch,
 // sign-out and the language, the navigation, and the router's screens. Its words go through t().
 // Signed out, every screen but the sign-in link's and the sign-in's becomes the sign-in.
-import { h, Fragment, type ComponentChildren } from 'preact';
+import { h, Fragment, type ComponentChildren, type ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
 import { mode, session, signOut, stepUpPrompt } from './api.ts';
@@ -10,37 +10,30 @@ import { lang, LANGS, speak, t, type Lang } from './words.ts';
 
 // Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
 // with the frame): the first load carries the frame, the sign-in and what every screen shares.
-const Home = lazy(() => import('./screens/Home.tsx').then((m) => m.Home));
-const Payments = lazy(() => import('./screens/Payments.tsx').then((m) => m.Payments));
-const Payment = lazy(() => import('./screens/Payment.tsx').then((m) => m.Payment));
-const Products = lazy(() => import('./screens/Products.tsx').then((m) => m.Products));
-const Links = lazy(() => import('./screens/Links.tsx').then((m) => m.Links));
-const Balances = lazy(() => import('./screens/Balances.tsx').then((m) => m.Balances));
-const Developers = lazy(() => import('./screens/Developers.tsx').then((m) => m.Developers));
-const Events = lazy(() => import('./screens/Events.tsx').then((m) => m.Events));
-const Settings = lazy(() => import('./screens/Settings.tsx').then((m) => m.Settings));
-const Swaps = lazy(() => import('./screens/Swaps.tsx').then((m) => m.Swaps));
-const Payouts = lazy(() => import('./screens/Payouts.tsx').then((m) => m.Payouts));
-const Withdrawals = lazy(() => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals));
-const Security = lazy(() => import('./screens/Security.tsx').then((m) => m.Security));
-const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
+// One table gives the router its routes and the navigation its links (a label: listed, in order).
+type Screen = [path: string, label: string | null, load: () => Promise<ComponentType<{ path?: string }>>];
+const SCREENS: Screen[] = [
+  ['/dashboard', 'Home', () => import('./screens/Home.tsx').then((m) => m.Home)],
+  ['/dashboard/payments', 'Payments', () => import('./screens/Payments.tsx').then((m) => m.Payments)],
+  ['/dashboard/payments/:reference', null, () => import('./screens/Payment.tsx').then((m) => m.Payment)],
+  ['/dashboard/products', 'Products', () => import('./screens/Products.tsx').then((m) => m.Products)],
+  ['/dashboard/links', 'Links', () => import('./screens/Links.tsx').then((m) => m.Links)],
+  ['/dashboard/balances', 'Balances', () => import('./screens/Balances.tsx').then((m) => m.Balances)],
+  ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx').then((m) => m.Swaps)],
+  ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx').then((m) => m.Payouts)],
+  ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals)],
+  ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers)],
+  ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events)],
+  ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx').then((m) => m.Settings)],
+  ['/dashboard/security', 'Security', () => import('./screens/Security.tsx').then((m) => m.Security)],
+  ['/dashboard/members', 'Members', () => import('./screens/Members.tsx').then((m) => m.Members)],
+  ['/dashboard/audit', 'Audit log', () => import('./screens/Audit.tsx').then((m) => m.Audit)],
+  ['/dashboard/join', null, () => import('./screens/Join.tsx').then((m) => m.Join)],
+  ['/dashboard/welcome', null, () => import('./screens/Welcome.tsx').then((m) => m.Welcome)],
+];
+const ROUTES = SCREENS.map(([path, label, load]) => [path, label, lazy(load)] as const);
 
 stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
-
-const NAV: Array<[string, string]> = [
-  ['/dashboard', 'Home'],
-  ['/dashboard/payments', 'Payments'],
-  ['/dashboard/products', 'Products'],
-  ['/dashboard/links', 'Links'],
-  ['/dashboard/balances', 'Balances'],
-  ['/dashboard/swaps', 'Swaps'],
-  ['/dashboard/payouts', 'Payouts'],
-  ['/dashboard/withdrawals', 'Withdrawals'],
-  ['/dashboard/developers', 'Developers'],
-  ['/dashboard/events', 'Events'],
-  ['/dashboard/settings', 'Settings'],
-  ['/dashboard/security', 'Security'],
-];
 
 function Nav() {
   const { path } = useLocation();
@@ -48,7 +41,7 @@ function Nav() {
   return (
     <nav aria-label={t('Dashboard')}>
       <ul>
-        {NAV.map(([href, label]) => (
+        {ROUTES.map(([href, label]) => label && (
           <li key={href}>
             <a href={href} aria-current={current(href) ? 'page' : undefined}>
               {t(label)}
@@ -123,7 +116,7 @@ function focusHeading() {
 
 function Screens() {
   const { path, route } = useLocation();
-  const open = path === '/dashboard/welcome' || path === '/dashboard/sign-in';
+  const open = /^\/dashboard\/(welcome|sign-in|join)$/.test(path);
   useEffect(() => {
     if (session.value === null && !open) route('/dashboard/sign-in', true);
     // The owner requires a second factor this person lacks: Security first.
@@ -133,21 +126,9 @@ function Screens() {
   if (session.value === null && !open) return null;
   return (
     <Router onRouteChange={focusHeading}>
-      <Home path="/dashboard" />
-      <Home path="/dashboard/" />
-      <Payments path="/dashboard/payments" />
-      <Payment path="/dashboard/payments/:reference" />
-      <Products path="/dashboard/products" />
-      <Links path="/dashboard/links" />
-      <Developers path="/dashboard/developers" />
-      <Events path="/dashboard/events" />
-      <Settings path="/dashboard/settings" />
-      <Balances path="/dashboard/balances" />
-      <Swaps path="/dashboard/swaps" />
-      <Payouts path="/dashboard/payouts" />
-      <Withdrawals path="/dashboard/withdrawals" />
-      <Security path="/dashboard/security" />
-      <Welcome path="/dashboard/welcome" />
+      {ROUTES.map(([path, , Screen]) => (
+        <Screen key={path} path={path} />
+      ))}
       <SignIn path="/dashboard/sign-in" />
       <NotFound default />
     </Router>

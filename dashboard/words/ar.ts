@@ -3,7 +3,7 @@ export default {
   Dashboard: 'لوحة التحكم', 'Data shown': 'البيانات المعروضة', 'Test data': 'بيانات الاختبار', 'Live data': 'البيانات الحقيقية', 'Skip to content': 'انتقل إلى المحتوى', 'Sign out': 'تسجيل الخروج', Language: 'اللغة', 'Loading…': 'جارٍ التحميل…', 'Not found': 'غير موجود',
   'Test data: payments made with test keys and the sandbox.': 'بيانات الاختبار: مدفوعات بمفاتيح الاختبار وبيئة التجربة.',
   'Test data: payments on {names}, a test network; its coins are worth nothing.': 'بيانات الاختبار: مدفوعات على {names}، وهي شبكة اختبار؛ عملاتها بلا قيمة.',
-  Home: 'الرئيسية', Payments: 'المدفوعات', Products: 'المنتجات', Links: 'الروابط', Balances: 'الأرصدة', Swaps: 'المبادلات', Payouts: 'التحويلات البنكية', Withdrawals: 'السحوبات', Developers: 'المطورون', Events: 'الأحداث', Settings: 'الإعدادات', Security: 'الأمان',
+  Home: 'الرئيسية', Payments: 'المدفوعات', Products: 'المنتجات', Links: 'الروابط', Balances: 'الأرصدة', Swaps: 'المبادلات', Payouts: 'التحويلات البنكية', Withdrawals: 'السحوبات', Developers: 'المطورون', Events: 'الأحداث', Settings: 'الإعدادات', Security: 'الأمان', Members: 'الأعضاء', 'Audit log': 'سجل التدقيق',
   Quoted: 'مسعّر', Pending: 'قيد الانتظار', Processing: 'قيد المعالجة', Completed: 'مكتمل', Paid: 'مدفوع', Failed: 'فشل', More: 'المزيد', 'None yet.': 'لا شيء بعد.',
   Date: 'التاريخ', Amount: 'المبلغ', State: 'الحالة', Coin: 'العملة', From: 'من', To: 'إلى', Currency: 'العملة الورقية', Rate: 'السعر', Fee: 'الرسوم', Quote: 'عرض السعر',
   'Swap one coin of your balance for another at the pool\u2019s price. Bank payouts are paid from USDT.': 'بادل عملة من رصيدك بأخرى بسعر المجمّع. تُدفع التحويلات البنكية من USDT.',

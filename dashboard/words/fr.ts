@@ -3,7 +3,7 @@ export default {
   Dashboard: 'Tableau de bord', 'Data shown': 'Données affichées', 'Test data': 'Données de test', 'Live data': 'Données réelles', 'Skip to content': 'Aller au contenu', 'Sign out': 'Se déconnecter', Language: 'Langue', 'Loading…': 'Chargement…', 'Not found': 'Introuvable',
   'Test data: payments made with test keys and the sandbox.': 'Données de test : paiements faits avec les clés de test et le bac à sable.',
   'Test data: payments on {names}, a test network; its coins are worth nothing.': 'Données de test : paiements sur {names}, un réseau de test ; ses jetons ne valent rien.',
-  Home: 'Accueil', Payments: 'Paiements', Products: 'Produits', Links: 'Liens', Balances: 'Soldes', Swaps: 'Échanges', Payouts: 'Virements', Withdrawals: 'Retraits', Developers: 'Développeurs', Events: 'Événements', Settings: 'Paramètres', Security: 'Sécurité',
+  Home: 'Accueil', Payments: 'Paiements', Products: 'Produits', Links: 'Liens', Balances: 'Soldes', Swaps: 'Échanges', Payouts: 'Virements', Withdrawals: 'Retraits', Developers: 'Développeurs', Events: 'Événements', Settings: 'Paramètres', Security: 'Sécurité', Members: 'Membres', 'Audit log': "Journal d'audit",
   Quoted: 'Devisé', Pending: 'En attente', Processing: 'En cours', Completed: 'Terminé', Paid: 'Payé', Failed: 'Échoué', More: 'Plus', 'None yet.': 'Aucun pour l’instant.',
   Date: 'Date', Amount: 'Montant', State: 'État', Coin: 'Jeton', From: 'De', To: 'Vers', Currency: 'Devise', Rate: 'Taux', Fee: 'Frais', Quote: 'Devis',
   'Swap one coin of your balance for another at the pool\u2019s price. Bank payouts are paid from USDT.': 'Échangez un jeton de votre solde contre un autre au prix du pool. Les virements bancaires se font en USDT.',

@@ -2,6 +2,7 @@
 // @simplewebauthn/server (relying party: the host of the service's configured public URL; origin:
 // that URL's), an authenticator app's code taken once, a recovery code used once. Every
 // challenge is the server's, single-use and short-lived (factor_challenges).
+import { createHash } from 'node:crypto';
 import { invalidField, NotConfigured } from '../domain/errors.ts';
 import { CHALLENGE_MS, newRecoveryCodes, recoveryHash } from './rules.ts';
 import { newTotp, totpStep } from './totp.ts';
@@ -24,7 +25,10 @@ export async function passkeyOptions(factors: FactorStore, who: Who, user: { nam
     rpName: user.business,
     rpID: relyingParty(publicOrigin).rpID,
     userName: user.name,
-    userID: new TextEncoder().encode(`${who.merchantId}/${who.holder}`),
+    // The person's handle on the authenticator: WebAuthn takes 1 to 64 bytes, and a member's
+    // "merchant id/member id" is 73 (browsers refused every member's passkey); its SHA-256 is 32,
+    // one per person, naming nobody.
+    userID: new Uint8Array(createHash('sha256').update(`${who.merchantId}/${who.holder}`).digest()),
     attestationType: 'none',
     excludeCredentials: existing.map((f) => ({ id: f.credentialId!, transports: f.transports })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },

@@ -16,7 +16,7 @@ function translated(): string[] {
   for (const path of sources) {
     const text = read(path);
     for (const m of text.matchAll(/\bt\('((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
-    for (const list of ({ 'dashboard/App.tsx': ['NAV'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'] } as Record<string, string[]>)[path] ?? []) {
+    for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'] } as Record<string, string[]>)[path] ?? []) {
       const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}]);`).exec(text)?.[1];
       if (body) for (const m of body.matchAll(/(?:\[\s*'[^']*',\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
     }

@@ -107,6 +107,9 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
       [await call('/api/v1/settlement', as(viewer, { method: 'PUT', body: { settlement: 'balance' } })), 'balances.write'],
       [await call('/api/v1/swaps', as(viewer, { method: 'POST', body: {} })), 'balances.write'],
       [await call('/api/v1/bank/payouts/initiate', as(viewer, { method: 'POST', body: {} })), 'payouts.write'],
+      [await call('/api/v1/bank/payouts', as(viewer, { method: 'POST', body: {} })), 'payouts.write'],
+      [await call('/api/v1/refunds', as(viewer, { method: 'POST', body: { reference: 'any', amount: '1', reason: 'mine now' } })), 'refunds.write'],
+      [await call('/api/v1/keys/restricted', as(viewer, { method: 'POST', body: { name: 'mine', permissions: ['payments.read'] } })), 'developers.write'],
       [await call('/api/v1/keys/roll', as(viewer, { method: 'POST' })), 'developers.write'],
       [await call('/api/v1/payout_address', as(viewer, { method: 'PUT', body: {} })), 'account.write'],
       [await call('/api/v1/members/invitations', as(viewer, { method: 'POST', body: { email: 'x@harbour.example', role: 'admin' } })), 'team.write'],
@@ -140,6 +143,10 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(wider.status).toBe(403);
     expect(wider.body.message).toContain('balances.write');
     expect((await call('/api/v1/keys/roll', { method: 'POST', bearer: mk })).status).toBe(403);
+    // Nor does it reach people: inviting a member of its own (who would hold every permission of their role) is refused.
+    const recruit = await call('/api/v1/members/invitations', { method: 'POST', bearer: mk, body: { email: 'ally@evil.example', role: 'admin' } });
+    expect(recruit.status).toBe(403);
+    expect(recruit.body.code).toBe('permission_denied');
     // A developer member neither: their role lacks balances.write.
     const dev = (team.developer = await join('dev@harbour.example', 'developer'));
     expect((await call('/api/v1/keys/restricted', as(dev, { method: 'POST', body: { name: 'mine', permissions: ['balances.write'] } }))).status).toBe(403);

@@ -1,0 +1,271 @@
+// A team in a real Chromium (issue 37), on a live dev chain: the owner requires a second factor
+// of every member and invites a finance member and a viewer from Members; each invitation is
+// read from a real SMTP server this test starts (smtp-server), its link opened: /dashboard/join
+// signs the member in and sends them to Security, where they add a passkey (CDP's virtual
+// authenticator, a real one verified by the service). The viewer's money requests, sent from
+// the page itself, are answered 403. The finance member, signed in again (a new session is not
+// stepped up), withdraws live USDT from the Withdrawals screen after the passkey step-up the
+// dashboard asks for, then refunds a live payment. The Audit screen shows each step with who
+// did it. A restricted read-only key is refused a withdrawal. Five minutes later the same
+// passkey answer replayed steps up nothing, and a member removed while signed in is signed out.
+// Needs `npm run build`.
+import AxeBuilder from '@axe-core/playwright';
+import { createServer } from 'node:net';
+import type { BrowserContext, Page } from 'playwright/test';
+import { parseUnits } from 'viem';
+import { startService, type Service } from '../server/app.ts';
+import { startSmtp } from '../server/testing/smtp.ts';
+import { startDevChain, type DevChain } from '../devchain/anvil.ts';
+import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
+import { DEV_CHAIN_POWERS, devTransfer } from '../devchain/sandbox.ts';
+import { expect, test } from './support/fixtures.ts';
+import { checkAnswers } from './support/conformance.ts';
+
+const ADMIN = 'op_team_e2e_token_0123456789abcdef0123456789abcd';
+const PASSWORD = 'a long enough password';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+let api: Service;
+let chain: DevChain;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let network: ReturnType<typeof devNetwork>;
+/** The service's clock runs this far ahead of the machine's (moved once, at the end: no sleeps). */
+let ahead = 0;
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  smtp = await startSmtp();
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  network = devNetwork(chain.url, await deployDevContracts(chain.url, 3, '1000000'), 1);
+  const port = await freePort();
+  api = await startService({
+    adminToken: ADMIN, port, publicUrl: `http://localhost:${port}`, networks: { live: [network] }, devChain: DEV_CHAIN_POWERS, smtpUrl: smtp.url, mailRetryMs: 100,
+    newDestinationDelayMs: 0, signInsPerClient: 10_000, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, now: () => Date.now() + ahead,
+  });
+  await checkAnswers(api);
+});
+test.afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+  await smtp?.close();
+});
+
+const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+async function axe(page: Page, where: string) {
+  const { violations } = await new AxeBuilder({ page }).withTags(RULES).analyze();
+  expect(violations.flatMap((v) => v.nodes.map((n) => `${where}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`))).toEqual([]);
+}
+
+/** A context with its own virtual authenticator (a member's own device). */
+async function device(context: BrowserContext) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  return page;
+}
+
+/** The page's own request to the service, with its session's cookie and CSRF token, as the dashboard's are. */
+const fromPage = (page: Page, method: string, path: string, body?: unknown) =>
+  page.evaluate(
+    async ({ method, path, body }) => {
+      const csrf = (await (await fetch('/dashboard/api/session')).json()).data.csrfToken as string;
+      const response = await fetch(path, { method, headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    },
+    { method, path, body },
+  );
+
+async function until<T>(what: string, probe: () => Promise<T | false | undefined>): Promise<T> {
+  for (const end = Date.now() + 90_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    const value = await probe();
+    if (value) return value;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The invitation to `email`, as it arrived at the SMTP server: its link. */
+const invitationTo = (email: string) =>
+  until(`the invitation to ${email}`, async () => {
+    const mail = smtp.received.find((m) => m.to.includes(email) && m.text.includes('/dashboard/join#invitation='));
+    return mail && /https?:\/\/\S+\/dashboard\/join#invitation=[\w-]+/.exec(mail.text)![0];
+  });
+
+/** Opens the invitation, joins with `email`, is sent to Security (the owner requires a factor) and adds a passkey. */
+async function join(page: Page, link: string, email: string) {
+  expect(link).toMatch(/^http:\/\/localhost:\d+\/dashboard\/join#invitation=/);
+  await page.goto(link);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('The same password again').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Join and sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Security' })).toBeVisible();
+  await expect(page.getByText('The owner requires a second factor')).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('');
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Passkey added.' })).toBeVisible();
+}
+
+test('the owner invites a finance member and a viewer by e-mail; both add passkeys; only finance moves money, after a step-up; the audit log says who did each', async ({ browser }) => {
+  test.setTimeout(300_000);
+  const made = await (await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Quay Team', email: 'owner@quay-team.example' }) })).json();
+  const liveKey = made.data.keys.live.secretKey as string;
+  const key = (k: string) => ({ authorization: `Bearer ${k}`, 'content-type': 'application/json' });
+
+  // A live customer pays 20 USDT on the chain (balance settlement): money to move.
+  expect((await fetch(`${api.url}/api/v1/settlement`, { method: 'PUT', headers: key(liveKey), body: JSON.stringify({ settlement: 'balance' }) })).status).toBe(200);
+  const paid = await (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: key(liveKey), body: JSON.stringify({ reference: 'quay-1', coin: 'USDT', currency: 'USD', amount: 20 }) })).json();
+  expect(paid.data?.address, JSON.stringify(paid)).toBeTruthy();
+  await devTransfer(network, network.tokens[0]!.address as `0x${string}`, paid.data.address, parseUnits('20', 18));
+
+  // The owner signs in, adds a passkey (the requirement holds for the owner too), requires a
+  // second factor of every member, and invites two (member changes are stepped up: the passkey
+  // just added is a step-up of its own).
+  const page = await device(await browser.newContext());
+  await page.goto(made.data.signInUrl);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('The same password again').fill(PASSWORD);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Home' })).toBeVisible();
+  await page.getByRole('link', { name: 'Security' }).click();
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Passkey added.' })).toBeVisible();
+  await page.getByRole('link', { name: 'Members' }).click();
+  await expect(page.getByRole('row', { name: /owner@quay-team.example/ })).toBeVisible();
+  await page.getByLabel('Require a second factor of every member').check();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  for (const [email, role] of [['fin@quay-team.example', 'finance'], ['vera@quay-team.example', 'viewer']]) {
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption(role);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await expect(page.getByRole('status').filter({ hasText: `Invitation e-mailed to ${email}.` })).toBeVisible();
+  }
+  // E-mail is on: the link went to the address only, never to the inviter's screen.
+  await expect(page.locator('#invitation-link')).toHaveCount(0);
+  await axe(page, 'members');
+
+  // A restricted read-only key is refused a withdrawal.
+  const readOnly = await fromPage(page, 'POST', '/api/v1/keys/restricted', { name: 'reports', permissions: ['payments.read', 'balances.read'] });
+  expect(readOnly.status, JSON.stringify(readOnly.body)).toBe(201);
+  const refused = await (await fetch(`${api.url}/api/v1/withdrawals`, { method: 'POST', headers: key(readOnly.body.data.secretKey), body: JSON.stringify({ coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address }) })).json();
+  expect(refused).toMatchObject({ code: 'permission_denied' });
+  expect(refused.message).toContain('balances.write');
+
+  // Each opens their own e-mail's link on their own device.
+  const viewer = await device(await browser.newContext());
+  const veraLink = await invitationTo('vera@quay-team.example');
+  // Another e-mail is refused on its field, and the link stays the invited person's.
+  await viewer.goto(veraLink);
+  await viewer.getByLabel('E-mail').fill('mallory@evil.example');
+  await viewer.getByLabel('New password').fill(PASSWORD);
+  await viewer.getByLabel('The same password again').fill(PASSWORD);
+  await viewer.getByRole('button', { name: 'Join and sign in' }).click();
+  await expect(viewer.getByLabel('E-mail')).toHaveAccessibleDescription(/another e-mail/);
+  await axe(viewer, 'join');
+  await join(viewer, veraLink, 'vera@quay-team.example');
+  const finance = await device(await browser.newContext());
+  const finLink = await invitationTo('fin@quay-team.example');
+  await join(finance, finLink, 'fin@quay-team.example');
+  // The link, used, opens nothing a second time.
+  const again = await browser.newContext();
+  const second = await again.newPage();
+  await second.goto(finLink);
+  await second.getByLabel('E-mail').fill('fin@quay-team.example');
+  await second.getByLabel('New password').fill(PASSWORD);
+  await second.getByLabel('The same password again').fill(PASSWORD);
+  await second.getByRole('button', { name: 'Join and sign in' }).click();
+  await expect(second.getByRole('alert')).toContainText('This invitation was used already');
+  await again.close();
+
+  // The viewer cannot move money: the service refuses the requests themselves, sent from the page.
+  for (const [path, body] of [['/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address }], ['/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'test' }]] as const) {
+    const refused = await fromPage(viewer, 'POST', path, body);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.code).toBe('permission_denied');
+  }
+
+  // The money arrived; the finance member signs in again (a new session: not stepped up).
+  await until('the live USDT available', async () => {
+    const lines = (await (await fetch(`${api.url}/api/v1/balances`, { headers: key(liveKey) })).json()).data as Array<{ coin: string; available: string }>;
+    return Number(lines.find((l) => l.coin === 'USDT')?.available ?? 0) >= 20;
+  });
+  await finance.getByRole('button', { name: 'Sign out' }).click();
+  await finance.getByLabel('E-mail').fill('fin@quay-team.example');
+  await finance.getByLabel('Password').fill(PASSWORD);
+  await finance.getByRole('button', { name: 'Sign in' }).click();
+  await expect(finance.getByRole('heading', { name: 'Home' })).toBeVisible();
+  const stepUps: string[] = [];
+  finance.on('request', (r) => void (r.url().endsWith('/dashboard/api/step-up') && r.method() === 'POST' && stepUps.push(r.postData() ?? '')));
+  await finance.getByRole('link', { name: 'Withdrawals' }).click();
+  await finance.getByLabel('Coin').selectOption(`USDT/${network.chainId}`);
+  await finance.getByLabel('Wallet address').fill(devAccount(9).address);
+  await finance.getByLabel('Amount', { exact: true }).fill('1');
+  await finance.getByRole('button', { name: 'Withdraw' }).click();
+  const prompt = finance.getByRole('dialog', { name: 'Confirm it is you' });
+  await expect(prompt).toBeVisible();
+  await prompt.getByRole('button', { name: 'Use my passkey' }).click();
+  await expect(prompt).toHaveCount(0);
+  await expect(finance.getByRole('status').filter({ hasText: /Withdrawal .* pending: 1 USDT/ })).toBeVisible();
+  expect(stepUps).toHaveLength(1);
+  // Within the five minutes, a refund of half the payment goes without asking again.
+  const refund = await fromPage(finance, 'POST', '/api/v1/refunds', { reference: 'quay-1', amount: parseUnits('10', 18).toString(), reason: 'one bag was broken' });
+  expect(refund.status, JSON.stringify(refund.body)).toBe(201);
+  expect(refund.body.data.status).toBe('waiting_for_address');
+
+  // The owner's Audit screen: each step, with who did it.
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(page.getByRole('heading', { name: 'Audit log' })).toBeVisible();
+  const rows = page.getByRole('table', { name: 'Who did what, newest first' }).getByRole('row');
+  // The owner is labelled 'owner' by the API's rows and by their e-mail by the second factors' (the owner's either way).
+  const OWNER = /^owner(@quay-team\.example)?$/;
+  for (const [who, what] of [
+    [OWNER, 'PUT /dashboard/api/factors/policy'],
+    [OWNER, 'POST /api/v1/members/invitations'],
+    ['vera@quay-team.example', 'POST /dashboard/api/invitation'],
+    ['vera@quay-team.example', 'POST /dashboard/api/factors/passkey'],
+    ['fin@quay-team.example', 'POST /dashboard/api/invitation'],
+    ['fin@quay-team.example', 'POST /dashboard/api/factors/passkey'],
+    ['fin@quay-team.example', 'POST /dashboard/api/step-up'],
+    ['fin@quay-team.example', 'POST /api/v1/withdrawals'],
+    ['fin@quay-team.example', 'POST /api/v1/refunds'],
+    [OWNER, 'POST /api/v1/keys/restricted'],
+  ] as Array<[string | RegExp, string]>) {
+    await expect(rows.filter({ has: page.getByRole('cell', { name: who, exact: true }) }).filter({ hasText: what }).first(), `${String(who)}: ${what}`).toBeVisible();
+  }
+  await axe(page, 'audit');
+  // Filtered by who: the finance member's steps only.
+  await page.getByLabel('Who').selectOption({ label: 'fin@quay-team.example (member)' });
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(rows.filter({ hasText: 'POST /api/v1/refunds' })).toHaveCount(1);
+  await expect(rows.filter({ hasText: 'owner' })).toHaveCount(0);
+  await expect(rows.filter({ hasText: 'vera@' })).toHaveCount(0);
+
+  // Five minutes on, the passkey answer that stepped up, sent again, opens nothing.
+  ahead += 5 * 60_000 + 1000;
+  const replayed = await finance.evaluate(async (body) => {
+    const csrf = (await (await fetch('/dashboard/api/session')).json()).data.csrfToken as string;
+    return (await fetch('/dashboard/api/step-up', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body })).status;
+  }, stepUps[0]!);
+  expect(replayed).toBe(400);
+  const late = await fromPage(finance, 'POST', '/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'late' });
+  expect(late.status).toBe(403);
+  expect(late.body.code).toBe('step_up_required');
+
+  // The viewer removed from Members while signed in is signed out at once.
+  await page.getByRole('link', { name: 'Members' }).click();
+  await expect(page.getByLabel('Role of fin@quay-team.example')).toHaveValue('finance');
+  await expect(page.getByLabel('Role of vera@quay-team.example')).toHaveValue('viewer');
+  await page.getByRole('button', { name: 'Remove vera@quay-team.example' }).click();
+  // Five minutes on, the owner is asked for the passkey again.
+  const ownerPrompt = page.getByRole('dialog', { name: 'Confirm it is you' });
+  await ownerPrompt.getByRole('button', { name: 'Use my passkey' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'vera@quay-team.example removed' })).toBeVisible();
+  await viewer.reload();
+  await expect(viewer.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+});
