@@ -63,9 +63,18 @@ describe('two instances on one PostgreSQL', { timeout: 60_000 }, () => {
     }
   });
 
-  it('a key rolled through one instance is refused by the other within a second, and by the first at once', async () => {
+  it('a key rolled or revoked through one instance is refused by the other within a second, and by the first at once', async () => {
     const databaseUrl = await freshPostgres();
     const [a, b] = [await service({ databaseUrl }), await service({ databaseUrl })];
+    // A restricted key, revoked: both had it in their caches.
+    const made = await call(a.url, 'POST', '/api/v1/keys/restricted', secretKey, { name: 'reports', permissions: ['payments.read'] });
+    expect(made.status).toBe(201);
+    const restricted = made.body.data.secretKey as string;
+    expect(await keyAnswer(a.url, restricted)).toBe(404);
+    expect(await keyAnswer(b.url, restricted)).toBe(404);
+    expect((await call(a.url, 'DELETE', `/api/v1/keys/restricted/${made.body.data.id}`, secretKey)).status).toBe(200);
+    expect(await keyAnswer(a.url, restricted)).toBe(401);
+    await refusedWithin(b.url, restricted, 1000);
     // Both have the key in their caches.
     expect(await keyAnswer(a.url, secretKey)).toBe(404);
     expect(await keyAnswer(b.url, secretKey)).toBe(404);
