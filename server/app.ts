@@ -153,12 +153,12 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
-  const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer });
+  const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
   const treasuryHolds = new TreasuryHoldStore(db, journal);
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
-  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) }, now);
+  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: (id, mode) => fees.terms(id, mode) }, now);
   const cache = accounts;
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
@@ -208,7 +208,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const catalogue = offeredCatalog(
     // The payout address is read from the database on each payment, not the cache: a live key's
     // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
-    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode), (merchantId, mode) => fees.terms(merchantId, mode)),
+    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode), (merchantId, mode) => cache.feeTerms(merchantId, mode)),
     rates,
   );
   const idempotency = new IdempotencyStore(db);

@@ -19,7 +19,7 @@ const CLIENTS = 16;
 const PHASE_SECONDS = 10;
 /** A start on a loaded machine (other work on its cores) can pass the tests' 30 s: the bench waits longer rather than fail. */
 const START_MS = 120_000;
-const start = (env: Record<string, string>) => spawnService(env, MAIN, undefined, START_MS);
+const start = (env: Record<string, string>, nodeFlags: string[] = []) => spawnService(env, MAIN, undefined, START_MS, nodeFlags);
 
 /** CPU time of a process in ms, from /proc/<pid>/stat: its own, and (`children`) its reaped children's. */
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
@@ -130,7 +130,9 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
     const pgbenchRates = cluster && pgbench(cluster);
     await stats?.connect();
     await stats?.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    let service = await start(env);
+    // BENCH_CPU_PROF=<dir>: the first PostgreSQL service runs under node --cpu-prof, its profile written there when it stops.
+    const profile = kind === 'postgres' ? process.env.BENCH_CPU_PROF : undefined;
+    let service = await start(env, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
     const pid = service.child.pid!;
     const run = Date.now().toString(36);
     const phase = async (work: () => Promise<LoadResult>): Promise<{ phase: Phase; top?: Statement[] }> => {
@@ -159,6 +161,10 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
     const created = Math.max(1, initialize.phase.result.statuses[201] ?? 0);
     const verify = await phase(() => load(service.url, SECRET, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % created}` }), { clients: CLIENTS, seconds: PHASE_SECONDS }));
     const restarts: number[] = [];
+    if (profile) {
+      await service.kill(); // a stop, not SIGKILL: the profile is written on the way out
+      service = await start(env);
+    }
     for (let i = 0; i < 3; i++) {
       await service.kill('SIGKILL');
       service = await start(env);

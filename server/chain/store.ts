@@ -2,7 +2,7 @@
 // the watcher), recent block hashes, and every transfer it saw to a deposit address. SQL only.
 // The sweeps of those transfers (sweep-store.ts) and reconciliation's looks at them
 // (deposit-check-store.ts) keep their own tables and columns; the store hands them out.
-import type { Database } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
 import { notifyPayments, SweepStore } from './sweep-store.ts';
 
@@ -248,6 +248,25 @@ export class ChainStore {
 
   async mark(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, state: TransferState): Promise<void> {
     await this.db.query(`UPDATE chain_transfers SET state = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex, state]);
+  }
+
+  /**
+   * Runs `work` in one transaction: a block's credits and the marks that say they were made
+   * (the watcher hands `tx` on to the payments' side, which never sees this store).
+   */
+  atomically<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Marks transfers of one chain, each with its state, in one statement (in the caller's transaction). */
+  async markAll(tx: Sql, chainId: number, marks: Array<Pick<SeenTransfer, 'txHash' | 'logIndex'> & { state: TransferState }>): Promise<void> {
+    if (marks.length === 0) return;
+    await tx.query(
+      `UPDATE chain_transfers c SET state = m.state FROM unnest($2::text[], $3::int[], $4::text[]) AS m(tx_hash, log_index, state)
+        WHERE c.chain_id = $1 AND c.tx_hash = m.tx_hash AND c.log_index = m.log_index`,
+      [chainId, marks.map((m) => m.txHash), marks.map((m) => m.logIndex), marks.map((m) => m.state)],
+      'chain_transfers_mark',
+    );
   }
 
   /**

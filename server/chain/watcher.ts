@@ -8,6 +8,7 @@ import { countedUpTo, rpcTransport, type ChainPin, type Finality, type RpcEvents
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
 import { receivedAmounts } from './received.ts';
 import { withLease } from '../storage/leases.ts';
+import type { Sql } from '../storage/db.ts';
 
 /**
  * The longest wait between attempts while the RPC endpoint fails: short enough that the
@@ -20,10 +21,11 @@ export const TRANSFER = parseAbiItem('event Transfer(address indexed from, addre
 /** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
 export interface PaymentCredits {
   /**
-   * Counts the transfer on its payment; 'late' when the payment takes no more, 'unexpected'
-   * when it is not in the payment's token (both recorded and told, never counted).
+   * Counts a block's transfers on their payments in `tx` (the transaction that also marks them):
+   * per transfer, 'credited', 'late' when the payment takes no more, 'unexpected' when it is not
+   * in the payment's token (both recorded and told, never counted).
    */
-  credit(transfer: SeenTransfer): Promise<'credited' | 'late' | 'unexpected'>;
+  creditBlock(transfers: SeenTransfer[], tx: Sql): Promise<Array<'credited' | 'late' | 'unexpected'>>;
   /** Takes a credited transfer back (its block left the chain), telling the merchant. */
   uncredit(transfer: SeenTransfer): Promise<void>;
   /** Tells the merchant of money that cannot count: late, or a token the payment did not ask for. */
@@ -258,12 +260,9 @@ export class Watcher {
     // A transfer in block b has head - b + 1 confirmations.
     const upTo = await countedUpTo(this.rpc, head, this.o.confirmations, this.o.finality);
     held.throwIfAborted();
-    for (const t of await store.confirmable(chainId, upTo)) {
-      held.throwIfAborted();
-      const outcome = await this.o.credits.credit(t);
-      await store.mark(t, outcome);
+    for (const { transfer, outcome } of await creditConfirmed(store, this.o.credits, chainId, upTo, held)) {
       if (outcome === 'credited') result.credited++;
-      else await this.tell(t, outcome);
+      else await this.tell(transfer, outcome);
     }
     // Money in another token is told once it is as deep as money that counts: a transfer that
     // a reorganisation takes away before then was never money to tell of.
@@ -314,6 +313,35 @@ export class Watcher {
     await this.running?.catch(() => {});
     await this.o.store.release(this.o.chainId, this.o.holder);
   }
+}
+
+/**
+ * Counts the transfers in blocks up to `upTo`, a block at a time, each block in one transaction:
+ * its credits, their events and the marks that say they were made commit together, or, on any
+ * failure (or the lease lost before the commit), none does and the block is counted again on the
+ * next tick. A few statements per block and per transfer, not a transaction for each transfer.
+ */
+export async function creditConfirmed(
+  store: ChainStore,
+  credits: PaymentCredits,
+  chainId: number,
+  upTo: bigint,
+  held?: AbortSignal,
+): Promise<Array<{ transfer: SeenTransfer; outcome: 'credited' | 'late' | 'unexpected' }>> {
+  const byBlock = new Map<bigint, SeenTransfer[]>();
+  for (const t of await store.confirmable(chainId, upTo)) byBlock.set(t.blockNumber, [...(byBlock.get(t.blockNumber) ?? []), t]);
+  const done: Array<{ transfer: SeenTransfer; outcome: 'credited' | 'late' | 'unexpected' }> = [];
+  for (const block of byBlock.values()) {
+    held?.throwIfAborted();
+    const outcomes = await store.atomically(async (tx) => {
+      const outcomes = await credits.creditBlock(block, tx);
+      await store.markAll(tx, chainId, block.map((t, i) => ({ txHash: t.txHash, logIndex: t.logIndex, state: outcomes[i]! })));
+      held?.throwIfAborted();
+      return outcomes;
+    });
+    block.forEach((transfer, i) => done.push({ transfer, outcome: outcomes[i]! }));
+  }
+  return done;
 }
 
 /** Whether an RPC error is a provider's limit on a log query's blocks or results (each words it its own way). */

@@ -1,7 +1,6 @@
 // The payment credits the watcher hands its transfers to, over storage: confirmed transfers become credits on their payments,
 // reorganised ones are taken back, and money that cannot count is told to the merchant.
 import type { PaymentCredits } from '../chain/watcher.ts';
-import { Conflict, NotItsToken } from '../domain/errors.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from './store.ts';
 import type { SeenTransfer } from '../chain/store.ts';
@@ -17,17 +16,9 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
   const report = depositReport(deps.now);
   const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });
   return {
-    async credit(t) {
-      const { account, reference } = await whose(t);
-      try {
-        const now = deps.now();
-        await deps.payments.credit(account, reference, { chainId: t.chainId, token: t.token, txHash: t.txHash, logIndex: t.logIndex, amount: () => t.amount }, now, report, t.seenMs ?? now);
-        return 'credited';
-      } catch (error) {
-        if (error instanceof NotItsToken) return 'unexpected'; // another token: recorded, never counted
-        if (error instanceof Conflict) return 'late'; // expired, settled or paid: recorded, not counted
-        throw error;
-      }
+    async creditBlock(transfers, tx) {
+      const now = deps.now();
+      return deps.payments.creditBlock(tx, transfers.map((t) => ({ ...t, arrivedMs: t.seenMs ?? now })), now, report);
     },
     async uncredit(t) {
       const { account, reference } = await whose(t);

@@ -5,7 +5,7 @@ import type { Account } from '../domain/account.ts';
 import type { NewPayment, PaymentWrites } from './initialize-rules.ts';
 import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from './rules.ts';
 import type { EventType } from '../../contract/events.ts';
-import { NotFound, PaymentState } from '../domain/errors.ts';
+import { Conflict, NotFound, NotItsToken, PaymentState } from '../domain/errors.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
@@ -191,6 +191,65 @@ export class PaymentStore {
       await this.notify(tx, updated);
       return updated;
     });
+  }
+
+  /**
+   * Credits a block's confirmed transfers in `tx`, the caller's transaction (the watcher marks
+   * them there too): all of them count, or, the transaction failing, none, and the block is
+   * asked again. Their payments are locked at once, in one order (two blocks never wait on each
+   * other's locks); a transfer already credited answers 'credited' again and counts once; money
+   * in another token is 'unexpected' and money the payment no longer takes is 'late', as
+   * credit() judges them (expiry at the transfer's `arrivedMs`). One outcome per transfer, in order.
+   */
+  async creditBlock(
+    tx: Sql,
+    transfers: Array<{ paymentId: string; chainId: number; token: string; txHash: string; logIndex: number; amount: bigint; arrivedMs: number }>,
+    nowMs: number,
+    report: ChangeReport,
+  ): Promise<Array<'credited' | 'late' | 'unexpected'>> {
+    if (transfers.length === 0) return [];
+    const ids = [...new Set(transfers.map((t) => t.paymentId))];
+    const rows = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [ids], 'payments_lock_block');
+    const payments = new Map(rows.map((r) => [String(r.id), paymentOf(r)]));
+    const seen = await tx.query(`SELECT chain_id, tx_hash, log_index FROM transfers WHERE tx_hash = ANY($1::text[])`, [[...new Set(transfers.map((t) => t.txHash))]], 'transfers_credited');
+    const credited = new Set(seen.map((r) => `${r.chain_id}:${r.tx_hash}:${r.log_index}`));
+    const changed = new Map<string, Payment>();
+    const outcomes: Array<'credited' | 'late' | 'unexpected'> = [];
+    for (const t of transfers) {
+      const payment = payments.get(t.paymentId);
+      if (!payment) throw new NotFound(`No transaction with id ${t.paymentId}`);
+      if (credited.has(`${t.chainId}:${t.txHash}:${t.logIndex}`)) {
+        outcomes.push('credited');
+        continue;
+      }
+      try {
+        assertCountsToward(payment, t);
+        assertTakesDeposits(payment, t.arrivedMs);
+      } catch (error) {
+        if (error instanceof NotItsToken) outcomes.push('unexpected');
+        else if (error instanceof Conflict) outcomes.push('late');
+        else throw error;
+        continue;
+      }
+      credited.add(`${t.chainId}:${t.txHash}:${t.logIndex}`);
+      outcomes.push('credited');
+      // Credited meanwhile by another way in (a simulated payment): counted there, once.
+      const inserted = await tx.query(
+        `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+        [payment.id, t.chainId, t.txHash, t.logIndex, String(t.amount), nowMs],
+        'transfer_insert',
+      );
+      if (inserted.length === 0) continue;
+      const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(t.amount), t.txHash, nowMs], 'payment_paid');
+      const updated = paymentOf(row);
+      payments.set(t.paymentId, updated); // a second transfer to it in this block is judged on what the first left
+      changed.set(t.paymentId, updated);
+      const account = { merchant: { id: updated.merchantId } as Account['merchant'], mode: updated.mode as Account['mode'] };
+      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
+    }
+    for (const payment of changed.values()) await this.notify(tx, payment);
+    return outcomes;
   }
 
   /**

@@ -1,6 +1,7 @@
 // In-process copies of what every initialize and verify looks up and what seldom changes: the
-// account a key opens, a merchant's settlement choice, its payout address per chain. Any change
-// of a merchant's keys, profile, settlement or payout addresses drops that merchant's copies:
+// account a key opens, a merchant's settlement choice, its payout address per chain, the
+// operator's fee terms. Any change of a merchant's keys, profile, settlement, payout addresses
+// or fee drops that merchant's copies:
 // here at once (the store that made it calls forget once it committed), and on every other
 // instance through the NOTIFY on 'changes' its transaction sends (merchantKey), which
 // PaymentChanges hands to onChange. A copy is kept MAX_AGE_MS at most, in case a notification
@@ -9,6 +10,7 @@
 // no one writes anything at the moment it starts to count): the read after that applies it.
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
+import type { FeeTerms } from '../domain/fees.ts';
 import { hashKey } from '../merchants/keys-rules.ts';
 import { MERCHANT_KEY_PREFIX, merchantKey } from '../realtime/keys.ts';
 import type { Sql } from './db.ts';
@@ -27,6 +29,8 @@ export interface AccountSources {
   settlement(merchantId: string, mode: string): Promise<Settlement>;
   /** The address, and when the chain's first change still waiting takes effect (null: none waits). */
   payoutAddress(merchantId: string, mode: string, chainId: number): Promise<{ address: string | undefined; untilMs: number | null }>;
+  /** The operator's fee terms for the merchant's new payments in `mode` (its own or the default). */
+  feeTerms(merchantId: string, mode: string): Promise<FeeTerms>;
 }
 
 interface Entry {
@@ -63,6 +67,10 @@ export class AccountCache {
   async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
     const found = await this.cached(`payout/${merchantId}/${mode}/${chainId}`, () => this.sources.payoutAddress(merchantId, mode, chainId), () => merchantId, (value) => value.untilMs);
     return found.address;
+  }
+
+  feeTerms(merchantId: string, mode: string): Promise<FeeTerms> {
+    return this.cached(`fees/${merchantId}/${mode}`, () => this.sources.feeTerms(merchantId, mode), () => merchantId);
   }
 
   /** Drops a merchant's copies (its keys, settlement, payout addresses). */

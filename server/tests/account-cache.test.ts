@@ -11,6 +11,7 @@ import { EventStore } from '../storage/events.ts';
 import { JournalStore } from '../balances/journal-store.ts';
 import { MerchantStore } from '../merchants/store.ts';
 import { DestinationStore } from '../merchants/destination-store.ts';
+import { FeeStore } from '../merchants/fee-store.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../testing/databases.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -63,9 +64,18 @@ describe('two instances on one PostgreSQL', { timeout: 60_000 }, () => {
     }
   });
 
-  it('a key rolled through one instance is refused by the other within a second, and by the first at once', async () => {
+  it('a key rolled or revoked through one instance is refused by the other within a second, and by the first at once', async () => {
     const databaseUrl = await freshPostgres();
     const [a, b] = [await service({ databaseUrl }), await service({ databaseUrl })];
+    // A restricted key, revoked: both had it in their caches.
+    const made = await call(a.url, 'POST', '/api/v1/keys/restricted', secretKey, { name: 'reports', permissions: ['payments.read'] });
+    expect(made.status).toBe(201);
+    const restricted = made.body.data.secretKey as string;
+    expect(await keyAnswer(a.url, restricted)).toBe(404);
+    expect(await keyAnswer(b.url, restricted)).toBe(404);
+    expect((await call(a.url, 'DELETE', `/api/v1/keys/restricted/${made.body.data.id}`, secretKey)).status).toBe(200);
+    expect(await keyAnswer(a.url, restricted)).toBe(401);
+    await refusedWithin(b.url, restricted, 1000);
     // Both have the key in their caches.
     expect(await keyAnswer(a.url, secretKey)).toBe(404);
     expect(await keyAnswer(b.url, secretKey)).toBe(404);
@@ -107,6 +117,7 @@ describe('the account cache, alone', () => {
       },
       settlement: async () => 'wallet',
       payoutAddress: async () => ({ address: undefined, untilMs: null }),
+      feeTerms: async () => ({ bps: 0, bearer: 'customer' }),
     });
     const asked = Array.from({ length: 16 }, () => cache.authenticate(secretKey, 'secret'));
     finish();
@@ -125,7 +136,7 @@ describe('the account cache, alone', () => {
 });
 
 describe.each(KINDS)('the account cache on %s', (kind) => {
-  it('never serves what a store changed: a rolled key, a payout address, a settlement, a business name', { timeout: 30_000 }, async () => {
+  it('never serves what a store changed: a rolled key, a payout address, a settlement, a fee, a business name', { timeout: 30_000 }, async () => {
     const api = await service(await databaseOptions(kind));
     // Stores and a cache of their own, not following the NOTIFY channel: only the stores' own
     // word that they changed something keeps the cache true.
@@ -133,7 +144,8 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, Date.now, forget);
     const ledger = new JournalStore(api.db, forget);
-    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) });
+    const fees = new FeeStore(api.db, { bps: 0, bearer: 'customer' }, forget);
+    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: (id, mode) => fees.terms(id, mode) });
     const owner = { merchant: { id: merchantId } as never, mode: 'test' as const };
 
     expect((await cache.authenticate(secretKey, 'secret'))?.merchant.id).toBe(merchantId);
@@ -151,6 +163,10 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     await ledger.setSettlement(owner, 'balance', Date.now());
     expect(await cache.settlement(merchantId, 'test')).toBe('balance');
 
+    expect(await cache.feeTerms(merchantId, 'test')).toMatchObject({ bps: 0 });
+    await fees.set(merchantId, 'test', { bps: 150, bearer: 'merchant' }, Date.now());
+    expect(await cache.feeTerms(merchantId, 'test')).toMatchObject({ bps: 150, bearer: 'merchant' });
+
     await merchants.updateProfile(merchantId, { businessName: 'Renamed' });
     expect((await cache.authenticate(keys.test, 'secret'))?.merchant.businessName).toBe('Renamed');
   });
@@ -163,7 +179,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, now, forget);
     const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget);
-    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: async () => 'wallet', payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId) }, now);
+    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: async () => 'wallet', payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: async () => ({ bps: 0, bearer: 'customer' }) }, now);
     const payout = () => cache!.payoutAddress(merchantId, 'live', 31337);
     const owner = (mode: 'test' | 'live') => ({ merchant: { id: merchantId } as never, mode });
     const [first, second, third] = ['0x' + '3'.repeat(40), '0x' + '4'.repeat(40), '0x' + '5'.repeat(40)];

@@ -3,13 +3,14 @@
 // view is a 304), and cached for good only under a name that carries their hash. Needs
 // `npm run build`.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
-import { builtFile, chooseEncoding } from '../http/static.ts';
+import { builtFile, chooseEncoding, sendBuilt } from '../http/static.ts';
 import { fromRoot } from '../paths.ts';
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
@@ -67,6 +68,33 @@ describe('a built file and its siblings', () => {
       expect(Object.keys(file.bodies).sort()).toEqual(['gzip', 'identity']);
       expect(await builtFile(join(dir, 'missing.js'))).toBeUndefined();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('after a rebuild, the old ETag gets the new file compressed and its new ETag; the new ETag a 304', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'static-test-'));
+    const path = join(dir, 'checkout.js');
+    const build = (text: string) => {
+      writeFileSync(path, text);
+      writeFileSync(path + '.br', brotliCompressSync(Buffer.from(text)));
+      writeFileSync(path + '.gz', gzipSync(Buffer.from(text)));
+    };
+    // The service's own way of serving it (page-routes.ts): read through builtFile on each request.
+    const server = createServer(async (req, res) => sendBuilt(req, res, (await builtFile(path))!, 'text/javascript', 'revalidate'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/checkout.js`;
+    try {
+      build('console.log("first build");');
+      const old = (await get(url, { 'accept-encoding': 'br' })).headers.etag as string;
+      build('console.log("the second build, longer");');
+      const fresh = await get(url, { 'accept-encoding': 'br', 'if-none-match': old });
+      expect(fresh.status).toBe(200);
+      expect(brotliDecompressSync(fresh.body).toString()).toBe('console.log("the second build, longer");');
+      expect(fresh.headers.etag).not.toBe(old);
+      expect((await get(url, { 'accept-encoding': 'br', 'if-none-match': fresh.headers.etag as string })).status).toBe(304);
+    } finally {
+      server.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -35,7 +35,7 @@ it('tells the merchant of late money even when the first tell failed', { timeout
   const real = creditsOf(api, () => clock);
   let fail = true;
   const credits: PaymentCredits = {
-    credit: (t) => real.credit(t),
+    creditBlock: (ts, tx) => real.creditBlock(ts, tx),
     uncredit: (t) => real.uncredit(t),
     unmatched: async (t, why) => {
       if (fail) {
