@@ -41,7 +41,7 @@ export const SendBackBody = later(() =>
  * dashboard's first load does not carry them; the attention panel reads them in its own chunk.
  */
 export const AttentivePayment = later(() =>
-  z.object({ ...PaymentSummary.shape, overpaid: nullable<string>((v) => typeof v === 'string', 'text'), attention: is<Attention | null>((v) => v === null || Attention.safeParse(v).success, 'a reason, amount, coin and chain_id, or null') }),
+  z.object({ ...PaymentSummary.shape, overpaid: nullable<string>((v) => typeof v === 'string', 'text'), attention: z.nullable(Attention) }),
 );
 export type AttentivePayment = z.infer<typeof AttentivePayment>;
 export const AttentivePaymentDetail = later(() => z.object({ ...PaymentDetail.shape, payment: AttentivePayment }));
