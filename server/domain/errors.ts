@@ -138,6 +138,10 @@ export class RefundLinkExpired extends Conflict {
 export class RefundState extends Conflict {
   static override readonly code: ErrorCode = 'refund_state';
 }
+/** A transaction named as a refund's that pays another refund already (one transaction pays one refund). */
+export class RefundTransactionUsed extends Conflict {
+  static override readonly code: ErrorCode = 'refund_transaction_used';
+}
 /** A key of one mode naming what belongs to the other (a test key and a live payment). */
 export class WrongMode extends Conflict {
   static override readonly code: ErrorCode = 'wrong_mode';

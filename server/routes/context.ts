@@ -27,6 +27,7 @@ import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
+import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
@@ -49,6 +50,8 @@ export interface ServiceParts extends BalanceStores {
   payouts: PayoutStore;
   /** Refunds of payments (issue 35). */
   refunds: RefundStore;
+  /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked (issue 35). */
+  walletRefunds: WalletRefundStore;
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
   fees: FeeStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */

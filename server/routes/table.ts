@@ -22,6 +22,7 @@ import * as payouts from '../payouts/routes.ts';
 import * as products from '../products/routes.ts';
 import * as refunds from '../refunds/routes.ts';
 import * as refundClaims from '../refunds/claim-routes.ts';
+import * as walletRefunds from '../refunds/wallet-routes.ts';
 import type { Route } from './route.ts';
 import * as transactions from '../payments/transaction-routes.ts';
 import * as webhooks from '../webhooks/routes.ts';
@@ -49,6 +50,7 @@ export const ROUTES: readonly Route[] = [
   ...balances.routes,
   // Refunds of payments (secret key)
   ...refunds.routes,
+  ...walletRefunds.routes,
   // For the operator: health, the API's description, the operator's API and metrics
   ...health.routes,
   ...docsRoutes(() => ROUTES),
