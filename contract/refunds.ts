@@ -74,6 +74,14 @@ export const Refund = later(() =>
      * made the refund only (the service keeps its hash alone, so it cannot show it again).
      */
     claim_url: z.optional(text),
+    /**
+     * On `wallet` settlement, once the address is known: the one transfer that pays the refund,
+     * for the merchant's own wallet to send (the service holds none of the money). `uri` is its
+     * EIP-681 request (ethereum:<token>@<chain_id>/transfer?address=<to>&uint256=<amount>),
+     * `GET /api/v1/refunds/{id}/qr` the same as a QR code. Null on `balance` settlement (the
+     * treasury sends it) and while the refund waits for its address.
+     */
+    transfer: z.nullable(z.object({ uri: text, token: text, chain_id: int, to: text, amount: is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text') })),
     createdAt: timestamp,
     updatedAt: timestamp,
   }),

@@ -41,6 +41,7 @@ import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore } from './payments/store.ts';
 import { PayoutStore } from './payouts/store.ts';
 import { RefundStore } from './refunds/store.ts';
+import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
 import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
@@ -168,6 +169,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const refunds = new RefundStore(db, { journal, withdrawals, events }, options.supportRefundDailyLimit);
+  const walletRefunds = new WalletRefundStore(db, events);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
@@ -227,6 +229,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     links,
     payouts,
     refunds,
+    walletRefunds,
     destinations,
     journal,
     swaps,
@@ -282,7 +285,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const jobs =
     !options.jobs ? undefined : (
       await startJobs({
-        db, payments, events, merchants, payouts, refunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, treasuryHolds, balanceTransactions, idempotency,
+        db, payments, events, merchants, payouts, refunds, walletRefunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, treasuryHolds, balanceTransactions, idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,

@@ -94,11 +94,16 @@ export class WithdrawalStore {
   /**
    * What left the merchant's balance in a mode since `sinceMs`, in US cents as valued when it
    * left: withdrawals to wallets and bank payouts, of every coin on every chain; failed ones not counted.
+   * A refund (issue 35) counts once, by its own row, from when it was asked for (its amount is
+   * reserved then, claim link or not), not again by its withdrawal's row when its customer
+   * claims it later: that counted a claimed refund in the day it was asked and again in the
+   * day it was claimed. Wallet-settled refunds leave no balance and count nothing.
    */
   async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
     const [row] = await sql.query(
-      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3)
-             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3))::text AS s`,
+      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = w.id))
+             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3)
+             + (SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3))::text AS s`,
       [account.merchant.id, account.mode, sinceMs],
     );
     return big(row!.s);

@@ -142,6 +142,10 @@ export class RefundState extends Conflict {
 export class NothingToResolve extends Conflict {
   static override readonly code: ErrorCode = 'nothing_to_resolve';
 }
+/** A transaction named as a refund's that pays another refund already (one transaction pays one refund). */
+export class RefundTransactionUsed extends Conflict {
+  static override readonly code: ErrorCode = 'refund_transaction_used';
+}
 /** A key of one mode naming what belongs to the other (a test key and a live payment). */
 export class WrongMode extends Conflict {
   static override readonly code: ErrorCode = 'wrong_mode';

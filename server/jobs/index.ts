@@ -7,6 +7,7 @@ import { idempotencyJob, idempotencyUses } from './idempotency.ts';
 import { treasuryJobs, treasuryUses } from '../balances/treasury-job.ts';
 import { payoutJob, payoutUses } from '../payouts/job.ts';
 import { refundJob, refundUses } from '../refunds/job.ts';
+import { walletRefundJob, walletRefundUses } from '../refunds/wallet-job.ts';
 import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
 import { treasuryReconcileJobs, treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
@@ -33,6 +34,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(treasuryReconcileUses, treasuryReconcileJobs),
   uses(treasuryUses, treasuryJobs),
   uses(refundUses, refundJob),
+  uses(walletRefundUses, walletRefundJob),
   uses(idempotencyUses, idempotencyJob),
   uses(emailUses, emailJob),
 ];

@@ -15,6 +15,7 @@ import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
+import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
 
@@ -34,6 +35,8 @@ export interface JobDeps extends BalanceStores {
   payouts: PayoutStore;
   /** Refunds of payments (issue 35): they follow their treasury transactions. */
   refunds: RefundStore;
+  /** Refunds on wallet settlement, whose transfers the service looks for on chain. */
+  walletRefunds: WalletRefundStore;
   chain: ChainStore;
   /** Idempotency keys: those kept over a day are removed. */
   idempotency?: IdempotencyStore;

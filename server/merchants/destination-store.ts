@@ -100,8 +100,11 @@ export class DestinationStore {
     if (!this.waits(account)) return { ready: true };
     return this.db.transaction(async (tx) => {
       await lockMerchant(tx, account.merchant.id);
+      // A refund's withdrawal does not make its address the merchant's: a customer's claimed
+      // address (issue 35) never waited the delay, so it must not let a withdrawal skip it.
       const [used] = await tx.query(
-        `SELECT 1 FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND lower(address) = lower($4) AND state <> 'failed' LIMIT 1`,
+        `SELECT 1 FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND lower(address) = lower($4) AND state <> 'failed'
+          AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = w.id) LIMIT 1`,
         [account.merchant.id, account.mode, chainId, address],
       );
       if (used) return { ready: true } as const;

@@ -50,24 +50,29 @@ export async function sendBack(
     const refundable = { ...payment, token: payment.token.toLowerCase(), settlement: payment.settlement as 'balance' | 'wallet' };
     const amount = found.reason === 'overpaid' ? refundAmount(refundable, await w.refunded(payment.id), found.amount) : found.reason === 'partial' ? refundAmount(refundable, await w.refunded(payment.id), 'rest') : found.amount;
     const coin = { chainId: found.chainId, token: found.token, symbol: listed.symbol, decimals: listed.decimals, format: (u: bigint) => formatUnits(u, listed.decimals) };
-    if (payment.settlement !== 'balance') {
-      throw new BalanceSettlementRequired(`Payment ${payment.reference} was swept to your own wallet (wallet settlement), so the service holds none of it: send ${coin.format(amount)} ${coin.symbol} on chain ${coin.chainId} back from your wallet, or accept it`);
-    }
     const usdCents = usdCentsOf(amount, coin.decimals, await context.usdPerCoin(coin.symbol));
     const since = nowMs - WITHDRAWAL_WINDOW_MS;
     checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
-    const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-    checkWithdrawalLimit(usdCents, limit, (await w.withdrawals.spentSince(owner, since)) + (await w.waitingSince(owner, since)), { symbol: coin.symbol, text: coin.format(amount) });
-    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
-    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
     const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
-    const made = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: coin.symbol, chainId: coin.chainId, token: coin.token, decimals: coin.decimals, address: request.address ?? null, amount, reason: request.reason, settlement: 'balance', usdCents, claim, role: request.role });
+    const row = { id, paymentId: payment.id, reference: payment.reference, coin: coin.symbol, chainId: coin.chainId, token: coin.token, decimals: coin.decimals, address: request.address ?? null, amount, reason: request.reason, usdCents, claim, role: request.role };
+    let made: StoredRefund;
+    if (payment.settlement !== 'balance') {
+      // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it, in that coin on
+      // that chain; nothing is reserved, journaled or counted toward the withdrawal limit.
+      made = await w.insert(owner, { ...row, settlement: 'wallet' });
+    } else {
+      const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
+      checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
+      await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
+      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+      made = await w.insert(owner, { ...row, settlement: 'balance' });
+    }
     if (found.transfers.length > 0) {
       await a.outsidePayment(id);
       await a.resolveTransfers(found.transfers, 'refunded', id);
     } else await a.resolvePayment(payment.id, 'refunded', id);
     await w.event(owner, view(made));
-    if (request.address) await w.treasuryDue(coin.chainId);
+    if (request.address && made.settlement === 'balance') await w.treasuryDue(coin.chainId);
     return made;
   });
   return { refund, claimToken };

@@ -18,7 +18,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury';
+type Uses = 'destinations' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 
@@ -34,8 +34,9 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   // A live key's wallet never sent to from the balance waits the operator's delay, as a
   // withdrawal's does: a stolen key must not send the balance, payment by payment, to a wallet
   // of its own at once. (A payment not found is refused by the use case, naming it.)
+  // On wallet settlement the merchant's own wallet sends it: no wallet of the balance to protect.
   const payment = address && (await service.payments.find(account, body.reference));
-  if (address && payment) {
+  if (address && payment && (await service.walletRefunds.settlementOf(account, body.reference)) !== 'wallet') {
     const wallet = await service.destinations.withdrawalAddress(account, payment.chainId, address, service.now());
     if (!wallet.ready) {
       const at = new Date(wallet.change.effectiveMs).toISOString();
@@ -52,7 +53,8 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
     supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
   };
   const { refund, claimToken } = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
-  if (!claimToken) return ok(201, refundView(refund), 'Refund ready: the treasury sends it');
+  const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
+  if (!claimToken) return ok(201, refundView(refund), `Refund ready: ${sender}`);
   // The token rides in the fragment: browsers never send it to a server, nor into a log.
   return ok(201, { ...refundView(refund), claim_url: `${service.origin()}/refund#${claimToken}` }, 'Refund waiting for the customer: give them claim_url (shown this once)');
 };
@@ -90,9 +92,9 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', stepUp: 'live', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
-    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. A support member may only leave `address` out, and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement: 409 (the service holds none of it).',
+    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. A support member may only leave `address` out, and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement (the service holds none of it): nothing is reserved or counted toward the limit; the answer\'s `transfer` (once the address is known) is the one transfer your own wallet sends (`uri`: EIP-681; `GET /api/v1/refunds/{id}/qr` as a QR code); the service finds it on chain (exactly that amount of that token to that address, from any sender) or you name its transaction (`POST /api/v1/refunds/{id}/transaction`); then `sent` and `confirmed` as above.',
     body: RefundBody, responses: { 201: answer(Refund) },
-    errors: [404, 'permission_denied', 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded', 'balance_settlement_required'], limits: { movesMoney: true },
+    errors: [404, 'permission_denied', 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { movesMoney: true },
   }),
   route({
     method: 'GET', path: '/api/v1/refunds', auth: 'merchant', permission: 'payments.read', handler: listRefunds, tag,

@@ -13,7 +13,7 @@ import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
-const refundOf = (r: Row): StoredRefund => ({
+export const refundOf = (r: Row): StoredRefund => ({
   id: r.id as string,
   merchantId: r.merchant_id as string,
   mode: r.mode as string,
@@ -168,10 +168,6 @@ export class RefundStore implements RefundTransactions {
         expired: async (limit) => {
           const rows = await tx.query(`SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`, [nowMs]);
           return rows.map(refundOf);
-        },
-        waitingSince: async (owner, sinceMs) => {
-          const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND state = 'waiting_for_address' AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
-          return BigInt(r!.s as string);
         },
         supportSince: async (owner, sinceMs) => {
           const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);

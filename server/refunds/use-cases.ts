@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
-import { BalanceSettlementRequired, NotFound, WrongMode } from '../domain/errors.ts';
+import { NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
 import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
@@ -51,8 +51,6 @@ export interface RefundWrites {
   canceled(id: string, why: string): Promise<StoredRefund>;
   /** Refunds waiting on a claim link expired by now, locked. */
   expired(limit: number): Promise<StoredRefund[]>;
-  /** US cents of the owner's refunds waiting for an address, made since (counted with withdrawals toward the daily limit). */
-  waitingSince(owner: Owner, sinceMs: number): Promise<bigint>;
   /** US cents of the owner's refunds made by support members since, not failed or canceled. */
   supportSince(owner: Owner, sinceMs: number): Promise<bigint>;
   event(owner: Owner, data: unknown): Promise<void>;
@@ -89,7 +87,8 @@ export interface RefundContext {
  * A refund asked for: the payment found (404; 409 `wrong_mode` when it is the other mode's), the
  * address checked, the amount checked against what arrived less what is refunded already, then
  * on balance settlement reserved from the balance (409 past it, or past the daily limit counted
- * with withdrawals) and handed to the treasury. Wallet settlement: 409 (not yet: issue 35's later part).
+ * with withdrawals) and handed to the treasury. Wallet settlement: the refund only (ready, or waiting for
+ * its address): the merchant's wallet sends it, the service follows it on chain (refunds/wallet.ts).
  */
 export async function requestRefund(store: RefundTransactions, owner: Owner, request: RefundRequest, context: RefundContext, nowMs: number, view: (r: StoredRefund) => unknown): Promise<{ refund: StoredRefund; claimToken?: string }> {
   const id = crypto.randomUUID();
@@ -106,22 +105,28 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     }
     if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(payment.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
-    if (payment.settlement !== 'balance') {
-      throw new BalanceSettlementRequired(`Refunds of payments settled to your own wallet are not sent by the service yet: payment ${request.reference} was swept to your wallet, so the service holds none of it. Send ${formatUnits(amount, payment.decimals)} ${payment.coin} from your wallet; balance-settled payments are refunded from the balance`);
-    }
     const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
     const since = nowMs - WITHDRAWAL_WINDOW_MS;
     checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
+    const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
+    const row = { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address ?? null, amount, reason: request.reason, usdCents, claim, role: request.role };
+    // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it; nothing leaves
+    // the balance, so nothing is reserved, journaled or counted toward the withdrawal limit.
+    if (payment.settlement !== 'balance') {
+      const made = await w.insert(owner, { ...row, settlement: 'wallet' });
+      await w.event(owner, view(made));
+      return made;
+    }
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-    checkWithdrawalLimit(usdCents, limit, (await w.withdrawals.spentSince(owner, since)) + (await w.waitingSince(owner, since)), { symbol: coin.symbol, text: coin.format(amount) });
+    // Counted once, when asked for: spentSince counts a refund by its own row from then on, claimed or not.
+    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
     await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
     // A refund with its address goes to the treasury now; one without waits for the customer's
     // claim (claimRefund), its amount reserved meanwhile.
     // A refund returns the customer's money whole and is charged no network fee.
     if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
-    const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
-    const made = await w.insert(owner, { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address ?? null, amount, reason: request.reason, settlement: 'balance', usdCents, claim, role: request.role });
+    const made = await w.insert(owner, { ...row, settlement: 'balance' });
     await w.event(owner, view(made));
     if (request.address) await w.treasuryDue(payment.chainId);
     return made;
@@ -144,10 +149,12 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
     checkClaimable(refund, nowMs);
     checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await w.isDepositAddress(address) });
     const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
-    await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: 0n, usdPerCoin: 0n }, refund.usdCents);
+    // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
+    const treasurySends = refund.settlement === 'balance';
+    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: 0n, usdPerCoin: 0n }, refund.usdCents);
     const ready = await w.claimed(refund.id, address);
     await w.event(owner, view(ready));
-    await w.treasuryDue(refund.chainId);
+    if (treasurySends) await w.treasuryDue(refund.chainId);
     return ready;
   });
 }
@@ -172,8 +179,10 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
     await w.lock(owner);
     const refund = await w.lockRefund(id);
     if (!refund || refund.merchantId !== owner.merchant.id || refund.mode !== owner.mode) throw new NotFound(`No refund ${id}`);
-    checkCancelable(refund, refund.state === 'ready' && !(await w.cancelSending(refund.id)));
-    await returned(w, refund, `refund of payment ${refund.reference} canceled`);
+    // A wallet refund is the merchant's to send: cancelable while no transfer is seen for it, nothing reserved to return.
+    const wallet = refund.settlement === 'wallet';
+    checkCancelable(refund, refund.state === 'ready' && !wallet && !(await w.cancelSending(refund.id)));
+    if (!wallet) await returned(w, refund, `refund of payment ${refund.reference} canceled`);
     const done = await w.canceled(refund.id, 'canceled by the merchant');
     await w.event(owner, view(done));
     return done;
@@ -197,7 +206,7 @@ export function followSending(store: RefundTransactions, nowMs: number, view: (r
     }
     // Claim links past their expiry: the refund canceled, its reservation back in the balance.
     for (const refund of await w.expired(50)) {
-      await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
+      if (refund.settlement === 'balance') await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
       const gone = await w.canceled(refund.id, 'the claim link expired unclaimed');
       await w.event(ownerOf(refund), view(gone));
       done.push(gone);

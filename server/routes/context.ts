@@ -28,6 +28,7 @@ import type { RefundStore } from '../refunds/store.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
+import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { KeyMode } from '../../contract/keys.ts';
@@ -52,6 +53,8 @@ export interface ServiceParts extends BalanceStores {
   refunds: RefundStore;
   /** What each payment needs of its merchant, and resolving it (issue 35's exceptions). */
   attention: AttentionStore;
+  /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked (issue 35). */
+  walletRefunds: WalletRefundStore;
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
   fees: FeeStore;
   /** A live key's new destinations of money, each waiting the operator's delay, cancellable by the owner. */

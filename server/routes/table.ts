@@ -24,6 +24,7 @@ import * as refunds from '../refunds/routes.ts';
 import * as refundClaims from '../refunds/claim-routes.ts';
 import * as exceptions from '../refunds/exception-routes.ts';
 import * as accepts from '../payments/accept-routes.ts';
+import * as walletRefunds from '../refunds/wallet-routes.ts';
 import type { Route } from './route.ts';
 import * as transactions from '../payments/transaction-routes.ts';
 import * as webhooks from '../webhooks/routes.ts';
@@ -54,6 +55,7 @@ export const ROUTES: readonly Route[] = [
   // A payment's exceptions resolved in one step: accepted, or sent back (issue 35)
   ...accepts.routes,
   ...exceptions.routes,
+  ...walletRefunds.routes,
   // For the operator: health, the API's description, the operator's API and metrics
   ...health.routes,
   ...docsRoutes(() => ROUTES),

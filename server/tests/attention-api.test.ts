@@ -151,4 +151,20 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect((await needing()).sort()).toEqual(all.filter((p: { attention: unknown }) => p.attention !== null).map((p: { reference: string }) => p.reference).sort());
     expect(all.filter((p: { attention: unknown }) => p.attention !== null).length).toBeGreaterThan(0);
   });
+
+  it('on wallet settlement (the last test: it switches), an excess goes back from the merchant\'s own wallet: the transfer to make is answered, nothing journaled', async () => {
+    expect((await call(a, 'PUT', '/api/v1/settlement', { settlement: 'wallet' })).status).toBe(200);
+    const reference = await payment('over');
+    const p = await listed(reference);
+    const excess = units(p.amountPaidExact) - units(p.actualAmountExact);
+    await call(a, 'GET', '/api/v1/balances');
+    const entries = async () => Number((await a.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries`))[0]!.n);
+    const journaled = await entries();
+    const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body.data).toMatchObject({ reference, amount: String(excess), coin: 'USDT', status: 'ready', transfer: { to: expect.stringMatching(new RegExp(`^${customer}$`, 'i')), amount: String(excess), chain_id: p.chainId, uri: expect.stringMatching(/^ethereum:/) } });
+    expect((await listed(reference)).attention).toBeNull();
+    await call(a, 'GET', '/api/v1/balances');
+    expect(await entries(), 'the service holds none of it: nothing to journal').toBe(journaled);
+  });
 });

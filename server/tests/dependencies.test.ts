@@ -11,6 +11,7 @@ import type { JobDeps } from '../jobs/job.ts';
 import { payoutUses } from '../payouts/job.ts';
 import { reconcileUses } from '../chain/reconcile-job.ts';
 import { refundUses } from '../refunds/job.ts';
+import { walletRefundUses } from '../refunds/wallet-job.ts';
 import { emailUses } from '../email/job.ts';
 import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
@@ -77,6 +78,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['balances/treasury-job.ts', treasuryUses],
     ['jobs/idempotency.ts', idempotencyUses],
     ['refunds/job.ts', refundUses],
+    ['refunds/wallet-job.ts', walletRefundUses],
     ['email/job.ts', emailUses],
   ];
 

@@ -333,6 +333,10 @@ describe('the OpenAPI document', () => {
     // Canceled before the treasury signs it (jobs are off); a second cancel is refused
     await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/cancel`, sec);
     await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/cancel`, sec);
+    // Wallet settlement's own routes (a balance-settled refund: 409 refund_state; a bad hash: 400).
+    await call('GET', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/qr`, sec);
+    await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/transaction`, sec, { tx_hash: '0x' + 'ab'.repeat(32) });
+    await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/transaction`, sec, { tx_hash: '0x12' });
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: '50' });
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: 'lots' });
     // Exceptions resolved in one step (issue 35): overpaid payments, one's excess kept, another's sent back; nothing left to resolve refused

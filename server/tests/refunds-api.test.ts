@@ -220,6 +220,12 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     }
     expect((await customerCall(a, '/refund/details', { token })).body.code).toBe('refund_link_used');
     expect(await toldOf(id)).toEqual(['waiting_for_address', 'ready']);
+    // The customer's claimed wallet never waited the new-wallet delay, so its refund's
+    // withdrawal must not let a live withdrawal there skip it (as one to a wallet used before).
+    const [sent] = await a.db.query<{ chain_id: number }>(`UPDATE withdrawals SET mode = 'live' WHERE id = $1 RETURNING chain_id`, [id]);
+    const live = { merchant: { id: DEMO_MERCHANT.id }, mode: 'live' } as Parameters<typeof a.parts.destinations.withdrawalAddress>[0];
+    expect((await a.parts.destinations.withdrawalAddress(live, Number(sent!.chain_id), getAddress(customer), Date.now())).ready).toBe(false);
+    await a.db.query(`UPDATE withdrawals SET mode = 'test' WHERE id = $1`, [id]);
 
     // An expired link is refused; the job then cancels its refund, the reservation back.
     const late = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'never claimed' });

@@ -133,6 +133,33 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
     await books('an overpayment\'s excess');
   });
 
+  it('a claimed refund: the customer names the address on the link, the treasury sends it, confirmed on chain; counted once toward the daily limit', async () => {
+    const p = await paidIntoBalance('exact');
+    const spent = async () => (await server('GET', '/api/v1/withdrawals/limit')).body.data.spent as string;
+    const before = await spent();
+    const made = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'claimed' });
+    expect(made.body.data.status).toBe('waiting_for_address');
+    const asked = await spent();
+    expect(Number(asked)).toBeGreaterThan(Number(before));
+    const balanceBefore = await usdt(customer);
+    const claim = await fetch(api.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: new URL(made.body.data.claim_url).hash.slice(1), address: customer, confirm: true }) });
+    expect(((await claim.json()) as { status: string }).status).toBe('ready');
+    // Counted once: what was counted when asked for is not counted again by its withdrawal.
+    expect(await spent()).toBe(asked);
+    const id = made.body.data.id as string;
+    const done = await until(`claimed refund ${id} confirmed`, async () => {
+      const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+      return now.status === 'confirmed' || now.status === 'failed' ? now : false;
+    }, 60_000, 100);
+    expect(done.status).toBe('confirmed');
+    expect((await reader.getTransactionReceipt({ hash: done.tx_hash })).status).toBe('success');
+    expect(await usdt(customer)).toBe(balanceBefore + p.arrived);
+    expect(await spent()).toBe(asked);
+    const entries = await api.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
+    expect(entries.map((e) => e.kind)).toEqual(['withdrawal_reserved', 'withdrawal_sent']);
+    await books('a claimed refund');
+  });
+
   it('attacks: to the treasury, to a deposit address, another merchant\'s payment: refused, nothing reserved or sent', async () => {
     const p = overpaid;
     const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'other@example.com', businessLogo: '' }, Date.now());

@@ -1,0 +1,143 @@
+// Issue 35 on the dev chain, wallet settlement: the service holds none of the money, so the
+// merchant's own wallet sends the refund. The answer carries the one transfer (EIP-681 URI, QR);
+// the watcher finds exactly that transfer and the refund goes sent, then confirmed, with nothing
+// journaled; or the merchant names its transaction, checked on chain first. The attacks: one
+// transaction offered for two refunds, a transfer of another token, to another address, too
+// small, a reverted one, another merchant's refund, a test key naming a live refund.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
+import { foundry } from 'viem/chains';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { paymentUriOfUnits } from '../../../contract/payment-uri.ts';
+import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { caller, until } from './helpers.ts';
+
+const { secretKey } = DEMO_MERCHANT.keys.test;
+const merchantWallet = devAccount(9);
+/** A wallet the merchant sends refunds from (any of its wallets: the watcher takes a transfer from anyone). */
+const merchantSender = devAccount(1);
+const customer = devAccount(5).address;
+const elsewhere = devAccount(6).address;
+let chain: DevChain;
+let contracts: DevContracts;
+let api: Service;
+let reader: ReturnType<typeof createPublicClient>;
+
+beforeAll(async () => {
+  chain = await startDevChain({ blockTimeSeconds: 1 });
+  contracts = await deployDevContracts(chain.url, 3);
+  reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+  expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: merchantWallet.address }, secretKey)).status).toBe(200);
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const call = caller(() => api.url);
+const server = (method: string, path: string, body?: unknown, key = secretKey) => call(method, path, body, key);
+/** A transfer from `from`'s wallet (the merchant's sender unless told), mined: its hash. */
+async function send(token: Address, to: Address, amount: bigint, from = merchantSender, gas?: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account: from, chain: foundry, transport: http(chain.url) });
+  const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount], ...(gas ? { gas } : {}) });
+  await reader.waitForTransactionReceipt({ hash });
+  return hash;
+}
+let n = 0;
+async function paidToWallet() {
+  const reference = `wr-${++n}`;
+  expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).status).toBe(201);
+  await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' });
+  const detail = await until(`${reference} paid`, async () => {
+    const d = (await server('GET', `/api/v1/payments/${reference}`)).body.data;
+    return Number(d.payment.amountPaidExact) > 0 ? d : false;
+  }, 30_000);
+  return { reference, arrived: BigInt(detail.payment.amountPaidExact.replace('.', '').padEnd(detail.payment.amountPaidExact.split('.')[0].length + 18, '0')) };
+}
+const told = async (id: string) => (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id).map((d: { status: string }) => d.status);
+const settled = (id: string) => until(`refund ${id} confirmed`, async () => {
+  const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+  return now.status === 'confirmed' ? now : false;
+}, 60_000);
+
+describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_000 }, () => {
+  it('the answer names the one transfer (URI, QR); the watcher finds it sent from the merchant\'s wallet: sent, then confirmed; nothing journaled', async () => {
+    const p = await paidToWallet();
+    const started = Date.now();
+    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'half back', address: customer });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const r = asked.body.data;
+    const token = getAddress(contracts.tokens.USDT);
+    expect(r).toMatchObject({ status: 'ready', settlement: 'wallet', tx_hash: null });
+    expect(r.transfer).toEqual({ uri: paymentUriOfUnits({ contractAddress: token, chainId: 31337 }, getAddress(customer), p.arrived / 2n), token, chain_id: 31337, to: getAddress(customer), amount: String(p.arrived / 2n) });
+    const qr = await server('GET', `/api/v1/refunds/${r.id}/qr`);
+    expect([qr.status, qr.body.data.uri]).toEqual([200, r.transfer.uri]);
+    // A transfer too small is not it; the exact one is, whoever looks.
+    await send(contracts.tokens.USDT, customer, p.arrived / 2n - 1n);
+    const hash = await send(contracts.tokens.USDT, customer, p.arrived / 2n);
+    const done = await settled(r.id);
+    console.log(`wallet refund: request to confirmed ${Date.now() - started} ms`);
+    expect(done.tx_hash).toBe(hash.toLowerCase());
+    expect(await told(r.id)).toEqual(['ready', 'sent', 'confirmed']);
+    // The service paid nothing: no journal entry, no treasury withdrawal.
+    expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [r.id])).toEqual([]);
+    expect(await api.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [r.id])).toEqual([]);
+    // The same transaction for a second refund: refused, whatever else it is.
+    const second = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 4n), reason: 'a quarter', address: customer });
+    const reused = await server('POST', `/api/v1/refunds/${second.body.data.id}/transaction`, { tx_hash: hash });
+    expect([reused.status, reused.body.code, reused.body.errors[0].field]).toEqual([409, 'refund_transaction_used', 'tx_hash']);
+  });
+
+  it('the merchant names its transaction: checked on chain first (token, address, amount, succeeded, not another refund\'s, its own refund of its own mode)', async () => {
+    const p = await paidToWallet();
+    const amount = p.arrived / 5n;
+    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(amount), reason: 'a fifth', address: customer });
+    const id = asked.body.data.id as string;
+    const mark = (tx_hash: string, key = secretKey) => server('POST', `/api/v1/refunds/${id}/transaction`, { tx_hash }, key);
+    const refusals: Array<[Hex, string]> = [
+      [await send(contracts.tokens.USDC, customer, 10n ** 6n), 'token'],
+      [await send(contracts.tokens.USDT, elsewhere, amount), 'address'],
+      [await send(contracts.tokens.USDT, customer, amount - 1n), 'less'],
+      // From a wallet holding no USDT, gas given so the node signs it: mined, reverted.
+      [await send(contracts.tokens.USDT, customer, amount, devAccount(8), 100_000n), 'reverted'],
+      [('0x' + 'ab'.repeat(32)) as Hex, 'mined'],
+    ];
+    for (const [hash, words] of refusals) {
+      const refused = await mark(hash);
+      expect([refused.status, refused.body.errors?.[0].field, refused.body.message], words).toEqual([400, 'tx_hash', expect.stringContaining(words)]);
+    }
+    expect((await server('GET', `/api/v1/refunds/${id}`)).body.data.status).toBe('ready');
+    // Another merchant's refund, and a test key naming a live refund: not found.
+    const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'other-wr@example.com', businessLogo: '' }, Date.now());
+    const good = await send(contracts.tokens.USDT, customer, amount + 7n);
+    expect((await mark(good, other.keys.test.secretKey)).status).toBe(404);
+    await api.db.query(`UPDATE refunds SET mode = 'live' WHERE id = $1`, [id]);
+    expect((await mark(good)).status).toBe(404);
+    await api.db.query(`UPDATE refunds SET mode = 'test' WHERE id = $1`, [id]);
+    // Its own, a transfer of at least the amount: sent, then confirmed once counted.
+    const marked = await mark(good);
+    expect([marked.status, marked.body.data.status, marked.body.data.tx_hash]).toEqual([200, 'sent', good.toLowerCase()]);
+    expect((await mark(good)).body.data.tx_hash).toBe(good.toLowerCase());
+    await settled(id);
+    expect(await told(id)).toEqual(['ready', 'sent', 'confirmed']);
+  });
+
+  it('a claim link on wallet settlement: no transfer until the customer names the address; canceled with nothing to return', async () => {
+    const p = await paidToWallet();
+    const made = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'where to?' });
+    expect(made.body.data).toMatchObject({ status: 'waiting_for_address', transfer: null });
+    expect((await server('GET', `/api/v1/refunds/${made.body.data.id}/qr`)).body.code).toBe('refund_state');
+    const token = new URL(made.body.data.claim_url).hash.slice(1);
+    const claimed = await fetch(api.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, address: customer, confirm: true }) });
+    expect(((await claimed.json()) as any).status).toBe('ready');
+    const now = (await server('GET', `/api/v1/refunds/${made.body.data.id}`)).body.data;
+    expect(now.transfer.to).toBe(getAddress(customer));
+    expect(await api.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [now.id])).toEqual([]);
+    expect((await server('POST', `/api/v1/refunds/${now.id}/cancel`)).body.data.status).toBe('canceled');
+    expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [now.id])).toEqual([]);
+  });
+});
