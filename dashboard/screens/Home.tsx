@@ -7,7 +7,7 @@ import { PaymentsPage, WarningsAnswer, type MoneyWarning, type PaymentSummary } 
 import { mode, request } from '../api.ts';
 import { needsAttention } from '../format.ts';
 import { useLive } from '../live.ts';
-import { PaymentRow } from './Payments.tsx';
+import { PaymentRow } from './PaymentRow.tsx';
 import { ErrorNote, useTitle } from './common.tsx';
 
 // Where each warning is put right.

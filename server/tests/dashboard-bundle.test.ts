@@ -17,9 +17,10 @@ import { fromRoot } from '../paths.ts';
  * t() and picker, the step-up hook every money request needs and four more screens' routes
  * (21,123 at the merge): a lazy sign-in screen was measured instead, and it took the first load
  * to 20,304 but moved its shared chunks (common, format) onto every screen (Home 3,494 -> 4,280),
- * the same bytes per visit. Only ever lower it from here.
+ * the same bytes per visit. Lowered to 20,900 (20,860 with the Refunds route): the session's shapes in contract/session.ts,
+ * the screens' in their chunks, and the file input in files.tsx. Only ever lower it from here.
  */
-export const DASHBOARD_BUDGET = 21_150;
+export const DASHBOARD_BUDGET = 20_900;
 /**
  * A screen's chunk and the chunks it imports beyond the first load: the largest, Home's, 3,498 when set (Balances 2,122, Settings 2,379).
  * Issue 36: Payouts 3,398, Swaps 2,879, Withdrawals 2,591 (each with the money screens' shared chunk), the French catalog 2,219, the
