@@ -23,6 +23,7 @@ const Swaps = lazy(() => import('./screens/Swaps.tsx').then((m) => m.Swaps));
 const Payouts = lazy(() => import('./screens/Payouts.tsx').then((m) => m.Payouts));
 const Withdrawals = lazy(() => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals));
 const Security = lazy(() => import('./screens/Security.tsx').then((m) => m.Security));
+const Refunds = lazy(() => import('./screens/Refunds.tsx').then((m) => m.Refunds));
 const Welcome = lazy(() => import('./screens/Welcome.tsx').then((m) => m.Welcome));
 
 stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
@@ -36,6 +37,7 @@ const NAV: Array<[string, string]> = [
   ['/dashboard/swaps', 'Swaps'],
   ['/dashboard/payouts', 'Payouts'],
   ['/dashboard/withdrawals', 'Withdrawals'],
+  ['/dashboard/refunds', 'Refunds'],
   ['/dashboard/developers', 'Developers'],
   ['/dashboard/events', 'Events'],
   ['/dashboard/settings', 'Settings'],
@@ -146,6 +148,7 @@ function Screens() {
       <Swaps path="/dashboard/swaps" />
       <Payouts path="/dashboard/payouts" />
       <Withdrawals path="/dashboard/withdrawals" />
+      <Refunds path="/dashboard/refunds" />
       <Security path="/dashboard/security" />
       <Welcome path="/dashboard/welcome" />
       <SignIn path="/dashboard/sign-in" />
