@@ -54,33 +54,8 @@ export type PaymentDetail = z.infer<typeof PaymentDetail>;
 export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text, oldKeyValidUntil: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
 export type RolledKey = z.infer<typeof RolledKey>;
 
-const network = is<{ chainId: number; name: string }>(
-  (v) => !!v && typeof v === 'object' && Number.isSafeInteger((v as { chainId: unknown }).chainId) && typeof (v as { name: unknown }).name === 'string',
-  'a network: { chainId, name }',
-);
-
-/**
- * The dashboard's session: who is signed in, the token its state-changing requests carry, the
- * public keys, and each mode's networks (none: an empty list; the dashboard opens in live mode
- * when live has one). Each network needs its own payout address.
- */
-export const DashboardSession = later(() =>
-  z.object({
-    merchant: z.object({ id: text, businessName: text, businessEmail: text }),
-    csrfToken: text,
-    expiresAt: timestamp,
-    publicKeys: z.object({ test: text, live: text }),
-    networks: z.object({ test: z.array(network), live: z.array(network) }),
-    /** Issue 37: this person has a second factor; the owner requires one they lack (they enrol before anything else). */
-    secondFactor: z.optional(z.object({ enrolled: bool, mustEnrol: bool })),
-  }),
-);
-export type DashboardSession = z.infer<typeof DashboardSession>;
-
-/** The answer of every dashboard session endpoint. */
-export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
-/** GET /dashboard/api/session, "am I signed in?": the session, or no `data` when nobody is (a 200, not a 401). */
-export const SessionProbe = later(() => z.object({ ...envelope(), data: z.optional(DashboardSession) }));
+// The session's shapes live in session.ts: the dashboard's first load carries them, and not the screens' shapes here.
+export { DashboardSession, SessionAnswer, SessionProbe } from './session.ts';
 
 /** GET/PATCH /api/v1/account: the business as customers see it (its logo's URL on this service, or ""). */
 export const Business = later(() => z.object({ businessName: text, businessEmail: text, businessLogo: text }));

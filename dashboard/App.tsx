@@ -22,6 +22,7 @@ const SCREENS: Screen[] = [
   ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx').then((m) => m.Swaps)],
   ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx').then((m) => m.Payouts)],
   ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals)],
+  ['/dashboard/refunds', 'Refunds', () => import('./screens/Refunds.tsx').then((m) => m.Refunds)],
   ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers)],
   ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events)],
   ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx').then((m) => m.Settings)],

@@ -4,7 +4,7 @@
 import { signal } from '@preact/signals';
 import type * as z from 'zod/mini';
 import { readAnswer, ServiceError } from '../contract/answer.ts';
-import { DashboardSession, SessionProbe } from '../contract/dashboard.ts';
+import { DashboardSession, SessionProbe } from '../contract/session.ts';
 import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */

@@ -7,7 +7,7 @@ import { PaymentsPage, WarningsAnswer, type MoneyWarning, type PaymentSummary } 
 import { mode, request } from '../api.ts';
 import { needsAttention } from '../format.ts';
 import { useLive } from '../live.ts';
-import { PaymentRow } from './Payments.tsx';
+import { PaymentRow } from './PaymentRow.tsx';
 import { ErrorNote, useTitle } from './common.tsx';
 import { lazy } from 'preact-iso';
 const Attention = lazy(() => import('./Attention.tsx').then((m) => m.Attention));

@@ -8,7 +8,8 @@ import { bool, CURRENCIES, int, text } from '../../contract/fields.ts';
 import { ProductsPage } from '../../contract/products.ts';
 import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
-import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
+import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
+import { chosen, FileField } from './files.tsx';
 
 export const Link = z.object({ id: text, title: text, slug: text, isActive: bool, type: text });
 type Link = z.infer<typeof Link>;
@@ -26,7 +27,10 @@ function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promis
     <li class="product">
       <p class="ref">{l.title}</p>
       <p class="meta">
-        {l.type}, {l.isActive ? 'active' : 'inactive'}: <span class="hash">{url}</span>
+        {l.type}, {l.isActive ? 'active' : 'inactive'}:{' '}
+        <a class="hash" href={url} target="_blank" rel="noopener">
+          {url}
+        </a>
       </p>
       <div class="actions">
         <button type="button" class="secondary small" onClick={() => act(async () => (await navigator.clipboard.writeText(url), 'Copied.'))}>

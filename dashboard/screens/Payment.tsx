@@ -2,13 +2,17 @@
 // confirmed, swept, each event told and each delivery's answer), with resend for its events.
 import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { useRoute } from 'preact-iso';
+import { lazy, useRoute } from 'preact-iso';
 import * as z from 'zod/mini';
 import { PaymentDetail, type TimelineEntry } from '../../contract/dashboard.ts';
 import { mode, request } from '../api.ts';
 import { coins, money, statusWords, when } from '../format.ts';
 import { useLive } from '../live.ts';
+import { t } from '../words.ts';
 import { Notes, useAct, useTitle } from './common.tsx';
+
+// The refund form and the payment's refunds: fetched once a payment with money on it is shown.
+const PaymentRefunds = lazy(() => import('./Refunds.tsx').then((m) => m.PaymentRefunds));
 
 export const DetailAnswer = z.object({ data: PaymentDetail });
 
@@ -26,44 +30,44 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
   let what: h.JSX.Element | string;
   switch (e.kind) {
     case 'created':
-      what = 'Created';
+      what = t('Created');
       break;
     case 'transfer':
       what = (
         <span>
-          Transfer of {coins(e.amount ?? '', coin)} {TRANSFER_STATES[e.state ?? ''] ?? e.state}
-          {e.blockNumber !== undefined ? ` (block ${e.blockNumber})` : ''}: <span class="hash">{tx}</span>
+          {t('Transfer of {amount}', { amount: coins(e.amount ?? '', coin) })} {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
+          {e.blockNumber !== undefined ? t(' (block {block})', { block: e.blockNumber }) : ''}: <span class="hash">{tx}</span>
         </span>
       );
       break;
     case 'confirmed':
-      what = 'Paid in full';
+      what = t('Paid in full');
       break;
     case 'settled':
-      what = 'Settled with what arrived';
+      what = t('Settled with what arrived');
       break;
     case 'expired':
-      what = 'Quote expired';
+      what = t('Quote expired');
       break;
     case 'swept':
       what = (
         <span>
-          Swept {coins(e.amount ?? '', coin)} to the payout address: <span class="hash">{tx}</span>
+          {t('Swept {amount} to the payout address', { amount: coins(e.amount ?? '', coin) })}: <span class="hash">{tx}</span>
         </span>
       );
       break;
     case 'event':
       what = (
         <span>
-          Event {e.eventType} told to the webhook ({e.state === 'no_endpoint' ? 'no webhook URL yet' : e.state}){' '}
+          {t('Event {type} told to the webhook ({state})', { type: e.eventType, state: e.state === 'no_endpoint' ? t('no webhook URL yet') : e.state })}{' '}
           <button type="button" class="secondary small" onClick={() => onResend(e.eventId!)}>
-            Resend {e.eventType}
+            {t('Resend {type}', { type: e.eventType })}
           </button>
         </span>
       );
       break;
     default:
-      what = `Delivery attempt: ${e.httpStatus ? `answered ${e.httpStatus}` : 'no answer'}${e.error ? ` (${e.error})` : ''}`;
+      what = t('Delivery attempt: {answer}', { answer: e.httpStatus ? t('answered {status}', { status: e.httpStatus }) : t('no answer') }) + (e.error ? ` (${e.error})` : '');
   }
   return (
     <li>
@@ -75,7 +79,7 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
 export function Payment(_: { path?: string }) {
   const { params } = useRoute();
   const reference = params.reference ?? '';
-  useTitle(`Payment ${reference}`);
+  useTitle(t('Payment {reference}', { reference }));
   const [detail, setDetail] = useState<PaymentDetail | undefined>();
   const { note, error, setError, act } = useAct();
   const load = useCallback(async () => {
@@ -92,39 +96,40 @@ export function Payment(_: { path?: string }) {
     act(async () => {
       await request(`/api/v1/events/${encodeURIComponent(id)}/resend`, undefined, { method: 'POST' });
       await load();
-      return 'Queued: the event will be delivered again.';
+      return t('Queued: the event will be delivered again.');
     });
   const p = detail?.payment;
   return (
     <section>
       <p>
-        <a href="/dashboard/payments">All payments</a>
+        <a href="/dashboard/payments">{t('All payments')}</a>
       </p>
-      <h1>Payment {reference}</h1>
+      <h1>{t('Payment {reference}', { reference })}</h1>
       <Notes note={note} error={error} />
       {p && (
         <dl class="facts">
-          <dt>Status</dt>
+          <dt>{t('Status')}</dt>
           <dd class={`status status-${p.status}`}>{statusWords(p.status)}</dd>
-          <dt>Price</dt>
+          <dt>{t('Price')}</dt>
           <dd>{money(p.fiatAmount, p.currency)}</dd>
-          <dt>Asked</dt>
+          <dt>{t('Asked')}</dt>
           <dd>{coins(p.actualAmountExact ?? p.actualAmount, p.coin)}</dd>
-          <dt>Received</dt>
+          <dt>{t('Received')}</dt>
           <dd>{coins(p.amountPaidExact ?? p.amountPaid, p.coin)}</dd>
-          <dt>Customer</dt>
-          <dd>{p.customer ? `${p.customer.name || 'no name'} · ${p.customer.email}` : 'not given'}</dd>
-          <dt>Deposit address</dt>
+          <dt>{t('Customer')}</dt>
+          <dd>{p.customer ? `${p.customer.name || t('no name')} · ${p.customer.email}` : t('not given')}</dd>
+          <dt>{t('Deposit address')}</dt>
           <dd class="hash">{p.address}</dd>
-          <dt>Created</dt>
+          <dt>{t('Created')}</dt>
           <dd>{when(p.createdAt)}</dd>
-          <dt>Quote ends</dt>
+          <dt>{t('Quote ends')}</dt>
           <dd>{when(p.expiresAt)}</dd>
         </dl>
       )}
+      {p && p.amountPaid > 0 && <PaymentRefunds reference={reference} coin={p.coin} chainId={p.chainId} />}
       {detail && (
         <>
-          <h2>Timeline</h2>
+          <h2>{t('Timeline')}</h2>
           <ol class="timeline">
             {detail.timeline.map((e, i) => (
               <Step key={i} e={e} coin={p!.coin} explorer={detail.explorer} onResend={resend} />

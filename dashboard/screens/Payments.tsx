@@ -3,12 +3,12 @@
 import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
-import { COINS } from '../../contract/fields.ts';
 import { STATUSES } from '../../contract/schemas.ts';
-import { download, mode, request } from '../api.ts';
-import { coins, money, statusWords, when } from '../format.ts';
+import { download, mode, request, session } from '../api.ts';
+import { statusWords } from '../format.ts';
 import { useLive } from '../live.ts';
 import { ErrorNote, useTitle } from './common.tsx';
+import { PaymentRow } from './PaymentRow.tsx';
 
 interface Filters {
   status: string;
@@ -30,22 +30,11 @@ function query(filters: Filters, cursor?: string): string {
   return q.toString();
 }
 
-export function PaymentRow({ p }: { p: PaymentSummary }) {
-  return (
-    <li class="payment">
-      <a href={`/dashboard/payments/${encodeURIComponent(p.reference)}`}>
-        <span class="ref">{p.reference}</span>
-        <span class={`status status-${p.status}`}>{statusWords(p.status)}</span>
-        <span class="amount">
-          {money(p.fiatAmount, p.currency)} · {coins(p.amountPaid, p.coin)} of {coins(p.actualAmount, p.coin)} received
-        </span>
-        <span class="meta">
-          {p.customer?.email ?? ''} · {when(p.createdAt)}
-        </span>
-      </a>
-    </li>
-  );
-}
+// A payment's line (Home lists them too): its own module, so Home does not fetch this screen.
+export { PaymentRow } from './PaymentRow.tsx';
+
+/** The coins the service takes in this mode (the session names them, one per coin and network), each once. */
+const coinsOffered = () => [...new Set((session.value?.coins?.[mode.value] ?? []).map((c) => c.symbol))].sort();
 
 export function Payments(_: { path?: string }) {
   useTitle('Payments');
@@ -116,7 +105,7 @@ export function Payments(_: { path?: string }) {
           <label for="f-coin">Coin</label>
           <select id="f-coin" value={draft.coin} onChange={set('coin')}>
             <option value="">Any</option>
-            {COINS.map((c) => (
+            {coinsOffered().map((c) => (
               <option value={c} key={c}>
                 {c}
               </option>

@@ -10,7 +10,8 @@ import * as z from 'zod/mini';
 import { BusinessAnswer } from '../../contract/dashboard.ts';
 import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
-import { chosen, Field, fieldError, FileField, Notes, useAct, useTitle } from './common.tsx';
+import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
+import { chosen, FileField } from './files.tsx';
 import { Settlement } from './Settlement.tsx';
 
 export const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });

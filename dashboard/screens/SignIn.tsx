@@ -2,7 +2,7 @@
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { SessionAnswer } from '../../contract/dashboard.ts';
+import { SessionAnswer } from '../../contract/session.ts';
 import { request, signedIn } from '../api.ts';
 import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
 

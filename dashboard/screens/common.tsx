@@ -1,5 +1,5 @@
 // What every screen shares: the page title, an error said aloud, a field with its label and
-// error, and an action that says what it did (or what went wrong).
+// error, and an action that says what it did (or what went wrong). (A file input: files.tsx.)
 import { h, Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ServiceError } from '../../contract/answer.ts';
@@ -75,16 +75,3 @@ export function Notes({ note, error }: { note: string; error: unknown }) {
     </>
   );
 }
-
-/** A file input: an image, as a form's part (the service checks its bytes). */
-export function FileField({ id, label }: { id: string; label: string }) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <input id={id} type="file" accept="image/*" />
-    </div>
-  );
-}
-
-/** The file chosen in FileField `id`, if any. */
-export const chosen = (id: string): File | undefined => (document.getElementById(id) as HTMLInputElement | null)?.files?.[0];

@@ -13,7 +13,10 @@ import { Lines, type Line } from './lines.ts';
 export const paged = <T extends z.ZodMiniType>(item: T) => z.object({ data: z.array(item), next: nullable<string>((v) => typeof v === 'string', 'text'), has_more: bool });
 
 /** A state in words (the service's word is kept beside, for support). */
-const STATES: Record<string, string> = { quoted: 'Quoted', pending: 'Pending', processing: 'Processing', completed: 'Completed', paid: 'Paid', failed: 'Failed' };
+const STATES: Record<string, string> = {
+  quoted: 'Quoted', pending: 'Pending', processing: 'Processing', completed: 'Completed', paid: 'Paid', failed: 'Failed',
+  waiting_for_address: 'Waiting for the customer\u2019s address', ready: 'Ready to send', sent: 'Sent', confirmed: 'Confirmed', canceled: 'Canceled',
+};
 export const State = ({ of }: { of: string }) => <span>{t(STATES[of] ?? of)}</span>;
 
 /** The history of `path`: a table of `columns`, each row drawn by `row`; More pages on; `stamp` reloads it. */
@@ -21,19 +24,20 @@ export function History<T extends { id: string }>(props: { path: string; item: z
   const [rows, setRows] = useState<T[] | undefined>();
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const id = props.path.replace(/\W/g, '-') + '-h';
   const page = async (cursor: string | null) => {
-    const answer = await request(`${props.path}?limit=25${cursor ? `&cursor=${cursor}` : ''}`, paged(props.item));
+    const answer = await request(`${props.path}${props.path.includes('?') ? '&' : '?'}limit=25${cursor ? `&cursor=${cursor}` : ''}`, paged(props.item));
     setRows((before) => (cursor && before ? [...before, ...answer.data] : answer.data) as T[]);
     setNext(answer.next);
   };
   useEffect(() => void page(null).catch(setError), [props.path, mode.value, props.stamp]);
   return (
     <section>
-      <h2 id={`${props.path}-h`}>{t(props.title)}</h2>
+      <h2 id={id}>{t(props.title)}</h2>
       <ErrorNote error={error} />
       {rows?.length === 0 && <p>{t('None yet.')}</p>}
       {!!rows?.length && (
-        <div class="scroll" tabIndex={0} role="region" aria-labelledby={`${props.path}-h`}>
+        <div class="scroll" tabIndex={0} role="region" aria-labelledby={id}>
           <table>
             <thead>
               <tr>

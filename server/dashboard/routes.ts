@@ -113,6 +113,9 @@ function sessionCookie(service: Service, token: string, maxAgeSeconds: number): 
 /** The mode's networks as the dashboard names them, in the order of NETWORKS_FILE (none: an empty list). */
 const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
+/** The mode's coins as the dashboard offers them: symbol, chain and decimals. */
+const coinsOf = (service: Service, mode: 'test' | 'live') => service.catalog.coins(mode).map((c) => ({ symbol: c.symbol, chainId: c.chainId, decimals: c.decimals }));
+
 async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number, role: Actor = 'owner', secondFactor?: Session['secondFactor']) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
@@ -126,6 +129,7 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
     expiresAt: new Date(expiresMs).toISOString(),
     publicKeys: { test, live },
     networks: { test: networksOf(service, 'test'), live: networksOf(service, 'live') },
+    coins: { test: coinsOf(service, 'test'), live: coinsOf(service, 'live') },
   };
 }
 

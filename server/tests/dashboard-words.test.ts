@@ -3,10 +3,15 @@
 // French and Arabic in dashboard/words/, each translation with the same {placeholders}.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import fr from '../../dashboard/words/fr.ts';
-import ar from '../../dashboard/words/ar.ts';
+import frMoney from '../../dashboard/words/fr.ts';
+import frMore from '../../dashboard/words/fr-more.ts';
+import arMoney from '../../dashboard/words/ar.ts';
+import arMore from '../../dashboard/words/ar-more.ts';
 import { fromRoot } from '../paths.ts';
 
+// A language's two chunks, as words.ts merges them; a word in both would be said twice.
+const fr = { ...frMoney, ...frMore };
+const ar = { ...arMoney, ...arMore };
 const read = (path: string) => readFileSync(fromRoot(path), 'utf8');
 const sources = ['dashboard/App.tsx', ...readdirSync(fromRoot('dashboard/screens')).map((f) => `dashboard/screens/${f}`)];
 const unquote = (literal: string) => JSON.parse(`"${literal.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string;
@@ -16,9 +21,10 @@ function translated(): string[] {
   for (const path of sources) {
     const text = read(path);
     for (const m of text.matchAll(/\bt\('((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
-    for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'] } as Record<string, string[]>)[path] ?? []) {
-      const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}]);`).exec(text)?.[1];
-      if (body) for (const m of body.matchAll(/(?:\[\s*'[^']*',\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
+    for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'], 'dashboard/screens/Payment.tsx': ['TRANSFER_STATES'], } as Record<string, string[]>)[path] ?? []) {
+      const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}])(?: as const)?;`).exec(text)?.[1];
+      // A tuple's words follow its key (['wallet', label, words]); an object's follow a colon.
+      if (body) for (const m of body.matchAll(/(?:,\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
     }
   }
   // History's titles and columns are given as props and translated inside it.
@@ -36,5 +42,6 @@ describe('the dashboard in French and Arabic', () => {
       for (const [english, said] of Object.entries(catalog)) expect(holes(said), `${name}: ${english}`).toEqual(holes(english));
     }
     expect(Object.keys(fr).sort()).toEqual(Object.keys(ar).sort());
+    for (const [name, money, more] of [['fr', frMoney, frMore], ['ar', arMoney, arMore]] as const) expect(Object.keys(more).filter((w) => w in money), `${name}: in both chunks`).toEqual([]);
   });
 });
