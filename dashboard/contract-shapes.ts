@@ -13,6 +13,7 @@ import type { PaymentDetail, RolledKey } from '../contract/dashboard.ts';
 import type { LinkList as ContractLinkList, LinkListItem } from '../contract/payment-links.ts';
 import type { Product } from '../contract/products.ts';
 import type { Qr as ContractQr } from '../contract/schemas.ts';
+import type { Refund as ContractRefund } from '../contract/refunds.ts';
 import type * as live from './live.ts';
 import type * as balances from './screens/Balances.tsx';
 import type * as lines from './screens/lines.ts';
@@ -26,6 +27,8 @@ import type * as payment from './screens/Payment.tsx';
 import type * as products from './screens/Products.tsx';
 import type * as settings from './screens/Settings.tsx';
 import type * as settlement from './screens/Settlement.tsx';
+import type * as refunds from './screens/Refunds.tsx';
+import type * as attention from './screens/Attention.tsx';
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : never;
 type Answer<T> = Out<ReturnType<typeof answer<T extends z.ZodMiniType ? T : never>>>;
@@ -34,6 +37,9 @@ type Covers<Screen, Contract> = Contract extends Out<Screen> ? true : false;
 type EventRecord = Out<typeof EventsAnswer>['data'][number];
 
 export const held: {
+  refund: Covers<typeof refunds.Refund, Out<typeof ContractRefund>>;
+  refundMade: Covers<typeof refunds.Made, Answer<typeof ContractRefund>>;
+  sentBack: Covers<typeof attention.Sent, Answer<typeof ContractRefund>>;
   liveFeed: Covers<typeof live.Feed, Out<typeof EventsAnswer>>;
   endpoint: Covers<typeof developers.Endpoint, Answer<typeof WebhookEndpoint>>;
   rolled: Covers<typeof developers.Rolled, Answer<typeof RolledKey>>;
@@ -64,4 +70,5 @@ export const held: {
   liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
   linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
   balanceLine: true, balanceLines: true, swap: true, swapAnswer: true, withdrawal: true, limit: true, bank: true, payout: true, entry: true, entries: true, settlement: true,
+  refund: true, refundMade: true, sentBack: true,
 };

@@ -11,7 +11,7 @@ import { mode, request } from '../api.ts';
 import { t } from '../words.ts';
 import { Notes, useAct } from './common.tsx';
 
-const Sent = z.object({ data: z.object({ amount_exact: text, coin: text, claim_url: z.optional(text) }) });
+export const Sent = z.object({ data: z.object({ amount_exact: text, coin: text, claim_url: z.optional(text) }) });
 
 export function Attention() {
   const [rows, setRows] = useState<AttentionRow[]>([]);

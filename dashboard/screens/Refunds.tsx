@@ -17,7 +17,7 @@ const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 /** A refund as the dashboard reads it (contract/refunds.ts's Refund holds the whole shape; this keeps the screen's chunk small). */
 export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), createdAt: text });
 type RefundView = z.infer<typeof Refund>;
-const Made = z.object({ data: Refund });
+export const Made = z.object({ data: Refund });
 
 /** `value` in coins as base units at `decimals`; undefined when it is not a positive amount exact at them. */
 const units = (value: string, decimals: number): string | undefined => {

@@ -18,12 +18,13 @@ let dataDir = '';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'service-hostile-'));
-  demo = await spawnService({ DATA_DIR: dataDir, API_PORT: '0', SHOP_PORT: '0', CHAIN_PORT: '0' }, fromRoot('build/demo/main.js'), /Merchant demo shop\s+(http:\/\/\S+)[\s\S]*Press Ctrl\+C/);
+  // The whole demo (anvil, its contracts, the service, the shop): 90 s on a loaded machine.
+  demo = await spawnService({ DATA_DIR: dataDir, API_PORT: '0', SHOP_PORT: '0', CHAIN_PORT: '0' }, fromRoot('build/demo/main.js'), /Merchant demo shop\s+(http:\/\/\S+)[\s\S]*Press Ctrl\+C/, 90_000);
   shop = demo.url;
   api = /Service and checkout\.js\s+(http:\/\/\S+)/.exec(demo.output())![1];
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
-  await demo.kill('SIGKILL');
+  await demo?.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
