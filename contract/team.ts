@@ -51,7 +51,7 @@ export const AuditQuery = later(() =>
   z.object({
     ...pageQuery(),
     actor: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
-    actor_kind: z.optional(oneOf(['owner', 'member', 'key'] as const)),
+    actor_kind: z.optional(oneOf(['owner', 'member', 'key', 'operator'] as const)),
     action: z.optional(is<string>((v) => typeof v === 'string' && v.length >= 1 && v.length <= 200, 'text of 1 to 200 characters')),
     from: z.optional(timestamp),
     to: z.optional(timestamp),
@@ -64,10 +64,12 @@ export const MemberAnswer = later(() => answer(Member));
 /** An invitation: its link is answered this once (its token is kept only as a hash). */
 /** With e-mail on, the link goes to the invited address only (`link` null, `emailed` true); off, it is answered to pass on by hand. */
 export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })));
-export const RestrictedKey = later(() => z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp }));
+/** Who made a key (issue 37): the owner, a member (id, e-mail) or a key (id or hint); null for one made before this was kept. */
+export const KeyMaker = later(() => z.nullable(z.object({ kind: oneOf(['owner', 'member', 'key'] as const), id: text, label: text })));
+export const RestrictedKey = later(() => z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker }));
 export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
 /** A new restricted key: its secret is answered this once. */
-export const NewRestrictedKeyAnswer = later(() => answer(z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, secretKey: text })));
+export const NewRestrictedKeyAnswer = later(() => answer(z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker, secretKey: text })));
 export const AuditEntry = later(() =>
   z.object({
     id: int,

@@ -4,6 +4,7 @@
 // commands run as the same user. Never logged, never in a URL, never equal to a merchant key.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
 export const tokenFile = (dir: string) => join(dir, 'operator-token');
@@ -41,4 +42,18 @@ export function operatorToken(adminToken: string | undefined, dir: string): stri
   writeFileSync(tokenFile(dir), token + '\n', { mode: 0o600, flag: 'wx' });
   chmodSync(tokenFile(dir), 0o600); // whatever the umask
   return token;
+}
+
+/**
+ * Who runs an operator command, for the merchant's audit log (sent as `X-Operator`): the
+ * machine's user name, printable ASCII only; 'operator' when it has none.
+ */
+export function operatorName(): string {
+  let name = '';
+  try {
+    name = userInfo().username;
+  } catch {
+    // no user name on this machine (a container's numeric user)
+  }
+  return name.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100) || 'operator';
 }

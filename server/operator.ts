@@ -12,7 +12,7 @@ import { FeeStore } from './merchants/fee-store.ts';
 import { EventStore } from './storage/events.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
-import { readTokenFile } from './operator-token.ts';
+import { operatorName, readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
 import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
 import { DashboardStore } from './dashboard/store.ts';
@@ -70,7 +70,7 @@ function remote(url: string, token: string, local: boolean): Merchants {
     try {
       response = await fetch(`${base}/operator/v1/merchants${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${token}`, 'x-operator': operatorName(), ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(15_000),
       });

@@ -4,7 +4,7 @@
 // chains, and a resolved hold must take effect on it at once.
 import { verbsOf } from './commands.ts';
 import type { Config } from './config.ts';
-import { readTokenFile } from './operator-token.ts';
+import { operatorName, readTokenFile } from './operator-token.ts';
 import { heldLock } from './storage/lock.ts';
 
 const USAGE =
@@ -43,7 +43,7 @@ export async function runTreasuryCommand(args: string[], config: Pick<Config, 's
   try {
     response = await fetch(url.replace(/\/+$/, '') + path, {
       method: verb === 'status' ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${token}`, 'x-operator': operatorName(), ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(60_000),
     });

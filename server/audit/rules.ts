@@ -6,7 +6,7 @@
 import type { Account } from '../domain/account.ts';
 
 /** Fields whose values the log keeps; every other field only by its name. */
-const KEPT_VALUES = new Set(['amount', 'currency', 'coin', 'chain_id', 'chainId', 'network', 'role', 'permissions', 'settlement', 'status', 'mode', 'from', 'to', 'revoke_old_after']);
+const KEPT_VALUES = new Set(['amount', 'currency', 'coin', 'chain_id', 'chainId', 'network', 'role', 'permissions', 'settlement', 'status', 'mode', 'from', 'to', 'revoke_old_after', 'bps', 'bearer', 'daily']);
 
 export interface AuditEntry {
   merchantId: string;
@@ -21,6 +21,15 @@ export interface AuditEntry {
 
 /** The account's actor, or the owner's (a session without a member) or the key's (no actor named: a full secret key). */
 export const actorOf = (account: Account): AuditEntry['actor'] => account.actor ?? (account.session ? { kind: 'owner', id: account.merchant.id, label: 'owner' } : { kind: 'key', id: 'secret', label: `sk_${account.mode}` });
+
+/**
+ * The operator as actor: the name its commands send in `X-Operator` (OPERATOR_NAME, else the
+ * user running them), printable and at most 100 characters; 'operator' when none is sent.
+ */
+export function operatorActor(sent: string | string[] | undefined): AuditEntry['actor'] {
+  const name = (Array.isArray(sent) ? sent[0] : sent)?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100) || 'operator';
+  return { kind: 'operator', id: name, label: name };
+}
 
 /** What a request changed, without secrets: its path's ids, its fields' names and the safe values. */
 export function detailsOf(params: Record<string, string>, sent: unknown): Record<string, unknown> {

@@ -1,6 +1,7 @@
 // The audit log (issue 37): one row per change or money movement, appended and never changed
 // (the table's trigger refuses UPDATE and DELETE, migration 0026), read newest first in pages.
 import type { Database } from '../storage/db.ts';
+import { appendAudit } from '../storage/audit.ts';
 import type { AuditEntry } from './rules.ts';
 
 export interface AuditFilter {
@@ -22,13 +23,9 @@ export interface AuditRow extends AuditEntry {
 export class AuditStore {
   constructor(private readonly db: Database) {}
 
-  async append(entry: AuditEntry): Promise<void> {
-    await this.db.query(
-      `INSERT INTO audit_log (merchant_id, mode, at_ms, actor_kind, actor_id, actor_label, client, action, target, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [entry.merchantId, entry.mode, entry.atMs, entry.actor.kind, entry.actor.id, entry.actor.label, entry.client, entry.action, entry.target ?? null, JSON.stringify(entry.details)],
-      'audit_append', // after every write a secret key or a session makes, initialize's included
-    );
+  /** Rows written on their own (a write whose store does not write them in its transaction: storage/audit.ts). */
+  append(entries: AuditEntry[]): Promise<void> {
+    return appendAudit(this.db, entries);
   }
 
   async list(merchantId: string, filter: AuditFilter): Promise<AuditRow[]> {

@@ -1,6 +1,7 @@
 // The port the balance use cases (balances/use-cases.ts) run in: one database transaction, with
 // the journal, swaps, withdrawals and events bound to it. SQL only, through those stores.
 import type { BalanceTransactions, BalanceWrites } from './use-cases.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from './journal-store.ts';
@@ -34,7 +35,8 @@ export class BalanceTransactionStore implements BalanceTransactions {
 
   inTransaction<T>(nowMs: number, work: (writes: BalanceWrites) => Promise<T>): Promise<T> {
     const { journal, swaps, withdrawals, events } = this.stores;
-    return this.db.transaction((tx) =>
+    // A request's withdrawal or swap writes its audit row with it (storage/audit.ts).
+    return auditedTransaction(this.db, (tx) =>
       work({
         lock: async (owner) => void (await journal.lock(tx, owner)),
         catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),

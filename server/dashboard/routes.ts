@@ -20,7 +20,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route, type Limits } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
+type Uses = 'catalog' | 'config' | 'dashboard' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -210,15 +210,15 @@ export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = 
   const nowMs = service.now();
   // Refused before the password's hash is paid for; then used once, atomically, under the same checks.
   const invited = await service.team.invitedEmail(body.token, nowMs);
-  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password), nowMs);
+  // The member's joining is in the audit log of both modes, written in the same transaction.
+  const joined = (member: { id: string; email: string; role: string }, merchantId: string) =>
+    (['test', 'live'] as const).map((mode) => ({ merchantId, mode, atMs: nowMs, actor: { kind: 'member' as const, id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } }));
+  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password), nowMs, joined);
   if ('refused' in accepted) {
     if (accepted.refused === 'email') throw invalidField('email', 'this invitation is for another e-mail');
     throw invalidField('token', 'this invitation was used already, has expired (after a week) or is not one of ours: ask for a new one');
   }
   const { member, merchantId } = accepted;
-  for (const mode of ['test', 'live'] as const) {
-    await service.audit.append({ merchantId, mode, atMs: nowMs, actor: { kind: 'member', id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } });
-  }
   service.log.info({ merchant: merchantId, member: member.id }, 'invitation accepted');
   return startSession(service, req, merchantId, 'Welcome: you are signed in', { id: member.id, role: member.role });
 };

@@ -40,9 +40,7 @@ function freshFactor(account: Account, nowMs: number): void {
 async function audited(ctx: Ctx, account: Account, action: string, target: string | undefined, values: Record<string, string> = {}): Promise<void> {
   const { service } = ctx;
   const actor = account.actor ?? { kind: 'owner' as const, id: 'owner', label: account.merchant.businessEmail };
-  for (const mode of ['test', 'live'] as const) {
-    await service.audit.append({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } });
-  }
+  await service.audit.append((['test', 'live'] as const).map((mode) => ({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } })));
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());

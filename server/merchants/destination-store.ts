@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Fields } from '../payouts/rules.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { applyDue, changeOf, lockMerchant } from '../storage/destination-changes.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
@@ -60,7 +61,7 @@ export class DestinationStore {
    */
   async setPayoutAddress(account: Owner, chainId: number, address: string, nowMs: number): Promise<{ effectiveMs: number; change?: DestinationChange }> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    const outcome = await this.db.transaction(async (tx) => {
+    const outcome = await auditedTransaction(this.db, async (tx) => {
       await lockMerchant(tx, account.merchant.id);
       const [current] = await tx.query('SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3', [account.merchant.id, account.mode, chainId]);
       const pending = (await tx.query(
@@ -145,7 +146,7 @@ export class DestinationStore {
    */
   async cancel(account: Owner, id: string, nowMs: number): Promise<DestinationChange> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    const cancelled = await this.db.transaction(async (tx) => {
+    const cancelled = await auditedTransaction(this.db, async (tx) => {
       await lockMerchant(tx, account.merchant.id);
       const [row] = await tx.query(
         `UPDATE destination_changes SET state = 'cancelled', decided_ms = $4 WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 AND state = 'pending' RETURNING *`,

@@ -7,6 +7,7 @@ import { ByMember, NewRestrictedKeyAnswer, RestrictedKeyBody, RestrictedKeysAnsw
 import { Done } from '../../contract/api.ts';
 import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
 import { lacking } from '../domain/permissions.ts';
+import { actorOf } from '../audit/rules.ts';
 import type { RestrictedKeyRow } from './store.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
@@ -32,14 +33,15 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
 
-const keyView = (k: RestrictedKeyRow) => ({ id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString() });
+const keyView = (k: RestrictedKeyRow) => ({ id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString(), createdBy: k.createdBy });
 
 /** A restricted key: never wider than whoever makes it (a member's role, a restricted key's own set). */
 export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = async ({ body, account, service }) => {
   if (body.permissions.length === 0) throw invalidField('permissions', 'expected at least one permission');
   const wider = lacking(account.grants, body.permissions);
   if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
-  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now());
+  const { kind, id, label } = actorOf(account);
+  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label });
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };
@@ -61,7 +63,7 @@ export const routes = [
     description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Rolling the full key leaves restricted keys alone.',
     responses: { 201: NewRestrictedKeyAnswer }, errors: [403], idempotency: 'secret',
   }),
-  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key) and permissions, oldest first.', responses: { 200: RestrictedKeysAnswer } }),
+  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key), permissions and `createdBy` (who made it, as the audit log names them: the owner, a member by id and e-mail, or a key by id and hint; null for a key made before this was kept), oldest first.', responses: { 200: RestrictedKeysAnswer } }),
   route({
     method: 'DELETE', path: '/api/v1/keys/restricted/:id', auth: 'merchant', permission: 'developers.write', handler: revokeRestrictedKey, tag: 'Account', params: ByMember,
     summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],

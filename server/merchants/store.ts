@@ -5,6 +5,7 @@ import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
 import { grantsOf, storedGrants, type Permission } from '../domain/permissions.ts';
 import { EmailInUse } from '../domain/errors.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import type { EventStore } from '../storage/events.ts';
@@ -43,6 +44,15 @@ export interface RestrictedKeyRow {
   hint: string;
   permissions: Permission[];
   createdMs: number;
+  /** Who made it (issue 37): the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
+  createdBy: KeyMaker | null;
+}
+
+/** Who made a key: no secret (a key by its id or hint). */
+export interface KeyMaker {
+  kind: 'owner' | 'member' | 'key';
+  id: string;
+  label: string;
 }
 
 export class MerchantStore {
@@ -117,30 +127,31 @@ export class MerchantStore {
   }
 
   /** A restricted secret key of the account's mode with these permissions (issue 37): its secret answered this once. */
-  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number): Promise<RestrictedKeyRow & { secretKey: string }> {
+  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker): Promise<RestrictedKeyRow & { secretKey: string }> {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
-    await this.db.query(
-      `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8)`,
-      [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name],
-    );
-    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, secretKey };
+    await auditedTransaction(this.db, async (tx) => {
+      await tx.query(
+        `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9)`,
+        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy)],
+      );
+      return { id };
+    });
+    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, createdBy, secretKey };
   }
 
   async restrictedKeys(account: Pick<Account, 'merchant' | 'mode'>): Promise<RestrictedKeyRow[]> {
     const rows = await this.db.query(`SELECT * FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'secret' AND permissions IS NOT NULL ORDER BY created_ms, id`, [account.merchant.id, account.mode]);
-    return rows.map((r) => ({ id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms) }));
+    return rows.map((r) => ({ id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms), createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null }));
   }
 
   /** Revokes a restricted key at once, on every instance (its cached account is dropped). False: no such key. */
   async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<boolean> {
-    return this.db
-      .transaction(async (tx) => {
-        const gone = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING hash`, [account.merchant.id, account.mode, id]);
-        await notifyAccountChange(tx, account.merchant.id);
-        return gone.length > 0;
-      })
-      .finally(() => this.changed(account.merchant.id));
+    return auditedTransaction(this.db, async (tx) => {
+      const gone = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING hash`, [account.merchant.id, account.mode, id]);
+      await notifyAccountChange(tx, account.merchant.id);
+      return gone.length > 0;
+    }).finally(() => this.changed(account.merchant.id));
   }
 
   /** The account's public key, for pages the service itself serves (hosted payment links). */
@@ -211,7 +222,7 @@ export class MerchantStore {
    * revokes them too, or a leaked restricted key would go on working after it.
    */
   async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0, keepRestricted = false): Promise<Record<KeyMode, string> | undefined> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
       if (revokeOldAfterMs > 0) {

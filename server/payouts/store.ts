@@ -7,6 +7,7 @@ import type { PayoutCurrency } from '../../contract/payouts.ts';
 import type { Account } from '../domain/account.ts';
 import { DestinationPending, NotConfigured, NotFound, ReferenceInUse } from '../domain/errors.ts';
 import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from './rules.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
@@ -85,7 +86,7 @@ export class PayoutStore {
   ) {}
 
   async addBank(account: Account, currency: PayoutCurrency, fields: Fields, isDefault: boolean | undefined, nowMs: number): Promise<BankAccount> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       await this.lockAccount(tx, account);
       const [{ count }] = await tx.query('SELECT count(*) AS count FROM bank_accounts WHERE merchant_id = $1 AND mode = $2', owner(account));
       const makeDefault = isDefault ?? Number(count) === 0;
@@ -118,7 +119,7 @@ export class PayoutStore {
   }
 
   async updateBank(account: Account, id: string, fields: Fields, makeDefault: boolean, nowMs: number): Promise<BankAccount> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       await this.lockAccount(tx, account);
       const { id: _i, currency: _c, default: _d, createdAt: _ca, updatedAt: _u, effectiveAt: _e, ...current } = await this.bank(account, id, tx);
       if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
@@ -136,7 +137,7 @@ export class PayoutStore {
 
   /** All or nothing: an unknown id deletes none. */
   async deleteBanks(account: Account, ids: string[]): Promise<string[]> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       for (const id of ids) await this.bank(account, id, tx);
       await tx.query('DELETE FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND id::text = ANY($3::text[])', [...owner(account), ids]);
       return ids;
@@ -161,7 +162,7 @@ export class PayoutStore {
     report: (payout: Payout) => unknown,
   ): Promise<Payout> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       await this.lockAccount(tx, account);
       const bank = await this.bank(account, request.bankId, tx);
       if (bank.effectiveAt && Date.parse(bank.effectiveAt) > nowMs) {

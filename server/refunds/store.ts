@@ -6,6 +6,7 @@ import { NotFound } from '../domain/errors.ts';
 import type { RefundState } from '../../contract/refunds.ts';
 import type { RefundablePayment, Sending, StoredRefund } from './rules.ts';
 import type { RefundTransactions, RefundWrites } from './use-cases.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
@@ -115,7 +116,8 @@ export class RefundStore implements RefundTransactions {
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
     const { journal, withdrawals, events } = this.stores;
-    return this.db.transaction((tx: Sql) =>
+    // A request's refund or cancel writes its audit row with it (storage/audit.ts).
+    return auditedTransaction(this.db, (tx: Sql) =>
       work({
         lock: async (owner) => void (await journal.lock(tx, owner)),
         payment: async (owner, reference) => {

@@ -8,7 +8,8 @@ import type { ErrorCode } from '../../contract/error-codes.ts';
 import type { Account } from '../domain/account.ts';
 import { BalanceSettlementRequired, Conflict, CsrfRejected, Forbidden, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
 import { idempotencyKeyOf } from '../domain/idempotency.ts';
-import { actorOf, detailsOf, targetOf } from '../audit/rules.ts';
+import { actorOf, detailsOf, operatorActor, targetOf } from '../audit/rules.ts';
+import { inAuditScope, type AuditRecord } from '../storage/audit.ts';
 import { type Permission, requirePermission } from '../domain/permissions.ts';
 import { PermissionDenied, SecondFactorRequired, StepUpRequired } from '../domain/errors.ts';
 import { needsStepUp } from '../factors/rules.ts';
@@ -245,23 +246,43 @@ export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
   }
 }
 
-/** Checks the permission, answers, and writes a write's success (not a replay) to the audit log. */
+/**
+ * The audit log's rows a request would write (one per mode it changes), less the target its
+ * change names: a write of a session or a secret key, not replayed; the operator's writes to one
+ * merchant (its path's `:id`), in both modes, with the operator's name (the `X-Operator` header
+ * the commands send) as actor. Undefined: not audited.
+ */
+function auditRecords(route: Route, ctx: AnyCtx): AuditRecord[] | undefined {
+  if (route.method === 'GET' || route.audited === false) return undefined;
+  const params = ctx.params as Record<string, string>;
+  const base = { atMs: ctx.service.now(), client: clientOf(ctx.req, ctx.service.config.trustProxies), action: `${route.method} ${route.path}`, target: targetOf(params, undefined), details: {} };
+  if (heldToPermissions(route, ctx)) return [{ ...base, merchantId: ctx.account.merchant.id, mode: ctx.account.mode, actor: actorOf(ctx.account) }];
+  if (route.auth === 'operator' && route.path.startsWith('/operator/v1/merchants/:id/') && /^[0-9a-f-]{36}$/i.test(params.id ?? '')) {
+    const actor = operatorActor(ctx.req.headers['x-operator']);
+    return (['test', 'live'] as const).map((mode) => ({ ...base, merchantId: params.id!.toLowerCase(), mode, actor }));
+  }
+  return undefined;
+}
+
+/**
+ * Checks the permission, answers, and writes a write's success (not a replay) to the audit log:
+ * inside the change's own transaction where its store marks it (storage/audit.ts), else right
+ * after it succeeded.
+ */
 async function permittedAnswer(route: Route, ctx: AnyCtx): Promise<Reply | undefined> {
   checkPermission(route, ctx);
   checkSecondFactor(route, ctx);
   const sent: { body?: unknown; replayed?: boolean } = {};
-  const reply = await answer(route, ctx, sent);
-  if (route.method !== 'GET' && route.audited !== false && heldToPermissions(route, ctx) && !sent.replayed && (reply === undefined || reply.status < 400)) {
-    await ctx.service.audit.append({
-      merchantId: ctx.account.merchant.id,
-      mode: ctx.account.mode,
-      atMs: ctx.service.now(),
-      actor: actorOf(ctx.account),
-      client: clientOf(ctx.req, ctx.service.config.trustProxies),
-      action: `${route.method} ${route.path}`,
-      target: targetOf(ctx.params as Record<string, string>, reply?.body),
-      details: detailsOf(ctx.params as Record<string, string>, sent.body),
-    });
+  const records = auditRecords(route, ctx);
+  if (!records) return answer(route, ctx, sent);
+  const params = () => ctx.params as Record<string, string>;
+  // The operator's change of one mode (its body's `mode`: fees, a withdrawal limit) is in that mode's log only.
+  const only = () => (route.auth === 'operator' ? (sent.body as { mode?: unknown } | undefined)?.mode : undefined);
+  const withDetails = () => records.filter((r) => only() === undefined || r.mode === only()).map((r) => ({ ...r, details: detailsOf(params(), sent.body) }));
+  const { result: reply, written } = await inAuditScope(withDetails, () => answer(route, ctx, sent));
+  if (!written && !sent.replayed && (reply === undefined || reply.status < 400)) {
+    const target = route.auth === 'operator' ? params().id : targetOf(params(), reply?.body);
+    await ctx.service.audit.append(withDetails().map((r) => ({ ...r, target })));
   }
   return reply;
 }

@@ -3,6 +3,7 @@
 // loses every session at once: the sessions are deleted here, and every instance reads a
 // session from the database on each request (dashboard/store.ts), so none keeps it open.
 import { randomUUID } from 'node:crypto';
+import { appendAudit, auditedTransaction, type AuditRecord } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { EmailInUse } from '../domain/errors.ts';
 import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts';
@@ -32,7 +33,7 @@ export class TeamStore {
 
   /** A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's or a member's already. */
   async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number): Promise<string> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       const [taken] = await tx.query(
         `SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2)
          UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,
@@ -55,9 +56,10 @@ export class TeamStore {
 
   /**
    * Uses an invitation once: by the invited e-mail only (another is refused and the link stays
-   * usable by its own), before it expires; the member is made with the password's hash.
+   * usable by its own), before it expires; the member is made with the password's hash, and
+   * `audit`'s rows written with it.
    */
-  async accept(token: string, email: string, passwordHash: string, nowMs: number): Promise<Accepted> {
+  async accept(token: string, email: string, passwordHash: string, nowMs: number, audit?: (member: MemberRow, merchantId: string) => AuditRecord[]): Promise<Accepted> {
     return this.db.transaction(async (tx) => {
       const [invitation] = await tx.query('SELECT * FROM invitations WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 FOR UPDATE', [tokenHash(token), nowMs]);
       if (!invitation) return { refused: 'token' as const };
@@ -65,6 +67,7 @@ export class TeamStore {
       await tx.query('UPDATE invitations SET used_ms = $2 WHERE hash = $1', [invitation.hash, nowMs]);
       const member: MemberRow = { id: randomUUID(), email: invitation.email as string, role: invitation.role as Role, createdMs: nowMs };
       await tx.query('INSERT INTO members (id, merchant_id, email, role, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)', [member.id, invitation.merchant_id, member.email, member.role, passwordHash, nowMs]);
+      if (audit) await appendAudit(tx, audit(member, invitation.merchant_id as string));
       return { member, merchantId: invitation.merchant_id as string };
     });
   }
@@ -75,7 +78,7 @@ export class TeamStore {
    * cancelInvitationsOf). Undefined: no such member.
    */
   async changeRole(merchantId: string, memberId: string, role: Role): Promise<MemberRow | undefined> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       const [before] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!before) return undefined;
       const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [merchantId, memberId, role]);
@@ -87,7 +90,7 @@ export class TeamStore {
 
   /** Removes a member and ends their sessions at once (and cancels pending invitations, as changeRole). False: no such member. */
   async remove(merchantId: string, memberId: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
       if (gone[0]) for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
@@ -102,7 +105,7 @@ export class TeamStore {
    * business ends (each signs in again as what they now are). False: no such member.
    */
   async handOver(merchantId: string, memberId: string, nowMs: number): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
+    return auditedTransaction(this.db, async (tx) => {
       const [owner] = await tx.query('SELECT email, password_hash FROM dashboard_logins WHERE merchant_id = $1 FOR UPDATE', [merchantId]);
       const [member] = await tx.query('SELECT email, password_hash FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!owner || !member) return false;

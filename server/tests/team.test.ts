@@ -139,6 +139,12 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     const maker = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'deploys', permissions: ['developers.write', 'payments.read'] } }));
     const mk = maker.body.data.secretKey as string;
     expect((await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'narrow', permissions: ['payments.read'] } })).status).toBe(201);
+    // Each key says who made it: the owner, or the key that made it (by id, never the key).
+    const listed = (await call('/api/v1/keys/restricted', as(owner))).body.data as Array<{ name: string; createdBy: unknown }>;
+    const madeBy = (name: string) => listed.find((k) => k.name === name)?.createdBy;
+    expect(madeBy('reports')).toEqual({ kind: 'owner', id: merchant.id, label: 'owner' });
+    expect(madeBy('narrow')).toEqual({ kind: 'key', id: maker.body.data.id, label: expect.stringContaining('deploys (') });
+    expect(JSON.stringify(listed)).not.toContain(mk);
     const wider = await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'wider', permissions: ['payments.read', 'balances.write'] } });
     expect(wider.status).toBe(403);
     expect(wider.body.message).toContain('balances.write');
@@ -203,6 +209,53 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     // Append-only in the database itself.
     await expect(api.db.query('UPDATE audit_log SET actor_label = $1', ['someone else'])).rejects.toThrow(/append-only/);
     await expect(api.db.query('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
+  });
+
+  it('the audit row is written in the change\'s own transaction: a change commits with its row or not at all; the operator is named', async () => {
+    const rows = async (action: string) => Number((await api.db.query('SELECT count(*)::int AS n FROM audit_log WHERE action = $1', [action]))[0]!.n);
+    const keyRows = async (name: string) => Number((await api.db.query('SELECT count(*)::int AS n FROM api_keys WHERE name = $1', [name]))[0]!.n);
+    const makeKey = (name: string) => call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name, permissions: ['payments.read'] } }));
+    const member = (await call('/api/v1/members', as(owner))).body.data.find((m: { email: string }) => m.email === 'vera@harbour.example') as { id: string; role: string };
+    // The log refuses rows (as a crash between the change and its row would lose one): the change is not made either.
+    await api.db.exec(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit log refused'; END; $$;
+      CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit();`);
+    try {
+      expect((await makeKey('unrecorded')).status).toBe(500);
+      expect(await keyRows('unrecorded')).toBe(0);
+      expect((await call(`/api/v1/members/${member.id}`, as(owner, { method: 'PATCH', body: { role: 'admin' } }))).status).toBe(500);
+      expect((await call('/api/v1/members', as(owner))).body.data.find((m: { id: string }) => m.id === member.id).role).toBe(member.role);
+    } finally {
+      await api.db.exec('DROP TRIGGER refuse_audit ON audit_log; DROP FUNCTION refuse_audit();');
+    }
+    // A change that rolls back leaves no row; one that commits has exactly one, naming what it made.
+    const before = await rows('POST /api/v1/keys/restricted');
+    await api.db.exec(`CREATE FUNCTION refuse_key() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.name = 'rolled back' THEN RAISE EXCEPTION 'no'; END IF; RETURN NEW; END; $$;
+      CREATE TRIGGER refuse_key AFTER INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_key();`);
+    try {
+      expect((await makeKey('rolled back')).status).toBe(500);
+    } finally {
+      await api.db.exec('DROP TRIGGER refuse_key ON api_keys; DROP FUNCTION refuse_key();');
+    }
+    expect(await rows('POST /api/v1/keys/restricted')).toBe(before);
+    const kept = await makeKey('kept');
+    expect(kept.status).toBe(201);
+    expect(await rows('POST /api/v1/keys/restricted')).toBe(before + 1);
+    const [row] = await api.db.query('SELECT target, actor_kind FROM audit_log WHERE action = $1 ORDER BY id DESC LIMIT 1', ['POST /api/v1/keys/restricted']);
+    expect(row).toMatchObject({ target: kept.body.data.id, actor_kind: 'owner' });
+    // The operator's changes to the merchant, by the operator's name: a fee in its mode's log only, a sign-in link in both.
+    const fee = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/fees`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'x-operator': 'alice' }, body: JSON.stringify({ mode: 'test', bps: 50 }) });
+    expect(fee.status).toBe(200);
+    const link = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/sign-in-link`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'x-operator': 'bob' } });
+    expect(link.status).toBe(201);
+    const byOperator = (await call('/api/v1/audit_log?actor_kind=operator&limit=100', as(owner))).body.data as Array<{ actor: unknown; action: string; target: string; mode: string; details: Record<string, unknown> }>;
+    expect(byOperator.find((e) => e.action === 'PUT /operator/v1/merchants/:id/fees')).toMatchObject({ actor: { kind: 'operator', id: 'alice', label: 'alice' }, target: merchant.id, mode: 'test', details: { values: { mode: 'test', bps: 50 } } });
+    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/sign-in-link')).toMatchObject({ actor: { kind: 'operator', id: 'bob' }, target: merchant.id });
+    // The roll of an earlier test, sent without a name, is the operator's too (written with the keys it made).
+    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/secret-keys')).toMatchObject({ actor: { kind: 'operator', id: 'operator' }, target: merchant.id });
+    expect(JSON.stringify(byOperator)).not.toContain((await link.json()).data.signInUrl);
+    const live = (await api.db.query(`SELECT action FROM audit_log WHERE mode = 'live' AND actor_kind = 'operator'`)).map((r) => r.action);
+    expect(live).toContain('POST /operator/v1/merchants/:id/sign-in-link');
+    expect(live).not.toContain('PUT /operator/v1/merchants/:id/fees');
   });
 
   it('a member removed or changed while signed in is refused at once (on every instance)', async () => {

@@ -1,0 +1,86 @@
+// The audit log's row written inside the change it records (issue 37). A request that changes a
+// merchant runs in an audit scope (routes/route.ts opens one for each write of a session, a
+// secret key or the operator); a store's transaction that makes the change runs through
+// `auditedTransaction`, which writes the scope's row as the transaction's last statement: the
+// change and its row commit together or not at all (a crash between them, or a change rolled
+// back, can no longer leave one without the other). A write whose store is not marked gets its
+// row right after it succeeds, as before (routes/route.ts). Outside a scope (jobs, the
+// customer's claim), nothing is written.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Database, Sql } from './db.ts';
+
+/** One row of the audit log (audit/rules.ts's AuditEntry), without its id. */
+export interface AuditRecord {
+  merchantId: string;
+  mode: string;
+  atMs: number;
+  actor: { kind: 'owner' | 'member' | 'key' | 'operator'; id: string; label: string };
+  client: string;
+  action: string;
+  target?: string;
+  details: Record<string, unknown>;
+}
+
+interface Scope {
+  /** The request's rows (one per mode it changes; the operator's change both), made when written (its body read by then). */
+  records: () => AuditRecord[];
+  written: boolean;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+/** Appends rows (`sql`: the change's transaction, or the database). */
+export async function appendAudit(sql: Sql, records: AuditRecord[]): Promise<void> {
+  for (const entry of records) {
+    await sql.query(
+      `INSERT INTO audit_log (merchant_id, mode, at_ms, actor_kind, actor_id, actor_label, client, action, target, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [entry.merchantId, entry.mode, entry.atMs, entry.actor.kind, entry.actor.id, entry.actor.label, entry.client, entry.action, entry.target ?? null, JSON.stringify(entry.details)],
+      'audit_append', // after every write a secret key or a session makes, initialize's included
+    );
+  }
+}
+
+/** Runs `work` (a request's handler) in an audit scope; answers whether a store wrote its rows in the change's transaction. */
+export async function inAuditScope<T>(records: () => AuditRecord[], work: () => Promise<T>): Promise<{ result: T; written: boolean }> {
+  const scope: Scope = { records, written: false };
+  const result = await scopes.run(scope, work);
+  return { result, written: scope.written };
+}
+
+/** The id a change's result names (a new key's, a payout's, a refund's), for the row's target. */
+function targetOf(result: unknown): string | undefined {
+  if (!result || typeof result !== 'object') return undefined;
+  for (const name of ['id', 'reference'] as const) {
+    const value = (result as Record<string, unknown>)[name];
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/**
+ * `db.transaction(work)`, and in a request's audit scope the request's row written as its last
+ * statement (once per request: the first such transaction to commit carries it). Its target is
+ * the id the result names, else the one the request's path named. A result of false, null or
+ * undefined says nothing changed (no such member, no such key): no row.
+ */
+export async function auditedTransaction<T>(db: Database, work: (tx: Sql) => Promise<T>): Promise<T> {
+  const scope = scopes.getStore();
+  let mine = false;
+  try {
+    return await db.transaction(async (tx) => {
+      const result = await work(tx);
+      const changed = result !== false && result !== undefined && result !== null;
+      if (scope !== undefined && !scope.written && changed) {
+        const target = targetOf(result);
+        await appendAudit(tx, scope.records().map((r) => ({ ...r, target: target ?? r.target })));
+        scope.written = mine = true;
+      }
+      return result;
+    });
+  } catch (error) {
+    // Rolled back (or its COMMIT failed): its row with it; a later change of the request writes one.
+    if (mine) scope!.written = false;
+    throw error;
+  }
+}
