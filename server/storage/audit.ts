@@ -7,19 +7,11 @@
 // row right after it succeeds, as before (routes/route.ts). Outside a scope (jobs, the
 // customer's claim), nothing is written.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditEntry } from '../audit/rules.ts';
 import type { Database, Sql } from './db.ts';
 
-/** One row of the audit log (audit/rules.ts's AuditEntry), without its id. */
-export interface AuditRecord {
-  merchantId: string;
-  mode: string;
-  atMs: number;
-  actor: { kind: 'owner' | 'member' | 'key' | 'operator'; id: string; label: string };
-  client: string;
-  action: string;
-  target?: string;
-  details: Record<string, unknown>;
-}
+/** One row of the audit log, as audit/rules.ts defines it. */
+export type AuditRecord = AuditEntry;
 
 interface Scope {
   /** The request's rows (one per mode it changes; the operator's change both), made when written (its body read by then). */
