@@ -5,7 +5,7 @@
 // waits the operator's delay: each waiting change is listed with its time, and the owner can
 // cancel one they did not ask for.
 import { h } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { BusinessAnswer } from '../../contract/dashboard.ts';
 import { bool, int, nullable, text } from '../../contract/fields.ts';
@@ -36,9 +36,12 @@ export function Settings(_: { path?: string }) {
   const [sent, setSent] = useState(0);
   const networks = session.value?.networks[mode.value] ?? [];
   const newEmail = email.trim().toLowerCase() !== (session.value?.merchant.businessEmail ?? '').toLowerCase();
+  // Fields the person typed in since the service last answered: a load that lands after the
+  // typing (a slow network) leaves them as typed; a save clears them, and shows what was saved.
+  const typed = useRef(new Set<string>());
   const shown = (b: z.infer<typeof BusinessAnswer>['data']) => {
-    setName(b.businessName);
-    setEmail(b.businessEmail);
+    if (!typed.current.has('name')) setName(b.businessName);
+    if (!typed.current.has('email')) setEmail(b.businessEmail);
     setLogo(b.businessLogo);
     setPassword('');
     const s = session.value;
@@ -46,7 +49,8 @@ export function Settings(_: { path?: string }) {
   };
   const load = useCallback(async () => {
     shown((await request('/api/v1/account', BusinessAnswer)).data);
-    setAddresses(networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {});
+    const held: Record<number, string> = networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {};
+    setAddresses((all) => ({ ...held, ...Object.fromEntries(Object.entries(all).filter(([id]) => typed.current.has(`address:${id}`))) }));
     setChanges((await request('/api/v1/destination_changes', Changes)).data);
   }, [mode.value]);
   const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? `chain ${chainId}`;
@@ -69,7 +73,10 @@ export function Settings(_: { path?: string }) {
       <form
         noValidate
         onSubmit={submit(async () => {
-          shown((await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim(), ...(newEmail ? { current_password: password } : {}) } })).data);
+          const saved = (await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim(), ...(newEmail ? { current_password: password } : {}) } })).data;
+          typed.current.delete('name');
+          typed.current.delete('email');
+          shown(saved);
           const file = chosen('logo');
           if (file) {
             const form = new FormData();
@@ -79,8 +86,8 @@ export function Settings(_: { path?: string }) {
           return 'Business saved.';
         })}
       >
-        <Field id="business-name" label="Business name" value={name} onInput={setName} error={fieldError(error, 'business_name')} required />
-        <Field id="business-email" label="E-mail" type="email" hint="Customers see it, and you sign in with it." value={email} onInput={setEmail} error={fieldError(error, 'business_email')} required />
+        <Field id="business-name" label="Business name" value={name} onInput={(v) => (typed.current.add('name'), setName(v))} error={fieldError(error, 'business_name')} required />
+        <Field id="business-email" label="E-mail" type="email" hint="Customers see it, and you sign in with it." value={email} onInput={(v) => (typed.current.add('email'), setEmail(v))} error={fieldError(error, 'business_email')} required />
         {newEmail && (
           <Field id="current-password" label="Current password" type="password" autocomplete="current-password" hint="A new sign-in e-mail needs it; the previous address is told." value={password} onInput={setPassword} error={fieldError(error, 'current_password')} required />
         )}
@@ -97,6 +104,7 @@ export function Settings(_: { path?: string }) {
               setSent(chainId);
               submit(async () => {
                 const set = await request('/api/v1/payout_address', PayoutSet, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
+                typed.current.delete(`address:${chainId}`);
                 await load();
                 return set.data.pending
                   ? `New payout address on ${network} pending: payments from ${when(set.data.effective_at)} go to it, until then to the current one.`
@@ -109,7 +117,10 @@ export function Settings(_: { path?: string }) {
               label={`Payout address on ${network}`}
               hint="As your wallet writes it: its capitals are a checksum."
               value={addresses[chainId] ?? ''}
-              onInput={(v) => setAddresses((all) => ({ ...all, [chainId]: v }))}
+              onInput={(v) => {
+                typed.current.add(`address:${chainId}`);
+                setAddresses((all) => ({ ...all, [chainId]: v }));
+              }}
               error={sent === chainId ? fieldError(error, 'address') : undefined}
             />
             <button type="submit">{networks.length > 1 ? `Save the address on ${network}` : 'Save payout address'}</button>
