@@ -23,9 +23,11 @@ export function Settlement() {
   const [saved, setSaved] = useState<string>();
   const [chosen, setChosen] = useState<string>();
   const { note, error, setError, act } = useAct();
+  // A choice made before the saved one arrives (a slow network) stays the person's.
   useEffect(() => {
+    setChosen(undefined);
     request('/api/v1/settlement', SettlementAnswer)
-      .then((a) => (setSaved(a.data.settlement), setChosen(a.data.settlement)))
+      .then((a) => (setSaved(a.data.settlement), setChosen((c) => c ?? a.data.settlement)))
       .catch(setError);
   }, [mode.value]);
   const save = (e: Event) => {
