@@ -122,7 +122,8 @@ describe.concurrent('API faults × calls', () => {
 });
 
 describe('fault injection is for tests only', () => {
-  it('is off unless asked for, and never touches a live key', async () => {
+  // Two services started one after the other: 60 s, as a hook that starts one gets.
+  it('is off unless asked for, and never touches a live key', { timeout: 60_000 }, async () => {
     const plain = await startService({ demo: true });
     expect(plain.faults).toBeUndefined();
     await plain.close();
