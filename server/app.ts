@@ -24,6 +24,7 @@ import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
 import { FactorStore } from './factors/store.ts';
+import { secretBox } from './factors/secret-box.ts';
 import { EmailStore } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
 import { smtpSender } from './email/smtp.ts';
@@ -107,6 +108,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const { stateDir } = options;
   let opened: Database | undefined;
   let token: string | undefined;
+  let factors: FactorStore;
   try {
     opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, schema: await schemaTemplate() });
     // The lock is confirmed and the token read or made once the database is open: nothing a
@@ -114,6 +116,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     lock?.confirm();
     token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
     await migrate(opened);
+    // Authenticator secrets are kept sealed (factors/secret-box.ts): those kept plain before are sealed now.
+    factors = new FactorStore(opened, secretBox(stateDir, token));
+    await factors.sealPlainSecrets();
   } catch (error) {
     await opened?.close().catch(() => {});
     lock?.release();
@@ -244,7 +249,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
     team: new TeamStore(db),
-    factors: new FactorStore(db),
+    factors,
     mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),

@@ -23,8 +23,8 @@ export interface AuditEntry {
 export const actorOf = (account: Account): AuditEntry['actor'] => account.actor ?? (account.session ? { kind: 'owner', id: account.merchant.id, label: 'owner' } : { kind: 'key', id: 'secret', label: `sk_${account.mode}` });
 
 /**
- * The operator as actor: the name its commands send in `X-Operator` (OPERATOR_NAME, else the
- * user running them), printable and at most 100 characters; 'operator' when none is sent.
+ * The operator as actor: the name its commands send in `X-Operator` (the machine's user
+ * running them), printable and at most 100 characters; 'operator' when none is sent.
  */
 export function operatorActor(sent: string | string[] | undefined): AuditEntry['actor'] {
   const name = (Array.isArray(sent) ? sent[0] : sent)?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100) || 'operator';

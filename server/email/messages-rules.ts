@@ -53,15 +53,21 @@ const en = {
   },
   refund_receipt: {
     subject: 'Your refund from {business}: {amount} {coin}',
-    lines: ['{business} sent your refund of {amount} {coin} for the payment {reference}.', 'Transaction: {tx}'],
+    lines: ['{business} sent your refund of {amount} {coin} on chain {chain} for the payment {reference}.', 'Transaction: {tx}'],
     button: '',
   },
+  factor_changed: {
+    subject: 'Your second factors changed: {business}',
+    lines: ['{change} on your account at {business}, at {time} (UTC).'],
+    button: 'Review your security',
+  },
+  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in' },
   what: { payout_address: 'payout address', bank_account: 'bank account', withdrawal_address: 'withdrawal address' },
   roles: { admin: 'an admin', finance: 'finance', developer: 'a developer', support: 'support', viewer: 'a viewer' },
 };
 
 export type Words = typeof en;
-export type EmailKind = Exclude<keyof Words, 'greeting' | 'signature' | 'notMe' | 'ignore' | 'testMode' | 'what' | 'roles'>;
+export type EmailKind = Exclude<keyof Words, 'greeting' | 'signature' | 'notMe' | 'ignore' | 'testMode' | 'what' | 'roles' | 'changes'>;
 
 const fr: Words = {
   greeting: 'Bonjour,',
@@ -111,9 +117,15 @@ const fr: Words = {
   },
   refund_receipt: {
     subject: 'Votre remboursement de {business} : {amount} {coin}',
-    lines: ['{business} a envoyé votre remboursement de {amount} {coin} pour le paiement {reference}.', 'Transaction : {tx}'],
+    lines: ['{business} a envoyé votre remboursement de {amount} {coin} sur la chaîne {chain} pour le paiement {reference}.', 'Transaction : {tx}'],
     button: '',
   },
+  factor_changed: {
+    subject: 'Vos seconds facteurs ont changé : {business}',
+    lines: ['{change} sur votre compte chez {business}, le {time} (UTC).'],
+    button: 'Vérifier votre sécurité',
+  },
+  changes: { passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
   what: { payout_address: 'adresse de versement', bank_account: 'compte bancaire', withdrawal_address: 'adresse de retrait' },
   roles: { admin: 'administrateur', finance: 'finance', developer: 'développeur', support: 'support', viewer: 'lecteur' },
 };
@@ -166,9 +178,15 @@ const ar: Words = {
   },
   refund_receipt: {
     subject: 'المبلغ المعاد من {business}: {amount} {coin}',
-    lines: ['أرسل {business} المبلغ المعاد {amount} {coin} عن الدفعة {reference}.', 'المعاملة: {tx}'],
+    lines: ['أرسل {business} المبلغ المعاد {amount} {coin} على السلسلة {chain} عن الدفعة {reference}.', 'المعاملة: {tx}'],
     button: '',
   },
+  factor_changed: {
+    subject: 'تغيّرت عوامل التحقق الثانية لديك: {business}',
+    lines: ['{change} في حسابك لدى {business}، في {time} (UTC).'],
+    button: 'مراجعة الأمان',
+  },
+  changes: { passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
   what: { payout_address: 'عنوان دفع', bank_account: 'حساب بنكي', withdrawal_address: 'عنوان سحب' },
   roles: { admin: 'مسؤول', finance: 'المالية', developer: 'مطوّر', support: 'الدعم', viewer: 'مشاهد' },
 };

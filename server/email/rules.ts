@@ -35,8 +35,9 @@ export function render(kind: EmailKind, language: string, to: string, values: Va
     mode: values.mode === 'test' ? words.testMode : '',
     role: typeof values.role === 'string' ? (words.roles[values.role as keyof typeof words.roles] ?? values.role) : '',
     what: typeof values.what === 'string' ? (words.what[values.what as keyof typeof words.what] ?? values.what) : '',
+    change: typeof values.change === 'string' ? (words.changes[values.change as keyof typeof words.changes] ?? values.change) : '',
   };
-  const footer = kind === 'new_device' ? words.notMe : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link' ? words.ignore : '';
+  const footer = kind === 'new_device' || kind === 'factor_changed' ? words.notMe : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link' ? words.ignore : '';
   // A subject is one line, whatever a business calls itself.
   const subject = plain(fill(message.subject, all, plain)).replace(/\s+/g, ' ').trim();
   const lines = message.lines.map((line) => fill(line, all, plain));
@@ -84,10 +85,12 @@ export interface MailedEvent {
   type: string;
   mode: string;
   data: Record<string, unknown>;
+  /** A refund's payment's customer (their e-mail and language), when the payment has one. */
+  customer?: { email: string; language: string };
 }
 
 /** Which events are told by e-mail (migration 0034's trigger keeps the same list). */
-export const MAILED_EVENTS = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'WITHDRAWAL_UPDATED', 'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING'] as const;
+export const MAILED_EVENTS = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'WITHDRAWAL_UPDATED', 'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'REFUND_UPDATED'] as const;
 
 const can = (role: Actor, permission: Permission) => ROLE_PERMISSIONS[role].includes(permission);
 const whenText = (iso: unknown) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '');
@@ -95,7 +98,8 @@ const whenText = (iso: unknown) => (typeof iso === 'string' ? iso.replace('T', '
 /**
  * The e-mails an event makes: a payment received to those who asked for it (each member's own
  * choice); a bank payout paid to who may make payouts; a withdrawal sent to who may withdraw;
- * a new destination waiting to the owner and whoever may cancel it (account.write). Other
+ * a new destination waiting to the owner and whoever may cancel it (account.write); a refund
+ * confirmed, its receipt to the payment's customer (when the payment has their e-mail). Other
  * events, and other states of these, make none.
  */
 export function emailsFor(event: MailedEvent, business: string, people: Recipient[], dashboard: string): Email[] {
@@ -118,6 +122,10 @@ export function emailsFor(event: MailedEvent, business: string, people: Recipien
     case 'WITHDRAWAL_ADDRESS_PENDING':
       if (d.state !== 'pending') return [];
       return pick('destination_pending', (r) => can(r.role, 'account.write'), { what: String(d.kind ?? ''), effective: whenText(d.effective_at) }, `${dashboard}/settings`);
+    case 'REFUND_UPDATED':
+      // Confirmed (its block has the network's confirmations): the customer's receipt, with its transaction.
+      if (d.status !== 'confirmed' || !event.customer) return [];
+      return [render('refund_receipt', event.customer.language, event.customer.email, { business, amount: String(d.amount_exact ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? ''), reference: String(d.reference ?? ''), tx: String(d.tx_hash ?? '') })];
     default:
       return [];
   }

@@ -50,6 +50,8 @@ export class EmailStore {
           const people = await peopleOf(tx, merchantId);
           const body = JSON.parse(row.body as string) as { data?: Record<string, unknown> };
           const event: MailedEvent = { type: row.type as string, mode: row.mode as string, data: body.data ?? {} };
+          // A refund's receipt goes to its payment's customer, when the payment has their e-mail.
+          if (event.type === 'REFUND_UPDATED' && typeof event.data.reference === 'string') event.customer = await customerOf(tx, merchantId, event.mode, event.data.reference);
           for (const email of plan(event, (merchant?.business_name as string | undefined) ?? '', people)) await this.enqueue(email, merchantId, nowMs, tx);
         }
         await tx.query('DELETE FROM email_events WHERE event_id = $1', [row.event_id]);
@@ -95,6 +97,11 @@ export class EmailStore {
     return rows.map((r) => ({ kind: r.kind as string, state: r.state as string, attempts: Number(r.attempts), recipient: (r.recipient as string | null) ?? null, lastError: (r.last_error as string | null) ?? null }));
   }
 
+  /** A payment's customer, to e-mail about their refund: their e-mail (undefined: none given), the language asked, the business's name. */
+  customerOf(merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
+    return customerOf(this.db, merchantId, mode, reference);
+  }
+
   /** The business's people who may be e-mailed, with their choices. */
   people(merchantId: string): Promise<Recipient[]> {
     return peopleOf(this.db, merchantId);
@@ -125,6 +132,24 @@ export class EmailStore {
       return rows.length === 0 ? 'first' : 'new';
     });
   }
+}
+
+export interface Customer {
+  email: string;
+  language: string;
+  business: string;
+}
+
+async function customerOf(sql: Sql, merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
+  const [row] = await sql.query(
+    `SELECT p.customer_email, p.metadata, m.business_name FROM payments p JOIN merchants m ON m.id = p.merchant_id WHERE p.merchant_id = $1 AND p.mode = $2 AND p.reference = $3`,
+    [merchantId, mode, reference],
+  );
+  const email = (row?.customer_email as string | null | undefined)?.trim();
+  if (!row || !email) return undefined;
+  const metadata = typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown> | null) : (row.metadata as Record<string, unknown> | null);
+  const language = typeof metadata?.language === 'string' ? metadata.language : 'en';
+  return { email, language, business: (row.business_name as string | null) ?? '' };
 }
 
 async function peopleOf(sql: Sql, merchantId: string): Promise<Recipient[]> {

@@ -13,6 +13,9 @@ import type { EmailStore } from './store.ts';
 export const DEVICE_COOKIE = 'device';
 export const DEVICE_MAX_AGE_S = 365 * 86_400;
 
+/** What changed of a person's second factors (the e-mail's words per language: messages-rules.ts). */
+export type FactorChange = 'passkey_added' | 'totp_added' | 'factor_removed' | 'recovery_codes' | 'recovery_code_used';
+
 const hashOf = (device: string) => createHash('sha256').update(device).digest('hex');
 
 export class Mail {
@@ -57,6 +60,32 @@ export class Mail {
   }
 
   /**
+   * A person's second factors changed (a passkey or an authenticator app added, one removed,
+   * new recovery codes, a recovery code used): told at once, in their language, whoever did it (a thief with the
+   * password and a step-up is seen by the person whose account it is). False: off, or no such person.
+   */
+  async factorChanged(merchantId: string, business: string, person: string, change: FactorChange): Promise<boolean> {
+    if (!this.on) return false;
+    const who = (await this.store.people(merchantId)).find((p) => p.person === person);
+    if (!who) return false;
+    const nowMs = this.now();
+    await this.store.enqueue(render('factor_changed', who.language, who.email, { business, change, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard/security`), merchantId, nowMs);
+    return true;
+  }
+
+  /**
+   * A refund waiting for its customer's address: its claim link e-mailed to the customer, when
+   * the payment has their e-mail (in the payment's `metadata.language` when it is one of ours,
+   * else English). False: off, or the payment has no customer e-mail.
+   */
+  async customerRefundLink(merchantId: string, mode: string, refund: { reference: string; amount: string; coin: string }, link: string): Promise<boolean> {
+    if (!this.on) return false;
+    const customer = await this.store.customerOf(merchantId, mode, refund.reference);
+    if (!customer) return false;
+    return this.refundLink(merchantId, customer.email, customer.language, { ...refund, business: customer.business }, link);
+  }
+
+  /**
    * A customer's refund link (the refunds code calls this in its own transaction when given
    * `sql`): what is refunded, and the one-time link where they say where it goes. False: off.
    */
@@ -67,7 +96,7 @@ export class Mail {
   }
 
   /** A customer's receipt once their refund is sent (its transaction hash, no link). False: off. */
-  async refundReceipt(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; reference: string; tx: string }, sql?: Sql): Promise<boolean> {
+  async refundReceipt(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; chain: string; reference: string; tx: string }, sql?: Sql): Promise<boolean> {
     if (!this.on) return false;
     await this.store.enqueue(render('refund_receipt', language, to, refund as Values), merchantId, this.now(), sql);
     return true;

@@ -1,9 +1,10 @@
 // A person's second factors and step-up (issue 37), from a dashboard session only (its cookie,
 // and on writes its CSRF token and the service's origin, as every session write): list them,
 // add a passkey or an authenticator app (recovery codes come with the first, shown once), renew
-// the recovery codes, remove one, and prove one (step-up) before money moves. The owner may
-// require one of every member. Adding or removing a factor once you have one needs a step-up
-// first: a stolen password alone cannot add the thief's own.
+// the recovery codes, remove one (each change, and each recovery code used, e-mailed to the
+// person), and prove one (step-up) before money moves. The owner may require one of every
+// member. Adding or removing a factor once you have one needs a step-up first: a stolen
+// password alone cannot add the thief's own.
 import { PasskeyBody, PolicyBody, StepUpBody, TotpBody } from '../../contract/factors.ts';
 import type { Account } from '../domain/account.ts';
 import { Forbidden, NotFound, StepUpRequired } from '../domain/errors.ts';
@@ -12,12 +13,13 @@ import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route, type Limits } from '../routes/route.ts';
+import type { FactorChange } from '../email/use-cases.ts';
 import { holderOf, needsStepUp, STEP_UP_MS } from './rules.ts';
 import type { Who } from './store.ts';
 import { passkeyOptions, prove, registerPasskey, registerTotp, renewRecoveryCodes, stepUpOptions, totpOptions } from './use-cases.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'audit' | 'config' | 'dashboard' | 'factors' | 'log' | 'now' | 'origin' | 'signIns';
+type Uses = 'audit' | 'config' | 'dashboard' | 'factors' | 'log' | 'mail' | 'now' | 'origin' | 'signIns';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 type Ctx = Parameters<Handler>[0];
@@ -43,6 +45,9 @@ async function audited(ctx: Ctx, account: Account, action: string, target: strin
   await service.audit.append((['test', 'live'] as const).map((mode) => ({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } })));
 }
 
+/** The person is e-mailed that their factors changed (through the outbox, in their language), whoever made the change. */
+const told = (ctx: Ctx, session: Awaited<ReturnType<typeof me>>, change: FactorChange) => ctx.service.mail.factorChanged(session.who.merchantId, session.account.merchant.businessName, session.who.holder, change);
+
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 export const listFactors: Handler = async (ctx) => {
@@ -66,6 +71,7 @@ async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { 
   const recoveryCodes = made.first ? await renewRecoveryCodes(service.factors, session.who, service.now()) : undefined;
   await service.factors.steppedUp(session.token, service.now());
   await audited(ctx, session.account, `POST /dashboard/api/factors/${kind}`, made.id, { kind });
+  await told(ctx, session, kind === 'passkey' ? 'passkey_added' : 'totp_added');
   service.log.info({ merchant: session.who.merchantId, kind }, 'second factor added');
   return ok(201, { id: made.id, ...(recoveryCodes ? { recoveryCodes } : {}) }, recoveryCodes ? 'Added. Keep these recovery codes somewhere safe: they are shown this once, and each works once' : 'Added');
 }
@@ -102,6 +108,7 @@ export const recoveryCodes: Handler = async (ctx) => {
   freshFactor(session.account, ctx.service.now());
   const codes = await renewRecoveryCodes(ctx.service.factors, session.who, ctx.service.now());
   await audited(ctx, session.account, 'POST /dashboard/api/factors/recovery-codes', undefined);
+  await told(ctx, session, 'recovery_codes');
   return ok(201, { recoveryCodes: codes }, 'New recovery codes, shown this once; the earlier ones no longer work');
 };
 
@@ -110,6 +117,7 @@ export const removeFactor: Handler = async (ctx) => {
   freshFactor(session.account, ctx.service.now());
   if (!(await ctx.service.factors.remove(session.who, ctx.params.id))) throw new NotFound('No such second factor of yours');
   await audited(ctx, session.account, 'DELETE /dashboard/api/factors/:id', ctx.params.id);
+  await told(ctx, session, 'factor_removed');
   return { status: 204, body: undefined };
 };
 
@@ -133,6 +141,8 @@ export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const proved = await prove(ctx.service.factors, session.who, ctx.body, ctx.service.origin(), nowMs);
   await ctx.service.factors.steppedUp(session.token, nowMs);
   await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code' });
+  // A recovery code used is told: if it was not the person, their codes are in someone's hands.
+  if (!ctx.body.passkey && !ctx.body.code) await told(ctx, session, 'recovery_code_used');
   return ok(200, { steppedUpUntil: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved.with}: money may move for five minutes`);
 };
 

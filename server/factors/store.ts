@@ -4,6 +4,7 @@
 // (`owner` or a member's id) within a merchant. Each use is one conditional UPDATE, so two
 // requests with the same code or counter cannot both pass, on one instance or several.
 import { randomUUID } from 'node:crypto';
+import type { SecretBox } from './secret-box.ts';
 import type { Database, Row } from '../storage/db.ts';
 import { tokenHash } from '../merchants/sign-in-rules.ts';
 
@@ -23,7 +24,14 @@ export interface Factor {
   totpLastStep: number;
 }
 
-const factorOf = (r: Row): Factor => ({
+/**
+ * What a sealed secret is bound to (its associated data): a factor's own id (it stays the
+ * factor's when ownership is handed over), an enrolment's challenge the person's.
+ */
+const whoseOf = (who: Who) => `challenge:${who.merchantId}/${who.holder}`;
+const factorAad = (id: string) => `factor:${id}`;
+
+const factorOf = (r: Row, box: SecretBox): Factor => ({
   id: r.id as string,
   kind: r.kind as Factor['kind'],
   label: r.label as string,
@@ -32,7 +40,7 @@ const factorOf = (r: Row): Factor => ({
   ...(r.credential_id ? { credentialId: r.credential_id as string, publicKey: r.public_key as string } : {}),
   counter: Number(r.counter),
   ...(r.transports ? { transports: (r.transports as string).split(',') } : {}),
-  ...(r.totp_secret ? { totpSecret: r.totp_secret as string } : {}),
+  ...(r.totp_secret ? { totpSecret: box.open(r.totp_secret as string, factorAad(r.id as string)) } : {}),
   totpLastStep: Number(r.totp_last_step),
 });
 
@@ -42,11 +50,41 @@ export interface Who {
 }
 
 export class FactorStore {
-  constructor(private readonly db: Database) {}
+  /** `box`: seals authenticator secrets (in second_factors and the enrolment's challenge), never kept in plain text. */
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
 
   async factors(who: Who): Promise<Factor[]> {
     const rows = await this.db.query('SELECT * FROM second_factors WHERE merchant_id = $1 AND holder = $2 ORDER BY created_ms, id', [who.merchantId, who.holder]);
-    return rows.map(factorOf);
+    return rows.map((r) => factorOf(r, this.box));
+  }
+
+  /**
+   * Seals the authenticator secrets kept in plain text before sealing was (at start, once per
+   * row: a row sealed already is left alone). Answers how many it sealed. Refuses (at start)
+   * a key that does not open the secrets sealed already: another instance's, or a lost one.
+   */
+  async sealPlainSecrets(): Promise<number> {
+    const [one] = await this.db.query(`SELECT id, totp_secret FROM second_factors WHERE totp_secret LIKE 'sealed:v1:%' LIMIT 1`);
+    if (one) {
+      try {
+        this.box.open(one.totp_secret as string, factorAad(one.id as string));
+      } catch {
+        throw new Error('The secrets key does not open the authenticator secrets this database holds: every instance sharing it needs the same key (DATA_DIR/secrets-key, docs/team.md)');
+      }
+    }
+    let sealed = 0;
+    const plain = (column: string) => `${column} IS NOT NULL AND ${column} NOT LIKE 'sealed:v1:%'`;
+    for (const r of await this.db.query(`SELECT id, totp_secret FROM second_factors WHERE ${plain('totp_secret')}`)) {
+      sealed += (await this.db.query(`UPDATE second_factors SET totp_secret = $2 WHERE id = $1 AND totp_secret = $3 RETURNING id`, [r.id, this.box.seal(r.totp_secret as string, factorAad(r.id as string)), r.totp_secret])).length;
+    }
+    for (const r of await this.db.query(`SELECT merchant_id, holder, challenge FROM factor_challenges WHERE purpose = 'totp' AND ${plain('challenge')}`)) {
+      const whose = whoseOf({ merchantId: r.merchant_id as string, holder: r.holder as string });
+      sealed += (await this.db.query(`UPDATE factor_challenges SET challenge = $3 WHERE merchant_id = $1 AND holder = $2 AND purpose = 'totp' AND challenge = $4 RETURNING holder`, [r.merchant_id, r.holder, this.box.seal(r.challenge as string, whose), r.challenge])).length;
+    }
+    return sealed;
   }
 
   /** A challenge handed out (a new one for the same purpose replaces it). */
@@ -54,14 +92,16 @@ export class FactorStore {
     await this.db.query(
       `INSERT INTO factor_challenges (merchant_id, holder, purpose, challenge, expires_ms) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (merchant_id, holder, purpose) DO UPDATE SET challenge = $4, expires_ms = $5`,
-      [who.merchantId, who.holder, purpose, challenge, expiresMs],
+      [who.merchantId, who.holder, purpose, purpose === 'totp' ? this.box.seal(challenge, whoseOf(who)) : challenge, expiresMs],
     );
   }
 
   /** Takes the challenge: deleted whether or not it is still alive, so it is answered once at most. */
   async takeChallenge(who: Who, purpose: string, nowMs: number): Promise<string | undefined> {
     const [row] = await this.db.query('DELETE FROM factor_challenges WHERE merchant_id = $1 AND holder = $2 AND purpose = $3 RETURNING challenge, expires_ms', [who.merchantId, who.holder, purpose]);
-    return row && Number(row.expires_ms) > nowMs ? (row.challenge as string) : undefined;
+    if (!row || Number(row.expires_ms) <= nowMs) return undefined;
+    // An authenticator's secret waiting for its first code is sealed as the factor's is.
+    return purpose === 'totp' ? this.box.open(row.challenge as string, whoseOf(who)) : (row.challenge as string);
   }
 
   /** Adds a factor; answers whether it is the person's first (then their recovery codes are made). */
@@ -72,7 +112,7 @@ export class FactorStore {
       await tx.query(
         `INSERT INTO second_factors (id, merchant_id, holder, kind, label, credential_id, public_key, counter, transports, totp_secret, totp_last_step, created_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, who.merchantId, who.holder, factor.kind, factor.label, factor.credentialId ?? null, factor.publicKey ?? null, factor.counter ?? 0, factor.transports?.join(',') || null, factor.totpSecret ?? null, factor.totpLastStep ?? 0, nowMs],
+        [id, who.merchantId, who.holder, factor.kind, factor.label, factor.credentialId ?? null, factor.publicKey ?? null, factor.counter ?? 0, factor.transports?.join(',') || null, factor.totpSecret === undefined ? null : this.box.seal(factor.totpSecret, factorAad(id)), factor.totpLastStep ?? 0, nowMs],
       );
       return { id, first: Number(had.n) === 0 };
     });

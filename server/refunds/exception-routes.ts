@@ -15,7 +15,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'destinations' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury';
+type Uses = 'attention' | 'catalog' | 'destinations' | 'mail' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -50,7 +50,9 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
   };
   const { refund, claimToken } = await sendBack(service.refunds, ports, account, { reference: params.reference, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
   if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
-  return ok(201, { ...refundView(refund), claim_url: `${service.origin()}/refund#${claimToken}` }, 'Sent back once the customer names their wallet: give them claim_url (shown this once)');
+  const claimUrl = `${service.origin()}/refund#${claimToken}`;
+  const emailed = await service.mail.customerRefundLink(account.merchant.id, account.mode, { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin }, claimUrl);
+  return ok(201, { ...refundView(refund), claim_url: claimUrl }, `Sent back once the customer names their wallet: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`);
 };
 
 export const routes = [

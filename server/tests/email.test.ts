@@ -2,11 +2,13 @@
 // invitation goes to the invited address only (refused once by the server, then tried again
 // and accepted), in the language asked, and its link works against the service; the operator's
 // sign-in link reaches the owner and works; a sign-in from a new device is told, a known one is
-// not; a payment received is e-mailed to whoever asked for it. Nothing secret but the link is
-// in an e-mail, and no address nor link reaches a log or stays in the outbox once sent. Two
-// claims at once take different e-mails. Without SMTP_URL, e-mail is off: said once in the
-// log, and the invitation's link is answered to pass on by hand.
+// not; a change of one's second factors is told to that person; a payment received is e-mailed
+// to whoever asked for it; a refund's claim link and receipt reach the payment's customer.
+// Nothing secret but the link is in an e-mail, and no address nor link reaches a log or stays
+// in the outbox once sent. Two claims at once take different e-mails. Without SMTP_URL, e-mail
+// is off: said once in the log, and the invitation's link is answered to pass on by hand.
 import { Writable } from 'node:stream';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
@@ -123,6 +125,28 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     expect(smtp.received.slice(before).filter((m) => m.subject.startsWith('A new sign-in'))).toHaveLength(1);
   });
 
+  it("each change of a person's second factors, and each recovery code used, is e-mailed to that person: what and when, no secret", async () => {
+    const started = await call(api, '/dashboard/api/factors/totp/options', { ...owner, method: 'POST' });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const secret = started.body.data.secret as string;
+    const app = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+    const added = await call(api, '/dashboard/api/factors/totp', { ...owner, method: 'POST', body: { code: app.generate() } });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const codes = added.body.data.recoveryCodes as string[];
+    const mine = (words: string) => smtp.waitFor((m) => m.to.includes('owner@harbour.example') && m.text.includes(words));
+    const told = [await mine('An authenticator app was added')];
+    expect(told[0]!.subject).toBe('Your second factors changed: Harbour <Coffee>');
+    expect(told[0]!.text).toMatch(/Harbour <Coffee>, at \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)/);
+    expect(told[0]!.text).toContain('Sign out everywhere');
+    expect((await call(api, '/dashboard/api/step-up', { ...owner, method: 'POST', body: { recovery_code: codes[0] } })).status).toBe(200);
+    told.push(await mine('A recovery code was used'));
+    expect((await call(api, `/dashboard/api/factors/${added.body.data.id}`, { ...owner, method: 'DELETE' })).status).toBe(204);
+    told.push(await mine('A second factor was removed'));
+    // The person whose factors they are, nobody else; no secret, no recovery code.
+    expect(smtp.received.filter((m) => m.subject.startsWith('Your second factors changed')).flatMap((m) => m.to)).toEqual(Array(3).fill('owner@harbour.example'));
+    for (const m of told) for (const hidden of [secret, ...codes]) expect(`${m.raw} ${m.text} ${m.html}`).not.toContain(hidden);
+  });
+
   it('a payment received is e-mailed to whoever asked for it, in their language', async () => {
     const chosen = await call(api, '/api/v1/email_choices', { ...owner, method: 'PUT', body: { payment_received: true, language: 'ar' } });
     expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
@@ -140,6 +164,32 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     expect(mail.raw).not.toContain('ada@example.com');
     // The viewer did not ask: told nothing.
     expect(smtp.received.filter((m) => m.to.includes('vera@harbour.example'))).toHaveLength(1);
+  });
+
+  it("a refund waiting for the customer's wallet e-mails them its claim link (never logged), and a confirmed refund their receipt", async () => {
+    const key = merchant.keys.test.secretKey;
+    const made = await call(api, '/api/v1/refunds', { method: 'POST', bearer: key, body: { reference: 'mail-1', amount: 'rest', reason: 'out of stock' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.message).toContain('e-mailed');
+    const claimUrl = made.body.data.claim_url as string;
+    const link = await smtp.waitFor((m) => m.to.includes('ada@example.com') && m.subject.includes('is refunding you'));
+    expect(link.subject).toBe(`Harbour <Coffee> is refunding you ${made.body.data.amount_exact} USDT`);
+    expect(linkIn(link.text, '/refund#')).toBe(claimUrl);
+    // Nothing secret but the link; the link in no log line.
+    expect(link.raw).not.toContain(key);
+    expect(logged.join('')).not.toContain(new URL(claimUrl).hash.slice(1));
+    // Confirmed (as the refund job writes it): the customer's receipt names amount, coin, chain and transaction, and no link.
+    const tx = `0x${'ab'.repeat(32)}`;
+    await api.parts.events.add(api.db, { merchant: { id: merchant.id }, mode: 'test' } as never, 'REFUND_UPDATED', { ...made.body.data, claim_url: undefined, status: 'confirmed', tx_hash: tx }, Date.now());
+    const receipt = await smtp.waitFor((m) => m.to.includes('ada@example.com') && m.subject.startsWith('Your refund from'));
+    expect(receipt.text).toContain(`sent your refund of ${made.body.data.amount_exact} USDT on chain ${made.body.data.chain_id} for the payment mail-1`);
+    expect(receipt.text).toContain(`Transaction: ${tx}`);
+    expect(receipt.raw).not.toContain(new URL(claimUrl).hash.slice(1));
+    // Its other changes tell the customer nothing (one link, one receipt).
+    await api.parts.events.add(api.db, { merchant: { id: merchant.id }, mode: 'test' } as never, 'REFUND_UPDATED', { ...made.body.data, claim_url: undefined, status: 'sent', tx_hash: tx }, Date.now());
+    const outbox = new EmailStore(api.db);
+    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(smtp.received.filter((m) => m.to.includes('ada@example.com'))).toHaveLength(2);
   });
 
   it('two claims at once take different e-mails', async () => {

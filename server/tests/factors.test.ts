@@ -4,11 +4,18 @@
 // taken twice, a step-up that opens live money moves for five minutes and is refused after
 // them (also when the same proof is sent again), member changes stepped up in either mode,
 // secret keys never stepped up, and the owner's requirement sending a member without a second
-// factor to enrol before anything else. Passkeys are proved in Chromium (e2e/factors.spec.ts).
+// factor to enrol before anything else; an authenticator secret sealed at rest. Passkeys are
+// proved in Chromium (e2e/factors.spec.ts).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { SecretBox, secretBox, secretsKeyFile } from '../factors/secret-box.ts';
+import { FactorStore } from '../factors/store.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 
 const ADMIN = 'op_factors_test_token_0123456789abcdef0123456789';
@@ -172,5 +179,42 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     const log = await call('/api/v1/audit_log?limit=100', as(owner));
     const actions = log.body.data.map((r: { action: string; actor: { kind: string } }) => `${r.actor.kind} ${r.action}`);
     expect(actions).toEqual(expect.arrayContaining(['owner POST /dashboard/api/factors/totp', 'owner POST /dashboard/api/step-up', 'owner PUT /dashboard/api/factors/policy', 'member POST /dashboard/api/factors/totp']));
+  });
+
+  it('an authenticator\'s secret is sealed at rest (AES-256-GCM): no row holds it, one kept plain before is sealed at start, and its codes still verify', async () => {
+    clock += 10 * MINUTE;
+    const stored = async () => (await api.db.query(`SELECT id, totp_secret FROM second_factors WHERE merchant_id = $1 AND holder = 'owner'`, [merchantId]))[0]!;
+    const sealed = await stored();
+    expect(sealed.totp_secret).toMatch(/^sealed:v1:/);
+    expect(sealed.totp_secret).not.toContain(secret);
+    // …nor the secret waiting for its first code.
+    expect((await call('/dashboard/api/factors/totp/options', as(owner, { method: 'POST' }))).status).toBe(403); // a step-up first
+    expect((await call('/dashboard/api/step-up', as(owner, { method: 'POST', body: { code: code(secret) } }))).status).toBe(200);
+    const started = (await call('/dashboard/api/factors/totp/options', as(owner, { method: 'POST' }))).body.data.secret as string;
+    const [challenge] = await api.db.query(`SELECT challenge FROM factor_challenges WHERE merchant_id = $1 AND purpose = 'totp'`, [merchantId]);
+    expect(challenge!.challenge).toMatch(/^sealed:v1:/);
+    expect(challenge!.challenge).not.toContain(started);
+    // A row written before sealing was kept: plain, sealed when the service starts, and its codes verify.
+    await api.db.query('UPDATE second_factors SET totp_secret = $2 WHERE id = $1', [sealed.id, secret]);
+    expect(await api.parts.factors.sealPlainSecrets()).toBe(1); // the sealed ones (the member's, the challenge) left alone
+    expect((await stored()).totp_secret).toMatch(/^sealed:v1:/);
+    expect((await stored()).totp_secret).not.toContain(secret);
+    clock += MINUTE;
+    expect((await call('/dashboard/api/step-up', as(owner, { method: 'POST', body: { code: code(secret) } }))).status).toBe(200);
+    // Another key (a copy of the database alone, or an instance with another key file) opens nothing, and the service refuses to start with it.
+    const stranger = new FactorStore(api.db, new SecretBox(randomBytes(32)));
+    await expect(stranger.factors({ merchantId, holder: 'owner' })).rejects.toThrow();
+    await expect(stranger.sealPlainSecrets()).rejects.toThrow(/secrets key does not open/);
+    // Sealed for its own row: moved to another factor's, it opens nothing.
+    const [theirs] = await api.db.query(`SELECT id FROM second_factors WHERE merchant_id = $1 AND holder <> 'owner'`, [merchantId]);
+    await api.db.query('UPDATE second_factors SET totp_secret = $2 WHERE id = $1', [theirs!.id, (await stored()).totp_secret]);
+    const holder = (await api.db.query('SELECT holder FROM second_factors WHERE id = $1', [theirs!.id]))[0]!.holder as string;
+    await expect(api.parts.factors.factors({ merchantId, holder })).rejects.toThrow();
+    // The key file is made once, the owner's only, and read back the same.
+    const dir = mkdtempSync(join(tmpdir(), 'secrets-'));
+    const box = secretBox(dir, undefined);
+    expect(statSync(secretsKeyFile(dir)).mode & 0o777).toBe(0o600);
+    expect(secretBox(dir, undefined).open(box.seal('JBSWY3DP', 'factor:x'), 'factor:x')).toBe('JBSWY3DP');
+    rmSync(dir, { recursive: true });
   });
 });
