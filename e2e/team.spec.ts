@@ -6,7 +6,8 @@
 // the page itself, are answered 403. The finance member, signed in again (a new session is not
 // stepped up), withdraws live USDT from the Withdrawals screen after the passkey step-up the
 // dashboard asks for, then refunds a live payment. The Audit screen shows each step with who
-// did it. A restricted read-only key is refused a withdrawal. Five minutes later the same
+// did it. A restricted read-only key is refused a withdrawal. The viewer's navigation
+// lacks the money screens, and the URL of one says the role cannot see it. Five minutes later the same
 // passkey answer replayed steps up nothing, and a member removed while signed in is signed out.
 // Needs `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
@@ -169,6 +170,13 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await expect(viewer.getByLabel('E-mail')).toHaveAccessibleDescription(/another e-mail/);
   await axe(viewer, 'join');
   await join(viewer, veraLink, 'vera@quay-team.example');
+  // The viewer's navigation offers no screen the role cannot use, and such a screen's URL says so.
+  const viewerNav = viewer.getByRole('navigation', { name: 'Dashboard' });
+  await expect(viewerNav.getByRole('link', { name: 'Payments' })).toBeVisible();
+  for (const name of ['Swaps', 'Payouts', 'Withdrawals', 'Developers', 'Events', 'Members', 'Audit log']) await expect(viewerNav.getByRole('link', { name, exact: true }), name).toHaveCount(0);
+  await viewer.goto(new URL('/dashboard/withdrawals', viewer.url()).href);
+  await expect(viewer.getByRole('heading', { name: 'Your role cannot see this' })).toBeVisible();
+  await expect(viewer.getByLabel('Amount', { exact: true })).toHaveCount(0);
   const finance = await device(await browser.newContext());
   const finLink = await invitationTo('fin@quay-team.example');
   await join(finance, finLink, 'fin@quay-team.example');
