@@ -27,6 +27,7 @@ const SCREENS: Screen[] = [
   ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals), 'balances.write'],
   ['/dashboard/refunds', 'Refunds', () => import('./screens/Refunds.tsx').then((m) => m.Refunds)],
   ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers), 'developers.read'],
+  ['/dashboard/keys', null, () => import('./screens/Keys.tsx').then((m) => m.Keys), 'developers.read'],
   ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events), 'developers.read'],
   ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx').then((m) => m.Settings)],
   ['/dashboard/security', 'Security', () => import('./screens/Security.tsx').then((m) => m.Security)],
