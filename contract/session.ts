@@ -21,6 +21,8 @@ const sessionCoin = z.object({ symbol: text, chainId: int, decimals: int });
 export const DashboardSession = later(() =>
   z.object({
     merchant: z.object({ id: text, businessName: text, businessEmail: text }),
+    /** Issue 37: what this person's role may do (contract/team.ts's PERMISSIONS; the service also answers `role`): the screens offered follow it; the service checks each request itself. */
+    permissions: z.array(text),
     csrfToken: text,
     expiresAt: timestamp,
     publicKeys: z.object({ test: text, live: text }),

@@ -4,14 +4,17 @@
 import { h, Fragment, type ComponentChildren, type ComponentType } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Router, useLocation } from 'preact-iso';
-import { mode, session, signOut, stepUpPrompt } from './api.ts';
+import { may, mode, session, signOut, stepUpPrompt } from './api.ts';
 import { SignIn } from './screens/SignIn.tsx';
 import { lang, LANGS, speak, t, type Lang } from './words.ts';
 
 // Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
 // with the frame): the first load carries the frame, the sign-in and what every screen shares.
-// One table gives the router its routes and the navigation its links (a label: listed, in order).
-type Screen = [path: string, label: string | null, load: () => Promise<ComponentType<{ path?: string }>>];
+// One table gives the router its routes and the navigation its links (a label: listed, in order),
+// and the permission a screen needs beyond the reads every role holds (payments, balances, payouts,
+// account: docs/team.md): a role without it is not offered the screen, and its URL says so (the
+// service refuses the requests themselves, whatever is shown).
+type Screen = [path: string, label: string | null, load: () => Promise<ComponentType<{ path?: string }>>, permission?: string];
 const SCREENS: Screen[] = [
   ['/dashboard', 'Home', () => import('./screens/Home.tsx').then((m) => m.Home)],
   ['/dashboard/payments', 'Payments', () => import('./screens/Payments.tsx').then((m) => m.Payments)],
@@ -19,20 +22,21 @@ const SCREENS: Screen[] = [
   ['/dashboard/products', 'Products', () => import('./screens/Products.tsx').then((m) => m.Products)],
   ['/dashboard/links', 'Links', () => import('./screens/Links.tsx').then((m) => m.Links)],
   ['/dashboard/balances', 'Balances', () => import('./screens/Balances.tsx').then((m) => m.Balances)],
-  ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx').then((m) => m.Swaps)],
-  ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx').then((m) => m.Payouts)],
-  ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals)],
+  ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx').then((m) => m.Swaps), 'balances.write'],
+  ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx').then((m) => m.Payouts), 'payouts.write'],
+  ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals), 'balances.write'],
   ['/dashboard/refunds', 'Refunds', () => import('./screens/Refunds.tsx').then((m) => m.Refunds)],
-  ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers)],
-  ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events)],
+  ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers), 'developers.read'],
+  ['/dashboard/keys', null, () => import('./screens/Keys.tsx').then((m) => m.Keys), 'developers.read'],
+  ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events), 'developers.read'],
   ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx').then((m) => m.Settings)],
   ['/dashboard/security', 'Security', () => import('./screens/Security.tsx').then((m) => m.Security)],
-  ['/dashboard/members', 'Members', () => import('./screens/Members.tsx').then((m) => m.Members)],
-  ['/dashboard/audit', 'Audit log', () => import('./screens/Audit.tsx').then((m) => m.Audit)],
+  ['/dashboard/members', 'Members', () => import('./screens/Members.tsx').then((m) => m.Members), 'team.read'],
+  ['/dashboard/audit', 'Audit log', () => import('./screens/Audit.tsx').then((m) => m.Audit), 'audit.read'],
   ['/dashboard/join', null, () => import('./screens/Join.tsx').then((m) => m.Join)],
   ['/dashboard/welcome', null, () => import('./screens/Welcome.tsx').then((m) => m.Welcome)],
 ];
-const ROUTES = SCREENS.map(([path, label, load]) => [path, label, lazy(load)] as const);
+const ROUTES = SCREENS.map(([path, label, load, permission]) => [path, label, lazy(load), permission] as const);
 
 stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
 
@@ -42,7 +46,7 @@ function Nav() {
   return (
     <nav aria-label={t('Dashboard')}>
       <ul>
-        {ROUTES.map(([href, label]) => label && (
+        {ROUTES.map(([href, label, , permission]) => label && may(permission) && (
           <li key={href}>
             <a href={href} aria-current={current(href) ? 'page' : undefined}>
               {t(label)}
@@ -127,20 +131,20 @@ function Screens() {
   if (session.value === null && !open) return null;
   return (
     <Router onRouteChange={focusHeading}>
-      {ROUTES.map(([path, , Screen]) => (
-        <Screen key={path} path={path} />
-      ))}
+      {ROUTES.map(([path, , Screen, permission]) => (may(permission) ? <Screen key={path} path={path} /> : <NotFound key={path} path={path} refused />))}
       <SignIn path="/dashboard/sign-in" />
       <NotFound default />
     </Router>
   );
 }
 
-function NotFound(_: { default?: boolean }) {
-  useEffect(() => void (document.title = t('Not found')), []);
+/** An unknown URL, or a screen the role cannot use (`refused`): said plainly (the service would refuse its requests anyway). */
+function NotFound({ refused }: { default?: boolean; path?: string; refused?: boolean }) {
+  const title = refused ? 'Your role cannot see this' : t('Not found');
+  useEffect(() => void (document.title = title), [title]);
   return (
     <>
-      <h1>{t('Not found')}</h1>
+      <h1>{title}</h1>
       <p>
         <a href="/dashboard">{t('Home')}</a>
       </p>

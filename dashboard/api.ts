@@ -9,6 +9,8 @@ import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */
 export const session = signal<DashboardSession | null | undefined>(undefined);
+/** Whether the signed-in person's role holds the permission (none named: everyone): the screens offered follow it, the service checks each request itself. */
+export const may = (permission?: string): boolean => !permission || !!session.value?.permissions.includes(permission);
 /** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
@@ -40,18 +42,6 @@ export async function request<S extends z.ZodMiniType>(path: string, schema?: S,
     return request(path, schema, { ...options, again: true });
   }
   return readAnswer(`${method} ${path}`, response.status, text, schema);
-}
-
-/** Downloads an answer (the CSV export) as a file: fetched with the session, saved from a blob. */
-export async function download(path: string, filename: string): Promise<void> {
-  const response = await fetch(path, { headers: { 'x-mode': mode.value }, credentials: 'same-origin' });
-  if (!response.ok) readAnswer(`GET ${path}`, response.status, await response.text());
-  const url = URL.createObjectURL(await response.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** A new session: the dashboard opens in live mode when the service has a live network. */

@@ -14,6 +14,7 @@ import type { LinkList as ContractLinkList, LinkListItem } from '../contract/pay
 import type { Product } from '../contract/products.ts';
 import type { Qr as ContractQr } from '../contract/schemas.ts';
 import type { Refund as ContractRefund } from '../contract/refunds.ts';
+import type { NewRestrictedKeyAnswer, RestrictedKey, RestrictedKeysAnswer } from '../contract/team.ts';
 import type * as live from './live.ts';
 import type * as balances from './screens/Balances.tsx';
 import type * as lines from './screens/lines.ts';
@@ -29,6 +30,7 @@ import type * as settings from './screens/Settings.tsx';
 import type * as settlement from './screens/Settlement.tsx';
 import type * as refunds from './screens/Refunds.tsx';
 import type * as attention from './screens/Attention.tsx';
+import type * as keys from './screens/Keys.tsx';
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : never;
 type Answer<T> = Out<ReturnType<typeof answer<T extends z.ZodMiniType ? T : never>>>;
@@ -66,9 +68,13 @@ export const held: {
   entry: Covers<typeof balances.Entry, Out<typeof StatementPage>['data'][number]>;
   entries: Covers<typeof balances.Entries, Out<typeof StatementPage>>;
   settlement: Covers<typeof settlement.SettlementAnswer, Answer<typeof SettlementAnswer>>;
+  restrictedKey: Covers<typeof keys.Key, Out<typeof RestrictedKey>>;
+  restrictedKeys: Covers<typeof keys.List, Out<typeof RestrictedKeysAnswer>>;
+  newRestrictedKey: Covers<typeof keys.Made, Out<typeof NewRestrictedKeyAnswer>>;
 } = {
   liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
   linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
   balanceLine: true, balanceLines: true, swap: true, swapAnswer: true, withdrawal: true, limit: true, bank: true, payout: true, entry: true, entries: true, settlement: true,
   refund: true, refundMade: true, sentBack: true,
+  restrictedKey: true, restrictedKeys: true, newRestrictedKey: true,
 };

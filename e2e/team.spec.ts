@@ -6,7 +6,9 @@
 // the page itself, are answered 403. The finance member, signed in again (a new session is not
 // stepped up), withdraws live USDT from the Withdrawals screen after the passkey step-up the
 // dashboard asks for, then refunds a live payment. The Audit screen shows each step with who
-// did it. A restricted read-only key is refused a withdrawal. Five minutes later the same
+// did it. A restricted read-only key, made on the Restricted keys screen, reads payments and is
+// refused a refund and a withdrawal, then revoked there and refused. The viewer's navigation
+// lacks the money screens, and the URL of one says the role cannot see it. Five minutes later the same
 // passkey answer replayed steps up nothing, and a member removed while signed in is signed out.
 // Needs `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
@@ -150,12 +152,38 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await expect(page.locator('#invitation-link')).toHaveCount(0);
   await axe(page, 'members');
 
-  // A restricted read-only key is refused a withdrawal.
-  const readOnly = await fromPage(page, 'POST', '/api/v1/keys/restricted', { name: 'reports', permissions: ['payments.read', 'balances.read'] });
-  expect(readOnly.status, JSON.stringify(readOnly.body)).toBe(201);
-  const refused = await (await fetch(`${api.url}/api/v1/withdrawals`, { method: 'POST', headers: key(readOnly.body.data.secretKey), body: JSON.stringify({ coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address }) })).json();
+  // A restricted read-only key, made on its screen (Developers links to it): listed with who made
+  // it, its secret shown once; it reads payments, and is refused a refund and a withdrawal.
+  await page.getByRole('link', { name: 'Developers' }).click();
+  await page.getByRole('link', { name: 'Restricted keys' }).click();
+  await expect(page.getByRole('heading', { name: 'Restricted keys (live)' })).toBeVisible();
+  await page.getByLabel('Name').fill('reports');
+  await page.getByLabel('payments.read', { exact: true }).check();
+  await page.getByLabel('balances.read', { exact: true }).check();
+  await page.getByRole('button', { name: 'Make the live key' }).click();
+  await expect(page.getByRole('heading', { name: 'Copy the new key now' })).toBeVisible();
+  const secret = (await page.locator('#new-secret').textContent())!.trim();
+  const listed = page.getByRole('row', { name: /^reports/ });
+  await expect(listed.getByRole('cell', { name: 'owner', exact: true })).toBeVisible();
+  await expect(listed).toContainText('balances.read, payments.read');
+  await axe(page, 'keys');
+  const withKey = (method: string, path: string, body?: unknown) => fetch(`${api.url}${path}`, { method, headers: key(secret), body: body === undefined ? undefined : JSON.stringify(body) });
+  expect((await withKey('GET', '/api/v1/payments')).status).toBe(200);
+  const noRefund = await withKey('POST', '/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'test' });
+  expect(noRefund.status).toBe(403);
+  expect((await noRefund.json()).message).toContain('refunds.write');
+  const refused = await (await withKey('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address })).json();
   expect(refused).toMatchObject({ code: 'permission_denied' });
   expect(refused.message).toContain('balances.write');
+  // Revoked after a confirmation (checked in the dark scheme too): refused at once.
+  await listed.getByRole('button', { name: 'Revoke reports' }).click();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page, 'keys, dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.getByRole('button', { name: 'Revoke reports now' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Key reports revoked' })).toBeVisible();
+  await expect(listed).toHaveCount(0);
+  expect((await withKey('GET', '/api/v1/payments')).status).toBe(401);
 
   // Each opens their own e-mail's link on their own device.
   const viewer = await device(await browser.newContext());
@@ -169,6 +197,13 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await expect(viewer.getByLabel('E-mail')).toHaveAccessibleDescription(/another e-mail/);
   await axe(viewer, 'join');
   await join(viewer, veraLink, 'vera@quay-team.example');
+  // The viewer's navigation offers no screen the role cannot use, and such a screen's URL says so.
+  const viewerNav = viewer.getByRole('navigation', { name: 'Dashboard' });
+  await expect(viewerNav.getByRole('link', { name: 'Payments' })).toBeVisible();
+  for (const name of ['Swaps', 'Payouts', 'Withdrawals', 'Developers', 'Events', 'Members', 'Audit log']) await expect(viewerNav.getByRole('link', { name, exact: true }), name).toHaveCount(0);
+  await viewer.goto(new URL('/dashboard/withdrawals', viewer.url()).href);
+  await expect(viewer.getByRole('heading', { name: 'Your role cannot see this' })).toBeVisible();
+  await expect(viewer.getByLabel('Amount', { exact: true })).toHaveCount(0);
   const finance = await device(await browser.newContext());
   const finLink = await invitationTo('fin@quay-team.example');
   await join(finance, finLink, 'fin@quay-team.example');

@@ -6,7 +6,8 @@ import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { int, nullable, text } from '../../contract/fields.ts';
-import { download, mode, request } from '../api.ts';
+import { may, mode, request } from '../api.ts';
+import { download } from '../download.ts';
 import { when } from '../format.ts';
 import { useLive } from '../live.ts';
 import { ErrorNote, useTitle } from './common.tsx';
@@ -85,9 +86,12 @@ export function Balances(_: { path?: string }) {
     <section>
       <h1>{t('Balances')}</h1>
       <p>{t('On balance settlement the service keeps your payments in the operator\u2019s treasury: available to swap, pay out or withdraw; reserved for a swap, payout or withdrawal under way; pending: paid by customers, not yet swept to the treasury.')}</p>
-      <p>
-        <a href="/dashboard/swaps">{t('Swaps')}</a> · <a href="/dashboard/payouts">{t('Payouts')}</a> · <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>
-      </p>
+      {/* The money screens, for a role that moves money (issue 37: a viewer is offered none). */}
+      {may('balances.write') && (
+        <p>
+          <a href="/dashboard/swaps">{t('Swaps')}</a> · {may('payouts.write') && <a href="/dashboard/payouts">{t('Payouts')}</a>} · <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>
+        </p>
+      )}
       <ErrorNote error={error} />
       {lines?.length === 0 && <p>{t('No money held for you in this mode.')}</p>}
       {!!lines?.length && (

@@ -47,6 +47,7 @@ export function Developers(_: { path?: string }) {
         <dt>Secret key</dt>
         <dd>Shown only when made. Keep it on your server.</dd>
       </dl>
+      <p><a href="/dashboard/keys">Restricted keys</a>: secret keys that may do only what you choose.</p>
       {rolled && (
         <div class="card" aria-labelledby="new-key">
           <h3 id="new-key">Your new {mode.value} secret key</h3>

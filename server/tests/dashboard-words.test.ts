@@ -7,6 +7,7 @@ import frMoney from '../../dashboard/words/fr.ts';
 import frMore from '../../dashboard/words/fr-more.ts';
 import arMoney from '../../dashboard/words/ar.ts';
 import arMore from '../../dashboard/words/ar-more.ts';
+import { PERMISSIONS } from '../../contract/team.ts';
 import { fromRoot } from '../paths.ts';
 
 // A language's two chunks, as words.ts merges them; a word in both would be said twice.
@@ -23,8 +24,9 @@ function translated(): string[] {
     for (const m of text.matchAll(/\bt\('((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
     for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'], 'dashboard/screens/Payment.tsx': ['TRANSFER_STATES'], } as Record<string, string[]>)[path] ?? []) {
       const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}])(?: as const)?;`).exec(text)?.[1];
-      // A tuple's words follow its key (['wallet', label, words]); an object's follow a colon.
-      if (body) for (const m of body.matchAll(/(?:,\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
+      // A tuple's words follow its key (['wallet', label, words]); an object's follow a colon. A
+      // screen's permission (SCREENS' last) is a name, not a word.
+      if (body) for (const m of body.matchAll(/(?:,\s*|:\s*)'((?:\\.|[^'\\])*)'/g)) if (!(PERMISSIONS as readonly string[]).includes(m[1]!)) words.add(unquote(m[1]!));
     }
   }
   // History's titles and columns are given as props and translated inside it.
