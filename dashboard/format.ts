@@ -1,8 +1,8 @@
 // How the dashboard writes amounts, times and statuses.
 import type { PaymentSummary } from '../contract/dashboard.ts';
-import { lang } from './words.ts';
+import { lang, t } from './words.ts';
 
-export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(lang.value, { dateStyle: 'medium', timeStyle: 'short' }) : 'time not recorded');
+export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(lang.value, { dateStyle: 'medium', timeStyle: 'short' }) : t('time not recorded'));
 
 export const money = (amount: number, currency: string): string => {
   try {
@@ -14,6 +14,9 @@ export const money = (amount: number, currency: string): string => {
 
 export const coins = (amount: number | string, coin: string): string => `${amount} ${coin}`;
 
+/** A figure (not money) in the language shown, at most `digits` decimals. */
+export const figure = (n: number, digits = 6): string => n.toLocaleString(lang.value, { maximumFractionDigits: digits });
+
 const STATUS_WORDS: Record<PaymentSummary['status'], string> = {
   pending: 'Waiting for payment',
   incomplete: 'Partly paid',
@@ -22,7 +25,7 @@ const STATUS_WORDS: Record<PaymentSummary['status'], string> = {
   expired: 'Expired',
   failed: 'Failed',
 };
-export const statusWords = (status: PaymentSummary['status']): string => STATUS_WORDS[status];
+export const statusWords = (status: PaymentSummary['status']): string => t(STATUS_WORDS[status]);
 
 /** A payment needs the merchant's attention: partly paid, paid more than due, or expired with money on it. */
 export const needsAttention = (p: PaymentSummary): boolean =>

@@ -1,7 +1,7 @@
 // Words and places: the dashboard in English (its source's words), French or Arabic (right to
 // left). The language is the member's choice (the picker; kept in this browser's localStorage,
-// as a member has no field for it yet), else the browser's. A catalog (words/fr.ts and fr-more.ts,
-// ar.ts and ar-more.ts: English text to its translation) is two chunks of its own, fetched when its language is chosen, so
+// as a member has no field for it yet), else the browser's. A catalog (words/fr.ts, fr-more.ts and fr-setup.ts,
+// ar.ts, ar-more.ts and ar-setup.ts: English text to its translation) is three chunks of its own, fetched when its language is chosen, so
 // the first load carries none. Numbers and dates are Intl's, in the language shown.
 import { signal } from '@preact/signals';
 
@@ -18,8 +18,8 @@ export const t = (text: string, values?: Record<string, unknown>): string =>
 
 /** Shows the dashboard in `chosen`, its catalog fetched first; `keep`: the member chose it (remembered in this browser). */
 export async function speak(chosen: Lang, keep?: boolean): Promise<void> {
-  // Two chunks a language (the money screens' words, and the other screens'), fetched together.
-  const parts = chosen === 'en' ? [] : await Promise.all(chosen === 'fr' ? [import('./words/fr.ts'), import('./words/fr-more.ts')] : [import('./words/ar.ts'), import('./words/ar-more.ts')]);
+  // Three chunks a language (the money screens' words; the payments, products and links'; the developers, events and settings'), fetched together.
+  const parts = chosen === 'en' ? [] : await Promise.all(chosen === 'fr' ? [import('./words/fr.ts'), import('./words/fr-more.ts'), import('./words/fr-setup.ts')] : [import('./words/ar.ts'), import('./words/ar-more.ts'), import('./words/ar-setup.ts')]);
   words = Object.assign({}, ...parts.map((m) => m.default));
   if (keep) localStorage.setItem(KEY, chosen);
   document.documentElement.lang = chosen;

@@ -7,7 +7,8 @@
 // from the events feed; rename the business and upload a logo (one that is HTML refused); roll
 // the secret key and see the old one refused; sign out and see the cookie open nothing. And a service with two live networks: the dashboard opens in
 // live mode, Home says what blocks live money, and each network's payout address (EIP-55
-// checked), in its own form, clears its warning. The events feed pages back 50 at a time.
+// checked), in its own form, clears its warning. The events feed pages back 50 at a time; an
+// event names its payment and opens its body. The other screens in French and Arabic pass axe.
 // axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or dark. Needs
 // `npm run build`.
 import AxeBuilder from '@axe-core/playwright';
@@ -407,12 +408,13 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
   }
 });
 
-test('the events feed pages back 50 at a time and returns to the newest', async ({ page }) => {
+test('the events feed pages back 50 at a time and returns to the newest; an event names its payment and opens its body as sent', async ({ page }) => {
   test.setTimeout(90_000);
   const made = await merchant('Pier Books');
   // 51 paid payments: 51 events, one more than a page.
   for (let i = 0; i < 51; i++) {
-    const body = { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' };
+    // The last one's metadata is markup: its body must show it as text.
+    const body = { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com', ...(i === 50 ? { metadata: { note: '<img src=x alt=injected>' } } : {}) };
     expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify(body) })).status).toBe(201);
     expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: `page-${i}`, kind: 'exact' }) })).status).toBe(200);
   }
@@ -423,7 +425,17 @@ test('the events feed pages back 50 at a time and returns to the newest', async 
   const newest = page.getByRole('list', { name: 'Events, newest first' });
   await expect(newest.locator(':scope > li')).toHaveCount(50);
   await expect(page.getByRole('button', { name: 'Newest events' })).toHaveCount(0);
+  // The newest names its payment (a link to its page) and opens the body the webhook was sent, pretty-printed, as text.
+  const latest = (await (await fetch(`${api.url}/api/v1/events?after=recent&limit=1`, { headers: bearer(made.keys.test.secretKey) })).json()).data[0];
+  const top = newest.locator(':scope > li').first();
+  await expect(top.getByRole('link', { name: 'Payment page-50' })).toHaveAttribute('href', '/dashboard/payments/page-50');
+  await top.getByText(`Body of ${latest.type} as sent`).click();
+  await expect(top.locator('pre')).toHaveText(JSON.stringify(latest.payload, null, 2));
+  await expect(top.locator('pre')).toContainText('<img src=x alt=injected>');
+  await expect(top.locator('pre img')).toHaveCount(0);
 
+  // Three stops an event (its payment, its body, resend): from the last event's resend, the keyboard goes on.
+  await newest.locator(':scope > li').last().getByRole('button').focus();
   await tabTo(page, page.getByRole('button', { name: 'Older events' }));
   await page.keyboard.press('Enter');
   const older = page.getByRole('list', { name: 'Older events, newest first' });
@@ -440,6 +452,30 @@ test('the events feed pages back 50 at a time and returns to the newest', async 
   await expect(newest.locator(':scope > li')).toHaveCount(50);
   await expect(newest).toBeFocused();
   await expect(newest.getByText(first.data[0].id)).toHaveCount(0);
+});
+
+test('the other screens in French and Arabic (right to left): each heading said in the language, axe clean in light and dark', async ({ page }) => {
+  test.setTimeout(120_000);
+  // One paid payment, so Home, Payments and Events each show a line (an event with its payment and body).
+  const made = await merchant('Dock Letters');
+  expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: 'words-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' }) })).status).toBe(201);
+  expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: 'words-1', kind: 'exact' }) })).status).toBe(200);
+  await page.goto(made.signInUrl);
+  await setPassword(page);
+  const started = Date.now();
+  for (const [code, headings] of [
+    ['fr', ['Accueil', 'Paiements', 'Produits', 'Liens de paiement', 'Développeurs', 'Événements', 'Paramètres']],
+    ['ar', ['الرئيسية', 'المدفوعات', 'المنتجات', 'روابط الدفع', 'المطورون', 'الأحداث', 'الإعدادات']],
+  ] as const) {
+    await page.getByLabel(code === 'fr' ? 'Language' : 'Langue').selectOption(code);
+    await expect(page.locator('html')).toHaveAttribute('dir', code === 'ar' ? 'rtl' : 'ltr');
+    for (const [i, screen] of ['', '/payments', '/products', '/links', '/developers', '/events', '/settings'].entries()) {
+      await page.goto(`${api.url}/dashboard${screen}`);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(headings[i]!);
+      await axe(page, `${screen.slice(1) || 'home'}-${code}`);
+    }
+  }
+  console.log(`the other screens in French and Arabic: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
 
 test('balance settlement chosen in Settings, said to be custodial; Balances shows what the journal holds, its statement and its CSV', async ({ page }) => {

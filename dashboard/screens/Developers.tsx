@@ -9,12 +9,16 @@ import { mode, request, session, signOut } from '../api.ts';
 import { useLocation } from 'preact-iso';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { when } from '../format.ts';
+import { t } from '../words.ts';
+
+/** The mode, said in the language shown. */
+const modeWord = () => (mode.value === 'test' ? t('test') : t('live'));
 
 export const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
 export const Rolled = z.object({ data: RolledKey });
 
 export function Developers(_: { path?: string }) {
-  useTitle('Developers');
+  useTitle(t('Developers'));
   const { route } = useLocation();
   const [endpoint, setEndpoint] = useState<z.infer<typeof Endpoint>['data'] | undefined>();
   const [url, setUrl] = useState('');
@@ -36,22 +40,22 @@ export function Developers(_: { path?: string }) {
   const publicKey = session.value?.publicKeys[mode.value] ?? '';
   return (
     <section>
-      <h1>Developers</h1>
+      <h1>{t('Developers')}</h1>
       <Notes note={note} error={error} />
-      <h2>API keys ({mode.value})</h2>
+      <h2>{t('API keys ({mode})', { mode: modeWord() })}</h2>
       <dl class="facts">
-        <dt>Public key</dt>
+        <dt>{t('Public key')}</dt>
         <dd class="hash" id="public-key">
           {publicKey}
         </dd>
-        <dt>Secret key</dt>
-        <dd>Shown only when made. Keep it on your server.</dd>
+        <dt>{t('Secret key')}</dt>
+        <dd>{t('Shown only when made. Keep it on your server.')}</dd>
       </dl>
       <p><a href="/dashboard/keys">Restricted keys</a>: secret keys that may do only what you choose.</p>
       {rolled && (
         <div class="card" aria-labelledby="new-key">
-          <h3 id="new-key">Your new {mode.value} secret key</h3>
-          <p>Copy it now: it is not shown again.</p>
+          <h3 id="new-key">{t('Your new {mode} secret key', { mode: modeWord() })}</h3>
+          <p>{t('Copy it now: it is not shown again.')}</p>
           <p class="hash" id="rolled-key">
             {rolled}
           </p>
@@ -60,12 +64,12 @@ export function Developers(_: { path?: string }) {
       {confirming ? (
         <div class="card">
           <div class="field">
-            <label for="revoke">The old key stops working</label>
+            <label for="revoke">{t('The old key stops working')}</label>
             <select id="revoke" value={delay} onChange={(e) => setDelay((e.currentTarget as HTMLSelectElement).value)}>
-              <option value="0">Now</option>
-              <option value="3600">In an hour</option>
-              <option value="86400">In a day</option>
-              <option value="604800">In a week</option>
+              <option value="0">{t('Now')}</option>
+              <option value="3600">{t('In an hour')}</option>
+              <option value="86400">{t('In a day')}</option>
+              <option value="604800">{t('In a week')}</option>
             </select>
           </div>
           <button
@@ -76,44 +80,44 @@ export function Developers(_: { path?: string }) {
                 const made = (await request('/api/v1/keys/roll', Rolled, { method: 'POST', body: { revoke_old_after: Number(delay) } })).data;
                 setRolled(made.secretKey);
                 setConfirming(false);
-                return `New key made; the old one ${made.oldKeyValidUntil ? `works until ${when(made.oldKeyValidUntil)}` : 'is refused now'}.`;
+                return made.oldKeyValidUntil ? t('New key made; the old one works until {time}.', { time: when(made.oldKeyValidUntil) }) : t('New key made; the old one is refused now.');
               })
             }
           >
-            Roll the {mode.value} secret key
+            {t('Roll the {mode} secret key', { mode: modeWord() })}
           </button>{' '}
           <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-            Cancel
+            {t('Cancel')}
           </button>
         </div>
       ) : (
         <button type="button" onClick={() => setConfirming(true)}>
-          Roll secret key…
+          {t('Roll secret key…')}
         </button>
       )}
 
-      <h2>Webhook ({mode.value})</h2>
+      <h2>{t('Webhook ({mode})', { mode: modeWord() })}</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
           void act(async () => {
             await request('/api/v1/webhook', Endpoint, { method: 'PUT', body: { url: url.trim() } });
             await load();
-            return 'Webhook URL saved.';
+            return t('Webhook URL saved.');
           });
         }}
         noValidate
       >
-        <Field id="webhook-url" label="Webhook URL" type="url" value={url} onInput={setUrl} hint="Where events are sent, such as https://shop.example.com/webhooks." error={fieldError(error, 'url')} />
-        <button type="submit">Save webhook URL</button>
+        <Field id="webhook-url" label={t('Webhook URL')} type="url" value={url} onInput={setUrl} hint={t('Where events are sent, such as https://shop.example.com/webhooks.')} error={fieldError(error, 'url')} />
+        <button type="submit">{t('Save webhook URL')}</button>
       </form>
       {endpoint && (
         <dl class="facts">
-          <dt>Signing secret</dt>
+          <dt>{t('Signing secret')}</dt>
           <dd class="hash">{showSecret ? endpoint.secret : '••••••••••••'}</dd>
           {endpoint.previousSecretValidUntil && (
             <>
-              <dt>Previous secret signs until</dt>
+              <dt>{t('Previous secret signs until')}</dt>
               <dd>{when(endpoint.previousSecretValidUntil)}</dd>
             </>
           )}
@@ -121,7 +125,7 @@ export function Developers(_: { path?: string }) {
       )}
       <div class="actions">
         <button type="button" class="secondary" aria-pressed={showSecret} onClick={() => setShowSecret(!showSecret)}>
-          Show signing secret
+          {t('Show signing secret')}
         </button>
         <button
           type="button"
@@ -130,17 +134,17 @@ export function Developers(_: { path?: string }) {
             act(async () => {
               await request('/api/v1/webhook/rotate', Endpoint, { method: 'POST' });
               await load();
-              return 'A new signing secret; the old one still signs for 24 hours.';
+              return t('A new signing secret; the old one still signs for 24 hours.');
             })
           }
         >
-          Rotate signing secret
+          {t('Rotate signing secret')}
         </button>
       </div>
 
-      <h2>Sessions</h2>
+      <h2>{t('Sessions')}</h2>
       <button type="button" class="secondary" onClick={() => act(async () => (await signOut(true), route('/dashboard/sign-in'), ''))}>
-        Sign out everywhere
+        {t('Sign out everywhere')}
       </button>
     </section>
   );

@@ -5,7 +5,8 @@ import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { PaymentsPage, WarningsAnswer, type MoneyWarning, type PaymentSummary } from '../../contract/dashboard.ts';
 import { mode, request } from '../api.ts';
-import { needsAttention } from '../format.ts';
+import { figure, needsAttention } from '../format.ts';
+import { t } from '../words.ts';
 import { useLive } from '../live.ts';
 import { PaymentRow } from './PaymentRow.tsx';
 import { ErrorNote, useTitle } from './common.tsx';
@@ -34,23 +35,23 @@ function Totals({ label, rows }: { label: string; rows: PaymentSummary[] }) {
     <div class="card">
       <h2>{label}</h2>
       {sums.length === 0 ? (
-        <p>Nothing received.</p>
+        <p>{t('Nothing received.')}</p>
       ) : (
         <ul class="totals">
           {sums.map(([coin, amount]) => (
             <li key={coin}>
-              <span class="figure">{Number(amount.toFixed(6))}</span> {coin}
+              <span class="figure">{figure(amount)}</span> {coin}
             </li>
           ))}
         </ul>
       )}
-      <p class="hint">{rows.length} payments made</p>
+      <p class="hint">{t('Payments made: {count}', { count: figure(rows.length) })}</p>
     </div>
   );
 }
 
 export function Home(_: { path?: string }) {
-  useTitle('Home');
+  useTitle(t('Home'));
   const [week, setWeek] = useState<PaymentSummary[] | undefined>();
   const [warnings, setWarnings] = useState<MoneyWarning[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -79,27 +80,27 @@ export function Home(_: { path?: string }) {
   const attention = (week ?? []).filter(needsAttention);
   return (
     <section>
-      <h1>Home</h1>
+      <h1>{t('Home')}</h1>
       <ErrorNote error={error} />
       {warnings.map((w) => (
         <p class="warning" key={w.code}>
-          {w.message} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{WHERE[w.code]}</a>}
+          {w.message} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{t(WHERE[w.code])}</a>}
         </p>
       ))}
       <Attention />
       {week === undefined ? (
-        <p role="status">Loading…</p>
+        <p role="status">{t('Loading…')}</p>
       ) : (
         <>
           <div class="cards">
-            <Totals label="Received today" rows={week.filter((p) => Date.parse(p.createdAt) >= today)} />
-            <Totals label="Received this week" rows={week} />
+            <Totals label={t('Received today')} rows={week.filter((p) => Date.parse(p.createdAt) >= today)} />
+            <Totals label={t('Received this week')} rows={week} />
           </div>
-          <h2>Needs attention</h2>
+          <h2>{t('Needs attention')}</h2>
           {attention.length === 0 ? (
-            <p>Nothing this week: no partly paid, overpaid or expired-with-money payments.</p>
+            <p>{t('Nothing this week: no partly paid, overpaid or expired-with-money payments.')}</p>
           ) : (
-            <ul class="payments" aria-label="Payments needing attention">
+            <ul class="payments" aria-label={t('Payments needing attention')}>
               {attention.map((p) => (
                 <PaymentRow key={p.reference} p={p} />
               ))}

@@ -8,6 +8,7 @@ import { bool, CURRENCIES, int, text } from '../../contract/fields.ts';
 import { ProductsPage } from '../../contract/products.ts';
 import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
+import { t } from '../words.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { chosen, FileField } from './files.tsx';
 
@@ -17,6 +18,8 @@ export const LinkList = z.object({ data: z.array(Link) });
 export const Qr = z.object({ data: z.object({ size: int, path: text }) });
 type Kind = 'charge' | 'cart' | 'donation';
 const KINDS = { charge: 'A fixed charge', cart: 'A cart of your prices', donation: 'A donation' };
+// A link's type as the service names it, said in the language shown.
+const TYPES: Record<string, string> = { standard: 'standard', donation: 'donation' };
 
 const urlOf = (l: Link) => `${location.origin}/pay/${l.slug}`;
 
@@ -27,17 +30,17 @@ function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promis
     <li class="product">
       <p class="ref">{l.title}</p>
       <p class="meta">
-        {l.type}, {l.isActive ? 'active' : 'inactive'}:{' '}
+        {TYPES[l.type] ? t(TYPES[l.type]!) : l.type}, {l.isActive ? t('active') : t('inactive')}:{' '}
         <a class="hash" href={url} target="_blank" rel="noopener">
           {url}
         </a>
       </p>
       <div class="actions">
-        <button type="button" class="secondary small" onClick={() => act(async () => (await navigator.clipboard.writeText(url), 'Copied.'))}>
-          Copy URL of {l.title}
+        <button type="button" class="secondary small" onClick={() => act(async () => (await navigator.clipboard.writeText(url), t('Copied.')))}>
+          {t('Copy URL of {title}', l)}
         </button>
         <button type="button" class="secondary small" onClick={() => act(async () => (setQr((await request(`/api/v1/payment_links/${l.id}/qr`, Qr)).data), ''))}>
-          QR code of {l.title}
+          {t('QR code of {title}', l)}
         </button>
         <button
           type="button"
@@ -45,15 +48,15 @@ function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promis
           onClick={() =>
             act(async () => {
               await request(`/api/v1/payment_links/${l.id}/status`, undefined, { method: 'PUT', body: { is_active: !l.isActive } });
-              return `${l.title} ${l.isActive ? 'deactivated' : 'activated'}.`;
+              return l.isActive ? t('{title} deactivated.', l) : t('{title} activated.', l);
             })
           }
         >
-          {l.isActive ? 'Deactivate' : 'Activate'} {l.title}
+          {l.isActive ? t('Deactivate {title}', l) : t('Activate {title}', l)}
         </button>
       </div>
       {qr && (
-        <svg class="qr" viewBox={`-4 -4 ${qr.size + 8} ${qr.size + 8}`} role="img" aria-label={`QR code of ${url}`}>
+        <svg class="qr" viewBox={`-4 -4 ${qr.size + 8} ${qr.size + 8}`} role="img" aria-label={t('QR code of {title}', { title: url })}>
           <path d={qr.path} />
         </svg>
       )}
@@ -62,7 +65,7 @@ function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promis
 }
 
 export function Links(_: { path?: string }) {
-  useTitle('Payment links');
+  useTitle(t('Payment links'));
   const [rows, setRows] = useState<Link[] | undefined>();
   const [prices, setPrices] = useState<Array<{ id: string; label: string }>>([]);
   const [kind, setKind] = useState<Kind>('charge');
@@ -89,13 +92,13 @@ export function Links(_: { path?: string }) {
       await request('/api/v1/payment_links/standard', undefined, { method: 'POST', body });
     }
     setF({ ...f, title: '', amount: '', description: '' });
-    return `Link ${title} made.`;
+    return t('Link {title} made.', { title });
   };
   return (
     <section>
-      <h1>Payment links</h1>
+      <h1>{t('Payment links')}</h1>
       <Notes note={note} error={error} />
-      <h2>New link</h2>
+      <h2>{t('New link')}</h2>
       <form
         noValidate
         onSubmit={(e) => {
@@ -104,21 +107,21 @@ export function Links(_: { path?: string }) {
         }}
       >
         <div class="field">
-          <label for="link-kind">Kind</label>
+          <label for="link-kind">{t('Kind')}</label>
           <select id="link-kind" value={kind} onChange={(e) => setKind((e.currentTarget as HTMLSelectElement).value as Kind)}>
             {Object.entries(KINDS).map(([k, label]) => (
               <option key={k} value={k}>
-                {label}
+                {t(label)}
               </option>
             ))}
           </select>
         </div>
-        <Field id="link-title" label="Title" value={f.title} onInput={set('title')} error={fieldError(error, 'title')} required />
+        <Field id="link-title" label={t('Title')} value={f.title} onInput={set('title')} error={fieldError(error, 'title')} required />
         {kind === 'charge' && (
           <>
-            <Field id="link-amount" label="Amount" value={f.amount} onInput={set('amount')} error={fieldError(error, 'charge.amount')} />
+            <Field id="link-amount" label={t('Amount')} value={f.amount} onInput={set('amount')} error={fieldError(error, 'charge.amount')} />
             <div class="field">
-              <label for="link-currency">Currency</label>
+              <label for="link-currency">{t('Currency')}</label>
               <select id="link-currency" value={f.currency} onChange={(e) => set('currency')((e.currentTarget as HTMLSelectElement).value)}>
                 {CURRENCIES.map((c) => (
                   <option key={c}>{c}</option>
@@ -130,11 +133,11 @@ export function Links(_: { path?: string }) {
         {kind === 'cart' &&
           (prices.length === 0 ? (
             <p class="warning">
-              No prices yet: make one in <a href="/dashboard/products">Products</a>.
+              {t('No prices yet.')} <a href="/dashboard/products">{t('Make one in Products')}</a>
             </p>
           ) : (
             <div class="field">
-              <label for="link-price">Price</label>
+              <label for="link-price">{t('Price')}</label>
               <select id="link-price" value={f.price || prices[0]?.id} onChange={(e) => set('price')((e.currentTarget as HTMLSelectElement).value)}>
                 {prices.map((p) => (
                   <option key={p.id} value={p.id}>
@@ -146,16 +149,16 @@ export function Links(_: { path?: string }) {
           ))}
         {kind === 'donation' && (
           <>
-            <Field id="link-description" label="Description" value={f.description} onInput={set('description')} error={fieldError(error, 'description')} />
-            <FileField id="link-cover" label="Cover photo (PNG, JPEG, GIF or WebP)" />
+            <Field id="link-description" label={t('Description')} value={f.description} onInput={set('description')} error={fieldError(error, 'description')} />
+            <FileField id="link-cover" label={t('Cover photo (PNG, JPEG, GIF or WebP)')} />
           </>
         )}
-        <button type="submit">Make link</button>
+        <button type="submit">{t('Make link')}</button>
       </form>
-      <h2>Your links</h2>
-      {rows?.length === 0 && <p>No links yet.</p>}
+      <h2>{t('Your links')}</h2>
+      {rows?.length === 0 && <p>{t('No links yet.')}</p>}
       {!!rows?.length && (
-        <ul class="payments" aria-label="Payment links, newest first">
+        <ul class="payments" aria-label={t('Payment links, newest first')}>
           {rows.map((l) => (
             <Row key={l.id} l={l} act={act} />
           ))}

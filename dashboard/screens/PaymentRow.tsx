@@ -3,6 +3,7 @@
 import { h } from 'preact';
 import type { PaymentSummary } from '../../contract/dashboard.ts';
 import { coins, money, statusWords, when } from '../format.ts';
+import { t } from '../words.ts';
 
 export function PaymentRow({ p }: { p: PaymentSummary }) {
   return (
@@ -11,7 +12,7 @@ export function PaymentRow({ p }: { p: PaymentSummary }) {
         <span class="ref">{p.reference}</span>
         <span class={`status status-${p.status}`}>{statusWords(p.status)}</span>
         <span class="amount">
-          {money(p.fiatAmount, p.currency)} · {coins(p.amountPaid, p.coin)} of {coins(p.actualAmount, p.coin)} received
+          {money(p.fiatAmount, p.currency)} · {t('{paid} of {asked} received', { paid: coins(p.amountPaid, p.coin), asked: coins(p.actualAmount, p.coin) })}
         </span>
         <span class="meta">
           {p.customer?.email ?? ''} · {when(p.createdAt)}

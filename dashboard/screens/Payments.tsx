@@ -6,7 +6,8 @@ import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
 import { STATUSES } from '../../contract/schemas.ts';
 import { mode, request, session } from '../api.ts';
 import { download } from '../download.ts';
-import { statusWords } from '../format.ts';
+import { figure, statusWords } from '../format.ts';
+import { lang, t } from '../words.ts';
 import { useLive } from '../live.ts';
 import { ErrorNote, useTitle } from './common.tsx';
 import { PaymentRow } from './PaymentRow.tsx';
@@ -38,7 +39,7 @@ export { PaymentRow } from './PaymentRow.tsx';
 const coinsOffered = () => [...new Set((session.value?.coins?.[mode.value] ?? []).map((c) => c.symbol))].sort();
 
 export function Payments(_: { path?: string }) {
-  useTitle('Payments');
+  useTitle(t('Payments'));
   const [filters, setFilters] = useState<Filters>(NONE);
   const [draft, setDraft] = useState<Filters>(NONE);
   const [rows, setRows] = useState<PaymentSummary[] | undefined>();
@@ -52,7 +53,7 @@ export function Payments(_: { path?: string }) {
       setRows(page.data);
       setNext(page.next);
       setError(null);
-      setUpdated(new Date().toLocaleTimeString());
+      setUpdated(new Date().toLocaleTimeString(lang.value));
     } catch (e) {
       setError(e);
     }
@@ -74,27 +75,27 @@ export function Payments(_: { path?: string }) {
 
   return (
     <section>
-      <h1>Payments</h1>
+      <h1>{t('Payments')}</h1>
       <form
         class="filters"
         role="search"
-        aria-label="Filter payments"
+        aria-label={t('Filter payments')}
         onSubmit={(e) => {
           e.preventDefault();
           setFilters(draft);
         }}
       >
         <div class="field">
-          <label for="f-q">Search</label>
+          <label for="f-q">{t('Search')}</label>
           <input id="f-q" type="search" value={draft.q} onInput={set('q')} aria-describedby="f-q-hint" />
           <p class="hint" id="f-q-hint">
-            A reference, customer e-mail, deposit address or transaction hash.
+            {t('A reference, customer e-mail, deposit address or transaction hash.')}
           </p>
         </div>
         <div class="field">
-          <label for="f-status">Status</label>
+          <label for="f-status">{t('Status')}</label>
           <select id="f-status" value={draft.status} onChange={set('status')}>
-            <option value="">Any</option>
+            <option value="">{t('Any')}</option>
             {STATUSES.map((s) => (
               <option value={s} key={s}>
                 {statusWords(s)}
@@ -103,9 +104,9 @@ export function Payments(_: { path?: string }) {
           </select>
         </div>
         <div class="field">
-          <label for="f-coin">Coin</label>
+          <label for="f-coin">{t('Coin')}</label>
           <select id="f-coin" value={draft.coin} onChange={set('coin')}>
-            <option value="">Any</option>
+            <option value="">{t('Any')}</option>
             {coinsOffered().map((c) => (
               <option value={c} key={c}>
                 {c}
@@ -114,15 +115,15 @@ export function Payments(_: { path?: string }) {
           </select>
         </div>
         <div class="field">
-          <label for="f-from">From</label>
+          <label for="f-from">{t('From')}</label>
           <input id="f-from" type="date" value={draft.from} onInput={set('from')} />
         </div>
         <div class="field">
-          <label for="f-to">To</label>
+          <label for="f-to">{t('To')}</label>
           <input id="f-to" type="date" value={draft.to} onInput={set('to')} />
         </div>
         <div class="actions">
-          <button type="submit">Apply</button>
+          <button type="submit">{t('Apply')}</button>
           <button
             type="button"
             class="secondary"
@@ -131,24 +132,24 @@ export function Payments(_: { path?: string }) {
               setFilters(NONE);
             }}
           >
-            Clear
+            {t('Clear')}
           </button>
           <button
             type="button"
             class="secondary"
             onClick={() => download(`/api/v1/payments/export.csv?${query(filters).replace(/(^|&)limit=\d+/, '')}`, `payments-${mode.value}.csv`).catch(setError)}
           >
-            Export CSV
+            {t('Export CSV')}
           </button>
         </div>
       </form>
       <ErrorNote error={error} />
       <p class="hint" aria-live="polite">
-        {rows === undefined ? 'Loading payments…' : `${rows.length} shown${next ? ', more below' : ''}. Live: updated ${updated}.`}
+        {rows === undefined ? t('Loading payments…') : (next ? t('{count} shown, more below. Live: updated {time}.', { count: figure(rows.length), time: updated }) : t('{count} shown. Live: updated {time}.', { count: figure(rows.length), time: updated }))}
       </p>
-      {rows && rows.length === 0 && <p>No payments{filters === NONE ? ' yet' : ' match these filters'}.</p>}
+      {rows && rows.length === 0 && <p>{filters === NONE ? t('No payments yet.') : t('No payments match these filters.')}</p>}
       {rows && rows.length > 0 && (
-        <ul class="payments" aria-label="Payments, newest first">
+        <ul class="payments" aria-label={t('Payments, newest first')}>
           {rows.map((p) => (
             <PaymentRow key={p.reference} p={p} />
           ))}
@@ -156,7 +157,7 @@ export function Payments(_: { path?: string }) {
       )}
       {next && (
         <button type="button" class="secondary" onClick={more}>
-          Show more
+          {t('Show more')}
         </button>
       )}
     </section>

@@ -7,12 +7,13 @@ import { CURRENCIES } from '../../contract/fields.ts';
 import { Product, ProductsPage } from '../../contract/products.ts';
 import { mode, request } from '../api.ts';
 import { money } from '../format.ts';
+import { t } from '../words.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 
 export const Made = z.object({ data: Product });
 
 export function Products(_: { path?: string }) {
-  useTitle('Products');
+  useTitle(t('Products'));
   const [rows, setRows] = useState<Product[] | undefined>();
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState<string>('USD');
@@ -22,9 +23,9 @@ export function Products(_: { path?: string }) {
   useEffect(() => void load().catch(setError), [load]);
   return (
     <section>
-      <h1>Products</h1>
+      <h1>{t('Products')}</h1>
       <Notes note={note} error={error} />
-      <h2>New product</h2>
+      <h2>{t('New product')}</h2>
       <form
         noValidate
         onSubmit={(e) => {
@@ -33,13 +34,13 @@ export function Products(_: { path?: string }) {
             const made = await request('/api/v1/products', Made, { method: 'POST', body: { name: name.trim(), prices: amount ? [{ currency, amount: amount.trim() }] : [] } });
             setName('');
             setAmount('');
-            return `${made.data.name} made${made.data.prices[0] ? `; its price id is ${made.data.prices[0].id}` : ''}.`;
+            return made.data.prices[0] ? t('{name} made; its price id is {id}.', { name: made.data.name, id: made.data.prices[0].id }) : t('{name} made.', { name: made.data.name });
           });
         }}
       >
-        <Field id="product-name" label="Name" value={name} onInput={setName} error={fieldError(error, 'name')} required />
+        <Field id="product-name" label={t('Name')} value={name} onInput={setName} error={fieldError(error, 'name')} required />
         <div class="field">
-          <label for="product-currency">Currency</label>
+          <label for="product-currency">{t('Currency')}</label>
           <select id="product-currency" value={currency} onChange={(e) => setCurrency((e.currentTarget as HTMLSelectElement).value)}>
             {CURRENCIES.map((c) => (
               <option key={c} value={c}>
@@ -48,24 +49,24 @@ export function Products(_: { path?: string }) {
             ))}
           </select>
         </div>
-        <Field id="product-amount" label="Price" hint="Such as 12.50; leave empty to add prices later." value={amount} onInput={setAmount} error={fieldError(error, 'prices.0.amount')} />
-        <button type="submit">Make product</button>
+        <Field id="product-amount" label={t('Price')} hint={t('Such as 12.50; leave empty to add prices later.')} value={amount} onInput={setAmount} error={fieldError(error, 'prices.0.amount')} />
+        <button type="submit">{t('Make product')}</button>
       </form>
-      <h2>Your products</h2>
-      {rows === undefined && <p role="status">Loading…</p>}
-      {rows && rows.length === 0 && <p>No products yet.</p>}
+      <h2>{t('Your products')}</h2>
+      {rows === undefined && <p role="status">{t('Loading…')}</p>}
+      {rows && rows.length === 0 && <p>{t('No products yet.')}</p>}
       {rows && rows.length > 0 && (
-        <ul class="payments" aria-label="Products, newest first">
+        <ul class="payments" aria-label={t('Products, newest first')}>
           {rows.map((p) => (
             <li key={p.id} class="product">
               <p class="ref">
                 {p.name}
-                {p.archived ? ' (archived)' : ''}
+                {p.archived ? ` ${t('(archived)')}` : ''}
               </p>
               <ul class="prices">
                 {p.prices.map((price) => (
                   <li key={price.id}>
-                    {money(Number(price.amount), price.currency)} <span class="hash">price id {price.id}</span>
+                    {money(Number(price.amount), price.currency)} <span class="hash">{t('price id {id}', { id: price.id })}</span>
                   </li>
                 ))}
               </ul>
@@ -75,11 +76,11 @@ export function Products(_: { path?: string }) {
                 onClick={() =>
                   act(async () => {
                     await request(`/api/v1/products/${p.id}`, Made, { method: 'PATCH', body: { archived: !p.archived } });
-                    return `${p.name} ${p.archived ? 'restored' : 'archived: its prices are no longer offered to new carts'}.`;
+                    return p.archived ? t('{name} restored.', { name: p.name }) : t('{name} archived: its prices are no longer offered to new carts.', { name: p.name });
                   })
                 }
               >
-                {p.archived ? `Restore ${p.name}` : `Archive ${p.name}`}
+                {p.archived ? t('Restore {name}', { name: p.name }) : t('Archive {name}', { name: p.name })}
               </button>
             </li>
           ))}

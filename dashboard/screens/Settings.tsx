@@ -12,7 +12,8 @@ import { bool, int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { chosen, FileField } from './files.tsx';
-import { Settlement } from './Settlement.tsx';
+import { modeWord, Settlement } from './Settlement.tsx';
+import { lang, t } from '../words.ts';
 
 export const Payouts = z.object({ data: z.array(z.object({ chain_id: int, address: text })) });
 /** A waiting change, as GET /api/v1/destination_changes answers it (contract/events.ts's DestinationChangeData). */
@@ -21,10 +22,11 @@ export const Change = z.object({ id: text, kind: text, chain_id: orNull, address
 export const Changes = z.object({ data: z.array(Change) });
 export const PayoutSet = z.object({ data: z.object({ pending: bool, effective_at: text }) });
 
-const when = (iso: string) => new Date(iso).toLocaleString();
+// A time in the language shown (format.ts's when is in a chunk this screen does not otherwise fetch).
+const when = (iso: string) => new Date(iso).toLocaleString(lang.value);
 
 export function Settings(_: { path?: string }) {
-  useTitle('Settings');
+  useTitle(t('Settings'));
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [logo, setLogo] = useState('');
@@ -53,11 +55,11 @@ export function Settings(_: { path?: string }) {
     setAddresses((all) => ({ ...held, ...Object.fromEntries(Object.entries(all).filter(([id]) => typed.current.has(`address:${id}`))) }));
     setChanges((await request('/api/v1/destination_changes', Changes)).data);
   }, [mode.value]);
-  const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? `chain ${chainId}`;
+  const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? t('chain {id}', { id: chainId });
   const described = (c: z.infer<typeof Change>) =>
-    c.kind === 'payout_address' ? `New payout address on ${networkName(c.chain_id)}: ${c.address}`
-    : c.kind === 'withdrawal_address' ? `New wallet on ${networkName(c.chain_id)}: ${c.address}`
-    : `Bank account ${c.bank_account_id}: new, or new details`;
+    c.kind === 'payout_address' ? t('New payout address on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
+    : c.kind === 'withdrawal_address' ? t('New wallet on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
+    : t('Bank account {id}: new, or new details', { id: c.bank_account_id });
   const { note, error, setError, act } = useAct();
   useEffect(() => void load().catch(setError), [load]);
   const submit = (work: () => Promise<string>) => (e: Event) => {
@@ -66,10 +68,10 @@ export function Settings(_: { path?: string }) {
   };
   return (
     <section>
-      <h1>Settings</h1>
+      <h1>{t('Settings')}</h1>
       <Notes note={note} error={error} />
-      <h2>Your business</h2>
-      {logo && <img class="logo" src={logo} alt="Your logo" />}
+      <h2>{t('Your business')}</h2>
+      {logo && <img class="logo" src={logo} alt={t('Your logo')} />}
       <form
         noValidate
         onSubmit={submit(async () => {
@@ -83,18 +85,18 @@ export function Settings(_: { path?: string }) {
             form.set('logo', file);
             shown((await request('/api/v1/account/logo', BusinessAnswer, { method: 'PUT', body: form })).data);
           }
-          return 'Business saved.';
+          return t('Business saved.');
         })}
       >
-        <Field id="business-name" label="Business name" value={name} onInput={(v) => (typed.current.add('name'), setName(v))} error={fieldError(error, 'business_name')} required />
-        <Field id="business-email" label="E-mail" type="email" hint="Customers see it, and you sign in with it." value={email} onInput={(v) => (typed.current.add('email'), setEmail(v))} error={fieldError(error, 'business_email')} required />
+        <Field id="business-name" label={t('Business name')} value={name} onInput={(v) => (typed.current.add('name'), setName(v))} error={fieldError(error, 'business_name')} required />
+        <Field id="business-email" label={t('E-mail')} type="email" hint={t('Customers see it, and you sign in with it.')} value={email} onInput={(v) => (typed.current.add('email'), setEmail(v))} error={fieldError(error, 'business_email')} required />
         {newEmail && (
-          <Field id="current-password" label="Current password" type="password" autocomplete="current-password" hint="A new sign-in e-mail needs it; the previous address is told." value={password} onInput={setPassword} error={fieldError(error, 'current_password')} required />
+          <Field id="current-password" label={t('Current password')} type="password" autocomplete="current-password" hint={t('A new sign-in e-mail needs it; the previous address is told.')} value={password} onInput={setPassword} error={fieldError(error, 'current_password')} required />
         )}
-        <FileField id="logo" label="Logo (PNG, JPEG, GIF or WebP)" />
-        <button type="submit">Save business</button>
+        <FileField id="logo" label={t('Logo (PNG, JPEG, GIF or WebP)')} />
+        <button type="submit">{t('Save business')}</button>
       </form>
-      <h2>{networks.length > 1 ? 'Payout addresses' : 'Payout address'}</h2>
+      <h2>{networks.length > 1 ? t('Payout addresses') : t('Payout address')}</h2>
       {networks.length ? (
         networks.map(({ chainId, name: network }) => (
           <form
@@ -107,15 +109,15 @@ export function Settings(_: { path?: string }) {
                 typed.current.delete(`address:${chainId}`);
                 await load();
                 return set.data.pending
-                  ? `New payout address on ${network} pending: payments from ${when(set.data.effective_at)} go to it, until then to the current one.`
-                  : `Payout address on ${network} saved.`;
+                  ? t('New payout address on {network} pending: payments from {time} go to it, until then to the current one.', { network, time: when(set.data.effective_at) })
+                  : t('Payout address on {network} saved.', { network });
               })(e);
             }}
           >
             <Field
               id={`payout-address-${chainId}`}
-              label={`Payout address on ${network}`}
-              hint="As your wallet writes it: its capitals are a checksum."
+              label={t('Payout address on {network}', { network })}
+              hint={t('As your wallet writes it: its capitals are a checksum.')}
               value={addresses[chainId] ?? ''}
               onInput={(v) => {
                 typed.current.add(`address:${chainId}`);
@@ -123,37 +125,37 @@ export function Settings(_: { path?: string }) {
               }}
               error={sent === chainId ? fieldError(error, 'address') : undefined}
             />
-            <button type="submit">{networks.length > 1 ? `Save the address on ${network}` : 'Save payout address'}</button>
+            <button type="submit">{networks.length > 1 ? t('Save the address on {network}', { network }) : t('Save payout address')}</button>
           </form>
         ))
       ) : (
-        <p>No {mode.value} network on this service.</p>
+        <p>{t('No {mode} network on this service.', { mode: modeWord() })}</p>
       )}
-      <h2>Settlement</h2>
+      <h2>{t('Settlement')}</h2>
       <Settlement />
-      <h2>Waiting changes</h2>
+      <h2>{t('Waiting changes')}</h2>
       {changes.length ? (
         <ul class="changes">
           {changes.map((c) => (
             <li key={c.id}>
-              {described(c)}; takes effect {when(c.effective_at)}.{' '}
+              {t('{change}; takes effect {time}.', { change: described(c), time: when(c.effective_at) })}{' '}
               <button
                 type="button"
                 onClick={() =>
                   void act(async () => {
                     await request(`/api/v1/destination_changes/${encodeURIComponent(c.id)}`, undefined, { method: 'DELETE' });
                     await load();
-                    return 'Change cancelled: it will not take effect.';
+                    return t('Change cancelled: it will not take effect.');
                   })
                 }
               >
-                Cancel this change
+                {t('Cancel this change')}
               </button>
             </li>
           ))}
         </ul>
       ) : (
-        <p>None. A live key's new payout address, bank account or wallet waits here first.</p>
+        <p>{t('None. A live key\u2019s new payout address, bank account or wallet waits here first.')}</p>
       )}
     </section>
   );

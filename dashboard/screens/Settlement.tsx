@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { nullable, text } from '../../contract/fields.ts';
 import { mode, request } from '../api.ts';
+import { t } from '../words.ts';
 import { Notes, useAct } from './common.tsx';
 
 export const SettlementAnswer = z.object({ data: z.object({ settlement: text, treasury: z.optional(nullable<string>((v) => typeof v === 'string', 'text')) }) });
@@ -18,6 +19,9 @@ const CHOICES = [
     'Each payment is swept to the operator\u2019s treasury and kept as your balance. The operator then holds your money and the key to it: you trust them with it. From Balances you swap, pay out to a bank or withdraw to a wallet.',
   ],
 ] as const;
+
+/** The mode, said in the language shown. */
+export const modeWord = () => (mode.value === 'test' ? t('test') : t('live'));
 
 export function Settlement() {
   const [saved, setSaved] = useState<string>();
@@ -35,28 +39,29 @@ export function Settlement() {
     void act(async () => {
       const answer = await request('/api/v1/settlement', SettlementAnswer, { method: 'PUT', body: { settlement: chosen } });
       setSaved(answer.data.settlement);
-      return `Saved: ${mode.value} payments made from now on settle ${answer.data.settlement === 'balance' ? 'to a balance the operator holds' : 'to your wallet'}; payments made before keep theirs.`;
+      const where = answer.data.settlement === 'balance' ? t('to a balance the operator holds') : t('to your wallet');
+      return t('Saved: {mode} payments made from now on settle {where}; payments made before keep theirs.', { mode: modeWord(), where });
     });
   };
   return (
     <form onSubmit={save}>
       <fieldset>
-        <legend>Where {mode.value} payments settle</legend>
+        <legend>{t('Where {mode} payments settle', { mode: modeWord() })}</legend>
         {CHOICES.map(([value, label, words]) => (
           <div class="field" key={value}>
             <input type="radio" id={`settle-${value}`} name="settlement" value={value} checked={chosen === value} aria-describedby={`settle-${value}-words`} onChange={() => setChosen(value)} />
             <label for={`settle-${value}`}>
-              {label}
-              {saved === value ? ' (now)' : ''}
+              {t(label)}
+              {saved === value ? ` ${t('(now)')}` : ''}
             </label>
             <p class="hint" id={`settle-${value}-words`}>
-              {words}
+              {t(words)}
             </p>
           </div>
         ))}
       </fieldset>
       <button type="submit" disabled={!chosen || chosen === saved}>
-        Save where payments settle
+        {t('Save where payments settle')}
       </button>
       <Notes note={note} error={error} />
     </form>

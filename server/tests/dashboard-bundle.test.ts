@@ -20,6 +20,7 @@ import { fromRoot } from '../paths.ts';
  * the same bytes per visit. Only ever lower it from here. The team screens (issue 37: Members, Audit log, the invitation's
  * Join) added three routes and two links, 21,248; one table for the router's routes and the navigation's links took it to 21,096.
  * Then lowered with the session's shapes in contract/session.ts, the screens' in their chunks, and the file input in files.tsx.
+ * The last seven screens in French and Arabic (a third catalog chunk per language) and an event's body: 20,816 -> 20,888.
  */
 export const DASHBOARD_BUDGET = 20_900;
 /**

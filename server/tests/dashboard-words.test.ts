@@ -1,5 +1,6 @@
 // The dashboard's words (issue 36): every text a screen passes to t() as a literal, and every
-// word of the lists it passes through t() (the navigation, the states, the bank fields), has its
+// word of the lists it passes through t() (the navigation, the states, the bank fields, the
+// payment statuses, the link kinds, the settlement choices), has its
 // French and Arabic in dashboard/words/, each translation with the same {placeholders}.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -8,13 +9,15 @@ import frMore from '../../dashboard/words/fr-more.ts';
 import arMoney from '../../dashboard/words/ar.ts';
 import arMore from '../../dashboard/words/ar-more.ts';
 import { PERMISSIONS } from '../../contract/team.ts';
+import frSetup from '../../dashboard/words/fr-setup.ts';
+import arSetup from '../../dashboard/words/ar-setup.ts';
 import { fromRoot } from '../paths.ts';
 
-// A language's two chunks, as words.ts merges them; a word in both would be said twice.
-const fr = { ...frMoney, ...frMore };
-const ar = { ...arMoney, ...arMore };
+// A language's three chunks, as words.ts merges them; a word in two would be said twice.
+const fr = { ...frMoney, ...frMore, ...frSetup };
+const ar = { ...arMoney, ...arMore, ...arSetup };
 const read = (path: string) => readFileSync(fromRoot(path), 'utf8');
-const sources = ['dashboard/App.tsx', ...readdirSync(fromRoot('dashboard/screens')).map((f) => `dashboard/screens/${f}`)];
+const sources = ['dashboard/App.tsx', 'dashboard/format.ts', ...readdirSync(fromRoot('dashboard/screens')).map((f) => `dashboard/screens/${f}`)];
 const unquote = (literal: string) => JSON.parse(`"${literal.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string;
 /** The literals given to t(), and the words of the lists the screens translate by t(LIST[x]). */
 function translated(): string[] {
@@ -22,7 +25,7 @@ function translated(): string[] {
   for (const path of sources) {
     const text = read(path);
     for (const m of text.matchAll(/\bt\('((?:\\.|[^'\\])*)'/g)) words.add(unquote(m[1]!));
-    for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'], 'dashboard/screens/Payment.tsx': ['TRANSFER_STATES'], } as Record<string, string[]>)[path] ?? []) {
+    for (const list of ({ 'dashboard/App.tsx': ['SCREENS'], 'dashboard/screens/money.tsx': ['STATES'], 'dashboard/screens/Payouts.tsx': ['LABELS'], 'dashboard/screens/Payment.tsx': ['TRANSFER_STATES'], 'dashboard/format.ts': ['STATUS_WORDS'], 'dashboard/screens/Links.tsx': ['KINDS', 'TYPES'], 'dashboard/screens/Events.tsx': ['STATES'], 'dashboard/screens/Settlement.tsx': ['CHOICES'] } as Record<string, string[]>)[path] ?? []) {
       const body = new RegExp(`const ${list}[^=]*=\\s*([\\[{][\\s\\S]*?[\\]}])(?: as const)?;`).exec(text)?.[1];
       // A tuple's words follow its key (['wallet', label, words]); an object's follow a colon. A
       // screen's permission (SCREENS' last) is a name, not a word.
@@ -44,6 +47,9 @@ describe('the dashboard in French and Arabic', () => {
       for (const [english, said] of Object.entries(catalog)) expect(holes(said), `${name}: ${english}`).toEqual(holes(english));
     }
     expect(Object.keys(fr).sort()).toEqual(Object.keys(ar).sort());
-    for (const [name, money, more] of [['fr', frMoney, frMore], ['ar', arMoney, arMore]] as const) expect(Object.keys(more).filter((w) => w in money), `${name}: in both chunks`).toEqual([]);
+    for (const [name, ...chunks] of [['fr', frMoney, frMore, frSetup], ['ar', arMoney, arMore, arSetup]] as const) {
+      const keys = chunks.flatMap((chunk) => Object.keys(chunk));
+      expect(keys.filter((w, i) => keys.indexOf(w) !== i), `${name}: in two chunks`).toEqual([]);
+    }
   });
 });
