@@ -13,7 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, toHex, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -214,6 +214,18 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     ]);
     expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10 });
     expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10 });
+
+    // On wallet settlement that money is at the payout address, not the service's: sending back
+    // what came on chain 56 is the one transfer the merchant's own wallet makes there, with no
+    // new-wallet delay (the service sends nothing: no wallet of the balance to protect).
+    const destinations = api.parts.destinations as { delayMs: number };
+    destinations.delayMs = 86_400_000;
+    try {
+      const back = await call('POST', '/api/v1/payments/two-usdc/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
+      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: String(parseUnits('10', 18)) }]);
+    } finally {
+      destinations.delayMs = 0;
+    }
   });
 
   it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
