@@ -609,12 +609,34 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await expect(page.getByRole('region', { name: 'Withdrawal history' }).getByRole('row').nth(1).getByRole('cell').nth(1)).toHaveText(`${withdrawal.amount} ${withdrawal.coin}`);
     await axe(page, 'withdrawals');
 
+    // A refund from the payment's page (test mode: no step-up): 1 USDC of dhow-1 to the
+    // customer's wallet, listed with its state there and on the Refunds screen, once sent.
+    const usdcBefore = (await line('USDC'))!.available;
+    await page.goto(`${money.url}/dashboard/payments`);
+    await page.getByRole('link', { name: /^dhow-1/ }).click();
+    await page.getByLabel('An amount', { exact: true }).check();
+    await page.getByLabel('Amount of USDC').fill('1');
+    await page.getByLabel('Reason', { exact: true }).fill('one cup returned');
+    await page.getByLabel('Wallet address', { exact: true }).fill(devAccount(8).address);
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Refund of 1 USDC ready: the treasury sends it.' })).toBeVisible();
+    const refund = await until('the refund confirmed', async () => ((await api('/api/v1/refunds?reference=dhow-1')) as Array<{ status: string; amount_exact: string }>).find((r) => r.status === 'confirmed'));
+    expect(refund.amount_exact).toBe('1');
+    await page.reload();
+    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '1 USDC', devAccount(8).address, 'Confirmed']);
+    await page.goto(`${money.url}/dashboard/refunds`);
+    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, 'dhow-1', '1 USDC', 'Confirmed']);
+
     // Balances: each figure the journal's, once the treasury has sent what it owes.
-    await until('the withdrawal and the payout done', async () => ((await api('/api/v1/withdrawals')) as Array<{ status: string }>)[0]!.status === 'completed' && ((await api('/api/v1/bank/payouts/withdrawals')) as Array<{ status: string }>)[0]!.status === 'paid');
+    await until('the withdrawal and the payout done', async () => ((await api('/api/v1/withdrawals')) as Array<{ status: string }>).every((w) => w.status === 'completed') && ((await api('/api/v1/bank/payouts/withdrawals')) as Array<{ status: string }>)[0]!.status === 'paid');
     await page.goto(`${money.url}/dashboard/balances`);
     for (const held of (await api('/api/v1/balances')) as Array<{ coin: string; network: string; available: string; reserved: string; pending: string }>) {
       await expect(page.getByRole('row', { name: new RegExp(`^${held.coin} on ${held.network}`) }).getByRole('cell')).toHaveText([held.available, held.reserved, held.pending, `${held.coin} on ${held.network}`]);
     }
+    // The refund left the balance: USDC on screen (the journal's) is 1 less than before it.
+    const usdcNow = (await line('USDC'))!.available;
+    expect(Math.round((Number(usdcBefore) - Number(usdcNow)) * 1e6)).toBe(1e6);
+    await expect(page.getByRole('row', { name: /^USDC on / }).getByRole('cell').first()).toHaveText(usdcNow);
 
     // In French, then Arabic (right to left): the language picker, the same screens, axe clean.
     for (const [code, word] of [['fr', 'Soldes'], ['ar', 'الأرصدة']] as const) {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Sql } from '../storage/db.ts';
-import { BalanceSettlementRequired } from '../domain/errors.ts';
+import { BalanceSettlementRequired, PaymentState } from '../domain/errors.ts';
 import { reserveFromBalance } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
 import { lockedCase } from '../payments/accept.ts';
@@ -32,7 +32,8 @@ export async function sendBack(
   store: SendBackTransactions,
   ports: SendBackPorts,
   owner: Owner,
-  request: { reference: string; reason: string; address?: string; role?: string },
+  /** `checkedOn`: the chain on which the route found `address` past the destination delay (the case's, read before the lock). */
+  request: { reference: string; reason: string; address?: string; role?: string; checkedOn?: number },
   context: RefundContext,
   nowMs: number,
   view: (r: StoredRefund) => unknown,
@@ -43,6 +44,8 @@ export async function sendBack(
     await w.lock(owner);
     const a = ports.attention(tx, nowMs);
     const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
+    // Money goes back on the chain it arrived on: the address was let through on that chain only.
+    if (request.checkedOn !== undefined && request.checkedOn !== found.chainId) throw new PaymentState(`reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`, [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }]);
     if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(found.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
     const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
     if (!listed) throw new BalanceSettlementRequired(`Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`);

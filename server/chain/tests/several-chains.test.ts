@@ -6,13 +6,14 @@
 // never counts toward the payment, but is recorded, told (DEPOSIT_UNMATCHED, `wrong_chain`,
 // naming its chain, token and amount) and swept on that chain: to the payout address on wallet
 // settlement, to the treasury and the merchant's balance there on balance settlement (issue 33
-// item 6); a chain the mode does not take the coin on, or no chain for a coin it takes on two,
+// item 6), where it needs the merchant's attention and is sent back in that coin on that chain
+// (issue 35); a chain the mode does not take the coin on, or no chain for a coin it takes on two,
 // is refused naming chain_id.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, toHex, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -31,6 +32,8 @@ const otherPayout = devAccount(8).address;
 // One treasury on both chains (one key): balance settlement's wrong-chain money is swept into it on the chain it came on.
 const TREASURY = 10;
 const treasury = devAccount(TREASURY).address;
+// The wallet of the customer who sent USDT on the wrong chain: it is sent back there.
+const customerWallet = devAccount(9).address;
 
 interface Stand {
   chain: DevChain;
@@ -61,6 +64,8 @@ async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT
     await reader(s).waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address, abi: TestToken.abi, functionName: 'mint', args: [devAccount(CUSTOMER).address, parseUnits('1000', coin.decimals)] }) });
     s.tokens[coin.symbol] = address;
   }
+  // The operator funds the treasury's gas (it sends the merchants' withdrawals and refunds).
+  await reader(s).waitForTransactionReceipt({ hash: await issuer.sendTransaction({ chain: null, to: treasury, value: parseUnits('1', 18) }) });
   s.network = { chainId, name, rpcUrls: [chain.url], confirmations: 2, factory, treasury, tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })) };
   return s;
 }
@@ -93,8 +98,8 @@ const verify = async (reference: string) => (await call('GET', `/api/v1/transact
 /** Until the service's watcher of `s` has scanned block `block`. */
 const scanned = (s: Stand, block: bigint) => until(`chain ${s.network.chainId} scanned to ${block}`, async () => ((await api.parts.chain.scannedTo(s.network.chainId)) ?? -1n) >= block);
 const [bsc, eth] = [() => stands[0]!, () => stands[1]!];
-/** The data of the events written of one type (what the merchant's webhook receives). */
-const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1 ORDER BY id`, [type])).map((r) => JSON.parse(r.body as string).data);
+/** The data of the events written of one type (what the merchant's webhook receives), in the order written. */
+const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type])).map((r) => JSON.parse(r.body as string).data);
 const wrongChain = async (reference: string) =>
   (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === reference && e.reason === 'wrong_chain').map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
 
@@ -209,6 +214,18 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     ]);
     expect(await verify('two-usdt')).toMatchObject({ amountPaid: 10 });
     expect(await verify('two-usdc')).toMatchObject({ amountPaid: 10 });
+
+    // On wallet settlement that money is at the payout address, not the service's: sending back
+    // what came on chain 56 is the one transfer the merchant's own wallet makes there, with no
+    // new-wallet delay (the service sends nothing: no wallet of the balance to protect).
+    const destinations = api.parts.destinations as { delayMs: number };
+    destinations.delayMs = 86_400_000;
+    try {
+      const back = await call('POST', '/api/v1/payments/two-usdc/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
+      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: String(parseUnits('10', 18)) }]);
+    } finally {
+      destinations.delayMs = 0;
+    }
   });
 
   it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
@@ -235,7 +252,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await verify('two-kept')).toMatchObject({ chainId: 56, address: kept.body.data.address });
   });
 
-  it('on balance settlement, sweeps money sent on the wrong chain into that chain\'s treasury: the merchant\'s balance there, never the payment\'s', async () => {
+  it('on balance settlement, sweeps money sent on the wrong chain into that chain\'s treasury: the merchant\'s balance there, never the payment\'s; sent back on that chain in one step', async () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const paid = await init({ reference: 'two-balance', coin: 'USDT', chain_id: 56 });
     expect(paid.body.data).toMatchObject({ chainId: 56 });
@@ -259,6 +276,47 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await balanceOf(eth(), usdtOn1, treasury)).toBe(held.merchants + held.fees + held.payable);
     expect(await verify('two-balance')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 56 });
     expect(await wrongChain('two-balance')).toEqual([[1, usdtOn1.toLowerCase(), String(parseUnits('7.5', 6)), 56]]);
+
+    // It needs the merchant's attention, named by the chain it came on (issue 35), and is sent
+    // back in one step: in USDT on chain 1, from chain 1's treasury, chain 56 untouched.
+    const attention = async () => ((await call('GET', '/api/v1/payments?needs_attention=true&q=two-balance', undefined, secretKey)).body.data as Array<{ reference: string; attention: unknown }>).map((p) => [p.reference, p.attention]);
+    expect(await attention()).toEqual([['two-balance', { reason: 'wrong_chain', chain_id: 1, amount: '7.5', coin: 'USDT' }]]);
+    const onBoth = () => Promise.all([balanceOf(bsc(), bsc().tokens.USDT!, customerWallet), balanceOf(eth(), usdtOn1, customerWallet)]);
+    const [on56, on1] = await onBoth();
+    const treasuryOn56 = await balanceOf(bsc(), bsc().tokens.USDT!, treasury);
+    // A live key's new wallet waits the operator's delay on the chain the money goes back on
+    // (chain 1), not the payment's: registered there, and ready there once the delay is past.
+    const destinations = api.parts.destinations as { delayMs: number };
+    destinations.delayMs = 86_400_000;
+    let asked: Awaited<ReturnType<typeof call>>;
+    try {
+      const pending = await call('POST', '/api/v1/payments/two-balance/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
+      expect([pending.status, pending.body.code, pending.body.errors?.[0]?.field]).toEqual([409, 'destination_pending', 'address']);
+      const waiting = await api.db.query(`SELECT id, chain_id FROM destination_changes WHERE kind = 'withdrawal_address' AND lower(address) = lower($1) AND state = 'pending'`, [customerWallet]);
+      expect(waiting.map((c) => Number(c.chain_id))).toEqual([1]);
+      await api.db.query(`UPDATE destination_changes SET effective_ms = $2 WHERE id = $1`, [waiting[0]!.id, Date.now() - 1000]);
+      asked = await call('POST', '/api/v1/payments/two-balance/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
+    } finally {
+      destinations.delayMs = 0;
+    }
+    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, String(parseUnits('7.5', 6))]);
+    const refund = await until('the send-back confirmed', async () => {
+      await mine(eth(), 1);
+      const now = (await call('GET', `/api/v1/refunds/${asked.body.data.id}`, undefined, secretKey)).body.data;
+      return now.status === 'confirmed' || now.status === 'failed' ? now : false;
+    });
+    expect(refund.status).toBe('confirmed');
+    expect(await onBoth()).toEqual([on56, on1 + parseUnits('7.5', 6)]);
+    expect(await balanceOf(bsc(), bsc().tokens.USDT!, treasury)).toBe(treasuryOn56);
+    // Told once per state, naming chain 1.
+    expect((await events('REFUND_UPDATED')).filter((e) => e.id === refund.id).map((e) => [e.status, e.chain_id])).toEqual([['ready', 1], ['sent', 1], ['confirmed', 1]]);
+    await until('the treasury on chain 1 idle', async () => !(await api.parts.treasuryTxs.inFlight(1)));
+    for (const sum of await api.parts.journal.journalSums()) expect(sum.sum, `the journal of ${sum.token} on chain ${sum.chainId} sums to zero`).toBe(0n);
+    const after = await api.parts.journal.held(1, usdtOn1);
+    expect(await balanceOf(eth(), usdtOn1, treasury)).toBe(after.merchants + after.fees + after.payable);
+    expect(await attention()).toEqual([]);
+    const again = await call('POST', '/api/v1/payments/two-balance/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
+    expect([again.status, again.body.code]).toEqual([409, 'nothing_to_resolve']);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'wallet' }, secretKey)).status).toBe(200);
   });
 

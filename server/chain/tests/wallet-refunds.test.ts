@@ -3,7 +3,10 @@
 // the watcher finds exactly that transfer and the refund goes sent, then confirmed, with nothing
 // journaled; or the merchant names its transaction, checked on chain first. The attacks: one
 // transaction offered for two refunds, a transfer of another token, to another address, too
-// small, a reverted one, another merchant's refund, a test key naming a live refund.
+// small, a reverted one, another merchant's refund, a test key naming a live refund. Exceptions
+// on wallet settlement: an overpaid and a late payment (their money swept to the merchant's
+// payout address) need attention with the amount owed back; the excess sent back is a transfer
+// from the merchant's own wallet, found on chain and confirmed; the late money accepted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -65,6 +68,53 @@ const settled = (id: string) => until(`refund ${id} confirmed`, async () => {
 }, 60_000);
 
 describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_000 }, () => {
+  it('exceptions: an overpaid and a late payment need attention with the amount owed back; the excess goes back from the merchant\'s wallet, confirmed on chain; the late money accepted; nothing journaled', async () => {
+    // The merchant's entries (the treasury's own gas funding is journaled with no merchant).
+    const journaled = async () => (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
+    const entries = await journaled();
+    const usdt = contracts.tokens.USDT;
+    const atPayout = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] });
+    // The customer (not the merchant) pays: 12 USDT to a 10 USD payment, 10 USDT to one already expired.
+    const customerPays = devAccount(2);
+    const made: Record<string, Address> = {};
+    for (const reference of ['wx-over', 'wx-late']) {
+      const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
+      expect(created.status).toBe(201);
+      made[reference] = created.body.data.address;
+    }
+    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['wx-late', Date.now() - 1000]);
+    await send(usdt, made['wx-over']!, 12n * 10n ** 18n, customerPays);
+    await send(usdt, made['wx-late']!, 10n * 10n ** 18n, customerPays);
+    const needing = async () => ((await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown; overpaid: string | null; actualAmountExact: string }>).filter((p) => p.reference.startsWith('wx-'));
+    const listed = await until('both need attention', async () => {
+      const l = await needing();
+      return l.length === 2 ? Object.fromEntries(l.map((p) => [p.reference, p])) : false;
+    }, 40_000);
+    const excess = 12n * 10n ** 18n - BigInt(listed['wx-over']!.actualAmountExact.replace('.', '').padEnd(listed['wx-over']!.actualAmountExact.split('.')[0]!.length + 18, '0'));
+    expect(excess).toBeGreaterThan(0n);
+    expect(listed['wx-over']!.attention).toEqual({ reason: 'overpaid', amount: listed['wx-over']!.overpaid, coin: 'USDT', chain_id: 31337 });
+    expect(listed['wx-late']!.attention).toEqual({ reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 });
+    // The service holds none of it: both swept to the merchant's payout address.
+    await until('swept to the payout address', async () => (await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] })) === atPayout + 22n * 10n ** 18n, 40_000);
+
+    // The excess sent back: a refund the merchant's own wallet pays (the transfer named), found on chain.
+    const asked = await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'paid too much', address: customer });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    expect(asked.body.data).toMatchObject({ status: 'ready', settlement: 'wallet', amount: String(excess), transfer: { to: getAddress(customer), amount: String(excess), chain_id: 31337 } });
+    expect((await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'again', address: customer })).body.code).toBe('nothing_to_resolve');
+    const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
+    await send(usdt, customer, excess, merchantWallet);
+    expect((await settled(asked.body.data.id)).status).toBe('confirmed');
+    expect(await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] })).toBe(before + excess);
+    expect(await told(asked.body.data.id)).toEqual(['ready', 'sent', 'confirmed']);
+
+    // The late money accepted: counted toward its payment, told as its success; no money moves.
+    const accepted = await server('POST', '/api/v1/payments/wx-late/accept');
+    expect([accepted.status, accepted.body.data?.status, accepted.body.data?.amountPaidExact, accepted.body.data?.attention], JSON.stringify(accepted.body)).toEqual([200, 'confirmed', '10', null]);
+    expect(await needing()).toEqual([]);
+    expect(await journaled(), 'the service held none of it: nothing journaled').toBe(entries);
+  });
+
   it('the answer names the one transfer (URI, QR); the watcher finds it sent from the merchant\'s wallet: sent, then confirmed; nothing journaled', async () => {
     const p = await paidToWallet();
     const started = Date.now();
