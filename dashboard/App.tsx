@@ -8,33 +8,33 @@ import { may, mode, session, signOut, stepUpPrompt } from './api.ts';
 import { SignIn } from './screens/SignIn.tsx';
 import { lang, LANGS, speak, t, type Lang } from './words.ts';
 
-// Each screen is its own chunk, fetched the first time the router draws it (the sign-in comes
+// Each screen is its own chunk (its default export), fetched the first time the router draws it (the sign-in comes
 // with the frame): the first load carries the frame, the sign-in and what every screen shares.
 // One table gives the router its routes and the navigation its links (a label: listed, in order),
 // and the permission a screen needs beyond the reads every role holds (payments, balances, payouts,
 // account: docs/team.md): a role without it is not offered the screen, and its URL says so (the
 // service refuses the requests themselves, whatever is shown).
-type Screen = [path: string, label: string | null, load: () => Promise<ComponentType<{ path?: string }>>, permission?: string];
+type Screen = [path: string, label: string | null, load: () => Promise<{ default: ComponentType<{ path?: string }> }>, permission?: string];
 const SCREENS: Screen[] = [
-  ['/dashboard', 'Home', () => import('./screens/Home.tsx').then((m) => m.Home)],
-  ['/dashboard/payments', 'Payments', () => import('./screens/Payments.tsx').then((m) => m.Payments)],
-  ['/dashboard/payments/:reference', null, () => import('./screens/Payment.tsx').then((m) => m.Payment)],
-  ['/dashboard/products', 'Products', () => import('./screens/Products.tsx').then((m) => m.Products)],
-  ['/dashboard/links', 'Links', () => import('./screens/Links.tsx').then((m) => m.Links)],
-  ['/dashboard/balances', 'Balances', () => import('./screens/Balances.tsx').then((m) => m.Balances)],
-  ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx').then((m) => m.Swaps), 'balances.write'],
-  ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx').then((m) => m.Payouts), 'payouts.write'],
-  ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx').then((m) => m.Withdrawals), 'balances.write'],
-  ['/dashboard/refunds', 'Refunds', () => import('./screens/Refunds.tsx').then((m) => m.Refunds)],
-  ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx').then((m) => m.Developers), 'developers.read'],
-  ['/dashboard/keys', null, () => import('./screens/Keys.tsx').then((m) => m.Keys), 'developers.read'],
-  ['/dashboard/events', 'Events', () => import('./screens/Events.tsx').then((m) => m.Events), 'developers.read'],
-  ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx').then((m) => m.Settings)],
-  ['/dashboard/security', 'Security', () => import('./screens/Security.tsx').then((m) => m.Security)],
-  ['/dashboard/members', 'Members', () => import('./screens/Members.tsx').then((m) => m.Members), 'team.read'],
-  ['/dashboard/audit', 'Audit log', () => import('./screens/Audit.tsx').then((m) => m.Audit), 'audit.read'],
-  ['/dashboard/join', null, () => import('./screens/Join.tsx').then((m) => m.Join)],
-  ['/dashboard/welcome', null, () => import('./screens/Welcome.tsx').then((m) => m.Welcome)],
+  ['/dashboard', 'Home', () => import('./screens/Home.tsx')],
+  ['/dashboard/payments', 'Payments', () => import('./screens/Payments.tsx')],
+  ['/dashboard/payments/:reference', null, () => import('./screens/Payment.tsx')],
+  ['/dashboard/products', 'Products', () => import('./screens/Products.tsx')],
+  ['/dashboard/links', 'Links', () => import('./screens/Links.tsx')],
+  ['/dashboard/balances', 'Balances', () => import('./screens/Balances.tsx')],
+  ['/dashboard/swaps', 'Swaps', () => import('./screens/Swaps.tsx'), 'balances.write'],
+  ['/dashboard/payouts', 'Payouts', () => import('./screens/Payouts.tsx'), 'payouts.write'],
+  ['/dashboard/withdrawals', 'Withdrawals', () => import('./screens/Withdrawals.tsx'), 'balances.write'],
+  ['/dashboard/refunds', 'Refunds', () => import('./screens/Refunds.tsx')],
+  ['/dashboard/developers', 'Developers', () => import('./screens/Developers.tsx'), 'developers.read'],
+  ['/dashboard/keys', null, () => import('./screens/Keys.tsx'), 'developers.read'],
+  ['/dashboard/events', 'Events', () => import('./screens/Events.tsx'), 'developers.read'],
+  ['/dashboard/settings', 'Settings', () => import('./screens/Settings.tsx')],
+  ['/dashboard/security', 'Security', () => import('./screens/Security.tsx')],
+  ['/dashboard/members', 'Members', () => import('./screens/Members.tsx'), 'team.read'],
+  ['/dashboard/audit', 'Audit log', () => import('./screens/Audit.tsx'), 'audit.read'],
+  ['/dashboard/join', null, () => import('./screens/Join.tsx')],
+  ['/dashboard/welcome', null, () => import('./screens/Welcome.tsx')],
 ];
 const ROUTES = SCREENS.map(([path, label, load, permission]) => [path, label, lazy(load), permission] as const);
 

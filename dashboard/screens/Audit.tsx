@@ -99,3 +99,6 @@ export function Audit(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Audit;

@@ -132,3 +132,6 @@ export function Balances(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Balances;

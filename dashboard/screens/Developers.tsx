@@ -149,3 +149,6 @@ export function Developers(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Developers;

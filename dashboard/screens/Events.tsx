@@ -71,7 +71,7 @@ export function Events(_: { path?: string }) {
             </p>
             <details>
               <summary>{t('Body of {type} as sent', { type: e.type })}</summary>
-              <pre class="hash">{JSON.stringify(e.payload, null, 2)}</pre>
+              <pre class="hash" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>{JSON.stringify(e.payload, null, 2)}</pre>
             </details>
             {e.attempts.length > 0 && (
               <ol class="timeline">
@@ -102,3 +102,6 @@ export function Events(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Events;

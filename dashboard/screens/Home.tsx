@@ -111,3 +111,6 @@ export function Home(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Home;

@@ -66,3 +66,6 @@ export function Join(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Join;

@@ -140,3 +140,6 @@ export function Keys(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Keys;

@@ -167,3 +167,6 @@ export function Links(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Links;

@@ -117,3 +117,6 @@ export function Members(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Members;

@@ -140,3 +140,6 @@ export function Payment(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Payment;

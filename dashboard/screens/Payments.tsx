@@ -163,3 +163,6 @@ export function Payments(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Payments;

@@ -147,3 +147,6 @@ export function Payouts(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Payouts;

@@ -89,3 +89,6 @@ export function Products(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Products;

@@ -156,3 +156,6 @@ export function Refunds(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Refunds;

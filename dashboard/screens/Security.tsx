@@ -80,3 +80,6 @@ export function Security(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Security;

@@ -160,3 +160,6 @@ export function Settings(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Settings;

@@ -122,3 +122,6 @@ export function Swaps(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Swaps;

@@ -63,3 +63,6 @@ export function Welcome(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Welcome;

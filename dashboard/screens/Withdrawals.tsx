@@ -79,3 +79,6 @@ export function Withdrawals(_: { path?: string }) {
     </section>
   );
 }
+
+/** The router's lazy() takes a chunk's default export. */
+export default Withdrawals;
