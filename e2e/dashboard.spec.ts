@@ -454,7 +454,7 @@ test('the events feed pages back 50 at a time and returns to the newest; an even
   await expect(newest.getByText(first.data[0].id)).toHaveCount(0);
 });
 
-test('the other screens in French and Arabic (right to left): each heading said in the language, axe clean in light and dark', async ({ page }) => {
+test('the other screens in French and Arabic (right to left): each heading said in the language, axe clean (Arabic in light and dark)', async ({ page }) => {
   test.setTimeout(120_000);
   // One paid payment, so Home, Payments and Events each show a line (an event with its payment and body).
   const made = await merchant('Dock Letters');
@@ -472,7 +472,8 @@ test('the other screens in French and Arabic (right to left): each heading said 
     for (const [i, screen] of ['', '/payments', '/products', '/links', '/developers', '/events', '/settings'].entries()) {
       await page.goto(`${api.url}/dashboard${screen}`);
       await expect(page.getByRole('heading', { level: 1 })).toHaveText(headings[i]!);
-      await axe(page, `${screen.slice(1) || 'home'}-${code}`);
+      // Dark colours do not change with the words: French in light, Arabic (right to left) in both, as the money screens do.
+      await axe(page, `${screen.slice(1) || 'home'}-${code}`, code === 'fr' ? ['light'] : ['light', 'dark']);
     }
   }
   console.log(`the other screens in French and Arabic: ${((Date.now() - started) / 1000).toFixed(1)} s`);
