@@ -29,6 +29,7 @@ import type * as products from './screens/Products.tsx';
 import type * as settings from './screens/Settings.tsx';
 import type * as settlement from './screens/Settlement.tsx';
 import type * as refunds from './screens/Refunds.tsx';
+import type * as walletRefund from './screens/WalletRefund.tsx';
 import type * as attention from './screens/Attention.tsx';
 import type * as keys from './screens/Keys.tsx';
 
@@ -42,6 +43,9 @@ export const held: {
   refund: Covers<typeof refunds.Refund, Out<typeof ContractRefund>>;
   refundMade: Covers<typeof refunds.Made, Answer<typeof ContractRefund>>;
   sentBack: Covers<typeof attention.Sent, Answer<typeof ContractRefund>>;
+  refundTransfer: Covers<typeof refunds.Transfer, NonNullable<Out<typeof ContractRefund>['transfer']>>;
+  walletQr: Covers<typeof walletRefund.Qr, Answer<typeof ContractQr>>;
+  refundStatus: Covers<typeof walletRefund.Status, Answer<typeof ContractRefund>>;
   liveFeed: Covers<typeof live.Feed, Out<typeof EventsAnswer>>;
   endpoint: Covers<typeof developers.Endpoint, Answer<typeof WebhookEndpoint>>;
   rolled: Covers<typeof developers.Rolled, Answer<typeof RolledKey>>;
@@ -75,6 +79,6 @@ export const held: {
   liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
   linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
   balanceLine: true, balanceLines: true, swap: true, swapAnswer: true, withdrawal: true, limit: true, bank: true, payout: true, entry: true, entries: true, settlement: true,
-  refund: true, refundMade: true, sentBack: true,
+  refund: true, refundMade: true, sentBack: true, refundTransfer: true, walletQr: true, refundStatus: true,
   restrictedKey: true, restrictedKeys: true, newRestrictedKey: true,
 };

@@ -4,9 +4,10 @@
 // screen with every refund. A live refund asks for the second factor (api.ts's step-up).
 import { h, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
+import { lazy } from 'preact-iso';
 import * as z from 'zod/mini';
 import { ServiceError } from '../../contract/answer.ts';
-import { nullable, text } from '../../contract/fields.ts';
+import { int, nullable, text } from '../../contract/fields.ts';
 import { mode, request, session } from '../api.ts';
 import { when } from '../format.ts';
 import { t } from '../words.ts';
@@ -15,8 +16,12 @@ import { History, State } from './money.tsx';
 
 const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 /** A refund as the dashboard reads it (contract/refunds.ts's Refund holds the whole shape; this keeps the screen's chunk small). */
-export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), createdAt: text });
+/** On wallet settlement: the one transfer that pays the refund, from the merchant's own wallet. */
+export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text });
+export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(z.nullable(Transfer)), createdAt: text });
 type RefundView = z.infer<typeof Refund>;
+// Sending a wallet-settled refund (its own chunk: most merchants never open it).
+const WalletRefund = lazy(() => import('./WalletRefund.tsx'));
 export const Made = z.object({ data: Refund });
 
 /** `value` in coins as base units at `decimals`; undefined when it is not a positive amount exact at them. */
@@ -30,6 +35,7 @@ const units = (value: string, decimals: number): string | undefined => {
 /** The refunds' history: of one payment (`reference`), else every one; each not sent yet can be canceled. */
 export function RefundList({ reference, stamp, onChange }: { reference?: string; stamp?: unknown; onChange?: () => void }) {
   const { note, error, act } = useAct(onChange);
+  const [paying, setPaying] = useState<RefundView>();
   const cancel = (r: RefundView) =>
     act(async () => {
       await request(`/api/v1/refunds/${r.id}/cancel`, Made, { method: 'POST' });
@@ -66,10 +72,16 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
                 {t('Cancel refund {id}', { id: r.id.slice(0, 8) })}
               </button>
             )}
+            {r.status === 'ready' && r.transfer && (
+              <button type="button" class="small" onClick={() => setPaying(r)}>
+                {t('Send refund {id} from my wallet', { id: r.id.slice(0, 8) })}
+              </button>
+            )}
             {r.failure && <span class="hint"> {r.failure}</span>}
           </td>,
         ]}
       />
+      {paying?.transfer && <WalletRefund id={paying.id} amount={paying.amount_exact} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
     </>
   );
 }
@@ -95,7 +107,9 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
       setUrl(made.claim_url ?? '');
       return made.claim_url
         ? t('Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).', { amount: made.amount_exact, coin })
-        : t('Refund of {amount} {coin} ready: the treasury sends it.', { amount: made.amount_exact, coin });
+        : made.transfer
+          ? t('Refund of {amount} {coin} ready: send it from your wallet, from its line below.', { amount: made.amount_exact, coin })
+          : t('Refund of {amount} {coin} ready: the treasury sends it.', { amount: made.amount_exact, coin });
     });
   };
   return (
