@@ -468,6 +468,7 @@ test('the other screens in French and Arabic (right to left): each heading said 
     ['ar', ['الرئيسية', 'المدفوعات', 'المنتجات', 'روابط الدفع', 'المطورون', 'الأحداث', 'الإعدادات']],
   ] as const) {
     await page.getByLabel(code === 'fr' ? 'Language' : 'Langue').selectOption(code);
+    await expect(page.locator('html')).toHaveAttribute('lang', code);
     await expect(page.locator('html')).toHaveAttribute('dir', code === 'ar' ? 'rtl' : 'ltr');
     for (const [i, screen] of ['', '/payments', '/products', '/links', '/developers', '/events', '/settings'].entries()) {
       await page.goto(`${api.url}/dashboard${screen}`);
