@@ -72,7 +72,9 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
     await page.getByRole('button', { name: /^Send refund \w+ from my wallet$/ }).click();
     const panel = page.getByRole('region', { name: 'Send 10 USDT from your wallet' });
     await expect(panel).toContainText(`To ${customer} on`);
-    await expect(panel.getByRole('link', { name: 'Open in a wallet app' })).toHaveAttribute('href', new RegExp(`^ethereum:${usdt}@${chain.chainId}/transfer\\?address=${customer}&uint256=10000000$`, 'i'));
+    // The link is the refund's one transfer: 10 USDT (18 decimals on the dev chain) to the customer, on this chain's USDT.
+    const units = 10n * 10n ** BigInt(await node.readContract({ address: usdt, abi: erc20Abi, functionName: 'decimals' }));
+    await expect(panel.getByRole('link', { name: 'Open in a wallet app' })).toHaveAttribute('href', new RegExp(`^ethereum:${usdt}@${chain.chainId}/transfer\\?address=${customer}&uint256=${units}$`, 'i'));
     await expect(panel.getByRole('img', { name: 'QR code of the refund\u2019s transfer' })).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -85,7 +87,7 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
     expect(sent).toHaveLength(1);
     // The watcher finds the transfer; the panel follows the refund and its line says so.
     await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '10 USDT', customer, 'Confirmed'], { timeout: 60_000 });
-    expect((await held(customer)) - before).toBe(10_000_000n);
+    expect((await held(customer)) - before).toBe(units);
     const [refund] = (await (await fetch(`${money.url}/api/v1/refunds?reference=kiln-1`, { headers: bearer(key) })).json()).data as Array<{ status: string; tx_hash: string }>;
     expect(refund).toMatchObject({ status: 'confirmed', tx_hash: sent[0] });
   } finally {

@@ -2,9 +2,8 @@
 // yet, or an amount in coins; a reason; the customer's wallet, or a claim link the customer
 // names it on, shown once to copy), the payment's refunds with their states, and the Refunds
 // screen with every refund. A live refund asks for the second factor (api.ts's step-up).
-import { h, Fragment } from 'preact';
+import { h, Fragment, type ComponentType } from 'preact';
 import { useState } from 'preact/hooks';
-import { lazy } from 'preact-iso';
 import * as z from 'zod/mini';
 import { ServiceError } from '../../contract/answer.ts';
 import { int, nullable, text } from '../../contract/fields.ts';
@@ -18,10 +17,9 @@ const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 /** A refund as the dashboard reads it (contract/refunds.ts's Refund holds the whole shape; this keeps the screen's chunk small). */
 /** On wallet settlement: the one transfer that pays the refund, from the merchant's own wallet. */
 export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text });
-export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(z.nullable(Transfer)), createdAt: text });
+export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')), createdAt: text });
 type RefundView = z.infer<typeof Refund>;
-// Sending a wallet-settled refund (its own chunk: most merchants never open it).
-const WalletRefund = lazy(() => import('./WalletRefund.tsx'));
+type Panel = ComponentType<{ id: string; amount: string; coin: string; transfer: NonNullable<RefundView['transfer']>; onChange?: () => void }>;
 export const Made = z.object({ data: Refund });
 
 /** `value` in coins as base units at `decimals`; undefined when it is not a positive amount exact at them. */
@@ -36,6 +34,12 @@ const units = (value: string, decimals: number): string | undefined => {
 export function RefundList({ reference, stamp, onChange }: { reference?: string; stamp?: unknown; onChange?: () => void }) {
   const { note, error, act } = useAct(onChange);
   const [paying, setPaying] = useState<RefundView>();
+  // Sending a wallet-settled refund is its own chunk, fetched when first asked for: most merchants never open it.
+  const [WalletRefund, setWalletRefund] = useState<Panel>();
+  const pay = (r: RefundView) => {
+    setPaying(r);
+    void import('./WalletRefund.tsx').then((m) => setWalletRefund(() => m.default));
+  };
   const cancel = (r: RefundView) =>
     act(async () => {
       await request(`/api/v1/refunds/${r.id}/cancel`, Made, { method: 'POST' });
@@ -73,7 +77,7 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
               </button>
             )}
             {r.status === 'ready' && r.transfer && (
-              <button type="button" class="small" onClick={() => setPaying(r)}>
+              <button type="button" class="small" onClick={() => pay(r)}>
                 {t('Send refund {id} from my wallet', { id: r.id.slice(0, 8) })}
               </button>
             )}
@@ -81,7 +85,7 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
           </td>,
         ]}
       />
-      {paying?.transfer && <WalletRefund id={paying.id} amount={paying.amount_exact} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
+      {paying?.transfer && WalletRefund && <WalletRefund id={paying.id} amount={paying.amount_exact} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
     </>
   );
 }
