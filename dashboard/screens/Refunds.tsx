@@ -2,7 +2,7 @@
 // yet, or an amount in coins; a reason; the customer's wallet, or a claim link the customer
 // names it on, shown once to copy), the payment's refunds with their states, and the Refunds
 // screen with every refund. A live refund asks for the second factor (api.ts's step-up).
-import { h, Fragment, type ComponentType } from 'preact';
+import { h, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import * as z from 'zod/mini';
 import { ServiceError } from '../../contract/answer.ts';
@@ -19,7 +19,7 @@ const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text });
 export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')), createdAt: text });
 type RefundView = z.infer<typeof Refund>;
-type Panel = ComponentType<{ id: string; amount: string; coin: string; transfer: NonNullable<RefundView['transfer']>; onChange?: () => void }>;
+type Panel = typeof import('./WalletRefund.tsx').default;
 export const Made = z.object({ data: Refund });
 
 /** `value` in coins as base units at `decimals`; undefined when it is not a positive amount exact at them. */
