@@ -6,7 +6,9 @@
 // small, a reverted one, another merchant's refund, a test key naming a live refund. Exceptions
 // on wallet settlement: an overpaid and a late payment (their money swept to the merchant's
 // payout address) need attention with the amount owed back; the excess sent back is a transfer
-// from the merchant's own wallet, found on chain and confirmed; the late money accepted.
+// from the merchant's own wallet, found on chain and confirmed; the late money accepted. And the
+// rest of a paid payment, late money and USDC sent to a USDT payment sent back, each in its own
+// coin from the merchant's wallet, confirmed on chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -189,5 +191,47 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect(await api.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [now.id])).toEqual([]);
     expect((await server('POST', `/api/v1/refunds/${now.id}/cancel`)).body.data.status).toBe('canceled');
     expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [now.id])).toEqual([]);
+  });
+
+  it('the rest of a paid payment, late money and another coin sent back, each from the merchant\'s wallet in its own coin, confirmed on chain; nothing journaled', async () => {
+    const entries = async () => (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
+    const before = await entries();
+    const balanceOf = (token: Address) => reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
+    const customerPays = devAccount(2);
+    // A full refund: 'rest' is all that arrived; the payment then shows refunded.
+    const p = await paidToWallet();
+    const full = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all back', address: customer });
+    expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount], JSON.stringify(full.body)).toEqual([201, String(p.arrived), String(p.arrived)]);
+    // Late money and USDC sent to a USDT payment: each its case, sent back in the coin it came in.
+    const made: Record<string, Address> = {};
+    for (const reference of ['wx-late-back', 'wx-coin-back']) {
+      const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
+      expect(created.status).toBe(201);
+      made[reference] = created.body.data.address;
+    }
+    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['wx-late-back', Date.now() - 1000]);
+    await send(contracts.tokens.USDT, made['wx-late-back']!, 3n * 10n ** 18n, customerPays);
+    await send(contracts.tokens.USDC, made['wx-coin-back']!, 4n * 10n ** 6n, customerPays);
+    const cases = await until('both need attention', async () => {
+      const l = ((await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown }>).filter((x) => x.reference.endsWith('-back'));
+      return l.length === 2 ? Object.fromEntries(l.map((x) => [x.reference, x.attention])) : false;
+    }, 40_000);
+    expect(cases).toEqual({ 'wx-late-back': { reason: 'late', amount: '3', coin: 'USDT', chain_id: 31337 }, 'wx-coin-back': { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 } });
+    const late = await server('POST', '/api/v1/payments/wx-late-back/send_back', { reason: 'too late', address: customer });
+    const coin = await server('POST', '/api/v1/payments/wx-coin-back/send_back', { reason: 'wrong coin', address: customer });
+    expect([late.status, late.body.data?.transfer?.amount, coin.status, coin.body.data?.coin, coin.body.data?.transfer?.token], JSON.stringify([late.body, coin.body])).toEqual([201, String(3n * 10n ** 18n), 201, 'USDC', getAddress(contracts.tokens.USDC)]);
+    // The merchant's wallet sends each named transfer; the customer gets exactly each.
+    const usdt = await balanceOf(contracts.tokens.USDT);
+    const usdc = await balanceOf(contracts.tokens.USDC);
+    await send(contracts.tokens.USDT, customer, p.arrived);
+    await send(contracts.tokens.USDT, customer, 3n * 10n ** 18n);
+    await send(contracts.tokens.USDC, customer, 4n * 10n ** 6n);
+    for (const r of [full, late, coin]) {
+      expect((await settled(r.body.data.id)).status).toBe('confirmed');
+      expect(await told(r.body.data.id)).toEqual(['ready', 'sent', 'confirmed']);
+    }
+    expect([await balanceOf(contracts.tokens.USDT), await balanceOf(contracts.tokens.USDC)]).toEqual([usdt + p.arrived + 3n * 10n ** 18n, usdc + 4n * 10n ** 6n]);
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'refunded', amount: String(p.arrived) });
+    expect(await entries(), 'the service held none of it: nothing journaled').toBe(before);
   });
 });
