@@ -173,7 +173,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
-  const refunds = new RefundStore(db, { journal, withdrawals, events }, options.supportRefundDailyLimit);
+  const attention = new AttentionStore(db, events);
+  const refunds = new RefundStore(db, { journal, withdrawals, events, attention }, options.supportRefundDailyLimit);
   const walletRefunds = new WalletRefundStore(db, events);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
@@ -253,7 +254,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),
-    attention: new AttentionStore(db, events),
+    attention,
     products: new ProductStore(db),
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,

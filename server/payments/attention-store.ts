@@ -16,6 +16,15 @@ const openOf = (r: Row): OpenTransfer => ({ chainId: Number(r.chain_id), txHash:
 /** Transfers that could not count, told to the merchant (deep enough), not resolved: the same condition as list-store.ts's NEEDS_ATTENTION_SQL. */
 const OPEN = `state IN ('late', 'unexpected') AND told_ms IS NOT NULL AND resolution IS NULL`;
 
+/** The refund a case was resolved by (its id), and its payment's key to tell those waiting on it. */
+export interface ReopenedBy {
+  id: string;
+  paymentId: string;
+  merchantId: string;
+  mode: string;
+  reference: string;
+}
+
 /** The writes of resolving one payment's case, inside one transaction. */
 export interface AttentionWrites {
   /** The owner's payment by reference, its row locked until the transaction ends, with what was decided of its own case. */
@@ -62,13 +71,23 @@ export class AttentionStore {
   /**
    * The writes bound to a transaction another store opened (a refund's: refunds/exceptions.ts),
    * and the mark of a refund of money the payment never counted (late, another coin or chain):
-   * it never counts against what the payment itself can give back.
+   * it never counts against what the payment itself can give back. `reopen`: a refund that
+   * resolved a case ended failed or canceled, so the case is open again (answers whether any was).
    */
-  within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void> } {
+  within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void>; reopen(refund: ReopenedBy): Promise<boolean> } {
     const keys = (transfers: OpenTransfer[]) => [transfers.map((t) => t.chainId), transfers.map((t) => t.txHash), transfers.map((t) => t.logIndex)];
     const MATCH = `(chain_id, tx_hash, log_index) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))`;
     return {
       outsidePayment: async (refundId) => void (await tx.query(`UPDATE refunds SET outside_payment = true WHERE id = $1`, [refundId])),
+      reopen: async (refund) => {
+        // Only what this refund resolved, still resolved by it: a case resolved again since (by a
+        // newer refund, or accepted) is never touched, and a second call finds nothing.
+        const own = await tx.query(`UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`, [refund.id, refund.paymentId]);
+        const transfers = await tx.query(`UPDATE chain_transfers SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE payment_id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING payment_id`, [refund.id, refund.paymentId]);
+        if (own.length + transfers.length === 0) return false;
+        await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(refund.merchantId, refund.mode, refund.reference)]);
+        return true;
+      },
       lock: async (owner, reference) => {
         const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [owner.merchant.id, owner.mode, reference]);
         return row && { ...paymentOf(row), resolution: (row.resolution as string | null) ?? null, settlement: row.settlement as string };

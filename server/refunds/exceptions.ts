@@ -4,7 +4,8 @@
 // REFUND_UPDATED event), in the refund's transaction with the payment row locked, the case marked
 // resolved by the refund's id. An overpayment's excess and an expired partial come out of what the
 // payment counted (never past what arrived less what is refunded already); money that never
-// counted (late, another coin, another chain) is refunded apart from it, whole.
+// counted (late, another coin, another chain) is refunded apart from it, whole. Should the refund
+// end failed or canceled, the case opens again with it (refunds/use-cases.ts: reopenCase).
 import { randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Sql } from '../storage/db.ts';

@@ -11,6 +11,7 @@ import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
+import type { AttentionStore } from '../payments/attention-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -50,7 +51,7 @@ export interface RefundFilter {
 export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,
-    private readonly stores: { journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore },
+    private readonly stores: { journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore; attention: Pick<AttentionStore, 'within'> },
     /** The daily limit of a support member's refunds, US dollars as decimal text, where the merchant set none (SUPPORT_REFUND_DAILY_LIMIT). */
     private readonly defaultSupportLimit = '100',
   ) {}
@@ -115,7 +116,7 @@ export class RefundStore implements RefundTransactions {
 
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
-    const { journal, withdrawals, events } = this.stores;
+    const { journal, withdrawals, events, attention } = this.stores;
     // A request's refund or cancel writes its audit row with it (storage/audit.ts).
     return auditedTransaction(this.db, (tx: Sql) =>
       work({
@@ -176,6 +177,7 @@ export class RefundStore implements RefundTransactions {
           return BigInt(r!.s as string);
         },
         event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
+        reopenCase: (refund) => attention.within(tx, nowMs).reopen(refund),
         catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
         available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
         held: (chainId) => journal.holdOn(tx, chainId),

@@ -54,6 +54,8 @@ export interface RefundWrites {
   /** US cents of the owner's refunds made by support members since, not failed or canceled. */
   supportSince(owner: Owner, sinceMs: number): Promise<bigint>;
   event(owner: Owner, data: unknown): Promise<void>;
+  /** The payment's case this refund resolved (refunds/exceptions.ts) open again, if it still is resolved by it: whether one was. */
+  reopenCase(refund: StoredRefund): Promise<boolean>;
   // The balance's, as balances/use-cases.ts's BalanceWrites names them.
   catchUp(owner: Owner): Promise<void>;
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
@@ -172,7 +174,8 @@ const returned = (w: RefundWrites, refund: StoredRefund, memo: string) =>
  * The merchant cancels a refund not sent yet: waiting for its address, or ready with no
  * transaction recorded for it (the treasury records one only on a withdrawal still pending
  * without one, so under the withdrawal's row lock exactly one of cancel and send wins). The
- * reservation returned in one balanced entry, the refund canceled, its event written.
+ * reservation returned in one balanced entry, the refund canceled, its event written, and the
+ * payment's case it resolved (a send-back) open again, in the same transaction.
  */
 export function cancelRefund(store: RefundTransactions, owner: Owner, id: string, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
   return store.inTransaction(nowMs, async (w) => {
@@ -184,6 +187,7 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
     checkCancelable(refund, refund.state === 'ready' && !wallet && !(await w.cancelSending(refund.id)));
     if (!wallet) await returned(w, refund, `refund of payment ${refund.reference} canceled`);
     const done = await w.canceled(refund.id, 'canceled by the merchant');
+    await w.reopenCase(done);
     await w.event(owner, view(done));
     return done;
   });
@@ -192,7 +196,9 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
 /**
  * Moves refunds on as their treasury transactions did (refunds/rules.ts's nextState), each change
  * with its REFUND_UPDATED event in the same transaction; answers how many moved. Safe on any
- * number of instances: each refund is locked, and moves once.
+ * number of instances: each refund is locked, and moves once. A send-back that ends failed or
+ * canceled (its claim link expired) opens its payment's case again in the same transaction: once
+ * (only while the case is still resolved by that refund, never one resolved again since).
  */
 export function followSending(store: RefundTransactions, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund[]> {
   return store.inTransaction(nowMs, async (w) => {
@@ -201,6 +207,8 @@ export function followSending(store: RefundTransactions, nowMs: number, view: (r
       const to = nextState(refund, sending);
       if (!to) continue;
       const moved = await w.advance(refund.id, to);
+      // Failed: its money is back in the balance (the treasury's entry), so the case it resolved is owed again.
+      if (moved.state === 'failed') await w.reopenCase(moved);
       await w.event(ownerOf(refund), view(moved));
       done.push(moved);
     }
@@ -208,6 +216,7 @@ export function followSending(store: RefundTransactions, nowMs: number, view: (r
     for (const refund of await w.expired(50)) {
       if (refund.settlement === 'balance') await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
       const gone = await w.canceled(refund.id, 'the claim link expired unclaimed');
+      await w.reopenCase(gone);
       await w.event(ownerOf(refund), view(gone));
       done.push(gone);
     }

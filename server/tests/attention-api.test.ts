@@ -4,11 +4,17 @@
 // back); an expired partial is accepted (settled with what arrived, told once by
 // DEPOSIT_TRANSACTION, journaled once) or sent back whole; two accepts at once on two
 // instances (one PostgreSQL) resolve it once; another merchant's payment and the other mode's
-// key are refused; the list's needs_attention filter agrees with each payment's attention.
+// key are refused; the list's needs_attention filter agrees with each payment's attention. A
+// send-back that ends failed, or canceled (by the merchant, or its claim link expired), opens
+// its case again with the same amount, once, even followed on two instances at once; never a
+// case resolved again since, never by another merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { finishWithdrawal } from '../balances/use-cases.ts';
+import { followSending } from '../refunds/use-cases.ts';
+import { refundView } from '../refunds/views.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c1'.repeat(20);
@@ -143,6 +149,71 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const fine = await payment('exact');
     const nothing = await call(a, 'POST', `/api/v1/payments/${fine}/accept`);
     expect([nothing.status, nothing.body.code]).toEqual([409, 'nothing_to_resolve']);
+  });
+
+  it('a send-back that fails opens its case again, once (followed on two instances at once): the same amount owed, listed again; sent back again, the old refund reopens nothing', async () => {
+    const reference = await payment('over');
+    const p = await listed(reference);
+    const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'to fail', address: customer });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const id = sent.body.data.id as string;
+    expect((await listed(reference)).attention).toBeNull();
+    // The treasury's path decides it (as its job does on a reverted transaction); the refunds follow, twice at once.
+    await finishWithdrawal(a.parts.balanceTransactions, id, { failure: 'reverted' }, Date.now(), () => ({}));
+    const moved = (await Promise.all([followSending(a.parts.refunds, Date.now(), refundView), followSending(b.parts.refunds, Date.now(), refundView)])).flat();
+    expect(moved.map((r) => [r.id, r.state])).toEqual([[id, 'failed']]);
+    expect(await followSending(b.parts.refunds, Date.now(), refundView)).toEqual([]);
+    const reopened = await listed(reference);
+    expect([reopened.attention, reopened.overpaid]).toEqual([p.attention, p.overpaid]);
+    expect(await needing()).toContain(reference);
+    expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data).toMatchObject({ payment: { attention: p.attention }, refunds: { status: 'none' } });
+    const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
+    expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    await balanced();
+    // Sent back again: the same amount; the failed refund, asked again, reopens nothing of the newer one's.
+    const again = await call(b, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'again', address: customer });
+    expect([again.status, again.body.data.amount]).toEqual([201, sent.body.data.amount]);
+    const old = await a.parts.refunds.refund({ merchant: DEMO_MERCHANT, mode: 'test' } as never, id);
+    expect(await a.parts.refunds.inTransaction(Date.now(), (w) => w.reopenCase(old))).toBe(false);
+    expect((await listed(reference)).attention).toBeNull();
+    await balanced();
+  });
+
+  it('a send-back canceled by its merchant opens its case again; another merchant can neither cancel it nor claim money twice through it', async () => {
+    const reference = await payment('partial', true);
+    const p = await listed(reference);
+    const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'too late' });
+    expect(sent.body.data.status).toBe('waiting_for_address');
+    const id = sent.body.data.id as string;
+    const other = await a.parts.merchants.create({ businessName: 'Other', businessEmail: `other-c-${kind}@example.com`, businessLogo: '' }, Date.now());
+    expect((await call(a, 'POST', `/api/v1/refunds/${id}/cancel`, undefined, other.keys.test.secretKey)).status).toBe(404);
+    expect((await listed(reference)).attention).toBeNull();
+    const both = await Promise.all([call(a, 'POST', `/api/v1/refunds/${id}/cancel`), call(b, 'POST', `/api/v1/refunds/${id}/cancel`)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect((await listed(reference)).attention).toEqual(p.attention);
+    expect(await needing()).toContain(reference);
+    // Its link is dead: the customer cannot claim what the case owes again.
+    const claim = await fetch(a.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: new URL(sent.body.data.claim_url).hash.slice(1), address: customer, confirm: true }) });
+    expect([claim.status, ((await claim.json()) as { code: string }).code]).toEqual([409, 'refund_link_used']);
+    const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
+    expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    await balanced();
+    // Accepted now: resolved, and the canceled refund reopens nothing.
+    expect((await call(a, 'POST', `/api/v1/payments/${reference}/accept`)).status).toBe(200);
+    const old = await a.parts.refunds.refund({ merchant: DEMO_MERCHANT, mode: 'test' } as never, id);
+    expect(await a.parts.refunds.inTransaction(Date.now(), (w) => w.reopenCase(old))).toBe(false);
+    expect((await listed(reference)).attention).toBeNull();
+  });
+
+  it('a send-back whose claim link expired unclaimed opens its case again, once', async () => {
+    const reference = await payment('partial', true);
+    const p = await listed(reference);
+    const id = (await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'unclaimed' })).body.data.id as string;
+    await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [id, Date.now() - 1]);
+    const moved = (await Promise.all([followSending(a.parts.refunds, Date.now(), refundView), followSending(b.parts.refunds, Date.now(), refundView)])).flat();
+    expect(moved.filter((r) => r.id === id).map((r) => r.state)).toEqual(['canceled']);
+    expect((await listed(reference)).attention).toEqual(p.attention);
+    await balanced();
   });
 
   it('the needs_attention filter keeps exactly the payments whose attention is not null', async () => {

@@ -2,16 +2,19 @@
 // (late) accepted, then counted toward it and told as its success; late money and USDC sent to
 // a USDT payment (wrong_coin) each sent back in one step, in the coin it came in, ending
 // confirmed on chain with the customer's wallet credited; USDC kept (credited: in the balance
-// since its sweep). After each step the journal sums to zero per coin and the treasury holds
-// on chain what the journal says.
+// since its sweep). A send-back whose transaction reverts on chain (the treasury frozen by the
+// token for one block) ends failed, its amount back in the balance, and its case opens again
+// with the same amount; sent back again, it ends confirmed and stays resolved. After each step
+// the journal sums to zero per coin and the treasury holds on chain what the journal says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createPublicClient, createWalletClient, encodeAbiParameters, erc20Abi, http, keccak256, parseUnits, toHex, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { caller, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -40,8 +43,8 @@ const balanceOf = (token: Address, who: Address) => reader.readContract({ addres
 const wallet = () => createWalletClient({ account: payer, chain: foundry, transport: http(chain.url) });
 
 /** After a step, the treasury idle: the journal sums to zero per coin; the treasury holds on chain what the journal says, in both coins. */
-async function books(step: string) {
-  await until(`${step}: the treasury idle`, async () => !(await api.parts.treasuryTxs.inFlight(31337)));
+async function books(step: string, idle = true) {
+  if (idle) await until(`${step}: the treasury idle`, async () => !(await api.parts.treasuryTxs.inFlight(31337)));
   for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   for (const token of [contracts.tokens.USDT, contracts.tokens.USDC]) {
     const held = await api.parts.journal.held(31337, token);
@@ -129,5 +132,53 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
     // Credited: the balance has it, journaled when it was swept; accepting moved nothing.
     expect((await server('GET', '/api/v1/balances')).body.data).toEqual(before);
     await books('wrong coin kept');
+  });
+
+  it('a send-back whose transaction reverts: failed, its amount back in the balance, the case open again with the same amount; sent back again, confirmed and resolved', async () => {
+    const p = await paidOnChain('USDT', '10', true);
+    const attention = (await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention;
+    expect(attention).toEqual({ reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 });
+    const rpc = (method: string, params: unknown[]) => reader.request({ method: method as never, params: params as never });
+    // frozen(address) is the TestToken's sixth slot: the treasury frozen, its transfer reverts.
+    const frozenSlot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [treasury, 5n]));
+    const freeze = (on: boolean) => rpc('anvil_setStorageAt', [contracts.tokens.USDT, frozenSlot, toHex(on ? 1 : 0, { size: 32 })]);
+    await rpc('evm_setIntervalMining', [0]);
+    let id: string;
+    try {
+      const asked = await server('POST', `/api/v1/payments/${p.reference}/send_back`, { reason: 'to revert', address: customer });
+      expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+      id = asked.body.data.id as string;
+      expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toBeNull();
+      // Signed (its gas estimated while the treasury could still send) and in the node's pool; reserved, nothing moved yet.
+      const hash = (await until('the send-back signed and sent', async () => {
+        const r = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+        return r.tx_hash && (await reader.getTransaction({ hash: r.tx_hash }).catch(() => undefined)) ? r.tx_hash : false;
+      }, 30_000)) as `0x${string}`;
+      await books('a send-back reserved, its transaction in the pool', false);
+      await freeze(true);
+      expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'frozen', args: [treasury] })).toBe(true);
+      await rpc('anvil_mine', ['0x1']);
+      expect((await reader.getTransactionReceipt({ hash })).status).toBe('reverted');
+    } finally {
+      await freeze(false);
+      await rpc('evm_setIntervalMining', [1]);
+    }
+    const failed = await until(`refund ${id!} failed`, async () => {
+      const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+      return now.status === 'failed' || now.status === 'confirmed' ? now : false;
+    }, 60_000);
+    expect(failed.status).toBe('failed');
+    const kinds = await api.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id!]);
+    expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    await books('a send-back reverted, its amount returned');
+    // The case is open again, once, with what is owed back; listed again.
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toEqual(attention);
+    expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data.map((x: { attention: unknown }) => x.attention)).toEqual([attention]);
+    const done = await sentBack(p.reference, contracts.tokens.USDT);
+    expect(done.amount).toBe(String(parseUnits('10', 18)));
+    // Confirmed: it stays resolved.
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toBeNull();
+    expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data).toEqual([]);
+    await books('sent back again, confirmed');
   });
 });

@@ -6,9 +6,12 @@
 // small, a reverted one, another merchant's refund, a test key naming a live refund. Exceptions
 // on wallet settlement: an overpaid and a late payment (their money swept to the merchant's
 // payout address) need attention with the amount owed back; the excess sent back is a transfer
-// from the merchant's own wallet, found on chain and confirmed; the late money accepted. And the
+// from the merchant's own wallet, found on chain and confirmed; the late money accepted. The
 // rest of a paid payment, late money and USDC sent to a USDT payment sent back, each in its own
-// coin from the merchant's wallet, confirmed on chain.
+// coin from the merchant's wallet, confirmed on chain. An
+// excess sent back by claim link: canceled first (the case opens again), then sent back again,
+// the customer claims an address over HTTP as the claim page does, the merchant's wallet sends
+// exactly the transfer the refund names, found on chain: confirmed, the case resolved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -233,5 +236,54 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect([await balanceOf(contracts.tokens.USDT), await balanceOf(contracts.tokens.USDC)]).toEqual([usdt + p.arrived + 3n * 10n ** 18n, usdc + 4n * 10n ** 6n]);
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'refunded', amount: String(p.arrived) });
     expect(await entries(), 'the service held none of it: nothing journaled').toBe(before);
+  });
+
+  it('an excess sent back by claim link: canceled, the case opens again; sent back again, the customer claims an address over HTTP, the merchant\'s wallet sends the transfer named, confirmed, resolved', async () => {
+    const usdt = contracts.tokens.USDT;
+    const created = await call('POST', '/api/v1/transaction/initialize', { reference: 'wy-over', coin: 'USDT', currency: 'USD', amount: 10 });
+    expect(created.status).toBe(201);
+    await send(usdt, created.body.data.address, 13n * 10n ** 18n, devAccount(2));
+    const payment = async () => (await server('GET', '/api/v1/payments/wy-over')).body.data.payment;
+    const attention = await until('wy-over needs attention', async () => (await payment()).attention ?? false, 40_000);
+    expect(attention).toMatchObject({ reason: 'overpaid', coin: 'USDT', chain_id: 31337 });
+    const owed = BigInt(attention.amount.replace('.', '').padEnd(attention.amount.split('.')[0].length + 18, '0'));
+    const needing = async () => (await server('GET', '/api/v1/payments?needs_attention=true&q=wy-over')).body.data.map((p: { attention: unknown }) => p.attention);
+
+    // A claim link canceled by the merchant (on wallet settlement nothing was reserved): the case open again, the same amount.
+    const first = await server('POST', '/api/v1/payments/wy-over/send_back', { reason: 'paid too much' });
+    expect(first.body.data).toMatchObject({ status: 'waiting_for_address', settlement: 'wallet', transfer: null, amount: String(owed) });
+    expect(await needing()).toEqual([]);
+    expect((await server('POST', `/api/v1/refunds/${first.body.data.id}/cancel`)).body.data.status).toBe('canceled');
+    expect(await needing()).toEqual([attention]);
+
+    // Sent back again by claim link; the customer opens it and names an address, as the claim page does.
+    const asked = await server('POST', '/api/v1/payments/wy-over/send_back', { reason: 'paid too much' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const id = asked.body.data.id as string;
+    expect(await needing()).toEqual([]);
+    const token = new URL(asked.body.data.claim_url).hash.slice(1);
+    const customerPost = async (path: string, body: unknown) => {
+      const r = await fetch(api.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    expect((await fetch(api.url + '/refund')).status).toBe(200);
+    const details = await customerPost('/refund/details', { token });
+    expect([details.status, details.body]).toEqual([200, expect.objectContaining({ coin: 'USDT', amount: attention.amount, chain_id: 31337 })]);
+    const checked = await customerPost('/refund/claim', { token, address: customer.toLowerCase() });
+    expect([checked.status, checked.body.address]).toEqual([200, getAddress(customer)]);
+    const claimed = await customerPost('/refund/claim', { token, address: customer, confirm: true });
+    expect([claimed.status, claimed.body.status]).toEqual([200, 'ready']);
+    expect((await customerPost('/refund/claim', { token, address: elsewhere, confirm: true })).body.code).toBe('refund_link_used');
+
+    // The merchant's wallet sends exactly the transfer the refund names; the service finds it on chain.
+    const transfer = (await server('GET', `/api/v1/refunds/${id}`)).body.data.transfer;
+    expect(transfer).toMatchObject({ to: getAddress(customer), amount: String(owed), token: getAddress(usdt), chain_id: 31337 });
+    const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
+    await send(transfer.token, transfer.to, BigInt(transfer.amount), merchantWallet);
+    expect((await settled(id)).status).toBe('confirmed');
+    expect(await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] })).toBe(before + owed);
+    expect(await told(id)).toEqual(['waiting_for_address', 'ready', 'sent', 'confirmed']);
+    expect([(await payment()).attention, await needing()]).toEqual([null, []]);
+    expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [id])).toEqual([]);
   });
 });
