@@ -14,6 +14,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
+import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startDevChain } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
@@ -28,7 +29,7 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000
 
 let api: Service;
 test.beforeAll(async () => {
-  api = await startService({ adminToken: ADMIN });
+  api = await startService({ adminToken: ADMIN, ...cheapPasswords });
   await checkAnswers(api);
 });
 test.afterAll(async () => api?.close());
@@ -323,7 +324,7 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
   // A live network whose chain is never called (jobs off; dev: not checked at start).
   const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
   const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
-  const live = await startService({ adminToken: ADMIN, networks: { live: [LIVE, ETHEREUM] }, jobs: false });
+  const live = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { live: [LIVE, ETHEREUM] }, jobs: false });
   await checkAnswers(live);
   try {
     await page.goto((await merchant('Quay Books', live.url)).signInUrl);
@@ -539,7 +540,7 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
   const expect = baseExpect.configure({ timeout: 15_000 });
   const chain = await startDevChain({ blockTimeSeconds: 1 });
   const contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
-  const money = await startService({ adminToken: ADMIN, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100 });
+  const money = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100 });
   await checkAnswers(money);
   try {
     const made = await merchant('Dhow Traders', money.url);

@@ -11,6 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { createServer } from 'node:net';
 import type { Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
+import { cheapPasswords } from '../server/testing/passwords.ts';
 import { expect, test } from './support/fixtures.ts';
 import { checkAnswers } from './support/conformance.ts';
 
@@ -39,7 +40,7 @@ let api: Service;
 let ahead = 0;
 test.beforeAll(async () => {
   const port = await freePort();
-  api = await startService({ adminToken: ADMIN, port, publicUrl: `http://localhost:${port}`, networks: { live: [LIVE] }, jobs: false, now: () => Date.now() + ahead });
+  api = await startService({ adminToken: ADMIN, ...cheapPasswords, port, publicUrl: `http://localhost:${port}`, networks: { live: [LIVE] }, jobs: false, now: () => Date.now() + ahead });
   await checkAnswers(api);
 });
 test.afterAll(async () => api?.close());

@@ -16,6 +16,7 @@ import { createServer } from 'node:net';
 import type { BrowserContext, Page } from 'playwright/test';
 import { parseUnits } from 'viem';
 import { startService, type Service } from '../server/app.ts';
+import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startSmtp } from '../server/testing/smtp.ts';
 import { startDevChain, type DevChain } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
@@ -47,7 +48,7 @@ test.beforeAll(async () => {
   network = devNetwork(chain.url, await deployDevContracts(chain.url, 3, '1000000'), 1);
   const port = await freePort();
   api = await startService({
-    adminToken: ADMIN, port, publicUrl: `http://localhost:${port}`, networks: { live: [network] }, devChain: DEV_CHAIN_POWERS, smtpUrl: smtp.url, mailRetryMs: 100,
+    adminToken: ADMIN, ...cheapPasswords, port, publicUrl: `http://localhost:${port}`, networks: { live: [network] }, devChain: DEV_CHAIN_POWERS, smtpUrl: smtp.url, mailRetryMs: 100,
     newDestinationDelayMs: 0, signInsPerClient: 10_000, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, now: () => Date.now() + ahead,
   });
   await checkAnswers(api);

@@ -267,6 +267,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       rotationOverlapMs: 24 * 3_600_000,
       loopbackWebhooks: options.loopbackWebhooks,
       trustProxies: options.trustProxies,
+      passwordHashCost: options.passwordHashCost,
     },
     now,
     origin: () => origin,

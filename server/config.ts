@@ -7,6 +7,7 @@ import { ratesFromFile } from './rates/config.ts';
 import { CommandSettings, type ServiceOptions } from './settings.ts';
 import { isDailyLimit } from '../contract/operator.ts';
 import { isFeeBearer, MAX_FEE_BPS } from './domain/fees.ts';
+import { PASSWORD_HASH_COSTS } from './merchants/sign-in-rules.ts';
 import * as z from 'zod/mini';
 
 export type Config = z.output<typeof CommandSettings> & {
@@ -60,6 +61,8 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   // Unset: off, or on with the demo merchant (a developer's own instance).
   WEBHOOKS_TO_LOOPBACK: { setting: 'loopbackWebhooks', read: flag },
   TRUST_PROXIES: { setting: 'trustProxies', read: int(0, 10) },
+  // Never below the default from here: a lower cost is for tests, in code.
+  PASSWORD_HASH_COST: { setting: 'passwordHashCost', read: int(15, PASSWORD_HASH_COSTS.highest) },
   WEBHOOK_RETRY_MS: { setting: 'webhookRetryMs', read: int(10, 3_600_000) },
   WEBHOOK_RETRY_CAP_MS: { setting: 'webhookRetryCapMs', read: int(10, 86_400_000) },
   WEBHOOK_RETRY_WINDOW_MS: { setting: 'webhookRetryWindowMs', read: int(1000, 30 * 86_400_000) },

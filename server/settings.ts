@@ -12,6 +12,7 @@ import type { DevChainPowers, Network } from './chain/networks.ts';
 import type { RateProvider } from './domain/rates.ts';
 import { isFeeBearer, MAX_FEE_BPS, type FeeBearer } from './domain/fees.ts';
 import { createLogger, type Logger } from './log.ts';
+import { PASSWORD_HASH_COSTS } from './merchants/sign-in-rules.ts';
 import { fromRoot } from './paths.ts';
 import { builtInRates } from './rates/config.ts';
 import { DEMO_MERCHANT } from './seed.ts';
@@ -166,6 +167,18 @@ export const SETTINGS_SHAPE = {
    * memory) that lock it for everyone; the owner's new sign-in link lifts it.
    */
   accountLockoutFailures: z._default(whole, 100),
+  /**
+   * Dashboard passwords' scrypt cost, as log2 N (PASSWORD_HASH_COST): 2^15 is 32 MiB and ~0.5 s
+   * of a core a hash. The environment may only raise it (config.ts); tests lower it in code.
+   * A stored hash names its own cost, so a change applies to passwords set after it.
+   */
+  passwordHashCost: z._default(
+    whole.check(
+      z.minimum(PASSWORD_HASH_COSTS.lowest, { error: `at least ${PASSWORD_HASH_COSTS.lowest}` }),
+      z.maximum(PASSWORD_HASH_COSTS.highest, { error: `at most ${PASSWORD_HASH_COSTS.highest} (2^17: 128 MiB a hash)` }),
+    ),
+    15,
+  ),
   /** How many reverse proxies of the operator's stand in front (TRUST_PROXIES): rate limits then read the client from X-Forwarded-For. */
   trustProxies: z._default(whole, 0),
   /** Long polls one key may hold at once on one instance. */

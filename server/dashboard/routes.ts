@@ -8,7 +8,7 @@ import { AcceptInvitationBody } from '../../contract/team.ts';
 import { sameEmail } from '../team/rules.ts';
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
 import { invalidField, NotFound, TooMany, Unauthorized } from '../domain/errors.ts';
-import { hashPassword, NOBODY, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
+import { hashPassword, nobodyAt, passwordMatches, passwordProblem, SESSION_MS } from '../merchants/sign-in-rules.ts';
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
@@ -160,7 +160,7 @@ export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx
   const { service, body } = ctx;
   const problem = passwordProblem(body.password);
   if (problem) throw invalidField('password', problem);
-  const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password), service.now());
+  const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password, service.config.passwordHashCost), service.now());
   if (!merchantId) throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
   service.log.info({ merchant: merchantId }, 'dashboard password set');
   return startSession(service, ctx.req, merchantId, 'Password set; you are signed in');
@@ -190,7 +190,7 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
       memberId = login.memberId;
     }
   }
-  if (logins.length === 0) await passwordMatches(body.password, NOBODY);
+  if (logins.length === 0) await passwordMatches(body.password, await nobodyAt(service.config.passwordHashCost));
   if (!found) {
     const until = await service.dashboard.fail(body.email, client, nowMs);
     service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
@@ -213,7 +213,7 @@ export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = 
   // The member's joining is in the audit log of both modes, written in the same transaction.
   const joined = (member: { id: string; email: string; role: string }, merchantId: string) =>
     (['test', 'live'] as const).map((mode) => ({ merchantId, mode, atMs: nowMs, actor: { kind: 'member' as const, id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } }));
-  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password), nowMs, joined);
+  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password, service.config.passwordHashCost), nowMs, joined);
   if ('refused' in accepted) {
     if (accepted.refused === 'email') throw invalidField('email', 'this invitation is for another e-mail');
     throw invalidField('token', 'this invitation was used already, has expired (after a week) or is not one of ours: ask for a new one');

@@ -3,9 +3,20 @@
 // repeated wrong passwords are slowed down and then refused for a while.
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** scrypt's cost: N = 2^15, r = 8 (32 MiB of memory a guess), p = 1; OWASP's minimum is N = 2^17 with r = 8 / p = 1 or this at p = 3: we take p = 3. */
-export const SCRYPT = { N: 2 ** 15, r: 8, p: 3, keyLength: 32 } as const;
-const maxmem = 128 * SCRYPT.N * SCRYPT.r * 2;
+/**
+ * scrypt's block size, parallelism and key length. Its cost N is 2^passwordHashCost (a setting:
+ * 15 by default, 32 MiB of memory a guess; OWASP's minimum is N = 2^17 with r = 8 / p = 1 or
+ * 2^15 at p = 3: we take p = 3). Every hash names its own N, r and p, so a hash keeps the cost it
+ * was made at whatever the setting is later.
+ */
+export const SCRYPT = { r: 8, p: 3, keyLength: 32 } as const;
+/**
+ * The costs the setting may take: 2^17 at most (128 MiB a run); below the default only in code
+ * (tests: every member they sign up paid ~0.5 s of scrypt at 2^15), never from the environment.
+ */
+export const PASSWORD_HASH_COSTS = { lowest: 10, highest: 17 } as const;
+// Enough for the highest cost; a stored hash naming more than that fails to check (scrypt's own limit).
+const maxmem = 128 * 2 ** PASSWORD_HASH_COSTS.highest * SCRYPT.r * 2;
 
 /**
  * At most this many scrypt runs at once (32 MiB and a thread each); the rest wait their turn,
@@ -31,18 +42,28 @@ async function derive(password: string, salt: Buffer, params: { N: number; r: nu
 }
 
 /**
- * A hash of nothing anyone knows, at SCRYPT's cost: checking a password against it makes an
+ * A hash of nothing anyone knows, at the default cost: checking a password against it makes an
  * unknown e-mail cost as much time as a known one. Written out, not computed when the module
  * loads: that was a 32 MiB scrypt run in every process (and every test file) importing the
- * routes, signing in or not. A test holds its parameters to SCRYPT's.
+ * routes, signing in or not. A test holds its parameters to SCRYPT's and the setting's default.
  */
 export const NOBODY = 'scrypt$32768$8$3$oJhZbpYp10hjYsTpGhyg9Q$3rpz5eiZRAKDvJKngS7pDCs4tvjJtjfvCXnmDCwBPLU';
+const nobodies = new Map<number, Promise<string>>();
+/** NOBODY at `cost`: the written-out one at the default, else made once (of random words) and kept. */
+export function nobodyAt(cost: number): Promise<string> {
+  if (NOBODY.split('$')[1] === String(2 ** cost)) return Promise.resolve(NOBODY);
+  let made = nobodies.get(cost);
+  if (!made) nobodies.set(cost, (made = hashPassword(randomBytes(24).toString('base64url'), cost)));
+  return made;
+}
 
-/** `scrypt$N$r$p$salt$hash` (base64url): the parameters travel with the hash, so they may be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$salt$hash` (base64url), N = 2^cost: the parameters travel with the hash, so they may be raised later. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
+  if (!Number.isInteger(cost) || cost < PASSWORD_HASH_COSTS.lowest || cost > PASSWORD_HASH_COSTS.highest) throw new Error(`hashPassword: cost ${cost} is outside ${PASSWORD_HASH_COSTS.lowest}..${PASSWORD_HASH_COSTS.highest}`);
+  const params = { N: 2 ** cost, r: SCRYPT.r, p: SCRYPT.p };
   const salt = randomBytes(16);
-  const key = await derive(password, salt, SCRYPT, SCRYPT.keyLength);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, params, SCRYPT.keyLength);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 export async function passwordMatches(password: string, stored: string): Promise<boolean> {

@@ -95,6 +95,8 @@ export interface ServiceParts extends BalanceStores {
     loopbackWebhooks: boolean;
     /** Reverse proxies in front of the service (TRUST_PROXIES), for clientOf. */
     trustProxies: number;
+    /** Dashboard passwords' scrypt cost, log2 N (ServiceOptions.passwordHashCost). */
+    passwordHashCost: number;
   };
   now(): number;
   /** The service's own public origin, for links and file URLs. */

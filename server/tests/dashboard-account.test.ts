@@ -7,9 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import type { Network } from '../chain/networks.ts';
 import { startReceiver } from '../testing/receiver.ts';
-import { hashing, MAX_CONCURRENT_HASHES, NOBODY, passwordMatches, SCRYPT } from '../merchants/sign-in-rules.ts';
+import { hashing, hashPassword, MAX_CONCURRENT_HASHES, NOBODY, passwordMatches, SCRYPT } from '../merchants/sign-in-rules.ts';
+import { configFromEnv } from '../config.ts';
+import { settings } from '../settings.ts';
 
 const ADMIN = 'op_dashboard_account_token_0123456789abcdef012345';
 const PUBLIC_URL = 'https://pay.example.test';
@@ -74,7 +77,7 @@ const file = (name: string, bytes: Buffer, type: string) => {
 const LIVE: Network = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1', tokens: [], dev: true };
 
 beforeAll(async () => {
-  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, signInsPerClient: 10_000, networks: { live: LIVE } });
+  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, signInsPerClient: 10_000, networks: { live: LIVE }, ...cheapPasswords });
 });
 afterAll(() => api?.close());
 
@@ -221,7 +224,7 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
 
   it('names every network of a mode, in the order of the network file, so each gets its payout address', async () => {
     const ETHEREUM: Network = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' };
-    const two = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, networks: { live: [LIVE, ETHEREUM] } });
+    const two = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, networks: { live: [LIVE, ETHEREUM] }, ...cheapPasswords });
     try {
       const s = await setPassword(await merchant('Two Chains Shop', two), two);
       expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }, { chainId: 1, name: 'Ethereum' }] });
@@ -276,7 +279,7 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
   });
 
   it('a webhook endpoint answering 500 is a warning until a delivery succeeds again', async () => {
-    const worked = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, loopbackWebhooks: true, webhookRetryMs: 60_000, signInsPerClient: 10_000 });
+    const worked = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, loopbackWebhooks: true, webhookRetryMs: 60_000, signInsPerClient: 10_000, ...cheapPasswords });
     try {
       const m = await merchant('Failing Hook Shop', worked);
       const s = await setPassword(m, worked);
@@ -448,7 +451,7 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
   beforeAll(async () => {
     // Behind one proxy: the client is the address in X-Forwarded-For.
     // The e-mail-wide ceiling is 100 in service; 12 here, so that the test makes 12 scrypt checks, not 100.
-    proxied = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => proxiedClock, jobs: false, trustProxies: 1, accountLockoutFailures: 12 });
+    proxied = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => proxiedClock, jobs: false, trustProxies: 1, accountLockoutFailures: 12, ...cheapPasswords });
   });
   afterAll(() => proxied?.close());
   const signIn = (from: string, email: string, password: string) =>
@@ -493,18 +496,46 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
   });
 
   it('runs at most two password hashes (32 MiB of scrypt each) at once, however many sign-ins arrive together', async () => {
-    const m = await merchant('Busy Shop', proxied);
-    await setPassword(m, proxied);
-    hashing.peak = 0;
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => signIn(`192.0.3.${i + 1}`, m.email, `busy ${i}`)));
-    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(401));
-    expect(hashing.peak).toBe(MAX_CONCURRENT_HASHES);
-    expect(MAX_CONCURRENT_HASHES).toBe(2);
+    // At the service's default cost, as in production: hashes of the tests' cost may end before the next begins.
+    const busy = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, trustProxies: 1 });
+    try {
+      const m = await merchant('Busy Shop', busy);
+      await setPassword(m, busy);
+      hashing.peak = 0;
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('/dashboard/api/session', { method: 'POST', body: { email: m.email, password: `busy ${i}` }, headers: { 'x-forwarded-for': `192.0.3.${i + 1}` }, on: busy })));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(401));
+      expect(hashing.peak).toBe(MAX_CONCURRENT_HASHES);
+      expect(MAX_CONCURRENT_HASHES).toBe(2);
+    } finally {
+      await busy.close();
+    }
   });
 
   it('an unknown e-mail is checked against a written-out hash at the cost of a real one: raising SCRYPT without writing it anew fails here', async () => {
-    expect(NOBODY.split('$').slice(0, 4)).toEqual(['scrypt', String(SCRYPT.N), String(SCRYPT.r), String(SCRYPT.p)]);
+    const cost = settings({}).passwordHashCost;
+    expect(NOBODY.split('$').slice(0, 4)).toEqual(['scrypt', String(2 ** cost), String(SCRYPT.r), String(SCRYPT.p)]);
     expect(Buffer.from(NOBODY.split('$')[5]!, 'base64url')).toHaveLength(SCRYPT.keyLength);
     expect(await passwordMatches('', NOBODY)).toBe(false);
+  });
+});
+
+describe('the password hash\'s cost (passwordHashCost)', () => {
+  it('is 2^15 by default, never lower from the environment, and a stored hash is checked at its own cost', async () => {
+    // Production's hash, as `npm start` makes it: N = 2^15, r = 8, p = 3.
+    const cost = settings({}).passwordHashCost;
+    expect(cost).toBe(15);
+    expect(configFromEnv({}).passwordHashCost).toBe(15);
+    expect(await hashPassword('correct horse battery', cost)).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    // The environment may raise it, not lower it; code (the tests) may lower it to 2^10, no further.
+    expect(configFromEnv({ PASSWORD_HASH_COST: '17' }).passwordHashCost).toBe(17);
+    expect(() => configFromEnv({ PASSWORD_HASH_COST: '14' })).toThrow('PASSWORD_HASH_COST: expected a whole number from 15 to 17, received "14"');
+    expect(() => settings({ passwordHashCost: 9 })).toThrow(/^startService: passwordHashCost: .*at least 10/);
+    expect(() => settings({ passwordHashCost: 18 })).toThrow(/^startService: passwordHashCost: .*at most 17/);
+    await expect(hashPassword('correct horse battery', 9)).rejects.toThrow(/cost 9/);
+    // A hash made at one cost is checked at that cost, whatever the setting is now.
+    const cheap = await hashPassword('correct horse battery', 10);
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$3\$/);
+    expect(await passwordMatches('correct horse battery', cheap)).toBe(true);
+    expect(await passwordMatches('correct horse batterY', cheap)).toBe(false);
   });
 });

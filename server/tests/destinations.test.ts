@@ -8,6 +8,7 @@ import { RATE_ONE } from '../domain/rates.ts';
 import '../testing/conformance.ts';
 import type { Address } from 'viem';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import { create2Addresses, type Network } from '../chain/networks.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import type { Account } from '../domain/account.ts';
@@ -32,7 +33,7 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
   type Made = { id: string; keys: { test: { secretKey: string }; live: { secretKey: string } }; signInUrl: string };
 
   beforeAll(async () => {
-    api = await startService({ ...(await databaseOptions(kind)), adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, networks: { live: LIVE, test: TEST } });
+    api = await startService({ ...(await databaseOptions(kind)), adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, ...cheapPasswords, networks: { live: LIVE, test: TEST } });
   }, 60_000);
   afterAll(() => api?.close());
 

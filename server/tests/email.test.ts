@@ -12,6 +12,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import { render } from '../email/rules.ts';
 import { EmailStore } from '../email/store.ts';
 import { createLogger } from '../log.ts';
@@ -45,7 +46,7 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-    api = await startService({ adminToken: ADMIN, smtpUrl: smtp.url, mailRetryMs: 100, jobIntervalMs: 50, signInsPerClient: 10_000, sweepIntervalMs: 0, logger: createLogger('info', sink), ...(await databaseOptions(kind)) });
+    api = await startService({ adminToken: ADMIN, ...cheapPasswords, smtpUrl: smtp.url, mailRetryMs: 100, jobIntervalMs: 50, signInsPerClient: 10_000, sweepIntervalMs: 0, logger: createLogger('info', sink), ...(await databaseOptions(kind)) });
     const made = await call(api, '/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Harbour <Coffee>', email: 'owner@harbour.example' } });
     expect(made.status).toBe(201);
     merchant = made.body.data;
@@ -210,7 +211,7 @@ describe('e-mail off (no SMTP_URL)', () => {
   it('is said once in the log, and the invitation answers its link to pass on by hand', async () => {
     const logged: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-    const api = await startService({ adminToken: ADMIN, jobs: false, logger: createLogger('info', sink) });
+    const api = await startService({ adminToken: ADMIN, jobs: false, ...cheapPasswords, logger: createLogger('info', sink) });
     try {
       const made = await call(api, '/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Quiet', email: 'owner@quiet.example' } });
       const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');

@@ -14,6 +14,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import { SecretBox, secretBox, secretsKeyFile } from '../factors/secret-box.ts';
 import { FactorStore } from '../factors/store.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
@@ -51,7 +52,7 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
   const withdraw = (c: Call) => call('/api/v1/withdrawals', { ...c, method: 'POST', body: { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' } });
 
   beforeAll(async () => {
-    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, now: () => clock, ...(await databaseOptions(kind)) });
+    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, ...cheapPasswords, now: () => clock, ...(await databaseOptions(kind)) });
     const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Step Books', email: 'owner@step.example' } });
     expect(made.status).toBe(201);
     liveKey = made.body.data.keys.live.secretKey;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 
 const ADMIN = 'op_products_test_token_0123456789abcdef0123456789';
 let api: Service;
@@ -23,7 +24,7 @@ async function merchant(name: string) {
 }
 
 beforeAll(async () => {
-  api = await startService({ adminToken: ADMIN, jobs: false });
+  api = await startService({ adminToken: ADMIN, jobs: false, ...cheapPasswords });
 });
 afterAll(() => api?.close());
 

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { finishWithdrawal } from '../balances/use-cases.ts';
@@ -21,7 +22,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   let a: Service;
   let b: Service;
   beforeAll(async () => {
-    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000 };
+    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000, ...cheapPasswords };
     a = await startService(options);
     b = kind === 'postgres' ? await startService({ ...options, instance: 'second' }) : a;
   }, 60_000);

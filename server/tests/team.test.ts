@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
 import { createLogger } from '../log.ts';
 import { ROUTES } from '../routes/table.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
@@ -64,9 +65,9 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
   beforeAll(async () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
     const database = await databaseOptions(kind);
-    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, logger: createLogger('info', sink), ...database });
+    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, logger: createLogger('info', sink), ...database, ...cheapPasswords });
     // A second instance on the same PostgreSQL: what one ends, the other refuses.
-    if (kind === 'postgres') other = await startService({ adminToken: ADMIN, jobs: false, ...database });
+    if (kind === 'postgres') other = await startService({ adminToken: ADMIN, jobs: false, ...database, ...cheapPasswords });
     const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Harbour Coffee', email: 'owner@harbour.example' } });
     expect(made.status).toBe(201);
     merchant = { ...made.body.data, email: 'owner@harbour.example' };
