@@ -20,7 +20,8 @@ export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'e
 /**
  * One step of a payment's life, oldest first. `transfer`: money seen (state `seen` while it
  * confirms; `credited` once counted; `orphaned`, `late`, `unexpected`, `dust`); `swept`: moved
- * to the payout address (no time is kept for it); `event`: told to the webhook URL; `attempt`:
+ * to the payout address (or the treasury, on `balance` settlement), `at` the time of the block
+ * the sweep was mined in (null for a sweep recorded before that time was kept); `event`: told to the webhook URL; `attempt`:
  * one delivery of that event, with the endpoint's answer.
  */
 export const TimelineEntry = later(() =>

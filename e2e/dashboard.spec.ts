@@ -616,6 +616,10 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     const usdcBefore = (await line('USDC'))!.available;
     await page.goto(`${money.url}/dashboard/payments`);
     await page.getByRole('link', { name: /^dhow-1/ }).click();
+    // The sweep to the treasury shows when it was mined (issue 36), as the API's timeline says.
+    const sweptAt = ((await api('/api/v1/payments/dhow-1')).timeline as Array<{ kind: string; at: string | null }>).find((e) => e.kind === 'swept')!.at!;
+    const sweptStep = page.locator('ol.timeline li').filter({ hasText: 'Swept' });
+    await expect(sweptStep.locator('.when')).toHaveText(new Date(sweptAt).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' }));
     await page.getByLabel('An amount', { exact: true }).check();
     await page.getByLabel('Amount of USDC').fill('1');
     await page.getByLabel('Reason', { exact: true }).fill('one cup returned');
