@@ -64,8 +64,4 @@ export type Business = z.infer<typeof Business>;
 export const BusinessAnswer = later(() => z.object({ ...envelope(), data: Business }));
 
 
-/** GET /api/v1/account/warnings: what blocks the merchant's money in the mode, each with a code and a sentence. */
-export const WARNING_CODES = ['no_webhook_url', 'no_payout_address', 'webhook_failing', 'not_ready'] as const;
-export const MoneyWarning = later(() => z.object({ code: oneOf(WARNING_CODES), message: text }));
-export type MoneyWarning = z.infer<typeof MoneyWarning>;
-export const WarningsAnswer = later(() => z.object({ ...envelope(), data: z.array(MoneyWarning) }));
+// GET /api/v1/account/warnings' shapes are in warnings.ts: only Home reads them.
