@@ -20,7 +20,8 @@ export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'e
 /**
  * One step of a payment's life, oldest first. `transfer`: money seen (state `seen` while it
  * confirms; `credited` once counted; `orphaned`, `late`, `unexpected`, `dust`); `swept`: moved
- * to the payout address (no time is kept for it); `event`: told to the webhook URL; `attempt`:
+ * to the payout address (or the treasury, on `balance` settlement), `at` the time of the block
+ * the sweep was mined in (null for a sweep recorded before that time was kept); `event`: told to the webhook URL; `attempt`:
  * one delivery of that event, with the endpoint's answer.
  */
 export const TimelineEntry = later(() =>
@@ -63,8 +64,4 @@ export type Business = z.infer<typeof Business>;
 export const BusinessAnswer = later(() => z.object({ ...envelope(), data: Business }));
 
 
-/** GET /api/v1/account/warnings: what blocks the merchant's money in the mode, each with a code and a sentence. */
-export const WARNING_CODES = ['no_webhook_url', 'no_payout_address', 'webhook_failing', 'not_ready'] as const;
-export const MoneyWarning = later(() => z.object({ code: oneOf(WARNING_CODES), message: text }));
-export type MoneyWarning = z.infer<typeof MoneyWarning>;
-export const WarningsAnswer = later(() => z.object({ ...envelope(), data: z.array(MoneyWarning) }));
+// GET /api/v1/account/warnings' shapes are in warnings.ts: only Home reads them.

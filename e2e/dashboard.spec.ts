@@ -338,6 +338,16 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
     await expect(warnings.nth(2)).toContainText('The service is not ready');
     await expect(warnings.nth(3)).toContainText('No payout address for Ethereum (chain 1)');
     await axe(page, 'home-live-warnings');
+    // In French and Arabic the same warnings, said from the service's codes and params (issue 36): none in English.
+    const english = /No webhook URL|No payout address|not ready|payments|refused|until/;
+    for (const [code, label, said] of [['fr', 'Language', ['Pas d’URL de webhook pour les paiements réels', 'Pas d’adresse de versement sur BNB Smart Chain (chaîne 56)', 'Le service n’est pas prêt', 'Pas d’adresse de versement sur Ethereum (chaîne 1)']], ['ar', 'Langue', ['لا يوجد عنوان URL للويب هوك للمدفوعات الحقيقية', 'لا يوجد عنوان دفع على BNB Smart Chain (السلسلة 56)', 'الخدمة ليست جاهزة', 'لا يوجد عنوان دفع على Ethereum (السلسلة 1)']]] as const) {
+      await page.getByLabel(label).selectOption(code);
+      await expect(page.locator('html')).toHaveAttribute('lang', code);
+      for (const [i, words] of said.entries()) await expect(warnings.nth(i)).toContainText(words);
+      for (const text of await warnings.allTextContents()) expect(text, `${code}: ${text}`).not.toMatch(english);
+    }
+    await page.getByLabel('اللغة').selectOption('en');
+    await expect(page.locator('html')).toHaveAttribute('lang', 'en');
 
     // Settings → the payout address: a one-letter typo is refused with the checksummed address; the right one is kept.
     await tabTo(page, warnings.nth(1).getByRole('link', { name: 'Settings' }));
@@ -617,6 +627,10 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     const usdcBefore = (await line('USDC'))!.available;
     await page.goto(`${money.url}/dashboard/payments`);
     await page.getByRole('link', { name: /^dhow-1/ }).click();
+    // The sweep to the treasury shows when it was mined (issue 36), as the API's timeline says.
+    const sweptAt = ((await api('/api/v1/payments/dhow-1')).timeline as Array<{ kind: string; at: string | null }>).find((e) => e.kind === 'swept')!.at!;
+    const sweptStep = page.locator('ol.timeline li').filter({ hasText: 'Swept' });
+    await expect(sweptStep.locator('.when')).toHaveText(new Date(sweptAt).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' }));
     await page.getByLabel('An amount', { exact: true }).check();
     await page.getByLabel('Amount of USDC').fill('1');
     await page.getByLabel('Reason', { exact: true }).fill('one cup returned');

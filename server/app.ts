@@ -189,7 +189,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const chain = new ChainStore(db);
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
   for (const seed of options.merchants) await merchants.seed(seed, now());
-  if (options.demo) await seedCatalogue(links);
+  const products = new ProductStore(db);
+  if (options.demo) await seedCatalogue(products, now());
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });
   await changes.start(db, (key) => cache.onChange(key));
@@ -255,7 +256,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     audit: new AuditStore(db),
     paymentList: new PaymentList(db),
     attention,
-    products: new ProductStore(db),
+    products,
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,
     config: {

@@ -1,7 +1,8 @@
 // What a new service starts with: the sandbox's demo merchant (its keys are public, in the
-// README, so scripts and docs keep working) and a small catalogue of prices for links.
-import type { LinkStore } from './links/store.ts';
+// README, so scripts and docs keep working) and a small catalogue: its products and their
+// prices in test mode, listed on its dashboard's Products screen and offered to its links' carts.
 import type { MerchantSeed } from './merchants/store.ts';
+import type { ProductStore } from './products/store.ts';
 
 export const DEMO_MERCHANT: MerchantSeed = {
   id: '2b1f6c3e-8d4a-4f7e-9c1b-5a6d7e8f9a0b',
@@ -22,10 +23,12 @@ export const DEMO_PRICES = {
   mugUsd: '6f1c2a9e-3b7d-4c1a-9e2f-000000000003',
 } as const;
 
-export async function seedCatalogue(links: LinkStore): Promise<void> {
-  const beans = { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000001', name: 'Single-origin beans, 1 kg', description: 'Washed Ethiopian Yirgacheffe, roasted this week.', coverPhoto: '' };
-  const mug = { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000002', name: 'Enamel mug', description: 'Speckled blue, 350 ml.', coverPhoto: '' };
-  await links.addPrice(beans, 'USD', '24.50', DEMO_PRICES.beansUsd);
-  await links.addPrice(beans, 'NGN', '38000.00', DEMO_PRICES.beansNgn);
-  await links.addPrice(mug, 'USD', '12.00', DEMO_PRICES.mugUsd);
+/** The demo merchant's test-mode products, each with its prices by their fixed ids; made once (a start again changes nothing). */
+export async function seedCatalogue(products: ProductStore, nowMs: number): Promise<void> {
+  const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' as const };
+  await products.seed(owner, { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000001', name: 'Single-origin beans, 1 kg', description: 'Washed Ethiopian Yirgacheffe, roasted this week.' }, [
+    { id: DEMO_PRICES.beansUsd, currency: 'USD', amount: '24.50' },
+    { id: DEMO_PRICES.beansNgn, currency: 'NGN', amount: '38000.00' },
+  ], nowMs);
+  await products.seed(owner, { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000002', name: 'Enamel mug', description: 'Speckled blue, 350 ml.' }, [{ id: DEMO_PRICES.mugUsd, currency: 'USD', amount: '12.00' }], nowMs);
 }

@@ -1,11 +1,14 @@
 // Home: what arrived today and this week, by coin; the payments that need attention; and what
 // blocks money, as GET /api/v1/account/warnings says (no webhook URL, no payout address, a
-// webhook endpoint failing, the service not ready), each with where to put it right.
+// webhook endpoint failing, the service not ready), each with where to put it right, said in
+// the member's language from its code and params (the service's English `message` only for a
+// code this dashboard does not know).
 import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { PaymentsPage, WarningsAnswer, type MoneyWarning, type PaymentSummary } from '../../contract/dashboard.ts';
+import { PaymentsPage, type PaymentSummary } from '../../contract/dashboard.ts';
+import { WarningsAnswer, type MoneyWarning } from '../../contract/warnings.ts';
 import { mode, request } from '../api.ts';
-import { figure, needsAttention } from '../format.ts';
+import { figure, needsAttention, when } from '../format.ts';
 import { t } from '../words.ts';
 import { useLive } from '../live.ts';
 import { PaymentRow } from './PaymentRow.tsx';
@@ -15,6 +18,26 @@ const Attention = lazy(() => import('./Attention.tsx').then((m) => m.Attention))
 
 // Where each warning is put right.
 const WHERE: Record<string, string> = { no_webhook_url: 'Developers', no_payout_address: 'Settings', webhook_failing: 'Events' };
+
+/** A warning in the member's language. */
+function warningWords({ code, params: p, message }: MoneyWarning): string {
+  const live = p.mode === 'live';
+  switch (code) {
+    case 'no_webhook_url':
+      return live ? t('No webhook URL for live payments: events wait until you set one.') : t('No webhook URL for test payments: events wait until you set one.');
+    case 'no_payout_address':
+      return live
+        ? t('No payout address for {network} (chain {chainId}): live payments there are refused until you set one.', p)
+        : t('No payout address for {network} (chain {chainId}): test payments there are refused until you set one.', p);
+    case 'webhook_failing':
+      return p.status
+        ? t('Your webhook endpoint answered {status} at {at}: events are retried, and your server has not heard of them.', { status: p.status, at: when(p.at ?? null) })
+        : t('Your webhook endpoint could not be reached ({error}) at {at}: events are retried, and your server has not heard of them.', { error: p.error, at: when(p.at ?? null) });
+    case 'not_ready':
+      return t('The service is not ready ({checks} of its checks fail): payments may not be seen until it is. Its operator sees which.', p);
+  }
+  return message;
+}
 
 const startOfDay = (d = new Date()) => new Date(d.getFullYear(), d.getMonth(), d.getDate());
 const startOfWeek = () => {
@@ -84,7 +107,7 @@ export function Home(_: { path?: string }) {
       <ErrorNote error={error} />
       {warnings.map((w) => (
         <p class="warning" key={w.code}>
-          {w.message} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{t(WHERE[w.code])}</a>}
+          {warningWords(w)} {WHERE[w.code] && <a href={`/dashboard/${WHERE[w.code].toLowerCase()}`}>{t(WHERE[w.code])}</a>}
         </p>
       ))}
       <Attention />

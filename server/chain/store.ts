@@ -173,7 +173,7 @@ export class ChainStore {
           `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11,
-             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
+             swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
           [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
         );
@@ -183,8 +183,8 @@ export class ChainStore {
         // sweeper): that sweep moved it too. A transfer brought back by a reorganisation loses
         // the sweep it had (mined again, that sweep may have come before it) and gets this one.
         await tx.query(
-          `UPDATE chain_transfers SET swept_hash = s.swept_hash, swept_block = s.swept_block, swept_block_hash = s.swept_block_hash, sweep_final = s.sweep_final
-             FROM (SELECT swept_hash, swept_block, swept_block_hash, sweep_final FROM chain_transfers
+          `UPDATE chain_transfers SET swept_hash = s.swept_hash, swept_block = s.swept_block, swept_block_hash = s.swept_block_hash, swept_ms = s.swept_ms, sweep_final = s.sweep_final
+             FROM (SELECT swept_hash, swept_block, swept_block_hash, swept_ms, sweep_final FROM chain_transfers
                     WHERE chain_id = $1 AND payment_id = $2 AND token = $3 AND swept_hash IS NOT NULL AND swept_block > $4 AND state <> 'orphaned'
                     ORDER BY swept_block LIMIT 1) s
             WHERE chain_transfers.chain_id = $1 AND chain_transfers.tx_hash = $5 AND chain_transfers.log_index = $6 AND chain_transfers.swept_hash IS NULL`,

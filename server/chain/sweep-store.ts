@@ -82,19 +82,20 @@ export class SweepStore {
   }
 
   /**
-   * Notes the sweep that moved these deposits' money on, with the block it was mined in and
-   * its first log's index in that block. Not final yet: `openSweeps` hands it back until `sweepFinal`.
+   * Notes the sweep that moved these deposits' money on, with the block it was mined in, that
+   * block's time (epoch ms: a payment's timeline shows it) and its first log's index in that
+   * block. Not final yet: `openSweeps` hands it back until `sweepFinal`.
    */
-  async swept(chainId: number, targets: SweepTarget[], hash: string, block: { number: bigint; hash: string; firstLog: number }): Promise<void> {
+  async swept(chainId: number, targets: SweepTarget[], hash: string, block: { number: bigint; hash: string; firstLog: number; timeMs: number }): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const t of targets) {
         // A sweep moves all its deposit holds of the token: every transfer before it, whatever
         // its state (dust, still confirming, or not claimed because it came after the claim).
         await tx.query(
-          `UPDATE chain_transfers SET swept_hash = $4, swept_block = $5, swept_block_hash = $6, sweep_final = false
+          `UPDATE chain_transfers SET swept_hash = $4, swept_block = $5, swept_block_hash = $6, swept_ms = $8, sweep_final = false
             WHERE chain_id = $1 AND payment_id = $2 AND token = $3 AND swept_hash IS NULL AND state <> 'orphaned'
               AND (block_number < $5 OR (block_number = $5 AND log_index < $7))`,
-          [chainId, t.paymentId, t.token, hash, String(block.number), block.hash, block.firstLog],
+          [chainId, t.paymentId, t.token, hash, String(block.number), block.hash, block.firstLog, block.timeMs],
         );
       }
     });
@@ -138,9 +139,9 @@ export class SweepStore {
     return [...sweeps.values()];
   }
 
-  /** The sweep was mined again, in another block (after a reorganisation): its confirmations count from there. */
-  async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string }): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash, String(block.number), block.hash]);
+  /** The sweep was mined again, in another block (after a reorganisation): its confirmations, and its time, count from there. */
+  async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string; timeMs: number }): Promise<void> {
+    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4, swept_ms = $5 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash, String(block.number), block.hash, block.timeMs]);
   }
 
   /** The sweep's block has its confirmations: the money has left its deposits for good. */
@@ -155,7 +156,7 @@ export class SweepStore {
    */
   async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>): Promise<number> {
     const rows = await this.db.query(
-      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_received = NULL, sweep_claim_ms = 0
+      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0
          FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND NOT t.sweep_final
           AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
         RETURNING t.payment_id`,

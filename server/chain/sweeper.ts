@@ -165,7 +165,7 @@ export class Sweeper {
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
     const sweptEvents = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours });
     const moved = sweptEvents.length;
-    if (done.length) await store.sweeps.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0 });
+    if (done.length) await store.sweeps.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0, timeMs: await this.timeOf(receipt.blockHash, now) });
     await this.feesTaken(done, sweptEvents.map((e) => e.args), receipt.blockNumber, hash);
     return { swept: done.length, moved, hash, sent, stuck };
   }
@@ -244,7 +244,7 @@ export class Sweeper {
         const moved = new Set(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map((e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`));
         const idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
         if (idle.length && (await store.sweeps.unsweep(network.chainId, hash, idle))) out.undone.push(hash);
-        await store.sweeps.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash });
+        await store.sweeps.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash, timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now) });
       }
       if (receipt.blockNumber <= upTo) {
         await store.sweeps.sweepFinal(network.chainId, hash);
@@ -252,6 +252,12 @@ export class Sweeper {
       }
     }
     return out;
+  }
+
+  /** A block's time (epoch ms), for a payment's timeline; the service's clock when the node does not answer (the sweep is recorded all the same). */
+  private async timeOf(blockHash: Hex, now: () => number): Promise<number> {
+    const block = await this.rpc.getBlock({ blockHash }).catch(() => undefined);
+    return block ? Number(block.timestamp) * 1000 : now();
   }
 
   /**

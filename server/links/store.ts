@@ -79,30 +79,18 @@ export class LinkStore {
   }
 
   /**
-   * The prices a cart may take: the seeded catalogue's, and with an account its own prices in
-   * its mode, not archived, of products not archived. Without one, every price (tests, seeds).
+   * The prices a cart may take: with an account its own prices in its mode, not archived, of
+   * products not archived (the demo's seeded catalogue is its merchant's products). Without
+   * one, every price (tests).
    */
   async prices(account?: Pick<Account, 'merchant' | 'mode'>): Promise<Map<string, Price>> {
     const rows = account
       ? await this.db.query(
-          `SELECT * FROM prices WHERE merchant_id IS NULL
-              OR (merchant_id = $1 AND mode = $2 AND NOT archived AND product_id IN (SELECT id FROM products WHERE merchant_id = $1 AND mode = $2 AND NOT archived))`,
+          `SELECT * FROM prices WHERE merchant_id = $1 AND mode = $2 AND NOT archived AND product_id IN (SELECT id FROM products WHERE merchant_id = $1 AND mode = $2 AND NOT archived)`,
           [account.merchant.id, account.mode],
         )
       : await this.db.query('SELECT * FROM prices');
     return new Map(rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]));
-  }
-
-  /** The spec does not show how prices are made: the service seeds a catalogue, tests add more. */
-  async addPrice(product: Omit<Product, 'id'> & { id?: string }, currency: string, amount: string, id: string = randomUUID()): Promise<Price> {
-    const price: Price = { id, currency, amount, product: { ...product, id: product.id ?? randomUUID() } as Product };
-    await this.db.query('INSERT INTO prices (id, currency, amount, product) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [
-      price.id,
-      currency,
-      amount,
-      JSON.stringify(price.product),
-    ]);
-    return price;
   }
 
   async addFile(account: Pick<Account, 'merchant'>, contentType: string, data: Uint8Array, nowMs: number): Promise<string> {

@@ -5,7 +5,8 @@
 // (PNG, JPEG, GIF, WebP) is kept and served at /files/:id, as cover photos are: an HTML or SVG
 // file sent as a "logo" is refused, so it can never be served from our origin.
 import * as z from 'zod/mini';
-import { BusinessAnswer, WarningsAnswer } from '../../contract/dashboard.ts';
+import { BusinessAnswer } from '../../contract/dashboard.ts';
+import { WarningsAnswer } from '../../contract/warnings.ts';
 import { BusinessBody } from '../../contract/dashboard-requests.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { Forbidden, invalidField, TooMany } from '../domain/errors.ts';
@@ -112,7 +113,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', permission: 'account.read', handler: getWarnings, tag: 'Account',
     summary: 'what blocks money: no webhook URL, no payout address, a failing webhook endpoint, the service not ready',
-    description: 'Each `{ code, message }`; empty when nothing blocks money. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.',
+    description: 'Each `{ code, message, params }`; empty when nothing blocks money. `message` is the sentence in English; `params` the names and numbers it holds (`mode`; `network`, `chainId`; `status` or `error`, `at`; `checks`, how many readiness checks fail), for saying it in another language. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.',
     responses: { 200: WarningsAnswer },
   }),
   route({

@@ -52,6 +52,8 @@ export interface TransferLine {
   atMs: number;
   blockNumber: number | null;
   sweptHash: string | null;
+  /** When its sweep was mined (its block's time, epoch ms); null: not swept, or swept before the time was kept. */
+  sweptMs: number | null;
 }
 
 export interface Timeline {
@@ -105,10 +107,11 @@ export class PaymentList {
         atMs: Number(r.seen_ms),
         blockNumber: Number(r.block_number),
         sweptHash: (r.swept_hash as string | null) ?? null,
+        sweptMs: r.swept_hash && r.swept_ms != null ? Number(r.swept_ms) : null,
       })),
       ...ledger
         .filter((r) => !onChain.has(`${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()))
-        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', atMs: Number(r.created_ms), blockNumber: null, sweptHash: null })),
+        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', atMs: Number(r.created_ms), blockNumber: null, sweptHash: null, sweptMs: null })),
     ];
     const eventRows = await this.db.query(
       `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,

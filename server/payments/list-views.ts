@@ -7,7 +7,7 @@ import { verificationView } from './views.ts';
 
 /** What storage found of a payment's life (server/payments/list-store.ts's Timeline). */
 export interface TimelineFacts {
-  transfers: Array<{ txHash: string; amount: bigint; state: string; atMs: number; blockNumber: number | null; sweptHash: string | null }>;
+  transfers: Array<{ txHash: string; amount: bigint; state: string; atMs: number; blockNumber: number | null; sweptHash: string | null; sweptMs: number | null }>;
   events: Array<{ id: string; type: string; state: string; createdMs: number }>;
   attempts: Array<{ eventId: string; status: number; error: string | null; atMs: number }>;
 }
@@ -33,7 +33,8 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
       kind: 'transfer', at: iso(t.atMs), ms: t.atMs, txHash: t.txHash, amount: formatUnits(t.amount, payment.decimals), state: t.state,
       ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
     });
-    if (t.sweptHash) steps.push({ kind: 'swept', at: null, ms: t.atMs + 0.5, txHash: t.sweptHash, amount: formatUnits(t.amount, payment.decimals) });
+    // The sweep's block time, kept since issue 36 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
+    if (t.sweptHash) steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, amount: formatUnits(t.amount, payment.decimals) });
   }
   const status = statusOf(payment, nowMs);
   const lastMoney = Math.max(payment.createdMs, ...facts.transfers.filter((t) => t.state === 'credited').map((t) => t.atMs));

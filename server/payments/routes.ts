@@ -124,7 +124,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', permission: 'payments.read', handler: getPayment, tag: 'Payments',
     summary: 'one payment and its timeline',
-    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept, each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept (`at`: the time of the block the sweep was mined in; null for one recorded before that was kept), each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
     params: ByReference, responses: { 200: answer(AttentivePaymentDetail) },
   }),
 ];

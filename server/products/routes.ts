@@ -1,6 +1,6 @@
 // Products and prices (secret key or the dashboard's session): make, list, read, rename or
 // archive a product; add a price to it; read a price. A standard link's cart takes these
-// prices' ids (and the seeded catalogue's), never another merchant's nor an archived one.
+// prices' ids (the demo's seeded catalogue is its merchant's products), never another merchant's nor an archived one.
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
 import { uuid } from '../../contract/payment-links.ts';

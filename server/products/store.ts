@@ -1,5 +1,5 @@
 // The merchant's products and their prices. A price keeps a copy of its product's name and
-// description (links' carts read prices, as the seeded catalogue's do); renaming a product
+// description (links' carts read prices); renaming a product
 // renames its prices' copies in the same transaction. Archived products' prices are not
 // offered to new carts (LinkStore.prices).
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,8 @@ export interface StoredProduct {
   prices: StoredPrice[];
 }
 
-type Owner = Pick<Account, 'merchant' | 'mode'>;
+/** Whose products: a merchant (its id is all a store needs) in a mode. */
+type Owner = { merchant: Pick<Account['merchant'], 'id'>; mode: Account['mode'] };
 
 const priceOf = (r: Row): StoredPrice => ({
   id: r.id as string,
@@ -53,10 +54,10 @@ export class ProductStore {
     }));
   }
 
-  private async insertPrice(tx: Sql, owner: Owner, product: { id: string; name: string; description: string }, price: { currency: string; amount: string }, nowMs: number): Promise<void> {
+  private async insertPrice(tx: Sql, owner: Owner, product: { id: string; name: string; description: string }, price: { id?: string; currency: string; amount: string }, nowMs: number): Promise<void> {
     await tx.query(
-      `INSERT INTO prices (id, currency, amount, product, merchant_id, mode, product_id, archived, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8)`,
-      [randomUUID(), price.currency, price.amount, JSON.stringify({ id: product.id, name: product.name, description: product.description, coverPhoto: '' }), owner.merchant.id, owner.mode, product.id, nowMs],
+      `INSERT INTO prices (id, currency, amount, product, merchant_id, mode, product_id, archived, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8) ON CONFLICT (id) DO NOTHING`,
+      [price.id ?? randomUUID(), price.currency, price.amount, JSON.stringify({ id: product.id, name: product.name, description: product.description, coverPhoto: '' }), owner.merchant.id, owner.mode, product.id, nowMs],
     );
   }
 
@@ -69,6 +70,19 @@ export class ProductStore {
       for (const price of body.prices) await this.insertPrice(tx, owner, product, price, nowMs);
       const [row] = await tx.query('SELECT * FROM products WHERE id = $1', [product.id]);
       return (await this.withPrices(tx, [row]))[0];
+    });
+  }
+
+  /**
+   * A product and its prices by fixed ids (the demo's seeded catalogue, server/seed.ts): made
+   * the first time, left as it is (renamed, archived) every time after.
+   */
+  async seed(owner: Owner, product: { id: string; name: string; description: string }, prices: Array<{ id: string; currency: string; amount: string }>, nowMs: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const made = await tx.query(`INSERT INTO products (id, merchant_id, mode, name, description, archived, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, false, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING id`, [
+        product.id, owner.merchant.id, owner.mode, product.name, product.description, nowMs,
+      ]);
+      if (made.length) for (const price of prices) await this.insertPrice(tx, owner, product, price, nowMs);
     });
   }
 

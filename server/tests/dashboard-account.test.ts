@@ -271,6 +271,9 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
     expect(live.body.data.map((w: { code: string }) => w.code)).toEqual(['no_webhook_url', 'no_payout_address', 'not_ready']);
     expect(live.body.data[0].message).toBe('No webhook URL for live payments: events wait until you set one.');
     expect(live.body.data[1].message).toContain('BNB Smart Chain (chain 56)');
+    // Issue 36: the names and numbers of each sentence, for the dashboard to say it in French or Arabic.
+    expect(live.body.data.map((w: { params: unknown }) => w.params)).toEqual([{ mode: 'live' }, { mode: 'live', network: 'BNB Smart Chain', chainId: 56 }, { mode: 'live', checks: expect.any(Number) }]);
+    expect(live.body.data[2].params.checks).toBeGreaterThan(0);
     // Test mode has no network here: no payout address is wanted.
     expect(await codes(s.cookie, 'test')).toEqual(['no_webhook_url', 'not_ready']);
     await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
@@ -298,6 +301,8 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
         await until(['webhook_failing']);
         const warning = (await call('/api/v1/account/warnings', { cookie: s.cookie, on: worked })).body.data[0];
         expect(warning.message).toMatch(/^Your webhook endpoint answered 500 at /);
+        expect(warning.params).toEqual({ mode: 'test', status: 500, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+        expect(warning.message).toContain(warning.params.at);
         expect(warning.message).not.toContain(hook.body.data.secret);
         receiver.status = 200;
         const events = await call('/api/v1/events', { cookie: s.cookie, on: worked });

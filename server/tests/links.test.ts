@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../contract/payment-links.ts';
 import { ErrorBody, success } from '../../contract/schemas.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { DEMO_MERCHANT, DEMO_PRICES } from '../seed.ts';
 import { startService, type Service } from '../app.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import { configFromEnv } from '../config.ts';
@@ -17,8 +17,10 @@ let beans: string;
 let mug: string;
 let beansNgn: string;
 
+const ADMIN = 'op_links_test_token_0123456789abcdef0123456789ab';
+
 beforeAll(async () => {
-  api = await startService({ demo: true });
+  api = await startService({ demo: true, adminToken: ADMIN });
   const prices = [...(await api.parts.links.prices()).values()];
   beans = prices.find((p) => p.product.name.startsWith('Single') && p.currency === 'USD')!.id;
   beansNgn = prices.find((p) => p.currency === 'NGN')!.id;
@@ -286,9 +288,31 @@ describe('activating and deactivating', () => {
   });
 });
 
+describe('the seeded catalogue (issue 36)', () => {
+  it('is the demo merchant\'s test-mode products, as the dashboard\'s Products screen lists them; no other merchant\'s cart takes its prices', async () => {
+    const listed = await call('GET', '/api/v1/products');
+    expect(listed.status).toBe(200);
+    const products = listed.body.data as Array<{ name: string; archived: boolean; prices: Array<{ id: string; currency: string; amount: string }> }>;
+    const shown = Object.fromEntries(products.map((p) => [p.name, p.prices.map((x) => `${x.id} ${x.amount} ${x.currency}`)]));
+    expect(shown).toEqual({
+      'Single-origin beans, 1 kg': [`${DEMO_PRICES.beansUsd} 24.50 USD`, `${DEMO_PRICES.beansNgn} 38000.00 NGN`],
+      'Enamel mug': [`${DEMO_PRICES.mugUsd} 12.00 USD`],
+    });
+    expect(products.every((p) => !p.archived)).toBe(true);
+    // Another merchant's cart is refused the demo's price, as any merchant's own price.
+    const made = await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Other Roasters', email: 'owner@other-roasters.example' }) });
+    const other = ((await made.json()).data as { keys: { test: { secretKey: string } } }).keys.test.secretKey;
+    const stolen = await fetch(`${api.url}/api/v1/payment_links/standard`, { method: 'POST', headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Not mine', cart: [{ price_id: DEMO_PRICES.beansUsd, quantity: 1 }] }) });
+    expect(stolen.status).toBe(400);
+    expect((await stolen.json()).errors[0].field).toBe('cart.0.price_id');
+  });
+});
+
 describe('a hosted link\'s pay button', () => {
   it('refuses a cart priced in a currency the service cannot quote with 409 and a reason, never "Internal error"', async () => {
-    const kes = await api.parts.links.addPrice({ name: 'Tea, 500 g', description: 'Kenyan', coverPhoto: '' }, 'KES', '900.00');
+    // Made in the store: the API takes only the currencies the service quotes.
+    const made = await api.parts.products.create({ merchant: { id: DEMO_MERCHANT.id }, mode: 'test' }, { name: 'Tea, 500 g', description: 'Kenyan', prices: [{ currency: 'KES', amount: '900.00' }] }, Date.now());
+    const kes = made.prices[0]!;
     const created = await call('POST', '/api/v1/payment_links/standard', { title: 'Tea', cart: [{ price_id: kes.id, quantity: 1 }] });
     expect(created.status).toBe(201);
     const paid = await call('POST', `/pay/${created.body.data.slug}/checkout`, { email: 'ada@example.com' }, 'none');

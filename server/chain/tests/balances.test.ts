@@ -134,8 +134,16 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(address).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [treasury, saltOf(DEMO_MERCHANT.id, 'test', 'b-1')] }));
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'b-1', kind: 'exact' });
     await until('confirmed', async () => (await verify('b-1')).status === 'confirmed');
-    await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash);
+    const sweep = (await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash)) as Hex;
     expect(await onChain(contracts.tokens.USDC, treasury)).toBe(100_000_000n);
+    // The timeline says when the money left the deposit (issue 36): the time of the sweep's block, after the payment was made.
+    const { timeline, payment } = (await server('GET', '/api/v1/payments/b-1')).body.data as { payment: { createdAt: string }; timeline: Array<{ kind: string; at: string | null; txHash?: string }> };
+    const swept = timeline.find((e) => e.kind === 'swept');
+    expect(swept?.txHash).toBe(sweep);
+    const block = await reader.getBlock({ blockHash: (await reader.getTransactionReceipt({ hash: sweep })).blockHash });
+    expect(swept?.at).toBe(new Date(Number(block.timestamp) * 1000).toISOString());
+    expect(Date.parse(swept!.at!)).toBeGreaterThanOrEqual(Date.parse(payment.createdAt) - 1000);
+    expect(Date.parse(swept!.at!)).toBeLessThanOrEqual(Date.now() + 1000);
     const usdc = await until('journaled', async () => ((await balanceOf('USDC')).available === '100' ? balanceOf('USDC') : false));
     expect(usdc).toEqual({ coin: 'USDC', chain_id: 31337, network: 'Local dev chain', available: '100', reserved: '0', pending: '0' });
     await books('USDC payment swept to the treasury');
