@@ -15,7 +15,7 @@ export interface OpenTransfer {
   token: string;
   amount: bigint;
   state: 'late' | 'unexpected';
-  /** When the watcher first saw it: its arrival, whose rate a credit in another coin uses. */
+  /** Its arrival (its block's time, chain/watcher.ts, never later than it was seen): whose rate a credit in another coin uses. */
   seenMs: number;
 }
 
