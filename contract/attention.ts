@@ -26,6 +26,13 @@ export type Attention = z.infer<typeof Attention>;
 export const AttentionPage = later(() => z.object({ data: z.array(z.object({ reference: text, attention: Attention })) }));
 export type AttentionRow = z.infer<typeof AttentionPage>['data'][number];
 
+/**
+ * POST /api/v1/payments/{reference}/accept, optional: `as` "keep" (the default, and all an older
+ * client sends: the money kept as it arrived) or "credit" (money in another coin or on another
+ * chain credited toward the payment at the rate of its arrival).
+ */
+export const AcceptBody = later(() => z.object({ as: z.optional(oneOf(['keep', 'credit'] as const)) }));
+
 /** POST /api/v1/payments/{reference}/send_back: why (for the merchant's books and the customer), and the customer's wallet or none (a claim link). */
 export const SendBackBody = later(() =>
   z.object({
@@ -44,4 +51,17 @@ export const AttentivePayment = later(() =>
   z.object({ ...PaymentSummary.shape, overpaid: nullable<string>((v) => typeof v === 'string', 'text'), attention: z.nullable(Attention) }),
 );
 export type AttentivePayment = z.infer<typeof AttentivePayment>;
-export const AttentivePaymentDetail = later(() => z.object({ ...PaymentDetail.shape, payment: AttentivePayment }));
+/**
+ * Money in another coin or on another chain credited toward the payment (issue 35): what
+ * arrived (`arrived` of `coin` on `chain_id`, when the service first saw it), the dollar rates
+ * of both coins used and when they were fetched, and `credited` in the payment's coin (rounded
+ * down), each amount as exact decimal text.
+ */
+export const Credit = later(() =>
+  z.object({
+    tx_hash: text, chain_id: int, coin: text, arrived: text, arrived_at: text,
+    usd_per_arrived_coin: text, usd_per_payment_coin: text, rate_at: text, rate_source: text, credited: text, credited_at: text,
+  }),
+);
+export type Credit = z.infer<typeof Credit>;
+export const AttentivePaymentDetail = later(() => z.object({ ...PaymentDetail.shape, payment: AttentivePayment, credits: z.optional(z.array(Credit)) }));

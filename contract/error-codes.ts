@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   refund_link_expired: 409,
   refund_state: 409,
   nothing_to_resolve: 409,
+  no_rate_at_arrival: 409,
+  not_creditable: 409,
   refund_transaction_used: 409,
   wrong_mode: 409,
   treasury_held: 409,

@@ -30,6 +30,7 @@ import { Mail } from './email/use-cases.ts';
 import { smtpSender } from './email/smtp.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
+import { RateHistoryStore } from './rates/history-store.ts';
 import { ProductStore } from './products/store.ts';
 import { answers, openDatabase, type Database } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
@@ -127,7 +128,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const db = opened;
   // Made before anything that counts into it; what it reads at scrape time is made below.
   const ratesConfig = options.rates;
-  const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log });
+  const rateHistory = new RateHistoryStore(db, options.rateHistoryDays * 86_400_000, ratesConfig.maxAgeMs);
+  const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log, history: rateHistory });
   await rates.start();
   const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
@@ -229,6 +231,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     metrics,
     catalog: catalogue,
     rates,
+    rateHistory,
     payments,
     chain,
     events,

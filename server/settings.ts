@@ -103,6 +103,8 @@ export const SETTINGS_SHAPE = {
    * address is also a test network's is refused at start.
    */
   testTreasuryKeyFile: z.optional(text),
+  /** How many days the fetched coin rates are kept, to credit money in another coin at the rate of its arrival (RATE_HISTORY_DAYS). */
+  rateHistoryDays: z._default(whole, 90),
   /** How old an RPC URL's answer to eth_chainId may be before the next call through it asks again (RPC_CHAIN_CHECK_MS). */
   rpcChainCheckMs: z._default(whole, 60_000),
   /** How long a treasury transaction may wait unmined before it is signed again at its nonce with higher fees (TREASURY_REPLACE_AFTER_MS). */

@@ -142,6 +142,14 @@ export class RefundState extends Conflict {
 export class NothingToResolve extends Conflict {
   static override readonly code: ErrorCode = 'nothing_to_resolve';
 }
+/** Money in another coin with no usable rate recorded at its arrival (none, or older than the rates' limit): it cannot be credited, only kept or sent back. */
+export class NoRateAtArrival extends Conflict {
+  static override readonly code: ErrorCode = 'no_rate_at_arrival';
+}
+/** A credit asked of a case that is not money in another coin or on another chain. */
+export class NotCreditable extends Conflict {
+  static override readonly code: ErrorCode = 'not_creditable';
+}
 /** A transaction named as a refund's that pays another refund already (one transaction pays one refund). */
 export class RefundTransactionUsed extends Conflict {
   static override readonly code: ErrorCode = 'refund_transaction_used';

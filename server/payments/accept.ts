@@ -3,10 +3,14 @@
 // settled with what arrived (each told by the DEPOSIT_TRANSACTION event a payment's success is
 // told by, with the amount that arrived), an excess kept, another coin or chain kept as the
 // merchant's (on `balance` settlement in the balance already: journaled when it was swept).
-// A second accept, at once on another instance too, finds nothing to resolve: 409.
+// Another coin or chain may instead be credited toward the payment at the rate of its arrival
+// (`as: 'credit'`, payments/credit-rules.ts): its value in the payment's coin counts as paid,
+// told as a late credit is. A second accept, at once on another instance too, finds nothing to
+// resolve: 409.
 import type { Account } from '../domain/account.ts';
-import { NotFound, WrongMode } from '../domain/errors.ts';
-import { acceptPlan, caseOf, mustResolve, type Case } from './attention-rules.ts';
+import { NotCreditable, NotFound, WrongMode } from '../domain/errors.ts';
+import { acceptPlan, caseOf, mustResolve, type Case, type OpenTransfer } from './attention-rules.ts';
+import { creditOf, type CoinOn, type CreditTerms } from './credit-rules.ts';
 import type { AttentionWrites } from './attention-store.ts';
 import type { ChangeReport } from './store.ts';
 import type { Payment } from './rules.ts';
@@ -31,9 +35,37 @@ export async function lockedCase(w: AttentionWrites, owner: Owner, reference: st
   return { payment, found: mustResolve(payment, caseOf(payment, open, nowMs)) };
 }
 
-export function acceptCase(store: AcceptTransactions, owner: Owner, reference: string, nowMs: number, report: ChangeReport): Promise<{ payment: Payment; accepted: Case }> {
+/** What crediting needs: each coin of the mode by chain and token, and the rates' maximum age (the rates themselves are read in the transaction). */
+export interface Pricing {
+  coinOf(chainId: number, token: string): CoinOn | undefined;
+  maxAgeMs: number;
+}
+
+/** Each transfer's credit in the payment's coin at the rate of its arrival, or 409 naming why not (`not_creditable`, `no_rate_at_arrival`). */
+async function credits(w: AttentionWrites, payment: Payment, found: Case, pricing: Pricing): Promise<Array<OpenTransfer & CreditTerms>> {
+  if (found.reason !== 'wrong_coin' && found.reason !== 'wrong_chain') {
+    throw new NotCreditable(`as: payment ${payment.reference} needs your attention for ${found.reason.replace('_', ' ')}, not money in another coin or on another chain: accept it without "as", or with "as": "keep"`, [{ field: 'as', message: 'expected "credit" only for wrong_coin or wrong_chain' }]);
+  }
+  const to = { symbol: payment.coin, decimals: payment.decimals };
+  const from = pricing.coinOf(found.chainId, found.token);
+  if (!from) throw new NotCreditable(`reference: payment ${payment.reference} received a token this service does not list (${found.token} on chain ${found.chainId}): it cannot be credited; send it back (POST /api/v1/payments/${payment.reference}/send_back)`, [{ field: 'reference', message: 'expected money in a listed coin' }]);
+  const out: Array<OpenTransfer & CreditTerms> = [];
+  for (const t of found.transfers) {
+    const rates = from.symbol === to.symbol ? {} : { from: await w.rateAt(from.symbol, t.seenMs), to: await w.rateAt(to.symbol, t.seenMs) };
+    out.push({ ...t, ...creditOf(payment.reference, t.amount, from, to, rates, t.seenMs, pricing.maxAgeMs) });
+  }
+  return out;
+}
+
+export function acceptCase(store: AcceptTransactions, owner: Owner, reference: string, nowMs: number, report: ChangeReport, as: 'keep' | 'credit' = 'keep', pricing?: Pricing): Promise<{ payment: Payment; accepted: Case }> {
   return store.inTransaction(nowMs, async (w) => {
     const { payment, found } = await lockedCase(w, owner, reference, nowMs);
+    if (as === 'credit') {
+      const terms = await credits(w, payment, found, pricing!);
+      const now = await w.credit(payment, terms);
+      if (now.paid !== payment.paid) await w.told(owner, now, report);
+      return { payment: now, accepted: found };
+    }
     const plan = acceptPlan(payment, found, nowMs);
     let now: Payment = payment;
     if (found.reason === 'late') now = await w.count(payment, found.transfers);

@@ -15,6 +15,8 @@ export interface OpenTransfer {
   token: string;
   amount: bigint;
   state: 'late' | 'unexpected';
+  /** Its arrival (its block's time, chain/watcher.ts, never later than it was seen): whose rate a credit in another coin uses. */
+  seenMs: number;
 }
 
 /** A payment as the exceptions read it: its own fields and what the merchant decided already about its own case (its excess or partial). */

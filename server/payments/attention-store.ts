@@ -8,10 +8,14 @@ import { paymentKey } from '../realtime/keys.ts';
 import { PAYMENT_COLUMNS, paymentOf, type ChangeReport } from './store.ts';
 import type { Payment } from './rules.ts';
 import type { AttentionPayment, OpenTransfer } from './attention-rules.ts';
+import type { CreditTerms, RateAt } from './credit-rules.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
-const openOf = (r: Row): OpenTransfer => ({ chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index), token: (r.token as string).toLowerCase(), amount: BigInt(r.amount as string), state: r.state as OpenTransfer['state'] });
+/** A transfer credited toward its payment, as the payment's detail shows it. */
+export type CreditLine = OpenTransfer & CreditTerms & { resolvedMs: number };
+
+const openOf = (r: Row): OpenTransfer => ({ chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index), token: (r.token as string).toLowerCase(), amount: BigInt(r.amount as string), state: r.state as OpenTransfer['state'], seenMs: Number(r.seen_ms) });
 
 /** Transfers that could not count, told to the merchant (deep enough), not resolved: the same condition as list-store.ts's NEEDS_ATTENTION_SQL. */
 const OPEN = `state IN ('late', 'unexpected') AND told_ms IS NOT NULL AND resolution IS NULL`;
@@ -35,6 +39,15 @@ export interface AttentionWrites {
   open(paymentId: string): Promise<OpenTransfer[]>;
   /** Late transfers counted toward the payment (as the watcher would have, had they been in time): recorded as credits, its paid raised, its chain rows credited and resolved. */
   count(payment: Payment, transfers: OpenTransfer[]): Promise<Payment>;
+  /**
+   * Transfers in another coin or on another chain credited toward the payment at the rate of
+   * their arrival: each recorded as a credit of its value in the payment's coin (once: a
+   * transfer is credited to one payment once), its chain row keeping its own amount and coin
+   * and what it was credited at, the payment's paid raised by what was credited.
+   */
+  credit(payment: Payment, credits: Array<OpenTransfer & CreditTerms>): Promise<Payment>;
+  /** The newest rate of `symbol` the rates cache kept (rates/history-store.ts writes them) fetched at or before `atMs`; read in this transaction (PGlite has one connection). */
+  rateAt(symbol: string, atMs: number): Promise<RateAt | undefined>;
   /** Transfers resolved without counting: accepted (the merchant keeps them) or refunded (by `refundId`). */
   resolveTransfers(transfers: OpenTransfer[], resolution: 'accepted' | 'refunded', refundId?: string): Promise<void>;
   /** The payment's own case (its excess, or its partial) resolved. */
@@ -62,6 +75,16 @@ export class AttentionStore {
     const open = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id::text = ANY($1::text[]) AND ${OPEN} ORDER BY block_number, log_index`, [ids]);
     for (const r of open) facts.get(String(r.payment_id))?.open.push(openOf(r));
     return facts;
+  }
+
+  /** The payment's transfers in another coin or on another chain credited toward it, oldest first, with what they were credited at. */
+  async credits(paymentId: string): Promise<CreditLine[]> {
+    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND credited IS NOT NULL ORDER BY seen_ms, block_number, log_index`, [paymentId]);
+    return rows.map((r) => ({
+      ...openOf(r),
+      credited: BigInt(r.credited as string), usdFrom: BigInt(r.credit_usd_from as string), usdTo: BigInt(r.credit_usd_to as string),
+      rateMs: Number(r.credit_rate_ms), source: r.credit_source as string, resolvedMs: Number(r.resolved_ms),
+    }));
   }
 
   inTransaction<T>(nowMs: number, work: (writes: AttentionWrites) => Promise<T>): Promise<T> {
@@ -106,6 +129,28 @@ export class AttentionStore {
         await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [...keys(transfers), nowMs]);
         const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), transfers.at(-1)?.txHash ?? payment.lastHash, nowMs]);
         return paymentOf(row!);
+      },
+      credit: async (payment, credits) => {
+        let total = 0n;
+        for (const c of credits) {
+          const [row] = await tx.query(
+            `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+            [payment.id, c.chainId, c.txHash, c.logIndex, String(c.credited), nowMs],
+          );
+          if (!row) continue;
+          total += c.credited;
+          await tx.query(
+            `UPDATE chain_transfers SET resolution = 'accepted', resolved_ms = $4, credited = $5, credit_usd_from = $6, credit_usd_to = $7, credit_rate_ms = $8, credit_source = $9
+              WHERE (chain_id, tx_hash, log_index) = ($1, $2, $3) AND resolution IS NULL`,
+            [c.chainId, c.txHash, c.logIndex, nowMs, String(c.credited), String(c.usdFrom), String(c.usdTo), c.rateMs, c.source],
+          );
+        }
+        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), nowMs]);
+        return paymentOf(row!);
+      },
+      rateAt: async (symbol, atMs) => {
+        const [row] = await tx.query(`SELECT usd_units::text AS units, fetched_ms, provider, fixed FROM rate_history WHERE symbol = $1 AND fetched_ms <= $2 ORDER BY fetched_ms DESC LIMIT 1`, [symbol, String(atMs)]);
+        return row && { units: BigInt(row.units as string), atMs: Number(row.fetched_ms), source: row.provider as string, fixed: row.fixed === true };
       },
       resolveTransfers: async (transfers, resolution, refundId) =>
         void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [...keys(transfers), resolution, nowMs, refundId ?? null])),

@@ -10,6 +10,7 @@ import { cursorText, keysetOf, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
+import { creditView } from './credit-rules.ts';
 import type { Payment } from './rules.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
@@ -90,7 +91,9 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
   const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null);
   const attention = await attentionOf(service, account.mode, [payment], service.now());
-  return ok(200, { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded) }, 'Payment');
+  const coins = service.catalog.coins(account.mode);
+  const credits = (await service.attention.credits(payment.id)).map((c) => creditView(c, coins.find((x) => x.chainId === c.chainId && x.contractAddress.toLowerCase() === c.token), c.token, payment.decimals));
+  return ok(200, { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded), ...(credits.length ? { credits } : {}) }, 'Payment');
 };
 
 /** Each payment's `overpaid` and `attention` (issue 35's exceptions), from one read for the page. */
@@ -124,7 +127,7 @@ export const routes = [
   route({
     method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', permission: 'payments.read', handler: getPayment, tag: 'Payments',
     summary: 'one payment and its timeline',
-    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept (`at`: the time of the block the sweep was mined in; null for one recorded before that was kept), each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`.',
+    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept (`at`: the time of the block the sweep was mined in; null for one recorded before that was kept), each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`. `credits` (only when there are some): each transfer in another coin or on another chain credited toward it (POST /api/v1/payments/{reference}/accept with `{ "as": "credit" }`): its coin, chain and amount as it arrived and when, both coins\' dollar rates used and when they were fetched, their source, and the amount credited in the payment\'s coin.',
     params: ByReference, responses: { 200: answer(AttentivePaymentDetail) },
   }),
 ];

@@ -16,6 +16,8 @@ export interface RateCacheOptions extends RatePolicy {
   timeoutMs?: number;
   now: () => number;
   log: Logger;
+  /** Where each fetch's coin rates are kept (rates/history-store.ts), for crediting money in another coin at the rate of its arrival. */
+  history?: { record(rows: Array<{ symbol: string; units: bigint; atMs: number; source: string; fixed: boolean }>, nowMs: number): Promise<void> };
 }
 
 export class RateCache {
@@ -48,12 +50,18 @@ export class RateCache {
           }
         }),
       );
+      const kept: Array<{ symbol: string; units: bigint; atMs: number; source: string; fixed: boolean }> = [];
       for (const answer of answers) {
         if (!answer) continue;
         const { provider, snapshot, atMs } = answer;
         for (const [currency, units] of Object.entries(snapshot.fiat)) this.book.fiat[currency as Currency] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
-        for (const [coin, units] of Object.entries(snapshot.coins)) this.book.coins[coin as CoinSymbol] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+        for (const [coin, units] of Object.entries(snapshot.coins)) {
+          this.book.coins[coin as CoinSymbol] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+          kept.push({ symbol: coin, units: units!, atMs, source: provider.name, fixed: provider.fixed });
+        }
       }
+      // Kept for crediting at the rate of an arrival; a failed write costs the history one row, never a quote.
+      await this.options.history?.record(kept, this.options.now()).catch((error: Error) => this.options.log.warn({ reason: error.message }, 'exchange rates could not be kept in the rate history'));
     })().finally(() => (this.refreshing = undefined)));
   }
 

@@ -26,6 +26,7 @@ import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
+import type { RateHistoryStore } from '../rates/history-store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
 import type { WalletRefundStore } from '../refunds/wallet-store.ts';
@@ -79,6 +80,8 @@ export interface ServiceParts extends BalanceStores {
   signIns: RateLimiter;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
+  /** The coin rates the cache fetched, kept RATE_HISTORY_DAYS: money in another coin credited at the rate of its arrival (issue 35). */
+  rateHistory: RateHistoryStore;
   /** Prometheus metrics, for GET /metrics (operator token). */
   metrics: Metrics;
   changes: PaymentChanges;

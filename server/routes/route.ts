@@ -79,7 +79,7 @@ export interface Route extends Schemas {
   description?: string;
   /** Its section of the reference; every route of the API (documented in api-doc.ts) has one. */
   tag?: Tag;
-  /** The body may be left out (no content-type): the handler gets `body` parsed from {}. */
+  /** The body may be left out (no content-type, or an empty one): the handler gets `body` parsed from {}. */
   optionalBody?: boolean;
   multipart?: Multipart;
   /** Each success status and its whole body; errors are added from what the route declares and can refuse. */
@@ -189,7 +189,8 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
     ctx.files = form.files;
     ctx.body = parse(route.body!, (sent = Object.fromEntries(form.fields)));
   } else if (route.body) {
-    ctx.body = parse(route.body, (sent = route.optionalBody && req.headers['content-type'] === undefined ? {} : await readJson(req)));
+    const absent = req.headers['content-type'] === undefined || (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined);
+    ctx.body = parse(route.body, (sent = route.optionalBody && absent ? {} : await readJson(req)));
   }
   seen.body = sent;
   if (key === undefined || scope === undefined) {

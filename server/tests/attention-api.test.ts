@@ -15,6 +15,9 @@ import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { finishWithdrawal } from '../balances/use-cases.ts';
 import { followSending } from '../refunds/use-cases.ts';
 import { refundView } from '../refunds/views.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromRoot } from '../paths.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c1'.repeat(20);
@@ -214,6 +217,66 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect(moved.filter((r) => r.id === id).map((r) => r.state)).toEqual(['canceled']);
     expect((await listed(reference)).attention).toEqual(p.attention);
     await balanced();
+  });
+
+  it('USDC credited toward a USDT payment at the rates of its arrival, once by two accepts at once on two instances; never another merchant\'s, another mode\'s, or without a rate of its arrival', async () => {
+    const reference = `c-${kind}-${++n}`;
+    expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBe(201);
+    const [pay] = await a.db.query(`SELECT id, chain_id, decimals FROM payments WHERE reference = $1`, [reference]);
+    // The sandbox's catalogue has USDC on another chain than the payment's USDT: wrong_coin and wrong_chain at once (named wrong_chain).
+    const usdc = a.parts.catalog.coins('test').find((c) => c.symbol === 'USDC')!;
+    const reason = usdc.chainId === Number(pay!.chain_id) ? 'wrong_coin' : 'wrong_chain';
+    // What a watcher would record of 12 USDC sent to its address, told to the merchant.
+    const arrived = Date.now() - 60_000;
+    await a.db.query(
+      `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms, told_ms) VALUES ($1, $2, 0, 1, '0xb', $3, '0xs', '0xr', $4, $5, 'unexpected', $6, $6)`,
+      [usdc.chainId, '0x' + 'cd'.repeat(32), usdc.contractAddress.toLowerCase(), String(12n * 10n ** BigInt(usdc.decimals)), pay!.id, arrived],
+    );
+    expect((await listed(reference)).attention).toMatchObject({ reason, amount: '12', coin: 'USDC', chain_id: usdc.chainId });
+    const credit = (api: Service, key = secretKey) => call(api, 'POST', `/api/v1/payments/${reference}/accept`, { as: 'credit' }, key);
+    // The built-in table has no coin rates: none was kept at its arrival.
+    const none = await credit(a);
+    expect([none.status, none.body.code, none.body.errors[0].field]).toEqual([409, 'no_rate_at_arrival', 'reference']);
+    expect(none.body.message).toMatch(/send_back/);
+    // Rates kept after it arrived, or more than the rates' maximum age (15 minutes) before it, are not its rates.
+    const keep = (symbol: string, units: bigint, atMs: number) => a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [symbol, String(units), atMs]);
+    await keep('USDC', 99_000_000n, arrived + 1);
+    await keep('USDT', 100_000_000n, arrived + 1);
+    await keep('USDC', 99_000_000n, arrived - 900_001);
+    await keep('USDT', 100_000_000n, arrived - 900_001);
+    expect((await credit(a)).body.code).toBe('no_rate_at_arrival');
+    await keep('USDC', 99_000_000n, arrived - 1000);
+    await keep('USDT', 100_000_000n, arrived - 1000);
+    const other = await a.parts.merchants.create({ businessName: 'Other', businessEmail: `other-c-${kind}@example.com`, businessLogo: '' }, Date.now());
+    expect((await credit(a, other.keys.test.secretKey)).body.code).toBe('not_found');
+    expect((await credit(a, DEMO_MERCHANT.keys.live.secretKey)).body.code).toBe('wrong_mode');
+    expect((await listed(reference)).amountPaidExact).toBe('0');
+
+    const told = async () => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).filter((e) => JSON.parse(e.body).data.reference === reference).length;
+    const both = await Promise.all([credit(a), credit(b)]);
+    expect(both.map((r) => r.status).sort(), JSON.stringify(both.map((r) => r.body))).toEqual([200, 409]);
+    // The loser finds its next case, the excess, which is no other coin's to credit.
+    expect(both.find((r) => r.status === 409)!.body.code).toBe('not_creditable');
+    // 12 USDC at 0.99 USD: 11.88 USD, 11.88 USDT at 1 USD; 10 were due.
+    expect(both.find((r) => r.status === 200)!.body.data).toMatchObject({ status: 'confirmed', amountPaidExact: '11.88', overpaid: '1.88', attention: { reason: 'overpaid', amount: '1.88', coin: 'USDT' } });
+    expect(await told()).toBe(1);
+    const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
+    expect(detail.credits).toEqual([
+      { tx_hash: '0x' + 'cd'.repeat(32), chain_id: usdc.chainId, coin: 'USDC', arrived: '12', arrived_at: new Date(arrived).toISOString(), usd_per_arrived_coin: '0.99', usd_per_payment_coin: '1', rate_at: new Date(arrived - 1000).toISOString(), rate_source: 'test rates', credited: '11.88', credited_at: expect.any(String) },
+    ]);
+    // A plain accept now keeps the excess; crediting again finds nothing to credit.
+    expect((await call(a, 'POST', `/api/v1/payments/${reference}/accept`)).status).toBe(200);
+    expect((await credit(a)).body.code).toBe('nothing_to_resolve');
+    expect([(await listed(reference)).amountPaidExact, await told()]).toEqual(['11.88', 1]);
+    await balanced();
+  });
+
+  it('a rate is written only by the rates cache: no route, job or other store writes the rate history', () => {
+    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'tests' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+    const writers = sources(fromRoot('server')).filter((f) => /(INSERT INTO|UPDATE|DELETE FROM)\s+rate_history/.test(readFileSync(f, 'utf8')));
+    expect(writers.map((f) => f.slice(fromRoot('').length))).toEqual(['server/rates/history-store.ts']);
+    const callers = sources(fromRoot('server')).filter((f) => /history\??\.record\(/.test(readFileSync(f, 'utf8')));
+    expect(callers.map((f) => f.slice(fromRoot('').length))).toEqual(['server/rates/cache.ts']);
   });
 
   it('the needs_attention filter keeps exactly the payments whose attention is not null', async () => {

@@ -2,10 +2,13 @@
 // (late) accepted, then counted toward it and told as its success; late money and USDC sent to
 // a USDT payment (wrong_coin) each sent back in one step, in the coin it came in, ending
 // confirmed on chain with the customer's wallet credited; USDC kept (credited: in the balance
-// since its sweep). A send-back whose transaction reverts on chain (the treasury frozen by the
-// token for one block) ends failed, its amount back in the balance, and its case opens again
-// with the same amount; sent back again, it ends confirmed and stays resolved. After each step
-// the journal sums to zero per coin and the treasury holds on chain what the journal says.
+// since its sweep); USDC credited toward a USDT payment at the rates of its arrival (once, under
+// retries and two accepts at once; told once; the journal untouched: its USDC was journaled when
+// it was swept), and refused by name once no rate of its arrival is kept. A send-back whose
+// transaction reverts on chain (the treasury frozen by the token for one block) ends failed, its
+// amount back in the balance, and its case opens again with the same amount; sent back again, it
+// ends confirmed and stays resolved. After each step the journal sums to zero per coin and the
+// treasury holds on chain what the journal says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, encodeAbiParameters, erc20Abi, http, keccak256, parseUnits, toHex, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -16,6 +19,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { caller, until } from './helpers.ts';
+import { FakeRates } from '../../testing/rates.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -30,7 +34,8 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 3);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+  // USDC a cent under its peg: a credit of it in USDT is worth 0.99 a coin.
+  api = await startService({ demo: true, rates: { providers: [new FakeRates(undefined, { USDT: '1', USDC: '0.99' })] }, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -180,5 +185,45 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toBeNull();
     expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data).toEqual([]);
     await books('sent back again, confirmed');
+  });
+
+  it('USDC credited toward a USDT payment at the rates of its arrival: settled once, told once, shown with its rates, the journal untouched', async () => {
+    const p = await paidOnChain('USDC', '11', false);
+    const entries = async () => Number((await api.db.query(`SELECT count(*)::int AS n FROM journal_entries`))[0]!.n);
+    const told = async () => (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).filter((e) => JSON.parse(e.body).data.reference === p.reference).length;
+    const journaled = await entries();
+    expect(await told()).toBe(0);
+    const accept = (key: string) =>
+      fetch(`${api.url}/api/v1/payments/${p.reference}/accept`, { method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ as: 'credit' }) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    // Two accepts at once: one credits, the other finds the payment's next case (its excess), which is not creditable.
+    const [one, two] = await Promise.all([accept(`credit-${p.reference}-a`), accept(`credit-${p.reference}-b`)]);
+    const won = one.status === 200 ? one : two;
+    expect([one.status, two.status].sort(), JSON.stringify([one.body, two.body])).toEqual([200, 409]);
+    expect((one.status === 200 ? two : one).body.code).toBe('not_creditable');
+    // 11 USDC at 0.99 USD is 10.89 USD: 10.89 USDT at 1 USD, more than the 10 due.
+    expect(won.body.data).toMatchObject({ status: 'confirmed', amountPaidExact: '10.89', overpaid: '0.89', attention: { reason: 'overpaid', amount: '0.89', coin: 'USDT', chain_id: 31337 } });
+    // The winner's key again: the same answer replayed, nothing credited twice.
+    const again = await accept(one.status === 200 ? `credit-${p.reference}-a` : `credit-${p.reference}-b`);
+    expect([again.status, again.body.data.amountPaidExact]).toEqual([200, '10.89']);
+    const detail = (await server('GET', `/api/v1/payments/${p.reference}`)).body.data;
+    expect(detail.payment).toMatchObject({ amountPaidExact: '10.89', status: 'confirmed' });
+    expect(detail.credits).toHaveLength(1);
+    expect(detail.credits[0]).toMatchObject({ tx_hash: p.hash, chain_id: 31337, coin: 'USDC', arrived: '11', usd_per_arrived_coin: '0.99', usd_per_payment_coin: '1', rate_source: 'fake rates', credited: '10.89' });
+    expect(Date.parse(detail.credits[0].rate_at)).toBeLessThanOrEqual(Date.parse(detail.credits[0].arrived_at));
+    expect(await told()).toBe(1);
+    // The transfer keeps its own amount and coin; its USDC was journaled when it was swept: no second entry.
+    const row = (await api.parts.chain.transfers(31337)).find((t) => t.txHash === p.hash)!;
+    expect([row.state, row.amount]).toEqual(['unexpected', parseUnits('11', 6)]);
+    expect(await entries()).toBe(journaled);
+    await books('wrong coin credited');
+  });
+
+  it('no rate of its arrival kept: crediting is refused by name, and sending back is still offered', async () => {
+    const p = await paidOnChain('USDC', '2', false);
+    await api.db.query(`DELETE FROM rate_history WHERE symbol = 'USDC'`);
+    const refused = await server('POST', `/api/v1/payments/${p.reference}/accept`, { as: 'credit' });
+    expect([refused.status, refused.body.code, refused.body.errors[0].field]).toEqual([409, 'no_rate_at_arrival', 'reference']);
+    expect(refused.body.message).toMatch(/send_back/);
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment).toMatchObject({ amountPaidExact: '0', attention: { reason: 'wrong_coin', amount: '2', coin: 'USDC' } });
   });
 });
