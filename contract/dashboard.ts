@@ -21,7 +21,10 @@ export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'e
  * One step of a payment's life, oldest first. `transfer`: money seen (state `seen` while it
  * confirms; `credited` once counted; `orphaned`, `late`, `unexpected`, `dust`); `swept`: moved
  * to the payout address (or the treasury, on `balance` settlement), `at` the time of the block
- * the sweep was mined in (null for a sweep recorded before that time was kept); `event`: told to the webhook URL; `attempt`:
+ * the sweep was mined in (null for a sweep recorded before that time was kept). A transfer's
+ * `amount` is in the payment's coin, unless `coin` and `chainId` name another (money in another
+ * coin or on another chain: that coin's amount; a token the service does not list: base units
+ * and `coin` its address). `event`: told to the webhook URL; `attempt`:
  * one delivery of that event, with the endpoint's answer.
  */
 export const TimelineEntry = later(() =>
@@ -30,6 +33,8 @@ export const TimelineEntry = later(() =>
     at: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
     txHash: z.optional(text),
     amount: z.optional(text),
+    coin: z.optional(text),
+    chainId: z.optional(int),
     state: z.optional(text),
     blockNumber: z.optional(int),
     eventId: z.optional(text),

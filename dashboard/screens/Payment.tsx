@@ -35,7 +35,7 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
     case 'transfer':
       what = (
         <span>
-          {t('Transfer of {amount}', { amount: coins(e.amount ?? '', coin) })} {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
+          {t('Transfer of {amount}', { amount: coins(e.amount ?? '', e.coin ?? coin) })} {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
           {e.blockNumber !== undefined ? t(' (block {block})', { block: e.blockNumber }) : ''}: <span class="hash">{tx}</span>
         </span>
       );
@@ -52,7 +52,7 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
     case 'swept':
       what = (
         <span>
-          {t('Swept {amount} to the payout address', { amount: coins(e.amount ?? '', coin) })}: <span class="hash">{tx}</span>
+          {t('Swept {amount} to the payout address', { amount: coins(e.amount ?? '', e.coin ?? coin) })}: <span class="hash">{tx}</span>
         </span>
       );
       break;

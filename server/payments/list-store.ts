@@ -49,6 +49,9 @@ export interface TransferLine {
   amount: bigint;
   /** seen (confirming), credited, orphaned, late, unexpected, dust; `credited` alone for a ledger line the chain did not record (the sandbox). */
   state: string;
+  /** The chain and token it came in (lower case); null for a ledger line the chain did not record, which is in the payment's own coin. */
+  chainId: number | null;
+  token: string | null;
   atMs: number;
   blockNumber: number | null;
   sweptHash: string | null;
@@ -104,6 +107,8 @@ export class PaymentList {
         logIndex: Number(r.log_index),
         amount: BigInt(r.amount as string),
         state: r.state as string,
+        chainId: Number(r.chain_id),
+        token: (r.token as string).toLowerCase(),
         atMs: Number(r.seen_ms),
         blockNumber: Number(r.block_number),
         sweptHash: (r.swept_hash as string | null) ?? null,
@@ -111,7 +116,7 @@ export class PaymentList {
       })),
       ...ledger
         .filter((r) => !onChain.has(`${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()))
-        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', atMs: Number(r.created_ms), blockNumber: null, sweptHash: null, sweptMs: null })),
+        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', chainId: null, token: null, atMs: Number(r.created_ms), blockNumber: null, sweptHash: null, sweptMs: null })),
     ];
     const eventRows = await this.db.query(
       `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,

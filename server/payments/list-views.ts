@@ -7,7 +7,7 @@ import { verificationView } from './views.ts';
 
 /** What storage found of a payment's life (server/payments/list-store.ts's Timeline). */
 export interface TimelineFacts {
-  transfers: Array<{ txHash: string; amount: bigint; state: string; atMs: number; blockNumber: number | null; sweptHash: string | null; sweptMs: number | null }>;
+  transfers: Array<{ txHash: string; amount: bigint; state: string; chainId?: number | null; token?: string | null; atMs: number; blockNumber: number | null; sweptHash: string | null; sweptMs: number | null }>;
   events: Array<{ id: string; type: string; state: string; createdMs: number }>;
   attempts: Array<{ eventId: string; status: number; error: string | null; atMs: number }>;
 }
@@ -26,15 +26,30 @@ export const refundsView = (payment: Payment, refunded: bigint) => ({
   amount_exact: formatUnits(refunded, payment.decimals),
 });
 
-export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: number, explorer: string | null): PaymentDetail {
+/** A listed coin by chain and token: its symbol and decimals, or undefined. */
+export type CoinOf = (chainId: number, token: string) => { symbol: string; decimals: number } | undefined;
+
+/**
+ * A transfer's amount in its own coin: the payment's decimals for the payment's coin; for money in
+ * another coin or on another chain, that coin's decimals and its symbol (`coin`, `chainId` beside
+ * the amount); for a token the service does not list, base units and the token's address.
+ */
+function amountOf(payment: Payment, t: TimelineFacts['transfers'][number], coinOf: CoinOf): Pick<TimelineEntry, 'amount' | 'coin' | 'chainId'> {
+  if (t.token == null || t.chainId == null || (t.chainId === payment.chainId && t.token === payment.token.toLowerCase())) return { amount: formatUnits(t.amount, payment.decimals) };
+  const listed = coinOf(t.chainId, t.token);
+  return listed ? { amount: formatUnits(t.amount, listed.decimals), coin: listed.symbol, chainId: t.chainId } : { amount: String(t.amount), coin: t.token, chainId: t.chainId };
+}
+
+export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: number, explorer: string | null, coinOf: CoinOf = () => undefined): PaymentDetail {
   const steps: Array<TimelineEntry & { ms: number }> = [{ kind: 'created', at: iso(payment.createdMs), ms: payment.createdMs }];
   for (const t of facts.transfers) {
+    const amount = amountOf(payment, t, coinOf);
     steps.push({
-      kind: 'transfer', at: iso(t.atMs), ms: t.atMs, txHash: t.txHash, amount: formatUnits(t.amount, payment.decimals), state: t.state,
+      kind: 'transfer', at: iso(t.atMs), ms: t.atMs, txHash: t.txHash, ...amount, state: t.state,
       ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
     });
     // The sweep's block time, kept since issue 36 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
-    if (t.sweptHash) steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, amount: formatUnits(t.amount, payment.decimals) });
+    if (t.sweptHash) steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, ...amount });
   }
   const status = statusOf(payment, nowMs);
   const lastMoney = Math.max(payment.createdMs, ...facts.transfers.filter((t) => t.state === 'credited').map((t) => t.atMs));

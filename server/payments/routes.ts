@@ -89,9 +89,10 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   const timeline = await service.paymentList.timeline(account, payment);
   const network = service.catalog.network(account.mode, payment.chainId);
   const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
-  const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null);
-  const attention = await attentionOf(service, account.mode, [payment], service.now());
   const coins = service.catalog.coins(account.mode);
+  const coinOf = (chainId: number, token: string) => coins.find((x) => x.chainId === chainId && x.contractAddress.toLowerCase() === token);
+  const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null, coinOf);
+  const attention = await attentionOf(service, account.mode, [payment], service.now());
   const credits = (await service.attention.credits(payment.id)).map((c) => creditView(c, coins.find((x) => x.chainId === c.chainId && x.contractAddress.toLowerCase() === c.token), c.token, payment.decimals));
   return ok(200, { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded), ...(credits.length ? { credits } : {}) }, 'Payment');
 };

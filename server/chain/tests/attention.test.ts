@@ -211,6 +211,8 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
     expect(detail.credits[0]).toMatchObject({ tx_hash: p.hash, chain_id: 31337, coin: 'USDC', arrived: '11', usd_per_arrived_coin: '0.99', usd_per_payment_coin: '1', rate_source: 'fake rates', credited: '10.89' });
     expect(Date.parse(detail.credits[0].rate_at)).toBeLessThanOrEqual(Date.parse(detail.credits[0].arrived_at));
     expect(await told()).toBe(1);
+    // The timeline says the transfer in its own coin: 11 USDC, not its base units read as USDT.
+    expect(detail.timeline.filter((e: { kind: string; txHash?: string }) => e.kind === 'transfer' && e.txHash === p.hash)).toEqual([expect.objectContaining({ amount: '11', coin: 'USDC', chainId: 31337, state: 'unexpected' })]);
     // The transfer keeps its own amount and coin; its USDC was journaled when it was swept: no second entry.
     const row = (await api.parts.chain.transfers(31337)).find((t) => t.txHash === p.hash)!;
     expect([row.state, row.amount]).toEqual(['unexpected', parseUnits('11', 6)]);
