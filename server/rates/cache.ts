@@ -23,6 +23,8 @@ export interface RateCacheOptions extends RatePolicy {
 export class RateCache {
   private readonly book: RateBook = { fiat: {}, coins: {} };
   private refreshing: Promise<void> | undefined;
+  /** The last fetch's write to the rate history, settled (never rejects). */
+  historyWritten: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private lastOnDemandMs = -Infinity;
   /** Fetches that failed, per provider, since the service started (for /metrics). */
@@ -61,7 +63,10 @@ export class RateCache {
         }
       }
       // Kept for crediting at the rate of an arrival; a failed write costs the history one row, never a quote.
-      await this.options.history?.record(kept, this.options.now()).catch((error: Error) => this.options.log.warn({ reason: error.message }, 'exchange rates could not be kept in the rate history'));
+      // Not awaited: a quote may be asked inside a transaction (a refund's, a block's credit), and on
+      // PGlite's one connection a write waiting for that transaction while it waits for the quote
+      // would wait for ever. The write queues behind it instead. `historyWritten` is for tests.
+      this.historyWritten = (this.options.history?.record(kept, this.options.now()) ?? Promise.resolve()).catch((error: Error) => this.options.log.warn({ reason: error.message }, 'exchange rates could not be kept in the rate history'));
     })().finally(() => (this.refreshing = undefined)));
   }
 

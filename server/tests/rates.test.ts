@@ -89,6 +89,24 @@ async function call(api: Service, method: string, path: string, body?: unknown, 
 }
 
 describe('quotes and the rates they use', { timeout: 30_000 }, () => {
+  it('a stale rate asked inside a transaction is fetched again without waiting for its own write to the rate history (PGlite has one connection)', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const fake = new FakeRates(undefined, { USDT: '1', USDC: '0.99', DAI: '1', BUSD: '1' });
+    const api = await service({ now: () => clock, rates: { providers: [fake], maxAgeMs: 10 * MINUTE } });
+    clock += 10 * MINUTE + 1000;
+    fake.coins.USDC = '0.98';
+    // A refund reads a coin's dollar rate inside its transaction, as this does.
+    const hung = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the quote waited for its own history write')), 5000));
+    const usd = await api.db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      return Promise.race([api.parts.rates.usdPerCoin('USDC'), hung]);
+    });
+    expect(usd).toBe(rateUnits('0.98'));
+    await api.parts.rates.historyWritten;
+    const kept = await api.db.query<{ usd_units: string }>(`SELECT usd_units::text FROM rate_history WHERE symbol = 'USDC' ORDER BY fetched_ms`);
+    expect(kept.map((r) => r.usd_units)).toEqual([String(rateUnits('0.99')), String(rateUnits('0.98'))]);
+  });
+
   it('a stale rate refuses quotes in its currency with 503 naming it, until the provider answers again; readiness says so', async () => {
     let clock = Date.UTC(2026, 0, 1);
     const fake = new FakeRates();
