@@ -100,6 +100,14 @@ export class AttentionStore {
   within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void>; reopen(refund: ReopenedBy): Promise<boolean> } {
     const keys = (transfers: OpenTransfer[]) => [transfers.map((t) => t.chainId), transfers.map((t) => t.txHash), transfers.map((t) => t.logIndex)];
     const MATCH = `(chain_id, tx_hash, log_index) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))`;
+    /** The payment's ledger line for a transfer, once: whether this call wrote it (a retry finds it there). */
+    const ledgerLine = async (paymentId: string, t: { chainId: number; txHash: string; logIndex: number }, amount: bigint) =>
+      (
+        await tx.query(
+          `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+          [paymentId, t.chainId, t.txHash, t.logIndex, String(amount), nowMs],
+        )
+      ).length > 0;
     return {
       outsidePayment: async (refundId) => void (await tx.query(`UPDATE refunds SET outside_payment = true WHERE id = $1`, [refundId])),
       reopen: async (refund) => {
@@ -120,11 +128,7 @@ export class AttentionStore {
       count: async (payment, transfers) => {
         let total = 0n;
         for (const t of transfers) {
-          const [row] = await tx.query(
-            `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
-            [payment.id, t.chainId, t.txHash, t.logIndex, String(t.amount), nowMs],
-          );
-          if (row) total += t.amount;
+          if (await ledgerLine(payment.id, t, t.amount)) total += t.amount;
         }
         await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [...keys(transfers), nowMs]);
         const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), transfers.at(-1)?.txHash ?? payment.lastHash, nowMs]);
@@ -133,11 +137,7 @@ export class AttentionStore {
       credit: async (payment, credits) => {
         let total = 0n;
         for (const c of credits) {
-          const [row] = await tx.query(
-            `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
-            [payment.id, c.chainId, c.txHash, c.logIndex, String(c.credited), nowMs],
-          );
-          if (!row) continue;
+          if (!(await ledgerLine(payment.id, c, c.credited))) continue;
           total += c.credited;
           await tx.query(
             `UPDATE chain_transfers SET resolution = 'accepted', resolved_ms = $4, credited = $5, credit_usd_from = $6, credit_usd_to = $7, credit_rate_ms = $8, credit_source = $9
