@@ -59,11 +59,14 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
   const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
   const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
   let nonce = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
-  const sent: Array<Promise<Hex>> = [];
+  // Each is sent once the one before is accepted (in nonce order: a node mining on arrival may
+  // leave a transaction that came before its predecessor waiting for ever), none waits for a block.
+  const sent: Array<() => Promise<Hex>> = [];
   const deploy = (abi: Abi, bytecode: Hex, args: unknown[]): Address => {
     // In lower case, as a receipt's contractAddress gives it (tests compare them as text).
     const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Address;
-    sent.push(wallet.deployContract({ abi, bytecode, args, nonce: nonce++ } as Parameters<typeof wallet.deployContract>[0]));
+    const at = nonce++;
+    sent.push(() => wallet.deployContract({ abi, bytecode, args, nonce: at } as Parameters<typeof wallet.deployContract>[0]));
     return address;
   };
   const tokens = {} as DevContracts['tokens'];
@@ -73,11 +76,15 @@ export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach =
     for (let i = 0; i < mintTo; i++) {
       // The treasury (balance settlement) starts with none: all it holds is merchants' money.
       if (i === TREASURY_DEV_ACCOUNT) continue;
-      sent.push(wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)], nonce: nonce++, gas: 200_000n }));
+      const at = nonce++;
+      sent.push(() => wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)], nonce: at, gas: 200_000n }));
     }
   }
-  sent.push(wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100'), nonce: nonce++ }));
-  const receipts = await Promise.all((await Promise.all(sent)).map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
+  const last = nonce++;
+  sent.push(() => wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100'), nonce: last }));
+  const hashes: Hex[] = [];
+  for (const send of sent) hashes.push(await send());
+  const receipts = await Promise.all(hashes.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
   const failed = receipts.find((receipt) => receipt.status !== 'success');
   if (failed) throw new Error(`the dev chain's set-up failed at ${failed.transactionHash}`);
   return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, tokens) } : {}) };
