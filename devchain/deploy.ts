@@ -47,46 +47,27 @@ export const PARTNER_DEV_ACCOUNT = 11;
 /** Dev account `index` of the standard mnemonic (0 is 0xf39F…2266). */
 export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
 
-/**
- * Deploys from account 0; on a fresh chain the addresses are the same every time. Every
- * transaction is sent at its known nonce without waiting for the one before (the addresses
- * follow from the nonces, and the mints' gas is given: nothing can be estimated against a token
- * not mined yet), then all are waited for: on a chain that mines a block a second, one block or
- * two instead of one per contract (7-9 s a deploy before).
- */
+/** Deploys from account 0; on a fresh chain the addresses are the same every time. */
 export async function deployDevContracts(rpcUrl: string, mintTo = 10, mintEach = '1000000', options: { pools?: boolean } = {}): Promise<DevContracts> {
   const account = devAccount(0);
   const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
   const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
-  let nonce = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
-  // Each is sent once the one before is accepted (in nonce order: a node mining on arrival may
-  // leave a transaction that came before its predecessor waiting for ever), none waits for a block.
-  const sent: Array<() => Promise<Hex>> = [];
-  const deploy = (abi: Abi, bytecode: Hex, args: unknown[]): Address => {
-    // In lower case, as a receipt's contractAddress gives it (tests compare them as text).
-    const address = getContractAddress({ from: account.address, nonce: BigInt(nonce) }).toLowerCase() as Address;
-    const at = nonce++;
-    sent.push(() => wallet.deployContract({ abi, bytecode, args, nonce: at } as Parameters<typeof wallet.deployContract>[0]));
-    return address;
-  };
+  const deployed = async (hash: Hex) => (await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress!;
   const tokens = {} as DevContracts['tokens'];
-  for (const t of DEV_TOKENS) tokens[t.symbol] = deploy(TestToken.abi as Abi, TestToken.bytecode, [t.name, t.symbol, t.decimals]);
-  const factory = deploy(DepositFactory.abi as Abi, DepositFactory.bytecode, []);
+  for (const t of DEV_TOKENS) {
+    tokens[t.symbol] = await deployed(await wallet.deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: [t.name, t.symbol, t.decimals] }));
+  }
+  const factory = await deployed(await wallet.deployContract({ abi: DepositFactory.abi, bytecode: DepositFactory.bytecode }));
+  const mints: Hex[] = [];
   for (const t of DEV_TOKENS) {
     for (let i = 0; i < mintTo; i++) {
       // The treasury (balance settlement) starts with none: all it holds is merchants' money.
       if (i === TREASURY_DEV_ACCOUNT) continue;
-      const at = nonce++;
-      sent.push(() => wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)], nonce: at, gas: 200_000n }));
+      mints.push(await wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)] }));
     }
   }
-  const last = nonce++;
-  sent.push(() => wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100'), nonce: last }));
-  const hashes: Hex[] = [];
-  for (const send of sent) hashes.push(await send());
-  const receipts = await Promise.all(hashes.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
-  const failed = receipts.find((receipt) => receipt.status !== 'success');
-  if (failed) throw new Error(`the dev chain's set-up failed at ${failed.transactionHash}`);
+  mints.push(await wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100') }));
+  await Promise.all(mints.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
   return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, tokens) } : {}) };
 }
 
