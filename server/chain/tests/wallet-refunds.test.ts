@@ -56,6 +56,13 @@ async function send(token: Address, to: Address, amount: bigint, from = merchant
   return hash;
 }
 let n = 0;
+/** A 10 USD USDT payment waiting for money (already expired when asked): its deposit address. */
+async function awaiting(reference: string, expired = false): Promise<Address> {
+  const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
+  expect(created.status).toBe(201);
+  if (expired) await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
+  return created.body.data.address;
+}
 async function paidToWallet() {
   const reference = `wr-${++n}`;
   expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).status).toBe(201);
@@ -81,13 +88,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     const atPayout = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] });
     // The customer (not the merchant) pays: 12 USDT to a 10 USD payment, 10 USDT to one already expired.
     const customerPays = devAccount(2);
-    const made: Record<string, Address> = {};
-    for (const reference of ['wx-over', 'wx-late']) {
-      const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
-      expect(created.status).toBe(201);
-      made[reference] = created.body.data.address;
-    }
-    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['wx-late', Date.now() - 1000]);
+    const made: Record<string, Address> = { 'wx-over': await awaiting('wx-over'), 'wx-late': await awaiting('wx-late', true) };
     await send(usdt, made['wx-over']!, 12n * 10n ** 18n, customerPays);
     await send(usdt, made['wx-late']!, 10n * 10n ** 18n, customerPays);
     const needing = async () => ((await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown; overpaid: string | null; actualAmountExact: string }>).filter((p) => p.reference.startsWith('wx-'));
@@ -206,13 +207,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     const full = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all back', address: customer });
     expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount], JSON.stringify(full.body)).toEqual([201, String(p.arrived), String(p.arrived)]);
     // Late money and USDC sent to a USDT payment: each its case, sent back in the coin it came in.
-    const made: Record<string, Address> = {};
-    for (const reference of ['wx-late-back', 'wx-coin-back']) {
-      const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 });
-      expect(created.status).toBe(201);
-      made[reference] = created.body.data.address;
-    }
-    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['wx-late-back', Date.now() - 1000]);
+    const made: Record<string, Address> = { 'wx-late-back': await awaiting('wx-late-back', true), 'wx-coin-back': await awaiting('wx-coin-back') };
     await send(contracts.tokens.USDT, made['wx-late-back']!, 3n * 10n ** 18n, customerPays);
     await send(contracts.tokens.USDC, made['wx-coin-back']!, 4n * 10n ** 6n, customerPays);
     const cases = await until('both need attention', async () => {
