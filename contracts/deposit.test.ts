@@ -21,7 +21,7 @@ const stranger = devAccount(3);
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 4);
+  contracts = await deployDevContracts(chain, 4);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
 }, 60_000);
 afterAll(() => chain?.stop());

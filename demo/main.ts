@@ -29,7 +29,7 @@ const config = configFromEnv({ ...process.env, PORT: process.env.API_PORT ?? pro
 // factory deployed, the dev accounts funded. A payment confirms after two blocks (~2 s).
 const chain = await startDevChain({ port: Number(process.env.CHAIN_PORT ?? 8545), blockTimeSeconds: 1 });
 // With Uniswap v2 pools of USDC, BUSD and DAI against USDT: balance settlement's swaps are real here.
-const contracts = await deployDevContracts(chain.url, 10, '1000000', { pools: true });
+const contracts = await deployDevContracts(chain, 10, '1000000', { pools: true });
 const api = await startService({
   ...config,
   // The demo merchant and its catalogue: public keys, for this machine only.

@@ -15,7 +15,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
-import { startDevChain } from '../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 import { expect, expect as baseExpect, fullEncoderSymbol, modal, symbolFromPath, test } from './support/fixtures.ts';
@@ -548,8 +548,8 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
   test.setTimeout(360_000);
   // Each screen's first answers wait behind the dev chain's jobs on a loaded machine: 15 s, not 5, before a figure counts as missing.
   const expect = baseExpect.configure({ timeout: 15_000 });
-  const chain = await startDevChain({ blockTimeSeconds: 1 });
-  const contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
+  const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  const contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
   const money = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100 });
   await checkAnswers(money);
   try {

@@ -7,7 +7,7 @@
 import { createPublicClient, createWalletClient, http, parseUnits, toHex, type Address } from 'viem';
 import { TestToken } from '../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 import { deployFactory } from '../server/chain/deploy.ts';
 import { DEMO_MERCHANT } from '../server/seed.ts';
@@ -20,8 +20,8 @@ let second: DevChain;
 let usdt: Address;
 
 test.beforeAll(async () => {
-  dev = await startDevChain({ blockTimeSeconds: 1 });
-  const contracts = await deployDevContracts(dev.url, 4);
+  dev = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  const contracts = await deployDevContracts(dev, 4);
   second = await startDevChain({ chainId: 31338 });
   const { factory } = await deployFactory(second.url, devAccount(4));
   const issuer = createWalletClient({ account: devAccount(5), transport: http(second.url) });

@@ -18,7 +18,7 @@ import { parseUnits } from 'viem';
 import { startService, type Service } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startSmtp } from '../server/testing/smtp.ts';
-import { startDevChain, type DevChain } from '../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS, devTransfer } from '../devchain/sandbox.ts';
 import { expect, test } from './support/fixtures.ts';
@@ -44,8 +44,8 @@ let ahead = 0;
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   smtp = await startSmtp();
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  network = devNetwork(chain.url, await deployDevContracts(chain.url, 3, '1000000'), 1);
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  network = devNetwork(chain.url, await deployDevContracts(chain, 3, '1000000'), 1);
   const port = await freePort();
   api = await startService({
     adminToken: ADMIN, ...cheapPasswords, port, publicUrl: `http://localhost:${port}`, networks: { live: [network] }, devChain: DEV_CHAIN_POWERS, smtpUrl: smtp.url, mailRetryMs: 100,

@@ -9,7 +9,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { startService } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
-import { startDevChain } from '../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 import { expect, test } from './support/fixtures.ts';
@@ -20,8 +20,8 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type
 
 test('on wallet settlement, a refund sent from the merchant\'s browser wallet: found on chain, confirmed, the customer paid', async ({ page }) => {
   test.setTimeout(150_000);
-  const chain = await startDevChain({ blockTimeSeconds: 1 });
-  const contracts = await deployDevContracts(chain.url, 3, '1000000');
+  const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  const contracts = await deployDevContracts(chain, 3, '1000000');
   const money = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
   try {
     const merchantWallet = devAccount(6);

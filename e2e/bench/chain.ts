@@ -22,7 +22,7 @@ const SAMPLES = 8;
 
 async function detection(confirmations: number) {
   const chain = await startDevChain({ blockTimeSeconds: BLOCK_SECONDS });
-  const contracts = await deployDevContracts(chain.url, 3);
+  const contracts = await deployDevContracts(chain, 3);
   const api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, confirmations) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 250 });
   const headers = { 'x-api-key': publicKey, 'content-type': 'application/json' };
   await fetch(api.url + '/api/v1/payout_address', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ chain_id: chain.chainId, address: devAccount(9).address }) });
@@ -52,7 +52,7 @@ async function detection(confirmations: number) {
 
 async function watcherCost(open: number) {
   const chain = await startDevChain(); // mines on each transaction; blocks are made below
-  const contracts = await deployDevContracts(chain.url, 3);
+  const contracts = await deployDevContracts(chain, 3);
   const api = await startService({ demo: true, jobs: false });
   try {
     // Open payments on the dev chain, written straight into storage (the bench needs many).

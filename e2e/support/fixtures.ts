@@ -6,7 +6,7 @@ import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { registerWebhook } from '../../demo/merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
 import { checkAnswers, conformance } from './conformance.ts';
 
@@ -22,8 +22,8 @@ export interface Servers {
 /** The service and the shop; with `chain`, on a fresh dev chain (anvil, a block a second). */
 export async function startServers(options: ServiceOptions & { chain?: { confirmations: number } } = {}): Promise<Servers> {
   const { chain: onChain, ...serviceOptions } = options;
-  const chain = onChain ? await startDevChain({ blockTimeSeconds: 1 }) : undefined;
-  const contracts = chain ? await deployDevContracts(chain.url, 4) : undefined;
+  const chain = onChain ? await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS }) : undefined;
+  const contracts = chain ? await deployDevContracts(chain, 4) : undefined;
   const api = await startService({
     demo: true,
     webhookRetryMs: 100,

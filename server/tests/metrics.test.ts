@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { toHex } from 'viem';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
-import { startDevChain } from '../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS } from '../../devchain/anvil.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 
@@ -78,9 +78,9 @@ describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
 
 describe('GET /metrics on a dev chain', { timeout: 120_000 }, () => {
   it('reports each chain watcher\'s lag behind its head as the watcher measures it, RPC failovers, and a node that stops answering', async () => {
-    const chain = await startDevChain({ blockTimeSeconds: 1 });
+    const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
     cleanups.push(() => chain.stop());
-    const contracts = await deployDevContracts(chain.url, 3);
+    const contracts = await deployDevContracts(chain, 3);
     // The first RPC URL answers nothing: every call fails over to the dev chain's.
     const network = { ...devNetwork(chain.url, contracts, 2), rpcUrls: ['http://127.0.0.1:9/', chain.url] };
     // Dev account 8 as the gas wallet (as the demo's sweeps use), holding 10,000 ETH.

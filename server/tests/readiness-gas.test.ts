@@ -3,7 +3,7 @@
 import { toHex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
-import { startDevChain } from '../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS } from '../../devchain/anvil.ts';
 import { startService, type Service } from '../app.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -27,9 +27,9 @@ async function watched(api: Service): Promise<Readiness> {
 
 describe('GET /readyz and the gas wallet', { timeout: 120_000 }, () => {
   it('a live network without a gas wallet is not ready, naming the chain; with GAS_WALLET_KEY it is', async () => {
-    const chain = await startDevChain({ blockTimeSeconds: 1 });
+    const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
     cleanups.push(() => chain.stop());
-    const network = devNetwork(chain.url, await deployDevContracts(chain.url, 3), 2);
+    const network = devNetwork(chain.url, await deployDevContracts(chain, 3), 2);
 
     const without = await startService({ networks: { live: network }, watchIntervalMs: 100 });
     const refused = await watched(without);

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
 import { startService, type Service } from '../app.ts';
@@ -38,8 +38,8 @@ let chain: DevChain;
 let api: Service;
 let project: string;
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  const contracts = await deployDevContracts(chain.url, 3);
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  const contracts = await deployDevContracts(chain, 3);
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
   // As `npm run demo` does: the demo merchant's deposits are swept to dev account 9.
   await api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chain.chainId, devAccount(9).address);

@@ -21,7 +21,7 @@ const reader = () => createPublicClient({ chain: foundry, transport: http(chain.
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
   api = await startService({ demo: true, jobs: false, now: () => clock });
   store = new ChainStore(api.db);
 }, 60_000);

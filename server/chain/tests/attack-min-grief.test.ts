@@ -26,7 +26,7 @@ const reader = () => createPublicClient({ chain: foundry, transport: http(chain.
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   await chain?.stop();

@@ -25,7 +25,7 @@ let api: Service | undefined;
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
+  contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
 }, 120_000);
 afterAll(async () => {
   await api?.close();

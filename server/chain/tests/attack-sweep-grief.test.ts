@@ -31,7 +31,7 @@ const balance = (token: Address, owner: Address) => reader().readContract({ addr
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 1) }, jobs: false });
   store = new ChainStore(api.db);
 }, 60_000);

@@ -14,7 +14,7 @@ let chain: DevChain;
 let contracts: DevContracts;
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => chain?.stop());
 

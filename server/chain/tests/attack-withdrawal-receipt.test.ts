@@ -37,7 +37,7 @@ async function startProxy(target: string) {
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   await api?.close();

@@ -34,7 +34,7 @@ const stops: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   for (const stop of stops) await stop();

@@ -15,7 +15,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { caller, until } from './helpers.ts';
@@ -31,8 +31,8 @@ let api: Service;
 let reader: ReturnType<typeof createPublicClient>;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3);
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   // USDC a cent under its peg: a credit of it in USDT is worth 0.99 a coin.
   api = await startService({ demo: true, rates: { providers: [new FakeRates(undefined, { USDT: '1', USDC: '0.99' })] }, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });

@@ -34,7 +34,7 @@ let api: Service | undefined;
 
 beforeAll(async () => {
   [chain, other] = await Promise.all([startDevChain(), startDevChain({ chainId: 1 })]);
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   await api?.close();

@@ -10,7 +10,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from './helpers.ts';
@@ -29,8 +29,8 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
   const call = caller(() => api.url);
 
   beforeAll(async () => {
-    chain = await startDevChain({ blockTimeSeconds: 1 });
-    const contracts = await deployDevContracts(chain.url, 3, '1000000');
+    chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+    const contracts = await deployDevContracts(chain, 3, '1000000');
     usdt = contracts.tokens.USDT;
     // The dev USDT takes 1 % of every transfer from now on; its events still say the full value.
     const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });

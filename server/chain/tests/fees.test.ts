@@ -12,7 +12,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { DepositFactory } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
@@ -30,8 +30,8 @@ let api: Service;
 let reader: ReturnType<typeof createPublicClient>;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3, '1000000');
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3, '1000000');
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   api = await startService({
     demo: true, adminToken: ADMIN_TOKEN, networks: { test: { ...devNetwork(chain.url, contracts, 2), feeAddress } }, devChain: DEV_CHAIN_POWERS,

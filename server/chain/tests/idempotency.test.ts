@@ -25,7 +25,7 @@ describe.each(KINDS)('a withdrawal sent twice at once with one Idempotency-Key, 
   const services: Service[] = [];
   beforeAll(async () => {
     chain = await startDevChain();
-    contracts = await deployDevContracts(chain.url, 3);
+    contracts = await deployDevContracts(chain, 3);
   }, 60_000);
   afterAll(async () => {
     for (const s of services) await s.close();

@@ -28,7 +28,7 @@ const CONFIRMATIONS = 2;
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
   const network = devNetwork(chain.url, contracts, CONFIRMATIONS);
   // Hundreds of payments a minute from this test's one client: not what the public key's limit is about.
   api = await startService({ demo: true, networks: { test: network }, jobs: false, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });

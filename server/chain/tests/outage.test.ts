@@ -11,7 +11,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { caller, until } from './helpers.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
@@ -23,8 +23,8 @@ let proxy: Awaited<ReturnType<typeof startProxy>>;
 let api: Service;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 4); // accounts 0-3 funded; 3 pays here
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 4); // accounts 0-3 funded; 3 pays here
   proxy = await startProxy(chain.port);
   api = await startService({ demo: true, networks: { test: devNetwork(proxy.url(), contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
 }, 60_000);

@@ -12,7 +12,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { freshPostgres } from '../../testing/databases.ts';
 import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
 
@@ -27,8 +27,8 @@ let shift = 0;
 const now = () => Date.now() + shift;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3, '1000000');
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3, '1000000');
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   const network = { ...devNetwork(chain.url, contracts, 2), partnerMinimum: '25', partnerMaxWaitMinutes: 60 };
   const databaseUrl = await freshPostgres();

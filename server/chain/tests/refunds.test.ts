@@ -10,7 +10,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
 
@@ -23,8 +23,8 @@ let api: Service;
 let reader: ReturnType<typeof createPublicClient>;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3);
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
 }, 120_000);

@@ -15,7 +15,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { paymentUri } from '../../../contract/payment-uri.ts';
 import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { saltOf } from '../networks.ts';
 import { caller, until } from './helpers.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
@@ -27,8 +27,8 @@ let api: Service;
 const payout = devAccount(9).address;
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3);
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3);
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
 }, 60_000);
 afterAll(async () => {

@@ -29,7 +29,7 @@ const rpc = (method: string, params: unknown[] = []) => reader().request({ metho
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   await chain?.stop();

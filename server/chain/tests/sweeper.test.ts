@@ -31,7 +31,7 @@ const balance = (token: Address, owner: Address) => reader().readContract({ addr
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
   const network = devNetwork(chain.url, contracts, 1);
   api = await startService({ demo: true, networks: { test: network }, jobs: false });
   store = new ChainStore(api.db);

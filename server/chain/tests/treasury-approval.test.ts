@@ -11,7 +11,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, rpcProxy, until, type RpcCall } from './helpers.ts';
@@ -36,8 +36,8 @@ const reader = () => createPublicClient({ chain: foundry, transport: http(chain.
 const anvil = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
 
 beforeAll(async () => {
-  chain = await startDevChain({ blockTimeSeconds: 1 });
-  contracts = await deployDevContracts(chain.url, 3, '1000000', { pools: true });
+  chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
+  contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
   proxy = await rpcProxy(chain.url, async (body) => {
     const calls = [body].flat() as RpcCall[];
     const raw = calls.length === 1 && calls[0]!.method === 'eth_sendRawTransaction' ? (calls[0]!.params?.[0] as Hex) : undefined;

@@ -32,7 +32,7 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
   let api: Service;
   beforeAll(async () => {
     chain = await startDevChain();
-    contracts = await deployDevContracts(chain.url, 3);
+    contracts = await deployDevContracts(chain, 3);
   }, 60_000);
   afterAll(async () => {
     await api?.close();

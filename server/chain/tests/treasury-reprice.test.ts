@@ -34,7 +34,7 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
   let api: Service;
   beforeAll(async () => {
     chain = await startDevChain();
-    contracts = await deployDevContracts(chain.url, 3);
+    contracts = await deployDevContracts(chain, 3);
   }, 60_000);
   afterAll(async () => {
     await api?.close();

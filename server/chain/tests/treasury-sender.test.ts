@@ -30,7 +30,7 @@ let watcher: Watcher | undefined;
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
 }, 60_000);
 afterAll(async () => {
   await watcher?.stop();

@@ -26,7 +26,7 @@ const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
 
 beforeAll(async () => {
   chain = await startDevChain();
-  contracts = await deployDevContracts(chain.url, 3);
+  contracts = await deployDevContracts(chain, 3);
   api = await startService({ demo: true, jobs: false, now: () => clock, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });
   store = new ChainStore(api.db);
 }, 60_000);
