@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../sdk/webhook.ts';
 import { startService, type Service, type ServiceOptions } from '../app.ts';
 import { runOperatorCommand } from '../operator.ts';
@@ -169,6 +169,12 @@ describe('events feed', () => {
 });
 
 describe('webhook URLs', () => {
+  // One service for every case: each only sets the endpoint and reads the answer.
+  let api: Service;
+  beforeAll(async () => {
+    api = await startService({ demo: true, webhookRetryMs: 50, jobIntervalMs: 50 });
+  });
+  afterAll(() => api?.close());
   it.each([
     ['test', 'http://127.0.0.1:3000/hooks', 200],
     ['test', 'http://localhost:3000/hooks', 200],
@@ -185,7 +191,6 @@ describe('webhook URLs', () => {
     ['live', 'http://127.0.0.1:3000/hooks', 400],
     ['live', 'https://shop.example/hooks', 200],
   ] as const)('%s keys: %s answers %i', async (mode, url, status) => {
-    const api = await service();
     const response = await call(api, 'PUT', '/api/v1/webhook', { url }, { authorization: `Bearer ${DEMO_MERCHANT.keys[mode].secretKey}` });
     expect(response.status).toBe(status);
     if (status === 400) expect(response.body.errors[0].field).toBe('url');
