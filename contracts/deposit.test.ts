@@ -6,8 +6,9 @@ import { createPublicClient, createWalletClient, decodeErrorResult, getAddress, 
 import { foundry } from 'viem/chains';
 import * as artifacts from './artifacts.generated.ts';
 import { compileContracts } from './compile.ts';
-import { deployDevContracts, devAccount, type DevContracts } from '../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../devchain/anvil.ts';
+import { devAccount, type DevContracts } from '../devchain/deploy.ts';
+import { type DevChain } from '../devchain/anvil.ts';
+import { sharedDevChain } from '../server/testing/devchain.ts';
 import { create2Addresses, implementationOf } from '../server/chain/networks.ts';
 import { sweepGasLimit } from '../server/chain/sweeper.ts';
 
@@ -20,8 +21,7 @@ const payout = devAccount(2).address;
 const stranger = devAccount(3);
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 4);
+  ({ chain, contracts } = await sharedDevChain());
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
 }, 60_000);
 afterAll(() => chain?.stop());

@@ -7,8 +7,9 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { Watcher, type PaymentCredits } from '../watcher.ts';
 import { caller, creditsOf } from './helpers.ts';
 
@@ -20,8 +21,7 @@ let clock = Date.now();
 const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
   api = await startService({ demo: true, jobs: false, now: () => clock });
   store = new ChainStore(api.db);
 }, 60_000);

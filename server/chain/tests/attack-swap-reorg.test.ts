@@ -12,8 +12,9 @@ import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'vi
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { deployDevContracts, devNetwork, TREASURY_DEV_ACCOUNT, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devNetwork, TREASURY_DEV_ACCOUNT, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
 
@@ -24,8 +25,7 @@ let contracts: DevContracts;
 let api: Service | undefined;
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
+  ({ chain, contracts } = await sharedDevChain());
 }, 120_000);
 afterAll(async () => {
   await api?.close();

@@ -13,8 +13,9 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
 import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { saltOf } from '../networks.ts';
@@ -30,8 +31,7 @@ const rpc = (method: string, params: unknown[] = []) => reader().request({ metho
 const balance = (token: Address, owner: Address) => reader().readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [owner] });
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 1) }, jobs: false });
   store = new ChainStore(api.db);
 }, 60_000);

@@ -16,8 +16,9 @@ import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { reconcile } from '../reconcile.ts';
 import { Sweeper } from '../sweeper.ts';
@@ -32,8 +33,7 @@ const reader = () => createPublicClient({ chain: foundry, transport: http(chain.
 const balance = (token: Address, owner: Address) => reader().readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [owner] });
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
 }, 60_000);
 afterAll(async () => {
   await chain?.stop();

@@ -5,16 +5,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, getContractAddress, http, pad, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { verifyNetwork, factoryAddress } from '../deploy.ts';
 import { create2Addresses } from '../networks.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
 }, 60_000);
 afterAll(async () => chain?.stop());
 

@@ -11,8 +11,9 @@ import { EXTERNAL, merchantAccount, move } from '../../balances/ledger-rules.ts'
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { until } from './helpers.ts';
 
@@ -24,8 +25,7 @@ describe.each(KINDS)('a withdrawal sent twice at once with one Idempotency-Key, 
   let contracts: DevContracts;
   const services: Service[] = [];
   beforeAll(async () => {
-    chain = await startDevChain();
-    contracts = await deployDevContracts(chain, 3);
+    ({ chain, contracts } = await sharedDevChain());
   }, 60_000);
   afterAll(async () => {
     for (const s of services) await s.close();

@@ -13,8 +13,9 @@ import { ChainStore } from '../store.ts';
 import { minimumUnits } from '../networks.ts';
 import { Watcher } from '../watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { caller, creditsOf } from './helpers.ts';
 
 let chain: DevChain;
@@ -27,8 +28,7 @@ const rpc = (method: string, params: unknown[] = []) => reader().request({ metho
 const CONFIRMATIONS = 2;
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
   const network = devNetwork(chain.url, contracts, CONFIRMATIONS);
   // Hundreds of payments a minute from this test's one client: not what the public key's limit is about.
   api = await startService({ demo: true, networks: { test: network }, jobs: false, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });

@@ -11,8 +11,9 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { reconcile } from '../reconcile.ts';
 import { Sweeper } from '../sweeper.ts';
@@ -28,8 +29,7 @@ const balance = (token: Address, owner: Address) => reader().readContract({ addr
 const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
 }, 60_000);
 afterAll(async () => {
   await chain?.stop();

@@ -8,8 +8,9 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { caller, creditsOf, rpcProxy } from './helpers.ts';
@@ -30,8 +31,7 @@ const reader = () => createPublicClient({ chain: foundry, transport: http(chain.
 const balance = (token: Address, owner: Address) => reader().readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [owner] });
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
   const network = devNetwork(chain.url, contracts, 1);
   api = await startService({ demo: true, networks: { test: network }, jobs: false });
   store = new ChainStore(api.db);

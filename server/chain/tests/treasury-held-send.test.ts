@@ -16,8 +16,9 @@ import { ChainStore } from '../store.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
@@ -31,8 +32,7 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
   let contracts: DevContracts;
   let api: Service;
   beforeAll(async () => {
-    chain = await startDevChain();
-    contracts = await deployDevContracts(chain, 3);
+    ({ chain, contracts } = await sharedDevChain());
   }, 60_000);
   afterAll(async () => {
     await api?.close();

@@ -16,8 +16,9 @@ import { Sweeper } from '../sweeper.ts';
 import { Treasury } from '../treasury.ts';
 import { Watcher } from '../watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
@@ -33,8 +34,7 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
   let contracts: DevContracts;
   let api: Service;
   beforeAll(async () => {
-    chain = await startDevChain();
-    contracts = await deployDevContracts(chain, 3);
+    ({ chain, contracts } = await sharedDevChain());
   }, 60_000);
   afterAll(async () => {
     await api?.close();

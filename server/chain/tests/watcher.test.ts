@@ -8,8 +8,9 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { deployDevContracts, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
-import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
+import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
+import { type DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../testing/devchain.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
 import { caller, creditsOf, type RpcCall, rpcProxy } from './helpers.ts';
 
@@ -25,8 +26,7 @@ const rpc = (method: string, params: unknown[] = []) => reader().request({ metho
 const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
 
 beforeAll(async () => {
-  chain = await startDevChain();
-  contracts = await deployDevContracts(chain, 3);
+  ({ chain, contracts } = await sharedDevChain());
   api = await startService({ demo: true, jobs: false, now: () => clock, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });
   store = new ChainStore(api.db);
 }, 60_000);
