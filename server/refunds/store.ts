@@ -98,7 +98,7 @@ export class RefundStore implements RefundTransactions {
   follower(view: (r: StoredRefund) => unknown): SendFollower {
     return {
       lock: async (tx, id) => void (await tx.query(`SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE`, [id])),
-      moved: async (tx, send, nowMs) => void (await sendMoved(this.writes(tx, nowMs), send, view)),
+      moved: (tx, send, nowMs) => this.within(tx, nowMs, async (w) => void (await sendMoved(w, send, view))),
     };
   }
 
@@ -128,81 +128,83 @@ export class RefundStore implements RefundTransactions {
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
     // A request's refund or cancel writes its audit row with it (storage/audit.ts).
-    return auditedTransaction(this.db, (tx: Sql) => work(this.writes(tx, nowMs), tx));
+    return auditedTransaction(this.db, (tx: Sql) => this.within(tx, nowMs, work));
   }
 
-  /** The refund use cases' writes, bound to `tx` (a transaction of this store's, or the treasury's moving a refund's send). */
-  private writes(tx: Sql, nowMs: number): RefundWrites {
+  /** `work` with the refund use cases' writes bound to `tx`: a transaction of this store's, or the treasury's moving a refund's send. */
+  private within<T>(tx: Sql, nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
     const { journal, withdrawals, events, attention } = this.stores;
-    return {
-      lock: async (owner) => void (await journal.lock(tx, owner)),
-      payment: async (owner, reference) => {
-        const [r] = await tx.query(
-          `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
-          [owner.merchant.id, owner.mode, reference],
-        );
-        if (!r) return undefined;
-        const p: RefundablePayment = {
-          id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
-          paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
-        };
-        return p;
-      },
-      inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
-      refunded: async (paymentId) => {
-        const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`, [paymentId]);
-        return BigInt(r!.s as string);
-      },
-      isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
-      insert: async (owner, r) => {
-        const [row] = await tx.query(
-          `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
-          [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement,
-            r.claim ? 'waiting_for_address' : 'ready', r.claim?.hash ?? null, r.claim?.expiresMs ?? null, String(r.usdCents), r.role ?? null, nowMs],
-        );
-        return refundOf(row!);
-      },
-      lockRefund: async (id) => {
-        const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
-        return row && refundOf(row);
-      },
-      claimed: async (id, address) => {
-        const [row] = await tx.query(`UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`, [id, address, nowMs]);
-        return refundOf(row!);
-      },
-      // The treasury records a transaction only on a pending send without one (recordSigned):
-      // under its row lock, either it recorded one first (not canceled) or it never will.
-      cancelSending: (id) => withdrawals.cancelUnsigned(tx, id, nowMs),
-      canceled: async (id, why) => {
-        const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
-        return refundOf(row!);
-      },
-      expired: async (limit) => {
-        const rows = await tx.query(`SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`, [nowMs]);
-        return rows.map(refundOf);
-      },
-      supportSince: async (owner, sinceMs) => {
-        const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
-        return BigInt(r!.s as string);
-      },
-      event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
-      reopenCase: (refund) => attention.within(tx, nowMs).reopen(refund),
-      catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
-      available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
-      held: (chainId) => journal.holdOn(tx, chainId),
-      post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
-      treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
-      withdrawals: {
-        limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
-        spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
-        // The refund's send: a treasury row of its own purpose, never a withdrawal of the merchant's.
-        insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs, 'refund'),
-      },
-      advance: async (id, to) => {
-        const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
-        return refundOf(row!);
-      },
-    };
+    return (
+      work({
+        lock: async (owner) => void (await journal.lock(tx, owner)),
+        payment: async (owner, reference) => {
+          const [r] = await tx.query(
+            `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+            [owner.merchant.id, owner.mode, reference],
+          );
+          if (!r) return undefined;
+          const p: RefundablePayment = {
+            id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
+            paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
+          };
+          return p;
+        },
+        inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
+        refunded: async (paymentId) => {
+          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`, [paymentId]);
+          return BigInt(r!.s as string);
+        },
+        isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
+        insert: async (owner, r) => {
+          const [row] = await tx.query(
+            `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
+            [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement,
+              r.claim ? 'waiting_for_address' : 'ready', r.claim?.hash ?? null, r.claim?.expiresMs ?? null, String(r.usdCents), r.role ?? null, nowMs],
+          );
+          return refundOf(row!);
+        },
+        lockRefund: async (id) => {
+          const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
+          return row && refundOf(row);
+        },
+        claimed: async (id, address) => {
+          const [row] = await tx.query(`UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`, [id, address, nowMs]);
+          return refundOf(row!);
+        },
+        // The treasury records a transaction only on a pending send without one (recordSigned):
+        // under its row lock, either it recorded one first (not canceled) or it never will.
+        cancelSending: (id) => withdrawals.cancelUnsigned(tx, id, nowMs),
+        canceled: async (id, why) => {
+          const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
+          return refundOf(row!);
+        },
+        expired: async (limit) => {
+          const rows = await tx.query(`SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`, [nowMs]);
+          return rows.map(refundOf);
+        },
+        supportSince: async (owner, sinceMs) => {
+          const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
+          return BigInt(r!.s as string);
+        },
+        event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
+        reopenCase: (refund) => attention.within(tx, nowMs).reopen(refund),
+        catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
+        available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
+        held: (chainId) => journal.holdOn(tx, chainId),
+        post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
+        treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
+        withdrawals: {
+          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
+          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
+          // The refund's send: a treasury row of its own purpose, never a withdrawal of the merchant's.
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs, 'refund'),
+        },
+        advance: async (id, to) => {
+          const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
+          return refundOf(row!);
+        },
+      }, tx)
+    );
   }
 }
