@@ -66,10 +66,18 @@ export class WithdrawalStore {
     this.followers.set(purpose, follower);
   }
 
+  /** The feature of a send of `purpose` (none for a withdrawal); a send no feature follows is refused, never moved untold. */
+  private followerOf(purpose: SendPurpose): SendFollower | undefined {
+    if (purpose === 'withdrawal') return undefined;
+    const follower = this.followers.get(purpose);
+    if (!follower) throw new Error(`no feature follows the treasury's sends of purpose ${purpose}: nothing moved`);
+    return follower;
+  }
+
   /** The send's feature, its row locked first (before the send's, as that feature's own writes take them), if the send is another feature's. */
   private async lockFollower(tx: Sql, id: string): Promise<SendFollower | undefined> {
     const [row] = await tx.query(`SELECT purpose FROM withdrawals WHERE id = $1`, [id]);
-    const follower = row && this.followers.get(row.purpose as SendPurpose);
+    const follower = row && this.followerOf(row.purpose as SendPurpose);
     await follower?.lock(tx, id);
     return follower;
   }
@@ -174,7 +182,7 @@ export class WithdrawalStore {
 
   /** The send's feature told that it moved, in `tx` (a withdrawal's own: nothing to tell). */
   async followed(tx: Sql, send: StoredWithdrawal, nowMs: number): Promise<void> {
-    await this.followers.get(send.purpose)?.moved(tx, send, nowMs);
+    await this.followerOf(send.purpose)?.moved(tx, send, nowMs);
   }
 
   /** Marks a send failed ('canceled') if no transaction is recorded for it yet, locked meanwhile; false when one is (too late). Its feature is not told: it cancels. */
