@@ -43,6 +43,7 @@ import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore } from './payments/store.ts';
 import { PayoutStore } from './payouts/store.ts';
 import { RefundStore } from './refunds/store.ts';
+import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
@@ -177,6 +178,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const attention = new AttentionStore(db, events);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention }, options.supportRefundDailyLimit);
+  // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
+  withdrawals.follow('refund', refunds.follower(refundView));
   const walletRefunds = new WalletRefundStore(db, events);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();

@@ -197,6 +197,8 @@ export interface StoredWithdrawal {
   /** The network's fee charged beside the amount, reserved with it and the operator's once sent (0: none). */
   networkFee: bigint;
   state: 'pending' | 'completed' | 'failed';
+  /** What the treasury pays it for: a withdrawal to the merchant's wallet, or a refund's send (issue 47; the refund's own). */
+  purpose: 'withdrawal' | 'refund';
   txHash: string | null;
   rawTx: string | null;
   failure: string | null;

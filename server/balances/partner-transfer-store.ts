@@ -10,7 +10,7 @@ import { paidOf } from './withdrawal-store.ts';
 
 const big = (v: unknown) => BigInt(v as string);
 /** A transfer of what is owed to the payout partner, as stored. */
-export type PartnerTransfer = Omit<StoredWithdrawal, 'merchantId' | 'mode' | 'symbol' | 'decimals' | 'networkFee'>;
+export type PartnerTransfer = Omit<StoredWithdrawal, 'merchantId' | 'mode' | 'symbol' | 'decimals' | 'networkFee' | 'purpose'>;
 const partnerOf = (r: Row): PartnerTransfer => paidOf(r);
 
 export class PartnerTransferStore {

@@ -58,6 +58,7 @@ export class BalanceTransactionStore implements BalanceTransactions {
           lock: (id) => withdrawals.lock(tx, id),
           completed: (id) => withdrawals.completed(tx, id, nowMs),
           failed: (id, failure) => withdrawals.failed(tx, id, failure, nowMs),
+          followed: (send) => withdrawals.followed(tx, send, nowMs),
         },
       }),
     );

@@ -102,7 +102,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
         const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
-        log.info({ withdrawal: w.id, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
+        log.info({ withdrawal: w.id, purpose: w.purpose, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
       }
       for (const s of await deps.swaps.pendingSwaps(chainId)) {
         if (lost()) return;

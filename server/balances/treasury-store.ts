@@ -2,7 +2,7 @@
 // transfers), each paid by one transaction: the transaction recorded for a row before it is
 // sent, the nonces under way, and the lease on sending from a chain's treasury. SQL only.
 import { NotFound } from '../domain/errors.ts';
-import type { Database, Row } from '../storage/db.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
 import { releaseLease, takeLease } from '../storage/leases.ts';
 
 /** The tables whose rows the treasury pays by one transaction each. */
@@ -65,13 +65,18 @@ export async function recordedTx(db: Database, table: TreasuryTable, id: string)
  * to one address signed at one nonce are one transaction: one payment would count for both).
  */
 export async function recordSigned(db: Database, table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
-  await db.query(
+  await writeSigned(db, table, id, signed, nowMs);
+  return recordedTx(db, table, id);
+}
+
+/** recordSigned's write alone, on `sql` (a caller's transaction): the row as it is now recorded, or none when it was not. */
+export function writeSigned(sql: Sql, table: TreasuryTable, id: string, signed: SignedTx, nowMs: number): Promise<Row[]> {
+  return sql.query(
     `UPDATE ${table} SET tx_hash = $2, raw_tx = $3, tx_nonce = $4, updated_ms = $5, signed_ms = $5 WHERE id = $1 AND state = 'pending' AND tx_hash IS NULL
         AND NOT EXISTS (SELECT 1 FROM swaps WHERE tx_hash = $2) AND NOT EXISTS (SELECT 1 FROM withdrawals WHERE tx_hash = $2)
-        AND NOT EXISTS (SELECT 1 FROM partner_transfers WHERE tx_hash = $2)`,
+        AND NOT EXISTS (SELECT 1 FROM partner_transfers WHERE tx_hash = $2) RETURNING *`,
     [id, signed.hash, signed.raw, signed.nonce, nowMs],
   );
-  return recordedTx(db, table, id);
 }
 
 export class TreasuryTxStore {

@@ -65,6 +65,8 @@ export interface BalanceWrites {
     lock(id: string): Promise<StoredWithdrawal | undefined>;
     completed(id: string): Promise<StoredWithdrawal>;
     failed(id: string, failure: string): Promise<StoredWithdrawal>;
+    /** Another feature's send moved (a refund's): that feature told, in this transaction. */
+    followed(send: StoredWithdrawal): Promise<void>;
   };
 }
 
@@ -145,7 +147,11 @@ export function withdraw(store: BalanceTransactions, owner: Owner, request: With
   });
 }
 
-/** A withdrawal mined: the reserved money leaves to the wallet; failed: it goes back to the balance. One entry, the state and its event, at once. */
+/**
+ * A withdrawal mined: the reserved money leaves to the wallet; failed: it goes back to the
+ * balance. One entry, the state and its event, at once. A send of another purpose (a refund's)
+ * is not a withdrawal: its feature is told instead, in the same transaction.
+ */
 export function finishWithdrawal(store: BalanceTransactions, id: string, result: { sent: true } | { failure: string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
   return store.inTransaction(nowMs, async (w) => {
     const withdrawal = (await w.withdrawals.lock(id))!;
@@ -160,7 +166,8 @@ export function finishWithdrawal(store: BalanceTransactions, id: string, result:
       await w.post({ kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` }, move(reserved, merchantAccount(withdrawal.merchantId, withdrawal.mode, 'available'), withdrawal.chainId, withdrawal.token, withdrawal.amount + withdrawal.networkFee));
       done = await w.withdrawals.failed(id, result.failure);
     }
-    await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
+    if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
+    else await w.withdrawals.followed(done);
     return done;
   });
 }

@@ -8,10 +8,28 @@ import type { WithdrawalRequest } from './use-cases.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { WITHDRAWAL_WINDOW_MS } from './ledger-rules.ts';
 import { newestFirst } from '../storage/history.ts';
-import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { recordedTx, sentOf, writeSigned, type RecordedTx, type SignedTx } from './treasury-store.ts';
 
 export type { StoredWithdrawal };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
+
+/**
+ * What a row is paid for: a merchant's withdrawal, or another feature's own send the treasury
+ * pays the same way (a refund's, issue 47). Only `withdrawal` rows are withdrawals to the
+ * merchant: listed, answered, told (WITHDRAWAL_UPDATED) and counted as such.
+ */
+export type SendPurpose = StoredWithdrawal['purpose'];
+
+/**
+ * The feature a send of its purpose belongs to, told in the transaction that moves the send
+ * (refunds: the refund's state and its REFUND_UPDATED event): no job copies one into the other.
+ */
+export interface SendFollower {
+  /** Locks the feature's own row of the send before the send's row is (the order its own writes take both in). */
+  lock(tx: Sql, id: string): Promise<void>;
+  /** The send moved: its transaction recorded, or it completed or failed. */
+  moved(tx: Sql, send: StoredWithdrawal, nowMs: number): Promise<void>;
+}
 
 const big = (v: unknown) => BigInt(v as string);
 /** A row the treasury pays to an address: a withdrawal, or (without merchant, mode, symbol, decimals) a partner transfer. */
@@ -31,6 +49,7 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
   mode: r.mode as string,
   symbol: r.symbol as string,
   decimals: Number(r.decimals),
+  purpose: (r.purpose as SendPurpose | undefined) ?? 'withdrawal',
 });
 
 export class WithdrawalStore {
@@ -39,6 +58,29 @@ export class WithdrawalStore {
     /** The daily withdrawal limit (US dollars) where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT). */
     private readonly defaultDailyLimit: string,
   ) {}
+
+  private readonly followers = new Map<SendPurpose, SendFollower>();
+
+  /** The feature whose sends are of `purpose` (app.ts: refunds). */
+  follow(purpose: Exclude<SendPurpose, 'withdrawal'>, follower: SendFollower): void {
+    this.followers.set(purpose, follower);
+  }
+
+  /** The feature of a send of `purpose` (none for a withdrawal); a send no feature follows is refused, never moved untold. */
+  private followerOf(purpose: SendPurpose): SendFollower | undefined {
+    if (purpose === 'withdrawal') return undefined;
+    const follower = this.followers.get(purpose);
+    if (!follower) throw new Error(`no feature follows the treasury's sends of purpose ${purpose}: nothing moved`);
+    return follower;
+  }
+
+  /** The send's feature, its row locked first (before the send's, as that feature's own writes take them), if the send is another feature's. */
+  private async lockFollower(tx: Sql, id: string): Promise<SendFollower | undefined> {
+    const [row] = await tx.query(`SELECT purpose FROM withdrawals WHERE id = $1`, [id]);
+    const follower = row && this.followerOf(row.purpose as SendPurpose);
+    await follower?.lock(tx, id);
+    return follower;
+  }
 
 
   // ---- withdrawals ---------------------------------------------------------------------------
@@ -65,14 +107,14 @@ export class WithdrawalStore {
   }
 
   async withdrawal(account: Owner, id: string): Promise<StoredWithdrawal> {
-    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [account.merchant.id, account.mode, id]);
+    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 AND purpose = 'withdrawal'`, [account.merchant.id, account.mode, id]);
     if (!row) throw new NotFound(`No withdrawal ${id}`);
     return withdrawalOf(row);
   }
 
   /** The merchant's withdrawals in a mode, newest first, after `before` (the last of the page before). */
   async history(account: Owner, before: { createdMs: number; id: string } | undefined, limit: number): Promise<StoredWithdrawal[]> {
-    return (await newestFirst(this.db, 'withdrawals', 'true', account, before, limit)).map(withdrawalOf);
+    return (await newestFirst(this.db, 'withdrawals', `purpose = 'withdrawal'`, account, before, limit)).map(withdrawalOf);
   }
 
   /** What left the balance against the daily limit in the last day, in US cents (see spentSince). */
@@ -84,9 +126,18 @@ export class WithdrawalStore {
     return (await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'pending' ORDER BY created_ms, id`, [chainId])).map(withdrawalOf);
   }
 
-  /** Notes the transaction a withdrawal is sent in, before it is sent; answers the one recorded (see `recordSigned`). */
-  withdrawalSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
-    return recordSigned(this.db, 'withdrawals', id, signed, nowMs);
+  /**
+   * Notes the transaction a withdrawal (or another feature's send) is sent in, before it is sent;
+   * answers the one recorded (see `recordSigned`). The send's feature is told in the same
+   * transaction, only when this call recorded it.
+   */
+  async withdrawalSigned(id: string, signed: SignedTx, nowMs: number): Promise<RecordedTx> {
+    await this.db.transaction(async (tx) => {
+      const follower = await this.lockFollower(tx, id);
+      const [row] = await writeSigned(tx, 'withdrawals', id, signed, nowMs);
+      if (row && follower) await follower.moved(tx, withdrawalOf(row), nowMs);
+    });
+    return recordedTx(this.db, 'withdrawals', id);
   }
 
   // ---- inside a use case's transaction (balances/use-cases.ts) ------------------------------------
@@ -101,7 +152,7 @@ export class WithdrawalStore {
    */
   async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
     const [row] = await sql.query(
-      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = w.id))
+      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal')
              + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3)
              + (SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3))::text AS s`,
       [account.merchant.id, account.mode, sinceMs],
@@ -109,15 +160,17 @@ export class WithdrawalStore {
     return big(row!.s);
   }
 
-  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number): Promise<StoredWithdrawal> {
+  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number, purpose: SendPurpose = 'withdrawal'): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
-      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms, network_fee) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $12) RETURNING *`,
-      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs, String(w.networkFee)],
+      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms, network_fee, purpose) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $12, $13) RETURNING *`,
+      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs, String(w.networkFee), purpose],
     );
     return withdrawalOf(row!);
   }
 
+  /** A send locked until the transaction ends (its feature's row first, see lockFollower). */
   async lock(tx: Sql, id: string): Promise<StoredWithdrawal | undefined> {
+    await this.lockFollower(tx, id);
     const [row] = await tx.query(`SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
     return row && withdrawalOf(row);
   }
@@ -125,6 +178,19 @@ export class WithdrawalStore {
   async completed(tx: Sql, id: string, nowMs: number): Promise<StoredWithdrawal> {
     const [row] = await tx.query(`UPDATE withdrawals SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
     return withdrawalOf(row!);
+  }
+
+  /** The send's feature told that it moved, in `tx` (a withdrawal's own: nothing to tell). */
+  async followed(tx: Sql, send: StoredWithdrawal, nowMs: number): Promise<void> {
+    await this.followerOf(send.purpose)?.moved(tx, send, nowMs);
+  }
+
+  /** Marks a send failed ('canceled') if no transaction is recorded for it yet, locked meanwhile; false when one is (too late). Its feature is not told: it cancels. */
+  async cancelUnsigned(tx: Sql, id: string, nowMs: number): Promise<boolean> {
+    const [row] = await tx.query(`SELECT state, tx_hash FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
+    if (!row || row.state !== 'pending' || row.tx_hash !== null) return false;
+    await tx.query(`UPDATE withdrawals SET state = 'failed', failure = 'canceled', updated_ms = $2 WHERE id = $1`, [id, nowMs]);
+    return true;
   }
 
   async failed(tx: Sql, id: string, failure: string, nowMs: number): Promise<StoredWithdrawal> {

@@ -1,9 +1,7 @@
-// Refunds follow their treasury transactions: a refund on `balance` settlement is sent by the
-// treasury's job as a withdrawal of the same id (balances/treasury-job.ts: signed, recorded,
-// sent, counted once its block has the network's confirmations, gas journaled, failures
-// returned); this job moves the refund along with it (ready → sent → confirmed, or failed),
-// each change a REFUND_UPDATED event.
-import { followSending } from './use-cases.ts';
+// Claim links that expire unclaimed: the refund canceled, its reservation back in the balance,
+// each change a REFUND_UPDATED event. A refund's sending needs no job: it moves with its
+// treasury send, in the transaction that moves the send (use-cases.ts's sendMoved).
+import { expireClaimLinks } from './use-cases.ts';
 import { refundView } from './views.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
@@ -12,9 +10,9 @@ import { loopJob } from '../jobs/loop.ts';
 export const refundUses = ['refunds', 'now', 'log', 'intervalMs'] as const;
 
 export function refundJob(deps: Pick<JobDeps, (typeof refundUses)[number]>): Job {
-  const follow = async () => {
-    if (!(await deps.refunds.open(deps.now()))) return;
-    for (const r of await followSending(deps.refunds, deps.now(), refundView)) deps.log.info({ refund: r.id, status: r.state, tx: r.txHash }, 'refund moved on');
+  const expire = async () => {
+    if (!(await deps.refunds.expiring(deps.now()))) return;
+    for (const r of await expireClaimLinks(deps.refunds, deps.now(), refundView)) deps.log.info({ refund: r.id, status: r.state }, 'refund\'s claim link expired unclaimed');
   };
-  return loopJob('refunds follow their treasury transactions', follow, deps.intervalMs, (error) => deps.log.warn({ err: error }, 'following refunds failed; retrying'));
+  return loopJob('refund claim links expire', expire, deps.intervalMs, (error) => deps.log.warn({ err: error }, 'expiring refund claim links failed; retrying'));
 }

@@ -85,7 +85,7 @@ export function checkDestination(address: string, found: { treasury: string | nu
   if (found.isDepositAddress) throw invalidField('address', 'expected the customer\'s wallet, not a deposit address of this service (money sent there would count as a payment)');
 }
 
-/** The treasury's row paying a refund (its withdrawals row, of the same id), as stored now. */
+/** The treasury's send paying a refund (of purpose `refund` and the same id), as it is now. */
 export interface Sending {
   state: 'pending' | 'completed' | 'failed';
   txHash: string | null;

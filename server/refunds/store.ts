@@ -1,16 +1,18 @@
 // Refunds as rows (issue 35), and the one transaction the refund use cases run in
-// (refunds/use-cases.ts's RefundWrites): SQL only. The balance's journal, withdrawals and the
-// events are handed in as ports (their stores, by type), bound to the same transaction.
+// (refunds/use-cases.ts's RefundWrites): SQL only, of the refunds' own tables and the payment
+// they give back. The balance's journal, the treasury's sends (balances/withdrawal-store.ts: a
+// refund's is its row of purpose `refund`) and the events are handed in as ports (their stores,
+// by type), bound to the same transaction.
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { RefundState } from '../../contract/refunds.ts';
-import type { RefundablePayment, Sending, StoredRefund } from './rules.ts';
-import type { RefundTransactions, RefundWrites } from './use-cases.ts';
+import type { RefundablePayment, StoredRefund } from './rules.ts';
+import { sendMoved, type RefundTransactions, type RefundWrites } from './use-cases.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
-import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
+import type { SendFollower, WithdrawalStore } from '../balances/withdrawal-store.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -82,13 +84,22 @@ export class RefundStore implements RefundTransactions {
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
-  /** Whether any refund is ready or sent, or waits on a claim link expired by `nowMs` (the job looks further only then). */
-  async open(nowMs: number): Promise<boolean> {
-    const [row] = await this.db.query(
-      `SELECT (EXISTS (SELECT 1 FROM refunds WHERE state IN ('ready', 'sent')) OR EXISTS (SELECT 1 FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1)) AS open`,
-      [nowMs],
-    );
-    return Boolean(row!.open);
+  /** Whether any refund waits on a claim link expired by `nowMs` (the job looks further only then). */
+  async expiring(nowMs: number): Promise<boolean> {
+    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1) AS due`, [nowMs]);
+    return Boolean(row!.due);
+  }
+
+  /**
+   * The refunds as the treasury's sends of purpose `refund` tell them (app.ts registers it with
+   * the WithdrawalStore): each refund moves with its send, and is told, in the transaction that
+   * moves the send. Its row is locked before the send's, as a cancel takes them.
+   */
+  follower(view: (r: StoredRefund) => unknown): SendFollower {
+    return {
+      lock: async (tx, id) => void (await tx.query(`SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE`, [id])),
+      moved: (tx, send, nowMs) => this.within(tx, nowMs, async (w) => void (await sendMoved(w, send, view))),
+    };
   }
 
   /** The refund a claim link's token hash opens (any merchant's: the token is the only key), or undefined. */
@@ -116,9 +127,14 @@ export class RefundStore implements RefundTransactions {
 
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
-    const { journal, withdrawals, events, attention } = this.stores;
     // A request's refund or cancel writes its audit row with it (storage/audit.ts).
-    return auditedTransaction(this.db, (tx: Sql) =>
+    return auditedTransaction(this.db, (tx: Sql) => this.within(tx, nowMs, work));
+  }
+
+  /** `work` with the refund use cases' writes bound to `tx`: a transaction of this store's, or the treasury's moving a refund's send. */
+  private within<T>(tx: Sql, nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
+    const { journal, withdrawals, events, attention } = this.stores;
+    return (
       work({
         lock: async (owner) => void (await journal.lock(tx, owner)),
         payment: async (owner, reference) => {
@@ -156,14 +172,9 @@ export class RefundStore implements RefundTransactions {
           const [row] = await tx.query(`UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`, [id, address, nowMs]);
           return refundOf(row!);
         },
-        cancelSending: async (id) => {
-          // The treasury records a transaction only on a pending row without one (recordSigned):
-          // under this row lock, either it recorded one first (not canceled) or it never will.
-          const [row] = await tx.query(`SELECT state, tx_hash FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
-          if (!row || row.state !== 'pending' || row.tx_hash !== null) return false;
-          await tx.query(`UPDATE withdrawals SET state = 'failed', failure = 'canceled', updated_ms = $2 WHERE id = $1`, [id, nowMs]);
-          return true;
-        },
+        // The treasury records a transaction only on a pending send without one (recordSigned):
+        // under its row lock, either it recorded one first (not canceled) or it never will.
+        cancelSending: (id) => withdrawals.cancelUnsigned(tx, id, nowMs),
         canceled: async (id, why) => {
           const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
           return refundOf(row!);
@@ -186,21 +197,14 @@ export class RefundStore implements RefundTransactions {
         withdrawals: {
           limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
           spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
-          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs),
-        },
-        moved: async (limit) => {
-          const rows = await tx.query(
-            `SELECT r.*, w.state AS w_state, w.tx_hash AS w_tx_hash, w.failure AS w_failure FROM refunds r JOIN withdrawals w ON w.id = r.id
-              WHERE r.state IN ('ready', 'sent') AND (w.state <> 'pending' OR (r.state = 'ready' AND w.tx_hash IS NOT NULL))
-              ORDER BY r.created_ms LIMIT ${Number(limit)} FOR UPDATE OF r SKIP LOCKED`,
-          );
-          return rows.map((r) => ({ refund: refundOf(r), sending: { state: r.w_state as Sending['state'], txHash: (r.w_tx_hash as string | null) ?? null, failure: (r.w_failure as string | null) ?? null } }));
+          // The refund's send: a treasury row of its own purpose, never a withdrawal of the merchant's.
+          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs, 'refund'),
         },
         advance: async (id, to) => {
           const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
           return refundOf(row!);
         },
-      }, tx),
+      }, tx)
     );
   }
 }

@@ -1,10 +1,12 @@
 // Refunds (issue 35), each in one transaction under the merchant's balance lock: the payment read
 // and locked, the rules checked (refunds/rules.ts: never past what arrived, never to the
 // service's own addresses), then on `balance` settlement the amount reserved from the balance and
-// handed to the treasury as a withdrawal of the same id (its one send path: signed, recorded,
-// sent, counted once its block has the network's confirmations, its gas journaled), counted with
-// withdrawals against the daily limit; the refund row and its REFUND_UPDATED event written with
-// it. Storage is behind the RefundWrites port (refunds/store.ts).
+// handed to the treasury as its send of purpose `refund` and the same id (the treasury's one send
+// path: signed, recorded, sent, counted once its block has the network's confirmations, its gas
+// journaled; never a withdrawal of the merchant's, issue 47), counted with withdrawals against
+// the daily limit; the refund row and its REFUND_UPDATED event written with it. The refund then
+// moves with its send in the transaction that moves the send (sendMoved). Storage is behind the
+// RefundWrites port (refunds/store.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
@@ -46,7 +48,7 @@ export interface RefundWrites {
   lockRefund(id: string): Promise<StoredRefund | undefined>;
   /** A waiting refund given the customer's address: ready. */
   claimed(id: string, address: string): Promise<StoredRefund>;
-  /** The refund's withdrawal marked failed ('canceled') if no transaction is recorded for it yet; false when one is (too late). */
+  /** The refund's send marked failed ('canceled') if no transaction is recorded for it yet; false when one is (too late). */
   cancelSending(id: string): Promise<boolean>;
   canceled(id: string, why: string): Promise<StoredRefund>;
   /** Refunds waiting on a claim link expired by now, locked. */
@@ -68,8 +70,6 @@ export interface RefundWrites {
     spentSince(owner: Owner, sinceMs: number): Promise<bigint>;
     insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<unknown>;
   };
-  /** Refunds whose treasury transaction moved on (ready or sent, and their withdrawal not), locked. */
-  moved(limit: number): Promise<Array<{ refund: StoredRefund; sending: Sending }>>;
   advance(id: string, to: { state: StoredRefund['state']; txHash: string | null; failure: string | null }): Promise<StoredRefund>;
 }
 
@@ -194,25 +194,31 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
 }
 
 /**
- * Moves refunds on as their treasury transactions did (refunds/rules.ts's nextState), each change
- * with its REFUND_UPDATED event in the same transaction; answers how many moved. Safe on any
- * number of instances: each refund is locked, and moves once. A send-back that ends failed or
- * canceled (its claim link expired) opens its payment's case again in the same transaction: once
- * (only while the case is still resolved by that refund, never one resolved again since).
+ * A refund moves with its send (refunds/rules.ts's nextState), inside the transaction that moves
+ * the send (the treasury recording its transaction, or counting it completed or failed: its
+ * journal entry in the same transaction), and is told: its REFUND_UPDATED event, and a failed
+ * send-back's case open again (its money is back in the balance, so the case is owed again;
+ * once: only while the case is still resolved by that refund). No job copies one into the
+ * other. Undefined: the refund stays (canceled, or the send moved nowhere new for it).
  */
-export function followSending(store: RefundTransactions, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund[]> {
+export async function sendMoved(w: RefundWrites, sending: Sending & { id: string }, view: (r: StoredRefund) => unknown): Promise<StoredRefund | undefined> {
+  const refund = await w.lockRefund(sending.id);
+  const to = refund && nextState(refund, sending);
+  if (!refund || !to) return undefined;
+  const moved = await w.advance(refund.id, to);
+  if (moved.state === 'failed') await w.reopenCase(moved);
+  await w.event(ownerOf(refund), view(moved));
+  return moved;
+}
+
+/**
+ * Cancels the refunds whose claim link expired unclaimed, each with its REFUND_UPDATED event in
+ * the same transaction: the reservation back in the balance, and a send-back's case open again
+ * (once). Safe on any number of instances: each refund is locked, and moves once.
+ */
+export function expireClaimLinks(store: RefundTransactions, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund[]> {
   return store.inTransaction(nowMs, async (w) => {
     const done: StoredRefund[] = [];
-    for (const { refund, sending } of await w.moved(50)) {
-      const to = nextState(refund, sending);
-      if (!to) continue;
-      const moved = await w.advance(refund.id, to);
-      // Failed: its money is back in the balance (the treasury's entry), so the case it resolved is owed again.
-      if (moved.state === 'failed') await w.reopenCase(moved);
-      await w.event(ownerOf(refund), view(moved));
-      done.push(moved);
-    }
-    // Claim links past their expiry: the refund canceled, its reservation back in the balance.
     for (const refund of await w.expired(50)) {
       if (refund.settlement === 'balance') await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
       const gone = await w.canceled(refund.id, 'the claim link expired unclaimed');

@@ -32,11 +32,12 @@ export class MetricsStore {
 
   /**
    * Rows of a table of money movements by key mode and state: a handful of groups, however
-   * many rows (payouts name theirs `status`).
+   * many rows (payouts name theirs `status`; a refund's send is not a withdrawal).
    */
   async byState(table: 'payouts' | 'swaps' | 'withdrawals'): Promise<Array<{ mode: string; state: string; count: number }>> {
     const state = table === 'payouts' ? 'status' : 'state';
-    const rows = await this.db.query(`SELECT mode, ${state} AS state, count(*)::text AS n FROM ${table} GROUP BY 1, 2`);
+    const only = table === 'withdrawals' ? `WHERE purpose = 'withdrawal'` : '';
+    const rows = await this.db.query(`SELECT mode, ${state} AS state, count(*)::text AS n FROM ${table} ${only} GROUP BY 1, 2`);
     return rows.map((r) => ({ mode: r.mode as string, state: r.state as string, count: Number(r.n) }));
   }
 

@@ -12,8 +12,10 @@ import { cheapPasswords } from '../testing/passwords.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { finishWithdrawal } from '../balances/use-cases.ts';
-import { followSending } from '../refunds/use-cases.ts';
+import { withdrawalView } from '../balances/views.ts';
+import { expireClaimLinks } from '../refunds/use-cases.ts';
 import { refundView } from '../refunds/views.ts';
+import { loadMigrations } from '../storage/migrations.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c0'.repeat(20);
@@ -140,10 +142,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'to fail', address: customer });
     expect(asked.status).toBe(201);
     const id = asked.body.data.id as string;
-    // The treasury's path decides it (as its job does on a reverted transaction); the refund follows.
-    await finishWithdrawal(a.parts.balanceTransactions, id, { failure: 'reverted' }, Date.now(), () => ({}));
-    expect((await followSending(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[id, 'failed']]);
-    expect(await followSending(a.parts.refunds, Date.now(), refundView)).toEqual([]);
+    // The treasury's path decides it (as its job does on a reverted transaction); the refund moves
+    // with it, in its transaction (no job follows it): a second decision moves nothing.
+    for (let i = 0; i < 2; i++) await finishWithdrawal(a.parts.balanceTransactions, id, { failure: 'reverted' }, Date.now(), () => ({}));
     expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data).toMatchObject({ status: 'failed', failure: 'reverted' });
     const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
     expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
@@ -234,7 +235,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [late.body.data.id, Date.now() - 1]);
     const expired = await customerCall(a, '/refund/claim', { token: lateToken, address: customer, confirm: true });
     expect([expired.status, expired.body.code]).toEqual([409, 'refund_link_expired']);
-    expect((await followSending(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[late.body.data.id, 'canceled']]);
+    expect((await expireClaimLinks(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[late.body.data.id, 'canceled']]);
     expect(await kindsOf(late.body.data.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
     expect(await toldOf(late.body.data.id)).toEqual(['waiting_for_address', 'canceled']);
     await balanced();
@@ -281,6 +282,66 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
       }
     }
     await balanced();
+  });
+
+  it('a refund is not a withdrawal: never listed, answered or told as one; its send\'s state and its REFUND_UPDATED move in one transaction, told once by two instances', async () => {
+    const p = await paid('exact');
+    const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'its own thing', address: customer });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const id = asked.body.data.id as string;
+    const listed = async () => (await call(a, 'GET', '/api/v1/withdrawals?limit=100')).body.data.map((w: { id: string }) => w.id);
+    expect(await listed()).not.toContain(id);
+    expect((await call(a, 'GET', `/api/v1/withdrawals/${id}`)).status).toBe(404);
+    const hash = (c: string) => '0x' + c.repeat(64);
+    // Telling it fails: its transaction is not recorded either (the same transaction).
+    await a.db.query(`CREATE FUNCTION refuse_refund_told() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.type = 'REFUND_UPDATED' THEN RAISE EXCEPTION 'not told'; END IF; RETURN NEW; END $$`);
+    await a.db.query(`CREATE TRIGGER refuse_refund_told BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_refund_told()`);
+    try {
+      await expect(a.parts.withdrawals.withdrawalSigned(id, { hash: hash('1'), raw: '0x01', nonce: 100 }, Date.now())).rejects.toThrow();
+    } finally {
+      await a.db.query(`DROP TRIGGER refuse_refund_told ON events`);
+      await a.db.query(`DROP FUNCTION refuse_refund_told()`);
+    }
+    expect(await a.db.query(`SELECT tx_hash FROM withdrawals WHERE id = $1`, [id])).toEqual([{ tx_hash: null }]);
+    expect(await toldOf(id)).toEqual(['ready']);
+    // Recorded by two instances at once: one transaction, the refund sent and told once, by no job.
+    const [x, y] = await Promise.all([
+      a.parts.withdrawals.withdrawalSigned(id, { hash: hash('2'), raw: '0x02', nonce: 101 }, Date.now()),
+      b.parts.withdrawals.withdrawalSigned(id, { hash: hash('3'), raw: '0x03', nonce: 102 }, Date.now()),
+    ]);
+    expect(x.txHash).toBe(y.txHash);
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data).toMatchObject({ status: 'sent', tx_hash: x.txHash });
+    expect(await toldOf(id)).toEqual(['ready', 'sent']);
+    // Counted by two instances at once: confirmed and told once, its money out once.
+    await Promise.all([a, b].map((api) => finishWithdrawal(api.parts.balanceTransactions, id, { sent: true }, Date.now(), withdrawalView)));
+    expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data).toMatchObject({ status: 'confirmed', tx_hash: x.txHash });
+    expect(await toldOf(id)).toEqual(['ready', 'sent', 'confirmed']);
+    expect(await kindsOf(id)).toEqual(['withdrawal_reserved', 'withdrawal_sent']);
+    // Never a withdrawal: not listed, not answered, never a WITHDRAWAL_UPDATED.
+    expect(await listed()).not.toContain(id);
+    expect((await call(a, 'GET', `/api/v1/withdrawals/${id}`)).status).toBe(404);
+    const asWithdrawal = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'WITHDRAWAL_UPDATED'`)).filter((e) => JSON.parse(e.body).data.id === id);
+    expect(asWithdrawal).toEqual([]);
+    await balanced();
+  });
+
+  it('the migration marking refunds\' sends: rows a refund borrowed as withdrawals leave the withdrawal list, and a refund its send had left behind catches up', async () => {
+    const p = await paid('exact');
+    const ask = async () => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'before the upgrade', address: customer })).body.data.id as string;
+    const [done, lost] = [await ask(), await ask()];
+    // As the service before it left them: withdrawals rows, one completed and one failed, their refunds not followed yet.
+    await a.db.query(`UPDATE withdrawals SET purpose = 'withdrawal' WHERE id IN ($1, $2)`, [done, lost]);
+    await a.db.query(`UPDATE withdrawals SET state = 'completed', tx_hash = $2 WHERE id = $1`, [done, '0x' + 'd'.repeat(64)]);
+    await a.db.query(`UPDATE withdrawals SET state = 'failed', failure = 'reverted' WHERE id = $1`, [lost]);
+    const listed = async () => (await call(a, 'GET', '/api/v1/withdrawals?limit=100')).body.data.map((w: { id: string }) => w.id);
+    expect(await listed()).toEqual(expect.arrayContaining([done, lost]));
+    const sql = (await loadMigrations()).find((m) => m.name.endsWith('_refund_sends'))!.sql;
+    await a.db.exec(sql);
+    expect(await listed()).not.toEqual(expect.arrayContaining([done]));
+    expect(await listed()).not.toEqual(expect.arrayContaining([lost]));
+    expect((await call(a, 'GET', `/api/v1/refunds/${done}`)).body.data).toMatchObject({ status: 'confirmed', tx_hash: '0x' + 'd'.repeat(64) });
+    expect((await call(a, 'GET', `/api/v1/refunds/${lost}`)).body.data).toMatchObject({ status: 'failed', failure: 'reverted' });
+    expect(await a.db.query(`SELECT purpose FROM withdrawals WHERE id IN ($1, $2)`, [done, lost])).toEqual([{ purpose: 'refund' }, { purpose: 'refund' }]);
   });
 
   it('a support member refunds only through the claim link, and up to the business\'s limit a day', async () => {
