@@ -18,6 +18,16 @@ describe('the README and docs/', () => {
     expect(DOCS.filter((page) => !readme.includes(`](${page})`))).toEqual([]);
   });
 
+  it('its set-up line installs every Debian package CI installs when missing', () => {
+    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+    const line = /^sudo apt-get install -y ([^#\n]+)/m.exec(readme);
+    expect(line).not.toBeNull();
+    const named = line![1]!.trim().split(/\s+/);
+    const ci = [...readFileSync(fromRoot('.ci/run'), 'utf8').matchAll(/missing\+=\((\w+)\)/g)].map((m) => m[1]);
+    expect(ci.length).toBeGreaterThan(0);
+    expect(ci.filter((pkg) => !named.includes(pkg!))).toEqual([]);
+  });
+
   it('links the API reference the service serves, instead of a hand-written endpoint table', () => {
     const readme = readFileSync(fromRoot('README.md'), 'utf8');
     const section = readme.slice(readme.indexOf("## The service's API"));
