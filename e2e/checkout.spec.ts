@@ -301,6 +301,9 @@ test.describe('nothing lost: resuming a reference', () => {
 });
 
 test.describe('expiry', () => {
+  // Each starts servers of its own (a short quote), which the worker's fixture is given a minute
+  // for: inside a test's 30 s, on a loaded machine, they left too little to pay (two CI failures).
+  test.describe.configure({ timeout: 60_000 });
   test('an expired quote with nothing received gets a fresh one for the same reference', async ({ page }) => {
     const servers = await startServers({ quoteSeconds: 3 });
     try {
