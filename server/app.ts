@@ -253,7 +253,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
-    team: new TeamStore(db),
+    team: new TeamStore(db, forget),
     factors,
     mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),

@@ -16,6 +16,9 @@ export const DEVICE_MAX_AGE_S = 365 * 86_400;
 /** What changed of a person's second factors (the e-mail's words per language: messages-rules.ts). */
 export type FactorChange = 'passkey_added' | 'totp_added' | 'factor_removed' | 'recovery_codes' | 'recovery_code_used';
 
+/** A security change told to the owner and the person concerned (issue 48). */
+export type SecurityChange = 'keys_revoked' | 'keys_narrowed' | 'key_rolled' | 'step_up_locked' | 'step_up_unlocked' | 'support_limit';
+
 const hashOf = (device: string) => createHash('sha256').update(device).digest('hex');
 
 export class Mail {
@@ -70,6 +73,25 @@ export class Mail {
     if (!who) return false;
     const nowMs = this.now();
     await this.store.enqueue(render('factor_changed', who.language, who.email, { business, change, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard/security`), merchantId, nowMs);
+    return true;
+  }
+
+  /**
+   * A security change (issue 48: a removed member's keys revoked, a demoted member's narrowed, the
+   * secret key rolled, a step-up lockout, the support refund limit): told to the owner and to the
+   * person concerned (`person`: 'owner' or a member's id; `email` for one no longer in the team),
+   * each in their language. `detail`: what changed, never a secret. False: e-mail is off.
+   */
+  async securityChanged(merchantId: string, business: string, change: SecurityChange, detail: string, concerned: { person?: string; email?: string } = {}): Promise<boolean> {
+    if (!this.on) return false;
+    const people = await this.store.people(merchantId);
+    const nowMs = this.now();
+    const to = new Map<string, string>();
+    for (const p of people) if (p.person === 'owner' || p.person === concerned.person) to.set(p.email.toLowerCase(), p.language);
+    if (concerned.email && !to.has(concerned.email.toLowerCase())) to.set(concerned.email.toLowerCase(), 'en');
+    for (const [email, language] of to) {
+      await this.store.enqueue(render('security_changed', language, email, { business, change, detail, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard`), merchantId, nowMs);
+    }
     return true;
   }
 

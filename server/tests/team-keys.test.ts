@@ -1,0 +1,145 @@
+// Issue 48, a team's keys over HTTP on PGlite and PostgreSQL: each restricted key belongs to the
+// person who made it (or whose key made it); removing that member revokes their keys at once
+// (here and, on PostgreSQL, on another instance), demoting them narrows their keys to the new
+// role; each change is an audit row and an e-mail to the owner (and the member). Only the
+// owner, an admin just stepped up or the full key itself rolls the full secret key: never a
+// restricted key, even one made with every permission.
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../testing/conformance.ts';
+import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
+
+const ADMIN = 'op_teamkeys_test_token_0123456789abcdef01234567';
+const PASSWORD = 'correct horse battery';
+const PERMISSIONS = ['payments.read', 'payments.write', 'refunds.write', 'balances.read', 'balances.write', 'payouts.read', 'payouts.write', 'developers.read', 'developers.write', 'account.read', 'account.write', 'team.read', 'team.write', 'audit.read'];
+
+describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
+  let api: Service;
+  let other: Service | undefined;
+  let clock = Date.UTC(2026, 11, 6, 9, 0, 0);
+  let owner: { cookie: string; csrf: string };
+  let merchant: { id: string; keys: { test: { secretKey: string } } };
+
+  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string; on?: Service };
+  async function call(path: string, c: Call = {}) {
+    const headers: Record<string, string> = { origin: (c.on ?? api).url };
+    if (c.body !== undefined) headers['content-type'] = 'application/json';
+    if (c.cookie) headers.cookie = c.cookie;
+    if (c.csrf) headers['x-csrf-token'] = c.csrf;
+    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
+    const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
+  /** E-mails written to the outbox (the job is off: nothing is sent). */
+  const outbox = async (kind: string) => (await api.db.query('SELECT recipient, subject, text_body FROM emails WHERE kind = $1 ORDER BY created_ms', [kind])).map((r) => ({ to: r.recipient as string, subject: r.subject as string, text: r.text_body as string }));
+
+  /** The owner invites `email` as `role` (the link read from the outbox), who joins and signs in. */
+  async function join(email: string, role: string) {
+    const made = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email, role } }));
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const mail = (await outbox('invitation')).filter((m) => m.to === email).at(-1)!;
+    const token = /#invitation=([\w-]+)/.exec(mail.text)![1];
+    const joined = await call('/dashboard/api/invitation', { method: 'POST', body: { token, email, password: PASSWORD } });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    const members = await call('/api/v1/members', as(owner));
+    return { ...session(joined), id: members.body.data.find((m: { email: string }) => m.email === email).id as string };
+  }
+  const makeKey = (who: Call, name: string, permissions: string[]) => call('/api/v1/keys/restricted', { ...who, method: 'POST', body: { name, permissions } });
+
+  beforeAll(async () => {
+    const database = await databaseOptions(kind);
+    // E-mail on (an address nothing listens on) with the jobs off: e-mails wait in the outbox, to be read.
+    const options = { adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords };
+    api = await startService(options);
+    if (kind === 'postgres') other = await startService(options);
+    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Keyed Goods', email: 'owner@keyed.example' } });
+    expect(made.status).toBe(201);
+    merchant = made.body.data;
+    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
+    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await api?.close();
+  });
+
+  it('a removed admin\'s keys stop at once, and no restricted key rolls the full secret key', async () => {
+    const admin = await join('adm@keyed.example', 'admin');
+    const made = await makeKey(as(admin), 'everything', PERMISSIONS);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const key = made.body.data.secretKey as string;
+    // A key that key made is the admin's too.
+    const child = (await makeKey({ bearer: key }, 'child', ['payments.read'])).body.data.secretKey as string;
+    expect((await call('/api/v1/account', { bearer: key })).status).toBe(200);
+    if (other) expect((await call('/api/v1/account', { bearer: key, on: other })).status).toBe(200);
+    // Even with every permission, a restricted key does not roll the business's own key.
+    const rolled = await call('/api/v1/keys/roll', { method: 'POST', bearer: key });
+    expect(rolled.status, JSON.stringify(rolled.body)).toBe(403);
+    expect(rolled.body.code).toBe('permission_denied');
+    expect((await call('/api/v1/account', { bearer: merchant.keys.test.secretKey })).status).toBe(200);
+    // An admin without a second factor just proved does not roll it either.
+    expect((await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.code).toBe('step_up_required');
+
+    expect((await call(`/api/v1/members/${admin.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    expect((await call('/api/v1/account', as(admin))).status).toBe(401);
+    expect((await call('/api/v1/account', { bearer: key })).status).toBe(401);
+    expect((await call('/api/v1/account', { bearer: child })).status).toBe(401);
+    if (other) {
+      const deadline = Date.now() + 5_000;
+      let status = 200;
+      while (status !== 401 && Date.now() < deadline) status = (await call('/api/v1/account', { bearer: key, on: other })).status;
+      expect(status).toBe(401);
+    }
+    expect((await call('/api/v1/account', { bearer: merchant.keys.test.secretKey })).status).toBe(200);
+    // Written in the log, by whoever removed the member, and told to the owner and the removed person.
+    const log = (await call('/api/v1/audit_log?limit=100', as(owner))).body.data as Array<{ action: string; target: string; actor: { kind: string } }>;
+    expect(log.filter((e) => e.action === 'revoke restricted key (member removed)').map((e) => e.target).sort()).toEqual([made.body.data.id, expect.any(String)].sort());
+    expect(log.find((e) => e.action === 'revoke restricted key (member removed)')?.actor.kind).toBe('owner');
+    const told = await outbox('security_changed');
+    expect(told.map((m) => m.to).sort()).toEqual(['adm@keyed.example', 'owner@keyed.example']);
+    expect(told[0].text).toContain('everything (test)');
+    expect(told[0].text).not.toContain(key);
+  });
+
+  it('a demoted member\'s keys are narrowed to the new role', async () => {
+    const dev = await join('dev@keyed.example', 'developer');
+    const made = await makeKey(as(dev), 'deploys', ['developers.read', 'developers.write', 'payments.read']);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const key = made.body.data.secretKey as string;
+    expect((await call('/api/v1/webhook', { bearer: key })).status).toBe(200);
+    const only = await makeKey(as(dev), 'hooks', ['developers.write']);
+    expect((await call(`/api/v1/members/${dev.id}`, as(owner, { method: 'PATCH', body: { role: 'viewer' } }))).status).toBe(200);
+    expect((await call('/api/v1/webhook', { bearer: key })).status).toBe(403);
+    expect((await call('/api/v1/payments', { bearer: key })).status).toBe(200);
+    // A key left with nothing its person may do is revoked.
+    expect((await call('/api/v1/payments', { bearer: only.body.data.secretKey })).status).toBe(401);
+    const listed = (await call('/api/v1/keys/restricted', as(owner))).body.data as Array<{ id: string; permissions: string[] }>;
+    expect(listed.find((k) => k.id === made.body.data.id)?.permissions).toEqual(['payments.read']);
+    expect(listed.find((k) => k.id === only.body.data.id)).toBeUndefined();
+    const log = (await call('/api/v1/audit_log?limit=100', as(owner))).body.data as Array<{ action: string; target: string; details: { values?: { permissions?: string[] } } }>;
+    expect(log.find((e) => e.action === 'narrow restricted key (member\'s role changed)')).toMatchObject({ target: made.body.data.id, details: { values: { permissions: ['payments.read'] } } });
+    expect((await outbox('security_changed')).filter((m) => m.text.includes('deploys')).map((m) => m.to).sort()).toEqual(['dev@keyed.example', 'owner@keyed.example']);
+  });
+
+  it('an admin rolls the full key only just stepped up; the owner and the full key itself may', async () => {
+    const admin = await join('adm2@keyed.example', 'admin');
+    const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
+    const secret = started.body.data.secret as string;
+    const code = (steps = 0) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
+    expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
+    clock += 6 * 60_000;
+    expect((await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.code).toBe('step_up_required');
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    const byAdmin = await call('/api/v1/keys/roll', as(admin, { method: 'POST' }));
+    expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
+    const byKey = await call('/api/v1/keys/roll', { method: 'POST', bearer: byAdmin.body.data.secretKey });
+    expect(byKey.status).toBe(201);
+    expect((await call('/api/v1/keys/roll', as(owner, { method: 'POST' }))).status).toBe(201);
+    expect((await outbox('security_changed')).filter((m) => m.subject.includes('Keyed Goods') && m.text.includes('secret key was rolled')).length).toBeGreaterThanOrEqual(3);
+  });
+});
