@@ -124,6 +124,11 @@ export class Mail {
     return true;
   }
 
+  /** The business's people (the owner and each member) with their e-mail and language. */
+  people(merchantId: string) {
+    return this.store.people(merchantId);
+  }
+
   /** A person's e-mail choices (their own): language, and an e-mail for each payment received. */
   async choices(merchantId: string, person: string): Promise<{ language: string; paymentReceived: boolean }> {
     const found = (await this.store.people(merchantId)).find((p) => p.person === person);
