@@ -111,9 +111,11 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
       setUrl(made.claim_url ?? '');
       return made.claim_url
         ? t('Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).', { amount: made.amount_exact, coin })
-        : made.transfer
-          ? t('Refund of {amount} {coin} ready: send it from your wallet, from its line below.', { amount: made.amount_exact, coin })
-          : t('Refund of {amount} {coin} ready: the treasury sends it.', { amount: made.amount_exact, coin });
+        : made.status === 'waiting_for_address'
+          ? t('Refund of {amount} {coin} waiting for the customer: the claim link was e-mailed to them.', { amount: made.amount_exact, coin })
+          : made.transfer
+            ? t('Refund of {amount} {coin} ready: send it from your wallet, from its line below.', { amount: made.amount_exact, coin })
+            : t('Refund of {amount} {coin} ready: the treasury sends it.', { amount: made.amount_exact, coin });
     });
   };
   return (

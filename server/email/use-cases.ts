@@ -107,6 +107,11 @@ export class Mail {
     return this.refundLink(merchantId, customer.email, customer.language, { ...refund, business: customer.business }, link);
   }
 
+  /** Whether a refund's claim link can reach the payment's customer: e-mail on, and the payment has their e-mail (issue 48: support's links go there only). */
+  async reachesCustomer(merchantId: string, mode: string, reference: string): Promise<boolean> {
+    return this.on && (await this.store.customerOf(merchantId, mode, reference)) !== undefined;
+  }
+
   /**
    * A customer's refund link (the refunds code calls this in its own transaction when given
    * `sql`): what is refunded, and the one-time link where they say where it goes. False: off.
