@@ -55,7 +55,7 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
   const context = {
     treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
-    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
+    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };
   const { refund, claimToken } = await sendBack(service.refunds, ports, account, { reference: params.reference, reason: body.reason.trim(), address, role, checkedOn }, context, service.now(), refundView);
   if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');

@@ -52,7 +52,7 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   const context = {
     treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
-    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
+    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };
   const { refund, claimToken } = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
   const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
@@ -72,9 +72,12 @@ export const SupportLimit = later(() => z.object({ status: z.literal('success'),
 
 export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async ({ body, account, service }) => {
   const cents = body.daily === null ? null : configuredUnits(body.daily, 2);
-  await service.refunds.setSupportLimit(account.merchant.id, cents);
-  const now = await service.refunds.supportLimitCents(account.merchant.id);
-  return ok(200, { daily: `${now / 100n}.${String(now % 100n).padStart(2, '0')}` }, 'Support members\' refund limit set');
+  // The caller's mode's only (issue 48): a test key no longer sets what live support may refund.
+  await service.refunds.setSupportLimit(account.merchant.id, account.mode, cents);
+  const now = await service.refunds.supportLimitCents(account.merchant.id, account.mode);
+  const daily = `${now / 100n}.${String(now % 100n).padStart(2, '0')}`;
+  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'support_limit', `${account.mode} mode: ${daily} USD a day`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
+  return ok(200, { daily }, `Support members' refund limit set for ${account.mode} mode`);
 };
 
 export const cancel: Handler = async ({ params, account, service }) => ok(200, refundView(await cancelRefund(service.refunds, account, params.id, service.now(), refundView)), 'Refund canceled: its amount is back in the balance');
@@ -110,9 +113,9 @@ export const routes = [
     query: RefundsQuery, responses: { 200: RefundsPage },
   }),
   route({
-    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', handler: setSupportLimit, tag,
+    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', stepUp: 'live', handler: setSupportLimit, tag,
     summary: 'how much the support members may refund a day',
-    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
+    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Each mode has its own limit: the caller\'s mode\'s is set (a test key sets test mode\'s only; live mode\'s from a dashboard session asks for a second factor within five minutes, as other live money settings). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
     body: SupportLimitBody, responses: { 200: SupportLimit },
   }),
   route({

@@ -329,4 +329,14 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: '1', reason: 'owner' })).body.data.claim_url).toContain('/refund#');
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
+
+  it('the support limit is each mode\'s own: the test key sets test mode\'s, never live\'s', async () => {
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '1000000' })).body.data).toEqual({ daily: '1000000.00' });
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'live')).toBe(10_000n);
+    const live = await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '40' }, DEMO_MERCHANT.keys.live.secretKey);
+    expect(live.body.data).toEqual({ daily: '40.00' });
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
+  });
 });
