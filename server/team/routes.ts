@@ -100,8 +100,8 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: invite, tag: 'Account', body: InviteBody,
     summary: 'invite a member by e-mail with a role (a dashboard session only)',
-    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
-    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use'], idempotency: 'secret',
+    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409; past 20 invitations in an hour for the business, 429 `rate_limited` naming the limit (with Retry-After).',
+    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use', 429], idempotency: 'secret',
   }),
   route({
     method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { appendAudit, auditedTransaction, type AuditRecord } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
-import { EmailInUse } from '../domain/errors.ts';
+import { EmailInUse, TooMany } from '../domain/errors.ts';
 import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
-import { FORMER_OWNER_ROLE, sameEmail } from './rules.ts';
+import { FORMER_OWNER_ROLE, INVITATIONS_PER_HOUR, sameEmail } from './rules.ts';
 
 export interface MemberRow {
   id: string;
@@ -48,9 +48,24 @@ export class TeamStore {
     };
   }
 
-  /** A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's or a member's already. */
-  async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number): Promise<string> {
+  /**
+   * A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's
+   * or a member's already; the business made INVITATIONS_PER_HOUR in the last hour (issue 48:
+   * each is an e-mail the service sends in the business's name), counted from the audit log's
+   * rows of invitations made (kept even when an invitation is replaced or cancelled), one
+   * business's invitations at a time (its merchant row locked).
+   */
+  async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number, perHour = INVITATIONS_PER_HOUR): Promise<string> {
     return auditedTransaction(this.db, async (tx) => {
+      await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+      const [made] = await tx.query(
+        `SELECT count(*)::int AS n, min(at_ms) AS first FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations' AND at_ms > $2`,
+        [merchantId, nowMs - 3_600_000],
+      );
+      if (Number(made.n) >= perHour) {
+        const wait = Math.max(1, Math.ceil((Number(made.first) + 3_600_000 - nowMs) / 1000));
+        throw new TooMany(`At most ${perHour} invitations an hour per business: ${Number(made.n)} made in the last hour; try again in ${wait} s`, wait);
+      }
       const [taken] = await tx.query(
         `SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2)
          UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,

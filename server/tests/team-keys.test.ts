@@ -150,4 +150,36 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/keys/roll', as(owner, { method: 'POST' }))).status).toBe(201);
     expect((await outbox('security_changed')).filter((m) => m.subject.includes('Keyed Goods') && m.text.includes('secret key was rolled')).length).toBeGreaterThanOrEqual(3);
   });
+
+  it('invitations are capped per business an hour (429 naming the limit)', async () => {
+    const before = Number((await api.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations'`, [merchant.id]))[0]!.n);
+    const statuses: number[] = [];
+    let refused: { status: number; body: { code: string; message: string }; headers: Headers } | undefined;
+    for (let i = 0; i < 25 - before; i++) {
+      const answer = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email: `many-${i}@keyed.example`, role: 'viewer' } }));
+      statuses.push(answer.status);
+      if (answer.status !== 201) refused ??= answer;
+    }
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20 - before);
+    expect(statuses.slice(20 - before).every((s) => s === 429)).toBe(true);
+    expect(refused!.body.code).toBe('rate_limited');
+    expect(refused!.body.message).toContain('At most 20 invitations an hour');
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await outbox('invitation')).length).toBe(20);
+    // An hour on, the business invites again.
+    clock += 3_600_000;
+    expect((await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email: 'later@keyed.example', role: 'viewer' } }))).status).toBe(201);
+  });
+
+  it('a business name with a link or a control character is refused naming its field (it is every e-mail\'s sender)', async () => {
+    for (const name of ['Keyed: your account is locked, sign in at https://evil.example', 'Keyed www.evil.example', 'Keyed evil.example/login', 'Keyed\nSecurity team', 'Keyed\u202etxt.exe']) {
+      const renamed = await call('/api/v1/account', as(owner, { method: 'PATCH', body: { business_name: name } }));
+      expect(renamed.status, name).toBe(400);
+      expect(renamed.body.errors).toEqual([expect.objectContaining({ field: 'business_name' })]);
+    }
+    expect((await call('/api/v1/account', as(owner, { method: 'PATCH', body: { business_name: 'Keyed Goods & Co. (Lyon)' } }))).status).toBe(200);
+    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Shop at https://evil.example', email: 'x@evil.example' } });
+    expect(made.status).toBe(400);
+    expect(made.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
+  });
 });
