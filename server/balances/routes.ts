@@ -21,7 +21,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -87,16 +87,19 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   // One more than asked says whether there is a next page.
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
   // The cursor holds the last line's posting id: the next page starts after it.
-  const after = q.cursor === undefined ? 0 : Number(cursorParts('statement', q.cursor, [/^\d{1,15}$/])[0]);
+  // Opaque (issue 48): a posting's number counts every merchant's.
+  const after = q.cursor === undefined ? 0 : service.ids.number('statement', cursorParts('statement', q.cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
+  if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
   const lines = await service.journal.statement(account, service.now(), after, limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
-  const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', last.id));
-  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token))), 'Statement', paging);
+  const idOf = (list: string, n: number) => service.ids.text(list, n);
+  const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', idOf('statement', last.id)));
+  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token), idOf)), 'Statement', paging);
 };
 
 export const statementCsv: Handler = async ({ res, account, service }) => {
   const coin = coinAt(service, account);
   const lines = await service.journal.statement(account, service.now());
-  const body = [STATEMENT_CSV_COLUMNS.join(','), ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token))))].join('\r\n') + '\r\n';
+  const body = [STATEMENT_CSV_COLUMNS.join(','), ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token), (list, n) => service.ids.text(list, n))))].join('\r\n') + '\r\n';
   res.writeHead(200, {
     'content-type': 'text/csv; charset=utf-8',
     'content-disposition': `attachment; filename="statement-${account.mode}.csv"`,

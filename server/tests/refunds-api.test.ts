@@ -330,6 +330,30 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
 
+  it('the balance statement\'s ids and cursors are opaque: they do not count other merchants\' postings', async () => {
+    // Two payments credited to the balance: lines of its statement whatever ran before.
+    await paid('exact');
+    await paid('exact');
+    const first = await call(a, 'GET', '/api/v1/balances/entries?coin=USDT&limit=1');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.length).toBe(1);
+    for (const line of first.body.data) {
+      expect(line.id).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+      expect(line.entry).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+    }
+    expect(Buffer.from(first.body.next, 'base64url').toString()).not.toMatch(/\d{2,}$/);
+    // Paged by the opaque cursor: the same lines as one page.
+    const second = await call(a, 'GET', `/api/v1/balances/entries?coin=USDT&limit=1&cursor=${first.body.next}`);
+    expect(second.body.data).toHaveLength(1);
+    const whole = await call(a, 'GET', '/api/v1/balances/entries?coin=USDT&limit=2');
+    expect([...first.body.data, ...second.body.data]).toEqual(whole.body.data);
+    const forged = await call(a, 'GET', `/api/v1/balances/entries?cursor=${Buffer.from('statement:1').toString('base64url')}`);
+    expect([forged.status, forged.body.errors?.[0].field]).toEqual([400, 'cursor']);
+    // The CSV names each entry the same way.
+    const csv = await (await fetch(`${a.url}/api/v1/balances/statement.csv`, { headers: { authorization: `Bearer ${secretKey}` } })).text();
+    expect(csv).toContain(`,${first.body.data[0].entry},`);
+  });
+
   it('the support limit is each mode\'s own: the test key sets test mode\'s, never live\'s', async () => {
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '1000000' })).body.data).toEqual({ daily: '1000000.00' });
     expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);

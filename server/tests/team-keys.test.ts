@@ -182,4 +182,25 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect(made.status).toBe(400);
     expect(made.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
   });
+
+  it('audit log ids and cursors are opaque: they do not count the writes of other merchants', async () => {
+    const other = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Neighbour Shop', email: 'owner@neighbour.example' } });
+    const theirKey = other.body.data.keys.test.secretKey as string;
+    const mine = async (name: string) => (await makeKey(as(owner), name, ['payments.read'])).body.data.id as string;
+    await mine('before');
+    // The other merchant writes five times in between.
+    for (let i = 0; i < 5; i++) expect((await makeKey({ bearer: theirKey }, `theirs-${i}`, ['payments.read'])).status).toBe(201);
+    await mine('after');
+    const page = await call('/api/v1/audit_log?action=POST%20/api/v1/keys/restricted&limit=1', as(owner));
+    const [newest] = page.body.data as Array<{ id: unknown }>;
+    expect(newest.id).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+    const next = await call(`/api/v1/audit_log?action=POST%20/api/v1/keys/restricted&limit=1&cursor=${page.body.next}`, as(owner));
+    const [older] = next.body.data as Array<{ id: unknown }>;
+    expect(older.id).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+    expect(older.id).not.toBe(newest.id);
+    // The cursor holds no number either, and one made up from a number is refused naming it.
+    expect(Buffer.from(page.body.next, 'base64url').toString()).not.toMatch(/\d{2,}$/);
+    const forged = await call(`/api/v1/audit_log?cursor=${Buffer.from('audit:1000000').toString('base64url')}`, as(owner));
+    expect([forged.status, forged.body.errors?.[0].field]).toEqual([400, 'cursor']);
+  });
 });
