@@ -207,7 +207,7 @@ const tag = 'Balances' as const;
 export const routes = [
   route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.read', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
   route({
-    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', handler: putSettlement, tag,
+    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', stepUp: 'live', handler: putSettlement, tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
     description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
     body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],

@@ -140,6 +140,8 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     // Live mode's support refund limit is a live money setting: stepped up (test mode's is not).
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '1000000' } }))).body.code).toBe('step_up_required');
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'test', body: { daily: '1000000' } }))).status).toBe(200);
+    // So is switching live settlement (where live money goes, and whether the treasury holds it).
+    expect((await call('/api/v1/settlement', as(admin, { method: 'PUT', mode: 'live', body: { settlement: 'balance' } }))).body.code).toBe('step_up_required');
     expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
     const byAdmin = await call('/api/v1/keys/roll', as(admin, { method: 'POST' }));
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
@@ -202,5 +204,15 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect(Buffer.from(page.body.next, 'base64url').toString()).not.toMatch(/\d{2,}$/);
     const forged = await call(`/api/v1/audit_log?cursor=${Buffer.from('audit:1000000').toString('base64url')}`, as(owner));
     expect([forged.status, forged.body.errors?.[0].field]).toEqual([400, 'cursor']);
+  });
+
+  it('HSTS: served on https (PUBLIC_URL), every answer says to come back on https only; on plain http, none', async () => {
+    expect((await fetch(`${api.url}/api/v1/openapi.json`)).headers.get('strict-transport-security')).toBeNull();
+    const https = await startService({ adminToken: ADMIN, jobs: false, publicUrl: 'https://pay.keyed.example', ...(await databaseOptions(kind)), ...cheapPasswords });
+    try {
+      for (const path of ['/api/v1/openapi.json', '/dashboard', '/no-such-page']) expect((await fetch(`${https.url}${path}`)).headers.get('strict-transport-security'), path).toBe('max-age=31536000');
+    } finally {
+      await https.close();
+    }
   });
 });
