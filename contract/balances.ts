@@ -117,7 +117,7 @@ const signed = is<string>((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/.test
  */
 export const StatementEntry = later(() =>
   z.object({
-    id: int, entry: int, date: timestamp, kind: text, refers_to: text, memo: text, coin: text, chain_id: int, network: text,
+    id: text, entry: text, date: timestamp, kind: text, refers_to: text, memo: text, coin: text, chain_id: int, network: text,
     account: oneOf(['available', 'reserved']), amount: signed, balance: signed,
   }),
 );

@@ -2,7 +2,7 @@
 // plain objects and the service checks them here, once, at its edge): kept apart from
 // dashboard.ts so that the dashboard's bundle does not carry them.
 import * as z from 'zod/mini';
-import { COINS, email, is, later, oneOf, timestamp } from './fields.ts';
+import { businessName, COINS, email, is, later, oneOf, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';
 import { PaymentsPage } from './dashboard.ts';
 import { AttentivePayment } from './attention.ts';
@@ -47,7 +47,7 @@ export const SetPasswordBody = later(() =>
 /** PATCH /api/v1/account: a new name or e-mail (the e-mail the owner signs in with, too). */
 export const BusinessBody = later(() =>
   z.object({
-    business_name: z.optional(is<string>((v) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100, 'a name of 1 to 100 characters')),
+    business_name: z.optional(businessName),
     business_email: z.optional(email),
     /** The owner's current password: a new sign-in e-mail needs it (and the dashboard's session). */
     current_password: z.optional(password),

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   permission_denied: 403,
   step_up_required: 403,
   second_factor_required: 403,
+  factor_locked: 403,
   sandbox_unavailable: 403,
   not_found: 404,
   method_not_allowed: 405,

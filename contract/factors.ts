@@ -18,3 +18,5 @@ export const TotpBody = later(() => z.object({ code, label: z.optional(label) })
 export const StepUpBody = later(() => z.object({ passkey: z.optional(webauthn), code: z.optional(code), recovery_code: z.optional(recovery) }));
 /** PUT /dashboard/api/factors/policy (the owner): whether every member must have a second factor. */
 export const PolicyBody = later(() => z.object({ required: is<boolean>((v) => typeof v === 'boolean', 'true or false') }));
+/** POST /dashboard/api/factors/unlock (the owner, issue 48): the member whose locked proofs are lifted. */
+export const UnlockBody = later(() => z.object({ member: is<string>((v) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), 'a member\'s id') }));

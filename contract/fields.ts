@@ -94,6 +94,16 @@ export const reference = is<string | number>(
 
 export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PATTERN.test(v), 'an e-mail address such as ada@example.com');
 
+/**
+ * A business's name (issue 48): what every e-mail and checkout shows as the sender, so no control
+ * characters (no new line in a subject) and no link (a name such as "your account is locked,
+ * sign in at https://…" would carry one in the service's own invitations).
+ */
+export const businessName = is<string>(
+  (v) => isText(v) && v.trim().length > 0 && v.length <= 100 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(v) && !/[a-z][a-z0-9+.-]*:\/\/|\bwww\.|[a-z0-9-]\.[a-z]{2,}\/|\b(?:mailto|javascript|data):/i.test(v),
+  'a name of 1 to 100 characters, without control characters or links',
+);
+
 export const personName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters');
 
 export const httpUrl = is<string>((v) => {

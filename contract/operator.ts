@@ -1,12 +1,12 @@
 // The operator's endpoints (/operator/v1/…), which the service's own commands call with the
 // operator token: a merchant to make, and what the service answers. Checked on both sides.
 import * as z from 'zod/mini';
-import { bool, email, is, later, oneOf, text } from './fields.ts';
+import { bool, businessName, email, is, later, oneOf, text } from './fields.ts';
 
 /** POST /operator/v1/merchants: the business a new merchant is. */
 export const MerchantCreateBody = later(() =>
   z.object({
-    name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.trim().length <= 100, 'a business name of 1 to 100 characters'),
+    name: businessName,
     email,
     logo: z.optional(is<string>((v) => typeof v === 'string' && v.length <= 2048 && (v === '' || /^https:\/\/[^\s"<>]+$/.test(v)), 'an https:// URL')),
   }),

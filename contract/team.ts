@@ -72,7 +72,7 @@ export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
 export const NewRestrictedKeyAnswer = later(() => answer(z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker, secretKey: text })));
 export const AuditEntry = later(() =>
   z.object({
-    id: int,
+    id: text,
     at: timestamp,
     mode: oneOf(['test', 'live'] as const),
     actor: z.object({ kind: oneOf(['owner', 'member', 'key', 'operator'] as const), id: text, label: text }),

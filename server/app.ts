@@ -25,6 +25,7 @@ import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
 import { FactorStore } from './factors/store.ts';
 import { secretBox } from './factors/secret-box.ts';
+import { OpaqueIds } from './http/opaque-ids.ts';
 import { EmailStore } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
 import { smtpSender } from './email/smtp.ts';
@@ -111,6 +112,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let opened: Database | undefined;
   let token: string | undefined;
   let factors: FactorStore;
+  let ids: OpaqueIds;
   try {
     opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, schema: await schemaTemplate() });
     // The lock is confirmed and the token read or made once the database is open: nothing a
@@ -119,7 +121,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
     await migrate(opened);
     // Authenticator secrets are kept sealed (factors/secret-box.ts): those kept plain before are sealed now.
-    factors = new FactorStore(opened, secretBox(stateDir, token));
+    const box = secretBox(stateDir, token);
+    factors = new FactorStore(opened, box);
+    ids = new OpaqueIds(box.derive('opaque ids v1'));
     await factors.sealPlainSecrets();
   } catch (error) {
     await opened?.close().catch(() => {});
@@ -256,10 +260,11 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     dashboard,
-    team: new TeamStore(db),
+    team: new TeamStore(db, forget),
     factors,
     mail: new Mail(emails, mailSender !== undefined, () => origin, now),
     audit: new AuditStore(db),
+    ids,
     paymentList: new PaymentList(db),
     attention,
     products,

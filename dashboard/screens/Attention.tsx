@@ -27,6 +27,7 @@ export function Attention() {
   const sendBack = (p: AttentionRow) =>
     act(async () => {
       const r = (await request(path(p, 'send_back'), Sent, { method: 'POST', body: { reason: t('Sent back from the dashboard') } })).data;
+      if (!r.claim_url) return t('{amount} {coin} to send back: the claim link was e-mailed to the customer.', { amount: r.amount_exact, coin: r.coin });
       return t('{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}', { amount: r.amount_exact, coin: r.coin, url: r.claim_url });
     });
   // Nothing to resolve and nothing just done: Home stays as it was.

@@ -9,7 +9,7 @@ import { when } from '../format.ts';
 import { ErrorNote, Field, useTitle } from './common.tsx';
 
 interface Entry {
-  id: number;
+  id: string;
   at: string;
   actor: { kind: string; id: string; label: string };
   client: string;

@@ -15,7 +15,7 @@ import { t } from '../words.ts';
 
 import { Line, Lines } from './lines.ts';
 export { Line, Lines };
-export const Entry = z.object({ id: int, date: text, refers_to: text, account: text, amount: text, balance: text });
+export const Entry = z.object({ id: text, date: text, refers_to: text, account: text, amount: text, balance: text });
 export const Entries = z.object({ data: z.array(Entry), next: nullable<string>((v) => typeof v === 'string', 'text') });
 const PAGE = 25;
 

@@ -11,6 +11,7 @@ export default {
   'no name': 'بلا اسم', 'not given': 'غير محدد', 'Deposit address': 'عنوان الإيداع', 'Quote ends': 'ينتهي عرض السعر', Timeline: 'التسلسل الزمني', Payment: 'الدفعة',
   'Refund {id} canceled: its amount is back in the balance.': 'أُلغي الاسترداد {id}: عاد مبلغه إلى الرصيد.', 'The customer, by the claim link': 'العميل، عبر رابط المطالبة',
   'Cancel refund {id}': 'إلغاء الاسترداد {id}', 'expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5': 'المتوقع مبلغ من {coin} أكبر من 0، بحد أقصى {decimals} منازل عشرية، مثل 1.5',
+  '{amount} {coin} to send back: the claim link was e-mailed to the customer.': '{amount} {coin} للإعادة: أُرسل رابط المطالبة إلى العميل بالبريد الإلكتروني.',
   'Check the amount.': 'تحقق من المبلغ.', 'Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).': 'استرداد {amount} {coin} بانتظار العميل: أعطه رابط المطالبة أدناه (يظهر هذه المرة فقط).',
   'Refund of {amount} {coin} ready: the treasury sends it.': 'استرداد {amount} {coin} جاهز: ترسله الخزينة.', Refund: 'استرداد', 'How much': 'كم',
   'All that arrived and is not refunded yet': 'كل ما وصل ولم يُسترد بعد', 'An amount': 'مبلغ محدد', Reason: 'السبب', 'The customer\u2019s wallet address': 'عنوان محفظة العميل',

@@ -11,6 +11,7 @@ export default {
   'no name': 'sans nom', 'not given': 'non indiqué', 'Deposit address': 'Adresse de dépôt', 'Quote ends': 'Fin du devis', Timeline: 'Chronologie', Payment: 'Paiement',
   'Refund {id} canceled: its amount is back in the balance.': 'Remboursement {id} annulé : son montant est de retour dans le solde.', 'The customer, by the claim link': 'Le client, par le lien de réclamation',
   'Cancel refund {id}': 'Annuler le remboursement {id}', 'expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5': 'attendu : un montant en {coin} supérieur à 0, d’au plus {decimals} décimales, comme 1.5',
+  '{amount} {coin} to send back: the claim link was e-mailed to the customer.': '{amount} {coin} à renvoyer : le lien a été envoyé par e-mail au client.',
   'Check the amount.': 'Vérifiez le montant.', 'Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).': 'Remboursement de {amount} {coin} en attente du client : donnez-lui le lien ci-dessous (affiché cette fois seulement).',
   'Refund of {amount} {coin} ready: the treasury sends it.': 'Remboursement de {amount} {coin} prêt : la trésorerie l’envoie.', Refund: 'Rembourser', 'How much': 'Combien',
   'All that arrived and is not refunded yet': 'Tout ce qui est arrivé et n’est pas encore remboursé', 'An amount': 'Un montant', Reason: 'Motif', 'The customer\u2019s wallet address': 'L’adresse du portefeuille du client',

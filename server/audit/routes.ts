@@ -2,12 +2,21 @@
 import { AuditQuery, AuditAnswer } from '../../contract/team.ts';
 import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
+import type { OpaqueIds } from '../http/opaque-ids.ts';
+import { invalidField } from '../domain/errors.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'audit';
+type Uses = 'audit' | 'ids';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/** The row a cursor names: the previous page's last; another list's or made-up text is the 400 naming `cursor`. */
+function before(ids: OpaqueIds, cursor: string): number {
+  const n = ids.number('audit', cursorParts('audit', cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
+  if (n === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
+  return n;
+}
 
 export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account, query, service }) => {
   const limit = Number(query.limit ?? 50);
@@ -19,11 +28,12 @@ export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account,
     sinceMs: query.from === undefined ? undefined : Date.parse(query.from),
     untilMs: query.to === undefined ? undefined : Date.parse(query.to),
     // The cursor holds the id of the page's last entry: the next page starts below it.
-    before: query.cursor === undefined ? undefined : Number(cursorParts('audit', query.cursor, [/^\d{1,16}$/])[0]),
+    before: query.cursor === undefined ? undefined : before(service.ids, query.cursor),
     limit: limit + 1,
   });
-  const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', last.id));
-  const entries = page.map((r) => ({ id: r.id, at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
+  // Ids and cursors are opaque (issue 48): a row's number counts every merchant's writes.
+  const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', service.ids.text('audit', last.id)));
+  const entries = page.map((r) => ({ id: service.ids.text('audit', r.id), at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
   return ok(200, entries, `${entries.length} entries`, paging);
 };
 

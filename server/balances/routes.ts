@@ -21,7 +21,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -87,16 +87,19 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   // One more than asked says whether there is a next page.
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
   // The cursor holds the last line's posting id: the next page starts after it.
-  const after = q.cursor === undefined ? 0 : Number(cursorParts('statement', q.cursor, [/^\d{1,15}$/])[0]);
+  // Opaque (issue 48): a posting's number counts every merchant's.
+  const after = q.cursor === undefined ? 0 : service.ids.number('statement', cursorParts('statement', q.cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
+  if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
   const lines = await service.journal.statement(account, service.now(), after, limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
-  const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', last.id));
-  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token))), 'Statement', paging);
+  const idOf = (list: string, n: number) => service.ids.text(list, n);
+  const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', idOf('statement', last.id)));
+  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token), idOf)), 'Statement', paging);
 };
 
 export const statementCsv: Handler = async ({ res, account, service }) => {
   const coin = coinAt(service, account);
   const lines = await service.journal.statement(account, service.now());
-  const body = [STATEMENT_CSV_COLUMNS.join(','), ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token))))].join('\r\n') + '\r\n';
+  const body = [STATEMENT_CSV_COLUMNS.join(','), ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token), (list, n) => service.ids.text(list, n))))].join('\r\n') + '\r\n';
   res.writeHead(200, {
     'content-type': 'text/csv; charset=utf-8',
     'content-disposition': `attachment; filename="statement-${account.mode}.csv"`,
@@ -204,7 +207,7 @@ const tag = 'Balances' as const;
 export const routes = [
   route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.read', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
   route({
-    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', handler: putSettlement, tag,
+    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', stepUp: 'live', handler: putSettlement, tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
     description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
     body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],

@@ -26,6 +26,12 @@ export interface Account {
   secondFactor?: { steppedUpMs?: number; enrolled: boolean; mustEnrol: boolean };
   /** Who acts, for the audit log: the owner, a member (id and e-mail) or a key (its id or hint). No secret. */
   actor?: { kind: 'owner' | 'member' | 'key'; id: string; label: string; role?: string };
+  /**
+   * A restricted key's person (issue 48): 'owner' or the member's id whose key it is (the maker,
+   * or the maker's maker for a key a key made); undefined for a full key and keys it made. Keys
+   * a key makes belong to the same person.
+   */
+  holder?: string;
 }
 
 /** Whether something stored under (merchantId, mode) belongs to this account. */

@@ -43,6 +43,10 @@ export class StepUpRequired extends Forbidden {
 export class SecondFactorRequired extends Forbidden {
   static override readonly code: ErrorCode = 'second_factor_required';
 }
+/** Too many wrong second-factor proofs of one kind in a row (issue 48): locked until a recovery code or the owner's unlock. */
+export class FactorLocked extends Forbidden {
+  static override readonly code: ErrorCode = 'factor_locked';
+}
 /** The sandbox cannot pay here (a live key, the sandbox off, no dev chain). */
 export class SandboxUnavailable extends Forbidden {
   static override readonly code: ErrorCode = 'sandbox_unavailable';

@@ -61,7 +61,12 @@ const en = {
     lines: ['{change} on your account at {business}, at {time} (UTC).'],
     button: 'Review your security',
   },
-  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in' },
+  security_changed: {
+    subject: 'A security change at {business}',
+    lines: ['{change} at {business}, at {time} (UTC).', '{detail}'],
+    button: 'Open the dashboard',
+  },
+  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in', keys_revoked: 'A removed member\'s restricted keys were revoked', keys_narrowed: 'A member\'s restricted keys were narrowed to their new role', key_rolled: 'The secret key was rolled', step_up_locked: 'Second-factor confirmation was locked after too many wrong tries', step_up_unlocked: 'Second-factor confirmation was unlocked', support_limit: 'The support role\'s refund limit was changed' },
   what: { payout_address: 'payout address', bank_account: 'bank account', withdrawal_address: 'withdrawal address' },
   roles: { admin: 'an admin', finance: 'finance', developer: 'a developer', support: 'support', viewer: 'a viewer' },
 };
@@ -125,7 +130,12 @@ const fr: Words = {
     lines: ['{change} sur votre compte chez {business}, le {time} (UTC).'],
     button: 'Vérifier votre sécurité',
   },
-  changes: { passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
+  security_changed: {
+    subject: 'Un changement de sécurité chez {business}',
+    lines: ['{change} chez {business}, le {time} (UTC).', '{detail}'],
+    button: 'Ouvrir le tableau de bord',
+  },
+  changes: { keys_revoked: 'Les clés restreintes d\'un membre retiré ont été révoquées', keys_narrowed: 'Les clés restreintes d\'un membre ont été réduites à son nouveau rôle', key_rolled: 'La clé secrète a été renouvelée', step_up_locked: 'La confirmation par second facteur a été bloquée après trop d\'essais erronés', step_up_unlocked: 'La confirmation par second facteur a été débloquée', support_limit: 'La limite de remboursement du rôle support a été modifiée', passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
   what: { payout_address: 'adresse de versement', bank_account: 'compte bancaire', withdrawal_address: 'adresse de retrait' },
   roles: { admin: 'administrateur', finance: 'finance', developer: 'développeur', support: 'support', viewer: 'lecteur' },
 };
@@ -186,7 +196,12 @@ const ar: Words = {
     lines: ['{change} في حسابك لدى {business}، في {time} (UTC).'],
     button: 'مراجعة الأمان',
   },
-  changes: { passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
+  security_changed: {
+    subject: 'تغيير أمني لدى {business}',
+    lines: ['{change} لدى {business}، في {time} (UTC).', '{detail}'],
+    button: 'فتح لوحة التحكم',
+  },
+  changes: { keys_revoked: 'أُلغيت المفاتيح المقيّدة لعضو أُزيل', keys_narrowed: 'قُلّصت المفاتيح المقيّدة لعضو إلى دوره الجديد', key_rolled: 'جُدّد المفتاح السري', step_up_locked: 'أُقفل التأكيد بالعامل الثاني بعد محاولات خاطئة كثيرة', step_up_unlocked: 'فُتح التأكيد بالعامل الثاني', support_limit: 'تغيّر حد الاسترداد لدور الدعم', passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
   what: { payout_address: 'عنوان دفع', bank_account: 'حساب بنكي', withdrawal_address: 'عنوان سحب' },
   roles: { admin: 'مسؤول', finance: 'المالية', developer: 'مطوّر', support: 'الدعم', viewer: 'مشاهد' },
 };

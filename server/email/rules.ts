@@ -37,7 +37,7 @@ export function render(kind: EmailKind, language: string, to: string, values: Va
     what: typeof values.what === 'string' ? (words.what[values.what as keyof typeof words.what] ?? values.what) : '',
     change: typeof values.change === 'string' ? (words.changes[values.change as keyof typeof words.changes] ?? values.change) : '',
   };
-  const footer = kind === 'new_device' || kind === 'factor_changed' ? words.notMe : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link' ? words.ignore : '';
+  const footer = kind === 'new_device' || kind === 'factor_changed' || kind === 'security_changed' ? words.notMe : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link' ? words.ignore : '';
   // A subject is one line, whatever a business calls itself.
   const subject = plain(fill(message.subject, all, plain)).replace(/\s+/g, ' ').trim();
   const lines = message.lines.map((line) => fill(line, all, plain));

@@ -16,6 +16,9 @@ export const DEVICE_MAX_AGE_S = 365 * 86_400;
 /** What changed of a person's second factors (the e-mail's words per language: messages-rules.ts). */
 export type FactorChange = 'passkey_added' | 'totp_added' | 'factor_removed' | 'recovery_codes' | 'recovery_code_used';
 
+/** A security change told to the owner and the person concerned (issue 48). */
+export type SecurityChange = 'keys_revoked' | 'keys_narrowed' | 'key_rolled' | 'step_up_locked' | 'step_up_unlocked' | 'support_limit';
+
 const hashOf = (device: string) => createHash('sha256').update(device).digest('hex');
 
 export class Mail {
@@ -74,6 +77,25 @@ export class Mail {
   }
 
   /**
+   * A security change (issue 48: a removed member's keys revoked, a demoted member's narrowed, the
+   * secret key rolled, a step-up lockout, the support refund limit): told to the owner and to the
+   * person concerned (`person`: 'owner' or a member's id; `email` for one no longer in the team),
+   * each in their language. `detail`: what changed, never a secret. False: e-mail is off.
+   */
+  async securityChanged(merchantId: string, business: string, change: SecurityChange, detail: string, concerned: { person?: string; email?: string } = {}): Promise<boolean> {
+    if (!this.on) return false;
+    const people = await this.store.people(merchantId);
+    const nowMs = this.now();
+    const to = new Map<string, string>();
+    for (const p of people) if (p.person === 'owner' || p.person === concerned.person) to.set(p.email.toLowerCase(), p.language);
+    if (concerned.email && !to.has(concerned.email.toLowerCase())) to.set(concerned.email.toLowerCase(), 'en');
+    for (const [email, language] of to) {
+      await this.store.enqueue(render('security_changed', language, email, { business, change, detail, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard`), merchantId, nowMs);
+    }
+    return true;
+  }
+
+  /**
    * A refund waiting for its customer's address: its claim link e-mailed to the customer, when
    * the payment has their e-mail (in the payment's `metadata.language` when it is one of ours,
    * else English). False: off, or the payment has no customer e-mail.
@@ -83,6 +105,11 @@ export class Mail {
     const customer = await this.store.customerOf(merchantId, mode, refund.reference);
     if (!customer) return false;
     return this.refundLink(merchantId, customer.email, customer.language, { ...refund, business: customer.business }, link);
+  }
+
+  /** Whether a refund's claim link can reach the payment's customer: e-mail on, and the payment has their e-mail (issue 48: support's links go there only). */
+  async reachesCustomer(merchantId: string, mode: string, reference: string): Promise<boolean> {
+    return this.on && (await this.store.customerOf(merchantId, mode, reference)) !== undefined;
   }
 
   /**
@@ -100,6 +127,11 @@ export class Mail {
     if (!this.on) return false;
     await this.store.enqueue(render('refund_receipt', language, to, refund as Values), merchantId, this.now(), sql);
     return true;
+  }
+
+  /** The business's people (the owner and each member) with their e-mail and language. */
+  people(merchantId: string) {
+    return this.store.people(merchantId);
   }
 
   /** A person's e-mail choices (their own): language, and an e-mail for each payment received. */

@@ -5,7 +5,7 @@
 // person), and prove one (step-up) before money moves. The owner may require one of every
 // member. Adding or removing a factor once you have one needs a step-up first: a stolen
 // password alone cannot add the thief's own.
-import { PasskeyBody, PolicyBody, StepUpBody, TotpBody } from '../../contract/factors.ts';
+import { PasskeyBody, PolicyBody, StepUpBody, TotpBody, UnlockBody } from '../../contract/factors.ts';
 import type { Account } from '../domain/account.ts';
 import { Forbidden, NotFound, StepUpRequired } from '../domain/errors.ts';
 import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
@@ -15,7 +15,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route, type Limits } from '../routes/route.ts';
 import type { FactorChange } from '../email/use-cases.ts';
 import { holderOf, needsStepUp, STEP_UP_MS } from './rules.ts';
-import type { Who } from './store.ts';
+import type { ProofKind, Who } from './store.ts';
 import { passkeyOptions, prove, registerPasskey, registerTotp, renewRecoveryCodes, stepUpOptions, totpOptions } from './use-cases.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
@@ -135,15 +135,34 @@ export const stepUpStart: Handler = async (ctx) => {
   return ok(200, await stepUpOptions(ctx.service.factors, session.who, ctx.service.origin(), ctx.service.now()), 'Confirm with your passkey');
 };
 
+/** A lock of the person's proofs set or lifted (issue 48): in both modes' audit logs, and e-mailed to the person and the owner. */
+async function lockChanged(ctx: Ctx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
+  await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, { kinds: kinds.join(',') });
+  await ctx.service.mail.securityChanged(account.merchant.id, account.merchant.businessName, change, `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, { person: holder });
+}
+
 export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const session = await me(ctx);
   const nowMs = ctx.service.now();
-  const proved = await prove(ctx.service.factors, session.who, ctx.body, ctx.service.origin(), nowMs);
+  const proved = await prove(ctx.service.factors, session.who, ctx.body, ctx.service.origin(), nowMs, (kind) => lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]));
+  if (proved.unlocked.length) await lockChanged(ctx, session.account, session.who.holder, 'step_up_unlocked', proved.unlocked);
   await ctx.service.factors.steppedUp(session.token, nowMs);
   await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code' });
   // A recovery code used is told: if it was not the person, their codes are in someone's hands.
   if (!ctx.body.passkey && !ctx.body.code) await told(ctx, session, 'recovery_code_used');
   return ok(200, { steppedUpUntil: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved.with}: money may move for five minutes`);
+};
+
+/** The owner lifts a member's locks (issue 48): their wrong tries forgotten, each kind usable again. */
+export const unlock: Handler<{ body: typeof UnlockBody }> = async (ctx) => {
+  const session = await me(ctx);
+  if (session.account.actor) throw new Forbidden('Only the owner unlocks a member\'s second factor');
+  freshFactor(session.account, ctx.service.now());
+  const member = (await ctx.service.mail.people(session.who.merchantId)).find((p) => p.person === ctx.body.member.toLowerCase() && p.person !== 'owner');
+  if (!member) throw new NotFound('No such member');
+  const lifted = await ctx.service.factors.clearTries({ merchantId: session.who.merchantId, holder: member.person });
+  if (lifted.length) await lockChanged(ctx, { ...session.account, actor: { kind: 'member', id: member.person, label: member.email } }, member.person, 'step_up_unlocked', lifted, session.account);
+  return ok(200, { unlocked: lifted }, lifted.length ? `Unlocked: ${lifted.join(', ')}` : 'Nothing of theirs was locked');
 };
 
 /** Proofs are guessed no faster than passwords: per client address, with the sign-ins' allowance. */
@@ -161,6 +180,7 @@ export const routes = [
   route({ method: 'POST', path: '/dashboard/api/factors/recovery-codes', auth: 'none', handler: recoveryCodes, summary: 'new recovery codes, shown once (after a step-up)' }),
   route({ method: 'DELETE', path: '/dashboard/api/factors/:id', auth: 'none', handler: removeFactor, summary: 'remove a second factor (after a step-up)' }),
   route({ method: 'PUT', path: '/dashboard/api/factors/policy', auth: 'none', handler: setPolicy, body: PolicyBody, summary: 'the owner: require a second factor of every member' }),
+  route({ method: 'POST', path: '/dashboard/api/factors/unlock', auth: 'none', handler: unlock, body: UnlockBody, summary: 'the owner: unlock a member locked out of step-up by wrong tries (after a step-up)' }),
   route({ method: 'POST', path: '/dashboard/api/step-up/options', auth: 'none', handler: stepUpStart, summary: 'options to confirm with a passkey (a single-use challenge)' }),
   route({ method: 'POST', path: '/dashboard/api/step-up', auth: 'none', handler: stepUp, body: StepUpBody, limits: GUESSES, summary: 'a passkey\'s answer, an authenticator code or a recovery code: money may move for five minutes' }),
 ];

@@ -6,6 +6,8 @@ import { createHash, randomBytes } from 'node:crypto';
 export const STEP_UP_MS = 5 * 60_000;
 /** A challenge (a passkey's, a pending authenticator secret) is single-use and lives this long. */
 export const CHALLENGE_MS = 5 * 60_000;
+/** Wrong proofs of one kind in a row that lock it for the person, from every address (issue 48). */
+export const STEP_UP_TRIES = 5;
 /** Recovery codes made at once (each single-use). */
 export const RECOVERY_CODES = 10;
 

@@ -19,6 +19,11 @@ export class SecretBox {
     if (key.length !== 32) throw new Error('a secrets key is 32 bytes');
   }
 
+  /** A key for another purpose (`label`), derived from this one: never the key itself. */
+  derive(label: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, 'service secrets', label, 32));
+  }
+
   /** Whether `stored` is sealed (rows written before sealing was kept are plain, sealed at start). */
   static sealed = (stored: string): boolean => stored.startsWith(PREFIX);
 

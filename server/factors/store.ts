@@ -44,6 +44,9 @@ const factorOf = (r: Row, box: SecretBox): Factor => ({
   totpLastStep: Number(r.totp_last_step),
 });
 
+/** The kinds of proof counted apart (issue 48). */
+export type ProofKind = 'totp' | 'passkey' | 'recovery_code';
+
 export interface Who {
   merchantId: string;
   holder: string;
@@ -168,6 +171,40 @@ export class FactorStore {
        ON CONFLICT (merchant_id) DO UPDATE SET required = $2, updated_ms = $3`,
       [merchantId, required, nowMs],
     );
+  }
+
+  /**
+   * A try at proving a factor of `kind` (issue 48), taken before the proof is checked, in the
+   * database (every instance counts the same, whatever the client's address): the tries since
+   * the last proof that passed, this one included, and whether the kind is locked.
+   */
+  async takeTry(who: Who, kind: ProofKind, nowMs: number): Promise<{ tries: number; locked: boolean }> {
+    const [row] = await this.db.query(
+      `INSERT INTO step_up_tries (merchant_id, holder, kind, tries, locked_ms, updated_ms) VALUES ($1, $2, $3, 1, NULL, $4)
+       ON CONFLICT (merchant_id, holder, kind) DO UPDATE SET tries = step_up_tries.tries + 1, updated_ms = $4 RETURNING tries, locked_ms`,
+      [who.merchantId, who.holder, kind, nowMs],
+    );
+    return { tries: Number(row.tries), locked: row.locked_ms !== null };
+  }
+
+  /** A try that was no guess (a code used already): given back. */
+  async giveBackTry(who: Who, kind: ProofKind): Promise<void> {
+    await this.db.query('UPDATE step_up_tries SET tries = greatest(tries - 1, 0) WHERE merchant_id = $1 AND holder = $2 AND kind = $3', [who.merchantId, who.holder, kind]);
+  }
+
+  /** Locks the kind once `limit` tries failed; true for the one call that locked it (to tell the person once). */
+  async lockAfter(who: Who, kind: ProofKind, limit: number, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query('UPDATE step_up_tries SET locked_ms = $5 WHERE merchant_id = $1 AND holder = $2 AND kind = $3 AND tries >= $4 AND locked_ms IS NULL RETURNING kind', [who.merchantId, who.holder, kind, limit, nowMs]);
+    return rows.length > 0;
+  }
+
+  /** The person's tries forgotten and locks lifted (`kinds`; all when not given): a proof passed, a recovery code used, the owner unlocked. Answers the kinds that were locked. */
+  async clearTries(who: Who, kinds?: ProofKind[]): Promise<ProofKind[]> {
+    const rows = await this.db.query(
+      'DELETE FROM step_up_tries WHERE merchant_id = $1 AND holder = $2 AND ($3::text[] IS NULL OR kind = ANY($3::text[])) RETURNING kind, locked_ms',
+      [who.merchantId, who.holder, kinds ?? null],
+    );
+    return rows.filter((r) => r.locked_ms !== null).map((r) => r.kind as ProofKind);
   }
 
   /** The session of this cookie proved a second factor now: its step-up lasts from here. */

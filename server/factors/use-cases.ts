@@ -3,10 +3,10 @@
 // that URL's), an authenticator app's code taken once, a recovery code used once. Every
 // challenge is the server's, single-use and short-lived (factor_challenges).
 import { createHash } from 'node:crypto';
-import { invalidField, NotConfigured } from '../domain/errors.ts';
-import { CHALLENGE_MS, newRecoveryCodes, recoveryHash } from './rules.ts';
+import { FactorLocked, Invalid, invalidField, NotConfigured } from '../domain/errors.ts';
+import { CHALLENGE_MS, newRecoveryCodes, recoveryHash, STEP_UP_TRIES } from './rules.ts';
 import { newTotp, totpStep } from './totp.ts';
-import type { Factor, FactorStore, Who } from './store.ts';
+import type { Factor, FactorStore, ProofKind, Who } from './store.ts';
 
 /** The relying party: the public URL's host name and origin (a passkey works only there). */
 export const relyingParty = (publicOrigin: string) => ({ rpID: new URL(publicOrigin).hostname, origin: new URL(publicOrigin).origin });
@@ -77,8 +77,42 @@ export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin
   return options;
 }
 
-/** One proof of a second factor: a passkey's answer (its counter moving up), a code not used before, or a recovery code. */
-export async function prove(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
+/**
+ * One proof of a second factor: a passkey's answer (its counter moving up), a code not used
+ * before, or a recovery code. Each is a try counted per person and kind in the database before
+ * it is checked (issue 48): STEP_UP_TRIES wrong in a row lock that kind, whatever the addresses
+ * they came from, until a recovery code is used (it lifts every lock of the person) or the owner
+ * unlocks them. `onLocked` is called once, by the try that locked it.
+ */
+export async function prove(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number, onLocked?: (kind: ProofKind) => Promise<void>): Promise<{ with: string; unlocked: ProofKind[] }> {
+  const kind: ProofKind = proof.passkey ? 'passkey' : proof.code ? 'totp' : 'recovery_code';
+  if (!proof.passkey && !proof.code && !proof.recovery_code) throw invalidField('passkey', 'send one of passkey, code or recovery_code');
+  const taken = await factors.takeTry(who, kind, nowMs);
+  if (taken.locked || taken.tries > STEP_UP_TRIES) throw lockedError(kind);
+  let proved: { with: string };
+  try {
+    proved = await proveOnce(factors, who, proof, publicOrigin, nowMs);
+  } catch (error) {
+    if (error instanceof Invalid && /used already/.test(error.message) && kind === 'totp') await factors.giveBackTry(who, kind);
+    else if (error instanceof Invalid && (await factors.lockAfter(who, kind, STEP_UP_TRIES, nowMs))) {
+      await onLocked?.(kind);
+      throw lockedError(kind, error.message);
+    }
+    throw error;
+  }
+  // A proof that passed forgets the kind's tries; a recovery code, the person's every lock (the way back).
+  const unlocked = await factors.clearTries(who, kind === 'recovery_code' ? undefined : [kind]);
+  return { ...proved, unlocked };
+}
+
+const KIND_WORDS: Record<ProofKind, string> = { totp: 'authenticator codes', passkey: 'passkey answers', recovery_code: 'recovery codes' };
+
+function lockedError(kind: ProofKind, wrong?: string): FactorLocked {
+  const back = kind === 'recovery_code' ? 'the owner can unlock you from Members (or confirm with another kind of factor)' : 'use a recovery code, or ask the owner to unlock you';
+  return new FactorLocked(`${wrong ? `${wrong}. ` : ''}Too many wrong ${KIND_WORDS[kind]} in a row (${STEP_UP_TRIES}): they are locked for your account, from every address; ${back}`);
+}
+
+async function proveOnce(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
   const mine = await factors.factors(who);
   if (proof.passkey) return provePasskey(factors, who, mine, proof.passkey, publicOrigin, nowMs);
   if (proof.code) {
@@ -89,11 +123,8 @@ export async function prove(factors: FactorStore, who: Who, proof: { passkey?: R
     }
     throw invalidField('code', 'wrong code');
   }
-  if (proof.recovery_code) {
-    if (mine.length > 0 && (await factors.useRecoveryCode(who, recoveryHash(proof.recovery_code), nowMs))) return { with: 'a recovery code' };
-    throw invalidField('recovery_code', 'not one of your recovery codes, or used already');
-  }
-  throw invalidField('passkey', 'send one of passkey, code or recovery_code');
+  if (mine.length > 0 && (await factors.useRecoveryCode(who, recoveryHash(proof.recovery_code!), nowMs))) return { with: 'a recovery code' };
+  throw invalidField('recovery_code', 'not one of your recovery codes, or used already');
 }
 
 async function provePasskey(factors: FactorStore, who: Who, mine: Factor[], response: Record<string, unknown>, publicOrigin: string, nowMs: number): Promise<{ with: string }> {

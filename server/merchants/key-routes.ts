@@ -5,7 +5,8 @@ import { RolledKey } from '../../contract/dashboard.ts';
 import { RollKeyBody } from '../../contract/dashboard-requests.ts';
 import { ByMember, NewRestrictedKeyAnswer, RestrictedKeyBody, RestrictedKeysAnswer } from '../../contract/team.ts';
 import { Done } from '../../contract/api.ts';
-import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
+import { invalidField, NotFound, PermissionDenied, StepUpRequired } from '../domain/errors.ts';
+import { holderOf, needsStepUp } from '../factors/rules.ts';
 import { lacking } from '../domain/permissions.ts';
 import { actorOf } from '../audit/rules.ts';
 import type { RestrictedKeyRow } from './store.ts';
@@ -14,7 +15,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'log' | 'merchants' | 'now';
+type Uses = 'log' | 'mail' | 'merchants' | 'now';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /**
@@ -23,12 +24,20 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
  * The body is optional: no body (or no content-type) is "now".
  */
 export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
-  // The full secret key opens everything: nobody gets it who could not do everything already.
+  // The full secret key opens everything and ends the business's own key: nobody gets it who
+  // could not do everything already, and never a restricted key, even one made with every
+  // permission (issue 48: a removed admin's key rolled the business out of its own key).
+  if (!account.session && account.grants !== undefined && account.grants !== 'all') throw new PermissionDenied('A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may');
   if (lacking(account.grants, 'all').length) throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
-  const delayMs = (body.revoke_old_after ?? 0) * 1000;
   const nowMs = service.now();
+  // An admin rolls in either mode only with a second factor proved within five minutes.
+  if (account.session && account.actor?.kind === 'member' && (!account.secondFactor?.enrolled || needsStepUp('always', account.mode, account.secondFactor, nowMs))) {
+    throw new StepUpRequired(account.secondFactor?.enrolled ? 'An admin rolls the secret key only within five minutes of confirming a second factor: confirm with your passkey, authenticator code or a recovery code, then send it again' : 'An admin rolls the secret key only with a second factor: add a passkey or an authenticator app in Security, confirm it, then send it again');
+  }
+  const delayMs = (body.revoke_old_after ?? 0) * 1000;
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true))!;
   service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
+  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'key_rolled', `${account.mode} mode, by ${actorOf(account).label}`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
@@ -41,7 +50,9 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   const wider = lacking(account.grants, body.permissions);
   if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
   const { kind, id, label } = actorOf(account);
-  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label });
+  // Whose key it is (issue 48): the person making it, or, made by a key, that key's person.
+  const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
+  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder);
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };

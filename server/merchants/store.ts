@@ -111,7 +111,7 @@ export class MerchantStore {
   /** The account a key opens and when it stops working (null: not rolled), whatever the time now: what the account cache keeps. */
   async keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined> {
     const [row] = await this.db.query(
-      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms, k.permissions AS key_permissions, k.id AS key_id, k.name AS key_name, k.hint AS key_hint
+      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms, k.permissions AS key_permissions, k.id AS key_id, k.name AS key_name, k.hint AS key_hint, k.holder AS key_holder
          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
       [hashKey(key), kind],
     );
@@ -122,18 +122,23 @@ export class MerchantStore {
       // Who acts, for the audit log: the key's id (a restricted key's) or its hint, never the key.
       account.grants = grantsOf(row.key_permissions as string | null);
       account.actor = { kind: 'key', id: (row.key_id as string | null) ?? (row.key_hint as string), label: row.key_name ? `${row.key_name as string} (${row.key_hint as string})` : (row.key_hint as string) };
+      if (row.key_holder) account.holder = row.key_holder as string;
     }
     return { account, revokedAfterMs };
   }
 
-  /** A restricted secret key of the account's mode with these permissions (issue 37): its secret answered this once. */
-  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker): Promise<RestrictedKeyRow & { secretKey: string }> {
+  /**
+   * A restricted secret key of the account's mode with these permissions (issue 37): its secret
+   * answered this once. `holder` (issue 48): the person it belongs to ('owner' or a member's id;
+   * null when a full key made it), whose removal revokes it and whose demotion narrows it.
+   */
+  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker, holder: string | null): Promise<RestrictedKeyRow & { secretKey: string }> {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
       await tx.query(
-        `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9)`,
-        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy)],
+        `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10)`,
+        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy), holder],
       );
       return { id };
     });

@@ -14,6 +14,7 @@ import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
+import { checkSupportClaim } from './rules.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
@@ -47,10 +48,11 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
     }
   }
   const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
+  checkSupportClaim(role, { hasAddress: address !== undefined, reachesCustomer: role === 'support' && !address && (await service.mail.reachesCustomer(account.merchant.id, account.mode, body.reference)) });
   const context = {
     treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
-    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id) : undefined,
+    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };
   const { refund, claimToken } = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
   const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
@@ -59,6 +61,8 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   const claimUrl = `${service.origin()}/refund#${claimToken}`;
   // E-mail on and the payment has the customer's e-mail: the link goes to them too (email/use-cases.ts).
   const emailed = await service.mail.customerRefundLink(account.merchant.id, account.mode, { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin }, claimUrl);
+  // Support never holds the link (issue 48): it went to the customer only.
+  if (role === 'support') return ok(201, refundView(refund), `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail' : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`);
   return ok(201, { ...refundView(refund), claim_url: claimUrl }, `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`);
 };
 
@@ -68,9 +72,12 @@ export const SupportLimit = later(() => z.object({ status: z.literal('success'),
 
 export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async ({ body, account, service }) => {
   const cents = body.daily === null ? null : configuredUnits(body.daily, 2);
-  await service.refunds.setSupportLimit(account.merchant.id, cents);
-  const now = await service.refunds.supportLimitCents(account.merchant.id);
-  return ok(200, { daily: `${now / 100n}.${String(now % 100n).padStart(2, '0')}` }, 'Support members\' refund limit set');
+  // The caller's mode's only (issue 48): a test key no longer sets what live support may refund.
+  await service.refunds.setSupportLimit(account.merchant.id, account.mode, cents);
+  const now = await service.refunds.supportLimitCents(account.merchant.id, account.mode);
+  const daily = `${now / 100n}.${String(now % 100n).padStart(2, '0')}`;
+  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'support_limit', `${account.mode} mode: ${daily} USD a day`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
+  return ok(200, { daily }, `Support members' refund limit set for ${account.mode} mode`);
 };
 
 export const cancel: Handler = async ({ params, account, service }) => ok(200, refundView(await cancelRefund(service.refunds, account, params.id, service.now(), refundView)), 'Refund canceled: its amount is back in the balance');
@@ -95,7 +102,7 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', stepUp: 'live', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
-    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. When the service sends e-mail (SMTP_URL) and the payment has a `customer_email`, the link is e-mailed to it too, and the customer is sent a receipt (amount, coin, chain, transaction) once the refund is `confirmed`. A support member may only leave `address` out, and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement (the service holds none of it): nothing is reserved or counted toward the limit; the answer\'s `transfer` (once the address is known) is the one transfer your own wallet sends (`uri`: EIP-681; `GET /api/v1/refunds/{id}/qr` as a QR code); the service finds it on chain (exactly that amount of that token to that address, from any sender) or you name its transaction (`POST /api/v1/refunds/{id}/transaction`); then `sent` and `confirmed` as above.',
+    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. When the service sends e-mail (SMTP_URL) and the payment has a `customer_email`, the link is e-mailed to it too, and the customer is sent a receipt (amount, coin, chain, transaction) once the refund is `confirmed`. A support member may only leave `address` out, never gets `claim_url` (the link is e-mailed to the payment\'s customer only; 403 `permission_denied` naming `customer_email` when the payment has none or e-mail is off), and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement (the service holds none of it): nothing is reserved or counted toward the limit; the answer\'s `transfer` (once the address is known) is the one transfer your own wallet sends (`uri`: EIP-681; `GET /api/v1/refunds/{id}/qr` as a QR code); the service finds it on chain (exactly that amount of that token to that address, from any sender) or you name its transaction (`POST /api/v1/refunds/{id}/transaction`); then `sent` and `confirmed` as above.',
     body: RefundBody, responses: { 201: answer(Refund) },
     errors: [404, 'permission_denied', 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { movesMoney: true },
   }),
@@ -106,9 +113,9 @@ export const routes = [
     query: RefundsQuery, responses: { 200: RefundsPage },
   }),
   route({
-    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', handler: setSupportLimit, tag,
+    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', stepUp: 'live', handler: setSupportLimit, tag,
     summary: 'how much the support members may refund a day',
-    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
+    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Each mode has its own limit: the caller\'s mode\'s is set (a test key sets test mode\'s only; live mode\'s from a dashboard session asks for a second factor within five minutes, as other live money settings). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
     body: SupportLimitBody, responses: { 200: SupportLimit },
   }),
   route({

@@ -131,6 +131,19 @@ export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, reco
 }
 
 /**
+ * Where a support member's claim link may go (issue 48): to the payment's customer by e-mail
+ * only, never into support's own answer (support would claim it with a wallet of its own). So a
+ * support member's refund without an address needs e-mail on and the payment's customer e-mail.
+ */
+export function checkSupportClaim(role: string | undefined, request: { hasAddress: boolean; reachesCustomer: boolean }): void {
+  if (role !== 'support' || request.hasAddress || request.reachesCustomer) return;
+  throw new PermissionDenied(
+    'customer_email: a support member\'s refund link goes to the payment\'s customer by e-mail only, and this payment has no customer_email (or the service sends no e-mail): an owner, admin or finance member can refund it',
+    [{ field: 'customer_email', message: 'expected a payment with the customer\'s e-mail, and e-mail on (SMTP_URL)' }],
+  );
+}
+
+/**
  * A support member's refunds (issue 35; the attack review's open point: refunds.write could
  * send to any wallet): never to an address the member types (the customer names it through the
  * claim link), and no more than the merchant's limit for support in US cents over the last day,
@@ -139,7 +152,7 @@ export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, reco
 export function checkSupportRefund(role: string | undefined, request: { hasAddress: boolean; usdCents: bigint }, limit: { cents: bigint; spentCents: bigint }): void {
   if (role !== 'support') return;
   if (request.hasAddress) {
-    throw new PermissionDenied('A support member refunds through the customer\'s claim link only: leave address out, and give the customer the claim_url of the answer (an owner, admin or finance member may name an address)', [{ field: 'address', message: 'expected no address: the customer names it through the claim link' }]);
+    throw new PermissionDenied('A support member refunds through the customer\'s claim link only: leave address out, and the link is e-mailed to the payment\'s customer (an owner, admin or finance member may name an address)', [{ field: 'address', message: 'expected no address: the customer names it through the claim link' }]);
   }
   if (limit.spentCents + request.usdCents > limit.cents) {
     const usd = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')} USD`;

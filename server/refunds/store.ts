@@ -114,15 +114,16 @@ export class RefundStore implements RefundTransactions {
   }
 
   /** A merchant's limit on its support members' refunds a day, US cents: its own, else the operator's default. */
-  async supportLimitCents(merchantId: string): Promise<bigint> {
-    const [row] = await this.db.query(`SELECT support_refund_limit_cents::text AS c FROM merchants WHERE id = $1`, [merchantId]);
+  /** The support members' daily refund limit of a mode, in US cents (issue 48: each mode its own; the operator's default where none is set). */
+  async supportLimitCents(merchantId: string, mode: string): Promise<bigint> {
+    const [row] = await this.db.query(`SELECT ${supportLimitColumn(mode)}::text AS c FROM merchants WHERE id = $1`, [merchantId]);
     if (row?.c != null) return BigInt(row.c as string);
     const [whole, fraction = ''] = this.defaultSupportLimit.split('.');
     return BigInt((whole || '0') + fraction.slice(0, 2).padEnd(2, '0'));
   }
 
-  async setSupportLimit(merchantId: string, cents: bigint | null): Promise<void> {
-    await this.db.query(`UPDATE merchants SET support_refund_limit_cents = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
+  async setSupportLimit(merchantId: string, mode: string, cents: bigint | null): Promise<void> {
+    await this.db.query(`UPDATE merchants SET ${supportLimitColumn(mode)} = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
   }
 
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
@@ -208,3 +209,6 @@ export class RefundStore implements RefundTransactions {
     );
   }
 }
+
+/** The column of a mode's support refund limit (migrations 0032 and 0043): one of two names, never the caller's text. */
+const supportLimitColumn = (mode: string) => (mode === 'live' ? 'support_refund_limit_live_cents' : 'support_refund_limit_cents');

@@ -37,6 +37,7 @@ const LEAVES: Record<string, JsonSchema> = {
   '1 to 64 letters, digits or . _ : -': { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
   'an e-mail address such as ada@example.com': { type: 'string', format: 'email', maxLength: 254 },
   'a name of 1 to 100 characters': { type: 'string', minLength: 1, maxLength: 100 },
+  'a name of 1 to 100 characters, without control characters or links': { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
   'US dollars as decimal text, such as 50 or 25.50': { type: 'string', pattern: '^\\d{1,12}(\\.\\d{1,2})?$' },
   'a password of at most 200 characters': { type: 'string', minLength: 1, maxLength: 200 },
   'an http(s) URL such as https://api.example.com': { type: 'string', format: 'uri', pattern: '^https?://' },

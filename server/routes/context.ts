@@ -39,6 +39,7 @@ import type { AuditStore } from '../audit/store.ts';
 import type { TeamStore } from '../team/store.ts';
 import type { FactorStore } from '../factors/store.ts';
 import type { Mail } from '../email/use-cases.ts';
+import type { OpaqueIds } from '../http/opaque-ids.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
@@ -70,6 +71,8 @@ export interface ServiceParts extends BalanceStores {
   mail: Mail;
   /** Who did what: every write of a session or a secret key, append-only. */
   audit: AuditStore;
+  /** Row numbers answered as opaque ids (issue 48: the audit log's, the statement's). */
+  ids: OpaqueIds;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
   dashboard: DashboardStore;
   /** The payments list and each payment's timeline. */

@@ -11,11 +11,31 @@ import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 import { INVITATION_MS, invitationLink } from './rules.ts';
-import type { MemberRow } from './store.ts';
+import type { KeyAudit, KeyChange, MemberRow } from './store.ts';
+import { actorOf } from '../audit/rules.ts';
+import { clientOf } from '../http/client.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'log' | 'mail' | 'now' | 'origin' | 'team';
+type Uses = 'config' | 'log' | 'mail' | 'now' | 'origin' | 'team';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+type Ctx = Parameters<Handler>[0];
+
+/**
+ * A member's restricted key revoked (removed) or narrowed (demoted) with them (issue 48): a row of
+ * its mode's audit log, by whoever changed the member, written with the change.
+ */
+const keyAudit = ({ account, req, service }: Pick<Ctx, 'account' | 'req' | 'service'>, memberId: string): KeyAudit => (key) => [{
+  merchantId: account.merchant.id,
+  mode: key.mode,
+  atMs: service.now(),
+  actor: actorOf(account),
+  client: clientOf(req, service.config.trustProxies),
+  action: key.permissions.length ? 'narrow restricted key (member\'s role changed)' : 'revoke restricted key (member removed)',
+  target: key.id,
+  details: { params: { member: memberId }, values: { permissions: key.permissions } },
+}];
+
+const keyNames = (keys: KeyChange[]) => keys.map((k) => `${k.name} (${k.mode}${k.permissions.length ? `: ${k.permissions.join(', ')}` : ''})`).join('; ');
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const memberView = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, createdAt: iso(m.createdMs) });
@@ -45,19 +65,25 @@ export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, bo
   return ok(201, { email: body.email, role: body.role, expiresAt, link, emailed }, 'E-mail is off (no SMTP_URL): copy this link to the invited person by hand; it is shown this once, and works once, for this e-mail only');
 };
 
-export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async ({ account, params, body, service }) => {
+export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async (ctx) => {
+  const { account, params, body, service } = ctx;
   sessionOnly(account);
   // A UUID in capitals names the same row (PostgreSQL's uuid): compared as the database does.
   if (account.actor?.id.toLowerCase() === params.id.toLowerCase()) throw new Forbidden('You cannot change your own role: another admin or the owner can');
-  const member = await service.team.changeRole(account.merchant.id, params.id, body.role);
+  const member = await service.team.changeRole(account.merchant.id, params.id, body.role, keyAudit(ctx, params.id));
   if (!member) throw new NotFound('No such member');
-  return ok(200, memberView(member), 'Role changed; their sessions ended');
+  // Their keys now do no more than their role: the owner and the member are told which.
+  if (member.keys.length) await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'keys_narrowed', `${member.email}, now ${member.role}: ${keyNames(member.keys)}`, { person: member.id });
+  return ok(200, memberView(member), member.keys.length ? `Role changed; their sessions ended, and ${member.keys.length} of their restricted keys now do only what the role may` : 'Role changed; their sessions ended');
 };
 
-export const removeMember: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
+export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) => {
+  const { account, params, service } = ctx;
   sessionOnly(account);
-  if (!(await service.team.remove(account.merchant.id, params.id))) throw new NotFound('No such member');
-  return ok(200, undefined, 'Member removed; their sessions ended');
+  const gone = await service.team.remove(account.merchant.id, params.id, keyAudit(ctx, params.id));
+  if (!gone) throw new NotFound('No such member');
+  if (gone.keys.length) await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'keys_revoked', `${gone.email}: ${keyNames(gone.keys)}`, { email: gone.email });
+  return ok(200, undefined, gone.keys.length ? `Member removed; their sessions ended and their ${gone.keys.length} restricted keys were revoked` : 'Member removed; their sessions ended');
 };
 
 export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
@@ -74,8 +100,8 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: invite, tag: 'Account', body: InviteBody,
     summary: 'invite a member by e-mail with a role (a dashboard session only)',
-    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409.',
-    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use'], idempotency: 'secret',
+    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409; past 20 invitations in an hour for the business, 429 `rate_limited` naming the limit (with Retry-After).',
+    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use', 429], idempotency: 'secret',
   }),
   route({
     method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,

@@ -5,6 +5,9 @@ import type { Role } from '../domain/permissions.ts';
 /** An invitation link works for a week, once. */
 export const INVITATION_MS = 7 * 24 * 3_600_000;
 
+/** Invitations a business may make in an hour (issue 48): each is an e-mail sent in its name. */
+export const INVITATIONS_PER_HOUR = 20;
+
 /** The invitation's link: its token in the #fragment, which browsers never send in a request nor a Referer. */
 export const invitationLink = (origin: string, token: string): string => `${origin}/dashboard/join#invitation=${token}`;
 

@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { appendAudit, auditedTransaction, type AuditRecord } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
-import { EmailInUse } from '../domain/errors.ts';
-import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts';
+import { EmailInUse, TooMany } from '../domain/errors.ts';
+import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+import { notifyAccountChange } from '../storage/account-cache.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
-import { FORMER_OWNER_ROLE, sameEmail } from './rules.ts';
+import { FORMER_OWNER_ROLE, INVITATIONS_PER_HOUR, sameEmail } from './rules.ts';
 
 export interface MemberRow {
   id: string;
@@ -17,10 +18,26 @@ export interface MemberRow {
   createdMs: number;
 }
 
+/** A member's restricted key that their removal revoked or their demotion narrowed (issue 48). */
+export interface KeyChange {
+  id: string;
+  name: string;
+  mode: string;
+  /** What it may do now; empty: revoked. */
+  permissions: Permission[];
+}
+
+/** The audit rows a key's change writes, in the change's transaction (the caller names the actor). */
+export type KeyAudit = (change: KeyChange) => AuditRecord[];
+
 export type Accepted = { member: MemberRow; merchantId: string } | { refused: 'token' | 'email' };
 
 export class TeamStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Told a merchant's keys changed, once committed (the account cache; other instances hear the NOTIFY). */
+    private readonly changed: (merchantId: string) => void = () => {},
+  ) {}
 
   async members(merchantId: string): Promise<{ owner: { email: string } | undefined; members: MemberRow[] }> {
     const [owner] = await this.db.query('SELECT email FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
@@ -31,9 +48,24 @@ export class TeamStore {
     };
   }
 
-  /** A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's or a member's already. */
-  async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number): Promise<string> {
+  /**
+   * A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's
+   * or a member's already; the business made INVITATIONS_PER_HOUR in the last hour (issue 48:
+   * each is an e-mail the service sends in the business's name), counted from the audit log's
+   * rows of invitations made (kept even when an invitation is replaced or cancelled), one
+   * business's invitations at a time (its merchant row locked).
+   */
+  async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number, perHour = INVITATIONS_PER_HOUR): Promise<string> {
     return auditedTransaction(this.db, async (tx) => {
+      await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+      const [made] = await tx.query(
+        `SELECT count(*)::int AS n, min(at_ms) AS first FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations' AND at_ms > $2`,
+        [merchantId, nowMs - 3_600_000],
+      );
+      if (Number(made.n) >= perHour) {
+        const wait = Math.max(1, Math.ceil((Number(made.first) + 3_600_000 - nowMs) / 1000));
+        throw new TooMany(`At most ${perHour} invitations an hour per business: ${Number(made.n)} made in the last hour; try again in ${wait} s`, wait);
+      }
       const [taken] = await tx.query(
         `SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2)
          UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,
@@ -73,30 +105,38 @@ export class TeamStore {
   }
 
   /**
-   * A member's new role; their sessions end at once (they sign in again with it), and, when they
-   * could invite (team.write), the business's pending invitations are cancelled (see
-   * cancelInvitationsOf). Undefined: no such member.
+   * A member's new role; their sessions end at once (they sign in again with it), their
+   * restricted keys are narrowed to the new role's permissions (a key left with none is revoked;
+   * issue 48) with `keyAudit`'s rows, and, when they could invite (team.write), the business's
+   * pending invitations are cancelled (see cancelInvitationsOf). Undefined: no such member.
    */
-  async changeRole(merchantId: string, memberId: string, role: Role): Promise<MemberRow | undefined> {
+  async changeRole(merchantId: string, memberId: string, role: Role, keyAudit?: KeyAudit): Promise<(MemberRow & { keys: KeyChange[] }) | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const [before] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!before) return undefined;
       const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [merchantId, memberId, role]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
       if (before.role !== role) await cancelInvitationsOf(tx, merchantId, before.role as Role);
-      return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms) };
-    });
+      const keys = await narrowKeys(tx, merchantId, String(row.id), ROLE_PERMISSIONS[role] ?? [], keyAudit);
+      return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms), keys };
+    }).finally(() => this.changed(merchantId));
   }
 
-  /** Removes a member and ends their sessions at once (and cancels pending invitations, as changeRole). False: no such member. */
-  async remove(merchantId: string, memberId: string): Promise<boolean> {
+  /**
+   * Removes a member and ends their sessions at once, revokes every restricted key they hold
+   * (issue 48; `keyAudit`'s rows with it) and cancels pending invitations, as changeRole.
+   * Undefined: no such member.
+   */
+  async remove(merchantId: string, memberId: string, keyAudit?: KeyAudit): Promise<{ email: string; keys: KeyChange[] } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
-      const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role', [merchantId, memberId]);
+      const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role, email', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
-      if (gone[0]) for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
-      if (gone[0]) await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
-      return gone.length > 0;
-    });
+      if (!gone[0]) return undefined;
+      for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
+      await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
+      const keys = await narrowKeys(tx, merchantId, String(gone[0].id), [], keyAudit);
+      return { email: gone[0].email as string, keys };
+    }).finally(() => this.changed(merchantId));
   }
 
   /**
@@ -117,14 +157,16 @@ export class TeamStore {
       }
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
       // Second factors are the person's (issue 37): the new owner's go with them, and the former owner's with theirs.
-      for (const table of ['second_factors', 'recovery_codes']) {
+      // So are restricted keys (issue 48): the former owner's stay theirs, under their member id.
+      for (const table of ['second_factors', 'recovery_codes', 'api_keys']) {
         await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [merchantId, memberId.toLowerCase()]);
       }
       // A sign-in link issued before sets the password of the owner's login, which is now the
       // new owner's: whoever holds one (the former owner) would take the business back with it.
       await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
+      await notifyAccountChange(tx, merchantId);
       return true;
-    });
+    }).finally(() => this.changed(merchantId));
   }
 }
 
@@ -137,4 +179,27 @@ export class TeamStore {
  */
 async function cancelInvitationsOf(tx: Sql, merchantId: string, role: Role): Promise<void> {
   if (ROLE_PERMISSIONS[role]?.includes('team.write')) await tx.query('DELETE FROM invitations WHERE merchant_id = $1 AND used_ms IS NULL', [merchantId]);
+}
+
+/**
+ * A person's restricted keys held to `allowed` (issue 48): each keeps only what the person may
+ * still do; one left with nothing (or every one, for a person removed) is deleted, refused at once
+ * on every instance (NOTIFY). Each key changed writes `keyAudit`'s rows in the same transaction.
+ */
+async function narrowKeys(tx: Sql, merchantId: string, holder: string, allowed: readonly Permission[], keyAudit?: KeyAudit): Promise<KeyChange[]> {
+  const rows = await tx.query(`SELECT id, name, mode, permissions FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND permissions IS NOT NULL FOR UPDATE`, [merchantId, holder.toLowerCase()]);
+  const changes: KeyChange[] = [];
+  for (const r of rows) {
+    const had = grantsOf(r.permissions as string) as Permission[];
+    const kept = had.filter((p) => allowed.includes(p));
+    if (kept.length === had.length) continue;
+    if (kept.length === 0) await tx.query('DELETE FROM api_keys WHERE merchant_id = $1 AND id = $2', [merchantId, r.id]);
+    else await tx.query('UPDATE api_keys SET permissions = $3 WHERE merchant_id = $1 AND id = $2', [merchantId, r.id, storedGrants(kept)]);
+    changes.push({ id: String(r.id), name: r.name as string, mode: r.mode as string, permissions: kept });
+  }
+  if (changes.length) {
+    await notifyAccountChange(tx, merchantId);
+    if (keyAudit) for (const change of changes) await appendAudit(tx, keyAudit(change));
+  }
+  return changes;
 }

@@ -76,8 +76,9 @@ describe('error codes', () => {
       // Every code is some operation's, but the wrong method's (a path's, not an operation's) and
       // wrong_token's (the chain watcher's: a transfer in another token is recorded, never credited;
       // the sandbox credits a payment only in its own token, so no request meets it), and the
-      // refund claim page's (a hosted page's calls, /refund/claim: not the API's reference).
-      expect(Object.keys(ERROR_CODES).filter((c) => !everywhere.has(c))).toEqual(['method_not_allowed', 'wrong_token', 'refund_link_used', 'refund_link_expired']);
+      // refund claim page's (a hosted page's calls, /refund/claim: not the API's reference), and
+      // the dashboard's step-up lockout's (/dashboard/api/step-up: not the API's reference either).
+      expect(Object.keys(ERROR_CODES).filter((c) => !everywhere.has(c))).toEqual(['factor_locked', 'method_not_allowed', 'wrong_token', 'refund_link_used', 'refund_link_expired']);
       expect(() => operationCodes({ method: 'GET', path: '/x', auth: 'none', errors: [418] })).toThrow(/no error code for status 418/);
     }
   });

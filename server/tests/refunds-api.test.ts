@@ -24,7 +24,8 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   let a: Service;
   let b: Service;
   beforeAll(async () => {
-    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000, ...cheapPasswords };
+    // E-mail on (an address nothing listens on, the jobs off): e-mails wait in the outbox, to be read.
+    const options = { demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000, smtpUrl: 'smtp://127.0.0.1:9', ...cheapPasswords };
     a = await startService(options);
     b = kind === 'postgres' ? await startService({ ...options, instance: 'second' }) : a;
   }, 60_000);
@@ -53,9 +54,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   };
   /** A USDT payment of `amount` US dollars, paid by the sandbox as `kind` says: its reference and the amount that arrived, in base units. */
   let n = 0;
-  const paid = async (how: 'exact' | 'over' | 'none', amount = 10) => {
+  const paid = async (how: 'exact' | 'over' | 'none', amount = 10, customerEmail?: string) => {
     const reference = `r-${kind}-${++n}`;
-    expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount }, publicKey)).status).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount, ...(customerEmail ? { customer_email: customerEmail } : {}) }, publicKey)).status).toBe(201);
     if (how !== 'none') expect((await call(a, 'POST', '/api/v1/sandbox/deposit', { reference, kind: how }, publicKey)).status).toBeLessThan(300);
     const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
     const decimals = 18;
@@ -344,8 +345,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(await a.db.query(`SELECT purpose FROM withdrawals WHERE id IN ($1, $2)`, [done, lost])).toEqual([{ purpose: 'refund' }, { purpose: 'refund' }]);
   });
 
-  it('a support member refunds only through the claim link, and up to the business\'s limit a day', async () => {
-    const p = await paid('exact', 120);
+  it('a support member refunds only through the claim link, e-mailed to the customer and never answered to support, and up to the business\'s limit a day', async () => {
+    const buyer = `buyer-${kind}@example.com`;
+    const p = await paid('exact', 120, buyer);
     const email = `support-${kind}@example.com`;
     const invitation = await a.parts.team.invite(DEMO_MERCHANT.id, email, 'support', Date.now(), 60_000);
     const joined = await fetch(a.url + '/dashboard/api/invitation', { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url }, body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }) });
@@ -364,11 +366,62 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '30' })).body.data).toEqual({ daily: '30.00' });
     const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 5n), reason: 'a fifth' });
     expect([fits.status, fits.body.data.status]).toEqual([201, 'waiting_for_address']);
+    // Support never sees the claim link (it would claim it with its own wallet): it went to the customer's e-mail only.
+    expect(fits.body.data.claim_url).toBeUndefined();
+    expect(JSON.stringify(fits.body)).not.toContain('/refund#');
+    const links = await a.db.query<{ recipient: string }>(`SELECT recipient FROM emails WHERE kind = 'refund_link' AND text_body LIKE $1`, [`%${p.reference}%`]);
+    expect(links.map((l) => l.recipient)).toEqual([buyer]);
     const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 10n), reason: 'a tenth' });
     expect([past.status, past.body.errors[0].field]).toEqual([403, 'amount']);
     expect(past.body.message).toMatch(/; 2\d\.\d\d USD refunded by support in the last 24 hours/);
-    // The owner's key is not limited; the limit back to the default.
+    // A payment without the customer's e-mail: support cannot refund it (the link would have nowhere to go but support), by refund or send-back.
+    const anonymous = await paid('over', 5);
+    const noMail = await asSupport('/api/v1/refunds', { reference: anonymous.reference, amount: '1', reason: 'to me' });
+    expect([noMail.status, noMail.body.code, noMail.body.errors?.[0].field], JSON.stringify(noMail.body)).toEqual([403, 'permission_denied', 'customer_email']);
+    const noMailBack = await asSupport(`/api/v1/payments/${anonymous.reference}/send_back`, { reason: 'to me' });
+    expect([noMailBack.status, noMailBack.body.code, noMailBack.body.errors?.[0].field], JSON.stringify(noMailBack.body)).toEqual([403, 'permission_denied', 'customer_email']);
+    // With it, the send-back's link goes to the customer, not into support's answer.
+    const over = await paid('over', 5, buyer);
+    const back = await asSupport(`/api/v1/payments/${over.reference}/send_back`, { reason: 'the excess' });
+    expect(back.status, JSON.stringify(back.body)).toBe(201);
+    expect(back.body.data.claim_url).toBeUndefined();
+    // The owner's key is not limited and still gets its link; the limit back to the default.
     expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'owner', address: customer })).status).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: '1', reason: 'owner' })).body.data.claim_url).toContain('/refund#');
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
+  });
+
+  it('the balance statement\'s ids and cursors are opaque: they do not count other merchants\' postings', async () => {
+    // Two payments credited to the balance: lines of its statement whatever ran before.
+    await paid('exact');
+    await paid('exact');
+    const first = await call(a, 'GET', '/api/v1/balances/entries?coin=USDT&limit=1');
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.length).toBe(1);
+    for (const line of first.body.data) {
+      expect(line.id).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+      expect(line.entry).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{22}$/));
+    }
+    expect(Buffer.from(first.body.next, 'base64url').toString()).not.toMatch(/\d{2,}$/);
+    // Paged by the opaque cursor: the same lines as one page.
+    const second = await call(a, 'GET', `/api/v1/balances/entries?coin=USDT&limit=1&cursor=${first.body.next}`);
+    expect(second.body.data).toHaveLength(1);
+    const whole = await call(a, 'GET', '/api/v1/balances/entries?coin=USDT&limit=2');
+    expect([...first.body.data, ...second.body.data]).toEqual(whole.body.data);
+    const forged = await call(a, 'GET', `/api/v1/balances/entries?cursor=${Buffer.from('statement:1').toString('base64url')}`);
+    expect([forged.status, forged.body.errors?.[0].field]).toEqual([400, 'cursor']);
+    // The CSV names each entry the same way.
+    const csv = await (await fetch(`${a.url}/api/v1/balances/statement.csv`, { headers: { authorization: `Bearer ${secretKey}` } })).text();
+    expect(csv).toContain(`,${first.body.data[0].entry},`);
+  });
+
+  it('the support limit is each mode\'s own: the test key sets test mode\'s, never live\'s', async () => {
+    expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '1000000' })).body.data).toEqual({ daily: '1000000.00' });
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'live')).toBe(10_000n);
+    const live = await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '40' }, DEMO_MERCHANT.keys.live.secretKey);
+    expect(live.body.data).toEqual({ daily: '40.00' });
+    expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
 });
