@@ -292,18 +292,23 @@ describe('service-checkout CLI', () => {
     await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
     await initialize('cli-refund');
     expect(await cli(['trigger', 'deposit', 'cli-refund', 'over', '--no-wait']).done).toBe(0);
-    const asked = cli(['refund', 'cli-refund', '800000000000000000', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
+    // The amount as the API writes every amount: 0.8 is 0.8 USDT (8×10^17 base units at its 18 decimals).
+    const asked = cli(['refund', 'cli-refund', '0.8', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
     expect(await asked.done).toBe(0);
     const refund = JSON.parse(asked.out[0]!);
-    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '800000000000000000', amount_exact: '0.8', status: 'ready' });
+    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '0.8', amount_base_units: '800000000000000000', status: 'ready' });
     const got = cli(['refund', 'get', refund.id]);
     expect(await got.done).toBe(0);
     expect(got.out[0]).toBe(`${refund.id}  cli-refund  0.8 USDT to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8  ready`);
     const listed = cli(['refunds', '--reference', 'cli-refund']);
     expect(await listed.done).toBe(0);
     expect(listed.out).toEqual([got.out[0]]);
-    const wrong = cli(['refund', 'cli-refund', '0.5', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
+    const wrong = cli(['refund', 'cli-refund', '-0.5', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
     expect(await wrong.done).toBe(2);
+    // More decimals than the coin has: the service's 400 naming amount.
+    const fine = cli(['refund', 'cli-refund', '0.' + '0'.repeat(18) + '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
+    expect(await fine.done).toBe(1);
+    expect(fine.err[0]).toMatch(/answered 400: .*amount: expected at most 18 decimals/);
     const over = cli(['refund', 'cli-refund', 'rest', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'all', '--key', secretKey]);
     expect(await over.done).toBe(0);
     const more = cli(['refund', 'cli-refund', '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'more']);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
 import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.ts';
 import type { CoinSymbol, Currency } from '../../contract/fields.ts';
+import { COIN_AMOUNT } from '../../contract/refunds.ts';
 
 export const USAGE = `usage: service-checkout <command> [options]
 
@@ -30,8 +31,10 @@ commands:
   trigger REFUND_UPDATED                 a refund of all that is left of a test payment (a new
                                          one paid in full without a reference), to --to, else
                                          with a claim link; its REFUND_UPDATED events follow
-  refund <reference> <base units|rest> --to <address> --reason <text> [--idempotency-key <k>]
-                                         send money of a payment back (balance settlement)
+  refund <reference> <amount|rest> --to <address> --reason <text> [--idempotency-key <k>]
+                                         send money of a payment back (balance settlement);
+                                         <amount> in the payment's coin, as the API writes it
+                                         (5 is five USDT, 0.5 half of one)
   refund get <refund id>                 one refund and where it stands
   refunds [--reference <r>] [--limit N]  the latest refunds, newest first
   events [--limit N]                     the latest events with their delivery attempts
@@ -174,7 +177,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const [reference, amount] = rest;
       const to = option(args, 'to');
       const reason = option(args, 'reason');
-      if (!reference || !amount || !(amount === 'rest' || /^\d+$/.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <base units|rest> --to <address> --reason <text>');
+      if (!reference || !amount || !(amount === 'rest' || COIN_AMOUNT.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <amount|rest> --to <address> --reason <text> (the amount in the payment\'s coin, such as 5 or 0.5)');
       const r = await client.refunds.create({ reference, amount, reason, address: to }, { idempotencyKey: option(args, 'idempotency-key') });
       say(`Refund ${r.status}: ${words(r)}`, r);
       return 0;

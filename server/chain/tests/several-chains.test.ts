@@ -222,7 +222,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     destinations.delayMs = 86_400_000;
     try {
       const back = await call('POST', '/api/v1/payments/two-usdc/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
-      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: String(parseUnits('10', 18)) }]);
+      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: '10', amount_base_units: String(parseUnits('10', 18)) }]);
     } finally {
       destinations.delayMs = 0;
     }
