@@ -58,7 +58,7 @@ const LEAVES: Record<string, JsonSchema> = {
   'a reason of 1 to 500 characters': { type: 'string', minLength: 1, maxLength: 500 },
   'whole seconds from 0 to 604800 (a week)': { type: 'integer', minimum: 0, maximum: 604800 },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
-  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', not: { pattern: '^0x0{40}$' }, description: 'EIP-55 checksummed (mixed case) or all lower case: a mixed-case address whose checksum is wrong is refused (400), as a mistyped one; never the zero address.' },
   'a transaction hash: 0x followed by 64 hexadecimal digits': { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
   'a chain id such as 56': { type: 'integer', minimum: 1 },
   'a whole number from 0 to 36': { type: 'integer', minimum: 0, maximum: 36 },

@@ -135,6 +135,8 @@ describe('the OpenAPI document', () => {
     // The refund's request: the one form, and the old one under its own name, exactly one of them.
     const refund = (doc.paths as any)['/api/v1/refunds'].post.requestBody.content['application/json'].schema;
     expect(refund.oneOf).toEqual([{ required: ['amount'] }, { required: ['amount_base_units'] }]);
+    const link = (doc.paths as any)['/api/v1/payment_links/standard'].post.requestBody.content['application/json'].schema;
+    expect([link.oneOf, link.properties.cart.minItems]).toEqual([[{ required: ['cart'] }, { required: ['charge'] }], 1]);
     expect(refund.properties.amount.description).toMatch(/^Exact decimal text of the payment's coin/);
     expect(refund.properties.amount_base_units).toMatchObject({ deprecated: true, description: expect.stringMatching(/^Deprecated/) });
   });
