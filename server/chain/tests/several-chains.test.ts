@@ -299,7 +299,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     } finally {
       destinations.delayMs = 0;
     }
-    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, String(parseUnits('7.5', 6))]);
+    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount, asked.body.data?.amount_base_units], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, '7.5', String(parseUnits('7.5', 6))]);
     const refund = await until('the send-back confirmed', async () => {
       await mine(eth(), 1);
       const now = (await call('GET', `/api/v1/refunds/${asked.body.data.id}`, undefined, secretKey)).body.data;
