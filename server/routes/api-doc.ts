@@ -203,7 +203,11 @@ const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 
 
 /** Headers an error answer carries beside its envelope. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
-  429: { 'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } } },
+  429: {
+    'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } },
+    'RateLimit-Policy': { required: false, description: 'The limits counted on this request (IETF draft-ietf-httpapi-ratelimit-headers), one list member each: `"<name>";q=<requests>;w=<window seconds>`. Every answer a limit counted carries it, not only a 429.', schema: string },
+    RateLimit: { required: false, description: 'Where each of those limits stands: `"<name>";r=<requests left>;t=<seconds until its window ends>`.', schema: string },
+  },
 };
 
 const TAG_WORDS: Record<Tag, string> = {
