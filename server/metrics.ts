@@ -108,6 +108,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     ['service_payouts', 'payouts', 'Bank payouts by key mode and state', ['pending', 'processing', 'paid', 'failed']],
     ['service_swaps', 'swaps', 'Swaps by key mode and state', ['quoted', 'pending', 'completed', 'failed']],
     ['service_withdrawals', 'withdrawals', 'Withdrawals to wallets by key mode and state', ['pending', 'completed', 'failed']],
+    ['service_refunds', 'refunds', 'Refunds by key mode and state', REFUND_STATES],
   ] as const) {
     new Gauge({
       name,
@@ -143,23 +144,21 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       }
     },
   });
-  new Gauge({
-    name: 'service_webhook_queue_depth',
-    help: 'Webhook events waiting to be delivered',
-    registers: [registry],
-    async collect() {
-      this.set((await deps.store.webhookQueue()).depth);
-    },
-  });
-  new Gauge({
-    name: 'service_webhook_queue_oldest_seconds',
-    help: 'How long the oldest webhook event waiting to be delivered has waited (0 when none)',
-    registers: [registry],
-    async collect() {
-      const { oldestMs } = await deps.store.webhookQueue();
-      this.set(oldestMs === null ? 0 : Math.max(0, (deps.now() - oldestMs) / 1000));
-    },
-  });
+  /** A queue's two gauges: how many wait (`<name>_depth`), and how long the oldest has (`<name>_oldest_seconds`, 0 when none). */
+  const queue = (name: string, depthHelp: string, oldestHelp: string, read: () => Promise<{ depth: number; oldestMs: number | null }>) => {
+    new Gauge({ name: `${name}_depth`, help: depthHelp, registers: [registry], async collect() { this.set((await read()).depth); } });
+    new Gauge({
+      name: `${name}_oldest_seconds`,
+      help: oldestHelp,
+      registers: [registry],
+      async collect() {
+        const { oldestMs } = await read();
+        this.set(oldestMs === null ? 0 : Math.max(0, (deps.now() - oldestMs) / 1000));
+      },
+    });
+  };
+  queue('service_webhook_queue', 'Webhook events waiting to be delivered', 'How long the oldest webhook event waiting to be delivered has waited (0 when none)', () => deps.store.webhookQueue());
+  queue('service_email_outbox', 'E-mails waiting in the outbox to be sent (retries included)', 'How long the oldest e-mail waiting in the outbox has waited since it was written (0 when none)', () => deps.store.emailOutbox());
   new Gauge({
     name: 'service_transfers_counted',
     help: 'Transfers counted to deposit addresses, per chain, swept to the payout address or not yet',
@@ -191,34 +190,6 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       this.reset();
       for (const provider of deps.rates.providerNames) this.inc({ provider }, 0);
       for (const [provider, n] of deps.rates.failures) this.inc({ provider }, n);
-    },
-  });
-  new Gauge({
-    name: 'service_refunds',
-    help: 'Refunds by key mode and state',
-    labelNames: ['mode', 'state'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const mode of MODES) for (const state of REFUND_STATES) this.set({ mode, state }, 0);
-      for (const g of await deps.store.byState('refunds')) this.set({ mode: g.mode, state: g.state }, g.count);
-    },
-  });
-  new Gauge({
-    name: 'service_email_outbox_depth',
-    help: 'E-mails waiting in the outbox to be sent (retries included)',
-    registers: [registry],
-    async collect() {
-      this.set((await deps.store.emailOutbox()).depth);
-    },
-  });
-  new Gauge({
-    name: 'service_email_outbox_oldest_seconds',
-    help: 'How long the oldest e-mail waiting in the outbox has waited since it was written (0 when none)',
-    registers: [registry],
-    async collect() {
-      const { oldestMs } = await deps.store.emailOutbox();
-      this.set(oldestMs === null ? 0 : Math.max(0, (deps.now() - oldestMs) / 1000));
     },
   });
   /** Each job's ticks, summed over the jobs of one name (one per chain for some), read at scrape time. */
