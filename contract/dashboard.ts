@@ -3,7 +3,7 @@
 // dashboard's own session. Read by the service and by the dashboard in the browser; the
 // bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { bool, int, is, later, nullable, oneOf, says, text, timestamp } from './fields.ts';
+import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
@@ -32,7 +32,7 @@ export const TimelineEntry = later(() =>
     kind: oneOf(TIMELINE_KINDS),
     at: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
     txHash: z.optional(text),
-    amount: z.optional(says(text, 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.')),
+    amount: z.optional(text),
     coin: z.optional(text),
     chainId: z.optional(int),
     state: z.optional(text),
@@ -46,15 +46,12 @@ export const TimelineEntry = later(() =>
 export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
 /** GET /api/v1/payments/:reference. */
-/** How much of a payment went back (issue 35): its refunds not failed, as exact decimal text of the coin (issue 54; base units under their own name, deprecated); `refunded` once all that arrived. */
-export const PaymentRefunds = later(() =>
-  z.object({
-    status: oneOf(['none', 'partly_refunded', 'refunded']),
-    amount: says(text, 'Exact decimal text of the payment\'s coin (such as "0.5"): what its refunds not failed add up to.'),
-    amount_exact: says(text, 'Deprecated: the same as `amount` (exact decimal text of the coin), kept for older clients.', true),
-    amount_base_units: says(text, 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.', true),
-  }),
-);
+/**
+ * How much of a payment went back (issue 35): its refunds not failed, as exact decimal text of
+ * the coin (issue 54; `amount_exact` the same, and base units under their own name, both
+ * deprecated; the document says so: api-doc.ts); `refunded` once all that arrived.
+ */
+export const PaymentRefunds = later(() => z.object({ status: oneOf(['none', 'partly_refunded', 'refunded']), amount: text, amount_exact: text, amount_base_units: text }));
 export const PaymentDetail = later(() =>
   z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text'), refunds: z.optional(PaymentRefunds) }),
 );

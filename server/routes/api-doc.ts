@@ -97,7 +97,11 @@ export const AMOUNT_FIELD = /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^cred
  * fields whose contract says nothing more (the checkout's own schemas stay free of words it
  * never shows). Every amount of the API is one of these; docs/api.md, "How money is written".
  */
-function amountForm(name: string, schema: JsonSchema): string | undefined {
+function amountForm(name: string, schema: JsonSchema, siblings: readonly string[]): string | undefined {
+  // The kept-for-older-clients forms of a refund's amount (issue 54), and a timeline's transfer, whose token may be one not listed.
+  if (name === 'amount_exact') return 'Deprecated: the same as `amount` (exact decimal text of the coin), kept for older clients.';
+  if (name === 'amount_base_units') return 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.';
+  if (name === 'amount' && siblings.includes('txHash') && siblings.includes('kind')) return 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.';
   const decimal = 'Exact decimal text (such as "0.5"): of the payment\'s coin for a coin amount, of the currency for a fiat one; never a float.';
   const number = 'A JSON number whose shortest text is the exact amount (the spec\'s form), in the coin or the currency the object names; where an `…Exact` field stands beside it, that is the same amount as decimal text.';
   const types = ([] as unknown[]).concat(schema.type ?? (schema.anyOf as JsonSchema[] | undefined)?.map((s) => s.type) ?? []);
@@ -119,8 +123,8 @@ function describeAmounts(node: unknown): void {
   const properties = o.properties as Record<string, JsonSchema> | undefined;
   for (const [name, schema] of Object.entries(properties ?? {})) {
     if (!AMOUNT_FIELD.test(name) || schema.description !== undefined || schema.properties || schema.items) continue;
-    const form = amountForm(name, schema);
-    if (form) properties![name] = { ...schema, description: form };
+    const form = amountForm(name, schema, Object.keys(properties!));
+    if (form) properties![name] = { ...schema, description: form, ...(/^amount_(exact|base_units)$/.test(name) ? { deprecated: true } : {}) };
   }
   for (const value of Object.values(o)) describeAmounts(value);
 }
