@@ -29,6 +29,9 @@ export class ServiceError extends Error {
   }
 }
 
+/** How a `shape` error says the answer was not JSON at all (what a server that is not this service sends: an HTML page). */
+export const NOT_JSON = 'the response is not JSON';
+
 /**
  * An answer's text as the contract reads it: not JSON is a `shape` error, a status outside
  * 2xx an `http` error with the envelope's message and fields, a success checked against
@@ -40,7 +43,7 @@ export function readAnswer<S extends z.ZodMiniType>(where: string, status: numbe
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {
-    throw new ServiceError('shape', `${where}: the response is not JSON`, status);
+    throw new ServiceError('shape', `${where}: ${NOT_JSON}`, status);
   }
   if (status < 200 || status > 299) {
     const failure = ErrorBody.safeParse(json);

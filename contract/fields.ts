@@ -161,3 +161,21 @@ export const metadata = later(() => is<Record<string, unknown> | string>((v) => 
 ));
 
 export const isPlainObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A field's schema with words for the API's document (its description): what the field is, in
+ * what form; `deprecated` marks a field kept for older clients only.
+ */
+/*@__NO_SIDE_EFFECTS__*/
+export const says = <T extends z.ZodMiniType>(schema: T, words: string, deprecated = false): T => schema.check(z.meta({ description: words, ...(deprecated ? { deprecated } : {}) })) as T;
+
+/**
+ * Exactly one of the named fields of an object: the check (its issue names the first field),
+ * and the same rule in JSON Schema (`oneOf` each required), which the API's document reads from
+ * the check (server/routes/api-doc.ts), so the document refuses what the service refuses.
+ */
+/*@__NO_SIDE_EFFECTS__*/
+export function exactlyOne<T extends Record<string, unknown>>(names: readonly string[], expected: string) {
+  const check = z.refine<T>((v) => names.filter((name) => v[name] !== undefined).length === 1, { error: expected, path: [names[0]] });
+  return Object.assign(check, { jsonSchema: { oneOf: names.map((name) => ({ required: [name] })) } });
+}

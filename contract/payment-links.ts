@@ -4,7 +4,7 @@
 // servers; the browser bundle never imports this file.
 import * as z from 'zod/mini';
 import { pageAnswer } from './paging.ts';
-import { amount, bool, currency, httpUrl, int, is, oneOf, text, timestamp } from './fields.ts';
+import { amount, bool, currency, exactlyOne, httpUrl, int, is, oneOf, text, timestamp } from './fields.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): boolean => typeof v === 'string' && UUID.test(v);
@@ -170,10 +170,10 @@ export const StandardLinkBody = z.object({
   description: z.optional(description),
   options: z.optional(LinkOptionsBody),
   action: z.optional(ActionBody),
-  cart: z.optional(z.array(CartEntry)),
+  cart: z.optional(z.array(CartEntry).check(z.minLength(1, 'a cart of at least one price'))),
   /** The widget's own money rules: an amount a customer can pay, in a currency the checkout takes. */
   charge: z.optional(z.object({ amount, currency })),
-});
+}).check(exactlyOne(['cart', 'charge'], 'a cart of prices or a charge, not both or neither'));
 
 /** PUT /payment_links/standard: the same, plus the link's id; the action names confirmation_page. */
 export const StandardLinkUpdateBody = z.object({

@@ -44,7 +44,7 @@ export const MemberRoleBody = later(() => z.object({ role }));
 export const RestrictedKeyBody = later(() =>
   z.object({
     name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters'),
-    permissions: z.array(oneOf(PERMISSIONS)),
+    permissions: z.array(oneOf(PERMISSIONS)).check(z.minLength(1, 'at least one permission')),
   }),
 );
 export const AuditQuery = later(() =>

@@ -637,8 +637,8 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await page.getByLabel('Wallet address', { exact: true }).fill(devAccount(8).address);
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Refund of 1 USDC ready: the treasury sends it.' })).toBeVisible();
-    const refund = await until('the refund confirmed', async () => ((await api('/api/v1/refunds?reference=dhow-1')) as Array<{ status: string; amount_exact: string }>).find((r) => r.status === 'confirmed'));
-    expect(refund.amount_exact).toBe('1');
+    const refund = await until('the refund confirmed', async () => ((await api('/api/v1/refunds?reference=dhow-1')) as Array<{ status: string; amount: string }>).find((r) => r.status === 'confirmed'));
+    expect(refund.amount).toBe('1');
     await page.reload();
     await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '1 USDC', devAccount(8).address, 'Confirmed']);
     await page.goto(`${money.url}/dashboard/refunds`);

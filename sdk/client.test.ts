@@ -123,16 +123,20 @@ describe('the server SDK', () => {
     await deposit('sdk-5');
     const paid = await client.verifyPayment('sdk-5');
     const customer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-    const first = await client.refunds.create({ reference: 'sdk-5', amount: 1_000_000n, reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' });
-    expect(first).toMatchObject({ reference: 'sdk-5', amount: '1000000', status: 'ready', address: customer });
-    expect(await client.refunds.create({ reference: 'sdk-5', amount: 1_000_000n, reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' })).toEqual(first);
+    // The amount as the API writes every amount: decimal text of the coin.
+    const first = await client.refunds.create({ reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' });
+    expect(first).toMatchObject({ reference: 'sdk-5', amount: '1.5', amount_base_units: '1500000000000000000', status: 'ready', address: customer });
+    expect(await client.refunds.create({ reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' })).toEqual(first);
+    // The deprecated base units, under their own name: the same amount.
+    const old = await client.refunds.create({ reference: 'sdk-5', amountBaseUnits: 500_000_000_000_000_000n, reason: 'an old caller', address: customer });
+    expect([old.amount, old.amount_base_units]).toEqual(['0.5', '500000000000000000']);
     const rest = await client.refunds.create({ reference: 'sdk-5', amount: 'rest', reason: 'the rest', address: customer });
-    expect(BigInt(first.amount) + BigInt(rest.amount)).toBe(BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')));
+    expect(BigInt(first.amount_base_units) + BigInt(old.amount_base_units) + BigInt(rest.amount_base_units)).toBe(BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')));
     expect(await client.refunds.get(first.id)).toEqual(first);
     const page = await client.refunds.list({ reference: 'sdk-5', limit: 1 });
     expect(page.data.map((r) => r.id)).toEqual([rest.id]);
     expect(page.hasMore).toBe(true);
-    expect((await client.refunds.list({ reference: 'sdk-5', cursor: page.next! })).data.map((r) => r.id)).toEqual([first.id]);
+    expect((await client.refunds.list({ reference: 'sdk-5', cursor: page.next! })).data.map((r) => r.id)).toEqual([old.id, first.id]);
     const over = await refusal(client.refunds.create({ reference: 'sdk-5', amount: '1', reason: 'more', address: customer }));
     expect([over.status, over.fields?.[0]?.field]).toEqual([409, 'amount']);
   });

@@ -231,13 +231,20 @@ export class ServiceClient {
 
   /**
    * Refunds of a payment (balance settlement: the treasury sends them from the balance). `amount`
-   * is base units of the payment's coin (a bigint, or a whole number as text) or 'rest' (all that
-   * arrived and is not refunded yet); never more than arrived. Pass the same `idempotencyKey`
-   * when retrying, and the refund is made once.
+   * is exact decimal text of the payment's coin, as every amount the API answers ("5" is five
+   * USDT, "0.5" half of one; at most the coin's decimals), or 'rest' (all that arrived and is not
+   * refunded yet); never more than arrived. The answer's `amount` is in the same form.
+   * Deprecated: `amountBaseUnits` (base units of the coin) instead of `amount`. Pass the same
+   * `idempotencyKey` when retrying, and the refund is made once.
    */
   readonly refunds = {
-    create: (input: { reference: string; amount: bigint | string; reason: string; address?: string }, options: { idempotencyKey?: string } = {}) =>
-      this.data(this.call('POST', 'refunds', successOf(Refund), { reference: input.reference, amount: String(input.amount), reason: input.reason, ...(input.address === undefined ? {} : { address: input.address }) }, options.idempotencyKey)),
+    create: (input: { reference: string; reason: string; address?: string } & ({ amount: string; amountBaseUnits?: undefined } | { amount?: undefined; /** @deprecated write `amount` as decimal text of the coin */ amountBaseUnits: bigint | string }), options: { idempotencyKey?: string } = {}) =>
+      this.data(this.call('POST', 'refunds', successOf(Refund), {
+        reference: input.reference,
+        ...(input.amountBaseUnits === undefined ? { amount: input.amount } : { amount_base_units: String(input.amountBaseUnits) }),
+        reason: input.reason,
+        ...(input.address === undefined ? {} : { address: input.address }),
+      }, options.idempotencyKey)),
     get: (id: string) => this.data(this.call('GET', `refunds/${encodeURIComponent(id)}`, successOf(Refund))),
     /** One page, newest first, as every list answers: `next` is the cursor of the following page (null on the last). */
     list: (filter: PageOptions & { status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {

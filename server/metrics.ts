@@ -12,6 +12,8 @@ import type { Check } from './chain/readiness.ts';
 import type { RpcEvents } from './chain/networks.ts';
 import type { JobSignals } from './jobs/job.ts';
 import { statusOf } from './payments/rules.ts';
+import { STATUSES } from '../contract/schemas.ts';
+import { REFUND_STATES } from '../contract/refunds.ts';
 import type { RateCache } from './rates/cache.ts';
 import type { MetricsStore } from './storage/metrics.ts';
 
@@ -24,6 +26,8 @@ export interface Metrics {
   rpcEvents(chainId: number): RpcEvents;
   /** A request refused by the rate limit so named (a 429). */
   rateLimitRefused(limit: string): void;
+  /** A rate limit made: its refusals are shown from 0. */
+  knownRateLimit(limit: string): void;
   /** A merchant's payments started by anyone (public key, link page) passed the minute's watched ceiling. */
   ceilingPassed(kind: 'public_initialize' | 'link_checkout', mode: string): void;
   /** The exposition text, and its content type. */
@@ -42,10 +46,17 @@ export interface MetricsDeps {
   now: () => number;
   /** Long polls held now on this instance. */
   longPolls: () => number;
+  /** The background jobs running on this instance (none before they start, or with jobs off), with their ticks. */
+  jobs: () => ReadonlyArray<{ name: string; runs?: { readonly ok: number; readonly failed: number } }>;
 }
+
+/** The labels every counter shows from start, at 0 (issue 54): a rate of nothing is 0, not an absent series. */
+const MODES = ['test', 'live'] as const;
 
 export function createMetrics(deps: MetricsDeps): Metrics {
   const registry = new Registry();
+  /** The chains whose RPC calls report here (rpcEvents, asked for once per network at start). */
+  const watched = new Set<string>();
   collectDefaultMetrics({ register: registry, prefix: 'service_' });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
   const requests = new Counter({ name: 'service_http_requests_total', help: 'Requests answered, by method, route (the route table\'s path) and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
@@ -70,6 +81,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  for (const mode of MODES) {
+    deliveries.inc({ mode }, 0);
+    for (const reason of ['status', 'error']) deliveryFailures.inc({ mode, reason }, 0);
+    deliveryDurations.zero({ mode });
+  }
   const rpcErrors = new Counter({ name: 'service_rpc_errors_total', help: 'Failed calls to a chain\'s RPC URLs (after each URL\'s own retries), by chain id', labelNames: ['chain'], registers: [registry] });
   const rpcFailovers = new Counter({ name: 'service_rpc_failovers_total', help: 'Calls moved to a chain\'s next RPC URL after one failed, by chain id', labelNames: ['chain'], registers: [registry] });
   const refusals = new Counter({ name: 'service_rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by limit', labelNames: ['limit'], registers: [registry] });
@@ -88,10 +104,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       this.set(deps.longPolls());
     },
   });
-  for (const [name, table, help] of [
-    ['service_payouts', 'payouts', 'Bank payouts by key mode and state'],
-    ['service_swaps', 'swaps', 'Swaps by key mode and state'],
-    ['service_withdrawals', 'withdrawals', 'Withdrawals to wallets by key mode and state'],
+  for (const [name, table, help, states] of [
+    ['service_payouts', 'payouts', 'Bank payouts by key mode and state', ['pending', 'processing', 'paid', 'failed']],
+    ['service_swaps', 'swaps', 'Swaps by key mode and state', ['quoted', 'pending', 'completed', 'failed']],
+    ['service_withdrawals', 'withdrawals', 'Withdrawals to wallets by key mode and state', ['pending', 'completed', 'failed']],
+    ['service_refunds', 'refunds', 'Refunds by key mode and state', REFUND_STATES],
   ] as const) {
     new Gauge({
       name,
@@ -100,6 +117,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       registers: [registry],
       async collect() {
         this.reset();
+        for (const mode of MODES) for (const state of states) this.set({ mode, state }, 0);
         for (const g of await deps.store.byState(table)) this.set({ mode: g.mode, state: g.state }, g.count);
       },
     });
@@ -110,6 +128,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     labelNames: ['kind', 'mode'],
     registers: [registry],
   });
+  for (const kind of ['public_initialize', 'link_checkout']) for (const mode of MODES) ceilings.inc({ kind, mode }, 0);
   new Gauge({
     name: 'service_payments',
     help: 'Payments by key mode and status',
@@ -117,6 +136,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
     async collect() {
       this.reset();
+      for (const mode of MODES) for (const status of STATUSES) this.set({ mode, status }, 0);
       for (const g of await deps.store.paymentGroups(deps.now())) {
         // The status rule itself, on a stand-in with the group's facts.
         const status = statusOf({ paid: g.full ? 2n : g.some ? 1n : 0n, due: 2n, settledMs: g.settled ? 0 : null, expiresMs: g.expired ? 0 : 2 }, 1);
@@ -124,23 +144,21 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       }
     },
   });
-  new Gauge({
-    name: 'service_webhook_queue_depth',
-    help: 'Webhook events waiting to be delivered',
-    registers: [registry],
-    async collect() {
-      this.set((await deps.store.webhookQueue()).depth);
-    },
-  });
-  new Gauge({
-    name: 'service_webhook_queue_oldest_seconds',
-    help: 'How long the oldest webhook event waiting to be delivered has waited (0 when none)',
-    registers: [registry],
-    async collect() {
-      const { oldestMs } = await deps.store.webhookQueue();
-      this.set(oldestMs === null ? 0 : Math.max(0, (deps.now() - oldestMs) / 1000));
-    },
-  });
+  /** A queue's two gauges: how many wait (`<name>_depth`), and how long the oldest has (`<name>_oldest_seconds`, 0 when none). */
+  const queue = (name: string, depthHelp: string, oldestHelp: string, read: () => Promise<{ depth: number; oldestMs: number | null }>) => {
+    new Gauge({ name: `${name}_depth`, help: depthHelp, registers: [registry], async collect() { this.set((await read()).depth); } });
+    new Gauge({
+      name: `${name}_oldest_seconds`,
+      help: oldestHelp,
+      registers: [registry],
+      async collect() {
+        const { oldestMs } = await read();
+        this.set(oldestMs === null ? 0 : Math.max(0, (deps.now() - oldestMs) / 1000));
+      },
+    });
+  };
+  queue('service_webhook_queue', 'Webhook events waiting to be delivered', 'How long the oldest webhook event waiting to be delivered has waited (0 when none)', () => deps.store.webhookQueue());
+  queue('service_email_outbox', 'E-mails waiting in the outbox to be sent (retries included)', 'How long the oldest e-mail waiting in the outbox has waited since it was written (0 when none)', () => deps.store.emailOutbox());
   new Gauge({
     name: 'service_transfers_counted',
     help: 'Transfers counted to deposit addresses, per chain, swept to the payout address or not yet',
@@ -148,6 +166,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
     async collect() {
       this.reset();
+      for (const chain of watched) for (const swept of ['true', 'false']) this.set({ chain, swept }, 0);
       for (const s of await deps.store.sweeps()) this.set({ chain: String(s.chainId), swept: String(s.swept) }, s.count);
     },
   });
@@ -169,7 +188,34 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     collect() {
       // The rate cache counts; this reads its count.
       this.reset();
+      for (const provider of deps.rates.providerNames) this.inc({ provider }, 0);
       for (const [provider, n] of deps.rates.failures) this.inc({ provider }, n);
+    },
+  });
+  /** Each job's ticks, summed over the jobs of one name (one per chain for some), read at scrape time. */
+  const jobTicks = (which: 'ok' | 'failed') => {
+    const sums = new Map<string, number>();
+    for (const job of deps.jobs()) if (job.runs) sums.set(job.name, (sums.get(job.name) ?? 0) + job.runs[which]);
+    return sums;
+  };
+  new Counter({
+    name: 'service_job_runs_total',
+    help: 'Ticks each background job ran to the end since the service started, by job',
+    labelNames: ['job'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [job, n] of jobTicks('ok')) this.inc({ job }, n);
+    },
+  });
+  new Counter({
+    name: 'service_job_failures_total',
+    help: 'Ticks of each background job that failed (logged; the job runs again) since the service started, by job',
+    labelNames: ['job'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [job, n] of jobTicks('failed')) this.inc({ job }, n);
     },
   });
   // One readiness round per scrape feeds both gauges below.
@@ -237,8 +283,16 @@ export function createMetrics(deps: MetricsDeps): Metrics {
         if (status.lagBlocks !== undefined) lags.set({ chain }, Number(status.lagBlocks));
       },
     },
-    rpcEvents: (chainId) => ({ error: () => rpcErrors.inc({ chain: String(chainId) }), failover: () => rpcFailovers.inc({ chain: String(chainId) }) }),
+    rpcEvents: (chainId) => {
+      // Asked for once per watched chain at start: its counters shown from 0.
+      const chain = String(chainId);
+      watched.add(chain);
+      rpcErrors.inc({ chain }, 0);
+      rpcFailovers.inc({ chain }, 0);
+      return { error: () => rpcErrors.inc({ chain }), failover: () => rpcFailovers.inc({ chain }) };
+    },
     rateLimitRefused: (limit) => refusals.inc({ limit }),
+    knownRateLimit: (limit) => refusals.inc({ limit }, 0),
     ceilingPassed: (kind, mode) => ceilings.inc({ kind, mode }),
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };

@@ -11,7 +11,7 @@ import { mode, request } from '../api.ts';
 import { t } from '../words.ts';
 import { Notes, useAct } from './common.tsx';
 
-export const Sent = z.object({ data: z.object({ amount_exact: text, coin: text, claim_url: z.optional(text) }) });
+export const Sent = z.object({ data: z.object({ amount: text, coin: text, claim_url: z.optional(text) }) });
 
 export function Attention() {
   const [rows, setRows] = useState<AttentionRow[]>([]);
@@ -27,8 +27,8 @@ export function Attention() {
   const sendBack = (p: AttentionRow) =>
     act(async () => {
       const r = (await request(path(p, 'send_back'), Sent, { method: 'POST', body: { reason: t('Sent back from the dashboard') } })).data;
-      if (!r.claim_url) return t('{amount} {coin} to send back: the claim link was e-mailed to the customer.', { amount: r.amount_exact, coin: r.coin });
-      return t('{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}', { amount: r.amount_exact, coin: r.coin, url: r.claim_url });
+      if (!r.claim_url) return t('{amount} {coin} to send back: the claim link was e-mailed to the customer.', { amount: r.amount, coin: r.coin });
+      return t('{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}', { amount: r.amount, coin: r.coin, url: r.claim_url });
     });
   // Nothing to resolve and nothing just done: Home stays as it was.
   if (rows.length === 0 && !note && !error) return null;

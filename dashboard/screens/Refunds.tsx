@@ -16,18 +16,21 @@ import { History, State } from './money.tsx';
 const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 /** A refund as the dashboard reads it (contract/refunds.ts's Refund holds the whole shape; this keeps the screen's chunk small). */
 /** On wallet settlement: the one transfer that pays the refund, from the merchant's own wallet. */
-export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text });
-export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount_exact: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')), createdAt: text });
+export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text, amount_base_units: text });
+export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')), createdAt: text });
 type RefundView = z.infer<typeof Refund>;
 type Panel = typeof import('./WalletRefund.tsx').default;
 export const Made = z.object({ data: Refund });
 
-/** `value` in coins as base units at `decimals`; undefined when it is not a positive amount exact at them. */
-const units = (value: string, decimals: number): string | undefined => {
+/**
+ * `value` as the API writes an amount, exact decimal text of the coin ("1.5"; a comma taken for
+ * the point); undefined when it is not a positive amount exact at `decimals`. The service parses
+ * it to base units itself.
+ */
+const coinText = (value: string, decimals: number): string | undefined => {
   const m = /^(\d*)(?:[.,](\d*))?$/.exec(value.trim());
-  if (!m || !(m[1]! + (m[2] ?? '')) || (m[2] ?? '').length > decimals) return undefined;
-  const whole = (m[1]! + (m[2] ?? '').padEnd(decimals, '0')).replace(/^0+/, '');
-  return whole || undefined;
+  if (!m || !(m[1]! + (m[2] ?? '')) || (m[2] ?? '').length > decimals || !/[1-9]/.test(m[1]! + (m[2] ?? ''))) return undefined;
+  return (m[1] || '0') + (m[2] ? `.${m[2]}` : '');
 };
 
 /** The refunds' history: of one payment (`reference`), else every one; each not sent yet can be canceled. */
@@ -62,7 +65,7 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
             </td>
           ),
           <td key="a" class="num">
-            {r.amount_exact} {r.coin}
+            {r.amount} {r.coin}
           </td>,
           reference ? (
             <td key="t" class="hash">
@@ -85,7 +88,7 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
           </td>,
         ]}
       />
-      {paying?.transfer && WalletRefund && <WalletRefund id={paying.id} amount={paying.amount_exact} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
+      {paying?.transfer && WalletRefund && <WalletRefund id={paying.id} amount={paying.amount} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
     </>
   );
 }
@@ -106,11 +109,11 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
     e.preventDefault();
     void act(async () => {
       setUrl('');
-      const base = all ? 'rest' : units(amount, decimals);
-      if (!base) throw new ServiceError('http', 'amount', 400, [{ field: 'amount', message: t('expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5', { coin, decimals }) }], undefined, t('Check the amount.'));
-      const made = (await request('/api/v1/refunds', Made, { method: 'POST', body: { reference, amount: base, reason, ...(claim ? {} : { address: address.trim() }) } })).data;
+      const asked = all ? 'rest' : coinText(amount, decimals);
+      if (!asked) throw new ServiceError('http', 'amount', 400, [{ field: 'amount', message: t('expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5', { coin, decimals }) }], undefined, t('Check the amount.'));
+      const made = (await request('/api/v1/refunds', Made, { method: 'POST', body: { reference, amount: asked, reason, ...(claim ? {} : { address: address.trim() }) } })).data;
       setUrl(made.claim_url ?? '');
-      const what = { amount: made.amount_exact, coin };
+      const what = { amount: made.amount, coin };
       // No link answered and no address yet: a support member's, e-mailed to the customer (issue 48); its line below says so.
       return made.claim_url
         ? t('Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).', what)

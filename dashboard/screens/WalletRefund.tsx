@@ -15,7 +15,7 @@ import { Field, fieldError, Notes, useAct } from './common.tsx';
 export const Qr = z.object({ data: z.object({ size: int, path: text }) });
 export const Status = z.object({ data: z.object({ status: text }) });
 
-export default function WalletRefund({ id, amount, coin, transfer, onChange }: { id: string; amount: string; coin: string; transfer: { uri: string; token: string; chain_id: number; to: string; amount: string }; onChange?: () => void }) {
+export default function WalletRefund({ id, amount, coin, transfer, onChange }: { id: string; amount: string; coin: string; transfer: { uri: string; token: string; chain_id: number; to: string; amount: string; amount_base_units: string }; onChange?: () => void }) {
   const [wallets, setWallets] = useState<FoundWallet[]>([]);
   const [qr, setQr] = useState<{ size: number; path: string }>();
   const [hash, setHash] = useState('');
@@ -47,7 +47,7 @@ export default function WalletRefund({ id, amount, coin, transfer, onChange }: {
   const network = session.value?.networks[mode.value].find((n) => n.chainId === transfer.chain_id)?.name ?? `${transfer.chain_id}`;
   const pay = (wallet: FoundWallet) =>
     act(async () => {
-      const tx = await payFromWallet(wallet.provider, transfer.chain_id, transfer.token, transfer.to, BigInt(transfer.amount));
+      const tx = await payFromWallet(wallet.provider, transfer.chain_id, transfer.token, transfer.to, BigInt(transfer.amount_base_units));
       return t('Sent from {wallet}: transaction {tx}. The refund is confirmed once the network has it.', { wallet: wallet.name, tx });
     });
   const named = (e: Event) => {

@@ -177,6 +177,28 @@ describe('service-checkout CLI', () => {
     expect(await runCli(['--help'], { env: {}, out: (l) => help.push(l), err: () => {} })).toBe(0);
     expect(help[0]).toBe(USAGE);
     expect(await cli(['dance']).done).toBe(2);
+  });
+
+  it('says what went wrong in three words a merchant trips on: a public key as the secret key, an unknown command (even with no key), --api at something that is not the service', async () => {
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const err: string[] = [];
+      const code = await runCli(args, { env, out: () => {}, err: (l) => err.push(l) });
+      return [code, err[0]?.split('\n')[0]];
+    };
+    expect(await run(['events', '--key', publicKey, '--api', api.url])).toEqual([2, `service-checkout: --key is a public key (pk_test_…: it goes in the checkout, in browsers); this command needs your secret key, sk_test_… (the dashboard's Developers page)`]);
+    expect(await run(['events'], { SERVICE_API_URL: api.url, SERVICE_SECRET_KEY: DEMO_MERCHANT.keys.live.publicKey })).toEqual([2, `service-checkout: SERVICE_SECRET_KEY is a public key (pk_live_…: it goes in the checkout, in browsers); this command needs your secret key, sk_live_… (the dashboard's Developers page)`]);
+    expect(await run(['dance'])).toEqual([2, 'service-checkout: unknown command: dance']);
+    expect(await run(['dance', '--key', secretKey])).toEqual([2, 'service-checkout: unknown command: dance']);
+    // A web server that is not the service: an HTML page where the service answers JSON.
+    const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>My shop</title>'));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const other = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+    standIns.add(other); // not the service: the document does not hold it
+    try {
+      expect(await run(['events', '--api', other, '--key', secretKey])).toEqual([1, `service-checkout: this is not the service: ${other}/api/v1/events?after=recent&limit=20 answered 200 with something other than the service's JSON (a web page?); --api or SERVICE_API_URL names where the service listens (http://127.0.0.1:4010 by default)`]);
+    } finally {
+      await new Promise((resolve) => page.close(resolve));
+    }
     // A port nobody listens on: taken, then given back.
     const spare = createServer();
     await new Promise<void>((resolve) => spare.listen(0, '127.0.0.1', resolve));
@@ -292,18 +314,23 @@ describe('service-checkout CLI', () => {
     await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
     await initialize('cli-refund');
     expect(await cli(['trigger', 'deposit', 'cli-refund', 'over', '--no-wait']).done).toBe(0);
-    const asked = cli(['refund', 'cli-refund', '800000000000000000', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
+    // The amount as the API writes every amount: 0.8 is 0.8 USDT (8×10^17 base units at its 18 decimals).
+    const asked = cli(['refund', 'cli-refund', '0.8', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'paid too much', '--json']);
     expect(await asked.done).toBe(0);
     const refund = JSON.parse(asked.out[0]!);
-    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '800000000000000000', amount_exact: '0.8', status: 'ready' });
+    expect(refund).toMatchObject({ reference: 'cli-refund', amount: '0.8', amount_base_units: '800000000000000000', status: 'ready' });
     const got = cli(['refund', 'get', refund.id]);
     expect(await got.done).toBe(0);
     expect(got.out[0]).toBe(`${refund.id}  cli-refund  0.8 USDT to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8  ready`);
     const listed = cli(['refunds', '--reference', 'cli-refund']);
     expect(await listed.done).toBe(0);
     expect(listed.out).toEqual([got.out[0]]);
-    const wrong = cli(['refund', 'cli-refund', '0.5', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
+    const wrong = cli(['refund', 'cli-refund', '-0.5', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
     expect(await wrong.done).toBe(2);
+    // More decimals than the coin has: the service's 400 naming amount.
+    const fine = cli(['refund', 'cli-refund', '0.' + '0'.repeat(18) + '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'r']);
+    expect(await fine.done).toBe(1);
+    expect(fine.err[0]).toMatch(/answered 400: .*amount: expected at most 18 decimals/);
     const over = cli(['refund', 'cli-refund', 'rest', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'all', '--key', secretKey]);
     expect(await over.done).toBe(0);
     const more = cli(['refund', 'cli-refund', '1', '--to', '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '--reason', 'more']);

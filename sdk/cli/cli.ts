@@ -10,6 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient, ServiceError, type EventRecord } from '../client.ts';
 import { SIGNATURE_HEADER, signStandardWebhook, signWebhook } from '../webhook.ts';
 import type { CoinSymbol, Currency } from '../../contract/fields.ts';
+import { COIN_AMOUNT } from '../../contract/refunds.ts';
+import { NOT_JSON } from '../../contract/answer.ts';
+
+/** The commands there are (each checked further where it runs): any other word is an unknown command, key or none. */
+const COMMANDS = ['listen', 'trigger', 'refund', 'refunds', 'events'];
+/** Options that take a value: their value is not a command's word. */
+const VALUED = ['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key', '--amount', '--currency', '--coin'];
 
 export const USAGE = `usage: service-checkout <command> [options]
 
@@ -30,8 +37,10 @@ commands:
   trigger REFUND_UPDATED                 a refund of all that is left of a test payment (a new
                                          one paid in full without a reference), to --to, else
                                          with a claim link; its REFUND_UPDATED events follow
-  refund <reference> <base units|rest> --to <address> --reason <text> [--idempotency-key <k>]
-                                         send money of a payment back (balance settlement)
+  refund <reference> <amount|rest> --to <address> --reason <text> [--idempotency-key <k>]
+                                         send money of a payment back (balance settlement);
+                                         <amount> in the payment's coin, as the API writes it
+                                         (5 is five USDT, 0.5 half of one)
   refund get <refund id>                 one refund and where it stands
   refunds [--reference <r>] [--limit N]  the latest refunds, newest first
   events [--limit N]                     the latest events with their delivery attempts
@@ -79,6 +88,9 @@ function unreachable(error: unknown): string {
   return cause?.code ?? cause?.message ?? (inner as Error).message;
 }
 
+/** What answered is not this service: its answer is not JSON at all (an HTML page, another server). */
+const notTheService = (error: unknown): error is ServiceError => error instanceof ServiceError && error.kind === 'shape' && error.message.endsWith(NOT_JSON);
+
 /** The service answered (a refusal, or not the contract): its message says so, naming the URL. */
 const refused = (error: unknown): error is ServiceError => error instanceof ServiceError && error.kind !== 'network';
 
@@ -109,7 +121,16 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     if (args[0] === 'merchant') return await merchant(args, io);
     base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? base;
     if (!/^https?:\/\/[^/\s]+/.test(base)) throw new UsageError(`--api: expected the service's http(s) URL such as http://127.0.0.1:4010, received ${JSON.stringify(base)}`);
+    const positional = args.filter((a, i) => !a.startsWith('--') && !VALUED.includes(args[i - 1]!));
+    const [command, ...rest] = positional;
+    // The command first: a word that is none is said so, whatever the key.
+    if (!command) throw new UsageError('a command is needed');
+    if (!COMMANDS.includes(command)) throw new UsageError(`unknown command: ${command}`);
     const key = option(args, 'key') ?? io.env.SERVICE_SECRET_KEY;
+    const from = option(args, 'key') !== undefined ? '--key' : 'SERVICE_SECRET_KEY';
+    if (key && /^pk_(test|live)_/.test(key)) {
+      throw new UsageError(`${from} is a public key (${key.slice(0, 8)}…: it goes in the checkout, in browsers); this command needs your secret key, sk_${key.slice(3, 7)}_… (the dashboard's Developers page)`);
+    }
     if (!key || !/^sk_(test|live)_/.test(key)) throw new UsageError('a secret key is needed: --key sk_test_… or SERVICE_SECRET_KEY');
     // The stop signal reaches every request, so Ctrl+C ends a long poll at once; the URL of
     // each is kept, so a failure can say where it tried.
@@ -121,8 +142,6 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         return fetch(url, { ...init, signal: io.signal });
       },
     });
-    const positional = args.filter((a, i) => !a.startsWith('--') && !['--api', '--key', '--forward-to', '--limit', '--to', '--reason', '--reference', '--idempotency-key', '--amount', '--currency', '--coin'].includes(args[i - 1]));
-    const [command, ...rest] = positional;
 
     if (command === 'trigger' && (rest[0] === 'refund' || rest[0] === 'REFUND_UPDATED')) {
       // As `stripe trigger charge.refunded` does: a payment of its own paid in full and counted, then refunded.
@@ -174,7 +193,7 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const [reference, amount] = rest;
       const to = option(args, 'to');
       const reason = option(args, 'reason');
-      if (!reference || !amount || !(amount === 'rest' || /^\d+$/.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <base units|rest> --to <address> --reason <text>');
+      if (!reference || !amount || !(amount === 'rest' || COIN_AMOUNT.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <amount|rest> --to <address> --reason <text> (the amount in the payment\'s coin, such as 5 or 0.5)');
       const r = await client.refunds.create({ reference, amount, reason, address: to }, { idempotencyKey: option(args, 'idempotency-key') });
       say(`Refund ${r.status}: ${words(r)}`, r);
       return 0;
@@ -234,7 +253,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     }
     io.err(
       `service-checkout: ${
-        refused(error)
+        notTheService(error)
+          ? `this is not the service: ${tried ?? base} answered ${error.status} with something other than the service's JSON (a web page?); --api or SERVICE_API_URL names where the service listens (http://127.0.0.1:4010 by default)`
+          : refused(error)
           ? error.message
           : `could not reach the service at ${tried ?? base} (${unreachable(error)}): is it running there? --api or SERVICE_API_URL says where it listens`
       }`,

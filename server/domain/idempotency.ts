@@ -98,5 +98,10 @@ export const withheldAnswer = (stored: StoredKey): Conflict =>
     [{ field: IDEMPOTENCY_HEADER, message: 'expected a new key: this request was done, and its secret was shown once' }],
   );
 
-/** Whether an answer is kept under its key: every answer but 5xx, which a retry may run again; for money, 5xx too (whether money moved is not known). */
-export const keepsAnswer = (status: number, movesMoney: boolean, unexpected: boolean): boolean => status < 500 || (movesMoney && unexpected);
+/**
+ * Whether an answer is kept under its key: every answer but 5xx, which a retry may run again
+ * (for money, 5xx too: whether money moved is not known), and but a 400: bad input refused, by
+ * the contract or by the handler once it knows more (a coin's decimals), changed nothing, so the
+ * same key with the body corrected is the request, run (docs/api.md).
+ */
+export const keepsAnswer = (status: number, movesMoney: boolean, unexpected: boolean): boolean => status !== 400 && (status < 500 || (movesMoney && unexpected));

@@ -24,6 +24,18 @@ export interface LimiterOptions {
   refused?: (name: string) => void;
 }
 
+/** Where a limit writes its headers: the answer (node's ServerResponse has these). */
+export interface HeaderSink {
+  getHeader(name: string): unknown;
+  setHeader(name: string, value: string): unknown;
+}
+
+/** Adds one list member to a structured-field list header, after those another limit wrote. */
+const append = (sink: HeaderSink, name: string, member: string) => {
+  const before = sink.getHeader(name);
+  sink.setHeader(name, before ? `${String(before)}, ${member}` : member);
+};
+
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
   readonly name: string;
@@ -37,9 +49,19 @@ export class RateLimiter {
     this.name = options.name ?? 'unnamed';
   }
 
-  /** Counts one request for `key`; answers the seconds to wait when it is over the limit. */
-  async hit(key: string): Promise<number | undefined> {
+  /**
+   * Counts one request for `key`; answers the seconds to wait when it is over the limit. Given
+   * the answer (`sink`), writes the IETF draft's headers on it (draft-ietf-httpapi-ratelimit-
+   * headers): `RateLimit-Policy: "<name>";q=<requests>;w=<window seconds>` and `RateLimit:
+   * "<name>";r=<requests left>;t=<seconds until the window ends>`, one list member per limit.
+   */
+  async hit(key: string, sink?: HeaderSink): Promise<number | undefined> {
     const window = await this.count(key);
+    if (sink) {
+      const seconds = Math.max(0, Math.ceil((window.untilMs - this.now()) / 1000));
+      append(sink, 'ratelimit-policy', `"${this.name}";q=${this.max};w=${Math.ceil(this.windowMs / 1000)}`);
+      append(sink, 'ratelimit', `"${this.name}";r=${Math.max(0, this.max - window.count)};t=${seconds}`);
+    }
     if (window.count <= this.max) return undefined;
     this.options.refused?.(this.name);
     return Math.max(1, Math.ceil((window.untilMs - this.now()) / 1000));

@@ -21,11 +21,11 @@ export const ok = (status: number, data: unknown, message?: string, extra: objec
  * Public endpoints answer any merchant origin; nothing rides on cookies. A page on another
  * origin reads only the CORS-safelisted headers unless told: the checkout reads Date (to set
  * its countdown by the server's clock) and Retry-After (to wait as long as asked); Request-Id
- * is exposed for a merchant's page to quote.
+ * is exposed for a merchant's page to quote, RateLimit and RateLimit-Policy for it to pace itself.
  */
 export function cors(res: ServerResponse): void {
   res.setHeader('access-control-allow-origin', '*');
-  res.setHeader('access-control-expose-headers', 'date, retry-after, request-id');
+  res.setHeader('access-control-expose-headers', 'date, retry-after, request-id, ratelimit, ratelimit-policy');
   res.setHeader('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
   res.setHeader('access-control-allow-headers', 'content-type, x-api-key, authorization, x-request-id');
   res.setHeader('access-control-max-age', '600');

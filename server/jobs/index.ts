@@ -40,11 +40,12 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
 ];
 
 /** Starts every registered job; the answer stops them all. */
-export async function startJobs(deps: JobDeps): Promise<{ stop(): Promise<void> }> {
+export async function startJobs(deps: JobDeps): Promise<{ jobs: Job[]; stop(): Promise<void> }> {
   const jobs = JOBS.flatMap((register) => register(deps));
   const unlisten = await Promise.all(jobs.flatMap((job) => (job.wakeOn ? [deps.db.listen(job.wakeOn.channel, job.wakeOn.wake)] : [])));
   for (const job of jobs) job.start();
   return {
+    jobs,
     async stop() {
       await Promise.all(jobs.map((job) => job.stop()));
       await Promise.all(unlisten.map((stop) => stop()));

@@ -76,6 +76,8 @@ export interface JobDeps extends BalanceStores {
 
 export interface Job {
   name: string;
+  /** Ticks run and failed, for a job that runs in ticks (loop.ts): /metrics counts them per job. */
+  runs?: { readonly ok: number; readonly failed: number };
   start(): void;
   /** Stops it; work under way finishes (or is aborted, for deliveries) first. */
   stop(): Promise<void>;

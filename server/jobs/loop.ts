@@ -3,6 +3,8 @@
 import type { Job } from './job.ts';
 
 export class JobLoop {
+  /** Ticks run since start, and how many of them failed (for /metrics). */
+  readonly runs = { ok: 0, failed: 0 };
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -27,7 +29,10 @@ export class JobLoop {
     }
     clearTimeout(this.timer);
     this.running = this.tick()
-      .catch(this.onError)
+      .then(() => void this.runs.ok++, (error: unknown) => {
+        this.runs.failed++;
+        this.onError(error);
+      })
       .finally(() => {
         this.running = undefined;
         if (this.stopped) return;
@@ -61,6 +66,7 @@ export function loopJob(
   const loop = new JobLoop(tick, intervalMs, onError);
   return {
     name,
+    runs: loop.runs,
     start: () => loop.start(),
     stop: async () => {
       await options.onStop?.();

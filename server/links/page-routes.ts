@@ -107,7 +107,7 @@ export const linkPage: Handler = async ({ params, res, service }) => {
 /** The pay button's form as JSON: its fields are read by what the link takes (amountFor). */
 const CheckoutBody = is<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), 'an object');
 
-export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req, params, service, body }) => {
+export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req, res, params, service, body }) => {
   const link = await linkBySlug(service, params.slug);
   if (!link) throw new NotFound(`No payment link ${params.slug}`);
   if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
@@ -115,7 +115,7 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   // are counted and refused past its allowance. The link's own count takes only payments made
   // and refuses nobody (junk never spends what real customers share): past it, an alert.
   const { perClient, perLink } = service.linkCheckouts;
-  const wait = await perClient.hit(clientOf(req, service.config.trustProxies));
+  const wait = await perClient.hit(clientOf(req, service.config.trustProxies), res);
   if (wait !== undefined) throw new TooMany(`Too many payments started from this page; try again in ${wait} s`, wait);
   const customerEmail = typeof body.email === 'string' ? body.email.trim() : '';
   if (!emailField.safeParse(customerEmail).success) {

@@ -37,7 +37,7 @@ function notTestKey(account: Account): void {
   }
 }
 
-export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ req, body, account, service }) => {
+export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ req, res, body, account, service }) => {
   notTestKey(account);
   const current = (await service.merchants.byId(account.merchant.id))!;
   const email = body.business_email?.trim();
@@ -47,7 +47,7 @@ export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ re
     if (body.current_password === undefined) throw invalidField('current_password', 'your current password is needed to change the sign-in e-mail');
     // A stolen session guessing the password is slowed as a sign-in is.
     const client = clientOf(req, service.config.trustProxies);
-    const wait = await service.signIns.hit(client);
+    const wait = await service.signIns.hit(client, res);
     if (wait !== undefined) throw new TooMany(`Too many password attempts from this address; try again in ${wait} s`, wait);
     const hash = await service.dashboard.passwordHashOf(account.merchant.id);
     if (!hash || !(await passwordMatches(body.current_password, hash))) throw invalidField('current_password', 'not your current password');

@@ -22,8 +22,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** How much of a payment its refunds not failed gave back (issue 35): none, partly, or all that arrived. */
 export const refundsView = (payment: Payment, refunded: bigint) => ({
   status: refunded <= 0n ? ('none' as const) : refunded >= payment.paid ? ('refunded' as const) : ('partly_refunded' as const),
-  amount: String(refunded),
+  amount: formatUnits(refunded, payment.decimals),
   amount_exact: formatUnits(refunded, payment.decimals),
+  amount_base_units: String(refunded),
 });
 
 /** A listed coin by chain and token: its symbol and decimals, or undefined. */

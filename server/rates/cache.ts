@@ -29,6 +29,10 @@ export class RateCache {
   private lastOnDemandMs = -Infinity;
   /** Fetches that failed, per provider, since the service started (for /metrics). */
   readonly failures = new Map<string, number>();
+  /** The providers' names, in order: /metrics shows each one's failures from 0. */
+  get providerNames(): string[] {
+    return this.providers.map((p) => p.name);
+  }
 
   constructor(
     private readonly providers: RateProvider[],

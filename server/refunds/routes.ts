@@ -12,6 +12,7 @@ import type { CoinSymbol } from '../../contract/fields.ts';
 import { DestinationPending, invalidField } from '../domain/errors.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
+import type { AskedAmount } from './rules.ts';
 import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
@@ -31,7 +32,9 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
     }
     address = getAddress(body.address.toLowerCase());
   }
-  const asked = body.amount === 'rest' ? ('rest' as const) : BigInt(body.amount);
+  // One of the two, as the contract checked: the coin's decimal text, parsed once the payment's
+  // coin is known (rules.ts's coinUnits), or the deprecated base units under their own name.
+  const asked: AskedAmount = body.amount_base_units !== undefined ? { baseUnits: BigInt(body.amount_base_units) } : body.amount === 'rest' ? 'rest' : { coins: body.amount! };
   // A live key's wallet never sent to from the balance waits the operator's delay, as a
   // withdrawal's does: a stolen key must not send the balance, payment by payment, to a wallet
   // of its own at once. (A payment not found is refused by the use case, naming it.)
@@ -56,15 +59,23 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   };
   const { refund, claimToken } = await requestRefund(service.refunds, account, { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role }, context, service.now(), refundView);
   const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
-  if (!claimToken) return ok(201, refundView(refund), `Refund ready: ${sender}`);
+  const deprecated = body.amount_base_units !== undefined ? { headers: DEPRECATED_BASE_UNITS } : {};
+  if (!claimToken) return { ...ok(201, refundView(refund), `Refund ready: ${sender}`), ...deprecated };
   // The token rides in the fragment: browsers never send it to a server, nor into a log.
   const claimUrl = `${service.origin()}/refund#${claimToken}`;
   // E-mail on and the payment has the customer's e-mail: the link goes to them too (email/use-cases.ts).
   const emailed = await service.mail.customerRefundLink(account.merchant.id, account.mode, { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin }, claimUrl);
   // Support never holds the link (issue 48): it went to the customer only.
-  if (role === 'support') return ok(201, refundView(refund), `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail' : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`);
-  return ok(201, { ...refundView(refund), claim_url: claimUrl }, `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`);
+  if (role === 'support') return { ...ok(201, refundView(refund), `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail' : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`), ...deprecated };
+  return { ...ok(201, { ...refundView(refund), claim_url: claimUrl }, `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`), ...deprecated };
 };
+
+/**
+ * The answer to a request that wrote its amount the old way, `amount_base_units`: a
+ * `Deprecation` header (RFC 9745: since when, as `@` Unix seconds: 2026-12-06, issue 54;
+ * docs/api.md, "How money is written").
+ */
+export const DEPRECATED_BASE_UNITS = { deprecation: '@1796515200' };
 
 /** `{ daily }`: US dollars as decimal text (to the cent), "0" allows none, null returns to the operator's default. */
 export const SupportLimitBody = later(() => z.object({ daily: z.nullable(is<string>((v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,2})?$/.test(v), 'US dollars as decimal text, such as 50 or 25.50')) }));
@@ -102,7 +113,7 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/refunds', auth: 'merchant', permission: 'refunds.write', stepUp: 'live', handler: createRefund, tag,
     summary: 'send money of a payment back to the customer',
-    description: '`reference` (the payment), `amount` (base units of its coin as text, or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is `amount_paid − amount_due`), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. When the service sends e-mail (SMTP_URL) and the payment has a `customer_email`, the link is e-mailed to it too, and the customer is sent a receipt (amount, coin, chain, transaction) once the refund is `confirmed`. A support member may only leave `address` out, never gets `claim_url` (the link is e-mailed to the payment\'s customer only; 403 `permission_denied` naming `customer_email` when the payment has none or e-mail is off), and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement (the service holds none of it): nothing is reserved or counted toward the limit; the answer\'s `transfer` (once the address is known) is the one transfer your own wallet sends (`uri`: EIP-681; `GET /api/v1/refunds/{id}/qr` as a QR code); the service finds it on chain (exactly that amount of that token to that address, from any sender) or you name its transaction (`POST /api/v1/refunds/{id}/transaction`); then `sent` and `confirmed` as above.',
+    description: '`reference` (the payment), `amount` (exact decimal text of its coin, as every amount of the API: `"5"` is five USDT, `"0.5"` half of one; more decimals than the coin has is a 400 naming `amount`; or `"rest"`: all that arrived and is not refunded yet; an overpayment\'s excess is the payment\'s `overpaid`; the deprecated `amount_base_units`, base units as text, is still taken in its place, answered with a `Deprecation` header), `reason`, and `address` (the customer\'s wallet, as you know it; EIP-55 or all lower case). Without `address` the refund is `waiting_for_address` and the answer carries `claim_url`, once: a single-use link (7 days) on which the customer names their wallet, the network and coin shown; it is then `ready`. When the service sends e-mail (SMTP_URL) and the payment has a `customer_email`, the link is e-mailed to it too, and the customer is sent a receipt (amount, coin, chain, transaction) once the refund is `confirmed`. A support member may only leave `address` out, never gets `claim_url` (the link is e-mailed to the payment\'s customer only; 403 `permission_denied` naming `customer_email` when the payment has none or e-mail is off), and refunds up to the business\'s support limit a day (403 `permission_denied`). A payment\'s refunds (failed ones not counted) never add up to more than arrived for it: 409 `refund_exceeds_received` naming `amount`; 409 `nothing_received` for a payment that received nothing; 409 `wrong_mode` naming `reference` for the other mode\'s payment; 400 naming `address` for the service\'s treasury or any deposit address. Balance settlement: the amount is reserved from the balance (409 past it, or past the daily withdrawal limit, which refunds count toward) and the treasury sends it: 201 `ready`, then `sent` (with `tx_hash`), `confirmed` once its block has the network\'s confirmations, or `failed` (the amount back in the balance), each change a `REFUND_UPDATED` event and a line in the payment\'s timeline. Wallet settlement (the service holds none of it): nothing is reserved or counted toward the limit; the answer\'s `transfer` (once the address is known) is the one transfer your own wallet sends (`uri`: EIP-681; `GET /api/v1/refunds/{id}/qr` as a QR code); the service finds it on chain (exactly that amount of that token to that address, from any sender) or you name its transaction (`POST /api/v1/refunds/{id}/transaction`); then `sent` and `confirmed` as above.',
     body: RefundBody, responses: { 201: answer(Refund) },
     errors: [404, 'permission_denied', 'destination_pending', 'nothing_received', 'refund_exceeds_received', 'wrong_mode', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { movesMoney: true },
   }),

@@ -3,7 +3,7 @@
 // inside its transaction, under the merchant's balance lock, so two refunds at once (on any
 // instance) are counted against each other.
 import type { RefundState } from '../../contract/refunds.ts';
-import { formatUnits } from '../../contract/money.ts';
+import { formatUnits, toUnits } from '../../contract/money.ts';
 import { invalidField, NothingReceived, PermissionDenied, RefundExceedsReceived, RefundLinkExpired, RefundLinkUsed, RefundState as RefundStateError } from '../domain/errors.ts';
 
 export interface StoredRefund {
@@ -48,25 +48,49 @@ export interface RefundablePayment {
 }
 
 /**
- * The amount a refund gives back: `asked` base units, or `rest` (all that arrived and is not
- * refunded yet). Refused naming the field when the payment received nothing, or when it would
- * take the payment's refunds past what arrived (`refunded`: its refunds not failed).
+ * The amount a refund is asked for, as the request wrote it: exact decimal text of the payment's
+ * coin (`coins`), `rest` (all that arrived and is not refunded yet), or base units (`baseUnits`:
+ * the deprecated `amount_base_units`, and the service's own callers, which count in them).
  */
-export function refundAmount(payment: RefundablePayment, refunded: bigint, asked: bigint | 'rest'): bigint {
+export type AskedAmount = 'rest' | { coins: string } | { baseUnits: bigint };
+
+/**
+ * Decimal text of a coin to its base units, exactly: 400 naming `field` when it has more
+ * decimals than the coin (it cannot be sent) or is not above 0.
+ */
+export function coinUnits(text: string, coin: { symbol: string; decimals: number }, field = 'amount'): bigint {
+  const units = toUnits(text, coin.decimals);
+  if (units === undefined) throw invalidField(field, `expected at most ${coin.decimals} decimals: ${coin.symbol} here has ${coin.decimals}, received ${JSON.stringify(text)}`);
+  if (units <= 0n) throw invalidField(field, `expected an amount of ${coin.symbol} greater than 0, received ${JSON.stringify(text)}`);
+  return units;
+}
+
+/**
+ * The amount a refund gives back, in base units: `asked` (see AskedAmount), or `rest`. Refused
+ * naming the field the request used when the payment received nothing, or when it would take the
+ * payment's refunds past what arrived (`refunded`: its refunds not failed), the amounts said in
+ * coins, as the API writes them.
+ */
+export function refundAmount(payment: RefundablePayment, refunded: bigint, asked: AskedAmount | bigint): bigint {
+  const field = typeof asked === 'object' && 'baseUnits' in asked ? 'amount_base_units' : 'amount';
   const coins = (units: bigint) => `${formatUnits(units, payment.decimals)} ${payment.coin}`;
   if (payment.paid <= 0n) {
     throw new NothingReceived(`reference: payment ${payment.reference} has received nothing yet; there is nothing to refund`, [{ field: 'reference', message: 'expected a payment that received money' }]);
   }
   const left = payment.paid > refunded ? payment.paid - refunded : 0n;
   if (left === 0n) {
-    throw new RefundExceedsReceived(`amount: payment ${payment.reference} is refunded in full already (${coins(refunded)} of ${coins(payment.paid)} received)`, [{ field: 'amount', message: 'expected nothing more: the payment is refunded in full' }]);
+    throw new RefundExceedsReceived(`${field}: payment ${payment.reference} is refunded in full already (${coins(refunded)} of ${coins(payment.paid)} received)`, [{ field, message: 'expected nothing more: the payment is refunded in full' }]);
   }
-  const amount = asked === 'rest' ? left : asked;
-  if (amount <= 0n) throw invalidField('amount', 'expected more than 0 base units');
+  const amount =
+    asked === 'rest' ? left
+    : typeof asked === 'bigint' ? asked
+    : 'coins' in asked ? coinUnits(asked.coins, { symbol: payment.coin, decimals: payment.decimals }, field)
+    : asked.baseUnits;
+  if (amount <= 0n) throw invalidField(field, `expected more than 0 ${payment.coin}`);
   if (amount > left) {
     throw new RefundExceedsReceived(
-      `amount: ${amount} base units (${coins(amount)}) is more than payment ${payment.reference} can give back: ${coins(payment.paid)} received, ${coins(refunded)} refunded already, so at most ${left} base units (${coins(left)})`,
-      [{ field: 'amount', message: `expected at most ${left} base units (${coins(left)})` }],
+      `${field}: ${coins(amount)} is more than payment ${payment.reference} can give back: ${coins(payment.paid)} received, ${coins(refunded)} refunded already, so at most ${coins(left)}`,
+      [{ field, message: `expected at most ${field === 'amount' ? `"${formatUnits(left, payment.decimals)}" (${coins(left)})` : `${left} base units (${coins(left)})`}` }],
     );
   }
   return amount;

@@ -13,14 +13,15 @@ import type { Account } from '../domain/account.ts';
 import { NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
-import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
+import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type AskedAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
 
 /** A refund asked for, as the route checked it. */
 export interface RefundRequest {
   reference: string;
-  amount: bigint | 'rest';
+  /** As the request wrote it: decimal text of the coin (parsed with the payment's decimals once it is found), `rest`, or base units. */
+  amount: AskedAmount | bigint;
   reason: string;
   /** EIP-55 checksummed; undefined: the customer names it through a claim link. */
   address?: string;

@@ -10,7 +10,7 @@ const transferOf = (r: StoredRefund): RefundView['transfer'] => {
   if (r.settlement !== 'wallet' || !r.address) return null;
   const token = getAddress(r.token);
   const to = getAddress(r.address);
-  return { uri: paymentUriOfUnits({ contractAddress: token, chainId: r.chainId }, to, r.amount), token, chain_id: r.chainId, to, amount: String(r.amount) };
+  return { uri: paymentUriOfUnits({ contractAddress: token, chainId: r.chainId }, to, r.amount), token, chain_id: r.chainId, to, amount: formatUnits(r.amount, r.decimals), amount_base_units: String(r.amount) };
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -21,8 +21,10 @@ export const refundView = (r: StoredRefund): RefundView => ({
   coin: r.coin,
   chain_id: r.chainId,
   address: r.address,
-  amount: String(r.amount),
+  // Exact decimal text of the coin, as every amount of the API (issue 54); the two others kept for older clients.
+  amount: formatUnits(r.amount, r.decimals),
   amount_exact: formatUnits(r.amount, r.decimals),
+  amount_base_units: String(r.amount),
   reason: r.reason,
   settlement: r.settlement,
   status: r.state,

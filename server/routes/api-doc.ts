@@ -32,7 +32,7 @@ const LEAVES: Record<string, JsonSchema> = {
   'a number greater than 0': { type: 'number', exclusiveMinimum: 0 },
   'an amount greater than 0': { type: 'number', exclusiveMinimum: 0 },
   'an ISO 8601 time': { type: 'string', format: 'date-time' },
-  'a number or a numeric string': { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' }], description: 'at most 2 decimals, at most 100000000' },
+  'a number or a numeric string': { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' }], description: 'Decimal text of the fiat currency (such as "24.50"), or the same as a JSON number: at most 2 decimals, at most 100000000' },
   '1 to 64 letters, digits or . _ : - (or a whole number)': { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' }, { type: 'integer', minimum: 0 }] },
   '1 to 64 letters, digits or . _ : -': { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
   'an e-mail address such as ada@example.com': { type: 'string', format: 'email', maxLength: 254 },
@@ -54,11 +54,12 @@ const LEAVES: Record<string, JsonSchema> = {
   'a quote id from POST /api/v1/swaps/quote': { type: 'string', format: 'uuid' },
   'an empty object': { type: 'object', maxProperties: 0 },
   'a whole number as text': { type: 'string', pattern: '^\\d+$' },
-  'base units as a whole number in text (such as "1500000"), or "rest"': { anyOf: [{ type: 'string', pattern: '^\\d{1,78}$' }, { const: 'rest' }] },
+  'an amount greater than 0 as exact decimal text of the coin (such as "5" or "0.5"), or "rest"': { anyOf: [{ type: 'string', pattern: '^\\d{1,36}(\\.\\d{1,36})?$' }, { const: 'rest' }] },
+  'base units greater than 0 as a whole number in text (such as "5000000")': { type: 'string', pattern: '^\\d{1,78}$' },
   'a reason of 1 to 500 characters': { type: 'string', minLength: 1, maxLength: 500 },
   'whole seconds from 0 to 604800 (a week)': { type: 'integer', minimum: 0, maximum: 604800 },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
-  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', not: { pattern: '^0x0{40}$' }, description: 'EIP-55 checksummed (mixed case) or all lower case: a mixed-case address whose checksum is wrong is refused (400), as a mistyped one; never the zero address.' },
   'a transaction hash: 0x followed by 64 hexadecimal digits': { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
   'a chain id such as 56': { type: 'integer', minimum: 1 },
   'a whole number from 0 to 36': { type: 'integer', minimum: 0, maximum: 36 },
@@ -88,6 +89,46 @@ const LEAVES: Record<string, JsonSchema> = {
   'a page size from 1 to 100': { type: 'integer', minimum: 1, maximum: 100 },
   anything: {},
 };
+
+/** A field that holds an amount of money, by its name: its description must say the amount's form. */
+export const AMOUNT_FIELD = /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^credited$|^(amount|minimum)_received$|^ledger$|^onChain$|^balance$|^due$|^daily$|^spent$|^left$/i;
+
+/**
+ * What an amount field's form is, by its JSON Schema (and, for plain text, its name), for the
+ * fields whose contract says nothing more (the checkout's own schemas stay free of words it
+ * never shows). Every amount of the API is one of these; docs/api.md, "How money is written".
+ */
+function amountForm(name: string, schema: JsonSchema, siblings: readonly string[]): string | undefined {
+  // The kept-for-older-clients forms of a refund's amount (issue 54), and a timeline's transfer, whose token may be one not listed.
+  if (name === 'amount_exact') return 'Deprecated: the same as `amount` (exact decimal text of the coin), kept for older clients.';
+  if (name === 'amount_base_units') return 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.';
+  if (name === 'amount' && siblings.includes('txHash') && siblings.includes('kind')) return 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.';
+  const decimal = 'Exact decimal text (such as "0.5"): of the payment\'s coin for a coin amount, of the currency for a fiat one; never a float.';
+  const number = 'A JSON number whose shortest text is the exact amount (the spec\'s form), in the coin or the currency the object names; where an `…Exact` field stands beside it, that is the same amount as decimal text.';
+  const types = ([] as unknown[]).concat(schema.type ?? (schema.anyOf as JsonSchema[] | undefined)?.map((s) => s.type) ?? []);
+  if (schema.anyOf && types.includes('number') && types.includes('string')) return 'Decimal text of the fiat currency (such as "24.50", at most 2 decimals), or the same as a JSON number.';
+  if (types.includes('number') || types.includes('integer')) return number;
+  if (!types.includes('string')) return undefined;
+  const pattern = String(schema.pattern ?? '');
+  if (pattern === '^\\d+$') return 'Base units of the token as a whole number in text: a raw chain transfer, whose token the service may not list (so no decimals to write it with).';
+  if (pattern.startsWith('^-?')) return 'Exact signed decimal text of the coin (such as "-0.5"): a movement out of the balance is negative.';
+  if (pattern || /Exact$|^overpaid$|^arrived$|^credited$|^amount$|^merchantAmount$|^daily$|^fee$/.test(name)) return decimal;
+  return undefined;
+}
+
+/** Gives each amount field of a schema that says nothing of its form the words of its form (amountForm). */
+function describeAmounts(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(describeAmounts);
+  const o = node as JsonSchema;
+  const properties = o.properties as Record<string, JsonSchema> | undefined;
+  for (const [name, schema] of Object.entries(properties ?? {})) {
+    if (!AMOUNT_FIELD.test(name) || schema.description !== undefined || schema.properties || schema.items) continue;
+    const form = amountForm(name, schema, Object.keys(properties!));
+    if (form) properties![name] = { ...schema, description: form, ...(/^amount_(exact|base_units)$/.test(name) ? { deprecated: true } : {}) };
+  }
+  for (const value of Object.values(o)) describeAmounts(value);
+}
 
 /** The message a contract leaf answers with, or undefined for a zod schema of another kind. */
 function leafWords(schema: Schema): string | undefined {
@@ -125,6 +166,10 @@ export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Unt
     io,
     unrepresentable: 'any',
     override: (ctx) => {
+      // A rule across fields the contract wrote with its JSON Schema (fields.ts's exactlyOne).
+      for (const check of ((ctx.zodSchema as Schema)._zod.def as { checks?: Array<{ jsonSchema?: JsonSchema }> }).checks ?? []) {
+        if (check.jsonSchema) Object.assign(ctx.jsonSchema, structuredClone(check.jsonSchema));
+      }
       const further = CHECKED_FURTHER.get(ctx.zodSchema as Schema);
       if (further) {
         for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key];
@@ -141,6 +186,9 @@ export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Unt
     },
   }) as JsonSchema;
   delete out.$schema;
+  // An amount's form, where its contract did not say it (fields.ts's says); a leaf is one schema
+  // for every field it types, so this is done per field, on the output.
+  describeAmounts(out);
   return out;
 }
 
@@ -160,7 +208,11 @@ const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 
 
 /** Headers an error answer carries beside its envelope. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
-  429: { 'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } } },
+  429: {
+    'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } },
+    'RateLimit-Policy': { required: false, description: 'The limits counted on this request (IETF draft-ietf-httpapi-ratelimit-headers), one list member each: `"<name>";q=<requests>;w=<window seconds>`. Every answer a limit counted carries it, not only a 429.', schema: string },
+    RateLimit: { required: false, description: 'Where each of those limits stands: `"<name>";r=<requests left>;t=<seconds until its window ends>`.', schema: string },
+  },
 };
 
 const TAG_WORDS: Record<Tag, string> = {

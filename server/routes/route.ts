@@ -148,7 +148,7 @@ const moneyMoves: RateLimit = {
 async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
   for (const limit of limits) {
     const key = limit.key(ctx);
-    const wait = key === undefined ? undefined : await limit.limiter(ctx.service).hit(key);
+    const wait = key === undefined ? undefined : await limit.limiter(ctx.service).hit(key, ctx.res);
     if (wait !== undefined) throw new TooMany(limit.message(wait), wait);
   }
 }

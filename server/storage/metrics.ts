@@ -1,6 +1,7 @@
 // What /metrics reads from the database, at scrape time: payments by the facts their status is
 // made of (the status itself is payments/rules.ts's rule, applied to each group), the webhook
-// queue, transfers by whether they were swept, and payouts, swaps and withdrawals by state. Reads only.
+// queue and the e-mail outbox, transfers by whether they were swept, and payouts, swaps,
+// withdrawals and refunds by state. Reads only.
 import type { Database } from './db.ts';
 
 export interface PaymentGroup {
@@ -34,11 +35,17 @@ export class MetricsStore {
    * Rows of a table of money movements by key mode and state: a handful of groups, however
    * many rows (payouts name theirs `status`; a refund's send is not a withdrawal).
    */
-  async byState(table: 'payouts' | 'swaps' | 'withdrawals'): Promise<Array<{ mode: string; state: string; count: number }>> {
+  async byState(table: 'payouts' | 'swaps' | 'withdrawals' | 'refunds'): Promise<Array<{ mode: string; state: string; count: number }>> {
     const state = table === 'payouts' ? 'status' : 'state';
     const only = table === 'withdrawals' ? `WHERE purpose = 'withdrawal'` : '';
     const rows = await this.db.query(`SELECT mode, ${state} AS state, count(*)::text AS n FROM ${table} ${only} GROUP BY 1, 2`);
     return rows.map((r) => ({ mode: r.mode as string, state: r.state as string, count: Number(r.n) }));
+  }
+
+  /** E-mails waiting in the outbox to be sent (pending, retries included), and since when the oldest of them waits. */
+  async emailOutbox(): Promise<{ depth: number; oldestMs: number | null }> {
+    const [row] = await this.db.query(`SELECT count(*)::text AS n, min(created_ms)::text AS oldest FROM emails WHERE state = 'pending'`);
+    return { depth: Number(row.n), oldestMs: row.oldest === null ? null : Number(row.oldest) };
   }
 
   /** Counted transfers per chain, swept or still waiting for a sweep. */

@@ -18,6 +18,7 @@ import { refundView } from '../refunds/views.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromRoot } from '../paths.ts';
+import { formatUnits } from '../../contract/money.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c1'.repeat(20);
@@ -77,7 +78,8 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
 
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect(sent.body.data).toMatchObject({ reference, amount: String(excess), coin: 'USDT', status: 'ready' });
+    // Sent back in the form attention gave it: the same text, one way to write an amount (issue 54).
+    expect(sent.body.data).toMatchObject({ reference, amount: p.attention.amount, amount_base_units: String(excess), coin: 'USDT', status: 'ready' });
     const again = await call(b, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'again', address: customer });
     expect([again.status, again.body.code, again.body.errors[0].field]).toEqual([409, 'nothing_to_resolve', 'reference']);
     const after = await listed(reference);
@@ -85,7 +87,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect(await needing()).not.toContain(reference);
     // The excess counts with the payment's refunds: what is left to refund is what was due.
     const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
-    expect(detail.refunds).toMatchObject({ status: 'partly_refunded', amount: String(excess) });
+    expect(detail.refunds).toMatchObject({ status: 'partly_refunded', amount: p.overpaid, amount_base_units: String(excess) });
     await balanced();
   });
 
@@ -94,7 +96,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     const paid = units(p.amountPaidExact);
     const excess = paid - units(p.actualAmountExact);
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference, amount: String(paid - excess / 2n), reason: 'most of it', address: customer })).status).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference, amount: formatUnits(paid - excess / 2n, 18), reason: 'most of it', address: customer })).status).toBe(201);
     const over = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'the excess too', address: customer });
     expect([over.status, over.body.code, over.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount']);
     // Nothing was resolved by the refusal: it still needs attention; keeping the excess resolves it.
@@ -133,7 +135,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'too little, too late' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect([sent.body.data.amount, sent.body.data.status, typeof sent.body.data.claim_url]).toEqual([String(units(p.amountPaidExact)), 'waiting_for_address', 'string']);
+    expect([sent.body.data.amount, sent.body.data.amount_base_units, sent.body.data.status, typeof sent.body.data.claim_url]).toEqual([p.attention.amount, String(units(p.amountPaidExact)), 'waiting_for_address', 'string']);
     expect((await listed(reference)).attention).toBeNull();
     expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data.refunds.status).toBe('refunded');
     await balanced();
@@ -297,7 +299,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const journaled = await entries();
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect(sent.body.data).toMatchObject({ reference, amount: String(excess), coin: 'USDT', status: 'ready', transfer: { to: expect.stringMatching(new RegExp(`^${customer}$`, 'i')), amount: String(excess), chain_id: p.chainId, uri: expect.stringMatching(/^ethereum:/) } });
+    expect(sent.body.data).toMatchObject({ reference, amount: p.overpaid, coin: 'USDT', status: 'ready', transfer: { to: expect.stringMatching(new RegExp(`^${customer}$`, 'i')), amount: p.overpaid, amount_base_units: String(excess), chain_id: p.chainId, uri: expect.stringMatching(/^ethereum:/) } });
     expect((await listed(reference)).attention).toBeNull();
     await call(a, 'GET', '/api/v1/balances');
     expect(await entries(), 'the service holds none of it: nothing to journal').toBe(journaled);

@@ -102,6 +102,27 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
     expect((await banks()).length).toBe(before + 1);
   });
 
+  it('never keeps a refusal of bad input, the contract\'s or the handler\'s: the same key with a bad body, then the good one, runs the good one', async () => {
+    clock += 61_000; // a new minute for this merchant's count of money moves
+    const reference = `idem-bad-${kind}`;
+    expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, undefined, testKeys.publicKey)).status).toBe(201);
+    expect((await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' }, undefined, testKeys.publicKey)).status).toBeLessThan(300);
+    const key = fresh();
+    const refund = (amount: string) => call('POST', '/api/v1/refunds', { reference, amount, reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, key);
+    // Refused by the contract, before the handler runs.
+    const contract = await refund('-1');
+    expect([contract.status, contract.body.errors[0].field, contract.replayed]).toEqual([400, 'amount', null]);
+    // Refused by the handler: the coin's decimals are known once the payment is found (USDT here has 18).
+    const handler = await refund('0.' + '0'.repeat(18) + '1');
+    expect([handler.status, handler.body.errors[0].field, handler.replayed]).toEqual([400, 'amount', null]);
+    // The good body with the same key runs: it is not told the key was used for another body.
+    const good = await refund('1');
+    expect([good.status, good.replayed, good.body.data?.amount], JSON.stringify(good.body)).toEqual([201, null, '1']);
+    const again = await refund('1');
+    expect([again.status, again.replayed, again.body]).toEqual([201, 'true', good.body]);
+    clock += 61_000; // the next test's money moves counted in a minute of their own
+  });
+
   it('does not keep a 5xx of a request that moves no money: a retry runs again', async () => {
     const key = fresh();
     const real = api.parts.payouts.addBank.bind(api.parts.payouts);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../contract/error-codes.ts';
 import { startService, type Service } from '../app.ts';
-import { documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
+import { AMOUNT_FIELD, documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
 import { ROUTES } from '../routes/table.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
 
@@ -109,6 +109,36 @@ describe('the OpenAPI document', () => {
     const untyped = { words: [] as string[] };
     openApiDocument(ROUTES, 'http://127.0.0.1:4010', untyped);
     expect(untyped.words).toEqual([]);
+  });
+
+  it('says the form of every amount field, in requests, answers and webhooks: decimal text, a JSON number or base units, in its description', () => {
+    const found: string[] = [];
+    const silent: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      const o = node as Record<string, unknown>;
+      for (const [name, schema] of Object.entries((o.properties ?? {}) as Record<string, JsonSchema>)) {
+        const leaf = !['object', 'array'].includes(schema.type as string) && !schema.properties && !schema.items;
+        if (!AMOUNT_FIELD.test(name) || !leaf) continue;
+        found.push(name);
+        if (!/decimal text|JSON number|base units/i.test(String(schema.description ?? ''))) silent.push(`${where}/properties/${name}: ${JSON.stringify(schema)}`);
+      }
+      for (const [key, value] of Object.entries(o)) walk(value, `${where}/${key}`);
+    };
+    walk(doc.paths, '#/paths');
+    walk(doc.webhooks, '#/webhooks');
+    walk(doc.components, '#/components');
+    // It looked at them: the refund's and the payment's amounts are among them.
+    expect(found).toEqual(expect.arrayContaining(['amount', 'amount_base_units', 'amountPaid', 'amountPaidExact', 'overpaid', 'network_fee']));
+    expect(silent).toEqual([]);
+    // The refund's request: the one form, and the old one under its own name, exactly one of them.
+    const refund = (doc.paths as any)['/api/v1/refunds'].post.requestBody.content['application/json'].schema;
+    expect(refund.oneOf).toEqual([{ required: ['amount'] }, { required: ['amount_base_units'] }]);
+    const link = (doc.paths as any)['/api/v1/payment_links/standard'].post.requestBody.content['application/json'].schema;
+    expect([link.oneOf, link.properties.cart.minItems]).toEqual([[{ required: ['cart'] }, { required: ['charge'] }], 1]);
+    expect(refund.properties.amount.description).toMatch(/^Exact decimal text of the payment's coin/);
+    expect(refund.properties.amount_base_units).toMatchObject({ deprecated: true, description: expect.stringMatching(/^Deprecated/) });
   });
 
   it('names both keys as security schemes, each operation the keys its route takes, and the error envelope', () => {
@@ -323,8 +353,10 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/swaps?cursor=abc', sec);
     await call('GET', '/api/v1/withdrawals?limit=0', sec);
     // Refunds of a balance-settled payment (oa-1, paid): one, past what arrived, bad input, the list and one
-    const refund = await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1000000', reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
-    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1' + '0'.repeat(40), reason: 'too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    const refund = await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '0.5', reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount_base_units: '1000', reason: 'the old form', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1' + '0'.repeat(30), reason: 'too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '0.' + '0'.repeat(30) + '1', reason: 'past its decimals', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
     await call('POST', '/api/v1/refunds', sec, { reference: 'nothing-here', amount: 'rest', reason: 'r', address: '0x7' });
     await call('GET', '/api/v1/refunds?reference=oa-1&limit=1', sec);
     await call('GET', '/api/v1/refunds?limit=0', sec);

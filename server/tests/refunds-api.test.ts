@@ -16,9 +16,12 @@ import { withdrawalView } from '../balances/views.ts';
 import { expireClaimLinks } from '../refunds/use-cases.ts';
 import { refundView } from '../refunds/views.ts';
 import { loadMigrations } from '../storage/migrations.ts';
+import { formatUnits } from '../../contract/money.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c0'.repeat(20);
+/** Base units of the sandbox's USDT (18 decimals) as the API writes an amount: exact decimal text of the coin. */
+const coins = (units: bigint) => formatUnits(units, 18);
 
 describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kind) => {
   let a: Service;
@@ -74,9 +77,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect([nothing.status, nothing.body.code, nothing.body.errors[0].field]).toEqual([409, 'nothing_received', 'reference']);
 
     const p = await paid('exact');
-    const over = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived + 1n), reason: 'too much', address: customer });
+    const over = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived + 1n), reason: 'too much', address: customer });
     expect([over.status, over.body.code, over.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount']);
-    expect(over.body.errors[0].message).toContain(`at most ${p.arrived} base units`);
+    expect(over.body.errors[0].message).toContain(`at most "${coins(p.arrived)}" (${coins(p.arrived)} USDT)`);
 
     // Any deposit address of the service (this payment's, another's), in any case.
     for (const address of [p.address, empty.address.toLowerCase()]) {
@@ -92,11 +95,28 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect([theirs.status, theirs.body.code]).toEqual([404, 'not_found']);
     expect(JSON.stringify(theirs.body)).not.toMatch(/wrong_mode|received/);
     // Bad input, each field named.
-    const bad = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1.5', reason: '', address: '0x12' });
+    const bad = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '-1.5', reason: '', address: '0x12' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['address', 'amount', 'reason']);
     const checksum = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'r', address: '0x' + 'aB'.repeat(20) });
     expect([checksum.status, checksum.body.errors[0].field]).toEqual([400, 'address']);
+    // The amount is the coin's exact decimal text: more decimals than the coin has (USDT here has
+    // 18) cannot be sent, a 400 naming the field the request used; 0, a number, both forms or
+    // neither are refused by the contract, naming amount.
+    const fine = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '0.' + '0'.repeat(18) + '1', reason: 'r', address: customer });
+    expect([fine.status, fine.body.code, fine.body.errors]).toEqual([400, 'validation_failed', [{ field: 'amount', message: 'expected at most 18 decimals: USDT here has 18, received "0.0000000000000000001"' }]]);
+    for (const amount of ['0', '0.000', 5, '1e3', '', ' 5']) {
+      const refused = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'r', address: customer });
+      expect([refused.status, refused.body.errors?.map((e: { field: string }) => e.field)], JSON.stringify(amount)).toEqual([400, ['amount']]);
+    }
+    for (const body of [{ amount: '1', amount_base_units: '1' }, {}]) {
+      const refused = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, ...body, reason: 'r', address: customer });
+      expect([refused.status, refused.body.errors?.map((e: { field: string }) => e.field)], JSON.stringify(body)).toEqual([400, ['amount']]);
+    }
+    const zeroUnits = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount_base_units: '0', reason: 'r', address: customer });
+    expect([zeroUnits.status, zeroUnits.body.errors?.[0].field]).toEqual([400, 'amount_base_units']);
+    const overUnits = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount_base_units: String(p.arrived + 1n), reason: 'r', address: customer });
+    expect([overUnits.status, overUnits.body.code, overUnits.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount_base_units']);
     // Nothing was reserved by any of them.
     expect(await a.db.query(`SELECT id FROM refunds`)).toEqual([]);
   });
@@ -104,18 +124,18 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   it('a partial refund, then the rest: the payment shows partly refunded, then refunded; the list and one refund answer them; a retried request refunds once', async () => {
     const p = await paid('exact');
     const third = p.arrived / 3n;
-    const first = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
+    const first = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
     expect(first.status).toBe(201);
-    expect(first.body.data).toMatchObject({ reference: p.reference, amount: String(third), status: 'ready', settlement: 'balance', coin: 'USDT', address: getAddress(customer), tx_hash: null });
-    const again = await call(b, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
+    expect(first.body.data).toMatchObject({ reference: p.reference, amount: coins(third), amount_base_units: String(third), status: 'ready', settlement: 'balance', coin: 'USDT', address: getAddress(customer), tx_hash: null });
+    const again = await call(b, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
     expect(again.body).toEqual(first.body);
     let detail = (await call(a, 'GET', `/api/v1/payments/${p.reference}`)).body.data;
-    expect(detail.refunds).toEqual({ status: 'partly_refunded', amount: String(third), amount_exact: expect.any(String) });
+    expect(detail.refunds).toEqual({ status: 'partly_refunded', amount: coins(third), amount_exact: coins(third), amount_base_units: String(third) });
     expect(detail.timeline.filter((s: { eventType?: string }) => s.eventType === 'REFUND_UPDATED')).toHaveLength(1);
 
     const rest = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all of it', address: customer });
     expect(rest.status).toBe(201);
-    expect(rest.body.data.amount).toBe(String(p.arrived - third));
+    expect(rest.body.data.amount).toBe(coins(p.arrived - third));
     detail = (await call(a, 'GET', `/api/v1/payments/${p.reference}`)).body.data;
     expect(detail.refunds.status).toBe('refunded');
     const more = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1', reason: 'more', address: customer });
@@ -165,9 +185,28 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(BigInt(row!.s)).toBe(p.arrived);
   });
 
+  it('the deprecated form, base units under their own name: the same refund, its answer in the one form, with a Deprecation header; the one form has none', async () => {
+    const p = await paid('exact');
+    const response = await fetch(a.url + '/api/v1/refunds', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reference: p.reference, amount_base_units: String(p.arrived / 4n), reason: 'an old client', address: customer }),
+    });
+    const old = (await response.json()) as any;
+    expect([response.status, response.headers.get('deprecation')], JSON.stringify(old)).toEqual([201, '@1796515200']);
+    expect(old.data).toMatchObject({ amount: coins(p.arrived / 4n), amount_base_units: String(p.arrived / 4n) });
+    const current = await fetch(a.url + '/api/v1/refunds', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reference: p.reference, amount: coins(p.arrived / 4n), reason: 'a new client', address: customer }),
+    });
+    expect([current.status, current.headers.get('deprecation')]).toEqual([201, null]);
+    expect(((await current.json()) as any).data.amount_base_units).toBe(String(p.arrived / 4n));
+  });
+
   it('a claim link: the customer names the address once, checked and confirmed; the link used twice, expired, to a deposit address or with a bad checksum is refused; the token is the only key', async () => {
     const p = await paid('exact');
-    const made = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'customer will say where' });
+    const made = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'customer will say where' });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.data).toMatchObject({ status: 'waiting_for_address', address: null, claim_expires_at: expect.any(String) });
     const url = new URL(made.body.data.claim_url);
@@ -246,7 +285,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     const p = await paid('over');
     const ask = async (amount: string, address?: string) => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'to cancel', ...(address ? { address } : {}) })).body.data;
     // Ready, nothing signed: canceled; the treasury's withdrawal failed 'canceled', never sent.
-    const ready = await ask('1000', customer);
+    const ready = await ask('0.000000000000001', customer);
     const canceled = await call(b, 'POST', `/api/v1/refunds/${ready.id}/cancel`);
     expect([canceled.status, canceled.body.data.status]).toEqual([200, 'canceled']);
     expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
@@ -255,13 +294,13 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect([again.status, again.body.code]).toEqual([409, 'refund_state']);
     expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
     // Waiting for its address: canceled, and its link dead.
-    const waiting = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'to cancel' });
+    const waiting = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '0.000000000000001', reason: 'to cancel' });
     expect((await call(a, 'POST', `/api/v1/refunds/${waiting.body.data.id}/cancel`)).body.data.status).toBe('canceled');
     const dead = await customerCall(a, '/refund/claim', { token: new URL(waiting.body.data.claim_url).hash.slice(1), address: customer, confirm: true });
     expect(dead.body.code).toBe('refund_link_used');
     expect(await toldOf(waiting.body.data.id)).toEqual(['waiting_for_address', 'canceled']);
     // Signed by the treasury: too late.
-    const signed = await ask('1000', customer);
+    const signed = await ask('0.000000000000001', customer);
     await a.parts.withdrawals.withdrawalSigned(signed.id, { hash: '0x' + '5'.repeat(64), raw: '0x01', nonce: 1 }, Date.now());
     const late = await call(a, 'POST', `/api/v1/refunds/${signed.id}/cancel`);
     expect([late.status, late.body.code]).toEqual([409, 'refund_state']);
@@ -271,7 +310,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'POST', `/api/v1/refunds/${signed.id}/cancel`, undefined, other.keys.test.secretKey)).status).toBe(404);
     // Races: cancel (instance b) against the treasury recording its transaction (instance a).
     for (let i = 0; i < 4; i++) {
-      const r = await ask('1000', customer);
+      const r = await ask('0.000000000000001', customer);
       const [cancel, recorded] = await Promise.all([call(b, 'POST', `/api/v1/refunds/${r.id}/cancel`), a.parts.withdrawals.withdrawalSigned(r.id, { hash: '0x' + String(i + 6).repeat(64), raw: '0x01', nonce: 2 + i }, Date.now())]);
       const [row] = await a.db.query<{ state: string; tx_hash: string | null }>(`SELECT state, tx_hash FROM withdrawals WHERE id = $1`, [r.id]);
       if (cancel.status === 200) {
@@ -287,7 +326,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
 
   it('a refund is not a withdrawal: never listed, answered or told as one; its send\'s state and its REFUND_UPDATED move in one transaction, told once by two instances', async () => {
     const p = await paid('exact');
-    const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'its own thing', address: customer });
+    const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(1000n), reason: 'its own thing', address: customer });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
     const id = asked.body.data.id as string;
     const listed = async () => (await call(a, 'GET', '/api/v1/withdrawals?limit=100')).body.data.map((w: { id: string }) => w.id);
@@ -328,7 +367,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
 
   it('the migration marking refunds\' sends: rows a refund borrowed as withdrawals leave the withdrawal list, and a refund its send had left behind catches up', async () => {
     const p = await paid('exact');
-    const ask = async () => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'before the upgrade', address: customer })).body.data.id as string;
+    const ask = async () => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(1000n), reason: 'before the upgrade', address: customer })).body.data.id as string;
     const [done, lost] = [await ask(), await ask()];
     // As the service before it left them: withdrawals rows, one completed and one failed, their refunds not followed yet.
     await a.db.query(`UPDATE withdrawals SET purpose = 'withdrawal' WHERE id IN ($1, $2)`, [done, lost]);
@@ -357,26 +396,26 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
       const response = await fetch(a.url + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, cookie: support.cookie, 'x-csrf-token': support.csrf }, body: JSON.stringify(body) });
       return { status: response.status, body: (await response.json()) as any };
     };
-    const typed = await asSupport('/api/v1/refunds', { reference: p.reference, amount: '1000000', reason: 'to my wallet', address: customer });
+    const typed = await asSupport('/api/v1/refunds', { reference: p.reference, amount: '0.000000000001', reason: 'to my wallet', address: customer });
     expect([typed.status, typed.body.code, typed.body.errors?.[0].field], JSON.stringify(typed.body)).toEqual([403, 'permission_denied', 'address']);
     // The limit (the operator's default, 100 USD): a 120 USD payment's whole amount passes it.
     const whole = await asSupport('/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all of it' });
     expect([whole.status, whole.body.code, whole.body.errors[0].field]).toEqual([403, 'permission_denied', 'amount']);
     // The owner lowers it to 30 USD: 24 passes, then 12 more does not (counted over the day).
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '30' })).body.data).toEqual({ daily: '30.00' });
-    const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 5n), reason: 'a fifth' });
+    const fits = await asSupport('/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 5n), reason: 'a fifth' });
     expect([fits.status, fits.body.data.status]).toEqual([201, 'waiting_for_address']);
     // Support never sees the claim link (it would claim it with its own wallet): it went to the customer's e-mail only.
     expect(fits.body.data.claim_url).toBeUndefined();
     expect(JSON.stringify(fits.body)).not.toContain('/refund#');
     const links = await a.db.query<{ recipient: string }>(`SELECT recipient FROM emails WHERE kind = 'refund_link' AND text_body LIKE $1`, [`%${p.reference}%`]);
     expect(links.map((l) => l.recipient)).toEqual([buyer]);
-    const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 10n), reason: 'a tenth' });
+    const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 10n), reason: 'a tenth' });
     expect([past.status, past.body.errors[0].field]).toEqual([403, 'amount']);
     expect(past.body.message).toMatch(/; 2\d\.\d\d USD refunded by support in the last 24 hours/);
     // A payment without the customer's e-mail: support cannot refund it (the link would have nowhere to go but support), by refund or send-back.
     const anonymous = await paid('over', 5);
-    const noMail = await asSupport('/api/v1/refunds', { reference: anonymous.reference, amount: '1', reason: 'to me' });
+    const noMail = await asSupport('/api/v1/refunds', { reference: anonymous.reference, amount: coins(1n), reason: 'to me' });
     expect([noMail.status, noMail.body.code, noMail.body.errors?.[0].field], JSON.stringify(noMail.body)).toEqual([403, 'permission_denied', 'customer_email']);
     const noMailBack = await asSupport(`/api/v1/payments/${anonymous.reference}/send_back`, { reason: 'to me' });
     expect([noMailBack.status, noMailBack.body.code, noMailBack.body.errors?.[0].field], JSON.stringify(noMailBack.body)).toEqual([403, 'permission_denied', 'customer_email']);
@@ -386,8 +425,8 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(back.status, JSON.stringify(back.body)).toBe(201);
     expect(back.body.data.claim_url).toBeUndefined();
     // The owner's key is not limited and still gets its link; the limit back to the default.
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'owner', address: customer })).status).toBe(201);
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: '1', reason: 'owner' })).body.data.claim_url).toContain('/refund#');
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'owner', address: customer })).status).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: coins(1n), reason: 'owner' })).body.data.claim_url).toContain('/refund#');
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
 

@@ -87,7 +87,7 @@ async function sentBack(reference: string, token: Address) {
     return now.status === 'confirmed' || now.status === 'failed' ? now : false;
   }, 60_000);
   expect(done.status).toBe('confirmed');
-  expect(await balanceOf(token, customer)).toBe(before + BigInt(done.amount));
+  expect(await balanceOf(token, customer)).toBe(before + BigInt(done.amount_base_units));
   console.log(`sent back ${done.amount} ${done.coin}: request to confirmed ${Date.now() - started} ms`);
   return done;
 }
@@ -115,7 +115,8 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
   it('late money sent back in one step, confirmed on chain', async () => {
     const p = await paidOnChain('USDT', '10', true);
     const done = await sentBack(p.reference, contracts.tokens.USDT);
-    expect([done.coin, done.amount]).toEqual(['USDT', String(parseUnits('10', 18))]);
+    // Sent back in the form attention said it (issue 54): '10', not base units.
+    expect([done.coin, done.amount, done.amount_base_units]).toEqual(['USDT', '10', String(parseUnits('10', 18))]);
     // Apart from what the payment counted (nothing): it has nothing of its own refunded.
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data).toMatchObject({ payment: { attention: null, status: 'expired' }, refunds: { status: 'none' } });
     await books('late money sent back');
@@ -126,7 +127,7 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
     const attention = (await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention;
     expect(attention).toEqual({ reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 });
     const done = await sentBack(p.reference, contracts.tokens.USDC);
-    expect([done.coin, done.amount, done.chain_id]).toEqual(['USDC', '4000000', 31337]);
+    expect([done.coin, done.amount, done.amount_base_units, done.chain_id]).toEqual(['USDC', '4', '4000000', 31337]);
     expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data).toEqual([]);
     await books('wrong coin sent back');
 
@@ -180,7 +181,7 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toEqual(attention);
     expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data.map((x: { attention: unknown }) => x.attention)).toEqual([attention]);
     const done = await sentBack(p.reference, contracts.tokens.USDT);
-    expect(done.amount).toBe(String(parseUnits('10', 18)));
+    expect([done.amount, done.amount_base_units]).toEqual(['10', String(parseUnits('10', 18))]);
     // Confirmed: it stays resolved.
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.payment.attention).toBeNull();
     expect((await server('GET', `/api/v1/payments?needs_attention=true&q=${p.reference}`)).body.data).toEqual([]);

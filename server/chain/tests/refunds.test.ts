@@ -3,7 +3,10 @@
 // chain (its block with the network's confirmations) with the customer's wallet credited, the
 // journal balanced per coin, and the treasury reconciled: its tokens on chain equal what the
 // journal says it holds, its native coin the operator's funding less the gas journaled. The
-// attacks: a refund to the treasury or to a deposit address, another merchant's payment.
+// attacks: a refund to the treasury or to a deposit address, another merchant's payment. The
+// amount as the API writes every amount (issue 54): a refund of "5" of a 10 USD payment sends
+// exactly 5 USDT (5×10^18 base units of the dev chain's 18-decimal USDT), and "10" after it is
+// more than is left.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, zeroAddress, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -13,6 +16,7 @@ import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type 
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
+import { formatUnits, toUnits } from '../../../contract/money.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -35,6 +39,9 @@ afterAll(async () => {
 
 const call = caller(() => api.url);
 const server = (method: string, path: string, body?: unknown, key = secretKey) => call(method, path, body, key);
+/** The dev chain's USDT has 18 decimals: base units as the API writes an amount, and back. */
+const coins = (units: bigint) => formatUnits(units, 18);
+const unitsOf = (text: string) => toUnits(text, 18)!;
 const usdt = (who: Address) => reader.readContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
 /** After a step, with nothing of the treasury's in flight: the journal sums to zero per coin; the treasury holds on chain what the journal says. */
@@ -82,7 +89,8 @@ async function refundedOnChain(reference: string, amount: string, reason: string
   expect(done.status).toBe('confirmed');
   const receipt = await reader.getTransactionReceipt({ hash: done.tx_hash });
   expect(receipt.status).toBe('success');
-  expect(await usdt(customer)).toBe(before + BigInt(done.amount));
+  expect(await usdt(customer)).toBe(before + unitsOf(done.amount));
+  expect(done.amount_base_units).toBe(String(unitsOf(done.amount)));
   // Every state told, in order: ready, sent (with its transaction), confirmed.
   const told = await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`);
   const mine = told.map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id);
@@ -93,7 +101,7 @@ async function refundedOnChain(reference: string, amount: string, reason: string
   expect(entries.map((e) => e.kind)).toEqual(['withdrawal_reserved', 'withdrawal_sent']);
   const [gas] = await api.db.query<{ amount: string }>(`SELECT p.amount::text AS amount FROM journal_entries e JOIN postings p ON p.entry_id = e.id WHERE e.kind = 'gas' AND e.ref = $1 AND p.account = 'external:gas'`, [`31337/${done.tx_hash.toLowerCase()}`]);
   expect(BigInt(gas!.amount)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
-  console.log(`refund ${reason}: ${done.amount} base units, gas ${receipt.gasUsed} (${gas!.amount} wei), request to confirmed ${Date.now() - started} ms`);
+  console.log(`refund ${reason}: ${done.amount} USDT, gas ${receipt.gasUsed} (${gas!.amount} wei), request to confirmed ${Date.now() - started} ms`);
   return done;
 }
 
@@ -107,16 +115,37 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
   it('a full refund of a paid payment ends confirmed on chain; the payment shows refunded', async () => {
     const p = await paidIntoBalance('exact');
     const done = await refundedOnChain(p.reference, 'rest', 'full');
-    expect(BigInt(done.amount)).toBe(p.arrived);
+    expect(unitsOf(done.amount)).toBe(p.arrived);
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds.status).toBe('refunded');
     await books('a full refund');
   });
 
+  it('a refund of "5" of a 10 USD payment paid in full sends exactly 5 USDT to the customer on chain; "10" after it is more than is left', async () => {
+    const p = await paidIntoBalance('exact');
+    // What a merchant reads first: verify says 10 paid (a JSON number; its exact text beside it).
+    const verified = (await server('GET', `/api/v1/transaction/verify/${p.reference}`)).body.data;
+    expect([verified.status, verified.amountPaid, verified.amountPaidExact, verified.coin]).toEqual(['confirmed', 10, '10', 'USDT']);
+    expect(p.arrived).toBe(10n * 10n ** 18n);
+    const done = await refundedOnChain(p.reference, '5', 'five of ten');
+    expect([done.amount, done.amount_base_units]).toEqual(['5', '5000000000000000000']);
+    // On chain: the treasury's one transfer to the customer carries exactly 5×10^18.
+    const receipt = await reader.getTransactionReceipt({ hash: done.tx_hash });
+    const sent = receipt.logs.filter((l) => l.address.toLowerCase() === contracts.tokens.USDT.toLowerCase());
+    expect(sent).toHaveLength(1);
+    expect(BigInt(sent[0]!.data)).toBe(5n * 10n ** 18n);
+    const after = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: '10', reason: 'all ten', address: customer });
+    expect([after.status, after.body.code, after.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount']);
+    expect(after.body.message).toContain('10 USDT is more than payment');
+    expect(after.body.errors[0].message).toBe('expected at most "5" (5 USDT)');
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'partly_refunded', amount: '5' });
+    await books('a refund of "5"');
+  });
+
   it('a partial refund, then the rest: partly refunded, then refunded', async () => {
     const p = await paidIntoBalance('exact');
-    await refundedOnChain(p.reference, String(p.arrived / 4n), 'partial');
+    await refundedOnChain(p.reference, coins(p.arrived / 4n), 'partial');
     const detail = (await server('GET', `/api/v1/payments/${p.reference}`)).body.data;
-    expect(detail.refunds).toMatchObject({ status: 'partly_refunded', amount: String(p.arrived / 4n) });
+    expect(detail.refunds).toMatchObject({ status: 'partly_refunded', amount: coins(p.arrived / 4n) });
     expect(detail.timeline.filter((s: { eventType?: string }) => s.eventType === 'REFUND_UPDATED').length).toBe(3);
     await books('a partial refund');
     await refundedOnChain(p.reference, 'rest', 'the rest');
@@ -127,8 +156,8 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
   it('an overpayment\'s excess refunded: what arrived past what was due', async () => {
     const p = (overpaid = await paidIntoBalance('over'));
     expect(p.arrived).toBeGreaterThan(p.due);
-    const done = await refundedOnChain(p.reference, String(p.arrived - p.due), 'excess');
-    expect(BigInt(done.amount)).toBe(p.arrived - p.due);
+    const done = await refundedOnChain(p.reference, coins(p.arrived - p.due), 'excess');
+    expect(unitsOf(done.amount)).toBe(p.arrived - p.due);
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds.status).toBe('partly_refunded');
     await books('an overpayment\'s excess');
   });

@@ -230,7 +230,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     destinations.delayMs = 86_400_000;
     try {
       const back = await call('POST', '/api/v1/payments/two-usdc/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
-      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: String(parseUnits('10', 18)) }]);
+      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: '10', amount_base_units: String(parseUnits('10', 18)) }]);
     } finally {
       destinations.delayMs = 0;
     }
@@ -307,7 +307,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     } finally {
       destinations.delayMs = 0;
     }
-    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, String(parseUnits('7.5', 6))]);
+    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount, asked.body.data?.amount_base_units], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, '7.5', String(parseUnits('7.5', 6))]);
     const refund = await until('the send-back confirmed', async () => {
       await mine(eth(), 1);
       const now = (await call('GET', `/api/v1/refunds/${asked.body.data.id}`, undefined, secretKey)).body.data;

@@ -18,6 +18,10 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { paymentUriOfUnits } from '../../../contract/payment-uri.ts';
+import { formatUnits } from '../../../contract/money.ts';
+
+/** Base units of the dev chain's USDT (18 decimals) as the API writes an amount. */
+const coins = (units: bigint) => formatUnits(units, 18);
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
@@ -106,7 +110,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     // The excess sent back: a refund the merchant's own wallet pays (the transfer named), found on chain.
     const asked = await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'paid too much', address: customer });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
-    expect(asked.body.data).toMatchObject({ status: 'ready', settlement: 'wallet', amount: String(excess), transfer: { to: getAddress(customer), amount: String(excess), chain_id: 31337 } });
+    expect(asked.body.data).toMatchObject({ status: 'ready', settlement: 'wallet', amount: coins(excess), transfer: { to: getAddress(customer), amount: coins(excess), amount_base_units: String(excess), chain_id: 31337 } });
     expect((await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'again', address: customer })).body.code).toBe('nothing_to_resolve');
     const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
     await send(usdt, customer, excess, merchantWallet);
@@ -124,12 +128,12 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
   it('the answer names the one transfer (URI, QR); the watcher finds it sent from the merchant\'s wallet: sent, then confirmed; nothing journaled', async () => {
     const p = await paidToWallet();
     const started = Date.now();
-    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 2n), reason: 'half back', address: customer });
+    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'half back', address: customer });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
     const r = asked.body.data;
     const token = getAddress(contracts.tokens.USDT);
     expect(r).toMatchObject({ status: 'ready', settlement: 'wallet', tx_hash: null });
-    expect(r.transfer).toEqual({ uri: paymentUriOfUnits({ contractAddress: token, chainId: 31337 }, getAddress(customer), p.arrived / 2n), token, chain_id: 31337, to: getAddress(customer), amount: String(p.arrived / 2n) });
+    expect(r.transfer).toEqual({ uri: paymentUriOfUnits({ contractAddress: token, chainId: 31337 }, getAddress(customer), p.arrived / 2n), token, chain_id: 31337, to: getAddress(customer), amount: coins(p.arrived / 2n), amount_base_units: String(p.arrived / 2n) });
     const qr = await server('GET', `/api/v1/refunds/${r.id}/qr`);
     expect([qr.status, qr.body.data.uri]).toEqual([200, r.transfer.uri]);
     // A transfer too small is not it; the exact one is, whoever looks.
@@ -143,7 +147,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [r.id])).toEqual([]);
     expect(await api.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [r.id])).toEqual([]);
     // The same transaction for a second refund: refused, whatever else it is.
-    const second = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(p.arrived / 4n), reason: 'a quarter', address: customer });
+    const second = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 4n), reason: 'a quarter', address: customer });
     const reused = await server('POST', `/api/v1/refunds/${second.body.data.id}/transaction`, { tx_hash: hash });
     expect([reused.status, reused.body.code, reused.body.errors[0].field]).toEqual([409, 'refund_transaction_used', 'tx_hash']);
   });
@@ -151,7 +155,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
   it('the merchant names its transaction: checked on chain first (token, address, amount, succeeded, not another refund\'s, its own refund of its own mode)', async () => {
     const p = await paidToWallet();
     const amount = p.arrived / 5n;
-    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: String(amount), reason: 'a fifth', address: customer });
+    const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: coins(amount), reason: 'a fifth', address: customer });
     const id = asked.body.data.id as string;
     const mark = (tx_hash: string, key = secretKey) => server('POST', `/api/v1/refunds/${id}/transaction`, { tx_hash }, key);
     const refusals: Array<[Hex, string]> = [
@@ -184,7 +188,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
 
   it('a claim link on wallet settlement: no transfer until the customer names the address; canceled with nothing to return', async () => {
     const p = await paidToWallet();
-    const made = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: '1000', reason: 'where to?' });
+    const made = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: '0.000000000000001', reason: 'where to?' });
     expect(made.body.data).toMatchObject({ status: 'waiting_for_address', transfer: null });
     expect((await server('GET', `/api/v1/refunds/${made.body.data.id}/qr`)).body.code).toBe('refund_state');
     const token = new URL(made.body.data.claim_url).hash.slice(1);
@@ -205,7 +209,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     // A full refund: 'rest' is all that arrived; the payment then shows refunded.
     const p = await paidToWallet();
     const full = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all back', address: customer });
-    expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount], JSON.stringify(full.body)).toEqual([201, String(p.arrived), String(p.arrived)]);
+    expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount_base_units], JSON.stringify(full.body)).toEqual([201, coins(p.arrived), String(p.arrived)]);
     // Late money and USDC sent to a USDT payment: each its case, sent back in the coin it came in.
     const made: Record<string, Address> = { 'wx-late-back': await awaiting('wx-late-back', true), 'wx-coin-back': await awaiting('wx-coin-back') };
     await send(contracts.tokens.USDT, made['wx-late-back']!, 3n * 10n ** 18n, customerPays);
@@ -217,7 +221,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect(cases).toEqual({ 'wx-late-back': { reason: 'late', amount: '3', coin: 'USDT', chain_id: 31337 }, 'wx-coin-back': { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 } });
     const late = await server('POST', '/api/v1/payments/wx-late-back/send_back', { reason: 'too late', address: customer });
     const coin = await server('POST', '/api/v1/payments/wx-coin-back/send_back', { reason: 'wrong coin', address: customer });
-    expect([late.status, late.body.data?.transfer?.amount, coin.status, coin.body.data?.coin, coin.body.data?.transfer?.token], JSON.stringify([late.body, coin.body])).toEqual([201, String(3n * 10n ** 18n), 201, 'USDC', getAddress(contracts.tokens.USDC)]);
+    expect([late.status, late.body.data?.transfer?.amount_base_units, coin.status, coin.body.data?.coin, coin.body.data?.transfer?.token], JSON.stringify([late.body, coin.body])).toEqual([201, String(3n * 10n ** 18n), 201, 'USDC', getAddress(contracts.tokens.USDC)]);
     // The merchant's wallet sends each named transfer; the customer gets exactly each.
     const usdt = await balanceOf(contracts.tokens.USDT);
     const usdc = await balanceOf(contracts.tokens.USDC);
@@ -229,7 +233,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
       expect(await told(r.body.data.id)).toEqual(['ready', 'sent', 'confirmed']);
     }
     expect([await balanceOf(contracts.tokens.USDT), await balanceOf(contracts.tokens.USDC)]).toEqual([usdt + p.arrived + 3n * 10n ** 18n, usdc + 4n * 10n ** 6n]);
-    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'refunded', amount: String(p.arrived) });
+    expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'refunded', amount: coins(p.arrived) });
     expect(await entries(), 'the service held none of it: nothing journaled').toBe(before);
   });
 
@@ -246,7 +250,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
 
     // A claim link canceled by the merchant (on wallet settlement nothing was reserved): the case open again, the same amount.
     const first = await server('POST', '/api/v1/payments/wy-over/send_back', { reason: 'paid too much' });
-    expect(first.body.data).toMatchObject({ status: 'waiting_for_address', settlement: 'wallet', transfer: null, amount: String(owed) });
+    expect(first.body.data).toMatchObject({ status: 'waiting_for_address', settlement: 'wallet', transfer: null, amount: attention.amount, amount_base_units: String(owed) });
     expect(await needing()).toEqual([]);
     expect((await server('POST', `/api/v1/refunds/${first.body.data.id}/cancel`)).body.data.status).toBe('canceled');
     expect(await needing()).toEqual([attention]);
@@ -272,9 +276,9 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
 
     // The merchant's wallet sends exactly the transfer the refund names; the service finds it on chain.
     const transfer = (await server('GET', `/api/v1/refunds/${id}`)).body.data.transfer;
-    expect(transfer).toMatchObject({ to: getAddress(customer), amount: String(owed), token: getAddress(usdt), chain_id: 31337 });
+    expect(transfer).toMatchObject({ to: getAddress(customer), amount: attention.amount, amount_base_units: String(owed), token: getAddress(usdt), chain_id: 31337 });
     const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
-    await send(transfer.token, transfer.to, BigInt(transfer.amount), merchantWallet);
+    await send(transfer.token, transfer.to, BigInt(transfer.amount_base_units), merchantWallet);
     expect((await settled(id)).status).toBe('confirmed');
     expect(await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] })).toBe(before + owed);
     expect(await told(id)).toEqual(['waiting_for_address', 'ready', 'sent', 'confirmed']);
