@@ -28,9 +28,8 @@ export const Made = z.object({ data: Refund });
  * it to base units itself.
  */
 const coinText = (value: string, decimals: number): string | undefined => {
-  const m = /^(\d*)(?:[.,](\d*))?$/.exec(value.trim());
-  if (!m || !(m[1]! + (m[2] ?? '')) || (m[2] ?? '').length > decimals || !/[1-9]/.test(m[1]! + (m[2] ?? ''))) return undefined;
-  return (m[1] || '0') + (m[2] ? `.${m[2]}` : '');
+  const [, w, f = ''] = /^(\d*)(?:[.,](\d*))?$/.exec(value.trim()) ?? [];
+  return w != null && f.length <= decimals && /[1-9]/.test(w + f) ? (w || '0') + (f && '.' + f) : undefined;
 };
 
 /** The refunds' history: of one payment (`reference`), else every one; each not sent yet can be canceled. */

@@ -9,7 +9,7 @@ import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../testing/devchain.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Watcher, type PaymentCredits } from '../watcher.ts';
 import { caller, creditsOf } from './helpers.ts';
 

@@ -14,7 +14,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { devNetwork, TREASURY_DEV_ACCOUNT, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../testing/devchain.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from './helpers.ts';
 

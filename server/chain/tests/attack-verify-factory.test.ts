@@ -7,7 +7,7 @@ import { createPublicClient, createWalletClient, getContractAddress, http, pad, 
 import { foundry } from 'viem/chains';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../testing/devchain.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
 import { verifyNetwork, factoryAddress } from '../deploy.ts';
 import { create2Addresses } from '../networks.ts';
 

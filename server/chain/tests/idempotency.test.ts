@@ -13,7 +13,7 @@ import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../testing/devchain.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { until } from './helpers.ts';
 

@@ -7,8 +7,8 @@
 //
 // Files that mine on a clock (TEST_BLOCK_SECONDS) keep a chain of their own: anvil sets a
 // clock of whole seconds only over RPC, so a shared chain cannot be given theirs back.
-import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
-import { deployDevContracts, devRpc, type DevContracts } from '../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from './anvil.ts';
+import { deployDevContracts, devRpc, type DevContracts } from './deploy.ts';
 
 /** Accounts 0-3 hold each test coin (the dev pools' liquidity comes from account 0). */
 export const SHARED_FUNDED_ACCOUNTS = 4;
