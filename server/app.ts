@@ -136,7 +136,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const rateHistory = new RateHistoryStore(db, options.rateHistoryDays * 86_400_000, ratesConfig.maxAgeMs);
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log, history: rateHistory });
   await rates.start();
-  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => jobs?.jobs ?? [] });
+  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
   // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
   const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
