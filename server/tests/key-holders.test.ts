@@ -1,0 +1,83 @@
+// Issue 48 review (3, 4): whose a restricted key is. A key made with the full secret key was
+// nobody's, so an admin who rolled the full key minted an every-permission key that outlived
+// their removal and the owner's roll; and migration 0041 gave a maker to keys only one level
+// down a chain of keys made by keys.
+import { Secret, TOTP } from 'otpauth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type Service } from '../app.ts';
+import { cheapPasswords } from '../testing/passwords.ts';
+import { databaseOptions, KINDS } from '../testing/databases.ts';
+import migration0041 from '../storage/migrations/0041_key_holders_sec48.ts';
+
+const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
+const PASSWORD = 'correct horse battery';
+const PERMISSIONS = ['payments.read', 'payments.write', 'refunds.write', 'balances.read', 'balances.write', 'payouts.read', 'payouts.write', 'developers.read', 'developers.write', 'account.read', 'account.write', 'team.read', 'team.write', 'audit.read'];
+
+describe.each(KINDS)('whose a key is, on %s', { timeout: 120_000 }, (kind) => {
+  let api: Service;
+  let clock = Date.UTC(2026, 11, 6, 9, 0, 0);
+  let owner: { cookie: string; csrf: string };
+  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string };
+  async function call(path: string, c: Call = {}) {
+    const headers: Record<string, string> = { origin: api.url };
+    if (c.body !== undefined) headers['content-type'] = 'application/json';
+    if (c.cookie) headers.cookie = c.cookie;
+    if (c.csrf) headers['x-csrf-token'] = c.csrf;
+    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
+    const r = await fetch(api.url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
+  }
+  const session = (a: any) => ({ cookie: a.headers.get('set-cookie')!.split(';')[0]!, csrf: a.body.data.csrfToken });
+  const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
+  async function join(email: string, role: string) {
+    const made = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email, role } }));
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const token = /#invitation=([\w-]+)/.exec(made.body.data.link)![1];
+    const joined = session(await call('/dashboard/api/invitation', { method: 'POST', body: { token, email, password: PASSWORD } }));
+    const id = (await call('/api/v1/members', as(owner))).body.data.find((m: any) => m.email === email).id as string;
+    return { ...joined, id };
+  }
+  const restricted = (bearer: string, name: string, permissions: string[]) => call('/api/v1/keys/restricted', { bearer, method: 'POST', body: { name, permissions } });
+
+  beforeAll(async () => {
+    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, now: () => clock, ...(await databaseOptions(kind)), ...cheapPasswords });
+    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Victim Goods', email: 'owner@victim.example' } });
+    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
+    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('a key made with the full key an admin rolled is the admin\'s: removing them revokes it (and the keys it made), and the full key they kept mints no more', async () => {
+    const admin = await join('adm@victim.example', 'admin');
+    const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
+    const secret = started.body.data.secret as string;
+    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
+    expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
+    clock += 60_000;
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
+    const kept = await restricted(full, 'ci deploy', PERMISSIONS);
+    expect(kept.status).toBe(201);
+    const grandchild = await restricted(kept.body.data.secretKey, 'ci child', ['payments.read']);
+    expect(grandchild.status).toBe(201);
+    const holders = await api.db.query<{ holder: string | null }>(`SELECT holder FROM api_keys WHERE id = ANY($1::uuid[])`, [[kept.body.data.id, grandchild.body.data.id]]);
+    expect(holders.map((h) => h.holder)).toEqual([admin.id.toLowerCase(), admin.id.toLowerCase()]);
+    expect((await call(`/api/v1/members/${admin.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    // Revoked with the removal, before any roll.
+    expect((await call('/api/v1/members', { bearer: kept.body.data.secretKey })).status).toBe(401);
+    expect((await call('/api/v1/payments?limit=1', { bearer: grandchild.body.data.secretKey })).status).toBe(401);
+    // The full key the admin still holds (until the owner rolls) makes no key that would outlive it.
+    const minted = await restricted(full, 'after removal', ['payments.read']);
+    expect(minted.status).toBe(403);
+    // The owner's roll: the new full key is the owner's, and so are the keys it makes.
+    const ownerFull = (await call('/api/v1/keys/roll', as(owner, { method: 'POST' }))).body.data.secretKey as string;
+    expect((await call('/api/v1/members', { bearer: full })).status).toBe(401);
+    const ownerKey = await restricted(ownerFull, 'owner ci', ['payments.read']);
+    expect(ownerKey.status).toBe(201);
+    const [own] = await api.db.query<{ holder: string | null }>(`SELECT holder FROM api_keys WHERE id = $1`, [ownerKey.body.data.id]);
+    expect(own!.holder).toBe('owner');
+  });
+});
