@@ -80,4 +80,21 @@ describe.each(KINDS)('whose a key is, on %s', { timeout: 120_000 }, (kind) => {
     const [own] = await api.db.query<{ holder: string | null }>(`SELECT holder FROM api_keys WHERE id = $1`, [ownerKey.body.data.id]);
     expect(own!.holder).toBe('owner');
   });
+
+  it('migration 0041 gives a maker to every key down a chain of keys made by keys (member, k1, k2, k3)', async () => {
+    const dev = await join('dev@victim.example', 'developer');
+    const grant = ['developers.write', 'developers.read', 'payments.read'];
+    const k1 = (await call('/api/v1/keys/restricted', as(dev, { method: 'POST', body: { name: 'k1', permissions: grant } }))).body.data;
+    const k2 = (await restricted(k1.secretKey, 'k2', grant)).body.data;
+    const k3 = (await restricted(k2.secretKey, 'k3', grant)).body.data;
+    const k4 = (await restricted(k3.secretKey, 'k4', ['payments.read'])).body.data;
+    const chain = [k1.id, k2.id, k3.id, k4.id];
+    // As keys were before 0041: no holder. Then 0041's statements, as the upgrade runs them.
+    await api.db.query(`UPDATE api_keys SET holder = NULL WHERE id = ANY($1::uuid[])`, [chain]);
+    await api.db.exec(migration0041);
+    const rows = await api.db.query<{ name: string; holder: string | null }>(`SELECT name, holder FROM api_keys WHERE id = ANY($1::uuid[]) ORDER BY name`, [chain]);
+    expect(rows).toEqual(['k1', 'k2', 'k3', 'k4'].map((name) => ({ name, holder: dev.id.toLowerCase() })));
+    expect((await call(`/api/v1/members/${dev.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
+    for (const k of [k1, k2, k3, k4]) expect((await call('/api/v1/payments?limit=1', { bearer: k.secretKey })).status).toBe(401);
+  });
 });
