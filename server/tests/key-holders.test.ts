@@ -1,34 +1,28 @@
-// Issue 48 review (3, 4): whose a restricted key is. A key made with the full secret key was
+// Issue 48 review (3, 4, 6): whose a restricted key is, and what a member needs to change live
+// money settings. A key made with the full secret key was
 // nobody's, so an admin who rolled the full key minted an every-permission key that outlived
 // their removal and the owner's roll; and migration 0041 gave a maker to keys only one level
-// down a chain of keys made by keys.
+// down a chain of keys made by keys. And "behind a step-up" passed for a member with no second
+// factor at all, so an admin who never enrolled one set live mode's support refund limit and
+// switched live settlement to the operator's balance with nothing more than a password.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { callApi, sessionOf, type Call } from '../testing/api-calls.ts';
 import migration0041 from '../storage/migrations/0041_key_holders_sec48.ts';
 
 const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';
 const PERMISSIONS = ['payments.read', 'payments.write', 'refunds.write', 'balances.read', 'balances.write', 'payouts.read', 'payouts.write', 'developers.read', 'developers.write', 'account.read', 'account.write', 'team.read', 'team.write', 'audit.read'];
 
-describe.each(KINDS)('whose a key is, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { timeout: 120_000 }, (kind) => {
   let api: Service;
   let clock = Date.UTC(2026, 11, 6, 9, 0, 0);
   let owner: { cookie: string; csrf: string };
-  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string };
-  async function call(path: string, c: Call = {}) {
-    const headers: Record<string, string> = { origin: api.url };
-    if (c.body !== undefined) headers['content-type'] = 'application/json';
-    if (c.cookie) headers.cookie = c.cookie;
-    if (c.csrf) headers['x-csrf-token'] = c.csrf;
-    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
-    const r = await fetch(api.url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
-  }
-  const session = (a: any) => ({ cookie: a.headers.get('set-cookie')!.split(';')[0]!, csrf: a.body.data.csrfToken });
+  const call = (path: string, c: Call = {}) => callApi(api.url, path, c);
+  const session = sessionOf;
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   async function join(email: string, role: string) {
     const made = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email, role } }));
@@ -96,5 +90,31 @@ describe.each(KINDS)('whose a key is, on %s', { timeout: 120_000 }, (kind) => {
     expect(rows).toEqual(['k1', 'k2', 'k3', 'k4'].map((name) => ({ name, holder: dev.id.toLowerCase() })));
     expect((await call(`/api/v1/members/${dev.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
     for (const k of [k1, k2, k3, k4]) expect((await call('/api/v1/payments?limit=1', { bearer: k.secretKey })).status).toBe(401);
+  });
+
+  it('an admin without a second factor is refused in live mode until they add one and confirm it; test mode and the owner as before', async () => {
+    const admin = await join('adm2@victim.example', 'admin');
+    const limit = () => call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '1000000' } }));
+    const settle = () => call('/api/v1/settlement', as(admin, { method: 'PUT', mode: 'live', body: { settlement: 'balance' } }));
+    for (const refused of [await limit(), await settle()]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('step_up_required');
+      expect(refused.body.message).toContain('add a passkey or an authenticator app');
+    }
+    // Test mode asks for no step-up, as before.
+    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', body: { daily: '5' } }))).status).toBe(200);
+    // The owner without a factor sets live mode's limit, as before (the owner's own choice).
+    expect((await call('/api/v1/refunds/support_limit', as(owner, { method: 'PUT', mode: 'live', body: { daily: '7' } }))).status).toBe(200);
+    // Enrolled but not confirmed lately: the step-up is asked; confirmed: it goes through.
+    const secret = (await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }))).body.data.secret as string;
+    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
+    expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
+    clock += 10 * 60_000;
+    const stale = await limit();
+    expect(stale.status).toBe(403);
+    expect(stale.body.code).toBe('step_up_required');
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    expect((await limit()).status).toBe(200);
+    expect((await settle()).body.code).not.toBe('step_up_required');
   });
 });

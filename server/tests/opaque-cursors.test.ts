@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { callApi, type Call } from '../testing/api-calls.ts';
 
 const ADMIN = 'op_opaque_cursor_test_token_0123456789abcdef0123';
 
@@ -11,15 +12,7 @@ describe.each(KINDS)('the payments list cursor, on %s', { timeout: 120_000 }, (k
   let api: Service;
   let merchant: any;
   let rival: any;
-  async function call(path: string, c: { method?: string; body?: unknown; bearer?: string; pk?: string } = {}) {
-    const headers: Record<string, string> = { origin: api.url };
-    if (c.body !== undefined) headers['content-type'] = 'application/json';
-    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
-    if (c.pk) headers['x-api-key'] = c.pk;
-    const r = await fetch(api.url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined };
-  }
+  const call = (path: string, c: Call = {}) => callApi(api.url, path, c);
 
   beforeAll(async () => {
     api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, ...(await databaseOptions(kind)), ...cheapPasswords });
