@@ -96,13 +96,19 @@ export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PAT
 
 /**
  * A business's name (issue 48): what every e-mail and checkout shows as the sender, so no control
- * characters (no new line in a subject) and no link (a name such as "your account is locked,
- * sign in at https://…" would carry one in the service's own invitations).
+ * or invisible format character (no new line in a subject, no direction or zero-width mark; a
+ * joiner only inside a word, as Persian writes) and no link (a name such as "your account is
+ * locked, sign in at acme-billing.com" would carry one in the service's own invitations): no
+ * scheme, host name (label, dot, letters) or IPv4 address, read after NFKC and with the
+ * ideographic full stop as a dot, so full-width ｗｗｗ．evil．com and evil。com count.
  */
-export const businessName = is<string>(
-  (v) => isText(v) && v.trim().length > 0 && v.length <= 100 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(v) && !/[a-z][a-z0-9+.-]*:\/\/|\bwww\.|[a-z0-9-]\.[a-z]{2,}\/|\b(?:mailto|javascript|data):/i.test(v),
-  'a name of 1 to 100 characters, without control characters or links',
-);
+export const businessName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100 && linkFree(v), 'a name of 1 to 100 characters, without control characters or links');
+
+function linkFree(v: string): boolean {
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v) || /\p{Cf}/u.test(v.replace(/(?<=\p{L})[\u200c\u200d](?=\p{L})/gu, ''))) return false;
+  const plain = v.normalize('NFKC').replace(/[\u200c\u200d]/g, '').replace(/[\u3002\uff61]/g, '.');
+  return !/[a-z][a-z0-9+.-]*:\/\/|\b(?:mailto|javascript|data):|[\p{L}\p{N}]\.\p{L}{2,}(?![\p{L}\p{N}])|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d)/iu.test(plain);
+}
 
 export const personName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters');
 

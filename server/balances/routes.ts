@@ -207,9 +207,9 @@ const tag = 'Balances' as const;
 export const routes = [
   route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.read', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
   route({
-    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', stepUp: 'live', handler: putSettlement, tag,
+    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', stepUp: 'live', memberFactor: true, handler: putSettlement, tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
-    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs.',
+    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs. In live mode a dashboard session confirms a second factor within five minutes first (a member without one is refused until they add one: 403 `step_up_required`).',
     body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],
   }),
   route({ method: 'GET', path: '/api/v1/balances', auth: 'merchant', permission: 'balances.read', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),

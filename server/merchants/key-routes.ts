@@ -35,7 +35,11 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
     throw new StepUpRequired(account.secondFactor?.enrolled ? 'An admin rolls the secret key only within five minutes of confirming a second factor: confirm with your passkey, authenticator code or a recovery code, then send it again' : 'An admin rolls the secret key only with a second factor: add a passkey or an authenticator app in Security, confirm it, then send it again');
   }
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
-  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true))!;
+  // The new full key is its roller's (issue 48 review): the keys it makes are theirs, revoked
+  // when they are removed, so an admin who rolled cannot mint a key that outlives them. The full
+  // key rolling itself passes on its own holder.
+  const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
+  const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true, holder))!;
   service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
   await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'key_rolled', `${account.mode} mode, by ${actorOf(account).label}`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
@@ -50,7 +54,8 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   const wider = lacking(account.grants, body.permissions);
   if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
   const { kind, id, label } = actorOf(account);
-  // Whose key it is (issue 48): the person making it, or, made by a key, that key's person.
+  // Whose key it is (issue 48): the person making it, or, made by a key (a full key too: the
+  // person who rolled it), that key's person.
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder);
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');

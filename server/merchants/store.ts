@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
-import { grantsOf, storedGrants, type Permission } from '../domain/permissions.ts';
-import { EmailInUse } from '../domain/errors.ts';
+import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
@@ -130,12 +130,21 @@ export class MerchantStore {
   /**
    * A restricted secret key of the account's mode with these permissions (issue 37): its secret
    * answered this once. `holder` (issue 48): the person it belongs to ('owner' or a member's id;
-   * null when a full key made it), whose removal revokes it and whose demotion narrows it.
+   * null when a holder-less full key made it), whose removal revokes it and whose demotion
+   * narrows it. A member holder must still be one, and the key no wider than their role now: a
+   * full key a member rolled (holder theirs) outlives their removal until the owner rolls it,
+   * and must not mint keys that outlive it (the member row is locked against a removal meanwhile).
    */
   async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker, holder: string | null): Promise<RestrictedKeyRow & { secretKey: string }> {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
+      if (holder !== null && holder !== 'owner') {
+        const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [account.merchant.id, holder]);
+        if (!member) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
+        const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[member.role as Role] ?? []).includes(p));
+        if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
+      }
       await tx.query(
         `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10)`,
         [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy), holder],
@@ -226,7 +235,7 @@ export class MerchantStore {
    * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
    * revokes them too, or a leaked restricted key would go on working after it.
    */
-  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0, keepRestricted = false): Promise<Record<KeyMode, string> | undefined> {
+  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0, keepRestricted = false, holder: string | null = null): Promise<Record<KeyMode, string> | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
@@ -245,8 +254,8 @@ export class MerchantStore {
       for (const mode of modes) {
         keys[mode] = newKeys(mode).secretKey;
         await tx.query(
-          `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5)`,
-          [hashKey(keys[mode]), merchantId, mode, keyHint(keys[mode]), nowMs],
+          `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, holder) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6)`,
+          [hashKey(keys[mode]), merchantId, mode, keyHint(keys[mode]), nowMs, holder],
         );
       }
       await notifyAccountChange(tx, merchantId);

@@ -38,6 +38,8 @@ export interface PaymentWrites {
   onChain(payment: Payment): Promise<boolean>;
   /** Whether any transfer at all (another token, dust) was recorded to the payment's deposit address. */
   received(payment: Payment): Promise<boolean>;
+  /** Whether anything was recorded against the payment: any transfer (whatever its state) or any refund. */
+  hasHistory(payment: Payment): Promise<boolean>;
   /** Inserts; undefined when another request created the reference first. */
   insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
   requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
@@ -120,6 +122,16 @@ function existingPayment(
         { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
       ]);
     }
+    // The customer's e-mail is where a refund's claim link goes (refunds/routes.ts): a public
+    // key only adds one where none was, never replaces it; and once a transfer or refund is
+    // recorded against the payment nobody changes it, or whoever could re-initialize (a page, a
+    // support member) would steer the claim link of money already sent to their own address.
+    const email = keep || (account.via === 'public' && existing!.customerEmail) ? existing!.customerEmail : customerEmail || existing!.customerEmail;
+    if ((email ?? '').toLowerCase() !== (existing!.customerEmail ?? '').toLowerCase() && (await writes.hasHistory(existing!))) {
+      throw new ReferenceInUse(`Reference ${existing!.reference} has a transfer or refund recorded; its customer's e-mail, where a refund's claim link goes, no longer changes`, [
+        { field: 'customer_email', message: existing!.customerEmail ? `expected ${existing!.customerEmail}, as the payment has it` : 'expected none: the payment has none, and a transfer or refund is recorded' },
+      ]);
+    }
     const payment = await writes.requote(
       existing!,
       {
@@ -127,7 +139,7 @@ function existingPayment(
         paymentLinkId,
         createdBy: plan.createdBy,
         customerName: (!keep && customerName) || existing!.customerName,
-        customerEmail: (!keep && customerEmail) || existing!.customerEmail,
+        customerEmail: email,
         metadata: keep ? existing!.metadata : (metadata ?? existing!.metadata),
         ...(moved ? { moved: deposit } : {}),
       },

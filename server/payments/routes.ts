@@ -6,7 +6,7 @@ import { AttentivePaymentDetail } from '../../contract/attention.ts';
 import { PaymentsList, PaymentsQuery } from '../../contract/dashboard-requests.ts';
 import { is, REFERENCE_PATTERN, text } from '../../contract/fields.ts';
 import { invalidField } from '../domain/errors.ts';
-import { cursorText, keysetOf, pageOf } from '../http/cursor.ts';
+import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ExportQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
@@ -17,10 +17,18 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'now' | 'paymentList' | 'payments' | 'refunds';
+type Uses = 'attention' | 'catalog' | 'ids' | 'now' | 'paymentList' | 'payments' | 'refunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
+
+/** The (created, id) a payments cursor holds; the 400 naming `cursor` for any other text. */
+function paymentsKeyset(ids: { number(list: string, text: string): number | undefined }, cursor: string): { createdMs: number; id: string } {
+  const [createdMs, id] = cursorParts('payments', cursor, [/^\d{1,16}$/, /^[A-Za-z0-9_-]{22}$/]);
+  const n = ids.number('payments', id!);
+  if (n === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
+  return { createdMs: Number(createdMs), id: String(n) };
+}
 
 export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
@@ -28,11 +36,12 @@ export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ q
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
   // The cursor holds (created, id) of the page's last payment: the next page starts below it.
-  const after = q.cursor === undefined ? undefined : keysetOf('payments', q.cursor, /^\d{1,19}$/);
+  // The id opaque (issue 48): a payment's row number counts every merchant's payments.
+  const after = q.cursor === undefined ? undefined : paymentsKeyset(service.ids, q.cursor);
   const nowMs = service.now();
   // One more than asked says whether there is a next page.
   const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q, needsAttention: q.needs_attention === 'true' }, nowMs);
-  const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, p.id));
+  const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, service.ids.text('payments', Number(p.id))));
   const attention = await attentionOf(service, account.mode, page, nowMs);
   return ok(200, page.map((p) => ({ ...paymentSummary(p, nowMs), ...attention(p) })), 'Payments', paging);
 };

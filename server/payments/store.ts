@@ -121,6 +121,13 @@ export class PaymentStore {
           (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
         received: async (payment) =>
           (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
+        hasHistory: async (payment) =>
+          (
+            await tx.query(
+              `SELECT 1 WHERE EXISTS (SELECT 1 FROM chain_transfers WHERE payment_id = $1) OR EXISTS (SELECT 1 FROM refunds WHERE payment_id = $1)`,
+              [payment.id],
+            )
+          ).length > 0,
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
           return row && paymentOf(row);

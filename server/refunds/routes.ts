@@ -124,9 +124,9 @@ export const routes = [
     query: RefundsQuery, responses: { 200: RefundsPage },
   }),
   route({
-    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', stepUp: 'live', handler: setSupportLimit, tag,
+    method: 'PUT', path: '/api/v1/refunds/support_limit', auth: 'merchant', permission: 'team.write', stepUp: 'live', memberFactor: true, handler: setSupportLimit, tag,
     summary: 'how much the support members may refund a day',
-    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Each mode has its own limit: the caller\'s mode\'s is set (a test key sets test mode\'s only; live mode\'s from a dashboard session asks for a second factor within five minutes, as other live money settings). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
+    description: '`{ daily }`: US dollars as decimal text (to the cent; `"0"`: support may not refund), or `null` for the operator\'s default (`SUPPORT_REFUND_DAILY_LIMIT`, 100). Each mode has its own limit: the caller\'s mode\'s is set (a test key sets test mode\'s only; live mode\'s from a dashboard session asks for a second factor within five minutes, as other live money settings, and a member without one is refused until they add one). Counted over the last 24 hours, per mode, every support member\'s refunds not failed or canceled together. Support members refund only through the customer\'s claim link (no `address`). Answers the limit that now holds.',
     body: SupportLimitBody, responses: { 200: SupportLimit },
   }),
   route({

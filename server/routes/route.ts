@@ -108,6 +108,12 @@ export interface Route extends Schemas {
    * or a code. Secret keys are not stepped up (restricted keys narrow them); see docs/team.md.
    */
   stepUp?: 'live' | 'always';
+  /**
+   * A member's session (not the owner's) must also have a second factor to step up with, where
+   * `stepUp` applies: without one, 403 `step_up_required` asking them to add one, as an admin's
+   * key roll (issue 48 review: "behind a step-up" passed for a member with no factor at all).
+   */
+  memberFactor?: true;
   /** Not in the audit log though it is a write (it changes nothing: a quote); every other write of an account is. */
   audited?: false;
   /**
@@ -242,6 +248,10 @@ export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
   const factor = route.auth === 'merchant' && ctx.account?.session ? ctx.account.secondFactor : undefined;
   if (!factor) return;
   if (factor.mustEnrol) throw new SecondFactorRequired('The owner requires a second factor of every member: add a passkey or an authenticator app in Security first');
+  const applies = route.stepUp === 'always' || (route.stepUp === 'live' && ctx.account.mode === 'live');
+  if (route.memberFactor && applies && ctx.account.actor?.kind === 'member' && !factor.enrolled) {
+    throw new StepUpRequired(`${route.method} ${route.path} needs a second factor of a member${route.stepUp === 'live' ? ' in live mode' : ''}: add a passkey or an authenticator app in Security, confirm it, then send it again`);
+  }
   if (needsStepUp(route.stepUp, ctx.account.mode, factor, ctx.service.now())) {
     throw new StepUpRequired(`${route.method} ${route.path} needs a second factor within the last five minutes: confirm with your passkey, authenticator code or a recovery code (POST /dashboard/api/step-up), then send it again`);
   }
