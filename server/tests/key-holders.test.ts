@@ -11,7 +11,7 @@ import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
 import { callApi, sessionOf, type Call } from '../testing/api-calls.ts';
-import migration0041 from '../storage/migrations/0041_key_holders_sec48.ts';
+import migration0041 from '../storage/migrations/0042_key_holders.ts';
 
 const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';
