@@ -10,6 +10,7 @@ import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { businessWithOwner, callApi, sessionOf, type Call as ApiCall } from '../testing/api-calls.ts';
 
 const ADMIN = 'op_lockout_test_token_0123456789abcdef012345678';
 const PASSWORD = 'correct horse battery';
@@ -20,20 +21,8 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
   let clock = Date.UTC(2026, 11, 6, 10, 0, 0);
   let owner: { cookie: string; csrf: string };
 
-  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string; from?: string; on?: Service };
-  async function call(path: string, c: Call = {}) {
-    const on = c.on ?? api;
-    const headers: Record<string, string> = { origin: on.url };
-    if (c.body !== undefined) headers['content-type'] = 'application/json';
-    if (c.cookie) headers.cookie = c.cookie;
-    if (c.csrf) headers['x-csrf-token'] = c.csrf;
-    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
-    if (c.from) headers['x-forwarded-for'] = c.from;
-    const response = await fetch(on.url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-  }
-  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  type Call = ApiCall & { on?: Service };
+  const call = (path: string, c: Call = {}) => callApi((c.on ?? api).url, path, c);
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   const outbox = async () => (await api.db.query(`SELECT recipient, text_body FROM emails WHERE kind = 'security_changed' ORDER BY created_ms`)).map((r) => ({ to: r.recipient as string, text: r.text_body as string }));
   const totp = (secret: string, steps = 0) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
@@ -54,9 +43,7 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     const options = { adminToken: ADMIN, jobs: false, trustProxies: 1, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords };
     api = await startService(options);
     if (kind === 'postgres') other = await startService(options);
-    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Locked Bakery', email: 'owner@locked.example' } });
-    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
-    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+    ({ owner } = await businessWithOwner(api.url, ADMIN, { name: 'Locked Bakery', email: 'owner@locked.example' }, PASSWORD));
   });
   afterAll(async () => {
     await other?.close();
@@ -100,7 +87,7 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     const [mail] = await api.db.query(`SELECT text_body FROM emails WHERE kind = 'invitation' AND recipient = 'fin@locked.example'`);
     const token = /#invitation=([\w-]+)/.exec(mail.text_body as string)![1];
-    const fin = session(await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'fin@locked.example', password: PASSWORD } }));
+    const fin = sessionOf(await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'fin@locked.example', password: PASSWORD } }));
     const memberId = (await call('/api/v1/members', as(owner))).body.data.find((m: { email: string }) => m.email === 'fin@locked.example').id as string;
     const theirs = await enrol(fin);
     for (let i = 0; i < 5; i++) await stepUp(fin, { code: wrong(theirs.secret) });

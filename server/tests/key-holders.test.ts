@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { callApi, sessionOf, type Call } from '../testing/api-calls.ts';
+import { businessWithOwner, callApi, sessionOf, type Call } from '../testing/api-calls.ts';
 import migration0041 from '../storage/migrations/0042_key_holders.ts';
 
 const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
@@ -36,9 +36,7 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
 
   beforeAll(async () => {
     api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, now: () => clock, ...(await databaseOptions(kind)), ...cheapPasswords });
-    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Victim Goods', email: 'owner@victim.example' } });
-    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
-    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+    ({ owner } = await businessWithOwner(api.url, ADMIN, { name: 'Victim Goods', email: 'owner@victim.example' }, PASSWORD));
   });
   afterAll(async () => {
     await api?.close();

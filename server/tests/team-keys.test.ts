@@ -10,6 +10,7 @@ import '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import { cheapPasswords } from '../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { businessWithOwner, callApi, sessionOf, type Call as ApiCall } from '../testing/api-calls.ts';
 
 const ADMIN = 'op_teamkeys_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';
@@ -22,19 +23,9 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
   let owner: { cookie: string; csrf: string };
   let merchant: { id: string; keys: { test: { secretKey: string } } };
 
-  type Call = { method?: string; body?: unknown; cookie?: string; csrf?: string; bearer?: string; on?: Service; mode?: string };
-  async function call(path: string, c: Call = {}) {
-    const headers: Record<string, string> = { origin: (c.on ?? api).url };
-    if (c.body !== undefined) headers['content-type'] = 'application/json';
-    if (c.cookie) headers.cookie = c.cookie;
-    if (c.csrf) headers['x-csrf-token'] = c.csrf;
-    if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
-    if (c.mode) headers['x-mode'] = c.mode;
-    const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-  }
-  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  type Call = ApiCall & { on?: Service };
+  const call = (path: string, c: Call = {}) => callApi((c.on ?? api).url, path, c);
+  const session = sessionOf;
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   /** E-mails written to the outbox (the job is off: nothing is sent). */
   const outbox = async (kind: string) => (await api.db.query('SELECT recipient, subject, text_body FROM emails WHERE kind = $1 ORDER BY created_ms', [kind])).map((r) => ({ to: r.recipient as string, subject: r.subject as string, text: r.text_body as string }));
@@ -58,11 +49,10 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     const options = { adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords };
     api = await startService(options);
     if (kind === 'postgres') other = await startService(options);
-    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Keyed Goods', email: 'owner@keyed.example' } });
+    const { made, owner: signedIn } = await businessWithOwner(api.url, ADMIN, { name: 'Keyed Goods', email: 'owner@keyed.example' }, PASSWORD);
     expect(made.status).toBe(201);
     merchant = made.body.data;
-    const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
-    owner = session(await call('/dashboard/api/password', { method: 'POST', body: { token, password: PASSWORD } }));
+    owner = signedIn;
   });
   afterAll(async () => {
     await other?.close();
