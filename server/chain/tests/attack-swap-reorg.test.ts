@@ -16,7 +16,7 @@ import { devNetwork, TREASURY_DEV_ACCOUNT, devAccount, type DevContracts } from 
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;

@@ -24,7 +24,7 @@ import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
+import { caller, creditsOf, treasuryStores, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;

@@ -18,7 +18,7 @@ import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type 
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import { FakeRates } from '../../testing/rates.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

@@ -16,7 +16,7 @@ import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASU
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import type { Entry } from '../../balances/journal-store.ts';
 import { sessionCookieName } from '../../http/auth.ts';
 import '../../testing/conformance.ts';

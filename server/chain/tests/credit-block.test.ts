@@ -8,7 +8,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { ChainStore, type SeenTransfer, type TransferState } from '../store.ts';
 import { creditConfirmed, type PaymentCredits } from '../watcher.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, creditsOf } from '../../testing/chain.ts';
 
 const CHAIN = 777_001;
 const TOKEN = '0x' + 'ab'.repeat(20);

@@ -15,7 +15,7 @@ import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type 
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { saltOf } from '../networks.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import { FEES, merchantAccount } from '../../balances/ledger-rules.ts';
 import type { FeeBearer } from '../../domain/fees.ts';
 

@@ -15,7 +15,7 @@ import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from 
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { until } from './helpers.ts';
+import { until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;

@@ -16,7 +16,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, creditsOf } from '../../testing/chain.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;

@@ -8,7 +8,7 @@ import { startService, type Service } from '../../app.ts';
 import { deployDevContracts, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { until } from './helpers.ts';
+import { until } from '../../testing/chain.ts';
 
 const TOKEN = 'op_fresh_' + 'f'.repeat(40);
 let chain: DevChain;

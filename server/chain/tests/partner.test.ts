@@ -14,7 +14,7 @@ import { freshPostgres } from '../../testing/databases.ts';
 import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const partner = devAccount(PARTNER_DEV_ACCOUNT).address;

@@ -15,7 +15,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import { formatUnits, toUnits } from '../../../contract/money.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

@@ -22,7 +22,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { deployFactory } from '../deploy.ts';
 import type { Network } from '../networks.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.live;
 const GAS = 6;

@@ -21,7 +21,7 @@ import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
+import { caller, creditsOf, treasuryStores, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;

@@ -25,7 +25,7 @@ const coins = (units: bigint) => formatUnits(units, 18);
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const merchantWallet = devAccount(9);

@@ -1,11 +1,11 @@
-// What the chain tests share: calling the service as a merchant's page (public key) or server
-// (secret key), waiting for something the chain makes true, and a node in front of anvil
-// that misbehaves as a test tells it to.
+// What the tests on the dev chain share (in chain/, balances/, refunds/ and payments/): calling
+// the service as a merchant's page (public key) or server (secret key), waiting for something
+// the chain makes true, and a node in front of anvil that misbehaves as a test tells it to.
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Service } from '../../app.ts';
-import { paymentCredits } from '../../payments/chain-credits.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import type { Service } from '../app.ts';
+import { paymentCredits } from '../payments/chain-credits.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
 export function caller(base: () => string) {
