@@ -15,9 +15,9 @@ import { DepositFactory } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { saltOf } from '../networks.ts';
+import { saltOf } from '../../chain/networks.ts';
 import { caller, until } from '../../testing/chain.ts';
-import type { Entry } from '../../balances/journal-store.ts';
+import type { Entry } from '../journal-store.ts';
 import { sessionCookieName } from '../../http/auth.ts';
 import '../../testing/conformance.ts';
 

@@ -7,16 +7,16 @@
 // treasury's send: exactly one wins), and a support member's limits. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { finishWithdrawal } from '../balances/use-cases.ts';
-import { withdrawalView } from '../balances/views.ts';
-import { expireClaimLinks } from '../refunds/use-cases.ts';
-import { refundView } from '../refunds/views.ts';
-import { loadMigrations } from '../storage/migrations.ts';
-import { formatUnits } from '../../contract/money.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { finishWithdrawal } from '../../balances/use-cases.ts';
+import { withdrawalView } from '../../balances/views.ts';
+import { expireClaimLinks } from '../use-cases.ts';
+import { refundView } from '../views.ts';
+import { loadMigrations } from '../../storage/migrations.ts';
+import { formatUnits } from '../../../contract/money.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const customer = '0x' + 'c0'.repeat(20);

@@ -4,14 +4,14 @@
 // Issue 33, item 1: the treasury held against the journal (with what is in flight), a shortfall
 // past the operator's threshold holding money movements on its chain until resolved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import * as moves from '../balances/use-cases.ts';
-import { EXTERNAL, merchantAccount, move } from '../balances/ledger-rules.ts';
-import { RATE_ONE } from '../domain/rates.ts';
-import { coinOf } from '../domain/defaults.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { reconcileTreasury, treasuryReadiness } from '../chain/treasury-reconcile.ts';
-import type { Network } from '../chain/networks.ts';
+import { startService, type Service } from '../../app.ts';
+import * as moves from '../use-cases.ts';
+import { EXTERNAL, merchantAccount, move } from '../ledger-rules.ts';
+import { RATE_ONE } from '../../domain/rates.ts';
+import { coinOf } from '../../domain/defaults.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { reconcileTreasury, treasuryReadiness } from '../../chain/treasury-reconcile.ts';
+import type { Network } from '../../chain/networks.ts';
 
 const USDT_A = '0x' + 'a1'.repeat(20);
 const USDT_B = '0x' + 'b2'.repeat(20);

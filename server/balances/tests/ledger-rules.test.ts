@@ -1,9 +1,9 @@
 // The ledger's rules without I/O (issue 24): configured thresholds in base units, the daily
 // withdrawal limit's verdict and words, and when what is owed to the payout partner is sent.
 import { describe, expect, it } from 'vitest';
-import { Conflict } from '../domain/errors.ts';
-import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../balances/ledger-rules.ts';
-import { RATE_ONE } from '../domain/rates.ts';
+import { Conflict } from '../../domain/errors.ts';
+import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../ledger-rules.ts';
+import { RATE_ONE } from '../../domain/rates.ts';
 
 const usdc = { symbol: 'USDC', text: '4.000001' };
 
