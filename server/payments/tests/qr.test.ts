@@ -2,13 +2,13 @@
 // string the checkout computes), and an SVG path that draws exactly the qrcode package's symbol.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { startService, type Service } from '../app.ts';
-import { paymentUri } from '../../contract/payment-uri.ts';
-import { QrResponse } from '../../contract/schemas.ts';
-import { qrView } from '../payments/qr.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../app.ts';
+import { paymentUri } from '../../../contract/payment-uri.ts';
+import { QrResponse } from '../../../contract/schemas.ts';
+import { qrView } from '../qr.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
+import '../../testing/conformance.ts';
 
 const { publicKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

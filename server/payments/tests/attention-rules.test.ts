@@ -1,10 +1,10 @@
 // Issue 35's exceptions as rules (payments/attention-rules.ts): which case a payment shows, and
 // what accepting it does. The chain and storage paths are in attention-api.test.ts and
-// server/chain/tests/attention.test.ts; wrong_chain needs a second chain there, so its naming is held here.
+// server/payments/tests/attention.test.ts; wrong_chain needs a second chain there, so its naming is held here.
 import { describe, expect, it } from 'vitest';
-import { acceptPlan, caseOf, type AttentionPayment, type OpenTransfer } from '../payments/attention-rules.ts';
-import { creditOf, usableAt } from '../payments/credit-rules.ts';
-import { NoRateAtArrival } from '../domain/errors.ts';
+import { acceptPlan, caseOf, type AttentionPayment, type OpenTransfer } from '../attention-rules.ts';
+import { creditOf, usableAt } from '../credit-rules.ts';
+import { NoRateAtArrival } from '../../domain/errors.ts';
 
 const payment = (over: Partial<AttentionPayment> = {}): AttentionPayment => ({
   id: '1', reference: 'r', paid: 0n, due: 100n, settledMs: null, expiresMs: 1_000, acceptPartial: false, chainId: 56, token: '0xUSDT', coin: 'USDT', decimals: 18, resolution: null, ...over,

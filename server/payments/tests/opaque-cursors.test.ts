@@ -1,10 +1,10 @@
 // Issue 48 review (2): the payments list's cursor held the payment's row number, one sequence
 // for every merchant: a rival decoding `next` counted the payments others made in between.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { callApi, type Call } from '../testing/api-calls.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { callApi, type Call } from '../../testing/api-calls.ts';
 
 const ADMIN = 'op_opaque_cursor_test_token_0123456789abcdef0123';
 

@@ -2,9 +2,9 @@
 // the checkout computes from the answer (contract/payment-uri.ts), so a merchant's server can
 // show it without a second request.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { paymentUri } from '../../contract/payment-uri.ts';
-import { startService, type Service } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { paymentUri } from '../../../contract/payment-uri.ts';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
 
 let api: Service;
 beforeAll(async () => {

@@ -2,10 +2,10 @@
 // public key) replaced it on re-initialize, so support could point a wrong-coin payment's claim
 // link at its own address and send it back to itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { ChainStore, type SeenTransfer, type TransferState } from '../store.ts';
-import { creditConfirmed, type PaymentCredits } from '../watcher.ts';
+import { ChainStore, type SeenTransfer, type TransferState } from '../../chain/store.ts';
+import { creditConfirmed, type PaymentCredits } from '../../chain/watcher.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 
 const CHAIN = 777_001;

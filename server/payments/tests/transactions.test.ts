@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { MAX_BODY_BYTES } from '../http/body.ts';
-import { startService, type Service } from '../app.ts';
-import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../contract/schemas.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { MAX_BODY_BYTES } from '../../http/body.ts';
+import { startService, type Service } from '../../app.ts';
+import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../../contract/schemas.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
+import '../../testing/conformance.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 let clock = Date.parse('2026-11-22T12:00:00Z');

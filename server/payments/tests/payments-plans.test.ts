@@ -2,10 +2,10 @@
 // sends it, on a real PostgreSQL with 20,000 payments (ANALYZEd). The SQL is inline in the stores,
 // so each statement below is copied with the file it lives in; keep them in step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../storage/db.ts';
-import { openPostgres } from '../storage/db.ts';
-import { migrate } from '../storage/migrations.ts';
-import { freshPostgres } from '../testing/databases.ts';
+import type { Database } from '../../storage/db.ts';
+import { openPostgres } from '../../storage/db.ts';
+import { migrate } from '../../storage/migrations.ts';
+import { freshPostgres } from '../../testing/databases.ts';
 
 const M = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000004'];
 const NOW = 1_800_000_000_000;

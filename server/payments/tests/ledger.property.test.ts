@@ -9,9 +9,9 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../store.ts';
-import { minimumUnits } from '../networks.ts';
-import { Watcher } from '../watcher.ts';
+import { ChainStore } from '../../chain/store.ts';
+import { minimumUnits } from '../../chain/networks.ts';
+import { Watcher } from '../../chain/watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';

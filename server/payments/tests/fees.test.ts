@@ -14,7 +14,7 @@ import { DepositFactory } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { saltOf } from '../networks.ts';
+import { saltOf } from '../../chain/networks.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { FEES, merchantAccount } from '../../balances/ledger-rules.ts';
 import type { FeeBearer } from '../../domain/fees.ts';
