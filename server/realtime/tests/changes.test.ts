@@ -3,7 +3,7 @@
 // customers out. Now the instance's pool is shared fairly: an account under the busiest one's
 // share takes a slot from it, whose oldest poll is answered at once (a poll that saw no change).
 import { describe, expect, it } from 'vitest';
-import { PaymentChanges } from './changes.ts';
+import { PaymentChanges } from '../changes.ts';
 
 describe('long polls when the instance is full', () => {
   const held = (changes: PaymentChanges, account: string, n: number, key = `k:${account}`) => {

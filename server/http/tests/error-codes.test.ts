@@ -4,15 +4,15 @@
 // of the document lists the codes it may answer, and real refusals answer what their operation lists.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES, type ErrorCode } from '../../contract/error-codes.ts';
-import { startService, type Service } from '../app.ts';
-import * as errors from '../domain/errors.ts';
-import { errorReply, internalError } from '../http/respond.ts';
-import { createLogger } from '../log.ts';
-import { documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
-import { GENERAL_CODE, operationCodes } from '../routes/error-codes.ts';
-import { ROUTES } from '../routes/table.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { ERROR_CODES, type ErrorCode } from '../../../contract/error-codes.ts';
+import { startService, type Service } from '../../app.ts';
+import * as errors from '../../domain/errors.ts';
+import { errorReply, internalError } from '../respond.ts';
+import { createLogger } from '../../log.ts';
+import { documented, openApiDocument, openApiPath, type JsonSchema } from '../../routes/api-doc.ts';
+import { GENERAL_CODE, operationCodes } from '../../routes/error-codes.ts';
+import { ROUTES } from '../../routes/table.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const pub = { 'x-api-key': publicKey };

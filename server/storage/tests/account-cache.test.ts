@@ -4,15 +4,15 @@
 // is refused by every instance within a second, and the instance that rolled it never serves
 // it again.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type Service, type ServiceOptions } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { AccountCache } from '../storage/account-cache.ts';
-import { EventStore } from '../storage/events.ts';
-import { JournalStore } from '../balances/journal-store.ts';
-import { MerchantStore } from '../merchants/store.ts';
-import { DestinationStore } from '../merchants/destination-store.ts';
-import { FeeStore } from '../merchants/fee-store.ts';
-import { databaseOptions, freshPostgres, KINDS } from '../testing/databases.ts';
+import { startService, type Service, type ServiceOptions } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { AccountCache } from '../account-cache.ts';
+import { EventStore } from '../events.ts';
+import { JournalStore } from '../../balances/journal-store.ts';
+import { MerchantStore } from '../../merchants/store.ts';
+import { DestinationStore } from '../../merchants/destination-store.ts';
+import { FeeStore } from '../../merchants/fee-store.ts';
+import { databaseOptions, freshPostgres, KINDS } from '../../testing/databases.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const merchantId = DEMO_MERCHANT.id;

@@ -3,9 +3,9 @@
 // outside it not; and both places that used to hold their own copy (the URL a merchant
 // registers, the address a delivery connects to) answering by it.
 import { describe, expect, it } from 'vitest';
-import { addressKind } from '../domain/addresses.ts';
-import { webhookUrlProblem } from '../webhooks/rules.ts';
-import { addressProblem } from '../http/outbound-addresses.ts';
+import { addressKind } from '../addresses.ts';
+import { webhookUrlProblem } from '../../webhooks/rules.ts';
+import { addressProblem } from '../../http/outbound-addresses.ts';
 
 /** Each block: addresses in it (its edges), then addresses just outside it. */
 const V4: Array<[string, string[], string[]]> = [

@@ -5,11 +5,11 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { startService, type Service } from '../app.ts';
-import { createLogger } from '../log.ts';
-import { clientOf, networkOf } from '../http/client.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import '../testing/conformance.ts';
+import { startService, type Service } from '../../app.ts';
+import { createLogger } from '../../log.ts';
+import { clientOf, networkOf } from '../client.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as unknown as IncomingMessage;

@@ -9,12 +9,12 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../app.ts';
-import { fromRoot } from '../paths.ts';
-import { heldLock } from '../storage/lock.ts';
-import { onlyClusterFiles, templateDir, templateFileName } from '../storage/db.ts';
-import { schemaTemplate } from '../storage/migrations.ts';
-import { spawnService, type ServiceProcess } from '../testing/process.ts';
+import { startService } from '../../app.ts';
+import { fromRoot } from '../../paths.ts';
+import { heldLock } from '../lock.ts';
+import { onlyClusterFiles, templateDir, templateFileName } from '../db.ts';
+import { schemaTemplate } from '../migrations.ts';
+import { spawnService, type ServiceProcess } from '../../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -194,7 +194,7 @@ describe('the template is the migrated schema, and old copies go', { timeout: 24
       const { PGlite } = await import('@electric-sql/pglite');
       const copy = await PGlite.create(undefined, { loadDataDir: new Blob([readFileSync(join(dir, name))]) });
       const applied = await copy.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
-      const { loadMigrations } = await import('../storage/migrations.ts');
+      const { loadMigrations } = await import('../migrations.ts');
       expect(applied.rows[0]!.n).toBe((await loadMigrations()).length);
       expect((await copy.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants')).rows[0]!.n).toBe(0);
       await copy.close();

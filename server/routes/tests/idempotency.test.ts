@@ -4,14 +4,14 @@
 // merchant, mode and credential; kept 24 hours; 5xx are not kept, except where money moved
 // may have moved; secrets shown once are never kept. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { coinOf } from '../domain/defaults.ts';
-import { EXTERNAL, merchantAccount, move } from '../balances/ledger-rules.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { keyedRequest } from '../routes/idempotency.ts';
+import { startService, type Service } from '../../app.ts';
+import { coinOf } from '../../domain/defaults.ts';
+import { EXTERNAL, merchantAccount, move } from '../../balances/ledger-rules.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { keyedRequest } from '../idempotency.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
+import '../../testing/conformance.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
 const bank = { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Ada', account_number: '0123456789', country: 'nigeria', state: 'Lagos' };

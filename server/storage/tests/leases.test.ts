@@ -2,10 +2,10 @@
 // treasury sender, on both databases: renewed while the work runs, the work's signal aborted
 // the first time a renewal fails, given back when the work ends and not when it was lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../storage/db.ts';
-import { LeaseLost, takeLease, withLease, type LeaseTerms } from '../storage/leases.ts';
-import { migrate } from '../storage/migrations.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { openDatabase, type Database } from '../db.ts';
+import { LeaseLost, takeLease, withLease, type LeaseTerms } from '../leases.ts';
+import { migrate } from '../migrations.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 describe.each(KINDS)('withLease on %s', { timeout: 60_000 }, (kind) => {
   let db: Database;
