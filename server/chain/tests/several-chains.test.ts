@@ -113,7 +113,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
       gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
       watchIntervalMs: 100,
       sweepIntervalMs: 300,
-      // A live key's new payout address waits a delay (tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
+      // A live key's new payout address waits a delay (merchants/tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
       newDestinationDelayMs: 0,
       ...(await databaseOptions(kind)),
     });

@@ -7,11 +7,11 @@
 // switched live settlement to the operator's balance with nothing more than a password.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { businessWithOwner, callApi, sessionOf, type Call } from '../testing/api-calls.ts';
-import migration0041 from '../storage/migrations/0042_key_holders.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { businessWithOwner, callApi, sessionOf, type Call } from '../../testing/api-calls.ts';
+import migration0041 from '../../storage/migrations/0042_key_holders.ts';
 
 const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';

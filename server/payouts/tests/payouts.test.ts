@@ -1,12 +1,12 @@
 // Contract tests for bank payouts: each endpoint, valid and invalid, secret key only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REQUIRED_FIELDS } from '../../contract/payouts.ts';
-import { ErrorBody } from '../../contract/schemas.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { startService, type Service } from '../app.ts';
+import { REQUIRED_FIELDS } from '../../../contract/payouts.ts';
+import { ErrorBody } from '../../../contract/schemas.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../app.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
-import { FakeRates } from '../testing/rates.ts';
+import '../../testing/conformance.ts';
+import { FakeRates } from '../../testing/rates.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

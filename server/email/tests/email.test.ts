@@ -10,14 +10,14 @@
 import { Writable } from 'node:stream';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../testing/conformance.ts';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { render } from '../email/rules.ts';
-import { EmailStore } from '../email/store.ts';
-import { createLogger } from '../log.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import { startSmtp } from '../testing/smtp.ts';
+import '../../testing/conformance.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { render } from '../rules.ts';
+import { EmailStore } from '../store.ts';
+import { createLogger } from '../../log.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { startSmtp } from '../../testing/smtp.ts';
 
 const ADMIN = 'op_email_test_token_0123456789abcdef0123456789a';
 const PASSWORD = 'correct horse battery';

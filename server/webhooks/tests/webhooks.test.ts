@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, verifyWebhook, WebhookError } from '../../sdk/webhook.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { startService, type Service } from '../app.ts';
+import { SIGNATURE_HEADER, verifyWebhook, WebhookError } from '../../../sdk/webhook.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../app.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
+import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const webhookSecret = DEMO_MERCHANT.webhookSecrets!.test!;

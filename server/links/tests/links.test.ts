@@ -2,14 +2,14 @@
 // response checked against a schema written from the spec's tables.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
-import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../contract/payment-links.ts';
-import { ErrorBody, success } from '../../contract/schemas.ts';
-import { DEMO_MERCHANT, DEMO_PRICES } from '../seed.ts';
-import { startService, type Service } from '../app.ts';
-import { RateLimiter } from '../http/rate-limit.ts';
-import { configFromEnv } from '../config.ts';
+import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../../contract/payment-links.ts';
+import { ErrorBody, success } from '../../../contract/schemas.ts';
+import { DEMO_MERCHANT, DEMO_PRICES } from '../../seed.ts';
+import { startService, type Service } from '../../app.ts';
+import { RateLimiter } from '../../http/rate-limit.ts';
+import { configFromEnv } from '../../config.ts';
 // Every answer of the API seen here must be one the OpenAPI document allows.
-import '../testing/conformance.ts';
+import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

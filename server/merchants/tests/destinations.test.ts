@@ -4,14 +4,14 @@
 // takes effect at once. The same for bank accounts (new ones, new details) and for wallets a
 // live balance never withdrew to. On PGlite and on PostgreSQL, on the service's own clock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_ONE } from '../domain/rates.ts';
-import '../testing/conformance.ts';
+import { RATE_ONE } from '../../domain/rates.ts';
+import '../../testing/conformance.ts';
 import type { Address } from 'viem';
-import { startService, type Service } from '../app.ts';
-import { cheapPasswords } from '../testing/passwords.ts';
-import { create2Addresses, type Network } from '../chain/networks.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
-import type { Account } from '../domain/account.ts';
+import { startService, type Service } from '../../app.ts';
+import { cheapPasswords } from '../../testing/passwords.ts';
+import { create2Addresses, type Network } from '../../chain/networks.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import type { Account } from '../../domain/account.ts';
 
 const ADMIN = 'op_destinations_token_0123456789abcdef0123456789';
 const PUBLIC_URL = 'https://pay.example.test';

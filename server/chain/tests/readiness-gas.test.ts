@@ -2,9 +2,9 @@
 // never swept. GET /readyz now fails naming the chain until GAS_WALLET_KEY is set.
 import { toHex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
-import { startDevChain, TEST_BLOCK_SECONDS } from '../../devchain/anvil.ts';
-import { startService, type Service } from '../app.ts';
+import { deployDevContracts, devAccount, devNetwork } from '../../../devchain/deploy.ts';
+import { startDevChain, TEST_BLOCK_SECONDS } from '../../../devchain/anvil.ts';
+import { startService, type Service } from '../../app.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -4,14 +4,14 @@
 // French and Arabic in dashboard/words/, each translation with the same {placeholders}.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import frMoney from '../../dashboard/words/fr.ts';
-import frMore from '../../dashboard/words/fr-more.ts';
-import arMoney from '../../dashboard/words/ar.ts';
-import arMore from '../../dashboard/words/ar-more.ts';
-import { PERMISSIONS } from '../../contract/team.ts';
-import frSetup from '../../dashboard/words/fr-setup.ts';
-import arSetup from '../../dashboard/words/ar-setup.ts';
-import { fromRoot } from '../paths.ts';
+import frMoney from '../../../dashboard/words/fr.ts';
+import frMore from '../../../dashboard/words/fr-more.ts';
+import arMoney from '../../../dashboard/words/ar.ts';
+import arMore from '../../../dashboard/words/ar-more.ts';
+import { PERMISSIONS } from '../../../contract/team.ts';
+import frSetup from '../../../dashboard/words/fr-setup.ts';
+import arSetup from '../../../dashboard/words/ar-setup.ts';
+import { fromRoot } from '../../paths.ts';
 
 // A language's three chunks, as words.ts merges them; a word in two would be said twice.
 const fr = { ...frMoney, ...frMore, ...frSetup };

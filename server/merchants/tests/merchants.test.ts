@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../sdk/webhook.ts';
-import { startService, type Service, type ServiceOptions } from '../app.ts';
-import { runOperatorCommand } from '../operator.ts';
-import { configFromEnv } from '../config.ts';
-import { createLogger } from '../log.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
-import { startReceiver, type Receiver } from '../testing/receiver.ts';
+import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../../sdk/webhook.ts';
+import { startService, type Service, type ServiceOptions } from '../../app.ts';
+import { runOperatorCommand } from '../../operator.ts';
+import { configFromEnv } from '../../config.ts';
+import { createLogger } from '../../log.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
+import { startReceiver, type Receiver } from '../../testing/receiver.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -338,8 +338,8 @@ describe('webhook delivery on a sender\'s terms', () => {
   });
 
   it('checks addresses after DNS resolution: localhost is loopback, refused for live keys', async () => {
-    const { post } = await import('../webhooks/post.ts');
-    const { addressProblem } = await import('../http/outbound-addresses.ts');
+    const { post } = await import('../../webhooks/post.ts');
+    const { addressProblem } = await import('../../http/outbound-addresses.ts');
     const listening = await endpoint((res) => res.writeHead(200).end());
     const port = new URL(listening.url).port;
     const signal = new AbortController().signal;
