@@ -127,7 +127,7 @@ const unreachableLibraryCode: Plugin = {
     let cut = code;
     for (const part of cuts[file]!) {
       const [pattern, instead] = Array.isArray(part) ? part : [part, ''];
-      if (typeof pattern == 'string' ? !cut.includes(pattern) : !pattern.test(cut)) {
+      if (typeof pattern === 'string' ? !cut.includes(pattern) : !pattern.test(cut)) {
         throw new Error(`unreachable-library-code: ${file} no longer matches ${pattern}; review this plugin`);
       }
       cut = cut.replace(pattern, instead);

@@ -73,8 +73,10 @@ if (failures.size === 0) {
   console.log(`flakes: no test failed in ${runs} run(s)${values.hog ? ' beside the hog' : ''}`);
   process.exit(0);
 }
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's colour codes (ESC [ ... m), stripped from messages
+const COLOUR_CODES = /\u001b\[[0-9;]*m/g;
 console.log(`\n| test | failed | first assertion |\n|---|---|---|`);
 for (const [name, { count, message }] of [...failures].sort((a, b) => b[1].count - a[1].count)) {
-  console.log(`| ${name} | ${count} of ${runs} | ${message.replace(/\|/g, '\\|').replace(/\u001b\[[0-9;]*m/g, '').slice(0, 200)} |`);
+  console.log(`| ${name} | ${count} of ${runs} | ${message.replace(/\|/g, '\\|').replace(COLOUR_CODES, '').slice(0, 200)} |`);
 }
 process.exit(1);

@@ -3,7 +3,7 @@
 // dashboard's own session. Read by the service and by the dashboard in the browser; the
 // bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { int, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });

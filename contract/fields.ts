@@ -105,6 +105,7 @@ export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PAT
 export const businessName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100 && linkFree(v), 'a name of 1 to 100 characters, without control characters or links');
 
 function linkFree(v: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v) || /\p{Cf}/u.test(v.replace(/(?<=\p{L})[\u200c\u200d](?=\p{L})/gu, ''))) return false;
   const plain = v.normalize('NFKC').replace(/[\u200c\u200d]/g, '').replace(/[\u3002\uff61]/g, '.');
   return !/[a-z][a-z0-9+.-]*:\/\/|\b(?:mailto|javascript|data):|[\p{L}\p{N}]\.\p{L}{2,}(?![\p{L}\p{N}])|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d)/iu.test(plain);

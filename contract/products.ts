@@ -3,7 +3,7 @@
 // on the links that have them, and cannot be added to new carts.
 import * as z from 'zod/mini';
 import { pageAnswer, pageQuery } from './paging.ts';
-import { bool, currency, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, currency, int, is, later, oneOf, text, timestamp } from './fields.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 const name = is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 120, 'a title of 1 to 120 characters');

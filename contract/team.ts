@@ -3,7 +3,7 @@
 // audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
 import * as z from 'zod/mini';
 import { answer, envelope } from './api.ts';
-import { bool, email, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, email, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';
 
 /** Every permission a route may declare, `area.read` or `area.write`. */

@@ -20,6 +20,7 @@ const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
 export async function payFromWallet(wallet: Eip1193, chainId: number, token: string, to: string, units: bigint): Promise<string> {
   const [from] = (await wallet.request({ method: 'eth_requestAccounts' })) as string[];
   const chain = `0x${chainId.toString(16)}`;
+  // biome-ignore lint/suspicious/noDoubleEquals: a wallet that answers the chain id as a number (137 == '0x89') is on the chain
   if ((await wallet.request({ method: 'eth_chainId' })) != chain) {
     await wallet.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: chain }] });
   }

@@ -7,7 +7,7 @@ import { foundry } from 'viem/chains';
 import * as artifacts from './artifacts.generated.ts';
 import { compileContracts } from './compile.ts';
 import { devAccount, type DevContracts } from '../devchain/deploy.ts';
-import { type DevChain } from '../devchain/anvil.ts';
+import type { DevChain } from '../devchain/anvil.ts';
 import { sharedDevChain } from '../devchain/shared.ts';
 import { create2Addresses, implementationOf } from '../server/chain/networks.ts';
 import { sweepGasLimit } from '../server/chain/sweeper.ts';

@@ -3,8 +3,8 @@
 // (test or live) travels as x-mode. Every answer is read through the contract's schemas.
 import { signal } from '@preact/signals';
 import type * as z from 'zod/mini';
-import { readAnswer, ServiceError } from '../contract/answer.ts';
-import { DashboardSession, SessionProbe } from '../contract/session.ts';
+import { readAnswer } from '../contract/answer.ts';
+import { type DashboardSession, SessionProbe } from '../contract/session.ts';
 import type { KeyMode } from '../contract/keys.ts';
 
 /** Who is signed in (undefined: not known yet; null: nobody). */

@@ -12,8 +12,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => servers.close());
 
-/** An EIP-6963 wallet for the page: it announces itself and sends through the dev node. */
-function injectWallet(rpcUrl: string, account: string, behaviour: 'pay' | 'decline') {
+/** An EIP-6963 wallet for the page (run there by addInitScript, with its arguments): it announces itself and sends through the dev node. */
+function injectWallet() {
   return ({ rpcUrl, account, behaviour }: { rpcUrl: string; account: string; behaviour: string }) => {
     let id = 0;
     const node = async (method: string, params: unknown[] = []) => {
@@ -55,7 +55,7 @@ test('the sandbox\'s "Full" is a real transfer on the dev chain: confirmed, onSu
 });
 
 test('a browser wallet pays in one click: switch chain, send the exact token transfer; the watcher confirms', async ({ page }) => {
-  await page.addInitScript(injectWallet(servers.chain!.url, devAccount(3).address, 'pay'), { rpcUrl: servers.chain!.url, account: devAccount(3).address, behaviour: 'pay' });
+  await page.addInitScript(injectWallet(), { rpcUrl: servers.chain!.url, account: devAccount(3).address, behaviour: 'pay' });
   const dialog = await openPayment(page, servers.shop.url, 'USDC');
   const pay = dialog.getByRole('button', { name: 'Pay with Test Wallet' });
   await expect(pay).toBeVisible();
@@ -71,7 +71,7 @@ test('a browser wallet pays in one click: switch chain, send the exact token tra
 });
 
 test('a wallet refusal says so and leaves the QR code to pay with', async ({ page }) => {
-  await page.addInitScript(injectWallet(servers.chain!.url, devAccount(3).address, 'decline'), { rpcUrl: servers.chain!.url, account: devAccount(3).address, behaviour: 'decline' });
+  await page.addInitScript(injectWallet(), { rpcUrl: servers.chain!.url, account: devAccount(3).address, behaviour: 'decline' });
   const dialog = await openPayment(page, servers.shop.url);
   await dialog.getByRole('button', { name: 'Pay with Test Wallet' }).click();
   await expect(dialog.locator('[data-wallet-note]')).toHaveText('You declined in your wallet. Try again, or pay with the QR code.');

@@ -8,7 +8,7 @@ import type { DonationLinkUpdateBody, StandardLinkBody, StandardLinkUpdateBody }
 import type { InitiatePayoutBody, PayoutBody, PayoutFields } from '../contract/payouts.ts';
 import type { PaymentSummary } from '../contract/dashboard.ts';
 import { PaymentsList } from '../contract/dashboard-requests.ts';
-import { Product, ProductsPage } from '../contract/products.ts';
+import { type Product, ProductsPage } from '../contract/products.ts';
 import { MerchantVerificationResponse, success as successOf, TransactionResponse } from '../contract/schemas.ts';
 import type { EventType } from '../contract/events.ts';
 import { Refund, RefundsPage, type RefundState } from '../contract/refunds.ts';

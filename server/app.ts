@@ -8,7 +8,7 @@ import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
-import { ChainPin, withSameAddresses, type DevChainPowers, type Network } from './chain/networks.ts';
+import { ChainPin, withSameAddresses, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';

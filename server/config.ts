@@ -8,7 +8,7 @@ import { CommandSettings, type ServiceOptions } from './settings.ts';
 import { isDailyLimit } from '../contract/operator.ts';
 import { isFeeBearer, MAX_FEE_BPS } from './domain/fees.ts';
 import { PASSWORD_HASH_COSTS } from './merchants/sign-in-rules.ts';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 
 export type Config = z.output<typeof CommandSettings> & {
   /** SERVICE_URL: where the operator's commands reach a running service (else DATA_DIR's lock says). */

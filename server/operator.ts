@@ -9,7 +9,6 @@
 // keys from it on every request.
 import { CreatedMerchant, MerchantCreateBody, MerchantFee, MerchantFeeBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
 import { FeeStore } from './merchants/fee-store.ts';
-import { EventStore } from './storage/events.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { operatorName, readTokenFile } from './operator-token.ts';

@@ -20,6 +20,7 @@ let refuse: Error | undefined;
 function watchIntl() {
   const formatted: string[] = [];
   const RealNumberFormat = Intl.NumberFormat;
+  // biome-ignore lint/complexity/useArrowFunction: called with `new`, which an arrow function refuses
   vi.spyOn(Intl, 'NumberFormat').mockImplementation(function (locale?: string | string[], options?: Intl.NumberFormatOptions) {
     formatted.push(String(locale));
     return new RealNumberFormat(locale, options);
@@ -40,6 +41,7 @@ function runWorker(worker: FakeWorker): { locales: unknown[]; closed: boolean } 
   const locales: unknown[] = [];
   let closed = false;
   const fakeIntl = {
+    // biome-ignore lint/complexity/useArrowFunction lint/correctness/noComponentHookFactories: a stand-in constructor called with `new`, no component
     NumberFormat: function (locale: unknown) {
       locales.push(locale);
       return { format: () => '' };

@@ -83,7 +83,7 @@ export function ServiceCheckout(input: ServiceCheckoutOptions): CheckoutHandle {
   const show = () => {
     if (open === handle) unmount = mountModal(checkout, look);
   };
-  if (look.lang == 'en') show();
+  if (look.lang === 'en') show();
   else void learn(options.apiBase, look).then(show);
   return handle;
 }

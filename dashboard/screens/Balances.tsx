@@ -5,7 +5,7 @@
 import { h } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import * as z from 'zod/mini';
-import { int, nullable, text } from '../../contract/fields.ts';
+import { nullable, text } from '../../contract/fields.ts';
 import { may, mode, request } from '../api.ts';
 import { download } from '../download.ts';
 import { when } from '../format.ts';

@@ -53,7 +53,7 @@ export function Developers(_: { path?: string }) {
       </dl>
       <p><a href="/dashboard/keys">Restricted keys</a>: secret keys that may do only what you choose.</p>
       {rolled && (
-        <div class="card" aria-labelledby="new-key">
+        <div class="card" role="region" aria-labelledby="new-key">
           <h3 id="new-key">{t('Your new {mode} secret key', { mode: modeWord() })}</h3>
           <p>{t('Copy it now: it is not shown again.')}</p>
           <p class="hash" id="rolled-key">

@@ -1,5 +1,6 @@
 // One payment: what was asked and received, and its timeline (created, each transfer seen and
 // confirmed, swept, each event told and each delivery's answer), with resend for its events.
+// biome-ignore lint/style/useImportType: h is the JSX factory (tsconfig's jsxFactory) as well as a type here: a value
 import { h, Fragment } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { lazy, useRoute } from 'preact-iso';

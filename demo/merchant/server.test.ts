@@ -26,7 +26,7 @@ const page = (path: string, body: unknown) =>
 async function settled(reference: string) {
   for (let i = 0; i < 100; i++) {
     const order = shop.orders.get(reference);
-    if (order && order.events.some((e) => e.endsWith('confirmed'))) return order;
+    if (order?.events.some((e) => e.endsWith('confirmed'))) return order;
     await new Promise((resolve) => setTimeout(resolve, 30));
   }
   throw new Error(`no confirmed event for ${reference}`);

@@ -192,7 +192,7 @@ export async function startMerchantSite(options: {
           .replaceAll('%PUBLIC_KEY%', options.publicKey);
       }
       const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' };
-      if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl, url.searchParams.get('worker') != 'refused');
+      if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl, url.searchParams.get('worker') !== 'refused');
       res.writeHead(200, headers);
       res.end(body);
     } catch {

@@ -279,7 +279,7 @@ function merchantTable(rows: MerchantRow[]): string {
     ...rows.flatMap(({ rate, longest, over50, blocking }) => [
       [`${rate}x CPU  page without the script (baseline): total blocking time of long frames`, ...cell(blocking.none!), '', ''],
       ...Object.keys(longest)
-        .filter((build) => build != 'none')
+        .filter((build) => build !== 'none')
         .flatMap((build) => [
           [`${rate}x CPU  ${build}: longest run of checkout.js's code in a long frame`, ...cell(longest[build]!), `${over50[build]} of ${longest[build]!.n}`, rate === 4 ? 'none >= 50 ms' : ''],
           [`${rate}x CPU  ${build}: total blocking time of long frames`, ...cell(blocking[build]!), '', ''],

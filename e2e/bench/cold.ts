@@ -84,7 +84,7 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
   const builds = Object.keys(bundles);
   const scripts: Record<string, Buffer | string> = { '/bench/loader.js': loaderScript() };
   for (const build of builds) scripts[`/bench/${build}/checkout.js`] = bundles[build]!;
-  const url = (which: string) => (which == 'loader' ? `${shopUrl}/bench/loader.js` : `${shopUrl}/bench/${which}/checkout.js`);
+  const url = (which: string) => (which === 'loader' ? `${shopUrl}/bench/loader.js` : `${shopUrl}/bench/${which}/checkout.js`);
   const rotate = (list: string[], i: number) => list.map((_, k) => list[(k + i) % list.length]!);
   const samples = (names: string[]) => Object.fromEntries(names.map((n) => [n, [] as number[]]));
   const summaries = (by: Record<string, number[]>) => Object.fromEntries(Object.entries(by).map(([k, v]) => [k, summarize(v)]));
@@ -126,7 +126,7 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
         const { page, close } = await freshPage(browser, rate, scripts);
         await page.goto(shopUrl + '/blank.html');
         // The API origin stays the service's: the modal asks it for the coins as it opens.
-        await addScript(page, url(which == 'plain' ? builds.at(-1)! : which));
+        await addScript(page, url(which === 'plain' ? builds.at(-1)! : which));
         await quiet(page);
         await page.waitForTimeout(500); // the idle preparation, in however many pieces, is done
         await page.evaluate(() => ((window as unknown as { loafs: Loaf[] }).loafs.length = 0));
@@ -156,7 +156,7 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
             { which, key, apiUrl, ...look },
           ),
         );
-        if (which != 'plain') {
+        if (which !== 'plain') {
           await page.waitForTimeout(300); // a frame's entry comes after the frame
           openLongest[which]!.push(longestRun(await page.evaluate(() => (window as unknown as { loafs: Loaf[] }).loafs), '/checkout.js'));
         }

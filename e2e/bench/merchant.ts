@@ -58,7 +58,7 @@ export async function merchantBench(browser: Browser, shopUrl: string, apiUrl: s
       for (const which of order) {
         const context = await browser.newContext();
         const tab = await context.newPage();
-        const script = which == 'none' ? undefined : `${apiUrl}/bench/${which}/checkout.js`;
+        const script = which === 'none' ? undefined : `${apiUrl}/bench/${which}/checkout.js`;
         await tab.route(`${shopUrl}/bench/shop.html`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: page(script) }));
         if (script) await tab.route(script, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: bundles[which]!, headers: { 'access-control-allow-origin': '*' } }));
         await tab.addInitScript(LOAF_OBSERVER);
@@ -67,7 +67,7 @@ export async function merchantBench(browser: Browser, shopUrl: string, apiUrl: s
         await tab.goto(`${shopUrl}/bench/shop.html`, { waitUntil: 'load' });
         await tab.waitForTimeout(WAIT_MS);
         const loafs = await tab.evaluate(() => (window as unknown as { loafs: Loaf[] | string }).loafs);
-        if (typeof loafs == 'string') throw new Error(`this Chromium has no Long Animation Frame entries: ${loafs}`);
+        if (typeof loafs === 'string') throw new Error(`this Chromium has no Long Animation Frame entries: ${loafs}`);
         longest[which]!.push(longestRun(loafs, '/checkout.js'));
         blocking[which]!.push(loafs.reduce((sum, f) => sum + f.blocking, 0));
         await context.close();

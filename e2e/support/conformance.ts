@@ -32,7 +32,7 @@ function validator(pointer: string): ValidateFunction {
   }
   return found;
 }
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerEscape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The document's path for a request path: literal segments first, then parameters whose schema takes the value. */
 function templateOf(path: string): string | undefined {
@@ -80,7 +80,7 @@ function check(method: string, path: string, status: number, headers: Record<str
     conformance.problems.push(`${call}: ${method} ${template} documents no JSON ${status}`);
     return;
   }
-  const validate = validator(`/paths/${escape(template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`);
+  const validate = validator(`/paths/${pointerEscape(template)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`);
   if (!validate(body)) conformance.problems.push(`${call}: ${ajv.errorsText(validate.errors)}`);
 }
 

@@ -58,8 +58,10 @@ export async function startServers(options: ServiceOptions & { chain?: { confirm
 
 const LOOPBACK = /^(https?|wss?):\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?\//;
 
+// biome-ignore lint/suspicious/noConfusingVoidType: Playwright types a fixture that gives no value as void
 export const test = base.extend<{ offLoopback: string[]; conformant: void }, { servers: Servers }>({
   servers: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's first parameter as a destructuring pattern
     async ({}, use) => {
       const servers = await startServers();
       await use(servers);
@@ -84,6 +86,7 @@ export const test = base.extend<{ offLoopback: string[]; conformant: void }, { s
   ],
   // Every answer the service gave during the test matched the OpenAPI document (conformance.ts).
   conformant: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's first parameter as a destructuring pattern
     async ({}, use) => {
       await use();
       mkdirSync('reports', { recursive: true });

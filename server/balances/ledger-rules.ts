@@ -9,7 +9,7 @@
 // every merchant's accounts plus the fees: the reconciliation.
 import type { KeyMode } from '../../contract/keys.ts';
 import type { SwapState } from '../../contract/balances.ts';
-import { Conflict, InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, SwapRateDeviates, WithdrawalLimitExceeded } from '../domain/errors.ts';
+import { InsufficientBalance, Invalid, QuoteExpired, QuoteUsed, SwapRateDeviates, WithdrawalLimitExceeded } from '../domain/errors.ts';
 import { RATE_ONE } from '../domain/rates.ts';
 
 export interface Posting {

@@ -188,7 +188,7 @@ export class WithdrawalStore {
   /** Marks a send failed ('canceled') if no transaction is recorded for it yet, locked meanwhile; false when one is (too late). Its feature is not told: it cancels. */
   async cancelUnsigned(tx: Sql, id: string, nowMs: number): Promise<boolean> {
     const [row] = await tx.query(`SELECT state, tx_hash FROM withdrawals WHERE id = $1 FOR UPDATE`, [id]);
-    if (!row || row.state !== 'pending' || row.tx_hash !== null) return false;
+    if (row?.state !== 'pending' || row.tx_hash !== null) return false;
     await tx.query(`UPDATE withdrawals SET state = 'failed', failure = 'canceled', updated_ms = $2 WHERE id = $1`, [id, nowMs]);
     return true;
   }

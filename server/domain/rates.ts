@@ -85,7 +85,7 @@ export const formatRate = (units: bigint): string => {
 export function readPath(json: unknown, path: string): unknown {
   let at: unknown = json;
   for (const part of path.split('.')) {
-    if (at === null || typeof at !== 'object' || !Object.prototype.hasOwnProperty.call(at, part)) return undefined;
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, part)) return undefined;
     at = (at as Record<string, unknown>)[part];
   }
   return at;

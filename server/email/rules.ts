@@ -19,8 +19,8 @@ export interface Email {
 /** The values an e-mail's words are filled with (never a secret but `link`). */
 export type Values = Record<string, string | number>;
 
-const fill = (template: string, values: Values, escape: (s: string) => string): string =>
-  template.replace(/\{(\w+)\}/g, (_, name: string) => (values[name] === undefined ? '' : escape(String(values[name]))));
+const fill = (template: string, values: Values, escaped: (s: string) => string): string =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => (values[name] === undefined ? '' : escaped(String(values[name]))));
 
 const html = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const plain = (s: string): string => s.replace(/[\r\n]+/g, ' ');

@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FieldError } from '../../contract/field-errors.ts';
 import { ERROR_CODES } from '../../contract/error-codes.ts';
-import { DomainError, MethodNotAllowed, TooMany } from '../domain/errors.ts';
+import { type DomainError, MethodNotAllowed, TooMany } from '../domain/errors.ts';
 
 export interface Reply {
   status: number;

@@ -1,7 +1,7 @@
 // The bank payout endpoints of the spec: the secret key (merchant servers) or the dashboard's session.
 import * as z from 'zod/mini';
 import { answer, Bank, BankAccountsPage, BankPayout, Country, Deleted, Payout as PayoutAnswer, PayoutsPage, Rate } from '../../contract/api.ts';
-import { oneOf, text } from '../../contract/fields.ts';
+import { oneOf } from '../../contract/fields.ts';
 import { DeletePayoutsBody, InitiatePayoutBody, PAYOUT_CURRENCIES, PayoutBody, PayoutFields } from '../../contract/payouts.ts';
 import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payoutUnits, type BankAccount, type Payout } from './rules.ts';
 import { BankAccountsQuery, BankQuery, HistoryQuery, RateQuery } from '../http/queries.ts';

@@ -21,7 +21,7 @@ const wantedOf = (r: StoredRefund): WantedTransfer => ({ token: r.token, to: r.a
 /** A ready refund paid by `txHash`, under its lock: still ready and the hash no other refund's, else refused. */
 async function pay(w: WalletRefundWrites, id: string, txHash: string, block: bigint, by: 'watcher' | 'merchant'): Promise<StoredRefund | undefined> {
   const refund = await w.lockRefund(id);
-  if (!refund || refund.state !== 'ready') return undefined;
+  if (refund?.state !== 'ready') return undefined;
   if (await w.used(refund.chainId, txHash, refund.id)) {
     if (by === 'watcher') return undefined;
     throw new RefundTransactionUsed(`tx_hash: ${txHash} pays another refund already; one transaction pays one refund only`, [{ field: 'tx_hash', message: 'expected a transaction no other refund names' }]);
@@ -89,7 +89,7 @@ export async function watchWalletRefunds(store: WalletRefundStore, chainOf: (cha
     };
     if (refund.state === 'sent') {
       const receipt = await chain.receipt(refund.txHash!);
-      if (!receipt || receipt.status !== 'success' || !paysRefund(receipt.logs, wantedOf(refund))) {
+      if (receipt?.status !== 'success' || !paysRefund(receipt.logs, wantedOf(refund))) {
         // Gone from the chain: looked for again from a little before where it was.
         const from = (block ?? head) > depth ? (block ?? head) - depth : 0n;
         await store.inTransaction(nowMs, async (w) => (await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.unpaid(refund.id, from)) : undefined);

@@ -119,7 +119,10 @@ function amountForm(name: string, schema: JsonSchema, siblings: readonly string[
 /** Gives each amount field of a schema that says nothing of its form the words of its form (amountForm). */
 function describeAmounts(node: unknown): void {
   if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) return node.forEach(describeAmounts);
+  if (Array.isArray(node)) {
+    node.forEach(describeAmounts);
+    return;
+  }
   const o = node as JsonSchema;
   const properties = o.properties as Record<string, JsonSchema> | undefined;
   for (const [name, schema] of Object.entries(properties ?? {})) {

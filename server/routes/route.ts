@@ -6,7 +6,7 @@
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../../contract/error-codes.ts';
 import type { Account } from '../domain/account.ts';
-import { BalanceSettlementRequired, Conflict, CsrfRejected, Forbidden, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
+import { BalanceSettlementRequired, CsrfRejected, NotConfigured, TooMany, invalidField } from '../domain/errors.ts';
 import { idempotencyKeyOf } from '../domain/idempotency.ts';
 import { actorOf, detailsOf, operatorActor, targetOf } from '../audit/rules.ts';
 import { inAuditScope, type AuditRecord } from '../storage/audit.ts';
@@ -125,6 +125,7 @@ export interface Route extends Schemas {
    */
   idempotency?: false | 'secret';
   // Typed against the declared schemas by route(); stored without them.
+  // biome-ignore lint/suspicious/noExplicitAny: routes of every schema share one list, and a handler's ctx differs per route
   handler: (ctx: any) => Promise<Reply | undefined>;
 }
 
@@ -235,7 +236,10 @@ const heldToPermissions = (route: Route, ctx: AnyCtx): boolean => route.auth !==
 export function checkPermission(route: Route, ctx: AnyCtx): void {
   if (!heldToPermissions(route, ctx)) return;
   const who = ctx.account.actor ? `${ctx.account.actor.kind === 'member' ? `This member (${ctx.account.actor.role})` : 'This restricted key'}` : 'This caller';
-  if (route.permission) return requirePermission(ctx.account.grants, route.permission, who);
+  if (route.permission) {
+    requirePermission(ctx.account.grants, route.permission, who);
+    return;
+  }
   if (ctx.account.grants !== undefined && ctx.account.grants !== 'all') throw new PermissionDenied(`${route.method} ${route.path} declares no permission: only the owner or a full secret key may call it`);
 }
 

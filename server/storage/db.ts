@@ -81,7 +81,7 @@ export function onlyClusterFiles(tar: Buffer): boolean {
   for (let offset = 0; offset + 512 <= tar.length; ) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((b) => b === 0)) return entries > 0;
-    const text = (from: number, to: number) => header.subarray(from, to).toString('latin1').replace(/\0[^]*$/, '');
+    const text = (from: number, to: number) => header.subarray(from, to).toString('latin1').replace(/\0[\s\S]*$/, '');
     const name = (text(345, 500) ? `${text(345, 500)}/` : '') + text(0, 100);
     const type = String.fromCharCode(header[156]!);
     const size = parseInt(text(124, 136).trim() || '0', 8);

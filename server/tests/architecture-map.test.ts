@@ -2,7 +2,6 @@
 // the repository's top level and of server/ is named in it, and every folder it names exists.
 // A map that left out refunds, team, email and audit went unnoticed until a review read it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 

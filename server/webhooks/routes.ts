@@ -1,9 +1,8 @@
 // The merchant's webhook endpoint and its events: register a URL, read it and its signing
 // secret, rotate the secret, follow the events feed with each delivery attempt, re-send one.
-import * as z from 'zod/mini';
-import { answer, EventRecord, EventsAnswer, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../../contract/api.ts';
-import { PayoutAddressBody, WebhookBody } from '../../contract/schemas.ts';
-import { ChainNotOffered, NotFound, TooMany, invalidField } from '../domain/errors.ts';
+import { answer, EventRecord, EventsAnswer, WebhookEndpoint } from '../../contract/api.ts';
+import { WebhookBody } from '../../contract/schemas.ts';
+import { NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { eventsKey } from '../realtime/keys.ts';
 import { webhookUrlProblem } from './rules.ts';
 import { cursorParts, cursorText } from '../http/cursor.ts';

@@ -8,7 +8,7 @@ export const RETRY_CAP_MS = 8_000;
  * 5xx. One that outlasts the retries is the service out of reach, not a refusal.
  */
 export const temporary = (error: ServiceError): boolean =>
-  error.kind == 'network' || error.status == 408 || error.status == 429 || error.status >= 500;
+  error.kind === 'network' || error.status === 408 || error.status === 429 || error.status >= 500;
 
 /**
  * The one retry policy: after which delay to try again, or undefined to stop. Temporary
@@ -22,7 +22,7 @@ export function retryDelay(
   base = RETRY_BASE_MS,
   cap = RETRY_CAP_MS,
 ): number | undefined {
-  if (!(error instanceof ServiceError) || !(error.kind == 'shape' || temporary(error))) return undefined;
+  if (!(error instanceof ServiceError) || !(error.kind === 'shape' || temporary(error))) return undefined;
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, cap * 4);
   // Half fixed, half random: customers who lost the network together do not come back
   // together, and no retry comes sooner than half its step.

@@ -15,7 +15,7 @@ import { Payment } from '../ui/screens/Payment.tsx';
 import { createCheckout, type Checkout } from './machine.ts';
 import { POLL_MAX_MS } from './work.ts';
 
-export const RUNS = 1000;
+const RUNS = 1000;
 
 const status = fc.constantFrom('pending', 'incomplete', 'confirmed', 'expired', 'failed' as const);
 const w = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
@@ -72,7 +72,7 @@ afterEach(() => {
  * holds, in that payment's own coin; and it never goes back to an answer the API made before
  * the one already drawn, however late that answer arrives. Returns the number drawn now.
  */
-function checkDrawn(checkout: Checkout, fake: ReturnType<typeof fakeApi>, before: number): number {
+function checkDrawn(checkout: Checkout, before: number): number {
   const view = checkout.view.value;
   if (!('payment' in view) || !('coin' in view)) return before;
   const { coin, payment } = view;
@@ -193,7 +193,7 @@ it(`keeps its callback promises under ${RUNS} random interleavings`, { timeout: 
             break;
         }
         await vi.advanceTimersByTimeAsync(0);
-        drawn = checkDrawn(checkout, fake, drawn);
+        drawn = checkDrawn(checkout, drawn);
       }
       // Once every answer is in, a checkout still watching shows what the API holds now.
       fake.releaseVerify();

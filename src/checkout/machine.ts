@@ -105,7 +105,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const wallets = signal<FoundWallet[]>([]);
   /** The coins the API listed, inactive ones too: a symbol on a chain (USDT on two chains is two coins). */
   let listed: Coin[] = [];
-  const env: Env = { coin: (p) => listed.find((c) => c.symbol == p.coin && (p.chainId ?? c.chainId) == c.chainId) };
+  const env: Env = { coin: (p) => listed.find((c) => c.symbol === p.coin && (p.chainId ?? c.chainId) === c.chainId) };
   /** The checkout's life: ended by close. */
   const life = new AbortController();
   /** The running state's work: aborted the moment the state is left. */
@@ -164,7 +164,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     const failed = (error: unknown) => isAbort(error) || post({ type: 'failed', error: screenError(error) });
     if (!fresh) {
       // Within a state, one change starts work: a wallet asked to pay.
-      if (to.name == 'watching' && to.wallet == 'asking' && (from as typeof to).wallet != 'asking') {
+      if (to.name === 'watching' && to.wallet === 'asking' && (from as typeof to).wallet !== 'asking') {
         const wallet = wallets.value[to.walletIndex!];
         if (wallet) payFromBrowserWallet(wallet, env.coin(to.payment)!, to.payment, post, checkNow);
       }
@@ -188,7 +188,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         settle(api, options.reference, signal).then(answered, failed);
         break;
       case 'success':
-        if (told != 'onSuccess') {
+        if (told !== 'onSuccess') {
           told = 'onSuccess';
           callMerchant('onSuccess', to.payment);
         }

@@ -97,11 +97,11 @@ export function stateOfPayment(payment: Verification, customer: Customer, env: E
   // Drawing a coin the API did not list would send the customer's money into nothing.
   if (!env.coin(payment)) return badResponse(`The payment is in ${payment.coin}, a coin the service did not list.`);
   const { status } = payment;
-  if (status == 'confirmed' || status == 'settled') return { name: 'success', payment };
-  if (status == 'failed') return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
+  if (status === 'confirmed' || status === 'settled') return { name: 'success', payment };
+  if (status === 'failed') return { name: 'error', error: { code: 'payment_failed', message: 'The service rejected this payment.', transaction: payment } };
   // Expired, unless money that reached the chain before the quote ran out is still confirming: it counts once confirmed, so keep showing it.
   // Part of it arrived and the merchant accepts that: settled, so the merchant (and onSuccess) hear `settled`.
-  if (status == 'expired' && !payment.confirming) {
+  if (status === 'expired' && !payment.confirming) {
     return payment.amountPaid > 0 && payment.acceptPartialPayment ? { name: 'settling', customer, payment } : { name: 'expired', customer, payment };
   }
   return { name: 'watching', customer, payment, leaving: false, lost: false };

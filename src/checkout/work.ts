@@ -102,10 +102,10 @@ function qrDrawer(api: Api, reference: string, coin: Env['coin'], qr: Signal<Qr 
   let asked = '';
   return (payment: Verification) => {
     const uri = paymentUri(coin(payment)!, payment.address, payment.amountRemaining);
-    if (uri == asked || uri == qr.value?.uri) return;
+    if (uri === asked || uri === qr.value?.uri) return;
     asked = uri;
     withRetry(() => api.qr(reference, signal), signal).then(
-      (answer) => answer.uri == uri && (qr.value = answer),
+      (answer) => answer.uri === uri && (qr.value = answer),
       () => (asked = ''),
     );
   };

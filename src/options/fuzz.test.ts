@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ServiceCheckout } from '../index.ts';
 
-export const MUTATED_RUNS = 3000;
-export const RANDOM_RUNS = 1000;
+const MUTATED_RUNS = 3000;
+const RANDOM_RUNS = 1000;
 
 const valid = {
   key: 'pk_test_harbour0demo0key',

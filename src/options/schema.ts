@@ -20,11 +20,11 @@ export const CheckoutOptionsSchema = later(() =>
       onSuccess: callback(),
       onError: callback(),
       /** A language tag; the modal speaks it when it can, else the page's language, else English. */
-      locale: z.optional(is<string>((v) => typeof v == 'string' && /^[a-z]{2,3}(-[a-z\d]{2,8})*$/i.test(v), 'a language tag such as en, fr or ar-AE')),
+      locale: z.optional(is<string>((v) => typeof v === 'string' && /^[a-z]{2,3}(-[a-z\d]{2,8})*$/i.test(v), 'a language tag such as en, fr or ar-AE')),
       /** Light or dark; by default the customer's system setting. */
       theme: z.optional(oneOf(['light', 'dark', 'auto'])),
       /** The merchant's colour for the main buttons; their text colour is chosen to contrast. */
-      accent: z.optional(is<string>((v) => typeof v == 'string' && /^#[\da-f]{6}$/i.test(v), 'a colour such as #2547d0')),
+      accent: z.optional(is<string>((v) => typeof v === 'string' && /^#[\da-f]{6}$/i.test(v), 'a colour such as #2547d0')),
       /** Where the API lives; by default the origin of the script that loaded the checkout. */
       apiBase: httpUrl,
     },

@@ -10,7 +10,7 @@ export { payFromWallet, type Eip1193, type FoundWallet } from '../../contract/wa
 export function discoverWallets(found: (wallet: FoundWallet) => void): () => void {
   const announce = (event: Event) => {
     const { info, provider } = (event as CustomEvent).detail ?? {};
-    if (typeof info?.name == 'string' && typeof provider?.request == 'function') found({ name: info.name.slice(0, 40), provider });
+    if (typeof info?.name === 'string' && typeof provider?.request === 'function') found({ name: info.name.slice(0, 40), provider });
   };
   // (No window outside a browser: the machine's tests run in Node.)
   globalThis.addEventListener?.('eip6963:announceProvider', announce);

@@ -235,13 +235,13 @@ describe('the modal', () => {
     await flush();
     click(m.$$('ul button')[0]);
     await flush();
-    const escape = () => m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
-    escape();
+    const pressEscape = () => m.$('[role=dialog]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    pressEscape();
     const question = m.$('[role=alertdialog]')!;
     expect(m.$('#' + question.getAttribute('aria-labelledby'))?.textContent).toBe('Leave this payment?');
     expect(m.root.activeElement?.textContent).toBe('Keep paying');
     expect(m.$('[data-amount]')).toBeNull();
-    escape(); // Escape on the question keeps the payment
+    pressEscape(); // Escape on the question keeps the payment
     expect(m.$('[role=alertdialog]')).toBeNull();
     expect(m.$('[data-amount]')?.textContent).toBe('25.245 USDT');
     click(m.$('button[aria-label="Close checkout"]'));

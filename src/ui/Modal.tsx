@@ -38,7 +38,7 @@ function Screen({ checkout }: { checkout: Checkout }) {
       return <Coins checkout={checkout} view={view} />;
     case 'payment':
     case 'partial':
-      if (checkout.leaving.value) return <Leave checkout={checkout} partial={view.screen == 'partial'} />;
+      if (checkout.leaving.value) return <Leave checkout={checkout} partial={view.screen === 'partial'} />;
       return <Payment checkout={checkout} view={view} />;
     case 'closed':
       return null;
@@ -77,7 +77,7 @@ function Leave({ checkout, partial }: { checkout: Checkout; partial: boolean }) 
  */
 function announcement(checkout: Checkout): string {
   const view = checkout.view.value;
-  if (view.screen === 'success') return text[view.payment.status == 'settled' ? 'settled' : 'success'];
+  if (view.screen === 'success') return text[view.payment.status === 'settled' ? 'settled' : 'success'];
   if (view.screen === 'expired') return text.expired;
   if (view.screen !== 'payment' && view.screen !== 'partial') return '';
   const detected = view.screen === 'partial' ? fill(text.detected, coinAmount(view.payment.amountPaid, view.coin.symbol)) : '';
@@ -112,7 +112,7 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
   return (
     <div class="bd">
       <div
-        class={`dl ${options.theme?.[0] ?? 'a'}${view.screen == 'payment' || view.screen == 'partial' ? ' w' : ''}`}
+        class={`dl ${options.theme?.[0] ?? 'a'}${view.screen === 'payment' || view.screen === 'partial' ? ' w' : ''}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby="sc-title"

@@ -8,7 +8,7 @@ import { text } from './text.ts';
  */
 export function QrCode({ checkout, value }: { checkout: Checkout; value: string }) {
   const drawn = checkout.qr.value;
-  const qr = drawn?.uri == value ? drawn : undefined;
+  const qr = drawn?.uri === value ? drawn : undefined;
   const edge = (qr?.size ?? 25) + 8; // four modules of quiet zone on each side, as scanners expect
   return (
     <svg viewBox={`-4 -4 ${edge} ${edge}`} role={qr && 'img'} aria-label={qr && text.qr} data-uri={qr?.uri}>

@@ -112,13 +112,14 @@ export function speak(...wanted: Array<string | undefined>): { lang: string; rtl
   } catch {
     locale = lang; // well formed for the options, yet refused by Intl: its language still is not
   }
-  return { lang, rtl: lang == 'ar' };
+  return { lang, rtl: lang === 'ar' };
 }
 
 /** English's shape, with each word `words` has as text: a word missing or wrong stays English. */
+// biome-ignore lint/suspicious/noExplicitAny: a language's words, read key by key at any depth and checked as text before use
 const merge = <T extends object>(base: T, words: any): T =>
   Object.fromEntries(
-    Object.entries(base).map(([k, v]) => [k, typeof v == 'object' ? merge(v, words?.[k]) : typeof words?.[k] == 'string' ? words[k] : v]),
+    Object.entries(base).map(([k, v]) => [k, typeof v === 'object' ? merge(v, words?.[k]) : typeof words?.[k] === 'string' ? words[k] : v]),
   ) as T;
 
 /**
@@ -127,7 +128,7 @@ const merge = <T extends object>(base: T, words: any): T =>
  * carries English only. When they cannot be had, the modal speaks English, and says so.
  */
 export async function learn(base: string, look: { lang: string; rtl: boolean }): Promise<void> {
-  if (look.lang == 'en') return;
+  if (look.lang === 'en') return;
   try {
     const reply = await fetch(`${base.replace(/\/+$/, '')}/checkout/locales/${look.lang}.json`, { signal: AbortSignal.timeout(4000) });
     if (!reply.ok) throw reply.status;

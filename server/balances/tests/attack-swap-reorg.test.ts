@@ -8,12 +8,12 @@
 // journal says otherwise: the merchant can withdraw USDT that other merchants' money pays for.
 // Withdrawals share the same path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { devNetwork, TREASURY_DEV_ACCOUNT, devAccount, type DevContracts } from '../../../devchain/deploy.ts';
-import { type DevChain } from '../../../devchain/anvil.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from '../../testing/chain.ts';

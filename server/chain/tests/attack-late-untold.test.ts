@@ -8,7 +8,7 @@ import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
-import { type DevChain } from '../../../devchain/anvil.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Watcher, type PaymentCredits } from '../watcher.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, getContractAddress, http, pad, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { type DevChain } from '../../../devchain/anvil.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { verifyNetwork, factoryAddress } from '../deploy.ts';
 import { create2Addresses } from '../networks.ts';

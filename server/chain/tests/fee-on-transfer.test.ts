@@ -24,7 +24,6 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
   let chain: DevChain;
   let api: Service;
   let usdt: Address;
-  let rpcCalls: string[] = [];
   const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
   const call = caller(() => api.url);
 
@@ -38,7 +37,6 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
     const network = devNetwork(chain.url, contracts, 2);
     network.tokens = network.tokens.map((t) => (t.symbol === 'USDT' ? { ...t, feeOnTransfer: true } : t));
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, ...(await databaseOptions(kind)) });
-    rpcCalls = [];
   }, 120_000);
   afterAll(async () => {
     await api?.close();

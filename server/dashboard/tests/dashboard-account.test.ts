@@ -41,7 +41,7 @@ async function call(path: string, c: Call = {}) {
   if (c.origin !== null) headers.origin = c.origin ?? PUBLIC_URL;
   const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)) });
   const text = await response.text();
-  let body;
+  let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

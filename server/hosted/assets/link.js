@@ -1,6 +1,6 @@
 // The payment link page's own script: totals in integer cents, then one call to the
 // service for a payment, then the checkout widget on that payment's reference.
-(function () {
+(() => {
   const data = JSON.parse(document.getElementById('link-data').textContent);
   const form = document.getElementById('pay');
   if (!form) return; // an inactive link: nothing to pay
@@ -34,8 +34,8 @@
     quantities: 'Choose a quantity from 1 to 1000.',
   };
   function refusal(status, answer) {
-    console.warn('The payment could not be started:', status, answer && answer.message);
-    const fields = ((answer && answer.errors) || []).map((e) => WORDS[String(e.field).split('.')[0]]).filter(Boolean);
+    console.warn('The payment could not be started:', status, answer?.message);
+    const fields = (answer?.errors || []).map((e) => WORDS[String(e.field).split('.')[0]]).filter(Boolean);
     if (fields.length) return [...new Set(fields)].join(' ');
     if (status === 409 || status === 404) return `This link cannot take payments at the moment. Please contact ${data.business}.`;
     return 'Something went wrong on our side. Please try again in a moment.';

@@ -2,7 +2,7 @@
 // sent to a server by the browser, nor kept in its logs); the refund it opens is asked for,
 // the customer's address is checked by the service and shown back checksummed with the
 // network and the coin, and only the customer's confirmation claims it.
-(function () {
+(() => {
   const words = JSON.parse(document.getElementById('claim-words').textContent);
   const token = location.hash.slice(1);
   const status = document.getElementById('status');
@@ -14,7 +14,7 @@
   let refund;
   let checked;
 
-  const fill = (text, extra) => text.replace(/\{(\w+)\}/g, (_, k) => String((extra && extra[k]) || refund[k] || ''));
+  const fill = (text, extra) => text.replace(/\{(\w+)\}/g, (_, k) => String(extra?.[k] || refund[k] || ''));
   // Keep the fragment on the language links, so a customer can switch and go on.
   document.querySelectorAll('a[data-lang]').forEach((a) => (a.href = a.getAttribute('href') + location.hash));
 
@@ -29,10 +29,10 @@
     const answer = await response.json().catch(() => undefined);
     if (response.ok && answer) return { answer };
     // The service's message is for developers: the customer reads plain words.
-    console.warn('Refused:', response.status, answer && answer.message);
-    const code = answer && answer.code;
-    const field = answer && answer.errors && answer.errors[0] && answer.errors[0].field;
-    const message = (answer && answer.message) || '';
+    console.warn('Refused:', response.status, answer?.message);
+    const code = answer?.code;
+    const field = answer?.errors?.[0]?.field;
+    const message = answer?.message || '';
     if (code === 'refund_link_used') return { error: words.used, final: true };
     if (code === 'refund_link_expired') return { error: words.expired, final: true };
     if (response.status === 404 || field === 'token') return { error: words.notFound, final: true };

@@ -14,7 +14,7 @@ import { minimumUnits } from '../../chain/networks.ts';
 import { Watcher } from '../../chain/watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
-import { type DevChain } from '../../../devchain/anvil.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 

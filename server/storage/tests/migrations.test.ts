@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../db.ts';
-import { loadMigrations, migrate, migration, MigrationRefused, type Migration } from '../migrations.ts';
+import { loadMigrations, migrate, migration, MigrationRefused } from '../migrations.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 const shipped = await loadMigrations();

@@ -23,7 +23,7 @@ export function Coins({ checkout, view }: Props) {
           {networks[1] && <h4 class="lb">{network}</h4>}
           <ul>
             {coins
-              .filter((coin) => coin.network == network)
+              .filter((coin) => coin.network === network)
               .map((coin) => (
                 <li key={coin.symbol + coin.chainId}>
                   <button type="button" class="cn" onClick={() => checkout.chooseCoin(coin)}>

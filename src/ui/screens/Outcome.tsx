@@ -78,7 +78,7 @@ export function Outcome({ checkout, view }: Props) {
         ✓
       </p>
       {/* Settled: the merchant accepted part of the amount as payment. */}
-      <h3 class="ok">{text[payment.status == 'settled' ? 'settled' : 'success']}</h3>
+      <h3 class="ok">{text[payment.status === 'settled' ? 'settled' : 'success']}</h3>
       <dl data-receipt>
         <dt>{text.paid}</dt>
         <dd>

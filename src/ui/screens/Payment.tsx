@@ -42,12 +42,12 @@ export function Payment({ checkout, view }: Props) {
     <>
       {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
       {checkout.wallets.value.map((wallet, index) => (
-        <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying == 'asking'} data-pay-wallet>
+        <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying === 'asking'} data-pay-wallet>
           {fill(text.payWith, wallet.name)}
         </button>
       ))}
       {paying && (
-        <p role="status" class={paying == 'sent' || paying == 'asking' ? undefined : 'nt'} data-wallet-note>
+        <p role="status" class={paying === 'sent' || paying === 'asking' ? undefined : 'nt'} data-wallet-note>
           {fill(text.walletNote[paying], coin.network)}
         </p>
       )}
