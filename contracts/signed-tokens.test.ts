@@ -109,7 +109,7 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
   it('has USD Coin\'s EIP-712 domain: name "USD Coin", version "2", this chain and this contract', async () => {
     expect(DEV_TOKENS.find((t) => t.symbol === 'USDC')).toMatchObject({ signs: { standard: 'eip3009', name: 'USD Coin', version: '2' } });
     const separator = await reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'DOMAIN_SEPARATOR' });
-    expect(separator).toBe(hashDomain({ domain: usdcDomain(), types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
+    expect(separator).toBe(hashDomain({ domain: { ...usdcDomain(), chainId: BigInt(foundry.id) }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
     expect(await reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'name' })).toBe('USD Coin');
   });
 
@@ -190,7 +190,7 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
     await expect(reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args })).rejects.toThrow('EIP3009: caller must be the payee');
     // A TransferWithAuthorization signature is not a ReceiveWithAuthorization one.
     await expect(
-      reader.simulateContract({ account: payeeAccount, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args: [...args.slice(0, 6), await sign(payer, message)] as typeof args }),
+      reader.simulateContract({ account: payeeAccount, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, await sign(payer, message)] }),
     ).rejects.toThrow('EIP3009: invalid signature');
     const before = await balance(usdc, payeeAccount.address);
     expect((await mined(await wallet(payeeAccount).writeContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args }))).status).toBe('success');

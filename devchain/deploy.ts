@@ -158,7 +158,14 @@ export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmation
     rpcUrls: [rpcUrl],
     confirmations,
     factory: contracts.factory,
-    tokens: DEV_TOKENS.map((t) => ({ symbol: t.symbol, name: t.name, address: contracts.tokens[t.symbol], decimals: t.decimals })),
+    // USDC takes signed transfers (EIP-3009) in its own domain; DAI's permit is not EIP-3009.
+    tokens: DEV_TOKENS.map((t) => ({
+      symbol: t.symbol,
+      name: t.name,
+      address: contracts.tokens[t.symbol],
+      decimals: t.decimals,
+      ...('signs' in t && t.signs.standard === 'eip3009' ? { eip3009: { name: t.signs.name, version: t.signs.version } } : {}),
+    })),
     dev: true,
     treasury: devAccount(TREASURY_DEV_ACCOUNT).address,
     // Each payout paid is sent to the partner at once on a dev chain (no batching): easy to watch.
