@@ -9,6 +9,7 @@ import { DaiTestToken, TestToken, TestWallet, UsdcTestToken } from './artifacts.
 import { DEV_TOKENS, devAccount, devRpc, type DevContracts } from '../devchain/deploy.ts';
 import { type DevChain } from '../devchain/anvil.ts';
 import { sharedDevChain } from '../devchain/shared.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../server/chain/relay.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -36,16 +37,7 @@ const usdcDomain = (overrides: Partial<{ name: string; version: string; chainId:
   verifyingContract: usdc,
   ...overrides,
 });
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const authorizationTypes = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 /** A new account holding only `usdc` of USDC and no ETH at all. */
 async function payerWith(usdcAmount: string): Promise<LocalAccount> {

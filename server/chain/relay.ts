@@ -3,9 +3,11 @@
 // exactly what is due, to the payment's own deposit address, on the payment's chain; the relay
 // only brings it on chain, and the watcher credits the transfer like any other (since `to` is
 // signed, whoever sends it pays this payment's address and nothing else).
-import { encodeFunctionData, hashDomain, isAddressEqual, parseAbi, parseSignature, size, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, encodeFunctionData, hashDomain, isAddressEqual, parseAbi, parseEventLogs, parseSignature, size, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import { Conflict, invalidField } from '../domain/errors.ts';
-import type { Network, Token } from './networks.ts';
+import { networkTransport, type Network, type Token } from './networks.ts';
+import type { ChainStore } from './store.ts';
+import { Sweeper } from './sweeper.ts';
 
 /** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
 export const EIP3009_ABI = parseAbi([
@@ -14,6 +16,8 @@ export const EIP3009_ABI = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function balanceOf(address owner) view returns (uint256)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
 ]);
 
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -45,6 +49,9 @@ export interface RelayTarget {
   address: Address;
   due: bigint;
 }
+
+/** The most gas one relayed transfer may use: an EIP-3009 transfer is ~60-90k, a contract wallet's ERC-1271 check adds its own. */
+export const RELAY_GAS_CEILING = 300_000n;
 
 /** Time left before validBefore that a relay still takes: time to be mined (a block or two, and a re-price). */
 export const RELAY_MARGIN_SECONDS = 30n;
@@ -105,5 +112,71 @@ export async function checkAuthorization(
     await rpc.call({ account: relayer, to: token.address, data: relayCallData(a) });
   } catch (error) {
     throw invalidField('authorization', `the token refuses it: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** Where a used authorization went: the transaction that used it, and whether it paid `to` `value` from `from`. */
+export interface UsedAuthorization {
+  txHash: Hex;
+  paid: boolean;
+  /** Who sent that transaction: the gas wallet, or someone who brought the same signature on chain first. */
+  sender: Address;
+}
+
+/**
+ * A network's relay: the gas wallet's sender (the sweeper's, under its lease, so a relay never
+ * races a sweep for the wallet's nonce) and the reads the checks make.
+ */
+export class Relayer {
+  readonly rpc: PublicClient;
+  private readonly sender: Sweeper;
+
+  constructor(
+    readonly network: Network,
+    readonly gas: LocalAccount,
+    store: Pick<ChainStore, 'sweeps'>,
+    instance: string,
+    now: () => number,
+  ) {
+    this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
+    // Its own name on the lease: the instance's sweep job and its relays exclude each other too.
+    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now });
+  }
+
+  /** Whether `from`'s nonce is used (or canceled) on the token. */
+  used(token: Address, from: Address, nonce: Hex): Promise<boolean> {
+    return this.rpc.readContract({ address: token, abi: EIP3009_ABI, functionName: 'authorizationState', args: [from, nonce] });
+  }
+
+  /**
+   * The transaction that used `from`'s nonce, found by its AuthorizationUsed event in the last
+   * blocks the network's log range allows (an authorization lives as long as its quote), and
+   * whether it moved `value` from `from` to `to` (a canceled nonce has no such transaction).
+   */
+  async usedBy(token: Address, a: Pick<TransferAuthorization, 'from' | 'to' | 'value' | 'nonce'>): Promise<UsedAuthorization | undefined> {
+    const head = await this.rpc.getBlockNumber();
+    const range = BigInt(this.network.logRange ?? 2000);
+    const logs = await this.rpc.getLogs({
+      address: token,
+      event: EIP3009_ABI.find((item) => item.type === 'event' && item.name === 'AuthorizationUsed') as Extract<(typeof EIP3009_ABI)[number], { name: 'AuthorizationUsed' }>,
+      args: { authorizer: a.from, nonce: a.nonce },
+      fromBlock: head > range ? head - range : 0n,
+      toBlock: head,
+    });
+    const log = logs.at(-1);
+    if (!log?.transactionHash) return undefined;
+    const receipt = await this.rpc.getTransactionReceipt({ hash: log.transactionHash });
+    const transfers = parseEventLogs({ abi: EIP3009_ABI, eventName: 'Transfer', logs: receipt.logs.filter((l) => isAddressEqual(l.address, token)) });
+    const paid = transfers.some((t) => isAddressEqual(t.args.from, a.from) && isAddressEqual(t.args.to, a.to) && t.args.value === a.value);
+    return { txHash: log.transactionHash, paid, sender: receipt.from };
+  }
+
+  /**
+   * Brings a checked authorization on chain from the gas wallet (Sweeper.relay: the sweeper's
+   * lease, nonce and re-pricing), unless it is used meanwhile; `busy` when a sweep holds the
+   * gas wallet for 15 s.
+   */
+  send(token: Address, a: TransferAuthorization) {
+    return this.sender.relay(token, relayCallData(a), () => this.used(token, a.from, a.nonce), RELAY_GAS_CEILING);
   }
 }
