@@ -140,7 +140,8 @@ export class Relayer {
   ) {
     this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
     // Its own name on the lease: the instance's sweep job and its relays exclude each other too.
-    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now });
+    // A customer waits on it: re-priced after 20 s unmined, given up after 2 minutes (the same signature again then answers whatever was mined).
+    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
   }
 
   /** Whether `from`'s nonce is used (or canceled) on the token. */

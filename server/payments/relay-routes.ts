@@ -9,14 +9,16 @@ import { answer } from '../../contract/api.ts';
 import { is, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { Relayed, RelayBody } from '../../contract/relay.ts';
 import { checkAuthorization, type TransferAuthorization } from '../chain/relay.ts';
-import { ChainNotOffered, Conflict, NotConfigured, Unavailable, invalidField } from '../domain/errors.ts';
+import { ERROR_CODES } from '../../contract/error-codes.ts';
+import { feeOf } from '../chain/treasury.ts';
+import { ChainNotOffered, Conflict, DomainError, NotConfigured, Unavailable, invalidField } from '../domain/errors.ts';
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route, type RateLimit } from '../routes/route.ts';
 import { assertTakesDeposits } from './rules.ts';
 
-type Uses = 'catalog' | 'config' | 'log' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';
+type Uses = 'catalog' | 'config' | 'log' | 'metrics' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** Relays a client address may ask for a minute (each costs the chain reads of the checks). */
@@ -24,7 +26,23 @@ export const RELAYS_PER_CLIENT_PER_MINUTE = 20;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
+type RelayContext = Parameters<Handler<{ params: typeof ByReference; body: typeof RelayBody }>>[0];
+
+/** The relay, counted in /metrics: what became of each request, the field each refusal named, the gas each relay cost. */
 export const relay: Handler<{ params: typeof ByReference; body: typeof RelayBody }> = async (ctx) => {
+  const { metrics } = ctx.service;
+  try {
+    const done = await relayOnce(ctx);
+    metrics.relay(done.outcome, done.gasWei === undefined ? {} : { chainId: done.chainId, gasWei: done.gasWei });
+    return done.reply;
+  } catch (error) {
+    const refused = error instanceof DomainError && ERROR_CODES[error.code] < 500;
+    metrics.relay(refused ? 'refused' : 'failed', refused ? { field: error.fields?.[0]?.field ?? error.code } : {});
+    throw error;
+  }
+};
+
+async function relayOnce(ctx: RelayContext) {
   const { account, service, body } = ctx;
   const reference = ctx.params.reference;
   const payment = await service.payments.get(account, reference);
@@ -47,8 +65,12 @@ export const relay: Handler<{ params: typeof ByReference; body: typeof RelayBody
   if (!network.tokens.find((t) => t.address.toLowerCase() === token.toLowerCase())?.eip3009) {
     throw invalidField('authorization', `${payment.coin} on ${network.name} takes no signed transfer (EIP-3009): pay with a transfer`);
   }
-  const answered = (txHash: Hex, relayedByUs: boolean, status: 200 | 201) =>
-    ok(status, { chainId: payment.chainId, txHash, relayedByUs }, status === 201 ? 'Signed transfer relayed' : 'Signed transfer already on the chain');
+  const answered = (txHash: Hex, relayedByUs: boolean, status: 200 | 201, gasWei?: bigint) => ({
+    reply: ok(status, { chainId: payment.chainId, txHash, relayedByUs }, status === 201 ? 'Signed transfer relayed' : 'Signed transfer already on the chain'),
+    outcome: status === 201 ? ('relayed' as const) : ('already_on_chain' as const),
+    chainId: payment.chainId,
+    gasWei,
+  });
   // The nonce is the relay's key: one used already is this payment's relay (whoever sent it),
   // answered again, or another's: a 409.
   const already = async () => {
@@ -68,13 +90,14 @@ export const relay: Handler<{ params: typeof ByReference; body: typeof RelayBody
   if ('busy' in sent) throw new Unavailable(`The gas wallet on ${network.name} is busy; send the same signature again shortly`);
   if ('receipt' in sent && sent.receipt.status === 'success') {
     service.log.info({ reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasUsed: String(sent.receipt.gasUsed) }, 'a signed transfer relayed from the gas wallet');
-    return answered(sent.receipt.transactionHash, true, 201);
+    return answered(sent.receipt.transactionHash, true, 201, feeOf(sent.receipt));
   }
   // Used meanwhile (someone else sent the same signature first), or ours reverted: what the chain says now.
   const after = await already();
-  if (after) return after;
+  if (after) return 'receipt' in sent ? { ...after, gasWei: feeOf(sent.receipt) } : after;
+  if ('receipt' in sent) service.log.warn({ reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasWei: String(feeOf(sent.receipt)) }, 'a relayed signed transfer reverted on chain; nothing was moved');
   throw invalidField('authorization', 'the token refused it on chain; nothing was moved');
-};
+}
 
 /** Each client address may ask for a few relays a minute; a merchant's server with the secret key is not limited. */
 const perClientRelays: RateLimit = {

@@ -25,13 +25,14 @@ let api: Service;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 const funder = devAccount(3);
 const payout = devAccount(9).address;
+const ADMIN = 'op_relay_' + 'a'.repeat(40);
 
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 4);
   network = devNetwork(chain.url, contracts, 2);
   // No sweeps: every transaction of the gas wallet here is a relay.
-  api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 0 });
+  api = await startService({ demo: true, adminToken: ADMIN, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 0 });
   expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: payout }, secretKey)).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
@@ -193,5 +194,22 @@ describe('paying with one signature', { timeout: 90_000 }, () => {
     expect(relayed.status).toBe(201);
     await until('confirmed', async () => (await call('GET', '/api/v1/transaction/verify/sig-5')).body.data.status === 'confirmed');
     expect(await usdcBalance(wallet)).toBe(parseUnits('0.5', 6));
+  });
+
+  it('counts in /metrics what became of each relay, the field each refusal named, and the gas the gas wallet spent', async () => {
+    const text = await (await fetch(api.url + '/metrics', { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const value = (series: string) => Number(text.split('\n').find((line) => line.startsWith(series + ' '))?.split(' ')[1]);
+    // Relayed: sig-1, sig-4, sig-5; found on the chain: sig-1 again, sig-3 (front-run); refused: sig-1b and the ten of sig-2 but the malformed body (refused at the boundary, before the relay).
+    expect([value('service_relays_total{outcome="relayed"}'), value('service_relays_total{outcome="already_on_chain"}'), value('service_relays_total{outcome="refused"}'), value('service_relays_total{outcome="failed"}')]).toEqual([3, 2, 10, 0]);
+    expect(value('service_relay_refusals_total{field="authorization.nonce"}')).toBe(2);
+    expect(value('service_relay_refusals_total{field="signature"}')).toBe(2);
+    expect(value('service_relay_refusals_total{field="authorization.value"}')).toBe(1);
+    // What the three relays cost the gas wallet, to the wei.
+    const spent = await Promise.all((await api.parts.chain.transfers(31337)).map(async (t) => {
+      const receipt = await reader().getTransactionReceipt({ hash: t.txHash as Hex });
+      return receipt.from.toLowerCase() === gasWallet.toLowerCase() ? receipt.gasUsed * receipt.effectiveGasPrice : 0n;
+    }));
+    expect(value('service_relay_gas_wei_total{chain="31337"}')).toBe(Number(spent.reduce((a, b) => a + b, 0n)));
+    expect(value('service_relay_gas_wei_total{chain="31337"}')).toBeGreaterThan(0);
   });
 });
