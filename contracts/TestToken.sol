@@ -3,7 +3,8 @@
 // stands in for (USDT has 18 on BNB Smart Chain, 6 on Ethereum), a freeze like USDT's and
 // USDC's blacklists, so that tests can make one deposit's transfers fail, and an optional fee
 // on transfer that its Transfer event does not show, so that tests can make the chain and the
-// events disagree.
+// events disagree. The signing coins (USDC's EIP-3009 and EIP-2612, DAI's permit) are built on it
+// in SignedTokens.sol; this one, as USDT, signs nothing.
 pragma solidity ^0.8.20;
 
 contract TestToken {
@@ -48,9 +49,13 @@ contract TestToken {
     }
 
     function approve(address spender, uint256 value) external returns (bool) {
-        allowance[msg.sender][spender] = value;
-        emit Approval(msg.sender, spender, value);
+        _approve(msg.sender, spender, value);
         return true;
+    }
+
+    function _approve(address owner, address spender, uint256 value) internal {
+        allowance[owner][spender] = value;
+        emit Approval(owner, spender, value);
     }
 
     function transferFrom(address from, address to, uint256 value) external returns (bool) {
@@ -61,7 +66,7 @@ contract TestToken {
         return true;
     }
 
-    function _move(address from, address to, uint256 value) private {
+    function _move(address from, address to, uint256 value) internal {
         require(!frozen[from], "frozen");
         require(balanceOf[from] >= value, "balance");
         uint256 fee = (value * feeBps) / 10000;

@@ -13,25 +13,43 @@ export interface Compiled {
   [contract: string]: { abi: unknown[]; bytecode: `0x${string}` };
 }
 
+/**
+ * Sources compiled for Cancun rather than Paris: the dev chain's signing test coins, which use
+ * OpenZeppelin's SignatureChecker (mcopy). They run on anvil only, never on a chain the service
+ * pays out on; the deposit contract stays Paris.
+ */
+const CANCUN_SOURCES = new Set(['SignedTokens.sol']);
+
 /** The same source and settings always give the same bytes: no metadata hash is appended. */
 export function compileContracts(): Compiled {
   const dir = here;
-  const sources = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.sol')).map((f) => [f, { content: readFileSync(dir + f, 'utf8') }]));
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sol'));
+  const read = (names: string[]) => Object.fromEntries(names.map((f) => [f, { content: readFileSync(dir + f, 'utf8') }]));
+  return {
+    ...compileFor(read(files.filter((f) => !CANCUN_SOURCES.has(f))), 'paris'),
+    ...compileFor(read(files.filter((f) => CANCUN_SOURCES.has(f))), 'cancun'),
+  };
+}
+
+function compileFor(sources: Record<string, { content: string }>, evmVersion: 'paris' | 'cancun'): Compiled {
+  if (!Object.keys(sources).length) return {};
+  const dir = here;
   const input = {
     language: 'Solidity',
     sources,
     settings: {
       optimizer: { enabled: true, runs: 200 },
       // Paris: no PUSH0, so the same bytecode runs on every EVM chain the service may watch.
-      evmVersion: 'paris',
+      evmVersion,
       metadata: { bytecodeHash: 'none', appendCBOR: false },
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
     },
   };
-  // Imports (OpenZeppelin's Clones) come from node_modules, pinned by package-lock.json.
+  // Imports (OpenZeppelin's Clones; a Cancun source's own siblings) come from node_modules,
+  // pinned by package-lock.json, or from beside this file.
   const findImports = (path: string) => {
     try {
-      return { contents: readFileSync(require.resolve(path), 'utf8') };
+      return { contents: readFileSync(path.startsWith('@') ? require.resolve(path) : dir + path, 'utf8') };
     } catch {
       return { error: `not found: ${path}` };
     }

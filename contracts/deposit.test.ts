@@ -46,7 +46,7 @@ async function sweep(targets: Array<{ payout: Address; salt: `0x${string}`; toke
 describe('the deposit contract', { timeout: 60_000 }, () => {
   it('is compiled from its source: the committed bytecode is what solc makes of contracts/*.sol', () => {
     const fresh = compileContracts();
-    for (const name of ['Deposit', 'DepositFactory', 'Hostile', 'TestToken'] as const) {
+    for (const name of ['Deposit', 'DepositFactory', 'Hostile', 'TestToken', 'UsdcTestToken', 'DaiTestToken', 'TestWallet'] as const) {
       expect(fresh[name]!.bytecode).toBe(artifacts[name].bytecode);
       expect(fresh[name]!.abi).toEqual(artifacts[name].abi);
     }

@@ -4,16 +4,21 @@ import { createRequire } from 'node:module';
 import { createPublicClient, createWalletClient, getContractAddress, http, parseEther, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { DepositFactory, TestToken } from '../contracts/artifacts.generated.ts';
+import { DaiTestToken, DepositFactory, TestToken, UsdcTestToken } from '../contracts/artifacts.generated.ts';
 import { DEV_MNEMONIC, type DevChain } from './anvil.ts';
 import type { Network } from '../server/chain/networks.ts';
 
-/** The coins of the dev chain: USDT with 18 decimals as on BNB Smart Chain, USDC with 6. */
+/**
+ * The coins of the dev chain: USDT with 18 decimals as on BNB Smart Chain, USDC with 6. Those that
+ * sign do it as the real ones (contracts/SignedTokens.sol), in the real token's EIP-712 domain:
+ * USDC EIP-3009 and EIP-2612 ("USD Coin", "2"), DAI its own permit ("Dai Stablecoin", "1", also
+ * its name on chain); USDT and BUSD sign nothing.
+ */
 export const DEV_TOKENS = [
   { symbol: 'USDT', name: 'Tether USD', decimals: 18 },
-  { symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+  { symbol: 'USDC', name: 'USD Coin', decimals: 6, signs: { standard: 'eip3009', name: 'USD Coin', version: '2' } },
   { symbol: 'BUSD', name: 'Binance USD', decimals: 18 },
-  { symbol: 'DAI', name: 'Dai', decimals: 18 },
+  { symbol: 'DAI', name: 'Dai', decimals: 18, signs: { standard: 'dai-permit', name: 'Dai Stablecoin', version: '1' } },
 ] as const;
 
 export interface DevContracts {
@@ -81,7 +86,14 @@ async function deployAll(rpcUrl: string, mintTo: number, mintEach: string, optio
   const deployed = async (hash: Hex) => (await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress!;
   const tokens = {} as DevContracts['tokens'];
   for (const t of DEV_TOKENS) {
-    tokens[t.symbol] = await deployed(await wallet.deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: [t.name, t.symbol, t.decimals] }));
+    const signs = 'signs' in t ? t.signs : undefined;
+    const hash =
+      signs?.standard === 'eip3009'
+        ? await wallet.deployContract({ abi: UsdcTestToken.abi, bytecode: UsdcTestToken.bytecode, args: [signs.name, t.symbol, t.decimals, signs.version] })
+        : signs?.standard === 'dai-permit'
+          ? await wallet.deployContract({ abi: DaiTestToken.abi, bytecode: DaiTestToken.bytecode, args: [signs.name, t.symbol, t.decimals, signs.version] })
+          : await wallet.deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: [t.name, t.symbol, t.decimals] });
+    tokens[t.symbol] = await deployed(hash);
   }
   const factory = await deployed(await wallet.deployContract({ abi: DepositFactory.abi, bytecode: DepositFactory.bytecode }));
   const mints: Hex[] = [];
@@ -146,7 +158,14 @@ export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmation
     rpcUrls: [rpcUrl],
     confirmations,
     factory: contracts.factory,
-    tokens: DEV_TOKENS.map((t) => ({ symbol: t.symbol, name: t.name, address: contracts.tokens[t.symbol], decimals: t.decimals })),
+    // USDC takes signed transfers (EIP-3009) in its own domain; DAI's permit is not EIP-3009.
+    tokens: DEV_TOKENS.map((t) => ({
+      symbol: t.symbol,
+      name: t.name,
+      address: contracts.tokens[t.symbol],
+      decimals: t.decimals,
+      ...('signs' in t && t.signs.standard === 'eip3009' ? { eip3009: { name: t.signs.name, version: t.signs.version } } : {}),
+    })),
     dev: true,
     treasury: devAccount(TREASURY_DEV_ACCOUNT).address,
     // Each payout paid is sent to the partner at once on a dev chain (no batching): easy to watch.

@@ -56,6 +56,8 @@ import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts'
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { FeeStore } from './merchants/fee-store.ts';
 import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
+import { Relayer } from './chain/relay.ts';
+import { RELAYS_PER_CLIENT_PER_MINUTE } from './payments/relay-routes.ts';
 import { RateCache } from './rates/cache.ts';
 import { offeredCatalog } from './rates/catalog.ts';
 import { settings, type ServiceOptions } from './settings.ts';
@@ -199,6 +201,14 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     }
   }
   const chain = new ChainStore(db);
+  // Each network's relay of signed transfers (issue 50), sent by its gas wallet: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
+  const relayers = new Map<string, Relayer>();
+  for (const mode of ['test', 'live'] as const) {
+    for (const network of networks[mode] ?? []) {
+      const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
+      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
+    }
+  }
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
   for (const seed of options.merchants) await merchants.seed(seed, now());
   const products = new ProductStore(db);
@@ -263,6 +273,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     // On demand (the operator's endpoint): every chain looked at now, as the job does.
     reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
+    relayer: (mode, chainId) => relayers.get(`${mode}/${chainId}`),
     dashboard,
     team: new TeamStore(db, forget),
     factors,
@@ -299,6 +310,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       perClient: limiter('public_initialize_per_client', options.publicInitializesPerMinute.perClient, 60_000),
       perKey: limiter('public_initialize_per_key', options.publicInitializesPerMinute.perKey, 60_000),
     },
+    relaysPerClient: limiter('relay_per_client', RELAYS_PER_CLIENT_PER_MINUTE, 60_000),
     devChain: options.devChain,
     log,
   };

@@ -30,6 +30,8 @@ export interface Metrics {
   knownRateLimit(limit: string): void;
   /** A merchant's payments started by anyone (public key, link page) passed the minute's watched ceiling. */
   ceilingPassed(kind: 'public_initialize' | 'link_checkout', mode: string): void;
+  /** Paying with one signature (issue 50): a relay request's outcome, the field a refusal named, the gas (wei) a relay sent by the gas wallet cost. */
+  relay(outcome: RelayOutcome, detail?: { field?: string; chainId?: number; gasWei?: bigint }): void;
   /** The exposition text, and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
@@ -49,6 +51,12 @@ export interface MetricsDeps {
   /** The background jobs running on this instance (none before they start, or with jobs off), with their ticks. */
   jobs: () => ReadonlyArray<{ name: string; runs?: { readonly ok: number; readonly failed: number } }>;
 }
+
+/** What became of a relay request: sent by the gas wallet, found on the chain already (the same signature again, or a front-run), refused (4xx), or failed (5xx). */
+export const RELAY_OUTCOMES = ['relayed', 'already_on_chain', 'refused', 'failed'] as const;
+export type RelayOutcome = (typeof RELAY_OUTCOMES)[number];
+/** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts); any other counts as "other". */
+export const RELAY_FIELDS = ['chain_id', 'authorization', 'authorization.to', 'authorization.value', 'authorization.validBefore', 'authorization.validAfter', 'authorization.from', 'authorization.nonce', 'signature', 'other'] as const;
 
 /** The labels every counter shows from start, at 0 (issue 54): a rate of nothing is 0, not an absent series. */
 const MODES = ['test', 'live'] as const;
@@ -129,6 +137,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     registers: [registry],
   });
   for (const kind of ['public_initialize', 'link_checkout']) for (const mode of MODES) ceilings.inc({ kind, mode }, 0);
+  const relays = new Counter({ name: 'service_relays_total', help: 'Signed transfers asked to be relayed (paying with one signature), by outcome', labelNames: ['outcome'], registers: [registry] });
+  for (const outcome of RELAY_OUTCOMES) relays.inc({ outcome }, 0);
+  const relayRefusals = new Counter({ name: 'service_relay_refusals_total', help: 'Relays refused before any gas was spent, by the field the refusal named', labelNames: ['field'], registers: [registry] });
+  for (const field of RELAY_FIELDS) relayRefusals.inc({ field }, 0);
+  const relayGas = new Counter({ name: 'service_relay_gas_wei_total', help: 'What the transactions the gas wallet sent to relay signed transfers cost, in wei of the chain\'s native coin, by chain', labelNames: ['chain'], registers: [registry] });
   new Gauge({
     name: 'service_payments',
     help: 'Payments by key mode and status',
@@ -289,11 +302,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       watched.add(chain);
       rpcErrors.inc({ chain }, 0);
       rpcFailovers.inc({ chain }, 0);
+      relayGas.inc({ chain }, 0);
       return { error: () => rpcErrors.inc({ chain }), failover: () => rpcFailovers.inc({ chain }) };
     },
     rateLimitRefused: (limit) => refusals.inc({ limit }),
     knownRateLimit: (limit) => refusals.inc({ limit }, 0),
     ceilingPassed: (kind, mode) => ceilings.inc({ kind, mode }),
+    relay: (outcome, detail = {}) => {
+      relays.inc({ outcome });
+      if (outcome === 'refused') relayRefusals.inc({ field: (RELAY_FIELDS as readonly string[]).includes(detail.field ?? '') ? detail.field! : 'other' });
+      if (detail.gasWei !== undefined && detail.chainId !== undefined) relayGas.inc({ chain: String(detail.chainId) }, Number(detail.gasWei));
+    },
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };
 }

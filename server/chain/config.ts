@@ -34,6 +34,12 @@ const NetworkSchema = z.object({
       minimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.01"' })),
       withdrawalMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "1"' })),
       feeOnTransfer: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
+      eip3009: z.optional(
+        z.object({
+          name: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 100, { error: 'the token\'s EIP-712 domain name, such as "USD Coin"' }),
+          version: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 20, { error: 'the token\'s EIP-712 domain version, such as "2"' }),
+        }),
+      ),
       withdrawalFee: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.5" (0: none)' })),
     }),
   ),

@@ -26,6 +26,13 @@ export interface Token {
    */
   feeOnTransfer?: boolean;
   /**
+   * The token takes signed transfers (EIP-3009's transferWithAuthorization), in this EIP-712
+   * domain: its name and version as the token itself hashes them (USDC: "USD Coin", "2"). A
+   * customer without the chain's native coin may then pay by one signature, which the service
+   * relays (server/chain/relay.ts). Checked against the token's DOMAIN_SEPARATOR at each relay.
+   */
+  eip3009?: { name: string; version: string };
+  /**
    * The network's fee on a withdrawal of it to a wallet, charged to the merchant beside the
    * amount and kept by the operator (whose treasury pays the transaction's gas), in whole tokens
    * as decimal text: none ("0") by default.

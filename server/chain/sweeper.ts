@@ -142,7 +142,9 @@ export class Sweeper {
     const data = targets.some((t) => t.fee)
       ? encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets.map(this.feeArg)] })
       : encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-    const { receipt, sent } = await this.send(data, fees, targets.length, lease);
+    // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
+    const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length);
+    const { receipt, sent } = await this.send(network.factory, data, fees, limit, lease);
     const hash = receipt.transactionHash;
     // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
     if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
@@ -290,20 +292,18 @@ export class Sweeper {
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
    * only while the lease is still held: LeaseLost otherwise, and the claims run out.
    */
-  private async send(data: Hex, initial: Fees, count: number, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  private async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
     // instance is replaced by this one rather than queued behind it.
     const nonce = await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' });
-    // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
-    const limit = sweepGasLimit(await this.rpc.estimateGas({ account: gas, to: network.factory, data }), count);
     let fees = initial;
     const sent: Hex[] = [];
     const submit = async () => {
       await lease.hold();
       try {
-        sent.push(await wallet.sendTransaction({ chain: chainOf(network), to: network.factory, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
+        sent.push(await wallet.sendTransaction({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
       } catch (error) {
         // A node that already has one of ours at this nonce with close fees says so; the next
         // bump goes higher. Anything else (the node unreachable) ends this try.
@@ -336,6 +336,29 @@ export class Sweeper {
         last = Date.now();
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  /**
+   * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
+   * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
+   */
+  async relay(to: Address, data: Hex, done: () => Promise<boolean>, gasCeiling: bigint, waitMs = 15_000): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
+    const { network, gas } = this.o;
+    const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
+    for (;;) {
+      const run = await withLease(
+        { take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs), release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder), ms: leaseMs },
+        async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
+          if (await done()) return { done: true };
+          const fees = await this.fees();
+          const padded = ((await this.rpc.estimateGas({ account: gas, to, data })) * 6n) / 5n;
+          return { receipt: (await this.send(to, data, fees, padded < gasCeiling ? padded : gasCeiling, lease)).receipt };
+        },
+      );
+      if (run.held) return run.value;
+      if (Date.now() > until) return { busy: true }; // a sweep (or another instance's relay) holds the lease
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
 

@@ -3,6 +3,7 @@
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
 import type { Check } from '../chain/readiness.ts';
+import type { Relayer } from '../chain/relay.ts';
 import type { TreasuryCheck } from '../chain/treasury-reconcile.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from 'zod/mini';
@@ -63,6 +64,8 @@ export interface ServiceParts extends BalanceStores {
   destinations: DestinationStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
+  /** A network's relay of signed transfers (issue 50), where it has a gas wallet. */
+  relayer(mode: KeyMode, chainId: number): Relayer | undefined;
   /** The merchant's members and invitations (issue 37). */
   team: TeamStore;
   /** Each person's passkeys, authenticator apps, recovery codes and step-ups (issue 37). */
@@ -120,6 +123,8 @@ export interface ServiceParts extends BalanceStores {
   moneyMoves: RateLimiter;
   /** Initializes made with the public key, which anyone holds. */
   publicInitializes: { perClient: RateLimiter; perKey: RateLimiter };
+  /** Signed transfers a client address may ask the service to relay a minute. */
+  relaysPerClient: RateLimiter;
   /** A local dev chain's powers, where the demo or a test started one. */
   devChain?: DevChainPowers;
   log: Logger;

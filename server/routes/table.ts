@@ -27,11 +27,13 @@ import * as accepts from '../payments/accept-routes.ts';
 import * as walletRefunds from '../refunds/wallet-routes.ts';
 import type { Route } from './route.ts';
 import * as transactions from '../payments/transaction-routes.ts';
+import * as relays from '../payments/relay-routes.ts';
 import * as webhooks from '../webhooks/routes.ts';
 
 export const ROUTES: readonly Route[] = [
   // The checkout (public key), and merchant servers (secret key)
   ...transactions.routes,
+  ...relays.routes,
   // The merchant's payments, keys, products and business (secret key, or the dashboard's session)
   ...payments.routes,
   ...keys.routes,

@@ -213,6 +213,10 @@ describe('the OpenAPI document', () => {
     await call('PUT', '/api/v1/webhook', pub, { url: 'https://example.com/hook' });
     await call('GET', '/api/v1/webhook', sec);
     await call('POST', '/api/v1/sandbox/deposit', pub, { reference: 'oa-1', kind: 'exact' });
+    // Paying with one signature: no chain here (409 chain_not_offered); a malformed body 400.
+    const authorization = { from: '0x' + '1'.repeat(40), to: '0x' + '2'.repeat(40), value: '24500000', validAfter: '0', validBefore: '4102444800', nonce: '0x' + 'ab'.repeat(32) };
+    await call('POST', '/api/v1/transaction/relay/oa-1', pub, { chain_id: 31337, authorization, signature: '0x' + 'cd'.repeat(65) });
+    await call('POST', '/api/v1/transaction/relay/oa-1', pub, { chain_id: 31337, authorization: { ...authorization, value: '24.5' }, signature: '0x12' });
     await call('POST', '/api/v1/webhook/rotate', sec);
     await call('PUT', '/api/v1/payout_address', sec, { chain_id: 31337, address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
     await call('PUT', '/api/v1/payout_address', sec, { chain_id: 0, address: '0x0' });

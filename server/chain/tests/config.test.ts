@@ -54,6 +54,13 @@ describe('NETWORKS_FILE', () => {
     expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
   });
 
+  it('takes a token\'s EIP-712 domain for signed transfers (eip3009), and names a malformed one', () => {
+    const signing = { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: '2' } }] };
+    expect(configFromEnv({ NETWORKS_FILE: file({ live: signing }) }).networks?.live).toMatchObject({ tokens: [{ eip3009: { name: 'USD Coin', version: '2' } }] });
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: 2 } }] } }) })).toThrow(/live\.tokens\.0\.eip3009\.version/);
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { version: '2' } }] } }) })).toThrow(/live\.tokens\.0\.eip3009\.name/);
+  });
+
   it('takes the payout partner\'s deposit address and when what it is owed is sent', () => {
     const partner = { payoutPartner: '0x' + '2'.repeat(40), partnerMinimum: '250.5', partnerMaxWaitMinutes: 1440 };
     expect(configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, ...partner } }) }).networks?.live).toMatchObject(partner);
