@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DaiTestToken, TestToken, TestWallet, UsdcTestToken } from './artifacts.generated.ts';
 import { DEV_TOKENS, devAccount, devRpc, type DevContracts } from '../devchain/deploy.ts';
-import { type DevChain } from '../devchain/anvil.ts';
+import type { DevChain } from '../devchain/anvil.ts';
 import { sharedDevChain } from '../devchain/shared.ts';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../server/chain/relay.ts';
 

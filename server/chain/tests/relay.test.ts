@@ -15,7 +15,7 @@ import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devch
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import type { Network } from '../networks.ts';
 import { authorizationDomain, relayCallData, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../relay.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;
