@@ -265,7 +265,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     dashboard,
     team: new TeamStore(db, forget),
     factors,
-    mail: new Mail(emails, mailSender !== undefined, () => origin, now),
+    mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),
     ids,
     paymentList: new PaymentList(db),

@@ -41,7 +41,7 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true, holder))!;
   service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
-  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'key_rolled', `${account.mode} mode, by ${actorOf(account).label}`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
+  await service.mail.securityChanged(account.merchant, { change: 'key_rolled', detail: `${account.mode} mode, by ${actorOf(account).label}`, modes: [account.mode], by: account });
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
@@ -59,6 +59,9 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder);
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
+  await service.mail.securityChanged(account.merchant, {
+    change: 'key_created', detail: `${made.name} (${account.mode}: ${made.permissions.join(', ')}), by ${label}`, modes: [account.mode], by: account, target: made.id, concerned: { person: holder ?? undefined },
+  });
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };
 
@@ -68,7 +71,12 @@ export const listRestrictedKeys: Handler = async ({ account, service }) => {
 };
 
 export const revokeRestrictedKey: Handler<{ params: typeof ByMember }> = async ({ params, account, service }) => {
-  if (!(await service.merchants.revokeRestrictedKey(account, params.id))) throw new NotFound('No such restricted key in this mode');
+  const gone = await service.merchants.revokeRestrictedKey(account, params.id);
+  if (!gone) throw new NotFound('No such restricted key in this mode');
+  // Its person is told too: a key they rely on stopped.
+  await service.mail.securityChanged(account.merchant, {
+    change: 'key_revoked', detail: `${gone.name} (${account.mode}), by ${actorOf(account).label}`, modes: [account.mode], by: account, target: gone.id, concerned: { person: gone.holder ?? undefined },
+  });
   return ok(200, undefined, 'Restricted key revoked: it no longer works');
 };
 

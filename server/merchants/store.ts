@@ -159,12 +159,12 @@ export class MerchantStore {
     return rows.map((r) => ({ id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms), createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null }));
   }
 
-  /** Revokes a restricted key at once, on every instance (its cached account is dropped). False: no such key. */
-  async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<boolean> {
+  /** Revokes a restricted key at once, on every instance (its cached account is dropped): its name and person, to tell. Undefined: no such key. */
+  async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<{ id: string; name: string; holder: string | null } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
-      const gone = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING hash`, [account.merchant.id, account.mode, id]);
+      const [gone] = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING id, name, holder`, [account.merchant.id, account.mode, id]);
       await notifyAccountChange(tx, account.merchant.id);
-      return gone.length > 0;
+      return gone && { id: String(gone.id), name: gone.name as string, holder: (gone.holder as string | null) ?? null };
     }).finally(() => this.changed(account.merchant.id));
   }
 
