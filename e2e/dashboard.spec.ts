@@ -320,7 +320,7 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
 });
 
 test('with live networks the dashboard opens in live mode; Home says what blocks live money; each network\'s payout address, set in Settings, clears its warning once in effect', async ({ page }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(150_000); // axe on seven screens, on a loaded machine
   // A live network whose chain is never called (jobs off; dev: not checked at start).
   const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
   const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
