@@ -72,7 +72,7 @@ const when = nullable<string>((v) => typeof v === 'string' && !Number.isNaN(Date
 /** A restricted key as listed: who made it, when it expires (null: never), when and from which client address it was last used (null: not yet; kept to the minute). */
 const keyFields = () => ({
   id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker,
-  expiresAt: when, lastUsedAt: when, lastUsedFrom: nullable<string>((v) => typeof v === 'string', 'a client address'),
+  expiresAt: when, lastUsedAt: when, lastUsedFrom: nullable<string>((v) => typeof v === 'string', 'text'),
 });
 export const RestrictedKey = later(() => z.object(keyFields()));
 export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));

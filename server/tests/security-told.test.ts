@@ -110,9 +110,9 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
     expect(await actions()).toEqual(expect.arrayContaining(['test POST /dashboard/api/factors/totp', 'live DELETE /dashboard/api/factors/:id', 'live lock second-factor proofs (too many wrong)']));
     // The person has their factors' e-mail; the owner the security one, naming whose.
     const mails = await outbox();
-    expect(mails.filter((m) => m.kind === 'factor_changed' && m.to === 'fin@told.example').map((m) => m.text.split('\n')[2])).toEqual([
-      expect.stringContaining('An authenticator app was added'), expect.stringContaining('A recovery code was used'), expect.stringContaining('A second factor was removed'),
-    ]);
+    const theirs = mails.filter((m) => m.kind === 'factor_changed' && m.to === 'fin@told.example').map((m) => m.text.split('\n')[2]);
+    expect(theirs).toHaveLength(3);
+    expect(theirs).toEqual(expect.arrayContaining([expect.stringContaining('An authenticator app was added'), expect.stringContaining('A recovery code was used'), expect.stringContaining('A second factor was removed')]));
     const owners = mails.filter((m) => m.kind === 'security_changed' && m.to === 'owner@told.example' && m.text.includes('fin@told.example'));
     expect(owners.map((m) => m.text.split('\n')[2])).toEqual(expect.arrayContaining([expect.stringContaining('An authenticator app was added'), expect.stringContaining('A second factor was removed'), expect.stringContaining('locked')]));
     const everything = JSON.stringify(mails);
