@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './.ci/longest-first.ts';
 import { LOCALES } from './src/ui/locales/index.ts';
 
 // The browser bundle: one IIFE that assigns window.ServiceCheckout and does nothing else.
@@ -244,6 +245,8 @@ export default defineConfig({
     // file's time is spent waiting on anvil's blocks, a spawned service or PostgreSQL, not on
     // this CPU. Measured on CI's kind of machine; see docs/performance.md ("The test run").
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The longest files first, from a committed list of a CI run's times (.ci/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     // A test's time limit finds a hang; it is no speed check (the bench scripts are). Two
     // files at once on two cores made vitest's 5 s too short for tests that start a service or
     // write a thousand rows, so 30 s (a hook, which may start anvil or PostgreSQL: 60 s).

@@ -4,7 +4,7 @@
 //   node .ci/flakes.mjs [--runs 5] [--hog] [--e2e] [files...]
 // Nothing is retried: a test that fails once here is a race to fix, not a run to repeat.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,11 @@ if (!Number.isInteger(runs) || runs < 1) {
   console.error('flakes: --runs takes a whole number of at least 1');
   process.exit(2);
 }
-const files = positionals.length ? positionals : ['server/chain/tests', 'server/tests/processes.test.ts', 'server/tests/operator.test.ts'];
+// The chain test files live beside their feature (chain/, balances/, refunds/, payments/, …): each
+// service test file that imports the dev chain is one.
+const testFiles = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
+const chainTests = () => testFiles('server').filter((file) => /from '(\.\.\/)+devchain\//.test(readFileSync(file, 'utf8')));
+const files = positionals.length ? positionals : [...chainTests(), 'server/tests/processes.test.ts', 'server/tests/operator.test.ts'];
 const out = mkdtempSync(join(tmpdir(), 'service-flakes-'));
 
 // The hog: one busy process a core, so each test file gets less of the machine than CI gives it.

@@ -40,6 +40,9 @@ const walk = (suite) => {
   for (const inner of suite.suites ?? []) walk(inner);
 };
 for (const suite of e2e.suites ?? []) walk(suite);
+// Each suite's wall time, start to end (the unit report's files end after its startTime).
+const unitWall = Math.max(...unit.testResults.map((f) => f.endTime)) - unit.startTime;
+console.log(`wall time: unit ${seconds(unitWall)} (${unit.testResults.length} files), e2e ${seconds(e2e.stats.duration)}`);
 const slowest = (rows) => rows.sort((a, b) => b.ms - a.ms).slice(0, 10);
 console.log('slowest unit files:');
 for (const f of slowest(unitFiles)) console.log(`  ${seconds(f.ms).padStart(8)}  ${f.name}`);

@@ -5,7 +5,7 @@
 // pass the screen's schema (every field the screen reads exists there, with a type it takes).
 // A field renamed or retyped in the contract fails `npm run typecheck` here. Type-only: this
 // file is checked, never bundled (nothing imports it), and costs the dashboard no byte.
-// server/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
+// server/dashboard/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
 import type * as z from 'zod/mini';
 import type { answer, BankPayout, DestinationChange, EventsAnswer, Payout as ContractPayout, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
 import type { Balance, SettlementAnswer, StatementPage, Swap as ContractSwap, Withdrawal as ContractWithdrawal, WithdrawalLimit } from '../contract/balances.ts';

@@ -228,8 +228,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
   ];
   const catalogue = offeredCatalog(
-    // The payout address is read from the database on each payment, not the cache: a live key's
-    // new address takes effect at its own time (merchants/destination-store.ts), which no NOTIFY marks.
+    // The payout address comes through the account cache, which keeps an entry no longer than the
+    // address's own time: a live key's new address takes effect when its delay ends
+    // (merchants/destination-store.ts), a moment no NOTIFY marks.
     catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode), (merchantId, mode) => cache.feeTerms(merchantId, mode)),
     rates,
   );

@@ -25,7 +25,7 @@ export interface PaymentFilter {
 /**
  * payments/attention-rules.ts's caseOf as SQL: a transfer that could not count, told and not
  * resolved, or the payment's own case (its excess, or an expired partial it does not accept)
- * not resolved. Held equal by server/tests/attention-api.test.ts.
+ * not resolved. Held equal by server/payments/tests/attention-api.test.ts.
  */
 export const NEEDS_ATTENTION_SQL = `(EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = p.id AND t.state IN ('late', 'unexpected') AND t.told_ms IS NOT NULL AND t.resolution IS NULL)
   OR (p.resolution IS NULL AND (p.paid > p.due OR (p.paid > 0 AND p.paid < p.due AND p.settled_ms IS NULL AND NOT p.accept_partial AND p.expires_ms <= $NOW))))`;

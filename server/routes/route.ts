@@ -96,7 +96,7 @@ export interface Route extends Schemas {
    * The one permission a caller needs (domain/permissions.ts), checked by the service for every
    * request of a dashboard session (the member's role) and of a secret key (a restricted key's
    * set) before anything else of the request: 403 `permission_denied` naming it. Every route a
-   * session or a secret key may call declares one (server/tests/team.test.ts names any that does
+   * session or a secret key may call declares one (server/team/tests/team.test.ts names any that does
    * not); undeclared, only the owner and a full secret key may call it.
    */
   permission?: Permission;

@@ -121,7 +121,7 @@ async function templatePglite(name: string, schema: TemplateSchema | undefined, 
     const tar = readFileSync(file);
     if (onlyClusterFiles(tar)) {
       utimesSync(file, new Date(), new Date()); // in use: not one of the stale copies below
-      return PGlite.create(dataDir, { loadDataDir: new Blob([tar]) });
+      return PGlite.create(dataDir, { loadDataDir: tarBlob(tar) });
     }
   }
   // A scratch cluster in memory: nothing but the schema is ever in it.
@@ -136,7 +136,16 @@ async function templatePglite(name: string, schema: TemplateSchema | undefined, 
   }
   if (!dataDir) return scratch;
   await scratch.close();
-  return PGlite.create(dataDir, { loadDataDir: new Blob([dump]) });
+  return PGlite.create(dataDir, { loadDataDir: tarBlob(dump) });
+}
+
+// PGlite reads the archive with the Blob's arrayBuffer(), which Node 20 assembles from a
+// stream in chunks: about 0.2 s of CPU for the 42 MB template, on every service a test starts
+// (1.38 s against 1.17 s a load, five loads each way in one process). The archive is already
+// one buffer, so it is handed over as it is; arrayBuffer() is all PGlite asks of it.
+function tarBlob(tar: Buffer): Blob {
+  const whole = () => tar.buffer.slice(tar.byteOffset, tar.byteOffset + tar.length) as ArrayBuffer;
+  return { type: 'application/x-tar', size: tar.length, arrayBuffer: async () => whole() } as unknown as Blob;
 }
 
 /** PGlite in `dataDir` on disk, or in memory (for tests) when it is undefined. */

@@ -329,7 +329,7 @@ describe('the OpenAPI document', () => {
     expect((await call('DELETE', `/api/v1/destination_changes/${changeId}`, liveSec)).status).toBe(200);
     expect((await call('DELETE', `/api/v1/destination_changes/${changeId}`, liveSec)).status).toBe(404);
 
-    // Balances, swaps and withdrawals (no network here: no treasury, so swaps and withdrawals answer 409; the chain's are in chain/tests/balances.test.ts)
+    // Balances, swaps and withdrawals (no network here: no treasury, so swaps and withdrawals answer 409; the chain's are in balances/tests/balances.test.ts)
     await call('GET', '/api/v1/balances', sec);
     await call('GET', '/api/v1/balances', pub);
     await call('GET', '/api/v1/balances/entries?coin=USDT&limit=5', sec);

@@ -11,7 +11,7 @@ import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Watcher, type PaymentCredits } from '../watcher.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, creditsOf } from '../../testing/chain.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;

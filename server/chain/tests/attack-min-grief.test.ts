@@ -18,7 +18,7 @@ import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, creditsOf } from '../../testing/chain.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;

@@ -19,7 +19,7 @@ import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
 import { saltOf } from '../networks.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, creditsOf } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 let chain: DevChain;

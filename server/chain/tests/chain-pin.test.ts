@@ -23,7 +23,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
+import { caller, creditsOf, treasuryStores, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;

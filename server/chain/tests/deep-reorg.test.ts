@@ -15,7 +15,7 @@ import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '.
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, rpcProxy, until } from './helpers.ts';
+import { caller, rpcProxy, until } from '../../testing/chain.ts';
 import { reverseDeepReorganisations } from '../treasury-reconcile.ts';
 import { createLogger } from '../../log.ts';
 import { runTreasuryCommand } from '../../treasury-command.ts';

@@ -12,7 +12,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

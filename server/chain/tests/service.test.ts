@@ -17,7 +17,7 @@ import { DepositFactory, TestToken } from '../../../contracts/artifacts.generate
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { saltOf } from '../networks.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

@@ -22,7 +22,7 @@ import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { deployFactory } from '../deploy.ts';
 import type { Network } from '../networks.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, until } from './helpers.ts';
+import { caller, until } from '../../testing/chain.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.live;
 const GAS = 6;
@@ -113,7 +113,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
       gasKey: toHex(devAccount(GAS).getHdKey().privateKey!) as Hex,
       watchIntervalMs: 100,
       sweepIntervalMs: 300,
-      // A live key's new payout address waits a delay (tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
+      // A live key's new payout address waits a delay (merchants/tests/destinations.test.ts); here chain 1's is replaced mid-test and swept to at once.
       newDestinationDelayMs: 0,
       ...(await databaseOptions(kind)),
     });

@@ -13,7 +13,7 @@ import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, creditsOf, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, rpcProxy } from '../../testing/chain.ts';
 import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
 import { reconcileJobs } from '../reconcile-job.ts';

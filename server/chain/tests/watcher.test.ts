@@ -12,7 +12,7 @@ import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Watcher, type WatcherOptions } from '../watcher.ts';
-import { caller, creditsOf, type RpcCall, rpcProxy } from './helpers.ts';
+import { caller, creditsOf, type RpcCall, rpcProxy } from '../../testing/chain.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;

@@ -1,0 +1,82 @@
+// What the tests on the dev chain share (in chain/, balances/, refunds/ and payments/): calling
+// the service as a merchant's page (public key) or server (secret key), waiting for something
+// the chain makes true, and a node in front of anvil that misbehaves as a test tells it to.
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Service } from '../app.ts';
+import { paymentCredits } from '../payments/chain-credits.ts';
+import { DEMO_MERCHANT } from '../seed.ts';
+
+/** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
+export function caller(base: () => string) {
+  return async (method: string, path: string, body?: unknown, key = DEMO_MERCHANT.keys.test.publicKey) => {
+    const response = await fetch(base() + path, {
+      method,
+      headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // Untyped on purpose: each test reads the fields it checks.
+    return { status: response.status, body: (await response.json()) as any };
+  };
+}
+
+/** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
+export const creditsOf = (api: Service, now = Date.now) => paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now });
+
+/** The stores a treasury sender works with, a test service's own, as startService hands them to its jobs. */
+export const treasuryStores = (api: Service) => {
+  const { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds } = api.parts;
+  return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds };
+};
+
+/** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** One JSON-RPC call as a proxy reads it. */
+export interface RpcCall {
+  id?: number;
+  method?: string;
+  params?: any[];
+}
+
+/**
+ * A node in front of anvil at `target` (its URL). Each request goes to `intercept` first, which
+ * answers it (a JSON-RPC body, sent back in anvil's place), cuts the connection ('drop'), or
+ * lets it through to anvil (undefined). A body is one call or a batch, as the client sent it.
+ */
+export async function rpcProxy(target: string, intercept: (body: RpcCall | RpcCall[]) => unknown) {
+  const port = Number(new URL(target).port);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      const answer = await intercept(JSON.parse(body.toString() || '{}'));
+      if (answer === 'drop') return void res.socket?.destroy();
+      if (answer !== undefined) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const forward = httpRequest({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers }, (reply) => {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+      });
+      forward.on('error', () => res.socket?.destroy());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
