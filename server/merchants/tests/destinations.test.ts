@@ -149,6 +149,15 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect((await call('POST', '/dashboard/api/step-up', { ...s, body: { code: code() } })).status).toBe(200);
     const stepped = await call('PUT', '/api/v1/payout_address', { ...s, mode: 'live', body: { chain_id: 56, address: OLD } });
     expect(stepped.body.data).toMatchObject({ pending: true, effective_at: new Date(clock + DELAY).toISOString() });
+    // A member (an admin) with no second factor sets no live payout address: they add one first.
+    const invited = await call('POST', '/api/v1/members/invitations', { ...s, body: { email: `adm${n}@shop.example`, role: 'admin' } });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    const token = /#invitation=([\w-]+)/.exec(invited.body.data.link as string)![1];
+    const joined = await call('POST', '/dashboard/api/invitation', { body: { token, email: `adm${n}@shop.example`, password: 'correct horse battery' } });
+    const admin = { cookie: joined.headers.get('set-cookie')!.split(';')[0], csrf: joined.body.data.csrfToken as string };
+    const unfactored = await call('PUT', '/api/v1/payout_address', { ...admin, mode: 'live', body: { chain_id: 56, address: THIEF } });
+    expect(unfactored.status, JSON.stringify(unfactored.body)).toBe(403);
+    expect(unfactored.body.code).toBe('step_up_required');
   });
 
   it('the owner cancels it from the dashboard\'s session: it never takes effect', async () => {
