@@ -5,7 +5,7 @@
 // bundle never imports this file.
 import * as z from 'zod/mini';
 import { ERROR_CODES, type ErrorCode } from './error-codes.ts';
-import { EVENT_TYPES, type ChainTransfer, type PayoutEventData } from './events.ts';
+import { EVENT_TYPES, SECURITY_CHANGES, type ChainTransfer, type PayoutEventData } from './events.ts';
 import { bool, int, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { pageAnswer } from './paging.ts';
 import { PAYOUT_CURRENCIES } from './payouts.ts';
@@ -106,11 +106,15 @@ export const EVENT_SCHEMAS = {
   BANK_ACCOUNT_PENDING: eventOf('BANK_ACCOUNT_PENDING', DestinationChange),
   WITHDRAWAL_ADDRESS_PENDING: eventOf('WITHDRAWAL_ADDRESS_PENDING', DestinationChange),
   ACCOUNT_EMAIL_CHANGED: eventOf('ACCOUNT_EMAIL_CHANGED', later(() => z.object({ previous_email: text, business_email: text }))),
+  SECURITY_CHANGED: eventOf(
+    'SECURITY_CHANGED',
+    later(() => z.object({ change: oneOf(SECURITY_CHANGES), detail: text, actor: z.object({ kind: oneOf(['owner', 'member', 'key', 'operator']), id: text, label: text }), target: nullable<string>((v) => typeof v === 'string', 'text'), at: timestamp })),
+  ),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
-const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED } = EVENT_SCHEMAS;
+const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED, SECURITY_CHANGED } = EVENT_SCHEMAS;
 export const EventPayload = later(() =>
-  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED]),
+  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED, SECURITY_CHANGED]),
 );
 
 /** GET /api/v1/events: one event, its payload and its delivery attempts. */

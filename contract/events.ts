@@ -24,12 +24,23 @@ import type { RefundView } from './refunds.ts';
  * (the dashboard's Settings, or DELETE /api/v1/destination_changes/:id). Sent when it is asked.
  * ACCOUNT_EMAIL_CHANGED: the owner's sign-in e-mail changed (from the dashboard, with the
  * password); it names the previous address, to be told, and the new one. In both modes' feeds.
+ * SECURITY_CHANGED (issue 48): a change of who may do what, told when it is made (and e-mailed to
+ * the owner and the person concerned): `change` names it (SECURITY_CHANGES), `detail` says what
+ * changed (never a secret), `actor` who did it, `target` the key or member it is about. A key's
+ * change is in its mode's feed; a person's or the team's (a role, a second factor) in both.
  */
 export const EVENT_TYPES = [
   'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED', 'REFUND_UPDATED',
-  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'ACCOUNT_EMAIL_CHANGED',
+  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'ACCOUNT_EMAIL_CHANGED', 'SECURITY_CHANGED',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What a SECURITY_CHANGED event tells of (and its e-mail says, in words per language: server/email/messages-rules.ts). */
+export const SECURITY_CHANGES = [
+  'key_created', 'key_revoked', 'key_rolled', 'role_changed', 'member_removed', 'support_limit',
+  'passkey_added', 'totp_added', 'factor_removed', 'recovery_codes', 'recovery_code_used', 'step_up_locked', 'step_up_unlocked',
+] as const;
+export type SecurityChange = (typeof SECURITY_CHANGES)[number];
 
 export const isEventType = (value: unknown): value is EventType => (EVENT_TYPES as readonly unknown[]).includes(value);
 
@@ -101,6 +112,7 @@ export type PayoutAddressPendingEvent = Envelope<'PAYOUT_ADDRESS_PENDING', Desti
 export type BankAccountPendingEvent = Envelope<'BANK_ACCOUNT_PENDING', DestinationChangeData>;
 export type WithdrawalAddressPendingEvent = Envelope<'WITHDRAWAL_ADDRESS_PENDING', DestinationChangeData>;
 export type EmailChangedEvent = Envelope<'ACCOUNT_EMAIL_CHANGED', { previous_email: string; business_email: string }>;
+export type SecurityChangedEvent = Envelope<'SECURITY_CHANGED', { change: SecurityChange; detail: string; actor: { kind: 'owner' | 'member' | 'key' | 'operator'; id: string; label: string }; target: string | null; at: string }>;
 export type ServiceEvent =
   | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent | RefundEvent
-  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent | EmailChangedEvent;
+  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent | EmailChangedEvent | SecurityChangedEvent;

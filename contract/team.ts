@@ -45,6 +45,8 @@ export const RestrictedKeyBody = later(() =>
   z.object({
     name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters'),
     permissions: z.array(oneOf(PERMISSIONS)).check(z.minLength(1, 'at least one permission')),
+    /** Optional (issue 48): refused from this time on (401 saying it expired); in the future, at most a year ahead. */
+    expires_at: z.optional(timestamp),
   }),
 );
 export const AuditQuery = later(() =>
@@ -66,10 +68,16 @@ export const MemberAnswer = later(() => answer(Member));
 export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })));
 /** Who made a key (issue 37): the owner, a member (id, e-mail) or a key (id or hint); null for one made before this was kept. */
 export const KeyMaker = later(() => z.nullable(z.object({ kind: oneOf(['owner', 'member', 'key'] as const), id: text, label: text })));
-export const RestrictedKey = later(() => z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker }));
+const when = nullable<string>((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
+/** A restricted key as listed: who made it, when it expires (null: never), when and from which client address it was last used (null: not yet; kept to the minute). */
+const keyFields = () => ({
+  id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker,
+  expiresAt: when, lastUsedAt: when, lastUsedFrom: nullable<string>((v) => typeof v === 'string', 'text'),
+});
+export const RestrictedKey = later(() => z.object(keyFields()));
 export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
 /** A new restricted key: its secret is answered this once. */
-export const NewRestrictedKeyAnswer = later(() => answer(z.object({ id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker, secretKey: text })));
+export const NewRestrictedKeyAnswer = later(() => answer(z.object({ ...keyFields(), secretKey: text })));
 export const AuditEntry = later(() =>
   z.object({
     id: text,

@@ -3,7 +3,8 @@
 // service with @simplewebauthn/server): the owner adds a passkey in Security (ten recovery codes
 // shown once), five minutes pass on the service's clock, and setting a new live payout address
 // is refused 403 step_up_required; the dashboard asks for the passkey, the virtual authenticator
-// signs the service's challenge (its counter goes up), and the address is saved on the retry.
+// signs the service's challenge (its counter goes up), and the address is taken on the retry
+// (pending: a live address, a chain's first too, waits the operator's delay).
 // The address typed before the screen's load lands (held back a second) stays as typed.
 // The relying party is the public URL's host (localhost: an IP address cannot be one). axe
 // (WCAG 2.2 A and AA) finds nothing on the Security screen and the prompt. Needs `npm run build`.
@@ -98,12 +99,13 @@ test('a passkey added in Security, then a live payout address after a passkey st
   await axe(page, 'step-up prompt');
   await prompt.getByRole('button', { name: 'Use my passkey' }).click();
   await expect(prompt).toHaveCount(0);
-  await expect(page.getByRole('status').filter({ hasText: 'Payout address on BNB Smart Chain saved.' })).toBeVisible();
+  // A live address waits the operator's delay, a chain's first too (issue 48).
+  await expect(page.getByRole('status').filter({ hasText: 'New payout address on BNB Smart Chain pending' })).toBeVisible();
 
   // The service holds the address, the authenticator signed once more, and the log says who stepped up.
   const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-  const addresses = await (await fetch(`${api.url}/api/v1/payout_address`, { headers: { cookie, 'x-mode': 'live' } })).json();
-  expect(addresses.data).toEqual([{ chain_id: 56, address: ADDRESS }]);
+  const waiting = await (await fetch(`${api.url}/api/v1/destination_changes`, { headers: { cookie, 'x-mode': 'live' } })).json();
+  expect(waiting.data).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: ADDRESS, state: 'pending' })]);
   const [after] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
   expect(after.signCount).toBeGreaterThan(held.signCount);
   const log = await (await fetch(`${api.url}/api/v1/audit_log`, { headers: { cookie, 'x-mode': 'live' } })).json();

@@ -28,6 +28,7 @@ import { secretBox } from './factors/secret-box.ts';
 import { OpaqueIds } from './http/opaque-ids.ts';
 import { EmailStore } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
+import { clientOf } from './http/client.ts';
 import { smtpSender } from './email/smtp.ts';
 import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
@@ -277,7 +278,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     dashboard,
     team: new TeamStore(db, forget),
     factors,
-    mail: new Mail(emails, mailSender !== undefined, () => origin, now),
+    mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),
     ids,
     paymentList: new PaymentList(db),
@@ -344,7 +345,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     );
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({ routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe }), options.port, options.host);
+  const { server, port } = await listen(pipeline({
+      routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe,
+      keyUsed: (account, req) => merchants.keyUsed(account.keyId!, clientOf(req, options.trustProxies), now()),
+    }), options.port, options.host);
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const { host } = options;

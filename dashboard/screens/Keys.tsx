@@ -1,5 +1,6 @@
 // Restricted keys (issue 37): the mode's secret keys with a chosen set of permissions, as
-// Stripe's restricted keys. Listed by hint with who made each; made with a name and a checkbox
+// Stripe's restricted keys. Listed by hint with who made each, when it expires and when (and from
+// which address) it was last used (issue 48); made with a name, an optional last day, and a checkbox
 // per permission (those the person holds: nobody makes a key wider than themself, and the
 // service refuses it anyway), the secret shown this once to copy; revoked after a confirmation,
 // refused at once. Needs developers.read to see, developers.write to make or revoke (the
@@ -12,7 +13,11 @@ import { may, mode, request, session } from '../api.ts';
 import { when } from '../format.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 
-export const Key = z.object({ id: text, name: text, mode: text, hint: text, permissions: z.array(text), createdAt: text, createdBy: nullable<{ label: string }>((v) => !!v && typeof (v as { label: unknown }).label === 'string', 'who made it') });
+const maybe = nullable<string>((v) => typeof v === 'string', 'text');
+export const Key = z.object({
+  id: text, name: text, mode: text, hint: text, permissions: z.array(text), createdAt: text, createdBy: nullable<{ label: string }>((v) => !!v && typeof (v as { label: unknown }).label === 'string', 'who made it'),
+  expiresAt: maybe, lastUsedAt: maybe, lastUsedFrom: maybe,
+});
 export const List = z.object({ data: z.array(Key) });
 export const Made = z.object({ data: z.object({ name: text, secretKey: text }) });
 
@@ -21,6 +26,7 @@ export function Keys(_: { path?: string }) {
   const [keys, setKeys] = useState<Array<z.infer<typeof Key>>>();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
+  const [expires, setExpires] = useState('');
   const [secret, setSecret] = useState<string>();
   const [revoking, setRevoking] = useState<z.infer<typeof Key>>();
   const load = () => request('/api/v1/keys/restricted', List).then((a) => setKeys(a.data));
@@ -34,10 +40,13 @@ export function Keys(_: { path?: string }) {
   const make = (e: Event) => {
     e.preventDefault();
     act(async () => {
-      const made = (await request('/api/v1/keys/restricted', Made, { method: 'POST', body: { name: name.trim(), permissions: chosen } })).data;
+      // A day chosen: the key works until the end of it (UTC).
+      const body = { name: name.trim(), permissions: chosen, ...(expires ? { expires_at: `${expires}T23:59:59Z` } : {}) };
+      const made = (await request('/api/v1/keys/restricted', Made, { method: 'POST', body })).data;
       setSecret(made.secretKey);
       setName('');
       setChosen([]);
+      setExpires('');
       return `Key ${made.name} made.`;
     });
   };
@@ -94,6 +103,8 @@ export function Keys(_: { path?: string }) {
                 <th scope="col">Permissions</th>
                 <th scope="col">Made by</th>
                 <th scope="col">Made</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
                 {writes && <th scope="col">Revoke</th>}
               </tr>
             </thead>
@@ -106,6 +117,8 @@ export function Keys(_: { path?: string }) {
                   <td>{k.permissions.join(', ')}</td>
                   <td>{k.createdBy?.label ?? 'not recorded'}</td>
                   <td>{when(k.createdAt)}</td>
+                  <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
+                  <td>{k.lastUsedAt ? `${when(k.lastUsedAt)}, from ${k.lastUsedFrom}` : 'not yet'}</td>
                   {writes && (
                     <td>
                       <button type="button" class="secondary small" onClick={() => setRevoking(k)}>
@@ -123,6 +136,7 @@ export function Keys(_: { path?: string }) {
         <form onSubmit={make} noValidate>
           <h2>Make a restricted key</h2>
           <Field id="key-name" label="Name" hint="What it is for, such as monthly reports." value={name} onInput={setName} autocomplete="off" error={fieldError(error, 'name')} />
+          <Field id="key-expires" type="date" label="Expires (optional)" hint="It is refused after this day (UTC)." value={expires} onInput={setExpires} error={fieldError(error, 'expires_at')} />
           <fieldset>
             <legend>Permissions (only those you hold)</legend>
             {fieldError(error, 'permissions') && <p class="field-error">{fieldError(error, 'permissions')}</p>}

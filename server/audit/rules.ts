@@ -6,7 +6,7 @@
 import type { Account } from '../domain/account.ts';
 
 /** Fields whose values the log keeps; every other field only by its name. */
-const KEPT_VALUES = new Set(['amount', 'currency', 'coin', 'chain_id', 'chainId', 'network', 'role', 'permissions', 'settlement', 'status', 'mode', 'from', 'to', 'revoke_old_after', 'bps', 'bearer', 'daily']);
+const KEPT_VALUES = new Set(['amount', 'currency', 'coin', 'chain_id', 'chainId', 'network', 'role', 'permissions', 'settlement', 'status', 'mode', 'from', 'to', 'revoke_old_after', 'bps', 'bearer', 'daily', 'expires_at']);
 
 export interface AuditEntry {
   merchantId: string;

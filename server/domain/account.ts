@@ -32,6 +32,9 @@ export interface Account {
    * a key makes belong to the same person.
    */
   holder?: string;
+  /** A restricted key's id (issue 48: its last use is kept), and when it expires (refused from then). */
+  keyId?: string;
+  keyExpiresMs?: number;
 }
 
 /** Whether something stored under (merchantId, mode) belongs to this account. */

@@ -2,6 +2,8 @@
 // checkout's src/ui/text.ts). `{name}` is filled in by rules.ts, escaped for the HTML part.
 // Each e-mail has a subject, its lines (paragraphs), and, where it has one, its button.
 
+import type { SecurityChange } from '../../contract/events.ts';
+
 export const LANGUAGES = ['en', 'fr', 'ar'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
@@ -66,12 +68,14 @@ const en = {
     lines: ['{change} at {business}, at {time} (UTC).', '{detail}'],
     button: 'Open the dashboard',
   },
-  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in', keys_revoked: 'A removed member\'s restricted keys were revoked', keys_narrowed: 'A member\'s restricted keys were narrowed to their new role', key_rolled: 'The secret key was rolled', step_up_locked: 'Second-factor confirmation was locked after too many wrong tries', step_up_unlocked: 'Second-factor confirmation was unlocked', support_limit: 'The support role\'s refund limit was changed' },
+  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in', key_created: 'A restricted key was made', key_revoked: 'A restricted key was revoked', role_changed: 'A member\'s role was changed', member_removed: 'A member was removed', key_rolled: 'The secret key was rolled', step_up_locked: 'Second-factor confirmation was locked after too many wrong tries', step_up_unlocked: 'Second-factor confirmation was unlocked', support_limit: 'The support role\'s refund limit was changed' },
   what: { payout_address: 'payout address', bank_account: 'bank account', withdrawal_address: 'withdrawal address' },
   roles: { admin: 'an admin', finance: 'finance', developer: 'a developer', support: 'support', viewer: 'a viewer' },
 };
 
 export type Words = typeof en;
+// Every security change an event tells has its words (contract/events.ts).
+void (en.changes satisfies Record<SecurityChange, string>);
 export type EmailKind = Exclude<keyof Words, 'greeting' | 'signature' | 'notMe' | 'ignore' | 'testMode' | 'what' | 'roles' | 'changes'>;
 
 const fr: Words = {
@@ -135,7 +139,7 @@ const fr: Words = {
     lines: ['{change} chez {business}, le {time} (UTC).', '{detail}'],
     button: 'Ouvrir le tableau de bord',
   },
-  changes: { keys_revoked: 'Les clés restreintes d\'un membre retiré ont été révoquées', keys_narrowed: 'Les clés restreintes d\'un membre ont été réduites à son nouveau rôle', key_rolled: 'La clé secrète a été renouvelée', step_up_locked: 'La confirmation par second facteur a été bloquée après trop d\'essais erronés', step_up_unlocked: 'La confirmation par second facteur a été débloquée', support_limit: 'La limite de remboursement du rôle support a été modifiée', passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
+  changes: { key_created: 'Une clé restreinte a été créée', key_revoked: 'Une clé restreinte a été révoquée', role_changed: 'Le rôle d\'un membre a été modifié', member_removed: 'Un membre a été retiré', key_rolled: 'La clé secrète a été renouvelée', step_up_locked: 'La confirmation par second facteur a été bloquée après trop d\'essais erronés', step_up_unlocked: 'La confirmation par second facteur a été débloquée', support_limit: 'La limite de remboursement du rôle support a été modifiée', passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
   what: { payout_address: 'adresse de versement', bank_account: 'compte bancaire', withdrawal_address: 'adresse de retrait' },
   roles: { admin: 'administrateur', finance: 'finance', developer: 'développeur', support: 'support', viewer: 'lecteur' },
 };
@@ -201,7 +205,7 @@ const ar: Words = {
     lines: ['{change} لدى {business}، في {time} (UTC).', '{detail}'],
     button: 'فتح لوحة التحكم',
   },
-  changes: { keys_revoked: 'أُلغيت المفاتيح المقيّدة لعضو أُزيل', keys_narrowed: 'قُلّصت المفاتيح المقيّدة لعضو إلى دوره الجديد', key_rolled: 'جُدّد المفتاح السري', step_up_locked: 'أُقفل التأكيد بالعامل الثاني بعد محاولات خاطئة كثيرة', step_up_unlocked: 'فُتح التأكيد بالعامل الثاني', support_limit: 'تغيّر حد الاسترداد لدور الدعم', passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
+  changes: { key_created: 'أُنشئ مفتاح مقيّد', key_revoked: 'أُلغي مفتاح مقيّد', role_changed: 'تغيّر دور عضو', member_removed: 'أُزيل عضو', key_rolled: 'جُدّد المفتاح السري', step_up_locked: 'أُقفل التأكيد بالعامل الثاني بعد محاولات خاطئة كثيرة', step_up_unlocked: 'فُتح التأكيد بالعامل الثاني', support_limit: 'تغيّر حد الاسترداد لدور الدعم', passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
   what: { payout_address: 'عنوان دفع', bank_account: 'حساب بنكي', withdrawal_address: 'عنوان سحب' },
   roles: { admin: 'مسؤول', finance: 'المالية', developer: 'مطوّر', support: 'الدعم', viewer: 'مشاهد' },
 };

@@ -1,23 +1,43 @@
 // What the rest of the service asks of e-mail (issue 37): an invitation, a sign-in link, a new
-// device signed in with, a refund's link and receipt for a customer. Each is rendered in the
+// device signed in with, a refund's link and receipt for a customer, a security change (with
+// its event, issue 48). Each is rendered in the
 // recipient's language and written to the outbox (store.ts); the job sends it. Nothing here
 // waits for an SMTP server. With e-mail off (no SMTP_URL) each answers false: the caller hands
 // the link to whoever asked for it, to pass on by hand.
 import { createHash, randomBytes } from 'node:crypto';
+import type { SecurityChange } from '../../contract/events.ts';
+import type { KeyMode } from '../../contract/keys.ts';
+import { actorOf } from '../audit/rules.ts';
+import type { Account, Merchant } from '../domain/account.ts';
 import type { Role } from '../domain/permissions.ts';
-import type { Sql } from '../storage/db.ts';
-import { render, type Values } from './rules.ts';
+import type { Database, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import { render, type Email, type Values } from './rules.ts';
 import type { EmailStore } from './store.ts';
 
 /** The device cookie: a random id the browser keeps a year; only its hash is stored. */
 export const DEVICE_COOKIE = 'device';
 export const DEVICE_MAX_AGE_S = 365 * 86_400;
 
-/** What changed of a person's second factors (the e-mail's words per language: messages-rules.ts). */
-export type FactorChange = 'passkey_added' | 'totp_added' | 'factor_removed' | 'recovery_codes' | 'recovery_code_used';
+export type { SecurityChange } from '../../contract/events.ts';
 
-/** A security change told to the owner and the person concerned (issue 48). */
-export type SecurityChange = 'keys_revoked' | 'keys_narrowed' | 'key_rolled' | 'step_up_locked' | 'step_up_unlocked' | 'support_limit';
+/** What changed of a person's own second factors: told to them in their factors' words (messages-rules.ts). */
+const FACTOR_CHANGES = new Set<SecurityChange>(['passkey_added', 'totp_added', 'factor_removed', 'recovery_codes', 'recovery_code_used']);
+
+/** A security change to tell (Mail.securityChanged). */
+export interface SecurityNews {
+  change: SecurityChange;
+  /** What changed, in a line: never a secret. */
+  detail: string;
+  /** The feeds the event goes to: a key's change its mode's; a person's or the team's, both. */
+  modes: readonly KeyMode[];
+  /** Who made the change (the audit log's actor); a member, or the person whose key acted, is told too. */
+  by: Account;
+  /** The key or member it is about. */
+  target?: string;
+  /** The person it is about besides who made it: 'owner' or a member's id; `email` for one no longer in the team. */
+  concerned?: { person?: string; email?: string };
+}
 
 const hashOf = (device: string) => createHash('sha256').update(device).digest('hex');
 
@@ -28,6 +48,9 @@ export class Mail {
     readonly on: boolean,
     private readonly origin: () => string,
     private readonly now: () => number,
+    /** Where a security change's event is written, with its e-mails (securityChanged). */
+    private readonly db: Database,
+    private readonly events: EventStore,
   ) {}
 
   /** An invitation to `to`, in `language`; false: e-mail is off. */
@@ -63,36 +86,38 @@ export class Mail {
   }
 
   /**
-   * A person's second factors changed (a passkey or an authenticator app added, one removed,
-   * new recovery codes, a recovery code used): told at once, in their language, whoever did it (a thief with the
-   * password and a step-up is seen by the person whose account it is). False: off, or no such person.
+   * A security change told (issue 48), the one way every such change is told: a SECURITY_CHANGED
+   * event in each of `modes`' feeds (a key's change its own mode's; a person's or the team's both)
+   * and, with e-mail on, an e-mail to the owner and to each person concerned (the member who did it
+   * or whose key acted, `concerned.person`, and `concerned.email` for one no longer in the team),
+   * each in their language, written in one transaction. A person's own second factors changed:
+   * that person gets their factors' e-mail (with a link to Security), the owner the security one.
+   * `detail`: what changed, never a secret (a key is named by its name and mode, never its value).
+   * The change's audit row is the request's own (routes/route.ts) or the caller's. Answers
+   * whether anyone was e-mailed.
    */
-  async factorChanged(merchantId: string, business: string, person: string, change: FactorChange): Promise<boolean> {
-    if (!this.on) return false;
-    const who = (await this.store.people(merchantId)).find((p) => p.person === person);
-    if (!who) return false;
+  async securityChanged(merchant: Merchant, news: SecurityNews): Promise<boolean> {
     const nowMs = this.now();
-    await this.store.enqueue(render('factor_changed', who.language, who.email, { business, change, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard/security`), merchantId, nowMs);
-    return true;
-  }
-
-  /**
-   * A security change (issue 48: a removed member's keys revoked, a demoted member's narrowed, the
-   * secret key rolled, a step-up lockout, the support refund limit): told to the owner and to the
-   * person concerned (`person`: 'owner' or a member's id; `email` for one no longer in the team),
-   * each in their language. `detail`: what changed, never a secret. False: e-mail is off.
-   */
-  async securityChanged(merchantId: string, business: string, change: SecurityChange, detail: string, concerned: { person?: string; email?: string } = {}): Promise<boolean> {
-    if (!this.on) return false;
-    const people = await this.store.people(merchantId);
-    const nowMs = this.now();
-    const to = new Map<string, string>();
-    for (const p of people) if (p.person === 'owner' || p.person === concerned.person) to.set(p.email.toLowerCase(), p.language);
-    if (concerned.email && !to.has(concerned.email.toLowerCase())) to.set(concerned.email.toLowerCase(), 'en');
-    for (const [email, language] of to) {
-      await this.store.enqueue(render('security_changed', language, email, { business, change, detail, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard`), merchantId, nowMs);
+    const actor = actorOf(news.by);
+    const people = this.on ? await this.store.people(merchant.id) : [];
+    const concerned = new Set([news.concerned?.person, actor.kind === 'member' ? actor.id : news.by.holder].filter((p): p is string => p !== undefined).map((p) => p.toLowerCase()));
+    const time = new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ');
+    const emails = new Map<string, Email>();
+    for (const p of people) {
+      const own = concerned.has(p.person.toLowerCase());
+      if (!own && p.person !== 'owner') continue;
+      emails.set(p.email.toLowerCase(), own && FACTOR_CHANGES.has(news.change) ?
+        render('factor_changed', p.language, p.email, { business: merchant.businessName, change: news.change, time }, `${this.origin()}/dashboard/security`)
+      : render('security_changed', p.language, p.email, { business: merchant.businessName, change: news.change, detail: news.detail, time }, `${this.origin()}/dashboard`));
     }
-    return true;
+    const gone = news.concerned?.email;
+    if (this.on && gone && !emails.has(gone.toLowerCase())) emails.set(gone.toLowerCase(), render('security_changed', 'en', gone, { business: merchant.businessName, change: news.change, detail: news.detail, time }, `${this.origin()}/dashboard`));
+    const data = { change: news.change, detail: news.detail, actor: { kind: actor.kind, id: actor.id, label: actor.label }, target: news.target ?? null, at: new Date(nowMs).toISOString() };
+    await this.db.transaction(async (tx) => {
+      for (const mode of news.modes) await this.events.add(tx, { merchant, mode }, 'SECURITY_CHANGED', data, nowMs);
+      for (const email of emails.values()) await this.store.enqueue(email, merchant.id, nowMs, tx);
+    });
+    return emails.size > 0;
   }
 
   /**

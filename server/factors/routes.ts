@@ -13,7 +13,7 @@ import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route, type Limits } from '../routes/route.ts';
-import type { FactorChange } from '../email/use-cases.ts';
+import type { SecurityChange } from '../email/use-cases.ts';
 import { holderOf, needsStepUp, STEP_UP_MS } from './rules.ts';
 import type { ProofKind, Who } from './store.ts';
 import { passkeyOptions, prove, registerPasskey, registerTotp, renewRecoveryCodes, stepUpOptions, totpOptions } from './use-cases.ts';
@@ -45,8 +45,12 @@ async function audited(ctx: Ctx, account: Account, action: string, target: strin
   await service.audit.append((['test', 'live'] as const).map((mode) => ({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } })));
 }
 
-/** The person is e-mailed that their factors changed (through the outbox, in their language), whoever made the change. */
-const told = (ctx: Ctx, session: Awaited<ReturnType<typeof me>>, change: FactorChange) => ctx.service.mail.factorChanged(session.who.merchantId, session.account.merchant.businessName, session.who.holder, change);
+/** Both feeds' who-may-do-what: a person's factors are not a mode's. */
+const MODES = ['test', 'live'] as const;
+
+/** The person and the owner are told their factors changed (an event, and e-mails in their language), whoever made the change. */
+const told = (ctx: Ctx, session: Awaited<ReturnType<typeof me>>, change: SecurityChange) =>
+  ctx.service.mail.securityChanged(session.account.merchant, { change, detail: `${session.account.actor?.label ?? 'the owner'}'s second factors`, modes: MODES, by: session.account, concerned: { person: session.who.holder } });
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -138,7 +142,7 @@ export const stepUpStart: Handler = async (ctx) => {
 /** A lock of the person's proofs set or lifted (issue 48): in both modes' audit logs, and e-mailed to the person and the owner. */
 async function lockChanged(ctx: Ctx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
   await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, { kinds: kinds.join(',') });
-  await ctx.service.mail.securityChanged(account.merchant.id, account.merchant.businessName, change, `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, { person: holder });
+  await ctx.service.mail.securityChanged(account.merchant, { change, detail: `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, modes: MODES, by: by ?? account, concerned: { person: holder } });
 }
 
 export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {

@@ -53,6 +53,8 @@ export interface PipelineDeps<S extends PipelineService> {
   sessions?: SessionLookup;
   /** What opens the operator's endpoints (auth 'operator'); none: they refuse every caller. */
   operatorToken?: string;
+  /** A restricted key authenticated a request (issue 48): its last use kept (cheaply: merchants/store.ts keyUsed). */
+  keyUsed?: (account: Account, req: IncomingMessage) => Promise<void>;
   /** Called once per answered request with its route (the table's path, or "unmatched"), status and duration. */
   observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
@@ -81,6 +83,7 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
     const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
+    if (account?.keyId && deps.keyUsed) await deps.keyUsed(account, req);
     const ctx: RequestContext<S> = { req, res, params, query: url.searchParams, account, service: deps.service };
     return spec.handler(ctx);
   }

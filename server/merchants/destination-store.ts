@@ -52,12 +52,13 @@ export class DestinationStore {
   }
 
   /**
-   * A chain's new payout address. Test keys, no delay, or the chain's first address (no
-   * payment can be made there before it, so nothing is redirected): in effect now. Live keys
-   * replacing an address: pending for the delay, the old one used until then; asking again
-   * for the address already pending answers that change (its clock is not restarted), and a
-   * later request replaces an earlier one still pending. Asking for the address in effect
-   * withdraws any pending change.
+   * A chain's new payout address. Test keys, or no delay: in effect now. Live keys: pending for
+   * the delay, told by its event (and e-mail), the old one used until then; the chain's first
+   * address too (issue 48: a stolen key naming it would be paid every live payment from then on,
+   * unseen; until it takes effect the chain takes no live payment). Asking again for the address
+   * already pending answers that change (its clock is not restarted), and a later request
+   * replaces an earlier one still pending. Asking for the address in effect withdraws any
+   * pending change.
    */
   async setPayoutAddress(account: Owner, chainId: number, address: string, nowMs: number): Promise<{ effectiveMs: number; change?: DestinationChange }> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
@@ -69,14 +70,14 @@ export class DestinationStore {
         [account.merchant.id, account.mode, chainId],
       )).map(changeOf);
       const same = pending.find((c) => c.address!.toLowerCase() === address.toLowerCase());
-      if (same && this.waits(account) && current) return { effectiveMs: same.effectiveMs, change: same };
+      if (same && this.waits(account)) return { effectiveMs: same.effectiveMs, change: same };
       // The address, or when it changes, is what every instance's account cache keeps.
       await notifyAccountChange(tx, account.merchant.id);
       if (pending.length) {
         await tx.query(`UPDATE destination_changes SET state = 'cancelled', decided_ms = $2 WHERE id = ANY($1::uuid[])`, [pending.map((c) => c.id), nowMs]);
       }
       const unchanged = current && (current.address as string).toLowerCase() === address.toLowerCase();
-      if (!this.waits(account) || !current || unchanged) {
+      if (!this.waits(account) || unchanged) {
         await tx.query(
           `INSERT INTO payout_addresses (merchant_id, mode, chain_id, address) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, mode, chain_id) DO UPDATE SET address = $4`,
           [account.merchant.id, account.mode, chainId, address],

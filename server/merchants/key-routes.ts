@@ -41,12 +41,32 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true, holder))!;
   service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
-  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'key_rolled', `${account.mode} mode, by ${actorOf(account).label}`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
+  await service.mail.securityChanged(account.merchant, { change: 'key_rolled', detail: `${account.mode} mode, by ${actorOf(account).label}`, modes: [account.mode], by: account });
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
   return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
 };
 
-const keyView = (k: RestrictedKeyRow) => ({ id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString(), createdBy: k.createdBy });
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const keyView = (k: RestrictedKeyRow) => ({
+  id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString(), createdBy: k.createdBy,
+  expiresAt: iso(k.expiresMs), lastUsedAt: iso(k.lastUsedMs), lastUsedFrom: k.lastUsedFrom,
+});
+
+/** A key expires at most a year ahead. */
+const LONGEST_EXPIRY_MS = 366 * 86_400_000;
+
+/**
+ * When a new key expires (issue 48): as asked, in the future and within a year; a key made by a
+ * key that expires expires no later than it (it would outlive its maker), by default at the same time.
+ */
+function expiryOf(asked: string | undefined, maker: number | undefined, nowMs: number): number | null {
+  if (asked === undefined) return maker ?? null;
+  const at = Date.parse(asked);
+  if (at <= nowMs) throw invalidField('expires_at', 'expected a time in the future');
+  if (at > nowMs + LONGEST_EXPIRY_MS) throw invalidField('expires_at', 'expected a time within a year');
+  if (maker !== undefined && at > maker) throw invalidField('expires_at', `expected no later than the key making it, which expires at ${new Date(maker).toISOString()}`);
+  return at;
+}
 
 /** A restricted key: never wider than whoever makes it (a member's role, a restricted key's own set). */
 export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = async ({ body, account, service }) => {
@@ -57,8 +77,13 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   // Whose key it is (issue 48): the person making it, or, made by a key (a full key too: the
   // person who rolled it), that key's person.
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
-  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, service.now(), { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder);
+  const nowMs = service.now();
+  const expiresMs = expiryOf(body.expires_at, account.session ? undefined : account.keyExpiresMs, nowMs);
+  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, nowMs, { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder, expiresMs);
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
+  await service.mail.securityChanged(account.merchant, {
+    change: 'key_created', detail: `${made.name} (${account.mode}: ${made.permissions.join(', ')}${expiresMs === null ? '' : `; expires ${iso(expiresMs)}`}), by ${label}`, modes: [account.mode], by: account, target: made.id, concerned: { person: holder ?? undefined },
+  });
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };
 
@@ -68,7 +93,12 @@ export const listRestrictedKeys: Handler = async ({ account, service }) => {
 };
 
 export const revokeRestrictedKey: Handler<{ params: typeof ByMember }> = async ({ params, account, service }) => {
-  if (!(await service.merchants.revokeRestrictedKey(account, params.id))) throw new NotFound('No such restricted key in this mode');
+  const gone = await service.merchants.revokeRestrictedKey(account, params.id);
+  if (!gone) throw new NotFound('No such restricted key in this mode');
+  // Its person is told too: a key they rely on stopped.
+  await service.mail.securityChanged(account.merchant, {
+    change: 'key_revoked', detail: `${gone.name} (${account.mode}), by ${actorOf(account).label}`, modes: [account.mode], by: account, target: gone.id, concerned: { person: gone.holder ?? undefined },
+  });
   return ok(200, undefined, 'Restricted key revoked: it no longer works');
 };
 
@@ -76,10 +106,10 @@ export const routes = [
   route({
     method: 'POST', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.write', stepUp: 'live', handler: createRestrictedKey, tag: 'Account', body: RestrictedKeyBody,
     summary: 'a restricted secret key of the mode with the permissions chosen, shown once',
-    description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Rolling the full key leaves restricted keys alone.',
+    description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Optional `expires_at` (in the future, within a year; a key made by an expiring key expires no later than it, by default with it): from then on the key is refused, 401 saying it expired. Rolling the full key leaves restricted keys alone. The owner and the person it belongs to are told (SECURITY_CHANGED, and e-mail).',
     responses: { 201: NewRestrictedKeyAnswer }, errors: [403], idempotency: 'secret',
   }),
-  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key), permissions and `createdBy` (who made it, as the audit log names them: the owner, a member by id and e-mail, or a key by id and hint; null for a key made before this was kept), oldest first.', responses: { 200: RestrictedKeysAnswer } }),
+  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key), permissions, `createdBy` (who made it, as the audit log names them: the owner, a member by id and e-mail, or a key by id and hint; null for a key made before this was kept), `expiresAt` (null: never), and `lastUsedAt` and `lastUsedFrom` (when and from which client address it was last used, kept to the minute; null: not yet), oldest first.', responses: { 200: RestrictedKeysAnswer } }),
   route({
     method: 'DELETE', path: '/api/v1/keys/restricted/:id', auth: 'merchant', permission: 'developers.write', handler: revokeRestrictedKey, tag: 'Account', params: ByMember,
     summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],

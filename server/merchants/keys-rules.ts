@@ -2,6 +2,8 @@
 // slow hash buys nothing for 192 random bits), and shown to the merchant once.
 import { createHash, randomBytes } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
+import type { Account } from '../domain/account.ts';
+import { Unauthorized } from '../domain/errors.ts';
 
 const token = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '0');
 
@@ -10,3 +12,14 @@ export const newWebhookSecret = () => `whsec_${token()}`;
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 /** What a listing may show of a key: its kind and last four characters. */
 export const keyHint = (key: string): string => `${key.slice(0, 8)}…${key.slice(-4)}`;
+
+/**
+ * The account a key opens now: undefined for no such key or one rolled whose delay has run out;
+ * a restricted key past its expiry (issue 48) is refused saying so, and when.
+ */
+export function keyAccount(owner: { account: Account; revokedAfterMs: number | null } | undefined, nowMs: number): Account | undefined {
+  if (!owner) return undefined;
+  const expires = owner.account.keyExpiresMs;
+  if (expires !== undefined && expires <= nowMs) throw new Unauthorized(`This restricted key expired at ${new Date(expires).toISOString()}: it no longer works; make a new one`);
+  return owner.revokedAfterMs === null || owner.revokedAfterMs > nowMs ? owner.account : undefined;
+}

@@ -17,8 +17,8 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 /**
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
  * (CREATE2) when the payment is made, so a change applies to payments made after it takes
- * effect: at once for test keys and a chain's first address; after the operator's delay for a
- * live key replacing one. A payment made before keeps the address it was bound to.
+ * effect: at once for test keys; after the operator's delay in live mode, a chain's first address
+ * too (issue 48). A payment made before keeps the address it was bound to.
  */
 export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
@@ -37,7 +37,7 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
   }
   // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
   if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
-  // A live key replacing an address: the new one waits the operator's delay (the owner told, free to cancel it).
+  // A live key or session: the new address (a chain's first too) waits the operator's delay, the owner told, free to cancel it.
   const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
   const effectiveAt = new Date(effectiveMs).toISOString();
   if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
@@ -66,9 +66,9 @@ export const getPayoutAddresses: Handler = async ({ account, service }) => {
 
 export const routes = [
   route({
-    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.write', stepUp: 'live', handler: putPayoutAddress, tag: 'Webhooks',
+    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.write', stepUp: 'live', memberFactor: true, handler: putPayoutAddress, tag: 'Webhooks',
     summary: 'where a chain\'s deposits are swept to',
-    description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys, and a chain\'s first address: in effect now. A live key replacing an address: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent, and the owner may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address.',
+    description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys: in effect now. A live key or session, the chain\'s first address included: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent and e-mailed to the owner, who may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address (a chain with none takes no live payment until then). From a session in live mode, a second factor confirmed within five minutes (a member without one is refused until they add one).',
     body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: ['chain_not_offered'],
   }),
   route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.read', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', description: '`address` is the one in effect; `pending`, a live key\'s new one waiting for its `effective_at`.', responses: { 200: answer(z.array(PayoutAddress)) } }),

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
-import { hashKey, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
+import { hashKey, keyAccount, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
 import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
@@ -46,7 +46,15 @@ export interface RestrictedKeyRow {
   createdMs: number;
   /** Who made it (issue 37): the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
   createdBy: KeyMaker | null;
+  /** Refused from then on (issue 48); null: no expiry. */
+  expiresMs: number | null;
+  /** When and from which client address it was last used (kept to the minute); null: not yet. */
+  lastUsedMs: number | null;
+  lastUsedFrom: string | null;
 }
+
+/** A restricted key's last use is written at most this often (per key, on each instance, and in the database). */
+export const KEY_USE_EVERY_MS = 60_000;
 
 /** Who made a key: no secret (a key by its id or hint). */
 export interface KeyMaker {
@@ -63,6 +71,9 @@ export class MerchantStore {
     /** Told a merchant's keys, profile or payout addresses changed, once committed (the account cache). */
     private readonly changed: (merchantId: string) => void = () => {},
   ) {}
+
+  /** When this instance last wrote each restricted key's use (keyUsed). */
+  private readonly keyUses = new Map<string, number>();
 
   /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
   async create(profile: Omit<Merchant, 'id'>, nowMs: number): Promise<CreatedMerchant> {
@@ -104,14 +115,13 @@ export class MerchantStore {
 
   /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
   async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
-    const owner = await this.keyOwner(key, kind);
-    return owner && (owner.revokedAfterMs === null || owner.revokedAfterMs > this.now()) ? owner.account : undefined;
+    return keyAccount(await this.keyOwner(key, kind), this.now());
   }
 
   /** The account a key opens and when it stops working (null: not rolled), whatever the time now: what the account cache keeps. */
   async keyOwner(key: string, kind: 'public' | 'secret'): Promise<{ account: Account; revokedAfterMs: number | null } | undefined> {
     const [row] = await this.db.query(
-      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms, k.permissions AS key_permissions, k.id AS key_id, k.name AS key_name, k.hint AS key_hint, k.holder AS key_holder
+      `SELECT m.*, k.mode, k.revoked_after_ms AS key_revoked_after_ms, k.permissions AS key_permissions, k.id AS key_id, k.name AS key_name, k.hint AS key_hint, k.holder AS key_holder, k.expires_ms AS key_expires_ms
          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.hash = $1 AND k.kind = $2`,
       [hashKey(key), kind],
     );
@@ -123,6 +133,8 @@ export class MerchantStore {
       account.grants = grantsOf(row.key_permissions as string | null);
       account.actor = { kind: 'key', id: (row.key_id as string | null) ?? (row.key_hint as string), label: row.key_name ? `${row.key_name as string} (${row.key_hint as string})` : (row.key_hint as string) };
       if (row.key_holder) account.holder = row.key_holder as string;
+      if (row.key_id) account.keyId = String(row.key_id);
+      if (row.key_expires_ms !== null && row.key_expires_ms !== undefined) account.keyExpiresMs = Number(row.key_expires_ms);
     }
     return { account, revokedAfterMs };
   }
@@ -135,7 +147,7 @@ export class MerchantStore {
    * full key a member rolled (holder theirs) outlives their removal until the owner rolls it,
    * and must not mint keys that outlive it (the member row is locked against a removal meanwhile).
    */
-  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker, holder: string | null): Promise<RestrictedKeyRow & { secretKey: string }> {
+  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker, holder: string | null, expiresMs: number | null = null): Promise<RestrictedKeyRow & { secretKey: string }> {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
@@ -146,25 +158,49 @@ export class MerchantStore {
         if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
       }
       await tx.query(
-        `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10)`,
-        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy), holder],
+        `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder, expires_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy), holder, expiresMs],
       );
       return { id };
     });
-    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, createdBy, secretKey };
+    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, createdBy, expiresMs, lastUsedMs: null, lastUsedFrom: null, secretKey };
   }
 
   async restrictedKeys(account: Pick<Account, 'merchant' | 'mode'>): Promise<RestrictedKeyRow[]> {
     const rows = await this.db.query(`SELECT * FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'secret' AND permissions IS NOT NULL ORDER BY created_ms, id`, [account.merchant.id, account.mode]);
-    return rows.map((r) => ({ id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms), createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null }));
+    const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+    return rows.map((r) => ({
+      id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms),
+      createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null, expiresMs: ms(r.expires_ms), lastUsedMs: ms(r.last_used_ms), lastUsedFrom: (r.last_used_client as string | null) ?? null,
+    }));
   }
 
-  /** Revokes a restricted key at once, on every instance (its cached account is dropped). False: no such key. */
-  async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<boolean> {
+  /**
+   * A restricted key was used (issue 48): when and from which client address, written at most
+   * once a minute per key (this instance remembers when it last wrote each; the UPDATE skips a
+   * row another instance wrote within the minute), so a busy key costs one write a minute.
+   */
+  async keyUsed(keyId: string, client: string, nowMs: number): Promise<void> {
+    const last = this.keyUses.get(keyId);
+    if (last !== undefined && nowMs - last < KEY_USE_EVERY_MS) return;
+    if (this.keyUses.size > 10_000) this.keyUses.clear();
+    // The time kept (this write's, or another instance's within the minute): the next write is a minute after it.
+    const [row] = await this.db.query(
+      `WITH kept AS (SELECT last_used_ms FROM api_keys WHERE id = $1),
+            written AS (UPDATE api_keys SET last_used_ms = $2, last_used_client = $3 WHERE id = $1 AND (last_used_ms IS NULL OR last_used_ms <= $4) RETURNING last_used_ms)
+       SELECT COALESCE((SELECT last_used_ms FROM written), (SELECT last_used_ms FROM kept)) AS at`,
+      [keyId, nowMs, client.slice(0, 100), nowMs - KEY_USE_EVERY_MS],
+      'key_used',
+    );
+    this.keyUses.set(keyId, row?.at === null || row?.at === undefined ? nowMs : Number(row.at));
+  }
+
+  /** Revokes a restricted key at once, on every instance (its cached account is dropped): its name and person, to tell. Undefined: no such key. */
+  async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<{ id: string; name: string; holder: string | null } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
-      const gone = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING hash`, [account.merchant.id, account.mode, id]);
+      const [gone] = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING id, name, holder`, [account.merchant.id, account.mode, id]);
       await notifyAccountChange(tx, account.merchant.id);
-      return gone.length > 0;
+      return gone && { id: String(gone.id), name: gone.name as string, holder: (gone.holder as string | null) ?? null };
     }).finally(() => this.changed(account.merchant.id));
   }
 

@@ -87,7 +87,7 @@ export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async
   await service.refunds.setSupportLimit(account.merchant.id, account.mode, cents);
   const now = await service.refunds.supportLimitCents(account.merchant.id, account.mode);
   const daily = `${now / 100n}.${String(now % 100n).padStart(2, '0')}`;
-  await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'support_limit', `${account.mode} mode: ${daily} USD a day`, account.actor?.kind === 'member' ? { person: account.actor.id } : {});
+  await service.mail.securityChanged(account.merchant, { change: 'support_limit', detail: `${account.mode} mode: ${daily} USD a day`, modes: [account.mode], by: account });
   return ok(200, { daily }, `Support members' refund limit set for ${account.mode} mode`);
 };
 

@@ -11,7 +11,7 @@
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
 import type { FeeTerms } from '../domain/fees.ts';
-import { hashKey } from '../merchants/keys-rules.ts';
+import { hashKey, keyAccount } from '../merchants/keys-rules.ts';
 import { MERCHANT_KEY_PREFIX, merchantKey } from '../realtime/keys.ts';
 import type { Sql } from './db.ts';
 
@@ -57,7 +57,7 @@ export class AccountCache {
   /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
   async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
     const owner = await this.cached(`key/${kind}/${hashKey(key)}`, () => this.sources.keyOwner(key, kind), (found) => found?.account.merchant.id);
-    return owner && (owner.revokedAfterMs === null || owner.revokedAfterMs > this.now()) ? owner.account : undefined;
+    return keyAccount(owner, this.now());
   }
 
   settlement(merchantId: string, mode: string): Promise<Settlement> {

@@ -38,6 +38,8 @@ const keyAudit = ({ account, req, service }: Pick<Ctx, 'account' | 'req' | 'serv
 const keyNames = (keys: KeyChange[]) => keys.map((k) => `${k.name} (${k.mode}${k.permissions.length ? `: ${k.permissions.join(', ')}` : ''})`).join('; ');
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Who may do what in the team is both modes': its changes are in both feeds. */
+const MODES = ['test', 'live'] as const;
 const memberView = (m: MemberRow) => ({ id: m.id, email: m.email, role: m.role, createdAt: iso(m.createdMs) });
 
 /** People are managed by people: a key, even a full one, is refused. */
@@ -72,8 +74,9 @@ export const changeMember: Handler<{ params: typeof ByMember; body: typeof Membe
   if (account.actor?.id.toLowerCase() === params.id.toLowerCase()) throw new Forbidden('You cannot change your own role: another admin or the owner can');
   const member = await service.team.changeRole(account.merchant.id, params.id, body.role, keyAudit(ctx, params.id));
   if (!member) throw new NotFound('No such member');
-  // Their keys now do no more than their role: the owner and the member are told which.
-  if (member.keys.length) await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'keys_narrowed', `${member.email}, now ${member.role}: ${keyNames(member.keys)}`, { person: member.id });
+  // Told to the owner and the member, with their keys now doing no more than their role (which).
+  const narrowed = member.keys.length ? `; their restricted keys narrowed: ${keyNames(member.keys)}` : '';
+  await service.mail.securityChanged(account.merchant, { change: 'role_changed', detail: `${member.email} is now ${member.role}${narrowed}`, modes: MODES, by: account, target: member.id, concerned: { person: member.id } });
   return ok(200, memberView(member), member.keys.length ? `Role changed; their sessions ended, and ${member.keys.length} of their restricted keys now do only what the role may` : 'Role changed; their sessions ended');
 };
 
@@ -82,7 +85,8 @@ export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) =>
   sessionOnly(account);
   const gone = await service.team.remove(account.merchant.id, params.id, keyAudit(ctx, params.id));
   if (!gone) throw new NotFound('No such member');
-  if (gone.keys.length) await service.mail.securityChanged(account.merchant.id, account.merchant.businessName, 'keys_revoked', `${gone.email}: ${keyNames(gone.keys)}`, { email: gone.email });
+  const revoked = gone.keys.length ? `; their restricted keys revoked: ${keyNames(gone.keys)}` : '';
+  await service.mail.securityChanged(account.merchant, { change: 'member_removed', detail: `${gone.email}${revoked}`, modes: MODES, by: account, target: params.id, concerned: { email: gone.email } });
   return ok(200, undefined, gone.keys.length ? `Member removed; their sessions ended and their ${gone.keys.length} restricted keys were revoked` : 'Member removed; their sessions ended');
 };
 

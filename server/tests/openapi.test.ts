@@ -173,7 +173,7 @@ describe('the OpenAPI document', () => {
     expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
-    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'REFUND_UPDATED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
+    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'REFUND_UPDATED', 'SECURITY_CHANGED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
   });
 
   it('is true of every answer of every operation: each body matches the schema of its operation and status', { timeout: 120_000 }, async () => {

@@ -12,6 +12,9 @@ import { cheapPasswords } from '../../testing/passwords.ts';
 import { create2Addresses, type Network } from '../../chain/networks.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import type { Account } from '../../domain/account.ts';
+import { Secret, TOTP } from 'otpauth';
+import { EmailStore } from '../../email/store.ts';
+import { emailsFor } from '../../email/rules.ts';
 
 const ADMIN = 'op_destinations_token_0123456789abcdef0123456789';
 const PUBLIC_URL = 'https://pay.example.test';
@@ -79,9 +82,9 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
   it('a live key\'s new payout address binds no payment before the delay, the owner is told at once, and it binds new payments after', async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
-    // The chain's first address: nothing could be paid there before it, so it is in effect now.
-    const first = await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: OLD } });
-    expect(first.body.data).toEqual({ chain_id: 56, address: OLD, pending: false, effective_at: new Date(clock).toISOString() });
+    // The chain's first address waits the delay too (issue 48: its own test below).
+    expect((await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: OLD } })).body.data).toMatchObject({ pending: true });
+    clock += DELAY;
     expect(await boundTo(m, 'live', 'before-1')).toBe(OLD);
 
     const asked = clock;
@@ -90,12 +93,12 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(put.body.data).toMatchObject({ chain_id: 56, address: THIEF, pending: true, effective_at: new Date(asked + DELAY).toISOString() });
     expect(put.body.message).toMatch(/pending/i);
     // Told at once: the event is in the feed (and queued for the webhook URL), naming the address and when.
-    const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING');
+    const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING' && e.payload.data.address === THIEF);
     expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: THIEF, state: 'pending', effective_at: new Date(asked + DELAY).toISOString() })]);
     // Asked again (a retry): the same change, no second event, its clock not restarted.
     clock += HOUR;
     expect((await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: THIEF } })).body.data.effective_at).toBe(new Date(asked + DELAY).toISOString());
-    expect((await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING')).toHaveLength(1);
+    expect((await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING' && e.payload.data.address === THIEF)).toHaveLength(1);
 
     // Until then the old address is the one in effect, and new payments are bound to it.
     const listed = await call('GET', '/api/v1/payout_address', { bearer: live });
@@ -112,10 +115,56 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect((await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data).toEqual([]);
   });
 
+  it('a chain\'s first live payout address waits the delay too, is told by its event and e-mail, and from a session needs a step-up', async () => {
+    const m = await merchant();
+    const live = m.keys.live.secretKey;
+    const asked = clock;
+    const first = await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: OLD } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data).toMatchObject({ chain_id: 56, address: OLD, pending: true, effective_at: new Date(asked + DELAY).toISOString() });
+    // Nothing is in effect until then: no live payment is bound to it.
+    expect((await call('GET', '/api/v1/payout_address', { bearer: live })).body.data).toEqual([]);
+    expect((await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data).toEqual([expect.objectContaining({ kind: 'payout_address', address: OLD, state: 'pending' })]);
+    expect((await call('POST', '/api/v1/transaction/initialize', { bearer: live, body: { reference: 'first-1', coin: 'USDT', currency: 'USD', amount: 10 } })).status).toBeGreaterThanOrEqual(400);
+    // Told at once: the event, and (by the e-mail job) the owner's e-mail, which names no address.
+    const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING');
+    expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: OLD, state: 'pending' })]);
+    await new EmailStore(api.db).fanOut(100, clock, (event, business, people) => emailsFor(event, business, people, `${PUBLIC_URL}/dashboard`));
+    const mails = await api.db.query(`SELECT recipient, subject FROM emails WHERE kind = 'destination_pending' AND merchant_id = $1`, [m.id]);
+    expect(mails.map((r) => r.recipient)).toEqual([`owner${n}-${kind}@shop.example`]);
+    // After the delay, it binds new payments.
+    clock = asked + DELAY;
+    expect(await boundTo(m, 'live', 'first-2')).toBe(OLD);
+
+    // From the owner's session with a second factor: only stepped up (and it waits as a key's does).
+    const other = await merchant();
+    const s = await session(other);
+    const secret = (await call('POST', '/dashboard/api/factors/totp/options', { ...s, mode: 'live' })).body.data.secret as string;
+    const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
+    expect((await call('POST', '/dashboard/api/factors/totp', { ...s, body: { code: code() } })).status).toBe(201);
+    clock += 6 * 60_000;
+    const refused = await call('PUT', '/api/v1/payout_address', { ...s, mode: 'live', body: { chain_id: 56, address: OLD } });
+    expect(refused.body.code).toBe('step_up_required');
+    clock += 30_000;
+    expect((await call('POST', '/dashboard/api/step-up', { ...s, body: { code: code() } })).status).toBe(200);
+    const stepped = await call('PUT', '/api/v1/payout_address', { ...s, mode: 'live', body: { chain_id: 56, address: OLD } });
+    expect(stepped.body.data).toMatchObject({ pending: true, effective_at: new Date(clock + DELAY).toISOString() });
+    // A member (an admin) with no second factor sets no live payout address: they add one first.
+    const invited = await call('POST', '/api/v1/members/invitations', { ...s, body: { email: `adm${n}@shop.example`, role: 'admin' } });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    const token = /#invitation=([\w-]+)/.exec(invited.body.data.link as string)![1];
+    const joined = await call('POST', '/dashboard/api/invitation', { body: { token, email: `adm${n}@shop.example`, password: 'correct horse battery' } });
+    const admin = { cookie: joined.headers.get('set-cookie')!.split(';')[0], csrf: joined.body.data.csrfToken as string };
+    const unfactored = await call('PUT', '/api/v1/payout_address', { ...admin, mode: 'live', body: { chain_id: 56, address: THIEF } });
+    expect(unfactored.status, JSON.stringify(unfactored.body)).toBe(403);
+    expect(unfactored.body.code).toBe('step_up_required');
+  });
+
   it('the owner cancels it from the dashboard\'s session: it never takes effect', async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
-    await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: OLD } });
+    // The chain's address in effect already (set as the demo sets it: a key's first one waits the delay).
+    await api.parts.merchants.setPayoutAddress(m.id, 'live', 56, OLD);
     const put = await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: THIEF } });
     const id = put.body.data.change.id as string;
     const s = await session(m);
