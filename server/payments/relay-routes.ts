@@ -30,7 +30,7 @@ type RelayContext = Parameters<Handler<{ params: typeof ByReference; body: typeo
 
 /** The relay, counted in /metrics: what became of each request, the field each refusal named, the gas each relay cost. */
 export const relay: Handler<{ params: typeof ByReference; body: typeof RelayBody }> = async (ctx) => {
-  const { metrics } = ctx.service;
+  const metrics = ctx.service.metrics;
   try {
     const done = await relayOnce(ctx);
     metrics.relay(done.outcome, done.gasWei === undefined ? {} : { chainId: done.chainId, gasWei: done.gasWei });
