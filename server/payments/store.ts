@@ -9,6 +9,7 @@ import { Conflict, NotFound, NotItsToken, PaymentState } from '../domain/errors.
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
+import type { RefundablePayment } from '../refunds/rules.ts';
 
 /** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
 const ratesOf = (r: Row): Payment['rates'] => {
@@ -105,6 +106,29 @@ export class PaymentStore {
     const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [account.merchant.id, account.mode, reference], 'payment_lock');
     return row && paymentOf(row);
   };
+
+  /** The owner's payment a refund gives back, by reference, locked until `tx` ends (refunds/store.ts's transaction). */
+  async refundable(tx: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<RefundablePayment | undefined> {
+    const [r] = await tx.query(
+      `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+      [owner.merchant.id, owner.mode, reference],
+    );
+    if (!r) return undefined;
+    return {
+      id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
+      paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
+    };
+  }
+
+  /** Whether the merchant has a payment of this reference in its other mode. */
+  async inOtherMode(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0;
+  }
+
+  /** Whether the address is a deposit address of any payment of this service. */
+  async isDepositAddress(sql: Sql, address: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
+  }
 
   /** Initialize's new reference (payments/initialize-rules.ts): one statement, its own transaction. */
   async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {

@@ -79,7 +79,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
   'server/payments/store.ts': ['chain_transfers', 'refunds'],
   'server/payouts/store.ts': ['bank_accounts'],
-  'server/refunds/store.ts': ['merchants', 'payments'],
   'server/refunds/wallet-store.ts': ['payments'],
   'server/storage/audit.ts': ['audit_log'],
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
