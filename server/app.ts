@@ -33,7 +33,7 @@ import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
 import { RateHistoryStore } from './rates/history-store.ts';
 import { ProductStore } from './products/store.ts';
-import { answers, openDatabase, type Database } from './storage/db.ts';
+import { answers, openDatabase, type Database, type Sql } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
@@ -164,7 +164,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
   const merchants = new MerchantStore(db, now, forget);
-  const payments = new PaymentStore(db, events);
+  const chain = new ChainStore(db);
+  // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
+  const payments = new PaymentStore(db, events, { chain, refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) } });
   const links = new LinkStore(db);
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
@@ -198,7 +200,6 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
     }
   }
-  const chain = new ChainStore(db);
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
   for (const seed of options.merchants) await merchants.seed(seed, now());
   const products = new ProductStore(db);

@@ -292,6 +292,26 @@ export class ChainStore {
     await this.db.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
   }
 
+  /** Whether money for the payment is on the chain, seen but not yet deep enough to count (in the caller's transaction). */
+  async isConfirming(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [paymentId])).length > 0;
+  }
+
+  /** The payments with money on the chain still confirming: few (the transfers between seen and counted). */
+  async confirmingPayments(sql: Sql): Promise<string[]> {
+    return (await sql.query(`SELECT DISTINCT payment_id FROM chain_transfers WHERE state = 'seen'`)).map((r) => String(r.payment_id));
+  }
+
+  /** Whether the chain brought the payment anything not orphaned (seen, counted, late or unexpected). */
+  async received(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [paymentId])).length > 0;
+  }
+
+  /** Whether the chain ever saw a transfer to the payment, orphaned ones included. */
+  async seenAny(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 LIMIT 1`, [paymentId])).length > 0;
+  }
+
   async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState; sweptHash?: string }>> {
     return (await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 ORDER BY block_number, log_index`, [chainId])).map(transferOf);
   }

@@ -10,6 +10,7 @@ import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import type { RefundablePayment } from '../refunds/rules.ts';
+import type { ChainStore } from '../chain/store.ts';
 
 /** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
 const ratesOf = (r: Row): Payment['rates'] => {
@@ -83,6 +84,8 @@ export class PaymentStore {
   constructor(
     private readonly db: Database,
     private readonly events: EventStore,
+    /** What the chain saw of a payment, and its refunds: their owners' stores, asked in this store's transaction. */
+    private readonly others: { chain: Pick<ChainStore, 'isConfirming' | 'confirmingPayments' | 'received' | 'seenAny'>; refunds: { anyOf(sql: Sql, paymentId: string): Promise<boolean> } },
   ) {}
 
   async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
@@ -141,17 +144,9 @@ export class PaymentStore {
     return this.db.transaction((tx) =>
       work({
         lock: (account, reference) => this.lock(tx, account, reference),
-        onChain: async (payment) =>
-          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
-        received: async (payment) =>
-          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
-        hasHistory: async (payment) =>
-          (
-            await tx.query(
-              `SELECT 1 WHERE EXISTS (SELECT 1 FROM chain_transfers WHERE payment_id = $1) OR EXISTS (SELECT 1 FROM refunds WHERE payment_id = $1)`,
-              [payment.id],
-            )
-          ).length > 0,
+        onChain: (payment) => this.others.chain.isConfirming(tx, payment.id),
+        received: (payment) => this.others.chain.received(tx, payment.id),
+        hasHistory: async (payment) => (await this.others.chain.seenAny(tx, payment.id)) || (await this.others.refunds.anyOf(tx, payment.id)),
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
           return row && paymentOf(row);
@@ -332,8 +327,7 @@ export class PaymentStore {
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
       if (assertSettles(payment, nowMs) === 'already') return payment;
       // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
-      const [confirming] = await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id]);
-      if (confirming) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
+      if (await this.others.chain.isConfirming(tx, payment.id)) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
       return this.markSettled(tx, account, payment, nowMs, report);
     });
   }
@@ -344,11 +338,12 @@ export class PaymentStore {
    */
   async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
     return this.db.transaction(async (tx) => {
+      const confirming = await this.others.chain.confirmingPayments(tx);
       const rows = await tx.query(
         `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
-          AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = payments.id AND t.state = 'seen')
+          AND NOT (id::text = ANY($3::text[]))
           ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, limit],
+        [nowMs, limit, confirming],
       );
       for (const row of rows) {
         const payment = paymentOf(row);

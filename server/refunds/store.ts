@@ -89,6 +89,11 @@ export class RefundStore implements RefundTransactions {
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
+  /** Whether the payment has any refund, in any state (in the caller's transaction). */
+  async anyOf(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM refunds WHERE payment_id = $1 LIMIT 1`, [paymentId])).length > 0;
+  }
+
   /** Whether any refund waits on a claim link expired by `nowMs` (the job looks further only then). */
   async expiring(nowMs: number): Promise<boolean> {
     const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1) AS due`, [nowMs]);

@@ -77,7 +77,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/merchants/store.ts': ['dashboard_logins', 'events', 'members'],
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
-  'server/payments/store.ts': ['chain_transfers', 'refunds'],
   'server/payouts/store.ts': ['bank_accounts'],
   'server/refunds/wallet-store.ts': ['payments'],
   'server/storage/audit.ts': ['audit_log'],
