@@ -189,7 +189,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
-  const walletRefunds = new WalletRefundStore(db, events);
+  const walletRefunds = new WalletRefundStore(db, events, payments);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {

@@ -123,6 +123,12 @@ export class PaymentStore {
     };
   }
 
+  /** How the owner's payment of this reference settles (undefined: no such payment). */
+  async settlementOf(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<'wallet' | 'balance' | undefined> {
+    const [row] = await sql.query(`SELECT settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [owner.merchant.id, owner.mode, reference]);
+    return row?.settlement as 'wallet' | 'balance' | undefined;
+  }
+
   /** Whether the merchant has a payment of this reference in its other mode. */
   async inOtherMode(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<boolean> {
     return (await sql.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0;

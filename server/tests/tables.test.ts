@@ -78,7 +78,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
   'server/payouts/store.ts': ['bank_accounts'],
-  'server/refunds/wallet-store.ts': ['payments'],
   'server/storage/audit.ts': ['audit_log'],
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
   'server/storage/events.ts': ['webhook_endpoints'],
