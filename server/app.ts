@@ -19,14 +19,14 @@ import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { served } from './routes/route.ts';
 import { seedCatalogue } from './seed.ts';
-import { ChainStore } from './chain/store.ts';
+import { ChainStore, sweepCounts } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
 import { FactorStore } from './factors/store.ts';
 import { secretBox } from './factors/secret-box.ts';
 import { OpaqueIds } from './http/opaque-ids.ts';
-import { EmailStore } from './email/store.ts';
+import { EmailStore, emailOutbox } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
 import { smtpSender } from './email/smtp.ts';
 import { PaymentList } from './payments/list-store.ts';
@@ -41,19 +41,19 @@ import { LinkStore } from './links/store.ts';
 import { MerchantStore } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
-import { PaymentStore } from './payments/store.ts';
-import { PayoutStore } from './payouts/store.ts';
-import { RefundStore } from './refunds/store.ts';
+import { PaymentStore, paymentGroups } from './payments/store.ts';
+import { PayoutStore, payoutsByState } from './payouts/store.ts';
+import { RefundStore, refundsByState } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
 import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
-import { SwapStore } from './balances/swap-store.ts';
+import { SwapStore, swapsByState } from './balances/swap-store.ts';
 import { TreasuryTxStore } from './balances/treasury-store.ts';
 import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
 import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
-import { WithdrawalStore } from './balances/withdrawal-store.ts';
+import { WithdrawalStore, withdrawalsByState } from './balances/withdrawal-store.ts';
 import { FeeStore } from './merchants/fee-store.ts';
 import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { RateCache } from './rates/cache.ts';
@@ -136,7 +136,14 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const rateHistory = new RateHistoryStore(db, options.rateHistoryDays * 86_400_000, ratesConfig.maxAgeMs);
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log, history: rateHistory });
   await rates.start();
-  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
+  // /metrics reads each table through its owner's store (storage/tables.ts).
+  const metricsStore = new MetricsStore(db, {
+    paymentGroups: (nowMs) => paymentGroups(db, nowMs),
+    byState: { payouts: () => payoutsByState(db), swaps: () => swapsByState(db), withdrawals: () => withdrawalsByState(db), refunds: () => refundsByState(db) },
+    emailOutbox: () => emailOutbox(db),
+    sweeps: () => sweepCounts(db),
+  });
+  const metrics = createMetrics({ store: metricsStore, rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
   // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
   const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);

@@ -67,6 +67,14 @@ const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: Transfe
   state: r.state as TransferState,
 });
 
+/** /metrics' counted transfers per chain, swept or still waiting for a sweep (storage/metrics.ts). */
+export async function sweepCounts(sql: Sql): Promise<Array<{ chainId: number; swept: boolean; count: number }>> {
+  const rows = await sql.query(
+    `SELECT chain_id, swept_hash IS NOT NULL AS swept, count(*)::text AS n FROM chain_transfers WHERE state IN ('credited', 'late', 'unexpected') GROUP BY 1, 2`,
+  );
+  return rows.map((r) => ({ chainId: Number(r.chain_id), swept: !!r.swept, count: Number(r.n) }));
+}
+
 export class ChainStore {
   /** The sweeps of this chain's deposits: the sweeper's lease, claims, and what each sweep moved. */
   readonly sweeps: SweepStore;

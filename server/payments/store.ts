@@ -11,6 +11,7 @@ import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import type { RefundablePayment } from '../refunds/rules.ts';
 import type { ChainStore } from '../chain/store.ts';
+import type { PaymentGroup } from '../storage/metrics.ts';
 
 /** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
 const ratesOf = (r: Row): Payment['rates'] => {
@@ -74,6 +75,16 @@ export const paymentOf = (r: Row): Payment => ({
   feeTo: (r.fee_to as string | null) ?? null,
 });
 
+
+/** /metrics' payments: by the facts their status is made of (storage/metrics.ts). */
+export async function paymentGroups(sql: Sql, nowMs: number): Promise<PaymentGroup[]> {
+  const rows = await sql.query(
+    `SELECT mode, paid >= due AS full, settled_ms IS NOT NULL AS settled, expires_ms <= $1 AS expired, paid > 0 AS some, count(*)::text AS n
+       FROM payments GROUP BY 1, 2, 3, 4, 5`,
+    [nowMs],
+  );
+  return rows.map((r) => ({ mode: r.mode as string, full: !!r.full, settled: !!r.settled, expired: !!r.expired, some: !!r.some, count: Number(r.n) }));
+}
 
 export interface ChangeReport {
   type: EventType;

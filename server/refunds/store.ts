@@ -16,6 +16,7 @@ import type { SendFollower, WithdrawalStore } from '../balances/withdrawal-store
 import type { AttentionStore } from '../payments/attention-store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { MerchantStore } from '../merchants/store.ts';
+import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -51,6 +52,9 @@ export interface RefundFilter {
   fromMs?: number;
   toMs?: number;
 }
+
+/** /metrics' refunds by key mode and state (storage/metrics.ts). */
+export const refundsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
 
 export class RefundStore implements RefundTransactions {
   constructor(

@@ -82,7 +82,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
   'server/storage/events.ts': ['webhook_endpoints'],
   'server/storage/history.ts': ['payouts', 'swaps', 'withdrawals'],
-  'server/storage/metrics.ts': ['chain_transfers', 'emails', 'payments', 'payouts', 'refunds', 'swaps', 'withdrawals'],
   'server/team/store.ts': ['api_keys', 'audit_log', 'dashboard_links', 'dashboard_logins', 'dashboard_sessions', 'merchants', 'recovery_codes', 'second_factors'],
 };
 
