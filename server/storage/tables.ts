@@ -5,11 +5,10 @@
 // own tables (the outbox, leases, idempotency, rate limits) belong to storage/. Tables a later
 // migration dropped stay listed: their migrations still create them.
 export const TABLE_OWNERS = {
-  // merchants/: the account, its keys, where its money goes
+  // merchants/: the account, its keys, where its money goes (the bank accounts are the payouts')
   merchants: 'merchants',
   api_keys: 'merchants',
   webhook_endpoints: 'merchants',
-  bank_accounts: 'merchants',
   payout_addresses: 'merchants',
   destination_changes: 'merchants',
   merchant_fees: 'merchants',
@@ -42,6 +41,7 @@ export const TABLE_OWNERS = {
   products: 'products',
   prices: 'products',
   payouts: 'payouts',
+  bank_accounts: 'payouts',
   refunds: 'refunds',
   refund_transfers: 'refunds',
   dashboard_logins: 'dashboard',

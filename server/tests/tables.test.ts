@@ -73,15 +73,13 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/email/store.ts': ['dashboard_logins', 'events', 'members', 'merchants', 'payments'],
   'server/factors/store.ts': ['dashboard_sessions'],
   'server/links/store.ts': ['prices', 'products'],
-  'server/merchants/destination-store.ts': ['payouts', 'refunds', 'withdrawals'],
+  'server/merchants/destination-store.ts': ['bank_accounts', 'payouts', 'refunds', 'withdrawals'],
   'server/merchants/store.ts': ['dashboard_logins', 'events', 'members'],
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
-  'server/payouts/store.ts': ['bank_accounts'],
   'server/storage/audit.ts': ['audit_log'],
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
   'server/storage/events.ts': ['webhook_endpoints'],
-  'server/storage/history.ts': ['payouts', 'swaps', 'withdrawals'],
   'server/team/store.ts': ['api_keys', 'audit_log', 'dashboard_links', 'dashboard_logins', 'dashboard_sessions', 'merchants', 'recovery_codes', 'second_factors'],
 };
 
