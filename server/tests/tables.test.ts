@@ -77,7 +77,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/merchants/store.ts': ['dashboard_logins', 'events', 'members'],
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
-  'server/storage/audit.ts': ['audit_log'],
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
   'server/storage/events.ts': ['webhook_endpoints'],
   'server/team/store.ts': ['api_keys', 'audit_log', 'dashboard_links', 'dashboard_logins', 'dashboard_sessions', 'merchants', 'recovery_codes', 'second_factors'],
