@@ -71,7 +71,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/sweep-store.ts': ['payments'],
   'server/dashboard/store.ts': ['event_attempts', 'events', 'members', 'merchants', 'second_factor_policy', 'second_factors'],
   'server/email/store.ts': ['dashboard_logins', 'events', 'members', 'merchants', 'payments'],
-  'server/factors/store.ts': ['dashboard_sessions'],
   'server/links/store.ts': ['prices', 'products'],
   'server/merchants/destination-store.ts': ['bank_accounts', 'payouts', 'refunds', 'withdrawals'],
   'server/merchants/store.ts': ['dashboard_logins', 'events', 'members'],
