@@ -19,14 +19,14 @@ import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
 import { served } from './routes/route.ts';
 import { seedCatalogue } from './seed.ts';
-import { ChainStore } from './chain/store.ts';
+import { ChainStore, sweepCounts } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
 import { TeamStore } from './team/store.ts';
 import { FactorStore } from './factors/store.ts';
 import { secretBox } from './factors/secret-box.ts';
 import { OpaqueIds } from './http/opaque-ids.ts';
-import { EmailStore } from './email/store.ts';
+import { EmailStore, emailOutbox } from './email/store.ts';
 import { Mail } from './email/use-cases.ts';
 import { clientOf } from './http/client.ts';
 import { smtpSender } from './email/smtp.ts';
@@ -34,7 +34,7 @@ import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
 import { RateHistoryStore } from './rates/history-store.ts';
 import { ProductStore } from './products/store.ts';
-import { answers, openDatabase, type Database } from './storage/db.ts';
+import { answers, openDatabase, type Database, type Sql } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
@@ -42,19 +42,19 @@ import { LinkStore } from './links/store.ts';
 import { MerchantStore } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
-import { PaymentStore } from './payments/store.ts';
-import { PayoutStore } from './payouts/store.ts';
-import { RefundStore } from './refunds/store.ts';
+import { PaymentStore, paymentGroups } from './payments/store.ts';
+import { PayoutStore, payoutsByState } from './payouts/store.ts';
+import { RefundStore, refundsByState } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
 import { PartnerTransferStore } from './balances/partner-transfer-store.ts';
-import { SwapStore } from './balances/swap-store.ts';
+import { SwapStore, swapsByState } from './balances/swap-store.ts';
 import { TreasuryTxStore } from './balances/treasury-store.ts';
 import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
 import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
-import { WithdrawalStore } from './balances/withdrawal-store.ts';
+import { WithdrawalStore, withdrawalsByState } from './balances/withdrawal-store.ts';
 import { FeeStore } from './merchants/fee-store.ts';
 import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
 import { Relayer } from './chain/relay.ts';
@@ -139,7 +139,14 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const rateHistory = new RateHistoryStore(db, options.rateHistoryDays * 86_400_000, ratesConfig.maxAgeMs);
   const rates = new RateCache(ratesConfig.providers, { ...ratesConfig, now, log, history: rateHistory });
   await rates.start();
-  const metrics = createMetrics({ store: new MetricsStore(db), rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
+  // /metrics reads each table through its owner's store (storage/tables.ts).
+  const metricsStore = new MetricsStore(db, {
+    paymentGroups: (nowMs) => paymentGroups(db, nowMs),
+    byState: { payouts: () => payoutsByState(db), swaps: () => swapsByState(db), withdrawals: () => withdrawalsByState(db), refunds: () => refundsByState(db) },
+    emailOutbox: () => emailOutbox(db),
+    sweeps: () => sweepCounts(db),
+  });
+  const metrics = createMetrics({ store: metricsStore, rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
   // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
   const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
@@ -167,7 +174,9 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
   const merchants = new MerchantStore(db, now, forget);
-  const payments = new PaymentStore(db, events);
+  const chain = new ChainStore(db);
+  // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
+  const payments = new PaymentStore(db, events, { chain, refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) } });
   const links = new LinkStore(db);
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
@@ -187,10 +196,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const attention = new AttentionStore(db, events);
-  const refunds = new RefundStore(db, { journal, withdrawals, events, attention }, options.supportRefundDailyLimit);
+  const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
-  const walletRefunds = new WalletRefundStore(db, events);
+  const walletRefunds = new WalletRefundStore(db, events, payments);
   // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
   for (const mode of ['test', 'live'] as const) {
@@ -201,7 +210,6 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
     }
   }
-  const chain = new ChainStore(db);
   // Each network's relay of signed transfers (issue 50), sent by its gas wallet: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const relayers = new Map<string, Relayer>();
   for (const mode of ['test', 'live'] as const) {

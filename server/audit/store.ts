@@ -1,7 +1,6 @@
 // The audit log (issue 37): one row per change or money movement, appended and never changed
 // (the table's trigger refuses UPDATE and DELETE, migration 0026), read newest first in pages.
-import type { Database } from '../storage/db.ts';
-import { appendAudit } from '../storage/audit.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import type { AuditEntry } from './rules.ts';
 
 export interface AuditFilter {
@@ -18,6 +17,18 @@ export interface AuditFilter {
 
 export interface AuditRow extends AuditEntry {
   id: number;
+}
+
+/** Appends rows (`sql`: the change's transaction, or the database). */
+export async function appendAudit(sql: Sql, records: AuditEntry[]): Promise<void> {
+  for (const entry of records) {
+    await sql.query(
+      `INSERT INTO audit_log (merchant_id, mode, at_ms, actor_kind, actor_id, actor_label, client, action, target, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [entry.merchantId, entry.mode, entry.atMs, entry.actor.kind, entry.actor.id, entry.actor.label, entry.client, entry.action, entry.target ?? null, JSON.stringify(entry.details)],
+      'audit_append', // after every write a secret key or a session makes, initialize's included
+    );
+  }
 }
 
 export class AuditStore {

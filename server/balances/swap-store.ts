@@ -8,6 +8,7 @@ import { swapTerms, type StoredSwap } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { newestFirst } from '../storage/history.ts';
 import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 export type { StoredSwap };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -33,6 +34,9 @@ const swapOf = (r: Row): StoredSwap => ({
   expiresMs: Number(r.expires_ms),
   ...sentOf(r),
 });
+
+/** /metrics' swaps by key mode and state (storage/metrics.ts). */
+export const swapsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM swaps GROUP BY 1, 2`));
 
 export class SwapStore {
   constructor(private readonly db: Database) {}

@@ -9,6 +9,7 @@ import type { Database, Row, Sql } from '../storage/db.ts';
 import { WITHDRAWAL_WINDOW_MS } from './ledger-rules.ts';
 import { newestFirst } from '../storage/history.ts';
 import { recordedTx, sentOf, writeSigned, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 export type { StoredWithdrawal };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -51,6 +52,10 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
   decimals: Number(r.decimals),
   purpose: (r.purpose as SendPurpose | undefined) ?? 'withdrawal',
 });
+
+/** /metrics' withdrawals by key mode and state (storage/metrics.ts): a refund's send is not a withdrawal. */
+export const withdrawalsByState = async (sql: Sql): Promise<StateCount[]> =>
+  stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM withdrawals WHERE purpose = 'withdrawal' GROUP BY 1, 2`));
 
 export class WithdrawalStore {
   constructor(

@@ -67,6 +67,14 @@ const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: Transfe
   state: r.state as TransferState,
 });
 
+/** /metrics' counted transfers per chain, swept or still waiting for a sweep (storage/metrics.ts). */
+export async function sweepCounts(sql: Sql): Promise<Array<{ chainId: number; swept: boolean; count: number }>> {
+  const rows = await sql.query(
+    `SELECT chain_id, swept_hash IS NOT NULL AS swept, count(*)::text AS n FROM chain_transfers WHERE state IN ('credited', 'late', 'unexpected') GROUP BY 1, 2`,
+  );
+  return rows.map((r) => ({ chainId: Number(r.chain_id), swept: !!r.swept, count: Number(r.n) }));
+}
+
 export class ChainStore {
   /** The sweeps of this chain's deposits: the sweeper's lease, claims, and what each sweep moved. */
   readonly sweeps: SweepStore;
@@ -290,6 +298,26 @@ export class ChainStore {
    */
   async notifyConfirming(chainId: number): Promise<void> {
     await this.db.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
+  }
+
+  /** Whether money for the payment is on the chain, seen but not yet deep enough to count (in the caller's transaction). */
+  async isConfirming(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [paymentId])).length > 0;
+  }
+
+  /** The payments with money on the chain still confirming: few (the transfers between seen and counted). */
+  async confirmingPayments(sql: Sql): Promise<string[]> {
+    return (await sql.query(`SELECT DISTINCT payment_id FROM chain_transfers WHERE state = 'seen'`)).map((r) => String(r.payment_id));
+  }
+
+  /** Whether the chain brought the payment anything not orphaned (seen, counted, late or unexpected). */
+  async received(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [paymentId])).length > 0;
+  }
+
+  /** Whether the chain ever saw a transfer to the payment, orphaned ones included. */
+  async seenAny(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 LIMIT 1`, [paymentId])).length > 0;
   }
 
   async transfers(chainId: number): Promise<Array<SeenTransfer & { state: TransferState; sweptHash?: string }>> {

@@ -214,6 +214,11 @@ export class DashboardStore {
     await this.db.query('DELETE FROM dashboard_sessions WHERE hash = $1', [tokenHash(token)]);
   }
 
+  /** The session of this cookie proved a second factor now (factors/routes.ts): its step-up lasts from here. */
+  async steppedUp(sessionToken: string, nowMs: number): Promise<void> {
+    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2 WHERE hash = $1', [tokenHash(sessionToken), nowMs]);
+  }
+
   /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */
   async endAll(merchantId: string, memberId?: string): Promise<number> {
     if (memberId) return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2 RETURNING hash', [merchantId, memberId])).length;

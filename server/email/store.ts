@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../storage/db.ts';
 import type { Actor } from '../domain/permissions.ts';
 import type { Email, MailedEvent, Recipient } from './rules.ts';
+import { queueOf } from '../storage/metrics.ts';
 
 export interface OutboxRow extends Email {
   id: string;
@@ -17,6 +18,12 @@ export interface OutboxRow extends Email {
 }
 
 export type Settled = { state: 'sent' } | { state: 'failed'; error: string } | { state: 'pending'; atMs: number; error: string };
+
+/** /metrics' e-mail outbox (storage/metrics.ts): pending, retries included, and since when the oldest waits. */
+export async function emailOutbox(sql: Sql): Promise<{ depth: number; oldestMs: number | null }> {
+  const [row] = await sql.query(`SELECT count(*)::text AS n, min(created_ms)::text AS oldest FROM emails WHERE state = 'pending'`);
+  return queueOf(row!);
+}
 
 export class EmailStore {
   constructor(private readonly db: Database) {}

@@ -73,7 +73,7 @@ export const listFactors: Handler = async (ctx) => {
 async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { id: string; first: boolean }, kind: string) {
   const { service } = ctx;
   const recoveryCodes = made.first ? await renewRecoveryCodes(service.factors, session.who, service.now()) : undefined;
-  await service.factors.steppedUp(session.token, service.now());
+  await service.dashboard.steppedUp(session.token, service.now());
   await audited(ctx, session.account, `POST /dashboard/api/factors/${kind}`, made.id, { kind });
   await told(ctx, session, kind === 'passkey' ? 'passkey_added' : 'totp_added');
   service.log.info({ merchant: session.who.merchantId, kind }, 'second factor added');
@@ -150,7 +150,7 @@ export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const nowMs = ctx.service.now();
   const proved = await prove(ctx.service.factors, session.who, ctx.body, ctx.service.origin(), nowMs, (kind) => lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]));
   if (proved.unlocked.length) await lockChanged(ctx, session.account, session.who.holder, 'step_up_unlocked', proved.unlocked);
-  await ctx.service.factors.steppedUp(session.token, nowMs);
+  await ctx.service.dashboard.steppedUp(session.token, nowMs);
   await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code' });
   // A recovery code used is told: if it was not the person, their codes are in someone's hands.
   if (!ctx.body.passkey && !ctx.body.code) await told(ctx, session, 'recovery_code_used');

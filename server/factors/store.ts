@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from './secret-box.ts';
 import type { Database, Row } from '../storage/db.ts';
-import { tokenHash } from '../merchants/sign-in-rules.ts';
 
 export interface Factor {
   id: string;
@@ -205,10 +204,5 @@ export class FactorStore {
       [who.merchantId, who.holder, kinds ?? null],
     );
     return rows.filter((r) => r.locked_ms !== null).map((r) => r.kind as ProofKind);
-  }
-
-  /** The session of this cookie proved a second factor now: its step-up lasts from here. */
-  async steppedUp(sessionToken: string, nowMs: number): Promise<void> {
-    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2 WHERE hash = $1', [tokenHash(sessionToken), nowMs]);
   }
 }

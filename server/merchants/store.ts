@@ -346,6 +346,16 @@ export class MerchantStore {
       .finally(() => this.changed(merchantId));
   }
 
+  /** A mode's daily limit on its support members' refunds, US cents, as the merchant set it; null where it set none (refunds/store.ts applies the operator's default). */
+  async supportRefundLimit(merchantId: string, mode: string): Promise<bigint | null> {
+    const [row] = await this.db.query(`SELECT ${supportLimitColumn(mode)}::text AS c FROM merchants WHERE id = $1`, [merchantId]);
+    return row?.c != null ? BigInt(row.c as string) : null;
+  }
+
+  async setSupportRefundLimit(merchantId: string, mode: string, cents: bigint | null): Promise<void> {
+    await this.db.query(`UPDATE merchants SET ${supportLimitColumn(mode)} = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
+  }
+
   async list(): Promise<Merchant[]> {
     return (await this.db.query('SELECT * FROM merchants ORDER BY created_ms')).map(merchantOf);
   }
@@ -383,3 +393,6 @@ export class MerchantStore {
     return this.endpoint(account);
   }
 }
+
+/** The column of a mode's support refund limit (migrations 0032 and 0043): one of two names, never the caller's text. */
+const supportLimitColumn = (mode: string) => (mode === 'live' ? 'support_refund_limit_live_cents' : 'support_refund_limit_cents');

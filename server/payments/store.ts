@@ -9,6 +9,9 @@ import { Conflict, NotFound, NotItsToken, PaymentState } from '../domain/errors.
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
+import type { RefundablePayment } from '../refunds/rules.ts';
+import type { ChainStore } from '../chain/store.ts';
+import type { PaymentGroup } from '../storage/metrics.ts';
 
 /** The rates a payment was quoted at (migration: rates, rate_source, rate_fixed, rates_ms); null before they were kept. */
 const ratesOf = (r: Row): Payment['rates'] => {
@@ -73,6 +76,16 @@ export const paymentOf = (r: Row): Payment => ({
 });
 
 
+/** /metrics' payments: by the facts their status is made of (storage/metrics.ts). */
+export async function paymentGroups(sql: Sql, nowMs: number): Promise<PaymentGroup[]> {
+  const rows = await sql.query(
+    `SELECT mode, paid >= due AS full, settled_ms IS NOT NULL AS settled, expires_ms <= $1 AS expired, paid > 0 AS some, count(*)::text AS n
+       FROM payments GROUP BY 1, 2, 3, 4, 5`,
+    [nowMs],
+  );
+  return rows.map((r) => ({ mode: r.mode as string, full: !!r.full, settled: !!r.settled, expired: !!r.expired, some: !!r.some, count: Number(r.n) }));
+}
+
 export interface ChangeReport {
   type: EventType;
   data: (payment: Payment) => unknown;
@@ -82,6 +95,8 @@ export class PaymentStore {
   constructor(
     private readonly db: Database,
     private readonly events: EventStore,
+    /** What the chain saw of a payment, and its refunds: their owners' stores, asked in this store's transaction. */
+    private readonly others: { chain: Pick<ChainStore, 'isConfirming' | 'confirmingPayments' | 'received' | 'seenAny'>; refunds: { anyOf(sql: Sql, paymentId: string): Promise<boolean> } },
   ) {}
 
   async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
@@ -106,6 +121,35 @@ export class PaymentStore {
     return row && paymentOf(row);
   };
 
+  /** The owner's payment a refund gives back, by reference, locked until `tx` ends (refunds/store.ts's transaction). */
+  async refundable(tx: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<RefundablePayment | undefined> {
+    const [r] = await tx.query(
+      `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+      [owner.merchant.id, owner.mode, reference],
+    );
+    if (!r) return undefined;
+    return {
+      id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
+      paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
+    };
+  }
+
+  /** How the owner's payment of this reference settles (undefined: no such payment). */
+  async settlementOf(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<'wallet' | 'balance' | undefined> {
+    const [row] = await sql.query(`SELECT settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [owner.merchant.id, owner.mode, reference]);
+    return row?.settlement as 'wallet' | 'balance' | undefined;
+  }
+
+  /** Whether the merchant has a payment of this reference in its other mode. */
+  async inOtherMode(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0;
+  }
+
+  /** Whether the address is a deposit address of any payment of this service. */
+  async isDepositAddress(sql: Sql, address: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
+  }
+
   /** Initialize's new reference (payments/initialize-rules.ts): one statement, its own transaction. */
   async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {
     const [row] = await this.db.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
@@ -117,17 +161,9 @@ export class PaymentStore {
     return this.db.transaction((tx) =>
       work({
         lock: (account, reference) => this.lock(tx, account, reference),
-        onChain: async (payment) =>
-          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id])).length > 0,
-        received: async (payment) =>
-          (await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state <> 'orphaned' LIMIT 1`, [payment.id])).length > 0,
-        hasHistory: async (payment) =>
-          (
-            await tx.query(
-              `SELECT 1 WHERE EXISTS (SELECT 1 FROM chain_transfers WHERE payment_id = $1) OR EXISTS (SELECT 1 FROM refunds WHERE payment_id = $1)`,
-              [payment.id],
-            )
-          ).length > 0,
+        onChain: (payment) => this.others.chain.isConfirming(tx, payment.id),
+        received: (payment) => this.others.chain.received(tx, payment.id),
+        hasHistory: async (payment) => (await this.others.chain.seenAny(tx, payment.id)) || (await this.others.refunds.anyOf(tx, payment.id)),
         insert: async (account, p, nowMs) => {
           const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
           return row && paymentOf(row);
@@ -308,8 +344,7 @@ export class PaymentStore {
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
       if (assertSettles(payment, nowMs) === 'already') return payment;
       // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
-      const [confirming] = await tx.query(`SELECT 1 FROM chain_transfers WHERE payment_id = $1 AND state = 'seen' LIMIT 1`, [payment.id]);
-      if (confirming) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
+      if (await this.others.chain.isConfirming(tx, payment.id)) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
       return this.markSettled(tx, account, payment, nowMs, report);
     });
   }
@@ -320,11 +355,12 @@ export class PaymentStore {
    */
   async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
     return this.db.transaction(async (tx) => {
+      const confirming = await this.others.chain.confirmingPayments(tx);
       const rows = await tx.query(
         `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
-          AND NOT EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = payments.id AND t.state = 'seen')
+          AND NOT (id::text = ANY($3::text[]))
           ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, limit],
+        [nowMs, limit, confirming],
       );
       for (const row of rows) {
         const payment = paymentOf(row);

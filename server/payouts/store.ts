@@ -17,6 +17,7 @@ import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount,
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 import { newestFirst } from '../storage/history.ts';
+import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 /** The coin payouts are drawn on in a mode: USDT of its network (or of the sandbox's catalogue). */
 export interface PayoutCoin {
@@ -71,6 +72,9 @@ const payoutOf = (r: Row): StoredPayout => ({
 export const payoutView = ({ merchantId: _m, mode: _o, providerRef: _p, ...payout }: StoredPayout): Payout => payout;
 
 const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant.id, account.mode];
+
+/** /metrics' payouts by key mode and status (storage/metrics.ts). */
+export const payoutsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
 
 export class PayoutStore {
   constructor(

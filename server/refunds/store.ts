@@ -1,12 +1,12 @@
 // Refunds as rows (issue 35), and the one transaction the refund use cases run in
-// (refunds/use-cases.ts's RefundWrites): SQL only, of the refunds' own tables and the payment
-// they give back. The balance's journal, the treasury's sends (balances/withdrawal-store.ts: a
-// refund's is its row of purpose `refund`) and the events are handed in as ports (their stores,
-// by type), bound to the same transaction.
+// (refunds/use-cases.ts's RefundWrites): SQL only, of the refunds' own tables. The payment they
+// give back (payments/store.ts), the merchant's support limit, the balance's journal, the
+// treasury's sends (balances/withdrawal-store.ts: a refund's is its row of purpose `refund`) and
+// the events are handed in as ports (their stores, by type), bound to the same transaction.
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { RefundState } from '../../contract/refunds.ts';
-import type { RefundablePayment, StoredRefund } from './rules.ts';
+import type { StoredRefund } from './rules.ts';
 import { sendMoved, type RefundTransactions, type RefundWrites } from './use-cases.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
@@ -14,6 +14,9 @@ import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { SendFollower, WithdrawalStore } from '../balances/withdrawal-store.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
+import type { PaymentStore } from '../payments/store.ts';
+import type { MerchantStore } from '../merchants/store.ts';
+import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -50,10 +53,16 @@ export interface RefundFilter {
   toMs?: number;
 }
 
+/** /metrics' refunds by key mode and state (storage/metrics.ts). */
+export const refundsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
+
 export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,
-    private readonly stores: { journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore; attention: Pick<AttentionStore, 'within'> },
+    private readonly stores: {
+      journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore; attention: Pick<AttentionStore, 'within'>;
+      payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>; merchants: Pick<MerchantStore, 'supportRefundLimit' | 'setSupportRefundLimit'>;
+    },
     /** The daily limit of a support member's refunds, US dollars as decimal text, where the merchant set none (SUPPORT_REFUND_DAILY_LIMIT). */
     private readonly defaultSupportLimit = '100',
   ) {}
@@ -84,6 +93,11 @@ export class RefundStore implements RefundTransactions {
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
+  /** Whether the payment has any refund, in any state (in the caller's transaction). */
+  async anyOf(sql: Sql, paymentId: string): Promise<boolean> {
+    return (await sql.query(`SELECT 1 FROM refunds WHERE payment_id = $1 LIMIT 1`, [paymentId])).length > 0;
+  }
+
   /** Whether any refund waits on a claim link expired by `nowMs` (the job looks further only then). */
   async expiring(nowMs: number): Promise<boolean> {
     const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1) AS due`, [nowMs]);
@@ -110,20 +124,20 @@ export class RefundStore implements RefundTransactions {
 
   /** Whether the address is a deposit address of any payment of this service. */
   async isDepositAddress(address: string): Promise<boolean> {
-    return (await this.db.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
+    return this.stores.payments.isDepositAddress(this.db, address);
   }
 
   /** A merchant's limit on its support members' refunds a day, US cents: its own, else the operator's default. */
   /** The support members' daily refund limit of a mode, in US cents (issue 48: each mode its own; the operator's default where none is set). */
   async supportLimitCents(merchantId: string, mode: string): Promise<bigint> {
-    const [row] = await this.db.query(`SELECT ${supportLimitColumn(mode)}::text AS c FROM merchants WHERE id = $1`, [merchantId]);
-    if (row?.c != null) return BigInt(row.c as string);
+    const own = await this.stores.merchants.supportRefundLimit(merchantId, mode);
+    if (own !== null) return own;
     const [whole, fraction = ''] = this.defaultSupportLimit.split('.');
     return BigInt((whole || '0') + fraction.slice(0, 2).padEnd(2, '0'));
   }
 
   async setSupportLimit(merchantId: string, mode: string, cents: bigint | null): Promise<void> {
-    await this.db.query(`UPDATE merchants SET ${supportLimitColumn(mode)} = $2 WHERE id = $1`, [merchantId, cents === null ? null : String(cents)]);
+    await this.stores.merchants.setSupportRefundLimit(merchantId, mode, cents);
   }
 
   /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
@@ -134,28 +148,17 @@ export class RefundStore implements RefundTransactions {
 
   /** `work` with the refund use cases' writes bound to `tx`: a transaction of this store's, or the treasury's moving a refund's send. */
   private within<T>(tx: Sql, nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
-    const { journal, withdrawals, events, attention } = this.stores;
+    const { journal, withdrawals, events, attention, payments } = this.stores;
     return (
       work({
         lock: async (owner) => void (await journal.lock(tx, owner)),
-        payment: async (owner, reference) => {
-          const [r] = await tx.query(
-            `SELECT id, reference, coin, chain_id, token, decimals, paid::text AS paid, due::text AS due, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
-            [owner.merchant.id, owner.mode, reference],
-          );
-          if (!r) return undefined;
-          const p: RefundablePayment = {
-            id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
-            paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
-          };
-          return p;
-        },
-        inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
+        payment: (owner, reference) => payments.refundable(tx, owner, reference),
+        inOtherMode: (owner, reference) => payments.inOtherMode(tx, owner, reference),
         refunded: async (paymentId) => {
           const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`, [paymentId]);
           return BigInt(r!.s as string);
         },
-        isDepositAddress: async (address) => (await tx.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0,
+        isDepositAddress: (address) => payments.isDepositAddress(tx, address),
         insert: async (owner, r) => {
           const [row] = await tx.query(
             `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
@@ -209,6 +212,3 @@ export class RefundStore implements RefundTransactions {
     );
   }
 }
-
-/** The column of a mode's support refund limit (migrations 0032 and 0043): one of two names, never the caller's text. */
-const supportLimitColumn = (mode: string) => (mode === 'live' ? 'support_refund_limit_live_cents' : 'support_refund_limit_cents');

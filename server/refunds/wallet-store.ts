@@ -5,6 +5,7 @@ import type { Account } from '../domain/account.ts';
 import type { StoredRefund } from './rules.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
+import type { PaymentStore } from '../payments/store.ts';
 import { refundOf } from './store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -37,12 +38,12 @@ export class WalletRefundStore {
   constructor(
     private readonly db: Database,
     private readonly events: EventStore,
+    private readonly payments: Pick<PaymentStore, 'settlementOf'>,
   ) {}
 
   /** How the owner's payment of this reference settles (undefined: no such payment). */
-  async settlementOf(owner: Owner, reference: string): Promise<'wallet' | 'balance' | undefined> {
-    const [row] = await this.db.query(`SELECT settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [owner.merchant.id, owner.mode, reference]);
-    return row?.settlement as 'wallet' | 'balance' | undefined;
+  settlementOf(owner: Owner, reference: string): Promise<'wallet' | 'balance' | undefined> {
+    return this.payments.settlementOf(this.db, owner, reference);
   }
 
   /** Wallet refunds ready with an address or sent, oldest first, with their scan's place. */

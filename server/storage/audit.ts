@@ -8,7 +8,11 @@
 // customer's claim), nothing is written.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEntry } from '../audit/rules.ts';
+import { appendAudit } from '../audit/store.ts';
 import type { Database, Sql } from './db.ts';
+
+// The audit log's rows are written by its owner's store (storage/tables.ts), in the caller's transaction.
+export { appendAudit };
 
 /** One row of the audit log, as audit/rules.ts defines it. */
 export type AuditRecord = AuditEntry;
@@ -20,18 +24,6 @@ interface Scope {
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
-
-/** Appends rows (`sql`: the change's transaction, or the database). */
-export async function appendAudit(sql: Sql, records: AuditRecord[]): Promise<void> {
-  for (const entry of records) {
-    await sql.query(
-      `INSERT INTO audit_log (merchant_id, mode, at_ms, actor_kind, actor_id, actor_label, client, action, target, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [entry.merchantId, entry.mode, entry.atMs, entry.actor.kind, entry.actor.id, entry.actor.label, entry.client, entry.action, entry.target ?? null, JSON.stringify(entry.details)],
-      'audit_append', // after every write a secret key or a session makes, initialize's included
-    );
-  }
-}
 
 /** Runs `work` (a request's handler) in an audit scope; answers whether a store wrote its rows in the change's transaction. */
 export async function inAuditScope<T>(records: () => AuditRecord[], work: () => Promise<T>): Promise<{ result: T; written: boolean }> {

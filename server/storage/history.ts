@@ -3,8 +3,10 @@
 // withdrawals and bank payouts lists; withdrawals' and payouts' (merchant_id, mode, created_ms)
 // indexes serve it (swaps have no such index yet: a merchant's swaps are few; one is for a migration).
 import type { Database, Row } from './db.ts';
+import type { Table } from './tables.ts';
 
-export type HistoryTable = 'swaps' | 'withdrawals' | 'payouts';
+/** The caller's own table: each owner's store (storage/tables.ts) pages its own history. */
+export type HistoryTable = Table;
 
 /** Rows of `table` of the merchant's mode where `where` holds (SQL of this file's callers, no input), newest first, after `before`. */
 export async function newestFirst(db: Database, table: HistoryTable, where: string, account: { merchant: { id: string }; mode: string }, before: { createdMs: number; id: string } | undefined, limit: number): Promise<Row[]> {

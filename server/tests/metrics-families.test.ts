@@ -74,6 +74,18 @@ describe.each(KINDS)('metric families, on %s', { timeout: 90_000 }, (kind) => {
        VALUES ($1, $2, 'live', 97, 'USDT', 'USDC', '0x01', '0x02', 6, 6, 5, 5, 0, 5, 'failed', 1, 1, 1)`,
       [randomUUID(), merchant!.id],
     );
+    // A refund and its send (a withdrawals row of purpose 'refund'): counted as a refund, never as a withdrawal.
+    const [payment] = await api.db.query<{ id: string }>(`SELECT id FROM payments WHERE reference = 'f-2'`);
+    const refundId = randomUUID();
+    await api.db.query(
+      `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, created_ms, updated_ms)
+       VALUES ($1, $2, 'test', $3, 'f-2', 'USDT', 97, '0x01', 6, '0x02', 5, 'r', 'balance', 'ready', 1, 1)`,
+      [refundId, merchant!.id, payment!.id],
+    );
+    await api.db.query(
+      `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms, purpose) VALUES ($1, $2, 'test', 97, 'USDT', '0x01', 6, '0x02', 5, 500, 'pending', 1, 1, 'refund')`,
+      [refundId, merchant!.id],
+    );
     const text = await scrape(api);
 
     // Durations by the route's template, never the URL (a reference, a path could hold anything).
@@ -91,6 +103,7 @@ describe.each(KINDS)('metric families, on %s', { timeout: 90_000 }, (kind) => {
     expect(sample(text, 'service_long_polls_held')).toBe(1);
     expect(sample(text, 'service_withdrawals{mode="test",state="pending"}')).toBe(1);
     expect(sample(text, 'service_swaps{mode="live",state="failed"}')).toBe(1);
+    expect(sample(text, 'service_refunds{mode="test",state="ready"}')).toBe(1);
 
     expect(documented().size).toBeGreaterThan(20);
     expect(Object.fromEntries(documented())).toEqual(Object.fromEntries(families(text)));

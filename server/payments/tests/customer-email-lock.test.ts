@@ -1,6 +1,7 @@
 // Issue 48 review (1): the customer's e-mail is where a refund's claim link goes. A page (the
 // public key) replaced it on re-initialize, so support could point a wrong-coin payment's claim
 // link at its own address and send it back to itself.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
@@ -76,5 +77,21 @@ describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_0
     expect(await emailOf('lock-none-2')).toBeFalsy();
     // The same e-mail again (a page re-quoting as it did) still re-quotes.
     expect((await init('lock-none-2', { coin: 'USDC' })).status).toBe(201);
+  });
+
+  // A refund recorded against the payment, with no transfer (one made outside it, as an
+  // exception's): asked of the refunds' store in initialize's transaction (issue 47).
+  it('a refund recorded without any transfer locks the e-mail as a transfer does', async () => {
+    expect((await init('lock-refund-1', { customer_email: 'first@example.com' })).status).toBe(201);
+    const [pay] = await a.db.query<{ id: string; merchant_id: string; chain_id: number; token: string }>(`SELECT id, merchant_id, chain_id, token FROM payments WHERE reference = $1`, ['lock-refund-1']);
+    await a.db.query(
+      `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, amount, reason, settlement, state, outside_payment, created_ms, updated_ms)
+       VALUES ($1, $2, 'test', $3, 'lock-refund-1', 'USDT', $4, $5, 6, 1, 'sent back', 'wallet', 'waiting_for_address', true, $6, $6)`,
+      [randomUUID(), pay!.merchant_id, pay!.id, pay!.chain_id, pay!.token, Date.now()],
+    );
+    const changed = await init('lock-refund-1', { coin: 'USDC', customer_email: 'second@example.com' }, secretKey);
+    expect(changed.status).toBe(409);
+    expect(JSON.stringify(changed.body)).toContain('customer_email');
+    expect(await emailOf('lock-refund-1')).toBe('first@example.com');
   });
 });

@@ -10,6 +10,7 @@ import { initializePayment } from '../../payments/initialize-rules.ts';
 import * as moves from '../../balances/use-cases.ts';
 import { RATE_ONE } from '../../domain/rates.ts';
 import { NotItsToken } from '../../domain/errors.ts';
+import { depositReport } from '../../payments/views.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 
@@ -87,23 +88,43 @@ describe.each(KINDS)('storage on %s', (kind) => {
     expect((await api.parts.payments.get(account, reference)).paid).toBe(10_100_000n);
   });
 
-  // Review: the customer's "finish with what I sent" settled a payment while its next
-  // transfer was still confirming, which then counted as late.
-  it('does not settle a partial payment while money for it is still confirming', async () => {
-    const reference = `settle-wait-${kind}`;
+  /** An accepted partial payment paid in part, with a transfer for it seen on the chain and still confirming. */
+  const partlyPaidConfirming = async (reference: string, hash: string) => {
     await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10, accept_partial_payment: true });
     await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'partial' });
     const payment = await api.parts.payments.get(account, reference);
     await api.db.query(
       `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms)
        VALUES ($1, $2, 0, 1, '0x01', $3, '0x02', $4, 5, $5, 'seen', $6)`,
-      [payment.chainId, '0x' + 'ef'.repeat(32), payment.token, payment.address, payment.id, Date.now()],
+      [payment.chainId, '0x' + hash.repeat(32), payment.token, payment.address, payment.id, Date.now()],
     );
+    return payment;
+  };
+
+  // Review: the customer's "finish with what I sent" settled a payment while its next
+  // transfer was still confirming, which then counted as late.
+  it('does not settle a partial payment while money for it is still confirming', async () => {
+    const reference = `settle-wait-${kind}`;
+    const payment = await partlyPaidConfirming(reference, 'ef');
     const waiting = await call('POST', `/api/v1/transaction/settle/${reference}`);
     expect(waiting.status).toBe(409);
     expect(waiting.body.message).toMatch(/still confirming/);
     await api.db.query(`UPDATE chain_transfers SET state = 'credited' WHERE payment_id = $1`, [payment.id]);
     expect((await call('POST', `/api/v1/transaction/settle/${reference}`)).body.data.status).toBe('settled');
+  });
+
+  // The settle job asks the chain's store which payments still have money confirming (issue 47:
+  // the payments' SQL no longer reads chain_transfers); such a payment waits until that counts.
+  it('the settle job leaves a partial payment whose quote ran out while money for it is still confirming', async () => {
+    const reference = `settle-job-wait-${kind}`;
+    const payment = await partlyPaidConfirming(reference, 'ee');
+    const report = depositReport(() => later);
+    const later = payment.expiresMs + 1;
+    await api.parts.payments.settleExpired(later, report, 1000);
+    expect((await api.parts.payments.get(account, reference)).settledMs).toBeNull();
+    await api.db.query(`UPDATE chain_transfers SET state = 'credited' WHERE payment_id = $1`, [payment.id]);
+    await api.parts.payments.settleExpired(later, report, 1000);
+    expect((await api.parts.payments.get(account, reference)).settledMs).toBe(later);
   });
 
   it('lets concurrent payouts never overdraw the balance', async () => {
