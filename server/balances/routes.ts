@@ -11,11 +11,11 @@ import { text, type CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
-import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
+import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, sendFee, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { withdrawalFeeUnits, withdrawalMinimumUnits } from '../chain/networks.ts';
+import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
@@ -152,12 +152,9 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
-  // Each withdrawal costs the operator a transfer's gas: below the network's minimum, refused.
-  const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
-  const minimum = token ? withdrawalMinimumUnits(token) : 0n;
-  if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
-  // The network's fee, if the operator set one: charged beside the amount (the wallet receives the amount).
-  const networkFee = token ? withdrawalFeeUnits(token) : 0n;
+  // The treasury's one rule for what it sends (issue 49): below the token's minimum refused, its
+  // network fee charged beside the amount (the wallet receives the amount).
+  const networkFee = sendFee(amount, sendTermsOf(tokenOf(network, coin.contractAddress)), { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) }, 'amount', `withdrawal on ${network.name}`);
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {

@@ -11,6 +11,7 @@ import { DestinationPending, invalidField } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { caseOf } from '../payments/attention-rules.ts';
 import { sendBack } from './exceptions.ts';
+import { treasuryContext } from './routes.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
@@ -53,7 +54,7 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
     coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
   };
   const context = {
-    treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
+    ...treasuryContext(service, account.mode),
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
     supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };

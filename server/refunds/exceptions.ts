@@ -15,7 +15,7 @@ import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITH
 import { lockedCase } from '../payments/accept.ts';
 import type { AttentionWrites } from '../payments/attention-store.ts';
 import { checkDestination, checkSupportRefund, CLAIM_LINK_MS, refundAmount, type StoredRefund } from './rules.ts';
-import { claimHashOf, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
+import { claimHashOf, feeMemo, refundFee, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
 
 /** The refunds' transaction with its handle, so the payment's case is resolved inside it. */
 export interface SendBackTransactions {
@@ -67,8 +67,11 @@ export async function sendBack(
     } else {
       const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
       checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
-      await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
-      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+      // The treasury's one rule for what it sends (issue 49): the case's amount below the token's
+      // minimum is refused naming the payment (keep it instead: accept); the fee is the merchant's.
+      const networkFee = refundFee(context, coin, amount, 'reference', 'send-back');
+      await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
+      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
       made = await w.insert(owner, { ...row, settlement: 'balance' });
     }
     if (found.transfers.length > 0) {

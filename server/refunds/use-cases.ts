@@ -12,7 +12,7 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, sendFee, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting, type SendTerms } from '../balances/ledger-rules.ts';
 import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type AskedAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -63,6 +63,8 @@ export interface RefundWrites {
   catchUp(owner: Owner): Promise<void>;
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
   post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
+  /** What a refund's reservation (`withdrawal_reserved` of its id) holds: its amount and its network fee. */
+  reservedFor(refundId: string): Promise<bigint>;
   treasuryDue(chainId: number): Promise<void>;
   /** The operator's hold on money movements of a chain (the treasury short of what it owes), if any. */
   held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
@@ -84,7 +86,17 @@ export interface RefundContext {
   usdPerCoin(symbol: string): Promise<bigint>;
   /** The merchant's limit on its support members' refunds a day, in US cents. */
   supportLimitCents?: bigint;
+  /** The treasury's terms for sending a token of a chain (its minimum and network fee, issue 49); undefined: none (the sandbox's coins). */
+  sendTerms?(chainId: number, token: string): SendTerms | undefined;
 }
+
+/**
+ * The network fee of a refund the treasury sends (issue 49): the one rule of every send, its
+ * minimum (400 naming `field` below it) and its fee, charged to the merchant beside the amount;
+ * the customer receives the amount whole.
+ */
+export const refundFee = (context: Pick<RefundContext, 'sendTerms'>, coin: { chainId: number; token: string; symbol: string; format: (u: bigint) => string }, amount: bigint, field: string, what = 'refund'): bigint =>
+  sendFee(amount, context.sendTerms?.(coin.chainId, coin.token), coin, field, `${what} on chain ${coin.chainId}`);
 
 /**
  * A refund asked for: the payment found (404; 409 `wrong_mode` when it is the other mode's), the
@@ -124,11 +136,12 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
     // Counted once, when asked for: spentSince counts a refund by its own row from then on, claimed or not.
     checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
-    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
+    // The customer receives the amount whole; the network's fee is the merchant's, reserved beside it.
+    const networkFee = refundFee(context, coin, amount, typeof request.amount === 'object' && 'baseUnits' in request.amount ? 'amount_base_units' : 'amount');
+    await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
     // A refund with its address goes to the treasury now; one without waits for the customer's
-    // claim (claimRefund), its amount reserved meanwhile.
-    // A refund returns the customer's money whole and is charged no network fee.
-    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+    // claim (claimRefund), its amount and fee reserved meanwhile.
+    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
     const made = await w.insert(owner, { ...row, settlement: 'balance' });
     await w.event(owner, view(made));
     if (request.address) await w.treasuryDue(payment.chainId);
@@ -154,7 +167,8 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
     const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
     // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
     const treasurySends = refund.settlement === 'balance';
-    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: 0n, usdPerCoin: 0n }, refund.usdCents);
+    // Its network fee is what was reserved for it beyond the amount, when it was asked for.
+    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(w, refund)) - refund.amount, usdPerCoin: 0n }, refund.usdCents);
     const ready = await w.claimed(refund.id, address);
     await w.event(owner, view(ready));
     if (treasurySends) await w.treasuryDue(refund.chainId);
@@ -164,11 +178,20 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
 
 const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({ merchant: { id: r.merchantId } as Owner['merchant'], mode: r.mode as Owner['mode'] });
 
-/** Its reservation back in the balance: one balanced entry, reserved → available. */
-const returned = (w: RefundWrites, refund: StoredRefund, memo: string) =>
+/** What a balance refund's reservation holds (its amount and network fee); a reservation older than fees, its amount. */
+const reservedOf = async (w: RefundWrites, refund: StoredRefund): Promise<bigint> => {
+  const reserved = await w.reservedFor(refund.id);
+  return reserved >= refund.amount ? reserved : refund.amount;
+};
+
+/** A reservation's memo, naming the network fee reserved beside the amount, if any. */
+export const feeMemo = (fee: bigint, coin: { symbol: string; format: (u: bigint) => string }) => (fee > 0n ? ` (network fee ${coin.format(fee)} ${coin.symbol})` : '');
+
+/** Its reservation back in the balance (its amount and network fee): one balanced entry, reserved → available. */
+const returned = async (w: RefundWrites, refund: StoredRefund, memo: string) =>
   w.post(
     { kind: 'withdrawal_returned', ref: refund.id, owner: ownerOf(refund), memo },
-    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, refund.amount),
+    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, await reservedOf(w, refund)),
   );
 
 /**
