@@ -8,6 +8,7 @@ import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
+import { ownAddresses } from './chain/own-addresses.ts';
 import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type DevChainPowers, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
@@ -239,6 +240,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
   const parts: ServiceParts = {
+    ownAddresses: ownAddresses(db, allNetworks, gasOf),
+    closeEnoughCents: options.closeEnoughCents,
     metrics,
     catalog: catalogue,
     rates,

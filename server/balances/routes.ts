@@ -16,12 +16,13 @@ import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { sendTermsOf, tokenOf } from '../chain/networks.ts';
+import { refuseOwn } from '../chain/own-addresses.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'ownAddresses' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -146,7 +147,8 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const treasury = service.treasury(account.mode, network.chainId);
   if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
-  if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  // Never to the service's own addresses (issue 49): a treasury, the gas wallet, the fee address, a deposit address.
+  await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
   }

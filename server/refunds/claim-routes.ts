@@ -20,7 +20,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'merchants' | 'now' | 'refunds' | 'treasury';
+type Uses = 'catalog' | 'merchants' | 'now' | 'ownAddresses' | 'refunds' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ASSETS = fromRoot('server/hosted/assets/');
@@ -84,7 +84,7 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
   const context = treasuryContext(service, refund.mode as 'test' | 'live');
   if (!body.confirm) {
     checkClaimable(refund, service.now());
-    checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await service.refunds.isDepositAddress(address) });
+    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });
     return { status: 200, body: { address, confirmed: false } };
   }
   const ready = await claimRefund(service.refunds, refund, address, context, service.now(), refundView);

@@ -18,7 +18,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'destinations' | 'mail' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
+type Uses = 'attention' | 'catalog' | 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });

@@ -21,16 +21,16 @@ import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { route } from '../routes/route.ts';
 
 /**
- * What a refund asks of the treasury of its chain: its address (never a destination) and its
- * terms for sending a token (issue 49: the minimum and network fee of every send).
+ * What a refund asks of the service (issue 49): its own addresses (never a destination) and the
+ * treasury's terms for sending a token (the minimum and network fee of every send).
  */
-export const treasuryContext = (service: Pick<ServiceParts, 'treasury'>, mode: 'test' | 'live') => ({
-  treasuryOf: (chainId: number) => service.treasury(mode, chainId)?.treasury.address ?? null,
+export const treasuryContext = (service: Pick<ServiceParts, 'treasury' | 'ownAddresses'>, mode: 'test' | 'live') => ({
+  ownAddress: (address: string) => service.ownAddresses.named(address),
   sendTerms: (chainId: number, token: string) => sendTermsOf(tokenOf(service.treasury(mode, chainId)?.treasury.network, token)),
 });
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
+type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 

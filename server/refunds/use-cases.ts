@@ -80,9 +80,10 @@ export interface RefundTransactions {
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T>;
 }
 
-/** What the route knows outside the transaction: the treasury of the payment's chain, and one coin's worth in US dollars. */
+/** What the route knows outside the transaction: the service's own configured addresses, and one coin's worth in US dollars. */
 export interface RefundContext {
-  treasuryOf(chainId: number): string | null;
+  /** What the address is of the service's own configured ones (a treasury, the gas wallet, the fee address), or undefined. */
+  ownAddress(address: string): string | undefined;
   usdPerCoin(symbol: string): Promise<bigint>;
   /** The merchant's limit on its support members' refunds a day, in US cents. */
   supportLimitCents?: bigint;
@@ -118,7 +119,7 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
-    if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(payment.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination(request.address, { own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
     const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
@@ -156,14 +157,14 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
  * expires, never to the service's treasury or a deposit address. The refund's withdrawal goes to
  * the treasury (ready), its event written. Undefined token: 404.
  */
-export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'treasuryOf'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
+export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'ownAddress' | 'sendTerms'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
   if (!found) throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
   const owner = ownerOf(found);
   return store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
     const refund = (await w.lockRefund(found.id))!;
     checkClaimable(refund, nowMs);
-    checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await w.isDepositAddress(address) });
+    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
     const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
     // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
     const treasurySends = refund.settlement === 'balance';
