@@ -13,16 +13,13 @@ import { treasuryJobs } from '../../balances/treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../store.ts';
-import { Sweeper } from '../sweeper.ts';
-import { Watcher } from '../watcher.ts';
 import { FalseToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
+import { caller, sweptIntoBalance, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
@@ -57,18 +54,14 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
     const dev = devNetwork(chain.url, contracts, 1);
     const network = { ...dev, tokens: dev.tokens.map((t) => (t.symbol === 'DAI' ? { ...t, address: token } : t)) };
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
-    const store = new ChainStore(api.db);
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
 
     // 10 DAI paid and swept into the treasury while the token still moves.
     const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
     await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'mint', args: [devAccount(1).address, dai('100')] }), pollingInterval: 50 });
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: network.tokens.map((t) => t.address), store, credits: creditsOf(api), holder: 'false', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
     const made = await call('POST', '/api/v1/transaction/initialize', { reference: 'false-token', coin: 'DAI', currency: 'USD', amount: 10 }, secretKey);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'transfer', args: [made.body.data.address as Address, dai('10')] }), pollingInterval: 50 });
-    await watcher.tick();
-    expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, token, made.body.data.address as Address, dai('10'))).toMatchObject({ swept: 1, final: 1 });
     expect(await balanceOf(treasuryAddress)).toBe(dai('10'));
     const balance = async () => (await api.parts.journal.balances(owner, Date.now())).find((b) => b.token === token.toLowerCase())!;
     expect(await balance()).toMatchObject({ available: dai('10'), reserved: 0n });

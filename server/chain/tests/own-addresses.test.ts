@@ -4,20 +4,15 @@
 // wallet, and a merchant's payout address (where wallet-settled deposits are swept) could be a
 // deposit address or the gas wallet. Now each is a 400 naming `address`, saying what it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
-import { foundry } from 'viem/chains';
+import { parseUnits, type Address } from 'viem';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../store.ts';
-import { Sweeper } from '../sweeper.ts';
-import { Watcher } from '../watcher.ts';
-import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, GAS_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, creditsOf } from './helpers.ts';
+import { caller, sweptIntoBalance } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
@@ -34,7 +29,6 @@ describe.each(KINDS)('the service\'s own addresses are never where money goes, o
     await api?.close();
     await chain?.stop();
   });
-  const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
   const refused = (answer: { status: number; body: any }, what: RegExp) => {
@@ -45,15 +39,10 @@ describe.each(KINDS)('the service\'s own addresses are never where money goes, o
   it('withdrawals, refunds and payout addresses refuse a deposit address, the gas wallet and the treasury, naming address', async () => {
     const network = devNetwork(chain.url, contracts, 1);
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
-    const store = new ChainStore(api.db);
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     // 10 USDT in the balance, so nothing but the destination stands in the way.
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'own', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
     const deposit = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own', coin: 'USDT', currency: 'USD', amount: 10 })).body.data.address as Address;
-    const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [deposit, parseUnits('10', 18)] }), pollingInterval: 50 });
-    await watcher.tick();
-    expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, deposit, parseUnits('10', 18))).toMatchObject({ swept: 1, final: 1 });
     // Another payment's deposit address (any payment of the service's).
     const other = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own-other', coin: 'USDT', currency: 'USD', amount: 5 })).body.data.address as Address;
 

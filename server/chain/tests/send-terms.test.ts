@@ -7,23 +7,19 @@
 // paid to the operator's fees when sent (or paid, for a payout), returned with it when canceled.
 // The recipient receives the amount whole; the treasury still equals the journal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { treasuryJobs } from '../../balances/treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { ChainStore } from '../store.ts';
-import { Sweeper } from '../sweeper.ts';
-import { Watcher } from '../watcher.ts';
-import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, creditsOf, treasuryStores, until } from './helpers.ts';
+import { caller, sweptIntoBalance, treasuryStores, until } from './helpers.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
@@ -56,15 +52,10 @@ describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { tim
     const dev = devNetwork(chain.url, contracts, 1);
     const network = { ...dev, tokens: dev.tokens.map((t) => (t.symbol === 'USDT' ? { ...t, withdrawalFee: '0.25' } : t)) };
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
-    const store = new ChainStore(api.db);
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'terms', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
     // A 10 USD payment overpaid by 0.5: its case (overpaid, 0.5 USDT) is below the minimum to send back.
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'terms', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
-    const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, usdt('10.5')] }), pollingInterval: 50 });
-    await watcher.tick();
-    expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, to, usdt('10.5'))).toMatchObject({ swept: 1, final: 1 });
     expect(await balance()).toMatchObject({ available: usdt('10.5'), reserved: 0n });
 
     // Dust, refused before anything is reserved: a refund of 1 base unit (main accepted and sent it), of 0.5, a send-back of 0.5, a withdrawal and a bank payout of 0.5.
