@@ -8,7 +8,8 @@ import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
-import { ChainPin, withSameAddresses, type Network } from './chain/networks.ts';
+import { ownAddresses } from './chain/own-addresses.ts';
+import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type DevChainPowers, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
@@ -191,7 +192,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
     const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
-    return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals };
+    const terms = usdt && sendTermsOf(tokenOf(catalogue.network(mode as KeyMode, usdt.chainId), usdt.contractAddress));
+    return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals, ...(terms ? { terms } : {}) };
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
@@ -258,6 +260,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
   const parts: ServiceParts = {
+    ownAddresses: ownAddresses(db, allNetworks, gasOf),
+    closeEnoughCents: options.closeEnoughCents,
     metrics,
     catalog: catalogue,
     rates,

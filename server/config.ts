@@ -78,6 +78,7 @@ export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: 
   TREASURY_KEY_FILE: { setting: 'treasuryKeyFile', read: text },
   TEST_TREASURY_KEY_FILE: { setting: 'testTreasuryKeyFile', read: text },
   RATE_HISTORY_DAYS: { setting: 'rateHistoryDays', read: int(1, 3650) },
+  CLOSE_ENOUGH_CENTS: { setting: 'closeEnoughCents', read: int(0, 10_000) },
   RPC_CHAIN_CHECK_MS: { setting: 'rpcChainCheckMs', read: int(100, 86_400_000) },
   TREASURY_REPLACE_AFTER_MS: { setting: 'treasuryReplaceAfterMs', read: int(100, 86_400_000) },
   TREASURY_STUCK_MS: { setting: 'treasuryStuckMs', read: int(1000, 86_400_000) },

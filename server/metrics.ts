@@ -257,6 +257,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   for (const [name, help, figure] of [
     ['service_treasury_held', 'What each chain\'s treasury holds on chain of each coin (whole coins), as the last reconciliation found it', 'held'],
     ['service_treasury_owed', 'What the journal says each chain\'s treasury owes of each coin (merchants\' balances, fees, owed to the payout partner; whole coins)', 'owed'],
+    ['service_treasury_surplus', 'What each chain\'s treasury holds of each token past what the journal owes and what is on its way in (whole coins; 0 normally): the books missed something', 'surplus'],
   ] as const) {
     new Gauge({
       name,
@@ -265,7 +266,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const c of await checks()) if (c.treasury) this.set({ chain: String(c.treasury.chainId), coin: c.treasury.coin }, c.treasury[figure]);
+        for (const c of await checks()) if (c.treasury) this.set({ chain: String(c.treasury.chainId), coin: c.treasury.coin }, c.treasury[figure] ?? 0);
       },
     });
   }

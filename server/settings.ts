@@ -105,6 +105,13 @@ export const SETTINGS_SHAPE = {
   testTreasuryKeyFile: z.optional(text),
   /** How many days the fetched coin rates are kept, to credit money in another coin at the rate of its arrival (RATE_HISTORY_DAYS). */
   rateHistoryDays: z._default(whole, 90),
+  /**
+   * How short of due a payment may be left by crediting money in another coin or on another chain
+   * and still be settled, in hundredths of the payment's coin (CLOSE_ENOUGH_CENTS; 1: one cent of
+   * a dollar stablecoin; 0: exactly due or nothing). Issue 49: 10 USDC at 0.999 left a 10 USDT
+   * payment incomplete by 0.01, with nothing to close it but another transfer.
+   */
+  closeEnoughCents: z._default(whole, 1),
   /** How old an RPC URL's answer to eth_chainId may be before the next call through it asks again (RPC_CHAIN_CHECK_MS). */
   rpcChainCheckMs: z._default(whole, 60_000),
   /** How long a treasury transaction may wait unmined before it is signed again at its nonce with higher fees (TREASURY_REPLACE_AFTER_MS). */

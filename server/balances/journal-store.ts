@@ -102,6 +102,19 @@ export class JournalStore {
     return true;
   }
 
+  /**
+   * What one entry (its kind and ref) put into the merchant's `reserved` account: a send's
+   * reservation, its amount and its network fee together (issue 49), so what goes back or out
+   * later is what was reserved, whatever the network file says by then. 0 when there is none.
+   */
+  async reservedBy(sql: Sql, kind: EntryKind, ref: string): Promise<bigint> {
+    const [row] = await sql.query(
+      `SELECT COALESCE(sum(p.amount), 0)::text AS s FROM journal_entries e JOIN postings p ON p.entry_id = e.id WHERE e.kind = $1 AND e.ref = $2 AND p.account LIKE 'merchant:%:reserved'`,
+      [kind, ref],
+    );
+    return big(row!.s);
+  }
+
   /** An account's balance in one coin: the sum of its postings. */
   async sum(sql: Sql, account: string, chainId: number, token: string): Promise<bigint> {
     const [row] = await sql.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM postings WHERE account = $1 AND chain_id = $2 AND token = $3`, [account, chainId, token.toLowerCase()]);

@@ -300,6 +300,34 @@ export function withdrawalSent(w: Pick<StoredWithdrawal, 'chainId' | 'token' | '
   ];
 }
 
+/**
+ * What the treasury asks of every send it makes (issue 49): a withdrawal, a refund, a send-back
+ * and a bank payout alike. `minimum`: the smallest amount it sends of the token (each send costs
+ * the operator a transfer's gas and a place in the chain's one nonce queue every merchant waits
+ * behind); `fee`: the network's fee charged to the merchant beside the amount, kept by the
+ * operator. The recipient always receives the amount asked, whole.
+ */
+export interface SendTerms {
+  minimum: bigint;
+  fee: bigint;
+}
+
+/**
+ * The network fee of a send of `amount` (base units) on the token's terms, or a 400 naming
+ * `field` when it is below the token's minimum (`what`: the send and where, as the message says
+ * it: "withdrawal on BNB Smart Chain"). No terms (a coin of no configured network: the
+ * sandbox's, which sends nothing): no minimum and no fee.
+ */
+export function sendFee(amount: bigint, terms: SendTerms | undefined, coin: { symbol: string; format: (units: bigint) => string }, field: string, what: string): bigint {
+  if (!terms) return 0n;
+  if (amount < terms.minimum) {
+    throw new Invalid(`${field}: ${coin.format(amount)} ${coin.symbol} is below ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what} (each send of the treasury costs the operator a transfer's gas)`, [
+      { field, message: `expected at least ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what}` },
+    ]);
+  }
+  return terms.fee;
+}
+
 /** What is owed to the payout partner is sent once it reaches `minimum`, or once the oldest of it has waited `maxWaitMs`. */
 export function partnerDue(owed: bigint, minimum: bigint, owedSinceMs: number | null, maxWaitMs: number, nowMs: number): boolean {
   if (owed <= 0n) return false;

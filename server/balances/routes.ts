@@ -11,17 +11,18 @@ import { text, type CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
 import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
-import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
+import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, sendFee, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { withdrawalFeeUnits, withdrawalMinimumUnits } from '../chain/networks.ts';
+import { sendTermsOf, tokenOf } from '../chain/networks.ts';
+import { refuseOwn } from '../chain/own-addresses.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
+type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'ownAddresses' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -146,18 +147,16 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const treasury = service.treasury(account.mode, network.chainId);
   if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
-  if (body.address.toLowerCase() === treasury.treasury.address.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  // Never to the service's own addresses (issue 49): a treasury, the gas wallet, the fee address, a deposit address.
+  await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
-  // Each withdrawal costs the operator a transfer's gas: below the network's minimum, refused.
-  const token = network.tokens.find((t) => t.address.toLowerCase() === coin.contractAddress.toLowerCase());
-  const minimum = token ? withdrawalMinimumUnits(token) : 0n;
-  if (amount < minimum) throw invalidField('amount', `expected at least ${formatUnits(minimum, coin.decimals)} ${coin.symbol}, the smallest withdrawal on ${network.name}`);
-  // The network's fee, if the operator set one: charged beside the amount (the wallet receives the amount).
-  const networkFee = token ? withdrawalFeeUnits(token) : 0n;
+  // The treasury's one rule for what it sends (issue 49): below the token's minimum refused, its
+  // network fee charged beside the amount (the wallet receives the amount).
+  const networkFee = sendFee(amount, sendTermsOf(tokenOf(network, coin.contractAddress)), { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) }, 'amount', `withdrawal on ${network.name}`);
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {

@@ -98,7 +98,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         if (lost()) return;
         const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()));
         if (!tx) continue;
-        const outcome = await settle(tick, { table: 'withdrawals', id: w.id }, tx.hash, tx.raw);
+        const outcome = await settle(tick, { table: 'withdrawals', id: w.id }, tx.hash, tx.raw, { token: w.token as Address, to: w.address as Address, amount: w.amount });
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
         const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
@@ -254,7 +254,7 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
         if (tick.lease.signal.aborted) return;
         const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()));
         if (!tx) continue;
-        const outcome = await settle(tick, { table: 'partner_transfers', id: t.id }, tx.hash, tx.raw);
+        const outcome = await settle(tick, { table: 'partner_transfers', id: t.id }, tx.hash, tx.raw, { token: t.token as Address, to: t.address as Address, amount: t.amount });
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
         const done = await deps.partnerTransfers.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
@@ -275,7 +275,9 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
 /**
  * Sends a recorded transaction (again: one a reorganisation took off the chain, or a node
  * dropped, goes back to the pool) and looks at it once, without waiting (the next tick looks
- * again): mined with the network's confirmations, ok or reverted, with its receipt; mined and
+ * again): mined with the network's confirmations, ok or reverted, with its receipt (a token
+ * transfer, `transfer`, is ok only when its receipt logs the token moving the amount to its
+ * destination; less, it failed); mined and
  * not yet deep enough, pending (a reorganisation could still take it away, or mine it again
  * with another outcome). Not mined, it is failed only on proof that it never will be: its nonce
  * was taken by another of the treasury's recorded transactions, whose receipt is in hand with
@@ -283,7 +285,7 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
  * index answers none for a transaction it mined), nor does a node that fails to answer: the
  * transaction waits, and this is logged once.
  */
-async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, hash: Hex, raw: Hex): Promise<Settled> {
+async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, hash: Hex, raw: Hex, transfer?: { token: Address; to: Address; amount: bigint }): Promise<Settled> {
   const { treasury, state } = tick;
   const { deps } = tick;
   const { log } = deps;
@@ -316,9 +318,15 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
         await deps.treasuryTxs.adoptMined(row.table, row.id, tx, deps.now());
         log.info({ chainId, [row.table]: row.id, tx: tx.hash, first: hash, replacements: replacements.length }, 'a replacement of a treasury transaction was mined: it pays the row, once');
       }
-      return receipt.status === 'success'
-        ? { state: 'ok', receipt }
-        : { state: 'failed', receipt, failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+      if (receipt.status !== 'success') return { state: 'failed', receipt, failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+      // Done only when the token moved the amount (issue 49): a token that answers false instead
+      // of reverting gives a successful receipt and moves nothing, and logs no Transfer.
+      const moved = transfer ? treasury.moved(receipt, transfer.token, transfer.to) : undefined;
+      if (transfer && moved! < transfer.amount) {
+        log.error({ chainId, [row.table]: row.id, tx: tx.hash, token: transfer.token, moved: String(moved), amount: String(transfer.amount) }, 'a treasury transfer succeeded on chain but the token moved less than its amount (a token that answers false): failed, its money returned');
+        return { state: 'failed', receipt, failure: `the token ${transfer.token} did not move the amount in ${tx.hash}: its receipt has a Transfer of ${moved} to ${transfer.to}, not ${transfer.amount} (the token answered false instead of reverting)` };
+      }
+      return { state: 'ok', receipt };
     }
     const nonce = Treasury.nonceOf(raw);
     if (!(await treasury.nonceUsed(nonce))) {

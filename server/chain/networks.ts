@@ -48,6 +48,18 @@ export const withdrawalFeeUnits = (token: Pick<Token, 'decimals' | 'withdrawalFe
 export const withdrawalMinimumUnits = (token: Pick<Token, 'decimals' | 'withdrawalMinimum'>): bigint =>
   token.withdrawalMinimum !== undefined ? toUnits(token.withdrawalMinimum, token.decimals)! : 10n ** BigInt(token.decimals);
 
+/**
+ * The treasury's terms for any send of a token (balances/ledger-rules.ts's SendTerms): its
+ * `withdrawalMinimum` and `withdrawalFee`, the one rule for withdrawals, refunds, send-backs and
+ * bank payouts. Undefined for a token of no network (the sandbox's).
+ */
+export const sendTermsOf = (token: (Pick<Token, 'decimals' | 'withdrawalMinimum' | 'withdrawalFee'>) | undefined) =>
+  token && { minimum: withdrawalMinimumUnits(token), fee: withdrawalFeeUnits(token) };
+
+/** A network's token by address (any case). */
+export const tokenOf = (network: Pick<Network, 'tokens'> | undefined, address: string): Token | undefined =>
+  network?.tokens.find((t) => t.address.toLowerCase() === address.toLowerCase());
+
 /** A token's minimum in its base units: its `minimum`, or 0.01 of the token. */
 export const minimumUnits = (token: Pick<Token, 'decimals' | 'minimum'>): bigint =>
   token.minimum !== undefined ? toUnits(token.minimum, token.decimals)! : 10n ** BigInt(Math.max(token.decimals - 2, 0));

@@ -12,7 +12,9 @@ export interface Check {
   /** A gas wallet's balance in its chain's coin (for /metrics). */
   gasBalance?: { chainId: number; amount: number };
   /** A treasury's coin, held on chain against owed by the journal, in whole coins (for /metrics). */
-  treasury?: { chainId: number; coin: string; held: number; owed: number };
+  treasury?: { chainId: number; coin: string; held: number; owed: number; surplus?: number };
+  /** Ready, and still something the operator should look at (a treasury's surplus, issue 49): named in /readyz's message. */
+  warning?: boolean;
   /** How long the head of a chain's treasury queue has waited unmined, in seconds (for /metrics). */
   treasuryWait?: { chainId: number; seconds: number };
 }

@@ -127,6 +127,19 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
   return reversed;
 }
 
+/**
+ * What a token's treasury holds past everything the journal explains (issue 49): more than it
+ * owes with every sweep on its way in counted (a recorded transaction on its way out only lowers
+ * what it holds). The native coin's surplus is the operator's gas funding, booked by the treasury
+ * job: never a surplus here. A surplus holds nothing: it is reported (readiness warns, metric,
+ * log, the operator's event) because it means the books missed something (docs/operating.md).
+ */
+export const surplusOf = (f: Pick<TreasuryFinding, 'token' | 'held' | 'owed' | 'incoming'>): bigint => {
+  if (f.token === NATIVE) return 0n;
+  const extra = f.held - f.owed - f.incoming;
+  return extra > 0n ? extra : 0n;
+};
+
 /** The coins a treasury keeps: every token of the network, and its native coin. */
 const coinsOf = (network: Network) => [
   ...network.tokens.map((t) => ({ symbol: t.symbol as string, token: t.address.toLowerCase(), decimals: t.decimals })),
@@ -148,7 +161,8 @@ export async function reconcileTreasury(network: Network, treasury: Address, dep
   // A shortfall is looked at once more, all of it read again, before anything is said or held:
   // money that moved on chain and in the journal while the first look read them one after the
   // other (the chain early, the journal late) is gone from the second look; a real shortfall stays.
-  const again = coins.filter((_, i) => measured[i]!.short > 0n);
+  // A surplus too: a withdrawal counted between the two reads shows as one.
+  const again = coins.filter((_, i) => measured[i]!.short > 0n || surplusOf(measured[i]!) > 0n);
   if (again.length > 0) {
     const second = await measure(network, treasury, again, deps, rpc);
     measured = measured.map((m) => second.find((s) => s.token === m.token) ?? m);
@@ -157,9 +171,16 @@ export async function reconcileTreasury(network: Network, treasury: Address, dep
     const finding = measured[i]!;
     await deps.holds.saveFinding(finding);
     const { short, held, owed, atBlock } = finding;
+    const text = (u: bigint) => formatUnits(u, coin.decimals);
+    const surplus = surplusOf(finding);
+    if (surplus > 0n) {
+      const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(finding.incoming)} on its way in): ${text(surplus)} more than the books explain`;
+      deps.log.warn({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(finding.incoming), outgoing: String(finding.outgoing), surplus: String(surplus), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds more than the journal owes (a surplus: nothing is held; look for its cause)');
+      const was = before.get(coin.token);
+      if (!was || surplusOf(was) === 0n) await deps.holds.event('treasury_surplus', network.chainId, detail, deps.now());
+    }
     if (short === 0n) continue;
     const native = coin.token === NATIVE;
-    const text = (u: bigint) => formatUnits(u, coin.decimals);
     const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(finding.outgoing)} on its way out): ${text(short)} short`;
     deps.log.error({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(finding.incoming), outgoing: String(finding.outgoing), short: String(short), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds less than the journal owes');
     if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
@@ -203,11 +224,14 @@ export async function treasuryReadiness(networks: Network[], holds: Pick<Treasur
     const d = decimals.get(`${f.chainId}/${f.token}`);
     if (d === undefined) continue;
     const text = (u: bigint) => formatUnits(u, d);
+    const surplus = surplusOf(f);
     checks.push({
       name: `treasury on chain ${f.chainId} (${f.symbol})`,
       ok: f.short === 0n,
-      detail: `holds ${text(f.held)}, owes ${text(f.owed)} (in flight: ${text(f.incoming)} in, ${text(f.outgoing)} out) at block ${f.atBlock}${f.short > 0n ? `: ${text(f.short)} SHORT` : ''}`,
-      treasury: { chainId: f.chainId, coin: f.symbol, held: Number(text(f.held)), owed: Number(text(f.owed)) },
+      // A surplus is a warning (issue 49): ready still, nothing held, the operator told.
+      ...(surplus > 0n ? { warning: true } : {}),
+      detail: `holds ${text(f.held)}, owes ${text(f.owed)} (in flight: ${text(f.incoming)} in, ${text(f.outgoing)} out) at block ${f.atBlock}${f.short > 0n ? `: ${text(f.short)} SHORT` : ''}${surplus > 0n ? `: ${text(surplus)} SURPLUS (more than the books explain: see docs/operating.md)` : ''}`,
+      treasury: { chainId: f.chainId, coin: f.symbol, held: Number(text(f.held)), owed: Number(text(f.owed)), surplus: Number(text(surplus)) },
     });
   }
   for (const h of (await holds.holds()).active) {

@@ -196,6 +196,18 @@ export class Treasury {
     return this.sign(token, encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), nonceAtLeast);
   }
 
+  /**
+   * What a mined transaction's receipt says the treasury moved of `token` to `to`: the sum of
+   * that token's Transfer logs from the treasury to it (issue 49). A receipt's status alone says
+   * the call did not revert, not that the token moved: a token that answers `false` instead of
+   * reverting succeeds having moved nothing, and logs nothing.
+   */
+  moved(receipt: TransactionReceipt, token: Address, to: Address): bigint {
+    return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false })
+      .filter((log) => log.address.toLowerCase() === token.toLowerCase() && log.args.from?.toLowerCase() === this.address.toLowerCase() && log.args.to?.toLowerCase() === to.toLowerCase())
+      .reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
+  }
+
   /** Sends a recorded transaction (again): a node that has it already, or mined it, is fine. */
   async send(raw: Hex): Promise<void> {
     try {

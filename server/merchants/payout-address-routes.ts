@@ -9,9 +9,10 @@ import { changeView } from './destination-views.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 import { getAddress, isAddress } from 'viem';
+import { refuseOwn } from '../chain/own-addresses.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'destinations' | 'log' | 'merchants' | 'now';
+type Uses = 'catalog' | 'destinations' | 'log' | 'merchants' | 'now' | 'ownAddresses';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /**
@@ -35,8 +36,10 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
       { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
     ]);
   }
-  // The operator's treasury holds balance-settled merchants' money: a deposit swept there on wallet settlement would count as no one's.
-  if (network.treasury && body.address.toLowerCase() === network.treasury.toLowerCase()) throw invalidField('address', 'expected a wallet of yours, not the service\'s treasury');
+  // Deposits are swept there on wallet settlement: never to the service's own addresses (issue 49).
+  // The treasury holds balance-settled merchants' money (a deposit swept there would be no one's);
+  // a deposit address would count it as a payment, the gas or fee wallet make it the operator's.
+  await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
   // A live key or session: the new address (a chain's first too) waits the operator's delay, the owner told, free to cancel it.
   const { effectiveMs, change } = await service.destinations.setPayoutAddress(account, body.chain_id, body.address, service.now());
   const effectiveAt = new Date(effectiveMs).toISOString();

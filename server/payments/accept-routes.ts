@@ -15,7 +15,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'now' | 'rateHistory';
+type Uses = 'attention' | 'catalog' | 'closeEnoughCents' | 'now' | 'rateHistory';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -23,7 +23,7 @@ const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string
 export const accept: Handler<{ params: typeof ByReference; body: typeof AcceptBody }> = async ({ params, body, account, service }) => {
   const nowMs = service.now();
   const coinOf = (chainId: number, token: string) => service.catalog.coins(account.mode).find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase());
-  const pricing = { coinOf, maxAgeMs: service.rateHistory.maxAgeMs };
+  const pricing = { coinOf, maxAgeMs: service.rateHistory.maxAgeMs, closeEnoughCents: service.closeEnoughCents };
   const { payment, accepted } = await acceptCase(service.attention, account, params.reference, nowMs, depositReport(service.now), body.as ?? 'keep', pricing);
   const facts = (await service.attention.facts([payment])).get(payment.id)!;
   const summary = { ...paymentSummary(payment, nowMs), overpaid: overpaidText(payment), attention: attentionView(caseOf(facts.payment, facts.open, nowMs), coinOf) };

@@ -39,6 +39,19 @@ export async function lockedCase(w: AttentionWrites, owner: Owner, reference: st
 export interface Pricing {
   coinOf(chainId: number, token: string): CoinOn | undefined;
   maxAgeMs: number;
+  /** How short of due a credit may leave the payment and still settle it, in hundredths of its coin (CLOSE_ENOUGH_CENTS). */
+  closeEnoughCents?: number;
+}
+
+/**
+ * Whether a payment a credit left short of due is close enough to settle (issue 49): short by
+ * at most `cents` hundredths of its coin (a credit's rate just under 1, rounded down, leaves it a
+ * cent short), not settled yet. Exactly due or more is confirmed already; nothing to settle.
+ */
+export function closeEnough(payment: Pick<Payment, 'paid' | 'due' | 'decimals' | 'settledMs'>, cents: number): boolean {
+  if (payment.settledMs !== null || payment.paid <= 0n || payment.paid >= payment.due || cents <= 0) return false;
+  const tolerance = payment.decimals >= 2 ? BigInt(cents) * 10n ** BigInt(payment.decimals - 2) : BigInt(cents);
+  return payment.due - payment.paid <= tolerance;
 }
 
 /** Each transfer's credit in the payment's coin at the rate of its arrival, or 409 naming why not (`not_creditable`, `no_rate_at_arrival`). */
@@ -62,7 +75,9 @@ export function acceptCase(store: AcceptTransactions, owner: Owner, reference: s
     const { payment, found } = await lockedCase(w, owner, reference, nowMs);
     if (as === 'credit') {
       const terms = await credits(w, payment, found, pricing!);
-      const now = await w.credit(payment, terms);
+      let now = await w.credit(payment, terms);
+      // Close enough (issue 49): a credit that leaves it short by no more than the tolerance settles it.
+      if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await w.settle(payment.id);
       if (now.paid !== payment.paid) await w.told(owner, now, report);
       return { payment: now, accepted: found };
     }

@@ -13,7 +13,7 @@ import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
 import { reserveFromBalance } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
+import { checkWithdrawalLimit, configuredUnits, FEES, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, sendFee, usdCentsOf, WITHDRAWAL_WINDOW_MS, type Posting, type SendTerms } from '../balances/ledger-rules.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 import { newestFirst } from '../storage/history.ts';
@@ -24,6 +24,8 @@ export interface PayoutCoin {
   chainId: number;
   token: string;
   decimals: number;
+  /** The treasury's terms for sending it (issue 49: the minimum and network fee of every send); none for the sandbox's coin. */
+  terms?: SendTerms;
 }
 
 export { PAYOUT_PAYABLE };
@@ -187,12 +189,17 @@ export class PayoutStore {
       checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: PAYOUT_COIN, text: formatUnits(request.units, PAYOUT_DECIMALS) });
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
+      const format = (u: bigint) => formatUnits(u / shift, PAYOUT_DECIMALS);
+      // The treasury's one rule for what it sends (issue 49): what it owes the payout partner for
+      // this payout leaves the treasury too, so below the token's minimum it is refused, and the
+      // network's fee is the merchant's, reserved beside the amount (the bank receives the amount).
+      const networkFee = sendFee(tokenUnits(request.units, coin), coin.terms, { symbol: PAYOUT_COIN, format }, 'amount', 'bank payout');
       await reserveFromBalance(
         { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), held: (chainId) => this.journal.holdOn(tx, chainId), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
         account,
-        { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format: (u) => formatUnits(u / shift, PAYOUT_DECIMALS) },
-        tokenUnits(request.units, coin),
-        { kind: 'payout_reserved', ref: id, memo: `payout ${reference}` },
+        { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format },
+        tokenUnits(request.units, coin) + networkFee,
+        { kind: 'payout_reserved', ref: id, memo: `payout ${reference}${networkFee > 0n ? ` (network fee ${format(networkFee)} ${PAYOUT_COIN})` : ''}` },
       );
       const [row] = await tx.query(
         `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
@@ -257,11 +264,24 @@ export class PayoutStore {
         // Paid: the reserved USDT is owed to the payout partner; failed: it goes back to the balance.
         if (row!.chain_id != null && (next.status === 'paid' || next.status === 'failed')) {
           const reserved = merchantAccount(payout.merchantId, payout.mode, 'reserved');
-          const to = next.status === 'paid' ? PAYOUT_PAYABLE : merchantAccount(payout.merchantId, payout.mode, 'available');
+          const chainId = Number(row!.chain_id);
+          const token = row!.token as string;
+          const amount = BigInt(row!.token_units as string);
+          // Its network fee (issue 49): what its reservation held beyond the amount, whatever the network file says now.
+          const held = await this.journal.reservedBy(tx, 'payout_reserved', payout.id);
+          const fee = held > amount ? held - amount : 0n;
+          const postings: Posting[] =
+            next.status === 'failed' ? move(reserved, merchantAccount(payout.merchantId, payout.mode, 'available'), chainId, token, amount + fee)
+            : fee === 0n ? move(reserved, PAYOUT_PAYABLE, chainId, token, amount)
+            : [
+                { account: reserved, chainId, token, amount: -(amount + fee) },
+                { account: PAYOUT_PAYABLE, chainId, token, amount },
+                { account: FEES, chainId, token, amount: fee },
+              ];
           await this.journal.post(
             tx,
             { kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned', ref: payout.id, owner: account, memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}` },
-            move(reserved, to, Number(row!.chain_id), row!.token as string, BigInt(row!.token_units as string)),
+            postings,
             nowMs,
           );
         }

@@ -13,13 +13,14 @@ import { fromRoot } from '../paths.ts';
 import { checkClaimable, checkDestination, type StoredRefund } from './rules.ts';
 import { claimHashOf, claimRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
+import { treasuryContext } from './routes.ts';
 import { claimLang, claimPage } from './claim-page.ts';
 import { PAGE_POLICY } from '../links/page-routes.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'merchants' | 'now' | 'refunds' | 'treasury';
+type Uses = 'catalog' | 'merchants' | 'now' | 'ownAddresses' | 'refunds' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ASSETS = fromRoot('server/hosted/assets/');
@@ -80,10 +81,10 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw) || /^0x0{40}$/.test(raw)) throw invalidField('address', 'expected 0x followed by 40 hexadecimal digits, not the zero address');
   if (!isAddress(raw, { strict: true }) && raw.slice(2) !== raw.slice(2).toLowerCase()) throw invalidField('address', 'expected a valid EIP-55 checksum (mixed case), or all lower case');
   const address = getAddress(raw.toLowerCase());
-  const context = { treasuryOf: (chainId: number) => service.treasury(refund.mode as 'test' | 'live', chainId)?.treasury.address ?? null };
+  const context = treasuryContext(service, refund.mode as 'test' | 'live');
   if (!body.confirm) {
     checkClaimable(refund, service.now());
-    checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await service.refunds.isDepositAddress(address) });
+    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });
     return { status: 200, body: { address, confirmed: false } };
   }
   const ready = await claimRefund(service.refunds, refund, address, context, service.now(), refundView);

@@ -11,13 +11,14 @@ import { DestinationPending, invalidField } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { caseOf } from '../payments/attention-rules.ts';
 import { sendBack } from './exceptions.ts';
+import { treasuryContext } from './routes.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'destinations' | 'mail' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
+type Uses = 'attention' | 'catalog' | 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -53,7 +54,7 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
     coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
   };
   const context = {
-    treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
+    ...treasuryContext(service, account.mode),
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
     supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };

@@ -15,7 +15,7 @@ import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITH
 import { lockedCase } from '../payments/accept.ts';
 import type { AttentionWrites } from '../payments/attention-store.ts';
 import { checkDestination, checkSupportRefund, CLAIM_LINK_MS, refundAmount, type StoredRefund } from './rules.ts';
-import { claimHashOf, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
+import { claimHashOf, feeMemo, refundFee, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
 
 /** The refunds' transaction with its handle, so the payment's case is resolved inside it. */
 export interface SendBackTransactions {
@@ -47,7 +47,7 @@ export async function sendBack(
     const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
     // Money goes back on the chain it arrived on: the address was let through on that chain only.
     if (request.checkedOn !== undefined && request.checkedOn !== found.chainId) throw new PaymentState(`reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`, [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }]);
-    if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(found.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination(request.address, { own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
     if (!listed) throw new BalanceSettlementRequired(`Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`);
     // The payment's own case comes out of what it counted; money that never counted, apart from it.
@@ -67,8 +67,11 @@ export async function sendBack(
     } else {
       const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
       checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
-      await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
-      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+      // The treasury's one rule for what it sends (issue 49): the case's amount below the token's
+      // minimum is refused naming the payment (keep it instead: accept); the fee is the merchant's.
+      const networkFee = refundFee(context, coin, amount, 'reference', 'send-back');
+      await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
+      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
       made = await w.insert(owner, { ...row, settlement: 'balance' });
     }
     if (found.transfers.length > 0) {

@@ -16,11 +16,21 @@ import type { AskedAmount } from './rules.ts';
 import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { route } from '../routes/route.ts';
 
+/**
+ * What a refund asks of the service (issue 49): its own addresses (never a destination) and the
+ * treasury's terms for sending a token (the minimum and network fee of every send).
+ */
+export const treasuryContext = (service: Pick<ServiceParts, 'treasury' | 'ownAddresses'>, mode: 'test' | 'live') => ({
+  ownAddress: (address: string) => service.ownAddresses.named(address),
+  sendTerms: (chainId: number, token: string) => sendTermsOf(tokenOf(service.treasury(mode, chainId)?.treasury.network, token)),
+});
+
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
+type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 
@@ -53,7 +63,7 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
   checkSupportClaim(role, { hasAddress: address !== undefined, reachesCustomer: role === 'support' && !address && (await service.mail.reachesCustomer(account.merchant.id, account.mode, body.reference)) });
   const context = {
-    treasuryOf: (chainId: number) => service.treasury(account.mode, chainId)?.treasury.address ?? null,
+    ...treasuryContext(service, account.mode),
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
     supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };

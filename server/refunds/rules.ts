@@ -101,11 +101,12 @@ export const excessOf = (payment: Pick<RefundablePayment, 'paid' | 'due'>): bigi
 
 /**
  * Money never goes back to the service's own addresses: a deposit address (of any payment, any
- * merchant: it would be counted as a payment, or swept to someone) or the network's treasury
- * (it would be no one's). 400 naming `address`.
+ * merchant: it would be counted as a payment, or swept to someone), or `own`: what the address
+ * is of the configured ones (a treasury, the gas wallet, the operator's fee address, issue 49;
+ * chain/own-addresses.ts): it would be no one's. 400 naming `address`.
  */
-export function checkDestination(address: string, found: { treasury: string | null; isDepositAddress: boolean }): void {
-  if (found.treasury && address.toLowerCase() === found.treasury.toLowerCase()) throw invalidField('address', 'expected the customer\'s wallet, not the service\'s treasury');
+export function checkDestination(address: string, found: { own: string | undefined; isDepositAddress: boolean }): void {
+  if (found.own) throw invalidField('address', `expected the customer's wallet, not ${found.own}`);
   if (found.isDepositAddress) throw invalidField('address', 'expected the customer\'s wallet, not a deposit address of this service (money sent there would count as a payment)');
 }
 

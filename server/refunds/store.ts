@@ -197,6 +197,7 @@ export class RefundStore implements RefundTransactions {
         available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
         held: (chainId) => journal.holdOn(tx, chainId),
         post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
+        reservedFor: (refundId) => journal.reservedBy(tx, 'withdrawal_reserved', refundId),
         treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
         withdrawals: {
           limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,

@@ -12,7 +12,7 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting } from '../balances/ledger-rules.ts';
+import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, sendFee, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting, type SendTerms } from '../balances/ledger-rules.ts';
 import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type AskedAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -63,6 +63,8 @@ export interface RefundWrites {
   catchUp(owner: Owner): Promise<void>;
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
   post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
+  /** What a refund's reservation (`withdrawal_reserved` of its id) holds: its amount and its network fee. */
+  reservedFor(refundId: string): Promise<bigint>;
   treasuryDue(chainId: number): Promise<void>;
   /** The operator's hold on money movements of a chain (the treasury short of what it owes), if any. */
   held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
@@ -78,13 +80,24 @@ export interface RefundTransactions {
   inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T>;
 }
 
-/** What the route knows outside the transaction: the treasury of the payment's chain, and one coin's worth in US dollars. */
+/** What the route knows outside the transaction: the service's own configured addresses, and one coin's worth in US dollars. */
 export interface RefundContext {
-  treasuryOf(chainId: number): string | null;
+  /** What the address is of the service's own configured ones (a treasury, the gas wallet, the fee address), or undefined. */
+  ownAddress(address: string): string | undefined;
   usdPerCoin(symbol: string): Promise<bigint>;
   /** The merchant's limit on its support members' refunds a day, in US cents. */
   supportLimitCents?: bigint;
+  /** The treasury's terms for sending a token of a chain (its minimum and network fee, issue 49); undefined: none (the sandbox's coins). */
+  sendTerms?(chainId: number, token: string): SendTerms | undefined;
 }
+
+/**
+ * The network fee of a refund the treasury sends (issue 49): the one rule of every send, its
+ * minimum (400 naming `field` below it) and its fee, charged to the merchant beside the amount;
+ * the customer receives the amount whole.
+ */
+export const refundFee = (context: Pick<RefundContext, 'sendTerms'>, coin: { chainId: number; token: string; symbol: string; format: (u: bigint) => string }, amount: bigint, field: string, what = 'refund'): bigint =>
+  sendFee(amount, context.sendTerms?.(coin.chainId, coin.token), coin, field, `${what} on chain ${coin.chainId}`);
 
 /**
  * A refund asked for: the payment found (404; 409 `wrong_mode` when it is the other mode's), the
@@ -106,7 +119,7 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
-    if (request.address) checkDestination(request.address, { treasury: context.treasuryOf(payment.chainId), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination(request.address, { own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
     const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
@@ -124,11 +137,12 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
     // Counted once, when asked for: spentSince counts a refund by its own row from then on, claimed or not.
     checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
-    await reserveFromBalance(w, owner, coin, amount, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}` });
+    // The customer receives the amount whole; the network's fee is the merchant's, reserved beside it.
+    const networkFee = refundFee(context, coin, amount, typeof request.amount === 'object' && 'baseUnits' in request.amount ? 'amount_base_units' : 'amount');
+    await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
     // A refund with its address goes to the treasury now; one without waits for the customer's
-    // claim (claimRefund), its amount reserved meanwhile.
-    // A refund returns the customer's money whole and is charged no network fee.
-    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee: 0n, usdPerCoin: 0n }, usdCents);
+    // claim (claimRefund), its amount and fee reserved meanwhile.
+    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
     const made = await w.insert(owner, { ...row, settlement: 'balance' });
     await w.event(owner, view(made));
     if (request.address) await w.treasuryDue(payment.chainId);
@@ -143,18 +157,19 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
  * expires, never to the service's treasury or a deposit address. The refund's withdrawal goes to
  * the treasury (ready), its event written. Undefined token: 404.
  */
-export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'treasuryOf'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
+export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'ownAddress' | 'sendTerms'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
   if (!found) throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
   const owner = ownerOf(found);
   return store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
     const refund = (await w.lockRefund(found.id))!;
     checkClaimable(refund, nowMs);
-    checkDestination(address, { treasury: context.treasuryOf(refund.chainId), isDepositAddress: await w.isDepositAddress(address) });
+    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
     const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
     // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
     const treasurySends = refund.settlement === 'balance';
-    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: 0n, usdPerCoin: 0n }, refund.usdCents);
+    // Its network fee is what was reserved for it beyond the amount, when it was asked for.
+    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(w, refund)) - refund.amount, usdPerCoin: 0n }, refund.usdCents);
     const ready = await w.claimed(refund.id, address);
     await w.event(owner, view(ready));
     if (treasurySends) await w.treasuryDue(refund.chainId);
@@ -164,11 +179,20 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
 
 const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({ merchant: { id: r.merchantId } as Owner['merchant'], mode: r.mode as Owner['mode'] });
 
-/** Its reservation back in the balance: one balanced entry, reserved → available. */
-const returned = (w: RefundWrites, refund: StoredRefund, memo: string) =>
+/** What a balance refund's reservation holds (its amount and network fee); a reservation older than fees, its amount. */
+const reservedOf = async (w: RefundWrites, refund: StoredRefund): Promise<bigint> => {
+  const reserved = await w.reservedFor(refund.id);
+  return reserved >= refund.amount ? reserved : refund.amount;
+};
+
+/** A reservation's memo, naming the network fee reserved beside the amount, if any. */
+export const feeMemo = (fee: bigint, coin: { symbol: string; format: (u: bigint) => string }) => (fee > 0n ? ` (network fee ${coin.format(fee)} ${coin.symbol})` : '');
+
+/** Its reservation back in the balance (its amount and network fee): one balanced entry, reserved → available. */
+const returned = async (w: RefundWrites, refund: StoredRefund, memo: string) =>
   w.post(
     { kind: 'withdrawal_returned', ref: refund.id, owner: ownerOf(refund), memo },
-    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, refund.amount),
+    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, await reservedOf(w, refund)),
   );
 
 /**

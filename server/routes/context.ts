@@ -1,5 +1,6 @@
 // What every route handler is given: the request, its checked input, its account, and the
 // service's parts.
+import type { OwnAddresses } from '../chain/own-addresses.ts';
 import type { Catalog } from '../chain/catalog.ts';
 import type { DevChainPowers } from '../chain/networks.ts';
 import type { Check } from '../chain/readiness.ts';
@@ -43,6 +44,10 @@ import type { Mail } from '../email/use-cases.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
 
 export interface ServiceParts extends BalanceStores {
+  /** The service's own addresses, never where money goes out (issue 49). */
+  ownAddresses: OwnAddresses;
+  /** How short of due a credit may leave a payment and still settle it, in hundredths of its coin (CLOSE_ENOUGH_CENTS, issue 49). */
+  closeEnoughCents: number;
   /** The coins of each mode, and its network when one is configured. */
   catalog: Catalog;
   payments: PaymentStore;

@@ -6,6 +6,13 @@ import type { AddressInfo } from 'node:net';
 import type { Service } from '../app.ts';
 import { paymentCredits } from '../payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
+import { foundry } from 'viem/chains';
+import { devAccount } from '../../devchain/deploy.ts';
+import type { Network } from '../chain/networks.ts';
+import { ChainStore } from '../chain/store.ts';
+import { Sweeper } from '../chain/sweeper.ts';
+import { Watcher } from '../chain/watcher.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
 export function caller(base: () => string) {
@@ -28,6 +35,23 @@ export const treasuryStores = (api: Service) => {
   const { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds } = api.parts;
   return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds };
 };
+
+/**
+ * `amount` (base units) of `token` sent by dev account 1 to `to` (a balance-settled payment's
+ * deposit address) on a dev chain that mines each transaction at once, seen by one watcher tick
+ * and swept into the treasury by one sweeper tick: the service's jobs off, the money is then in
+ * the merchant's balance (journaled when read). Answers the sweeper's tick.
+ */
+export async function sweptIntoBalance(api: Service, network: Network, token: Address, to: Address, amount: bigint) {
+  const transport = http(network.rpcUrls[0]);
+  const reader = createPublicClient({ chain: foundry, transport });
+  const store = new ChainStore(api.db);
+  const watcher = new Watcher({ chainId: network.chainId, rpcUrls: network.rpcUrls, confirmations: 1, tokens: network.tokens.map((t) => t.address), store, credits: creditsOf(api), holder: 'swept-into-balance', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0 });
+  const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport });
+  await reader.waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), pollingInterval: 50 });
+  await watcher.tick();
+  return new Sweeper({ network, store, gas: devAccount(6) }).tick();
+}
 
 /** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 20_000, everyMs = 100): Promise<T> {

@@ -46,7 +46,7 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
     });
     try {
       const request = caller(() => api.url);
-      expect((await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey)).status).toBe(200);
+      expect((await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);
       const attacker = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
       let attackerGas = 0n;
       for (let i = 0; i < 5; i++) {

@@ -59,7 +59,7 @@ async function scenario(failing: boolean) {
   const proxy = await startProxy(chain.url);
   try {
     const request = caller(() => api.url);
-    expect((await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey)).status).toBe(200);
+    expect((await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);
     const reference = failing ? 'receipt-error' : 'receipt-null';
     const to = (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });

@@ -96,7 +96,7 @@ describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () =>
   it('money that was still unrecorded when its deposit was swept is not swept a second time at the operator\'s cost', async () => {
     const s = await service();
     try {
-      expect((await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey)).status).toBe(200);
+      expect((await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);
       const deposit = await s.open('window-part');
       await sendUsdt(1, deposit, '5');
       await s.watcher.tick();

@@ -130,7 +130,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
   it('a reorganisation deeper than the confirmations takes back a credit whose sweep is not final, and the sweep with it', async () => {
     const s = await service(3);
     try {
-      await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey);
+      await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey);
       const made = await s.request('POST', '/api/v1/transaction/initialize', { reference: 'deep-reorg', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey);
       const to = made.body.data.address as Address;
       await s.watcher.tick();
@@ -159,7 +159,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
   it('reconciliation does not report a deposit swept moments ago as a discrepancy', async () => {
     const s = await service(3);
     try {
-      expect((await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(8).address }, secretKey)).status).toBe(200);
+      expect((await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);
       await s.pay('rc-1');
       await rpc('anvil_mine', ['0x3']);
       await s.watcher.tick();

@@ -274,6 +274,39 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     await balanced();
   });
 
+  it('close enough (issue 49): 10 USDC credited at 0.999 toward a 10 USDT payment settles it, short by one cent, told once; not a cent more short', async () => {
+    const usdc = a.parts.catalog.coins('test').find((c) => c.symbol === 'USDC')!;
+    const keep = (symbol: string, units: bigint, atMs: number) => a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [symbol, String(units), atMs]);
+    /** A 10 USD USDT payment and `arrived` USDC recorded at its address a minute ago, the rates of then kept: USDC at 0.999 USD. */
+    const paidInUsdc = async (arrived: bigint, hash: string) => {
+      const reference = `close-${kind}-${++n}`;
+      expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBe(201);
+      const [pay] = await a.db.query(`SELECT id FROM payments WHERE reference = $1`, [reference]);
+      const at = Date.now() - 60_000;
+      await a.db.query(
+        `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms, told_ms) VALUES ($1, $2, 0, 1, '0xb', $3, '0xs', '0xr', $4, $5, 'unexpected', $6, $6)`,
+        [usdc.chainId, hash, usdc.contractAddress.toLowerCase(), String(arrived), pay!.id, at],
+      );
+      await keep('USDC', 99_900_000n, at - 500);
+      await keep('USDT', 100_000_000n, at - 500);
+      return reference;
+    };
+    const cents = (n: bigint) => n * 10n ** BigInt(usdc.decimals - 2);
+    const told = async (reference: string) => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).map((e) => JSON.parse(e.body).data).filter((d: { reference: string }) => d.reference === reference);
+    // 10 USDC at 0.999: 9.99 USDT of 10 due, one cent short: settled with what arrived, told once.
+    const close = await paidInUsdc(cents(1000n), '0x' + 'e1'.repeat(32));
+    const settled = await call(a, 'POST', `/api/v1/payments/${close}/accept`, { as: 'credit' });
+    expect(settled.status, JSON.stringify(settled.body)).toBe(200);
+    expect(settled.body.data).toMatchObject({ status: 'settled', amountPaidExact: '9.99', attention: null });
+    expect((await told(close)).map((d: { status: string }) => d.status)).toEqual(['settled']);
+    // 9.99 USDC at 0.999: 9.98001 USDT, short by more than a cent: incomplete as before.
+    const short = await paidInUsdc(cents(999n), '0x' + 'e2'.repeat(32));
+    const incomplete = await call(a, 'POST', `/api/v1/payments/${short}/accept`, { as: 'credit' });
+    expect(incomplete.status, JSON.stringify(incomplete.body)).toBe(200);
+    expect(incomplete.body.data).toMatchObject({ status: 'incomplete', amountPaidExact: '9.98001' });
+    await balanced();
+  });
+
   it('a rate is written only by the rates cache: no route, job or other store writes the rate history', () => {
     const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'tests' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
     const writers = sources(fromRoot('server')).filter((f) => /(INSERT INTO|UPDATE|DELETE FROM)\s+rate_history/.test(readFileSync(f, 'utf8')));
