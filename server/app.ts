@@ -9,7 +9,7 @@ import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { verifyNetwork } from './chain/deploy.ts';
 import { ownAddresses } from './chain/own-addresses.ts';
-import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type DevChainPowers, type Network } from './chain/networks.ts';
+import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type Network } from './chain/networks.ts';
 import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';

@@ -84,7 +84,7 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
   const context = treasuryContext(service, refund.mode as 'test' | 'live');
   if (!body.confirm) {
     checkClaimable(refund, service.now());
-    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });
+    checkDestination({ own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });
     return { status: 200, body: { address, confirmed: false } };
   }
   const ready = await claimRefund(service.refunds, refund, address, context, service.now(), refundView);

@@ -47,7 +47,7 @@ export async function sendBack(
     const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
     // Money goes back on the chain it arrived on: the address was let through on that chain only.
     if (request.checkedOn !== undefined && request.checkedOn !== found.chainId) throw new PaymentState(`reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`, [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }]);
-    if (request.address) checkDestination(request.address, { own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
     if (!listed) throw new BalanceSettlementRequired(`Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`);
     // The payment's own case comes out of what it counted; money that never counted, apart from it.

@@ -105,7 +105,7 @@ export const excessOf = (payment: Pick<RefundablePayment, 'paid' | 'due'>): bigi
  * is of the configured ones (a treasury, the gas wallet, the operator's fee address, issue 49;
  * chain/own-addresses.ts): it would be no one's. 400 naming `address`.
  */
-export function checkDestination(address: string, found: { own: string | undefined; isDepositAddress: boolean }): void {
+export function checkDestination(found: { own: string | undefined; isDepositAddress: boolean }): void {
   if (found.own) throw invalidField('address', `expected the customer's wallet, not ${found.own}`);
   if (found.isDepositAddress) throw invalidField('address', 'expected the customer\'s wallet, not a deposit address of this service (money sent there would count as a payment)');
 }

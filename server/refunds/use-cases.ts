@@ -119,7 +119,7 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
-    if (request.address) checkDestination(request.address, { own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
     const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
@@ -164,7 +164,7 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
     await w.lock(owner);
     const refund = (await w.lockRefund(found.id))!;
     checkClaimable(refund, nowMs);
-    checkDestination(address, { own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
+    checkDestination({ own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
     const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
     // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
     const treasurySends = refund.settlement === 'balance';
