@@ -38,7 +38,7 @@ const SCREENS: Screen[] = [
 ];
 const ROUTES = SCREENS.map(([path, label, load, permission]) => [path, label, lazy(load), permission] as const);
 
-stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
+stepUpPrompt.ask = (action) => import('./step-up.tsx').then((m) => m.stepUp(action));
 
 function Nav() {
   const { path } = useLocation();

@@ -207,8 +207,21 @@ export class FactorStore {
     return rows.filter((r) => r.locked_ms !== null).map((r) => r.kind as ProofKind);
   }
 
-  /** The session of this cookie proved a second factor now: its step-up lasts from here. */
-  async steppedUp(sessionToken: string, nowMs: number): Promise<void> {
-    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2 WHERE hash = $1', [tokenHash(sessionToken), nowMs]);
+  /** The session of this cookie proved a second factor now, for the one request `action` (rules.ts' digest): a new one replaces it. */
+  async steppedUp(sessionToken: string, action: string, nowMs: number): Promise<void> {
+    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2, stepped_up_for = $3 WHERE hash = $1', [tokenHash(sessionToken), nowMs, action]);
+  }
+
+  /**
+   * The request `action` takes the session's step-up, once (issue 48): true when it was proved
+   * for this very request within `withinMs`; one conditional UPDATE, so two requests (on one
+   * instance or several) cannot both take it, and a step-up for another request opens nothing.
+   */
+  async useStepUp(sessionToken: string, action: string, nowMs: number, withinMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      'UPDATE dashboard_sessions SET stepped_up_for = NULL WHERE hash = $1 AND stepped_up_for = $2 AND stepped_up_ms <= $3 AND stepped_up_ms >= $4 RETURNING hash',
+      [tokenHash(sessionToken), action, nowMs, nowMs - withinMs],
+    );
+    return rows.length > 0;
   }
 }
