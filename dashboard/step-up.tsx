@@ -4,7 +4,14 @@
 // Cancelled, the request fails with that said. Its own chunk: loaded only when asked.
 import { h, render } from 'preact';
 import { useState } from 'preact/hooks';
-import { request, type StepUpFor } from './api.ts';
+import { request, type Options } from './api.ts';
+
+/** The one request a step-up is for (issue 48): its method, path and body as it will be sent again. */
+export interface StepUpFor {
+  method: string;
+  path: string;
+  body?: unknown;
+}
 import { Field, fieldError, Notes } from './screens/common.tsx';
 
 function Prompt({ action, done }: { action: StepUpFor; done: (ok: boolean) => void }) {
@@ -34,20 +41,29 @@ function Prompt({ action, done }: { action: StepUpFor; done: (ok: boolean) => vo
   );
 }
 
-/** Asks for a second factor for `action`; resolves once the service took one, rejects when cancelled. */
-export function stepUp(action: StepUpFor): Promise<void> {
+/**
+ * A modal dialog labelled by `titleId` with what `body` draws, given `done`: resolves on done(true),
+ * rejects with `cancelled` on done(false) or Escape. The sign-in's second step asks in one too.
+ */
+export function inDialog(titleId: string, cancelled: string, body: (done: (ok: boolean) => void) => h.JSX.Element): Promise<void> {
   const dialog = document.createElement('dialog');
-  dialog.setAttribute('aria-labelledby', 'step-up-title');
+  dialog.setAttribute('aria-labelledby', titleId);
   document.body.append(dialog);
   return new Promise<void>((resolve, reject) => {
     const done = (ok: boolean) => {
       render(null, dialog);
       dialog.remove();
       if (ok) resolve();
-      else reject(new Error('Not done: it needs your second factor (cancelled)'));
+      else reject(new Error(cancelled));
     };
     dialog.addEventListener('cancel', (e) => (e.preventDefault(), done(false)));
-    render(<Prompt action={action} done={done} />, dialog);
+    render(body(done), dialog);
     dialog.showModal();
   });
+}
+
+/** Asks for a second factor for this request; resolves once the service took one, rejects when cancelled. */
+export function stepUp(path: string, options: Options): Promise<void> {
+  const action: StepUpFor = { method: options.method ?? 'GET', path, body: options.body };
+  return inDialog('step-up-title', 'Not done: it needs your second factor (cancelled)', (done) => <Prompt action={action} done={done} />);
 }

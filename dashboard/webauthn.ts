@@ -2,7 +2,9 @@
 // options in, the authenticator's answer out. Shared by the Security screen and the step-up
 // prompt, in a chunk of its own that neither the first load nor the other screens carry.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
-import { request, type StepUpFor } from './api.ts';
+import { SessionAnswer } from '../contract/session.ts';
+import { request } from './api.ts';
+import type { StepUpFor } from './step-up.tsx';
 
 /** A new passkey: its options from the service, made by the browser's authenticator, sent back. */
 export async function addPasskey(label: string): Promise<{ data: { recoveryCodes?: string[] } }> {
@@ -23,6 +25,6 @@ export async function provePasskey(action: StepUpFor): Promise<void> {
 }
 
 /** A sign-in's second step with a passkey: the signed-in session's answer. */
-export async function signInPasskey(): Promise<unknown> {
-  return request('/dashboard/api/session/factor', undefined, { method: 'POST', body: { passkey: await passkeyAnswer('/dashboard/api/session/factor/options') } });
+export async function signInPasskey() {
+  return request('/dashboard/api/session/factor', SessionAnswer, { method: 'POST', body: { passkey: await passkeyAnswer('/dashboard/api/session/factor/options') } });
 }
