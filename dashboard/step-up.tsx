@@ -1,10 +1,13 @@
 // The step-up prompt (issues 37 and 48): a money move was refused for want of a second factor
 // for it, so the dashboard asks for one (the passkey, an authenticator code or a recovery code)
 // in a modal dialog, for that one request, which is sent again once it is confirmed.
-// Cancelled, the request fails with that said. Its own chunk: loaded only when asked.
+// Cancelled, the request fails with that said. The same dialog asks for a sign-in's second step
+// (issue 48). Its own chunk: loaded only when asked.
 import { h, render } from 'preact';
 import { useState } from 'preact/hooks';
-import { request, type Options } from './api.ts';
+import { SessionAnswer } from '../contract/session.ts';
+import { request, signedIn, type Options } from './api.ts';
+import { Field, fieldError, Notes } from './screens/common.tsx';
 
 /** The one request a step-up is for (issue 48): its method, path and body as it will be sent again. */
 export interface StepUpFor {
@@ -12,9 +15,11 @@ export interface StepUpFor {
   path: string;
   body?: unknown;
 }
-import { Field, fieldError, Notes } from './screens/common.tsx';
 
-function Prompt({ action, done }: { action: StepUpFor; done: (ok: boolean) => void }) {
+type Proof = { code: string } | { recovery_code: string };
+
+/** The dialog's form: the passkey (where the person has one), or a code; `send` proves it. */
+function Prompt({ say, passkey, send, done }: { say: string; passkey?: () => Promise<unknown>; send: (proof: Proof) => Promise<unknown>; done: (ok: boolean) => void }) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<unknown>(null);
   const confirm = (work: () => Promise<unknown>) => () =>
@@ -23,14 +28,16 @@ function Prompt({ action, done }: { action: StepUpFor; done: (ok: boolean) => vo
       (e: unknown) => setError(e),
     );
   const typed = code.trim();
-  const byCode = confirm(() => request('/dashboard/api/step-up', undefined, { method: 'POST', body: { ...(/^\d{6}$/.test(typed) ? { code: typed } : { recovery_code: typed }), for: action } }));
+  const byCode = confirm(() => send(/^\d{6}$/.test(typed) ? { code: typed } : { recovery_code: typed }));
   return (
     <form method="dialog" onSubmit={(e) => (e.preventDefault(), byCode())}>
       <h2 id="step-up-title">Confirm it is you</h2>
-      <p>This needs your second factor, for this one request.</p>
-      <button type="button" onClick={confirm(() => import('./webauthn.ts').then((w) => w.provePasskey(action)))}>
-        Use my passkey
-      </button>
+      <p>{say}</p>
+      {passkey && (
+        <button type="button" onClick={confirm(passkey)}>
+          Use my passkey
+        </button>
+      )}
       <Field id="step-up-code" label="Or a code from your authenticator app, or a recovery code" value={code} onInput={setCode} autocomplete="one-time-code" error={fieldError(error, 'code') ?? fieldError(error, 'recovery_code')} />
       <button type="submit">Confirm with the code</button>
       <button type="button" class="link" onClick={() => done(false)}>
@@ -41,13 +48,10 @@ function Prompt({ action, done }: { action: StepUpFor; done: (ok: boolean) => vo
   );
 }
 
-/**
- * A modal dialog labelled by `titleId` with what `body` draws, given `done`: resolves on done(true),
- * rejects with `cancelled` on done(false) or Escape. The sign-in's second step asks in one too.
- */
-export function inDialog(titleId: string, cancelled: string, body: (done: (ok: boolean) => void) => h.JSX.Element): Promise<void> {
+/** The prompt in a modal dialog: resolves once confirmed, rejects with `cancelled` on Cancel or Escape. */
+function inDialog(cancelled: string, prompt: (done: (ok: boolean) => void) => h.JSX.Element): Promise<void> {
   const dialog = document.createElement('dialog');
-  dialog.setAttribute('aria-labelledby', titleId);
+  dialog.setAttribute('aria-labelledby', 'step-up-title');
   document.body.append(dialog);
   return new Promise<void>((resolve, reject) => {
     const done = (ok: boolean) => {
@@ -57,7 +61,7 @@ export function inDialog(titleId: string, cancelled: string, body: (done: (ok: b
       else reject(new Error(cancelled));
     };
     dialog.addEventListener('cancel', (e) => (e.preventDefault(), done(false)));
-    render(body(done), dialog);
+    render(prompt(done), dialog);
     dialog.showModal();
   });
 }
@@ -65,5 +69,24 @@ export function inDialog(titleId: string, cancelled: string, body: (done: (ok: b
 /** Asks for a second factor for this request; resolves once the service took one, rejects when cancelled. */
 export function stepUp(path: string, options: Options): Promise<void> {
   const action: StepUpFor = { method: options.method ?? 'GET', path, body: options.body };
-  return inDialog('step-up-title', 'Not done: it needs your second factor (cancelled)', (done) => <Prompt action={action} done={done} />);
+  return inDialog('Not done: it needs your second factor (cancelled)', (done) => (
+    <Prompt
+      say="This needs your second factor, for this one request."
+      passkey={() => import('./webauthn.ts').then((w) => w.provePasskey(action))}
+      send={(proof) => request('/dashboard/api/step-up', undefined, { method: 'POST', body: { ...proof, for: action } })}
+      done={done}
+    />
+  ));
+}
+
+/** A sign-in's second step (issue 48): the password was right; resolves signed in, rejects when cancelled. */
+export function signInFactor(kinds: string[]): Promise<void> {
+  return inDialog('Not signed in: it needs your second factor (cancelled)', (done) => (
+    <Prompt
+      say="Your password is right. Now your second factor, to sign in."
+      passkey={kinds.includes('passkey') ? () => import('./webauthn.ts').then((w) => w.signInPasskey()).then((a) => signedIn(a.data)) : undefined}
+      send={(proof) => request('/dashboard/api/session/factor', SessionAnswer, { method: 'POST', body: proof }).then((a) => signedIn(a.data))}
+      done={done}
+    />
+  ));
 }

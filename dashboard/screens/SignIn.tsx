@@ -1,5 +1,5 @@
 // Sign in with the e-mail and password set through the one-time link; a person with a second
-// factor then confirms it in a dialog (issue 48: SignInFactor.tsx, its own chunk, loaded only then).
+// factor then confirms it in the step-up's dialog (issue 48: its own chunk, loaded only then).
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
@@ -20,7 +20,7 @@ export function SignIn(_: { path?: string }) {
     try {
       // Signed in, or (a person with a second factor, 202) waiting for it; the session is then read as on opening.
       const { data } = (await request('/dashboard/api/session', undefined, { method: 'POST', body: { email: email.trim(), password } })) as { data: { factorNeeded?: string[] } };
-      await (data.factorNeeded ? import('./SignInFactor.tsx').then((m) => m.confirm(data.factorNeeded!)) : loadSession());
+      await (data.factorNeeded ? import('../step-up.tsx').then((m) => m.signInFactor(data.factorNeeded!)) : loadSession());
       route('/dashboard');
     } catch (e) {
       setError(e);
