@@ -3,7 +3,7 @@
 // them here, once, at its edge; a passkey's own answer (WebAuthn's JSON) is checked by the
 // WebAuthn library, so only its shape is said here.
 import * as z from 'zod/mini';
-import { is, later } from './fields.ts';
+import { is, later, oneOf } from './fields.ts';
 
 const code = is<string>((v) => typeof v === 'string' && /^\d{6}$/.test(v), 'the 6 digits your authenticator app shows');
 const recovery = is<string>((v) => typeof v === 'string' && /^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/i.test(v.trim()), 'one of your recovery codes (xxxx-xxxx-xxxx)');
@@ -14,8 +14,17 @@ const label = is<string>((v) => typeof v === 'string' && v.trim().length >= 1 &&
 export const PasskeyBody = later(() => z.object({ response: webauthn, label: z.optional(label) }));
 /** POST /dashboard/api/factors/totp: the first code of the authenticator app, which proves it holds the secret. */
 export const TotpBody = later(() => z.object({ code, label: z.optional(label) }));
-/** POST /dashboard/api/step-up: one of a passkey's answer, an authenticator code or a recovery code. */
-export const StepUpBody = later(() => z.object({ passkey: z.optional(webauthn), code: z.optional(code), recovery_code: z.optional(recovery) }));
+const proof = () => ({ passkey: z.optional(webauthn), code: z.optional(code), recovery_code: z.optional(recovery) });
+/** The one request a step-up opens (issue 48): its method, its path (with its query) and its body as it will be sent (none: no body); the mode is the step-up's own x-mode. */
+const action = z.object({
+  method: oneOf(['POST', 'PUT', 'PATCH', 'DELETE']),
+  path: is<string>((v) => typeof v === 'string' && v.startsWith('/') && !v.startsWith('//') && v.length <= 2000, 'the request\'s path, as /api/v1/withdrawals'),
+  body: z.optional(z.unknown()),
+});
+/** POST /dashboard/api/step-up: one of a passkey's answer, an authenticator code or a recovery code, and `for` the one request it opens, once. */
+export const StepUpBody = later(() => z.object({ ...proof(), for: action }));
+/** POST /dashboard/api/session/factor, a sign-in's second step (issue 48): one of a passkey's answer, an authenticator code or a recovery code. */
+export const SignInFactorBody = later(() => z.object(proof()));
 /** PUT /dashboard/api/factors/policy (the owner): whether every member must have a second factor. */
 export const PolicyBody = later(() => z.object({ required: is<boolean>((v) => typeof v === 'boolean', 'true or false') }));
 /** POST /dashboard/api/factors/unlock (the owner, issue 48): the member whose locked proofs are lifted. */

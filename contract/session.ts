@@ -37,6 +37,12 @@ export type DashboardSession = z.infer<typeof DashboardSession>;
 
 /** The answer of every dashboard session endpoint. */
 export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
+/**
+ * POST /dashboard/api/session for a person with a second factor (issue 48, 202): the kinds they
+ * have; POST /dashboard/api/session/factor signs in. (The dashboard's sign-in reads `factorNeeded`
+ * alone, then the session through SessionProbe: no schema of its own in the first load.)
+ */
+export const FactorNeeded = later(() => z.object({ ...envelope(), data: z.object({ factorNeeded: z.array(oneOf(['passkey', 'totp'])), expiresAt: timestamp }) }));
 /** GET /dashboard/api/session, "am I signed in?": the session, or no `data` when nobody is (a 200, not a 401). */
 export const SessionProbe = later(() => z.object({ ...envelope(), data: z.optional(DashboardSession) }));
 

@@ -38,7 +38,7 @@ const SCREENS: Screen[] = [
 ];
 const ROUTES = SCREENS.map(([path, label, load, permission]) => [path, label, lazy(load), permission] as const);
 
-stepUpPrompt.ask = () => import('./step-up.tsx').then((m) => m.stepUp());
+stepUpPrompt.ask = (path, options) => import('./step-up.tsx').then((m) => m.stepUp(path, options));
 
 function Nav() {
   const { path } = useLocation();

@@ -14,10 +14,10 @@ export const may = (permission?: string): boolean => !permission || !!session.va
 /** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
-/** Asks the person for a second factor (the frame sets it: the prompt's chunk, loaded when first asked). */
-export const stepUpPrompt: { ask?: () => Promise<void> } = {};
+/** Asks the person for a second factor for one request, its path and options (issue 48: it opens that request, once; the frame sets it: the prompt's chunk, loaded when first asked). */
+export const stepUpPrompt: { ask?: (path: string, options: Options) => Promise<void> } = {};
 
-interface Options {
+export interface Options {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
@@ -36,9 +36,9 @@ export async function request<S extends z.ZodMiniType>(path: string, schema?: S,
   const response = await fetch(path, { method, headers, credentials: 'same-origin', body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
   if (response.status === 401 && !path.startsWith('/dashboard/api/session')) session.value = null;
   const text = await response.text();
-  // A money move wants a second factor of the last five minutes: asked for (its own chunk), then sent again.
+  // A money move wants a second factor for this very request: asked for (its own chunk), then sent again.
   if (response.status === 403 && !options.again && stepUpPrompt.ask && text.includes('"step_up_required"')) {
-    await stepUpPrompt.ask();
+    await stepUpPrompt.ask(path, options);
     return request(path, schema, { ...options, again: true });
   }
   return readAnswer(`${method} ${path}`, response.status, text, schema);

@@ -2,7 +2,9 @@
 // options in, the authenticator's answer out. Shared by the Security screen and the step-up
 // prompt, in a chunk of its own that neither the first load nor the other screens carry.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import { SessionAnswer } from '../contract/session.ts';
 import { request } from './api.ts';
+import type { StepUpFor } from './step-up.tsx';
 
 /** A new passkey: its options from the service, made by the browser's authenticator, sent back. */
 export async function addPasskey(label: string): Promise<{ data: { recoveryCodes?: string[] } }> {
@@ -11,8 +13,18 @@ export async function addPasskey(label: string): Promise<{ data: { recoveryCodes
   return request('/dashboard/api/factors/passkey', undefined, { method: 'POST', body: { response, label } }) as Promise<{ data: { recoveryCodes?: string[] } }>;
 }
 
-/** A step-up with a passkey: the service's challenge, signed by the authenticator. */
-export async function provePasskey(): Promise<void> {
-  const options = (await request('/dashboard/api/step-up/options', undefined, { method: 'POST' })) as { data: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
-  await request('/dashboard/api/step-up', undefined, { method: 'POST', body: { passkey: await startAuthentication({ optionsJSON: options.data }) } });
+/** A passkey's answer to the service's challenge (`start`: the step-up's or the sign-in's), signed by the authenticator. */
+async function passkeyAnswer(start: string) {
+  const options = (await request(start, undefined, { method: 'POST' })) as { data: Parameters<typeof startAuthentication>[0]['optionsJSON'] };
+  return startAuthentication({ optionsJSON: options.data });
+}
+
+/** A step-up with a passkey, for one request. */
+export async function provePasskey(action: StepUpFor): Promise<void> {
+  await request('/dashboard/api/step-up', undefined, { method: 'POST', body: { passkey: await passkeyAnswer('/dashboard/api/step-up/options'), for: action } });
+}
+
+/** A sign-in's second step with a passkey: the signed-in session's answer. */
+export async function signInPasskey() {
+  return request('/dashboard/api/session/factor', SessionAnswer, { method: 'POST', body: { passkey: await passkeyAnswer('/dashboard/api/session/factor/options') } });
 }

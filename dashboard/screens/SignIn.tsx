@@ -1,9 +1,9 @@
-// Sign in with the e-mail and password set through the one-time link.
+// Sign in with the e-mail and password set through the one-time link; a person with a second
+// factor then confirms it in the step-up's dialog (issue 48: its own chunk, loaded only then).
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { SessionAnswer } from '../../contract/session.ts';
-import { request, signedIn } from '../api.ts';
+import { loadSession, request } from '../api.ts';
 import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
 
 export function SignIn(_: { path?: string }) {
@@ -18,7 +18,9 @@ export function SignIn(_: { path?: string }) {
     setBusy(true);
     setError(null);
     try {
-      signedIn((await request('/dashboard/api/session', SessionAnswer, { method: 'POST', body: { email: email.trim(), password } })).data);
+      // Signed in, or (a person with a second factor, 202) waiting for it; the session is then read as on opening.
+      const { data } = (await request('/dashboard/api/session', undefined, { method: 'POST', body: { email: email.trim(), password } })) as { data: { factorNeeded?: string[] } };
+      await (data.factorNeeded ? import('../step-up.tsx').then((m) => m.signInFactor(data.factorNeeded!)) : loadSession());
       route('/dashboard');
     } catch (e) {
       setError(e);

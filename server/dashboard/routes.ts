@@ -4,6 +4,10 @@
 import type { IncomingMessage } from 'node:http';
 import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
 import { SetPasswordBody, SignInBody } from '../../contract/dashboard-requests.ts';
+import { SignInFactorBody } from '../../contract/factors.ts';
+import { CHALLENGE_MS } from '../factors/rules.ts';
+import { proveAs } from '../factors/routes.ts';
+import { stepUpOptions } from '../factors/use-cases.ts';
 import { AcceptInvitationBody } from '../../contract/team.ts';
 import { sameEmail } from '../team/rules.ts';
 import { DEVICE_COOKIE, DEVICE_MAX_AGE_S } from '../email/use-cases.ts';
@@ -20,7 +24,7 @@ import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/con
 import { route, type Limits } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'config' | 'dashboard' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
+type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'factors' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -197,10 +201,57 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
     throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
   }
   await service.dashboard.succeed(body.email, client);
+  // Issue 48: a person with a second factor is not signed in by the password alone.
+  const kinds = [...new Set((await service.factors.factors({ merchantId: found, holder: memberId ?? 'owner' })).map((f) => f.kind))].sort();
+  if (kinds.length) return awaitFactor(service, found, memberId, kinds);
   service.log.info({ merchant: found, member: memberId }, 'dashboard sign-in');
   if (!memberId) return startSession(service, ctx.req, found, 'Signed in');
   const session = (await service.dashboard.memberOf(found, memberId))!;
   return startSession(service, ctx.req, found, 'Signed in', { id: memberId, role: session.role });
+};
+
+/**
+ * The password was right and its person has a second factor (issue 48): a session that opens
+ * nothing waits five minutes for it (its cookie, HttpOnly as every session's); 202 naming the
+ * kinds the person has. POST /dashboard/api/session/factor proves one and signs in.
+ */
+async function awaitFactor(service: Service, merchantId: string, memberId: string | undefined, kinds: string[]): Promise<Reply> {
+  const started = await service.dashboard.startSession(merchantId, service.now(), CHALLENGE_MS, memberId, true);
+  service.log.info({ merchant: merchantId, member: memberId }, 'dashboard sign-in waits for a second factor');
+  const reply = ok(202, { factorNeeded: kinds, expiresAt: new Date(started.expiresMs).toISOString() }, 'Password right: now your passkey, an authenticator code or a recovery code');
+  return { ...reply, headers: { 'set-cookie': [sessionCookie(service, started.token, CHALLENGE_MS / 1000)] } };
+}
+
+/** The sign-in waiting for this browser's second factor: whose it is, as the factors' routes name a person. */
+async function waiting(service: Service, req: IncomingMessage) {
+  const token = cookie(req, sessionCookieName(service.origin()));
+  const found = token ? await service.dashboard.awaitingFactor(token, service.now()) : undefined;
+  if (!token || !found) throw new Unauthorized('No sign-in is waiting for a second factor here (it waits five minutes): sign in with your e-mail and password again');
+  const merchant = (await service.merchants.byId(found.merchantId))!;
+  const member = found.memberId ? await service.dashboard.memberOf(found.merchantId, found.memberId) : undefined;
+  const actor = found.memberId && member ? { kind: 'member' as const, id: found.memberId, label: member.email, role: member.role } : undefined;
+  const account = { merchant, mode: 'test' as const, via: 'secret' as const, session: true, ...(actor ? { actor } : {}) };
+  return { token, member: found.memberId && member ? { id: found.memberId, role: member.role } : undefined, account, who: { merchantId: found.merchantId, holder: found.memberId ?? 'owner' } };
+}
+
+/** The sign-in's second step with a passkey: its challenge (single-use, five minutes). */
+export const signInFactorOptions: Handler = async (ctx) => {
+  const { who } = await waiting(ctx.service, ctx.req);
+  return ok(200, await stepUpOptions(ctx.service.factors, who, ctx.service.origin(), ctx.service.now()), 'Confirm with your passkey');
+};
+
+/**
+ * The sign-in's second step: one proof (counted per person with the step-up's tries: five wrong
+ * lock that kind, a recovery code is the way back), then the waiting session is replaced by a
+ * signed-in one under a new cookie.
+ */
+export const signInFactor: Handler<{ body: typeof SignInFactorBody }> = async (ctx) => {
+  const { service } = ctx;
+  const pending = await waiting(service, ctx.req);
+  await proveAs(ctx, pending, ctx.body);
+  if (!(await service.dashboard.takeAwaiting(pending.token))) throw new Unauthorized('This sign-in was finished already: sign in again');
+  service.log.info({ merchant: pending.who.merchantId, member: pending.member?.id }, 'dashboard sign-in with a second factor');
+  return startSession(service, ctx.req, pending.who.merchantId, 'Signed in', pending.member);
 };
 
 /** An invitation used: once, by the e-mail it was made for; the new member is signed in. */
@@ -270,7 +321,7 @@ export const routes = [
   route({
     method: 'POST', path: '/dashboard/api/session', auth: 'none', handler: signIn, body: SignInBody, limits: FROM_OUR_PAGES,
     summary: 'e-mail and password: a session cookie',
-    description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth).',
+    description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor` (issue 48).',
   }),
   route({
     method: 'POST', path: '/dashboard/api/invitation', auth: 'none', handler: acceptInvitation, body: AcceptInvitationBody, limits: FROM_OUR_PAGES,
@@ -278,6 +329,15 @@ export const routes = [
     description: '`{ token, email, password }`: the token from the link\'s `#fragment`; another e-mail than the invited one is refused (400 naming `email`) and the link stays usable by its own; a used or expired link is 400 naming `token`.',
   }),
 
+  route({
+    method: 'POST', path: '/dashboard/api/session/factor/options', auth: 'none', handler: signInFactorOptions, limits: FROM_OUR_PAGES,
+    summary: 'a sign-in waiting for its second factor: options to confirm with a passkey',
+  }),
+  route({
+    method: 'POST', path: '/dashboard/api/session/factor', auth: 'none', handler: signInFactor, body: SignInFactorBody, limits: FROM_OUR_PAGES,
+    summary: 'a sign-in\'s second step: a passkey\'s answer, an authenticator code or a recovery code; signs in',
+    description: 'After `POST /dashboard/api/session` answered 202 `factorNeeded` (issue 48): one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up\'s (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.',
+  }),
   route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
   route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
   route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),

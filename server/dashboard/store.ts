@@ -15,8 +15,8 @@ export interface Session {
   expiresMs: number;
   /** The member signed in (issue 37); none: the owner. */
   member?: { id: string; email: string; role: Role };
-  /** Its person's second factor (issue 37): when this session last proved one, whether they have one, whether the owner requires one. */
-  secondFactor: { steppedUpMs?: number; enrolled: boolean; mustEnrol: boolean };
+  /** Its person's second factor (issue 37): whether they have one, whether the owner requires one. */
+  secondFactor: { enrolled: boolean; mustEnrol: boolean };
 }
 
 const merchantOf = (r: Row): Merchant => ({
@@ -74,10 +74,10 @@ export class DashboardStore {
     });
   }
 
-  /** A member's role, as they sign in (undefined: removed meanwhile). */
-  async memberOf(merchantId: string, memberId: string): Promise<{ role: Role } | undefined> {
-    const [row] = await this.db.query('SELECT role FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
-    return row && { role: row.role as Role };
+  /** A member's role and e-mail, as they sign in (undefined: removed meanwhile). */
+  async memberOf(merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
+    const [row] = await this.db.query('SELECT role, email FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
+    return row && { role: row.role as Role, email: row.email as string };
   }
 
   /** The merchant's password hash (undefined: no password set yet). */
@@ -172,17 +172,22 @@ export class DashboardStore {
     return Number(row.after);
   }
 
-  /** A new session (the owner's, or `memberId`'s): its cookie token (kept only as a hash) and its CSRF token. */
-  async startSession(merchantId: string, nowMs: number, validMs: number, memberId?: string): Promise<{ token: string; csrf: string; expiresMs: number }> {
+  /**
+   * A new session (the owner's, or `memberId`'s): its cookie token (kept only as a hash) and its
+   * CSRF token. `awaitingFactor` (issue 48): the password was right but the person has a second
+   * factor: the session opens nothing (session() does not see it) until `factorProved` ends it.
+   */
+  async startSession(merchantId: string, nowMs: number, validMs: number, memberId?: string, awaitingFactor = false): Promise<{ token: string; csrf: string; expiresMs: number }> {
     const token = newToken();
     const csrf = newToken();
-    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms, member_id) VALUES ($1, $2, $3, $4, $5, $6)', [
+    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms, member_id, awaiting_factor) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       tokenHash(token),
       merchantId,
       csrf,
       nowMs,
       nowMs + validMs,
       memberId ?? null,
+      awaitingFactor,
     ]);
     await this.db.query('DELETE FROM dashboard_sessions WHERE expires_ms <= $1', [nowMs]);
     return { token, csrf, expiresMs: nowMs + validMs };
@@ -195,28 +200,56 @@ export class DashboardStore {
    */
   async session(token: string, nowMs: number): Promise<Session | undefined> {
     const [row] = await this.db.query(
-      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id, s.stepped_up_ms,
+      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id,
               EXISTS (SELECT 1 FROM second_factors f WHERE f.merchant_id = s.merchant_id AND f.holder = COALESCE(s.member_id::text, 'owner')) AS enrolled,
               COALESCE((SELECT p.required FROM second_factor_policy p WHERE p.merchant_id = s.merchant_id), false) AS required,
               mb.email AS member_email, mb.role AS member_role, m.business_name, m.business_email, m.business_logo
          FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN members mb ON mb.id = s.member_id AND mb.merchant_id = s.merchant_id
-        WHERE s.hash = $1 AND s.expires_ms > $2`,
+        WHERE s.hash = $1 AND s.expires_ms > $2 AND NOT s.awaiting_factor`,
       [tokenHash(token), nowMs],
     );
     if (!row || (row.member_id !== null && row.member_email === null)) return undefined;
     const member = row.member_id === null ? undefined : { id: row.member_id as string, email: row.member_email as string, role: row.member_role as Role };
     const enrolled = row.enrolled === true;
-    const secondFactor = { ...(row.stepped_up_ms === null ? {} : { steppedUpMs: Number(row.stepped_up_ms) }), enrolled, mustEnrol: row.required === true && !enrolled };
+    const secondFactor = { enrolled, mustEnrol: row.required === true && !enrolled };
     return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
+  }
+
+  /** A sign-in waiting for its second factor (issue 48): whose it is (undefined: none, expired, or already taken). */
+  async awaitingFactor(token: string, nowMs: number): Promise<{ merchantId: string; memberId?: string } | undefined> {
+    const [row] = await this.db.query(
+      `SELECT s.merchant_id, s.member_id FROM dashboard_sessions s
+        WHERE s.hash = $1 AND s.expires_ms > $2 AND s.awaiting_factor AND (s.member_id IS NULL OR EXISTS (SELECT 1 FROM members mb WHERE mb.id = s.member_id AND mb.merchant_id = s.merchant_id))`,
+      [tokenHash(token), nowMs],
+    );
+    return row && { merchantId: row.merchant_id as string, ...(row.member_id === null ? {} : { memberId: row.member_id as string }) };
+  }
+
+  /** The waiting sign-in is over (its factor proved): taken once, so one proof opens one session. */
+  async takeAwaiting(token: string): Promise<boolean> {
+    return (await this.db.query('DELETE FROM dashboard_sessions WHERE hash = $1 AND awaiting_factor RETURNING hash', [tokenHash(token)])).length > 0;
   }
 
   async endSession(token: string): Promise<void> {
     await this.db.query('DELETE FROM dashboard_sessions WHERE hash = $1', [tokenHash(token)]);
   }
 
-  /** The session of this cookie proved a second factor now (factors/routes.ts): its step-up lasts from here. */
-  async steppedUp(sessionToken: string, nowMs: number): Promise<void> {
-    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2 WHERE hash = $1', [tokenHash(sessionToken), nowMs]);
+  /** The session of this cookie proved a second factor now, for the one request `action` (factors/rules.ts' digest): a new one replaces it. */
+  async steppedUp(sessionToken: string, action: string, nowMs: number): Promise<void> {
+    await this.db.query('UPDATE dashboard_sessions SET stepped_up_ms = $2, stepped_up_for = $3 WHERE hash = $1', [tokenHash(sessionToken), nowMs, action]);
+  }
+
+  /**
+   * The request `action` takes the session's step-up, once (issue 48): true when it was proved
+   * for this very request within `withinMs`; one conditional UPDATE, so two requests (on one
+   * instance or several) cannot both take it, and a step-up for another request opens nothing.
+   */
+  async useStepUp(sessionToken: string, action: string, nowMs: number, withinMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      'UPDATE dashboard_sessions SET stepped_up_for = NULL WHERE hash = $1 AND stepped_up_for = $2 AND stepped_up_ms <= $3 AND stepped_up_ms >= $4 RETURNING hash',
+      [tokenHash(sessionToken), action, nowMs, nowMs - withinMs],
+    );
+    return rows.length > 0;
   }
 
   /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */

@@ -20,10 +20,10 @@ export interface Account {
   /** What the caller may do (issue 37): a member's role's permissions or a restricted key's; undefined or 'all': everything. */
   grants?: Grants;
   /**
-   * A session's second factor (issue 37): when it last proved one (its step-up), whether its
-   * person has one, and whether the owner requires one they lack (then only enrolling is open).
+   * A session's second factor (issue 37): whether its person has one, and whether the owner
+   * requires one they lack (then only enrolling is open). A step-up is per request (issue 48).
    */
-  secondFactor?: { steppedUpMs?: number; enrolled: boolean; mustEnrol: boolean };
+  secondFactor?: { enrolled: boolean; mustEnrol: boolean };
   /** Who acts, for the audit log: the owner, a member (id and e-mail) or a key (its id or hint). No secret. */
   actor?: { kind: 'owner' | 'member' | 'key'; id: string; label: string; role?: string };
   /**

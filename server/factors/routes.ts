@@ -7,14 +7,14 @@
 // password alone cannot add the thief's own.
 import { PasskeyBody, PolicyBody, StepUpBody, TotpBody, UnlockBody } from '../../contract/factors.ts';
 import type { Account } from '../domain/account.ts';
-import { Forbidden, NotFound, StepUpRequired } from '../domain/errors.ts';
+import { Forbidden, NotFound } from '../domain/errors.ts';
 import { authenticateSession, cookie, sessionCookieName } from '../http/auth.ts';
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
-import { route, type Limits } from '../routes/route.ts';
+import { requireStepUp, route, type Limits } from '../routes/route.ts';
 import type { SecurityChange } from '../email/use-cases.ts';
-import { holderOf, needsStepUp, STEP_UP_MS } from './rules.ts';
+import { actionDigest, holderOf, STEP_UP_MS } from './rules.ts';
 import type { ProofKind, Who } from './store.ts';
 import { passkeyOptions, prove, registerPasskey, registerTotp, renewRecoveryCodes, stepUpOptions, totpOptions } from './use-cases.ts';
 
@@ -31,15 +31,16 @@ async function me({ req, service }: { req: Ctx['req']; service: Service }): Prom
   return { account, who: { merchantId: account.merchant.id, holder: holderOf(account.actor) }, token, name: account.actor?.label ?? account.merchant.businessEmail };
 }
 
-/** Changing one's factors once one has some needs a fresh one, as money moves do. */
-function freshFactor(account: Account, nowMs: number): void {
-  if (account.secondFactor && needsStepUp('always', account.mode, account.secondFactor, nowMs)) {
-    throw new StepUpRequired('Changing your second factors needs one within the last five minutes: confirm with your passkey, authenticator code or a recovery code first');
-  }
+/** Changing one's factors once one has some needs a step-up for that very change, as money moves do (issue 48). */
+async function freshFactor(ctx: Ctx, account: Account): Promise<void> {
+  if (account.secondFactor?.enrolled) await requireStepUp(ctx, account.mode, 'Changing your second factors needs one, confirmed for this change');
 }
 
+/** What the audit, the e-mails and the proof need of the service: the sign-in's second step uses them too. */
+type ProofCtx = { req: Ctx['req']; service: Pick<ServiceParts, 'audit' | 'config' | 'factors' | 'mail' | 'now' | 'origin'> };
+
 /** Each person's factor changes and step-ups, in both modes' audit logs (they are the person's, not a mode's). */
-async function audited(ctx: Ctx, account: Account, action: string, target: string | undefined, values: Record<string, string> = {}): Promise<void> {
+async function audited(ctx: ProofCtx, account: Account, action: string, target: string | undefined, values: Record<string, string> = {}): Promise<void> {
   const { service } = ctx;
   const actor = account.actor ?? { kind: 'owner' as const, id: 'owner', label: account.merchant.businessEmail };
   await service.audit.append((['test', 'live'] as const).map((mode) => ({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } })));
@@ -49,7 +50,7 @@ async function audited(ctx: Ctx, account: Account, action: string, target: strin
 const MODES = ['test', 'live'] as const;
 
 /** The person and the owner are told their factors changed (an event, and e-mails in their language), whoever made the change. */
-const told = (ctx: Ctx, session: Awaited<ReturnType<typeof me>>, change: SecurityChange) =>
+const told = (ctx: ProofCtx, session: { who: Who; account: Account }, change: SecurityChange) =>
   ctx.service.mail.securityChanged(session.account.merchant, { change, detail: `${session.account.actor?.label ?? 'the owner'}'s second factors`, modes: MODES, by: session.account, concerned: { person: session.who.holder } });
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -58,22 +59,19 @@ export const listFactors: Handler = async (ctx) => {
   const { account, who } = await me(ctx);
   const { factors } = ctx.service;
   const [mine, left, required] = await Promise.all([factors.factors(who), factors.recoveryCodesLeft(who), factors.required(who.merchantId)]);
-  const stepped = account.secondFactor?.steppedUpMs;
   return ok(200, {
     factors: mine.map((f) => ({ id: f.id, kind: f.kind, label: f.label, createdAt: iso(f.createdMs), usedAt: iso(f.usedMs) })),
     recoveryCodesLeft: left,
     required,
     // The owner sets the requirement (the screen shows its switch to them only).
     owner: !account.actor,
-    steppedUpUntil: stepped !== undefined && stepped + STEP_UP_MS > ctx.service.now() ? iso(stepped + STEP_UP_MS) : null,
   }, `${mine.length} second factor(s)`);
 };
 
-/** After the first factor: its recovery codes (shown once), and the session counts as stepped up (it just proved one). */
+/** After the first factor: its recovery codes (shown once). It steps up nothing: a step-up is for one request (issue 48). */
 async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { id: string; first: boolean }, kind: string) {
   const { service } = ctx;
   const recoveryCodes = made.first ? await renewRecoveryCodes(service.factors, session.who, service.now()) : undefined;
-  await service.dashboard.steppedUp(session.token, service.now());
   await audited(ctx, session.account, `POST /dashboard/api/factors/${kind}`, made.id, { kind });
   await told(ctx, session, kind === 'passkey' ? 'passkey_added' : 'totp_added');
   service.log.info({ merchant: session.who.merchantId, kind }, 'second factor added');
@@ -82,26 +80,26 @@ async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { 
 
 export const passkeyStart: Handler = async (ctx) => {
   const session = await me(ctx);
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   return ok(200, await passkeyOptions(ctx.service.factors, session.who, { name: session.name, business: session.account.merchant.businessName }, ctx.service.origin(), ctx.service.now()), 'Create a passkey with these options');
 };
 
+/** The challenge it answers was handed out stepped up (passkeyStart): this needs no step-up of its own. */
 export const passkeyFinish: Handler<{ body: typeof PasskeyBody }> = async (ctx) => {
   const session = await me(ctx);
-  freshFactor(session.account, ctx.service.now());
   const made = await registerPasskey(ctx.service.factors, session.who, ctx.body.response, ctx.body.label ?? 'Passkey', ctx.service.origin(), ctx.service.now());
   return added(ctx, session, made, 'passkey');
 };
 
 export const totpStart: Handler = async (ctx) => {
   const session = await me(ctx);
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   return ok(200, await totpOptions(ctx.service.factors, session.who, { name: session.name, business: session.account.merchant.businessName }, ctx.service.now()), 'Add this secret to your authenticator app, then send its code');
 };
 
+/** The secret it proves was handed out stepped up (totpStart), to this person only: no step-up of its own. */
 export const totpFinish: Handler<{ body: typeof TotpBody }> = async (ctx) => {
   const session = await me(ctx);
-  freshFactor(session.account, ctx.service.now());
   const made = await registerTotp(ctx.service.factors, session.who, ctx.body.code, ctx.body.label ?? 'Authenticator app', ctx.service.now());
   return added(ctx, session, made, 'totp');
 };
@@ -109,7 +107,7 @@ export const totpFinish: Handler<{ body: typeof TotpBody }> = async (ctx) => {
 export const recoveryCodes: Handler = async (ctx) => {
   const session = await me(ctx);
   if (!session.account.secondFactor?.enrolled) throw new NotFound('Add a passkey or an authenticator app first: recovery codes come with it');
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   const codes = await renewRecoveryCodes(ctx.service.factors, session.who, ctx.service.now());
   await audited(ctx, session.account, 'POST /dashboard/api/factors/recovery-codes', undefined);
   await told(ctx, session, 'recovery_codes');
@@ -118,7 +116,7 @@ export const recoveryCodes: Handler = async (ctx) => {
 
 export const removeFactor: Handler = async (ctx) => {
   const session = await me(ctx);
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   if (!(await ctx.service.factors.remove(session.who, ctx.params.id))) throw new NotFound('No such second factor of yours');
   await audited(ctx, session.account, 'DELETE /dashboard/api/factors/:id', ctx.params.id);
   await told(ctx, session, 'factor_removed');
@@ -128,7 +126,7 @@ export const removeFactor: Handler = async (ctx) => {
 export const setPolicy: Handler<{ body: typeof PolicyBody }> = async (ctx) => {
   const session = await me(ctx);
   if (session.account.actor) throw new Forbidden('Only the owner requires a second factor of every member');
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   await ctx.service.factors.setRequired(session.who.merchantId, ctx.body.required, ctx.service.now());
   await audited(ctx, session.account, 'PUT /dashboard/api/factors/policy', undefined, { required: String(ctx.body.required) });
   return ok(200, { required: ctx.body.required }, ctx.body.required ? 'Every member now needs a second factor: those without one are sent to add one before anything else' : 'A second factor is no longer required');
@@ -140,28 +138,44 @@ export const stepUpStart: Handler = async (ctx) => {
 };
 
 /** A lock of the person's proofs set or lifted (issue 48): in both modes' audit logs, and e-mailed to the person and the owner. */
-async function lockChanged(ctx: Ctx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
+async function lockChanged(ctx: ProofCtx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
   await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, { kinds: kinds.join(',') });
   await ctx.service.mail.securityChanged(account.merchant, { change, detail: `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, modes: MODES, by: by ?? account, concerned: { person: holder } });
 }
 
+/**
+ * One proof of the person's second factor, for a step-up or the sign-in's second step: counted
+ * per person and kind (a lock audited and e-mailed; a recovery code lifts them and is e-mailed,
+ * as it was not the person if they did not use it). Answers what it was proved with.
+ */
+export async function proveAs(ctx: ProofCtx, session: { account: Account; who: Who }, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }): Promise<string> {
+  const proved = await prove(ctx.service.factors, session.who, proof, ctx.service.origin(), ctx.service.now(), (kind) => lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]));
+  if (proved.unlocked.length) await lockChanged(ctx, session.account, session.who.holder, 'step_up_unlocked', proved.unlocked);
+  if (!proof.passkey && !proof.code) await told(ctx, session, 'recovery_code_used');
+  return proved.with;
+}
+
+/**
+ * A step-up (issue 48): the proof, and `for` the one request it opens (its method, path and
+ * body; the mode is this request's x-mode). That request, sent within five minutes, takes it
+ * once; no other request is opened by it. A new step-up replaces the last.
+ */
 export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const session = await me(ctx);
   const nowMs = ctx.service.now();
-  const proved = await prove(ctx.service.factors, session.who, ctx.body, ctx.service.origin(), nowMs, (kind) => lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]));
-  if (proved.unlocked.length) await lockChanged(ctx, session.account, session.who.holder, 'step_up_unlocked', proved.unlocked);
-  await ctx.service.dashboard.steppedUp(session.token, nowMs);
-  await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code' });
-  // A recovery code used is told: if it was not the person, their codes are in someone's hands.
-  if (!ctx.body.passkey && !ctx.body.code) await told(ctx, session, 'recovery_code_used');
-  return ok(200, { steppedUpUntil: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved.with}: money may move for five minutes`);
+  const { method, path, body } = ctx.body.for;
+  const proved = await proveAs(ctx, session, ctx.body);
+  await ctx.service.dashboard.steppedUp(session.token, actionDigest(session.account.mode, method, path, body), nowMs);
+  const action = `${method.toUpperCase()} ${new URL(path, 'http://service.invalid').pathname}`;
+  await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code', for: action, mode: session.account.mode });
+  return ok(200, { for: action, mode: session.account.mode, until: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved}: ${action} may be sent once, in the next five minutes`);
 };
 
 /** The owner lifts a member's locks (issue 48): their wrong tries forgotten, each kind usable again. */
 export const unlock: Handler<{ body: typeof UnlockBody }> = async (ctx) => {
   const session = await me(ctx);
   if (session.account.actor) throw new Forbidden('Only the owner unlocks a member\'s second factor');
-  freshFactor(session.account, ctx.service.now());
+  await freshFactor(ctx, session.account);
   const member = (await ctx.service.mail.people(session.who.merchantId)).find((p) => p.person === ctx.body.member.toLowerCase() && p.person !== 'owner');
   if (!member) throw new NotFound('No such member');
   const lifted = await ctx.service.factors.clearTries({ merchantId: session.who.merchantId, holder: member.person });
@@ -186,5 +200,5 @@ export const routes = [
   route({ method: 'PUT', path: '/dashboard/api/factors/policy', auth: 'none', handler: setPolicy, body: PolicyBody, summary: 'the owner: require a second factor of every member' }),
   route({ method: 'POST', path: '/dashboard/api/factors/unlock', auth: 'none', handler: unlock, body: UnlockBody, summary: 'the owner: unlock a member locked out of step-up by wrong tries (after a step-up)' }),
   route({ method: 'POST', path: '/dashboard/api/step-up/options', auth: 'none', handler: stepUpStart, summary: 'options to confirm with a passkey (a single-use challenge)' }),
-  route({ method: 'POST', path: '/dashboard/api/step-up', auth: 'none', handler: stepUp, body: StepUpBody, limits: GUESSES, summary: 'a passkey\'s answer, an authenticator code or a recovery code: money may move for five minutes' }),
+  route({ method: 'POST', path: '/dashboard/api/step-up', auth: 'none', handler: stepUp, body: StepUpBody, limits: GUESSES, summary: 'a passkey\'s answer, an authenticator code or a recovery code, for one request: it may be sent once, in the next five minutes' }),
 ];

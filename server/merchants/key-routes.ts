@@ -5,9 +5,9 @@ import { RolledKey } from '../../contract/dashboard.ts';
 import { RollKeyBody } from '../../contract/dashboard-requests.ts';
 import { ByMember, NewRestrictedKeyAnswer, RestrictedKeyBody, RestrictedKeysAnswer } from '../../contract/team.ts';
 import { Done } from '../../contract/api.ts';
-import { invalidField, NotFound, PermissionDenied, StepUpRequired } from '../domain/errors.ts';
-import { holderOf, needsStepUp } from '../factors/rules.ts';
-import { lacking } from '../domain/permissions.ts';
+import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
+import { holderOf, type StepUpRule } from '../factors/rules.ts';
+import { lacking, type Grants } from '../domain/permissions.ts';
 import { actorOf } from '../audit/rules.ts';
 import type { RestrictedKeyRow } from './store.ts';
 import { ok } from '../http/respond.ts';
@@ -17,6 +17,12 @@ import { route } from '../routes/route.ts';
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'log' | 'mail' | 'merchants' | 'now';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
+
+/**
+ * Who is stepped up to roll: the owner in live mode; an admin in either mode (with a second
+ * factor: the route's memberFactor), for this roll. Any other member is refused by the handler.
+ */
+const ROLL_STEP_UP: StepUpRule = (account) => (account.actor?.kind === 'member' ? lacking(account.grants as Grants | undefined, 'all').length === 0 : account.mode === 'live');
 
 /**
  * A new secret key for the caller's mode. The old one is refused now, or, with
@@ -30,10 +36,6 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   if (!account.session && account.grants !== undefined && account.grants !== 'all') throw new PermissionDenied('A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may');
   if (lacking(account.grants, 'all').length) throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
   const nowMs = service.now();
-  // An admin rolls in either mode only with a second factor proved within five minutes.
-  if (account.session && account.actor?.kind === 'member' && (!account.secondFactor?.enrolled || needsStepUp('always', account.mode, account.secondFactor, nowMs))) {
-    throw new StepUpRequired(account.secondFactor?.enrolled ? 'An admin rolls the secret key only within five minutes of confirming a second factor: confirm with your passkey, authenticator code or a recovery code, then send it again' : 'An admin rolls the secret key only with a second factor: add a passkey or an authenticator app in Security, confirm it, then send it again');
-  }
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
   // The new full key is its roller's (issue 48 review): the keys it makes are theirs, revoked
   // when they are removed, so an admin who rolled cannot mint a key that outlives them. The full
@@ -115,7 +117,7 @@ export const routes = [
     summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],
   }),
   route({
-    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', stepUp: 'live', handler: rollKey, tag: 'Payments', errors: [403],
+    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', stepUp: ROLL_STEP_UP, memberFactor: true, handler: rollKey, tag: 'Payments', errors: [403],
     summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
     description:
       'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',

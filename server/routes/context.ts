@@ -159,6 +159,8 @@ export interface Ctx<S extends Schemas = {}, K extends keyof ServiceParts = keyo
   body: Out<S, 'body', undefined>;
   /** A multipart form's files, by field name (empty for a JSON body). */
   files: Map<string, FormFile>;
+  /** The body as sent (JSON, or a form's text fields), before its schema: what a step-up is bound to. */
+  sent?: unknown;
   /** Who is calling; present on every route whose auth is not 'none'. */
   account: Account;
   /** The service's parts its routes file declared: stores, catalogue, config, clock. */

@@ -12,8 +12,8 @@ import { actorOf, detailsOf, operatorActor, targetOf } from '../audit/rules.ts';
 import { inAuditScope, type AuditRecord } from '../storage/audit.ts';
 import { type Permission, requirePermission } from '../domain/permissions.ts';
 import { PermissionDenied, SecondFactorRequired, StepUpRequired } from '../domain/errors.ts';
-import { needsStepUp } from '../factors/rules.ts';
-import { sameOrigin } from '../http/auth.ts';
+import { actionDigest, needsStepUp, STEP_UP_MS, type StepUpRule } from '../factors/rules.ts';
+import { cookie, sameOrigin, sessionCookieName } from '../http/auth.ts';
 import { clientOf } from '../http/client.ts';
 import { readJson } from '../http/body.ts';
 import type { Call } from '../http/faults.ts';
@@ -101,13 +101,15 @@ export interface Route extends Schemas {
    */
   permission?: Permission;
   /**
-   * A second factor within the last five minutes (step-up, issue 37), checked centrally after
-   * the permission for a dashboard session: `'live'`, in live mode (money moves, new
-   * destinations, key rolls); `'always'`, in either mode (who may act at all: members, new
-   * keys). 403 `step_up_required` otherwise, which the dashboard answers by asking for a passkey
-   * or a code. Secret keys are not stepped up (restricted keys narrow them); see docs/team.md.
+   * A second factor proved for this very request (step-up, issues 37 and 48), checked centrally
+   * after the permission for a dashboard session: `'live'`, in live mode (money moves, new
+   * destinations, key rolls); `'always'`, in either mode (who may act at all: members); a rule
+   * of its own (an admin's key roll, in either mode). 403 `step_up_required` otherwise, which the
+   * dashboard answers by asking for a passkey or a code for this request, then sending it again.
+   * A step-up opens the one request it was asked for (mode, method, path, body), once. Secret
+   * keys are not stepped up (restricted keys narrow them); see docs/team.md.
    */
-  stepUp?: 'live' | 'always';
+  stepUp?: StepUpRule;
   /**
    * A member's session (not the owner's) must also have a second factor to step up with, where
    * `stepUp` applies: without one, 403 `step_up_required` asking them to add one, as an admin's
@@ -144,12 +146,19 @@ export async function requireBalance(account: Account, service: ServiceParts, wh
 /** Whether the route takes an Idempotency-Key: a write by an account or the operator, unless it says not. */
 export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idempotency'>): boolean => route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false;
 
-/** A merchant's money-moving requests (withdrawals, swaps, bank payouts) in a minute, per mode. */
+/**
+ * Money-moving requests (withdrawals, swaps, bank payouts, refunds) in a minute, per mode and per
+ * person or key (issue 48): the owner, each member, the full key and each restricted key has an
+ * allowance of its own, so one member's junk refunds never spend the one finance withdraws with.
+ */
 const moneyMoves: RateLimit = {
   limiter: (service) => service.moneyMoves,
-  key: ({ account }) => `${account.merchant.id}/${account.mode}`,
+  key: ({ account }) => {
+    const actor = actorOf(account);
+    return `${account.merchant.id}/${account.mode}/${actor.kind}:${actor.id}`;
+  },
   afterBody: true,
-  message: (wait) => `Too many withdrawals, swaps and bank payouts for this account in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
+  message: (wait) => `Too many withdrawals, swaps, refunds and bank payouts by you in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
 };
 
 async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
@@ -185,21 +194,31 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
   const scope = key === undefined ? undefined : scopeOf(ctx.account);
   if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
   if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
-  await limitsBeforeBody(route, ctx);
+  // A session's request that wants a step-up is checked first (issue 48: as before it was bound
+  // to its request), which needs its body as sent: read before the limits, checked after it.
+  const stepped = route.auth === 'merchant' && !!ctx.account?.session && needsStepUp(route.stepUp, ctx.account, !!ctx.account.secondFactor?.enrolled);
+  if (!stepped) await limitsBeforeBody(route, ctx);
   const { req } = ctx;
-  /** The body as sent (JSON, or a form's fields), for the key's digest. */
+  /** The body as sent (JSON, or a form's fields), for the key's digest and the step-up's. */
   let sent: unknown;
+  let form: Awaited<ReturnType<typeof readMultipart>> | undefined;
   if (route.multipart) {
     const { file, fileBytes, fieldBytes } = route.multipart;
     if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw invalidField('content-type', `expected a multipart form (${file} is a file)`);
-    const form = await readMultipart(req, { fileBytes, fieldBytes });
-    ctx.files = form.files;
-    ctx.body = parse(route.body!, (sent = Object.fromEntries(form.fields)));
+    form = await readMultipart(req, { fileBytes, fieldBytes });
+    sent = Object.fromEntries(form.fields);
   } else if (route.body) {
     const absent = req.headers['content-type'] === undefined || (req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined);
-    ctx.body = parse(route.body, (sent = route.optionalBody && absent ? {} : await readJson(req)));
+    sent = route.optionalBody && absent ? {} : await readJson(req);
   }
   seen.body = sent;
+  ctx.sent = sent;
+  if (stepped) {
+    await requireStepUp(ctx, ctx.account.mode, `${route.method} ${route.path} needs your second factor, confirmed for this request`);
+    await limitsBeforeBody(route, ctx);
+  }
+  if (form) ctx.files = form.files;
+  if (route.body) ctx.body = parse(route.body, sent);
   if (key === undefined || scope === undefined) {
     if (await limitsAfterBody(route, ctx)) return undefined;
     return route.handler(ctx);
@@ -245,20 +264,28 @@ export function checkPermission(route: Route, ctx: AnyCtx): void {
 
 /**
  * A session's second factor: one the owner requires and its person lacks opens nothing (they
- * enrol first, from the dashboard's own routes); a route declaring `stepUp` wants one proved
- * within five minutes, where its person has one or the owner requires it.
+ * enrol first, from the dashboard's own routes); a member must have one where the route says so.
+ * Whether the step-up was proved for this request is checked once the body is read (answer()).
  */
 export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
   const factor = route.auth === 'merchant' && ctx.account?.session ? ctx.account.secondFactor : undefined;
   if (!factor) return;
   if (factor.mustEnrol) throw new SecondFactorRequired('The owner requires a second factor of every member: add a passkey or an authenticator app in Security first');
-  const applies = route.stepUp === 'always' || (route.stepUp === 'live' && ctx.account.mode === 'live');
-  if (route.memberFactor && applies && ctx.account.actor?.kind === 'member' && !factor.enrolled) {
+  if (route.memberFactor && ctx.account.actor?.kind === 'member' && !factor.enrolled && needsStepUp(route.stepUp, ctx.account, true)) {
     throw new StepUpRequired(`${route.method} ${route.path} needs a second factor of a member${route.stepUp === 'live' ? ' in live mode' : ''}: add a passkey or an authenticator app in Security, confirm it, then send it again`);
   }
-  if (needsStepUp(route.stepUp, ctx.account.mode, factor, ctx.service.now())) {
-    throw new StepUpRequired(`${route.method} ${route.path} needs a second factor within the last five minutes: confirm with your passkey, authenticator code or a recovery code (POST /dashboard/api/step-up), then send it again`);
-  }
+}
+
+/**
+ * This request takes the session's step-up (issue 48): one proved for exactly it (its mode,
+ * method, path and body as sent) within five minutes, used once. 403 `step_up_required`
+ * otherwise: POST /dashboard/api/step-up with the proof and `for` this request, then send it again.
+ */
+export async function requireStepUp(ctx: { req: AnyCtx['req']; sent?: unknown; service: Pick<ServiceParts, 'dashboard' | 'now' | 'origin'> }, mode: string, what: string): Promise<void> {
+  const token = cookie(ctx.req, sessionCookieName(ctx.service.origin()));
+  const action = actionDigest(mode, ctx.req.method ?? 'GET', ctx.req.url ?? '/', ctx.sent);
+  if (token && (await ctx.service.dashboard.useStepUp(token, action, ctx.service.now(), STEP_UP_MS))) return;
+  throw new StepUpRequired(`${what}: confirm with your passkey, authenticator code or a recovery code for it (POST /dashboard/api/step-up with \`for\` this request), then send it again; a step-up opens one request, once`);
 }
 
 /**

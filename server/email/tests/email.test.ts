@@ -139,7 +139,7 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     expect(told[0]!.subject).toBe('Your second factors changed: Harbour <Coffee>');
     expect(told[0]!.text).toMatch(/Harbour <Coffee>, at \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)/);
     expect(told[0]!.text).toContain('Sign out everywhere');
-    expect((await call(api, '/dashboard/api/step-up', { ...owner, method: 'POST', body: { recovery_code: codes[0] } })).status).toBe(200);
+    expect((await call(api, '/dashboard/api/step-up', { ...owner, method: 'POST', body: { recovery_code: codes[0], for: { method: 'DELETE', path: `/dashboard/api/factors/${added.body.data.id}` } } })).status).toBe(200);
     told.push(await mine('A recovery code was used'));
     expect((await call(api, `/dashboard/api/factors/${added.body.data.id}`, { ...owner, method: 'DELETE' })).status).toBe(204);
     told.push(await mine('A second factor was removed'));

@@ -49,7 +49,7 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
     const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
     expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
     clock += 60_000;
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status).toBe(200);
     const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
     const kept = await restricted(full, 'ci deploy', PERMISSIONS);
     expect(kept.status).toBe(201);
@@ -111,8 +111,13 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
     const stale = await limit();
     expect(stale.status).toBe(403);
     expect(stale.body.code).toBe('step_up_required');
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    // A step-up opens the one request it was for (issue 48): the limit, then the settlement, each confirmed.
+    const up = (action: object) => call('/dashboard/api/step-up', as(admin, { method: 'POST', mode: 'live', body: { code: code(), for: action } }));
+    expect((await up({ method: 'PUT', path: '/api/v1/refunds/support_limit', body: { daily: '1000000' } })).status).toBe(200);
     expect((await limit()).status).toBe(200);
+    expect((await settle()).body.code).toBe('step_up_required');
+    clock += 60_000;
+    expect((await up({ method: 'PUT', path: '/api/v1/settlement', body: { settlement: 'balance' } })).status).toBe(200);
     expect((await settle()).body.code).not.toBe('step_up_required');
   });
 });

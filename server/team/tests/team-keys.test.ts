@@ -132,9 +132,13 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'test', body: { daily: '1000000' } }))).status).toBe(200);
     // So is switching live settlement (where live money goes, and whether the treasury holds it).
     expect((await call('/api/v1/settlement', as(admin, { method: 'PUT', mode: 'live', body: { settlement: 'balance' } }))).body.code).toBe('step_up_required');
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(200);
+    // Each stepped up for itself (issue 48): the roll (test mode), then live mode's limit.
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status).toBe(200);
     const byAdmin = await call('/api/v1/keys/roll', as(admin, { method: 'POST' }));
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
+    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.code).toBe('step_up_required');
+    clock += 60_000;
+    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', mode: 'live', body: { code: code(), for: { method: 'PUT', path: '/api/v1/refunds/support_limit', body: { daily: '250' } } } }))).status).toBe(200);
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.data).toEqual({ daily: '250.00' });
     expect((await outbox('security_changed')).filter((m) => m.text.includes('refund limit')).map((m) => m.text.match(/(test|live) mode: [\d.]+ USD/)?.[0])).toEqual(expect.arrayContaining(['test mode: 1000000.00 USD', 'live mode: 250.00 USD']));
     const byKey = await call('/api/v1/keys/roll', { method: 'POST', bearer: byAdmin.body.data.secretKey });
