@@ -61,3 +61,10 @@ export async function signOut(everywhere = false): Promise<void> {
   await request(everywhere ? '/dashboard/api/sessions' : '/dashboard/api/session', undefined, { method: 'DELETE' });
   session.value = null;
 }
+
+/** The one request a step-up is for: its method, path and body as it will be sent again (step-up.tsx asks, webauthn.ts proves). */
+export interface StepUpFor {
+  method: string;
+  path: string;
+  body?: unknown;
+}

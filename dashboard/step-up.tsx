@@ -7,15 +7,8 @@
 import { h, render } from 'preact';
 import { useState } from 'preact/hooks';
 import { SessionAnswer } from '../contract/session.ts';
-import { request, signedIn, type Options } from './api.ts';
+import { request, signedIn, type Options, type StepUpFor } from './api.ts';
 import { Field, fieldError, Notes } from './screens/common.tsx';
-
-/** The one request a step-up is for (issue 48): its method, path and body as it will be sent again. */
-export interface StepUpFor {
-  method: string;
-  path: string;
-  body?: unknown;
-}
 
 type Proof = { code: string } | { recovery_code: string };
 

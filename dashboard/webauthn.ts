@@ -3,8 +3,7 @@
 // prompt, in a chunk of its own that neither the first load nor the other screens carry.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { SessionAnswer } from '../contract/session.ts';
-import { request } from './api.ts';
-import type { StepUpFor } from './step-up.tsx';
+import { request, type StepUpFor } from './api.ts';
 
 /** A new passkey: its options from the service, made by the browser's authenticator, sent back. */
 export async function addPasskey(label: string): Promise<{ data: { recoveryCodes?: string[] } }> {

@@ -260,7 +260,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
   const parts: ServiceParts = {
-    ownAddresses: ownAddresses(db, allNetworks, gasOf),
+    ownAddresses: ownAddresses((address) => payments.isDepositAddress(db, address), allNetworks, gasOf),
     closeEnoughCents: options.closeEnoughCents,
     metrics,
     catalog: catalogue,

@@ -4,7 +4,6 @@
 // deposits are swept to) never goes to one: it would count as a payment, be swept to someone
 // else, or become no one's. One check for every path, refused naming the field.
 import { invalidField } from '../domain/errors.ts';
-import type { Database } from '../storage/db.ts';
 import { feeAddressOf } from './catalog.ts';
 import type { Network } from './networks.ts';
 
@@ -18,8 +17,8 @@ export interface OwnAddresses {
 /** The phrase a deposit address is named by (refunds/rules.ts's message says why it is refused). */
 export const DEPOSIT_ADDRESS = 'a deposit address of this service';
 
-/** Every network's own addresses (of both modes: one key may serve several), and the payments' deposit addresses in `db`. */
-export function ownAddresses(db: Pick<Database, 'query'>, networks: Network[], gasOf: (network: Network) => string | undefined): OwnAddresses {
+/** Every network's own addresses (of both modes: one key may serve several), and the payments' deposit addresses (asked of their owner, the payments store). */
+export function ownAddresses(isDepositAddress: (address: string) => Promise<boolean>, networks: Network[], gasOf: (network: Network) => string | undefined): OwnAddresses {
   const known = new Map<string, string>();
   const add = (address: string | undefined, what: string) => {
     if (address && !known.has(address.toLowerCase())) known.set(address.toLowerCase(), what);
@@ -33,8 +32,7 @@ export function ownAddresses(db: Pick<Database, 'query'>, networks: Network[], g
     async which(address) {
       const what = named(address);
       if (what) return what;
-      const [row] = await db.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address]);
-      return row ? DEPOSIT_ADDRESS : undefined;
+      return (await isDepositAddress(address)) ? DEPOSIT_ADDRESS : undefined;
     },
   };
 }

@@ -166,7 +166,7 @@ export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const { method, path, body } = ctx.body.for;
   const proved = await proveAs(ctx, session, ctx.body);
   await ctx.service.dashboard.steppedUp(session.token, actionDigest(session.account.mode, method, path, body), nowMs);
-  const action = `${method.toUpperCase()} ${new URL(path, 'http://service.invalid').pathname}`;
+  const action = `${method.toUpperCase()} ${new URL(path, 'http://any.invalid').pathname}`;
   await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code', for: action, mode: session.account.mode });
   return ok(200, { for: action, mode: session.account.mode, until: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved}: ${action} may be sent once, in the next five minutes`);
 };

@@ -81,7 +81,7 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw) || /^0x0{40}$/.test(raw)) throw invalidField('address', 'expected 0x followed by 40 hexadecimal digits, not the zero address');
   if (!isAddress(raw, { strict: true }) && raw.slice(2) !== raw.slice(2).toLowerCase()) throw invalidField('address', 'expected a valid EIP-55 checksum (mixed case), or all lower case');
   const address = getAddress(raw.toLowerCase());
-  const context = treasuryContext(service, refund.mode as 'test' | 'live');
+  const context = treasuryContext({ treasury: service.treasury, ownAddresses: service.ownAddresses }, refund.mode as 'test' | 'live');
   if (!body.confirm) {
     checkClaimable(refund, service.now());
     checkDestination({ own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });

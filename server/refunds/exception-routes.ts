@@ -54,7 +54,7 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
     coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
   };
   const context = {
-    ...treasuryContext(service, account.mode),
+    ...treasuryContext({ treasury: service.treasury, ownAddresses: service.ownAddresses }, account.mode),
     usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
     supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
   };

@@ -6,9 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Service } from '../app.ts';
 import { paymentCredits } from '../payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type LocalAccount } from 'viem';
 import { foundry } from 'viem/chains';
-import { devAccount } from '../../devchain/deploy.ts';
 import type { Network } from '../chain/networks.ts';
 import { ChainStore } from '../chain/store.ts';
 import { Sweeper } from '../chain/sweeper.ts';
@@ -37,20 +36,20 @@ export const treasuryStores = (api: Service) => {
 };
 
 /**
- * `amount` (base units) of `token` sent by dev account 1 to `to` (a balance-settled payment's
+ * `amount` (base units) of `token` sent by `accounts.payer` (the tests': dev account 1) to `to` (a balance-settled payment's
  * deposit address) on a dev chain that mines each transaction at once, seen by one watcher tick
  * and swept into the treasury by one sweeper tick: the service's jobs off, the money is then in
  * the merchant's balance (journaled when read). Answers the sweeper's tick.
  */
-export async function sweptIntoBalance(api: Service, network: Network, token: Address, to: Address, amount: bigint) {
+export async function sweptIntoBalance(api: Service, network: Network, token: Address, to: Address, amount: bigint, accounts: { payer: LocalAccount; gas: LocalAccount }) {
   const transport = http(network.rpcUrls[0]);
   const reader = createPublicClient({ chain: foundry, transport });
   const store = new ChainStore(api.db);
   const watcher = new Watcher({ chainId: network.chainId, rpcUrls: network.rpcUrls, confirmations: 1, tokens: network.tokens.map((t) => t.address), store, credits: creditsOf(api), holder: 'swept-into-balance', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0 });
-  const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport });
+  const payer = createWalletClient({ account: accounts.payer, chain: foundry, transport });
   await reader.waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), pollingInterval: 50 });
   await watcher.tick();
-  return new Sweeper({ network, store, gas: devAccount(6) }).tick();
+  return new Sweeper({ network, store, gas: accounts.gas }).tick();
 }
 
 /** Polls `probe` until it answers something truthy, and answers that; fails after `ms`. */

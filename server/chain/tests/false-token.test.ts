@@ -21,6 +21,9 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, sweptIntoBalance, treasuryStores, until } from '../../testing/chain.ts';
 
+/** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
+const DEV_ACCOUNTS = { payer: devAccount(1), gas: devAccount(6) };
+
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -61,7 +64,7 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
     await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'mint', args: [devAccount(1).address, dai('100')] }), pollingInterval: 50 });
     const made = await call('POST', '/api/v1/transaction/initialize', { reference: 'false-token', coin: 'DAI', currency: 'USD', amount: 10 }, secretKey);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    expect(await sweptIntoBalance(api, network, token, made.body.data.address as Address, dai('10'))).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, token, made.body.data.address as Address, dai('10'), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
     expect(await balanceOf(treasuryAddress)).toBe(dai('10'));
     const balance = async () => (await api.parts.journal.balances(owner, Date.now())).find((b) => b.token === token.toLowerCase())!;
     expect(await balance()).toMatchObject({ available: dai('10'), reserved: 0n });

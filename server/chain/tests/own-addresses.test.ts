@@ -14,6 +14,9 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, sweptIntoBalance } from '../../testing/chain.ts';
 
+/** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
+const DEV_ACCOUNTS = { payer: devAccount(1), gas: devAccount(6) };
+
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -42,7 +45,7 @@ describe.each(KINDS)('the service\'s own addresses are never where money goes, o
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     // 10 USDT in the balance, so nothing but the destination stands in the way.
     const deposit = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own', coin: 'USDT', currency: 'USD', amount: 10 })).body.data.address as Address;
-    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, deposit, parseUnits('10', 18))).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, deposit, parseUnits('10', 18), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
     // Another payment's deposit address (any payment of the service's).
     const other = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own-other', coin: 'USDT', currency: 'USD', amount: 5 })).body.data.address as Address;
 

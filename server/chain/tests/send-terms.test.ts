@@ -21,6 +21,9 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, sweptIntoBalance, treasuryStores, until } from '../../testing/chain.ts';
 
+/** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
+const DEV_ACCOUNTS = { payer: devAccount(1), gas: devAccount(6) };
+
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -55,7 +58,7 @@ describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { tim
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     // A 10 USD payment overpaid by 0.5: its case (overpaid, 0.5 USDT) is below the minimum to send back.
     const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'terms', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
-    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, to, usdt('10.5'))).toMatchObject({ swept: 1, final: 1 });
+    expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, to, usdt('10.5'), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
     expect(await balance()).toMatchObject({ available: usdt('10.5'), reserved: 0n });
 
     // Dust, refused before anything is reserved: a refund of 1 base unit (main accepted and sent it), of 0.5, a send-back of 0.5, a withdrawal and a bank payout of 0.5.
