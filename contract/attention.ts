@@ -52,7 +52,7 @@ export const AttentivePayment = later(() =>
 );
 export type AttentivePayment = z.infer<typeof AttentivePayment>;
 /**
- * Money in another coin or on another chain credited toward the payment (issue 35): what
+ * Money in another coin or on another chain credited toward the payment: what
  * arrived (`arrived` of `coin` on `chain_id`, when the service first saw it), the dollar rates
  * of both coins used and when they were fetched, and `credited` in the payment's coin (rounded
  * down), each amount as exact decimal text.

@@ -47,8 +47,8 @@ export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
 /** GET /api/v1/payments/:reference. */
 /**
- * How much of a payment went back (issue 35): its refunds not failed, as exact decimal text of
- * the coin (issue 54; `amount_exact` the same, and base units under their own name, both
+ * How much of a payment went back: its refunds not failed, as exact decimal text of
+ * the coin (`amount_exact` the same, and base units under their own name, both
  * deprecated; the document says so: api-doc.ts); `refunded` once all that arrived.
  */
 export const PaymentRefunds = later(() => z.object({ status: oneOf(['none', 'partly_refunded', 'refunded']), amount: text, amount_exact: text, amount_base_units: text }));

@@ -24,7 +24,7 @@ import type { RefundView } from './refunds.ts';
  * (the dashboard's Settings, or DELETE /api/v1/destination_changes/:id). Sent when it is asked.
  * ACCOUNT_EMAIL_CHANGED: the owner's sign-in e-mail changed (from the dashboard, with the
  * password); it names the previous address, to be told, and the new one. In both modes' feeds.
- * SECURITY_CHANGED (issue 48): a change of who may do what, told when it is made (and e-mailed to
+ * SECURITY_CHANGED: a change of who may do what, told when it is made (and e-mailed to
  * the owner and the person concerned): `change` names it (SECURITY_CHANGES), `detail` says what
  * changed (never a secret), `actor` who did it, `target` the key or member it is about. A key's
  * change is in its mode's feed; a person's or the team's (a role, a second factor) in both.

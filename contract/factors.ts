@@ -1,4 +1,4 @@
-// Second factors and step-up (issue 37): the bodies of the dashboard's routes that add a
+// Second factors and step-up: the bodies of the dashboard's routes that add a
 // passkey or an authenticator app, and that prove one before a money move. The service checks
 // them here, once, at its edge; a passkey's own answer (WebAuthn's JSON) is checked by the
 // WebAuthn library, so only its shape is said here.
@@ -15,7 +15,7 @@ export const PasskeyBody = later(() => z.object({ response: webauthn, label: z.o
 /** POST /dashboard/api/factors/totp: the first code of the authenticator app, which proves it holds the secret. */
 export const TotpBody = later(() => z.object({ code, label: z.optional(label) }));
 const proof = () => ({ passkey: z.optional(webauthn), code: z.optional(code), recovery_code: z.optional(recovery) });
-/** The one request a step-up opens (issue 48): its method, its path (with its query) and its body as it will be sent (none: no body); the mode is the step-up's own x-mode. */
+/** The one request a step-up opens: its method, its path (with its query) and its body as it will be sent (none: no body); the mode is the step-up's own x-mode. */
 const action = z.object({
   method: oneOf(['POST', 'PUT', 'PATCH', 'DELETE']),
   path: is<string>((v) => typeof v === 'string' && v.startsWith('/') && !v.startsWith('//') && v.length <= 2000, 'the request\'s path, as /api/v1/withdrawals'),
@@ -23,9 +23,9 @@ const action = z.object({
 });
 /** POST /dashboard/api/step-up: one of a passkey's answer, an authenticator code or a recovery code, and `for` the one request it opens, once. */
 export const StepUpBody = later(() => z.object({ ...proof(), for: action }));
-/** POST /dashboard/api/session/factor, a sign-in's second step (issue 48): one of a passkey's answer, an authenticator code or a recovery code. */
+/** POST /dashboard/api/session/factor, a sign-in's second step: one of a passkey's answer, an authenticator code or a recovery code. */
 export const SignInFactorBody = later(() => z.object(proof()));
 /** PUT /dashboard/api/factors/policy (the owner): whether every member must have a second factor. */
 export const PolicyBody = later(() => z.object({ required: is<boolean>((v) => typeof v === 'boolean', 'true or false') }));
-/** POST /dashboard/api/factors/unlock (the owner, issue 48): the member whose locked proofs are lifted. */
+/** POST /dashboard/api/factors/unlock (the owner): the member whose locked proofs are lifted. */
 export const UnlockBody = later(() => z.object({ member: is<string>((v) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), 'a member\'s id') }));

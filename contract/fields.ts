@@ -23,7 +23,7 @@ export const EMAIL_PATTERN = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]
 
 /**
  * A schema made the first time it is used rather than as the script loads: every page view
- * loads checkout.js and most never open it, so nothing is built for them (issue 13).
+ * loads checkout.js and most never open it, so nothing is built for them.
  * Marked free of side effects (as are is, oneOf and nullable) so the bundler drops schemas
  * that only the service reads: 135 bytes of the gzipped bundle.
  */
@@ -95,7 +95,7 @@ export const reference = is<string | number>(
 export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PATTERN.test(v), 'an e-mail address such as ada@example.com');
 
 /**
- * A business's name (issue 48): what every e-mail and checkout shows as the sender, so no control
+ * A business's name: what every e-mail and checkout shows as the sender, so no control
  * or invisible format character (no new line in a subject, no direction or zero-width mark; a
  * joiner only inside a word, as Persian writes) and no link (a name such as "your account is
  * locked, sign in at acme-billing.com" would carry one in the service's own invitations): no

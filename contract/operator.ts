@@ -62,7 +62,7 @@ export type WithdrawalLimitBody = z.input<typeof WithdrawalLimitBody>;
 export const WithdrawalLimit = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), currency: z.literal('USD'), daily: text, default: z.boolean() }));
 export type WithdrawalLimit = z.infer<typeof WithdrawalLimit>;
 
-/** POST /operator/v1/treasury/holds/resolve: the operator lifts a chain's hold on money movements, saying who and why (issue 33). */
+/** POST /operator/v1/treasury/holds/resolve: the operator lifts a chain's hold on money movements, saying who and why. */
 export const TreasuryResolveBody = later(() =>
   z.object({
     chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id (a positive whole number)'),
@@ -74,7 +74,7 @@ export type TreasuryResolveBody = z.input<typeof TreasuryResolveBody>;
 
 /**
  * PUT /operator/v1/merchants/:id/fees: the operator's fee on a merchant's new payments in a mode
- * (issue 38): `bps` basis points (100 is 1%, at most 1000) and who bears it (`customer`: added to
+ * `bps` basis points (100 is 1%, at most 1000) and who bears it (`customer`: added to
  * the price; `merchant`: deducted from what it receives; `customer` when not said); `bps` null:
  * back to the service's default (FEE_BPS, FEE_BEARER). Payments already made keep their terms.
  */

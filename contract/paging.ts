@@ -1,4 +1,4 @@
-// One way to page every list (issue 38): `limit` (a whole number) and `cursor` (opaque: the
+// One way to page every list: `limit` (a whole number) and `cursor` (opaque: the
 // `next` of the page before) in the query; `next` (the cursor of the following page, or null on
 // the last) and `has_more` (whether there is a following page) in the answer. Kept apart from
 // fields.ts so that the widget's and the dashboard's bundles do not carry it.

@@ -1,8 +1,8 @@
-// The wire shapes of refunds (issue 35): money of a payment sent back to an address the merchant
+// The wire shapes of refunds: money of a payment sent back to an address the merchant
 // names. Every amount is exact decimal text of the payment's coin ("5" is five USDT, "0.5" half
 // of one), as every other amount of the API; the service counts in integer base units, parsed
 // from that text with the coin's decimals. The old form, base units as text, is taken and shown
-// only under its own name, `amount_base_units`, for a deprecation period (issue 54).
+// only under its own name, `amount_base_units`, for a deprecation period.
 import * as z from 'zod/mini';
 import { exactlyOne, int, is, later, nullable, oneOf, says, text, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';

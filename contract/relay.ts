@@ -1,4 +1,4 @@
-// Paying with one signature (issue 50): what the checkout sends the relay, and what it answers.
+// Paying with one signature: what the checkout sends the relay, and what it answers.
 // Its own file, so that the checkout's bundle takes it only where the signing path is loaded.
 import * as z from 'zod/mini';
 import { bool, chainId, int, is, later, text } from './fields.ts';
@@ -7,7 +7,7 @@ const address40 = is<`0x${string}`>((v) => typeof v === 'string' && /^0x[0-9a-fA
 const wholeText = is<string>((v) => typeof v === 'string' && /^\d{1,78}$/.test(v), 'a whole number as text');
 
 /**
- * POST /api/v1/transaction/relay/:reference: paying with one signature (issue 50). The
+ * POST /api/v1/transaction/relay/:reference: paying with one signature. The
  * customer's wallet signed EIP-3009's TransferWithAuthorization in the token's own EIP-712
  * domain; the service checks it and brings it on chain. Integers are decimal text, as signed.
  */

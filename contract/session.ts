@@ -21,7 +21,7 @@ const sessionCoin = z.object({ symbol: text, chainId: int, decimals: int });
 export const DashboardSession = later(() =>
   z.object({
     merchant: z.object({ id: text, businessName: text, businessEmail: text }),
-    /** Issue 37: what this person's role may do (contract/team.ts's PERMISSIONS; the service also answers `role`): the screens offered follow it; the service checks each request itself. */
+    /** What this person's role may do (contract/team.ts's PERMISSIONS; the service also answers `role`): the screens offered follow it; the service checks each request itself. */
     permissions: z.array(text),
     csrfToken: text,
     expiresAt: timestamp,
@@ -29,7 +29,7 @@ export const DashboardSession = later(() =>
     networks: z.object({ test: z.array(network), live: z.array(network) }),
     /** Each mode's coins, one per coin and network (the sandbox's when no network): the payments filter offers them, a refund's amount is counted in their decimals. */
     coins: z.optional(z.object({ test: z.array(sessionCoin), live: z.array(sessionCoin) })),
-    /** Issue 37: this person has a second factor; the owner requires one they lack (they enrol before anything else). */
+    /** This person has a second factor; the owner requires one they lack (they enrol before anything else). */
     secondFactor: z.optional(z.object({ enrolled: bool, mustEnrol: bool })),
   }),
 );
@@ -38,7 +38,7 @@ export type DashboardSession = z.infer<typeof DashboardSession>;
 /** The answer of every dashboard session endpoint. */
 export const SessionAnswer = later(() => z.object({ ...envelope(), data: DashboardSession }));
 /**
- * POST /dashboard/api/session for a person with a second factor (issue 48, 202): the kinds they
+ * POST /dashboard/api/session for a person with a second factor: the kinds they
  * have; POST /dashboard/api/session/factor signs in. (The dashboard's sign-in reads `factorNeeded`
  * alone, then the session through SessionProbe: no schema of its own in the first load.)
  */

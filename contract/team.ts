@@ -1,4 +1,4 @@
-// A merchant's team on the wire (issue 37): the permissions a route needs and a restricted key
+// A merchant's team on the wire: the permissions a route needs and a restricted key
 // holds, the members' roles, and the bodies and answers of the members, restricted keys and
 // audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
 import * as z from 'zod/mini';
@@ -45,7 +45,7 @@ export const RestrictedKeyBody = later(() =>
   z.object({
     name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters'),
     permissions: z.array(oneOf(PERMISSIONS)).check(z.minLength(1, 'at least one permission')),
-    /** Optional (issue 48): refused from this time on (401 saying it expired); in the future, at most a year ahead. */
+    /** Optional: refused from this time on (401 saying it expired); in the future, at most a year ahead. */
     expires_at: z.optional(timestamp),
   }),
 );
@@ -66,7 +66,7 @@ export const MemberAnswer = later(() => answer(Member));
 /** An invitation: its link is answered this once (its token is kept only as a hash). */
 /** With e-mail on, the link goes to the invited address only (`link` null, `emailed` true); off, it is answered to pass on by hand. */
 export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })));
-/** Who made a key (issue 37): the owner, a member (id, e-mail) or a key (id or hint); null for one made before this was kept. */
+/** Who made a key: the owner, a member (id, e-mail) or a key (id or hint); null for one made before this was kept. */
 export const KeyMaker = later(() => z.nullable(z.object({ kind: oneOf(['owner', 'member', 'key'] as const), id: text, label: text })));
 const when = nullable<string>((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
 /** A restricted key as listed: who made it, when it expires (null: never), when and from which client address it was last used (null: not yet; kept to the minute). */

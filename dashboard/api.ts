@@ -14,7 +14,7 @@ export const may = (permission?: string): boolean => !permission || !!session.va
 /** Test or live: the dashboard opens in live mode when the service has a live network, else in test mode. */
 export const mode = signal<KeyMode>('test');
 
-/** Asks the person for a second factor for one request, its path and options (issue 48: it opens that request, once; the frame sets it: the prompt's chunk, loaded when first asked). */
+/** Asks the person for a second factor for one request, its path and options (it opens that request, once; the frame sets it: the prompt's chunk, loaded when first asked). */
 export const stepUpPrompt: { ask?: (path: string, options: Options) => Promise<void> } = {};
 
 export interface Options {

@@ -1,4 +1,4 @@
-// The dashboard's answers are the contract's (issue 32). Each screen parses an answer with a
+// The dashboard's answers are the contract's. Each screen parses an answer with a
 // small schema of the fields it shows (the contract's whole schemas, payload unions and all,
 // would not fit the dashboard's byte budget); here, each of those schemas is held to the
 // contract's shape of the same answer: whatever the contract says the service answers must

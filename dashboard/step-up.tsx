@@ -1,4 +1,4 @@
-// The step-up prompt (issues 37 and 48): a money move was refused for want of a second factor
+// The step-up prompt: a money move was refused for want of a second factor
 // for it, so the dashboard asks for one (the passkey, an authenticator code or a recovery code)
 // in a modal dialog, for that one request, which is sent again once it is confirmed.
 // Cancelled, the request fails with that said. The same dialog asks for a sign-in's second step
@@ -73,7 +73,7 @@ export function stepUp(path: string, options: Options): Promise<void> {
   ));
 }
 
-/** A sign-in's second step (issue 48): the password was right; resolves signed in, rejects when cancelled. */
+/** A sign-in's second step: the password was right; resolves signed in, rejects when cancelled. */
 export function signInFactor(kinds: string[]): Promise<void> {
   return inDialog('Not signed in: it needs your second factor (cancelled)', (done) => (
     <Prompt

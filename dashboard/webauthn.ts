@@ -1,4 +1,4 @@
-// The passkey's part of the browser (issue 37), with @simplewebauthn/browser: the service's
+// The passkey's part of the browser, with @simplewebauthn/browser: the service's
 // options in, the authenticator's answer out. Shared by the Security screen and the step-up
 // prompt, in a chunk of its own that neither the first load nor the other screens carry.
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';

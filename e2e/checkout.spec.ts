@@ -416,7 +416,7 @@ test.describe('a network that drops', () => {
   });
 });
 
-// Issue 22: a live key on a service with no live network is refused. The customer reads plain
+// A live key on a service with no live network is refused. The customer reads plain
 // words; the operator's instructions (which file, which fields) go to the merchant's onError only.
 test('a live key on a service with no live network: plain words for the customer, the reason for the merchant', async ({ page, servers }) => {
   await page.goto(`${servers.shop.url}/?key=pk_live_harbour0demo0key`);

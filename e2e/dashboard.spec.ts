@@ -1,4 +1,4 @@
-// The merchant's dashboard in a real Chromium (issue 23), at 320 px and with the keyboard only:
+// The merchant's dashboard in a real Chromium, at 320 px and with the keyboard only:
 // the merchant's whole day. Open the one-time sign-in link, set a password, sign out and sign
 // in; make a product with a price; make a standard link whose cart takes it, copy its URL, see
 // its QR code, deactivate and activate it; make a donation link with a cover photo; pay the
@@ -324,7 +324,7 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
   // A live network whose chain is never called (jobs off; dev: not checked at start).
   const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
   const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
-  // A live address waits the operator's delay, a chain's first too (issue 48): three hours here, the service's clock moved on past it.
+  // A live address waits the operator's delay, a chain's first too: three hours here, the service's clock moved on past it.
   let ahead = 0;
   const DELAY = 3 * 3_600_000;
   const live = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { live: [LIVE, ETHEREUM] }, jobs: false, newDestinationDelayMs: DELAY, now: () => Date.now() + ahead });
@@ -341,7 +341,7 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
     await expect(warnings.nth(2)).toContainText('The service is not ready');
     await expect(warnings.nth(3)).toContainText('No payout address for Ethereum (chain 1)');
     await axe(page, 'home-live-warnings');
-    // In French and Arabic the same warnings, said from the service's codes and params (issue 36): none in English.
+    // In French and Arabic the same warnings, said from the service's codes and params: none in English.
     const english = /No webhook URL|No payout address|not ready|payments|refused|until/;
     for (const [code, label, said] of [['fr', 'Language', ['Pas d’URL de webhook pour les paiements réels', 'Pas d’adresse de versement sur BNB Smart Chain (chaîne 56)', 'Le service n’est pas prêt', 'Pas d’adresse de versement sur Ethereum (chaîne 1)']], ['ar', 'Langue', ['لا يوجد عنوان URL للويب هوك للمدفوعات الحقيقية', 'لا يوجد عنوان دفع على BNB Smart Chain (السلسلة 56)', 'الخدمة ليست جاهزة', 'لا يوجد عنوان دفع على Ethereum (السلسلة 1)']]] as const) {
       await page.getByLabel(label).selectOption(code);
@@ -634,7 +634,7 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     const usdcBefore = (await line('USDC'))!.available;
     await page.goto(`${money.url}/dashboard/payments`);
     await page.getByRole('link', { name: /^dhow-1/ }).click();
-    // The sweep to the treasury shows when it was mined (issue 36), as the API's timeline says.
+    // The sweep to the treasury shows when it was mined, as the API's timeline says.
     const sweptAt = ((await api('/api/v1/payments/dhow-1')).timeline as Array<{ kind: string; at: string | null }>).find((e) => e.kind === 'swept')!.at!;
     const sweptStep = page.locator('ol.timeline li').filter({ hasText: 'Swept' });
     await expect(sweptStep.locator('.when')).toHaveText(new Date(sweptAt).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' }));

@@ -1,4 +1,4 @@
-// Passkeys before money moves (issue 37) in a real Chromium with its virtual authenticator
+// Passkeys before money moves in a real Chromium with its virtual authenticator
 // (CDP WebAuthn.addVirtualAuthenticator: a real passkey, signed by Chromium, verified by the
 // service with @simplewebauthn/server): the owner adds a passkey in Security (ten recovery codes
 // shown once), five minutes pass on the service's clock, and setting a new live payout address
@@ -99,7 +99,7 @@ test('a passkey added in Security, then a live payout address after a passkey st
   await axe(page, 'step-up prompt');
   await prompt.getByRole('button', { name: 'Use my passkey' }).click();
   await expect(prompt).toHaveCount(0);
-  // A live address waits the operator's delay, a chain's first too (issue 48).
+  // A live address waits the operator's delay, a chain's first too.
   await expect(page.getByRole('status').filter({ hasText: 'New payout address on BNB Smart Chain pending' })).toBeVisible();
 
   // The service holds the address, the authenticator signed once more, and the log says who stepped up.

@@ -1,4 +1,4 @@
-// Issue 22: one coin on two networks of a mode, in a real Chromium. The test keys take USDT on
+// One coin on two networks of a mode, in a real Chromium. The test keys take USDT on
 // the dev chain and on a second chain (another anvil, chain id 31338, set up as a public testnet
 // is: the factory through the deployment proxy, its own USDT with 6 decimals). The coin list
 // shows USDT twice, each with its network; the customer picks the second, and the payment

@@ -1,4 +1,4 @@
-// The checkout on a phone (issue 40): most customers pay from a wallet app on the same phone,
+// The checkout on a phone: most customers pay from a wallet app on the same phone,
 // so the first screen of a payment, unscrolled, holds the amount with its copy button, the
 // network, "Open in wallet" and the live status with the time left, in every language. The
 // address and the QR code (for paying from another device) follow. A desktop keeps its layout.

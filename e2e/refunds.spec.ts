@@ -1,4 +1,4 @@
-// Issue 35: a customer claims a refund through its single-use link in a real Chromium: the
+// A customer claims a refund through its single-use link in a real Chromium: the
 // hosted page (the service's origin; the merchant's shop, on another, hands the link out) names
 // the business, amount, coin and network, refuses a bad address or one of the service's own,
 // shows the address back checksummed, and claims only on confirm; then the link is dead. In

@@ -1,10 +1,10 @@
-// A team in a real Chromium (issue 37), on a live dev chain: the owner requires a second factor
+// A team in a real Chromium, on a live dev chain: the owner requires a second factor
 // of every member and invites a finance member and a viewer from Members; each invitation is
 // read from a real SMTP server this test starts (smtp-server), its link opened: /dashboard/join
 // signs the member in and sends them to Security, where they add a passkey (CDP's virtual
 // authenticator, a real one verified by the service). The viewer's money requests, sent from
 // the page itself, are answered 403. The finance member signs in again with the password and
-// then the passkey (issue 48), withdraws live USDT from the Withdrawals screen after the passkey
+// then the passkey, withdraws live USDT from the Withdrawals screen after the passkey
 // step-up the dashboard asks for, and is asked again for a refund (a step-up opens one request).
 // Each change of the owner asks for the passkey for itself. The Audit screen shows each step with who
 // did it. A restricted read-only key, made on the Restricted keys screen, reads payments and is
@@ -77,7 +77,7 @@ async function device(context: BrowserContext) {
 }
 
 /** The page's own request to the service, with its session's cookie and CSRF token, as the dashboard's are. */
-/** The step-up prompt a stepped-up change opens (issue 48: each change asks, for itself), answered with the passkey. */
+/** The step-up prompt a stepped-up change opens (each change asks, for itself), answered with the passkey. */
 async function withPasskey(page: Page) {
   const prompt = page.getByRole('dialog', { name: 'Confirm it is you' });
   await prompt.getByRole('button', { name: 'Use my passkey' }).click();
@@ -137,7 +137,7 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await devTransfer(network, network.tokens[0]!.address as `0x${string}`, paid.data.address, parseUnits('20', 18));
 
   // The owner signs in, adds a passkey (the requirement holds for the owner too), requires a
-  // second factor of every member, and invites two (each change stepped up for itself, issue 48).
+  // second factor of every member, and invites two (each change stepped up for itself).
   const page = await device(await browser.newContext());
   await page.goto(made.data.signInUrl);
   await page.getByLabel('New password').fill(PASSWORD);
@@ -237,7 +237,7 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
     expect(refused.body.code).toBe('permission_denied');
   }
 
-  // The money arrived; the finance member signs in again: the password, then the passkey (issue 48).
+  // The money arrived; the finance member signs in again: the password, then the passkey.
   await until('the live USDT available', async () => {
     const lines = (await (await fetch(`${api.url}/api/v1/balances`, { headers: key(liveKey) })).json()).data as Array<{ coin: string; available: string }>;
     return Number(lines.find((l) => l.coin === 'USDT')?.available ?? 0) >= 20;
@@ -261,7 +261,7 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await expect(prompt).toHaveCount(0);
   await expect(finance.getByRole('status').filter({ hasText: /Withdrawal .* pending: 1 USDT/ })).toBeVisible();
   expect(stepUps).toHaveLength(1);
-  // The withdrawal's step-up opened the withdrawal alone (issue 48): a refund asks again.
+  // The withdrawal's step-up opened the withdrawal alone: a refund asks again.
   const refund = await fromPage(finance, 'POST', '/api/v1/refunds', { reference: 'quay-1', amount: '10', reason: 'one bag was broken' });
   expect(refund.status, JSON.stringify(refund.body)).toBe(403);
   expect(refund.body.code).toBe('step_up_required');
@@ -305,7 +305,7 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   expect(late.body.code).toBe('step_up_required');
 
   // Five wrong codes lock the finance member's codes, from their page; the owner unlocks them
-  // from Members (issue 48: it was API only), confirming with the passkey.
+  // from Members (it was API only), confirming with the passkey.
   const wrongCodes = await finance.evaluate(async () => {
     const csrf = (await (await fetch('/dashboard/api/session')).json()).data.csrfToken as string;
     const statuses: number[] = [];

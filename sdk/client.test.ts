@@ -103,7 +103,7 @@ describe('the server SDK', () => {
   });
 
   it('registers a bank account and pays out collected USDT', async () => {
-    // Payouts draw on money the service holds (issue 24): this merchant's payments settle to a balance.
+    // Payouts draw on money the service holds: this merchant's payments settle to a balance.
     const settled = await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
     expect(settled.status).toBe(200);
     await client.initializePayment({ reference: 'sdk-4', coin: 'USDT', currency: 'USD', amount: 20 });

@@ -120,7 +120,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   try {
     opened = await openDatabase({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, schema: await schemaTemplate() });
     // The lock is confirmed and the token read or made once the database is open: nothing a
-    // new database is loaded from can replace them (issue 34).
+    // new database is loaded from can replace them.
     lock?.confirm();
     token = options.adminToken || stateDir ? operatorToken(options.adminToken, stateDir ?? '') : undefined;
     await migrate(opened);
@@ -212,7 +212,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
     }
   }
-  // Each network's relay of signed transfers (issue 50), sent by its gas wallet: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
+  // Each network's relay of signed transfers, sent by its gas wallet: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const relayers = new Map<string, Relayer>();
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {

@@ -30,7 +30,7 @@ export interface Metrics {
   knownRateLimit(limit: string): void;
   /** A merchant's payments started by anyone (public key, link page) passed the minute's watched ceiling. */
   ceilingPassed(kind: 'public_initialize' | 'link_checkout', mode: string): void;
-  /** Paying with one signature (issue 50): a relay request's outcome, the field a refusal named, the gas (wei) a relay sent by the gas wallet cost. */
+  /** Paying with one signature: a relay request's outcome, the field a refusal named, the gas (wei) a relay sent by the gas wallet cost. */
   relay(outcome: RelayOutcome, detail?: { field?: string; chainId?: number; gasWei?: bigint }): void;
   /** The exposition text, and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
@@ -58,7 +58,7 @@ export type RelayOutcome = (typeof RELAY_OUTCOMES)[number];
 /** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts); any other counts as "other". */
 export const RELAY_FIELDS = ['chain_id', 'authorization', 'authorization.to', 'authorization.value', 'authorization.validBefore', 'authorization.validAfter', 'authorization.from', 'authorization.nonce', 'signature', 'other'] as const;
 
-/** The labels every counter shows from start, at 0 (issue 54): a rate of nothing is 0, not an absent series. */
+/** The labels every counter shows from start, at 0: a rate of nothing is 0, not an absent series. */
 const MODES = ['test', 'live'] as const;
 
 export function createMetrics(deps: MetricsDeps): Metrics {

@@ -1,5 +1,5 @@
 // `npm run service -- treasury status|reconcile|resolve`: the operator's side of the treasury's
-// reconciliation (issue 33, docs/balances.md). Asks the running service over HTTP with the
+// reconciliation (docs/balances.md). Asks the running service over HTTP with the
 // operator token (SERVICE_URL, or the address in DATA_DIR's lock): the reconciliation needs its
 // chains, and a resolved hold must take effect on it at once.
 import { verbsOf } from './commands.ts';

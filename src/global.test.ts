@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// The script-tag entry's preparation for the first open (issue 26): loading checkout.js only
+// The script-tag entry's preparation for the first open: loading checkout.js only
 // asks for idle time; ICU's number tables are loaded by a worker (ICU keeps them for the
 // whole renderer process, so the page's own first format is then cheap), and only where the
 // worker is refused are they loaded on the page's thread, a piece per idle callback.

@@ -6,7 +6,7 @@ import { fiat } from './ui/format.ts';
 
 // Once the page is idle, what the first open would otherwise build while the customer waits,
 // each piece in an idle callback of its own so no run of this script keeps the page busy
-// for long (issue 26; npm run bench's merchant-page rows): nothing is fetched, drawn or added
+// for long (npm run bench's merchant-page rows): nothing is fetched, drawn or added
 // to the page. The options' first parse is a piece per field and then the whole: in one piece
 // it ran 17-57 ms at 4x CPU.
 //

@@ -1,5 +1,5 @@
 // Loading the checkout builds no schema: every page view loads checkout.js and most never open
-// it (issue 13). Each schema is made on its first use, once, and then behaves as zod's own.
+// it. Each schema is made on its first use, once, and then behaves as zod's own.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-// Home's "needs your attention" (issue 35): each payment whose money did not count as asked
+// Home's "needs your attention": each payment whose money did not count as asked
 // (GET /api/v1/payments?needs_attention=true), with the amount owed back and the two one-step
 // answers: keep it (accept) or send it back (a refund whose customer names their wallet on a
 // claim link). Its own chunk, loaded by Home, so neither the first load nor Home's grows.

@@ -1,4 +1,4 @@
-// The audit log (issue 37): every change and money movement of the mode shown, newest first:
+// The audit log: every change and money movement of the mode shown, newest first:
 // when, who (the owner, a member by e-mail, a key), what (method and route), its target, the
 // fields sent (values only of those never secret) and the client's address. Filters: who (the
 // people and keys seen so far), what (the action) and when (from, to); older entries a page on.

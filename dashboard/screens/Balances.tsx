@@ -86,7 +86,7 @@ export function Balances(_: { path?: string }) {
     <section>
       <h1>{t('Balances')}</h1>
       <p>{t('On balance settlement the service keeps your payments in the operator\u2019s treasury: available to swap, pay out or withdraw; reserved for a swap, payout or withdrawal under way; pending: paid by customers, not yet swept to the treasury.')}</p>
-      {/* The money screens, for a role that moves money (issue 37: a viewer is offered none). */}
+      {/* The money screens, for a role that moves money (a viewer is offered none). */}
       {may('balances.write') && (
         <p>
           <a href="/dashboard/swaps">{t('Swaps')}</a> · {may('payouts.write') && <a href="/dashboard/payouts">{t('Payouts')}</a>} · <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>

@@ -1,4 +1,4 @@
-// An invitation's landing page (issue 37): its token is in the #fragment of the link e-mailed to
+// An invitation's landing page: its token is in the #fragment of the link e-mailed to
 // the invited person (never sent in a URL). They give the invited e-mail and choose a password;
 // the token is posted once, the fragment wiped from history, and they are signed in: to Home,
 // or to Security first when the owner requires a second factor they have not added yet. A link

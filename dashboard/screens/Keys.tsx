@@ -1,6 +1,6 @@
-// Restricted keys (issue 37): the mode's secret keys with a chosen set of permissions, as
+// Restricted keys: the mode's secret keys with a chosen set of permissions, as
 // Stripe's restricted keys. Listed by hint with who made each, when it expires and when (and from
-// which address) it was last used (issue 48); made with a name, an optional last day, and a checkbox
+// which address) it was last used; made with a name, an optional last day, and a checkbox
 // per permission (those the person holds: nobody makes a key wider than themself, and the
 // service refuses it anyway), the secret shown this once to copy; revoked after a confirmation,
 // refused at once. Needs developers.read to see, developers.write to make or revoke (the

@@ -1,8 +1,8 @@
-// Members (issue 37): the owner and each member with their role. Invite by e-mail with a role
+// Members: the owner and each member with their role. Invite by e-mail with a role
 // (with e-mail on the link goes to that address only; off, it is shown once to pass on by
 // hand), change a role, remove a member (their sessions end at once), hand ownership over, and
 // require a second factor of every member, and (the owner) unlock a member's second factor
-// locked by wrong tries (issue 48). Each change asks for a second factor first
+// locked by wrong tries. Each change asks for a second factor first
 // (step-up, in either mode); the service checks every request itself (team.write).
 import { h } from 'preact';
 import { useEffect, useState } from 'preact/hooks';

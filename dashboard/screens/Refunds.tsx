@@ -113,7 +113,7 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
       const made = (await request('/api/v1/refunds', Made, { method: 'POST', body: { reference, amount: asked, reason, ...(claim ? {} : { address: address.trim() }) } })).data;
       setUrl(made.claim_url ?? '');
       const what = { amount: made.amount, coin };
-      // No link answered and no address yet: a support member's, e-mailed to the customer (issue 48); its line below says so.
+      // No link answered and no address yet: a support member's, e-mailed to the customer; its line below says so.
       return made.claim_url
         ? t('Refund of {amount} {coin} waiting for the customer: give them the claim link below (shown this once).', what)
         : !made.address

@@ -1,4 +1,4 @@
-// Security (issue 37): this person's second factors. Add a passkey (the browser's or a security
+// Security: this person's second factors. Add a passkey (the browser's or a security
 // key's) or an authenticator app (its secret to type or its otpauth:// link, then its first
 // code); the recovery codes that come with the first are shown once. The owner may require a
 // second factor of every member. Changing them once one exists asks for one first (step-up).

@@ -1,5 +1,5 @@
 // Sign in with the e-mail and password set through the one-time link; a person with a second
-// factor then confirms it in the step-up's dialog (issue 48: its own chunk, loaded only then).
+// factor then confirms it in the step-up's dialog (its own chunk, loaded only then).
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';

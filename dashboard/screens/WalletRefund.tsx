@@ -1,4 +1,4 @@
-// A wallet-settled refund sent from the merchant's own wallet (issue 35). The service holds none
+// A wallet-settled refund sent from the merchant's own wallet. The service holds none
 // of that money, so the refund names the one transfer that pays it: sent here by a browser
 // wallet the page finds (EIP-6963, the way the checkout pays), or by a wallet app through its
 // EIP-681 link or QR code, or any other way and then named by its transaction. The service

@@ -1,4 +1,4 @@
-// Cold rows of npm run bench (issue 13): what a customer on a mid-range phone pays, measured
+// Cold rows of npm run bench: what a customer on a mid-range phone pays, measured
 // in a fresh browser context per sample (nothing cached, nothing warmed up) with Chromium's
 // CPU throttled through CDP (Emulation.setCPUThrottlingRate) at 1×, 4× and 6×.
 // - page view: JavaScript's time on the main thread for the script tag alone (compile and

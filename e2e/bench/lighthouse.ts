@@ -1,4 +1,4 @@
-// Lighthouse scores of the dashboard's Home and Balances (issue 36), as a signed-in merchant
+// Lighthouse scores of the dashboard's Home and Balances, as a signed-in merchant
 // sees them: the built service in a process of its own on a new PGlite data directory, a
 // merchant made by the operator, its one-time sign-in link used to set a password (the
 // session cookie), a few test payments so Home has rows; then Lighthouse on each screen,

@@ -1,4 +1,4 @@
-// Merchant-page rows of npm run bench (issue 26): what checkout.js costs a page that includes
+// Merchant-page rows of npm run bench: what checkout.js costs a page that includes
 // it, measured as the page's own speed report sees it. Chromium's Long Animation Frame entries
 // (frames of 50 ms or more) name each script that ran 5 ms or more inside them; a run of
 // checkout.js's code of 50 ms or more is a long task the merchant's visitor can feel (a tap

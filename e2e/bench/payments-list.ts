@@ -1,4 +1,4 @@
-// The payments list with a million payments (issue 23): a throwaway PostgreSQL cluster, one
+// The payments list with a million payments: a throwaway PostgreSQL cluster, one
 // merchant with 1,000,000 stored payments (made in SQL), and GET /api/v1/payments's queries
 // as the store runs them: the first page, a deep page (by cursor, half way down), a search by
 // reference and by customer e-mail, a filter by status. p50 and p95 of each, in ms.

@@ -1,4 +1,4 @@
-// Bytes on the wire (issue 39): what a customer's browser downloads from the service for a
+// Bytes on the wire: what a customer's browser downloads from the service for a
 // merchant page with checkout.js's script tag, and what the dashboard costs, on a first view
 // (a fresh browser context: nothing cached) and a repeat view (the same context, the page
 // loaded again), counting headers, as Chromium reports them (CDP Network.loadingFinished's

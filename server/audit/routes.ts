@@ -1,4 +1,4 @@
-// The audit log's API (issue 37): who did what, newest first, in pages, with filters.
+// The audit log's API: who did what, newest first, in pages, with filters.
 import { AuditQuery, AuditAnswer } from '../../contract/team.ts';
 import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
@@ -31,7 +31,7 @@ export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account,
     before: query.cursor === undefined ? undefined : before(service.ids, query.cursor),
     limit: limit + 1,
   });
-  // Ids and cursors are opaque (issue 48): a row's number counts every merchant's writes.
+  // Ids and cursors are opaque: a row's number counts every merchant's writes.
   const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', service.ids.text('audit', last.id)));
   const entries = page.map((r) => ({ id: service.ids.text('audit', r.id), at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
   return ok(200, entries, `${entries.length} entries`, paging);

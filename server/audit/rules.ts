@@ -1,4 +1,4 @@
-// What the audit log keeps of a request (issue 37): who (the owner, a member or a key), the
+// What the audit log keeps of a request: who (the owner, a member or a key), the
 // route, its path's ids, the names of the fields it sent, and the values of the few fields
 // that say what changed and are never secret nor personal (an amount, a coin, a role, a
 // set of permissions, a settlement). Passwords, tokens, bank accounts, addresses and e-mails

@@ -1,4 +1,4 @@
-// The audit log (issue 37): one row per change or money movement, appended and never changed
+// The audit log: one row per change or money movement, appended and never changed
 // (the table's trigger refuses UPDATE and DELETE, migration 0026), read newest first in pages.
 import type { Database, Sql } from '../storage/db.ts';
 import type { AuditEntry } from './rules.ts';

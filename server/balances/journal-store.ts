@@ -28,7 +28,7 @@ const big = (v: unknown) => BigInt(v as string);
  * SQL: the ref of the deposit entry a chain transfer (`c`, a row of chain_transfers) is
  * journaled under now: `chain/tx/log`, and `chain/tx/log#n` once it was reversed n times (a deep
  * reorganisation took it away, treasury-hold-store.ts) and its transaction was mined again: the
- * money is the merchant's again, journaled once more beside the reversal (issue 33). Its n-th
+ * money is the merchant's again, journaled once more beside the reversal. Its n-th
  * reversal carries the same ref as the deposit it reverses.
  */
 export const depositRefOf = (c: string) => {
@@ -104,7 +104,7 @@ export class JournalStore {
 
   /**
    * What one entry (its kind and ref) put into the merchant's `reserved` account: a send's
-   * reservation, its amount and its network fee together (issue 49), so what goes back or out
+   * reservation, its amount and its network fee together, so what goes back or out
    * later is what was reserved, whatever the network file says by then. 0 when there is none.
    */
   async reservedBy(sql: Sql, kind: EntryKind, ref: string): Promise<bigint> {
@@ -184,7 +184,7 @@ export class JournalStore {
     return written;
   }
 
-  /** Why money movements on a chain are held now (the operator's hold, issue 33), or undefined: read inside the spender's transaction. */
+  /** Why money movements on a chain are held now (the operator's hold), or undefined: read inside the spender's transaction. */
   async holdOn(sql: Sql, chainId: number): Promise<{ reason: string; detail: string; sinceMs: number } | undefined> {
     const [row] = await sql.query(`SELECT reason, detail, since_ms FROM treasury_holds WHERE chain_id = $1 AND resolved_ms IS NULL`, [chainId]);
     return row && { reason: row.reason as string, detail: row.detail as string, sinceMs: Number(row.since_ms) };

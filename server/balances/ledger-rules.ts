@@ -197,7 +197,7 @@ export interface StoredWithdrawal {
   /** The network's fee charged beside the amount, reserved with it and the operator's once sent (0: none). */
   networkFee: bigint;
   state: 'pending' | 'completed' | 'failed';
-  /** What the treasury pays it for: a withdrawal to the merchant's wallet, or a refund's send (issue 47; the refund's own). */
+  /** What the treasury pays it for: a withdrawal to the merchant's wallet, or a refund's send (the refund's own). */
   purpose: 'withdrawal' | 'refund';
   txHash: string | null;
   rawTx: string | null;
@@ -301,7 +301,7 @@ export function withdrawalSent(w: Pick<StoredWithdrawal, 'chainId' | 'token' | '
 }
 
 /**
- * What the treasury asks of every send it makes (issue 49): a withdrawal, a refund, a send-back
+ * What the treasury asks of every send it makes: a withdrawal, a refund, a send-back
  * and a bank payout alike. `minimum`: the smallest amount it sends of the token (each send costs
  * the operator a transfer's gas and a place in the chain's one nonce queue every merchant waits
  * behind); `fee`: the network's fee charged to the merchant beside the amount, kept by the

@@ -88,7 +88,7 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   // One more than asked says whether there is a next page.
   const only = q.coin === undefined ? undefined : coinOf(service, account, 'coin', q.coin, q.chain_id === undefined ? undefined : Number(q.chain_id));
   // The cursor holds the last line's posting id: the next page starts after it.
-  // Opaque (issue 48): a posting's number counts every merchant's.
+  // Opaque: a posting's number counts every merchant's.
   const after = q.cursor === undefined ? 0 : service.ids.number('statement', cursorParts('statement', q.cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
   if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
   const lines = await service.journal.statement(account, service.now(), after, limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
@@ -147,14 +147,14 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   }
   const treasury = service.treasury(account.mode, network.chainId);
   if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
-  // Never to the service's own addresses (issue 49): a treasury, the gas wallet, the fee address, a deposit address.
+  // Never to the service's own addresses: a treasury, the gas wallet, the fee address, a deposit address.
   await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
     throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
   }
   const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
   const amount = unitsOf('amount', body.amount, coin.decimals);
-  // The treasury's one rule for what it sends (issue 49): below the token's minimum refused, its
+  // The treasury's one rule for what it sends: below the token's minimum refused, its
   // network fee charged beside the amount (the wallet receives the amount).
   const networkFee = sendFee(amount, sendTermsOf(tokenOf(network, coin.contractAddress)), { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) }, 'amount', `withdrawal on ${network.name}`);
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.

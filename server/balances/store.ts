@@ -23,7 +23,7 @@ export interface BalanceStores {
   treasuryTxs: TreasuryTxStore;
   /** The one-transaction port the balance use cases (balances/use-cases.ts) run in. */
   balanceTransactions: BalanceTransactions;
-  /** The treasury's reconciliation: its findings, the holds on a chain's money movements, the operator's events (issue 33). */
+  /** The treasury's reconciliation: its findings, the holds on a chain's money movements, the operator's events. */
   treasuryHolds: TreasuryHoldStore;
 }
 

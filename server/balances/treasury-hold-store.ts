@@ -1,4 +1,4 @@
-// What the treasury's reconciliation keeps (issue 33), SQL only: the last finding per chain and
+// What the treasury's reconciliation keeps, SQL only: the last finding per chain and
 // coin (held on chain against owed by the journal, with what is in flight either way), the
 // holds on a chain's money movements (one active per chain; resolved by the operator, who and
 // why kept, never deleted), the operator's events, and a deposit a deep reorganisation took

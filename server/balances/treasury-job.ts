@@ -76,7 +76,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
   if (state.fundingSeen && (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 && (await deps.swaps.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
-  // A held chain sends nothing (issue 33): what was reserved before the hold waits, unsigned or
+  // A held chain sends nothing: what was reserved before the hold waits, unsigned or
   // not sent again, and goes once the operator resolves it.
   if (await heldNow(deps, chainId, state)) return;
   const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
@@ -319,7 +319,7 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
         log.info({ chainId, [row.table]: row.id, tx: tx.hash, first: hash, replacements: replacements.length }, 'a replacement of a treasury transaction was mined: it pays the row, once');
       }
       if (receipt.status !== 'success') return { state: 'failed', receipt, failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
-      // Done only when the token moved the amount (issue 49): a token that answers false instead
+      // Done only when the token moved the amount: a token that answers false instead
       // of reverting gives a successful receipt and moves nothing, and logs no Transfer.
       const moved = transfer ? treasury.moved(receipt, transfer.token, transfer.to) : undefined;
       if (transfer && moved! < transfer.amount) {
@@ -373,7 +373,7 @@ function forget(state: SenderState, hash: Hex): void {
 }
 
 /**
- * Replaces a treasury transaction waiting unmined for `treasuryReplaceAfterMs` (issue 33): the
+ * Replaces a treasury transaction waiting unmined for `treasuryReplaceAfterMs`: the
  * same call at its nonce with higher fees (Treasury.replacement), recorded before it is sent and
  * only while this instance holds the lease. At the network's fee cap it waits, told once: the
  * head of the queue is then visible in /readyz and /metrics (treasury_stuck_seconds).

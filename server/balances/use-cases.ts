@@ -41,7 +41,7 @@ export interface BalanceWrites {
   catchUp(owner: Owner): Promise<void>;
   /** The merchant's available balance of a coin. */
   available(owner: Owner, chainId: number, token: string): Promise<bigint>;
-  /** The operator's hold on a chain's money movements, if one is active (issue 33). */
+  /** The operator's hold on a chain's money movements, if one is active. */
   held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
   /** Writes one balanced entry; false when one of its (kind, ref) exists already. */
   post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;

@@ -51,7 +51,7 @@ export function refersTo(kind: string, ref: string, memo: string): string {
 }
 
 /** A statement line as the API answers it; the coin, its network and decimals from the catalogue. */
-/** `idOf`: a posting's and an entry's number as answered (issue 48: opaque, http/opaque-ids.ts). */
+/** `idOf`: a posting's and an entry's number as answered (opaque, http/opaque-ids.ts). */
 export function statementView(line: StatementLine, coin: { symbol: string; network: string; decimals: number }, idOf: (list: 'statement' | 'entry', n: number) => string) {
   return {
     id: idOf('statement', line.id), entry: idOf('entry', line.entryId), date: iso(line.createdMs), kind: line.kind, refers_to: refersTo(line.kind, line.ref, line.memo), memo: line.memo,

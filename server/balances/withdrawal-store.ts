@@ -16,7 +16,7 @@ type Owner = Pick<Account, 'merchant' | 'mode'>;
 
 /**
  * What a row is paid for: a merchant's withdrawal, or another feature's own send the treasury
- * pays the same way (a refund's, issue 47). Only `withdrawal` rows are withdrawals to the
+ * pays the same way (a refund's). Only `withdrawal` rows are withdrawals to the
  * merchant: listed, answered, told (WITHDRAWAL_UPDATED) and counted as such.
  */
 export type SendPurpose = StoredWithdrawal['purpose'];
@@ -150,7 +150,7 @@ export class WithdrawalStore {
   /**
    * What left the merchant's balance in a mode since `sinceMs`, in US cents as valued when it
    * left: withdrawals to wallets and bank payouts, of every coin on every chain; failed ones not counted.
-   * A refund (issue 35) counts once, by its own row, from when it was asked for (its amount is
+   * A refund counts once, by its own row, from when it was asked for (its amount is
    * reserved then, claim link or not), not again by its withdrawal's row when its customer
    * claims it later: that counted a claimed refund in the day it was asked and again in the
    * day it was claimed. Wallet-settled refunds leave no balance and count nothing.

@@ -67,7 +67,7 @@ export class NetworkMismatch extends Error {}
 export async function verifyNetwork(network: Network, field: string, gas?: Address): Promise<void> {
   const rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls) }) as PublicClient;
   const wrong = (at: string, says: string) => new NetworkMismatch(`NETWORKS_FILE ${field}.${at}: ${says}`);
-  // Each URL on its own (issue 33): fallback() would stop at the first that answers, and a later
+  // Each URL on its own: fallback() would stop at the first that answers, and a later
   // one on another chain would serve the next failover. One that does not answer now may later.
   const answers = await Promise.all(network.rpcUrls.map((url) => (createPublicClient({ cacheTime: 0, transport: rpcTransport([url]) }) as PublicClient).getChainId().catch(() => undefined)));
   if (answers.every((a) => a === undefined)) {

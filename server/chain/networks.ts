@@ -123,7 +123,7 @@ export interface Network {
   /**
    * Set by startService, never by a NETWORKS_FILE: the other chains of this network's mode whose
    * deposit addresses are this chain's too (the same factory, and a salt without the chain id):
-   * money sent here to one of their payments is recorded, told and swept here (issue 33).
+   * money sent here to one of their payments is recorded, told and swept here.
    */
   sameAddresses?: { mode: string; chainIds: number[] };
 }
@@ -145,7 +145,7 @@ export const originOf = (url: string): string => {
 };
 
 /**
- * The chain id a network's RPC URLs must answer (issue 33): each URL is asked again once its
+ * The chain id a network's RPC URLs must answer: each URL is asked again once its
  * last answer is `recheckMs` old, before the next call through it; one that answers another
  * chain is out of rotation (its calls fail at once, and fallback() moves on to the next URL),
  * logged once, and back once it answers the right chain again. None left: /readyz fails.

@@ -1,4 +1,4 @@
-// The service's own addresses (issue 49): the treasuries, the gas wallet that sweeps, the
+// The service's own addresses: the treasuries, the gas wallet that sweeps, the
 // operator's fee addresses, and every payment's deposit address. Money going out (a withdrawal,
 // a refund or send-back, a claim link's address, a merchant's payout address that wallet-settled
 // deposits are swept to) never goes to one: it would count as a payment, be swept to someone

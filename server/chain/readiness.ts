@@ -13,14 +13,14 @@ export interface Check {
   gasBalance?: { chainId: number; amount: number };
   /** A treasury's coin, held on chain against owed by the journal, in whole coins (for /metrics). */
   treasury?: { chainId: number; coin: string; held: number; owed: number; surplus?: number };
-  /** Ready, and still something the operator should look at (a treasury's surplus, issue 49): named in /readyz's message. */
+  /** Ready, and still something the operator should look at (a treasury's surplus): named in /readyz's message. */
   warning?: boolean;
   /** How long the head of a chain's treasury queue has waited unmined, in seconds (for /metrics). */
   treasuryWait?: { chainId: number; seconds: number };
 }
 
 /**
- * The head of each treasury's queue (issue 33): its oldest transaction signed and not yet mined
+ * The head of each treasury's queue: its oldest transaction signed and not yet mined
  * is ready while it has waited less than `stuckMs`; past it, every later withdrawal, swap and
  * partner transfer of the chain waits behind its nonce, and /readyz says so naming the chain.
  */

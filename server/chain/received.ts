@@ -1,5 +1,5 @@
 // What a deposit address really received of a token that takes a fee on transfer its Transfer
-// event does not show (issue 33, item 7): its balance's gain over the block, read with two
+// event does not show (item 7): its balance's gain over the block, read with two
 // balanceOf calls per address, token and block, and only for tokens the network flags
 // (`feeOnTransfer`): every other token costs nothing more than its Transfer logs.
 import { erc20Abi, type Address, type PublicClient } from 'viem';

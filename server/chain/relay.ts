@@ -1,4 +1,4 @@
-// Paying with one signature (issue 50): what the relay checks of an EIP-3009
+// Paying with one signature: what the relay checks of an EIP-3009
 // TransferWithAuthorization before it spends any gas on it. The customer signs a transfer of
 // exactly what is due, to the payment's own deposit address, on the payment's chain; the relay
 // only brings it on chain, and the watcher credits the transfer like any other (since `to` is

@@ -1,5 +1,5 @@
 // The treasury reconciled against the journal, every TREASURY_RECONCILE_INTERVAL_MS (60 s) per
-// chain (issue 33): deep reorganisations found and reversed, each coin's holdings against what
+// chain: deep reorganisations found and reversed, each coin's holdings against what
 // the journal owes, a shortfall logged, told to the operator and, above
 // TREASURY_HOLD_THRESHOLD, money movements on the chain held (treasury-reconcile.ts). Any
 // instance may run it: each write is once (a reversal by the transfer's state, a hold by chain).

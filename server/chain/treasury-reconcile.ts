@@ -1,4 +1,4 @@
-// The treasury against the journal, in production (issue 33). Per chain: first, every counted
+// The treasury against the journal, in production. Per chain: first, every counted
 // transfer not yet below the chain's finalized block is looked at again (its stored block hash
 // against the chain's, however deep: beyond the watcher's `reorgDepth` too); one a
 // reorganisation took away for good is reversed in the journal, the merchant told, the chain's
@@ -128,7 +128,7 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
 }
 
 /**
- * What a token's treasury holds past everything the journal explains (issue 49): more than it
+ * What a token's treasury holds past everything the journal explains: more than it
  * owes with every sweep on its way in counted (a recorded transaction on its way out only lowers
  * what it holds). The native coin's surplus is the operator's gas funding, booked by the treasury
  * job: never a surplus here. A surplus holds nothing: it is reported (readiness warns, metric,
@@ -228,7 +228,7 @@ export async function treasuryReadiness(networks: Network[], holds: Pick<Treasur
     checks.push({
       name: `treasury on chain ${f.chainId} (${f.symbol})`,
       ok: f.short === 0n,
-      // A surplus is a warning (issue 49): ready still, nothing held, the operator told.
+      // A surplus is a warning: ready still, nothing held, the operator told.
       ...(surplus > 0n ? { warning: true } : {}),
       detail: `holds ${text(f.held)}, owes ${text(f.owed)} (in flight: ${text(f.incoming)} in, ${text(f.outgoing)} out) at block ${f.atBlock}${f.short > 0n ? `: ${text(f.short)} SHORT` : ''}${surplus > 0n ? `: ${text(surplus)} SURPLUS (more than the books explain: see docs/operating.md)` : ''}`,
       treasury: { chainId: f.chainId, coin: f.symbol, held: Number(text(f.held)), owed: Number(text(f.owed)), surplus: Number(text(surplus)) },

@@ -1,4 +1,4 @@
-// The operator's endpoints on the treasury's reconciliation (issue 33), behind the operator
+// The operator's endpoints on the treasury's reconciliation, behind the operator
 // token: what the last look found (each coin held against owed, the holds, the operator's
 // events), a look now, and lifting a chain's hold with who and why (`treasury` commands).
 import { TreasuryResolveBody } from '../../contract/operator.ts';

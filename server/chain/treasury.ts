@@ -36,7 +36,7 @@ export function treasuryAccount(network: Network, keyFile: string | undefined, d
 }
 
 /**
- * A live treasury that is also a test network's (issue 33): the same address, so the same key,
+ * A live treasury that is also a test network's: the same address, so the same key,
  * which every test-mode merchant's withdrawals and the testnet's operators could then use. Throws
  * naming both networks; `accounts` are the keys read (a live network's key is checked against its
  * address, so an address shared is a key shared).
@@ -118,7 +118,7 @@ export class Treasury {
     this.chain = chainOf(network);
   }
 
-  /** The chain every signature names: the network's configured id, whatever a node answers (issue 33). */
+  /** The chain every signature names: the network's configured id, whatever a node answers. */
   readonly chain: Chain;
 
   get address(): Address {
@@ -154,7 +154,7 @@ export class Treasury {
 
   /**
    * The transaction `raw` again (its nonce, call and gas limit) with higher fees, to replace it
-   * in the pool (issue 33): at least an eighth more (what a node takes as a replacement) and at
+   * in the pool: at least an eighth more (what a node takes as a replacement) and at
    * least what the chain asks now (twice the base fee, plus the tip), never above the network's
    * `maxFeePerGas`. Undefined when the cap leaves no room for a replacement.
    */
@@ -198,7 +198,7 @@ export class Treasury {
 
   /**
    * What a mined transaction's receipt says the treasury moved of `token` to `to`: the sum of
-   * that token's Transfer logs from the treasury to it (issue 49). A receipt's status alone says
+   * that token's Transfer logs from the treasury to it. A receipt's status alone says
    * the call did not revert, not that the token moved: a token that answers `false` instead of
    * reverting succeeds having moved nothing, and logs nothing.
    */

@@ -127,7 +127,7 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
     // What the screens may offer (the service checks each request itself, whatever they show).
     role,
     permissions: [...ROLE_PERMISSIONS[role]],
-    // Issue 37: whether this person has a second factor, and must add one before anything else.
+    // Whether this person has a second factor, and must add one before anything else.
     secondFactor: { enrolled: secondFactor?.enrolled ?? false, mustEnrol: secondFactor?.mustEnrol ?? false },
     csrfToken: csrf,
     expiresAt: new Date(expiresMs).toISOString(),
@@ -137,7 +137,7 @@ async function sessionView(service: Service, merchant: Merchant, csrf: string, e
   };
 }
 
-/** Signs in: the owner, or a member (`member`, issue 37) with their role. */
+/** Signs in: the owner, or a member (`member`) with their role. */
 async function startSession(service: Service, req: IncomingMessage, merchantId: string, message: string, member?: { id: string; role: Actor }): Promise<Reply> {
   const merchant = (await service.merchants.byId(merchantId))!;
   const started = await service.dashboard.startSession(merchantId, service.now(), SESSION_MS, member?.id);
@@ -201,7 +201,7 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
     throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
   }
   await service.dashboard.succeed(body.email, client);
-  // Issue 48: a person with a second factor is not signed in by the password alone.
+  // A person with a second factor is not signed in by the password alone.
   const kinds = [...new Set((await service.factors.factors({ merchantId: found, holder: memberId ?? 'owner' })).map((f) => f.kind))].sort();
   if (kinds.length) return awaitFactor(service, found, memberId, kinds);
   service.log.info({ merchant: found, member: memberId }, 'dashboard sign-in');
@@ -211,7 +211,7 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
 };
 
 /**
- * The password was right and its person has a second factor (issue 48): a session that opens
+ * The password was right and its person has a second factor: a session that opens
  * nothing waits five minutes for it (its cookie, HttpOnly as every session's); 202 naming the
  * kinds the person has. POST /dashboard/api/session/factor proves one and signs in.
  */
@@ -309,7 +309,7 @@ export const signOutEverywhere: Handler = async ({ req, res, service }) => {
 // The dashboard's own sign-in is not in the merchants' reference (api-doc.ts documents /api/v1 only).
 export const routes = [
   route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
-  // Issue 36: a merchant typing the address with its slash got a 404.
+  // A merchant typing the address with its slash got a 404.
   route({ method: 'GET', path: '/dashboard/', auth: 'none', handler: page, summary: 'the dashboard, as /dashboard' }),
   route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
   route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),

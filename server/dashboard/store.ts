@@ -13,9 +13,9 @@ export interface Session {
   merchant: Merchant;
   csrf: string;
   expiresMs: number;
-  /** The member signed in (issue 37); none: the owner. */
+  /** The member signed in; none: the owner. */
   member?: { id: string; email: string; role: Role };
-  /** Its person's second factor (issue 37): whether they have one, whether the owner requires one. */
+  /** Its person's second factor: whether they have one, whether the owner requires one. */
   secondFactor: { enrolled: boolean; mustEnrol: boolean };
 }
 
@@ -174,7 +174,7 @@ export class DashboardStore {
 
   /**
    * A new session (the owner's, or `memberId`'s): its cookie token (kept only as a hash) and its
-   * CSRF token. `awaitingFactor` (issue 48): the password was right but the person has a second
+   * CSRF token. `awaitingFactor`: the password was right but the person has a second
    * factor: the session opens nothing (session() does not see it) until `factorProved` ends it.
    */
   async startSession(merchantId: string, nowMs: number, validMs: number, memberId?: string, awaitingFactor = false): Promise<{ token: string; csrf: string; expiresMs: number }> {
@@ -215,7 +215,7 @@ export class DashboardStore {
     return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
   }
 
-  /** A sign-in waiting for its second factor (issue 48): whose it is (undefined: none, expired, or already taken). */
+  /** A sign-in waiting for its second factor: whose it is (undefined: none, expired, or already taken). */
   async awaitingFactor(token: string, nowMs: number): Promise<{ merchantId: string; memberId?: string } | undefined> {
     const [row] = await this.db.query(
       `SELECT s.merchant_id, s.member_id FROM dashboard_sessions s
@@ -240,7 +240,7 @@ export class DashboardStore {
   }
 
   /**
-   * The request `action` takes the session's step-up, once (issue 48): true when it was proved
+   * The request `action` takes the session's step-up, once: true when it was proved
    * for this very request within `withinMs`; one conditional UPDATE, so two requests (on one
    * instance or several) cannot both take it, and a step-up for another request opens nothing.
    */

@@ -17,22 +17,22 @@ export interface Account {
   via: 'public' | 'secret';
   /** Signed in to the dashboard (the owner's password), rather than holding a key. */
   session?: boolean;
-  /** What the caller may do (issue 37): a member's role's permissions or a restricted key's; undefined or 'all': everything. */
+  /** What the caller may do: a member's role's permissions or a restricted key's; undefined or 'all': everything. */
   grants?: Grants;
   /**
-   * A session's second factor (issue 37): whether its person has one, and whether the owner
-   * requires one they lack (then only enrolling is open). A step-up is per request (issue 48).
+   * A session's second factor: whether its person has one, and whether the owner
+   * requires one they lack (then only enrolling is open). A step-up is per request.
    */
   secondFactor?: { enrolled: boolean; mustEnrol: boolean };
   /** Who acts, for the audit log: the owner, a member (id and e-mail) or a key (its id or hint). No secret. */
   actor?: { kind: 'owner' | 'member' | 'key'; id: string; label: string; role?: string };
   /**
-   * A restricted key's person (issue 48): 'owner' or the member's id whose key it is (the maker,
+   * A restricted key's person: 'owner' or the member's id whose key it is (the maker,
    * or the maker's maker for a key a key made); undefined for a full key and keys it made. Keys
    * a key makes belong to the same person.
    */
   holder?: string;
-  /** A restricted key's id (issue 48: its last use is kept), and when it expires (refused from then). */
+  /** A restricted key's id (its last use is kept), and when it expires (refused from then). */
   keyId?: string;
   keyExpiresMs?: number;
 }

@@ -35,7 +35,7 @@ export class CsrfRejected extends Forbidden {
 export class PermissionDenied extends Forbidden {
   static override readonly code: ErrorCode = 'permission_denied';
 }
-/** A live money move or a change of who may move money, from a session whose second factor is older than five minutes (issue 37). */
+/** A live money move or a change of who may move money, from a session whose second factor is older than five minutes. */
 export class StepUpRequired extends Forbidden {
   static override readonly code: ErrorCode = 'step_up_required';
 }
@@ -43,7 +43,7 @@ export class StepUpRequired extends Forbidden {
 export class SecondFactorRequired extends Forbidden {
   static override readonly code: ErrorCode = 'second_factor_required';
 }
-/** Too many wrong second-factor proofs of one kind in a row (issue 48): locked until a recovery code or the owner's unlock. */
+/** Too many wrong second-factor proofs of one kind in a row: locked until a recovery code or the owner's unlock. */
 export class FactorLocked extends Forbidden {
   static override readonly code: ErrorCode = 'factor_locked';
 }
@@ -109,7 +109,7 @@ export class BalanceSettlementRequired extends Conflict {
 }
 /**
  * Money movements on a chain the operator has held: its treasury holds less than the journal
- * owes, or a reorganisation deeper than the confirmations took counted money away (issue 33).
+ * owes, or a reorganisation deeper than the confirmations took counted money away.
  */
 export class TreasuryHeld extends Conflict {
   static override readonly code: ErrorCode = 'treasury_held';

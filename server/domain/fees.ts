@@ -1,4 +1,4 @@
-// The operator's fee on a payment (issue 38): a rate in basis points, set per merchant and mode by
+// The operator's fee on a payment: a rate in basis points, set per merchant and mode by
 // the operator (FEE_BPS by default, 0 when unset; `npm run service -- merchant fee`), and who
 // bears it. Integers only, no I/O.
 //

@@ -1,4 +1,4 @@
-// Who may do what (issue 37): each route declares the one permission it needs
+// Who may do what: each route declares the one permission it needs
 // (routes/route.ts), and the service checks it against the caller's grants on every request
 // of a session or a secret key, whatever the dashboard shows. A grant is a member's role (the
 // owner has every permission) or a restricted key's chosen set (a full secret key has every

@@ -1,4 +1,4 @@
-// The e-mail job (issue 37): turns the events that tell people something into e-mails (rules.ts
+// The e-mail job: turns the events that tell people something into e-mails (rules.ts
 // says which, to whom), then sends what the outbox holds that is due, each claimed by one
 // instance (store.ts), tried again with backoff when the SMTP server refuses or does not
 // answer, given up after three days. Never in a request: a request only writes the outbox.

@@ -1,4 +1,4 @@
-// A person's own e-mail choices (issue 37): the language their e-mails are written in, and
+// A person's own e-mail choices: the language their e-mails are written in, and
 // whether each payment received is e-mailed to them (off by default). From a dashboard session,
 // for the one signed in (the owner or a member): a key has no person to choose for.
 import { EmailChoicesAnswer, EmailChoicesBody } from '../../contract/team.ts';

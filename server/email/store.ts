@@ -1,4 +1,4 @@
-// The e-mail outbox (issue 37): e-mails written in the caller's transaction or right after
+// The e-mail outbox: e-mails written in the caller's transaction or right after
 // the change they tell of, claimed by one instance at a time (a lease; rows picked FOR UPDATE
 // SKIP LOCKED, so instances sending at once take different ones), sent, and settled: sent,
 // tried again later, or given up. Once settled, the recipient and the body (which may hold a

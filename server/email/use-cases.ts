@@ -1,6 +1,6 @@
-// What the rest of the service asks of e-mail (issue 37): an invitation, a sign-in link, a new
+// What the rest of the service asks of e-mail: an invitation, a sign-in link, a new
 // device signed in with, a refund's link and receipt for a customer, a security change (with
-// its event, issue 48). Each is rendered in the
+// its event). Each is rendered in the
 // recipient's language and written to the outbox (store.ts); the job sends it. Nothing here
 // waits for an SMTP server. With e-mail off (no SMTP_URL) each answers false: the caller hands
 // the link to whoever asked for it, to pass on by hand.
@@ -86,7 +86,7 @@ export class Mail {
   }
 
   /**
-   * A security change told (issue 48), the one way every such change is told: a SECURITY_CHANGED
+   * A security change told, the one way every such change is told: a SECURITY_CHANGED
    * event in each of `modes`' feeds (a key's change its own mode's; a person's or the team's both)
    * and, with e-mail on, an e-mail to the owner and to each person concerned (the member who did it
    * or whose key acted, `concerned.person`, and `concerned.email` for one no longer in the team),
@@ -132,7 +132,7 @@ export class Mail {
     return this.refundLink(merchantId, customer.email, customer.language, { ...refund, business: customer.business }, link);
   }
 
-  /** Whether a refund's claim link can reach the payment's customer: e-mail on, and the payment has their e-mail (issue 48: support's links go there only). */
+  /** Whether a refund's claim link can reach the payment's customer: e-mail on, and the payment has their e-mail (support's links go there only). */
   async reachesCustomer(merchantId: string, mode: string, reference: string): Promise<boolean> {
     return this.on && (await this.store.customerOf(merchantId, mode, reference)) !== undefined;
   }

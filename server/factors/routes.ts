@@ -1,4 +1,4 @@
-// A person's second factors and step-up (issue 37), from a dashboard session only (its cookie,
+// A person's second factors and step-up, from a dashboard session only (its cookie,
 // and on writes its CSRF token and the service's origin, as every session write): list them,
 // add a passkey or an authenticator app (recovery codes come with the first, shown once), renew
 // the recovery codes, remove one (each change, and each recovery code used, e-mailed to the
@@ -31,7 +31,7 @@ async function me({ req, service }: { req: Ctx['req']; service: Service }): Prom
   return { account, who: { merchantId: account.merchant.id, holder: holderOf(account.actor) }, token, name: account.actor?.label ?? account.merchant.businessEmail };
 }
 
-/** Changing one's factors once one has some needs a step-up for that very change, as money moves do (issue 48). */
+/** Changing one's factors once one has some needs a step-up for that very change, as money moves do. */
 async function freshFactor(ctx: Ctx, account: Account): Promise<void> {
   if (account.secondFactor?.enrolled) await requireStepUp(ctx, account.mode, 'Changing your second factors needs one, confirmed for this change');
 }
@@ -68,7 +68,7 @@ export const listFactors: Handler = async (ctx) => {
   }, `${mine.length} second factor(s)`);
 };
 
-/** After the first factor: its recovery codes (shown once). It steps up nothing: a step-up is for one request (issue 48). */
+/** After the first factor: its recovery codes (shown once). It steps up nothing: a step-up is for one request. */
 async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { id: string; first: boolean }, kind: string) {
   const { service } = ctx;
   const recoveryCodes = made.first ? await renewRecoveryCodes(service.factors, session.who, service.now()) : undefined;
@@ -137,7 +137,7 @@ export const stepUpStart: Handler = async (ctx) => {
   return ok(200, await stepUpOptions(ctx.service.factors, session.who, ctx.service.origin(), ctx.service.now()), 'Confirm with your passkey');
 };
 
-/** A lock of the person's proofs set or lifted (issue 48): in both modes' audit logs, and e-mailed to the person and the owner. */
+/** A lock of the person's proofs set or lifted: in both modes' audit logs, and e-mailed to the person and the owner. */
 async function lockChanged(ctx: ProofCtx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
   await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, { kinds: kinds.join(',') });
   await ctx.service.mail.securityChanged(account.merchant, { change, detail: `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, modes: MODES, by: by ?? account, concerned: { person: holder } });
@@ -156,7 +156,7 @@ export async function proveAs(ctx: ProofCtx, session: { account: Account; who: W
 }
 
 /**
- * A step-up (issue 48): the proof, and `for` the one request it opens (its method, path and
+ * A step-up: the proof, and `for` the one request it opens (its method, path and
  * body; the mode is this request's x-mode). That request, sent within five minutes, takes it
  * once; no other request is opened by it. A new step-up replaces the last.
  */
@@ -171,7 +171,7 @@ export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   return ok(200, { for: action, mode: session.account.mode, until: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved}: ${action} may be sent once, in the next five minutes`);
 };
 
-/** The owner lifts a member's locks (issue 48): their wrong tries forgotten, each kind usable again. */
+/** The owner lifts a member's locks: their wrong tries forgotten, each kind usable again. */
 export const unlock: Handler<{ body: typeof UnlockBody }> = async (ctx) => {
   const session = await me(ctx);
   if (session.account.actor) throw new Forbidden('Only the owner unlocks a member\'s second factor');

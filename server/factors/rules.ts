@@ -1,4 +1,4 @@
-// Second factors and step-up (issue 37), rules only: when a request needs a fresh second
+// Second factors and step-up, rules only: when a request needs a fresh second
 // factor, and recovery codes. No I/O; the clock is passed in. Authenticator codes: totp.ts.
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 export const STEP_UP_MS = 5 * 60_000;
 /** A challenge (a passkey's, a pending authenticator secret) is single-use and lives this long. */
 export const CHALLENGE_MS = 5 * 60_000;
-/** Wrong proofs of one kind in a row that lock it for the person, from every address (issue 48). */
+/** Wrong proofs of one kind in a row that lock it for the person, from every address. */
 export const STEP_UP_TRIES = 5;
 /** Recovery codes made at once (each single-use). */
 export const RECOVERY_CODES = 10;
@@ -33,7 +33,7 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The one request a step-up opens (issue 48): its mode, method, path (with its query) and body
+ * The one request a step-up opens: its mode, method, path (with its query) and body
  * (no body and an empty one are the same), as a digest. A withdrawal's amount and address, a
  * refund's amount, the key a roll replaces (the mode's) are in it: a step-up for one opens no other.
  */

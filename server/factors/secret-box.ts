@@ -1,4 +1,4 @@
-// Secrets the service must read back (an authenticator app's TOTP secret, issue 37) are kept
+// Secrets the service must read back (an authenticator app's TOTP secret) are kept
 // sealed: AES-256-GCM (node:crypto), a fresh 96-bit nonce each time, bound to whose they are
 // (associated data: a row cannot be moved to another person). The key is DATA_DIR/secrets-key
 // (32 random bytes, made once, readable by its owner only, as the operator token is; instances

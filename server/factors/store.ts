@@ -1,4 +1,4 @@
-// Second factors (issue 37): each person's passkeys and authenticator-app secrets, their
+// Second factors: each person's passkeys and authenticator-app secrets, their
 // recovery codes (hashes only, each used once), the challenges handed out (single-use, taken
 // by deleting them), the owner's requirement, and a session's step-up. A person is `holder`
 // (`owner` or a member's id) within a merchant. Each use is one conditional UPDATE, so two
@@ -43,7 +43,7 @@ const factorOf = (r: Row, box: SecretBox): Factor => ({
   totpLastStep: Number(r.totp_last_step),
 });
 
-/** The kinds of proof counted apart (issue 48). */
+/** The kinds of proof counted apart. */
 export type ProofKind = 'totp' | 'passkey' | 'recovery_code';
 
 export interface Who {
@@ -173,7 +173,7 @@ export class FactorStore {
   }
 
   /**
-   * A try at proving a factor of `kind` (issue 48), taken before the proof is checked, in the
+   * A try at proving a factor of `kind`, taken before the proof is checked, in the
    * database (every instance counts the same, whatever the client's address): the tries since
    * the last proof that passed, this one included, and whether the kind is locked.
    */

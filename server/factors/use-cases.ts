@@ -1,4 +1,4 @@
-// Second factors (issue 37), what the routes do: a passkey registered and proved with
+// Second factors, what the routes do: a passkey registered and proved with
 // @simplewebauthn/server (relying party: the host of the service's configured public URL; origin:
 // that URL's), an authenticator app's code taken once, a recovery code used once. Every
 // challenge is the server's, single-use and short-lived (factor_challenges).
@@ -80,7 +80,7 @@ export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin
 /**
  * One proof of a second factor: a passkey's answer (its counter moving up), a code not used
  * before, or a recovery code. Each is a try counted per person and kind in the database before
- * it is checked (issue 48): STEP_UP_TRIES wrong in a row lock that kind, whatever the addresses
+ * it is checked: STEP_UP_TRIES wrong in a row lock that kind, whatever the addresses
  * they came from, until a recovery code is used (it lifts every lock of the person) or the owner
  * unlocks them. `onLocked` is called once, by the try that locked it.
  */

@@ -1,4 +1,4 @@
-// Opaque ids in answers (issue 48): the audit log's and the balance statement's rows are
+// Opaque ids in answers: the audit log's and the balance statement's rows are
 // numbered across the whole service, so their numbers showed a merchant how many writes other
 // merchants made between two of its own. Each is answered, and paged by, one AES-256 block of
 // (its list's tag, the number) under a key of the service's secrets (factors/secret-box.ts):

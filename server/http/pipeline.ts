@@ -53,7 +53,7 @@ export interface PipelineDeps<S extends PipelineService> {
   sessions?: SessionLookup;
   /** What opens the operator's endpoints (auth 'operator'); none: they refuse every caller. */
   operatorToken?: string;
-  /** A restricted key authenticated a request (issue 48): its last use kept (cheaply: merchants/store.ts keyUsed). */
+  /** A restricted key authenticated a request: its last use kept (cheaply: merchants/store.ts keyUsed). */
   keyUsed?: (account: Account, req: IncomingMessage) => Promise<void>;
   /** Called once per answered request with its route (the table's path, or "unmatched"), status and duration. */
   observe?: (method: string, route: string, status: number, seconds: number) => void;

@@ -33,7 +33,7 @@ export interface JobDeps extends BalanceStores {
   events: EventStore;
   merchants: MerchantStore;
   payouts: PayoutStore;
-  /** Refunds of payments (issue 35): they follow their treasury transactions. */
+  /** Refunds of payments: they follow their treasury transactions. */
   refunds: RefundStore;
   /** Refunds on wallet settlement, whose transfers the service looks for on chain. */
   walletRefunds: WalletRefundStore;

@@ -28,7 +28,7 @@ const TYPES: Record<string, string> = { 'link.js': 'text/javascript; charset=utf
 export const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
-  // checkout.js loads ICU's number tables in a data: worker, off the page's thread (issue 26).
+  // checkout.js loads ICU's number tables in a data: worker, off the page's thread.
   'worker-src data:',
   "style-src 'self'",
   "img-src 'self' data:",

@@ -54,7 +54,7 @@ export class DestinationStore {
   /**
    * A chain's new payout address. Test keys, or no delay: in effect now. Live keys: pending for
    * the delay, told by its event (and e-mail), the old one used until then; the chain's first
-   * address too (issue 48: a stolen key naming it would be paid every live payment from then on,
+   * address too (a stolen key naming it would be paid every live payment from then on,
    * unseen; until it takes effect the chain takes no live payment). Asking again for the address
    * already pending answers that change (its clock is not restarted), and a later request
    * replaces an earlier one still pending. Asking for the address in effect withdraws any
@@ -103,7 +103,7 @@ export class DestinationStore {
     return this.db.transaction(async (tx) => {
       await lockMerchant(tx, account.merchant.id);
       // A refund's withdrawal does not make its address the merchant's: a customer's claimed
-      // address (issue 35) never waited the delay, so it must not let a withdrawal skip it.
+      // address never waited the delay, so it must not let a withdrawal skip it.
       const [used] = await tx.query(
         `SELECT 1 FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND lower(address) = lower($4) AND state <> 'failed'
           AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = w.id) LIMIT 1`,

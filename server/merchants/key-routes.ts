@@ -32,7 +32,7 @@ const ROLL_STEP_UP: StepUpRule = (account) => (account.actor?.kind === 'member' 
 export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, account, service }) => {
   // The full secret key opens everything and ends the business's own key: nobody gets it who
   // could not do everything already, and never a restricted key, even one made with every
-  // permission (issue 48: a removed admin's key rolled the business out of its own key).
+  // permission (a removed admin's key rolled the business out of its own key).
   if (!account.session && account.grants !== undefined && account.grants !== 'all') throw new PermissionDenied('A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may');
   if (lacking(account.grants, 'all').length) throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
   const nowMs = service.now();
@@ -58,7 +58,7 @@ const keyView = (k: RestrictedKeyRow) => ({
 const LONGEST_EXPIRY_MS = 366 * 86_400_000;
 
 /**
- * When a new key expires (issue 48): as asked, in the future and within a year; a key made by a
+ * When a new key expires: as asked, in the future and within a year; a key made by a
  * key that expires expires no later than it (it would outlive its maker), by default at the same time.
  */
 function expiryOf(asked: string | undefined, maker: number | undefined, nowMs: number): number | null {
@@ -76,7 +76,7 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   const wider = lacking(account.grants, body.permissions);
   if (wider.length) throw new PermissionDenied(`A key cannot be wider than who makes it: you lack ${wider.join(', ')}`);
   const { kind, id, label } = actorOf(account);
-  // Whose key it is (issue 48): the person making it, or, made by a key (a full key too: the
+  // Whose key it is: the person making it, or, made by a key (a full key too: the
   // person who rolled it), that key's person.
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const nowMs = service.now();

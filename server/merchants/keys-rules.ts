@@ -15,7 +15,7 @@ export const keyHint = (key: string): string => `${key.slice(0, 8)}…${key.slic
 
 /**
  * The account a key opens now: undefined for no such key or one rolled whose delay has run out;
- * a restricted key past its expiry (issue 48) is refused saying so, and when.
+ * a restricted key past its expiry is refused saying so, and when.
  */
 export function keyAccount(owner: { account: Account; revokedAfterMs: number | null } | undefined, nowMs: number): Account | undefined {
   if (!owner) return undefined;

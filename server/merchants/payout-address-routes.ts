@@ -19,7 +19,7 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
  * Where the merchant's deposits on a chain are swept to. A deposit address is bound to it
  * (CREATE2) when the payment is made, so a change applies to payments made after it takes
  * effect: at once for test keys; after the operator's delay in live mode, a chain's first address
- * too (issue 48). A payment made before keeps the address it was bound to.
+ * too. A payment made before keeps the address it was bound to.
  */
 export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = async ({ body, account, service }) => {
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
@@ -36,7 +36,7 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
       { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
     ]);
   }
-  // Deposits are swept there on wallet settlement: never to the service's own addresses (issue 49).
+  // Deposits are swept there on wallet settlement: never to the service's own addresses.
   // The treasury holds balance-settled merchants' money (a deposit swept there would be no one's);
   // a deposit address would count it as a payment, the gas or fee wallet make it the operator's.
   await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');

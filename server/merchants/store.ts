@@ -44,9 +44,9 @@ export interface RestrictedKeyRow {
   hint: string;
   permissions: Permission[];
   createdMs: number;
-  /** Who made it (issue 37): the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
+  /** Who made it: the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
   createdBy: KeyMaker | null;
-  /** Refused from then on (issue 48); null: no expiry. */
+  /** Refused from then on; null: no expiry. */
   expiresMs: number | null;
   /** When and from which client address it was last used (kept to the minute); null: not yet. */
   lastUsedMs: number | null;
@@ -140,8 +140,8 @@ export class MerchantStore {
   }
 
   /**
-   * A restricted secret key of the account's mode with these permissions (issue 37): its secret
-   * answered this once. `holder` (issue 48): the person it belongs to ('owner' or a member's id;
+   * A restricted secret key of the account's mode with these permissions: its secret
+   * answered this once. `holder`: the person it belongs to ('owner' or a member's id;
    * null when a holder-less full key made it), whose removal revokes it and whose demotion
    * narrows it. A member holder must still be one, and the key no wider than their role now: a
    * full key a member rolled (holder theirs) outlives their removal until the owner rolls it,
@@ -176,7 +176,7 @@ export class MerchantStore {
   }
 
   /**
-   * A restricted key was used (issue 48): when and from which client address, written at most
+   * A restricted key was used: when and from which client address, written at most
    * once a minute per key (this instance remembers when it last wrote each; the UPDATE skips a
    * row another instance wrote within the minute), so a busy key costs one write a minute.
    */

@@ -1,4 +1,4 @@
-// Issue 35: the merchant resolves a payment's case by accepting it (payments/accept.ts): late
+// The merchant resolves a payment's case by accepting it (payments/accept.ts): late
 // money counted, an expired partial settled with what arrived, an excess kept, money in another
 // coin or on another chain kept as the merchant's, or credited toward the payment at the rate of
 // its arrival (`as: "credit"`). Sending it back instead: refunds/exception-routes.ts.

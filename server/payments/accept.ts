@@ -1,4 +1,4 @@
-// Issue 35: the merchant accepts what a payment's case is (payments/attention-rules.ts), in one
+// The merchant accepts what a payment's case is (payments/attention-rules.ts), in one
 // transaction with the payment row locked: late money counted toward it, an expired partial
 // settled with what arrived (each told by the DEPOSIT_TRANSACTION event a payment's success is
 // told by, with the amount that arrived), an excess kept, another coin or chain kept as the
@@ -44,7 +44,7 @@ export interface Pricing {
 }
 
 /**
- * Whether a payment a credit left short of due is close enough to settle (issue 49): short by
+ * Whether a payment a credit left short of due is close enough to settle: short by
  * at most `cents` hundredths of its coin (a credit's rate just under 1, rounded down, leaves it a
  * cent short), not settled yet. Exactly due or more is confirmed already; nothing to settle.
  */
@@ -76,7 +76,7 @@ export function acceptCase(store: AcceptTransactions, owner: Owner, reference: s
     if (as === 'credit') {
       const terms = await credits(w, payment, found, pricing!);
       let now = await w.credit(payment, terms);
-      // Close enough (issue 49): a credit that leaves it short by no more than the tolerance settles it.
+      // Close enough: a credit that leaves it short by no more than the tolerance settles it.
       if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await w.settle(payment.id);
       if (now.paid !== payment.paid) await w.told(owner, now, report);
       return { payment: now, accepted: found };

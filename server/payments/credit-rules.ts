@@ -1,4 +1,4 @@
-// Issue 35: money in another listed coin or on another of the mode's chains credited toward its
+// Money in another listed coin or on another of the mode's chains credited toward its
 // payment at the rate of its arrival. No I/O: the rates come from the rates history (what the
 // cache fetched, server/rates/history-store.ts) as the newest at or before the transfer's
 // arrival; integer math, rounded down, so a credit is never worth more than what arrived.

@@ -19,7 +19,7 @@ export const paymentSummary = (payment: Payment, nowMs: number): PaymentSummary 
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** How much of a payment its refunds not failed gave back (issue 35): none, partly, or all that arrived. */
+/** How much of a payment its refunds not failed gave back: none, partly, or all that arrived. */
 export const refundsView = (payment: Payment, refunded: bigint) => ({
   status: refunded <= 0n ? ('none' as const) : refunded >= payment.paid ? ('refunded' as const) : ('partly_refunded' as const),
   amount: formatUnits(refunded, payment.decimals),

@@ -1,6 +1,6 @@
 // A payment's QR code, drawn here rather than in the browser: the `qrcode` package (byte mode,
 // level M, as wallets scan) makes the symbol, and it goes to the checkout as one SVG path, so
-// the bundle carries no QR encoder (issue 13: ~1.8 KB gzipped of every page view).
+// the bundle carries no QR encoder (~1.8 KB gzipped of every page view).
 import { createRequire } from 'node:module';
 
 const { create } = createRequire(import.meta.url)('qrcode/lib/core/qrcode') as {

@@ -1,4 +1,4 @@
-// Paying with one signature (issue 50): the checkout sends the customer's signed EIP-3009
+// Paying with one signature: the checkout sends the customer's signed EIP-3009
 // TransferWithAuthorization, and the service brings it on chain from the gas wallet, after
 // checking everything that would make it fail (server/chain/relay.ts) so that no gas is spent on
 // a refusal. Crediting stays the watcher's: the relayed transfer is a transfer to the payment's

@@ -36,7 +36,7 @@ export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ q
   const toMs = q.to === undefined ? undefined : Date.parse(q.to);
   if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) throw invalidField('to', 'expected a time after from');
   // The cursor holds (created, id) of the page's last payment: the next page starts below it.
-  // The id opaque (issue 48): a payment's row number counts every merchant's payments.
+  // The id opaque: a payment's row number counts every merchant's payments.
   const after = q.cursor === undefined ? undefined : paymentsKeyset(service.ids, q.cursor);
   const nowMs = service.now();
   // One more than asked says whether there is a next page.

@@ -144,7 +144,7 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
       { field: 'amount', message: `expected ${price}, as the merchant priced it` },
     ]);
   }
-  // A reference is one payment (issue 38): the same reference at another price was re-quoted
+  // A reference is one payment: the same reference at another price was re-quoted
   // silently (201). Another amount, currency or partial-payment choice is a new payment's.
   const differs =
     existing.currency !== request.currency ? { field: 'currency', message: `expected ${existing.currency}, the currency reference ${existing.reference} was made in` }

@@ -24,7 +24,7 @@ export interface PayoutCoin {
   chainId: number;
   token: string;
   decimals: number;
-  /** The treasury's terms for sending it (issue 49: the minimum and network fee of every send); none for the sandbox's coin. */
+  /** The treasury's terms for sending it (the minimum and network fee of every send); none for the sandbox's coin. */
   terms?: SendTerms;
 }
 
@@ -190,7 +190,7 @@ export class PayoutStore {
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
       const format = (u: bigint) => formatUnits(u / shift, PAYOUT_DECIMALS);
-      // The treasury's one rule for what it sends (issue 49): what it owes the payout partner for
+      // The treasury's one rule for what it sends: what it owes the payout partner for
       // this payout leaves the treasury too, so below the token's minimum it is refused, and the
       // network's fee is the merchant's, reserved beside the amount (the bank receives the amount).
       const networkFee = sendFee(tokenUnits(request.units, coin), coin.terms, { symbol: PAYOUT_COIN, format }, 'amount', 'bank payout');
@@ -267,7 +267,7 @@ export class PayoutStore {
           const chainId = Number(row!.chain_id);
           const token = row!.token as string;
           const amount = BigInt(row!.token_units as string);
-          // Its network fee (issue 49): what its reservation held beyond the amount, whatever the network file says now.
+          // Its network fee: what its reservation held beyond the amount, whatever the network file says now.
           const held = await this.journal.reservedBy(tx, 'payout_reserved', payout.id);
           const fee = held > amount ? held - amount : 0n;
           const postings: Posting[] =

@@ -1,4 +1,4 @@
-// Issue 35: the coin rates the cache fetched, kept so money in another coin can be credited at
+// The coin rates the cache fetched, kept so money in another coin can be credited at
 // the rate of its arrival. Written only by the rates cache (no API writes here); several
 // instances on one database each add their own rows, the same row taken once; rows older than
 // RATE_HISTORY_DAYS pruned as new ones are written. Read by payments/attention-store.ts, inside

@@ -1,4 +1,4 @@
-// The customer's refund claim page (issue 35): server-rendered in the checkout's three languages
+// The customer's refund claim page: server-rendered in the checkout's three languages
 // (English, French, Arabic right to left), every value escaped. The claim link's token is in
 // the URL's fragment, which browsers never send: the page's script (server/hosted/assets/
 // refund.js) reads it and asks the service for the refund, then for the address's check, then

@@ -1,4 +1,4 @@
-// The customer's side of a refund claim link (issue 35), served to browsers: the page, its
+// The customer's side of a refund claim link, served to browsers: the page, its
 // script and style, the refund the link opens, and the claim. The link's token is the only
 // key: it is hashed and looked up, nothing else of a request names a refund, so one merchant's
 // link cannot touch another refund. Each address is checked (EIP-55, not the service's treasury

@@ -1,4 +1,4 @@
-// Issue 35: a payment's case sent back in one step (refunds/exceptions.ts): the amount its
+// A payment's case sent back in one step (refunds/exceptions.ts): the amount its
 // `attention` names, in its coin on its chain, to the customer's address or through a claim link.
 import { getAddress, isAddress } from 'viem';
 import * as z from 'zod/mini';
@@ -62,7 +62,7 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
   if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
   const claimUrl = `${service.origin()}/refund#${claimToken}`;
   const emailed = await service.mail.customerRefundLink(account.merchant.id, account.mode, { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin }, claimUrl);
-  // Support never holds the link (issue 48): it went to the customer only.
+  // Support never holds the link: it went to the customer only.
   if (role === 'support') return ok(201, refundView(refund), `Sent back once the customer names their wallet: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail' : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`);
   return ok(201, { ...refundView(refund), claim_url: claimUrl }, `Sent back once the customer names their wallet: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`);
 };

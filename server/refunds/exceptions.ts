@@ -67,7 +67,7 @@ export async function sendBack(
     } else {
       const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
       checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
-      // The treasury's one rule for what it sends (issue 49): the case's amount below the token's
+      // The treasury's one rule for what it sends: the case's amount below the token's
       // minimum is refused naming the payment (keep it instead: accept); the fee is the merchant's.
       const networkFee = refundFee(context, coin, amount, 'reference', 'send-back');
       await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });

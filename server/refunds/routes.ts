@@ -1,4 +1,4 @@
-// Refunds of a merchant's payments (issue 35): ask for one (the payment's reference, base units
+// Refunds of a merchant's payments: ask for one (the payment's reference, base units
 // or "rest", a reason, and the customer's address or none: then a claim link the customer names
 // it on), read one, list them, cancel one not sent yet. Each key sees and refunds only its own
 // merchant's payments of its own mode.
@@ -21,7 +21,7 @@ import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { route } from '../routes/route.ts';
 
 /**
- * What a refund asks of the service (issue 49): its own addresses (never a destination) and the
+ * What a refund asks of the service: its own addresses (never a destination) and the
  * treasury's terms for sending a token (the minimum and network fee of every send).
  */
 export const treasuryContext = (service: Pick<ServiceParts, 'treasury' | 'ownAddresses'>, mode: 'test' | 'live') => ({
@@ -75,7 +75,7 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
   const claimUrl = `${service.origin()}/refund#${claimToken}`;
   // E-mail on and the payment has the customer's e-mail: the link goes to them too (email/use-cases.ts).
   const emailed = await service.mail.customerRefundLink(account.merchant.id, account.mode, { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin }, claimUrl);
-  // Support never holds the link (issue 48): it went to the customer only.
+  // Support never holds the link: it went to the customer only.
   if (role === 'support') return { ...ok(201, refundView(refund), `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail' : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`), ...deprecated };
   return { ...ok(201, { ...refundView(refund), claim_url: claimUrl }, `Refund waiting for the customer: ${emailed ? 'the link was e-mailed to the payment\'s customer e-mail; ' : ''}give them claim_url (shown this once)`), ...deprecated };
 };
@@ -93,7 +93,7 @@ export const SupportLimit = later(() => z.object({ status: z.literal('success'),
 
 export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async ({ body, account, service }) => {
   const cents = body.daily === null ? null : configuredUnits(body.daily, 2);
-  // The caller's mode's only (issue 48): a test key no longer sets what live support may refund.
+  // The caller's mode's only: a test key no longer sets what live support may refund.
   await service.refunds.setSupportLimit(account.merchant.id, account.mode, cents);
   const now = await service.refunds.supportLimitCents(account.merchant.id, account.mode);
   const daily = `${now / 100n}.${String(now % 100n).padStart(2, '0')}`;

@@ -1,4 +1,4 @@
-// The rules of a refund (issue 35), without I/O: how much a payment can give back, where money may
+// The rules of a refund, without I/O: how much a payment can give back, where money may
 // not go back to, and how a refund's state follows the treasury's transaction. Storage runs these
 // inside its transaction, under the merchant's balance lock, so two refunds at once (on any
 // instance) are counted against each other.
@@ -156,7 +156,7 @@ export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, reco
 }
 
 /**
- * Where a support member's claim link may go (issue 48): to the payment's customer by e-mail
+ * Where a support member's claim link may go: to the payment's customer by e-mail
  * only, never into support's own answer (support would claim it with a wallet of its own). So a
  * support member's refund without an address needs e-mail on and the payment's customer e-mail.
  */
@@ -169,7 +169,7 @@ export function checkSupportClaim(role: string | undefined, request: { hasAddres
 }
 
 /**
- * A support member's refunds (issue 35; the attack review's open point: refunds.write could
+ * A support member's refunds (the attack review's open point: refunds.write could
  * send to any wallet): never to an address the member types (the customer names it through the
  * claim link), and no more than the merchant's limit for support in US cents over the last day,
  * this one counted. Other callers pass through.

@@ -1,4 +1,4 @@
-// Refunds as rows (issue 35), and the one transaction the refund use cases run in
+// Refunds as rows, and the one transaction the refund use cases run in
 // (refunds/use-cases.ts's RefundWrites): SQL only, of the refunds' own tables. The payment they
 // give back (payments/store.ts), the merchant's support limit, the balance's journal, the
 // treasury's sends (balances/withdrawal-store.ts: a refund's is its row of purpose `refund`) and
@@ -128,7 +128,7 @@ export class RefundStore implements RefundTransactions {
   }
 
   /** A merchant's limit on its support members' refunds a day, US cents: its own, else the operator's default. */
-  /** The support members' daily refund limit of a mode, in US cents (issue 48: each mode its own; the operator's default where none is set). */
+  /** The support members' daily refund limit of a mode, in US cents (each mode its own; the operator's default where none is set). */
   async supportLimitCents(merchantId: string, mode: string): Promise<bigint> {
     const own = await this.stores.merchants.supportRefundLimit(merchantId, mode);
     if (own !== null) return own;

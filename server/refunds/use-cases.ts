@@ -1,9 +1,9 @@
-// Refunds (issue 35), each in one transaction under the merchant's balance lock: the payment read
+// Refunds, each in one transaction under the merchant's balance lock: the payment read
 // and locked, the rules checked (refunds/rules.ts: never past what arrived, never to the
 // service's own addresses), then on `balance` settlement the amount reserved from the balance and
 // handed to the treasury as its send of purpose `refund` and the same id (the treasury's one send
 // path: signed, recorded, sent, counted once its block has the network's confirmations, its gas
-// journaled; never a withdrawal of the merchant's, issue 47), counted with withdrawals against
+// journaled; never a withdrawal of the merchant's), counted with withdrawals against
 // the daily limit; the refund row and its REFUND_UPDATED event written with it. The refund then
 // moves with its send in the transaction that moves the send (sendMoved). Storage is behind the
 // RefundWrites port (refunds/store.ts).
@@ -87,12 +87,12 @@ export interface RefundContext {
   usdPerCoin(symbol: string): Promise<bigint>;
   /** The merchant's limit on its support members' refunds a day, in US cents. */
   supportLimitCents?: bigint;
-  /** The treasury's terms for sending a token of a chain (its minimum and network fee, issue 49); undefined: none (the sandbox's coins). */
+  /** The treasury's terms for sending a token of a chain (its minimum and network fee); undefined: none (the sandbox's coins). */
   sendTerms?(chainId: number, token: string): SendTerms | undefined;
 }
 
 /**
- * The network fee of a refund the treasury sends (issue 49): the one rule of every send, its
+ * The network fee of a refund the treasury sends: the one rule of every send, its
  * minimum (400 naming `field` below it) and its fee, charged to the merchant beside the amount;
  * the customer receives the amount whole.
  */

@@ -21,7 +21,7 @@ export const refundView = (r: StoredRefund): RefundView => ({
   coin: r.coin,
   chain_id: r.chainId,
   address: r.address,
-  // Exact decimal text of the coin, as every amount of the API (issue 54); the two others kept for older clients.
+  // Exact decimal text of the coin, as every amount of the API; the two others kept for older clients.
   amount: formatUnits(r.amount, r.decimals),
   amount_exact: formatUnits(r.amount, r.decimals),
   amount_base_units: String(r.amount),

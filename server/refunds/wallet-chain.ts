@@ -1,4 +1,4 @@
-// What the service reads of a network for refunds on `wallet` settlement (issue 35): its head,
+// What the service reads of a network for refunds on `wallet` settlement: its head,
 // the Transfer logs of one token to one address in a range of blocks, and a transaction's
 // receipt. Read only: the merchant's wallet sends the refund, the service holds no key for it.
 import { createPublicClient, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient } from 'viem';

@@ -1,4 +1,4 @@
-// Refunds on `wallet` settlement follow the merchant's transfer on chain (issue 35): each tick
+// Refunds on `wallet` settlement follow the merchant's transfer on chain: each tick
 // looks for the transfer of each ready refund and counts the confirmations of each sent one
 // (refunds/wallet.ts), each change a REFUND_UPDATED event. Safe on any number of instances:
 // each refund is locked and moves once; one transaction pays one refund only.

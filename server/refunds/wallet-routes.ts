@@ -1,4 +1,4 @@
-// Refunds on `wallet` settlement (issue 35): the merchant's wallet sends the refund, so the
+// Refunds on `wallet` settlement: the merchant's wallet sends the refund, so the
 // merchant gets its transfer as a QR code (the answer's `transfer.uri`, EIP-681) and may name
 // the transaction it sent it in, which the service checks on chain before believing it (the
 // watcher, refunds/wallet-job.ts, also finds it unasked). Each key sees only its own

@@ -1,4 +1,4 @@
-// The rules of a refund on `wallet` settlement (issue 35), without I/O: the service holds none of
+// The rules of a refund on `wallet` settlement, without I/O: the service holds none of
 // the money, so the merchant sends it from its own wallet, and the service believes a transfer
 // only as the chain shows it. What a transaction must hold to pay a refund, and when it counts.
 import { invalidField } from '../domain/errors.ts';

@@ -1,4 +1,4 @@
-// Refunds on `wallet` settlement as rows (issue 35): where the service looks on chain for the
+// Refunds on `wallet` settlement as rows: where the service looks on chain for the
 // merchant's transfer, and the transfer that paid each (one transaction pays one refund only:
 // refund_transfers' unique index, and a lock on the hash while it is checked). SQL only.
 import type { Account } from '../domain/account.ts';

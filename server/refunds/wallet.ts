@@ -1,4 +1,4 @@
-// Refunds on `wallet` settlement (issue 35): the service holds none of the money, so the merchant
+// Refunds on `wallet` settlement: the service holds none of the money, so the merchant
 // sends the refund from its own wallet (the answer's EIP-681 URI and QR code name exactly that
 // transfer), and nothing is journaled: the service's balance never held it. The service believes
 // a transfer only as the chain shows it: the watcher looks for exactly that transfer (the token,

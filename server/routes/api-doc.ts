@@ -102,7 +102,7 @@ export const AMOUNT_FIELD = /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^cred
  * never shows). Every amount of the API is one of these; docs/api.md, "How money is written".
  */
 function amountForm(name: string, schema: JsonSchema, siblings: readonly string[]): string | undefined {
-  // The kept-for-older-clients forms of a refund's amount (issue 54), and a timeline's transfer, whose token may be one not listed.
+  // The kept-for-older-clients forms of a refund's amount, and a timeline's transfer, whose token may be one not listed.
   if (name === 'amount_exact') return 'Deprecated: the same as `amount` (exact decimal text of the coin), kept for older clients.';
   if (name === 'amount_base_units') return 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.';
   if (name === 'amount' && siblings.includes('txHash') && siblings.includes('kind')) return 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.';

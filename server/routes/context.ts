@@ -44,9 +44,9 @@ import type { Mail } from '../email/use-cases.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
 
 export interface ServiceParts extends BalanceStores {
-  /** The service's own addresses, never where money goes out (issue 49). */
+  /** The service's own addresses, never where money goes out. */
   ownAddresses: OwnAddresses;
-  /** How short of due a credit may leave a payment and still settle it, in hundredths of its coin (CLOSE_ENOUGH_CENTS, issue 49). */
+  /** How short of due a credit may leave a payment and still settle it, in hundredths of its coin (CLOSE_ENOUGH_CENTS). */
   closeEnoughCents: number;
   /** The coins of each mode, and its network when one is configured. */
   catalog: Catalog;
@@ -57,11 +57,11 @@ export interface ServiceParts extends BalanceStores {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
-  /** Refunds of payments (issue 35). */
+  /** Refunds of payments. */
   refunds: RefundStore;
   /** What each payment needs of its merchant, and resolving it (issue 35's exceptions). */
   attention: AttentionStore;
-  /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked (issue 35). */
+  /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked. */
   walletRefunds: WalletRefundStore;
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */
   fees: FeeStore;
@@ -69,17 +69,17 @@ export interface ServiceParts extends BalanceStores {
   destinations: DestinationStore;
   /** A network's treasury of a mode and its swap provider, where it has a treasury whose key the service holds. */
   treasury(mode: KeyMode, chainId: number): { treasury: Treasury; swaps?: SwapProvider } | undefined;
-  /** A network's relay of signed transfers (issue 50), where it has a gas wallet. */
+  /** A network's relay of signed transfers, where it has a gas wallet. */
   relayer(mode: KeyMode, chainId: number): Relayer | undefined;
-  /** The merchant's members and invitations (issue 37). */
+  /** The merchant's members and invitations. */
   team: TeamStore;
-  /** Each person's passkeys, authenticator apps, recovery codes and step-ups (issue 37). */
+  /** Each person's passkeys, authenticator apps, recovery codes and step-ups. */
   factors: FactorStore;
-  /** E-mail (issue 37): written to the outbox, sent by its job; `on` false without SMTP_URL. */
+  /** E-mail: written to the outbox, sent by its job; `on` false without SMTP_URL. */
   mail: Mail;
   /** Who did what: every write of a session or a secret key, append-only. */
   audit: AuditStore;
-  /** Row numbers answered as opaque ids (issue 48: the audit log's, the statement's). */
+  /** Row numbers answered as opaque ids (the audit log's, the statement's). */
   ids: OpaqueIds;
   /** The dashboard's sign-in: links, logins, sessions, wrong-password counts. */
   dashboard: DashboardStore;
@@ -91,7 +91,7 @@ export interface ServiceParts extends BalanceStores {
   signIns: RateLimiter;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */
   rates: RateCache;
-  /** The coin rates the cache fetched, kept RATE_HISTORY_DAYS: money in another coin credited at the rate of its arrival (issue 35). */
+  /** The coin rates the cache fetched, kept RATE_HISTORY_DAYS: money in another coin credited at the rate of its arrival. */
   rateHistory: RateHistoryStore;
   /** Prometheus metrics, for GET /metrics (operator token). */
   metrics: Metrics;

@@ -27,9 +27,9 @@ export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | '
   if (route.auth !== 'none') codes.add('unauthorized');
   // A session's writes are refused without their CSRF token, or from another origin.
   if (route.auth === 'merchant' && route.method !== 'GET') codes.add('csrf_rejected');
-  // A member's role or a restricted key without the route's permission (issue 37).
+  // A member's role or a restricted key without the route's permission.
   if (route.permission && route.auth !== 'none' && route.auth !== 'operator' && route.auth !== 'public') codes.add('permission_denied');
-  // A session that must enrol a second factor first, and a step-up the route declares (issue 37).
+  // A session that must enrol a second factor first, and a step-up the route declares.
   if (route.auth === 'merchant') codes.add('second_factor_required');
   if (route.stepUp && route.auth === 'merchant') codes.add('step_up_required');
   if (route.body || route.query || pathParams) codes.add('validation_failed');
@@ -40,7 +40,7 @@ export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | '
   if (limits?.rate?.length) codes.add('rate_limited');
   if (limits?.notLive) codes.add('not_configured');
   if (limits?.balance) codes.add('balance_settlement_required');
-  // Money moves on a chain whose movements the operator holds (issue 33): 409 until resolved.
+  // Money moves on a chain whose movements the operator holds: 409 until resolved.
   if (limits?.balance) codes.add('treasury_held');
   if (limits?.movesMoney) codes.add('rate_limited');
   // An Idempotency-Key written wrong (400), or reused for another request or still running (409).

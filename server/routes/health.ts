@@ -17,7 +17,7 @@ export const readyz: Handler = async ({ service }) => {
   const all = await service.readiness();
   const checks = all.map(({ name, ok, detail }) => ({ name, ok, detail }));
   const ready = checks.every((c) => c.ok);
-  // Degraded, not down (issue 49): a warning (a treasury's surplus) keeps 200 and is named.
+  // Degraded, not down: a warning (a treasury's surplus) keeps 200 and is named.
   const warnings = all.filter((c) => c.ok && c.warning).map((c) => `${c.name}: ${c.detail}`);
   const message = ready ? (warnings.length ? `Ready, with a warning: ${warnings.join('; ')}` : 'Ready') : `Not ready: ${checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`).join('; ')}`;
   return { status: ready ? 200 : 503, body: { status: ready ? 'success' : 'error', statusCode: ready ? 200 : 503, message, data: checks } };

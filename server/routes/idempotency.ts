@@ -40,7 +40,7 @@ export function scopeOf(account: Account | undefined): string {
   if (account.via === 'public') {
     throw invalidField(IDEMPOTENCY_HEADER, 'the public key\'s requests take none: anyone holds that key (initialize is idempotent by its reference). Send it with your secret key, from your server');
   }
-  // A member's session or a restricted key has its own keys (issue 37): another member or key never replays its answers.
+  // A member's session or a restricted key has its own keys: another member or key never replays its answers.
   const own = account.actor && (account.actor.kind === 'member' || (account.grants !== undefined && account.grants !== 'all'));
   return `${account.merchant.id}/${account.mode}/${own ? `${account.actor!.kind}:${account.actor!.id}` : account.session ? 'session' : 'key'}`;
 }

@@ -101,7 +101,7 @@ export interface Route extends Schemas {
    */
   permission?: Permission;
   /**
-   * A second factor proved for this very request (step-up, issues 37 and 48), checked centrally
+   * A second factor proved for this very request (step-up), checked centrally
    * after the permission for a dashboard session: `'live'`, in live mode (money moves, new
    * destinations, key rolls); `'always'`, in either mode (who may act at all: members); a rule
    * of its own (an admin's key roll, in either mode). 403 `step_up_required` otherwise, which the
@@ -148,7 +148,7 @@ export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idem
 
 /**
  * Money-moving requests (withdrawals, swaps, bank payouts, refunds) in a minute, per mode and per
- * person or key (issue 48): the owner, each member, the full key and each restricted key has an
+ * person or key: the owner, each member, the full key and each restricted key has an
  * allowance of its own, so one member's junk refunds never spend the one finance withdraws with.
  */
 const moneyMoves: RateLimit = {
@@ -194,7 +194,7 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
   const scope = key === undefined ? undefined : scopeOf(ctx.account);
   if (route.params) ctx.params = parse(route.params, ctx.params, 'path');
   if (route.query) ctx.query = parse(route.query, ctx.query, 'query');
-  // A session's request that wants a step-up is checked first (issue 48: as before it was bound
+  // A session's request that wants a step-up is checked first (as before it was bound
   // to its request), which needs its body as sent: read before the limits, checked after it.
   const stepped = route.auth === 'merchant' && !!ctx.account?.session && needsStepUp(route.stepUp, ctx.account, !!ctx.account.secondFactor?.enrolled);
   if (!stepped) await limitsBeforeBody(route, ctx);
@@ -277,7 +277,7 @@ export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
 }
 
 /**
- * This request takes the session's step-up (issue 48): one proved for exactly it (its mode,
+ * This request takes the session's step-up: one proved for exactly it (its mode,
  * method, path and body as sent) within five minutes, used once. 403 `step_up_required`
  * otherwise: POST /dashboard/api/step-up with the proof and `for` this request, then send it again.
  */

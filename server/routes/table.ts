@@ -54,7 +54,7 @@ export const ROUTES: readonly Route[] = [
   ...balances.routes,
   // Refunds of payments (secret key)
   ...refunds.routes,
-  // A payment's exceptions resolved in one step: accepted, or sent back (issue 35)
+  // A payment's exceptions resolved in one step: accepted, or sent back
   ...accepts.routes,
   ...exceptions.routes,
   ...walletRefunds.routes,

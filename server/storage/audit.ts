@@ -1,4 +1,4 @@
-// The audit log's row written inside the change it records (issue 37). A request that changes a
+// The audit log's row written inside the change it records. A request that changes a
 // merchant runs in an audit scope (routes/route.ts opens one for each write of a session, a
 // secret key or the operator); a store's transaction that makes the change runs through
 // `auditedTransaction`, which writes the scope's row as the transaction's last statement: the

@@ -1,4 +1,4 @@
-// The merchant's team (issue 37): members listed, invited with a role, changed, removed (their
+// The merchant's team: members listed, invited with a role, changed, removed (their
 // sessions end at once), and ownership handed over; from a dashboard session only (with its
 // CSRF token and origin, as every session write), never with a key. An invitation is a
 // single-use link answered once to whoever invites (e-mail comes in a later round); the invited
@@ -21,7 +21,7 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 type Ctx = Parameters<Handler>[0];
 
 /**
- * A member's restricted key revoked (removed) or narrowed (demoted) with them (issue 48): a row of
+ * A member's restricted key revoked (removed) or narrowed (demoted) with them: a row of
  * its mode's audit log, by whoever changed the member, written with the change.
  */
 const keyAudit = ({ account, req, service }: Pick<Ctx, 'account' | 'req' | 'service'>, memberId: string): KeyAudit => (key) => [{

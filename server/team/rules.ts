@@ -1,11 +1,11 @@
-// The team's rules (issue 37), without I/O: how long an invitation lasts, and who may change
+// The team's rules, without I/O: how long an invitation lasts, and who may change
 // whom. An invitation's token is single-use and kept only as a hash (merchants/sign-in-rules.ts).
 import type { Role } from '../domain/permissions.ts';
 
 /** An invitation link works for a week, once. */
 export const INVITATION_MS = 7 * 24 * 3_600_000;
 
-/** Invitations a business may make in an hour (issue 48): each is an e-mail sent in its name. */
+/** Invitations a business may make in an hour: each is an e-mail sent in its name. */
 export const INVITATIONS_PER_HOUR = 20;
 
 /** The invitation's link: its token in the #fragment, which browsers never send in a request nor a Referer. */

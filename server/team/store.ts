@@ -1,4 +1,4 @@
-// A merchant's team (issue 37): members (an e-mail, a role, a password hash), invitations (the
+// A merchant's team: members (an e-mail, a role, a password hash), invitations (the
 // hash of each single-use token), and the hand-over of ownership. A member changed or removed
 // loses every session at once: the sessions are deleted here, and every instance reads a
 // session from the database on each request (dashboard/store.ts), so none keeps it open.
@@ -18,7 +18,7 @@ export interface MemberRow {
   createdMs: number;
 }
 
-/** A member's restricted key that their removal revoked or their demotion narrowed (issue 48). */
+/** A member's restricted key that their removal revoked or their demotion narrowed. */
 export interface KeyChange {
   id: string;
   name: string;
@@ -124,7 +124,7 @@ export class TeamStore {
 
   /**
    * Removes a member and ends their sessions at once, revokes every restricted key they hold
-   * (issue 48; `keyAudit`'s rows with it) and cancels pending invitations, as changeRole.
+   * (`keyAudit`'s rows with it) and cancels pending invitations, as changeRole.
    * Undefined: no such member.
    */
   async remove(merchantId: string, memberId: string, keyAudit?: KeyAudit): Promise<{ email: string; keys: KeyChange[] } | undefined> {
@@ -156,8 +156,8 @@ export class TeamStore {
         await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [merchantId, memberId, owner.email, owner.password_hash, FORMER_OWNER_ROLE]);
       }
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
-      // Second factors are the person's (issue 37): the new owner's go with them, and the former owner's with theirs.
-      // So are restricted keys (issue 48): the former owner's stay theirs, under their member id.
+      // Second factors are the person's: the new owner's go with them, and the former owner's with theirs.
+      // So are restricted keys: the former owner's stay theirs, under their member id.
       for (const table of ['second_factors', 'recovery_codes', 'api_keys']) {
         await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [merchantId, memberId.toLowerCase()]);
       }
@@ -182,7 +182,7 @@ async function cancelInvitationsOf(tx: Sql, merchantId: string, role: Role): Pro
 }
 
 /**
- * A person's restricted keys held to `allowed` (issue 48): each keeps only what the person may
+ * A person's restricted keys held to `allowed`: each keeps only what the person may
  * still do; one left with nothing (or every one, for a person removed) is deleted, refused at once
  * on every instance (NOTIFY). Each key changed writes `keyAudit`'s rows in the same transaction.
  */

@@ -183,7 +183,7 @@ describe('import boundaries', () => {
   });
 
   it('production code has no import circle: each file can be read, tested and moved without the ones that import it', () => {
-    // Issue 32: routes/docs.ts and routes/table.ts import each other until the route
+    // Routes/docs.ts and routes/table.ts import each other until the route
     // declarations land (another branch removes it); that pair alone is let through meanwhile.
     const known: string[] = [];
     expect(circles(production()).filter((group) => !known.includes(group.join(',')))).toEqual([]);

@@ -1,4 +1,4 @@
-// Explicit dependencies (issue 32): each routes file declares the parts of the service its
+// Explicit dependencies: each routes file declares the parts of the service its
 // handlers use (`type Uses`), each job the parts of JobDeps it uses (`…Uses`), exactly, and a
 // job is handed its declared parts alone. That a part not declared does not compile is held by
 // `npm run typecheck` on server/tests/fixtures/undeclared-part.ts (its @ts-expect-error lines).

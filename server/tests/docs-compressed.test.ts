@@ -1,4 +1,4 @@
-// Issue 54: the API reference page (1.3 MB) and the OpenAPI document (550 KB) are served as
+// The API reference page (1.3 MB) and the OpenAPI document (550 KB) are served as
 // checkout.js is: brotli or gzip by Accept-Encoding (each decompressing to the very bytes sent
 // plain), with an ETag per encoding and Vary, and a 304 with no body to a client that has them.
 import { request } from 'node:http';

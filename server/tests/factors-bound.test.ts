@@ -1,4 +1,4 @@
-// Issue 48, over HTTP on PGlite and PostgreSQL (two instances on one database there), with the
+// Over HTTP on PGlite and PostgreSQL (two instances on one database there), with the
 // service's clock moved by the test:
 // - a person with a second factor is not signed in by the password alone: the password opens a
 //   session that serves nothing until the factor's step (a code, a passkey or a recovery code),

@@ -1,4 +1,4 @@
-// Issue 38: the metric families an operator alerts on, each seen moving after real traffic:
+// The metric families an operator alerts on, each seen moving after real traffic:
 // request durations by route template, webhook delivery attempts, failures and durations,
 // rate-limit refusals, long polls held, and payouts, swaps and withdrawals by state; and
 // docs/operating.md's table, which names every family with its type, equal to what is registered.

@@ -1,4 +1,4 @@
-// Issue 54: a fresh service's /metrics, before any traffic, on the dev chain: every family has
+// A fresh service's /metrics, before any traffic, on the dev chain: every family has
 // at least one series, and each labelled counter shows a series at 0 for every label the service
 // knows from start (each watched chain, rate provider, rate limit, job, key mode), so a rate or
 // an alert on it reads 0, never "no data". promtool passes the exposition as it is.

@@ -1,4 +1,4 @@
-// GET /metrics (issue 22): Prometheus metrics behind the operator token: requests by route
+// GET /metrics: Prometheus metrics behind the operator token: requests by route
 // and status, payments by status, the webhook queue, sweeps, exchange rates' ages, readiness
 // and each chain watcher's lag (on a real dev chain).
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 54: the document refuses what the service refuses. For every operation of the OpenAPI
+// The document refuses what the service refuses. For every operation of the OpenAPI
 // document, the least request the document allows (its required parameters and body fields,
 // each the least value its schema takes; a `oneOf` its first branch) is sent to the service;
 // a 400 means the service refuses a request the document let a client build, so a rule the

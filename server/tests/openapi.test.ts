@@ -375,7 +375,7 @@ describe('the OpenAPI document', () => {
     await call('POST', `/api/v1/refunds/${(refund.body as { data: { id: string } }).data.id}/transaction`, sec, { tx_hash: '0x12' });
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: '50' });
     await call('PUT', '/api/v1/refunds/support_limit', sec, { daily: 'lots' });
-    // Exceptions resolved in one step (issue 35): overpaid payments, one's excess kept, another's sent back; nothing left to resolve refused
+    // Exceptions resolved in one step: overpaid payments, one's excess kept, another's sent back; nothing left to resolve refused
     for (const reference of ['oa-over-1', 'oa-over-2']) {
       await call('POST', '/api/v1/transaction/initialize', pub, { reference, coin: 'USDT', currency: 'USD', amount: 5 });
       await call('POST', '/api/v1/sandbox/deposit', pub, { reference, kind: 'over' });

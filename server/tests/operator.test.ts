@@ -1,4 +1,4 @@
-// The operator's path while the service runs (issue 22): `merchant create` and `merchant list`
+// The operator's path while the service runs: `merchant create` and `merchant list`
 // reach the running service with the operator token, the new keys work at once and after a
 // restart; the operator endpoints refuse every merchant key; an embedded database is never
 // opened by two processes. Needs `npm run build` (npm test does).
@@ -245,7 +245,7 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(lines[0]).toMatch(/No merchant/);
     expect(() => configFromEnv({ WITHDRAWAL_DAILY_LIMIT: 'lots' })).toThrow(/WITHDRAWAL_DAILY_LIMIT: expected/);
 
-    // merchant fee (issue 38): the operator's fee on the merchant's new payments, per mode; none by default.
+    // merchant fee: the operator's fee on the merchant's new payments, per mode; none by default.
     const { keys } = created;
     const initialize = async (reference: string) =>
       (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: { authorization: `Bearer ${keys.test.secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }) }).then((r) => r.json())).data;

@@ -1,4 +1,4 @@
-// Every page the service serves has a tab icon and a description (issue 38, from a Lighthouse
+// Every page the service serves has a tab icon and a description (from a Lighthouse
 // run); the dashboard, no one's to find, tells search engines not to list it, in its page and
 // in a header. Each page's CSP lets its icon (a data: image) load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -58,7 +58,7 @@ async function receiver(status = 200): Promise<Receiver> {
   return started;
 }
 
-// Issue 22: every production start seeded the demo merchant, whose keys (live ones too) are in
+// Every production start seeded the demo merchant, whose keys (live ones too) are in
 // the README: anyone could read its webhook secret, make links and take live payments.
 describe('a production start', { timeout: 90_000 }, () => {
   it('seeds no merchant: the README\'s demo keys are refused, live and test', async () => {

@@ -1,4 +1,4 @@
-// Issue 38: what GET /metrics exposes passes Prometheus's own linter, `promtool check metrics`
+// What GET /metrics exposes passes Prometheus's own linter, `promtool check metrics`
 // (Debian's `prometheus` package; .ci/run installs it where it is missing): names, types,
 // units and help as Prometheus wants them, after traffic has made the labelled series.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The service ships what it runs (issue 32): its package is the service workspace's own
+// The service ships what it runs: its package is the service workspace's own
 // (server/package.json: start script, bin, engines, dependencies), laid out by
 // server/assemble.mjs with the compiled service and contract, the checkout and dashboard it
 // serves, and a lock DERIVED from the root lock (no second lock kept by hand). In a clean

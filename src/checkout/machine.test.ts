@@ -58,7 +58,7 @@ afterEach(() => {
 });
 
 describe('the way in', () => {
-  // Issue 22: one symbol on two networks is two choices; the one chosen is the one quoted and shown.
+  // One symbol on two networks is two choices; the one chosen is the one quoted and shown.
   it('quotes the network chosen when a coin is on two, and shows that network', async () => {
     const s = setup();
     const onEthereum = { ...TEST_COINS[0]!, network: 'Ethereum Sepolia', chainId: 11155111, contractAddress: '0x' + '77'.repeat(20), decimals: 6 };
@@ -390,7 +390,7 @@ describe('expiry', () => {
     expect(s.calls.settle).toBe(1);
     expect(screen(s)).toBe('success');
     expect(s.onSuccess).toHaveBeenCalledTimes(1);
-    // The merchant hears it as the service records it: settled, not expired (issue 26).
+    // The merchant hears it as the service records it: settled, not expired.
     expect(s.onSuccess.mock.calls[0][0]).toMatchObject({ status: 'settled', amountPaid: 5 });
   });
 

@@ -108,7 +108,7 @@ const TYPICAL: Record<string, unknown> = {
 
 /**
  * The first parse's one-time work (each field's schema made, its code run once), cut into
- * pieces that each stay far below a long task at 4x CPU (issue 26): a piece per field, then
+ * pieces that each stay far below a long task at 4x CPU: a piece per field, then
  * the whole object, which by then only walks warm code.
  */
 export function warmUpPieces(): Array<() => unknown> {

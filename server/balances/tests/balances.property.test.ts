@@ -1,4 +1,4 @@
-// A random sequence of what moves a balance on the dev chain (issue 24): payments swept to the
+// A random sequence of what moves a balance on the dev chain: payments swept to the
 // treasury in USDC, USDT or DAI, swaps between them through the pools, withdrawals, bank
 // payouts paid or rejected, and requests past the balance. After every step each coin's
 // postings sum to zero, no balance is negative, and the treasury holds on chain exactly the

@@ -1,4 +1,4 @@
-// Balance settlement on the dev chain, end to end (issue 24): a USDC payment swept to the
+// Balance settlement on the dev chain, end to end: a USDC payment swept to the
 // operator's treasury and journaled into the merchant's balance; a USDC payout refused naming
 // the swap; a real swap USDC → USDT through a Uniswap v2 pool; a USDT payout paid by the
 // sandbox's provider; a failed payout that returns its money; a withdrawal that reaches a
@@ -136,7 +136,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await until('confirmed', async () => (await verify('b-1')).status === 'confirmed');
     const sweep = (await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash)) as Hex;
     expect(await onChain(contracts.tokens.USDC, treasury)).toBe(100_000_000n);
-    // The timeline says when the money left the deposit (issue 36): the time of the sweep's block, after the payment was made.
+    // The timeline says when the money left the deposit: the time of the sweep's block, after the payment was made.
     const { timeline, payment } = (await server('GET', '/api/v1/payments/b-1')).body.data as { payment: { createdAt: string }; timeline: Array<{ kind: string; at: string | null; txHash?: string }> };
     const swept = timeline.find((e) => e.kind === 'swept');
     expect(swept?.txHash).toBe(sweep);
@@ -203,7 +203,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(parseUnits(done.amount_received, 18)).toBeGreaterThanOrEqual(parseUnits(q.minimum_received, 18));
     received = done.amount_received;
     // Exactly what the swap spent was approved, recorded on the swap before it was sent, its gas
-    // journaled: nothing is left to the router (issue 33; it was 2^256-1 less the swap).
+    // journaled: nothing is left to the router (it was 2^256-1 less the swap).
     expect(await reader.readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(0n);
     const [{ approve_tx_hash: approval }] = (await api.db.query(`SELECT approve_tx_hash FROM swaps WHERE id = $1`, [q.id])) as Array<{ approve_tx_hash: Hex }>;
     const approvalReceipt = await reader.getTransactionReceipt({ hash: approval });

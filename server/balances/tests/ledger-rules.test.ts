@@ -1,4 +1,4 @@
-// The ledger's rules without I/O (issue 24): configured thresholds in base units, the daily
+// The ledger's rules without I/O: configured thresholds in base units, the daily
 // withdrawal limit's verdict and words, and when what is owed to the payout partner is sent.
 import { describe, expect, it } from 'vitest';
 import { Conflict } from '../../domain/errors.ts';

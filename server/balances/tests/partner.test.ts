@@ -1,4 +1,4 @@
-// What is owed to the payout partner, sent on chain (issue 24): two instances of the service on
+// What is owed to the payout partner, sent on chain: two instances of the service on
 // one PostgreSQL database, each running the treasury's sender, on a dev chain whose network
 // batches (a 25 USDT minimum, or an hour's wait). A payout paid below the minimum stays owed;
 // the next one that takes it past the minimum sends both in one transfer; a small remainder is

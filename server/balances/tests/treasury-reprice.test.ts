@@ -1,4 +1,4 @@
-// A treasury transaction re-priced (issue 33, item 3), on the dev chain: a withdrawal signed at a
+// A treasury transaction re-priced (item 3), on the dev chain: a withdrawal signed at a
 // low fee sits behind a 200 gwei base fee; it is signed again at its nonce with higher fees, never
 // above the network's cap (maxFeeGwei), each replacement recorded before it is sent; whichever is
 // mined pays the withdrawal, once; the stuck head of the queue shows in /readyz and /metrics.

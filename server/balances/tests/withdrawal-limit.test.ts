@@ -1,7 +1,7 @@
-// Issue 34, item 6: a stolen secret key is bounded by ONE daily withdrawal limit per merchant and
+// Item 6: a stolen secret key is bounded by ONE daily withdrawal limit per merchant and
 // mode, in US dollars, across every coin and chain: USDT on two chains is not twice the limit,
 // and swapping into another coin and withdrawing both is not either. On PGlite and PostgreSQL.
-// Issue 33, item 1: the treasury held against the journal (with what is in flight), a shortfall
+// Item 1: the treasury held against the journal (with what is in flight), a shortfall
 // past the operator's threshold holding money movements on its chain until resolved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../app.ts';

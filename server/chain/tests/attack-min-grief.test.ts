@@ -3,7 +3,7 @@
 // not ask for (or after it expired), is "unexpected" (or "late") money and is swept on its own,
 // the deposit's proxy deployed at the operator's cost. Deposit addresses are public, and a page
 // can make payments with the public key. The operator pays more gas than the attacker for every
-// deposit, to move one cent each (issue 21, item 7: "or until the deposit's total covers the
+// deposit, to move one cent each (item 7: "or until the deposit's total covers the
 // sweep's gas").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';

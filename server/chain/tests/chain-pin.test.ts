@@ -1,4 +1,4 @@
-// Signatures pinned to their chain (issue 33, items 2 and 9), on two real anvils: the dev chain
+// Signatures pinned to their chain (items 2 and 9), on two real anvils: the dev chain
 // (31337) and a node started with --chain-id 1. Every RPC URL is checked at start, each one; at
 // runtime a URL answering another chain is out of rotation, and /readyz fails once none is left;
 // every treasury signature names the configured chain id whatever the node answers. And a live

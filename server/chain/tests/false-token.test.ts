@@ -1,4 +1,4 @@
-// Issue 49, finding 4: a token that answers `false` instead of reverting (contracts/FalseToken.sol),
+// Finding 4: a token that answers `false` instead of reverting (contracts/FalseToken.sol),
 // on the dev chain, on PGlite and on PostgreSQL. Its transfer's transaction succeeds and moves
 // nothing; before, the treasury trusted the receipt's status and counted the withdrawal
 // `completed` (the merchant's balance debited, the wallet holding 0). Now a send is done only when

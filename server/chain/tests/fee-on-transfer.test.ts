@@ -1,4 +1,4 @@
-// Issue 33, item 7: a token that takes a fee on transfer its Transfer event does not show
+// Item 7: a token that takes a fee on transfer its Transfer event does not show
 // (contracts/TestToken.sol's setFee: 1 % here), flagged `feeOnTransfer` in the network. A payment
 // paid with it is credited what its deposit address's balance gained, not the event's value; on
 // balance settlement the sweep loses the fee again, and the deposit is journaled at what the

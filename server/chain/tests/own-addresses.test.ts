@@ -1,4 +1,4 @@
-// Issue 49, finding 5: money going out never goes to the service's own addresses, on the dev chain,
+// Finding 5: money going out never goes to the service's own addresses, on the dev chain,
 // on PGlite and on PostgreSQL (a deposit address is any payment's, looked up in storage). Before,
 // a withdrawal could go to a payment's deposit address or the gas wallet, a refund to the gas
 // wallet, and a merchant's payout address (where wallet-settled deposits are swept) could be a

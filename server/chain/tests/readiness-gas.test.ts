@@ -1,4 +1,4 @@
-// Issue 38: a live network no gas wallet sweeps used to start "Ready" while its deposits were
+// A live network no gas wallet sweeps used to start "Ready" while its deposits were
 // never swept. GET /readyz now fails naming the chain until GAS_WALLET_KEY is set.
 import { toHex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 22: going live, rehearsed. An anvil stands in for a public chain (chain id 97, as BNB
+// Going live, rehearsed. An anvil stands in for a public chain (chain id 97, as BNB
 // Smart Chain's testnet): nothing of the dev chain's shortcuts is known to the service (no dev
 // flag, no sandbox, no dev accounts). The operator deploys the factory with the command, writes
 // the network file from its output, starts the service (its chain checked at start), makes a

@@ -1,4 +1,4 @@
-// Paying with one signature (issue 50), through the service on a real anvil: a customer with no
+// Paying with one signature, through the service on a real anvil: a customer with no
 // ETH signs an EIP-3009 transfer of what is due to the payment's deposit address, the service
 // relays it from the gas wallet, and the watcher credits it like any transfer, once. Each refusal
 // is a 4xx naming its field and spends no gas (sweeps are off here: the gas wallet's nonce counts

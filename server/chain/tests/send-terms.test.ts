@@ -1,4 +1,4 @@
-// Issue 49, finding 1: one minimum and one network fee for everything the treasury sends, on the
+// Finding 1: one minimum and one network fee for everything the treasury sends, on the
 // dev chain, on PGlite and on PostgreSQL (the journal's entries are what is checked). Before, a
 // refund of 1 base unit was accepted and sent (a transfer's gas at the operator's cost, a place in
 // the chain's one nonce queue), and a refund carried no fee. Now withdrawals, refunds, send-backs

@@ -50,7 +50,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: payout }, secretKey)).status).toBe(200);
   });
 
-  // Issue 21, 2: payout addresses were per chain, not per mode, and any secret key could name
+  // Payout addresses were per chain, not per mode, and any secret key could name
   // any chain: a test key set chain 56 to an attacker's wallet, and live money was swept there.
   it('lets a key name the payout address of its own mode\'s chain only, and keeps each mode\'s apart', async () => {
     const attacker = devAccount(5).address;
@@ -145,7 +145,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(await until('confirmed', async () => (await verify('s-5')).status === 'confirmed')).toBe(true);
   });
 
-  // Issue 21, 1: a dust USDT transfer (600,000,000 base units: 6e-10 USDT) was credited as
+  // A dust USDT transfer (600,000,000 base units: 6e-10 USDT) was credited as
   // 600 USDC after the page re-quoted the payment to USDC while the transfer confirmed.
   it('a transfer on the chain pins the coin: the page cannot switch it, and the money counts in its own token', async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-pin', coin: 'USDT', currency: 'USD', amount: 500 });
@@ -173,7 +173,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(await verify('s-other')).toMatchObject({ coin: 'USDC', amountPaid: 0 });
   });
 
-  // Issue 21, 7: dust cost the operator more gas than the attacker; it is no money to the service.
+  // Dust cost the operator more gas than the attacker; it is no money to the service.
   it('records dust below the token\'s minimum and never counts, tells or shows it', async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDT', currency: 'USD', amount: 500 });
     const address = created.body.data.address as Address;
@@ -195,7 +195,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(told).toEqual([]);
   });
 
-  // Issue 21, 7: a zero-value Transfer needs no allowance; it was recorded, webhooked and swept.
+  // A zero-value Transfer needs no allowance; it was recorded, webhooked and swept.
   it('ignores a zero-value transfer: nothing recorded, told or swept', async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-zero', coin: 'USDT', currency: 'USD', amount: 5 });
     const address = created.body.data.address as Address;
@@ -211,7 +211,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect((await verify('s-zero')).hash).toBeNull();
   });
 
-  // Issue 21: a press larger than the shared payer's balance answered 500, and any public key
+  // A press larger than the shared payer's balance answered 500, and any public key
   // could drain that payer for everyone.
   it('caps a sandbox press, and never drains the shared payer', async () => {
     await call('POST', '/api/v1/transaction/initialize', { reference: 's-huge', coin: 'USDT', currency: 'USD', amount: 200_000 });
@@ -227,7 +227,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(await payerBalance()).toBe(before);
   });
 
-  // Issue 22: nothing told an operator (or a load balancer) whether the service could take payments.
+  // Nothing told an operator (or a load balancer) whether the service could take payments.
   it('answers /healthz, and /readyz with the database and the chain; 503 naming a chain whose node does not answer', async () => {
     expect((await fetch(api.url + '/healthz')).status).toBe(200);
     const ready = await (await fetch(api.url + '/readyz')).json();
@@ -268,7 +268,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
 
   it('offers the sandbox on the dev chain only: where test keys point at a public testnet, the coin list says so and a press is refused', async () => {
     expect((await call('GET', '/api/v1/coins')).body.sandbox).toBe(true);
-    // Live keys with no live network: no coins, no address that nobody watches (issue 22).
+    // Live keys with no live network: no coins, no address that nobody watches.
     const live = await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey);
     expect(live.status).toBe(409);
     expect(live.body.message).toMatch(/no live network configured.*NETWORKS_FILE/);

@@ -1,4 +1,4 @@
-// Issue 22: several chains per mode. Two anvils stand in for two public chains of the live mode
+// Several chains per mode. Two anvils stand in for two public chains of the live mode
 // (chain ids 56 and 1, no dev flag, no sandbox, the factory deployed as on a public chain): USDT
 // on the first, USDC and USDT on the second. A payment in USDT on one and one in USDC on the
 // other are each watched, credited and swept on their own chain; money sent on the other chain
@@ -199,7 +199,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     // and what came on the wrong chain, on that chain (the same address there, the merchant's).
     // Waited for in the service's own record of each sweep, not in the payout address's balance:
     // the tokens move on chain before the sweeper writes down that they did, and a test that read
-    // the record as soon as the balance changed failed on a loaded machine (issue 56).
+    // the record as soon as the balance changed failed on a loaded machine.
     const sweptRows = () =>
       api.db.query(
         `SELECT p.reference, t.chain_id, t.state, t.swept_hash IS NOT NULL AS swept FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference IN ('two-usdt', 'two-usdc') ORDER BY p.reference, t.chain_id, t.block_number, t.log_index`,
@@ -285,7 +285,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await verify('two-balance')).toMatchObject({ status: 'pending', amountPaid: 0, chainId: 56 });
     expect(await wrongChain('two-balance')).toEqual([[1, usdtOn1.toLowerCase(), String(parseUnits('7.5', 6)), 56]]);
 
-    // It needs the merchant's attention, named by the chain it came on (issue 35), and is sent
+    // It needs the merchant's attention, named by the chain it came on, and is sent
     // back in one step: in USDT on chain 1, from chain 1's treasury, chain 56 untouched.
     const attention = async () => ((await call('GET', '/api/v1/payments?needs_attention=true&q=two-balance', undefined, secretKey)).body.data as Array<{ reference: string; attention: unknown }>).map((p) => [p.reference, p.attention]);
     expect(await attention()).toEqual([['two-balance', { reason: 'wrong_chain', chain_id: 1, amount: '7.5', coin: 'USDT' }]]);

@@ -1,4 +1,4 @@
-// A sweep is money moved only once its block has the network's confirmations (issue 21, second
+// A sweep is money moved only once its block has the network's confirmations (second
 // review). Recorded as swept at its first receipt, a sweep whose block then left the chain stayed
 // "swept" while its deposit still held the money: nothing swept it again, and on balance
 // settlement the merchant's balance held money the treasury never received. And reconciliation,

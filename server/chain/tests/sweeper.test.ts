@@ -100,7 +100,7 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   expect(await balance(contracts.tokens.USDT, payout)).toBe(parseUnits('31', 18));
 });
 
-// Issue 21, 6: one deposit frozen by its token reverted the whole batch at every retry.
+// One deposit frozen by its token reverted the whole batch at every retry.
 it('leaves out a deposit its token refuses, names it and why, and sweeps its neighbours', { timeout: 60_000 }, async () => {
   const to: Address[] = [];
   for (const reference of ['fz-1', 'fz-2', 'fz-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })).data.address);
@@ -119,7 +119,7 @@ it('leaves out a deposit its token refuses, names it and why, and sweeps its nei
   expect(await sweeper.tick()).toMatchObject({ swept: 0, stuck: [], undone: [] });
 });
 
-// Issue 21, 5: viem answers a replaced transaction with the replacement's receipt; the sweep
+// Viem answers a replaced transaction with the replacement's receipt; the sweep
 // was recorded as done, and the deposits never swept again.
 it('does not count a sweep whose transaction was replaced; the deposits are swept again', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'rp-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
@@ -152,7 +152,7 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
 
-// Issue 21, 5: a sweep stuck in the pool (fees too low for the block) was waited for until the
+// A sweep stuck in the pool (fees too low for the block) was waited for until the
 // claim ran out, and the next sweep queued behind it at the next nonce.
 it('sends a sweep stuck in the pool again at the same nonce with higher fees, and counts the one mined', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'st-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
@@ -196,7 +196,7 @@ it('sends a sweep stuck in the pool again at the same nonce with higher fees, an
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
 
-// Issue 21, 5: two instances sharing the gas key each ran a sweep loop and raced for its nonce.
+// Two instances sharing the gas key each ran a sweep loop and raced for its nonce.
 it('sweeps a chain from one instance at a time, and waits when fees are above the network\'s cap', { timeout: 60_000 }, async () => {
   const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'ls-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
   await send(address, '5');
@@ -216,7 +216,7 @@ it('sweeps a chain from one instance at a time, and waits when fees are above th
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
 
-// Issue 21: the credited amount came from the event, not the balance: a fee-on-transfer token
+// The credited amount came from the event, not the balance: a fee-on-transfer token
 // was credited 10 while the deposit held 9.999, and nothing noticed.
 it('reconciles every deposit with the chain: swept ones hold nothing, and a token whose fee its events hide is reported', { timeout: 60_000 }, async () => {
   const network = devNetwork(chain.url, contracts, 1);
@@ -266,7 +266,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   expect(JSON.parse(told[0].body as string).data).toMatchObject({ reference: 'fee-1', ledger: '5000000000000000000', onChain: '4995000000000000000' });
 });
 
-// Issue 32: the sweeper renewed its lease on a timer and ignored a renewal that failed, so a
+// The sweeper renewed its lease on a timer and ignored a renewal that failed, so a
 // tick that outlived its lease (a slow node) kept sending from the gas wallet while another
 // instance, holding the lease now, swept the same chain at the same nonce.
 it('sends nothing once its lease went to another instance mid-tick; the deposit is swept later by the holder', { timeout: 60_000 }, async () => {

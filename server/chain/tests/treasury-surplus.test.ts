@@ -1,4 +1,4 @@
-// Issue 49: a treasury holding more than the journal explains is reported as a shortfall is, on
+// A treasury holding more than the journal explains is reported as a shortfall is, on
 // the dev chain, on PGlite and on PostgreSQL (the findings and the operator's events are stored).
 // Before, a surplus was saved silently: /readyz said "Ready", no metric, no log, no event. Now
 // /readyz stays 200 with a warning naming the chain, coin and surplus, /metrics has

@@ -221,7 +221,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.stop();
   });
 
-  // Issue 21, 4: only some block hashes are stored; the watcher rewound to the lowest stored
+  // Only some block hashes are stored; the watcher rewound to the lowest stored
   // block that changed, so a transfer re-mined into an unstored block below it was never seen.
   it('scans again from just above the highest block that still matches, across blocks whose hashes it never kept', async () => {
     const w = watcher({ confirmations: 1 });
@@ -375,7 +375,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
-  // Issue 21, 3: one RPC node answering a stale head turned a confirmed payment into an
+  // One RPC node answering a stale head turned a confirmed payment into an
   // expired one (stored blocks above the head were taken as reorganised, the money taken back).
   it('takes a head below what it scanned for a lagging node, not a reorganisation: nothing is taken back', async () => {
     const proxy = await startProxy(chain.url);
@@ -399,7 +399,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
-  // Issue 21: a provider's limit on a log query's range or results made the watcher ask for the
+  // A provider's limit on a log query's range or results made the watcher ask for the
   // same range for ever, and nothing after it was ever seen.
   it('halves its log range when the provider refuses a wide one, and still finds every transfer', async () => {
     const proxy = await startProxy(chain.url);
@@ -458,7 +458,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
-  // Issue 21: the watcher's lease (15 s) could be shorter than a slow tick, and a second
+  // The watcher's lease (15 s) could be shorter than a slow tick, and a second
   // instance then watched the same chain at the same time.
   it('keeps its lease while a slow tick runs: another instance does not watch the chain meanwhile', async () => {
     const proxy = await startProxy(chain.url);

@@ -1,4 +1,4 @@
-// The dashboard's remaining API over HTTP (issue 23), with a session as the browser holds it:
+// The dashboard's remaining API over HTTP, with a session as the browser holds it:
 // the business's settings and logo (a logo that is HTML or SVG is refused, whatever it claims),
 // payout addresses (EIP-55 checked), payment links made, toggled and drawn as a QR code,
 // a secret key rolled with its old one kept for a while (working before, refused after, on
@@ -230,7 +230,7 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
       expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }, { chainId: 1, name: 'Ethereum' }] });
       const live = { cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, on: two };
       const address = '0x52908400098527886E0F7030069857D2E4169EE7';
-      // In live mode a chain's first address waits the operator's delay too (issue 48), listed among the changes waiting.
+      // In live mode a chain's first address waits the operator's delay too, listed among the changes waiting.
       expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 1, address } })).body.data).toMatchObject({ chain_id: 1, address, pending: true });
       expect((await call('/api/v1/destination_changes', live)).body.data).toEqual([expect.objectContaining({ chain_id: 1, address })]);
     } finally {
@@ -272,13 +272,13 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
     expect(live.body.data.map((w: { code: string }) => w.code)).toEqual(['no_webhook_url', 'no_payout_address', 'not_ready']);
     expect(live.body.data[0].message).toBe('No webhook URL for live payments: events wait until you set one.');
     expect(live.body.data[1].message).toContain('BNB Smart Chain (chain 56)');
-    // Issue 36: the names and numbers of each sentence, for the dashboard to say it in French or Arabic.
+    // The names and numbers of each sentence, for the dashboard to say it in French or Arabic.
     expect(live.body.data.map((w: { params: unknown }) => w.params)).toEqual([{ mode: 'live' }, { mode: 'live', network: 'BNB Smart Chain', chainId: 56 }, { mode: 'live', checks: expect.any(Number) }]);
     expect(live.body.data[2].params.checks).toBeGreaterThan(0);
     // Test mode has no network here: no payout address is wanted.
     expect(await codes(s.cookie, 'test')).toEqual(['no_webhook_url', 'not_ready']);
     await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
-    // In live mode the chain's first address waits the operator's delay (issue 48): payments there are refused until then, so the warning stays.
+    // In live mode the chain's first address waits the operator's delay: payments there are refused until then, so the warning stays.
     expect(await codes(s.cookie, 'live')).toEqual(['no_webhook_url', 'no_payout_address', 'not_ready']);
     expect((await call('/api/v1/account/warnings')).status).toBe(401);
   });
@@ -347,7 +347,7 @@ describe('the events screen\'s feed', { timeout: 60_000 }, () => {
     expect(refs(back)).toEqual(['ev-1']);
     expect(refs(await call(`/api/v1/events?before=${all.body.data[2].seq}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2']);
     expect(refs(await call(`/api/v1/events?before=${back.body.data[0].seq}`, { cookie: s.cookie }))).toEqual([]);
-    // The other merchant's event is never in this merchant's pages, and is numbered in its own feed (issue 34: no gap counts it here).
+    // The other merchant's event is never in this merchant's pages, and is numbered in its own feed (no gap counts it here).
     const theirs = await call('/api/v1/events?after=recent&limit=1', { bearer: other.keys.test.secretKey });
     expect(theirs.body.data.map((e: { seq: number }) => e.seq)).toEqual([1]);
     expect(refs(await call(`/api/v1/events?before=${all.body.data[2].seq + 1}&limit=50`, { cookie: s.cookie }))).toEqual(['ev-1', 'ev-2', 'ev-3']);

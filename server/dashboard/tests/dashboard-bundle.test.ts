@@ -17,7 +17,7 @@ import { fromRoot } from '../../paths.ts';
  * t() and picker, the step-up hook every money request needs and four more screens' routes
  * (21,123 at the merge): a lazy sign-in screen was measured instead, and it took the first load
  * to 20,304 but moved its shared chunks (common, format) onto every screen (Home 3,494 -> 4,280),
- * the same bytes per visit. Only ever lower it from here. The team screens (issue 37: Members, Audit log, the invitation's
+ * the same bytes per visit. Only ever lower it from here. The team screens (Members, Audit log, the invitation's
  * Join) added three routes and two links, 21,248; one table for the router's routes and the navigation's links took it to 21,096.
  * Then lowered with the session's shapes in contract/session.ts, the screens' in their chunks, and the file input in files.tsx.
  * The last seven screens in French and Arabic (a third catalog chunk per language) and an event's body: 20,816 -> 20,888.
@@ -25,7 +25,7 @@ import { fromRoot } from '../../paths.ts';
 export const DASHBOARD_BUDGET = 20_900;
 /**
  * A screen's chunk and the chunks it imports beyond the first load: the largest, Home's, 3,498 when set (Balances 2,122, Settings 2,379).
- * Issue 36: Payouts 3,398, Swaps 2,879, Withdrawals 2,591 (each with the money screens' shared chunk), the French catalog 2,219, the
+ * Payouts 3,398, Swaps 2,879, Withdrawals 2,591 (each with the money screens' shared chunk), the French catalog 2,219, the
  * Arabic 2,444; the first load 20,945 with the words' plumbing and the language picker. Only ever lower it.
  */
 export const SCREEN_BUDGET = 3_800;

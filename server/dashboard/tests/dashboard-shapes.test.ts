@@ -1,4 +1,4 @@
-// Issue 32: the dashboard redefined answer shapes the contract has. Each schema the dashboard
+// The dashboard redefined answer shapes the contract has. Each schema the dashboard
 // parses an answer with is now held to the contract's shape of that answer in
 // dashboard/contract-shapes.ts (type-only; `npm run typecheck` fails when they part). This test
 // holds the list there complete: a new schema in a screen without its line there fails here.

@@ -1,4 +1,4 @@
-// The dashboard's words (issue 36): every text a screen passes to t() as a literal, and every
+// The dashboard's words: every text a screen passes to t() as a literal, and every
 // word of the lists it passes through t() (the navigation, the states, the bank fields, the
 // payment statuses, the link kinds, the settlement choices), has its
 // French and Arabic in dashboard/words/, each translation with the same {placeholders}.

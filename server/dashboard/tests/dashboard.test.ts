@@ -1,4 +1,4 @@
-// The merchant's dashboard over HTTP (issue 23): the one-time sign-in link, the password and
+// The merchant's dashboard over HTTP: the one-time sign-in link, the password and
 // the session cookie, and each attack refused (no session, another merchant's session, a CSRF
 // attempt, a stolen cookie after sign-out, 20 wrong passwords); and the API it stands on, with
 // a secret key or a session: the payments list (cursor, filters, search), a payment's timeline,

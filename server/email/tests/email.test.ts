@@ -1,4 +1,4 @@
-// E-mail (issue 37), sent to a real SMTP server the test starts, on PGlite and PostgreSQL: an
+// E-mail, sent to a real SMTP server the test starts, on PGlite and PostgreSQL: an
 // invitation goes to the invited address only (refused once by the server, then tried again
 // and accepted), in the language asked, and its link works against the service; the operator's
 // sign-in link reaches the owner and works; a sign-in from a new device is told, a known one is

@@ -1,4 +1,4 @@
-// Issue 48, step-up guesses limited per person, not per address, over HTTP on PGlite and
+// Step-up guesses limited per person, not per address, over HTTP on PGlite and
 // PostgreSQL (two instances on one database there): 150 wrong authenticator codes from five
 // addresses (each within its own allowance) used to leave the right code working; now five wrong
 // in a row lock the person's codes, from every address and on every instance, with an audit row
@@ -37,7 +37,7 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     clock += 60_000;
     return { secret, recovery: added.body.data.recoveryCodes as string[] };
   }
-  /** A step-up for one request (issue 48; by default a withdrawal, which these tries never send). */
+  /** A step-up for one request (by default a withdrawal, which these tries never send). */
   const stepUp = (s: { cookie: string; csrf: string }, body: object, c: Call = {}, action: object = { method: 'POST', path: '/api/v1/withdrawals' }) => call('/dashboard/api/step-up', as(s, { ...c, method: 'POST', body: { ...body, for: action } }));
 
   beforeAll(async () => {

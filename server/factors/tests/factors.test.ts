@@ -1,8 +1,8 @@
-// Second factors and step-up (issue 37), over HTTP on PGlite and PostgreSQL with the service's
+// Second factors and step-up, over HTTP on PGlite and PostgreSQL with the service's
 // clock moved by the test (no sleeps): an authenticator app added with its first code (codes
 // made by otpauth, as the app would), recovery codes shown once and used once, a code never
 // taken twice, a step-up that opens the one live money move it was asked for, within five
-// minutes and once (issue 48; the same proof sent again opens nothing), member changes stepped up in either mode,
+// minutes and once (the same proof sent again opens nothing), member changes stepped up in either mode,
 // secret keys never stepped up, and the owner's requirement sending a member without a second
 // factor to enrol before anything else; an authenticator secret sealed at rest. Passkeys are
 // proved in Chromium (e2e/factors.spec.ts).
@@ -51,7 +51,7 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
   /** A live withdrawal: past the step-up it meets the settlement's check (409), refused before it 403. */
   const WITHDRAWAL = { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' };
   const withdraw = (c: Call) => call('/api/v1/withdrawals', { ...c, method: 'POST', body: WITHDRAWAL });
-  /** A step-up for one request (issue 48): the proof, and the request it opens (by default that withdrawal, live). */
+  /** A step-up for one request: the proof, and the request it opens (by default that withdrawal, live). */
   const stepUp = (s: { cookie: string; csrf: string }, proof: object, action: { method: string; path: string; body?: unknown } = { method: 'POST', path: '/api/v1/withdrawals', body: WITHDRAWAL }, mode = 'live') =>
     call('/dashboard/api/step-up', as(s, { method: 'POST', mode, body: { ...proof, for: action } }));
 
@@ -179,7 +179,7 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/dashboard/api/factors/totp', as(fin, { method: 'POST', body: { code: code(theirs) } }))).status).toBe(201);
     expect((await call('/api/v1/payments', as(fin))).status).toBe(200);
     expect((await call('/dashboard/api/session', as(fin))).body.data.secondFactor).toEqual({ enrolled: true, mustEnrol: false });
-    // Adding it opens no money move (issue 48: a step-up is for one request): the member confirms each.
+    // Adding it opens no money move (a step-up is for one request): the member confirms each.
     expect((await withdraw(as(fin, { mode: 'live' }))).body.code).toBe('step_up_required');
     clock += MINUTE;
     expect((await stepUp(fin, { code: code(theirs) })).status).toBe(200);

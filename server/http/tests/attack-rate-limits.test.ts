@@ -33,7 +33,7 @@ it("requests that start no payment do not spend the merchant's per-key allowance
   expect(real).toBe(201);
 });
 
-// Issue 34, item 3: junk that reads as JSON but is refused later (a chain the coin is not on,
+// Item 3: junk that reads as JSON but is refused later (a chain the coin is not on,
 // a payment link that is not the merchant's) still spent the key's allowance: 41 addresses x
 // 30 such requests, and the next real customers got 429. Only payments made count, and the
 // key's count never refuses.

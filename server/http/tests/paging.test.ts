@@ -1,5 +1,5 @@
-// One way to page every list (issue 38): payments, products, payment links, bank accounts, bank
-// payouts (newest first; issue 36) and the events feed each take `limit` (a whole number) and `cursor` (opaque: `next` of the page
+// One way to page every list: payments, products, payment links, bank accounts, bank
+// payouts (newest first) and the events feed each take `limit` (a whole number) and `cursor` (opaque: `next` of the page
 // before) and answer `next` and `has_more` the same way; paging through N items a few at a time
 // gives each exactly once. A bad limit or cursor (another list's cursor too) is a 400 naming the
 // field. The links keep the spec's page fields beside. On PGlite and on PostgreSQL.

@@ -1,4 +1,4 @@
-// Issue 54: every answer a rate limit counted says where the client stands, in the IETF draft's
+// Every answer a rate limit counted says where the client stands, in the IETF draft's
 // headers (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<name>";q=<requests>;w=<window
 // seconds>` and `RateLimit: "<name>";r=<left>;t=<seconds until the window ends>`, the 429 too (with
 // Retry-After); a page on another origin may read them (CORS). An answer no limit counted has none.

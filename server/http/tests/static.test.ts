@@ -1,4 +1,4 @@
-// Built files on the wire (issue 39): checkout.js, its locales and the dashboard's assets go out
+// Built files on the wire: checkout.js, its locales and the dashboard's assets go out
 // compressed as the build made them, chosen by Accept-Encoding, revalidated by ETag (a repeat
 // view is a 304), and cached for good only under a name that carries their hash. Needs
 // `npm run build`.

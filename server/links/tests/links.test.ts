@@ -220,7 +220,7 @@ describe('donation links', () => {
     const policy = pageAnswer.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).toContain("script-src 'self'");
-    expect(policy).toContain('worker-src data:'); // checkout.js loads ICU's tables in a data: worker (issue 26)
+    expect(policy).toContain('worker-src data:'); // checkout.js loads ICU's tables in a data: worker
     expect(pageAnswer.headers.get('x-content-type-options')).toBe('nosniff');
     expect(pageAnswer.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
     const image = await fetch(body.data.image);
@@ -320,7 +320,7 @@ describe('a hosted link\'s pay button', () => {
     expect(paid.body.message).toMatch(/priced in KES, which this service cannot take payments in/);
   });
 
-  // Issue 21: POST /pay/:slug/checkout had no limit: anyone could create unlimited payments.
+  // POST /pay/:slug/checkout had no limit: anyone could create unlimited payments.
   it('counts presses: at most 20 payments a minute from one client, then 429 with Retry-After', async () => {
     const created = await call('POST', '/api/v1/payment_links/standard', { title: 'Limited', charge: { amount: '5.00', currency: 'USD' } });
     const press = () => call('POST', `/pay/${created.body.data.slug}/checkout`, { email: 'ada@example.com' }, 'none');
@@ -333,7 +333,7 @@ describe('a hosted link\'s pay button', () => {
   });
 });
 
-// Issue 22: a link's url and a donation's cover image were built from the listening address.
+// A link's url and a donation's cover image were built from the listening address.
 describe('PUBLIC_URL', () => {
   it('puts every URL the service hands out on the public origin', async () => {
     const hosted = await startService({ demo: true, publicUrl: 'https://pay.example.com' });

@@ -1,4 +1,4 @@
-// Issue 34, item 7: a stolen live key cannot redirect income at once. A live key's new payout
+// Item 7: a stolen live key cannot redirect income at once. A live key's new payout
 // address (replacing one) binds new payments only after the operator's delay, the owner is told
 // at once (PAYOUT_ADDRESS_PENDING) and can cancel it from the dashboard's session; a test key's
 // takes effect at once. The same for bank accounts (new ones, new details) and for wallets a
@@ -82,7 +82,7 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
   it('a live key\'s new payout address binds no payment before the delay, the owner is told at once, and it binds new payments after', async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
-    // The chain's first address waits the delay too (issue 48: its own test below).
+    // The chain's first address waits the delay too (its own test below).
     expect((await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: OLD } })).body.data).toMatchObject({ pending: true });
     clock += DELAY;
     expect(await boundTo(m, 'live', 'before-1')).toBe(OLD);

@@ -1,4 +1,4 @@
-// Issue 48, a restricted key's lifecycle over HTTP on PGlite and PostgreSQL (two instances on one
+// A restricted key's lifecycle over HTTP on PGlite and PostgreSQL (two instances on one
 // database there): a key made with an expiry is refused from then on (401 saying it expired, on
 // every instance, cached or not); a key it makes expires no later than it; each key's last use
 // (when, and from which client address) is kept, written at most once a minute per key; the list

@@ -78,7 +78,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
 
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    // Sent back in the form attention gave it: the same text, one way to write an amount (issue 54).
+    // Sent back in the form attention gave it: the same text, one way to write an amount.
     expect(sent.body.data).toMatchObject({ reference, amount: p.attention.amount, amount_base_units: String(excess), coin: 'USDT', status: 'ready' });
     const again = await call(b, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'again', address: customer });
     expect([again.status, again.body.code, again.body.errors[0].field]).toEqual([409, 'nothing_to_resolve', 'reference']);

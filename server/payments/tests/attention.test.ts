@@ -115,7 +115,7 @@ describe('exceptions resolved in one step on the dev chain', { timeout: 120_000 
   it('late money sent back in one step, confirmed on chain', async () => {
     const p = await paidOnChain('USDT', '10', true);
     const done = await sentBack(p.reference, contracts.tokens.USDT);
-    // Sent back in the form attention said it (issue 54): '10', not base units.
+    // Sent back in the form attention said it: '10', not base units.
     expect([done.coin, done.amount, done.amount_base_units]).toEqual(['USDT', '10', String(parseUnits('10', 18))]);
     // Apart from what the payment counted (nothing): it has nothing of its own refunded.
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data).toMatchObject({ payment: { attention: null, status: 'expired' }, refunds: { status: 'none' } });

@@ -1,4 +1,4 @@
-// A block's confirmed transfers are counted in one transaction (issue 39): many transfers to many
+// A block's confirmed transfers are counted in one transaction: many transfers to many
 // payments all count, each once; a failure in the middle of a block leaves none of that block
 // counted (no payment paid, no event, no transfer marked) and the next tick counts it whole, once.
 // No chain needed: the transfers are recorded as the watcher records them, then counted.

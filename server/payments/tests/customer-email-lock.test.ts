@@ -80,7 +80,7 @@ describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_0
   });
 
   // A refund recorded against the payment, with no transfer (one made outside it, as an
-  // exception's): asked of the refunds' store in initialize's transaction (issue 47).
+  // exception's): asked of the refunds' store in initialize's transaction.
   it('a refund recorded without any transfer locks the e-mail as a transfer does', async () => {
     expect((await init('lock-refund-1', { customer_email: 'first@example.com' })).status).toBe(201);
     const [pay] = await a.db.query<{ id: string; merchant_id: string; chain_id: number; token: string }>(`SELECT id, merchant_id, chain_id, token FROM payments WHERE reference = $1`, ['lock-refund-1']);

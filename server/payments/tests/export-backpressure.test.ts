@@ -1,4 +1,4 @@
-// The CSV export waits for the client (issue 34, item 8): a page of rows is read from the
+// The CSV export waits for the client (item 8): a page of rows is read from the
 // database only once the page before has left (write() answered false: wait for 'drain'), so a
 // client that stops reading holds one page, not up to 100,000 rows buffered in the service.
 import { EventEmitter } from 'node:events';

@@ -1,4 +1,4 @@
-// The operator's fee on the dev chain, end to end (issue 38): for each settlement (`wallet`,
+// The operator's fee on the dev chain, end to end: for each settlement (`wallet`,
 // `balance`) and each bearer (`customer`, `merchant`), a payment paid exactly what its answer
 // asked; the customer, the merchant and the operator each receive exactly what the answer said:
 // on chain (wallet: the deposit contract splits the sweep between the merchant's payout address

@@ -1,4 +1,4 @@
-// Issue 39: the payments table's indexes, each justified by the plan of a hot query as the code
+// The payments table's indexes, each justified by the plan of a hot query as the code
 // sends it, on a real PostgreSQL with 20,000 payments (ANALYZEd). The SQL is inline in the stores,
 // so each statement below is copied with the file it lives in; keep them in step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -56,7 +56,7 @@ describe('the QR code of a payment', () => {
     expect(after.body.data.uri).toBe(paymentUri(coin, rest.address, rest.amountRemaining));
   });
 
-  // Issue 21: with one base unit still due, the remainder went through a JSON number (1e-18) and the answer was a 500.
+  // With one base unit still due, the remainder went through a JSON number (1e-18) and the answer was a 500.
   it('encodes one base unit still due, exactly', async () => {
     await call('POST', '/api/v1/transaction/initialize', { reference: 'qr-wei', coin: 'USDT', currency: 'USD', amount: 10, accept_partial_payment: true });
     const account = { merchant: (await api.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };

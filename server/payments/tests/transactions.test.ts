@@ -114,7 +114,7 @@ describe('the stub API', () => {
     expect(seen.body.data).toMatchObject({ coin: 'USDC', customer: { name: 'Ada', email: 'ada@example.com' }, metadata: { order: 41 } });
   });
 
-  // Issue 21: amounts were JSON numbers only, inexact for 18-decimal tokens.
+  // Amounts were JSON numbers only, inexact for 18-decimal tokens.
   it('gives the merchant every amount as exact decimal text beside the spec\'s numbers', async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
     await call('POST', '/api/v1/transaction/initialize', { reference: 'exact-1', coin: 'USDT', currency: 'USD', amount: '24.50' }, null, server);
@@ -151,7 +151,7 @@ describe('the stub API', () => {
     expect(other.body.data).toMatchObject({ coin: 'USDC', cryptoAmount: 10, address: first.body.data.address });
   });
 
-  // Issue 38: the same reference at another amount answered 201 and silently re-quoted it.
+  // The same reference at another amount answered 201 and silently re-quoted it.
   it('refuses the same reference at another price, naming the field: a reference is one payment', async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
     const made = { reference: 'one-price', coin: 'USDT', currency: 'USD', amount: 10 };
@@ -305,7 +305,7 @@ describe('the stub API', () => {
     expect(answer.body.data).toMatchObject({ coin: 'USDC', status: 'pending' });
   });
 
-  // Issue 21: anyone with the public key could fill the 20 long polls the merchant's secret key
+  // Anyone with the public key could fill the 20 long polls the merchant's secret key
   // also drew on, so the merchant's own server and other customers got 429.
   it('long poll: a public key holds at most 4 on one payment and 20 in all; the secret key keeps its own; 429 with Retry-After', async () => {
     const gone = new AbortController();

@@ -102,7 +102,7 @@ describe('managing them', () => {
 });
 
 describe('initiating a payout', () => {
-  // Issue 24: a merchant on wallet settlement holds its own money; the service has none to pay out.
+  // A merchant on wallet settlement holds its own money; the service has none to pay out.
   it('answers 409 on wallet settlement (the default), saying it needs balance settlement', async () => {
     const other = await api.parts.merchants.create({ businessName: 'Wallet Co', businessEmail: 'w@example.com', businessLogo: '' }, Date.now());
     const key = other.keys.test.secretKey;
@@ -114,7 +114,7 @@ describe('initiating a payout', () => {
     expect((await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '1' }, key)).status).toBe(409);
   });
 
-  // Issue 22: live keys got the sandbox's payout provider, which reports payouts paid.
+  // Live keys got the sandbox's payout provider, which reports payouts paid.
   it('refuses live payouts while the service has only the sandbox\'s provider', async () => {
     const liveKey = DEMO_MERCHANT.keys.live.secretKey;
     const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN, liveKey)).body.data;
@@ -143,7 +143,7 @@ describe('initiating a payout', () => {
     expect((await initiate({ amount: 5.5 })).status).toBe(201);
   });
 
-  // Issue 24: the payout rate is the rate provider's (RATES_FILE), as quotes' are; the table only where no provider prices the currency (GHS).
+  // The payout rate is the rate provider's (RATES_FILE), as quotes' are; the table only where no provider prices the currency (GHS).
   it('answers the rate, and pays out at it, from the service\'s rate provider', async () => {
     const rates = new FakeRates({ NGN: '1612.5' }, { USDT: '0.999' });
     const priced = await startService({ demo: true, rates: { providers: [rates] } });

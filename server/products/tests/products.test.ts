@@ -1,4 +1,4 @@
-// Products and prices over HTTP (issue 23): made with prices, listed by cursor, renamed,
+// Products and prices over HTTP: made with prices, listed by cursor, renamed,
 // archived; a standard link's cart takes the merchant's own prices and refuses another
 // merchant's and an archived one's; the dashboard's session works with its CSRF token. Every
 // answer of a documented route is held to the OpenAPI document.

@@ -1,4 +1,4 @@
-// Exchange rates (issue 22): from a provider (an HTTP JSON service, the operator's fixed table,
+// Exchange rates: from a provider (an HTTP JSON service, the operator's fixed table,
 // a fake), cached with a maximum age; a quote never uses a stale rate (503 naming the
 // currency); a coin off its peg is offered as inactive; every payment keeps the rates it was
 // quoted at, their source and time, on both databases.

@@ -1,4 +1,4 @@
-// Issue 34, item 8: one pool of long polls per instance was shared by every merchant's public and
+// Item 8: one pool of long polls per instance was shared by every merchant's public and
 // secret polls, first come first served, so accounts that held it all kept every other merchant's
 // customers out. Now the instance's pool is shared fairly: an account under the busiest one's
 // share takes a slot from it, whose oldest poll is answered at once (a poll that saw no change).

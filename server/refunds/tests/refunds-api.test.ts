@@ -1,4 +1,4 @@
-// Issue 35, refunds through the API without a chain (the sandbox's simulated coins, balance
+// Refunds through the API without a chain (the sandbox's simulated coins, balance
 // settlement): the rules each refused naming the field with its code, the list and one refund,
 // an Idempotency-Key's retry refunding once, and two refunds at once, on two instances sharing
 // one PostgreSQL (two requests to one instance on PGlite, which one process owns), never adding

@@ -4,7 +4,7 @@
 // journal balanced per coin, and the treasury reconciled: its tokens on chain equal what the
 // journal says it holds, its native coin the operator's funding less the gas journaled. The
 // attacks: a refund to the treasury or to a deposit address, another merchant's payment. The
-// amount as the API writes every amount (issue 54): a refund of "5" of a 10 USD payment sends
+// amount as the API writes every amount: a refund of "5" of a 10 USD payment sends
 // exactly 5 USDT (5×10^18 base units of the dev chain's 18-decimal USDT), and "10" after it is
 // more than is left.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

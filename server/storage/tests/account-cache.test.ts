@@ -1,4 +1,4 @@
-// What the speed-up of initialize and verify (issue 39) must not change: a new reference is
+// What the speed-up of initialize and verify must not change: a new reference is
 // one INSERT, yet a reference initialized at once on two instances is one payment; the key,
 // settlement and payout-address lookups are kept in each process, yet a rolled or revoked key
 // is refused by every instance within a second, and the instance that rolled it never serves
@@ -184,7 +184,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const owner = (mode: 'test' | 'live') => ({ merchant: { id: merchantId } as never, mode });
     const [first, second, third] = ['0x' + '3'.repeat(40), '0x' + '4'.repeat(40), '0x' + '5'.repeat(40)];
 
-    // A chain's first live address waits the delay too (issue 48), the cache answering none until then; a test key's change counts at once.
+    // A chain's first live address waits the delay too, the cache answering none until then; a test key's change counts at once.
     await destinations.setPayoutAddress(owner('live'), 31337, first, clock);
     expect(await payout()).toBeUndefined();
     clock += 60_000;

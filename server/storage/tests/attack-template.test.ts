@@ -1,4 +1,4 @@
-// A local user on the service's machine (issue 34, item 1): the embedded database's template
+// A local user on the service's machine (item 1): the embedded database's template
 // (the copy of an empty cluster a new DATA_DIR starts from) never carries an instance's
 // operator token or lock to anyone else. Two instances started in turn on one machine each
 // keep their own token, their own lock and the merchants made while they run; the template

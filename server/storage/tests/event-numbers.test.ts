@@ -1,4 +1,4 @@
-// Issue 34, item 5: event numbers leaked other merchants' volume. The feed's `seq` was one
+// Item 5: event numbers leaked other merchants' volume. The feed's `seq` was one
 // sequence for the whole instance, so a merchant's own events came back as 1 and 5 when another
 // merchant made 3 between. Now each (merchant, mode) numbers its own events 1, 2, 3…, the feed
 // pages by those numbers, and two writers of one account at once never share or skip one. On

@@ -1,4 +1,4 @@
-// Issue 38: rate limits hold across instances. On one PostgreSQL, every instance counts in the
+// Rate limits hold across instances. On one PostgreSQL, every instance counts in the
 // same rows (storage/rate-limits.ts), so two instances allow the limit once, not twice, even
 // when requests reach both at once; the store works the same on PGlite (the service counts
 // in its process there: PGlite takes one instance).

@@ -142,7 +142,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     expect(await api.parts.payouts.balance(account)).toBeGreaterThanOrEqual(0n);
   });
 
-  // Issue 24: two payouts, a swap and a withdrawal at once, each 30% of the balance: three fit, never four.
+  // Two payouts, a swap and a withdrawal at once, each 30% of the balance: three fit, never four.
   it('lets two payouts, a swap and a withdrawal at once never overdraw the balance', async () => {
     const server = { authorization: `Bearer ${secretKey}` };
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
@@ -175,7 +175,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 
-  // Issue 24: a stolen secret key must not empty a custodial balance to the thief's wallet in one go.
+  // A stolen secret key must not empty a custodial balance to the thief's wallet in one go.
   it('holds a merchant\'s daily withdrawal limit against a stolen key: everything at once, two at once, and 24 hours later', async () => {
     const server = { authorization: `Bearer ${secretKey}` };
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
@@ -213,7 +213,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 
-  // Issue 21, third review: the treasury's record of what it signed decides which transaction pays a row.
+  // Third review: the treasury's record of what it signed decides which transaction pays a row.
   it('records one transaction per treasury row: the first kept and answered to everyone, never one transaction for two rows', async () => {
     const { partnerTransfers, treasuryTxs } = api.parts;
     const chainId = 77;

@@ -111,7 +111,7 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
     const stale = await limit();
     expect(stale.status).toBe(403);
     expect(stale.body.code).toBe('step_up_required');
-    // A step-up opens the one request it was for (issue 48): the limit, then the settlement, each confirmed.
+    // A step-up opens the one request it was for: the limit, then the settlement, each confirmed.
     const up = (action: object) => call('/dashboard/api/step-up', as(admin, { method: 'POST', mode: 'live', body: { code: code(), for: action } }));
     expect((await up({ method: 'PUT', path: '/api/v1/refunds/support_limit', body: { daily: '1000000' } })).status).toBe(200);
     expect((await limit()).status).toBe(200);

@@ -1,4 +1,4 @@
-// Issue 48, every security change told, over HTTP on PGlite and PostgreSQL: a restricted key made
+// Every security change told, over HTTP on PGlite and PostgreSQL: a restricted key made
 // and revoked, a member's role changed and the member removed, the secret key rolled, the support
 // refund limit set, a second factor added and removed, and step-up locked, each is an audit row, a
 // SECURITY_CHANGED event (a key's in its mode's feed, a person's or the team's in both) and an

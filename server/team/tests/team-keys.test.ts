@@ -1,4 +1,4 @@
-// Issue 48, a team's keys over HTTP on PGlite and PostgreSQL: each restricted key belongs to the
+// A team's keys over HTTP on PGlite and PostgreSQL: each restricted key belongs to the
 // person who made it (or whose key made it); removing that member revokes their keys at once
 // (here and, on PostgreSQL, on another instance), demoting them narrows their keys to the new
 // role; each change is an audit row and an e-mail to the owner (and the member). Only the
@@ -132,7 +132,7 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'test', body: { daily: '1000000' } }))).status).toBe(200);
     // So is switching live settlement (where live money goes, and whether the treasury holds it).
     expect((await call('/api/v1/settlement', as(admin, { method: 'PUT', mode: 'live', body: { settlement: 'balance' } }))).body.code).toBe('step_up_required');
-    // Each stepped up for itself (issue 48): the roll (test mode), then live mode's limit.
+    // Each stepped up for itself: the roll (test mode), then live mode's limit.
     expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status).toBe(200);
     const byAdmin = await call('/api/v1/keys/roll', as(admin, { method: 'POST' }));
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);

@@ -1,4 +1,4 @@
-// A team, not a password (issue 37), over HTTP on PGlite and PostgreSQL: the owner invites
+// A team, not a password, over HTTP on PGlite and PostgreSQL: the owner invites
 // members with roles (a single-use link, for the invited e-mail only), each route's declared
 // permission is checked by the service for every session and key request (a viewer calling
 // money endpoints directly is refused 403 naming the permission), a member removed or changed
