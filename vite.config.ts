@@ -70,15 +70,24 @@ const unreachableLibraryCode: Plugin = {
         /\n {4}util\.defineLazyInternal\(inst, "propValues", \(zod\) => \{\n {8}const shape = zod\.def\.shape;\n[\s\S]*?\n {8}return propValues;\n {4}\}\);/,
         /\n {4}util\.defineLazyInternal\(inst, "values", \(zod\) => \{\n {8}const values = zod\.def\.innerType\._zod\.values;\n {8}return values \? new Set\(\[\.\.\.values, undefined\]\) : undefined;\n {4}\}\);\n {4}util\.defineLazyInternal\(inst, "pattern", \(zod\) => \{\n {8}const pattern = zod\.def\.innerType\._zod\.pattern;\n[^\n]*\n {4}\}\);/,
         // A codec's backward direction (z.encode) and the skipChecks pass it makes: the bundle only decodes.
-        [/\n {12}if \(ctx\.skipChecks\) \{\n {16}return inst\._zod\.parse\(payload, ctx\);\n {12}\}\n {12}if \(ctx\.direction === "backward"\) \{\n[\s\S]*?\n {12}\}\n(?= {12}\/\/ forward\n)/, '\n'],
+        [
+          /\n {12}if \(ctx\.skipChecks\) \{\n {16}return inst\._zod\.parse\(payload, ctx\);\n {12}\}\n {12}if \(ctx\.direction === "backward"\) \{\n[\s\S]*?\n {12}\}\n(?= {12}\/\/ forward\n)/,
+          '\n',
+        ],
         // Unknown keys against a catchall (z.strictObject, z.looseObject): the bundle's objects
         // all strip, so the catchall walk goes; one that had a catchall would throw, not pass.
-        [/return handleCatchall\(proms, input, payload, ctx, _normalized\.value, inst, abortEarly === true\);/, 'throw new Error("zod: no catchall in the bundle");'],
+        [
+          /return handleCatchall\(proms, input, payload, ctx, _normalized\.value, inst, abortEarly === true\);/,
+          'throw new Error("zod: no catchall in the bundle");',
+        ],
       ],
       // Read by the throwing parses alone, now cut; marked pure so the minifier drops the
       // read of Error.captureStackTrace that it must otherwise keep.
       '/zod/v4/core/util.js': [
-        [/export const captureStackTrace = \("captureStackTrace" in Error \? Error\.captureStackTrace : \(\.\.\._args\) => \{ \}\);/, 'export const captureStackTrace = /* @__PURE__ */ (() => "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => { })();'],
+        [
+          /export const captureStackTrace = \("captureStackTrace" in Error \? Error\.captureStackTrace : \(\.\.\._args\) => \{ \}\);/,
+          'export const captureStackTrace = /* @__PURE__ */ (() => "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => { })();',
+        ],
       ],
       // A ZodError's own toString: the bundle reads a failed parse's issues, never prints the error.
       '/zod/v4/core/errors.js': [
@@ -183,12 +192,16 @@ export const precompress: Plugin = {
   name: 'precompress',
   apply: 'build',
   writeBundle(options) {
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
     for (const path of walk(options.dir!)) {
       if (!/\.(js|css|json)$/.test(path) || path.endsWith('package.json')) continue;
       const bytes = readFileSync(path);
       writeFileSync(path + '.gz', gzipSync(bytes, { level: 9 }));
-      writeFileSync(path + '.br', brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+      writeFileSync(
+        path + '.br',
+        brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+      );
     }
   },
 };
@@ -238,7 +251,14 @@ export default defineConfig({
     // files, in one run: 104 s isolated, 57 s shared (0.54). The widget's files (happy-dom, a
     // vi.mock) keep a fresh module graph each; they import little. See docs/performance.md.
     projects: [
-      { extends: true, test: { name: 'service', isolate: false, include: ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'devchain/**/*.test.ts', 'demo/**/*.test.ts', 'contract/**/*.test.ts', 'sdk/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'service',
+          isolate: false,
+          include: ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'devchain/**/*.test.ts', 'demo/**/*.test.ts', 'contract/**/*.test.ts', 'sdk/**/*.test.ts'],
+        },
+      },
       { extends: true, test: { name: 'widget', include: ['src/**/*.test.{ts,tsx}'] } },
     ],
     // Two test files at once even on two cores (vitest's default there is one): most of a

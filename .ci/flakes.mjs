@@ -20,7 +20,10 @@ if (!Number.isInteger(runs) || runs < 1) {
 }
 // The chain test files live beside their feature (chain/, balances/, refunds/, payments/, …): each
 // service test file that imports the dev chain is one.
-const testFiles = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []));
+const testFiles = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+  );
 const chainTests = () => testFiles('server').filter((file) => /from '(\.\.\/)+devchain\//.test(readFileSync(file, 'utf8')));
 const files = positionals.length ? positionals : [...chainTests(), 'server/tests/processes.test.ts', 'server/tests/operator.test.ts'];
 const out = mkdtempSync(join(tmpdir(), 'service-flakes-'));
@@ -39,7 +42,9 @@ const seen = (name, message) => {
 for (let run = 1; run <= runs; run++) {
   const started = Date.now();
   const report = join(out, `unit-${run}.json`);
-  spawnSync('npx', ['vitest', 'run', '--project', 'service', '--reporter=dot', '--reporter=json', `--outputFile.json=${report}`, ...files], { stdio: 'ignore' });
+  spawnSync('npx', ['vitest', 'run', '--project', 'service', '--reporter=dot', '--reporter=json', `--outputFile.json=${report}`, ...files], {
+    stdio: 'ignore',
+  });
   let unit;
   try {
     unit = JSON.parse(readFileSync(report, 'utf8'));
@@ -58,7 +63,10 @@ for (let run = 1; run <= runs; run++) {
     try {
       const e2e = JSON.parse(readFileSync(e2eReport, 'utf8'));
       const walk = (suite) => {
-        for (const spec of suite.specs ?? []) for (const t of spec.tests ?? []) for (const r of t.results ?? []) if (r.status !== 'passed' && r.status !== 'skipped') seen(`${spec.file} > ${spec.title}`, (r.error?.message ?? r.status).split('\n')[0]);
+        for (const spec of suite.specs ?? [])
+          for (const t of spec.tests ?? [])
+            for (const r of t.results ?? [])
+              if (r.status !== 'passed' && r.status !== 'skipped') seen(`${spec.file} > ${spec.title}`, (r.error?.message ?? r.status).split('\n')[0]);
         for (const inner of suite.suites ?? []) walk(inner);
       };
       for (const suite of e2e.suites ?? []) walk(suite);

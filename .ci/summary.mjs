@@ -50,7 +50,11 @@ console.log('slowest e2e files (test time summed):');
 for (const f of slowest([...e2eFiles].map(([name, ms]) => ({ name, ms })))) console.log(`  ${seconds(f.ms).padStart(8)}  ${f.name}`);
 const unitLimit = 30_000; // vite.config.ts's testTimeout; a test that sets its own is judged against this too
 const close = [
-  ...unit.testResults.flatMap((f) => f.assertionResults.filter((t) => (t.duration ?? 0) > unitLimit / 2).map((t) => ({ name: `${relative(process.cwd(), f.name)} > ${t.fullName}`, ms: t.duration }))),
+  ...unit.testResults.flatMap((f) =>
+    f.assertionResults
+      .filter((t) => (t.duration ?? 0) > unitLimit / 2)
+      .map((t) => ({ name: `${relative(process.cwd(), f.name)} > ${t.fullName}`, ms: t.duration })),
+  ),
   ...e2eTests.filter((t) => t.ms > t.limit / 2),
 ];
 if (close.length) {

@@ -12,16 +12,17 @@ if (names.length === 0) {
 }
 const children = names.map((name) => ({ name, child: spawn('npm', ['run', name], { stdio: 'inherit' }) }));
 const codes = await Promise.all(
-  children.map(({ name, child }) =>
-    new Promise((resolve) =>
-      child.on('close', (code, signal) => {
-        if (code !== 0) {
-          console.error(`together: npm run ${name} failed (${signal ?? code})`);
-          for (const other of children) if (other.child.exitCode === null) other.child.kill('SIGTERM');
-        }
-        resolve(code ?? 1);
-      }),
-    ),
+  children.map(
+    ({ name, child }) =>
+      new Promise((resolve) =>
+        child.on('close', (code, signal) => {
+          if (code !== 0) {
+            console.error(`together: npm run ${name} failed (${signal ?? code})`);
+            for (const other of children) if (other.child.exitCode === null) other.child.kill('SIGTERM');
+          }
+          resolve(code ?? 1);
+        }),
+      ),
   ),
 );
 process.exit(codes.some((code) => code !== 0) ? 1 : 0);

@@ -21,7 +21,7 @@ describe('readAnswer, the one envelope parser of the widget, the dashboard and t
     expect(readAnswer(where, 204, '')).toBeUndefined();
   });
 
-  it('turns a refusal into an http error: the call, the status, the service\'s words, its fields and Retry-After', () => {
+  it("turns a refusal into an http error: the call, the status, the service's words, its fields and Retry-After", () => {
     const body = { status: 'error', statusCode: 400, message: 'Invalid request body', errors: [{ field: 'amount', message: 'expected a number' }] };
     const error = failure(() => readAnswer(where, 400, JSON.stringify(body), QrResponse, '3'));
     expect(error).toMatchObject({ name: 'ServiceError', kind: 'http', status: 400, said: 'Invalid request body', retryAfterMs: 3000 });
@@ -38,9 +38,15 @@ describe('readAnswer, the one envelope parser of the widget, the dashboard and t
   });
 
   it('calls an answer that is not JSON, or not the contract, a shape error naming the fields', () => {
-    expect(failure(() => readAnswer(where, 502, '<html>Bad gateway</html>'))).toMatchObject({ kind: 'shape', status: 502, message: `${where}: the response is not JSON` });
+    expect(failure(() => readAnswer(where, 502, '<html>Bad gateway</html>'))).toMatchObject({
+      kind: 'shape',
+      status: 502,
+      message: `${where}: the response is not JSON`,
+    });
     const wrong = failure(() => readAnswer(where, 200, JSON.stringify({ status: 'success', statusCode: 200, data: { uri: 1, size: 'big' } }), QrResponse));
     expect(wrong).toMatchObject({ kind: 'shape', status: 200, said: undefined });
-    expect(wrong.message).toBe(`${where}: unexpected response (data.uri: expected text; data.size: expected a whole number; data.path: expected an SVG path of M, h, v and z)`);
+    expect(wrong.message).toBe(
+      `${where}: unexpected response (data.uri: expected text; data.size: expected a whole number; data.path: expected an SVG path of M, h, v and z)`,
+    );
   });
 });

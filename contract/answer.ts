@@ -49,12 +49,22 @@ export function readAnswer<S extends z.ZodMiniType>(where: string, status: numbe
     const failure = ErrorBody.safeParse(json);
     const said = failure.data?.message;
     const seconds = retryAfter ? Number(retryAfter) : NaN;
-    throw new ServiceError('http', `${where} answered ${status}: ${said ?? 'no error message'}`, status, failure.data?.errors, seconds >= 0 ? seconds * 1000 : undefined, said);
+    throw new ServiceError(
+      'http',
+      `${where} answered ${status}: ${said ?? 'no error message'}`,
+      status,
+      failure.data?.errors,
+      seconds >= 0 ? seconds * 1000 : undefined,
+      said,
+    );
   }
   if (!schema) return json as z.output<S>;
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const detail = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: expected ${i.message}`).join('; ');
+    const detail = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.')}: expected ${i.message}`)
+      .join('; ');
     throw new ServiceError('shape', `${where}: unexpected response (${detail})`, status);
   }
   return parsed.data;

@@ -26,11 +26,24 @@ export const Done = later(() => z.object(envelope()));
  * list zod can describe (the browser's listOf is a check that JSON Schema cannot see into).
  */
 export const CoinsAnswer = later(() =>
-  z.object({ ...envelope(), data: z.array(Coin), business: z.optional(Business), sandbox: z.optional(bool), rate: z.optional(z.object({ source: text, fixed: bool, at: timestamp })) }),
+  z.object({
+    ...envelope(),
+    data: z.array(Coin),
+    business: z.optional(Business),
+    sandbox: z.optional(bool),
+    rate: z.optional(z.object({ source: text, fixed: bool, at: timestamp })),
+  }),
 );
 
 /** The rate a quote was made at (ours): exact fiat per coin, where it came from, when, and whether it is the operator's fixed table. */
-export const QuotedRate = later(() => z.object({ fiatPerCoin: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'), source: text, fixed: bool, at: timestamp }));
+export const QuotedRate = later(() =>
+  z.object({
+    fiatPerCoin: is<string>((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v), 'a decimal amount as text'),
+    source: text,
+    fixed: bool,
+    at: timestamp,
+  }),
+);
 /** Every error answer: `code` (contract/error-codes.ts) tells refusals apart; optional for clients, which may ignore it. */
 export const ErrorEnvelope = later(() =>
   z.object({
@@ -43,7 +56,9 @@ export const ErrorEnvelope = later(() =>
 );
 
 /** POST /api/v1/transaction/initialize: the spec's transaction, the payment's state as verify gives it, the quote's rate, and (ours, optional for clients) the EIP-681 `uri` of what is still due, as the QR endpoint gives it. */
-export const Initialized = later(() => z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text), fee: z.optional(PaymentFee) }));
+export const Initialized = later(() =>
+  z.object({ ...Verification.shape, ...Transaction.shape, rate: z.optional(QuotedRate), uri: z.optional(text), fee: z.optional(PaymentFee) }),
+);
 
 /** PUT and GET /api/v1/webhook, POST /api/v1/webhook/rotate. */
 export const WebhookEndpoint = later(() =>
@@ -79,7 +94,9 @@ export const PayoutAddress = later(() => z.object({ chain_id: int, address: text
  * PUT /api/v1/payout_address: `address` is the one asked for; `pending` says whether it waits
  * (live keys, replacing an address) and `effective_at` from when new payments are bound to it.
  */
-export const PayoutAddressSet = later(() => z.object({ chain_id: int, address: text, pending: bool, effective_at: timestamp, change: z.optional(DestinationChange) }));
+export const PayoutAddressSet = later(() =>
+  z.object({ chain_id: int, address: text, pending: bool, effective_at: timestamp, change: z.optional(DestinationChange) }),
+);
 
 const amountText = is<string>((v) => typeof v === 'string' && /^\d+$/.test(v), 'a whole number as text');
 const ChainTransferSchema = later(() =>
@@ -92,9 +109,18 @@ const eventOf = <T extends (typeof EVENT_TYPES)[number], D extends z.core.$ZodTy
 /** Each event's body, as delivered to the webhook URL and listed in the feed's `payload`. */
 export const EVENT_SCHEMAS = {
   DEPOSIT_TRANSACTION: eventOf('DEPOSIT_TRANSACTION', MerchantVerification),
-  PAYOUT_UPDATED: eventOf('PAYOUT_UPDATED', later(() => Payout)),
-  DEPOSIT_REVERSED: eventOf('DEPOSIT_REVERSED', later(() => z.object({ ...MerchantVerification.shape, reversed: ChainTransferSchema }))),
-  DEPOSIT_UNMATCHED: eventOf('DEPOSIT_UNMATCHED', later(() => z.object({ reason: oneOf(['late', 'unexpected', 'wrong_chain']), transfer: ChainTransferSchema, payment: z.optional(MerchantVerification) }))),
+  PAYOUT_UPDATED: eventOf(
+    'PAYOUT_UPDATED',
+    later(() => Payout),
+  ),
+  DEPOSIT_REVERSED: eventOf(
+    'DEPOSIT_REVERSED',
+    later(() => z.object({ ...MerchantVerification.shape, reversed: ChainTransferSchema })),
+  ),
+  DEPOSIT_UNMATCHED: eventOf(
+    'DEPOSIT_UNMATCHED',
+    later(() => z.object({ reason: oneOf(['late', 'unexpected', 'wrong_chain']), transfer: ChainTransferSchema, payment: z.optional(MerchantVerification) })),
+  ),
   DEPOSIT_DISCREPANCY: eventOf(
     'DEPOSIT_DISCREPANCY',
     later(() => z.object({ reference: text, address: text, token: text, chainId: int, atBlock: amountText, ledger: amountText, onChain: amountText })),
@@ -105,16 +131,55 @@ export const EVENT_SCHEMAS = {
   PAYOUT_ADDRESS_PENDING: eventOf('PAYOUT_ADDRESS_PENDING', DestinationChange),
   BANK_ACCOUNT_PENDING: eventOf('BANK_ACCOUNT_PENDING', DestinationChange),
   WITHDRAWAL_ADDRESS_PENDING: eventOf('WITHDRAWAL_ADDRESS_PENDING', DestinationChange),
-  ACCOUNT_EMAIL_CHANGED: eventOf('ACCOUNT_EMAIL_CHANGED', later(() => z.object({ previous_email: text, business_email: text }))),
+  ACCOUNT_EMAIL_CHANGED: eventOf(
+    'ACCOUNT_EMAIL_CHANGED',
+    later(() => z.object({ previous_email: text, business_email: text })),
+  ),
   SECURITY_CHANGED: eventOf(
     'SECURITY_CHANGED',
-    later(() => z.object({ change: oneOf(SECURITY_CHANGES), detail: text, actor: z.object({ kind: oneOf(['owner', 'member', 'key', 'operator']), id: text, label: text }), target: nullable<string>((v) => typeof v === 'string', 'text'), at: timestamp })),
+    later(() =>
+      z.object({
+        change: oneOf(SECURITY_CHANGES),
+        detail: text,
+        actor: z.object({ kind: oneOf(['owner', 'member', 'key', 'operator']), id: text, label: text }),
+        target: nullable<string>((v) => typeof v === 'string', 'text'),
+        at: timestamp,
+      }),
+    ),
   ),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
-const { DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED, SECURITY_CHANGED } = EVENT_SCHEMAS;
+const {
+  DEPOSIT_TRANSACTION,
+  PAYOUT_UPDATED,
+  DEPOSIT_REVERSED,
+  DEPOSIT_UNMATCHED,
+  DEPOSIT_DISCREPANCY,
+  SWAP_UPDATED,
+  WITHDRAWAL_UPDATED,
+  REFUND_UPDATED,
+  PAYOUT_ADDRESS_PENDING,
+  BANK_ACCOUNT_PENDING,
+  WITHDRAWAL_ADDRESS_PENDING,
+  ACCOUNT_EMAIL_CHANGED,
+  SECURITY_CHANGED,
+} = EVENT_SCHEMAS;
 export const EventPayload = later(() =>
-  z.union([DEPOSIT_TRANSACTION, PAYOUT_UPDATED, DEPOSIT_REVERSED, DEPOSIT_UNMATCHED, DEPOSIT_DISCREPANCY, SWAP_UPDATED, WITHDRAWAL_UPDATED, REFUND_UPDATED, PAYOUT_ADDRESS_PENDING, BANK_ACCOUNT_PENDING, WITHDRAWAL_ADDRESS_PENDING, ACCOUNT_EMAIL_CHANGED, SECURITY_CHANGED]),
+  z.union([
+    DEPOSIT_TRANSACTION,
+    PAYOUT_UPDATED,
+    DEPOSIT_REVERSED,
+    DEPOSIT_UNMATCHED,
+    DEPOSIT_DISCREPANCY,
+    SWAP_UPDATED,
+    WITHDRAWAL_UPDATED,
+    REFUND_UPDATED,
+    PAYOUT_ADDRESS_PENDING,
+    BANK_ACCOUNT_PENDING,
+    WITHDRAWAL_ADDRESS_PENDING,
+    ACCOUNT_EMAIL_CHANGED,
+    SECURITY_CHANGED,
+  ]),
 );
 
 /** GET /api/v1/events: one event, its payload and its delivery attempts. */
@@ -188,7 +253,9 @@ export const PayoutsPage = later(() => z.object({ ...envelope(), data: z.array(P
 
 export const Country = later(() => z.object({ country: text, currency: payoutCurrency }));
 export const Bank = later(() => z.object({ name: text, code: text }));
-export const Rate = later(() => z.object({ coin: text, currency: payoutCurrency, rate: is<number>((v) => typeof v === 'number' && v > 0, 'a number greater than 0') }));
+export const Rate = later(() =>
+  z.object({ coin: text, currency: payoutCurrency, rate: is<number>((v) => typeof v === 'number' && v > 0, 'a number greater than 0') }),
+);
 export const Deleted = later(() => z.object({ deleted: z.array(text) }));
 
 export const Alive = later(() => z.object({ status: oneOf(['ok']) }));

@@ -37,7 +37,9 @@ export const AcceptBody = later(() => z.object({ as: z.optional(oneOf(['keep', '
 export const SendBackBody = later(() =>
   z.object({
     reason: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 500, 'a reason of 1 to 500 characters'),
-    address: z.optional(is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address')),
+    address: z.optional(
+      is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
+    ),
   }),
 );
 
@@ -59,8 +61,17 @@ export type AttentivePayment = z.infer<typeof AttentivePayment>;
  */
 export const Credit = later(() =>
   z.object({
-    tx_hash: text, chain_id: int, coin: text, arrived: text, arrived_at: text,
-    usd_per_arrived_coin: text, usd_per_payment_coin: text, rate_at: text, rate_source: text, credited: text, credited_at: text,
+    tx_hash: text,
+    chain_id: int,
+    coin: text,
+    arrived: text,
+    arrived_at: text,
+    usd_per_arrived_coin: text,
+    usd_per_payment_coin: text,
+    rate_at: text,
+    rate_source: text,
+    credited: text,
+    credited_at: text,
   }),
 );
 export type Credit = z.infer<typeof Credit>;

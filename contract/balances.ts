@@ -8,7 +8,10 @@ import { pageAnswer, pageQuery } from './paging.ts';
 export const SETTLEMENTS = ['wallet', 'balance'] as const;
 export type Settlement = (typeof SETTLEMENTS)[number];
 
-const decimal = is<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v) && /[1-9]/.test(v), 'an amount greater than 0 as decimal text, such as "12.5"');
+const decimal = is<string>(
+  (v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v) && /[1-9]/.test(v),
+  'an amount greater than 0 as decimal text, such as "12.5"',
+);
 const coinSymbol = coin;
 
 /** PUT /api/v1/settlement: where this mode's new payments are swept. */
@@ -26,14 +29,19 @@ export const SwapQuoteBody = later(() =>
 );
 
 /** POST /api/v1/swaps */
-export const SwapBody = later(() => z.object({ quote_id: is<string>((v) => typeof v === 'string' && /^[0-9a-f-]{36}$/.test(v), 'a quote id from POST /api/v1/swaps/quote') }));
+export const SwapBody = later(() =>
+  z.object({ quote_id: is<string>((v) => typeof v === 'string' && /^[0-9a-f-]{36}$/.test(v), 'a quote id from POST /api/v1/swaps/quote') }),
+);
 
 /** POST /api/v1/withdrawals */
 export const WithdrawalBody = later(() =>
   z.object({
     coin: coinSymbol,
     chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56'),
-    address: is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
+    address: is<string>(
+      (v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v),
+      'a 0x address of 40 hex digits, not the zero address',
+    ),
     amount: decimal,
   }),
 );
@@ -98,14 +106,37 @@ export const SettlementAnswer = later(() => z.object({ settlement: oneOf(SETTLEM
 export const Balance = later(() => z.object({ coin: text, chain_id: int, network: text, available: exact, reserved: exact, pending: exact }));
 export const Swap = later(() =>
   z.object({
-    id: text, from: text, to: text, chain_id: int, amount: exact, rate: exact, amount_received: exact, fee: exact, minimum_received: exact, slippage_bps: int,
-    status: oneOf(['quoted', 'pending', 'completed', 'failed']), expires_at: timestamp, tx_hash: maybeText, failure: maybeText, createdAt: timestamp, updatedAt: timestamp,
+    id: text,
+    from: text,
+    to: text,
+    chain_id: int,
+    amount: exact,
+    rate: exact,
+    amount_received: exact,
+    fee: exact,
+    minimum_received: exact,
+    slippage_bps: int,
+    status: oneOf(['quoted', 'pending', 'completed', 'failed']),
+    expires_at: timestamp,
+    tx_hash: maybeText,
+    failure: maybeText,
+    createdAt: timestamp,
+    updatedAt: timestamp,
   }),
 );
 export const Withdrawal = later(() =>
   z.object({
-    id: text, coin: text, chain_id: int, address: text, amount: exact, network_fee: exact, status: oneOf(['pending', 'completed', 'failed']), tx_hash: maybeText, failure: maybeText,
-    createdAt: timestamp, updatedAt: timestamp,
+    id: text,
+    coin: text,
+    chain_id: int,
+    address: text,
+    amount: exact,
+    network_fee: exact,
+    status: oneOf(['pending', 'completed', 'failed']),
+    tx_hash: maybeText,
+    failure: maybeText,
+    createdAt: timestamp,
+    updatedAt: timestamp,
   }),
 );
 
@@ -117,8 +148,18 @@ const signed = is<string>((v) => typeof v === 'string' && /^-?\d+(\.\d+)?$/.test
  */
 export const StatementEntry = later(() =>
   z.object({
-    id: text, entry: text, date: timestamp, kind: text, refers_to: text, memo: text, coin: text, chain_id: int, network: text,
-    account: oneOf(['available', 'reserved']), amount: signed, balance: signed,
+    id: text,
+    entry: text,
+    date: timestamp,
+    kind: text,
+    refers_to: text,
+    memo: text,
+    coin: text,
+    chain_id: int,
+    network: text,
+    account: oneOf(['available', 'reserved']),
+    amount: signed,
+    balance: signed,
   }),
 );
 
@@ -128,8 +169,12 @@ export const StatementPage = later(() =>
 );
 
 /** GET /api/v1/swaps, GET /api/v1/withdrawals: a page of the history, newest first. */
-export const SwapsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Swap), ...pageAnswer() }));
-export const WithdrawalsPage = later(() => z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Withdrawal), ...pageAnswer() }));
+export const SwapsPage = later(() =>
+  z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Swap), ...pageAnswer() }),
+);
+export const WithdrawalsPage = later(() =>
+  z.object({ status: oneOf(['success']), statusCode: int, message: z.optional(text), data: z.array(Withdrawal), ...pageAnswer() }),
+);
 
 /** GET /api/v1/withdrawals/limit: the daily limit (US dollars, across every coin and network, withdrawals and bank payouts together), what left in the last 24 hours and what is left. */
 export const WithdrawalLimit = later(() => z.object({ currency: oneOf(['USD']), daily: exact, spent: exact, left: exact, window_hours: int }));

@@ -20,17 +20,40 @@ describe('a business name', () => {
       'Acme EVIL.COM',
       'Acme https://evil.com',
       'Acme münchen-shop.de',
-    ]) expect(accepted(name), JSON.stringify(name)).toBe(false);
+    ])
+      expect(accepted(name), JSON.stringify(name)).toBe(false);
   });
 
   it('refuses invisible format characters: direction marks, zero-width spaces and joiners out of place, the BOM', () => {
-    for (const name of ['Acme\u200f\u200eLRM/RLM', 'Acme\u061cALM', 'Acme\u200bzero', 'Acme\u2060width', 'Acme\ufeff', 'Acme\u200d', 'Acme \u00ad', 'ev\u200bil\u200b.com']) {
+    for (const name of [
+      'Acme\u200f\u200eLRM/RLM',
+      'Acme\u061cALM',
+      'Acme\u200bzero',
+      'Acme\u2060width',
+      'Acme\ufeff',
+      'Acme\u200d',
+      'Acme \u00ad',
+      'ev\u200bil\u200b.com',
+    ]) {
       expect(accepted(name), JSON.stringify(name)).toBe(false);
     }
   });
 
   it('keeps ordinary names, with their punctuation and scripts', () => {
-    for (const name of ['Keyed Goods & Co. (Lyon)', 'Acme Coffee', 'J. P. Smith & Sons', 'St. Louis Bakery', 'Café Zürich', 'Ｔｏｋｙｏ Ramen', 'Demo Store', 'متجر الأمل', 'نان\u200cآوری', '株式会社テスト', 'Shop No. 5', 'v2.0 Labs']) {
+    for (const name of [
+      'Keyed Goods & Co. (Lyon)',
+      'Acme Coffee',
+      'J. P. Smith & Sons',
+      'St. Louis Bakery',
+      'Café Zürich',
+      'Ｔｏｋｙｏ Ramen',
+      'Demo Store',
+      'متجر الأمل',
+      'نان\u200cآوری',
+      '株式会社テスト',
+      'Shop No. 5',
+      'v2.0 Labs',
+    ]) {
       expect(accepted(name), JSON.stringify(name)).toBe(true);
     }
   });

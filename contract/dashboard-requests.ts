@@ -31,7 +31,9 @@ export const MAX_REVOKE_DELAY_SECONDS = 604_800;
 /** POST /api/v1/keys/roll's body (optional): how long the old key keeps working, in seconds (0, the default: it is refused now). */
 export const RollKeyBody = later(() =>
   z.object({
-    revoke_old_after: z.optional(is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_REVOKE_DELAY_SECONDS, 'whole seconds from 0 to 604800 (a week)')),
+    revoke_old_after: z.optional(
+      is<number>((v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_REVOKE_DELAY_SECONDS, 'whole seconds from 0 to 604800 (a week)'),
+    ),
   }),
 );
 

@@ -12,7 +12,9 @@ const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: 
 export const PaymentSummary = later(() => z.object({ ...MerchantVerification.shape, createdAt: timestamp }));
 export type PaymentSummary = z.infer<typeof PaymentSummary>;
 
-export const PaymentsPage = later(() => z.object({ ...envelope(), data: z.array(PaymentSummary), next: nullable<string>((v) => typeof v === 'string', 'text') }));
+export const PaymentsPage = later(() =>
+  z.object({ ...envelope(), data: z.array(PaymentSummary), next: nullable<string>((v) => typeof v === 'string', 'text') }),
+);
 export type PaymentsPage = z.infer<typeof PaymentsPage>;
 
 export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'expired', 'swept', 'event', 'attempt'] as const;
@@ -51,9 +53,16 @@ export type TimelineEntry = z.infer<typeof TimelineEntry>;
  * the coin (`amount_exact` the same, and base units under their own name, both
  * deprecated; the document says so: api-doc.ts); `refunded` once all that arrived.
  */
-export const PaymentRefunds = later(() => z.object({ status: oneOf(['none', 'partly_refunded', 'refunded']), amount: text, amount_exact: text, amount_base_units: text }));
+export const PaymentRefunds = later(() =>
+  z.object({ status: oneOf(['none', 'partly_refunded', 'refunded']), amount: text, amount_exact: text, amount_base_units: text }),
+);
 export const PaymentDetail = later(() =>
-  z.object({ payment: PaymentSummary, timeline: z.array(TimelineEntry), explorer: nullable<string>((v) => typeof v === 'string', 'text'), refunds: z.optional(PaymentRefunds) }),
+  z.object({
+    payment: PaymentSummary,
+    timeline: z.array(TimelineEntry),
+    explorer: nullable<string>((v) => typeof v === 'string', 'text'),
+    refunds: z.optional(PaymentRefunds),
+  }),
 );
 export type PaymentDetail = z.infer<typeof PaymentDetail>;
 
@@ -61,7 +70,9 @@ export type PaymentDetail = z.infer<typeof PaymentDetail>;
  * POST /api/v1/keys/roll: the mode's new secret key, shown this once; the old one is refused
  * from now, or from `oldKeyValidUntil` when the roll gave a delay.
  */
-export const RolledKey = later(() => z.object({ mode: oneOf(['test', 'live']), secretKey: text, oldKeyValidUntil: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
+export const RolledKey = later(() =>
+  z.object({ mode: oneOf(['test', 'live']), secretKey: text, oldKeyValidUntil: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }),
+);
 export type RolledKey = z.infer<typeof RolledKey>;
 
 // The session's shapes live in session.ts: the dashboard's first load carries them, and not the screens' shapes here.
@@ -71,6 +82,5 @@ export { DashboardSession, SessionAnswer, SessionProbe } from './session.ts';
 export const Business = later(() => z.object({ businessName: text, businessEmail: text, businessLogo: text }));
 export type Business = z.infer<typeof Business>;
 export const BusinessAnswer = later(() => z.object({ ...envelope(), data: Business }));
-
 
 // GET /api/v1/account/warnings' shapes are in warnings.ts: only Home reads them.

@@ -30,15 +30,37 @@ import type { RefundView } from './refunds.ts';
  * change is in its mode's feed; a person's or the team's (a role, a second factor) in both.
  */
 export const EVENT_TYPES = [
-  'DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'DEPOSIT_REVERSED', 'DEPOSIT_UNMATCHED', 'DEPOSIT_DISCREPANCY', 'SWAP_UPDATED', 'WITHDRAWAL_UPDATED', 'REFUND_UPDATED',
-  'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'ACCOUNT_EMAIL_CHANGED', 'SECURITY_CHANGED',
+  'DEPOSIT_TRANSACTION',
+  'PAYOUT_UPDATED',
+  'DEPOSIT_REVERSED',
+  'DEPOSIT_UNMATCHED',
+  'DEPOSIT_DISCREPANCY',
+  'SWAP_UPDATED',
+  'WITHDRAWAL_UPDATED',
+  'REFUND_UPDATED',
+  'PAYOUT_ADDRESS_PENDING',
+  'BANK_ACCOUNT_PENDING',
+  'WITHDRAWAL_ADDRESS_PENDING',
+  'ACCOUNT_EMAIL_CHANGED',
+  'SECURITY_CHANGED',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What a SECURITY_CHANGED event tells of (and its e-mail says, in words per language: server/email/messages-rules.ts). */
 export const SECURITY_CHANGES = [
-  'key_created', 'key_revoked', 'key_rolled', 'role_changed', 'member_removed', 'support_limit',
-  'passkey_added', 'totp_added', 'factor_removed', 'recovery_codes', 'recovery_code_used', 'step_up_locked', 'step_up_unlocked',
+  'key_created',
+  'key_revoked',
+  'key_rolled',
+  'role_changed',
+  'member_removed',
+  'support_limit',
+  'passkey_added',
+  'totp_added',
+  'factor_removed',
+  'recovery_codes',
+  'recovery_code_used',
+  'step_up_locked',
+  'step_up_unlocked',
 ] as const;
 export type SecurityChange = (typeof SECURITY_CHANGES)[number];
 
@@ -102,9 +124,15 @@ export interface DestinationChangeData {
 export type DepositEvent = Envelope<'DEPOSIT_TRANSACTION', MerchantVerification>;
 export type PayoutEvent = Envelope<'PAYOUT_UPDATED', PayoutEventData>;
 export type ReversedEvent = Envelope<'DEPOSIT_REVERSED', MerchantVerification & { reversed: ChainTransfer }>;
-export type UnmatchedEvent = Envelope<'DEPOSIT_UNMATCHED', { reason: 'late' | 'unexpected' | 'wrong_chain'; transfer: ChainTransfer; payment?: MerchantVerification }>;
+export type UnmatchedEvent = Envelope<
+  'DEPOSIT_UNMATCHED',
+  { reason: 'late' | 'unexpected' | 'wrong_chain'; transfer: ChainTransfer; payment?: MerchantVerification }
+>;
 /** Amounts in the token's base units, as decimal text, at the block `atBlock`. */
-export type DiscrepancyEvent = Envelope<'DEPOSIT_DISCREPANCY', { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }>;
+export type DiscrepancyEvent = Envelope<
+  'DEPOSIT_DISCREPANCY',
+  { reference: string; address: string; token: string; chainId: number; atBlock: string; ledger: string; onChain: string }
+>;
 export type SwapEvent = Envelope<'SWAP_UPDATED', SwapView>;
 export type WithdrawalEvent = Envelope<'WITHDRAWAL_UPDATED', WithdrawalView>;
 export type RefundEvent = Envelope<'REFUND_UPDATED', RefundView>;
@@ -112,7 +140,27 @@ export type PayoutAddressPendingEvent = Envelope<'PAYOUT_ADDRESS_PENDING', Desti
 export type BankAccountPendingEvent = Envelope<'BANK_ACCOUNT_PENDING', DestinationChangeData>;
 export type WithdrawalAddressPendingEvent = Envelope<'WITHDRAWAL_ADDRESS_PENDING', DestinationChangeData>;
 export type EmailChangedEvent = Envelope<'ACCOUNT_EMAIL_CHANGED', { previous_email: string; business_email: string }>;
-export type SecurityChangedEvent = Envelope<'SECURITY_CHANGED', { change: SecurityChange; detail: string; actor: { kind: 'owner' | 'member' | 'key' | 'operator'; id: string; label: string }; target: string | null; at: string }>;
+export type SecurityChangedEvent = Envelope<
+  'SECURITY_CHANGED',
+  {
+    change: SecurityChange;
+    detail: string;
+    actor: { kind: 'owner' | 'member' | 'key' | 'operator'; id: string; label: string };
+    target: string | null;
+    at: string;
+  }
+>;
 export type ServiceEvent =
-  | DepositEvent | PayoutEvent | ReversedEvent | UnmatchedEvent | DiscrepancyEvent | SwapEvent | WithdrawalEvent | RefundEvent
-  | PayoutAddressPendingEvent | BankAccountPendingEvent | WithdrawalAddressPendingEvent | EmailChangedEvent | SecurityChangedEvent;
+  | DepositEvent
+  | PayoutEvent
+  | ReversedEvent
+  | UnmatchedEvent
+  | DiscrepancyEvent
+  | SwapEvent
+  | WithdrawalEvent
+  | RefundEvent
+  | PayoutAddressPendingEvent
+  | BankAccountPendingEvent
+  | WithdrawalAddressPendingEvent
+  | EmailChangedEvent
+  | SecurityChangedEvent;

@@ -47,13 +47,14 @@ export const int = is<number>(Number.isSafeInteger, 'a whole number');
 /** An EVM chain id (EIP-155), as a coin list entry's chainId gives it. */
 export const chainId = is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56');
 export const amountNumber = is<number>((v) => isNumber(v) && v >= 0, 'a number of at least 0');
-export const timestamp = is<string>((v) => isText(v) && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
+export const timestamp = is<string>(
+  (v) => isText(v) && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/.test(v) && !Number.isNaN(Date.parse(v)),
+  'an ISO 8601 time',
+);
 /*@__NO_SIDE_EFFECTS__*/
-export const oneOf = <const T extends readonly string[]>(values: T) =>
-  is<T[number]>((v) => values.includes(v as string), `one of ${values.join(', ')}`);
+export const oneOf = <const T extends readonly string[]>(values: T) => is<T[number]>((v) => values.includes(v as string), `one of ${values.join(', ')}`);
 /*@__NO_SIDE_EFFECTS__*/
-export const nullable = <T>(test: (value: unknown) => boolean, expected: string) =>
-  is<T | null>((v) => v === null || test(v), `${expected} or null`);
+export const nullable = <T>(test: (value: unknown) => boolean, expected: string) => is<T | null>((v) => v === null || test(v), `${expected} or null`);
 
 /**
  * A list whose every item passes `item`, each kept as the item's parsed output, and a bad item
@@ -79,13 +80,15 @@ export const coin = oneOf(COINS);
 export const currency = oneOf(CURRENCIES);
 
 const units = (v: string | number) => toUnits(v, FIAT_DECIMALS) ?? 0n;
-export const amount = later(() => is<string | number>((v) => isText(v) || typeof v === 'number', 'a number or a numeric string').check(
-  // abort: only the first broken rule is reported, the one to fix first.
-  z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
-  z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
-  z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
-  z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
-));
+export const amount = later(() =>
+  is<string | number>((v) => isText(v) || typeof v === 'number', 'a number or a numeric string').check(
+    // abort: only the first broken rule is reported, the one to fix first.
+    z.refine((v) => decimalText(v) !== undefined, { error: 'a plain decimal number such as 25 or "25.50"', abort: true }),
+    z.refine((v) => fractionDigits(decimalText(v)!) <= FIAT_DECIMALS, { error: `at most ${FIAT_DECIMALS} decimal places`, abort: true }),
+    z.refine((v) => units(v) > 0n, { error: 'an amount greater than 0', abort: true }),
+    z.refine((v) => units(v) <= BigInt(MAX_AMOUNT) * 100n, `an amount of at most ${MAX_AMOUNT}`),
+  ),
+);
 
 export const reference = is<string | number>(
   (v) => (isText(v) ? REFERENCE_PATTERN.test(v) : Number.isSafeInteger(v) && (v as number) >= 0),
@@ -102,12 +105,18 @@ export const email = is<string>((v) => isText(v) && v.length <= 254 && EMAIL_PAT
  * scheme, host name (label, dot, letters) or IPv4 address, read after NFKC and with the
  * ideographic full stop as a dot, so full-width ｗｗｗ．evil．com and evil。com count.
  */
-export const businessName = is<string>((v) => isText(v) && v.trim().length > 0 && v.length <= 100 && linkFree(v), 'a name of 1 to 100 characters, without control characters or links');
+export const businessName = is<string>(
+  (v) => isText(v) && v.trim().length > 0 && v.length <= 100 && linkFree(v),
+  'a name of 1 to 100 characters, without control characters or links',
+);
 
 function linkFree(v: string): boolean {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v) || /\p{Cf}/u.test(v.replace(/(?<=\p{L})[\u200c\u200d](?=\p{L})/gu, ''))) return false;
-  const plain = v.normalize('NFKC').replace(/[\u200c\u200d]/g, '').replace(/[\u3002\uff61]/g, '.');
+  const plain = v
+    .normalize('NFKC')
+    .replace(/[\u200c\u200d]/g, '')
+    .replace(/[\u3002\uff61]/g, '.');
   return !/[a-z][a-z0-9+.-]*:\/\/|\b(?:mailto|javascript|data):|[\p{L}\p{N}]\.\p{L}{2,}(?![\p{L}\p{N}])|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d)/iu.test(plain);
 }
 
@@ -155,17 +164,17 @@ export function jsonObject(value: unknown): Record<string, unknown> | undefined 
       return undefined;
     }
   }
-  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && isJson(parsed)
-    ? (parsed as Record<string, unknown>)
-    : undefined;
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && isJson(parsed) ? (parsed as Record<string, unknown>) : undefined;
 }
 
 const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(jsonObject(value))).length;
 
 /** A JSON object or its text; callers normalise it with jsonObject() after parsing. */
-export const metadata = later(() => is<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, 'a JSON object (or its JSON text)').check(
-  z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`),
-));
+export const metadata = later(() =>
+  is<Record<string, unknown> | string>((v) => jsonObject(v) !== undefined, 'a JSON object (or its JSON text)').check(
+    z.refine((v) => jsonBytes(v) <= METADATA_MAX_BYTES, `JSON of at most ${METADATA_MAX_BYTES} bytes`),
+  ),
+);
 
 export const isPlainObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -174,7 +183,8 @@ export const isPlainObject = (v: unknown): boolean => v !== null && typeof v ===
  * what form; `deprecated` marks a field kept for older clients only.
  */
 /*@__NO_SIDE_EFFECTS__*/
-export const says = <T extends z.ZodMiniType>(schema: T, words: string, deprecated = false): T => schema.check(z.meta({ description: words, ...(deprecated ? { deprecated } : {}) })) as T;
+export const says = <T extends z.ZodMiniType>(schema: T, words: string, deprecated = false): T =>
+  schema.check(z.meta({ description: words, ...(deprecated ? { deprecated } : {}) })) as T;
 
 /**
  * Exactly one of the named fields of an object: the check (its issue names the first field),

@@ -11,7 +11,12 @@ const List = listOf(Item);
 
 describe('listOf', () => {
   it('keeps each item as its parsed output: keys the item does not name are dropped', () => {
-    expect(List.parse([{ name: 'a', size: 1, extra: true }, { name: 'b', size: 2 }])).toEqual([
+    expect(
+      List.parse([
+        { name: 'a', size: 1, extra: true },
+        { name: 'b', size: 2 },
+      ]),
+    ).toEqual([
       { name: 'a', size: 1 },
       { name: 'b', size: 2 },
     ]);

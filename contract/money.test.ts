@@ -15,12 +15,19 @@ describe('money as integers', () => {
     expect(toUnits(value, decimals)).toBe(units);
   });
 
-  it.each([['1.005', 2], [0.1 + 0.2, 2], ['1e3', 2], ['-1', 2], ['', 2], ['0x10', 2], [Number.NaN, 2], ['1.', 2], ['.5', 2]])(
-    'refuses %j at %i decimals rather than rounding it',
-    (value, decimals) => {
-      expect(toUnits(value, decimals)).toBeUndefined();
-    },
-  );
+  it.each([
+    ['1.005', 2],
+    [0.1 + 0.2, 2],
+    ['1e3', 2],
+    ['-1', 2],
+    ['', 2],
+    ['0x10', 2],
+    [Number.NaN, 2],
+    ['1.', 2],
+    ['.5', 2],
+  ])('refuses %j at %i decimals rather than rounding it', (value, decimals) => {
+    expect(toUnits(value, decimals)).toBeUndefined();
+  });
 
   it('formats units back to the shortest exact decimal', () => {
     expect(formatUnits(2450n, 2)).toBe('24.5');
@@ -79,7 +86,12 @@ describe('the stub quote', () => {
   });
 
   it('never asks less than the amount is worth', () => {
-    for (const [amount, currency] of [['0.01', 'AED'], ['1', 'GBP'], ['99999999.99', 'EUR'], ['3.33', 'NGN']] as const) {
+    for (const [amount, currency] of [
+      ['0.01', 'AED'],
+      ['1', 'GBP'],
+      ['99999999.99', 'EUR'],
+      ['3.33', 'NGN'],
+    ] as const) {
       const q = quote(toUnits(amount, 2)!, FIAT_PER_USD[currency], 6, { bps: 250, bearer: 'customer' });
       const rate = { AED: 3.6725, GBP: 0.79, EUR: 0.92, NGN: 1550 }[currency];
       // Checked with floats on purpose, as an independent, approximate witness.

@@ -59,7 +59,9 @@ export const WithdrawalLimitBody = later(() =>
 export type WithdrawalLimitBody = z.input<typeof WithdrawalLimitBody>;
 
 /** Its answer: the limit that now holds, and whether it is the merchant's own or the default. */
-export const WithdrawalLimit = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), currency: z.literal('USD'), daily: text, default: z.boolean() }));
+export const WithdrawalLimit = later(() =>
+  z.object({ id: text, mode: oneOf(['test', 'live']), currency: z.literal('USD'), daily: text, default: z.boolean() }),
+);
 export type WithdrawalLimit = z.infer<typeof WithdrawalLimit>;
 
 /** POST /operator/v1/treasury/holds/resolve: the operator lifts a chain's hold on money movements, saying who and why. */
@@ -88,5 +90,7 @@ export const MerchantFeeBody = later(() =>
 export type MerchantFeeBody = z.input<typeof MerchantFeeBody>;
 
 /** Its answer: the terms that now hold, and whether they are the service's default. */
-export const MerchantFee = later(() => z.object({ id: text, mode: oneOf(['test', 'live']), bps: z.number(), bearer: oneOf(['customer', 'merchant']), default: z.boolean() }));
+export const MerchantFee = later(() =>
+  z.object({ id: text, mode: oneOf(['test', 'live']), bps: z.number(), bearer: oneOf(['customer', 'merchant']), default: z.boolean() }),
+);
 export type MerchantFee = z.infer<typeof MerchantFee>;

@@ -165,15 +165,17 @@ const title = is<string>((v) => typeof v === 'string' && v.trim().length > 0 && 
 const description = is<string>((v) => typeof v === 'string' && v.length <= 2000, 'text of at most 2000 characters');
 
 /** POST /payment_links/standard. `charge` is ours: a link with a fixed amount instead of a cart. */
-export const StandardLinkBody = z.object({
-  title,
-  description: z.optional(description),
-  options: z.optional(LinkOptionsBody),
-  action: z.optional(ActionBody),
-  cart: z.optional(z.array(CartEntry).check(z.minLength(1, 'a cart of at least one price'))),
-  /** The widget's own money rules: an amount a customer can pay, in a currency the checkout takes. */
-  charge: z.optional(z.object({ amount, currency })),
-}).check(exactlyOne(['cart', 'charge'], 'a cart of prices or a charge, not both or neither'));
+export const StandardLinkBody = z
+  .object({
+    title,
+    description: z.optional(description),
+    options: z.optional(LinkOptionsBody),
+    action: z.optional(ActionBody),
+    cart: z.optional(z.array(CartEntry).check(z.minLength(1, 'a cart of at least one price'))),
+    /** The widget's own money rules: an amount a customer can pay, in a currency the checkout takes. */
+    charge: z.optional(z.object({ amount, currency })),
+  })
+  .check(exactlyOne(['cart', 'charge'], 'a cart of prices or a charge, not both or neither'));
 
 /** PUT /payment_links/standard: the same, plus the link's id; the action names confirmation_page. */
 export const StandardLinkUpdateBody = z.object({

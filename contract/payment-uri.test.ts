@@ -8,12 +8,8 @@ const to = '0x3bac2d89ef49958c95e8db81ae904949c6ed8e51';
 
 describe('the EIP-681 payment URI', () => {
   it('names the token, the chain, the recipient and the exact amount in base units', () => {
-    expect(paymentUri(usdc, to, 24.745)).toBe(
-      `ethereum:${usdc.contractAddress}@11155111/transfer?address=${to}&uint256=24745000`,
-    );
-    expect(paymentUri(usdt, to, 0.000001)).toBe(
-      `ethereum:${usdt.contractAddress}@97/transfer?address=${to}&uint256=1000000000000`,
-    );
+    expect(paymentUri(usdc, to, 24.745)).toBe(`ethereum:${usdc.contractAddress}@11155111/transfer?address=${to}&uint256=24745000`);
+    expect(paymentUri(usdt, to, 0.000001)).toBe(`ethereum:${usdt.contractAddress}@97/transfer?address=${to}&uint256=1000000000000`);
   });
 
   it('is exact where floats are not: 0.1 + 0.2 worth of units is refused, 0.3 is exact', () => {

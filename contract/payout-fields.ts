@@ -11,7 +11,16 @@ export const REQUIRED_FIELDS: Record<PayoutCurrency, readonly string[]> = {
   GHS: ['bank_name', 'bank_code', 'account_name', 'account_number', 'country', 'city', 'address', 'street', 'postal_code'],
 };
 export const WRITE_FIELDS = [
-  'bank_name', 'bank_code', 'account_name', 'account_number', 'country', 'account_type',
-  'routing_number', 'city', 'state', 'address', 'street', 'postal_code',
+  'bank_name',
+  'bank_code',
+  'account_name',
+  'account_number',
+  'country',
+  'account_type',
+  'routing_number',
+  'city',
+  'state',
+  'address',
+  'street',
+  'postal_code',
 ] as const;
-

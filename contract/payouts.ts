@@ -22,7 +22,9 @@ export const PayoutBody = z.extend(PayoutFields, {
 });
 
 export const DeletePayoutsBody = z.object({
-  ids: z.array(is<string>((v) => typeof v === 'string' && v.length > 0, 'a payout id')).check(z.minLength(1, 'from 1 to 100 payout ids'), z.maxLength(100, 'from 1 to 100 payout ids')),
+  ids: z
+    .array(is<string>((v) => typeof v === 'string' && v.length > 0, 'a payout id'))
+    .check(z.minLength(1, 'from 1 to 100 payout ids'), z.maxLength(100, 'from 1 to 100 payout ids')),
 });
 
 export const InitiatePayoutBody = z.object({

@@ -24,7 +24,10 @@ export const RelayBody = later(() =>
       validBefore: wholeText,
       nonce: is<`0x${string}`>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v), 'a 32-byte nonce: 0x followed by 64 hexadecimal digits'),
     }),
-    signature: is<`0x${string}`>((v) => typeof v === 'string' && /^0x([0-9a-fA-F]{2}){65,4096}$/.test(v), 'a signature: 0x followed by at least 65 bytes in hexadecimal'),
+    signature: is<`0x${string}`>(
+      (v) => typeof v === 'string' && /^0x([0-9a-fA-F]{2}){65,4096}$/.test(v),
+      'a signature: 0x followed by at least 65 bytes in hexadecimal',
+    ),
   }),
 );
 

@@ -1,7 +1,28 @@
 // The shapes that cross the wire between the widget and the API. The stub API validates
 // requests with these and the widget validates responses with them: one source of truth.
 import * as z from 'zod/mini';
-import { amount, amountNumber, bool, chainId, coin, currency, email, httpUrl, int, is, isPlainObject, later, listOf, metadata, nullable, oneOf, personName, reference, text, timestamp } from './fields.ts';
+import {
+  amount,
+  amountNumber,
+  bool,
+  chainId,
+  coin,
+  currency,
+  email,
+  httpUrl,
+  int,
+  is,
+  isPlainObject,
+  later,
+  listOf,
+  metadata,
+  nullable,
+  oneOf,
+  personName,
+  reference,
+  text,
+  timestamp,
+} from './fields.ts';
 
 /** `settled`: an accepted partial payment, finished with what arrived (amountPaid < actualAmount). */
 export const STATUSES = ['pending', 'incomplete', 'confirmed', 'settled', 'expired', 'failed'] as const;
@@ -129,9 +150,7 @@ const paymentShape = () => ({
  * `merchantAmount` what the merchant receives: exact decimal text, together exactly
  * actualAmount. Whatever arrives is split at the same rate, the operator's share rounded down.
  */
-export const PaymentFee = later(() =>
-  z.object({ bps: int, bearer: oneOf(['customer', 'merchant']), amount: text, merchantAmount: text }),
-);
+export const PaymentFee = later(() => z.object({ bps: int, bearer: oneOf(['customer', 'merchant']), amount: text, merchantAmount: text }));
 export type PaymentFee = z.infer<typeof PaymentFee>;
 
 /** GET /api/v1/transaction/verify/:reference, as a page (public key) reads it: what the checkout parses. */
@@ -166,7 +185,13 @@ export type MerchantVerification = z.infer<typeof MerchantVerification>;
  * re-quote elsewhere changes the coin and the expiry), so an open checkout follows it, and
  * money still confirming (each new confirmation).
  */
-export const paymentVersion = ({ status, amountPaid, coin, expiresAt, confirming: c }: Pick<Verification, 'status' | 'amountPaid' | 'coin' | 'expiresAt' | 'confirming'>): string =>
+export const paymentVersion = ({
+  status,
+  amountPaid,
+  coin,
+  expiresAt,
+  confirming: c,
+}: Pick<Verification, 'status' | 'amountPaid' | 'coin' | 'expiresAt' | 'confirming'>): string =>
   `${status}:${amountPaid}:${coin}:${expiresAt}` + (c ? `:${c.amount}:${c.confirmations}` : '');
 
 /** The longest a verify long poll may ask the API to wait, in seconds. */
@@ -187,7 +212,10 @@ export const DepositBody = later(() =>
 export const PayoutAddressBody = later(() =>
   z.object({
     chain_id: is<number>((v) => Number.isSafeInteger(v) && (v as number) > 0, 'a chain id such as 56'),
-    address: is<string>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v), 'a 0x address of 40 hex digits, not the zero address'),
+    address: is<string>(
+      (v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) && !/^0x0{40}$/.test(v),
+      'a 0x address of 40 hex digits, not the zero address',
+    ),
   }),
 );
 

@@ -42,7 +42,8 @@ export const SessionAnswer = later(() => z.object({ ...envelope(), data: Dashboa
  * have; POST /dashboard/api/session/factor signs in. (The dashboard's sign-in reads `factorNeeded`
  * alone, then the session through SessionProbe: no schema of its own in the first load.)
  */
-export const FactorNeeded = later(() => z.object({ ...envelope(), data: z.object({ factorNeeded: z.array(oneOf(['passkey', 'totp'])), expiresAt: timestamp }) }));
+export const FactorNeeded = later(() =>
+  z.object({ ...envelope(), data: z.object({ factorNeeded: z.array(oneOf(['passkey', 'totp'])), expiresAt: timestamp }) }),
+);
 /** GET /dashboard/api/session, "am I signed in?": the session, or no `data` when nobody is (a 200, not a 401). */
 export const SessionProbe = later(() => z.object({ ...envelope(), data: z.optional(DashboardSession) }));
-

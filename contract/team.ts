@@ -60,19 +60,31 @@ export const AuditQuery = later(() =>
   }),
 );
 
-export const Member = later(() => z.object({ id: text, email: text, role: roleOrOwner, createdAt: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }));
+export const Member = later(() =>
+  z.object({ id: text, email: text, role: roleOrOwner, createdAt: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time') }),
+);
 export const MembersAnswer = later(() => answer(z.array(Member)));
 export const MemberAnswer = later(() => answer(Member));
 /** An invitation: its link is answered this once (its token is kept only as a hash). */
 /** With e-mail on, the link goes to the invited address only (`link` null, `emailed` true); off, it is answered to pass on by hand. */
-export const InvitationAnswer = later(() => answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })));
+export const InvitationAnswer = later(() =>
+  answer(z.object({ email: text, role, expiresAt: timestamp, link: nullable<string>((v) => typeof v === 'string', 'text'), emailed: bool })),
+);
 /** Who made a key: the owner, a member (id, e-mail) or a key (id or hint); null for one made before this was kept. */
 export const KeyMaker = later(() => z.nullable(z.object({ kind: oneOf(['owner', 'member', 'key'] as const), id: text, label: text })));
 const when = nullable<string>((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
 /** A restricted key as listed: who made it, when it expires (null: never), when and from which client address it was last used (null: not yet; kept to the minute). */
 const keyFields = () => ({
-  id: text, name: text, mode: oneOf(['test', 'live'] as const), hint: text, permissions: z.array(oneOf(PERMISSIONS)), createdAt: timestamp, createdBy: KeyMaker,
-  expiresAt: when, lastUsedAt: when, lastUsedFrom: nullable<string>((v) => typeof v === 'string', 'text'),
+  id: text,
+  name: text,
+  mode: oneOf(['test', 'live'] as const),
+  hint: text,
+  permissions: z.array(oneOf(PERMISSIONS)),
+  createdAt: timestamp,
+  createdBy: KeyMaker,
+  expiresAt: when,
+  lastUsedAt: when,
+  lastUsedFrom: nullable<string>((v) => typeof v === 'string', 'text'),
 });
 export const RestrictedKey = later(() => z.object(keyFields()));
 export const RestrictedKeysAnswer = later(() => answer(z.array(RestrictedKey)));
@@ -101,4 +113,6 @@ export const AcceptInvitationBody = later(() =>
     password: is<string>((v) => typeof v === 'string' && v.length >= 10 && v.length <= 200, 'a password of 10 to 200 characters'),
   }),
 );
-export const ByMember = later(() => z.object({ id: is<string>((v) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), 'a UUID') }));
+export const ByMember = later(() =>
+  z.object({ id: is<string>((v) => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v), 'a UUID') }),
+);

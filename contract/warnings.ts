@@ -13,7 +13,15 @@ const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: 
  */
 export const WARNING_CODES = ['no_webhook_url', 'no_payout_address', 'webhook_failing', 'not_ready'] as const;
 export const WarningParams = later(() =>
-  z.object({ mode: oneOf(['test', 'live']), network: z.optional(text), chainId: z.optional(int), status: z.optional(int), error: z.optional(text), at: z.optional(timestamp), checks: z.optional(int) }),
+  z.object({
+    mode: oneOf(['test', 'live']),
+    network: z.optional(text),
+    chainId: z.optional(int),
+    status: z.optional(int),
+    error: z.optional(text),
+    at: z.optional(timestamp),
+    checks: z.optional(int),
+  }),
 );
 export const MoneyWarning = later(() => z.object({ code: oneOf(WARNING_CODES), message: text, params: WarningParams }));
 export type MoneyWarning = z.infer<typeof MoneyWarning>;

@@ -38,7 +38,9 @@ export class WebhookError extends Error {
 
 function assertSecret(secret: unknown, where: string): asserts secret is string {
   if (typeof secret !== 'string' || secret.trim().length < 8) {
-    throw new TypeError(`${where}: expected the webhook signing secret (whsec_…), received ${typeof secret === 'string' ? `${secret.length} characters` : typeof secret}`);
+    throw new TypeError(
+      `${where}: expected the webhook signing secret (whsec_…), received ${typeof secret === 'string' ? `${secret.length} characters` : typeof secret}`,
+    );
   }
 }
 
@@ -92,7 +94,13 @@ export function verifySignedEvent(
   const timestamps = parts.filter(([key]) => key === 't');
   const signatures = parts.filter(([key]) => key === 'v1').map(([, value]) => value ?? '');
   const timestamp = Number(timestamps[0]?.[1]);
-  if (timestamps.length !== 1 || !Number.isSafeInteger(timestamp) || signatures.length === 0 || signatures.length > 4 || !signatures.every((s) => /^[0-9a-f]{64}$/.test(s))) {
+  if (
+    timestamps.length !== 1 ||
+    !Number.isSafeInteger(timestamp) ||
+    signatures.length === 0 ||
+    signatures.length > 4 ||
+    !signatures.every((s) => /^[0-9a-f]{64}$/.test(s))
+  ) {
     throw new WebhookError('malformed_signature', `${SIGNATURE_HEADER} is not t=<seconds>,v1=<hex>`);
   }
   const expected = hmac(secret, `${timestamp}.${body}`);
@@ -105,7 +113,8 @@ export function verifySignedEvent(
 
 function checkOptions(secret: unknown, toleranceSeconds: number, now: number): asserts secret is string {
   assertSecret(secret, 'verifyWebhook');
-  if (!Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) throw new TypeError(`verifyWebhook: toleranceSeconds must be a finite number of at least 0, received ${toleranceSeconds}`);
+  if (!Number.isFinite(toleranceSeconds) || toleranceSeconds < 0)
+    throw new TypeError(`verifyWebhook: toleranceSeconds must be a finite number of at least 0, received ${toleranceSeconds}`);
   if (!Number.isFinite(now)) throw new TypeError(`verifyWebhook: now must be a finite time in milliseconds, received ${now}`);
 }
 
@@ -152,8 +161,16 @@ export function verifyStandardEvent(
     throw new WebhookError('missing_signature', `No ${missing.join(', ')} header${missing.length > 1 ? 's' : ''}`);
   }
   const timestamp = Number(timestampText);
-  const signatures = signatureText.split(' ').filter(Boolean).map((part) => part.split(',', 2) as [string, string | undefined]);
-  if (!/^\d{1,12}$/.test(timestampText) || signatures.length === 0 || signatures.length > 4 || !signatures.every(([version, value]) => /^v1[a-z]?$/.test(version) && /^[A-Za-z0-9+/]+={0,2}$/.test(value ?? ''))) {
+  const signatures = signatureText
+    .split(' ')
+    .filter(Boolean)
+    .map((part) => part.split(',', 2) as [string, string | undefined]);
+  if (
+    !/^\d{1,12}$/.test(timestampText) ||
+    signatures.length === 0 ||
+    signatures.length > 4 ||
+    !signatures.every(([version, value]) => /^v1[a-z]?$/.test(version) && /^[A-Za-z0-9+/]+={0,2}$/.test(value ?? ''))
+  ) {
     throw new WebhookError('malformed_signature', `${STANDARD_HEADERS.signature} is not v1,<base64>, or ${STANDARD_HEADERS.timestamp} not seconds`);
   }
   const expected = hmac(standardKey(secret), `${id}.${timestamp}.${body}`);

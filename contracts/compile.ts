@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url)).replace(/build\/contracts\/$/, 'contracts/');
 const require = createRequire(import.meta.url);
-const solc = require('solc') as { compile(input: string, callbacks?: { import(path: string): { contents: string } | { error: string } }): string; version(): string };
+const solc = require('solc') as {
+  compile(input: string, callbacks?: { import(path: string): { contents: string } | { error: string } }): string;
+  version(): string;
+};
 
 export interface Compiled {
   [contract: string]: { abi: unknown[]; bytecode: `0x${string}` };

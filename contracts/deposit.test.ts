@@ -2,7 +2,20 @@
 // is deployed there, a sweep sends everything to the payout address and nowhere else, and a
 // second sweep is harmless. Also: the committed bytecode is what the Solidity source compiles to.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, decodeErrorResult, getAddress, http, keccak256, parseEther, parseEventLogs, parseUnits, toHex, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeErrorResult,
+  getAddress,
+  http,
+  keccak256,
+  parseEther,
+  parseEventLogs,
+  parseUnits,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { foundry } from 'viem/chains';
 import * as artifacts from './artifacts.generated.ts';
 import { compileContracts } from './compile.ts';
@@ -32,11 +45,14 @@ const mined = (hash: `0x${string}`) => reader.waitForTransactionReceipt({ hash, 
 const salt = (n: number) => keccak256(toHex(`m/test/payment-${n}`));
 
 /** The deposit address, computed off-chain exactly as the service computes it (salt = keccak of merchant/mode/reference). */
-const depositAddress = (owner: Address, n: number) => create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner });
+const depositAddress = (owner: Address, n: number) =>
+  create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner });
 
 async function pay(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
   const decimals = symbol === 'USDC' ? 6 : 18;
-  await mined(await wallet().writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] }));
+  await mined(
+    await wallet().writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, decimals)] }),
+  );
 }
 
 async function sweep(targets: Array<{ payout: Address; salt: `0x${string}`; token: Address }>, by = stranger) {
@@ -60,7 +76,9 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     expect(depositAddress(stranger.address, 1)).not.toBe(a);
     // Kept per factory and payout address (server/chain/networks.ts): the factory's answer for
     // each payout in turn, however the payout address is spelled.
-    expect(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [stranger.address, salt(1)] })).toBe(depositAddress(stranger.address, 1));
+    expect(
+      await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [stranger.address, salt(1)] }),
+    ).toBe(depositAddress(stranger.address, 1));
     expect(depositAddress(payout.toLowerCase() as Address, 1)).toBe(a);
   });
 
@@ -104,7 +122,12 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     expect(await balance(contracts.tokens.USDT, deposit)).toBe(parseUnits('7', 18));
     expect(await balance(contracts.tokens.USDT, stranger.address)).toBe(parseUnits('1000000', 18));
     // The deposit itself has one way out, and its payout is fixed.
-    expect(Deposit.abi.filter((item) => item.type === 'function').map((item) => item.name).sort()).toEqual(['fee', 'payout', 'sweep']);
+    expect(
+      Deposit.abi
+        .filter((item) => item.type === 'function')
+        .map((item) => item.name)
+        .sort(),
+    ).toEqual(['fee', 'payout', 'sweep']);
     await sweep([{ payout, salt: salt(30), token: contracts.tokens.USDT }]);
     expect(await reader.readContract({ address: deposit, abi: Deposit.abi, functionName: 'payout' })).toBe(payout);
     // A stranger calling the deployed deposit directly still pays the payout address.
@@ -115,7 +138,7 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     expect(await balance(contracts.tokens.USDT, stranger.address)).toBe(parseUnits('1000000', 18));
   });
 
-  it('is a minimal proxy: the deposit code is the factory\'s first creation, and the deposit code itself holds nothing', async () => {
+  it("is a minimal proxy: the deposit code is the factory's first creation, and the deposit code itself holds nothing", async () => {
     const implementation = await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'implementation' });
     expect(implementation).toBe(implementationOf(contracts.factory));
     const deposit = depositAddress(payout, 40);
@@ -139,14 +162,21 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
     expect(await balance(contracts.tokens.USDT, b)).toBe(parseUnits('3', 18));
     const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
     expect(failed.map((f) => [f.args.deposit, f.args.token])).toEqual([[b, getAddress(contracts.tokens.USDT)]]);
-    expect(decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data: failed[0]!.args.reason as Hex }).args[0]).toBe('frozen');
+    expect(
+      decodeErrorResult({ abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }], data: failed[0]!.args.reason as Hex })
+        .args[0],
+    ).toBe('frozen');
     expect(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: receipt.logs }).map((e) => e.args.deposit)).toEqual([a, c]);
   });
 
   it('sweeps the native coin, sent before or after the deposit exists, and a token no network lists', async () => {
     const deposit = depositAddress(payout, 60);
     await mined(await wallet().sendTransaction({ to: deposit, value: parseEther('0.5') }));
-    const unlisted = (await reader.waitForTransactionReceipt({ hash: await wallet().deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Unlisted', 'UNL', 8] }) })).contractAddress!;
+    const unlisted = (
+      await reader.waitForTransactionReceipt({
+        hash: await wallet().deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Unlisted', 'UNL', 8] }),
+      })
+    ).contractAddress!;
     await mined(await wallet().writeContract({ address: unlisted, abi: TestToken.abi, functionName: 'mint', args: [deposit, 12_345n] }));
     const nativeBefore = await reader.getBalance({ address: payout });
     await sweep([
@@ -175,7 +205,9 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
   });
 
   describe('a hostile target (issue 33 item 10)', () => {
-    const hostile = async (revertBytes: bigint) => (await reader.waitForTransactionReceipt({ hash: await wallet().deployContract({ abi: Hostile.abi, bytecode: Hostile.bytecode, args: [revertBytes] }) })).contractAddress!;
+    const hostile = async (revertBytes: bigint) =>
+      (await reader.waitForTransactionReceipt({ hash: await wallet().deployContract({ abi: Hostile.abi, bytecode: Hostile.bytecode, args: [revertBytes] }) }))
+        .contractAddress!;
     const sweepWith = async (targets: Array<{ payout: Address; salt: Hex; token: Address }>, gas: bigint) =>
       mined(await wallet(stranger).writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets], gas }));
 
@@ -186,11 +218,14 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
       await pay(c, '3');
       const before = await balance(contracts.tokens.USDT, payout);
       // A million gas: before the cap, the burner took 63/64 of it and the batch ran out after it.
-      const receipt = await sweepWith([
-        { payout, salt: salt(80), token: contracts.tokens.USDT },
-        { payout, salt: salt(81), token: burner },
-        { payout, salt: salt(82), token: contracts.tokens.USDT },
-      ], 1_000_000n);
+      const receipt = await sweepWith(
+        [
+          { payout, salt: salt(80), token: contracts.tokens.USDT },
+          { payout, salt: salt(81), token: burner },
+          { payout, salt: salt(82), token: contracts.tokens.USDT },
+        ],
+        1_000_000n,
+      );
       expect(receipt.status).toBe('success');
       expect(await balance(contracts.tokens.USDT, payout)).toBe(before + parseUnits('5', 18));
       const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
@@ -204,10 +239,13 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
       const huge = await hostile(100_000n);
       const d = depositAddress(payout, 91);
       await pay(d, '1');
-      const receipt = await sweepWith([
-        { payout, salt: salt(90), token: huge },
-        { payout, salt: salt(91), token: contracts.tokens.USDT },
-      ], 3_000_000n);
+      const receipt = await sweepWith(
+        [
+          { payout, salt: salt(90), token: huge },
+          { payout, salt: salt(91), token: contracts.tokens.USDT },
+        ],
+        3_000_000n,
+      );
       expect(receipt.status).toBe('success');
       const failed = parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs });
       expect(failed).toHaveLength(1);
@@ -225,7 +263,9 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
       const native = '0x0000000000000000000000000000000000000000' as const;
       // Deployed by a first sweep (which fails alone), then swept directly with a million gas.
       await sweepWith([{ payout: burner, salt: salt(100), token: native }], 1_000_000n);
-      const receipt = await mined(await wallet(stranger).writeContract({ address: deposit, abi: Deposit.abi, functionName: 'sweep', args: [native], gas: 1_000_000n }));
+      const receipt = await mined(
+        await wallet(stranger).writeContract({ address: deposit, abi: Deposit.abi, functionName: 'sweep', args: [native], gas: 1_000_000n }),
+      );
       expect(receipt.status).toBe('reverted');
       expect(receipt.gasUsed).toBeLessThan(100_000n);
       expect(await reader.getBalance({ address: deposit })).toBe(parseEther('0.1'));
@@ -240,18 +280,33 @@ describe('the deposit contract', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a deposit that carries the operator\'s fee', { timeout: 60_000 }, () => {
+describe("a deposit that carries the operator's fee", { timeout: 60_000 }, () => {
   const operator = devAccount(5).address;
   type Fee = { to: Address; numerator: number; denominator: number };
-  const feeAddress = (owner: Address, n: number, fee: Fee) => create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner, fee });
-  const target = (owner: Address, n: number, fee: Fee, token: Address) => ({ payout: owner, feeTo: fee.to, feeNumerator: fee.numerator, feeDenominator: fee.denominator, salt: salt(n), token });
+  const feeAddress = (owner: Address, n: number, fee: Fee) =>
+    create2Addresses(contracts.factory).addressFor({ merchantId: 'm', mode: 'test', reference: `payment-${n}`, payout: owner, fee });
+  const target = (owner: Address, n: number, fee: Fee, token: Address) => ({
+    payout: owner,
+    feeTo: fee.to,
+    feeNumerator: fee.numerator,
+    feeDenominator: fee.denominator,
+    salt: salt(n),
+    token,
+  });
   const sweepFees = async (targets: Array<ReturnType<typeof target>>) =>
     mined(await wallet(stranger).writeContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets] }));
   const onePercent: Fee = { to: operator, numerator: 100, denominator: 10_100 };
 
   it('binds the fee address and fraction into the address, computed off-chain as the factory does; no fee is the old address', async () => {
     const a = feeAddress(payout, 100, onePercent);
-    expect(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressWithFee', args: [payout, operator, 100, 10_100, salt(100)] })).toBe(a);
+    expect(
+      await reader.readContract({
+        address: contracts.factory,
+        abi: DepositFactory.abi,
+        functionName: 'addressWithFee',
+        args: [payout, operator, 100, 10_100, salt(100)],
+      }),
+    ).toBe(a);
     expect(feeAddress(payout, 100, { ...onePercent, to: stranger.address })).not.toBe(a);
     expect(feeAddress(payout, 100, { ...onePercent, numerator: 99 })).not.toBe(a);
     expect(feeAddress(payout, 100, { ...onePercent, denominator: 10_000 })).not.toBe(a);
@@ -294,7 +349,11 @@ describe('a deposit that carries the operator\'s fee', { timeout: 60_000 }, () =
     for (const d of [a, b]) await pay(d, '2');
     await mined(await wallet(stranger).writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [a] }));
     const [n0, f0] = [await reader.getBalance({ address: operator }), await balance(contracts.tokens.USDT, operator)];
-    const receipt = await sweepFees([target(payout, 130, onePercent, '0x0000000000000000000000000000000000000000'), target(payout, 131, onePercent, contracts.tokens.USDT), target(payout, 132, onePercent, contracts.tokens.USDT)]);
+    const receipt = await sweepFees([
+      target(payout, 130, onePercent, '0x0000000000000000000000000000000000000000'),
+      target(payout, 131, onePercent, contracts.tokens.USDT),
+      target(payout, 132, onePercent, contracts.tokens.USDT),
+    ]);
     expect(await reader.getBalance({ address: operator })).toBe(n0 + (parseEther('1') * 100n) / 10_100n);
     expect(await balance(contracts.tokens.USDT, operator)).toBe(f0 + (parseUnits('2', 18) * 100n) / 10_100n);
     expect(parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: receipt.logs }).map((f) => f.args.deposit)).toEqual([a]);

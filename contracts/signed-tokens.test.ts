@@ -2,7 +2,18 @@
 // USD Coin's own EIP-712 domain, DAI's permit, USDT neither. Each signature is made by viem's
 // signTypedData, as a wallet's eth_signTypedData_v4 would make it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, hashDomain, http, parseEventLogs, parseSignature, parseUnits, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  hashDomain,
+  http,
+  parseEventLogs,
+  parseSignature,
+  parseUnits,
+  type Address,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DaiTestToken, TestToken, TestWallet, UsdcTestToken } from './artifacts.generated.ts';
@@ -42,7 +53,9 @@ const authorizationTypes = TRANSFER_WITH_AUTHORIZATION_TYPES;
 /** A new account holding only `usdc` of USDC and no ETH at all. */
 async function payerWith(usdcAmount: string): Promise<LocalAccount> {
   const payer = privateKeyToAccount(generatePrivateKey());
-  await mined(await wallet(relayer).writeContract({ address: usdc, abi: TestToken.abi, functionName: 'mint', args: [payer.address, parseUnits(usdcAmount, 6)] }));
+  await mined(
+    await wallet(relayer).writeContract({ address: usdc, abi: TestToken.abi, functionName: 'mint', args: [payer.address, parseUnits(usdcAmount, 6)] }),
+  );
   expect(await reader.getBalance({ address: payer.address })).toBe(0n);
   return payer;
 }
@@ -91,17 +104,34 @@ async function refusal(message: Authorization, signature: Hex): Promise<string> 
     });
     return 'ok';
   } catch (error) {
-    return String((error as Error).message).match(/reverted with the following reason:\s*\n?(.*)/)?.[1]?.trim() ?? String(error);
+    return (
+      String((error as Error).message)
+        .match(/reverted with the following reason:\s*\n?(.*)/)?.[1]
+        ?.trim() ?? String(error)
+    );
   }
 }
 
-const used = (authorizer: Address, nonce: Hex) => reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'authorizationState', args: [authorizer, nonce] });
+const used = (authorizer: Address, nonce: Hex) =>
+  reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'authorizationState', args: [authorizer, nonce] });
 
-describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
+describe("the dev chain's USDC: EIP-3009", { timeout: 60_000 }, () => {
   it('has USD Coin\'s EIP-712 domain: name "USD Coin", version "2", this chain and this contract', async () => {
     expect(DEV_TOKENS.find((t) => t.symbol === 'USDC')).toMatchObject({ signs: { standard: 'eip3009', name: 'USD Coin', version: '2' } });
     const separator = await reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'DOMAIN_SEPARATOR' });
-    expect(separator).toBe(hashDomain({ domain: { ...usdcDomain(), chainId: BigInt(foundry.id) }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
+    expect(separator).toBe(
+      hashDomain({
+        domain: { ...usdcDomain(), chainId: BigInt(foundry.id) },
+        types: {
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'version', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+            { name: 'verifyingContract', type: 'address' },
+          ],
+        },
+      }),
+    );
     expect(await reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'name' })).toBe('USD Coin');
   });
 
@@ -153,21 +183,45 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
     expect(await refusal(early, earlySignature)).toBe('ok');
   });
 
-  it('refuses a canceled nonce; only the authorizer\'s signature cancels, once', async () => {
+  it("refuses a canceled nonce; only the authorizer's signature cancels, once", async () => {
     const payer = await payerWith('25');
     const message = await authorization(payer.address, '5');
     const signature = await sign(payer, message);
-    const cancelTypes = { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] } as const;
-    const cancel = (signer: LocalAccount) => signer.signTypedData({ domain: usdcDomain(), types: cancelTypes, primaryType: 'CancelAuthorization', message: { authorizer: payer.address, nonce: message.nonce } });
+    const cancelTypes = {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    } as const;
+    const cancel = (signer: LocalAccount) =>
+      signer.signTypedData({
+        domain: usdcDomain(),
+        types: cancelTypes,
+        primaryType: 'CancelAuthorization',
+        message: { authorizer: payer.address, nonce: message.nonce },
+      });
     const stranger = privateKeyToAccount(generatePrivateKey());
     await expect(
-      reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'cancelAuthorization', args: [payer.address, message.nonce, await cancel(stranger)] }),
+      reader.simulateContract({
+        account: relayer,
+        address: usdc,
+        abi: UsdcTestToken.abi,
+        functionName: 'cancelAuthorization',
+        args: [payer.address, message.nonce, await cancel(stranger)],
+      }),
     ).rejects.toThrow('EIP3009: invalid signature');
     const { v, r, s } = parseSignature(await cancel(payer));
     const receipt = await mined(
-      await wallet(relayer).writeContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'cancelAuthorization', args: [payer.address, message.nonce, Number(v), r, s] }),
+      await wallet(relayer).writeContract({
+        address: usdc,
+        abi: UsdcTestToken.abi,
+        functionName: 'cancelAuthorization',
+        args: [payer.address, message.nonce, Number(v), r, s],
+      }),
     );
-    expect(parseEventLogs({ abi: UsdcTestToken.abi, logs: receipt.logs }).map((e) => [e.eventName, e.args])).toEqual([['AuthorizationCanceled', { authorizer: payer.address, nonce: message.nonce }]]);
+    expect(parseEventLogs({ abi: UsdcTestToken.abi, logs: receipt.logs }).map((e) => [e.eventName, e.args])).toEqual([
+      ['AuthorizationCanceled', { authorizer: payer.address, nonce: message.nonce }],
+    ]);
     expect(await used(payer.address, message.nonce)).toBe(true);
     expect(await refusal(message, signature)).toBe('EIP3009: authorization is used or canceled');
     expect(await balance(usdc, payer.address)).toBe(parseUnits('25', 6));
@@ -177,19 +231,34 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
     const payer = await payerWith('25');
     const payeeAccount = devAccount(2);
     const message = await authorization(payer.address, '3', { to: payeeAccount.address });
-    const signature = await payer.signTypedData({ domain: usdcDomain(), types: { ReceiveWithAuthorization: authorizationTypes.TransferWithAuthorization }, primaryType: 'ReceiveWithAuthorization', message });
+    const signature = await payer.signTypedData({
+      domain: usdcDomain(),
+      types: { ReceiveWithAuthorization: authorizationTypes.TransferWithAuthorization },
+      primaryType: 'ReceiveWithAuthorization',
+      message,
+    });
     const args = [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, signature] as const;
-    await expect(reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args })).rejects.toThrow('EIP3009: caller must be the payee');
+    await expect(
+      reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args }),
+    ).rejects.toThrow('EIP3009: caller must be the payee');
     // A TransferWithAuthorization signature is not a ReceiveWithAuthorization one.
     await expect(
-      reader.simulateContract({ account: payeeAccount, address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, await sign(payer, message)] }),
+      reader.simulateContract({
+        account: payeeAccount,
+        address: usdc,
+        abi: UsdcTestToken.abi,
+        functionName: 'receiveWithAuthorization',
+        args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, await sign(payer, message)],
+      }),
     ).rejects.toThrow('EIP3009: invalid signature');
     const before = await balance(usdc, payeeAccount.address);
-    expect((await mined(await wallet(payeeAccount).writeContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args }))).status).toBe('success');
+    expect(
+      (await mined(await wallet(payeeAccount).writeContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'receiveWithAuthorization', args }))).status,
+    ).toBe('success');
     expect(await balance(usdc, payeeAccount.address)).toBe(before + parseUnits('3', 6));
   });
 
-  it('takes a smart-contract wallet\'s signature through ERC-1271, and refuses one its owner did not make', async () => {
+  it("takes a smart-contract wallet's signature through ERC-1271, and refuses one its owner did not make", async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const receipt = await mined(await wallet(relayer).deployContract({ abi: TestWallet.abi, bytecode: TestWallet.bytecode, args: [owner.address] }));
     const contractWallet = receipt.contractAddress!;
@@ -203,7 +272,7 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
     expect(await balance(usdc, contractWallet)).toBe(parseUnits('0.5', 6));
   });
 
-  it('keeps TestToken\'s freeze: a frozen payer\'s authorization moves nothing', async () => {
+  it("keeps TestToken's freeze: a frozen payer's authorization moves nothing", async () => {
     const payer = await payerWith('25');
     await mined(await wallet(relayer).writeContract({ address: usdc, abi: TestToken.abi, functionName: 'freeze', args: [payer.address] }));
     const message = await authorization(payer.address, '1');
@@ -211,7 +280,7 @@ describe('the dev chain\'s USDC: EIP-3009', { timeout: 60_000 }, () => {
   });
 });
 
-describe('the dev chain\'s USDC: EIP-2612 permit', { timeout: 60_000 }, () => {
+describe("the dev chain's USDC: EIP-2612 permit", { timeout: 60_000 }, () => {
   const permitTypes = {
     Permit: [
       { name: 'owner', type: 'address' },
@@ -234,24 +303,47 @@ describe('the dev chain\'s USDC: EIP-2612 permit', { timeout: 60_000 }, () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
     const forged = parseSignature(await stranger.signTypedData({ domain: usdcDomain(), types: permitTypes, primaryType: 'Permit', message }));
     await expect(
-      reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'permit', args: [owner.address, spender, message.value, deadline, Number(forged.v), forged.r, forged.s] }),
+      reader.simulateContract({
+        account: relayer,
+        address: usdc,
+        abi: UsdcTestToken.abi,
+        functionName: 'permit',
+        args: [owner.address, spender, message.value, deadline, Number(forged.v), forged.r, forged.s],
+      }),
     ).rejects.toThrow('EIP2612: invalid signature');
     await mined(await wallet(relayer).writeContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'permit', args }));
-    expect(await reader.readContract({ address: usdc, abi: TestToken.abi, functionName: 'allowance', args: [owner.address, spender] })).toBe(parseUnits('24.5', 6));
+    expect(await reader.readContract({ address: usdc, abi: TestToken.abi, functionName: 'allowance', args: [owner.address, spender] })).toBe(
+      parseUnits('24.5', 6),
+    );
     expect(await reader.readContract({ address: usdc, abi: UsdcTestToken.abi, functionName: 'nonces', args: [owner.address] })).toBe(1n);
-    await expect(reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'permit', args })).rejects.toThrow('EIP2612: invalid signature');
+    await expect(reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'permit', args })).rejects.toThrow(
+      'EIP2612: invalid signature',
+    );
     const late = { ...message, nonce: 1n, deadline: (await now()) - 1n };
     const lateSig = parseSignature(await owner.signTypedData({ domain: usdcDomain(), types: permitTypes, primaryType: 'Permit', message: late }));
     await expect(
-      reader.simulateContract({ account: relayer, address: usdc, abi: UsdcTestToken.abi, functionName: 'permit', args: [owner.address, spender, late.value, late.deadline, Number(lateSig.v), lateSig.r, lateSig.s] }),
+      reader.simulateContract({
+        account: relayer,
+        address: usdc,
+        abi: UsdcTestToken.abi,
+        functionName: 'permit',
+        args: [owner.address, spender, late.value, late.deadline, Number(lateSig.v), lateSig.r, lateSig.s],
+      }),
     ).rejects.toThrow('EIP2612: permit is expired');
     // The allowance is spent as any approval's.
-    await mined(await wallet(relayer).writeContract({ address: usdc, abi: TestToken.abi, functionName: 'transferFrom', args: [owner.address, payee, parseUnits('24.5', 6)] }));
+    await mined(
+      await wallet(relayer).writeContract({
+        address: usdc,
+        abi: TestToken.abi,
+        functionName: 'transferFrom',
+        args: [owner.address, payee, parseUnits('24.5', 6)],
+      }),
+    );
     expect(await balance(usdc, owner.address)).toBe(parseUnits('0.5', 6));
   });
 });
 
-describe('the dev chain\'s DAI: DAI\'s own permit', { timeout: 60_000 }, () => {
+describe("the dev chain's DAI: DAI's own permit", { timeout: 60_000 }, () => {
   const daiPermitTypes = {
     Permit: [
       { name: 'holder', type: 'address' },
@@ -271,17 +363,25 @@ describe('the dev chain\'s DAI: DAI\'s own permit', { timeout: 60_000 }, () => {
       const { v, r, s } = parseSignature(await signer.signTypedData({ domain: d, types: daiPermitTypes, primaryType: 'Permit', message }));
       return [message.holder, message.spender, message.nonce, message.expiry, message.allowed, Number(v), r, s] as const;
     };
-    const send = async (args: Awaited<ReturnType<typeof permit>>) => mined(await wallet(relayer).writeContract({ address: dai, abi: DaiTestToken.abi, functionName: 'permit', args }));
-    const refused = (args: Awaited<ReturnType<typeof permit>>) => reader.simulateContract({ account: relayer, address: dai, abi: DaiTestToken.abi, functionName: 'permit', args });
+    const send = async (args: Awaited<ReturnType<typeof permit>>) =>
+      mined(await wallet(relayer).writeContract({ address: dai, abi: DaiTestToken.abi, functionName: 'permit', args }));
+    const refused = (args: Awaited<ReturnType<typeof permit>>) =>
+      reader.simulateContract({ account: relayer, address: dai, abi: DaiTestToken.abi, functionName: 'permit', args });
     const allowance = () => reader.readContract({ address: dai, abi: TestToken.abi, functionName: 'allowance', args: [holder.address, spender] });
     const expiry = (await now()) + 600n;
     // EIP-2612's permit is not DAI's: USDC's signature shape is refused at the ABI (no such function).
-    expect(DaiTestToken.abi.filter((item) => item.type === 'function' && item.name === 'permit').map((item) => item.type === 'function' && item.inputs.map((i) => i.name))).toEqual([
-      ['holder', 'spender', 'nonce', 'expiry', 'allowed', 'v', 'r', 's'],
-    ]);
-    await expect(refused(await permit({ holder: holder.address, spender, nonce: 0n, expiry, allowed: true }, holder, { ...domain, name: 'Dai' }))).rejects.toThrow('Dai/invalid-permit');
+    expect(
+      DaiTestToken.abi
+        .filter((item) => item.type === 'function' && item.name === 'permit')
+        .map((item) => item.type === 'function' && item.inputs.map((i) => i.name)),
+    ).toEqual([['holder', 'spender', 'nonce', 'expiry', 'allowed', 'v', 'r', 's']]);
+    await expect(
+      refused(await permit({ holder: holder.address, spender, nonce: 0n, expiry, allowed: true }, holder, { ...domain, name: 'Dai' })),
+    ).rejects.toThrow('Dai/invalid-permit');
     await expect(refused(await permit({ holder: holder.address, spender, nonce: 1n, expiry, allowed: true }))).rejects.toThrow('Dai/invalid-nonce');
-    await expect(refused(await permit({ holder: holder.address, spender, nonce: 0n, expiry: (await now()) - 1n, allowed: true }))).rejects.toThrow('Dai/permit-expired');
+    await expect(refused(await permit({ holder: holder.address, spender, nonce: 0n, expiry: (await now()) - 1n, allowed: true }))).rejects.toThrow(
+      'Dai/permit-expired',
+    );
     await send(await permit({ holder: holder.address, spender, nonce: 0n, expiry, allowed: true }));
     expect(await allowance()).toBe(2n ** 256n - 1n);
     expect(await reader.readContract({ address: dai, abi: DaiTestToken.abi, functionName: 'nonces', args: [holder.address] })).toBe(1n);
@@ -292,7 +392,7 @@ describe('the dev chain\'s DAI: DAI\'s own permit', { timeout: 60_000 }, () => {
   });
 });
 
-describe('the dev chain\'s USDT: signs nothing', { timeout: 60_000 }, () => {
+describe("the dev chain's USDT: signs nothing", { timeout: 60_000 }, () => {
   it('reverts transferWithAuthorization, permit and authorizationState, as the real USDT has none of them', async () => {
     const usdt = contracts.tokens.USDT;
     const payer = devAccount(1);
@@ -300,13 +400,27 @@ describe('the dev chain\'s USDT: signs nothing', { timeout: 60_000 }, () => {
     const signature = await sign(payer, message, usdcDomain({ verifyingContract: usdt }));
     const m = message;
     await expect(
-      reader.simulateContract({ account: relayer, address: usdt, abi: UsdcTestToken.abi, functionName: 'transferWithAuthorization', args: [m.from, m.to, m.value, m.validAfter, m.validBefore, m.nonce, signature] }),
+      reader.simulateContract({
+        account: relayer,
+        address: usdt,
+        abi: UsdcTestToken.abi,
+        functionName: 'transferWithAuthorization',
+        args: [m.from, m.to, m.value, m.validAfter, m.validBefore, m.nonce, signature],
+      }),
     ).rejects.toThrow(/revert/i);
     const { v, r, s } = parseSignature(signature);
     await expect(
-      reader.simulateContract({ account: relayer, address: usdt, abi: UsdcTestToken.abi, functionName: 'permit', args: [payer.address, relayer.address, 1n, m.validBefore, Number(v), r, s] }),
+      reader.simulateContract({
+        account: relayer,
+        address: usdt,
+        abi: UsdcTestToken.abi,
+        functionName: 'permit',
+        args: [payer.address, relayer.address, 1n, m.validBefore, Number(v), r, s],
+      }),
     ).rejects.toThrow(/revert/i);
-    await expect(reader.readContract({ address: usdt, abi: UsdcTestToken.abi, functionName: 'authorizationState', args: [payer.address, m.nonce] })).rejects.toThrow(/revert/i);
+    await expect(
+      reader.readContract({ address: usdt, abi: UsdcTestToken.abi, functionName: 'authorizationState', args: [payer.address, m.nonce] }),
+    ).rejects.toThrow(/revert/i);
     await expect(reader.readContract({ address: usdt, abi: UsdcTestToken.abi, functionName: 'DOMAIN_SEPARATOR' })).rejects.toThrow(/revert/i);
   });
 });

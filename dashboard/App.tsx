@@ -46,13 +46,17 @@ function Nav() {
   return (
     <nav aria-label={t('Dashboard')}>
       <ul>
-        {ROUTES.map(([href, label, , permission]) => label && may(permission) && (
-          <li key={href}>
-            <a href={href} aria-current={current(href) ? 'page' : undefined}>
-              {t(label)}
-            </a>
-          </li>
-        ))}
+        {ROUTES.map(
+          ([href, label, , permission]) =>
+            label &&
+            may(permission) && (
+              <li key={href}>
+                <a href={href} aria-current={current(href) ? 'page' : undefined}>
+                  {t(label)}
+                </a>
+              </li>
+            ),
+        )}
       </ul>
     </nav>
   );
@@ -72,7 +76,9 @@ function ModeSwitch() {
 
 /** Test data on a real test network (a testnet, the dev chain) is said as such; else it is the sandbox's. */
 const testnet = (networks: Array<{ name: string }>) =>
-  networks.length ? t('Test data: payments on {names}, a test network; its coins are worth nothing.', { names: networks.map((n) => n.name).join(', ') }) : t('Test data: payments made with test keys and the sandbox.');
+  networks.length
+    ? t('Test data: payments on {names}, a test network; its coins are worth nothing.', { names: networks.map((n) => n.name).join(', ') })
+    : t('Test data: payments made with test keys and the sandbox.');
 
 function Frame({ children }: { children: ComponentChildren }) {
   const { route } = useLocation();

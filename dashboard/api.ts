@@ -33,7 +33,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema?: S,
   if (options.body !== undefined && !form) headers['content-type'] = 'application/json';
   const csrf = session.value?.csrfToken;
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: form ? (options.body as FormData) : options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
   if (response.status === 401 && !path.startsWith('/dashboard/api/session')) session.value = null;
   const text = await response.text();
   // A money move wants a second factor for this very request: asked for (its own chunk), then sent again.

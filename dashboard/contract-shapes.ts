@@ -7,8 +7,24 @@
 // file is checked, never bundled (nothing imports it), and costs the dashboard no byte.
 // server/dashboard/tests/dashboard-shapes.test.ts holds every schema of the dashboard to a line here.
 import type * as z from 'zod/mini';
-import type { answer, BankPayout, DestinationChange, EventsAnswer, Payout as ContractPayout, PayoutAddress, PayoutAddressSet, WebhookEndpoint } from '../contract/api.ts';
-import type { Balance, SettlementAnswer, StatementPage, Swap as ContractSwap, Withdrawal as ContractWithdrawal, WithdrawalLimit } from '../contract/balances.ts';
+import type {
+  answer,
+  BankPayout,
+  DestinationChange,
+  EventsAnswer,
+  Payout as ContractPayout,
+  PayoutAddress,
+  PayoutAddressSet,
+  WebhookEndpoint,
+} from '../contract/api.ts';
+import type {
+  Balance,
+  SettlementAnswer,
+  StatementPage,
+  Swap as ContractSwap,
+  Withdrawal as ContractWithdrawal,
+  WithdrawalLimit,
+} from '../contract/balances.ts';
 import type { PaymentDetail, RolledKey } from '../contract/dashboard.ts';
 import type { LinkList as ContractLinkList, LinkListItem } from '../contract/payment-links.ts';
 import type { Product } from '../contract/products.ts';
@@ -76,9 +92,39 @@ export const held: {
   restrictedKeys: Covers<typeof keys.List, Out<typeof RestrictedKeysAnswer>>;
   newRestrictedKey: Covers<typeof keys.Made, Out<typeof NewRestrictedKeyAnswer>>;
 } = {
-  liveFeed: true, endpoint: true, rolled: true, attempt: true, event: true, eventsFeed: true, detail: true, link: true,
-  linkList: true, qr: true, payouts: true, change: true, changes: true, payoutSet: true, made: true,
-  balanceLine: true, balanceLines: true, swap: true, swapAnswer: true, withdrawal: true, limit: true, bank: true, payout: true, entry: true, entries: true, settlement: true,
-  refund: true, refundMade: true, sentBack: true, refundTransfer: true, walletQr: true, refundStatus: true,
-  restrictedKey: true, restrictedKeys: true, newRestrictedKey: true,
+  liveFeed: true,
+  endpoint: true,
+  rolled: true,
+  attempt: true,
+  event: true,
+  eventsFeed: true,
+  detail: true,
+  link: true,
+  linkList: true,
+  qr: true,
+  payouts: true,
+  change: true,
+  changes: true,
+  payoutSet: true,
+  made: true,
+  balanceLine: true,
+  balanceLines: true,
+  swap: true,
+  swapAnswer: true,
+  withdrawal: true,
+  limit: true,
+  bank: true,
+  payout: true,
+  entry: true,
+  entries: true,
+  settlement: true,
+  refund: true,
+  refundMade: true,
+  sentBack: true,
+  refundTransfer: true,
+  walletQr: true,
+  refundStatus: true,
+  restrictedKey: true,
+  restrictedKeys: true,
+  newRestrictedKey: true,
 };

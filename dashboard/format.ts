@@ -2,7 +2,8 @@
 import type { PaymentSummary } from '../contract/dashboard.ts';
 import { lang, t } from './words.ts';
 
-export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(lang.value, { dateStyle: 'medium', timeStyle: 'short' }) : t('time not recorded'));
+export const when = (iso: string | null): string =>
+  iso ? new Date(iso).toLocaleString(lang.value, { dateStyle: 'medium', timeStyle: 'short' }) : t('time not recorded');
 
 export const money = (amount: number, currency: string): string => {
   try {

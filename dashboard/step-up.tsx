@@ -13,7 +13,17 @@ import { Field, fieldError, Notes } from './screens/common.tsx';
 type Proof = { code: string } | { recovery_code: string };
 
 /** The dialog's form: the passkey (where the person has one), or a code; `send` proves it. */
-function Prompt({ say, passkey, send, done }: { say: string; passkey?: () => Promise<unknown>; send: (proof: Proof) => Promise<unknown>; done: (ok: boolean) => void }) {
+function Prompt({
+  say,
+  passkey,
+  send,
+  done,
+}: {
+  say: string;
+  passkey?: () => Promise<unknown>;
+  send: (proof: Proof) => Promise<unknown>;
+  done: (ok: boolean) => void;
+}) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<unknown>(null);
   const confirm = (work: () => Promise<unknown>) => () =>
@@ -32,7 +42,14 @@ function Prompt({ say, passkey, send, done }: { say: string; passkey?: () => Pro
           Use my passkey
         </button>
       )}
-      <Field id="step-up-code" label="Or a code from your authenticator app, or a recovery code" value={code} onInput={setCode} autocomplete="one-time-code" error={fieldError(error, 'code') ?? fieldError(error, 'recovery_code')} />
+      <Field
+        id="step-up-code"
+        label="Or a code from your authenticator app, or a recovery code"
+        value={code}
+        onInput={setCode}
+        autocomplete="one-time-code"
+        error={fieldError(error, 'code') ?? fieldError(error, 'recovery_code')}
+      />
       <button type="submit">Confirm with the code</button>
       <button type="button" class="link" onClick={() => done(false)}>
         Cancel

@@ -28,7 +28,8 @@ const zodCuts: Plugin[] = ((widget.plugins ?? []) as Plugin[])
       return id.includes('/node_modules/zod/') ? transform.call(this, code, id) : undefined;
     },
   })) as Plugin[];
-if (zodCuts.length !== ZOD_CUTS.length) throw new Error(`dashboard/vite.config.ts: the widget's build no longer has the plugins ${ZOD_CUTS.join(', ')}; review this`);
+if (zodCuts.length !== ZOD_CUTS.length)
+  throw new Error(`dashboard/vite.config.ts: the widget's build no longer has the plugins ${ZOD_CUTS.join(', ')}; review this`);
 
 /**
  * Vite wraps each import() in a helper that preloads the imported chunk's own imports (and CSS):

@@ -7,7 +7,9 @@ import { request, type StepUpFor } from './api.ts';
 
 /** A new passkey: its options from the service, made by the browser's authenticator, sent back. */
 export async function addPasskey(label: string): Promise<{ data: { recoveryCodes?: string[] } }> {
-  const options = (await request('/dashboard/api/factors/passkey/options', undefined, { method: 'POST' })) as { data: Parameters<typeof startRegistration>[0]['optionsJSON'] };
+  const options = (await request('/dashboard/api/factors/passkey/options', undefined, { method: 'POST' })) as {
+    data: Parameters<typeof startRegistration>[0]['optionsJSON'];
+  };
   const response = await startRegistration({ optionsJSON: options.data });
   return request('/dashboard/api/factors/passkey', undefined, { method: 'POST', body: { response, label } }) as Promise<{ data: { recoveryCodes?: string[] } }>;
 }
@@ -25,5 +27,8 @@ export async function provePasskey(action: StepUpFor): Promise<void> {
 
 /** A sign-in's second step with a passkey: the signed-in session's answer. */
 export async function signInPasskey() {
-  return request('/dashboard/api/session/factor', SessionAnswer, { method: 'POST', body: { passkey: await passkeyAnswer('/dashboard/api/session/factor/options') } });
+  return request('/dashboard/api/session/factor', SessionAnswer, {
+    method: 'POST',
+    body: { passkey: await passkeyAnswer('/dashboard/api/session/factor/options') },
+  });
 }

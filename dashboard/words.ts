@@ -21,7 +21,14 @@ export async function speak(chosen: Lang, keep?: boolean): Promise<void> {
   // Kept before its words arrive: a page left at once (a link, a reload) opens in the choice.
   if (keep) localStorage.setItem(KEY, chosen);
   // Three chunks a language (the money screens' words; the payments, products and links'; the developers, events and settings'), fetched together.
-  const parts = chosen === 'en' ? [] : await Promise.all(chosen === 'fr' ? [import('./words/fr.ts'), import('./words/fr-more.ts'), import('./words/fr-setup.ts')] : [import('./words/ar.ts'), import('./words/ar-more.ts'), import('./words/ar-setup.ts')]);
+  const parts =
+    chosen === 'en'
+      ? []
+      : await Promise.all(
+          chosen === 'fr'
+            ? [import('./words/fr.ts'), import('./words/fr-more.ts'), import('./words/fr-setup.ts')]
+            : [import('./words/ar.ts'), import('./words/ar-more.ts'), import('./words/ar-setup.ts')],
+        );
   words = Object.assign({}, ...parts.map((m) => m.default));
   document.documentElement.lang = chosen;
   document.documentElement.dir = chosen === 'ar' ? 'rtl' : 'ltr';

@@ -16,11 +16,16 @@ const readable = {
   write(json: string) {
     const line = JSON.parse(json) as Record<string, unknown>;
     if (line.msg === 'request') console.log(`  ${line.method} ${line.path} → ${line.status} (${line.ms} ms)`);
-    else if (line.msg === 'webhook delivery') console.log(`  webhook ${line.type} ${line.event} → ${line.status || line.error} (attempt ${line.attempt}, ${line.ms} ms)`);
+    else if (line.msg === 'webhook delivery')
+      console.log(`  webhook ${line.type} ${line.event} → ${line.status || line.error} (attempt ${line.attempt}, ${line.ms} ms)`);
     else if (line.msg === 'reconciliation') {
       // What the deposits' ledger says against the chain, per token in base units.
-      const totals = Object.entries((line.totals ?? {}) as Record<string, Record<string, string>>).map(([token, t]) => `${token.slice(0, 8)}…: credited ${t.credited}, swept ${t.swept}, held ${t.held}, on chain ${t.onChain}`);
-      console.log(`  reconciliation at block ${line.atBlock}: ${line.deposits} deposit lines, ${line.differences} differences${totals.length ? `; ${totals.join('; ')}` : ''}`);
+      const totals = Object.entries((line.totals ?? {}) as Record<string, Record<string, string>>).map(
+        ([token, t]) => `${token.slice(0, 8)}…: credited ${t.credited}, swept ${t.swept}, held ${t.held}, on chain ${t.onChain}`,
+      );
+      console.log(
+        `  reconciliation at block ${line.atBlock}: ${line.deposits} deposit lines, ${line.differences} differences${totals.length ? `; ${totals.join('; ')}` : ''}`,
+      );
     } else if (line.msg !== 'service started') console.log(`  ${line.msg}${line.err ? `: ${(line.err as { message?: string }).message}` : ''}`);
   },
 };
@@ -64,12 +69,26 @@ console.log(`Orders                    ${shop.url}/orders/<reference>`);
 console.log(`Dashboard                 ${config.publicUrl ?? api.url}/dashboard   (sign in as ${DEMO_MERCHANT.businessEmail})`);
 console.log(`Dashboard sign-in link    ${config.publicUrl ?? api.url}/dashboard/welcome#token=${signInToken}   (once, within 24 hours: set a password there)`);
 console.log(`Dev chain (anvil)         ${chain.url}   chain id ${chain.chainId}, a block a second, 2 confirmations`);
-console.log(`Dev tokens                ${Object.entries(contracts.tokens).map(([symbol, address]) => `${symbol} ${address}`).join(', ')}`);
+console.log(
+  `Dev tokens                ${Object.entries(contracts.tokens)
+    .map(([symbol, address]) => `${symbol} ${address}`)
+    .join(', ')}`,
+);
 console.log(`Deposit factory           ${contracts.factory}   (NOT AUDITED: dev and test use only)`);
 console.log(`Dev wallet (funded)       mnemonic "test test … junk", account 1 pays in the sandbox`);
-console.log(`Price ids for links       ${Object.entries(DEMO_PRICES).map(([name, id]) => `${name} ${id}`).join(', ')}`);
+console.log(
+  `Price ids for links       ${Object.entries(DEMO_PRICES)
+    .map(([name, id]) => `${name} ${id}`)
+    .join(', ')}`,
+);
 console.log('Press Ctrl+C to stop. Requests and webhook deliveries follow, one line each:');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void Promise.all([api.close(), shop.close()]).then(() => chain.stop()).then(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void Promise.all([api.close(), shop.close()])
+        .then(() => chain.stop())
+        .then(() => process.exit(0)),
+  );
 }

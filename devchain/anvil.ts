@@ -27,7 +27,13 @@ export interface DevChain {
  */
 export const TEST_BLOCK_SECONDS = 0.25;
 
-const PLATFORMS: Record<string, string> = { 'linux-x64': 'linux-amd64', 'linux-arm64': 'linux-arm64', 'darwin-x64': 'darwin-amd64', 'darwin-arm64': 'darwin-arm64', 'win32-x64': 'win32-amd64' };
+const PLATFORMS: Record<string, string> = {
+  'linux-x64': 'linux-amd64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-amd64',
+  'darwin-arm64': 'darwin-arm64',
+  'win32-x64': 'win32-amd64',
+};
 
 /** Where this platform's anvil binary is, inside node_modules. */
 export function anvilBinary(): string {

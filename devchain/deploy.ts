@@ -58,7 +58,12 @@ export const devAccount = (index: number) => mnemonicToAccount(DEV_MNEMONIC, { a
  * transactions at once (anvil's automine) and gets its clock back after: ~30 transactions, each
  * waited for, took 7-9 s at a block a second, the same in well under one.
  */
-export async function deployDevContracts(target: string | Pick<DevChain, 'url' | 'blockTimeSeconds'>, mintTo = 10, mintEach = '1000000', options: { pools?: boolean } = {}): Promise<DevContracts> {
+export async function deployDevContracts(
+  target: string | Pick<DevChain, 'url' | 'blockTimeSeconds'>,
+  mintTo = 10,
+  mintEach = '1000000',
+  options: { pools?: boolean } = {},
+): Promise<DevContracts> {
   const chain = typeof target === 'string' ? { url: target } : target;
   // anvil sets a clock of whole seconds only over RPC: a faster one (the tests') keeps mining
   // through the set-up, which then waits a fraction of a second a step.
@@ -73,7 +78,11 @@ export async function deployDevContracts(target: string | Pick<DevChain, 'url' |
 
 /** One of anvil's own JSON-RPC methods (evm_*, anvil_*), which viem's clients do not type. */
 export async function devRpc(rpcUrl: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await response.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -101,7 +110,14 @@ async function deployAll(rpcUrl: string, mintTo: number, mintEach: string, optio
     for (let i = 0; i < mintTo; i++) {
       // The treasury (balance settlement) starts with none: all it holds is merchants' money.
       if (i === TREASURY_DEV_ACCOUNT) continue;
-      mints.push(await wallet.writeContract({ address: tokens[t.symbol], abi: TestToken.abi, functionName: 'mint', args: [devAccount(i).address, parseUnits(mintEach, t.decimals)] }));
+      mints.push(
+        await wallet.writeContract({
+          address: tokens[t.symbol],
+          abi: TestToken.abi,
+          functionName: 'mint',
+          args: [devAccount(i).address, parseUnits(mintEach, t.decimals)],
+        }),
+      );
     }
   }
   mints.push(await wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100') }));

@@ -21,4 +21,8 @@ export async function devTransfer(network: Network, token: Address, to: Address,
 }
 
 /** What the demo and the tests hand the service for a dev chain: the sandbox's payer and the sweeps' gas account. */
-export const DEV_CHAIN_POWERS: DevChainPowers = { transfer: devTransfer, gasAccount: devAccount(GAS_DEV_ACCOUNT), treasuryAccount: devAccount(TREASURY_DEV_ACCOUNT) };
+export const DEV_CHAIN_POWERS: DevChainPowers = {
+  transfer: devTransfer,
+  gasAccount: devAccount(GAS_DEV_ACCOUNT),
+  treasuryAccount: devAccount(TREASURY_DEV_ACCOUNT),
+};

@@ -195,9 +195,29 @@ test.describe('keyboard only', () => {
 
     // Round the payment screen both ways: every control once, then back to the start.
     const forward = await cycle(page, 9);
-    expect(forward.slice(0, 9)).toEqual(['Copy address', 'Pay with another coin', 'Full', 'Partial', 'Over', 'Close checkout', 'Copy amount', 'Copy address', 'Pay with another coin']);
+    expect(forward.slice(0, 9)).toEqual([
+      'Copy address',
+      'Pay with another coin',
+      'Full',
+      'Partial',
+      'Over',
+      'Close checkout',
+      'Copy amount',
+      'Copy address',
+      'Pay with another coin',
+    ]);
     const backward = await cycle(page, 9, true);
-    expect(backward).toEqual(['Copy address', 'Copy amount', 'Close checkout', 'Over', 'Partial', 'Full', 'Pay with another coin', 'Copy address', 'Copy amount']);
+    expect(backward).toEqual([
+      'Copy address',
+      'Copy amount',
+      'Close checkout',
+      'Over',
+      'Partial',
+      'Full',
+      'Pay with another coin',
+      'Copy address',
+      'Copy amount',
+    ]);
 
     // Escape during a payment asks first; Escape again (or Keep paying) stays.
     await page.keyboard.press('Escape');
@@ -220,7 +240,10 @@ test.describe('keyboard only', () => {
     expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
   });
 
-  test('with a disabled button in the dialog, Tab and Shift+Tab go round inside it from every control, the first and last included', async ({ page, servers }) => {
+  test('with a disabled button in the dialog, Tab and Shift+Tab go round inside it from every control, the first and last included', async ({
+    page,
+    servers,
+  }) => {
     // As a live payment shows it, with no sandbox row: the coin list says there is none.
     await page.route('**/api/v1/coins*', async (route) => {
       const response = await route.fetch();
@@ -309,7 +332,7 @@ test.describe('right to left, in Arabic', () => {
     expect((await shopEvents(page)).map((e) => e.name)).toEqual(['success', 'close']);
   });
 
-  test('with no locale option, the page\'s own language is used; one we do not speak falls back to English', async ({ page, servers }) => {
+  test("with no locale option, the page's own language is used; one we do not speak falls back to English", async ({ page, servers }) => {
     await page.goto(servers.shop.url + '/blank.html');
     await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
     const open = (lang: string) =>
@@ -341,7 +364,7 @@ test.describe('right to left, in Arabic', () => {
 test.describe('on a 320 px phone', () => {
   test.use({ viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce' });
 
-  test('a full-screen sheet where nothing overflows, with a wallet button for the QR code\'s URI', async ({ page, servers }) => {
+  test("a full-screen sheet where nothing overflows, with a wallet button for the QR code's URI", async ({ page, servers }) => {
     const reference = `phone-${test.info().workerIndex}-${Date.now()}`;
     const dialog = await openPayment(page, servers.shop.url, 'DAI', `?reference=${reference}`);
     expect(await dialog.boundingBox()).toEqual({ x: 0, y: 0, width: 320, height: 640 });

@@ -37,7 +37,8 @@ test('the package imports as an ES module with types, touching nothing on import
   expect(typeof server.verifyWebhook).toBe('function');
   // …and none of the server side is in the browser bundle.
   const bundle = readFileSync(BUNDLE, 'utf8');
-  for (const marker of ['x-service-signature', 'ServiceClient', 'timingSafeEqual', 'useServiceCheckout', 'ServiceCheckoutButton', 'react.element', '__VUE']) expect(bundle).not.toContain(marker);
+  for (const marker of ['x-service-signature', 'ServiceClient', 'timingSafeEqual', 'useServiceCheckout', 'ServiceCheckoutButton', 'react.element', '__VUE'])
+    expect(bundle).not.toContain(marker);
   // Schemas only the service reads (payout address, webhook, payment links) are shaken out:
   // later(), is(), oneOf() and nullable() are marked free of side effects.
   for (const message of ['a chain id such as 56', 'a payment link id or slug', 'not the zero address']) expect(bundle).not.toContain(message);

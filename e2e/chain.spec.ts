@@ -17,7 +17,13 @@ function injectWallet() {
   return ({ rpcUrl, account, behaviour }: { rpcUrl: string; account: string; behaviour: string }) => {
     let id = 0;
     const node = async (method: string, params: unknown[] = []) => {
-      const answer = await (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })).json();
+      const answer = await (
+        await fetch(rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+        })
+      ).json();
       if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
       return answer.result;
     };
@@ -33,7 +39,11 @@ function injectWallet() {
       },
     };
     const announce = () =>
-      window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info: { uuid: 'test', name: 'Test Wallet', icon: 'data:image/svg+xml,<svg/>', rdns: 'test.wallet' }, provider }) }));
+      window.dispatchEvent(
+        new CustomEvent('eip6963:announceProvider', {
+          detail: Object.freeze({ info: { uuid: 'test', name: 'Test Wallet', icon: 'data:image/svg+xml,<svg/>', rdns: 'test.wallet' }, provider }),
+        }),
+      );
     window.addEventListener('eip6963:requestProvider', announce);
     announce();
   };
@@ -45,7 +55,10 @@ test('the sandbox\'s "Full" is a real transfer on the dev chain: confirmed, onSu
   await expect(dialog.locator('svg[role=img]')).toBeVisible(); // the service's QR code, drawn
   await dialog.getByRole('button', { name: 'Full' }).click();
   // Seen on the chain, not yet deep enough: said so, and not called paid.
-  await expect(dialog.getByRole('status').filter({ hasText: 'seen on the network' })).toHaveText(/^[\d.]+ USDT seen on the network: confirming \([12] of 3\)…$/, { timeout: 10_000 });
+  await expect(dialog.getByRole('status').filter({ hasText: 'seen on the network' })).toHaveText(
+    /^[\d.]+ USDT seen on the network: confirming \([12] of 3\)…$/,
+    { timeout: 10_000 },
+  );
   await expect(dialog.getByRole('heading', { name: 'Payment received' })).toBeVisible({ timeout: 15_000 });
   await dialog.getByRole('button', { name: 'Done' }).click();
   const events = await shopEvents(page);

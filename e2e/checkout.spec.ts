@@ -1,14 +1,4 @@
-import {
-  apiRequests,
-  expect,
-  fullEncoderSymbol,
-  modal,
-  openPayment,
-  shopEvents,
-  startServers,
-  symbolFromPath,
-  test,
-} from './support/fixtures.ts';
+import { apiRequests, expect, fullEncoderSymbol, modal, openPayment, shopEvents, startServers, symbolFromPath, test } from './support/fixtures.ts';
 
 test.describe('a payment from a merchant page on another origin', () => {
   test('details → coin → address and QR → sandbox deposit → onSuccess once → onClose once, last', async ({ page, servers }) => {
@@ -69,7 +59,10 @@ test.describe('a payment from a merchant page on another origin', () => {
     expect(events[0].detail).toMatchObject({ status: 'confirmed', amountPaid: 24.745 });
   });
 
-  test('a partial payment finished with what arrived: the receipt says so, onSuccess says settled, the shop shows the order partly paid', async ({ page, servers }) => {
+  test('a partial payment finished with what arrived: the receipt says so, onSuccess says settled, the shop shows the order partly paid', async ({
+    page,
+    servers,
+  }) => {
     await page.goto(servers.shop.url + '/');
     await page.getByLabel('Accept partial payment').check();
     await page.getByRole('button', { name: 'Pay with stablecoins' }).click();
@@ -120,7 +113,9 @@ test.describe('a payment from a merchant page on another origin', () => {
     await page.fill('input[name=name]', 'Ada Lovelace');
     await page.fill('input[name=email]', 'ada@example.com');
     await page.getByRole('button', { name: 'Pay with stablecoins' }).dblclick();
-    await modal(page).getByRole('button', { name: /^USDT / }).dblclick();
+    await modal(page)
+      .getByRole('button', { name: /^USDT / })
+      .dblclick();
     await expect(modal(page).locator('[data-amount]')).toBeVisible();
     await expect(page.locator('[data-service-checkout]')).toHaveCount(1);
     expect(requests.filter((r) => r === 'POST /api/v1/transaction/initialize')).toHaveLength(1);
@@ -181,8 +176,14 @@ test.describe('a checkout customers can trust', () => {
     await expect(dialog.getByRole('button', { name: 'Copy reference' })).toBeVisible();
   });
 
-  for (const [width, height] of [[375, 740], [320, 640]]) {
-    test(`on a ${width}×${height} phone the time left sits beside the amount, in view with the amount and the address; the sandbox buttons keep to one line`, async ({ page, servers }) => {
+  for (const [width, height] of [
+    [375, 740],
+    [320, 640],
+  ]) {
+    test(`on a ${width}×${height} phone the time left sits beside the amount, in view with the amount and the address; the sandbox buttons keep to one line`, async ({
+      page,
+      servers,
+    }) => {
       await page.setViewportSize({ width, height });
       const dialog = await openPayment(page, servers.shop.url);
       const box = async (selector: string) => (await dialog.locator(selector).boundingBox())!;
@@ -389,7 +390,13 @@ test.describe('the script tag', () => {
     await page.addScriptTag({ url: servers.api.url + '/checkout.js' });
     const requests = apiRequests(page, servers.api.url);
     await page.evaluate((key) => {
-      (window as unknown as { ServiceCheckout: (o: unknown) => void }).ServiceCheckout({ key, amount: 5, currency: 'GBP', name: 'Ada', email: 'ada@example.com' });
+      (window as unknown as { ServiceCheckout: (o: unknown) => void }).ServiceCheckout({
+        key,
+        amount: 5,
+        currency: 'GBP',
+        name: 'Ada',
+        email: 'ada@example.com',
+      });
     }, 'pk_test_harbour0demo0key');
     await expect(modal(page).getByRole('button', { name: /^USDT / })).toBeVisible();
     expect(requests).toContain('GET /api/v1/coins');

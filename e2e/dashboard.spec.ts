@@ -25,7 +25,10 @@ const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-pra
 const ADMIN = 'op_dashboard_e2e_token_0123456789abcdef0123456789ab';
 const SHOTS = process.env.DASHBOARD_SHOTS;
 // A 1×1 PNG: a logo the service keeps.
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082',
+  'hex',
+);
 
 let api: Service;
 test.beforeAll(async () => {
@@ -89,7 +92,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type
 
 test.use({ viewport: { width: 320, height: 720 } });
 
-test('a merchant\'s day: sign-in link, password, live payments, timeline, resend, roll the key, sign out', async ({ page }) => {
+test("a merchant's day: sign-in link, password, live payments, timeline, resend, roll the key, sign out", async ({ page }) => {
   test.setTimeout(180_000); // a long day: 91 s on CI before its screens loaded as chunks and each had axe run on it; the limit finds a hang, it is no speed check
   const m = await merchant();
   const password = 'a long enough password';
@@ -319,15 +322,32 @@ test('a merchant\'s day: sign-in link, password, live payments, timeline, resend
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
 });
 
-test('with live networks the dashboard opens in live mode; Home says what blocks live money; each network\'s payout address, set in Settings, clears its warning once in effect', async ({ page }) => {
+test("with live networks the dashboard opens in live mode; Home says what blocks live money; each network's payout address, set in Settings, clears its warning once in effect", async ({
+  page,
+}) => {
   test.setTimeout(150_000); // axe on seven screens, on a loaded machine
   // A live network whose chain is never called (jobs off; dev: not checked at start).
-  const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
+  const LIVE = {
+    chainId: 56,
+    name: 'BNB Smart Chain',
+    rpcUrls: ['http://127.0.0.1:9'],
+    confirmations: 3,
+    factory: '0x00000000000000000000000000000000000000f1' as const,
+    tokens: [],
+    dev: true,
+  };
   const ETHEREUM = { ...LIVE, chainId: 1, name: 'Ethereum', factory: '0x00000000000000000000000000000000000000f2' as const };
   // A live address waits the operator's delay, a chain's first too: three hours here, the service's clock moved on past it.
   let ahead = 0;
   const DELAY = 3 * 3_600_000;
-  const live = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { live: [LIVE, ETHEREUM] }, jobs: false, newDestinationDelayMs: DELAY, now: () => Date.now() + ahead });
+  const live = await startService({
+    adminToken: ADMIN,
+    ...cheapPasswords,
+    networks: { live: [LIVE, ETHEREUM] },
+    jobs: false,
+    newDestinationDelayMs: DELAY,
+    now: () => Date.now() + ahead,
+  });
   await checkAnswers(live);
   try {
     await page.goto((await merchant('Quay Books', live.url)).signInUrl);
@@ -343,7 +363,28 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
     await axe(page, 'home-live-warnings');
     // In French and Arabic the same warnings, said from the service's codes and params: none in English.
     const english = /No webhook URL|No payout address|not ready|payments|refused|until/;
-    for (const [code, label, said] of [['fr', 'Language', ['Pas d’URL de webhook pour les paiements réels', 'Pas d’adresse de versement sur BNB Smart Chain (chaîne 56)', 'Le service n’est pas prêt', 'Pas d’adresse de versement sur Ethereum (chaîne 1)']], ['ar', 'Langue', ['لا يوجد عنوان URL للويب هوك للمدفوعات الحقيقية', 'لا يوجد عنوان دفع على BNB Smart Chain (السلسلة 56)', 'الخدمة ليست جاهزة', 'لا يوجد عنوان دفع على Ethereum (السلسلة 1)']]] as const) {
+    for (const [code, label, said] of [
+      [
+        'fr',
+        'Language',
+        [
+          'Pas d’URL de webhook pour les paiements réels',
+          'Pas d’adresse de versement sur BNB Smart Chain (chaîne 56)',
+          'Le service n’est pas prêt',
+          'Pas d’adresse de versement sur Ethereum (chaîne 1)',
+        ],
+      ],
+      [
+        'ar',
+        'Langue',
+        [
+          'لا يوجد عنوان URL للويب هوك للمدفوعات الحقيقية',
+          'لا يوجد عنوان دفع على BNB Smart Chain (السلسلة 56)',
+          'الخدمة ليست جاهزة',
+          'لا يوجد عنوان دفع على Ethereum (السلسلة 1)',
+        ],
+      ],
+    ] as const) {
       await page.getByLabel(label).selectOption(code);
       await expect(page.locator('html')).toHaveAttribute('lang', code);
       for (const [i, words] of said.entries()) await expect(warnings.nth(i)).toContainText(words);
@@ -407,7 +448,15 @@ test('with live networks the dashboard opens in live mode; Home says what blocks
     await page.keyboard.press('Enter');
     await expect(page.getByRole('status').filter({ hasText: 'Change cancelled' })).toBeVisible();
     await expect(change).toHaveCount(0);
-    expect((await (await fetch(`${live.url}/api/v1/payout_address`, { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; '), 'x-mode': 'live' } })).json()).data).toEqual([
+    expect(
+      (
+        await (
+          await fetch(`${live.url}/api/v1/payout_address`, {
+            headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; '), 'x-mode': 'live' },
+          })
+        ).json()
+      ).data,
+    ).toEqual([
       { chain_id: 1, address: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' },
       { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' },
     ]);
@@ -432,9 +481,27 @@ test('the events feed pages back 50 at a time and returns to the newest; an even
   // 51 paid payments: 51 events, one more than a page.
   for (let i = 0; i < 51; i++) {
     // The last one's metadata is markup: its body must show it as text.
-    const body = { reference: `page-${i}`, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com', ...(i === 50 ? { metadata: { note: '<img src=x alt=injected>' } } : {}) };
-    expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify(body) })).status).toBe(201);
-    expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: `page-${i}`, kind: 'exact' }) })).status).toBe(200);
+    const body = {
+      reference: `page-${i}`,
+      coin: 'USDT',
+      currency: 'USD',
+      amount: 5,
+      customer_email: 'ada@example.com',
+      ...(i === 50 ? { metadata: { note: '<img src=x alt=injected>' } } : {}),
+    };
+    expect(
+      (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify(body) }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await fetch(`${api.url}/api/v1/sandbox/deposit`, {
+          method: 'POST',
+          headers: bearer(made.keys.test.secretKey),
+          body: JSON.stringify({ reference: `page-${i}`, kind: 'exact' }),
+        })
+      ).status,
+    ).toBe(200);
   }
   await page.goto(made.signInUrl);
   await setPassword(page);
@@ -476,8 +543,24 @@ test('the other screens in French and Arabic (right to left): each heading said 
   test.setTimeout(120_000);
   // One paid payment, so Home, Payments and Events each show a line (an event with its payment and body).
   const made = await merchant('Dock Letters');
-  expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: 'words-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' }) })).status).toBe(201);
-  expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(made.keys.test.secretKey), body: JSON.stringify({ reference: 'words-1', kind: 'exact' }) })).status).toBe(200);
+  expect(
+    (
+      await fetch(`${api.url}/api/v1/transaction/initialize`, {
+        method: 'POST',
+        headers: bearer(made.keys.test.secretKey),
+        body: JSON.stringify({ reference: 'words-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' }),
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await fetch(`${api.url}/api/v1/sandbox/deposit`, {
+        method: 'POST',
+        headers: bearer(made.keys.test.secretKey),
+        body: JSON.stringify({ reference: 'words-1', kind: 'exact' }),
+      })
+    ).status,
+  ).toBe(200);
   await page.goto(made.signInUrl);
   await setPassword(page);
   const started = Date.now();
@@ -521,11 +604,30 @@ test('balance settlement chosen in Settings, said to be custodial; Balances show
   await axe(page, 'settings-settlement');
 
   // Two payments, paid in the sandbox: the balance holds them.
-  for (const [reference, amount] of [['bal-1', 12.5], ['bal-2', 7.25]] as const) {
-    expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount, customer_email: 'ada@example.com' }) })).status).toBe(201);
-    expect((await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference, kind: 'exact' }) })).status).toBe(200);
+  for (const [reference, amount] of [
+    ['bal-1', 12.5],
+    ['bal-2', 7.25],
+  ] as const) {
+    expect(
+      (
+        await fetch(`${api.url}/api/v1/transaction/initialize`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount, customer_email: 'ada@example.com' }),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await fetch(`${api.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference, kind: 'exact' }) })).status,
+    ).toBe(200);
   }
-  const held = (await (await fetch(`${api.url}/api/v1/balances`, { headers: bearer(key) })).json()).data as Array<{ coin: string; network: string; available: string; reserved: string; pending: string }>;
+  const held = (await (await fetch(`${api.url}/api/v1/balances`, { headers: bearer(key) })).json()).data as Array<{
+    coin: string;
+    network: string;
+    available: string;
+    reserved: string;
+    pending: string;
+  }>;
   expect(held).toHaveLength(1);
   const line = held[0]!;
   await tabTo(page, page.getByRole('link', { name: 'Balances' }));
@@ -550,14 +652,25 @@ test('balance settlement chosen in Settings, said to be custodial; Balances show
   expect(cents).toBe(Math.round(Number(line.available) * 100));
 });
 
-test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN bank account added and paid out to, a withdrawal to a wallet; each figure the journal\'s; the money screens in French and Arabic pass axe', async ({ page }) => {
+test("on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN bank account added and paid out to, a withdrawal to a wallet; each figure the journal's; the money screens in French and Arabic pass axe", async ({
+  page,
+}) => {
   // 240 s ran out on a loaded two-core machine in the languages' axe runs (each analysis 2-5 s there).
   test.setTimeout(360_000);
   // Each screen's first answers wait behind the dev chain's jobs on a loaded machine: 15 s, not 5, before a figure counts as missing.
   const expect = baseExpect.configure({ timeout: 15_000 });
   const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   const contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
-  const money = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100 });
+  const money = await startService({
+    adminToken: ADMIN,
+    ...cheapPasswords,
+    networks: { test: devNetwork(chain.url, contracts, 1) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+    payoutCheckMs: 100,
+  });
   await checkAnswers(money);
   try {
     const made = await merchant('Dhow Traders', money.url);
@@ -570,11 +683,30 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
       }
       throw new Error(`timed out waiting for ${what}`);
     };
-    const line = async (coin: string) => ((await api('/api/v1/balances')) as Array<{ coin: string; available: string; reserved: string; pending: string }>).find((l) => l.coin === coin);
-    expect((await fetch(`${money.url}/api/v1/settlement`, { method: 'PUT', headers: bearer(key), body: JSON.stringify({ settlement: 'balance' }) })).status).toBe(200);
+    const line = async (coin: string) =>
+      ((await api('/api/v1/balances')) as Array<{ coin: string; available: string; reserved: string; pending: string }>).find((l) => l.coin === coin);
+    expect(
+      (await fetch(`${money.url}/api/v1/settlement`, { method: 'PUT', headers: bearer(key), body: JSON.stringify({ settlement: 'balance' }) })).status,
+    ).toBe(200);
     // A customer pays 20 USD in USDC on the chain; the sweep brings it to the treasury.
-    expect((await fetch(`${money.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'dhow-1', coin: 'USDC', currency: 'USD', amount: 20, customer_email: 'ada@example.com' }) })).status).toBe(201);
-    expect((await fetch(`${money.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'dhow-1', kind: 'exact' }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${money.url}/api/v1/transaction/initialize`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ reference: 'dhow-1', coin: 'USDC', currency: 'USD', amount: 20, customer_email: 'ada@example.com' }),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await fetch(`${money.url}/api/v1/sandbox/deposit`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ reference: 'dhow-1', kind: 'exact' }),
+        })
+      ).status,
+    ).toBe(200);
     await until('the USDC available', async () => Number((await line('USDC'))?.available ?? 0) > 0);
     await page.goto(made.signInUrl);
     await setPassword(page);
@@ -590,14 +722,30 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await axe(page, 'swaps-quote');
     await page.getByRole('button', { name: 'Swap 5 USDC' }).click();
     await expect(page.getByRole('status').filter({ hasText: /Swap .* pending: 5 USDC reserved/ })).toBeVisible();
-    const swap = await until('the swap completed', async () => ((await api('/api/v1/swaps')) as Array<{ status: string; amount: string; amount_received: string; fee: string; minimum_received: string }>).find((s) => s.status === 'completed'));
+    const swap = await until('the swap completed', async () =>
+      ((await api('/api/v1/swaps')) as Array<{ status: string; amount: string; amount_received: string; fee: string; minimum_received: string }>).find(
+        (s) => s.status === 'completed',
+      ),
+    );
     await page.reload();
-    await expect(page.getByRole('region', { name: 'Swap history' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, `${swap.amount} USDC`, `${swap.amount_received} USDT`, 'Completed']);
+    await expect(page.getByRole('region', { name: 'Swap history' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([
+      /./,
+      `${swap.amount} USDC`,
+      `${swap.amount_received} USDT`,
+      'Completed',
+    ]);
 
     // Payouts: an NGN account (a bank code of another country refused, the field named), then a payout with the rate shown.
     await page.goto(`${money.url}/dashboard/payouts`);
     await page.getByLabel('Currency').selectOption('NGN');
-    for (const [label, value] of [['Bank name', 'Access Bank'], ['Bank code', 'GH040100'], ['Account name', 'Dhow Traders Ltd'], ['Account number', '0690000031'], ['State', 'Lagos']]) await page.getByLabel(label, { exact: true }).fill(value);
+    for (const [label, value] of [
+      ['Bank name', 'Access Bank'],
+      ['Bank code', 'GH040100'],
+      ['Account name', 'Dhow Traders Ltd'],
+      ['Account number', '0690000031'],
+      ['State', 'Lagos'],
+    ])
+      await page.getByLabel(label, { exact: true }).fill(value);
     await expect(page.getByLabel('Country')).toHaveValue('nigeria');
     await page.getByRole('button', { name: 'Add the bank account' }).click();
     await expect(page.getByLabel('Bank code')).toHaveAttribute('aria-invalid', 'true');
@@ -612,7 +760,9 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await expect(page.getByRole('status').filter({ hasText: /Payout .* pending: 2 USDT/ })).toBeVisible();
     const payout = ((await api('/api/v1/bank/payouts/withdrawals')) as Array<{ amount: number; fiat_amount: number }>)[0]!;
     expect(payout.amount).toBe(2);
-    await expect(page.getByRole('region', { name: 'Payout history' }).getByRole('row').nth(1).getByRole('cell').nth(2)).toHaveText(new Intl.NumberFormat('en', { style: 'currency', currency: 'NGN' }).format(payout.fiat_amount));
+    await expect(page.getByRole('region', { name: 'Payout history' }).getByRole('row').nth(1).getByRole('cell').nth(2)).toHaveText(
+      new Intl.NumberFormat('en', { style: 'currency', currency: 'NGN' }).format(payout.fiat_amount),
+    );
     await axe(page, 'payouts');
 
     // Withdrawals: the limit and what is left (the payout counted), then 1 USDT to a wallet.
@@ -626,7 +776,9 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await page.getByRole('button', { name: 'Withdraw' }).click();
     await expect(page.getByRole('status').filter({ hasText: /Withdrawal .* pending: 1 USDT/ })).toBeVisible();
     const withdrawal = ((await api('/api/v1/withdrawals')) as Array<{ amount: string; coin: string; address: string }>)[0]!;
-    await expect(page.getByRole('region', { name: 'Withdrawal history' }).getByRole('row').nth(1).getByRole('cell').nth(1)).toHaveText(`${withdrawal.amount} ${withdrawal.coin}`);
+    await expect(page.getByRole('region', { name: 'Withdrawal history' }).getByRole('row').nth(1).getByRole('cell').nth(1)).toHaveText(
+      `${withdrawal.amount} ${withdrawal.coin}`,
+    );
     await axe(page, 'withdrawals');
 
     // A refund from the payment's page (test mode: no step-up): 1 USDC of dhow-1 to the
@@ -644,26 +796,51 @@ test('on the dev chain, from the screens: a USDC payment swapped to USDT, an NGN
     await page.getByLabel('Wallet address', { exact: true }).fill(devAccount(8).address);
     await page.getByRole('button', { name: 'Refund', exact: true }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Refund of 1 USDC ready: the treasury sends it.' })).toBeVisible();
-    const refund = await until('the refund confirmed', async () => ((await api('/api/v1/refunds?reference=dhow-1')) as Array<{ status: string; amount: string }>).find((r) => r.status === 'confirmed'));
+    const refund = await until('the refund confirmed', async () =>
+      ((await api('/api/v1/refunds?reference=dhow-1')) as Array<{ status: string; amount: string }>).find((r) => r.status === 'confirmed'),
+    );
     expect(refund.amount).toBe('1');
     await page.reload();
-    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '1 USDC', devAccount(8).address, 'Confirmed']);
+    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([
+      /./,
+      '1 USDC',
+      devAccount(8).address,
+      'Confirmed',
+    ]);
     await page.goto(`${money.url}/dashboard/refunds`);
     await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, 'dhow-1', '1 USDC', 'Confirmed']);
 
     // Balances: each figure the journal's, once the treasury has sent what it owes.
-    await until('the withdrawal and the payout done', async () => ((await api('/api/v1/withdrawals')) as Array<{ status: string }>).every((w) => w.status === 'completed') && ((await api('/api/v1/bank/payouts/withdrawals')) as Array<{ status: string }>)[0]!.status === 'paid');
+    await until(
+      'the withdrawal and the payout done',
+      async () =>
+        ((await api('/api/v1/withdrawals')) as Array<{ status: string }>).every((w) => w.status === 'completed') &&
+        ((await api('/api/v1/bank/payouts/withdrawals')) as Array<{ status: string }>)[0]!.status === 'paid',
+    );
     await page.goto(`${money.url}/dashboard/balances`);
     for (const held of (await api('/api/v1/balances')) as Array<{ coin: string; network: string; available: string; reserved: string; pending: string }>) {
-      await expect(page.getByRole('row', { name: new RegExp(`^${held.coin} on ${held.network}`) }).getByRole('cell')).toHaveText([held.available, held.reserved, held.pending, `${held.coin} on ${held.network}`]);
+      await expect(page.getByRole('row', { name: new RegExp(`^${held.coin} on ${held.network}`) }).getByRole('cell')).toHaveText([
+        held.available,
+        held.reserved,
+        held.pending,
+        `${held.coin} on ${held.network}`,
+      ]);
     }
     // The refund left the balance: USDC on screen (the journal's) is 1 less than before it.
     const usdcNow = (await line('USDC'))!.available;
     expect(Math.round((Number(usdcBefore) - Number(usdcNow)) * 1e6)).toBe(1e6);
-    await expect(page.getByRole('row', { name: /^USDC on / }).getByRole('cell').first()).toHaveText(usdcNow);
+    await expect(
+      page
+        .getByRole('row', { name: /^USDC on / })
+        .getByRole('cell')
+        .first(),
+    ).toHaveText(usdcNow);
 
     // In French, then Arabic (right to left): the language picker, the same screens, axe clean.
-    for (const [code, word] of [['fr', 'Soldes'], ['ar', 'الأرصدة']] as const) {
+    for (const [code, word] of [
+      ['fr', 'Soldes'],
+      ['ar', 'الأرصدة'],
+    ] as const) {
       await page.getByLabel(code === 'fr' ? 'Language' : 'Langue').selectOption(code);
       await expect(page.getByRole('heading', { level: 1 })).toHaveText(word);
       expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([code, code === 'ar' ? 'rtl' : 'ltr']);

@@ -19,7 +19,15 @@ import { checkAnswers } from './support/conformance.ts';
 const ADMIN = 'op_factors_e2e_token_0123456789abcdef0123456789ab';
 const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 // A live network whose chain is never called (jobs off; dev: not checked at start).
-const LIVE = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1' as const, tokens: [], dev: true };
+const LIVE = {
+  chainId: 56,
+  name: 'BNB Smart Chain',
+  rpcUrls: ['http://127.0.0.1:9'],
+  confirmations: 3,
+  factory: '0x00000000000000000000000000000000000000f1' as const,
+  tokens: [],
+  dev: true,
+};
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 async function axe(page: Page, where: string) {
@@ -41,21 +49,40 @@ let api: Service;
 let ahead = 0;
 test.beforeAll(async () => {
   const port = await freePort();
-  api = await startService({ adminToken: ADMIN, ...cheapPasswords, port, publicUrl: `http://localhost:${port}`, networks: { live: [LIVE] }, jobs: false, now: () => Date.now() + ahead });
+  api = await startService({
+    adminToken: ADMIN,
+    ...cheapPasswords,
+    port,
+    publicUrl: `http://localhost:${port}`,
+    networks: { live: [LIVE] },
+    jobs: false,
+    now: () => Date.now() + ahead,
+  });
   await checkAnswers(api);
 });
 test.afterAll(async () => api?.close());
 
 test('a passkey added in Security, then a live payout address after a passkey step-up', async ({ page }) => {
   test.setTimeout(60_000);
-  const made = await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Quay Passkeys', email: 'owner@quay-passkeys.example' }) });
+  const made = await fetch(`${api.url}/operator/v1/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Quay Passkeys', email: 'owner@quay-passkeys.example' }),
+  });
   const { signInUrl } = (await made.json()).data as { signInUrl: string };
   expect(signInUrl).toMatch(/^http:\/\/localhost:\d+\//);
 
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 
   await page.goto(signInUrl);
@@ -109,5 +136,7 @@ test('a passkey added in Security, then a live payout address after a passkey st
   const [after] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
   expect(after.signCount).toBeGreaterThan(held.signCount);
   const log = await (await fetch(`${api.url}/api/v1/audit_log`, { headers: { cookie, 'x-mode': 'live' } })).json();
-  expect(log.data.map((r: { action: string }) => r.action)).toEqual(expect.arrayContaining(['POST /dashboard/api/step-up', 'PUT /api/v1/payout_address', 'POST /dashboard/api/factors/passkey']));
+  expect(log.data.map((r: { action: string }) => r.action)).toEqual(
+    expect.arrayContaining(['POST /dashboard/api/step-up', 'PUT /api/v1/payout_address', 'POST /dashboard/api/factors/passkey']),
+  );
 });

@@ -31,7 +31,7 @@ test('under a strict CSP, with markup in API text: a payment completes, no viola
     }, DEMO_MERCHANT.keys.test.publicKey);
     const dialog = modal(page);
     await dialog.getByRole('button', { name: /^USDC / }).click();
-    await expect(dialog.locator('[data-amount]')).toHaveText('10.978262 USDC') // 10 / 0.92 → 10.869566, + 1% → 0.108696, both rounded up;
+    await expect(dialog.locator('[data-amount]')).toHaveText('10.978262 USDC'); // 10 / 0.92 → 10.869566, + 1% → 0.108696, both rounded up;
     await expect(dialog.getByRole('heading', { level: 2 })).toHaveText(HOSTILE_NAME);
     expect(await dialog.locator('img, script').count()).toBe(0);
     // The stylesheet applied: the primary button is blue, not the browser's grey.
@@ -52,7 +52,10 @@ test('under a strict CSP, with markup in API text: a payment completes, no viola
   }
 });
 
-test('under a strict CSP without worker-src data:, the refused worker is the one report, and ICU loads on the page in idle pieces', async ({ page, servers }) => {
+test('under a strict CSP without worker-src data:, the refused worker is the one report, and ICU loads on the page in idle pieces', async ({
+  page,
+  servers,
+}) => {
   await page.addInitScript(watchPreparation);
   const console: string[] = [];
   page.on('console', (message) => {
@@ -69,7 +72,13 @@ test('under a strict CSP without worker-src data:, the refused worker is the one
   expect(console[0]).toMatch(/worker from 'data:text\/javascript,.*Content Security Policy/);
 
   await page.evaluate((key) => {
-    (window as unknown as { ServiceCheckout(o: unknown): void }).ServiceCheckout({ key, amount: 10, currency: 'EUR', name: 'Ada Lovelace', email: 'ada@example.com' });
+    (window as unknown as { ServiceCheckout(o: unknown): void }).ServiceCheckout({
+      key,
+      amount: 10,
+      currency: 'EUR',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
   }, DEMO_MERCHANT.keys.test.publicKey);
   await expect(modal(page)).toContainText('€10.00');
   expect(await page.evaluate(() => (window as unknown as Watched).violations)).toEqual(['worker-src data']);

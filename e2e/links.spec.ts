@@ -4,7 +4,12 @@ import { expect, modal, test } from './support/fixtures.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const PNG = new Blob(
-  [Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')],
+  [
+    Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082',
+      'hex',
+    ),
+  ],
   { type: 'image/png' },
 );
 
@@ -74,10 +79,14 @@ test('a donation link: cover and social links, an amount the donor chooses, then
   await expect(page).toHaveURL(servers.shop.url + '/blank.html');
 });
 
-test('a donation page on a 320 px phone: no sideways scroll, customer words for a bad amount, the checkout\'s × in view', async ({ page, servers }) => {
+test("a donation page on a 320 px phone: no sideways scroll, customer words for a bad amount, the checkout's × in view", async ({ page, servers }) => {
   const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
   const link = await client.paymentLinks.createDonation(
-    { title: 'A very long appeal title that keeps on going to see that it wraps on a small screen', description: 'x'.repeat(300), website_url: 'https://school.example/' + 'a'.repeat(80) },
+    {
+      title: 'A very long appeal title that keeps on going to see that it wraps on a small screen',
+      description: 'x'.repeat(300),
+      website_url: 'https://school.example/' + 'a'.repeat(80),
+    },
     PNG,
   );
   const warnings: string[] = [];
@@ -115,7 +124,7 @@ test('a deactivated link shows it cannot take payments, and refuses one if asked
   expect((await attempt.json()).message).toMatch(/deactivated/);
 });
 
-test('the shop\'s server makes the payment with the SDK; the page opens the widget on it', async ({ page, servers }) => {
+test("the shop's server makes the payment with the SDK; the page opens the widget on it", async ({ page, servers }) => {
   await page.goto(servers.shop.url + '/');
   await page.fill('input[name=amount]', '40.00');
   await page.selectOption('select[name=currency]', 'GBP');
@@ -131,7 +140,10 @@ test('the shop\'s server makes the payment with the SDK; the page opens the widg
   await expect.poll(() => servers.shop.orders.get(events[0].detail.reference)?.paid).toBe(true);
 });
 
-test('a cart link checks the e-mail before sending anything, then, once paid, locks the quantity and shows the reference; the tab has an icon', async ({ page, servers }) => {
+test('a cart link checks the e-mail before sending anything, then, once paid, locks the quantity and shows the reference; the tab has an icon', async ({
+  page,
+  servers,
+}) => {
   const client = new ServiceClient({ publicKey, secretKey, baseUrl: servers.api.url });
   const prices = [...(await servers.api.parts.links.prices()).values()].filter((p) => p.currency === 'USD');
   const beans = prices.find((p) => p.product.name.startsWith('Single'))!;
@@ -147,7 +159,12 @@ test('a cart link checks the e-mail before sending anything, then, once paid, lo
   const icon = await page.locator('link[rel=icon]').getAttribute('href');
   expect(icon).toMatch(/^data:image\/svg\+xml,/);
   // The browser can draw it (the page's CSP allows data: images).
-  expect(await page.evaluate((href) => new Promise((resolve) => Object.assign(new Image(), { onload: () => resolve(true), onerror: () => resolve(false), src: href })), icon)).toBe(true);
+  expect(
+    await page.evaluate(
+      (href) => new Promise((resolve) => Object.assign(new Image(), { onload: () => resolve(true), onerror: () => resolve(false), src: href })),
+      icon,
+    ),
+  ).toBe(true);
 
   const email = page.getByLabel('E-mail');
   await email.fill('ada@example'); // no domain ending: the service would refuse it

@@ -26,9 +26,29 @@ test.beforeAll(async () => {
   const { factory } = await deployFactory(second.url, devAccount(4));
   const issuer = createWalletClient({ account: devAccount(5), transport: http(second.url) });
   const reader = createPublicClient({ transport: http(second.url) });
-  usdt = (await reader.waitForTransactionReceipt({ hash: await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Tether USD', 'USDT', 6] }) })).contractAddress!;
-  await reader.waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address: usdt, abi: TestToken.abi, functionName: 'mint', args: [devAccount(3).address, parseUnits('1000', 6)] }) });
-  const other = { chainId: 31338, name: SECOND, rpcUrls: [second.url], confirmations: 2, factory, tokens: [{ symbol: 'USDT' as const, name: 'Tether USD', address: usdt, decimals: 6 }], feeAddress: devAccount(6).address };
+  usdt = (
+    await reader.waitForTransactionReceipt({
+      hash: await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Tether USD', 'USDT', 6] }),
+    })
+  ).contractAddress!;
+  await reader.waitForTransactionReceipt({
+    hash: await issuer.writeContract({
+      chain: null,
+      address: usdt,
+      abi: TestToken.abi,
+      functionName: 'mint',
+      args: [devAccount(3).address, parseUnits('1000', 6)],
+    }),
+  });
+  const other = {
+    chainId: 31338,
+    name: SECOND,
+    rpcUrls: [second.url],
+    confirmations: 2,
+    factory,
+    tokens: [{ symbol: 'USDT' as const, name: 'Tether USD', address: usdt, decimals: 6 }],
+    feeAddress: devAccount(6).address,
+  };
   // (feeAddress: where the deposit contract sends the operator's 1% fee here, as the dev chain's treasury does there.)
   servers = await startServers({ networks: { test: [devNetwork(dev.url, contracts, 2), other] }, devChain: DEV_CHAIN_POWERS });
   for (const chainId of [dev.chainId, 31338]) await servers.api.parts.merchants.setPayoutAddress(DEMO_MERCHANT.id, 'test', chainId, devAccount(9).address);
@@ -60,7 +80,10 @@ test('a coin on two networks is two choices; the one chosen is quoted, shown and
   await expect(dialog.locator('[data-network]')).toContainText(`Send only USDT on ${SECOND}.`);
   await expect(dialog.locator('[data-amount]')).toHaveText('24.745 USDT');
   // The service's QR code is drawn only when its URI is the one the screen made: on chain 31338.
-  await expect(dialog.locator('svg[role=img]')).toHaveAttribute('data-uri', new RegExp(`^ethereum:${usdt}@31338/transfer\\?address=0x[0-9a-fA-F]{40}&uint256=24745000$`));
+  await expect(dialog.locator('svg[role=img]')).toHaveAttribute(
+    'data-uri',
+    new RegExp(`^ethereum:${usdt}@31338/transfer\\?address=0x[0-9a-fA-F]{40}&uint256=24745000$`),
+  );
 
   // Paid from a wallet on that network, with what the screen says.
   const address = (await dialog.locator('[data-address]').textContent()) as Address;
@@ -73,6 +96,8 @@ test('a coin on two networks is two choices; the one chosen is quoted, shown and
   const events = await shopEvents(page);
   expect(events.map((e) => e.name)).toEqual(['success', 'close']);
   // The merchant's server reads the payment's chain too.
-  const verified = await fetch(`${servers.api.url}/api/v1/transaction/verify/${events[0]!.detail.reference}`, { headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}` } });
+  const verified = await fetch(`${servers.api.url}/api/v1/transaction/verify/${events[0]!.detail.reference}`, {
+    headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}` },
+  });
   expect((await verified.json()).data).toMatchObject({ status: 'confirmed', coin: 'USDT', chainId: 31338, amountPaid: 24.745 });
 });

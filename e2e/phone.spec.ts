@@ -55,7 +55,10 @@ for (const size of [
     test.use({ viewport: size, isMobile: true, hasTouch: true, reducedMotion: 'reduce', colorScheme: 'light' });
 
     for (const lang of ['en', 'fr', 'ar']) {
-      test(`${lang}: the amount, the network, "Open in wallet" and the status on the first screen; the address and the QR code after; axe clean light and dark`, async ({ page, servers }) => {
+      test(`${lang}: the amount, the network, "Open in wallet" and the status on the first screen; the address and the QR code after; axe clean light and dark`, async ({
+        page,
+        servers,
+      }) => {
         const dialog = await payIn(page, servers.shop.url, lang);
         const words = WORDS[lang]!;
         const wallet = dialog.getByRole('link', { name: words.wallet });
@@ -74,7 +77,10 @@ for (const size of [
           }),
         ).toEqual([]);
         // The network's name is one line; its warning is there to read, right below it.
-        const line = await dialog.locator('[data-network] p').first().evaluate((p) => p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight));
+        const line = await dialog
+          .locator('[data-network] p')
+          .first()
+          .evaluate((p) => p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight));
         expect(line).toBeLessThan(1.5);
         await expect(dialog.locator('[data-network] .wn')).toBeVisible();
         // The wallet link is the QR code's EIP-681 URI.
@@ -119,7 +125,12 @@ test.describe('on a 375×480 phone, back from the wallet app', () => {
     await status.evaluate((el) => {
       const page = window as unknown as { statusChanges: number };
       page.statusChanges = 0;
-      new MutationObserver((changes) => (page.statusChanges += changes.length)).observe(el, { subtree: true, childList: true, characterData: true, attributes: true });
+      new MutationObserver((changes) => (page.statusChanges += changes.length)).observe(el, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
       (el as unknown as { marked: boolean }).marked = true;
     });
     // The customer scrolls down to the address, then leaves for the wallet app and comes back.

@@ -93,7 +93,16 @@ test("the README's page snippet, as written: its Pay button opens the modal, the
   // The page still loaded (the form's submit was prevented) and passed what the snippet says.
   expect(page.url()).toBe(shopUrl);
   const [options] = await page.evaluate(() => (window as unknown as { readmeOptions: Array<Record<string, unknown>> }).readmeOptions);
-  expect(options).toMatchObject({ key: DEMO_MERCHANT.keys.test.publicKey, amount: '24.50', currency: 'USD', email: 'ada@example.com', reference: 'order-1042', onSuccess: 'function', onError: 'function', onClose: 'function' });
+  expect(options).toMatchObject({
+    key: DEMO_MERCHANT.keys.test.publicKey,
+    amount: '24.50',
+    currency: 'USD',
+    email: 'ada@example.com',
+    reference: 'order-1042',
+    onSuccess: 'function',
+    onError: 'function',
+    onClose: 'function',
+  });
   // The e-mail is given, so only the name is asked for.
   await dialog.getByLabel('Full name').fill('Ada Lovelace');
   await dialog.getByRole('button', { name: 'Continue' }).click();
@@ -110,7 +119,9 @@ test("the README's page snippet, as written: its Pay button opens the modal, the
   expect(calls[0]!.arg).toMatchObject({ reference: 'order-1042', status: 'confirmed', currency: 'USD' });
   expect(calls[1]!.arg).toMatchObject({ reference: 'order-1042', status: 'confirmed' });
   // The service agrees: order-1042 is paid, on the demo merchant's test key.
-  const verified = await fetch(`${servers.api.url}/api/v1/transaction/verify/order-1042`, { headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}` } });
+  const verified = await fetch(`${servers.api.url}/api/v1/transaction/verify/order-1042`, {
+    headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}` },
+  });
   expect(verified.status).toBe(200);
   expect(((await verified.json()) as { data: { status: string } }).data.status).toBe('confirmed');
   // Nothing went to the snippet's onError (console.warn) and nothing threw.

@@ -22,7 +22,11 @@ async function axeClean(page: Page, step: string) {
 }
 
 const api = async (servers: Servers, method: string, path: string, body?: unknown, key = secretKey) => {
-  const response = await fetch(servers.api.url + path, { method, headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(servers.api.url + path, {
+    method,
+    headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return (await response.json()) as any;
 };
 

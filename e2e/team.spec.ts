@@ -50,8 +50,20 @@ test.beforeAll(async () => {
   network = devNetwork(chain.url, await deployDevContracts(chain, 3, '1000000'), 1);
   const port = await freePort();
   api = await startService({
-    adminToken: ADMIN, ...cheapPasswords, port, publicUrl: `http://localhost:${port}`, networks: { live: [network] }, devChain: DEV_CHAIN_POWERS, smtpUrl: smtp.url, mailRetryMs: 100,
-    newDestinationDelayMs: 0, signInsPerClient: 10_000, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, now: () => Date.now() + ahead,
+    adminToken: ADMIN,
+    ...cheapPasswords,
+    port,
+    publicUrl: `http://localhost:${port}`,
+    networks: { live: [network] },
+    devChain: DEV_CHAIN_POWERS,
+    smtpUrl: smtp.url,
+    mailRetryMs: 100,
+    newDestinationDelayMs: 0,
+    signInsPerClient: 10_000,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+    now: () => Date.now() + ahead,
   });
   await checkAnswers(api);
 });
@@ -72,7 +84,16 @@ async function device(context: BrowserContext) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
   return page;
 }
 
@@ -88,7 +109,11 @@ const fromPage = (page: Page, method: string, path: string, body?: unknown) =>
   page.evaluate(
     async ({ method, path, body }) => {
       const csrf = (await (await fetch('/dashboard/api/session')).json()).data.csrfToken as string;
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(path, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: response.status, body: await response.json() };
     },
     { method, path, body },
@@ -124,15 +149,31 @@ async function join(page: Page, link: string, email: string) {
   await expect(page.getByRole('status').filter({ hasText: 'Passkey added.' })).toBeVisible();
 }
 
-test('the owner invites a finance member and a viewer by e-mail; both add passkeys; only finance moves money, after a step-up; the audit log says who did each', async ({ browser }) => {
+test('the owner invites a finance member and a viewer by e-mail; both add passkeys; only finance moves money, after a step-up; the audit log says who did each', async ({
+  browser,
+}) => {
   test.setTimeout(300_000);
-  const made = await (await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Quay Team', email: 'owner@quay-team.example' }) })).json();
+  const made = await (
+    await fetch(`${api.url}/operator/v1/merchants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Quay Team', email: 'owner@quay-team.example' }),
+    })
+  ).json();
   const liveKey = made.data.keys.live.secretKey as string;
   const key = (k: string) => ({ authorization: `Bearer ${k}`, 'content-type': 'application/json' });
 
   // A live customer pays 20 USDT on the chain (balance settlement): money to move.
-  expect((await fetch(`${api.url}/api/v1/settlement`, { method: 'PUT', headers: key(liveKey), body: JSON.stringify({ settlement: 'balance' }) })).status).toBe(200);
-  const paid = await (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: key(liveKey), body: JSON.stringify({ reference: 'quay-1', coin: 'USDT', currency: 'USD', amount: 20 }) })).json();
+  expect((await fetch(`${api.url}/api/v1/settlement`, { method: 'PUT', headers: key(liveKey), body: JSON.stringify({ settlement: 'balance' }) })).status).toBe(
+    200,
+  );
+  const paid = await (
+    await fetch(`${api.url}/api/v1/transaction/initialize`, {
+      method: 'POST',
+      headers: key(liveKey),
+      body: JSON.stringify({ reference: 'quay-1', coin: 'USDT', currency: 'USD', amount: 20 }),
+    })
+  ).json();
   expect(paid.data?.address, JSON.stringify(paid)).toBeTruthy();
   await devTransfer(network, network.tokens[0]!.address as `0x${string}`, paid.data.address, parseUnits('20', 18));
 
@@ -152,7 +193,10 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await page.getByLabel('Require a second factor of every member').check();
   await withPasskey(page);
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
-  for (const [email, role] of [['fin@quay-team.example', 'finance'], ['vera@quay-team.example', 'viewer']]) {
+  for (const [email, role] of [
+    ['fin@quay-team.example', 'finance'],
+    ['vera@quay-team.example', 'viewer'],
+  ]) {
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Role', { exact: true }).selectOption(role);
     await page.getByRole('button', { name: 'Invite' }).click();
@@ -179,12 +223,15 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await expect(listed.getByRole('cell', { name: 'owner', exact: true })).toBeVisible();
   await expect(listed).toContainText('balances.read, payments.read');
   await axe(page, 'keys');
-  const withKey = (method: string, path: string, body?: unknown) => fetch(`${api.url}${path}`, { method, headers: key(secret), body: body === undefined ? undefined : JSON.stringify(body) });
+  const withKey = (method: string, path: string, body?: unknown) =>
+    fetch(`${api.url}${path}`, { method, headers: key(secret), body: body === undefined ? undefined : JSON.stringify(body) });
   expect((await withKey('GET', '/api/v1/payments')).status).toBe(200);
   const noRefund = await withKey('POST', '/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'test' });
   expect(noRefund.status).toBe(403);
   expect((await noRefund.json()).message).toContain('refunds.write');
-  const refused = await (await withKey('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address })).json();
+  const refused = await (
+    await withKey('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address })
+  ).json();
   expect(refused).toMatchObject({ code: 'permission_denied' });
   expect(refused.message).toContain('balances.write');
   // Revoked after a confirmation (checked in the dark scheme too): refused at once.
@@ -212,7 +259,8 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   // The viewer's navigation offers no screen the role cannot use, and such a screen's URL says so.
   const viewerNav = viewer.getByRole('navigation', { name: 'Dashboard' });
   await expect(viewerNav.getByRole('link', { name: 'Payments' })).toBeVisible();
-  for (const name of ['Swaps', 'Payouts', 'Withdrawals', 'Developers', 'Events', 'Members', 'Audit log']) await expect(viewerNav.getByRole('link', { name, exact: true }), name).toHaveCount(0);
+  for (const name of ['Swaps', 'Payouts', 'Withdrawals', 'Developers', 'Events', 'Members', 'Audit log'])
+    await expect(viewerNav.getByRole('link', { name, exact: true }), name).toHaveCount(0);
   await viewer.goto(new URL('/dashboard/withdrawals', viewer.url()).href);
   await expect(viewer.getByRole('heading', { name: 'Your role cannot see this' })).toBeVisible();
   await expect(viewer.getByLabel('Amount', { exact: true })).toHaveCount(0);
@@ -231,7 +279,10 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   await again.close();
 
   // The viewer cannot move money: the service refuses the requests themselves, sent from the page.
-  for (const [path, body] of [['/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address }], ['/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'test' }]] as const) {
+  for (const [path, body] of [
+    ['/api/v1/withdrawals', { coin: 'USDT', chain_id: network.chainId, amount: '1', address: devAccount(9).address }],
+    ['/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'test' }],
+  ] as const) {
     const refused = await fromPage(viewer, 'POST', path, body);
     expect(refused.status, JSON.stringify(refused.body)).toBe(403);
     expect(refused.body.code).toBe('permission_denied');
@@ -283,7 +334,13 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
     ['fin@quay-team.example', 'POST /api/v1/withdrawals'],
     [OWNER, 'POST /api/v1/keys/restricted'],
   ] as Array<[string | RegExp, string]>) {
-    await expect(rows.filter({ has: page.getByRole('cell', { name: who, exact: true }) }).filter({ hasText: what }).first(), `${String(who)}: ${what}`).toBeVisible();
+    await expect(
+      rows
+        .filter({ has: page.getByRole('cell', { name: who, exact: true }) })
+        .filter({ hasText: what })
+        .first(),
+      `${String(who)}: ${what}`,
+    ).toBeVisible();
   }
   await axe(page, 'audit');
   // Filtered by who: the finance member's steps only.
@@ -297,7 +354,9 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
   ahead += 5 * 60_000 + 1000;
   const replayed = await finance.evaluate(async (body) => {
     const csrf = (await (await fetch('/dashboard/api/session')).json()).data.csrfToken as string;
-    return (await fetch('/dashboard/api/step-up', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body })).status;
+    return (
+      await fetch('/dashboard/api/step-up', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body })
+    ).status;
   }, stepUps[0]!);
   expect(replayed).toBe(400);
   const late = await fromPage(finance, 'POST', '/api/v1/refunds', { reference: 'quay-1', amount: '1', reason: 'late' });
@@ -311,7 +370,15 @@ test('the owner invites a finance member and a viewer by e-mail; both add passke
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
       const body = JSON.stringify({ code: '000000', for: { method: 'POST', path: '/api/v1/withdrawals' } });
-      statuses.push((await fetch('/dashboard/api/step-up', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf }, body })).status);
+      statuses.push(
+        (
+          await fetch('/dashboard/api/step-up', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-mode': 'live', 'x-csrf-token': csrf },
+            body,
+          })
+        ).status,
+      );
     }
     return statuses;
   });

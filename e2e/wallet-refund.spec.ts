@@ -18,11 +18,19 @@ const ADMIN = 'op_wallet_refund_e2e_token_0123456789abcdef012345';
 const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
-test('on wallet settlement, a refund sent from the merchant\'s browser wallet: found on chain, confirmed, the customer paid', async ({ page }) => {
+test("on wallet settlement, a refund sent from the merchant's browser wallet: found on chain, confirmed, the customer paid", async ({ page }) => {
   test.setTimeout(150_000);
   const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   const contracts = await deployDevContracts(chain, 3, '1000000');
-  const money = await startService({ adminToken: ADMIN, ...cheapPasswords, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+  const money = await startService({
+    adminToken: ADMIN,
+    ...cheapPasswords,
+    networks: { test: devNetwork(chain.url, contracts, 1) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+  });
   try {
     const merchantWallet = devAccount(6);
     const customer = devAccount(7).address;
@@ -30,11 +38,43 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
     const node = createPublicClient({ transport: http(chain.url) });
     const held = (who: Address) => node.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
-    const made = (await (await fetch(`${money.url}/operator/v1/merchants`, { method: 'POST', headers: bearer(ADMIN), body: JSON.stringify({ name: 'Kiln Cups', email: 'owner@kiln-cups.example' }) })).json()).data as { signInUrl: string; keys: { test: { secretKey: string } } };
+    const made = (
+      await (
+        await fetch(`${money.url}/operator/v1/merchants`, {
+          method: 'POST',
+          headers: bearer(ADMIN),
+          body: JSON.stringify({ name: 'Kiln Cups', email: 'owner@kiln-cups.example' }),
+        })
+      ).json()
+    ).data as { signInUrl: string; keys: { test: { secretKey: string } } };
     const key = made.keys.test.secretKey;
-    expect((await fetch(`${money.url}/api/v1/payout_address`, { method: 'PUT', headers: bearer(key), body: JSON.stringify({ chain_id: chain.chainId, address: merchantWallet.address }) })).status).toBe(200);
-    expect((await fetch(`${money.url}/api/v1/transaction/initialize`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'kiln-1', coin: 'USDT', currency: 'USD', amount: 10, customer_email: 'ada@example.com' }) })).status).toBe(201);
-    expect((await fetch(`${money.url}/api/v1/sandbox/deposit`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ reference: 'kiln-1', kind: 'exact' }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${money.url}/api/v1/payout_address`, {
+          method: 'PUT',
+          headers: bearer(key),
+          body: JSON.stringify({ chain_id: chain.chainId, address: merchantWallet.address }),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await fetch(`${money.url}/api/v1/transaction/initialize`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ reference: 'kiln-1', coin: 'USDT', currency: 'USD', amount: 10, customer_email: 'ada@example.com' }),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await fetch(`${money.url}/api/v1/sandbox/deposit`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ reference: 'kiln-1', kind: 'exact' }),
+        })
+      ).status,
+    ).toBe(200);
     // Settled to the merchant's wallet: the sweep brings the payment there.
     await expect.poll(() => held(merchantWallet.address), { timeout: 60_000 }).toBeGreaterThan(0n);
 
@@ -53,8 +93,16 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
       return node.request({ method: method as 'eth_chainId', params: params as never });
     });
     await page.addInitScript(() => {
-      const provider = { request: ({ method, params }: { method: string; params?: unknown[] }) => (window as unknown as { testWallet: (m: string, p: unknown[]) => Promise<unknown> }).testWallet(method, params ?? []) };
-      const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info: { uuid: 'test', name: 'Test Wallet', icon: 'data:image/svg+xml,<svg/>', rdns: 'test.wallet' }, provider }) }));
+      const provider = {
+        request: ({ method, params }: { method: string; params?: unknown[] }) =>
+          (window as unknown as { testWallet: (m: string, p: unknown[]) => Promise<unknown> }).testWallet(method, params ?? []),
+      };
+      const announce = () =>
+        window.dispatchEvent(
+          new CustomEvent('eip6963:announceProvider', {
+            detail: Object.freeze({ info: { uuid: 'test', name: 'Test Wallet', icon: 'data:image/svg+xml,<svg/>', rdns: 'test.wallet' }, provider }),
+          }),
+        );
       window.addEventListener('eip6963:requestProvider', announce);
     });
 
@@ -75,7 +123,10 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
     await expect(panel).toContainText(`To ${customer} on`);
     // The link is the refund's one transfer: 10 USDT (18 decimals on the dev chain) to the customer, on this chain's USDT.
     const units = 10n * 10n ** BigInt(await node.readContract({ address: usdt, abi: erc20Abi, functionName: 'decimals' }));
-    await expect(panel.getByRole('link', { name: 'Open in a wallet app' })).toHaveAttribute('href', new RegExp(`^ethereum:${usdt}@${chain.chainId}/transfer\\?address=${customer}&uint256=${units}$`, 'i'));
+    await expect(panel.getByRole('link', { name: 'Open in a wallet app' })).toHaveAttribute(
+      'href',
+      new RegExp(`^ethereum:${usdt}@${chain.chainId}/transfer\\?address=${customer}&uint256=${units}$`, 'i'),
+    );
     await expect(panel.getByRole('img', { name: 'QR code of the refund\u2019s transfer' })).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -84,12 +135,19 @@ test('on wallet settlement, a refund sent from the merchant\'s browser wallet: f
     }
 
     await panel.getByRole('button', { name: 'Pay with Test Wallet' }).click();
-    await expect(panel.getByRole('status')).toHaveText(/^Sent from Test Wallet: transaction 0x[0-9a-f]{64}\. The refund is confirmed once the network has it\.$/);
+    await expect(panel.getByRole('status')).toHaveText(
+      /^Sent from Test Wallet: transaction 0x[0-9a-f]{64}\. The refund is confirmed once the network has it\.$/,
+    );
     expect(sent).toHaveLength(1);
     // The watcher finds the transfer; the panel follows the refund and its line says so.
-    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '10 USDT', customer, 'Confirmed'], { timeout: 60_000 });
+    await expect(page.getByRole('region', { name: 'Refunds' }).getByRole('row').nth(1).getByRole('cell')).toHaveText([/./, '10 USDT', customer, 'Confirmed'], {
+      timeout: 60_000,
+    });
     expect((await held(customer)) - before).toBe(units);
-    const [refund] = (await (await fetch(`${money.url}/api/v1/refunds?reference=kiln-1`, { headers: bearer(key) })).json()).data as Array<{ status: string; tx_hash: string }>;
+    const [refund] = (await (await fetch(`${money.url}/api/v1/refunds?reference=kiln-1`, { headers: bearer(key) })).json()).data as Array<{
+      status: string;
+      tx_hash: string;
+    }>;
     expect(refund).toMatchObject({ status: 'confirmed', tx_hash: sent[0] });
   } finally {
     await money.close();

@@ -24,7 +24,10 @@ const deposit = (reference: string) =>
   });
 
 async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ServiceError);
   return error as ServiceError;
 }
@@ -74,13 +77,15 @@ describe('the server SDK', () => {
     // A key fetch refuses to send is quoted in fetch's message; never in ours.
     const broken = new ServiceClient({ secretKey: `${secretKey}\nx`, baseUrl: nobody });
     const refused = await refusal(broken.verifyPayment('ord-1'));
-    expect(refused.message).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/transaction\/verify\/ord-1: the network failed \(Headers\.append: "Bearer sk_…" is an invalid header value\.\)$/);
+    expect(refused.message).toMatch(
+      /^GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/transaction\/verify\/ord-1: the network failed \(Headers\.append: "Bearer sk_…" is an invalid header value\.\)$/,
+    );
     for (const e of [error, refused]) expect(`${e.message} ${e.stack}`).not.toContain(secretKey.slice(8));
     // A base URL with a password would put it in every message: refused at once.
     expect(() => new ServiceClient({ secretKey, baseUrl: 'https://ops:hunter2@pay.example.com' })).toThrow(/must not carry a user name or password/);
   });
 
-  it('sends the chain to pay on, and answers the payment\'s chain', async () => {
+  it("sends the chain to pay on, and answers the payment's chain", async () => {
     // The built-in test catalogue takes USDC on Sepolia (11155111) only.
     const tx = await client.initializePayment({ reference: 'sdk-chain', coin: 'USDC', currency: 'USD', amount: 5, chainId: 11155111 });
     expect(tx).toMatchObject({ coin: 'USDC', chainId: 11155111 });
@@ -104,17 +109,32 @@ describe('the server SDK', () => {
 
   it('registers a bank account and pays out collected USDT', async () => {
     // Payouts draw on money the service holds: this merchant's payments settle to a balance.
-    const settled = await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
+    const settled = await fetch(api.url + '/api/v1/settlement', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${DEMO_MERCHANT.keys.test.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ settlement: 'balance' }),
+    });
     expect(settled.status).toBe(200);
     await client.initializePayment({ reference: 'sdk-4', coin: 'USDT', currency: 'USD', amount: 20 });
     await deposit('sdk-4');
     const bank = await client.bankPayouts.add({
-      bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos',
+      bank_name: 'Access Bank',
+      bank_code: '044',
+      account_name: 'Harbour Coffee Ltd',
+      account_number: '0690000031',
+      currency: 'NGN',
+      country: 'nigeria',
+      state: 'Lagos',
     });
     expect((await client.bankPayouts.list()).data).toContain(bank.id);
     expect(await client.bankPayouts.rate('USDT', 'NGN')).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1550 });
-    expect(await client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'USDT', amount: 20 })).toMatchObject({ fiat_amount: 31000, status: 'pending' });
-    expect((await refusal(client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'DAI', amount: 1 }))).message).toMatch(/swap your DAI to USDT first/);
+    expect(await client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'USDT', amount: 20 })).toMatchObject({
+      fiat_amount: 31000,
+      status: 'pending',
+    });
+    expect((await refusal(client.bankPayouts.initiate({ payout_bank_id: bank.id as string, coin: 'DAI', amount: 1 }))).message).toMatch(
+      /swap your DAI to USDT first/,
+    );
   });
 
   it('refunds part of a payment, then the rest, once per idempotency key; reads and lists them; refuses past what arrived', async () => {
@@ -124,14 +144,21 @@ describe('the server SDK', () => {
     const paid = await client.verifyPayment('sdk-5');
     const customer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
     // The amount as the API writes every amount: decimal text of the coin.
-    const first = await client.refunds.create({ reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' });
+    const first = await client.refunds.create(
+      { reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer },
+      { idempotencyKey: 'sdk-refund-1' },
+    );
     expect(first).toMatchObject({ reference: 'sdk-5', amount: '1.5', amount_base_units: '1500000000000000000', status: 'ready', address: customer });
-    expect(await client.refunds.create({ reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' })).toEqual(first);
+    expect(
+      await client.refunds.create({ reference: 'sdk-5', amount: '1.5', reason: 'a broken cup', address: customer }, { idempotencyKey: 'sdk-refund-1' }),
+    ).toEqual(first);
     // The deprecated base units, under their own name: the same amount.
     const old = await client.refunds.create({ reference: 'sdk-5', amountBaseUnits: 500_000_000_000_000_000n, reason: 'an old caller', address: customer });
     expect([old.amount, old.amount_base_units]).toEqual(['0.5', '500000000000000000']);
     const rest = await client.refunds.create({ reference: 'sdk-5', amount: 'rest', reason: 'the rest', address: customer });
-    expect(BigInt(first.amount_base_units) + BigInt(old.amount_base_units) + BigInt(rest.amount_base_units)).toBe(BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')));
+    expect(BigInt(first.amount_base_units) + BigInt(old.amount_base_units) + BigInt(rest.amount_base_units)).toBe(
+      BigInt(paid.amountPaidExact!.replace('.', '').padEnd(paid.amountPaidExact!.split('.')[0]!.length + 18, '0')),
+    );
     expect(await client.refunds.get(first.id)).toEqual(first);
     const page = await client.refunds.list({ reference: 'sdk-5', limit: 1 });
     expect(page.data.map((r) => r.id)).toEqual([rest.id]);

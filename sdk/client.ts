@@ -86,8 +86,10 @@ export class ServiceClient {
 
   constructor({ publicKey, secretKey, baseUrl, fetch: fetcher = fetch }: ServiceClientOptions) {
     if (!/^sk_(test|live)_/.test(secretKey)) throw new TypeError('ServiceClient: secretKey must be a secret key (sk_test_… or sk_live_…)');
-    if (publicKey !== undefined && !/^pk_(test|live)_/.test(publicKey)) throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
-    if (publicKey !== undefined && publicKey.split('_')[1] !== secretKey.split('_')[1]) throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
+    if (publicKey !== undefined && !/^pk_(test|live)_/.test(publicKey))
+      throw new TypeError('ServiceClient: publicKey must be a public key (pk_test_… or pk_live_…)');
+    if (publicKey !== undefined && publicKey.split('_')[1] !== secretKey.split('_')[1])
+      throw new TypeError('ServiceClient: the public and secret keys must both be test keys or both live keys');
     // Every error names the URL it tried: a URL carries no secret (fetch refuses one with credentials anyway).
     if (/^[a-z][a-z\d+.-]*:\/\/[^/?#]*@/i.test(baseUrl)) throw new TypeError('ServiceClient: baseUrl must not carry a user name or password');
     this.publicKey = publicKey;
@@ -97,7 +99,13 @@ export class ServiceClient {
   }
 
   /** Sends with the secret key; validates the answer with `schema` (undefined: the envelope only). */
-  private async call<S extends AnySchema | undefined>(method: string, path: string, schema: S, body?: unknown, idempotencyKey?: string): Promise<S extends AnySchema ? z.output<S> : Record<string, unknown>> {
+  private async call<S extends AnySchema | undefined>(
+    method: string,
+    path: string,
+    schema: S,
+    body?: unknown,
+    idempotencyKey?: string,
+  ): Promise<S extends AnySchema ? z.output<S> : Record<string, unknown>> {
     const where = `${method} ${this.root}${path}`;
     const headers: Record<string, string> = { authorization: `Bearer ${this.secretKey}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) };
     let payload: BodyInit | undefined;
@@ -115,7 +123,9 @@ export class ServiceClient {
       // fetch's own words are "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is its cause.
       // A header fetch refuses is quoted whole in its message: the key never is.
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = String(cause?.code ?? cause?.message ?? (error as Error).message).split(this.secretKey).join('sk_…');
+      const reason = String(cause?.code ?? cause?.message ?? (error as Error).message)
+        .split(this.secretKey)
+        .join('sk_…');
       throw Object.assign(new ServiceError('network', `${where}: the network failed (${reason})`), { cause: error });
     }
     return readAnswer(where, response.status, text, schema, response.headers.get('retry-after')) as never;
@@ -206,7 +216,11 @@ export class ServiceClient {
   readonly paymentLinks = {
     /** One page of the merchant's links, newest first, by cursor as every list (or by the spec's `page` number), with the spec's page fields. */
     list: async (options: PageOptions & { page?: number } = {}) => {
-      const { data, next, has_more, count, currentPage, nextPage, prevPage, lastPage } = await this.call('GET', `payment_links${query({ ...options })}`, LinkList);
+      const { data, next, has_more, count, currentPage, nextPage, prevPage, lastPage } = await this.call(
+        'GET',
+        `payment_links${query({ ...options })}`,
+        LinkList,
+      );
       return { data, next, hasMore: has_more, count, currentPage, nextPage, prevPage, lastPage };
     },
     /** GET /payment_links/pay/:slug, in the spec's by-slug shape. */
@@ -238,13 +252,27 @@ export class ServiceClient {
    * `idempotencyKey` when retrying, and the refund is made once.
    */
   readonly refunds = {
-    create: (input: { reference: string; reason: string; address?: string } & ({ amount: string; amountBaseUnits?: undefined } | { amount?: undefined; /** @deprecated write `amount` as decimal text of the coin */ amountBaseUnits: bigint | string }), options: { idempotencyKey?: string } = {}) =>
-      this.data(this.call('POST', 'refunds', successOf(Refund), {
-        reference: input.reference,
-        ...(input.amountBaseUnits === undefined ? { amount: input.amount } : { amount_base_units: String(input.amountBaseUnits) }),
-        reason: input.reason,
-        ...(input.address === undefined ? {} : { address: input.address }),
-      }, options.idempotencyKey)),
+    create: (
+      input: { reference: string; reason: string; address?: string } & (
+        | { amount: string; amountBaseUnits?: undefined }
+        | { amount?: undefined /** @deprecated write `amount` as decimal text of the coin */; amountBaseUnits: bigint | string }
+      ),
+      options: { idempotencyKey?: string } = {},
+    ) =>
+      this.data(
+        this.call(
+          'POST',
+          'refunds',
+          successOf(Refund),
+          {
+            reference: input.reference,
+            ...(input.amountBaseUnits === undefined ? { amount: input.amount } : { amount_base_units: String(input.amountBaseUnits) }),
+            reason: input.reason,
+            ...(input.address === undefined ? {} : { address: input.address }),
+          },
+          options.idempotencyKey,
+        ),
+      ),
     get: (id: string) => this.data(this.call('GET', `refunds/${encodeURIComponent(id)}`, successOf(Refund))),
     /** One page, newest first, as every list answers: `next` is the cursor of the following page (null on the last). */
     list: (filter: PageOptions & { status?: RefundState; reference?: string; from?: string; to?: string } = {}) => {
@@ -258,14 +286,18 @@ export class ServiceClient {
     /** A page of the bank accounts' ids, oldest first. */
     list: (options: PageOptions = {}) => this.page<string>(`bank/payouts${query({ ...options })}`, undefined),
     get: (id: string) => this.call('GET', `bank/payouts/${encodeURIComponent(id)}`, undefined).then((r) => r.data as Record<string, unknown>),
-    update: (id: string, body: In<typeof PayoutFields>) => this.call('PATCH', `bank/payouts/${encodeURIComponent(id)}`, undefined, body).then((r) => r.data as Record<string, unknown>),
+    update: (id: string, body: In<typeof PayoutFields>) =>
+      this.call('PATCH', `bank/payouts/${encodeURIComponent(id)}`, undefined, body).then((r) => r.data as Record<string, unknown>),
     delete: (ids: string[]) => this.call('DELETE', 'bank/payouts', undefined, { ids }).then((r) => r.data as { deleted: string[] }),
     countries: () => this.call('GET', 'bank/payouts/countries', undefined).then((r) => r.data as Array<{ country: string; currency: string }>),
     currencies: () => this.call('GET', 'bank/payouts/currencies', undefined).then((r) => r.data as string[]),
-    banks: (country: string) => this.call('GET', `bank?country=${encodeURIComponent(country)}`, undefined).then((r) => r.data as Array<{ name: string; code: string }>),
+    banks: (country: string) =>
+      this.call('GET', `bank?country=${encodeURIComponent(country)}`, undefined).then((r) => r.data as Array<{ name: string; code: string }>),
     rate: (coin: string, currency: string) =>
-      this.call('GET', `bank/payouts/rate?coin=${encodeURIComponent(coin)}&currency=${encodeURIComponent(currency)}`, undefined).then((r) => r.data as { coin: string; currency: string; rate: number }),
-    initiate: (body: In<typeof InitiatePayoutBody>) => this.call('POST', 'bank/payouts/initiate', undefined, body).then((r) => r.data as Record<string, unknown>),
+      this.call('GET', `bank/payouts/rate?coin=${encodeURIComponent(coin)}&currency=${encodeURIComponent(currency)}`, undefined).then(
+        (r) => r.data as { coin: string; currency: string; rate: number },
+      ),
+    initiate: (body: In<typeof InitiatePayoutBody>) =>
+      this.call('POST', 'bank/payouts/initiate', undefined, body).then((r) => r.data as Record<string, unknown>),
   };
 }
-

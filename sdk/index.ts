@@ -4,6 +4,26 @@ export { ServiceClient, ServiceError } from './client.ts';
 export type { EventRecord, InitializePaymentInput, Page, PageOptions, ServiceClientOptions } from './client.ts';
 export type { PaymentSummary } from '../contract/dashboard.ts';
 export type { Product } from '../contract/products.ts';
-export { DEFAULT_TOLERANCE_SECONDS, EVENT_TYPES, SIGNATURE_HEADER, signStandardWebhook, signWebhook, STANDARD_HEADERS, verifyWebhook, WebhookError } from './webhook.ts';
-export type { DepositEvent, DiscrepancyEvent, EventType, PayoutEvent, ReversedEvent, ServiceEvent, UnmatchedEvent, VerifyOptions, WebhookHeaders, WebhookRefusal } from './webhook.ts';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  EVENT_TYPES,
+  SIGNATURE_HEADER,
+  signStandardWebhook,
+  signWebhook,
+  STANDARD_HEADERS,
+  verifyWebhook,
+  WebhookError,
+} from './webhook.ts';
+export type {
+  DepositEvent,
+  DiscrepancyEvent,
+  EventType,
+  PayoutEvent,
+  ReversedEvent,
+  ServiceEvent,
+  UnmatchedEvent,
+  VerifyOptions,
+  WebhookHeaders,
+  WebhookRefusal,
+} from './webhook.ts';
 export type { MerchantVerification } from '../contract/schemas.ts';

@@ -107,7 +107,12 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).
   for (const mode of ['test', 'live'] as const) {
     for (const [i, network] of (networks[mode] ?? []).entries()) {
-      if (!network.dev) await verifyNetwork(network, fieldOf(mode, i, Array.isArray(options.networks?.[mode])), options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined);
+      if (!network.dev)
+        await verifyNetwork(
+          network,
+          fieldOf(mode, i, Array.isArray(options.networks?.[mode])),
+          options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined,
+        );
     }
   }
   // An embedded database on disk takes one process: the lock says which, and where it listens.
@@ -147,19 +152,28 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     emailOutbox: () => emailOutbox(db),
     sweeps: () => sweepCounts(db),
   });
-  const metrics = createMetrics({ store: metricsStore, rates, readiness: () => readiness(), now, longPolls: () => changes.waiting, jobs: () => (jobs ? jobs.jobs : []) });
+  const metrics = createMetrics({
+    store: metricsStore,
+    rates,
+    readiness: () => readiness(),
+    now,
+    longPolls: () => changes.waiting,
+    jobs: () => (jobs ? jobs.jobs : []),
+  });
   // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
   // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
   const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
   for (const mode of ['test', 'live'] as const) {
     // …and each knows the other chains of its mode its deposit addresses are on: money sent on the wrong one is seen.
     const list = networks[mode];
-    networks[mode] = list && withSameAddresses(mode, list).map((n, i) => {
-      const pinned = { ...n, rpcEvents: metrics.rpcEvents(n.chainId), rpcPin: new ChainPin(n.chainId, options.rpcChainCheckMs, pinLog) };
-      const account = treasuryAccounts.get(list[i]!);
-      if (account) treasuryAccounts.set(pinned, account);
-      return pinned;
-    });
+    networks[mode] =
+      list &&
+      withSameAddresses(mode, list).map((n, i) => {
+        const pinned = { ...n, rpcEvents: metrics.rpcEvents(n.chainId), rpcPin: new ChainPin(n.chainId, options.rpcChainCheckMs, pinLog) };
+        const account = treasuryAccounts.get(list[i]!);
+        if (account) treasuryAccounts.set(pinned, account);
+        return pinned;
+      });
   }
   const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
   // Rate limits: counted in the database shared by every instance on PostgreSQL, in this process on PGlite (one instance).
@@ -177,7 +191,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const merchants = new MerchantStore(db, now, forget);
   const chain = new ChainStore(db);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
-  const payments = new PaymentStore(db, events, { chain, refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) } });
+  const payments = new PaymentStore(db, events, {
+    chain,
+    refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) },
+  });
   const links = new LinkStore(db);
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
@@ -187,7 +204,15 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const treasuryTxs = new TreasuryTxStore(db);
   const treasuryHolds = new TreasuryHoldStore(db, journal);
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
-  accounts = new AccountCache({ keyOwner: (key, kind) => merchants.keyOwner(key, kind), settlement: (id, mode) => journal.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: (id, mode) => fees.terms(id, mode) }, now);
+  accounts = new AccountCache(
+    {
+      keyOwner: (key, kind) => merchants.keyOwner(key, kind),
+      settlement: (id, mode) => journal.settlement(id, mode),
+      payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId),
+      feeTerms: (id, mode) => fees.terms(id, mode),
+    },
+    now,
+  );
   const cache = accounts;
   // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
   const payoutCoin = (mode: string) => {
@@ -234,12 +259,20 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   let origin = '';
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
-  const gasOf = (network: Network) => (options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined);
+  const gasOf = (network: Network) =>
+    options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined;
   const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
   const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
-  const treasuriesReady = treasuryQueueReadiness([...treasuries.values()].map(({ treasury }) => treasury.network), (chainId) => treasuryTxs.queueHead(chainId), options.treasuryStuckMs, now);
+  const treasuriesReady = treasuryQueueReadiness(
+    [...treasuries.values()].map(({ treasury }) => treasury.network),
+    (chainId) => treasuryTxs.queueHead(chainId),
+    options.treasuryStuckMs,
+    now,
+  );
   const readiness = async () => [
-    await answers(db).then((ok) => (ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` })),
+    await answers(db).then((ok) =>
+      ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` },
+    ),
     ...(await chainsReady()),
     ...(await treasuriesReady()),
     ...gasMissing,
@@ -251,7 +284,12 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     // The payout address comes through the account cache, which keeps an entry no longer than the
     // address's own time: a live key's new address takes effect when its delay ends
     // (merchants/destination-store.ts), a moment no NOTIFY marks.
-    catalog(networks, (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId), (merchantId, mode) => cache.settlement(merchantId, mode), (merchantId, mode) => cache.feeTerms(merchantId, mode)),
+    catalog(
+      networks,
+      (merchantId, mode, chainId) => cache.payoutAddress(merchantId, mode, chainId),
+      (merchantId, mode) => cache.settlement(merchantId, mode),
+      (merchantId, mode) => cache.feeTerms(merchantId, mode),
+    ),
     rates,
   );
   const idempotency = new IdempotencyStore(db);
@@ -284,7 +322,12 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     treasuryHolds,
     balanceTransactions,
     // On demand (the operator's endpoint): every chain looked at now, as the job does.
-    reconcileTreasuries: () => Promise.all(allNetworks.map((network) => checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }))),
+    reconcileTreasuries: () =>
+      Promise.all(
+        allNetworks.map((network) =>
+          checkTreasury(network, { holds: treasuryHolds, journal, treasuryTxs, log, now, holdThreshold: options.treasuryHoldThreshold }),
+        ),
+      ),
     treasury: (mode, chainId) => treasuries.get(`${mode}/${chainId}`),
     relayer: (mode, chainId) => relayers.get(`${mode}/${chainId}`),
     dashboard,
@@ -330,10 +373,29 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
 
   // A dev chain (anvil) starts empty on every run: what was watched on the last one is gone.
   for (const network of allNetworks) if (network.dev) await chain.forget(network.chainId);
-  const jobs =
-    !options.jobs ? undefined : (
-      await startJobs({
-        db, payments, events, merchants, payouts, refunds, walletRefunds, chain, now, log, instance, retry, journal, swaps, withdrawals, partnerTransfers, treasuryTxs, treasuryHolds, balanceTransactions, idempotency,
+  const jobs = !options.jobs
+    ? undefined
+    : await startJobs({
+        db,
+        payments,
+        events,
+        merchants,
+        payouts,
+        refunds,
+        walletRefunds,
+        chain,
+        now,
+        log,
+        instance,
+        retry,
+        journal,
+        swaps,
+        withdrawals,
+        partnerTransfers,
+        treasuryTxs,
+        treasuryHolds,
+        balanceTransactions,
+        idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
         devChain: options.devChain,
@@ -353,14 +415,24 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         mailSender,
         mailRetryMs: options.mailRetryMs,
         origin: () => origin,
-      })
-    );
+      });
 
   const requests: string[] = [];
-  const { server, port } = await listen(pipeline({
-      routes: ROUTES.map(served), owners: cache, sessions: dashboard, service: parts, log, requests, operatorToken: token, observe: metrics.observe,
+  const { server, port } = await listen(
+    pipeline({
+      routes: ROUTES.map(served),
+      owners: cache,
+      sessions: dashboard,
+      service: parts,
+      log,
+      requests,
+      operatorToken: token,
+      observe: metrics.observe,
       keyUsed: (account, req) => merchants.keyUsed(account.keyId!, clientOf(req, options.trustProxies), now()),
-    }), options.port, options.host);
+    }),
+    options.port,
+    options.host,
+  );
   const listening = `http://127.0.0.1:${port}`;
   origin = options.publicUrl ?? listening;
   const { host } = options;

@@ -60,7 +60,9 @@ function deriveLock() {
     const optionalPeers = entry.peerDependenciesMeta ?? {};
     return [
       ...Object.keys(entry.dependencies ?? {}).map((name) => ({ name, optional: false })),
-      ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers[name]?.optional).map((name) => ({ name, optional: false })),
+      ...Object.keys(entry.peerDependencies ?? {})
+        .filter((name) => !optionalPeers[name]?.optional)
+        .map((name) => ({ name, optional: false })),
       ...Object.keys(entry.optionalDependencies ?? {}).map((name) => ({ name, optional: true })),
     ].map((edge) => ({ ...edge, from: path }));
   };
@@ -85,7 +87,15 @@ function deriveLock() {
   const required = walk(false);
   const all = walk(true);
   const packages = {
-    '': { name: manifest.name, version: manifest.version, license: manifest.license, dependencies: manifest.dependencies, optionalDependencies: manifest.optionalDependencies, bin: manifest.bin, engines: manifest.engines },
+    '': {
+      name: manifest.name,
+      version: manifest.version,
+      license: manifest.license,
+      dependencies: manifest.dependencies,
+      optionalDependencies: manifest.optionalDependencies,
+      bin: manifest.bin,
+      engines: manifest.engines,
+    },
   };
   // In the root's tree the workspace's own node_modules (server/node_modules/x) shadows the
   // root's; in the package it is the root's. Two of one name would need nesting: refuse.

@@ -22,7 +22,12 @@ function option(args: string[], name: string): string | undefined {
   return at >= 0 ? args[at + 1] : undefined;
 }
 
-export async function runChainCommand(args: string[], config?: Pick<Config, 'networks' | 'gasKey'>, out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+export async function runChainCommand(
+  args: string[],
+  config?: Pick<Config, 'networks' | 'gasKey'>,
+  out: (line: string) => void = console.log,
+  err: (line: string) => void = console.error,
+): Promise<number> {
   if (args[0] === 'sweep' && verbsOf('chain').includes('sweep')) return sweepCommand(args, config, out, err);
   if (args[0] !== 'deploy' || !verbsOf('chain').includes('deploy')) {
     err(USAGE);
@@ -57,7 +62,7 @@ export async function runChainCommand(args: string[], config?: Pick<Config, 'net
       out(JSON.stringify({ ...done, network: entry }));
     } else {
       out(`Deposit factory ${done.factory} on chain ${done.chainId}: ${done.deployed ? `deployed now (transaction ${done.transaction})` : 'already there'}.`);
-      out('(The entry repeats the RPC URL you gave, which may hold your provider\'s key: keep the network file as private as the key.)');
+      out("(The entry repeats the RPC URL you gave, which may hold your provider's key: keep the network file as private as the key.)");
       out('Its entry for NETWORKS_FILE, under "live" or "test" (name it, set its confirmations, list its tokens with their real decimals):');
       out(JSON.stringify(entry, null, 2));
     }
@@ -68,7 +73,12 @@ export async function runChainCommand(args: string[], config?: Pick<Config, 'net
   }
 }
 
-async function sweepCommand(args: string[], config: Pick<Config, 'networks' | 'gasKey'> | undefined, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+async function sweepCommand(
+  args: string[],
+  config: Pick<Config, 'networks' | 'gasKey'> | undefined,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   const chainId = Number(option(args, 'chain'));
   const mode = option(args, 'mode');
   const [merchantId, reference, payout, token] = [option(args, 'merchant'), option(args, 'reference'), option(args, 'payout'), option(args, 'token')];
@@ -94,7 +104,12 @@ async function sweepCommand(args: string[], config: Pick<Config, 'networks' | 'g
     return 1;
   }
   try {
-    const done = await sweepAny(network, privateKeyToAccount(config.gasKey), { merchantId: merchantId!, mode: mode!, reference: reference!, payout: payout as Address }, token === 'native' ? '0x0000000000000000000000000000000000000000' : (token as Address));
+    const done = await sweepAny(
+      network,
+      privateKeyToAccount(config.gasKey),
+      { merchantId: merchantId!, mode: mode!, reference: reference!, payout: payout as Address },
+      token === 'native' ? '0x0000000000000000000000000000000000000000' : (token as Address),
+    );
     if (done.failed) {
       err(`chain sweep: the deposit ${done.deposit} could not send it (${done.failed}); transaction ${done.transaction}`);
       return 1;

@@ -22,7 +22,8 @@ const int =
   (min: number, max: number): Reader =>
   (raw, name) => {
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name}: expected a whole number from ${min} to ${max}, received ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`${name}: expected a whole number from ${min} to ${max}, received ${JSON.stringify(raw)}`);
     return value;
   };
 
@@ -49,7 +50,10 @@ const databaseUrl: Reader = (raw) => {
  * are for tests, which pass options in code). docs/operating.md's table lists the same, held
  * equal by server/tests/settings.test.ts.
  */
-export const ENVIRONMENT: Record<string, { setting: keyof ServiceOptions; read: Reader; /** The setting is in ms, the variable in seconds. */ seconds?: true }> = {
+export const ENVIRONMENT: Record<
+  string,
+  { setting: keyof ServiceOptions; read: Reader /** The setting is in ms, the variable in seconds. */; seconds?: true }
+> = {
   PORT: { setting: 'port', read: int(0, 65535) },
   HOST: { setting: 'host', read: text },
   PUBLIC_URL: { setting: 'publicUrl', read: (raw) => publicUrl(raw) },
@@ -123,19 +127,26 @@ function smtpUrl(raw: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || !/^smtps?:$/.test(url.protocol) || !url.hostname) throw new Error('SMTP_URL: expected smtp://user:password@host:587 or smtps://user:password@host:465');
+  if (!url || !/^smtps?:$/.test(url.protocol) || !url.hostname)
+    throw new Error('SMTP_URL: expected smtp://user:password@host:587 or smtps://user:password@host:465');
   return raw;
 }
 
 /** MAIL_FROM: an address, alone or after a name: no-reply@pay.example.com, or Pay <no-reply@pay.example.com>. */
 function mailFrom(raw: string): string {
-  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw.trim())) throw new Error(`MAIL_FROM: expected an address such as no-reply@pay.example.com or "Pay <no-reply@pay.example.com>", received ${JSON.stringify(raw.slice(0, 80))}`);
+  if (!/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw.trim()))
+    throw new Error(
+      `MAIL_FROM: expected an address such as no-reply@pay.example.com or "Pay <no-reply@pay.example.com>", received ${JSON.stringify(raw.slice(0, 80))}`,
+    );
   return raw.trim();
 }
 
 /** WITHDRAWAL_DAILY_LIMIT: US dollars a day per merchant and mode, across coins and networks, as decimal text ("10000"). */
 function dailyLimit(raw: string, name = 'WITHDRAWAL_DAILY_LIMIT'): string {
-  if (!isDailyLimit(raw.trim())) throw new Error(`${name}: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`);
+  if (!isDailyLimit(raw.trim()))
+    throw new Error(
+      `${name}: expected US dollars as decimal text, such as 10000 or 2500.50 (0 allows no withdrawals), received ${JSON.stringify(raw.slice(0, 40))}`,
+    );
   return raw.trim();
 }
 
@@ -147,7 +158,8 @@ function feeBearer(raw: string, name: string): string {
 
 /** TREASURY_HOLD_THRESHOLD: whole coins as decimal text ("0", "25.5"). */
 function holdThreshold(raw: string): string {
-  if (!/^\d{1,18}(\.\d{1,18})?$/.test(raw.trim())) throw new Error(`TREASURY_HOLD_THRESHOLD: expected whole coins as decimal text, such as 0 or 25.5, received ${JSON.stringify(raw.slice(0, 40))}`);
+  if (!/^\d{1,18}(\.\d{1,18})?$/.test(raw.trim()))
+    throw new Error(`TREASURY_HOLD_THRESHOLD: expected whole coins as decimal text, such as 0 or 25.5, received ${JSON.stringify(raw.slice(0, 40))}`);
   return raw.trim();
 }
 

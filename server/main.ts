@@ -33,12 +33,20 @@ if (args[0] === 'chain') {
   process.exitCode = await runOperatorCommand(args, config);
 } else {
   const log = createLogger();
-  if (config.demo) log.warn('SEED_DEMO_MERCHANT=true: the demo merchant, whose keys (live ones too) are public in the README, can use this service. Never on one that others reach.');
+  if (config.demo)
+    log.warn(
+      'SEED_DEMO_MERCHANT=true: the demo merchant, whose keys (live ones too) are public in the README, can use this service. Never on one that others reach.',
+    );
   const service = await startService({ ...config, logger: log }).catch((error: unknown) => {
     // Another process holds DATA_DIR: its own message names the setting and what to do.
     // So does a configured chain that is not what NETWORKS_FILE says (checked before anything is taken on it),
     // and a database whose applied migrations are not this version's (a migration file changed).
-    const line = error instanceof DataDirLocked || error instanceof NetworkMismatch ? error.message : error instanceof MigrationRefused ? `database: ${error.message}` : startupProblem(error, config);
+    const line =
+      error instanceof DataDirLocked || error instanceof NetworkMismatch
+        ? error.message
+        : error instanceof MigrationRefused
+          ? `database: ${error.message}`
+          : startupProblem(error, config);
     if (line) refuse(line);
     throw error;
   });

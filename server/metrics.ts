@@ -56,7 +56,18 @@ export interface MetricsDeps {
 export const RELAY_OUTCOMES = ['relayed', 'already_on_chain', 'refused', 'failed'] as const;
 export type RelayOutcome = (typeof RELAY_OUTCOMES)[number];
 /** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts); any other counts as "other". */
-export const RELAY_FIELDS = ['chain_id', 'authorization', 'authorization.to', 'authorization.value', 'authorization.validBefore', 'authorization.validAfter', 'authorization.from', 'authorization.nonce', 'signature', 'other'] as const;
+export const RELAY_FIELDS = [
+  'chain_id',
+  'authorization',
+  'authorization.to',
+  'authorization.value',
+  'authorization.validBefore',
+  'authorization.validAfter',
+  'authorization.from',
+  'authorization.nonce',
+  'signature',
+  'other',
+] as const;
 
 /** The labels every counter shows from start, at 0: a rate of nothing is 0, not an absent series. */
 const MODES = ['test', 'live'] as const;
@@ -67,7 +78,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const watched = new Set<string>();
   collectDefaultMetrics({ register: registry, prefix: 'service_' });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
-  const requests = new Counter({ name: 'service_http_requests_total', help: 'Requests answered, by method, route (the route table\'s path) and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'service_http_requests_total',
+    help: "Requests answered, by method, route (the route table's path) and status",
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const durations = new Histogram({
     name: 'service_http_request_duration_seconds',
     help: 'How long requests took to answer, by method and route (the route table\'s path, or "unmatched": never the URL itself); a long poll counts its wait',
@@ -75,7 +91,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const deliveries = new Counter({ name: 'service_webhook_delivery_attempts_total', help: 'Webhook deliveries attempted, by key mode', labelNames: ['mode'], registers: [registry] });
+  const deliveries = new Counter({
+    name: 'service_webhook_delivery_attempts_total',
+    help: 'Webhook deliveries attempted, by key mode',
+    labelNames: ['mode'],
+    registers: [registry],
+  });
   const deliveryFailures = new Counter({
     name: 'service_webhook_delivery_failures_total',
     help: 'Webhook deliveries that failed, by key mode and reason: status (the endpoint answered other than 2xx) or error (no answer: refused, timed out, unreachable)',
@@ -94,13 +115,33 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const reason of ['status', 'error']) deliveryFailures.inc({ mode, reason }, 0);
     deliveryDurations.zero({ mode });
   }
-  const rpcErrors = new Counter({ name: 'service_rpc_errors_total', help: 'Failed calls to a chain\'s RPC URLs (after each URL\'s own retries), by chain id', labelNames: ['chain'], registers: [registry] });
-  const rpcFailovers = new Counter({ name: 'service_rpc_failovers_total', help: 'Calls moved to a chain\'s next RPC URL after one failed, by chain id', labelNames: ['chain'], registers: [registry] });
-  const refusals = new Counter({ name: 'service_rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by limit', labelNames: ['limit'], registers: [registry] });
-  const rpcUp = new Gauge({ name: 'service_chain_rpc_up', help: 'Whether each chain\'s node answered its watcher\'s last call for the head: 1 yes, 0 no (by chain id)', labelNames: ['chain'], registers: [registry] });
+  const rpcErrors = new Counter({
+    name: 'service_rpc_errors_total',
+    help: "Failed calls to a chain's RPC URLs (after each URL's own retries), by chain id",
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const rpcFailovers = new Counter({
+    name: 'service_rpc_failovers_total',
+    help: "Calls moved to a chain's next RPC URL after one failed, by chain id",
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'service_rate_limit_refusals_total',
+    help: 'Requests refused by a rate limit (429), by limit',
+    labelNames: ['limit'],
+    registers: [registry],
+  });
+  const rpcUp = new Gauge({
+    name: 'service_chain_rpc_up',
+    help: "Whether each chain's node answered its watcher's last call for the head: 1 yes, 0 no (by chain id)",
+    labelNames: ['chain'],
+    registers: [registry],
+  });
   const lags = new Gauge({
     name: 'service_chain_watcher_lag_blocks',
-    help: 'How many blocks each chain\'s watched cursor is behind its head, by chain id, as last measured (kept while the node does not answer: see service_chain_rpc_up)',
+    help: "How many blocks each chain's watched cursor is behind its head, by chain id, as last measured (kept while the node does not answer: see service_chain_rpc_up)",
     labelNames: ['chain'],
     registers: [registry],
   });
@@ -132,16 +173,31 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   }
   const ceilings = new Counter({
     name: 'service_public_payments_ceiling_passed_total',
-    help: 'Times one merchant\'s payments started by anyone (public key, link page) passed the minute\'s ceiling: alerted, not refused',
+    help: "Times one merchant's payments started by anyone (public key, link page) passed the minute's ceiling: alerted, not refused",
     labelNames: ['kind', 'mode'],
     registers: [registry],
   });
   for (const kind of ['public_initialize', 'link_checkout']) for (const mode of MODES) ceilings.inc({ kind, mode }, 0);
-  const relays = new Counter({ name: 'service_relays_total', help: 'Signed transfers asked to be relayed (paying with one signature), by outcome', labelNames: ['outcome'], registers: [registry] });
+  const relays = new Counter({
+    name: 'service_relays_total',
+    help: 'Signed transfers asked to be relayed (paying with one signature), by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   for (const outcome of RELAY_OUTCOMES) relays.inc({ outcome }, 0);
-  const relayRefusals = new Counter({ name: 'service_relay_refusals_total', help: 'Relays refused before any gas was spent, by the field the refusal named', labelNames: ['field'], registers: [registry] });
+  const relayRefusals = new Counter({
+    name: 'service_relay_refusals_total',
+    help: 'Relays refused before any gas was spent, by the field the refusal named',
+    labelNames: ['field'],
+    registers: [registry],
+  });
   for (const field of RELAY_FIELDS) relayRefusals.inc({ field }, 0);
-  const relayGas = new Counter({ name: 'service_relay_gas_wei_total', help: 'What the transactions the gas wallet sent to relay signed transfers cost, in wei of the chain\'s native coin, by chain', labelNames: ['chain'], registers: [registry] });
+  const relayGas = new Counter({
+    name: 'service_relay_gas_wei_total',
+    help: "What the transactions the gas wallet sent to relay signed transfers cost, in wei of the chain's native coin, by chain",
+    labelNames: ['chain'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'service_payments',
     help: 'Payments by key mode and status',
@@ -159,7 +215,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   /** A queue's two gauges: how many wait (`<name>_depth`), and how long the oldest has (`<name>_oldest_seconds`, 0 when none). */
   const queue = (name: string, depthHelp: string, oldestHelp: string, read: () => Promise<{ depth: number; oldestMs: number | null }>) => {
-    new Gauge({ name: `${name}_depth`, help: depthHelp, registers: [registry], async collect() { this.set((await read()).depth); } });
+    new Gauge({
+      name: `${name}_depth`,
+      help: depthHelp,
+      registers: [registry],
+      async collect() {
+        this.set((await read()).depth);
+      },
+    });
     new Gauge({
       name: `${name}_oldest_seconds`,
       help: oldestHelp,
@@ -170,8 +233,18 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       },
     });
   };
-  queue('service_webhook_queue', 'Webhook events waiting to be delivered', 'How long the oldest webhook event waiting to be delivered has waited (0 when none)', () => deps.store.webhookQueue());
-  queue('service_email_outbox', 'E-mails waiting in the outbox to be sent (retries included)', 'How long the oldest e-mail waiting in the outbox has waited since it was written (0 when none)', () => deps.store.emailOutbox());
+  queue(
+    'service_webhook_queue',
+    'Webhook events waiting to be delivered',
+    'How long the oldest webhook event waiting to be delivered has waited (0 when none)',
+    () => deps.store.webhookQueue(),
+  );
+  queue(
+    'service_email_outbox',
+    'E-mails waiting in the outbox to be sent (retries included)',
+    'How long the oldest e-mail waiting in the outbox has waited since it was written (0 when none)',
+    () => deps.store.emailOutbox(),
+  );
   new Gauge({
     name: 'service_transfers_counted',
     help: 'Transfers counted to deposit addresses, per chain, swept to the payout address or not yet',
@@ -185,7 +258,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   new Gauge({
     name: 'service_exchange_rate_age_seconds',
-    help: 'How old each exchange rate is (a fixed table\'s: 0), by kind (fiat per dollar, dollars per coin) and name',
+    help: "How old each exchange rate is (a fixed table's: 0), by kind (fiat per dollar, dollars per coin) and name",
     labelNames: ['kind', 'name', 'fixed'],
     registers: [registry],
     collect() {
@@ -246,7 +319,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   });
   new Gauge({
     name: 'service_gas_wallet_balance',
-    help: 'What each chain\'s gas wallet holds, in the chain\'s own coin (ETH, BNB, POL…): sweeps stop when it runs dry',
+    help: "What each chain's gas wallet holds, in the chain's own coin (ETH, BNB, POL…): sweeps stop when it runs dry",
     labelNames: ['chain'],
     registers: [registry],
     async collect() {
@@ -255,9 +328,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     },
   });
   for (const [name, help, figure] of [
-    ['service_treasury_held', 'What each chain\'s treasury holds on chain of each coin (whole coins), as the last reconciliation found it', 'held'],
-    ['service_treasury_owed', 'What the journal says each chain\'s treasury owes of each coin (merchants\' balances, fees, owed to the payout partner; whole coins)', 'owed'],
-    ['service_treasury_surplus', 'What each chain\'s treasury holds of each token past what the journal owes and what is on its way in (whole coins; 0 normally): the books missed something', 'surplus'],
+    ['service_treasury_held', "What each chain's treasury holds on chain of each coin (whole coins), as the last reconciliation found it", 'held'],
+    [
+      'service_treasury_owed',
+      "What the journal says each chain's treasury owes of each coin (merchants' balances, fees, owed to the payout partner; whole coins)",
+      'owed',
+    ],
+    [
+      'service_treasury_surplus',
+      "What each chain's treasury holds of each token past what the journal owes and what is on its way in (whole coins; 0 normally): the books missed something",
+      'surplus',
+    ],
   ] as const) {
     new Gauge({
       name,
@@ -272,7 +353,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   }
   new Gauge({
     name: 'service_treasury_stuck_seconds',
-    help: 'How long the oldest unmined transaction of each chain\'s treasury (the head of its queue) has waited; 0 when none waits',
+    help: "How long the oldest unmined transaction of each chain's treasury (the head of its queue) has waited; 0 when none waits",
     labelNames: ['chain'],
     registers: [registry],
     async collect() {

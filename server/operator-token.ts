@@ -55,5 +55,10 @@ export function operatorName(): string {
   } catch {
     // no user name on this machine (a container's numeric user)
   }
-  return name.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100) || 'operator';
+  return (
+    name
+      .replace(/[^\x20-\x7e]/g, '')
+      .trim()
+      .slice(0, 100) || 'operator'
+  );
 }

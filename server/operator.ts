@@ -7,7 +7,17 @@
 // database itself, holding DATA_DIR's lock meanwhile (a service started then waits its turn).
 // With PostgreSQL (DATABASE_URL) it works on the database directly: running instances read
 // keys from it on every request.
-import { CreatedMerchant, MerchantCreateBody, MerchantFee, MerchantFeeBody, MerchantList, RolledKeys, SignInLink, WithdrawalLimit, WithdrawalLimitBody } from '../contract/operator.ts';
+import {
+  CreatedMerchant,
+  MerchantCreateBody,
+  MerchantFee,
+  MerchantFeeBody,
+  MerchantList,
+  RolledKeys,
+  SignInLink,
+  WithdrawalLimit,
+  WithdrawalLimitBody,
+} from '../contract/operator.ts';
 import { FeeStore } from './merchants/fee-store.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
@@ -62,7 +72,9 @@ function remote(url: string, token: string, local: boolean): Merchants {
   const base = url.replace(/\/+$/, '');
   const host = new URL(base).hostname;
   if (!local && !/^https:/.test(base) && !/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) {
-    throw new OperatorError(`SERVICE_URL: expected https:// for a service on another machine (the operator token must not travel in clear), received ${base.slice(0, 80)}`);
+    throw new OperatorError(
+      `SERVICE_URL: expected https:// for a service on another machine (the operator token must not travel in clear), received ${base.slice(0, 80)}`,
+    );
   }
   const call = async (method: string, body?: unknown, path = ''): Promise<unknown> => {
     let response: Response;
@@ -74,13 +86,15 @@ function remote(url: string, token: string, local: boolean): Merchants {
         signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {
-      throw new OperatorError(`The service at ${base} does not answer (${(error as Error).message}). Nothing was changed. If it is starting, try again; if it is gone, its lock is stale and the next try works on the database directly.`);
+      throw new OperatorError(
+        `The service at ${base} does not answer (${(error as Error).message}). Nothing was changed. If it is starting, try again; if it is gone, its lock is stale and the next try works on the database directly.`,
+      );
     }
     const reply = (await response.json().catch(() => ({}))) as { message?: string; data?: unknown };
     if (!response.ok) throw new OperatorError(`The service at ${base} refused (${response.status}): ${reply.message ?? 'no message'}`);
     return reply.data;
   };
-  const check = <T,>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, value: unknown): T => {
+  const check = <T>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, value: unknown): T => {
     const result = schema.safeParse(value);
     if (!result.success) throw new OperatorError(`The service at ${base} answered with an unexpected shape`);
     return result.data as T;
@@ -113,7 +127,14 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
       return await work({
         create: async (body) => {
           const m = await store.create({ businessName: body.name.trim(), businessEmail: body.email.trim(), businessLogo: body.logo ?? '' }, Date.now());
-          return { id: m.id, businessName: m.businessName, businessEmail: m.businessEmail, keys: m.keys, webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'], signInUrl: await signInUrl(m.id) };
+          return {
+            id: m.id,
+            businessName: m.businessName,
+            businessEmail: m.businessEmail,
+            keys: m.keys,
+            webhookSecrets: m.webhookSecrets as CreatedMerchant['webhookSecrets'],
+            signInUrl: await signInUrl(m.id),
+          };
         },
         signInLink: async (id) => {
           const url = await signInUrl(id);
@@ -153,7 +174,9 @@ async function withMerchants<T>(config: Config, work: (merchants: Merchants) => 
   if (url) {
     const token = config.adminToken ?? readTokenFile(config.stateDir);
     if (!token) {
-      throw new OperatorError(`The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir}/operator-token`);
+      throw new OperatorError(
+        `The service at ${url} is running, and this command has no operator token to reach it: set ADMIN_TOKEN to the service's, or run the command as the user who owns ${config.stateDir}/operator-token`,
+      );
     }
     return work(remote(url, token, !config.serviceUrl));
   }
@@ -175,7 +198,11 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
   let body: { name: string; email: string; logo?: string } | undefined;
   if (verb === 'create') {
     // The same schema the service checks its operator endpoint with, each field named as its option.
-    const input = { name: option(args, 'name') ?? '', email: option(args, 'email')?.trim() ?? '', ...(option(args, 'logo') ? { logo: option(args, 'logo') } : {}) };
+    const input = {
+      name: option(args, 'name') ?? '',
+      email: option(args, 'email')?.trim() ?? '',
+      ...(option(args, 'logo') ? { logo: option(args, 'logo') } : {}),
+    };
     const parsed = MerchantCreateBody.safeParse(input, { reportInput: true });
     if (!parsed.success) {
       fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
@@ -201,7 +228,14 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     // The operator endpoint's schema, each field named as its option.
     const bps = option(args, 'bps');
     const bearer = option(args, 'bearer');
-    const parsed = MerchantFeeBody.safeParse({ mode: option(args, 'mode'), bps: bps === 'default' ? null : bps !== undefined && /^\d{1,4}$/.test(bps) ? Number(bps) : bps, ...(bearer !== undefined ? { bearer } : {}) }, { reportInput: true });
+    const parsed = MerchantFeeBody.safeParse(
+      {
+        mode: option(args, 'mode'),
+        bps: bps === 'default' ? null : bps !== undefined && /^\d{1,4}$/.test(bps) ? Number(bps) : bps,
+        ...(bearer !== undefined ? { bearer } : {}),
+      },
+      { reportInput: true },
+    );
     if (!parsed.success) {
       fieldErrors(parsed.error).forEach((e) => out(`--${e.field}: expected ${e.message.replace(/^expected /, '')}`));
       out(USAGE);
@@ -210,7 +244,10 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
     fee = parsed.data;
   }
   const id = option(args, 'id') ?? '';
-  if ((verb === 'roll-keys' || verb === 'sign-in-link' || verb === 'withdrawal-limit' || verb === 'fee') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if (
+    (verb === 'roll-keys' || verb === 'sign-in-link' || verb === 'withdrawal-limit' || verb === 'fee') &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+  ) {
     out(`--id: expected a merchant id (a UUID, as merchant list shows), received ${JSON.stringify(id.slice(0, 40))}`);
     out(USAGE);
     return 2;
@@ -237,14 +274,20 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         const set = await merchants.withdrawalLimit(id, limit!);
         if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
         if (json) out(JSON.stringify(set));
-        else out(`${id} may now withdraw at most ${set.daily} USD (withdrawals and bank payouts, all coins and networks together) in any 24 hours with its ${set.mode} keys${set.default ? ' (the service\'s default)' : ''}.`);
+        else
+          out(
+            `${id} may now withdraw at most ${set.daily} USD (withdrawals and bank payouts, all coins and networks together) in any 24 hours with its ${set.mode} keys${set.default ? " (the service's default)" : ''}.`,
+          );
         return 0;
       }
       if (verb === 'fee') {
         const set = await merchants.fee(id, fee!);
         if (!set) throw new OperatorError(`No merchant ${id}: merchant list shows their ids`);
         if (json) out(JSON.stringify(set));
-        else out(`${id}'s new ${set.mode} payments now carry the operator's fee of ${set.bps} basis points (${set.bps / 100}%), ${set.bearer === 'customer' ? 'added to the price the customer pays' : 'deducted from what the merchant receives'}${set.default ? ' (the service\'s default)' : ''}.`);
+        else
+          out(
+            `${id}'s new ${set.mode} payments now carry the operator's fee of ${set.bps} basis points (${set.bps / 100}%), ${set.bearer === 'customer' ? 'added to the price the customer pays' : 'deducted from what the merchant receives'}${set.default ? " (the service's default)" : ''}.`,
+          );
         return 0;
       }
       if (verb === 'sign-in-link') {
@@ -254,7 +297,7 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
         else {
           out(`A one-time sign-in link for ${id}'s owner, valid 24 hours (earlier links no longer work; the password changes when it is used):`);
           out(`  ${link.signInUrl}`);
-          out(link.emailed ? 'It was also e-mailed to the owner\'s sign-in address.' : 'E-mail is off (no SMTP_URL): pass it on to the owner by hand.');
+          out(link.emailed ? "It was also e-mailed to the owner's sign-in address." : 'E-mail is off (no SMTP_URL): pass it on to the owner by hand.');
         }
         return 0;
       }
@@ -262,7 +305,9 @@ export async function runOperatorCommand(args: string[], config: Config, out: (l
       if (json) {
         out(JSON.stringify(created));
       } else {
-        out(`Created ${created.businessName} (${created.id}). Keep these now: the service keeps only hashes of the secret keys, so they cannot be shown again.`);
+        out(
+          `Created ${created.businessName} (${created.id}). Keep these now: the service keeps only hashes of the secret keys, so they cannot be shown again.`,
+        );
         for (const mode of ['test', 'live'] as const) {
           out(`  ${mode} public key      ${created.keys[mode].publicKey}`);
           out(`  ${mode} secret key      ${created.keys[mode].secretKey}`);

@@ -26,9 +26,19 @@ export const DEMO_PRICES = {
 /** The demo merchant's test-mode products, each with its prices by their fixed ids; made once (a start again changes nothing). */
 export async function seedCatalogue(products: ProductStore, nowMs: number): Promise<void> {
   const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' as const };
-  await products.seed(owner, { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000001', name: 'Single-origin beans, 1 kg', description: 'Washed Ethiopian Yirgacheffe, roasted this week.' }, [
-    { id: DEMO_PRICES.beansUsd, currency: 'USD', amount: '24.50' },
-    { id: DEMO_PRICES.beansNgn, currency: 'NGN', amount: '38000.00' },
-  ], nowMs);
-  await products.seed(owner, { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000002', name: 'Enamel mug', description: 'Speckled blue, 350 ml.' }, [{ id: DEMO_PRICES.mugUsd, currency: 'USD', amount: '12.00' }], nowMs);
+  await products.seed(
+    owner,
+    { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000001', name: 'Single-origin beans, 1 kg', description: 'Washed Ethiopian Yirgacheffe, roasted this week.' },
+    [
+      { id: DEMO_PRICES.beansUsd, currency: 'USD', amount: '24.50' },
+      { id: DEMO_PRICES.beansNgn, currency: 'NGN', amount: '38000.00' },
+    ],
+    nowMs,
+  );
+  await products.seed(
+    owner,
+    { id: '0b9e5d1a-7c3f-4e2b-8a6d-000000000002', name: 'Enamel mug', description: 'Speckled blue, 350 ml.' },
+    [{ id: DEMO_PRICES.mugUsd, currency: 'USD', amount: '12.00' }],
+    nowMs,
+  );
 }

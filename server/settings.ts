@@ -254,6 +254,11 @@ export const CommandSettings = z.extend(Fields, { port: z._default(whole, 4010),
 /** Options checked and completed with every default; a wrong one is named (`quoteSeconds: …`). */
 export function settings(options: ServiceOptions): ResolvedSettings {
   const parsed = Settings.safeParse(options, { reportInput: true });
-  if (!parsed.success) throw new Error(`startService: ${fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `startService: ${fieldErrors(parsed.error)
+        .map((e) => `${e.field}: ${e.message}`)
+        .join('; ')}`,
+    );
   return parsed.data;
 }

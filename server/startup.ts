@@ -44,17 +44,30 @@ export function startupProblem(error: unknown, settings: StartSettings): string 
   if (!e || typeof e !== 'object') return undefined;
   if (e.syscall === 'listen' || e.code === 'EADDRINUSE' || e.code === 'EADDRNOTAVAIL') {
     const where = `${settings.host}:${settings.port}`;
-    if (e.code === 'EADDRINUSE') return `PORT=${settings.port}: ${where} is already in use by another process; stop that process, or set PORT to a free port (PORT=0 picks one)`;
+    if (e.code === 'EADDRINUSE')
+      return `PORT=${settings.port}: ${where} is already in use by another process; stop that process, or set PORT to a free port (PORT=0 picks one)`;
     if (e.code === 'EACCES') return `PORT=${settings.port}: this user may not listen on ${where}; set PORT to 1024 or above`;
-    if (e.code === 'EADDRNOTAVAIL') return `HOST=${settings.host}: no network interface of this machine has that address; set HOST to one it has (127.0.0.1, or 0.0.0.0 for all)`;
+    if (e.code === 'EADDRNOTAVAIL')
+      return `HOST=${settings.host}: no network interface of this machine has that address; set HOST to one it has (127.0.0.1, or 0.0.0.0 for all)`;
     return `PORT=${settings.port}, HOST=${settings.host}: cannot listen on ${where} (${e.code ?? e.message})`;
   }
   if (settings.databaseUrl) {
-    const said = (e.code && (PG_CODES[e.code] ?? NET_CODES[e.code])) ?? (/password authentication|does not exist|connect/i.test(e.message) ? e.message : undefined);
-    if (said) return `DATABASE_URL=${redactedUrl(settings.databaseUrl)}: the database could not be used: ${said}${e.code ? ` (${e.code})` : ''}; start PostgreSQL there, or set DATABASE_URL to one that answers`;
+    const said =
+      (e.code && (PG_CODES[e.code] ?? NET_CODES[e.code])) ?? (/password authentication|does not exist|connect/i.test(e.message) ? e.message : undefined);
+    if (said)
+      return `DATABASE_URL=${redactedUrl(settings.databaseUrl)}: the database could not be used: ${said}${e.code ? ` (${e.code})` : ''}; start PostgreSQL there, or set DATABASE_URL to one that answers`;
   }
   if (settings.dataDir && e.code && ['EACCES', 'EPERM', 'ENOTDIR', 'EEXIST', 'EROFS', 'ENOSPC', 'ENOENT', 'EISDIR'].includes(e.code)) {
-    const what = { EACCES: 'this user may not use it', EPERM: 'this user may not use it', ENOTDIR: 'it (or a folder above it) is a file, not a folder', EEXIST: 'a file is in the way', EROFS: 'it is on a read-only file system', ENOSPC: 'its disk is full', ENOENT: 'a folder on its path is missing', EISDIR: 'a folder is where a file should be' }[e.code];
+    const what = {
+      EACCES: 'this user may not use it',
+      EPERM: 'this user may not use it',
+      ENOTDIR: 'it (or a folder above it) is a file, not a folder',
+      EEXIST: 'a file is in the way',
+      EROFS: 'it is on a read-only file system',
+      ENOSPC: 'its disk is full',
+      ENOENT: 'a folder on its path is missing',
+      EISDIR: 'a folder is where a file should be',
+    }[e.code];
     return `DATA_DIR=${settings.dataDir}: the embedded database cannot be kept there: ${what} (${e.code}${e.path ? ` at ${e.path}` : ''}); give this user a folder it may write, or set DATA_DIR to one`;
   }
   return undefined;

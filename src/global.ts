@@ -45,9 +45,6 @@ const scriptOrigin = script?.src ? new URL(script.src).origin : undefined;
 
 /** The service serves this script, so by default the API is where the script came from. */
 export default function ServiceCheckoutFromScript(options: ServiceCheckoutOptions): CheckoutHandle {
-  const defaulted =
-    options && typeof options === 'object' && options.apiBase === undefined && scriptOrigin
-      ? { ...options, apiBase: scriptOrigin }
-      : options;
+  const defaulted = options && typeof options === 'object' && options.apiBase === undefined && scriptOrigin ? { ...options, apiBase: scriptOrigin } : options;
   return ServiceCheckout(defaulted);
 }

@@ -4,7 +4,15 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { ServiceCheckout, type CheckoutHandle, type CheckoutError, type ServiceCheckoutOptions, type Verification } from './index.ts';
 import { ServiceCheckoutButton, useServiceCheckout, type ServiceCheckoutButtonProps, type UseServiceCheckout } from './react/index.ts';
 import { useServiceCheckout as useVueCheckout } from './vue/index.ts';
-import { type ServiceClient, verifyWebhook, type EventRecord, type MerchantVerification, type Page, type PaymentSummary, type ServiceEvent } from '../sdk/index.ts';
+import {
+  type ServiceClient,
+  verifyWebhook,
+  type EventRecord,
+  type MerchantVerification,
+  type Page,
+  type PaymentSummary,
+  type ServiceEvent,
+} from '../sdk/index.ts';
 
 describe('public types', () => {
   it('ServiceCheckout takes its options and returns a handle', () => {

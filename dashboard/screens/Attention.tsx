@@ -15,7 +15,14 @@ export const Sent = z.object({ data: z.object({ amount: text, coin: text, claim_
 
 export function Attention() {
   const [rows, setRows] = useState<AttentionRow[]>([]);
-  const load = useCallback(() => request('/api/v1/payments?needs_attention=true&limit=40', AttentionPage).then((a) => setRows(a.data), () => setRows([])), [mode.value]);
+  const load = useCallback(
+    () =>
+      request('/api/v1/payments?needs_attention=true&limit=40', AttentionPage).then(
+        (a) => setRows(a.data),
+        () => setRows([]),
+      ),
+    [mode.value],
+  );
   const { note, error, act } = useAct(load);
   useEffect(() => void load(), [load]);
   const path = (p: AttentionRow, to: string) => `/api/v1/payments/${encodeURIComponent(p.reference)}/${to}`;
@@ -28,7 +35,11 @@ export function Attention() {
     act(async () => {
       const r = (await request(path(p, 'send_back'), Sent, { method: 'POST', body: { reason: t('Sent back from the dashboard') } })).data;
       if (!r.claim_url) return t('{amount} {coin} to send back: the claim link was e-mailed to the customer.', { amount: r.amount, coin: r.coin });
-      return t('{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}', { amount: r.amount, coin: r.coin, url: r.claim_url });
+      return t('{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}', {
+        amount: r.amount,
+        coin: r.coin,
+        url: r.claim_url,
+      });
     });
   // Nothing to resolve and nothing just done: Home stays as it was.
   if (rows.length === 0 && !note && !error) return null;
@@ -39,10 +50,17 @@ export function Attention() {
       <ul class="payments" aria-label={t('Needs your attention')}>
         {rows.map((p) => {
           const a = p.attention;
-          const why = { overpaid: t('Paid more than due'), partial: t('Expired, partly paid'), late: t('Arrived after it expired'), wrong_coin: t('Another coin'), wrong_chain: t('Another network') }[a.reason];
+          const why = {
+            overpaid: t('Paid more than due'),
+            partial: t('Expired, partly paid'),
+            late: t('Arrived after it expired'),
+            wrong_coin: t('Another coin'),
+            wrong_chain: t('Another network'),
+          }[a.reason];
           return (
             <li class="payment" key={p.reference}>
-              <a href={`/dashboard/payments/${encodeURIComponent(p.reference)}`}>{p.reference}</a> {why}: {t('{amount} {coin} owed back', { amount: a.amount, coin: a.coin })}{' '}
+              <a href={`/dashboard/payments/${encodeURIComponent(p.reference)}`}>{p.reference}</a> {why}:{' '}
+              {t('{amount} {coin} owed back', { amount: a.amount, coin: a.coin })}{' '}
               <button type="button" class="secondary" onClick={() => accept(p)}>
                 {t('Accept')}
               </button>{' '}

@@ -31,7 +31,9 @@ export function Audit(_: { path?: string }) {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = (cursor?: string) => {
-    const query = new URLSearchParams(Object.entries({ actor: who, action: what.trim(), from: day(from), to: day(to, true), cursor: cursor ?? '' }).filter(([, v]) => v));
+    const query = new URLSearchParams(
+      Object.entries({ actor: who, action: what.trim(), from: day(from), to: day(to, true), cursor: cursor ?? '' }).filter(([, v]) => v),
+    );
     setError(null);
     return request(`/api/v1/audit_log?${query}`).then((a) => {
       const { data, next: more } = a as { data: Entry[]; next: string | null };
@@ -84,7 +86,11 @@ export function Audit(_: { path?: string }) {
                   {e.action}
                   {e.target && <span class="meta"> {e.target}</span>}
                 </td>
-                <td class="meta">{[...(e.details.fields ?? []).map((f) => (e.details.values && f in e.details.values ? `${f}: ${String(e.details.values[f])}` : f))].join(', ')}</td>
+                <td class="meta">
+                  {[...(e.details.fields ?? []).map((f) => (e.details.values && f in e.details.values ? `${f}: ${String(e.details.values[f])}` : f))].join(
+                    ', ',
+                  )}
+                </td>
                 <td class="meta">{e.client}</td>
               </tr>
             ))}

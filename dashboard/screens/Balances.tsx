@@ -33,36 +33,34 @@ function Statement({ of, stamp }: { of: Shown; stamp: unknown }) {
   useEffect(() => void page(null).catch(setError), [of.coin, of.chain_id, mode.value, stamp]);
   return (
     <section aria-labelledby="statement">
-      <h2 id="statement">
-        {t('Statement of {coin} on {network}', of)}
-      </h2>
+      <h2 id="statement">{t('Statement of {coin} on {network}', of)}</h2>
       <ErrorNote error={error} />
       {rows.length === 0 ? (
         <p>{t('No movements yet: money enters the statement once a payment is swept to the treasury.')}</p>
       ) : (
         <div class="scroll" tabIndex={0} role="region" aria-label={t('Movements of {coin}', of)}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('Date')}</th>
-              <th scope="col">{t('For')}</th>
-              <th scope="col">{t('Account')}</th>
-              <th scope="col">{t('Amount')}</th>
-              <th scope="col">{t('Balance after')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td>{when(r.date)}</td>
-                <td>{r.refers_to}</td>
-                <td>{t(r.account)}</td>
-                <td class="num">{r.amount}</td>
-                <td class="num">{r.balance}</td>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('Date')}</th>
+                <th scope="col">{t('For')}</th>
+                <th scope="col">{t('Account')}</th>
+                <th scope="col">{t('Amount')}</th>
+                <th scope="col">{t('Balance after')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <td>{when(r.date)}</td>
+                  <td>{r.refers_to}</td>
+                  <td>{t(r.account)}</td>
+                  <td class="num">{r.amount}</td>
+                  <td class="num">{r.balance}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       {next && (
@@ -85,44 +83,54 @@ export function Balances(_: { path?: string }) {
   return (
     <section>
       <h1>{t('Balances')}</h1>
-      <p>{t('On balance settlement the service keeps your payments in the operator\u2019s treasury: available to swap, pay out or withdraw; reserved for a swap, payout or withdrawal under way; pending: paid by customers, not yet swept to the treasury.')}</p>
+      <p>
+        {t(
+          'On balance settlement the service keeps your payments in the operator\u2019s treasury: available to swap, pay out or withdraw; reserved for a swap, payout or withdrawal under way; pending: paid by customers, not yet swept to the treasury.',
+        )}
+      </p>
       {/* The money screens, for a role that moves money (a viewer is offered none). */}
       {may('balances.write') && (
         <p>
-          <a href="/dashboard/swaps">{t('Swaps')}</a> · {may('payouts.write') && <a href="/dashboard/payouts">{t('Payouts')}</a>} · <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>
+          <a href="/dashboard/swaps">{t('Swaps')}</a> · {may('payouts.write') && <a href="/dashboard/payouts">{t('Payouts')}</a>} ·{' '}
+          <a href="/dashboard/withdrawals">{t('Withdrawals')}</a>
         </p>
       )}
       <ErrorNote error={error} />
       {lines?.length === 0 && <p>{t('No money held for you in this mode.')}</p>}
       {!!lines?.length && (
         <div class="scroll" tabIndex={0} role="region" aria-label={t('Balances')}>
-        <table>
-          <caption>{t('Balances by coin and network')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('Coin')}</th>
-              <th scope="col">{t('Available')}</th>
-              <th scope="col">{t('Reserved')}</th>
-              <th scope="col">{t('Pending')}</th>
-              <th scope="col">{t('Statement')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lines.map((l) => (
-              <tr key={`${l.coin}/${l.chain_id}`}>
-                <th scope="row">{t('{coin} on {network}', l)}</th>
-                <td class="num">{l.available}</td>
-                <td class="num">{l.reserved}</td>
-                <td class="num">{l.pending}</td>
-                <td>
-                  <button type="button" class="secondary small" aria-pressed={shown?.coin === l.coin && shown.chain_id === l.chain_id} onClick={() => setShown(l)}>
-                    {t('{coin} on {network}', l)}
-                  </button>
-                </td>
+          <table>
+            <caption>{t('Balances by coin and network')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('Coin')}</th>
+                <th scope="col">{t('Available')}</th>
+                <th scope="col">{t('Reserved')}</th>
+                <th scope="col">{t('Pending')}</th>
+                <th scope="col">{t('Statement')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {lines.map((l) => (
+                <tr key={`${l.coin}/${l.chain_id}`}>
+                  <th scope="row">{t('{coin} on {network}', l)}</th>
+                  <td class="num">{l.available}</td>
+                  <td class="num">{l.reserved}</td>
+                  <td class="num">{l.pending}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-pressed={shown?.coin === l.coin && shown.chain_id === l.chain_id}
+                      onClick={() => setShown(l)}
+                    >
+                      {t('{coin} on {network}', l)}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       <button type="button" class="secondary" onClick={() => download('/api/v1/balances/statement.csv', `statement-${mode.value}.csv`).catch(setError)}>

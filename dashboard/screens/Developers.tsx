@@ -14,7 +14,9 @@ import { t } from '../words.ts';
 /** The mode, said in the language shown. */
 const modeWord = () => (mode.value === 'test' ? t('test') : t('live'));
 
-export const Endpoint = z.object({ data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }) });
+export const Endpoint = z.object({
+  data: z.object({ url: nullable<string>((v) => typeof v === 'string', 'text'), secret: text, previousSecretValidUntil: z.optional(text) }),
+});
 export const Rolled = z.object({ data: RolledKey });
 
 export function Developers(_: { path?: string }) {
@@ -51,7 +53,9 @@ export function Developers(_: { path?: string }) {
         <dt>{t('Secret key')}</dt>
         <dd>{t('Shown only when made. Keep it on your server.')}</dd>
       </dl>
-      <p><a href="/dashboard/keys">Restricted keys</a>: secret keys that may do only what you choose.</p>
+      <p>
+        <a href="/dashboard/keys">Restricted keys</a>: secret keys that may do only what you choose.
+      </p>
       {rolled && (
         <div class="card" role="region" aria-labelledby="new-key">
           <h3 id="new-key">{t('Your new {mode} secret key', { mode: modeWord() })}</h3>
@@ -80,7 +84,9 @@ export function Developers(_: { path?: string }) {
                 const made = (await request('/api/v1/keys/roll', Rolled, { method: 'POST', body: { revoke_old_after: Number(delay) } })).data;
                 setRolled(made.secretKey);
                 setConfirming(false);
-                return made.oldKeyValidUntil ? t('New key made; the old one works until {time}.', { time: when(made.oldKeyValidUntil) }) : t('New key made; the old one is refused now.');
+                return made.oldKeyValidUntil
+                  ? t('New key made; the old one works until {time}.', { time: when(made.oldKeyValidUntil) })
+                  : t('New key made; the old one is refused now.');
               })
             }
           >
@@ -108,7 +114,15 @@ export function Developers(_: { path?: string }) {
         }}
         noValidate
       >
-        <Field id="webhook-url" label={t('Webhook URL')} type="url" value={url} onInput={setUrl} hint={t('Where events are sent, such as https://shop.example.com/webhooks.')} error={fieldError(error, 'url')} />
+        <Field
+          id="webhook-url"
+          label={t('Webhook URL')}
+          type="url"
+          value={url}
+          onInput={setUrl}
+          hint={t('Where events are sent, such as https://shop.example.com/webhooks.')}
+          error={fieldError(error, 'url')}
+        />
         <button type="submit">{t('Save webhook URL')}</button>
       </form>
       {endpoint && (

@@ -56,36 +56,52 @@ export function Events(_: { path?: string }) {
         {rows?.map((e) => {
           const reference = paymentOf(e.payload);
           return (
-          <li key={e.id} class="product">
-            <p class="ref">
-              {e.type} <span class={`status status-${e.state === 'delivered' ? 'confirmed' : 'failed'}`}>{STATES[e.state] ? t(STATES[e.state]!) : e.state}</span>
-            </p>
-            <p class="meta">
-              {e.id}, {when(e.created)}
-              {reference && (
-                <>
-                  {', '}
-                  <a href={`/dashboard/payments/${encodeURIComponent(reference)}`}>{t('Payment {reference}', { reference })}</a>
-                </>
+            <li key={e.id} class="product">
+              <p class="ref">
+                {e.type}{' '}
+                <span class={`status status-${e.state === 'delivered' ? 'confirmed' : 'failed'}`}>{STATES[e.state] ? t(STATES[e.state]!) : e.state}</span>
+              </p>
+              <p class="meta">
+                {e.id}, {when(e.created)}
+                {reference && (
+                  <>
+                    {', '}
+                    <a href={`/dashboard/payments/${encodeURIComponent(reference)}`}>{t('Payment {reference}', { reference })}</a>
+                  </>
+                )}
+              </p>
+              <details>
+                <summary>{t('Body of {type} as sent', { type: e.type })}</summary>
+                <pre class="hash" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>
+                  {JSON.stringify(e.payload, null, 2)}
+                </pre>
+              </details>
+              {e.attempts.length > 0 && (
+                <ol class="timeline">
+                  {e.attempts.map((a) => (
+                    <li key={a.attempt}>
+                      {a.status
+                        ? t('Attempt {n}: answered {status}', { n: a.attempt, status: a.status })
+                        : t('Attempt {n}: no answer ({error})', { n: a.attempt, error: a.error })}{' '}
+                      <span class="when">{when(a.at)}</span>
+                    </li>
+                  ))}
+                </ol>
               )}
-            </p>
-            <details>
-              <summary>{t('Body of {type} as sent', { type: e.type })}</summary>
-              <pre class="hash" style={{ whiteSpace: 'pre-wrap', margin: 0 }}>{JSON.stringify(e.payload, null, 2)}</pre>
-            </details>
-            {e.attempts.length > 0 && (
-              <ol class="timeline">
-                {e.attempts.map((a) => (
-                  <li key={a.attempt}>
-                    {a.status ? t('Attempt {n}: answered {status}', { n: a.attempt, status: a.status }) : t('Attempt {n}: no answer ({error})', { n: a.attempt, error: a.error })} <span class="when">{when(a.at)}</span>
-                  </li>
-                ))}
-              </ol>
-            )}
-            <button type="button" class="secondary small" onClick={() => act(async () => (await request(`/api/v1/events/${e.id}/resend`, undefined, { method: 'POST' }), t('Queued {type} {id} again.', { type: e.type, id: e.id })))}>
-              {t('Resend {type}', { type: e.type })}
-            </button>
-          </li>
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() =>
+                  act(
+                    async () => (
+                      await request(`/api/v1/events/${e.id}/resend`, undefined, { method: 'POST' }), t('Queued {type} {id} again.', { type: e.type, id: e.id })
+                    ),
+                  )
+                }
+              >
+                {t('Resend {type}', { type: e.type })}
+              </button>
+            </li>
           );
         })}
       </ul>

@@ -24,15 +24,23 @@ function warningWords({ code, params: p, message }: MoneyWarning): string {
   const live = p.mode === 'live';
   switch (code) {
     case 'no_webhook_url':
-      return live ? t('No webhook URL for live payments: events wait until you set one.') : t('No webhook URL for test payments: events wait until you set one.');
+      return live
+        ? t('No webhook URL for live payments: events wait until you set one.')
+        : t('No webhook URL for test payments: events wait until you set one.');
     case 'no_payout_address':
       return live
         ? t('No payout address for {network} (chain {chainId}): live payments there are refused until you set one.', p)
         : t('No payout address for {network} (chain {chainId}): test payments there are refused until you set one.', p);
     case 'webhook_failing':
       return p.status
-        ? t('Your webhook endpoint answered {status} at {at}: events are retried, and your server has not heard of them.', { status: p.status, at: when(p.at ?? null) })
-        : t('Your webhook endpoint could not be reached ({error}) at {at}: events are retried, and your server has not heard of them.', { error: p.error, at: when(p.at ?? null) });
+        ? t('Your webhook endpoint answered {status} at {at}: events are retried, and your server has not heard of them.', {
+            status: p.status,
+            at: when(p.at ?? null),
+          })
+        : t('Your webhook endpoint could not be reached ({error}) at {at}: events are retried, and your server has not heard of them.', {
+            error: p.error,
+            at: when(p.at ?? null),
+          });
     case 'not_ready':
       return t('The service is not ready ({checks} of its checks fail): payments may not be seen until it is. Its operator sees which.', p);
   }

@@ -10,9 +10,7 @@ import { SessionAnswer } from '../../contract/dashboard.ts';
 import { request, signedIn } from '../api.ts';
 import { ErrorNote, Field, fieldError, useTitle } from './common.tsx';
 
-const SIGN_IN = (
-  <a href="/dashboard/sign-in">sign in</a>
-);
+const SIGN_IN = <a href="/dashboard/sign-in">sign in</a>;
 
 export function Join(_: { path?: string }) {
   useTitle('Join the team');
@@ -46,8 +44,27 @@ export function Join(_: { path?: string }) {
       {token ? (
         <form onSubmit={submit} noValidate>
           <p>Give the e-mail this invitation was sent to and choose your password. The link works once, for a week.</p>
-          <Field id="join-email" label="E-mail" type="email" autocomplete="username" value={email} onInput={setEmail} error={fieldError(error, 'email')} required />
-          <Field id="join-password" label="New password" type="password" autocomplete="new-password" hint="At least 10 characters." value={password} onInput={setPassword} error={fieldError(error, 'password')} required />
+          <Field
+            id="join-email"
+            label="E-mail"
+            type="email"
+            autocomplete="username"
+            value={email}
+            onInput={setEmail}
+            error={fieldError(error, 'email')}
+            required
+          />
+          <Field
+            id="join-password"
+            label="New password"
+            type="password"
+            autocomplete="new-password"
+            hint="At least 10 characters."
+            value={password}
+            onInput={setPassword}
+            error={fieldError(error, 'password')}
+            required
+          />
           <Field id="join-again" label="The same password again" type="password" autocomplete="new-password" value={again} onInput={setAgain} required />
           {used ? (
             <p class="error" role="alert">

@@ -15,8 +15,16 @@ import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 
 const maybe = nullable<string>((v) => typeof v === 'string', 'text');
 export const Key = z.object({
-  id: text, name: text, mode: text, hint: text, permissions: z.array(text), createdAt: text, createdBy: nullable<{ label: string }>((v) => !!v && typeof (v as { label: unknown }).label === 'string', 'who made it'),
-  expiresAt: maybe, lastUsedAt: maybe, lastUsedFrom: maybe,
+  id: text,
+  name: text,
+  mode: text,
+  hint: text,
+  permissions: z.array(text),
+  createdAt: text,
+  createdBy: nullable<{ label: string }>((v) => !!v && typeof (v as { label: unknown }).label === 'string', 'who made it'),
+  expiresAt: maybe,
+  lastUsedAt: maybe,
+  lastUsedFrom: maybe,
 });
 export const List = z.object({ data: z.array(Key) });
 export const Made = z.object({ data: z.object({ name: text, secretKey: text }) });
@@ -135,15 +143,37 @@ export function Keys(_: { path?: string }) {
       {writes && (
         <form onSubmit={make} noValidate>
           <h2>Make a restricted key</h2>
-          <Field id="key-name" label="Name" hint="What it is for, such as monthly reports." value={name} onInput={setName} autocomplete="off" error={fieldError(error, 'name')} />
-          <Field id="key-expires" type="date" label="Expires (optional)" hint="It is refused after this day (UTC)." value={expires} onInput={setExpires} error={fieldError(error, 'expires_at')} />
+          <Field
+            id="key-name"
+            label="Name"
+            hint="What it is for, such as monthly reports."
+            value={name}
+            onInput={setName}
+            autocomplete="off"
+            error={fieldError(error, 'name')}
+          />
+          <Field
+            id="key-expires"
+            type="date"
+            label="Expires (optional)"
+            hint="It is refused after this day (UTC)."
+            value={expires}
+            onInput={setExpires}
+            error={fieldError(error, 'expires_at')}
+          />
           <fieldset>
             <legend>Permissions (only those you hold)</legend>
             {fieldError(error, 'permissions') && <p class="field-error">{fieldError(error, 'permissions')}</p>}
             {session.value?.permissions.map((p) => (
               <div key={p}>
                 <label>
-                  <input type="checkbox" style={{ width: 'auto', minHeight: 0 }} checked={chosen.includes(p)} onChange={(e) => setChosen((e.currentTarget as HTMLInputElement).checked ? [...chosen, p] : chosen.filter((c) => c !== p))} /> {p}
+                  <input
+                    type="checkbox"
+                    style={{ width: 'auto', minHeight: 0 }}
+                    checked={chosen.includes(p)}
+                    onChange={(e) => setChosen((e.currentTarget as HTMLInputElement).checked ? [...chosen, p] : chosen.filter((c) => c !== p))}
+                  />{' '}
+                  {p}
                 </label>
               </div>
             ))}

@@ -39,7 +39,11 @@ function Row({ l, act }: { l: Link; act: (work: () => Promise<string>) => Promis
         <button type="button" class="secondary small" onClick={() => act(async () => (await navigator.clipboard.writeText(url), t('Copied.')))}>
           {t('Copy URL of {title}', l)}
         </button>
-        <button type="button" class="secondary small" onClick={() => act(async () => (setQr((await request(`/api/v1/payment_links/${l.id}/qr`, Qr)).data), ''))}>
+        <button
+          type="button"
+          class="secondary small"
+          onClick={() => act(async () => (setQr((await request(`/api/v1/payment_links/${l.id}/qr`, Qr)).data), ''))}
+        >
           {t('QR code of {title}', l)}
         </button>
         <button
@@ -88,7 +92,10 @@ export function Links(_: { path?: string }) {
       if (photo) form.set('cover_photo', photo);
       await request('/api/v1/payment_links/donation', undefined, { method: 'POST', body: form });
     } else {
-      const body = kind === 'cart' ? { title, cart: [{ price_id: f.price || prices[0]?.id, quantity: 1, quantity_adjustable: true }] } : { title, charge: { amount: f.amount.trim(), currency: f.currency } };
+      const body =
+        kind === 'cart'
+          ? { title, cart: [{ price_id: f.price || prices[0]?.id, quantity: 1, quantity_adjustable: true }] }
+          : { title, charge: { amount: f.amount.trim(), currency: f.currency } };
       await request('/api/v1/payment_links/standard', undefined, { method: 'POST', body });
     }
     setF({ ...f, title: '', amount: '', description: '' });

@@ -24,16 +24,25 @@ export function Members(_: { path?: string }) {
   const [role, setRole] = useState('viewer');
   const [link, setLink] = useState<string | null>(null);
   const load = () =>
-    Promise.all([request('/api/v1/members').then((a) => setMembers((a as { data: Member[] }).data)), request('/dashboard/api/factors').then((a) => setMine((a as { data: { required: boolean; owner: boolean } }).data))]);
+    Promise.all([
+      request('/api/v1/members').then((a) => setMembers((a as { data: Member[] }).data)),
+      request('/dashboard/api/factors').then((a) => setMine((a as { data: { required: boolean; owner: boolean } }).data)),
+    ]);
   const { note, error, setError, act } = useAct(load);
   useEffect(() => void load().catch(setError), []);
   const call = (path: string, method: 'POST' | 'PATCH' | 'DELETE' | 'PUT', body?: unknown) => request(path, undefined, { method, body });
   // The value is read before any await: the event's target is gone by then.
-  const change = (m: Member, to: string) => act(() => call(`/api/v1/members/${m.id}`, 'PATCH', { role: to }).then(() => `${m.email} is now ${to}; their sessions ended.`));
+  const change = (m: Member, to: string) =>
+    act(() => call(`/api/v1/members/${m.id}`, 'PATCH', { role: to }).then(() => `${m.email} is now ${to}; their sessions ended.`));
   // Shown as chosen at once (the box is drawn from this state); refused, the service's own is read back.
   const require = (required: boolean) => {
     setMine({ owner: true, required });
-    act(() => call('/dashboard/api/factors/policy', 'PUT', { required }).then(() => 'Saved.', (e: unknown) => load().then(() => Promise.reject(e))));
+    act(() =>
+      call('/dashboard/api/factors/policy', 'PUT', { required }).then(
+        () => 'Saved.',
+        (e: unknown) => load().then(() => Promise.reject(e)),
+      ),
+    );
   };
   const invite = (e: Event) => {
     e.preventDefault();
@@ -65,7 +74,12 @@ export function Members(_: { path?: string }) {
                   {m.role === 'owner' ? (
                     'owner'
                   ) : (
-                    <select class="small" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => change(m, (e.currentTarget as HTMLSelectElement).value)}>
+                    <select
+                      class="small"
+                      aria-label={`Role of ${m.email}`}
+                      value={m.role}
+                      onChange={(e) => change(m, (e.currentTarget as HTMLSelectElement).value)}
+                    >
                       {ROLES.map((r) => (
                         <option key={r}>{r}</option>
                       ))}
@@ -75,16 +89,34 @@ export function Members(_: { path?: string }) {
                 <td>
                   {m.role !== 'owner' && (
                     <div class="actions">
-                      <button type="button" class="secondary small" onClick={() => act(() => call(`/api/v1/members/${m.id}`, 'DELETE').then(() => `${m.email} removed; their sessions ended.`))}>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        onClick={() => act(() => call(`/api/v1/members/${m.id}`, 'DELETE').then(() => `${m.email} removed; their sessions ended.`))}
+                      >
                         Remove {m.email}
                       </button>
                       {mine?.owner && (
-                        <button type="button" class="secondary small" onClick={() => act(() => call(`/api/v1/members/${m.id}/ownership`, 'POST').then(() => (location.assign('/dashboard/sign-in'), 'Ownership handed over.')))}>
+                        <button
+                          type="button"
+                          class="secondary small"
+                          onClick={() =>
+                            act(() =>
+                              call(`/api/v1/members/${m.id}/ownership`, 'POST').then(() => (location.assign('/dashboard/sign-in'), 'Ownership handed over.')),
+                            )
+                          }
+                        >
                           Make {m.email} the owner
                         </button>
                       )}
                       {mine?.owner && (
-                        <button type="button" class="secondary small" onClick={() => act(() => call('/dashboard/api/factors/unlock', 'POST', { member: m.id }).then((a) => (a as { message: string }).message))}>
+                        <button
+                          type="button"
+                          class="secondary small"
+                          onClick={() =>
+                            act(() => call('/dashboard/api/factors/unlock', 'POST', { member: m.id }).then((a) => (a as { message: string }).message))
+                          }
+                        >
                           Unlock second factor of {m.email}
                         </button>
                       )}
@@ -116,7 +148,8 @@ export function Members(_: { path?: string }) {
       )}
       {mine?.owner && (
         <label>
-          <input type="checkbox" checked={mine.required} onChange={(e) => require((e.currentTarget as HTMLInputElement).checked)} /> Require a second factor of every member
+          <input type="checkbox" checked={mine.required} onChange={(e) => require((e.currentTarget as HTMLInputElement).checked)} /> Require a second factor of
+          every member
         </label>
       )}
       <Notes note={note} error={error} />

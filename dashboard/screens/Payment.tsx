@@ -36,7 +36,8 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
     case 'transfer':
       what = (
         <span>
-          {t('Transfer of {amount}', { amount: coins(e.amount ?? '', e.coin ?? coin) })} {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
+          {t('Transfer of {amount}', { amount: coins(e.amount ?? '', e.coin ?? coin) })}{' '}
+          {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
           {e.blockNumber !== undefined ? t(' (block {block})', { block: e.blockNumber }) : ''}: <span class="hash">{tx}</span>
         </span>
       );
@@ -68,7 +69,9 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
       );
       break;
     default:
-      what = t('Delivery attempt: {answer}', { answer: e.httpStatus ? t('answered {status}', { status: e.httpStatus }) : t('no answer') }) + (e.error ? ` (${e.error})` : '');
+      what =
+        t('Delivery attempt: {answer}', { answer: e.httpStatus ? t('answered {status}', { status: e.httpStatus }) : t('no answer') }) +
+        (e.error ? ` (${e.error})` : '');
   }
   return (
     <li>

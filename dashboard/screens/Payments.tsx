@@ -137,7 +137,9 @@ export function Payments(_: { path?: string }) {
           <button
             type="button"
             class="secondary"
-            onClick={() => download(`/api/v1/payments/export.csv?${query(filters).replace(/(^|&)limit=\d+/, '')}`, `payments-${mode.value}.csv`).catch(setError)}
+            onClick={() =>
+              download(`/api/v1/payments/export.csv?${query(filters).replace(/(^|&)limit=\d+/, '')}`, `payments-${mode.value}.csv`).catch(setError)
+            }
           >
             {t('Export CSV')}
           </button>
@@ -145,7 +147,11 @@ export function Payments(_: { path?: string }) {
       </form>
       <ErrorNote error={error} />
       <p class="hint" aria-live="polite">
-        {rows === undefined ? t('Loading payments…') : (next ? t('{count} shown, more below. Live: updated {time}.', { count: figure(rows.length), time: updated }) : t('{count} shown. Live: updated {time}.', { count: figure(rows.length), time: updated }))}
+        {rows === undefined
+          ? t('Loading payments…')
+          : next
+            ? t('{count} shown, more below. Live: updated {time}.', { count: figure(rows.length), time: updated })
+            : t('{count} shown. Live: updated {time}.', { count: figure(rows.length), time: updated })}
       </p>
       {rows && rows.length === 0 && <p>{filters === NONE ? t('No payments yet.') : t('No payments match these filters.')}</p>}
       {rows && rows.length > 0 && (

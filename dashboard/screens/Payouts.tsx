@@ -17,8 +17,18 @@ type Bank = { id: string; currency: string } & Record<string, string>;
 export const Payout = z.object({ id: text, amount: amountNumber, currency: text, fiat_amount: amountNumber, status: text, createdAt: text });
 const COUNTRY: Record<string, string> = { USD: 'united states', NGN: 'nigeria', GHS: 'ghana' };
 const LABELS: Record<string, string> = {
-  bank_name: 'Bank name', bank_code: 'Bank code', account_name: 'Account name', account_number: 'Account number', country: 'Country', account_type: 'Account type (personal or business)',
-  routing_number: 'Routing number', city: 'City', state: 'State', address: 'Address', street: 'Street', postal_code: 'Postal code',
+  bank_name: 'Bank name',
+  bank_code: 'Bank code',
+  account_name: 'Account name',
+  account_number: 'Account number',
+  country: 'Country',
+  account_type: 'Account type (personal or business)',
+  routing_number: 'Routing number',
+  city: 'City',
+  state: 'State',
+  address: 'Address',
+  street: 'Street',
+  postal_code: 'Postal code',
 };
 const named = (b: Bank) => `${b.currency} · ${b.bank_name} · ${b.account_number}`;
 
@@ -50,7 +60,15 @@ function BankForm({ editing, done }: { editing?: Bank; done: () => void }) {
         </div>
       )}
       {REQUIRED_FIELDS[currency].map((f) => (
-        <Field key={f} id={`bank-${f}`} label={t(LABELS[f]!)} value={fields[f] ?? (f === 'country' ? COUNTRY[currency]! : '')} onInput={(v) => setFields({ ...fields, [f]: v })} error={fieldError(error, f)} required />
+        <Field
+          key={f}
+          id={`bank-${f}`}
+          label={t(LABELS[f]!)}
+          value={fields[f] ?? (f === 'country' ? COUNTRY[currency]! : '')}
+          onInput={(v) => setFields({ ...fields, [f]: v })}
+          error={fieldError(error, f)}
+          required
+        />
       ))}
       <button type="submit">{t(editing ? 'Save the bank account' : 'Add the bank account')}</button>
       <Notes note={note} error={error} />
@@ -77,13 +95,24 @@ export function Payouts(_: { path?: string }) {
   const bank = banks.find((b) => b.id === to) ?? banks[0];
   useEffect(() => {
     setRate(undefined);
-    if (bank) void request(`/api/v1/bank/payouts/rate?coin=USDT&currency=${bank.currency}`, z.object({ data: z.object({ rate: amountNumber }) })).then((a) => setRate(a.data.rate), setError);
+    if (bank)
+      void request(`/api/v1/bank/payouts/rate?coin=USDT&currency=${bank.currency}`, z.object({ data: z.object({ rate: amountNumber }) })).then(
+        (a) => setRate(a.data.rate),
+        setError,
+      );
   }, [bank?.currency]);
-  const remove = (b: Bank) => confirm(t('Delete {name}?', { name: named(b) })) && act(async () => (await request('/api/v1/bank/payouts', undefined, { method: 'DELETE', body: { ids: [b.id] } }), t('Bank account deleted.')));
+  const remove = (b: Bank) =>
+    confirm(t('Delete {name}?', { name: named(b) })) &&
+    act(async () => (await request('/api/v1/bank/payouts', undefined, { method: 'DELETE', body: { ids: [b.id] } }), t('Bank account deleted.')));
   const pay = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      const p = (await request('/api/v1/bank/payouts/initiate', z.object({ data: Payout }), { method: 'POST', body: { payout_bank_id: bank!.id, coin: 'USDT', amount: Number(amount) } })).data;
+      const p = (
+        await request('/api/v1/bank/payouts/initiate', z.object({ data: Payout }), {
+          method: 'POST',
+          body: { payout_bank_id: bank!.id, coin: 'USDT', amount: Number(amount) },
+        })
+      ).data;
       return t('Payout {id} pending: {amount} USDT, {fiat} to the bank.', { id: p.id, amount: p.amount, fiat: money(p.fiat_amount, p.currency) });
     });
   };
@@ -120,7 +149,14 @@ export function Payouts(_: { path?: string }) {
             </select>
           </div>
           <Field id="pay-amount" label={t('Amount (USDT)')} value={amount} onInput={setAmount} error={fieldError(error, 'amount')} required />
-          {rate && <p id="pay-rate">{t('Rate: 1 USDT = {rate}; the bank receives about {fiat}.', { rate: money(rate, bank.currency), fiat: money(Math.floor(Number(amount) * rate * 100) / 100 || 0, bank.currency) })}</p>}
+          {rate && (
+            <p id="pay-rate">
+              {t('Rate: 1 USDT = {rate}; the bank receives about {fiat}.', {
+                rate: money(rate, bank.currency),
+                fiat: money(Math.floor(Number(amount) * rate * 100) / 100 || 0, bank.currency),
+              })}
+            </p>
+          )}
           <button type="submit">{t('Pay out')}</button>
         </form>
       )}

@@ -31,10 +31,15 @@ export function Products(_: { path?: string }) {
         onSubmit={(e) => {
           e.preventDefault();
           void act(async () => {
-            const made = await request('/api/v1/products', Made, { method: 'POST', body: { name: name.trim(), prices: amount ? [{ currency, amount: amount.trim() }] : [] } });
+            const made = await request('/api/v1/products', Made, {
+              method: 'POST',
+              body: { name: name.trim(), prices: amount ? [{ currency, amount: amount.trim() }] : [] },
+            });
             setName('');
             setAmount('');
-            return made.data.prices[0] ? t('{name} made; its price id is {id}.', { name: made.data.name, id: made.data.prices[0].id }) : t('{name} made.', { name: made.data.name });
+            return made.data.prices[0]
+              ? t('{name} made; its price id is {id}.', { name: made.data.name, id: made.data.prices[0].id })
+              : t('{name} made.', { name: made.data.name });
           });
         }}
       >
@@ -49,7 +54,14 @@ export function Products(_: { path?: string }) {
             ))}
           </select>
         </div>
-        <Field id="product-amount" label={t('Price')} hint={t('Such as 12.50; leave empty to add prices later.')} value={amount} onInput={setAmount} error={fieldError(error, 'prices.0.amount')} />
+        <Field
+          id="product-amount"
+          label={t('Price')}
+          hint={t('Such as 12.50; leave empty to add prices later.')}
+          value={amount}
+          onInput={setAmount}
+          error={fieldError(error, 'prices.0.amount')}
+        />
         <button type="submit">{t('Make product')}</button>
       </form>
       <h2>{t('Your products')}</h2>
@@ -76,7 +88,9 @@ export function Products(_: { path?: string }) {
                 onClick={() =>
                   act(async () => {
                     await request(`/api/v1/products/${p.id}`, Made, { method: 'PATCH', body: { archived: !p.archived } });
-                    return p.archived ? t('{name} restored.', { name: p.name }) : t('{name} archived: its prices are no longer offered to new carts.', { name: p.name });
+                    return p.archived
+                      ? t('{name} restored.', { name: p.name })
+                      : t('{name} archived: its prices are no longer offered to new carts.', { name: p.name });
                   })
                 }
               >

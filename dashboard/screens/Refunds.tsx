@@ -17,7 +17,18 @@ const orNull = nullable<string>((v) => typeof v === 'string', 'text');
 /** A refund as the dashboard reads it (contract/refunds.ts's Refund holds the whole shape; this keeps the screen's chunk small). */
 /** On wallet settlement: the one transfer that pays the refund, from the merchant's own wallet. */
 export const Transfer = z.object({ uri: text, token: text, chain_id: int, to: text, amount: text, amount_base_units: text });
-export const Refund = z.object({ id: text, reference: text, coin: text, address: orNull, amount: text, status: text, failure: orNull, claim_url: z.optional(text), transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')), createdAt: text });
+export const Refund = z.object({
+  id: text,
+  reference: text,
+  coin: text,
+  address: orNull,
+  amount: text,
+  status: text,
+  failure: orNull,
+  claim_url: z.optional(text),
+  transfer: z.optional(nullable<z.infer<typeof Transfer>>((v) => Transfer.safeParse(v).success, 'a transfer')),
+  createdAt: text,
+});
 type RefundView = z.infer<typeof Refund>;
 type Panel = typeof import('./WalletRefund.tsx').default;
 export const Made = z.object({ data: Refund });
@@ -87,7 +98,9 @@ export function RefundList({ reference, stamp, onChange }: { reference?: string;
           </td>,
         ]}
       />
-      {paying?.transfer && WalletRefund && <WalletRefund id={paying.id} amount={paying.amount} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />}
+      {paying?.transfer && WalletRefund && (
+        <WalletRefund id={paying.id} amount={paying.amount} coin={paying.coin} transfer={paying.transfer} onChange={onChange} />
+      )}
     </>
   );
 }
@@ -109,8 +122,18 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
     void act(async () => {
       setUrl('');
       const asked = all ? 'rest' : coinText(amount, decimals);
-      if (!asked) throw new ServiceError('http', 'amount', 400, [{ field: 'amount', message: t('expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5', { coin, decimals }) }], undefined, t('Check the amount.'));
-      const made = (await request('/api/v1/refunds', Made, { method: 'POST', body: { reference, amount: asked, reason, ...(claim ? {} : { address: address.trim() }) } })).data;
+      if (!asked)
+        throw new ServiceError(
+          'http',
+          'amount',
+          400,
+          [{ field: 'amount', message: t('expected an amount of {coin} above 0, at most {decimals} decimals, such as 1.5', { coin, decimals }) }],
+          undefined,
+          t('Check the amount.'),
+        );
+      const made = (
+        await request('/api/v1/refunds', Made, { method: 'POST', body: { reference, amount: asked, reason, ...(claim ? {} : { address: address.trim() }) } })
+      ).data;
       setUrl(made.claim_url ?? '');
       const what = { amount: made.amount, coin };
       // No link answered and no address yet: a support member's, e-mailed to the customer; its line below says so.
@@ -138,7 +161,9 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
             <label for="refund-some">{t('An amount')}</label>
           </div>
         </fieldset>
-        {!all && <Field id="refund-amount" label={t('Amount of {coin}', { coin })} value={amount} onInput={setAmount} error={fieldError(error, 'amount')} required />}
+        {!all && (
+          <Field id="refund-amount" label={t('Amount of {coin}', { coin })} value={amount} onInput={setAmount} error={fieldError(error, 'amount')} required />
+        )}
         <Field id="refund-reason" label={t('Reason')} value={reason} onInput={setReason} error={fieldError(error, 'reason')} required />
         <fieldset>
           <legend>{t('To')}</legend>
@@ -151,7 +176,17 @@ export function PaymentRefunds({ reference, coin, chainId }: { reference: string
             <label for="refund-to-claim">{t('Send the customer a claim link')}</label>
           </div>
         </fieldset>
-        {!claim && <Field id="refund-address" label={t('Wallet address')} value={address} onInput={setAddress} error={fieldError(error, 'address')} hint={t('The customer\u2019s 0x address on the payment\u2019s network.')} required />}
+        {!claim && (
+          <Field
+            id="refund-address"
+            label={t('Wallet address')}
+            value={address}
+            onInput={setAddress}
+            error={fieldError(error, 'address')}
+            hint={t('The customer\u2019s 0x address on the payment\u2019s network.')}
+            required
+          />
+        )}
         <button type="submit">{t('Refund')}</button>
       </form>
       <Notes note={note} error={error} />

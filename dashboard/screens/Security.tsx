@@ -46,12 +46,30 @@ export function Security(_: { path?: string }) {
         Add a passkey
       </button>
       {!totp && (
-        <button type="button" onClick={() => act(() => request('/dashboard/api/factors/totp/options', undefined, { method: 'POST' }).then((a) => (setTotp((a as { data: { secret: string; uri: string } }).data), 'Add this key to your authenticator app.')))}>
+        <button
+          type="button"
+          onClick={() =>
+            act(() =>
+              request('/dashboard/api/factors/totp/options', undefined, { method: 'POST' }).then(
+                (a) => (setTotp((a as { data: { secret: string; uri: string } }).data), 'Add this key to your authenticator app.'),
+              ),
+            )
+          }
+        >
           Add an authenticator app
         </button>
       )}
       {totp && (
-        <form onSubmit={(e) => (e.preventDefault(), act(() => request('/dashboard/api/factors/totp', undefined, { method: 'POST', body: { code: code.trim() } }).then((a) => (setTotp(undefined), added(a, 'Authenticator app')))))}>
+        <form
+          onSubmit={(e) => (
+            e.preventDefault(),
+            act(() =>
+              request('/dashboard/api/factors/totp', undefined, { method: 'POST', body: { code: code.trim() } }).then(
+                (a) => (setTotp(undefined), added(a, 'Authenticator app')),
+              ),
+            )
+          )}
+        >
           <p>
             Key: <code>{totp.secret}</code> (<a href={totp.uri}>open in your app</a>)
           </p>
@@ -73,7 +91,18 @@ export function Security(_: { path?: string }) {
       )}
       {s && !s.secondFactor?.mustEnrol && mine?.owner && (
         <label>
-          <input type="checkbox" checked={mine.required} onChange={(e) => act(() => request('/dashboard/api/factors/policy', undefined, { method: 'PUT', body: { required: (e.currentTarget as HTMLInputElement).checked } }).then(() => 'Saved.'))} /> Require a second factor of every member
+          <input
+            type="checkbox"
+            checked={mine.required}
+            onChange={(e) =>
+              act(() =>
+                request('/dashboard/api/factors/policy', undefined, { method: 'PUT', body: { required: (e.currentTarget as HTMLInputElement).checked } }).then(
+                  () => 'Saved.',
+                ),
+              )
+            }
+          />{' '}
+          Require a second factor of every member
         </label>
       )}
       <Notes note={note} error={error} />

@@ -51,15 +51,19 @@ export function Settings(_: { path?: string }) {
   };
   const load = useCallback(async () => {
     shown((await request('/api/v1/account', BusinessAnswer)).data);
-    const held: Record<number, string> = networks.length ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address])) : {};
+    const held: Record<number, string> = networks.length
+      ? Object.fromEntries((await request('/api/v1/payout_address', Payouts)).data.map((p) => [p.chain_id, p.address]))
+      : {};
     setAddresses((all) => ({ ...held, ...Object.fromEntries(Object.entries(all).filter(([id]) => typed.current.has(`address:${id}`))) }));
     setChanges((await request('/api/v1/destination_changes', Changes)).data);
   }, [mode.value]);
   const networkName = (chainId: unknown) => networks.find((n) => n.chainId === chainId)?.name ?? t('chain {id}', { id: chainId });
   const described = (c: z.infer<typeof Change>) =>
-    c.kind === 'payout_address' ? t('New payout address on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
-    : c.kind === 'withdrawal_address' ? t('New wallet on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
-    : t('Bank account {id}: new, or new details', { id: c.bank_account_id });
+    c.kind === 'payout_address'
+      ? t('New payout address on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
+      : c.kind === 'withdrawal_address'
+        ? t('New wallet on {network}: {address}', { network: networkName(c.chain_id), address: c.address })
+        : t('Bank account {id}: new, or new details', { id: c.bank_account_id });
   const { note, error, setError, act } = useAct();
   useEffect(() => void load().catch(setError), [load]);
   const submit = (work: () => Promise<string>) => (e: Event) => {
@@ -75,7 +79,12 @@ export function Settings(_: { path?: string }) {
       <form
         noValidate
         onSubmit={submit(async () => {
-          const saved = (await request('/api/v1/account', BusinessAnswer, { method: 'PATCH', body: { business_name: name, business_email: email.trim(), ...(newEmail ? { current_password: password } : {}) } })).data;
+          const saved = (
+            await request('/api/v1/account', BusinessAnswer, {
+              method: 'PATCH',
+              body: { business_name: name, business_email: email.trim(), ...(newEmail ? { current_password: password } : {}) },
+            })
+          ).data;
           typed.current.delete('name');
           typed.current.delete('email');
           shown(saved);
@@ -88,10 +97,36 @@ export function Settings(_: { path?: string }) {
           return t('Business saved.');
         })}
       >
-        <Field id="business-name" label={t('Business name')} value={name} onInput={(v) => (typed.current.add('name'), setName(v))} error={fieldError(error, 'business_name')} required />
-        <Field id="business-email" label={t('E-mail')} type="email" hint={t('Customers see it, and you sign in with it.')} value={email} onInput={(v) => (typed.current.add('email'), setEmail(v))} error={fieldError(error, 'business_email')} required />
+        <Field
+          id="business-name"
+          label={t('Business name')}
+          value={name}
+          onInput={(v) => (typed.current.add('name'), setName(v))}
+          error={fieldError(error, 'business_name')}
+          required
+        />
+        <Field
+          id="business-email"
+          label={t('E-mail')}
+          type="email"
+          hint={t('Customers see it, and you sign in with it.')}
+          value={email}
+          onInput={(v) => (typed.current.add('email'), setEmail(v))}
+          error={fieldError(error, 'business_email')}
+          required
+        />
         {newEmail && (
-          <Field id="current-password" label={t('Current password')} type="password" autocomplete="current-password" hint={t('A new sign-in e-mail needs it; the previous address is told.')} value={password} onInput={setPassword} error={fieldError(error, 'current_password')} required />
+          <Field
+            id="current-password"
+            label={t('Current password')}
+            type="password"
+            autocomplete="current-password"
+            hint={t('A new sign-in e-mail needs it; the previous address is told.')}
+            value={password}
+            onInput={setPassword}
+            error={fieldError(error, 'current_password')}
+            required
+          />
         )}
         <FileField id="logo" label={t('Logo (PNG, JPEG, GIF or WebP)')} />
         <button type="submit">{t('Save business')}</button>
@@ -105,11 +140,17 @@ export function Settings(_: { path?: string }) {
             onSubmit={(e) => {
               setSent(chainId);
               submit(async () => {
-                const set = await request('/api/v1/payout_address', PayoutSet, { method: 'PUT', body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() } });
+                const set = await request('/api/v1/payout_address', PayoutSet, {
+                  method: 'PUT',
+                  body: { chain_id: chainId, address: (addresses[chainId] ?? '').trim() },
+                });
                 typed.current.delete(`address:${chainId}`);
                 await load();
                 return set.data.pending
-                  ? t('New payout address on {network} pending: payments from {time} go to it, until then to the current one.', { network, time: when(set.data.effective_at) })
+                  ? t('New payout address on {network} pending: payments from {time} go to it, until then to the current one.', {
+                      network,
+                      time: when(set.data.effective_at),
+                    })
                   : t('Payout address on {network} saved.', { network });
               })(e);
             }}

@@ -9,10 +9,16 @@ import { mode, request } from '../api.ts';
 import { t } from '../words.ts';
 import { Notes, useAct } from './common.tsx';
 
-export const SettlementAnswer = z.object({ data: z.object({ settlement: text, treasury: z.optional(nullable<string>((v) => typeof v === 'string', 'text')) }) });
+export const SettlementAnswer = z.object({
+  data: z.object({ settlement: text, treasury: z.optional(nullable<string>((v) => typeof v === 'string', 'text')) }),
+});
 
 const CHOICES = [
-  ['wallet', 'To my own wallet', 'Each payment is swept to your payout address. The service never holds your money; swaps, bank payouts and withdrawals are not available.'],
+  [
+    'wallet',
+    'To my own wallet',
+    'Each payment is swept to your payout address. The service never holds your money; swaps, bank payouts and withdrawals are not available.',
+  ],
   [
     'balance',
     'To a balance the operator holds (custodial)',
@@ -49,7 +55,15 @@ export function Settlement() {
         <legend>{t('Where {mode} payments settle', { mode: modeWord() })}</legend>
         {CHOICES.map(([value, label, words]) => (
           <div class="field" key={value}>
-            <input type="radio" id={`settle-${value}`} name="settlement" value={value} checked={chosen === value} aria-describedby={`settle-${value}-words`} onChange={() => setChosen(value)} />
+            <input
+              type="radio"
+              id={`settle-${value}`}
+              name="settlement"
+              value={value}
+              checked={chosen === value}
+              aria-describedby={`settle-${value}-words`}
+              onChange={() => setChosen(value)}
+            />
             <label for={`settle-${value}`}>
               {t(label)}
               {saved === value ? ` ${t('(now)')}` : ''}

@@ -19,7 +19,9 @@ export function SignIn(_: { path?: string }) {
     setError(null);
     try {
       // Signed in, or (a person with a second factor, 202) waiting for it; the session is then read as on opening.
-      const { data } = (await request('/dashboard/api/session', undefined, { method: 'POST', body: { email: email.trim(), password } })) as { data: { factorNeeded?: string[] } };
+      const { data } = (await request('/dashboard/api/session', undefined, { method: 'POST', body: { email: email.trim(), password } })) as {
+        data: { factorNeeded?: string[] };
+      };
       await (data.factorNeeded ? import('../step-up.tsx').then((m) => m.signInFactor(data.factorNeeded!)) : loadSession());
       route('/dashboard');
     } catch (e) {
@@ -33,7 +35,16 @@ export function SignIn(_: { path?: string }) {
       <h1>Sign in</h1>
       <form onSubmit={submit} noValidate>
         <Field id="email" label="E-mail" type="email" autocomplete="username" value={email} onInput={setEmail} error={fieldError(error, 'email')} required />
-        <Field id="password" label="Password" type="password" autocomplete="current-password" value={password} onInput={setPassword} error={fieldError(error, 'password')} required />
+        <Field
+          id="password"
+          label="Password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onInput={setPassword}
+          error={fieldError(error, 'password')}
+          required
+        />
         <ErrorNote error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

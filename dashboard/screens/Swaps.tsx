@@ -11,7 +11,21 @@ import { t } from '../words.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { History, State, useLines } from './money.tsx';
 
-export const Swap = z.object({ id: text, from: text, to: text, chain_id: int, amount: text, rate: text, amount_received: text, fee: text, minimum_received: text, status: text, expires_at: text, failure: nullable<string>((v) => typeof v === 'string', 'text'), createdAt: text });
+export const Swap = z.object({
+  id: text,
+  from: text,
+  to: text,
+  chain_id: int,
+  amount: text,
+  rate: text,
+  amount_received: text,
+  fee: text,
+  minimum_received: text,
+  status: text,
+  expires_at: text,
+  failure: nullable<string>((v) => typeof v === 'string', 'text'),
+  createdAt: text,
+});
 export const Answer = z.object({ data: Swap });
 type Swap = z.infer<typeof Swap>;
 

@@ -15,7 +15,19 @@ import { Field, fieldError, Notes, useAct } from './common.tsx';
 export const Qr = z.object({ data: z.object({ size: int, path: text }) });
 export const Status = z.object({ data: z.object({ status: text }) });
 
-export default function WalletRefund({ id, amount, coin, transfer, onChange }: { id: string; amount: string; coin: string; transfer: { uri: string; token: string; chain_id: number; to: string; amount: string; amount_base_units: string }; onChange?: () => void }) {
+export default function WalletRefund({
+  id,
+  amount,
+  coin,
+  transfer,
+  onChange,
+}: {
+  id: string;
+  amount: string;
+  coin: string;
+  transfer: { uri: string; token: string; chain_id: number; to: string; amount: string; amount_base_units: string };
+  onChange?: () => void;
+}) {
   const [wallets, setWallets] = useState<FoundWallet[]>([]);
   const [qr, setQr] = useState<{ size: number; path: string }>();
   const [hash, setHash] = useState('');
@@ -25,11 +37,15 @@ export default function WalletRefund({ id, amount, coin, transfer, onChange }: {
     // Each wallet on the page announces itself when asked (EIP-6963).
     const announce = (e: Event) => {
       const { info, provider } = (e as CustomEvent).detail ?? {};
-      if (typeof info?.name === 'string' && typeof provider?.request === 'function') setWallets((all) => (all.some((w) => w.provider === provider) ? all : [...all, { name: info.name.slice(0, 40), provider }]));
+      if (typeof info?.name === 'string' && typeof provider?.request === 'function')
+        setWallets((all) => (all.some((w) => w.provider === provider) ? all : [...all, { name: info.name.slice(0, 40), provider }]));
     };
     addEventListener('eip6963:announceProvider', announce);
     dispatchEvent(new Event('eip6963:requestProvider'));
-    request(`/api/v1/refunds/${id}/qr`, Qr).then((a) => setQr(a.data), () => undefined);
+    request(`/api/v1/refunds/${id}/qr`, Qr).then(
+      (a) => setQr(a.data),
+      () => undefined,
+    );
     return () => removeEventListener('eip6963:announceProvider', announce);
   }, [id]);
   // Once sent, the refund is read every 2 s until the network confirms it (or it fails): each change redraws its list.
@@ -37,10 +53,13 @@ export default function WalletRefund({ id, amount, coin, transfer, onChange }: {
     if (!sent) return;
     let last = 'ready';
     const timer = setInterval(() => {
-      request(`/api/v1/refunds/${id}`, Status).then(({ data }) => {
-        if (data.status !== last) (last = data.status), onChange?.();
-        if (data.status === 'confirmed' || data.status === 'failed') clearInterval(timer);
-      }, () => undefined);
+      request(`/api/v1/refunds/${id}`, Status).then(
+        ({ data }) => {
+          if (data.status !== last) (last = data.status), onChange?.();
+          if (data.status === 'confirmed' || data.status === 'failed') clearInterval(timer);
+        },
+        () => undefined,
+      );
     }, 2000);
     return () => clearInterval(timer);
   }, [sent, id]);
@@ -61,7 +80,10 @@ export default function WalletRefund({ id, amount, coin, transfer, onChange }: {
     <section class="card" aria-labelledby={`wallet-${id}`}>
       <h3 id={`wallet-${id}`}>{t('Send {amount} {coin} from your wallet', { amount, coin })}</h3>
       <p>
-        {t('To {address} on {network}. The service holds none of this money: the refund is this one transfer from your wallet.', { address: transfer.to, network })}
+        {t('To {address} on {network}. The service holds none of this money: the refund is this one transfer from your wallet.', {
+          address: transfer.to,
+          network,
+        })}
       </p>
       {wallets.map((w) => (
         <button type="button" key={w.name} onClick={() => pay(w)}>

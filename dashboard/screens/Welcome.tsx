@@ -38,7 +38,9 @@ export function Welcome(_: { path?: string }) {
     return (
       <section class="narrow">
         <h1>Set your password</h1>
-        <p>This page opens from the sign-in link the operator gave you. Ask them for a new one, or <a href="/dashboard/sign-in">sign in</a>.</p>
+        <p>
+          This page opens from the sign-in link the operator gave you. Ask them for a new one, or <a href="/dashboard/sign-in">sign in</a>.
+        </p>
       </section>
     );
   }
@@ -47,8 +49,27 @@ export function Welcome(_: { path?: string }) {
       <h1>Set your password</h1>
       <p>Choose the password you will sign in with, with the e-mail of your business. The link works once, for 24 hours.</p>
       <form onSubmit={submit} noValidate>
-        <Field id="new-password" label="New password" type="password" autocomplete="new-password" hint="At least 10 characters." value={password} onInput={setPassword} error={fieldError(error, 'password')} required />
-        <Field id="again" label="The same password again" type="password" autocomplete="new-password" value={again} onInput={setAgain} error={mismatch ? 'The two passwords differ' : undefined} required />
+        <Field
+          id="new-password"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          hint="At least 10 characters."
+          value={password}
+          onInput={setPassword}
+          error={fieldError(error, 'password')}
+          required
+        />
+        <Field
+          id="again"
+          label="The same password again"
+          type="password"
+          autocomplete="new-password"
+          value={again}
+          onInput={setAgain}
+          error={mismatch ? 'The two passwords differ' : undefined}
+          required
+        />
         {fieldError(error, 'token') ? (
           <p class="error" role="alert">
             This link was used already or has expired: ask the operator for a new one.

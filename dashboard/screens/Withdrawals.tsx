@@ -10,7 +10,16 @@ import { t } from '../words.ts';
 import { Field, fieldError, Notes, useAct, useTitle } from './common.tsx';
 import { History, State, useLines } from './money.tsx';
 
-export const Withdrawal = z.object({ id: text, coin: text, chain_id: int, address: text, amount: text, status: text, tx_hash: nullable<string>((v) => typeof v === 'string', 'text'), createdAt: text });
+export const Withdrawal = z.object({
+  id: text,
+  coin: text,
+  chain_id: int,
+  address: text,
+  amount: text,
+  status: text,
+  tx_hash: nullable<string>((v) => typeof v === 'string', 'text'),
+  createdAt: text,
+});
 export const Limit = z.object({ data: z.object({ currency: text, daily: text, spent: text, left: text }) });
 
 export function Withdrawals(_: { path?: string }) {
@@ -22,12 +31,24 @@ export function Withdrawals(_: { path?: string }) {
   const [address, setAddress] = useState('');
   const [amount, setAmount] = useState('');
   const { note, error, act } = useAct(() => setStamp((n) => n + 1));
-  useEffect(() => void request('/api/v1/withdrawals/limit', Limit).then((a) => setLimit(a.data), () => undefined), [mode.value, stamp]);
+  useEffect(
+    () =>
+      void request('/api/v1/withdrawals/limit', Limit).then(
+        (a) => setLimit(a.data),
+        () => undefined,
+      ),
+    [mode.value, stamp],
+  );
   const line = lines.find((l) => `${l.coin}/${l.chain_id}` === coin) ?? lines[0];
   const send = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      const w = (await request('/api/v1/withdrawals', z.object({ data: Withdrawal }), { method: 'POST', body: { coin: line?.coin, chain_id: line?.chain_id, address, amount } })).data;
+      const w = (
+        await request('/api/v1/withdrawals', z.object({ data: Withdrawal }), {
+          method: 'POST',
+          body: { coin: line?.coin, chain_id: line?.chain_id, address, amount },
+        })
+      ).data;
       return t('Withdrawal {id} pending: {amount} {coin} to {address}.', { id: w.id, amount: w.amount, coin: w.coin, address: w.address });
     });
   };
@@ -36,7 +57,10 @@ export function Withdrawals(_: { path?: string }) {
       <h1>{t('Withdrawals')}</h1>
       {limit && (
         <p id="limit">
-          {t('Daily limit {daily}; {left} left (withdrawals and bank payouts of the last 24 hours count).', { daily: money(Number(limit.daily), limit.currency), left: money(Number(limit.left), limit.currency) })}
+          {t('Daily limit {daily}; {left} left (withdrawals and bank payouts of the last 24 hours count).', {
+            daily: money(Number(limit.daily), limit.currency),
+            left: money(Number(limit.left), limit.currency),
+          })}
         </p>
       )}
       <form onSubmit={send}>
@@ -50,7 +74,15 @@ export function Withdrawals(_: { path?: string }) {
             ))}
           </select>
         </div>
-        <Field id="w-address" label={t('Wallet address')} value={address} onInput={setAddress} error={fieldError(error, 'address')} required hint={t('A 0x address of yours on that network.')} />
+        <Field
+          id="w-address"
+          label={t('Wallet address')}
+          value={address}
+          onInput={setAddress}
+          error={fieldError(error, 'address')}
+          required
+          hint={t('A 0x address of yours on that network.')}
+        />
         <Field id="w-amount" label={t('Amount')} value={amount} onInput={setAmount} error={fieldError(error, 'amount')} required />
         <button type="submit" disabled={!line}>
           {t('Withdraw')}
@@ -68,9 +100,7 @@ export function Withdrawals(_: { path?: string }) {
           <td key="a" class="num">
             {w.amount} {w.coin}
           </td>,
-          <td key="t">
-            {w.address}
-          </td>,
+          <td key="t">{w.address}</td>,
           <td key="s">
             <State of={w.status} />
           </td>,

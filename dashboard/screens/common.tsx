@@ -9,7 +9,8 @@ export function useTitle(title: string): void {
 }
 
 /** For the merchant: the service's own words when it refused; else the error's (which names the call). */
-export const messageOf = (error: unknown): string => (error as ServiceError | undefined)?.said ?? (error instanceof Error ? error.message : 'Something went wrong');
+export const messageOf = (error: unknown): string =>
+  (error as ServiceError | undefined)?.said ?? (error instanceof Error ? error.message : 'Something went wrong');
 export const fieldError = (error: unknown, field: string): string | undefined =>
   error instanceof ServiceError ? error.fields.find((f) => f.field === field)?.message : undefined;
 
@@ -22,7 +23,17 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-export function Field(props: { id: string; label: string; type?: string; value: string; onInput: (value: string) => void; autocomplete?: string; error?: string; hint?: string; required?: boolean }) {
+export function Field(props: {
+  id: string;
+  label: string;
+  type?: string;
+  value: string;
+  onInput: (value: string) => void;
+  autocomplete?: string;
+  error?: string;
+  hint?: string;
+  required?: boolean;
+}) {
   const described = [props.hint && `${props.id}-hint`, props.error && `${props.id}-error`].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">

@@ -10,17 +10,34 @@ import { t } from '../words.ts';
 import { ErrorNote } from './common.tsx';
 import { Lines, type Line } from './lines.ts';
 
-export const paged = <T extends z.ZodMiniType>(item: T) => z.object({ data: z.array(item), next: nullable<string>((v) => typeof v === 'string', 'text'), has_more: bool });
+export const paged = <T extends z.ZodMiniType>(item: T) =>
+  z.object({ data: z.array(item), next: nullable<string>((v) => typeof v === 'string', 'text'), has_more: bool });
 
 /** A state in words (the service's word is kept beside, for support). */
 const STATES: Record<string, string> = {
-  quoted: 'Quoted', pending: 'Pending', processing: 'Processing', completed: 'Completed', paid: 'Paid', failed: 'Failed',
-  waiting_for_address: 'Waiting for the customer\u2019s address', ready: 'Ready to send', sent: 'Sent', confirmed: 'Confirmed', canceled: 'Canceled',
+  quoted: 'Quoted',
+  pending: 'Pending',
+  processing: 'Processing',
+  completed: 'Completed',
+  paid: 'Paid',
+  failed: 'Failed',
+  waiting_for_address: 'Waiting for the customer\u2019s address',
+  ready: 'Ready to send',
+  sent: 'Sent',
+  confirmed: 'Confirmed',
+  canceled: 'Canceled',
 };
 export const State = ({ of }: { of: string }) => <span>{t(STATES[of] ?? of)}</span>;
 
 /** The history of `path`: a table of `columns`, each row drawn by `row`; More pages on; `stamp` reloads it. */
-export function History<T extends { id: string }>(props: { path: string; item: z.ZodMiniType<T>; title: string; columns: string[]; row: (item: T) => ComponentChildren; stamp?: unknown }) {
+export function History<T extends { id: string }>(props: {
+  path: string;
+  item: z.ZodMiniType<T>;
+  title: string;
+  columns: string[];
+  row: (item: T) => ComponentChildren;
+  stamp?: unknown;
+}) {
   const [rows, setRows] = useState<T[] | undefined>();
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -48,7 +65,11 @@ export function History<T extends { id: string }>(props: { path: string; item: z
                 ))}
               </tr>
             </thead>
-            <tbody>{rows.map((r) => <tr key={r.id}>{props.row(r)}</tr>)}</tbody>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>{props.row(r)}</tr>
+              ))}
+            </tbody>
           </table>
         </div>
       )}
@@ -64,6 +85,13 @@ export function History<T extends { id: string }>(props: { path: string; item: z
 /** The balance's lines (coin and network, available), for the forms' coin choices; again when `stamp` changes. */
 export function useLines(stamp?: unknown): Line[] {
   const [lines, setLines] = useState<Line[]>([]);
-  useEffect(() => void request('/api/v1/balances', Lines).then((a) => setLines(a.data), () => undefined), [mode.value, stamp]);
+  useEffect(
+    () =>
+      void request('/api/v1/balances', Lines).then(
+        (a) => setLines(a.data),
+        () => undefined,
+      ),
+    [mode.value, stamp],
+  );
   return lines;
 }

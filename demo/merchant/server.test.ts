@@ -45,7 +45,10 @@ describe('the demo shop backend', () => {
   });
 
   it('does not mark it paid when the page paid less, or in another currency', async () => {
-    for (const [reference, amount, currency] of [['shop-cheap', '0.01', 'USD'], ['shop-naira', '24.50', 'NGN']]) {
+    for (const [reference, amount, currency] of [
+      ['shop-cheap', '0.01', 'USD'],
+      ['shop-naira', '24.50', 'NGN'],
+    ]) {
       await page('/api/v1/transaction/initialize', { reference, coin: 'USDT', currency, amount, metadata: { items: ['beans-1kg'] } });
       await page('/api/v1/sandbox/deposit', { reference, kind: 'exact' });
       const order = await settled(reference);
@@ -55,7 +58,14 @@ describe('the demo shop backend', () => {
   });
 
   it('marks an order partly paid, not paid, when part arrived and the payment was settled with it', async () => {
-    await page('/api/v1/transaction/initialize', { reference: 'shop-part', coin: 'USDT', currency: 'USD', amount: '24.50', accept_partial_payment: true, metadata: { items: ['beans-1kg'] } });
+    await page('/api/v1/transaction/initialize', {
+      reference: 'shop-part',
+      coin: 'USDT',
+      currency: 'USD',
+      amount: '24.50',
+      accept_partial_payment: true,
+      metadata: { items: ['beans-1kg'] },
+    });
     await page('/api/v1/sandbox/deposit', { reference: 'shop-part', kind: 'partial' });
     await page('/api/v1/transaction/settle/shop-part', {});
     let order = shop.orders.get('shop-part');
@@ -69,7 +79,13 @@ describe('the demo shop backend', () => {
   });
 
   it('holds a server-made order to the amount its server set; the page cannot re-price it', async () => {
-    const order = await (await fetch(shop.url + '/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '40.00', currency: 'EUR' }) })).json();
+    const order = await (
+      await fetch(shop.url + '/orders', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '40.00', currency: 'EUR' }),
+      })
+    ).json();
     expect((await page('/api/v1/transaction/initialize', { reference: order.reference, coin: 'USDT', currency: 'EUR', amount: '0.01' })).status).toBe(409);
     await page('/api/v1/sandbox/deposit', { reference: order.reference, kind: 'exact' });
     expect(await settled(order.reference)).toMatchObject({ paid: true, price: { amount: '40.00', currency: 'EUR' } });

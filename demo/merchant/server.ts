@@ -186,10 +186,7 @@ export async function startMerchantSite(options: {
     try {
       let body: Buffer | string = await readFile(PUBLIC_DIR + file.slice(1));
       if (file.endsWith('.html')) {
-        body = body
-          .toString('utf8')
-          .replaceAll('%API_ORIGIN%', options.apiUrl)
-          .replaceAll('%PUBLIC_KEY%', options.publicKey);
+        body = body.toString('utf8').replaceAll('%API_ORIGIN%', options.apiUrl).replaceAll('%PUBLIC_KEY%', options.publicKey);
       }
       const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' };
       if (file === '/csp.html') headers['content-security-policy'] = strictPolicy(options.apiUrl, url.searchParams.get('worker') !== 'refused');
@@ -205,7 +202,10 @@ export async function startMerchantSite(options: {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const status = error instanceof TooLarge ? 413 : 400;
-      if (!res.headersSent && !res.destroyed) res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error: status === 413 ? 'body too large' : 'bad request' }));
+      if (!res.headersSent && !res.destroyed)
+        res
+          .writeHead(status, { 'content-type': 'application/json', connection: 'close' })
+          .end(JSON.stringify({ error: status === 413 ? 'body too large' : 'bad request' }));
       req.resume();
     });
   });

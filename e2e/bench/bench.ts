@@ -33,7 +33,6 @@ const PAYMENTS = 10;
 const WINDOW_MS = 60_000;
 const CYCLES = 50;
 
-
 type Window = typeof globalThis & {
   ServiceCheckout(options: Record<string, unknown>): { reference: string; close(): void };
   bench: Record<string, unknown>;
@@ -142,7 +141,9 @@ async function toPaymentScreen(page: Page): Promise<string> {
     w.bench.close = () => handle.close();
     return handle.reference;
   }, KEY);
-  await dialog(page).getByRole('button', { name: /^USDT / }).click();
+  await dialog(page)
+    .getByRole('button', { name: /^USDT / })
+    .click();
   await dialog(page).locator('[data-amount]').waitFor();
   return reference;
 }
@@ -259,12 +260,22 @@ function coldTable(rows: ColdRow[]): string {
     ...rows.flatMap(({ rate, pageView, idle, firstOpen, openLongest }) => [
       [`${rate}x CPU  page view: a 2.5 KB loader-sized script (baseline)`, ...cell(pageView.loader!), '', ''],
       ...Object.keys(openLongest).flatMap((build) => [
-        [`${rate}x CPU  page view, ${build}: checkout.js script tag, JS compile + run`, ...cell(pageView[build]!), ratio(pageView[build]!, pageView.loader!), rate === 4 ? '<= 20 ms' : ''],
+        [
+          `${rate}x CPU  page view, ${build}: checkout.js script tag, JS compile + run`,
+          ...cell(pageView[build]!),
+          ratio(pageView[build]!, pageView.loader!),
+          rate === 4 ? '<= 20 ms' : '',
+        ],
         [`${rate}x CPU  page view, ${build}: idle-time preparation after it (no open), summed`, ...cell(idle[build]!), '', ''],
       ]),
       [`${rate}x CPU  first open: static modal of the same markup (baseline)`, ...cell(firstOpen.plain!), '', ''],
       ...Object.keys(openLongest).flatMap((build) => [
-        [`${rate}x CPU  first open, ${build}: ServiceCheckout() to painted and focused`, ...cell(firstOpen[build]!), ratio(firstOpen[build]!, firstOpen.plain!), '<= 2x'],
+        [
+          `${rate}x CPU  first open, ${build}: ServiceCheckout() to painted and focused`,
+          ...cell(firstOpen[build]!),
+          ratio(firstOpen[build]!, firstOpen.plain!),
+          '<= 2x',
+        ],
         [`${rate}x CPU  first open, ${build}: longest run of checkout.js in its frames`, ...cell(openLongest[build]!), '', ''],
       ]),
     ]),
@@ -281,7 +292,12 @@ function merchantTable(rows: MerchantRow[]): string {
       ...Object.keys(longest)
         .filter((build) => build !== 'none')
         .flatMap((build) => [
-          [`${rate}x CPU  ${build}: longest run of checkout.js's code in a long frame`, ...cell(longest[build]!), `${over50[build]} of ${longest[build]!.n}`, rate === 4 ? 'none >= 50 ms' : ''],
+          [
+            `${rate}x CPU  ${build}: longest run of checkout.js's code in a long frame`,
+            ...cell(longest[build]!),
+            `${over50[build]} of ${longest[build]!.n}`,
+            rate === 4 ? 'none >= 50 ms' : '',
+          ],
           [`${rate}x CPU  ${build}: total blocking time of long frames`, ...cell(blocking[build]!), '', ''],
         ]),
     ]),
@@ -308,7 +324,10 @@ function beforeBundle(): { path: string; bundle: Buffer } {
 async function main() {
   if (process.argv.includes('--memory')) {
     const readings = await serviceMemory();
-    console.log('\n' + table([['anonymous requests served', 'service RSS'], ...readings.map((r) => [r.requests.toLocaleString('en'), `${(r.rssKb / 1024).toFixed(1)} MB`])]));
+    console.log(
+      '\n' +
+        table([['anonymous requests served', 'service RSS'], ...readings.map((r) => [r.requests.toLocaleString('en'), `${(r.rssKb / 1024).toFixed(1)} MB`])]),
+    );
     return;
   }
   if (process.argv.includes('--chain')) {
@@ -381,19 +400,22 @@ async function main() {
   await browser.close();
   const services = { pglite: await serviceLoad('pglite'), postgres: await serviceLoad('postgres') };
 
-  console.log('\n' + table([
-    ['measure', 'median', 'min', 'max', 'n', 'target'],
-    row('open: ServiceCheckout() to dialog painted and focused', open.checkout),
-    row('open: static modal of the same markup (baseline)', open.plain),
-    ['open: ratio of medians, checkout / static', `${(open.checkout.median / open.plain.median).toFixed(2)}x`, '', '', '', '<= 2x'],
-    row('open, script part: call to dialog mounted and focused', open.checkoutSync),
-    row('open, script part: static modal (baseline)', open.plainSync),
-    ['open, script part: ratio of medians', `${(open.checkoutSync.median / open.plainSync.median).toFixed(2)}x`, '', '', '', ''],
-    row('detection: deposit to onSuccess, long poll', longPoll, '< 300 ms'),
-    row('detection: deposit to onSuccess, plain poll every 3 s (baseline)', plainPoll),
-    ['requests per minute on the payment screen, long poll', String(longRate), '', '', `${WINDOW_MS / 1000} s`, '<= 6'],
-    ['requests per minute on the payment screen, plain poll (baseline)', String(plainRate), '', '', `${WINDOW_MS / 1000} s`, ''],
-  ]));
+  console.log(
+    '\n' +
+      table([
+        ['measure', 'median', 'min', 'max', 'n', 'target'],
+        row('open: ServiceCheckout() to dialog painted and focused', open.checkout),
+        row('open: static modal of the same markup (baseline)', open.plain),
+        ['open: ratio of medians, checkout / static', `${(open.checkout.median / open.plain.median).toFixed(2)}x`, '', '', '', '<= 2x'],
+        row('open, script part: call to dialog mounted and focused', open.checkoutSync),
+        row('open, script part: static modal (baseline)', open.plainSync),
+        ['open, script part: ratio of medians', `${(open.checkoutSync.median / open.plainSync.median).toFixed(2)}x`, '', '', '', ''],
+        row('detection: deposit to onSuccess, long poll', longPoll, '< 300 ms'),
+        row('detection: deposit to onSuccess, plain poll every 3 s (baseline)', plainPoll),
+        ['requests per minute on the payment screen, long poll', String(longRate), '', '', `${WINDOW_MS / 1000} s`, '<= 6'],
+        ['requests per minute on the payment screen, plain poll (baseline)', String(plainRate), '', '', `${WINDOW_MS / 1000} s`, ''],
+      ]),
+  );
 
   console.log('\n' + coldTable(cold));
   console.log('\n' + merchantTable(merchant));
@@ -402,14 +424,38 @@ async function main() {
 
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const { before, after, again } = memory;
-  console.log('\n' + table([
-    [`open/payment-screen/close cycles, forced GC`, 'baseline', `+${CYCLES}`, `+${2 * CYCLES}`, `change, 1st ${CYCLES}`, `change, 2nd ${CYCLES}`],
-    ['DOM nodes', String(before.nodes), String(after.nodes), String(again.nodes), String(after.nodes - before.nodes), String(again.nodes - after.nodes)],
-    ['event listeners', String(before.listeners), String(after.listeners), String(again.listeners), String(after.listeners - before.listeners), String(again.listeners - after.listeners)],
-    ['JS heap used', kb(before.heap), kb(after.heap), kb(again.heap), kb(after.heap - before.heap), kb(again.heap - after.heap)],
-    ['live AbortControllers (one per checkout)', String(before.controllers), String(after.controllers), String(again.controllers), String(after.controllers - before.controllers), String(again.controllers - after.controllers)],
-    ['live ShadowRoots (one per checkout)', String(before.shadowRoots), String(after.shadowRoots), String(again.shadowRoots), String(after.shadowRoots - before.shadowRoots), String(again.shadowRoots - after.shadowRoots)],
-  ]));
+  console.log(
+    '\n' +
+      table([
+        [`open/payment-screen/close cycles, forced GC`, 'baseline', `+${CYCLES}`, `+${2 * CYCLES}`, `change, 1st ${CYCLES}`, `change, 2nd ${CYCLES}`],
+        ['DOM nodes', String(before.nodes), String(after.nodes), String(again.nodes), String(after.nodes - before.nodes), String(again.nodes - after.nodes)],
+        [
+          'event listeners',
+          String(before.listeners),
+          String(after.listeners),
+          String(again.listeners),
+          String(after.listeners - before.listeners),
+          String(again.listeners - after.listeners),
+        ],
+        ['JS heap used', kb(before.heap), kb(after.heap), kb(again.heap), kb(after.heap - before.heap), kb(again.heap - after.heap)],
+        [
+          'live AbortControllers (one per checkout)',
+          String(before.controllers),
+          String(after.controllers),
+          String(again.controllers),
+          String(after.controllers - before.controllers),
+          String(again.controllers - after.controllers),
+        ],
+        [
+          'live ShadowRoots (one per checkout)',
+          String(before.shadowRoots),
+          String(after.shadowRoots),
+          String(again.shadowRoots),
+          String(after.shadowRoots - before.shadowRoots),
+          String(again.shadowRoots - after.shadowRoots),
+        ],
+      ]),
+  );
 }
 
 main().then(

@@ -23,21 +23,47 @@ const SAMPLES = 8;
 async function detection(confirmations: number) {
   const chain = await startDevChain({ blockTimeSeconds: BLOCK_SECONDS });
   const contracts = await deployDevContracts(chain, 3);
-  const api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, confirmations) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 250 });
+  const api = await startService({
+    demo: true,
+    networks: { test: devNetwork(chain.url, contracts, confirmations) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 250,
+  });
   const headers = { 'x-api-key': publicKey, 'content-type': 'application/json' };
-  await fetch(api.url + '/api/v1/payout_address', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ chain_id: chain.chainId, address: devAccount(9).address }) });
+  await fetch(api.url + '/api/v1/payout_address', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ chain_id: chain.chainId, address: devAccount(9).address }),
+  });
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
   const reader = createPublicClient({ chain: foundry, transport: http(chain.url), pollingInterval: 20 });
   const samples: number[] = [];
   try {
     for (let i = 0; i < SAMPLES; i++) {
       const reference = `bench-${confirmations}-${i}`;
-      const quote = (await (await fetch(api.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }) })).json()).data;
-      const hash = await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [quote.address as Address, parseUnits(String(quote.cryptoAmount), 18)] });
+      const quote = (
+        await (
+          await fetch(api.url + '/api/v1/transaction/initialize', {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }),
+          })
+        ).json()
+      ).data;
+      const hash = await wallet.writeContract({
+        address: contracts.tokens.USDT,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [quote.address as Address, parseUnits(String(quote.cryptoAmount), 18)],
+      });
       await reader.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       const mined = performance.now(); // within ~20 ms of the block
       for (let since = ''; ; ) {
-        const answer = (await (await fetch(`${api.url}/api/v1/transaction/verify/${reference}${since ? `?wait=25&since=${encodeURIComponent(since)}` : ''}`, { headers })).json()).data;
+        const answer = (
+          await (
+            await fetch(`${api.url}/api/v1/transaction/verify/${reference}${since ? `?wait=25&since=${encodeURIComponent(since)}` : ''}`, { headers })
+          ).json()
+        ).data;
         if (answer.status === 'confirmed') break;
         since = paymentVersion(answer);
       }
@@ -103,18 +129,32 @@ async function watcherCost(open: number) {
 }
 
 export async function chainBench() {
-  const rows = [['detection: transfer\'s block → confirmed (long poll)', 'median', 'min', 'max', 'target (block × confirmations + 300 ms)']];
+  const rows = [["detection: transfer's block → confirmed (long poll)", 'median', 'min', 'max', 'target (block × confirmations + 300 ms)']];
   for (const confirmations of [1, 2]) {
     const s = await detection(confirmations);
-    rows.push([`  ${confirmations} confirmation${confirmations > 1 ? 's' : ''}, ${BLOCK_SECONDS} s blocks, n=${s.n}`, ms(s.median), ms(s.min), ms(s.max), ms(BLOCK_SECONDS * 1000 * confirmations + 300)]);
+    rows.push([
+      `  ${confirmations} confirmation${confirmations > 1 ? 's' : ''}, ${BLOCK_SECONDS} s blocks, n=${s.n}`,
+      ms(s.median),
+      ms(s.min),
+      ms(s.max),
+      ms(BLOCK_SECONDS * 1000 * confirmations + 300),
+    ]);
   }
   console.log('\n' + table(rows));
-  const cost = [['watcher: 6 transfers (3 to open payments), 6 blocks, one tick', 'RPC calls per block', 'service CPU per tick', 'wall per tick', 'CPU vs 10 open']];
+  const cost = [
+    ['watcher: 6 transfers (3 to open payments), 6 blocks, one tick', 'RPC calls per block', 'service CPU per tick', 'wall per tick', 'CPU vs 10 open'],
+  ];
   let base = 0;
   for (const open of [10, 1_000, 10_000]) {
     const c = await watcherCost(open);
     base ||= c.cpuPerTick;
-    cost.push([`  ${open.toLocaleString('en')} open payments`, c.callsPerBlock.toFixed(2), ms(c.cpuPerTick), ms(c.wallPerTick), `${(c.cpuPerTick / base).toFixed(2)}×`]);
+    cost.push([
+      `  ${open.toLocaleString('en')} open payments`,
+      c.callsPerBlock.toFixed(2),
+      ms(c.cpuPerTick),
+      ms(c.wallPerTick),
+      `${(c.cpuPerTick / base).toFixed(2)}×`,
+    ]);
   }
   console.log('\n' + table(cost));
 }

@@ -29,13 +29,19 @@ export function loaderScript(bytes = 2560): string {
   return code + '})(window,document);';
 }
 
-async function freshPage(browser: Browser, rate: number, scripts: Record<string, Buffer | string>): Promise<{ page: Page; close(): Promise<void>; taskMs(): Promise<number> }> {
+async function freshPage(
+  browser: Browser,
+  rate: number,
+  scripts: Record<string, Buffer | string>,
+): Promise<{ page: Page; close(): Promise<void>; taskMs(): Promise<number> }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.addInitScript(LOAF_OBSERVER);
   // Both scripts come from memory the same way, so the serving costs the same for each.
   for (const [path, body] of Object.entries(scripts)) {
-    await page.route(`**${path}`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body, headers: { 'access-control-allow-origin': '*' } }));
+    await page.route(`**${path}`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/javascript', body, headers: { 'access-control-allow-origin': '*' } }),
+    );
   }
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
@@ -80,7 +86,14 @@ export interface ColdRow {
 }
 
 /** `bundles`: builds by name (say before and after), each measured in every sample beside the baselines. */
-export async function coldBench(browser: Browser, shopUrl: string, apiUrl: string, key: string, bundles: Record<string, Buffer>, look: { markup: string; css: string }): Promise<ColdRow[]> {
+export async function coldBench(
+  browser: Browser,
+  shopUrl: string,
+  apiUrl: string,
+  key: string,
+  bundles: Record<string, Buffer>,
+  look: { markup: string; css: string },
+): Promise<ColdRow[]> {
   const builds = Object.keys(bundles);
   const scripts: Record<string, Buffer | string> = { '/bench/loader.js': loaderScript() };
   for (const build of builds) scripts[`/bench/${build}/checkout.js`] = bundles[build]!;
@@ -103,7 +116,10 @@ export async function coldBench(browser: Browser, shopUrl: string, apiUrl: strin
         // apart: work done when the page is idle is not the script tag's, but it is paid too.
         await page.evaluate(() => {
           const held: Array<() => void> = [];
-          Object.assign(window, { held, requestIdleCallback: (callback: (deadline: IdleDeadline) => void) => held.push(() => callback({ didTimeout: false, timeRemaining: () => 50 })) });
+          Object.assign(window, {
+            held,
+            requestIdleCallback: (callback: (deadline: IdleDeadline) => void) => held.push(() => callback({ didTimeout: false, timeRemaining: () => 50 })),
+          });
         });
         const before = await taskMs();
         await addScript(page, url(which));

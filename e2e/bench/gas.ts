@@ -30,7 +30,8 @@ async function measure(artifacts: Artifacts, url: string) {
   const wallet = createWalletClient({ account, chain: foundry, transport: http(url) });
   const reader = createPublicClient({ chain: foundry, transport: http(url) });
   const mined = (hash: Hex) => reader.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  const deploy = async (c: { abi: Abi; bytecode: Hex }, args: unknown[] = []) => (await mined(await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args }))).contractAddress!;
+  const deploy = async (c: { abi: Abi; bytecode: Hex }, args: unknown[] = []) =>
+    (await mined(await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args }))).contractAddress!;
   const token = await deploy(artifacts.TestToken, ['Tether USD', 'USDT', 18]);
   const factory = await deploy(artifacts.DepositFactory);
   const payout = devAccount(2).address;
@@ -45,7 +46,12 @@ async function measure(artifacts: Artifacts, url: string) {
   };
   const fill = async (list: Array<{ payout: Address; salt: Hex; token: Address }>) => {
     for (const t of list) {
-      const deposit = (await reader.readContract({ address: factory, abi: artifacts.DepositFactory.abi, functionName: 'addressOf', args: [t.payout, t.salt] })) as Address;
+      const deposit = (await reader.readContract({
+        address: factory,
+        abi: artifacts.DepositFactory.abi,
+        functionName: 'addressOf',
+        args: [t.payout, t.salt],
+      })) as Address;
       await mined(await wallet.writeContract({ address: token, abi: artifacts.TestToken.abi, functionName: 'mint', args: [deposit, parseUnits('10', 18)] }));
     }
   };
@@ -77,10 +83,17 @@ try {
   ];
   console.log(`gas used per sweep transaction, baseline ${rev} vs this tree (anvil, paris EVM)`);
   console.log(`${'what'.padEnd(38)} ${'before'.padStart(9)} ${'after'.padStart(9)}  ratio`);
-  for (const [label, key] of rows) console.log(`${label.padEnd(38)} ${String(before[key]).padStart(9)} ${String(after[key]).padStart(9)}  ${(Number(after[key]) / Number(before[key])).toFixed(2)}`);
+  for (const [label, key] of rows)
+    console.log(
+      `${label.padEnd(38)} ${String(before[key]).padStart(9)} ${String(after[key]).padStart(9)}  ${(Number(after[key]) / Number(before[key])).toFixed(2)}`,
+    );
   const per = (x: typeof before, key: 'firstTen' | 'laterTen') => (Number(x[key]) - 21_000) / 10;
-  console.log(`${'per deposit in a batch of 10, first'.padEnd(38)} ${per(before, 'firstTen').toFixed(0).padStart(9)} ${per(after, 'firstTen').toFixed(0).padStart(9)}  ${(per(after, 'firstTen') / per(before, 'firstTen')).toFixed(2)}`);
-  console.log(`${'per deposit in a batch of 10, later'.padEnd(38)} ${per(before, 'laterTen').toFixed(0).padStart(9)} ${per(after, 'laterTen').toFixed(0).padStart(9)}  ${(per(after, 'laterTen') / per(before, 'laterTen')).toFixed(2)}`);
+  console.log(
+    `${'per deposit in a batch of 10, first'.padEnd(38)} ${per(before, 'firstTen').toFixed(0).padStart(9)} ${per(after, 'firstTen').toFixed(0).padStart(9)}  ${(per(after, 'firstTen') / per(before, 'firstTen')).toFixed(2)}`,
+  );
+  console.log(
+    `${'per deposit in a batch of 10, later'.padEnd(38)} ${per(before, 'laterTen').toFixed(0).padStart(9)} ${per(after, 'laterTen').toFixed(0).padStart(9)}  ${(per(after, 'laterTen') / per(before, 'laterTen')).toFixed(2)}`,
+  );
 } finally {
   await chain.stop();
 }

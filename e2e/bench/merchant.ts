@@ -31,7 +31,8 @@ try {
 } catch (error) { window.loafs = String(error); }`;
 
 /** The longest single run of code from a URL containing `marker`, across the frames; 0 when none was long enough to be named. */
-export const longestRun = (loafs: Loaf[], marker: string) => Math.max(0, ...loafs.flatMap((f) => f.scripts.filter((s) => s.url.includes(marker)).map((s) => s.duration)));
+export const longestRun = (loafs: Loaf[], marker: string) =>
+  Math.max(0, ...loafs.flatMap((f) => f.scripts.filter((s) => s.url.includes(marker)).map((s) => s.duration)));
 
 export interface MerchantRow {
   rate: number;
@@ -47,7 +48,13 @@ const page = (script?: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>${script ? `<script src="${script}"></script>` : ''}</head>` +
   `<body><h1>Harbour Coffee</h1><p>A product page.</p><button id="pay">Pay with stablecoins</button></body></html>`;
 
-export async function merchantBench(browser: Browser, shopUrl: string, apiUrl: string, bundles: Record<string, Buffer>, rates: number[]): Promise<MerchantRow[]> {
+export async function merchantBench(
+  browser: Browser,
+  shopUrl: string,
+  apiUrl: string,
+  bundles: Record<string, Buffer>,
+  rates: number[],
+): Promise<MerchantRow[]> {
   const pages = ['none', ...Object.keys(bundles)];
   const rows: MerchantRow[] = [];
   for (const rate of rates) {
@@ -60,7 +67,10 @@ export async function merchantBench(browser: Browser, shopUrl: string, apiUrl: s
         const tab = await context.newPage();
         const script = which === 'none' ? undefined : `${apiUrl}/bench/${which}/checkout.js`;
         await tab.route(`${shopUrl}/bench/shop.html`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: page(script) }));
-        if (script) await tab.route(script, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: bundles[which]!, headers: { 'access-control-allow-origin': '*' } }));
+        if (script)
+          await tab.route(script, (route) =>
+            route.fulfill({ status: 200, contentType: 'text/javascript', body: bundles[which]!, headers: { 'access-control-allow-origin': '*' } }),
+          );
         await tab.addInitScript(LOAF_OBSERVER);
         const cdp = await context.newCDPSession(tab);
         await cdp.send('Emulation.setCPUThrottlingRate', { rate });
@@ -74,7 +84,12 @@ export async function merchantBench(browser: Browser, shopUrl: string, apiUrl: s
       }
     }
     const sum = (by: Record<string, number[]>) => Object.fromEntries(Object.entries(by).map(([k, v]) => [k, summarize(v)]));
-    rows.push({ rate, longest: sum(longest), blocking: sum(blocking), over50: Object.fromEntries(Object.entries(longest).map(([k, v]) => [k, v.filter((d) => d >= 50).length])) });
+    rows.push({
+      rate,
+      longest: sum(longest),
+      blocking: sum(blocking),
+      over50: Object.fromEntries(Object.entries(longest).map(([k, v]) => [k, v.filter((d) => d >= 50).length])),
+    });
     console.log(`merchant-page rows measured at ${rate}x CPU`);
   }
   return rows;

@@ -21,7 +21,10 @@ try {
   const start = Date.now() - COUNT * 1000;
   const made = performance.now();
   // Another merchant's payments too (a tenth as many), so the index is not one merchant's alone.
-  for (const [id, count] of [[merchant.id, COUNT], [other.id, Math.ceil(COUNT / 10)]] as const) {
+  for (const [id, count] of [
+    [merchant.id, COUNT],
+    [other.id, Math.ceil(COUNT / 10)],
+  ] as const) {
     await db.query(
       `INSERT INTO payments (merchant_id, mode, reference, created_by, coin, chain_id, token, decimals, currency, fiat_minor, due, fee, paid, fiat_rate, crypto_rate,
                              address, accept_partial, customer_name, customer_email, expires_ms, created_ms, updated_ms)
@@ -34,15 +37,23 @@ try {
     );
   }
   await db.query('ANALYZE payments');
-  console.log(`${COUNT.toLocaleString('en')} payments of one merchant (and ${Math.ceil(COUNT / 10).toLocaleString('en')} of another) stored in ${((performance.now() - made) / 1000).toFixed(1)} s, PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}`);
+  console.log(
+    `${COUNT.toLocaleString('en')} payments of one merchant (and ${Math.ceil(COUNT / 10).toLocaleString('en')} of another) stored in ${((performance.now() - made) / 1000).toFixed(1)} s, PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}`,
+  );
 
   const list = new PaymentList(db);
   const account = { merchant: { id: merchant.id, businessName: '', businessEmail: '', businessLogo: '' }, mode: 'test' as const };
   const now = start + COUNT * 1000;
-  const [middle] = await db.query(`SELECT id, created_ms FROM payments WHERE merchant_id = $1 AND mode = 'test' ORDER BY created_ms DESC, id DESC OFFSET $2 LIMIT 1`, [merchant.id, Math.floor(COUNT / 2)]);
+  const [middle] = await db.query(
+    `SELECT id, created_ms FROM payments WHERE merchant_id = $1 AND mode = 'test' ORDER BY created_ms DESC, id DESC OFFSET $2 LIMIT 1`,
+    [merchant.id, Math.floor(COUNT / 2)],
+  );
   const cases: Array<[string, PaymentFilter]> = [
     ['first page (25)', { limit: 26 }],
-    [`deep page (cursor at ${Math.floor(COUNT / 2).toLocaleString('en')})`, { limit: 26, after: { createdMs: Number(middle.created_ms), id: String(middle.id) } }],
+    [
+      `deep page (cursor at ${Math.floor(COUNT / 2).toLocaleString('en')})`,
+      { limit: 26, after: { createdMs: Number(middle.created_ms), id: String(middle.id) } },
+    ],
     ['search by reference', { limit: 26, q: `ord-${Math.floor(COUNT / 3)}` }],
     [`search by e-mail (${Math.ceil(COUNT / 50_000)} payments)`, { limit: 26, q: 'customer4242@example.com' }],
     ['search by deposit address', { limit: 26, q: `0x${(Math.floor(COUNT / 4) * 7 + 3).toString(16).padStart(40, '0')}` }],

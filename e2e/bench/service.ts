@@ -92,11 +92,26 @@ function pgbench(cluster: Cluster): { insert: PgbenchPhase; select: PgbenchPhase
   try {
     execFileSync(tool, ['-i', '-s', '1', '-q', ...connection, 'postgres'], { stdio: 'pipe' });
     const script = join(dir, 'insert.sql');
-    writeFileSync(script, "\\set n random(1, 1000000000)\nINSERT INTO bench_insert (merchant, reference, amount, created_ms) VALUES ('m', 'ref-' || :n, :n, :n);\n");
-    execFileSync(join(cluster.bin, 'psql'), [...connection, '-q', '-c', 'CREATE TABLE bench_insert (id bigserial PRIMARY KEY, merchant text NOT NULL, reference text NOT NULL, amount bigint NOT NULL, created_ms bigint NOT NULL)', 'postgres'], { stdio: 'pipe' });
+    writeFileSync(
+      script,
+      "\\set n random(1, 1000000000)\nINSERT INTO bench_insert (merchant, reference, amount, created_ms) VALUES ('m', 'ref-' || :n, :n, :n);\n",
+    );
+    execFileSync(
+      join(cluster.bin, 'psql'),
+      [
+        ...connection,
+        '-q',
+        '-c',
+        'CREATE TABLE bench_insert (id bigserial PRIMARY KEY, merchant text NOT NULL, reference text NOT NULL, amount bigint NOT NULL, created_ms bigint NOT NULL)',
+        'postgres',
+      ],
+      { stdio: 'pipe' },
+    );
     const run = (args: string[]): PgbenchPhase => {
       const before = postgresCpuMs(cluster);
-      const out = execFileSync(tool, ['-n', '-c', String(CLIENTS), '-j', '2', '-T', String(PHASE_SECONDS), ...args, ...connection, 'postgres'], { stdio: 'pipe' }).toString();
+      const out = execFileSync(tool, ['-n', '-c', String(CLIENTS), '-j', '2', '-T', String(PHASE_SECONDS), ...args, ...connection, 'postgres'], {
+        stdio: 'pipe',
+      }).toString();
       const transactions = Number(/number of transactions actually processed: (\d+)/.exec(out)?.[1]);
       const failed = Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0);
       if (!transactions || failed) throw new Error(`pgbench ${args.join(' ')} failed:\n${out}`);
@@ -122,7 +137,8 @@ function pgbench(cluster: Cluster): { insert: PgbenchPhase; select: PgbenchPhase
  */
 export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceLoad> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
-  const cluster = kind === 'postgres' ? await startCluster({ shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' }) : undefined;
+  const cluster =
+    kind === 'postgres' ? await startCluster({ shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' }) : undefined;
   const env: Record<string, string> = cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: dataDir };
   const { default: pg } = await import('pg');
   const stats = cluster && new pg.Client({ connectionString: cluster.url });
@@ -143,23 +159,37 @@ export async function serviceLoad(kind: 'pglite' | 'postgres'): Promise<ServiceL
       const phase: Phase = { result, serviceCpu: (service1 - service0) / result.n };
       if (!cluster || !stats) return { phase };
       phase.postgresCpu = (postgres1 - postgres0) / result.n;
-      const rows = (await stats.query(
-        `SELECT query, calls::float8 AS calls, mean_exec_time AS exec, total_plan_time / calls AS plan FROM pg_stat_statements
+      const rows = (
+        await stats.query(
+          `SELECT query, calls::float8 AS calls, mean_exec_time AS exec, total_plan_time / calls AS plan FROM pg_stat_statements
           WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time + total_plan_time DESC`,
-      )).rows as Array<{ query: string; calls: number; exec: number; plan: number }>;
+        )
+      ).rows as Array<{ query: string; calls: number; exec: number; plan: number }>;
       phase.statements = rows.reduce((sum, r) => sum + r.calls, 0) / result.n;
-      const top = rows.slice(0, 6).map((r) => ({ query: r.query.replace(/\s+/g, ' ').slice(0, 100), perRequest: r.calls / result.n, execMs: r.exec, planMs: r.plan }));
+      const top = rows
+        .slice(0, 6)
+        .map((r) => ({ query: r.query.replace(/\s+/g, ' ').slice(0, 100), perRequest: r.calls / result.n, execMs: r.exec, planMs: r.plan }));
       return { phase, top };
     };
     const initialize = await phase(() =>
-      load(service.url, SECRET, (i) => ({
-        method: 'POST',
-        path: '/api/v1/transaction/initialize',
-        body: { reference: `load-${run}-${i}`, coin: 'USDT', currency: 'NGN', amount: '15000.50' },
-      }), { clients: CLIENTS, seconds: PHASE_SECONDS }),
+      load(
+        service.url,
+        SECRET,
+        (i) => ({
+          method: 'POST',
+          path: '/api/v1/transaction/initialize',
+          body: { reference: `load-${run}-${i}`, coin: 'USDT', currency: 'NGN', amount: '15000.50' },
+        }),
+        { clients: CLIENTS, seconds: PHASE_SECONDS },
+      ),
     );
     const created = Math.max(1, initialize.phase.result.statuses[201] ?? 0);
-    const verify = await phase(() => load(service.url, SECRET, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % created}` }), { clients: CLIENTS, seconds: PHASE_SECONDS }));
+    const verify = await phase(() =>
+      load(service.url, SECRET, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/load-${run}-${i % created}` }), {
+        clients: CLIENTS,
+        seconds: PHASE_SECONDS,
+      }),
+    );
     const restarts: number[] = [];
     if (profile) {
       await service.kill(); // a stop, not SIGKILL: the profile is written on the way out
@@ -209,7 +239,10 @@ export async function serviceMemory(): Promise<Array<{ requests: number; rssKb: 
       await load(service.url, 'pk_test_nobody0000000000', () => ({ method: 'GET', path: '/api/v1/coins' }), { ...opts, total: n * 0.4 });
       await load(service.url, KEY, (i) => ({ method: 'GET', path: `/nothing/${i}` }), { ...opts, total: n * 0.3 });
       await load(service.url, KEY, (i) => ({ method: 'GET', path: `/api/v1/transaction/verify/none-${i}` }), { ...opts, total: n * 0.2 });
-      await load(service.url, KEY, () => ({ method: 'POST', path: `/pay/${slug}/checkout`, body: { email: 'bench@example.com' } }), { ...opts, total: n * 0.1 });
+      await load(service.url, KEY, () => ({ method: 'POST', path: `/pay/${slug}/checkout`, body: { email: 'bench@example.com' } }), {
+        ...opts,
+        total: n * 0.1,
+      });
     };
     const readings = [{ requests: 0, rssKb: rssKb(service.child.pid!) }];
     let sent = 0;
@@ -246,28 +279,57 @@ export function printServiceLoad(services: Record<'pglite' | 'postgres', Service
     String(p.result.n),
     String(p.result.errors),
   ];
-  const pgbenchRow = (name: string, b: PgbenchPhase) => [name, `${Math.round(b.perSecond)}/s`, '100%', `avg ${ms(b.latencyMs)}`, '', '', cpu(b.postgresCpu), '100%', '1', String(b.transactions), '0'];
+  const pgbenchRow = (name: string, b: PgbenchPhase) => [
+    name,
+    `${Math.round(b.perSecond)}/s`,
+    '100%',
+    `avg ${ms(b.latencyMs)}`,
+    '',
+    '',
+    cpu(b.postgresCpu),
+    '100%',
+    '1',
+    String(b.transactions),
+    '0',
+  ];
   const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
-  console.log(`\n${CLIENTS} clients each (pgbench -c ${CLIENTS} -j 2; the service's keep-alive HTTP clients), ${PHASE_SECONDS} s a phase, load average ${fmtLoad(postgres.load)} (PostgreSQL) and ${fmtLoad(pglite.load)} (PGlite)`);
-  console.log(table([
-    ['phase', 'rate', 'of pgbench', 'p50', 'p99', 'service CPU/op', 'PostgreSQL CPU/op', 'pgbench CPU/op ratio', 'statements/req', 'requests', 'errors'],
-    pgbenchRow('pgbench: single-row INSERT (custom script)', bench.insert),
-    pgbenchRow('pgbench: primary-key SELECT (-S)', bench.select),
-    phaseRow('PostgreSQL: POST /transaction/initialize (secret key, new refs)', postgres.initialize, bench.insert),
-    phaseRow('PostgreSQL: GET /transaction/verify/:reference (secret key)', postgres.verify, bench.select),
-    phaseRow('PGlite: POST /transaction/initialize (secret key, new refs)', pglite.initialize),
-    phaseRow('PGlite: GET /transaction/verify/:reference (secret key)', pglite.verify),
-  ]));
+  console.log(
+    `\n${CLIENTS} clients each (pgbench -c ${CLIENTS} -j 2; the service's keep-alive HTTP clients), ${PHASE_SECONDS} s a phase, load average ${fmtLoad(postgres.load)} (PostgreSQL) and ${fmtLoad(pglite.load)} (PGlite)`,
+  );
+  console.log(
+    table([
+      ['phase', 'rate', 'of pgbench', 'p50', 'p99', 'service CPU/op', 'PostgreSQL CPU/op', 'pgbench CPU/op ratio', 'statements/req', 'requests', 'errors'],
+      pgbenchRow('pgbench: single-row INSERT (custom script)', bench.insert),
+      pgbenchRow('pgbench: primary-key SELECT (-S)', bench.select),
+      phaseRow('PostgreSQL: POST /transaction/initialize (secret key, new refs)', postgres.initialize, bench.insert),
+      phaseRow('PostgreSQL: GET /transaction/verify/:reference (secret key)', postgres.verify, bench.select),
+      phaseRow('PGlite: POST /transaction/initialize (secret key, new refs)', pglite.initialize),
+      phaseRow('PGlite: GET /transaction/verify/:reference (secret key)', pglite.verify),
+    ]),
+  );
   for (const [name, top] of Object.entries(postgres.top ?? {})) {
     console.log(`\nPostgreSQL statements behind ${name}, costliest first (pg_stat_statements)`);
-    console.log(table([['statement', 'per request', 'mean exec', 'plan per call'], ...top.map((s) => [s.query, s.perRequest.toFixed(2), `${s.execMs.toFixed(3)} ms`, `${s.planMs.toFixed(3)} ms`])]));
+    console.log(
+      table([
+        ['statement', 'per request', 'mean exec', 'plan per call'],
+        ...top.map((s) => [s.query, s.perRequest.toFixed(2), `${s.execMs.toFixed(3)} ms`, `${s.planMs.toFixed(3)} ms`]),
+      ]),
+    );
   }
-  console.log('\n' + table([
-    ['restart after SIGKILL, spawn to listening (the payments above stored)', 'median', 'min', 'max', 'n'],
-    ['PGlite', ms(pglite.restart.median), ms(pglite.restart.min), ms(pglite.restart.max), String(pglite.restart.n)],
-    ['PostgreSQL', ms(postgres.restart.median), ms(postgres.restart.min), ms(postgres.restart.max), String(postgres.restart.n)],
-  ]));
-  const failed = Object.entries({ 'PostgreSQL initialize': postgres.initialize, 'PostgreSQL verify': postgres.verify, 'PGlite initialize': pglite.initialize, 'PGlite verify': pglite.verify })
+  console.log(
+    '\n' +
+      table([
+        ['restart after SIGKILL, spawn to listening (the payments above stored)', 'median', 'min', 'max', 'n'],
+        ['PGlite', ms(pglite.restart.median), ms(pglite.restart.min), ms(pglite.restart.max), String(pglite.restart.n)],
+        ['PostgreSQL', ms(postgres.restart.median), ms(postgres.restart.min), ms(postgres.restart.max), String(postgres.restart.n)],
+      ]),
+  );
+  const failed = Object.entries({
+    'PostgreSQL initialize': postgres.initialize,
+    'PostgreSQL verify': postgres.verify,
+    'PGlite initialize': pglite.initialize,
+    'PGlite verify': pglite.verify,
+  })
     .filter(([, p]) => p.result.errors > 0)
     .map(([name, p]) => `${name}: ${p.result.errors} of ${p.result.n} answered other than 2xx (by status: ${JSON.stringify(p.result.statuses)})`);
   if (failed.length) throw new Error(`the service bench is void, phases answered errors:\n${failed.join('\n')}`);

@@ -12,7 +12,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Service } from '../../server/app.ts';
 
 type Json = Record<string, unknown>;
-type Operation = { parameters?: Array<{ name: string; in: string; schema: Json }>; responses: Record<string, { content?: Record<string, unknown>; headers?: Json }> };
+type Operation = {
+  parameters?: Array<{ name: string; in: string; schema: Json }>;
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Json }>;
+};
 
 /** Problems found in this worker since the last look, and how many answers were checked. */
 export const conformance = { problems: [] as string[], checked: 0 };
@@ -71,8 +74,14 @@ function check(method: string, path: string, status: number, headers: Record<str
   }
   const methods = Object.keys(doc.paths[template]).map((m) => m.toUpperCase());
   if (!methods.includes(method)) {
-    const allow = String(headers.allow ?? '').split(', ').sort().join(', ');
-    if (status !== 405 || !errorValid(body) || allow !== [...methods].sort().join(', ')) conformance.problems.push(`${call}: ${template} has ${methods.join(', ')}: expected the document's 405 with that Allow, answered ${status} (Allow: ${allow})`);
+    const allow = String(headers.allow ?? '')
+      .split(', ')
+      .sort()
+      .join(', ');
+    if (status !== 405 || !errorValid(body) || allow !== [...methods].sort().join(', '))
+      conformance.problems.push(
+        `${call}: ${template} has ${methods.join(', ')}: expected the document's 405 with that Allow, answered ${status} (Allow: ${allow})`,
+      );
     return;
   }
   const response = doc.paths[template][method.toLowerCase()].responses[String(status)];

@@ -18,7 +18,11 @@ let registered: Receiver;
 beforeAll(async () => {
   api = await startService({ demo: true, webhookRetryMs: 50, jobIntervalMs: 50 });
   registered = await startReceiver(DEMO_MERCHANT.webhookSecrets!.test!);
-  await fetch(api.url + '/api/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: registered.url }) });
+  await fetch(api.url + '/api/v1/webhook', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: registered.url }),
+  });
 });
 afterAll(async () => {
   await registered.close();
@@ -71,7 +75,10 @@ describe('service-checkout CLI', () => {
     // in: wait for listen's own lines, the later of the two.
     await until(() => listening.out.length === 3);
     const lines = listening.out.slice(1).map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.reference, l.status, l.answer])).toEqual([['cli-1', 'incomplete', 200], ['cli-1', 'confirmed', 200]]);
+    expect(lines.map((l) => [l.reference, l.status, l.answer])).toEqual([
+      ['cli-1', 'incomplete', 200],
+      ['cli-1', 'confirmed', 200],
+    ]);
     // The registered endpoint got them too, as always: listening changes nothing there.
     await until(() => registered.events.filter((e) => e.data.reference === 'cli-1').length === 2);
     stop.abort();
@@ -86,7 +93,9 @@ describe('service-checkout CLI', () => {
     expect(made).toMatchObject({ created: true, reference: expect.stringMatching(/^trigger_/), amount: '10', currency: 'USD', coin: 'USDT' });
     expect(sent).toMatchObject({ reference: made.reference, status: 'confirmed' });
     // The payment is the service's own, and the merchant's endpoint got its event.
-    const verified = await fetch(`${api.url}/api/v1/transaction/verify/${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } }).then((r) => r.json());
+    const verified = await fetch(`${api.url}/api/v1/transaction/verify/${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } }).then((r) =>
+      r.json(),
+    );
     expect(verified.data).toMatchObject({ reference: made.reference, status: 'confirmed' });
     await until(() => registered.events.some((e) => e.event === 'DEPOSIT_TRANSACTION' && e.data.reference === made.reference && e.data.status === 'confirmed'));
 
@@ -100,12 +109,20 @@ describe('service-checkout CLI', () => {
     await until(() => registered.events.some((e) => e.data.reference === reference && e.data.status === 'incomplete'));
 
     // Only what the sandbox can make, and never with a live key.
-    for (const words of [['trigger', 'PAYOUT_UPDATED'], ['trigger', 'DEPOSIT_TRANSACTION', 'some-ref', 'full'], ['trigger', 'deposit']]) {
+    for (const words of [
+      ['trigger', 'PAYOUT_UPDATED'],
+      ['trigger', 'DEPOSIT_TRANSACTION', 'some-ref', 'full'],
+      ['trigger', 'deposit'],
+    ]) {
       const wrong = cli(words);
       expect(await wrong.done, words.join(' ')).toBe(2);
       expect(wrong.err[0]).toContain('trigger deposit [<reference>] <full|partial|over>');
     }
-    const live = runCli(['trigger', 'deposit', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
+    const live = runCli(['trigger', 'deposit', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], {
+      env: {},
+      out: () => {},
+      err: () => {},
+    });
     expect(await live).toBe(2);
     const refused = cli(['trigger', 'deposit', 'full', '--coin', 'XYZ']);
     expect(await refused.done).toBe(1);
@@ -117,7 +134,11 @@ describe('service-checkout CLI', () => {
     const run = cli(['trigger', 'deposit', 'cli-2', 'over']);
     expect(await run.done).toBe(0);
     expect(run.out[0]).toMatch(/^Deposit sent: cli-2 is confirmed, 8.8 of 8 USDT paid$/);
-    const live = runCli(['trigger', 'deposit', 'cli-2', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
+    const live = runCli(['trigger', 'deposit', 'cli-2', 'full', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], {
+      env: {},
+      out: () => {},
+      err: () => {},
+    });
     expect(await live).toBe(2);
     const wrong = cli(['trigger', 'deposit', 'cli-2', 'lots']);
     expect(await wrong.done).toBe(2);
@@ -153,14 +174,18 @@ describe('service-checkout CLI', () => {
     expect(await cli(['events', 'resend', 'evt_nothing']).done).toBe(1);
   });
 
-  it('merchant create runs the service\'s own command, on the service\'s database', async () => {
+  it("merchant create runs the service's own command, on the service's database", async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dataDir = mkdtempSync(join(tmpdir(), 'cli-merchant-'));
     try {
       const out: string[] = [];
-      const code = await runCli(['merchant', 'create', '--name', 'Corner Bakery', '--email', 'hello@bakery.example', '--json'], { env: { DATA_DIR: dataDir }, out: (l) => out.push(l), err: () => {} });
+      const code = await runCli(['merchant', 'create', '--name', 'Corner Bakery', '--email', 'hello@bakery.example', '--json'], {
+        env: { DATA_DIR: dataDir },
+        out: (l) => out.push(l),
+        err: () => {},
+      });
       expect(code).toBe(0);
       const created = JSON.parse(out.join(''));
       expect(created).toMatchObject({ businessName: 'Corner Bakery', keys: { test: { secretKey: expect.stringMatching(/^sk_test_/) } } });
@@ -185,8 +210,14 @@ describe('service-checkout CLI', () => {
       const code = await runCli(args, { env, out: () => {}, err: (l) => err.push(l) });
       return [code, err[0]?.split('\n')[0]];
     };
-    expect(await run(['events', '--key', publicKey, '--api', api.url])).toEqual([2, `service-checkout: --key is a public key (pk_test_…: it goes in the checkout, in browsers); this command needs your secret key, sk_test_… (the dashboard's Developers page)`]);
-    expect(await run(['events'], { SERVICE_API_URL: api.url, SERVICE_SECRET_KEY: DEMO_MERCHANT.keys.live.publicKey })).toEqual([2, `service-checkout: SERVICE_SECRET_KEY is a public key (pk_live_…: it goes in the checkout, in browsers); this command needs your secret key, sk_live_… (the dashboard's Developers page)`]);
+    expect(await run(['events', '--key', publicKey, '--api', api.url])).toEqual([
+      2,
+      `service-checkout: --key is a public key (pk_test_…: it goes in the checkout, in browsers); this command needs your secret key, sk_test_… (the dashboard's Developers page)`,
+    ]);
+    expect(await run(['events'], { SERVICE_API_URL: api.url, SERVICE_SECRET_KEY: DEMO_MERCHANT.keys.live.publicKey })).toEqual([
+      2,
+      `service-checkout: SERVICE_SECRET_KEY is a public key (pk_live_…: it goes in the checkout, in browsers); this command needs your secret key, sk_live_… (the dashboard's Developers page)`,
+    ]);
     expect(await run(['dance'])).toEqual([2, 'service-checkout: unknown command: dance']);
     expect(await run(['dance', '--key', secretKey])).toEqual([2, 'service-checkout: unknown command: dance']);
     // A web server that is not the service: an HTML page where the service answers JSON.
@@ -195,7 +226,10 @@ describe('service-checkout CLI', () => {
     const other = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     standIns.add(other); // not the service: the document does not hold it
     try {
-      expect(await run(['events', '--api', other, '--key', secretKey])).toEqual([1, `service-checkout: this is not the service: ${other}/api/v1/events?after=recent&limit=20 answered 200 with something other than the service's JSON (a web page?); --api or SERVICE_API_URL names where the service listens (http://127.0.0.1:4010 by default)`]);
+      expect(await run(['events', '--api', other, '--key', secretKey])).toEqual([
+        1,
+        `service-checkout: this is not the service: ${other}/api/v1/events?after=recent&limit=20 answered 200 with something other than the service's JSON (a web page?); --api or SERVICE_API_URL names where the service listens (http://127.0.0.1:4010 by default)`,
+      ]);
     } finally {
       await new Promise((resolve) => page.close(resolve));
     }
@@ -208,9 +242,17 @@ describe('service-checkout CLI', () => {
     const down = runCli(['events', '--api', nobody, '--key', secretKey], { env: {}, out: () => {}, err: (l) => downErr.push(l) });
     expect(await down).toBe(1);
     // The failure names the URL it tried, why, and the two ways to point it elsewhere.
-    expect(downErr[0]).toBe(`service-checkout: could not reach the service at ${nobody}/api/v1/events?after=recent&limit=20 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`);
+    expect(downErr[0]).toBe(
+      `service-checkout: could not reach the service at ${nobody}/api/v1/events?after=recent&limit=20 (ECONNREFUSED): is it running there? --api or SERVICE_API_URL says where it listens`,
+    );
     const viaEnv: string[] = [];
-    expect(await runCli(['trigger', 'deposit', 'x', 'full'], { env: { SERVICE_API_URL: nobody, SERVICE_SECRET_KEY: secretKey }, out: () => {}, err: (l) => viaEnv.push(l) })).toBe(1);
+    expect(
+      await runCli(['trigger', 'deposit', 'x', 'full'], {
+        env: { SERVICE_API_URL: nobody, SERVICE_SECRET_KEY: secretKey },
+        out: () => {},
+        err: (l) => viaEnv.push(l),
+      }),
+    ).toBe(1);
     expect(viaEnv[0]).toContain(`at ${nobody}/api/v1/sandbox/deposit (ECONNREFUSED)`);
     const refusedErr = cli(['events', 'resend', 'evt_nope']);
     expect(await refusedErr.done).toBe(1);
@@ -248,15 +290,26 @@ describe('service-checkout CLI', () => {
     const stop = new AbortController();
     const out: string[] = [];
     const err: string[] = [];
-    const listening = runCli(['listen', '--forward-to', local.url, '--api', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`], { env: { SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => err.push(l), signal: stop.signal, pollMs: 50 });
+    const listening = runCli(['listen', '--forward-to', local.url, '--api', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`], {
+      env: { SERVICE_SECRET_KEY: secretKey },
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      signal: stop.signal,
+      pollMs: 50,
+    });
     await firstPoll;
     await initialize('cli-gap');
     expect(await cli(['trigger', 'deposit', 'cli-gap', 'partial']).done).toBe(0);
     expect(await cli(['trigger', 'deposit', 'cli-gap', 'full']).done).toBe(0);
     release();
     await until(() => local.events.length === 2);
-    expect(local.events.map((e) => [e.data.reference, e.data.status])).toEqual([['cli-gap', 'incomplete'], ['cli-gap', 'confirmed']]);
-    expect(err[0]).toMatch(/^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?cursor=[A-Za-z0-9_-]+&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from the same cursor$/);
+    expect(local.events.map((e) => [e.data.reference, e.data.status])).toEqual([
+      ['cli-gap', 'incomplete'],
+      ['cli-gap', 'confirmed'],
+    ]);
+    expect(err[0]).toMatch(
+      /^The service did not answer at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/events\?cursor=[A-Za-z0-9_-]+&wait=25 \(GET .* answered 503: Busy\); trying again in 2 s from the same cursor$/,
+    );
     stop.abort();
     expect(await listening).toBe(0);
     await local.close();
@@ -268,13 +321,29 @@ describe('service-checkout CLI', () => {
     // and verify answers confirmed on its third call.
     let verifies = 0;
     const payment = (status: string, paid: number, confirming?: object) => ({
-      reference: 'cli-chain', address: '0x' + '1'.repeat(40), coin: 'USDT', network: 'testnet', status, actualAmount: 24.745, amountPaid: paid, amountRemaining: 24.745 - paid,
-      fiatAmount: 24.5, currency: 'USD', feeInCrypto: 0.245, acceptPartialPayment: false, hash: null, expiresAt: new Date(Date.now() + 600_000).toISOString(), ...(confirming ? { confirming } : {}),
+      reference: 'cli-chain',
+      address: '0x' + '1'.repeat(40),
+      coin: 'USDT',
+      network: 'testnet',
+      status,
+      actualAmount: 24.745,
+      amountPaid: paid,
+      amountRemaining: 24.745 - paid,
+      fiatAmount: 24.5,
+      currency: 'USD',
+      feeInCrypto: 0.245,
+      acceptPartialPayment: false,
+      hash: null,
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+      ...(confirming ? { confirming } : {}),
     });
     const chain = createServer((req, res) => {
-      const answer = req.url === '/api/v1/sandbox/deposit' ? payment('pending', 0, { amount: 24.745, confirmations: 0, required: 2 })
-        : ++verifies < 3 ? payment('pending', 0, { amount: 24.745, confirmations: verifies, required: 2 })
-        : payment('confirmed', 24.745);
+      const answer =
+        req.url === '/api/v1/sandbox/deposit'
+          ? payment('pending', 0, { amount: 24.745, confirmations: 0, required: 2 })
+          : ++verifies < 3
+            ? payment('pending', 0, { amount: 24.745, confirmations: verifies, required: 2 })
+            : payment('confirmed', 24.745);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', statusCode: 200, data: answer }));
     });
     await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
@@ -282,7 +351,13 @@ describe('service-checkout CLI', () => {
     standIns.add(apiUrl);
     const run = async (args: string[], extra: object = {}) => {
       const out: string[] = [];
-      const code = await runCli(['trigger', 'deposit', 'cli-chain', 'full', '--api', apiUrl, ...args], { env: { SERVICE_SECRET_KEY: secretKey }, out: (l) => out.push(l), err: (l) => out.push(l), pollMs: 20, ...extra });
+      const code = await runCli(['trigger', 'deposit', 'cli-chain', 'full', '--api', apiUrl, ...args], {
+        env: { SERVICE_SECRET_KEY: secretKey },
+        out: (l) => out.push(l),
+        err: (l) => out.push(l),
+        pollMs: 20,
+        ...extra,
+      });
       return { code, out };
     };
     const waited = await run(['--wait']);
@@ -299,19 +374,27 @@ describe('service-checkout CLI', () => {
     expect((await run([], { interactive: true })).out.at(-1)).toBe('Confirmed: cli-chain is confirmed, 24.745 of 24.745 USDT paid');
     verifies = 0;
     const quick = await run(['--no-wait'], { interactive: true });
-    expect(quick.out).toEqual(['Deposit sent: cli-chain is pending, 0 of 24.745 USDT paid, 24.745 USDT confirming (0 of 2 confirmations); it counts once confirmed (--wait waits for that)']);
+    expect(quick.out).toEqual([
+      'Deposit sent: cli-chain is pending, 0 of 24.745 USDT paid, 24.745 USDT confirming (0 of 2 confirmations); it counts once confirmed (--wait waits for that)',
+    ]);
     expect(verifies).toBe(0);
     // A chain that never confirms: it gives up, naming the URL, with exit code 1.
     verifies = -1_000_000;
     const stuck = await run(['--wait'], { waitMs: 100 });
     expect(stuck.code).toBe(1);
-    expect(stuck.out.at(-1)).toMatch(new RegExp(`^service-checkout: cli-chain is pending, .* after 0 s of waiting \\(${apiUrl}/api/v1/transaction/verify/cli-chain\\)`));
+    expect(stuck.out.at(-1)).toMatch(
+      new RegExp(`^service-checkout: cli-chain is pending, .* after 0 s of waiting \\(${apiUrl}/api/v1/transaction/verify/cli-chain\\)`),
+    );
     await new Promise((resolve) => chain.close(resolve));
   });
 
   it('refund sends part of a payment back, refund get and refunds show it; a bad amount is a wrong command', async () => {
     // Balance settlement from here: payments made now are refunded from the balance (the last test of the file).
-    await fetch(api.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
+    await fetch(api.url + '/api/v1/settlement', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ settlement: 'balance' }),
+    });
     await initialize('cli-refund');
     expect(await cli(['trigger', 'deposit', 'cli-refund', 'over', '--no-wait']).done).toBe(0);
     // The amount as the API writes every amount: 0.8 is 0.8 USDT (8×10^17 base units at its 18 decimals).
@@ -343,8 +426,15 @@ describe('service-checkout CLI', () => {
     const said = triggered.out.map((line) => JSON.parse(line));
     const made = said[0];
     expect(made).toMatchObject({ created: true, reference: expect.stringMatching(/^trigger_/), amount: '10', currency: 'USD', coin: 'USDT' });
-    expect(said.at(-1)).toMatchObject({ reference: made.reference, amount_exact: String(made.cryptoAmount), address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', status: 'ready' });
-    const listedRefunds = (await (await fetch(`${api.url}/api/v1/refunds?reference=${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } })).json()) as { data: Array<{ id: string }> };
+    expect(said.at(-1)).toMatchObject({
+      reference: made.reference,
+      amount_exact: String(made.cryptoAmount),
+      address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      status: 'ready',
+    });
+    const listedRefunds = (await (
+      await fetch(`${api.url}/api/v1/refunds?reference=${made.reference}`, { headers: { authorization: `Bearer ${secretKey}` } })
+    ).json()) as { data: Array<{ id: string }> };
     expect(listedRefunds.data.map((r) => r.id)).toEqual([said.at(-1).id]);
     const liveTrigger = runCli(['trigger', 'refund', '--key', DEMO_MERCHANT.keys.live.secretKey, '--api', api.url], { env: {}, out: () => {}, err: () => {} });
     expect(await liveTrigger).toBe(2);

@@ -106,7 +106,14 @@ const counted = (p: Payment) => !p.confirming && p.status !== 'pending';
 const paymentWords = (p: Payment) =>
   `${p.reference} is ${p.status}, ${p.amountPaid} of ${p.actualAmount} ${p.coin} paid` +
   (p.confirming ? `, ${p.confirming.amount} ${p.coin} confirming (${p.confirming.confirmations} of ${p.confirming.required} confirmations)` : '');
-const paymentData = (p: Payment) => ({ reference: p.reference, status: p.status, amountPaid: p.amountPaid, actualAmount: p.actualAmount, coin: p.coin, ...(p.confirming ? { confirming: p.confirming } : {}) });
+const paymentData = (p: Payment) => ({
+  reference: p.reference,
+  status: p.status,
+  amountPaid: p.amountPaid,
+  actualAmount: p.actualAmount,
+  coin: p.coin,
+  ...(p.confirming ? { confirming: p.confirming } : {}),
+});
 
 export async function runCli(args: string[], io: CliIo): Promise<number> {
   const json = args.includes('--json');
@@ -120,7 +127,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     }
     if (args[0] === 'merchant') return await merchant(args, io);
     base = option(args, 'api') ?? io.env.SERVICE_API_URL ?? base;
-    if (!/^https?:\/\/[^/\s]+/.test(base)) throw new UsageError(`--api: expected the service's http(s) URL such as http://127.0.0.1:4010, received ${JSON.stringify(base)}`);
+    if (!/^https?:\/\/[^/\s]+/.test(base))
+      throw new UsageError(`--api: expected the service's http(s) URL such as http://127.0.0.1:4010, received ${JSON.stringify(base)}`);
     const positional = args.filter((a, i) => !a.startsWith('--') && !VALUED.includes(args[i - 1]!));
     const [command, ...rest] = positional;
     // The command first: a word that is none is said so, whatever the key.
@@ -129,7 +137,9 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     const key = option(args, 'key') ?? io.env.SERVICE_SECRET_KEY;
     const from = option(args, 'key') !== undefined ? '--key' : 'SERVICE_SECRET_KEY';
     if (key && /^pk_(test|live)_/.test(key)) {
-      throw new UsageError(`${from} is a public key (${key.slice(0, 8)}…: it goes in the checkout, in browsers); this command needs your secret key, sk_${key.slice(3, 7)}_… (the dashboard's Developers page)`);
+      throw new UsageError(
+        `${from} is a public key (${key.slice(0, 8)}…: it goes in the checkout, in browsers); this command needs your secret key, sk_${key.slice(3, 7)}_… (the dashboard's Developers page)`,
+      );
     }
     if (!key || !/^sk_(test|live)_/.test(key)) throw new UsageError('a secret key is needed: --key sk_test_… or SERVICE_SECRET_KEY');
     // The stop signal reaches every request, so Ctrl+C ends a long poll at once; the URL of
@@ -146,7 +156,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
     if (command === 'trigger' && (rest[0] === 'refund' || rest[0] === 'REFUND_UPDATED')) {
       // As `stripe trigger charge.refunded` does: a payment of its own paid in full and counted, then refunded.
       if (!key.startsWith('sk_test_')) throw new UsageError('trigger works with test keys only: a live payment needs a real transfer');
-      if (rest.length > 2 || (rest[0] === 'REFUND_UPDATED' && rest.length > 1)) throw new UsageError('trigger refund [<reference>] [--to <address>], or trigger REFUND_UPDATED [--to <address>]');
+      if (rest.length > 2 || (rest[0] === 'REFUND_UPDATED' && rest.length > 1))
+        throw new UsageError('trigger refund [<reference>] [--to <address>], or trigger REFUND_UPDATED [--to <address>]');
       let reference = rest[1];
       if (reference === undefined) {
         reference = await newTestPayment(client, args, say);
@@ -155,7 +166,10 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       }
       const to = option(args, 'to');
       const r = await client.refunds.create({ reference, amount: 'rest', reason: 'trigger refund', ...(to ? { address: to } : {}) });
-      say(`Refund ${r.status}: ${r.id}  ${r.reference}  ${r.amount_exact} ${r.coin}${r.address ? ` to ${r.address}` : ''}${r.claim_url ? `; the customer claims it at ${r.claim_url}` : ''}`, r);
+      say(
+        `Refund ${r.status}: ${r.id}  ${r.reference}  ${r.amount_exact} ${r.coin}${r.address ? ` to ${r.address}` : ''}${r.claim_url ? `; the customer claims it at ${r.claim_url}` : ''}`,
+        r,
+      );
       return 0;
     }
 
@@ -193,7 +207,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
       const [reference, amount] = rest;
       const to = option(args, 'to');
       const reason = option(args, 'reason');
-      if (!reference || !amount || !(amount === 'rest' || COIN_AMOUNT.test(amount)) || !to || !reason) throw new UsageError('refund <reference> <amount|rest> --to <address> --reason <text> (the amount in the payment\'s coin, such as 5 or 0.5)');
+      if (!reference || !amount || !(amount === 'rest' || COIN_AMOUNT.test(amount)) || !to || !reason)
+        throw new UsageError("refund <reference> <amount|rest> --to <address> --reason <text> (the amount in the payment's coin, such as 5 or 0.5)");
       const r = await client.refunds.create({ reference, amount, reason, address: to }, { idempotencyKey: option(args, 'idempotency-key') });
       say(`Refund ${r.status}: ${words(r)}`, r);
       return 0;
@@ -215,7 +230,10 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         const last = event.attempts.at(-1);
         const answer = last ? `${last.status || last.error} after ${event.attempts.length} attempt${event.attempts.length === 1 ? '' : 's'}` : 'not tried yet';
         const data = event.payload.data as { reference?: string; status?: string };
-        say(`${event.id}  ${event.created}  ${event.type.padEnd(19)} ${String(data.reference ?? '').padEnd(24)} ${String(data.status ?? '').padEnd(10)} ${event.state.padEnd(11)} ${answer}`, event as unknown as Record<string, unknown>);
+        say(
+          `${event.id}  ${event.created}  ${event.type.padEnd(19)} ${String(data.reference ?? '').padEnd(24)} ${String(data.status ?? '').padEnd(10)} ${event.state.padEnd(11)} ${answer}`,
+          event as unknown as Record<string, unknown>,
+        );
       }
       if (!json && kept.length === 0) io.out('No events yet.');
       return 0;
@@ -256,8 +274,8 @@ export async function runCli(args: string[], io: CliIo): Promise<number> {
         notTheService(error)
           ? `this is not the service: ${tried ?? base} answered ${error.status} with something other than the service's JSON (a web page?); --api or SERVICE_API_URL names where the service listens (http://127.0.0.1:4010 by default)`
           : refused(error)
-          ? error.message
-          : `could not reach the service at ${tried ?? base} (${unreachable(error)}): is it running there? --api or SERVICE_API_URL says where it listens`
+            ? error.message
+            : `could not reach the service at ${tried ?? base} (${unreachable(error)}): is it running there? --api or SERVICE_API_URL says where it listens`
       }`,
     );
     return 1;
@@ -271,13 +289,33 @@ async function newTestPayment(client: ServiceClient, args: string[], say: Say): 
   const coin = option(args, 'coin') ?? 'USDT';
   const currency = option(args, 'currency') ?? 'USD';
   const amount = option(args, 'amount') ?? '10';
-  const made = await client.initializePayment({ reference: `trigger_${randomUUID().slice(0, 18)}`, coin: coin as CoinSymbol, currency: currency as Currency, amount });
-  say(`Test payment made: ${made.reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, { reference: made.reference, created: true, amount, currency, cryptoAmount: made.cryptoAmount, coin: made.coin });
+  const made = await client.initializePayment({
+    reference: `trigger_${randomUUID().slice(0, 18)}`,
+    coin: coin as CoinSymbol,
+    currency: currency as Currency,
+    amount,
+  });
+  say(`Test payment made: ${made.reference}, ${amount} ${currency} as ${made.cryptoAmount} ${made.coin}`, {
+    reference: made.reference,
+    created: true,
+    amount,
+    currency,
+    cryptoAmount: made.cryptoAmount,
+    coin: made.coin,
+  });
   return made.reference;
 }
 
 /** The sandbox's deposit for a payment, then (with `wait`) until it is counted: 0, or 1 past the wait. */
-async function depositAndWait(client: ServiceClient, reference: string, kind: keyof typeof KINDS, wait: boolean, io: CliIo, say: Say, tried: () => string | undefined): Promise<number> {
+async function depositAndWait(
+  client: ServiceClient,
+  reference: string,
+  kind: keyof typeof KINDS,
+  wait: boolean,
+  io: CliIo,
+  say: Say,
+  tried: () => string | undefined,
+): Promise<number> {
   let payment = await client.sandboxDeposit(reference, KINDS[kind]);
   if (counted(payment)) {
     say(`Deposit sent: ${paymentWords(payment)}`, paymentData(payment));
@@ -349,5 +387,13 @@ async function forward(event: EventRecord, target: string, secret: string, say: 
   }
   const data = event.payload.data as { reference?: string; status?: string };
   const ms = Date.now() - started;
-  say(`${event.id}  ${event.type}  ${data.reference ?? ''} ${data.status ?? ''}  → ${status ? `[${status}]` : `failed: ${problem}`} ${ms} ms`, { id: event.id, type: event.type, reference: data.reference, status: data.status, answer: status, error: problem || null, ms });
+  say(`${event.id}  ${event.type}  ${data.reference ?? ''} ${data.status ?? ''}  → ${status ? `[${status}]` : `failed: ${problem}`} ${ms} ms`, {
+    id: event.id,
+    type: event.type,
+    reference: data.reference,
+    status: data.status,
+    answer: status,
+    error: problem || null,
+    ms,
+  });
 }

@@ -33,15 +33,31 @@ export const auditLog: Handler<{ query: typeof AuditQuery }> = async ({ account,
   });
   // Ids and cursors are opaque: a row's number counts every merchant's writes.
   const { page, ...paging } = pageOf(rows, limit, (last) => cursorText('audit', service.ids.text('audit', last.id)));
-  const entries = page.map((r) => ({ id: service.ids.text('audit', r.id), at: new Date(r.atMs).toISOString(), mode: r.mode, actor: r.actor, client: r.client, action: r.action, target: r.target ?? null, details: r.details }));
+  const entries = page.map((r) => ({
+    id: service.ids.text('audit', r.id),
+    at: new Date(r.atMs).toISOString(),
+    mode: r.mode,
+    actor: r.actor,
+    client: r.client,
+    action: r.action,
+    target: r.target ?? null,
+    details: r.details,
+  }));
   return ok(200, entries, `${entries.length} entries`, paging);
 };
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/audit_log', auth: 'merchant', permission: 'audit.read', handler: auditLog, tag: 'Account', query: AuditQuery,
+    method: 'GET',
+    path: '/api/v1/audit_log',
+    auth: 'merchant',
+    permission: 'audit.read',
+    handler: auditLog,
+    tag: 'Account',
+    query: AuditQuery,
     summary: 'the audit log: who changed what and moved which money, newest first',
-    description: 'Every write of a session or a secret key that succeeded, in the caller\'s mode: `actor` (the owner, a member by id and e-mail, or a key by id or hint), `client` (its address), `action` (method and route), `target`, and `details` (path ids, the names of the fields sent, and the values of those never secret: amount, coin, role, permissions…). Filters: `actor` (an actor id), `actor_kind`, `action` (such as `POST /api/v1/withdrawals`), `from`, `to`; `limit` (50 by default, at most 100), and `cursor` (the `next` of the page before; opaque, `next` null and `has_more` false on the last page). Stored append-only.',
+    description:
+      "Every write of a session or a secret key that succeeded, in the caller's mode: `actor` (the owner, a member by id and e-mail, or a key by id or hint), `client` (its address), `action` (method and route), `target`, and `details` (path ids, the names of the fields sent, and the values of those never secret: amount, coin, role, permissions…). Filters: `actor` (an actor id), `actor_kind`, `action` (such as `POST /api/v1/withdrawals`), `from`, `to`; `limit` (50 by default, at most 100), and `cursor` (the `next` of the page before; opaque, `next` null and `has_more` false on the last page). Stored append-only.",
     responses: { 200: AuditAnswer },
   }),
 ];

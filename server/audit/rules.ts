@@ -6,7 +6,26 @@
 import type { Account } from '../domain/account.ts';
 
 /** Fields whose values the log keeps; every other field only by its name. */
-const KEPT_VALUES = new Set(['amount', 'currency', 'coin', 'chain_id', 'chainId', 'network', 'role', 'permissions', 'settlement', 'status', 'mode', 'from', 'to', 'revoke_old_after', 'bps', 'bearer', 'daily', 'expires_at']);
+const KEPT_VALUES = new Set([
+  'amount',
+  'currency',
+  'coin',
+  'chain_id',
+  'chainId',
+  'network',
+  'role',
+  'permissions',
+  'settlement',
+  'status',
+  'mode',
+  'from',
+  'to',
+  'revoke_old_after',
+  'bps',
+  'bearer',
+  'daily',
+  'expires_at',
+]);
 
 export interface AuditEntry {
   merchantId: string;
@@ -20,14 +39,19 @@ export interface AuditEntry {
 }
 
 /** The account's actor, or the owner's (a session without a member) or the key's (no actor named: a full secret key). */
-export const actorOf = (account: Account): AuditEntry['actor'] => account.actor ?? (account.session ? { kind: 'owner', id: account.merchant.id, label: 'owner' } : { kind: 'key', id: 'secret', label: `sk_${account.mode}` });
+export const actorOf = (account: Account): AuditEntry['actor'] =>
+  account.actor ?? (account.session ? { kind: 'owner', id: account.merchant.id, label: 'owner' } : { kind: 'key', id: 'secret', label: `sk_${account.mode}` });
 
 /**
  * The operator as actor: the name its commands send in `X-Operator` (the machine's user
  * running them), printable and at most 100 characters; 'operator' when none is sent.
  */
 export function operatorActor(sent: string | string[] | undefined): AuditEntry['actor'] {
-  const name = (Array.isArray(sent) ? sent[0] : sent)?.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100) || 'operator';
+  const name =
+    (Array.isArray(sent) ? sent[0] : sent)
+      ?.replace(/[^\x20-\x7e]/g, '')
+      .trim()
+      .slice(0, 100) || 'operator';
   return { kind: 'operator', id: name, label: name };
 }
 
@@ -38,7 +62,9 @@ export function detailsOf(params: Record<string, string>, sent: unknown): Record
   if (sent && typeof sent === 'object' && !Array.isArray(sent)) {
     const fields = Object.keys(sent).sort();
     if (fields.length) details.fields = fields;
-    const values = Object.fromEntries(Object.entries(sent as Record<string, unknown>).filter(([k, v]) => KEPT_VALUES.has(k) && (typeof v !== 'object' || Array.isArray(v))));
+    const values = Object.fromEntries(
+      Object.entries(sent as Record<string, unknown>).filter(([k, v]) => KEPT_VALUES.has(k) && (typeof v !== 'object' || Array.isArray(v))),
+    );
     if (Object.keys(values).length) details.values = values;
   }
   return details;

@@ -25,7 +25,18 @@ export async function appendAudit(sql: Sql, records: AuditEntry[]): Promise<void
     await sql.query(
       `INSERT INTO audit_log (merchant_id, mode, at_ms, actor_kind, actor_id, actor_label, client, action, target, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [entry.merchantId, entry.mode, entry.atMs, entry.actor.kind, entry.actor.id, entry.actor.label, entry.client, entry.action, entry.target ?? null, JSON.stringify(entry.details)],
+      [
+        entry.merchantId,
+        entry.mode,
+        entry.atMs,
+        entry.actor.kind,
+        entry.actor.id,
+        entry.actor.label,
+        entry.client,
+        entry.action,
+        entry.target ?? null,
+        JSON.stringify(entry.details),
+      ],
       'audit_append', // after every write a secret key or a session makes, initialize's included
     );
   }

@@ -78,7 +78,6 @@ export class JournalStore {
     this.changed(account.merchant.id);
   }
 
-
   // ---- the journal -----------------------------------------------------------------------
 
   /** The merchant's lock for the rest of the transaction: whatever spends its balance takes it first. */
@@ -97,7 +96,13 @@ export class JournalStore {
     );
     if (!row) return false;
     for (const p of postings) {
-      await tx.query('INSERT INTO postings (entry_id, account, chain_id, token, amount) VALUES ($1, $2, $3, $4, $5)', [row.id, p.account, p.chainId, p.token.toLowerCase(), String(p.amount)]);
+      await tx.query('INSERT INTO postings (entry_id, account, chain_id, token, amount) VALUES ($1, $2, $3, $4, $5)', [
+        row.id,
+        p.account,
+        p.chainId,
+        p.token.toLowerCase(),
+        String(p.amount),
+      ]);
     }
     return true;
   }
@@ -117,7 +122,11 @@ export class JournalStore {
 
   /** An account's balance in one coin: the sum of its postings. */
   async sum(sql: Sql, account: string, chainId: number, token: string): Promise<bigint> {
-    const [row] = await sql.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM postings WHERE account = $1 AND chain_id = $2 AND token = $3`, [account, chainId, token.toLowerCase()]);
+    const [row] = await sql.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM postings WHERE account = $1 AND chain_id = $2 AND token = $3`, [
+      account,
+      chainId,
+      token.toLowerCase(),
+    ]);
     return big(row!.s);
   }
 
@@ -239,8 +248,17 @@ export class JournalStore {
       [available, merchantAccount(account.merchant.id, account.mode, 'reserved'), afterId, limit, ...(coin ? [coin.chainId, coin.token] : [])],
     );
     return rows.map((r) => ({
-      id: Number(r.id), entryId: Number(r.entry_id), kind: r.kind as EntryKind, ref: r.ref as string, memo: r.memo as string, createdMs: Number(r.created_ms),
-      purpose: r.account === available ? 'available' : 'reserved', chainId: Number(r.chain_id), token: r.token as string, amount: big(r.amount), running: big(r.running),
+      id: Number(r.id),
+      entryId: Number(r.entry_id),
+      kind: r.kind as EntryKind,
+      ref: r.ref as string,
+      memo: r.memo as string,
+      createdMs: Number(r.created_ms),
+      purpose: r.account === available ? 'available' : 'reserved',
+      chainId: Number(r.chain_id),
+      token: r.token as string,
+      amount: big(r.amount),
+      running: big(r.running),
     }));
   }
 
@@ -277,7 +295,16 @@ export class JournalStore {
     );
     const out: Entry[] = [];
     for (const r of rows) {
-      if (out.at(-1)?.id !== Number(r.id)) out.push({ id: Number(r.id), kind: r.kind as EntryKind, ref: r.ref as string, merchantId: (r.merchant_id as string | null) ?? null, memo: r.memo as string, createdMs: Number(r.created_ms), postings: [] });
+      if (out.at(-1)?.id !== Number(r.id))
+        out.push({
+          id: Number(r.id),
+          kind: r.kind as EntryKind,
+          ref: r.ref as string,
+          merchantId: (r.merchant_id as string | null) ?? null,
+          memo: r.memo as string,
+          createdMs: Number(r.created_ms),
+          postings: [],
+        });
       out.at(-1)!.postings.push({ account: r.account as string, chainId: Number(r.chain_id), token: r.token as string, amount: big(r.amount) });
     }
     return out;
@@ -299,7 +326,12 @@ export class JournalStore {
   async gasFunding(chainId: number, block: bigint, onChain: bigint, nowMs: number): Promise<{ funded: bigint; short: bigint }> {
     const { gas } = await this.held(chainId, NATIVE);
     if (onChain > gas) {
-      await this.post(this.db, { kind: 'gas_funded', ref: `${chainId}/${block}`, memo: `native coin sent to the treasury, seen at block ${block}` }, move(EXTERNAL.operator, GAS, chainId, NATIVE, onChain - gas), nowMs);
+      await this.post(
+        this.db,
+        { kind: 'gas_funded', ref: `${chainId}/${block}`, memo: `native coin sent to the treasury, seen at block ${block}` },
+        move(EXTERNAL.operator, GAS, chainId, NATIVE, onChain - gas),
+        nowMs,
+      );
       return { funded: onChain - gas, short: 0n };
     }
     return { funded: 0n, short: gas - onChain };

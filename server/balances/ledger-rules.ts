@@ -143,7 +143,10 @@ export function checkSwapRate(
 /** A decimal amount's base units, or a clear error naming the field. */
 export function unitsOf(field: string, text: string, decimals: number): bigint {
   const [whole, fraction = ''] = text.split('.');
-  if (fraction.length > decimals) throw new Invalid(`${field}: expected at most ${decimals} decimal places for this coin, received ${text}`, [{ field, message: `expected at most ${decimals} decimal places` }]);
+  if (fraction.length > decimals)
+    throw new Invalid(`${field}: expected at most ${decimals} decimal places for this coin, received ${text}`, [
+      { field, message: `expected at most ${decimals} decimal places` },
+    ]);
   const units = BigInt(whole + fraction.padEnd(decimals, '0'));
   if (units <= 0n) throw new Invalid(`${field}: expected an amount greater than 0`, [{ field, message: 'expected an amount greater than 0' }]);
   return units;
@@ -235,7 +238,13 @@ const usd = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(
 
 /** The daily limit as GET /api/v1/withdrawals/limit answers it: the limit, what left in the window and what is left (never below 0), in dollars. */
 export function limitView(limitCents: bigint, spentCents: bigint) {
-  return { currency: LIMIT_CURRENCY, daily: usd(limitCents), spent: usd(spentCents), left: usd(limitCents > spentCents ? limitCents - spentCents : 0n), window_hours: WITHDRAWAL_WINDOW_MS / 3_600_000 };
+  return {
+    currency: LIMIT_CURRENCY,
+    daily: usd(limitCents),
+    spent: usd(spentCents),
+    left: usd(limitCents > spentCents ? limitCents - spentCents : 0n),
+    window_hours: WITHDRAWAL_WINDOW_MS / 3_600_000,
+  };
 }
 
 /**
@@ -262,8 +271,14 @@ export function checkBalance(amount: bigint, available: bigint, coin: { symbol: 
 
 /** Whether a swap quote may still be accepted: refused (a Conflict naming `quote_id`) once used or expired. */
 export function checkQuoteUsable(quoted: Pick<StoredSwap, 'id' | 'state' | 'expiresMs'>, nowMs: number): void {
-  if (quoted.state !== 'quoted') throw new QuoteUsed(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [{ field: 'quote_id', message: 'expected a quote not used yet' }]);
-  if (quoted.expiresMs <= nowMs) throw new QuoteExpired(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [{ field: 'quote_id', message: 'expected a quote that has not expired' }]);
+  if (quoted.state !== 'quoted')
+    throw new QuoteUsed(`quote_id: quote ${quoted.id} was used already (its swap is ${quoted.state})`, [
+      { field: 'quote_id', message: 'expected a quote not used yet' },
+    ]);
+  if (quoted.expiresMs <= nowMs)
+    throw new QuoteExpired(`quote_id: quote ${quoted.id} expired at ${new Date(quoted.expiresMs).toISOString()}; ask for a new one`, [
+      { field: 'quote_id', message: 'expected a quote that has not expired' },
+    ]);
 }
 
 /**
@@ -318,12 +333,19 @@ export interface SendTerms {
  * it: "withdrawal on BNB Smart Chain"). No terms (a coin of no configured network: the
  * sandbox's, which sends nothing): no minimum and no fee.
  */
-export function sendFee(amount: bigint, terms: SendTerms | undefined, coin: { symbol: string; format: (units: bigint) => string }, field: string, what: string): bigint {
+export function sendFee(
+  amount: bigint,
+  terms: SendTerms | undefined,
+  coin: { symbol: string; format: (units: bigint) => string },
+  field: string,
+  what: string,
+): bigint {
   if (!terms) return 0n;
   if (amount < terms.minimum) {
-    throw new Invalid(`${field}: ${coin.format(amount)} ${coin.symbol} is below ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what} (each send of the treasury costs the operator a transfer's gas)`, [
-      { field, message: `expected at least ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what}` },
-    ]);
+    throw new Invalid(
+      `${field}: ${coin.format(amount)} ${coin.symbol} is below ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what} (each send of the treasury costs the operator a transfer's gas)`,
+      [{ field, message: `expected at least ${coin.format(terms.minimum)} ${coin.symbol}, the smallest ${what}` }],
+    );
   }
   return terms.fee;
 }

@@ -37,12 +37,20 @@ export class PartnerTransferStore {
   }
 
   async partnerTransfers(chainId?: number): Promise<PartnerTransfer[]> {
-    return (await this.db.query(`SELECT * FROM partner_transfers ${chainId === undefined ? '' : 'WHERE chain_id = $1'} ORDER BY created_ms, id`, chainId === undefined ? [] : [chainId])).map(partnerOf);
+    return (
+      await this.db.query(
+        `SELECT * FROM partner_transfers ${chainId === undefined ? '' : 'WHERE chain_id = $1'} ORDER BY created_ms, id`,
+        chainId === undefined ? [] : [chainId],
+      )
+    ).map(partnerOf);
   }
 
   /** The last failed transfer's time (a failure waits a minute before the next try). */
   async lastPartnerFailureMs(chainId: number, token: string): Promise<number | null> {
-    const [row] = await this.db.query(`SELECT max(updated_ms) AS t FROM partner_transfers WHERE chain_id = $1 AND token = $2 AND state = 'failed'`, [chainId, token.toLowerCase()]);
+    const [row] = await this.db.query(`SELECT max(updated_ms) AS t FROM partner_transfers WHERE chain_id = $1 AND token = $2 AND state = 'failed'`, [
+      chainId,
+      token.toLowerCase(),
+    ]);
     return row?.t == null ? null : Number(row.t);
   }
 
@@ -73,11 +81,20 @@ export class PartnerTransferStore {
       const t = partnerOf(row!);
       if (t.state !== 'pending') return t;
       if ('sent' in result) {
-        await this.journal.post(tx, { kind: 'partner_sent', ref: id, memo: `to the payout partner ${t.address} in ${t.txHash}` }, move(PAYOUT_PAYABLE, EXTERNAL.partner, t.chainId, t.token, t.amount), nowMs);
+        await this.journal.post(
+          tx,
+          { kind: 'partner_sent', ref: id, memo: `to the payout partner ${t.address} in ${t.txHash}` },
+          move(PAYOUT_PAYABLE, EXTERNAL.partner, t.chainId, t.token, t.amount),
+          nowMs,
+        );
         const [done] = await tx.query(`UPDATE partner_transfers SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
         return partnerOf(done!);
       }
-      const [done] = await tx.query(`UPDATE partner_transfers SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, result.failure, nowMs]);
+      const [done] = await tx.query(`UPDATE partner_transfers SET state = 'failed', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [
+        id,
+        result.failure,
+        nowMs,
+      ]);
       return partnerOf(done!);
     });
   }

@@ -4,7 +4,22 @@
 import { getAddress, isAddress, type Address } from 'viem';
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
-import { Balance, SettlementAnswer, StatementPage, StatementQuery, SettlementBody, Swap, SwapBody, SwapQuoteBody, SwapsPage, Withdrawal, WithdrawalBody, WithdrawalLimit, WithdrawalsPage, type BalanceLine } from '../../contract/balances.ts';
+import {
+  Balance,
+  SettlementAnswer,
+  StatementPage,
+  StatementQuery,
+  SettlementBody,
+  Swap,
+  SwapBody,
+  SwapQuoteBody,
+  SwapsPage,
+  Withdrawal,
+  WithdrawalBody,
+  WithdrawalLimit,
+  WithdrawalsPage,
+  type BalanceLine,
+} from '../../contract/balances.ts';
 import { formatUnits } from '../../contract/money.ts';
 import type { Coin } from '../../contract/schemas.ts';
 import { text, type CoinSymbol } from '../../contract/fields.ts';
@@ -30,7 +45,8 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 export { requireBalance } from '../routes/route.ts';
 
 /** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
-const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin => service.catalog.choose(account.mode, symbol, chainId, field);
+const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin =>
+  service.catalog.choose(account.mode, symbol, chainId, field);
 
 /** The treasury a balance is kept in: the first of the mode's networks that has one (each network keeps its own coins there). */
 const treasuryOf = (service: Service, account: Account) => service.catalog.networks(account.mode).find((n) => n.treasury)?.treasury ?? null;
@@ -46,14 +62,22 @@ export const putSettlement: Handler<{ body: typeof SettlementBody }> = async ({ 
     // A balance is money in a treasury whose key the service holds; without one, nowhere to keep
     // it. (Of several networks, payments on one without a treasury are then refused, naming it.)
     if (networks.length > 0 && !networks.some((n) => service.treasury(account.mode, n.chainId))) {
-      throw new NotConfigured(`Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`, [
-        { field: 'settlement', message: 'expected wallet: this network has no treasury' },
-      ]);
+      throw new NotConfigured(
+        `Balance settlement is not available on ${networks.map((n) => n.name).join(', ')}: its operator has configured no treasury (a "treasury" address in NETWORKS_FILE and its key in TREASURY_KEY_FILE)`,
+        [{ field: 'settlement', message: 'expected wallet: this network has no treasury' }],
+      );
     }
-    if (networks.length === 0 && account.mode === 'live') throw new NotConfigured('Balance settlement is not available: this service has no live network configured', [{ field: 'settlement', message: 'expected wallet' }]);
+    if (networks.length === 0 && account.mode === 'live')
+      throw new NotConfigured('Balance settlement is not available: this service has no live network configured', [
+        { field: 'settlement', message: 'expected wallet' },
+      ]);
   }
   await service.journal.setSettlement(account, settlement, service.now());
-  return ok(200, { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) }, 'Settlement saved; it applies to payments made from now on');
+  return ok(
+    200,
+    { settlement, ...(settlement === 'balance' ? { treasury: treasuryOf(service, account) } : {}) },
+    'Settlement saved; it applies to payments made from now on',
+  );
 };
 
 export const balances: Handler = async ({ account, service }) => {
@@ -78,7 +102,11 @@ const coinAt = (service: Service, account: Account) => {
   const coins = service.catalog.coins(account.mode);
   return (chainId: number, token: string) => {
     const coin = coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token);
-    return { symbol: coin?.symbol ?? token, network: coin?.network ?? service.catalog.network(account.mode, chainId)?.name ?? String(chainId), decimals: coin?.decimals ?? 18 };
+    return {
+      symbol: coin?.symbol ?? token,
+      network: coin?.network ?? service.catalog.network(account.mode, chainId)?.name ?? String(chainId),
+      decimals: coin?.decimals ?? 18,
+    };
   };
 };
 
@@ -91,16 +119,31 @@ export const statement: Handler<{ query: typeof StatementQuery }> = async ({ que
   // Opaque: a posting's number counts every merchant's.
   const after = q.cursor === undefined ? 0 : service.ids.number('statement', cursorParts('statement', q.cursor, [/^[A-Za-z0-9_-]{22}$/])[0]!);
   if (after === undefined) throw invalidField('cursor', 'expected a cursor this list answered as next');
-  const lines = await service.journal.statement(account, service.now(), after, limit + 1, only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() });
+  const lines = await service.journal.statement(
+    account,
+    service.now(),
+    after,
+    limit + 1,
+    only && { chainId: only.chainId, token: only.contractAddress.toLowerCase() },
+  );
   const idOf = (list: string, n: number) => service.ids.text(list, n);
   const { page, ...paging } = pageOf(lines, limit, (last) => cursorText('statement', idOf('statement', last.id)));
-  return ok(200, page.map((l) => statementView(l, coin(l.chainId, l.token), idOf)), 'Statement', paging);
+  return ok(
+    200,
+    page.map((l) => statementView(l, coin(l.chainId, l.token), idOf)),
+    'Statement',
+    paging,
+  );
 };
 
 export const statementCsv: Handler = async ({ res, account, service }) => {
   const coin = coinAt(service, account);
   const lines = await service.journal.statement(account, service.now());
-  const body = [STATEMENT_CSV_COLUMNS.join(','), ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token), (list, n) => service.ids.text(list, n))))].join('\r\n') + '\r\n';
+  const body =
+    [
+      STATEMENT_CSV_COLUMNS.join(','),
+      ...lines.map((l) => statementCsvLine(statementView(l, coin(l.chainId, l.token), (list, n) => service.ids.text(list, n)))),
+    ].join('\r\n') + '\r\n';
   res.writeHead(200, {
     'content-type': 'text/csv; charset=utf-8',
     'content-disposition': `attachment; filename="statement-${account.mode}.csv"`,
@@ -123,10 +166,25 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
   // The pool's price against the rate provider's: a thin or moved pool is refused (issue 33 item 8).
   const usd = { from: await service.rates.usdPerCoin(from.symbol as CoinSymbol), to: await service.rates.usdPerCoin(to.symbol as CoinSymbol) };
-  checkSwapRate({ amountIn, inDecimals: from.decimals, poolOut, outDecimals: to.decimals, from: from.symbol, to: to.symbol }, usd, service.catalog.network(account.mode, from.chainId)?.swapRateLimitBps ?? SWAP_RATE_LIMIT_BPS);
+  checkSwapRate(
+    { amountIn, inDecimals: from.decimals, poolOut, outDecimals: to.decimals, from: from.symbol, to: to.symbol },
+    usd,
+    service.catalog.network(account.mode, from.chainId)?.swapRateLimitBps ?? SWAP_RATE_LIMIT_BPS,
+  );
   const quoted = await service.swaps.quote(
     account,
-    { chainId: from.chainId, fromSymbol: from.symbol, toSymbol: to.symbol, fromToken: from.contractAddress, toToken: to.contractAddress, fromDecimals: from.decimals, toDecimals: to.decimals, amountIn, poolOut, expiresMs: service.now() + SWAP_QUOTE_MS },
+    {
+      chainId: from.chainId,
+      fromSymbol: from.symbol,
+      toSymbol: to.symbol,
+      fromToken: from.contractAddress,
+      toToken: to.contractAddress,
+      fromDecimals: from.decimals,
+      toDecimals: to.decimals,
+      amountIn,
+      poolOut,
+      expiresMs: service.now() + SWAP_QUOTE_MS,
+    },
     service.now(),
   );
   return ok(201, swapView(quoted), 'Swap quoted');
@@ -143,7 +201,9 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const network = service.catalog.network(account.mode, body.chain_id);
   if (!network) {
     const networks = service.catalog.networks(account.mode);
-    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [{ field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` }]);
+    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [
+      { field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` },
+    ]);
   }
   const treasury = service.treasury(account.mode, network.chainId);
   if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
@@ -156,7 +216,13 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const amount = unitsOf('amount', body.amount, coin.decimals);
   // The treasury's one rule for what it sends: below the token's minimum refused, its
   // network fee charged beside the amount (the wallet receives the amount).
-  const networkFee = sendFee(amount, sendTermsOf(tokenOf(network, coin.contractAddress)), { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) }, 'amount', `withdrawal on ${network.name}`);
+  const networkFee = sendFee(
+    amount,
+    sendTermsOf(tokenOf(network, coin.contractAddress)),
+    { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) },
+    'amount',
+    `withdrawal on ${network.name}`,
+  );
   // A live key's wallet never withdrawn to is registered now and receives only after the delay.
   const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
   if (!wallet.ready) {
@@ -169,7 +235,17 @@ export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body,
   const withdrawal = await moves.withdraw(
     service.balanceTransactions,
     account,
-    { chainId: coin.chainId, symbol: coin.symbol, token: coin.contractAddress, decimals: coin.decimals, address: getAddress(body.address.toLowerCase()), amount, networkFee, format: (u) => formatUnits(u, coin.decimals), usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol) },
+    {
+      chainId: coin.chainId,
+      symbol: coin.symbol,
+      token: coin.contractAddress,
+      decimals: coin.decimals,
+      address: getAddress(body.address.toLowerCase()),
+      amount,
+      networkFee,
+      format: (u) => formatUnits(u, coin.decimals),
+      usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol),
+    },
     service.now(),
     withdrawalView,
   );
@@ -199,57 +275,183 @@ export const withdrawalLimit: Handler = async ({ account, service }) => {
   return ok(200, limitView(limit, await service.withdrawals.spentToday(account, service.now())), 'Daily withdrawal limit');
 };
 
-export const getWithdrawal: Handler = async ({ params, account, service }) => ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');
+export const getWithdrawal: Handler = async ({ params, account, service }) =>
+  ok(200, withdrawalView(await service.withdrawals.withdrawal(account, params.id)), 'Withdrawal');
 
 const tag = 'Balances' as const;
 
 export const routes = [
-  route({ method: 'GET', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.read', handler: getSettlement, tag, summary: 'where this mode\'s payments settle: wallet or balance', description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.', responses: { 200: answer(SettlementAnswer) } }),
   route({
-    method: 'PUT', path: '/api/v1/settlement', auth: 'merchant', permission: 'balances.write', stepUp: 'live', memberFactor: true, handler: putSettlement, tag,
+    method: 'GET',
+    path: '/api/v1/settlement',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: getSettlement,
+    tag,
+    summary: "where this mode's payments settle: wallet or balance",
+    description: '`{ settlement: "wallet" | "balance", treasury? }` for the key\'s mode; `wallet` by default.',
+    responses: { 200: answer(SettlementAnswer) },
+  }),
+  route({
+    method: 'PUT',
+    path: '/api/v1/settlement',
+    auth: 'merchant',
+    permission: 'balances.write',
+    stepUp: 'live',
+    memberFactor: true,
+    handler: putSettlement,
+    tag,
     summary: 'settle new payments to your wallet or to a balance the operator holds',
-    description: '`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator\'s treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs. In live mode a dashboard session confirms a second factor within five minutes first (a member without one is refused until they add one: 403 `step_up_required`).',
-    body: SettlementBody, responses: { 200: answer(SettlementAnswer) }, errors: ['not_configured'],
+    description:
+      "`wallet` (the default): deposits are swept to your payout address and the service never holds your money. `balance`: deposits are swept to the operator's treasury and kept as your balance (the operator is then custodial); 409 on a network whose operator configured no treasury. Applies to payments made after it; payments made before keep theirs. In live mode a dashboard session confirms a second factor within five minutes first (a member without one is refused until they add one: 403 `step_up_required`).",
+    body: SettlementBody,
+    responses: { 200: answer(SettlementAnswer) },
+    errors: ['not_configured'],
   }),
-  route({ method: 'GET', path: '/api/v1/balances', auth: 'merchant', permission: 'balances.read', handler: balances, tag, summary: 'available, reserved and pending per coin and network', description: 'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).', responses: { 200: answer(z.array(Balance)) } }),
   route({
-    method: 'GET', path: '/api/v1/balances/entries', auth: 'merchant', permission: 'balances.read', handler: statement, tag,
+    method: 'GET',
+    path: '/api/v1/balances',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: balances,
+    tag,
+    summary: 'available, reserved and pending per coin and network',
+    description:
+      'Exact decimal text per coin and network: available (to spend), reserved (for a swap, payout or withdrawal under way), pending (paid, not yet swept to the treasury).',
+    responses: { 200: answer(z.array(Balance)) },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/balances/entries',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: statement,
+    tag,
     summary: 'the statement behind the balances: each movement, oldest first, with the balance after it',
-    description: 'Each posting to the mode\'s `available` or `reserved` money, oldest first: its journal `entry`, `date` (UTC), `kind`, what it `refers_to` (the payment by reference, or the payout, swap or withdrawal by id), `coin` and network, `amount` (signed) and the `balance` of that account and coin after it; the last `balance` of each is the figure `GET /api/v1/balances` shows. `coin` (and `chain_id` where the coin is on several) shows that coin\'s alone. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).',
-    query: StatementQuery, responses: { 200: StatementPage },
+    description:
+      "Each posting to the mode's `available` or `reserved` money, oldest first: its journal `entry`, `date` (UTC), `kind`, what it `refers_to` (the payment by reference, or the payout, swap or withdrawal by id), `coin` and network, `amount` (signed) and the `balance` of that account and coin after it; the last `balance` of each is the figure `GET /api/v1/balances` shows. `coin` (and `chain_id` where the coin is on several) shows that coin's alone. `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).",
+    query: StatementQuery,
+    responses: { 200: StatementPage },
   }),
   route({
-    method: 'GET', path: '/api/v1/balances/statement.csv', auth: 'merchant', permission: 'balances.read', handler: statementCsv, tag,
+    method: 'GET',
+    path: '/api/v1/balances/statement.csv',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: statementCsv,
+    tag,
     summary: 'the whole statement as CSV, for an accountant',
-    description: 'RFC 4180 CSV with a header line (date_utc, entry, kind, refers_to, memo, coin, chain_id, network, account, amount, balance), oldest first; amounts as exact signed decimal text; `balance` runs per account and coin, so each coin\'s amounts add up to its balance. A text field a spreadsheet would run as a formula starts with an apostrophe.',
-    mediaType: 'text/csv', responses: { 200: text },
+    description:
+      "RFC 4180 CSV with a header line (date_utc, entry, kind, refers_to, memo, coin, chain_id, network, account, amount, balance), oldest first; amounts as exact signed decimal text; `balance` runs per account and coin, so each coin's amounts add up to its balance. A text field a spreadsheet would run as a formula starts with an apostrophe.",
+    mediaType: 'text/csv',
+    responses: { 200: text },
   }),
   route({
-    method: 'POST', path: '/api/v1/swaps/quote', auth: 'merchant', permission: 'balances.write', handler: quoteSwap, tag,
+    method: 'POST',
+    path: '/api/v1/swaps/quote',
+    auth: 'merchant',
+    permission: 'balances.write',
+    handler: quoteSwap,
+    tag,
     summary: 'a price to swap one coin of the balance for another',
-    description: '201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool\'s price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the worst case: the pool\'s quote less the slippage limit of 0.5%, less the fee), `expires_at` (a minute); 409 on `wallet` settlement; 409 `swap_rate_deviates` when the pool\'s price is further from the rate provider\'s than the network\'s limit (1% unless the operator sets `swapRateLimitBps`): a thin or moved pool.',
-    body: SwapQuoteBody, responses: { 201: answer(Swap) }, errors: ['not_configured', 'insufficient_balance', 'swap_rate_deviates', 409], limits: { balance: 'Swaps' },
+    description:
+      "201 with the swap `quoted`: `rate` (units of `to` per `from`, the pool's price for this amount), `amount_received` (the fee taken), `fee`, `minimum_received` (the worst case: the pool's quote less the slippage limit of 0.5%, less the fee), `expires_at` (a minute); 409 on `wallet` settlement; 409 `swap_rate_deviates` when the pool's price is further from the rate provider's than the network's limit (1% unless the operator sets `swapRateLimitBps`): a thin or moved pool.",
+    body: SwapQuoteBody,
+    responses: { 201: answer(Swap) },
+    errors: ['not_configured', 'insufficient_balance', 'swap_rate_deviates', 409],
+    limits: { balance: 'Swaps' },
   }),
   route({
-    method: 'POST', path: '/api/v1/swaps', auth: 'merchant', permission: 'balances.write', handler: createSwap, tag,
+    method: 'POST',
+    path: '/api/v1/swaps',
+    auth: 'merchant',
+    permission: 'balances.write',
+    handler: createSwap,
+    tag,
     summary: 'swap at a quote',
-    description: 'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
-    body: SwapBody, responses: { 201: answer(Swap) }, errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409], limits: { balance: 'Swaps', movesMoney: true },
+    description:
+      'Reserves the amount (409 past the balance, or for a quote used or expired), 201 `pending`; then `completed` (with `tx_hash`, what the pool gave) or `failed` (price past the slippage limit: the amount returns), each change a `SWAP_UPDATED` event.',
+    body: SwapBody,
+    responses: { 201: answer(Swap) },
+    errors: [404, 'quote_used', 'quote_expired', 'insufficient_balance', 'not_configured', 409],
+    limits: { balance: 'Swaps', movesMoney: true },
   }),
-  route({ method: 'GET', path: '/api/v1/swaps', auth: 'merchant', permission: 'balances.read', handler: listSwaps, tag, summary: 'the swaps, newest first', description: 'Every swap of the mode but quotes never accepted, newest first, each as `GET /api/v1/swaps/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: SwapsPage } }),
-  route({ method: 'GET', path: '/api/v1/swaps/:id', auth: 'merchant', permission: 'balances.read', handler: getSwap, tag, summary: 'one swap and its state', description: 'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.', responses: { 200: answer(Swap) } }),
   route({
-    method: 'POST', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.write', stepUp: 'live', handler: withdraw, tag,
+    method: 'GET',
+    path: '/api/v1/swaps',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: listSwaps,
+    tag,
+    summary: 'the swaps, newest first',
+    description:
+      'Every swap of the mode but quotes never accepted, newest first, each as `GET /api/v1/swaps/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).',
+    query: HistoryQuery,
+    responses: { 200: SwapsPage },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/swaps/:id',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: getSwap,
+    tag,
+    summary: 'one swap and its state',
+    description:
+      'The swap by the id its `POST /api/v1/swaps` answer gave: coins, amounts, rate and where it stands; each change is also a `SWAP_UPDATED` event.',
+    responses: { 200: answer(Swap) },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/withdrawals',
+    auth: 'merchant',
+    permission: 'balances.write',
+    stepUp: 'live',
+    handler: withdraw,
+    tag,
     summary: 'send coins of the balance to a wallet',
-    description: 'Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network\'s confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant\'s one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator\'s delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.',
-    body: WithdrawalBody, responses: { 201: answer(Withdrawal) }, errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'], limits: { balance: 'Withdrawals', movesMoney: true },
+    description:
+      "Sends from the treasury to a wallet; 201 `pending`, then `completed` with the `tx_hash` once its block has the network's confirmations (or `failed`, the amount returned), each change a `WITHDRAWAL_UPDATED` event. Past the merchant's one daily limit (US dollars across every coin and network, withdrawals and bank payouts together), 409 naming `amount`. Live keys: a wallet never withdrawn to (on that chain) is refused with 409 and registered; it receives from the time the answer names (the operator's delay, 24 hours by default), unless the owner cancels it; a WITHDRAWAL_ADDRESS_PENDING event is sent. Nothing is reserved meanwhile.",
+    body: WithdrawalBody,
+    responses: { 201: answer(Withdrawal) },
+    errors: ['chain_not_offered', 'not_configured', 'destination_pending', 'insufficient_balance', 'withdrawal_limit_exceeded'],
+    limits: { balance: 'Withdrawals', movesMoney: true },
   }),
-  route({ method: 'GET', path: '/api/v1/withdrawals', auth: 'merchant', permission: 'balances.read', handler: listWithdrawals, tag, summary: 'the withdrawals, newest first', description: 'Every withdrawal of the mode, newest first, each as `GET /api/v1/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: WithdrawalsPage } }),
   route({
-    method: 'GET', path: '/api/v1/withdrawals/limit', auth: 'merchant', permission: 'balances.read', handler: withdrawalLimit, tag,
+    method: 'GET',
+    path: '/api/v1/withdrawals',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: listWithdrawals,
+    tag,
+    summary: 'the withdrawals, newest first',
+    description:
+      'Every withdrawal of the mode, newest first, each as `GET /api/v1/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).',
+    query: HistoryQuery,
+    responses: { 200: WithdrawalsPage },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/withdrawals/limit',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: withdrawalLimit,
+    tag,
     summary: 'the daily withdrawal limit and what is left of it',
-    description: 'One limit per merchant and mode in US dollars, across every coin and network, withdrawals to wallets and bank payouts together, over the last 24 hours (rolling): `daily` (the operator\'s for you, else the service\'s default), `spent` (what left in the window, as valued when it left; failed ones not counted) and `left`.',
+    description:
+      "One limit per merchant and mode in US dollars, across every coin and network, withdrawals to wallets and bank payouts together, over the last 24 hours (rolling): `daily` (the operator's for you, else the service's default), `spent` (what left in the window, as valued when it left; failed ones not counted) and `left`.",
     responses: { 200: answer(WithdrawalLimit) },
   }),
-  route({ method: 'GET', path: '/api/v1/withdrawals/:id', auth: 'merchant', permission: 'balances.read', handler: getWithdrawal, tag, summary: 'one withdrawal and its state', description: 'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.', responses: { 200: answer(Withdrawal) } }),
+  route({
+    method: 'GET',
+    path: '/api/v1/withdrawals/:id',
+    auth: 'merchant',
+    permission: 'balances.read',
+    handler: getWithdrawal,
+    tag,
+    summary: 'one withdrawal and its state',
+    description:
+      'The withdrawal by the id its `POST /api/v1/withdrawals` answer gave: coin, chain, address, amount, its transaction once sent, and where it stands; each change is also a `WITHDRAWAL_UPDATED` event.',
+    responses: { 200: answer(Withdrawal) },
+  }),
 ];

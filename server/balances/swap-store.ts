@@ -36,14 +36,26 @@ const swapOf = (r: Row): StoredSwap => ({
 });
 
 /** /metrics' swaps by key mode and state (storage/metrics.ts). */
-export const swapsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM swaps GROUP BY 1, 2`));
+export const swapsByState = async (sql: Sql): Promise<StateCount[]> =>
+  stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM swaps GROUP BY 1, 2`));
 
 export class SwapStore {
   constructor(private readonly db: Database) {}
 
   async quote(
     account: Owner,
-    q: { chainId: number; fromSymbol: string; toSymbol: string; fromToken: string; toToken: string; fromDecimals: number; toDecimals: number; amountIn: bigint; poolOut: bigint; expiresMs: number },
+    q: {
+      chainId: number;
+      fromSymbol: string;
+      toSymbol: string;
+      fromToken: string;
+      toToken: string;
+      fromDecimals: number;
+      toDecimals: number;
+      amountIn: bigint;
+      poolOut: bigint;
+      expiresMs: number;
+    },
     nowMs: number,
   ): Promise<StoredSwap> {
     const { fee, minimumOut } = swapTerms(q.poolOut);
@@ -51,8 +63,22 @@ export class SwapStore {
       `INSERT INTO swaps (id, merchant_id, mode, chain_id, from_symbol, to_symbol, from_token, to_token, from_decimals, to_decimals, amount_in, pool_out, fee, minimum_out, state, expires_ms, created_ms, updated_ms)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'quoted', $15, $16, $16) RETURNING *`,
       [
-        randomUUID(), account.merchant.id, account.mode, q.chainId, q.fromSymbol, q.toSymbol, q.fromToken.toLowerCase(), q.toToken.toLowerCase(), q.fromDecimals, q.toDecimals,
-        String(q.amountIn), String(q.poolOut), String(fee), String(minimumOut), q.expiresMs, nowMs,
+        randomUUID(),
+        account.merchant.id,
+        account.mode,
+        q.chainId,
+        q.fromSymbol,
+        q.toSymbol,
+        q.fromToken.toLowerCase(),
+        q.toToken.toLowerCase(),
+        q.fromDecimals,
+        q.toDecimals,
+        String(q.amountIn),
+        String(q.poolOut),
+        String(fee),
+        String(minimumOut),
+        q.expiresMs,
+        nowMs,
       ],
     );
     return swapOf(row!);
@@ -98,7 +124,12 @@ export class SwapStore {
   }
 
   async completed(tx: Sql, id: string, out: bigint, fee: bigint, nowMs: number): Promise<StoredSwap> {
-    const [row] = await tx.query(`UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [id, String(out), String(fee), nowMs]);
+    const [row] = await tx.query(`UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
+      id,
+      String(out),
+      String(fee),
+      nowMs,
+    ]);
     return swapOf(row!);
   }
 

@@ -37,7 +37,8 @@ export interface TreasuryHold {
 }
 
 /** A transfer the watcher counted (or recorded as money that cannot count) whose block may still leave the chain. */
-export interface CountedTransfer extends Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex' | 'blockNumber' | 'blockHash' | 'token' | 'recipient' | 'amount'> {
+export interface CountedTransfer
+  extends Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex' | 'blockNumber' | 'blockHash' | 'token' | 'recipient' | 'amount'> {
   merchantId: string;
   mode: string;
   reference: string;
@@ -109,7 +110,13 @@ export class TreasuryHoldStore {
 
   async events(limit = 50): Promise<Array<{ id: string; kind: string; chainId: number | null; detail: string; createdMs: number }>> {
     const rows = await this.db.query(`SELECT * FROM operator_events ORDER BY id DESC LIMIT $1`, [limit]);
-    return rows.map((r) => ({ id: String(r.id), kind: r.kind as string, chainId: r.chain_id == null ? null : Number(r.chain_id), detail: r.detail as string, createdMs: Number(r.created_ms) }));
+    return rows.map((r) => ({
+      id: String(r.id),
+      kind: r.kind as string,
+      chainId: r.chain_id == null ? null : Number(r.chain_id),
+      detail: r.detail as string,
+      createdMs: Number(r.created_ms),
+    }));
   }
 
   // ---- findings ------------------------------------------------------------------------------
@@ -139,15 +146,34 @@ export class TreasuryHoldStore {
     await this.db.query(
       `INSERT INTO treasury_findings (chain_id, token, symbol, held, owed, incoming, outgoing, short, at_block, checked_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (chain_id, token) DO UPDATE SET symbol = $3, held = $4, owed = $5, incoming = $6, outgoing = $7, short = $8, at_block = $9, checked_ms = $10`,
-      [f.chainId, f.token.toLowerCase(), f.symbol, String(f.held), String(f.owed), String(f.incoming), String(f.outgoing), String(f.short), String(f.atBlock), f.checkedMs],
+      [
+        f.chainId,
+        f.token.toLowerCase(),
+        f.symbol,
+        String(f.held),
+        String(f.owed),
+        String(f.incoming),
+        String(f.outgoing),
+        String(f.short),
+        String(f.atBlock),
+        f.checkedMs,
+      ],
     );
   }
 
   async findings(): Promise<TreasuryFinding[]> {
     const rows = await this.db.query(`SELECT * FROM treasury_findings ORDER BY chain_id, symbol`);
     return rows.map((r) => ({
-      chainId: Number(r.chain_id), token: r.token as string, symbol: r.symbol as string, held: big(r.held), owed: big(r.owed), incoming: big(r.incoming),
-      outgoing: big(r.outgoing), short: big(r.short), atBlock: big(r.at_block), checkedMs: Number(r.checked_ms),
+      chainId: Number(r.chain_id),
+      token: r.token as string,
+      symbol: r.symbol as string,
+      held: big(r.held),
+      owed: big(r.owed),
+      incoming: big(r.incoming),
+      outgoing: big(r.outgoing),
+      short: big(r.short),
+      atBlock: big(r.at_block),
+      checkedMs: Number(r.checked_ms),
     }));
   }
 
@@ -168,15 +194,30 @@ export class TreasuryHoldStore {
       [chainId, String(aboveBlock)],
     );
     return rows.map((r) => ({
-      chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index), blockNumber: big(r.block_number), blockHash: r.block_hash as string,
-      token: r.token as string, recipient: r.recipient as string, amount: big(r.amount), merchantId: r.merchant_id as string, mode: r.mode as string, reference: r.reference as string,
+      chainId: Number(r.chain_id),
+      txHash: r.tx_hash as string,
+      logIndex: Number(r.log_index),
+      blockNumber: big(r.block_number),
+      blockHash: r.block_hash as string,
+      token: r.token as string,
+      recipient: r.recipient as string,
+      amount: big(r.amount),
+      merchantId: r.merchant_id as string,
+      mode: r.mode as string,
+      reference: r.reference as string,
       journaled: r.journaled === true,
     }));
   }
 
   /** A counted transfer found again in another block (the same transaction, re-mined): its new block is kept. */
   async moved(t: Pick<CountedTransfer, 'chainId' | 'txHash' | 'logIndex'>, block: { number: bigint; hash: string }): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET block_number = $4, block_hash = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex, String(block.number), block.hash]);
+    await this.db.query(`UPDATE chain_transfers SET block_number = $4, block_hash = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
+      t.chainId,
+      t.txHash,
+      t.logIndex,
+      String(block.number),
+      block.hash,
+    ]);
   }
 
   /**
@@ -204,7 +245,12 @@ export class TreasuryHoldStore {
       if (deposit.length) {
         await this.journal.post(
           tx,
-          { kind: 'deposit_reversed', ref, owner, memo: `payment ${t.reference}: its transfer ${t.txHash} left the chain in a reorganisation deeper than the confirmations` },
+          {
+            kind: 'deposit_reversed',
+            ref,
+            owner,
+            memo: `payment ${t.reference}: its transfer ${t.txHash} left the chain in a reorganisation deeper than the confirmations`,
+          },
           deposit.map((p) => ({ account: p.account as string, chainId: Number(p.chain_id), token: p.token as string, amount: -big(p.amount) })),
           nowMs,
         );

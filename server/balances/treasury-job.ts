@@ -18,7 +18,24 @@ import { loopJob } from '../jobs/loop.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const treasuryUses = ['db', 'log', 'treasuries', 'sweepIntervalMs', 'journal', 'now', 'intervalMs', 'withdrawals', 'swaps', 'treasuryLeaseMs', 'treasuryTxs', 'instance', 'balanceTransactions', 'partnerTransfers', 'treasuryReplaceAfterMs', 'treasuryHolds'] as const;
+export const treasuryUses = [
+  'db',
+  'log',
+  'treasuries',
+  'sweepIntervalMs',
+  'journal',
+  'now',
+  'intervalMs',
+  'withdrawals',
+  'swaps',
+  'treasuryLeaseMs',
+  'treasuryTxs',
+  'instance',
+  'balanceTransactions',
+  'partnerTransfers',
+  'treasuryReplaceAfterMs',
+  'treasuryHolds',
+] as const;
 type TreasuryDeps = Pick<JobDeps, (typeof treasuryUses)[number]>;
 
 export function treasuryJobs(deps: TreasuryDeps): Job[] {
@@ -26,23 +43,31 @@ export function treasuryJobs(deps: TreasuryDeps): Job[] {
   // Only sweeps into a treasury need journaling in the background (every read of a balance
   // catches up first): no treasury, no job, and never more often than sweeps or once a second.
   const journal =
-    deps.treasuries.length === 0 || deps.sweepIntervalMs <= 0 ? [] : [
-      loopJob(
-        'journal deposits into balances',
-        async () => {
-          const written = await db.transaction((tx) => deps.journal.catchUp(tx, deps.now()));
-          if (written) log.info({ entries: written }, 'deposits journaled into merchants\' balances');
-        },
-        Math.max(deps.sweepIntervalMs, 1000),
-        (error) => log.warn({ err: error }, 'journaling deposits failed; retrying'),
-      ),
-    ];
+    deps.treasuries.length === 0 || deps.sweepIntervalMs <= 0
+      ? []
+      : [
+          loopJob(
+            'journal deposits into balances',
+            async () => {
+              const written = await db.transaction((tx) => deps.journal.catchUp(tx, deps.now()));
+              if (written) log.info({ entries: written }, "deposits journaled into merchants' balances");
+            },
+            Math.max(deps.sweepIntervalMs, 1000),
+            (error) => log.warn({ err: error }, 'journaling deposits failed; retrying'),
+          ),
+        ];
   const senders = deps.treasuries.map(({ treasury, swaps }) => {
     // The first tick looks at the treasury's native coin (its gas funding) even with nothing to send.
     const state: SenderState = { fundingSeen: false, told: new Set() };
-    return loopJob(`treasury chain ${treasury.network.chainId}`, () => sendPending(deps, treasury, swaps, state), deps.intervalMs, (error) => log.warn({ err: error, chainId: treasury.network.chainId }, 'treasury work failed; retrying'), {
-      wakeOn: 'treasury_due',
-    });
+    return loopJob(
+      `treasury chain ${treasury.network.chainId}`,
+      () => sendPending(deps, treasury, swaps, state),
+      deps.intervalMs,
+      (error) => log.warn({ err: error, chainId: treasury.network.chainId }, 'treasury work failed; retrying'),
+      {
+        wakeOn: 'treasury_due',
+      },
+    );
   });
   return [...journal, ...senders];
 }
@@ -75,7 +100,13 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
   const chainId = treasury.network.chainId;
   const partner = partnerWork(deps, treasury);
   // Nothing pending: no lease taken, nothing written (this runs every few hundred ms).
-  if (state.fundingSeen && (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 && (await deps.swaps.pendingSwaps(chainId)).length === 0 && !(await partner.due())) return;
+  if (
+    state.fundingSeen &&
+    (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 &&
+    (await deps.swaps.pendingSwaps(chainId)).length === 0 &&
+    !(await partner.due())
+  )
+    return;
   // A held chain sends nothing: what was reserved before the hold waits, unsigned or
   // not sent again, and goes once the operator resolves it.
   if (await heldNow(deps, chainId, state)) return;
@@ -96,12 +127,28 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
       const gas = (receipt: TransactionReceipt, memo: string) => deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
       for (const w of await deps.withdrawals.pendingWithdrawals(chainId)) {
         if (lost()) return;
-        const tx = await transactionFor(tick, 'withdrawals', w.id, (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor), (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()));
+        const tx = await transactionFor(
+          tick,
+          'withdrawals',
+          w.id,
+          (floor) => treasury.transfer(w.token as Address, w.address as Address, w.amount, floor),
+          (signed) => deps.withdrawals.withdrawalSigned(w.id, signed, deps.now()),
+        );
         if (!tx) continue;
-        const outcome = await settle(tick, { table: 'withdrawals', id: w.id }, tx.hash, tx.raw, { token: w.token as Address, to: w.address as Address, amount: w.amount });
+        const outcome = await settle(tick, { table: 'withdrawals', id: w.id }, tx.hash, tx.raw, {
+          token: w.token as Address,
+          to: w.address as Address,
+          amount: w.amount,
+        });
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
-        const done = await finishWithdrawal(deps.balanceTransactions, w.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now(), withdrawalView);
+        const done = await finishWithdrawal(
+          deps.balanceTransactions,
+          w.id,
+          outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure },
+          deps.now(),
+          withdrawalView,
+        );
         log.info({ withdrawal: w.id, purpose: w.purpose, chainId, status: done.state, tx: tx.hash }, 'withdrawal from the treasury');
       }
       for (const s of await deps.swaps.pendingSwaps(chainId)) {
@@ -139,8 +186,13 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         const block = await treasury.rpc.getBlockNumber();
         const { funded, short } = await deps.journal.gasFunding(chainId, block, await treasury.nativeBalance(block), deps.now());
         state.fundingSeen = true;
-        if (funded > 0n) log.info({ chainId, wei: String(funded), block: String(block) }, 'native coin sent to the treasury journaled as the operator\'s gas funding');
-        if (short > 0n) log.warn({ chainId, wei: String(short), block: String(block) }, 'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled');
+        if (funded > 0n)
+          log.info({ chainId, wei: String(funded), block: String(block) }, "native coin sent to the treasury journaled as the operator's gas funding");
+        if (short > 0n)
+          log.warn(
+            { chainId, wei: String(short), block: String(block) },
+            'the treasury holds less native coin than the journal says: a transaction whose gas was not journaled',
+          );
       }
     },
   );
@@ -176,7 +228,10 @@ async function transactionFor(
   const recorded = await record(signed);
   if (recorded.state !== 'pending' || !recorded.txHash || !recorded.rawTx) return undefined;
   if (recorded.txHash !== signed.hash) {
-    log.warn({ chainId: tick.treasury.network.chainId, [table]: id, recorded: recorded.txHash, unsent: signed.hash }, 'another instance recorded a transaction for this first: that one is sent and followed, the one signed here never');
+    log.warn(
+      { chainId: tick.treasury.network.chainId, [table]: id, recorded: recorded.txHash, unsent: signed.hash },
+      'another instance recorded a transaction for this first: that one is sent and followed, the one signed here never',
+    );
   }
   return { hash: recorded.txHash as Hex, raw: recorded.rawTx as Hex };
 }
@@ -188,7 +243,12 @@ async function transactionFor(
  * once mined (once: the journal's entry is keyed by its hash). A reverted approval throws, and
  * the next tick signs another.
  */
-async function approved(tick: Tick, swapId: string, sign: () => Promise<Signed | undefined>, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<boolean> {
+async function approved(
+  tick: Tick,
+  swapId: string,
+  sign: () => Promise<Signed | undefined>,
+  gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>,
+): Promise<boolean> {
   const { deps, treasury } = tick;
   let recorded = await deps.treasuryTxs.approval(swapId);
   if (!recorded) {
@@ -197,7 +257,14 @@ async function approved(tick: Tick, swapId: string, sign: () => Promise<Signed |
     recorded = await deps.treasuryTxs.recordApproval(swapId, signed);
     if (!recorded) return false;
   }
-  await treasury.send(recorded.raw as Hex).catch((error: unknown) => deps.log.warn({ err: error, chainId: treasury.network.chainId, tx: recorded.hash }, 'the node refused a swap\'s recorded approval; it is sent again next tick'));
+  await treasury
+    .send(recorded.raw as Hex)
+    .catch((error: unknown) =>
+      deps.log.warn(
+        { err: error, chainId: treasury.network.chainId, tx: recorded.hash },
+        "the node refused a swap's recorded approval; it is sent again next tick",
+      ),
+    );
   const done = await treasury.outcome(recorded.hash as Hex, 5_000);
   if (!done.mined) return false;
   await gas(done.receipt, `approving the swap router for swap ${swapId}`);
@@ -252,13 +319,30 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
       }
       for (const t of pending) {
         if (tick.lease.signal.aborted) return;
-        const tx = await transactionFor(tick, 'partner_transfers', t.id, (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor), (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()));
+        const tx = await transactionFor(
+          tick,
+          'partner_transfers',
+          t.id,
+          (floor) => treasury.transfer(t.token as Address, t.address as Address, t.amount, floor),
+          (signed) => deps.partnerTransfers.partnerSigned(t.id, signed, deps.now()),
+        );
         if (!tx) continue;
-        const outcome = await settle(tick, { table: 'partner_transfers', id: t.id }, tx.hash, tx.raw, { token: t.token as Address, to: t.address as Address, amount: t.amount });
+        const outcome = await settle(tick, { table: 'partner_transfers', id: t.id }, tx.hash, tx.raw, {
+          token: t.token as Address,
+          to: t.address as Address,
+          amount: t.amount,
+        });
         if (outcome.state === 'pending') continue;
         if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
-        const done = await deps.partnerTransfers.finishPartnerTransfer(t.id, outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure }, deps.now());
-        log.info({ partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: tx.hash }, 'what was owed to the payout partner, sent from the treasury');
+        const done = await deps.partnerTransfers.finishPartnerTransfer(
+          t.id,
+          outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure },
+          deps.now(),
+        );
+        log.info(
+          { partnerTransfer: t.id, chainId, status: done.state, amount: String(t.amount), tx: tx.hash },
+          'what was owed to the payout partner, sent from the treasury',
+        );
       }
     },
   };
@@ -285,7 +369,13 @@ async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise
  * index answers none for a transaction it mined), nor does a node that fails to answer: the
  * transaction waits, and this is logged once.
  */
-async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, hash: Hex, raw: Hex, transfer?: { token: Address; to: Address; amount: bigint }): Promise<Settled> {
+async function settle(
+  tick: Tick,
+  row: { table: TreasuryTable; id: string },
+  hash: Hex,
+  raw: Hex,
+  transfer?: { token: Address; to: Address; amount: bigint },
+): Promise<Settled> {
   const { treasury, state } = tick;
   const { deps } = tick;
   const { log } = deps;
@@ -316,15 +406,30 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
       forget(state, hash);
       if (tx.hash !== hash) {
         await deps.treasuryTxs.adoptMined(row.table, row.id, tx, deps.now());
-        log.info({ chainId, [row.table]: row.id, tx: tx.hash, first: hash, replacements: replacements.length }, 'a replacement of a treasury transaction was mined: it pays the row, once');
+        log.info(
+          { chainId, [row.table]: row.id, tx: tx.hash, first: hash, replacements: replacements.length },
+          'a replacement of a treasury transaction was mined: it pays the row, once',
+        );
       }
-      if (receipt.status !== 'success') return { state: 'failed', receipt, failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)` };
+      if (receipt.status !== 'success')
+        return {
+          state: 'failed',
+          receipt,
+          failure: `the transaction ${tx.hash} reverted on chain (for a swap: the pool would give less than the minimum, the price moved past the slippage limit)`,
+        };
       // Done only when the token moved the amount: a token that answers false instead
       // of reverting gives a successful receipt and moves nothing, and logs no Transfer.
       const moved = transfer ? treasury.moved(receipt, transfer.token, transfer.to) : undefined;
       if (transfer && moved! < transfer.amount) {
-        log.error({ chainId, [row.table]: row.id, tx: tx.hash, token: transfer.token, moved: String(moved), amount: String(transfer.amount) }, 'a treasury transfer succeeded on chain but the token moved less than its amount (a token that answers false): failed, its money returned');
-        return { state: 'failed', receipt, failure: `the token ${transfer.token} did not move the amount in ${tx.hash}: its receipt has a Transfer of ${moved} to ${transfer.to}, not ${transfer.amount} (the token answered false instead of reverting)` };
+        log.error(
+          { chainId, [row.table]: row.id, tx: tx.hash, token: transfer.token, moved: String(moved), amount: String(transfer.amount) },
+          'a treasury transfer succeeded on chain but the token moved less than its amount (a token that answers false): failed, its money returned',
+        );
+        return {
+          state: 'failed',
+          receipt,
+          failure: `the token ${transfer.token} did not move the amount in ${tx.hash}: its receipt has a Transfer of ${moved} to ${transfer.to}, not ${transfer.amount} (the token answered false instead of reverting)`,
+        };
       }
       return { state: 'ok', receipt };
     }
@@ -333,7 +438,11 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
       // Below it, a nonce nothing fills (a transaction of the treasury a reorganisation took
       // away, not recorded): it cannot be mined until one is.
       if ((await treasury.rpc.getTransactionCount({ address: treasury.address, blockTag: 'pending' })) < nonce) {
-        tellOnce('gap', { nonce }, 'a treasury transaction waits on a nonce below it that none of the treasury\'s transactions in the pool fills: it stays pending until one does (look at the chain)');
+        tellOnce(
+          'gap',
+          { nonce },
+          "a treasury transaction waits on a nonce below it that none of the treasury's transactions in the pool fills: it stays pending until one does (look at the chain)",
+        );
         return { state: 'pending' };
       }
       await reprice(tick, row, latest, replacements.at(-1)?.signedMs ?? (await deps.treasuryTxs.recordedTx(row.table, row.id)).signedMs ?? 0, tellOnce);
@@ -345,10 +454,17 @@ async function settle(tick: Tick, row: { table: TreasuryTable; id: string }, has
       const theirs = await treasury.receipt(other as Hex);
       if (theirs && (await counted(treasury, theirs))) {
         forget(state, hash);
-        return { state: 'failed', failure: `the transaction ${hash} was never mined: the treasury's transaction ${other} took its nonce ${nonce} in block ${theirs.blockNumber}` };
+        return {
+          state: 'failed',
+          failure: `the transaction ${hash} was never mined: the treasury's transaction ${other} took its nonce ${nonce} in block ${theirs.blockNumber}`,
+        };
       }
     }
-    tellOnce('nonce', { nonce }, 'a treasury transaction has no receipt though its nonce is used, and no other recorded transaction of the treasury is mined at that nonce: it stays pending (a node behind on its index, or the treasury key used elsewhere: look at the chain)');
+    tellOnce(
+      'nonce',
+      { nonce },
+      'a treasury transaction has no receipt though its nonce is used, and no other recorded transaction of the treasury is mined at that nonce: it stays pending (a node behind on its index, or the treasury key used elsewhere: look at the chain)',
+    );
     return { state: 'pending' };
   } catch (error) {
     tellOnce('rpc', { err: error }, 'the node did not answer about a treasury transaction; it waits');
@@ -363,7 +479,10 @@ async function heldNow(deps: Pick<TreasuryDeps, 'treasuryHolds' | 'log'>, chainI
   const key = `hold/${chainId}/${hold.sinceMs}`;
   if (!state.told.has(key)) {
     state.told.add(key);
-    deps.log.warn({ chainId, reason: hold.reason, since: new Date(hold.sinceMs).toISOString() }, 'the chain\'s money movements are held: the treasury sends nothing (withdrawals, refunds, swaps, partner transfers wait) until the operator resolves it');
+    deps.log.warn(
+      { chainId, reason: hold.reason, since: new Date(hold.sinceMs).toISOString() },
+      "the chain's money movements are held: the treasury sends nothing (withdrawals, refunds, swaps, partner transfers wait) until the operator resolves it",
+    );
   }
   return true;
 }
@@ -378,7 +497,13 @@ function forget(state: SenderState, hash: Hex): void {
  * only while this instance holds the lease. At the network's fee cap it waits, told once: the
  * head of the queue is then visible in /readyz and /metrics (treasury_stuck_seconds).
  */
-async function reprice(tick: Tick, row: { table: TreasuryTable; id: string }, latest: { hash: Hex; raw: Hex }, signedMs: number, tellOnce: (what: string, fields: Record<string, unknown>, message: string) => void): Promise<void> {
+async function reprice(
+  tick: Tick,
+  row: { table: TreasuryTable; id: string },
+  latest: { hash: Hex; raw: Hex },
+  signedMs: number,
+  tellOnce: (what: string, fields: Record<string, unknown>, message: string) => void,
+): Promise<void> {
   const { deps, treasury } = tick;
   const after = deps.treasuryReplaceAfterMs;
   // Undefined (a sender made by hand in a test): never re-priced.
@@ -386,11 +511,22 @@ async function reprice(tick: Tick, row: { table: TreasuryTable; id: string }, la
   if (!(await tick.lease.renew())) return;
   const next = await treasury.replacement(latest.raw);
   if (!next) {
-    tellOnce('cap', { maxFeePerGas: String(Treasury.maxFeeOf(latest.raw)), cap: String(treasury.network.maxFeePerGas) }, 'a treasury transaction waits unmined at the network\'s fee cap (maxFeeGwei): it is not re-priced higher');
+    tellOnce(
+      'cap',
+      { maxFeePerGas: String(Treasury.maxFeeOf(latest.raw)), cap: String(treasury.network.maxFeePerGas) },
+      "a treasury transaction waits unmined at the network's fee cap (maxFeeGwei): it is not re-priced higher",
+    );
     return;
   }
   const chainId = treasury.network.chainId;
   if (!(await deps.treasuryTxs.recordReplacement(chainId, row.table, row.id, next, deps.now()))) return;
-  deps.log.info({ chainId, [row.table]: row.id, tx: next.hash, replaces: latest.hash, nonce: next.nonce, maxFeePerGas: String(Treasury.maxFeeOf(next.raw)) }, 'a treasury transaction not mined in time, signed again at its nonce with higher fees');
-  await treasury.send(next.raw).catch((error: unknown) => tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for'));
+  deps.log.info(
+    { chainId, [row.table]: row.id, tx: next.hash, replaces: latest.hash, nonce: next.nonce, maxFeePerGas: String(Treasury.maxFeeOf(next.raw)) },
+    'a treasury transaction not mined in time, signed again at its nonce with higher fees',
+  );
+  await treasury
+    .send(next.raw)
+    .catch((error: unknown) =>
+      tellOnce('send', { err: error }, 'the node refused a recorded treasury transaction; it is sent again each tick, and its receipt looked for'),
+    );
 }

@@ -126,7 +126,10 @@ export class TreasuryTxStore {
 
   /** A row's replacements, oldest first: each the same transaction at its nonce with higher fees. */
   async replacements(table: TreasuryTable, id: string): Promise<Replacement[]> {
-    const rows = await this.db.query(`SELECT tx_hash, raw_tx, signed_ms FROM treasury_replacements WHERE row_table = $1 AND row_id = $2 ORDER BY signed_ms, tx_hash`, [table, id]);
+    const rows = await this.db.query(
+      `SELECT tx_hash, raw_tx, signed_ms FROM treasury_replacements WHERE row_table = $1 AND row_id = $2 ORDER BY signed_ms, tx_hash`,
+      [table, id],
+    );
     return rows.map((r) => ({ hash: r.tx_hash as string, raw: r.raw_tx as string, signedMs: Number(r.signed_ms) }));
   }
 
@@ -143,7 +146,12 @@ export class TreasuryTxStore {
 
   /** The row is paid by the replacement that was mined: its transaction, for its answer and its record, from now on. */
   async adoptMined(table: TreasuryTable, id: string, mined: { hash: string; raw: string }, nowMs: number): Promise<void> {
-    await this.db.query(`UPDATE ${table} SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending'`, [id, mined.hash, mined.raw, nowMs]);
+    await this.db.query(`UPDATE ${table} SET tx_hash = $2, raw_tx = $3, updated_ms = $4 WHERE id = $1 AND state = 'pending'`, [
+      id,
+      mined.hash,
+      mined.raw,
+      nowMs,
+    ]);
   }
 
   /** The oldest treasury transaction of a chain signed and not decided (the head of its queue), with its replacements. */
@@ -157,12 +165,21 @@ export class TreasuryTxStore {
       [chainId],
     );
     if (!row) return undefined;
-    return { table: row.tbl as TreasuryTable, id: row.id as string, nonce: row.nonce === null ? null : Number(row.nonce), signedMs: Number(row.signed_ms), replacements: Number(row.replacements) };
+    return {
+      table: row.tbl as TreasuryTable,
+      id: row.id as string,
+      nonce: row.nonce === null ? null : Number(row.nonce),
+      signedMs: Number(row.signed_ms),
+      replacements: Number(row.replacements),
+    };
   }
 
   /** A swap's approval of the router, recorded before it is sent (once: the first recorded stays); answers the one recorded. */
   async recordApproval(id: string, signed: SignedTx): Promise<{ hash: string; raw: string } | undefined> {
-    await this.db.query(`UPDATE swaps SET approve_tx_hash = $2, approve_raw_tx = $3, approve_nonce = $4 WHERE id = $1 AND state = 'pending' AND approve_tx_hash IS NULL AND tx_hash IS NULL`, [id, signed.hash, signed.raw, signed.nonce]);
+    await this.db.query(
+      `UPDATE swaps SET approve_tx_hash = $2, approve_raw_tx = $3, approve_nonce = $4 WHERE id = $1 AND state = 'pending' AND approve_tx_hash IS NULL AND tx_hash IS NULL`,
+      [id, signed.hash, signed.raw, signed.nonce],
+    );
     return this.approval(id);
   }
 

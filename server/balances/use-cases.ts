@@ -6,8 +6,21 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, TreasuryHeld } from '../domain/errors.ts';
 import {
-  checkBalance, checkQuoteUsable, checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, swapOutcome, usdCentsOf, WITHDRAWAL_WINDOW_MS, withdrawalSent,
-  type EntryKind, type Posting, type StoredSwap, type StoredWithdrawal,
+  checkBalance,
+  checkQuoteUsable,
+  checkWithdrawalLimit,
+  configuredUnits,
+  LIMIT_DECIMALS,
+  merchantAccount,
+  move,
+  swapOutcome,
+  usdCentsOf,
+  WITHDRAWAL_WINDOW_MS,
+  withdrawalSent,
+  type EntryKind,
+  type Posting,
+  type StoredSwap,
+  type StoredWithdrawal,
 } from './ledger-rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -81,14 +94,32 @@ const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: 
  * there is; refused too while the operator holds the chain's money movements (its treasury holds
  * less than the journal owes, or counted money left the chain). Call inside the merchant's lock.
  */
-export async function reserveFromBalance(w: Pick<BalanceWrites, 'catchUp' | 'available' | 'post' | 'held'>, owner: Owner, coin: BalanceCoin, amount: bigint, entry: { kind: EntryKind; ref: string; memo: string }, field = 'amount'): Promise<void> {
+export async function reserveFromBalance(
+  w: Pick<BalanceWrites, 'catchUp' | 'available' | 'post' | 'held'>,
+  owner: Owner,
+  coin: BalanceCoin,
+  amount: bigint,
+  entry: { kind: EntryKind; ref: string; memo: string },
+  field = 'amount',
+): Promise<void> {
   const hold = await w.held(coin.chainId);
   if (hold) {
-    throw new TreasuryHeld(`Money movements on chain ${coin.chainId} are held by the operator since ${new Date(hold.sinceMs).toISOString()} (${hold.reason === 'deep_reorganisation' ? 'a reorganisation took counted money off the chain' : 'the treasury holds less than the balances it owes'}); nothing was moved: try again once the operator has resolved it`);
+    throw new TreasuryHeld(
+      `Money movements on chain ${coin.chainId} are held by the operator since ${new Date(hold.sinceMs).toISOString()} (${hold.reason === 'deep_reorganisation' ? 'a reorganisation took counted money off the chain' : 'the treasury holds less than the balances it owes'}); nothing was moved: try again once the operator has resolved it`,
+    );
   }
   await w.catchUp(owner);
   checkBalance(amount, await w.available(owner, coin.chainId, coin.token), coin, field);
-  await w.post({ ...entry, owner }, move(merchantAccount(owner.merchant.id, owner.mode, 'available'), merchantAccount(owner.merchant.id, owner.mode, 'reserved'), coin.chainId, coin.token, amount));
+  await w.post(
+    { ...entry, owner },
+    move(
+      merchantAccount(owner.merchant.id, owner.mode, 'available'),
+      merchantAccount(owner.merchant.id, owner.mode, 'reserved'),
+      coin.chainId,
+      coin.token,
+      amount,
+    ),
+  );
 }
 
 /** Accepts a quote: its amount reserved from the balance (or refused), the swap pending, its event written. */
@@ -98,7 +129,13 @@ export function acceptQuote(store: BalanceTransactions, owner: Owner, id: string
     const quoted = await w.swaps.lock(id, owner);
     if (!quoted) throw new NotFound(`quote_id: no quote ${id}`, [{ field: 'quote_id', message: 'expected a quote id from POST /api/v1/swaps/quote' }]);
     checkQuoteUsable(quoted, nowMs);
-    await reserveFromBalance(w, owner, { chainId: quoted.chainId, token: quoted.fromToken, symbol: quoted.fromSymbol, format: (u) => formatUnits(u, quoted.fromDecimals) }, quoted.amountIn, { kind: 'swap_reserved', ref: quoted.id, memo: `swap ${quoted.fromSymbol} to ${quoted.toSymbol}` });
+    await reserveFromBalance(
+      w,
+      owner,
+      { chainId: quoted.chainId, token: quoted.fromToken, symbol: quoted.fromSymbol, format: (u) => formatUnits(u, quoted.fromDecimals) },
+      quoted.amountIn,
+      { kind: 'swap_reserved', ref: quoted.id, memo: `swap ${quoted.fromSymbol} to ${quoted.toSymbol}` },
+    );
     const swap = await w.swaps.pending(quoted.id);
     await w.event(owner, 'SWAP_UPDATED', view(swap));
     await w.treasuryDue(swap.chainId);
@@ -110,15 +147,23 @@ export function acceptQuote(store: BalanceTransactions, owner: Owner, id: string
  * A swap done: what the pool gave, less the operator's fee, into the merchant's balance of the
  * coin bought; or failed: the reserved amount back. One entry, the state and its event, at once.
  */
-export function finishSwap(store: BalanceTransactions, id: string, result: { out: bigint } | { failure: string }, nowMs: number, view: (s: StoredSwap) => unknown): Promise<StoredSwap> {
+export function finishSwap(
+  store: BalanceTransactions,
+  id: string,
+  result: { out: bigint } | { failure: string },
+  nowMs: number,
+  view: (s: StoredSwap) => unknown,
+): Promise<StoredSwap> {
   return store.inTransaction(nowMs, async (w) => {
     const swap = (await w.swaps.lock(id))!;
     if (swap.state !== 'pending') return swap;
     const owner = ownerOf(swap.merchantId, swap.mode);
     const { fee, postings } = swapOutcome(swap, result);
-    const done = 'out' in result
-      ? (await w.post({ kind: 'swap_completed', ref: id, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` }, postings), await w.swaps.completed(id, result.out, fee))
-      : (await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, postings), await w.swaps.failed(id, result.failure));
+    const done =
+      'out' in result
+        ? (await w.post({ kind: 'swap_completed', ref: id, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` }, postings),
+          await w.swaps.completed(id, result.out, fee))
+        : (await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, postings), await w.swaps.failed(id, result.failure));
     await w.event(owner, 'SWAP_UPDATED', view(done));
     return done;
   });
@@ -131,15 +176,28 @@ export function finishSwap(store: BalanceTransactions, id: string, result: { out
  * its amount reserved and the withdrawal pending. Both checks inside the merchant's lock, so
  * withdrawals and payouts at once, on any instance, are counted against one another.
  */
-export function withdraw(store: BalanceTransactions, owner: Owner, request: WithdrawalRequest, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
+export function withdraw(
+  store: BalanceTransactions,
+  owner: Owner,
+  request: WithdrawalRequest,
+  nowMs: number,
+  view: (w: StoredWithdrawal) => unknown,
+): Promise<StoredWithdrawal> {
   const newId = crypto.randomUUID();
   return store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
     const usdCents = usdCentsOf(request.amount, request.decimals, request.usdPerCoin);
     const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: request.symbol, text: request.format(request.amount) });
+    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), {
+      symbol: request.symbol,
+      text: request.format(request.amount),
+    });
     // The amount and the network's fee are reserved together: the balance must cover both.
-    await reserveFromBalance(w, owner, request, request.amount + request.networkFee, { kind: 'withdrawal_reserved', ref: newId, memo: `withdrawal to ${request.address}${request.networkFee > 0n ? ` (network fee ${request.format(request.networkFee)} ${request.symbol})` : ''}` });
+    await reserveFromBalance(w, owner, request, request.amount + request.networkFee, {
+      kind: 'withdrawal_reserved',
+      ref: newId,
+      memo: `withdrawal to ${request.address}${request.networkFee > 0n ? ` (network fee ${request.format(request.networkFee)} ${request.symbol})` : ''}`,
+    });
     const withdrawal = await w.withdrawals.insert(owner, newId, request, usdCents);
     await w.event(owner, 'WITHDRAWAL_UPDATED', view(withdrawal));
     await w.treasuryDue(request.chainId);
@@ -152,7 +210,13 @@ export function withdraw(store: BalanceTransactions, owner: Owner, request: With
  * balance. One entry, the state and its event, at once. A send of another purpose (a refund's)
  * is not a withdrawal: its feature is told instead, in the same transaction.
  */
-export function finishWithdrawal(store: BalanceTransactions, id: string, result: { sent: true } | { failure: string }, nowMs: number, view: (w: StoredWithdrawal) => unknown): Promise<StoredWithdrawal> {
+export function finishWithdrawal(
+  store: BalanceTransactions,
+  id: string,
+  result: { sent: true } | { failure: string },
+  nowMs: number,
+  view: (w: StoredWithdrawal) => unknown,
+): Promise<StoredWithdrawal> {
   return store.inTransaction(nowMs, async (w) => {
     const withdrawal = (await w.withdrawals.lock(id))!;
     if (withdrawal.state !== 'pending') return withdrawal;
@@ -163,7 +227,16 @@ export function finishWithdrawal(store: BalanceTransactions, id: string, result:
       await w.post({ kind: 'withdrawal_sent', ref: id, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, withdrawalSent(withdrawal, reserved));
       done = await w.withdrawals.completed(id);
     } else {
-      await w.post({ kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` }, move(reserved, merchantAccount(withdrawal.merchantId, withdrawal.mode, 'available'), withdrawal.chainId, withdrawal.token, withdrawal.amount + withdrawal.networkFee));
+      await w.post(
+        { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` },
+        move(
+          reserved,
+          merchantAccount(withdrawal.merchantId, withdrawal.mode, 'available'),
+          withdrawal.chainId,
+          withdrawal.token,
+          withdrawal.amount + withdrawal.networkFee,
+        ),
+      );
       done = await w.withdrawals.failed(id, result.failure);
     }
     if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));

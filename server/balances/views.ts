@@ -52,10 +52,24 @@ export function refersTo(kind: string, ref: string, memo: string): string {
 
 /** A statement line as the API answers it; the coin, its network and decimals from the catalogue. */
 /** `idOf`: a posting's and an entry's number as answered (opaque, http/opaque-ids.ts). */
-export function statementView(line: StatementLine, coin: { symbol: string; network: string; decimals: number }, idOf: (list: 'statement' | 'entry', n: number) => string) {
+export function statementView(
+  line: StatementLine,
+  coin: { symbol: string; network: string; decimals: number },
+  idOf: (list: 'statement' | 'entry', n: number) => string,
+) {
   return {
-    id: idOf('statement', line.id), entry: idOf('entry', line.entryId), date: iso(line.createdMs), kind: line.kind, refers_to: refersTo(line.kind, line.ref, line.memo), memo: line.memo,
-    coin: coin.symbol, chain_id: line.chainId, network: coin.network, account: line.purpose, amount: formatUnits(line.amount, coin.decimals), balance: formatUnits(line.running, coin.decimals),
+    id: idOf('statement', line.id),
+    entry: idOf('entry', line.entryId),
+    date: iso(line.createdMs),
+    kind: line.kind,
+    refers_to: refersTo(line.kind, line.ref, line.memo),
+    memo: line.memo,
+    coin: coin.symbol,
+    chain_id: line.chainId,
+    network: coin.network,
+    account: line.purpose,
+    amount: formatUnits(line.amount, coin.decimals),
+    balance: formatUnits(line.running, coin.decimals),
   };
 }
 
@@ -68,5 +82,17 @@ const csvText = (value: string) => {
 };
 
 export function statementCsvLine(v: ReturnType<typeof statementView>): string {
-  return [csvText(v.date), v.entry, csvText(v.kind), csvText(v.refers_to), csvText(v.memo), csvText(v.coin), String(v.chain_id), csvText(v.network), v.account, v.amount, v.balance].join(',');
+  return [
+    csvText(v.date),
+    v.entry,
+    csvText(v.kind),
+    csvText(v.refers_to),
+    csvText(v.memo),
+    csvText(v.coin),
+    String(v.chain_id),
+    csvText(v.network),
+    v.account,
+    v.amount,
+    v.balance,
+  ].join(',');
 }

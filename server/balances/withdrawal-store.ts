@@ -87,7 +87,6 @@ export class WithdrawalStore {
     return follower;
   }
 
-
   // ---- withdrawals ---------------------------------------------------------------------------
 
   /** The merchant's daily withdrawal limit in a mode, US dollars as decimal text: the operator's for it, else the service's default. */
@@ -112,7 +111,11 @@ export class WithdrawalStore {
   }
 
   async withdrawal(account: Owner, id: string): Promise<StoredWithdrawal> {
-    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 AND purpose = 'withdrawal'`, [account.merchant.id, account.mode, id]);
+    const [row] = await this.db.query(`SELECT * FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND id::text = $3 AND purpose = 'withdrawal'`, [
+      account.merchant.id,
+      account.mode,
+      id,
+    ]);
     if (!row) throw new NotFound(`No withdrawal ${id}`);
     return withdrawalOf(row);
   }
@@ -165,10 +168,32 @@ export class WithdrawalStore {
     return big(row!.s);
   }
 
-  async insert(tx: Sql, account: Owner, id: string, w: WithdrawalRequest, usdCents: bigint, nowMs: number, purpose: SendPurpose = 'withdrawal'): Promise<StoredWithdrawal> {
+  async insert(
+    tx: Sql,
+    account: Owner,
+    id: string,
+    w: WithdrawalRequest,
+    usdCents: bigint,
+    nowMs: number,
+    purpose: SendPurpose = 'withdrawal',
+  ): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
       `INSERT INTO withdrawals (id, merchant_id, mode, chain_id, symbol, token, decimals, address, amount, usd_cents, state, created_ms, updated_ms, network_fee, purpose) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $12, $13) RETURNING *`,
-      [id, account.merchant.id, account.mode, w.chainId, w.symbol, w.token.toLowerCase(), w.decimals, w.address, String(w.amount), String(usdCents), nowMs, String(w.networkFee), purpose],
+      [
+        id,
+        account.merchant.id,
+        account.mode,
+        w.chainId,
+        w.symbol,
+        w.token.toLowerCase(),
+        w.decimals,
+        w.address,
+        String(w.amount),
+        String(usdCents),
+        nowMs,
+        String(w.networkFee),
+        purpose,
+      ],
     );
     return withdrawalOf(row!);
   }

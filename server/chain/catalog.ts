@@ -58,7 +58,9 @@ export const chainsNamed = (coins: Array<Pick<Coin, 'chainId' | 'network'>>): st
 
 /** Live keys on a service with no live network: said plainly, with what the operator must do. */
 export const noLiveNetwork = () =>
-  new NotConfigured('Live payments are not available: this service has no live network configured. Its operator must add a "live" network to NETWORKS_FILE (chain, RPC URLs, deposit factory, tokens) and restart it');
+  new NotConfigured(
+    'Live payments are not available: this service has no live network configured. Its operator must add a "live" network to NETWORKS_FILE (chain, RPC URLs, deposit factory, tokens) and restart it',
+  );
 
 /**
  * `settlementOf`: where the merchant's new payments in a mode settle: its own payout address
@@ -81,13 +83,18 @@ export function catalog(
     coin: (mode, symbol, chainId) => coins[mode].find((c) => c.symbol === symbol && c.chainId === chainId),
     choose(mode, symbol, chainId, field = 'coin') {
       const offered = this.coins(mode).filter((c) => c.symbol === symbol);
-      if (offered.length === 0) throw invalidField(field, `expected a coin your ${mode} keys take (${[...new Set(this.coins(mode).map((c) => c.symbol))].join(', ')}), received ${symbol}; ${symbol} is not available on this network`);
+      if (offered.length === 0)
+        throw invalidField(
+          field,
+          `expected a coin your ${mode} keys take (${[...new Set(this.coins(mode).map((c) => c.symbol))].join(', ')}), received ${symbol}; ${symbol} is not available on this network`,
+        );
       if (chainId !== undefined) {
         const coin = offered.find((c) => c.chainId === chainId);
         if (!coin) throw invalidField('chain_id', `expected a chain your ${mode} keys take ${symbol} on: ${chainsNamed(offered)}; received ${chainId}`);
         return coin;
       }
-      if (offered.length > 1) throw invalidField('chain_id', `${symbol} is taken on several chains with ${mode} keys: ${chainsNamed(offered)}; say which with chain_id`);
+      if (offered.length > 1)
+        throw invalidField('chain_id', `${symbol} is taken on several chains with ${mode} keys: ${chainsNamed(offered)}; say which with chain_id`);
       return offered[0]!;
     },
     networks: listOf,
@@ -105,20 +112,37 @@ export function catalog(
         // Test keys without a network pay in the sandbox only. Live keys never get an address
         // that no one watches: money sent there would be gone.
         if (mode === 'live') throw noLiveNetwork();
-        return { address: '0x' + randomBytes(20).toString('hex'), payout: null, settlement: await settlementOf(merchantId, mode), feeTerms: terms, feeTo: null };
+        return {
+          address: '0x' + randomBytes(20).toString('hex'),
+          payout: null,
+          settlement: await settlementOf(merchantId, mode),
+          feeTerms: terms,
+          feeTo: null,
+        };
       }
       const network = listOf(mode).find((n) => n.chainId === chainId);
       if (!network) throw invalidField('chain_id', `expected a chain of your ${mode} keys: ${chainsNamed(coins[mode])}; received ${chainId}`);
       const settlement = await settlementOf(merchantId, mode);
       if (settlement === 'balance') {
-        if (!network.treasury) throw new NotConfigured(`Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`);
+        if (!network.treasury)
+          throw new NotConfigured(
+            `Balance settlement needs a treasury on ${network.name}, and its operator has configured none: switch back with PUT /api/v1/settlement {"settlement":"wallet"}`,
+          );
         const treasury = network.treasury;
         // The fee stays in the treasury with the rest, and is journaled to the operator (balances/journal-store.ts).
-        return { address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: treasury }), payout: treasury.toLowerCase(), settlement, feeTerms: terms, feeTo: null };
+        return {
+          address: create2Addresses(network.factory).addressFor({ merchantId, mode, reference, payout: treasury }),
+          payout: treasury.toLowerCase(),
+          settlement,
+          feeTerms: terms,
+          feeTo: null,
+        };
       }
       const payout = await payoutAddress(merchantId, mode, network.chainId);
       if (!payout) {
-        throw new PayoutAddressRequired(`No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`);
+        throw new PayoutAddressRequired(
+          `No payout address for ${network.name} (chain ${network.chainId}): register one with PUT /api/v1/payout_address before taking payments there`,
+        );
       }
       const feeTo = terms.bps > 0 ? feeAddressOf(network) : undefined;
       const fee = feeTo ? { to: feeTo, ...feeFraction(terms) } : null;

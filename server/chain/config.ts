@@ -10,14 +10,18 @@ import type { KeyMode } from '../../contract/keys.ts';
 import type { Network } from './networks.ts';
 
 const address = z.custom<`0x${string}`>((v) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v), { error: 'a 0x address of 40 hex digits' });
-const url = z.custom<string>((v) => {
-  try {
-    return typeof v === 'string' && /^https?:$/.test(new URL(v).protocol);
-  } catch {
-    return false;
-  }
-}, { error: 'an http(s) URL' });
-const whole = (min: number, max: number) => z.custom<number>((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, { error: `a whole number from ${min} to ${max}` });
+const url = z.custom<string>(
+  (v) => {
+    try {
+      return typeof v === 'string' && /^https?:$/.test(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  },
+  { error: 'an http(s) URL' },
+);
+const whole = (min: number, max: number) =>
+  z.custom<number>((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, { error: `a whole number from ${min} to ${max}` });
 
 const NetworkSchema = z.object({
   chainId: whole(1, 2 ** 31 - 1),
@@ -31,31 +35,53 @@ const NetworkSchema = z.object({
       name: z.custom<string>((v) => typeof v === 'string' && v.length > 0, { error: 'a name' }),
       address,
       decimals: whole(0, 36),
-      minimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.01"' })),
-      withdrawalMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "1"' })),
+      minimum: z.optional(
+        z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.01"' }),
+      ),
+      withdrawalMinimum: z.optional(
+        z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "1"' }),
+      ),
       feeOnTransfer: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
       eip3009: z.optional(
         z.object({
-          name: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 100, { error: 'the token\'s EIP-712 domain name, such as "USD Coin"' }),
-          version: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 20, { error: 'the token\'s EIP-712 domain version, such as "2"' }),
+          name: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 100, {
+            error: 'the token\'s EIP-712 domain name, such as "USD Coin"',
+          }),
+          version: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 20, {
+            error: 'the token\'s EIP-712 domain version, such as "2"',
+          }),
         }),
       ),
-      withdrawalFee: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), { error: 'a decimal amount of the token, such as "0.5" (0: none)' })),
+      withdrawalFee: z.optional(
+        z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,36})?$/.test(v), {
+          error: 'a decimal amount of the token, such as "0.5" (0: none)',
+        }),
+      ),
     }),
   ),
-  explorer: z.optional(z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' })),
+  explorer: z.optional(
+    z.custom<string>((v) => typeof v === 'string' && /^https:\/\/\S+$/.test(v) && !v.endsWith('/'), { error: 'an https URL without a trailing /' }),
+  ),
   dev: z.optional(z.custom<boolean>((v) => typeof v === 'boolean', { error: 'true or false' })),
-  maxFeeGwei: z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1_000_000 && /^\d+(\.\d{1,9})?$/.test(String(v)), { error: 'gwei per gas, more than 0 and at most 1000000, to 9 decimals' })),
+  maxFeeGwei: z.optional(
+    z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1_000_000 && /^\d+(\.\d{1,9})?$/.test(String(v)), {
+      error: 'gwei per gas, more than 0 and at most 1000000, to 9 decimals',
+    }),
+  ),
   logRange: z.optional(whole(1, 100_000)),
   reorgDepth: z.optional(whole(1, 10_000)),
   finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
   treasury: z.optional(address),
-  treasuryKeyFile: z.optional(z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 4096, { error: 'the path of a file holding the treasury key' })),
+  treasuryKeyFile: z.optional(
+    z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 4096, { error: 'the path of a file holding the treasury key' }),
+  ),
   feeAddress: z.optional(address),
   swapRouter: z.optional(address),
   swapRateLimitBps: z.optional(whole(1, 10_000)),
   payoutPartner: z.optional(address),
-  partnerMinimum: z.optional(z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v), { error: 'whole USDT as decimal text, such as "1000"' })),
+  partnerMinimum: z.optional(
+    z.custom<string>((v) => typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v), { error: 'whole USDT as decimal text, such as "1000"' }),
+  ),
   partnerMaxWaitMinutes: z.optional(whole(1, 10_080)),
 });
 const NetworkList = z.array(NetworkSchema).check(z.minLength(1, 'at least one network'));
@@ -87,7 +113,12 @@ export function networksFromFile(path: string): NetworkFile {
   }
   const parsed = networksSchema(raw).safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`NETWORKS_FILE ${path}: ` + fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; '));
+    throw new Error(
+      `NETWORKS_FILE ${path}: ` +
+        fieldErrors(parsed.error)
+          .map((e) => `${e.field}: ${e.message}`)
+          .join('; '),
+    );
   }
   const networks: NetworkFile = {};
   // Each chain is watched once, with one cursor: a chain in both modes would let test money look
@@ -103,9 +134,9 @@ export function networksFromFile(path: string): NetworkFile {
       const before = seen.get(n.chainId);
       if (before) {
         throw new Error(
-          before.startsWith(mode) ?
-            `NETWORKS_FILE ${path}: ${at}.chainId: chain ${n.chainId} is already ${before}; list each chain once, with all its tokens`
-          : `NETWORKS_FILE ${path}: ${at}.chainId: test keys need a chain of their own (a testnet), not the live chain ${n.chainId} (${before})`,
+          before.startsWith(mode)
+            ? `NETWORKS_FILE ${path}: ${at}.chainId: chain ${n.chainId} is already ${before}; list each chain once, with all its tokens`
+            : `NETWORKS_FILE ${path}: ${at}.chainId: test keys need a chain of their own (a testnet), not the live chain ${n.chainId} (${before})`,
         );
       }
       seen.set(n.chainId, at);

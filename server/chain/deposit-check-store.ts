@@ -15,7 +15,22 @@ export class DepositCheckStore {
    * the payment; `swept`, moved on by a recorded sweep mined at or below `atBlock` (one mined
    * above it has not moved the money yet, as the chain at `atBlock` says).
    */
-  async depositHoldings(chainId: number, atBlock: bigint): Promise<Array<{ paymentId: string; merchantId: string; mode: string; reference: string; address: string; token: string; held: bigint; credited: bigint; swept: bigint }>> {
+  async depositHoldings(
+    chainId: number,
+    atBlock: bigint,
+  ): Promise<
+    Array<{
+      paymentId: string;
+      merchantId: string;
+      mode: string;
+      reference: string;
+      address: string;
+      token: string;
+      held: bigint;
+      credited: bigint;
+      swept: bigint;
+    }>
+  > {
     const rows = await this.db.query(
       `SELECT p.id, p.merchant_id, p.mode, p.reference, p.address, t.token,
               COALESCE(SUM(CASE WHEN NOT ${SWEPT_BY} THEN t.amount END), 0)::text AS held,
@@ -42,8 +57,13 @@ export class DepositCheckStore {
 
   /** Reconciliation's last look at each deposit line of a chain, by `${address}/${token}`. */
   async depositChecks(chainId: number): Promise<Map<string, { held: bigint; onChain: bigint; checkedMs: number }>> {
-    const rows = await this.db.query(`SELECT address, token, held::text AS held, on_chain::text AS on_chain, checked_ms FROM deposit_checks WHERE chain_id = $1`, [chainId]);
-    return new Map(rows.map((r) => [`${r.address}/${r.token}`, { held: BigInt(r.held as string), onChain: BigInt(r.on_chain as string), checkedMs: Number(r.checked_ms) }]));
+    const rows = await this.db.query(
+      `SELECT address, token, held::text AS held, on_chain::text AS on_chain, checked_ms FROM deposit_checks WHERE chain_id = $1`,
+      [chainId],
+    );
+    return new Map(
+      rows.map((r) => [`${r.address}/${r.token}`, { held: BigInt(r.held as string), onChain: BigInt(r.on_chain as string), checkedMs: Number(r.checked_ms) }]),
+    );
   }
 
   /**
@@ -58,7 +78,8 @@ export class DepositCheckStore {
        RETURNING 1`,
       [chainId, address, token, String(held), String(onChain), nowMs],
     );
-    if (changed.length === 0) await this.db.query(`UPDATE deposit_checks SET checked_ms = $4 WHERE chain_id = $1 AND address = $2 AND token = $3`, [chainId, address, token, nowMs]);
+    if (changed.length === 0)
+      await this.db.query(`UPDATE deposit_checks SET checked_ms = $4 WHERE chain_id = $1 AND address = $2 AND token = $3`, [chainId, address, token, nowMs]);
     return changed.length > 0;
   }
 }

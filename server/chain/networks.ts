@@ -1,6 +1,22 @@
 // Networks and their coins, as data: what an operator configures (RPC URLs, confirmations,
 // token contracts with their real decimals), and the dev chain's, made at start.
-import { concat, defineChain, fallback, type Chain, shouldThrow, getContractAddress, http, keccak256, numberToHex, size, toHex, type Address, type Hex, type LocalAccount, type Transport } from 'viem';
+import {
+  concat,
+  defineChain,
+  fallback,
+  type Chain,
+  shouldThrow,
+  getContractAddress,
+  http,
+  keccak256,
+  numberToHex,
+  size,
+  toHex,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type Transport,
+} from 'viem';
 import type { Coin } from '../../contract/schemas.ts';
 import { toUnits } from '../../contract/money.ts';
 
@@ -53,7 +69,7 @@ export const withdrawalMinimumUnits = (token: Pick<Token, 'decimals' | 'withdraw
  * `withdrawalMinimum` and `withdrawalFee`, the one rule for withdrawals, refunds, send-backs and
  * bank payouts. Undefined for a token of no network (the sandbox's).
  */
-export const sendTermsOf = (token: (Pick<Token, 'decimals' | 'withdrawalMinimum' | 'withdrawalFee'>) | undefined) =>
+export const sendTermsOf = (token: Pick<Token, 'decimals' | 'withdrawalMinimum' | 'withdrawalFee'> | undefined) =>
   token && { minimum: withdrawalMinimumUnits(token), fee: withdrawalFeeUnits(token) };
 
 /** A network's token by address (any case). */
@@ -171,8 +187,13 @@ export class ChainPin {
           const was = state.answered;
           state.answered = answered;
           state.checkedMs = this.now();
-          if (answered !== this.chainId && was !== answered) this.tell({ chainId: this.chainId, answered, rpc: originOf(url) }, 'an RPC URL answers another chain: out of rotation, nothing is read from or sent through it');
-          if (answered === this.chainId && was !== undefined && was !== this.chainId) this.tell({ chainId: this.chainId, rpc: originOf(url) }, 'an RPC URL answers its chain again: back in rotation');
+          if (answered !== this.chainId && was !== answered)
+            this.tell(
+              { chainId: this.chainId, answered, rpc: originOf(url) },
+              'an RPC URL answers another chain: out of rotation, nothing is read from or sent through it',
+            );
+          if (answered === this.chainId && was !== undefined && was !== this.chainId)
+            this.tell({ chainId: this.chainId, rpc: originOf(url) }, 'an RPC URL answers its chain again: back in rotation');
         } finally {
           state.checking = undefined;
         }
@@ -194,7 +215,6 @@ export class ChainPin {
   }
 }
 
-
 /** What a network's RPC transport tells /metrics. */
 export interface RpcEvents {
   /** A call to one of its URLs failed (after that URL's own retries); a node's answer that a call reverts is not a failure. */
@@ -209,7 +229,12 @@ export type Finality = 'safe' | 'finalized';
  * The highest block whose money counts: `confirmations` below the head, and no higher than the
  * chain's own safe or finalized block when the network names one.
  */
-export async function countedUpTo(rpc: { getBlock(args: { blockTag: Finality }): Promise<{ number: bigint | null }> }, head: bigint, confirmations: number, finality?: Finality): Promise<bigint> {
+export async function countedUpTo(
+  rpc: { getBlock(args: { blockTag: Finality }): Promise<{ number: bigint | null }> },
+  head: bigint,
+  confirmations: number,
+  finality?: Finality,
+): Promise<bigint> {
   const deep = head - BigInt(confirmations) + 1n;
   if (!finality) return deep;
   const tagged = (await rpc.getBlock({ blockTag: finality })).number ?? 0n;
@@ -263,11 +288,17 @@ const pinnedTo =
   };
 
 /** The transport of a network as startService configured it: its URLs, /metrics events and chain id pin. */
-export const networkTransport = (network: Network, onRpc?: (method: string) => void): Transport => rpcTransport(network.rpcUrls, onRpc, network.rpcEvents, network.rpcPin);
+export const networkTransport = (network: Network, onRpc?: (method: string) => void): Transport =>
+  rpcTransport(network.rpcUrls, onRpc, network.rpcEvents, network.rpcPin);
 
 /** What a signature names as its chain: the network's configured chain id, never what a node answers. */
 export const chainOf = (network: Pick<Network, 'chainId' | 'name' | 'rpcUrls'>): Chain =>
-  defineChain({ id: network.chainId, name: network.name, nativeCurrency: { name: 'native', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: network.rpcUrls } } });
+  defineChain({
+    id: network.chainId,
+    name: network.name,
+    nativeCurrency: { name: 'native', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: network.rpcUrls } },
+  });
 
 /** A transport that tells `events` of each failed call, and (`next`: a URL follows it) of the failover fallback() then makes. */
 const toldOf =
@@ -331,7 +362,14 @@ export const saltOf = (merchantId: string, mode: string, reference: string): Hex
  */
 export function depositInitCode(implementation: Address, payout: Address, fee?: DepositFee | null): Hex {
   const args = depositArgs(payout, fee);
-  return concat(['0x61', numberToHex(size(args) + 0x2d, { size: 2 }), '0x3d81600a3d39f3363d3d373d3d3d363d73', implementation, '0x5af43d82803e903d91602b57fd5bf3', args]);
+  return concat([
+    '0x61',
+    numberToHex(size(args) + 0x2d, { size: 2 }),
+    '0x3d81600a3d39f3363d3d373d3d3d363d73',
+    implementation,
+    '0x5af43d82803e903d91602b57fd5bf3',
+    args,
+  ]);
 }
 
 /** The factory's deposit code: the first contract it created, in its constructor (a contract's nonce starts at 1). */

@@ -18,14 +18,18 @@ export interface OwnAddresses {
 export const DEPOSIT_ADDRESS = 'a deposit address of this service';
 
 /** Every network's own addresses (of both modes: one key may serve several), and the payments' deposit addresses (asked of their owner, the payments store). */
-export function ownAddresses(isDepositAddress: (address: string) => Promise<boolean>, networks: Network[], gasOf: (network: Network) => string | undefined): OwnAddresses {
+export function ownAddresses(
+  isDepositAddress: (address: string) => Promise<boolean>,
+  networks: Network[],
+  gasOf: (network: Network) => string | undefined,
+): OwnAddresses {
   const known = new Map<string, string>();
   const add = (address: string | undefined, what: string) => {
     if (address && !known.has(address.toLowerCase())) known.set(address.toLowerCase(), what);
   };
-  for (const network of networks) add(network.treasury, 'the service\'s treasury');
-  for (const network of networks) add(gasOf(network), 'the service\'s gas wallet');
-  for (const network of networks) add(feeAddressOf(network), 'the operator\'s fee address');
+  for (const network of networks) add(network.treasury, "the service's treasury");
+  for (const network of networks) add(gasOf(network), "the service's gas wallet");
+  for (const network of networks) add(feeAddressOf(network), "the operator's fee address");
   const named = (address: string) => known.get(address.toLowerCase());
   return {
     named,
@@ -40,5 +44,9 @@ export function ownAddresses(isDepositAddress: (address: string) => Promise<bool
 /** Refuses an address of the service's own as where money goes: 400 naming `field`, saying what it is. */
 export async function refuseOwn(own: OwnAddresses, address: string, field: string, expected: string): Promise<void> {
   const what = await own.which(address);
-  if (what) throw invalidField(field, `expected ${expected}, not ${what}${what === DEPOSIT_ADDRESS ? ' (money sent there would count as a payment, or be swept to someone)' : ''}`);
+  if (what)
+    throw invalidField(
+      field,
+      `expected ${expected}, not ${what}${what === DEPOSIT_ADDRESS ? ' (money sent there would count as a payment, or be swept to someone)' : ''}`,
+    );
 }

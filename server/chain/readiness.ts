@@ -24,7 +24,12 @@ export interface Check {
  * is ready while it has waited less than `stuckMs`; past it, every later withdrawal, swap and
  * partner transfer of the chain waits behind its nonce, and /readyz says so naming the chain.
  */
-export function treasuryQueueReadiness(chains: Array<{ chainId: number; maxFeePerGas?: bigint }>, head: (chainId: number) => Promise<{ table: string; id: string; nonce: number | null; signedMs: number; replacements: number } | undefined>, stuckMs: number, now: () => number): () => Promise<Check[]> {
+export function treasuryQueueReadiness(
+  chains: Array<{ chainId: number; maxFeePerGas?: bigint }>,
+  head: (chainId: number) => Promise<{ table: string; id: string; nonce: number | null; signedMs: number; replacements: number } | undefined>,
+  stuckMs: number,
+  now: () => number,
+): () => Promise<Check[]> {
   return () =>
     Promise.all(
       chains.map(async ({ chainId, maxFeePerGas }): Promise<Check> => {
@@ -47,7 +52,12 @@ export function treasuryQueueReadiness(chains: Array<{ chainId: number; maxFeePe
  * `gasOf`: the gas wallet that sweeps a network, if any: it is ready while it holds enough for
  * GAS_LOW_SWEEPS sweeps at today's gas price (else deposits soon stop being swept).
  */
-export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlocks: number, gasOf: (network: Network) => Address | undefined = () => undefined): () => Promise<Check[]> {
+export function chainReadiness(
+  networks: Network[],
+  store: ChainStore,
+  maxLagBlocks: number,
+  gasOf: (network: Network) => Address | undefined = () => undefined,
+): () => Promise<Check[]> {
   const clients = networks.map((network) => ({ network, rpc: createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient }));
   const gasChecks = clients.flatMap(({ network, rpc }) => {
     const gas = gasOf(network);
@@ -63,7 +73,11 @@ export function chainReadiness(networks: Network[], store: ChainStore, maxLagBlo
           head = await rpc.getBlockNumber();
         } catch {
           const { wrong, none } = pinned();
-          return { name, ok: false, detail: none ? `every RPC URL answers another chain (${wrong.join(', ')}): out of rotation` : 'its RPC URLs do not answer' };
+          return {
+            name,
+            ok: false,
+            detail: none ? `every RPC URL answers another chain (${wrong.join(', ')}): out of rotation` : 'its RPC URLs do not answer',
+          };
         }
         // A URL on another chain is out of rotation; the others still serve, and /readyz says which.
         const { wrong } = pinned();

@@ -27,7 +27,8 @@ export async function receivedAmounts(rpc: Pick<PublicClient, 'readContract'>, t
   }
   for (const group of groups.values()) {
     const { recipient, token, blockNumber } = group[0]!;
-    const balance = (at: bigint) => rpc.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [recipient as Address], blockNumber: at });
+    const balance = (at: bigint) =>
+      rpc.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [recipient as Address], blockNumber: at });
     const [before, after] = await Promise.all([balance(blockNumber - 1n), balance(blockNumber)]);
     const said = group.reduce((sum, t) => sum + t.amount, 0n);
     const gained = after - before < 0n ? 0n : after - before > said ? said : after - before;

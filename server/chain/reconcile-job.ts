@@ -23,14 +23,27 @@ export function reconcileJobs(deps: Pick<JobDeps, (typeof reconcileUses)[number]
         t.held = String(BigInt(t.held) + d.held);
         t.onChain = String(BigInt(t.onChain) + d.onChain);
       }
-      deps.log.info({ chainId: network.chainId, atBlock: String(atBlock), deposits: deposits.length, checked, differences: differences.length, totals }, 'reconciliation');
+      deps.log.info(
+        { chainId: network.chainId, atBlock: String(atBlock), deposits: deposits.length, checked, differences: differences.length, totals },
+        'reconciliation',
+      );
       // Told once, whichever instance found it first and however often the job runs.
       for (const d of fresh) {
-        const data = { reference: d.reference, address: d.address, token: d.token, chainId: network.chainId, atBlock: String(atBlock), ledger: String(d.held), onChain: String(d.onChain) };
+        const data = {
+          reference: d.reference,
+          address: d.address,
+          token: d.token,
+          chainId: network.chainId,
+          atBlock: String(atBlock),
+          ledger: String(d.held),
+          onChain: String(d.onChain),
+        };
         deps.log.warn(data, 'reconciliation: a deposit holds other than its transfers say');
         await deps.payments.report({ merchant: { id: d.merchantId } as never, mode: d.mode as 'test' | 'live' }, 'DEPOSIT_DISCREPANCY', data, deps.now());
       }
     };
-    return loopJob(`reconcile chain ${network.chainId}`, check, deps.reconcileIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'reconciliation failed; retrying'));
+    return loopJob(`reconcile chain ${network.chainId}`, check, deps.reconcileIntervalMs, (error) =>
+      deps.log.warn({ err: error, chainId: network.chainId }, 'reconciliation failed; retrying'),
+    );
   });
 }

@@ -60,12 +60,29 @@ export async function reconcile(network: Network, store: Pick<ChainStore, 'check
     let onChain: bigint;
     if (settled) onChain = before.onChain;
     else {
-      onChain = await rpc.readContract({ address: line.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [line.address as Address], blockNumber: atBlock });
+      onChain = await rpc.readContract({
+        address: line.token as Address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [line.address as Address],
+        blockNumber: atBlock,
+      });
       checked++;
     }
-    const d: DepositLine = { reference: line.reference, merchantId: line.merchantId, mode: line.mode, address: line.address, token: line.token, credited: line.credited, swept: line.swept, held: line.held, onChain };
+    const d: DepositLine = {
+      reference: line.reference,
+      merchantId: line.merchantId,
+      mode: line.mode,
+      address: line.address,
+      token: line.token,
+      credited: line.credited,
+      swept: line.swept,
+      held: line.held,
+      onChain,
+    };
     deposits.push(d);
-    if (!settled && (await store.checks.recordCheck(network.chainId, line.address, line.token, line.held, onChain, now())) && line.held !== onChain) fresh.push(d);
+    if (!settled && (await store.checks.recordCheck(network.chainId, line.address, line.token, line.held, onChain, now())) && line.held !== onChain)
+      fresh.push(d);
   }
   return { chainId: network.chainId, atBlock, deposits, checked, differences: deposits.filter((d) => d.held !== d.onChain), fresh };
 }

@@ -3,7 +3,20 @@
 // exactly what is due, to the payment's own deposit address, on the payment's chain; the relay
 // only brings it on chain, and the watcher credits the transfer like any other (since `to` is
 // signed, whoever sends it pays this payment's address and nothing else).
-import { createPublicClient, encodeFunctionData, hashDomain, isAddressEqual, parseAbi, parseEventLogs, parseSignature, size, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  encodeFunctionData,
+  hashDomain,
+  isAddressEqual,
+  parseAbi,
+  parseEventLogs,
+  parseSignature,
+  size,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+} from 'viem';
 import { Conflict, invalidField } from '../domain/errors.ts';
 import { networkTransport, type Network, type Token } from './networks.ts';
 import type { ChainStore } from './store.ts';
@@ -88,23 +101,53 @@ export async function checkAuthorization(
   nowSeconds: bigint,
   relayer: Address,
 ): Promise<void> {
-  if (chainId !== target.chainId || chainId !== network.chainId) throw invalidField('chain_id', `expected ${target.chainId}, the payment's chain, received ${chainId}`);
+  if (chainId !== target.chainId || chainId !== network.chainId)
+    throw invalidField('chain_id', `expected ${target.chainId}, the payment's chain, received ${chainId}`);
   const token = network.tokens.find((t) => isAddressEqual(t.address, target.token));
-  if (!token?.eip3009) throw invalidField('authorization', `${token?.symbol ?? target.token} on chain ${network.chainId} takes no signed transfer (EIP-3009): pay with a transfer`);
+  if (!token?.eip3009)
+    throw invalidField(
+      'authorization',
+      `${token?.symbol ?? target.token} on chain ${network.chainId} takes no signed transfer (EIP-3009): pay with a transfer`,
+    );
   if (!isAddressEqual(a.to, target.address)) throw invalidField('authorization.to', `expected the payment's deposit address ${target.address}`);
   if (a.value !== target.due) throw invalidField('authorization.value', `expected ${target.due} (what is due, in base units), received ${a.value}`);
-  if (a.validBefore <= nowSeconds + RELAY_MARGIN_SECONDS) throw invalidField('authorization.validBefore', `expired, or too close to expiring to be mined (at least ${RELAY_MARGIN_SECONDS} s from now)`);
+  if (a.validBefore <= nowSeconds + RELAY_MARGIN_SECONDS)
+    throw invalidField('authorization.validBefore', `expired, or too close to expiring to be mined (at least ${RELAY_MARGIN_SECONDS} s from now)`);
   if (a.validAfter >= nowSeconds) throw invalidField('authorization.validAfter', 'not valid yet');
   const domain = authorizationDomain(network, token);
   const separator = await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'DOMAIN_SEPARATOR' });
-  if (separator !== hashDomain({ domain: { ...domain, chainId: BigInt(domain.chainId) }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } })) {
-    throw new Error(`${token.symbol} on chain ${network.chainId}: the configured eip3009 domain (${domain.name}, ${domain.version}) is not the token's DOMAIN_SEPARATOR`);
+  if (
+    separator !==
+    hashDomain({
+      domain: { ...domain, chainId: BigInt(domain.chainId) },
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'version', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+      },
+    })
+  ) {
+    throw new Error(
+      `${token.symbol} on chain ${network.chainId}: the configured eip3009 domain (${domain.name}, ${domain.version}) is not the token's DOMAIN_SEPARATOR`,
+    );
   }
   const { signature, ...message } = a;
-  const signed = await rpc.verifyTypedData({ address: a.from, domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message, signature });
+  const signed = await rpc.verifyTypedData({
+    address: a.from,
+    domain,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message,
+    signature,
+  });
   if (!signed) throw invalidField('signature', `not a TransferWithAuthorization signed by ${a.from} for this token on chain ${network.chainId}`);
   if (await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'authorizationState', args: [a.from, a.nonce] })) {
-    throw new Conflict('authorization.nonce: used or canceled on the chain already', [{ field: 'authorization.nonce', message: 'used or canceled on the chain already' }]);
+    throw new Conflict('authorization.nonce: used or canceled on the chain already', [
+      { field: 'authorization.nonce', message: 'used or canceled on the chain already' },
+    ]);
   }
   const balance = await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'balanceOf', args: [a.from] });
   if (balance < a.value) throw invalidField('authorization.from', `holds ${balance} of ${token.symbol}, less than ${a.value}`);
@@ -159,7 +202,10 @@ export class Relayer {
     const range = BigInt(this.network.logRange ?? 2000);
     const logs = await this.rpc.getLogs({
       address: token,
-      event: EIP3009_ABI.find((item) => item.type === 'event' && item.name === 'AuthorizationUsed') as Extract<(typeof EIP3009_ABI)[number], { name: 'AuthorizationUsed' }>,
+      event: EIP3009_ABI.find((item) => item.type === 'event' && item.name === 'AuthorizationUsed') as Extract<
+        (typeof EIP3009_ABI)[number],
+        { name: 'AuthorizationUsed' }
+      >,
       args: { authorizer: a.from, nonce: a.nonce },
       fromBlock: head > range ? head - range : 0n,
       toBlock: head,

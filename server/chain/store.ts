@@ -124,7 +124,10 @@ export class ChainStore {
 
   /** Stored block hashes from `from` up, highest first. */
   async blocks(chainId: number, from: bigint): Promise<Array<{ number: bigint; hash: string }>> {
-    const rows = await this.db.query(`SELECT number, hash FROM chain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number DESC`, [chainId, String(from)]);
+    const rows = await this.db.query(`SELECT number, hash FROM chain_blocks WHERE chain_id = $1 AND number >= $2 ORDER BY number DESC`, [
+      chainId,
+      String(from),
+    ]);
     return rows.map((r) => ({ number: BigInt(r.number as string), hash: r.hash as string }));
   }
 
@@ -135,7 +138,10 @@ export class ChainStore {
    */
   async depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
     const rows = others?.chainIds.length
-      ? await this.db.query(`SELECT DISTINCT lower(address) AS address FROM payments WHERE chain_id = $1 OR (chain_id = ANY($3::int[]) AND mode = $4) LIMIT $2`, [chainId, limit, others.chainIds, others.mode])
+      ? await this.db.query(
+          `SELECT DISTINCT lower(address) AS address FROM payments WHERE chain_id = $1 OR (chain_id = ANY($3::int[]) AND mode = $4) LIMIT $2`,
+          [chainId, limit, others.chainIds, others.mode],
+        )
       : await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
     return rows.map((r) => r.address as string);
   }
@@ -143,10 +149,9 @@ export class ChainStore {
   /** The payments whose deposit addresses these are (lower-case hex). */
   async watched(addresses: string[]): Promise<Watched[]> {
     if (addresses.length === 0) return [];
-    const rows = await this.db.query(
-      `SELECT id, merchant_id, mode, reference, token, chain_id, address FROM payments WHERE lower(address) = ANY($1)`,
-      [addresses.map((a) => a.toLowerCase())],
-    );
+    const rows = await this.db.query(`SELECT id, merchant_id, mode, reference, token, chain_id, address FROM payments WHERE lower(address) = ANY($1)`, [
+      addresses.map((a) => a.toLowerCase()),
+    ]);
     return rows.map((r) => ({
       id: String(r.id),
       merchantId: r.merchant_id as string,
@@ -183,7 +188,20 @@ export class ChainStore {
            ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE SET block_number = $4, block_hash = $5, state = $11,
              swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
            WHERE chain_transfers.state = 'orphaned' RETURNING (xmax = 0) AS inserted`,
-          [chainId, t.txHash, t.logIndex, String(t.blockNumber), t.blockHash, t.token, t.sender, t.recipient, String(t.amount), t.paymentId, t.state, t.seenMs ?? nowMs],
+          [
+            chainId,
+            t.txHash,
+            t.logIndex,
+            String(t.blockNumber),
+            t.blockHash,
+            t.token,
+            t.sender,
+            t.recipient,
+            String(t.amount),
+            t.paymentId,
+            t.state,
+            t.seenMs ?? nowMs,
+          ],
         );
         if (!written.length) continue;
         fresh.push({ ...t, inserted: written[0].inserted === true });
@@ -200,10 +218,19 @@ export class ChainStore {
         );
       }
       for (const b of blocks) {
-        await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [chainId, String(b.number), b.hash]);
+        await tx.query(`INSERT INTO chain_blocks (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = $3`, [
+          chainId,
+          String(b.number),
+          b.hash,
+        ]);
       }
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number < $2`, [chainId, String(keepFrom)]);
-      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(cursor.number), cursor.hash, nowMs]);
+      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [
+        chainId,
+        String(cursor.number),
+        cursor.hash,
+        nowMs,
+      ]);
       return fresh;
     });
   }
@@ -217,14 +244,25 @@ export class ChainStore {
   async rewind(chainId: number, fork: bigint, nowMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
-      await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [chainId, String(fork)]);
+      await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [
+        chainId,
+        String(fork),
+      ]);
       // Everything in the gone blocks leaves the books, counted or not (late, unexpected, dust
       // too), unless a final sweep moved it on. A sweep not final yet may be gone with it: the
       // sweeper looks at it again, and undoes it if it is.
-      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state <> 'orphaned' AND NOT sweep_final`, [chainId, String(fork)]);
+      await tx.query(`UPDATE chain_transfers SET state = 'orphaned' WHERE chain_id = $1 AND block_number >= $2 AND state <> 'orphaned' AND NOT sweep_final`, [
+        chainId,
+        String(fork),
+      ]);
       await tx.query(`DELETE FROM chain_blocks WHERE chain_id = $1 AND number >= $2`, [chainId, String(fork)]);
       const [below] = await tx.query(`SELECT hash FROM chain_blocks WHERE chain_id = $1 AND number = $2`, [chainId, String(fork - 1n)]);
-      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [chainId, String(fork - 1n), (below?.hash as string) ?? null, nowMs]);
+      await tx.query(`UPDATE chain_cursors SET block_number = $2, block_hash = $3, updated_ms = $4 WHERE chain_id = $1`, [
+        chainId,
+        String(fork - 1n),
+        (below?.hash as string) ?? null,
+        nowMs,
+      ]);
     });
   }
 
@@ -240,22 +278,38 @@ export class ChainStore {
 
   /** Money that cannot count (another token, or late), deep enough to count, that the merchant was not told of yet. */
   async untold(chainId: number, maxBlock: bigint): Promise<Array<SeenTransfer & { state: TransferState }>> {
-    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state IN ('unexpected', 'late') AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
+    const rows = await this.db.query(
+      `SELECT * FROM chain_transfers WHERE chain_id = $1 AND state IN ('unexpected', 'late') AND told_ms IS NULL AND block_number <= $2 ORDER BY block_number, log_index`,
+      [chainId, String(maxBlock)],
+    );
     return rows.map(transferOf);
   }
 
   async told(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, nowMs: number): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET told_ms = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND told_ms IS NULL`, [t.chainId, t.txHash, t.logIndex, nowMs]);
+    await this.db.query(`UPDATE chain_transfers SET told_ms = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND told_ms IS NULL`, [
+      t.chainId,
+      t.txHash,
+      t.logIndex,
+      nowMs,
+    ]);
   }
 
   /** Seen transfers in blocks up to `maxBlock`: deep enough to count. */
   async confirmable(chainId: number, maxBlock: bigint): Promise<SeenTransfer[]> {
-    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE chain_id = $1 AND state = 'seen' AND block_number <= $2 ORDER BY block_number, log_index`, [chainId, String(maxBlock)]);
+    const rows = await this.db.query(
+      `SELECT * FROM chain_transfers WHERE chain_id = $1 AND state = 'seen' AND block_number <= $2 ORDER BY block_number, log_index`,
+      [chainId, String(maxBlock)],
+    );
     return rows.map(transferOf);
   }
 
   async mark(t: Pick<SeenTransfer, 'chainId' | 'txHash' | 'logIndex'>, state: TransferState): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET state = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [t.chainId, t.txHash, t.logIndex, state]);
+    await this.db.query(`UPDATE chain_transfers SET state = $4 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
+      t.chainId,
+      t.txHash,
+      t.logIndex,
+      state,
+    ]);
   }
 
   /**

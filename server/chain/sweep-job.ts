@@ -28,15 +28,30 @@ export function sweepJobs(deps: Pick<JobDeps, (typeof sweepUses)[number]>): Job[
       const standing = await gasStanding(rpc, gas.address);
       if (standing.low !== low) {
         low = standing.low;
-        if (low) deps.log.error({ chainId: network.chainId, gas: gas.address, balance: String(standing.balance), need: String(standing.need) }, 'the gas wallet is running low: fund it, or deposits stop being swept');
+        if (low)
+          deps.log.error(
+            { chainId: network.chainId, gas: gas.address, balance: String(standing.balance), need: String(standing.need) },
+            'the gas wallet is running low: fund it, or deposits stop being swept',
+          );
         else deps.log.info({ chainId: network.chainId, gas: gas.address }, 'the gas wallet is funded again');
       }
       const done = await sweeper.tick();
-      if (done.sent && done.sent.length > 1) deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
-      if (done.swept) deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
-      for (const tx of done.undone ?? []) deps.log.warn({ chainId: network.chainId, tx }, 'a sweep left the chain (a reorganisation) or failed when mined again; its deposits are swept again');
-      for (const s of done.stuck) deps.log.warn({ chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason }, 'a deposit cannot be swept; left out, tried again later');
+      if (done.sent && done.sent.length > 1)
+        deps.log.info({ chainId: network.chainId, sends: done.sent.length, tx: done.hash }, 'a sweep waited in the pool and was sent again with higher fees');
+      if (done.swept)
+        deps.log.info({ chainId: network.chainId, deposits: done.swept, moved: done.moved, tx: done.hash }, 'deposits swept to their payout addresses');
+      for (const tx of done.undone ?? [])
+        deps.log.warn({ chainId: network.chainId, tx }, 'a sweep left the chain (a reorganisation) or failed when mined again; its deposits are swept again');
+      for (const s of done.stuck)
+        deps.log.warn(
+          { chainId: network.chainId, reference: s.reference, token: s.token, reason: s.reason },
+          'a deposit cannot be swept; left out, tried again later',
+        );
     };
-    return [loopJob(`sweep chain ${network.chainId}`, sweep, deps.sweepIntervalMs, (error) => deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'))];
+    return [
+      loopJob(`sweep chain ${network.chainId}`, sweep, deps.sweepIntervalMs, (error) =>
+        deps.log.warn({ err: error, chainId: network.chainId }, 'sweep failed; retrying'),
+      ),
+    ];
   });
 }

@@ -19,7 +19,8 @@ export interface SweepTarget {
 const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected', 'dust')`;
 
 /** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
-export const notifyPayments = (ids: string) => `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
+export const notifyPayments = (ids: string) =>
+  `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
 
 export class SweepStore {
   constructor(private readonly db: Database) {}
@@ -44,7 +45,15 @@ export class SweepStore {
    * only where that is this chain's `treasury` too (else it would leave the books: it stays, told).
    * The factory is the same on both chains (Network.sameAddresses), so is the deposit's salt.
    */
-  async claimSweeps(chainId: number, maxBlock: bigint, nowMs: number, claimMs: number, limit: number, unmatchedMinimums: Map<string, bigint> = new Map(), treasury?: string): Promise<SweepTarget[]> {
+  async claimSweeps(
+    chainId: number,
+    maxBlock: bigint,
+    nowMs: number,
+    claimMs: number,
+    limit: number,
+    unmatchedMinimums: Map<string, bigint> = new Map(),
+    treasury?: string,
+  ): Promise<SweepTarget[]> {
     return this.db.transaction(async (tx) => {
       // Money that cannot count (late, another token) is swept on its own only once there is
       // enough of it: a cent sent to each of many deposits must not cost the operator a
@@ -118,13 +127,21 @@ export class SweepStore {
       for (const [i, r] of rows.entries()) {
         const share = i === rows.length - 1 ? left : (received * BigInt(r.amount as string)) / total;
         left -= share;
-        await tx.query(`UPDATE chain_transfers SET swept_received = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND swept_hash = $4`, [chainId, r.tx_hash, r.log_index, hash, String(share)]);
+        await tx.query(`UPDATE chain_transfers SET swept_received = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND swept_hash = $4`, [
+          chainId,
+          r.tx_hash,
+          r.log_index,
+          hash,
+          String(share),
+        ]);
       }
     });
   }
 
   /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
-  async openSweeps(chainId: number): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
+  async openSweeps(
+    chainId: number,
+  ): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
     const rows = await this.db.query(
       `SELECT DISTINCT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND NOT t.sweep_final ORDER BY t.swept_block, t.swept_hash`,
@@ -133,7 +150,13 @@ export class SweepStore {
     const sweeps = new Map<string, { hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>();
     for (const r of rows) {
       const hash = r.swept_hash as string;
-      if (!sweeps.has(hash)) sweeps.set(hash, { hash, blockNumber: BigInt((r.swept_block as string | null) ?? '0'), blockHash: (r.swept_block_hash as string | null) ?? '', deposits: [] });
+      if (!sweeps.has(hash))
+        sweeps.set(hash, {
+          hash,
+          blockNumber: BigInt((r.swept_block as string | null) ?? '0'),
+          blockHash: (r.swept_block_hash as string | null) ?? '',
+          deposits: [],
+        });
       sweeps.get(hash)!.deposits.push({ address: r.address as string, token: r.token as string });
     }
     return [...sweeps.values()];
@@ -141,7 +164,10 @@ export class SweepStore {
 
   /** The sweep was mined again, in another block (after a reorganisation): its confirmations, and its time, count from there. */
   async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string; timeMs: number }): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4, swept_ms = $5 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`, [chainId, hash, String(block.number), block.hash, block.timeMs]);
+    await this.db.query(
+      `UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4, swept_ms = $5 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`,
+      [chainId, hash, String(block.number), block.hash, block.timeMs],
+    );
   }
 
   /** The sweep's block has its confirmations: the money has left its deposits for good. */

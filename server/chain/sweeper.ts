@@ -9,7 +9,24 @@
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
 // undone so that its deposits are swept again (and, on balance settlement, not journaled).
-import { BaseError, erc20Abi, TransactionNotFoundError, TransactionReceiptNotFoundError, createPublicClient, createWalletClient, decodeErrorResult, encodeFunctionData, parseEventLogs, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, type Transport, zeroAddress } from 'viem';
+import {
+  BaseError,
+  erc20Abi,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  createPublicClient,
+  createWalletClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  parseEventLogs,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type TransactionReceipt,
+  type Transport,
+  zeroAddress,
+} from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
@@ -136,7 +153,15 @@ export class Sweeper {
     // Fees first: above the cap nothing is claimed, and the deposits wait for a cheaper block.
     const fees = await this.fees();
     const maxBlock = await countedUpTo(this.rpc, await this.rpc.getBlockNumber(), network.confirmations, network.finality);
-    const targets = await store.sweeps.claimSweeps(network.chainId, maxBlock, now(), this.o.claimMs ?? 300_000, this.o.batch ?? 20, this.unmatchedMinimums, network.treasury);
+    const targets = await store.sweeps.claimSweeps(
+      network.chainId,
+      maxBlock,
+      now(),
+      this.o.claimMs ?? 300_000,
+      this.o.batch ?? 20,
+      this.unmatchedMinimums,
+      network.treasury,
+    );
     if (targets.length === 0) return { swept: 0, stuck: [] };
     // A batch without a fee deposit is the plain sweep (the same calldata and gas as before fees).
     const data = targets.some((t) => t.fee)
@@ -150,13 +175,18 @@ export class Sweeper {
     if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
     const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
     const failed = new Map(
-      parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: ours }).map((e) => [`${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`, reasonOf(e.args.reason)]),
+      parseEventLogs({ abi: DepositFactory.abi, eventName: 'SweepFailed', logs: ours }).map((e) => [
+        `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`,
+        reasonOf(e.args.reason),
+      ]),
     );
     const addresses = create2Addresses(network.factory);
     const stuck: Stuck[] = [];
     const done: SweepTarget[] = [];
     for (const t of targets) {
-      const deposit = addresses.addressFor({ merchantId: t.merchantId, mode: t.mode, reference: t.reference, payout: t.payout as Address, fee: depositFeeOf(t) }).toLowerCase();
+      const deposit = addresses
+        .addressFor({ merchantId: t.merchantId, mode: t.mode, reference: t.reference, payout: t.payout as Address, fee: depositFeeOf(t) })
+        .toLowerCase();
       const reason = failed.get(`${deposit}/${t.token.toLowerCase()}`);
       if (reason === undefined) done.push(t);
       else {
@@ -167,8 +197,19 @@ export class Sweeper {
     // The events say which deposits moved money (one with nothing left, say a second sweep, emits none).
     const sweptEvents = parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours });
     const moved = sweptEvents.length;
-    if (done.length) await store.sweeps.swept(network.chainId, done, hash, { number: receipt.blockNumber, hash: receipt.blockHash, firstLog: receipt.logs[0]?.logIndex ?? 0, timeMs: await this.timeOf(receipt.blockHash, now) });
-    await this.feesTaken(done, sweptEvents.map((e) => e.args), receipt.blockNumber, hash);
+    if (done.length)
+      await store.sweeps.swept(network.chainId, done, hash, {
+        number: receipt.blockNumber,
+        hash: receipt.blockHash,
+        firstLog: receipt.logs[0]?.logIndex ?? 0,
+        timeMs: await this.timeOf(receipt.blockHash, now),
+      });
+    await this.feesTaken(
+      done,
+      sweptEvents.map((e) => e.args),
+      receipt.blockNumber,
+      hash,
+    );
     return { swept: done.length, moved, hash, sent, stuck };
   }
 
@@ -180,7 +221,12 @@ export class Sweeper {
    * (Another movement of the payout's token in the same block, say a treasury withdrawal, would
    * be counted in: reconciliation then reports the difference, never hides it.)
    */
-  private async feesTaken(done: SweepTarget[], swept: Array<{ deposit: Address; token: Address; payout: Address; amount: bigint }>, block: bigint, hash: Hex): Promise<void> {
+  private async feesTaken(
+    done: SweepTarget[],
+    swept: Array<{ deposit: Address; token: Address; payout: Address; amount: bigint }>,
+    block: bigint,
+    hash: Hex,
+  ): Promise<void> {
     const { network, store } = this.o;
     const flagged = new Set(network.tokens.filter((t) => t.feeOnTransfer).map((t) => t.address.toLowerCase()));
     if (flagged.size === 0) return;
@@ -188,7 +234,9 @@ export class Sweeper {
     const groups = new Map<string, Array<{ target: SweepTarget; sent: bigint }>>();
     for (const target of done) {
       if (!flagged.has(target.token.toLowerCase())) continue;
-      const deposit = addresses.addressFor({ merchantId: target.merchantId, mode: target.mode, reference: target.reference, payout: target.payout as Address }).toLowerCase();
+      const deposit = addresses
+        .addressFor({ merchantId: target.merchantId, mode: target.mode, reference: target.reference, payout: target.payout as Address })
+        .toLowerCase();
       const sent = swept.find((e) => e.deposit.toLowerCase() === deposit && e.token.toLowerCase() === target.token.toLowerCase())?.amount ?? 0n;
       if (sent === 0n) continue;
       const key = `${target.payout.toLowerCase()}/${target.token.toLowerCase()}`;
@@ -243,10 +291,18 @@ export class Sweeper {
       if (!receipt) continue;
       if (receipt.blockHash !== sweep.blockHash) {
         const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
-        const moved = new Set(parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map((e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`));
+        const moved = new Set(
+          parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map(
+            (e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`,
+          ),
+        );
         const idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
         if (idle.length && (await store.sweeps.unsweep(network.chainId, hash, idle))) out.undone.push(hash);
-        await store.sweeps.sweepMoved(network.chainId, hash, { number: receipt.blockNumber, hash: receipt.blockHash, timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now) });
+        await store.sweeps.sweepMoved(network.chainId, hash, {
+          number: receipt.blockNumber,
+          hash: receipt.blockHash,
+          timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now),
+        });
       }
       if (receipt.blockNumber <= upTo) {
         await store.sweeps.sweepFinal(network.chainId, hash);
@@ -303,7 +359,9 @@ export class Sweeper {
     const submit = async () => {
       await lease.hold();
       try {
-        sent.push(await wallet.sendTransaction({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]));
+        sent.push(
+          await wallet.sendTransaction({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]),
+        );
       } catch (error) {
         // A node that already has one of ours at this nonce with close fees says so; the next
         // bump goes higher. Anything else (the node unreachable) ends this try.
@@ -326,7 +384,8 @@ export class Sweeper {
         }
         throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
       }
-      if (Date.now() - started > (this.o.timeoutMs ?? 600_000)) throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);
+      if (Date.now() - started > (this.o.timeoutMs ?? 600_000))
+        throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);
       if (Date.now() - last > (this.o.replaceAfterMs ?? 60_000)) {
         const bumped = this.bump(fees);
         if (bumped) {
@@ -343,12 +402,22 @@ export class Sweeper {
    * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
    * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
    */
-  async relay(to: Address, data: Hex, done: () => Promise<boolean>, gasCeiling: bigint, waitMs = 15_000): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
+  async relay(
+    to: Address,
+    data: Hex,
+    done: () => Promise<boolean>,
+    gasCeiling: bigint,
+    waitMs = 15_000,
+  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
     const { network, gas } = this.o;
     const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
     for (;;) {
       const run = await withLease(
-        { take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs), release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder), ms: leaseMs },
+        {
+          take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs),
+          release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder),
+          ms: leaseMs,
+        },
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
           if (await done()) return { done: true };
           const fees = await this.fees();
@@ -371,7 +440,8 @@ export class Sweeper {
       if (cap !== undefined && gasPrice > cap) throw new Error(`gas price ${gasPrice} on chain ${this.o.network.chainId} is above the cap ${cap}; sweeps wait`);
       return { gasPrice };
     }
-    if (cap !== undefined && block.baseFeePerGas > cap) throw new Error(`base fee ${block.baseFeePerGas} on chain ${this.o.network.chainId} is above the cap ${cap}; sweeps wait`);
+    if (cap !== undefined && block.baseFeePerGas > cap)
+      throw new Error(`base fee ${block.baseFeePerGas} on chain ${this.o.network.chainId} is above the cap ${cap}; sweeps wait`);
     const tip = await this.rpc.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n);
     let maxFeePerGas = block.baseFeePerGas * 2n + tip;
     if (cap !== undefined && maxFeePerGas > cap) maxFeePerGas = cap;
@@ -382,7 +452,8 @@ export class Sweeper {
   private bump(fees: Fees): Fees | undefined {
     const up = (n: bigint) => n + n / 8n + 1n;
     const cap = this.o.network.maxFeePerGas;
-    const next: Fees = 'gasPrice' in fees ? { gasPrice: up(fees.gasPrice) } : { maxFeePerGas: up(fees.maxFeePerGas), maxPriorityFeePerGas: up(fees.maxPriorityFeePerGas) };
+    const next: Fees =
+      'gasPrice' in fees ? { gasPrice: up(fees.gasPrice) } : { maxFeePerGas: up(fees.maxFeePerGas), maxPriorityFeePerGas: up(fees.maxPriorityFeePerGas) };
     const top = 'gasPrice' in next ? next.gasPrice : next.maxFeePerGas;
     return cap !== undefined && top > cap ? undefined : next;
   }

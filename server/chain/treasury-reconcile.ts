@@ -7,7 +7,16 @@
 // reserved, the operator's fees, what is owed to the payout partner; of the native coin, the
 // operator's gas), counting what is on its way either way. A shortfall is logged, kept for
 // /readyz and /metrics, an operator's event, and above the operator's threshold a hold.
-import { createPublicClient, decodeEventLog, encodeEventTopics, erc20Abi, formatUnits, TransactionReceiptNotFoundError, type Address, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  decodeEventLog,
+  encodeEventTopics,
+  erc20Abi,
+  formatUnits,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type PublicClient,
+} from 'viem';
 import { configuredUnits, NATIVE } from '../balances/ledger-rules.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { TreasuryFinding, TreasuryHoldStore } from '../balances/treasury-hold-store.ts';
@@ -44,7 +53,8 @@ export interface TreasuryCheck {
 const clients = new WeakMap<Network, PublicClient>();
 const clientOf = (network: Network): PublicClient => {
   let rpc = clients.get(network);
-  if (!rpc) clients.set(network, (rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient));
+  if (!rpc)
+    clients.set(network, (rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(network.rpcUrls, undefined, network.rpcEvents) }) as PublicClient));
   return rpc;
 };
 
@@ -96,22 +106,30 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
       if (error instanceof TransactionReceiptNotFoundError) return undefined;
       throw error;
     });
-    const still = receipt?.status === 'success' && receipt.logs.some((l) => {
-      if (l.address.toLowerCase() !== t.token || l.topics[0] !== TRANSFER_TOPIC) return false;
-      const { args } = decodeEventLog({ abi: [TRANSFER], data: l.data, topics: l.topics });
-      return args.to.toLowerCase() === t.recipient && args.value === t.amount;
-    });
+    const still =
+      receipt?.status === 'success' &&
+      receipt.logs.some((l) => {
+        if (l.address.toLowerCase() !== t.token || l.topics[0] !== TRANSFER_TOPIC) return false;
+        const { args } = decodeEventLog({ abi: [TRANSFER], data: l.data, topics: l.topics });
+        return args.to.toLowerCase() === t.recipient && args.value === t.amount;
+      });
     if (still && receipt) {
       gone.delete(key);
       await deps.holds.moved(t, { number: receipt.blockNumber, hash: receipt.blockHash });
-      deps.log.warn({ chainId: t.chainId, tx: t.txHash, from: String(t.blockNumber), to: String(receipt.blockNumber) }, 'a counted transfer was re-mined in another block after a reorganisation: still counted');
+      deps.log.warn(
+        { chainId: t.chainId, tx: t.txHash, from: String(t.blockNumber), to: String(receipt.blockNumber) },
+        'a counted transfer was re-mined in another block after a reorganisation: still counted',
+      );
       continue;
     }
     const since = gone.get(key);
     if (since === undefined || head <= since) {
       if (since === undefined) {
         gone.set(key, head);
-        deps.log.warn({ chainId: t.chainId, tx: t.txHash, logIndex: t.logIndex, block: String(t.blockNumber), head: String(head) }, 'a counted transfer is not on the chain: looked at again once the chain has grown before it is reversed');
+        deps.log.warn(
+          { chainId: t.chainId, tx: t.txHash, logIndex: t.logIndex, block: String(t.blockNumber), head: String(head) },
+          'a counted transfer is not on the chain: looked at again once the chain has grown before it is reversed',
+        );
       }
       continue;
     }
@@ -119,7 +137,17 @@ export async function reverseDeepReorganisations(network: Network, deps: Treasur
     if (await deps.holds.reverse(t, deps.now())) {
       reversed++;
       deps.log.error(
-        { chainId: t.chainId, tx: t.txHash, logIndex: t.logIndex, block: String(t.blockNumber), token: t.token, amount: String(t.amount), reference: t.reference, merchant: t.merchantId, journaled: t.journaled },
+        {
+          chainId: t.chainId,
+          tx: t.txHash,
+          logIndex: t.logIndex,
+          block: String(t.blockNumber),
+          token: t.token,
+          amount: String(t.amount),
+          reference: t.reference,
+          merchant: t.merchantId,
+          journaled: t.journaled,
+        },
         'deep reorganisation: a counted transfer left the chain for good; reversed in the journal, the merchant told, money movements on the chain held until the operator resolves it',
       );
     }
@@ -175,14 +203,40 @@ export async function reconcileTreasury(network: Network, treasury: Address, dep
     const surplus = surplusOf(finding);
     if (surplus > 0n) {
       const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(finding.incoming)} on its way in): ${text(surplus)} more than the books explain`;
-      deps.log.warn({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(finding.incoming), outgoing: String(finding.outgoing), surplus: String(surplus), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds more than the journal owes (a surplus: nothing is held; look for its cause)');
+      deps.log.warn(
+        {
+          chainId: network.chainId,
+          coin: coin.symbol,
+          token: coin.token,
+          held: String(held),
+          owed: String(owed),
+          incoming: String(finding.incoming),
+          outgoing: String(finding.outgoing),
+          surplus: String(surplus),
+          atBlock: String(atBlock),
+        },
+        'treasury reconciliation: the treasury holds more than the journal owes (a surplus: nothing is held; look for its cause)',
+      );
       const was = before.get(coin.token);
       if (!was || surplusOf(was) === 0n) await deps.holds.event('treasury_surplus', network.chainId, detail, deps.now());
     }
     if (short === 0n) continue;
     const native = coin.token === NATIVE;
     const detail = `the treasury on chain ${network.chainId} holds ${text(held)} ${coin.symbol} at block ${atBlock}, the journal owes ${text(owed)} (${text(finding.outgoing)} on its way out): ${text(short)} short`;
-    deps.log.error({ chainId: network.chainId, coin: coin.symbol, token: coin.token, held: String(held), owed: String(owed), incoming: String(finding.incoming), outgoing: String(finding.outgoing), short: String(short), atBlock: String(atBlock) }, 'treasury reconciliation: the treasury holds less than the journal owes');
+    deps.log.error(
+      {
+        chainId: network.chainId,
+        coin: coin.symbol,
+        token: coin.token,
+        held: String(held),
+        owed: String(owed),
+        incoming: String(finding.incoming),
+        outgoing: String(finding.outgoing),
+        short: String(short),
+        atBlock: String(atBlock),
+      },
+      'treasury reconciliation: the treasury holds less than the journal owes',
+    );
     if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
     if (!native && short > configuredUnits(deps.holdThreshold, coin.decimals)) await deps.holds.hold(network.chainId, 'treasury_short', detail, deps.now());
   }
@@ -195,7 +249,11 @@ type Coin = ReturnType<typeof coinsOf>[number];
 async function measure(network: Network, treasury: Address, coins: Coin[], deps: TreasuryCheckDeps, rpc: PublicClient): Promise<TreasuryFinding[]> {
   const atBlock = await rpc.getBlockNumber();
   const onChain = await Promise.all(
-    coins.map((c) => (c.token === NATIVE ? rpc.getBalance({ address: treasury, blockNumber: atBlock }) : rpc.readContract({ address: c.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [treasury], blockNumber: atBlock }))),
+    coins.map((c) =>
+      c.token === NATIVE
+        ? rpc.getBalance({ address: treasury, blockNumber: atBlock })
+        : rpc.readContract({ address: c.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [treasury], blockNumber: atBlock }),
+    ),
   );
   const busy = await deps.treasuryTxs.inFlight(network.chainId);
   const findings: TreasuryFinding[] = [];

@@ -5,7 +5,21 @@
 // same transaction is sent again, never a second one.
 import { readFileSync } from 'node:fs';
 import {
-  createPublicClient, createWalletClient, encodeFunctionData, type Chain, erc20Abi, keccak256, parseAbi, parseEventLogs, parseTransaction, TransactionReceiptNotFoundError, type Address, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  type Chain,
+  erc20Abi,
+  keccak256,
+  parseAbi,
+  parseEventLogs,
+  parseTransaction,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { chainOf, networkTransport, type Network } from './networks.ts';
@@ -50,7 +64,9 @@ export function refuseSharedTreasuries(live: Network[], test: Network[], account
     for (const address of [network.treasury, accounts.get(network)?.address]) {
       const shared = address && testAddresses.get(address.toLowerCase());
       if (shared) {
-        throw new Error(`treasury of ${network.name} (live, chain ${network.chainId}): ${address} is also the treasury of the test network ${shared.name} (chain ${shared.chainId}); give each a key of its own (a network's "treasuryKeyFile", or TEST_TREASURY_KEY_FILE for test networks)`);
+        throw new Error(
+          `treasury of ${network.name} (live, chain ${network.chainId}): ${address} is also the treasury of the test network ${shared.name} (chain ${shared.chainId}); give each a key of its own (a network's "treasuryKeyFile", or TEST_TREASURY_KEY_FILE for test networks)`,
+        );
       }
     }
   }
@@ -131,7 +147,13 @@ export class Treasury {
   }
 
   balanceOf(token: Address, blockNumber?: bigint): Promise<bigint> {
-    return this.rpc.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [this.address], ...(blockNumber !== undefined ? { blockNumber } : {}) });
+    return this.rpc.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [this.address],
+      ...(blockNumber !== undefined ? { blockNumber } : {}),
+    });
   }
 
   /**
@@ -146,7 +168,8 @@ export class Treasury {
     // Never above the network's fee cap (maxFeeGwei): such a transaction waits, re-priced up to the cap.
     const cap = this.network.maxFeePerGas;
     if (cap !== undefined) {
-      for (const field of ['maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice']) if (typeof request[field] === 'bigint' && (request[field] as bigint) > cap) request[field] = cap;
+      for (const field of ['maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice'])
+        if (typeof request[field] === 'bigint' && (request[field] as bigint) > cap) request[field] = cap;
     }
     const raw = (await this.wallet.signTransaction(request as never)) as Hex;
     return { hash: keccak256(raw), raw, nonce };
@@ -204,7 +227,12 @@ export class Treasury {
    */
   moved(receipt: TransactionReceipt, token: Address, to: Address): bigint {
     return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false })
-      .filter((log) => log.address.toLowerCase() === token.toLowerCase() && log.args.from?.toLowerCase() === this.address.toLowerCase() && log.args.to?.toLowerCase() === to.toLowerCase())
+      .filter(
+        (log) =>
+          log.address.toLowerCase() === token.toLowerCase() &&
+          log.args.from?.toLowerCase() === this.address.toLowerCase() &&
+          log.args.to?.toLowerCase() === to.toLowerCase(),
+      )
       .reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
   }
 

@@ -238,7 +238,12 @@ export class Watcher {
         blocks.set(transfer.blockNumber, transfer.blockHash);
       }
       // A token that takes a fee its event does not show: what the address gained, not what the event says.
-      if (this.feeTokens.size) await receivedAmounts(this.rpc, found.map((f) => f.transfer), this.feeTokens);
+      if (this.feeTokens.size)
+        await receivedAmounts(
+          this.rpc,
+          found.map((f) => f.transfer),
+          this.feeTokens,
+        );
       const seen: Array<SeenTransfer & { state: TransferState }> = found.map(({ transfer, asked }) => {
         const dust = transfer.amount < (this.o.minimums?.get(transfer.token) ?? 1n);
         return { ...transfer, state: dust ? 'dust' : asked ? 'seen' : 'unexpected' };
@@ -247,12 +252,20 @@ export class Watcher {
       // behind the chain, after an outage or a restart, must not call money that came in time
       // late). The block's own time, never later than now: one call per block with a transfer.
       const made = new Map<string, number>();
-      for (const hash of new Set(seen.map((t) => t.blockHash))) made.set(hash, Number((await this.rpc.getBlock({ blockHash: hash as `0x${string}` })).timestamp) * 1000);
+      for (const hash of new Set(seen.map((t) => t.blockHash)))
+        made.set(hash, Number((await this.rpc.getBlock({ blockHash: hash as `0x${string}` })).timestamp) * 1000);
       for (const t of seen) t.seenMs = Math.min(made.get(t.blockHash) ?? this.now(), this.now());
       const top = await this.rpc.getBlock({ blockNumber: to });
       blocks.set(to, top.hash!);
       held.throwIfAborted();
-      await store.record(chainId, seen, [...blocks].map(([number, hash]) => ({ number, hash })), { number: to, hash: top.hash! }, to - this.reorgDepth, this.now());
+      await store.record(
+        chainId,
+        seen,
+        [...blocks].map(([number, hash]) => ({ number, hash })),
+        { number: to, hash: top.hash! },
+        to - this.reorgDepth,
+        this.now(),
+      );
       result.scanned = { from, to };
       result.seen = seen.length;
     }
@@ -335,7 +348,11 @@ export async function creditConfirmed(
     held?.throwIfAborted();
     const outcomes = await store.atomically(async (tx) => {
       const outcomes = await credits.creditBlock(block, tx);
-      await store.markAll(tx, chainId, block.map((t, i) => ({ txHash: t.txHash, logIndex: t.logIndex, state: outcomes[i]! })));
+      await store.markAll(
+        tx,
+        chainId,
+        block.map((t, i) => ({ txHash: t.txHash, logIndex: t.logIndex, state: outcomes[i]! })),
+      );
       held?.throwIfAborted();
       return outcomes;
     });
@@ -350,6 +367,8 @@ function isRangeLimit(error: unknown): boolean {
   const said = [error.details, error.shortMessage, error.message].join(' ');
   return (
     !!error.walk((e) => (e as { code?: number }).code === -32005) ||
-    /block range|range (is )?too (large|wide)|more than \d+ (results|blocks|logs)|too many (results|blocks|logs)|limit exceeded|response size|exceeds? the (range|limit)/i.test(said)
+    /block range|range (is )?too (large|wide)|more than \d+ (results|blocks|logs)|too many (results|blocks|logs)|limit exceeded|response size|exceeds? the (range|limit)/i.test(
+      said,
+    )
   );
 }

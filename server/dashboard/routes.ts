@@ -52,7 +52,7 @@ const shell = (script: string, style: string) => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Dashboard</title>
-${headTags('The merchant\'s dashboard of this payment service: payments, links, products, events and settings.', true)}
+${headTags("The merchant's dashboard of this payment service: payments, links, products, events and settings.", true)}
 <link rel="stylesheet" href="/dashboard/assets/${style}">
 <script type="module" src="/dashboard/assets/${script}"></script>
 </head>
@@ -72,7 +72,15 @@ async function assetName(service: Service, name: string): Promise<string> {
 /** Every screen's address answers the same shell; the dashboard's router draws the screen. */
 export const page: Handler = async ({ res, service }) => {
   const html = shell(await assetName(service, 'dashboard.js'), await assetName(service, 'dashboard.css'));
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': DASHBOARD_POLICY, ...SAFE_HEADERS, ...NOINDEX }).end(html);
+  res
+    .writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': DASHBOARD_POLICY,
+      ...SAFE_HEADERS,
+      ...NOINDEX,
+    })
+    .end(html);
   return undefined;
 };
 
@@ -118,9 +126,17 @@ function sessionCookie(service: Service, token: string, maxAgeSeconds: number): 
 const networksOf = (service: Service, mode: 'test' | 'live') => service.catalog.networks(mode).map((n) => ({ chainId: n.chainId, name: n.name }));
 
 /** The mode's coins as the dashboard offers them: symbol, chain and decimals. */
-const coinsOf = (service: Service, mode: 'test' | 'live') => service.catalog.coins(mode).map((c) => ({ symbol: c.symbol, chainId: c.chainId, decimals: c.decimals }));
+const coinsOf = (service: Service, mode: 'test' | 'live') =>
+  service.catalog.coins(mode).map((c) => ({ symbol: c.symbol, chainId: c.chainId, decimals: c.decimals }));
 
-async function sessionView(service: Service, merchant: Merchant, csrf: string, expiresMs: number, role: Actor = 'owner', secondFactor?: Session['secondFactor']) {
+async function sessionView(
+  service: Service,
+  merchant: Merchant,
+  csrf: string,
+  expiresMs: number,
+  role: Actor = 'owner',
+  secondFactor?: Session['secondFactor'],
+) {
   const [test, live] = await Promise.all([service.merchants.publicKey({ merchant, mode: 'test' }), service.merchants.publicKey({ merchant, mode: 'live' })]);
   return {
     merchant: { id: merchant.id, businessName: merchant.businessName, businessEmail: merchant.businessEmail },
@@ -156,7 +172,13 @@ async function startSession(service: Service, req: IncomingMessage, merchantId: 
  */
 const FROM_OUR_PAGES: Limits = {
   sameOrigin: true,
-  rate: [{ limiter: (service) => service.signIns, key: ({ req, service }) => clientOf(req, service.config.trustProxies), message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s` }],
+  rate: [
+    {
+      limiter: (service) => service.signIns,
+      key: ({ req, service }) => clientOf(req, service.config.trustProxies),
+      message: (wait) => `Too many sign-in attempts from this address; try again in ${wait} s`,
+    },
+  ],
 };
 
 /** The one-time link: its token (from the link's #fragment, never sent in a URL) and a new password. */
@@ -165,11 +187,11 @@ export const setPassword: Handler<{ body: typeof SetPasswordBody }> = async (ctx
   const problem = passwordProblem(body.password);
   if (problem) throw invalidField('password', problem);
   const merchantId = await service.dashboard.setPassword(body.token, await hashPassword(body.password, service.config.passwordHashCost), service.now());
-  if (!merchantId) throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
+  if (!merchantId)
+    throw invalidField('token', 'this sign-in link was used already, has expired (after 24 hours) or is not one of ours: ask the operator for a new one');
   service.log.info({ merchant: merchantId }, 'dashboard password set');
   return startSession(service, ctx.req, merchantId, 'Password set; you are signed in');
 };
-
 
 /**
  * Wrong passwords lock the e-mail for the client address that sent them, not for everyone: a
@@ -198,7 +220,9 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
   if (!found) {
     const until = await service.dashboard.fail(body.email, client, nowMs);
     service.log.info({ until: until || undefined }, 'dashboard sign-in refused');
-    throw new Unauthorized(until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password');
+    throw new Unauthorized(
+      until > nowMs ? `Wrong e-mail or password; sign-ins with this e-mail wait ${Math.ceil((until - nowMs) / 1000)} s` : 'Wrong e-mail or password',
+    );
   }
   await service.dashboard.succeed(body.email, client);
   // A person with a second factor is not signed in by the password alone.
@@ -218,7 +242,11 @@ export const signIn: Handler<{ body: typeof SignInBody }> = async (ctx) => {
 async function awaitFactor(service: Service, merchantId: string, memberId: string | undefined, kinds: string[]): Promise<Reply> {
   const started = await service.dashboard.startSession(merchantId, service.now(), CHALLENGE_MS, memberId, true);
   service.log.info({ merchant: merchantId, member: memberId }, 'dashboard sign-in waits for a second factor');
-  const reply = ok(202, { factorNeeded: kinds, expiresAt: new Date(started.expiresMs).toISOString() }, 'Password right: now your passkey, an authenticator code or a recovery code');
+  const reply = ok(
+    202,
+    { factorNeeded: kinds, expiresAt: new Date(started.expiresMs).toISOString() },
+    'Password right: now your passkey, an authenticator code or a recovery code',
+  );
   return { ...reply, headers: { 'set-cookie': [sessionCookie(service, started.token, CHALLENGE_MS / 1000)] } };
 }
 
@@ -226,12 +254,18 @@ async function awaitFactor(service: Service, merchantId: string, memberId: strin
 async function waiting(service: Service, req: IncomingMessage) {
   const token = cookie(req, sessionCookieName(service.origin()));
   const found = token ? await service.dashboard.awaitingFactor(token, service.now()) : undefined;
-  if (!token || !found) throw new Unauthorized('No sign-in is waiting for a second factor here (it waits five minutes): sign in with your e-mail and password again');
+  if (!token || !found)
+    throw new Unauthorized('No sign-in is waiting for a second factor here (it waits five minutes): sign in with your e-mail and password again');
   const merchant = (await service.merchants.byId(found.merchantId))!;
   const member = found.memberId ? await service.dashboard.memberOf(found.merchantId, found.memberId) : undefined;
   const actor = found.memberId && member ? { kind: 'member' as const, id: found.memberId, label: member.email, role: member.role } : undefined;
   const account = { merchant, mode: 'test' as const, via: 'secret' as const, session: true, ...(actor ? { actor } : {}) };
-  return { token, member: found.memberId && member ? { id: found.memberId, role: member.role } : undefined, account, who: { merchantId: found.merchantId, holder: found.memberId ?? 'owner' } };
+  return {
+    token,
+    member: found.memberId && member ? { id: found.memberId, role: member.role } : undefined,
+    account,
+    who: { merchantId: found.merchantId, holder: found.memberId ?? 'owner' },
+  };
 }
 
 /** The sign-in's second step with a passkey: its challenge (single-use, five minutes). */
@@ -264,8 +298,22 @@ export const acceptInvitation: Handler<{ body: typeof AcceptInvitationBody }> = 
   const invited = await service.team.invitedEmail(body.token, nowMs);
   // The member's joining is in the audit log of both modes, written in the same transaction.
   const joined = (member: { id: string; email: string; role: string }, merchantId: string) =>
-    (['test', 'live'] as const).map((mode) => ({ merchantId, mode, atMs: nowMs, actor: { kind: 'member' as const, id: member.id, label: member.email }, client: clientOf(req, service.config.trustProxies), action: 'POST /dashboard/api/invitation', target: member.id, details: { values: { role: member.role } } }));
-  const accepted = invited === undefined ? { refused: 'token' as const } : !sameEmail(invited, body.email) ? { refused: 'email' as const } : await service.team.accept(body.token, body.email, await hashPassword(body.password, service.config.passwordHashCost), nowMs, joined);
+    (['test', 'live'] as const).map((mode) => ({
+      merchantId,
+      mode,
+      atMs: nowMs,
+      actor: { kind: 'member' as const, id: member.id, label: member.email },
+      client: clientOf(req, service.config.trustProxies),
+      action: 'POST /dashboard/api/invitation',
+      target: member.id,
+      details: { values: { role: member.role } },
+    }));
+  const accepted =
+    invited === undefined
+      ? { refused: 'token' as const }
+      : !sameEmail(invited, body.email)
+        ? { refused: 'email' as const }
+        : await service.team.accept(body.token, body.email, await hashPassword(body.password, service.config.passwordHashCost), nowMs, joined);
   if ('refused' in accepted) {
     if (accepted.refused === 'email') throw invalidField('email', 'this invitation is for another e-mail');
     throw invalidField('token', 'this invitation was used already, has expired (after a week) or is not one of ours: ask for a new one');
@@ -308,38 +356,101 @@ export const signOutEverywhere: Handler = async ({ req, res, service }) => {
 
 // The dashboard's own sign-in is not in the merchants' reference (api-doc.ts documents /api/v1 only).
 export const routes = [
-  route({ method: 'GET', path: '/dashboard', auth: 'none', handler: page, summary: 'the dashboard (its home screen)', description: 'One HTML page with no inline script, `default-src \'none\'`, `script-src \'self\'`, `connect-src \'self\'`, `frame-ancestors \'none\'`.' }),
+  route({
+    method: 'GET',
+    path: '/dashboard',
+    auth: 'none',
+    handler: page,
+    summary: 'the dashboard (its home screen)',
+    description: "One HTML page with no inline script, `default-src 'none'`, `script-src 'self'`, `connect-src 'self'`, `frame-ancestors 'none'`.",
+  }),
   // A merchant typing the address with its slash got a 404.
   route({ method: 'GET', path: '/dashboard/', auth: 'none', handler: page, summary: 'the dashboard, as /dashboard' }),
   route({ method: 'GET', path: '/dashboard/:screen', auth: 'none', handler: page, summary: 'a dashboard screen (the same page; its router draws the screen)' }),
-  route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: 'a payment\'s screen' }),
-  route({ method: 'GET', path: '/dashboard/assets/:name', auth: 'none', handler: asset, summary: 'the dashboard\'s script, its screens\' chunks and its style', description: '`dashboard.js`, `chunk-*.js` (the frame\'s and each screen\'s chunk, named by its hash) and `dashboard.css`, built by `npm run build`.' }),
+  route({ method: 'GET', path: '/dashboard/payments/:reference', auth: 'none', handler: page, summary: "a payment's screen" }),
   route({
-    method: 'POST', path: '/dashboard/api/password', auth: 'none', handler: setPassword, body: SetPasswordBody, limits: FROM_OUR_PAGES,
-    summary: 'a sign-in link\'s token and a new password: signs in',
-    description: '`{ token, password }`: the sign-in link\'s token (from its `#fragment`) and a password of 10 to 200 characters; the link is used once; signs in (the session cookie).',
+    method: 'GET',
+    path: '/dashboard/assets/:name',
+    auth: 'none',
+    handler: asset,
+    summary: "the dashboard's script, its screens' chunks and its style",
+    description: "`dashboard.js`, `chunk-*.js` (the frame's and each screen's chunk, named by its hash) and `dashboard.css`, built by `npm run build`.",
   }),
   route({
-    method: 'POST', path: '/dashboard/api/session', auth: 'none', handler: signIn, body: SignInBody, limits: FROM_OUR_PAGES,
+    method: 'POST',
+    path: '/dashboard/api/password',
+    auth: 'none',
+    handler: setPassword,
+    body: SetPasswordBody,
+    limits: FROM_OUR_PAGES,
+    summary: "a sign-in link's token and a new password: signs in",
+    description:
+      "`{ token, password }`: the sign-in link's token (from its `#fragment`) and a password of 10 to 200 characters; the link is used once; signs in (the session cookie).",
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/session',
+    auth: 'none',
+    handler: signIn,
+    body: SignInBody,
+    limits: FROM_OUR_PAGES,
     summary: 'e-mail and password: a session cookie',
-    description: '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor` (issue 48).',
+    description:
+      '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor` (issue 48).',
   }),
   route({
-    method: 'POST', path: '/dashboard/api/invitation', auth: 'none', handler: acceptInvitation, body: AcceptInvitationBody, limits: FROM_OUR_PAGES,
-    summary: 'an invitation\'s token, the invited e-mail and a password: signs the new member in',
-    description: '`{ token, email, password }`: the token from the link\'s `#fragment`; another e-mail than the invited one is refused (400 naming `email`) and the link stays usable by its own; a used or expired link is 400 naming `token`.',
+    method: 'POST',
+    path: '/dashboard/api/invitation',
+    auth: 'none',
+    handler: acceptInvitation,
+    body: AcceptInvitationBody,
+    limits: FROM_OUR_PAGES,
+    summary: "an invitation's token, the invited e-mail and a password: signs the new member in",
+    description:
+      "`{ token, email, password }`: the token from the link's `#fragment`; another e-mail than the invited one is refused (400 naming `email`) and the link stays usable by its own; a used or expired link is 400 naming `token`.",
   }),
 
   route({
-    method: 'POST', path: '/dashboard/api/session/factor/options', auth: 'none', handler: signInFactorOptions, limits: FROM_OUR_PAGES,
+    method: 'POST',
+    path: '/dashboard/api/session/factor/options',
+    auth: 'none',
+    handler: signInFactorOptions,
+    limits: FROM_OUR_PAGES,
     summary: 'a sign-in waiting for its second factor: options to confirm with a passkey',
   }),
   route({
-    method: 'POST', path: '/dashboard/api/session/factor', auth: 'none', handler: signInFactor, body: SignInFactorBody, limits: FROM_OUR_PAGES,
-    summary: 'a sign-in\'s second step: a passkey\'s answer, an authenticator code or a recovery code; signs in',
-    description: 'After `POST /dashboard/api/session` answered 202 `factorNeeded` (issue 48): one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up\'s (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.',
+    method: 'POST',
+    path: '/dashboard/api/session/factor',
+    auth: 'none',
+    handler: signInFactor,
+    body: SignInFactorBody,
+    limits: FROM_OUR_PAGES,
+    summary: "a sign-in's second step: a passkey's answer, an authenticator code or a recovery code; signs in",
+    description:
+      "After `POST /dashboard/api/session` answered 202 `factorNeeded` (issue 48): one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up's (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.",
   }),
-  route({ method: 'GET', path: '/dashboard/api/session', auth: 'none', handler: getSession, summary: 'who is signed in, the CSRF token, the public keys', description: 'Nobody signed in: 200 without `data`, not a 401.' }),
-  route({ method: 'DELETE', path: '/dashboard/api/session', auth: 'none', handler: signOut, summary: 'sign this browser out', description: 'With `x-csrf-token`; 204.' }),
-  route({ method: 'DELETE', path: '/dashboard/api/sessions', auth: 'none', handler: signOutEverywhere, summary: 'sign out everywhere', description: 'With `x-csrf-token`; 204.' }),
+  route({
+    method: 'GET',
+    path: '/dashboard/api/session',
+    auth: 'none',
+    handler: getSession,
+    summary: 'who is signed in, the CSRF token, the public keys',
+    description: 'Nobody signed in: 200 without `data`, not a 401.',
+  }),
+  route({
+    method: 'DELETE',
+    path: '/dashboard/api/session',
+    auth: 'none',
+    handler: signOut,
+    summary: 'sign this browser out',
+    description: 'With `x-csrf-token`; 204.',
+  }),
+  route({
+    method: 'DELETE',
+    path: '/dashboard/api/sessions',
+    auth: 'none',
+    handler: signOutEverywhere,
+    summary: 'sign out everywhere',
+    description: 'With `x-csrf-token`; 204.',
+  }),
 ];

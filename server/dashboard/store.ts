@@ -60,13 +60,17 @@ export class DashboardStore {
    */
   async setPassword(linkToken: string, passwordHash: string, nowMs: number): Promise<string | undefined> {
     return this.db.transaction(async (tx) => {
-      const [link] = await tx.query(
-        'UPDATE dashboard_links SET used_ms = $2 WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 RETURNING merchant_id',
-        [tokenHash(linkToken), nowMs],
-      );
+      const [link] = await tx.query('UPDATE dashboard_links SET used_ms = $2 WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 RETURNING merchant_id', [
+        tokenHash(linkToken),
+        nowMs,
+      ]);
       if (!link) return undefined;
       const merchantId = link.merchant_id as string;
-      const [login] = await tx.query('UPDATE dashboard_logins SET password_hash = $2, updated_ms = $3 WHERE merchant_id = $1 RETURNING email', [merchantId, passwordHash, nowMs]);
+      const [login] = await tx.query('UPDATE dashboard_logins SET password_hash = $2, updated_ms = $3 WHERE merchant_id = $1 RETURNING email', [
+        merchantId,
+        passwordHash,
+        nowMs,
+      ]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
       // The owner proved the link: every lock on the e-mail, from any client, is lifted.
       if (login) await tx.query('DELETE FROM sign_in_failures WHERE email = $1', [(login.email as string).toLowerCase()]);
@@ -97,7 +101,11 @@ export class DashboardStore {
        ) logins ORDER BY created_ms LIMIT 5`,
       [email],
     );
-    return rows.map((r) => ({ merchantId: r.merchant_id as string, ...(r.member_id ? { memberId: r.member_id as string } : {}), passwordHash: r.password_hash as string }));
+    return rows.map((r) => ({
+      merchantId: r.merchant_id as string,
+      ...(r.member_id ? { memberId: r.member_id as string } : {}),
+      passwordHash: r.password_hash as string,
+    }));
   }
 
   /**
@@ -177,18 +185,19 @@ export class DashboardStore {
    * CSRF token. `awaitingFactor`: the password was right but the person has a second
    * factor: the session opens nothing (session() does not see it) until `factorProved` ends it.
    */
-  async startSession(merchantId: string, nowMs: number, validMs: number, memberId?: string, awaitingFactor = false): Promise<{ token: string; csrf: string; expiresMs: number }> {
+  async startSession(
+    merchantId: string,
+    nowMs: number,
+    validMs: number,
+    memberId?: string,
+    awaitingFactor = false,
+  ): Promise<{ token: string; csrf: string; expiresMs: number }> {
     const token = newToken();
     const csrf = newToken();
-    await this.db.query('INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms, member_id, awaiting_factor) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      tokenHash(token),
-      merchantId,
-      csrf,
-      nowMs,
-      nowMs + validMs,
-      memberId ?? null,
-      awaitingFactor,
-    ]);
+    await this.db.query(
+      'INSERT INTO dashboard_sessions (hash, merchant_id, csrf, created_ms, expires_ms, member_id, awaiting_factor) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [tokenHash(token), merchantId, csrf, nowMs, nowMs + validMs, memberId ?? null, awaitingFactor],
+    );
     await this.db.query('DELETE FROM dashboard_sessions WHERE expires_ms <= $1', [nowMs]);
     return { token, csrf, expiresMs: nowMs + validMs };
   }
@@ -254,7 +263,8 @@ export class DashboardStore {
 
   /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */
   async endAll(merchantId: string, memberId?: string): Promise<number> {
-    if (memberId) return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2 RETURNING hash', [merchantId, memberId])).length;
+    if (memberId)
+      return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2 RETURNING hash', [merchantId, memberId])).length;
     return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 RETURNING hash', [merchantId])).length;
   }
 }

@@ -39,7 +39,12 @@ function v6(text: string): bigint | undefined {
   if (written.some((g) => !/^[0-9a-f]{1,4}$/i.test(g))) return undefined;
   const missing = 8 - tail.length - written.length;
   if (right === undefined ? missing !== 0 : missing < 1) return undefined;
-  const all = [...left.map((g) => BigInt(parseInt(g, 16))), ...Array<bigint>(right === undefined ? 0 : missing).fill(0n), ...(right ?? []).map((g) => BigInt(parseInt(g, 16))), ...tail];
+  const all = [
+    ...left.map((g) => BigInt(parseInt(g, 16))),
+    ...Array<bigint>(right === undefined ? 0 : missing).fill(0n),
+    ...(right ?? []).map((g) => BigInt(parseInt(g, 16))),
+    ...tail,
+  ];
   return all.reduce((n, g) => (n << 16n) | g, 0n);
 }
 
@@ -61,7 +66,10 @@ const within = (ip: Ip, [net, prefix]: Block): boolean => {
   return base.v === ip.v && ip.n >> bits === base.n >> bits;
 };
 
-const LOOPBACK: Block[] = [['127.0.0.0', 8], ['::1', 128]];
+const LOOPBACK: Block[] = [
+  ['127.0.0.0', 8],
+  ['::1', 128],
+];
 
 /** IANA's IPv4 special-purpose registry, the blocks not globally reachable (and the limited broadcast within 240/4). */
 export const SPECIAL_V4: Block[] = [

@@ -18,9 +18,11 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 export function idempotencyKeyOf(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (Array.isArray(raw)) throw invalidField(IDEMPOTENCY_HEADER, 'expected one header, sent once');
-  if (raw.length === 0) throw invalidField(IDEMPOTENCY_HEADER, `expected 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID, say), received an empty value`);
+  if (raw.length === 0)
+    throw invalidField(IDEMPOTENCY_HEADER, `expected 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID, say), received an empty value`);
   if (raw.length > IDEMPOTENCY_KEY_MAX) throw invalidField(IDEMPOTENCY_HEADER, `expected at most ${IDEMPOTENCY_KEY_MAX} characters, received ${raw.length}`);
-  if (!/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(raw)) throw invalidField(IDEMPOTENCY_HEADER, 'expected printable ASCII characters only (a UUID, say), without leading or trailing spaces');
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(raw))
+    throw invalidField(IDEMPOTENCY_HEADER, 'expected printable ASCII characters only (a UUID, say), without leading or trailing spaces');
   return raw;
 }
 
@@ -104,4 +106,5 @@ export const withheldAnswer = (stored: StoredKey): Conflict =>
  * the contract or by the handler once it knows more (a coin's decimals), changed nothing, so the
  * same key with the body corrected is the request, run (docs/api.md).
  */
-export const keepsAnswer = (status: number, movesMoney: boolean, unexpected: boolean): boolean => status !== 400 && (status < 500 || (movesMoney && unexpected));
+export const keepsAnswer = (status: number, movesMoney: boolean, unexpected: boolean): boolean =>
+  status !== 400 && (status < 500 || (movesMoney && unexpected));

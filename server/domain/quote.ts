@@ -37,6 +37,6 @@ export function quote(fiatMinor: bigint, fiatPerCoin: string, coinDecimals: numb
     fee: due - net,
     decimals,
     fiatRate: fiatPerCoin,
-    cryptoRate: formatUnits((10n ** BigInt(8 + RATE_DECIMALS)) / rate, 8),
+    cryptoRate: formatUnits(10n ** BigInt(8 + RATE_DECIMALS) / rate, 8),
   };
 }

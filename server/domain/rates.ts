@@ -161,11 +161,14 @@ export function ratesForQuote(book: RateBook, currency: Currency, coin: CoinSymb
   const fiat = currency === 'USD' ? { ...USD, atMs: nowMs } : usable(book.fiat[currency], currency, nowMs, policy);
   const price = book.coins[coin] ? usable(book.coins[coin], coin, nowMs, policy) : { units: RATE_ONE, source: 'peg', fixed: true, atMs: nowMs };
   if (deviationBps(price.units) > BigInt(policy.maxDeviationBps)) {
-    throw new CoinUnavailable(`${coin} is off its dollar peg (${formatRate(price.units)} USD from ${price.source}; at most ${policy.maxDeviationBps / 100}% away): it is not offered now. Pay with another coin`);
+    throw new CoinUnavailable(
+      `${coin} is off its dollar peg (${formatRate(price.units)} USD from ${price.source}; at most ${policy.maxDeviationBps / 100}% away): it is not offered now. Pay with another coin`,
+    );
   }
   const product = fiat.units * price.units;
   const fiatPerCoin = (product + RATE_ONE / 2n) / RATE_ONE;
-  const sources = currency === 'USD' ? `${price.source} (${coin})` : fiat.source === price.source ? fiat.source : `${fiat.source} (${currency}) + ${price.source} (${coin})`;
+  const sources =
+    currency === 'USD' ? `${price.source} (${coin})` : fiat.source === price.source ? fiat.source : `${fiat.source} (${currency}) + ${price.source} (${coin})`;
   return {
     fiatPerCoin: formatRate(fiatPerCoin),
     fiatPerUsd: formatRate(fiat.units),

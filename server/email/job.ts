@@ -19,7 +19,10 @@ export function emailTick(deps: Pick<JobDeps, (typeof emailUses)[number]>): () =
   const retry: MailRetry = { baseMs: deps.mailRetryMs, capMs: MAIL_RETRY_CAP_MS, windowMs: MAIL_RETRY_WINDOW_MS };
   return async () => {
     // Events first: without a sender (e-mail off) their marks are dropped, nothing is sent.
-    const plan = sender && ((event: Parameters<typeof emailsFor>[0], business: string, people: Parameters<typeof emailsFor>[2]) => emailsFor(event, business, people, `${deps.origin()}/dashboard`));
+    const plan =
+      sender &&
+      ((event: Parameters<typeof emailsFor>[0], business: string, people: Parameters<typeof emailsFor>[2]) =>
+        emailsFor(event, business, people, `${deps.origin()}/dashboard`));
     while ((await emails.fanOut(BATCH, now(), plan)) === BATCH);
     if (!sender) return;
     for (;;) {

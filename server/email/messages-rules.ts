@@ -14,13 +14,16 @@ const en = {
   ignore: 'If you were not expecting this e-mail, you can ignore it.',
   testMode: '(test mode)',
   invitation: {
-    subject: 'You are invited to {business}\'s team',
-    lines: ['You are invited to join {business}\'s team as {role}.', 'The link works once, for a week, and only with this e-mail address.'],
+    subject: "You are invited to {business}'s team",
+    lines: ["You are invited to join {business}'s team as {role}.", 'The link works once, for a week, and only with this e-mail address.'],
     button: 'Join the team',
   },
   sign_in_link: {
     subject: 'Your sign-in link for {business}',
-    lines: ['Here is a one-time link to sign in to {business}\'s dashboard and choose a new password.', 'It works once, for 24 hours; earlier links no longer work.'],
+    lines: [
+      "Here is a one-time link to sign in to {business}'s dashboard and choose a new password.",
+      'It works once, for 24 hours; earlier links no longer work.',
+    ],
     button: 'Sign in',
   },
   new_device: {
@@ -35,17 +38,20 @@ const en = {
   },
   payout_sent: {
     subject: 'Bank payout paid: {fiat} {currency}',
-    lines: ['{business}\'s bank payout of {fiat} {currency} ({amount} {coin}), reference {reference}, was paid.'],
+    lines: ["{business}'s bank payout of {fiat} {currency} ({amount} {coin}), reference {reference}, was paid."],
     button: 'See the payouts',
   },
   withdrawal_sent: {
     subject: 'Withdrawal sent: {amount} {coin} {mode}',
-    lines: ['{business}\'s withdrawal of {amount} {coin} on chain {chain} was sent.'],
+    lines: ["{business}'s withdrawal of {amount} {coin} on chain {chain} was sent."],
     button: 'See the balances',
   },
   destination_pending: {
     subject: 'A new {what} is waiting: {business}',
-    lines: ['A new {what} was added to {business}. Money goes there only from {effective} (UTC).', 'If nobody on your team asked for it, cancel it in the dashboard before then, and roll your secret keys.'],
+    lines: [
+      'A new {what} was added to {business}. Money goes there only from {effective} (UTC).',
+      'If nobody on your team asked for it, cancel it in the dashboard before then, and roll your secret keys.',
+    ],
     button: 'Review the change',
   },
   refund_link: {
@@ -68,7 +74,21 @@ const en = {
     lines: ['{change} at {business}, at {time} (UTC).', '{detail}'],
     button: 'Open the dashboard',
   },
-  changes: { passkey_added: 'A passkey was added', totp_added: 'An authenticator app was added', factor_removed: 'A second factor was removed', recovery_codes: 'New recovery codes were made', recovery_code_used: 'A recovery code was used to confirm a sign-in', key_created: 'A restricted key was made', key_revoked: 'A restricted key was revoked', role_changed: 'A member\'s role was changed', member_removed: 'A member was removed', key_rolled: 'The secret key was rolled', step_up_locked: 'Second-factor confirmation was locked after too many wrong tries', step_up_unlocked: 'Second-factor confirmation was unlocked', support_limit: 'The support role\'s refund limit was changed' },
+  changes: {
+    passkey_added: 'A passkey was added',
+    totp_added: 'An authenticator app was added',
+    factor_removed: 'A second factor was removed',
+    recovery_codes: 'New recovery codes were made',
+    recovery_code_used: 'A recovery code was used to confirm a sign-in',
+    key_created: 'A restricted key was made',
+    key_revoked: 'A restricted key was revoked',
+    role_changed: "A member's role was changed",
+    member_removed: 'A member was removed',
+    key_rolled: 'The secret key was rolled',
+    step_up_locked: 'Second-factor confirmation was locked after too many wrong tries',
+    step_up_unlocked: 'Second-factor confirmation was unlocked',
+    support_limit: "The support role's refund limit was changed",
+  },
   what: { payout_address: 'payout address', bank_account: 'bank account', withdrawal_address: 'withdrawal address' },
   roles: { admin: 'an admin', finance: 'finance', developer: 'a developer', support: 'support', viewer: 'a viewer' },
 };
@@ -81,17 +101,23 @@ export type EmailKind = Exclude<keyof Words, 'greeting' | 'signature' | 'notMe' 
 const fr: Words = {
   greeting: 'Bonjour,',
   signature: '{business}, par son service de paiement',
-  notMe: 'Si ce n\'était pas vous, connectez-vous, choisissez « Se déconnecter partout », puis changez votre mot de passe.',
-  ignore: 'Si vous n\'attendiez pas cet e-mail, vous pouvez l\'ignorer.',
+  notMe: "Si ce n'était pas vous, connectez-vous, choisissez « Se déconnecter partout », puis changez votre mot de passe.",
+  ignore: "Si vous n'attendiez pas cet e-mail, vous pouvez l'ignorer.",
   testMode: '(mode test)',
   invitation: {
-    subject: 'Vous êtes invité(e) dans l\'équipe de {business}',
-    lines: ['Vous êtes invité(e) à rejoindre l\'équipe de {business} en tant que {role}.', 'Le lien fonctionne une fois, pendant une semaine, et seulement avec cette adresse e-mail.'],
-    button: 'Rejoindre l\'équipe',
+    subject: "Vous êtes invité(e) dans l'équipe de {business}",
+    lines: [
+      "Vous êtes invité(e) à rejoindre l'équipe de {business} en tant que {role}.",
+      'Le lien fonctionne une fois, pendant une semaine, et seulement avec cette adresse e-mail.',
+    ],
+    button: "Rejoindre l'équipe",
   },
   sign_in_link: {
     subject: 'Votre lien de connexion à {business}',
-    lines: ['Voici un lien à usage unique pour vous connecter au tableau de bord de {business} et choisir un nouveau mot de passe.', 'Il fonctionne une fois, pendant 24 heures ; les liens précédents ne fonctionnent plus.'],
+    lines: [
+      'Voici un lien à usage unique pour vous connecter au tableau de bord de {business} et choisir un nouveau mot de passe.',
+      'Il fonctionne une fois, pendant 24 heures ; les liens précédents ne fonctionnent plus.',
+    ],
     button: 'Se connecter',
   },
   new_device: {
@@ -116,12 +142,18 @@ const fr: Words = {
   },
   destination_pending: {
     subject: 'Nouveau {what} en attente : {business}',
-    lines: ['Un nouveau {what} a été ajouté à {business}. L\'argent n\'y ira qu\'à partir du {effective} (UTC).', 'Si personne de votre équipe ne l\'a demandé, annulez-le dans le tableau de bord d\'ici là, et renouvelez vos clés secrètes.'],
+    lines: [
+      "Un nouveau {what} a été ajouté à {business}. L'argent n'y ira qu'à partir du {effective} (UTC).",
+      "Si personne de votre équipe ne l'a demandé, annulez-le dans le tableau de bord d'ici là, et renouvelez vos clés secrètes.",
+    ],
     button: 'Examiner le changement',
   },
   refund_link: {
     subject: '{business} vous rembourse {amount} {coin}',
-    lines: ['{business} rembourse votre paiement {reference} : {amount} {coin}.', 'Suivez le lien pour indiquer le portefeuille qui recevra le remboursement. Il fonctionne une fois.'],
+    lines: [
+      '{business} rembourse votre paiement {reference} : {amount} {coin}.',
+      'Suivez le lien pour indiquer le portefeuille qui recevra le remboursement. Il fonctionne une fois.',
+    ],
     button: 'Recevoir le remboursement',
   },
   refund_receipt: {
@@ -139,7 +171,21 @@ const fr: Words = {
     lines: ['{change} chez {business}, le {time} (UTC).', '{detail}'],
     button: 'Ouvrir le tableau de bord',
   },
-  changes: { key_created: 'Une clé restreinte a été créée', key_revoked: 'Une clé restreinte a été révoquée', role_changed: 'Le rôle d\'un membre a été modifié', member_removed: 'Un membre a été retiré', key_rolled: 'La clé secrète a été renouvelée', step_up_locked: 'La confirmation par second facteur a été bloquée après trop d\'essais erronés', step_up_unlocked: 'La confirmation par second facteur a été débloquée', support_limit: 'La limite de remboursement du rôle support a été modifiée', passkey_added: 'Une clé d\'accès a été ajoutée', totp_added: 'Une application d\'authentification a été ajoutée', factor_removed: 'Un second facteur a été retiré', recovery_codes: 'De nouveaux codes de secours ont été créés', recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion' },
+  changes: {
+    key_created: 'Une clé restreinte a été créée',
+    key_revoked: 'Une clé restreinte a été révoquée',
+    role_changed: "Le rôle d'un membre a été modifié",
+    member_removed: 'Un membre a été retiré',
+    key_rolled: 'La clé secrète a été renouvelée',
+    step_up_locked: "La confirmation par second facteur a été bloquée après trop d'essais erronés",
+    step_up_unlocked: 'La confirmation par second facteur a été débloquée',
+    support_limit: 'La limite de remboursement du rôle support a été modifiée',
+    passkey_added: "Une clé d'accès a été ajoutée",
+    totp_added: "Une application d'authentification a été ajoutée",
+    factor_removed: 'Un second facteur a été retiré',
+    recovery_codes: 'De nouveaux codes de secours ont été créés',
+    recovery_code_used: 'Un code de secours a été utilisé pour confirmer une connexion',
+  },
   what: { payout_address: 'adresse de versement', bank_account: 'compte bancaire', withdrawal_address: 'adresse de retrait' },
   roles: { admin: 'administrateur', finance: 'finance', developer: 'développeur', support: 'support', viewer: 'lecteur' },
 };
@@ -182,7 +228,10 @@ const ar: Words = {
   },
   destination_pending: {
     subject: '{what} جديد في الانتظار: {business}',
-    lines: ['أُضيف {what} جديد إلى {business}. لن تذهب الأموال إليه إلا ابتداءً من {effective} (UTC).', 'إن لم يطلبه أحد من فريقك، فألغِه من اللوحة قبل ذلك، وجدّد مفاتيحك السرية.'],
+    lines: [
+      'أُضيف {what} جديد إلى {business}. لن تذهب الأموال إليه إلا ابتداءً من {effective} (UTC).',
+      'إن لم يطلبه أحد من فريقك، فألغِه من اللوحة قبل ذلك، وجدّد مفاتيحك السرية.',
+    ],
     button: 'مراجعة التغيير',
   },
   refund_link: {
@@ -205,7 +254,21 @@ const ar: Words = {
     lines: ['{change} لدى {business}، في {time} (UTC).', '{detail}'],
     button: 'فتح لوحة التحكم',
   },
-  changes: { key_created: 'أُنشئ مفتاح مقيّد', key_revoked: 'أُلغي مفتاح مقيّد', role_changed: 'تغيّر دور عضو', member_removed: 'أُزيل عضو', key_rolled: 'جُدّد المفتاح السري', step_up_locked: 'أُقفل التأكيد بالعامل الثاني بعد محاولات خاطئة كثيرة', step_up_unlocked: 'فُتح التأكيد بالعامل الثاني', support_limit: 'تغيّر حد الاسترداد لدور الدعم', passkey_added: 'أُضيف مفتاح مرور', totp_added: 'أُضيف تطبيق مصادقة', factor_removed: 'أُزيل عامل تحقق ثانٍ', recovery_codes: 'أُنشئت رموز استرداد جديدة', recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول' },
+  changes: {
+    key_created: 'أُنشئ مفتاح مقيّد',
+    key_revoked: 'أُلغي مفتاح مقيّد',
+    role_changed: 'تغيّر دور عضو',
+    member_removed: 'أُزيل عضو',
+    key_rolled: 'جُدّد المفتاح السري',
+    step_up_locked: 'أُقفل التأكيد بالعامل الثاني بعد محاولات خاطئة كثيرة',
+    step_up_unlocked: 'فُتح التأكيد بالعامل الثاني',
+    support_limit: 'تغيّر حد الاسترداد لدور الدعم',
+    passkey_added: 'أُضيف مفتاح مرور',
+    totp_added: 'أُضيف تطبيق مصادقة',
+    factor_removed: 'أُزيل عامل تحقق ثانٍ',
+    recovery_codes: 'أُنشئت رموز استرداد جديدة',
+    recovery_code_used: 'استُخدم رمز استرداد لتأكيد تسجيل دخول',
+  },
   what: { payout_address: 'عنوان دفع', bank_account: 'حساب بنكي', withdrawal_address: 'عنوان سحب' },
   roles: { admin: 'مسؤول', finance: 'المالية', developer: 'مطوّر', support: 'الدعم', viewer: 'مشاهد' },
 };

@@ -37,14 +37,26 @@ export function render(kind: EmailKind, language: string, to: string, values: Va
     what: typeof values.what === 'string' ? (words.what[values.what as keyof typeof words.what] ?? values.what) : '',
     change: typeof values.change === 'string' ? (words.changes[values.change as keyof typeof words.changes] ?? values.change) : '',
   };
-  const footer = kind === 'new_device' || kind === 'factor_changed' || kind === 'security_changed' ? words.notMe : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link' ? words.ignore : '';
+  const footer =
+    kind === 'new_device' || kind === 'factor_changed' || kind === 'security_changed'
+      ? words.notMe
+      : kind === 'invitation' || kind === 'sign_in_link' || kind === 'refund_link'
+        ? words.ignore
+        : '';
   // A subject is one line, whatever a business calls itself.
-  const subject = plain(fill(message.subject, all, plain)).replace(/\s+/g, ' ').trim();
+  const subject = plain(fill(message.subject, all, plain))
+    .replace(/\s+/g, ' ')
+    .trim();
   const lines = message.lines.map((line) => fill(line, all, plain));
   const signature = fill(words.signature, all, plain);
-  const text = [words.greeting, '', ...lines.flatMap((l) => [l, '']), ...(link ? [link, ''] : []), ...(footer ? [footer, ''] : []), '-- ', signature, ''].join('\n');
+  const text = [words.greeting, '', ...lines.flatMap((l) => [l, '']), ...(link ? [link, ''] : []), ...(footer ? [footer, ''] : []), '-- ', signature, ''].join(
+    '\n',
+  );
   const dir = lang === 'ar' ? 'rtl' : 'ltr';
-  const button = link && message.button ? `<p><a href="${html(link)}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#fff;border-radius:6px;text-decoration:none">${html(message.button)}</a></p><p style="font-size:12px;color:#555">${html(link)}</p>` : '';
+  const button =
+    link && message.button
+      ? `<p><a href="${html(link)}" style="display:inline-block;padding:10px 18px;background:#1a56db;color:#fff;border-radius:6px;text-decoration:none">${html(message.button)}</a></p><p style="font-size:12px;color:#555">${html(link)}</p>`
+      : '';
   const body = [
     `<!doctype html><html lang="${lang}" dir="${dir}"><head><meta charset="utf-8"><title>${html(subject)}</title></head>`,
     '<body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">',
@@ -90,7 +102,15 @@ export interface MailedEvent {
 }
 
 /** Which events are told by e-mail (migration 0034's trigger keeps the same list). */
-export const MAILED_EVENTS = ['DEPOSIT_TRANSACTION', 'PAYOUT_UPDATED', 'WITHDRAWAL_UPDATED', 'PAYOUT_ADDRESS_PENDING', 'BANK_ACCOUNT_PENDING', 'WITHDRAWAL_ADDRESS_PENDING', 'REFUND_UPDATED'] as const;
+export const MAILED_EVENTS = [
+  'DEPOSIT_TRANSACTION',
+  'PAYOUT_UPDATED',
+  'WITHDRAWAL_UPDATED',
+  'PAYOUT_ADDRESS_PENDING',
+  'BANK_ACCOUNT_PENDING',
+  'WITHDRAWAL_ADDRESS_PENDING',
+  'REFUND_UPDATED',
+] as const;
 
 const can = (role: Actor, permission: Permission) => ROLE_PERMISSIONS[role].includes(permission);
 const whenText = (iso: unknown) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '');
@@ -105,27 +125,69 @@ const whenText = (iso: unknown) => (typeof iso === 'string' ? iso.replace('T', '
 export function emailsFor(event: MailedEvent, business: string, people: Recipient[], dashboard: string): Email[] {
   const d = event.data;
   const base = { business, mode: event.mode };
-  const pick = (kind: EmailKind, who: (r: Recipient) => boolean, values: Values, link: string) => people.filter(who).map((r) => render(kind, r.language, r.email, { ...base, ...values }, link));
+  const pick = (kind: EmailKind, who: (r: Recipient) => boolean, values: Values, link: string) =>
+    people.filter(who).map((r) => render(kind, r.language, r.email, { ...base, ...values }, link));
   switch (event.type) {
     case 'DEPOSIT_TRANSACTION':
       // Paid in full (confirmed) is told once; its later settlement is not told again.
       if (d.status !== 'confirmed') return [];
-      return pick('payment_received', (r) => r.paymentReceived && can(r.role, 'payments.read'), { amount: String(d.amountPaidExact ?? d.amountPaid ?? ''), coin: String(d.coin ?? ''), fiat: String(d.fiatAmount ?? ''), currency: String(d.currency ?? ''), reference: String(d.reference ?? '') }, `${dashboard}/payments`);
+      return pick(
+        'payment_received',
+        (r) => r.paymentReceived && can(r.role, 'payments.read'),
+        {
+          amount: String(d.amountPaidExact ?? d.amountPaid ?? ''),
+          coin: String(d.coin ?? ''),
+          fiat: String(d.fiatAmount ?? ''),
+          currency: String(d.currency ?? ''),
+          reference: String(d.reference ?? ''),
+        },
+        `${dashboard}/payments`,
+      );
     case 'PAYOUT_UPDATED':
       if (d.status !== 'paid') return [];
-      return pick('payout_sent', (r) => can(r.role, 'payouts.write'), { amount: String(d.amount ?? ''), coin: String(d.coin ?? ''), fiat: String(d.fiat_amount ?? ''), currency: String(d.currency ?? ''), reference: String(d.reference ?? '') }, `${dashboard}/payouts`);
+      return pick(
+        'payout_sent',
+        (r) => can(r.role, 'payouts.write'),
+        {
+          amount: String(d.amount ?? ''),
+          coin: String(d.coin ?? ''),
+          fiat: String(d.fiat_amount ?? ''),
+          currency: String(d.currency ?? ''),
+          reference: String(d.reference ?? ''),
+        },
+        `${dashboard}/payouts`,
+      );
     case 'WITHDRAWAL_UPDATED':
       if (d.status !== 'completed') return [];
-      return pick('withdrawal_sent', (r) => can(r.role, 'balances.write'), { amount: String(d.amount ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? '') }, `${dashboard}/balances`);
+      return pick(
+        'withdrawal_sent',
+        (r) => can(r.role, 'balances.write'),
+        { amount: String(d.amount ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? '') },
+        `${dashboard}/balances`,
+      );
     case 'PAYOUT_ADDRESS_PENDING':
     case 'BANK_ACCOUNT_PENDING':
     case 'WITHDRAWAL_ADDRESS_PENDING':
       if (d.state !== 'pending') return [];
-      return pick('destination_pending', (r) => can(r.role, 'account.write'), { what: String(d.kind ?? ''), effective: whenText(d.effective_at) }, `${dashboard}/settings`);
+      return pick(
+        'destination_pending',
+        (r) => can(r.role, 'account.write'),
+        { what: String(d.kind ?? ''), effective: whenText(d.effective_at) },
+        `${dashboard}/settings`,
+      );
     case 'REFUND_UPDATED':
       // Confirmed (its block has the network's confirmations): the customer's receipt, with its transaction.
       if (d.status !== 'confirmed' || !event.customer) return [];
-      return [render('refund_receipt', event.customer.language, event.customer.email, { business, amount: String(d.amount_exact ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? ''), reference: String(d.reference ?? ''), tx: String(d.tx_hash ?? '') })];
+      return [
+        render('refund_receipt', event.customer.language, event.customer.email, {
+          business,
+          amount: String(d.amount_exact ?? ''),
+          coin: String(d.coin ?? ''),
+          chain: String(d.chain_id ?? ''),
+          reference: String(d.reference ?? ''),
+          tx: String(d.tx_hash ?? ''),
+        }),
+      ];
     default:
       return [];
   }

@@ -58,7 +58,8 @@ export class EmailStore {
           const body = JSON.parse(row.body as string) as { data?: Record<string, unknown> };
           const event: MailedEvent = { type: row.type as string, mode: row.mode as string, data: body.data ?? {} };
           // A refund's receipt goes to its payment's customer, when the payment has their e-mail.
-          if (event.type === 'REFUND_UPDATED' && typeof event.data.reference === 'string') event.customer = await customerOf(tx, merchantId, event.mode, event.data.reference);
+          if (event.type === 'REFUND_UPDATED' && typeof event.data.reference === 'string')
+            event.customer = await customerOf(tx, merchantId, event.mode, event.data.reference);
           for (const email of plan(event, (merchant?.business_name as string | undefined) ?? '', people)) await this.enqueue(email, merchantId, nowMs, tx);
         }
         await tx.query('DELETE FROM email_events WHERE event_id = $1', [row.event_id]);
@@ -78,8 +79,15 @@ export class EmailStore {
       [nowMs, nowMs + leaseMs, limit, token],
     );
     return rows.map((r) => ({
-      id: r.id as string, kind: r.kind as Email['kind'], to: r.recipient as string, subject: r.subject as string, text: r.text_body as string, html: r.html_body as string,
-      attempts: Number(r.attempts), createdMs: Number(r.created_ms), leaseToken: r.lease_token as string,
+      id: r.id as string,
+      kind: r.kind as Email['kind'],
+      to: r.recipient as string,
+      subject: r.subject as string,
+      text: r.text_body as string,
+      html: r.html_body as string,
+      attempts: Number(r.attempts),
+      createdMs: Number(r.created_ms),
+      leaseToken: r.lease_token as string,
     }));
   }
 
@@ -87,21 +95,30 @@ export class EmailStore {
   async settle(row: OutboxRow, next: Settled, nowMs: number): Promise<boolean> {
     const error = next.state === 'sent' ? null : next.error.slice(0, 300);
     const held =
-      next.state === 'pending' ?
-        await this.db.query(`UPDATE emails SET next_attempt_ms = $3, lease_until_ms = NULL, lease_token = NULL, last_error = $4 WHERE id = $1 AND lease_token = $2 RETURNING id`, [row.id, row.leaseToken, next.atMs, error])
-      : await this.db.query(
-          `UPDATE emails SET state = $3, done_ms = $4, last_error = $5, next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL,
+      next.state === 'pending'
+        ? await this.db.query(
+            `UPDATE emails SET next_attempt_ms = $3, lease_until_ms = NULL, lease_token = NULL, last_error = $4 WHERE id = $1 AND lease_token = $2 RETURNING id`,
+            [row.id, row.leaseToken, next.atMs, error],
+          )
+        : await this.db.query(
+            `UPDATE emails SET state = $3, done_ms = $4, last_error = $5, next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL,
                   recipient = NULL, subject = NULL, text_body = NULL, html_body = NULL
             WHERE id = $1 AND lease_token = $2 RETURNING id`,
-          [row.id, row.leaseToken, next.state, nowMs, error],
-        );
+            [row.id, row.leaseToken, next.state, nowMs, error],
+          );
     return held.length > 0;
   }
 
   /** The outbox's rows, oldest first: kind, state and attempts (what an operator or a test looks at). */
   async states(): Promise<Array<{ kind: string; state: string; attempts: number; recipient: string | null; lastError: string | null }>> {
     const rows = await this.db.query('SELECT kind, state, attempts, recipient, last_error FROM emails ORDER BY created_ms, id');
-    return rows.map((r) => ({ kind: r.kind as string, state: r.state as string, attempts: Number(r.attempts), recipient: (r.recipient as string | null) ?? null, lastError: (r.last_error as string | null) ?? null }));
+    return rows.map((r) => ({
+      kind: r.kind as string,
+      state: r.state as string,
+      attempts: Number(r.attempts),
+      recipient: (r.recipient as string | null) ?? null,
+      lastError: (r.last_error as string | null) ?? null,
+    }));
   }
 
   /** A payment's customer, to e-mail about their refund: their e-mail (undefined: none given), the language asked, the business's name. */
@@ -154,7 +171,8 @@ async function customerOf(sql: Sql, merchantId: string, mode: string, reference:
   );
   const email = (row?.customer_email as string | null | undefined)?.trim();
   if (!row || !email) return undefined;
-  const metadata = typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown> | null) : (row.metadata as Record<string, unknown> | null);
+  const metadata =
+    typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown> | null) : (row.metadata as Record<string, unknown> | null);
   const language = typeof metadata?.language === 'string' ? metadata.language : 'en';
   return { email, language, business: (row.business_name as string | null) ?? '' };
 }
@@ -168,5 +186,11 @@ async function peopleOf(sql: Sql, merchantId: string): Promise<Recipient[]> {
        LEFT JOIN email_people p ON p.merchant_id = m.merchant_id AND p.person = m.id::text WHERE m.merchant_id = $1`,
     [merchantId],
   );
-  return rows.map((r) => ({ person: r.person as string, email: r.email as string, role: r.role as Actor, language: (r.language as string | null) ?? 'en', paymentReceived: r.payment_received === true }));
+  return rows.map((r) => ({
+    person: r.person as string,
+    email: r.email as string,
+    role: r.role as Actor,
+    language: (r.language as string | null) ?? 'en',
+    paymentReceived: r.payment_received === true,
+  }));
 }

@@ -80,7 +80,18 @@ export class Mail {
     const seen = await this.store.seeDevice(merchantId, person, hashOf(id), nowMs);
     if (seen === 'new' && this.on) {
       const who = (await this.store.people(merchantId)).find((p) => p.person === person);
-      if (who) await this.store.enqueue(render('new_device', who.language, who.email, { business, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') }, `${this.origin()}/dashboard`), merchantId, nowMs);
+      if (who)
+        await this.store.enqueue(
+          render(
+            'new_device',
+            who.language,
+            who.email,
+            { business, time: new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ') },
+            `${this.origin()}/dashboard`,
+          ),
+          merchantId,
+          nowMs,
+        );
     }
     return id;
   }
@@ -100,19 +111,46 @@ export class Mail {
     const nowMs = this.now();
     const actor = actorOf(news.by);
     const people = this.on ? await this.store.people(merchant.id) : [];
-    const concerned = new Set([news.concerned?.person, actor.kind === 'member' ? actor.id : news.by.holder].filter((p): p is string => p !== undefined).map((p) => p.toLowerCase()));
+    const concerned = new Set(
+      [news.concerned?.person, actor.kind === 'member' ? actor.id : news.by.holder].filter((p): p is string => p !== undefined).map((p) => p.toLowerCase()),
+    );
     const time = new Date(nowMs).toISOString().slice(0, 16).replace('T', ' ');
     const emails = new Map<string, Email>();
     for (const p of people) {
       const own = concerned.has(p.person.toLowerCase());
       if (!own && p.person !== 'owner') continue;
-      emails.set(p.email.toLowerCase(), own && FACTOR_CHANGES.has(news.change) ?
-        render('factor_changed', p.language, p.email, { business: merchant.businessName, change: news.change, time }, `${this.origin()}/dashboard/security`)
-      : render('security_changed', p.language, p.email, { business: merchant.businessName, change: news.change, detail: news.detail, time }, `${this.origin()}/dashboard`));
+      emails.set(
+        p.email.toLowerCase(),
+        own && FACTOR_CHANGES.has(news.change)
+          ? render('factor_changed', p.language, p.email, { business: merchant.businessName, change: news.change, time }, `${this.origin()}/dashboard/security`)
+          : render(
+              'security_changed',
+              p.language,
+              p.email,
+              { business: merchant.businessName, change: news.change, detail: news.detail, time },
+              `${this.origin()}/dashboard`,
+            ),
+      );
     }
     const gone = news.concerned?.email;
-    if (this.on && gone && !emails.has(gone.toLowerCase())) emails.set(gone.toLowerCase(), render('security_changed', 'en', gone, { business: merchant.businessName, change: news.change, detail: news.detail, time }, `${this.origin()}/dashboard`));
-    const data = { change: news.change, detail: news.detail, actor: { kind: actor.kind, id: actor.id, label: actor.label }, target: news.target ?? null, at: new Date(nowMs).toISOString() };
+    if (this.on && gone && !emails.has(gone.toLowerCase()))
+      emails.set(
+        gone.toLowerCase(),
+        render(
+          'security_changed',
+          'en',
+          gone,
+          { business: merchant.businessName, change: news.change, detail: news.detail, time },
+          `${this.origin()}/dashboard`,
+        ),
+      );
+    const data = {
+      change: news.change,
+      detail: news.detail,
+      actor: { kind: actor.kind, id: actor.id, label: actor.label },
+      target: news.target ?? null,
+      at: new Date(nowMs).toISOString(),
+    };
     await this.db.transaction(async (tx) => {
       for (const mode of news.modes) await this.events.add(tx, { merchant, mode }, 'SECURITY_CHANGED', data, nowMs);
       for (const email of emails.values()) await this.store.enqueue(email, merchant.id, nowMs, tx);
@@ -141,14 +179,27 @@ export class Mail {
    * A customer's refund link (the refunds code calls this in its own transaction when given
    * `sql`): what is refunded, and the one-time link where they say where it goes. False: off.
    */
-  async refundLink(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; reference: string }, link: string, sql?: Sql): Promise<boolean> {
+  async refundLink(
+    merchantId: string,
+    to: string,
+    language: string,
+    refund: { business: string; amount: string; coin: string; reference: string },
+    link: string,
+    sql?: Sql,
+  ): Promise<boolean> {
     if (!this.on) return false;
     await this.store.enqueue(render('refund_link', language, to, refund, link), merchantId, this.now(), sql);
     return true;
   }
 
   /** A customer's receipt once their refund is sent (its transaction hash, no link). False: off. */
-  async refundReceipt(merchantId: string, to: string, language: string, refund: { business: string; amount: string; coin: string; chain: string; reference: string; tx: string }, sql?: Sql): Promise<boolean> {
+  async refundReceipt(
+    merchantId: string,
+    to: string,
+    language: string,
+    refund: { business: string; amount: string; coin: string; chain: string; reference: string; tx: string },
+    sql?: Sql,
+  ): Promise<boolean> {
     if (!this.on) return false;
     await this.store.enqueue(render('refund_receipt', language, to, refund as Values), merchantId, this.now(), sql);
     return true;

@@ -28,7 +28,12 @@ type Ctx = Parameters<Handler>[0];
 async function me({ req, service }: { req: Ctx['req']; service: Service }): Promise<{ account: Account; who: Who; token: string; name: string }> {
   const account = await authenticateSession(req, service.dashboard, service.now(), service.origin());
   const token = cookie(req, sessionCookieName(service.origin()))!;
-  return { account, who: { merchantId: account.merchant.id, holder: holderOf(account.actor) }, token, name: account.actor?.label ?? account.merchant.businessEmail };
+  return {
+    account,
+    who: { merchantId: account.merchant.id, holder: holderOf(account.actor) },
+    token,
+    name: account.actor?.label ?? account.merchant.businessEmail,
+  };
 }
 
 /** Changing one's factors once one has some needs a step-up for that very change, as money moves do. */
@@ -43,7 +48,18 @@ type ProofCtx = { req: Ctx['req']; service: Pick<ServiceParts, 'audit' | 'config
 async function audited(ctx: ProofCtx, account: Account, action: string, target: string | undefined, values: Record<string, string> = {}): Promise<void> {
   const { service } = ctx;
   const actor = account.actor ?? { kind: 'owner' as const, id: 'owner', label: account.merchant.businessEmail };
-  await service.audit.append((['test', 'live'] as const).map((mode) => ({ merchantId: account.merchant.id, mode, atMs: service.now(), actor: { kind: actor.kind, id: actor.id, label: actor.label }, client: clientOf(ctx.req, service.config.trustProxies), action, target, details: { values } })));
+  await service.audit.append(
+    (['test', 'live'] as const).map((mode) => ({
+      merchantId: account.merchant.id,
+      mode,
+      atMs: service.now(),
+      actor: { kind: actor.kind, id: actor.id, label: actor.label },
+      client: clientOf(ctx.req, service.config.trustProxies),
+      action,
+      target,
+      details: { values },
+    })),
+  );
 }
 
 /** Both feeds' who-may-do-what: a person's factors are not a mode's. */
@@ -51,7 +67,13 @@ const MODES = ['test', 'live'] as const;
 
 /** The person and the owner are told their factors changed (an event, and e-mails in their language), whoever made the change. */
 const told = (ctx: ProofCtx, session: { who: Who; account: Account }, change: SecurityChange) =>
-  ctx.service.mail.securityChanged(session.account.merchant, { change, detail: `${session.account.actor?.label ?? 'the owner'}'s second factors`, modes: MODES, by: session.account, concerned: { person: session.who.holder } });
+  ctx.service.mail.securityChanged(session.account.merchant, {
+    change,
+    detail: `${session.account.actor?.label ?? 'the owner'}'s second factors`,
+    modes: MODES,
+    by: session.account,
+    concerned: { person: session.who.holder },
+  });
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -59,13 +81,17 @@ export const listFactors: Handler = async (ctx) => {
   const { account, who } = await me(ctx);
   const { factors } = ctx.service;
   const [mine, left, required] = await Promise.all([factors.factors(who), factors.recoveryCodesLeft(who), factors.required(who.merchantId)]);
-  return ok(200, {
-    factors: mine.map((f) => ({ id: f.id, kind: f.kind, label: f.label, createdAt: iso(f.createdMs), usedAt: iso(f.usedMs) })),
-    recoveryCodesLeft: left,
-    required,
-    // The owner sets the requirement (the screen shows its switch to them only).
-    owner: !account.actor,
-  }, `${mine.length} second factor(s)`);
+  return ok(
+    200,
+    {
+      factors: mine.map((f) => ({ id: f.id, kind: f.kind, label: f.label, createdAt: iso(f.createdMs), usedAt: iso(f.usedMs) })),
+      recoveryCodesLeft: left,
+      required,
+      // The owner sets the requirement (the screen shows its switch to them only).
+      owner: !account.actor,
+    },
+    `${mine.length} second factor(s)`,
+  );
 };
 
 /** After the first factor: its recovery codes (shown once). It steps up nothing: a step-up is for one request. */
@@ -75,13 +101,27 @@ async function added(ctx: Ctx, session: Awaited<ReturnType<typeof me>>, made: { 
   await audited(ctx, session.account, `POST /dashboard/api/factors/${kind}`, made.id, { kind });
   await told(ctx, session, kind === 'passkey' ? 'passkey_added' : 'totp_added');
   service.log.info({ merchant: session.who.merchantId, kind }, 'second factor added');
-  return ok(201, { id: made.id, ...(recoveryCodes ? { recoveryCodes } : {}) }, recoveryCodes ? 'Added. Keep these recovery codes somewhere safe: they are shown this once, and each works once' : 'Added');
+  return ok(
+    201,
+    { id: made.id, ...(recoveryCodes ? { recoveryCodes } : {}) },
+    recoveryCodes ? 'Added. Keep these recovery codes somewhere safe: they are shown this once, and each works once' : 'Added',
+  );
 }
 
 export const passkeyStart: Handler = async (ctx) => {
   const session = await me(ctx);
   await freshFactor(ctx, session.account);
-  return ok(200, await passkeyOptions(ctx.service.factors, session.who, { name: session.name, business: session.account.merchant.businessName }, ctx.service.origin(), ctx.service.now()), 'Create a passkey with these options');
+  return ok(
+    200,
+    await passkeyOptions(
+      ctx.service.factors,
+      session.who,
+      { name: session.name, business: session.account.merchant.businessName },
+      ctx.service.origin(),
+      ctx.service.now(),
+    ),
+    'Create a passkey with these options',
+  );
 };
 
 /** The challenge it answers was handed out stepped up (passkeyStart): this needs no step-up of its own. */
@@ -94,7 +134,11 @@ export const passkeyFinish: Handler<{ body: typeof PasskeyBody }> = async (ctx) 
 export const totpStart: Handler = async (ctx) => {
   const session = await me(ctx);
   await freshFactor(ctx, session.account);
-  return ok(200, await totpOptions(ctx.service.factors, session.who, { name: session.name, business: session.account.merchant.businessName }, ctx.service.now()), 'Add this secret to your authenticator app, then send its code');
+  return ok(
+    200,
+    await totpOptions(ctx.service.factors, session.who, { name: session.name, business: session.account.merchant.businessName }, ctx.service.now()),
+    'Add this secret to your authenticator app, then send its code',
+  );
 };
 
 /** The secret it proves was handed out stepped up (totpStart), to this person only: no step-up of its own. */
@@ -129,7 +173,13 @@ export const setPolicy: Handler<{ body: typeof PolicyBody }> = async (ctx) => {
   await freshFactor(ctx, session.account);
   await ctx.service.factors.setRequired(session.who.merchantId, ctx.body.required, ctx.service.now());
   await audited(ctx, session.account, 'PUT /dashboard/api/factors/policy', undefined, { required: String(ctx.body.required) });
-  return ok(200, { required: ctx.body.required }, ctx.body.required ? 'Every member now needs a second factor: those without one are sent to add one before anything else' : 'A second factor is no longer required');
+  return ok(
+    200,
+    { required: ctx.body.required },
+    ctx.body.required
+      ? 'Every member now needs a second factor: those without one are sent to add one before anything else'
+      : 'A second factor is no longer required',
+  );
 };
 
 export const stepUpStart: Handler = async (ctx) => {
@@ -138,9 +188,24 @@ export const stepUpStart: Handler = async (ctx) => {
 };
 
 /** A lock of the person's proofs set or lifted: in both modes' audit logs, and e-mailed to the person and the owner. */
-async function lockChanged(ctx: ProofCtx, account: Account, holder: string, change: 'step_up_locked' | 'step_up_unlocked', kinds: ProofKind[], by?: Account): Promise<void> {
-  await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, { kinds: kinds.join(',') });
-  await ctx.service.mail.securityChanged(account.merchant, { change, detail: `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`, modes: MODES, by: by ?? account, concerned: { person: holder } });
+async function lockChanged(
+  ctx: ProofCtx,
+  account: Account,
+  holder: string,
+  change: 'step_up_locked' | 'step_up_unlocked',
+  kinds: ProofKind[],
+  by?: Account,
+): Promise<void> {
+  await audited(ctx, by ?? account, change === 'step_up_locked' ? 'lock second-factor proofs (too many wrong)' : 'unlock second-factor proofs', holder, {
+    kinds: kinds.join(','),
+  });
+  await ctx.service.mail.securityChanged(account.merchant, {
+    change,
+    detail: `${holder === 'owner' ? 'the owner' : (account.actor?.label ?? holder)}: ${kinds.join(', ')}`,
+    modes: MODES,
+    by: by ?? account,
+    concerned: { person: holder },
+  });
 }
 
 /**
@@ -148,8 +213,14 @@ async function lockChanged(ctx: ProofCtx, account: Account, holder: string, chan
  * per person and kind (a lock audited and e-mailed; a recovery code lifts them and is e-mailed,
  * as it was not the person if they did not use it). Answers what it was proved with.
  */
-export async function proveAs(ctx: ProofCtx, session: { account: Account; who: Who }, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }): Promise<string> {
-  const proved = await prove(ctx.service.factors, session.who, proof, ctx.service.origin(), ctx.service.now(), (kind) => lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]));
+export async function proveAs(
+  ctx: ProofCtx,
+  session: { account: Account; who: Who },
+  proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string },
+): Promise<string> {
+  const proved = await prove(ctx.service.factors, session.who, proof, ctx.service.origin(), ctx.service.now(), (kind) =>
+    lockChanged(ctx, session.account, session.who.holder, 'step_up_locked', [kind]),
+  );
   if (proved.unlocked.length) await lockChanged(ctx, session.account, session.who.holder, 'step_up_unlocked', proved.unlocked);
   if (!proof.passkey && !proof.code) await told(ctx, session, 'recovery_code_used');
   return proved.with;
@@ -167,38 +238,129 @@ export const stepUp: Handler<{ body: typeof StepUpBody }> = async (ctx) => {
   const proved = await proveAs(ctx, session, ctx.body);
   await ctx.service.dashboard.steppedUp(session.token, actionDigest(session.account.mode, method, path, body), nowMs);
   const action = `${method.toUpperCase()} ${new URL(path, 'http://any.invalid').pathname}`;
-  await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, { with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code', for: action, mode: session.account.mode });
-  return ok(200, { for: action, mode: session.account.mode, until: iso(nowMs + STEP_UP_MS) }, `Confirmed with ${proved}: ${action} may be sent once, in the next five minutes`);
+  await audited(ctx, session.account, 'POST /dashboard/api/step-up', undefined, {
+    with: ctx.body.passkey ? 'passkey' : ctx.body.code ? 'totp' : 'recovery_code',
+    for: action,
+    mode: session.account.mode,
+  });
+  return ok(
+    200,
+    { for: action, mode: session.account.mode, until: iso(nowMs + STEP_UP_MS) },
+    `Confirmed with ${proved}: ${action} may be sent once, in the next five minutes`,
+  );
 };
 
 /** The owner lifts a member's locks: their wrong tries forgotten, each kind usable again. */
 export const unlock: Handler<{ body: typeof UnlockBody }> = async (ctx) => {
   const session = await me(ctx);
-  if (session.account.actor) throw new Forbidden('Only the owner unlocks a member\'s second factor');
+  if (session.account.actor) throw new Forbidden("Only the owner unlocks a member's second factor");
   await freshFactor(ctx, session.account);
   const member = (await ctx.service.mail.people(session.who.merchantId)).find((p) => p.person === ctx.body.member.toLowerCase() && p.person !== 'owner');
   if (!member) throw new NotFound('No such member');
   const lifted = await ctx.service.factors.clearTries({ merchantId: session.who.merchantId, holder: member.person });
-  if (lifted.length) await lockChanged(ctx, { ...session.account, actor: { kind: 'member', id: member.person, label: member.email } }, member.person, 'step_up_unlocked', lifted, session.account);
+  if (lifted.length)
+    await lockChanged(
+      ctx,
+      { ...session.account, actor: { kind: 'member', id: member.person, label: member.email } },
+      member.person,
+      'step_up_unlocked',
+      lifted,
+      session.account,
+    );
   return ok(200, { unlocked: lifted }, lifted.length ? `Unlocked: ${lifted.join(', ')}` : 'Nothing of theirs was locked');
 };
 
 /** Proofs are guessed no faster than passwords: per client address, with the sign-ins' allowance. */
 const GUESSES: Limits = {
-  rate: [{ limiter: (service) => service.signIns, key: ({ req, service }) => clientOf(req, service.config.trustProxies), afterBody: true, message: (wait) => `Too many tries from this address; try again in ${wait} s` }],
+  rate: [
+    {
+      limiter: (service) => service.signIns,
+      key: ({ req, service }) => clientOf(req, service.config.trustProxies),
+      afterBody: true,
+      message: (wait) => `Too many tries from this address; try again in ${wait} s`,
+    },
+  ],
 };
 
 // The dashboard's own routes (auth 'none': the session is checked by each handler), not in the merchants' reference.
 export const routes = [
-  route({ method: 'GET', path: '/dashboard/api/factors', auth: 'none', handler: listFactors, summary: 'my second factors, recovery codes left, the owner\'s requirement, my step-up' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/passkey/options', auth: 'none', handler: passkeyStart, summary: 'options to create a passkey (a single-use challenge, five minutes)' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/passkey', auth: 'none', handler: passkeyFinish, body: PasskeyBody, limits: GUESSES, summary: 'the new passkey: added (recovery codes with the first factor, shown once)' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/totp/options', auth: 'none', handler: totpStart, summary: 'a new authenticator secret and its otpauth:// URI' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/totp', auth: 'none', handler: totpFinish, body: TotpBody, limits: GUESSES, summary: 'the app\'s first code: added (recovery codes with the first factor, shown once)' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/recovery-codes', auth: 'none', handler: recoveryCodes, summary: 'new recovery codes, shown once (after a step-up)' }),
+  route({
+    method: 'GET',
+    path: '/dashboard/api/factors',
+    auth: 'none',
+    handler: listFactors,
+    summary: "my second factors, recovery codes left, the owner's requirement, my step-up",
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/passkey/options',
+    auth: 'none',
+    handler: passkeyStart,
+    summary: 'options to create a passkey (a single-use challenge, five minutes)',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/passkey',
+    auth: 'none',
+    handler: passkeyFinish,
+    body: PasskeyBody,
+    limits: GUESSES,
+    summary: 'the new passkey: added (recovery codes with the first factor, shown once)',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/totp/options',
+    auth: 'none',
+    handler: totpStart,
+    summary: 'a new authenticator secret and its otpauth:// URI',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/totp',
+    auth: 'none',
+    handler: totpFinish,
+    body: TotpBody,
+    limits: GUESSES,
+    summary: "the app's first code: added (recovery codes with the first factor, shown once)",
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/recovery-codes',
+    auth: 'none',
+    handler: recoveryCodes,
+    summary: 'new recovery codes, shown once (after a step-up)',
+  }),
   route({ method: 'DELETE', path: '/dashboard/api/factors/:id', auth: 'none', handler: removeFactor, summary: 'remove a second factor (after a step-up)' }),
-  route({ method: 'PUT', path: '/dashboard/api/factors/policy', auth: 'none', handler: setPolicy, body: PolicyBody, summary: 'the owner: require a second factor of every member' }),
-  route({ method: 'POST', path: '/dashboard/api/factors/unlock', auth: 'none', handler: unlock, body: UnlockBody, summary: 'the owner: unlock a member locked out of step-up by wrong tries (after a step-up)' }),
-  route({ method: 'POST', path: '/dashboard/api/step-up/options', auth: 'none', handler: stepUpStart, summary: 'options to confirm with a passkey (a single-use challenge)' }),
-  route({ method: 'POST', path: '/dashboard/api/step-up', auth: 'none', handler: stepUp, body: StepUpBody, limits: GUESSES, summary: 'a passkey\'s answer, an authenticator code or a recovery code, for one request: it may be sent once, in the next five minutes' }),
+  route({
+    method: 'PUT',
+    path: '/dashboard/api/factors/policy',
+    auth: 'none',
+    handler: setPolicy,
+    body: PolicyBody,
+    summary: 'the owner: require a second factor of every member',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/factors/unlock',
+    auth: 'none',
+    handler: unlock,
+    body: UnlockBody,
+    summary: 'the owner: unlock a member locked out of step-up by wrong tries (after a step-up)',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/step-up/options',
+    auth: 'none',
+    handler: stepUpStart,
+    summary: 'options to confirm with a passkey (a single-use challenge)',
+  }),
+  route({
+    method: 'POST',
+    path: '/dashboard/api/step-up',
+    auth: 'none',
+    handler: stepUp,
+    body: StepUpBody,
+    limits: GUESSES,
+    summary: "a passkey's answer, an authenticator code or a recovery code, for one request: it may be sent once, in the next five minutes",
+  }),
 ];

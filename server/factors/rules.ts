@@ -28,7 +28,11 @@ export type StepUpRule = 'live' | 'always' | ((account: { mode: string; actor?: 
 /** JSON with its keys in order, so the same body written two ways is one action. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value ?? null);
 }
 
@@ -40,7 +44,9 @@ function canonical(value: unknown): string {
 export function actionDigest(mode: string, method: string, path: string, body: unknown): string {
   const url = new URL(path, 'http://service.invalid');
   const sent = body === undefined || body === null ? {} : body;
-  return createHash('sha256').update(canonical([mode, method.toUpperCase(), url.pathname + url.search, sent])).digest('base64url');
+  return createHash('sha256')
+    .update(canonical([mode, method.toUpperCase(), url.pathname + url.search, sent]))
+    .digest('base64url');
 }
 
 /** Who a session's factors belong to: the owner, or a member by id. */

@@ -59,7 +59,10 @@ export class FactorStore {
   ) {}
 
   async factors(who: Who): Promise<Factor[]> {
-    const rows = await this.db.query('SELECT * FROM second_factors WHERE merchant_id = $1 AND holder = $2 ORDER BY created_ms, id', [who.merchantId, who.holder]);
+    const rows = await this.db.query('SELECT * FROM second_factors WHERE merchant_id = $1 AND holder = $2 ORDER BY created_ms, id', [
+      who.merchantId,
+      who.holder,
+    ]);
     return rows.map((r) => factorOf(r, this.box));
   }
 
@@ -74,17 +77,30 @@ export class FactorStore {
       try {
         this.box.open(one.totp_secret as string, factorAad(one.id as string));
       } catch {
-        throw new Error('The secrets key does not open the authenticator secrets this database holds: every instance sharing it needs the same key (DATA_DIR/secrets-key, docs/team.md)');
+        throw new Error(
+          'The secrets key does not open the authenticator secrets this database holds: every instance sharing it needs the same key (DATA_DIR/secrets-key, docs/team.md)',
+        );
       }
     }
     let sealed = 0;
     const plain = (column: string) => `${column} IS NOT NULL AND ${column} NOT LIKE 'sealed:v1:%'`;
     for (const r of await this.db.query(`SELECT id, totp_secret FROM second_factors WHERE ${plain('totp_secret')}`)) {
-      sealed += (await this.db.query(`UPDATE second_factors SET totp_secret = $2 WHERE id = $1 AND totp_secret = $3 RETURNING id`, [r.id, this.box.seal(r.totp_secret as string, factorAad(r.id as string)), r.totp_secret])).length;
+      sealed += (
+        await this.db.query(`UPDATE second_factors SET totp_secret = $2 WHERE id = $1 AND totp_secret = $3 RETURNING id`, [
+          r.id,
+          this.box.seal(r.totp_secret as string, factorAad(r.id as string)),
+          r.totp_secret,
+        ])
+      ).length;
     }
     for (const r of await this.db.query(`SELECT merchant_id, holder, challenge FROM factor_challenges WHERE purpose = 'totp' AND ${plain('challenge')}`)) {
       const whose = whoseOf({ merchantId: r.merchant_id as string, holder: r.holder as string });
-      sealed += (await this.db.query(`UPDATE factor_challenges SET challenge = $3 WHERE merchant_id = $1 AND holder = $2 AND purpose = 'totp' AND challenge = $4 RETURNING holder`, [r.merchant_id, r.holder, this.box.seal(r.challenge as string, whose), r.challenge])).length;
+      sealed += (
+        await this.db.query(
+          `UPDATE factor_challenges SET challenge = $3 WHERE merchant_id = $1 AND holder = $2 AND purpose = 'totp' AND challenge = $4 RETURNING holder`,
+          [r.merchant_id, r.holder, this.box.seal(r.challenge as string, whose), r.challenge],
+        )
+      ).length;
     }
     return sealed;
   }
@@ -100,21 +116,42 @@ export class FactorStore {
 
   /** Takes the challenge: deleted whether or not it is still alive, so it is answered once at most. */
   async takeChallenge(who: Who, purpose: string, nowMs: number): Promise<string | undefined> {
-    const [row] = await this.db.query('DELETE FROM factor_challenges WHERE merchant_id = $1 AND holder = $2 AND purpose = $3 RETURNING challenge, expires_ms', [who.merchantId, who.holder, purpose]);
+    const [row] = await this.db.query('DELETE FROM factor_challenges WHERE merchant_id = $1 AND holder = $2 AND purpose = $3 RETURNING challenge, expires_ms', [
+      who.merchantId,
+      who.holder,
+      purpose,
+    ]);
     if (!row || Number(row.expires_ms) <= nowMs) return undefined;
     // An authenticator's secret waiting for its first code is sealed as the factor's is.
     return purpose === 'totp' ? this.box.open(row.challenge as string, whoseOf(who)) : (row.challenge as string);
   }
 
   /** Adds a factor; answers whether it is the person's first (then their recovery codes are made). */
-  async add(who: Who, factor: Omit<Factor, 'id' | 'createdMs' | 'counter' | 'totpLastStep'> & { counter?: number; totpLastStep?: number }, nowMs: number): Promise<{ id: string; first: boolean }> {
+  async add(
+    who: Who,
+    factor: Omit<Factor, 'id' | 'createdMs' | 'counter' | 'totpLastStep'> & { counter?: number; totpLastStep?: number },
+    nowMs: number,
+  ): Promise<{ id: string; first: boolean }> {
     return this.db.transaction(async (tx) => {
       const [had] = await tx.query('SELECT count(*)::int AS n FROM second_factors WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
       const id = randomUUID();
       await tx.query(
         `INSERT INTO second_factors (id, merchant_id, holder, kind, label, credential_id, public_key, counter, transports, totp_secret, totp_last_step, created_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, who.merchantId, who.holder, factor.kind, factor.label, factor.credentialId ?? null, factor.publicKey ?? null, factor.counter ?? 0, factor.transports?.join(',') || null, factor.totpSecret === undefined ? null : this.box.seal(factor.totpSecret, factorAad(id)), factor.totpLastStep ?? 0, nowMs],
+        [
+          id,
+          who.merchantId,
+          who.holder,
+          factor.kind,
+          factor.label,
+          factor.credentialId ?? null,
+          factor.publicKey ?? null,
+          factor.counter ?? 0,
+          factor.transports?.join(',') || null,
+          factor.totpSecret === undefined ? null : this.box.seal(factor.totpSecret, factorAad(id)),
+          factor.totpLastStep ?? 0,
+          nowMs,
+        ],
       );
       return { id, first: Number(had.n) === 0 };
     });
@@ -123,7 +160,11 @@ export class FactorStore {
   /** Removes one factor; with the last one go the recovery codes. False: no such factor. */
   async remove(who: Who, id: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const gone = await tx.query('DELETE FROM second_factors WHERE merchant_id = $1 AND holder = $2 AND id::text = lower($3) RETURNING id', [who.merchantId, who.holder, id]);
+      const gone = await tx.query('DELETE FROM second_factors WHERE merchant_id = $1 AND holder = $2 AND id::text = lower($3) RETURNING id', [
+        who.merchantId,
+        who.holder,
+        id,
+      ]);
       const [left] = await tx.query('SELECT count(*)::int AS n FROM second_factors WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
       if (Number(left.n) === 0) await tx.query('DELETE FROM recovery_codes WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
       return gone.length > 0;
@@ -132,29 +173,48 @@ export class FactorStore {
 
   /** A passkey's signature counter moves from `from` to `to` (higher), once: false if another request moved it first. */
   async usePasskey(id: string, from: number, to: number, nowMs: number): Promise<boolean> {
-    return (await this.db.query('UPDATE second_factors SET counter = $3, used_ms = $4 WHERE id = $1 AND counter = $2 RETURNING id', [id, from, to, nowMs])).length > 0;
+    return (
+      (await this.db.query('UPDATE second_factors SET counter = $3, used_ms = $4 WHERE id = $1 AND counter = $2 RETURNING id', [id, from, to, nowMs])).length >
+      0
+    );
   }
 
   /** Takes an authenticator code's time step, once: false when this step or a later one was taken already. */
   async useTotpStep(id: string, step: number, nowMs: number): Promise<boolean> {
-    return (await this.db.query('UPDATE second_factors SET totp_last_step = $2, used_ms = $3 WHERE id = $1 AND totp_last_step < $2 RETURNING id', [id, step, nowMs])).length > 0;
+    return (
+      (await this.db.query('UPDATE second_factors SET totp_last_step = $2, used_ms = $3 WHERE id = $1 AND totp_last_step < $2 RETURNING id', [id, step, nowMs]))
+        .length > 0
+    );
   }
 
   /** The person's recovery codes are these (hashes) from now on; earlier ones stop working. */
   async replaceRecoveryCodes(who: Who, hashes: string[], nowMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM recovery_codes WHERE merchant_id = $1 AND holder = $2', [who.merchantId, who.holder]);
-      for (const hash of hashes) await tx.query('INSERT INTO recovery_codes (hash, merchant_id, holder, created_ms) VALUES ($1, $2, $3, $4)', [hash, who.merchantId, who.holder, nowMs]);
+      for (const hash of hashes)
+        await tx.query('INSERT INTO recovery_codes (hash, merchant_id, holder, created_ms) VALUES ($1, $2, $3, $4)', [hash, who.merchantId, who.holder, nowMs]);
     });
   }
 
   /** Uses a recovery code once: false for one unknown, another person's or used already. */
   async useRecoveryCode(who: Who, hash: string, nowMs: number): Promise<boolean> {
-    return (await this.db.query('UPDATE recovery_codes SET used_ms = $4 WHERE hash = $1 AND merchant_id = $2 AND holder = $3 AND used_ms IS NULL RETURNING hash', [hash, who.merchantId, who.holder, nowMs])).length > 0;
+    return (
+      (
+        await this.db.query('UPDATE recovery_codes SET used_ms = $4 WHERE hash = $1 AND merchant_id = $2 AND holder = $3 AND used_ms IS NULL RETURNING hash', [
+          hash,
+          who.merchantId,
+          who.holder,
+          nowMs,
+        ])
+      ).length > 0
+    );
   }
 
   async recoveryCodesLeft(who: Who): Promise<number> {
-    const [row] = await this.db.query('SELECT count(*)::int AS n FROM recovery_codes WHERE merchant_id = $1 AND holder = $2 AND used_ms IS NULL', [who.merchantId, who.holder]);
+    const [row] = await this.db.query('SELECT count(*)::int AS n FROM recovery_codes WHERE merchant_id = $1 AND holder = $2 AND used_ms IS NULL', [
+      who.merchantId,
+      who.holder,
+    ]);
     return Number(row.n);
   }
 
@@ -188,12 +248,19 @@ export class FactorStore {
 
   /** A try that was no guess (a code used already): given back. */
   async giveBackTry(who: Who, kind: ProofKind): Promise<void> {
-    await this.db.query('UPDATE step_up_tries SET tries = greatest(tries - 1, 0) WHERE merchant_id = $1 AND holder = $2 AND kind = $3', [who.merchantId, who.holder, kind]);
+    await this.db.query('UPDATE step_up_tries SET tries = greatest(tries - 1, 0) WHERE merchant_id = $1 AND holder = $2 AND kind = $3', [
+      who.merchantId,
+      who.holder,
+      kind,
+    ]);
   }
 
   /** Locks the kind once `limit` tries failed; true for the one call that locked it (to tell the person once). */
   async lockAfter(who: Who, kind: ProofKind, limit: number, nowMs: number): Promise<boolean> {
-    const rows = await this.db.query('UPDATE step_up_tries SET locked_ms = $5 WHERE merchant_id = $1 AND holder = $2 AND kind = $3 AND tries >= $4 AND locked_ms IS NULL RETURNING kind', [who.merchantId, who.holder, kind, limit, nowMs]);
+    const rows = await this.db.query(
+      'UPDATE step_up_tries SET locked_ms = $5 WHERE merchant_id = $1 AND holder = $2 AND kind = $3 AND tries >= $4 AND locked_ms IS NULL RETURNING kind',
+      [who.merchantId, who.holder, kind, limit, nowMs],
+    );
     return rows.length > 0;
   }
 

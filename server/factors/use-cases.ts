@@ -42,12 +42,31 @@ export async function registerPasskey(factors: FactorStore, who: Who, response: 
   const challenge = await factors.takeChallenge(who, 'passkey', nowMs);
   if (!challenge) throw invalidField('response', 'no passkey was asked for in the last five minutes, or its answer was used already: start again');
   const rp = relyingParty(publicOrigin);
-  const checked = await (await webauthn()).verifyRegistrationResponse({ response: response as never, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.rpID, requireUserVerification: false }).catch((error: Error) => {
-    throw invalidField('response', `the passkey's answer is not valid here: ${error.message}`);
-  });
-  if (!checked.verified) throw invalidField('response', 'the passkey\'s answer did not verify');
+  const checked = await (await webauthn())
+    .verifyRegistrationResponse({
+      response: response as never,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpID,
+      requireUserVerification: false,
+    })
+    .catch((error: Error) => {
+      throw invalidField('response', `the passkey's answer is not valid here: ${error.message}`);
+    });
+  if (!checked.verified) throw invalidField('response', "the passkey's answer did not verify");
   const { credential } = checked.registrationInfo;
-  return factors.add(who, { kind: 'passkey', label, credentialId: credential.id, publicKey: b64(credential.publicKey), counter: credential.counter, transports: credential.transports }, nowMs);
+  return factors.add(
+    who,
+    {
+      kind: 'passkey',
+      label,
+      credentialId: credential.id,
+      publicKey: b64(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports,
+    },
+    nowMs,
+  );
 }
 
 export async function totpOptions(factors: FactorStore, who: Who, user: { name: string; business: string }, nowMs: number) {
@@ -72,7 +91,11 @@ export async function registerTotp(factors: FactorStore, who: Who, code: string,
 export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin: string, nowMs: number) {
   const passkeys = (await factors.factors(who)).filter((f) => f.kind === 'passkey');
   if (passkeys.length === 0) throw new NotConfigured('You have no passkey: use your authenticator app or a recovery code');
-  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: relyingParty(publicOrigin).rpID, allowCredentials: passkeys.map((f) => ({ id: f.credentialId!, transports: f.transports })), userVerification: 'preferred' });
+  const options = await (await webauthn()).generateAuthenticationOptions({
+    rpID: relyingParty(publicOrigin).rpID,
+    allowCredentials: passkeys.map((f) => ({ id: f.credentialId!, transports: f.transports })),
+    userVerification: 'preferred',
+  });
   await factors.putChallenge(who, 'step-up', options.challenge, nowMs + CHALLENGE_MS);
   return options;
 }
@@ -84,7 +107,14 @@ export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin
  * they came from, until a recovery code is used (it lifts every lock of the person) or the owner
  * unlocks them. `onLocked` is called once, by the try that locked it.
  */
-export async function prove(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number, onLocked?: (kind: ProofKind) => Promise<void>): Promise<{ with: string; unlocked: ProofKind[] }> {
+export async function prove(
+  factors: FactorStore,
+  who: Who,
+  proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string },
+  publicOrigin: string,
+  nowMs: number,
+  onLocked?: (kind: ProofKind) => Promise<void>,
+): Promise<{ with: string; unlocked: ProofKind[] }> {
   const kind: ProofKind = proof.passkey ? 'passkey' : proof.code ? 'totp' : 'recovery_code';
   if (!proof.passkey && !proof.code && !proof.recovery_code) throw invalidField('passkey', 'send one of passkey, code or recovery_code');
   const taken = await factors.takeTry(who, kind, nowMs);
@@ -108,11 +138,22 @@ export async function prove(factors: FactorStore, who: Who, proof: { passkey?: R
 const KIND_WORDS: Record<ProofKind, string> = { totp: 'authenticator codes', passkey: 'passkey answers', recovery_code: 'recovery codes' };
 
 function lockedError(kind: ProofKind, wrong?: string): FactorLocked {
-  const back = kind === 'recovery_code' ? 'the owner can unlock you from Members (or confirm with another kind of factor)' : 'use a recovery code, or ask the owner to unlock you';
-  return new FactorLocked(`${wrong ? `${wrong}. ` : ''}Too many wrong ${KIND_WORDS[kind]} in a row (${STEP_UP_TRIES}): they are locked for your account, from every address; ${back}`);
+  const back =
+    kind === 'recovery_code'
+      ? 'the owner can unlock you from Members (or confirm with another kind of factor)'
+      : 'use a recovery code, or ask the owner to unlock you';
+  return new FactorLocked(
+    `${wrong ? `${wrong}. ` : ''}Too many wrong ${KIND_WORDS[kind]} in a row (${STEP_UP_TRIES}): they are locked for your account, from every address; ${back}`,
+  );
 }
 
-async function proveOnce(factors: FactorStore, who: Who, proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string }, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
+async function proveOnce(
+  factors: FactorStore,
+  who: Who,
+  proof: { passkey?: Record<string, unknown>; code?: string; recovery_code?: string },
+  publicOrigin: string,
+  nowMs: number,
+): Promise<{ with: string }> {
   const mine = await factors.factors(who);
   if (proof.passkey) return provePasskey(factors, who, mine, proof.passkey, publicOrigin, nowMs);
   if (proof.code) {
@@ -127,25 +168,40 @@ async function proveOnce(factors: FactorStore, who: Who, proof: { passkey?: Reco
   throw invalidField('recovery_code', 'not one of your recovery codes, or used already');
 }
 
-async function provePasskey(factors: FactorStore, who: Who, mine: Factor[], response: Record<string, unknown>, publicOrigin: string, nowMs: number): Promise<{ with: string }> {
+async function provePasskey(
+  factors: FactorStore,
+  who: Who,
+  mine: Factor[],
+  response: Record<string, unknown>,
+  publicOrigin: string,
+  nowMs: number,
+): Promise<{ with: string }> {
   const challenge = await factors.takeChallenge(who, 'step-up', nowMs);
   if (!challenge) throw invalidField('passkey', 'no passkey was asked for in the last five minutes, or its answer was used already: start again');
   const factor = mine.find((f) => f.kind === 'passkey' && f.credentialId === response.id);
   if (!factor) throw invalidField('passkey', 'not one of your passkeys');
   const rp = relyingParty(publicOrigin);
-  const checked = await (await webauthn()).verifyAuthenticationResponse({
-    response: response as never,
-    expectedChallenge: challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.rpID,
-    credential: { id: factor.credentialId!, publicKey: new Uint8Array(Buffer.from(factor.publicKey!, 'base64url')), counter: factor.counter, transports: factor.transports },
-    requireUserVerification: false,
-  }).catch((error: Error) => {
-    throw invalidField('passkey', `the passkey's answer is not valid: ${error.message}`);
-  });
+  const checked = await (await webauthn())
+    .verifyAuthenticationResponse({
+      response: response as never,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpID,
+      credential: {
+        id: factor.credentialId!,
+        publicKey: new Uint8Array(Buffer.from(factor.publicKey!, 'base64url')),
+        counter: factor.counter,
+        transports: factor.transports,
+      },
+      requireUserVerification: false,
+    })
+    .catch((error: Error) => {
+      throw invalidField('passkey', `the passkey's answer is not valid: ${error.message}`);
+    });
   // The counter only goes up (a cloned authenticator's lags); moved once, atomically.
   const next = checked.authenticationInfo.newCounter;
-  if (!checked.verified || (next !== 0 && !(await factors.usePasskey(factor.id, factor.counter, next, nowMs)))) throw invalidField('passkey', 'the passkey\'s answer did not verify');
+  if (!checked.verified || (next !== 0 && !(await factors.usePasskey(factor.id, factor.counter, next, nowMs))))
+    throw invalidField('passkey', "the passkey's answer did not verify");
   return { with: factor.label };
 }
 

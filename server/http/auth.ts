@@ -16,7 +16,12 @@ export interface KeyOwners {
 
 /** The dashboard's sessions, by their cookie's token. */
 export interface SessionLookup {
-  session(token: string, nowMs: number): Promise<{ merchant: Account['merchant']; csrf: string; member?: { id: string; email: string; role: Role }; secondFactor?: Account['secondFactor'] } | undefined>;
+  session(
+    token: string,
+    nowMs: number,
+  ): Promise<
+    { merchant: Account['merchant']; csrf: string; member?: { id: string; email: string; role: Role }; secondFactor?: Account['secondFactor'] } | undefined
+  >;
 }
 
 /** The dashboard's session cookie (HttpOnly, SameSite=Strict; Secure on https). */
@@ -65,7 +70,8 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   if (!SAFE_METHODS.has(req.method ?? 'GET')) {
     const sent = req.headers['x-csrf-token'];
     if (!sameOrigin(req, publicOrigin)) throw new CsrfRejected('This request came from another origin: refused (CSRF)');
-    if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), digest(session.csrf))) throw new CsrfRejected('Missing or wrong x-csrf-token header: refused (CSRF)');
+    if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), digest(session.csrf)))
+      throw new CsrfRejected('Missing or wrong x-csrf-token header: refused (CSRF)');
   }
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
@@ -74,7 +80,15 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   const member = session.member;
   const secondFactor = session.secondFactor;
   if (!member) return { merchant: session.merchant, mode, via: 'secret', session: true, grants: 'all', secondFactor };
-  return { merchant: session.merchant, mode, via: 'secret', session: true, grants: ROLE_PERMISSIONS[member.role], secondFactor, actor: { kind: 'member', id: member.id, label: member.email, role: member.role } };
+  return {
+    merchant: session.merchant,
+    mode,
+    via: 'secret',
+    session: true,
+    grants: ROLE_PERMISSIONS[member.role],
+    secondFactor,
+    actor: { kind: 'member', id: member.id, label: member.email, role: member.role },
+  };
 }
 
 export async function authenticate(
@@ -84,7 +98,8 @@ export async function authenticate(
   sessions?: { lookup: SessionLookup; nowMs: number; origin: string },
 ): Promise<Account> {
   const bearer = req.headers.authorization;
-  if (auth === 'merchant' && !bearer && sessions && cookie(req, sessionCookieName(sessions.origin))) return authenticateSession(req, sessions.lookup, sessions.nowMs, sessions.origin);
+  if (auth === 'merchant' && !bearer && sessions && cookie(req, sessionCookieName(sessions.origin)))
+    return authenticateSession(req, sessions.lookup, sessions.nowMs, sessions.origin);
   if (auth === 'secret' || auth === 'merchant' || (auth === 'either' && bearer)) {
     const match = /^Bearer (\S+)$/.exec(bearer ?? '');
     if (!match) throw new Unauthorized('Missing Authorization: Bearer <secret key> header');
@@ -112,6 +127,8 @@ export function authenticateOperator(req: IncomingMessage, token: string | undef
   const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
   if (!match) throw new Unauthorized('Missing Authorization: Bearer <operator token> header');
   if (!timingSafeEqual(digest(match[1]), digest(token))) {
-    throw new Unauthorized(/^(pk|sk)_(test|live)_/.test(match[1]) ? 'A merchant key cannot authorize an operator endpoint: send the operator token' : 'Unknown operator token');
+    throw new Unauthorized(
+      /^(pk|sk)_(test|live)_/.test(match[1]) ? 'A merchant key cannot authorize an operator endpoint: send the operator token' : 'Unknown operator token',
+    );
   }
 }

@@ -5,7 +5,8 @@
 import { addressKind } from '../domain/addresses.ts';
 
 /** Whether events of a `mode` account may go to this machine on this service, else why not. */
-export const loopbackPolicy = (mode: 'test' | 'live', allowed: boolean): true | keyof typeof LOOPBACK_REFUSED => (mode === 'live' ? 'live' : allowed ? true : 'off');
+export const loopbackPolicy = (mode: 'test' | 'live', allowed: boolean): true | keyof typeof LOOPBACK_REFUSED =>
+  mode === 'live' ? 'live' : allowed ? true : 'off';
 
 /** Why a refused loopback address is refused, in the words the merchant reads. */
 export const LOOPBACK_REFUSED = {
@@ -26,4 +27,3 @@ export function addressProblem(address: string, loopback: true | keyof typeof LO
   if (kind !== 'public') return `${who} is a private, link-local or reserved address`;
   return undefined;
 }
-

@@ -82,7 +82,10 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
     const { spec, params } = found;
     route.path = spec.path;
     if (spec.auth === 'operator') authenticateOperator(req, deps.operatorToken);
-    const account = spec.auth === 'none' || spec.auth === 'operator' ? (undefined as unknown as Account) : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
+    const account =
+      spec.auth === 'none' || spec.auth === 'operator'
+        ? (undefined as unknown as Account)
+        : await authenticate(req, spec.auth, deps.owners, deps.sessions && { lookup: deps.sessions, nowMs: deps.service.now(), origin: deps.service.origin() });
     if (account?.keyId && deps.keyUsed) await deps.keyUsed(account, req);
     const ctx: RequestContext<S> = { req, res, params, query: url.searchParams, account, service: deps.service };
     return spec.handler(ctx);
@@ -101,11 +104,14 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
     if (deps.service.origin().startsWith('https://')) res.setHeader('strict-transport-security', 'max-age=31536000');
     const route = { path: 'unmatched' };
     handle(req, res, route)
-      .then((reply) => reply, (error: unknown) => {
-        if (error instanceof DomainError) return errorReply(error);
-        log.error({ err: error, method: req.method, requestId }, 'unexpected error answering a request');
-        return internalError();
-      })
+      .then(
+        (reply) => reply,
+        (error: unknown) => {
+          if (error instanceof DomainError) return errorReply(error);
+          log.error({ err: error, method: req.method, requestId }, 'unexpected error answering a request');
+          return internalError();
+        },
+      )
       .then((reply) => {
         if (reply && reply.status === 204) {
           if (!res.headersSent) res.writeHead(204).end();
@@ -114,7 +120,17 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
         }
         // A body the handler did not read (an error came first) is drained, not kept.
         if (!req.complete) req.resume();
-        log.info({ requestId, ...(clientId ? { clientRequestId: clientId } : {}), method: req.method, path: (req.url ?? '').split('?')[0].slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+        log.info(
+          {
+            requestId,
+            ...(clientId ? { clientRequestId: clientId } : {}),
+            method: req.method,
+            path: (req.url ?? '').split('?')[0].slice(0, 200),
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+          },
+          'request',
+        );
         deps.observe?.(req.method ?? 'GET', route.path, res.statusCode, (performance.now() - started) / 1000);
       })
       .catch((error) => log.error({ err: error }, 'could not answer a request'));
@@ -122,7 +138,11 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
 }
 
 /** An HTTP server on `host:port` (0: any free port) running the pipeline; malformed requests get a bare 400. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, host: string): Promise<{ server: Server; port: number }> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  port: number,
+  host: string,
+): Promise<{ server: Server; port: number }> {
   const server = createServer(handler);
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');

@@ -10,17 +10,16 @@ import { MAX_WAIT_SECONDS } from '../../contract/schemas.ts';
 import { BANKS } from '../payouts/rules.ts';
 
 /** Whole-number text from min to max, in `words`. */
-const whole = (min: number, max: number, words: string) => is<string>((v) => typeof v === 'string' && /^\d{1,16}$/.test(v) && Number(v) >= min && Number(v) <= max, words);
+const whole = (min: number, max: number, words: string) =>
+  is<string>((v) => typeof v === 'string' && /^\d{1,16}$/.test(v) && Number(v) >= min && Number(v) <= max, words);
 
 /** GET /api/v1/coins?amount=&currency=: a price to quote every coin at, both or neither. */
-export const CoinsQuery = z
-  .object({ amount: z.optional(amount), currency: z.optional(currency) })
-  .check(
-    z.refine((q) => (q.amount === undefined) === (q.currency === undefined), {
-      error: 'amount and currency go together: give both or neither',
-      path: ['currency'],
-    }),
-  );
+export const CoinsQuery = z.object({ amount: z.optional(amount), currency: z.optional(currency) }).check(
+  z.refine((q) => (q.amount === undefined) === (q.currency === undefined), {
+    error: 'amount and currency go together: give both or neither',
+    path: ['currency'],
+  }),
+);
 
 /** GET /api/v1/transaction/verify/:reference?wait=&since=: a long poll, both or neither. */
 export const VerifyQuery = later(() =>
@@ -35,7 +34,10 @@ export const VerifyQuery = later(() =>
       ),
     })
     .check(
-      z.refine((q) => q.wait === undefined || q.since !== undefined, { error: 'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z, with wait', path: ['since'] }),
+      z.refine((q) => q.wait === undefined || q.since !== undefined, {
+        error: 'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z, with wait',
+        path: ['since'],
+      }),
       z.refine((q) => q.since === undefined || q.wait !== undefined, { error: `whole seconds from 1 to ${MAX_WAIT_SECONDS}, with since`, path: ['wait'] }),
     ),
 );
@@ -51,7 +53,7 @@ export const EventsQuery = later(() =>
   z.object({
     ...pageQuery(200),
     after: z.optional(oneOf(['latest', 'recent'])),
-    before: z.optional(whole(1, Number.MAX_SAFE_INTEGER, 'a whole number of at least 1 (an event\'s seq)')),
+    before: z.optional(whole(1, Number.MAX_SAFE_INTEGER, "a whole number of at least 1 (an event's seq)")),
     wait: z.optional(whole(0, MAX_WAIT_SECONDS, `whole seconds from 0 to ${MAX_WAIT_SECONDS}`)),
   }),
 );

@@ -41,11 +41,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function errorReply(error: DomainError): Reply {
   const status: number = ERROR_CODES[error.code];
   const headers: Record<string, string> =
-    error instanceof TooMany ? { 'retry-after': String(error.retryAfterSeconds) }
-    : error instanceof MethodNotAllowed ? { allow: error.allowed.join(', ') }
-    : {};
+    error instanceof TooMany
+      ? { 'retry-after': String(error.retryAfterSeconds) }
+      : error instanceof MethodNotAllowed
+        ? { allow: error.allowed.join(', ') }
+        : {};
   const errors: FieldError[] | undefined = error.fields;
   return { status, body: { status: 'error', statusCode: status, code: error.code, message: error.message, ...(errors ? { errors } : {}) }, headers };
 }
 
-export const internalError = (): Reply => ({ status: 500, body: { status: 'error', statusCode: 500, code: 'internal_error', message: 'Internal error: it was logged, and the service keeps running' } });
+export const internalError = (): Reply => ({
+  status: 500,
+  body: { status: 'error', statusCode: 500, code: 'internal_error', message: 'Internal error: it was logged, and the service keeps running' },
+});

@@ -28,7 +28,10 @@ export async function builtFile(path: string): Promise<BuiltFile | undefined> {
   const identity = await readFile(path);
   const hash = createHash('sha256').update(identity).digest('hex').slice(0, 16);
   const bodies: BuiltFile['bodies'] = { identity };
-  for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+  for (const [encoding, suffix] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ] as const) {
     const body = await readFile(path + suffix).catch(() => undefined);
     // A sibling left from another build is never served for this one: its size is a weak tell,
     // its time is not, so each is decompressed once here and compared.
@@ -79,7 +82,14 @@ const CACHE_CONTROL = (policy: CachePolicy) =>
   policy === 'revalidate' ? 'no-cache' : policy === 'immutable' ? 'public, max-age=31536000, immutable' : `public, max-age=${policy.maxAgeSeconds}`;
 
 /** Answers `file`: 304 when the client has it, else its best encoding, each with its ETag. */
-export function sendBuilt(req: IncomingMessage, res: ServerResponse, file: BuiltFile, type: string, policy: CachePolicy, headers: Record<string, string> = {}): void {
+export function sendBuilt(
+  req: IncomingMessage,
+  res: ServerResponse,
+  file: BuiltFile,
+  type: string,
+  policy: CachePolicy,
+  headers: Record<string, string> = {},
+): void {
   const encoding = chooseEncoding(req.headers['accept-encoding'], new Set(Object.keys(file.bodies) as Encoding[]));
   const common = { 'cache-control': CACHE_CONTROL(policy), etag: etagOf(file.hash, encoding), vary: 'Accept-Encoding', ...headers };
   if (unchanged(req.headers['if-none-match'], file.hash)) {
@@ -87,7 +97,14 @@ export function sendBuilt(req: IncomingMessage, res: ServerResponse, file: Built
     return;
   }
   const body = file.bodies[encoding]!;
-  res.writeHead(200, { 'content-type': type, 'content-length': String(body.length), ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }), ...common }).end(body);
+  res
+    .writeHead(200, {
+      'content-type': type,
+      'content-length': String(body.length),
+      ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }),
+      ...common,
+    })
+    .end(body);
 }
 
 /** `name.ext` → `name.<hash>.ext`: the name under which a file may be cached for good. */

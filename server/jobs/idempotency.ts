@@ -11,5 +11,12 @@ export const idempotencyUses = ['idempotency', 'now', 'log'] as const;
 export function idempotencyJob(deps: Pick<JobDeps, (typeof idempotencyUses)[number]>): Job[] {
   const store = deps.idempotency;
   if (!store) return [];
-  return [loopJob('remove idempotency keys kept over a day', async () => void (await store.purge(deps.now() - IDEMPOTENCY_KEEP_MS)), IDEMPOTENCY_PURGE_MS, (error) => deps.log.error({ err: error }, 'background job failed'))];
+  return [
+    loopJob(
+      'remove idempotency keys kept over a day',
+      async () => void (await store.purge(deps.now() - IDEMPOTENCY_KEEP_MS)),
+      IDEMPOTENCY_PURGE_MS,
+      (error) => deps.log.error({ err: error }, 'background job failed'),
+    ),
+  ];
 }

@@ -29,10 +29,13 @@ export class JobLoop {
     }
     clearTimeout(this.timer);
     this.running = this.tick()
-      .then(() => void this.runs.ok++, (error: unknown) => {
-        this.runs.failed++;
-        this.onError(error);
-      })
+      .then(
+        () => void this.runs.ok++,
+        (error: unknown) => {
+          this.runs.failed++;
+          this.onError(error);
+        },
+      )
       .finally(() => {
         this.running = undefined;
         if (this.stopped) return;

@@ -49,12 +49,14 @@ const page = (res: ServerResponse, status: number, html: string) =>
  * checkout.js at its stable URL (merchants' script tags): compressed, revalidated by ETag, so a
  * repeat page view costs a 304 and its headers.
  */
-export const built = (name: string): Handler => async ({ req, res, service }) => {
-  const file = await builtFile(service.config.distDir + name);
-  if (!file) throw new NotFound(`/${name} is not built yet: run npm run build`);
-  sendBuilt(req, res, file, name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json', 'revalidate', SAFE_HEADERS);
-  return undefined;
-};
+export const built =
+  (name: string): Handler =>
+  async ({ req, res, service }) => {
+    const file = await builtFile(service.config.distDir + name);
+    if (!file) throw new NotFound(`/${name} is not built yet: run npm run build`);
+    sendBuilt(req, res, file, name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'application/json', 'revalidate', SAFE_HEADERS);
+    return undefined;
+  };
 
 export const asset: Handler = async ({ params, res }) => {
   if (!TYPES[params.name]) throw new NotFound(`No asset ${params.name}`);
@@ -125,7 +127,8 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   const account = { merchant: (await service.merchants.byId(link.merchantId))!, mode: link.mode as 'test' | 'live', via: 'secret' as const };
   const reference = `link_${link.slug}_${randomBytes(6).toString('hex')}`;
   const metadata: Record<string, unknown> = { payment_link: link.slug };
-  for (const field of ['phone', 'address', 'promo'] as const) if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
+  for (const field of ['phone', 'address', 'promo'] as const)
+    if (typeof body[field] === 'string' && body[field]) metadata[field] = (body[field] as string).slice(0, 200);
   // USDT on the first of the mode's networks that takes it (else the first coin): the checkout
   // that opens next lets the customer choose another coin, or chain.
   const coins = service.catalog.coins(account.mode);
@@ -135,14 +138,28 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   await initializePayment(
     service.payments,
     account,
-    { reference, coin, rates, currency, fiatMinor: toUnits(amount, FIAT_DECIMALS)!, acceptPartial: false, customerName: '', customerEmail, metadata, paymentLinkId: link.id },
+    {
+      reference,
+      coin,
+      rates,
+      currency,
+      fiatMinor: toUnits(amount, FIAT_DECIMALS)!,
+      acceptPartial: false,
+      customerName: '',
+      customerEmail,
+      metadata,
+      paymentLinkId: link.id,
+    },
     service.now(),
     service.config.quoteMs,
     await service.catalog.depositAddress(account.merchant.id, account.mode, reference, coin.chainId),
   );
   if (await perLink.crossed(link.id)) {
     service.metrics.ceilingPassed('link_checkout', account.mode);
-    service.log.warn({ merchant: account.merchant.id, link: link.slug, ceiling: perLink.max }, 'payments started from a link page passed the minute\'s ceiling (alerted, not refused)');
+    service.log.warn(
+      { merchant: account.merchant.id, link: link.slug, ceiling: perLink.max },
+      "payments started from a link page passed the minute's ceiling (alerted, not refused)",
+    );
   }
   return { status: 201, body: { reference, amount, currency, key: await service.merchants.publicKey(account) } };
 };
@@ -151,16 +168,40 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
 export const routes = [
   route({ method: 'GET', path: '/checkout.js', auth: 'none', handler: built('checkout.js'), summary: 'the checkout script' }),
   route({ method: 'GET', path: '/checkout.js.map', auth: 'none', handler: built('checkout.js.map'), summary: 'its source map' }),
-  route({ method: 'GET', path: '/checkout/locales/:lang', auth: 'none', handler: locale, summary: 'the checkout\'s words in French or Arabic (fr.json, ar.json)', description: 'English is built into the script.' }),
-  route({ method: 'GET', path: '/hosted/:name', auth: 'none', handler: asset, summary: 'the hosted pages\' script and style', description: '`link.js` and `link.css`.' }),
-  route({ method: 'GET', path: '/files/:id', auth: 'none', handler: file, summary: 'an uploaded cover photo or logo' }),
   route({
-    method: 'GET', path: '/pay/:slug', auth: 'none', handler: linkPage, summary: 'a payment link\'s page',
-    description: 'Title, description, cart with adjustable quantities or the fixed charge, or for a donation the cover, social links and an amount; 410 with a notice when the link is deactivated. Under a CSP of `script-src \'self\'` and `frame-ancestors \'none\'`.',
+    method: 'GET',
+    path: '/checkout/locales/:lang',
+    auth: 'none',
+    handler: locale,
+    summary: "the checkout's words in French or Arabic (fr.json, ar.json)",
+    description: 'English is built into the script.',
   }),
   route({
-    method: 'POST', path: '/pay/:slug/checkout', auth: 'none', handler: linkCheckout, body: CheckoutBody,
-    summary: 'the page\'s pay button: a server-priced payment',
-    description: '`{ email, quantities?, amount?, currency?, phone?, address?, promo? }`: the server works out the amount, refuses an inactive link (409), and answers `{ reference, amount, currency, key }` for the widget. Presses are counted per client address and per link (429).',
+    method: 'GET',
+    path: '/hosted/:name',
+    auth: 'none',
+    handler: asset,
+    summary: "the hosted pages' script and style",
+    description: '`link.js` and `link.css`.',
+  }),
+  route({ method: 'GET', path: '/files/:id', auth: 'none', handler: file, summary: 'an uploaded cover photo or logo' }),
+  route({
+    method: 'GET',
+    path: '/pay/:slug',
+    auth: 'none',
+    handler: linkPage,
+    summary: "a payment link's page",
+    description:
+      "Title, description, cart with adjustable quantities or the fixed charge, or for a donation the cover, social links and an amount; 410 with a notice when the link is deactivated. Under a CSP of `script-src 'self'` and `frame-ancestors 'none'`.",
+  }),
+  route({
+    method: 'POST',
+    path: '/pay/:slug/checkout',
+    auth: 'none',
+    handler: linkCheckout,
+    body: CheckoutBody,
+    summary: "the page's pay button: a server-priced payment",
+    description:
+      '`{ email, quantities?, amount?, currency?, phone?, address?, promo? }`: the server works out the amount, refuses an inactive link (409), and answers `{ reference, amount, currency, key }` for the widget. Presses are counted per client address and per link (429).',
   }),
 ];

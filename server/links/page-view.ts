@@ -5,8 +5,7 @@ import type { Link } from './rules.ts';
 import { bySlugView } from './views.ts';
 import { headTags } from '../page-head.ts';
 
-const esc = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Data for the page's script, safe inside <script type="application/json">. */
 const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -26,15 +25,21 @@ export function hostedPage(link: Link, merchant: Merchant, origin: string): stri
     ? `<p class="off" role="alert">This payment link is not active: it cannot take payments.</p>`
     : `
     ${link.type === 'donation' ? donationFields() : ''}
-    ${cart.length ? `<table><thead><tr><th>Item</th><th>Price</th><th>Quantity</th></tr></thead><tbody>${cart
-      .map(
-        (item) => `<tr><td><b>${esc(item.product.name)}</b><br><small>${esc(item.product.description)}</small></td>
+    ${
+      cart.length
+        ? `<table><thead><tr><th>Item</th><th>Price</th><th>Quantity</th></tr></thead><tbody>${cart
+            .map(
+              (item) => `<tr><td><b>${esc(item.product.name)}</b><br><small>${esc(item.product.description)}</small></td>
         <td>${esc(item.price.amount)} ${esc(item.price.currency)}</td>
-        <td>${item.quantityAdjustable
-          ? `<input type="number" min="1" max="1000" value="${item.quantity}" data-item="${item.id}" aria-label="Quantity of ${esc(item.product.name)}">`
-          : `${item.quantity}`}</td></tr>`,
-      )
-      .join('')}</tbody></table>` : ''}
+        <td>${
+          item.quantityAdjustable
+            ? `<input type="number" min="1" max="1000" value="${item.quantity}" data-item="${item.id}" aria-label="Quantity of ${esc(item.product.name)}">`
+            : `${item.quantity}`
+        }</td></tr>`,
+            )
+            .join('')}</tbody></table>`
+        : ''
+    }
     ${'amount' in data.charge ? `<p class="total">${esc(data.charge.amount)} ${esc(data.charge.currency)}</p>` : ''}
     ${cart.length ? `<p class="total">Total: <output id="total"></output></p>` : ''}
     <form id="pay" novalidate>

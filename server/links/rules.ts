@@ -57,7 +57,11 @@ export interface CommonChanges {
 
 export type CartEntry = { price_id: string; quantity: number; quantity_adjustable?: boolean; item_id?: number };
 
-const slugOf = () => randomBytes(6).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x');
+const slugOf = () =>
+  randomBytes(6)
+    .toString('base64url')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
 
 export function newLink(account: Pick<Account, 'merchant' | 'mode'>, type: Link['type'], title: string, nowMs: number): Link {
   return {
@@ -87,14 +91,19 @@ export function buildCart(entries: CartEntry[], prices: Map<string, Price>, line
     return { id: entry.item_id ?? lineId(), quantity: entry.quantity, quantityAdjustable: entry.quantity_adjustable ?? false, price };
   });
   const currencies = new Set(items.map((item) => item.price.currency));
-  if (currencies.size > 1) throw new Invalid(`cart: every price must be in one currency, received ${[...currencies].join(', ')}`, [{ field: 'cart', message: 'expected one currency' }]);
+  if (currencies.size > 1)
+    throw new Invalid(`cart: every price must be in one currency, received ${[...currencies].join(', ')}`, [
+      { field: 'cart', message: 'expected one currency' },
+    ]);
   return { id: randomUUID(), createdMs: nowMs, updatedMs: nowMs, items };
 }
 
 /** A standard link has a cart of prices or a fixed charge: exactly one. */
 export function assertCartOrCharge(hasCart: boolean, hasCharge: boolean): void {
   if (hasCart === hasCharge) {
-    throw new Invalid('A standard link takes a cart of prices or a charge: one of the two', [{ field: 'cart', message: 'expected a cart or a charge, not both or neither' }]);
+    throw new Invalid('A standard link takes a cart of prices or a charge: one of the two', [
+      { field: 'cart', message: 'expected a cart or a charge, not both or neither' },
+    ]);
   }
 }
 
@@ -175,7 +184,8 @@ export function amountFor(link: Link, body: Record<string, unknown>): { amount: 
   if (units === undefined || units <= 0n || units > BigInt(MAX_AMOUNT) * 100n) {
     errors.push({ field: 'amount', message: `expected an amount from 0.01 to ${MAX_AMOUNT} with at most 2 decimals, received ${JSON.stringify(body.amount)}` });
   }
-  if (!CURRENCIES.includes(currency)) errors.push({ field: 'currency', message: `expected one of ${CURRENCIES.join(', ')}, received ${JSON.stringify(body.currency)}` });
+  if (!CURRENCIES.includes(currency))
+    errors.push({ field: 'currency', message: `expected one of ${CURRENCIES.join(', ')}, received ${JSON.stringify(body.currency)}` });
   const invalid = invalidFields(errors);
   if (invalid) throw invalid;
   return { amount: formatUnits(units!, FIAT_DECIMALS, FIAT_DECIMALS), currency };
@@ -195,5 +205,11 @@ export function imageTypeOf(bytes: Uint8Array): string | undefined {
 export function linkPages(count: number, above: number, size: number) {
   const currentPage = Math.floor(above / size) + 1;
   const lastPage = Math.max(1, Math.ceil(count / size));
-  return { count, currentPage, nextPage: currentPage < lastPage ? currentPage + 1 : null, prevPage: currentPage > 1 ? Math.min(currentPage - 1, lastPage) : null, lastPage };
+  return {
+    count,
+    currentPage,
+    nextPage: currentPage < lastPage ? currentPage + 1 : null,
+    prevPage: currentPage > 1 ? Math.min(currentPage - 1, lastPage) : null,
+    lastPage,
+  };
 }

@@ -64,12 +64,22 @@ export class LinkStore {
     const owner = [account.merchant.id, account.mode];
     const [{ count }] = await this.db.query<{ count: string }>('SELECT count(*) AS count FROM links WHERE merchant_id = $1 AND mode = $2', owner);
     if ('page' in from) {
-      const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms DESC, id DESC LIMIT $3 OFFSET $4', [...owner, size + 1, (from.page - 1) * size]);
+      const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms DESC, id DESC LIMIT $3 OFFSET $4', [
+        ...owner,
+        size + 1,
+        (from.page - 1) * size,
+      ]);
       return { links: rows.map(linkOf), count: Number(count), above: (from.page - 1) * size };
     }
     const after = [from.after.createdMs, from.after.id];
-    const rows = await this.db.query('SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) < ($3, $4) ORDER BY created_ms DESC, id DESC LIMIT $5', [...owner, ...after, size + 1]);
-    const [{ above }] = await this.db.query<{ above: string }>('SELECT count(*) AS above FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) >= ($3, $4)', [...owner, ...after]);
+    const rows = await this.db.query(
+      'SELECT * FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) < ($3, $4) ORDER BY created_ms DESC, id DESC LIMIT $5',
+      [...owner, ...after, size + 1],
+    );
+    const [{ above }] = await this.db.query<{ above: string }>(
+      'SELECT count(*) AS above FROM links WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) >= ($3, $4)',
+      [...owner, ...after],
+    );
     return { links: rows.map(linkOf), count: Number(count), above: Number(above) };
   }
 
@@ -90,12 +100,20 @@ export class LinkStore {
           [account.merchant.id, account.mode],
         )
       : await this.db.query('SELECT * FROM prices');
-    return new Map(rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]));
+    return new Map(
+      rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]),
+    );
   }
 
   async addFile(account: Pick<Account, 'merchant'>, contentType: string, data: Uint8Array, nowMs: number): Promise<string> {
     const id = randomUUID();
-    await this.db.query('INSERT INTO files (id, merchant_id, content_type, data, created_ms) VALUES ($1, $2, $3, $4, $5)', [id, account.merchant.id, contentType, data, nowMs]);
+    await this.db.query('INSERT INTO files (id, merchant_id, content_type, data, created_ms) VALUES ($1, $2, $3, $4, $5)', [
+      id,
+      account.merchant.id,
+      contentType,
+      data,
+      nowMs,
+    ]);
     return id;
   }
 

@@ -23,7 +23,12 @@ function cartOut(link: Link, photo: 'coverPhoto' | 'image') {
       quantity: item.quantity,
       quantityAdjustable: item.quantityAdjustable,
       price: { currency: item.price.currency, amount: item.price.amount, id: item.price.id },
-      product: { id: item.price.product.id, name: item.price.product.name, description: item.price.product.description, [photo]: item.price.product.coverPhoto },
+      product: {
+        id: item.price.product.id,
+        name: item.price.product.name,
+        description: item.price.product.description,
+        [photo]: item.price.product.coverPhoto,
+      },
     })),
   };
 }

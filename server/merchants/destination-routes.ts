@@ -27,15 +27,29 @@ export const cancelChange: Handler<{ params: typeof ByChange }> = async ({ param
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/destination_changes', auth: 'merchant', permission: 'account.read', handler: listChanges, tag: 'Webhooks',
-    summary: 'a live key\'s new payout addresses, bank accounts and wallets waiting for the delay',
-    description: 'The key\'s mode\'s changes still waiting: a payout address replacing one, a bank account or new bank details, a wallet never withdrawn to (live keys only; each waits the operator\'s delay, and its event was sent when it was asked).',
+    method: 'GET',
+    path: '/api/v1/destination_changes',
+    auth: 'merchant',
+    permission: 'account.read',
+    handler: listChanges,
+    tag: 'Webhooks',
+    summary: "a live key's new payout addresses, bank accounts and wallets waiting for the delay",
+    description:
+      "The key's mode's changes still waiting: a payout address replacing one, a bank account or new bank details, a wallet never withdrawn to (live keys only; each waits the operator's delay, and its event was sent when it was asked).",
     responses: { 200: answer(z.array(DestinationChange)) },
   }),
   route({
-    method: 'DELETE', path: '/api/v1/destination_changes/:id', auth: 'merchant', permission: 'account.write', handler: cancelChange, tag: 'Webhooks', params: ByChange,
+    method: 'DELETE',
+    path: '/api/v1/destination_changes/:id',
+    auth: 'merchant',
+    permission: 'account.write',
+    handler: cancelChange,
+    tag: 'Webhooks',
+    params: ByChange,
     summary: 'cancel a waiting change before it takes effect',
-    description: 'The payout address or bank details are never applied, the wallet never registered, a new bank account deleted. 404 once it took effect, was cancelled, or is another merchant\'s.',
-    responses: { 200: answer(DestinationChange) }, errors: [404],
+    description:
+      "The payout address or bank details are never applied, the wallet never registered, a new bank account deleted. 404 once it took effect, was cancelled, or is another merchant's.",
+    responses: { 200: answer(DestinationChange) },
+    errors: [404],
   }),
 ];

@@ -37,13 +37,26 @@ export class DestinationStore {
   }
 
   /** Records a change, pending for the delay, and tells the owner (its event) in the same transaction. */
-  async record(tx: Sql, account: Owner, change: { kind: DestinationKind; chainId?: number; address?: string; bankAccountId?: string; fields?: Fields }, nowMs: number): Promise<DestinationChange> {
+  async record(
+    tx: Sql,
+    account: Owner,
+    change: { kind: DestinationKind; chainId?: number; address?: string; bankAccountId?: string; fields?: Fields },
+    nowMs: number,
+  ): Promise<DestinationChange> {
     const [row] = await tx.query(
       `INSERT INTO destination_changes (id, merchant_id, mode, kind, chain_id, address, bank_account_id, fields, state, requested_ms, effective_ms)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $10) RETURNING *`,
       [
-        randomUUID(), account.merchant.id, account.mode, change.kind, change.chainId ?? null, change.address ?? null, change.bankAccountId ?? null,
-        change.fields ? JSON.stringify(change.fields) : null, nowMs, nowMs + this.delayMs,
+        randomUUID(),
+        account.merchant.id,
+        account.mode,
+        change.kind,
+        change.chainId ?? null,
+        change.address ?? null,
+        change.bankAccountId ?? null,
+        change.fields ? JSON.stringify(change.fields) : null,
+        nowMs,
+        nowMs + this.delayMs,
       ],
     );
     const recorded = changeOf(row);
@@ -64,11 +77,17 @@ export class DestinationStore {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
     const outcome = await auditedTransaction(this.db, async (tx) => {
       await lockMerchant(tx, account.merchant.id);
-      const [current] = await tx.query('SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3', [account.merchant.id, account.mode, chainId]);
-      const pending = (await tx.query(
-        `SELECT * FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND kind = 'payout_address' AND chain_id = $3 AND state = 'pending'`,
-        [account.merchant.id, account.mode, chainId],
-      )).map(changeOf);
+      const [current] = await tx.query('SELECT address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3', [
+        account.merchant.id,
+        account.mode,
+        chainId,
+      ]);
+      const pending = (
+        await tx.query(
+          `SELECT * FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND kind = 'payout_address' AND chain_id = $3 AND state = 'pending'`,
+          [account.merchant.id, account.mode, chainId],
+        )
+      ).map(changeOf);
       const same = pending.find((c) => c.address!.toLowerCase() === address.toLowerCase());
       if (same && this.waits(account)) return { effectiveMs: same.effectiveMs, change: same };
       // The address, or when it changes, is what every instance's account cache keeps.
@@ -98,7 +117,12 @@ export class DestinationStore {
    * caller refuses the withdrawal, naming when the wallet can receive. Asking again while it
    * waits answers the same change, and tells no one twice.
    */
-  async withdrawalAddress(account: Owner, chainId: number, address: string, nowMs: number): Promise<{ ready: true } | { ready: false; change: DestinationChange }> {
+  async withdrawalAddress(
+    account: Owner,
+    chainId: number,
+    address: string,
+    nowMs: number,
+  ): Promise<{ ready: true } | { ready: false; change: DestinationChange }> {
     if (!this.waits(account)) return { ready: true };
     return this.db.transaction(async (tx) => {
       await lockMerchant(tx, account.merchant.id);
@@ -126,7 +150,10 @@ export class DestinationStore {
   /** The account's changes still waiting, oldest first (those due are applied first). */
   async pending(account: Owner, nowMs: number): Promise<DestinationChange[]> {
     await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    const rows = await this.db.query(`SELECT * FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' ORDER BY requested_ms, id`, [account.merchant.id, account.mode]);
+    const rows = await this.db.query(`SELECT * FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' ORDER BY requested_ms, id`, [
+      account.merchant.id,
+      account.mode,
+    ]);
     return rows.map(changeOf);
   }
 
@@ -157,10 +184,14 @@ export class DestinationStore {
       const change = changeOf(row);
       if (change.kind === 'payout_address') await notifyAccountChange(tx, account.merchant.id);
       if (change.kind === 'bank_account' && !change.fields) {
-        await tx.query(`UPDATE destination_changes SET state = 'cancelled', decided_ms = $2 WHERE bank_account_id = $1 AND state = 'pending'`, [change.bankAccountId, nowMs]);
-        await tx.query('DELETE FROM bank_accounts WHERE id = $1 AND merchant_id = $2 AND mode = $3 AND NOT EXISTS (SELECT 1 FROM payouts WHERE bank_account_id = $1)', [
-          change.bankAccountId, account.merchant.id, account.mode,
+        await tx.query(`UPDATE destination_changes SET state = 'cancelled', decided_ms = $2 WHERE bank_account_id = $1 AND state = 'pending'`, [
+          change.bankAccountId,
+          nowMs,
         ]);
+        await tx.query(
+          'DELETE FROM bank_accounts WHERE id = $1 AND merchant_id = $2 AND mode = $3 AND NOT EXISTS (SELECT 1 FROM payouts WHERE bank_account_id = $1)',
+          [change.bankAccountId, account.merchant.id, account.mode],
+        );
       }
       return change;
     });

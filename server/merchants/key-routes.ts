@@ -22,7 +22,8 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
  * Who is stepped up to roll: the owner in live mode; an admin in either mode (with a second
  * factor: the route's memberFactor), for this roll. Any other member is refused by the handler.
  */
-const ROLL_STEP_UP: StepUpRule = (account) => (account.actor?.kind === 'member' ? lacking(account.grants as Grants | undefined, 'all').length === 0 : account.mode === 'live');
+const ROLL_STEP_UP: StepUpRule = (account) =>
+  account.actor?.kind === 'member' ? lacking(account.grants as Grants | undefined, 'all').length === 0 : account.mode === 'live';
 
 /**
  * A new secret key for the caller's mode. The old one is refused now, or, with
@@ -33,8 +34,12 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   // The full secret key opens everything and ends the business's own key: nobody gets it who
   // could not do everything already, and never a restricted key, even one made with every
   // permission (a removed admin's key rolled the business out of its own key).
-  if (!account.session && account.grants !== undefined && account.grants !== 'all') throw new PermissionDenied('A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may');
-  if (lacking(account.grants, 'all').length) throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
+  if (!account.session && account.grants !== undefined && account.grants !== 'all')
+    throw new PermissionDenied(
+      'A restricted key never rolls the secret key: only the owner, an admin (with a second factor, just confirmed) or the full key itself may',
+    );
+  if (lacking(account.grants, 'all').length)
+    throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
   const nowMs = service.now();
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
   // The new full key is its roller's (issue 48 review): the keys it makes are theirs, revoked
@@ -43,15 +48,32 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const keys = (await service.merchants.rollSecretKeys(account.merchant.id, nowMs, [account.mode], delayMs, true, holder))!;
   service.log.info({ merchant: account.merchant.id, mode: account.mode, delaySeconds: delayMs / 1000 }, 'secret key rolled by the merchant');
-  await service.mail.securityChanged(account.merchant, { change: 'key_rolled', detail: `${account.mode} mode, by ${actorOf(account).label}`, modes: [account.mode], by: account });
+  await service.mail.securityChanged(account.merchant, {
+    change: 'key_rolled',
+    detail: `${account.mode} mode, by ${actorOf(account).label}`,
+    modes: [account.mode],
+    by: account,
+  });
   const until = delayMs > 0 ? new Date(nowMs + delayMs).toISOString() : null;
-  return ok(201, { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until }, until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works');
+  return ok(
+    201,
+    { mode: account.mode, secretKey: keys[account.mode], oldKeyValidUntil: until },
+    until ? `New secret key: shown this once; the old one works until ${until}` : 'New secret key: shown this once; the old one no longer works',
+  );
 };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const keyView = (k: RestrictedKeyRow) => ({
-  id: k.id, name: k.name, mode: k.mode, hint: k.hint, permissions: k.permissions, createdAt: new Date(k.createdMs).toISOString(), createdBy: k.createdBy,
-  expiresAt: iso(k.expiresMs), lastUsedAt: iso(k.lastUsedMs), lastUsedFrom: k.lastUsedFrom,
+  id: k.id,
+  name: k.name,
+  mode: k.mode,
+  hint: k.hint,
+  permissions: k.permissions,
+  createdAt: new Date(k.createdMs).toISOString(),
+  createdBy: k.createdBy,
+  expiresAt: iso(k.expiresMs),
+  lastUsedAt: iso(k.lastUsedMs),
+  lastUsedFrom: k.lastUsedFrom,
 });
 
 /** A key expires at most a year ahead. */
@@ -66,7 +88,8 @@ function expiryOf(asked: string | undefined, maker: number | undefined, nowMs: n
   const at = Date.parse(asked);
   if (at <= nowMs) throw invalidField('expires_at', 'expected a time in the future');
   if (at > nowMs + LONGEST_EXPIRY_MS) throw invalidField('expires_at', 'expected a time within a year');
-  if (maker !== undefined && at > maker) throw invalidField('expires_at', `expected no later than the key making it, which expires at ${new Date(maker).toISOString()}`);
+  if (maker !== undefined && at > maker)
+    throw invalidField('expires_at', `expected no later than the key making it, which expires at ${new Date(maker).toISOString()}`);
   return at;
 }
 
@@ -81,10 +104,23 @@ export const createRestrictedKey: Handler<{ body: typeof RestrictedKeyBody }> = 
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);
   const nowMs = service.now();
   const expiresMs = expiryOf(body.expires_at, account.session ? undefined : account.keyExpiresMs, nowMs);
-  const made = await service.merchants.createRestrictedKey(account, body.name.trim(), body.permissions, nowMs, { kind: kind === 'operator' ? 'owner' : kind, id, label }, holder, expiresMs);
+  const made = await service.merchants.createRestrictedKey(
+    account,
+    body.name.trim(),
+    body.permissions,
+    nowMs,
+    { kind: kind === 'operator' ? 'owner' : kind, id, label },
+    holder,
+    expiresMs,
+  );
   service.log.info({ merchant: account.merchant.id, mode: account.mode, key: made.id }, 'restricted key created');
   await service.mail.securityChanged(account.merchant, {
-    change: 'key_created', detail: `${made.name} (${account.mode}: ${made.permissions.join(', ')}${expiresMs === null ? '' : `; expires ${iso(expiresMs)}`}), by ${label}`, modes: [account.mode], by: account, target: made.id, concerned: { person: holder ?? undefined },
+    change: 'key_created',
+    detail: `${made.name} (${account.mode}: ${made.permissions.join(', ')}${expiresMs === null ? '' : `; expires ${iso(expiresMs)}`}), by ${label}`,
+    modes: [account.mode],
+    by: account,
+    target: made.id,
+    concerned: { person: holder ?? undefined },
   });
   return ok(201, { ...keyView(made), secretKey: made.secretKey }, 'Restricted key: shown this once');
 };
@@ -99,28 +135,74 @@ export const revokeRestrictedKey: Handler<{ params: typeof ByMember }> = async (
   if (!gone) throw new NotFound('No such restricted key in this mode');
   // Its person is told too: a key they rely on stopped.
   await service.mail.securityChanged(account.merchant, {
-    change: 'key_revoked', detail: `${gone.name} (${account.mode}), by ${actorOf(account).label}`, modes: [account.mode], by: account, target: gone.id, concerned: { person: gone.holder ?? undefined },
+    change: 'key_revoked',
+    detail: `${gone.name} (${account.mode}), by ${actorOf(account).label}`,
+    modes: [account.mode],
+    by: account,
+    target: gone.id,
+    concerned: { person: gone.holder ?? undefined },
   });
   return ok(200, undefined, 'Restricted key revoked: it no longer works');
 };
 
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.write', stepUp: 'live', handler: createRestrictedKey, tag: 'Account', body: RestrictedKeyBody,
+    method: 'POST',
+    path: '/api/v1/keys/restricted',
+    auth: 'merchant',
+    permission: 'developers.write',
+    stepUp: 'live',
+    handler: createRestrictedKey,
+    tag: 'Account',
+    body: RestrictedKeyBody,
     summary: 'a restricted secret key of the mode with the permissions chosen, shown once',
-    description: 'Its `permissions` (docs/team.md) are checked on every request it makes, by each route\'s declared permission. Never wider than its maker: a member\'s role or a restricted key\'s own set (403 `permission_denied` naming what is lacking). Optional `expires_at` (in the future, within a year; a key made by an expiring key expires no later than it, by default with it): from then on the key is refused, 401 saying it expired. Rolling the full key leaves restricted keys alone. The owner and the person it belongs to are told (SECURITY_CHANGED, and e-mail).',
-    responses: { 201: NewRestrictedKeyAnswer }, errors: [403], idempotency: 'secret',
-  }),
-  route({ method: 'GET', path: '/api/v1/keys/restricted', auth: 'merchant', permission: 'developers.read', handler: listRestrictedKeys, tag: 'Account', summary: 'the mode\'s restricted keys (hints only)', description: 'Each key\'s id, name, hint (never the key), permissions, `createdBy` (who made it, as the audit log names them: the owner, a member by id and e-mail, or a key by id and hint; null for a key made before this was kept), `expiresAt` (null: never), and `lastUsedAt` and `lastUsedFrom` (when and from which client address it was last used, kept to the minute; null: not yet), oldest first.', responses: { 200: RestrictedKeysAnswer } }),
-  route({
-    method: 'DELETE', path: '/api/v1/keys/restricted/:id', auth: 'merchant', permission: 'developers.write', handler: revokeRestrictedKey, tag: 'Account', params: ByMember,
-    summary: 'revoke a restricted key at once', description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.', responses: { 200: Done }, errors: [404],
+    description:
+      "Its `permissions` (docs/team.md) are checked on every request it makes, by each route's declared permission. Never wider than its maker: a member's role or a restricted key's own set (403 `permission_denied` naming what is lacking). Optional `expires_at` (in the future, within a year; a key made by an expiring key expires no later than it, by default with it): from then on the key is refused, 401 saying it expired. Rolling the full key leaves restricted keys alone. The owner and the person it belongs to are told (SECURITY_CHANGED, and e-mail).",
+    responses: { 201: NewRestrictedKeyAnswer },
+    errors: [403],
+    idempotency: 'secret',
   }),
   route({
-    method: 'POST', path: '/api/v1/keys/roll', auth: 'merchant', permission: 'developers.write', stepUp: ROLL_STEP_UP, memberFactor: true, handler: rollKey, tag: 'Payments', errors: [403],
+    method: 'GET',
+    path: '/api/v1/keys/restricted',
+    auth: 'merchant',
+    permission: 'developers.read',
+    handler: listRestrictedKeys,
+    tag: 'Account',
+    summary: "the mode's restricted keys (hints only)",
+    description:
+      "Each key's id, name, hint (never the key), permissions, `createdBy` (who made it, as the audit log names them: the owner, a member by id and e-mail, or a key by id and hint; null for a key made before this was kept), `expiresAt` (null: never), and `lastUsedAt` and `lastUsedFrom` (when and from which client address it was last used, kept to the minute; null: not yet), oldest first.",
+    responses: { 200: RestrictedKeysAnswer },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/v1/keys/restricted/:id',
+    auth: 'merchant',
+    permission: 'developers.write',
+    handler: revokeRestrictedKey,
+    tag: 'Account',
+    params: ByMember,
+    summary: 'revoke a restricted key at once',
+    description: 'Refused from now on, on every instance (the cached account is dropped). 404 for a key of another mode or merchant.',
+    responses: { 200: Done },
+    errors: [404],
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/keys/roll',
+    auth: 'merchant',
+    permission: 'developers.write',
+    stepUp: ROLL_STEP_UP,
+    memberFactor: true,
+    handler: rollKey,
+    tag: 'Payments',
+    errors: [403],
     summary: 'a new secret key for the mode, shown once; the old one stops working now or after a delay',
     description:
-      'The mode\'s secret key (the one the caller\'s key or the dashboard\'s mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.',
-    body: RollKeyBody, optionalBody: true, responses: { 201: answer(RolledKey) }, idempotency: 'secret',
+      "The mode's secret key (the one the caller's key or the dashboard's mode names; a test key never touches live keys) is replaced: the new one is answered this once. The old one is refused from now, or, with `revoke_old_after` seconds (at most a week), keeps working until `oldKeyValidUntil`. The body is optional. Public keys stay.",
+    body: RollKeyBody,
+    optionalBody: true,
+    responses: { 201: answer(RolledKey) },
+    idempotency: 'secret',
   }),
 ];

@@ -20,6 +20,7 @@ export const keyHint = (key: string): string => `${key.slice(0, 8)}…${key.slic
 export function keyAccount(owner: { account: Account; revokedAfterMs: number | null } | undefined, nowMs: number): Account | undefined {
   if (!owner) return undefined;
   const expires = owner.account.keyExpiresMs;
-  if (expires !== undefined && expires <= nowMs) throw new Unauthorized(`This restricted key expired at ${new Date(expires).toISOString()}: it no longer works; make a new one`);
+  if (expires !== undefined && expires <= nowMs)
+    throw new Unauthorized(`This restricted key expired at ${new Date(expires).toISOString()}: it no longer works; make a new one`);
   return owner.revokedAfterMs === null || owner.revokedAfterMs > nowMs ? owner.account : undefined;
 }

@@ -25,16 +25,20 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
   // A mixed-case address carries an EIP-55 checksum: one wrong letter is a typo, and money sent there is lost.
   // (All lower case carries no checksum, and viem's strict check takes it; all upper case neither.)
   if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
-    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`);
+    throw invalidField(
+      'address',
+      `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}? Check the address before money goes there`,
+    );
   }
   // A key names only its own mode's chains: a test key must never say where live money goes.
   const network = service.catalog.network(account.mode, body.chain_id);
   if (!network) {
     const networks = service.catalog.networks(account.mode);
     const offered = networks.length ? networks.map((n) => `${n.chainId} (${n.name})`).join(', ') : 'none: no network is configured for them';
-    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`, [
-      { field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` },
-    ]);
+    throw new ChainNotOffered(
+      `chain_id ${body.chain_id} is not a network of your ${account.mode} keys; ${account.mode} keys take payments on chain ${offered}`,
+      [{ field: 'chain_id', message: `expected a chain of your ${account.mode} keys' networks` }],
+    );
   }
   // Deposits are swept there on wallet settlement: never to the service's own addresses.
   // The treasury holds balance-settled merchants' money (a deposit swept there would be no one's);
@@ -46,7 +50,13 @@ export const putPayoutAddress: Handler<{ body: typeof PayoutAddressBody }> = asy
   if (change) service.log.info({ merchant: account.merchant.id, change: change.id }, 'payout address change pending');
   return ok(
     200,
-    { chain_id: body.chain_id, address: body.address, pending: change !== undefined, effective_at: effectiveAt, ...(change ? { change: changeView(change) } : {}) },
+    {
+      chain_id: body.chain_id,
+      address: body.address,
+      pending: change !== undefined,
+      effective_at: effectiveAt,
+      ...(change ? { change: changeView(change) } : {}),
+    },
     change
       ? `Payout address pending: payments made from ${effectiveAt} are bound to it; until then they are bound to the current one. The owner can cancel it in the dashboard's Settings`
       : 'Payout address saved',
@@ -69,10 +79,30 @@ export const getPayoutAddresses: Handler = async ({ account, service }) => {
 
 export const routes = [
   route({
-    method: 'PUT', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.write', stepUp: 'live', memberFactor: true, handler: putPayoutAddress, tag: 'Webhooks',
-    summary: 'where a chain\'s deposits are swept to',
-    description: '`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key\'s mode is a 409 naming `chain_id`. A payment is bound to its chain\'s payout address when it is made. Test keys: in effect now. A live key or session, the chain\'s first address included: `pending` until `effective_at` (the operator\'s delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent and e-mailed to the owner, who may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address (a chain with none takes no live payment until then). From a session in live mode, a second factor confirmed within five minutes (a member without one is refused until they add one).',
-    body: PayoutAddressBody, responses: { 200: answer(PayoutAddressSet) }, errors: ['chain_not_offered'],
+    method: 'PUT',
+    path: '/api/v1/payout_address',
+    auth: 'merchant',
+    permission: 'account.write',
+    stepUp: 'live',
+    memberFactor: true,
+    handler: putPayoutAddress,
+    tag: 'Webhooks',
+    summary: "where a chain's deposits are swept to",
+    description:
+      "`{ chain_id, address }`. A mixed-case address must carry a valid EIP-55 checksum; a chain not of the key's mode is a 409 naming `chain_id`. A payment is bound to its chain's payout address when it is made. Test keys: in effect now. A live key or session, the chain's first address included: `pending` until `effective_at` (the operator's delay, 24 hours by default), a PAYOUT_ADDRESS_PENDING event is sent and e-mailed to the owner, who may cancel it (DELETE /api/v1/destination_changes/{id}); payments made until then keep the current address (a chain with none takes no live payment until then). From a session in live mode, a second factor confirmed within five minutes (a member without one is refused until they add one).",
+    body: PayoutAddressBody,
+    responses: { 200: answer(PayoutAddressSet) },
+    errors: ['chain_not_offered'],
   }),
-  route({ method: 'GET', path: '/api/v1/payout_address', auth: 'merchant', permission: 'account.read', handler: getPayoutAddresses, tag: 'Webhooks', summary: 'the payout address of each chain', description: '`address` is the one in effect; `pending`, a live key\'s new one waiting for its `effective_at`.', responses: { 200: answer(z.array(PayoutAddress)) } }),
+  route({
+    method: 'GET',
+    path: '/api/v1/payout_address',
+    auth: 'merchant',
+    permission: 'account.read',
+    handler: getPayoutAddresses,
+    tag: 'Webhooks',
+    summary: 'the payout address of each chain',
+    description: "`address` is the one in effect; `pending`, a live key's new one waiting for its `effective_at`.",
+    responses: { 200: answer(z.array(PayoutAddress)) },
+  }),
 ];

@@ -26,7 +26,11 @@ const LOGO_BYTES = 512 * 1024;
 /** The logo's form has no text fields: only the file. */
 const LogoForm = z.object({});
 
-const businessView = (merchant: Merchant) => ({ businessName: merchant.businessName, businessEmail: merchant.businessEmail, businessLogo: merchant.businessLogo });
+const businessView = (merchant: Merchant) => ({
+  businessName: merchant.businessName,
+  businessEmail: merchant.businessEmail,
+  businessLogo: merchant.businessLogo,
+});
 
 export const getAccount: Handler = async ({ account, service }) => ok(200, businessView((await service.merchants.byId(account.merchant.id))!), 'Business');
 
@@ -52,7 +56,8 @@ export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ re
     const hash = await service.dashboard.passwordHashOf(account.merchant.id);
     if (!hash || !(await passwordMatches(body.current_password, hash))) throw invalidField('current_password', 'not your current password');
   }
-  let merchant = body.business_name === undefined ? current : (await service.merchants.updateProfile(account.merchant.id, { businessName: body.business_name.trim() }))!;
+  let merchant =
+    body.business_name === undefined ? current : (await service.merchants.updateProfile(account.merchant.id, { businessName: body.business_name.trim() }))!;
   if (newEmail) {
     merchant = (await service.merchants.changeEmail(account.merchant.id, email, service.now(), service.events))!;
     service.log.info({ merchant: account.merchant.id }, 'sign-in e-mail changed; the previous address is told');
@@ -101,26 +106,58 @@ export const getWarnings: Handler = async ({ account, service }) => {
 };
 
 export const routes = [
-  route({ method: 'GET', path: '/api/v1/account', auth: 'merchant', permission: 'account.read', handler: getAccount, tag: 'Account', summary: 'the business: name, e-mail, logo', description: '`businessName`, `businessEmail`, `businessLogo` (a URL or "").', responses: { 200: BusinessAnswer } }),
   route({
-    method: 'PATCH', path: '/api/v1/account', auth: 'merchant', permission: 'account.write', handler: updateAccount, tag: 'Account',
+    method: 'GET',
+    path: '/api/v1/account',
+    auth: 'merchant',
+    permission: 'account.read',
+    handler: getAccount,
+    tag: 'Account',
+    summary: 'the business: name, e-mail, logo',
+    description: '`businessName`, `businessEmail`, `businessLogo` (a URL or "").',
+    responses: { 200: BusinessAnswer },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/v1/account',
+    auth: 'merchant',
+    permission: 'account.write',
+    handler: updateAccount,
+    tag: 'Account',
     summary: 'a new business name or e-mail',
-    description: 'What live customers see changes only with a live key or the owner\'s session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED); another business\'s address is a 409.',
-    body: BusinessBody, responses: { 200: BusinessAnswer }, errors: [403, 'email_in_use', 429],
+    description:
+      "What live customers see changes only with a live key or the owner's session: a test key gets 403. The e-mail is the one the owner signs in to the dashboard with, so it changes only from the session with `current_password` (a key gets 403), and the previous address is told (ACCOUNT_EMAIL_CHANGED); another business's address is a 409.",
+    body: BusinessBody,
+    responses: { 200: BusinessAnswer },
+    errors: [403, 'email_in_use', 429],
     // Its body may hold the owner's password: no digest of it is kept (the name and e-mail it sets are the same again anyway).
     idempotency: false,
   }),
   route({
-    method: 'GET', path: '/api/v1/account/warnings', auth: 'merchant', permission: 'account.read', handler: getWarnings, tag: 'Account',
+    method: 'GET',
+    path: '/api/v1/account/warnings',
+    auth: 'merchant',
+    permission: 'account.read',
+    handler: getWarnings,
+    tag: 'Account',
     summary: 'what blocks money: no webhook URL, no payout address, a failing webhook endpoint, the service not ready',
-    description: 'Each `{ code, message, params }`; empty when nothing blocks money. `message` is the sentence in English; `params` the names and numbers it holds (`mode`; `network`, `chainId`; `status` or `error`, `at`; `checks`, how many readiness checks fail), for saying it in another language. `no_webhook_url`: events wait for one; `no_payout_address`: the mode\'s network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.',
+    description:
+      "Each `{ code, message, params }`; empty when nothing blocks money. `message` is the sentence in English; `params` the names and numbers it holds (`mode`; `network`, `chainId`; `status` or `error`, `at`; `checks`, how many readiness checks fail), for saying it in another language. `no_webhook_url`: events wait for one; `no_payout_address`: the mode's network has none (and payments settle to the wallet); `webhook_failing`: the latest delivery was not answered 2xx; `not_ready`: a readiness check fails.",
     responses: { 200: WarningsAnswer },
   }),
   route({
-    method: 'PUT', path: '/api/v1/account/logo', auth: 'merchant', permission: 'account.write', handler: putLogo, tag: 'Account',
-    summary: 'upload the business\'s logo (multipart; an image, sniffed)',
-    description: 'A live key or the owner\'s session (a test key gets 403). A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused, 400 naming `logo`). It is served at `/files/{id}`, and `businessLogo` is that URL.',
-    body: LogoForm, multipart: { file: 'logo', fileBytes: LOGO_BYTES, fieldBytes: 1024, fileWords: 'PNG, JPEG, GIF or WebP, at most 512 KiB' },
-    responses: { 200: BusinessAnswer }, errors: [403],
+    method: 'PUT',
+    path: '/api/v1/account/logo',
+    auth: 'merchant',
+    permission: 'account.write',
+    handler: putLogo,
+    tag: 'Account',
+    summary: "upload the business's logo (multipart; an image, sniffed)",
+    description:
+      "A live key or the owner's session (a test key gets 403). A multipart form with the file `logo` (PNG, JPEG, GIF or WebP by its bytes, at most 512 KiB; HTML, SVG or anything else is refused, 400 naming `logo`). It is served at `/files/{id}`, and `businessLogo` is that URL.",
+    body: LogoForm,
+    multipart: { file: 'logo', fileBytes: LOGO_BYTES, fieldBytes: 1024, fileWords: 'PNG, JPEG, GIF or WebP, at most 512 KiB' },
+    responses: { 200: BusinessAnswer },
+    errors: [403],
   }),
 ];

@@ -34,7 +34,9 @@ async function derive(password: string, salt: Buffer, params: { N: number; r: nu
   hashing.peak = Math.max(hashing.peak, running);
   try {
     const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem };
-    return await new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+    return await new Promise((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+    );
   } finally {
     running--;
     waiting.shift()?.();
@@ -59,7 +61,8 @@ export function nobodyAt(cost: number): Promise<string> {
 
 /** `scrypt$N$r$p$salt$hash` (base64url), N = 2^cost: the parameters travel with the hash, so they may be raised later. */
 export async function hashPassword(password: string, cost: number): Promise<string> {
-  if (!Number.isInteger(cost) || cost < PASSWORD_HASH_COSTS.lowest || cost > PASSWORD_HASH_COSTS.highest) throw new Error(`hashPassword: cost ${cost} is outside ${PASSWORD_HASH_COSTS.lowest}..${PASSWORD_HASH_COSTS.highest}`);
+  if (!Number.isInteger(cost) || cost < PASSWORD_HASH_COSTS.lowest || cost > PASSWORD_HASH_COSTS.highest)
+    throw new Error(`hashPassword: cost ${cost} is outside ${PASSWORD_HASH_COSTS.lowest}..${PASSWORD_HASH_COSTS.highest}`);
   const params = { N: 2 ** cost, r: SCRYPT.r, p: SCRYPT.p };
   const salt = randomBytes(16);
   const key = await derive(password, salt, params, SCRYPT.keyLength);

@@ -86,31 +86,36 @@ export class MerchantStore {
    * profile is updated, keys are added when missing, webhook secrets kept when present.
    */
   async seed(seed: MerchantSeed, nowMs: number): Promise<CreatedMerchant> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO merchants (id, business_name, business_email, business_logo, created_ms) VALUES ($1, $2, $3, $4, $5)
+    return this.db
+      .transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO merchants (id, business_name, business_email, business_logo, created_ms) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (id) DO UPDATE SET business_name = $2, business_email = $3, business_logo = $4`,
-        [seed.id, seed.businessName, seed.businessEmail, seed.businessLogo, nowMs],
-      );
-      const secrets = {} as Record<KeyMode, string>;
-      for (const mode of MODES) {
-        for (const [kind, key] of [['public', seed.keys[mode].publicKey], ['secret', seed.keys[mode].secretKey]] as const) {
-          await tx.query(
-            `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hash) DO NOTHING`,
-            [hashKey(key), kind === 'public' ? key : null, seed.id, mode, kind, keyHint(key), nowMs],
-          );
-        }
-        const wanted = seed.webhookSecrets?.[mode] ?? newWebhookSecret();
-        const [row] = await tx.query(
-          `INSERT INTO webhook_endpoints (merchant_id, mode, url, secret) VALUES ($1, $2, NULL, $3)
-           ON CONFLICT (merchant_id, mode) DO UPDATE SET merchant_id = EXCLUDED.merchant_id RETURNING secret`,
-          [seed.id, mode, wanted],
+          [seed.id, seed.businessName, seed.businessEmail, seed.businessLogo, nowMs],
         );
-        secrets[mode] = row.secret as string;
-      }
-      await notifyAccountChange(tx, seed.id);
-      return { ...seed, webhookSecrets: secrets };
-    }).finally(() => this.changed(seed.id));
+        const secrets = {} as Record<KeyMode, string>;
+        for (const mode of MODES) {
+          for (const [kind, key] of [
+            ['public', seed.keys[mode].publicKey],
+            ['secret', seed.keys[mode].secretKey],
+          ] as const) {
+            await tx.query(
+              `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (hash) DO NOTHING`,
+              [hashKey(key), kind === 'public' ? key : null, seed.id, mode, kind, keyHint(key), nowMs],
+            );
+          }
+          const wanted = seed.webhookSecrets?.[mode] ?? newWebhookSecret();
+          const [row] = await tx.query(
+            `INSERT INTO webhook_endpoints (merchant_id, mode, url, secret) VALUES ($1, $2, NULL, $3)
+           ON CONFLICT (merchant_id, mode) DO UPDATE SET merchant_id = EXCLUDED.merchant_id RETURNING secret`,
+            [seed.id, mode, wanted],
+          );
+          secrets[mode] = row.secret as string;
+        }
+        await notifyAccountChange(tx, seed.id);
+        return { ...seed, webhookSecrets: secrets };
+      })
+      .finally(() => this.changed(seed.id));
   }
 
   /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
@@ -131,7 +136,11 @@ export class MerchantStore {
     if (kind === 'secret') {
       // Who acts, for the audit log: the key's id (a restricted key's) or its hint, never the key.
       account.grants = grantsOf(row.key_permissions as string | null);
-      account.actor = { kind: 'key', id: (row.key_id as string | null) ?? (row.key_hint as string), label: row.key_name ? `${row.key_name as string} (${row.key_hint as string})` : (row.key_hint as string) };
+      account.actor = {
+        kind: 'key',
+        id: (row.key_id as string | null) ?? (row.key_hint as string),
+        label: row.key_name ? `${row.key_name as string} (${row.key_hint as string})` : (row.key_hint as string),
+      };
       if (row.key_holder) account.holder = row.key_holder as string;
       if (row.key_id) account.keyId = String(row.key_id);
       if (row.key_expires_ms !== null && row.key_expires_ms !== undefined) account.keyExpiresMs = Number(row.key_expires_ms);
@@ -147,7 +156,15 @@ export class MerchantStore {
    * full key a member rolled (holder theirs) outlives their removal until the owner rolls it,
    * and must not mint keys that outlive it (the member row is locked against a removal meanwhile).
    */
-  async createRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, name: string, permissions: Permission[], nowMs: number, createdBy: KeyMaker, holder: string | null, expiresMs: number | null = null): Promise<RestrictedKeyRow & { secretKey: string }> {
+  async createRestrictedKey(
+    account: Pick<Account, 'merchant' | 'mode'>,
+    name: string,
+    permissions: Permission[],
+    nowMs: number,
+    createdBy: KeyMaker,
+    holder: string | null,
+    expiresMs: number | null = null,
+  ): Promise<RestrictedKeyRow & { secretKey: string }> {
     const secretKey = newKeys(account.mode).secretKey;
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
@@ -159,19 +176,54 @@ export class MerchantStore {
       }
       await tx.query(
         `INSERT INTO api_keys (hash, public_text, merchant_id, mode, kind, hint, created_ms, permissions, id, name, created_by, holder, expires_ms) VALUES ($1, NULL, $2, $3, 'secret', $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [hashKey(secretKey), account.merchant.id, account.mode, keyHint(secretKey), nowMs, storedGrants(permissions), id, name, JSON.stringify(createdBy), holder, expiresMs],
+        [
+          hashKey(secretKey),
+          account.merchant.id,
+          account.mode,
+          keyHint(secretKey),
+          nowMs,
+          storedGrants(permissions),
+          id,
+          name,
+          JSON.stringify(createdBy),
+          holder,
+          expiresMs,
+        ],
       );
       return { id };
     });
-    return { id, name, mode: account.mode, hint: keyHint(secretKey), permissions: [...new Set(permissions)].sort(), createdMs: nowMs, createdBy, expiresMs, lastUsedMs: null, lastUsedFrom: null, secretKey };
+    return {
+      id,
+      name,
+      mode: account.mode,
+      hint: keyHint(secretKey),
+      permissions: [...new Set(permissions)].sort(),
+      createdMs: nowMs,
+      createdBy,
+      expiresMs,
+      lastUsedMs: null,
+      lastUsedFrom: null,
+      secretKey,
+    };
   }
 
   async restrictedKeys(account: Pick<Account, 'merchant' | 'mode'>): Promise<RestrictedKeyRow[]> {
-    const rows = await this.db.query(`SELECT * FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'secret' AND permissions IS NOT NULL ORDER BY created_ms, id`, [account.merchant.id, account.mode]);
+    const rows = await this.db.query(
+      `SELECT * FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND kind = 'secret' AND permissions IS NOT NULL ORDER BY created_ms, id`,
+      [account.merchant.id, account.mode],
+    );
     const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     return rows.map((r) => ({
-      id: r.id as string, name: r.name as string, mode: r.mode as KeyMode, hint: r.hint as string, permissions: grantsOf(r.permissions as string) as Permission[], createdMs: Number(r.created_ms),
-      createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null, expiresMs: ms(r.expires_ms), lastUsedMs: ms(r.last_used_ms), lastUsedFrom: (r.last_used_client as string | null) ?? null,
+      id: r.id as string,
+      name: r.name as string,
+      mode: r.mode as KeyMode,
+      hint: r.hint as string,
+      permissions: grantsOf(r.permissions as string) as Permission[],
+      createdMs: Number(r.created_ms),
+      createdBy: r.created_by ? (JSON.parse(r.created_by as string) as KeyMaker) : null,
+      expiresMs: ms(r.expires_ms),
+      lastUsedMs: ms(r.last_used_ms),
+      lastUsedFrom: (r.last_used_client as string | null) ?? null,
     }));
   }
 
@@ -198,7 +250,10 @@ export class MerchantStore {
   /** Revokes a restricted key at once, on every instance (its cached account is dropped): its name and person, to tell. Undefined: no such key. */
   async revokeRestrictedKey(account: Pick<Account, 'merchant' | 'mode'>, id: string): Promise<{ id: string; name: string; holder: string | null } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
-      const [gone] = await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING id, name, holder`, [account.merchant.id, account.mode, id]);
+      const [gone] = await tx.query(
+        `DELETE FROM api_keys WHERE merchant_id = $1 AND mode = $2 AND id = $3 AND permissions IS NOT NULL RETURNING id, name, holder`,
+        [account.merchant.id, account.mode, id],
+      );
       await notifyAccountChange(tx, account.merchant.id);
       return gone && { id: String(gone.id), name: gone.name as string, holder: (gone.holder as string | null) ?? null };
     }).finally(() => this.changed(account.merchant.id));
@@ -239,12 +294,18 @@ export class MerchantStore {
       [merchantId, mode, chainId],
       'payout_address_until',
     );
-    return { address: (row?.address as string | null) ?? undefined, untilMs: row?.until_ms === null || row?.until_ms === undefined ? null : Number(row.until_ms) };
+    return {
+      address: (row?.address as string | null) ?? undefined,
+      untilMs: row?.until_ms === null || row?.until_ms === undefined ? null : Number(row.until_ms),
+    };
   }
 
   async payoutAddresses(merchantId: string, mode: string): Promise<Array<{ chainId: number; address: string }>> {
     await applyDue(this.db, merchantId, mode, this.now());
-    const rows = await this.db.query(`SELECT chain_id, address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 ORDER BY chain_id`, [merchantId, mode]);
+    const rows = await this.db.query(`SELECT chain_id, address FROM payout_addresses WHERE merchant_id = $1 AND mode = $2 ORDER BY chain_id`, [
+      merchantId,
+      mode,
+    ]);
     return rows.map((r) => ({ chainId: Number(r.chain_id), address: r.address as string }));
   }
 
@@ -271,20 +332,33 @@ export class MerchantStore {
    * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
    * revokes them too, or a leaked restricted key would go on working after it.
    */
-  async rollSecretKeys(merchantId: string, nowMs: number, modes: KeyMode[] = MODES, revokeOldAfterMs = 0, keepRestricted = false, holder: string | null = null): Promise<Record<KeyMode, string> | undefined> {
+  async rollSecretKeys(
+    merchantId: string,
+    nowMs: number,
+    modes: KeyMode[] = MODES,
+    revokeOldAfterMs = 0,
+    keepRestricted = false,
+    holder: string | null = null,
+  ): Promise<Record<KeyMode, string> | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
       if (revokeOldAfterMs > 0) {
         const until = nowMs + revokeOldAfterMs;
-        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3 AND permissions IS NULL`, [merchantId, modes, nowMs]);
+        await tx.query(
+          `DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND revoked_after_ms <= $3 AND permissions IS NULL`,
+          [merchantId, modes, nowMs],
+        );
         await tx.query(
           `UPDATE api_keys SET revoked_after_ms = LEAST(COALESCE(revoked_after_ms, $3), $3) WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND permissions IS NULL`,
           [merchantId, modes, until],
         );
       } else {
         // The full secret key is rolled; restricted keys stay on the merchant's roll (each is revoked by itself).
-        await tx.query(`DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND (permissions IS NULL OR NOT $3::boolean)`, [merchantId, modes, keepRestricted]);
+        await tx.query(
+          `DELETE FROM api_keys WHERE merchant_id = $1 AND kind = 'secret' AND mode = ANY($2::text[]) AND (permissions IS NULL OR NOT $3::boolean)`,
+          [merchantId, modes, keepRestricted],
+        );
       }
       const keys = {} as Record<KeyMode, string>;
       for (const mode of modes) {
@@ -333,7 +407,10 @@ export class MerchantStore {
            UNION ALL SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1`,
           [email, merchantId],
         );
-        if (taken) throw new EmailInUse('business_email: another business signs in with this address; choose your own', [{ field: 'business_email', message: 'expected an address no other business uses' }]);
+        if (taken)
+          throw new EmailInUse('business_email: another business signs in with this address; choose your own', [
+            { field: 'business_email', message: 'expected an address no other business uses' },
+          ]);
         const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
         await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
         const merchant = merchantOf(row!);
@@ -386,10 +463,12 @@ export class MerchantStore {
   /** A new signing secret; the old one still signs alongside it for `overlapMs`. */
   async rotateWebhookSecret(account: Pick<Account, 'merchant' | 'mode'>, nowMs: number, overlapMs: number): Promise<WebhookEndpoint> {
     const secret = newWebhookSecret();
-    await this.db.query(
-      `UPDATE webhook_endpoints SET previous_secret = secret, previous_until_ms = $3, secret = $4 WHERE merchant_id = $1 AND mode = $2`,
-      [account.merchant.id, account.mode, nowMs + overlapMs, secret],
-    );
+    await this.db.query(`UPDATE webhook_endpoints SET previous_secret = secret, previous_until_ms = $3, secret = $4 WHERE merchant_id = $1 AND mode = $2`, [
+      account.merchant.id,
+      account.mode,
+      nowMs + overlapMs,
+      secret,
+    ]);
     return this.endpoint(account);
   }
 }

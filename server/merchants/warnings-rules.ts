@@ -28,7 +28,8 @@ const delivered = (status: number) => status >= 200 && status < 300;
 export function moneyWarnings(facts: MoneyFacts): Warning[] {
   const warnings: Warning[] = [];
   const mode = facts.mode;
-  if (facts.webhookUrl === null) warnings.push({ code: 'no_webhook_url', message: `No webhook URL for ${mode} payments: events wait until you set one.`, params: { mode } });
+  if (facts.webhookUrl === null)
+    warnings.push({ code: 'no_webhook_url', message: `No webhook URL for ${mode} payments: events wait until you set one.`, params: { mode } });
   if (facts.network && facts.settlement === 'wallet' && !facts.payoutAddress) {
     const { name: network, chainId } = facts.network;
     warnings.push({

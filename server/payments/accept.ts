@@ -27,7 +27,9 @@ export async function lockedCase(w: AttentionWrites, owner: Owner, reference: st
   if (!payment) {
     if (await w.inOtherMode(owner, reference)) {
       const other = owner.mode === 'test' ? 'live' : 'test';
-      throw new WrongMode(`reference: payment ${reference} is a ${other} payment; a ${owner.mode} key acts only on ${owner.mode} money`, [{ field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` }]);
+      throw new WrongMode(`reference: payment ${reference} is a ${other} payment; a ${owner.mode} key acts only on ${owner.mode} money`, [
+        { field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` },
+      ]);
     }
     throw new NotFound(`reference: no payment ${reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
   }
@@ -57,11 +59,18 @@ export function closeEnough(payment: Pick<Payment, 'paid' | 'due' | 'decimals' |
 /** Each transfer's credit in the payment's coin at the rate of its arrival, or 409 naming why not (`not_creditable`, `no_rate_at_arrival`). */
 async function credits(w: AttentionWrites, payment: Payment, found: Case, pricing: Pricing): Promise<Array<OpenTransfer & CreditTerms>> {
   if (found.reason !== 'wrong_coin' && found.reason !== 'wrong_chain') {
-    throw new NotCreditable(`as: payment ${payment.reference} needs your attention for ${found.reason.replace('_', ' ')}, not money in another coin or on another chain: accept it without "as", or with "as": "keep"`, [{ field: 'as', message: 'expected "credit" only for wrong_coin or wrong_chain' }]);
+    throw new NotCreditable(
+      `as: payment ${payment.reference} needs your attention for ${found.reason.replace('_', ' ')}, not money in another coin or on another chain: accept it without "as", or with "as": "keep"`,
+      [{ field: 'as', message: 'expected "credit" only for wrong_coin or wrong_chain' }],
+    );
   }
   const to = { symbol: payment.coin, decimals: payment.decimals };
   const from = pricing.coinOf(found.chainId, found.token);
-  if (!from) throw new NotCreditable(`reference: payment ${payment.reference} received a token this service does not list (${found.token} on chain ${found.chainId}): it cannot be credited; send it back (POST /api/v1/payments/${payment.reference}/send_back)`, [{ field: 'reference', message: 'expected money in a listed coin' }]);
+  if (!from)
+    throw new NotCreditable(
+      `reference: payment ${payment.reference} received a token this service does not list (${found.token} on chain ${found.chainId}): it cannot be credited; send it back (POST /api/v1/payments/${payment.reference}/send_back)`,
+      [{ field: 'reference', message: 'expected money in a listed coin' }],
+    );
   const out: Array<OpenTransfer & CreditTerms> = [];
   for (const t of found.transfers) {
     const rates = from.symbol === to.symbol ? {} : { from: await w.rateAt(from.symbol, t.seenMs), to: await w.rateAt(to.symbol, t.seenMs) };
@@ -70,7 +79,15 @@ async function credits(w: AttentionWrites, payment: Payment, found: Case, pricin
   return out;
 }
 
-export function acceptCase(store: AcceptTransactions, owner: Owner, reference: string, nowMs: number, report: ChangeReport, as: 'keep' | 'credit' = 'keep', pricing?: Pricing): Promise<{ payment: Payment; accepted: Case }> {
+export function acceptCase(
+  store: AcceptTransactions,
+  owner: Owner,
+  reference: string,
+  nowMs: number,
+  report: ChangeReport,
+  as: 'keep' | 'credit' = 'keep',
+  pricing?: Pricing,
+): Promise<{ payment: Payment; accepted: Case }> {
   return store.inTransaction(nowMs, async (w) => {
     const { payment, found } = await lockedCase(w, owner, reference, nowMs);
     if (as === 'credit') {

@@ -20,7 +20,10 @@ export interface OpenTransfer {
 }
 
 /** A payment as the exceptions read it: its own fields and what the merchant decided already about its own case (its excess or partial). */
-export type AttentionPayment = Pick<Payment, 'id' | 'reference' | 'paid' | 'due' | 'settledMs' | 'expiresMs' | 'acceptPartial' | 'chainId' | 'token' | 'coin' | 'decimals'> & { resolution: string | null };
+export type AttentionPayment = Pick<
+  Payment,
+  'id' | 'reference' | 'paid' | 'due' | 'settledMs' | 'expiresMs' | 'acceptPartial' | 'chainId' | 'token' | 'coin' | 'decimals'
+> & { resolution: string | null };
 
 /** One case to resolve: why, the coin (chain and token) and base units owed back, and the transfers it is made of (none for the payment's own case). */
 export interface Case {
@@ -48,13 +51,17 @@ export function caseOf(payment: AttentionPayment, open: OpenTransfer[], nowMs: n
   if (payment.resolution !== null) return null;
   const own = { chainId: payment.chainId, token: payment.token.toLowerCase(), transfers: [] };
   if (payment.paid > payment.due) return { reason: 'overpaid', amount: payment.paid - payment.due, ...own };
-  if (payment.paid > 0n && payment.paid < payment.due && payment.settledMs === null && !payment.acceptPartial && nowMs >= payment.expiresMs) return { reason: 'partial', amount: payment.paid, ...own };
+  if (payment.paid > 0n && payment.paid < payment.due && payment.settledMs === null && !payment.acceptPartial && nowMs >= payment.expiresMs)
+    return { reason: 'partial', amount: payment.paid, ...own };
   return null;
 }
 
 /** The case, or 409 `nothing_to_resolve` naming the payment (resolved already: a second accept, or a send-back after one). */
 export function mustResolve(payment: Pick<Payment, 'reference'>, found: Case | null): Case {
-  if (!found) throw new NothingToResolve(`reference: payment ${payment.reference} needs nothing of you: nothing arrived that did not count, or it was resolved already`, [{ field: 'reference', message: 'expected a payment whose attention is not null' }]);
+  if (!found)
+    throw new NothingToResolve(`reference: payment ${payment.reference} needs nothing of you: nothing arrived that did not count, or it was resolved already`, [
+      { field: 'reference', message: 'expected a payment whose attention is not null' },
+    ]);
   return found;
 }
 
@@ -85,4 +92,5 @@ export const attentionView = (found: Case | null, coinOf: (chainId: number, toke
 };
 
 /** The excess of an overpaid payment as exact decimal text, else null. */
-export const overpaidText = (payment: Pick<Payment, 'paid' | 'due' | 'decimals'>): string | null => (payment.paid > payment.due ? formatUnits(payment.paid - payment.due, payment.decimals) : null);
+export const overpaidText = (payment: Pick<Payment, 'paid' | 'due' | 'decimals'>): string | null =>
+  payment.paid > payment.due ? formatUnits(payment.paid - payment.due, payment.decimals) : null;

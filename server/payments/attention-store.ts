@@ -15,7 +15,15 @@ type Owner = Pick<Account, 'merchant' | 'mode'>;
 /** A transfer credited toward its payment, as the payment's detail shows it. */
 export type CreditLine = OpenTransfer & CreditTerms & { resolvedMs: number };
 
-const openOf = (r: Row): OpenTransfer => ({ chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index), token: (r.token as string).toLowerCase(), amount: BigInt(r.amount as string), state: r.state as OpenTransfer['state'], seenMs: Number(r.seen_ms) });
+const openOf = (r: Row): OpenTransfer => ({
+  chainId: Number(r.chain_id),
+  txHash: r.tx_hash as string,
+  logIndex: Number(r.log_index),
+  token: (r.token as string).toLowerCase(),
+  amount: BigInt(r.amount as string),
+  state: r.state as OpenTransfer['state'],
+  seenMs: Number(r.seen_ms),
+});
 
 /** Transfers that could not count, told to the merchant (deep enough), not resolved: the same condition as list-store.ts's NEEDS_ATTENTION_SQL. */
 const OPEN = `state IN ('late', 'unexpected') AND told_ms IS NOT NULL AND resolution IS NULL`;
@@ -72,18 +80,26 @@ export class AttentionStore {
     const resolved = await this.db.query(`SELECT id, resolution FROM payments WHERE id::text = ANY($1::text[])`, [ids]);
     const resolution = new Map(resolved.map((r) => [String(r.id), (r.resolution as string | null) ?? null]));
     for (const p of payments) facts.set(p.id, { payment: { ...p, resolution: resolution.get(p.id) ?? null }, open: [] });
-    const open = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id::text = ANY($1::text[]) AND ${OPEN} ORDER BY block_number, log_index`, [ids]);
+    const open = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id::text = ANY($1::text[]) AND ${OPEN} ORDER BY block_number, log_index`, [
+      ids,
+    ]);
     for (const r of open) facts.get(String(r.payment_id))?.open.push(openOf(r));
     return facts;
   }
 
   /** The payment's transfers in another coin or on another chain credited toward it, oldest first, with what they were credited at. */
   async credits(paymentId: string): Promise<CreditLine[]> {
-    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND credited IS NOT NULL ORDER BY seen_ms, block_number, log_index`, [paymentId]);
+    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND credited IS NOT NULL ORDER BY seen_ms, block_number, log_index`, [
+      paymentId,
+    ]);
     return rows.map((r) => ({
       ...openOf(r),
-      credited: BigInt(r.credited as string), usdFrom: BigInt(r.credit_usd_from as string), usdTo: BigInt(r.credit_usd_to as string),
-      rateMs: Number(r.credit_rate_ms), source: r.credit_source as string, resolvedMs: Number(r.resolved_ms),
+      credited: BigInt(r.credited as string),
+      usdFrom: BigInt(r.credit_usd_from as string),
+      usdTo: BigInt(r.credit_usd_to as string),
+      rateMs: Number(r.credit_rate_ms),
+      source: r.credit_source as string,
+      resolvedMs: Number(r.resolved_ms),
     }));
   }
 
@@ -113,25 +129,47 @@ export class AttentionStore {
       reopen: async (refund) => {
         // Only what this refund resolved, still resolved by it: a case resolved again since (by a
         // newer refund, or accepted) is never touched, and a second call finds nothing.
-        const own = await tx.query(`UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`, [refund.id, refund.paymentId]);
-        const transfers = await tx.query(`UPDATE chain_transfers SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE payment_id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING payment_id`, [refund.id, refund.paymentId]);
+        const own = await tx.query(
+          `UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`,
+          [refund.id, refund.paymentId],
+        );
+        const transfers = await tx.query(
+          `UPDATE chain_transfers SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE payment_id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING payment_id`,
+          [refund.id, refund.paymentId],
+        );
         if (own.length + transfers.length === 0) return false;
         await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(refund.merchantId, refund.mode, refund.reference)]);
         return true;
       },
       lock: async (owner, reference) => {
-        const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [owner.merchant.id, owner.mode, reference]);
+        const [row] = await tx.query(
+          `SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+          [owner.merchant.id, owner.mode, reference],
+        );
         return row && { ...paymentOf(row), resolution: (row.resolution as string | null) ?? null, settlement: row.settlement as string };
       },
-      inOtherMode: async (owner, reference) => (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0,
-      open: async (paymentId) => (await tx.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND ${OPEN} ORDER BY block_number, log_index FOR UPDATE`, [paymentId])).map(openOf),
+      inOtherMode: async (owner, reference) =>
+        (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference]))
+          .length > 0,
+      open: async (paymentId) =>
+        (await tx.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND ${OPEN} ORDER BY block_number, log_index FOR UPDATE`, [paymentId])).map(
+          openOf,
+        ),
       count: async (payment, transfers) => {
         let total = 0n;
         for (const t of transfers) {
           if (await ledgerLine(payment.id, t, t.amount)) total += t.amount;
         }
-        await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [...keys(transfers), nowMs]);
-        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), transfers.at(-1)?.txHash ?? payment.lastHash, nowMs]);
+        await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [
+          ...keys(transfers),
+          nowMs,
+        ]);
+        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
+          payment.id,
+          String(total),
+          transfers.at(-1)?.txHash ?? payment.lastHash,
+          nowMs,
+        ]);
         return paymentOf(row!);
       },
       credit: async (payment, credits) => {
@@ -145,18 +183,36 @@ export class AttentionStore {
             [c.chainId, c.txHash, c.logIndex, nowMs, String(c.credited), String(c.usdFrom), String(c.usdTo), c.rateMs, c.source],
           );
         }
-        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(total), nowMs]);
+        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
+          payment.id,
+          String(total),
+          nowMs,
+        ]);
         return paymentOf(row!);
       },
       rateAt: async (symbol, atMs) => {
-        const [row] = await tx.query(`SELECT usd_units::text AS units, fetched_ms, provider, fixed FROM rate_history WHERE symbol = $1 AND fetched_ms <= $2 ORDER BY fetched_ms DESC LIMIT 1`, [symbol, String(atMs)]);
+        const [row] = await tx.query(
+          `SELECT usd_units::text AS units, fetched_ms, provider, fixed FROM rate_history WHERE symbol = $1 AND fetched_ms <= $2 ORDER BY fetched_ms DESC LIMIT 1`,
+          [symbol, String(atMs)],
+        );
         return row && { units: BigInt(row.units as string), atMs: Number(row.fetched_ms), source: row.provider as string, fixed: row.fixed === true };
       },
       resolveTransfers: async (transfers, resolution, refundId) =>
-        void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [...keys(transfers), resolution, nowMs, refundId ?? null])),
+        void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [
+          ...keys(transfers),
+          resolution,
+          nowMs,
+          refundId ?? null,
+        ])),
       resolvePayment: async (paymentId, resolution, refundId) =>
-        void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [paymentId, resolution, nowMs, refundId ?? null])),
-      settle: async (paymentId) => paymentOf((await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!),
+        void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [
+          paymentId,
+          resolution,
+          nowMs,
+          refundId ?? null,
+        ])),
+      settle: async (paymentId) =>
+        paymentOf((await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!),
       told: async (owner, payment, report) => {
         await this.events.add(tx, owner, report.type, report.data(payment), nowMs);
         await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);

@@ -14,11 +14,25 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
     return { account: { merchant, mode: payment.mode, via: 'secret' }, reference: payment.reference };
   };
   const report = depositReport(deps.now);
-  const money = (t: SeenTransfer) => ({ chainId: t.chainId, txHash: t.txHash, logIndex: t.logIndex, token: t.token, from: t.sender, to: t.recipient, amount: String(t.amount), blockNumber: String(t.blockNumber) });
+  const money = (t: SeenTransfer) => ({
+    chainId: t.chainId,
+    txHash: t.txHash,
+    logIndex: t.logIndex,
+    token: t.token,
+    from: t.sender,
+    to: t.recipient,
+    amount: String(t.amount),
+    blockNumber: String(t.blockNumber),
+  });
   return {
     async creditBlock(transfers, tx) {
       const now = deps.now();
-      return deps.payments.creditBlock(tx, transfers.map((t) => ({ ...t, arrivedMs: t.seenMs ?? now })), now, report);
+      return deps.payments.creditBlock(
+        tx,
+        transfers.map((t) => ({ ...t, arrivedMs: t.seenMs ?? now })),
+        now,
+        report,
+      );
     },
     async uncredit(t) {
       const { account, reference } = await whose(t);

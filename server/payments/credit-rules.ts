@@ -40,9 +40,18 @@ export function usableAt(rate: RateAt | undefined, arrivalMs: number, maxAgeMs: 
  * rounded down. The same coin on another chain is 1:1, its decimals converted; another coin
  * needs both coins' rates usable at arrival, else 409 `no_rate_at_arrival` naming `reference`.
  */
-export function creditOf(reference: string, amount: bigint, from: CoinOn, to: CoinOn, rates: { from?: RateAt; to?: RateAt }, arrivalMs: number, maxAgeMs: number): CreditTerms {
+export function creditOf(
+  reference: string,
+  amount: bigint,
+  from: CoinOn,
+  to: CoinOn,
+  rates: { from?: RateAt; to?: RateAt },
+  arrivalMs: number,
+  maxAgeMs: number,
+): CreditTerms {
   const scale = (usdFrom: bigint, usdTo: bigint) => (amount * usdFrom * 10n ** BigInt(to.decimals)) / (usdTo * 10n ** BigInt(from.decimals));
-  if (from.symbol === to.symbol) return { credited: scale(RATE_ONE, RATE_ONE), usdFrom: RATE_ONE, usdTo: RATE_ONE, rateMs: arrivalMs, source: `same coin (${from.symbol})` };
+  if (from.symbol === to.symbol)
+    return { credited: scale(RATE_ONE, RATE_ONE), usdFrom: RATE_ONE, usdTo: RATE_ONE, rateMs: arrivalMs, source: `same coin (${from.symbol})` };
   const rateFrom = usableAt(rates.from, arrivalMs, maxAgeMs);
   const rateTo = usableAt(rates.to, arrivalMs, maxAgeMs);
   const missing = [!rateFrom && from.symbol, !rateTo && to.symbol].filter(Boolean).join(' and ');
@@ -58,14 +67,33 @@ export function creditOf(reference: string, amount: bigint, from: CoinOn, to: Co
 
 /** A credited transfer as the payment's detail shows it: what arrived, in its coin; the rates and their time; what was credited, in the payment's coin. */
 export function creditView(
-  line: { txHash: string; chainId: number; amount: bigint; seenMs: number; credited: bigint; usdFrom: bigint; usdTo: bigint; rateMs: number; source: string; resolvedMs: number },
+  line: {
+    txHash: string;
+    chainId: number;
+    amount: bigint;
+    seenMs: number;
+    credited: bigint;
+    usdFrom: bigint;
+    usdTo: bigint;
+    rateMs: number;
+    source: string;
+    resolvedMs: number;
+  },
   from: CoinOn | undefined,
   token: string,
   paymentDecimals: number,
 ) {
   return {
-    tx_hash: line.txHash, chain_id: line.chainId, coin: from?.symbol ?? token, arrived: formatUnits(line.amount, from?.decimals ?? 0), arrived_at: new Date(line.seenMs).toISOString(),
-    usd_per_arrived_coin: formatRate(line.usdFrom), usd_per_payment_coin: formatRate(line.usdTo), rate_at: new Date(line.rateMs).toISOString(), rate_source: line.source,
-    credited: formatUnits(line.credited, paymentDecimals), credited_at: new Date(line.resolvedMs).toISOString(),
+    tx_hash: line.txHash,
+    chain_id: line.chainId,
+    coin: from?.symbol ?? token,
+    arrived: formatUnits(line.amount, from?.decimals ?? 0),
+    arrived_at: new Date(line.seenMs).toISOString(),
+    usd_per_arrived_coin: formatRate(line.usdFrom),
+    usd_per_payment_coin: formatRate(line.usdTo),
+    rate_at: new Date(line.rateMs).toISOString(),
+    rate_source: line.source,
+    credited: formatUnits(line.credited, paymentDecimals),
+    credited_at: new Date(line.resolvedMs).toISOString(),
   };
 }

@@ -8,7 +8,13 @@ import type { FeeTerms } from '../domain/fees.ts';
 
 /** A new payment's row: the quote's priced fields and who it is for. */
 export type NewPayment = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; address: string; payout: string | null; settlement?: 'wallet' | 'balance'; feeTo: string | null };
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & {
+    createdBy: Creator;
+    address: string;
+    payout: string | null;
+    settlement?: 'wallet' | 'balance';
+    feeTo: string | null;
+  };
 
 /**
  * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
@@ -73,12 +79,26 @@ export function initializePayment(
   const fields = quoteFields(request, nowMs, quoteMs, deposit.feeTerms);
   const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
   const { address, payout, settlement, feeTo } = deposit;
-  const fresh = (createdBy: Creator): NewPayment => ({ ...fields, reference, paymentLinkId, customerName, customerEmail, metadata, createdBy, address, payout, settlement, feeTo });
+  const fresh = (createdBy: Creator): NewPayment => ({
+    ...fields,
+    reference,
+    paymentLinkId,
+    customerName,
+    customerEmail,
+    metadata,
+    createdBy,
+    address,
+    payout,
+    settlement,
+    feeTo,
+  });
   // Most references are new: one INSERT … ON CONFLICT DO NOTHING, no transaction. Only a
   // reference that exists takes the locked path below, where the plan decides against it.
   const plan = planInitialize(undefined, account, request, nowMs);
   if (plan.kind !== 'create') throw new Error('initialize: a new reference must be created');
-  return store.insertNew(account, fresh(plan.createdBy), nowMs).then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, quoteMs, fields, deposit, fresh)));
+  return store
+    .insertNew(account, fresh(plan.createdBy), nowMs)
+    .then((created) => (created ? { payment: created, created: true } : existingPayment(store, account, request, nowMs, quoteMs, fields, deposit, fresh)));
 }
 
 /** A reference that exists (or did a moment ago): lock it, decide, answer it as is or re-quote it. */
@@ -118,9 +138,10 @@ function existingPayment(
     // The fee terms are bound into the deposit address: a payment that keeps its address keeps its terms.
     const priced = moved ? fields : quoteFields(request, nowMs, quoteMs, { bps: existing!.feeBps, bearer: existing!.feeBearer });
     if (moved && (await writes.received(existing!))) {
-      throw new ReferenceInUse(`Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`, [
-        { field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` },
-      ]);
+      throw new ReferenceInUse(
+        `Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`,
+        [{ field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` }],
+      );
     }
     // The customer's e-mail is where a refund's claim link goes (refunds/routes.ts): a public
     // key only adds one where none was, never replaces it; and once a transfer or refund is
@@ -128,9 +149,17 @@ function existingPayment(
     // support member) would steer the claim link of money already sent to their own address.
     const email = keep || (account.via === 'public' && existing!.customerEmail) ? existing!.customerEmail : customerEmail || existing!.customerEmail;
     if ((email ?? '').toLowerCase() !== (existing!.customerEmail ?? '').toLowerCase() && (await writes.hasHistory(existing!))) {
-      throw new ReferenceInUse(`Reference ${existing!.reference} has a transfer or refund recorded; its customer's e-mail, where a refund's claim link goes, no longer changes`, [
-        { field: 'customer_email', message: existing!.customerEmail ? `expected ${existing!.customerEmail}, as the payment has it` : 'expected none: the payment has none, and a transfer or refund is recorded' },
-      ]);
+      throw new ReferenceInUse(
+        `Reference ${existing!.reference} has a transfer or refund recorded; its customer's e-mail, where a refund's claim link goes, no longer changes`,
+        [
+          {
+            field: 'customer_email',
+            message: existing!.customerEmail
+              ? `expected ${existing!.customerEmail}, as the payment has it`
+              : 'expected none: the payment has none, and a transfer or refund is recorded',
+          },
+        ],
+      );
     }
     const payment = await writes.requote(
       existing!,

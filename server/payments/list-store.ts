@@ -89,11 +89,16 @@ export class PaymentList {
       if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(`lower(p.address) = lower(${arg(q)})`);
       else if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
         const hash = arg(q);
-        where.push(`(p.id IN (SELECT payment_id FROM transfers WHERE lower(tx_hash) = lower(${hash})) OR p.id IN (SELECT payment_id FROM chain_transfers WHERE tx_hash = lower(${hash})))`);
+        where.push(
+          `(p.id IN (SELECT payment_id FROM transfers WHERE lower(tx_hash) = lower(${hash})) OR p.id IN (SELECT payment_id FROM chain_transfers WHERE tx_hash = lower(${hash})))`,
+        );
       } else if (q.includes('@')) where.push(`lower(p.customer_email) = lower(${arg(q)})`);
       else where.push(`p.reference = ${arg(q)}`);
     }
-    const rows = await this.db.query(`SELECT p.* FROM payments p WHERE ${where.join(' AND ')} ORDER BY p.created_ms DESC, p.id DESC LIMIT ${arg(filter.limit)}`, params);
+    const rows = await this.db.query(
+      `SELECT p.* FROM payments p WHERE ${where.join(' AND ')} ORDER BY p.created_ms DESC, p.id DESC LIMIT ${arg(filter.limit)}`,
+      params,
+    );
     return rows.map(paymentOf);
   }
 
@@ -116,7 +121,18 @@ export class PaymentList {
       })),
       ...ledger
         .filter((r) => !onChain.has(`${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()))
-        .map((r) => ({ txHash: r.tx_hash as string, logIndex: Number(r.log_index), amount: BigInt(r.amount as string), state: 'credited', chainId: null, token: null, atMs: Number(r.created_ms), blockNumber: null, sweptHash: null, sweptMs: null })),
+        .map((r) => ({
+          txHash: r.tx_hash as string,
+          logIndex: Number(r.log_index),
+          amount: BigInt(r.amount as string),
+          state: 'credited',
+          chainId: null,
+          token: null,
+          atMs: Number(r.created_ms),
+          blockNumber: null,
+          sweptHash: null,
+          sweptMs: null,
+        })),
     ];
     const eventRows = await this.db.query(
       `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,

@@ -7,7 +7,17 @@ import { verificationView } from './views.ts';
 
 /** What storage found of a payment's life (server/payments/list-store.ts's Timeline). */
 export interface TimelineFacts {
-  transfers: Array<{ txHash: string; amount: bigint; state: string; chainId?: number | null; token?: string | null; atMs: number; blockNumber: number | null; sweptHash: string | null; sweptMs: number | null }>;
+  transfers: Array<{
+    txHash: string;
+    amount: bigint;
+    state: string;
+    chainId?: number | null;
+    token?: string | null;
+    atMs: number;
+    blockNumber: number | null;
+    sweptHash: string | null;
+    sweptMs: number | null;
+  }>;
   events: Array<{ id: string; type: string; state: string; createdMs: number }>;
   attempts: Array<{ eventId: string; status: number; error: string | null; atMs: number }>;
 }
@@ -36,9 +46,12 @@ export type CoinOf = (chainId: number, token: string) => { symbol: string; decim
  * the amount); for a token the service does not list, base units and the token's address.
  */
 function amountOf(payment: Payment, t: TimelineFacts['transfers'][number], coinOf: CoinOf): Pick<TimelineEntry, 'amount' | 'coin' | 'chainId'> {
-  if (t.token == null || t.chainId == null || (t.chainId === payment.chainId && t.token === payment.token.toLowerCase())) return { amount: formatUnits(t.amount, payment.decimals) };
+  if (t.token == null || t.chainId == null || (t.chainId === payment.chainId && t.token === payment.token.toLowerCase()))
+    return { amount: formatUnits(t.amount, payment.decimals) };
   const listed = coinOf(t.chainId, t.token);
-  return listed ? { amount: formatUnits(t.amount, listed.decimals), coin: listed.symbol, chainId: t.chainId } : { amount: String(t.amount), coin: t.token, chainId: t.chainId };
+  return listed
+    ? { amount: formatUnits(t.amount, listed.decimals), coin: listed.symbol, chainId: t.chainId }
+    : { amount: String(t.amount), coin: t.token, chainId: t.chainId };
 }
 
 export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: number, explorer: string | null, coinOf: CoinOf = () => undefined): PaymentDetail {
@@ -46,11 +59,17 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
   for (const t of facts.transfers) {
     const amount = amountOf(payment, t, coinOf);
     steps.push({
-      kind: 'transfer', at: iso(t.atMs), ms: t.atMs, txHash: t.txHash, ...amount, state: t.state,
+      kind: 'transfer',
+      at: iso(t.atMs),
+      ms: t.atMs,
+      txHash: t.txHash,
+      ...amount,
+      state: t.state,
       ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
     });
     // The sweep's block time, kept since issue 36 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
-    if (t.sweptHash) steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, ...amount });
+    if (t.sweptHash)
+      steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, ...amount });
   }
   const status = statusOf(payment, nowMs);
   const lastMoney = Math.max(payment.createdMs, ...facts.transfers.filter((t) => t.state === 'credited').map((t) => t.atMs));
@@ -68,7 +87,22 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
 }
 
 /** The export's columns, in order. */
-export const CSV_COLUMNS = ['reference', 'status', 'created_at', 'coin', 'chain_id', 'amount_due', 'amount_paid', 'fiat_amount', 'currency', 'customer_name', 'customer_email', 'deposit_address', 'last_tx_hash', 'expires_at'];
+export const CSV_COLUMNS = [
+  'reference',
+  'status',
+  'created_at',
+  'coin',
+  'chain_id',
+  'amount_due',
+  'amount_paid',
+  'fiat_amount',
+  'currency',
+  'customer_name',
+  'customer_email',
+  'deposit_address',
+  'last_tx_hash',
+  'expires_at',
+];
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. Text a
@@ -83,8 +117,21 @@ export function csvField(value: string): string {
 export function csvLine(payment: Payment, nowMs: number): string {
   const v = verificationView(payment, nowMs, true);
   return [
-    payment.reference, statusOf(payment, nowMs), new Date(payment.createdMs).toISOString(), payment.coin, String(payment.chainId),
-    v.actualAmountExact ?? '', v.amountPaidExact ?? '', v.fiatAmountExact ?? '', payment.currency, payment.customerName, payment.customerEmail,
-    payment.address, payment.lastHash ?? '', new Date(payment.expiresMs).toISOString(),
-  ].map(csvField).join(',');
+    payment.reference,
+    statusOf(payment, nowMs),
+    new Date(payment.createdMs).toISOString(),
+    payment.coin,
+    String(payment.chainId),
+    v.actualAmountExact ?? '',
+    v.amountPaidExact ?? '',
+    v.fiatAmountExact ?? '',
+    payment.currency,
+    payment.customerName,
+    payment.customerEmail,
+    payment.address,
+    payment.lastHash ?? '',
+    new Date(payment.expiresMs).toISOString(),
+  ]
+    .map(csvField)
+    .join(',');
 }

@@ -47,7 +47,8 @@ async function relayOnce(ctx: RelayContext) {
   const reference = ctx.params.reference;
   const payment = await service.payments.get(account, reference);
   const network = service.catalog.network(account.mode, payment.chainId);
-  if (!network) throw new ChainNotOffered(`Transaction ${reference} is on chain ${payment.chainId}, which this service does not watch: nothing can be relayed there`);
+  if (!network)
+    throw new ChainNotOffered(`Transaction ${reference} is on chain ${payment.chainId}, which this service does not watch: nothing can be relayed there`);
   const relayer = service.relayer(account.mode, payment.chainId);
   if (!relayer) throw new NotConfigured(`No gas wallet on ${network.name}: pay with a transfer`);
   const signed = body.authorization;
@@ -77,25 +78,43 @@ async function relayOnce(ctx: RelayContext) {
     if (body.chain_id !== payment.chainId) return undefined;
     if (!(await relayer.used(token, a.from, a.nonce))) return undefined;
     const by = await relayer.usedBy(token, a);
-    if (by?.paid && a.to.toLowerCase() === payment.address.toLowerCase()) return answered(by.txHash, by.sender.toLowerCase() === relayer.gas.address.toLowerCase(), 200);
-    throw new Conflict('authorization.nonce: used or canceled on the chain already, not for this payment', [{ field: 'authorization.nonce', message: 'used or canceled on the chain already, not for this payment' }]);
+    if (by?.paid && a.to.toLowerCase() === payment.address.toLowerCase())
+      return answered(by.txHash, by.sender.toLowerCase() === relayer.gas.address.toLowerCase(), 200);
+    throw new Conflict('authorization.nonce: used or canceled on the chain already, not for this payment', [
+      { field: 'authorization.nonce', message: 'used or canceled on the chain already, not for this payment' },
+    ]);
   };
   const before = await already();
   if (before) return before;
   assertTakesDeposits(payment, service.now());
   const due = payment.due - payment.paid;
   const chainNow = (await relayer.rpc.getBlock({ blockTag: 'latest' })).timestamp;
-  await checkAuthorization(relayer.rpc, network, { chainId: payment.chainId, token, address: payment.address as Address, due }, body.chain_id, a, chainNow, relayer.gas.address);
+  await checkAuthorization(
+    relayer.rpc,
+    network,
+    { chainId: payment.chainId, token, address: payment.address as Address, due },
+    body.chain_id,
+    a,
+    chainNow,
+    relayer.gas.address,
+  );
   const sent = await relayer.send(token, a);
   if ('busy' in sent) throw new Unavailable(`The gas wallet on ${network.name} is busy; send the same signature again shortly`);
   if ('receipt' in sent && sent.receipt.status === 'success') {
-    service.log.info({ reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasUsed: String(sent.receipt.gasUsed) }, 'a signed transfer relayed from the gas wallet');
+    service.log.info(
+      { reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasUsed: String(sent.receipt.gasUsed) },
+      'a signed transfer relayed from the gas wallet',
+    );
     return answered(sent.receipt.transactionHash, true, 201, feeOf(sent.receipt));
   }
   // Used meanwhile (someone else sent the same signature first), or ours reverted: what the chain says now.
   const after = await already();
   if (after) return 'receipt' in sent ? { ...after, gasWei: feeOf(sent.receipt) } : after;
-  if ('receipt' in sent) service.log.warn({ reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasWei: String(feeOf(sent.receipt)) }, 'a relayed signed transfer reverted on chain; nothing was moved');
+  if ('receipt' in sent)
+    service.log.warn(
+      { reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasWei: String(feeOf(sent.receipt)) },
+      'a relayed signed transfer reverted on chain; nothing was moved',
+    );
   throw invalidField('authorization', 'the token refused it on chain; nothing was moved');
 }
 
@@ -108,11 +127,19 @@ const perClientRelays: RateLimit = {
 
 export const routes = [
   route({
-    method: 'POST', path: '/api/v1/transaction/relay/:reference', auth: 'either', permission: 'payments.write', handler: relay, tag: 'Payments',
+    method: 'POST',
+    path: '/api/v1/transaction/relay/:reference',
+    auth: 'either',
+    permission: 'payments.write',
+    handler: relay,
+    tag: 'Payments',
     summary: 'pay with one signature: relay a signed EIP-3009 transfer',
     description:
-      'For a coin whose network entry says `eip3009` (the dev chain\'s USDC): the customer\'s wallet signs `TransferWithAuthorization { from, to: the payment\'s deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token\'s own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain\'s native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment\'s chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. Each client address may ask 20 a minute with the public key (429 with Retry-After).',
-    params: ByReference, body: RelayBody, responses: { 200: answer(Relayed), 201: answer(Relayed) }, errors: ['not_configured', 'chain_not_offered', 'payment_state', 409, 429, 503],
+      "For a coin whose network entry says `eip3009` (the dev chain's USDC): the customer's wallet signs `TransferWithAuthorization { from, to: the payment's deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token's own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain's native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment's chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. Each client address may ask 20 a minute with the public key (429 with Retry-After).",
+    params: ByReference,
+    body: RelayBody,
+    responses: { 200: answer(Relayed), 201: answer(Relayed) },
+    errors: ['not_configured', 'chain_not_offered', 'payment_state', 409, 429, 503],
     limits: { rate: [perClientRelays] },
   }),
 ];

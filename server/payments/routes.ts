@@ -40,10 +40,19 @@ export const listPayments: Handler<{ query: typeof PaymentsQuery }> = async ({ q
   const after = q.cursor === undefined ? undefined : paymentsKeyset(service.ids, q.cursor);
   const nowMs = service.now();
   // One more than asked says whether there is a next page.
-  const rows = await service.paymentList.list(account, { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q, needsAttention: q.needs_attention === 'true' }, nowMs);
+  const rows = await service.paymentList.list(
+    account,
+    { after, limit: limit + 1, status: q.status, coin: q.coin, fromMs, toMs, q: q.q, needsAttention: q.needs_attention === 'true' },
+    nowMs,
+  );
   const { page, ...paging } = pageOf(rows, limit, (p) => cursorText('payments', p.createdMs, service.ids.text('payments', Number(p.id))));
   const attention = await attentionOf(service, account.mode, page, nowMs);
-  return ok(200, page.map((p) => ({ ...paymentSummary(p, nowMs), ...attention(p) })), 'Payments', paging);
+  return ok(
+    200,
+    page.map((p) => ({ ...paymentSummary(p, nowMs), ...attention(p) })),
+    'Payments',
+    paging,
+  );
 };
 
 /** At most this many payments in one export: narrow it with from/to for more. */
@@ -82,7 +91,11 @@ export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query:
   let after: { createdMs: number; id: string } | undefined;
   for (let written = 0; written < EXPORT_MAX; ) {
     if (res.destroyed) break;
-    const rows = await service.paymentList.list(account, { after, limit: Math.min(1000, EXPORT_MAX - written), status: q.status, coin: q.coin, fromMs, toMs, q: q.q }, nowMs);
+    const rows = await service.paymentList.list(
+      account,
+      { after, limit: Math.min(1000, EXPORT_MAX - written), status: q.status, coin: q.coin, fromMs, toMs, q: q.q },
+      nowMs,
+    );
     if (rows.length === 0 || res.destroyed) break;
     await sent(rows.map((p) => csvLine(p, nowMs) + '\r\n').join(''));
     written += rows.length;
@@ -102,8 +115,19 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   const coinOf = (chainId: number, token: string) => coins.find((x) => x.chainId === chainId && x.contractAddress.toLowerCase() === token);
   const detail = timelineView(payment, timeline, service.now(), network?.explorer ?? null, coinOf);
   const attention = await attentionOf(service, account.mode, [payment], service.now());
-  const credits = (await service.attention.credits(payment.id)).map((c) => creditView(c, coins.find((x) => x.chainId === c.chainId && x.contractAddress.toLowerCase() === c.token), c.token, payment.decimals));
-  return ok(200, { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded), ...(credits.length ? { credits } : {}) }, 'Payment');
+  const credits = (await service.attention.credits(payment.id)).map((c) =>
+    creditView(
+      c,
+      coins.find((x) => x.chainId === c.chainId && x.contractAddress.toLowerCase() === c.token),
+      c.token,
+      payment.decimals,
+    ),
+  );
+  return ok(
+    200,
+    { ...detail, payment: { ...detail.payment, ...attention(payment) }, refunds: refundsView(payment, refunded), ...(credits.length ? { credits } : {}) },
+    'Payment',
+  );
 };
 
 /** Each payment's `overpaid` and `attention` (issue 35's exceptions), from one read for the page. */
@@ -123,21 +147,43 @@ async function attentionOf(service: Parameters<Handler>[0]['service'], mode: 'te
  */
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/payments', auth: 'merchant', permission: 'payments.read', handler: listPayments, tag: 'Payments',
+    method: 'GET',
+    path: '/api/v1/payments',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: listPayments,
+    tag: 'Payments',
     summary: 'the payments, newest first: cursor, limit, status, coin, from, to, needs_attention, q',
-    description: 'Newest first, each payment as verify answers the secret key, with `createdAt`, `overpaid` (the excess as exact decimal text when more arrived than due, else null) and `attention`: null, or what it needs of you (`reason` overpaid, partial (expired with part of its amount), late, wrong_coin or wrong_chain; `amount` owed back as exact decimal text of `coin` on `chain_id`) until you accept it (POST /api/v1/payments/{reference}/accept) or send it back (POST /api/v1/payments/{reference}/send_back). `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `needs_attention=true` keeps the payments whose `attention` is not null; `q` finds a reference, a customer\'s e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).',
-    query: PaymentsQuery, responses: { 200: PaymentsList },
+    description:
+      "Newest first, each payment as verify answers the secret key, with `createdAt`, `overpaid` (the excess as exact decimal text when more arrived than due, else null) and `attention`: null, or what it needs of you (`reason` overpaid, partial (expired with part of its amount), late, wrong_coin or wrong_chain; `amount` owed back as exact decimal text of `coin` on `chain_id`) until you accept it (POST /api/v1/payments/{reference}/accept) or send it back (POST /api/v1/payments/{reference}/send_back). `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25); `status`, `coin`, `from` and `to` (ISO 8601 times, `to` excluded) filter; `needs_attention=true` keeps the payments whose `attention` is not null; `q` finds a reference, a customer's e-mail, a deposit address or a transaction hash (exactly, not by part). Keyset paging on an index of (merchant, mode, created, id).",
+    query: PaymentsQuery,
+    responses: { 200: PaymentsList },
   }),
   route({
-    method: 'GET', path: '/api/v1/payments/export.csv', auth: 'merchant', permission: 'payments.read', handler: exportCsv, tag: 'Payments',
-    summary: 'the payments as CSV, with the list\'s filters',
-    description: 'The list\'s filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.',
-    query: ExportQuery, mediaType: 'text/csv', responses: { 200: text },
+    method: 'GET',
+    path: '/api/v1/payments/export.csv',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: exportCsv,
+    tag: 'Payments',
+    summary: "the payments as CSV, with the list's filters",
+    description:
+      "The list's filters (`status`, `coin`, `from`, `to`, `q`; no cursor), newest first, at most 100,000 payments (narrow by date for more): RFC 4180 CSV with a header line (reference, status, created_at, coin, chain_id, amount_due, amount_paid, fiat_amount, currency, customer_name, customer_email, deposit_address, last_tx_hash, expires_at; amounts as exact decimal text). A field a spreadsheet would run as a formula (=, +, -, @ first) starts with an apostrophe.",
+    query: ExportQuery,
+    mediaType: 'text/csv',
+    responses: { 200: text },
   }),
   route({
-    method: 'GET', path: '/api/v1/payments/:reference', auth: 'merchant', permission: 'payments.read', handler: getPayment, tag: 'Payments',
+    method: 'GET',
+    path: '/api/v1/payments/:reference',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: getPayment,
+    tag: 'Payments',
     summary: 'one payment and its timeline',
-    description: 'The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept (`at`: the time of the block the sweep was mined in; null for one recorded before that was kept), each event told (a refund\'s REFUND_UPDATED among them) and each delivery attempt with the endpoint\'s answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network\'s explorer, for `${explorer}/tx/${hash}`. `credits` (only when there are some): each transfer in another coin or on another chain credited toward it (POST /api/v1/payments/{reference}/accept with `{ "as": "credit" }`): its coin, chain and amount as it arrived and when, both coins\' dollar rates used and when they were fetched, their source, and the amount credited in the payment\'s coin.',
-    params: ByReference, responses: { 200: answer(AttentivePaymentDetail) },
+    description:
+      "The payment as verify answers the secret key, and its timeline, oldest first: created, each transfer (seen while confirming, then credited; or orphaned, late, unexpected, dust), confirmed, settled or expired, swept (`at`: the time of the block the sweep was mined in; null for one recorded before that was kept), each event told (a refund's REFUND_UPDATED among them) and each delivery attempt with the endpoint's answer. `refunds`: none, partly_refunded or refunded, and how much (its refunds not failed). `explorer` is the network's explorer, for `${explorer}/tx/${hash}`. `credits` (only when there are some): each transfer in another coin or on another chain credited toward it (POST /api/v1/payments/{reference}/accept with `{ \"as\": \"credit\" }`): its coin, chain and amount as it arrived and when, both coins' dollar rates used and when they were fetched, their source, and the amount credited in the payment's coin.",
+    params: ByReference,
+    responses: { 200: answer(AttentivePaymentDetail) },
   }),
 ];

@@ -109,13 +109,9 @@ export function quoteFields(request: QuoteRequest, nowMs: number, quoteMs: numbe
   };
 }
 
-export type InitializePlan =
-  | { kind: 'create'; createdBy: Creator }
-  | { kind: 'same' }
-  | { kind: 'requote'; createdBy: Creator };
+export type InitializePlan = { kind: 'create'; createdBy: Creator } | { kind: 'same' } | { kind: 'requote'; createdBy: Creator };
 
-const creatorOf = (account: Account, request: QuoteRequest): Creator =>
-  request.paymentLinkId ? 'link' : account.via;
+const creatorOf = (account: Account, request: QuoteRequest): Creator => (request.paymentLinkId ? 'link' : account.via);
 
 /**
  * What initialize does with a reference. Idempotent: the same request while the quote is
@@ -136,23 +132,32 @@ export function planInitialize(existing: Payment | undefined, account: Account, 
   // A transfer still confirming counts in the coin it was sent in: changing the coin now would
   // credit its raw amount at another token's decimals (6e-10 USDT read as 600 USDC).
   if (onChain) {
-    throw new ReferenceInUse(`Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`);
+    throw new ReferenceInUse(
+      `Reference ${existing.reference} has a transfer on the chain in ${existing.coin}, still confirming; it cannot be quoted again. Verify it instead.`,
+    );
   }
   const price = `${formatUnits(existing.fiatMinor, FIAT_DECIMALS, FIAT_DECIMALS)} ${existing.currency}`;
   if (existing.createdBy !== 'public' && account.via === 'public' && (existing.currency !== request.currency || existing.fiatMinor !== request.fiatMinor)) {
-    throw new ReferenceInUse(`Reference ${existing.reference} was priced by the merchant (${price}); a page may change its coin, never its amount or currency.`, [
-      { field: 'amount', message: `expected ${price}, as the merchant priced it` },
-    ]);
+    throw new ReferenceInUse(
+      `Reference ${existing.reference} was priced by the merchant (${price}); a page may change its coin, never its amount or currency.`,
+      [{ field: 'amount', message: `expected ${price}, as the merchant priced it` }],
+    );
   }
   // A reference is one payment: the same reference at another price was re-quoted
   // silently (201). Another amount, currency or partial-payment choice is a new payment's.
   const differs =
-    existing.currency !== request.currency ? { field: 'currency', message: `expected ${existing.currency}, the currency reference ${existing.reference} was made in` }
-    : existing.fiatMinor !== request.fiatMinor ? { field: 'amount', message: `expected ${price}, the amount reference ${existing.reference} was made for` }
-    : existing.acceptPartial !== request.acceptPartial ? { field: 'accept_partial_payment', message: `expected ${existing.acceptPartial}, as reference ${existing.reference} was made` }
-    : undefined;
+    existing.currency !== request.currency
+      ? { field: 'currency', message: `expected ${existing.currency}, the currency reference ${existing.reference} was made in` }
+      : existing.fiatMinor !== request.fiatMinor
+        ? { field: 'amount', message: `expected ${price}, the amount reference ${existing.reference} was made for` }
+        : existing.acceptPartial !== request.acceptPartial
+          ? { field: 'accept_partial_payment', message: `expected ${existing.acceptPartial}, as reference ${existing.reference} was made` }
+          : undefined;
   if (differs) {
-    throw new ReferenceInUse(`Reference ${existing.reference} is a payment of ${price} already; ${differs.field} differs. A reference names one payment: use a new reference for another price (only the coin may change)`, [differs]);
+    throw new ReferenceInUse(
+      `Reference ${existing.reference} is a payment of ${price} already; ${differs.field} differs. A reference names one payment: use a new reference for another price (only the coin may change)`,
+      [differs],
+    );
   }
   if (existing.coin === request.coin.symbol && existing.chainId === request.coin.chainId && statusOf(existing, nowMs) === 'pending') return { kind: 'same' };
   // The strongest creator stays: a page re-quoting a server's payment keeps it server-priced.
@@ -167,12 +172,11 @@ export const SANDBOX_MAX_TOKENS = 100_000n;
 export function sandboxAmount(payment: Pick<Payment, 'reference' | 'coin' | 'due' | 'paid' | 'decimals'>, kind: DepositKind): bigint {
   const scale = 10n ** BigInt(payment.decimals - Math.min(QUOTE_DECIMALS, payment.decimals));
   const remaining = (payment.due - payment.paid) / scale;
-  const sent =
-    kind === 'exact' ? remaining
-    : kind === 'partial' ? (remaining / 2n > 0n ? remaining / 2n : 1n)
-    : remaining + (remaining + 9n) / 10n;
+  const sent = kind === 'exact' ? remaining : kind === 'partial' ? (remaining / 2n > 0n ? remaining / 2n : 1n) : remaining + (remaining + 9n) / 10n;
   if (sent * scale > SANDBOX_MAX_TOKENS * 10n ** BigInt(payment.decimals)) {
-    throw new Conflict(`The sandbox sends at most ${SANDBOX_MAX_TOKENS} ${payment.coin} a press; transaction ${payment.reference} would need ${formatUnits(sent * scale, payment.decimals)}. Test with a smaller amount`);
+    throw new Conflict(
+      `The sandbox sends at most ${SANDBOX_MAX_TOKENS} ${payment.coin} a press; transaction ${payment.reference} would need ${formatUnits(sent * scale, payment.decimals)}. Test with a smaller amount`,
+    );
   }
   return sent * scale;
 }
@@ -183,7 +187,9 @@ export function sandboxAmount(payment: Pick<Payment, 'reference' | 'coin' | 'due
  */
 export function assertCountsToward(payment: Pick<Payment, 'reference' | 'token' | 'chainId' | 'coin'>, transfer: { token: string; chainId: number }): void {
   if (transfer.token.toLowerCase() !== payment.token.toLowerCase() || transfer.chainId !== payment.chainId) {
-    throw new NotItsToken(`Transaction ${payment.reference} asked for ${payment.coin} (${payment.token} on chain ${payment.chainId}); a transfer of ${transfer.token} on chain ${transfer.chainId} does not count toward it`);
+    throw new NotItsToken(
+      `Transaction ${payment.reference} asked for ${payment.coin} (${payment.token} on chain ${payment.chainId}); a transfer of ${transfer.token} on chain ${transfer.chainId} does not count toward it`,
+    );
   }
 }
 
@@ -204,7 +210,9 @@ export function assertSettles(payment: Payment, nowMs: number): 'settle' | 'alre
   if (status === 'settled') return 'already';
   if (!payment.acceptPartial) throw new PaymentState(`Transaction ${payment.reference} does not accept partial payments: it is paid in full or not at all`);
   if (payment.paid === 0n || status === 'confirmed' || status === 'failed') {
-    throw new PaymentState(`Transaction ${payment.reference} is ${status}${payment.paid === 0n ? ' with nothing received' : ''}; only a partly paid payment can be finished with what arrived`);
+    throw new PaymentState(
+      `Transaction ${payment.reference} is ${status}${payment.paid === 0n ? ' with nothing received' : ''}; only a partly paid payment can be finished with what arrived`,
+    );
   }
   return 'settle';
 }

@@ -17,7 +17,14 @@ import type { PaymentGroup } from '../storage/metrics.ts';
 const ratesOf = (r: Row): Payment['rates'] => {
   if (r.rates === null || r.rates === undefined) return null;
   const parts = (typeof r.rates === 'string' ? JSON.parse(r.rates) : r.rates) as { fiatPerUsd: string; usdPerCoin: string };
-  return { fiatPerCoin: r.fiat_rate as string, fiatPerUsd: parts.fiatPerUsd, usdPerCoin: parts.usdPerCoin, source: r.rate_source as string, fixed: r.rate_fixed as boolean, atMs: Number(r.rates_ms) };
+  return {
+    fiatPerCoin: r.fiat_rate as string,
+    fiatPerUsd: parts.fiatPerUsd,
+    usdPerCoin: parts.usdPerCoin,
+    source: r.rate_source as string,
+    fixed: r.rate_fixed as boolean,
+    atMs: Number(r.rates_ms),
+  };
 };
 const ratesColumns = (rates: Payment['rates']) =>
   rates ? [JSON.stringify({ fiatPerUsd: rates.fiatPerUsd, usdPerCoin: rates.usdPerCoin }), rates.source, rates.fixed, rates.atMs] : [null, null, null, null];
@@ -35,10 +42,34 @@ const INSERT_PAYMENT = `INSERT INTO payments (merchant_id, mode, reference, crea
   ON CONFLICT (merchant_id, mode, reference) DO NOTHING RETURNING ${PAYMENT_COLUMNS}`;
 
 const insertParams = (account: Pick<Account, 'merchant' | 'mode'>, p: NewPayment, nowMs: number) => [
-  account.merchant.id, account.mode, p.reference, p.createdBy, p.paymentLinkId, p.coin, p.chainId, p.token, p.decimals, p.currency,
-  String(p.fiatMinor), String(p.due), String(p.fee), p.fiatRate, p.cryptoRate, p.address, p.acceptPartial, p.customerName,
-  p.customerEmail, p.metadata === null ? null : JSON.stringify(p.metadata), p.expiresMs, nowMs, p.payout, ...ratesColumns(p.rates), p.settlement ?? 'wallet',
-  p.feeBps, p.feeBearer, p.feeTo,
+  account.merchant.id,
+  account.mode,
+  p.reference,
+  p.createdBy,
+  p.paymentLinkId,
+  p.coin,
+  p.chainId,
+  p.token,
+  p.decimals,
+  p.currency,
+  String(p.fiatMinor),
+  String(p.due),
+  String(p.fee),
+  p.fiatRate,
+  p.cryptoRate,
+  p.address,
+  p.acceptPartial,
+  p.customerName,
+  p.customerEmail,
+  p.metadata === null ? null : JSON.stringify(p.metadata),
+  p.expiresMs,
+  nowMs,
+  p.payout,
+  ...ratesColumns(p.rates),
+  p.settlement ?? 'wallet',
+  p.feeBps,
+  p.feeBearer,
+  p.feeTo,
 ];
 
 export const paymentOf = (r: Row): Payment => ({
@@ -75,7 +106,6 @@ export const paymentOf = (r: Row): Payment => ({
   feeTo: (r.fee_to as string | null) ?? null,
 });
 
-
 /** /metrics' payments: by the facts their status is made of (storage/metrics.ts). */
 export async function paymentGroups(sql: Sql, nowMs: number): Promise<PaymentGroup[]> {
   const rows = await sql.query(
@@ -96,11 +126,18 @@ export class PaymentStore {
     private readonly db: Database,
     private readonly events: EventStore,
     /** What the chain saw of a payment, and its refunds: their owners' stores, asked in this store's transaction. */
-    private readonly others: { chain: Pick<ChainStore, 'isConfirming' | 'confirmingPayments' | 'received' | 'seenAny'>; refunds: { anyOf(sql: Sql, paymentId: string): Promise<boolean> } },
+    private readonly others: {
+      chain: Pick<ChainStore, 'isConfirming' | 'confirmingPayments' | 'received' | 'seenAny'>;
+      refunds: { anyOf(sql: Sql, paymentId: string): Promise<boolean> };
+    },
   ) {}
 
   async find(account: Pick<Account, 'merchant' | 'mode'>, reference: string, sql: Sql = this.db): Promise<Payment | undefined> {
-    const [row] = await sql.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [account.merchant.id, account.mode, reference], 'payment_find');
+    const [row] = await sql.query(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`,
+      [account.merchant.id, account.mode, reference],
+      'payment_find',
+    );
     return row && paymentOf(row);
   }
 
@@ -117,7 +154,11 @@ export class PaymentStore {
   }
 
   private lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
-    const [row] = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`, [account.merchant.id, account.mode, reference], 'payment_lock');
+    const [row] = await tx.query(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+      [account.merchant.id, account.mode, reference],
+      'payment_lock',
+    );
     return row && paymentOf(row);
   };
 
@@ -129,20 +170,34 @@ export class PaymentStore {
     );
     if (!r) return undefined;
     return {
-      id: String(r.id), reference: r.reference as string, coin: r.coin as string, chainId: Number(r.chain_id), token: (r.token as string).toLowerCase(), decimals: Number(r.decimals),
-      paid: BigInt(r.paid as string), due: BigInt(r.due as string), settlement: r.settlement as RefundablePayment['settlement'],
+      id: String(r.id),
+      reference: r.reference as string,
+      coin: r.coin as string,
+      chainId: Number(r.chain_id),
+      token: (r.token as string).toLowerCase(),
+      decimals: Number(r.decimals),
+      paid: BigInt(r.paid as string),
+      due: BigInt(r.due as string),
+      settlement: r.settlement as RefundablePayment['settlement'],
     };
   }
 
   /** How the owner's payment of this reference settles (undefined: no such payment). */
   async settlementOf(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<'wallet' | 'balance' | undefined> {
-    const [row] = await sql.query(`SELECT settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [owner.merchant.id, owner.mode, reference]);
+    const [row] = await sql.query(`SELECT settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3`, [
+      owner.merchant.id,
+      owner.mode,
+      reference,
+    ]);
     return row?.settlement as 'wallet' | 'balance' | undefined;
   }
 
   /** Whether the merchant has a payment of this reference in its other mode. */
   async inOtherMode(sql: Sql, owner: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<boolean> {
-    return (await sql.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference])).length > 0;
+    return (
+      (await sql.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference]))
+        .length > 0
+    );
   }
 
   /** Whether the address is a deposit address of any payment of this service. */
@@ -178,13 +233,34 @@ export class PaymentStore {
                fee_bps = $27, fee_bearer = $28, fee_to = CASE WHEN $24::text IS NULL THEN fee_to ELSE $29 END
              WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
             [
-              existing.id, c.createdBy, c.paymentLinkId, c.coin, c.chainId, c.token, c.decimals, c.currency, String(c.fiatMinor), String(c.due),
-              String(c.fee), c.fiatRate, c.cryptoRate, c.acceptPartial, c.customerName, c.customerEmail,
-              c.metadata === null ? null : JSON.stringify(c.metadata), c.expiresMs, nowMs, ...ratesColumns(c.rates),
+              existing.id,
+              c.createdBy,
+              c.paymentLinkId,
+              c.coin,
+              c.chainId,
+              c.token,
+              c.decimals,
+              c.currency,
+              String(c.fiatMinor),
+              String(c.due),
+              String(c.fee),
+              c.fiatRate,
+              c.cryptoRate,
+              c.acceptPartial,
+              c.customerName,
+              c.customerEmail,
+              c.metadata === null ? null : JSON.stringify(c.metadata),
+              c.expiresMs,
+              nowMs,
+              ...ratesColumns(c.rates),
               // Moved to another chain: that chain's deposit address and what it is bound to.
-              c.moved?.address ?? null, c.moved?.payout ?? null, c.moved ? (c.moved.settlement ?? 'wallet') : null,
+              c.moved?.address ?? null,
+              c.moved?.payout ?? null,
+              c.moved ? (c.moved.settlement ?? 'wallet') : null,
               // The fee terms it is priced at: its own, or (moved) the new address's, with where that sends the fee.
-              c.feeBps, c.feeBearer, c.moved?.feeTo ?? null,
+              c.feeBps,
+              c.feeBearer,
+              c.moved?.feeTo ?? null,
             ],
           );
           return paymentOf(row);
@@ -212,7 +288,11 @@ export class PaymentStore {
     return this.db.transaction(async (tx) => {
       const payment = await this.lock(tx, account, reference);
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
-      const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [transfer.chainId, transfer.txHash, transfer.logIndex]);
+      const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
+        transfer.chainId,
+        transfer.txHash,
+        transfer.logIndex,
+      ]);
       if (already) return payment;
       assertCountsToward(payment, transfer);
       assertTakesDeposits(payment, arrivedMs);
@@ -254,7 +334,11 @@ export class PaymentStore {
     const ids = [...new Set(transfers.map((t) => t.paymentId))];
     const rows = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [ids], 'payments_lock_block');
     const payments = new Map(rows.map((r) => [String(r.id), paymentOf(r)]));
-    const seen = await tx.query(`SELECT chain_id, tx_hash, log_index FROM transfers WHERE tx_hash = ANY($1::text[])`, [[...new Set(transfers.map((t) => t.txHash))]], 'transfers_credited');
+    const seen = await tx.query(
+      `SELECT chain_id, tx_hash, log_index FROM transfers WHERE tx_hash = ANY($1::text[])`,
+      [[...new Set(transfers.map((t) => t.txHash))]],
+      'transfers_credited',
+    );
     const credited = new Set(seen.map((r) => `${r.chain_id}:${r.tx_hash}:${r.log_index}`));
     const changed = new Map<string, Payment>();
     const outcomes: Array<'credited' | 'late' | 'unexpected'> = [];
@@ -284,7 +368,11 @@ export class PaymentStore {
         'transfer_insert',
       );
       if (inserted.length === 0) continue;
-      const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [payment.id, String(t.amount), t.txHash, nowMs], 'payment_paid');
+      const [row] = await tx.query(
+        `UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+        [payment.id, String(t.amount), t.txHash, nowMs],
+        'payment_paid',
+      );
       const updated = paymentOf(row);
       payments.set(t.paymentId, updated); // a second transfer to it in this block is judged on what the first left
       changed.set(t.paymentId, updated);
@@ -344,7 +432,8 @@ export class PaymentStore {
       if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
       if (assertSettles(payment, nowMs) === 'already') return payment;
       // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
-      if (await this.others.chain.isConfirming(tx, payment.id)) throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
+      if (await this.others.chain.isConfirming(tx, payment.id))
+        throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
       return this.markSettled(tx, account, payment, nowMs, report);
     });
   }
@@ -381,7 +470,11 @@ export class PaymentStore {
 
   /** What the account's payments in `coin` have brought in, in the coin's base units at `decimals`. */
   async collected(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, coin: string, decimals: number): Promise<bigint> {
-    const rows = await tx.query('SELECT paid, decimals FROM payments WHERE merchant_id = $1 AND mode = $2 AND coin = $3 AND paid > 0', [account.merchant.id, account.mode, coin]);
+    const rows = await tx.query('SELECT paid, decimals FROM payments WHERE merchant_id = $1 AND mode = $2 AND coin = $3 AND paid > 0', [
+      account.merchant.id,
+      account.mode,
+      coin,
+    ]);
     return rows.reduce((sum, r) => {
       const shift = Number(r.decimals) - decimals;
       const paid = BigInt(r.paid as string);

@@ -39,13 +39,20 @@ export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
   // Priced at each coin's rates, fresh or fixed (a stale one refuses the list, naming it); an
   // inactive coin (off its peg, or not offered) is listed unpriced.
   let rate: { source: string; fixed: boolean; at: string } | undefined;
-  const list = await Promise.all(ctx.service.catalog.coins(account.mode).map(async (coin) => {
-    if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
-    const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
-    rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
-    const q = quote(toUnits(price.amount, FIAT_DECIMALS)!, rates.fiatPerCoin, coin.decimals, await ctx.service.catalog.feeTerms(account.merchant.id, account.mode, coin.chainId));
-    return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
-  }));
+  const list = await Promise.all(
+    ctx.service.catalog.coins(account.mode).map(async (coin) => {
+      if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
+      const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
+      rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };
+      const q = quote(
+        toUnits(price.amount, FIAT_DECIMALS)!,
+        rates.fiatPerCoin,
+        coin.decimals,
+        await ctx.service.catalog.feeTerms(account.merchant.id, account.mode, coin.chainId),
+      );
+      return { ...coin, due: unitsToNumber(q.due, q.decimals), fee: unitsToNumber(q.fee, q.decimals) };
+    }),
+  );
   const { businessName: name, businessEmail: email, businessLogo: logo } = account.merchant;
   // The sandbox's buttons are offered only where a press can pay: test keys, the sandbox on,
   // and a dev chain among the mode's (or no chain at all). On a public testnet payments are
@@ -68,7 +75,8 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
   }
   // A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several.
   const coin = service.catalog.choose(account.mode, body.coin, body.chain_id);
-  if (coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on ${coin.network} now`);
+  if (coin.status !== 'active')
+    throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on ${coin.network} now`);
   const rates = await service.rates.forQuote(body.currency, coin.symbol);
   const now = service.now();
   const { payment, created } = await initializePayment(
@@ -92,14 +100,21 @@ export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) 
   );
   if (created && account.via === 'public' && (await service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`))) {
     service.metrics.ceilingPassed('public_initialize', account.mode);
-    service.log.warn({ merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max }, 'payments started with the public key passed the minute\'s ceiling (alerted, not refused)');
+    service.log.warn(
+      { merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max },
+      "payments started with the public key passed the minute's ceiling (alerted, not refused)",
+    );
   }
   // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
   const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
   // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
   const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
   const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
-  return ok(created ? 201 : 200, { ...transactionView(payment, account.merchant, now, asSent, account.via === 'secret'), uri }, created ? 'Transaction initialized' : 'Transaction already initialized');
+  return ok(
+    created ? 201 : 200,
+    { ...transactionView(payment, account.merchant, now, asSent, account.via === 'secret'), uri },
+    created ? 'Transaction initialized' : 'Transaction already initialized',
+  );
 };
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */
@@ -161,9 +176,11 @@ export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx)
     // A real transfer on the payment's dev chain, found by the watcher like any other; its answer
     // is the payment as it stands (still pending until the transfer has its confirmations).
     const network = service.catalog.network(account.mode, quoted.chainId);
-    if (!network) throw new ChainNotOffered(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
+    if (!network)
+      throw new ChainNotOffered(`Transaction ${quoted.reference} is on chain ${quoted.chainId}, which this service no longer watches: start a new payment`);
     if (!network.dev) throw new SandboxUnavailable(`The sandbox sends nothing on ${network.name}: pay with a real transfer there`);
-    if (!service.devChain) throw new SandboxUnavailable(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
+    if (!service.devChain)
+      throw new SandboxUnavailable(`The sandbox has no funded account on ${network.name}: start the dev chain with npm run demo, or pay with a real transfer`);
     const payment = quoted;
     assertTakesDeposits(payment, service.now());
     await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
@@ -203,42 +220,90 @@ const verification = answer(z.union([MerchantVerification, Verification]));
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/coins', auth: 'public', handler: coins, tag: 'Payments',
-    summary: 'the coins of the key\'s network',
-    description: 'Testnet for `pk_test_`, mainnet for `pk_live_`. With `amount` and `currency` (both or neither) each coin also says what the customer would send for that price, fee included. Beside the data: the business the key belongs to, for the checkout\'s header.',
-    query: CoinsQuery, responses: { 200: CoinsAnswer }, errors: ['not_configured', 'coin_unavailable', 503], limits: { faults: 'coins' },
+    method: 'GET',
+    path: '/api/v1/coins',
+    auth: 'public',
+    handler: coins,
+    tag: 'Payments',
+    summary: "the coins of the key's network",
+    description:
+      "Testnet for `pk_test_`, mainnet for `pk_live_`. With `amount` and `currency` (both or neither) each coin also says what the customer would send for that price, fee included. Beside the data: the business the key belongs to, for the checkout's header.",
+    query: CoinsQuery,
+    responses: { 200: CoinsAnswer },
+    errors: ['not_configured', 'coin_unavailable', 503],
+    limits: { faults: 'coins' },
   }),
   route({
-    method: 'POST', path: '/api/v1/transaction/initialize', auth: 'either', permission: 'payments.write', handler: initialize, tag: 'Payments',
+    method: 'POST',
+    path: '/api/v1/transaction/initialize',
+    auth: 'either',
+    permission: 'payments.write',
+    handler: initialize,
+    tag: 'Payments',
     summary: 'create, answer again, or re-quote a payment',
     description:
-      '201 with the payment transaction and `expiresAt`, and beside them the payment\'s state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted in another coin (or with a fresh expiry), never at another price: another `amount`, `currency` or `accept_partial_payment` is a 409 naming the field (a reference is one payment); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key\'s mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment\'s pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain\'s deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.',
-    body: InitializeBody, responses: { 200: answer(Initialized), 201: answer(Initialized) }, errors: ['reference_in_use', 'link_inactive', 'coin_unavailable', 'not_configured', 'payout_address_required', 429, 503],
+      "201 with the payment transaction and `expiresAt`, and beside them the payment's state as verify gives it; the same request again answers 200 with the same transaction. A reference that received nothing may be re-quoted in another coin (or with a fresh expiry), never at another price: another `amount`, `currency` or `accept_partial_payment` is a 409 naming the field (a reference is one payment); one that received funds gets 409. `payment_link` (an id or slug) ties the payment to a link; a deactivated link refuses it with 409. A coin is a symbol on a chain: the coin list has one entry per (symbol, network), each with its `chainId`. `chain_id` names the chain to pay on; without it, the one chain of the key's mode that takes the coin. Where the mode takes the coin on several chains, `chain_id` is required (400 naming it and the chains that take the coin): the service never guesses a chain, since a customer who sends on another chain than the payment's pays nothing toward it. A chain the mode does not take the coin on is a 400 naming `chain_id`. Re-quoting a reference on another chain gives it that chain's deposit address, unless something already arrived at its address (409). With the public key, each client address may start 30 a minute (429 with Retry-After); payments made with the key past its ceiling alert the operator (a warning and `service_public_payments_ceiling_passed_total`) and refuse nobody, so junk from many addresses never spends what real customers share.",
+    body: InitializeBody,
+    responses: { 200: answer(Initialized), 201: answer(Initialized) },
+    errors: ['reference_in_use', 'link_inactive', 'coin_unavailable', 'not_configured', 'payout_address_required', 429, 503],
     limits: { rate: [perClientInitializes], faults: 'initialize' },
   }),
   route({
-    method: 'GET', path: '/api/v1/transaction/verify/:reference', auth: 'either', permission: 'payments.read', handler: verify, tag: 'Payments',
-    summary: 'a payment\'s state; ?wait&since long-polls',
+    method: 'GET',
+    path: '/api/v1/transaction/verify/:reference',
+    auth: 'either',
+    permission: 'payments.read',
+    handler: verify,
+    tag: 'Payments',
+    summary: "a payment's state; ?wait&since long-polls",
     description:
       'Status `pending`, `incomplete`, `confirmed`, `settled` (an accepted partial payment, finished), `expired` or `failed`, with amounts due, paid and remaining. With the public key the answer has no customer, metadata or exact amounts (Verification); with the secret key it has them (MerchantVerification), every amount also as exact decimal text (compare these, not the numbers). `confirming` (amount, confirmations so far and needed) while a transfer on the chain is not yet deep enough. `wait` (1–30 s) with `since` (the version last seen: `status:amountPaid:coin:expiresAt[:confirmingAmount:confirmations]`) holds the request until the payment changes; an instance holds at most 20 per public key, 4 of them on one payment, 20 per secret key apart from those, and 1,000 in all (429 with Retry-After naming which).',
-    params: ByReference, query: VerifyQuery, responses: { 200: verification }, errors: [429], limits: { faults: 'verify' },
+    params: ByReference,
+    query: VerifyQuery,
+    responses: { 200: verification },
+    errors: [429],
+    limits: { faults: 'verify' },
   }),
   route({
-    method: 'GET', path: '/api/v1/transaction/qr/:reference', auth: 'either', permission: 'payments.read', handler: qr, tag: 'Payments',
-    summary: 'a payment\'s EIP-681 QR code, as an SVG path',
-    description: '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
-    params: ByReference, responses: { 200: answer(Qr) }, errors: ['coin_unavailable'],
+    method: 'GET',
+    path: '/api/v1/transaction/qr/:reference',
+    auth: 'either',
+    permission: 'payments.read',
+    handler: qr,
+    tag: 'Payments',
+    summary: "a payment's EIP-681 QR code, as an SVG path",
+    description:
+      '`{ uri, size, path }`: the EIP-681 URI of what is still due (the same the checkout computes) and its QR code (byte mode, level M) as one SVG path of dark modules; the checkout draws it only when `uri` is the one it computed.',
+    params: ByReference,
+    responses: { 200: answer(Qr) },
+    errors: ['coin_unavailable'],
   }),
   route({
-    method: 'POST', path: '/api/v1/transaction/settle/:reference', auth: 'either', permission: 'payments.write', handler: settle, tag: 'Payments',
+    method: 'POST',
+    path: '/api/v1/transaction/settle/:reference',
+    auth: 'either',
+    permission: 'payments.write',
+    handler: settle,
+    tag: 'Payments',
     summary: 'finish an accepted partial payment with what arrived',
-    description: 'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
-    params: ByReference, responses: { 200: verification }, errors: ['payment_state'],
+    description:
+      'For a partly paid payment whose `acceptPartialPayment` is true: status `settled`, told once by a `DEPOSIT_TRANSACTION` event (an expired one is settled by the service itself); again answers it as it is; 409 for anything else.',
+    params: ByReference,
+    responses: { 200: verification },
+    errors: ['payment_state'],
   }),
   route({
-    method: 'POST', path: '/api/v1/sandbox/deposit', auth: 'either', permission: 'payments.write', handler: sandboxDeposit, tag: 'Payments',
+    method: 'POST',
+    path: '/api/v1/sandbox/deposit',
+    auth: 'either',
+    permission: 'payments.write',
+    handler: sandboxDeposit,
+    tag: 'Payments',
     summary: 'test keys: simulate a deposit',
-    description: 'Test keys only (the page\'s public key, or a server\'s or the CLI\'s secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.',
-    body: DepositBody, responses: { 200: verification }, errors: ['sandbox_unavailable', 'chain_not_offered', 'payment_state', 409],
+    description:
+      "Test keys only (the page's public key, or a server's or the CLI's secret key); 403 for a live key or with the sandbox off. On a dev chain, a real transfer the watcher finds; without a network, a simulated credit.",
+    body: DepositBody,
+    responses: { 200: verification },
+    errors: ['sandbox_unavailable', 'chain_not_offered', 'payment_state', 409],
   }),
 ];

@@ -14,7 +14,13 @@ const network = (payment: Payment) => NETWORK[payment.mode as 'test' | 'live'];
  * verify gives it to a public key (status, actualAmount, amountPaid, amountRemaining, hash),
  * so a checkout reads one shape of payment whichever call answered.
  */
-export function transactionView(payment: Payment, merchant: Merchant, nowMs: number, customer?: { name: string; email: string }, withFee = false): Transaction & Verification & { rate?: QuotedRateView; fee?: FeeView } {
+export function transactionView(
+  payment: Payment,
+  merchant: Merchant,
+  nowMs: number,
+  customer?: { name: string; email: string },
+  withFee = false,
+): Transaction & Verification & { rate?: QuotedRateView; fee?: FeeView } {
   return {
     ...verificationView(payment, nowMs, false),
     // The operator's fee terms and split are the merchant's business: its server's answer (secret key) carries them, a page's does not.
@@ -39,7 +45,12 @@ export interface QuotedRateView {
   fixed: boolean;
   at: string;
 }
-const rateView = (rates: NonNullable<Payment['rates']>): QuotedRateView => ({ fiatPerCoin: rates.fiatPerCoin, source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() });
+const rateView = (rates: NonNullable<Payment['rates']>): QuotedRateView => ({
+  fiatPerCoin: rates.fiatPerCoin,
+  source: rates.source,
+  fixed: rates.fixed,
+  at: new Date(rates.atMs).toISOString(),
+});
 
 /** The operator's fee on a payment, as the merchant's answers carry it (contract/schemas.ts: PaymentFee). */
 export interface FeeView {
@@ -50,11 +61,19 @@ export interface FeeView {
 }
 export function feeView(payment: Payment): FeeView {
   const split = feeSplit(payment);
-  return { bps: payment.feeBps, bearer: payment.feeBearer, amount: formatUnits(split.fee, payment.decimals), merchantAmount: formatUnits(split.merchant, payment.decimals) };
+  return {
+    bps: payment.feeBps,
+    bearer: payment.feeBearer,
+    amount: formatUnits(split.fee, payment.decimals),
+    merchantAmount: formatUnits(split.merchant, payment.decimals),
+  };
 }
 
 /** The event of a change to a payment: DEPOSIT_TRANSACTION with the merchant's verify data, as of the change. */
-export const depositReport = (now: () => number) => ({ type: 'DEPOSIT_TRANSACTION' as const, data: (payment: Payment) => verificationView(payment, now(), true) });
+export const depositReport = (now: () => number) => ({
+  type: 'DEPOSIT_TRANSACTION' as const,
+  data: (payment: Payment) => verificationView(payment, now(), true),
+});
 
 /**
  * Verify data. The customer's name, e-mail and the merchant's metadata are personal or
@@ -85,7 +104,11 @@ export function verificationView(
     hash: payment.lastHash,
     expiresAt: new Date(payment.expiresMs).toISOString(),
     ...(confirming && {
-      confirming: { amount: unitsToNumber(confirming.amount, payment.decimals), confirmations: Math.min(confirming.confirmations, confirming.required), required: confirming.required },
+      confirming: {
+        amount: unitsToNumber(confirming.amount, payment.decimals),
+        confirmations: Math.min(confirming.confirmations, confirming.required),
+        required: confirming.required,
+      },
     }),
     ...(withPrivate && {
       customer: { name: payment.customerName, email: payment.customerEmail },

@@ -24,7 +24,12 @@ export function payoutProcessing(deps: PayoutProcessingDeps) {
       try {
         if (payout.status === 'pending') {
           if (!bank) {
-            await deps.payouts.advance(payout, { status: 'failed', failure: 'The bank account was deleted before the payout was sent', checkAtMs: null }, deps.now(), report);
+            await deps.payouts.advance(
+              payout,
+              { status: 'failed', failure: 'The bank account was deleted before the payout was sent', checkAtMs: null },
+              deps.now(),
+              report,
+            );
             continue;
           }
           const ref = await deps.provider.submit(payout, bank);
@@ -54,9 +59,7 @@ export const sandboxPayoutProvider: PayoutProvider = {
     return `sandbox_${payout.id}`;
   },
   async check(_ref, _payout, bank) {
-    return bank?.account_number?.endsWith('0000')
-      ? { status: 'failed', reason: 'The bank rejected the account number' }
-      : { status: 'paid' };
+    return bank?.account_number?.endsWith('0000') ? { status: 'failed', reason: 'The bank rejected the account number' } : { status: 'paid' };
   },
 };
 

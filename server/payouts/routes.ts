@@ -51,7 +51,12 @@ export const listBanks: Handler<{ query: typeof BankAccountsQuery }> = async ({ 
   const after = q.cursor === undefined ? undefined : keysetOf('bank_accounts', q.cursor, UUID);
   const rows = await service.payouts.banks(account, after, limit + 1);
   const { page, ...paging } = pageOf(rows, limit, (b) => cursorText('bank_accounts', Date.parse(b.createdAt), b.id));
-  return ok(200, page.map((b) => b.id), 'Bank payouts retrieved', paging);
+  return ok(
+    200,
+    page.map((b) => b.id),
+    'Bank payouts retrieved',
+    paging,
+  );
 };
 
 /** The account with its new details still waiting (a live key's), if any. */
@@ -60,13 +65,20 @@ const withPending = async (service: Service, account: Ctx['account'], bank: Bank
   return pending ? { ...bank, pending: changeView(pending) } : bank;
 };
 
-export const getBank: Handler = async ({ params, account, service }) => ok(200, await withPending(service, account, await service.payouts.bank(account, params.id)), 'Bank payout retrieved');
+export const getBank: Handler = async ({ params, account, service }) =>
+  ok(200, await withPending(service, account, await service.payouts.bank(account, params.id)), 'Bank payout retrieved');
 
 export const updateBank: Handler<{ body: typeof PayoutFields }> = async ({ body, params, account, service }) => {
   // Merged with the details in effect (not with new details still waiting).
   const { fields, makeDefault } = mergeBankUpdate(await service.payouts.bank(account, params.id), body);
   const bank = await withPending(service, account, await service.payouts.updateBank(account, params.id, fields, makeDefault, service.now()));
-  return ok(200, bank, 'pending' in bank ? `Bank details pending: payouts go to them from ${bank.pending.effective_at}, to the details in effect until then` : 'Bank payout updated');
+  return ok(
+    200,
+    bank,
+    'pending' in bank
+      ? `Bank details pending: payouts go to them from ${bank.pending.effective_at}, to the details in effect until then`
+      : 'Bank payout updated',
+  );
 };
 
 export const deleteBanks: Handler<{ body: typeof DeletePayoutsBody }> = async ({ body: { ids }, account, service }) => {
@@ -79,7 +91,14 @@ export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ b
   const rate = await payoutRate(service, body.coin, (await service.payouts.bank(account, body.payout_bank_id)).currency);
   const payout = await service.payouts.initiate(
     account,
-    { bankId: body.payout_bank_id, units, reference: body.reference, metadata: body.metadata ?? null, rate, usdPerCoin: await service.rates.usdPerCoin(body.coin as CoinSymbol) },
+    {
+      bankId: body.payout_bank_id,
+      units,
+      reference: body.reference,
+      metadata: body.metadata ?? null,
+      rate,
+      usdPerCoin: await service.rates.usdPerCoin(body.coin as CoinSymbol),
+    },
     service.now(),
     (p: Payout) => p,
   );
@@ -89,7 +108,9 @@ export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ b
 export const listPayouts: Handler<{ query: typeof HistoryQuery }> = async ({ query: q, account, service }) => {
   const limit = q.limit === undefined ? 25 : Number(q.limit);
   const before = q.cursor === undefined ? undefined : keysetOf('payouts', q.cursor, UUID);
-  const { page, ...paging } = pageOf(await service.payouts.history(account, before, limit + 1), limit, (p) => cursorText('payouts', Date.parse(p.createdAt), p.id));
+  const { page, ...paging } = pageOf(await service.payouts.history(account, before, limit + 1), limit, (p) =>
+    cursorText('payouts', Date.parse(p.createdAt), p.id),
+  );
   return ok(200, page, 'Payouts retrieved', paging);
 };
 
@@ -98,36 +119,164 @@ export const getPayout: Handler = async ({ params, account, service }) => ok(200
 const tag = 'Bank payouts' as const;
 
 export const routes = [
-  route({ method: 'GET', path: '/api/v1/bank', auth: 'merchant', permission: 'payouts.read', handler: banks, tag, summary: 'the banks of a country', description: '`?country=nigeria`: each bank\'s `{ name, code }`.', query: BankQuery, responses: { 200: answer(z.array(Bank)) } }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts/countries', auth: 'merchant', permission: 'payouts.read', handler: countries, tag, summary: 'supported countries', description: '`united states`/USD, `nigeria`/NGN, `ghana`/GHS.', responses: { 200: answer(z.array(Country)) } }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts/currencies', auth: 'merchant', permission: 'payouts.read', handler: currencies, tag, summary: 'supported currencies', description: 'The currencies a bank account may have: `USD`, `NGN`, `GHS` (each with its own required fields).', responses: { 200: answer(z.array(oneOf(PAYOUT_CURRENCIES))) } }),
   route({
-    method: 'GET', path: '/api/v1/bank/payouts/rate', auth: 'merchant', permission: 'payouts.read', handler: rate, tag,
-    summary: 'a coin\'s rate in a currency', description: '`{ coin, currency, rate }`, from the rate provider (RATES_FILE) where it prices the currency, else the payout table; 503 when its rate is stale.',
-    query: RateQuery, responses: { 200: answer(Rate) }, errors: [503],
+    method: 'GET',
+    path: '/api/v1/bank',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: banks,
+    tag,
+    summary: 'the banks of a country',
+    description: "`?country=nigeria`: each bank's `{ name, code }`.",
+    query: BankQuery,
+    responses: { 200: answer(z.array(Bank)) },
   }),
   route({
-    method: 'POST', path: '/api/v1/bank/payouts/initiate', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: initiate, tag,
+    method: 'GET',
+    path: '/api/v1/bank/payouts/countries',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: countries,
+    tag,
+    summary: 'supported countries',
+    description: '`united states`/USD, `nigeria`/NGN, `ghana`/GHS.',
+    responses: { 200: answer(z.array(Country)) },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/bank/payouts/currencies',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: currencies,
+    tag,
+    summary: 'supported currencies',
+    description: 'The currencies a bank account may have: `USD`, `NGN`, `GHS` (each with its own required fields).',
+    responses: { 200: answer(z.array(oneOf(PAYOUT_CURRENCIES))) },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/bank/payouts/rate',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: rate,
+    tag,
+    summary: "a coin's rate in a currency",
+    description:
+      '`{ coin, currency, rate }`, from the rate provider (RATES_FILE) where it prices the currency, else the payout table; 503 when its rate is stale.',
+    query: RateQuery,
+    responses: { 200: answer(Rate) },
+    errors: [503],
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/bank/payouts/initiate',
+    auth: 'merchant',
+    permission: 'payouts.write',
+    stepUp: 'live',
+    handler: initiate,
+    tag,
     summary: 'pay collected USDT out to a bank account',
-    description: 'Needs balance settlement (409 on `wallet`, saying so); another coin is told to swap to USDT first (`POST /api/v1/swaps/quote`); more than the available USDT balance gets 409; live payouts are refused (409: the service ships only the sandbox\'s payout provider). The amount is reserved from the balance at once; the payout starts `pending`, then `processing`, then `paid` or `failed` (a failed payout\'s amount returns to the balance), each change a `PAYOUT_UPDATED` event.',
-    body: InitiatePayoutBody, responses: { 201: answer(PayoutAnswer) }, errors: [404, 'destination_pending', 'reference_in_use', 'insufficient_balance', 'withdrawal_limit_exceeded', 'not_configured', 503], limits: {
+    description:
+      "Needs balance settlement (409 on `wallet`, saying so); another coin is told to swap to USDT first (`POST /api/v1/swaps/quote`); more than the available USDT balance gets 409; live payouts are refused (409: the service ships only the sandbox's payout provider). The amount is reserved from the balance at once; the payout starts `pending`, then `processing`, then `paid` or `failed` (a failed payout's amount returns to the balance), each change a `PAYOUT_UPDATED` event.",
+    body: InitiatePayoutBody,
+    responses: { 201: answer(PayoutAnswer) },
+    errors: [404, 'destination_pending', 'reference_in_use', 'insufficient_balance', 'withdrawal_limit_exceeded', 'not_configured', 503],
+    limits: {
       movesMoney: true,
       // The service ships only the sandbox's payout provider, which pays nobody: a live payout
       // through it would be reported paid while no bank moved any money.
-      notLive: 'Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"',
+      notLive:
+        'Live bank payouts are not available: this service has no payout provider configured (it ships only the sandbox\'s). See the README, "Bank payouts"',
       // Only money the service holds can be paid out: a merchant on wallet settlement holds it themselves.
       balance: 'Bank payouts',
     },
   }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals', auth: 'merchant', permission: 'payouts.read', handler: listPayouts, tag, summary: 'the payouts, newest first', description: 'Every bank payout of the mode, newest first, each as `GET /api/v1/bank/payouts/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: HistoryQuery, responses: { 200: PayoutsPage } }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts/withdrawals/:id', auth: 'merchant', permission: 'payouts.read', handler: getPayout, tag, summary: 'one payout and its state', description: 'The payout by the id its `POST /api/v1/bank/payouts/initiate` answer gave: `pending`, `processing`, then `paid` or `failed`.', responses: { 200: answer(PayoutAnswer) } }),
   route({
-    method: 'POST', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: addBank, tag,
-    summary: 'register a bank account', description: 'The fields the spec requires for `USD`, `NGN` or `GHS`, each missing one named; `default: true` makes it the default.',
-    body: PayoutBody, responses: { 201: answer(BankPayout) }, errors: [409],
+    method: 'GET',
+    path: '/api/v1/bank/payouts/withdrawals',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: listPayouts,
+    tag,
+    summary: 'the payouts, newest first',
+    description:
+      'Every bank payout of the mode, newest first, each as `GET /api/v1/bank/payouts/withdrawals/{id}` answers it. Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).',
+    query: HistoryQuery,
+    responses: { 200: PayoutsPage },
   }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.read', handler: listBanks, tag, summary: 'the bank accounts\' ids, a page at a time', description: 'The ids of the account\'s bank accounts, oldest first (read each with `GET /api/v1/bank/payouts/{id}`). Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).', query: BankAccountsQuery, responses: { 200: BankAccountsPage } }),
-  route({ method: 'DELETE', path: '/api/v1/bank/payouts', auth: 'merchant', permission: 'payouts.write', handler: deleteBanks, tag, summary: 'delete bank accounts, all or nothing', description: '`{ "ids": [...] }` (ours); all or nothing: an unknown id deletes none (404).', body: DeletePayoutsBody, responses: { 200: answer(Deleted) }, errors: [404] }),
-  route({ method: 'GET', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.read', handler: getBank, tag, summary: 'one bank account', description: 'Its fields as registered; a live key\'s account whose new details still wait their delay also shows them under `pending`.', responses: { 200: answer(BankPayout) } }),
-  route({ method: 'PATCH', path: '/api/v1/bank/payouts/:id', auth: 'merchant', permission: 'payouts.write', stepUp: 'live', handler: updateBank, tag, summary: 'update a bank account', description: 'Any write field but `currency`; `default: true` makes it the default.', body: PayoutFields, responses: { 200: answer(BankPayout) } }),
+  route({
+    method: 'GET',
+    path: '/api/v1/bank/payouts/withdrawals/:id',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: getPayout,
+    tag,
+    summary: 'one payout and its state',
+    description: 'The payout by the id its `POST /api/v1/bank/payouts/initiate` answer gave: `pending`, `processing`, then `paid` or `failed`.',
+    responses: { 200: answer(PayoutAnswer) },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/bank/payouts',
+    auth: 'merchant',
+    permission: 'payouts.write',
+    stepUp: 'live',
+    handler: addBank,
+    tag,
+    summary: 'register a bank account',
+    description: 'The fields the spec requires for `USD`, `NGN` or `GHS`, each missing one named; `default: true` makes it the default.',
+    body: PayoutBody,
+    responses: { 201: answer(BankPayout) },
+    errors: [409],
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/bank/payouts',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: listBanks,
+    tag,
+    summary: "the bank accounts' ids, a page at a time",
+    description:
+      "The ids of the account's bank accounts, oldest first (read each with `GET /api/v1/bank/payouts/{id}`). Pages as every list does: `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page), `limit` 1–100 (25).",
+    query: BankAccountsQuery,
+    responses: { 200: BankAccountsPage },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/v1/bank/payouts',
+    auth: 'merchant',
+    permission: 'payouts.write',
+    handler: deleteBanks,
+    tag,
+    summary: 'delete bank accounts, all or nothing',
+    description: '`{ "ids": [...] }` (ours); all or nothing: an unknown id deletes none (404).',
+    body: DeletePayoutsBody,
+    responses: { 200: answer(Deleted) },
+    errors: [404],
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/bank/payouts/:id',
+    auth: 'merchant',
+    permission: 'payouts.read',
+    handler: getBank,
+    tag,
+    summary: 'one bank account',
+    description: "Its fields as registered; a live key's account whose new details still wait their delay also shows them under `pending`.",
+    responses: { 200: answer(BankPayout) },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/v1/bank/payouts/:id',
+    auth: 'merchant',
+    permission: 'payouts.write',
+    stepUp: 'live',
+    handler: updateBank,
+    tag,
+    summary: 'update a bank account',
+    description: 'Any write field but `currency`; `default: true` makes it the default.',
+    body: PayoutFields,
+    responses: { 200: answer(BankPayout) },
+  }),
 ];

@@ -78,14 +78,21 @@ export function checkBankFields(currency: PayoutCurrency, fields: Fields): void 
     .filter((name) => !fields[name as keyof Fields])
     .map((field) => ({ field, message: `expected ${field} for a ${currency} payout, received nothing` }));
   for (const name of WRITE_FIELDS) {
-    if (fields[name] !== undefined && !required.includes(name)) errors.push({ field: name, message: `expected nothing: ${name} is not used for ${currency} payouts` });
+    if (fields[name] !== undefined && !required.includes(name))
+      errors.push({ field: name, message: `expected nothing: ${name} is not used for ${currency} payouts` });
   }
   const country = COUNTRIES.find((c) => c.country === fields.country);
   if (fields.country && country?.currency !== currency) {
-    errors.push({ field: 'country', message: `expected ${COUNTRIES.find((c) => c.currency === currency)!.country} for ${currency}, received ${JSON.stringify(fields.country)}` });
+    errors.push({
+      field: 'country',
+      message: `expected ${COUNTRIES.find((c) => c.currency === currency)!.country} for ${currency}, received ${JSON.stringify(fields.country)}`,
+    });
   }
   if (fields.bank_code && country && !BANKS[country.country].some((b) => b.code === fields.bank_code)) {
-    errors.push({ field: 'bank_code', message: `expected a bank code of ${country.country} (GET /api/v1/bank?country=${encodeURIComponent(country.country)}), received ${JSON.stringify(fields.bank_code)}` });
+    errors.push({
+      field: 'bank_code',
+      message: `expected a bank code of ${country.country} (GET /api/v1/bank?country=${encodeURIComponent(country.country)}), received ${JSON.stringify(fields.bank_code)}`,
+    });
   }
   if (currency === 'USD' && fields.account_type && fields.account_type !== 'personal' && fields.account_type !== 'business') {
     errors.push({ field: 'account_type', message: `expected personal or business, received ${JSON.stringify(fields.account_type)}` });
@@ -105,7 +112,11 @@ export function mergeBankUpdate(record: BankAccount, body: z.output<typeof Payou
 
 /** The withdrawal's amount in payout units, checked: USDT only, at most 6 decimals. */
 export function payoutUnits(coin: string, amount: number): bigint {
-  if (coin !== PAYOUT_COIN) throw invalidField('coin', `expected ${PAYOUT_COIN}, received ${JSON.stringify(coin)}; only ${PAYOUT_COIN} is paid out, so swap your ${coin} to ${PAYOUT_COIN} first (POST /api/v1/swaps/quote, then POST /api/v1/swaps)`);
+  if (coin !== PAYOUT_COIN)
+    throw invalidField(
+      'coin',
+      `expected ${PAYOUT_COIN}, received ${JSON.stringify(coin)}; only ${PAYOUT_COIN} is paid out, so swap your ${coin} to ${PAYOUT_COIN} first (POST /api/v1/swaps/quote, then POST /api/v1/swaps)`,
+    );
   const units = toUnits(amount, PAYOUT_DECIMALS);
   if (units === undefined) throw invalidField('amount', `expected at most ${PAYOUT_DECIMALS} decimal places, received ${amount}`);
   return units;

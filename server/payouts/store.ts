@@ -13,7 +13,20 @@ import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
 import { reserveFromBalance } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, FEES, LIMIT_DECIMALS, merchantAccount, move, PAYOUT_PAYABLE, sendFee, usdCentsOf, WITHDRAWAL_WINDOW_MS, type Posting, type SendTerms } from '../balances/ledger-rules.ts';
+import {
+  checkWithdrawalLimit,
+  configuredUnits,
+  FEES,
+  LIMIT_DECIMALS,
+  merchantAccount,
+  move,
+  PAYOUT_PAYABLE,
+  sendFee,
+  usdCentsOf,
+  WITHDRAWAL_WINDOW_MS,
+  type Posting,
+  type SendTerms,
+} from '../balances/ledger-rules.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 import { newestFirst } from '../storage/history.ts';
@@ -76,7 +89,8 @@ export const payoutView = ({ merchantId: _m, mode: _o, providerRef: _p, ...payou
 const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant.id, account.mode];
 
 /** /metrics' payouts by key mode and status (storage/metrics.ts). */
-export const payoutsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
+export const payoutsByState = async (sql: Sql): Promise<StateCount[]> =>
+  stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
 
 export class PayoutStore {
   constructor(
@@ -112,7 +126,10 @@ export class PayoutStore {
   async banks(account: Account, after: { createdMs: number; id: string } | undefined, limit: number): Promise<BankAccount[]> {
     await applyDue(this.db, account.merchant.id, account.mode, this.now());
     const rows = after
-      ? await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) > ($3, $4) ORDER BY created_ms, id LIMIT $5', [...owner(account), after.createdMs, after.id, limit])
+      ? await this.db.query(
+          'SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 AND (created_ms, id) > ($3, $4) ORDER BY created_ms, id LIMIT $5',
+          [...owner(account), after.createdMs, after.id, limit],
+        )
       : await this.db.query('SELECT * FROM bank_accounts WHERE merchant_id = $1 AND mode = $2 ORDER BY created_ms, id LIMIT $3', [...owner(account), limit]);
     return rows.map(bankOf);
   }
@@ -130,7 +147,13 @@ export class PayoutStore {
       const { id: _i, currency: _c, default: _d, createdAt: _ca, updatedAt: _u, effectiveAt: _e, ...current } = await this.bank(account, id, tx);
       if (makeDefault) await tx.query('UPDATE bank_accounts SET is_default = false WHERE merchant_id = $1 AND mode = $2', owner(account));
       // A live key's new details wait the delay (the owner told, free to cancel); payouts go to the details in effect till then.
-      const same = JSON.stringify(Object.entries(current).sort()) === JSON.stringify(Object.entries(fields).filter(([, v]) => v !== undefined).sort());
+      const same =
+        JSON.stringify(Object.entries(current).sort()) ===
+        JSON.stringify(
+          Object.entries(fields)
+            .filter(([, v]) => v !== undefined)
+            .sort(),
+        );
       const waits = !same && (this.destinations?.waits(account) ?? false);
       if (waits) await this.destinations!.record(tx, account, { kind: 'bank_account', bankAccountId: id, fields }, nowMs);
       const [row] = await tx.query(
@@ -178,15 +201,23 @@ export class PayoutStore {
         );
       }
       const coin = this.coinOf(account.mode);
-      if (!coin || coin.decimals < PAYOUT_DECIMALS) throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
+      if (!coin || coin.decimals < PAYOUT_DECIMALS)
+        throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
       const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
       const [taken] = await tx.query('SELECT id FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
       // Named, so a retry without an Idempotency-Key can find what its first try made.
-      if (taken) throw new ReferenceInUse(`reference: a payout with reference ${reference} exists already: ${taken.id} (GET /api/v1/bank/payouts/withdrawals/${taken.id})`, [{ field: 'reference', message: 'expected a new reference' }]);
+      if (taken)
+        throw new ReferenceInUse(
+          `reference: a payout with reference ${reference} exists already: ${taken.id} (GET /api/v1/bank/payouts/withdrawals/${taken.id})`,
+          [{ field: 'reference', message: 'expected a new reference' }],
+        );
       // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
       const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
       const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);
-      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), { symbol: PAYOUT_COIN, text: formatUnits(request.units, PAYOUT_DECIMALS) });
+      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), {
+        symbol: PAYOUT_COIN,
+        text: formatUnits(request.units, PAYOUT_DECIMALS),
+      });
       const id = randomUUID();
       const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
       const format = (u: bigint) => formatUnits(u / shift, PAYOUT_DECIMALS);
@@ -195,7 +226,12 @@ export class PayoutStore {
       // network's fee is the merchant's, reserved beside the amount (the bank receives the amount).
       const networkFee = sendFee(tokenUnits(request.units, coin), coin.terms, { symbol: PAYOUT_COIN, format }, 'amount', 'bank payout');
       await reserveFromBalance(
-        { catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)), available: (o, chainId, token) => this.journal.available(tx, o, chainId, token), held: (chainId) => this.journal.holdOn(tx, chainId), post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs) },
+        {
+          catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)),
+          available: (o, chainId, token) => this.journal.available(tx, o, chainId, token),
+          held: (chainId) => this.journal.holdOn(tx, chainId),
+          post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs),
+        },
         account,
         { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format },
         tokenUnits(request.units, coin) + networkFee,
@@ -205,8 +241,20 @@ export class PayoutStore {
         `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
         [
-          id, ...owner(account), bank.id, PAYOUT_COIN, String(request.units), bank.currency, String(fiatCentsOf(request.units, bank.currency, request.rate)),
-          reference, request.metadata === null ? null : JSON.stringify(request.metadata), nowMs, coin.chainId, coin.token.toLowerCase(), String(tokenUnits(request.units, coin)), String(usdCents),
+          id,
+          ...owner(account),
+          bank.id,
+          PAYOUT_COIN,
+          String(request.units),
+          bank.currency,
+          String(fiatCentsOf(request.units, bank.currency, request.rate)),
+          reference,
+          request.metadata === null ? null : JSON.stringify(request.metadata),
+          nowMs,
+          coin.chainId,
+          coin.token.toLowerCase(),
+          String(tokenUnits(request.units, coin)),
+          String(usdCents),
         ],
       );
       const payout = payoutView(payoutOf(row));
@@ -271,16 +319,23 @@ export class PayoutStore {
           const held = await this.journal.reservedBy(tx, 'payout_reserved', payout.id);
           const fee = held > amount ? held - amount : 0n;
           const postings: Posting[] =
-            next.status === 'failed' ? move(reserved, merchantAccount(payout.merchantId, payout.mode, 'available'), chainId, token, amount + fee)
-            : fee === 0n ? move(reserved, PAYOUT_PAYABLE, chainId, token, amount)
-            : [
-                { account: reserved, chainId, token, amount: -(amount + fee) },
-                { account: PAYOUT_PAYABLE, chainId, token, amount },
-                { account: FEES, chainId, token, amount: fee },
-              ];
+            next.status === 'failed'
+              ? move(reserved, merchantAccount(payout.merchantId, payout.mode, 'available'), chainId, token, amount + fee)
+              : fee === 0n
+                ? move(reserved, PAYOUT_PAYABLE, chainId, token, amount)
+                : [
+                    { account: reserved, chainId, token, amount: -(amount + fee) },
+                    { account: PAYOUT_PAYABLE, chainId, token, amount },
+                    { account: FEES, chainId, token, amount: fee },
+                  ];
           await this.journal.post(
             tx,
-            { kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned', ref: payout.id, owner: account, memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}` },
+            {
+              kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned',
+              ref: payout.id,
+              owner: account,
+              memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}`,
+            },
             postings,
             nowMs,
           );

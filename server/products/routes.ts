@@ -17,17 +17,39 @@ type Uses = 'now' | 'products';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** A product's or price's id in the path: a UUID, in any case. */
-const ById = z.object({ id: z.pipe(uuid, z.transform((id: string) => id.toLowerCase())) });
+const ById = z.object({
+  id: z.pipe(
+    uuid,
+    z.transform((id: string) => id.toLowerCase()),
+  ),
+});
 type ById = { params: typeof ById };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const priceView = (p: StoredPrice) => ({ id: p.id, productId: p.productId, currency: p.currency, amount: p.amount, archived: p.archived, createdAt: iso(p.createdMs) });
+const priceView = (p: StoredPrice) => ({
+  id: p.id,
+  productId: p.productId,
+  currency: p.currency,
+  amount: p.amount,
+  archived: p.archived,
+  createdAt: iso(p.createdMs),
+});
 const productView = (p: StoredProduct) => ({
-  id: p.id, name: p.name, description: p.description, archived: p.archived, createdAt: iso(p.createdMs), updatedAt: iso(p.updatedMs), prices: p.prices.map(priceView),
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  archived: p.archived,
+  createdAt: iso(p.createdMs),
+  updatedAt: iso(p.updatedMs),
+  prices: p.prices.map(priceView),
 });
 
 export const createProduct: Handler<{ body: typeof ProductBody }> = async ({ body, account, service }) => {
-  const product = await service.products.create(account, { name: body.name.trim(), description: body.description ?? '', prices: body.prices ?? [] }, service.now());
+  const product = await service.products.create(
+    account,
+    { name: body.name.trim(), description: body.description ?? '', prices: body.prices ?? [] },
+    service.now(),
+  );
   return ok(201, productView(product), 'Product created');
 };
 
@@ -49,14 +71,18 @@ export const updateProduct: Handler<ById & { body: typeof ProductUpdateBody }> =
   const id = params.id;
   const product = await service.products.update(account, id, { ...body, name: body.name?.trim() }, service.now());
   if (!product) throw new NotFound(`No product ${params.id}`);
-  return ok(200, productView(product), body.archived ? 'Product archived: its prices stay on existing links and are not offered to new carts' : 'Product updated');
+  return ok(
+    200,
+    productView(product),
+    body.archived ? 'Product archived: its prices stay on existing links and are not offered to new carts' : 'Product updated',
+  );
 };
 
 export const addPrice: Handler<ById & { body: typeof PriceBody }> = async ({ body, params, account, service }) => {
   const id = params.id;
   const price = await service.products.addPrice(account, id, body, service.now());
   if (!price) throw new NotFound(`No product ${params.id}`);
-  return ok(201, priceView(price), 'Price created: a standard link\'s cart takes its id');
+  return ok(201, priceView(price), "Price created: a standard link's cart takes its id");
 };
 
 export const getPrice: Handler<ById> = async ({ params, account, service }) => {
@@ -67,29 +93,79 @@ export const getPrice: Handler<ById> = async ({ params, account, service }) => {
 
 export const routes = [
   route({
-    method: 'GET', path: '/api/v1/products', auth: 'merchant', permission: 'payments.read', handler: listProducts, tag: 'Products',
+    method: 'GET',
+    path: '/api/v1/products',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: listProducts,
+    tag: 'Products',
     summary: 'the products and their prices, newest first',
-    description: 'Newest first, each with its prices; `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).',
-    query: ProductsQuery, responses: { 200: ProductsPage },
+    description:
+      'Newest first, each with its prices; `cursor` is `next` of the page before (opaque; `next` is null and `has_more` false on the last page); `limit` 1–100 (25).',
+    query: ProductsQuery,
+    responses: { 200: ProductsPage },
   }),
   route({
-    method: 'POST', path: '/api/v1/products', auth: 'merchant', permission: 'payments.write', handler: createProduct, tag: 'Products',
+    method: 'POST',
+    path: '/api/v1/products',
+    auth: 'merchant',
+    permission: 'payments.write',
+    handler: createProduct,
+    tag: 'Products',
     summary: 'make a product, with prices',
     description: 'A name, a description and prices (`amount` as text, at most 2 decimals).',
-    body: ProductBody, responses: { 201: answer(Product) },
+    body: ProductBody,
+    responses: { 201: answer(Product) },
   }),
-  route({ method: 'GET', path: '/api/v1/products/:id', auth: 'merchant', permission: 'payments.read', handler: getProduct, tag: 'Products', summary: 'one product and its prices', description: 'The product by its id, archived or not, with every price it has; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Product) } }),
   route({
-    method: 'PATCH', path: '/api/v1/products/:id', auth: 'merchant', permission: 'payments.write', handler: updateProduct, tag: 'Products',
+    method: 'GET',
+    path: '/api/v1/products/:id',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: getProduct,
+    tag: 'Products',
+    summary: 'one product and its prices',
+    description: "The product by its id, archived or not, with every price it has; 404 for another merchant's or mode's.",
+    params: ById,
+    responses: { 200: answer(Product) },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/v1/products/:id',
+    auth: 'merchant',
+    permission: 'payments.write',
+    handler: updateProduct,
+    tag: 'Products',
     summary: 'rename, describe or archive a product',
-    description: 'A rename reaches its prices on links. `archived: true` keeps the product\'s prices off new carts (400 naming `cart.N.price_id`); links that have them keep them.',
-    params: ById, body: ProductUpdateBody, responses: { 200: answer(Product) },
+    description:
+      "A rename reaches its prices on links. `archived: true` keeps the product's prices off new carts (400 naming `cart.N.price_id`); links that have them keep them.",
+    params: ById,
+    body: ProductUpdateBody,
+    responses: { 200: answer(Product) },
   }),
   route({
-    method: 'POST', path: '/api/v1/products/:id/prices', auth: 'merchant', permission: 'payments.write', handler: addPrice, tag: 'Products',
-    summary: 'a new price for a product, for links\' carts',
-    description: 'A standard link\'s cart takes the price\'s `id` as `price_id` (its own mode\'s and the seeded catalogue\'s only, never another merchant\'s).',
-    params: ById, body: PriceBody, responses: { 201: answer(Price) },
+    method: 'POST',
+    path: '/api/v1/products/:id/prices',
+    auth: 'merchant',
+    permission: 'payments.write',
+    handler: addPrice,
+    tag: 'Products',
+    summary: "a new price for a product, for links' carts",
+    description: "A standard link's cart takes the price's `id` as `price_id` (its own mode's and the seeded catalogue's only, never another merchant's).",
+    params: ById,
+    body: PriceBody,
+    responses: { 201: answer(Price) },
   }),
-  route({ method: 'GET', path: '/api/v1/prices/:id', auth: 'merchant', permission: 'payments.read', handler: getPrice, tag: 'Products', summary: 'one price', description: 'A price by its id (as a standard link\'s cart names it): its product, currency and amount; 404 for another merchant\'s or mode\'s.', params: ById, responses: { 200: answer(Price) } }),
+  route({
+    method: 'GET',
+    path: '/api/v1/prices/:id',
+    auth: 'merchant',
+    permission: 'payments.read',
+    handler: getPrice,
+    tag: 'Products',
+    summary: 'one price',
+    description: "A price by its id (as a standard link's cart names it): its product, currency and amount; 404 for another merchant's or mode's.",
+    params: ById,
+    responses: { 200: answer(Price) },
+  }),
 ];

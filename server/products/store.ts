@@ -54,19 +54,39 @@ export class ProductStore {
     }));
   }
 
-  private async insertPrice(tx: Sql, owner: Owner, product: { id: string; name: string; description: string }, price: { id?: string; currency: string; amount: string }, nowMs: number): Promise<void> {
+  private async insertPrice(
+    tx: Sql,
+    owner: Owner,
+    product: { id: string; name: string; description: string },
+    price: { id?: string; currency: string; amount: string },
+    nowMs: number,
+  ): Promise<void> {
     await tx.query(
       `INSERT INTO prices (id, currency, amount, product, merchant_id, mode, product_id, archived, created_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8) ON CONFLICT (id) DO NOTHING`,
-      [price.id ?? randomUUID(), price.currency, price.amount, JSON.stringify({ id: product.id, name: product.name, description: product.description, coverPhoto: '' }), owner.merchant.id, owner.mode, product.id, nowMs],
+      [
+        price.id ?? randomUUID(),
+        price.currency,
+        price.amount,
+        JSON.stringify({ id: product.id, name: product.name, description: product.description, coverPhoto: '' }),
+        owner.merchant.id,
+        owner.mode,
+        product.id,
+        nowMs,
+      ],
     );
   }
 
-  async create(owner: Owner, body: { name: string; description: string; prices: Array<{ currency: string; amount: string }> }, nowMs: number): Promise<StoredProduct> {
+  async create(
+    owner: Owner,
+    body: { name: string; description: string; prices: Array<{ currency: string; amount: string }> },
+    nowMs: number,
+  ): Promise<StoredProduct> {
     return this.db.transaction(async (tx) => {
       const product = { id: randomUUID(), name: body.name, description: body.description };
-      await tx.query(`INSERT INTO products (id, merchant_id, mode, name, description, archived, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, false, $6, $6)`, [
-        product.id, owner.merchant.id, owner.mode, product.name, product.description, nowMs,
-      ]);
+      await tx.query(
+        `INSERT INTO products (id, merchant_id, mode, name, description, archived, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, false, $6, $6)`,
+        [product.id, owner.merchant.id, owner.mode, product.name, product.description, nowMs],
+      );
       for (const price of body.prices) await this.insertPrice(tx, owner, product, price, nowMs);
       const [row] = await tx.query('SELECT * FROM products WHERE id = $1', [product.id]);
       return (await this.withPrices(tx, [row]))[0];
@@ -77,11 +97,17 @@ export class ProductStore {
    * A product and its prices by fixed ids (the demo's seeded catalogue, server/seed.ts): made
    * the first time, left as it is (renamed, archived) every time after.
    */
-  async seed(owner: Owner, product: { id: string; name: string; description: string }, prices: Array<{ id: string; currency: string; amount: string }>, nowMs: number): Promise<void> {
+  async seed(
+    owner: Owner,
+    product: { id: string; name: string; description: string },
+    prices: Array<{ id: string; currency: string; amount: string }>,
+    nowMs: number,
+  ): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const made = await tx.query(`INSERT INTO products (id, merchant_id, mode, name, description, archived, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, false, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING id`, [
-        product.id, owner.merchant.id, owner.mode, product.name, product.description, nowMs,
-      ]);
+      const made = await tx.query(
+        `INSERT INTO products (id, merchant_id, mode, name, description, archived, created_ms, updated_ms) VALUES ($1, $2, $3, $4, $5, false, $6, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [product.id, owner.merchant.id, owner.mode, product.name, product.description, nowMs],
+      );
       if (made.length) for (const price of prices) await this.insertPrice(tx, owner, product, price, nowMs);
     });
   }
@@ -100,7 +126,12 @@ export class ProductStore {
     return (await this.withPrices(sql, rows))[0];
   }
 
-  async update(owner: Owner, id: string, changes: { name?: string; description?: string; archived?: boolean }, nowMs: number): Promise<StoredProduct | undefined> {
+  async update(
+    owner: Owner,
+    id: string,
+    changes: { name?: string; description?: string; archived?: boolean },
+    nowMs: number,
+  ): Promise<StoredProduct | undefined> {
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query(
         `UPDATE products SET name = COALESCE($4, name), description = COALESCE($5, description), archived = COALESCE($6, archived), updated_ms = $7
@@ -108,7 +139,10 @@ export class ProductStore {
         [owner.merchant.id, owner.mode, id, changes.name ?? null, changes.description ?? null, changes.archived ?? null, nowMs],
       );
       if (!row) return undefined;
-      await tx.query(`UPDATE prices SET product = jsonb_set(jsonb_set(product, '{name}', to_jsonb($2::text)), '{description}', to_jsonb($3::text)) WHERE product_id = $1`, [id, row.name, row.description]);
+      await tx.query(
+        `UPDATE prices SET product = jsonb_set(jsonb_set(product, '{name}', to_jsonb($2::text)), '{description}', to_jsonb($3::text)) WHERE product_id = $1`,
+        [id, row.name, row.description],
+      );
       return this.get(owner, id, tx);
     });
   }
@@ -116,7 +150,11 @@ export class ProductStore {
   /** A new price for a product of the owner's; undefined when there is no such product. */
   async addPrice(owner: Owner, productId: string, price: { currency: string; amount: string }, nowMs: number): Promise<StoredPrice | undefined> {
     return this.db.transaction(async (tx) => {
-      const [product] = await tx.query('SELECT * FROM products WHERE merchant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE', [owner.merchant.id, owner.mode, productId]);
+      const [product] = await tx.query('SELECT * FROM products WHERE merchant_id = $1 AND mode = $2 AND id = $3 FOR UPDATE', [
+        owner.merchant.id,
+        owner.mode,
+        productId,
+      ]);
       if (!product) return undefined;
       await this.insertPrice(tx, owner, { id: productId, name: product.name as string, description: product.description as string }, price, nowMs);
       const [row] = await tx.query('SELECT * FROM prices WHERE product_id = $1 ORDER BY seq DESC LIMIT 1', [productId]);

@@ -3,7 +3,16 @@
 // stale rate; a coin off its peg is offered as inactive (domain/rates.ts decides both).
 import type { CoinSymbol, Currency } from '../../contract/fields.ts';
 import type { Check } from '../chain/readiness.ts';
-import { coinOffered, RateUnavailable, ratesForQuote, usdPerCoin, type QuotedRates, type RateBook, type RatePolicy, type RateProvider } from '../domain/rates.ts';
+import {
+  coinOffered,
+  RateUnavailable,
+  ratesForQuote,
+  usdPerCoin,
+  type QuotedRates,
+  type RateBook,
+  type RatePolicy,
+  type RateProvider,
+} from '../domain/rates.ts';
 import type { Logger } from '../log.ts';
 
 /** A quote that finds its rate stale asks the providers again at most this often. */
@@ -51,7 +60,10 @@ export class RateCache {
             return { provider, snapshot: await provider.fetch(AbortSignal.timeout(this.options.timeoutMs ?? 5000)), atMs: this.options.now() };
           } catch (error) {
             this.failures.set(provider.name, (this.failures.get(provider.name) ?? 0) + 1);
-            this.options.log.warn({ provider: provider.name, reason: (error as Error).message }, 'exchange rates could not be fetched; the last ones keep ageing');
+            this.options.log.warn(
+              { provider: provider.name, reason: (error as Error).message },
+              'exchange rates could not be fetched; the last ones keep ageing',
+            );
             return undefined;
           }
         }),
@@ -60,7 +72,8 @@ export class RateCache {
       for (const answer of answers) {
         if (!answer) continue;
         const { provider, snapshot, atMs } = answer;
-        for (const [currency, units] of Object.entries(snapshot.fiat)) this.book.fiat[currency as Currency] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
+        for (const [currency, units] of Object.entries(snapshot.fiat))
+          this.book.fiat[currency as Currency] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
         for (const [coin, units] of Object.entries(snapshot.coins)) {
           this.book.coins[coin as CoinSymbol] = { units: units!, source: provider.name, fixed: provider.fixed, atMs };
           kept.push({ symbol: coin, units: units!, atMs, source: provider.name, fixed: provider.fixed });
@@ -70,7 +83,9 @@ export class RateCache {
       // Not awaited: a quote may be asked inside a transaction (a refund's, a block's credit), and on
       // PGlite's one connection a write waiting for that transaction while it waits for the quote
       // would wait for ever. The write queues behind it instead. `historyWritten` is for tests.
-      this.historyWritten = (this.options.history?.record(kept, this.options.now()) ?? Promise.resolve()).catch((error: Error) => this.options.log.warn({ reason: error.message }, 'exchange rates could not be kept in the rate history'));
+      this.historyWritten = (this.options.history?.record(kept, this.options.now()) ?? Promise.resolve()).catch((error: Error) =>
+        this.options.log.warn({ reason: error.message }, 'exchange rates could not be kept in the rate history'),
+      );
     })().finally(() => (this.refreshing = undefined)));
   }
 
@@ -142,6 +157,12 @@ export class RateCache {
       const v = this.book.coins[coin];
       if (v && !v.fixed && now - v.atMs > this.options.maxAgeMs) stale.push(coin);
     }
-    return { name: 'rates', ok: stale.length === 0, detail: stale.length ? `stale or missing: ${stale.join(', ')} (at most ${Math.round(this.options.maxAgeMs / 1000)} s old)` : `fresh (at most ${Math.round(this.options.maxAgeMs / 1000)} s old)` };
+    return {
+      name: 'rates',
+      ok: stale.length === 0,
+      detail: stale.length
+        ? `stale or missing: ${stale.join(', ')} (at most ${Math.round(this.options.maxAgeMs / 1000)} s old)`
+        : `fresh (at most ${Math.round(this.options.maxAgeMs / 1000)} s old)`,
+    };
   }
 }

@@ -27,8 +27,12 @@ export interface RatesConfig {
 /** The built-in table: explicit, and marked fixed in every quote (no currency moves with it). */
 export const builtInRates = (): RateProvider[] => [fixedTable({ fiat: FIAT_PER_USD }, 'built-in fixed table')];
 
-const path = z.custom<string>((v) => typeof v === 'string' && /^[^.\s]+(\.[^.\s]+)*$/.test(v) && v.length <= 200, { error: 'a dotted path into the answer, such as "rates.EUR"' });
-const decimal = z.custom<string>((v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,8})?$/.test(v) && Number(v) > 0, { error: 'a positive decimal as text, such as "0.92"' });
+const path = z.custom<string>((v) => typeof v === 'string' && /^[^.\s]+(\.[^.\s]+)*$/.test(v) && v.length <= 200, {
+  error: 'a dotted path into the answer, such as "rates.EUR"',
+});
+const decimal = z.custom<string>((v) => typeof v === 'string' && /^\d{1,12}(\.\d{1,8})?$/.test(v) && Number(v) > 0, {
+  error: 'a positive decimal as text, such as "0.92"',
+});
 const partialFiat = <T extends z.ZodMiniType>(value: T) => z.partialRecord(z.enum(CURRENCIES.filter((c) => c !== 'USD') as [string, ...string[]]), value);
 const partialCoins = <T extends z.ZodMiniType>(value: T) => z.partialRecord(z.enum(COINS as unknown as [string, ...string[]]), value);
 
@@ -44,21 +48,43 @@ const Provider = z.union([
 ]);
 
 const RatesFile = z.object({
-  maxAgeSeconds: z.optional(z.custom<number>((v) => Number.isInteger(v) && (v as number) >= 10 && (v as number) <= 604_800, { error: 'whole seconds from 10 to 604800' })),
-  refreshSeconds: z.optional(z.custom<number>((v) => Number.isInteger(v) && (v as number) >= 5 && (v as number) <= 86_400, { error: 'whole seconds from 5 to 86400' })),
-  maxDeviationPercent: z.optional(z.custom<number>((v) => typeof v === 'number' && v > 0 && v <= 50 && /^\d+(\.\d{1,2})?$/.test(String(v)), { error: 'a percentage above 0 and at most 50, to 2 decimals' })),
+  maxAgeSeconds: z.optional(
+    z.custom<number>((v) => Number.isInteger(v) && (v as number) >= 10 && (v as number) <= 604_800, { error: 'whole seconds from 10 to 604800' }),
+  ),
+  refreshSeconds: z.optional(
+    z.custom<number>((v) => Number.isInteger(v) && (v as number) >= 5 && (v as number) <= 86_400, { error: 'whole seconds from 5 to 86400' }),
+  ),
+  maxDeviationPercent: z.optional(
+    z.custom<number>((v) => typeof v === 'number' && v > 0 && v <= 50 && /^\d+(\.\d{1,2})?$/.test(String(v)), {
+      error: 'a percentage above 0 and at most 50, to 2 decimals',
+    }),
+  ),
   providers: z.array(Provider).check(z.minLength(1, 'at least one provider')),
 });
 
 /** RATES_FILE's providers and policy, or an error naming each wrong field. */
 export function ratesFromJson(json: unknown, where = 'RATES_FILE'): RatesConfig {
   const parsed = RatesFile.safeParse(json, { reportInput: true });
-  if (!parsed.success) throw new Error(`${where}: ` + fieldErrors(parsed.error).map((e) => `${e.field}: ${e.message}`).join('; '));
+  if (!parsed.success)
+    throw new Error(
+      `${where}: ` +
+        fieldErrors(parsed.error)
+          .map((e) => `${e.field}: ${e.message}`)
+          .join('; '),
+    );
   const file = parsed.data;
   const providers = file.providers.map((p, i): RateProvider => {
-    if ('fixed' in p) return fixedTable(p.fixed as { fiat?: Partial<Record<Currency, string>>; coins?: Partial<Record<CoinSymbol, string>> }, `fixed table (${where} providers.${i})`);
+    if ('fixed' in p)
+      return fixedTable(
+        p.fixed as { fiat?: Partial<Record<Currency, string>>; coins?: Partial<Record<CoinSymbol, string>> },
+        `fixed table (${where} providers.${i})`,
+      );
     if (!p.fiat && !p.coins) throw new Error(`${where}: providers.${i}: expected "fiat" or "coins" (where each rate is in the answer)`);
-    return httpJsonProvider(p.url, { fiat: p.fiat as Partial<Record<Currency, string>>, coins: p.coins as Partial<Record<CoinSymbol, string>>, invertFiat: p.invertFiat }, p.headers);
+    return httpJsonProvider(
+      p.url,
+      { fiat: p.fiat as Partial<Record<Currency, string>>, coins: p.coins as Partial<Record<CoinSymbol, string>>, invertFiat: p.invertFiat },
+      p.headers,
+    );
   });
   return {
     providers,

@@ -36,7 +36,10 @@ export function httpJsonProvider(url: string, mapping: ResponseMapping, headers:
 }
 
 /** The operator's own table, as decimal text: explicit, never stale, and marked fixed in every quote. */
-export function fixedTable(table: { fiat?: Partial<Record<Currency, string>>; coins?: Partial<Record<CoinSymbol, string>> }, name = 'fixed table'): RateProvider {
+export function fixedTable(
+  table: { fiat?: Partial<Record<Currency, string>>; coins?: Partial<Record<CoinSymbol, string>> },
+  name = 'fixed table',
+): RateProvider {
   const snapshot: RateSnapshot = { fiat: {}, coins: {} };
   for (const [currency, text] of Object.entries(table.fiat ?? {})) {
     const units = rateUnits(text);

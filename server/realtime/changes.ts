@@ -52,7 +52,8 @@ export class PaymentChanges {
       { name: `account:${account}`, max: Number.POSITIVE_INFINITY, whose: 'for this account' },
       { name: 'total', max: this.limits.total, whose: 'on this instance' },
     ];
-    if (via === 'public' && reference !== undefined) pools.push({ name: `ref:${account}/${reference}`, max: this.limits.perReference, whose: 'for this payment' });
+    if (via === 'public' && reference !== undefined)
+      pools.push({ name: `ref:${account}/${reference}`, max: this.limits.perReference, whose: 'for this payment' });
     return pools;
   }
 

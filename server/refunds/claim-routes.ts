@@ -29,7 +29,15 @@ const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': '
 
 export const page: Handler = async ({ req, res }) => {
   const lang = claimLang(new URL(req.url ?? '/', 'http://x').searchParams.get('lang'), req.headers['accept-language']);
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': PAGE_POLICY, 'content-language': lang, ...SAFE_HEADERS }).end(claimPage(lang));
+  res
+    .writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': PAGE_POLICY,
+      'content-language': lang,
+      ...SAFE_HEADERS,
+    })
+    .end(claimPage(lang));
   return undefined;
 };
 
@@ -41,11 +49,16 @@ export const asset: Handler = async ({ params, res }) => {
 
 const token = is<string>((v) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v), 'the 43 characters after # in the refund link');
 export const DetailsBody = z.object({ token });
-export const ClaimBody = z.object({ token, address: is<string>((v) => typeof v === 'string' && v.length <= 100, 'an address as text'), confirm: z.optional(z.boolean()) });
+export const ClaimBody = z.object({
+  token,
+  address: is<string>((v) => typeof v === 'string' && v.length <= 100, 'an address as text'),
+  confirm: z.optional(z.boolean()),
+});
 
 const found = async (service: Parameters<Handler>[0]['service'], text: string): Promise<StoredRefund> => {
   const refund = await service.refunds.byClaim(claimHashOf(text));
-  if (!refund) throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
+  if (!refund)
+    throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
   return refund;
 };
 
@@ -78,8 +91,10 @@ export const details: Handler<{ body: typeof DetailsBody }> = async ({ body, ser
 export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service }) => {
   const refund = await found(service, body.token);
   const raw = body.address.trim();
-  if (!/^0x[0-9a-fA-F]{40}$/.test(raw) || /^0x0{40}$/.test(raw)) throw invalidField('address', 'expected 0x followed by 40 hexadecimal digits, not the zero address');
-  if (!isAddress(raw, { strict: true }) && raw.slice(2) !== raw.slice(2).toLowerCase()) throw invalidField('address', 'expected a valid EIP-55 checksum (mixed case), or all lower case');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw) || /^0x0{40}$/.test(raw))
+    throw invalidField('address', 'expected 0x followed by 40 hexadecimal digits, not the zero address');
+  if (!isAddress(raw, { strict: true }) && raw.slice(2) !== raw.slice(2).toLowerCase())
+    throw invalidField('address', 'expected a valid EIP-55 checksum (mixed case), or all lower case');
   const address = getAddress(raw.toLowerCase());
   const context = treasuryContext({ treasury: service.treasury, ownAddresses: service.ownAddresses }, refund.mode as 'test' | 'live');
   if (!body.confirm) {
@@ -93,11 +108,39 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
 
 // Served to browsers: not in the API's reference (api-doc.ts documents /api/v1 only).
 export const routes = [
-  route({ method: 'GET', path: '/refund', auth: 'none', handler: page, summary: 'a refund claim link\'s page', description: 'In English, French or Arabic (`?lang=`, else the browser\'s); the token is the fragment, read by the page\'s script.' }),
-  route({ method: 'GET', path: '/refund/assets/:name', auth: 'none', handler: asset, summary: 'the claim page\'s script and style', description: '`refund.js` and `refund.css`.' }),
-  route({ method: 'POST', path: '/refund/details', auth: 'none', handler: details, body: DetailsBody, summary: 'the refund a claim link opens', description: '`{ token }`: business, amount, coin, network; 404 naming `token`, 409 `refund_link_used` or `refund_link_expired`.' }),
   route({
-    method: 'POST', path: '/refund/claim', auth: 'none', handler: claim, body: ClaimBody, summary: 'the customer names the refund\'s address',
-    description: '`{ token, address, confirm? }`: the address checked and answered checksummed; with `confirm: true` the refund is claimed (`ready`). 400 naming `address` (format, checksum, the treasury, a deposit address); 409 `refund_link_used` or `refund_link_expired`.',
+    method: 'GET',
+    path: '/refund',
+    auth: 'none',
+    handler: page,
+    summary: "a refund claim link's page",
+    description: "In English, French or Arabic (`?lang=`, else the browser's); the token is the fragment, read by the page's script.",
+  }),
+  route({
+    method: 'GET',
+    path: '/refund/assets/:name',
+    auth: 'none',
+    handler: asset,
+    summary: "the claim page's script and style",
+    description: '`refund.js` and `refund.css`.',
+  }),
+  route({
+    method: 'POST',
+    path: '/refund/details',
+    auth: 'none',
+    handler: details,
+    body: DetailsBody,
+    summary: 'the refund a claim link opens',
+    description: '`{ token }`: business, amount, coin, network; 404 naming `token`, 409 `refund_link_used` or `refund_link_expired`.',
+  }),
+  route({
+    method: 'POST',
+    path: '/refund/claim',
+    auth: 'none',
+    handler: claim,
+    body: ClaimBody,
+    summary: "the customer names the refund's address",
+    description:
+      '`{ token, address, confirm? }`: the address checked and answered checksummed; with `confirm: true` the refund is claimed (`ready`). 400 naming `address` (format, checksum, the treasury, a deposit address); 409 `refund_link_used` or `refund_link_expired`.',
   }),
 ];

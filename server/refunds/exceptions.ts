@@ -46,19 +46,55 @@ export async function sendBack(
     const a = ports.attention(tx, nowMs);
     const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
     // Money goes back on the chain it arrived on: the address was let through on that chain only.
-    if (request.checkedOn !== undefined && request.checkedOn !== found.chainId) throw new PaymentState(`reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`, [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }]);
+    if (request.checkedOn !== undefined && request.checkedOn !== found.chainId)
+      throw new PaymentState(
+        `reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`,
+        [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }],
+      );
     if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
-    if (!listed) throw new BalanceSettlementRequired(`Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`);
+    if (!listed)
+      throw new BalanceSettlementRequired(
+        `Payment ${payment.reference} received ${found.token} on chain ${found.chainId}, a token this service does not list: it cannot send it back; the operator can`,
+      );
     // The payment's own case comes out of what it counted; money that never counted, apart from it.
     const refundable = { ...payment, token: payment.token.toLowerCase(), settlement: payment.settlement as 'balance' | 'wallet' };
-    const amount = found.reason === 'overpaid' ? refundAmount(refundable, await w.refunded(payment.id), found.amount) : found.reason === 'partial' ? refundAmount(refundable, await w.refunded(payment.id), 'rest') : found.amount;
-    const coin = { chainId: found.chainId, token: found.token, symbol: listed.symbol, decimals: listed.decimals, format: (u: bigint) => formatUnits(u, listed.decimals) };
+    const amount =
+      found.reason === 'overpaid'
+        ? refundAmount(refundable, await w.refunded(payment.id), found.amount)
+        : found.reason === 'partial'
+          ? refundAmount(refundable, await w.refunded(payment.id), 'rest')
+          : found.amount;
+    const coin = {
+      chainId: found.chainId,
+      token: found.token,
+      symbol: listed.symbol,
+      decimals: listed.decimals,
+      format: (u: bigint) => formatUnits(u, listed.decimals),
+    };
     const usdCents = usdCentsOf(amount, coin.decimals, await context.usdPerCoin(coin.symbol));
     const since = nowMs - WITHDRAWAL_WINDOW_MS;
-    checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
+    checkSupportRefund(
+      request.role,
+      { hasAddress: Boolean(request.address), usdCents },
+      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n },
+    );
     const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
-    const row = { id, paymentId: payment.id, reference: payment.reference, coin: coin.symbol, chainId: coin.chainId, token: coin.token, decimals: coin.decimals, address: request.address ?? null, amount, reason: request.reason, usdCents, claim, role: request.role };
+    const row = {
+      id,
+      paymentId: payment.id,
+      reference: payment.reference,
+      coin: coin.symbol,
+      chainId: coin.chainId,
+      token: coin.token,
+      decimals: coin.decimals,
+      address: request.address ?? null,
+      amount,
+      reason: request.reason,
+      usdCents,
+      claim,
+      role: request.role,
+    };
     let made: StoredRefund;
     if (payment.settlement !== 'balance') {
       // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it, in that coin on
@@ -70,7 +106,11 @@ export async function sendBack(
       // The treasury's one rule for what it sends: the case's amount below the token's
       // minimum is refused naming the payment (keep it instead: accept); the fee is the merchant's.
       const networkFee = refundFee(context, coin, amount, 'reference', 'send-back');
-      await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
+      await reserveFromBalance(w, owner, coin, amount + networkFee, {
+        kind: 'withdrawal_reserved',
+        ref: id,
+        memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}`,
+      });
       if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
       made = await w.insert(owner, { ...row, settlement: 'balance' });
     }

@@ -12,7 +12,10 @@ export const refundUses = ['refunds', 'now', 'log', 'intervalMs'] as const;
 export function refundJob(deps: Pick<JobDeps, (typeof refundUses)[number]>): Job {
   const expire = async () => {
     if (!(await deps.refunds.expiring(deps.now()))) return;
-    for (const r of await expireClaimLinks(deps.refunds, deps.now(), refundView)) deps.log.info({ refund: r.id, status: r.state }, 'refund\'s claim link expired unclaimed');
+    for (const r of await expireClaimLinks(deps.refunds, deps.now(), refundView))
+      deps.log.info({ refund: r.id, status: r.state }, "refund's claim link expired unclaimed");
   };
-  return loopJob('refund claim links expire', expire, deps.intervalMs, (error) => deps.log.warn({ err: error }, 'expiring refund claim links failed; retrying'));
+  return loopJob('refund claim links expire', expire, deps.intervalMs, (error) =>
+    deps.log.warn({ err: error }, 'expiring refund claim links failed; retrying'),
+  );
 }

@@ -4,7 +4,15 @@
 // instance) are counted against each other.
 import type { RefundState } from '../../contract/refunds.ts';
 import { formatUnits, toUnits } from '../../contract/money.ts';
-import { invalidField, NothingReceived, PermissionDenied, RefundExceedsReceived, RefundLinkExpired, RefundLinkUsed, RefundState as RefundStateError } from '../domain/errors.ts';
+import {
+  invalidField,
+  NothingReceived,
+  PermissionDenied,
+  RefundExceedsReceived,
+  RefundLinkExpired,
+  RefundLinkUsed,
+  RefundState as RefundStateError,
+} from '../domain/errors.ts';
 
 export interface StoredRefund {
   id: string;
@@ -60,7 +68,8 @@ export type AskedAmount = 'rest' | { coins: string } | { baseUnits: bigint };
  */
 export function coinUnits(text: string, coin: { symbol: string; decimals: number }, field = 'amount'): bigint {
   const units = toUnits(text, coin.decimals);
-  if (units === undefined) throw invalidField(field, `expected at most ${coin.decimals} decimals: ${coin.symbol} here has ${coin.decimals}, received ${JSON.stringify(text)}`);
+  if (units === undefined)
+    throw invalidField(field, `expected at most ${coin.decimals} decimals: ${coin.symbol} here has ${coin.decimals}, received ${JSON.stringify(text)}`);
   if (units <= 0n) throw invalidField(field, `expected an amount of ${coin.symbol} greater than 0, received ${JSON.stringify(text)}`);
   return units;
 }
@@ -75,22 +84,35 @@ export function refundAmount(payment: RefundablePayment, refunded: bigint, asked
   const field = typeof asked === 'object' && 'baseUnits' in asked ? 'amount_base_units' : 'amount';
   const coins = (units: bigint) => `${formatUnits(units, payment.decimals)} ${payment.coin}`;
   if (payment.paid <= 0n) {
-    throw new NothingReceived(`reference: payment ${payment.reference} has received nothing yet; there is nothing to refund`, [{ field: 'reference', message: 'expected a payment that received money' }]);
+    throw new NothingReceived(`reference: payment ${payment.reference} has received nothing yet; there is nothing to refund`, [
+      { field: 'reference', message: 'expected a payment that received money' },
+    ]);
   }
   const left = payment.paid > refunded ? payment.paid - refunded : 0n;
   if (left === 0n) {
-    throw new RefundExceedsReceived(`${field}: payment ${payment.reference} is refunded in full already (${coins(refunded)} of ${coins(payment.paid)} received)`, [{ field, message: 'expected nothing more: the payment is refunded in full' }]);
+    throw new RefundExceedsReceived(
+      `${field}: payment ${payment.reference} is refunded in full already (${coins(refunded)} of ${coins(payment.paid)} received)`,
+      [{ field, message: 'expected nothing more: the payment is refunded in full' }],
+    );
   }
   const amount =
-    asked === 'rest' ? left
-    : typeof asked === 'bigint' ? asked
-    : 'coins' in asked ? coinUnits(asked.coins, { symbol: payment.coin, decimals: payment.decimals }, field)
-    : asked.baseUnits;
+    asked === 'rest'
+      ? left
+      : typeof asked === 'bigint'
+        ? asked
+        : 'coins' in asked
+          ? coinUnits(asked.coins, { symbol: payment.coin, decimals: payment.decimals }, field)
+          : asked.baseUnits;
   if (amount <= 0n) throw invalidField(field, `expected more than 0 ${payment.coin}`);
   if (amount > left) {
     throw new RefundExceedsReceived(
       `${field}: ${coins(amount)} is more than payment ${payment.reference} can give back: ${coins(payment.paid)} received, ${coins(refunded)} refunded already, so at most ${coins(left)}`,
-      [{ field, message: `expected at most ${field === 'amount' ? `"${formatUnits(left, payment.decimals)}" (${coins(left)})` : `${left} base units (${coins(left)})`}` }],
+      [
+        {
+          field,
+          message: `expected at most ${field === 'amount' ? `"${formatUnits(left, payment.decimals)}" (${coins(left)})` : `${left} base units (${coins(left)})`}`,
+        },
+      ],
     );
   }
   return amount;
@@ -107,7 +129,8 @@ export const excessOf = (payment: Pick<RefundablePayment, 'paid' | 'due'>): bigi
  */
 export function checkDestination(found: { own: string | undefined; isDepositAddress: boolean }): void {
   if (found.own) throw invalidField('address', `expected the customer's wallet, not ${found.own}`);
-  if (found.isDepositAddress) throw invalidField('address', 'expected the customer\'s wallet, not a deposit address of this service (money sent there would count as a payment)');
+  if (found.isDepositAddress)
+    throw invalidField('address', "expected the customer's wallet, not a deposit address of this service (money sent there would count as a payment)");
 }
 
 /** The treasury's send paying a refund (of purpose `refund` and the same id), as it is now. */
@@ -122,7 +145,10 @@ export interface Sending {
  * ready until a transaction is recorded (sent), confirmed once counted, failed when it failed
  * (its amount back in the balance, by the treasury's own entry). A refund never goes back.
  */
-export function nextState(refund: Pick<StoredRefund, 'state'>, sending: Sending): { state: RefundState; txHash: string | null; failure: string | null } | undefined {
+export function nextState(
+  refund: Pick<StoredRefund, 'state'>,
+  sending: Sending,
+): { state: RefundState; txHash: string | null; failure: string | null } | undefined {
   if (refund.state === 'waiting_for_address' || refund.state === 'canceled') return undefined;
   const order: Record<RefundState, number> = { waiting_for_address: 0, ready: 0, sent: 1, confirmed: 2, failed: 2, canceled: 2 };
   const to: RefundState = sending.state === 'completed' ? 'confirmed' : sending.state === 'failed' ? 'failed' : sending.txHash ? 'sent' : 'ready';
@@ -139,10 +165,17 @@ export const CLAIM_LINK_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export function checkClaimable(refund: Pick<StoredRefund, 'state' | 'claimExpiresMs'>, nowMs: number): void {
   if (refund.state !== 'waiting_for_address') {
-    throw new RefundLinkUsed(refund.state === 'canceled' ? 'token: this refund link was canceled by the merchant or has expired; ask the merchant for a new one' : 'token: this refund link was used already: the refund is on its way to the address named then', [{ field: 'token', message: 'expected a refund link not used yet' }]);
+    throw new RefundLinkUsed(
+      refund.state === 'canceled'
+        ? 'token: this refund link was canceled by the merchant or has expired; ask the merchant for a new one'
+        : 'token: this refund link was used already: the refund is on its way to the address named then',
+      [{ field: 'token', message: 'expected a refund link not used yet' }],
+    );
   }
   if (refund.claimExpiresMs === null || nowMs >= refund.claimExpiresMs) {
-    throw new RefundLinkExpired(`token: this refund link expired at ${new Date(refund.claimExpiresMs ?? 0).toISOString()}; ask the merchant for a new one`, [{ field: 'token', message: 'expected a refund link that has not expired' }]);
+    throw new RefundLinkExpired(`token: this refund link expired at ${new Date(refund.claimExpiresMs ?? 0).toISOString()}; ask the merchant for a new one`, [
+      { field: 'token', message: 'expected a refund link that has not expired' },
+    ]);
   }
 }
 
@@ -152,7 +185,9 @@ export function checkClaimable(refund: Pick<StoredRefund, 'state' | 'claimExpire
  */
 export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, recorded: boolean): void {
   if (refund.state === 'waiting_for_address' || (refund.state === 'ready' && !recorded)) return;
-  throw new RefundStateError(`Refund ${refund.id} is ${refund.state === 'ready' ? 'being sent (its transaction is signed)' : refund.state}: only a refund not sent yet can be canceled`);
+  throw new RefundStateError(
+    `Refund ${refund.id} is ${refund.state === 'ready' ? 'being sent (its transaction is signed)' : refund.state}: only a refund not sent yet can be canceled`,
+  );
 }
 
 /**
@@ -163,8 +198,8 @@ export function checkCancelable(refund: Pick<StoredRefund, 'id' | 'state'>, reco
 export function checkSupportClaim(role: string | undefined, request: { hasAddress: boolean; reachesCustomer: boolean }): void {
   if (role !== 'support' || request.hasAddress || request.reachesCustomer) return;
   throw new PermissionDenied(
-    'customer_email: a support member\'s refund link goes to the payment\'s customer by e-mail only, and this payment has no customer_email (or the service sends no e-mail): an owner, admin or finance member can refund it',
-    [{ field: 'customer_email', message: 'expected a payment with the customer\'s e-mail, and e-mail on (SMTP_URL)' }],
+    "customer_email: a support member's refund link goes to the payment's customer by e-mail only, and this payment has no customer_email (or the service sends no e-mail): an owner, admin or finance member can refund it",
+    [{ field: 'customer_email', message: "expected a payment with the customer's e-mail, and e-mail on (SMTP_URL)" }],
   );
 }
 
@@ -174,10 +209,17 @@ export function checkSupportClaim(role: string | undefined, request: { hasAddres
  * claim link), and no more than the merchant's limit for support in US cents over the last day,
  * this one counted. Other callers pass through.
  */
-export function checkSupportRefund(role: string | undefined, request: { hasAddress: boolean; usdCents: bigint }, limit: { cents: bigint; spentCents: bigint }): void {
+export function checkSupportRefund(
+  role: string | undefined,
+  request: { hasAddress: boolean; usdCents: bigint },
+  limit: { cents: bigint; spentCents: bigint },
+): void {
   if (role !== 'support') return;
   if (request.hasAddress) {
-    throw new PermissionDenied('A support member refunds through the customer\'s claim link only: leave address out, and the link is e-mailed to the payment\'s customer (an owner, admin or finance member may name an address)', [{ field: 'address', message: 'expected no address: the customer names it through the claim link' }]);
+    throw new PermissionDenied(
+      "A support member refunds through the customer's claim link only: leave address out, and the link is e-mailed to the payment's customer (an owner, admin or finance member may name an address)",
+      [{ field: 'address', message: 'expected no address: the customer names it through the claim link' }],
+    );
   }
   if (limit.spentCents + request.usdCents > limit.cents) {
     const usd = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')} USD`;

@@ -54,21 +54,28 @@ export interface RefundFilter {
 }
 
 /** /metrics' refunds by key mode and state (storage/metrics.ts). */
-export const refundsByState = async (sql: Sql): Promise<StateCount[]> => stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
+export const refundsByState = async (sql: Sql): Promise<StateCount[]> =>
+  stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
 
 export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,
     private readonly stores: {
-      journal: JournalStore; withdrawals: WithdrawalStore; events: EventStore; attention: Pick<AttentionStore, 'within'>;
-      payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>; merchants: Pick<MerchantStore, 'supportRefundLimit' | 'setSupportRefundLimit'>;
+      journal: JournalStore;
+      withdrawals: WithdrawalStore;
+      events: EventStore;
+      attention: Pick<AttentionStore, 'within'>;
+      payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>;
+      merchants: Pick<MerchantStore, 'supportRefundLimit' | 'setSupportRefundLimit'>;
     },
     /** The daily limit of a support member's refunds, US dollars as decimal text, where the merchant set none (SUPPORT_REFUND_DAILY_LIMIT). */
     private readonly defaultSupportLimit = '100',
   ) {}
 
   async refund(owner: Owner, id: string): Promise<StoredRefund> {
-    const [row] = /^[0-9a-f-]{36}$/i.test(id) ? await this.db.query(`SELECT * FROM refunds WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [owner.merchant.id, owner.mode, id.toLowerCase()]) : [];
+    const [row] = /^[0-9a-f-]{36}$/i.test(id)
+      ? await this.db.query(`SELECT * FROM refunds WHERE merchant_id = $1 AND mode = $2 AND id::text = $3`, [owner.merchant.id, owner.mode, id.toLowerCase()])
+      : [];
     if (!row) throw new NotFound(`No refund ${id}`);
     return refundOf(row);
   }
@@ -82,14 +89,20 @@ export class RefundStore implements RefundTransactions {
     if (filter.reference) where.push(`reference = ${arg(filter.reference)}`);
     if (filter.fromMs !== undefined) where.push(`created_ms >= ${arg(filter.fromMs)}`);
     if (filter.toMs !== undefined) where.push(`created_ms < ${arg(filter.toMs)}`);
-    const rows = await this.db.query(`SELECT * FROM refunds WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, id::text DESC LIMIT ${arg(filter.limit)}`, params);
+    const rows = await this.db.query(
+      `SELECT * FROM refunds WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, id::text DESC LIMIT ${arg(filter.limit)}`,
+      params,
+    );
     return rows.map(refundOf);
   }
 
   /** What a payment's refunds not failed add up to, by payment id (base units): for its detail's `refunded`. */
   async refundedOf(paymentIds: string[]): Promise<Map<string, bigint>> {
     if (paymentIds.length === 0) return new Map();
-    const rows = await this.db.query(`SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state NOT IN ('failed', 'canceled') AND NOT outside_payment GROUP BY payment_id`, [paymentIds]);
+    const rows = await this.db.query(
+      `SELECT payment_id, sum(amount)::text AS s FROM refunds WHERE payment_id::text = ANY($1::text[]) AND state NOT IN ('failed', 'canceled') AND NOT outside_payment GROUP BY payment_id`,
+      [paymentIds],
+    );
     return new Map(rows.map((r) => [String(r.payment_id), BigInt(r.s as string)]));
   }
 
@@ -149,13 +162,16 @@ export class RefundStore implements RefundTransactions {
   /** `work` with the refund use cases' writes bound to `tx`: a transaction of this store's, or the treasury's moving a refund's send. */
   private within<T>(tx: Sql, nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
     const { journal, withdrawals, events, attention, payments } = this.stores;
-    return (
-      work({
+    return work(
+      {
         lock: async (owner) => void (await journal.lock(tx, owner)),
         payment: (owner, reference) => payments.refundable(tx, owner, reference),
         inOtherMode: (owner, reference) => payments.inOtherMode(tx, owner, reference),
         refunded: async (paymentId) => {
-          const [r] = await tx.query(`SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`, [paymentId]);
+          const [r] = await tx.query(
+            `SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`,
+            [paymentId],
+          );
           return BigInt(r!.s as string);
         },
         isDepositAddress: (address) => payments.isDepositAddress(tx, address),
@@ -163,8 +179,27 @@ export class RefundStore implements RefundTransactions {
           const [row] = await tx.query(
             `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
-            [r.id, owner.merchant.id, owner.mode, r.paymentId, r.reference, r.coin, r.chainId, r.token.toLowerCase(), r.decimals, r.address, String(r.amount), r.reason, r.settlement,
-              r.claim ? 'waiting_for_address' : 'ready', r.claim?.hash ?? null, r.claim?.expiresMs ?? null, String(r.usdCents), r.role ?? null, nowMs],
+            [
+              r.id,
+              owner.merchant.id,
+              owner.mode,
+              r.paymentId,
+              r.reference,
+              r.coin,
+              r.chainId,
+              r.token.toLowerCase(),
+              r.decimals,
+              r.address,
+              String(r.amount),
+              r.reason,
+              r.settlement,
+              r.claim ? 'waiting_for_address' : 'ready',
+              r.claim?.hash ?? null,
+              r.claim?.expiresMs ?? null,
+              String(r.usdCents),
+              r.role ?? null,
+              nowMs,
+            ],
           );
           return refundOf(row!);
         },
@@ -173,7 +208,10 @@ export class RefundStore implements RefundTransactions {
           return row && refundOf(row);
         },
         claimed: async (id, address) => {
-          const [row] = await tx.query(`UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`, [id, address, nowMs]);
+          const [row] = await tx.query(
+            `UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`,
+            [id, address, nowMs],
+          );
           return refundOf(row!);
         },
         // The treasury records a transaction only on a pending send without one (recordSigned):
@@ -184,11 +222,17 @@ export class RefundStore implements RefundTransactions {
           return refundOf(row!);
         },
         expired: async (limit) => {
-          const rows = await tx.query(`SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`, [nowMs]);
+          const rows = await tx.query(
+            `SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`,
+            [nowMs],
+          );
           return rows.map(refundOf);
         },
         supportSince: async (owner, sinceMs) => {
-          const [r] = await tx.query(`SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`, [owner.merchant.id, owner.mode, sinceMs]);
+          const [r] = await tx.query(
+            `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`,
+            [owner.merchant.id, owner.mode, sinceMs],
+          );
           return BigInt(r!.s as string);
         },
         event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
@@ -206,10 +250,17 @@ export class RefundStore implements RefundTransactions {
           insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs, 'refund'),
         },
         advance: async (id, to) => {
-          const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [id, to.state, to.txHash, to.failure, nowMs]);
+          const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [
+            id,
+            to.state,
+            to.txHash,
+            to.failure,
+            nowMs,
+          ]);
           return refundOf(row!);
         },
-      }, tx)
+      },
+      tx,
     );
   }
 }

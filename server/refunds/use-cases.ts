@@ -12,8 +12,32 @@ import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, WrongMode } from '../domain/errors.ts';
 import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
-import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, merchantAccount, move, sendFee, usdCentsOf, WITHDRAWAL_WINDOW_MS, type EntryKind, type Posting, type SendTerms } from '../balances/ledger-rules.ts';
-import { checkCancelable, checkClaimable, checkDestination, checkSupportRefund, CLAIM_LINK_MS, nextState, refundAmount, type AskedAmount, type RefundablePayment, type Sending, type StoredRefund } from './rules.ts';
+import {
+  checkWithdrawalLimit,
+  configuredUnits,
+  LIMIT_DECIMALS,
+  merchantAccount,
+  move,
+  sendFee,
+  usdCentsOf,
+  WITHDRAWAL_WINDOW_MS,
+  type EntryKind,
+  type Posting,
+  type SendTerms,
+} from '../balances/ledger-rules.ts';
+import {
+  checkCancelable,
+  checkClaimable,
+  checkDestination,
+  checkSupportRefund,
+  CLAIM_LINK_MS,
+  nextState,
+  refundAmount,
+  type AskedAmount,
+  type RefundablePayment,
+  type Sending,
+  type StoredRefund,
+} from './rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -44,7 +68,13 @@ export interface RefundWrites {
   refunded(paymentId: string): Promise<bigint>;
   /** Whether the address is a deposit address of any payment of this service. */
   isDepositAddress(address: string): Promise<boolean>;
-  insert(owner: Owner, refund: Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'claimExpiresMs' | 'createdMs' | 'updatedMs'> & { claim?: { hash: string; expiresMs: number }; role?: string }): Promise<StoredRefund>;
+  insert(
+    owner: Owner,
+    refund: Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'claimExpiresMs' | 'createdMs' | 'updatedMs'> & {
+      claim?: { hash: string; expiresMs: number };
+      role?: string;
+    },
+  ): Promise<StoredRefund>;
   /** A refund by id, locked until the transaction ends. */
   lockRefund(id: string): Promise<StoredRefund | undefined>;
   /** A waiting refund given the customer's address: ready. */
@@ -96,8 +126,13 @@ export interface RefundContext {
  * minimum (400 naming `field` below it) and its fee, charged to the merchant beside the amount;
  * the customer receives the amount whole.
  */
-export const refundFee = (context: Pick<RefundContext, 'sendTerms'>, coin: { chainId: number; token: string; symbol: string; format: (u: bigint) => string }, amount: bigint, field: string, what = 'refund'): bigint =>
-  sendFee(amount, context.sendTerms?.(coin.chainId, coin.token), coin, field, `${what} on chain ${coin.chainId}`);
+export const refundFee = (
+  context: Pick<RefundContext, 'sendTerms'>,
+  coin: { chainId: number; token: string; symbol: string; format: (u: bigint) => string },
+  amount: bigint,
+  field: string,
+  what = 'refund',
+): bigint => sendFee(amount, context.sendTerms?.(coin.chainId, coin.token), coin, field, `${what} on chain ${coin.chainId}`);
 
 /**
  * A refund asked for: the payment found (404; 409 `wrong_mode` when it is the other mode's), the
@@ -106,7 +141,14 @@ export const refundFee = (context: Pick<RefundContext, 'sendTerms'>, coin: { cha
  * with withdrawals) and handed to the treasury. Wallet settlement: the refund only (ready, or waiting for
  * its address): the merchant's wallet sends it, the service follows it on chain (refunds/wallet.ts).
  */
-export async function requestRefund(store: RefundTransactions, owner: Owner, request: RefundRequest, context: RefundContext, nowMs: number, view: (r: StoredRefund) => unknown): Promise<{ refund: StoredRefund; claimToken?: string }> {
+export async function requestRefund(
+  store: RefundTransactions,
+  owner: Owner,
+  request: RefundRequest,
+  context: RefundContext,
+  nowMs: number,
+  view: (r: StoredRefund) => unknown,
+): Promise<{ refund: StoredRefund; claimToken?: string }> {
   const id = crypto.randomUUID();
   const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
   const refund = await store.inTransaction(nowMs, async (w) => {
@@ -115,18 +157,44 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     if (!payment) {
       if (await w.inOtherMode(owner, request.reference)) {
         const other = owner.mode === 'test' ? 'live' : 'test';
-        throw new WrongMode(`reference: payment ${request.reference} is a ${other} payment; a ${owner.mode} key refunds only ${owner.mode} money`, [{ field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` }]);
+        throw new WrongMode(`reference: payment ${request.reference} is a ${other} payment; a ${owner.mode} key refunds only ${owner.mode} money`, [
+          { field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` },
+        ]);
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
     if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
     const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
-    const coin = { chainId: payment.chainId, token: payment.token, symbol: payment.coin, decimals: payment.decimals, format: (u: bigint) => formatUnits(u, payment.decimals) };
+    const coin = {
+      chainId: payment.chainId,
+      token: payment.token,
+      symbol: payment.coin,
+      decimals: payment.decimals,
+      format: (u: bigint) => formatUnits(u, payment.decimals),
+    };
     const usdCents = usdCentsOf(amount, payment.decimals, await context.usdPerCoin(payment.coin));
     const since = nowMs - WITHDRAWAL_WINDOW_MS;
-    checkSupportRefund(request.role, { hasAddress: Boolean(request.address), usdCents }, { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n });
+    checkSupportRefund(
+      request.role,
+      { hasAddress: Boolean(request.address), usdCents },
+      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n },
+    );
     const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
-    const row = { id, paymentId: payment.id, reference: payment.reference, coin: payment.coin, chainId: payment.chainId, token: payment.token, decimals: payment.decimals, address: request.address ?? null, amount, reason: request.reason, usdCents, claim, role: request.role };
+    const row = {
+      id,
+      paymentId: payment.id,
+      reference: payment.reference,
+      coin: payment.coin,
+      chainId: payment.chainId,
+      token: payment.token,
+      decimals: payment.decimals,
+      address: request.address ?? null,
+      amount,
+      reason: request.reason,
+      usdCents,
+      claim,
+      role: request.role,
+    };
     // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it; nothing leaves
     // the balance, so nothing is reserved, journaled or counted toward the withdrawal limit.
     if (payment.settlement !== 'balance') {
@@ -139,7 +207,11 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
     checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
     // The customer receives the amount whole; the network's fee is the merchant's, reserved beside it.
     const networkFee = refundFee(context, coin, amount, typeof request.amount === 'object' && 'baseUnits' in request.amount ? 'amount_base_units' : 'amount');
-    await reserveFromBalance(w, owner, coin, amount + networkFee, { kind: 'withdrawal_reserved', ref: id, memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}` });
+    await reserveFromBalance(w, owner, coin, amount + networkFee, {
+      kind: 'withdrawal_reserved',
+      ref: id,
+      memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}`,
+    });
     // A refund with its address goes to the treasury now; one without waits for the customer's
     // claim (claimRefund), its amount and fee reserved meanwhile.
     if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
@@ -157,19 +229,39 @@ export async function requestRefund(store: RefundTransactions, owner: Owner, req
  * expires, never to the service's treasury or a deposit address. The refund's withdrawal goes to
  * the treasury (ready), its event written. Undefined token: 404.
  */
-export async function claimRefund(store: RefundTransactions, found: StoredRefund | undefined, address: string, context: Pick<RefundContext, 'ownAddress' | 'sendTerms'>, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
-  if (!found) throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
+export async function claimRefund(
+  store: RefundTransactions,
+  found: StoredRefund | undefined,
+  address: string,
+  context: Pick<RefundContext, 'ownAddress' | 'sendTerms'>,
+  nowMs: number,
+  view: (r: StoredRefund) => unknown,
+): Promise<StoredRefund> {
+  if (!found)
+    throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
   const owner = ownerOf(found);
   return store.inTransaction(nowMs, async (w) => {
     await w.lock(owner);
     const refund = (await w.lockRefund(found.id))!;
     checkClaimable(refund, nowMs);
     checkDestination({ own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
-    const coin = { chainId: refund.chainId, token: refund.token, symbol: refund.coin, decimals: refund.decimals, format: (u: bigint) => formatUnits(u, refund.decimals) };
+    const coin = {
+      chainId: refund.chainId,
+      token: refund.token,
+      symbol: refund.coin,
+      decimals: refund.decimals,
+      format: (u: bigint) => formatUnits(u, refund.decimals),
+    };
     // On wallet settlement the merchant's wallet sends it (refunds/wallet.ts): no treasury withdrawal.
     const treasurySends = refund.settlement === 'balance';
     // Its network fee is what was reserved for it beyond the amount, when it was asked for.
-    if (treasurySends) await w.withdrawals.insert(owner, refund.id, { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(w, refund)) - refund.amount, usdPerCoin: 0n }, refund.usdCents);
+    if (treasurySends)
+      await w.withdrawals.insert(
+        owner,
+        refund.id,
+        { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(w, refund)) - refund.amount, usdPerCoin: 0n },
+        refund.usdCents,
+      );
     const ready = await w.claimed(refund.id, address);
     await w.event(owner, view(ready));
     if (treasurySends) await w.treasuryDue(refund.chainId);
@@ -177,7 +269,10 @@ export async function claimRefund(store: RefundTransactions, found: StoredRefund
   });
 }
 
-const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({ merchant: { id: r.merchantId } as Owner['merchant'], mode: r.mode as Owner['mode'] });
+const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({
+  merchant: { id: r.merchantId } as Owner['merchant'],
+  mode: r.mode as Owner['mode'],
+});
 
 /** What a balance refund's reservation holds (its amount and network fee); a reservation older than fees, its amount. */
 const reservedOf = async (w: RefundWrites, refund: StoredRefund): Promise<bigint> => {
@@ -186,13 +281,20 @@ const reservedOf = async (w: RefundWrites, refund: StoredRefund): Promise<bigint
 };
 
 /** A reservation's memo, naming the network fee reserved beside the amount, if any. */
-export const feeMemo = (fee: bigint, coin: { symbol: string; format: (u: bigint) => string }) => (fee > 0n ? ` (network fee ${coin.format(fee)} ${coin.symbol})` : '');
+export const feeMemo = (fee: bigint, coin: { symbol: string; format: (u: bigint) => string }) =>
+  fee > 0n ? ` (network fee ${coin.format(fee)} ${coin.symbol})` : '';
 
 /** Its reservation back in the balance (its amount and network fee): one balanced entry, reserved → available. */
 const returned = async (w: RefundWrites, refund: StoredRefund, memo: string) =>
   w.post(
     { kind: 'withdrawal_returned', ref: refund.id, owner: ownerOf(refund), memo },
-    move(merchantAccount(refund.merchantId, refund.mode, 'reserved'), merchantAccount(refund.merchantId, refund.mode, 'available'), refund.chainId, refund.token, await reservedOf(w, refund)),
+    move(
+      merchantAccount(refund.merchantId, refund.mode, 'reserved'),
+      merchantAccount(refund.merchantId, refund.mode, 'available'),
+      refund.chainId,
+      refund.token,
+      await reservedOf(w, refund),
+    ),
   );
 
 /**

@@ -10,7 +10,14 @@ const transferOf = (r: StoredRefund): RefundView['transfer'] => {
   if (r.settlement !== 'wallet' || !r.address) return null;
   const token = getAddress(r.token);
   const to = getAddress(r.address);
-  return { uri: paymentUriOfUnits({ contractAddress: token, chainId: r.chainId }, to, r.amount), token, chain_id: r.chainId, to, amount: formatUnits(r.amount, r.decimals), amount_base_units: String(r.amount) };
+  return {
+    uri: paymentUriOfUnits({ contractAddress: token, chainId: r.chainId }, to, r.amount),
+    token,
+    chain_id: r.chainId,
+    to,
+    amount: formatUnits(r.amount, r.decimals),
+    amount_base_units: String(r.amount),
+  };
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -33,7 +33,11 @@ export function walletChain(network: Network): WalletChain {
     async receipt(hash) {
       try {
         const r = await rpc.getTransactionReceipt({ hash: hash as Hex });
-        return { status: r.status, block: r.blockNumber, logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })) };
+        return {
+          status: r.status,
+          block: r.blockNumber,
+          logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
+        };
       } catch (error) {
         if (error instanceof TransactionReceiptNotFoundError) return undefined;
         throw error;

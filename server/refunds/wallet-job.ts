@@ -19,7 +19,10 @@ export function walletRefundJob(deps: Pick<JobDeps, (typeof walletRefundUses)[nu
     return chains.get(chainId);
   };
   const watch = async () => {
-    for (const r of await watchWalletRefunds(deps.walletRefunds, chainOf, deps.now(), refundView)) deps.log.info({ refund: r.id, status: r.state, tx: r.txHash }, 'wallet refund moved on');
+    for (const r of await watchWalletRefunds(deps.walletRefunds, chainOf, deps.now(), refundView))
+      deps.log.info({ refund: r.id, status: r.state, tx: r.txHash }, 'wallet refund moved on');
   };
-  return loopJob('wallet refunds follow the merchant\'s transfer', watch, deps.intervalMs, (error) => deps.log.warn({ err: error }, 'following wallet refunds failed; retrying'));
+  return loopJob("wallet refunds follow the merchant's transfer", watch, deps.intervalMs, (error) =>
+    deps.log.warn({ err: error }, 'following wallet refunds failed; retrying'),
+  );
 }

@@ -36,7 +36,12 @@ export function transferOf(log: ChainLog): { token: string; to: string; value: b
 export function paysRefund(logs: readonly ChainLog[], wanted: WantedTransfer, exact = false): boolean {
   return logs.some((log) => {
     const t = transferOf(log);
-    return t !== undefined && t.token === wanted.token.toLowerCase() && t.to === wanted.to.toLowerCase() && (exact ? t.value === wanted.amount : t.value >= wanted.amount);
+    return (
+      t !== undefined &&
+      t.token === wanted.token.toLowerCase() &&
+      t.to === wanted.to.toLowerCase() &&
+      (exact ? t.value === wanted.amount : t.value >= wanted.amount)
+    );
   });
 }
 
@@ -45,15 +50,25 @@ export function paysRefund(logs: readonly ChainLog[], wanted: WantedTransfer, ex
  * succeeded, and a Transfer log of the refund's token to its address of at least its amount.
  * 400 naming `tx_hash`, saying which part is missing.
  */
-export function checkRefundReceipt(receipt: { status: 'success' | 'reverted'; logs: readonly ChainLog[] } | undefined, wanted: WantedTransfer, amountText: string): void {
-  if (!receipt) throw invalidField('tx_hash', 'expected a transaction mined on the refund\'s network: none is found by this hash (not mined yet, or another network\'s); send it again once it is mined');
+export function checkRefundReceipt(
+  receipt: { status: 'success' | 'reverted'; logs: readonly ChainLog[] } | undefined,
+  wanted: WantedTransfer,
+  amountText: string,
+): void {
+  if (!receipt)
+    throw invalidField(
+      'tx_hash',
+      "expected a transaction mined on the refund's network: none is found by this hash (not mined yet, or another network's); send it again once it is mined",
+    );
   if (receipt.status !== 'success') throw invalidField('tx_hash', 'expected a transaction that succeeded: this one reverted, so nothing was sent');
   const transfers = receipt.logs.map(transferOf).filter((t) => t !== undefined);
   const ofToken = transfers.filter((t) => t.token === wanted.token.toLowerCase());
   if (ofToken.length === 0) throw invalidField('tx_hash', `expected a transfer of the refund's token (${wanted.token}): this transaction moves none of it`);
   const toThem = ofToken.filter((t) => t.to === wanted.to.toLowerCase());
-  if (toThem.length === 0) throw invalidField('tx_hash', `expected a transfer to the refund's address (${wanted.to}): this transaction sends the token elsewhere`);
-  if (!toThem.some((t) => t.value >= wanted.amount)) throw invalidField('tx_hash', `expected a transfer of at least ${amountText}: this transaction sends less`);
+  if (toThem.length === 0)
+    throw invalidField('tx_hash', `expected a transfer to the refund's address (${wanted.to}): this transaction sends the token elsewhere`);
+  if (!toThem.some((t) => t.value >= wanted.amount))
+    throw invalidField('tx_hash', `expected a transfer of at least ${amountText}: this transaction sends less`);
 }
 
 /** Whether a transfer in `block` has the network's confirmations at `head` (its own block counted). */

@@ -52,7 +52,11 @@ export class WalletRefundStore {
       `SELECT r.*, t.scan_from::text AS t_scan_from, t.block_number::text AS t_block FROM refunds r LEFT JOIN refund_transfers t ON t.refund_id = r.id
         WHERE r.settlement = 'wallet' AND r.state IN ('ready', 'sent') AND r.address IS NOT NULL ORDER BY r.created_ms, r.id LIMIT ${Number(limit)}`,
     );
-    return rows.map((r) => ({ refund: refundOf(r), scanFrom: r.t_scan_from == null ? null : BigInt(r.t_scan_from as string), block: r.t_block == null ? null : BigInt(r.t_block as string) }));
+    return rows.map((r) => ({
+      refund: refundOf(r),
+      scanFrom: r.t_scan_from == null ? null : BigInt(r.t_scan_from as string),
+      block: r.t_block == null ? null : BigInt(r.t_block as string),
+    }));
   }
 
   /** Where the watcher looks next for a refund's transfer (its first sight writes the row). */
@@ -87,7 +91,10 @@ export class WalletRefundStore {
               ON CONFLICT (refund_id) DO UPDATE SET tx_hash = $3, block_number = $4, found_by = $5, updated_ms = $6`,
             [id, chainId, txHash.toLowerCase(), String(block), foundBy, nowMs],
           );
-          const [row] = await tx.query(`UPDATE refunds SET state = 'sent', tx_hash = $2, failure = NULL, updated_ms = $3 WHERE id = $1 AND state = 'ready' RETURNING *`, [id, txHash.toLowerCase(), nowMs]);
+          const [row] = await tx.query(
+            `UPDATE refunds SET state = 'sent', tx_hash = $2, failure = NULL, updated_ms = $3 WHERE id = $1 AND state = 'ready' RETURNING *`,
+            [id, txHash.toLowerCase(), nowMs],
+          );
           return refundOf(row!);
         },
         confirmed: async (id) => {
@@ -95,8 +102,14 @@ export class WalletRefundStore {
           return refundOf(row!);
         },
         unpaid: async (id, scanFrom) => {
-          await tx.query(`UPDATE refund_transfers SET tx_hash = NULL, block_number = NULL, found_by = NULL, scan_from = $2, updated_ms = $3 WHERE refund_id = $1`, [id, String(scanFrom), nowMs]);
-          const [row] = await tx.query(`UPDATE refunds SET state = 'ready', tx_hash = NULL, updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [id, nowMs]);
+          await tx.query(
+            `UPDATE refund_transfers SET tx_hash = NULL, block_number = NULL, found_by = NULL, scan_from = $2, updated_ms = $3 WHERE refund_id = $1`,
+            [id, String(scanFrom), nowMs],
+          );
+          const [row] = await tx.query(`UPDATE refunds SET state = 'ready', tx_hash = NULL, updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [
+            id,
+            nowMs,
+          ]);
           return refundOf(row!);
         },
         event: async (owner, data) => void (await this.events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),

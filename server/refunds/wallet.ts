@@ -15,7 +15,10 @@ import type { WalletChain } from './wallet-chain.ts';
 import type { WalletRefundStore, WalletRefundWrites } from './wallet-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
-const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({ merchant: { id: r.merchantId } as Owner['merchant'], mode: r.mode as Owner['mode'] });
+const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({
+  merchant: { id: r.merchantId } as Owner['merchant'],
+  mode: r.mode as Owner['mode'],
+});
 const wantedOf = (r: StoredRefund): WantedTransfer => ({ token: r.token, to: r.address!, amount: r.amount });
 
 /** A ready refund paid by `txHash`, under its lock: still ready and the hash no other refund's, else refused. */
@@ -24,7 +27,9 @@ async function pay(w: WalletRefundWrites, id: string, txHash: string, block: big
   if (refund?.state !== 'ready') return undefined;
   if (await w.used(refund.chainId, txHash, refund.id)) {
     if (by === 'watcher') return undefined;
-    throw new RefundTransactionUsed(`tx_hash: ${txHash} pays another refund already; one transaction pays one refund only`, [{ field: 'tx_hash', message: 'expected a transaction no other refund names' }]);
+    throw new RefundTransactionUsed(`tx_hash: ${txHash} pays another refund already; one transaction pays one refund only`, [
+      { field: 'tx_hash', message: 'expected a transaction no other refund names' },
+    ]);
   }
   return w.paid(refund.id, refund.chainId, txHash, block, by);
 }
@@ -46,14 +51,23 @@ export async function markRefundTransaction(
   view: (r: StoredRefund) => unknown,
 ): Promise<StoredRefund> {
   const hash = txHash.toLowerCase();
-  if (refund.settlement !== 'wallet') throw new RefundState(`Refund ${refund.id} is on balance settlement: the treasury sends it and records its transaction itself`);
+  if (refund.settlement !== 'wallet')
+    throw new RefundState(`Refund ${refund.id} is on balance settlement: the treasury sends it and records its transaction itself`);
   if ((refund.state === 'sent' || refund.state === 'confirmed') && refund.txHash === hash) return refund;
   if (refund.state !== 'ready') {
-    throw new RefundState(refund.state === 'waiting_for_address' ? `Refund ${refund.id} waits for the customer to name the address: there is nothing to send to yet` : `Refund ${refund.id} is ${refund.state}: only a refund ready to be sent takes its transaction`);
+    throw new RefundState(
+      refund.state === 'waiting_for_address'
+        ? `Refund ${refund.id} waits for the customer to name the address: there is nothing to send to yet`
+        : `Refund ${refund.id} is ${refund.state}: only a refund ready to be sent takes its transaction`,
+    );
   }
   if (!chain) throw new NotConfigured(`chain ${refund.chainId} is not configured on this service: the transaction cannot be checked`);
   const receipt = await chain.receipt(hash);
-  checkRefundReceipt(receipt && { status: receipt.status, logs: receipt.logs }, wantedOf(refund), `${formatUnits(refund.amount, refund.decimals)} ${refund.coin}`);
+  checkRefundReceipt(
+    receipt && { status: receipt.status, logs: receipt.logs },
+    wantedOf(refund),
+    `${formatUnits(refund.amount, refund.decimals)} ${refund.coin}`,
+  );
   return store.inTransaction(nowMs, async (w) => {
     const paid = await pay(w, refund.id, hash, receipt!.block, 'merchant');
     if (!paid) {
@@ -73,7 +87,12 @@ export async function markRefundTransaction(
  * still pays it, or ready again when its transaction is gone (reorganised away). Answers the
  * refunds moved. `chainOf`: the network's reader, undefined where none is configured.
  */
-export async function watchWalletRefunds(store: WalletRefundStore, chainOf: (chainId: number) => WalletChain | undefined, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund[]> {
+export async function watchWalletRefunds(
+  store: WalletRefundStore,
+  chainOf: (chainId: number) => WalletChain | undefined,
+  nowMs: number,
+  view: (r: StoredRefund) => unknown,
+): Promise<StoredRefund[]> {
   const moved: StoredRefund[] = [];
   const heads = new Map<number, bigint>();
   for (const { refund, scanFrom, block } of await store.watched(100)) {
@@ -92,9 +111,11 @@ export async function watchWalletRefunds(store: WalletRefundStore, chainOf: (cha
       if (receipt?.status !== 'success' || !paysRefund(receipt.logs, wantedOf(refund))) {
         // Gone from the chain: looked for again from a little before where it was.
         const from = (block ?? head) > depth ? (block ?? head) - depth : 0n;
-        await store.inTransaction(nowMs, async (w) => (await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.unpaid(refund.id, from)) : undefined);
+        await store.inTransaction(nowMs, async (w) =>
+          (await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.unpaid(refund.id, from)) : undefined,
+        );
       } else if (confirmedAt(receipt.block, head, chain.confirmations)) {
-        await store.inTransaction(nowMs, async (w) => (await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.confirmed(refund.id)) : undefined);
+        await store.inTransaction(nowMs, async (w) => ((await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.confirmed(refund.id)) : undefined));
       }
       continue;
     }

@@ -18,7 +18,8 @@ type Schema = z.core.$ZodType;
 export type JsonSchema = Record<string, unknown>;
 
 /** The routes the document covers: the JSON API and the operator's health checks (not the files and pages served to browsers, nor the operator's own API). */
-export const documented = (route: Pick<Route, 'path'>): boolean => route.path.startsWith('/api/v1/') && route.path !== '/api/v1/reference' || route.path === '/healthz' || route.path === '/readyz';
+export const documented = (route: Pick<Route, 'path'>): boolean =>
+  (route.path.startsWith('/api/v1/') && route.path !== '/api/v1/reference') || route.path === '/healthz' || route.path === '/readyz';
 export const openApiPath = (path: string): string => path.replace(/:([a-zA-Z]+)/g, '{$1}');
 
 const string = { type: 'string' };
@@ -32,12 +33,28 @@ const LEAVES: Record<string, JsonSchema> = {
   'a number greater than 0': { type: 'number', exclusiveMinimum: 0 },
   'an amount greater than 0': { type: 'number', exclusiveMinimum: 0 },
   'an ISO 8601 time': { type: 'string', format: 'date-time' },
-  'a number or a numeric string': { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' }], description: 'Decimal text of the fiat currency (such as "24.50"), or the same as a JSON number: at most 2 decimals, at most 100000000' },
-  '1 to 64 letters, digits or . _ : - (or a whole number)': { anyOf: [{ type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' }, { type: 'integer', minimum: 0 }] },
+  'a number or a numeric string': {
+    anyOf: [
+      { type: 'number', exclusiveMinimum: 0 },
+      { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
+    ],
+    description: 'Decimal text of the fiat currency (such as "24.50"), or the same as a JSON number: at most 2 decimals, at most 100000000',
+  },
+  '1 to 64 letters, digits or . _ : - (or a whole number)': {
+    anyOf: [
+      { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
+      { type: 'integer', minimum: 0 },
+    ],
+  },
   '1 to 64 letters, digits or . _ : -': { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
   'an e-mail address such as ada@example.com': { type: 'string', format: 'email', maxLength: 254 },
   'a name of 1 to 100 characters': { type: 'string', minLength: 1, maxLength: 100 },
-  'a name of 1 to 100 characters, without control characters or links': { type: 'string', minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
+  'a name of 1 to 100 characters, without control characters or links': {
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+  },
   'US dollars as decimal text, such as 50 or 25.50': { type: 'string', pattern: '^\\d{1,12}(\\.\\d{1,2})?$' },
   'a password of at most 200 characters': { type: 'string', minLength: 1, maxLength: 200 },
   'an http(s) URL such as https://api.example.com': { type: 'string', format: 'uri', pattern: '^https?://' },
@@ -54,12 +71,20 @@ const LEAVES: Record<string, JsonSchema> = {
   'a quote id from POST /api/v1/swaps/quote': { type: 'string', format: 'uuid' },
   'an empty object': { type: 'object', maxProperties: 0 },
   'a whole number as text': { type: 'string', pattern: '^\\d+$' },
-  'an amount greater than 0 as exact decimal text of the coin (such as "5" or "0.5"), or "rest"': { anyOf: [{ type: 'string', pattern: '^\\d{1,36}(\\.\\d{1,36})?$' }, { const: 'rest' }] },
+  'an amount greater than 0 as exact decimal text of the coin (such as "5" or "0.5"), or "rest"': {
+    anyOf: [{ type: 'string', pattern: '^\\d{1,36}(\\.\\d{1,36})?$' }, { const: 'rest' }],
+  },
   'base units greater than 0 as a whole number in text (such as "5000000")': { type: 'string', pattern: '^\\d{1,78}$' },
   'a reason of 1 to 500 characters': { type: 'string', minLength: 1, maxLength: 500 },
   'whole seconds from 0 to 604800 (a week)': { type: 'integer', minimum: 0, maximum: 604800 },
   'a 0x contract address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
-  'a 0x address of 40 hex digits, not the zero address': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', not: { pattern: '^0x0{40}$' }, description: 'EIP-55 checksummed (mixed case) or all lower case: a mixed-case address whose checksum is wrong is refused (400), as a mistyped one; never the zero address.' },
+  'a 0x address of 40 hex digits, not the zero address': {
+    type: 'string',
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    not: { pattern: '^0x0{40}$' },
+    description:
+      'EIP-55 checksummed (mixed case) or all lower case: a mixed-case address whose checksum is wrong is refused (400), as a mistyped one; never the zero address.',
+  },
   'a transaction hash: 0x followed by 64 hexadecimal digits': { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
   'a 0x address of 40 hex digits': { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
   'a 32-byte nonce: 0x followed by 64 hexadecimal digits': { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' },
@@ -77,7 +102,11 @@ const LEAVES: Record<string, JsonSchema> = {
   'text of at most 2000 characters': { type: 'string', maxLength: 2000 },
   'text of at most 500 characters': { type: 'string', maxLength: 500 },
   'a whole number from 1 to 1000': { type: 'integer', minimum: 1, maximum: 1000 },
-  'a cursor: next of the page before': { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'opaque: `next` of the page before, as it was answered' },
+  'a cursor: next of the page before': {
+    type: 'string',
+    pattern: '^[A-Za-z0-9_-]{1,200}$',
+    description: 'opaque: `next` of the page before, as it was answered',
+  },
   'a whole number from 1 to 100': { type: 'integer', minimum: 1, maximum: 100 },
   'a reference, e-mail, deposit address or transaction hash': { type: 'string', maxLength: 254 },
   'an amount greater than 0 as text with at most 2 decimals': { type: 'string', pattern: '^\\d{1,9}(\\.\\d{1,2})?$' },
@@ -85,7 +114,10 @@ const LEAVES: Record<string, JsonSchema> = {
   'a change id (a UUID, as the list and the PENDING events give it)': { type: 'string', format: 'uuid' },
   'whole seconds from 1 to 30': { type: 'integer', minimum: 1, maximum: 30 },
   'whole seconds from 0 to 30': { type: 'integer', minimum: 0, maximum: 30 },
-  'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z': { type: 'string', pattern: '^[a-z]+:[\\d.]+:[A-Z]{2,6}:[\\dT:.Z+-]{10,40}(:[\\d.e-]+:\\d+)?$' },
+  'a status, amount paid, coin and expiry such as pending:0:USDT:2026-01-01T00:00:00.000Z': {
+    type: 'string',
+    pattern: '^[a-z]+:[\\d.]+:[A-Z]{2,6}:[\\dT:.Z+-]{10,40}(:[\\d.e-]+:\\d+)?$',
+  },
   "a whole number of at least 1 (an event's seq)": { type: 'integer', minimum: 1 },
   'a whole number from 1 to 200': { type: 'integer', minimum: 1, maximum: 200 },
   'a whole number from 1 to 1000000': { type: 'integer', minimum: 1, maximum: 1000000 },
@@ -94,7 +126,8 @@ const LEAVES: Record<string, JsonSchema> = {
 };
 
 /** A field that holds an amount of money, by its name: its description must say the amount's form. */
-export const AMOUNT_FIELD = /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^credited$|^(amount|minimum)_received$|^ledger$|^onChain$|^balance$|^due$|^daily$|^spent$|^left$/i;
+export const AMOUNT_FIELD =
+  /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^credited$|^(amount|minimum)_received$|^ledger$|^onChain$|^balance$|^due$|^daily$|^spent$|^left$/i;
 
 /**
  * What an amount field's form is, by its JSON Schema (and, for plain text, its name), for the
@@ -104,16 +137,21 @@ export const AMOUNT_FIELD = /amount|^fee$|feeIn|_fee$|^overpaid$|^arrived$|^cred
 function amountForm(name: string, schema: JsonSchema, siblings: readonly string[]): string | undefined {
   // The kept-for-older-clients forms of a refund's amount, and a timeline's transfer, whose token may be one not listed.
   if (name === 'amount_exact') return 'Deprecated: the same as `amount` (exact decimal text of the coin), kept for older clients.';
-  if (name === 'amount_base_units') return 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.';
-  if (name === 'amount' && siblings.includes('txHash') && siblings.includes('kind')) return 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.';
+  if (name === 'amount_base_units')
+    return 'Deprecated: `amount` in base units of the coin, a whole number in text, kept for older clients during the deprecation period.';
+  if (name === 'amount' && siblings.includes('txHash') && siblings.includes('kind'))
+    return 'Exact decimal text of the coin (such as "0.5"): the payment\'s, or the one `coin` and `chainId` name; for a token the service does not list, base units as a whole number in text and `coin` its address.';
   const decimal = 'Exact decimal text (such as "0.5"): of the payment\'s coin for a coin amount, of the currency for a fiat one; never a float.';
-  const number = 'A JSON number whose shortest text is the exact amount (the spec\'s form), in the coin or the currency the object names; where an `…Exact` field stands beside it, that is the same amount as decimal text.';
+  const number =
+    "A JSON number whose shortest text is the exact amount (the spec's form), in the coin or the currency the object names; where an `…Exact` field stands beside it, that is the same amount as decimal text.";
   const types = ([] as unknown[]).concat(schema.type ?? (schema.anyOf as JsonSchema[] | undefined)?.map((s) => s.type) ?? []);
-  if (schema.anyOf && types.includes('number') && types.includes('string')) return 'Decimal text of the fiat currency (such as "24.50", at most 2 decimals), or the same as a JSON number.';
+  if (schema.anyOf && types.includes('number') && types.includes('string'))
+    return 'Decimal text of the fiat currency (such as "24.50", at most 2 decimals), or the same as a JSON number.';
   if (types.includes('number') || types.includes('integer')) return number;
   if (!types.includes('string')) return undefined;
   const pattern = String(schema.pattern ?? '');
-  if (pattern === '^\\d+$') return 'Base units of the token as a whole number in text: a raw chain transfer, whose token the service may not list (so no decimals to write it with).';
+  if (pattern === '^\\d+$')
+    return 'Base units of the token as a whole number in text: a raw chain transfer, whose token the service may not list (so no decimals to write it with).';
   if (pattern.startsWith('^-?')) return 'Exact signed decimal text of the coin (such as "-0.5"): a movement out of the balance is negative.';
   if (pattern || /Exact$|^overpaid$|^arrived$|^credited$|^amount$|^merchantAmount$|^daily$|^fee$/.test(name)) return decimal;
   return undefined;
@@ -201,7 +239,7 @@ export function jsonSchema(schema: Schema, io: 'input' | 'output', untyped?: Unt
 const ERROR_WORDS: Record<number, string> = {
   400: 'Bad input: each wrong field is named in `errors`',
   401: 'A missing or unknown key, or the wrong kind of key',
-  403: 'Refused for this key (the sandbox with a live key), a member\'s role or a restricted key without the permission (`permission_denied` names it), or a dashboard session\'s write without its CSRF token or from another origin',
+  403: "Refused for this key (the sandbox with a live key), a member's role or a restricted key without the permission (`permission_denied` names it), or a dashboard session's write without its CSRF token or from another origin",
   404: 'Nothing by that id or reference',
   409: 'A conflict with the state of the payment, link or account, or an Idempotency-Key used for another request',
   413: 'A body over 16 KiB (2 MiB for a multipart form)',
@@ -216,17 +254,26 @@ const SUCCESS_WORDS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
   429: {
     'Retry-After': { required: true, description: 'Whole seconds to wait before trying again', schema: { type: 'string', pattern: '^\\d+$' } },
-    'RateLimit-Policy': { required: false, description: 'The limits counted on this request (IETF draft-ietf-httpapi-ratelimit-headers), one list member each: `"<name>";q=<requests>;w=<window seconds>`. Every answer a limit counted carries it, not only a 429.', schema: string },
-    RateLimit: { required: false, description: 'Where each of those limits stands: `"<name>";r=<requests left>;t=<seconds until its window ends>`.', schema: string },
+    'RateLimit-Policy': {
+      required: false,
+      description:
+        'The limits counted on this request (IETF draft-ietf-httpapi-ratelimit-headers), one list member each: `"<name>";q=<requests>;w=<window seconds>`. Every answer a limit counted carries it, not only a 429.',
+      schema: string,
+    },
+    RateLimit: {
+      required: false,
+      description: 'Where each of those limits stands: `"<name>";r=<requests left>;t=<seconds until its window ends>`.',
+      schema: string,
+    },
   },
 };
 
 const TAG_WORDS: Record<Tag, string> = {
-  Payments: 'Quoting and taking a payment (the checkout, public key), verifying it (either key), the sandbox\'s deposits, and the merchant\'s list of payments.',
-  Products: 'The merchant\'s products and their prices, which standard payment links sell.',
+  Payments: "Quoting and taking a payment (the checkout, public key), verifying it (either key), the sandbox's deposits, and the merchant's list of payments.",
+  Products: "The merchant's products and their prices, which standard payment links sell.",
   Account: 'The business (name, e-mail, logo), its warnings, and rolling its secret key.',
   Webhooks: 'Where events are delivered and how they are signed, the events feed, the payout address, and changes of where money goes that wait their delay.',
-  'Payment links': 'Standard and donation links, their hosted pages\' details and their QR codes.',
+  'Payment links': "Standard and donation links, their hosted pages' details and their QR codes.",
   'Bank payouts': 'Bank accounts per currency, rates, and paying a balance out to a bank (balance settlement).',
   Balances: 'Settlement (wallet or balance), balances, swaps between coins, and withdrawals on chain (balance settlement).',
   Refunds: 'Money of a payment sent back to the customer, in full or in part, never past what arrived for it (balance settlement).',
@@ -250,26 +297,41 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
     const parameters: unknown[] = pathParams.map((name) => ({ name, in: 'path', required: true, schema: paramSchemas?.[name] ?? { type: 'string' } }));
     if (op.query) {
       const query = jsonSchema(op.query, 'input', untyped) as { properties: Record<string, JsonSchema>; required?: string[] };
-      for (const [name, schema] of Object.entries(query.properties)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+      for (const [name, schema] of Object.entries(query.properties))
+        parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
     }
     const errors = operationCodes(route);
     // Idempotency-Key: its value is checked (400), and another request with it is a 409.
     if (takesIdempotencyKey(route)) {
       parameters.push({
-        name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]([ -~]*[!-~])?$' },
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]([ -~]*[!-~])?$' },
         description: `A key of yours (a UUID, say) that makes a retry safe: the same key and the same request within 24 hours answer the first answer again, with its status and \`Idempotent-Replayed: true\`; the same key with another body or endpoint is a 409; per merchant, mode and credential. Not with the public key (400).${route.idempotency === 'secret' ? ' This answer shows a secret once and is not kept: a replay answers 409 saying the request was done.' : ''}${route.limits?.movesMoney ? ' This request moves money: an unexpected error (500) is kept and answered again too, never run a second time.' : ''}`,
       });
     }
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(op.responses)) {
       const media = op.mediaType && Number(status) < 300 ? op.mediaType : 'application/json';
-      responses[status] = { description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)], content: { [media]: { schema: jsonSchema(schema, 'output', untyped) } } };
+      responses[status] = {
+        description: SUCCESS_WORDS[Number(status)] ?? ERROR_WORDS[Number(status)],
+        content: { [media]: { schema: jsonSchema(schema, 'output', untyped) } },
+      };
     }
     for (const [status, codes] of errors) {
       if (responses[status]) continue;
       // The envelope, with the codes this operation answers at this status.
-      const schema = { ...errorSchema, properties: { ...errorSchema.properties, code: { type: 'string', enum: codes } }, required: [...errorSchema.required, 'code'] };
-      responses[status] = { description: ERROR_WORDS[status], ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}), content: { 'application/json': { schema } } };
+      const schema = {
+        ...errorSchema,
+        properties: { ...errorSchema.properties, code: { type: 'string', enum: codes } },
+        required: [...errorSchema.required, 'code'],
+      };
+      responses[status] = {
+        description: ERROR_WORDS[status],
+        ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+        content: { 'application/json': { schema } },
+      };
     }
     let requestBody: unknown;
     if (op.body && op.multipart) {
@@ -280,11 +342,15 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       requestBody = { required: !op.optionalBody, content: { 'application/json': { schema: jsonSchema(op.body, 'input', untyped) } } };
     }
     const security =
-      route.auth === 'public' ? [{ publicKey: [] }]
-      : route.auth === 'secret' ? [{ secretKey: [] }]
-      : route.auth === 'either' ? [{ publicKey: [] }, { secretKey: [] }]
-      : route.auth === 'merchant' ? [{ secretKey: [] }, { session: [] }]
-      : [];
+      route.auth === 'public'
+        ? [{ publicKey: [] }]
+        : route.auth === 'secret'
+          ? [{ secretKey: [] }]
+          : route.auth === 'either'
+            ? [{ publicKey: [] }, { secretKey: [] }]
+            : route.auth === 'merchant'
+              ? [{ secretKey: [] }, { session: [] }]
+              : [];
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}${path.replace(/\{([a-zA-Z]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
@@ -336,7 +402,10 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
     components: {
       schemas: {
         Error: errorSchema,
-        ...bankAccountSchemas((name) => (jsonSchema(PayoutFields, 'input', untyped) as { properties: Record<string, JsonSchema> }).properties[name], LEAVES['true or false']),
+        ...bankAccountSchemas(
+          (name) => (jsonSchema(PayoutFields, 'input', untyped) as { properties: Record<string, JsonSchema> }).properties[name],
+          LEAVES['true or false'],
+        ),
       },
       responses: {
         NotFound: { description: 'No such path in the API (any method)', content: { 'application/json': { schema: error } } },
@@ -348,12 +417,17 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
       },
       securitySchemes: {
         publicKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The public key, pk_test_… or pk_live_…: checkout pages carry it.' },
-        secretKey: { type: 'http', scheme: 'bearer', description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.' },
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The secret key, sk_test_… or sk_live_…, as `Authorization: Bearer sk_…`: from servers only.',
+        },
         standardWebhooks: {
           type: 'apiKey',
           in: 'header',
           name: 'webhook-signature',
-          description: 'Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` under the bytes of the base64 after `whsec_` of the webhook secret (one per secret during a rotation). Any Standard Webhooks library verifies it.',
+          description:
+            'Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "webhook-id.webhook-timestamp.body">` under the bytes of the base64 after `whsec_` of the webhook secret (one per secret during a rotation). Any Standard Webhooks library verifies it.',
         },
         serviceSignature: {
           type: 'apiKey',
@@ -365,7 +439,8 @@ export function openApiDocument(routes: ReadonlyArray<Route>, origin: string, un
           type: 'apiKey',
           in: 'cookie',
           name: 'dashboard_session',
-          description: 'The merchant\'s dashboard session (HttpOnly, SameSite=Strict), set by signing in at /dashboard. `x-mode: test|live` (test by default) picks the mode; a request that changes anything also carries `x-csrf-token` (the session\'s) and comes from the service\'s origin, or is refused with 403.',
+          description:
+            "The merchant's dashboard session (HttpOnly, SameSite=Strict), set by signing in at /dashboard. `x-mode: test|live` (test by default) picks the mode; a request that changes anything also carries `x-csrf-token` (the session's) and comes from the service's origin, or is refused with 403.",
         },
       },
     },

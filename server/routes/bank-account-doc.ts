@@ -20,7 +20,12 @@ export function bankAccountSchemas(field: (name: string) => JsonSchema, flag: Js
       const properties: Record<string, unknown> = { currency: { type: 'string', const: currency } };
       for (const name of WRITE_FIELDS) properties[name] = required.includes(name) ? field(name) : false;
       properties.country = { type: 'string', const: country };
-      if (required.includes('bank_code')) properties.bank_code = { type: 'string', enum: BANKS[country].map((b) => b.code), description: `a bank code of ${country}: GET /api/v1/bank?country=${encodeURIComponent(country)}` };
+      if (required.includes('bank_code'))
+        properties.bank_code = {
+          type: 'string',
+          enum: BANKS[country].map((b) => b.code),
+          description: `a bank code of ${country}: GET /api/v1/bank?country=${encodeURIComponent(country)}`,
+        };
       if (required.includes('account_type')) properties.account_type = { type: 'string', enum: ['personal', 'business'] };
       properties.default = { ...flag, description: 'true: payouts go to this account unless told otherwise' };
       return [

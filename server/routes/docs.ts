@@ -27,7 +27,11 @@ function built(text: string): BuiltFile {
   const identity = Buffer.from(text);
   return {
     hash: createHash('sha256').update(identity).digest('hex').slice(0, 16),
-    bodies: { identity, br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }), gzip: gzipSync(identity, { level: 9 }) },
+    bodies: {
+      identity,
+      br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+      gzip: gzipSync(identity, { level: 9 }),
+    },
   };
 }
 
@@ -46,7 +50,10 @@ export function docsRoutes(all: () => readonly Route[]): Route[] {
 
   /** GET /api/v1/openapi.json: any client may read it, with or without a key. */
   const openapi: Handler = async ({ req, res, service }) => {
-    sendBuilt(req, res, documents(service.origin()).json, 'application/json; charset=utf-8', 'revalidate', { 'x-content-type-options': 'nosniff', 'access-control-allow-origin': '*' });
+    sendBuilt(req, res, documents(service.origin()).json, 'application/json; charset=utf-8', 'revalidate', {
+      'x-content-type-options': 'nosniff',
+      'access-control-allow-origin': '*',
+    });
     return undefined;
   };
 
@@ -62,11 +69,22 @@ export function docsRoutes(all: () => readonly Route[]): Route[] {
 
   return [
     route({
-      method: 'GET', path: '/api/v1/openapi.json', auth: 'none', handler: openapi, tag: 'Operations',
+      method: 'GET',
+      path: '/api/v1/openapi.json',
+      auth: 'none',
+      handler: openapi,
+      tag: 'Operations',
       summary: 'the API as an OpenAPI 3.1 document',
-      description: 'This document: every operation with its parameters, body, each answer\'s JSON Schema and the error envelope, both keys as security schemes, and every webhook event under `webhooks`. Generate a client from it in any language.',
+      description:
+        "This document: every operation with its parameters, body, each answer's JSON Schema and the error envelope, both keys as security schemes, and every webhook event under `webhooks`. Generate a client from it in any language.",
       responses: { 200: z.looseObject({ openapi: text }) },
     }),
-    route({ method: 'GET', path: '/api/v1/reference', auth: 'none', handler: reference, summary: 'the API reference, a page made from that document (plain HTML, no script)' }),
+    route({
+      method: 'GET',
+      path: '/api/v1/reference',
+      auth: 'none',
+      handler: reference,
+      summary: 'the API reference, a page made from that document (plain HTML, no script)',
+    }),
   ];
 }

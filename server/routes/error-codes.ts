@@ -21,7 +21,9 @@ export const GENERAL_CODE: Record<number, ErrorCode> = {
 };
 
 /** The codes the route may answer, by status (ascending), each list sorted. */
-export function operationCodes(route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency' | 'permission' | 'stepUp'>): Map<number, ErrorCode[]> {
+export function operationCodes(
+  route: Pick<Route, 'method' | 'path' | 'auth' | 'body' | 'query' | 'errors' | 'limits' | 'idempotency' | 'permission' | 'stepUp'>,
+): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>(['internal_error']);
   const pathParams = /:[a-zA-Z]/.test(route.path);
   if (route.auth !== 'none') codes.add('unauthorized');

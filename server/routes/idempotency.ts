@@ -7,7 +7,15 @@ import type { FormFile } from '../http/multipart.ts';
 import type { Account } from '../domain/account.ts';
 import { DomainError, invalidField } from '../domain/errors.ts';
 import {
-  decideKey, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEEP_MS, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_WAIT_MS, keepsAnswer, stillRunning, withheldAnswer, type KeyedRequest,
+  decideKey,
+  IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEEP_MS,
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_WAIT_MS,
+  keepsAnswer,
+  stillRunning,
+  withheldAnswer,
+  type KeyedRequest,
 } from '../domain/idempotency.ts';
 import { errorReply, internalError, type Reply } from '../http/respond.ts';
 import type { ServiceParts } from './context.ts';
@@ -30,7 +38,9 @@ function canonical(value: unknown): string {
 /** What a request is, for its key: its method and path, and a digest of its query and body (a form's files by their own digest). */
 export function keyedRequest(method: string, path: string, query: Record<string, string>, body: unknown, files: Map<string, FormFile>): KeyedRequest {
   const fileDigests = Object.fromEntries([...files].map(([name, f]) => [name, createHash('sha256').update(f.data).digest('hex')]));
-  const fingerprint = createHash('sha256').update(canonical({ query, body: body ?? null, files: fileDigests })).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(canonical({ query, body: body ?? null, files: fileDigests }))
+    .digest('hex');
   return { endpoint: `${method} ${path}`, fingerprint };
 }
 
@@ -38,7 +48,10 @@ export function keyedRequest(method: string, path: string, query: Record<string,
 export function scopeOf(account: Account | undefined): string {
   if (!account) return 'operator';
   if (account.via === 'public') {
-    throw invalidField(IDEMPOTENCY_HEADER, 'the public key\'s requests take none: anyone holds that key (initialize is idempotent by its reference). Send it with your secret key, from your server');
+    throw invalidField(
+      IDEMPOTENCY_HEADER,
+      "the public key's requests take none: anyone holds that key (initialize is idempotent by its reference). Send it with your secret key, from your server",
+    );
   }
   // A member's session or a restricted key has its own keys: another member or key never replays its answers.
   const own = account.actor && (account.actor.kind === 'member' || (account.grants !== undefined && account.grants !== 'all'));
@@ -81,7 +94,11 @@ export async function claimKey(service: ServiceParts, call: KeyedCall): Promise<
     const decision = decideKey(stored, call.request, nowMs, call.movesMoney);
     if (decision.kind === 'replay') {
       if (stored.withheld) throw withheldAnswer(stored);
-      const replayed: Reply = { status: stored.status!, body: stored.body === null || stored.body === undefined ? undefined : JSON.parse(stored.body), headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' } };
+      const replayed: Reply = {
+        status: stored.status!,
+        body: stored.body === null || stored.body === undefined ? undefined : JSON.parse(stored.body),
+        headers: { ...stored.headers, [REPLAYED_HEADER]: 'true' },
+      };
       return { replay: replayed };
     }
     if (decision.kind === 'take-over') {
@@ -123,7 +140,8 @@ function heldKey(service: ServiceParts, call: KeyedCall, holder: string): HeldKe
         throw error; // the pipeline answers (and logs) it as ever
       }
       clearInterval(renewal);
-      if (reply === undefined) await store.release(scope, key, holder); // it answered itself: nothing to keep
+      if (reply === undefined)
+        await store.release(scope, key, holder); // it answered itself: nothing to keep
       else await keep(reply, false);
       return reply;
     },

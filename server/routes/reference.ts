@@ -4,8 +4,7 @@ import { headTags } from '../page-head.ts';
 
 type Json = Record<string, unknown>;
 
-const esc = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** Inline code spans of the document's Markdown, and nothing else of it. */
 const prose = (text: unknown) => esc(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 const schemaBlock = (schema: unknown) => `<details><summary>schema</summary><pre>${esc(JSON.stringify(schema, null, 2))}</pre></details>`;
@@ -27,7 +26,13 @@ function operation(method: string, path: string, op: Json): string {
 <p>${prose(op.summary)}${op.description ? `. ${prose(op.description)}` : ''}</p>
 <p>Key: ${esc(security)}</p>
 ${params.length ? `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th></tr>${params.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${p.required ? 'yes' : 'no'}</td><td><code>${esc(JSON.stringify(p.schema))}</code></td></tr>`).join('')}</table>` : ''}
-${body ? Object.entries(body.content).map(([type, { schema }]) => `<p>Body: <code>${esc(type)}</code></p>${schemaBlock(schema)}`).join('') : ''}
+${
+  body
+    ? Object.entries(body.content)
+        .map(([type, { schema }]) => `<p>Body: <code>${esc(type)}</code></p>${schemaBlock(schema)}`)
+        .join('')
+    : ''
+}
 <p>Answers:</p><ul>${responses.map(([status, r]) => `<li><strong>${esc(status)}</strong> ${prose(r.description)}${r.content ? schemaBlock(Object.values(r.content)[0].schema) : ''}</li>`).join('')}</ul>
 </section>`;
 }
@@ -50,8 +55,24 @@ export function referencePage(doc: Json): string {
 <h2>Keys</h2><ul>${schemes.map(([name, s]) => `<li><strong>${esc(name)}</strong>: ${prose(s.description)}</li>`).join('')}</ul>
 <h2>Errors</h2><p>Every error answers the same envelope:</p>${schemaBlock((doc.components as { schemas: Json }).schemas.Error)}
 ${shared.length ? `<h2>Schemas</h2><p>Named by <code>$ref</code> above.</p>${shared.map(([name, schema]) => `<section id="schema-${esc(name)}"><h3><code>${esc(name)}</code></h3>${schemaBlock(schema)}</section>`).join('\n')}` : ''}
-<nav><h2>Contents</h2>${tags.map((tag) => `<h3>${esc(tag)}</h3><ul>${ops.filter(({ op }) => (op.tags as string[]).includes(tag)).map(({ path, method }) => `<li><a href="#${anchor(method, path)}">${esc(method.toUpperCase())} ${esc(path)}</a></li>`).join('')}</ul>`).join('')}</nav>
-${tags.map((tag) => `<h2>${esc(tag)}</h2>${ops.filter(({ op }) => (op.tags as string[]).includes(tag)).map(({ path, method, op }) => operation(method, path, op)).join('\n')}`).join('\n')}
+<nav><h2>Contents</h2>${tags
+    .map(
+      (tag) =>
+        `<h3>${esc(tag)}</h3><ul>${ops
+          .filter(({ op }) => (op.tags as string[]).includes(tag))
+          .map(({ path, method }) => `<li><a href="#${anchor(method, path)}">${esc(method.toUpperCase())} ${esc(path)}</a></li>`)
+          .join('')}</ul>`,
+    )
+    .join('')}</nav>
+${tags
+  .map(
+    (tag) =>
+      `<h2>${esc(tag)}</h2>${ops
+        .filter(({ op }) => (op.tags as string[]).includes(tag))
+        .map(({ path, method, op }) => operation(method, path, op))
+        .join('\n')}`,
+  )
+  .join('\n')}
 <h2>Webhook events</h2>
 ${webhooks.map(([name, { post }]) => `<section class="op" id="event-${esc(name)}"><h3>${esc(name)}</h3><p>${prose(post.description)}</p>${schemaBlock((post.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema)}</section>`).join('\n')}
 </main></body></html>`;

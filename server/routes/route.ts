@@ -144,7 +144,8 @@ export async function requireBalance(account: Account, service: ServiceParts, wh
 }
 
 /** Whether the route takes an Idempotency-Key: a write by an account or the operator, unless it says not. */
-export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idempotency'>): boolean => route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false;
+export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'auth' | 'idempotency'>): boolean =>
+  route.method !== 'GET' && route.auth !== 'none' && route.idempotency !== false;
 
 /**
  * Money-moving requests (withdrawals, swaps, bank payouts, refunds) in a minute, per mode and per
@@ -158,7 +159,8 @@ const moneyMoves: RateLimit = {
     return `${account.merchant.id}/${account.mode}/${actor.kind}:${actor.id}`;
   },
   afterBody: true,
-  message: (wait) => `Too many withdrawals, swaps, refunds and bank payouts by you in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
+  message: (wait) =>
+    `Too many withdrawals, swaps, refunds and bank payouts by you in a minute; try again in ${wait} s (a retry with the same Idempotency-Key is not counted)`,
 };
 
 async function count(limits: RateLimit[], ctx: AnyCtx): Promise<void> {
@@ -249,7 +251,8 @@ async function answer(route: Route, ctx: AnyCtx, seen: { body?: unknown; replaye
 }
 
 /** Whether the caller is a session or a secret key: who is held to the route's permission and written to the audit log. */
-const heldToPermissions = (route: Route, ctx: AnyCtx): boolean => route.auth !== 'none' && route.auth !== 'operator' && !!ctx.account && (ctx.account.session === true || ctx.account.via === 'secret');
+const heldToPermissions = (route: Route, ctx: AnyCtx): boolean =>
+  route.auth !== 'none' && route.auth !== 'operator' && !!ctx.account && (ctx.account.session === true || ctx.account.via === 'secret');
 
 /** The caller's permission for the route: a member's role, a restricted key's set; undeclared, only everything opens it. */
 export function checkPermission(route: Route, ctx: AnyCtx): void {
@@ -259,7 +262,8 @@ export function checkPermission(route: Route, ctx: AnyCtx): void {
     requirePermission(ctx.account.grants, route.permission, who);
     return;
   }
-  if (ctx.account.grants !== undefined && ctx.account.grants !== 'all') throw new PermissionDenied(`${route.method} ${route.path} declares no permission: only the owner or a full secret key may call it`);
+  if (ctx.account.grants !== undefined && ctx.account.grants !== 'all')
+    throw new PermissionDenied(`${route.method} ${route.path} declares no permission: only the owner or a full secret key may call it`);
 }
 
 /**
@@ -270,9 +274,12 @@ export function checkPermission(route: Route, ctx: AnyCtx): void {
 export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
   const factor = route.auth === 'merchant' && ctx.account?.session ? ctx.account.secondFactor : undefined;
   if (!factor) return;
-  if (factor.mustEnrol) throw new SecondFactorRequired('The owner requires a second factor of every member: add a passkey or an authenticator app in Security first');
+  if (factor.mustEnrol)
+    throw new SecondFactorRequired('The owner requires a second factor of every member: add a passkey or an authenticator app in Security first');
   if (route.memberFactor && ctx.account.actor?.kind === 'member' && !factor.enrolled && needsStepUp(route.stepUp, ctx.account, true)) {
-    throw new StepUpRequired(`${route.method} ${route.path} needs a second factor of a member${route.stepUp === 'live' ? ' in live mode' : ''}: add a passkey or an authenticator app in Security, confirm it, then send it again`);
+    throw new StepUpRequired(
+      `${route.method} ${route.path} needs a second factor of a member${route.stepUp === 'live' ? ' in live mode' : ''}: add a passkey or an authenticator app in Security, confirm it, then send it again`,
+    );
   }
 }
 
@@ -281,11 +288,17 @@ export function checkSecondFactor(route: Route, ctx: AnyCtx): void {
  * method, path and body as sent) within five minutes, used once. 403 `step_up_required`
  * otherwise: POST /dashboard/api/step-up with the proof and `for` this request, then send it again.
  */
-export async function requireStepUp(ctx: { req: AnyCtx['req']; sent?: unknown; service: Pick<ServiceParts, 'dashboard' | 'now' | 'origin'> }, mode: string, what: string): Promise<void> {
+export async function requireStepUp(
+  ctx: { req: AnyCtx['req']; sent?: unknown; service: Pick<ServiceParts, 'dashboard' | 'now' | 'origin'> },
+  mode: string,
+  what: string,
+): Promise<void> {
   const token = cookie(ctx.req, sessionCookieName(ctx.service.origin()));
   const action = actionDigest(mode, ctx.req.method ?? 'GET', ctx.req.url ?? '/', ctx.sent);
   if (token && (await ctx.service.dashboard.useStepUp(token, action, ctx.service.now(), STEP_UP_MS))) return;
-  throw new StepUpRequired(`${what}: confirm with your passkey, authenticator code or a recovery code for it (POST /dashboard/api/step-up with \`for\` this request), then send it again; a step-up opens one request, once`);
+  throw new StepUpRequired(
+    `${what}: confirm with your passkey, authenticator code or a recovery code for it (POST /dashboard/api/step-up with \`for\` this request), then send it again; a step-up opens one request, once`,
+  );
 }
 
 /**
@@ -297,7 +310,13 @@ export async function requireStepUp(ctx: { req: AnyCtx['req']; sent?: unknown; s
 function auditRecords(route: Route, ctx: AnyCtx): AuditRecord[] | undefined {
   if (route.method === 'GET' || route.audited === false) return undefined;
   const params = ctx.params as Record<string, string>;
-  const base = { atMs: ctx.service.now(), client: clientOf(ctx.req, ctx.service.config.trustProxies), action: `${route.method} ${route.path}`, target: targetOf(params, undefined), details: {} };
+  const base = {
+    atMs: ctx.service.now(),
+    client: clientOf(ctx.req, ctx.service.config.trustProxies),
+    action: `${route.method} ${route.path}`,
+    target: targetOf(params, undefined),
+    details: {},
+  };
   if (heldToPermissions(route, ctx)) return [{ ...base, merchantId: ctx.account.merchant.id, mode: ctx.account.mode, actor: actorOf(ctx.account) }];
   if (route.auth === 'operator' && route.path.startsWith('/operator/v1/merchants/:id/') && /^[0-9a-f-]{36}$/i.test(params.id ?? '')) {
     const actor = operatorActor(ctx.req.headers['x-operator']);

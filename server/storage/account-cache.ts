@@ -56,21 +56,38 @@ export class AccountCache {
 
   /** The account a key opens, or undefined for a key nobody holds (or one rolled whose delay has run out). */
   async authenticate(key: string, kind: 'public' | 'secret'): Promise<Account | undefined> {
-    const owner = await this.cached(`key/${kind}/${hashKey(key)}`, () => this.sources.keyOwner(key, kind), (found) => found?.account.merchant.id);
+    const owner = await this.cached(
+      `key/${kind}/${hashKey(key)}`,
+      () => this.sources.keyOwner(key, kind),
+      (found) => found?.account.merchant.id,
+    );
     return keyAccount(owner, this.now());
   }
 
   settlement(merchantId: string, mode: string): Promise<Settlement> {
-    return this.cached(`settlement/${merchantId}/${mode}`, () => this.sources.settlement(merchantId, mode), () => merchantId);
+    return this.cached(
+      `settlement/${merchantId}/${mode}`,
+      () => this.sources.settlement(merchantId, mode),
+      () => merchantId,
+    );
   }
 
   async payoutAddress(merchantId: string, mode: string, chainId: number): Promise<string | undefined> {
-    const found = await this.cached(`payout/${merchantId}/${mode}/${chainId}`, () => this.sources.payoutAddress(merchantId, mode, chainId), () => merchantId, (value) => value.untilMs);
+    const found = await this.cached(
+      `payout/${merchantId}/${mode}/${chainId}`,
+      () => this.sources.payoutAddress(merchantId, mode, chainId),
+      () => merchantId,
+      (value) => value.untilMs,
+    );
     return found.address;
   }
 
   feeTerms(merchantId: string, mode: string): Promise<FeeTerms> {
-    return this.cached(`fees/${merchantId}/${mode}`, () => this.sources.feeTerms(merchantId, mode), () => merchantId);
+    return this.cached(
+      `fees/${merchantId}/${mode}`,
+      () => this.sources.feeTerms(merchantId, mode),
+      () => merchantId,
+    );
   }
 
   /** Drops a merchant's copies (its keys, settlement, payout addresses). */
@@ -84,7 +101,12 @@ export class AccountCache {
     if (key.startsWith(MERCHANT_KEY_PREFIX)) this.forget(key.slice(MERCHANT_KEY_PREFIX.length));
   }
 
-  private async cached<T>(name: string, read: () => Promise<T>, owner: (value: T) => string | undefined, until: (value: T) => number | null = () => null): Promise<T> {
+  private async cached<T>(
+    name: string,
+    read: () => Promise<T>,
+    owner: (value: T) => string | undefined,
+    until: (value: T) => number | null = () => null,
+  ): Promise<T> {
     const entry = this.entries.get(name);
     if (entry && performance.now() - entry.keptMs < MAX_AGE_MS && (entry.untilMs === null || this.now() < entry.untilMs)) return entry.value as T;
     const under = this.reading.get(name);

@@ -57,7 +57,10 @@ export async function auditedTransaction<T>(db: Database, work: (tx: Sql) => Pro
       const changed = result !== false && result !== undefined && result !== null;
       if (scope !== undefined && !scope.written && changed) {
         const target = targetOf(result);
-        await appendAudit(tx, scope.records().map((r) => ({ ...r, target: target ?? r.target })));
+        await appendAudit(
+          tx,
+          scope.records().map((r) => ({ ...r, target: target ?? r.target })),
+        );
         scope.written = mine = true;
       }
       return result;

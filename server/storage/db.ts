@@ -22,7 +22,11 @@ export interface Sql {
 }
 
 /** Whether the database answers (readiness): a trivial statement, true or false, never a throw. */
-export const answers = (db: Sql): Promise<boolean> => db.query('SELECT 1').then(() => true, () => false);
+export const answers = (db: Sql): Promise<boolean> =>
+  db.query('SELECT 1').then(
+    () => true,
+    () => false,
+  );
 
 export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
@@ -81,7 +85,11 @@ export function onlyClusterFiles(tar: Buffer): boolean {
   for (let offset = 0; offset + 512 <= tar.length; ) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((b) => b === 0)) return entries > 0;
-    const text = (from: number, to: number) => header.subarray(from, to).toString('latin1').replace(/\0[\s\S]*$/, '');
+    const text = (from: number, to: number) =>
+      header
+        .subarray(from, to)
+        .toString('latin1')
+        .replace(/\0[\s\S]*$/, '');
     const name = (text(345, 500) ? `${text(345, 500)}/` : '') + text(0, 100);
     const type = String.fromCharCode(header[156]!);
     const size = parseInt(text(124, 136).trim() || '0', 8);
@@ -170,8 +178,7 @@ export const pgliteVersion = () => {
 };
 
 function wrapPglite(db: import('@electric-sql/pglite').PGlite): Database {
-  const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) =>
-    (await sql.query<T>(text, params)).rows;
+  const run = async <T extends Row>(sql: { query: typeof db.query }, text: string, params?: unknown[]) => (await sql.query<T>(text, params)).rows;
   return {
     kind: 'pglite',
     query: (text, params) => run(db, text, params),

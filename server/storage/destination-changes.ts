@@ -27,7 +27,11 @@ export const lockMerchant = (tx: Sql, merchantId: string) => tx.query('SELECT id
  * Cheap when nothing is due (one indexed look); safe twice at once (a row is applied once).
  */
 export async function applyDue(db: Database, merchantId: string, mode: string, nowMs: number): Promise<void> {
-  const [due] = await db.query(`SELECT 1 FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' AND effective_ms <= $3 LIMIT 1`, [merchantId, mode, nowMs]);
+  const [due] = await db.query(`SELECT 1 FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND state = 'pending' AND effective_ms <= $3 LIMIT 1`, [
+    merchantId,
+    mode,
+    nowMs,
+  ]);
   if (!due) return;
   await db.transaction(async (tx) => {
     const rows = await tx.query(
@@ -43,7 +47,11 @@ export async function applyDue(db: Database, merchantId: string, mode: string, n
           [merchantId, mode, change.chainId, change.address],
         );
       } else if (change.kind === 'bank_account' && change.fields) {
-        await tx.query('UPDATE bank_accounts SET fields = $2, updated_ms = $3 WHERE id = $1', [change.bankAccountId, JSON.stringify(change.fields), change.effectiveMs]);
+        await tx.query('UPDATE bank_accounts SET fields = $2, updated_ms = $3 WHERE id = $1', [
+          change.bankAccountId,
+          JSON.stringify(change.fields),
+          change.effectiveMs,
+        ]);
       }
     }
   });

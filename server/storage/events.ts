@@ -134,7 +134,11 @@ export class EventStore {
    * Only while this claim still holds the lease: a claimer that lost it (it outlived its
    * lease and another instance took over) changes nothing.
    */
-  async settle(event: StoredEvent, attempt: Omit<Attempt, 'eventId' | 'attempt'>, next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number }): Promise<boolean> {
+  async settle(
+    event: StoredEvent,
+    attempt: Omit<Attempt, 'eventId' | 'attempt'>,
+    next: { state: 'delivered' | 'failed' } | { state: 'pending'; atMs: number },
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const held = await tx.query(
         `UPDATE events SET state = $3, next_attempt_ms = $4, lease_until_ms = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2 RETURNING id`,
@@ -151,15 +155,20 @@ export class EventStore {
 
   /** An event the endpoint could not be found for at delivery time: parked, not lost. */
   async park(event: StoredEvent): Promise<void> {
-    await this.db.query(`UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL, attempts = attempts - 1 WHERE id = $1 AND lease_token = $2`, [event.id, event.leaseToken]);
+    await this.db.query(
+      `UPDATE events SET state = 'no_endpoint', next_attempt_ms = NULL, lease_until_ms = NULL, lease_token = NULL, attempts = attempts - 1 WHERE id = $1 AND lease_token = $2`,
+      [event.id, event.leaseToken],
+    );
   }
 
   /** The merchant's events, newest last, after its event number `after` (for a feed that follows). */
   async list(account: Pick<Account, 'merchant' | 'mode'>, after: number, limit: number): Promise<StoredEvent[]> {
-    const rows = await this.db.query(
-      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND account_seq > $3 ORDER BY account_seq LIMIT $4`,
-      [account.merchant.id, account.mode, after, limit],
-    );
+    const rows = await this.db.query(`SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND account_seq > $3 ORDER BY account_seq LIMIT $4`, [
+      account.merchant.id,
+      account.mode,
+      after,
+      limit,
+    ]);
     return rows.map(eventOf);
   }
 
@@ -174,7 +183,10 @@ export class EventStore {
 
   /** The newest event's number, 0 when there is none: where a feed that wants only new events starts. */
   async lastSeq(account: Pick<Account, 'merchant' | 'mode'>): Promise<number> {
-    const [row] = await this.db.query('SELECT COALESCE(max(account_seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
+    const [row] = await this.db.query('SELECT COALESCE(max(account_seq), 0)::text AS seq FROM events WHERE merchant_id = $1 AND mode = $2', [
+      account.merchant.id,
+      account.mode,
+    ]);
     return Number(row.seq);
   }
 

@@ -20,7 +20,14 @@ const storedOf = (r: Row): StoredKey => ({
   holder: r.holder as string,
   leaseUntilMs: Number(r.lease_until_ms),
   createdMs: Number(r.created_ms),
-  ...(r.status === null ? {} : { status: Number(r.status), body: (r.body as string | null) ?? null, headers: r.headers ? (JSON.parse(r.headers as string) as Record<string, string>) : {}, withheld: r.withheld === true }),
+  ...(r.status === null
+    ? {}
+    : {
+        status: Number(r.status),
+        body: (r.body as string | null) ?? null,
+        headers: r.headers ? (JSON.parse(r.headers as string) as Record<string, string>) : {},
+        withheld: r.withheld === true,
+      }),
 });
 
 export class IdempotencyStore {
@@ -31,7 +38,15 @@ export class IdempotencyStore {
    * 'claimed'. Otherwise what is stored under it, or undefined when it vanished in between
    * (released a moment ago): ask again.
    */
-  async claim(scope: string, key: string, request: KeyedRequest, holder: string, nowMs: number, leaseMs: number, keepMs: number): Promise<'claimed' | StoredKey | undefined> {
+  async claim(
+    scope: string,
+    key: string,
+    request: KeyedRequest,
+    holder: string,
+    nowMs: number,
+    leaseMs: number,
+    keepMs: number,
+  ): Promise<'claimed' | StoredKey | undefined> {
     const made = await this.db.query(
       `INSERT INTO idempotency_keys (scope, key, endpoint, fingerprint, state, holder, lease_until_ms, created_ms)
        VALUES ($1, $2, $3, $4, 'running', $5, $6, $7)
@@ -57,7 +72,10 @@ export class IdempotencyStore {
 
   /** Renews the holder's lease while its request executes; false once it is not the holder. */
   async renew(scope: string, key: string, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(`UPDATE idempotency_keys SET lease_until_ms = $4 WHERE scope = $1 AND key = $2 AND holder = $3 AND state = 'running' RETURNING 1`, [scope, key, holder, nowMs + leaseMs]);
+    const rows = await this.db.query(
+      `UPDATE idempotency_keys SET lease_until_ms = $4 WHERE scope = $1 AND key = $2 AND holder = $3 AND state = 'running' RETURNING 1`,
+      [scope, key, holder, nowMs + leaseMs],
+    );
     return rows.length === 1;
   }
 

@@ -36,7 +36,10 @@ export interface MetricsOwners {
 export const stateCounts = (rows: Row[]): StateCount[] => rows.map((r) => ({ mode: r.mode as string, state: r.state as string, count: Number(r.n) }));
 
 /** How many of a queue wait, and the oldest of them (`SELECT count(*)::text AS n, min(…)::text AS oldest`), read. */
-export const queueOf = (row: Row): { depth: number; oldestMs: number | null } => ({ depth: Number(row.n), oldestMs: row.oldest === null ? null : Number(row.oldest) });
+export const queueOf = (row: Row): { depth: number; oldestMs: number | null } => ({
+  depth: Number(row.n),
+  oldestMs: row.oldest === null ? null : Number(row.oldest),
+});
 
 export class MetricsStore {
   constructor(

@@ -73,14 +73,18 @@ export async function migrate(db: Database, migrations?: Migration[]): Promise<n
       ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS name text;
       ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text;
     `);
-    const rows = await tx.query<{ version: number; name: string | null; checksum: string | null }>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
+    const rows = await tx.query<{ version: number; name: string | null; checksum: string | null }>(
+      'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+    );
     const byVersion = new Map(list.map((m) => [m.version, m]));
     const done = new Set<number>();
     for (const row of rows) {
       const version = Number(row.version);
       const known = byVersion.get(version);
       if (!known) {
-        throw new MigrationRefused(`the database has migration ${row.name ?? version}, which this version of the service does not have (it was made by a newer one); run that version, or restore a backup made before it`);
+        throw new MigrationRefused(
+          `the database has migration ${row.name ?? version}, which this version of the service does not have (it was made by a newer one); run that version, or restore a backup made before it`,
+        );
       }
       if (row.checksum === null) {
         await tx.query('UPDATE schema_migrations SET name = $2, checksum = $3 WHERE version = $1', [version, known.name, known.checksum]);
@@ -96,10 +100,17 @@ export async function migrate(db: Database, migrations?: Migration[]): Promise<n
       if (done.has(m.version)) continue;
       const later = [...done].find((version) => version > m.version);
       if (later !== undefined) {
-        throw new MigrationRefused(`migration ${m.name} is not applied but a later one (${byVersion.get(later)!.name}) is; a new migration must be numbered after every one already released`);
+        throw new MigrationRefused(
+          `migration ${m.name} is not applied but a later one (${byVersion.get(later)!.name}) is; a new migration must be numbered after every one already released`,
+        );
       }
       await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name, checksum, applied_ms) VALUES ($1, $2, $3, $4)', [m.version, m.name, m.checksum, Date.now()]);
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum, applied_ms) VALUES ($1, $2, $3, $4)', [
+        m.version,
+        m.name,
+        m.checksum,
+        Date.now(),
+      ]);
       applied++;
     }
     return applied;
@@ -113,7 +124,9 @@ export async function migrate(db: Database, migrations?: Migration[]): Promise<n
 export async function schemaTemplate(): Promise<TemplateSchema> {
   const list = await (shipped ??= loadMigrations());
   return {
-    key: createHash('sha256').update(list.map((m) => `${m.name}:${m.checksum}`).join('\n')).digest('hex'),
+    key: createHash('sha256')
+      .update(list.map((m) => `${m.name}:${m.checksum}`).join('\n'))
+      .digest('hex'),
     prepare: (db) => migrate(db, list),
   };
 }

@@ -24,16 +24,20 @@ type Ctx = Parameters<Handler>[0];
  * A member's restricted key revoked (removed) or narrowed (demoted) with them: a row of
  * its mode's audit log, by whoever changed the member, written with the change.
  */
-const keyAudit = ({ account, req, service }: Pick<Ctx, 'account' | 'req' | 'service'>, memberId: string): KeyAudit => (key) => [{
-  merchantId: account.merchant.id,
-  mode: key.mode,
-  atMs: service.now(),
-  actor: actorOf(account),
-  client: clientOf(req, service.config.trustProxies),
-  action: key.permissions.length ? 'narrow restricted key (member\'s role changed)' : 'revoke restricted key (member removed)',
-  target: key.id,
-  details: { params: { member: memberId }, values: { permissions: key.permissions } },
-}];
+const keyAudit =
+  ({ account, req, service }: Pick<Ctx, 'account' | 'req' | 'service'>, memberId: string): KeyAudit =>
+  (key) => [
+    {
+      merchantId: account.merchant.id,
+      mode: key.mode,
+      atMs: service.now(),
+      actor: actorOf(account),
+      client: clientOf(req, service.config.trustProxies),
+      action: key.permissions.length ? "narrow restricted key (member's role changed)" : 'revoke restricted key (member removed)',
+      target: key.id,
+      details: { params: { member: memberId }, values: { permissions: key.permissions } },
+    },
+  ];
 
 const keyNames = (keys: KeyChange[]) => keys.map((k) => `${k.name} (${k.mode}${k.permissions.length ? `: ${k.permissions.join(', ')}` : ''})`).join('; ');
 
@@ -63,8 +67,13 @@ export const invite: Handler<{ body: typeof InviteBody }> = async ({ account, bo
   const emailed = await service.mail.invitation(account.merchant.id, account.merchant.businessName, body.email, body.role, body.language ?? 'en', link);
   service.log.info({ merchant: account.merchant.id, role: body.role, emailed }, 'member invited');
   const expiresAt = iso(nowMs + INVITATION_MS);
-  if (emailed) return ok(201, { email: body.email, role: body.role, expiresAt, link: null, emailed }, 'Invitation e-mailed: its link works once, for this e-mail only');
-  return ok(201, { email: body.email, role: body.role, expiresAt, link, emailed }, 'E-mail is off (no SMTP_URL): copy this link to the invited person by hand; it is shown this once, and works once, for this e-mail only');
+  if (emailed)
+    return ok(201, { email: body.email, role: body.role, expiresAt, link: null, emailed }, 'Invitation e-mailed: its link works once, for this e-mail only');
+  return ok(
+    201,
+    { email: body.email, role: body.role, expiresAt, link, emailed },
+    'E-mail is off (no SMTP_URL): copy this link to the invited person by hand; it is shown this once, and works once, for this e-mail only',
+  );
 };
 
 export const changeMember: Handler<{ params: typeof ByMember; body: typeof MemberRoleBody }> = async (ctx) => {
@@ -76,8 +85,21 @@ export const changeMember: Handler<{ params: typeof ByMember; body: typeof Membe
   if (!member) throw new NotFound('No such member');
   // Told to the owner and the member, with their keys now doing no more than their role (which).
   const narrowed = member.keys.length ? `; their restricted keys narrowed: ${keyNames(member.keys)}` : '';
-  await service.mail.securityChanged(account.merchant, { change: 'role_changed', detail: `${member.email} is now ${member.role}${narrowed}`, modes: MODES, by: account, target: member.id, concerned: { person: member.id } });
-  return ok(200, memberView(member), member.keys.length ? `Role changed; their sessions ended, and ${member.keys.length} of their restricted keys now do only what the role may` : 'Role changed; their sessions ended');
+  await service.mail.securityChanged(account.merchant, {
+    change: 'role_changed',
+    detail: `${member.email} is now ${member.role}${narrowed}`,
+    modes: MODES,
+    by: account,
+    target: member.id,
+    concerned: { person: member.id },
+  });
+  return ok(
+    200,
+    memberView(member),
+    member.keys.length
+      ? `Role changed; their sessions ended, and ${member.keys.length} of their restricted keys now do only what the role may`
+      : 'Role changed; their sessions ended',
+  );
 };
 
 export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) => {
@@ -86,8 +108,21 @@ export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) =>
   const gone = await service.team.remove(account.merchant.id, params.id, keyAudit(ctx, params.id));
   if (!gone) throw new NotFound('No such member');
   const revoked = gone.keys.length ? `; their restricted keys revoked: ${keyNames(gone.keys)}` : '';
-  await service.mail.securityChanged(account.merchant, { change: 'member_removed', detail: `${gone.email}${revoked}`, modes: MODES, by: account, target: params.id, concerned: { email: gone.email } });
-  return ok(200, undefined, gone.keys.length ? `Member removed; their sessions ended and their ${gone.keys.length} restricted keys were revoked` : 'Member removed; their sessions ended');
+  await service.mail.securityChanged(account.merchant, {
+    change: 'member_removed',
+    detail: `${gone.email}${revoked}`,
+    modes: MODES,
+    by: account,
+    target: params.id,
+    concerned: { email: gone.email },
+  });
+  return ok(
+    200,
+    undefined,
+    gone.keys.length
+      ? `Member removed; their sessions ended and their ${gone.keys.length} restricted keys were revoked`
+      : 'Member removed; their sessions ended',
+  );
 };
 
 export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, params, service }) => {
@@ -98,23 +133,75 @@ export const handOver: Handler<{ params: typeof ByMember }> = async ({ account, 
   return ok(200, undefined, 'Ownership handed over; you are an admin now, and every session ended');
 };
 
-
 export const routes = [
-  route({ method: 'GET', path: '/api/v1/members', auth: 'merchant', permission: 'team.read', handler: listMembers, tag: 'Account', summary: 'the team: the owner and each member with their role', description: 'The owner first (`id` "owner"), then each member by the time they joined.', responses: { 200: MembersAnswer } }),
   route({
-    method: 'POST', path: '/api/v1/members/invitations', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: invite, tag: 'Account', body: InviteBody,
+    method: 'GET',
+    path: '/api/v1/members',
+    auth: 'merchant',
+    permission: 'team.read',
+    handler: listMembers,
+    tag: 'Account',
+    summary: 'the team: the owner and each member with their role',
+    description: 'The owner first (`id` "owner"), then each member by the time they joined.',
+    responses: { 200: MembersAnswer },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/members/invitations',
+    auth: 'merchant',
+    permission: 'team.write',
+    stepUp: 'always',
+    handler: invite,
+    tag: 'Account',
+    body: InviteBody,
     summary: 'invite a member by e-mail with a role (a dashboard session only)',
-    description: 'Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer\'s `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409; past 20 invitations in an hour for the business, 429 `rate_limited` naming the limit (with Retry-After).',
-    responses: { 201: InvitationAnswer }, errors: [403, 'email_in_use', 429], idempotency: 'secret',
+    description:
+      "Roles: `admin`, `finance`, `developer`, `support`, `viewer` (docs/team.md). With e-mail on (SMTP_URL), the link is e-mailed to the invited address in `language` (en, fr, ar) and not answered (`link` null, `emailed` true); with e-mail off, the answer's `link` is shown this once, to pass on by hand. Either way its token is kept only as a hash, and it works once, for a week, and only for this e-mail. A key gets 403; an address already in the team is 409; past 20 invitations in an hour for the business, 429 `rate_limited` naming the limit (with Retry-After).",
+    responses: { 201: InvitationAnswer },
+    errors: [403, 'email_in_use', 429],
+    idempotency: 'secret',
   }),
   route({
-    method: 'PATCH', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: changeMember, tag: 'Account', params: ByMember, body: MemberRoleBody,
-    summary: 'change a member\'s role (their sessions end at once)', description: 'From a dashboard session (a key gets 403); nobody changes their own role. The member signs in again with the new role.', responses: { 200: MemberAnswer }, errors: [403, 404],
+    method: 'PATCH',
+    path: '/api/v1/members/:id',
+    auth: 'merchant',
+    permission: 'team.write',
+    stepUp: 'always',
+    handler: changeMember,
+    tag: 'Account',
+    params: ByMember,
+    body: MemberRoleBody,
+    summary: "change a member's role (their sessions end at once)",
+    description: 'From a dashboard session (a key gets 403); nobody changes their own role. The member signs in again with the new role.',
+    responses: { 200: MemberAnswer },
+    errors: [403, 404],
   }),
-  route({ method: 'DELETE', path: '/api/v1/members/:id', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: removeMember, tag: 'Account', params: ByMember, summary: 'remove a member (their sessions end at once)', description: 'From a dashboard session (a key gets 403): their password opens nothing from now on.', responses: { 200: Done }, errors: [403, 404] }),
   route({
-    method: 'POST', path: '/api/v1/members/:id/ownership', auth: 'merchant', permission: 'team.write', stepUp: 'always', handler: handOver, tag: 'Account', params: ByMember,
-    summary: 'hand ownership over to a member (the owner only)', description: 'The member signs in as the owner from now; the owner becomes an admin. Every session of the business ends.',
-    responses: { 200: Done }, errors: [403, 404],
+    method: 'DELETE',
+    path: '/api/v1/members/:id',
+    auth: 'merchant',
+    permission: 'team.write',
+    stepUp: 'always',
+    handler: removeMember,
+    tag: 'Account',
+    params: ByMember,
+    summary: 'remove a member (their sessions end at once)',
+    description: 'From a dashboard session (a key gets 403): their password opens nothing from now on.',
+    responses: { 200: Done },
+    errors: [403, 404],
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/members/:id/ownership',
+    auth: 'merchant',
+    permission: 'team.write',
+    stepUp: 'always',
+    handler: handOver,
+    tag: 'Account',
+    params: ByMember,
+    summary: 'hand ownership over to a member (the owner only)',
+    description: 'The member signs in as the owner from now; the owner becomes an admin. Every session of the business ends.',
+    responses: { 200: Done },
+    errors: [403, 404],
   }),
 ];

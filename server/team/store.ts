@@ -71,11 +71,21 @@ export class TeamStore {
          UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,
         [merchantId, email],
       );
-      if (taken) throw new EmailInUse('email: this address is the owner\'s or a member\'s already', [{ field: 'email', message: 'expected an address not yet in the team' }]);
+      if (taken)
+        throw new EmailInUse("email: this address is the owner's or a member's already", [
+          { field: 'email', message: 'expected an address not yet in the team' },
+        ]);
       // One invitation per address: a new one replaces an unused earlier one.
       await tx.query('DELETE FROM invitations WHERE merchant_id = $1 AND lower(email) = lower($2) AND used_ms IS NULL', [merchantId, email]);
       const token = newToken();
-      await tx.query('INSERT INTO invitations (hash, merchant_id, email, role, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6)', [tokenHash(token), merchantId, email, role, nowMs, nowMs + validMs]);
+      await tx.query('INSERT INTO invitations (hash, merchant_id, email, role, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5, $6)', [
+        tokenHash(token),
+        merchantId,
+        email,
+        role,
+        nowMs,
+        nowMs + validMs,
+      ]);
       return token;
     });
   }
@@ -91,14 +101,30 @@ export class TeamStore {
    * usable by its own), before it expires; the member is made with the password's hash, and
    * `audit`'s rows written with it.
    */
-  async accept(token: string, email: string, passwordHash: string, nowMs: number, audit?: (member: MemberRow, merchantId: string) => AuditRecord[]): Promise<Accepted> {
+  async accept(
+    token: string,
+    email: string,
+    passwordHash: string,
+    nowMs: number,
+    audit?: (member: MemberRow, merchantId: string) => AuditRecord[],
+  ): Promise<Accepted> {
     return this.db.transaction(async (tx) => {
-      const [invitation] = await tx.query('SELECT * FROM invitations WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 FOR UPDATE', [tokenHash(token), nowMs]);
+      const [invitation] = await tx.query('SELECT * FROM invitations WHERE hash = $1 AND used_ms IS NULL AND expires_ms > $2 FOR UPDATE', [
+        tokenHash(token),
+        nowMs,
+      ]);
       if (!invitation) return { refused: 'token' as const };
       if (!sameEmail(invitation.email as string, email)) return { refused: 'email' as const };
       await tx.query('UPDATE invitations SET used_ms = $2 WHERE hash = $1', [invitation.hash, nowMs]);
       const member: MemberRow = { id: randomUUID(), email: invitation.email as string, role: invitation.role as Role, createdMs: nowMs };
-      await tx.query('INSERT INTO members (id, merchant_id, email, role, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)', [member.id, invitation.merchant_id, member.email, member.role, passwordHash, nowMs]);
+      await tx.query('INSERT INTO members (id, merchant_id, email, role, password_hash, created_ms) VALUES ($1, $2, $3, $4, $5, $6)', [
+        member.id,
+        invitation.merchant_id,
+        member.email,
+        member.role,
+        passwordHash,
+        nowMs,
+      ]);
       if (audit) await appendAudit(tx, audit(member, invitation.merchant_id as string));
       return { member, merchantId: invitation.merchant_id as string };
     });
@@ -114,7 +140,11 @@ export class TeamStore {
     return auditedTransaction(this.db, async (tx) => {
       const [before] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!before) return undefined;
-      const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [merchantId, memberId, role]);
+      const [row] = await tx.query('UPDATE members SET role = $3 WHERE merchant_id = $1 AND id = $2 RETURNING id, email, role, created_ms', [
+        merchantId,
+        memberId,
+        role,
+      ]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
       if (before.role !== role) await cancelInvitationsOf(tx, merchantId, before.role as Role);
       const keys = await narrowKeys(tx, merchantId, String(row.id), ROLE_PERMISSIONS[role] ?? [], keyAudit);
@@ -132,7 +162,8 @@ export class TeamStore {
       const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role, email', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
       if (!gone[0]) return undefined;
-      for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
+      for (const table of ['second_factors', 'recovery_codes'])
+        await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
       await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
       const keys = await narrowKeys(tx, merchantId, String(gone[0].id), [], keyAudit);
       return { email: gone[0].email as string, keys };
@@ -149,17 +180,31 @@ export class TeamStore {
       const [owner] = await tx.query('SELECT email, password_hash FROM dashboard_logins WHERE merchant_id = $1 FOR UPDATE', [merchantId]);
       const [member] = await tx.query('SELECT email, password_hash FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!owner || !member) return false;
-      await tx.query('UPDATE dashboard_logins SET email = $2, password_hash = $3, updated_ms = $4 WHERE merchant_id = $1', [merchantId, member.email, member.password_hash, nowMs]);
+      await tx.query('UPDATE dashboard_logins SET email = $2, password_hash = $3, updated_ms = $4 WHERE merchant_id = $1', [
+        merchantId,
+        member.email,
+        member.password_hash,
+        nowMs,
+      ]);
       if (owner.password_hash === null) {
         await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2', [merchantId, memberId]);
       } else {
-        await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [merchantId, memberId, owner.email, owner.password_hash, FORMER_OWNER_ROLE]);
+        await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [
+          merchantId,
+          memberId,
+          owner.email,
+          owner.password_hash,
+          FORMER_OWNER_ROLE,
+        ]);
       }
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
       // Second factors are the person's: the new owner's go with them, and the former owner's with theirs.
       // So are restricted keys: the former owner's stay theirs, under their member id.
       for (const table of ['second_factors', 'recovery_codes', 'api_keys']) {
-        await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [merchantId, memberId.toLowerCase()]);
+        await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [
+          merchantId,
+          memberId.toLowerCase(),
+        ]);
       }
       // A sign-in link issued before sets the password of the owner's login, which is now the
       // new owner's: whoever holds one (the former owner) would take the business back with it.
@@ -187,7 +232,10 @@ async function cancelInvitationsOf(tx: Sql, merchantId: string, role: Role): Pro
  * on every instance (NOTIFY). Each key changed writes `keyAudit`'s rows in the same transaction.
  */
 async function narrowKeys(tx: Sql, merchantId: string, holder: string, allowed: readonly Permission[], keyAudit?: KeyAudit): Promise<KeyChange[]> {
-  const rows = await tx.query(`SELECT id, name, mode, permissions FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND permissions IS NOT NULL FOR UPDATE`, [merchantId, holder.toLowerCase()]);
+  const rows = await tx.query(
+    `SELECT id, name, mode, permissions FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND permissions IS NOT NULL FOR UPDATE`,
+    [merchantId, holder.toLowerCase()],
+  );
   const changes: KeyChange[] = [];
   for (const r of rows) {
     const had = grantsOf(r.permissions as string) as Permission[];

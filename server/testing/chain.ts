@@ -18,7 +18,9 @@ export function caller(base: () => string) {
   return async (method: string, path: string, body?: unknown, key = DEMO_MERCHANT.keys.test.publicKey) => {
     const response = await fetch(base() + path, {
       method,
-      headers: key.startsWith('sk_') ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' } : { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: key.startsWith('sk_')
+        ? { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+        : { 'x-api-key': key, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     // Untyped on purpose: each test reads the fields it checks.
@@ -41,13 +43,33 @@ export const treasuryStores = (api: Service) => {
  * and swept into the treasury by one sweeper tick: the service's jobs off, the money is then in
  * the merchant's balance (journaled when read). Answers the sweeper's tick.
  */
-export async function sweptIntoBalance(api: Service, network: Network, token: Address, to: Address, amount: bigint, accounts: { payer: LocalAccount; gas: LocalAccount }) {
+export async function sweptIntoBalance(
+  api: Service,
+  network: Network,
+  token: Address,
+  to: Address,
+  amount: bigint,
+  accounts: { payer: LocalAccount; gas: LocalAccount },
+) {
   const transport = http(network.rpcUrls[0]);
   const reader = createPublicClient({ chain: foundry, transport });
   const store = new ChainStore(api.db);
-  const watcher = new Watcher({ chainId: network.chainId, rpcUrls: network.rpcUrls, confirmations: 1, tokens: network.tokens.map((t) => t.address), store, credits: creditsOf(api), holder: 'swept-into-balance', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0 });
+  const watcher = new Watcher({
+    chainId: network.chainId,
+    rpcUrls: network.rpcUrls,
+    confirmations: 1,
+    tokens: network.tokens.map((t) => t.address),
+    store,
+    credits: creditsOf(api),
+    holder: 'swept-into-balance',
+    startBlock: (await reader.getBlockNumber()) + 1n,
+    leaseMs: 0,
+  });
   const payer = createWalletClient({ account: accounts.payer, chain: foundry, transport });
-  await reader.waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }), pollingInterval: 50 });
+  await reader.waitForTransactionReceipt({
+    hash: await payer.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+    pollingInterval: 50,
+  });
   await watcher.tick();
   return new Sweeper({ network, store, gas: accounts.gas }).tick();
 }

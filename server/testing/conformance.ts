@@ -66,6 +66,8 @@ afterAll(async () => {
   globalThis.fetch = original;
   // An answer still streaming now (a long poll left open) is not one: wait a little, not for ever.
   await Promise.race([Promise.all(pending), new Promise((resolve) => setTimeout(resolve, 2000))]);
-  console.log(`OpenAPI conformance: ${answers.length} answers checked, ${new Set(answers.map((a) => a.call.replace(/ \/[^ ]*/, (p) => ' ' + (router.match(a.call.split(' ')[0], p.trim()) as { spec?: { path: string } }).spec?.path))).size} operation/status pairs`);
+  console.log(
+    `OpenAPI conformance: ${answers.length} answers checked, ${new Set(answers.map((a) => a.call.replace(/ \/[^ ]*/, (p) => ' ' + (router.match(a.call.split(' ')[0], p.trim()) as { spec?: { path: string } }).spec?.path))).size} operation/status pairs`,
+  );
   expect(problems, 'answers that the OpenAPI document does not allow').toEqual([]);
 });

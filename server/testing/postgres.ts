@@ -21,9 +21,15 @@ export function findPostgresBin(): string {
   const fromEnv = process.env.PG_BIN;
   if (fromEnv && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (versions.length === 0) {
-    throw new Error('No PostgreSQL server found for the storage tests: install it with `sudo apt-get install -y postgresql` (or set PG_BIN to the folder holding initdb and pg_ctl)');
+    throw new Error(
+      'No PostgreSQL server found for the storage tests: install it with `sudo apt-get install -y postgresql` (or set PG_BIN to the folder holding initdb and pg_ctl)',
+    );
   }
   return join(root, versions[0], 'bin');
 }
@@ -56,7 +62,20 @@ export async function startCluster(settings: Record<string, string> = {}): Promi
   for (let tries = 0; ; tries++) {
     port = await freePort();
     try {
-      run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`).join('')}`, 'start']);
+      run('pg_ctl', [
+        '-D',
+        data,
+        '-l',
+        join(dir, 'log'),
+        '-w',
+        '-t',
+        '30',
+        '-o',
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${Object.entries(settings)
+          .map(([name, value]) => ` -c ${name}=${value}`)
+          .join('')}`,
+        'start',
+      ]);
       break;
     } catch (error) {
       if (tries >= 2) throw error;

@@ -21,7 +21,13 @@ const alive = new Set<ChildProcess>();
 process.once('exit', () => alive.forEach((child) => child.kill('SIGKILL')));
 
 /** Starts the built service, or another built script that prints a line matching `ready`. */
-export async function spawnService(env: Record<string, string>, script = MAIN, ready = /listening on (http:\/\/\S+)/, timeoutMs = 30_000, nodeFlags: string[] = []): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  script = MAIN,
+  ready = /listening on (http:\/\/\S+)/,
+  timeoutMs = 30_000,
+  nodeFlags: string[] = [],
+): Promise<ServiceProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first (npm test does)`);
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeFlags, script], {

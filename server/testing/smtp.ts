@@ -12,9 +12,15 @@ export interface Received {
   html: string;
 }
 
-const qp = (s: string) => Buffer.from(s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+const qp = (s: string) =>
+  Buffer.from(
+    s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+    'latin1',
+  ).toString('utf8');
 const decodeWords = (s: string) =>
-  s.replace(/\s*=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_, kind: string, data: string) => (kind.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : qp(data.replace(/_/g, ' '))));
+  s.replace(/\s*=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_, kind: string, data: string) =>
+    kind.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : qp(data.replace(/_/g, ' ')),
+  );
 
 function part(raw: string, type: string): string {
   const at = raw.search(new RegExp(`Content-Type: ${type}`, 'i'));
@@ -22,7 +28,10 @@ function part(raw: string, type: string): string {
   const rest = raw.slice(at);
   const headEnd = rest.search(/\r?\n\r?\n/);
   const head = rest.slice(0, headEnd);
-  const body = rest.slice(headEnd).replace(/^\r?\n\r?\n/, '').split(/\r?\n--/)[0]!;
+  const body = rest
+    .slice(headEnd)
+    .replace(/^\r?\n\r?\n/, '')
+    .split(/\r?\n--/)[0]!;
   if (/Content-Transfer-Encoding: base64/i.test(head)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   if (/Content-Transfer-Encoding: quoted-printable/i.test(head)) return qp(body);
   return body;
@@ -46,7 +55,13 @@ export async function startSmtp() {
         const raw = Buffer.concat(chunks).toString('latin1');
         const headers = raw.slice(0, raw.search(/\r?\n\r?\n/)).replace(/\r?\n[ \t]+/g, ' ');
         const subject = decodeWords(/^Subject: (.*)$/im.exec(headers)?.[1] ?? '');
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.from(raw, 'latin1').toString('utf8'), subject, text: part(raw, 'text/plain'), html: part(raw, 'text/html') });
+        received.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.from(raw, 'latin1').toString('utf8'),
+          subject,
+          text: part(raw, 'text/plain'),
+          html: part(raw, 'text/html'),
+        });
         done();
       });
     },

@@ -20,7 +20,11 @@ export function named(text: string): { top: string[]; server: string[] } {
   for (const line of text.split('\n')) {
     const nested = /^ {2}(\S.*?)\s{2,}/.exec(line);
     const outer = /^(\S+?)\s{2,}/.exec(line);
-    const names = (nested ?? outer)?.[1]?.split(/,\s*/).filter((n) => n.endsWith('/')).map((n) => n.slice(0, -1).split('/')[0]!) ?? [];
+    const names =
+      (nested ?? outer)?.[1]
+        ?.split(/,\s*/)
+        .filter((n) => n.endsWith('/'))
+        .map((n) => n.slice(0, -1).split('/')[0]!) ?? [];
     if (!nested) {
       top.push(...names);
       parent = names[0] ?? parent;
@@ -29,7 +33,7 @@ export function named(text: string): { top: string[]; server: string[] } {
   return { top, server };
 }
 
-describe('docs/architecture.md\'s map', () => {
+describe("docs/architecture.md's map", () => {
   const { top, server } = named(map);
   it('is found in the document', () => {
     expect(map.length).toBeGreaterThan(100);

@@ -28,30 +28,46 @@ const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
 function partsRead(text: string, name: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
   const dotted = [...code.matchAll(new RegExp(`\\b${name}\\.([a-zA-Z]+)`, 'g'))].map((m) => m[1]);
-  const destructured = [...code.matchAll(new RegExp(`const \\{([^}]+)\\} = ${name};`, 'g'))].flatMap((m) => m[1].split(',').map((p) => p.trim().split(':')[0].trim()));
+  const destructured = [...code.matchAll(new RegExp(`const \\{([^}]+)\\} = ${name};`, 'g'))].flatMap((m) =>
+    m[1].split(',').map((p) => p.trim().split(':')[0].trim()),
+  );
   return sorted([...dotted, ...destructured]);
 }
 
 /** A routes file's `type Uses = 'a' | 'b';`, or undefined. */
 function declared(text: string): string[] | undefined {
-  const found = /(^|\n)type Uses = ([^;]+);/.exec(text);
-  return found ? sorted(found[2].split('|').map((p) => p.trim().replace(/'/g, ''))) : undefined;
+  const found = /(^|\n)type Uses =\s*([^;]+);/.exec(text);
+  return found
+    ? sorted(
+        found[2]
+          .split('|')
+          .map((p) => p.trim().replace(/'/g, ''))
+          .filter(Boolean),
+      )
+    : undefined;
 }
 
 describe('routes declare the parts of the service they use', () => {
   // Each feature's routes.ts and *-routes.ts (a folder per feature), and routes/' own docs and health.
-  const features = readdirSync(fromRoot('server'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const features = readdirSync(fromRoot('server'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
   const files = [
-    ...features.flatMap((dir) => readdirSync(fromRoot(join('server', dir))).filter((f) => /^([a-z-]+-)?routes\.ts$/.test(f)).map((f) => join('server', dir, f))),
+    ...features.flatMap((dir) =>
+      readdirSync(fromRoot(join('server', dir)))
+        .filter((f) => /^([a-z-]+-)?routes\.ts$/.test(f))
+        .map((f) => join('server', dir, f)),
+    ),
     'server/routes/docs.ts',
     'server/routes/health.ts',
   ];
 
-  it('reads a file\'s declaration and uses (the check can fail)', () => {
+  it("reads a file's declaration and uses (the check can fail)", () => {
     const text = "type Uses = 'now' | 'payments';\nconst h = async ({ service }) => service.payments.get(service.now()); // service.log\n";
     expect(declared(text)).toEqual(['now', 'payments']);
+    expect(declared("type Uses =\n  | 'now'\n  | 'payments';\n")).toEqual(['now', 'payments']); // as the formatter wraps a long one
     expect(partsRead(text, 'service')).toEqual(['now', 'payments']);
-    expect(partsRead("const { db, log: logger } = deps;\ndeps.now();", 'deps')).toEqual(['db', 'log', 'now']);
+    expect(partsRead('const { db, log: logger } = deps;\ndeps.now();', 'deps')).toEqual(['db', 'log', 'now']);
     expect(files.length).toBeGreaterThan(10);
   });
 
@@ -60,7 +76,9 @@ describe('routes declare the parts of the service they use', () => {
       const text = read(file);
       const said = declared(text);
       const used = partsRead(text, 'service');
-      return said && JSON.stringify(said) === JSON.stringify(used.length ? used : ['never']) ? [] : [`${file}: declares ${said?.join(', ') ?? 'nothing'}; reads ${used.join(', ')}`];
+      return said && JSON.stringify(said) === JSON.stringify(used.length ? used : ['never'])
+        ? []
+        : [`${file}: declares ${said?.join(', ') ?? 'nothing'}; reads ${used.join(', ')}`];
     });
     expect(wrong).toEqual([]);
   });

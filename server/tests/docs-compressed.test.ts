@@ -19,7 +19,9 @@ const get = (path: string, headers: Record<string, string> = {}) =>
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 
 describe.each([
@@ -28,7 +30,13 @@ describe.each([
 ])('%s', (path, type) => {
   it('is compressed by Accept-Encoding, cached by its ETag (304), and the same document in every encoding', async () => {
     const plain = await get(path);
-    expect([plain.status, plain.headers['content-type'], plain.headers['content-encoding'], plain.headers.vary, plain.headers['cache-control']]).toEqual([200, type, undefined, 'Accept-Encoding', 'no-cache']);
+    expect([plain.status, plain.headers['content-type'], plain.headers['content-encoding'], plain.headers.vary, plain.headers['cache-control']]).toEqual([
+      200,
+      type,
+      undefined,
+      'Accept-Encoding',
+      'no-cache',
+    ]);
     const br = await get(path, { 'accept-encoding': 'gzip, deflate, br' });
     const gz = await get(path, { 'accept-encoding': 'gzip' });
     expect([br.headers['content-encoding'], gz.headers['content-encoding']]).toEqual(['br', 'gzip']);

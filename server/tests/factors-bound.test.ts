@@ -33,18 +33,30 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
   type Call = ApiCall & { on?: Service };
   const call = (path: string, c: Call = {}) => callApi((c.on ?? api).url, path, c);
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
-  const totp = (base32: string, steps = 0) => new TOTP({ secret: Secret.fromBase32(base32), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
+  const totp = (base32: string, steps = 0) =>
+    new TOTP({ secret: Secret.fromBase32(base32), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
   const wrong = (base32: string) => String((Number(totp(base32)) + 500_000) % 1_000_000).padStart(6, '0');
   const withdrawal = (amount: string, address = A) => ({ coin: 'USDT', chain_id: 56, amount, address });
-  const withdraw = (s: { cookie: string; csrf: string }, body: unknown, c: Call = {}) => call('/api/v1/withdrawals', as(s, { mode: 'live', ...c, method: 'POST', body }));
-  const stepUp = (s: { cookie: string; csrf: string }, proof: object, action: { method: string; path: string; body?: unknown }, c: Call = {}) => call('/dashboard/api/step-up', as(s, { mode: 'live', ...c, method: 'POST', body: { ...proof, for: action } }));
+  const withdraw = (s: { cookie: string; csrf: string }, body: unknown, c: Call = {}) =>
+    call('/api/v1/withdrawals', as(s, { mode: 'live', ...c, method: 'POST', body }));
+  const stepUp = (s: { cookie: string; csrf: string }, proof: object, action: { method: string; path: string; body?: unknown }, c: Call = {}) =>
+    call('/dashboard/api/step-up', as(s, { mode: 'live', ...c, method: 'POST', body: { ...proof, for: action } }));
   const signIn = (email: string, c: Call = {}) => call('/dashboard/api/session', { ...c, method: 'POST', body: { email, password: PASSWORD } });
   /** The waiting sign-in's cookie (it has no CSRF token: the second step is a sign-in, from our own pages). */
   const waitingOf = (a: { headers: Headers }) => a.headers.get('set-cookie')!.split(';')[0]!;
 
   beforeAll(async () => {
     const database = await databaseOptions(kind);
-    const options = { adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, moneyMovesPerMinute: 3, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords };
+    const options = {
+      adminToken: ADMIN,
+      jobs: false,
+      signInsPerClient: 10_000,
+      moneyMovesPerMinute: 3,
+      smtpUrl: 'smtp://127.0.0.1:9',
+      now: () => clock,
+      ...database,
+      ...cheapPasswords,
+    };
     api = await startService(options);
     if (kind === 'postgres') other = await startService(options);
     ({ owner } = await businessWithOwner(api.url, ADMIN, { name: 'Bound Books', email: 'owner@bound.example' }, PASSWORD));
@@ -74,7 +86,11 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     expect((await call('/dashboard/api/session/factor', { method: 'POST', body: { code: totp(secret) } })).status).toBe(401);
     // Wrong codes count with the person's step-up tries, on every instance: five lock the codes.
     const tries = [];
-    for (let i = 0; i < 5; i++) tries.push((await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { code: wrong(secret) }, on: other && i % 2 ? other : api })).status);
+    for (let i = 0; i < 5; i++)
+      tries.push(
+        (await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { code: wrong(secret) }, on: other && i % 2 ? other : api }))
+          .status,
+      );
     expect(tries).toEqual([400, 400, 400, 400, 403]);
     const locked = await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { code: totp(secret) } });
     expect(locked.body.code).toBe('factor_locked');
@@ -109,7 +125,9 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     // Another amount, another address, another route: each refused, and the step-up stays for its own request.
     expect((await withdraw(owner, withdrawal('6'))).body.code).toBe('step_up_required');
     expect((await withdraw(owner, withdrawal('5', B))).body.code).toBe('step_up_required');
-    expect((await call('/api/v1/payout_address', as(owner, { mode: 'live', method: 'PUT', body: { chain_id: 56, address: B } }))).body.code).toBe('step_up_required');
+    expect((await call('/api/v1/payout_address', as(owner, { mode: 'live', method: 'PUT', body: { chain_id: 56, address: B } }))).body.code).toBe(
+      'step_up_required',
+    );
     // The same body with its keys in another order is the same request: it passes the step-up
     // (the merchant is on wallet settlement: 409 after it), on another instance too. Then it is spent.
     const reordered = { address: A, amount: '5', chain_id: 56, coin: 'USDT' };
@@ -127,7 +145,16 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     // A member change (stepped up in either mode) takes one too, for that member only.
     const invite = { email: 'fin@bound.example', role: 'finance' };
     expect((await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: invite }))).body.code).toBe('step_up_required');
-    expect((await stepUp(owner, { code: totp(secret) }, { method: 'POST', path: '/api/v1/members/invitations', body: { email: 'someone@bound.example', role: 'admin' } }, { mode: 'test' })).status).toBe(200);
+    expect(
+      (
+        await stepUp(
+          owner,
+          { code: totp(secret) },
+          { method: 'POST', path: '/api/v1/members/invitations', body: { email: 'someone@bound.example', role: 'admin' } },
+          { mode: 'test' },
+        )
+      ).status,
+    ).toBe(200);
     expect((await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: invite }))).body.code).toBe('step_up_required');
     // Changing one's own factors too: the step-up names that change.
     clock += MINUTE;
@@ -137,10 +164,12 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     expect((await call('/dashboard/api/factors/recovery-codes', as(owner, { method: 'POST' }))).body.code).toBe('step_up_required');
     // Each step-up is in the audit log with the request it was for.
     const log = await api.db.query(`SELECT details FROM audit_log WHERE action = 'POST /dashboard/api/step-up' AND mode = 'live' ORDER BY at_ms`);
-    expect(log.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).values.for)).toEqual(expect.arrayContaining(['POST /api/v1/withdrawals', 'POST /dashboard/api/factors/recovery-codes']));
+    expect(log.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).values.for)).toEqual(
+      expect.arrayContaining(['POST /api/v1/withdrawals', 'POST /dashboard/api/factors/recovery-codes']),
+    );
   });
 
-  it('money moves are counted per person: support\'s junk refunds do not spend finance\'s allowance', async () => {
+  it("money moves are counted per person: support's junk refunds do not spend finance's allowance", async () => {
     clock += MINUTE;
     // The owner's factor asks a step-up for each invitation (in either mode).
     async function join(email: string, role: string) {
@@ -157,7 +186,15 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     const finance = await join('money@bound.example', 'finance');
     // Support's junk: refunds of payments that do not exist, test mode (no step-up), until its allowance (3 a minute) is spent.
     const junk = [];
-    for (let i = 0; i < 4; i++) junk.push((await call('/api/v1/refunds', as(support, { method: 'POST', body: { reference: `nothing-${i}`, amount: '1', reason: 'junk' }, on: other && i % 2 ? other : api }))).status);
+    for (let i = 0; i < 4; i++)
+      junk.push(
+        (
+          await call(
+            '/api/v1/refunds',
+            as(support, { method: 'POST', body: { reference: `nothing-${i}`, amount: '1', reason: 'junk' }, on: other && i % 2 ? other : api }),
+          )
+        ).status,
+      );
     expect(junk).toEqual([403, 403, 403, 429]); // refused (support names no address and the payment has no customer e-mail), each counted
     // Finance's withdrawal is not refused for it: it gets past the allowance to the balance's own answer, on both instances.
     expect((await call('/api/v1/settlement', as(owner, { mode: 'test', method: 'PUT', body: { settlement: 'balance' } }))).status).toBe(200);

@@ -32,7 +32,12 @@ const PLANTED: Record<string, string[]> = {
     "import 'node:crypto';",
     "import 'zod/mini';",
   ],
-  'server/domain/planted.ts': ["import './errors.ts';", "import 'node:http'; // wall", "import '../payments/store.ts'; // wall", "import '../../contract/api.ts';"],
+  'server/domain/planted.ts': [
+    "import './errors.ts';",
+    "import 'node:http'; // wall",
+    "import '../payments/store.ts'; // wall",
+    "import '../../contract/api.ts';",
+  ],
   'server/http/planted.ts': ["import '../routes/context.ts'; // wall", "import '../storage/db.ts'; // wall", "import './respond.ts';"],
   'server/storage/planted.ts': ["import 'node:http'; // wall", "import '../http/respond.ts'; // wall", "import 'pg';"],
   'server/payments/planted-views.ts': ["import '../storage/db.ts'; // wall", "import './store.ts'; // wall", "import './rules.ts';"],
@@ -54,12 +59,18 @@ function flagged(planted: Record<string, string[]>): string[] {
   }
   let out: string;
   try {
-    out = execFileSync(fromRoot('node_modules/.bin/biome'), ['lint', '--vcs-enabled=false', '--only=style/noRestrictedImports', '--reporter=json', '.'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync(fromRoot('node_modules/.bin/biome'), ['lint', '--vcs-enabled=false', '--only=style/noRestrictedImports', '--reporter=json', '.'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (error) {
     out = (error as { stdout: string }).stdout; // exit code 1: something was flagged
   }
   const report = JSON.parse(out) as { diagnostics: { category: string; location: { path: string; start: { line: number } } }[] };
-  return [...new Set(report.diagnostics.filter((d) => d.category === 'lint/style/noRestrictedImports').map((d) => `${d.location.path}:${d.location.start.line}`))].sort();
+  return [
+    ...new Set(report.diagnostics.filter((d) => d.category === 'lint/style/noRestrictedImports').map((d) => `${d.location.path}:${d.location.start.line}`)),
+  ].sort();
 }
 
 describe("biome.jsonc's import walls", () => {

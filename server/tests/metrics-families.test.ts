@@ -26,12 +26,14 @@ const sample = (text: string, series: string): number | undefined => {
 };
 /** Every family the exposition declares, with its type (prom-client's own process metrics aside). */
 const families = (text: string) =>
-  new Map(
-    [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].filter(([, name]) => !/^service_(process|nodejs)_/.test(name!)).map(([, name, type]) => [name!, type!]),
-  );
+  new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].filter(([, name]) => !/^service_(process|nodejs)_/.test(name!)).map(([, name, type]) => [name!, type!]));
 /** docs/operating.md's table of metrics: each row's family and type. */
 const documented = () =>
-  new Map([...readFileSync(fromRoot('docs/operating.md'), 'utf8').matchAll(/^\| `(service_[a-z0-9_]+)(?:\{[a-z_,]*\})?` \| (counter|gauge|histogram) \|/gm)].map(([, name, type]) => [name!, type!]));
+  new Map(
+    [...readFileSync(fromRoot('docs/operating.md'), 'utf8').matchAll(/^\| `(service_[a-z0-9_]+)(?:\{[a-z_,]*\})?` \| (counter|gauge|histogram) \|/gm)].map(
+      ([, name, type]) => [name!, type!],
+    ),
+  );
 const waitFor = async (what: () => Promise<boolean> | boolean, ms = 20_000) => {
   for (const started = Date.now(); !(await what()); ) {
     if (Date.now() - started > ms) throw new Error('timed out');
@@ -41,7 +43,14 @@ const waitFor = async (what: () => Promise<boolean> | boolean, ms = 20_000) => {
 
 describe.each(KINDS)('metric families, on %s', { timeout: 90_000 }, (kind) => {
   it('each moves with the traffic it counts, and docs/operating.md names every family with its type', async () => {
-    const api = await startService({ demo: true, adminToken: TOKEN, webhookRetryMs: 50, jobIntervalMs: 50, publicInitializesPerMinute: { perClient: 2 }, ...(await databaseOptions(kind)) });
+    const api = await startService({
+      demo: true,
+      adminToken: TOKEN,
+      webhookRetryMs: 50,
+      jobIntervalMs: 50,
+      publicInitializesPerMinute: { perClient: 2 },
+      ...(await databaseOptions(kind)),
+    });
     cleanups.push(() => api.close());
     const call = (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-api-key': publicKey }) =>
       fetch(api.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -49,7 +58,8 @@ describe.each(KINDS)('metric families, on %s', { timeout: 90_000 }, (kind) => {
     const hook = await startReceiver('unverified here', 500);
     cleanups.push(() => hook.close());
     expect((await call('PUT', '/api/v1/webhook', { url: hook.url }, { authorization: `Bearer ${secretKey}` })).status).toBe(200);
-    for (const reference of ['f-1', 'f-2']) expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
+    for (const reference of ['f-1', 'f-2'])
+      expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
     // The third from this client is over its allowance of two a minute.
     expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'f-3', coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(429);
     expect((await call('GET', '/nowhere/f-1')).status).toBe(404);

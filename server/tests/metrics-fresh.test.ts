@@ -18,7 +18,14 @@ let api: Service;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: 1 });
   contracts = await deployDevContracts(chain.url, 3);
-  api = await startService({ demo: true, adminToken: TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, jobIntervalMs: 200 });
+  api = await startService({
+    demo: true,
+    adminToken: TOKEN,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    jobIntervalMs: 200,
+  });
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -41,13 +48,17 @@ function families(text: string): Map<string, string[]> {
   return found;
 }
 
-describe('a fresh service\'s /metrics', { timeout: 120_000 }, () => {
+describe("a fresh service's /metrics", { timeout: 120_000 }, () => {
   it('has a series in every family, and each labelled counter at 0 for every label known from start', async () => {
     // The watcher has ticked once (its gauges are set by a tick), and the jobs have ticked.
-    const text = await until('the watcher and the jobs ticked', async () => {
-      const now = await scrape();
-      return /^service_chain_rpc_up\{chain="31337"\} 1$/m.test(now) && /^service_job_runs_total\{job="[^"]+"\} [1-9]/m.test(now) ? now : false;
-    }, 60_000);
+    const text = await until(
+      'the watcher and the jobs ticked',
+      async () => {
+        const now = await scrape();
+        return /^service_chain_rpc_up\{chain="31337"\} 1$/m.test(now) && /^service_job_runs_total\{job="[^"]+"\} [1-9]/m.test(now) ? now : false;
+      },
+      60_000,
+    );
     const found = families(text);
     const empty = [...found].filter(([, series]) => series.length === 0).map(([name]) => name);
     expect(empty).toEqual([]);

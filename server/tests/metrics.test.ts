@@ -30,12 +30,17 @@ describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
     const api = await startService({ demo: true, jobs: false, adminToken: TOKEN, now: () => clock, ...(await databaseOptions(kind)) });
     cleanups.push(() => api.close());
     const call = (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-api-key': publicKey }) =>
-      fetch(api.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(api.url + path, {
+        method,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
     expect((await call('PUT', '/api/v1/webhook', { url: 'https://shop.example/hooks' }, { authorization: `Bearer ${secretKey}` })).status).toBe(200);
     expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'm-old', coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
     clock += 16 * 60_000; // past the quote: m-old is expired
-    for (const reference of ['m-open', 'm-paid']) expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
+    for (const reference of ['m-open', 'm-paid'])
+      expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'm-paid', kind: 'exact' })).status).toBe(200);
     expect((await call('GET', '/nowhere/sk_test_in_a_path')).status).toBe(404);
     // A counted transfer not yet swept, on chain 97 (as the watcher records one).
@@ -47,7 +52,13 @@ describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
     );
     clock += 30_000;
 
-    for (const headers of <Record<string, string>[]>[{}, { authorization: `Bearer ${secretKey}` }, { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` }, { 'x-api-key': publicKey }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { authorization: `Bearer ${secretKey}` },
+      { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` },
+      { 'x-api-key': publicKey },
+      { authorization: `Bearer ${TOKEN.slice(0, -1)}` },
+    ]) {
       expect((await scrape(api, headers)).status).toBe(401);
     }
     const answer = await scrape(api);
@@ -77,18 +88,28 @@ describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
 });
 
 describe('GET /metrics on a dev chain', { timeout: 120_000 }, () => {
-  it('reports each chain watcher\'s lag behind its head as the watcher measures it, RPC failovers, and a node that stops answering', async () => {
+  it("reports each chain watcher's lag behind its head as the watcher measures it, RPC failovers, and a node that stops answering", async () => {
     const chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
     cleanups.push(() => chain.stop());
     const contracts = await deployDevContracts(chain, 3);
     // The first RPC URL answers nothing: every call fails over to the dev chain's.
     const network = { ...devNetwork(chain.url, contracts, 2), rpcUrls: ['http://127.0.0.1:9/', chain.url] };
     // Dev account 8 as the gas wallet (as the demo's sweeps use), holding 10,000 ETH.
-    const api = await startService({ demo: true, adminToken: TOKEN, networks: { test: network }, watchIntervalMs: 100, gasKey: toHex(devAccount(8).getHdKey().privateKey!) });
+    const api = await startService({
+      demo: true,
+      adminToken: TOKEN,
+      networks: { test: network },
+      watchIntervalMs: 100,
+      gasKey: toHex(devAccount(8).getHdKey().privateKey!),
+    });
     cleanups.push(() => api.close());
     const name = 'chain 31337 (Local dev chain)';
     let text = '';
-    for (let i = 0; i < 100 && (sample(text, `service_ready{check="${name}"}`) !== 1 || sample(text, 'service_chain_watcher_lag_blocks{chain="31337"}') === undefined); i++) {
+    for (
+      let i = 0;
+      i < 100 && (sample(text, `service_ready{check="${name}"}`) !== 1 || sample(text, 'service_chain_watcher_lag_blocks{chain="31337"}') === undefined);
+      i++
+    ) {
       text = await (await scrape(api)).text();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

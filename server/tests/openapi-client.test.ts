@@ -84,18 +84,34 @@ export function refused(server: ReturnType<typeof createClient<paths>>) {
 `;
 
 describe('a client generated from the OpenAPI document', () => {
-  it('compiles with tsc and works against the service: initialize, verify, list payments, create a link, add a bank account', { timeout: 120_000 }, async () => {
+  it('compiles with tsc and works against the service: initialize, verify, list payments, create a link, add a bank account', {
+    timeout: 120_000,
+  }, async () => {
     const doc = await (await fetch(`${api.url}/api/v1/openapi.json`)).json();
     writeFileSync(join(dir, 'schema.ts'), astToString(await openapiTS(doc)));
     writeFileSync(join(dir, 'client.ts'), PROGRAM);
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
-    const compilerOptions = { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: ['node'], skipLibCheck: true, outDir: 'out' };
+    const compilerOptions = {
+      strict: true,
+      target: 'es2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      lib: ['es2022', 'dom'],
+      types: ['node'],
+      skipLibCheck: true,
+      outDir: 'out',
+    };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['client.ts'] }));
-    const tsc = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir }).catch((failed: { stdout: string }) => ({ stdout: failed.stdout, failed: true }));
+    const tsc = await promisify(execFile)(join(ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir }).catch((failed: { stdout: string }) => ({
+      stdout: failed.stdout,
+      failed: true,
+    }));
     expect(tsc.stdout, 'tsc on the client program').toBe('');
 
     const priceId = [...(await api.parts.links.prices()).values()].find((p) => p.currency === 'USD')!.id;
-    const { main } = (await import(pathToFileURL(join(dir, 'out/client.js')).href)) as { main: (url: string, keys: object, price: string) => Promise<Record<string, unknown>> };
+    const { main } = (await import(pathToFileURL(join(dir, 'out/client.js')).href)) as {
+      main: (url: string, keys: object, price: string) => Promise<Record<string, unknown>>;
+    };
     const result = await main(api.url, DEMO_MERCHANT.keys.test, priceId);
     expect(result).toEqual({
       deposit: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),

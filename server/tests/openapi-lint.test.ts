@@ -16,7 +16,13 @@ const ROOT = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-type Operation = { description?: string; parameters?: Array<{ name: string; in: string; schema: JsonSchema }>; security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> };
+type Operation = {
+  description?: string;
+  parameters?: Array<{ name: string; in: string; schema: JsonSchema }>;
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+};
 type Paths = Record<string, Record<string, Operation>>;
 
 interface Problem {
@@ -69,7 +75,7 @@ describe('what redocly.yaml leaves to this test', () => {
   const ajv = new Ajv2020({ strict: false });
   addFormats.default(ajv);
 
-  it('has no two paths one URL could match: where the templates allow it, a parameter\'s schema refuses the other\'s literal segment', () => {
+  it("has no two paths one URL could match: where the templates allow it, a parameter's schema refuses the other's literal segment", () => {
     const templated = (segment: string) => /^\{.+\}$/.test(segment);
     const paramSchema = (path: string, name: string): JsonSchema => {
       const op = Object.values(doc.paths[path])[0];
@@ -87,7 +93,11 @@ describe('what redocly.yaml leaves to this test', () => {
         if (sa.filter(templated).length !== sb.filter(templated).length) continue;
         flagged++;
         // Told apart where one path's literal segment is not a value the other's parameter takes.
-        const apart = sa.some((s, k) => (templated(s) && !templated(sb[k]) && !ajv.validate(paramSchema(a, s), sb[k])) || (templated(sb[k]) && !templated(s) && !ajv.validate(paramSchema(b, sb[k]), s)));
+        const apart = sa.some(
+          (s, k) =>
+            (templated(s) && !templated(sb[k]) && !ajv.validate(paramSchema(a, s), sb[k])) ||
+            (templated(sb[k]) && !templated(s) && !ajv.validate(paramSchema(b, sb[k]), s)),
+        );
         if (!apart) ambiguous.push(`${a} and ${b}`);
       }
     }

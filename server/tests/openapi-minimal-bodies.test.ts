@@ -23,7 +23,10 @@ afterAll(() => api?.close());
 const resolve = (schema: JsonSchema): JsonSchema => {
   const ref = schema.$ref as string | undefined;
   if (!ref) return schema;
-  return ref.slice(2).split('/').reduce((node: any, part) => node[part], doc) as JsonSchema;
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: any, part) => node[part], doc) as JsonSchema;
 };
 
 /** The least value a JSON Schema takes (the first of a choice, only what is required). */
@@ -38,7 +41,12 @@ export function least(input: JsonSchema): unknown {
     const branch = resolve(branches[0]!);
     // A branch that only adds rules to the object around it (exactly one of…) is merged into it.
     if (base.type === 'object' || base.properties) {
-      return least({ ...base, ...branch, required: [...((base.required as string[]) ?? []), ...((branch.required as string[]) ?? [])], properties: { ...(base.properties as object), ...((branch.properties as object) ?? {}) } });
+      return least({
+        ...base,
+        ...branch,
+        required: [...((base.required as string[]) ?? []), ...((branch.required as string[]) ?? [])],
+        properties: { ...(base.properties as object), ...((branch.properties as object) ?? {}) },
+      });
     }
     return least({ ...base, ...branch });
   }
@@ -61,8 +69,14 @@ export function least(input: JsonSchema): unknown {
     if (schema.format === 'date-time') return '2026-01-01T00:00:00.000Z';
     if (schema.format === 'uri') return 'https://shop.example/x';
     if (typeof schema.pattern === 'string') {
-      const fits = (s: string) => new RegExp(schema.pattern as string).test(s) && !(schema.not && new RegExp(String((schema.not as JsonSchema).pattern)).test(s));
-      const [sample] = fc.sample(fc.stringMatching(new RegExp(schema.pattern)).filter((s) => fits(s) && s.length >= Number(schema.minLength ?? 0) && s.length <= Number(schema.maxLength ?? 10_000) && /[1-9a-z]/i.test(s)), { numRuns: 1, seed: 54 });
+      const fits = (s: string) =>
+        new RegExp(schema.pattern as string).test(s) && !(schema.not && new RegExp(String((schema.not as JsonSchema).pattern)).test(s));
+      const [sample] = fc.sample(
+        fc
+          .stringMatching(new RegExp(schema.pattern))
+          .filter((s) => fits(s) && s.length >= Number(schema.minLength ?? 0) && s.length <= Number(schema.maxLength ?? 10_000) && /[1-9a-z]/i.test(s)),
+        { numRuns: 1, seed: 54 },
+      );
       // The least of a text's spellings: all lower case where that fits too (an address then needs no checksum).
       return fits(sample!.toLowerCase()) ? sample!.toLowerCase() : sample;
     }
@@ -77,13 +91,15 @@ interface Operation {
   security?: Array<Record<string, unknown>>;
 }
 
-describe('every operation\'s least document-valid request', () => {
+describe("every operation's least document-valid request", () => {
   it('is never refused as bad input (400) by the service', { timeout: 120_000 }, async () => {
     const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
     let secret = secretKey;
     const refused: string[] = [];
     let sent = 0;
-    const operations = Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
     for (const { path, method, op } of operations) {
       const params = op.parameters ?? [];
       let url = path;

@@ -74,7 +74,15 @@ async function until<T>(get: () => Promise<T | undefined> | T | undefined): Prom
   }
 }
 
-const PNG = new Blob([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')], { type: 'image/png' });
+const PNG = new Blob(
+  [
+    Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082',
+      'hex',
+    ),
+  ],
+  { type: 'image/png' },
+);
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document, by @apidevtools/swagger-parser', async () => {
@@ -85,8 +93,23 @@ describe('the OpenAPI document', () => {
   it('has an operation for every route of the API and a route for every operation, each as its route declares it', () => {
     const api = ROUTES.filter(documented);
     const routes = api.map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
-    const paths = doc.paths as Record<string, Record<string, { summary: string; description?: string; tags: string[]; requestBody?: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>>;
-    const operations = Object.entries(paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const paths = doc.paths as Record<
+      string,
+      Record<
+        string,
+        {
+          summary: string;
+          description?: string;
+          tags: string[];
+          requestBody?: unknown;
+          parameters?: Array<{ name: string; in: string }>;
+          responses: Record<string, unknown>;
+        }
+      >
+    >;
+    const operations = Object.entries(paths)
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(operations).toEqual(routes);
     expect(new Set(routes).size).toBe(routes.length);
     expect(routes.length).toBeGreaterThanOrEqual(59);
@@ -122,7 +145,8 @@ describe('the OpenAPI document', () => {
         const leaf = !['object', 'array'].includes(schema.type as string) && !schema.properties && !schema.items;
         if (!AMOUNT_FIELD.test(name) || !leaf) continue;
         found.push(name);
-        if (!/decimal text|JSON number|base units/i.test(String(schema.description ?? ''))) silent.push(`${where}/properties/${name}: ${JSON.stringify(schema)}`);
+        if (!/decimal text|JSON number|base units/i.test(String(schema.description ?? '')))
+          silent.push(`${where}/properties/${name}: ${JSON.stringify(schema)}`);
       }
       for (const [key, value] of Object.entries(o)) walk(value, `${where}/${key}`);
     };
@@ -151,8 +175,12 @@ describe('the OpenAPI document', () => {
       standardWebhooks: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'webhook-signature' }),
       serviceSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-service-signature' }),
     });
-    for (const event of Object.values(doc.webhooks as Record<string, { post: { security: unknown[] } }>)) expect(event.post.security).toEqual([{ standardWebhooks: [] }, { serviceSignature: [] }]);
-    const paths = doc.paths as Record<string, Record<string, { security: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }>; requestBody?: { content: object } }>>;
+    for (const event of Object.values(doc.webhooks as Record<string, { post: { security: unknown[] } }>))
+      expect(event.post.security).toEqual([{ standardWebhooks: [] }, { serviceSignature: [] }]);
+    const paths = doc.paths as Record<
+      string,
+      Record<string, { security: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }>; requestBody?: { content: object } }>
+    >;
     expect(paths['/api/v1/coins'].get.security).toEqual([{ publicKey: [] }]);
     expect(paths['/api/v1/webhook'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
     expect(paths['/api/v1/payout_address'].put.security).toEqual([{ secretKey: [] }, { session: [] }]);
@@ -163,17 +191,48 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/transaction/verify/{reference}'].get.security).toEqual([{ publicKey: [] }, { secretKey: [] }]);
     expect(paths['/healthz'].get.security).toEqual([]);
     // Each error answer is the envelope with the codes this operation answers at that status.
-    const envelope = (codes: string[]) => ({ ...components.schemas.Error, properties: { ...(components.schemas.Error.properties as object), code: { type: 'string', enum: codes } }, required: ['status', 'statusCode', 'message', 'code'] });
-    expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }));
-    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(envelope(['csrf_rejected', 'permission_denied', 'second_factor_required']));
+    const envelope = (codes: string[]) => ({
+      ...components.schemas.Error,
+      properties: { ...(components.schemas.Error.properties as object), code: { type: 'string', enum: codes } },
+      required: ['status', 'statusCode', 'message', 'code'],
+    });
+    expect(paths['/api/v1/webhook'].put.responses['401']).toEqual(
+      expect.objectContaining({ content: { 'application/json': { schema: envelope(['unauthorized']) } } }),
+    );
+    expect(paths['/api/v1/webhook'].put.responses['403'].content['application/json'].schema).toEqual(
+      envelope(['csrf_rejected', 'permission_denied', 'second_factor_required']),
+    );
     expect(paths['/api/v1/withdrawals'].post.responses['409'].content['application/json'].schema).toEqual(
       // conflict: an Idempotency-Key used for another request, or still running.
-      envelope(['balance_settlement_required', 'chain_not_offered', 'conflict', 'destination_pending', 'insufficient_balance', 'not_configured', 'treasury_held', 'withdrawal_limit_exceeded']),
+      envelope([
+        'balance_settlement_required',
+        'chain_not_offered',
+        'conflict',
+        'destination_pending',
+        'insufficient_balance',
+        'not_configured',
+        'treasury_held',
+        'withdrawal_limit_exceeded',
+      ]),
     );
     expect((components.schemas.Error.properties as { code: { enum: string[] } }).code.enum).toEqual(Object.keys(ERROR_CODES));
     expect(Object.keys(paths['/api/v1/payment_links/donation'].post.requestBody!.content)).toEqual(['multipart/form-data']);
     expect(components.schemas.Error.required).toEqual(['status', 'statusCode', 'message']);
-    expect(Object.keys(doc.webhooks as object).sort()).toEqual(['ACCOUNT_EMAIL_CHANGED', 'BANK_ACCOUNT_PENDING', 'DEPOSIT_DISCREPANCY', 'DEPOSIT_REVERSED', 'DEPOSIT_TRANSACTION', 'DEPOSIT_UNMATCHED', 'PAYOUT_ADDRESS_PENDING', 'PAYOUT_UPDATED', 'REFUND_UPDATED', 'SECURITY_CHANGED', 'SWAP_UPDATED', 'WITHDRAWAL_ADDRESS_PENDING', 'WITHDRAWAL_UPDATED']);
+    expect(Object.keys(doc.webhooks as object).sort()).toEqual([
+      'ACCOUNT_EMAIL_CHANGED',
+      'BANK_ACCOUNT_PENDING',
+      'DEPOSIT_DISCREPANCY',
+      'DEPOSIT_REVERSED',
+      'DEPOSIT_TRANSACTION',
+      'DEPOSIT_UNMATCHED',
+      'PAYOUT_ADDRESS_PENDING',
+      'PAYOUT_UPDATED',
+      'REFUND_UPDATED',
+      'SECURITY_CHANGED',
+      'SWAP_UPDATED',
+      'WITHDRAWAL_ADDRESS_PENDING',
+      'WITHDRAWAL_UPDATED',
+    ]);
   });
 
   it('is true of every answer of every operation: each body matches the schema of its operation and status', { timeout: 120_000 }, async () => {
@@ -190,7 +249,15 @@ describe('the OpenAPI document', () => {
     await call('PUT', '/api/v1/settlement', sec, { settlement: 'balance' });
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-1', coin: 'USDT', currency: 'USD', amount: '24.50' });
-    await call('POST', '/api/v1/transaction/initialize', sec, { reference: 'oa-2', coin: 'USDC', currency: 'EUR', amount: 10, customer_email: 'ada@example.com', metadata: { order: 7 }, accept_partial_payment: true });
+    await call('POST', '/api/v1/transaction/initialize', sec, {
+      reference: 'oa-2',
+      coin: 'USDC',
+      currency: 'EUR',
+      amount: 10,
+      customer_email: 'ada@example.com',
+      metadata: { order: 7 },
+      accept_partial_payment: true,
+    });
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'oa-3', coin: 'XRP', currency: 'USD', amount: '1.234' });
     await call('POST', '/api/v1/transaction/initialize', pub, '{"not json');
     await call('POST', '/api/v1/transaction/initialize', pub, { reference: 'x'.repeat(20), metadata: { big: 'x'.repeat(17_000) } });
@@ -214,7 +281,14 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/webhook', sec);
     await call('POST', '/api/v1/sandbox/deposit', pub, { reference: 'oa-1', kind: 'exact' });
     // Paying with one signature: no chain here (409 chain_not_offered); a malformed body 400.
-    const authorization = { from: '0x' + '1'.repeat(40), to: '0x' + '2'.repeat(40), value: '24500000', validAfter: '0', validBefore: '4102444800', nonce: '0x' + 'ab'.repeat(32) };
+    const authorization = {
+      from: '0x' + '1'.repeat(40),
+      to: '0x' + '2'.repeat(40),
+      value: '24500000',
+      validAfter: '0',
+      validBefore: '4102444800',
+      nonce: '0x' + 'ab'.repeat(32),
+    };
     await call('POST', '/api/v1/transaction/relay/oa-1', pub, { chain_id: 31337, authorization, signature: '0x' + 'cd'.repeat(65) });
     await call('POST', '/api/v1/transaction/relay/oa-1', pub, { chain_id: 31337, authorization: { ...authorization, value: '24.5' }, signature: '0x12' });
     await call('POST', '/api/v1/webhook/rotate', sec);
@@ -236,7 +310,14 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/payments/oa-unknown', sec);
     await call('GET', '/api/v1/payments/oa-2', pub);
     const csv = await fetch(`${api.url}/api/v1/payments/export.csv?coin=USDC`, { headers: sec });
-    seen.push({ method: 'GET', template: '/api/v1/payments/export.csv', status: csv.status, body: await csv.text(), url: '/api/v1/payments/export.csv', type: csv.headers.get('content-type') ?? '' });
+    seen.push({
+      method: 'GET',
+      template: '/api/v1/payments/export.csv',
+      status: csv.status,
+      body: await csv.text(),
+      url: '/api/v1/payments/export.csv',
+      type: csv.headers.get('content-type') ?? '',
+    });
     await call('GET', '/api/v1/payments/export.csv?status=paid', sec);
 
     // Products and prices
@@ -257,7 +338,11 @@ describe('the OpenAPI document', () => {
     // Payment links
     const prices = [...(await api.parts.links.prices()).values()];
     const beans = prices.find((p) => p.currency === 'USD')!.id;
-    const created = await call('POST', '/api/v1/payment_links/standard', sec, { title: 'Beans', description: 'Two bags', cart: [{ price_id: beans, quantity: 2, quantity_adjustable: true }] });
+    const created = await call('POST', '/api/v1/payment_links/standard', sec, {
+      title: 'Beans',
+      description: 'Two bags',
+      cart: [{ price_id: beans, quantity: 2, quantity_adjustable: true }],
+    });
     const link = (created.body as { data: { id: string; slug: string } }).data;
     await call('POST', '/api/v1/payment_links', sec, { title: 'A fixed charge', charge: { amount: '12.00', currency: 'USD' } });
     await call('POST', '/api/v1/payment_links', sec, { title: '' });
@@ -279,7 +364,11 @@ describe('the OpenAPI document', () => {
     const badForm = new FormData();
     badForm.append('title', '');
     await call('POST', '/api/v1/payment_links/donation', sec, badForm);
-    await call('PUT', '/api/v1/payment_links/donation', sec, { id: (donation.body as { data: { id: string } }).data.id, description: 'Every tile', is_active: true });
+    await call('PUT', '/api/v1/payment_links/donation', sec, {
+      id: (donation.body as { data: { id: string } }).data.id,
+      description: 'Every tile',
+      is_active: true,
+    });
     await call('PUT', '/api/v1/payment_links/donation', sec, { id: 'not-a-uuid' });
     await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: false });
     await call('PUT', `/api/v1/payment_links/${link.id}/status`, sec, { is_active: 'no' });
@@ -307,7 +396,16 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/bank/payouts/currencies', sec);
     await call('GET', '/api/v1/bank/payouts/rate?coin=USDT&currency=NGN', sec);
     await call('GET', '/api/v1/bank/payouts/rate?coin=XRP&currency=JPY', sec);
-    const bank = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos', default: true });
+    const bank = await call('POST', '/api/v1/bank/payouts', sec, {
+      bank_name: 'Access Bank',
+      bank_code: '044',
+      account_name: 'Harbour Coffee Ltd',
+      account_number: '0690000031',
+      currency: 'NGN',
+      country: 'nigeria',
+      state: 'Lagos',
+      default: true,
+    });
     const bankId = (bank.body as { data: { id: string } }).data.id;
     await call('POST', '/api/v1/bank/payouts', sec, { currency: 'NGN', bank_name: 'Access Bank' });
     await call('GET', '/api/v1/bank/payouts', sec);
@@ -315,7 +413,13 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/bank/payouts/00000000-0000-4000-8000-000000000000', sec);
     await call('PATCH', `/api/v1/bank/payouts/${bankId}`, sec, { state: 'Abuja' });
     await call('PATCH', '/api/v1/bank/payouts/00000000-0000-4000-8000-000000000000', sec, { state: 'Abuja' });
-    const payout = await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1, reference: 'po-oa-1', metadata: { invoice: 1 } });
+    const payout = await call('POST', '/api/v1/bank/payouts/initiate', sec, {
+      payout_bank_id: bankId,
+      coin: 'USDT',
+      amount: 1,
+      reference: 'po-oa-1',
+      metadata: { invoice: 1 },
+    });
     await call('POST', '/api/v1/bank/payouts/initiate', sec, { payout_bank_id: bankId, coin: 'USDT', amount: 1_000_000 });
     await call('GET', `/api/v1/bank/payouts/withdrawals/${(payout.body as { data: { id: string } }).data.id}`, sec);
     await call('GET', '/api/v1/bank/payouts/withdrawals/nope', sec);
@@ -324,7 +428,15 @@ describe('the OpenAPI document', () => {
 
     // A live key's new bank account waits the delay: listed as a change, cancelled by the owner (then gone: 404)
     const liveSec = { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` };
-    const liveBank = await call('POST', '/api/v1/bank/payouts', liveSec, { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' });
+    const liveBank = await call('POST', '/api/v1/bank/payouts', liveSec, {
+      bank_name: 'Access Bank',
+      bank_code: '044',
+      account_name: 'Harbour Coffee Ltd',
+      account_number: '0690000031',
+      currency: 'NGN',
+      country: 'nigeria',
+      state: 'Lagos',
+    });
     expect((liveBank.body as { data: { effectiveAt?: string } }).data.effectiveAt).toBeDefined();
     await call('PATCH', `/api/v1/bank/payouts/${(liveBank.body as { data: { id: string } }).data.id}`, liveSec, { account_number: '0690000032' });
     const waiting = await call('GET', '/api/v1/destination_changes', liveSec);
@@ -339,7 +451,14 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/balances/entries?coin=USDT&limit=5', sec);
     await call('GET', '/api/v1/balances/entries?cursor=x', sec);
     const statement = await fetch(`${api.url}/api/v1/balances/statement.csv`, { headers: sec });
-    seen.push({ method: 'GET', template: '/api/v1/balances/statement.csv', status: statement.status, body: await statement.text(), url: '/api/v1/balances/statement.csv', type: statement.headers.get('content-type') ?? '' });
+    seen.push({
+      method: 'GET',
+      template: '/api/v1/balances/statement.csv',
+      status: statement.status,
+      body: await statement.text(),
+      url: '/api/v1/balances/statement.csv',
+      type: statement.headers.get('content-type') ?? '',
+    });
     await call('GET', '/api/v1/balances/statement.csv', pub);
     await call('GET', '/api/v1/settlement', pub);
     await call('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: '1' });
@@ -357,10 +476,30 @@ describe('the OpenAPI document', () => {
     await call('GET', '/api/v1/swaps?cursor=abc', sec);
     await call('GET', '/api/v1/withdrawals?limit=0', sec);
     // Refunds of a balance-settled payment (oa-1, paid): one, past what arrived, bad input, the list and one
-    const refund = await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '0.5', reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
-    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount_base_units: '1000', reason: 'the old form', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
-    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '1' + '0'.repeat(30), reason: 'too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
-    await call('POST', '/api/v1/refunds', sec, { reference: 'oa-1', amount: '0.' + '0'.repeat(30) + '1', reason: 'past its decimals', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
+    const refund = await call('POST', '/api/v1/refunds', sec, {
+      reference: 'oa-1',
+      amount: '0.5',
+      reason: 'a broken cup',
+      address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
+    await call('POST', '/api/v1/refunds', sec, {
+      reference: 'oa-1',
+      amount_base_units: '1000',
+      reason: 'the old form',
+      address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
+    await call('POST', '/api/v1/refunds', sec, {
+      reference: 'oa-1',
+      amount: '1' + '0'.repeat(30),
+      reason: 'too much',
+      address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
+    await call('POST', '/api/v1/refunds', sec, {
+      reference: 'oa-1',
+      amount: '0.' + '0'.repeat(30) + '1',
+      reason: 'past its decimals',
+      address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
     await call('POST', '/api/v1/refunds', sec, { reference: 'nothing-here', amount: 'rest', reason: 'r', address: '0x7' });
     await call('GET', '/api/v1/refunds?reference=oa-1&limit=1', sec);
     await call('GET', '/api/v1/refunds?limit=0', sec);
@@ -385,7 +524,18 @@ describe('the OpenAPI document', () => {
     await call('POST', '/api/v1/payments/oa-over-1/accept', sec);
     await call('POST', '/api/v1/payments/oa-over-2/send_back', sec, { reason: 'paid too much', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' });
     await call('POST', '/api/v1/payments/oa-over-2/send_back', sec, { reason: '' });
-    const spare = await call('POST', '/api/v1/bank/payouts', sec, { bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana', city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123' });
+    const spare = await call('POST', '/api/v1/bank/payouts', sec, {
+      bank_name: 'GCB Bank',
+      bank_code: 'GH040100',
+      account_name: 'Harbour Coffee GH',
+      account_number: '1234567890',
+      currency: 'GHS',
+      country: 'ghana',
+      city: 'Accra',
+      address: '5 Independence Ave',
+      street: 'Independence Ave',
+      postal_code: 'GA-123',
+    });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [(spare.body as { data: { id: string } }).data.id] });
     await call('DELETE', '/api/v1/bank/payouts', sec, { ids: [] });
 
@@ -446,9 +596,18 @@ describe('the OpenAPI document', () => {
     const answered = new Set(seen.map((s) => `${s.method} ${s.template}`));
     expect(operations.filter((op) => !answered.has(op))).toEqual([]);
     const refused = new Set(seen.filter((s) => s.status >= 400).map((s) => `${s.method} ${s.template}`));
-    expect(operations.filter((op) => !refused.has(op) && !/GET \/(healthz|readyz|api\/v1\/openapi\.json|api\/v1\/bank\/payouts\/(countries|currencies))$/.test(op) && !/^GET \/api\/v1\/(webhook|payout_address)$|^POST \/api\/v1\/webhook\/rotate$|^GET \/api\/v1\/bank\/payouts$/.test(op))).toEqual([]);
+    expect(
+      operations.filter(
+        (op) =>
+          !refused.has(op) &&
+          !/GET \/(healthz|readyz|api\/v1\/openapi\.json|api\/v1\/bank\/payouts\/(countries|currencies))$/.test(op) &&
+          !/^GET \/api\/v1\/(webhook|payout_address)$|^POST \/api\/v1\/webhook\/rotate$|^GET \/api\/v1\/bank\/payouts$/.test(op),
+      ),
+    ).toEqual([]);
     expect(seen.length).toBeGreaterThanOrEqual(75);
-    console.log(`openapi conformance: ${seen.length} answers, ${answered.size} operations, ${new Set(seen.map((s) => `${s.method} ${s.template} ${s.status}`)).size} operation/status pairs`);
+    console.log(
+      `openapi conformance: ${seen.length} answers, ${answered.size} operations, ${new Set(seen.map((s) => `${s.method} ${s.template} ${s.status}`)).size} operation/status pairs`,
+    );
   });
 
   it('is true of real webhook deliveries and the events feed: each body matches its event under webhooks', async () => {

@@ -16,7 +16,19 @@ it('--help, -h and help print every command of the table, and exit 0', async () 
     expect(listed).toHaveLength(COMMANDS.length);
     COMMANDS.forEach((c, i) => expect(listed[i]!.startsWith(c.command), `${c.command} in "${listed[i]}"`).toBe(true));
   }
-  expect(COMMANDS.map((c) => c.command)).toEqual(expect.arrayContaining(['', 'merchant create', 'merchant list', 'merchant roll-keys', 'merchant sign-in-link', 'merchant withdrawal-limit', 'chain deploy', 'chain sweep', 'help']));
+  expect(COMMANDS.map((c) => c.command)).toEqual(
+    expect.arrayContaining([
+      '',
+      'merchant create',
+      'merchant list',
+      'merchant roll-keys',
+      'merchant sign-in-link',
+      'merchant withdrawal-limit',
+      'chain deploy',
+      'chain sweep',
+      'help',
+    ]),
+  );
 });
 
 it('runs no command that the table leaves out, and every one it names', async () => {
@@ -33,7 +45,14 @@ it('runs no command that the table leaves out, and every one it names', async ()
     expect(lines.length, `${verb}: ${lines.join(' | ')}`).toBeGreaterThan(1);
   }
   const err: string[] = [];
-  expect(await runChainCommand(['undeploy'], undefined, () => {}, (line) => err.push(line))).toBe(2);
+  expect(
+    await runChainCommand(
+      ['undeploy'],
+      undefined,
+      () => {},
+      (line) => err.push(line),
+    ),
+  ).toBe(2);
   expect(verbsOf('chain').sort()).toEqual(['deploy', 'sweep']);
   // The dispatchers read the table: no verb list of their own.
   for (const file of ['../operator.ts', '../chain-command.ts']) expect(readFileSync(new URL(file, import.meta.url), 'utf8')).toMatch(/verbsOf\(/);

@@ -35,13 +35,17 @@ async function service(env: Record<string, string>): Promise<ServiceProcess> {
 /** The built command, `node build/server/main.js merchant …`, as an operator runs it. */
 function command(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [fromRoot('build/server/main.js'), ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    execFile(
+      process.execPath,
+      [fromRoot('build/server/main.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }
 
-const get = (base: string, path: string, headers: Record<string, string>) => fetch(base + path, { headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
+const get = (base: string, path: string, headers: Record<string, string>) =>
+  fetch(base + path, { headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 describe('merchants made while the service runs', { timeout: 120_000 }, () => {
   it('the command reaches the running service: the keys work at once, are listed, and survive a restart', async () => {
@@ -132,7 +136,11 @@ describe('merchants made while the service runs', { timeout: 120_000 }, () => {
     expect(wrong.code).toBe(1);
     expect(wrong.out).toMatch(/refused \(401\): Unknown operator token/);
     // The token never travels in clear to another machine: nothing is sent, nothing resolved.
-    const clear = await command(['merchant', 'list'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00', SERVICE_URL: 'http://pay.example.com' });
+    const clear = await command(['merchant', 'list'], {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00',
+      SERVICE_URL: 'http://pay.example.com',
+    });
     expect(clear.code).toBe(1);
     expect(clear.out).toMatch(/SERVICE_URL: expected https:\/\/ for a service on another machine/);
     const right = await command(['merchant', 'list', '--json'], { DATA_DIR: dataDir, ADMIN_TOKEN: 'an-operator-token-of-forty-characters-00' });
@@ -156,8 +164,16 @@ describe('the operator endpoints', { timeout: 30_000 }, () => {
       'token cut short': { authorization: `Bearer ${token.slice(0, -1)}` },
     };
     for (const [name, headers] of Object.entries(attempts)) {
-      for (const [method, path] of [['GET', '/operator/v1/merchants'], ['POST', '/operator/v1/merchants'], ['POST', `/operator/v1/merchants/${DEMO_MERCHANT.id}/secret-keys`]]) {
-        const response = await fetch(api.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: method === 'POST' ? JSON.stringify({ name: 'Evil', email: 'e@evil.example' }) : undefined });
+      for (const [method, path] of [
+        ['GET', '/operator/v1/merchants'],
+        ['POST', '/operator/v1/merchants'],
+        ['POST', `/operator/v1/merchants/${DEMO_MERCHANT.id}/secret-keys`],
+      ]) {
+        const response = await fetch(api.url + path, {
+          method,
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: method === 'POST' ? JSON.stringify({ name: 'Evil', email: 'e@evil.example' }) : undefined,
+        });
         expect(response.status, `${name}: ${method} ${path}`).toBe(401);
       }
     }
@@ -166,10 +182,18 @@ describe('the operator endpoints', { timeout: 30_000 }, () => {
     // …and the operator token opens no merchant endpoint.
     expect((await fetch(api.url + '/api/v1/webhook', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
 
-    const bad = await fetch(api.url + '/operator/v1/merchants', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: ' ', email: 'nope', logo: 'http://x' }) });
+    const bad = await fetch(api.url + '/operator/v1/merchants', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: ' ', email: 'nope', logo: 'http://x' }),
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'logo', 'name']);
-    const good = await fetch(api.url + '/operator/v1/merchants', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Good', email: 'g@good.example' }) });
+    const good = await fetch(api.url + '/operator/v1/merchants', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Good', email: 'g@good.example' }),
+    });
     expect(good.status).toBe(201);
   });
 
@@ -189,10 +213,14 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     cleanups.push(() => api.close());
     const lines: string[] = [];
     const config = configFromEnv({ DATABASE_URL: databaseUrl, DATA_DIR: tempDir() });
-    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Shared Shop', '--email', 's@shared.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'create', '--name', 'Shared Shop', '--email', 's@shared.example', '--json'], config, (l) => lines.push(l)),
+    ).toBe(0);
     const created = JSON.parse(lines[0]);
     expect((await get(api.url, '/api/v1/coins', { 'x-api-key': created.keys.test.publicKey })).status).toBe(200);
-    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).body.data.secret).toBe(created.webhookSecrets.live);
+    expect((await get(api.url, '/api/v1/webhook', { authorization: `Bearer ${created.keys.live.secretKey}` })).body.data.secret).toBe(
+      created.webhookSecrets.live,
+    );
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'roll-keys', '--id', created.id, '--json'], config, (l) => lines.push(l))).toBe(0);
     const { secretKeys } = JSON.parse(lines[0]);
@@ -212,24 +240,30 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(JSON.stringify(await api.db.query('SELECT * FROM api_keys'))).not.toContain(secretKeys.live);
   });
 
-  it('merchant withdrawal-limit and merchant fee set a merchant\'s one daily limit and the operator\'s fee per mode, which a running instance holds at once; wrong options are named', async () => {
+  it("merchant withdrawal-limit and merchant fee set a merchant's one daily limit and the operator's fee per mode, which a running instance holds at once; wrong options are named", async () => {
     const databaseUrl = await freshPostgres();
     const api = await startService({ databaseUrl, withdrawalDailyLimit: '2500' });
     cleanups.push(() => api.close());
     const lines: string[] = [];
     const config = configFromEnv({ DATABASE_URL: databaseUrl, DATA_DIR: tempDir(), WITHDRAWAL_DAILY_LIMIT: '2500' });
-    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Limited Shop', '--email', 'l@limited.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'create', '--name', 'Limited Shop', '--email', 'l@limited.example', '--json'], config, (l) => lines.push(l)),
+    ).toBe(0);
     const created = JSON.parse(lines[0]);
     const { id } = created;
     const owner = (mode: 'test' | 'live') => ({ merchant: { id } as never, mode });
     expect(await api.parts.withdrawals.withdrawalLimit(owner('live'))).toEqual({ daily: '2500', set: false });
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--daily', '750.5'], config, (l) => lines.push(l))).toBe(0);
-    expect(lines.join('\n')).toMatch(/may now withdraw at most 750\.5 USD \(withdrawals and bank payouts, all coins and networks together\) in any 24 hours with its live keys/);
+    expect(lines.join('\n')).toMatch(
+      /may now withdraw at most 750\.5 USD \(withdrawals and bank payouts, all coins and networks together\) in any 24 hours with its live keys/,
+    );
     expect(await api.parts.withdrawals.withdrawalLimit(owner('live'))).toEqual({ daily: '750.5', set: true });
     expect(await api.parts.withdrawals.withdrawalLimit(owner('test'))).toEqual({ daily: '2500', set: false }); // per mode
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--daily', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', id, '--mode', 'live', '--daily', 'default', '--json'], config, (l) => lines.push(l)),
+    ).toBe(0);
     expect(JSON.parse(lines[0])).toEqual({ id, mode: 'live', currency: 'USD', daily: '2500', default: true });
     for (const [args, field] of [
       [['--mode', 'live', '--daily', '-5'], '--daily'],
@@ -241,25 +275,53 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
       expect(lines[0]).toMatch(new RegExp(`^${field}: expected`));
     }
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'withdrawal-limit', '--id', '00000000-0000-4000-8000-000000000000', '--mode', 'live', '--daily', '5'], config, (l) => lines.push(l))).toBe(1);
+    expect(
+      await runOperatorCommand(
+        ['merchant', 'withdrawal-limit', '--id', '00000000-0000-4000-8000-000000000000', '--mode', 'live', '--daily', '5'],
+        config,
+        (l) => lines.push(l),
+      ),
+    ).toBe(1);
     expect(lines[0]).toMatch(/No merchant/);
     expect(() => configFromEnv({ WITHDRAWAL_DAILY_LIMIT: 'lots' })).toThrow(/WITHDRAWAL_DAILY_LIMIT: expected/);
 
     // merchant fee: the operator's fee on the merchant's new payments, per mode; none by default.
     const { keys } = created;
     const initialize = async (reference: string) =>
-      (await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: { authorization: `Bearer ${keys.test.secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }) }).then((r) => r.json())).data;
+      (
+        await fetch(`${api.url}/api/v1/transaction/initialize`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys.test.secretKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }),
+        }).then((r) => r.json())
+      ).data;
     expect(await api.parts.fees.terms(id, 'test')).toEqual({ bps: 0, bearer: 'customer', own: false });
-    expect(await initialize('fee-0')).toMatchObject({ actualAmount: 10, feeInCrypto: 0, fee: { bps: 0, bearer: 'customer', amount: '0', merchantAmount: '10' } });
+    expect(await initialize('fee-0')).toMatchObject({
+      actualAmount: 10,
+      feeInCrypto: 0,
+      fee: { bps: 0, bearer: 'customer', amount: '0', merchantAmount: '10' },
+    });
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '250'], config, (l) => lines.push(l))).toBe(0);
     expect(lines.join('\n')).toMatch(/new test payments now carry the operator's fee of 250 basis points \(2\.5%\), added to the price the customer pays/);
-    expect(await initialize('fee-1')).toMatchObject({ actualAmount: 10.25, feeInCrypto: 0.25, fee: { bps: 250, bearer: 'customer', amount: '0.25', merchantAmount: '10' } });
+    expect(await initialize('fee-1')).toMatchObject({
+      actualAmount: 10.25,
+      feeInCrypto: 0.25,
+      fee: { bps: 250, bearer: 'customer', amount: '0.25', merchantAmount: '10' },
+    });
     expect(await api.parts.fees.terms(id, 'live')).toEqual({ bps: 0, bearer: 'customer', own: false }); // per mode
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '100', '--bearer', 'merchant', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '100', '--bearer', 'merchant', '--json'], config, (l) =>
+        lines.push(l),
+      ),
+    ).toBe(0);
     expect(JSON.parse(lines[0])).toEqual({ id, mode: 'test', bps: 100, bearer: 'merchant', default: false });
-    expect(await initialize('fee-2')).toMatchObject({ actualAmount: 10, feeInCrypto: 0, fee: { bps: 100, bearer: 'merchant', amount: '0.1', merchantAmount: '9.9' } });
+    expect(await initialize('fee-2')).toMatchObject({
+      actualAmount: 10,
+      feeInCrypto: 0,
+      fee: { bps: 100, bearer: 'merchant', amount: '0.1', merchantAmount: '9.9' },
+    });
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', 'default', '--json'], config, (l) => lines.push(l))).toBe(0);
     expect(JSON.parse(lines[0])).toEqual({ id, mode: 'test', bps: 0, bearer: 'customer', default: true });

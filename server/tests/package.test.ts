@@ -21,8 +21,24 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the published package', { timeout: 120_000 }, () => {
   it('holds the bundle, its types, both module formats, the licence and the changelog; no source map, no tests, no service', () => {
-    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    for (const wanted of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/checkout.js', 'dist/checkout.d.ts', 'build/src/index.js', 'build/sdk/index.js', 'build/contract/schemas.js', 'build/cjs/src/index.js', 'build/cjs/sdk/index.js', 'build/sdk/cli/main.js']) {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''));
+    for (const wanted of [
+      'LICENSE',
+      'CHANGELOG.md',
+      'README.md',
+      'package.json',
+      'dist/checkout.js',
+      'dist/checkout.d.ts',
+      'build/src/index.js',
+      'build/sdk/index.js',
+      'build/contract/schemas.js',
+      'build/cjs/src/index.js',
+      'build/cjs/sdk/index.js',
+      'build/sdk/cli/main.js',
+    ]) {
       expect(files, wanted).toContain(wanted);
     }
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
@@ -46,9 +62,24 @@ describe('the published package', { timeout: 120_000 }, () => {
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(join(app, 'package.json'), '{"name":"app","private":true}\n');
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', tarball], { cwd: app, encoding: 'utf8' });
-    const required = execFileSync(process.execPath, ['-e', "const s = require('service-checkout/server'); const w = require('service-checkout'); console.log(typeof s.ServiceClient, typeof s.verifyWebhook, typeof w.ServiceCheckout)"], { cwd: app, encoding: 'utf8' });
+    const required = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        "const s = require('service-checkout/server'); const w = require('service-checkout'); console.log(typeof s.ServiceClient, typeof s.verifyWebhook, typeof w.ServiceCheckout)",
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(required.trim()).toBe('function function function');
-    const imported = execFileSync(process.execPath, ['--input-type=module', '-e', "const s = await import('service-checkout/server'); const w = await import('service-checkout'); console.log(typeof s.ServiceClient, typeof s.verifyWebhook, typeof w.ServiceCheckout)"], { cwd: app, encoding: 'utf8' });
+    const imported = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const s = await import('service-checkout/server'); const w = await import('service-checkout'); console.log(typeof s.ServiceClient, typeof s.verifyWebhook, typeof w.ServiceCheckout)",
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(imported.trim()).toBe('function function function');
     const help = execFileSync(join(app, 'node_modules', '.bin', 'service-checkout'), ['--help'], { cwd: app, encoding: 'utf8' });
     expect(help).toMatch(/^usage: service-checkout/);

@@ -61,7 +61,7 @@ async function receiver(status = 200): Promise<Receiver> {
 // Every production start seeded the demo merchant, whose keys (live ones too) are in
 // the README: anyone could read its webhook secret, make links and take live payments.
 describe('a production start', { timeout: 90_000 }, () => {
-  it('seeds no merchant: the README\'s demo keys are refused, live and test', async () => {
+  it("seeds no merchant: the README's demo keys are refused, live and test", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'service-production-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const api = await service({ DATA_DIR: dataDir, SEED_DEMO_MERCHANT: 'false' });
@@ -94,11 +94,28 @@ describe('restart', { timeout: 90_000 }, () => {
     form.append('cover_photo', new Blob([photo], { type: 'image/png' }), 'roof.png');
     const link = await call(first.url, 'POST', '/api/v1/payment_links/donation', form, 'secret');
     expect(link.status).toBe(201);
-    const bank = await call(first.url, 'POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, 'secret');
+    const bank = await call(
+      first.url,
+      'POST',
+      '/api/v1/bank/payouts',
+      {
+        currency: 'NGN',
+        bank_name: 'Access Bank',
+        bank_code: '044',
+        account_name: 'Harbour',
+        account_number: '0123456789',
+        country: 'nigeria',
+        state: 'Lagos',
+      },
+      'secret',
+    );
     const payout = await call(first.url, 'POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.body.data.id, coin: 'USDT', amount: 5 }, 'secret');
     expect(payout.status).toBe(201);
     const payoutPath = `/api/v1/bank/payouts/withdrawals/${payout.body.data.id}`;
-    await until('the payout handed to the provider', async () => (await call(first.url, 'GET', payoutPath, undefined, 'secret')).body.data.status === 'processing');
+    await until(
+      'the payout handed to the provider',
+      async () => (await call(first.url, 'GET', payoutPath, undefined, 'secret')).body.data.status === 'processing',
+    );
     await until('a failed delivery attempt', () => hook.events.length > 0);
 
     expect((await call(first.url, 'GET', payoutPath, undefined, 'secret')).body.data.status).toBe('processing'); // its next check is 8 s away
@@ -115,14 +132,16 @@ describe('restart', { timeout: 90_000 }, () => {
     const image = await fetch(link.body.data.image.replace(first.url, second.url));
     expect(new Uint8Array(await image.arrayBuffer())).toEqual(photo);
     await until('the payout paid after the restart', async () => (await call(second.url, 'GET', payoutPath, undefined, 'secret')).body.data.status === 'paid');
-    const arrived = await until('the pending delivery', () => hook.events.slice(seenBefore).find((e) => e.event === 'DEPOSIT_TRANSACTION' && e.data.reference === 'r-paid'));
+    const arrived = await until('the pending delivery', () =>
+      hook.events.slice(seenBefore).find((e) => e.event === 'DEPOSIT_TRANSACTION' && e.data.reference === 'r-paid'),
+    );
     expect(arrived.data.status).toBe('confirmed');
     console.log(`restart: the service listened ${Math.round(second.startMs)} ms after spawn (first start ${Math.round(first.startMs)} ms)`);
   });
 });
 
 describe('the demo', { timeout: 90_000 }, () => {
-  it('prints its keys, and registers the shop\'s webhook only when none is stored: yours survives a restart', async () => {
+  it("prints its keys, and registers the shop's webhook only when none is stored: yours survives a restart", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'service-demo-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const demo = fromRoot('build/demo/main.js');

@@ -17,7 +17,10 @@ afterEach(async () => {
 function promtoolProblems(text: string): string[] {
   const run = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if (run.error) throw new Error(`promtool did not run (Debian's prometheus package has it): ${run.error.message}`);
-  const problems = `${run.stdout}\n${run.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  const problems = `${run.stdout}\n${run.stderr}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (run.status !== 0 && problems.length === 0) problems.push(`promtool exited ${run.status}`);
   return problems;
 }

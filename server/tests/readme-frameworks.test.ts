@@ -64,7 +64,9 @@ function typeErrors(files: Record<string, string>): string[] {
       expect(resolved, specifier).toMatch(/\/build\/src\/.*\.d\.ts$/);
     }
   }
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? ts.getLineAndCharacterOfPosition(d.file, d.start!).line + 1 + ': ' : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file ? ts.getLineAndCharacterOfPosition(d.file, d.start!).line + 1 + ': ' : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('the README, type-checked as written', () => {
@@ -75,7 +77,7 @@ describe('the README, type-checked as written', () => {
     expect(typeErrors({ 'readme-react-snippet.tsx': snippet, 'readme-react-use.tsx': use })).toEqual([]);
   });
 
-  it("the Vue and npm import lines name what the package exports", () => {
+  it('the Vue and npm import lines name what the package exports', () => {
     const vue = inline('**Vue 3**: ');
     const npm = inline('From npm: ');
     const names = (line: string, from: string) => {

@@ -99,7 +99,9 @@ describe('the README, run as written', () => {
       // trigger --wait: what the README quotes, in order (how much is confirming shows once the transfer is in a block).
       const sent = printed.findIndex((l) => l.startsWith('Deposit sent: order-1 is pending, 0 of 24.5 USDT paid'));
       expect(sent, out).toBeGreaterThan(-1);
-      expect(printed[sent]).toMatch(/^Deposit sent: order-1 is pending, 0 of 24\.5 USDT paid(, 24\.5 USDT confirming \(\d of 2 confirmations\))?; waiting until it is confirmed…$/);
+      expect(printed[sent]).toMatch(
+        /^Deposit sent: order-1 is pending, 0 of 24\.5 USDT paid(, 24\.5 USDT confirming \(\d of 2 confirmations\))?; waiting until it is confirmed…$/,
+      );
       expect(printed.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid');
       // The handler got the event from listen, verified it, and paid the order at its price.
       expect(printed).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
@@ -107,7 +109,13 @@ describe('the README, run as written', () => {
       expect(out).not.toMatch(/is not the order's price|Error|refused/);
       // And the README says exactly these.
       const prose = README.replace(/\s+/g, ' ');
-      for (const said of ['Deposit sent: order-1 is pending, 0 of 24.5 USDT paid; waiting until it is confirmed…', 'Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid', 'order-1 paid: 24.5 USDT (confirmed)', "reference: 'order-1'", 'cryptoAmount: 24.5']) {
+      for (const said of [
+        'Deposit sent: order-1 is pending, 0 of 24.5 USDT paid; waiting until it is confirmed…',
+        'Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid',
+        'order-1 paid: 24.5 USDT (confirmed)',
+        "reference: 'order-1'",
+        'cryptoAmount: 24.5',
+      ]) {
         expect(prose).toContain(`\`${said}`);
       }
     } finally {

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { ROUTES } from '../routes/table.ts';
 
-const DOCS = readdirSync(fromRoot('docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const DOCS = readdirSync(fromRoot('docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 
 describe('the README and docs/', () => {
   it('the README is at most 300 lines, and links every page of docs/', () => {
@@ -60,7 +62,9 @@ describe('the README and docs/', () => {
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((folder) => !existsSync(fromRoot(folder)))).toEqual([]);
     const ignored = new Set(['node_modules', 'build', 'dist', 'reports', 'test-results', 'playwright-report', 'screenshots']);
-    const topLevel = readdirSync(fromRoot(''), { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ignored.has(e.name)).map((e) => e.name);
+    const topLevel = readdirSync(fromRoot(''), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !ignored.has(e.name))
+      .map((e) => e.name);
     expect(topLevel.filter((name) => !named.includes(name))).toEqual([]);
   });
 

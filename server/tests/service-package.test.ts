@@ -15,8 +15,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
 
-type Manifest = { name: string; scripts: { start: string }; bin: Record<string, string>; engines: unknown; dependencies: Record<string, string>; devDependencies?: unknown };
-type Lock = { packages: Record<string, { version?: string; resolved?: string; integrity?: string; dev?: boolean; optional?: boolean; dependencies?: Record<string, string> }> };
+type Manifest = {
+  name: string;
+  scripts: { start: string };
+  bin: Record<string, string>;
+  engines: unknown;
+  dependencies: Record<string, string>;
+  devDependencies?: unknown;
+};
+type Lock = {
+  packages: Record<
+    string,
+    { version?: string; resolved?: string; integrity?: string; dev?: boolean; optional?: boolean; dependencies?: Record<string, string> }
+  >;
+};
 const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
 
 const folders: string[] = [];
@@ -44,7 +56,10 @@ function importedPackages(dir: string): Map<string, string> {
     // from 'x', import 'x', import('x'), require('x'), createRequire(…)('x'), require.resolve('x')
     for (const [, , specifier] of source.matchAll(/(?:\bfrom|\bimport|\brequire|\.resolve|\))\s*\(?\s*(['"])([^'"\s]+)\1/g)) {
       if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:') || specifier.includes(':')) continue;
-      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const name = specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
       if (!builtins.has(name)) found.set(name, file);
     }
   }
@@ -64,7 +79,8 @@ describe("the service's package", () => {
     // The root (the published widget) no longer carries the service's libraries for it.
     const rootManifest = json<{ devDependencies: Record<string, string>; workspaces: string[] }>(fromRoot('package.json'));
     expect(rootManifest.workspaces).toContain('server');
-    for (const library of ['pino', 'prom-client', 'busboy', 'qrcode', '@electric-sql/pglite']) expect(rootManifest.devDependencies[library], library).toBeUndefined();
+    for (const library of ['pino', 'prom-client', 'busboy', 'qrcode', '@electric-sql/pglite'])
+      expect(rootManifest.devDependencies[library], library).toBeUndefined();
   });
 
   it("has a lock derived from the root lock: the closure of its dependencies, each entry the root's, the same bytes every time", () => {
@@ -98,7 +114,8 @@ describe("the service's package", () => {
     }
     // Every library it names reaches the lock, and none of the repository's tools do.
     for (const name of Object.keys(lock.packages[''].dependencies!)) expect(lock.packages[`node_modules/${name}`], name).toBeDefined();
-    for (const tool of ['vitest', 'playwright', 'typescript', 'vite', 'react', 'solc', 'preact']) expect(lock.packages[`node_modules/${tool}`], tool).toBeUndefined();
+    for (const tool of ['vitest', 'playwright', 'typescript', 'vite', 'react', 'solc', 'preact'])
+      expect(lock.packages[`node_modules/${tool}`], tool).toBeUndefined();
   });
 
   it('names every library the compiled service and contract import as a dependency, and no dependency it does not import', () => {
@@ -109,10 +126,16 @@ describe("the service's package", () => {
     expect([...imported.keys()].sort()).toEqual(dependencies);
   });
 
-  it('installs in a clean folder with npm ci --omit=dev, starts with npm start, and serves /healthz, checkout.js and the dashboard', { timeout: 240_000 }, async () => {
+  it('installs in a clean folder with npm ci --omit=dev, starts with npm start, and serves /healthz, checkout.js and the dashboard', {
+    timeout: 240_000,
+  }, async () => {
     const data = mkdtempSync(join(tmpdir(), 'service-package-data-'));
     folders.push(data);
-    execFileSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: pkg, stdio: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    execFileSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+      cwd: pkg,
+      stdio: 'pipe',
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     // Only what it runs on: none of the repository's tools came along.
     for (const tool of ['vitest', 'playwright', 'typescript', 'vite', 'react', 'solc']) expect(existsSync(join(pkg, 'node_modules', tool)), tool).toBe(false);
     for (const library of ['pg', 'viem', 'pino', '@electric-sql/pglite']) expect(existsSync(join(pkg, 'node_modules', library)), library).toBe(true);

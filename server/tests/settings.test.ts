@@ -41,7 +41,8 @@ describe('settings: every default once', () => {
     expect(names).toContain('quoteSeconds');
     expect(names).toContain('HOST');
     // What app.ts and config.ts held before: each default written a second time.
-    const before = 'const quoteMs = (options.quoteSeconds ?? 900) * 1000;\nconst host = env.HOST || \'127.0.0.1\';\nconst port = config.port ?? 4010; // a comment: x.jobs ?? 1\nconst r = options.webhookRetryMs ?? DEFAULT_RETRY.baseMs;';
+    const before =
+      "const quoteMs = (options.quoteSeconds ?? 900) * 1000;\nconst host = env.HOST || '127.0.0.1';\nconst port = config.port ?? 4010; // a comment: x.jobs ?? 1\nconst r = options.webhookRetryMs ?? DEFAULT_RETRY.baseMs;";
     expect(fallbacks(before, names)).toEqual(['quoteSeconds ?? 9', "HOST || '1", 'port ?? 4', 'webhookRetryMs ?? DEFAULT_RETRY']);
     expect(sources('server').length).toBeGreaterThan(100);
   });
@@ -57,10 +58,12 @@ describe('settings: every default once', () => {
     }
   });
 
-  it('the environment\'s defaults are the schema\'s, but for the command\'s port and data directory', () => {
+  it("the environment's defaults are the schema's, but for the command's port and data directory", () => {
     const library = Fields.parse({});
     const command = configFromEnv({});
-    const differ = Object.keys({ ...library, ...command }).filter((key) => key !== 'rates' && JSON.stringify((library as Record<string, unknown>)[key]) !== JSON.stringify((command as Record<string, unknown>)[key]));
+    const differ = Object.keys({ ...library, ...command }).filter(
+      (key) => key !== 'rates' && JSON.stringify((library as Record<string, unknown>)[key]) !== JSON.stringify((command as Record<string, unknown>)[key]),
+    );
     expect(differ.sort()).toEqual(['dataDir', 'port', 'stateDir']);
     expect({ ...command, rates: undefined }).toMatchObject({ ...CommandSettings.parse({}), rates: undefined });
     expect({ ...command.rates, providers: undefined }).toEqual({ ...library.rates, providers: undefined });
@@ -73,7 +76,7 @@ describe('settings: every default once', () => {
   let api: Service | undefined;
   afterAll(() => api?.close());
 
-  it('startService runs on the schema\'s defaults when given none', async () => {
+  it("startService runs on the schema's defaults when given none", async () => {
     api = await startService({ jobs: false });
     const d = settings({});
     expect(api.parts.config).toMatchObject({
@@ -88,7 +91,16 @@ describe('settings: every default once', () => {
     expect(api.parts.destinations.delayMs).toBe(d.newDestinationDelayMs);
     expect(api.parts.changes.limits).toEqual({ perKey: d.maxLongPollsPerKey, perReference: d.maxLongPollsPerReference, total: d.maxLongPolls });
     // The figures themselves, as the operator's page states them (and the next test holds the page to).
-    expect(d).toMatchObject({ quoteSeconds: 900, webhookRetryMs: 5000, webhookTimeoutMs: 10_000, jobIntervalMs: 1000, sweepIntervalMs: 60_000, withdrawalDailyLimit: '10000', host: '127.0.0.1', port: 0 });
+    expect(d).toMatchObject({
+      quoteSeconds: 900,
+      webhookRetryMs: 5000,
+      webhookTimeoutMs: 10_000,
+      jobIntervalMs: 1000,
+      sweepIntervalMs: 60_000,
+      withdrawalDailyLimit: '10000',
+      host: '127.0.0.1',
+      port: 0,
+    });
     // A default that follows another setting: the demo brings its merchant and loopback webhooks.
     expect(settings({ demo: true })).toMatchObject({ loopbackWebhooks: true, merchants: [{ id: expect.any(String) }] });
     expect(settings({ demo: true, loopbackWebhooks: false }).loopbackWebhooks).toBe(false);
@@ -129,7 +141,12 @@ describe('docs/operating.md: the table of settings', () => {
   const forms = (value: unknown, name: string): string[] => {
     const shown = [`\`${value}\``];
     if (typeof value === 'number' && /_MS$/.test(name) && value > 0) {
-      for (const [unit, ms] of [['days', 86_400_000], ['h', 3_600_000], ['s', 1000]] as const) if (value % ms === 0) shown.push(`${value / ms} ${unit}`);
+      for (const [unit, ms] of [
+        ['days', 86_400_000],
+        ['h', 3_600_000],
+        ['s', 1000],
+      ] as const)
+        if (value % ms === 0) shown.push(`${value / ms} ${unit}`);
     }
     return shown;
   };
@@ -139,7 +156,7 @@ describe('docs/operating.md: the table of settings', () => {
     expect(rows.map((r) => r.name).sort()).toEqual([...Object.keys(ENVIRONMENT), 'SERVICE_URL', 'LOG_LEVEL'].sort());
   });
 
-  it('gives each variable the schema\'s default', () => {
+  it("gives each variable the schema's default", () => {
     const defaults = CommandSettings.parse({}) as Record<string, unknown>;
     let compared = 0;
     for (const { name, value } of rows) {
@@ -147,7 +164,10 @@ describe('docs/operating.md: the table of settings', () => {
       const given = entry && defaults[entry.setting];
       if (given === undefined || typeof given === 'object' || typeof given === 'function') continue;
       const shown = entry.seconds ? (given as number) / 1000 : given;
-      expect(forms(shown, name).some((form) => value.includes(form)), `${name}: the page says ${value}, the schema ${shown}`).toBe(true);
+      expect(
+        forms(shown, name).some((form) => value.includes(form)),
+        `${name}: the page says ${value}, the schema ${shown}`,
+      ).toBe(true);
       compared++;
     }
     expect(compared).toBeGreaterThan(15);

@@ -31,7 +31,8 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
   });
 }
 
-const listening = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+const listening = (server: Server) =>
+  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
 /** A port that nothing listens on: taken, then given back. */
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -54,7 +55,9 @@ describe('a start that cannot work', { timeout: 60_000 }, () => {
     const port = await listening(busy);
     try {
       const line = oneLine(await start({ PORT: String(port), DATA_DIR: join(scratch, 'busy') }));
-      expect(line).toBe(`service: cannot start: PORT=${port}: 127.0.0.1:${port} is already in use by another process; stop that process, or set PORT to a free port (PORT=0 picks one)`);
+      expect(line).toBe(
+        `service: cannot start: PORT=${port}: 127.0.0.1:${port} is already in use by another process; stop that process, or set PORT to a free port (PORT=0 picks one)`,
+      );
     } finally {
       busy.close();
     }
@@ -64,13 +67,19 @@ describe('a start that cannot work', { timeout: 60_000 }, () => {
     const file = join(scratch, 'a-file');
     writeFileSync(file, 'not a folder');
     const line = oneLine(await start({ PORT: '0', DATA_DIR: file }));
-    expect(line).toMatch(new RegExp(`^service: cannot start: DATA_DIR=${file}: the embedded database cannot be kept there: .*\\((EEXIST|ENOTDIR).*\\); give this user a folder it may write, or set DATA_DIR to one$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^service: cannot start: DATA_DIR=${file}: the embedded database cannot be kept there: .*\\((EEXIST|ENOTDIR).*\\); give this user a folder it may write, or set DATA_DIR to one$`,
+      ),
+    );
   });
 
   it('a DATABASE_URL that refuses: names DATABASE_URL, without its password, and what to do', async () => {
     const port = await freePort();
     const line = oneLine(await start({ PORT: '0', DATABASE_URL: `postgres://shop:hunter2secret@127.0.0.1:${port}/shop` }));
-    expect(line).toBe(`service: cannot start: DATABASE_URL=postgres://shop:***@127.0.0.1:${port}/shop: the database could not be used: nothing accepts connections there (ECONNREFUSED); start PostgreSQL there, or set DATABASE_URL to one that answers`);
+    expect(line).toBe(
+      `service: cannot start: DATABASE_URL=postgres://shop:***@127.0.0.1:${port}/shop: the database could not be used: nothing accepts connections there (ECONNREFUSED); start PostgreSQL there, or set DATABASE_URL to one that answers`,
+    );
     expect(line).not.toContain('hunter2secret');
   });
 
@@ -88,6 +97,8 @@ describe('a database this version cannot take', { timeout: 60_000 }, () => {
     await db.query(`UPDATE schema_migrations SET checksum = $1 WHERE version = 2`, ['0'.repeat(64)]);
     await db.close();
     const line = oneLine(await start({ PORT: '0', DATA_DIR: dataDir }));
-    expect(line).toMatch(/^service: cannot start: database: migration 0002_partial_settlement was changed after it was applied to this database \(recorded checksum 000000000000…, its file now [0-9a-f]{12}…\); restore the file as it was, and make the change a new migration$/);
+    expect(line).toMatch(
+      /^service: cannot start: database: migration 0002_partial_settlement was changed after it was applied to this database \(recorded checksum 000000000000…, its file now [0-9a-f]{12}…\); restore the file as it was, and make the change a new migration$/,
+    );
   });
 });

@@ -78,7 +78,16 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
   'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
   'server/storage/events.ts': ['webhook_endpoints'],
-  'server/team/store.ts': ['api_keys', 'audit_log', 'dashboard_links', 'dashboard_logins', 'dashboard_sessions', 'merchants', 'recovery_codes', 'second_factors'],
+  'server/team/store.ts': [
+    'api_keys',
+    'audit_log',
+    'dashboard_links',
+    'dashboard_logins',
+    'dashboard_sessions',
+    'merchants',
+    'recovery_codes',
+    'second_factors',
+  ],
 };
 
 describe('every table has one owner', () => {
@@ -94,10 +103,10 @@ describe('every table has one owner', () => {
     expect([...new Set(Object.values(TABLE_OWNERS))].filter((owner) => !folders.includes(owner))).toEqual([]);
   });
 
-  it('finds SQL on another feature\'s table, and not its own or prose (the check can fail)', () => {
+  it("finds SQL on another feature's table, and not its own or prose (the check can fail)", () => {
     const text = [
-      "// SELECT * FROM refunds, in a comment",
-      "const own = `SELECT p.id FROM payments p JOIN transfers t ON t.payment_id = p.id`;",
+      '// SELECT * FROM refunds, in a comment',
+      'const own = `SELECT p.id FROM payments p JOIN transfers t ON t.payment_id = p.id`;',
       "const theirs = 'UPDATE refunds SET state = $1'; const more = `DELETE FROM chain_transfers WHERE id = $1`;",
       "const locked = 'LOCK TABLE withdrawals IN SHARE MODE'; const words = 'money from payouts into merchants';",
     ].join('\n');
@@ -110,7 +119,7 @@ describe('every table has one owner', () => {
     expect(tablesNamed("const table = 'payments'; // no statement")).toEqual([]);
   });
 
-  it('SQL naming a table lives only in its owner\'s folder (today\'s exceptions aside, each still there)', () => {
+  it("SQL naming a table lives only in its owner's folder (today's exceptions aside, each still there)", () => {
     const sources = service();
     expect(sources.length).toBeGreaterThan(150);
     expect(foreignTables(sources)).toEqual(EXCEPTIONS);

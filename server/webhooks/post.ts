@@ -16,7 +16,12 @@ export interface PostResult {
   error: string | null;
 }
 
-export function post(url: string, body: string, headers: Record<string, string>, options: { loopback: true | keyof typeof LOOPBACK_REFUSED; timeoutMs: number; signal: AbortSignal }): Promise<PostResult> {
+export function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { loopback: true | keyof typeof LOOPBACK_REFUSED; timeoutMs: number; signal: AbortSignal },
+): Promise<PostResult> {
   return new Promise((resolve) => {
     let settled = false;
     // Declared before done() can run: a refused address answers before any request is made.
@@ -45,19 +50,23 @@ export function post(url: string, body: string, headers: Record<string, string>,
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent: false: a fresh connection each time, so every delivery passes the lookup above.
-    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, agent: false, signal: options.signal }, (res) => {
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) {
-          // Enough: the status is the answer; the rest of the body is not our business.
-          done({ status: res.statusCode ?? 0, error: null });
-          res.destroy();
-        }
-      });
-      res.on('end', () => done({ status: res.statusCode ?? 0, error: null }));
-      res.on('error', () => done({ status: res.statusCode ?? 0, error: null }));
-    });
+    const req = send(
+      target,
+      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, agent: false, signal: options.signal },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) {
+            // Enough: the status is the answer; the rest of the body is not our business.
+            done({ status: res.statusCode ?? 0, error: null });
+            res.destroy();
+          }
+        });
+        res.on('end', () => done({ status: res.statusCode ?? 0, error: null }));
+        res.on('error', () => done({ status: res.statusCode ?? 0, error: null }));
+      },
+    );
     timer = setTimeout(() => {
       done({ status: 0, error: `no answer in ${options.timeoutMs} ms` });
       req.destroy();

@@ -38,7 +38,11 @@ export const putWebhook: Handler<{ body: typeof WebhookBody }> = async ({ body: 
 export const getWebhook: Handler = async ({ account, service }) => ok(200, endpointView(await service.merchants.endpoint(account)), 'Webhook endpoint');
 
 export const rotateSecret: Handler = async ({ account, service }) =>
-  ok(200, endpointView(await service.merchants.rotateWebhookSecret(account, service.now(), service.config.rotationOverlapMs)), 'Webhook secret rotated; the old one signs too until previousSecretValidUntil');
+  ok(
+    200,
+    endpointView(await service.merchants.rotateWebhookSecret(account, service.now(), service.config.rotationOverlapMs)),
+    'Webhook secret rotated; the old one signs too until previousSecretValidUntil',
+  );
 
 const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
   id: event.id,
@@ -63,21 +67,31 @@ const eventView = (event: StoredEvent, attempts: Attempt[]) => ({
 export const listEvents: Handler<{ query: typeof EventsQuery }> = async ({ query, res, account, service }) => {
   // EventsQuery checked each value's form: what is left is what they mean.
   const limit = Number(query.limit ?? 50);
-  if (query.cursor !== undefined && query.after !== undefined) throw invalidField('after', 'expected after or cursor, not both: after says where to start without a cursor');
+  if (query.cursor !== undefined && query.after !== undefined)
+    throw invalidField('after', 'expected after or cursor, not both: after says where to start without a cursor');
   const after =
-    query.cursor !== undefined ? Number(cursorParts('events', query.cursor, [/^\d{1,16}$/])[0])
-    : query.after === 'latest' ? await service.events.lastSeq(account)
-    : query.after === 'recent' ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
-    : 0;
+    query.cursor !== undefined
+      ? Number(cursorParts('events', query.cursor, [/^\d{1,16}$/])[0])
+      : query.after === 'latest'
+        ? await service.events.lastSeq(account)
+        : query.after === 'recent'
+          ? await service.dashboard.recentStart(account.merchant.id, account.mode, limit)
+          : 0;
   const wait = Number(query.wait ?? 0);
   const page = async (events: StoredEvent[], next: number, more: boolean) => {
     const attempts = await service.events.attempts(events.map((e) => e.id));
-    return ok(200, events.map((e) => eventView(e, attempts)), 'Events', { next: cursorText('events', next), has_more: more });
+    return ok(
+      200,
+      events.map((e) => eventView(e, attempts)),
+      'Events',
+      { next: cursorText('events', next), has_more: more },
+    );
   };
   if (query.before !== undefined) {
     // A page further back: the `limit` events before that seq, oldest first; `next` is still a cursor forward.
     const before = Number(query.before);
-    if (query.cursor !== undefined || query.after !== undefined || wait > 0) throw invalidField('before', 'expected before alone, without cursor, after or wait: it pages back, they follow forward');
+    if (query.cursor !== undefined || query.after !== undefined || wait > 0)
+      throw invalidField('before', 'expected before alone, without cursor, after or wait: it pages back, they follow forward');
     const older = await service.events.listBefore(account, before, limit);
     const next = older.at(-1)?.number ?? before - 1;
     return page(older, next, (await service.events.list(account, next, 1)).length > 0);
@@ -106,21 +120,64 @@ export const resendEvent: Handler = async ({ params, account, service }) => {
 
 export const routes = [
   route({
-    method: 'PUT', path: '/api/v1/webhook', auth: 'merchant', permission: 'developers.write', handler: putWebhook, tag: 'Webhooks',
-    summary: 'where events go', description: 'Answers the URL and the signing secret. An address written in the URL is checked now, as delivery would: a private one is refused at once (400 naming `url`).',
-    body: WebhookBody, responses: { 200: answer(WebhookEndpoint) },
-  }),
-  route({ method: 'GET', path: '/api/v1/webhook', auth: 'merchant', permission: 'developers.read', handler: getWebhook, tag: 'Webhooks', summary: 'the webhook URL and signing secret', description: 'The URL (or null) and the signing secret.', responses: { 200: answer(WebhookEndpoint) } }),
-  route({
-    method: 'POST', path: '/api/v1/webhook/rotate', auth: 'merchant', permission: 'developers.write', handler: rotateSecret, tag: 'Webhooks',
-    summary: 'a new signing secret; the old one overlaps', description: 'The old secret keeps signing beside the new one for 24 hours (`previousSecretValidUntil`).',
+    method: 'PUT',
+    path: '/api/v1/webhook',
+    auth: 'merchant',
+    permission: 'developers.write',
+    handler: putWebhook,
+    tag: 'Webhooks',
+    summary: 'where events go',
+    description:
+      'Answers the URL and the signing secret. An address written in the URL is checked now, as delivery would: a private one is refused at once (400 naming `url`).',
+    body: WebhookBody,
     responses: { 200: answer(WebhookEndpoint) },
   }),
   route({
-    method: 'GET', path: '/api/v1/events', auth: 'merchant', permission: 'developers.read', handler: listEvents, tag: 'Webhooks',
-    summary: 'the events feed, with delivery attempts',
-    description: 'Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account\'s own events (1, 2, 3… per merchant and mode: no gap counts another merchant\'s). Pages as every list does: `cursor` is `next` of the answer before (opaque), `limit` 1–200 (50), `has_more` says whether more events are already there; `next` is never null, as the feed goes on. Without a cursor the feed starts at the first event, or where `after` says: `latest` (from now on) or `recent` (the page holds the `limit` newest events). `wait` (0–30 s) holds the request until an event comes. `before` (an event\'s `seq`, alone) pages back: the `limit` events before it, oldest first.',
-    query: EventsQuery, responses: { 200: EventsAnswer }, errors: [429],
+    method: 'GET',
+    path: '/api/v1/webhook',
+    auth: 'merchant',
+    permission: 'developers.read',
+    handler: getWebhook,
+    tag: 'Webhooks',
+    summary: 'the webhook URL and signing secret',
+    description: 'The URL (or null) and the signing secret.',
+    responses: { 200: answer(WebhookEndpoint) },
   }),
-  route({ method: 'POST', path: '/api/v1/events/:id/resend', auth: 'merchant', permission: 'developers.write', handler: resendEvent, tag: 'Webhooks', summary: 'deliver an event again', description: 'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.', responses: { 202: answer(EventRecord) } }),
+  route({
+    method: 'POST',
+    path: '/api/v1/webhook/rotate',
+    auth: 'merchant',
+    permission: 'developers.write',
+    handler: rotateSecret,
+    tag: 'Webhooks',
+    summary: 'a new signing secret; the old one overlaps',
+    description: 'The old secret keeps signing beside the new one for 24 hours (`previousSecretValidUntil`).',
+    responses: { 200: answer(WebhookEndpoint) },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/events',
+    auth: 'merchant',
+    permission: 'developers.read',
+    handler: listEvents,
+    tag: 'Webhooks',
+    summary: 'the events feed, with delivery attempts',
+    description:
+      "Events oldest first, each with its payload, state and delivery attempts; `seq` numbers the account's own events (1, 2, 3… per merchant and mode: no gap counts another merchant's). Pages as every list does: `cursor` is `next` of the answer before (opaque), `limit` 1–200 (50), `has_more` says whether more events are already there; `next` is never null, as the feed goes on. Without a cursor the feed starts at the first event, or where `after` says: `latest` (from now on) or `recent` (the page holds the `limit` newest events). `wait` (0–30 s) holds the request until an event comes. `before` (an event's `seq`, alone) pages back: the `limit` events before it, oldest first.",
+    query: EventsQuery,
+    responses: { 200: EventsAnswer },
+    errors: [429],
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/events/:id/resend',
+    auth: 'merchant',
+    permission: 'developers.write',
+    handler: resendEvent,
+    tag: 'Webhooks',
+    summary: 'deliver an event again',
+    description:
+      'Queues the event (by its `id` from the feed) for another delivery to the webhook URL, signed anew, whatever became of the earlier attempts; 202 with the event and its attempts so far.',
+    responses: { 202: answer(EventRecord) },
+  }),
 ];

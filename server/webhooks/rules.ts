@@ -12,8 +12,7 @@ export interface RetryPolicy {
 }
 
 /** The delay after failed attempt number `attempt` (1 for the first). */
-export const retryDelay = (policy: RetryPolicy, attempt: number): number =>
-  Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
+export const retryDelay = (policy: RetryPolicy, attempt: number): number => Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
 
 /** When to try next, or undefined when the window has passed: the event has failed. */
 export function nextAttemptAt(policy: RetryPolicy, createdMs: number, attempt: number, nowMs: number): number | undefined {
@@ -46,7 +45,9 @@ export function webhookUrlProblem(raw: string, mode: 'test' | 'live', loopbackAl
   const kind = addressKind(host);
   if (LOOPBACK_NAME.test(host) || kind === 'loopback') {
     if (mode === 'live') return 'expected a public https URL: loopback addresses are for test keys only';
-    return loopbackAllowed ? undefined : 'expected a public https URL: this service sends no webhooks to its own machine (its operator has not set WEBHOOKS_TO_LOOPBACK=true)';
+    return loopbackAllowed
+      ? undefined
+      : 'expected a public https URL: this service sends no webhooks to its own machine (its operator has not set WEBHOOKS_TO_LOOPBACK=true)';
   }
   if (url.protocol !== 'https:') return mode === 'test' ? 'expected https (plain http only to localhost, with test keys)' : 'expected an https URL';
   if (kind === 'special' || METADATA_NAME.test(host)) return 'expected a public host, not a private, link-local or metadata address';

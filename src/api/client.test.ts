@@ -44,7 +44,17 @@ describe('the API client against the stub over HTTP', () => {
     expect(priced.coins.find((c) => c.symbol === 'USDC')).toMatchObject({ due: 10, fee: 0 });
     // The quote, read as a payment: the state verify would give, from the first answer.
     const quote = await api.initialize({ reference: 'client-1', coin: 'USDC', currency: 'EUR', amount: '9.20' }, signal);
-    expect(quote).toMatchObject({ reference: 'client-1', coin: 'USDC', status: 'pending', actualAmount: 10, amountPaid: 0, amountRemaining: 10, hash: null, feeInCrypto: 0, network: 'testnet' });
+    expect(quote).toMatchObject({
+      reference: 'client-1',
+      coin: 'USDC',
+      status: 'pending',
+      actualAmount: 10,
+      amountPaid: 0,
+      amountRemaining: 10,
+      hash: null,
+      feeInCrypto: 0,
+      network: 'testnet',
+    });
     expect((await api.verify('client-1', signal)).status).toBe('pending');
     const after = await api.deposit('client-1', 'exact', signal);
     expect(after).toMatchObject({ status: 'confirmed', amountPaid: 10, amountRemaining: 0 });
@@ -137,7 +147,7 @@ describe('the API clock', () => {
     }
   });
 
-  it('reads the stub API\'s Date header across origins: the stub exposes it', async () => {
+  it("reads the stub API's Date header across origins: the stub exposes it", async () => {
     const response = await fetch(stub.url + '/api/v1/coins', { headers: { 'x-api-key': key, origin: 'http://localhost:1' } });
     expect(response.headers.get('access-control-expose-headers')).toMatch(/\bdate\b.*\bretry-after\b/);
     expect(Math.abs(Date.parse(response.headers.get('date')!) - Date.now())).toBeLessThan(2000);

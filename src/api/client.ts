@@ -46,13 +46,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
   let high = Infinity;
   let skew = 0;
 
-  async function call<S extends z.ZodMiniType>(
-    method: string,
-    path: string,
-    schema: S,
-    signal: AbortSignal,
-    body?: object,
-  ): Promise<z.output<S>> {
+  async function call<S extends z.ZodMiniType>(method: string, path: string, schema: S, signal: AbortSignal, body?: object): Promise<z.output<S>> {
     const where = `${method} ${root}${path}`;
     let response: Response;
     let text: string;
@@ -90,8 +84,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
         VerificationResponse,
         signal,
       ).then(data),
-    deposit: (reference, kind, signal) =>
-      call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }).then(data),
+    deposit: (reference, kind, signal) => call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }).then(data),
     settle: (reference, signal) => call('POST', `transaction/settle/${ref(reference)}`, VerificationResponse, signal).then(data),
     qr: (reference, signal) => call('GET', `transaction/qr/${ref(reference)}`, QrResponse, signal).then(data),
     now: () => Date.now() + skew,

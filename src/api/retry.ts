@@ -7,21 +7,14 @@ export const RETRY_CAP_MS = 8_000;
  * Whether a failure is temporary: the network failed, or the service answered 408, 429 or
  * 5xx. One that outlasts the retries is the service out of reach, not a refusal.
  */
-export const temporary = (error: ServiceError): boolean =>
-  error.kind === 'network' || error.status === 408 || error.status === 429 || error.status >= 500;
+export const temporary = (error: ServiceError): boolean => error.kind === 'network' || error.status === 408 || error.status === 429 || error.status >= 500;
 
 /**
  * The one retry policy: after which delay to try again, or undefined to stop. Temporary
  * failures and answers that are not the contract (a proxy's HTML page, say) are passing;
  * every call it guards is idempotent. Any other 4xx, and anything unknown, is final.
  */
-export function retryDelay(
-  error: unknown,
-  attempt: number,
-  random = Math.random,
-  base = RETRY_BASE_MS,
-  cap = RETRY_CAP_MS,
-): number | undefined {
+export function retryDelay(error: unknown, attempt: number, random = Math.random, base = RETRY_BASE_MS, cap = RETRY_CAP_MS): number | undefined {
   if (!(error instanceof ServiceError) || !(error.kind === 'shape' || temporary(error))) return undefined;
   if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, cap * 4);
   // Half fixed, half random: customers who lost the network together do not come back

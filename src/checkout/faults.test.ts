@@ -29,9 +29,7 @@ const hasCoins = (checkout: Checkout) => {
 const codeFor = (fault: Fault) => (fault === 'not_json' || fault === 'wrong_shape' ? 'bad_response' : 'network_error');
 
 const cells = CALLS.flatMap((call) =>
-  FAULTS.flatMap((fault) =>
-    (fault === 'latency' ? ['persistent'] : ['passing', 'persistent']).map((kind) => ({ call, fault, kind })),
-  ),
+  FAULTS.flatMap((fault) => (fault === 'latency' ? ['persistent'] : ['passing', 'persistent']).map((kind) => ({ call, fault, kind }))),
 ) as Array<{ call: Call; fault: Fault; kind: 'passing' | 'persistent' }>;
 
 // The cells run a few at once (vitest's concurrency, 5), each on a service of its own while it

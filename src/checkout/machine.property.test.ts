@@ -38,12 +38,15 @@ const step = fc.oneof(
   w(2, fc.record({ kind: fc.constant('slowVerify' as const) })),
   w(2, fc.record({ kind: fc.constant('releaseVerify' as const) })),
   // A burst, so that retries can run out, as they do when a network stays down.
-  w(3, fc.record({
-    kind: fc.constant('fault' as const),
-    on: fc.constantFrom('coins', 'initialize', 'verify' as const),
-    error: fc.constantFrom('network', '503', '401', '409' as const),
-    times: fc.integer({ min: 1, max: 5 }),
-  })),
+  w(
+    3,
+    fc.record({
+      kind: fc.constant('fault' as const),
+      on: fc.constantFrom('coins', 'initialize', 'verify' as const),
+      error: fc.constantFrom('network', '503', '401', '409' as const),
+      times: fc.integer({ min: 1, max: 5 }),
+    }),
+  ),
   w(3, fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 40_000 }) })),
 );
 
@@ -85,7 +88,9 @@ function checkDrawn(checkout: Checkout, before: number): number {
     // The QR code comes from the service a moment after the screen: when drawn, it is this payment's.
     const drawn = $('svg')?.getAttribute('data-uri');
     if (drawn != null) {
-      expect(drawn).toBe(`ethereum:${listed.contractAddress}@${listed.chainId}/transfer?address=${payment.address}&uint256=${baseUnits(payment.amountRemaining, listed)}`);
+      expect(drawn).toBe(
+        `ethereum:${listed.contractAddress}@${listed.chainId}/transfer?address=${payment.address}&uint256=${baseUnits(payment.amountRemaining, listed)}`,
+      );
       seen.qr++;
     }
     expect($('[data-address]')?.textContent).toBe(payment.address);

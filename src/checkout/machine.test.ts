@@ -73,7 +73,10 @@ describe('the way in', () => {
     chooseCoin(s.checkout, 'USDT', 11155111);
     await settle();
     expect(s.calls.initialize[0]).toMatchObject({ coin: 'USDT', chain_id: 11155111 });
-    expect(s.checkout.view.value).toMatchObject({ screen: 'payment', coin: { network: 'Ethereum Sepolia', contractAddress: onEthereum.contractAddress, decimals: 6 } });
+    expect(s.checkout.view.value).toMatchObject({
+      screen: 'payment',
+      coin: { network: 'Ethereum Sepolia', contractAddress: onEthereum.contractAddress, decimals: 6 },
+    });
     // Re-quoted elsewhere onto the other network: the screen follows it.
     s.requoteElsewhere('USDT', 97);
     await vi.advanceTimersByTimeAsync(POLL_MS);

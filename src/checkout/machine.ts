@@ -196,7 +196,11 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
       case 'expired':
         if (to.payment.amountPaid > 0) {
           const { amountPaid, actualAmount, coin } = to.payment;
-          reportError({ code: 'payment_expired', message: `The quote expired with ${amountPaid} of ${actualAmount} ${coin} received.`, transaction: to.payment });
+          reportError({
+            code: 'payment_expired',
+            message: `The quote expired with ${amountPaid} of ${actualAmount} ${coin} received.`,
+            transaction: to.payment,
+          });
         }
         break;
       case 'error':
@@ -227,7 +231,10 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     payWith: (index) => send({ type: 'wallet', index }),
     start() {
       // Wallets announce themselves until the checkout closes.
-      life.signal.addEventListener('abort', discoverWallets((found) => (wallets.value = [...wallets.value, found])));
+      life.signal.addEventListener(
+        'abort',
+        discoverWallets((found) => (wallets.value = [...wallets.value, found])),
+      );
       // Warm the list while the customer types. A refused key (401, 403) or a mode that takes
       // no payments here (409: a live key on a service with no live network) is told at once,
       // before anyone types a name for nothing; other errors surface on the coin screen.

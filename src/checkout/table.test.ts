@@ -75,7 +75,10 @@ expired      ·            ·            ·            quoting      ·          
 error        ·            ·            ·            ·            ·            coins        closed       closed       ·            closed       ·            ·            ·            ·            ·            ·            ·            ·            ·
 closed       ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·            ·
 `;
-const [head, ...rows] = grid.trim().split('\n').map((line) => line.trim().split(/\s+/));
+const [head, ...rows] = grid
+  .trim()
+  .split('\n')
+  .map((line) => line.trim().split(/\s+/));
 const cells = rows.flatMap(([from, ...to]) => to.map((cell, i) => [from as StateName, head![i] as EventType, cell] as const));
 
 describe('the checkout table', () => {
@@ -154,7 +157,7 @@ describe('the guards within a state', () => {
     expect(next(states.quoting, { type: 'status', payment: payment({ status, amountPaid, acceptPartialPayment }) }, env).name).toBe(to);
   });
 
-  it('refuses to draw a coin the API did not list: an error, never another coin\'s contract', () => {
+  it("refuses to draw a coin the API did not list: an error, never another coin's contract", () => {
     const after = next(states.quoting, { type: 'status', payment: payment({ coin: 'BUSD' }) }, { ...env, coin: () => undefined });
     expect(after).toMatchObject({ name: 'error', error: { code: 'bad_response' } });
   });

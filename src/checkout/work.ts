@@ -80,7 +80,12 @@ export const initializeBody = (options: CheckoutOptions, coin: Coin, customer: C
 });
 
 /** The quoting state's work: the quote for the coin chosen, naming the customer, read as a payment. */
-export async function quote(api: Api, options: CheckoutOptions, { coin, customer }: { coin: Coin; customer: Customer }, signal: AbortSignal): Promise<Verification> {
+export async function quote(
+  api: Api,
+  options: CheckoutOptions,
+  { coin, customer }: { coin: Coin; customer: Customer },
+  signal: AbortSignal,
+): Promise<Verification> {
   try {
     return await withRetry(() => api.initialize(initializeBody(options, coin, customer), signal), signal);
   } catch (error) {

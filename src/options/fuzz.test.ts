@@ -21,26 +21,47 @@ const valid = {
 };
 
 const notA = (type: string) => fc.anything().filter((v) => typeof v !== type && v !== undefined);
-const wrongString = (ok: (s: string) => boolean) => fc.oneof(fc.string().filter((s) => !ok(s)), notA('string'));
+const wrongString = (ok: (s: string) => boolean) =>
+  fc.oneof(
+    fc.string().filter((s) => !ok(s)),
+    notA('string'),
+  );
 
 /** For each option, values that must be refused. */
 const wrong: Record<string, fc.Arbitrary<unknown>> = {
   key: wrongString((s) => /^pk_(test|live)_[A-Za-z0-9]{8,128}$/.test(s)),
   amount: fc.oneof(
-    fc.double().filter((n) => !(n > 0 && n <= 1e8 && Number.isInteger(Math.round(n * 100)) && Math.abs(n * 100 - Math.round(n * 100)) < 1e-9 && !String(n).includes('e'))),
+    fc
+      .double()
+      .filter(
+        (n) => !(n > 0 && n <= 1e8 && Number.isInteger(Math.round(n * 100)) && Math.abs(n * 100 - Math.round(n * 100)) < 1e-9 && !String(n).includes('e')),
+      ),
     fc.string().filter((s) => !/^\s*\d{1,18}(\.\d{1,2})?\s*$/.test(s) || Number(s) <= 0 || Number(s) > 1e8),
     fc.constantFrom(null, true, [], {}, 0, -1, '0', '1.001', '1e3', NaN),
   ),
-  currency: fc.oneof(fc.string().filter((s) => !['USD', 'GBP', 'EUR', 'AED', 'NGN'].includes(s)), notA('string')),
-  email: fc.oneof(fc.string().filter((s) => s !== '' && !s.includes('@')), fc.constantFrom('a@', '@b.co', 'a b@c.io', 'a@b', 'a@b.c'), notA('string').filter((v) => v !== null)),
-  name: fc.oneof(fc.constantFrom(' ', '\t', 'x'.repeat(101)), notA('string').filter((v) => v !== null)),
+  currency: fc.oneof(
+    fc.string().filter((s) => !['USD', 'GBP', 'EUR', 'AED', 'NGN'].includes(s)),
+    notA('string'),
+  ),
+  email: fc.oneof(
+    fc.string().filter((s) => s !== '' && !s.includes('@')),
+    fc.constantFrom('a@', '@b.co', 'a b@c.io', 'a@b', 'a@b.c'),
+    notA('string').filter((v) => v !== null),
+  ),
+  name: fc.oneof(
+    fc.constantFrom(' ', '\t', 'x'.repeat(101)),
+    notA('string').filter((v) => v !== null),
+  ),
   reference: fc.oneof(
     fc.string().filter((s) => !/^[A-Za-z0-9._:-]{1,64}$/.test(s)),
     fc.double().filter((n) => !(Number.isSafeInteger(n) && n >= 0)),
     fc.constantFrom(null, true, [], {}),
   ),
   acceptPartialPayment: notA('boolean'),
-  metadata: fc.oneof(fc.array(fc.anything()), fc.constantFrom('{oops', '[]', '42', 'null', () => 1, NaN, 7, { big: 'x'.repeat(5000) }, { f: () => 1 })),
+  metadata: fc.oneof(
+    fc.array(fc.anything()),
+    fc.constantFrom('{oops', '[]', '42', 'null', () => 1, NaN, 7, { big: 'x'.repeat(5000) }, { f: () => 1 }),
+  ),
   onSuccess: notA('function'),
   onClose: notA('function'),
   apiBase: wrongString((s) => {
@@ -112,8 +133,20 @@ it(`refuses ${RANDOM_RUNS} random values and objects without crashing`, () => {
 
 it('refuses an options object whose properties cannot be read, with a TypeError', () => {
   const hostile = [
-    new Proxy({}, { get: () => { throw new Error('boom'); } }),
-    Object.defineProperty({ ...valid }, 'amount', { get: () => { throw new Error('boom'); }, enumerable: true }),
+    new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('boom');
+        },
+      },
+    ),
+    Object.defineProperty({ ...valid }, 'amount', {
+      get: () => {
+        throw new Error('boom');
+      },
+      enumerable: true,
+    }),
   ];
   for (const input of hostile) {
     const { message } = refused(input, false);

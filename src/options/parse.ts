@@ -26,9 +26,7 @@ export interface CloseInfo {
   status?: Verification['status'];
 }
 
-export type OptionsResult =
-  | { ok: true; options: CheckoutOptions }
-  | { ok: false; error: CheckoutError; onError?: (error: CheckoutError) => void };
+export type OptionsResult = { ok: true; options: CheckoutOptions } | { ok: false; error: CheckoutError; onError?: (error: CheckoutError) => void };
 
 /** 96 random bits: unguessable, and unique for any realistic number of checkouts. */
 export function newReference(): string {

@@ -25,7 +25,13 @@ export function useServiceCheckout(options: ServiceCheckoutOptions): UseServiceC
   latest.current = options;
   const handle = useRef<CheckoutHandle | null>(null);
   const open = useCallback((overrides: Partial<ServiceCheckoutOptions> = {}) => {
-    handle.current = ServiceCheckout(forwarded(() => latest.current, overrides, () => (handle.current = null)));
+    handle.current = ServiceCheckout(
+      forwarded(
+        () => latest.current,
+        overrides,
+        () => (handle.current = null),
+      ),
+    );
     return handle.current;
   }, []);
   const close = useCallback(() => handle.current?.close(), []);

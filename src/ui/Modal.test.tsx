@@ -73,7 +73,10 @@ describe('the modal', () => {
     const m = await open({}, (fake) => (fake.state.coins = TEST_COINS.filter((c) => c.chainId === 97)));
     await flush();
     expect(m.$$('h4')).toEqual([]);
-    expect(m.$$('ul button').map((b) => b.textContent)).toEqual([expect.stringMatching(/^USDT.*BNB Smart Chain Testnet$/), expect.stringMatching(/^BUSD.*BNB Smart Chain Testnet$/)]);
+    expect(m.$$('ul button').map((b) => b.textContent)).toEqual([
+      expect.stringMatching(/^USDT.*BNB Smart Chain Testnet$/),
+      expect.stringMatching(/^BUSD.*BNB Smart Chain Testnet$/),
+    ]);
     m.checkout.close();
   });
 
@@ -205,9 +208,12 @@ describe('the modal', () => {
     expect(safeLogo(url)).toBe(shown);
   });
 
-  it('renders the API\'s business name as text and its logo only when safe', async () => {
+  it("renders the API's business name as text and its logo only when safe", async () => {
     const name = '<img src=x onerror="window.pwned=1">Evil & Co';
-    for (const [logo, count] of [['javascript:alert(1)', 0], ['https://cdn.example/logo.png', 1]] as const) {
+    for (const [logo, count] of [
+      ['javascript:alert(1)', 0],
+      ['https://cdn.example/logo.png', 1],
+    ] as const) {
       const m = await open({}, (fake) => {
         fake.state.businessName = name;
         fake.state.businessLogo = logo;
@@ -373,7 +379,7 @@ describe('the modal', () => {
     document.documentElement.lang = '';
   });
 
-  it('writes amounts the customer\'s way, every decimal kept', async () => {
+  it("writes amounts the customer's way, every decimal kept", async () => {
     const m = await open({ locale: 'fr-FR', amount: 1234.5 }, (fake) => {
       fake.state.due = 1234.567891;
     });
@@ -404,7 +410,7 @@ describe('the modal', () => {
     return m;
   }
 
-  it('ends in a receipt: paid against due, the reference, and the transaction on the network\'s explorer', async () => {
+  it("ends in a receipt: paid against due, the reference, and the transaction on the network's explorer", async () => {
     const m = await receipt('https://testnet.bscscan.com');
     expect(m.$('[data-receipt]')?.textContent).toContain('Paid25.245 USDTDue25.245 USDT ($25.00)');
     expect(m.$('[data-explorer]')?.getAttribute('href')).toBe('https://testnet.bscscan.com/tx/0x' + 'cd'.repeat(32));
@@ -430,7 +436,7 @@ describe('the modal', () => {
     m.checkout.close();
   });
 
-  it('names the business before any quote, from the coin list\'s answer', async () => {
+  it("names the business before any quote, from the coin list's answer", async () => {
     const m = await open({ email: undefined });
     await flush();
     expect(m.$('#sc-email')).not.toBeNull();
@@ -451,7 +457,7 @@ describe('the modal', () => {
     auto.checkout.close();
   });
 
-  it('offers to open the wallet with the QR code\'s URI on a touch screen only', async () => {
+  it("offers to open the wallet with the QR code's URI on a touch screen only", async () => {
     for (const coarse of [false, true]) {
       const real = window.matchMedia;
       window.matchMedia = ((query: string) => ({ matches: coarse && query === '(pointer:coarse)' })) as typeof window.matchMedia;

@@ -128,9 +128,7 @@ export function Modal({ checkout, look }: { checkout: Checkout; look: Look }) {
           <h2 id="sc-title">{business?.name || text.checkout}</h2>
           {/* The amount of the payment on screen; before there is one, the price asked for. */}
           <p class="tot">
-            {payment
-              ? `${text.total} ${coinAmount(payment.actualAmount, payment.coin)}`
-              : `${text.price} ${fiat(options.amount, options.currency)}`}
+            {payment ? `${text.total} ${coinAmount(payment.actualAmount, payment.coin)}` : `${text.price} ${fiat(options.amount, options.currency)}`}
           </p>
           <button type="button" class="x" aria-label={text.close} onClick={checkout.askClose}>
             ×

@@ -15,8 +15,7 @@ const number = (amount: string | number, options: Intl.NumberFormatOptions) => {
 export const fiat = (amount: string | number, currency: string) => number(amount, { style: 'currency', currency });
 
 /** Token amounts keep every decimal they have: the customer must send exactly this. */
-export const coinAmount = (amount: number | string, symbol: string) =>
-  `${number(String(amount), { maximumFractionDigits: 18 })} ${symbol}`;
+export const coinAmount = (amount: number | string, symbol: string) => `${number(String(amount), { maximumFractionDigits: 18 })} ${symbol}`;
 
 /** a − b, exactly, at the coin's decimals; undefined unless above 0 (what was overpaid, the price without the fee). */
 export function minus(a: number, b: number, decimals: number): string | undefined {

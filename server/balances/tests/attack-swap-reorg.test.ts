@@ -35,7 +35,14 @@ afterAll(async () => {
 describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
   it('does not stay journaled as completed while the treasury never swapped', async () => {
     // Three confirmations: a block with none on top of it is not final on this network.
-    api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 3) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+    api = await startService({
+      demo: true,
+      networks: { test: devNetwork(chain.url, contracts, 3) },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      jobIntervalMs: 200,
+    });
     const call = caller(() => api!.url);
     const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
     const rpc = (method: string, params: unknown[] = []) => reader.request({ method: method as 'eth_blockNumber', params: params as never });
@@ -54,13 +61,20 @@ describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
     };
 
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
-    expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'swap-reorg', coin: 'USDC', currency: 'USD', amount: 100 }, publicKey)).status).toBe(201);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', { reference: 'swap-reorg', coin: 'USDC', currency: 'USD', amount: 100 }, publicKey)).status,
+    ).toBe(201);
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'swap-reorg', kind: 'exact' }, publicKey)).status).toBe(200);
     // Blocks on top, until the deposit is confirmed, swept, final and journaled.
-    await until('journaled', async () => {
-      await rpc('anvil_mine', ['0x1']);
-      return (await line('USDC')).available === '100';
-    }, 60_000, 300);
+    await until(
+      'journaled',
+      async () => {
+        await rpc('anvil_mine', ['0x1']);
+        return (await line('USDC')).available === '100';
+      },
+      60_000,
+      300,
+    );
     const agreed = await books();
     expect(agreed.USDC.journal).toBe(agreed.USDC.chain);
 
@@ -68,7 +82,11 @@ describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
     const snapshot = await rpc('evm_snapshot');
     const q = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '50' }, secretKey)).body.data;
     expect((await call('POST', '/api/v1/swaps', { quote_id: q.id }, secretKey)).status).toBe(201);
-    const hash = await until('the swap is signed', async () => (await call('GET', `/api/v1/swaps/${q.id}`, undefined, secretKey)).body.data.tx_hash as string | undefined, 20_000);
+    const hash = await until(
+      'the swap is signed',
+      async () => (await call('GET', `/api/v1/swaps/${q.id}`, undefined, secretKey)).body.data.tx_hash as string | undefined,
+      20_000,
+    );
     await until('the swap is mined', async () => reader.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => undefined), 20_000);
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // the treasury job reads its receipt
     await rpc('evm_revert', [snapshot]);
@@ -84,6 +102,10 @@ describe('a swap whose block leaves the chain', { timeout: 120_000 }, () => {
     // The treasury holds on chain what the journal says, per coin, whatever became of the swap.
     const after = await books();
     const swap = (await call('GET', `/api/v1/swaps/${q.id}`, undefined, secretKey)).body.data;
-    expect({ status: swap.status, USDC: after.USDC.journal, USDT: after.USDT.journal }).toEqual({ status: swap.status, USDC: after.USDC.chain, USDT: after.USDT.chain });
+    expect({ status: swap.status, USDC: after.USDC.journal, USDT: after.USDT.journal }).toEqual({
+      status: swap.status,
+      USDC: after.USDC.chain,
+      USDT: after.USDT.chain,
+    });
   });
 });

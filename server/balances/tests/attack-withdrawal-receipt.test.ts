@@ -49,8 +49,12 @@ describe('a withdrawal whose receipt the node does not return', { timeout: 120_0
   it('is not marked failed (and its money given back to the balance) when it was mined', async () => {
     proxy = await startProxy(chain.url);
     api = await startService({
-      demo: true, networks: { test: devNetwork(proxy.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS,
-      watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200,
+      demo: true,
+      networks: { test: devNetwork(proxy.url, contracts, 1) },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      jobIntervalMs: 200,
     });
     const call = caller(() => api!.url);
     const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
@@ -61,7 +65,9 @@ describe('a withdrawal whose receipt the node does not return', { timeout: 120_0
     };
 
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
-    expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'wd-1', coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBeLessThan(300);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', { reference: 'wd-1', coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status,
+    ).toBeLessThan(300);
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 'wd-1', kind: 'exact' }, publicKey)).status).toBe(200);
     await until('the deposit is in the balance', async () => (await available()) >= parseUnits('10', 18), 30_000);
     const balanceBefore = await available();
@@ -84,10 +90,14 @@ describe('a withdrawal whose receipt the node does not return', { timeout: 120_0
     expect(await available()).toBe(balanceBefore - parseUnits('5', 18));
     // Once the node answers again, the withdrawal completes, and the treasury holds what the journal says.
     proxy.hideReceipts = false;
-    const done = await until('the withdrawal is decided', async () => {
-      const w = (await call('GET', `/api/v1/withdrawals/${started.body.data.id}`, undefined, secretKey)).body.data;
-      return w.status !== 'pending' ? w : false;
-    }, 40_000);
+    const done = await until(
+      'the withdrawal is decided',
+      async () => {
+        const w = (await call('GET', `/api/v1/withdrawals/${started.body.data.id}`, undefined, secretKey)).body.data;
+        return w.status !== 'pending' ? w : false;
+      },
+      40_000,
+    );
     expect(done.status).toBe('completed');
     const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
     expect(held.merchants + held.fees + held.payable).toBe(await onChain(contracts.tokens.USDT, treasury));

@@ -56,14 +56,24 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     // A balance of 10 USDT: paid, counted, swept to the treasury, final.
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
-      chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
+      chainId: chain.chainId,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store,
       credits: creditsOf(api),
-      holder: 'twice', startBlock: (await reader.getBlockNumber()) + 1n, leaseMs: 0,
+      holder: 'twice',
+      startBlock: (await reader.getBlockNumber()) + 1n,
+      leaseMs: 0,
     });
     stops.push(() => watcher.stop());
-    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'twice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'twice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader.waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+    await reader.waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+      pollingInterval: 50,
+    });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
 
@@ -80,8 +90,14 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     // Two instances' treasury senders, the second one's lease view as if the first's tick had run past its lease.
     const instance = (name: string, skewMs: number) => {
       const deps = {
-        db: api!.db, ...treasuryStores(api!), treasuries: [api!.parts.treasury('test', 31337)!], log: createLogger('silent'),
-        instance: name, now: () => Date.now() + skewMs, intervalMs: 200, sweepIntervalMs: 0,
+        db: api!.db,
+        ...treasuryStores(api!),
+        treasuries: [api!.parts.treasury('test', 31337)!],
+        log: createLogger('silent'),
+        instance: name,
+        now: () => Date.now() + skewMs,
+        intervalMs: 200,
+        sweepIntervalMs: 0,
       } as unknown as JobDeps;
       const jobs = treasuryJobs(deps);
       for (const job of jobs) job.start();
@@ -96,7 +112,13 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await rpc('evm_setAutomine', [true]);
     await rpc('anvil_mine', ['0x2']);
-    for (const id of ids) await until(`withdrawal ${id} done`, async () => (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data.status === 'completed', 60_000, 200);
+    for (const id of ids)
+      await until(
+        `withdrawal ${id} done`,
+        async () => (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data.status === 'completed',
+        60_000,
+        200,
+      );
     await rpc('anvil_mine', ['0x2']);
 
     // Two withdrawals of 1 USDT: 2 USDT reached the wallet, and the treasury holds what the journal says.

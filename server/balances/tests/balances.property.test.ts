@@ -27,7 +27,15 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100 });
+  api = await startService({
+    demo: true,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+    payoutCheckMs: 100,
+  });
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -36,7 +44,8 @@ afterAll(async () => {
 
 const call = caller(() => api.url);
 const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
-const available = async (coin: string) => Number(((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0');
+const available = async (coin: string) =>
+  Number(((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0');
 
 /** A small seeded generator (mulberry32): the same seed, the same sequence. */
 function random(seed: number) {
@@ -52,10 +61,18 @@ function random(seed: number) {
 
 async function books(step: string) {
   // A payout paid is sent on to the partner in the background (at once on a dev chain): the books are read once it is.
-  await until(`${step}: the treasury idle`, async () => (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.treasuryTxs.inFlight(31337)) && (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0);
+  await until(
+    `${step}: the treasury idle`,
+    async () =>
+      (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n &&
+      !(await api.parts.treasuryTxs.inFlight(31337)) &&
+      (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0,
+  );
   for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: ${s.token} sums to zero`).toBe(0n);
   // The native coin: what the operator funded the treasury with, less every transaction's gas, as journaled.
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () =>
+    (await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false,
+  );
   expect(await reader.getBalance({ address: treasury }), `${step}: the treasury's native coin`).toBe(native.gas);
   for (const symbol of ['USDC', 'USDT', 'DAI'] as const) {
     const token = contracts.tokens[symbol] as Address;
@@ -73,10 +90,30 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
     const seed = Number(process.env.SEED ?? Date.now() % 100_000);
     console.log(`balances property: SEED=${seed}`);
     const next = random(seed);
-    const pick = <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+    const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
-    const bank = (await server('POST', '/api/v1/bank/payouts', { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' })).body.data;
-    const rejecting = (await server('POST', '/api/v1/bank/payouts', { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0690000000', currency: 'NGN', country: 'nigeria', state: 'Lagos' })).body.data;
+    const bank = (
+      await server('POST', '/api/v1/bank/payouts', {
+        bank_name: 'Access Bank',
+        bank_code: '044',
+        account_name: 'Harbour',
+        account_number: '0690000031',
+        currency: 'NGN',
+        country: 'nigeria',
+        state: 'Lagos',
+      })
+    ).body.data;
+    const rejecting = (
+      await server('POST', '/api/v1/bank/payouts', {
+        bank_name: 'Access Bank',
+        bank_code: '044',
+        account_name: 'Harbour',
+        account_number: '0690000000',
+        currency: 'NGN',
+        country: 'nigeria',
+        state: 'Lagos',
+      })
+    ).body.data;
     const steps: string[] = [];
     // Eight movements; a draw that has nothing to move (no balance in that coin) draws again.
     for (let i = 0; steps.length < 8 && i < 40; i++) {
@@ -90,7 +127,11 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
         await call('POST', '/api/v1/sandbox/deposit', { reference, kind: pick(['exact', 'over', 'partial'] as const) });
         const address = (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data.address.toLowerCase();
         await until(`${reference} swept`, async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address)?.sweptHash, 30_000);
-        await until(`${reference} journaled`, async () => (await api.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit' && e.memo.includes(reference)), 10_000);
+        await until(
+          `${reference} journaled`,
+          async () => (await api.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit' && e.memo.includes(reference)),
+          10_000,
+        );
         step = `pay ${amount} USD in ${coin}`;
       } else if (kind === 'swap') {
         const from = pick(['USDC', 'DAI', 'USDT'] as const);
@@ -101,10 +142,14 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
         const quote = (await server('POST', '/api/v1/swaps/quote', { from, to, amount: String(amount) })).body.data;
         const started = await server('POST', '/api/v1/swaps', { quote_id: quote.id });
         expect(started.status).toBe(201);
-        const done = await until('swap ended', async () => {
-          const s = (await server('GET', `/api/v1/swaps/${quote.id}`)).body.data;
-          return s.status === 'completed' || s.status === 'failed' ? s : false;
-        }, 30_000);
+        const done = await until(
+          'swap ended',
+          async () => {
+            const s = (await server('GET', `/api/v1/swaps/${quote.id}`)).body.data;
+            return s.status === 'completed' || s.status === 'failed' ? s : false;
+          },
+          30_000,
+        );
         step = `swap ${amount} ${from} → ${to}: ${done.status}`;
       } else if (kind === 'withdraw') {
         const coin = pick(['USDC', 'USDT', 'DAI'] as const);
@@ -112,10 +157,14 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
         if (amount < 1) continue; // the network's smallest withdrawal (one token by default)
         const started = await server('POST', '/api/v1/withdrawals', { coin, chain_id: 31337, address: devAccount(4).address, amount: String(amount) });
         expect(started.status).toBe(201);
-        const done = await until('withdrawn', async () => {
-          const w = (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data;
-          return w.status !== 'pending' ? w : false;
-        }, 30_000);
+        const done = await until(
+          'withdrawn',
+          async () => {
+            const w = (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data;
+            return w.status !== 'pending' ? w : false;
+          },
+          30_000,
+        );
         step = `withdraw ${amount} ${coin}: ${done.status}`;
       } else if (kind === 'payout') {
         const amount = Math.floor((await available('USDT')) * next() * 100) / 100;
@@ -132,8 +181,14 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
         const coin = pick(['USDC', 'USDT', 'DAI'] as const);
         // One whole token more than the balance, added exactly (a float's sum can carry more places than USDC has: a 400, not the 409 meant).
         const decimals = coin === 'USDC' ? 6 : 18;
-        const text = ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0';
-        const refused = await server('POST', '/api/v1/withdrawals', { coin, chain_id: 31337, address: devAccount(4).address, amount: formatUnits(parseUnits(text, decimals) + parseUnits('1', decimals), decimals) });
+        const text =
+          ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0';
+        const refused = await server('POST', '/api/v1/withdrawals', {
+          coin,
+          chain_id: 31337,
+          address: devAccount(4).address,
+          amount: formatUnits(parseUnits(text, decimals) + parseUnits('1', decimals), decimals),
+        });
         expect(refused.status).toBe(409);
         step = `withdraw more ${coin} than the balance: refused`;
       }

@@ -7,7 +7,19 @@
 // balances plus the operator's fees plus what is owed to the payout partner. And with `wallet`
 // settlement (the default) swaps and payouts answer 409 and the sweep goes to the merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, parseAbi, parseEther, parseUnits, zeroAddress, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  formatUnits,
+  http,
+  parseAbi,
+  parseEther,
+  parseUnits,
+  zeroAddress,
+  type Address,
+  type Hex,
+} from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -37,8 +49,15 @@ beforeAll(async () => {
   contracts = await deployDevContracts(chain, 3, '1000000', { pools: true });
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   api = await startService({
-    demo: true, adminToken: ADMIN_TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
-    watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, payoutCheckMs: 100, webhookRetryMs: 100,
+    demo: true,
+    adminToken: ADMIN_TOKEN,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+    payoutCheckMs: 100,
+    webhookRetryMs: 100,
   });
 }, 120_000);
 afterAll(async () => {
@@ -51,7 +70,12 @@ const server = (method: string, path: string, body?: unknown, key = secretKey) =
 const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).body.data;
 const onChain = (token: Address, who: Address) => reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 const balanceOf = async (coin: string, key = secretKey) => {
-  const lines = (await server('GET', '/api/v1/balances', undefined, key)).body.data as Array<{ coin: string; available: string; reserved: string; pending: string }>;
+  const lines = (await server('GET', '/api/v1/balances', undefined, key)).body.data as Array<{
+    coin: string;
+    available: string;
+    reserved: string;
+    pending: string;
+  }>;
   return lines.find((l) => l.coin === coin) ?? { coin, available: '0', reserved: '0', pending: '0' };
 };
 
@@ -63,25 +87,47 @@ const balanceOf = async (coin: string, key = secretKey) => {
  */
 const reconciliations: string[] = [];
 async function books(step: string) {
-  await until(`${step}: the treasury idle`, async () => (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0 && (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n && !(await api.parts.treasuryTxs.inFlight(31337)));
+  await until(
+    `${step}: the treasury idle`,
+    async () =>
+      (await api.parts.partnerTransfers.pendingPartnerTransfers(31337)).length === 0 &&
+      (await api.parts.journal.held(31337, contracts.tokens.USDT)).payable === 0n &&
+      !(await api.parts.treasuryTxs.inFlight(31337)),
+  );
   for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   for (const symbol of ['USDC', 'USDT'] as const) {
     const token = contracts.tokens[symbol];
     const held = await api.parts.journal.held(31337, token);
     const chainHolds = await onChain(token, treasury);
-    expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(held.merchants + held.fees + held.payable);
+    expect(chainHolds, `${step}: the treasury's ${symbol} on chain = merchants + fees + owed to the payout partner`).toBe(
+      held.merchants + held.fees + held.payable,
+    );
     expect(-held.external).toBe(chainHolds);
-    reconciliations.push(`| ${step} | ${symbol} | ${formatUnits(chainHolds, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.merchants, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.fees, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.payable, symbol === 'USDC' ? 6 : 18)} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'} |`);
+    reconciliations.push(
+      `| ${step} | ${symbol} | ${formatUnits(chainHolds, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.merchants, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.fees, symbol === 'USDC' ? 6 : 18)} | ${formatUnits(held.payable, symbol === 'USDC' ? 6 : 18)} | ${chainHolds === held.merchants + held.fees + held.payable ? 'equal' : 'DIFFERENT'} |`,
+    );
   }
   // The native coin: the journal's gas account (funded − spent) against the treasury's balance, once the job has looked (its first tick).
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () =>
+    (await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false,
+  );
   const wei = await reader.getBalance({ address: treasury });
   expect(wei, `${step}: the treasury's native coin = funded − gas journaled`).toBe(native.gas);
   expect(-native.external).toBe(wei);
-  reconciliations.push(`| ${step} | ETH (gas) | ${formatUnits(wei, 18)} | – | – | operator:gas ${formatUnits(native.gas, 18)} | ${wei === native.gas ? 'equal' : 'DIFFERENT'} |`);
+  reconciliations.push(
+    `| ${step} | ETH (gas) | ${formatUnits(wei, 18)} | – | – | operator:gas ${formatUnits(native.gas, 18)} | ${wei === native.gas ? 'equal' : 'DIFFERENT'} |`,
+  );
 }
 
-const NGN = { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' };
+const NGN = {
+  bank_name: 'Access Bank',
+  bank_code: '044',
+  account_name: 'Harbour Coffee Ltd',
+  account_number: '0690000031',
+  currency: 'NGN',
+  country: 'nigeria',
+  state: 'Lagos',
+};
 
 describe('wallet settlement (the default)', { timeout: 60_000 }, () => {
   it('answers wallet; swaps, bank payouts and withdrawals answer 409 saying they need balance settlement', async () => {
@@ -98,7 +144,7 @@ describe('wallet settlement (the default)', { timeout: 60_000 }, () => {
     expect(withdrawal.status).toBe(409);
   });
 
-  it('refuses the treasury as a merchant\'s payout address: money swept there would be no one\'s', async () => {
+  it("refuses the treasury as a merchant's payout address: money swept there would be no one's", async () => {
     const refused = await server('PUT', '/api/v1/payout_address', { chain_id: 31337, address: treasury });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].field).toBe('address');
@@ -108,10 +154,17 @@ describe('wallet settlement (the default)', { timeout: 60_000 }, () => {
 describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
   let walletDeposit: Address;
 
-  it('a payment made before the switch keeps its binding to the merchant\'s wallet', async () => {
+  it("a payment made before the switch keeps its binding to the merchant's wallet", async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 'w-1', coin: 'USDT', currency: 'USD', amount: 10 });
     walletDeposit = created.body.data.address;
-    expect(walletDeposit).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [merchantWallet, saltOf(DEMO_MERCHANT.id, 'test', 'w-1')] }));
+    expect(walletDeposit).toBe(
+      await reader.readContract({
+        address: contracts.factory,
+        abi: DepositFactory.abi,
+        functionName: 'addressOf',
+        args: [merchantWallet, saltOf(DEMO_MERCHANT.id, 'test', 'w-1')],
+      }),
+    );
     const bad = await server('PUT', '/api/v1/settlement', { settlement: 'custodial' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('settlement');
@@ -131,13 +184,26 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(created.status).toBe(201);
     const address = created.body.data.address as Address;
     // Bound to the treasury: the deposit can only ever send its tokens there.
-    expect(address).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [treasury, saltOf(DEMO_MERCHANT.id, 'test', 'b-1')] }));
+    expect(address).toBe(
+      await reader.readContract({
+        address: contracts.factory,
+        abi: DepositFactory.abi,
+        functionName: 'addressOf',
+        args: [treasury, saltOf(DEMO_MERCHANT.id, 'test', 'b-1')],
+      }),
+    );
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'b-1', kind: 'exact' });
     await until('confirmed', async () => (await verify('b-1')).status === 'confirmed');
-    const sweep = (await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash)) as Hex;
+    const sweep = (await until(
+      'swept',
+      async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash,
+    )) as Hex;
     expect(await onChain(contracts.tokens.USDC, treasury)).toBe(100_000_000n);
     // The timeline says when the money left the deposit: the time of the sweep's block, after the payment was made.
-    const { timeline, payment } = (await server('GET', '/api/v1/payments/b-1')).body.data as { payment: { createdAt: string }; timeline: Array<{ kind: string; at: string | null; txHash?: string }> };
+    const { timeline, payment } = (await server('GET', '/api/v1/payments/b-1')).body.data as {
+      payment: { createdAt: string };
+      timeline: Array<{ kind: string; at: string | null; txHash?: string }>;
+    };
     const swept = timeline.find((e) => e.kind === 'swept');
     expect(swept?.txHash).toBe(sweep);
     const block = await reader.getBlock({ blockHash: (await reader.getTransactionReceipt({ hash: sweep })).blockHash });
@@ -204,7 +270,9 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     received = done.amount_received;
     // Exactly what the swap spent was approved, recorded on the swap before it was sent, its gas
     // journaled: nothing is left to the router (it was 2^256-1 less the swap).
-    expect(await reader.readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(0n);
+    expect(await reader.readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(
+      0n,
+    );
     const [{ approve_tx_hash: approval }] = (await api.db.query(`SELECT approve_tx_hash FROM swaps WHERE id = $1`, [q.id])) as Array<{ approve_tx_hash: Hex }>;
     const approvalReceipt = await reader.getTransactionReceipt({ hash: approval });
     console.log(`exact approval: ${approvalReceipt.gasUsed} gas`);
@@ -226,7 +294,9 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(parseUnits((await balanceOf('USDT')).available, 18)).toBe(before - parseUnits('20', 18));
     expect((await balanceOf('USDT')).reserved).toBe('0');
     // What the partner paid the bank in NGN is owed to it in USDT, and sent to its deposit address from the treasury.
-    const sent = await until('sent to the payout partner', async () => (await api.parts.partnerTransfers.partnerTransfers(31337)).find((t) => t.state === 'completed'));
+    const sent = await until('sent to the payout partner', async () =>
+      (await api.parts.partnerTransfers.partnerTransfers(31337)).find((t) => t.state === 'completed'),
+    );
     expect(sent).toMatchObject({ token: contracts.tokens.USDT.toLowerCase(), address: partner, amount: parseUnits('20', 18) });
     expect(await onChain(contracts.tokens.USDT, partner)).toBe(parseUnits('20', 18));
     const receipt = await reader.getTransactionReceipt({ hash: sent.txHash as `0x${string}` });
@@ -253,8 +323,13 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     // Reserved from the balance when initiated, returned when the bank refused: read from the
     // journal, which keeps both, not from the balance between them (the bank's refusal can
     // come before a second look at it, and did with a block every quarter second).
-    const moved = (await api.parts.journal.entries()).filter((e) => e.ref === payout.body.data.id).map((e) => [e.kind, e.postings.find((p) => p.account.startsWith('merchant:') && p.account.endsWith(':available'))?.amount]);
-    expect(moved).toEqual([['payout_reserved', -parseUnits('10', 18)], ['payout_returned', parseUnits('10', 18)]]);
+    const moved = (await api.parts.journal.entries())
+      .filter((e) => e.ref === payout.body.data.id)
+      .map((e) => [e.kind, e.postings.find((p) => p.account.startsWith('merchant:') && p.account.endsWith(':available'))?.amount]);
+    expect(moved).toEqual([
+      ['payout_reserved', -parseUnits('10', 18)],
+      ['payout_returned', parseUnits('10', 18)],
+    ]);
     expect((await balanceOf('USDT')).available).toBe(before);
     await books('USDT payout failed and returned');
   });
@@ -288,9 +363,16 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     const q = (await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '40' })).body.data;
     // Someone else buys a lot of USDT from the pool first: USDC's price in USDT falls ~10%.
     const whale = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
-    const router = parseAbi(['function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)']);
+    const router = parseAbi([
+      'function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)',
+    ]);
     await whale.writeContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'approve', args: [contracts.router!, 2n ** 255n] });
-    const hash = await whale.writeContract({ address: contracts.router!, abi: router, functionName: 'swapExactTokensForTokens', args: [parseUnits('20000', 6), 0n, [contracts.tokens.USDC, contracts.tokens.USDT], devAccount(0).address, 2n ** 40n] });
+    const hash = await whale.writeContract({
+      address: contracts.router!,
+      abi: router,
+      functionName: 'swapExactTokensForTokens',
+      args: [parseUnits('20000', 6), 0n, [contracts.tokens.USDC, contracts.tokens.USDT], devAccount(0).address, 2n ** 40n],
+    });
     await reader.waitForTransactionReceipt({ hash });
     const before = await balanceOf('USDC');
     const started = await server('POST', '/api/v1/swaps', { quote_id: q.id });
@@ -306,12 +388,14 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     await books('swap past the slippage limit, failed and returned');
   });
 
-  it('a quote on the moved pool is refused, naming the reason: its price is ~10% from the rate provider\'s, past the network\'s 1% (issue 33 item 8)', async () => {
+  it("a quote on the moved pool is refused, naming the reason: its price is ~10% from the rate provider's, past the network's 1% (issue 33 item 8)", async () => {
     const refused = await server('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '10' });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('swap_rate_deviates');
     expect(refused.body.errors[0].field).toBe('amount');
-    expect(refused.body.message).toMatch(/from the market rate \(1\), more than this network's limit of 1\.00%: the pool is too thin for this amount or has moved; nothing was quoted/);
+    expect(refused.body.message).toMatch(
+      /from the market rate \(1\), more than this network's limit of 1\.00%: the pool is too thin for this amount or has moved; nothing was quoted/,
+    );
     console.log(`moved pool refused: ${refused.body.message}`);
     expect((await api.db.query(`SELECT count(*)::int AS n FROM swaps WHERE state = 'quoted' AND amount_in = $1`, [String(parseUnits('10', 6))]))[0]!.n).toBe(0);
   });
@@ -319,7 +403,11 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
   it('an attacker with the stolen secret key cannot empty the balance to a wallet: the daily limit holds, two at once too', async () => {
     const thief = devAccount(6).address;
     const operator = (body: unknown) =>
-      fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
     // The secret key cannot raise its own limit: only the operator's token sets it.
     expect((await call('PUT', `/operator/v1/merchants/${DEMO_MERCHANT.id}/withdrawal-limits`, { mode: 'test', daily: '1000000' }, secretKey)).status).toBe(401);
     // One limit in US dollars for every coin, withdrawals and payouts together: what the cases
@@ -336,13 +424,15 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(everything.body.errors).toEqual([{ field: 'amount', message: `expected at most 10.00 USD worth: the daily withdrawal limit is ${limit} USD` }]);
     const two = await Promise.all([0, 1].map(() => server('POST', '/api/v1/withdrawals', { coin: 'USDC', chain_id: 31337, address: thief, amount: '6' })));
     expect(two.map((t) => t.status).sort()).toEqual([201, 409]);
-    expect(two.find((t) => t.status === 409)!.body.message).toContain(`over your daily withdrawal limit of ${limit} USD (${usd(spent + 600n)} USD withdrawn in the last 24 hours, 4.00 USD left`);
+    expect(two.find((t) => t.status === 409)!.body.message).toContain(
+      `over your daily withdrawal limit of ${limit} USD (${usd(spent + 600n)} USD withdrawn in the last 24 hours, 4.00 USD left`,
+    );
     const id = two.find((t) => t.status === 201)!.body.data.id;
     await until('the one withdrawal sent', async () => (await server('GET', `/api/v1/withdrawals/${id}`)).body.data.status === 'completed');
     expect(await onChain(contracts.tokens.USDC, thief)).toBe(6_000_000n);
     expect((await balanceOf('USDC')).available).toBe(String(Number(all) - 6));
     expect((await operator({ mode: 'test', daily: null })).body.data).toMatchObject({ daily: '10000', default: true });
-    await books('a thief\'s withdrawals held to the daily limit');
+    await books("a thief's withdrawals held to the daily limit");
   });
 
   it('another merchant and a live key see none of it, and cannot move it', async () => {
@@ -361,14 +451,17 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(steal.body.message).toMatch(/more than the balance of 0 USDC/);
     // Public keys cannot reach balances at all.
     expect((await call('GET', '/api/v1/balances', undefined, publicKey)).status).toBe(401);
-    await books('after the other merchant\'s tries');
+    await books("after the other merchant's tries");
   });
 
-  it('prints the demo merchant\'s journal, the swap\'s rate and slippage, and the reconciliations (for the notes)', async () => {
+  it("prints the demo merchant's journal, the swap's rate and slippage, and the reconciliations (for the notes)", async () => {
     // The merchant's entries, and the operator's entries its money caused (the partner transfer, gas): the only merchant with money here.
     const journal: Entry[] = await api.parts.journal.entries();
     expect(journal.filter((e) => e.merchantId !== null && e.merchantId !== DEMO_MERCHANT.id)).toEqual([]);
-    const coins: Record<string, [string, number]> = { [zeroAddress]: ['ETH', 18], ...Object.fromEntries(Object.entries(contracts.tokens).map(([s, a]) => [a.toLowerCase(), [s, s === 'USDC' ? 6 : 18]])) };
+    const coins: Record<string, [string, number]> = {
+      [zeroAddress]: ['ETH', 18],
+      ...Object.fromEntries(Object.entries(contracts.tokens).map(([s, a]) => [a.toLowerCase(), [s, s === 'USDC' ? 6 : 18]])),
+    };
     const running = new Map<string, bigint>();
     const lines = ['| # | entry | ref | account | coin | amount | running balance of that account |', '|---|---|---|---|---|---|---|'];
     for (const e of journal) {
@@ -376,11 +469,18 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
         const key = `${p.account}/${p.token}`;
         running.set(key, (running.get(key) ?? 0n) + p.amount);
         const [symbol, decimals] = coins[p.token] ?? [p.token, 0];
-        lines.push(`| ${e.id} | ${e.kind} | ${e.ref.replace(/^31337\//, '').slice(0, 10)}… | ${p.account.replace(DEMO_MERCHANT.id, 'demo')} | ${symbol} | ${formatUnits(p.amount, decimals)} | ${formatUnits(running.get(key)!, decimals)} |`);
+        lines.push(
+          `| ${e.id} | ${e.kind} | ${e.ref.replace(/^31337\//, '').slice(0, 10)}… | ${p.account.replace(DEMO_MERCHANT.id, 'demo')} | ${symbol} | ${formatUnits(p.amount, decimals)} | ${formatUnits(running.get(key)!, decimals)} |`,
+        );
       }
     }
-    const swaps = (await api.db.query(`SELECT id FROM swaps WHERE merchant_id = $1 AND state IN ('completed', 'failed') ORDER BY created_ms`, [DEMO_MERCHANT.id])).map((r) => r.id as string);
-    const swapLines = ['| swap | amount | quoted rate | quoted to receive | minimum (slippage limit) | received | done at rate | slippage against the quote | status |', '|---|---|---|---|---|---|---|---|---|'];
+    const swaps = (
+      await api.db.query(`SELECT id FROM swaps WHERE merchant_id = $1 AND state IN ('completed', 'failed') ORDER BY created_ms`, [DEMO_MERCHANT.id])
+    ).map((r) => r.id as string);
+    const swapLines = [
+      '| swap | amount | quoted rate | quoted to receive | minimum (slippage limit) | received | done at rate | slippage against the quote | status |',
+      '|---|---|---|---|---|---|---|---|---|',
+    ];
     for (const id of swaps) {
       const s = (await server('GET', `/api/v1/swaps/${id}`)).body.data;
       const quoted = (await api.db.query(`SELECT pool_out::text AS q, amount_out::text AS o FROM swaps WHERE id = $1`, [id]))[0]!;
@@ -388,7 +488,9 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
       const out = quoted.o == null ? null : BigInt(quoted.o as string);
       const slipped = out === null ? '–' : `${(Number(((poolOut - out) * 1_000_000n) / poolOut) / 10_000).toFixed(4)}% (limit ${s.slippage_bps / 100}%)`;
       const doneRate = out === null ? '–' : (Number(formatUnits(out, 18)) / Number(s.amount)).toFixed(8);
-      swapLines.push(`| ${s.from}→${s.to} | ${s.amount} | ${s.rate} | ${s.amount_received} | ${s.minimum_received} | ${s.status === 'completed' ? s.amount_received : '–'} | ${doneRate} | ${slipped} | ${s.status}${s.failure ? `: ${s.failure}` : ''} |`);
+      swapLines.push(
+        `| ${s.from}→${s.to} | ${s.amount} | ${s.rate} | ${s.amount_received} | ${s.minimum_received} | ${s.status === 'completed' ? s.amount_received : '–'} | ${doneRate} | ${slipped} | ${s.status}${s.failure ? `: ${s.failure}` : ''} |`,
+      );
     }
     const reconciliationHead = '| step | coin | treasury on chain | merchants | fees | owed to payout partner / gas | result |\n|---|---|---|---|---|---|---|';
     console.log(`JOURNAL\n${lines.join('\n')}\n\nSWAPS\n${swapLines.join('\n')}\n\nRECONCILIATIONS\n${reconciliationHead}\n${reconciliations.join('\n')}`);
@@ -396,15 +498,29 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
     expect(journal.filter((e) => e.kind === 'gas').length).toBeGreaterThanOrEqual(4); // the approval, the swap, two withdrawals, the partner transfer
     expect(reconciliations.every((r) => r.endsWith('equal |'))).toBe(true);
     // The operator funded the treasury with 100 ETH (the dev deploy), and nothing else: no gas was booked as funding.
-    const funded = journal.filter((e) => e.kind === 'gas_funded').flatMap((e) => e.postings).filter((p) => p.account === 'operator:gas').reduce((sum, p) => sum + p.amount, 0n);
+    const funded = journal
+      .filter((e) => e.kind === 'gas_funded')
+      .flatMap((e) => e.postings)
+      .filter((p) => p.account === 'operator:gas')
+      .reduce((sum, p) => sum + p.amount, 0n);
     expect(funded).toBe(parseEther('100'));
   });
 });
 
 describe("the dashboard's session moves the merchant's money (issue 36)", { timeout: 90_000 }, () => {
   /** A call with a dashboard session: its cookie, and on a write its CSRF token and our origin, unless told otherwise. */
-  const asSession = async (s: { token: string; csrf: string }, method: string, path: string, body?: unknown, o: { csrf?: string | null; origin?: string } = {}) => {
-    const headers: Record<string, string> = { cookie: `${sessionCookieName(api.url)}=${s.token}`, 'content-type': 'application/json', origin: o.origin ?? api.url };
+  const asSession = async (
+    s: { token: string; csrf: string },
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { csrf?: string | null; origin?: string } = {},
+  ) => {
+    const headers: Record<string, string> = {
+      cookie: `${sessionCookieName(api.url)}=${s.token}`,
+      'content-type': 'application/json',
+      origin: o.origin ?? api.url,
+    };
     if (o.csrf !== null) headers['x-csrf-token'] = o.csrf ?? s.csrf;
     const response = await fetch(api.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
@@ -448,7 +564,7 @@ describe("the dashboard's session moves the merchant's money (issue 36)", { time
     expect((await asSession(theirs, 'GET', '/api/v1/balances/entries?coin=USDT')).body.data).toEqual([]);
     expect((await asSession(theirs, 'GET', `/api/v1/withdrawals/${done.id}`)).status).toBe(404);
     expect((await asSession(theirs, 'GET', '/api/v1/balances/statement.csv')).text.split('\r\n').filter(Boolean)).toHaveLength(1);
-    await books('a withdrawal by the dashboard\'s session');
+    await books("a withdrawal by the dashboard's session");
   });
 
   it('the statement pages by cursor to the balance, and its CSV adds up, per coin and account, to the balances', async () => {

@@ -43,7 +43,14 @@ describe.each(KINDS)('a withdrawal sent twice at once with one Idempotency-Key, 
 
   it('moves the money once, in the journal and on the chain, and answers both the same', async () => {
     const network = devNetwork(chain.url, contracts, 1);
-    const options = { demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobIntervalMs: 200, sweepIntervalMs: 0, ...(await databaseOptions(kind)) };
+    const options = {
+      demo: true,
+      networks: { test: network },
+      devChain: DEV_CHAIN_POWERS,
+      jobIntervalMs: 200,
+      sweepIntervalMs: 0,
+      ...(await databaseOptions(kind)),
+    };
     const a = await startService(options);
     services.push(a);
     // PGlite: one process owns the database, so the second "instance" is the same one.
@@ -55,9 +62,22 @@ describe.each(KINDS)('a withdrawal sent twice at once with one Idempotency-Key, 
     // A balance of 10 USDT: in the treasury on the chain, and the merchant's in the journal.
     expect((await call(a, 'PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     const funder = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader.waitForTransactionReceipt({ hash: await funder.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [treasury, parseUnits('10', 18)] }), pollingInterval: 50 });
+    await reader.waitForTransactionReceipt({
+      hash: await funder.writeContract({
+        address: contracts.tokens.USDT,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [treasury, parseUnits('10', 18)],
+      }),
+      pollingInterval: 50,
+    });
     const owner = { merchant: DEMO_MERCHANT, mode: 'test' as const };
-    await a.parts.journal.post(a.db, { kind: 'sandbox_deposit', ref: `fund-${kind}`, owner, memo: 'the treasury funded for a test' }, move(EXTERNAL.sandbox, merchantAccount(DEMO_MERCHANT.id, 'test', 'available'), 31337, contracts.tokens.USDT.toLowerCase(), parseUnits('10', 18)), Date.now());
+    await a.parts.journal.post(
+      a.db,
+      { kind: 'sandbox_deposit', ref: `fund-${kind}`, owner, memo: 'the treasury funded for a test' },
+      move(EXTERNAL.sandbox, merchantAccount(DEMO_MERCHANT.id, 'test', 'available'), 31337, contracts.tokens.USDT.toLowerCase(), parseUnits('10', 18)),
+      Date.now(),
+    );
 
     const wallet = devAccount(4).address;
     const before = await usdt(wallet);
@@ -67,7 +87,10 @@ describe.each(KINDS)('a withdrawal sent twice at once with one Idempotency-Key, 
     expect(small.body.errors).toEqual([{ field: 'amount', message: expect.stringMatching(/at least 1 USDT, the smallest withdrawal on/) }]);
 
     const body = { coin: 'USDT', chain_id: 31337, address: wallet, amount: '3' };
-    const [first, second] = await Promise.all([call(a, 'POST', '/api/v1/withdrawals', body, 'withdraw-once'), call(b, 'POST', '/api/v1/withdrawals', body, 'withdraw-once')]);
+    const [first, second] = await Promise.all([
+      call(a, 'POST', '/api/v1/withdrawals', body, 'withdraw-once'),
+      call(b, 'POST', '/api/v1/withdrawals', body, 'withdraw-once'),
+    ]);
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.body).toEqual(first.body);
     expect([first.replayed, second.replayed].sort()).toEqual([null, 'true']);

@@ -41,7 +41,9 @@ describe('the daily withdrawal limit, in US cents', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(Conflict);
-    expect((error as Conflict).message).toBe('amount: 4.000001 USDC (4.01 USD) is over your daily withdrawal limit of 10.00 USD (6.00 USD withdrawn in the last 24 hours, 4.00 USD left, across every coin and network); the operator sets the limit');
+    expect((error as Conflict).message).toBe(
+      'amount: 4.000001 USDC (4.01 USD) is over your daily withdrawal limit of 10.00 USD (6.00 USD withdrawn in the last 24 hours, 4.00 USD left, across every coin and network); the operator sets the limit',
+    );
     expect((error as Conflict).fields).toEqual([{ field: 'amount', message: 'expected at most 4.00 USD worth: the daily withdrawal limit is 10.00 USD' }]);
   });
 

@@ -32,7 +32,17 @@ beforeAll(async () => {
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   const network = { ...devNetwork(chain.url, contracts, 2), partnerMinimum: '25', partnerMaxWaitMinutes: 60 };
   const databaseUrl = await freshPostgres();
-  const options = { demo: true, databaseUrl, now, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 150, payoutCheckMs: 100 };
+  const options = {
+    demo: true,
+    databaseUrl,
+    now,
+    networks: { test: network },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 150,
+    payoutCheckMs: 100,
+  };
   one = await startService({ ...options, instance: 'one' });
   two = await startService({ ...options, instance: 'two' });
 }, 120_000);
@@ -51,7 +61,10 @@ const atPartner = () => reader.readContract({ address: usdt(), abi: erc20Abi, fu
 async function paidPayout(amount: number, bankId: string) {
   const started = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bankId, coin: 'USDT', amount });
   expect(started.status).toBe(201);
-  await until(`payout of ${amount} paid`, async () => (await server('GET', `/api/v1/bank/payouts/withdrawals/${started.body.data.id}`)).body.data.status === 'paid');
+  await until(
+    `payout of ${amount} paid`,
+    async () => (await server('GET', `/api/v1/bank/payouts/withdrawals/${started.body.data.id}`)).body.data.status === 'paid',
+  );
 }
 
 describe('sending what is owed to the payout partner, in batches, from two instances', { timeout: 120_000 }, () => {
@@ -60,7 +73,17 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     await call('POST', '/api/v1/transaction/initialize', { reference: 'p-1', coin: 'USDT', currency: 'USD', amount: 100 });
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'p-1', kind: 'exact' });
     await until('journaled', async () => (await one.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit'), 30_000);
-    const bank = (await server('POST', '/api/v1/bank/payouts', { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' })).body.data;
+    const bank = (
+      await server('POST', '/api/v1/bank/payouts', {
+        bank_name: 'Access Bank',
+        bank_code: '044',
+        account_name: 'Harbour',
+        account_number: '0690000031',
+        currency: 'NGN',
+        country: 'nigeria',
+        state: 'Lagos',
+      })
+    ).body.data;
 
     await paidPayout(10, bank.id);
     expect(await owed()).toBe(parseUnits('10', 18));
@@ -79,11 +102,17 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await one.parts.partnerTransfers.partnerTransfers()).length).toBe(1);
     shift = 61 * 60_000; // an hour and a minute later
-    await until('the remainder sent after the wait', async () => (await one.parts.partnerTransfers.partnerTransfers()).filter((t) => t.state === 'completed').length === 2);
+    await until(
+      'the remainder sent after the wait',
+      async () => (await one.parts.partnerTransfers.partnerTransfers()).filter((t) => t.state === 'completed').length === 2,
+    );
 
     // Two instances, three payouts, two batches: two transfers, each mined once, and the partner holds exactly what it was owed.
     const transfers = await one.parts.partnerTransfers.partnerTransfers();
-    expect(transfers.map((t) => [t.state, t.amount])).toEqual([['completed', parseUnits('30', 18)], ['completed', parseUnits('5', 18)]]);
+    expect(transfers.map((t) => [t.state, t.amount])).toEqual([
+      ['completed', parseUnits('30', 18)],
+      ['completed', parseUnits('5', 18)],
+    ]);
     expect(new Set(transfers.map((t) => t.txHash)).size).toBe(2);
     expect(await atPartner()).toBe(parseUnits('35', 18));
     expect(await owed()).toBe(0n);
@@ -91,25 +120,33 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     expect(sent.map((e) => e.ref)).toEqual(transfers.map((t) => t.id));
     for (const s of await one.parts.journal.journalSums()) expect(s.sum).toBe(0n);
     const held = await one.parts.journal.held(31337, usdt());
-    expect(await reader.readContract({ address: usdt(), abi: erc20Abi, functionName: 'balanceOf', args: [devNetwork(chain.url, contracts).treasury!] })).toBe(held.merchants + held.fees + held.payable);
+    expect(await reader.readContract({ address: usdt(), abi: erc20Abi, functionName: 'balanceOf', args: [devNetwork(chain.url, contracts).treasury!] })).toBe(
+      held.merchants + held.fees + held.payable,
+    );
   });
 
   // As a sweep is, a treasury transaction is counted only once its block has the network's
   // confirmations (2 here): until then a reorganisation could take it away.
-  it('counts a withdrawal sent only once its block has the network\'s confirmations', async () => {
+  it("counts a withdrawal sent only once its block has the network's confirmations", async () => {
     const rpc = (method: string, params: unknown[] = []) => reader.request({ method: method as 'eth_blockNumber', params: params as never });
     await rpc('evm_setIntervalMining', [0]);
     try {
       const started = await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: devAccount(6).address, amount: '1' });
       expect(started.status).toBe(201);
-      const signed = await until('signed and sent', async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.tx_hash as string | null);
+      const signed = await until(
+        'signed and sent',
+        async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.tx_hash as string | null,
+      );
       await until('in the pool', async () => (await reader.getTransaction({ hash: signed as `0x${string}` }).catch(() => undefined)) !== undefined);
       await rpc('anvil_mine', ['0x1']);
       expect((await reader.getTransactionReceipt({ hash: signed as `0x${string}` })).status).toBe('success');
       await new Promise((resolve) => setTimeout(resolve, 1500)); // ticks of both senders, at one confirmation
       expect((await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.status).toBe('pending');
       await rpc('anvil_mine', ['0x1']);
-      await until('counted at two confirmations', async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.status === 'completed');
+      await until(
+        'counted at two confirmations',
+        async () => (await server('GET', `/api/v1/withdrawals/${started.body.data.id}`)).body.data.status === 'completed',
+      );
     } finally {
       await rpc('evm_setIntervalMining', [1]);
     }

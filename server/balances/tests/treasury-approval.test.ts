@@ -55,7 +55,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-describe.each(KINDS)('a swap\'s approval that timed out, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("a swap's approval that timed out, on %s", { timeout: 120_000 }, (kind) => {
   let api: Service;
   beforeAll(async () => {
     if (snapshot) expect(await anvil('evm_revert', [snapshot])).toBe(true);
@@ -63,8 +63,13 @@ describe.each(KINDS)('a swap\'s approval that timed out, on %s', { timeout: 120_
     sent.length = 0;
     approvals = 'pass';
     api = await startService({
-      demo: true, networks: { test: { ...devNetwork(proxy.url, contracts, 1) } }, devChain: DEV_CHAIN_POWERS,
-      watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, ...(await databaseOptions(kind)),
+      demo: true,
+      networks: { test: { ...devNetwork(proxy.url, contracts, 1) } },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      jobIntervalMs: 200,
+      ...(await databaseOptions(kind)),
     });
   }, 120_000);
   afterAll(async () => {
@@ -72,7 +77,8 @@ describe.each(KINDS)('a swap\'s approval that timed out, on %s', { timeout: 120_
   });
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
-  const available = async (coin: string) => ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0';
+  const available = async (coin: string) =>
+    ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === coin)?.available ?? '0';
 
   it('is recorded before it is sent, sent again as recorded until mined, mined once, its gas journaled once; the swap completes', async () => {
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
@@ -88,13 +94,21 @@ describe.each(KINDS)('a swap\'s approval that timed out, on %s', { timeout: 120_
     const first = await until('the approval sent and lost', async () => sent[0], 20_000, 50);
     const [row] = await api.db.query(`SELECT approve_tx_hash, approve_nonce, tx_hash FROM swaps WHERE id = $1`, [quote.id]);
     expect([row!.approve_tx_hash, Number(row!.approve_nonce), row!.tx_hash]).toEqual([first.hash, startNonce, null]);
-    expect(await reader().getTransaction({ hash: first.hash as Hex }).catch(() => undefined)).toBeUndefined();
+    expect(
+      await reader()
+        .getTransaction({ hash: first.hash as Hex })
+        .catch(() => undefined),
+    ).toBeUndefined();
 
     // Sent again by a later tick, taken by the node, the answer lost: the sender finds it mined.
-    const done = await until('swap completed', async () => {
-      const s = (await server('GET', `/api/v1/swaps/${quote.id}`)).body.data;
-      return s.status === 'completed' || s.status === 'failed' ? s : false;
-    }, 60_000);
+    const done = await until(
+      'swap completed',
+      async () => {
+        const s = (await server('GET', `/api/v1/swaps/${quote.id}`)).body.data;
+        return s.status === 'completed' || s.status === 'failed' ? s : false;
+      },
+      60_000,
+    );
     approvals = 'pass';
     expect(done.status).toBe('completed');
     // Every send was the one recorded transaction: the same hash, at the same nonce.
@@ -102,11 +116,15 @@ describe.each(KINDS)('a swap\'s approval that timed out, on %s', { timeout: 120_
     expect(new Set(sent.map((s) => `${s.hash}@${s.nonce}`))).toEqual(new Set([`${first.hash}@${startNonce}`]));
     const approval = await reader().getTransactionReceipt({ hash: first.hash as Hex });
     expect(approval.status).toBe('success');
-    console.log(`an approval lost ${sent.filter((s) => s.fate === 'lost').length} time(s), its answer lost ${sent.filter((s) => s.fate === 'answer lost').length}: mined once, ${approval.gasUsed} gas`);
+    console.log(
+      `an approval lost ${sent.filter((s) => s.fate === 'lost').length} time(s), its answer lost ${sent.filter((s) => s.fate === 'answer lost').length}: mined once, ${approval.gasUsed} gas`,
+    );
     // Mined once: the treasury sent two transactions in all, the approval and the swap after it.
     expect(await reader().getTransactionCount({ address: treasury })).toBe(startNonce + 2);
     expect((await reader().getTransaction({ hash: done.tx_hash as Hex })).nonce).toBe(startNonce + 1);
-    expect(await reader().readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(0n);
+    expect(await reader().readContract({ address: contracts.tokens.USDC, abi: erc20Abi, functionName: 'allowance', args: [treasury, contracts.router!] })).toBe(
+      0n,
+    );
     // Its gas journaled once, beside the swap's.
     const gas = await api.db.query(`SELECT ref FROM journal_entries WHERE kind = 'gas' AND memo LIKE $1 ORDER BY ref`, [`%${quote.id}%`]);
     expect(gas.map((g) => g.ref).sort()).toEqual([`31337/${first.hash.toLowerCase()}`, `31337/${(done.tx_hash as string).toLowerCase()}`].sort());

@@ -49,10 +49,24 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
     const store = new ChainStore(api.db);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'held', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
-    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'held', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const watcher = new Watcher({
+      chainId: 31337,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store,
+      credits: creditsOf(api),
+      holder: 'held',
+      startBlock: (await reader().getBlockNumber()) + 1n,
+      leaseMs: 0,
+    });
+    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'held', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10.1', 18)] }),
+      pollingInterval: 50,
+    });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
 
@@ -75,14 +89,26 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
     const holds = api.parts.treasuryHolds;
     const counting = Object.assign(Object.create(holds) as typeof holds, { active: (chainId: number) => ((looked += 1), holds.active(chainId)) });
     const deps = {
-      db: api.db, ...treasuryStores(api), treasuryHolds: counting, treasuries: [api.parts.treasury('test', 31337)!], log: createLogger('silent'),
-      instance: 'held', now: Date.now, intervalMs: 100, sweepIntervalMs: 0,
+      db: api.db,
+      ...treasuryStores(api),
+      treasuryHolds: counting,
+      treasuries: [api.parts.treasury('test', 31337)!],
+      log: createLogger('silent'),
+      instance: 'held',
+      now: Date.now,
+      intervalMs: 100,
+      sweepIntervalMs: 0,
     } as unknown as JobDeps;
     const jobs = treasuryJobs(deps);
     for (const job of jobs) job.start();
     try {
       // Three ticks that saw the hold, or (the hold not checked where it is sent) a transaction recorded.
-      await until('three ticks of the sender under the hold', async () => looked >= 3 || (await api.parts.treasuryTxs.recordedTx('withdrawals', id)).txHash !== null, 20_000, 50);
+      await until(
+        'three ticks of the sender under the hold',
+        async () => looked >= 3 || (await api.parts.treasuryTxs.recordedTx('withdrawals', id)).txHash !== null,
+        20_000,
+        50,
+      );
       expect((await api.parts.treasuryTxs.recordedTx('withdrawals', id)).txHash).toBeNull();
       expect(await reader().getTransactionCount({ address: treasuryAddress })).toBe(nonce);
       expect(await onChain(wallet)).toBe(0n);
@@ -91,10 +117,15 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
       // The operator resolves it: sent, once.
       const resolvedAt = Date.now();
       expect(await api.parts.treasuryHolds.resolve(31337, 'operator@example.com', 'checked the chain: a test hold', resolvedAt)).toBeDefined();
-      const done = await until('the withdrawal is completed', async () => {
-        const w = (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data;
-        return w.status !== 'pending' ? w : false;
-      }, 30_000, 50);
+      const done = await until(
+        'the withdrawal is completed',
+        async () => {
+          const w = (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data;
+          return w.status !== 'pending' ? w : false;
+        },
+        30_000,
+        50,
+      );
       const ms = Date.now() - resolvedAt;
       expect(done).toMatchObject({ status: 'completed', amount: '2', network_fee: '0.25' });
       const receipt = await reader().getTransactionReceipt({ hash: done.tx_hash });

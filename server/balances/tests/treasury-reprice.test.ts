@@ -47,13 +47,35 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
 
   it('is replaced at its nonce with higher fees under the cap, the replacement mined pays the withdrawal once, and the stuck head shows', async () => {
     const network = { ...devNetwork(chain.url, contracts, 1), maxFeePerGas: CAP };
-    api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, treasuryStuckMs: 1_000, adminToken: TOKEN, ...(await databaseOptions(kind)) });
+    api = await startService({
+      demo: true,
+      networks: { test: network },
+      devChain: DEV_CHAIN_POWERS,
+      jobs: false,
+      treasuryStuckMs: 1_000,
+      adminToken: TOKEN,
+      ...(await databaseOptions(kind)),
+    });
     const store = new ChainStore(api.db);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'reprice', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0 });
-    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'reprice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const watcher = new Watcher({
+      chainId: 31337,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store,
+      credits: creditsOf(api),
+      holder: 'reprice',
+      startBlock: (await reader().getBlockNumber()) + 1n,
+      leaseMs: 0,
+    });
+    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'reprice', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+      pollingInterval: 50,
+    });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
 
@@ -64,8 +86,15 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
     expect(w.status).toBe(201);
     const id = w.body.data.id as string;
     const deps = {
-      db: api.db, ...treasuryStores(api), treasuries: [api.parts.treasury('test', 31337)!], log: createLogger('silent'),
-      instance: 'reprice', now: Date.now, intervalMs: 200, sweepIntervalMs: 0, treasuryReplaceAfterMs: 600,
+      db: api.db,
+      ...treasuryStores(api),
+      treasuries: [api.parts.treasury('test', 31337)!],
+      log: createLogger('silent'),
+      instance: 'reprice',
+      now: Date.now,
+      intervalMs: 200,
+      sweepIntervalMs: 0,
+      treasuryReplaceAfterMs: 600,
     } as unknown as JobDeps;
     const jobs = treasuryJobs(deps);
     for (const job of jobs) job.start();
@@ -80,16 +109,26 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
       };
       await spike();
       expect(firstFee).toBeLessThan(parseGwei('200'));
-      const replaced = await until('a replacement recorded', async () => {
-        const r = await ledger.replacements('withdrawals', id);
-        return r.length ? r : false;
-      }, 20_000, 100);
+      const replaced = await until(
+        'a replacement recorded',
+        async () => {
+          const r = await ledger.replacements('withdrawals', id);
+          return r.length ? r : false;
+        },
+        20_000,
+        100,
+      );
       // The stuck head shows in /readyz and /metrics (TREASURY_STUCK_MS 1 s).
-      const stuck = await until('/readyz names the stuck treasury', async () => {
-        const answer = await fetch(`${api.url}/readyz`);
-        const check = (await answer.json()).data.find((c: { name: string }) => c.name === 'treasury on chain 31337');
-        return answer.status === 503 && !check.ok ? check : false;
-      }, 20_000, 200);
+      const stuck = await until(
+        '/readyz names the stuck treasury',
+        async () => {
+          const answer = await fetch(`${api.url}/readyz`);
+          const check = (await answer.json()).data.find((c: { name: string }) => c.name === 'treasury on chain 31337');
+          return answer.status === 503 && !check.ok ? check : false;
+        },
+        20_000,
+        200,
+      );
       expect(stuck.detail).toMatch(/the oldest unmined transaction \(withdrawals .*nonce \d+\) has waited \d+ s with [1-9]\d* replacements; fee cap 300 gwei/);
       const metrics = await (await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
       expect(Number(/service_treasury_stuck_seconds\{chain="31337"\} ([\d.]+)/.exec(metrics)?.[1])).toBeGreaterThan(1);
@@ -99,16 +138,23 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
       const fees = all.map((r) => Treasury.maxFeeOf(r.raw as Hex));
       for (const fee of fees) expect(fee).toBeLessThanOrEqual(CAP);
       expect(fees.at(-1)).toBe(CAP);
-      console.log(`first max fee ${formatGwei(firstFee)} gwei; replacements ${fees.map((f) => formatGwei(f)).join(', ')} gwei (cap 300, base fee 200); ${all.length} replacement(s)`);
+      console.log(
+        `first max fee ${formatGwei(firstFee)} gwei; replacements ${fees.map((f) => formatGwei(f)).join(', ')} gwei (cap 300, base fee 200); ${all.length} replacement(s)`,
+      );
       expect(replaced[0]!.hash).not.toBe((await ledger.recordedTx('withdrawals', id)).txHash);
       // The spike's next block mines the replacement (its max fee 300 gwei covers a 200 gwei base fee); one more for the confirmation.
       await spike();
       await anvil('evm_mine', []);
       await anvil('evm_setAutomine', [true]);
-      const done = await until('the withdrawal is completed', async () => {
-        const s = (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data;
-        return s.status !== 'pending' ? s : false;
-      }, 30_000, 200);
+      const done = await until(
+        'the withdrawal is completed',
+        async () => {
+          const s = (await call('GET', `/api/v1/withdrawals/${id}`, undefined, secretKey)).body.data;
+          return s.status !== 'pending' ? s : false;
+        },
+        30_000,
+        200,
+      );
       const mined = all.find((r) => r.hash === done.tx_hash);
       expect(done.status).toBe('completed');
       expect(mined, 'the withdrawal names the replacement that was mined').toBeDefined();

@@ -57,8 +57,15 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   /** One instance's treasury sender, running until the answer's stop(). */
   const sender = (name: string, treasury: Treasury, treasuryLeaseMs?: number) => {
     const deps = {
-      db: api.db, ...treasuryStores(api), treasuries: [{ ...api.parts.treasury('test', 31337)!, treasury }], log: createLogger('silent'),
-      instance: name, now: Date.now, intervalMs: 200, sweepIntervalMs: 0, treasuryLeaseMs,
+      db: api.db,
+      ...treasuryStores(api),
+      treasuries: [{ ...api.parts.treasury('test', 31337)!, treasury }],
+      log: createLogger('silent'),
+      instance: name,
+      now: Date.now,
+      intervalMs: 200,
+      sweepIntervalMs: 0,
+      treasuryLeaseMs,
     } as unknown as JobDeps;
     const jobs = treasuryJobs(deps);
     for (const job of jobs) job.start();
@@ -72,13 +79,23 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     await store.forget(chain.chainId);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     watcher = new Watcher({
-      chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
+      chainId: chain.chainId,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store,
       credits: creditsOf(api),
-      holder: 'sender', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+      holder: 'sender',
+      startBlock: (await reader().getBlockNumber()) + 1n,
+      leaseMs: 0,
     });
-    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'sender', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'sender', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+      pollingInterval: 50,
+    });
     await watcher.tick();
     expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, final: 1 });
     await reconciled();
@@ -115,7 +132,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     await reconciled();
   });
 
-  it('fails a withdrawal, its money returned, only once another of the treasury\'s recorded transactions is mined at its nonce', async () => {
+  it("fails a withdrawal, its money returned, only once another of the treasury's recorded transactions is mined at its nonce", async () => {
     const wallet = devAccount(5).address;
     const [first, second, third] = [await withdraw(wallet, '1'), await withdraw(wallet, '2'), await withdraw(wallet, '2')];
     const before = await api.parts.journal.balances(owner, Date.now());
@@ -134,10 +151,15 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     await reader().waitForTransactionReceipt({ hash: two.hash, pollingInterval: 50 });
     const running = sender('proof', treasury);
     try {
-      await until('the withdrawals are decided', async () => {
-        for (const id of [first, second, third]) if ((await status(id)).status === 'pending') return false;
-        return true;
-      }, 30_000, 200);
+      await until(
+        'the withdrawals are decided',
+        async () => {
+          for (const id of [first, second, third]) if ((await status(id)).status === 'pending') return false;
+          return true;
+        },
+        30_000,
+        200,
+      );
     } finally {
       await running.stop();
     }
@@ -193,7 +215,12 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
     await ledger.releaseTreasury(31337, 'rival');
     const after = sender('after', base);
     try {
-      await until('both withdrawals are completed', async () => (await status(first)).status === 'completed' && (await status(second)).status === 'completed', 30_000, 200);
+      await until(
+        'both withdrawals are completed',
+        async () => (await status(first)).status === 'completed' && (await status(second)).status === 'completed',
+        30_000,
+        200,
+      );
     } finally {
       await after.stop();
     }

@@ -33,10 +33,21 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     return { merchant: m, mode: 'test' as const };
   };
   const fund = (owner: moves.Owner, chainId: number, token: string, amount: bigint) =>
-    api.parts.journal.post(api.db, { kind: 'sandbox_deposit', ref: `fund-${kind}-${++n}`, owner, memo: 'a test' }, move(EXTERNAL.sandbox, merchantAccount(owner.merchant.id, owner.mode, 'available'), chainId, token, amount), Date.now());
+    api.parts.journal.post(
+      api.db,
+      { kind: 'sandbox_deposit', ref: `fund-${kind}-${++n}`, owner, memo: 'a test' },
+      move(EXTERNAL.sandbox, merchantAccount(owner.merchant.id, owner.mode, 'available'), chainId, token, amount),
+      Date.now(),
+    );
   const wallet = '0x' + 'be'.repeat(20);
   const withdraw = (owner: moves.Owner, chainId: number, symbol: string, token: string, amount: bigint, usdPerCoin = RATE_ONE, decimals = 6) =>
-    moves.withdraw(api.parts.balanceTransactions, owner, { chainId, symbol, token, decimals, address: wallet, amount, networkFee: 0n, format: (u) => String(u), usdPerCoin }, Date.now(), () => ({}));
+    moves.withdraw(
+      api.parts.balanceTransactions,
+      owner,
+      { chainId, symbol, token, decimals, address: wallet, amount, networkFee: 0n, format: (u) => String(u), usdPerCoin },
+      Date.now(),
+      () => ({}),
+    );
 
   it('USDT on two chains draws on one limit: not twice it', async () => {
     const owner = await merchant();
@@ -44,7 +55,9 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     await fund(owner, 2, USDT_B, whole(500));
     expect(await api.parts.withdrawals.setWithdrawalLimit(owner, '100', Date.now())).toBe(true);
     await withdraw(owner, 1, 'USDT', USDT_A, whole(60));
-    await expect(withdraw(owner, 2, 'USDT', USDT_B, whole(60))).rejects.toThrow(/daily withdrawal limit of 100\.00 USD \(60\.00 USD withdrawn in the last 24 hours, 40\.00 USD left, across every coin and network\)/);
+    await expect(withdraw(owner, 2, 'USDT', USDT_B, whole(60))).rejects.toThrow(
+      /daily withdrawal limit of 100\.00 USD \(60\.00 USD withdrawn in the last 24 hours, 40\.00 USD left, across every coin and network\)/,
+    );
     await withdraw(owner, 2, 'USDT', USDT_B, whole(40));
     await expect(withdraw(owner, 1, 'USDT', USDT_A, 1n)).rejects.toThrow(/0\.00 USD left/);
   });
@@ -54,7 +67,22 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     await fund(owner, 1, USDT_A, whole(300));
     expect(await api.parts.withdrawals.setWithdrawalLimit(owner, '100', Date.now())).toBe(true);
     await withdraw(owner, 1, 'USDT', USDT_A, whole(80));
-    const quote = await api.parts.swaps.quote(owner, { chainId: 1, fromSymbol: 'USDT', toSymbol: 'USDC', fromToken: USDT_A, toToken: USDC_A, fromDecimals: 6, toDecimals: 6, amountIn: whole(150), poolOut: whole(150), expiresMs: Date.now() + 60_000 }, Date.now());
+    const quote = await api.parts.swaps.quote(
+      owner,
+      {
+        chainId: 1,
+        fromSymbol: 'USDT',
+        toSymbol: 'USDC',
+        fromToken: USDT_A,
+        toToken: USDC_A,
+        fromDecimals: 6,
+        toDecimals: 6,
+        amountIn: whole(150),
+        poolOut: whole(150),
+        expiresMs: Date.now() + 60_000,
+      },
+      Date.now(),
+    );
     await moves.acceptQuote(api.parts.balanceTransactions, owner, quote.id, Date.now(), () => ({}));
     await moves.finishSwap(api.parts.balanceTransactions, quote.id, { out: whole(150) }, Date.now(), () => ({}));
     await expect(withdraw(owner, 1, 'USDC', USDC_A, whole(80))).rejects.toThrow(/daily withdrawal limit of 100\.00 USD/);
@@ -80,11 +108,25 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     await fund(owner, usdt.chainId, usdt.contractAddress, whole(500, usdt.decimals));
     expect(await api.parts.withdrawals.setWithdrawalLimit(owner, '100', Date.now())).toBe(true);
     await withdraw(owner, usdt.chainId, 'USDT', usdt.contractAddress, whole(70, usdt.decimals), RATE_ONE, usdt.decimals);
-    const bank = await api.parts.payouts.addBank(account, 'NGN', { bank_name: 'Access Bank', bank_code: '044', account_name: 'Thief', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, true, Date.now());
-    const payout = (usd: number) => api.parts.payouts.initiate(account, { bankId: bank.id, units: whole(usd), reference: undefined, metadata: null, rate: '1500', usdPerCoin: RATE_ONE }, Date.now(), (p) => p);
+    const bank = await api.parts.payouts.addBank(
+      account,
+      'NGN',
+      { bank_name: 'Access Bank', bank_code: '044', account_name: 'Thief', account_number: '0123456789', country: 'nigeria', state: 'Lagos' },
+      true,
+      Date.now(),
+    );
+    const payout = (usd: number) =>
+      api.parts.payouts.initiate(
+        account,
+        { bankId: bank.id, units: whole(usd), reference: undefined, metadata: null, rate: '1500', usdPerCoin: RATE_ONE },
+        Date.now(),
+        (p) => p,
+      );
     await expect(payout(40)).rejects.toThrow(/40 USDT \(40\.00 USD\) is over your daily withdrawal limit of 100\.00 USD \(70\.00 USD withdrawn/);
     await payout(30);
-    await expect(withdraw(owner, usdt.chainId, 'USDT', usdt.contractAddress, 1n, RATE_ONE, usdt.decimals)).rejects.toThrow(/100\.00 USD withdrawn in the last 24 hours, 0\.00 USD left/);
+    await expect(withdraw(owner, usdt.chainId, 'USDT', usdt.contractAddress, 1n, RATE_ONE, usdt.decimals)).rejects.toThrow(
+      /100\.00 USD withdrawn in the last 24 hours, 0\.00 USD left/,
+    );
   });
 
   it('two withdrawals at once on two chains cannot together pass the limit', async () => {
@@ -102,11 +144,23 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     await fund(owner, chainId, USDT_A, whole(100));
     const out = await withdraw(owner, chainId, 'USDT', USDT_A, whole(30));
     await api.parts.withdrawals.withdrawalSigned(out.id, { hash: '0x' + String(n).padStart(64, '7'), raw: '0x00', nonce: 0 }, Date.now());
-    const network = { chainId, name: 'a chain', rpcUrls: [], confirmations: 1, factory: '0x' + 'fa'.repeat(20), tokens: [{ symbol: 'USDT', name: 'Tether', address: USDT_A, decimals: 6 }], treasury: '0x' + '7e'.repeat(20) } as unknown as Network;
+    const network = {
+      chainId,
+      name: 'a chain',
+      rpcUrls: [],
+      confirmations: 1,
+      factory: '0x' + 'fa'.repeat(20),
+      tokens: [{ symbol: 'USDT', name: 'Tether', address: USDT_A, decimals: 6 }],
+      treasury: '0x' + '7e'.repeat(20),
+    } as unknown as Network;
     const { journal, treasuryTxs, treasuryHolds: holds } = api.parts;
     const look = (held: bigint | bigint[], threshold: string) => {
       const reads = [held].flat();
-      const rpc = { getBlockNumber: async () => 100n, readContract: async () => (reads.length > 1 ? reads.shift()! : reads[0]!), getBalance: async () => 0n } as never;
+      const rpc = {
+        getBlockNumber: async () => 100n,
+        readContract: async () => (reads.length > 1 ? reads.shift()! : reads[0]!),
+        getBalance: async () => 0n,
+      } as never;
       return reconcileTreasury(network, network.treasury!, { holds, journal, treasuryTxs, log: api.parts.log, now: Date.now, holdThreshold: threshold }, rpc);
     };
     // The withdrawal mined, not yet counted: 70 held, 100 owed, 30 on its way out. Not short.
@@ -123,18 +177,28 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
     expect((await look(whole(60), '20'))[0]!.short).toBe(whole(10));
     expect(await holds.active(chainId)).toBeUndefined();
     const checks = await treasuryReadiness([network], holds);
-    expect(checks.find((c) => c.name === `treasury on chain ${chainId} (USDT)`)).toMatchObject({ ok: false, detail: expect.stringMatching(/10 SHORT/), treasury: { chainId, coin: 'USDT', held: 60, owed: 100 } });
+    expect(checks.find((c) => c.name === `treasury on chain ${chainId} (USDT)`)).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/10 SHORT/),
+      treasury: { chainId, coin: 'USDT', held: 60, owed: 100 },
+    });
     // Past a threshold of 5: held; a withdrawal and a partner transfer on the chain are refused, another chain's are not.
     await look(whole(60), '5');
     expect(await holds.active(chainId)).toMatchObject({ reason: 'treasury_short' });
-    await expect(withdraw(owner, chainId, 'USDT', USDT_A, whole(1))).rejects.toMatchObject({ code: 'treasury_held', message: expect.stringMatching(new RegExp(`chain ${chainId} are held by the operator`)) });
+    await expect(withdraw(owner, chainId, 'USDT', USDT_A, whole(1))).rejects.toMatchObject({
+      code: 'treasury_held',
+      message: expect.stringMatching(new RegExp(`chain ${chainId} are held by the operator`)),
+    });
     expect(await api.parts.partnerTransfers.startPartnerTransfer(chainId, USDT_A, '0x' + '9a'.repeat(20), 5n, Date.now())).toBeUndefined();
     await fund(owner, chainId + 500, USDT_A, whole(5));
     await withdraw(owner, chainId + 500, 'USDT', USDT_A, whole(1));
     expect((await treasuryReadiness([network], holds)).find((c) => c.name === `money movements on chain ${chainId}`)).toMatchObject({ ok: false });
     expect((await holds.events()).filter((e) => e.chainId === chainId).map((e) => e.kind)).toEqual(['hold', 'treasury_short']);
     // Resolved by the operator, who and why kept; money moves again.
-    expect(await holds.resolve(chainId, 'alice', 'refilled the treasury', Date.now())).toMatchObject({ resolvedBy: 'alice', resolvedWhy: 'refilled the treasury' });
+    expect(await holds.resolve(chainId, 'alice', 'refilled the treasury', Date.now())).toMatchObject({
+      resolvedBy: 'alice',
+      resolvedWhy: 'refilled the treasury',
+    });
     expect(await holds.resolve(chainId, 'alice', 'again', Date.now())).toBeUndefined();
     expect((await holds.holds()).resolved.find((h) => h.chainId === chainId)).toMatchObject({ reason: 'treasury_short', resolvedBy: 'alice' });
     await withdraw(owner, chainId, 'USDT', USDT_A, whole(1));

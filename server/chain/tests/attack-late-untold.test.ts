@@ -45,19 +45,35 @@ it('tells the merchant of late money even when the first tell failed', { timeout
       return real.unmatched(t, why);
     },
   };
-  const w = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits, holder: 'late', now: () => clock, startBlock: 1n, leaseMs: 0 });
+  const w = new Watcher({
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 1,
+    tokens: Object.values(contracts.tokens),
+    store,
+    credits,
+    holder: 'late',
+    now: () => clock,
+    startBlock: 1n,
+    leaseMs: 0,
+  });
   const created = (await request('POST', '/api/v1/transaction/initialize', { reference: 'late-1', coin: 'USDT', currency: 'USD', amount: 10 })).body;
   await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference = 'late-1'`, [chain.chainId, contracts.tokens.USDT.toLowerCase()]);
   const to = created.data.address as Address;
   clock += 16 * 60_000; // past the quote, on the chain's clock too: a transfer arrives when its block is made
   await reader().request({ method: 'evm_increaseTime' as 'eth_blockNumber', params: [16 * 60] as never });
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+  await reader().waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+    pollingInterval: 50,
+  });
   await expect(w.tick()).rejects.toThrow(/connection terminated/);
   for (let i = 0; i < 3; i++) await w.tick();
   const t = (await store.transfers(chain.chainId)).find((x) => x.recipient === to.toLowerCase())!;
   expect(t.state).toBe('late');
-  const told = (await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_UNMATCHED'`)).map((r) => JSON.parse(r.body as string).data).filter((d) => d.payment?.reference === 'late-1');
+  const told = (await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_UNMATCHED'`))
+    .map((r) => JSON.parse(r.body as string).data)
+    .filter((d) => d.payment?.reference === 'late-1');
   expect(told).toHaveLength(1);
   await w.stop();
 });

@@ -39,10 +39,16 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
     const store = new ChainStore(api.db);
     await store.forget(chain.chainId);
     const watcher = new Watcher({
-      chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
+      chainId: chain.chainId,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store,
       minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), parseUnits('0.01', t.decimals)])),
       credits: creditsOf(api),
-      holder: 'grief', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+      holder: 'grief',
+      startBlock: (await reader().getBlockNumber()) + 1n,
+      leaseMs: 0,
     });
     try {
       const request = caller(() => api.url);
@@ -53,7 +59,12 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
         // Payments a page makes with the public key, in USDT; the attacker sends 0.01 USDC to each.
         const made = await request('POST', '/api/v1/transaction/initialize', { reference: `grief-${i}`, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey);
         expect(made.status).toBe(201);
-        const hash = await attacker.writeContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'transfer', args: [made.body.data.address as Address, parseUnits('0.01', 6)] });
+        const hash = await attacker.writeContract({
+          address: contracts.tokens.USDC,
+          abi: TestToken.abi,
+          functionName: 'transfer',
+          args: [made.body.data.address as Address, parseUnits('0.01', 6)],
+        });
         attackerGas += (await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 })).gasUsed;
       }
       await watcher.tick();
@@ -64,7 +75,12 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
       expect(operatorGas).toBeLessThanOrEqual(attackerGas);
       // Enough of it (a whole token, a hundred times the dust floor) is swept on its own.
       const first = (await store.transfers(chain.chainId))[0]!;
-      const more = await attacker.writeContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'transfer', args: [first.recipient as Address, parseUnits('0.99', 6)] });
+      const more = await attacker.writeContract({
+        address: contracts.tokens.USDC,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [first.recipient as Address, parseUnits('0.99', 6)],
+      });
       await reader().waitForTransactionReceipt({ hash: more, pollingInterval: 50 });
       await watcher.tick();
       expect(await new Sweeper({ network, store, gas: devAccount(6) }).tick()).toMatchObject({ swept: 1, moved: 1 });

@@ -43,20 +43,32 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
     const store = new ChainStore(api.db);
     await store.forget(chain.chainId);
     const watcher = new Watcher({
-      chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
+      chainId: chain.chainId,
+      rpcUrls: [chain.url],
+      confirmations: 3,
+      tokens: Object.values(contracts.tokens),
+      store,
       credits: creditsOf(api),
-      holder: 'stale', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+      holder: 'stale',
+      startBlock: (await reader().getBlockNumber()) + 1n,
+      leaseMs: 0,
     });
     try {
       const request = caller(() => api.url);
       expect((await request('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
       const treasury = network.treasury!;
       const treasuryBefore = await balance(contracts.tokens.USDT, treasury);
-      const to = (await request('POST', '/api/v1/transaction/initialize', { reference: 'stale-sweep', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+      const to = (await request('POST', '/api/v1/transaction/initialize', { reference: 'stale-sweep', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey))
+        .body.data.address as Address;
       await watcher.tick();
       const snapshot = await rpc('evm_snapshot');
       const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-      const paid = await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] });
+      const paid = await customer.writeContract({
+        address: contracts.tokens.USDT,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [to, parseUnits('10', 18)],
+      });
       await reader().waitForTransactionReceipt({ hash: paid, pollingInterval: 50 });
       await rpc('anvil_mine', ['0x2']);
       await watcher.tick();

@@ -46,21 +46,39 @@ it("an attacker's deposits in a batch cannot keep other merchants' deposits from
   const payout = devAccount(9).address;
   await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout }, secretKey);
   const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-  const pay = async (to: Address, amount: bigint) => reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] }), pollingInterval: 20 });
-  const made = async (reference: string) => (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 1 }, secretKey)).body.data.address as Address;
+  const pay = async (to: Address, amount: bigint) =>
+    reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] }),
+      pollingInterval: 20,
+    });
+  const made = async (reference: string) =>
+    (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 1 }, secretKey)).body.data.address as Address;
   const attacker: Array<{ reference: string; address: Address }> = [];
   for (let i = 0; i < 14; i++) attacker.push({ reference: `a-${String(i).padStart(2, '0')}`, address: await made(`a-${String(i).padStart(2, '0')}`) });
   const victims: Address[] = [];
   for (const reference of ['z-1', 'z-2']) victims.push(await made(reference));
   for (const a of attacker) await pay(a.address, parseUnits('1', 18));
   for (const v of victims) await pay(v, parseUnits('1', 18));
-  const watcher = new Watcher({ chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store, credits: creditsOf(api), holder: 'g', startBlock: 1n, leaseMs: 0 });
+  const watcher = new Watcher({
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 1,
+    tokens: Object.values(contracts.tokens),
+    store,
+    credits: creditsOf(api),
+    holder: 'g',
+    startBlock: 1n,
+    leaseMs: 0,
+  });
   await watcher.tick();
 
   // 1. The attacker sweeps its own deposits first (to its own payout: nothing is taken).
   const attackerWallet = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
   const targets = attacker.map((a) => ({ payout, salt: saltOf(DEMO_MERCHANT.id, 'test', a.reference), token: contracts.tokens.USDT }));
-  await reader().waitForTransactionReceipt({ hash: await attackerWallet.writeContract({ address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets] }), pollingInterval: 20 });
+  await reader().waitForTransactionReceipt({
+    hash: await attackerWallet.writeContract({ address: network.factory, abi: DepositFactory.abi, functionName: 'sweep', args: [targets] }),
+    pollingInterval: 20,
+  });
 
   // 2. The service's sweep goes to the pool, estimated on empty attacker deposits.
   await rpc('evm_setAutomine', [false]);
@@ -78,13 +96,25 @@ it("an attacker's deposits in a batch cannot keep other merchants' deposits from
     const fees = await reader().estimateFeesPerGas();
     let n = await reader().getTransactionCount({ address: devAccount(2).address, blockTag: 'pending' });
     for (const a of attacker) {
-      await attackerWallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [a.address, 1n], nonce: n++, maxFeePerGas: fees.maxFeePerGas * 10n + 10n ** 10n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 10n ** 9n, gas: 100_000n });
+      await attackerWallet.writeContract({
+        address: contracts.tokens.USDT,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [a.address, 1n],
+        nonce: n++,
+        maxFeePerGas: fees.maxFeePerGas * 10n + 10n ** 10n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 10n ** 9n,
+        gas: 100_000n,
+      });
     }
     await rpc('evm_mine');
   } finally {
     await rpc('evm_setAutomine', [true]);
   }
-  const result = await sweeping.then((r) => r, (e: Error) => ({ error: e.message }));
+  const result = await sweeping.then(
+    (r) => r,
+    (e: Error) => ({ error: e.message }),
+  );
   console.log(JSON.stringify(result, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
   for (const v of victims) console.log('victim deposit holds', await balance(contracts.tokens.USDT, v));
   for (const v of victims) expect(await balance(contracts.tokens.USDT, v)).toBe(0n);

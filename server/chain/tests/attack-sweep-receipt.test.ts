@@ -33,8 +33,14 @@ async function startProxy(target: string) {
   const state = { hidden: new Set<string>(), failing: false };
   const proxy = await rpcProxy(target, (body) => {
     const call = body as RpcCall;
-    if ((call.method !== 'eth_getTransactionReceipt' && call.method !== 'eth_getTransactionByHash') || !state.hidden.has(String(call.params?.[0]).toLowerCase())) return undefined;
-    return state.failing ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'rate limit exceeded' } } : { jsonrpc: '2.0', id: call.id, result: null };
+    if (
+      (call.method !== 'eth_getTransactionReceipt' && call.method !== 'eth_getTransactionByHash') ||
+      !state.hidden.has(String(call.params?.[0]).toLowerCase())
+    )
+      return undefined;
+    return state.failing
+      ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'rate limit exceeded' } }
+      : { jsonrpc: '2.0', id: call.id, result: null };
   });
   return Object.assign(state, proxy);
 }
@@ -52,18 +58,28 @@ async function scenario(failing: boolean) {
   const store = new ChainStore(api.db);
   await store.forget(chain.chainId);
   const watcher = new Watcher({
-    chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 3, tokens: Object.values(contracts.tokens), store,
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 3,
+    tokens: Object.values(contracts.tokens),
+    store,
     credits: creditsOf(api),
-    holder: 'receipt', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+    holder: 'receipt',
+    startBlock: (await reader().getBlockNumber()) + 1n,
+    leaseMs: 0,
   });
   const proxy = await startProxy(chain.url);
   try {
     const request = caller(() => api.url);
     expect((await request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);
     const reference = failing ? 'receipt-error' : 'receipt-null';
-    const to = (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const to = (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+      pollingInterval: 50,
+    });
     await rpc('anvil_mine', ['0x3']);
     expect((await watcher.tick()).credited).toBe(1);
 

@@ -42,7 +42,10 @@ afterAll(async () => {
 /** Sends `amount` USDT from dev account `from` to `to`, mined. */
 async function sendUsdt(from: number, to: Address, amount: string) {
   const wallet = createWalletClient({ account: devAccount(from), chain: foundry, transport: http(chain.url) });
-  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, 18)] }), pollingInterval: 50 });
+  await reader().waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, 18)] }),
+    pollingInterval: 50,
+  });
 }
 
 async function service() {
@@ -51,14 +54,32 @@ async function service() {
   const store = new ChainStore(api.db);
   await store.forget(chain.chainId);
   const watcher = new Watcher({
-    chainId: chain.chainId, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store,
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations: 1,
+    tokens: Object.values(contracts.tokens),
+    store,
     minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), parseUnits('0.01', t.decimals)])),
     credits: creditsOf(api),
-    holder: 'window', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+    holder: 'window',
+    startBlock: (await reader().getBlockNumber()) + 1n,
+    leaseMs: 0,
   });
   const request = caller(() => api.url);
-  const open = async (reference: string) => (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
-  return { api, store, watcher, network, request, open, close: async () => { await watcher.stop(); await api.close(); } };
+  const open = async (reference: string) =>
+    (await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+  return {
+    api,
+    store,
+    watcher,
+    network,
+    request,
+    open,
+    close: async () => {
+      await watcher.stop();
+      await api.close();
+    },
+  };
 }
 
 describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () => {
@@ -93,7 +114,7 @@ describe('a sweep is recorded against what it moved', { timeout: 60_000 }, () =>
     }
   });
 
-  it('money that was still unrecorded when its deposit was swept is not swept a second time at the operator\'s cost', async () => {
+  it("money that was still unrecorded when its deposit was swept is not swept a second time at the operator's cost", async () => {
     const s = await service();
     try {
       expect((await s.request('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(12).address }, secretKey)).status).toBe(200);

@@ -18,13 +18,18 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => chain?.stop());
 
-it('refuses a factory that is not the service\'s deposit factory', { timeout: 60_000 }, async () => {
+it("refuses a factory that is not the service's deposit factory", { timeout: 60_000 }, async () => {
   const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   const deployer = devAccount(3);
   const nonce = await reader.getTransactionCount({ address: deployer.address });
   const fake = getContractAddress({ from: deployer.address, nonce: BigInt(nonce) });
   // What verifyNetwork will compute for its sample deposit, from the fake's own address.
-  const sample = { merchantId: '00000000-0000-0000-0000-000000000000', mode: 'check', reference: 'start-up', payout: '0x000000000000000000000000000000000000dEaD' as Address };
+  const sample = {
+    merchantId: '00000000-0000-0000-0000-000000000000',
+    mode: 'check',
+    reference: 'start-up',
+    payout: '0x000000000000000000000000000000000000dEaD' as Address,
+  };
   const answer = pad(create2Addresses(fake).addressFor(sample), { size: 32 }).slice(2);
   const runtime = `7f${answer}60005260206000f3`; // PUSH32 answer; MSTORE at 0; RETURN 32 bytes (41 bytes): to any call
   const init = `0x602980600b6000396000f3${runtime}` as Hex;
@@ -33,7 +38,10 @@ it('refuses a factory that is not the service\'s deposit factory', { timeout: 60
   expect(receipt.contractAddress?.toLowerCase()).toBe(fake.toLowerCase());
   const network = { ...devNetwork(chain.url, contracts, 1), factory: fake };
   expect(fake.toLowerCase()).not.toBe(factoryAddress().toLowerCase());
-  const outcome = await verifyNetwork(network, "test").then(() => "accepted", (e: Error) => e.message);
+  const outcome = await verifyNetwork(network, 'test').then(
+    () => 'accepted',
+    (e: Error) => e.message,
+  );
   console.log(outcome);
   expect(outcome).toMatch(/factory/);
 });

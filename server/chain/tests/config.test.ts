@@ -42,26 +42,35 @@ describe('NETWORKS_FILE', () => {
     expect(configFromEnv({}).networks).toBeUndefined();
   });
 
-  it('takes a list of networks per mode, in the file\'s order: USDT on BNB Smart Chain and USDC on Ethereum at once', () => {
+  it("takes a list of networks per mode, in the file's order: USDT on BNB Smart Chain and USDC on Ethereum at once", () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: [BSC, ETH], test: [{ ...BSC, chainId: 97 }] }) });
-    expect(networkList(config.networks?.live).map((n) => [n.chainId, n.tokens.map((t) => t.symbol)])).toEqual([[56, ['USDT']], [1, ['USDC']]]);
+    expect(networkList(config.networks?.live).map((n) => [n.chainId, n.tokens.map((t) => t.symbol)])).toEqual([
+      [56, ['USDT']],
+      [1, ['USDC']],
+    ]);
     expect(networkList(config.networks?.test).map((n) => n.chainId)).toEqual([97]);
   });
 
-  it('takes per-network settings: a fee cap for sweeps in gwei, the log range, the reorganisation depth, the chain\'s finality tag', () => {
+  it("takes per-network settings: a fee cap for sweeps in gwei, the log range, the reorganisation depth, the chain's finality tag", () => {
     const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, maxFeeGwei: 3.5, logRange: 500, reorgDepth: 128, finality: 'finalized' } }) });
     expect(config.networks?.live).toMatchObject({ maxFeePerGas: 3_500_000_000n, logRange: 500, reorgDepth: 128, finality: 'finalized' });
     expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
   });
 
-  it('takes a token\'s EIP-712 domain for signed transfers (eip3009), and names a malformed one', () => {
+  it("takes a token's EIP-712 domain for signed transfers (eip3009), and names a malformed one", () => {
     const signing = { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: '2' } }] };
-    expect(configFromEnv({ NETWORKS_FILE: file({ live: signing }) }).networks?.live).toMatchObject({ tokens: [{ eip3009: { name: 'USD Coin', version: '2' } }] });
-    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: 2 } }] } }) })).toThrow(/live\.tokens\.0\.eip3009\.version/);
-    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { version: '2' } }] } }) })).toThrow(/live\.tokens\.0\.eip3009\.name/);
+    expect(configFromEnv({ NETWORKS_FILE: file({ live: signing }) }).networks?.live).toMatchObject({
+      tokens: [{ eip3009: { name: 'USD Coin', version: '2' } }],
+    });
+    expect(() =>
+      configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: 2 } }] } }) }),
+    ).toThrow(/live\.tokens\.0\.eip3009\.version/);
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { version: '2' } }] } }) })).toThrow(
+      /live\.tokens\.0\.eip3009\.name/,
+    );
   });
 
-  it('takes the payout partner\'s deposit address and when what it is owed is sent', () => {
+  it("takes the payout partner's deposit address and when what it is owed is sent", () => {
     const partner = { payoutPartner: '0x' + '2'.repeat(40), partnerMinimum: '250.5', partnerMaxWaitMinutes: 1440 };
     expect(configFromEnv({ NETWORKS_FILE: file({ live: { ...BSC, ...partner } }) }).networks?.live).toMatchObject(partner);
   });
@@ -83,14 +92,20 @@ describe('NETWORKS_FILE', () => {
     [{ live: { ...BSC, payoutPartner: '0x12' } }, /live\.payoutPartner: expected a 0x address/],
     [{ live: { ...BSC, partnerMinimum: 1000 } }, /live\.partnerMinimum: expected whole USDT/],
     [{ live: { ...BSC, partnerMaxWaitMinutes: 0 } }, /live\.partnerMaxWaitMinutes: expected a whole number/],
-    [{ live: { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) } }, /live\.payoutPartner: expected the payout partner's own deposit address, not the treasury/],
+    [
+      { live: { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) } },
+      /live\.payoutPartner: expected the payout partner's own deposit address, not the treasury/,
+    ],
     // The list form names each network by its place in the list.
     [{ live: [BSC, { ...ETH, confirmations: 0 }] }, /live\.1\.confirmations: expected a whole number from 1 to 1000/],
     [{ live: [BSC, { ...ETH, dev: true }] }, /live\.1\.dev: a live network is never a dev chain/],
     [{ live: [] }, /live: expected at least one network/],
     [{ live: [BSC, { ...ETH, chainId: 56 }] }, /live\.1\.chainId: chain 56 is already live\.0; list each chain once/],
     [{ live: [ETH, BSC], test: [{ ...BSC, chainId: 97 }, BSC] }, /test\.1\.chainId: test keys need a chain of their own \(a testnet\), not the live chain 56/],
-    [{ live: [ETH, { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) }] }, /live\.1\.payoutPartner: expected the payout partner's own deposit address, not the treasury/],
+    [
+      { live: [ETH, { ...BSC, treasury: '0x' + '3'.repeat(40), payoutPartner: '0x' + '3'.repeat(40) }] },
+      /live\.1\.payoutPartner: expected the payout partner's own deposit address, not the treasury/,
+    ],
   ])('refuses %j, naming what is wrong', (content, message) => {
     expect(() => configFromEnv({ NETWORKS_FILE: file(content) })).toThrow(message);
   });
@@ -117,7 +132,7 @@ describe('examples/networks', () => {
 });
 
 describe('GAS_WALLET_KEY', () => {
-  it('takes the gas wallet\'s private key, and refuses a malformed one without repeating it', () => {
+  it("takes the gas wallet's private key, and refuses a malformed one without repeating it", () => {
     const key = `0x${'ab'.repeat(32)}`;
     expect(configFromEnv({ GAS_WALLET_KEY: key }).gasKey).toBe(key);
     expect(configFromEnv({}).gasKey).toBeUndefined();

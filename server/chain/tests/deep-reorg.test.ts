@@ -40,18 +40,29 @@ afterAll(async () => {
 const call = caller(() => api.url);
 const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
 const operator = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const response = await fetch(api.url + path, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: response.status, text: await response.text() };
 };
 /** `npm run service -- treasury …` against the running service, as the operator runs it: its exit code and what it printed. */
 const command = async (...args: string[]) => {
   const lines: string[] = [];
-  const code = await runTreasuryCommand(args, { serviceUrl: api.url, adminToken: ADMIN_TOKEN, stateDir: '' }, (line) => lines.push(line), (line) => lines.push(line));
+  const code = await runTreasuryCommand(
+    args,
+    { serviceUrl: api.url, adminToken: ADMIN_TOKEN, stateDir: '' },
+    (line) => lines.push(line),
+    (line) => lines.push(line),
+  );
   return { code, text: lines.join('\n') };
 };
-const rpc = (method: string, params: unknown[] = []) => createPublicClient({ chain: foundry, transport: http(chain.url) }).request({ method: method as 'eth_blockNumber', params: params as never });
+const rpc = (method: string, params: unknown[] = []) =>
+  createPublicClient({ chain: foundry, transport: http(chain.url) }).request({ method: method as 'eth_blockNumber', params: params as never });
 const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
-const available = async () => ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === 'USDT')?.available ?? '0';
+const available = async () =>
+  ((await server('GET', '/api/v1/balances')).body.data as Array<{ coin: string; available: string }>).find((l) => l.coin === 'USDT')?.available ?? '0';
 const readyz = async () => {
   const response = await fetch(api.url + '/readyz');
   return { status: response.status, body: (await response.json()) as { message: string; data: Array<{ name: string; ok: boolean; detail: string }> } };
@@ -69,8 +80,15 @@ describe.each(KINDS)('on %s', (kind) => {
     if (deployed) expect(await rpc('evm_revert', [deployed])).toBe(true);
     deployed = (await rpc('evm_snapshot')) as unknown as string;
     api = await startService({
-      demo: true, adminToken: ADMIN_TOKEN, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS,
-      watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, treasuryReconcileIntervalMs: 250, ...(await databaseOptions(kind)),
+      demo: true,
+      adminToken: ADMIN_TOKEN,
+      networks: { test: devNetwork(chain.url, contracts, 2) },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      jobIntervalMs: 200,
+      treasuryReconcileIntervalMs: 250,
+      ...(await databaseOptions(kind)),
     });
   }, 120_000);
   afterAll(async () => {
@@ -91,7 +109,7 @@ describe.each(KINDS)('on %s', (kind) => {
     // The payer's two transactions (the sandbox mints itself the amount, then sends it), kept to be
     // mined again after the reorganisation, as anyone holding them may.
     const counted = (await api.parts.chain.transfers(31337)).find((t) => t.recipient === String(payment.address).toLowerCase())!;
-    const sent = await rpc('eth_getTransactionByHash', [counted.txHash]) as unknown as { from: string; nonce: string; blockNumber: string };
+    const sent = (await rpc('eth_getTransactionByHash', [counted.txHash])) as unknown as { from: string; nonce: string; blockNumber: string };
     const minted = await findSent(sent.from, Number(sent.nonce) - 1, BigInt(sent.blockNumber));
     const togetherBefore = ((await rpc('eth_getTransactionByHash', [minted])) as unknown as { blockNumber: string }).blockNumber === sent.blockNumber;
     const raws = [await rpc('eth_getRawTransactionByHash', [minted]), await rpc('eth_getRawTransactionByHash', [counted.txHash])] as unknown as string[];
@@ -100,17 +118,27 @@ describe.each(KINDS)('on %s', (kind) => {
     await rpc('evm_revert', [snapshot]);
     await rpc('anvil_mine', ['0x28']);
     const reorganised = performance.now();
-    const degraded = await until('readyz degraded', async () => {
-      const ready = await readyz();
-      return ready.status === 503 && ready.body.data.some((c) => c.name === 'money movements on chain 31337' && !c.ok) ? ready : false;
-    }, 30_000, 50);
+    const degraded = await until(
+      'readyz degraded',
+      async () => {
+        const ready = await readyz();
+        return ready.status === 503 && ready.body.data.some((c) => c.name === 'money movements on chain 31337' && !c.ok) ? ready : false;
+      },
+      30_000,
+      50,
+    );
     const alertMs = Math.round(performance.now() - reorganised);
     console.log(`time from reorganisation to alert (readyz 503, money movements held): ${alertMs} ms`);
     expect(degraded.body.message).toMatch(/chain 31337/);
 
     // Reversed by a balancing entry: the deposit's entry stays, the reversal beside it.
     // (Reversed at a second look, the chain grown: the first may have held the chain already, the treasury short of what it owed.)
-    const reversal = await until('reversed', async () => (await api.parts.journal.entries(DEMO_MERCHANT.id)).find((e) => e.kind === 'deposit_reversed'), 30_000, 50);
+    const reversal = await until(
+      'reversed',
+      async () => (await api.parts.journal.entries(DEMO_MERCHANT.id)).find((e) => e.kind === 'deposit_reversed'),
+      30_000,
+      50,
+    );
     const entries = await api.parts.journal.entries(DEMO_MERCHANT.id);
     const reversedMs = Math.round(performance.now() - reorganised);
     console.log(`time from reorganisation to reversal (a second look): ${reversedMs} ms`);
@@ -118,13 +146,19 @@ describe.each(KINDS)('on %s', (kind) => {
     expect(await until('the balance back to the first payment', async () => ((await available()) === first ? first : false))).toBe(first);
     // The treasury holds what the journal owes again, and /metrics says so per chain and coin.
     const usdt = contracts.tokens.USDT.toLowerCase();
-    await until('a reconciliation after the reversal', async () => (await api.parts.treasuryHolds.findings()).find((f) => f.token === usdt && f.short === 0n && f.owed === parseUnits(first, 18)));
+    await until('a reconciliation after the reversal', async () =>
+      (await api.parts.treasuryHolds.findings()).find((f) => f.token === usdt && f.short === 0n && f.owed === parseUnits(first, 18)),
+    );
     const metrics = (await operator('GET', '/metrics')).text;
     expect(metrics).toMatch(/service_treasury_held\{chain="31337",coin="USDT"\} 10(\.\d+)?\n/);
     expect(metrics).toMatch(/service_treasury_owed\{chain="31337",coin="USDT"\} 10(\.\d+)?\n/);
 
     // Told: the merchant's DEPOSIT_REVERSED, and the operator's events.
-    const told = await until('DEPOSIT_REVERSED', async () => ((await server('GET', '/api/v1/events')).body.data as Array<{ type: string; payload: { data: { reference: string } } }>).find((e) => e.type === 'DEPOSIT_REVERSED'));
+    const told = await until('DEPOSIT_REVERSED', async () =>
+      ((await server('GET', '/api/v1/events')).body.data as Array<{ type: string; payload: { data: { reference: string } } }>).find(
+        (e) => e.type === 'DEPOSIT_REVERSED',
+      ),
+    );
     expect(told.payload.data.reference).toBe('goes');
     const shown = await command('status', '--json');
     expect(shown.code).toBe(0);
@@ -145,10 +179,22 @@ describe.each(KINDS)('on %s', (kind) => {
 
     // The operator resolves it, saying who and why; the withdrawal goes through.
     expect(await command('resolve', '--chain', '31337', '--by', 'ops on call')).toMatchObject({ code: 2, text: expect.stringMatching(/--why/) });
-    const resolved = await command('resolve', '--chain', '31337', '--by', 'ops on call', '--why', 'payment goes reorganised away; reversed in the journal, merchant told', '--json');
+    const resolved = await command(
+      'resolve',
+      '--chain',
+      '31337',
+      '--by',
+      'ops on call',
+      '--why',
+      'payment goes reorganised away; reversed in the journal, merchant told',
+      '--json',
+    );
     expect(resolved.code).toBe(0);
     expect(JSON.parse(resolved.text)).toMatchObject({ resolved_by: 'ops on call', reason: expect.any(String) });
-    expect(await command('resolve', '--chain', '31337', '--by', 'x', '--why', 'y')).toMatchObject({ code: 1, text: expect.stringMatching(/404.*no money movements are held on chain 31337/) });
+    expect(await command('resolve', '--chain', '31337', '--by', 'x', '--why', 'y')).toMatchObject({
+      code: 1,
+      text: expect.stringMatching(/404.*no money movements are held on chain 31337/),
+    });
     // Resolved, the refund is still refused: the payment received nothing that is still on the chain.
     const afterResolve = await server('POST', '/api/v1/refunds', refund);
     expect([afterResolve.status, afterResolve.body.code, afterResolve.body.errors?.[0]?.field]).toEqual([409, 'nothing_received', 'reference']);
@@ -159,7 +205,12 @@ describe.each(KINDS)('on %s', (kind) => {
     expect(accepted.status).toBe(201);
     await until('readyz ready again', async () => (await readyz()).status === 200, 30_000);
     const afterWithdrawal = parseUnits(first, 18) - parseUnits('1', 18);
-    await until('the withdrawal completed', async () => parseUnits(await available(), 18) === afterWithdrawal && (await server('GET', `/api/v1/withdrawals/${accepted.body.data.id}`)).body.data.status === 'completed');
+    await until(
+      'the withdrawal completed',
+      async () =>
+        parseUnits(await available(), 18) === afterWithdrawal &&
+        (await server('GET', `/api/v1/withdrawals/${accepted.body.data.id}`)).body.data.status === 'completed',
+    );
 
     // The payer's transactions mined again after the reversal: the money is in the treasury again
     // and the merchant's again, journaled once more beside the reversal (it was left out, the
@@ -172,13 +223,27 @@ describe.each(KINDS)('on %s', (kind) => {
       if (!togetherBefore || raw === raws[1]) await rpc('evm_mine');
     }
     await rpc('evm_setIntervalMining', [1]);
-    expect((await reader().getTransactionReceipt({ hash: counted.txHash as Hex })).logs.find((l) => l.address.toLowerCase() === usdt)?.logIndex).toBe(counted.logIndex);
-    const back = await until('the deposit journaled again', async () => (parseUnits(await available(), 18) === afterWithdrawal + parseUnits(both, 18) - parseUnits(first, 18) ? available() : false), 30_000);
+    expect((await reader().getTransactionReceipt({ hash: counted.txHash as Hex })).logs.find((l) => l.address.toLowerCase() === usdt)?.logIndex).toBe(
+      counted.logIndex,
+    );
+    const back = await until(
+      'the deposit journaled again',
+      async () => (parseUnits(await available(), 18) === afterWithdrawal + parseUnits(both, 18) - parseUnits(first, 18) ? available() : false),
+      30_000,
+    );
     const again = (await api.parts.journal.entries(DEMO_MERCHANT.id)).filter((e) => e.ref.startsWith(reversal!.ref));
-    expect(again.map((e) => [e.kind, e.ref])).toEqual(expect.arrayContaining([['deposit', reversal!.ref], ['deposit_reversed', reversal!.ref], ['deposit', `${reversal!.ref}#1`]]));
+    expect(again.map((e) => [e.kind, e.ref])).toEqual(
+      expect.arrayContaining([
+        ['deposit', reversal!.ref],
+        ['deposit_reversed', reversal!.ref],
+        ['deposit', `${reversal!.ref}#1`],
+      ]),
+    );
     expect(again.length).toBe(3);
     expect((await server('GET', '/api/v1/transaction/verify/goes')).body.data.amountPaid).toBe(100);
-    const agrees = await until('the treasury agrees again', async () => (await api.parts.treasuryHolds.findings()).find((f) => f.token === usdt && f.atBlock > 0n && f.owed === parseUnits(back, 18) && f.short === 0n));
+    const agrees = await until('the treasury agrees again', async () =>
+      (await api.parts.treasuryHolds.findings()).find((f) => f.token === usdt && f.atBlock > 0n && f.owed === parseUnits(back, 18) && f.short === 0n),
+    );
     expect(agrees.held).toBe(agrees.owed);
     expect((await readyz()).status).toBe(200);
 
@@ -190,11 +255,23 @@ describe.each(KINDS)('on %s', (kind) => {
     const node = await rpcProxy(chain.url, async (body) => {
       if (Array.isArray(body) || !lying) return undefined;
       if (body.method === 'eth_getTransactionReceipt') return { jsonrpc: '2.0', id: body.id, result: null };
-      if (body.method === 'eth_getBlockByNumber' && body.params?.[0] === block) return { jsonrpc: '2.0', id: body.id, result: { ...((await rpc('eth_getBlockByNumber', [block, false])) as unknown as object), hash: `0x${'ab'.repeat(32)}` } };
+      if (body.method === 'eth_getBlockByNumber' && body.params?.[0] === block)
+        return {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { ...((await rpc('eth_getBlockByNumber', [block, false])) as unknown as object), hash: `0x${'ab'.repeat(32)}` },
+        };
       return undefined;
     });
     try {
-      const deps = { holds: api.parts.treasuryHolds, journal: api.parts.journal, treasuryTxs: api.parts.treasuryTxs, log: createLogger('silent'), now: Date.now, holdThreshold: '0' };
+      const deps = {
+        holds: api.parts.treasuryHolds,
+        journal: api.parts.journal,
+        treasuryTxs: api.parts.treasuryTxs,
+        log: createLogger('silent'),
+        now: Date.now,
+        holdThreshold: '0',
+      };
       const network = devNetwork(node.url, contracts, 2);
       const through = createPublicClient({ chain: foundry, transport: http(node.url) }) as PublicClient;
       expect(await reverseDeepReorganisations(network, deps, through)).toBe(0);
@@ -207,13 +284,14 @@ describe.each(KINDS)('on %s', (kind) => {
     }
     expect(await available()).toBe(back);
   });
-
 });
 
 /** The hash of `from`'s transaction of `nonce`, in the blocks up to `upTo`. */
 async function findSent(from: string, nonce: number, upTo: bigint): Promise<string> {
   for (let n = upTo; n >= 0n && n > upTo - 10n; n--) {
-    const block = (await rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, true])) as unknown as { transactions: Array<{ hash: string; from: string; nonce: string }> };
+    const block = (await rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, true])) as unknown as {
+      transactions: Array<{ hash: string; from: string; nonce: string }>;
+    };
     const tx = block.transactions.find((t) => t.from.toLowerCase() === from.toLowerCase() && Number(t.nonce) === nonce);
     if (tx) return tx.hash;
   }

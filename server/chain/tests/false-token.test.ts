@@ -46,12 +46,18 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
   const told = async (type: string, id: string) =>
-    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type])).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id).map((d: { status: string }) => d.status);
+    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { id: string }) => d.id === id)
+      .map((d: { status: string }) => d.status);
 
-  it('fails the withdrawal and the refund it did not move, returns their money and tells the merchant by each one\'s event', async () => {
+  it("fails the withdrawal and the refund it did not move, returns their money and tells the merchant by each one's event", async () => {
     // The false-answering token stands in for the dev chain's DAI (18 decimals).
     const deployer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
-    const deployed = await reader().waitForTransactionReceipt({ hash: await deployer.deployContract({ abi: FalseToken.abi, bytecode: FalseToken.bytecode, args: ['Dai', 'DAI', 18] }), pollingInterval: 50 });
+    const deployed = await reader().waitForTransactionReceipt({
+      hash: await deployer.deployContract({ abi: FalseToken.abi, bytecode: FalseToken.bytecode, args: ['Dai', 'DAI', 18] }),
+      pollingInterval: 50,
+    });
     const token = deployed.contractAddress!;
     const balanceOf = (who: Address) => reader().readContract({ address: token, abi: FalseToken.abi, functionName: 'balanceOf', args: [who] });
     const dev = devNetwork(chain.url, contracts, 1);
@@ -61,7 +67,10 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
 
     // 10 DAI paid and swept into the treasury while the token still moves.
     const payer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'mint', args: [devAccount(1).address, dai('100')] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'mint', args: [devAccount(1).address, dai('100')] }),
+      pollingInterval: 50,
+    });
     const made = await call('POST', '/api/v1/transaction/initialize', { reference: 'false-token', coin: 'DAI', currency: 'USD', amount: 10 }, secretKey);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(await sweptIntoBalance(api, network, token, made.body.data.address as Address, dai('10'), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
@@ -70,23 +79,40 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
     expect(await balance()).toMatchObject({ available: dai('10'), reserved: 0n });
 
     // Then the token starts answering false, and a withdrawal and a refund are asked for.
-    await reader().waitForTransactionReceipt({ hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'refuse', args: [true] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await payer.writeContract({ address: token, abi: FalseToken.abi, functionName: 'refuse', args: [true] }),
+      pollingInterval: 50,
+    });
     const withdrawal = await server('POST', '/api/v1/withdrawals', { coin: 'DAI', chain_id: 31337, address: wallet, amount: '2' });
     expect(withdrawal.status, JSON.stringify(withdrawal.body)).toBe(201);
     const refund = await server('POST', '/api/v1/refunds', { reference: 'false-token', amount: '3', reason: 'three back', address: customer });
     expect(refund.status, JSON.stringify(refund.body)).toBe(201);
     expect(await balance()).toMatchObject({ available: dai('5'), reserved: dai('5') });
 
-    const jobs = treasuryJobs({ db: api.db, ...treasuryStores(api), treasuries: [api.parts.treasury('test', 31337)!], log: createLogger('silent'), instance: 'false', now: Date.now, intervalMs: 100, sweepIntervalMs: 0 } as unknown as JobDeps);
+    const jobs = treasuryJobs({
+      db: api.db,
+      ...treasuryStores(api),
+      treasuries: [api.parts.treasury('test', 31337)!],
+      log: createLogger('silent'),
+      instance: 'false',
+      now: Date.now,
+      intervalMs: 100,
+      sweepIntervalMs: 0,
+    } as unknown as JobDeps);
     for (const job of jobs) job.start();
     let w: any;
     let r: any;
     try {
-      await until('both sends decided', async () => {
-        w = (await server('GET', `/api/v1/withdrawals/${withdrawal.body.data.id}`)).body.data;
-        r = (await server('GET', `/api/v1/refunds/${refund.body.data.id}`)).body.data;
-        return w.status !== 'pending' && (r.status === 'confirmed' || r.status === 'failed');
-      }, 40_000, 100);
+      await until(
+        'both sends decided',
+        async () => {
+          w = (await server('GET', `/api/v1/withdrawals/${withdrawal.body.data.id}`)).body.data;
+          r = (await server('GET', `/api/v1/refunds/${refund.body.data.id}`)).body.data;
+          return w.status !== 'pending' && (r.status === 'confirmed' || r.status === 'failed');
+        },
+        40_000,
+        100,
+      );
     } finally {
       await Promise.all(jobs.map((job) => job.stop()));
     }

@@ -33,10 +33,20 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
     usdt = contracts.tokens.USDT;
     // The dev USDT takes 1 % of every transfer from now on; its events still say the full value.
     const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await issuer.writeContract({ address: usdt, abi: TestToken.abi, functionName: 'setFee', args: [FEE_BPS] }) });
+    await reader().waitForTransactionReceipt({
+      hash: await issuer.writeContract({ address: usdt, abi: TestToken.abi, functionName: 'setFee', args: [FEE_BPS] }),
+    });
     const network = devNetwork(chain.url, contracts, 2);
     network.tokens = network.tokens.map((t) => (t.symbol === 'USDT' ? { ...t, feeOnTransfer: true } : t));
-    api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, ...(await databaseOptions(kind)) });
+    api = await startService({
+      demo: true,
+      networks: { test: network },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      sweepIntervalMs: 300,
+      jobIntervalMs: 200,
+      ...(await databaseOptions(kind)),
+    });
   }, 120_000);
   afterAll(async () => {
     await api?.close();
@@ -51,10 +61,15 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
     const said = parseUnits(String(created.body.data.cryptoAmount), 18);
     // The customer sends exactly what is due; the deposit gets 1 % less.
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    const paid = await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: usdt, abi: erc20Abi, functionName: 'transfer', args: [address, said] }), pollingInterval: 50 });
+    const paid = await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: usdt, abi: erc20Abi, functionName: 'transfer', args: [address, said] }),
+      pollingInterval: 50,
+    });
     const gained = afterFee(said);
     // (At its block: by now it may be swept already.)
-    expect(await reader().readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address], blockNumber: paid.blockNumber })).toBe(gained);
+    expect(await reader().readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [address], blockNumber: paid.blockNumber })).toBe(
+      gained,
+    );
 
     // Credited the balance's gain: less than due, so the payment is not paid (the event alone would say it is).
     const [transfer] = await until('recorded', async () => {
@@ -68,7 +83,10 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
 
     // Swept: the treasury gets 1 % less again, and that is what the merchant's balance says.
     const inTreasury = afterFee(gained);
-    await until('swept into the treasury', async () => (await reader().readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [treasury] })) === inTreasury);
+    await until(
+      'swept into the treasury',
+      async () => (await reader().readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [treasury] })) === inTreasury,
+    );
     await until('journaled', async () => {
       const lines = (await call('GET', '/api/v1/balances', undefined, secretKey)).body.data as Array<{ coin: string; available: string }>;
       return lines.find((l) => l.coin === 'USDT' && l.available !== '0');

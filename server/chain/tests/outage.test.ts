@@ -68,7 +68,11 @@ it('misses nothing while the RPC endpoint is down for 30 s, and counts each tran
   await proxy.start();
   const back = Date.now();
 
-  await until('the outage\'s payments', async () => (await verify('o-split')).status === 'confirmed' && (await verify('o-whole')).status === 'confirmed', 20_000);
+  await until(
+    "the outage's payments",
+    async () => (await verify('o-split')).status === 'confirmed' && (await verify('o-whole')).status === 'confirmed',
+    20_000,
+  );
   const caughtUpMs = Date.now() - back;
   expect(await verify('o-split')).toMatchObject({ amountPaid: 10 });
   expect(await verify('o-whole')).toMatchObject({ amountPaid: 10 });

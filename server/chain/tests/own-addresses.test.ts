@@ -21,7 +21,7 @@ const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
 
-describe.each(KINDS)('the service\'s own addresses are never where money goes, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("the service's own addresses are never where money goes, on %s", { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;
@@ -44,10 +44,12 @@ describe.each(KINDS)('the service\'s own addresses are never where money goes, o
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     // 10 USDT in the balance, so nothing but the destination stands in the way.
-    const deposit = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own', coin: 'USDT', currency: 'USD', amount: 10 })).body.data.address as Address;
+    const deposit = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own', coin: 'USDT', currency: 'USD', amount: 10 })).body.data
+      .address as Address;
     expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, deposit, parseUnits('10', 18), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
     // Another payment's deposit address (any payment of the service's).
-    const other = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own-other', coin: 'USDT', currency: 'USD', amount: 5 })).body.data.address as Address;
+    const other = (await server('POST', '/api/v1/transaction/initialize', { reference: 'own-other', coin: 'USDT', currency: 'USD', amount: 5 })).body.data
+      .address as Address;
 
     const withdraw = (address: string) => server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address, amount: '2' });
     refused(await withdraw(other), /not a deposit address of this service/);

@@ -35,7 +35,15 @@ beforeAll(async () => {
   const issuer = createWalletClient({ account: devAccount(5), transport: http(chain.url) });
   const deployed = await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Tether USD', 'USDT', 18] });
   usdt = (await reader().waitForTransactionReceipt({ hash: deployed })).contractAddress!;
-  await reader().waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address: usdt, abi: TestToken.abi, functionName: 'mint', args: [devAccount(3).address, parseUnits('1000', 18)] }) });
+  await reader().waitForTransactionReceipt({
+    hash: await issuer.writeContract({
+      chain: null,
+      address: usdt,
+      abi: TestToken.abi,
+      functionName: 'mint',
+      args: [devAccount(3).address, parseUnits('1000', 18)],
+    }),
+  });
 }, 60_000);
 afterAll(async () => {
   await service?.kill();
@@ -44,11 +52,16 @@ afterAll(async () => {
 });
 
 const api = async (method: string, path: string, key: string, body?: unknown) => {
-  const response = await fetch(service!.url + path, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const response = await fetch(service!.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: response.status, body: await response.json() };
 };
 const command = (...args: string[]) => commandWith({}, ...args);
-const commandWith = (env: Record<string, string>, ...args: string[]) => run(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', ...env } });
+const commandWith = (env: Record<string, string>, ...args: string[]) =>
+  run(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', ...env } });
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -79,14 +92,18 @@ it('deploys the factory with the command, and finds it there the second time', {
   expect(again).toMatchObject({ chainId: 97, deployed: false, factory: first.factory });
   // The key file's content never reaches the output, even when it is wrong.
   writeFileSync(join(dir, 'bad.key'), 'not-a-key-' + keyOf(4).slice(12));
-  const bad = await command('chain', 'deploy', '--rpc', chain.url, '--key-file', join(dir, 'bad.key')).catch((error: { code: number; stderr: string; stdout: string }) => error);
+  const bad = await command('chain', 'deploy', '--rpc', chain.url, '--key-file', join(dir, 'bad.key')).catch(
+    (error: { code: number; stderr: string; stdout: string }) => error,
+  );
   expect((bad as { code: number }).code).toBe(1);
   expect((bad as { stderr: string }).stderr).toMatch(/--key-file: .* does not hold a private key/);
   expect(JSON.stringify(bad)).not.toContain(keyOf(4).slice(12));
   entry = { ...first.network, name: 'Stand-in BNB testnet', confirmations: 2, tokens: [{ symbol: 'USDT', name: 'Tether USD', address: usdt, decimals: 18 }] };
 });
 
-it('takes a payment on it from start to sweep: a merchant made while it runs, a wallet that reads only the URI, the webhook', { timeout: 120_000 }, async () => {
+it('takes a payment on it from start to sweep: a merchant made while it runs, a wallet that reads only the URI, the webhook', {
+  timeout: 120_000,
+}, async () => {
   const gas = devAccount(6);
   const payout = devAccount(7).address;
   const env = {
@@ -138,31 +155,81 @@ it('takes a payment on it from start to sweep: a merchant made while it runs, a 
 
   // Money the watcher does not follow, sent to the same deposit: the chain's own coin and a
   // token no network lists. The operator's command moves each to the payout address, and only there.
-  const other = await createWalletClient({ account: devAccount(5), transport: http(chain.url) }).deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: ['Other', 'OTH', 8] });
+  const other = await createWalletClient({ account: devAccount(5), transport: http(chain.url) }).deployContract({
+    chain: null,
+    abi: TestToken.abi,
+    bytecode: TestToken.bytecode,
+    args: ['Other', 'OTH', 8],
+  });
   const unlisted = (await reader().waitForTransactionReceipt({ hash: other })).contractAddress!;
-  await reader().waitForTransactionReceipt({ hash: await wallet.writeContract({ chain: null, address: unlisted, abi: TestToken.abi, functionName: 'mint', args: [to as Address, 4242n] }) });
+  await reader().waitForTransactionReceipt({
+    hash: await wallet.writeContract({ chain: null, address: unlisted, abi: TestToken.abi, functionName: 'mint', args: [to as Address, 4242n] }),
+  });
   await reader().waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: to as Address, value: 10n ** 17n }) });
   const nativeBefore = await reader().getBalance({ address: payout });
   const sweepEnv = { NETWORKS_FILE: env.NETWORKS_FILE, GAS_WALLET_KEY: env.GAS_WALLET_KEY };
-  const sweep = (token: string) => commandWith({ ...sweepEnv }, 'chain', 'sweep', '--chain', '97', '--merchant', made.id, '--mode', 'test', '--reference', 'rehearsal-1', '--payout', payout, '--token', token);
+  const sweep = (token: string) =>
+    commandWith(
+      { ...sweepEnv },
+      'chain',
+      'sweep',
+      '--chain',
+      '97',
+      '--merchant',
+      made.id,
+      '--mode',
+      'test',
+      '--reference',
+      'rehearsal-1',
+      '--payout',
+      payout,
+      '--token',
+      token,
+    );
   expect((await sweep(unlisted)).stdout).toMatch(/^Swept 4242 base units of 0x[0-9a-fA-F]{40} from 0x[0-9a-fA-F]{40} to /);
   expect((await sweep('native')).stdout).toMatch(/^Swept 100000000000000000 base units of native/);
   expect(await reader().readContract({ address: unlisted, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] })).toBe(4242n);
   expect(await reader().getBalance({ address: payout })).toBe(nativeBefore + 10n ** 17n);
   // Naming another payout reaches another (empty) deposit: nothing of this one moves.
-  const elsewhere = await commandWith({ ...sweepEnv }, 'chain', 'sweep', '--chain', '97', '--merchant', made.id, '--mode', 'test', '--reference', 'rehearsal-1', '--payout', devAccount(3).address, '--token', 'native');
+  const elsewhere = await commandWith(
+    { ...sweepEnv },
+    'chain',
+    'sweep',
+    '--chain',
+    '97',
+    '--merchant',
+    made.id,
+    '--mode',
+    'test',
+    '--reference',
+    'rehearsal-1',
+    '--payout',
+    devAccount(3).address,
+    '--token',
+    'native',
+  );
   expect(elsewhere.stdout).toMatch(/^Swept 0 base units/);
 
   await service.kill();
   service = undefined;
-  console.log(`rehearsal on chain 97: deploy ${timings.deploy!.toFixed(0)} ms, start ${timings.start!.toFixed(0)} ms, merchant while running ${timings.merchant!.toFixed(0)} ms, paid → confirmed ${timings.confirmed!.toFixed(0)} ms, → swept ${timings.swept!.toFixed(0)} ms`);
+  console.log(
+    `rehearsal on chain 97: deploy ${timings.deploy!.toFixed(0)} ms, start ${timings.start!.toFixed(0)} ms, merchant while running ${timings.merchant!.toFixed(0)} ms, paid → confirmed ${timings.confirmed!.toFixed(0)} ms, → swept ${timings.swept!.toFixed(0)} ms`,
+  );
 });
 
 it.each([
   ['a wrong factory', () => ({ ...entry, factory: usdt }), /NETWORKS_FILE test\.factory: .* is not this service's deposit factory/],
   ['a wrong chain id', () => ({ ...entry, chainId: 56 }), /NETWORKS_FILE test\.chainId: the RPC answers chain 97, the file says 56/],
-  ['wrong decimals', () => ({ ...entry, tokens: [{ symbol: 'USDT', name: 'Tether USD', address: usdt, decimals: 6 }] }), /NETWORKS_FILE test\.tokens\.0\.decimals: USDT at .* has 18 decimals, the file says 6/],
-  ['an RPC URL that does not answer', () => ({ ...entry, rpcUrls: ['http://127.0.0.1:9'] }), /NETWORKS_FILE test\.rpcUrls: no answer from http:\/\/127\.0\.0\.1:9/],
+  [
+    'wrong decimals',
+    () => ({ ...entry, tokens: [{ symbol: 'USDT', name: 'Tether USD', address: usdt, decimals: 6 }] }),
+    /NETWORKS_FILE test\.tokens\.0\.decimals: USDT at .* has 18 decimals, the file says 6/,
+  ],
+  [
+    'an RPC URL that does not answer',
+    () => ({ ...entry, rpcUrls: ['http://127.0.0.1:9'] }),
+    /NETWORKS_FILE test\.rpcUrls: no answer from http:\/\/127\.0\.0\.1:9/,
+  ],
 ])('stops a start on %s, naming the field', { timeout: 60_000 }, async (_, wrong, message) => {
   const refused = await spawnService({ NETWORKS_FILE: networksFile(wrong(), 'wrong.json'), DATA_DIR: join(dir, 'wrong'), SEED_DEMO_MERCHANT: 'false' }).then(
     async (started) => {

@@ -11,7 +11,14 @@ import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { Network } from '../networks.ts';
-import { authorizationDomain, checkAuthorization, relayCallData, TRANSFER_WITH_AUTHORIZATION_TYPES, type RelayTarget, type TransferAuthorization } from '../relay.ts';
+import {
+  authorizationDomain,
+  checkAuthorization,
+  relayCallData,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  type RelayTarget,
+  type TransferAuthorization,
+} from '../relay.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;
@@ -35,12 +42,35 @@ const target = (): RelayTarget => ({ chainId: foundry.id, token: contracts.token
 const now = async () => (await rpc.getBlock()).timestamp;
 
 async function funded(owner: Address, amount = '25') {
-  await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'mint', args: [owner, parseUnits(amount, 6)] }));
+  await mined(
+    await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
+      address: contracts.tokens.USDC,
+      abi: TestToken.abi,
+      functionName: 'mint',
+      args: [owner, parseUnits(amount, 6)],
+    }),
+  );
 }
 
-async function signed(signer: LocalAccount, from: Address, overrides: Partial<Omit<TransferAuthorization, 'signature'>> = {}, domain = authorizationDomain(network, usdcToken())): Promise<TransferAuthorization> {
-  const message = { from, to: deposit, value: parseUnits('24.5', 6), validAfter: 0n, validBefore: (await now()) + 900n, nonce: generatePrivateKey(), ...overrides };
-  return { ...message, signature: await signer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }) };
+async function signed(
+  signer: LocalAccount,
+  from: Address,
+  overrides: Partial<Omit<TransferAuthorization, 'signature'>> = {},
+  domain = authorizationDomain(network, usdcToken()),
+): Promise<TransferAuthorization> {
+  const message = {
+    from,
+    to: deposit,
+    value: parseUnits('24.5', 6),
+    validAfter: 0n,
+    validBefore: (await now()) + 900n,
+    nonce: generatePrivateKey(),
+    ...overrides,
+  };
+  return {
+    ...message,
+    signature: await signer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }),
+  };
 }
 
 /** The refusal as the API would answer it: status family and the field named; 'ok' when it passes. */
@@ -54,16 +84,23 @@ async function refusal(a: TransferAuthorization, chainId: number = foundry.id, t
   }
 }
 
-describe('the relay\'s checks before any gas is spent', { timeout: 60_000 }, () => {
+describe("the relay's checks before any gas is spent", { timeout: 60_000 }, () => {
   it('passes a payer with 0 ETH and 25 USDC signing exactly what is due, and the token then takes it once', async () => {
     const payer = privateKeyToAccount(generatePrivateKey());
     await funded(payer.address);
     expect(await rpc.getBalance({ address: payer.address })).toBe(0n);
     const a = await signed(payer, payer.address);
     expect(await refusal(a)).toBe('ok');
-    const receipt = await mined(await createWalletClient({ account: gasWallet, chain: foundry, transport: http(chain.url) }).sendTransaction({ to: contracts.tokens.USDC, data: relayCallData(a) }));
+    const receipt = await mined(
+      await createWalletClient({ account: gasWallet, chain: foundry, transport: http(chain.url) }).sendTransaction({
+        to: contracts.tokens.USDC,
+        data: relayCallData(a),
+      }),
+    );
     expect(receipt.status).toBe('success');
-    expect(await rpc.readContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'balanceOf', args: [deposit] })).toBe(parseUnits('24.5', 6));
+    expect(await rpc.readContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'balanceOf', args: [deposit] })).toBe(
+      parseUnits('24.5', 6),
+    );
     // Relayed: the same authorization again is refused before any gas, a 409 on its nonce.
     expect(await refusal(a)).toBe('conflict authorization.nonce');
   });
@@ -82,8 +119,12 @@ describe('the relay\'s checks before any gas is spent', { timeout: 60_000 }, () 
     expect(await refusal(await signed(payer, payer.address, { validAfter: (await now()) + 60n }))).toBe('validation_failed authorization.validAfter');
     expect(await refusal(await signed(privateKeyToAccount(generatePrivateKey()), payer.address))).toBe('validation_failed signature');
     // Signed for chain 1's domain, or another version: the signature does not recover to `from` here.
-    expect(await refusal(await signed(payer, payer.address, {}, { ...authorizationDomain(network, usdcToken()), chainId: 1 }))).toBe('validation_failed signature');
-    expect(await refusal(await signed(payer, payer.address, {}, { ...authorizationDomain(network, usdcToken()), version: '1' }))).toBe('validation_failed signature');
+    expect(await refusal(await signed(payer, payer.address, {}, { ...authorizationDomain(network, usdcToken()), chainId: 1 }))).toBe(
+      'validation_failed signature',
+    );
+    expect(await refusal(await signed(payer, payer.address, {}, { ...authorizationDomain(network, usdcToken()), version: '1' }))).toBe(
+      'validation_failed signature',
+    );
     // A field changed after signing.
     expect(await refusal({ ...a, nonce: generatePrivateKey() })).toBe('validation_failed signature');
     // The untouched one passes: each refusal above was its own difference.
@@ -99,25 +140,68 @@ describe('the relay\'s checks before any gas is spent', { timeout: 60_000 }, () 
     const a = await signed(payer, payer.address);
     const cancel = await payer.signTypedData({
       domain: authorizationDomain(network, usdcToken()),
-      types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'CancelAuthorization',
       message: { authorizer: payer.address, nonce: a.nonce },
     });
-    await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({ address: contracts.tokens.USDC, abi: [{ type: 'function', name: 'cancelAuthorization', stateMutability: 'nonpayable', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }, { name: 'signature', type: 'bytes' }], outputs: [] }], functionName: 'cancelAuthorization', args: [payer.address, a.nonce, cancel] }));
+    await mined(
+      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
+        address: contracts.tokens.USDC,
+        abi: [
+          {
+            type: 'function',
+            name: 'cancelAuthorization',
+            stateMutability: 'nonpayable',
+            inputs: [
+              { name: 'authorizer', type: 'address' },
+              { name: 'nonce', type: 'bytes32' },
+              { name: 'signature', type: 'bytes' },
+            ],
+            outputs: [],
+          },
+        ],
+        functionName: 'cancelAuthorization',
+        args: [payer.address, a.nonce, cancel],
+      }),
+    );
     expect(await refusal(a)).toBe('conflict authorization.nonce');
     // A payment in USDT: USDT signs nothing, whatever is sent.
-    expect(await refusal(await signed(payer, payer.address), foundry.id, { ...target(), token: contracts.tokens.USDT })).toBe('validation_failed authorization');
+    expect(await refusal(await signed(payer, payer.address), foundry.id, { ...target(), token: contracts.tokens.USDT })).toBe(
+      'validation_failed authorization',
+    );
   });
 
-  it('passes a smart-contract wallet\'s signature (ERC-1271), and refuses one its owner did not make', async () => {
+  it("passes a smart-contract wallet's signature (ERC-1271), and refuses one its owner did not make", async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
-    const receipt = await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).deployContract({ abi: TestWallet.abi, bytecode: TestWallet.bytecode, args: [owner.address] }));
+    const receipt = await mined(
+      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).deployContract({
+        abi: TestWallet.abi,
+        bytecode: TestWallet.bytecode,
+        args: [owner.address],
+      }),
+    );
     const wallet = receipt.contractAddress!;
     await funded(wallet);
     expect(await refusal(await signed(privateKeyToAccount(generatePrivateKey()), wallet))).toBe('validation_failed signature');
     const a = await signed(owner, wallet);
     expect(await refusal(a)).toBe('ok');
-    expect((await mined(await createWalletClient({ account: gasWallet, chain: foundry, transport: http(chain.url) }).sendTransaction({ to: contracts.tokens.USDC, data: relayCallData(a) }))).status).toBe('success');
-    expect(await rpc.readContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'balanceOf', args: [wallet] })).toBe(parseUnits('0.5', 6));
+    expect(
+      (
+        await mined(
+          await createWalletClient({ account: gasWallet, chain: foundry, transport: http(chain.url) }).sendTransaction({
+            to: contracts.tokens.USDC,
+            data: relayCallData(a),
+          }),
+        )
+      ).status,
+    ).toBe('success');
+    expect(await rpc.readContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'balanceOf', args: [wallet] })).toBe(
+      parseUnits('0.5', 6),
+    );
   });
 });

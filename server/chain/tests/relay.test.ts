@@ -32,7 +32,15 @@ beforeAll(async () => {
   contracts = await deployDevContracts(chain, 4);
   network = devNetwork(chain.url, contracts, 2);
   // No sweeps: every transaction of the gas wallet here is a relay.
-  api = await startService({ demo: true, adminToken: ADMIN, networks: { test: network }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 0 });
+  api = await startService({
+    demo: true,
+    adminToken: ADMIN,
+    networks: { test: network },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    webhookRetryMs: 100,
+    sweepIntervalMs: 0,
+  });
   expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: payout }, secretKey)).status).toBe(200);
 }, 60_000);
 afterAll(async () => {
@@ -54,7 +62,14 @@ async function payment(reference: string, amount = 24.5) {
 
 async function payerWith(amount: string, owner?: Address): Promise<Address> {
   const who = owner ?? privateKeyToAccount(generatePrivateKey()).address;
-  await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({ address: contracts.tokens.USDC, abi: TestToken.abi, functionName: 'mint', args: [who, parseUnits(amount, 6)] }));
+  await mined(
+    await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
+      address: contracts.tokens.USDC,
+      abi: TestToken.abi,
+      functionName: 'mint',
+      args: [who, parseUnits(amount, 6)],
+    }),
+  );
   return who;
 }
 
@@ -63,11 +78,21 @@ interface Signed {
   signature: Hex;
 }
 
-async function sign(signer: LocalAccount, from: Address, to: Address, value: bigint, overrides: Partial<Signed['message']> = {}, chainId = 31337): Promise<Signed> {
+async function sign(
+  signer: LocalAccount,
+  from: Address,
+  to: Address,
+  value: bigint,
+  overrides: Partial<Signed['message']> = {},
+  chainId = 31337,
+): Promise<Signed> {
   const t = (await reader().getBlock()).timestamp;
   const message = { from, to, value, validAfter: 0n, validBefore: t + 900n, nonce: generatePrivateKey(), ...overrides };
   const domain = { ...authorizationDomain(network, network.tokens.find((x) => x.symbol === 'USDC')!), chainId };
-  return { message, signature: await signer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }) };
+  return {
+    message,
+    signature: await signer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }),
+  };
 }
 
 /** The body the checkout sends: integers as decimal text, as signed. */
@@ -78,7 +103,8 @@ const bodyOf = (s: Signed, chainId = 31337) => ({
 });
 const relay = (reference: string, s: Signed, chainId?: number) => call('POST', `/api/v1/transaction/relay/${reference}`, bodyOf(s, chainId));
 const fieldsOf = (answer: { body: { errors?: Array<{ field: string }> } }) => answer.body.errors?.map((e) => e.field);
-const creditedTo = async (address: Address) => (await api.parts.chain.transfers(31337)).filter((t) => t.recipient === address.toLowerCase() && t.state === 'credited');
+const creditedTo = async (address: Address) =>
+  (await api.parts.chain.transfers(31337)).filter((t) => t.recipient === address.toLowerCase() && t.state === 'credited');
 
 describe('paying with one signature', { timeout: 90_000 }, () => {
   it('a payer with 0 ETH and 25 USDC pays 24.50 USD by one signature: relayed, confirmed once, and the same signature again answers the same relay', async () => {
@@ -137,15 +163,42 @@ describe('paying with one signature', { timeout: 90_000 }, () => {
     const canceled = await sign(payer, payer.address, address, due);
     const cancel = await payer.signTypedData({
       domain: authorizationDomain(network, network.tokens.find((x) => x.symbol === 'USDC')!),
-      types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        CancelAuthorization: [
+          { name: 'authorizer', type: 'address' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'CancelAuthorization',
       message: { authorizer: payer.address, nonce: canceled.message.nonce },
     });
-    await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({ address: contracts.tokens.USDC, abi: [{ type: 'function', name: 'cancelAuthorization', stateMutability: 'nonpayable', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }, { name: 'signature', type: 'bytes' }], outputs: [] }], functionName: 'cancelAuthorization', args: [payer.address, canceled.message.nonce, cancel] }));
+    await mined(
+      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
+        address: contracts.tokens.USDC,
+        abi: [
+          {
+            type: 'function',
+            name: 'cancelAuthorization',
+            stateMutability: 'nonpayable',
+            inputs: [
+              { name: 'authorizer', type: 'address' },
+              { name: 'nonce', type: 'bytes32' },
+              { name: 'signature', type: 'bytes' },
+            ],
+            outputs: [],
+          },
+        ],
+        functionName: 'cancelAuthorization',
+        args: [payer.address, canceled.message.nonce, cancel],
+      }),
+    );
     const refusedCanceled = await relay('sig-2', canceled);
     expect([refusedCanceled.status, fieldsOf(refusedCanceled)]).toEqual([409, ['authorization.nonce']]);
     // A malformed body is refused at the boundary, naming the field.
-    const malformed = await call('POST', '/api/v1/transaction/relay/sig-2', { ...bodyOf(canceled), authorization: { ...bodyOf(canceled).authorization, value: '24.5' } });
+    const malformed = await call('POST', '/api/v1/transaction/relay/sig-2', {
+      ...bodyOf(canceled),
+      authorization: { ...bodyOf(canceled).authorization, value: '24.5' },
+    });
     expect([malformed.status, fieldsOf(malformed)]).toEqual([400, ['authorization.value']]);
     // A coin that does not sign: a USDT payment.
     const usdt = await call('POST', '/api/v1/transaction/initialize', { reference: 'sig-2-usdt', coin: 'USDT', currency: 'USD', amount: 5 });
@@ -163,7 +216,12 @@ describe('paying with one signature', { timeout: 90_000 }, () => {
     await payerWith('25', payer.address);
     const signed = await sign(payer, payer.address, address, due);
     const frontRunner = devAccount(2);
-    const theirs = await mined(await createWalletClient({ account: frontRunner, chain: foundry, transport: http(chain.url) }).sendTransaction({ to: contracts.tokens.USDC, data: relayCallData({ ...signed.message, signature: signed.signature }) }));
+    const theirs = await mined(
+      await createWalletClient({ account: frontRunner, chain: foundry, transport: http(chain.url) }).sendTransaction({
+        to: contracts.tokens.USDC,
+        data: relayCallData({ ...signed.message, signature: signed.signature }),
+      }),
+    );
     expect(theirs.status).toBe('success');
     const nonce = await gasNonce();
     const relayed = await relay('sig-3', signed);
@@ -179,15 +237,23 @@ describe('paying with one signature', { timeout: 90_000 }, () => {
     await payerWith('25', payer2.address);
     const signed2 = await sign(payer2, payer2.address, second.address, second.due);
     expect((await relay('sig-4', signed2)).status).toBe(201);
-    await expect(reader().call({ account: frontRunner, to: contracts.tokens.USDC, data: relayCallData({ ...signed2.message, signature: signed2.signature }) })).rejects.toThrow(/used or canceled/);
+    await expect(
+      reader().call({ account: frontRunner, to: contracts.tokens.USDC, data: relayCallData({ ...signed2.message, signature: signed2.signature }) }),
+    ).rejects.toThrow(/used or canceled/);
     await until('confirmed', async () => (await call('GET', '/api/v1/transaction/verify/sig-4')).body.data.status === 'confirmed');
     expect(await creditedTo(second.address)).toHaveLength(1);
   });
 
-  it('a smart-contract wallet (ERC-1271) pays by its owner\'s signature', async () => {
+  it("a smart-contract wallet (ERC-1271) pays by its owner's signature", async () => {
     const { address, due } = await payment('sig-5');
     const owner = privateKeyToAccount(generatePrivateKey());
-    const deployed = await mined(await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).deployContract({ abi: TestWallet.abi, bytecode: TestWallet.bytecode, args: [owner.address] }));
+    const deployed = await mined(
+      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).deployContract({
+        abi: TestWallet.abi,
+        bytecode: TestWallet.bytecode,
+        args: [owner.address],
+      }),
+    );
     const wallet = deployed.contractAddress!;
     await payerWith('25', wallet);
     const relayed = await relay('sig-5', await sign(owner, wallet, address, due));
@@ -198,17 +264,30 @@ describe('paying with one signature', { timeout: 90_000 }, () => {
 
   it('counts in /metrics what became of each relay, the field each refusal named, and the gas the gas wallet spent', async () => {
     const text = await (await fetch(api.url + '/metrics', { headers: { authorization: `Bearer ${ADMIN}` } })).text();
-    const value = (series: string) => Number(text.split('\n').find((line) => line.startsWith(series + ' '))?.split(' ')[1]);
+    const value = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(series + ' '))
+          ?.split(' ')[1],
+      );
     // Relayed: sig-1, sig-4, sig-5; found on the chain: sig-1 again, sig-3 (front-run); refused: sig-1b and the ten of sig-2 but the malformed body (refused at the boundary, before the relay).
-    expect([value('service_relays_total{outcome="relayed"}'), value('service_relays_total{outcome="already_on_chain"}'), value('service_relays_total{outcome="refused"}'), value('service_relays_total{outcome="failed"}')]).toEqual([3, 2, 10, 0]);
+    expect([
+      value('service_relays_total{outcome="relayed"}'),
+      value('service_relays_total{outcome="already_on_chain"}'),
+      value('service_relays_total{outcome="refused"}'),
+      value('service_relays_total{outcome="failed"}'),
+    ]).toEqual([3, 2, 10, 0]);
     expect(value('service_relay_refusals_total{field="authorization.nonce"}')).toBe(2);
     expect(value('service_relay_refusals_total{field="signature"}')).toBe(2);
     expect(value('service_relay_refusals_total{field="authorization.value"}')).toBe(1);
     // What the three relays cost the gas wallet, to the wei.
-    const spent = await Promise.all((await api.parts.chain.transfers(31337)).map(async (t) => {
-      const receipt = await reader().getTransactionReceipt({ hash: t.txHash as Hex });
-      return receipt.from.toLowerCase() === gasWallet.toLowerCase() ? receipt.gasUsed * receipt.effectiveGasPrice : 0n;
-    }));
+    const spent = await Promise.all(
+      (await api.parts.chain.transfers(31337)).map(async (t) => {
+        const receipt = await reader().getTransactionReceipt({ hash: t.txHash as Hex });
+        return receipt.from.toLowerCase() === gasWallet.toLowerCase() ? receipt.gasUsed * receipt.effectiveGasPrice : 0n;
+      }),
+    );
     expect(value('service_relay_gas_wei_total{chain="31337"}')).toBe(Number(spent.reduce((a, b) => a + b, 0n)));
     expect(value('service_relay_gas_wei_total{chain="31337"}')).toBeGreaterThan(0);
   });

@@ -28,10 +28,18 @@ const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
 const customer = devAccount(5).address;
-const NGN = { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' };
+const NGN = {
+  bank_name: 'Access Bank',
+  bank_code: '044',
+  account_name: 'Harbour Coffee Ltd',
+  account_number: '0690000031',
+  currency: 'NGN',
+  country: 'nigeria',
+  state: 'Lagos',
+};
 const usdt = (text: string) => parseUnits(text, 18);
 
-describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("the treasury's one minimum and network fee, on %s", { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;
@@ -48,7 +56,8 @@ describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { tim
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
   const token = () => contracts.tokens.USDT.toLowerCase();
   const balance = async () => (await api.parts.journal.balances(owner, Date.now())).find((b) => b.token === token())!;
-  const postingsOf = async (kind: string, ref: string) => (await api.parts.journal.entries()).find((e) => e.kind === kind && e.ref === ref)!.postings.map((p) => [p.account, p.amount]);
+  const postingsOf = async (kind: string, ref: string) =>
+    (await api.parts.journal.entries()).find((e) => e.kind === kind && e.ref === ref)!.postings.map((p) => [p.account, p.amount]);
   const merchant = (purpose: string) => `merchant:${DEMO_MERCHANT.id}:test:${purpose}`;
 
   it('refuses dust everywhere money goes out, naming the field, and charges the fee beside the amount to the merchant', async () => {
@@ -57,7 +66,8 @@ describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { tim
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
     // A 10 USD payment overpaid by 0.5: its case (overpaid, 0.5 USDT) is below the minimum to send back.
-    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'terms', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data.address as Address;
+    const to = (await call('POST', '/api/v1/transaction/initialize', { reference: 'terms', coin: 'USDT', currency: 'USD', amount: 10 }, secretKey)).body.data
+      .address as Address;
     expect(await sweptIntoBalance(api, network, contracts.tokens.USDT, to, usdt('10.5'), DEV_ACCOUNTS)).toMatchObject({ swept: 1, final: 1 });
     expect(await balance()).toMatchObject({ available: usdt('10.5'), reserved: 0n });
 
@@ -87,31 +97,56 @@ describe.each(KINDS)('the treasury\'s one minimum and network fee, on %s', { tim
     expect(waiting.status).toBe(201);
     expect(await balance()).toMatchObject({ available: usdt('7'), reserved: usdt('3.5') });
     expect((await server('POST', `/api/v1/refunds/${waiting.body.data.id}/cancel`)).status).toBe(200);
-    expect(await postingsOf('withdrawal_returned', waiting.body.data.id)).toEqual([[merchant('reserved'), -usdt('1.25')], [merchant('available'), usdt('1.25')]]);
+    expect(await postingsOf('withdrawal_returned', waiting.body.data.id)).toEqual([
+      [merchant('reserved'), -usdt('1.25')],
+      [merchant('available'), usdt('1.25')],
+    ]);
     // A bank payout of 1: 1.25 reserved; paid, 1 owed to the partner and 0.25 the operator's.
     const paid = await server('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 1 });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     expect(await balance()).toMatchObject({ available: usdt('7'), reserved: usdt('3.5') });
     const [due] = (await api.parts.payouts.claimDue(Date.now(), 60_000, 5)).filter((d) => d.payout.id === paid.body.data.id);
     await api.parts.payouts.advance(due!.payout, { status: 'paid', checkAtMs: null }, Date.now(), (p) => p);
-    expect(await postingsOf('payout_paid', paid.body.data.id)).toEqual([[merchant('reserved'), -usdt('1.25')], ['payable:payout-partner', usdt('1')], ['operator:fees', usdt('0.25')]]);
+    expect(await postingsOf('payout_paid', paid.body.data.id)).toEqual([
+      [merchant('reserved'), -usdt('1.25')],
+      ['payable:payout-partner', usdt('1')],
+      ['operator:fees', usdt('0.25')],
+    ]);
 
     // The treasury sends the refund and what the partner is owed.
     const before = await onChain(customer);
-    const jobs = treasuryJobs({ db: api.db, ...treasuryStores(api), treasuries: [api.parts.treasury('test', 31337)!], log: createLogger('silent'), instance: 'terms', now: Date.now, intervalMs: 100, sweepIntervalMs: 0 } as unknown as JobDeps);
+    const jobs = treasuryJobs({
+      db: api.db,
+      ...treasuryStores(api),
+      treasuries: [api.parts.treasury('test', 31337)!],
+      log: createLogger('silent'),
+      instance: 'terms',
+      now: Date.now,
+      intervalMs: 100,
+      sweepIntervalMs: 0,
+    } as unknown as JobDeps);
     for (const job of jobs) job.start();
     try {
-      await until('the refund confirmed and the partner paid', async () => {
-        const r = (await server('GET', `/api/v1/refunds/${refund.body.data.id}`)).body.data;
-        const partner = await api.parts.partnerTransfers.partnerTransfers(31337);
-        return r.status === 'confirmed' && partner.some((t) => t.state === 'completed');
-      }, 40_000, 100);
+      await until(
+        'the refund confirmed and the partner paid',
+        async () => {
+          const r = (await server('GET', `/api/v1/refunds/${refund.body.data.id}`)).body.data;
+          const partner = await api.parts.partnerTransfers.partnerTransfers(31337);
+          return r.status === 'confirmed' && partner.some((t) => t.state === 'completed');
+        },
+        40_000,
+        100,
+      );
     } finally {
       await Promise.all(jobs.map((job) => job.stop()));
     }
     expect(await onChain(customer)).toBe(before + usdt('2'));
     expect(await onChain(devAccount(PARTNER_DEV_ACCOUNT).address)).toBe(usdt('1'));
-    expect(await postingsOf('withdrawal_sent', refund.body.data.id)).toEqual([[merchant('reserved'), -usdt('2.25')], ['external:wallets', usdt('2')], ['operator:fees', usdt('0.25')]]);
+    expect(await postingsOf('withdrawal_sent', refund.body.data.id)).toEqual([
+      [merchant('reserved'), -usdt('2.25')],
+      ['external:wallets', usdt('2')],
+      ['operator:fees', usdt('0.25')],
+    ]);
     expect(await balance()).toMatchObject({ available: usdt('7'), reserved: 0n });
     const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
     expect(held.fees).toBe(usdt('0.5'));

@@ -29,7 +29,14 @@ const payout = devAccount(9).address;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 3);
-  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, webhookRetryMs: 100, sweepIntervalMs: 300 });
+  api = await startService({
+    demo: true,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    webhookRetryMs: 100,
+    sweepIntervalMs: 300,
+  });
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -52,7 +59,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
 
   // Payout addresses were per chain, not per mode, and any secret key could name
   // any chain: a test key set chain 56 to an attacker's wallet, and live money was swept there.
-  it('lets a key name the payout address of its own mode\'s chain only, and keeps each mode\'s apart', async () => {
+  it("lets a key name the payout address of its own mode's chain only, and keeps each mode's apart", async () => {
     const attacker = devAccount(5).address;
     const testOnLive = await call('PUT', '/api/v1/payout_address', { chain_id: 56, address: attacker }, secretKey);
     expect(testOnLive.status).toBe(409);
@@ -69,9 +76,14 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect((await call('GET', '/api/v1/payout_address', undefined, secretKey)).body.data).toEqual([{ chain_id: 31337, address: payout }]);
   });
 
-  it('lists the dev chain\'s coins with their chain id, contract and real decimals', async () => {
+  it("lists the dev chain's coins with their chain id, contract and real decimals", async () => {
     const { body } = await call('GET', '/api/v1/coins');
-    expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDC')).toMatchObject({ chainId: 31337, contractAddress: contracts.tokens.USDC, decimals: 6, network: 'Local dev chain' });
+    expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDC')).toMatchObject({
+      chainId: 31337,
+      contractAddress: contracts.tokens.USDC,
+      decimals: 6,
+      network: 'Local dev chain',
+    });
     expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDT')).toMatchObject({ decimals: 18 });
   });
 
@@ -98,7 +110,9 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     // The service's sweeper (the dev chain's gas-only account pays) moves it to the payout address.
     const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
     const swept = await until('swept', async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address.toLowerCase())?.sweptHash);
-    expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] })).toBe(10_000_000_000_000_000_000n);
+    expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [payout] })).toBe(
+      10_000_000_000_000_000_000n,
+    );
     expect(await reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [address] })).toBe(0n);
     expect((await reader.getTransactionReceipt({ hash: swept as `0x${string}` })).to).toBe(contracts.factory.toLowerCase());
   });
@@ -110,7 +124,12 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     const parsed = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=(\d+)$/.exec(uri)!;
     expect(Number(parsed[2])).toBe(31337);
     const payer = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
-    await payer.writeContract({ address: parsed[1] as Address, abi: TestToken.abi, functionName: 'transfer', args: [parsed[3] as Address, BigInt(parsed[4]!)] });
+    await payer.writeContract({
+      address: parsed[1] as Address,
+      abi: TestToken.abi,
+      functionName: 'transfer',
+      args: [parsed[3] as Address, BigInt(parsed[4]!)],
+    });
     const confirmed = await until('confirmed', async () => ((await verify('s-2')).status === 'confirmed' ? verify('s-2') : false));
     expect(confirmed.amountPaid).toBe(10);
   });
@@ -174,7 +193,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
   });
 
   // Dust cost the operator more gas than the attacker; it is no money to the service.
-  it('records dust below the token\'s minimum and never counts, tells or shows it', async () => {
+  it("records dust below the token's minimum and never counts, tells or shows it", async () => {
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 's-dust', coin: 'USDT', currency: 'USD', amount: 500 });
     const address = created.body.data.address as Address;
     const attacker = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
@@ -219,7 +238,8 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     expect(huge.status).toBe(409);
     expect(huge.body.message).toMatch(/at most 100000 USDT a press/);
     const reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-    const payerBalance = () => reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [devAccount(1).address] });
+    const payerBalance = () =>
+      reader.readContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'balanceOf', args: [devAccount(1).address] });
     const before = await payerBalance();
     await call('POST', '/api/v1/transaction/initialize', { reference: 's-press', coin: 'USDT', currency: 'USD', amount: 90_000 });
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference: 's-press', kind: 'exact' })).status).toBe(200);
@@ -237,7 +257,11 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
       { name: 'gas wallet on chain 31337', ok: true, detail: expect.stringMatching(/ holds [\d.]+; 10 sweeps need about [\d.]+ at today's gas price$/) },
       { name: 'treasury on chain 31337', ok: true, detail: 'no transaction waits' },
       // The treasury reconciled against the journal, coin by coin (issue 33 item 1).
-      ...['BUSD', 'DAI', 'USDC', 'USDT', 'native'].map((coin) => ({ name: `treasury on chain 31337 (${coin})`, ok: true, detail: expect.stringMatching(/^holds [\d.]+, owes [\d.]+ \(in flight: /) })),
+      ...['BUSD', 'DAI', 'USDC', 'USDT', 'native'].map((coin) => ({
+        name: `treasury on chain 31337 (${coin})`,
+        ok: true,
+        detail: expect.stringMatching(/^holds [\d.]+, owes [\d.]+ \(in flight: /),
+      })),
     ]);
     // A gas wallet that cannot pay for sweeps: not ready, named; and the sweep job says so once, not every round.
     const empty = generatePrivateKey();
@@ -250,8 +274,20 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
       await dry.close();
     }
     const said: string[] = [];
-    const log = { info: (_: unknown, m: string) => said.push(m), warn: (_: unknown, m: string) => said.push(m), error: (_: unknown, m: string) => said.push(m) } as unknown as JobDeps['log'];
-    const [job] = sweepJobs({ networks: [devNetwork(chain.url, contracts, 2)], chain: new ChainStore(api.db), gasKey: empty, log, now: Date.now, instance: 'gas-test', sweepIntervalMs: 30 } as unknown as JobDeps);
+    const log = {
+      info: (_: unknown, m: string) => said.push(m),
+      warn: (_: unknown, m: string) => said.push(m),
+      error: (_: unknown, m: string) => said.push(m),
+    } as unknown as JobDeps['log'];
+    const [job] = sweepJobs({
+      networks: [devNetwork(chain.url, contracts, 2)],
+      chain: new ChainStore(api.db),
+      gasKey: empty,
+      log,
+      now: Date.now,
+      instance: 'gas-test',
+      sweepIntervalMs: 30,
+    } as unknown as JobDeps);
     job!.start();
     await new Promise((resolve) => setTimeout(resolve, 400));
     await job!.stop();
@@ -272,18 +308,35 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     const live = await call('GET', '/api/v1/coins', undefined, DEMO_MERCHANT.keys.live.publicKey);
     expect(live.status).toBe(409);
     expect(live.body.message).toMatch(/no live network configured.*NETWORKS_FILE/);
-    const liveQuote = await call('POST', '/api/v1/transaction/initialize', { reference: 's-live', coin: 'USDT', currency: 'USD', amount: 10 }, DEMO_MERCHANT.keys.live.publicKey);
+    const liveQuote = await call(
+      'POST',
+      '/api/v1/transaction/initialize',
+      { reference: 's-live', coin: 'USDT', currency: 'USD', amount: 10 },
+      DEMO_MERCHANT.keys.live.publicKey,
+    );
     expect(liveQuote.status).toBe(409);
     // A public chain's factory is the one the deploy command puts at the same address everywhere (checked at start).
     const { factory } = await deployFactory(chain.url, devAccount(0));
-    const testnet = await startService({ demo: true, networks: { test: { ...devNetwork(chain.url, contracts, 2), factory, name: 'A public testnet', dev: false } }, jobs: false });
+    const testnet = await startService({
+      demo: true,
+      networks: { test: { ...devNetwork(chain.url, contracts, 2), factory, name: 'A public testnet', dev: false } },
+      jobs: false,
+    });
     try {
       const list = await fetch(testnet.url + '/api/v1/coins', { headers: { 'x-api-key': publicKey } }).then((r) => r.json());
       expect(list.sandbox).toBe(false);
       const headers = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' };
       await fetch(testnet.url + '/api/v1/payout_address', { method: 'PUT', headers, body: JSON.stringify({ chain_id: 31337, address: payout }) });
-      await fetch(testnet.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 't-1', coin: 'USDT', currency: 'USD', amount: 10 }) });
-      const press = await fetch(testnet.url + '/api/v1/sandbox/deposit', { method: 'POST', headers, body: JSON.stringify({ reference: 't-1', kind: 'exact' }) });
+      await fetch(testnet.url + '/api/v1/transaction/initialize', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reference: 't-1', coin: 'USDT', currency: 'USD', amount: 10 }),
+      });
+      const press = await fetch(testnet.url + '/api/v1/sandbox/deposit', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reference: 't-1', kind: 'exact' }),
+      });
       expect(press.status).toBe(403);
       expect((await press.json()).message).toMatch(/A public testnet: pay with a real transfer/);
     } finally {

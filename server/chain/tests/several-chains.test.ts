@@ -46,7 +46,8 @@ let api: Service;
 const reader = (s: Stand) => createPublicClient({ transport: http(s.chain.url) });
 const wallet = (s: Stand, index: number) => createWalletClient({ account: devAccount(index), transport: http(s.chain.url) });
 const mine = (s: Stand, blocks: number) => reader(s).request({ method: 'anvil_mine' as 'eth_blockNumber', params: [toHex(blocks)] as never });
-const balanceOf = (s: Stand, token: Address, who: Address) => reader(s).readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [who] });
+const balanceOf = (s: Stand, token: Address, who: Address) =>
+  reader(s).readContract({ address: token, abi: TestToken.abi, functionName: 'balanceOf', args: [who] });
 async function send(s: Stand, token: Address, to: Address, amount: bigint): Promise<bigint> {
   const hash = await wallet(s, CUSTOMER).writeContract({ chain: null, address: token, abi: TestToken.abi, functionName: 'transfer', args: [to, amount] });
   return (await reader(s).waitForTransactionReceipt({ hash })).blockNumber;
@@ -59,14 +60,35 @@ async function stand(chainId: number, name: string, coins: Array<{ symbol: 'USDT
   const s: Stand = { chain, tokens: {}, network: undefined as never };
   const issuer = wallet(s, 5);
   for (const coin of coins) {
-    const deployed = await issuer.deployContract({ chain: null, abi: TestToken.abi, bytecode: TestToken.bytecode, args: [coin.symbol, coin.symbol, coin.decimals] });
+    const deployed = await issuer.deployContract({
+      chain: null,
+      abi: TestToken.abi,
+      bytecode: TestToken.bytecode,
+      args: [coin.symbol, coin.symbol, coin.decimals],
+    });
     const address = (await reader(s).waitForTransactionReceipt({ hash: deployed })).contractAddress!;
-    await reader(s).waitForTransactionReceipt({ hash: await issuer.writeContract({ chain: null, address, abi: TestToken.abi, functionName: 'mint', args: [devAccount(CUSTOMER).address, parseUnits('1000', coin.decimals)] }) });
+    await reader(s).waitForTransactionReceipt({
+      hash: await issuer.writeContract({
+        chain: null,
+        address,
+        abi: TestToken.abi,
+        functionName: 'mint',
+        args: [devAccount(CUSTOMER).address, parseUnits('1000', coin.decimals)],
+      }),
+    });
     s.tokens[coin.symbol] = address;
   }
   // The operator funds the treasury's gas (it sends the merchants' withdrawals and refunds).
   await reader(s).waitForTransactionReceipt({ hash: await issuer.sendTransaction({ chain: null, to: treasury, value: parseUnits('1', 18) }) });
-  s.network = { chainId, name, rpcUrls: [chain.url], confirmations: 2, factory, treasury, tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })) };
+  s.network = {
+    chainId,
+    name,
+    rpcUrls: [chain.url],
+    confirmations: 2,
+    factory,
+    treasury,
+    tokens: coins.map((c) => ({ symbol: c.symbol, name: c.symbol, address: s.tokens[c.symbol]!, decimals: c.decimals })),
+  };
   return s;
 }
 
@@ -78,7 +100,12 @@ beforeAll(async () => {
   stands.push(await stand(56, 'Stand-in BNB Smart Chain', [{ symbol: 'USDT', decimals: 18 }]));
   // USDT first on each, from the same issuer account: the same token address on both chains (as
   // a token deployed by CREATE2 has), so only the chain tells them apart.
-  stands.push(await stand(1, 'Stand-in Ethereum', [{ symbol: 'USDT', decimals: 6 }, { symbol: 'USDC', decimals: 6 }]));
+  stands.push(
+    await stand(1, 'Stand-in Ethereum', [
+      { symbol: 'USDT', decimals: 6 },
+      { symbol: 'USDC', decimals: 6 },
+    ]),
+  );
   keyFile = join(mkdtempSync(join(tmpdir(), 'several-chains-')), 'treasury.key');
   writeFileSync(keyFile, toHex(devAccount(TREASURY).getHdKey().privateKey!), { mode: 0o600 });
 }, 120_000);
@@ -88,7 +115,9 @@ afterAll(async () => {
 
 /** Each chain back to just after the deployment (a snapshot is used up by its revert: a new one is taken). */
 async function freshChains() {
-  if (snapshots.length) for (const [i, s] of stands.entries()) expect(await reader(s).request({ method: 'evm_revert' as 'eth_blockNumber', params: [snapshots[i]] as never })).toBe(true);
+  if (snapshots.length)
+    for (const [i, s] of stands.entries())
+      expect(await reader(s).request({ method: 'evm_revert' as 'eth_blockNumber', params: [snapshots[i]] as never })).toBe(true);
   snapshots = await Promise.all(stands.map((s) => reader(s).request({ method: 'evm_snapshot' as 'eth_blockNumber' }) as Promise<string>));
 }
 
@@ -96,12 +125,17 @@ const call = caller(() => api.url);
 const init = (body: Record<string, unknown>) => call('POST', '/api/v1/transaction/initialize', { currency: 'USD', amount: 10, ...body }, publicKey);
 const verify = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`, undefined, secretKey)).body.data;
 /** Until the service's watcher of `s` has scanned block `block`. */
-const scanned = (s: Stand, block: bigint) => until(`chain ${s.network.chainId} scanned to ${block}`, async () => ((await api.parts.chain.scannedTo(s.network.chainId)) ?? -1n) >= block);
+const scanned = (s: Stand, block: bigint) =>
+  until(`chain ${s.network.chainId} scanned to ${block}`, async () => ((await api.parts.chain.scannedTo(s.network.chainId)) ?? -1n) >= block);
 const [bsc, eth] = [() => stands[0]!, () => stands[1]!];
 /** The data of the events written of one type (what the merchant's webhook receives), in the order written. */
-const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type])).map((r) => JSON.parse(r.body as string).data);
+const events = async (type: string) =>
+  (await api.db.query(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type])).map((r) => JSON.parse(r.body as string).data);
 const wrongChain = async (reference: string) =>
-  (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment?.reference === reference && e.reason === 'wrong_chain').map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId]).sort((x, y) => String(x[1]).localeCompare(String(y[1])));
+  (await events('DEPOSIT_UNMATCHED'))
+    .filter((e) => e.payment?.reference === reference && e.reason === 'wrong_chain')
+    .map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId])
+    .sort((x, y) => String(x[1]).localeCompare(String(y[1])));
 
 describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kind) => {
   beforeAll(async () => {
@@ -124,7 +158,10 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
 
   it('lists each coin on each chain, and names chain_id where a coin is on two', async () => {
     // What blocks money is said per network: a payout address on one chain leaves the other's missing.
-    const warnings = async () => ((await call('GET', '/api/v1/account/warnings', undefined, secretKey)).body.data as Array<{ code: string; message: string }>).filter((w) => w.code === 'no_payout_address').map((w) => w.message);
+    const warnings = async () =>
+      ((await call('GET', '/api/v1/account/warnings', undefined, secretKey)).body.data as Array<{ code: string; message: string }>)
+        .filter((w) => w.code === 'no_payout_address')
+        .map((w) => w.message);
     expect(await warnings()).toEqual([expect.stringMatching(/Stand-in BNB Smart Chain \(chain 56\)/), expect.stringMatching(/Stand-in Ethereum \(chain 1\)/)]);
     expect((await call('PUT', '/api/v1/payout_address', { chain_id: 56, address: payout }, secretKey)).status).toBe(200);
     expect(await warnings()).toEqual([expect.stringMatching(/Stand-in Ethereum \(chain 1\)/)]);
@@ -143,7 +180,10 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(ambiguous.body.errors).toEqual([{ field: 'chain_id', message: expect.stringMatching(/56 \(Stand-in BNB Smart Chain\), 1 \(Stand-in Ethereum\)/) }]);
     // A chain the mode does not take the coin on, or takes nothing on.
     const notThere = await init({ reference: 'two-0', coin: 'USDC', chain_id: 56 });
-    expect([notThere.status, notThere.body.errors]).toEqual([400, [{ field: 'chain_id', message: expect.stringMatching(/USDC on: 1 \(Stand-in Ethereum\); received 56/) }]]);
+    expect([notThere.status, notThere.body.errors]).toEqual([
+      400,
+      [{ field: 'chain_id', message: expect.stringMatching(/USDC on: 1 \(Stand-in Ethereum\); received 56/) }],
+    ]);
     const unknown = await init({ reference: 'two-0', coin: 'USDT', chain_id: 137 });
     expect([unknown.status, unknown.body.errors[0].field, unknown.body.message]).toEqual([400, 'chain_id', expect.stringMatching(/56 .*, 1 .*received 137/)]);
     // Not a chain id at all: the contract's schema names it.
@@ -154,7 +194,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await api.parts.payments.find({ merchant: { id: DEMO_MERCHANT.id } as never, mode: 'live' }, 'two-0')).toBeUndefined();
   });
 
-  it('watches, credits and sweeps USDT on one chain and USDC on the other, each on its own; the other chain\'s coin to the same address never counts, and is told and swept there', async () => {
+  it("watches, credits and sweeps USDT on one chain and USDC on the other, each on its own; the other chain's coin to the same address never counts, and is told and swept there", async () => {
     const usdt = await init({ reference: 'two-usdt', coin: 'USDT', chain_id: 56 });
     const usdc = await init({ reference: 'two-usdc', coin: 'USDC' }); // on one chain only: no chain_id needed
     expect([usdt.status, usdc.status]).toEqual([201, 201]);
@@ -211,7 +251,12 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await balanceOf(bsc(), bsc().tokens.USDT!, payout)).toBe(parseUnits('20', 18));
     expect(await balanceOf(eth(), eth().tokens.USDC!, payout)).toBe(parseUnits('20', 6));
     expect(await balanceOf(eth(), usdtOn1, payout)).toBe(parseUnits('10', 6));
-    for (const [s, token, deposit] of [[bsc(), bsc().tokens.USDT!, b], [eth(), usdtOn1, a], [eth(), eth().tokens.USDC!, a]] as const) expect(await balanceOf(s, token, deposit)).toBe(0n);
+    for (const [s, token, deposit] of [
+      [bsc(), bsc().tokens.USDT!, b],
+      [eth(), usdtOn1, a],
+      [eth(), eth().tokens.USDC!, a],
+    ] as const)
+      expect(await balanceOf(s, token, deposit)).toBe(0n);
     // Each payment counted its one transfer, on its chain; what came on the other chain is recorded as money it did not ask for.
     expect(transfers.map((t) => [t.reference, Number(t.chain_id), t.state, t.swept])).toEqual([
       ['two-usdc', 1, 'credited', true],
@@ -230,13 +275,24 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     destinations.delayMs = 86_400_000;
     try {
       const back = await call('POST', '/api/v1/payments/two-usdc/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
-      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([201, 'wallet', { uri: expect.stringMatching(/^ethereum:/), token: getAddress(bsc().tokens.USDT!), chain_id: 56, to: customerWallet, amount: '10', amount_base_units: String(parseUnits('10', 18)) }]);
+      expect([back.status, back.body.data?.settlement, back.body.data?.transfer], JSON.stringify(back.body)).toEqual([
+        201,
+        'wallet',
+        {
+          uri: expect.stringMatching(/^ethereum:/),
+          token: getAddress(bsc().tokens.USDT!),
+          chain_id: 56,
+          to: customerWallet,
+          amount: '10',
+          amount_base_units: String(parseUnits('10', 18)),
+        },
+      ]);
     } finally {
       destinations.delayMs = 0;
     }
   });
 
-  it('moves a re-quote to another chain onto that chain\'s deposit address, and keeps one that received money on its chain', async () => {
+  it("moves a re-quote to another chain onto that chain's deposit address, and keeps one that received money on its chain", async () => {
     expect((await call('PUT', '/api/v1/payout_address', { chain_id: 1, address: otherPayout }, secretKey)).status).toBe(200);
     const first = await init({ reference: 'two-move', coin: 'USDT', chain_id: 56 });
     const moved = await init({ reference: 'two-move', coin: 'USDC' });
@@ -247,7 +303,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     const block = await send(eth(), eth().tokens.USDC!, moved.body.data.address, parseUnits('10', 6));
     await mine(eth(), 2);
     await until('the moved payment confirmed', async () => (await verify('two-move')).status === 'confirmed');
-    await until('swept to chain 1\'s payout address', async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10', 6));
+    await until("swept to chain 1's payout address", async () => (await balanceOf(eth(), eth().tokens.USDC!, otherPayout)) === parseUnits('10', 6));
     expect(block).toBeGreaterThan(0n);
 
     // Dust at the old address is a recorded transfer there: the payment stays on its chain.
@@ -260,7 +316,7 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await verify('two-kept')).toMatchObject({ chainId: 56, address: kept.body.data.address });
   });
 
-  it('on balance settlement, sweeps money sent on the wrong chain into that chain\'s treasury: the merchant\'s balance there, never the payment\'s; sent back on that chain in one step', async () => {
+  it("on balance settlement, sweeps money sent on the wrong chain into that chain's treasury: the merchant's balance there, never the payment's; sent back on that chain in one step", async () => {
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const paid = await init({ reference: 'two-balance', coin: 'USDT', chain_id: 56 });
     expect(paid.body.data).toMatchObject({ chainId: 56 });
@@ -278,7 +334,9 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     });
     expect(line).toBeTruthy();
     const entries = await api.parts.journal.entries(DEMO_MERCHANT.id);
-    expect(entries.filter((e) => e.kind === 'deposit' && e.memo.includes('two-balance')).map((e) => e.memo)).toEqual([expect.stringMatching(/sent on chain 1, the payment is on chain 56; not counted toward it/)]);
+    expect(entries.filter((e) => e.kind === 'deposit' && e.memo.includes('two-balance')).map((e) => e.memo)).toEqual([
+      expect.stringMatching(/sent on chain 1, the payment is on chain 56; not counted toward it/),
+    ]);
     // The treasury on chain 1 holds what the journal says it owes there.
     const held = await api.parts.journal.held(1, usdtOn1);
     expect(await balanceOf(eth(), usdtOn1, treasury)).toBe(held.merchants + held.fees + held.payable);
@@ -287,7 +345,13 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
 
     // It needs the merchant's attention, named by the chain it came on, and is sent
     // back in one step: in USDT on chain 1, from chain 1's treasury, chain 56 untouched.
-    const attention = async () => ((await call('GET', '/api/v1/payments?needs_attention=true&q=two-balance', undefined, secretKey)).body.data as Array<{ reference: string; attention: unknown }>).map((p) => [p.reference, p.attention]);
+    const attention = async () =>
+      (
+        (await call('GET', '/api/v1/payments?needs_attention=true&q=two-balance', undefined, secretKey)).body.data as Array<{
+          reference: string;
+          attention: unknown;
+        }>
+      ).map((p) => [p.reference, p.attention]);
     expect(await attention()).toEqual([['two-balance', { reason: 'wrong_chain', chain_id: 1, amount: '7.5', coin: 'USDT' }]]);
     const onBoth = () => Promise.all([balanceOf(bsc(), bsc().tokens.USDT!, customerWallet), balanceOf(eth(), usdtOn1, customerWallet)]);
     const [on56, on1] = await onBoth();
@@ -300,14 +364,20 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     try {
       const pending = await call('POST', '/api/v1/payments/two-balance/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
       expect([pending.status, pending.body.code, pending.body.errors?.[0]?.field]).toEqual([409, 'destination_pending', 'address']);
-      const waiting = await api.db.query(`SELECT id, chain_id FROM destination_changes WHERE kind = 'withdrawal_address' AND lower(address) = lower($1) AND state = 'pending'`, [customerWallet]);
+      const waiting = await api.db.query(
+        `SELECT id, chain_id FROM destination_changes WHERE kind = 'withdrawal_address' AND lower(address) = lower($1) AND state = 'pending'`,
+        [customerWallet],
+      );
       expect(waiting.map((c) => Number(c.chain_id))).toEqual([1]);
       await api.db.query(`UPDATE destination_changes SET effective_ms = $2 WHERE id = $1`, [waiting[0]!.id, Date.now() - 1000]);
       asked = await call('POST', '/api/v1/payments/two-balance/send_back', { reason: 'sent on the wrong chain', address: customerWallet }, secretKey);
     } finally {
       destinations.delayMs = 0;
     }
-    expect([asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount, asked.body.data?.amount_base_units], JSON.stringify(asked.body)).toEqual([201, 'USDT', 1, '7.5', String(parseUnits('7.5', 6))]);
+    expect(
+      [asked.status, asked.body.data?.coin, asked.body.data?.chain_id, asked.body.data?.amount, asked.body.data?.amount_base_units],
+      JSON.stringify(asked.body),
+    ).toEqual([201, 'USDT', 1, '7.5', String(parseUnits('7.5', 6))]);
     const refund = await until('the send-back confirmed', async () => {
       await mine(eth(), 1);
       const now = (await call('GET', `/api/v1/refunds/${asked.body.data.id}`, undefined, secretKey)).body.data;
@@ -317,7 +387,11 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
     expect(await onBoth()).toEqual([on56, on1 + parseUnits('7.5', 6)]);
     expect(await balanceOf(bsc(), bsc().tokens.USDT!, treasury)).toBe(treasuryOn56);
     // Told once per state, naming chain 1.
-    expect((await events('REFUND_UPDATED')).filter((e) => e.id === refund.id).map((e) => [e.status, e.chain_id])).toEqual([['ready', 1], ['sent', 1], ['confirmed', 1]]);
+    expect((await events('REFUND_UPDATED')).filter((e) => e.id === refund.id).map((e) => [e.status, e.chain_id])).toEqual([
+      ['ready', 1],
+      ['sent', 1],
+      ['confirmed', 1],
+    ]);
     await until('the treasury on chain 1 idle', async () => !(await api.parts.treasuryTxs.inFlight(1)));
     for (const sum of await api.parts.journal.journalSums()) expect(sum.sum, `the journal of ${sum.token} on chain ${sum.chainId} sums to zero`).toBe(0n);
     const after = await api.parts.journal.held(1, usdtOn1);
@@ -330,7 +404,9 @@ describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kin
 
   it('checks every chain of the list at start, naming the one that is wrong by its place', async () => {
     const wrong = { ...eth().network, tokens: eth().network.tokens.map((t) => (t.symbol === 'USDC' ? { ...t, decimals: 18 } : t)) };
-    await expect(startService({ networks: { live: [bsc().network, wrong] }, jobs: false })).rejects.toThrow(/NETWORKS_FILE live\.1\.tokens\.1\.decimals: USDC at .* has 6 decimals, the file says 18/);
+    await expect(startService({ networks: { live: [bsc().network, wrong] }, jobs: false })).rejects.toThrow(
+      /NETWORKS_FILE live\.1\.tokens\.1\.decimals: USDC at .* has 6 decimals, the file says 18/,
+    );
     // The one-network form names it as before.
     await expect(startService({ networks: { live: wrong }, jobs: false })).rejects.toThrow(/NETWORKS_FILE live\.tokens\.1\.decimals/);
   });

@@ -42,19 +42,39 @@ async function service(confirmations: number) {
   const store = new ChainStore(api.db);
   await store.forget(chain.chainId);
   const watcher = new Watcher({
-    chainId: chain.chainId, rpcUrls: [chain.url], confirmations, tokens: Object.values(contracts.tokens), store,
+    chainId: chain.chainId,
+    rpcUrls: [chain.url],
+    confirmations,
+    tokens: Object.values(contracts.tokens),
+    store,
     credits: creditsOf(api),
-    holder: 'finality', startBlock: (await reader().getBlockNumber()) + 1n, leaseMs: 0,
+    holder: 'finality',
+    startBlock: (await reader().getBlockNumber()) + 1n,
+    leaseMs: 0,
   });
   const request = caller(() => api.url);
   const pay = async (reference: string, amount = '10') => {
     const made = await request('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, secretKey);
     const to = made.body.data.address as Address;
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, 18)] }),
+      pollingInterval: 50,
+    });
     return to;
   };
-  return { api, store, watcher, network, request, pay, close: async () => { await watcher.stop(); await api.close(); } };
+  return {
+    api,
+    store,
+    watcher,
+    network,
+    request,
+    pay,
+    close: async () => {
+      await watcher.stop();
+      await api.close();
+    },
+  };
 }
 
 describe('a sweep counts once its block has its confirmations', { timeout: 60_000 }, () => {
@@ -81,7 +101,11 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       expect(deep).toMatchObject({ swept: 1, final: 0 });
       await rpc('evm_revert', [snapshot]);
       await rpc('anvil_mine', ['0x3']);
-      expect(await reader().getTransactionReceipt({ hash: deep.hash! }).catch(() => undefined)).toBeUndefined();
+      expect(
+        await reader()
+          .getTransactionReceipt({ hash: deep.hash! })
+          .catch(() => undefined),
+      ).toBeUndefined();
       expect(await balance(contracts.tokens.USDT, second)).toBe(parseUnits('10', 18)); // the money never moved
 
       // The next tick (the deep sweep's claim long run out) sees it gone, undoes it, and sweeps the deposit again.
@@ -102,7 +126,7 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
     }
   });
 
-  it('is not final, journaled or counted as moved until its block has the network\'s confirmations', async () => {
+  it("is not final, journaled or counted as moved until its block has the network's confirmations", async () => {
     const s = await service(3);
     try {
       expect((await s.request('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
@@ -114,7 +138,10 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       const sweeper = new Sweeper({ network: s.network, store: s.store, gas });
       const swept = await sweeper.tick();
       expect(swept).toMatchObject({ swept: 1, final: 0 });
-      const usdt = async () => (await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((l) => l.token === contracts.tokens.USDT.toLowerCase())!;
+      const usdt = async () =>
+        (await s.api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find(
+          (l) => l.token === contracts.tokens.USDT.toLowerCase(),
+        )!;
       // Mined, not yet final: still pending in the balance, and nothing journaled.
       expect(await usdt()).toMatchObject({ available: 0n, pending: parseUnits('10', 18) });
       await rpc('anvil_mine', ['0x2']);
@@ -136,7 +163,10 @@ describe('a sweep counts once its block has its confirmations', { timeout: 60_00
       await s.watcher.tick();
       const snapshot = await rpc('evm_snapshot');
       const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-      await reader().waitForTransactionReceipt({ hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }), pollingInterval: 50 });
+      await reader().waitForTransactionReceipt({
+        hash: await customer.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits('10', 18)] }),
+        pollingInterval: 50,
+      });
       await rpc('anvil_mine', ['0x2']);
       await s.watcher.tick();
       const verify = async () => (await s.request('GET', '/api/v1/transaction/verify/deep-reorg', undefined, secretKey)).body.data;

@@ -56,14 +56,20 @@ const call = async (method: string, path: string, body: unknown) => (await reque
 const request = caller(() => api.url);
 async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-  const hash = await wallet.writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });
+  const hash = await wallet.writeContract({
+    address: contracts.tokens[symbol],
+    abi: TestToken.abi,
+    functionName: 'transfer',
+    args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)],
+  });
   await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 
 it('sweeps deposits in batches to the payout address they are bound to, gas from a wallet that holds no token', { timeout: 60_000 }, async () => {
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
   const to: Address[] = [];
-  for (const reference of ['sw-1', 'sw-2', 'sw-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).data.address);
+  for (const reference of ['sw-1', 'sw-2', 'sw-3'])
+    to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).data.address);
   // The merchant names another payout address later: these payments' money still goes to the first.
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: devAccount(4).address });
   for (const address of to) await send(address, '10');
@@ -84,7 +90,9 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
   // The gas wallet paid in ETH and never held a token.
   expect(await reader().getBalance({ address: gas.address })).toBeLessThan(gasEth);
   expect(await balance(contracts.tokens.USDT, gas.address)).toBe(0n);
-  const recorded = (await store.transfers(chain.chainId)).filter((t) => to.includes(t.recipient as Address) || to.map((a) => a.toLowerCase()).includes(t.recipient));
+  const recorded = (await store.transfers(chain.chainId)).filter(
+    (t) => to.includes(t.recipient as Address) || to.map((a) => a.toLowerCase()).includes(t.recipient),
+  );
   expect(recorded.map((t) => t.sweptHash).every((h) => h === first.hash || h === second.hash)).toBe(true);
 
   // Money after the payment was paid (late) is swept on the next round too.
@@ -103,10 +111,14 @@ it('sweeps deposits in batches to the payout address they are bound to, gas from
 // One deposit frozen by its token reverted the whole batch at every retry.
 it('leaves out a deposit its token refuses, names it and why, and sweeps its neighbours', { timeout: 60_000 }, async () => {
   const to: Address[] = [];
-  for (const reference of ['fz-1', 'fz-2', 'fz-3']) to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })).data.address);
+  for (const reference of ['fz-1', 'fz-2', 'fz-3'])
+    to.push((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })).data.address);
   for (const address of to) await send(address, '5');
   const admin = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
-  await reader().waitForTransactionReceipt({ hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [to[1]!] }), pollingInterval: 50 });
+  await reader().waitForTransactionReceipt({
+    hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'freeze', args: [to[1]!] }),
+    pollingInterval: 50,
+  });
   await watcher.tick();
   const sweeper = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, batch: 3 });
   const done = await sweeper.tick();
@@ -122,7 +134,8 @@ it('leaves out a deposit its token refuses, names it and why, and sweeps its nei
 // Viem answers a replaced transaction with the replacement's receipt; the sweep
 // was recorded as done, and the deposits never swept again.
 it('does not count a sweep whose transaction was replaced; the deposits are swept again', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'rp-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'rp-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
   await send(address, '5');
   await watcher.tick();
   const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
@@ -138,7 +151,13 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
     }
     const fees = await reader().estimateFeesPerGas();
     const wallet = createWalletClient({ account: gas, chain: foundry, transport: http(chain.url) });
-    await wallet.sendTransaction({ to: gas.address, value: 0n, nonce, maxFeePerGas: fees.maxFeePerGas * 3n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 3n + 1n });
+    await wallet.sendTransaction({
+      to: gas.address,
+      value: 0n,
+      nonce,
+      maxFeePerGas: fees.maxFeePerGas * 3n,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 3n + 1n,
+    });
     await rpc('evm_mine');
     await expect(sweeping).rejects.toThrow(/was replaced/);
   } finally {
@@ -155,7 +174,8 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
 // A sweep stuck in the pool (fees too low for the block) was waited for until the
 // claim ran out, and the next sweep queued behind it at the next nonce.
 it('sends a sweep stuck in the pool again at the same nonce with higher fees, and counts the one mined', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'st-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'st-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
   await send(address, '5');
   await watcher.tick();
   const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
@@ -197,8 +217,9 @@ it('sends a sweep stuck in the pool again at the same nonce with higher fees, an
 });
 
 // Two instances sharing the gas key each ran a sweep loop and raced for its nonce.
-it('sweeps a chain from one instance at a time, and waits when fees are above the network\'s cap', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'ls-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+it("sweeps a chain from one instance at a time, and waits when fees are above the network's cap", { timeout: 60_000 }, async () => {
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'ls-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
   await send(address, '5');
   await watcher.tick();
   const network = devNetwork(chain.url, contracts, 1);
@@ -226,7 +247,9 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   expect(swept.length).toBeGreaterThan(0);
   for (const d of swept) expect(d.onChain).toBe(d.held);
   const sum = (f: (d: (typeof clean.deposits)[number]) => bigint) => clean.deposits.reduce((n, d) => n + f(d), 0n);
-  console.log(`reconciliation: ${clean.deposits.length} deposit lines; credited ${sum((d) => d.credited)}, swept ${sum((d) => d.swept)}, held ${sum((d) => d.held)}, on chain ${sum((d) => d.onChain)} (base units, all tokens)`);
+  console.log(
+    `reconciliation: ${clean.deposits.length} deposit lines; credited ${sum((d) => d.credited)}, swept ${sum((d) => d.swept)}, held ${sum((d) => d.held)}, on chain ${sum((d) => d.onChain)} (base units, all tokens)`,
+  );
   // Looked at once: lines that agreed and have not moved are not asked of the node again for a day.
   expect(clean.checked).toBe(clean.deposits.length);
   const again = await reconcile(network, store);
@@ -235,10 +258,15 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   expect((await reconcile(network, store, { now: () => Date.now() + 86_400_001 })).checked).toBe(clean.deposits.length);
 
   const admin = createWalletClient({ account: devAccount(2), chain: foundry, transport: http(chain.url) });
-  const setFee = async (bps: bigint) => reader().waitForTransactionReceipt({ hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'setFee', args: [bps] }), pollingInterval: 50 });
+  const setFee = async (bps: bigint) =>
+    reader().waitForTransactionReceipt({
+      hash: await admin.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'setFee', args: [bps] }),
+      pollingInterval: 50,
+    });
   await setFee(10n); // 0.1 %, which the Transfer event does not show
   try {
-    const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'fee-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+    const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'fee-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+      .address as Address;
     await send(address, '5');
   } finally {
     await setFee(0n);
@@ -248,12 +276,26 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   await watcher.tick();
   // The job tells the merchant once, however often it runs.
   const log = { info() {}, warn() {}, error() {} } as unknown as JobDeps['log'];
-  const [job] = reconcileJobs({ networks: [network], chain: store, payments: api.parts.payments, log, now: Date.now, reconcileIntervalMs: 50 } as unknown as JobDeps);
+  const [job] = reconcileJobs({
+    networks: [network],
+    chain: store,
+    payments: api.parts.payments,
+    log,
+    now: Date.now,
+    reconcileIntervalMs: 50,
+  } as unknown as JobDeps);
   job.start();
   await new Promise((resolve) => setTimeout(resolve, 400));
   await job.stop();
   // Another instance (or this one restarted) does not tell it again.
-  const [other] = reconcileJobs({ networks: [network], chain: store, payments: api.parts.payments, log, now: Date.now, reconcileIntervalMs: 50 } as unknown as JobDeps);
+  const [other] = reconcileJobs({
+    networks: [network],
+    chain: store,
+    payments: api.parts.payments,
+    log,
+    now: Date.now,
+    reconcileIntervalMs: 50,
+  } as unknown as JobDeps);
   other.start();
   await new Promise((resolve) => setTimeout(resolve, 300));
   await other.stop();
@@ -271,7 +313,8 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
 // instance, holding the lease now, swept the same chain at the same nonce.
 it('sends nothing once its lease went to another instance mid-tick; the deposit is swept later by the holder', { timeout: 60_000 }, async () => {
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lost-1', coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lost-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
   await send(address, '5');
   await watcher.tick();
   const network = devNetwork(chain.url, contracts, 1);

@@ -19,10 +19,18 @@ const keyFile = (name: string, content: string) => {
   writeFileSync(path, content, { mode: 0o600 });
   return path;
 };
-const network: Network = { chainId: 97, name: 'BNB Smart Chain Testnet', rpcUrls: ['https://rpc.example'], confirmations: 3, factory: `0x${'1'.repeat(40)}`, tokens: [], treasury: address };
+const network: Network = {
+  chainId: 97,
+  name: 'BNB Smart Chain Testnet',
+  rpcUrls: ['https://rpc.example'],
+  confirmations: 3,
+  factory: `0x${'1'.repeat(40)}`,
+  tokens: [],
+  treasury: address,
+};
 
 describe('the treasury key', () => {
-  it('is read from TREASURY_KEY_FILE (the environment holds the path only) and must be the network\'s treasury', () => {
+  it("is read from TREASURY_KEY_FILE (the environment holds the path only) and must be the network's treasury", () => {
     const config = configFromEnv({ TREASURY_KEY_FILE: keyFile('key', `${KEY}\n`) });
     expect(config.treasuryKeyFile).toBe(join(dir, 'key'));
     expect(treasuryAccount(network, config.treasuryKeyFile, undefined)?.address).toBe(address);
@@ -30,7 +38,7 @@ describe('the treasury key', () => {
     expect(treasuryAccount({ ...network, treasuryKeyFile: keyFile('own', KEY.slice(2)) }, keyFile('shared', OTHER), undefined)?.address).toBe(address);
   });
 
-  it('is refused, never shown, when it is another account\'s, not a key, or not there', () => {
+  it("is refused, never shown, when it is another account's, not a key, or not there", () => {
     const errors = [
       () => treasuryAccount(network, keyFile('other', OTHER), undefined),
       () => treasuryAccount(network, keyFile('junk', `${KEY.slice(0, 40)}`), undefined),
@@ -62,8 +70,17 @@ describe('the treasury key', () => {
   it('takes the treasury, its key file and a swap router from NETWORKS_FILE, naming a wrong one', () => {
     const path = join(dir, 'networks.json');
     const live = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['https://bsc.example'], confirmations: 15, factory: `0x${'1'.repeat(40)}`, tokens: [] };
-    writeFileSync(path, JSON.stringify({ live: { ...live, treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' } }));
-    expect(configFromEnv({ NETWORKS_FILE: path }).networks?.live).toMatchObject({ treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' });
+    writeFileSync(
+      path,
+      JSON.stringify({
+        live: { ...live, treasury: address, treasuryKeyFile: '/etc/service/treasury.key', swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E' },
+      }),
+    );
+    expect(configFromEnv({ NETWORKS_FILE: path }).networks?.live).toMatchObject({
+      treasury: address,
+      treasuryKeyFile: '/etc/service/treasury.key',
+      swapRouter: '0x10ED43C718714eb63d5aA57B78B54704E256024E',
+    });
     writeFileSync(path, JSON.stringify({ live: { ...live, treasury: '0x123' } }));
     expect(() => configFromEnv({ NETWORKS_FILE: path })).toThrow(/live\.treasury: expected a 0x address of 40 hex digits/);
   });

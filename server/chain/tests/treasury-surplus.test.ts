@@ -39,15 +39,40 @@ describe.each(KINDS)('a treasury surplus, on %s', { timeout: 120_000 }, (kind) =
   const metrics = async () => (await fetch(api.url + '/metrics', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
 
   it('is a warning in /readyz, a metric and an operator event (and a log line), never a hold', async () => {
-    api = await startService({ demo: true, adminToken: ADMIN_TOKEN, networks: { test: devNetwork(chain.url, contracts, 1) }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
+    api = await startService({
+      demo: true,
+      adminToken: ADMIN_TOKEN,
+      networks: { test: devNetwork(chain.url, contracts, 1) },
+      devChain: DEV_CHAIN_POWERS,
+      jobs: false,
+      ...(await databaseOptions(kind)),
+    });
     // The chain followed (the jobs are off here: one watcher tick), so readiness is about the treasury.
-    const watcher = new Watcher({ chainId: 31337, rpcUrls: [chain.url], confirmations: 1, tokens: Object.values(contracts.tokens), store: new ChainStore(api.db), credits: creditsOf(api), holder: 'surplus', startBlock: await reader().getBlockNumber(), leaseMs: 0 });
+    const watcher = new Watcher({
+      chainId: 31337,
+      rpcUrls: [chain.url],
+      confirmations: 1,
+      tokens: Object.values(contracts.tokens),
+      store: new ChainStore(api.db),
+      credits: creditsOf(api),
+      holder: 'surplus',
+      startBlock: await reader().getBlockNumber(),
+      leaseMs: 0,
+    });
     await watcher.tick();
     await api.parts.reconcileTreasuries();
     expect((await readyz()).body.message).toBe('Ready');
     // 5 USDT sent straight to the treasury: money no journal entry explains.
     const sender = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
-    await reader().waitForTransactionReceipt({ hash: await sender.writeContract({ address: contracts.tokens.USDT, abi: TestToken.abi, functionName: 'transfer', args: [devAccount(TREASURY_DEV_ACCOUNT).address, parseUnits('5', 18)] }), pollingInterval: 50 });
+    await reader().waitForTransactionReceipt({
+      hash: await sender.writeContract({
+        address: contracts.tokens.USDT,
+        abi: TestToken.abi,
+        functionName: 'transfer',
+        args: [devAccount(TREASURY_DEV_ACCOUNT).address, parseUnits('5', 18)],
+      }),
+      pollingInterval: 50,
+    });
     await watcher.tick();
     await api.parts.reconcileTreasuries();
     await api.parts.reconcileTreasuries(); // a second look tells nothing new

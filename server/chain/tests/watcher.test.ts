@@ -67,7 +67,12 @@ async function payment(reference: string, amount = 10): Promise<Address> {
 const status = async (reference: string) => (await call('GET', `/api/v1/transaction/verify/${reference}`)).data;
 
 async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT'): Promise<Hex> {
-  const hash = await wallet().writeContract({ address: contracts.tokens[symbol], abi: TestToken.abi, functionName: 'transfer', args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)] });
+  const hash = await wallet().writeContract({
+    address: contracts.tokens[symbol],
+    abi: TestToken.abi,
+    functionName: 'transfer',
+    args: [to, parseUnits(amount, symbol === 'USDC' ? 6 : 18)],
+  });
   await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
   return hash;
 }
@@ -176,7 +181,9 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await w.tick();
     clock -= 16 * 60_000;
     expect(await status('w-4')).toMatchObject({ amountPaid: 0 });
-    const states = (await store.transfers(chain.chainId)).filter((t) => t.recipient === to.toLowerCase() || t.recipient === late.toLowerCase()).map((t) => t.state);
+    const states = (await store.transfers(chain.chainId))
+      .filter((t) => t.recipient === to.toLowerCase() || t.recipient === late.toLowerCase())
+      .map((t) => t.state);
     expect(states.sort()).toEqual(['late', 'unexpected']);
     const told = (await events('DEPOSIT_UNMATCHED')).map((e) => `${e.reason}:${e.payment.reference}`);
     expect(told).toEqual(expect.arrayContaining(['unexpected:w-3', 'late:w-4']));
@@ -288,7 +295,9 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     const w = watcher({ confirmations: 1 });
     const to = await payment('w-late-again');
     await w.tick();
-    const signed = await wallet().signTransaction(await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10', 18)) }));
+    const signed = await wallet().signTransaction(
+      await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10', 18)) }),
+    );
     clock += 16 * 60_000; // past the 15-minute quote, on the chain's clock too
     await rpc('evm_increaseTime', [16 * 60]);
     try {
@@ -416,7 +425,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await proxy.close();
   });
 
-  it('where the network names a finality tag, counts money only once its block is at or below the chain\'s safe block', async () => {
+  it("where the network names a finality tag, counts money only once its block is at or below the chain's safe block", async () => {
     const address = await payment('fin-1');
     const w = watcher({ finality: 'safe' });
     await w.tick();
@@ -452,7 +461,12 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await send(next, '10');
     await wide.tick();
     await wide.tick();
-    expect(proxy.logQueries.at(-1)!.topics!.slice(1).filter((t) => t !== null)).toEqual([]);
+    expect(
+      proxy.logQueries
+        .at(-1)!
+        .topics!.slice(1)
+        .filter((t) => t !== null),
+    ).toEqual([]);
     expect(await status('w-unfiltered')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     await wide.stop();
     await proxy.close();
@@ -513,7 +527,10 @@ function encodeTransfer(to: Address, amount: bigint): Hex {
  * front of anvil.
  */
 async function startProxy(target: string) {
-  const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number; logQueries: Array<{ topics?: unknown[] }> } = { down: false, logQueries: [] };
+  const state: { down: boolean; staleHead?: bigint; maxLogRange?: bigint; delayMs?: number; logQueries: Array<{ topics?: unknown[] }> } = {
+    down: false,
+    logQueries: [],
+  };
   const proxy = await rpcProxy(target, async (body) => {
     if (state.down) return 'drop';
     if (state.delayMs) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
@@ -521,7 +538,11 @@ async function startProxy(target: string) {
     if (call.method === 'eth_getLogs') state.logQueries.push(call.params![0] as { topics?: unknown[] });
     const range = call.method === 'eth_getLogs' && call.params?.[0] ? BigInt(call.params[0].toBlock) - BigInt(call.params[0].fromBlock) + 1n : 0n;
     if (state.maxLogRange !== undefined && range > state.maxLogRange) {
-      return { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` } };
+      return {
+        jsonrpc: '2.0',
+        id: call.id,
+        error: { code: -32005, message: `query returned more than 10000 results; try a block range of at most ${state.maxLogRange}` },
+      };
     }
     if (state.staleHead !== undefined && call.method === 'eth_blockNumber') return { jsonrpc: '2.0', id: call.id, result: `0x${state.staleHead.toString(16)}` };
     return undefined;

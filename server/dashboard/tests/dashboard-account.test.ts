@@ -30,7 +30,17 @@ interface Made {
   keys: { test: { publicKey: string; secretKey: string }; live: { publicKey: string; secretKey: string } };
   signInUrl: string;
 }
-type Call = { method?: string; body?: unknown; form?: FormData; cookie?: string; csrf?: string; origin?: string | null; bearer?: string; headers?: Record<string, string>; on?: Service };
+type Call = {
+  method?: string;
+  body?: unknown;
+  form?: FormData;
+  cookie?: string;
+  csrf?: string;
+  origin?: string | null;
+  bearer?: string;
+  headers?: Record<string, string>;
+  on?: Service;
+};
 
 async function call(path: string, c: Call = {}) {
   const headers: Record<string, string> = { ...c.headers };
@@ -39,7 +49,11 @@ async function call(path: string, c: Call = {}) {
   if (c.csrf) headers['x-csrf-token'] = c.csrf;
   if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
   if (c.origin !== null) headers.origin = c.origin ?? PUBLIC_URL;
-  const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)) });
+  const response = await fetch((c.on ?? api).url + path, {
+    method: c.method ?? 'GET',
+    headers,
+    body: c.form ?? (c.body === undefined ? undefined : JSON.stringify(c.body)),
+  });
   const text = await response.text();
   let body: any;
   try {
@@ -74,10 +88,26 @@ const file = (name: string, bytes: Buffer, type: string) => {
 
 // A live network whose chain is never called (jobs are off): what the session and the payout addresses name.
 // (dev: not checked against a chain at start; nothing here sends on it.)
-const LIVE: Network = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1', tokens: [], dev: true };
+const LIVE: Network = {
+  chainId: 56,
+  name: 'BNB Smart Chain',
+  rpcUrls: ['http://127.0.0.1:9'],
+  confirmations: 3,
+  factory: '0x00000000000000000000000000000000000000f1',
+  tokens: [],
+  dev: true,
+};
 
 beforeAll(async () => {
-  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, signInsPerClient: 10_000, networks: { live: LIVE }, ...cheapPasswords });
+  api = await startService({
+    adminToken: ADMIN,
+    publicUrl: PUBLIC_URL,
+    now: () => clock,
+    jobs: false,
+    signInsPerClient: 10_000,
+    networks: { live: LIVE },
+    ...cheapPasswords,
+  });
 });
 afterAll(() => api?.close());
 
@@ -91,10 +121,17 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     const bad = await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_email: 'not an e-mail' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('business_email');
-    expect((await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: ' ' } })).body.errors[0].field).toBe('business_name');
+    expect((await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: ' ' } })).body.errors[0].field).toBe(
+      'business_name',
+    );
     // Without the CSRF token, nothing changes.
     expect((await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, body: { business_name: 'Hijacked' } })).status).toBe(403);
-    const changed = await call('/api/v1/account', { method: 'PATCH', cookie: s.cookie, csrf: s.csrf, body: { business_name: 'Harbour Tea Co', business_email: 'till@harbour.example', current_password: 'correct horse battery' } });
+    const changed = await call('/api/v1/account', {
+      method: 'PATCH',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { business_name: 'Harbour Tea Co', business_email: 'till@harbour.example', current_password: 'correct horse battery' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.data).toMatchObject({ businessName: 'Harbour Tea Co', businessEmail: 'till@harbour.example' });
     expect((await call('/dashboard/api/session', { cookie: s.cookie })).body.data.merchant.businessName).toBe('Harbour Tea Co');
@@ -135,11 +172,17 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     }
     // A live key renames the business, but never changes the sign-in e-mail.
     expect((await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_name: 'Guarded Shop Ltd' } })).status).toBe(200);
-    const byKey = await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_email: 'thief@evil.example', current_password: 'correct horse battery' } });
+    const byKey = await call('/api/v1/account', {
+      method: 'PATCH',
+      bearer: live,
+      body: { business_email: 'thief@evil.example', current_password: 'correct horse battery' },
+    });
     expect(byKey.status).toBe(403);
     expect(byKey.body.message).toMatch(/dashboard/);
     // The same e-mail again (the settings form sends it unchanged) needs no password.
-    expect((await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_name: 'Guarded Shop', business_email: m.email.toUpperCase() } })).status).toBe(200);
+    expect(
+      (await call('/api/v1/account', { method: 'PATCH', bearer: live, body: { business_name: 'Guarded Shop', business_email: m.email.toUpperCase() } })).status,
+    ).toBe(200);
     const read = await call('/api/v1/account', { bearer: live });
     expect(read.body.data).toEqual({ businessName: 'Guarded Shop', businessEmail: m.email, businessLogo: '' });
     const listed = await call('/operator/v1/merchants', { bearer: ADMIN });
@@ -189,7 +232,11 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
     // The checkout shows it: initialize answers the merchant's logo.
-    const paid = await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'logo-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' } });
+    const paid = await call('/api/v1/transaction/initialize', {
+      method: 'POST',
+      bearer: m.keys.test.secretKey,
+      body: { reference: 'logo-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' },
+    });
     expect(JSON.stringify(paid.body)).toContain(url.pathname);
   });
 
@@ -206,17 +253,29 @@ describe('settings: the business and its logo', { timeout: 60_000 }, () => {
       expect(refused.status, type).toBe(400);
       expect(refused.body.errors[0].field).toBe('logo');
     }
-    expect((await call('/api/v1/account/logo', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, form: file('cover_photo', PNG, 'image/png') })).body.errors[0].field).toBe('logo');
+    expect(
+      (await call('/api/v1/account/logo', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, form: file('cover_photo', PNG, 'image/png') })).body.errors[0].field,
+    ).toBe('logo');
     expect((await call('/api/v1/account', { cookie: s.cookie })).body.data.businessLogo).toBe('');
-    const stored = await api.db.query("SELECT count(*)::int AS n FROM files WHERE merchant_id = $1", [m.id]);
+    const stored = await api.db.query('SELECT count(*)::int AS n FROM files WHERE merchant_id = $1', [m.id]);
     expect(stored[0].n).toBe(0);
     // Another origin's page cannot upload one with the owner's cookie either.
-    expect((await call('/api/v1/account/logo', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, origin: 'https://evil.example', form: file('logo', PNG, 'image/png') })).status).toBe(403);
+    expect(
+      (
+        await call('/api/v1/account/logo', {
+          method: 'PUT',
+          cookie: s.cookie,
+          csrf: s.csrf,
+          origin: 'https://evil.example',
+          form: file('logo', PNG, 'image/png'),
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
-describe('payout addresses and the session\'s networks', { timeout: 60_000 }, () => {
-  it('the session names each mode\'s networks: none for test here, BNB Smart Chain for live', async () => {
+describe("payout addresses and the session's networks", { timeout: 60_000 }, () => {
+  it("the session names each mode's networks: none for test here, BNB Smart Chain for live", async () => {
     const m = await merchant('Network Shop');
     const s = await setPassword(m);
     expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }] });
@@ -227,11 +286,21 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
     const two = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, jobs: false, networks: { live: [LIVE, ETHEREUM] }, ...cheapPasswords });
     try {
       const s = await setPassword(await merchant('Two Chains Shop', two), two);
-      expect(s.session.networks).toEqual({ test: [], live: [{ chainId: 56, name: 'BNB Smart Chain' }, { chainId: 1, name: 'Ethereum' }] });
+      expect(s.session.networks).toEqual({
+        test: [],
+        live: [
+          { chainId: 56, name: 'BNB Smart Chain' },
+          { chainId: 1, name: 'Ethereum' },
+        ],
+      });
       const live = { cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, on: two };
       const address = '0x52908400098527886E0F7030069857D2E4169EE7';
       // In live mode a chain's first address waits the operator's delay too, listed among the changes waiting.
-      expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 1, address } })).body.data).toMatchObject({ chain_id: 1, address, pending: true });
+      expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 1, address } })).body.data).toMatchObject({
+        chain_id: 1,
+        address,
+        pending: true,
+      });
       expect((await call('/api/v1/destination_changes', live)).body.data).toEqual([expect.objectContaining({ chain_id: 1, address })]);
     } finally {
       await two.close();
@@ -248,7 +317,11 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].field).toBe('address');
     expect(refused.body.errors[0].message).toContain(good);
-    expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 56, address: good } })).body.data).toMatchObject({ chain_id: 56, address: good, pending: true });
+    expect((await call('/api/v1/payout_address', { method: 'PUT', ...live, body: { chain_id: 56, address: good } })).body.data).toMatchObject({
+      chain_id: 56,
+      address: good,
+      pending: true,
+    });
     expect((await call('/api/v1/destination_changes', live)).body.data).toEqual([expect.objectContaining({ chain_id: 56, address: good })]);
     // Test mode has no network on this service: refused, naming the chain.
     const test = await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, body: { chain_id: 56, address: good } });
@@ -258,7 +331,7 @@ describe('payout addresses and the session\'s networks', { timeout: 60_000 }, ()
   });
 });
 
-describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, () => {
+describe("what blocks money: the Home screen's warnings", { timeout: 60_000 }, () => {
   const codes = async (cookie: string, mode = 'test', on = api) => {
     const answer = await call('/api/v1/account/warnings', { cookie, headers: { 'x-mode': mode }, on });
     expect(answer.status).toBe(200);
@@ -273,18 +346,35 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
     expect(live.body.data[0].message).toBe('No webhook URL for live payments: events wait until you set one.');
     expect(live.body.data[1].message).toContain('BNB Smart Chain (chain 56)');
     // The names and numbers of each sentence, for the dashboard to say it in French or Arabic.
-    expect(live.body.data.map((w: { params: unknown }) => w.params)).toEqual([{ mode: 'live' }, { mode: 'live', network: 'BNB Smart Chain', chainId: 56 }, { mode: 'live', checks: expect.any(Number) }]);
+    expect(live.body.data.map((w: { params: unknown }) => w.params)).toEqual([
+      { mode: 'live' },
+      { mode: 'live', network: 'BNB Smart Chain', chainId: 56 },
+      { mode: 'live', checks: expect.any(Number) },
+    ]);
     expect(live.body.data[2].params.checks).toBeGreaterThan(0);
     // Test mode has no network here: no payout address is wanted.
     expect(await codes(s.cookie, 'test')).toEqual(['no_webhook_url', 'not_ready']);
-    await call('/api/v1/payout_address', { method: 'PUT', cookie: s.cookie, csrf: s.csrf, headers: { 'x-mode': 'live' }, body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' } });
+    await call('/api/v1/payout_address', {
+      method: 'PUT',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      headers: { 'x-mode': 'live' },
+      body: { chain_id: 56, address: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    });
     // In live mode the chain's first address waits the operator's delay: payments there are refused until then, so the warning stays.
     expect(await codes(s.cookie, 'live')).toEqual(['no_webhook_url', 'no_payout_address', 'not_ready']);
     expect((await call('/api/v1/account/warnings')).status).toBe(401);
   });
 
   it('a webhook endpoint answering 500 is a warning until a delivery succeeds again', async () => {
-    const worked = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, loopbackWebhooks: true, webhookRetryMs: 60_000, signInsPerClient: 10_000, ...cheapPasswords });
+    const worked = await startService({
+      adminToken: ADMIN,
+      publicUrl: PUBLIC_URL,
+      loopbackWebhooks: true,
+      webhookRetryMs: 60_000,
+      signInsPerClient: 10_000,
+      ...cheapPasswords,
+    });
     try {
       const m = await merchant('Failing Hook Shop', worked);
       const s = await setPassword(m, worked);
@@ -294,10 +384,16 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
       try {
         expect((await call('/api/v1/webhook', { method: 'PUT', ...as, body: { url: receiver.url } })).status).toBe(200);
         expect(await codes(s.cookie, 'test', worked)).toEqual([]);
-        await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'hook-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' }, on: worked });
+        await call('/api/v1/transaction/initialize', {
+          method: 'POST',
+          bearer: m.keys.test.secretKey,
+          body: { reference: 'hook-1', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' },
+          on: worked,
+        });
         await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference: 'hook-1', kind: 'exact' }, on: worked });
         const until = async (want: string[]) => {
-          for (let i = 0; i < 200 && JSON.stringify(await codes(s.cookie, 'test', worked)) !== JSON.stringify(want); i++) await new Promise((r) => setTimeout(r, 50));
+          for (let i = 0; i < 200 && JSON.stringify(await codes(s.cookie, 'test', worked)) !== JSON.stringify(want); i++)
+            await new Promise((r) => setTimeout(r, 50));
           expect(await codes(s.cookie, 'test', worked)).toEqual(want);
         };
         await until(['webhook_failing']);
@@ -319,18 +415,30 @@ describe('what blocks money: the Home screen\'s warnings', { timeout: 60_000 }, 
   });
 });
 
-describe('the events screen\'s feed', { timeout: 60_000 }, () => {
+describe("the events screen's feed", { timeout: 60_000 }, () => {
   it('after=recent answers the limit newest events, oldest first, with next as the cursor to follow', async () => {
     const m = await merchant('Recent Shop');
     const s = await setPassword(m);
-    expect((await call('/api/v1/events?after=recent&limit=2', { cookie: s.cookie })).body).toMatchObject({ data: [], next: expect.any(String), has_more: false });
+    expect((await call('/api/v1/events?after=recent&limit=2', { cookie: s.cookie })).body).toMatchObject({
+      data: [],
+      next: expect.any(String),
+      has_more: false,
+    });
     for (const reference of ['ev-1', 'ev-2', 'ev-3']) {
-      await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' } });
+      await call('/api/v1/transaction/initialize', {
+        method: 'POST',
+        bearer: m.keys.test.secretKey,
+        body: { reference, coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' },
+      });
       await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference, kind: 'exact' } });
     }
     // Another merchant's events between them change nothing.
     const other = await merchant('Other Recent Shop');
-    await call('/api/v1/transaction/initialize', { method: 'POST', bearer: other.keys.test.secretKey, body: { reference: 'ev-x', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' } });
+    await call('/api/v1/transaction/initialize', {
+      method: 'POST',
+      bearer: other.keys.test.secretKey,
+      body: { reference: 'ev-x', coin: 'USDT', currency: 'USD', amount: 5, customer_email: 'ada@example.com' },
+    });
     await call('/api/v1/sandbox/deposit', { method: 'POST', bearer: other.keys.test.secretKey, body: { reference: 'ev-x', kind: 'exact' } });
     const recent = await call('/api/v1/events?after=recent&limit=2', { cookie: s.cookie });
     expect(recent.status).toBe(200);
@@ -368,7 +476,11 @@ describe('payment links from the dashboard', { timeout: 60_000 }, () => {
     expect(charge.status, JSON.stringify(charge.body)).toBe(201);
     clock += 1000;
     const product = await call('/api/v1/products', { method: 'POST', ...as, body: { name: 'Sencha', prices: [{ currency: 'USD', amount: '7.25' }] } });
-    const cart = await call('/api/v1/payment_links/standard', { method: 'POST', ...as, body: { title: 'Sencha box', cart: [{ price_id: product.body.data.prices[0].id, quantity: 2 }] } });
+    const cart = await call('/api/v1/payment_links/standard', {
+      method: 'POST',
+      ...as,
+      body: { title: 'Sencha box', cart: [{ price_id: product.body.data.prices[0].id, quantity: 2 }] },
+    });
     expect(cart.status, JSON.stringify(cart.body)).toBe(201);
     clock += 1000;
     const form = file('cover_photo', PNG, 'image/png');
@@ -400,16 +512,21 @@ describe('payment links from the dashboard', { timeout: 60_000 }, () => {
     // Another merchant's session can neither see, toggle nor draw this merchant's links.
     const other = await setPassword(await merchant('Other Links Shop'));
     expect((await call('/api/v1/payment_links', { cookie: other.cookie })).body.data).toEqual([]);
-    expect((await call(`/api/v1/payment_links/${tasting.id}/status`, { method: 'PUT', cookie: other.cookie, csrf: other.csrf, body: { is_active: false } })).status).toBe(404);
+    expect(
+      (await call(`/api/v1/payment_links/${tasting.id}/status`, { method: 'PUT', cookie: other.cookie, csrf: other.csrf, body: { is_active: false } })).status,
+    ).toBe(404);
     expect((await call(`/api/v1/payment_links/${tasting.id}/qr`, { cookie: other.cookie })).status).toBe(404);
     // Without the CSRF token: refused, and nothing made.
-    expect((await call('/api/v1/payment_links/standard', { method: 'POST', cookie: s.cookie, body: { title: 'Forged', charge: { amount: 1, currency: 'USD' } } })).status).toBe(403);
+    expect(
+      (await call('/api/v1/payment_links/standard', { method: 'POST', cookie: s.cookie, body: { title: 'Forged', charge: { amount: 1, currency: 'USD' } } }))
+        .status,
+    ).toBe(403);
     expect((await call('/api/v1/payment_links?page_size=100', { cookie: s.cookie })).body.data).toHaveLength(3);
   });
 });
 
 describe('rolling a secret key with the old one kept for a while', { timeout: 60_000 }, () => {
-  it('the old key works until the delay runs out on the service\'s clock, and is refused from then; the new one works throughout', async () => {
+  it("the old key works until the delay runs out on the service's clock, and is refused from then; the new one works throughout", async () => {
     const m = await merchant('Delay Shop');
     const s = await setPassword(m);
     const old = m.keys.test.secretKey;
@@ -458,13 +575,21 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
   beforeAll(async () => {
     // Behind one proxy: the client is the address in X-Forwarded-For.
     // The e-mail-wide ceiling is 100 in service; 12 here, so that the test makes 12 scrypt checks, not 100.
-    proxied = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => proxiedClock, jobs: false, trustProxies: 1, accountLockoutFailures: 12, ...cheapPasswords });
+    proxied = await startService({
+      adminToken: ADMIN,
+      publicUrl: PUBLIC_URL,
+      now: () => proxiedClock,
+      jobs: false,
+      trustProxies: 1,
+      accountLockoutFailures: 12,
+      ...cheapPasswords,
+    });
   });
   afterAll(() => proxied?.close());
   const signIn = (from: string, email: string, password: string) =>
     call('/dashboard/api/session', { method: 'POST', body: { email, password }, headers: { 'x-forwarded-for': from }, on: proxied });
 
-  it('a stranger failing twenty times on the owner\'s e-mail locks only their own address; the owner signs in from theirs', async () => {
+  it("a stranger failing twenty times on the owner's e-mail locks only their own address; the owner signs in from theirs", async () => {
     const m = await merchant('Owner Shop', proxied);
     await setPassword(m, proxied);
     const statuses: number[] = [];
@@ -485,7 +610,7 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
     expect((await signIn('203.0.113.7', m.email, 'correct horse battery')).status).toBe(200);
   });
 
-  it('many addresses guessing together slow every guessing address down, and never refuse the owner\'s right password from an address with no failures', async () => {
+  it("many addresses guessing together slow every guessing address down, and never refuse the owner's right password from an address with no failures", async () => {
     const m = await merchant('Swarm Shop', proxied);
     await setPassword(m, proxied);
     // Four addresses, three guesses each (each address's free ones): twelve wrong passwords in an hour.
@@ -509,7 +634,16 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
       const m = await merchant('Busy Shop', busy);
       await setPassword(m, busy);
       hashing.peak = 0;
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('/dashboard/api/session', { method: 'POST', body: { email: m.email, password: `busy ${i}` }, headers: { 'x-forwarded-for': `192.0.3.${i + 1}` }, on: busy })));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          call('/dashboard/api/session', {
+            method: 'POST',
+            body: { email: m.email, password: `busy ${i}` },
+            headers: { 'x-forwarded-for': `192.0.3.${i + 1}` },
+            on: busy,
+          }),
+        ),
+      );
       expect(answers.map((a) => a.status)).toEqual(Array(8).fill(401));
       expect(hashing.peak).toBe(MAX_CONCURRENT_HASHES);
       expect(MAX_CONCURRENT_HASHES).toBe(2);
@@ -526,7 +660,7 @@ describe('the e-mail lockout cannot be turned against the owner', { timeout: 180
   });
 });
 
-describe('the password hash\'s cost (passwordHashCost)', () => {
+describe("the password hash's cost (passwordHashCost)", () => {
   it('is 2^15 by default, never lower from the environment, and a stored hash is checked at its own cost', async () => {
     // Production's hash, as `npm start` makes it: N = 2^15, r = 8, p = 3.
     const cost = settings({}).passwordHashCost;

@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 describe('the dashboard as served', () => {
-  it('keeps its gzip budgets: the first load, and each screen\'s chunk; and leaves the widget\'s bundle alone', () => {
+  it("keeps its gzip budgets: the first load, and each screen's chunk; and leaves the widget's bundle alone", () => {
     // The entry fetches the frame (its one import()); the frame's import()s are the screens.
     const entry = closure(['dashboard.js', ...dynamicImports('dashboard.js')]);
     const size = sizeOf(entry) + gzipped('dist/dashboard/dashboard.css');
@@ -67,20 +67,32 @@ describe('the dashboard as served', () => {
     console.log(`dashboard screens (budget ${SCREEN_BUDGET} each): ${sizes.map(([n, b]) => `${n} ${b}`).join(', ')}`);
     for (const [name, bytes] of sizes) expect(bytes, name).toBeLessThanOrEqual(SCREEN_BUDGET);
     // Nothing but the page names the entry: a chunk importing ./dashboard.js would load a second copy of it.
-    for (const name of readdirSync(fromRoot('dist/dashboard')).filter((n) => n.endsWith('.js'))) expect(built(name), name).not.toMatch(/["'`]\.\/dashboard\.js["'`]/);
+    for (const name of readdirSync(fromRoot('dist/dashboard')).filter((n) => n.endsWith('.js')))
+      expect(built(name), name).not.toMatch(/["'`]\.\/dashboard\.js["'`]/);
     // The widget's bundle carries nothing of the dashboard.
     expect(readFileSync(fromRoot('dist/checkout.js'), 'utf8')).not.toMatch(/dashboard_session|\/dashboard\/api|x-csrf-token/);
   });
 
   it('never holds a key: the bundle sends no Authorization header and no key, only the session cookie', () => {
-    const script = readdirSync(fromRoot('dist/dashboard')).filter((n) => n.endsWith('.js')).map(built).join('\n');
+    const script = readdirSync(fromRoot('dist/dashboard'))
+      .filter((n) => n.endsWith('.js'))
+      .map(built)
+      .join('\n');
     expect(script).toContain('x-csrf-token');
     expect(script).toContain('same-origin');
     expect(script).not.toMatch(/authorization|x-api-key|sk_(test|live)_/i);
   });
 
   it('serves every screen as one page under a strict CSP: no inline script, no other origin', async () => {
-    for (const path of ['/dashboard', '/dashboard/', '/dashboard/swaps', '/dashboard/payments', '/dashboard/payments/ord-1', '/dashboard/welcome', '/dashboard/developers']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/swaps',
+      '/dashboard/payments',
+      '/dashboard/payments/ord-1',
+      '/dashboard/welcome',
+      '/dashboard/developers',
+    ]) {
       const page = await fetch(api.url + path);
       expect(page.status, path).toBe(200);
       const policy = page.headers.get('content-security-policy') ?? '';

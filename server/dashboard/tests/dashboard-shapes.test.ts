@@ -9,7 +9,11 @@ import { fromRoot } from '../../paths.ts';
 
 const sources = (dir: string): string[] =>
   readdirSync(fromRoot(dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && e.name !== 'vite.config.ts' ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sources(join(dir, e.name))
+      : /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && e.name !== 'vite.config.ts'
+        ? [join(dir, e.name)]
+        : [],
   );
 
 /** The answer schemas a file declares: `const X = z.object(`, exported or not. */
@@ -24,7 +28,10 @@ describe("the dashboard's answer schemas are held to the contract's", () => {
   const alias = new Map([...check.matchAll(/import type \* as (\w+) from '\.\/([^']+)'/g)].map((m) => [join('dashboard', m[2]), m[1]]));
 
   it('finds schemas and held lines in text (the check can fail)', () => {
-    expect(schemasIn("const Feed = z.object({ a: int });\nexport const Qr = z.object({});\nconst n = 1;")).toEqual([{ name: 'Feed', exported: false }, { name: 'Qr', exported: true }]);
+    expect(schemasIn('const Feed = z.object({ a: int });\nexport const Qr = z.object({});\nconst n = 1;')).toEqual([
+      { name: 'Feed', exported: false },
+      { name: 'Qr', exported: true },
+    ]);
     expect([...heldIn('  qr: Covers<typeof links.Qr, X>;')]).toEqual(['links.Qr']);
     expect(alias.size).toBeGreaterThan(5);
   });
@@ -35,7 +42,11 @@ describe("the dashboard's answer schemas are held to the contract's", () => {
       .filter((file) => file !== join('dashboard', 'contract-shapes.ts'))
       .flatMap((file) =>
         schemasIn(readFileSync(fromRoot(file), 'utf8')).flatMap(({ name, exported }) =>
-          !exported ? [`${file}: ${name} is not exported`] : !held.has(`${alias.get(file)}.${name}`) ? [`${file}: ${name} is not held to a contract shape`] : [],
+          !exported
+            ? [`${file}: ${name} is not exported`]
+            : !held.has(`${alias.get(file)}.${name}`)
+              ? [`${file}: ${name} is not held to a contract shape`]
+              : [],
         ),
       );
     expect(held.size).toBeGreaterThanOrEqual(15);

@@ -72,14 +72,26 @@ async function signIn(email: string, password: string) {
 }
 
 async function pay(m: Made, reference: string, extra: Record<string, unknown> = {}) {
-  const made = await call('/api/v1/transaction/initialize', { method: 'POST', bearer: m.keys.test.secretKey, body: { reference, coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com', ...extra } });
+  const made = await call('/api/v1/transaction/initialize', {
+    method: 'POST',
+    bearer: m.keys.test.secretKey,
+    body: { reference, coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com', ...extra },
+  });
   expect(made.status, JSON.stringify(made.body)).toBe(201);
   return made.body.data;
 }
 
 beforeAll(async () => {
   const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-  api = await startService({ adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, logger: createLogger('info', sink), signInsPerClient: 10_000, ...cheapPasswords });
+  api = await startService({
+    adminToken: ADMIN,
+    publicUrl: PUBLIC_URL,
+    now: () => clock,
+    jobs: false,
+    logger: createLogger('info', sink),
+    signInsPerClient: 10_000,
+    ...cheapPasswords,
+  });
 });
 afterAll(() => api?.close());
 
@@ -116,7 +128,7 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     expect(signedIn.status).toBe(200);
   });
 
-  it('a link expires after 24 hours, and the operator\'s new link (a reset) replaces the old one and ends every session', async () => {
+  it("a link expires after 24 hours, and the operator's new link (a reset) replaces the old one and ends every session", async () => {
     const m = await merchant('Reset Shop');
     const old = await setPassword(m);
     const reissued = await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: ADMIN, body: {} });
@@ -124,9 +136,13 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     const fresh = { ...m, signInUrl: reissued.body.data.signInUrl as string };
     const third = await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: ADMIN, body: {} });
     // The second link was replaced by the third.
-    expect((await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(fresh.signInUrl), password: 'a brand new password' } })).status).toBe(400);
+    expect(
+      (await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(fresh.signInUrl), password: 'a brand new password' } })).status,
+    ).toBe(400);
     clock += 24 * 3_600_000 + 1;
-    expect((await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(third.body.data.signInUrl), password: 'a brand new password' } })).status).toBe(400);
+    expect(
+      (await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(third.body.data.signInUrl), password: 'a brand new password' } })).status,
+    ).toBe(400);
     const fourth = await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: ADMIN, body: {} });
     await setPassword({ ...m, signInUrl: fourth.body.data.signInUrl }, 'a brand new password');
     expect(await call('/dashboard/api/session', { cookie: old.cookie })).toMatchObject(NOBODY);
@@ -135,10 +151,12 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     expect((await call(`/operator/v1/merchants/${m.id}/sign-in-link`, { method: 'POST', bearer: m.keys.live.secretKey, body: {} })).status).toBe(401);
   });
 
-  it('the operator\'s commands: merchant create prints signInUrl, merchant sign-in-link a new one, both on PUBLIC_URL', async () => {
+  it("the operator's commands: merchant create prints signInUrl, merchant sign-in-link a new one, both on PUBLIC_URL", async () => {
     const config = { ...configFromEnv({}), serviceUrl: api.url, adminToken: ADMIN };
     const lines: string[] = [];
-    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Command Shop', '--email', 'till@command.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'create', '--name', 'Command Shop', '--email', 'till@command.example', '--json'], config, (l) => lines.push(l)),
+    ).toBe(0);
     const created = JSON.parse(lines.at(-1)!);
     expect(created.signInUrl).toMatch(new RegExp(`^${PUBLIC_URL}/dashboard/welcome#token=[A-Za-z0-9_-]{43}$`));
     lines.length = 0;
@@ -149,7 +167,9 @@ describe('signing in to the dashboard', { timeout: 120_000 }, () => {
     expect(await runOperatorCommand(['merchant', 'sign-in-link', '--id', 'nope'], config, (l) => lines.push(l))).toBe(2);
     expect(lines[0]).toMatch(/^--id: expected a merchant id/);
     // The first link no longer works; the command's does.
-    expect((await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(created.signInUrl), password: 'correct horse battery' } })).status).toBe(400);
+    expect(
+      (await call('/dashboard/api/password', { method: 'POST', body: { token: tokenOf(created.signInUrl), password: 'correct horse battery' } })).status,
+    ).toBe(400);
   });
 
   it('a session expires after 12 hours', async () => {
@@ -178,7 +198,7 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     expect((await call('/api/v1/payments', { headers: { 'x-api-key': (await merchant('Public Shop')).keys.test.publicKey } })).status).toBe(401);
   });
 
-  it('another merchant\'s session sees none of this merchant\'s payments, and cannot act on them', async () => {
+  it("another merchant's session sees none of this merchant's payments, and cannot act on them", async () => {
     const a = await merchant('Shop A');
     const b = await merchant('Shop B');
     await pay(a, 'only-a-1');
@@ -193,16 +213,21 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     expect((await call('/api/v1/payments/only-a-1', { bearer: a.keys.test.secretKey })).status).toBe(200);
   });
 
-  it('a CSRF attempt: a write without the session\'s token, or from another origin, is refused; the key is not rolled', async () => {
+  it("a CSRF attempt: a write without the session's token, or from another origin, is refused; the key is not rolled", async () => {
     const m = await merchant('Csrf Shop');
     const s = await setPassword(m);
     expect((await call('/api/v1/keys/roll', { method: 'POST', cookie: s.cookie })).status).toBe(403);
     expect((await call('/api/v1/keys/roll', { method: 'POST', cookie: s.cookie, csrf: 'x'.repeat(43) })).status).toBe(403);
     expect((await call('/api/v1/keys/roll', { method: 'POST', cookie: s.cookie, csrf: s.csrf, origin: 'https://evil.example' })).status).toBe(403);
-    expect((await call('/api/v1/webhook', { method: 'PUT', cookie: s.cookie, origin: 'https://evil.example', body: { url: 'https://evil.example/hook' } })).status).toBe(403);
+    expect(
+      (await call('/api/v1/webhook', { method: 'PUT', cookie: s.cookie, origin: 'https://evil.example', body: { url: 'https://evil.example/hook' } })).status,
+    ).toBe(403);
     expect((await call('/dashboard/api/sessions', { method: 'DELETE', cookie: s.cookie })).status).toBe(403);
     // Signing in from another site's page (login CSRF) is refused too.
-    expect((await call('/dashboard/api/session', { method: 'POST', origin: 'https://evil.example', body: { email: m.email, password: 'correct horse battery' } })).status).toBe(403);
+    expect(
+      (await call('/dashboard/api/session', { method: 'POST', origin: 'https://evil.example', body: { email: m.email, password: 'correct horse battery' } }))
+        .status,
+    ).toBe(403);
     // None of it happened: the secret key still works, the session too.
     expect((await call('/api/v1/payments', { bearer: m.keys.test.secretKey })).status).toBe(200);
     expect((await call('/dashboard/api/session', { cookie: s.cookie })).status).toBe(200);
@@ -258,13 +283,21 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 7; i++) {
-        const answer = await fetch(`${limited.url}/dashboard/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: PUBLIC_URL }, body: JSON.stringify({ email: `guess${i}@example.com`, password: 'password123' }) });
+        const answer = await fetch(`${limited.url}/dashboard/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: PUBLIC_URL },
+          body: JSON.stringify({ email: `guess${i}@example.com`, password: 'password123' }),
+        });
         statuses.push(answer.status);
         if (answer.status === 429) expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
       }
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
       // Setting a password through a link counts as well.
-      const link = await fetch(`${limited.url}/dashboard/api/password`, { method: 'POST', headers: { 'content-type': 'application/json', origin: PUBLIC_URL }, body: JSON.stringify({ token: 'x'.repeat(43), password: 'a long enough one' }) });
+      const link = await fetch(`${limited.url}/dashboard/api/password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: PUBLIC_URL },
+        body: JSON.stringify({ token: 'x'.repeat(43), password: 'a long enough one' }),
+      });
       expect(link.status).toBe(429);
     } finally {
       await limited.close();
@@ -274,7 +307,8 @@ describe('refused: every attack the issue names', { timeout: 120_000 }, () => {
   it('passwords, tokens, cookies and e-mails never reach a log line', async () => {
     const text = logged.join('');
     expect(text).toContain('dashboard sign-in');
-    for (const secret of ['correct horse battery', 'a brand new password', 'dashboard_session=', 'token=', '#token', 'x-csrf-token']) expect(text).not.toContain(secret);
+    for (const secret of ['correct horse battery', 'a brand new password', 'dashboard_session=', 'token=', '#token', 'x-csrf-token'])
+      expect(text).not.toContain(secret);
     expect(text).not.toMatch(/owner\d+@/);
   });
 });
@@ -329,18 +363,26 @@ describe('the API the dashboard stands on (secret key or session)', { timeout: 1
       for (const p of listed) expect(p.status).toBe(status);
     }
     const all = (await call('/api/v1/payments?limit=100', { cookie: s.cookie })).body.data;
-    const counted = await Promise.all(STATUSES.map(async (status) => (await call(`/api/v1/payments?status=${status}&limit=100`, { cookie: s.cookie })).body.data.length));
+    const counted = await Promise.all(
+      STATUSES.map(async (status) => (await call(`/api/v1/payments?status=${status}&limit=100`, { cookie: s.cookie })).body.data.length),
+    );
     expect(counted.reduce((a, b) => a + b, 0)).toBe(all.length);
     expect(statusOf({ paid: 0n, due: 1n, expiresMs: 0, settledMs: null }, 1)).toBe('expired');
 
-    for (const [query, field] of [['limit=0', 'limit'], ['status=paid', 'status'], ['coin=BTC', 'coin'], ['cursor=abc', 'cursor'], ['from=yesterday', 'from']]) {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['status=paid', 'status'],
+      ['coin=BTC', 'coin'],
+      ['cursor=abc', 'cursor'],
+      ['from=yesterday', 'from'],
+    ]) {
       const refused = await call(`/api/v1/payments?${query}`, { cookie: s.cookie });
       expect(refused.status, query).toBe(400);
       expect(refused.body.errors[0].field, query).toBe(field);
     }
   });
 
-  it('exports the list as CSV with its filters: exact amounts, fields quoted, formulas defused, only the merchant\'s own', async () => {
+  it("exports the list as CSV with its filters: exact amounts, fields quoted, formulas defused, only the merchant's own", async () => {
     const m = await merchant('Csv Shop');
     await pay(m, 'csv-1', { customer_name: '=HYPERLINK("http://evil.example","click")', customer_email: 'eve@example.com' });
     clock += 1000;
@@ -354,20 +396,29 @@ describe('the API the dashboard stands on (secret key or session)', { timeout: 1
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="payments-test.csv"');
     const lines = (await response.text()).split('\r\n');
-    expect(lines[0]).toBe('reference,status,created_at,coin,chain_id,amount_due,amount_paid,fiat_amount,currency,customer_name,customer_email,deposit_address,last_tx_hash,expires_at');
+    expect(lines[0]).toBe(
+      'reference,status,created_at,coin,chain_id,amount_due,amount_paid,fiat_amount,currency,customer_name,customer_email,deposit_address,last_tx_hash,expires_at',
+    );
     expect(lines.slice(1, -1).map((l) => l.split(',')[0])).toEqual(['csv-2', 'csv-1']);
     expect(lines.at(-1)).toBe('');
     expect(lines[1]).toMatch(/^csv-2,confirmed,[^,]+,USDC,\d+,12\.5,12\.5,12\.50,USD,"Lovelace, Ada",ada@example\.com,0x/);
     expect(lines[2]).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")",eve@example.com`);
-    const filtered = await fetch(api.url + '/api/v1/payments/export.csv?coin=USDT&limit=1&cursor=1.1', { headers: { authorization: `Bearer ${m.keys.test.secretKey}` } });
-    expect((await filtered.text()).split('\r\n').slice(1, -1).map((l) => l.split(',')[0])).toEqual(['csv-1']);
+    const filtered = await fetch(api.url + '/api/v1/payments/export.csv?coin=USDT&limit=1&cursor=1.1', {
+      headers: { authorization: `Bearer ${m.keys.test.secretKey}` },
+    });
+    expect(
+      (await filtered.text())
+        .split('\r\n')
+        .slice(1, -1)
+        .map((l) => l.split(',')[0]),
+    ).toEqual(['csv-1']);
     const refused = await call('/api/v1/payments/export.csv?status=paid', { cookie: s.cookie });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].field).toBe('status');
     expect((await call('/api/v1/payments/export.csv')).status).toBe(401);
   });
 
-  it('a payment\'s page: its timeline from creation through the transfer, confirmation and the event told', async () => {
+  it("a payment's page: its timeline from creation through the transfer, confirmation and the event told", async () => {
     const m = await merchant('Timeline Shop');
     await pay(m, 'tl-1');
     clock += 5000;
@@ -391,7 +442,7 @@ describe('the API the dashboard stands on (secret key or session)', { timeout: 1
     expect((await call('/api/v1/payments/%20bad', { cookie: s.cookie })).body.errors[0].field).toBe('reference');
   });
 
-  it('rolls the mode\'s secret key: the new one works, the old one is refused at once, the other mode\'s key and the public keys stay', async () => {
+  it("rolls the mode's secret key: the new one works, the old one is refused at once, the other mode's key and the public keys stay", async () => {
     const m = await merchant('Roll Shop');
     const rolled = await call('/api/v1/keys/roll', { method: 'POST', bearer: m.keys.test.secretKey });
     expect(rolled.status).toBe(201);

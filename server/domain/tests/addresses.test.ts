@@ -30,7 +30,11 @@ const V6: Array<[string, string[], string[]]> = [
   ['64:ff9b::/96 NAT64', ['64:ff9b::', '64:ff9b::a00:1', '64:ff9b::8.8.8.8', '64:ff9b::ffff:ffff'], []],
   ['64:ff9b:1::/48 NAT64 local use', ['64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'], []],
   ['100::/64 discard-only', ['100::', '100::ffff:ffff:ffff:ffff'], []],
-  ['2001::/23 IETF protocol assignments, Teredo', ['2001::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff'], ['2001:200::1', '2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+  [
+    '2001::/23 IETF protocol assignments, Teredo',
+    ['2001::', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['2001:200::1', '2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+  ],
   ['2001:db8::/32 documentation', ['2001:db8::', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff'], ['2001:db7:ffff::1', '2001:db9::']],
   ['2002::/16 6to4', ['2002::', '2002:7f00:1::1', '2002:a00:1::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'], ['2003::']],
   ['3fff::/20 documentation', ['3fff::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff'], ['3ffe:ffff::1', '3fff:1000::']],
@@ -54,7 +58,21 @@ describe('the special-purpose address rule', () => {
   });
 
   it('refuses IPv6 outside global unicast (2000::/3), the neighbours of the blocks there among it', () => {
-    for (const address of ['0:0:0:0:0:1::', '::1:0:0:0', '64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff', '64:ff9b::1:0:0', '64:ff9b:2::', '100:0:0:1::', 'ff::1', '1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '4000::', '5eff:ffff::1', '5f01::', 'fbff:ffff::1', 'fe7f:ffff::1']) {
+    for (const address of [
+      '0:0:0:0:0:1::',
+      '::1:0:0:0',
+      '64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff',
+      '64:ff9b::1:0:0',
+      '64:ff9b:2::',
+      '100:0:0:1::',
+      'ff::1',
+      '1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+      '4000::',
+      '5eff:ffff::1',
+      '5f01::',
+      'fbff:ffff::1',
+      'fe7f:ffff::1',
+    ]) {
       expect(addressKind(address), address).toBe('special');
     }
     expect(addressKind('2000::')).toBe('public');
@@ -62,19 +80,53 @@ describe('the special-purpose address rule', () => {
   });
 
   it('sees this machine in every form: 127/8, ::1, and 127/8 mapped into IPv6', () => {
-    for (const address of ['127.0.0.1', '127.0.0.0', '127.255.255.255', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:7F00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '127.0.0.0',
+      '127.255.255.255',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::FFFF:7F00:1',
+    ]) {
       expect(addressKind(address), address).toBe('loopback');
     }
   });
 
   it('reads an IPv4-mapped IPv6 address as its IPv4 address, dotted or in hex', () => {
-    for (const address of ['::ffff:10.0.0.1', '::ffff:a00:1', '::ffff:a9fe:a9fe', '::ffff:100.64.0.1', '::ffff:6440:1', '::ffff:198.18.0.1', '::ffff:192.168.1.1', '0:0:0:0:0:ffff:c0a8:101']) {
+    for (const address of [
+      '::ffff:10.0.0.1',
+      '::ffff:a00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:100.64.0.1',
+      '::ffff:6440:1',
+      '::ffff:198.18.0.1',
+      '::ffff:192.168.1.1',
+      '0:0:0:0:0:ffff:c0a8:101',
+    ]) {
       expect(addressKind(address), address).toBe('special');
     }
   });
 
   it('answers nothing for text that is no address', () => {
-    for (const text of ['example.com', '', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1:2:3', '1::2::3', '::g', '1:2:3:4:5:6:7:8:9', ':1::', '1::2:', '::ffff:300.1.1.1', '1.2.3.4::']) {
+    for (const text of [
+      'example.com',
+      '',
+      '1.2.3',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '01.2.3.4',
+      '1:2:3',
+      '1::2::3',
+      '::g',
+      '1:2:3:4:5:6:7:8:9',
+      ':1::',
+      '1::2:',
+      '::ffff:300.1.1.1',
+      '1.2.3.4::',
+    ]) {
       expect(addressKind(text), text).toBeUndefined();
     }
   });
@@ -82,7 +134,20 @@ describe('the special-purpose address rule', () => {
 
 describe('both places that check an address answer by the one rule', () => {
   it('a webhook URL naming such an address is refused when registered, whichever way it is written', () => {
-    for (const host of ['100.64.0.1', '198.18.0.1', '192.0.2.1', '169.254.169.254', '[::ffff:a9fe:a9fe]', '[::ffff:100.64.0.1]', '[fd00:ec2::254]', '[2001:db8::1]', '[64:ff9b::a00:1]', '0x0a.1', '0.0.0.0', 'metadata.google.internal']) {
+    for (const host of [
+      '100.64.0.1',
+      '198.18.0.1',
+      '192.0.2.1',
+      '169.254.169.254',
+      '[::ffff:a9fe:a9fe]',
+      '[::ffff:100.64.0.1]',
+      '[fd00:ec2::254]',
+      '[2001:db8::1]',
+      '[64:ff9b::a00:1]',
+      '0x0a.1',
+      '0.0.0.0',
+      'metadata.google.internal',
+    ]) {
       expect(webhookUrlProblem(`https://${host}/hook`, 'live'), host).toBe('expected a public host, not a private, link-local or metadata address');
     }
     for (const host of ['127.0.0.1', '0x7f.1', '[::1]', '[::ffff:127.0.0.1]', 'localhost']) {
@@ -94,7 +159,21 @@ describe('both places that check an address answer by the one rule', () => {
   });
 
   it('an address a delivery would connect to is refused the same way', () => {
-    for (const address of ['100.64.0.1', '198.18.0.1', '192.0.2.1', '198.51.100.1', '203.0.113.1', '192.88.99.1', '2001:db8::1', '100::1', '64:ff9b:1::1', '2001::1', '3fff::1', '5f00::1', '::ffff:0:a00:1']) {
+    for (const address of [
+      '100.64.0.1',
+      '198.18.0.1',
+      '192.0.2.1',
+      '198.51.100.1',
+      '203.0.113.1',
+      '192.88.99.1',
+      '2001:db8::1',
+      '100::1',
+      '64:ff9b:1::1',
+      '2001::1',
+      '3fff::1',
+      '5f00::1',
+      '::ffff:0:a00:1',
+    ]) {
       expect(addressProblem(address, true), address).toBe(`${address} is a private, link-local or reserved address`);
     }
     expect(addressProblem('127.0.0.1', 'live')).toBe('127.0.0.1 is this machine: loopback is for test keys only');

@@ -46,8 +46,22 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
   beforeAll(async () => {
     smtp = await startSmtp();
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
-    api = await startService({ adminToken: ADMIN, ...cheapPasswords, smtpUrl: smtp.url, mailRetryMs: 100, jobIntervalMs: 50, signInsPerClient: 10_000, sweepIntervalMs: 0, logger: createLogger('info', sink), ...(await databaseOptions(kind)) });
-    const made = await call(api, '/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Harbour <Coffee>', email: 'owner@harbour.example' } });
+    api = await startService({
+      adminToken: ADMIN,
+      ...cheapPasswords,
+      smtpUrl: smtp.url,
+      mailRetryMs: 100,
+      jobIntervalMs: 50,
+      signInsPerClient: 10_000,
+      sweepIntervalMs: 0,
+      logger: createLogger('info', sink),
+      ...(await databaseOptions(kind)),
+    });
+    const made = await call(api, '/operator/v1/merchants', {
+      method: 'POST',
+      bearer: ADMIN,
+      body: { name: 'Harbour <Coffee>', email: 'owner@harbour.example' },
+    });
     expect(made.status).toBe(201);
     merchant = made.body.data;
     const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
@@ -62,12 +76,16 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
 
   it('an invitation goes to the invited address only, is tried again when refused, and its link works', async () => {
     smtp.refuseNext(1);
-    const made = await call(api, '/api/v1/members/invitations', { ...owner, method: 'POST', body: { email: 'vera@harbour.example', role: 'viewer', language: 'fr' } });
+    const made = await call(api, '/api/v1/members/invitations', {
+      ...owner,
+      method: 'POST',
+      body: { email: 'vera@harbour.example', role: 'viewer', language: 'fr' },
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     // E-mail on: the link is not answered to the inviter, who could otherwise join as that address.
     expect(made.body.data).toMatchObject({ link: null, emailed: true });
     const mail = await smtp.waitFor((m) => m.to.includes('vera@harbour.example'));
-    expect(mail.subject).toBe('Vous êtes invité(e) dans l\'équipe de Harbour <Coffee>');
+    expect(mail.subject).toBe("Vous êtes invité(e) dans l'équipe de Harbour <Coffee>");
     expect(mail.text).toContain('en tant que lecteur');
     // The business's name is text in the HTML part, never markup.
     expect(mail.html).toContain('Harbour &#60;Coffee&#62;');
@@ -105,7 +123,11 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     const mail = await smtp.waitFor((m) => m.to.includes('owner@harbour.example') && m.subject.startsWith('Your sign-in link'));
     const link = linkIn(mail.text, '/dashboard/welcome#token=')!;
     expect(link).toBe(issued.body.data.signInUrl);
-    const used = await call(api, '/dashboard/api/password', { method: 'POST', body: { token: new URL(link).hash.replace(/^#token=/, ''), password: PASSWORD }, cookie: owner.device });
+    const used = await call(api, '/dashboard/api/password', {
+      method: 'POST',
+      body: { token: new URL(link).hash.replace(/^#token=/, ''), password: PASSWORD },
+      cookie: owner.device,
+    });
     expect(used.status).toBe(200);
     owner = { ...owner, cookie: used.cookies[0]!.split(';')[0]!, csrf: used.body.data.csrfToken };
   });
@@ -113,14 +135,22 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
   it('a sign-in from a new device is told to that person; from a known device, not', async () => {
     // What earlier sign-ins sent has arrived: only what these two make is counted below.
     const outbox = new EmailStore(api.db);
-    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 50));
     const before = smtp.received.length;
-    const known = await call(api, '/dashboard/api/session', { method: 'POST', body: { email: 'owner@harbour.example', password: PASSWORD }, cookie: owner.device });
+    const known = await call(api, '/dashboard/api/session', {
+      method: 'POST',
+      body: { email: 'owner@harbour.example', password: PASSWORD },
+      cookie: owner.device,
+    });
     expect(known.status).toBe(200);
     expect(cookieOf(known.cookies, 'device')).toBe(owner.device);
     const fresh = await call(api, '/dashboard/api/session', { method: 'POST', body: { email: 'owner@harbour.example', password: PASSWORD } });
     expect(fresh.status).toBe(200);
-    const told = await smtp.waitFor((m) => smtp.received.indexOf(m) >= before && m.to.includes('owner@harbour.example') && m.subject.startsWith('A new sign-in'), 8_000);
+    const told = await smtp.waitFor(
+      (m) => smtp.received.indexOf(m) >= before && m.to.includes('owner@harbour.example') && m.subject.startsWith('A new sign-in'),
+      8_000,
+    );
     expect(told.text).toContain('Sign out everywhere');
     // Only the new device's sign-in made an e-mail.
     expect(smtp.received.slice(before).filter((m) => m.subject.startsWith('A new sign-in'))).toHaveLength(1);
@@ -139,12 +169,22 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     expect(told[0]!.subject).toBe('Your second factors changed: Harbour <Coffee>');
     expect(told[0]!.text).toMatch(/Harbour <Coffee>, at \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)/);
     expect(told[0]!.text).toContain('Sign out everywhere');
-    expect((await call(api, '/dashboard/api/step-up', { ...owner, method: 'POST', body: { recovery_code: codes[0], for: { method: 'DELETE', path: `/dashboard/api/factors/${added.body.data.id}` } } })).status).toBe(200);
+    expect(
+      (
+        await call(api, '/dashboard/api/step-up', {
+          ...owner,
+          method: 'POST',
+          body: { recovery_code: codes[0], for: { method: 'DELETE', path: `/dashboard/api/factors/${added.body.data.id}` } },
+        })
+      ).status,
+    ).toBe(200);
     told.push(await mine('A recovery code was used'));
     expect((await call(api, `/dashboard/api/factors/${added.body.data.id}`, { ...owner, method: 'DELETE' })).status).toBe(204);
     told.push(await mine('A second factor was removed'));
     // The person whose factors they are, nobody else; no secret, no recovery code.
-    expect(smtp.received.filter((m) => m.subject.startsWith('Your second factors changed')).flatMap((m) => m.to)).toEqual(Array(3).fill('owner@harbour.example'));
+    expect(smtp.received.filter((m) => m.subject.startsWith('Your second factors changed')).flatMap((m) => m.to)).toEqual(
+      Array(3).fill('owner@harbour.example'),
+    );
     for (const m of told) for (const hidden of [secret, ...codes]) expect(`${m.raw} ${m.text} ${m.html}`).not.toContain(hidden);
   });
 
@@ -155,7 +195,15 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     // A key has no person to choose for.
     expect((await call(api, '/api/v1/email_choices', { bearer: merchant.keys.test.secretKey })).status).toBe(403);
     const key = merchant.keys.test.secretKey;
-    expect((await call(api, '/api/v1/transaction/initialize', { method: 'POST', bearer: key, body: { reference: 'mail-1', coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com' } })).status).toBeLessThan(300);
+    expect(
+      (
+        await call(api, '/api/v1/transaction/initialize', {
+          method: 'POST',
+          bearer: key,
+          body: { reference: 'mail-1', coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com' },
+        })
+      ).status,
+    ).toBeLessThan(300);
     expect((await call(api, '/api/v1/sandbox/deposit', { method: 'POST', bearer: key, body: { reference: 'mail-1', kind: 'exact' } })).status).toBe(200);
     const mail = await smtp.waitFor((m) => m.text.includes('mail-1'));
     expect(mail.to).toEqual(['owner@harbour.example']);
@@ -181,15 +229,28 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     expect(logged.join('')).not.toContain(new URL(claimUrl).hash.slice(1));
     // Confirmed (as the refund job writes it): the customer's receipt names amount, coin, chain and transaction, and no link.
     const tx = `0x${'ab'.repeat(32)}`;
-    await api.parts.events.add(api.db, { merchant: { id: merchant.id }, mode: 'test' } as never, 'REFUND_UPDATED', { ...made.body.data, claim_url: undefined, status: 'confirmed', tx_hash: tx }, Date.now());
+    await api.parts.events.add(
+      api.db,
+      { merchant: { id: merchant.id }, mode: 'test' } as never,
+      'REFUND_UPDATED',
+      { ...made.body.data, claim_url: undefined, status: 'confirmed', tx_hash: tx },
+      Date.now(),
+    );
     const receipt = await smtp.waitFor((m) => m.to.includes('ada@example.com') && m.subject.startsWith('Your refund from'));
     expect(receipt.text).toContain(`sent your refund of ${made.body.data.amount_exact} USDT on chain ${made.body.data.chain_id} for the payment mail-1`);
     expect(receipt.text).toContain(`Transaction: ${tx}`);
     expect(receipt.raw).not.toContain(new URL(claimUrl).hash.slice(1));
     // Its other changes tell the customer nothing (one link, one receipt).
-    await api.parts.events.add(api.db, { merchant: { id: merchant.id }, mode: 'test' } as never, 'REFUND_UPDATED', { ...made.body.data, claim_url: undefined, status: 'sent', tx_hash: tx }, Date.now());
+    await api.parts.events.add(
+      api.db,
+      { merchant: { id: merchant.id }, mode: 'test' } as never,
+      'REFUND_UPDATED',
+      { ...made.body.data, claim_url: undefined, status: 'sent', tx_hash: tx },
+      Date.now(),
+    );
     const outbox = new EmailStore(api.db);
-    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 50));
     expect(smtp.received.filter((m) => m.to.includes('ada@example.com'))).toHaveLength(2);
   });
 

@@ -26,8 +26,13 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
   type Call = ApiCall & { on?: Service };
   const call = (path: string, c: Call = {}) => callApi((c.on ?? api).url, path, c);
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
-  const outbox = async () => (await api.db.query(`SELECT recipient, text_body FROM emails WHERE kind = 'security_changed' ORDER BY created_ms`)).map((r) => ({ to: r.recipient as string, text: r.text_body as string }));
-  const totp = (secret: string, steps = 0) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
+  const outbox = async () =>
+    (await api.db.query(`SELECT recipient, text_body FROM emails WHERE kind = 'security_changed' ORDER BY created_ms`)).map((r) => ({
+      to: r.recipient as string,
+      text: r.text_body as string,
+    }));
+  const totp = (secret: string, steps = 0) =>
+    new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
   /** A code that is not the app's now (nor a step either side). */
   const wrong = (secret: string) => String((Number(totp(secret)) + 500_000) % 1_000_000).padStart(6, '0');
   async function enrol(s: { cookie: string; csrf: string }) {
@@ -38,7 +43,8 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     return { secret, recovery: added.body.data.recoveryCodes as string[] };
   }
   /** A step-up for one request (by default a withdrawal, which these tries never send). */
-  const stepUp = (s: { cookie: string; csrf: string }, body: object, c: Call = {}, action: object = { method: 'POST', path: '/api/v1/withdrawals' }) => call('/dashboard/api/step-up', as(s, { ...c, method: 'POST', body: { ...body, for: action } }));
+  const stepUp = (s: { cookie: string; csrf: string }, body: object, c: Call = {}, action: object = { method: 'POST', path: '/api/v1/withdrawals' }) =>
+    call('/dashboard/api/step-up', as(s, { ...c, method: 'POST', body: { ...body, for: action } }));
 
   beforeAll(async () => {
     const database = await databaseOptions(kind);
@@ -58,7 +64,8 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     first = secret;
     const answers: number[] = [];
     for (let address = 1; address <= 5; address++) {
-      for (let i = 0; i < 30; i++) answers.push((await stepUp(owner, { code: wrong(secret) }, { from: `198.51.100.${address}`, on: other && i % 2 ? other : api })).status);
+      for (let i = 0; i < 30; i++)
+        answers.push((await stepUp(owner, { code: wrong(secret) }, { from: `198.51.100.${address}`, on: other && i % 2 ? other : api })).status);
     }
     // Each address stayed within its allowance: every refusal was the code's (400), then the lock's (403).
     expect(answers.slice(0, 4)).toEqual([400, 400, 400, 400]);
@@ -68,8 +75,12 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     expect(right.body.code).toBe('factor_locked');
     if (other) expect((await stepUp(owner, { code: totp(secret, 1) }, { from: '198.51.100.7', on: other })).body.code).toBe('factor_locked');
     // Locked once: one audit row in each mode, one e-mail to the owner.
-    expect((await api.db.query(`SELECT mode FROM audit_log WHERE action = 'lock second-factor proofs (too many wrong)' ORDER BY mode`)).map((r) => r.mode)).toEqual(['live', 'test']);
-    expect((await outbox()).filter((m) => m.text.includes('locked'))).toEqual([{ to: 'owner@locked.example', text: expect.stringContaining('too many wrong tries') }]);
+    expect(
+      (await api.db.query(`SELECT mode FROM audit_log WHERE action = 'lock second-factor proofs (too many wrong)' ORDER BY mode`)).map((r) => r.mode),
+    ).toEqual(['live', 'test']);
+    expect((await outbox()).filter((m) => m.text.includes('locked'))).toEqual([
+      { to: 'owner@locked.example', text: expect.stringContaining('too many wrong tries') },
+    ]);
     // The way back: a recovery code steps up and lifts the lock.
     expect((await stepUp(owner, { recovery_code: recovery[0] })).status).toBe(200);
     clock += 60_000;
@@ -101,13 +112,20 @@ describe.each(KINDS)('step-up lockout on %s', { timeout: 180_000 }, (kind) => {
     const theirs = await enrol(fin);
     for (let i = 0; i < 5; i++) await stepUp(fin, { code: wrong(theirs.secret) });
     expect((await stepUp(fin, { code: totp(theirs.secret) })).body.code).toBe('factor_locked');
-    expect((await outbox()).filter((m) => m.text.includes('was locked after')).map((m) => m.to).sort()).toEqual(['fin@locked.example', 'owner@locked.example', 'owner@locked.example']);
+    expect(
+      (await outbox())
+        .filter((m) => m.text.includes('was locked after'))
+        .map((m) => m.to)
+        .sort(),
+    ).toEqual(['fin@locked.example', 'owner@locked.example', 'owner@locked.example']);
     // Only the owner unlocks (a member gets 403), just stepped up.
     expect((await call('/dashboard/api/factors/unlock', as(fin, { method: 'POST', body: { member: memberId } }))).status).toBe(403);
     expect((await call('/dashboard/api/factors/unlock', as(owner, { method: 'POST', body: { member: 'someone' } }))).status).toBe(400);
     clock += 6 * 60_000;
     expect((await call('/dashboard/api/factors/unlock', as(owner, { method: 'POST', body: { member: memberId } }))).body.code).toBe('step_up_required');
-    expect((await stepUp(owner, { code: totp(secret) }, {}, { method: 'POST', path: '/dashboard/api/factors/unlock', body: { member: memberId } })).status).toBe(200);
+    expect(
+      (await stepUp(owner, { code: totp(secret) }, {}, { method: 'POST', path: '/dashboard/api/factors/unlock', body: { member: memberId } })).status,
+    ).toBe(200);
     const unlocked = await call('/dashboard/api/factors/unlock', as(owner, { method: 'POST', body: { member: memberId } }));
     expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
     expect(unlocked.body.data.unlocked).toEqual(['totp']);

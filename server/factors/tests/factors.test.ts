@@ -44,19 +44,34 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   }
-  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({
+    cookie: answer.headers.get('set-cookie')!.split(';')[0],
+    csrf: answer.body.data.csrfToken,
+  });
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   /** What the authenticator app shows at the service's time (plus `steps` of 30 s). */
-  const code = (base32: string, steps = 0) => new TOTP({ secret: Secret.fromBase32(base32), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
+  const code = (base32: string, steps = 0) =>
+    new TOTP({ secret: Secret.fromBase32(base32), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
   /** A live withdrawal: past the step-up it meets the settlement's check (409), refused before it 403. */
   const WITHDRAWAL = { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' };
   const withdraw = (c: Call) => call('/api/v1/withdrawals', { ...c, method: 'POST', body: WITHDRAWAL });
   /** A step-up for one request: the proof, and the request it opens (by default that withdrawal, live). */
-  const stepUp = (s: { cookie: string; csrf: string }, proof: object, action: { method: string; path: string; body?: unknown } = { method: 'POST', path: '/api/v1/withdrawals', body: WITHDRAWAL }, mode = 'live') =>
-    call('/dashboard/api/step-up', as(s, { method: 'POST', mode, body: { ...proof, for: action } }));
+  const stepUp = (
+    s: { cookie: string; csrf: string },
+    proof: object,
+    action: { method: string; path: string; body?: unknown } = { method: 'POST', path: '/api/v1/withdrawals', body: WITHDRAWAL },
+    mode = 'live',
+  ) => call('/dashboard/api/step-up', as(s, { method: 'POST', mode, body: { ...proof, for: action } }));
 
   beforeAll(async () => {
-    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, ...cheapPasswords, now: () => clock, ...(await databaseOptions(kind)) });
+    api = await startService({
+      adminToken: ADMIN,
+      jobs: false,
+      signInsPerClient: 10_000,
+      ...cheapPasswords,
+      now: () => clock,
+      ...(await databaseOptions(kind)),
+    });
     const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Step Books', email: 'owner@step.example' } });
     expect(made.status).toBe(201);
     liveKey = made.body.data.keys.live.secretKey;
@@ -136,7 +151,7 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     expect((await withdraw(as(owner, { mode: 'live' }))).body.code).toBe('step_up_required');
   });
 
-  it('a recovery code steps up once; changing one\'s factors needs a step-up too', async () => {
+  it("a recovery code steps up once; changing one's factors needs a step-up too", async () => {
     clock += 10 * MINUTE;
     // A thief with the password alone cannot add their own authenticator.
     const thief = await call('/dashboard/api/factors/totp/options', as(owner, { method: 'POST' }));
@@ -156,10 +171,21 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
   it('the owner requires a second factor of every member: one without is sent to enrol before anything else', async () => {
     clock += 10 * MINUTE;
     expect((await call('/dashboard/api/factors/policy', as(owner, { method: 'PUT', body: { required: true } }))).body.code).toBe('step_up_required');
-    expect((await stepUp(owner, { code: code(secret) }, { method: 'PUT', path: '/dashboard/api/factors/policy', body: { required: true } }, 'test')).status).toBe(200);
+    expect(
+      (await stepUp(owner, { code: code(secret) }, { method: 'PUT', path: '/dashboard/api/factors/policy', body: { required: true } }, 'test')).status,
+    ).toBe(200);
     expect((await call('/dashboard/api/factors/policy', as(owner, { method: 'PUT', body: { required: true } }))).status).toBe(200);
     clock += MINUTE;
-    expect((await stepUp(owner, { code: code(secret) }, { method: 'POST', path: '/api/v1/members/invitations', body: { email: 'fin@step.example', role: 'finance' } }, 'test')).status).toBe(200);
+    expect(
+      (
+        await stepUp(
+          owner,
+          { code: code(secret) },
+          { method: 'POST', path: '/api/v1/members/invitations', body: { email: 'fin@step.example', role: 'finance' } },
+          'test',
+        )
+      ).status,
+    ).toBe(200);
     const made = await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email: 'fin@step.example', role: 'finance' } }));
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const token = new URL(made.body.data.link).hash.replace(/^#invitation=/, '');
@@ -171,7 +197,11 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     expect(Buffer.from(handle, 'base64url').length).toBeLessThanOrEqual(64);
     // A member may not set the business's requirement.
     expect((await call('/dashboard/api/factors/policy', as(fin, { method: 'PUT', body: { required: false } }))).status).toBe(403);
-    for (const answer of [await call('/api/v1/payments', as(fin)), await call('/api/v1/balances', as(fin, { mode: 'live' })), await withdraw(as(fin, { mode: 'live' }))]) {
+    for (const answer of [
+      await call('/api/v1/payments', as(fin)),
+      await call('/api/v1/balances', as(fin, { mode: 'live' })),
+      await withdraw(as(fin, { mode: 'live' })),
+    ]) {
       expect(answer.status).toBe(403);
       expect(answer.body.code).toBe('second_factor_required');
     }
@@ -190,10 +220,17 @@ describe.each(KINDS)('second factors on %s', { timeout: 120_000 }, (kind) => {
     // Every step is in the audit log, by who did it.
     const log = await call('/api/v1/audit_log?limit=100', as(owner));
     const actions = log.body.data.map((r: { action: string; actor: { kind: string } }) => `${r.actor.kind} ${r.action}`);
-    expect(actions).toEqual(expect.arrayContaining(['owner POST /dashboard/api/factors/totp', 'owner POST /dashboard/api/step-up', 'owner PUT /dashboard/api/factors/policy', 'member POST /dashboard/api/factors/totp']));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'owner POST /dashboard/api/factors/totp',
+        'owner POST /dashboard/api/step-up',
+        'owner PUT /dashboard/api/factors/policy',
+        'member POST /dashboard/api/factors/totp',
+      ]),
+    );
   });
 
-  it('an authenticator\'s secret is sealed at rest (AES-256-GCM): no row holds it, one kept plain before is sealed at start, and its codes still verify', async () => {
+  it("an authenticator's secret is sealed at rest (AES-256-GCM): no row holds it, one kept plain before is sealed at start, and its codes still verify", async () => {
     clock += 10 * MINUTE;
     const stored = async () => (await api.db.query(`SELECT id, totp_secret FROM second_factors WHERE merchant_id = $1 AND holder = 'owner'`, [merchantId]))[0]!;
     const sealed = await stored();

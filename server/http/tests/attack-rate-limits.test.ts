@@ -18,7 +18,13 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const initialize = async (body: string, client: string) =>
-  (await fetch(api.url + '/api/v1/transaction/initialize', { method: 'POST', headers: { 'x-api-key': publicKey, 'content-type': 'application/json', 'x-forwarded-for': client }, body })).status;
+  (
+    await fetch(api.url + '/api/v1/transaction/initialize', {
+      method: 'POST',
+      headers: { 'x-api-key': publicKey, 'content-type': 'application/json', 'x-forwarded-for': client },
+      body,
+    })
+  ).status;
 
 it("requests that start no payment do not spend the merchant's per-key allowance", { timeout: 120_000 }, async () => {
   const statuses = new Map<number, number>();
@@ -37,7 +43,7 @@ it("requests that start no payment do not spend the merchant's per-key allowance
 // a payment link that is not the merchant's) still spent the key's allowance: 41 addresses x
 // 30 such requests, and the next real customers got 429. Only payments made count, and the
 // key's count never refuses.
-it("junk the service refuses (400, 404: nothing made) from many addresses never spends what real customers share", { timeout: 180_000 }, async () => {
+it('junk the service refuses (400, 404: nothing made) from many addresses never spends what real customers share', { timeout: 180_000 }, async () => {
   const junk = [
     JSON.stringify({ reference: 'junk', coin: 'USDT', currency: 'USD', amount: 5, chain_id: 999_999 }),
     JSON.stringify({ reference: 'junk', coin: 'USDT', currency: 'USD', amount: 5, payment_link: 'not-a-link' }),
@@ -65,7 +71,8 @@ it("a link page's presses that make nothing never spend the link's allowance", {
   });
   const link = ((await made.json()) as { data: { slug: string } }).data;
   const press = async (body: string, client: string) =>
-    (await fetch(`${api.url}/pay/${link.slug}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body })).status;
+    (await fetch(`${api.url}/pay/${link.slug}/checkout`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body }))
+      .status;
   const statuses = new Set<number>();
   for (let net = 0; net < 35; net++) {
     const client = `2001:db8:79:${net.toString(16)}::1`;

@@ -29,7 +29,12 @@ describe('error codes', () => {
     }
     const made = new Map<ErrorCode, string>();
     for (const Kind of kinds) {
-      const error = (Kind as unknown) === errors.TooMany ? new errors.TooMany('refused', 3) : (Kind as unknown) === errors.MethodNotAllowed ? new errors.MethodNotAllowed('refused', ['GET']) : new Kind('refused', [{ field: 'x', message: 'bad' }]);
+      const error =
+        (Kind as unknown) === errors.TooMany
+          ? new errors.TooMany('refused', 3)
+          : (Kind as unknown) === errors.MethodNotAllowed
+            ? new errors.MethodNotAllowed('refused', ['GET'])
+            : new Kind('refused', [{ field: 'x', message: 'bad' }]);
       const reply = errorReply(error);
       // The answer's status is the code's, and the code is in the body beside the message and fields.
       expect(reply.status, Kind.name).toBe(ERROR_CODES[error.code]);
@@ -39,7 +44,13 @@ describe('error codes', () => {
         made.set(error.code, Kind.name);
       }
     }
-    expect(errorReply(new errors.Invalid('x', [{ field: 'amount', message: 'bad' }])).body).toEqual({ status: 'error', statusCode: 400, code: 'validation_failed', message: 'x', errors: [{ field: 'amount', message: 'bad' }] });
+    expect(errorReply(new errors.Invalid('x', [{ field: 'amount', message: 'bad' }])).body).toEqual({
+      status: 'error',
+      statusCode: 400,
+      code: 'validation_failed',
+      message: 'x',
+      errors: [{ field: 'amount', message: 'bad' }],
+    });
     expect(errorReply(new errors.TooMany('wait', 7)).headers).toEqual({ 'retry-after': '7' });
     expect(errorReply(new errors.InsufficientBalance('amount: too much')).status).toBe(409);
     expect(internalError().body).toEqual(expect.objectContaining({ statusCode: 500, code: 'internal_error' }));
@@ -49,7 +60,9 @@ describe('error codes', () => {
 
   it('are declared per operation by the route objects, and the document lists them under each status', () => {
     {
-      const doc = openApiDocument(ROUTES, 'http://127.0.0.1:4010') as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> }>> };
+      const doc = openApiDocument(ROUTES, 'http://127.0.0.1:4010') as {
+        paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: JsonSchema }> }> }>>;
+      };
       const everywhere = new Set<string>();
       for (const route of ROUTES.filter(documented)) {
         const op = doc.paths[openApiPath(route.path)][route.method.toLowerCase()];
@@ -78,7 +91,13 @@ describe('error codes', () => {
       // the sandbox credits a payment only in its own token, so no request meets it), and the
       // refund claim page's (a hosted page's calls, /refund/claim: not the API's reference), and
       // the dashboard's step-up lockout's (/dashboard/api/step-up: not the API's reference either).
-      expect(Object.keys(ERROR_CODES).filter((c) => !everywhere.has(c))).toEqual(['factor_locked', 'method_not_allowed', 'wrong_token', 'refund_link_used', 'refund_link_expired']);
+      expect(Object.keys(ERROR_CODES).filter((c) => !everywhere.has(c))).toEqual([
+        'factor_locked',
+        'method_not_allowed',
+        'wrong_token',
+        'refund_link_used',
+        'refund_link_expired',
+      ]);
       expect(() => operationCodes({ method: 'GET', path: '/x', auth: 'none', errors: [418] })).toThrow(/no error code for status 418/);
     }
   });
@@ -86,7 +105,9 @@ describe('error codes', () => {
 
 describe('answers over HTTP', () => {
   let api: Service;
-  let doc: { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }> }>> };
+  let doc: {
+    paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }> }>>;
+  };
   const lines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
@@ -102,7 +123,11 @@ describe('answers over HTTP', () => {
   afterAll(() => api?.close());
 
   async function refused(method: string, path: string, headers: Record<string, string>, body: unknown, template: string, status: number, code: ErrorCode) {
-    const response = await fetch(api.url + path, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const response = await fetch(api.url + path, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     const json = (await response.json()) as { code: string; statusCode: number; message: string };
     expect({ path, status: response.status, code: json.code }).toEqual({ path, status, code });
     expect(json.statusCode).toBe(status);
@@ -113,25 +138,81 @@ describe('answers over HTTP', () => {
   }
 
   it('answers each refusal with its code, one its operation documents', async () => {
-    await refused('POST', '/api/v1/transaction/initialize', pub, { reference: 'ec-1', coin: 'USDT', currency: 'USD', amount: 'lots' }, '/api/v1/transaction/initialize', 400, 'validation_failed');
+    await refused(
+      'POST',
+      '/api/v1/transaction/initialize',
+      pub,
+      { reference: 'ec-1', coin: 'USDT', currency: 'USD', amount: 'lots' },
+      '/api/v1/transaction/initialize',
+      400,
+      'validation_failed',
+    );
     await refused('GET', '/api/v1/coins', {}, undefined, '/api/v1/coins', 401, 'unauthorized');
     await refused('GET', '/api/v1/payments/nothing-here', sec, undefined, '/api/v1/payments/{reference}', 404, 'not_found');
-    await refused('POST', '/api/v1/transaction/initialize', pub, { reference: 'x', metadata: { big: 'x'.repeat(17_000) } }, '/api/v1/transaction/initialize', 413, 'payload_too_large');
+    await refused(
+      'POST',
+      '/api/v1/transaction/initialize',
+      pub,
+      { reference: 'x', metadata: { big: 'x'.repeat(17_000) } },
+      '/api/v1/transaction/initialize',
+      413,
+      'payload_too_large',
+    );
     await refused('DELETE', '/api/v1/coins', pub, undefined, '', 405, 'method_not_allowed');
     await refused('GET', '/api/v1/nowhere', pub, undefined, '', 404, 'not_found');
-    await refused('POST', '/api/v1/sandbox/deposit', { 'x-api-key': DEMO_MERCHANT.keys.live.publicKey }, { reference: 'ec-1', kind: 'exact' }, '/api/v1/sandbox/deposit', 403, 'sandbox_unavailable');
+    await refused(
+      'POST',
+      '/api/v1/sandbox/deposit',
+      { 'x-api-key': DEMO_MERCHANT.keys.live.publicKey },
+      { reference: 'ec-1', kind: 'exact' },
+      '/api/v1/sandbox/deposit',
+      403,
+      'sandbox_unavailable',
+    );
     await refused('POST', '/api/v1/swaps/quote', sec, { from: 'USDC', to: 'USDT', amount: '1' }, '/api/v1/swaps/quote', 409, 'balance_settlement_required');
-    await refused('POST', '/api/v1/bank/payouts/initiate', { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` }, { payout_bank_id: '00000000-0000-4000-8000-000000000000', coin: 'USDT', amount: 1 }, '/api/v1/bank/payouts/initiate', 409, 'not_configured');
+    await refused(
+      'POST',
+      '/api/v1/bank/payouts/initiate',
+      { authorization: `Bearer ${DEMO_MERCHANT.keys.live.secretKey}` },
+      { payout_bank_id: '00000000-0000-4000-8000-000000000000', coin: 'USDT', amount: 1 },
+      '/api/v1/bank/payouts/initiate',
+      409,
+      'not_configured',
+    );
     // A payment its server priced: a page may not change its amount; nothing paid: not settled.
-    expect((await fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers: { ...sec, 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'ec-2', coin: 'USDT', currency: 'USD', amount: '5' }) })).status).toBe(201);
-    await refused('POST', '/api/v1/transaction/initialize', pub, { reference: 'ec-2', coin: 'USDT', currency: 'USD', amount: '1' }, '/api/v1/transaction/initialize', 409, 'reference_in_use');
+    expect(
+      (
+        await fetch(`${api.url}/api/v1/transaction/initialize`, {
+          method: 'POST',
+          headers: { ...sec, 'content-type': 'application/json' },
+          body: JSON.stringify({ reference: 'ec-2', coin: 'USDT', currency: 'USD', amount: '5' }),
+        })
+      ).status,
+    ).toBe(201);
+    await refused(
+      'POST',
+      '/api/v1/transaction/initialize',
+      pub,
+      { reference: 'ec-2', coin: 'USDT', currency: 'USD', amount: '1' },
+      '/api/v1/transaction/initialize',
+      409,
+      'reference_in_use',
+    );
     await refused('POST', '/api/v1/transaction/settle/ec-2', sec, undefined, '/api/v1/transaction/settle/{reference}', 409, 'payment_state');
     // The page's per-address allowance (3 here: the 400, the 413 and the 409 above) is spent: 429 with Retry-After.
-    const limited = await refused('POST', '/api/v1/transaction/initialize', pub, { reference: 'ec-3', coin: 'USDT', currency: 'USD', amount: '1' }, '/api/v1/transaction/initialize', 429, 'rate_limited');
+    const limited = await refused(
+      'POST',
+      '/api/v1/transaction/initialize',
+      pub,
+      { reference: 'ec-3', coin: 'USDT', currency: 'USD', amount: '1' },
+      '/api/v1/transaction/initialize',
+      429,
+      'rate_limited',
+    );
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('gives every answer a Request-Id of its own, also in its log line; a client\'s id is logged beside it, never answered', async () => {
+  it("gives every answer a Request-Id of its own, also in its log line; a client's id is logged beside it, never answered", async () => {
     const answers = [
       await fetch(`${api.url}/api/v1/coins`, { headers: { ...pub, 'x-request-id': 'client-trace.42' } }),
       await fetch(`${api.url}/api/v1/coins`, { headers: { 'request-id': 'req_spoofed' } }),

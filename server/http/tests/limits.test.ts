@@ -12,7 +12,8 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import '../../testing/conformance.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
-const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as unknown as IncomingMessage;
+const request = (remoteAddress: string, forwarded?: string) =>
+  ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as unknown as IncomingMessage;
 
 describe('who a request is from', () => {
   it('counts an IPv6 client by its /64, an IPv4 one (mapped or not) by its address', () => {
@@ -24,7 +25,7 @@ describe('who a request is from', () => {
     expect(networkOf('203.0.113.9')).toBe('203.0.113.9');
   });
 
-  it('reads X-Forwarded-For only as far as the operator\'s own proxies go: what the client wrote there itself is never trusted', () => {
+  it("reads X-Forwarded-For only as far as the operator's own proxies go: what the client wrote there itself is never trusted", () => {
     // No proxies declared: the header is the client's own words.
     expect(clientOf(request('198.51.100.7', '203.0.113.1'))).toBe('198.51.100.7');
     // One proxy: the address it saw, the last entry; entries before it are the client's claims.
@@ -43,7 +44,13 @@ describe('initialize with the public key', () => {
   const logged: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
   beforeAll(async () => {
-    api = await startService({ demo: true, jobs: false, publicInitializesPerMinute: { perClient: 5, perKey: 8 }, trustProxies: 1, logger: createLogger('warn', sink) });
+    api = await startService({
+      demo: true,
+      jobs: false,
+      publicInitializesPerMinute: { perClient: 5, perKey: 8 },
+      trustProxies: 1,
+      logger: createLogger('warn', sink),
+    });
   });
   afterAll(() => api?.close());
 
@@ -56,7 +63,9 @@ describe('initialize with the public key', () => {
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
   };
 
-  it('starts a few payments a minute per client, then 429 with Retry-After; past the key\'s ceiling, an alert and no refusal; the merchant\'s secret key is not limited', { timeout: 60_000 }, async () => {
+  it("starts a few payments a minute per client, then 429 with Retry-After; past the key's ceiling, an alert and no refusal; the merchant's secret key is not limited", {
+    timeout: 60_000,
+  }, async () => {
     const pub = { 'x-api-key': publicKey };
     const first: number[] = [];
     for (let i = 0; i < 6; i++) first.push((await initialize(`lim-a-${i}`, pub, '203.0.113.1')).status);

@@ -16,11 +16,16 @@ afterAll(() => api?.close());
 
 const send = (path: string, body: unknown, auth: Record<string, string>) =>
   fetch(api.url + path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const stand = (response: Response) => [response.status, response.headers.get('ratelimit-policy'), response.headers.get('ratelimit')?.replace(/;t=\d+$/, ';t=…')];
+const stand = (response: Response) => [
+  response.status,
+  response.headers.get('ratelimit-policy'),
+  response.headers.get('ratelimit')?.replace(/;t=\d+$/, ';t=…'),
+];
 
 describe('RateLimit and RateLimit-Policy', () => {
   it('on each answer a limit counted, the 429 included; none where no limit counts', async () => {
-    const initialize = (n: number) => send('/api/v1/transaction/initialize', { reference: `rl-${n}`, coin: 'USDT', currency: 'USD', amount: 5 }, { 'x-api-key': publicKey });
+    const initialize = (n: number) =>
+      send('/api/v1/transaction/initialize', { reference: `rl-${n}`, coin: 'USDT', currency: 'USD', amount: 5 }, { 'x-api-key': publicKey });
     const policy = '"public_initialize_per_client";q=2;w=60';
     const first = await initialize(1);
     expect(stand(first)).toEqual([201, policy, '"public_initialize_per_client";r=1;t=…']);

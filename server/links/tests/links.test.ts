@@ -60,12 +60,18 @@ const standard = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('standard links', () => {
-  it('creates one from a cart: 201, the spec\'s create shape (allowPromotion, image)', async () => {
+  it("creates one from a cart: 201, the spec's create shape (allowPromotion, image)", async () => {
     const { status, body } = await call('POST', '/api/v1/payment_links/standard', standard());
     expect(status).toBe(201);
     conforms(success(StandardLinkCreated), body);
     expect(body.message).toMatch(/created successfully/);
-    expect(body.data).toMatchObject({ type: 'standard', isActive: true, network: 'testnet', charge: {}, options: { collectAddress: true, collectPhone: true, allowPromotion: false } });
+    expect(body.data).toMatchObject({
+      type: 'standard',
+      isActive: true,
+      network: 'testnet',
+      charge: {},
+      options: { collectAddress: true, collectPhone: true, allowPromotion: false },
+    });
     expect(body.data.cart.items.map((i: { quantity: number }) => i.quantity)).toEqual([2, 1]);
     expect(body.data.cart.items[0].product).toHaveProperty('image');
     expect(body.data.url).toBe(`${api.url}/pay/${body.data.slug}`);
@@ -96,7 +102,17 @@ describe('standard links', () => {
     ['an unknown price', () => standard({ cart: [{ price_id: '00000000-0000-4000-8000-000000000000', quantity: 1 }] }), 'cart.0.price_id'],
     ['a quantity of 0', () => standard({ cart: [{ price_id: beans, quantity: 0 }] }), 'cart.0.quantity'],
     ['a price id that is not a UUID', () => standard({ cart: [{ price_id: 'beans', quantity: 1 }] }), 'cart.0.price_id'],
-    ['prices in two currencies', () => standard({ cart: [{ price_id: beans, quantity: 1 }, { price_id: beansNgn, quantity: 1 }] }), 'cart'],
+    [
+      'prices in two currencies',
+      () =>
+        standard({
+          cart: [
+            { price_id: beans, quantity: 1 },
+            { price_id: beansNgn, quantity: 1 },
+          ],
+        }),
+      'cart',
+    ],
     ['neither cart nor charge', () => ({ title: 'Empty' }), 'cart'],
     ['a redirect without a URL', () => standard({ action: { redirect: true } }), 'action.redirect_url'],
     ['a redirect URL that is not a URL', () => standard({ action: { redirect: true, redirect_url: 'javascript:alert(1)' } }), 'action.redirect_url'],
@@ -105,7 +121,10 @@ describe('standard links', () => {
     const response = await call('POST', '/api/v1/payment_links/standard', body());
     expect(response.status).toBe(400);
     conforms(ErrorBody, response.body);
-    expect(response.body.errors.map((e: { field: string }) => e.field), JSON.stringify(response.body)).toContain(field);
+    expect(
+      response.body.errors.map((e: { field: string }) => e.field),
+      JSON.stringify(response.body),
+    ).toContain(field);
   });
 
   it('updates one (confirmation_page in the action), at both paths', async () => {
@@ -140,7 +159,12 @@ describe('reading links', () => {
     expect(bySlug.body.data.cart.items[0].product).toHaveProperty('coverPhoto');
     const byId = await call('GET', `/api/v1/payment_links/pay/${created.id}`);
     conforms(success(LinkById), byId.body);
-    expect(byId.body.data).toMatchObject({ linkType: 'standard', businessId: DEMO_MERCHANT.id, action: { confirmationPage: true }, options: { allowPromo: false } });
+    expect(byId.body.data).toMatchObject({
+      linkType: 'standard',
+      businessId: DEMO_MERCHANT.id,
+      action: { confirmationPage: true },
+      options: { allowPromo: false },
+    });
     expect((await call('GET', '/api/v1/payment_links/pay/no-such-slug', undefined, 'public')).status).toBe(404);
   });
 
@@ -171,7 +195,15 @@ describe('donation links', () => {
     if (photo) data.append('cover_photo', photo, 'cover.png');
     return data;
   };
-  const PNG = new Blob([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082', 'hex')], { type: 'image/png' });
+  const PNG = new Blob(
+    [
+      Buffer.from(
+        '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000a49444154789c6360000000020001e221bc330000000049454e44ae426082',
+        'hex',
+      ),
+    ],
+    { type: 'image/png' },
+  );
   const fields = {
     title: 'Rebuild the school roof',
     description: 'Every bit helps',
@@ -191,10 +223,20 @@ describe('donation links', () => {
     const { status, body } = await call('POST', '/api/v1/payment_links/donation', form(fields, PNG));
     expect(status).toBe(201);
     conforms(success(DonationLink), body);
-    expect(body.data).toMatchObject({ type: 'donation', options: { collectPhone: true }, websiteUrl: 'https://school.example', socialLinks: { twitter: 'https://x.com/school' }, sessions: [] });
+    expect(body.data).toMatchObject({
+      type: 'donation',
+      options: { collectPhone: true },
+      websiteUrl: 'https://school.example',
+      socialLinks: { twitter: 'https://x.com/school' },
+      sessions: [],
+    });
     const image = await fetch(body.data.image);
     expect(image.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const listed = await call('GET', '/api/v1/payment_links?page_size=100');
     expect(listed.body.data.find((l: { id: string }) => l.id === body.data.id)).toMatchObject({ type: 'donation', webSiteUrl: 'https://school.example' });
   });
@@ -238,9 +280,17 @@ describe('donation links', () => {
   it('files each part under its own name, whatever its filename says', async () => {
     const boundary = 'b0undary';
     const body = [
-      `--${boundary}`, 'Content-Disposition: form-data; name="title"', '', 'Real title',
-      `--${boundary}`, 'Content-Disposition: form-data; filename="name=title"; name="cover_photo"', 'Content-Type: image/png', '', Buffer.from(await PNG.arrayBuffer()).toString('latin1'),
-      `--${boundary}--`, '',
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="title"',
+      '',
+      'Real title',
+      `--${boundary}`,
+      'Content-Disposition: form-data; filename="name=title"; name="cover_photo"',
+      'Content-Type: image/png',
+      '',
+      Buffer.from(await PNG.arrayBuffer()).toString('latin1'),
+      `--${boundary}--`,
+      '',
     ].join('\r\n');
     const response = await fetch(api.url + '/api/v1/payment_links/donation', {
       method: 'POST',
@@ -266,7 +316,11 @@ describe('donation links', () => {
     expect(status).toBe(200);
     conforms(success(DonationLink), body);
     expect(body.message).toBeUndefined();
-    expect(body.data).toMatchObject({ description: 'Nearly there', websiteUrl: 'https://school.example/roof', socialLinks: { instagram: '', twitter: 'https://x.com/school' } });
+    expect(body.data).toMatchObject({
+      description: 'Nearly there',
+      websiteUrl: 'https://school.example/roof',
+      socialLinks: { instagram: '', twitter: 'https://x.com/school' },
+    });
   });
 });
 
@@ -289,7 +343,7 @@ describe('activating and deactivating', () => {
 });
 
 describe('the seeded catalogue (issue 36)', () => {
-  it('is the demo merchant\'s test-mode products, as the dashboard\'s Products screen lists them; no other merchant\'s cart takes its prices', async () => {
+  it("is the demo merchant's test-mode products, as the dashboard's Products screen lists them; no other merchant's cart takes its prices", async () => {
     const listed = await call('GET', '/api/v1/products');
     expect(listed.status).toBe(200);
     const products = listed.body.data as Array<{ name: string; archived: boolean; prices: Array<{ id: string; currency: string; amount: string }> }>;
@@ -300,18 +354,30 @@ describe('the seeded catalogue (issue 36)', () => {
     });
     expect(products.every((p) => !p.archived)).toBe(true);
     // Another merchant's cart is refused the demo's price, as any merchant's own price.
-    const made = await fetch(`${api.url}/operator/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Other Roasters', email: 'owner@other-roasters.example' }) });
+    const made = await fetch(`${api.url}/operator/v1/merchants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Other Roasters', email: 'owner@other-roasters.example' }),
+    });
     const other = ((await made.json()).data as { keys: { test: { secretKey: string } } }).keys.test.secretKey;
-    const stolen = await fetch(`${api.url}/api/v1/payment_links/standard`, { method: 'POST', headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Not mine', cart: [{ price_id: DEMO_PRICES.beansUsd, quantity: 1 }] }) });
+    const stolen = await fetch(`${api.url}/api/v1/payment_links/standard`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Not mine', cart: [{ price_id: DEMO_PRICES.beansUsd, quantity: 1 }] }),
+    });
     expect(stolen.status).toBe(400);
     expect((await stolen.json()).errors[0].field).toBe('cart.0.price_id');
   });
 });
 
-describe('a hosted link\'s pay button', () => {
+describe("a hosted link's pay button", () => {
   it('refuses a cart priced in a currency the service cannot quote with 409 and a reason, never "Internal error"', async () => {
     // Made in the store: the API takes only the currencies the service quotes.
-    const made = await api.parts.products.create({ merchant: { id: DEMO_MERCHANT.id }, mode: 'test' }, { name: 'Tea, 500 g', description: 'Kenyan', prices: [{ currency: 'KES', amount: '900.00' }] }, Date.now());
+    const made = await api.parts.products.create(
+      { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' },
+      { name: 'Tea, 500 g', description: 'Kenyan', prices: [{ currency: 'KES', amount: '900.00' }] },
+      Date.now(),
+    );
     const kes = made.prices[0]!;
     const created = await call('POST', '/api/v1/payment_links/standard', { title: 'Tea', cart: [{ price_id: kes.id, quantity: 1 }] });
     expect(created.status).toBe(201);
@@ -354,4 +420,3 @@ describe('PUBLIC_URL', () => {
     expect(configFromEnv({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
   });
 });
-

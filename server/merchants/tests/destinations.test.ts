@@ -23,7 +23,15 @@ const DELAY = 24 * HOUR;
 
 // Networks whose chains are never called (jobs are off): deposit addresses are CREATE2, worked out offline.
 const USDT = { symbol: 'USDT', name: 'Tether USD', address: '0x00000000000000000000000000000000000000a1', decimals: 18 } as const;
-const LIVE: Network = { chainId: 56, name: 'BNB Smart Chain', rpcUrls: ['http://127.0.0.1:9'], confirmations: 3, factory: '0x00000000000000000000000000000000000000f1', tokens: [USDT], dev: true };
+const LIVE: Network = {
+  chainId: 56,
+  name: 'BNB Smart Chain',
+  rpcUrls: ['http://127.0.0.1:9'],
+  confirmations: 3,
+  factory: '0x00000000000000000000000000000000000000f1',
+  tokens: [USDT],
+  dev: true,
+};
 const TEST: Network = { ...LIVE, chainId: 97, name: 'BNB Smart Chain Testnet', factory: '0x00000000000000000000000000000000000000f2' };
 
 const OLD = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -36,7 +44,15 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
   type Made = { id: string; keys: { test: { secretKey: string }; live: { secretKey: string } }; signInUrl: string };
 
   beforeAll(async () => {
-    api = await startService({ ...(await databaseOptions(kind)), adminToken: ADMIN, publicUrl: PUBLIC_URL, now: () => clock, jobs: false, ...cheapPasswords, networks: { live: LIVE, test: TEST } });
+    api = await startService({
+      ...(await databaseOptions(kind)),
+      adminToken: ADMIN,
+      publicUrl: PUBLIC_URL,
+      now: () => clock,
+      jobs: false,
+      ...cheapPasswords,
+      networks: { live: LIVE, test: TEST },
+    });
   }, 60_000);
   afterAll(() => api?.close());
 
@@ -68,18 +84,26 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
 
   /** The payout address a new payment of `reference` is bound to, read back from its CREATE2 deposit address. */
   async function boundTo(m: Made, mode: 'test' | 'live', reference: string): Promise<string> {
-    const made = await call('POST', '/api/v1/transaction/initialize', { bearer: m.keys[mode].secretKey, body: { reference, coin: 'USDT', currency: 'USD', amount: 10 } });
+    const made = await call('POST', '/api/v1/transaction/initialize', {
+      bearer: m.keys[mode].secretKey,
+      body: { reference, coin: 'USDT', currency: 'USD', amount: 10 },
+    });
     expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
     const factory = create2Addresses((mode === 'live' ? LIVE : TEST).factory);
-    const found = [OLD, THIEF, OTHER].find((payout) => factory.addressFor({ merchantId: m.id, mode, reference, payout: payout as Address }).toLowerCase() === made.body.data.address.toLowerCase());
+    const found = [OLD, THIEF, OTHER].find(
+      (payout) => factory.addressFor({ merchantId: m.id, mode, reference, payout: payout as Address }).toLowerCase() === made.body.data.address.toLowerCase(),
+    );
     expect(found, `${reference} is bound to none of the addresses`).toBeDefined();
     return found!;
   }
 
   const eventsOf = async (m: Made, mode: 'test' | 'live') =>
-    ((await call('GET', '/api/v1/events?limit=50', { bearer: m.keys[mode].secretKey })).body.data as Array<{ type: string; payload: { data: Record<string, unknown> } }>);
+    (await call('GET', '/api/v1/events?limit=50', { bearer: m.keys[mode].secretKey })).body.data as Array<{
+      type: string;
+      payload: { data: Record<string, unknown> };
+    }>;
 
-  it('a live key\'s new payout address binds no payment before the delay, the owner is told at once, and it binds new payments after', async () => {
+  it("a live key's new payout address binds no payment before the delay, the owner is told at once, and it binds new payments after", async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
     // The chain's first address waits the delay too (its own test below).
@@ -94,15 +118,21 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(put.body.message).toMatch(/pending/i);
     // Told at once: the event is in the feed (and queued for the webhook URL), naming the address and when.
     const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING' && e.payload.data.address === THIEF);
-    expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: THIEF, state: 'pending', effective_at: new Date(asked + DELAY).toISOString() })]);
+    expect(told.map((e) => e.payload.data)).toEqual([
+      expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: THIEF, state: 'pending', effective_at: new Date(asked + DELAY).toISOString() }),
+    ]);
     // Asked again (a retry): the same change, no second event, its clock not restarted.
     clock += HOUR;
-    expect((await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: THIEF } })).body.data.effective_at).toBe(new Date(asked + DELAY).toISOString());
+    expect((await call('PUT', '/api/v1/payout_address', { bearer: live, body: { chain_id: 56, address: THIEF } })).body.data.effective_at).toBe(
+      new Date(asked + DELAY).toISOString(),
+    );
     expect((await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING' && e.payload.data.address === THIEF)).toHaveLength(1);
 
     // Until then the old address is the one in effect, and new payments are bound to it.
     const listed = await call('GET', '/api/v1/payout_address', { bearer: live });
-    expect(listed.body.data).toEqual([{ chain_id: 56, address: OLD, pending: expect.objectContaining({ address: THIEF, effective_at: new Date(asked + DELAY).toISOString() }) }]);
+    expect(listed.body.data).toEqual([
+      { chain_id: 56, address: OLD, pending: expect.objectContaining({ address: THIEF, effective_at: new Date(asked + DELAY).toISOString() }) },
+    ]);
     expect(await boundTo(m, 'live', 'during-1')).toBe(OLD);
     clock = asked + DELAY - 1;
     expect(await boundTo(m, 'live', 'during-2')).toBe(OLD);
@@ -115,7 +145,7 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect((await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data).toEqual([]);
   });
 
-  it('a chain\'s first live payout address waits the delay too, is told by its event and e-mail, and from a session needs a step-up', async () => {
+  it("a chain's first live payout address waits the delay too, is told by its event and e-mail, and from a session needs a step-up", async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
     const asked = clock;
@@ -124,8 +154,13 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(first.body.data).toMatchObject({ chain_id: 56, address: OLD, pending: true, effective_at: new Date(asked + DELAY).toISOString() });
     // Nothing is in effect until then: no live payment is bound to it.
     expect((await call('GET', '/api/v1/payout_address', { bearer: live })).body.data).toEqual([]);
-    expect((await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data).toEqual([expect.objectContaining({ kind: 'payout_address', address: OLD, state: 'pending' })]);
-    expect((await call('POST', '/api/v1/transaction/initialize', { bearer: live, body: { reference: 'first-1', coin: 'USDT', currency: 'USD', amount: 10 } })).status).toBeGreaterThanOrEqual(400);
+    expect((await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data).toEqual([
+      expect.objectContaining({ kind: 'payout_address', address: OLD, state: 'pending' }),
+    ]);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', { bearer: live, body: { reference: 'first-1', coin: 'USDT', currency: 'USD', amount: 10 } }))
+        .status,
+    ).toBeGreaterThanOrEqual(400);
     // Told at once: the event, and (by the e-mail job) the owner's e-mail, which names no address.
     const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING');
     expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'payout_address', chain_id: 56, address: OLD, state: 'pending' })]);
@@ -160,7 +195,7 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(unfactored.body.code).toBe('step_up_required');
   });
 
-  it('the owner cancels it from the dashboard\'s session: it never takes effect', async () => {
+  it("the owner cancels it from the dashboard's session: it never takes effect", async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
     // The chain's address in effect already (set as the demo sets it: a key's first one waits the delay).
@@ -184,7 +219,7 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect((await call('DELETE', `/api/v1/destination_changes/${id}`, { bearer: live })).status).toBe(404);
   });
 
-  it('a test key\'s new payout address takes effect at once, and tells no one', async () => {
+  it("a test key's new payout address takes effect at once, and tells no one", async () => {
     const m = await merchant();
     const test = m.keys.test.secretKey;
     await call('PUT', '/api/v1/payout_address', { bearer: test, body: { chain_id: 97, address: OLD } });
@@ -194,22 +229,36 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect((await eventsOf(m, 'test')).filter((e) => e.type === 'PAYOUT_ADDRESS_PENDING')).toEqual([]);
   });
 
-  it('a live key\'s new bank account is paid to only after the delay, and its new details wait too (the old ones in effect)', async () => {
+  it("a live key's new bank account is paid to only after the delay, and its new details wait too (the old ones in effect)", async () => {
     const m = await merchant();
     const live = m.keys.live.secretKey;
-    const body = { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos' };
+    const body = {
+      bank_name: 'Access Bank',
+      bank_code: '044',
+      account_name: 'Harbour Coffee Ltd',
+      account_number: '0690000031',
+      currency: 'NGN',
+      country: 'nigeria',
+      state: 'Lagos',
+    };
     const asked = clock;
     const added = await call('POST', '/api/v1/bank/payouts', { bearer: live, body });
     expect(added.status).toBe(201);
     expect(added.body.data.effectiveAt).toBe(new Date(asked + DELAY).toISOString());
     const bankId = added.body.data.id as string;
     const told = (await eventsOf(m, 'live')).filter((e) => e.type === 'BANK_ACCOUNT_PENDING');
-    expect(told.map((e) => e.payload.data)).toEqual([expect.objectContaining({ kind: 'bank_account', bank_account_id: bankId, effective_at: new Date(asked + DELAY).toISOString() })]);
+    expect(told.map((e) => e.payload.data)).toEqual([
+      expect.objectContaining({ kind: 'bank_account', bank_account_id: bankId, effective_at: new Date(asked + DELAY).toISOString() }),
+    ]);
     // The store refuses a payout to it before its time (the route refuses live payouts earlier: no provider).
     const account: Account = { merchant: { id: m.id } as Account['merchant'], mode: 'live', via: 'secret' };
-    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p)).rejects.toThrow(/paid to only from/);
+    await expect(
+      api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
+    ).rejects.toThrow(/paid to only from/);
     clock = asked + DELAY;
-    await expect(api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p)).rejects.not.toThrow(/paid to only from/);
+    await expect(
+      api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
+    ).rejects.not.toThrow(/paid to only from/);
 
     // New details: pending; the account answers the details in effect, and the change.
     const patched = await call('PATCH', `/api/v1/bank/payouts/${bankId}`, { bearer: live, body: { account_number: '0690000099' } });
@@ -222,14 +271,16 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
 
     // Cancelled, a new account is gone; a test key's is paid to at once.
     const second = await call('POST', '/api/v1/bank/payouts', { bearer: live, body });
-    const change = (await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data.find((c: { bank_account_id: string }) => c.bank_account_id === second.body.data.id);
+    const change = (await call('GET', '/api/v1/destination_changes', { bearer: live })).body.data.find(
+      (c: { bank_account_id: string }) => c.bank_account_id === second.body.data.id,
+    );
     expect((await call('DELETE', `/api/v1/destination_changes/${change.id}`, { bearer: live })).status).toBe(200);
     expect((await call('GET', `/api/v1/bank/payouts/${second.body.data.id}`, { bearer: live })).status).toBe(404);
     const testBank = await call('POST', '/api/v1/bank/payouts', { bearer: m.keys.test.secretKey, body });
     expect(testBank.body.data.effectiveAt).toBeUndefined();
   });
 
-  it('a live wallet never withdrawn to is registered and refused until the delay has passed; a test key\'s is not', async () => {
+  it("a live wallet never withdrawn to is registered and refused until the delay has passed; a test key's is not", async () => {
     const m = await merchant();
     const account: Account = { merchant: { id: m.id } as Account['merchant'], mode: 'live', via: 'secret' };
     const asked = clock;
@@ -237,7 +288,10 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     expect(first).toMatchObject({ ready: false, change: { kind: 'withdrawal_address', address: OTHER, effectiveMs: asked + DELAY } });
     clock += HOUR;
     // Asked again while it waits: the same change, told once.
-    expect(await api.parts.destinations.withdrawalAddress(account, 56, OTHER.toUpperCase().replace('0X', '0x'), clock)).toMatchObject({ ready: false, change: { effectiveMs: asked + DELAY } });
+    expect(await api.parts.destinations.withdrawalAddress(account, 56, OTHER.toUpperCase().replace('0X', '0x'), clock)).toMatchObject({
+      ready: false,
+      change: { effectiveMs: asked + DELAY },
+    });
     expect((await eventsOf(m, 'live')).filter((e) => e.type === 'WITHDRAWAL_ADDRESS_PENDING')).toHaveLength(1);
     // Another chain is another registration.
     expect((await api.parts.destinations.withdrawalAddress(account, 1, OTHER, clock)).ready).toBe(false);

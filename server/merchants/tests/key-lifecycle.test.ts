@@ -13,7 +13,7 @@ import { businessWithOwner, callApi, type Call as ApiCall } from '../../testing/
 const ADMIN = 'op_keylife_test_token_0123456789abcdef012345678';
 const HOUR = 3_600_000;
 
-describe.each(KINDS)('a restricted key\'s expiry and last use on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("a restricted key's expiry and last use on %s", { timeout: 120_000 }, (kind) => {
   let api: Service;
   let other: Service | undefined;
   let clock = Date.UTC(2026, 11, 6, 12, 0, 0);
@@ -39,15 +39,25 @@ describe.each(KINDS)('a restricted key\'s expiry and last use on %s', { timeout:
   });
 
   it('a key with an expiry works until then and is refused after, saying it expired; a key it makes expires no later', async () => {
-    const past = await call('/api/v1/keys/restricted', as({ method: 'POST', body: { name: 'old', permissions: ['payments.read'], expires_at: iso(clock - 1) } }));
+    const past = await call(
+      '/api/v1/keys/restricted',
+      as({ method: 'POST', body: { name: 'old', permissions: ['payments.read'], expires_at: iso(clock - 1) } }),
+    );
     expect(past.status).toBe(400);
     expect(past.body.errors[0].field).toBe('expires_at');
-    const made = await call('/api/v1/keys/restricted', as({ method: 'POST', body: { name: 'for a week-end', permissions: ['payments.read', 'developers.write'], expires_at: iso(clock + HOUR) } }));
+    const made = await call(
+      '/api/v1/keys/restricted',
+      as({ method: 'POST', body: { name: 'for a week-end', permissions: ['payments.read', 'developers.write'], expires_at: iso(clock + HOUR) } }),
+    );
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.data).toMatchObject({ expiresAt: iso(clock + HOUR), lastUsedAt: null, lastUsedFrom: null, createdBy: { kind: 'owner' } });
     const key = made.body.data.secretKey as string;
     // A key it makes cannot outlive it: later is refused, and none asked for takes its maker's.
-    const later = await call('/api/v1/keys/restricted', { method: 'POST', bearer: key, body: { name: 'child', permissions: ['payments.read'], expires_at: iso(clock + 2 * HOUR) } });
+    const later = await call('/api/v1/keys/restricted', {
+      method: 'POST',
+      bearer: key,
+      body: { name: 'child', permissions: ['payments.read'], expires_at: iso(clock + 2 * HOUR) },
+    });
     expect(later.status).toBe(400);
     expect(later.body.errors[0]).toMatchObject({ field: 'expires_at' });
     const child = await call('/api/v1/keys/restricted', { method: 'POST', bearer: key, body: { name: 'child', permissions: ['payments.read'] } });
@@ -77,7 +87,8 @@ describe.each(KINDS)('a restricted key\'s expiry and last use on %s', { timeout:
     expect(await listed(made.body.data.id)).toMatchObject({ lastUsedAt: iso(first), lastUsedFrom: '198.51.100.7', createdBy: { kind: 'owner' } });
     // Within the minute, from anywhere and on any instance: not written again.
     clock += 30_000;
-    for (let i = 0; i < 5; i++) expect((await call('/api/v1/payments', { bearer: key, from: '203.0.113.9', on: other && i % 2 ? other : api })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await call('/api/v1/payments', { bearer: key, from: '203.0.113.9', on: other && i % 2 ? other : api })).status).toBe(200);
     expect(await listed(made.body.data.id)).toMatchObject({ lastUsedAt: iso(first), lastUsedFrom: '198.51.100.7' });
     // A minute on, the next use is kept.
     clock += 31_000;

@@ -58,7 +58,9 @@ describe('merchant create', { timeout: 30_000 }, () => {
     expect(await runOperatorCommand(['merchant', 'create', '--name', 'Bakery', '--email', 'no-at-sign'], config, (l) => lines.push(l))).toBe(2);
     expect(lines.join('\n')).toMatch(/--email: expected an e-mail address/);
     lines.length = 0;
-    expect(await runOperatorCommand(['merchant', 'create', '--name', 'Bakery Ltd', '--email', 'hello@bakery.example', '--json'], config, (l) => lines.push(l))).toBe(0);
+    expect(
+      await runOperatorCommand(['merchant', 'create', '--name', 'Bakery Ltd', '--email', 'hello@bakery.example', '--json'], config, (l) => lines.push(l)),
+    ).toBe(0);
     const created = JSON.parse(lines[0]);
     expect(created.keys.test.publicKey).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
     expect(created.keys.live.secretKey).toMatch(/^sk_live_[A-Za-z0-9]{32}$/);
@@ -76,7 +78,7 @@ describe('merchant create', { timeout: 30_000 }, () => {
 });
 
 describe('webhook signing secrets', () => {
-  it('signs with the merchant\'s webhook secret, not the API key; during a rotation with both, and either verifies', async () => {
+  it("signs with the merchant's webhook secret, not the API key; during a rotation with both, and either verifies", async () => {
     const api = await service();
     const oldSecret = DEMO_MERCHANT.webhookSecrets!.test!;
     const hook = await receiver(oldSecret);
@@ -137,7 +139,11 @@ describe('events feed', () => {
       return page.body.data[0]?.attempts.length ? page : undefined;
     });
     expect(newer.body.data).toHaveLength(1);
-    expect(newer.body.data[0]).toMatchObject({ type: 'DEPOSIT_TRANSACTION', state: 'delivered', payload: { data: { reference: 'feed-1', status: 'confirmed' } } });
+    expect(newer.body.data[0]).toMatchObject({
+      type: 'DEPOSIT_TRANSACTION',
+      state: 'delivered',
+      payload: { data: { reference: 'feed-1', status: 'confirmed' } },
+    });
     expect(newer.body.data[0].attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, url: hook.url })]);
 
     const id = newer.body.data[0].id as string;
@@ -206,7 +212,15 @@ describe('payouts', () => {
     await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'funds', coin: 'USDT', currency: 'USD', amount: 100 }, { 'x-api-key': publicKey });
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'funds', kind: 'exact' }, { 'x-api-key': publicKey });
     const account = (number: string) =>
-      call(api, 'POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Zenith Bank', bank_code: '057', account_name: 'Harbour', account_number: number, country: 'nigeria', state: 'Lagos' });
+      call(api, 'POST', '/api/v1/bank/payouts', {
+        currency: 'NGN',
+        bank_name: 'Zenith Bank',
+        bank_code: '057',
+        account_name: 'Harbour',
+        account_number: number,
+        country: 'nigeria',
+        state: 'Lagos',
+      });
     const good = (await account('0123456789')).body.data.id;
     const bad = (await account('0123450000')).body.data.id;
     const paid = (await call(api, 'POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: good, coin: 'USDT', amount: 10, reference: 'po-good' })).body.data;
@@ -216,7 +230,10 @@ describe('payouts', () => {
     await until(() => states('po-good').length === 3 && states('po-bad').length === 3);
     expect(states('po-good')).toEqual(['pending', 'processing', 'paid']);
     expect(states('po-bad')).toEqual(['pending', 'processing', 'failed']);
-    expect((await call(api, 'GET', `/api/v1/bank/payouts/withdrawals/${failed.id}`)).body.data).toMatchObject({ status: 'failed', failure: expect.stringMatching(/rejected/) });
+    expect((await call(api, 'GET', `/api/v1/bank/payouts/withdrawals/${failed.id}`)).body.data).toMatchObject({
+      status: 'failed',
+      failure: expect.stringMatching(/rejected/),
+    });
     // A failed payout gives its amount back to the balance.
     const balance = await api.parts.payouts.balance({ merchant: DEMO_MERCHANT, mode: 'test' });
     expect(balance).toBe(100_000_000n - 10_000_000n); // the 100 USD paid (no fee by default), less the 10 paid out
@@ -230,7 +247,15 @@ describe('logs', () => {
     const api = await service({ logger });
     const hook = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
     await call(api, 'PUT', '/api/v1/webhook', { url: hook.url });
-    const personal = { reference: 'log-1', coin: 'USDT', currency: 'USD', amount: 5, customer_name: 'Grace Hopper', customer_email: 'grace@navy.example', metadata: { note: 'private-note' } };
+    const personal = {
+      reference: 'log-1',
+      coin: 'USDT',
+      currency: 'USD',
+      amount: 5,
+      customer_name: 'Grace Hopper',
+      customer_email: 'grace@navy.example',
+      metadata: { note: 'private-note' },
+    };
     await call(api, 'POST', '/api/v1/transaction/initialize', personal, { 'x-api-key': publicKey });
     await call(api, 'POST', '/api/v1/sandbox/deposit', { reference: 'log-1', kind: 'exact' }, { 'x-api-key': publicKey });
     await until(() => hook.events.length === 1);
@@ -243,7 +268,7 @@ describe('logs', () => {
   });
 });
 
-describe('webhook delivery on a sender\'s terms', () => {
+describe("webhook delivery on a sender's terms", () => {
   /** A merchant endpoint that answers however `answer` says, counting what came. */
   async function endpoint(answer: (res: import('node:http').ServerResponse) => void) {
     const { createServer } = await import('node:http');
@@ -296,7 +321,9 @@ describe('webhook delivery on a sender\'s terms', () => {
     const silent = await endpoint(() => {});
     const attempt = await deliverOnce(api, silent.url, 'silent-1');
     expect(attempt).toMatchObject({ status: 0, error: 'no answer in 200 ms' });
-    const [event] = (await call(api, 'GET', '/api/v1/events')).body.data.filter((e: { payload: { data: { reference: string } } }) => e.payload.data.reference === 'silent-1');
+    const [event] = (await call(api, 'GET', '/api/v1/events')).body.data.filter(
+      (e: { payload: { data: { reference: string } } }) => e.payload.data.reference === 'silent-1',
+    );
     expect(event.state).toBe('pending');
   });
 
@@ -313,7 +340,7 @@ describe('webhook delivery on a sender\'s terms', () => {
 
   // Review of issue 21: any merchant on a shared instance holds a test key, and test keys could
   // point webhooks at loopback: the service then POSTed to the operator's own services.
-  it('sends test keys\' webhooks to this machine only where the operator allows it (WEBHOOKS_TO_LOOPBACK, on with the demo)', async () => {
+  it("sends test keys' webhooks to this machine only where the operator allows it (WEBHOOKS_TO_LOOPBACK, on with the demo)", async () => {
     const shared = await service({ demo: false, merchants: [DEMO_MERCHANT] });
     const hook = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
     for (const url of [hook.url, `http://localhost:${new URL(hook.url).port}/hook`, `https://[::1]:${new URL(hook.url).port}/hook`]) {
@@ -351,8 +378,23 @@ describe('webhook delivery on a sender\'s terms', () => {
     expect(live.error).not.toMatch(/127\.0\.0\.1|::1|\d+\.\d+\.\d+\.\d+/);
     expect(listening.hits()).toBe(1);
     // An address refused before any connection answers as a failed attempt; it must not throw.
-    expect(await post('https://[::ffff:a00:1]/hook', '{}', {}, { loopback: 'live', timeoutMs: 2000, signal })).toEqual({ status: 0, error: expect.stringMatching(/^refused: ::ffff:a00:1 is a private/) });
-    for (const address of ['10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a00:1', '::ffff:a9fe:a9fe', '0.0.0.0']) {
+    expect(await post('https://[::ffff:a00:1]/hook', '{}', {}, { loopback: 'live', timeoutMs: 2000, signal })).toEqual({
+      status: 0,
+      error: expect.stringMatching(/^refused: ::ffff:a00:1 is a private/),
+    });
+    for (const address of [
+      '10.0.0.8',
+      '172.20.1.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '::ffff:a00:1',
+      '::ffff:a9fe:a9fe',
+      '0.0.0.0',
+    ]) {
       expect(addressProblem(address, true), address).toMatch(/private, link-local or reserved/);
     }
     expect(addressProblem('8.8.8.8', 'live')).toBeUndefined();

@@ -45,7 +45,8 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     return { status: response.status, body: (await response.json()) as any };
   };
   const listed = async (reference: string) => (await call(a, 'GET', `/api/v1/payments?q=${reference}`)).body.data[0];
-  const needing = async () => (await call(a, 'GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data.map((p: { reference: string }) => p.reference);
+  const needing = async () =>
+    (await call(a, 'GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data.map((p: { reference: string }) => p.reference);
   const units = (text: string) => BigInt(text.replace('.', '').padEnd(text.split('.')[0]!.length + 18, '0'));
   const balanced = async () => {
     for (const s of await a.parts.journal.journalSums()) expect(s.sum, `the journal of ${s.token} sums to zero`).toBe(0n);
@@ -96,7 +97,9 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     const paid = units(p.amountPaidExact);
     const excess = paid - units(p.actualAmountExact);
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference, amount: formatUnits(paid - excess / 2n, 18), reason: 'most of it', address: customer })).status).toBe(201);
+    expect(
+      (await call(a, 'POST', '/api/v1/refunds', { reference, amount: formatUnits(paid - excess / 2n, 18), reason: 'most of it', address: customer })).status,
+    ).toBe(201);
     const over = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'the excess too', address: customer });
     expect([over.status, over.body.code, over.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount']);
     // Nothing was resolved by the refusal: it still needs attention; keeping the excess resolves it.
@@ -110,7 +113,10 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     expect([p.status, p.attention]).toEqual(['expired', { reason: 'partial', amount: p.amountPaidExact, coin: 'USDT', chain_id: p.chainId }]);
     expect(await needing()).toContain(reference);
-    const told = async () => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { reference: string }) => d.reference === reference);
+    const told = async () =>
+      (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION' ORDER BY seq`))
+        .map((e) => JSON.parse(e.body).data)
+        .filter((d: { reference: string }) => d.reference === reference);
     const before = (await told()).length;
     const entries = async () => Number((await a.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries`))[0]!.n);
     await call(a, 'GET', '/api/v1/balances'); // the sandbox's credits journaled
@@ -135,13 +141,18 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'too little, too late' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect([sent.body.data.amount, sent.body.data.amount_base_units, sent.body.data.status, typeof sent.body.data.claim_url]).toEqual([p.attention.amount, String(units(p.amountPaidExact)), 'waiting_for_address', 'string']);
+    expect([sent.body.data.amount, sent.body.data.amount_base_units, sent.body.data.status, typeof sent.body.data.claim_url]).toEqual([
+      p.attention.amount,
+      String(units(p.amountPaidExact)),
+      'waiting_for_address',
+      'string',
+    ]);
     expect((await listed(reference)).attention).toBeNull();
     expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data.refunds.status).toBe('refunded');
     await balanced();
   });
 
-  it('refuses another merchant\'s payment, the other mode\'s key, and a payment with nothing to resolve', async () => {
+  it("refuses another merchant's payment, the other mode's key, and a payment with nothing to resolve", async () => {
     const reference = await payment('partial', true);
     const other = await a.parts.merchants.create({ businessName: 'Other', businessEmail: `other-x-${kind}@example.com`, businessLogo: '' }, Date.now());
     for (const path of ['accept', 'send_back']) {
@@ -167,12 +178,17 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     // at once; the refund moves with it, in its transaction (no job follows it): once.
     await Promise.all([a, b].map((api) => finishWithdrawal(api.parts.balanceTransactions, id, { failure: 'reverted' }, Date.now(), () => ({}))));
     expect((await a.parts.refunds.refund({ merchant: DEMO_MERCHANT, mode: 'test' } as never, id)).state).toBe('failed');
-    const told = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED'`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string; status: string }) => d.id === id && d.status === 'failed');
+    const told = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED'`))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { id: string; status: string }) => d.id === id && d.status === 'failed');
     expect(told).toHaveLength(1);
     const reopened = await listed(reference);
     expect([reopened.attention, reopened.overpaid]).toEqual([p.attention, p.overpaid]);
     expect(await needing()).toContain(reference);
-    expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data).toMatchObject({ payment: { attention: p.attention }, refunds: { status: 'none' } });
+    expect((await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data).toMatchObject({
+      payment: { attention: p.attention },
+      refunds: { status: 'none' },
+    });
     const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
     expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
     await balanced();
@@ -199,7 +215,11 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect((await listed(reference)).attention).toEqual(p.attention);
     expect(await needing()).toContain(reference);
     // Its link is dead: the customer cannot claim what the case owes again.
-    const claim = await fetch(a.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: new URL(sent.body.data.claim_url).hash.slice(1), address: customer, confirm: true }) });
+    const claim = await fetch(a.url + '/refund/claim', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: new URL(sent.body.data.claim_url).hash.slice(1), address: customer, confirm: true }),
+    });
     expect([claim.status, ((await claim.json()) as { code: string }).code]).toEqual([409, 'refund_link_used']);
     const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
     expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
@@ -216,13 +236,15 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const p = await listed(reference);
     const id = (await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'unclaimed' })).body.data.id as string;
     await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [id, Date.now() - 1]);
-    const moved = (await Promise.all([expireClaimLinks(a.parts.refunds, Date.now(), refundView), expireClaimLinks(b.parts.refunds, Date.now(), refundView)])).flat();
+    const moved = (
+      await Promise.all([expireClaimLinks(a.parts.refunds, Date.now(), refundView), expireClaimLinks(b.parts.refunds, Date.now(), refundView)])
+    ).flat();
     expect(moved.filter((r) => r.id === id).map((r) => r.state)).toEqual(['canceled']);
     expect((await listed(reference)).attention).toEqual(p.attention);
     await balanced();
   });
 
-  it('USDC credited toward a USDT payment at the rates of its arrival, once by two accepts at once on two instances; never another merchant\'s, another mode\'s, or without a rate of its arrival', async () => {
+  it("USDC credited toward a USDT payment at the rates of its arrival, once by two accepts at once on two instances; never another merchant's, another mode's, or without a rate of its arrival", async () => {
     const reference = `c-${kind}-${++n}`;
     expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBe(201);
     const [pay] = await a.db.query(`SELECT id, chain_id, decimals FROM payments WHERE reference = $1`, [reference]);
@@ -242,7 +264,12 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect([none.status, none.body.code, none.body.errors[0].field]).toEqual([409, 'no_rate_at_arrival', 'reference']);
     expect(none.body.message).toMatch(/send_back/);
     // Rates kept after it arrived, or more than the rates' maximum age (15 minutes) before it, are not its rates.
-    const keep = (symbol: string, units: bigint, atMs: number) => a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [symbol, String(units), atMs]);
+    const keep = (symbol: string, units: bigint, atMs: number) =>
+      a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [
+        symbol,
+        String(units),
+        atMs,
+      ]);
     await keep('USDC', 99_000_000n, arrived + 1);
     await keep('USDT', 100_000_000n, arrived + 1);
     await keep('USDC', 99_000_000n, arrived - 900_001);
@@ -255,17 +282,37 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     expect((await credit(a, DEMO_MERCHANT.keys.live.secretKey)).body.code).toBe('wrong_mode');
     expect((await listed(reference)).amountPaidExact).toBe('0');
 
-    const told = async () => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).filter((e) => JSON.parse(e.body).data.reference === reference).length;
+    const told = async () =>
+      (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).filter(
+        (e) => JSON.parse(e.body).data.reference === reference,
+      ).length;
     const both = await Promise.all([credit(a), credit(b)]);
     expect(both.map((r) => r.status).sort(), JSON.stringify(both.map((r) => r.body))).toEqual([200, 409]);
     // The loser finds its next case, the excess, which is no other coin's to credit.
     expect(both.find((r) => r.status === 409)!.body.code).toBe('not_creditable');
     // 12 USDC at 0.99 USD: 11.88 USD, 11.88 USDT at 1 USD; 10 were due.
-    expect(both.find((r) => r.status === 200)!.body.data).toMatchObject({ status: 'confirmed', amountPaidExact: '11.88', overpaid: '1.88', attention: { reason: 'overpaid', amount: '1.88', coin: 'USDT' } });
+    expect(both.find((r) => r.status === 200)!.body.data).toMatchObject({
+      status: 'confirmed',
+      amountPaidExact: '11.88',
+      overpaid: '1.88',
+      attention: { reason: 'overpaid', amount: '1.88', coin: 'USDT' },
+    });
     expect(await told()).toBe(1);
     const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
     expect(detail.credits).toEqual([
-      { tx_hash: '0x' + 'cd'.repeat(32), chain_id: usdc.chainId, coin: 'USDC', arrived: '12', arrived_at: new Date(arrived).toISOString(), usd_per_arrived_coin: '0.99', usd_per_payment_coin: '1', rate_at: new Date(arrived - 1000).toISOString(), rate_source: 'test rates', credited: '11.88', credited_at: expect.any(String) },
+      {
+        tx_hash: '0x' + 'cd'.repeat(32),
+        chain_id: usdc.chainId,
+        coin: 'USDC',
+        arrived: '12',
+        arrived_at: new Date(arrived).toISOString(),
+        usd_per_arrived_coin: '0.99',
+        usd_per_payment_coin: '1',
+        rate_at: new Date(arrived - 1000).toISOString(),
+        rate_source: 'test rates',
+        credited: '11.88',
+        credited_at: expect.any(String),
+      },
     ]);
     // A plain accept now keeps the excess; crediting again finds nothing to credit.
     expect((await call(a, 'POST', `/api/v1/payments/${reference}/accept`)).status).toBe(200);
@@ -276,7 +323,12 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
 
   it('close enough (issue 49): 10 USDC credited at 0.999 toward a 10 USDT payment settles it, short by one cent, told once; not a cent more short', async () => {
     const usdc = a.parts.catalog.coins('test').find((c) => c.symbol === 'USDC')!;
-    const keep = (symbol: string, units: bigint, atMs: number) => a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [symbol, String(units), atMs]);
+    const keep = (symbol: string, units: bigint, atMs: number) =>
+      a.db.query(`INSERT INTO rate_history (symbol, usd_units, fetched_ms, provider, fixed) VALUES ($1, $2, $3, 'test rates', false)`, [
+        symbol,
+        String(units),
+        atMs,
+      ]);
     /** A 10 USD USDT payment and `arrived` USDC recorded at its address a minute ago, the rates of then kept: USDC at 0.999 USD. */
     const paidInUsdc = async (arrived: bigint, hash: string) => {
       const reference = `close-${kind}-${++n}`;
@@ -292,7 +344,10 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
       return reference;
     };
     const cents = (n: bigint) => n * 10n ** BigInt(usdc.decimals - 2);
-    const told = async (reference: string) => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`)).map((e) => JSON.parse(e.body).data).filter((d: { reference: string }) => d.reference === reference);
+    const told = async (reference: string) =>
+      (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`))
+        .map((e) => JSON.parse(e.body).data)
+        .filter((d: { reference: string }) => d.reference === reference);
     // 10 USDC at 0.999: 9.99 USDT of 10 due, one cent short: settled with what arrived, told once.
     const close = await paidInUsdc(cents(1000n), '0x' + 'e1'.repeat(32));
     const settled = await call(a, 'POST', `/api/v1/payments/${close}/accept`, { as: 'credit' });
@@ -308,7 +363,10 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
   });
 
   it('a rate is written only by the rates cache: no route, job or other store writes the rate history', () => {
-    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'tests' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? (e.name === 'tests' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
     const writers = sources(fromRoot('server')).filter((f) => /(INSERT INTO|UPDATE|DELETE FROM)\s+rate_history/.test(readFileSync(f, 'utf8')));
     expect(writers.map((f) => f.slice(fromRoot('').length))).toEqual(['server/rates/history-store.ts']);
     const callers = sources(fromRoot('server')).filter((f) => /history\??\.record\(/.test(readFileSync(f, 'utf8')));
@@ -318,11 +376,16 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
   it('the needs_attention filter keeps exactly the payments whose attention is not null', async () => {
     const all = (await call(a, 'GET', '/api/v1/payments?limit=100')).body.data;
     expect(all.length).toBeGreaterThan(3);
-    expect((await needing()).sort()).toEqual(all.filter((p: { attention: unknown }) => p.attention !== null).map((p: { reference: string }) => p.reference).sort());
+    expect((await needing()).sort()).toEqual(
+      all
+        .filter((p: { attention: unknown }) => p.attention !== null)
+        .map((p: { reference: string }) => p.reference)
+        .sort(),
+    );
     expect(all.filter((p: { attention: unknown }) => p.attention !== null).length).toBeGreaterThan(0);
   });
 
-  it('on wallet settlement (the last test: it switches), an excess goes back from the merchant\'s own wallet: the transfer to make is answered, nothing journaled', async () => {
+  it("on wallet settlement (the last test: it switches), an excess goes back from the merchant's own wallet: the transfer to make is answered, nothing journaled", async () => {
     expect((await call(a, 'PUT', '/api/v1/settlement', { settlement: 'wallet' })).status).toBe(200);
     const reference = await payment('over');
     const p = await listed(reference);
@@ -332,7 +395,19 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const journaled = await entries();
     const sent = await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'paid too much', address: customer });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
-    expect(sent.body.data).toMatchObject({ reference, amount: p.overpaid, coin: 'USDT', status: 'ready', transfer: { to: expect.stringMatching(new RegExp(`^${customer}$`, 'i')), amount: p.overpaid, amount_base_units: String(excess), chain_id: p.chainId, uri: expect.stringMatching(/^ethereum:/) } });
+    expect(sent.body.data).toMatchObject({
+      reference,
+      amount: p.overpaid,
+      coin: 'USDT',
+      status: 'ready',
+      transfer: {
+        to: expect.stringMatching(new RegExp(`^${customer}$`, 'i')),
+        amount: p.overpaid,
+        amount_base_units: String(excess),
+        chain_id: p.chainId,
+        uri: expect.stringMatching(/^ethereum:/),
+      },
+    });
     expect((await listed(reference)).attention).toBeNull();
     await call(a, 'GET', '/api/v1/balances');
     expect(await entries(), 'the service holds none of it: nothing to journal').toBe(journaled);

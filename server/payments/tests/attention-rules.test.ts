@@ -7,13 +7,38 @@ import { creditOf, usableAt } from '../credit-rules.ts';
 import { NoRateAtArrival } from '../../domain/errors.ts';
 
 const payment = (over: Partial<AttentionPayment> = {}): AttentionPayment => ({
-  id: '1', reference: 'r', paid: 0n, due: 100n, settledMs: null, expiresMs: 1_000, acceptPartial: false, chainId: 56, token: '0xUSDT', coin: 'USDT', decimals: 18, resolution: null, ...over,
+  id: '1',
+  reference: 'r',
+  paid: 0n,
+  due: 100n,
+  settledMs: null,
+  expiresMs: 1_000,
+  acceptPartial: false,
+  chainId: 56,
+  token: '0xUSDT',
+  coin: 'USDT',
+  decimals: 18,
+  resolution: null,
+  ...over,
 });
-const transfer = (over: Partial<OpenTransfer>): OpenTransfer => ({ chainId: 56, txHash: '0x1', logIndex: 0, token: '0xusdt', amount: 10n, state: 'late', seenMs: 0, ...over });
+const transfer = (over: Partial<OpenTransfer>): OpenTransfer => ({
+  chainId: 56,
+  txHash: '0x1',
+  logIndex: 0,
+  token: '0xusdt',
+  amount: 10n,
+  state: 'late',
+  seenMs: 0,
+  ...over,
+});
 
 describe('what a payment needs of its merchant', () => {
   it('names money on another chain wrong_chain and another coin wrong_coin, grouped by chain and token, before its own case', () => {
-    const open = [transfer({ chainId: 1, token: '0xusdt', amount: 7n, state: 'unexpected' }), transfer({ chainId: 56, token: '0xusdc', amount: 3n, state: 'unexpected', txHash: '0x2' }), transfer({ chainId: 1, token: '0xusdt', amount: 5n, state: 'unexpected', txHash: '0x3' })];
+    const open = [
+      transfer({ chainId: 1, token: '0xusdt', amount: 7n, state: 'unexpected' }),
+      transfer({ chainId: 56, token: '0xusdc', amount: 3n, state: 'unexpected', txHash: '0x2' }),
+      transfer({ chainId: 1, token: '0xusdt', amount: 5n, state: 'unexpected', txHash: '0x3' }),
+    ];
     const first = caseOf(payment({ paid: 150n }), open, 0)!;
     expect([first.reason, first.chainId, first.amount, first.transfers.length]).toEqual(['wrong_chain', 1, 12n, 2]);
     expect(caseOf(payment(), open.slice(1, 2), 0)).toMatchObject({ reason: 'wrong_coin', chainId: 56, token: '0xusdc', amount: 3n });
@@ -35,7 +60,12 @@ describe('what a payment needs of its merchant', () => {
     expect(acceptPlan(payment(), short, 2_000)).toEqual({ count: 40n, settle: true, keepExcess: false, told: true });
     const past = caseOf(payment({ paid: 100n }), [transfer({ amount: 40n })], 2_000)!;
     expect(acceptPlan(payment({ paid: 100n }), past, 2_000)).toEqual({ count: 40n, settle: false, keepExcess: true, told: true });
-    expect(acceptPlan(payment(), { reason: 'wrong_coin', chainId: 56, token: '0xusdc', amount: 3n, transfers: [] }, 0)).toEqual({ count: 0n, settle: false, keepExcess: false, told: false });
+    expect(acceptPlan(payment(), { reason: 'wrong_coin', chainId: 56, token: '0xusdc', amount: 3n, transfers: [] }, 0)).toEqual({
+      count: 0n,
+      settle: false,
+      keepExcess: false,
+      told: false,
+    });
   });
 });
 
@@ -52,7 +82,7 @@ describe('money in another coin or on another chain credited at the rate of its 
     expect(creditOf('r', 999_999_999_999n, USDT18, USDT6, {}, 10, MAX).credited).toBe(0n);
   });
 
-  it('another coin at both coins\' dollar rates, decimals 6 to 18, rounded down: never more than arrived is worth', () => {
+  it("another coin at both coins' dollar rates, decimals 6 to 18, rounded down: never more than arrived is worth", () => {
     // 3 USDC at 0.99999999 USD each, credited in USDT at 1.00000001 USD each.
     const terms = creditOf('r', 3_000_000n, USDC6, USDT18, { from: rate(99_999_999n, 5), to: rate(100_000_001n, 7) }, 10, MAX);
     expect(terms.credited).toBe((3n * 10n ** 18n * 99_999_999n) / 100_000_001n);

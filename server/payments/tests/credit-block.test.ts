@@ -28,11 +28,19 @@ describe.each(KINDS)('a block counted at once on %s', (kind) => {
   async function payments(prefix: string) {
     const request = caller(() => api.url);
     for (let i = 0; i < PAYMENTS; i++) {
-      const answer = await request('POST', '/api/v1/transaction/initialize', { reference: `${prefix}-${i}`, coin: 'USDT', currency: 'USD', amount: 10 }, DEMO_MERCHANT.keys.test.secretKey);
+      const answer = await request(
+        'POST',
+        '/api/v1/transaction/initialize',
+        { reference: `${prefix}-${i}`, coin: 'USDT', currency: 'USD', amount: 10 },
+        DEMO_MERCHANT.keys.test.secretKey,
+      );
       expect(answer.status).toBe(201);
     }
     await api.db.query(`UPDATE payments SET chain_id = $1, token = $2 WHERE reference LIKE $3`, [CHAIN, TOKEN, `${prefix}-%`]);
-    return api.db.query<{ id: string; reference: string; expires_ms: string; address: string }>(`SELECT id::text, reference, expires_ms::text, address FROM payments WHERE reference LIKE $1 ORDER BY id`, [`${prefix}-%`]);
+    return api.db.query<{ id: string; reference: string; expires_ms: string; address: string }>(
+      `SELECT id::text, reference, expires_ms::text, address FROM payments WHERE reference LIKE $1 ORDER BY id`,
+      [`${prefix}-%`],
+    );
   }
 
   /** Three transfers to each payment in `block`, plus one in another token and one after the quote ran out. */
@@ -40,7 +48,20 @@ describe.each(KINDS)('a block counted at once on %s', (kind) => {
     const now = Date.now();
     const seen: Array<SeenTransfer & { state: TransferState }> = [];
     const transfer = (i: number, row: (typeof rows)[number], token: string, amount: bigint, seenMs: number) =>
-      seen.push({ chainId: CHAIN, txHash: `0x${tag}${String(i).padStart(64 - tag.length, '0')}`, logIndex: i, blockNumber: block, blockHash: `0x${'e'.repeat(63)}${tag.slice(-1)}`, token, sender: '0x' + '11'.repeat(20), recipient: row.address.toLowerCase(), amount, paymentId: row.id, seenMs, state: 'seen' });
+      seen.push({
+        chainId: CHAIN,
+        txHash: `0x${tag}${String(i).padStart(64 - tag.length, '0')}`,
+        logIndex: i,
+        blockNumber: block,
+        blockHash: `0x${'e'.repeat(63)}${tag.slice(-1)}`,
+        token,
+        sender: '0x' + '11'.repeat(20),
+        recipient: row.address.toLowerCase(),
+        amount,
+        paymentId: row.id,
+        seenMs,
+        state: 'seen',
+      });
     rows.forEach((row, p) => [0, 1, 2].forEach((k) => transfer(p * 3 + k, row, TOKEN, BigInt(1000 + p * 10 + k), now)));
     transfer(900, rows[0]!, OTHER, 5n, now);
     transfer(901, rows[1]!, TOKEN, 7n, Number(rows[1]!.expires_ms) + 1);
@@ -54,7 +75,9 @@ describe.each(KINDS)('a block counted at once on %s', (kind) => {
   /** What each payment gets from recordBlock's transfers in its token, before its quote ran out. */
   const due = (p: number) => BigInt(3 * 1000 + p * 30 + 3);
 
-  it('credits every transfer of a block to its payment, once; a failure mid-block credits none of it, and the next pass counts it whole', { timeout: 60_000 }, async () => {
+  it('credits every transfer of a block to its payment, once; a failure mid-block credits none of it, and the next pass counts it whole', {
+    timeout: 60_000,
+  }, async () => {
     const rows = await payments(`blk-${kind}`);
     await recordBlock(rows, 11n, 'b');
     await recordBlock(rows, 12n, 'c');
@@ -88,7 +111,10 @@ describe.each(KINDS)('a block counted at once on %s', (kind) => {
     expect(await paid(`blk-${kind}`)).toEqual(rows.map((_, p) => 2n * due(p)));
     expect(await deposits()).toBe(eventsBefore + PAYMENTS * 3 * 2);
     expect(await states(12n)).toEqual([...Array(PAYMENTS * 3).fill('credited'), 'unexpected', 'late']);
-    const credited = await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference LIKE $1`, [`blk-${kind}-%`]);
+    const credited = await api.db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference LIKE $1`,
+      [`blk-${kind}-%`],
+    );
     expect(Number(credited[0]!.n)).toBe(PAYMENTS * 3 * 2);
     expect(await creditConfirmed(store, real, CHAIN, 100n)).toEqual([]);
   });

@@ -13,18 +13,31 @@ const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_000 }, (kind) => {
   let a: Service;
   beforeAll(async () => {
-    a = await startService({ demo: true, ...(await databaseOptions(kind)), jobs: false, moneyMovesPerMinute: 1000, smtpUrl: 'smtp://127.0.0.1:9', ...cheapPasswords });
+    a = await startService({
+      demo: true,
+      ...(await databaseOptions(kind)),
+      jobs: false,
+      moneyMovesPerMinute: 1000,
+      smtpUrl: 'smtp://127.0.0.1:9',
+      ...cheapPasswords,
+    });
   }, 120_000);
   afterAll(async () => {
     await a?.close();
   });
 
   const call = async (method: string, path: string, body?: unknown, key = secretKey) => {
-    const r = await fetch(a.url + path, { method, headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(a.url + path, {
+      method,
+      headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as any };
   };
-  const init = (reference: string, extra: Record<string, unknown>, key = publicKey) => call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10, ...extra }, key);
-  const emailOf = async (reference: string) => ((await a.db.query<{ customer_email: string | null }>(`SELECT customer_email FROM payments WHERE reference = $1`, [reference]))[0]!).customer_email;
+  const init = (reference: string, extra: Record<string, unknown>, key = publicKey) =>
+    call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10, ...extra }, key);
+  const emailOf = async (reference: string) =>
+    (await a.db.query<{ customer_email: string | null }>(`SELECT customer_email FROM payments WHERE reference = $1`, [reference]))[0]!.customer_email;
   /** A transfer in another coin to the payment's address (an attention case), the payment expired. */
   const wrongCoin = async (reference: string, hash: string) => {
     const [pay] = await a.db.query<{ id: string }>(`SELECT id FROM payments WHERE reference = $1`, [reference]);
@@ -36,14 +49,18 @@ describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_0
     await a.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
   };
 
-  it('support cannot steer a wrong-coin payment\'s claim link to itself by re-initializing with its own address', async () => {
+  it("support cannot steer a wrong-coin payment's claim link to itself by re-initializing with its own address", async () => {
     const buyer = 'buyer@example.com';
     const reference = 'lock-wrongcoin-1';
     expect((await init(reference, { customer_email: buyer })).status).toBe(201);
     await wrongCoin(reference, 'ab');
     const email = 'evil-support@example.com';
     const invitation = await a.parts.team.invite(DEMO_MERCHANT.id, email, 'support', Date.now(), 60_000);
-    const joined = await fetch(a.url + '/dashboard/api/invitation', { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url }, body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }) });
+    const joined = await fetch(a.url + '/dashboard/api/invitation', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: a.url },
+      body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }),
+    });
     expect(joined.status).toBe(200);
     const cookie = joined.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = ((await joined.json()) as any).data.csrfToken as string;
@@ -56,7 +73,11 @@ describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_0
     expect(server.status).toBe(409);
     expect(JSON.stringify(server.body)).toContain('customer_email');
     expect(await emailOf(reference)).toBe(buyer);
-    const back = await fetch(a.url + `/api/v1/payments/${reference}/send_back`, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, cookie, 'x-csrf-token': csrf }, body: JSON.stringify({ reason: 'wrong coin' }) });
+    const back = await fetch(a.url + `/api/v1/payments/${reference}/send_back`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: a.url, cookie, 'x-csrf-token': csrf },
+      body: JSON.stringify({ reason: 'wrong coin' }),
+    });
     expect(back.status).toBe(201);
     const links = await a.db.query<{ recipient: string }>(`SELECT recipient FROM emails WHERE kind = 'refund_link'`);
     expect(links.map((l) => l.recipient)).toEqual([buyer]);
@@ -83,7 +104,10 @@ describe.each(KINDS)('the customer e-mail of a payment, on %s', { timeout: 120_0
   // exception's): asked of the refunds' store in initialize's transaction.
   it('a refund recorded without any transfer locks the e-mail as a transfer does', async () => {
     expect((await init('lock-refund-1', { customer_email: 'first@example.com' })).status).toBe(201);
-    const [pay] = await a.db.query<{ id: string; merchant_id: string; chain_id: number; token: string }>(`SELECT id, merchant_id, chain_id, token FROM payments WHERE reference = $1`, ['lock-refund-1']);
+    const [pay] = await a.db.query<{ id: string; merchant_id: string; chain_id: number; token: string }>(
+      `SELECT id, merchant_id, chain_id, token FROM payments WHERE reference = $1`,
+      ['lock-refund-1'],
+    );
     await a.db.query(
       `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, amount, reason, settlement, state, outside_payment, created_ms, updated_ms)
        VALUES ($1, $2, 'test', $3, 'lock-refund-1', 'USDT', $4, $5, 6, 1, 'sent back', 'wallet', 'waiting_for_address', true, $6, $6)`,

@@ -34,8 +34,14 @@ beforeAll(async () => {
   contracts = await deployDevContracts(chain, 3, '1000000');
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
   api = await startService({
-    demo: true, adminToken: ADMIN_TOKEN, networks: { test: { ...devNetwork(chain.url, contracts, 2), feeAddress } }, devChain: DEV_CHAIN_POWERS,
-    watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200, webhookRetryMs: 100,
+    demo: true,
+    adminToken: ADMIN_TOKEN,
+    networks: { test: { ...devNetwork(chain.url, contracts, 2), feeAddress } },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+    webhookRetryMs: 100,
   });
   expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: merchantWallet }, secretKey)).status).toBe(200);
 }, 120_000);
@@ -50,12 +56,20 @@ const onChain = (who: Address) => reader.readContract({ address: contracts.token
 const journal = (account: string) => api.parts.journal.sum(api.db, account, 31337, contracts.tokens.USDT);
 const units = (text: string) => parseUnits(text, 18);
 const available = merchantAccount(DEMO_MERCHANT.id, 'test', 'available');
-type Answer = { address: Address; actualAmountExact: string; feeInCrypto: number; feeInCryptoExact: string; fee: { bps: number; bearer: FeeBearer; amount: string; merchantAmount: string } };
+type Answer = {
+  address: Address;
+  actualAmountExact: string;
+  feeInCrypto: number;
+  feeInCryptoExact: string;
+  fee: { bps: number; bearer: FeeBearer; amount: string; merchantAmount: string };
+};
 
 /** The operator's fee on the demo merchant's test payments, set as the operator does (`merchant fee`, over HTTP). */
 async function setFee(bps: number | null, bearer?: FeeBearer) {
   const set = await fetch(`${api.url}/operator/v1/merchants/${DEMO_MERCHANT.id}/fees`, {
-    method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'test', bps, ...(bearer ? { bearer } : {}) }),
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ mode: 'test', bps, ...(bearer ? { bearer } : {}) }),
   });
   expect(set.status).toBe(200);
   return ((await set.json()) as { data: { bps: number; bearer: FeeBearer; default: boolean } }).data;
@@ -73,18 +87,29 @@ async function payExactly(reference: string, amount: number, settlement: 'wallet
   expect(created.body.data.fee).toEqual(answer.fee);
   await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' }, secretKey);
   await until(`${reference} confirmed`, async () => (await verify(reference)).status === 'confirmed');
-  const transfer = await until(`${reference} swept`, async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === answer.address.toLowerCase() && t.sweptHash), 40_000);
+  const transfer = await until(
+    `${reference} swept`,
+    async () => (await api.parts.chain.transfers(31337)).find((t) => t.recipient === answer.address.toLowerCase() && t.sweptHash),
+    40_000,
+  );
   const sweep = await reader.getTransactionReceipt({ hash: transfer.sweptHash as Hex });
   return { answer, paid: BigInt(transfer.amount), sweepGas: sweep.gasUsed };
 }
 
-describe('the operator\'s fee, as the answer says, on the dev chain', { timeout: 120_000 }, () => {
+describe("the operator's fee, as the answer says, on the dev chain", { timeout: 120_000 }, () => {
   const gas: Record<string, bigint> = {};
 
   it('none by default: the customer pays the price, the merchant receives all of it, the deposit is the plain one', async () => {
     const [m0, f0] = [await onChain(merchantWallet), await onChain(feeAddress)];
     const { answer, paid, sweepGas } = await payExactly('fee-none', 10, 'wallet', null);
-    expect(answer.address).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressOf', args: [merchantWallet, saltOf(DEMO_MERCHANT.id, 'test', 'fee-none')] }));
+    expect(answer.address).toBe(
+      await reader.readContract({
+        address: contracts.factory,
+        abi: DepositFactory.abi,
+        functionName: 'addressOf',
+        args: [merchantWallet, saltOf(DEMO_MERCHANT.id, 'test', 'fee-none')],
+      }),
+    );
     expect(answer.actualAmountExact).toBe('10');
     expect([answer.feeInCrypto, answer.feeInCryptoExact]).toEqual([0, '0']);
     expect(answer.fee).toEqual({ bps: 0, bearer: 'customer', amount: '0', merchantAmount: '10' });
@@ -99,7 +124,14 @@ describe('the operator\'s fee, as the answer says, on the dev chain', { timeout:
     const [m0, f0] = [await onChain(merchantWallet), await onChain(feeAddress)];
     const { answer, paid, sweepGas } = await payExactly('fee-wc', 10, 'wallet', { bps: 250, bearer: 'customer' });
     // The address is bound to the fee address and fraction, as the factory computes it.
-    expect(answer.address).toBe(await reader.readContract({ address: contracts.factory, abi: DepositFactory.abi, functionName: 'addressWithFee', args: [merchantWallet, feeAddress, 250, 10_250, saltOf(DEMO_MERCHANT.id, 'test', 'fee-wc')] }));
+    expect(answer.address).toBe(
+      await reader.readContract({
+        address: contracts.factory,
+        abi: DepositFactory.abi,
+        functionName: 'addressWithFee',
+        args: [merchantWallet, feeAddress, 250, 10_250, saltOf(DEMO_MERCHANT.id, 'test', 'fee-wc')],
+      }),
+    );
     expect(answer.actualAmountExact).toBe('10.25');
     expect(answer.feeInCryptoExact).toBe('0.25');
     expect(answer.fee).toEqual({ bps: 250, bearer: 'customer', amount: '0.25', merchantAmount: '10' });

@@ -12,15 +12,22 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => api?.close());
 
-it('answers the payment URI on initialize, again on the same request, equal to the QR endpoint\'s and the checkout\'s', async () => {
+it("answers the payment URI on initialize, again on the same request, equal to the QR endpoint's and the checkout's", async () => {
   const headers = { 'x-api-key': DEMO_MERCHANT.keys.test.publicKey, 'content-type': 'application/json' };
-  const init = () => fetch(`${api.url}/api/v1/transaction/initialize`, { method: 'POST', headers, body: JSON.stringify({ reference: 'uri-1', coin: 'USDC', currency: 'USD', amount: '24.50' }) });
+  const init = () =>
+    fetch(`${api.url}/api/v1/transaction/initialize`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ reference: 'uri-1', coin: 'USDC', currency: 'USD', amount: '24.50' }),
+    });
   const first = await init();
   expect(first.status).toBe(201);
   const { data } = (await first.json()) as { data: { uri: string; address: string; cryptoAmount: number; coin: string; chainId: number } };
   const qr = (await (await fetch(`${api.url}/api/v1/transaction/qr/uri-1`, { headers })).json()) as { data: { uri: string } };
   expect(data.uri).toBe(qr.data.uri);
-  const coins = (await (await fetch(`${api.url}/api/v1/coins`, { headers })).json()) as { data: Array<{ symbol: string; chainId: number; contractAddress: string; decimals: number }> };
+  const coins = (await (await fetch(`${api.url}/api/v1/coins`, { headers })).json()) as {
+    data: Array<{ symbol: string; chainId: number; contractAddress: string; decimals: number }>;
+  };
   const coin = coins.data.find((c) => c.symbol === data.coin && c.chainId === data.chainId)!;
   expect(data.uri).toBe(paymentUri(coin, data.address, data.cryptoAmount));
   expect(data.uri).toMatch(new RegExp(`^ethereum:${coin.contractAddress}@${coin.chainId}/transfer\\?address=${data.address}&uint256=[1-9]\\d*$`));

@@ -62,7 +62,14 @@ type Step =
   | { kind: 'reorg' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('send' as const), token: fc.constantFrom<Symbol>('USDT', 'USDT', 'USDC', 'DAI'), amount: fc.constantFrom('zero' as const, 'dust' as const, 'part' as const, 'all' as const) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('send' as const),
+      token: fc.constantFrom<Symbol>('USDT', 'USDT', 'USDC', 'DAI'),
+      amount: fc.constantFrom('zero' as const, 'dust' as const, 'part' as const, 'all' as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('requote' as const), coin: fc.constantFrom<Symbol>('USDT', 'USDC', 'DAI') }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('blocks' as const), n: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fork' as const) }) },
@@ -103,7 +110,12 @@ it('credits a payment no more than reached its address in its own token, and con
         if (s.kind === 'send') {
           const [row] = await api.db.query(`SELECT due FROM payments WHERE reference = $1`, [reference]);
           const due = BigInt(row.due as string);
-          const units = { zero: 0n, dust: 1_000n, part: parseUnits('3', DECIMALS[s.token]), all: s.token === 'USDT' ? due : parseUnits('10', DECIMALS[s.token]) }[s.amount];
+          const units = {
+            zero: 0n,
+            dust: 1_000n,
+            part: parseUnits('3', DECIMALS[s.token]),
+            all: s.token === 'USDT' ? due : parseUnits('10', DECIMALS[s.token]),
+          }[s.amount];
           const hash = await wallet.writeContract({ address: contracts.tokens[s.token], abi: TestToken.abi, functionName: 'transfer', args: [address, units] });
           await reader().waitForTransactionReceipt({ hash, pollingInterval: 20 });
         } else if (s.kind === 'requote') {

@@ -16,7 +16,8 @@ describe.each(KINDS)('the payments list cursor, on %s', { timeout: 120_000 }, (k
 
   beforeAll(async () => {
     api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, ...(await databaseOptions(kind)), ...cheapPasswords });
-    merchant = (await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Victim Goods', email: 'owner@victim.example' } })).body.data;
+    merchant = (await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Victim Goods', email: 'owner@victim.example' } })).body
+      .data;
     rival = (await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Rival', email: 'owner@rival.example' } })).body.data;
   });
   afterAll(async () => {
@@ -24,9 +25,17 @@ describe.each(KINDS)('the payments list cursor, on %s', { timeout: 120_000 }, (k
   });
 
   const start = async (m: any, ref: string) =>
-    expect((await call('/api/v1/transaction/initialize', { method: 'POST', pk: m.keys.test.publicKey, body: { reference: ref, coin: 'USDT', currency: 'USD', amount: 5 } })).status).toBe(201);
+    expect(
+      (
+        await call('/api/v1/transaction/initialize', {
+          method: 'POST',
+          pk: m.keys.test.publicKey,
+          body: { reference: ref, coin: 'USDT', currency: 'USD', amount: 5 },
+        })
+      ).status,
+    ).toBe(201);
 
-  it('shows no number that counts other merchants\' payments, and still pages through all of one\'s own', async () => {
+  it("shows no number that counts other merchants' payments, and still pages through all of one's own", async () => {
     await start(rival, 'mine-1');
     await start(rival, 'mine-2');
     const next = async () => (await call('/api/v1/payments?limit=1', { bearer: rival.keys.test.secretKey })).body.next as string;

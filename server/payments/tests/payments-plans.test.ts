@@ -7,10 +7,21 @@ import { openPostgres } from '../../storage/db.ts';
 import { migrate } from '../../storage/migrations.ts';
 import { freshPostgres } from '../../testing/databases.ts';
 
-const M = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003', '00000000-0000-4000-8000-000000000004'];
+const M = [
+  '00000000-0000-4000-8000-000000000001',
+  '00000000-0000-4000-8000-000000000002',
+  '00000000-0000-4000-8000-000000000003',
+  '00000000-0000-4000-8000-000000000004',
+];
 const NOW = 1_800_000_000_000;
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Conflict Arbiter Indexes'?: string[]; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Conflict Arbiter Indexes'?: string[];
+  Plans?: PlanNode[];
+}
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 let db: Database;
@@ -92,7 +103,11 @@ describe('payments indexes, each used by a hot query (EXPLAIN on PostgreSQL, 20k
 
   it('the dashboard list, newest first and its next page, reads payments_list', async () => {
     // server/payments/list-store.ts list: no filter, then with the keyset cursor
-    const first = await plan(`SELECT p.* FROM payments p WHERE p.merchant_id = $1 AND p.mode = $2 ORDER BY p.created_ms DESC, p.id DESC LIMIT $3`, [M[2], 'live', 26]);
+    const first = await plan(`SELECT p.* FROM payments p WHERE p.merchant_id = $1 AND p.mode = $2 ORDER BY p.created_ms DESC, p.id DESC LIMIT $3`, [
+      M[2],
+      'live',
+      26,
+    ]);
     expect(paymentsIndexes(first)).toEqual(['Index Scan payments_list']);
     const next = await plan(
       `SELECT p.* FROM payments p WHERE p.merchant_id = $1 AND p.mode = $2 AND (p.created_ms, p.id) < ($3, $4) ORDER BY p.created_ms DESC, p.id DESC LIMIT $5`,

@@ -27,13 +27,21 @@ function modulesOf(path: string, size: number): string {
   return dark.join('');
 }
 async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(api.url + path, { method, headers: { 'x-api-key': publicKey, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(api.url + path, {
+    method,
+    headers: { 'x-api-key': publicKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
 describe('the QR code of a payment', () => {
-  it('draws every dark module of the qrcode package\'s symbol, and nothing else, for URIs of every length', () => {
-    for (const uri of ['ethereum:0x55d398326f99059ff775485246999027b3197955@56/transfer?address=0x3bac2d89ef49958c95e8db81ae904949c6ed8e51&uint256=24745000000000000000', 'x', 'é'.repeat(300)]) {
+  it("draws every dark module of the qrcode package's symbol, and nothing else, for URIs of every length", () => {
+    for (const uri of [
+      'ethereum:0x55d398326f99059ff775485246999027b3197955@56/transfer?address=0x3bac2d89ef49958c95e8db81ae904949c6ed8e51&uint256=24745000000000000000',
+      'x',
+      'é'.repeat(300),
+    ]) {
       const { size, path } = qrView(uri);
       const reference = create([{ data: uri, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
       expect(size).toBe(reference.size);
@@ -62,7 +70,13 @@ describe('the QR code of a payment', () => {
     const account = { merchant: (await api.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
     const payment = await api.parts.payments.get(account, 'qr-wei');
-    await api.parts.payments.credit(account, 'qr-wei', { chainId: payment.chainId, token: payment.token, txHash: '0x' + '11'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n }, Date.now(), report);
+    await api.parts.payments.credit(
+      account,
+      'qr-wei',
+      { chainId: payment.chainId, token: payment.token, txHash: '0x' + '11'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n },
+      Date.now(),
+      report,
+    );
     const answer = await call('GET', '/api/v1/transaction/qr/qr-wei');
     expect(answer.status).toBe(200);
     expect(answer.body.data.uri).toMatch(/&uint256=1$/);

@@ -53,7 +53,7 @@ describe('the stub API', () => {
     expect(response.headers.get('access-control-allow-headers')).toContain('x-api-key');
   });
 
-  it('initializes with the spec\'s body and answers the payment transaction shape', async () => {
+  it("initializes with the spec's body and answers the payment transaction shape", async () => {
     const { status, body } = await init('stub-1', { customer_name: 'Ada', customer_email: 'ada@example.com', metadata: '{"order":7}' });
     expect(status).toBe(201);
     expect(TransactionResponse.safeParse(body).success).toBe(true);
@@ -77,9 +77,15 @@ describe('the stub API', () => {
     expect(JSON.stringify(page.body)).not.toMatch(/Ada|ada@example|order/);
   });
 
-  it('answers a page\'s initialize with only the customer that page sent: the one the merchant\'s server named stays with the secret key', async () => {
+  it("answers a page's initialize with only the customer that page sent: the one the merchant's server named stays with the secret key", async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
-    const made = await call('POST', '/api/v1/transaction/initialize', { reference: 'order-pii', coin: 'USDT', currency: 'USD', amount: 50, customer_name: 'Carol', customer_email: 'carol@example.com' }, null, server);
+    const made = await call(
+      'POST',
+      '/api/v1/transaction/initialize',
+      { reference: 'order-pii', coin: 'USDT', currency: 'USD', amount: 50, customer_name: 'Carol', customer_email: 'carol@example.com' },
+      null,
+      server,
+    );
     expect(made.body.data).toMatchObject({ customerName: 'Carol', customerEmail: 'carol@example.com' });
     // Anyone holds the public key and may guess an order number: the same price again, or another coin.
     for (const extra of [{ amount: 50 }, { amount: 50, coin: 'USDC' }]) {
@@ -90,9 +96,11 @@ describe('the stub API', () => {
     }
   });
 
-  it('never lets a page re-price a payment the merchant\'s server priced; the coin may change', async () => {
+  it("never lets a page re-price a payment the merchant's server priced; the coin may change", async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
-    expect((await call('POST', '/api/v1/transaction/initialize', { reference: 'priced-1', coin: 'USDT', currency: 'USD', amount: 250 }, null, server)).status).toBe(201);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', { reference: 'priced-1', coin: 'USDT', currency: 'USD', amount: 250 }, null, server)).status,
+    ).toBe(201);
     const cheaper = await init('priced-1', { amount: '0.01' });
     expect(cheaper.status).toBe(409);
     expect(cheaper.body.errors).toEqual([{ field: 'amount', message: expect.stringContaining('250.00 USD') }]);
@@ -106,22 +114,42 @@ describe('the stub API', () => {
 
   it('lets a page change only the coin of a payment the merchant made, never its customer or metadata', async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
-    const made = { reference: 'priced-2', coin: 'USDT', currency: 'USD', amount: 40, customer_name: 'Ada', customer_email: 'ada@example.com', metadata: { order: 41 } };
+    const made = {
+      reference: 'priced-2',
+      coin: 'USDT',
+      currency: 'USD',
+      amount: 40,
+      customer_name: 'Ada',
+      customer_email: 'ada@example.com',
+      metadata: { order: 41 },
+    };
     expect((await call('POST', '/api/v1/transaction/initialize', made, null, server)).status).toBe(201);
-    const requoted = await init('priced-2', { amount: 40, coin: 'USDC', customer_name: 'Mallory', customer_email: 'mallory@evil.example', metadata: { order: 1 } });
+    const requoted = await init('priced-2', {
+      amount: 40,
+      coin: 'USDC',
+      customer_name: 'Mallory',
+      customer_email: 'mallory@evil.example',
+      metadata: { order: 1 },
+    });
     expect(requoted.status).toBe(201);
     const seen = await call('GET', '/api/v1/transaction/verify/priced-2', undefined, null, server);
     expect(seen.body.data).toMatchObject({ coin: 'USDC', customer: { name: 'Ada', email: 'ada@example.com' }, metadata: { order: 41 } });
   });
 
   // Amounts were JSON numbers only, inexact for 18-decimal tokens.
-  it('gives the merchant every amount as exact decimal text beside the spec\'s numbers', async () => {
+  it("gives the merchant every amount as exact decimal text beside the spec's numbers", async () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
     await call('POST', '/api/v1/transaction/initialize', { reference: 'exact-1', coin: 'USDT', currency: 'USD', amount: '24.50' }, null, server);
     const account = { merchant: (await stub.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
     const payment = await stub.parts.payments.get(account, 'exact-1');
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
-    await stub.parts.payments.credit(account, 'exact-1', { chainId: payment.chainId, token: payment.token, txHash: '0x' + '22'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n }, clock, report);
+    await stub.parts.payments.credit(
+      account,
+      'exact-1',
+      { chainId: payment.chainId, token: payment.token, txHash: '0x' + '22'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n },
+      clock,
+      report,
+    );
     const merchant = (await call('GET', '/api/v1/transaction/verify/exact-1', undefined, null, server)).body.data;
     expect(merchant).toMatchObject({
       actualAmountExact: '24.5',
@@ -156,7 +184,11 @@ describe('the stub API', () => {
     const server = { authorization: `Bearer ${testKeys.secretKey}` };
     const made = { reference: 'one-price', coin: 'USDT', currency: 'USD', amount: 10 };
     expect((await call('POST', '/api/v1/transaction/initialize', made, null, server)).status).toBe(201);
-    for (const [change, field] of [[{ amount: 11 }, 'amount'], [{ currency: 'EUR' }, 'currency'], [{ accept_partial_payment: true }, 'accept_partial_payment']] as const) {
+    for (const [change, field] of [
+      [{ amount: 11 }, 'amount'],
+      [{ currency: 'EUR' }, 'currency'],
+      [{ accept_partial_payment: true }, 'accept_partial_payment'],
+    ] as const) {
       const refused = await call('POST', '/api/v1/transaction/initialize', { ...made, ...change }, null, server);
       expect(refused.status).toBe(409);
       expect(refused.body.errors).toEqual([{ field, message: expect.stringContaining('one-price') }]);
@@ -199,7 +231,9 @@ describe('the stub API', () => {
     expect(first.body.data).toMatchObject({ status: 'settled', amountPaid: 5, actualAmount: 10 });
     expect((await settleIt('settle-1')).body.data.status).toBe('settled'); // again: answered as it is
     expect((await call('GET', '/api/v1/transaction/verify/settle-1')).body.data.status).toBe('settled');
-    const [{ n }] = await stub.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE '%"reference":"settle-1"%' AND body LIKE '%"status":"settled"%'`);
+    const [{ n }] = await stub.db.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM events WHERE body LIKE '%"reference":"settle-1"%' AND body LIKE '%"status":"settled"%'`,
+    );
     expect(n).toBe('1');
     expect((await deposit('settle-1', 'exact')).status).toBe(409); // settled takes no more deposits
     await init('settle-2');
@@ -250,13 +284,24 @@ describe('the stub API', () => {
   });
 
   it('refuses a coin that is inactive on the network', async () => {
-    const response = await call('POST', '/api/v1/transaction/initialize', { reference: 'live-2', coin: 'BUSD', currency: 'USD', amount: 1 }, liveKeys.publicKey);
+    const response = await call(
+      'POST',
+      '/api/v1/transaction/initialize',
+      { reference: 'live-2', coin: 'BUSD', currency: 'USD', amount: 1 },
+      liveKeys.publicKey,
+    );
     expect(response.status).toBe(400);
     expect(response.body.errors).toEqual([{ field: 'coin', message: expect.stringContaining('BUSD') }]);
   });
 
   it('validates every body field and names each', async () => {
-    const response = await call('POST', '/api/v1/transaction/initialize', { reference: 'a b', coin: 'XRP', currency: 'JPY', amount: '1.234', accept_partial_payment: 'no' });
+    const response = await call('POST', '/api/v1/transaction/initialize', {
+      reference: 'a b',
+      coin: 'XRP',
+      currency: 'JPY',
+      amount: '1.234',
+      accept_partial_payment: 'no',
+    });
     expect(response.status).toBe(400);
     expect(response.body.errors.map((e: { field: string }) => e.field)).toEqual(['reference', 'coin', 'currency', 'amount', 'accept_partial_payment']);
   });
@@ -310,7 +355,10 @@ describe('the stub API', () => {
   it('long poll: a public key holds at most 4 on one payment and 20 in all; the secret key keeps its own; 429 with Retry-After', async () => {
     const gone = new AbortController();
     const hold = async (reference: string, key: Record<string, string> = { 'x-api-key': testKeys.publicKey }) =>
-      fetch(stub.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(stub.url, reference)}`, { headers: key, signal: gone.signal }).catch(() => 'aborted');
+      fetch(stub.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(stub.url, reference)}`, {
+        headers: key,
+        signal: gone.signal,
+      }).catch(() => 'aborted');
     const refs = Array.from({ length: 6 }, (_, i) => `lp-cap-${i}`);
     for (const reference of refs) await init(reference);
     const held = [];
@@ -338,8 +386,15 @@ describe('the stub API', () => {
     try {
       const gone = new AbortController();
       const ask = async (reference: string) => {
-        await fetch(small.url + '/api/v1/transaction/initialize', { method: 'POST', headers: { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 5 }) });
-        return fetch(small.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(small.url, reference)}`, { headers: { 'x-api-key': testKeys.publicKey }, signal: gone.signal }).catch(() => 'aborted' as const);
+        await fetch(small.url + '/api/v1/transaction/initialize', {
+          method: 'POST',
+          headers: { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 5 }),
+        });
+        return fetch(small.url + `/api/v1/transaction/verify/${reference}?wait=20&since=${await versionOf(small.url, reference)}`, {
+          headers: { 'x-api-key': testKeys.publicKey },
+          signal: gone.signal,
+        }).catch(() => 'aborted' as const);
       };
       const held = [ask('tot-1'), ask('tot-2')];
       await until(() => small.parts.changes.waiting === 2);
@@ -385,7 +440,11 @@ describe('the stub API', () => {
     const plain = await startService({ demo: true, longPoll: false });
     try {
       const headers = { 'x-api-key': testKeys.publicKey, 'content-type': 'application/json' };
-      await fetch(plain.url + '/api/v1/transaction/initialize', { method: 'POST', headers, body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }) });
+      await fetch(plain.url + '/api/v1/transaction/initialize', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ reference: 'p', coin: 'USDT', currency: 'USD', amount: 1 }),
+      });
       const started = Date.now();
       const response = await fetch(plain.url + `/api/v1/transaction/verify/p?wait=20&since=${await versionOf(plain.url, 'p')}`, { headers });
       expect(response.status).toBe(200);

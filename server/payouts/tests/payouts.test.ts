@@ -26,13 +26,39 @@ async function call(method: string, path: string, body?: unknown, key = secretKe
 
 const ACCOUNTS = {
   USD: {
-    bank_name: 'JPMorgan Chase Bank', account_name: 'Harbour Coffee LLC', account_number: '000123456789', currency: 'USD', country: 'united states',
-    account_type: 'personal', routing_number: '021000021', city: 'Brooklyn', state: 'NY', address: '12 Water St', postal_code: '11201',
+    bank_name: 'JPMorgan Chase Bank',
+    account_name: 'Harbour Coffee LLC',
+    account_number: '000123456789',
+    currency: 'USD',
+    country: 'united states',
+    account_type: 'personal',
+    routing_number: '021000021',
+    city: 'Brooklyn',
+    state: 'NY',
+    address: '12 Water St',
+    postal_code: '11201',
   },
-  NGN: { bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour Coffee Ltd', account_number: '0690000031', currency: 'NGN', country: 'nigeria', state: 'Lagos', default: true },
+  NGN: {
+    bank_name: 'Access Bank',
+    bank_code: '044',
+    account_name: 'Harbour Coffee Ltd',
+    account_number: '0690000031',
+    currency: 'NGN',
+    country: 'nigeria',
+    state: 'Lagos',
+    default: true,
+  },
   GHS: {
-    bank_name: 'GCB Bank', bank_code: 'GH040100', account_name: 'Harbour Coffee GH', account_number: '1234567890', currency: 'GHS', country: 'ghana',
-    city: 'Accra', address: '5 Independence Ave', street: 'Independence Ave', postal_code: 'GA-123',
+    bank_name: 'GCB Bank',
+    bank_code: 'GH040100',
+    account_name: 'Harbour Coffee GH',
+    account_number: '1234567890',
+    currency: 'GHS',
+    country: 'ghana',
+    city: 'Accra',
+    address: '5 Independence Ave',
+    street: 'Independence Ave',
+    postal_code: 'GA-123',
   },
 } as const;
 
@@ -43,7 +69,9 @@ describe('registering bank accounts', () => {
     expect(body.data).toMatchObject({ id: expect.any(String), currency, account_number: ACCOUNTS[currency].account_number });
   });
 
-  const cases = (Object.keys(REQUIRED_FIELDS) as Array<keyof typeof ACCOUNTS>).flatMap((currency) => REQUIRED_FIELDS[currency].map((field) => [currency, field] as const));
+  const cases = (Object.keys(REQUIRED_FIELDS) as Array<keyof typeof ACCOUNTS>).flatMap((currency) =>
+    REQUIRED_FIELDS[currency].map((field) => [currency, field] as const),
+  );
   it.each(cases)('refuses a %s account without %s, naming it', async (currency, field) => {
     const body: Record<string, unknown> = { ...ACCOUNTS[currency] };
     delete body[field];
@@ -95,7 +123,12 @@ describe('managing them', () => {
   });
 
   it('takes secret keys only: a public key gets 401 on every bank endpoint', async () => {
-    for (const [method, path] of [['GET', '/api/v1/bank/payouts'], ['POST', '/api/v1/bank/payouts'], ['GET', '/api/v1/bank?country=ghana'], ['POST', '/api/v1/bank/payouts/initiate']]) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/bank/payouts'],
+      ['POST', '/api/v1/bank/payouts'],
+      ['GET', '/api/v1/bank?country=ghana'],
+      ['POST', '/api/v1/bank/payouts/initiate'],
+    ]) {
       expect((await call(method, path, method === 'POST' ? {} : undefined, publicKey)).status).toBe(401);
     }
   });
@@ -115,7 +148,7 @@ describe('initiating a payout', () => {
   });
 
   // Live keys got the sandbox's payout provider, which reports payouts paid.
-  it('refuses live payouts while the service has only the sandbox\'s provider', async () => {
+  it("refuses live payouts while the service has only the sandbox's provider", async () => {
     const liveKey = DEMO_MERCHANT.keys.live.secretKey;
     const bank = (await call('POST', '/api/v1/bank/payouts', ACCOUNTS.NGN, liveKey)).body.data;
     const refused = await call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 1 }, liveKey);
@@ -137,24 +170,48 @@ describe('initiating a payout', () => {
 
     const done = await initiate({ amount: 4.5, reference: 'po-1', metadata: { invoice: 77 } });
     expect(done.status).toBe(201);
-    expect(done.body.data).toMatchObject({ coin: 'USDT', amount: 4.5, currency: 'NGN', fiat_amount: 6975, reference: 'po-1', metadata: { invoice: 77 }, status: 'pending' });
+    expect(done.body.data).toMatchObject({
+      coin: 'USDT',
+      amount: 4.5,
+      currency: 'NGN',
+      fiat_amount: 6975,
+      reference: 'po-1',
+      metadata: { invoice: 77 },
+      status: 'pending',
+    });
     expect((await initiate({ amount: 5.51 })).body.message).toMatch(/more than the balance of 5.5 USDT/);
     expect((await initiate({ amount: 5.5, reference: 'po-1' })).status).toBe(409);
     expect((await initiate({ amount: 5.5 })).status).toBe(201);
   });
 
   // The payout rate is the rate provider's (RATES_FILE), as quotes' are; the table only where no provider prices the currency (GHS).
-  it('answers the rate, and pays out at it, from the service\'s rate provider', async () => {
+  it("answers the rate, and pays out at it, from the service's rate provider", async () => {
     const rates = new FakeRates({ NGN: '1612.5' }, { USDT: '0.999' });
     const priced = await startService({ demo: true, rates: { providers: [rates] } });
     try {
       const at = (path: string, body?: unknown) =>
-        fetch(priced.url + path, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        fetch(priced.url + path, {
+          method: body ? 'POST' : 'GET',
+          headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, body: await r.json() }));
       expect((await at('/api/v1/bank/payouts/rate?coin=USDT&currency=NGN')).body.data).toEqual({ coin: 'USDT', currency: 'NGN', rate: 1610.8875 });
       expect((await at('/api/v1/bank/payouts/rate?coin=USDT&currency=GHS')).body.data.rate).toBe(15.4);
-      await fetch(priced.url + '/api/v1/settlement', { method: 'PUT', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ settlement: 'balance' }) });
-      await fetch(priced.url + '/api/v1/transaction/initialize', { method: 'POST', headers: { 'x-api-key': publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'rated', coin: 'USDT', currency: 'USD', amount: 10 }) });
-      await fetch(priced.url + '/api/v1/sandbox/deposit', { method: 'POST', headers: { 'x-api-key': publicKey, 'content-type': 'application/json' }, body: JSON.stringify({ reference: 'rated', kind: 'exact' }) });
+      await fetch(priced.url + '/api/v1/settlement', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ settlement: 'balance' }),
+      });
+      await fetch(priced.url + '/api/v1/transaction/initialize', {
+        method: 'POST',
+        headers: { 'x-api-key': publicKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ reference: 'rated', coin: 'USDT', currency: 'USD', amount: 10 }),
+      });
+      await fetch(priced.url + '/api/v1/sandbox/deposit', {
+        method: 'POST',
+        headers: { 'x-api-key': publicKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ reference: 'rated', kind: 'exact' }),
+      });
       const bank = (await at('/api/v1/bank/payouts', ACCOUNTS.NGN)).body.data;
       const payout = await at('/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: 2 });
       expect(payout.body.data.fiat_amount).toBe(3221.77); // 2 × 1,610.8875, rounded down to the kobo

@@ -14,12 +14,20 @@ async function call(path: string, init: { method?: string; key?: string; body?: 
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(api.url + path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(api.url + path, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
 async function merchant(name: string) {
-  const made = await call('/operator/v1/merchants', { method: 'POST', key: ADMIN, body: { name, email: `owner@${name.toLowerCase().replace(/\W/g, '')}.example` } });
+  const made = await call('/operator/v1/merchants', {
+    method: 'POST',
+    key: ADMIN,
+    body: { name, email: `owner@${name.toLowerCase().replace(/\W/g, '')}.example` },
+  });
   return made.body.data as { id: string; signInUrl: string; keys: { test: { secretKey: string }; live: { secretKey: string } } };
 }
 
@@ -29,10 +37,21 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 describe('products and prices', () => {
-  it('makes a product with prices, reads it, adds a price, renames it; a link\'s cart takes its prices', async () => {
+  it("makes a product with prices, reads it, adds a price, renames it; a link's cart takes its prices", async () => {
     const m = await merchant('Tea House');
     const key = m.keys.test.secretKey;
-    const made = await call('/api/v1/products', { method: 'POST', key, body: { name: 'Oolong, 100 g', description: 'Roasted.', prices: [{ currency: 'USD', amount: '9.50' }, { currency: 'EUR', amount: '8' }] } });
+    const made = await call('/api/v1/products', {
+      method: 'POST',
+      key,
+      body: {
+        name: 'Oolong, 100 g',
+        description: 'Roasted.',
+        prices: [
+          { currency: 'USD', amount: '9.50' },
+          { currency: 'EUR', amount: '8' },
+        ],
+      },
+    });
     expect(made.status).toBe(201);
     const product = made.body.data;
     expect(product).toMatchObject({ name: 'Oolong, 100 g', description: 'Roasted.', archived: false });
@@ -45,7 +64,11 @@ describe('products and prices', () => {
 
     const renamed = await call(`/api/v1/products/${product.id}`, { method: 'PATCH', key, body: { name: 'Oolong, 250 g' } });
     expect(renamed.body.data).toMatchObject({ name: 'Oolong, 250 g', description: 'Roasted.' });
-    const link = await call('/api/v1/payment_links/standard', { method: 'POST', key, body: { title: 'Tea', cart: [{ price_id: product.prices[0].id, quantity: 2 }] } });
+    const link = await call('/api/v1/payment_links/standard', {
+      method: 'POST',
+      key,
+      body: { title: 'Tea', cart: [{ price_id: product.prices[0].id, quantity: 2 }] },
+    });
     expect(link.status, JSON.stringify(link.body)).toBe(201);
     const page = await fetch(`${api.url}/pay/${link.body.data.slug}`).then((r) => r.text());
     expect(page).toContain('Oolong, 250 g');
@@ -72,17 +95,23 @@ describe('products and prices', () => {
     expect(names).toEqual(['Item 4', 'Item 3', 'Item 2', 'Item 1', 'Item 0']);
   });
 
-  it('refuses another merchant\'s products and prices, and archived prices on new carts', async () => {
+  it("refuses another merchant's products and prices, and archived prices on new carts", async () => {
     const a = await merchant('Owner A');
     const b = await merchant('Owner B');
-    const product = (await call('/api/v1/products', { method: 'POST', key: a.keys.test.secretKey, body: { name: 'Secret blend', prices: [{ currency: 'USD', amount: '5' }] } })).body.data;
+    const product = (
+      await call('/api/v1/products', { method: 'POST', key: a.keys.test.secretKey, body: { name: 'Secret blend', prices: [{ currency: 'USD', amount: '5' }] } })
+    ).body.data;
     const priceId = product.prices[0].id;
     const bKey = b.keys.test.secretKey;
     expect((await call(`/api/v1/products/${product.id}`, { key: bKey })).status).toBe(404);
     expect((await call(`/api/v1/prices/${priceId}`, { key: bKey })).status).toBe(404);
     expect((await call(`/api/v1/products/${product.id}`, { method: 'PATCH', key: bKey, body: { archived: true } })).status).toBe(404);
     expect((await call(`/api/v1/products/${product.id}/prices`, { method: 'POST', key: bKey, body: { currency: 'USD', amount: '0.01' } })).status).toBe(404);
-    const stolen = await call('/api/v1/payment_links/standard', { method: 'POST', key: bKey, body: { title: 'Not mine', cart: [{ price_id: priceId, quantity: 1 }] } });
+    const stolen = await call('/api/v1/payment_links/standard', {
+      method: 'POST',
+      key: bKey,
+      body: { title: 'Not mine', cart: [{ price_id: priceId, quantity: 1 }] },
+    });
     expect(stolen.status).toBe(400);
     expect(stolen.body.errors[0].field).toBe('cart.0.price_id');
     expect((await call('/api/v1/products', { key: bKey })).body.data).toEqual([]);
@@ -90,7 +119,11 @@ describe('products and prices', () => {
     const archived = await call(`/api/v1/products/${product.id}`, { method: 'PATCH', key: a.keys.test.secretKey, body: { archived: true } });
     expect(archived.body.data.archived).toBe(true);
     expect((await call(`/api/v1/prices/${priceId}`, { key: a.keys.test.secretKey })).body.data.archived).toBe(true);
-    const refused = await call('/api/v1/payment_links/standard', { method: 'POST', key: a.keys.test.secretKey, body: { title: 'Old', cart: [{ price_id: priceId, quantity: 1 }] } });
+    const refused = await call('/api/v1/payment_links/standard', {
+      method: 'POST',
+      key: a.keys.test.secretKey,
+      body: { title: 'Old', cart: [{ price_id: priceId, quantity: 1 }] },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].field).toBe('cart.0.price_id');
   });
@@ -115,7 +148,7 @@ describe('products and prices', () => {
     expect((await call('/api/v1/products', { headers: { 'x-api-key': 'pk_test_nope' } })).status).toBe(401);
   });
 
-  it('the dashboard\'s session makes products too, with its CSRF token only', async () => {
+  it("the dashboard's session makes products too, with its CSRF token only", async () => {
     const m = await merchant('Session Shop');
     const token = new URL(m.signInUrl).hash.replace('#token=', '');
     const signedIn = await call('/dashboard/api/password', { method: 'POST', body: { token, password: 'correct horse battery' } });

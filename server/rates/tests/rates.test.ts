@@ -27,7 +27,10 @@ const policy = { maxAgeMs: 10 * MINUTE, maxDeviationBps: 100 };
 describe('the rules of rates', () => {
   const book = (atMs: number): RateBook => ({
     fiat: { NGN: { units: rateUnits('1600')!, source: 'feed', fixed: false, atMs }, EUR: { units: rateUnits('0.9')!, source: 'table', fixed: true, atMs: 0 } },
-    coins: { USDT: { units: rateUnits('1.005')!, source: 'feed', fixed: false, atMs }, DAI: { units: rateUnits('0.985')!, source: 'feed', fixed: false, atMs } },
+    coins: {
+      USDT: { units: rateUnits('1.005')!, source: 'feed', fixed: false, atMs },
+      DAI: { units: rateUnits('0.985')!, source: 'feed', fixed: false, atMs },
+    },
   });
 
   it('prices with fresh rates, the coin at its own dollar price, and names the source and the oldest time', () => {
@@ -43,7 +46,9 @@ describe('the rules of rates', () => {
   it('refuses a stale rate by name; a fixed one never ages', () => {
     const late = 1000 + 10 * MINUTE + 1;
     expect(() => ratesForQuote(book(1000), 'NGN', 'USDC', late, policy)).toThrow(RateUnavailable);
-    expect(() => ratesForQuote(book(1000), 'NGN', 'USDC', late, policy)).toThrow(/exchange rate for NGN is stale \(fetched 600 s ago from feed; at most 600 s\)/);
+    expect(() => ratesForQuote(book(1000), 'NGN', 'USDC', late, policy)).toThrow(
+      /exchange rate for NGN is stale \(fetched 600 s ago from feed; at most 600 s\)/,
+    );
     expect(() => ratesForQuote(book(1000), 'USD', 'USDT', late, policy)).toThrow(/exchange rate for USDT is stale/);
     expect(() => ratesForQuote(book(1000), 'GBP', 'USDC', 0, policy)).toThrow(/No exchange rate for GBP/);
     expect(ratesForQuote(book(1000), 'EUR', 'USDC', 10 ** 12, policy)).toMatchObject({ fiatPerCoin: '0.9', fixed: true, source: 'table (EUR) + peg (USDC)' });
@@ -59,7 +64,10 @@ describe('the rules of rates', () => {
     expect(rateUnits('1550.123456785')).toBe(155012345679n);
     expect(rateUnits(0.92)).toBe(92_000_000n);
     for (const bad of ['0', '-1', '1e3', 'abc', null, Infinity, {}]) expect(rateUnits(bad)).toBeUndefined();
-    const { snapshot, problems } = snapshotFromJson({ rates: { EUR: 0.92, NGN: '1600' }, usd: { tether: 1.001 } }, { fiat: { EUR: 'rates.EUR', NGN: 'rates.NGN', GBP: 'rates.GBP' }, coins: { USDT: 'usd.tether' } });
+    const { snapshot, problems } = snapshotFromJson(
+      { rates: { EUR: 0.92, NGN: '1600' }, usd: { tether: 1.001 } },
+      { fiat: { EUR: 'rates.EUR', NGN: 'rates.NGN', GBP: 'rates.GBP' }, coins: { USDT: 'usd.tether' } },
+    );
     expect(snapshot).toEqual({ fiat: { EUR: 92_000_000n, NGN: 160_000_000_000n }, coins: { USDT: 100_100_000n } });
     expect(problems).toEqual(['GBP: no positive number at rates.GBP']);
     // Dollars per unit (1 EUR = 1.25 USD), inverted to units per dollar.
@@ -68,12 +76,21 @@ describe('the rules of rates', () => {
 
   it('RATES_FILE: each wrong field named; the fixed table is explicit', () => {
     expect(() => ratesFromJson({ providers: [] })).toThrow(/RATES_FILE: providers: expected at least one provider/);
-    expect(() => ratesFromJson({ maxAgeSeconds: 1, providers: [{ fixed: { fiat: { EUR: '0.9' } } }] })).toThrow(/maxAgeSeconds: expected whole seconds from 10 to 604800/);
+    expect(() => ratesFromJson({ maxAgeSeconds: 1, providers: [{ fixed: { fiat: { EUR: '0.9' } } }] })).toThrow(
+      /maxAgeSeconds: expected whole seconds from 10 to 604800/,
+    );
     expect(() => ratesFromJson({ providers: [{ url: 'https://rates.example/latest' }] })).toThrow(/providers.0: expected "fiat" or "coins"/);
     expect(() => ratesFromJson({ providers: [{ fixed: { fiat: { EUR: 'cheap' } } }] })).toThrow(/RATES_FILE: providers.0/);
-    const config = ratesFromJson({ maxAgeSeconds: 300, maxDeviationPercent: 0.5, providers: [{ url: 'https://rates.example/latest?key=secret', fiat: { EUR: 'rates.EUR' } }, { fixed: { fiat: { AED: '3.6725' } } }] });
+    const config = ratesFromJson({
+      maxAgeSeconds: 300,
+      maxDeviationPercent: 0.5,
+      providers: [{ url: 'https://rates.example/latest?key=secret', fiat: { EUR: 'rates.EUR' } }, { fixed: { fiat: { AED: '3.6725' } } }],
+    });
     expect(config).toMatchObject({ maxAgeMs: 300_000, maxDeviationBps: 50 });
-    expect(config.providers.map((p) => [p.name, p.fixed])).toEqual([['https://rates.example/latest', false], ['fixed table (RATES_FILE providers.1)', true]]);
+    expect(config.providers.map((p) => [p.name, p.fixed])).toEqual([
+      ['https://rates.example/latest', false],
+      ['fixed table (RATES_FILE providers.1)', true],
+    ]);
   });
 });
 
@@ -84,7 +101,11 @@ async function service(options: ServiceOptions): Promise<Service> {
 }
 
 async function call(api: Service, method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-api-key': publicKey }) {
-  const response = await fetch(api.url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(api.url + path, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -129,7 +150,9 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     expect(ready.status).toBe(503);
     expect(ready.body.message).toMatch(/rates: stale or missing: GBP, EUR, AED, NGN/);
     // USD needs no rate, and the coins are still at their (stale) peg: a quote in USD is refused by the coin's price too.
-    expect((await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'usd-1', coin: 'USDT', currency: 'USD', amount: '5' })).body.message).toMatch(/exchange rate for USDT is stale/);
+    expect(
+      (await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'usd-1', coin: 'USDT', currency: 'USD', amount: '5' })).body.message,
+    ).toMatch(/exchange rate for USDT is stale/);
 
     fake.failing = undefined;
     clock += 5000; // a stale quote asks the provider again at most every 5 s
@@ -157,11 +180,13 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
     expect((await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'depeg-1', coin: 'USDT', currency: 'USD', amount: '5' })).status).toBe(201);
   });
 
-  it('a later provider\'s rate replaces an earlier one\'s, whichever answers first', async () => {
+  it("a later provider's rate replaces an earlier one's, whichever answers first", async () => {
     const slow = new FakeRates({ EUR: '0.95', GBP: '0.8' }, {}, 'slow feed');
     const fetchSlowly = slow.fetch.bind(slow);
     slow.fetch = async () => (await new Promise((resolve) => setTimeout(resolve, 200)), fetchSlowly());
-    const api = await service({ rates: { providers: [fixedTable({ fiat: { EUR: '0.9' } }, 'first table'), slow, fixedTable({ fiat: { GBP: '0.7' } }, 'last table')] } });
+    const api = await service({
+      rates: { providers: [fixedTable({ fiat: { EUR: '0.9' } }, 'first table'), slow, fixedTable({ fiat: { GBP: '0.7' } }, 'last table')] },
+    });
     const eur = await api.parts.rates.forQuote('EUR', 'USDT');
     expect([eur.fiatPerUsd, eur.source]).toEqual(['0.95', 'slow feed (EUR) + peg (USDT)']);
     expect((await api.parts.rates.forQuote('GBP', 'USDT')).fiatPerUsd).toBe('0.7');
@@ -178,7 +203,10 @@ describe('quotes and the rates they use', { timeout: 30_000 }, () => {
 
 describe('an HTTP JSON provider', { timeout: 30_000 }, () => {
   async function feed(): Promise<{ url: string; answer: { status: number; body: string }; hits: string[] }> {
-    const state = { answer: { status: 200, body: JSON.stringify({ base: 'USD', rates: { EUR: 0.9, GBP: 0.8, AED: 3.6725, NGN: 1600.5 } }) }, hits: [] as string[] };
+    const state = {
+      answer: { status: 200, body: JSON.stringify({ base: 'USD', rates: { EUR: 0.9, GBP: 0.8, AED: 3.6725, NGN: 1600.5 } }) },
+      hits: [] as string[],
+    };
     const server: Server = createServer((req, res) => {
       state.hits.push(req.url ?? '');
       res.writeHead(state.answer.status, { 'content-type': 'application/json' }).end(state.answer.body);
@@ -193,14 +221,27 @@ describe('an HTTP JSON provider', { timeout: 30_000 }, () => {
     let clock = Date.UTC(2026, 0, 1);
     const provider = httpJsonProvider(rates.url, { fiat: { EUR: 'rates.EUR', GBP: 'rates.GBP', AED: 'rates.AED', NGN: 'rates.NGN' } });
     expect(provider.name).not.toContain('secret-app-id');
-    const api = await service({ now: () => clock, rates: { providers: [provider, fixedTable({ coins: { USDT: '1' } }, 'operator coins')], maxAgeMs: 5 * MINUTE } });
+    const api = await service({
+      now: () => clock,
+      rates: { providers: [provider, fixedTable({ coins: { USDT: '1' } }, 'operator coins')], maxAgeMs: 5 * MINUTE },
+    });
     expect(rates.hits).toEqual(['/latest?app_id=secret-app-id']);
-    const made = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'http-1', coin: 'USDT', currency: 'NGN', amount: '1600.50' }, { authorization: `Bearer ${secretKey}` });
+    const made = await call(
+      api,
+      'POST',
+      '/api/v1/transaction/initialize',
+      { reference: 'http-1', coin: 'USDT', currency: 'NGN', amount: '1600.50' },
+      { authorization: `Bearer ${secretKey}` },
+    );
     expect(made.status).toBe(201);
     expect(made.body.data.rate).toMatchObject({ fiatPerCoin: '1600.5', fixed: false, source: `${rates.url.split('?')[0]} (NGN) + operator coins (USDT)` });
     expect(made.body.data.actualAmount).toBe(1);
 
-    for (const answer of [{ status: 500, body: '{}' }, { status: 200, body: '<html>' }, { status: 200, body: JSON.stringify({ rates: { EUR: 0.9 } }) }]) {
+    for (const answer of [
+      { status: 500, body: '{}' },
+      { status: 200, body: '<html>' },
+      { status: 200, body: JSON.stringify({ rates: { EUR: 0.9 } }) },
+    ]) {
       rates.answer = answer;
       clock += 6 * MINUTE;
       const refused = await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'http-2', coin: 'USDT', currency: 'NGN', amount: '10' });
@@ -218,14 +259,32 @@ describe.each(KINDS)('rates kept with each payment, on %s', (kind) => {
     const api = await service({ ...(await databaseOptions(kind)), now: () => clock, rates: { providers: [fake] } });
     await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'kept-1', coin: 'USDC', currency: 'EUR', amount: '9.00' });
     const account = { merchant: DEMO_MERCHANT, mode: 'test' as const };
-    expect((await api.parts.payments.get(account, 'kept-1')).rates).toEqual({ fiatPerCoin: '0.9018', fiatPerUsd: '0.9', usdPerCoin: '1.002', source: 'fake rates', fixed: false, atMs: clock });
+    expect((await api.parts.payments.get(account, 'kept-1')).rates).toEqual({
+      fiatPerCoin: '0.9018',
+      fiatPerUsd: '0.9',
+      usdPerCoin: '1.002',
+      source: 'fake rates',
+      fixed: false,
+      atMs: clock,
+    });
     const [row] = await api.db.query('SELECT fiat_rate, rates, rate_source, rate_fixed, rates_ms FROM payments WHERE reference = $1', ['kept-1']);
-    expect({ ...row, rates_ms: String(row.rates_ms) }).toEqual({ fiat_rate: '0.9018', rates: { fiatPerUsd: '0.9', usdPerCoin: '1.002' }, rate_source: 'fake rates', rate_fixed: false, rates_ms: String(clock) });
+    expect({ ...row, rates_ms: String(row.rates_ms) }).toEqual({
+      fiat_rate: '0.9018',
+      rates: { fiatPerUsd: '0.9', usdPerCoin: '1.002' },
+      rate_source: 'fake rates',
+      rate_fixed: false,
+      rates_ms: String(clock),
+    });
 
     fake.fiat.EUR = '0.95';
     clock += MINUTE;
     await api.parts.rates.refresh();
     await call(api, 'POST', '/api/v1/transaction/initialize', { reference: 'kept-1', coin: 'USDT', currency: 'EUR', amount: '9.00' });
-    expect((await api.parts.payments.get(account, 'kept-1')).rates).toMatchObject({ fiatPerUsd: '0.95', usdPerCoin: '1', source: 'fake rates (EUR) + peg (USDT)', atMs: clock });
+    expect((await api.parts.payments.get(account, 'kept-1')).rates).toMatchObject({
+      fiatPerUsd: '0.95',
+      usdPerCoin: '1',
+      source: 'fake rates (EUR) + peg (USDT)',
+      atMs: clock,
+    });
   });
 });

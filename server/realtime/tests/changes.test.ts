@@ -37,7 +37,7 @@ describe('long polls when the instance is full', () => {
     expect(changes.waiting).toBe(0);
   });
 
-  it('still refuses past a key\'s own limit, full instance or not', () => {
+  it("still refuses past a key's own limit, full instance or not", () => {
     const changes = new PaymentChanges({ perKey: 2, perReference: 100, total: 10 });
     const a = held(changes, 'merchant-a/live', 2);
     expect(changes.full(changes.pools('merchant-a/live', 'public', 'ref-7'))?.name).toBe('public:merchant-a/live');

@@ -40,7 +40,11 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   const call = async (api: Service, method: string, path: string, body?: unknown, key = secretKey, idempotencyKey?: string) => {
     const response = await fetch(api.url + path, {
       method,
-      headers: { ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }), 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      headers: {
+        ...(key.startsWith('sk_') ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }),
+        'content-type': 'application/json',
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as any };
@@ -50,8 +54,13 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     const response = await fetch(api.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const kindsOf = async (id: string) => (await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id])).map((k) => k.kind);
-  const toldOf = async (id: string) => (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id).map((d: { status: string }) => d.status);
+  const kindsOf = async (id: string) =>
+    (await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id])).map((k) => k.kind);
+  const toldOf = async (id: string) =>
+    (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { id: string }) => d.id === id)
+      .map((d: { status: string }) => d.status);
   const balanced = async () => {
     for (const s of await a.parts.journal.journalSums()) expect(s.sum, `the journal of ${s.token} sums to zero`).toBe(0n);
   };
@@ -59,7 +68,17 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   let n = 0;
   const paid = async (how: 'exact' | 'over' | 'none', amount = 10, customerEmail?: string) => {
     const reference = `r-${kind}-${++n}`;
-    expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount, ...(customerEmail ? { customer_email: customerEmail } : {}) }, publicKey)).status).toBe(201);
+    expect(
+      (
+        await call(
+          a,
+          'POST',
+          '/api/v1/transaction/initialize',
+          { reference, coin: 'USDT', currency: 'USD', amount, ...(customerEmail ? { customer_email: customerEmail } : {}) },
+          publicKey,
+        )
+      ).status,
+    ).toBe(201);
     if (how !== 'none') expect((await call(a, 'POST', '/api/v1/sandbox/deposit', { reference, kind: how }, publicKey)).status).toBeLessThan(300);
     const detail = (await call(a, 'GET', `/api/v1/payments/${reference}`)).body.data;
     const decimals = 18;
@@ -71,7 +90,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
   });
 
-  it('refuses, naming the field with its code: nothing received, past what arrived, a deposit address, the other mode\'s payment, another merchant\'s, bad input', async () => {
+  it("refuses, naming the field with its code: nothing received, past what arrived, a deposit address, the other mode's payment, another merchant's, bad input", async () => {
     const empty = await paid('none');
     const nothing = await call(a, 'POST', '/api/v1/refunds', { reference: empty.reference, amount: 'rest', reason: 'changed my mind', address: customer });
     expect([nothing.status, nothing.body.code, nothing.body.errors[0].field]).toEqual([409, 'nothing_received', 'reference']);
@@ -87,11 +106,23 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
       expect([deposit.status, deposit.body.code, deposit.body.errors[0].field]).toEqual([400, 'validation_failed', 'address']);
     }
     // The other mode's key: a live key naming a test payment (and so a test key a live one).
-    const live = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'r', address: customer }, DEMO_MERCHANT.keys.live.secretKey);
+    const live = await call(
+      a,
+      'POST',
+      '/api/v1/refunds',
+      { reference: p.reference, amount: 'rest', reason: 'r', address: customer },
+      DEMO_MERCHANT.keys.live.secretKey,
+    );
     expect([live.status, live.body.code, live.body.errors[0].field]).toEqual([409, 'wrong_mode', 'reference']);
     // Another merchant's payment is not found, and says nothing of it.
     const other = await a.parts.merchants.create({ businessName: 'Other', businessEmail: `other-${kind}@example.com`, businessLogo: '' }, Date.now());
-    const theirs = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'r', address: customer }, other.keys.test.secretKey);
+    const theirs = await call(
+      a,
+      'POST',
+      '/api/v1/refunds',
+      { reference: p.reference, amount: 'rest', reason: 'r', address: customer },
+      other.keys.test.secretKey,
+    );
     expect([theirs.status, theirs.body.code]).toEqual([404, 'not_found']);
     expect(JSON.stringify(theirs.body)).not.toMatch(/wrong_mode|received/);
     // Bad input, each field named.
@@ -104,7 +135,11 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     // 18) cannot be sent, a 400 naming the field the request used; 0, a number, both forms or
     // neither are refused by the contract, naming amount.
     const fine = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: '0.' + '0'.repeat(18) + '1', reason: 'r', address: customer });
-    expect([fine.status, fine.body.code, fine.body.errors]).toEqual([400, 'validation_failed', [{ field: 'amount', message: 'expected at most 18 decimals: USDT here has 18, received "0.0000000000000000001"' }]]);
+    expect([fine.status, fine.body.code, fine.body.errors]).toEqual([
+      400,
+      'validation_failed',
+      [{ field: 'amount', message: 'expected at most 18 decimals: USDT here has 18, received "0.0000000000000000001"' }],
+    ]);
     for (const amount of ['0', '0.000', 5, '1e3', '', ' 5']) {
       const refused = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'r', address: customer });
       expect([refused.status, refused.body.errors?.map((e: { field: string }) => e.field)], JSON.stringify(amount)).toEqual([400, ['amount']]);
@@ -115,7 +150,12 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     }
     const zeroUnits = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount_base_units: '0', reason: 'r', address: customer });
     expect([zeroUnits.status, zeroUnits.body.errors?.[0].field]).toEqual([400, 'amount_base_units']);
-    const overUnits = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount_base_units: String(p.arrived + 1n), reason: 'r', address: customer });
+    const overUnits = await call(a, 'POST', '/api/v1/refunds', {
+      reference: p.reference,
+      amount_base_units: String(p.arrived + 1n),
+      reason: 'r',
+      address: customer,
+    });
     expect([overUnits.status, overUnits.body.code, overUnits.body.errors[0].field]).toEqual([409, 'refund_exceeds_received', 'amount_base_units']);
     // Nothing was reserved by any of them.
     expect(await a.db.query(`SELECT id FROM refunds`)).toEqual([]);
@@ -124,10 +164,33 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   it('a partial refund, then the rest: the payment shows partly refunded, then refunded; the list and one refund answer them; a retried request refunds once', async () => {
     const p = await paid('exact');
     const third = p.arrived / 3n;
-    const first = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
+    const first = await call(
+      a,
+      'POST',
+      '/api/v1/refunds',
+      { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer },
+      secretKey,
+      `partial-${kind}`,
+    );
     expect(first.status).toBe(201);
-    expect(first.body.data).toMatchObject({ reference: p.reference, amount: coins(third), amount_base_units: String(third), status: 'ready', settlement: 'balance', coin: 'USDT', address: getAddress(customer), tx_hash: null });
-    const again = await call(b, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer }, secretKey, `partial-${kind}`);
+    expect(first.body.data).toMatchObject({
+      reference: p.reference,
+      amount: coins(third),
+      amount_base_units: String(third),
+      status: 'ready',
+      settlement: 'balance',
+      coin: 'USDT',
+      address: getAddress(customer),
+      tx_hash: null,
+    });
+    const again = await call(
+      b,
+      'POST',
+      '/api/v1/refunds',
+      { reference: p.reference, amount: coins(third), reason: 'one bag was broken', address: customer },
+      secretKey,
+      `partial-${kind}`,
+    );
     expect(again.body).toEqual(first.body);
     let detail = (await call(a, 'GET', `/api/v1/payments/${p.reference}`)).body.data;
     expect(detail.refunds).toEqual({ status: 'partly_refunded', amount: coins(third), amount_exact: coins(third), amount_base_units: String(third) });
@@ -142,7 +205,10 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect([more.status, more.body.code]).toEqual([409, 'refund_exceeds_received']);
 
     // The journal: each refund reserved from the balance, and handed to the treasury.
-    const reserved = await a.db.query<{ ref: string }>(`SELECT ref FROM journal_entries WHERE kind = 'withdrawal_reserved' AND ref IN ($1, $2)`, [first.body.data.id, rest.body.data.id]);
+    const reserved = await a.db.query<{ ref: string }>(`SELECT ref FROM journal_entries WHERE kind = 'withdrawal_reserved' AND ref IN ($1, $2)`, [
+      first.body.data.id,
+      rest.body.data.id,
+    ]);
     expect(reserved).toHaveLength(2);
 
     const one = await call(a, 'GET', `/api/v1/refunds/${first.body.data.id}`);
@@ -169,7 +235,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'GET', `/api/v1/refunds/${id}`)).body.data).toMatchObject({ status: 'failed', failure: 'reverted' });
     const kinds = await a.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
     expect(kinds.map((k) => k.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
-    const told = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id);
+    const told = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { id: string }) => d.id === id);
     expect(told.map((d: { status: string }) => d.status)).toEqual(['ready', 'failed']);
     expect((await call(a, 'GET', `/api/v1/payments/${p.reference}`)).body.data.refunds.status).toBe('none');
     expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'again', address: customer })).status).toBe(201);
@@ -178,9 +246,18 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
   it('two refunds of the rest at once, on two instances: one is sent, the other refused; together never more than arrived', async () => {
     const p = await paid('over');
     const body = { reference: p.reference, amount: 'rest', reason: 'race', address: customer };
-    const answers = await Promise.all([call(a, 'POST', '/api/v1/refunds', body), call(b, 'POST', '/api/v1/refunds', body), call(a, 'POST', '/api/v1/refunds', body), call(b, 'POST', '/api/v1/refunds', body)]);
+    const answers = await Promise.all([
+      call(a, 'POST', '/api/v1/refunds', body),
+      call(b, 'POST', '/api/v1/refunds', body),
+      call(a, 'POST', '/api/v1/refunds', body),
+      call(b, 'POST', '/api/v1/refunds', body),
+    ]);
     expect(answers.map((x) => x.status).sort()).toEqual([201, 409, 409, 409]);
-    expect(answers.filter((x) => x.status === 409).map((x) => x.body.code)).toEqual(['refund_exceeds_received', 'refund_exceeds_received', 'refund_exceeds_received']);
+    expect(answers.filter((x) => x.status === 409).map((x) => x.body.code)).toEqual([
+      'refund_exceeds_received',
+      'refund_exceeds_received',
+      'refund_exceeds_received',
+    ]);
     const [row] = await a.db.query<{ s: string }>(`SELECT sum(amount)::text AS s FROM refunds WHERE reference = $1`, [p.reference]);
     expect(BigInt(row!.s)).toBe(p.arrived);
   });
@@ -221,9 +298,19 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(await a.db.query(`SELECT id FROM withdrawals WHERE id = $1`, [id])).toEqual([]);
 
     const details = await customerCall(b, '/refund/details', { token });
-    expect(details.body).toMatchObject({ business: DEMO_MERCHANT.businessName, coin: 'USDT', amount: expect.any(String), network: expect.any(String), test: true });
+    expect(details.body).toMatchObject({
+      business: DEMO_MERCHANT.businessName,
+      coin: 'USDT',
+      amount: expect.any(String),
+      network: expect.any(String),
+      test: true,
+    });
     // The address's checks: a deposit address (any payment's), a broken checksum, not an address.
-    for (const [address, words] of [[p.address, 'deposit address'], ['0x' + 'aB'.repeat(20), 'checksum'], ['0x12', '40 hexadecimal']] as const) {
+    for (const [address, words] of [
+      [p.address, 'deposit address'],
+      ['0x' + 'aB'.repeat(20), 'checksum'],
+      ['0x12', '40 hexadecimal'],
+    ] as const) {
       const refused = await customerCall(a, '/refund/claim', { token, address, confirm: true });
       expect([refused.status, refused.body.errors[0].field, refused.body.message]).toEqual([400, 'address', expect.stringContaining(words)]);
     }
@@ -281,15 +368,18 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     await balanced();
   });
 
-  it('cancel: a refund waiting for its address or not yet signed is canceled, its reservation back in one entry; one already signed is not; a cancel racing the treasury\'s send ends in exactly one', async () => {
+  it("cancel: a refund waiting for its address or not yet signed is canceled, its reservation back in one entry; one already signed is not; a cancel racing the treasury's send ends in exactly one", async () => {
     const p = await paid('over');
-    const ask = async (amount: string, address?: string) => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'to cancel', ...(address ? { address } : {}) })).body.data;
+    const ask = async (amount: string, address?: string) =>
+      (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount, reason: 'to cancel', ...(address ? { address } : {}) })).body.data;
     // Ready, nothing signed: canceled; the treasury's withdrawal failed 'canceled', never sent.
     const ready = await ask('0.000000000000001', customer);
     const canceled = await call(b, 'POST', `/api/v1/refunds/${ready.id}/cancel`);
     expect([canceled.status, canceled.body.data.status]).toEqual([200, 'canceled']);
     expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
-    expect(await a.db.query(`SELECT state, failure, tx_hash FROM withdrawals WHERE id = $1`, [ready.id])).toEqual([{ state: 'failed', failure: 'canceled', tx_hash: null }]);
+    expect(await a.db.query(`SELECT state, failure, tx_hash FROM withdrawals WHERE id = $1`, [ready.id])).toEqual([
+      { state: 'failed', failure: 'canceled', tx_hash: null },
+    ]);
     const again = await call(a, 'POST', `/api/v1/refunds/${ready.id}/cancel`);
     expect([again.status, again.body.code]).toEqual([409, 'refund_state']);
     expect(await kindsOf(ready.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
@@ -311,7 +401,10 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     // Races: cancel (instance b) against the treasury recording its transaction (instance a).
     for (let i = 0; i < 4; i++) {
       const r = await ask('0.000000000000001', customer);
-      const [cancel, recorded] = await Promise.all([call(b, 'POST', `/api/v1/refunds/${r.id}/cancel`), a.parts.withdrawals.withdrawalSigned(r.id, { hash: '0x' + String(i + 6).repeat(64), raw: '0x01', nonce: 2 + i }, Date.now())]);
+      const [cancel, recorded] = await Promise.all([
+        call(b, 'POST', `/api/v1/refunds/${r.id}/cancel`),
+        a.parts.withdrawals.withdrawalSigned(r.id, { hash: '0x' + String(i + 6).repeat(64), raw: '0x01', nonce: 2 + i }, Date.now()),
+      ]);
       const [row] = await a.db.query<{ state: string; tx_hash: string | null }>(`SELECT state, tx_hash FROM withdrawals WHERE id = $1`, [r.id]);
       if (cancel.status === 200) {
         expect([row!.state, row!.tx_hash, recorded.txHash]).toEqual(['failed', null, null]);
@@ -324,7 +417,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     await balanced();
   });
 
-  it('a refund is not a withdrawal: never listed, answered or told as one; its send\'s state and its REFUND_UPDATED move in one transaction, told once by two instances', async () => {
+  it("a refund is not a withdrawal: never listed, answered or told as one; its send's state and its REFUND_UPDATED move in one transaction, told once by two instances", async () => {
     const p = await paid('exact');
     const asked = await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(1000n), reason: 'its own thing', address: customer });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
@@ -334,7 +427,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect((await call(a, 'GET', `/api/v1/withdrawals/${id}`)).status).toBe(404);
     const hash = (c: string) => '0x' + c.repeat(64);
     // Telling it fails: its transaction is not recorded either (the same transaction).
-    await a.db.query(`CREATE FUNCTION refuse_refund_told() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.type = 'REFUND_UPDATED' THEN RAISE EXCEPTION 'not told'; END IF; RETURN NEW; END $$`);
+    await a.db.query(
+      `CREATE FUNCTION refuse_refund_told() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.type = 'REFUND_UPDATED' THEN RAISE EXCEPTION 'not told'; END IF; RETURN NEW; END $$`,
+    );
     await a.db.query(`CREATE TRIGGER refuse_refund_told BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_refund_told()`);
     try {
       await expect(a.parts.withdrawals.withdrawalSigned(id, { hash: hash('1'), raw: '0x01', nonce: 100 }, Date.now())).rejects.toThrow();
@@ -360,14 +455,18 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     // Never a withdrawal: not listed, not answered, never a WITHDRAWAL_UPDATED.
     expect(await listed()).not.toContain(id);
     expect((await call(a, 'GET', `/api/v1/withdrawals/${id}`)).status).toBe(404);
-    const asWithdrawal = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'WITHDRAWAL_UPDATED'`)).filter((e) => JSON.parse(e.body).data.id === id);
+    const asWithdrawal = (await a.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'WITHDRAWAL_UPDATED'`)).filter(
+      (e) => JSON.parse(e.body).data.id === id,
+    );
     expect(asWithdrawal).toEqual([]);
     await balanced();
   });
 
-  it('the migration marking refunds\' sends: rows a refund borrowed as withdrawals leave the withdrawal list, and a refund its send had left behind catches up', async () => {
+  it("the migration marking refunds' sends: rows a refund borrowed as withdrawals leave the withdrawal list, and a refund its send had left behind catches up", async () => {
     const p = await paid('exact');
-    const ask = async () => (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(1000n), reason: 'before the upgrade', address: customer })).body.data.id as string;
+    const ask = async () =>
+      (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(1000n), reason: 'before the upgrade', address: customer })).body.data
+        .id as string;
     const [done, lost] = [await ask(), await ask()];
     // As the service before it left them: withdrawals rows, one completed and one failed, their refunds not followed yet.
     await a.db.query(`UPDATE withdrawals SET purpose = 'withdrawal' WHERE id IN ($1, $2)`, [done, lost]);
@@ -384,16 +483,24 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(await a.db.query(`SELECT purpose FROM withdrawals WHERE id IN ($1, $2)`, [done, lost])).toEqual([{ purpose: 'refund' }, { purpose: 'refund' }]);
   });
 
-  it('a support member refunds only through the claim link, e-mailed to the customer and never answered to support, and up to the business\'s limit a day', async () => {
+  it("a support member refunds only through the claim link, e-mailed to the customer and never answered to support, and up to the business's limit a day", async () => {
     const buyer = `buyer-${kind}@example.com`;
     const p = await paid('exact', 120, buyer);
     const email = `support-${kind}@example.com`;
     const invitation = await a.parts.team.invite(DEMO_MERCHANT.id, email, 'support', Date.now(), 60_000);
-    const joined = await fetch(a.url + '/dashboard/api/invitation', { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url }, body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }) });
+    const joined = await fetch(a.url + '/dashboard/api/invitation', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: a.url },
+      body: JSON.stringify({ token: invitation, email, password: 'correct horse battery' }),
+    });
     expect(joined.status).toBe(200);
     const support = { cookie: joined.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await joined.json()) as any).data.csrfToken as string };
     const asSupport = async (path: string, body: unknown) => {
-      const response = await fetch(a.url + path, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, cookie: support.cookie, 'x-csrf-token': support.csrf }, body: JSON.stringify(body) });
+      const response = await fetch(a.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: a.url, cookie: support.cookie, 'x-csrf-token': support.csrf },
+        body: JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as any };
     };
     const typed = await asSupport('/api/v1/refunds', { reference: p.reference, amount: '0.000000000001', reason: 'to my wallet', address: customer });
@@ -408,7 +515,9 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     // Support never sees the claim link (it would claim it with its own wallet): it went to the customer's e-mail only.
     expect(fits.body.data.claim_url).toBeUndefined();
     expect(JSON.stringify(fits.body)).not.toContain('/refund#');
-    const links = await a.db.query<{ recipient: string }>(`SELECT recipient FROM emails WHERE kind = 'refund_link' AND text_body LIKE $1`, [`%${p.reference}%`]);
+    const links = await a.db.query<{ recipient: string }>(`SELECT recipient FROM emails WHERE kind = 'refund_link' AND text_body LIKE $1`, [
+      `%${p.reference}%`,
+    ]);
     expect(links.map((l) => l.recipient)).toEqual([buyer]);
     const past = await asSupport('/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 10n), reason: 'a tenth' });
     expect([past.status, past.body.errors[0].field]).toEqual([403, 'amount']);
@@ -418,19 +527,27 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     const noMail = await asSupport('/api/v1/refunds', { reference: anonymous.reference, amount: coins(1n), reason: 'to me' });
     expect([noMail.status, noMail.body.code, noMail.body.errors?.[0].field], JSON.stringify(noMail.body)).toEqual([403, 'permission_denied', 'customer_email']);
     const noMailBack = await asSupport(`/api/v1/payments/${anonymous.reference}/send_back`, { reason: 'to me' });
-    expect([noMailBack.status, noMailBack.body.code, noMailBack.body.errors?.[0].field], JSON.stringify(noMailBack.body)).toEqual([403, 'permission_denied', 'customer_email']);
+    expect([noMailBack.status, noMailBack.body.code, noMailBack.body.errors?.[0].field], JSON.stringify(noMailBack.body)).toEqual([
+      403,
+      'permission_denied',
+      'customer_email',
+    ]);
     // With it, the send-back's link goes to the customer, not into support's answer.
     const over = await paid('over', 5, buyer);
     const back = await asSupport(`/api/v1/payments/${over.reference}/send_back`, { reason: 'the excess' });
     expect(back.status, JSON.stringify(back.body)).toBe(201);
     expect(back.body.data.claim_url).toBeUndefined();
     // The owner's key is not limited and still gets its link; the limit back to the default.
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'owner', address: customer })).status).toBe(201);
-    expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: coins(1n), reason: 'owner' })).body.data.claim_url).toContain('/refund#');
+    expect(
+      (await call(a, 'POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'owner', address: customer })).status,
+    ).toBe(201);
+    expect((await call(a, 'POST', '/api/v1/refunds', { reference: anonymous.reference, amount: coins(1n), reason: 'owner' })).body.data.claim_url).toContain(
+      '/refund#',
+    );
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: null })).body.data).toEqual({ daily: '100.00' });
   });
 
-  it('the balance statement\'s ids and cursors are opaque: they do not count other merchants\' postings', async () => {
+  it("the balance statement's ids and cursors are opaque: they do not count other merchants' postings", async () => {
     // Two payments credited to the balance: lines of its statement whatever ran before.
     await paid('exact');
     await paid('exact');
@@ -454,7 +571,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     expect(csv).toContain(`,${first.body.data[0].entry},`);
   });
 
-  it('the support limit is each mode\'s own: the test key sets test mode\'s, never live\'s', async () => {
+  it("the support limit is each mode's own: the test key sets test mode's, never live's", async () => {
     expect((await call(a, 'PUT', '/api/v1/refunds/support_limit', { daily: '1000000' })).body.data).toEqual({ daily: '1000000.00' });
     expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'test')).toBe(100_000_000n);
     expect(await a.parts.refunds.supportLimitCents(DEMO_MERCHANT.id, 'live')).toBe(10_000n);

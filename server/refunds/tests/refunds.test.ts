@@ -30,7 +30,14 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 3);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+  api = await startService({
+    demo: true,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+  });
 }, 120_000);
 afterAll(async () => {
   await api?.close();
@@ -50,7 +57,9 @@ async function books(step: string) {
   for (const s of await api.parts.journal.journalSums()) expect(s.sum, `${step}: the journal of ${s.token} sums to zero`).toBe(0n);
   const held = await api.parts.journal.held(31337, contracts.tokens.USDT);
   expect(await usdt(treasury), `${step}: the treasury's USDT on chain = merchants + fees + payable`).toBe(held.merchants + held.fees + held.payable);
-  const native = await until(`${step}: the treasury's funding journaled`, async () => ((await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false));
+  const native = await until(`${step}: the treasury's funding journaled`, async () =>
+    (await api.parts.journal.held(31337, zeroAddress)).gas > 0n ? api.parts.journal.held(31337, zeroAddress) : false,
+  );
   expect(await reader.getBalance({ address: treasury }), `${step}: the treasury's native coin = funded − gas journaled`).toBe(native.gas);
 }
 
@@ -62,10 +71,14 @@ async function paidIntoBalance(kind: 'exact' | 'over') {
   expect(created.status).toBe(201);
   await call('POST', '/api/v1/sandbox/deposit', { reference, kind });
   const address = (created.body.data.address as string).toLowerCase();
-  await until(`${reference} swept and journaled`, async () => {
-    const swept = (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address)?.sweptHash;
-    return swept && (await api.db.query(`SELECT 1 FROM journal_entries WHERE kind = 'deposit' AND memo LIKE $1`, [`payment ${reference},%`])).length > 0;
-  }, 30_000);
+  await until(
+    `${reference} swept and journaled`,
+    async () => {
+      const swept = (await api.parts.chain.transfers(31337)).find((t) => t.recipient === address)?.sweptHash;
+      return swept && (await api.db.query(`SELECT 1 FROM journal_entries WHERE kind = 'deposit' AND memo LIKE $1`, [`payment ${reference},%`])).length > 0;
+    },
+    30_000,
+  );
   const detail = (await server('GET', `/api/v1/payments/${reference}`)).body.data;
   const arrived = BigInt(detail.payment.amountPaidExact.replace('.', '').padEnd(detail.payment.amountPaidExact.split('.')[0].length + 18, '0'));
   const due = BigInt(detail.payment.actualAmountExact.replace('.', '').padEnd(detail.payment.actualAmountExact.split('.')[0].length + 18, '0'));
@@ -81,10 +94,15 @@ async function refundedOnChain(reference: string, amount: string, reason: string
   expect(asked.status, JSON.stringify(asked.body)).toBe(201);
   expect(asked.body.data.status).toBe('ready');
   const id = asked.body.data.id as string;
-  const done = await until(`refund ${id} confirmed`, async () => {
-    const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
-    return now.status === 'confirmed' || now.status === 'failed' ? now : false;
-  }, 60_000, 100);
+  const done = await until(
+    `refund ${id} confirmed`,
+    async () => {
+      const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+      return now.status === 'confirmed' || now.status === 'failed' ? now : false;
+    },
+    60_000,
+    100,
+  );
   timings.push(Date.now() - started);
   expect(done.status).toBe('confirmed');
   const receipt = await reader.getTransactionReceipt({ hash: done.tx_hash });
@@ -99,7 +117,10 @@ async function refundedOnChain(reference: string, amount: string, reason: string
   // Its journal: reserved, then sent once counted; its gas journaled once.
   const entries = await api.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref = $1 ORDER BY id`, [id]);
   expect(entries.map((e) => e.kind)).toEqual(['withdrawal_reserved', 'withdrawal_sent']);
-  const [gas] = await api.db.query<{ amount: string }>(`SELECT p.amount::text AS amount FROM journal_entries e JOIN postings p ON p.entry_id = e.id WHERE e.kind = 'gas' AND e.ref = $1 AND p.account = 'external:gas'`, [`31337/${done.tx_hash.toLowerCase()}`]);
+  const [gas] = await api.db.query<{ amount: string }>(
+    `SELECT p.amount::text AS amount FROM journal_entries e JOIN postings p ON p.entry_id = e.id WHERE e.kind = 'gas' AND e.ref = $1 AND p.account = 'external:gas'`,
+    [`31337/${done.tx_hash.toLowerCase()}`],
+  );
   expect(BigInt(gas!.amount)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
   console.log(`refund ${reason}: ${done.amount} USDT, gas ${receipt.gasUsed} (${gas!.amount} wei), request to confirmed ${Date.now() - started} ms`);
   return done;
@@ -153,13 +174,13 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
     await books('the rest refunded');
   });
 
-  it('an overpayment\'s excess refunded: what arrived past what was due', async () => {
+  it("an overpayment's excess refunded: what arrived past what was due", async () => {
     const p = (overpaid = await paidIntoBalance('over'));
     expect(p.arrived).toBeGreaterThan(p.due);
     const done = await refundedOnChain(p.reference, coins(p.arrived - p.due), 'excess');
     expect(unitsOf(done.amount)).toBe(p.arrived - p.due);
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds.status).toBe('partly_refunded');
-    await books('an overpayment\'s excess');
+    await books("an overpayment's excess");
   });
 
   it('a claimed refund: the customer names the address on the link, the treasury sends it, confirmed on chain; counted once toward the daily limit', async () => {
@@ -171,15 +192,24 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
     const asked = await spent();
     expect(Number(asked)).toBeGreaterThan(Number(before));
     const balanceBefore = await usdt(customer);
-    const claim = await fetch(api.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: new URL(made.body.data.claim_url).hash.slice(1), address: customer, confirm: true }) });
+    const claim = await fetch(api.url + '/refund/claim', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: new URL(made.body.data.claim_url).hash.slice(1), address: customer, confirm: true }),
+    });
     expect(((await claim.json()) as { status: string }).status).toBe('ready');
     // Counted once: what was counted when asked for is not counted again by its withdrawal.
     expect(await spent()).toBe(asked);
     const id = made.body.data.id as string;
-    const done = await until(`claimed refund ${id} confirmed`, async () => {
-      const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
-      return now.status === 'confirmed' || now.status === 'failed' ? now : false;
-    }, 60_000, 100);
+    const done = await until(
+      `claimed refund ${id} confirmed`,
+      async () => {
+        const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+        return now.status === 'confirmed' || now.status === 'failed' ? now : false;
+      },
+      60_000,
+      100,
+    );
     expect(done.status).toBe('confirmed');
     expect((await reader.getTransactionReceipt({ hash: done.tx_hash })).status).toBe('success');
     expect(await usdt(customer)).toBe(balanceBefore + p.arrived);
@@ -189,7 +219,7 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
     await books('a claimed refund');
   });
 
-  it('attacks: to the treasury, to a deposit address, another merchant\'s payment: refused, nothing reserved or sent', async () => {
+  it("attacks: to the treasury, to a deposit address, another merchant's payment: refused, nothing reserved or sent", async () => {
     const p = overpaid;
     const other = await api.parts.merchants.create({ businessName: 'Other', businessEmail: 'other@example.com', businessLogo: '' }, Date.now());
     const before = await api.db.query(`SELECT count(*)::int AS n FROM withdrawals`);
@@ -197,7 +227,12 @@ describe('refunds of balance-settled payments on the dev chain', { timeout: 120_
       const refused = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'to us', address });
       expect([refused.status, refused.body.errors[0].field]).toEqual([400, 'address']);
     }
-    const theirs = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'not mine', address: customer }, other.keys.test.secretKey);
+    const theirs = await server(
+      'POST',
+      '/api/v1/refunds',
+      { reference: p.reference, amount: 'rest', reason: 'not mine', address: customer },
+      other.keys.test.secretKey,
+    );
     expect(theirs.status).toBe(404);
     expect(await api.db.query(`SELECT count(*)::int AS n FROM withdrawals`)).toEqual(before);
     await books('refused refunds');

@@ -42,7 +42,14 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 3);
   reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
-  api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 100, sweepIntervalMs: 300, jobIntervalMs: 200 });
+  api = await startService({
+    demo: true,
+    networks: { test: devNetwork(chain.url, contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: 100,
+    sweepIntervalMs: 300,
+    jobIntervalMs: 200,
+  });
   expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: merchantWallet.address }, secretKey)).status).toBe(200);
 }, 120_000);
 afterAll(async () => {
@@ -71,22 +78,36 @@ async function paidToWallet() {
   const reference = `wr-${++n}`;
   expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 })).status).toBe(201);
   await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' });
-  const detail = await until(`${reference} paid`, async () => {
-    const d = (await server('GET', `/api/v1/payments/${reference}`)).body.data;
-    return Number(d.payment.amountPaidExact) > 0 ? d : false;
-  }, 30_000);
+  const detail = await until(
+    `${reference} paid`,
+    async () => {
+      const d = (await server('GET', `/api/v1/payments/${reference}`)).body.data;
+      return Number(d.payment.amountPaidExact) > 0 ? d : false;
+    },
+    30_000,
+  );
   return { reference, arrived: BigInt(detail.payment.amountPaidExact.replace('.', '').padEnd(detail.payment.amountPaidExact.split('.')[0].length + 18, '0')) };
 }
-const told = async (id: string) => (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`)).map((e) => JSON.parse(e.body).data).filter((d: { id: string }) => d.id === id).map((d: { status: string }) => d.status);
-const settled = (id: string) => until(`refund ${id} confirmed`, async () => {
-  const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
-  return now.status === 'confirmed' ? now : false;
-}, 60_000);
+const told = async (id: string) =>
+  (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'REFUND_UPDATED' ORDER BY seq`))
+    .map((e) => JSON.parse(e.body).data)
+    .filter((d: { id: string }) => d.id === id)
+    .map((d: { status: string }) => d.status);
+const settled = (id: string) =>
+  until(
+    `refund ${id} confirmed`,
+    async () => {
+      const now = (await server('GET', `/api/v1/refunds/${id}`)).body.data;
+      return now.status === 'confirmed' ? now : false;
+    },
+    60_000,
+  );
 
 describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_000 }, () => {
-  it('exceptions: an overpaid and a late payment need attention with the amount owed back; the excess goes back from the merchant\'s wallet, confirmed on chain; the late money accepted; nothing journaled', async () => {
+  it("exceptions: an overpaid and a late payment need attention with the amount owed back; the excess goes back from the merchant's wallet, confirmed on chain; the late money accepted; nothing journaled", async () => {
     // The merchant's entries (the treasury's own gas funding is journaled with no merchant).
-    const journaled = async () => (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
+    const journaled = async () =>
+      (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
     const entries = await journaled();
     const usdt = contracts.tokens.USDT;
     const atPayout = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] });
@@ -95,22 +116,47 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     const made: Record<string, Address> = { 'wx-over': await awaiting('wx-over'), 'wx-late': await awaiting('wx-late', true) };
     await send(usdt, made['wx-over']!, 12n * 10n ** 18n, customerPays);
     await send(usdt, made['wx-late']!, 10n * 10n ** 18n, customerPays);
-    const needing = async () => ((await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown; overpaid: string | null; actualAmountExact: string }>).filter((p) => p.reference.startsWith('wx-'));
-    const listed = await until('both need attention', async () => {
-      const l = await needing();
-      return l.length === 2 ? Object.fromEntries(l.map((p) => [p.reference, p])) : false;
-    }, 40_000);
-    const excess = 12n * 10n ** 18n - BigInt(listed['wx-over']!.actualAmountExact.replace('.', '').padEnd(listed['wx-over']!.actualAmountExact.split('.')[0]!.length + 18, '0'));
+    const needing = async () =>
+      (
+        (await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{
+          reference: string;
+          attention: unknown;
+          overpaid: string | null;
+          actualAmountExact: string;
+        }>
+      ).filter((p) => p.reference.startsWith('wx-'));
+    const listed = await until(
+      'both need attention',
+      async () => {
+        const l = await needing();
+        return l.length === 2 ? Object.fromEntries(l.map((p) => [p.reference, p])) : false;
+      },
+      40_000,
+    );
+    const excess =
+      12n * 10n ** 18n -
+      BigInt(listed['wx-over']!.actualAmountExact.replace('.', '').padEnd(listed['wx-over']!.actualAmountExact.split('.')[0]!.length + 18, '0'));
     expect(excess).toBeGreaterThan(0n);
     expect(listed['wx-over']!.attention).toEqual({ reason: 'overpaid', amount: listed['wx-over']!.overpaid, coin: 'USDT', chain_id: 31337 });
     expect(listed['wx-late']!.attention).toEqual({ reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 });
     // The service holds none of it: both swept to the merchant's payout address.
-    await until('swept to the payout address', async () => (await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] })) === atPayout + 22n * 10n ** 18n, 40_000);
+    await until(
+      'swept to the payout address',
+      async () =>
+        (await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [merchantWallet.address] })) ===
+        atPayout + 22n * 10n ** 18n,
+      40_000,
+    );
 
     // The excess sent back: a refund the merchant's own wallet pays (the transfer named), found on chain.
     const asked = await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'paid too much', address: customer });
     expect(asked.status, JSON.stringify(asked.body)).toBe(201);
-    expect(asked.body.data).toMatchObject({ status: 'ready', settlement: 'wallet', amount: coins(excess), transfer: { to: getAddress(customer), amount: coins(excess), amount_base_units: String(excess), chain_id: 31337 } });
+    expect(asked.body.data).toMatchObject({
+      status: 'ready',
+      settlement: 'wallet',
+      amount: coins(excess),
+      transfer: { to: getAddress(customer), amount: coins(excess), amount_base_units: String(excess), chain_id: 31337 },
+    });
     expect((await server('POST', '/api/v1/payments/wx-over/send_back', { reason: 'again', address: customer })).body.code).toBe('nothing_to_resolve');
     const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
     await send(usdt, customer, excess, merchantWallet);
@@ -120,12 +166,15 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
 
     // The late money accepted: counted toward its payment, told as its success; no money moves.
     const accepted = await server('POST', '/api/v1/payments/wx-late/accept');
-    expect([accepted.status, accepted.body.data?.status, accepted.body.data?.amountPaidExact, accepted.body.data?.attention], JSON.stringify(accepted.body)).toEqual([200, 'confirmed', '10', null]);
+    expect(
+      [accepted.status, accepted.body.data?.status, accepted.body.data?.amountPaidExact, accepted.body.data?.attention],
+      JSON.stringify(accepted.body),
+    ).toEqual([200, 'confirmed', '10', null]);
     expect(await needing()).toEqual([]);
     expect(await journaled(), 'the service held none of it: nothing journaled').toBe(entries);
   });
 
-  it('the answer names the one transfer (URI, QR); the watcher finds it sent from the merchant\'s wallet: sent, then confirmed; nothing journaled', async () => {
+  it("the answer names the one transfer (URI, QR); the watcher finds it sent from the merchant's wallet: sent, then confirmed; nothing journaled", async () => {
     const p = await paidToWallet();
     const started = Date.now();
     const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: coins(p.arrived / 2n), reason: 'half back', address: customer });
@@ -133,7 +182,14 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     const r = asked.body.data;
     const token = getAddress(contracts.tokens.USDT);
     expect(r).toMatchObject({ status: 'ready', settlement: 'wallet', tx_hash: null });
-    expect(r.transfer).toEqual({ uri: paymentUriOfUnits({ contractAddress: token, chainId: 31337 }, getAddress(customer), p.arrived / 2n), token, chain_id: 31337, to: getAddress(customer), amount: coins(p.arrived / 2n), amount_base_units: String(p.arrived / 2n) });
+    expect(r.transfer).toEqual({
+      uri: paymentUriOfUnits({ contractAddress: token, chainId: 31337 }, getAddress(customer), p.arrived / 2n),
+      token,
+      chain_id: 31337,
+      to: getAddress(customer),
+      amount: coins(p.arrived / 2n),
+      amount_base_units: String(p.arrived / 2n),
+    });
     const qr = await server('GET', `/api/v1/refunds/${r.id}/qr`);
     expect([qr.status, qr.body.data.uri]).toEqual([200, r.transfer.uri]);
     // A transfer too small is not it; the exact one is, whoever looks.
@@ -152,7 +208,7 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect([reused.status, reused.body.code, reused.body.errors[0].field]).toEqual([409, 'refund_transaction_used', 'tx_hash']);
   });
 
-  it('the merchant names its transaction: checked on chain first (token, address, amount, succeeded, not another refund\'s, its own refund of its own mode)', async () => {
+  it("the merchant names its transaction: checked on chain first (token, address, amount, succeeded, not another refund's, its own refund of its own mode)", async () => {
     const p = await paidToWallet();
     const amount = p.arrived / 5n;
     const asked = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: coins(amount), reason: 'a fifth', address: customer });
@@ -192,7 +248,11 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect(made.body.data).toMatchObject({ status: 'waiting_for_address', transfer: null });
     expect((await server('GET', `/api/v1/refunds/${made.body.data.id}/qr`)).body.code).toBe('refund_state');
     const token = new URL(made.body.data.claim_url).hash.slice(1);
-    const claimed = await fetch(api.url + '/refund/claim', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, address: customer, confirm: true }) });
+    const claimed = await fetch(api.url + '/refund/claim', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token, address: customer, confirm: true }),
+    });
     expect(((await claimed.json()) as any).status).toBe('ready');
     const now = (await server('GET', `/api/v1/refunds/${made.body.data.id}`)).body.data;
     expect(now.transfer.to).toBe(getAddress(customer));
@@ -201,27 +261,44 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     expect(await api.db.query(`SELECT id FROM journal_entries WHERE ref = $1`, [now.id])).toEqual([]);
   });
 
-  it('the rest of a paid payment, late money and another coin sent back, each from the merchant\'s wallet in its own coin, confirmed on chain; nothing journaled', async () => {
-    const entries = async () => (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
+  it("the rest of a paid payment, late money and another coin sent back, each from the merchant's wallet in its own coin, confirmed on chain; nothing journaled", async () => {
+    const entries = async () =>
+      (await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM journal_entries WHERE merchant_id = $1`, [DEMO_MERCHANT.id]))[0]!.n;
     const before = await entries();
     const balanceOf = (token: Address) => reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
     const customerPays = devAccount(2);
     // A full refund: 'rest' is all that arrived; the payment then shows refunded.
     const p = await paidToWallet();
     const full = await server('POST', '/api/v1/refunds', { reference: p.reference, amount: 'rest', reason: 'all back', address: customer });
-    expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount_base_units], JSON.stringify(full.body)).toEqual([201, coins(p.arrived), String(p.arrived)]);
+    expect([full.status, full.body.data?.amount, full.body.data?.transfer?.amount_base_units], JSON.stringify(full.body)).toEqual([
+      201,
+      coins(p.arrived),
+      String(p.arrived),
+    ]);
     // Late money and USDC sent to a USDT payment: each its case, sent back in the coin it came in.
     const made: Record<string, Address> = { 'wx-late-back': await awaiting('wx-late-back', true), 'wx-coin-back': await awaiting('wx-coin-back') };
     await send(contracts.tokens.USDT, made['wx-late-back']!, 3n * 10n ** 18n, customerPays);
     await send(contracts.tokens.USDC, made['wx-coin-back']!, 4n * 10n ** 6n, customerPays);
-    const cases = await until('both need attention', async () => {
-      const l = ((await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown }>).filter((x) => x.reference.endsWith('-back'));
-      return l.length === 2 ? Object.fromEntries(l.map((x) => [x.reference, x.attention])) : false;
-    }, 40_000);
-    expect(cases).toEqual({ 'wx-late-back': { reason: 'late', amount: '3', coin: 'USDT', chain_id: 31337 }, 'wx-coin-back': { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 } });
+    const cases = await until(
+      'both need attention',
+      async () => {
+        const l = (
+          (await server('GET', '/api/v1/payments?needs_attention=true&limit=100')).body.data as Array<{ reference: string; attention: unknown }>
+        ).filter((x) => x.reference.endsWith('-back'));
+        return l.length === 2 ? Object.fromEntries(l.map((x) => [x.reference, x.attention])) : false;
+      },
+      40_000,
+    );
+    expect(cases).toEqual({
+      'wx-late-back': { reason: 'late', amount: '3', coin: 'USDT', chain_id: 31337 },
+      'wx-coin-back': { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 },
+    });
     const late = await server('POST', '/api/v1/payments/wx-late-back/send_back', { reason: 'too late', address: customer });
     const coin = await server('POST', '/api/v1/payments/wx-coin-back/send_back', { reason: 'wrong coin', address: customer });
-    expect([late.status, late.body.data?.transfer?.amount_base_units, coin.status, coin.body.data?.coin, coin.body.data?.transfer?.token], JSON.stringify([late.body, coin.body])).toEqual([201, String(3n * 10n ** 18n), 201, 'USDC', getAddress(contracts.tokens.USDC)]);
+    expect(
+      [late.status, late.body.data?.transfer?.amount_base_units, coin.status, coin.body.data?.coin, coin.body.data?.transfer?.token],
+      JSON.stringify([late.body, coin.body]),
+    ).toEqual([201, String(3n * 10n ** 18n), 201, 'USDC', getAddress(contracts.tokens.USDC)]);
     // The merchant's wallet sends each named transfer; the customer gets exactly each.
     const usdt = await balanceOf(contracts.tokens.USDT);
     const usdc = await balanceOf(contracts.tokens.USDC);
@@ -232,12 +309,15 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
       expect((await settled(r.body.data.id)).status).toBe('confirmed');
       expect(await told(r.body.data.id)).toEqual(['ready', 'sent', 'confirmed']);
     }
-    expect([await balanceOf(contracts.tokens.USDT), await balanceOf(contracts.tokens.USDC)]).toEqual([usdt + p.arrived + 3n * 10n ** 18n, usdc + 4n * 10n ** 6n]);
+    expect([await balanceOf(contracts.tokens.USDT), await balanceOf(contracts.tokens.USDC)]).toEqual([
+      usdt + p.arrived + 3n * 10n ** 18n,
+      usdc + 4n * 10n ** 6n,
+    ]);
     expect((await server('GET', `/api/v1/payments/${p.reference}`)).body.data.refunds).toMatchObject({ status: 'refunded', amount: coins(p.arrived) });
     expect(await entries(), 'the service held none of it: nothing journaled').toBe(before);
   });
 
-  it('an excess sent back by claim link: canceled, the case opens again; sent back again, the customer claims an address over HTTP, the merchant\'s wallet sends the transfer named, confirmed, resolved', async () => {
+  it("an excess sent back by claim link: canceled, the case opens again; sent back again, the customer claims an address over HTTP, the merchant's wallet sends the transfer named, confirmed, resolved", async () => {
     const usdt = contracts.tokens.USDT;
     const created = await call('POST', '/api/v1/transaction/initialize', { reference: 'wy-over', coin: 'USDT', currency: 'USD', amount: 10 });
     expect(created.status).toBe(201);
@@ -246,11 +326,18 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
     const attention = await until('wy-over needs attention', async () => (await payment()).attention ?? false, 40_000);
     expect(attention).toMatchObject({ reason: 'overpaid', coin: 'USDT', chain_id: 31337 });
     const owed = BigInt(attention.amount.replace('.', '').padEnd(attention.amount.split('.')[0].length + 18, '0'));
-    const needing = async () => (await server('GET', '/api/v1/payments?needs_attention=true&q=wy-over')).body.data.map((p: { attention: unknown }) => p.attention);
+    const needing = async () =>
+      (await server('GET', '/api/v1/payments?needs_attention=true&q=wy-over')).body.data.map((p: { attention: unknown }) => p.attention);
 
     // A claim link canceled by the merchant (on wallet settlement nothing was reserved): the case open again, the same amount.
     const first = await server('POST', '/api/v1/payments/wy-over/send_back', { reason: 'paid too much' });
-    expect(first.body.data).toMatchObject({ status: 'waiting_for_address', settlement: 'wallet', transfer: null, amount: attention.amount, amount_base_units: String(owed) });
+    expect(first.body.data).toMatchObject({
+      status: 'waiting_for_address',
+      settlement: 'wallet',
+      transfer: null,
+      amount: attention.amount,
+      amount_base_units: String(owed),
+    });
     expect(await needing()).toEqual([]);
     expect((await server('POST', `/api/v1/refunds/${first.body.data.id}/cancel`)).body.data.status).toBe('canceled');
     expect(await needing()).toEqual([attention]);
@@ -276,7 +363,13 @@ describe('refunds of wallet-settled payments on the dev chain', { timeout: 120_0
 
     // The merchant's wallet sends exactly the transfer the refund names; the service finds it on chain.
     const transfer = (await server('GET', `/api/v1/refunds/${id}`)).body.data.transfer;
-    expect(transfer).toMatchObject({ to: getAddress(customer), amount: attention.amount, amount_base_units: String(owed), token: getAddress(usdt), chain_id: 31337 });
+    expect(transfer).toMatchObject({
+      to: getAddress(customer),
+      amount: attention.amount,
+      amount_base_units: String(owed),
+      token: getAddress(usdt),
+      chain_id: 31337,
+    });
     const before = await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [customer] });
     await send(transfer.token, transfer.to, BigInt(transfer.amount_base_units), merchantWallet);
     expect((await settled(id)).status).toBe('confirmed');

@@ -14,7 +14,15 @@ import { keyedRequest } from '../idempotency.ts';
 import '../../testing/conformance.ts';
 
 const { test: testKeys, live: liveKeys } = DEMO_MERCHANT.keys;
-const bank = { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Ada', account_number: '0123456789', country: 'nigeria', state: 'Lagos' };
+const bank = {
+  currency: 'NGN',
+  bank_name: 'Access Bank',
+  bank_code: '044',
+  account_name: 'Ada',
+  account_number: '0123456789',
+  country: 'nigeria',
+  state: 'Lagos',
+};
 
 describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
   let api: Service;
@@ -29,10 +37,19 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
   async function call(method: string, path: string, body: unknown, key: string | undefined, secret: string = testKeys.secretKey) {
     const response = await fetch(api.url + path, {
       method,
-      headers: { ...(secret.startsWith('pk_') ? { 'x-api-key': secret } : { authorization: `Bearer ${secret}` }), 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      headers: {
+        ...(secret.startsWith('pk_') ? { 'x-api-key': secret } : { authorization: `Bearer ${secret}` }),
+        'content-type': 'application/json',
+        ...(key === undefined ? {} : { 'idempotency-key': key }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, replayed: response.headers.get('idempotent-replayed'), retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+    return {
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed'),
+      retryAfter: response.headers.get('retry-after'),
+      body: (await response.json()) as any,
+    };
   }
   const banks = async (secret = testKeys.secretKey) => (await call('GET', '/api/v1/bank/payouts', undefined, undefined, secret)).body.data as string[];
 
@@ -63,7 +80,7 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
     expect(elsewhere.body.message).toMatch(/used .* for POST \/api\/v1\/bank\/payouts, not PUT \/api\/v1\/webhook/);
   });
 
-  it('keeps keys per merchant and mode: the same key elsewhere is another request, never the first one\'s answer', async () => {
+  it("keeps keys per merchant and mode: the same key elsewhere is another request, never the first one's answer", async () => {
     const key = fresh();
     const test = await call('POST', '/api/v1/bank/payouts', bank, key);
     const liveBefore = (await banks(liveKeys.secretKey)).length;
@@ -87,7 +104,13 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
       expect(refused.body.errors[0].field).toBe('Idempotency-Key');
     }
     expect((await call('POST', '/api/v1/bank/payouts', bank, 'k'.repeat(255))).status).toBe(201);
-    const page = await call('POST', '/api/v1/transaction/initialize', { reference: `pk-${kind}`, coin: 'USDT', currency: 'USD', amount: 5 }, fresh(), testKeys.publicKey);
+    const page = await call(
+      'POST',
+      '/api/v1/transaction/initialize',
+      { reference: `pk-${kind}`, coin: 'USDT', currency: 'USD', amount: 5 },
+      fresh(),
+      testKeys.publicKey,
+    );
     expect(page.status).toBe(400);
     expect(page.body.message).toMatch(/^Idempotency-Key: the public key/);
   });
@@ -102,13 +125,16 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
     expect((await banks()).length).toBe(before + 1);
   });
 
-  it('never keeps a refusal of bad input, the contract\'s or the handler\'s: the same key with a bad body, then the good one, runs the good one', async () => {
+  it("never keeps a refusal of bad input, the contract's or the handler's: the same key with a bad body, then the good one, runs the good one", async () => {
     clock += 61_000; // a new minute for this merchant's count of money moves
     const reference = `idem-bad-${kind}`;
-    expect((await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, undefined, testKeys.publicKey)).status).toBe(201);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, undefined, testKeys.publicKey)).status,
+    ).toBe(201);
     expect((await call('POST', '/api/v1/sandbox/deposit', { reference, kind: 'exact' }, undefined, testKeys.publicKey)).status).toBeLessThan(300);
     const key = fresh();
-    const refund = (amount: string) => call('POST', '/api/v1/refunds', { reference, amount, reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, key);
+    const refund = (amount: string) =>
+      call('POST', '/api/v1/refunds', { reference, amount, reason: 'a broken cup', address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, key);
     // Refused by the contract, before the handler runs.
     const contract = await refund('-1');
     expect([contract.status, contract.body.errors[0].field, contract.replayed]).toEqual([400, 'amount', null]);
@@ -145,11 +171,26 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
     beforeAll(async () => {
       const owner = { merchant: DEMO_MERCHANT, mode: 'test' as const };
       expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, undefined)).status).toBe(200);
-      await api.parts.journal.post(api.db, { kind: 'sandbox_deposit', ref: `fund-idem-${kind}`, owner, memo: 'a test' }, move(EXTERNAL.sandbox, merchantAccount(DEMO_MERCHANT.id, 'test', 'available'), usdt.chainId, usdt.contractAddress, 1000n * 10n ** BigInt(usdt.decimals)), clock);
+      await api.parts.journal.post(
+        api.db,
+        { kind: 'sandbox_deposit', ref: `fund-idem-${kind}`, owner, memo: 'a test' },
+        move(
+          EXTERNAL.sandbox,
+          merchantAccount(DEMO_MERCHANT.id, 'test', 'available'),
+          usdt.chainId,
+          usdt.contractAddress,
+          1000n * 10n ** BigInt(usdt.decimals),
+        ),
+        clock,
+      );
       bankId = (await call('POST', '/api/v1/bank/payouts', bank, undefined)).body.data.id;
     });
-    const reserved = async () => (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test', via: 'secret' } as never, clock)).find((b) => b.token === usdt.contractAddress.toLowerCase())!.reserved;
-    const payouts = async () => Number((await api.db.query(`SELECT count(*) AS n FROM payouts WHERE merchant_id = $1 AND mode = 'test'`, [DEMO_MERCHANT.id]))[0]!.n);
+    const reserved = async () =>
+      (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test', via: 'secret' } as never, clock)).find(
+        (b) => b.token === usdt.contractAddress.toLowerCase(),
+      )!.reserved;
+    const payouts = async () =>
+      Number((await api.db.query(`SELECT count(*) AS n FROM payouts WHERE merchant_id = $1 AND mode = 'test'`, [DEMO_MERCHANT.id]))[0]!.n);
 
     // A retried payout answered 409 ("reference exists") without the payout: with its key it answers the payout.
     it('answers a retried payout with the payout, reserving once; without a key its reference is a 409 naming the payout', async () => {
@@ -194,7 +235,15 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
       const [k1, k2] = [fresh(), fresh()];
       const payout = { payout_bank_id: bankId, coin: 'USDT', amount: 1 };
       await api.parts.idempotency.claim(scope, k1, keyedRequest('POST', '/api/v1/bank/payouts', {}, bank, new Map()), 'gone', clock, 15_000, 86_400_000);
-      await api.parts.idempotency.claim(scope, k2, keyedRequest('POST', '/api/v1/bank/payouts/initiate', {}, payout, new Map()), 'gone', clock, 15_000, 86_400_000);
+      await api.parts.idempotency.claim(
+        scope,
+        k2,
+        keyedRequest('POST', '/api/v1/bank/payouts/initiate', {}, payout, new Map()),
+        'gone',
+        clock,
+        15_000,
+        86_400_000,
+      );
       clock += 16_000;
       const count = await payouts();
       expect((await call('POST', '/api/v1/bank/payouts', bank, k1)).status).toBe(201);
@@ -204,7 +253,7 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
       expect(await payouts()).toBe(count);
     });
 
-    it('limits a merchant\'s money-moving requests a minute (429 with Retry-After); a replay is not counted', async () => {
+    it("limits a merchant's money-moving requests a minute (429 with Retry-After); a replay is not counted", async () => {
       clock += 120_000; // a new minute for this merchant's count
       const keys = [fresh(), fresh(), fresh(), fresh(), fresh()];
       const body = (i: number) => ({ payout_bank_id: bankId, coin: 'USDT', amount: 1, reference: `rate-${kind}-${i}` });

@@ -145,7 +145,12 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const merchants = new MerchantStore(api.db, Date.now, forget);
     const ledger = new JournalStore(api.db, forget);
     const fees = new FeeStore(api.db, { bps: 0, bearer: 'customer' }, forget);
-    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: (id, mode) => ledger.settlement(id, mode), payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: (id, mode) => fees.terms(id, mode) });
+    cache = new AccountCache({
+      keyOwner: (k, kind) => merchants.keyOwner(k, kind),
+      settlement: (id, mode) => ledger.settlement(id, mode),
+      payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId),
+      feeTerms: (id, mode) => fees.terms(id, mode),
+    });
     const owner = { merchant: { id: merchantId } as never, mode: 'test' as const };
 
     expect((await cache.authenticate(secretKey, 'secret'))?.merchant.id).toBe(merchantId);
@@ -179,7 +184,15 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, now, forget);
     const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget);
-    cache = new AccountCache({ keyOwner: (k, kind) => merchants.keyOwner(k, kind), settlement: async () => 'wallet', payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId), feeTerms: async () => ({ bps: 0, bearer: 'customer' }) }, now);
+    cache = new AccountCache(
+      {
+        keyOwner: (k, kind) => merchants.keyOwner(k, kind),
+        settlement: async () => 'wallet',
+        payoutAddress: (id, mode, chainId) => merchants.payoutAddressUntil(id, mode, chainId),
+        feeTerms: async () => ({ bps: 0, bearer: 'customer' }),
+      },
+      now,
+    );
     const payout = () => cache!.payoutAddress(merchantId, 'live', 31337);
     const owner = (mode: 'test' | 'live') => ({ merchant: { id: merchantId } as never, mode });
     const [first, second, third] = ['0x' + '3'.repeat(40), '0x' + '4'.repeat(40), '0x' + '5'.repeat(40)];

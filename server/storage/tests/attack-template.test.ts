@@ -36,19 +36,25 @@ async function service(env: Record<string, string>): Promise<ServiceProcess> {
 
 function command(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [fromRoot('build/server/main.js'), ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    execFile(
+      process.execPath,
+      [fromRoot('build/server/main.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
   });
 }
 
 const merchantsOf = (url: string, token: string) =>
-  fetch(`${url}/operator/v1/merchants`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data?: Array<{ id: string }> } }));
+  fetch(`${url}/operator/v1/merchants`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { data?: Array<{ id: string }> },
+  }));
 
 const tokenIn = (dataDir: string) => readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
 
 describe('two instances on one machine, one after the other', { timeout: 240_000 }, () => {
-  it('each has its own token, its own lock and the merchant made while it runs; the template holds neither token and is the user\'s only', async () => {
+  it("each has its own token, its own lock and the merchant made while it runs; the template holds neither token and is the user's only", async () => {
     const machineTmp = tempDir('tmp'); // the machine's TMPDIR, where the template is kept, new for this test
     const first = { DATA_DIR: tempDir('a'), TMPDIR: machineTmp };
     const second = { DATA_DIR: tempDir('b'), TMPDIR: machineTmp };
@@ -152,7 +158,10 @@ describe('a planted or stale template', { timeout: 240_000 }, () => {
       const foreign = Buffer.from(await (await other.dumpDataDir('none')).arrayBuffer());
       await other.close();
       expect(onlyClusterFiles(foreign)).toBe(true);
-      for (const [fileMode, dirMode] of [[0o666, 0o700], [0o600, 0o755]] as const) {
+      for (const [fileMode, dirMode] of [
+        [0o666, 0o700],
+        [0o600, 0o755],
+      ] as const) {
         writeFileSync(join(dir, name), foreign);
         chmodSync(join(dir, name), fileMode);
         chmodSync(dir, dirMode);
@@ -188,7 +197,11 @@ describe('the template is the migrated schema, and old copies go', { timeout: 24
       const { version } = JSON.parse(readFileSync(fromRoot('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
       const schema = await schemaTemplate();
       const name = templateFileName(version, schema.key);
-      expect(readdirSync(dir).filter((f) => f.endsWith('.tar')).sort()).toEqual([name, 'schema-fedcba9876543210.tar'].sort());
+      expect(
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.tar'))
+          .sort(),
+      ).toEqual([name, 'schema-fedcba9876543210.tar'].sort());
 
       // The copy, opened on its own: every migration applied, not one merchant or event.
       const { PGlite } = await import('@electric-sql/pglite');

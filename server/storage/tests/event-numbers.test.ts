@@ -19,7 +19,11 @@ describe.each(KINDS)('event numbers on %s', { timeout: 60_000 }, (kind) => {
   afterAll(() => api?.close());
 
   async function call(method: string, path: string, bearer: string, body?: unknown) {
-    const response = await fetch(api.url + path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const response = await fetch(api.url + path, {
+      method,
+      headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: response.status, body: await response.json() };
   }
 
@@ -33,11 +37,14 @@ describe.each(KINDS)('event numbers on %s', { timeout: 60_000 }, (kind) => {
   /** One event in the merchant's test feed: a sandbox payment paid in full. */
   async function paid(m: Made, reference: string) {
     const key = m.keys.test.secretKey;
-    expect((await call('POST', '/api/v1/transaction/initialize', key, { reference, coin: 'USDT', currency: 'USD', amount: '10', email: 'ada@example.com' })).status).toBe(201);
+    expect(
+      (await call('POST', '/api/v1/transaction/initialize', key, { reference, coin: 'USDT', currency: 'USD', amount: '10', email: 'ada@example.com' })).status,
+    ).toBe(201);
     expect((await call('POST', '/api/v1/sandbox/deposit', key, { reference, kind: 'exact' })).status).toBeLessThan(300);
   }
 
-  const feed = async (m: Made, query = '') => (await call('GET', `/api/v1/events${query}`, m.keys.test.secretKey)).body as { data: Array<{ seq: number }>; next: string };
+  const feed = async (m: Made, query = '') =>
+    (await call('GET', `/api/v1/events${query}`, m.keys.test.secretKey)).body as { data: Array<{ seq: number }>; next: string };
 
   it("numbers each merchant's events 1, 2, 3 whatever other merchants do between them, and pages by those numbers", async () => {
     const a = await merchant();

@@ -36,7 +36,8 @@ describe.each(KINDS)('withLease on %s', { timeout: 60_000 }, (kind) => {
 
   it('runs the work while held, keeps it past its length by renewing, and gives it back', async () => {
     const clock = { skew: 0 };
-    const until = async () => Number((await db.query<{ until: string }>('SELECT lease_until_ms::text AS until FROM leases WHERE name = $1', [`a/${kind}`]))[0].until);
+    const until = async () =>
+      Number((await db.query<{ until: string }>('SELECT lease_until_ms::text AS until FROM leases WHERE name = $1', [`a/${kind}`]))[0].until);
     const run = await withLease(terms(`a/${kind}`, 'one', 300, clock), async (lease) => {
       // Time passes, far past the lease: it is renewed meanwhile, and another holder on the
       // same clock still cannot take it.

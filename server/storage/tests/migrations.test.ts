@@ -35,7 +35,9 @@ describe('the migration files', () => {
     await expect(loadMigrations(folder({ '0001_a.js': sql, '0001_b.js': sql }))).rejects.toThrow('0001_b.js should be numbered 0002');
     await expect(loadMigrations(folder({ '0001_a.js': 'export default 42;\n' }))).rejects.toThrow('0001_a.js must export its SQL');
     // Declarations and other files beside them are not migrations.
-    expect((await loadMigrations(folder({ '0001_a.js': sql, '0001_a.d.ts': 'declare const s: string;', 'notes.md': '' }))).map((m) => m.name)).toEqual(['0001_a']);
+    expect((await loadMigrations(folder({ '0001_a.js': sql, '0001_a.d.ts': 'declare const s: string;', 'notes.md': '' }))).map((m) => m.name)).toEqual([
+      '0001_a',
+    ]);
   });
 });
 
@@ -46,9 +48,12 @@ describe.each(KINDS)('migrations on %s', { timeout: 60_000 }, (kind) => {
   }, 60_000);
   afterEach(() => db.close());
 
-  const recorded = (d: Database) => d.query<{ version: number; name: string | null; checksum: string | null }>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
+  const recorded = (d: Database) =>
+    d.query<{ version: number; name: string | null; checksum: string | null }>('SELECT version, name, checksum FROM schema_migrations ORDER BY version');
   const tables = async (d: Database) =>
-    (await d.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)).map((r) => r.name);
+    (await d.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)).map(
+      (r) => r.name,
+    );
 
   it('applies every file once, in order, recording its name and checksum; again, nothing', async () => {
     expect(await migrate(db)).toBe(shipped.length);
@@ -58,12 +63,16 @@ describe.each(KINDS)('migrations on %s', { timeout: 60_000 }, (kind) => {
   });
 
   it('runs a file of many statements, comments and semicolons in strings included, as one script', async () => {
-    const script = migration(1, 'script', `
+    const script = migration(
+      1,
+      'script',
+      `
       -- a comment; with a semicolon
       CREATE TABLE notes (body text NOT NULL DEFAULT 'a; b');
       INSERT INTO notes DEFAULT VALUES; INSERT INTO notes (body) VALUES ($$x;
       y$$);
-    `);
+    `,
+    );
     expect(await migrate(db, [script])).toBe(1);
     expect((await db.query<{ body: string }>('SELECT body FROM notes ORDER BY body')).map((r) => r.body)).toEqual(['a; b', 'x;\n      y']);
   });
@@ -74,7 +83,9 @@ describe.each(KINDS)('migrations on %s', { timeout: 60_000 }, (kind) => {
     const changed = [first[0], migration(2, 'two', 'CREATE TABLE two (id bigint)'), migration(3, 'three', 'CREATE TABLE three (id integer)')];
     const refusal = await migrate(db, changed).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(MigrationRefused);
-    expect((refusal as Error).message).toMatch(/^migration 0002_two was changed after it was applied to this database \(recorded checksum [0-9a-f]{12}…, its file now [0-9a-f]{12}…\); restore the file/);
+    expect((refusal as Error).message).toMatch(
+      /^migration 0002_two was changed after it was applied to this database \(recorded checksum [0-9a-f]{12}…, its file now [0-9a-f]{12}…\); restore the file/,
+    );
     expect(await tables(db)).not.toContain('three');
     expect(await migrate(db, [...first, changed[2]])).toBe(1);
   });
@@ -91,7 +102,11 @@ describe.each(KINDS)('migrations on %s', { timeout: 60_000 }, (kind) => {
   async function legacy(d: Database, upTo: number) {
     await d.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
     for (const m of shipped.slice(0, upTo)) {
-      for (const statement of m.sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean)) await d.query(statement);
+      for (const statement of m.sql
+        .split(/;\s*$/m)
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await d.query(statement);
       await d.query('INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, $2)', [m.version, 1]);
     }
   }

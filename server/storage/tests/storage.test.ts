@@ -22,7 +22,11 @@ describe.each(KINDS)('storage on %s', (kind) => {
   afterAll(() => api.close());
 
   const call = async (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-api-key': publicKey }) => {
-    const response = await fetch(api.url + path, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(api.url + path, {
+      method,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: response.status, body: await response.json() };
   };
   const account = { merchant: DEMO_MERCHANT, mode: 'test' as const, via: 'secret' as const };
@@ -38,7 +42,18 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const { payment } = await initializePayment(
       api.parts.payments,
       account,
-      { reference: `big-${kind}`, coin: coinOf('test', 'USDT')!, currency: 'NGN', fiatMinor: 10_000_000_000n, acceptPartial: false, customerName: '', customerEmail: '', metadata: null, paymentLinkId: null, rates: await api.parts.rates.forQuote('NGN', 'USDT') },
+      {
+        reference: `big-${kind}`,
+        coin: coinOf('test', 'USDT')!,
+        currency: 'NGN',
+        fiatMinor: 10_000_000_000n,
+        acceptPartial: false,
+        customerName: '',
+        customerEmail: '',
+        metadata: null,
+        paymentLinkId: null,
+        rates: await api.parts.rates.forQuote('NGN', 'USDT'),
+      },
       Date.now(),
       60_000,
       { address: '0x' + '7'.repeat(40), payout: null, feeTerms: { bps: 100, bearer: 'customer' }, feeTo: null },
@@ -66,7 +81,13 @@ describe.each(KINDS)('storage on %s', (kind) => {
   it('credits one transfer once, whoever reports it how often', async () => {
     const reference = `credit-${kind}`;
     await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 10 });
-    const transfer = { chainId: 11155111, token: coinOf('test', 'USDC')!.contractAddress, txHash: '0x' + 'ab'.repeat(32), logIndex: 3, amount: () => 4_000_000n };
+    const transfer = {
+      chainId: 11155111,
+      token: coinOf('test', 'USDC')!.contractAddress,
+      txHash: '0x' + 'ab'.repeat(32),
+      logIndex: 3,
+      amount: () => 4_000_000n,
+    };
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({ credited: reference }) };
     await Promise.all(Array.from({ length: 10 }, () => api.parts.payments.credit(account, reference, transfer, Date.now(), report)));
     expect((await api.parts.payments.get(account, reference)).paid).toBe(4_000_000n);
@@ -80,7 +101,13 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
     const usdc = coinOf('test', 'USDC')!;
     const send = (token: string, chainId: number, logIndex: number) =>
-      api.parts.payments.credit(account, reference, { chainId, token, txHash: '0x' + 'cd'.repeat(32), logIndex, amount: () => 10_100_000n }, Date.now(), report);
+      api.parts.payments.credit(
+        account,
+        reference,
+        { chainId, token, txHash: '0x' + 'cd'.repeat(32), logIndex, amount: () => 10_100_000n },
+        Date.now(),
+        report,
+      );
     await expect(send(coinOf('test', 'DAI')!.contractAddress, usdc.chainId, 0)).rejects.toBeInstanceOf(NotItsToken);
     await expect(send(usdc.contractAddress, 1, 1)).rejects.toBeInstanceOf(NotItsToken);
     expect((await api.parts.payments.get(account, reference)).paid).toBe(0n);
@@ -133,10 +160,27 @@ describe.each(KINDS)('storage on %s', (kind) => {
     await call('POST', '/api/v1/transaction/initialize', { reference: `bal-${kind}`, coin: 'USDT', currency: 'USD', amount: 10 });
     await call('POST', '/api/v1/sandbox/deposit', { reference: `bal-${kind}`, kind: 'exact' });
     const balanceBefore = await api.parts.payouts.balance(account);
-    const bank = await call('POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, server);
+    const bank = await call(
+      'POST',
+      '/api/v1/bank/payouts',
+      {
+        currency: 'NGN',
+        bank_name: 'Access Bank',
+        bank_code: '044',
+        account_name: 'Harbour',
+        account_number: '0123456789',
+        country: 'nigeria',
+        state: 'Lagos',
+      },
+      server,
+    );
     expect(bank.status).toBe(201);
     const each = Number(balanceBefore) / 1e6 / 2 + 0.5; // two of these do not fit, one does
-    const tries = await Promise.all([0, 1, 2, 3].map(() => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.body.data.id, coin: 'USDT', amount: Number(each.toFixed(6)) }, server)));
+    const tries = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.body.data.id, coin: 'USDT', amount: Number(each.toFixed(6)) }, server),
+      ),
+    );
     expect(tries.filter((t) => t.status === 201)).toHaveLength(1);
     expect(tries.filter((t) => t.status === 409)).toHaveLength(3);
     expect(await api.parts.payouts.balance(account)).toBeGreaterThanOrEqual(0n);
@@ -153,20 +197,71 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const unit = 10n ** BigInt(usdt.decimals - 6);
     const before = (await api.parts.payouts.balance(account)) * unit; // in USDT base units, to the micro-USDT
     const share = ((before * 3n) / 10n / unit) * unit; // 30%, whole micro-USDT
-    const bank = (await call('POST', '/api/v1/bank/payouts', { currency: 'NGN', bank_name: 'Access Bank', bank_code: '044', account_name: 'Harbour', account_number: '0123456789', country: 'nigeria', state: 'Lagos' }, server)).body.data;
+    const bank = (
+      await call(
+        'POST',
+        '/api/v1/bank/payouts',
+        {
+          currency: 'NGN',
+          bank_name: 'Access Bank',
+          bank_code: '044',
+          account_name: 'Harbour',
+          account_number: '0123456789',
+          country: 'nigeria',
+          state: 'Lagos',
+        },
+        server,
+      )
+    ).body.data;
     const quote = await api.parts.swaps.quote(
       account,
-      { chainId: usdt.chainId, fromSymbol: 'USDT', toSymbol: 'USDC', fromToken: usdt.contractAddress, toToken: usdc.contractAddress, fromDecimals: usdt.decimals, toDecimals: usdc.decimals, amountIn: share, poolOut: 1_000_000n, expiresMs: Date.now() + 60_000 },
+      {
+        chainId: usdt.chainId,
+        fromSymbol: 'USDT',
+        toSymbol: 'USDC',
+        fromToken: usdt.contractAddress,
+        toToken: usdc.contractAddress,
+        fromDecimals: usdt.decimals,
+        toDecimals: usdc.decimals,
+        amountIn: share,
+        poolOut: 1_000_000n,
+        expiresMs: Date.now() + 60_000,
+      },
       Date.now(),
     );
     const fmt = (u: bigint) => String(u);
-    const outcome = (p: Promise<unknown>) => p.then((r) => ((r as { status?: number }).status ?? 201) === 201, () => false);
-    const payout = () => call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: Number(share / unit) / 1e6 }, server).then((r) => (r.status === 201 ? r : Promise.reject(r)));
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        (r) => ((r as { status?: number }).status ?? 201) === 201,
+        () => false,
+      );
+    const payout = () =>
+      call('POST', '/api/v1/bank/payouts/initiate', { payout_bank_id: bank.id, coin: 'USDT', amount: Number(share / unit) / 1e6 }, server).then((r) =>
+        r.status === 201 ? r : Promise.reject(r),
+      );
     const done = await Promise.all([
       outcome(payout()),
       outcome(payout()),
       outcome(moves.acceptQuote(api.parts.balanceTransactions, account, quote.id, Date.now(), () => ({}))),
-      outcome(moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDT', token: usdt.contractAddress, decimals: usdt.decimals, address: '0x' + '4'.repeat(40), amount: share, networkFee: 0n, format: fmt, usdPerCoin: RATE_ONE }, Date.now(), () => ({}))),
+      outcome(
+        moves.withdraw(
+          api.parts.balanceTransactions,
+          account,
+          {
+            chainId: usdt.chainId,
+            symbol: 'USDT',
+            token: usdt.contractAddress,
+            decimals: usdt.decimals,
+            address: '0x' + '4'.repeat(40),
+            amount: share,
+            networkFee: 0n,
+            format: fmt,
+            usdPerCoin: RATE_ONE,
+          },
+          Date.now(),
+          () => ({}),
+        ),
+      ),
     ]);
     expect(done.filter(Boolean)).toHaveLength(3);
     const after = (await api.parts.payouts.balance(account)) * unit;
@@ -176,7 +271,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
   });
 
   // A stolen secret key must not empty a custodial balance to the thief's wallet in one go.
-  it('holds a merchant\'s daily withdrawal limit against a stolen key: everything at once, two at once, and 24 hours later', async () => {
+  it("holds a merchant's daily withdrawal limit against a stolen key: everything at once, two at once, and 24 hours later", async () => {
     const server = { authorization: `Bearer ${secretKey}` };
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, server)).status).toBe(200);
     await call('POST', '/api/v1/transaction/initialize', { reference: `thief-${kind}`, coin: 'USDC', currency: 'USD', amount: 100 });
@@ -188,19 +283,41 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const start = Date.now() + 2 * 86_400_000;
     const thief = '0x' + 'be'.repeat(20);
     const withdraw = (amount: bigint, at = start) =>
-      moves.withdraw(api.parts.balanceTransactions, account, { chainId: usdt.chainId, symbol: 'USDC', token: usdt.contractAddress, decimals: usdt.decimals, address: thief, amount, networkFee: 0n, format: (u) => (Number(u) / 1e6).toString(), usdPerCoin: RATE_ONE }, at, () => ({}));
-    const available = async () => (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
+      moves.withdraw(
+        api.parts.balanceTransactions,
+        account,
+        {
+          chainId: usdt.chainId,
+          symbol: 'USDC',
+          token: usdt.contractAddress,
+          decimals: usdt.decimals,
+          address: thief,
+          amount,
+          networkFee: 0n,
+          format: (u) => (Number(u) / 1e6).toString(),
+          usdPerCoin: RATE_ONE,
+        },
+        at,
+        () => ({}),
+      );
+    const available = async () =>
+      (await api.parts.journal.balances(account, Date.now())).find((b) => b.token === usdt.contractAddress.toLowerCase())!.available;
     const everything = await available();
     expect(everything).toBe(whole('100')); // the 100 USD paid, no operator's fee by default
     // Everything in one call: refused, naming the field and the limit; nothing reserved.
-    const all = await withdraw(everything).then(() => undefined, (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e);
+    const all = await withdraw(everything).then(
+      () => undefined,
+      (e: { message: string; fields?: Array<{ field: string; message: string }> }) => e,
+    );
     expect(all?.message).toMatch(/daily withdrawal limit of 40\.00 USD /);
     expect(all?.fields).toEqual([{ field: 'amount', message: 'expected at most 40.00 USD worth: the daily withdrawal limit is 40.00 USD' }]);
     expect(await available()).toBe(everything);
     // Two of 30 at once: each fits the limit alone, not together; exactly one is taken.
     const two = await Promise.allSettled([withdraw(whole('30')), withdraw(whole('30'))]);
     expect(two.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(/30\.00 USD withdrawn in the last 24 hours, 10\.00 USD left/);
+    expect(String((two.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message)).toMatch(
+      /30\.00 USD withdrawn in the last 24 hours, 10\.00 USD left/,
+    );
     // What is left of the day's limit, and not a base unit more.
     await withdraw(whole('10'));
     await expect(withdraw(1n)).rejects.toThrow(/0\.00 USD left/);
@@ -208,7 +325,9 @@ describe.each(KINDS)('storage on %s', (kind) => {
     // A day later the limit is whole again; another merchant's limit was never this one's.
     await withdraw(whole('40'), start + 86_400_001);
     await expect(withdraw(1n, start + 86_400_001)).rejects.toThrow(/daily withdrawal limit/);
-    expect(await api.parts.withdrawals.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' })).toEqual({ daily: '10000', set: false });
+    expect(
+      await api.parts.withdrawals.withdrawalLimit({ merchant: { id: '00000000-0000-4000-8000-000000000000' } as typeof DEMO_MERCHANT, mode: 'test' }),
+    ).toEqual({ daily: '10000', set: false });
     expect(await api.parts.withdrawals.setWithdrawalLimit(account, null, Date.now())).toBe(true);
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
@@ -274,7 +393,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
 
   // Third review of issue 21: an endpoint that never answers held every slot its events were
   // claimed into for the whole timeout. An account has at most `perAccount` events in flight.
-  it('claims no more of an account while its few are still in flight, and the others\' meanwhile', async () => {
+  it("claims no more of an account while its few are still in flight, and the others' meanwhile", async () => {
     const stamp = Date.now() + 30 * 86_400_000;
     const live = { ...account, mode: 'live' as const };
     await api.parts.merchants.setWebhookUrl(live, 'https://shop.example/hooks', Date.now());
@@ -290,7 +409,11 @@ describe.each(KINDS)('storage on %s', (kind) => {
     await api.db.query(`UPDATE events SET next_attempt_ms = $1 WHERE state = 'pending' AND mode = 'live'`, [stamp + 2]);
     expect((await api.parts.events.claimDue(stamp + 3, 60_000, 20)).map((e) => e.mode)).toEqual(['live']);
     // One answered: one more of the slow account may go.
-    await api.parts.events.settle(first[0]!, { url: 'http://127.0.0.1:9/slow', status: 200, error: null, durationMs: 1, atMs: stamp + 4, instance: 'test' }, { state: 'delivered' });
+    await api.parts.events.settle(
+      first[0]!,
+      { url: 'http://127.0.0.1:9/slow', status: 200, error: null, durationMs: 1, atMs: stamp + 4, instance: 'test' },
+      { state: 'delivered' },
+    );
     expect(await api.parts.events.claimDue(stamp + 5, 60_000, 20)).toHaveLength(1);
   });
 

@@ -15,9 +15,24 @@ import migration0041 from '../../storage/migrations/0042_key_holders.ts';
 
 const ADMIN = 'op_key_holders_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';
-const PERMISSIONS = ['payments.read', 'payments.write', 'refunds.write', 'balances.read', 'balances.write', 'payouts.read', 'payouts.write', 'developers.read', 'developers.write', 'account.read', 'account.write', 'team.read', 'team.write', 'audit.read'];
+const PERMISSIONS = [
+  'payments.read',
+  'payments.write',
+  'refunds.write',
+  'balances.read',
+  'balances.write',
+  'payouts.read',
+  'payouts.write',
+  'developers.read',
+  'developers.write',
+  'account.read',
+  'account.write',
+  'team.read',
+  'team.write',
+  'audit.read',
+];
 
-describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("whose a key is, and a member's second factor, on %s", { timeout: 120_000 }, (kind) => {
   let api: Service;
   let clock = Date.UTC(2026, 11, 6, 9, 0, 0);
   let owner: { cookie: string; csrf: string };
@@ -32,30 +47,42 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
     const id = (await call('/api/v1/members', as(owner))).body.data.find((m: any) => m.email === email).id as string;
     return { ...joined, id };
   }
-  const restricted = (bearer: string, name: string, permissions: string[]) => call('/api/v1/keys/restricted', { bearer, method: 'POST', body: { name, permissions } });
+  const restricted = (bearer: string, name: string, permissions: string[]) =>
+    call('/api/v1/keys/restricted', { bearer, method: 'POST', body: { name, permissions } });
 
   beforeAll(async () => {
-    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, now: () => clock, ...(await databaseOptions(kind)), ...cheapPasswords });
+    api = await startService({
+      adminToken: ADMIN,
+      jobs: false,
+      signInsPerClient: 10_000,
+      now: () => clock,
+      ...(await databaseOptions(kind)),
+      ...cheapPasswords,
+    });
     ({ owner } = await businessWithOwner(api.url, ADMIN, { name: 'Victim Goods', email: 'owner@victim.example' }, PASSWORD));
   });
   afterAll(async () => {
     await api?.close();
   });
 
-  it('a key made with the full key an admin rolled is the admin\'s: removing them revokes it (and the keys it made), and the full key they kept mints no more', async () => {
+  it("a key made with the full key an admin rolled is the admin's: removing them revokes it (and the keys it made), and the full key they kept mints no more", async () => {
     const admin = await join('adm@victim.example', 'admin');
     const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
     const secret = started.body.data.secret as string;
     const code = () => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock });
     expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
     clock += 60_000;
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status).toBe(200);
+    expect(
+      (await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status,
+    ).toBe(200);
     const full = (await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.data.secretKey as string;
     const kept = await restricted(full, 'ci deploy', PERMISSIONS);
     expect(kept.status).toBe(201);
     const grandchild = await restricted(kept.body.data.secretKey, 'ci child', ['payments.read']);
     expect(grandchild.status).toBe(201);
-    const holders = await api.db.query<{ holder: string | null }>(`SELECT holder FROM api_keys WHERE id = ANY($1::uuid[])`, [[kept.body.data.id, grandchild.body.data.id]]);
+    const holders = await api.db.query<{ holder: string | null }>(`SELECT holder FROM api_keys WHERE id = ANY($1::uuid[])`, [
+      [kept.body.data.id, grandchild.body.data.id],
+    ]);
     expect(holders.map((h) => h.holder)).toEqual([admin.id.toLowerCase(), admin.id.toLowerCase()]);
     expect((await call(`/api/v1/members/${admin.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
     // Revoked with the removal, before any roll.
@@ -84,7 +111,9 @@ describe.each(KINDS)('whose a key is, and a member\'s second factor, on %s', { t
     // As keys were before 0041: no holder. Then 0041's statements, as the upgrade runs them.
     await api.db.query(`UPDATE api_keys SET holder = NULL WHERE id = ANY($1::uuid[])`, [chain]);
     await api.db.exec(migration0041);
-    const rows = await api.db.query<{ name: string; holder: string | null }>(`SELECT name, holder FROM api_keys WHERE id = ANY($1::uuid[]) ORDER BY name`, [chain]);
+    const rows = await api.db.query<{ name: string; holder: string | null }>(`SELECT name, holder FROM api_keys WHERE id = ANY($1::uuid[]) ORDER BY name`, [
+      chain,
+    ]);
     expect(rows).toEqual(['k1', 'k2', 'k3', 'k4'].map((name) => ({ name, holder: dev.id.toLowerCase() })));
     expect((await call(`/api/v1/members/${dev.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
     for (const k of [k1, k2, k3, k4]) expect((await call('/api/v1/payments?limit=1', { bearer: k.secretKey })).status).toBe(401);

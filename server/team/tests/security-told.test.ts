@@ -23,18 +23,35 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
   const call = (path: string, c: Call = {}) => callApi(api.url, path, c);
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   /** Every e-mail written to the outbox so far (the job is off: nothing is sent). */
-  const outbox = async () => (await api.db.query('SELECT kind, recipient, text_body, html_body FROM emails ORDER BY created_ms, id')).map((r) => ({ kind: r.kind as string, to: r.recipient as string, text: r.text_body as string, html: r.html_body as string }));
+  const outbox = async () =>
+    (await api.db.query('SELECT kind, recipient, text_body, html_body FROM emails ORDER BY created_ms, id')).map((r) => ({
+      kind: r.kind as string,
+      to: r.recipient as string,
+      text: r.text_body as string,
+      html: r.html_body as string,
+    }));
   /** The SECURITY_CHANGED events of a mode's feed, as the API lists them (checked against the contract). */
   async function told(mode: 'test' | 'live') {
     const feed = await call('/api/v1/events?limit=200', as(owner, { mode }));
     expect(feed.status, JSON.stringify(feed.body)).toBe(200);
-    return (feed.body.data as Array<{ type: string; payload: { data: { change: string; detail: string; target: string | null; actor: { kind: string } } } }>).filter((e) => e.type === 'SECURITY_CHANGED').map((e) => e.payload.data);
+    return (feed.body.data as Array<{ type: string; payload: { data: { change: string; detail: string; target: string | null; actor: { kind: string } } } }>)
+      .filter((e) => e.type === 'SECURITY_CHANGED')
+      .map((e) => e.payload.data);
   }
-  const actions = async () => (await api.db.query('SELECT action, mode FROM audit_log WHERE merchant_id = $1 ORDER BY id', [merchant.id])).map((r) => `${r.mode} ${r.action}`);
+  const actions = async () =>
+    (await api.db.query('SELECT action, mode FROM audit_log WHERE merchant_id = $1 ORDER BY id', [merchant.id])).map((r) => `${r.mode} ${r.action}`);
 
   beforeAll(async () => {
     const database = await databaseOptions(kind);
-    api = await startService({ adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords });
+    api = await startService({
+      adminToken: ADMIN,
+      jobs: false,
+      signInsPerClient: 10_000,
+      smtpUrl: 'smtp://127.0.0.1:9',
+      now: () => clock,
+      ...database,
+      ...cheapPasswords,
+    });
     const { made, owner: signedIn } = await businessWithOwner(api.url, ADMIN, { name: 'Told Tea', email: 'owner@told.example' }, PASSWORD);
     merchant = made.body.data;
     owner = signedIn;
@@ -48,9 +65,14 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     const token = /#invitation=([\w-]+)/.exec((await outbox()).find((m) => m.kind === 'invitation' && m.to === 'dev@told.example')!.text)![1];
     const dev = sessionOf(await call('/dashboard/api/invitation', { method: 'POST', body: { token, email: 'dev@told.example', password: PASSWORD } }));
-    const devId = ((await call('/api/v1/members', as(owner))).body.data as Array<{ id: string; email: string }>).find((m) => m.email === 'dev@told.example')!.id;
+    const devId = ((await call('/api/v1/members', as(owner))).body.data as Array<{ id: string; email: string }>).find(
+      (m) => m.email === 'dev@told.example',
+    )!.id;
 
-    const made = await call('/api/v1/keys/restricted', as(dev, { method: 'POST', body: { name: 'deploys', permissions: ['payments.read', 'developers.read'] } }));
+    const made = await call(
+      '/api/v1/keys/restricted',
+      as(dev, { method: 'POST', body: { name: 'deploys', permissions: ['payments.read', 'developers.read'] } }),
+    );
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const secret = made.body.data.secretKey as string;
     expect((await call(`/api/v1/keys/restricted/${made.body.data.id}`, as(owner, { method: 'DELETE' }))).status).toBe(200);
@@ -69,19 +91,29 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
     expect((await told('live')).map((e) => e.change)).toEqual(['role_changed', 'member_removed']);
 
     // Each is a row of the audit log.
-    expect(await actions()).toEqual(expect.arrayContaining([
-      'test POST /api/v1/keys/restricted', 'test DELETE /api/v1/keys/restricted/:id', 'test POST /api/v1/keys/roll', 'test PUT /api/v1/refunds/support_limit',
-      'test PATCH /api/v1/members/:id', 'test DELETE /api/v1/members/:id',
-    ]));
+    expect(await actions()).toEqual(
+      expect.arrayContaining([
+        'test POST /api/v1/keys/restricted',
+        'test DELETE /api/v1/keys/restricted/:id',
+        'test POST /api/v1/keys/roll',
+        'test PUT /api/v1/refunds/support_limit',
+        'test PATCH /api/v1/members/:id',
+        'test DELETE /api/v1/members/:id',
+      ]),
+    );
 
     // The e-mails: the owner each time; the member for their key made and revoked, their role and their removal.
     const mails = (await outbox()).filter((m) => m.kind === 'security_changed');
-    const to = (words: string) => mails.filter((m) => m.text.includes(words)).map((m) => m.to).sort();
+    const to = (words: string) =>
+      mails
+        .filter((m) => m.text.includes(words))
+        .map((m) => m.to)
+        .sort();
     expect(to('A restricted key was made')).toEqual(['dev@told.example', 'owner@told.example']);
     expect(to('A restricted key was revoked')).toEqual(['dev@told.example', 'owner@told.example']);
     expect(to('The secret key was rolled')).toEqual(['owner@told.example']);
     expect(to('refund limit was changed')).toEqual(['owner@told.example']);
-    expect(to('A member\'s role was changed')).toEqual(['dev@told.example', 'owner@told.example']);
+    expect(to("A member's role was changed")).toEqual(['dev@told.example', 'owner@told.example']);
     expect(to('A member was removed')).toEqual(['dev@told.example', 'owner@told.example']);
     // No secret: neither the restricted key nor the rolled full key, in any e-mail or event.
     const everything = JSON.stringify([mails, test]);
@@ -107,14 +139,32 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
 
     const changes = ['totp_added', 'step_up_locked', 'step_up_unlocked', 'recovery_code_used', 'factor_removed'];
     for (const mode of ['test', 'live'] as const) expect((await told(mode)).map((e) => e.change).filter((c) => changes.includes(c))).toEqual(changes);
-    expect(await actions()).toEqual(expect.arrayContaining(['test POST /dashboard/api/factors/totp', 'live DELETE /dashboard/api/factors/:id', 'live lock second-factor proofs (too many wrong)']));
+    expect(await actions()).toEqual(
+      expect.arrayContaining([
+        'test POST /dashboard/api/factors/totp',
+        'live DELETE /dashboard/api/factors/:id',
+        'live lock second-factor proofs (too many wrong)',
+      ]),
+    );
     // The person has their factors' e-mail; the owner the security one, naming whose.
     const mails = await outbox();
     const theirs = mails.filter((m) => m.kind === 'factor_changed' && m.to === 'fin@told.example').map((m) => m.text.split('\n')[2]);
     expect(theirs).toHaveLength(3);
-    expect(theirs).toEqual(expect.arrayContaining([expect.stringContaining('An authenticator app was added'), expect.stringContaining('A recovery code was used'), expect.stringContaining('A second factor was removed')]));
+    expect(theirs).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('An authenticator app was added'),
+        expect.stringContaining('A recovery code was used'),
+        expect.stringContaining('A second factor was removed'),
+      ]),
+    );
     const owners = mails.filter((m) => m.kind === 'security_changed' && m.to === 'owner@told.example' && m.text.includes('fin@told.example'));
-    expect(owners.map((m) => m.text.split('\n')[2])).toEqual(expect.arrayContaining([expect.stringContaining('An authenticator app was added'), expect.stringContaining('A second factor was removed'), expect.stringContaining('locked')]));
+    expect(owners.map((m) => m.text.split('\n')[2])).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('An authenticator app was added'),
+        expect.stringContaining('A second factor was removed'),
+        expect.stringContaining('locked'),
+      ]),
+    );
     const everything = JSON.stringify(mails);
     for (const secret of [totpSecret, ...recovery]) expect(everything).not.toContain(secret);
   });

@@ -14,9 +14,24 @@ import { businessWithOwner, callApi, sessionOf, type Call as ApiCall } from '../
 
 const ADMIN = 'op_teamkeys_test_token_0123456789abcdef01234567';
 const PASSWORD = 'correct horse battery';
-const PERMISSIONS = ['payments.read', 'payments.write', 'refunds.write', 'balances.read', 'balances.write', 'payouts.read', 'payouts.write', 'developers.read', 'developers.write', 'account.read', 'account.write', 'team.read', 'team.write', 'audit.read'];
+const PERMISSIONS = [
+  'payments.read',
+  'payments.write',
+  'refunds.write',
+  'balances.read',
+  'balances.write',
+  'payouts.read',
+  'payouts.write',
+  'developers.read',
+  'developers.write',
+  'account.read',
+  'account.write',
+  'team.read',
+  'team.write',
+  'audit.read',
+];
 
-describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
+describe.each(KINDS)("a team's keys on %s", { timeout: 120_000 }, (kind) => {
   let api: Service;
   let other: Service | undefined;
   let clock = Date.UTC(2026, 11, 6, 9, 0, 0);
@@ -28,7 +43,12 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
   const session = sessionOf;
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
   /** E-mails written to the outbox (the job is off: nothing is sent). */
-  const outbox = async (kind: string) => (await api.db.query('SELECT recipient, subject, text_body FROM emails WHERE kind = $1 ORDER BY created_ms', [kind])).map((r) => ({ to: r.recipient as string, subject: r.subject as string, text: r.text_body as string }));
+  const outbox = async (kind: string) =>
+    (await api.db.query('SELECT recipient, subject, text_body FROM emails WHERE kind = $1 ORDER BY created_ms', [kind])).map((r) => ({
+      to: r.recipient as string,
+      subject: r.subject as string,
+      text: r.text_body as string,
+    }));
 
   /** The owner invites `email` as `role` (the link read from the outbox), who joins and signs in. */
   async function join(email: string, role: string) {
@@ -46,7 +66,15 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
   beforeAll(async () => {
     const database = await databaseOptions(kind);
     // E-mail on (an address nothing listens on) with the jobs off: e-mails wait in the outbox, to be read.
-    const options = { adminToken: ADMIN, jobs: false, signInsPerClient: 10_000, smtpUrl: 'smtp://127.0.0.1:9', now: () => clock, ...database, ...cheapPasswords };
+    const options = {
+      adminToken: ADMIN,
+      jobs: false,
+      signInsPerClient: 10_000,
+      smtpUrl: 'smtp://127.0.0.1:9',
+      now: () => clock,
+      ...database,
+      ...cheapPasswords,
+    };
     api = await startService(options);
     if (kind === 'postgres') other = await startService(options);
     const { made, owner: signedIn } = await businessWithOwner(api.url, ADMIN, { name: 'Keyed Goods', email: 'owner@keyed.example' }, PASSWORD);
@@ -59,7 +87,7 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     await api?.close();
   });
 
-  it('a removed admin\'s keys stop at once, and no restricted key rolls the full secret key', async () => {
+  it("a removed admin's keys stop at once, and no restricted key rolls the full secret key", async () => {
     const admin = await join('adm@keyed.example', 'admin');
     const made = await makeKey(as(admin), 'everything', PERMISSIONS);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
@@ -99,7 +127,7 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect(told[0].text).not.toContain(key);
   });
 
-  it('a demoted member\'s keys are narrowed to the new role', async () => {
+  it("a demoted member's keys are narrowed to the new role", async () => {
     const dev = await join('dev@keyed.example', 'developer');
     const made = await makeKey(as(dev), 'deploys', ['developers.read', 'developers.write', 'payments.read']);
     expect(made.status, JSON.stringify(made.body)).toBe(201);
@@ -114,41 +142,80 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     const listed = (await call('/api/v1/keys/restricted', as(owner))).body.data as Array<{ id: string; permissions: string[] }>;
     expect(listed.find((k) => k.id === made.body.data.id)?.permissions).toEqual(['payments.read']);
     expect(listed.find((k) => k.id === only.body.data.id)).toBeUndefined();
-    const log = (await call('/api/v1/audit_log?limit=100', as(owner))).body.data as Array<{ action: string; target: string; details: { values?: { permissions?: string[] } } }>;
-    expect(log.find((e) => e.action === 'narrow restricted key (member\'s role changed)')).toMatchObject({ target: made.body.data.id, details: { values: { permissions: ['payments.read'] } } });
-    expect((await outbox('security_changed')).filter((m) => m.text.includes('role was changed') && m.text.includes('deploys')).map((m) => m.to).sort()).toEqual(['dev@keyed.example', 'owner@keyed.example']);
+    const log = (await call('/api/v1/audit_log?limit=100', as(owner))).body.data as Array<{
+      action: string;
+      target: string;
+      details: { values?: { permissions?: string[] } };
+    }>;
+    expect(log.find((e) => e.action === "narrow restricted key (member's role changed)")).toMatchObject({
+      target: made.body.data.id,
+      details: { values: { permissions: ['payments.read'] } },
+    });
+    expect(
+      (await outbox('security_changed'))
+        .filter((m) => m.text.includes('role was changed') && m.text.includes('deploys'))
+        .map((m) => m.to)
+        .sort(),
+    ).toEqual(['dev@keyed.example', 'owner@keyed.example']);
   });
 
   it('an admin rolls the full key only just stepped up; the owner and the full key itself may', async () => {
     const admin = await join('adm2@keyed.example', 'admin');
     const started = await call('/dashboard/api/factors/totp/options', as(admin, { method: 'POST' }));
     const secret = started.body.data.secret as string;
-    const code = (steps = 0) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
+    const code = (steps = 0) =>
+      new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: clock + steps * 30_000 });
     expect((await call('/dashboard/api/factors/totp', as(admin, { method: 'POST', body: { code: code() } }))).status).toBe(201);
     clock += 6 * 60_000;
     expect((await call('/api/v1/keys/roll', as(admin, { method: 'POST' }))).body.code).toBe('step_up_required');
     // Live mode's support refund limit is a live money setting: stepped up (test mode's is not).
-    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '1000000' } }))).body.code).toBe('step_up_required');
+    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '1000000' } }))).body.code).toBe(
+      'step_up_required',
+    );
     expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'test', body: { daily: '1000000' } }))).status).toBe(200);
     // So is switching live settlement (where live money goes, and whether the treasury holds it).
     expect((await call('/api/v1/settlement', as(admin, { method: 'PUT', mode: 'live', body: { settlement: 'balance' } }))).body.code).toBe('step_up_required');
     // Each stepped up for itself: the roll (test mode), then live mode's limit.
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status).toBe(200);
+    expect(
+      (await call('/dashboard/api/step-up', as(admin, { method: 'POST', body: { code: code(), for: { method: 'POST', path: '/api/v1/keys/roll' } } }))).status,
+    ).toBe(200);
     const byAdmin = await call('/api/v1/keys/roll', as(admin, { method: 'POST' }));
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(201);
-    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.code).toBe('step_up_required');
+    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.code).toBe(
+      'step_up_required',
+    );
     clock += 60_000;
-    expect((await call('/dashboard/api/step-up', as(admin, { method: 'POST', mode: 'live', body: { code: code(), for: { method: 'PUT', path: '/api/v1/refunds/support_limit', body: { daily: '250' } } } }))).status).toBe(200);
-    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.data).toEqual({ daily: '250.00' });
-    expect((await outbox('security_changed')).filter((m) => m.text.includes('refund limit')).map((m) => m.text.match(/(test|live) mode: [\d.]+ USD/)?.[0])).toEqual(expect.arrayContaining(['test mode: 1000000.00 USD', 'live mode: 250.00 USD']));
+    expect(
+      (
+        await call(
+          '/dashboard/api/step-up',
+          as(admin, {
+            method: 'POST',
+            mode: 'live',
+            body: { code: code(), for: { method: 'PUT', path: '/api/v1/refunds/support_limit', body: { daily: '250' } } },
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    expect((await call('/api/v1/refunds/support_limit', as(admin, { method: 'PUT', mode: 'live', body: { daily: '250' } }))).body.data).toEqual({
+      daily: '250.00',
+    });
+    expect(
+      (await outbox('security_changed')).filter((m) => m.text.includes('refund limit')).map((m) => m.text.match(/(test|live) mode: [\d.]+ USD/)?.[0]),
+    ).toEqual(expect.arrayContaining(['test mode: 1000000.00 USD', 'live mode: 250.00 USD']));
     const byKey = await call('/api/v1/keys/roll', { method: 'POST', bearer: byAdmin.body.data.secretKey });
     expect(byKey.status).toBe(201);
     expect((await call('/api/v1/keys/roll', as(owner, { method: 'POST' }))).status).toBe(201);
-    expect((await outbox('security_changed')).filter((m) => m.subject.includes('Keyed Goods') && m.text.includes('secret key was rolled')).length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await outbox('security_changed')).filter((m) => m.subject.includes('Keyed Goods') && m.text.includes('secret key was rolled')).length,
+    ).toBeGreaterThanOrEqual(3);
   });
 
   it('invitations are capped per business an hour (429 naming the limit)', async () => {
-    const before = Number((await api.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations'`, [merchant.id]))[0]!.n);
+    const before = Number(
+      (await api.db.query(`SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations'`, [merchant.id]))[0]!
+        .n,
+    );
     const statuses: number[] = [];
     let refused: { status: number; body: { code: string; message: string }; headers: Headers } | undefined;
     for (let i = 0; i < 25 - before; i++) {
@@ -167,14 +234,24 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/members/invitations', as(owner, { method: 'POST', body: { email: 'later@keyed.example', role: 'viewer' } }))).status).toBe(201);
   });
 
-  it('a business name with a link or a control character is refused naming its field (it is every e-mail\'s sender)', async () => {
-    for (const name of ['Keyed: your account is locked, sign in at https://evil.example', 'Keyed www.evil.example', 'Keyed evil.example/login', 'Keyed\nSecurity team', 'Keyed\u202etxt.exe']) {
+  it("a business name with a link or a control character is refused naming its field (it is every e-mail's sender)", async () => {
+    for (const name of [
+      'Keyed: your account is locked, sign in at https://evil.example',
+      'Keyed www.evil.example',
+      'Keyed evil.example/login',
+      'Keyed\nSecurity team',
+      'Keyed\u202etxt.exe',
+    ]) {
       const renamed = await call('/api/v1/account', as(owner, { method: 'PATCH', body: { business_name: name } }));
       expect(renamed.status, name).toBe(400);
       expect(renamed.body.errors).toEqual([expect.objectContaining({ field: 'business_name' })]);
     }
     expect((await call('/api/v1/account', as(owner, { method: 'PATCH', body: { business_name: 'Keyed Goods & Co. (Lyon)' } }))).status).toBe(200);
-    const made = await call('/operator/v1/merchants', { method: 'POST', bearer: ADMIN, body: { name: 'Shop at https://evil.example', email: 'x@evil.example' } });
+    const made = await call('/operator/v1/merchants', {
+      method: 'POST',
+      bearer: ADMIN,
+      body: { name: 'Shop at https://evil.example', email: 'x@evil.example' },
+    });
     expect(made.status).toBe(400);
     expect(made.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
   });
@@ -202,9 +279,16 @@ describe.each(KINDS)('a team\'s keys on %s', { timeout: 120_000 }, (kind) => {
 
   it('HSTS: served on https (PUBLIC_URL), every answer says to come back on https only; on plain http, none', async () => {
     expect((await fetch(`${api.url}/api/v1/openapi.json`)).headers.get('strict-transport-security')).toBeNull();
-    const https = await startService({ adminToken: ADMIN, jobs: false, publicUrl: 'https://pay.keyed.example', ...(await databaseOptions(kind)), ...cheapPasswords });
+    const https = await startService({
+      adminToken: ADMIN,
+      jobs: false,
+      publicUrl: 'https://pay.keyed.example',
+      ...(await databaseOptions(kind)),
+      ...cheapPasswords,
+    });
     try {
-      for (const path of ['/api/v1/openapi.json', '/dashboard', '/no-such-page']) expect((await fetch(`${https.url}${path}`)).headers.get('strict-transport-security'), path).toBe('max-age=31536000');
+      for (const path of ['/api/v1/openapi.json', '/dashboard', '/no-such-page'])
+        expect((await fetch(`${https.url}${path}`)).headers.get('strict-transport-security'), path).toBe('max-age=31536000');
     } finally {
       await https.close();
     }

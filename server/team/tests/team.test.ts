@@ -19,7 +19,9 @@ const PASSWORD = 'correct horse battery';
 
 describe('permissions declared', () => {
   it('every route a session or a secret key may call declares the permission it needs', () => {
-    const undeclared = ROUTES.filter((r) => ['merchant', 'secret', 'either'].includes(r.auth) && !r.permission).map((r) => `route ${r.method} ${r.path} declares no permission`);
+    const undeclared = ROUTES.filter((r) => ['merchant', 'secret', 'either'].includes(r.auth) && !r.permission).map(
+      (r) => `route ${r.method} ${r.path} declares no permission`,
+    );
     expect(undeclared).toEqual([]);
   });
 });
@@ -40,11 +42,18 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     if (c.cookie) headers.cookie = c.cookie;
     if (c.csrf) headers['x-csrf-token'] = c.csrf;
     if (c.bearer) headers.authorization = `Bearer ${c.bearer}`;
-    const response = await fetch((c.on ?? api).url + path, { method: c.method ?? 'GET', headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    const response = await fetch((c.on ?? api).url + path, {
+      method: c.method ?? 'GET',
+      headers,
+      body: c.body === undefined ? undefined : JSON.stringify(c.body),
+    });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
   }
-  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({ cookie: answer.headers.get('set-cookie')!.split(';')[0], csrf: answer.body.data.csrfToken });
+  const session = (answer: { headers: Headers; body: { data: { csrfToken: string } } }) => ({
+    cookie: answer.headers.get('set-cookie')!.split(';')[0],
+    csrf: answer.body.data.csrfToken,
+  });
   const as = (s: { cookie: string; csrf: string }, c: Call = {}) => ({ ...c, cookie: s.cookie, csrf: s.csrf });
 
   /** The owner invites `email` as `role`; the link's token (from its #fragment). */
@@ -60,7 +69,12 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     const members = await call('/api/v1/members', as(owner));
     return { ...session(joined), id: members.body.data.find((m: { email: string }) => m.email === email).id as string };
   }
-  const withdraw = (c: Call) => call('/api/v1/withdrawals', { ...c, method: 'POST', body: { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' } });
+  const withdraw = (c: Call) =>
+    call('/api/v1/withdrawals', {
+      ...c,
+      method: 'POST',
+      body: { coin: 'USDT', chain_id: 56, amount: '5', address: '0x1111111111111111111111111111111111111111' },
+    });
 
   beforeAll(async () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
@@ -128,7 +142,10 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
   });
 
   it('restricted keys: a read-only key is refused a withdrawal, and no key makes one wider than itself', async () => {
-    const readOnly = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'reports', permissions: ['payments.read', 'balances.read'] } }));
+    const readOnly = await call(
+      '/api/v1/keys/restricted',
+      as(owner, { method: 'POST', body: { name: 'reports', permissions: ['payments.read', 'balances.read'] } }),
+    );
     expect(readOnly.status, JSON.stringify(readOnly.body)).toBe(201);
     const ro = readOnly.body.data.secretKey as string;
     expect((await call('/api/v1/payments', { bearer: ro })).status).toBe(200);
@@ -137,7 +154,10 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(refused.body).toMatchObject({ code: 'permission_denied' });
     expect(refused.body.message).toContain('balances.write');
     // A key that may make keys makes narrower ones only, and never rolls the full key.
-    const maker = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'deploys', permissions: ['developers.write', 'payments.read'] } }));
+    const maker = await call(
+      '/api/v1/keys/restricted',
+      as(owner, { method: 'POST', body: { name: 'deploys', permissions: ['developers.write', 'payments.read'] } }),
+    );
     const mk = maker.body.data.secretKey as string;
     expect((await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'narrow', permissions: ['payments.read'] } })).status).toBe(201);
     // Each key says who made it: the owner, or the key that made it (by id, never the key).
@@ -146,7 +166,11 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect(madeBy('reports')).toEqual({ kind: 'owner', id: merchant.id, label: 'owner' });
     expect(madeBy('narrow')).toEqual({ kind: 'key', id: maker.body.data.id, label: expect.stringContaining('deploys (') });
     expect(JSON.stringify(listed)).not.toContain(mk);
-    const wider = await call('/api/v1/keys/restricted', { method: 'POST', bearer: mk, body: { name: 'wider', permissions: ['payments.read', 'balances.write'] } });
+    const wider = await call('/api/v1/keys/restricted', {
+      method: 'POST',
+      bearer: mk,
+      body: { name: 'wider', permissions: ['payments.read', 'balances.write'] },
+    });
     expect(wider.status).toBe(403);
     expect(wider.body.message).toContain('balances.write');
     expect((await call('/api/v1/keys/roll', { method: 'POST', bearer: mk })).status).toBe(403);
@@ -185,15 +209,29 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/settlement', as(fin, { method: 'PUT', body: { settlement: 'balance' } }))).status).toBe(200);
     const key = await call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name: 'ci', permissions: ['payments.write'] } }));
     const ci = key.body.data;
-    const paid = await call('/api/v1/transaction/initialize', { method: 'POST', bearer: ci.secretKey, body: { reference: 'audit-1', coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com' } });
+    const paid = await call('/api/v1/transaction/initialize', {
+      method: 'POST',
+      bearer: ci.secretKey,
+      body: { reference: 'audit-1', coin: 'USDT', currency: 'USD', amount: 12.5, customer_email: 'ada@example.com' },
+    });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const log = await call('/api/v1/audit_log?limit=100', as(fin));
     expect(log.status, JSON.stringify(log.body)).toBe(200);
-    const entries = log.body.data as Array<{ actor: { kind: string; id: string; label: string }; action: string; target: string | null; details: Record<string, unknown>; client: string }>;
+    const entries = log.body.data as Array<{
+      actor: { kind: string; id: string; label: string };
+      action: string;
+      target: string | null;
+      details: Record<string, unknown>;
+      client: string;
+    }>;
     const step = (action: string, target?: string) => entries.find((e) => e.action === action && (target === undefined || e.target === target));
     expect(step('POST /api/v1/members/invitations')?.actor).toMatchObject({ kind: 'owner' });
     expect(step('POST /dashboard/api/invitation', fin.id)?.actor).toMatchObject({ kind: 'member', id: fin.id, label: 'fin@harbour.example' });
-    expect(step('PUT /api/v1/settlement')).toMatchObject({ actor: { kind: 'member', id: fin.id }, details: { values: { settlement: 'balance' } }, client: '127.0.0.1' });
+    expect(step('PUT /api/v1/settlement')).toMatchObject({
+      actor: { kind: 'member', id: fin.id },
+      details: { values: { settlement: 'balance' } },
+      client: '127.0.0.1',
+    });
     expect(step('POST /api/v1/keys/restricted', ci.id)?.actor).toMatchObject({ kind: 'owner' });
     expect(step('POST /api/v1/transaction/initialize')?.actor).toMatchObject({ kind: 'key', id: ci.id, label: expect.stringContaining('ci (') });
     // No secret in it: not the key made, nor a password, nor the customer's e-mail.
@@ -212,11 +250,14 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     await expect(api.db.query('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
   });
 
-  it('the audit row is written in the change\'s own transaction: a change commits with its row or not at all; the operator is named', async () => {
+  it("the audit row is written in the change's own transaction: a change commits with its row or not at all; the operator is named", async () => {
     const rows = async (action: string) => Number((await api.db.query('SELECT count(*)::int AS n FROM audit_log WHERE action = $1', [action]))[0]!.n);
     const keyRows = async (name: string) => Number((await api.db.query('SELECT count(*)::int AS n FROM api_keys WHERE name = $1', [name]))[0]!.n);
     const makeKey = (name: string) => call('/api/v1/keys/restricted', as(owner, { method: 'POST', body: { name, permissions: ['payments.read'] } }));
-    const member = (await call('/api/v1/members', as(owner))).body.data.find((m: { email: string }) => m.email === 'vera@harbour.example') as { id: string; role: string };
+    const member = (await call('/api/v1/members', as(owner))).body.data.find((m: { email: string }) => m.email === 'vera@harbour.example') as {
+      id: string;
+      role: string;
+    };
     // The log refuses rows (as a crash between the change and its row would lose one): the change is not made either.
     await api.db.exec(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit log refused'; END; $$;
       CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit();`);
@@ -244,15 +285,39 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     const [row] = await api.db.query('SELECT target, actor_kind FROM audit_log WHERE action = $1 ORDER BY id DESC LIMIT 1', ['POST /api/v1/keys/restricted']);
     expect(row).toMatchObject({ target: kept.body.data.id, actor_kind: 'owner' });
     // The operator's changes to the merchant, by the operator's name: a fee in its mode's log only, a sign-in link in both.
-    const fee = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/fees`, { method: 'PUT', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'x-operator': 'alice' }, body: JSON.stringify({ mode: 'test', bps: 50 }) });
+    const fee = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/fees`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'x-operator': 'alice' },
+      body: JSON.stringify({ mode: 'test', bps: 50 }),
+    });
     expect(fee.status).toBe(200);
-    const link = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/sign-in-link`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'x-operator': 'bob' } });
+    const link = await fetch(`${api.url}/operator/v1/merchants/${merchant.id}/sign-in-link`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'x-operator': 'bob' },
+    });
     expect(link.status).toBe(201);
-    const byOperator = (await call('/api/v1/audit_log?actor_kind=operator&limit=100', as(owner))).body.data as Array<{ actor: unknown; action: string; target: string; mode: string; details: Record<string, unknown> }>;
-    expect(byOperator.find((e) => e.action === 'PUT /operator/v1/merchants/:id/fees')).toMatchObject({ actor: { kind: 'operator', id: 'alice', label: 'alice' }, target: merchant.id, mode: 'test', details: { values: { mode: 'test', bps: 50 } } });
-    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/sign-in-link')).toMatchObject({ actor: { kind: 'operator', id: 'bob' }, target: merchant.id });
+    const byOperator = (await call('/api/v1/audit_log?actor_kind=operator&limit=100', as(owner))).body.data as Array<{
+      actor: unknown;
+      action: string;
+      target: string;
+      mode: string;
+      details: Record<string, unknown>;
+    }>;
+    expect(byOperator.find((e) => e.action === 'PUT /operator/v1/merchants/:id/fees')).toMatchObject({
+      actor: { kind: 'operator', id: 'alice', label: 'alice' },
+      target: merchant.id,
+      mode: 'test',
+      details: { values: { mode: 'test', bps: 50 } },
+    });
+    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/sign-in-link')).toMatchObject({
+      actor: { kind: 'operator', id: 'bob' },
+      target: merchant.id,
+    });
     // The roll of an earlier test, sent without a name, is the operator's too (written with the keys it made).
-    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/secret-keys')).toMatchObject({ actor: { kind: 'operator', id: 'operator' }, target: merchant.id });
+    expect(byOperator.find((e) => e.action === 'POST /operator/v1/merchants/:id/secret-keys')).toMatchObject({
+      actor: { kind: 'operator', id: 'operator' },
+      target: merchant.id,
+    });
     expect(JSON.stringify(byOperator)).not.toContain((await link.json()).data.signInUrl);
     const live = (await api.db.query(`SELECT action FROM audit_log WHERE mode = 'live' AND actor_kind = 'operator'`)).map((r) => r.action);
     expect(live).toContain('POST /operator/v1/merchants/:id/sign-in-link');
@@ -279,7 +344,15 @@ describe.each(KINDS)('a team on %s', { timeout: 120_000 }, (kind) => {
     expect((await call('/api/v1/webhook', as(session(again)))).status).toBe(403);
     team.developer = { ...session(again), id: changed.id };
     // A key manages no one, even the full one.
-    expect((await call('/api/v1/members/invitations', { method: 'POST', bearer: merchant.keys.test.secretKey, body: { email: 'k@harbour.example', role: 'viewer' } })).status).toBe(403);
+    expect(
+      (
+        await call('/api/v1/members/invitations', {
+          method: 'POST',
+          bearer: merchant.keys.test.secretKey,
+          body: { email: 'k@harbour.example', role: 'viewer' },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('an admin removed or demoted has no way back: the invitations pending are cancelled, and no spelling of their own id changes their role', async () => {

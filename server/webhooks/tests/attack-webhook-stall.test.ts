@@ -25,15 +25,24 @@ async function endpoint(answer: boolean) {
     else hanging.push(res); // takes the request, never answers
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => { hanging.forEach((r) => r.destroy()); server.closeAllConnections(); server.close(resolve); }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        hanging.forEach((r) => r.destroy());
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
 const send = (base: string, key: string, method: string, path: string, body: unknown) =>
-  fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+    async (r) => ({ status: r.status, body: await r.json() }),
+  );
 
-describe('one merchant\'s silent webhook endpoint', { timeout: 60_000 }, () => {
-  it('does not delay another merchant\'s deliveries by the webhook timeout', async () => {
+describe("one merchant's silent webhook endpoint", { timeout: 60_000 }, () => {
+  it("does not delay another merchant's deliveries by the webhook timeout", async () => {
     const timeoutMs = 4_000;
     const api = await startService({ demo: true, webhookTimeoutMs: timeoutMs, jobIntervalMs: 50 });
     closers.push(() => api.close());
@@ -47,8 +56,19 @@ describe('one merchant\'s silent webhook endpoint', { timeout: 60_000 }, () => {
 
     // The attacker makes a few events (sandbox payments on its test key): the sender is now waiting on them.
     for (let i = 0; i < 3; i++) {
-      expect((await send(api.url, attacker.keys.test.secretKey, 'POST', '/api/v1/transaction/initialize', { reference: `stall-${i}`, coin: 'USDT', currency: 'USD', amount: 1 })).status).toBeLessThan(300);
-      expect((await send(api.url, attacker.keys.test.secretKey, 'POST', '/api/v1/sandbox/deposit', { reference: `stall-${i}`, kind: 'exact' })).status).toBe(200);
+      expect(
+        (
+          await send(api.url, attacker.keys.test.secretKey, 'POST', '/api/v1/transaction/initialize', {
+            reference: `stall-${i}`,
+            coin: 'USDT',
+            currency: 'USD',
+            amount: 1,
+          })
+        ).status,
+      ).toBeLessThan(300);
+      expect((await send(api.url, attacker.keys.test.secretKey, 'POST', '/api/v1/sandbox/deposit', { reference: `stall-${i}`, kind: 'exact' })).status).toBe(
+        200,
+      );
     }
     const deadline = Date.now() + 5_000;
     while (silent.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -56,7 +76,9 @@ describe('one merchant\'s silent webhook endpoint', { timeout: 60_000 }, () => {
 
     // The honest merchant's customer pays: its server should hear of it in well under the timeout.
     const paid = Date.now();
-    expect((await send(api.url, victimKey, 'POST', '/api/v1/transaction/initialize', { reference: 'honest-1', coin: 'USDT', currency: 'USD', amount: 1 })).status).toBeLessThan(300);
+    expect(
+      (await send(api.url, victimKey, 'POST', '/api/v1/transaction/initialize', { reference: 'honest-1', coin: 'USDT', currency: 'USD', amount: 1 })).status,
+    ).toBeLessThan(300);
     expect((await send(api.url, victimKey, 'POST', '/api/v1/sandbox/deposit', { reference: 'honest-1', kind: 'exact' })).status).toBe(200);
     while (fast.received.length === 0 && Date.now() - paid < timeoutMs * 2) await new Promise((r) => setTimeout(r, 20));
     expect(fast.received.length).toBe(1);

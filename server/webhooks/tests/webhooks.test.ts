@@ -21,7 +21,11 @@ async function merchantEndpoint(statuses: number[] = []) {
   const server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
-    received.push({ body: Buffer.concat(chunks).toString(), signature: req.headers[SIGNATURE_HEADER] as string | undefined, headers: req.headers as Record<string, string> });
+    received.push({
+      body: Buffer.concat(chunks).toString(),
+      signature: req.headers[SIGNATURE_HEADER] as string | undefined,
+      headers: req.headers as Record<string, string>,
+    });
     res.writeHead(statuses.shift() ?? 200).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -86,7 +90,12 @@ describe('webhooks', { timeout: 30_000 }, () => {
     await waitFor(async () => (await api.deliveries()).length === 4);
     const ids = hook.received.map(({ body, signature }) => verifyWebhook(body, signature, webhookSecret).id);
     expect(new Set(ids).size).toBe(1);
-    expect((await api.deliveries()).map((d) => [d.attempt, d.status])).toEqual([[1, 500], [2, 503], [3, 502], [4, 200]]);
+    expect((await api.deliveries()).map((d) => [d.attempt, d.status])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 502],
+      [4, 200],
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(hook.received).toHaveLength(4); // nothing after the 200
   });
@@ -107,7 +116,13 @@ describe('webhooks', { timeout: 30_000 }, () => {
       expect(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
       // Ours still comes, and the SDK takes either from the headers.
       expect(verifyWebhook(body, headers[SIGNATURE_HEADER], webhookSecret).id).toBe(event.id);
-      expect(verifyWebhook(body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] }, webhookSecret).id).toBe(event.id);
+      expect(
+        verifyWebhook(
+          body,
+          { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] },
+          webhookSecret,
+        ).id,
+      ).toBe(event.id);
     }
     expect(new Set(hook.received.map(({ headers }) => headers['webhook-id'])).size).toBe(1);
     // Another secret, or a changed body, does not verify.

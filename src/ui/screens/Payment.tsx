@@ -59,7 +59,11 @@ export function Payment({ checkout, view }: Props) {
       )}
       {/* The time left stays out of the live region: it would be read out every second. */}
       <p role="status" class={checkout.reconnecting.value ? 'nt' : undefined}>
-        {checkout.reconnecting.value ? text.reconnecting : c ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required) : text.waiting}
+        {checkout.reconnecting.value
+          ? text.reconnecting
+          : c
+            ? fill(text.confirming, coinAmount(c.amount, coin.symbol), c.confirmations, c.required)
+            : text.waiting}
       </p>
       {phone && time}
       {partial && payment.acceptPartialPayment && (
