@@ -102,10 +102,14 @@ export async function stepUpOptions(factors: FactorStore, who: Who, publicOrigin
 
 /**
  * One proof of a second factor: a passkey's answer (its counter moving up), a code not used
- * before, or a recovery code. Each is a try counted per person and kind in the database before
- * it is checked: STEP_UP_TRIES wrong in a row lock that kind, whatever the addresses
- * they came from, until a recovery code is used (it lifts every lock of the person) or the owner
- * unlocks them. `onLocked` is called once, by the try that locked it.
+ * before, or a recovery code. A passkey answer or an authenticator code is a try counted per
+ * person and kind in the database before it is checked: STEP_UP_TRIES wrong in a row lock that
+ * kind, whatever the addresses they came from, until a recovery code is used (it lifts every lock
+ * of the person) or the owner unlocks them. `onLocked` is called once, by the try that locked it.
+ * Recovery codes are never locked: they are the way back, and a lock on them was a way to shut a
+ * person out for good with their password alone (wrong codes at sign-in's second step locked the
+ * owner's every kind, and no one could unlock the owner). Guessing one is no way in: each is 60
+ * random bits, and the requests are rate-limited per client.
  */
 export async function prove(
   factors: FactorStore,
@@ -117,12 +121,15 @@ export async function prove(
 ): Promise<{ with: string; unlocked: ProofKind[] }> {
   const kind: ProofKind = proof.passkey ? 'passkey' : proof.code ? 'totp' : 'recovery_code';
   if (!proof.passkey && !proof.code && !proof.recovery_code) throw invalidField('passkey', 'send one of passkey, code or recovery_code');
-  const taken = await factors.takeTry(who, kind, nowMs);
-  if (taken.locked || taken.tries > STEP_UP_TRIES) throw lockedError(kind);
+  if (kind !== 'recovery_code') {
+    const taken = await factors.takeTry(who, kind, nowMs);
+    if (taken.locked || taken.tries > STEP_UP_TRIES) throw lockedError(kind);
+  }
   let proved: { with: string };
   try {
     proved = await proveOnce(factors, who, proof, publicOrigin, nowMs);
   } catch (error) {
+    if (kind === 'recovery_code') throw error;
     if (error instanceof Invalid && /used already/.test(error.message) && kind === 'totp') await factors.giveBackTry(who, kind);
     else if (error instanceof Invalid && (await factors.lockAfter(who, kind, STEP_UP_TRIES, nowMs))) {
       await onLocked?.(kind);
@@ -138,12 +145,8 @@ export async function prove(
 const KIND_WORDS: Record<ProofKind, string> = { totp: 'authenticator codes', passkey: 'passkey answers', recovery_code: 'recovery codes' };
 
 function lockedError(kind: ProofKind, wrong?: string): FactorLocked {
-  const back =
-    kind === 'recovery_code'
-      ? 'the owner can unlock you from Members (or confirm with another kind of factor)'
-      : 'use a recovery code, or ask the owner to unlock you';
   return new FactorLocked(
-    `${wrong ? `${wrong}. ` : ''}Too many wrong ${KIND_WORDS[kind]} in a row (${STEP_UP_TRIES}): they are locked for your account, from every address; ${back}`,
+    `${wrong ? `${wrong}. ` : ''}Too many wrong ${KIND_WORDS[kind]} in a row (${STEP_UP_TRIES}): they are locked for your account, from every address; use a recovery code, or ask the owner to unlock you`,
   );
 }
 

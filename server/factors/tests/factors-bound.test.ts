@@ -94,6 +94,14 @@ describe.each(KINDS)('second factors bound to sign-in and to one request on %s',
     expect(tries).toEqual([400, 400, 400, 400, 403]);
     const locked = await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { code: totp(secret) } });
     expect(locked.body.code).toBe('factor_locked');
+    // Wrong recovery codes are refused one by one and never lock: they are the way back, and with
+    // the password alone no one can shut the person out for good (an attack found them locked too).
+    const guesses = [];
+    for (let i = 0; i < 6; i++)
+      guesses.push(
+        (await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { recovery_code: `aaaa-bbbb-ccc${'234567'[i]}` } })).status,
+      );
+    expect(guesses).toEqual([400, 400, 400, 400, 400, 400]);
     // A recovery code signs in, and lifts the lock; the waiting cookie is spent, the new one works.
     const back = await call('/dashboard/api/session/factor', { method: 'POST', cookie: waiting, body: { recovery_code: recovery[0] } });
     expect(back.status, JSON.stringify(back.body)).toBe(200);

@@ -181,11 +181,22 @@ describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (ki
     const refused = await call('PUT', '/api/v1/payout_address', { ...s, mode: 'live', body: { chain_id: 56, address: OLD } });
     expect(refused.body.code).toBe('step_up_required');
     clock += 30_000;
-    expect((await call('POST', '/dashboard/api/step-up', { ...s, body: { code: code() } })).status).toBe(200);
+    const put = { method: 'PUT', path: '/api/v1/payout_address', body: { chain_id: 56, address: OLD } };
+    expect((await call('POST', '/dashboard/api/step-up', { ...s, mode: 'live', body: { code: code(), for: put } })).status).toBe(200);
     const stepped = await call('PUT', '/api/v1/payout_address', { ...s, mode: 'live', body: { chain_id: 56, address: OLD } });
     expect(stepped.body.data).toMatchObject({ pending: true, effective_at: new Date(clock + DELAY).toISOString() });
     // A member (an admin) with no second factor sets no live payout address: they add one first.
-    const invited = await call('POST', '/api/v1/members/invitations', { ...s, body: { email: `adm${n}@shop.example`, role: 'admin' } });
+    const invitation = { email: `adm${n}@shop.example`, role: 'admin' };
+    clock += 30_000; // the next code: one is taken once
+    expect(
+      (
+        await call('POST', '/dashboard/api/step-up', {
+          ...s,
+          body: { code: code(), for: { method: 'POST', path: '/api/v1/members/invitations', body: invitation } },
+        })
+      ).status,
+    ).toBe(200);
+    const invited = await call('POST', '/api/v1/members/invitations', { ...s, body: invitation });
     expect(invited.status, JSON.stringify(invited.body)).toBe(201);
     const token = /#invitation=([\w-]+)/.exec(invited.body.data.link as string)![1];
     const joined = await call('POST', '/dashboard/api/invitation', { body: { token, email: `adm${n}@shop.example`, password: 'correct horse battery' } });

@@ -329,12 +329,13 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
         String(units),
         atMs,
       ]);
-    /** A 10 USD USDT payment and `arrived` USDC recorded at its address a minute ago, the rates of then kept: USDC at 0.999 USD. */
+    /** A 10 USD USDT payment and `arrived` USDC recorded at its address five seconds ago, the rates of then kept: USDC at 0.999 USD. */
     const paidInUsdc = async (arrived: bigint, hash: string) => {
       const reference = `close-${kind}-${++n}`;
       expect((await call(a, 'POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 10 }, publicKey)).status).toBe(201);
       const [pay] = await a.db.query(`SELECT id FROM payments WHERE reference = $1`, [reference]);
-      const at = Date.now() - 60_000;
+      // Seconds ago, not a minute: the test above keeps USDC at 0.99 a minute back, which would be the newest rate before arrival.
+      const at = Date.now() - 5_000;
       await a.db.query(
         `INSERT INTO chain_transfers (chain_id, tx_hash, log_index, block_number, block_hash, token, sender, recipient, amount, payment_id, state, seen_ms, told_ms) VALUES ($1, $2, 0, 1, '0xb', $3, '0xs', '0xr', $4, $5, 'unexpected', $6, $6)`,
         [usdc.chainId, hash, usdc.contractAddress.toLowerCase(), String(arrived), pay!.id, at],

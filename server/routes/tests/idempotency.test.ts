@@ -263,7 +263,7 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
       const fifth = await call('POST', '/api/v1/bank/payouts/initiate', body(4), keys[4]);
       expect(fifth.status).toBe(429);
       expect(Number(fifth.retryAfter)).toBeGreaterThan(0);
-      expect(fifth.body.message).toMatch(/withdrawals, swaps and bank payouts/);
+      expect(fifth.body.message).toMatch(/withdrawals, swaps, refunds and bank payouts by you/);
       // The refusal is not the request's answer: its key is free, and runs once the minute has passed.
       clock += 61_000;
       expect((await call('POST', '/api/v1/bank/payouts/initiate', body(4), keys[4])).status).toBe(201);

@@ -133,8 +133,10 @@ describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind)
     const recovery = added.body.data.recoveryCodes as string[];
     clock += 60_000;
     const wrong = String((Number(code()) + 500_000) % 1_000_000).padStart(6, '0');
-    for (let i = 0; i < 5; i++) await call('/dashboard/api/step-up', as(fin, { method: 'POST', body: { code: wrong } }));
-    expect((await call('/dashboard/api/step-up', as(fin, { method: 'POST', body: { recovery_code: recovery[0] } }))).status).toBe(200);
+    const withdrawal = { method: 'POST', path: '/api/v1/withdrawals' };
+    for (let i = 0; i < 5; i++) await call('/dashboard/api/step-up', as(fin, { method: 'POST', body: { code: wrong, for: withdrawal } }));
+    const removal = { method: 'DELETE', path: `/dashboard/api/factors/${added.body.data.id}` };
+    expect((await call('/dashboard/api/step-up', as(fin, { method: 'POST', body: { recovery_code: recovery[0], for: removal } }))).status).toBe(200);
     expect((await call(`/dashboard/api/factors/${added.body.data.id}`, as(fin, { method: 'DELETE' }))).status).toBe(204);
 
     const changes = ['totp_added', 'step_up_locked', 'step_up_unlocked', 'recovery_code_used', 'factor_removed'];
