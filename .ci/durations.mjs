@@ -8,5 +8,5 @@ const root = process.argv[3] ?? process.cwd();
 const rows = unit.testResults
   .map((f) => [relative(root, f.name), Math.round((f.endTime - f.startTime) / 100) / 10])
   .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-writeFileSync(new URL('./durations.json', import.meta.url), `${JSON.stringify(Object.fromEntries(rows), null, 1)}\n`);
+writeFileSync(new URL('./durations.json', import.meta.url), `${JSON.stringify(Object.fromEntries(rows), null, 2)}\n`);
 console.log(`durations: ${rows.length} files, ${rows.reduce((sum, [, s]) => sum + s, 0).toFixed(0)} s summed`);
