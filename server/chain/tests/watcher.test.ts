@@ -2,7 +2,7 @@
 // each transfer counted once and only after its confirmations, a reorganised one taken back
 // or never counted, late and wrong-token money recorded and told, a restart and an RPC outage
 // that miss nothing, and one watcher per chain.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
@@ -36,8 +36,20 @@ afterAll(async () => {
 });
 
 let watchers = 0;
+// Every watcher a test starts is stopped after it and the test clock put back, pass or fail: a
+// failed test's watcher kept its lease (its expiry on a clock moved forward, never reached), so
+// one failure used to fail every test after it in the file.
+const running: Watcher[] = [];
+let clockBefore = clock;
+beforeEach(() => {
+  clockBefore = clock;
+});
+afterEach(async () => {
+  clock = clockBefore;
+  await Promise.all(running.splice(0).map((w) => w.stop()));
+});
 function watcher(overrides: Partial<WatcherOptions> = {}) {
-  return new Watcher({
+  const w = new Watcher({
     chainId: chain.chainId,
     rpcUrls: [chain.url],
     confirmations: 2,
@@ -50,6 +62,8 @@ function watcher(overrides: Partial<WatcherOptions> = {}) {
     leaseMs: 0, // each test's watcher takes over at once (one at a time is tested on its own)
     ...overrides,
   });
+  running.push(w);
+  return w;
 }
 
 const call = async (method: string, path: string, body?: unknown, key?: string) => (await request(method, path, body, key)).body;
@@ -75,6 +89,14 @@ async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT
   });
   await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
   return hash;
+}
+/**
+ * A signed transaction sent as it is, back once it is mined: anvil's automine mines a block after
+ * it answers, so a tick right after the send could read the head before it (a race CI lost).
+ */
+async function sendRaw(signed: Hex): Promise<void> {
+  const hash = (await rpc('eth_sendRawTransaction', [signed])) as Hex;
+  await reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 /** The data of the events written of one type (what the merchant's webhook receives). */
 const events = async (type: string) => (await api.db.query(`SELECT body FROM events WHERE type = $1`, [type])).map((r) => JSON.parse(r.body as string).data);
@@ -206,7 +228,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
       await wallet().prepareTransactionRequest({ to: contracts.tokens.USDT, data: encodeTransfer(to, parseUnits('10', 18)) }),
     );
     const snapshot = await rpc('evm_snapshot');
-    await rpc('eth_sendRawTransaction', [signed]);
+    await sendRaw(signed);
     expect((await w.tick()).seen).toBe(1);
     const firstSeen = (await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())!.seenMs;
     await rpc('evm_revert', [snapshot]); // the block with the transfer is gone
@@ -217,7 +239,7 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     expect((await store.transfers(chain.chainId)).find((t) => t.recipient === to.toLowerCase())?.state).toBe('orphaned');
 
     clock += 60_000;
-    await rpc('eth_sendRawTransaction', [signed]); // the same transaction, included again
+    await sendRaw(signed); // the same transaction, included again
     await mine();
     await w.tick();
     await w.tick();
@@ -302,14 +324,14 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
     await rpc('evm_increaseTime', [16 * 60]);
     try {
       const snapshot = await rpc('evm_snapshot');
-      await rpc('eth_sendRawTransaction', [signed]);
+      await sendRaw(signed);
       await w.tick();
       const told = async () => (await events('DEPOSIT_UNMATCHED')).filter((e) => e.payment.reference === 'w-late-again');
       expect((await told()).map((e) => e.reason)).toEqual(['late']);
       await rpc('evm_revert', [snapshot]);
       await mine(2);
       await w.tick();
-      await rpc('eth_sendRawTransaction', [signed]); // the same transfer, mined again
+      await sendRaw(signed); // the same transfer, mined again
       await mine();
       await w.tick();
       await w.tick();
