@@ -66,6 +66,9 @@ export const RELAY_FIELDS = [
   'authorization.from',
   'authorization.nonce',
   'signature',
+  'gas.payment_cap',
+  'gas.daily_cap',
+  'gas.wallet',
   'other',
 ] as const;
 

@@ -16,11 +16,13 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  type TransactionReceipt,
 } from 'viem';
-import { Conflict, invalidField } from '../domain/errors.ts';
+import { Conflict, invalidField, RelayDeclined } from '../domain/errors.ts';
 import { networkTransport, type Network, type Token } from './networks.ts';
 import type { ChainStore } from './store.ts';
-import { Sweeper } from './sweeper.ts';
+import { feeOf } from './treasury.ts';
+import { Sweeper, type RelayCost } from './sweeper.ts';
 
 /** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
 export const EIP3009_ABI = parseAbi([
@@ -68,6 +70,46 @@ export const RELAY_GAS_CEILING = 300_000n;
 
 /** Time left before validBefore that a relay still takes: time to be mined (a block or two, and a re-price). */
 export const RELAY_MARGIN_SECONDS = 30n;
+
+/**
+ * The most one relay may cost the gas wallet where the network sets no `relayMaxGasWei`: 10^13
+ * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas, so it holds up to a max fee of ~0.11
+ * gwei: a rollup's (Base, Optimism, Arbitrum: 0.001 to 0.05 gwei) many times over, and never
+ * Ethereum's (a max fee of twice the base fee and a tip, 0.5 gwei and more), where the customer
+ * pays by transfer.
+ */
+export const RELAY_MAX_GAS_WEI = 10_000_000_000_000n;
+/** The most relays may cost for one merchant on one chain in 24 hours where the network sets no `relayDailyGasWei`: 10^16 wei (0.01 ETH), a thousand relays at the cap. */
+export const RELAY_DAILY_GAS_WEI = 10_000_000_000_000_000n;
+/** The window of the daily cap. */
+export const RELAY_DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether the gas wallet may pay for a relay that would cost `cost`, asked before anything is
+ * sent: its estimate (estimateGas × the max fee it would be sent with) within the network's cap
+ * per payment; `spentToday` (the merchant's sponsored gas on this chain in the last 24 hours,
+ * journaled) and the estimate within its daily cap; and the gas wallet holding what the node asks
+ * of it for this transaction (its gas limit × max fee). Each refusal a RelayDeclined (409
+ * `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or `gas.wallet`: pay by transfer.
+ */
+export function assertRelayAffordable(network: Network, cost: RelayCost, spentToday: bigint): bigint {
+  const estimate = cost.estimate * cost.maxFeePerGas;
+  const perPayment = network.relayMaxGasWei ?? RELAY_MAX_GAS_WEI;
+  const daily = network.relayDailyGasWei ?? RELAY_DAILY_GAS_WEI;
+  const declined = (field: string, message: string) =>
+    new RelayDeclined(`${field}: ${message}; nothing was sent, pay with a transfer`, [{ field, message: `${message}; pay with a transfer` }]);
+  if (estimate > perPayment)
+    throw declined('gas.payment_cap', `relaying it would cost about ${estimate} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
+  if (spentToday + estimate > daily)
+    throw declined(
+      'gas.daily_cap',
+      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${estimate} more would pass the ${daily} wei a day`,
+    );
+  const need = cost.limit * cost.maxFeePerGas;
+  if (cost.balance < need)
+    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${need} wei this relay needs`);
+  return estimate;
+}
 
 /** The token's EIP-712 domain, as configured (`"eip3009": { "name", "version" }`), on this network. */
 export function authorizationDomain(network: Network, token: Token) {
@@ -164,6 +206,8 @@ export interface UsedAuthorization {
   paid: boolean;
   /** Who sent that transaction: the gas wallet, or someone who brought the same signature on chain first. */
   sender: Address;
+  /** What it cost its sender, in wei of the native coin. */
+  fee: bigint;
 }
 
 /**
@@ -215,7 +259,7 @@ export class Relayer {
     const receipt = await this.rpc.getTransactionReceipt({ hash: log.transactionHash });
     const transfers = parseEventLogs({ abi: EIP3009_ABI, eventName: 'Transfer', logs: receipt.logs.filter((l) => isAddressEqual(l.address, token)) });
     const paid = transfers.some((t) => isAddressEqual(t.args.from, a.from) && isAddressEqual(t.args.to, a.to) && t.args.value === a.value);
-    return { txHash: log.transactionHash, paid, sender: receipt.from };
+    return { txHash: log.transactionHash, paid, sender: receipt.from, fee: feeOf(receipt) };
   }
 
   /**
@@ -223,7 +267,11 @@ export class Relayer {
    * lease, nonce and re-pricing), unless it is used meanwhile; `busy` when a sweep holds the
    * gas wallet for 15 s.
    */
-  send(token: Address, a: TransferAuthorization) {
-    return this.sender.relay(token, relayCallData(a), () => this.used(token, a.from, a.nonce), RELAY_GAS_CEILING);
+  send(
+    token: Address,
+    a: TransferAuthorization,
+    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
+  ) {
+    return this.sender.relay(token, relayCallData(a), () => this.used(token, a.from, a.nonce), RELAY_GAS_CEILING, 15_000, hooks);
   }
 }

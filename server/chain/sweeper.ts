@@ -96,6 +96,14 @@ export function sweepGasLimit(estimate: bigint, count: number): bigint {
   return limit < ceiling ? limit : ceiling;
 }
 
+/** What a relay would cost, asked before it is sent: the node's gas estimate, the gas limit and max fee it would be sent with, and the gas wallet's balance (wei). */
+export interface RelayCost {
+  estimate: bigint;
+  limit: bigint;
+  maxFeePerGas: bigint;
+  balance: bigint;
+}
+
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
 type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
@@ -401,6 +409,8 @@ export class Sweeper {
   /**
    * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
    * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
+   * `afford` is shown what it would cost before anything is sent (it throws to send nothing), and `mined`
+   * is told the receipt while the lease is still held (so the next relay's `afford` sees it).
    */
   async relay(
     to: Address,
@@ -408,6 +418,7 @@ export class Sweeper {
     done: () => Promise<boolean>,
     gasCeiling: bigint,
     waitMs = 15_000,
+    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
   ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
     const { network, gas } = this.o;
     const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
@@ -421,8 +432,14 @@ export class Sweeper {
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
           if (await done()) return { done: true };
           const fees = await this.fees();
-          const padded = ((await this.rpc.estimateGas({ account: gas, to, data })) * 6n) / 5n;
-          return { receipt: (await this.send(to, data, fees, padded < gasCeiling ? padded : gasCeiling, lease)).receipt };
+          const estimate = await this.rpc.estimateGas({ account: gas, to, data });
+          const padded = (estimate * 6n) / 5n;
+          const limit = padded < gasCeiling ? padded : gasCeiling;
+          const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
+          await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: gas.address }) });
+          const { receipt } = await this.send(to, data, fees, limit, lease);
+          await hooks.mined?.(receipt);
+          return { receipt };
         },
       );
       if (run.held) return run.value;
