@@ -95,14 +95,6 @@ export interface Network {
   dev?: boolean;
   /** The most a sweep pays per gas, in wei (EIP-1559's max fee, or the gas price): above it, sweeps wait. */
   maxFeePerGas?: bigint;
-  /**
-   * Paying with one signature (issue 50): the most one relay may cost the gas wallet, in wei of
-   * the native coin, as estimated before it is sent (estimateGas × the max fee it would be sent
-   * with); above it the relay is refused and the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
-   */
-  relayMaxGasWei?: bigint;
-  /** The most relays may cost for one merchant (and mode) on this chain in 24 hours, in wei, journaled: RELAY_DAILY_GAS_WEI by default. */
-  relayDailyGasWei?: bigint;
   /** Blocks per eth_getLogs call to start with (halved when the provider refuses): 2,000 by default. */
   logRange?: number;
   /** How many recent block hashes are kept to notice a reorganisation: 64 by default, never fewer than `confirmations`. */

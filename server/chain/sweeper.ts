@@ -96,16 +96,8 @@ export function sweepGasLimit(estimate: bigint, count: number): bigint {
   return limit < ceiling ? limit : ceiling;
 }
 
-/** What a relay would cost, asked before it is sent: the node's gas estimate, the gas limit and max fee it would be sent with, and the gas wallet's balance (wei). */
-export interface RelayCost {
-  estimate: bigint;
-  limit: bigint;
-  maxFeePerGas: bigint;
-  balance: bigint;
-}
-
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
 export class Sweeper {
   private readonly rpc: PublicClient;
@@ -354,9 +346,10 @@ export class Sweeper {
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
-   * only while the lease is still held: LeaseLost otherwise, and the claims run out.
+   * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
+   * (server/chain/relay.ts) is sent this way too, under the same lease.
    */
-  private async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
@@ -406,50 +399,8 @@ export class Sweeper {
     }
   }
 
-  /**
-   * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
-   * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
-   * `afford` is shown what it would cost before anything is sent (it throws to send nothing), and `mined`
-   * is told the receipt while the lease is still held (so the next relay's `afford` sees it).
-   */
-  async relay(
-    to: Address,
-    data: Hex,
-    done: () => Promise<boolean>,
-    gasCeiling: bigint,
-    waitMs = 15_000,
-    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
-  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
-    const { network, gas } = this.o;
-    const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
-    for (;;) {
-      const run = await withLease(
-        {
-          take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs),
-          release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder),
-          ms: leaseMs,
-        },
-        async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
-          if (await done()) return { done: true };
-          const fees = await this.fees();
-          const estimate = await this.rpc.estimateGas({ account: gas, to, data });
-          const padded = (estimate * 6n) / 5n;
-          const limit = padded < gasCeiling ? padded : gasCeiling;
-          const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
-          await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: gas.address }) });
-          const { receipt } = await this.send(to, data, fees, limit, lease);
-          await hooks.mined?.(receipt);
-          return { receipt };
-        },
-      );
-      if (run.held) return run.value;
-      if (Date.now() > until) return { busy: true }; // a sweep (or another instance's relay) holds the lease
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
   /** What the chain asks now, capped at the network's `maxFeePerGas`; throws when even the base fee is above the cap. */
-  private async fees(): Promise<Fees> {
+  async fees(): Promise<Fees> {
     const cap = this.o.network.maxFeePerGas;
     const block = await this.rpc.getBlock({ blockTag: 'latest' });
     if (block.baseFeePerGas == null) {
