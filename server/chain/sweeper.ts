@@ -97,7 +97,7 @@ export function sweepGasLimit(estimate: bigint, count: number): bigint {
 }
 
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
 export class Sweeper {
   private readonly rpc: PublicClient;
@@ -346,9 +346,10 @@ export class Sweeper {
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
-   * only while the lease is still held: LeaseLost otherwise, and the claims run out.
+   * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
+   * (server/chain/relay.ts) is sent this way too, under the same lease.
    */
-  private async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
@@ -398,41 +399,8 @@ export class Sweeper {
     }
   }
 
-  /**
-   * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
-   * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
-   */
-  async relay(
-    to: Address,
-    data: Hex,
-    done: () => Promise<boolean>,
-    gasCeiling: bigint,
-    waitMs = 15_000,
-  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
-    const { network, gas } = this.o;
-    const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
-    for (;;) {
-      const run = await withLease(
-        {
-          take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs),
-          release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder),
-          ms: leaseMs,
-        },
-        async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
-          if (await done()) return { done: true };
-          const fees = await this.fees();
-          const padded = ((await this.rpc.estimateGas({ account: gas, to, data })) * 6n) / 5n;
-          return { receipt: (await this.send(to, data, fees, padded < gasCeiling ? padded : gasCeiling, lease)).receipt };
-        },
-      );
-      if (run.held) return run.value;
-      if (Date.now() > until) return { busy: true }; // a sweep (or another instance's relay) holds the lease
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
   /** What the chain asks now, capped at the network's `maxFeePerGas`; throws when even the base fee is above the cap. */
-  private async fees(): Promise<Fees> {
+  async fees(): Promise<Fees> {
     const cap = this.o.network.maxFeePerGas;
     const block = await this.rpc.getBlock({ blockTag: 'latest' });
     if (block.baseFeePerGas == null) {
