@@ -11,7 +11,6 @@
 // event names its payment and opens its body. The other screens in French and Arabic pass axe.
 // axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or dark. Needs
 // `npm run build`.
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
@@ -19,9 +18,9 @@ import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 import { expect, expect as baseExpect, fullEncoderSymbol, modal, symbolFromPath, test } from './support/fixtures.ts';
+import { axeViolations } from './support/axe.ts';
 import { checkAnswers } from './support/conformance.ts';
 
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const ADMIN = 'op_dashboard_e2e_token_0123456789abcdef0123456789ab';
 const SHOTS = process.env.DASHBOARD_SHOTS;
 // A 1×1 PNG: a logo the service keeps.
@@ -40,7 +39,7 @@ test.afterAll(async () => api?.close());
 async function axe(page: Page, screen: string, schemes: ReadonlyArray<'light' | 'dark'> = ['light', 'dark']) {
   for (const scheme of schemes) {
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
-    const { violations } = await new AxeBuilder({ page }).withTags(RULES).analyze();
+    const violations = await axeViolations(page);
     expect(violations.flatMap((v) => v.nodes.map((n) => `${screen} (${scheme}): ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`))).toEqual([]);
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/${screen}-phone-${scheme}.png`, fullPage: true });
   }
