@@ -62,7 +62,28 @@ export interface SweeperOptions {
   /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
   timeoutMs?: number;
   leaseMs?: number;
+  /** How often final sweeps still above the chain's finalized block are looked at again (a reorganisation deeper than the confirmations); 60 s. */
+  recheckMs?: number;
+  /** Told at once of final sweeps found taken away (before this tick's sweep, which may wait long to be mined). */
+  onVanished?: (vanished: Vanished[]) => Promise<void>;
   now?: () => number;
+}
+
+/**
+ * How far back final sweeps are looked at again on a chain that answers no `finalized` block:
+ * 10,000 blocks, as counted transfers are (treasury-reconcile.ts's UNFINALIZED_WINDOW).
+ */
+export const SWEEP_RECHECK_WINDOW = 10_000n;
+
+/** A final sweep a reorganisation deeper than the confirmations took away: its deposits that still hold the money are swept again. */
+export interface Vanished {
+  hash: Hex;
+  /** Block it was recorded in. */
+  block: bigint;
+  /** The deposits swept again (they still held what the sweep had moved). */
+  reopened: Array<{ address: string; token: string; amount: bigint }>;
+  /** The deposits that hold less than the sweep had moved (their own transfer left the chain too, or another sweep moved it to the same payout): not swept again. */
+  left: Array<{ address: string; token: string; amount: bigint; holds: bigint }>;
 }
 
 export interface SweepResult {
@@ -78,6 +99,8 @@ export interface SweepResult {
   final?: number;
   /** Earlier sweeps that left the chain (a reorganisation) or failed when mined again: their deposits are swept again. */
   undone?: Hex[];
+  /** Final sweeps a reorganisation deeper than the confirmations took away, found at this tick's look again. */
+  vanished?: Vanished[];
 }
 
 /**
@@ -110,6 +133,11 @@ export class Sweeper {
    */
   private readonly unmatchedMinimums: Map<string, bigint>;
 
+  /** When final sweeps are next looked at again (recheckMs). */
+  private nextRecheck = 0;
+  /** Vanished final sweeps already reported with nothing to sweep again (their deposits empty). */
+  private readonly leftTold = new Set<string>();
+
   constructor(private readonly o: SweeperOptions) {
     this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
     this.transport = networkTransport(o.network);
@@ -139,10 +167,18 @@ export class Sweeper {
       async (lease) => {
         // Sweeps under way are looked at before and after this one: with one confirmation, a
         // sweep is final in the tick that sent it.
+        // Final sweeps too, now and then: one a deeper reorganisation took away is swept again in this tick.
+        const vanished = await this.recheck(now);
+        if (vanished.length) await this.o.onVanished?.(vanished);
         const before = await this.settle();
         const result = await this.sweepOnce(now, lease);
         const after = await this.settle();
-        return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
+        return {
+          ...result,
+          final: before.final + after.final,
+          undone: [...before.undone, ...after.undone],
+          ...(vanished.length ? { vanished } : {}),
+        };
       },
     );
     return run.held ? run.value : { swept: 0, stuck: [], skipped: true };
@@ -310,6 +346,73 @@ export class Sweeper {
       }
     }
     return out;
+  }
+
+  /**
+   * Looks again, every `recheckMs`, at each final sweep above the chain's finalized block (on a
+   * chain that answers none, the last SWEEP_RECHECK_WINDOW blocks): one receipt each. Mined where
+   * it was recorded, nothing to do; mined again elsewhere, its new block is kept; gone (its block
+   * off the chain, the transaction neither mined nor waiting in the pool) or reverted when mined
+   * again, each deposit it moved that still holds at least what it had moved (its balance of the
+   * token at the head) is unswept, final no more, and swept again in this tick. Its deposit
+   * entries stay journaled once: the merchant's balance is unchanged, and the treasury is short of
+   * it until the new sweep lands (a `treasury_short` hold, lifted by itself once the new sweep is
+   * final and the treasury holds what the journal owes). A deposit that holds less is left: its own
+   * transfer left the chain too (the treasury reconciliation reverses it), or another sweep moved
+   * it to the same payout address. Each write is once (unsweep takes final rows only), under the
+   * chain's sweeper lease.
+   */
+  private async recheck(now: () => number): Promise<Vanished[]> {
+    const { network, store } = this.o;
+    if (now() < this.nextRecheck) return [];
+    this.nextRecheck = now() + (this.o.recheckMs ?? 60_000);
+    const head = await this.rpc.getBlockNumber();
+    let floor: bigint;
+    try {
+      floor = (await this.rpc.getBlock({ blockTag: 'finalized' })).number ?? 0n;
+    } catch {
+      floor = head > SWEEP_RECHECK_WINDOW ? head - SWEEP_RECHECK_WINDOW : 0n;
+    }
+    const found: Vanished[] = [];
+    for (const sweep of await store.sweeps.finalSweeps(network.chainId, floor)) {
+      const hash = sweep.hash as Hex;
+      if (head < sweep.blockNumber) continue; // a node behind the others says nothing
+      let receipt: TransactionReceipt | undefined;
+      try {
+        receipt = await this.rpc.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) continue;
+      }
+      if (receipt?.status === 'success' && receipt.blockHash === sweep.blockHash) continue;
+      let idle = sweep.deposits;
+      if (receipt?.status === 'success') {
+        const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
+        const moved = new Set(
+          parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map(
+            (e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`,
+          ),
+        );
+        idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
+        await store.sweeps.sweepMoved(network.chainId, hash, {
+          number: receipt.blockNumber,
+          hash: receipt.blockHash,
+          timeMs: await this.timeOf(receipt.blockHash, now),
+        });
+      } else if (!receipt && !(await this.gone(hash, sweep))) continue;
+      if (idle.length === 0) continue;
+      const holds = await Promise.all(
+        idle.map((d) =>
+          this.rpc.readContract({ address: d.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [d.address as Address], blockNumber: head }),
+        ),
+      );
+      const reopened = idle.filter((d, i) => holds[i]! >= d.amount);
+      const left = idle.flatMap((d, i) => (holds[i]! < d.amount ? [{ ...d, holds: holds[i]! }] : []));
+      if (reopened.length && !(await store.sweeps.unsweep(network.chainId, hash, reopened, true))) continue; // another look undid it already
+      if (!reopened.length && this.leftTold.has(hash)) continue; // said once: it stays final, and nothing is swept again
+      this.leftTold.add(hash);
+      found.push({ hash, block: sweep.blockNumber, reopened, left });
+    }
+    return found;
   }
 
   /** A block's time (epoch ms), for a payment's timeline; the service's clock when the node does not answer (the sweep is recorded all the same). */
