@@ -8,7 +8,10 @@
 // the network's cap, replaced with higher fees when it is not mined in time, and counted only
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
-// undone so that its deposits are swept again (and, on balance settlement, not journaled).
+// undone so that its deposits are swept again (and, on balance settlement, not journaled). A
+// final sweep is looked at again while its block is above the chain's finalized block: one a
+// reorganisation deeper than the confirmations took away is undone where its deposit still holds
+// the money, and swept again (journaled already, it is not journaled twice).
 import {
   BaseError,
   erc20Abi,
