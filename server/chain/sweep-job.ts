@@ -4,7 +4,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createPublicClient, type PublicClient } from 'viem';
 import { gasStanding } from './deploy.ts';
 import { networkTransport } from './networks.ts';
-import { Sweeper, type Vanished } from './sweeper.ts';
+import { Sweeper } from './sweeper.ts';
+import type { Vanished } from './sweep-recheck.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 

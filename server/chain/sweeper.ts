@@ -8,14 +8,11 @@
 // the network's cap, replaced with higher fees when it is not mined in time, and counted only
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
-// undone so that its deposits are swept again (and, on balance settlement, not journaled). A
-// final sweep is looked at again while its block is above the chain's finalized block: one a
-// reorganisation deeper than the confirmations took away is undone where its deposit still holds
-// the money, and swept again (journaled already, it is not journaled twice).
+// undone so that its deposits are swept again (and, on balance settlement, not journaled). Final
+// sweeps are looked at again until the chain finalizes them (sweep-recheck.ts).
 import {
   BaseError,
   erc20Abi,
-  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   createPublicClient,
   createWalletClient,
@@ -32,6 +29,7 @@ import {
 } from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
+import { gone, recheckFinalSweeps, timeOf, type Vanished } from './sweep-recheck.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
@@ -70,23 +68,6 @@ export interface SweeperOptions {
   /** Told at once of final sweeps found taken away (before this tick's sweep, which may wait long to be mined). */
   onVanished?: (vanished: Vanished[]) => Promise<void>;
   now?: () => number;
-}
-
-/**
- * How far back final sweeps are looked at again on a chain that answers no `finalized` block:
- * 10,000 blocks, as counted transfers are (treasury-reconcile.ts's UNFINALIZED_WINDOW).
- */
-export const SWEEP_RECHECK_WINDOW = 10_000n;
-
-/** A final sweep a reorganisation deeper than the confirmations took away: its deposits that still hold the money are swept again. */
-export interface Vanished {
-  hash: Hex;
-  /** Block it was recorded in. */
-  block: bigint;
-  /** The deposits swept again (they still held what the sweep had moved). */
-  reopened: Array<{ address: string; token: string; amount: bigint }>;
-  /** The deposits that hold less than the sweep had moved (their own transfer left the chain too, or another sweep moved it to the same payout): not swept again. */
-  left: Array<{ address: string; token: string; amount: bigint; holds: bigint }>;
 }
 
 export interface SweepResult {
@@ -136,9 +117,8 @@ export class Sweeper {
    */
   private readonly unmatchedMinimums: Map<string, bigint>;
 
-  /** When final sweeps are next looked at again (recheckMs). */
+  /** When final sweeps are next looked at again (recheckMs), and the vanished ones told with nothing to sweep again. */
   private nextRecheck = 0;
-  /** Vanished final sweeps already reported with nothing to sweep again (their deposits empty). */
   private readonly leftTold = new Set<string>();
 
   constructor(private readonly o: SweeperOptions) {
@@ -169,19 +149,12 @@ export class Sweeper {
       },
       async (lease) => {
         // Sweeps under way are looked at before and after this one: with one confirmation, a
-        // sweep is final in the tick that sent it.
-        // Final sweeps too, now and then: one a deeper reorganisation took away is swept again in this tick.
+        // sweep is final in the tick that sent it. Final ones now and then (one gone is swept again now).
         const vanished = await this.recheck(now);
         if (vanished.length) await this.o.onVanished?.(vanished);
-        const before = await this.settle();
-        const result = await this.sweepOnce(now, lease);
-        const after = await this.settle();
-        return {
-          ...result,
-          final: before.final + after.final,
-          undone: [...before.undone, ...after.undone],
-          ...(vanished.length ? { vanished } : {}),
-        };
+        const [before, result, after] = [await this.settle(), await this.sweepOnce(now, lease), await this.settle()];
+        const undone = [...before.undone, ...after.undone];
+        return { ...result, final: before.final + after.final, undone, ...(vanished.length ? { vanished } : {}) };
       },
     );
     return run.held ? run.value : { swept: 0, stuck: [], skipped: true };
@@ -241,7 +214,7 @@ export class Sweeper {
         number: receipt.blockNumber,
         hash: receipt.blockHash,
         firstLog: receipt.logs[0]?.logIndex ?? 0,
-        timeMs: await this.timeOf(receipt.blockHash, now),
+        timeMs: await timeOf(this.rpc, receipt.blockHash, now),
       });
     await this.feesTaken(
       done,
@@ -322,7 +295,7 @@ export class Sweeper {
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) continue;
       }
-      if (receipt ? receipt.status !== 'success' : await this.gone(hash, sweep)) {
+      if (receipt ? receipt.status !== 'success' : await gone(this.rpc, hash, sweep)) {
         await store.sweeps.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
@@ -340,7 +313,7 @@ export class Sweeper {
         await store.sweeps.sweepMoved(network.chainId, hash, {
           number: receipt.blockNumber,
           hash: receipt.blockHash,
-          timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now),
+          timeMs: await timeOf(this.rpc, receipt.blockHash, this.o.now ?? Date.now),
         });
       }
       if (receipt.blockNumber <= upTo) {
@@ -351,93 +324,11 @@ export class Sweeper {
     return out;
   }
 
-  /**
-   * Looks again, every `recheckMs`, at each final sweep above the chain's finalized block (on a
-   * chain that answers none, the last SWEEP_RECHECK_WINDOW blocks): one receipt each. Mined where
-   * it was recorded, nothing to do; mined again elsewhere, its new block is kept; gone (its block
-   * off the chain, the transaction neither mined nor waiting in the pool) or reverted when mined
-   * again, each deposit it moved that still holds at least what it had moved (its balance of the
-   * token at the head) is unswept, final no more, and swept again in this tick. Its deposit
-   * entries stay journaled once: the merchant's balance is unchanged, and the treasury is short of
-   * it until the new sweep lands (a `treasury_short` hold, lifted by itself once the new sweep is
-   * final and the treasury holds what the journal owes). A deposit that holds less is left: its own
-   * transfer left the chain too (the treasury reconciliation reverses it), or another sweep moved
-   * it to the same payout address. Each write is once (unsweep takes final rows only), under the
-   * chain's sweeper lease.
-   */
+  /** Final sweeps taken away, every `recheckMs` (sweep-recheck.ts). */
   private async recheck(now: () => number): Promise<Vanished[]> {
-    const { network, store } = this.o;
     if (now() < this.nextRecheck) return [];
     this.nextRecheck = now() + (this.o.recheckMs ?? 60_000);
-    const head = await this.rpc.getBlockNumber();
-    let floor: bigint;
-    try {
-      floor = (await this.rpc.getBlock({ blockTag: 'finalized' })).number ?? 0n;
-    } catch {
-      floor = head > SWEEP_RECHECK_WINDOW ? head - SWEEP_RECHECK_WINDOW : 0n;
-    }
-    const found: Vanished[] = [];
-    for (const sweep of await store.sweeps.finalSweeps(network.chainId, floor)) {
-      const hash = sweep.hash as Hex;
-      if (head < sweep.blockNumber) continue; // a node behind the others says nothing
-      let receipt: TransactionReceipt | undefined;
-      try {
-        receipt = await this.rpc.getTransactionReceipt({ hash });
-      } catch (error) {
-        if (!(error instanceof TransactionReceiptNotFoundError)) continue;
-      }
-      if (receipt?.status === 'success' && receipt.blockHash === sweep.blockHash) continue;
-      let idle = sweep.deposits;
-      if (receipt?.status === 'success') {
-        const ours = receipt.logs.filter((log) => log.address.toLowerCase() === network.factory.toLowerCase());
-        const moved = new Set(
-          parseEventLogs({ abi: DepositFactory.abi, eventName: 'Swept', logs: ours }).map(
-            (e) => `${e.args.deposit.toLowerCase()}/${e.args.token.toLowerCase()}`,
-          ),
-        );
-        idle = sweep.deposits.filter((d) => !moved.has(`${d.address}/${d.token.toLowerCase()}`));
-        await store.sweeps.sweepMoved(network.chainId, hash, {
-          number: receipt.blockNumber,
-          hash: receipt.blockHash,
-          timeMs: await this.timeOf(receipt.blockHash, now),
-        });
-      } else if (!receipt && !(await this.gone(hash, sweep))) continue;
-      if (idle.length === 0) continue;
-      const holds = await Promise.all(
-        idle.map((d) =>
-          this.rpc.readContract({ address: d.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [d.address as Address], blockNumber: head }),
-        ),
-      );
-      const reopened = idle.filter((d, i) => holds[i]! >= d.amount);
-      const left = idle.flatMap((d, i) => (holds[i]! < d.amount ? [{ ...d, holds: holds[i]! }] : []));
-      if (reopened.length && !(await store.sweeps.unsweep(network.chainId, hash, reopened, true))) continue; // another look undid it already
-      if (!reopened.length && this.leftTold.has(hash)) continue; // said once: it stays final, and nothing is swept again
-      this.leftTold.add(hash);
-      found.push({ hash, block: sweep.blockNumber, reopened, left });
-    }
-    return found;
-  }
-
-  /** A block's time (epoch ms), for a payment's timeline; the service's clock when the node does not answer (the sweep is recorded all the same). */
-  private async timeOf(blockHash: Hex, now: () => number): Promise<number> {
-    const block = await this.rpc.getBlock({ blockHash }).catch(() => undefined);
-    return block ? Number(block.timestamp) * 1000 : now();
-  }
-
-  /**
-   * Whether a sweep with no receipt is gone: its recorded block is no longer on the chain and
-   * it is neither mined nor waiting in the pool. A node that answers nothing (or an error) says
-   * nothing about it.
-   */
-  private async gone(hash: Hex, sweep: { blockNumber: bigint; blockHash: string }): Promise<boolean> {
-    const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
-    if (!block || block.hash === sweep.blockHash) return false;
-    try {
-      await this.rpc.getTransaction({ hash }); // known: mined, or back in the pool and may be mined again
-      return false;
-    } catch (error) {
-      return error instanceof TransactionNotFoundError;
-    }
+    return recheckFinalSweeps(this.rpc, this.o.network, this.o.store.sweeps, now, this.leftTold);
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
