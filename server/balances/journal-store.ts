@@ -230,6 +230,7 @@ export class JournalStore {
     const pending = await this.db.query(
       `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND NOT t.sweep_final AND t.state IN ('credited', 'late', 'unexpected', 'dust')
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('t')})
         GROUP BY t.chain_id, lower(t.token)`,
       [account.merchant.id, account.mode],
     );

@@ -8,11 +8,11 @@
 // the network's cap, replaced with higher fees when it is not mined in time, and counted only
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
-// undone so that its deposits are swept again (and, on balance settlement, not journaled).
+// undone so that its deposits are swept again (and, on balance settlement, not journaled). Final
+// sweeps are looked at again until the chain finalizes them (sweep-recheck.ts).
 import {
   BaseError,
   erc20Abi,
-  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   createPublicClient,
   createWalletClient,
@@ -29,6 +29,7 @@ import {
 } from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
+import { gone, recheckFinalSweeps, timeOf, type Vanished } from './sweep-recheck.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
@@ -62,6 +63,10 @@ export interface SweeperOptions {
   /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
   timeoutMs?: number;
   leaseMs?: number;
+  /** How often final sweeps still above the chain's finalized block are looked at again (a reorganisation deeper than the confirmations); 60 s. */
+  recheckMs?: number;
+  /** Told at once of final sweeps found taken away (before this tick's sweep, which may wait long to be mined). */
+  onVanished?: (vanished: Vanished[]) => Promise<void>;
   now?: () => number;
 }
 
@@ -78,6 +83,8 @@ export interface SweepResult {
   final?: number;
   /** Earlier sweeps that left the chain (a reorganisation) or failed when mined again: their deposits are swept again. */
   undone?: Hex[];
+  /** Final sweeps a reorganisation deeper than the confirmations took away, found at this tick's look again. */
+  vanished?: Vanished[];
 }
 
 /**
@@ -110,6 +117,10 @@ export class Sweeper {
    */
   private readonly unmatchedMinimums: Map<string, bigint>;
 
+  /** When final sweeps are next looked at again (recheckMs), and the vanished ones told with nothing to sweep again. */
+  private nextRecheck = 0;
+  private readonly leftTold = new Set<string>();
+
   constructor(private readonly o: SweeperOptions) {
     this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
     this.transport = networkTransport(o.network);
@@ -138,11 +149,12 @@ export class Sweeper {
       },
       async (lease) => {
         // Sweeps under way are looked at before and after this one: with one confirmation, a
-        // sweep is final in the tick that sent it.
-        const before = await this.settle();
-        const result = await this.sweepOnce(now, lease);
-        const after = await this.settle();
-        return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
+        // sweep is final in the tick that sent it. Final ones now and then (one gone is swept again now).
+        const vanished = await this.recheck(now);
+        if (vanished.length) await this.o.onVanished?.(vanished);
+        const [before, result, after] = [await this.settle(), await this.sweepOnce(now, lease), await this.settle()];
+        const undone = [...before.undone, ...after.undone];
+        return { ...result, final: before.final + after.final, undone, ...(vanished.length ? { vanished } : {}) };
       },
     );
     return run.held ? run.value : { swept: 0, stuck: [], skipped: true };
@@ -202,7 +214,7 @@ export class Sweeper {
         number: receipt.blockNumber,
         hash: receipt.blockHash,
         firstLog: receipt.logs[0]?.logIndex ?? 0,
-        timeMs: await this.timeOf(receipt.blockHash, now),
+        timeMs: await timeOf(this.rpc, receipt.blockHash, now),
       });
     await this.feesTaken(
       done,
@@ -283,7 +295,7 @@ export class Sweeper {
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) continue;
       }
-      if (receipt ? receipt.status !== 'success' : await this.gone(hash, sweep)) {
+      if (receipt ? receipt.status !== 'success' : await gone(this.rpc, hash, sweep)) {
         await store.sweeps.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
@@ -301,7 +313,7 @@ export class Sweeper {
         await store.sweeps.sweepMoved(network.chainId, hash, {
           number: receipt.blockNumber,
           hash: receipt.blockHash,
-          timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now),
+          timeMs: await timeOf(this.rpc, receipt.blockHash, this.o.now ?? Date.now),
         });
       }
       if (receipt.blockNumber <= upTo) {
@@ -312,26 +324,11 @@ export class Sweeper {
     return out;
   }
 
-  /** A block's time (epoch ms), for a payment's timeline; the service's clock when the node does not answer (the sweep is recorded all the same). */
-  private async timeOf(blockHash: Hex, now: () => number): Promise<number> {
-    const block = await this.rpc.getBlock({ blockHash }).catch(() => undefined);
-    return block ? Number(block.timestamp) * 1000 : now();
-  }
-
-  /**
-   * Whether a sweep with no receipt is gone: its recorded block is no longer on the chain and
-   * it is neither mined nor waiting in the pool. A node that answers nothing (or an error) says
-   * nothing about it.
-   */
-  private async gone(hash: Hex, sweep: { blockNumber: bigint; blockHash: string }): Promise<boolean> {
-    const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
-    if (!block || block.hash === sweep.blockHash) return false;
-    try {
-      await this.rpc.getTransaction({ hash }); // known: mined, or back in the pool and may be mined again
-      return false;
-    } catch (error) {
-      return error instanceof TransactionNotFoundError;
-    }
+  /** Final sweeps taken away, every `recheckMs` (sweep-recheck.ts). */
+  private async recheck(now: () => number): Promise<Vanished[]> {
+    if (now() < this.nextRecheck) return [];
+    this.nextRecheck = now() + (this.o.recheckMs ?? 60_000);
+    return recheckFinalSweeps(this.rpc, this.o.network, this.o.store.sweeps, now, this.leftTold);
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
