@@ -100,11 +100,16 @@ describe.each(KINDS)('a completed send a deep reorganisation took away, on %s', 
     const again = (await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: to.again, amount: '4' })).body.data.id as string;
     await until(
       'the three sends counted',
-      async () => (await withdrawal(lost)).status === 'completed' && (await refund(back)).status === 'confirmed' && (await withdrawal(again)).status === 'completed',
+      async () =>
+        (await withdrawal(lost)).status === 'completed' && (await refund(back)).status === 'confirmed' && (await withdrawal(again)).status === 'completed',
       30_000,
     );
     await stopSender();
-    const hashes = { lost: (await withdrawal(lost)).tx_hash as Hex, back: (await refund(back)).tx_hash as Hex, again: (await withdrawal(again)).tx_hash as Hex };
+    const hashes = {
+      lost: (await withdrawal(lost)).tx_hash as Hex,
+      back: (await refund(back)).tx_hash as Hex,
+      again: (await withdrawal(again)).tx_hash as Hex,
+    };
     expect(await onChain(to.lost)).toBe(usdt('5'));
 
     // Another withdrawal asked for meanwhile; then the chain forgets the three (back before them,
@@ -112,7 +117,12 @@ describe.each(KINDS)('a completed send a deep reorganisation took away, on %s', 
     const taker = (await server('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: to.taker, amount: '3' })).body.data.id as string;
     expect(await rpc('evm_revert', [snapshot])).toBe(true);
     await rpc('anvil_mine', ['0x5']);
-    for (const hash of Object.values(hashes)) expect(await reader().getTransactionReceipt({ hash }).catch(() => undefined)).toBeUndefined();
+    for (const hash of Object.values(hashes))
+      expect(
+        await reader()
+          .getTransactionReceipt({ hash })
+          .catch(() => undefined),
+      ).toBeUndefined();
     expect(await onChain(to.lost)).toBe(0n);
 
     // The sender again: the new withdrawal takes the first one's nonce; the chain goes on.
