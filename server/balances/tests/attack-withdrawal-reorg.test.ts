@@ -13,6 +13,8 @@ import { createPublicClient, erc20Abi, http, parseUnits, type Address, type Hex 
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { treasuryJobs } from '../treasury-job.ts';
+import { undoSent } from '../use-cases.ts';
+import { withdrawalView } from '../views.ts';
 import type { Job, JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -21,7 +23,7 @@ import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, sweptIntoBalance, treasuryStores, until } from '../../testing/chain.ts';
+import { caller, sweptIntoBalance, toldStatuses, treasuryStores, until } from '../../testing/chain.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -49,11 +51,7 @@ describe.each(KINDS)('a completed send a deep reorganisation took away, on %s', 
   const onChain = (who: Address) => reader().readContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
-  const told = async (type: string, id: string) =>
-    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
-      .map((e) => JSON.parse(e.body).data)
-      .filter((d: { id: string }) => d.id === id)
-      .map((d: { status: string }) => d.status);
+  const told = (type: string, id: string) => toldStatuses(api, type, id);
   const kindsOf = async (id: string) =>
     (await api.db.query<{ kind: string; ref: string }>(`SELECT kind, ref FROM journal_entries WHERE ref = $1 OR ref LIKE $1 || '#%' ORDER BY id`, [id])).map(
       (e) => `${e.kind} ${e.ref.replace(id, 'id')}`,
@@ -187,5 +185,16 @@ describe.each(KINDS)('a completed send a deep reorganisation took away, on %s', 
     await until('every send final', async () => (await api.parts.withdrawals.notFinal(31337)).length === 0, 20_000);
     await stopSender();
     expect(await told('WITHDRAWAL_UPDATED', again)).toEqual(['pending', 'completed', 'pending', 'completed']);
+
+    // Two looks deciding one send at once (two instances, or one twice) undo it once: its row is
+    // locked, and must still be completed by the same transaction.
+    const paidBy = (await withdrawal(taker)).tx_hash as string;
+    const twice = await Promise.all(
+      [1, 2].map(() => undoSent(api.parts.balanceTransactions, taker, paidBy, { failure: 'looked at twice' }, Date.now(), withdrawalView)),
+    );
+    expect(twice.filter(Boolean)).toHaveLength(1);
+    expect(await kindsOf(taker)).toEqual(['withdrawal_reserved id', 'withdrawal_sent id', 'withdrawal_unsent id', 'withdrawal_returned id']);
+    expect(await told('WITHDRAWAL_UPDATED', taker)).toEqual(['pending', 'completed', 'failed']);
+    for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
   });
 });
