@@ -32,6 +32,9 @@ export async function counted(treasury: Treasury, receipt: TransactionReceipt): 
   return receipt.blockNumber <= (await countedUpTo(rpc, await rpc.getBlockNumber(), network.confirmations, network.finality));
 }
 
+/** The block a receipt is in, as a send keeps it. */
+export const blockOf = (receipt: TransactionReceipt) => ({ number: receipt.blockNumber, hash: receipt.blockHash as string });
+
 /** Whether a look is due: completed sends not final on the chain, and LOOK_AGAIN_MS since the last look. */
 export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
   return deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS && (await deps.withdrawals.anyNotFinal(chainId));
@@ -67,15 +70,26 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
       floor = head > UNFINALIZED_WINDOW ? head - UNFINALIZED_WINDOW : 0n;
     }
     const upTo = await countedUpTo(rpc, head, network.confirmations, network.finality);
+    const blocks = new Map<bigint, string | null>();
+    const hashAt = async (n: bigint) => {
+      if (!blocks.has(n)) blocks.set(n, (await rpc.getBlock({ blockNumber: n }).catch(() => undefined))?.hash ?? null);
+      return blocks.get(n);
+    };
     for (const send of sends) {
       if (lost()) return;
       const hash = send.txHash as Hex;
+      // Its block still the chain's (one look per block, not per send): still on the chain, as counted.
+      if (send.minedIn && send.minedIn.hash === (await hashAt(send.minedIn.number))) {
+        look.gone.delete(hash);
+        if (send.minedIn.number <= floor) await deps.withdrawals.minedIn(send.id, hash, send.minedIn, true, deps.now());
+        continue;
+      }
       const undo = async (result: { resend: true } | { failure: string }) => {
         look.gone.delete(hash);
         const done = await undoSent(deps.balanceTransactions, send.id, hash, result, deps.now(), withdrawalView);
         if (!done) return;
         log.error(
-          { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedBlock), status: done.state, failure: done.failure },
+          { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedIn?.number), status: done.state, failure: done.failure },
           'deep reorganisation: a completed treasury send left the chain; its counting undone in the journal, the merchant told',
         );
       };
@@ -84,7 +98,10 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         look.gone.delete(hash);
         const moved = receipt.status === 'success' ? treasury.moved(receipt, send.token as Address, send.address as Address) : 0n;
         if (moved >= send.amount) {
-          if (receipt.blockNumber <= floor) await deps.withdrawals.final(send.id, hash, receipt.blockNumber, deps.now());
+          // Re-mined in another block (or counted before its block was kept): that block is looked at from now on.
+          const block = blockOf(receipt);
+          if (block.hash !== send.minedIn?.hash || block.number <= floor)
+            await deps.withdrawals.minedIn(send.id, hash, block, block.number <= floor, deps.now());
           continue;
         }
         // Mined again after a reorganisation, and this time it moved less: failed once counted, its gas paid again.
@@ -97,13 +114,13 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         continue;
       }
       // A node behind the block it was counted in says nothing of it.
-      if (send.minedBlock !== null && head < send.minedBlock + BigInt(network.confirmations) - 1n) continue;
+      if (send.minedIn && head < send.minedIn.number + BigInt(network.confirmations) - 1n) continue;
       const seen = look.gone.get(hash);
       if (seen === undefined || head <= seen) {
         if (seen === undefined) {
           look.gone.set(hash, head);
           log.warn(
-            { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedBlock), head: String(head) },
+            { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedIn?.number), head: String(head) },
             'a completed treasury send is not on the chain: looked at again once the chain has grown before it is undone',
           );
         }

@@ -9,7 +9,7 @@
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from './ledger-rules.ts';
 import { finishSwap, finishWithdrawal } from './use-cases.ts';
-import { counted, lookAgain, lookDue, type LookState } from './sends-final.ts';
+import { blockOf, counted, lookAgain, lookDue, type LookState } from './sends-final.ts';
 import type { RecordedTx, SignedTx, TreasuryTable } from './treasury-store.ts';
 import { swapView, withdrawalView } from './views.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
@@ -149,7 +149,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         const done = await finishWithdrawal(
           deps.balanceTransactions,
           w.id,
-          outcome.state === 'ok' ? { sent: true, block: outcome.receipt.blockNumber } : { failure: outcome.failure },
+          outcome.state === 'ok' ? { sent: true, block: blockOf(outcome.receipt) } : { failure: outcome.failure },
           deps.now(),
           withdrawalView,
         );

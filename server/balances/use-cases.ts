@@ -79,7 +79,7 @@ export interface BalanceWrites {
     insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<StoredWithdrawal>;
     lock(id: string): Promise<StoredWithdrawal | undefined>;
     /** Completed, counted in `block` (looked at again until that block is final). */
-    completed(id: string, block?: bigint): Promise<StoredWithdrawal>;
+    completed(id: string, block?: { number: bigint; hash: string }): Promise<StoredWithdrawal>;
     failed(id: string, failure: string): Promise<StoredWithdrawal>;
     /** Pending again, to be sent again at its recorded transaction (a reorganisation took it off the chain). */
     reopened(id: string): Promise<StoredWithdrawal>;
@@ -220,7 +220,7 @@ export function withdraw(
 export function finishWithdrawal(
   store: BalanceTransactions,
   id: string,
-  result: { sent: true; block?: bigint } | { failure: string },
+  result: { sent: true; block?: { number: bigint; hash: string } } | { failure: string },
   nowMs: number,
   view: (w: StoredWithdrawal) => unknown,
 ): Promise<StoredWithdrawal> {

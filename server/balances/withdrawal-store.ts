@@ -13,6 +13,11 @@ import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 export type { StoredWithdrawal };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
+/** The block a send's transaction was counted in. */
+export interface MinedIn {
+  number: bigint;
+  hash: string;
+}
 
 /**
  * What a row is paid for: a merchant's withdrawal, or another feature's own send the treasury
@@ -206,10 +211,10 @@ export class WithdrawalStore {
   }
 
   /** Completed, counted in `block`: looked at again (final_ms NULL) until that block is final. */
-  async completed(tx: Sql, id: string, nowMs: number, block: bigint | null = null): Promise<StoredWithdrawal> {
+  async completed(tx: Sql, id: string, nowMs: number, block: MinedIn | null = null): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
-      `UPDATE withdrawals SET state = 'completed', updated_ms = $2, mined_block = $3, final_ms = NULL, failure = NULL WHERE id = $1 RETURNING *`,
-      [id, nowMs, block === null ? null : String(block)],
+      `UPDATE withdrawals SET state = 'completed', updated_ms = $2, mined_block = $3, mined_block_hash = $4, final_ms = NULL, failure = NULL WHERE id = $1 RETURNING *`,
+      [id, nowMs, block ? String(block.number) : null, block?.hash ?? null],
     );
     return withdrawalOf(row!);
   }
@@ -222,7 +227,7 @@ export class WithdrawalStore {
    */
   async reopened(tx: Sql, id: string, nowMs: number): Promise<StoredWithdrawal> {
     const [row] = await tx.query(
-      `UPDATE withdrawals SET state = 'pending', mined_block = NULL, final_ms = NULL, failure = NULL, signed_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *`,
+      `UPDATE withdrawals SET state = 'pending', mined_block = NULL, mined_block_hash = NULL, final_ms = NULL, failure = NULL, signed_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *`,
       [id, nowMs],
     );
     return withdrawalOf(row!);
@@ -239,13 +244,16 @@ export class WithdrawalStore {
   // ---- looked at again until final (balances/treasury-job.ts) ---------------------------------------
 
   /** A chain's completed sends whose block is not final yet (withdrawals and refunds' sends), oldest first. */
-  async notFinal(chainId: number): Promise<Array<StoredWithdrawal & { minedBlock: bigint | null }>> {
+  async notFinal(chainId: number): Promise<Array<StoredWithdrawal & { minedIn: MinedIn | null }>> {
     const rows = await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [
       chainId,
     ]);
     return rows.map((r) => ({
       ...withdrawalOf(r),
-      minedBlock: r.mined_block === null || r.mined_block === undefined ? null : BigInt(r.mined_block as string),
+      minedIn:
+        r.mined_block === null || r.mined_block === undefined
+          ? null
+          : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
     }));
   }
 
@@ -257,11 +265,14 @@ export class WithdrawalStore {
     return Boolean(row!.any);
   }
 
-  /** A completed send found final (its block at or below the chain's finalized block), paid by `txHash`: never looked at again. */
-  async final(id: string, txHash: string, block: bigint, nowMs: number): Promise<boolean> {
+  /**
+   * A completed send paid by `txHash` found in `block` (again, or re-mined in another after a
+   * reorganisation); `final` when that block is at or below the chain's finalized block: never looked at again.
+   */
+  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE withdrawals SET final_ms = $4, mined_block = $3 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
-      [id, txHash, String(block), nowMs],
+      `UPDATE withdrawals SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
+      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
     );
     return rows.length > 0;
   }
