@@ -326,10 +326,16 @@ export class JournalStore {
 
   // ---- the treasury's gas --------------------------------------------------------------------
 
-  /** The native coin a mined treasury transaction cost (reverted ones too): the operator's, paid to the network. Once per transaction. */
-  async gasSpent(chainId: number, hash: string, fee: bigint, memo: string, nowMs: number): Promise<boolean> {
+  /**
+   * The native coin a mined treasury transaction cost (reverted ones too): the operator's, paid to
+   * the network. Once per transaction and `round`: a send mined again after a reorganisation took
+   * it off the chain (round n, `chain/hash#n`) pays its gas again; what the chain gave back of
+   * the first is the operator's again, booked as funding (gasFunding).
+   */
+  async gasSpent(chainId: number, hash: string, fee: bigint, memo: string, nowMs: number, round = 0): Promise<boolean> {
     if (fee <= 0n) return false;
-    return this.post(this.db, { kind: 'gas', ref: `${chainId}/${hash.toLowerCase()}`, memo }, move(GAS, EXTERNAL.gas, chainId, NATIVE, fee), nowMs);
+    const ref = `${chainId}/${hash.toLowerCase()}${round > 0 ? `#${round}` : ''}`;
+    return this.post(this.db, { kind: 'gas', ref, memo }, move(GAS, EXTERNAL.gas, chainId, NATIVE, fee), nowMs);
   }
 
   /**

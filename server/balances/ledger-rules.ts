@@ -33,7 +33,8 @@ export type EntryKind =
   | 'swap_completed'
   | 'swap_returned'
   | 'withdrawal_reserved'
-  | 'withdrawal_sent'
+  | 'withdrawal_sent' // a send (a withdrawal, a refund's) counted on chain (ref: its id, `id#n` counted again after n undone)
+  | 'withdrawal_unsent' // that send taken off the chain by a reorganisation deeper than the confirmations: its money back in reserved (ref: the sent entry's)
   | 'withdrawal_returned'
   | 'partner_sent' // what was owed to the payout partner, sent to its deposit address
   | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
@@ -326,6 +327,17 @@ export function withdrawalSent(w: Pick<StoredWithdrawal, 'chainId' | 'token' | '
     { account: FEES, chainId: w.chainId, token: w.token, amount: w.networkFee },
   ];
 }
+
+/**
+ * The ref of a send's `withdrawal_sent` entry once its counting was undone `unsent` times (a
+ * reorganisation took its transaction off the chain, and it was sent again): its id, then `id#n`.
+ * Its `withdrawal_unsent` entry carries the ref of the entry it undoes.
+ */
+export const sentRef = (id: string, unsent: number): string => (unsent > 0 ? `${id}#${unsent}` : id);
+
+/** A counted send undone (a reorganisation took it off the chain): `withdrawalSent` negated, its money back in `reserved`. */
+export const withdrawalUnsent = (w: Pick<StoredWithdrawal, 'chainId' | 'token' | 'amount' | 'networkFee'>, reserved: string): Posting[] =>
+  withdrawalSent(w, reserved).map((p) => ({ ...p, amount: -p.amount }));
 
 /**
  * What the treasury asks of every send it makes: a withdrawal, a refund, a send-back

@@ -9,9 +9,9 @@
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from './ledger-rules.ts';
 import { finishSwap, finishWithdrawal } from './use-cases.ts';
+import { blockOf, counted, lookAgain, lookDue, type LookState } from './sends-final.ts';
 import type { RecordedTx, SignedTx, TreasuryTable } from './treasury-store.ts';
 import { swapView, withdrawalView } from './views.ts';
-import { countedUpTo } from '../chain/networks.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
@@ -58,7 +58,7 @@ export function treasuryJobs(deps: TreasuryDeps): Job[] {
         ];
   const senders = deps.treasuries.map(({ treasury, swaps }) => {
     // The first tick looks at the treasury's native coin (its gas funding) even with nothing to send.
-    const state: SenderState = { fundingSeen: false, told: new Set() };
+    const state: SenderState = { fundingSeen: false, told: new Set(), gone: new Map() };
     return loopJob(
       `treasury chain ${treasury.network.chainId}`,
       () => sendPending(deps, treasury, swaps, state),
@@ -75,7 +75,8 @@ export function treasuryJobs(deps: TreasuryDeps): Job[] {
 /** How long the treasury lease lasts unless renewed (JobDeps.treasuryLeaseMs); it is renewed every third of that while a tick runs. */
 export const TREASURY_LEASE_MS = 120_000;
 
-interface SenderState {
+/** And what completed sends were looked at again until final (sends-final.ts). */
+interface SenderState extends LookState {
   fundingSeen: boolean;
   /** What was logged already about transactions still waiting (a tick runs every second). */
   told: Set<string>;
@@ -104,7 +105,8 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
     state.fundingSeen &&
     (await deps.withdrawals.pendingWithdrawals(chainId)).length === 0 &&
     (await deps.swaps.pendingSwaps(chainId)).length === 0 &&
-    !(await partner.due())
+    !(await partner.due()) &&
+    !(await lookDue(deps, chainId, state))
   )
     return;
   // A held chain sends nothing: what was reserved before the hold waits, unsigned or
@@ -124,7 +126,8 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
     async (lease) => {
       const lost = () => lease.signal.aborted;
       const tick: Tick = { deps, treasury, state, lease };
-      const gas = (receipt: TransactionReceipt, memo: string) => deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now());
+      const gas = (receipt: TransactionReceipt, memo: string, round = 0) =>
+        deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now(), round);
       for (const w of await deps.withdrawals.pendingWithdrawals(chainId)) {
         if (lost()) return;
         const tx = await transactionFor(
@@ -141,11 +144,12 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
           amount: w.amount,
         });
         if (outcome.state === 'pending') continue;
-        if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`);
+        const round = await deps.withdrawals.unsentTimes(deps.db, w.id); // sent again after a reorganisation: its gas paid again
+        if (outcome.receipt) await gas(outcome.receipt, `withdrawal ${w.id}`, round);
         const done = await finishWithdrawal(
           deps.balanceTransactions,
           w.id,
-          outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure },
+          outcome.state === 'ok' ? { sent: true, block: blockOf(outcome.receipt) } : { failure: outcome.failure },
           deps.now(),
           withdrawalView,
         );
@@ -181,6 +185,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
       }
       if (lost()) return;
       await partner.send(tick, gas);
+      if (!lost()) await lookAgain(deps, treasury, state, lost);
       // The native coin against the journal, once nothing of the treasury's is in flight.
       if (!lost() && !(await deps.treasuryTxs.inFlight(chainId))) {
         const block = await treasury.rpc.getBlockNumber();
@@ -349,12 +354,6 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
 }
 
 type Settled = { state: 'ok'; receipt: TransactionReceipt } | { state: 'failed'; failure: string; receipt?: TransactionReceipt } | { state: 'pending' };
-
-/** Whether a receipt's block has the network's confirmations (and is at or below its safe or finalized block, where it names one). */
-async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise<boolean> {
-  const { network, rpc } = treasury;
-  return receipt.blockNumber <= (await countedUpTo(rpc, await rpc.getBlockNumber(), network.confirmations, network.finality));
-}
 
 /**
  * Sends a recorded transaction (again: one a reorganisation took off the chain, or a node

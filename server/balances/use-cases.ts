@@ -13,10 +13,12 @@ import {
   LIMIT_DECIMALS,
   merchantAccount,
   move,
+  sentRef,
   swapOutcome,
   usdCentsOf,
   WITHDRAWAL_WINDOW_MS,
   withdrawalSent,
+  withdrawalUnsent,
   type EntryKind,
   type Posting,
   type StoredSwap,
@@ -76,8 +78,13 @@ export interface BalanceWrites {
     spentSince(owner: Owner, sinceMs: number): Promise<bigint>;
     insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<StoredWithdrawal>;
     lock(id: string): Promise<StoredWithdrawal | undefined>;
-    completed(id: string): Promise<StoredWithdrawal>;
+    /** Completed, counted in `block` (looked at again until that block is final). */
+    completed(id: string, block?: { number: bigint; hash: string }): Promise<StoredWithdrawal>;
     failed(id: string, failure: string): Promise<StoredWithdrawal>;
+    /** Pending again, to be sent again at its recorded transaction (a reorganisation took it off the chain). */
+    reopened(id: string): Promise<StoredWithdrawal>;
+    /** How many times the send's counting was undone (its `withdrawal_unsent` entries). */
+    unsentTimes(id: string): Promise<number>;
     /** Another feature's send moved (a refund's): that feature told, in this transaction. */
     followed(send: StoredWithdrawal): Promise<void>;
   };
@@ -213,7 +220,7 @@ export function withdraw(
 export function finishWithdrawal(
   store: BalanceTransactions,
   id: string,
-  result: { sent: true } | { failure: string },
+  result: { sent: true; block?: { number: bigint; hash: string } } | { failure: string },
   nowMs: number,
   view: (w: StoredWithdrawal) => unknown,
 ): Promise<StoredWithdrawal> {
@@ -224,8 +231,10 @@ export function finishWithdrawal(
     const reserved = merchantAccount(withdrawal.merchantId, withdrawal.mode, 'reserved');
     let done: StoredWithdrawal;
     if ('sent' in result) {
-      await w.post({ kind: 'withdrawal_sent', ref: id, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, withdrawalSent(withdrawal, reserved));
-      done = await w.withdrawals.completed(id);
+      // Counted again after a reorganisation undid it: an entry of its own beside the one undone.
+      const ref = sentRef(id, await w.withdrawals.unsentTimes(id));
+      await w.post({ kind: 'withdrawal_sent', ref, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, withdrawalSent(withdrawal, reserved));
+      done = await w.withdrawals.completed(id, result.block);
     } else {
       await w.post(
         { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` },
@@ -241,6 +250,55 @@ export function finishWithdrawal(
     }
     if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
     else await w.withdrawals.followed(done);
+    return done;
+  });
+}
+
+/**
+ * A completed send (a withdrawal, or a refund's) whose transaction a reorganisation deeper than
+ * the confirmations took off the chain, paid by `txHash` as its row still says (else nothing
+ * moves: another look decided it first). Its `withdrawal_sent` entry is undone by a balancing
+ * `withdrawal_unsent` (its money back in reserved), then either `resend`: pending again, its
+ * recorded transaction sent again (its nonce is still free); or `failure`: it can never be
+ * mined (its nonce taken by another transaction), the reserved money back in the available
+ * balance (`withdrawal_returned`). In one transaction, told as the send's own: WITHDRAWAL_UPDATED
+ * for a withdrawal, its feature for another's (a refund's REFUND_UPDATED).
+ */
+export function undoSent(
+  store: BalanceTransactions,
+  id: string,
+  txHash: string,
+  result: { resend: true } | { failure: string },
+  nowMs: number,
+  view: (w: StoredWithdrawal) => unknown,
+): Promise<StoredWithdrawal | undefined> {
+  return store.inTransaction(nowMs, async (w) => {
+    const sent = await w.withdrawals.lock(id);
+    if (sent?.state !== 'completed' || sent.txHash !== txHash) return undefined;
+    const owner = ownerOf(sent.merchantId, sent.mode);
+    const reserved = merchantAccount(sent.merchantId, sent.mode, 'reserved');
+    const why = 'resend' in result ? 'its transaction is sent again' : result.failure;
+    await w.post(
+      {
+        kind: 'withdrawal_unsent',
+        ref: sentRef(id, await w.withdrawals.unsentTimes(id)),
+        owner,
+        memo: `${txHash} to ${sent.address} left the chain in a reorganisation deeper than the confirmations: ${why}`,
+      },
+      withdrawalUnsent(sent, reserved),
+    );
+    let done: StoredWithdrawal;
+    if ('resend' in result) done = await w.withdrawals.reopened(id);
+    else {
+      await w.post(
+        { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` },
+        move(reserved, merchantAccount(sent.merchantId, sent.mode, 'available'), sent.chainId, sent.token, sent.amount + sent.networkFee),
+      );
+      done = await w.withdrawals.failed(id, result.failure);
+    }
+    if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
+    else await w.withdrawals.followed(done);
+    await w.treasuryDue(done.chainId);
     return done;
   });
 }

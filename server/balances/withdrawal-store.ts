@@ -13,6 +13,11 @@ import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 export type { StoredWithdrawal };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
+/** The block a send's transaction was counted in. */
+export interface MinedIn {
+  number: bigint;
+  hash: string;
+}
 
 /**
  * What a row is paid for: a merchant's withdrawal, or another feature's own send the treasury
@@ -205,9 +210,71 @@ export class WithdrawalStore {
     return row && withdrawalOf(row);
   }
 
-  async completed(tx: Sql, id: string, nowMs: number): Promise<StoredWithdrawal> {
-    const [row] = await tx.query(`UPDATE withdrawals SET state = 'completed', updated_ms = $2 WHERE id = $1 RETURNING *`, [id, nowMs]);
+  /** Completed, counted in `block`: looked at again (final_ms NULL) until that block is final. */
+  async completed(tx: Sql, id: string, nowMs: number, block: MinedIn | null = null): Promise<StoredWithdrawal> {
+    const [row] = await tx.query(
+      `UPDATE withdrawals SET state = 'completed', updated_ms = $2, mined_block = $3, mined_block_hash = $4, final_ms = NULL, failure = NULL WHERE id = $1 RETURNING *`,
+      [id, nowMs, block ? String(block.number) : null, block?.hash ?? null],
+    );
     return withdrawalOf(row!);
+  }
+
+  /**
+   * A completed send a reorganisation took off the chain, its transaction still valid (its nonce
+   * unused): pending again, to be sent again at its recorded transaction (the treasury job sends
+   * a pending row's recorded transaction each tick). Its signing time is now, so that it is sent
+   * as recorded before it is re-priced.
+   */
+  async reopened(tx: Sql, id: string, nowMs: number): Promise<StoredWithdrawal> {
+    const [row] = await tx.query(
+      `UPDATE withdrawals SET state = 'pending', mined_block = NULL, mined_block_hash = NULL, final_ms = NULL, failure = NULL, signed_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *`,
+      [id, nowMs],
+    );
+    return withdrawalOf(row!);
+  }
+
+  /** How many times a send's counting was undone by a reorganisation (its `withdrawal_unsent` entries): the round of its next `withdrawal_sent`. */
+  async unsentTimes(sql: Sql, id: string): Promise<number> {
+    const [row] = await sql.query(`SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'withdrawal_unsent' AND (ref = $1 OR ref LIKE $1 || '#%')`, [
+      id,
+    ]);
+    return Number(row!.n);
+  }
+
+  // ---- looked at again until final (balances/treasury-job.ts) ---------------------------------------
+
+  /** A chain's completed sends whose block is not final yet (withdrawals and refunds' sends), oldest first. */
+  async notFinal(chainId: number): Promise<Array<StoredWithdrawal & { minedIn: MinedIn | null }>> {
+    const rows = await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [
+      chainId,
+    ]);
+    return rows.map((r) => ({
+      ...withdrawalOf(r),
+      minedIn:
+        r.mined_block === null || r.mined_block === undefined
+          ? null
+          : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
+    }));
+  }
+
+  /** Whether any completed send of the chain is not final yet. */
+  async anyNotFinal(chainId: number): Promise<boolean> {
+    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM withdrawals WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`, [
+      chainId,
+    ]);
+    return Boolean(row!.any);
+  }
+
+  /**
+   * A completed send paid by `txHash` found in `block` (again, or re-mined in another after a
+   * reorganisation); `final` when that block is at or below the chain's finalized block: never looked at again.
+   */
+  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE withdrawals SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
+      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
+    );
+    return rows.length > 0;
   }
 
   /** The send's feature told that it moved, in `tx` (a withdrawal's own: nothing to tell). */

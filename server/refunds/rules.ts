@@ -143,13 +143,18 @@ export interface Sending {
 /**
  * The state a refund moves to as its treasury transaction moves on, or undefined when it stays:
  * ready until a transaction is recorded (sent), confirmed once counted, failed when it failed
- * (its amount back in the balance, by the treasury's own entry). A refund never goes back.
+ * (its amount back in the balance, by the treasury's own entry). A refund goes back only from
+ * confirmed, when a reorganisation deeper than the confirmations took its transaction off the
+ * chain: sent again (its send pending, its recorded transaction sent again), or failed (it can
+ * never be mined: its amount back in the balance).
  */
 export function nextState(
   refund: Pick<StoredRefund, 'state'>,
   sending: Sending,
 ): { state: RefundState; txHash: string | null; failure: string | null } | undefined {
   if (refund.state === 'waiting_for_address' || refund.state === 'canceled') return undefined;
+  if (refund.state === 'confirmed' && sending.state !== 'completed')
+    return { state: sending.state === 'failed' ? 'failed' : 'sent', txHash: sending.txHash, failure: sending.failure };
   const order: Record<RefundState, number> = { waiting_for_address: 0, ready: 0, sent: 1, confirmed: 2, failed: 2, canceled: 2 };
   const to: RefundState = sending.state === 'completed' ? 'confirmed' : sending.state === 'failed' ? 'failed' : sending.txHash ? 'sent' : 'ready';
   if (order[to] <= order[refund.state]) return undefined;

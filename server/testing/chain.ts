@@ -37,6 +37,13 @@ export const treasuryStores = (api: Service) => {
   return { journal, swaps, withdrawals, partnerTransfers, treasuryTxs, balanceTransactions, treasuryHolds };
 };
 
+/** The statuses a test service told of one withdrawal or refund by its events of `type` (WITHDRAWAL_UPDATED, REFUND_UPDATED), oldest first. */
+export const toldStatuses = async (api: Service, type: string, id: string): Promise<string[]> =>
+  (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
+    .map((e) => JSON.parse(e.body).data)
+    .filter((d: { id: string }) => d.id === id)
+    .map((d: { status: string }) => d.status);
+
 /**
  * `amount` (base units) of `token` sent by `accounts.payer` (the tests': dev account 1) to `to` (a balance-settled payment's
  * deposit address) on a dev chain that mines each transaction at once, seen by one watcher tick

@@ -2,7 +2,8 @@
 // withdrawal limit's verdict and words, and when what is owed to the payout partner is sent.
 import { describe, expect, it } from 'vitest';
 import { Conflict } from '../../domain/errors.ts';
-import { checkWithdrawalLimit, configuredUnits, partnerDue, usdCentsOf } from '../ledger-rules.ts';
+import { checkWithdrawalLimit, configuredUnits, partnerDue, sentRef, usdCentsOf, withdrawalSent, withdrawalUnsent } from '../ledger-rules.ts';
+import { nextState } from '../../refunds/rules.ts';
 import { RATE_ONE } from '../../domain/rates.ts';
 
 const usdc = { symbol: 'USDC', text: '4.000001' };
@@ -67,5 +68,24 @@ describe('when what is owed to the payout partner is sent', () => {
     expect(partnerDue(5n, 1000n, 0, hour, hour - 1)).toBe(false);
     expect(partnerDue(5n, 1000n, 0, hour, hour)).toBe(true);
     expect(partnerDue(5n, 1000n, null, hour, 10 * hour)).toBe(false);
+  });
+});
+
+describe('a counted send a deep reorganisation took off the chain (issue 49)', () => {
+  const send = { chainId: 1, token: '0xt', amount: 5n, networkFee: 1n };
+  it('is undone by the exact negation of its sent entry, each round its own ref', () => {
+    const sent = withdrawalSent(send, 'merchant:m:test:reserved');
+    const unsent = withdrawalUnsent(send, 'merchant:m:test:reserved');
+    expect(unsent).toEqual(sent.map((p) => ({ ...p, amount: -p.amount })));
+    expect(unsent.reduce((sum, p) => sum + p.amount, 0n)).toBe(0n);
+    expect([sentRef('w', 0), sentRef('w', 1), sentRef('w', 2)]).toEqual(['w', 'w#1', 'w#2']);
+  });
+  it('moves a confirmed refund back as its send goes back: sent when sent again, failed when it never can be; nothing else goes back', () => {
+    const sending = (state: 'pending' | 'completed' | 'failed') => ({ state, txHash: '0xh', failure: state === 'failed' ? 'nonce taken' : null });
+    expect(nextState({ state: 'confirmed' }, sending('pending'))).toEqual({ state: 'sent', txHash: '0xh', failure: null });
+    expect(nextState({ state: 'confirmed' }, sending('failed'))).toEqual({ state: 'failed', txHash: '0xh', failure: 'nonce taken' });
+    expect(nextState({ state: 'confirmed' }, sending('completed'))).toBeUndefined();
+    expect(nextState({ state: 'failed' }, sending('pending'))).toBeUndefined();
+    expect(nextState({ state: 'sent' }, sending('completed'))).toMatchObject({ state: 'confirmed' });
   });
 });

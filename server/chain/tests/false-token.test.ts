@@ -19,7 +19,7 @@ import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller, sweptIntoBalance, treasuryStores, until } from '../../testing/chain.ts';
+import { caller, sweptIntoBalance, toldStatuses, treasuryStores, until } from '../../testing/chain.ts';
 
 /** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
 const DEV_ACCOUNTS = { payer: devAccount(1), gas: devAccount(6) };
@@ -45,11 +45,7 @@ describe.each(KINDS)('a token that answers false, on %s', { timeout: 120_000 }, 
   const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
-  const told = async (type: string, id: string) =>
-    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
-      .map((e) => JSON.parse(e.body).data)
-      .filter((d: { id: string }) => d.id === id)
-      .map((d: { status: string }) => d.status);
+  const told = (type: string, id: string) => toldStatuses(api, type, id);
 
   it("fails the withdrawal and the refund it did not move, returns their money and tells the merchant by each one's event", async () => {
     // The false-answering token stands in for the dev chain's DAI (18 decimals).

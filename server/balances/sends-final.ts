@@ -1,0 +1,140 @@
+// Issue 49 finding 2: the treasury's completed sends (withdrawals, refunds' sends) looked at
+// again until final, as the reconciliation looks at counted deposits: a reorganisation deeper
+// than the confirmations may still take one off the chain. One gone is sent again at its
+// recorded transaction where that is still valid, or failed with its money back in the balance;
+// either way undone in the journal and told by the send's own event (use-cases.ts undoSent).
+// Called by the treasury job's tick, under its lease.
+import type { Address, Hex, TransactionReceipt } from 'viem';
+import { undoSent } from './use-cases.ts';
+import { withdrawalView } from './views.ts';
+import { countedUpTo } from '../chain/networks.ts';
+import { UNFINALIZED_WINDOW } from '../chain/treasury-reconcile.ts';
+import { feeOf, Treasury } from '../chain/treasury.ts';
+import type { JobDeps } from '../jobs/job.ts';
+
+type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
+
+/** What one instance's sender keeps between looks, in memory (a restart, or another instance, looks twice again). */
+export interface LookState {
+  /** Completed sends found off the chain, by transaction, with the head then: undone only when found gone again at a later head. */
+  gone: Map<string, bigint>;
+  /** The head at which, and when, completed sends were last looked at (once a block, at most every LOOK_AGAIN_MS). */
+  lookedAt?: bigint;
+  lookedMs?: number;
+}
+
+/** How often completed sends not yet final are looked at again, at most (and once a block): a tick with nothing else to do takes no lease meanwhile. */
+export const LOOK_AGAIN_MS = 2_000;
+
+/** Whether a receipt's block has the network's confirmations (and is at or below its safe or finalized block, where it names one). */
+export async function counted(treasury: Treasury, receipt: TransactionReceipt): Promise<boolean> {
+  const { network, rpc } = treasury;
+  return receipt.blockNumber <= (await countedUpTo(rpc, await rpc.getBlockNumber(), network.confirmations, network.finality));
+}
+
+/** The block a receipt is in, as a send keeps it. */
+export const blockOf = (receipt: TransactionReceipt) => ({ number: receipt.blockNumber, hash: receipt.blockHash as string });
+
+/** Whether a look is due: completed sends not final on the chain, and LOOK_AGAIN_MS since the last look. */
+export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
+  return deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS && (await deps.withdrawals.anyNotFinal(chainId));
+}
+
+/**
+ * Completed sends looked at again, once a block, until final: at or below the chain's finalized
+ * block (or UNFINALIZED_WINDOW blocks deep where the node answers none). Still on the chain (its
+ * receipt successful, the token's Transfer log moving the amount to the destination): final once
+ * deep enough. Gone (no receipt, the node's head past its block by the confirmations) at two
+ * looks, the chain grown in between (a node that answered once without it moves nothing): its
+ * nonce free, it goes back to pending and its recorded transaction is sent again by the sender;
+ * its nonce taken at the counted depth by another transaction, it can never be mined: failed,
+ * its money back in the balance. Mined again and not moving the amount (reverted, or a token
+ * answering false), once counted: failed likewise. `lost`: the treasury lease went elsewhere.
+ */
+export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookState, lost: () => boolean): Promise<void> {
+  const { log } = deps;
+  const { network, rpc } = treasury;
+  const chainId = network.chainId;
+  if (deps.now() - (look.lookedMs ?? 0) < LOOK_AGAIN_MS) return;
+  const sends = await deps.withdrawals.notFinal(chainId);
+  if (sends.length === 0) return;
+  look.lookedMs = deps.now();
+  try {
+    const head = await rpc.getBlockNumber();
+    if (look.lookedAt === head) return;
+    look.lookedAt = head;
+    let floor: bigint;
+    try {
+      floor = (await rpc.getBlock({ blockTag: 'finalized' })).number ?? 0n;
+    } catch {
+      floor = head > UNFINALIZED_WINDOW ? head - UNFINALIZED_WINDOW : 0n;
+    }
+    const upTo = await countedUpTo(rpc, head, network.confirmations, network.finality);
+    const blocks = new Map<bigint, string | null>();
+    const hashAt = async (n: bigint) => {
+      if (!blocks.has(n)) blocks.set(n, (await rpc.getBlock({ blockNumber: n }).catch(() => undefined))?.hash ?? null);
+      return blocks.get(n);
+    };
+    for (const send of sends) {
+      if (lost()) return;
+      const hash = send.txHash as Hex;
+      // Its block still the chain's (one look per block, not per send): still on the chain, as counted.
+      if (send.minedIn && send.minedIn.hash === (await hashAt(send.minedIn.number))) {
+        look.gone.delete(hash);
+        if (send.minedIn.number <= floor) await deps.withdrawals.minedIn(send.id, hash, send.minedIn, true, deps.now());
+        continue;
+      }
+      const undo = async (result: { resend: true } | { failure: string }) => {
+        look.gone.delete(hash);
+        const done = await undoSent(deps.balanceTransactions, send.id, hash, result, deps.now(), withdrawalView);
+        if (!done) return;
+        log.error(
+          { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedIn?.number), status: done.state, failure: done.failure },
+          'deep reorganisation: a completed treasury send left the chain; its counting undone in the journal, the merchant told',
+        );
+      };
+      const receipt = await treasury.receipt(hash);
+      if (receipt) {
+        look.gone.delete(hash);
+        const moved = receipt.status === 'success' ? treasury.moved(receipt, send.token as Address, send.address as Address) : 0n;
+        if (moved >= send.amount) {
+          // Re-mined in another block (or counted before its block was kept): that block is looked at from now on.
+          const block = blockOf(receipt);
+          if (block.hash !== send.minedIn?.hash || block.number <= floor)
+            await deps.withdrawals.minedIn(send.id, hash, block, block.number <= floor, deps.now());
+          continue;
+        }
+        // Mined again after a reorganisation, and this time it moved less: failed once counted, its gas paid again.
+        if (receipt.blockNumber > upTo) continue;
+        await undo({
+          failure: `the transaction ${hash} was mined again in block ${receipt.blockNumber} after a reorganisation, and moved ${moved} of ${send.amount} (${receipt.status})`,
+        });
+        const round = await deps.withdrawals.unsentTimes(deps.db, send.id);
+        await deps.journal.gasSpent(chainId, hash, feeOf(receipt), `${send.purpose} ${send.id} mined again`, deps.now(), round);
+        continue;
+      }
+      // A node behind the block it was counted in says nothing of it.
+      if (send.minedIn && head < send.minedIn.number + BigInt(network.confirmations) - 1n) continue;
+      const seen = look.gone.get(hash);
+      if (seen === undefined || head <= seen) {
+        if (seen === undefined) {
+          look.gone.set(hash, head);
+          log.warn(
+            { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedIn?.number), head: String(head) },
+            'a completed treasury send is not on the chain: looked at again once the chain has grown before it is undone',
+          );
+        }
+        continue;
+      }
+      const nonce = Treasury.nonceOf(send.rawTx as Hex);
+      if ((await rpc.getTransactionCount({ address: treasury.address, blockNumber: upTo })) > nonce) {
+        await undo({
+          failure: `the transaction ${hash} left the chain in a reorganisation deeper than the confirmations, and another transaction took its nonce ${nonce}: it can never be mined`,
+        });
+      } else if (!(await treasury.nonceUsed(nonce))) await undo({ resend: true });
+      // Else its nonce is used at the head, not yet at the counted depth: looked at again next block.
+    }
+  } catch (error) {
+    log.warn({ err: error, chainId }, 'looking at completed treasury sends again failed; looked at again next block');
+  }
+}
