@@ -1,5 +1,5 @@
 // Applied once, in order; its checksum is recorded: never edit it once released (add a new file).
-// Issue 49 finding 2: a treasury send (a withdrawal, a refund's send) counted at the network's
+// A treasury send (a withdrawal, a refund's send) counted at the network's
 // confirmations is looked at again until its block is final (at or below the chain's finalized
 // block): a reorganisation deeper than the confirmations may still take it away. `mined_block`
 // and `mined_block_hash` are the block it was counted in (the same hash there again: still on
