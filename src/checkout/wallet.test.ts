@@ -150,6 +150,7 @@ describe('paying with one signature', () => {
 
   it('a refusal by the service (a field, a cap) says so and leaves the transfer: the signature is not offered again', async () => {
     const s = await signable(25_245_000n);
+    expect(s.checkout.signers.value).toEqual([0]);
     s.state.relayErrors.push(new ServiceError('http', 'POST relay answered 400: authorization.value', 400, [{ field: 'authorization.value', message: 'x' }]));
     s.checkout.signWith(0);
     await vi.advanceTimersByTimeAsync(0);
