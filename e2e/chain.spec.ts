@@ -39,6 +39,9 @@ function injectWallet() {
         calls.push(method);
         if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [account];
         if (method === 'wallet_switchEthereumChain') return null;
+        // Typed data is signed outside the page, by the viem account a test exposes (paying with one signature, below).
+        if (method === 'eth_signTypedData_v4')
+          return (window as unknown as { signTypedData(json: string): Promise<string> }).signTypedData((params as string[])[1]!);
         if (method === 'eth_sendTransaction' && behaviour === 'decline') throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
         return node(method, params);
       },
@@ -129,9 +132,9 @@ test.describe('paying with one signature', () => {
   });
 
   /**
-   * An EIP-6963 wallet for `account`: reads go to the dev node, typed data is signed by
-   * window.signTypedData (`signer`, a viem account outside the page: `account` unless a test
-   * wants a wrong signature), and every request is recorded.
+   * The test wallet for `account` (reads go to the dev node, every request is recorded), whose
+   * typed data `signer` signs: a viem account outside the page, `account` unless a test wants a
+   * wrong signature.
    */
   async function injectSigningWallet(page: Page, account: typeof customer, signer = account) {
     await page.exposeFunction('signTypedData', (json: string) => {
@@ -139,39 +142,7 @@ test.describe('paying with one signature', () => {
       const { EIP712Domain: _, ...rest } = types;
       return signer.signTypedData({ domain, types: rest, primaryType, message });
     });
-    await page.addInitScript(
-      ({ rpcUrl, address }) => {
-        const calls: string[] = [];
-        (window as unknown as { walletCalls: string[] }).walletCalls = calls;
-        const sign = (window as unknown as { signTypedData: (json: string) => Promise<string> }).signTypedData;
-        const provider = {
-          async request({ method, params }: { method: string; params?: unknown[] }) {
-            calls.push(method);
-            if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
-            if (method === 'wallet_switchEthereumChain') return null;
-            if (method === 'eth_signTypedData_v4') return sign((params as string[])[1]!);
-            const answer = await (
-              await fetch(rpcUrl, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-              })
-            ).json();
-            if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-            return answer.result;
-          },
-        };
-        const announce = () =>
-          window.dispatchEvent(
-            new CustomEvent('eip6963:announceProvider', {
-              detail: Object.freeze({ info: { uuid: 'test', name: 'Test Wallet', icon: 'data:image/svg+xml,<svg/>', rdns: 'test.wallet' }, provider }),
-            }),
-          );
-        window.addEventListener('eip6963:requestProvider', announce);
-        announce();
-      },
-      { rpcUrl: servers.chain!.url, address: account.address },
-    );
+    await page.addInitScript(injectWallet(), { rpcUrl: servers.chain!.url, account: account.address, behaviour: 'pay' });
   }
 
   /** The shop's form, then the checkout in `locale`, on `coin`'s payment screen. */

@@ -22,12 +22,14 @@ function announceWallet(answer: (method: string) => Promise<unknown>) {
 const usdt = TEST_COINS.find((c) => c.symbol === 'USDT')!;
 const sends = (requests: Array<{ method: string; params?: unknown[] }>) => requests.filter((r) => r.method === 'eth_sendTransaction');
 
-async function watching() {
+/** The payment screen of a payment in `symbol`, the coins listed as `coins` gives them. */
+async function watching(symbol = 'USDT', coins = TEST_COINS) {
   const fake = fakeApi();
+  fake.state.coins = coins;
   const checkout = createCheckout(options(), fake.api);
   checkout.start();
   await vi.advanceTimersByTimeAsync(0);
-  chooseCoin(checkout, 'USDT');
+  chooseCoin(checkout, symbol);
   await vi.advanceTimersByTimeAsync(0);
   expect(checkout.view.value.screen).toBe('payment');
   return { ...fake, checkout, wallet: () => (checkout.state.value as { wallet?: string }).wallet };
@@ -89,17 +91,13 @@ describe('paying with one signature', () => {
   const payer = '0x' + '12'.repeat(20);
   /** A payment in USDC, which the service says signs; `balance`: what the connected wallet holds of it. */
   async function signable(balance: bigint, signs = true) {
-    const fake = fakeApi();
-    fake.state.coins = TEST_COINS.map((c) => (c.symbol === 'USDC' && signs ? { ...c, signs: { name: 'USD Coin', version: '2' } } : c));
-    const usdc = fake.state.coins.find((c) => c.symbol === 'USDC')!;
+    const s = await watching(
+      'USDC',
+      TEST_COINS.map((c) => (c.symbol === 'USDC' && signs ? { ...c, signs: { name: 'USD Coin', version: '2' } } : c)),
+    );
+    const usdc = s.state.coins.find((c) => c.symbol === 'USDC')!;
     let signed!: (signature: string) => void;
     let declined!: (error: unknown) => void;
-    const checkout = createCheckout(options(), fake.api);
-    checkout.start();
-    await vi.advanceTimersByTimeAsync(0);
-    chooseCoin(checkout, 'USDC');
-    await vi.advanceTimersByTimeAsync(0);
-    expect(checkout.view.value.screen).toBe('payment');
     const requests = announceWallet(async (method) => {
       if (method === 'eth_accounts' || method === 'eth_requestAccounts') return [payer];
       if (method === 'eth_chainId') return '0x' + usdc.chainId.toString(16);
@@ -109,12 +107,10 @@ describe('paying with one signature', () => {
     });
     await vi.advanceTimersByTimeAsync(0);
     return {
-      ...fake,
-      checkout,
+      ...s,
       requests,
-      sign: (s: string) => signed(s),
+      sign: (signature: string) => signed(signature),
       decline: () => declined(Object.assign(new Error('User rejected'), { code: 4001 })),
-      wallet: () => (checkout.state.value as { wallet?: string }).wallet,
     };
   }
 
