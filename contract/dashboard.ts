@@ -3,7 +3,7 @@
 // dashboard's own session. Read by the service and by the dashboard in the browser; the
 // bodies and queries only the service reads are in dashboard-requests.ts, out of the bundle.
 import * as z from 'zod/mini';
-import { int, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, int, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { MerchantVerification } from './schemas.ts';
 
 const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
@@ -26,7 +26,8 @@ export const TIMELINE_KINDS = ['created', 'transfer', 'confirmed', 'settled', 'e
  * the sweep was mined in (null for a sweep recorded before that time was kept). A transfer's
  * `amount` is in the payment's coin, unless `coin` and `chainId` name another (money in another
  * coin or on another chain: that coin's amount; a token the service does not list: base units
- * and `coin` its address). `event`: told to the webhook URL; `attempt`:
+ * and `coin` its address); `relayed` true: paid by the customer's signature, brought on chain by the
+ * service's gas wallet in `txHash` (paying with one signature). `event`: told to the webhook URL; `attempt`:
  * one delivery of that event, with the endpoint's answer.
  */
 export const TimelineEntry = later(() =>
@@ -39,6 +40,7 @@ export const TimelineEntry = later(() =>
     chainId: z.optional(int),
     state: z.optional(text),
     blockNumber: z.optional(int),
+    relayed: z.optional(bool),
     eventId: z.optional(text),
     eventType: z.optional(text),
     httpStatus: z.optional(int),

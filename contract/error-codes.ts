@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   wrong_mode: 409,
   treasury_held: 409,
   swap_rate_deviates: 409,
+  relay_declined: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

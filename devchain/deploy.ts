@@ -183,6 +183,10 @@ export function devNetwork(rpcUrl: string, contracts: DevContracts, confirmation
       ...('signs' in t && t.signs.standard === 'eip3009' ? { eip3009: { name: t.signs.name, version: t.signs.version } } : {}),
     })),
     dev: true,
+    // Anvil asks a 1 gwei tip, as Ethereum does: a relay's estimate (~2.5e14 wei) would pass the
+    // default cap (RELAY_MAX_GAS_WEI, for rollups), so the dev chain sets its own.
+    relayMaxGasWei: 10n ** 15n,
+    relayDailyGasWei: 10n ** 17n,
     treasury: devAccount(TREASURY_DEV_ACCOUNT).address,
     // Each payout paid is sent to the partner at once on a dev chain (no batching): easy to watch.
     payoutPartner: devAccount(PARTNER_DEV_ACCOUNT).address,

@@ -8,16 +8,15 @@
 // The address typed before the screen's load lands (held back a second) stays as typed.
 // The relying party is the public URL's host (localhost: an IP address cannot be one). axe
 // (WCAG 2.2 A and AA) finds nothing on the Security screen and the prompt. Needs `npm run build`.
-import AxeBuilder from '@axe-core/playwright';
 import { createServer } from 'node:net';
 import type { Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
+import { axeViolations } from './support/axe.ts';
 import { expect, test } from './support/fixtures.ts';
 import { checkAnswers } from './support/conformance.ts';
 
 const ADMIN = 'op_factors_e2e_token_0123456789abcdef0123456789ab';
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 // A live network whose chain is never called (jobs off; dev: not checked at start).
 const LIVE = {
   chainId: 56,
@@ -31,7 +30,7 @@ const LIVE = {
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 async function axe(page: Page, where: string) {
-  const { violations } = await new AxeBuilder({ page }).withTags(RULES).analyze();
+  const violations = await axeViolations(page);
   expect(violations.flatMap((v) => v.nodes.map((n) => `${where}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`))).toEqual([]);
 }
 

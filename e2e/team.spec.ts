@@ -13,7 +13,6 @@
 // passkey answer replayed steps up nothing, five wrong codes lock the finance member's codes and
 // the owner unlocks them from Members, and a member removed while signed in is signed out.
 // Needs `npm run build`.
-import AxeBuilder from '@axe-core/playwright';
 import { createServer } from 'node:net';
 import type { BrowserContext, Page } from 'playwright/test';
 import { parseUnits } from 'viem';
@@ -23,6 +22,7 @@ import { startSmtp } from '../server/testing/smtp.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS, devTransfer } from '../devchain/sandbox.ts';
+import { axeViolations } from './support/axe.ts';
 import { expect, test } from './support/fixtures.ts';
 import { checkAnswers } from './support/conformance.ts';
 
@@ -73,9 +73,8 @@ test.afterAll(async () => {
   await smtp?.close();
 });
 
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 async function axe(page: Page, where: string) {
-  const { violations } = await new AxeBuilder({ page }).withTags(RULES).analyze();
+  const violations = await axeViolations(page);
   expect(violations.flatMap((v) => v.nodes.map((n) => `${where}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`))).toEqual([]);
 }
 

@@ -5,17 +5,16 @@
 // (an EIP-6963 test wallet whose transactions a dev account signs); one click sends it, and the
 // watcher finds it on chain: the refund is confirmed and the customer holds the money. axe is
 // clean on the panel, light and dark. Needs `npm run build`.
-import AxeBuilder from '@axe-core/playwright';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { startService } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
+import { axeViolations } from './support/axe.ts';
 import { expect, test } from './support/fixtures.ts';
 
 const ADMIN = 'op_wallet_refund_e2e_token_0123456789abcdef012345';
-const RULES = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const bearer = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
 test("on wallet settlement, a refund sent from the merchant's browser wallet: found on chain, confirmed, the customer paid", async ({ page }) => {
@@ -130,7 +129,7 @@ test("on wallet settlement, a refund sent from the merchant's browser wallet: fo
     await expect(panel.getByRole('img', { name: 'QR code of the refund\u2019s transfer' })).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      const { violations } = await new AxeBuilder({ page }).withTags(RULES).analyze();
+      const violations = await axeViolations(page);
       expect(violations.flatMap((v) => v.nodes.map((n) => `${scheme}: ${v.id} at ${JSON.stringify(n.target)}: ${n.failureSummary}`))).toEqual([]);
     }
 

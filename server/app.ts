@@ -409,6 +409,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         treasuryReconcileIntervalMs: options.treasuryReconcileIntervalMs,
         treasuryHoldThreshold: options.treasuryHoldThreshold,
         watchIntervalMs: options.watchIntervalMs,
+        watchBackoffCapMs: options.watchBackoffCapMs,
         treasuryReplaceAfterMs: options.treasuryReplaceAfterMs,
         signals: metrics.signals,
         emails,

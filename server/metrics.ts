@@ -55,19 +55,12 @@ export interface MetricsDeps {
 /** What became of a relay request: sent by the gas wallet, found on the chain already (the same signature again, or a front-run), refused (4xx), or failed (5xx). */
 export const RELAY_OUTCOMES = ['relayed', 'already_on_chain', 'refused', 'failed'] as const;
 export type RelayOutcome = (typeof RELAY_OUTCOMES)[number];
-/** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts); any other counts as "other". */
-export const RELAY_FIELDS = [
-  'chain_id',
-  'authorization',
-  'authorization.to',
-  'authorization.value',
-  'authorization.validBefore',
-  'authorization.validAfter',
-  'authorization.from',
-  'authorization.nonce',
-  'signature',
-  'other',
-] as const;
+/** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts; the gas caps: assertRelayAffordable); any other counts as "other". */
+export const RELAY_FIELDS: readonly string[] = [
+  ...['chain_id', 'authorization', 'signature', 'other'],
+  ...['to', 'value', 'validBefore', 'validAfter', 'from', 'nonce'].map((f) => `authorization.${f}`),
+  ...['payment_cap', 'daily_cap', 'wallet'].map((f) => `gas.${f}`),
+];
 
 /** The labels every counter shows from start, at 0: a rate of nothing is 0, not an absent series. */
 const MODES = ['test', 'live'] as const;
@@ -392,7 +385,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     ceilingPassed: (kind, mode) => ceilings.inc({ kind, mode }),
     relay: (outcome, detail = {}) => {
       relays.inc({ outcome });
-      if (outcome === 'refused') relayRefusals.inc({ field: (RELAY_FIELDS as readonly string[]).includes(detail.field ?? '') ? detail.field! : 'other' });
+      if (outcome === 'refused') relayRefusals.inc({ field: RELAY_FIELDS.includes(detail.field ?? '') ? detail.field! : 'other' });
       if (detail.gasWei !== undefined && detail.chainId !== undefined) relayGas.inc({ chain: String(detail.chainId) }, Number(detail.gasWei));
     },
     scrape: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),

@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { fieldErrors } from '../contract/field-errors.ts';
 import type { KeyMode } from '../contract/keys.ts';
 import type { DevChainPowers, Network } from './chain/networks.ts';
+import { MAX_BACKOFF_MS } from './chain/watcher.ts';
 import type { RateProvider } from './domain/rates.ts';
 import { isFeeBearer, MAX_FEE_BPS, type FeeBearer } from './domain/fees.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -90,6 +91,12 @@ export const SETTINGS_SHAPE = {
   devChain: z.optional(given<DevChainPowers>()),
   /** How often the chain watcher looks for new blocks. */
   watchIntervalMs: z._default(whole, 1000),
+  /**
+   * The longest wait between the chain watcher's attempts while its RPC endpoint fails: the
+   * wait doubles from `watchIntervalMs` up to this. A test shortens it to sit through an outage
+   * longer than the whole backoff in a few seconds.
+   */
+  watchBackoffCapMs: z._default(whole, MAX_BACKOFF_MS),
   /**
    * The operator's gas-only wallet (a private key) that pays for sweeps on every network; a
    * dev chain uses a dev account when none is given. Without one, deposits are not swept.

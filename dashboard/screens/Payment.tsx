@@ -38,7 +38,8 @@ function Step({ e, coin, explorer, onResend }: { e: TimelineEntry; coin: string;
         <span>
           {t('Transfer of {amount}', { amount: coins(e.amount ?? '', e.coin ?? coin) })}{' '}
           {TRANSFER_STATES[e.state ?? ''] ? t(TRANSFER_STATES[e.state ?? '']!) : e.state}
-          {e.blockNumber !== undefined ? t(' (block {block})', { block: e.blockNumber }) : ''}: <span class="hash">{tx}</span>
+          {e.blockNumber !== undefined ? t(' (block {block})', { block: e.blockNumber }) : ''}: {e.relayed && `${t('paid by signature, relayed in tx')} `}
+          <span class="hash">{tx}</span>
         </span>
       );
       break;

@@ -10,6 +10,7 @@ export default {
   'in another token (not counted)': 'بعملة أخرى (لم يُحتسب)',
   'too small to count': 'أصغر من أن يُحتسب',
   ' (block {block})': ' (الكتلة {block})',
+  'paid by signature, relayed in tx': 'دُفع بتوقيع، ونُقل في المعاملة',
   'Paid in full': 'مدفوعة بالكامل',
   'Settled with what arrived': 'سُوّيت بما وصل',
   'Quote expired': 'انتهى عرض السعر',

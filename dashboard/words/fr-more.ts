@@ -10,6 +10,7 @@ export default {
   'in another token (not counted)': 'dans un autre jeton (non compté)',
   'too small to count': 'trop petit pour compter',
   ' (block {block})': ' (bloc {block})',
+  'paid by signature, relayed in tx': 'payé par signature, relayé dans la transaction',
   'Paid in full': 'Payé en entier',
   'Settled with what arrived': 'Réglé avec ce qui est arrivé',
   'Quote expired': 'Devis expiré',

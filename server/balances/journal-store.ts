@@ -5,7 +5,20 @@
 // withdrawals at once never overdraw it (the rules: balances/use-cases.ts).
 import type { Settlement } from '../../contract/balances.ts';
 import type { Account } from '../domain/account.ts';
-import { assertBalanced, EXTERNAL, FEES, GAS, merchantAccount, move, NATIVE, type EntryKind, type Posting, type StatementLine } from './ledger-rules.ts';
+import {
+  assertBalanced,
+  EXTERNAL,
+  FEES,
+  GAS,
+  GAS_WALLET,
+  merchantAccount,
+  move,
+  NATIVE,
+  sponsoredGasAccount,
+  type EntryKind,
+  type Posting,
+  type StatementLine,
+} from './ledger-rules.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { feeOf, type FeeBearer } from '../domain/fees.ts';
 import type { Database, Sql } from '../storage/db.ts';
@@ -217,6 +230,7 @@ export class JournalStore {
     const pending = await this.db.query(
       `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
         WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND NOT t.sweep_final AND t.state IN ('credited', 'late', 'unexpected', 'dust')
+          AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('t')})
         GROUP BY t.chain_id, lower(t.token)`,
       [account.merchant.id, account.mode],
     );
@@ -335,5 +349,40 @@ export class JournalStore {
       return { funded: onChain - gas, short: 0n };
     }
     return { funded: 0n, short: gas - onChain };
+  }
+
+  // ---- sponsored gas: the relay of signed transfers (issue 50) ----------------------------------
+
+  /**
+   * What one relay transaction the gas wallet sent for a merchant's payment cost (a reverted one
+   * too: its gas is spent all the same), from the gas wallet to the merchant's sponsored-gas
+   * expense on that chain. Once per transaction (ref: chain/tx hash): false when journaled already.
+   */
+  async sponsoredGas(owner: Owner, chainId: number, hash: string, fee: bigint, memo: string, nowMs: number): Promise<boolean> {
+    if (fee <= 0n) return false;
+    return this.post(
+      this.db,
+      { kind: 'sponsored_gas', ref: `${chainId}/${hash.toLowerCase()}`, owner, memo },
+      move(GAS_WALLET, sponsoredGasAccount(owner.merchant.id, owner.mode), chainId, NATIVE, fee),
+      nowMs,
+    );
+  }
+
+  /** The sponsored gas journaled for a merchant on a chain since `sinceMs` (wei): what its daily cap is held to. */
+  async sponsoredGasSince(owner: Owner, chainId: number, sinceMs: number): Promise<bigint> {
+    const [row] = await this.db.query(
+      `SELECT COALESCE(sum(p.amount), 0)::text AS s FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+        WHERE p.account = $1 AND p.chain_id = $2 AND p.token = $3 AND e.kind = 'sponsored_gas' AND e.created_ms >= $4`,
+      [sponsoredGasAccount(owner.merchant.id, owner.mode), chainId, NATIVE, sinceMs],
+    );
+    return big(row!.s);
+  }
+
+  /** Which of these transactions on a chain the gas wallet sent as relays (a sponsored_gas entry each), lower case. */
+  async relayedAmong(chainId: number, hashes: string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const refs = hashes.map((h) => `${chainId}/${h.toLowerCase()}`);
+    const rows = await this.db.query(`SELECT ref FROM journal_entries WHERE kind = 'sponsored_gas' AND ref = ANY($1::text[])`, [refs]);
+    return new Set(rows.map((r) => (r.ref as string).slice(String(chainId).length + 1)));
   }
 }

@@ -37,7 +37,8 @@ export type EntryKind =
   | 'withdrawal_returned'
   | 'partner_sent' // what was owed to the payout partner, sent to its deposit address
   | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
-  | 'gas_funded'; // native coin the operator sent the treasury to pay gas with
+  | 'gas_funded' // native coin the operator sent the treasury to pay gas with
+  | 'sponsored_gas'; // the native coin the gas wallet paid to relay a customer's signed transfer (ref: chain/tx hash)
 
 /** A posting to a merchant's available or reserved account, with its entry and that account's balance after it. */
 export interface StatementLine {
@@ -65,6 +66,17 @@ export const FEES = 'operator:fees';
  * treasury's transactions cost (−). Only ever in the native coin (token NATIVE).
  */
 export const GAS = 'operator:gas';
+/**
+ * What relaying signed transfers (paying with one signature, issue 50) cost the operator for one
+ * merchant and mode, per chain (the posting's chain, in its native coin): an expense, positive.
+ */
+export const sponsoredGasAccount = (merchantId: string, mode: KeyMode | string) => `operator:sponsored-gas:${merchantId}:${mode}`;
+/**
+ * The gas wallet's native coin, the other side of sponsored gas: funded outside the journal (the
+ * operator sends it native coin directly), so it runs negative, minus what relays spent from it.
+ * Neither account is the treasury's: the treasury's reconciliation counts neither.
+ */
+export const GAS_WALLET = 'operator:gas-wallet';
 /** The native coin's "token" in postings: the zero address. */
 export const NATIVE = '0x0000000000000000000000000000000000000000';
 export const EXTERNAL = {

@@ -47,6 +47,15 @@ export interface CountedTransfer
 }
 
 const big = (v: unknown) => BigInt(v as string);
+
+/**
+ * SQL, the chain $1: transfers of balance-settled payments whose deposit entry is journaled while
+ * their sweep is not final (not swept, or not deep enough yet): a final sweep a reorganisation
+ * deeper than the confirmations took away, its deposit swept again (sweep-store.ts's unsweep).
+ */
+const RESWEEPING = `SELECT 1 FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
+  WHERE c.chain_id = $1 AND p.settlement = 'balance' AND NOT c.sweep_final AND c.state IN ('credited', 'late', 'unexpected', 'dust')
+    AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')})`;
 const holdOf = (r: Record<string, unknown>): TreasuryHold => ({
   id: String(r.id),
   chainId: Number(r.chain_id),
@@ -79,7 +88,12 @@ export class TreasuryHoldStore {
     return { active: active.map(holdOf), resolved: resolved.map(holdOf) };
   }
 
-  /** Holds a chain's money movements, unless a hold is active already; true when this one is new. */
+  /**
+   * Holds a chain's money movements, unless a hold is active already; true when this one is new.
+   * A `treasury_short` hold active already (one that lifts itself) takes the new reason of any
+   * other kind, which only the operator lifts: a deep reorganisation found while the treasury was
+   * short is never lifted by the shortfall's end alone.
+   */
   async hold(chainId: number, reason: HoldReason, detail: string, nowMs: number, sql: Sql = this.db): Promise<boolean> {
     const rows = await sql.query(
       `INSERT INTO treasury_holds (chain_id, reason, detail, since_ms) VALUES ($1, $2, $3, $4)
@@ -87,7 +101,36 @@ export class TreasuryHoldStore {
       [chainId, reason, detail, nowMs],
     );
     if (rows.length) await this.event('hold', chainId, `money movements held (${reason}): ${detail}`, nowMs, sql);
+    else if (reason !== 'treasury_short') {
+      const [raised] = await sql.query(
+        `UPDATE treasury_holds SET reason = $2, detail = $3 || ' (held before: ' || detail || ')' WHERE chain_id = $1 AND resolved_ms IS NULL AND reason = 'treasury_short' RETURNING id`,
+        [chainId, reason, detail],
+      );
+      if (raised)
+        await this.event('hold', chainId, `money movements held (${reason}, was treasury_short: lifted by the operator only now): ${detail}`, nowMs, sql);
+    }
     return rows.length > 0;
+  }
+
+  /**
+   * Lifts a chain's `treasury_short` hold by itself once the journal and the chain agree again
+   * (the caller's reconciliation found no token short) and no deposit the journal counts waits for
+   * its sweep to be final again (a sweep a reorganisation deeper than the confirmations took away,
+   * swept again: the shortfall must not come back when that one does). Kept resolved by `service`
+   * with why, and the operator's event `hold_cleared`; undefined when there was nothing to lift.
+   * Any other hold only the operator lifts (`resolve`). One conditional UPDATE: once, whichever
+   * instance looks.
+   */
+  async clear(chainId: number, why: string, nowMs: number): Promise<TreasuryHold | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(
+        `UPDATE treasury_holds SET resolved_ms = $2, resolved_by = 'service', resolved_why = $3
+          WHERE chain_id = $1 AND resolved_ms IS NULL AND reason = 'treasury_short' AND NOT EXISTS (${RESWEEPING}) RETURNING *`,
+        [chainId, nowMs, why],
+      );
+      if (row) await this.event('hold_cleared', chainId, `hold (treasury_short) lifted by the service: ${why}`, nowMs, tx);
+      return row && holdOf(row);
+    });
   }
 
   /** The operator lifts a chain's hold, saying who and why; undefined when none is active. */

@@ -23,6 +23,11 @@ const url = z.custom<string>(
 const whole = (min: number, max: number) =>
   z.custom<number>((v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max, { error: `a whole number from ${min} to ${max}` });
 
+/** An amount of the native coin in wei, as decimal text (a JSON number cannot hold every such amount). */
+const wei = z.custom<string>((v) => typeof v === 'string' && /^[1-9]\d{0,29}$/.test(v), {
+  error: 'wei of the native coin as decimal text, such as "10000000000000" (more than 0)',
+});
+
 const NetworkSchema = z.object({
   chainId: whole(1, 2 ** 31 - 1),
   name: z.custom<string>((v) => typeof v === 'string' && v.length > 0 && v.length <= 60, { error: 'a name of 1 to 60 characters' }),
@@ -68,6 +73,8 @@ const NetworkSchema = z.object({
       error: 'gwei per gas, more than 0 and at most 1000000, to 9 decimals',
     }),
   ),
+  relayMaxGasWei: z.optional(wei),
+  relayDailyGasWei: z.optional(wei),
   logRange: z.optional(whole(1, 100_000)),
   reorgDepth: z.optional(whole(1, 10_000)),
   finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
@@ -144,8 +151,13 @@ export function networksFromFile(path: string): NetworkFile {
       if (n.payoutPartner && n.treasury && n.payoutPartner.toLowerCase() === n.treasury.toLowerCase()) {
         throw new Error(`NETWORKS_FILE ${path}: ${at}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
       }
-      const { maxFeeGwei, ...rest } = n;
-      return { ...(rest as Omit<Network, 'maxFeePerGas'>), ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}) } as Network;
+      const { maxFeeGwei, relayMaxGasWei, relayDailyGasWei, ...rest } = n;
+      return {
+        ...(rest as Omit<Network, 'maxFeePerGas' | 'relayMaxGasWei' | 'relayDailyGasWei'>),
+        ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}),
+        ...(relayMaxGasWei !== undefined ? { relayMaxGasWei: BigInt(relayMaxGasWei) } : {}),
+        ...(relayDailyGasWei !== undefined ? { relayDailyGasWei: BigInt(relayDailyGasWei) } : {}),
+      } as Network;
     });
     networks[mode] = listed ? list : list[0];
   }

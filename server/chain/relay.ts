@@ -16,11 +16,14 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  type TransactionReceipt,
 } from 'viem';
-import { Conflict, invalidField } from '../domain/errors.ts';
+import { Conflict, invalidField, RelayDeclined } from '../domain/errors.ts';
 import { networkTransport, type Network, type Token } from './networks.ts';
 import type { ChainStore } from './store.ts';
-import { Sweeper } from './sweeper.ts';
+import { feeOf } from './treasury.ts';
+import { Sweeper, type Fees } from './sweeper.ts';
+import { withLease } from '../storage/leases.ts';
 
 /** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
 export const EIP3009_ABI = parseAbi([
@@ -68,6 +71,68 @@ export const RELAY_GAS_CEILING = 300_000n;
 
 /** Time left before validBefore that a relay still takes: time to be mined (a block or two, and a re-price). */
 export const RELAY_MARGIN_SECONDS = 30n;
+
+// The relay's settings of a network (NETWORKS_FILE, read by config.ts), declared beside the relay that reads them.
+declare module './networks.ts' {
+  interface Network {
+    /**
+     * Paying with one signature: the most one relay may cost the gas wallet, in wei of the native
+     * coin, as estimated before it is sent (estimateGas × the max fee it would be sent with);
+     * above it the relay is refused and the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
+     */
+    relayMaxGasWei?: bigint;
+    /** The most one merchant's relays (of a mode) may cost on this chain in 24 hours, in wei, as journaled: RELAY_DAILY_GAS_WEI by default. */
+    relayDailyGasWei?: bigint;
+  }
+}
+
+/** What a relay would cost, asked before it is sent: the node's gas estimate, the gas limit and max fee it would be sent with, and the gas wallet's balance (wei). */
+export interface RelayCost {
+  estimate: bigint;
+  limit: bigint;
+  maxFeePerGas: bigint;
+  balance: bigint;
+}
+
+/**
+ * The most one relay may cost the gas wallet where the network sets no `relayMaxGasWei`: 10^13
+ * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas, so it holds up to a max fee of ~0.11
+ * gwei: a rollup's (Base, Optimism, Arbitrum: 0.001 to 0.05 gwei) many times over, and never
+ * Ethereum's (a max fee of twice the base fee and a tip, 0.5 gwei and more), where the customer
+ * pays by transfer.
+ */
+export const RELAY_MAX_GAS_WEI = 10_000_000_000_000n;
+/** The most relays may cost for one merchant on one chain in 24 hours where the network sets no `relayDailyGasWei`: 10^16 wei (0.01 ETH), a thousand relays at the cap. */
+export const RELAY_DAILY_GAS_WEI = 10_000_000_000_000_000n;
+/** The window of the daily cap. */
+export const RELAY_DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether the gas wallet may pay for a relay that would cost `cost`, asked before anything is
+ * sent: its estimate (estimateGas × the max fee it would be sent with) within the network's cap
+ * per payment; `spentToday` (the merchant's sponsored gas on this chain in the last 24 hours,
+ * journaled) and the estimate within its daily cap; and the gas wallet holding what the node asks
+ * of it for this transaction (its gas limit × max fee). Each refusal a RelayDeclined (409
+ * `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or `gas.wallet`: pay by transfer.
+ */
+export function assertRelayAffordable(network: Network, cost: RelayCost, spentToday: bigint): bigint {
+  const estimate = cost.estimate * cost.maxFeePerGas;
+  const perPayment = network.relayMaxGasWei ?? RELAY_MAX_GAS_WEI;
+  const daily = network.relayDailyGasWei ?? RELAY_DAILY_GAS_WEI;
+  const declined = (field: string, message: string) =>
+    new RelayDeclined(`${field}: ${message}; nothing was sent, pay with a transfer`, [{ field, message: `${message}; pay with a transfer` }]);
+  if (estimate > perPayment)
+    throw declined('gas.payment_cap', `relaying it would cost about ${estimate} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
+  if (spentToday + estimate > daily)
+    throw declined(
+      'gas.daily_cap',
+      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${estimate} more would pass the ${daily} wei a day`,
+    );
+  const need = cost.limit * cost.maxFeePerGas;
+  if (cost.balance < need)
+    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${need} wei this relay needs`);
+  return estimate;
+}
 
 /** The token's EIP-712 domain, as configured (`"eip3009": { "name", "version" }`), on this network. */
 export function authorizationDomain(network: Network, token: Token) {
@@ -164,6 +229,8 @@ export interface UsedAuthorization {
   paid: boolean;
   /** Who sent that transaction: the gas wallet, or someone who brought the same signature on chain first. */
   sender: Address;
+  /** What it cost its sender, in wei of the native coin. */
+  fee: bigint;
 }
 
 /**
@@ -173,18 +240,20 @@ export interface UsedAuthorization {
 export class Relayer {
   readonly rpc: PublicClient;
   private readonly sender: Sweeper;
+  private readonly holder: string;
 
   constructor(
     readonly network: Network,
     readonly gas: LocalAccount,
-    store: Pick<ChainStore, 'sweeps'>,
+    private readonly store: Pick<ChainStore, 'sweeps'>,
     instance: string,
-    now: () => number,
+    private readonly now: () => number,
   ) {
+    this.holder = `${instance}/relay`;
     this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
     // Its own name on the lease: the instance's sweep job and its relays exclude each other too.
     // A customer waits on it: re-priced after 20 s unmined, given up after 2 minutes (the same signature again then answers whatever was mined).
-    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+    this.sender = new Sweeper({ network, store, gas, holder: this.holder, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
   }
 
   /** Whether `from`'s nonce is used (or canceled) on the token. */
@@ -215,15 +284,47 @@ export class Relayer {
     const receipt = await this.rpc.getTransactionReceipt({ hash: log.transactionHash });
     const transfers = parseEventLogs({ abi: EIP3009_ABI, eventName: 'Transfer', logs: receipt.logs.filter((l) => isAddressEqual(l.address, token)) });
     const paid = transfers.some((t) => isAddressEqual(t.args.from, a.from) && isAddressEqual(t.args.to, a.to) && t.args.value === a.value);
-    return { txHash: log.transactionHash, paid, sender: receipt.from };
+    return { txHash: log.transactionHash, paid, sender: receipt.from, fee: feeOf(receipt) };
   }
 
   /**
-   * Brings a checked authorization on chain from the gas wallet (Sweeper.relay: the sweeper's
-   * lease, nonce and re-pricing), unless it is used meanwhile; `busy` when a sweep holds the
-   * gas wallet for 15 s.
+   * Brings a checked authorization on chain from the gas wallet as a sweep is sent (the sweeper's
+   * nonce, fees and re-pricing), under the chain's sweeper lease (never racing a sweep for the
+   * wallet's nonce), unless it is used meanwhile; `busy` when a sweep holds the gas wallet for
+   * 15 s. Once the lease is held: `afford` is shown what it would cost, and throws to send
+   * nothing; `mined` is told the receipt while the lease is still held (so the next relay's
+   * `afford` sees what this one cost).
    */
-  send(token: Address, a: TransferAuthorization) {
-    return this.sender.relay(token, relayCallData(a), () => this.used(token, a.from, a.nonce), RELAY_GAS_CEILING);
+  async send(
+    token: Address,
+    a: TransferAuthorization,
+    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
+    waitMs = 15_000,
+  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
+    const [chainId, data, leaseMs, until] = [this.network.chainId, relayCallData(a), 60_000, Date.now() + waitMs];
+    for (;;) {
+      const run = await withLease(
+        {
+          take: () => this.store.sweeps.leaseSweeper(chainId, this.holder, this.now(), leaseMs),
+          release: () => this.store.sweeps.releaseSweeper(chainId, this.holder),
+          ms: leaseMs,
+        },
+        async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
+          if (await this.used(token, a.from, a.nonce)) return { done: true };
+          const fees: Fees = await this.sender.fees();
+          const estimate = await this.rpc.estimateGas({ account: this.gas, to: token, data });
+          const padded = (estimate * 6n) / 5n;
+          const limit = padded < RELAY_GAS_CEILING ? padded : RELAY_GAS_CEILING;
+          const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
+          await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
+          const { receipt } = await this.sender.send(token, data, fees, limit, lease);
+          await hooks.mined?.(receipt);
+          return { receipt };
+        },
+      );
+      if (run.held) return run.value;
+      if (Date.now() > until) return { busy: true }; // a sweep (or another instance's relay) holds the lease
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }

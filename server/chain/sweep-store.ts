@@ -22,6 +22,14 @@ const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_numb
 export const notifyPayments = (ids: string) =>
   `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
 
+/** A sweep as recorded: its transaction, the block it was mined in, and the deposits (address, token) it moved, with how much. */
+export interface RecordedSweep {
+  hash: string;
+  blockNumber: bigint;
+  blockHash: string;
+  deposits: Array<{ address: string; token: string; amount: bigint }>;
+}
+
 export class SweepStore {
   constructor(private readonly db: Database) {}
 
@@ -139,15 +147,28 @@ export class SweepStore {
   }
 
   /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
-  async openSweeps(
-    chainId: number,
-  ): Promise<Array<{ hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>> {
+  openSweeps(chainId: number): Promise<RecordedSweep[]> {
+    return this.sweepsOf(chainId, false, -1n);
+  }
+
+  /**
+   * Final sweeps mined above `aboveBlock` (the chain's finalized block, or a recent window): a
+   * reorganisation deeper than the confirmations may still take them away, so the sweeper looks
+   * at them again. With the deposits each moved and how much of its token (the transfers' sum;
+   * a transfer itself taken away, orphaned, left out: its deposit never held it).
+   */
+  finalSweeps(chainId: number, aboveBlock: bigint): Promise<RecordedSweep[]> {
+    return this.sweepsOf(chainId, true, aboveBlock);
+  }
+
+  private async sweepsOf(chainId: number, final: boolean, aboveBlock: bigint): Promise<RecordedSweep[]> {
     const rows = await this.db.query(
-      `SELECT DISTINCT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
-        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND NOT t.sweep_final ORDER BY t.swept_block, t.swept_hash`,
-      [chainId],
+      `SELECT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token, sum(t.amount)::text AS amount FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND t.sweep_final = $2 AND COALESCE(t.swept_block, 0) > $3 AND (NOT $2 OR t.state <> 'orphaned')
+        GROUP BY t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address), t.token ORDER BY t.swept_block, t.swept_hash`,
+      [chainId, final, String(aboveBlock)],
     );
-    const sweeps = new Map<string, { hash: string; blockNumber: bigint; blockHash: string; deposits: Array<{ address: string; token: string }> }>();
+    const sweeps = new Map<string, RecordedSweep>();
     for (const r of rows) {
       const hash = r.swept_hash as string;
       if (!sweeps.has(hash))
@@ -157,17 +178,23 @@ export class SweepStore {
           blockHash: (r.swept_block_hash as string | null) ?? '',
           deposits: [],
         });
-      sweeps.get(hash)!.deposits.push({ address: r.address as string, token: r.token as string });
+      sweeps.get(hash)!.deposits.push({ address: r.address as string, token: r.token as string, amount: BigInt(r.amount as string) });
     }
     return [...sweeps.values()];
   }
 
-  /** The sweep was mined again, in another block (after a reorganisation): its confirmations, and its time, count from there. */
+  /**
+   * The sweep was mined again, in another block (after a reorganisation): its confirmations, and
+   * its time, count from there; a final one stays final, and is looked at again from there.
+   */
   async sweepMoved(chainId: number, hash: string, block: { number: bigint; hash: string; timeMs: number }): Promise<void> {
-    await this.db.query(
-      `UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4, swept_ms = $5 WHERE chain_id = $1 AND swept_hash = $2 AND NOT sweep_final`,
-      [chainId, hash, String(block.number), block.hash, block.timeMs],
-    );
+    await this.db.query(`UPDATE chain_transfers SET swept_block = $3, swept_block_hash = $4, swept_ms = $5 WHERE chain_id = $1 AND swept_hash = $2`, [
+      chainId,
+      hash,
+      String(block.number),
+      block.hash,
+      block.timeMs,
+    ]);
   }
 
   /** The sweep's block has its confirmations: the money has left its deposits for good. */
@@ -178,15 +205,17 @@ export class SweepStore {
   /**
    * The sweep left the chain (its block was reorganised away and it was not mined again), or it
    * was mined again and failed (for `only` these deposits): its deposits still hold the money,
-   * so they are unswept and free to claim at once. Never a final sweep.
+   * so they are unswept and free to claim at once. A sweep not final yet; with `final`, a final
+   * one a reorganisation deeper than the confirmations took away (its deposits to sweep again:
+   * their deposit entries, journaled once, stay as they are). Each transfer once: answers how many.
    */
-  async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>): Promise<number> {
+  async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>, final = false): Promise<number> {
     const rows = await this.db.query(
-      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0
-         FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND NOT t.sweep_final
+      `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
+         FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND t.sweep_final = $4
           AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
         RETURNING t.payment_id`,
-      [chainId, hash, only ? only.map((d) => `${d.address.toLowerCase()}/${d.token.toLowerCase()}`) : null],
+      [chainId, hash, only ? only.map((d) => `${d.address.toLowerCase()}/${d.token.toLowerCase()}`) : null, final],
     );
     if (rows.length) await this.db.query(notifyPayments(`SELECT unnest($1::bigint[])`), [[...new Set(rows.map((r) => String(r.payment_id)))]]);
     return rows.length;

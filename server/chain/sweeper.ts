@@ -8,11 +8,11 @@
 // the network's cap, replaced with higher fees when it is not mined in time, and counted only
 // when one of its own transactions is mined. A sweep is final once its block has the network's
 // confirmations; until then each tick looks at it again, and one whose block left the chain is
-// undone so that its deposits are swept again (and, on balance settlement, not journaled).
+// undone so that its deposits are swept again (and, on balance settlement, not journaled). Final
+// sweeps are looked at again until the chain finalizes them (sweep-recheck.ts).
 import {
   BaseError,
   erc20Abi,
-  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   createPublicClient,
   createWalletClient,
@@ -29,6 +29,7 @@ import {
 } from 'viem';
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
+import { gone, recheckFinalSweeps, timeOf, type Vanished } from './sweep-recheck.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
@@ -62,6 +63,10 @@ export interface SweeperOptions {
   /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
   timeoutMs?: number;
   leaseMs?: number;
+  /** How often final sweeps still above the chain's finalized block are looked at again (a reorganisation deeper than the confirmations); 60 s. */
+  recheckMs?: number;
+  /** Told at once of final sweeps found taken away (before this tick's sweep, which may wait long to be mined). */
+  onVanished?: (vanished: Vanished[]) => Promise<void>;
   now?: () => number;
 }
 
@@ -78,6 +83,8 @@ export interface SweepResult {
   final?: number;
   /** Earlier sweeps that left the chain (a reorganisation) or failed when mined again: their deposits are swept again. */
   undone?: Hex[];
+  /** Final sweeps a reorganisation deeper than the confirmations took away, found at this tick's look again. */
+  vanished?: Vanished[];
 }
 
 /**
@@ -97,7 +104,7 @@ export function sweepGasLimit(estimate: bigint, count: number): bigint {
 }
 
 /** Fees of one transaction: EIP-1559 where the chain has a base fee, a gas price where not. */
-type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
 
 export class Sweeper {
   private readonly rpc: PublicClient;
@@ -109,6 +116,10 @@ export class Sweeper {
    * money that counts, or for more.
    */
   private readonly unmatchedMinimums: Map<string, bigint>;
+
+  /** When final sweeps are next looked at again (recheckMs), and the vanished ones told with nothing to sweep again. */
+  private nextRecheck = 0;
+  private readonly leftTold = new Set<string>();
 
   constructor(private readonly o: SweeperOptions) {
     this.unmatchedMinimums = new Map(o.network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t) * 100n]));
@@ -138,11 +149,12 @@ export class Sweeper {
       },
       async (lease) => {
         // Sweeps under way are looked at before and after this one: with one confirmation, a
-        // sweep is final in the tick that sent it.
-        const before = await this.settle();
-        const result = await this.sweepOnce(now, lease);
-        const after = await this.settle();
-        return { ...result, final: before.final + after.final, undone: [...before.undone, ...after.undone] };
+        // sweep is final in the tick that sent it. Final ones now and then (one gone is swept again now).
+        const vanished = await this.recheck(now);
+        if (vanished.length) await this.o.onVanished?.(vanished);
+        const [before, result, after] = [await this.settle(), await this.sweepOnce(now, lease), await this.settle()];
+        const undone = [...before.undone, ...after.undone];
+        return { ...result, final: before.final + after.final, undone, ...(vanished.length ? { vanished } : {}) };
       },
     );
     return run.held ? run.value : { swept: 0, stuck: [], skipped: true };
@@ -202,7 +214,7 @@ export class Sweeper {
         number: receipt.blockNumber,
         hash: receipt.blockHash,
         firstLog: receipt.logs[0]?.logIndex ?? 0,
-        timeMs: await this.timeOf(receipt.blockHash, now),
+        timeMs: await timeOf(this.rpc, receipt.blockHash, now),
       });
     await this.feesTaken(
       done,
@@ -283,7 +295,7 @@ export class Sweeper {
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) continue;
       }
-      if (receipt ? receipt.status !== 'success' : await this.gone(hash, sweep)) {
+      if (receipt ? receipt.status !== 'success' : await gone(this.rpc, hash, sweep)) {
         await store.sweeps.unsweep(network.chainId, hash);
         out.undone.push(hash);
         continue;
@@ -301,7 +313,7 @@ export class Sweeper {
         await store.sweeps.sweepMoved(network.chainId, hash, {
           number: receipt.blockNumber,
           hash: receipt.blockHash,
-          timeMs: await this.timeOf(receipt.blockHash, this.o.now ?? Date.now),
+          timeMs: await timeOf(this.rpc, receipt.blockHash, this.o.now ?? Date.now),
         });
       }
       if (receipt.blockNumber <= upTo) {
@@ -312,26 +324,11 @@ export class Sweeper {
     return out;
   }
 
-  /** A block's time (epoch ms), for a payment's timeline; the service's clock when the node does not answer (the sweep is recorded all the same). */
-  private async timeOf(blockHash: Hex, now: () => number): Promise<number> {
-    const block = await this.rpc.getBlock({ blockHash }).catch(() => undefined);
-    return block ? Number(block.timestamp) * 1000 : now();
-  }
-
-  /**
-   * Whether a sweep with no receipt is gone: its recorded block is no longer on the chain and
-   * it is neither mined nor waiting in the pool. A node that answers nothing (or an error) says
-   * nothing about it.
-   */
-  private async gone(hash: Hex, sweep: { blockNumber: bigint; blockHash: string }): Promise<boolean> {
-    const block = await this.rpc.getBlock({ blockNumber: sweep.blockNumber }).catch(() => undefined);
-    if (!block || block.hash === sweep.blockHash) return false;
-    try {
-      await this.rpc.getTransaction({ hash }); // known: mined, or back in the pool and may be mined again
-      return false;
-    } catch (error) {
-      return error instanceof TransactionNotFoundError;
-    }
+  /** Final sweeps taken away, every `recheckMs` (sweep-recheck.ts). */
+  private async recheck(now: () => number): Promise<Vanished[]> {
+    if (now() < this.nextRecheck) return [];
+    this.nextRecheck = now() + (this.o.recheckMs ?? 60_000);
+    return recheckFinalSweeps(this.rpc, this.o.network, this.o.store.sweeps, now, this.leftTold);
   }
 
   private readonly arg = (t: SweepTarget) => ({ payout: t.payout as Address, salt: saltOf(t.merchantId, t.mode, t.reference), token: t.token as Address });
@@ -346,9 +343,10 @@ export class Sweeper {
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
-   * only while the lease is still held: LeaseLost otherwise, and the claims run out.
+   * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
+   * (server/chain/relay.ts) is sent this way too, under the same lease.
    */
-  private async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
@@ -398,41 +396,8 @@ export class Sweeper {
     }
   }
 
-  /**
-   * Sends one call that is not a sweep from the gas wallet (issue 50's relay, server/chain/relay.ts) as a sweep is
-   * sent, under this chain's sweeper lease (never racing a sweep for the nonce); `done` is asked once it is held.
-   */
-  async relay(
-    to: Address,
-    data: Hex,
-    done: () => Promise<boolean>,
-    gasCeiling: bigint,
-    waitMs = 15_000,
-  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
-    const { network, gas } = this.o;
-    const [now, holder, leaseMs, until] = [this.o.now ?? Date.now, this.o.holder ?? 'relay', this.o.leaseMs ?? 60_000, Date.now() + waitMs];
-    for (;;) {
-      const run = await withLease(
-        {
-          take: () => this.o.store.sweeps.leaseSweeper(network.chainId, holder, now(), leaseMs),
-          release: () => this.o.store.sweeps.releaseSweeper(network.chainId, holder),
-          ms: leaseMs,
-        },
-        async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
-          if (await done()) return { done: true };
-          const fees = await this.fees();
-          const padded = ((await this.rpc.estimateGas({ account: gas, to, data })) * 6n) / 5n;
-          return { receipt: (await this.send(to, data, fees, padded < gasCeiling ? padded : gasCeiling, lease)).receipt };
-        },
-      );
-      if (run.held) return run.value;
-      if (Date.now() > until) return { busy: true }; // a sweep (or another instance's relay) holds the lease
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
   /** What the chain asks now, capped at the network's `maxFeePerGas`; throws when even the base fee is above the cap. */
-  private async fees(): Promise<Fees> {
+  async fees(): Promise<Fees> {
     const cap = this.o.network.maxFeePerGas;
     const block = await this.rpc.getBlock({ blockTag: 'latest' });
     if (block.baseFeePerGas == null) {

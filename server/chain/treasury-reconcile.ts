@@ -33,7 +33,7 @@ import { TRANSFER } from './watcher.ts';
 export const UNFINALIZED_WINDOW = 10_000n;
 
 export interface TreasuryCheckDeps {
-  holds: Pick<TreasuryHoldStore, 'inFlight' | 'saveFinding' | 'findings' | 'hold' | 'event' | 'counted' | 'moved' | 'reverse'>;
+  holds: Pick<TreasuryHoldStore, 'inFlight' | 'saveFinding' | 'findings' | 'hold' | 'clear' | 'event' | 'counted' | 'moved' | 'reverse'>;
   journal: Pick<JournalStore, 'held'>;
   treasuryTxs: Pick<TreasuryTxStore, 'inFlight'>;
   log: Logger;
@@ -240,6 +240,16 @@ export async function reconcileTreasury(network: Network, treasury: Address, dep
     if (!before.get(coin.token)?.short) await deps.holds.event('treasury_short', network.chainId, detail, deps.now());
     if (!native && short > configuredUnits(deps.holdThreshold, coin.decimals)) await deps.holds.hold(network.chainId, 'treasury_short', detail, deps.now());
   }
+  // No token short: a `treasury_short` hold lifts itself (once no deposit waits to be swept again: treasury-hold-store.ts's clear).
+  if (measured.every((f) => f.token === NATIVE || f.short === 0n)) {
+    const why = `the treasury on chain ${network.chainId} holds what the journal owes of every token again, at block ${measured[0]?.atBlock ?? 0n}`;
+    const lifted = await deps.holds.clear(network.chainId, why, deps.now());
+    if (lifted)
+      deps.log.warn(
+        { chainId: network.chainId, since: new Date(lifted.sinceMs).toISOString(), detail: lifted.detail },
+        'treasury reconciliation: the treasury holds what the journal owes again; the treasury_short hold on the chain is lifted by itself, money movements resume',
+      );
+  }
   return measured;
 }
 
@@ -296,7 +306,8 @@ export async function treasuryReadiness(networks: Network[], holds: Pick<Treasur
     checks.push({
       name: `money movements on chain ${h.chainId}`,
       ok: false,
-      detail: `held since ${new Date(h.sinceMs).toISOString()} (${h.reason}): ${h.detail}; resolve with npm run service -- treasury resolve --chain ${h.chainId} --by <name> --why "<reason>"`,
+      // A shortfall's hold lifts itself once the treasury agrees again; any other waits for the operator.
+      detail: `held since ${new Date(h.sinceMs).toISOString()} (${h.reason}): ${h.detail}; ${h.reason === 'treasury_short' ? 'lifts itself once the treasury holds what the journal owes (a sweep a reorganisation took away is swept again by itself); else find the cause (docs/operating.md) and ' : ''}resolve with npm run service -- treasury resolve --chain ${h.chainId} --by <name> --why "<reason>"`,
     });
   }
   return checks;

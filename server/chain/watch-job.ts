@@ -6,7 +6,7 @@ import type { Job, JobDeps } from '../jobs/job.ts';
 import { paymentCredits } from '../payments/chain-credits.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const watchUses = ['payments', 'merchants', 'now', 'networks', 'chain', 'instance', 'watchIntervalMs', 'log', 'signals'] as const;
+export const watchUses = ['payments', 'merchants', 'now', 'networks', 'chain', 'instance', 'watchIntervalMs', 'watchBackoffCapMs', 'log', 'signals'] as const;
 
 export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[] {
   const credits = paymentCredits({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
@@ -35,7 +35,7 @@ export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[
     });
     return {
       name: `watch chain ${network.chainId}`,
-      start: () => watcher.start(deps.watchIntervalMs, (error) => deps.log.warn({ err: error }, 'chain watcher: RPC failed; retrying')),
+      start: () => watcher.start(deps.watchIntervalMs, (error) => deps.log.warn({ err: error }, 'chain watcher: RPC failed; retrying'), deps.watchBackoffCapMs),
       stop: () => watcher.stop(),
     };
   });

@@ -297,8 +297,11 @@ export class Watcher {
     return this.rpc.getLogs({ address: this.o.tokens, event: TRANSFER, args: recipients ? { to: recipients } : undefined, fromBlock: from, toBlock: to });
   }
 
-  /** Ticks every `intervalMs` until stop(); an RPC outage backs off, then catches up from the cursor. */
-  start(intervalMs: number, onError: (error: unknown) => void = () => {}): void {
+  /**
+   * Ticks every `intervalMs` until stop(); an RPC outage backs off (doubling, at most
+   * `maxBackoffMs` between attempts), then catches up from the cursor.
+   */
+  start(intervalMs: number, onError: (error: unknown) => void = () => {}, maxBackoffMs = MAX_BACKOFF_MS): void {
     let failures = 0;
     const loop = async () => {
       if (this.stopped) return;
@@ -312,7 +315,7 @@ export class Watcher {
         }
       } catch (error) {
         failures++;
-        wait = Math.min(intervalMs * 2 ** failures, MAX_BACKOFF_MS);
+        wait = Math.min(intervalMs * 2 ** failures, maxBackoffMs);
         onError(error);
       }
       if (!this.stopped) this.timer = setTimeout(loop, wait);

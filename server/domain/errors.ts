@@ -118,6 +118,15 @@ export class TreasuryHeld extends Conflict {
 export class SwapRateDeviates extends Conflict {
   static override readonly code: ErrorCode = 'swap_rate_deviates';
 }
+/**
+ * A signed transfer the service will not relay, though nothing is wrong with it: it would cost
+ * the gas wallet more than one relay may (`gas.payment_cap`), the merchant's sponsored gas for
+ * the day is spent (`gas.daily_cap`), or the gas wallet holds too little (`gas.wallet`). Nothing
+ * was sent: the signature is unused, and the payment stays payable by transfer.
+ */
+export class RelayDeclined extends Conflict {
+  static override readonly code: ErrorCode = 'relay_declined';
+}
 /** What the operator has not configured (a live network, a treasury, a swap router, a payout provider). */
 export class NotConfigured extends Conflict {
   static override readonly code: ErrorCode = 'not_configured';

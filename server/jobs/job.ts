@@ -61,6 +61,8 @@ export interface JobDeps extends BalanceStores {
   treasuryReconcileIntervalMs: number;
   treasuryHoldThreshold: string;
   watchIntervalMs: number;
+  /** The longest wait between the watcher's attempts while its RPC endpoint fails. */
+  watchBackoffCapMs: number;
   signals?: JobSignals;
   /** The e-mail outbox, and what sends it (undefined: e-mail is off, SMTP_URL unset). */
   emails: EmailStore;

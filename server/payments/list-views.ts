@@ -17,6 +17,8 @@ export interface TimelineFacts {
     blockNumber: number | null;
     sweptHash: string | null;
     sweptMs: number | null;
+    /** Paid by signature: the transaction is one the gas wallet relayed (a sponsored_gas entry in the journal). */
+    relayed?: boolean;
   }>;
   events: Array<{ id: string; type: string; state: string; createdMs: number }>;
   attempts: Array<{ eventId: string; status: number; error: string | null; atMs: number }>;
@@ -66,6 +68,7 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
       ...amount,
       state: t.state,
       ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
+      ...(t.relayed ? { relayed: true } : {}),
     });
     // The sweep's block time, kept since issue 36 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
     if (t.sweptHash)

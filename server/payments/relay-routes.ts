@@ -8,7 +8,7 @@ import type { Address, Hex } from 'viem';
 import { answer } from '../../contract/api.ts';
 import { is, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { Relayed, RelayBody } from '../../contract/relay.ts';
-import { checkAuthorization, type TransferAuthorization } from '../chain/relay.ts';
+import { assertRelayAffordable, checkAuthorization, RELAY_DAY_MS, type TransferAuthorization } from '../chain/relay.ts';
 import { ERROR_CODES } from '../../contract/error-codes.ts';
 import { feeOf } from '../chain/treasury.ts';
 import { ChainNotOffered, Conflict, DomainError, NotConfigured, Unavailable, invalidField } from '../domain/errors.ts';
@@ -18,7 +18,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route, type RateLimit } from '../routes/route.ts';
 import { assertTakesDeposits } from './rules.ts';
 
-type Uses = 'catalog' | 'config' | 'log' | 'metrics' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';
+type Uses = 'catalog' | 'config' | 'journal' | 'log' | 'metrics' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** Relays a client address may ask for a minute (each costs the chain reads of the checks). */
@@ -72,14 +72,30 @@ async function relayOnce(ctx: RelayContext) {
     chainId: payment.chainId,
     gasWei,
   });
+  // Who pays the gas, written down: each transaction the gas wallet sent for this payment is
+  // journaled as the merchant's sponsored gas on this chain, once by its hash (a retry, or the
+  // same relay seen again, writes nothing more).
+  const journalGas = (txHash: Hex, fee: bigint, reverted: boolean) =>
+    service.journal.sponsoredGas(
+      account,
+      payment.chainId,
+      txHash,
+      fee,
+      `payment ${reference} paid by signature, relayed in ${txHash}${reverted ? ' (reverted: moved nothing)' : ''}`,
+      service.now(),
+    );
   // The nonce is the relay's key: one used already is this payment's relay (whoever sent it),
   // answered again, or another's: a 409.
   const already = async () => {
     if (body.chain_id !== payment.chainId) return undefined;
     if (!(await relayer.used(token, a.from, a.nonce))) return undefined;
     const by = await relayer.usedBy(token, a);
-    if (by?.paid && a.to.toLowerCase() === payment.address.toLowerCase())
-      return answered(by.txHash, by.sender.toLowerCase() === relayer.gas.address.toLowerCase(), 200);
+    if (by?.paid && a.to.toLowerCase() === payment.address.toLowerCase()) {
+      // Ours, seen again (a retry, or a relay mined while the service could not write it down): journaled now if it was not.
+      const ours = by.sender.toLowerCase() === relayer.gas.address.toLowerCase();
+      const journaled = ours && (await journalGas(by.txHash, by.fee, false));
+      return answered(by.txHash, ours, 200, journaled ? by.fee : undefined);
+    }
     throw new Conflict('authorization.nonce: used or canceled on the chain already, not for this payment', [
       { field: 'authorization.nonce', message: 'used or canceled on the chain already, not for this payment' },
     ]);
@@ -98,7 +114,14 @@ async function relayOnce(ctx: RelayContext) {
     chainNow,
     relayer.gas.address,
   );
-  const sent = await relayer.send(token, a);
+  // The caps, asked under the gas wallet's lease with what it would be sent with: nothing is sent past them.
+  const sent = await relayer.send(token, a, {
+    afford: async (cost) => {
+      const spent = await service.journal.sponsoredGasSince(account, payment.chainId, service.now() - RELAY_DAY_MS);
+      assertRelayAffordable(network, cost, spent);
+    },
+    mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
+  });
   if ('busy' in sent) throw new Unavailable(`The gas wallet on ${network.name} is busy; send the same signature again shortly`);
   if ('receipt' in sent && sent.receipt.status === 'success') {
     service.log.info(
@@ -109,7 +132,7 @@ async function relayOnce(ctx: RelayContext) {
   }
   // Used meanwhile (someone else sent the same signature first), or ours reverted: what the chain says now.
   const after = await already();
-  if (after) return 'receipt' in sent ? { ...after, gasWei: feeOf(sent.receipt) } : after;
+  if (after) return 'receipt' in sent ? { ...after, gasWei: (after.gasWei ?? 0n) + feeOf(sent.receipt) } : after;
   if ('receipt' in sent)
     service.log.warn(
       { reference, chainId: payment.chainId, tx: sent.receipt.transactionHash, gasWei: String(feeOf(sent.receipt)) },
@@ -135,11 +158,11 @@ export const routes = [
     tag: 'Payments',
     summary: 'pay with one signature: relay a signed EIP-3009 transfer',
     description:
-      "For a coin whose network entry says `eip3009` (the dev chain's USDC): the customer's wallet signs `TransferWithAuthorization { from, to: the payment's deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token's own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain's native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment's chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. Each client address may ask 20 a minute with the public key (429 with Retry-After).",
+      "For a coin whose network entry says `eip3009` (the dev chain's USDC): the customer's wallet signs `TransferWithAuthorization { from, to: the payment's deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token's own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain's native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment's chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. The gas is the operator's, journaled per merchant and chain (`sponsored_gas`), and capped: 409 `relay_declined`, nothing sent and the signature unused, naming `gas.payment_cap` (it would cost more than the network's `relayMaxGasWei`, as estimated before sending: on Ethereum itself, by default), `gas.daily_cap` (the merchant's relays on this chain cost its `relayDailyGasWei` in the last 24 hours) or `gas.wallet` (the gas wallet holds too little): pay with a transfer. Each client address may ask 20 a minute with the public key (429 with Retry-After).",
     params: ByReference,
     body: RelayBody,
     responses: { 200: answer(Relayed), 201: answer(Relayed) },
-    errors: ['not_configured', 'chain_not_offered', 'payment_state', 409, 429, 503],
+    errors: ['not_configured', 'chain_not_offered', 'payment_state', 'relay_declined', 409, 429, 503],
     limits: { rate: [perClientRelays] },
   }),
 ];

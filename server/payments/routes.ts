@@ -17,7 +17,7 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'ids' | 'now' | 'paymentList' | 'payments' | 'refunds';
+type Uses = 'attention' | 'catalog' | 'ids' | 'journal' | 'now' | 'paymentList' | 'payments' | 'refunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -108,7 +108,13 @@ export const exportCsv: Handler<{ query: typeof ExportQuery }> = async ({ query:
 export const getPayment: Handler<{ params: typeof ByReference }> = async ({ params, account, service }) => {
   const reference = params.reference;
   const payment = await service.payments.get(account, reference);
-  const timeline = await service.paymentList.timeline(account, payment);
+  const facts = await service.paymentList.timeline(account, payment);
+  // Which of its transfers the gas wallet relayed (paid by signature): the journal's sponsored gas says.
+  const relayed = await service.journal.relayedAmong(
+    payment.chainId,
+    facts.transfers.filter((t) => (t.chainId ?? payment.chainId) === payment.chainId).map((t) => t.txHash),
+  );
+  const timeline = { ...facts, transfers: facts.transfers.map((t) => ({ ...t, relayed: relayed.has(t.txHash.toLowerCase()) })) };
   const network = service.catalog.network(account.mode, payment.chainId);
   const refunded = (await service.refunds.refundedOf([payment.id])).get(payment.id) ?? 0n;
   const coins = service.catalog.coins(account.mode);

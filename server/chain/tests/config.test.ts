@@ -57,6 +57,15 @@ describe('NETWORKS_FILE', () => {
     expect(config.networks?.live).not.toHaveProperty('maxFeeGwei');
   });
 
+  it('takes the caps on the gas a relay of signed transfers may cost, in wei as decimal text', () => {
+    const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayMaxGasWei: '20000000000000', relayDailyGasWei: '50000000000000000' } }) });
+    expect(config.networks?.live).toMatchObject({ relayMaxGasWei: 20_000_000_000_000n, relayDailyGasWei: 50_000_000_000_000_000n });
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayMaxGasWei: 10_000_000_000_000 } }) })).toThrow(
+      /live\.relayMaxGasWei: expected wei/,
+    );
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayDailyGasWei: '0' } }) })).toThrow(/live\.relayDailyGasWei/);
+  });
+
   it("takes a token's EIP-712 domain for signed transfers (eip3009), and names a malformed one", () => {
     const signing = { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: '2' } }] };
     expect(configFromEnv({ NETWORKS_FILE: file({ live: signing }) }).networks?.live).toMatchObject({

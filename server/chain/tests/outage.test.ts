@@ -1,7 +1,10 @@
-// The RPC endpoint down for 30 seconds while customers pay: the service keeps answering, the
-// watcher backs off, and once the endpoint is back it catches up from its stored cursor and
-// counts every transfer of the outage once. The endpoint is a proxy in front of anvil that is
-// stopped (connections refused) and started again on the same port.
+// The RPC endpoint down while customers pay, for longer than the watcher's whole backoff (its
+// wait doubles up to its cap, then stays there): the service keeps answering, the watcher backs
+// off, and once the endpoint is back it catches up from its stored cursor and counts every
+// transfer of the outage once. The endpoint is a proxy in front of anvil that is stopped
+// (connections refused) and started again on the same port. The cap is a setting
+// (watchBackoffCapMs, 10 s by default): here half a second, so the outage takes seconds, not half
+// a minute (it was 30 s at the 10 s cap), and still holds several attempts at the cap.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -16,7 +19,16 @@ import { caller, until } from '../../testing/chain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
-const OUTAGE_MS = 30_000;
+const WATCH_MS = 200;
+/** The watcher's longest wait between attempts while the endpoint is down. */
+const BACKOFF_CAP_MS = 500;
+/**
+ * The waits double from WATCH_MS: 400, then the cap. Each failed attempt also takes about
+ * 0.6 s (the RPC client's own two retries), so ten seconds down hold some eight attempts at
+ * the cap. Uncapped, the attempts come about 0.8, 1.8, 3.2, 5.4, 8.6 and 15.6 s into the
+ * outage: the next after the endpoint is back would be some 5 s away.
+ */
+const OUTAGE_MS = 10_000;
 let chain: DevChain;
 let contracts: DevContracts;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
@@ -26,7 +38,13 @@ beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 4); // accounts 0-3 funded; 3 pays here
   proxy = await startProxy(chain.port);
-  api = await startService({ demo: true, networks: { test: devNetwork(proxy.url(), contracts, 2) }, devChain: DEV_CHAIN_POWERS, watchIntervalMs: 200 });
+  api = await startService({
+    demo: true,
+    networks: { test: devNetwork(proxy.url(), contracts, 2) },
+    devChain: DEV_CHAIN_POWERS,
+    watchIntervalMs: WATCH_MS,
+    watchBackoffCapMs: BACKOFF_CAP_MS,
+  });
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -43,7 +61,7 @@ async function pay(to: Address, amount: string) {
   await createPublicClient({ chain: foundry, transport: http(chain.url) }).waitForTransactionReceipt({ hash, pollingInterval: 100 });
 }
 
-it('misses nothing while the RPC endpoint is down for 30 s, and counts each transfer of the outage once', { timeout: 120_000 }, async () => {
+it('misses nothing while the RPC endpoint is down for longer than the backoff, and counts each transfer of the outage once', { timeout: 120_000 }, async () => {
   await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: devAccount(9).address }, secretKey);
   const address: Record<string, Address> = {};
   for (const reference of ['o-before', 'o-split', 'o-whole']) {
@@ -62,7 +80,7 @@ it('misses nothing while the RPC endpoint is down for 30 s, and counts each tran
     const during = await call('GET', '/api/v1/transaction/verify/o-whole');
     expect(during.status).toBe(200);
     expect(during.body.data).toMatchObject({ status: 'pending', amountPaid: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   const head = await createPublicClient({ chain: foundry, transport: http(chain.url) }).getBlockNumber();
   await proxy.start();
@@ -80,8 +98,9 @@ it('misses nothing while the RPC endpoint is down for 30 s, and counts each tran
   const told = await api.db.query(`SELECT body FROM events WHERE type = 'DEPOSIT_TRANSACTION'`);
   const count = (reference: string) => told.filter((r) => (r.body as string).includes(`"reference":"${reference}"`)).length;
   expect([count('o-before'), count('o-split'), count('o-whole')]).toEqual([1, 2, 1]);
-  // The backoff is capped, so the watcher comes back soon after the endpoint does.
-  expect(caughtUpMs).toBeLessThan(15_000);
+  // The backoff is capped, so the watcher comes back soon after the endpoint does: within the
+  // cap, a failed attempt's retries and the catching up (uncapped, it would be some 5 s).
+  expect(caughtUpMs).toBeLessThan(BACKOFF_CAP_MS + 2_500);
   console.log(`outage ${OUTAGE_MS / 1000} s, ${head} blocks on the chain; caught up ${caughtUpMs} ms after the endpoint came back`);
 });
 

@@ -41,7 +41,9 @@ let reader: ReturnType<typeof createPublicClient>;
 beforeAll(async () => {
   chain = await startDevChain({ blockTimeSeconds: TEST_BLOCK_SECONDS });
   contracts = await deployDevContracts(chain, 3);
-  reader = createPublicClient({ chain: foundry, transport: http(chain.url) });
+  // Polled every 50 ms: viem's default for a chain with no block time is 4 s, so a receipt not
+  // in the block that was current when asked (this chain mines every 0.25 s) waited 4 s.
+  reader = createPublicClient({ chain: foundry, transport: http(chain.url), pollingInterval: 50 });
   api = await startService({
     demo: true,
     networks: { test: devNetwork(chain.url, contracts, 2) },
