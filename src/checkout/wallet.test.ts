@@ -144,10 +144,13 @@ describe('paying with one signature', () => {
     s.checkout.close();
   });
 
-  it('a refusal by the service (a field, a cap) says so and leaves the transfer: the signature is not offered again', async () => {
+  it.each([
+    [400, 'authorization.value'],
+    [409, 'gas.payment_cap'],
+  ])('a refusal by the service (%i naming %s) says so and leaves the transfer: the signature is not offered again', async (status, field) => {
     const s = await signable(25_245_000n);
     expect(s.checkout.signers.value).toEqual([0]);
-    s.state.relayErrors.push(new ServiceError('http', 'POST relay answered 400: authorization.value', 400, [{ field: 'authorization.value', message: 'x' }]));
+    s.state.relayErrors.push(new ServiceError('http', `POST relay answered ${status}: ${field}`, status, [{ field, message: 'refused' }]));
     s.checkout.signWith(0);
     await vi.advanceTimersByTimeAsync(0);
     s.sign('0x' + '1b'.repeat(65));
