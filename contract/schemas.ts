@@ -42,6 +42,12 @@ export const Coin = later(() =>
     fee: z.optional(amountNumber),
     /** Where a transaction of this network can be looked at: `${explorer}/tx/${hash}` (https only). */
     explorer: z.optional(is<string>((v) => typeof v === 'string' && /^https:\/\/[^\s"<>]+$/.test(v), 'an https URL')),
+    /**
+     * Where the service relays a signed transfer of this coin (EIP-3009, POST
+     * /api/v1/transaction/relay/{reference}): the token's own EIP-712 domain name and version, to
+     * sign `TransferWithAuthorization` in. Absent: the coin is paid with a transfer only.
+     */
+    signs: z.optional(z.object({ name: text, version: text })),
   }),
 );
 export type Coin = z.infer<typeof Coin>;

@@ -21,7 +21,20 @@ import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route, type RateLimit } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'chain' | 'changes' | 'config' | 'devChain' | 'links' | 'log' | 'metrics' | 'now' | 'payments' | 'publicInitializes' | 'rates';
+type Uses =
+  | 'catalog'
+  | 'chain'
+  | 'changes'
+  | 'config'
+  | 'devChain'
+  | 'links'
+  | 'log'
+  | 'metrics'
+  | 'now'
+  | 'payments'
+  | 'publicInitializes'
+  | 'rates'
+  | 'relayer';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** A payment's reference in the path. */
@@ -40,7 +53,13 @@ export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
   // inactive coin (off its peg, or not offered) is listed unpriced.
   let rate: { source: string; fixed: boolean; at: string } | undefined;
   const list = await Promise.all(
-    ctx.service.catalog.coins(account.mode).map(async (coin) => {
+    ctx.service.catalog.coins(account.mode).map(async (listed) => {
+      // A coin the checkout may pay with one signature: its token signs (EIP-3009) and a gas wallet relays on its chain.
+      const signs =
+        ctx.service.relayer(account.mode, listed.chainId) &&
+        ctx.service.catalog.network(account.mode, listed.chainId)?.tokens.find((t) => t.address.toLowerCase() === listed.contractAddress.toLowerCase())
+          ?.eip3009;
+      const coin = signs ? { ...listed, signs: { name: signs.name, version: signs.version } } : listed;
       if (price.amount === undefined || price.currency === undefined || coin.status !== 'active') return coin;
       const rates = await ctx.service.rates.forQuote(price.currency, coin.symbol);
       rate ??= { source: rates.source, fixed: rates.fixed, at: new Date(rates.atMs).toISOString() };

@@ -1,6 +1,9 @@
 import type * as z from 'zod/mini';
 import { readAnswer, ServiceError } from '../../contract/answer.ts';
+import { Relayed } from '../../contract/relay.ts';
+import type { Signed } from '../payment/sign.ts';
 import {
+  success,
   CoinsResponse,
   VerificationResponse,
   QrResponse,
@@ -30,6 +33,8 @@ export interface Api {
   settle(reference: string, signal: AbortSignal): Promise<Verification>;
   /** The payment's QR code, made by the service (the bundle carries no QR encoder). */
   qr(reference: string, signal: AbortSignal): Promise<Qr>;
+  /** Pays with one signature: the service brings the customer's signed transfer on chain (answers once it is mined). */
+  relay(reference: string, body: Signed, signal: AbortSignal): Promise<unknown>;
   /** The time by the API's clock, as well as its answers' Date headers tell it. */
   now(): number;
 }
@@ -87,6 +92,7 @@ export function createApi(base: string, key: string, fetcher: typeof fetch = fet
     deposit: (reference, kind, signal) => call('POST', 'sandbox/deposit', VerificationResponse, signal, { reference, kind }).then(data),
     settle: (reference, signal) => call('POST', `transaction/settle/${ref(reference)}`, VerificationResponse, signal).then(data),
     qr: (reference, signal) => call('GET', `transaction/qr/${ref(reference)}`, QrResponse, signal).then(data),
+    relay: (reference, body, signal) => call('POST', `transaction/relay/${ref(reference)}`, success(Relayed), signal, body),
     now: () => Date.now() + skew,
   };
 }

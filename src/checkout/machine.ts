@@ -7,9 +7,11 @@ import { ServiceError, isAbort } from '../api/errors.ts';
 import type { CheckoutOptions } from '../options/parse.ts';
 import type { Coin, DepositKind, Qr, Verification } from '../../contract/schemas.ts';
 import { discoverWallets, type FoundWallet } from '../payment/wallet.ts';
+import { holder } from '../payment/sign.ts';
+import { baseUnits } from '../../contract/payment-uri.ts';
 import type { CheckoutError } from './errors.ts';
 import { firstState, next, retriable, type Env, type Event, type Field, type ScreenError, type State } from './table.ts';
-import { coinLoader, payFromBrowserWallet, quote, resumer, screenError, settle, statusWatch, type Post } from './work.ts';
+import { coinLoader, payBySignature, payFromBrowserWallet, quote, resumer, screenError, settle, statusWatch, type Post } from './work.ts';
 
 /** What the modal shows. Only the machine changes it; components render it. */
 export type View =
@@ -41,6 +43,11 @@ export interface Checkout {
   readonly copied: ReadonlySignal<string | undefined>;
   /** Browser wallets the page announced (EIP-6963). */
   readonly wallets: ReadonlySignal<FoundWallet[]>;
+  /**
+   * Which of `wallets` may pay the watched payment with one signature: its coin signs (EIP-3009)
+   * and the wallet, on the coin's chain, holds what is due. Emptied when the service refuses one.
+   */
+  readonly signers: ReadonlySignal<number[]>;
   /** The service offers the sandbox's deposit buttons here (the coin list says so). */
   sandbox: boolean;
   /**
@@ -51,6 +58,8 @@ export interface Checkout {
   send(event: Event): void;
   /** Pays the open payment from the `index`th wallet: switch chain, send the token transfer. */
   payWith(index: number): void;
+  /** Pays the open payment from the `index`th wallet with one signature, which the service relays. */
+  signWith(index: number): void;
   start(): void;
   submitDetails(name: string, email: string): void;
   markCopied(value: string): void;
@@ -103,6 +112,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
   const now = signal(api.now());
   const copied = signal<string | undefined>(undefined);
   const wallets = signal<FoundWallet[]>([]);
+  const signers = signal<number[]>([]);
   /** The coins the API listed, inactive ones too: a symbol on a chain (USDT on two chains is two coins). */
   let listed: Coin[] = [];
   const env: Env = { coin: (p) => listed.find((c) => c.symbol === p.coin && (p.chainId ?? c.chainId) === c.chainId) };
@@ -164,12 +174,17 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     const failed = (error: unknown) => isAbort(error) || post({ type: 'failed', error: screenError(error) });
     if (!fresh) {
       // Within a state, one change starts work: a wallet asked to pay.
-      if (to.name === 'watching' && to.wallet === 'asking' && (from as typeof to).wallet !== 'asking') {
+      if (to.name === 'watching' && to.wallet !== (from as typeof to).wallet) {
         const wallet = wallets.value[to.walletIndex!];
-        if (wallet) payFromBrowserWallet(wallet, env.coin(to.payment)!, to.payment, post, checkNow);
+        const coin = env.coin(to.payment)!;
+        if (wallet && to.wallet === 'asking') payFromBrowserWallet(wallet, coin, to.payment, post, checkNow);
+        if (wallet && to.wallet === 'signing') payBySignature(api, wallet, coin, to.payment, post, checkNow, signal);
+        // Refused once (a cap, no gas wallet, a wallet that cannot sign): this payment is paid with a transfer.
+        if (to.wallet === 'refused') signers.value = [];
       }
       return;
     }
+    signers.value = [];
     switch (to.name) {
       case 'coins':
         loadCoins().then((coins) => post({ type: 'coins', coins }), failed);
@@ -183,6 +198,7 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
         break;
       case 'watching':
         watch(to.payment, post, signal);
+        findSigners();
         break;
       case 'settling':
         settle(api, options.reference, signal).then(answered, failed);
@@ -213,6 +229,22 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     }
   }
 
+  /** Asks each wallet, without a prompt, whether it may pay the watched payment with one signature (see `signers`). */
+  function findSigners() {
+    const s = state.value;
+    if (s.name !== 'watching' || s.wallet === 'refused') return;
+    const coin = env.coin(s.payment);
+    if (!coin?.signs) return;
+    const { signal } = work;
+    const units = baseUnits(s.payment.amountRemaining, coin);
+    wallets.value.forEach((wallet, index) =>
+      holder(wallet.provider, coin, units).then(
+        (from) => from && !signal.aborted && !signers.value.includes(index) && (signers.value = [...signers.value, index]),
+        () => {},
+      ),
+    );
+  }
+
   const checkout: Checkout = {
     options,
     state,
@@ -225,15 +257,20 @@ export function createCheckout(options: CheckoutOptions, api: Api, onClosed: () 
     leaving: computed(() => !!(state.value as { leaving?: boolean }).leaving),
     wrong: computed(() => (state.value as { wrong?: Field[] }).wrong ?? []),
     wallets,
+    signers,
     sandbox: false,
     qr,
     send,
     payWith: (index) => send({ type: 'wallet', index }),
+    signWith: (index) => send({ type: 'wallet', index, sign: true }),
     start() {
       // Wallets announce themselves until the checkout closes.
       life.signal.addEventListener(
         'abort',
-        discoverWallets((found) => (wallets.value = [...wallets.value, found])),
+        discoverWallets((found) => {
+          wallets.value = [...wallets.value, found];
+          findSigners();
+        }),
       );
       // Warm the list while the customer types. A refused key (401, 403) or a mode that takes
       // no payments here (409: a live key on a service with no live network) is told at once,

@@ -10,7 +10,8 @@ export type ScreenErrorCode = Exclude<ErrorCode, 'invalid_options' | 'secret_key
 export type ScreenError = CheckoutError & { code: ScreenErrorCode };
 
 export type Field = 'name' | 'email';
-export type WalletState = 'asking' | 'sent' | 'declined' | 'chain' | 'failed';
+/** `signing`: the wallet is asked for one signature, then the service relays it; `refused`: that did not work, a transfer still does. */
+export type WalletState = 'asking' | 'signing' | 'sent' | 'declined' | 'chain' | 'failed' | 'refused';
 
 /**
  * Who pays, as the quote will name them: from the options, or typed on the details screen.
@@ -34,7 +35,7 @@ export type State =
   /**
    * A payment is open: its status is watched. `leaving`: the customer asked to close. `lost`:
    * a check failed. `wallet`: how paying from a browser wallet goes, when the customer tried
-   * (`walletIndex`: which of the wallets found; entering 'asking' starts the payment).
+   * (`walletIndex`: which of the wallets found; entering 'asking' starts the transfer, 'signing' the signature).
    */
   | { name: 'watching'; customer: Customer; payment: Verification; leaving: boolean; lost: boolean; wallet?: WalletState; walletIndex?: number }
   /** "Finish with what I sent": the service is asked to settle the partial payment. */
@@ -66,10 +67,10 @@ export type Event =
   | { type: 'status'; payment: Verification }
   | { type: 'lost' }
   | { type: 'failed'; error: ScreenError }
-  /** Customer: pay from the `index`th browser wallet. Work: the wallet sent it, or did not (why). */
-  | { type: 'wallet'; index: number }
+  /** Customer: pay from the `index`th browser wallet (`sign`: with one signature). Work: the wallet (and relay) sent it, or did not (why). */
+  | { type: 'wallet'; index: number; sign?: boolean }
   | { type: 'walletSent' }
-  | { type: 'walletFailed'; reason: Exclude<WalletState, 'asking' | 'sent'> };
+  | { type: 'walletFailed'; reason: Exclude<WalletState, 'asking' | 'signing' | 'sent'> };
 export type EventType = Event['type'];
 
 /**
@@ -159,7 +160,8 @@ export const table: { [S in StateName]: Handlers<S> } = {
       return to.name === 'watching' ? { ...s, payment: e.payment, lost: false } : to;
     },
     lost: (s) => ({ ...s, lost: true }),
-    wallet: (s, e) => (s.wallet === 'asking' || s.wallet === 'sent' ? s : { ...s, wallet: 'asking', walletIndex: e.index }),
+    wallet: (s, e) =>
+      s.wallet === 'asking' || s.wallet === 'signing' || s.wallet === 'sent' ? s : { ...s, wallet: e.sign ? 'signing' : 'asking', walletIndex: e.index },
     walletSent: (s) => ({ ...s, wallet: 'sent' }),
     walletFailed: (s, e) => ({ ...s, wallet: e.reason }),
     change: (s) => (s.payment.status === 'pending' && s.payment.amountPaid === 0 ? { name: 'coins', customer: s.customer } : s),

@@ -10,6 +10,7 @@ import type { CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type Qr, type Verification } from '../../contract/schemas.ts';
 import { baseUnits, paymentUri } from '../../contract/payment-uri.ts';
 import { payFromWallet, type FoundWallet } from '../payment/wallet.ts';
+import { signTransfer } from '../payment/sign.ts';
 import type { Customer, Env, Event, ScreenError } from './table.ts';
 
 /**
@@ -202,4 +203,26 @@ export function payFromBrowserWallet(wallet: FoundWallet, coin: Coin, payment: V
       post({ type: 'walletFailed', reason: error?.code === 4001 ? 'declined' : error?.code === 4902 ? 'chain' : 'failed' });
     },
   );
+}
+
+/**
+ * Pays `payment` with one signature: the wallet signs a transfer of what is due to the deposit
+ * address, valid until the quote's end, and the service relays it (the same signature again
+ * while it answers "busy"). Then walletSent and `sent`, as a transfer; a refusal, of the
+ * wallet or the service (a 4xx naming a field, a cap, no gas wallet), is walletFailed: declined
+ * (try again) or refused (pay with a transfer).
+ */
+export function payBySignature(api: Api, wallet: FoundWallet, coin: Coin, payment: Verification, post: Post, sent: () => void, signal: AbortSignal) {
+  signTransfer(wallet.provider, coin, payment.address, baseUnits(payment.amountRemaining, coin), Math.floor(Date.parse(payment.expiresAt) / 1000))
+    .then((body) => withRetry(() => api.relay(payment.reference, body, signal), signal))
+    .then(
+      () => {
+        post({ type: 'walletSent' });
+        sent();
+      },
+      (error: { code?: number }) => {
+        console.warn('ServiceCheckout: no payment by signature', error);
+        post({ type: 'walletFailed', reason: error?.code === 4001 ? 'declined' : 'refused' });
+      },
+    );
 }

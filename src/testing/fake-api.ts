@@ -5,6 +5,7 @@ import { ServiceError } from '../api/errors.ts';
 import { parseOptions, type CheckoutOptions } from '../options/parse.ts';
 import { paymentVersion, type Coin, type InitializeBody, type MerchantVerification, type Verification } from '../../contract/schemas.ts';
 import { paymentUri } from '../../contract/payment-uri.ts';
+import type { Signed } from '../payment/sign.ts';
 
 const token = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 /** The test network's coins, as the service lists them (kept apart: src/ never imports the service). */
@@ -19,7 +20,7 @@ export const networkError = () => new ServiceError('network', 'GET test: the net
 export const httpError = (status: number) => new ServiceError('http', `test answered ${status}`, status);
 
 export function fakeApi() {
-  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0, qr: 0 };
+  const calls = { coins: 0, initialize: [] as InitializeBody[], verify: 0, deposit: 0, settle: 0, qr: 0, relay: [] as Signed[] };
   const signals: AbortSignal[] = [];
   const state = {
     status: 'pending' as Verification['status'],
@@ -29,6 +30,8 @@ export function fakeApi() {
     initializeErrors: [] as Error[],
     verifyErrors: [] as Error[],
     coinsErrors: [] as Error[],
+    /** What the relay answers, in turn, before it takes a signature. */
+    relayErrors: [] as Error[],
     /** Hold long polls like the real API (until notify(), the wait, or an abort); off: answer at once. */
     holds: false,
     /** Whether a transaction exists for the reference; verify answers 404 until one does. */
@@ -170,6 +173,13 @@ export function fakeApi() {
       const v = verification();
       const coin = state.coins.find((c) => c.symbol === v.coin && c.chainId === v.chainId)!;
       return { uri: state.qrUri ?? paymentUri(coin, v.address, v.amountRemaining), size: 21, path: 'M0 0h7v1h-7z' };
+    },
+    async relay(_reference, body, signal) {
+      calls.relay.push(body);
+      signals.push(signal);
+      const error = state.relayErrors.shift();
+      if (error) throw error;
+      return { chainId, txHash: '0x' + 'ef'.repeat(32), relayedByUs: true };
     },
     async deposit(_reference, _kind, signal) {
       calls.deposit++;

@@ -23,6 +23,7 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
   // during the (synchronous) render is tracked, and a change renders again. Components
   // keep no state of their own, so they need no hooks and no signals integration.
   let focused: string | undefined;
+  let refused = false;
   const stop = effect(() => {
     render(h(Modal, { checkout, look }), root);
     // A new screen takes focus to its first control, so keyboard and screen-reader users
@@ -36,6 +37,10 @@ export function mountModal(checkout: Checkout, look: Look): () => void {
       focused = key;
       (first ?? dialog)?.focus();
     }
+    // The service refused a signature: its button is gone, and focus goes to the transfer beside it.
+    const now = (checkout.state.value as { wallet?: string }).wallet === 'refused';
+    if (now && !refused) body?.querySelector<HTMLElement>('[data-pay-wallet]')?.focus();
+    refused = now;
   });
   // Back from the wallet app (the page hidden, then shown again): the payment's status, after
   // "Open in wallet", is brought into view; a live region, it speaks only when its words change.

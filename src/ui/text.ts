@@ -35,13 +35,16 @@ const en = {
   qr: 'Payment QR code for your wallet',
   wallet: 'Open in wallet',
   payWith: 'Pay with {0}',
+  signWith: 'Pay with one signature in {0}, no network fee',
   /** How paying from a browser wallet goes, by the payment's wallet state. */
   walletNote: {
     asking: 'Confirm the payment in your wallet…',
+    signing: 'Sign in your wallet. The payment service then sends it, and pays the network fee…',
     sent: 'Sent from your wallet. Waiting for the network to confirm it…',
     declined: 'You declined in your wallet. Try again, or pay with the QR code.',
     chain: 'Your wallet could not switch to {0}. Switch it yourself, or pay with the QR code.',
     failed: 'Your wallet could not send this payment. Pay with the QR code instead.',
+    refused: 'Paying with one signature is not possible for this payment. Pay with a transfer instead.',
   } satisfies Record<WalletState, string>,
   reconnecting: 'Reconnecting… The address and amount stay valid; keep this open.',
   changeCoin: 'Pay with another coin',

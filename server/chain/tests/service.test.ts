@@ -17,6 +17,7 @@ import { DepositFactory, TestToken } from '../../../contracts/artifacts.generate
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { saltOf } from '../networks.ts';
+import { coins } from '../../payments/transaction-routes.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 
@@ -85,6 +86,18 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
       network: 'Local dev chain',
     });
     expect(body.data.find((c: { symbol: string }) => c.symbol === 'USDT')).toMatchObject({ decimals: 18 });
+  });
+
+  it("says which coins the checkout may pay with one signature: the token's EIP-712 name and version, only where a gas wallet relays", async () => {
+    const signs = (data: Array<{ symbol: string; signs?: unknown }>) => Object.fromEntries(data.map((c) => [c.symbol, c.signs]));
+    const { body } = await call('GET', '/api/v1/coins');
+    expect(signs(body.data)).toStrictEqual({ USDT: undefined, USDC: { name: 'USD Coin', version: '2' }, BUSD: undefined, DAI: undefined });
+    // The same service without a gas wallet on the chain: the relay would answer not_configured, so nothing is offered.
+    const merchant = { id: DEMO_MERCHANT.id, businessName: 'Harbour', businessEmail: 'a@example.com', businessLogo: '' };
+    const bare = await coins({ query: {}, account: { mode: 'test', via: 'public', merchant }, service: { ...api.parts, relayer: () => undefined } } as never);
+    const listed = (bare as { body: { data: Array<{ symbol: string; signs?: unknown }> } }).body.data;
+    expect(listed.map((c) => c.symbol)).toEqual(['USDT', 'USDC', 'BUSD', 'DAI']);
+    expect(signs(listed)).toStrictEqual({ USDT: undefined, USDC: undefined, BUSD: undefined, DAI: undefined });
   });
 
   it('"Full" is a real transfer: pending until two confirmations, then confirmed, a signed webhook, and the deposit swept to the payout address', async () => {

@@ -27,6 +27,7 @@ export function Payment({ checkout, view }: Props) {
   const net = minus(payment.actualAmount, payment.feeInCrypto, coin.decimals);
   // How paying from a browser wallet goes (only a watched payment has it).
   const { wallet: paying } = checkout.state.value as { wallet?: WalletState };
+  const busy = paying === 'asking' || paying === 'signing';
   const c = payment.confirming;
   const coarse = matchMedia('(pointer:coarse)').matches;
   // A phone (touch, one column): what pays and what it is doing come first, the address and
@@ -40,14 +41,21 @@ export function Payment({ checkout, view }: Props) {
   );
   const acts = (
     <>
+      {/* A wallet that holds the coin pays with one signature, and no gas; the transfer stays beside it. */}
+      {paying !== 'sent' &&
+        checkout.signers.value.map((index) => (
+          <button type="button" class="pr" key={index} onClick={() => checkout.signWith(index)} disabled={busy} data-sign>
+            {fill(text.signWith, checkout.wallets.value[index]!.name)}
+          </button>
+        ))}
       {/* A wallet in this browser (EIP-6963) pays in one click; the QR code stays for any other. */}
       {checkout.wallets.value.map((wallet, index) => (
-        <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={paying === 'asking'} data-pay-wallet>
+        <button type="button" class="pr" key={wallet.name} onClick={() => checkout.payWith(index)} disabled={busy} data-pay-wallet>
           {fill(text.payWith, wallet.name)}
         </button>
       ))}
       {paying && (
-        <p role="status" class={paying === 'sent' || paying === 'asking' ? undefined : 'nt'} data-wallet-note>
+        <p role="status" class={busy || paying === 'sent' ? undefined : 'nt'} data-wallet-note>
           {fill(text.walletNote[paying], coin.network)}
         </p>
       )}
