@@ -2,15 +2,13 @@
 // main.ts (npm start), the demo and the tests alike. Composition only: what each part does
 // lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
-import type { LocalAccount } from 'viem';
 import type { Server } from 'node:http';
 import type { KeyMode } from '../contract/keys.ts';
 import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
-import { verifyNetwork } from './chain/deploy.ts';
+import { configuredNetworks } from './chain/configured.ts';
 import { ownAddresses } from './chain/own-addresses.ts';
 import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type Network } from './chain/networks.ts';
-import { fieldOf, networkList } from './chain/config.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -57,7 +55,7 @@ import { TreasuryHoldStore } from './balances/treasury-hold-store.ts';
 import { checkTreasury, treasuryReadiness } from './chain/treasury-reconcile.ts';
 import { WithdrawalStore, withdrawalsByState } from './balances/withdrawal-store.ts';
 import { FeeStore } from './merchants/fee-store.ts';
-import { refuseSharedTreasuries, routerSwaps, Treasury, treasuryAccount, type SwapProvider } from './chain/treasury.ts';
+import { routerSwaps, Treasury, type SwapProvider } from './chain/treasury.ts';
 import { Relayer } from './chain/relay.ts';
 import { RELAYS_PER_CLIENT_PER_MINUTE } from './payments/relay-routes.ts';
 import { RateCache } from './rates/cache.ts';
@@ -90,31 +88,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // Every default, applied once (settings.ts); nothing below falls back to one of its own.
   const options = settings(given);
   const { logger: log, now, instance } = options;
-  // Each mode's networks, as a list whichever way they were given.
-  const networks: Partial<Record<KeyMode, Network[]>> = {};
-  for (const mode of ['test', 'live'] as const) if (options.networks?.[mode]) networks[mode] = networkList(options.networks[mode]);
-  // Each treasury's key, read before anything else: a live one shared with a test network stops the start.
-  const treasuryAccounts = new Map<Network, LocalAccount>();
-  for (const mode of ['test', 'live'] as const) {
-    for (const network of networks[mode] ?? []) {
-      const keyFile = mode === 'test' ? (options.testTreasuryKeyFile ?? options.treasuryKeyFile) : options.treasuryKeyFile;
-      const account = treasuryAccount(network, keyFile, options.devChain?.treasuryAccount);
-      if (account) treasuryAccounts.set(network, account);
-    }
-  }
-  refuseSharedTreasuries(networks.live ?? [], networks.test ?? [], treasuryAccounts);
-  // Each configured public chain, of both modes, is checked against the chain itself before
-  // anything is taken on it (a dev chain is deployed by whoever started it, moments ago).
-  for (const mode of ['test', 'live'] as const) {
-    for (const [i, network] of (networks[mode] ?? []).entries()) {
-      if (!network.dev)
-        await verifyNetwork(
-          network,
-          fieldOf(mode, i, Array.isArray(options.networks?.[mode])),
-          options.gasKey ? privateKeyToAccount(options.gasKey).address : undefined,
-        );
-    }
-  }
+  const { networks, treasuryAccounts } = await configuredNetworks(options);
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
   const { stateDir } = options;
