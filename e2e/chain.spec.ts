@@ -101,7 +101,7 @@ test('a wallet refusal says so and leaves the QR code to pay with', async ({ pag
   expect(await modal(page).count()).toBe(1);
 });
 
-// Paying with one signature (issue 50), on the same dev chain: the customer's browser wallet
+// Paying with one signature, on the same dev chain: the customer's browser wallet
 // (an injected EIP-6963 wallet whose typed-data signatures a viem account makes, outside the
 // page) holds USDC and no ETH at all. The checkout offers "Pay with one signature", the wallet
 // signs EIP-3009's TransferWithAuthorization, the service relays it from its gas wallet, and the

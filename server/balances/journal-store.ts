@@ -357,7 +357,7 @@ export class JournalStore {
     return { funded: 0n, short: gas - onChain };
   }
 
-  // ---- sponsored gas: the relay of signed transfers (issue 50) ----------------------------------
+  // ---- sponsored gas: the relay of signed transfers ----------------------------------
 
   /**
    * What one relay transaction the gas wallet sent for a merchant's payment cost (a reverted one

@@ -68,7 +68,7 @@ export const FEES = 'operator:fees';
  */
 export const GAS = 'operator:gas';
 /**
- * What relaying signed transfers (paying with one signature, issue 50) cost the operator for one
+ * What relaying signed transfers (paying with one signature) cost the operator for one
  * merchant and mode, per chain (the posting's chain, in its native coin): an expense, positive.
  */
 export const sponsoredGasAccount = (merchantId: string, mode: KeyMode | string) => `operator:sponsored-gas:${merchantId}:${mode}`;

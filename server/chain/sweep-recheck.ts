@@ -1,4 +1,4 @@
-// A final sweep looked at again (issue 49): one a reorganisation deeper than the confirmations
+// A final sweep looked at again: one a reorganisation deeper than the confirmations
 // took away is undone where its deposit still holds the money, so that the sweeper sweeps it
 // again in the same tick; journaled already, its deposit entry is not written twice. What a
 // sweep's timeline needs of a block, and whether a sweep with no receipt is gone, for both looks.

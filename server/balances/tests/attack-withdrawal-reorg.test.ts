@@ -1,4 +1,4 @@
-// Issue 49 finding 2, on the dev chain, on PGlite and on PostgreSQL: a withdrawal a
+// On the dev chain, on PGlite and on PostgreSQL: a withdrawal a
 // reorganisation deeper than the confirmations took off the chain stayed `completed` (the
 // recipient holding nothing, the treasury more than the journal said, readiness 200, no event):
 // the treasury never looked at its sends again once they counted. Now each completed send (a

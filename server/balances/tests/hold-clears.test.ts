@@ -1,4 +1,4 @@
-// Issue 49, self-repair where it is safe: a `treasury_short` hold lifts itself at the first look
+// Self-repair where it is safe: a `treasury_short` hold lifts itself at the first look
 // that finds no token short (kept resolved by `service`, the operator's event `hold_cleared`, the
 // log); a hold of any other cause (a deep reorganisation), or a shortfall's hold that such a cause
 // took over, waits for the operator, and readiness says which with the exact command. The chain

@@ -1,4 +1,4 @@
-// Who pays the gas of paying with one signature (issue 50), on a real anvil, on PGlite and on
+// Who pays the gas of paying with one signature, on a real anvil, on PGlite and on
 // PostgreSQL: each relay the gas wallet sends is journaled once, balanced, as the merchant's
 // sponsored gas on its chain (a retry, or the same relay seen again, writes nothing more); and a
 // relay past the cap per payment, past the merchant's cap for the day, or that the gas wallet

@@ -1,4 +1,4 @@
-// Issue 49 finding 3 with two instances: a final sweep a reorganisation deeper than the
+// With two instances: a final sweep a reorganisation deeper than the
 // confirmations took away is swept again once, whichever of two sweepers (two holders of the
 // chain's sweeper lease, on one database) looks first: the deposit's money reaches the treasury
 // once, its deposit entry is journaled once, and later looks by either find nothing to do. The

@@ -1,4 +1,4 @@
-// Issue 49 finding 3, on a real anvil: a deposit on balance settlement swept into the treasury,
+// On a real anvil: a deposit on balance settlement swept into the treasury,
 // the sweep final and journaled; then a reorganisation deeper than the confirmations takes the
 // sweep away (its raw transaction not sent again by anyone: the service's next sweep takes the
 // gas wallet's nonce, the very same transaction when its fees come out the same). Before: detected (readiness 503, `treasury_short`, withdrawals 409 `treasury_held`)
