@@ -193,7 +193,10 @@ describe('service-checkout CLI', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 30_000);
+    // Two processes of the service, each making or opening an embedded database: 6 s on a quiet
+    // machine, past 30 s on a loaded one (a fresh-clone CI beside other work). It tests what the
+    // command does, not how fast, so it gets the room a spawned service needs.
+  }, 120_000);
 
   it('says what it needs: no key, no command, --help', async () => {
     const noKey = runCli(['events'], { env: {}, out: () => {}, err: () => {} });
