@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, keyAccount, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
-import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row } from '../storage/db.ts';
@@ -330,7 +330,9 @@ export class MerchantStore {
    * can move to the new one, and are refused from then; 0 refuses them now. A key already
    * rolled with a delay keeps the earlier of its end and this one. `keepRestricted` (the
    * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
-   * revokes them too, or a leaked restricted key would go on working after it.
+   * revokes them too, or a leaked restricted key would go on working after it. `holder`: whose
+   * the new key is; a member must still be one with every permission (an admin), or a full key an
+   * admin rolled would roll itself on after they were demoted or removed (issue 48).
    */
   async rollSecretKeys(
     merchantId: string,
@@ -343,6 +345,14 @@ export class MerchantStore {
     return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
+      if (holder !== null && holder !== 'owner') {
+        const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [merchantId, holder]);
+        const role = member?.role as Role | undefined;
+        if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
+          throw new PermissionDenied(
+            `This full key is held by ${member ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
+          );
+      }
       if (revokeOldAfterMs > 0) {
         const until = nowMs + revokeOldAfterMs;
         await tx.query(
