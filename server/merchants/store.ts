@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
-import { hashKey, keyAccount, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
+import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecret, type KeyMaker, type RestrictedKeyRow } from './keys-rules.ts';
+export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
 import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
@@ -36,32 +37,6 @@ const merchantOf = (r: Row): Merchant => ({
 });
 
 const MODES: KeyMode[] = ['test', 'live'];
-
-export interface RestrictedKeyRow {
-  id: string;
-  name: string;
-  mode: KeyMode;
-  hint: string;
-  permissions: Permission[];
-  createdMs: number;
-  /** Who made it: the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
-  createdBy: KeyMaker | null;
-  /** Refused from then on; null: no expiry. */
-  expiresMs: number | null;
-  /** When and from which client address it was last used (kept to the minute); null: not yet. */
-  lastUsedMs: number | null;
-  lastUsedFrom: string | null;
-}
-
-/** A restricted key's last use is written at most this often (per key, on each instance, and in the database). */
-export const KEY_USE_EVERY_MS = 60_000;
-
-/** Who made a key: no secret (a key by its id or hint). */
-export interface KeyMaker {
-  kind: 'owner' | 'member' | 'key';
-  id: string;
-  label: string;
-}
 
 export class MerchantStore {
   /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
