@@ -3,7 +3,7 @@
 // audit log endpoints. Only the service and clients read these (not the dashboard's bundle).
 import * as z from 'zod/mini';
 import { answer, envelope } from './api.ts';
-import { bool, email, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
+import { bool, businessName, email, is, later, nullable, oneOf, text, timestamp } from './fields.ts';
 import { pageAnswer, pageQuery } from './paging.ts';
 
 /** Every permission a route may declare, `area.read` or `area.write`. */
@@ -43,7 +43,8 @@ export const EmailChoicesAnswer = later(() => answer(z.object({ language, paymen
 export const MemberRoleBody = later(() => z.object({ role }));
 export const RestrictedKeyBody = later(() =>
   z.object({
-    name: is<string>((v) => typeof v === 'string' && v.trim().length > 0 && v.length <= 100, 'a name of 1 to 100 characters'),
+    /** Told to the owner by e-mail and in SECURITY_CHANGED: the business name's rule (no control character, no link). */
+    name: businessName,
     permissions: z.array(oneOf(PERMISSIONS)).check(z.minLength(1, 'at least one permission')),
     /** Optional: refused from this time on (401 saying it expired); in the future, at most a year ahead. */
     expires_at: z.optional(timestamp),

@@ -29,6 +29,8 @@ export interface SecurityNews {
   change: SecurityChange;
   /** What changed, in a line: never a secret. */
   detail: string;
+  /** A mode's event's own line instead of `detail` (a team change naming keys: each feed names its mode's only); the e-mail says `detail`. */
+  modeDetail?: Partial<Record<KeyMode, string>>;
   /** The feeds the event goes to: a key's change its mode's; a person's or the team's, both. */
   modes: readonly KeyMode[];
   /** Who made the change (the audit log's actor); a member, or the person whose key acted, is told too. */
@@ -144,15 +146,15 @@ export class Mail {
           `${this.origin()}/dashboard`,
         ),
       );
-    const data = {
+    const data = (mode: KeyMode) => ({
       change: news.change,
-      detail: news.detail,
+      detail: news.modeDetail?.[mode] ?? news.detail,
       actor: { kind: actor.kind, id: actor.id, label: actor.label },
       target: news.target ?? null,
       at: new Date(nowMs).toISOString(),
-    };
+    });
     await this.db.transaction(async (tx) => {
-      for (const mode of news.modes) await this.events.add(tx, { merchant, mode }, 'SECURITY_CHANGED', data, nowMs);
+      for (const mode of news.modes) await this.events.add(tx, { merchant, mode }, 'SECURITY_CHANGED', data(mode), nowMs);
       for (const email of emails.values()) await this.store.enqueue(email, merchant.id, nowMs, tx);
     });
     return emails.size > 0;

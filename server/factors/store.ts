@@ -5,7 +5,7 @@
 // requests with the same code or counter cannot both pass, on one instance or several.
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from './secret-box.ts';
-import type { Database, Row } from '../storage/db.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
 
 export interface Factor {
   id: string;
@@ -272,4 +272,18 @@ export class FactorStore {
     );
     return rows.filter((r) => r.locked_ms !== null).map((r) => r.kind as ProofKind);
   }
+}
+
+/**
+ * Ownership handed over (team/store.ts, in its transaction): the step-up tries and locks are
+ * the person's, as their factors are, so the owner's go to `memberId` (the former owner's member
+ * id) and the new owner's to 'owner'; else a lock on the former owner would fall on the new one,
+ * and a new owner locked out would be unlocked by the hand-over. In three steps, as the holder is
+ * part of the key.
+ */
+export async function handStepUpTriesOver(tx: Sql, merchantId: string, memberId: string): Promise<void> {
+  const swap = '~handing-over';
+  await tx.query(`UPDATE step_up_tries SET holder = $2 WHERE merchant_id = $1 AND holder = 'owner'`, [merchantId, swap]);
+  await tx.query(`UPDATE step_up_tries SET holder = 'owner' WHERE merchant_id = $1 AND holder = $2`, [merchantId, memberId]);
+  await tx.query('UPDATE step_up_tries SET holder = $3 WHERE merchant_id = $1 AND holder = $2', [merchantId, swap, memberId]);
 }

@@ -9,7 +9,7 @@ import { invalidField, NotFound, PermissionDenied } from '../domain/errors.ts';
 import { holderOf, type StepUpRule } from '../factors/rules.ts';
 import { lacking, type Grants } from '../domain/permissions.ts';
 import { actorOf } from '../audit/rules.ts';
-import type { RestrictedKeyRow } from './store.ts';
+import type { RestrictedKeyRow } from './keys-rules.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account } from '../domain/account.ts';
+import type { Permission } from '../domain/permissions.ts';
 import { Unauthorized } from '../domain/errors.ts';
 
 const token = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '0');
@@ -23,4 +24,30 @@ export function keyAccount(owner: { account: Account; revokedAfterMs: number | n
   if (expires !== undefined && expires <= nowMs)
     throw new Unauthorized(`This restricted key expired at ${new Date(expires).toISOString()}: it no longer works; make a new one`);
   return owner.revokedAfterMs === null || owner.revokedAfterMs > nowMs ? owner.account : undefined;
+}
+
+export interface RestrictedKeyRow {
+  id: string;
+  name: string;
+  mode: KeyMode;
+  hint: string;
+  permissions: Permission[];
+  createdMs: number;
+  /** Who made it: the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
+  createdBy: KeyMaker | null;
+  /** Refused from then on; null: no expiry. */
+  expiresMs: number | null;
+  /** When and from which client address it was last used (kept to the minute); null: not yet. */
+  lastUsedMs: number | null;
+  lastUsedFrom: string | null;
+}
+
+/** A restricted key's last use is written at most this often (per key, on each instance, and in the database). */
+export const KEY_USE_EVERY_MS = 60_000;
+
+/** Who made a key: no secret (a key by its id or hint). */
+export interface KeyMaker {
+  kind: 'owner' | 'member' | 'key';
+  id: string;
+  label: string;
 }

@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
-import { hashKey, keyAccount, keyHint, newKeys, newWebhookSecret } from './keys-rules.ts';
-import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecret, type KeyMaker, type RestrictedKeyRow } from './keys-rules.ts';
+export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
+import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row } from '../storage/db.ts';
@@ -36,32 +37,6 @@ const merchantOf = (r: Row): Merchant => ({
 });
 
 const MODES: KeyMode[] = ['test', 'live'];
-
-export interface RestrictedKeyRow {
-  id: string;
-  name: string;
-  mode: KeyMode;
-  hint: string;
-  permissions: Permission[];
-  createdMs: number;
-  /** Who made it: the owner, a member or a key, as the audit log names them; null for a key made before this was kept. */
-  createdBy: KeyMaker | null;
-  /** Refused from then on; null: no expiry. */
-  expiresMs: number | null;
-  /** When and from which client address it was last used (kept to the minute); null: not yet. */
-  lastUsedMs: number | null;
-  lastUsedFrom: string | null;
-}
-
-/** A restricted key's last use is written at most this often (per key, on each instance, and in the database). */
-export const KEY_USE_EVERY_MS = 60_000;
-
-/** Who made a key: no secret (a key by its id or hint). */
-export interface KeyMaker {
-  kind: 'owner' | 'member' | 'key';
-  id: string;
-  label: string;
-}
 
 export class MerchantStore {
   /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
@@ -330,7 +305,9 @@ export class MerchantStore {
    * can move to the new one, and are refused from then; 0 refuses them now. A key already
    * rolled with a delay keeps the earlier of its end and this one. `keepRestricted` (the
    * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
-   * revokes them too, or a leaked restricted key would go on working after it.
+   * revokes them too, or a leaked restricted key would go on working after it. `holder`: whose
+   * the new key is; a member must still be one with every permission (an admin), or a full key an
+   * admin rolled would roll itself on after they were demoted or removed (issue 48).
    */
   async rollSecretKeys(
     merchantId: string,
@@ -343,6 +320,14 @@ export class MerchantStore {
     return auditedTransaction(this.db, async (tx) => {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
+      if (holder !== null && holder !== 'owner') {
+        const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [merchantId, holder]);
+        const role = member?.role as Role | undefined;
+        if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
+          throw new PermissionDenied(
+            `This full key is held by ${member ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
+          );
+      }
       if (revokeOldAfterMs > 0) {
         const until = nowMs + revokeOldAfterMs;
         await tx.query(

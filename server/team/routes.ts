@@ -11,7 +11,7 @@ import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
 import { route } from '../routes/route.ts';
 import { INVITATION_MS, invitationLink } from './rules.ts';
-import type { KeyAudit, KeyChange, MemberRow } from './store.ts';
+import type { FullKey, KeyAudit, KeyChange, MemberRow } from './store.ts';
 import { actorOf } from '../audit/rules.ts';
 import { clientOf } from '../http/client.ts';
 
@@ -40,6 +40,23 @@ const keyAudit =
   ];
 
 const keyNames = (keys: KeyChange[]) => keys.map((k) => `${k.name} (${k.mode}${k.permissions.length ? `: ${k.permissions.join(', ')}` : ''})`).join('; ');
+
+/** The full keys a member rolled and still holds, for the owner to roll (the member can no longer: merchants/store.ts rollSecretKeys). */
+const fullKeysSaid = (full: FullKey[]) =>
+  full.length ? `; the full secret keys they rolled still work until rolled: ${full.map((k) => `${k.hint} (${k.mode})`).join('; ')}` : '';
+
+/**
+ * A team change's line per mode's event: `head`, then `said` and the keys of that mode only (a
+ * test-mode feed, which test keys and sandbox webhooks read, never names live keys); the e-mail
+ * to the owner and the person says them all.
+ */
+const byMode = (head: string, said: string, keys: KeyChange[]) =>
+  Object.fromEntries(
+    MODES.map((mode) => {
+      const own = keys.filter((k) => k.mode === mode);
+      return [mode, own.length ? `${head}${said}${keyNames(own)}` : head];
+    }),
+  ) as Record<(typeof MODES)[number], string>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Who may do what in the team is both modes': its changes are in both feeds. */
@@ -84,10 +101,12 @@ export const changeMember: Handler<{ params: typeof ByMember; body: typeof Membe
   const member = await service.team.changeRole(account.merchant.id, params.id, body.role, keyAudit(ctx, params.id));
   if (!member) throw new NotFound('No such member');
   // Told to the owner and the member, with their keys now doing no more than their role (which).
+  const head = `${member.email} is now ${member.role}`;
   const narrowed = member.keys.length ? `; their restricted keys narrowed: ${keyNames(member.keys)}` : '';
   await service.mail.securityChanged(account.merchant, {
     change: 'role_changed',
-    detail: `${member.email} is now ${member.role}${narrowed}`,
+    detail: `${head}${narrowed}${member.role === 'admin' ? '' : fullKeysSaid(member.full)}`,
+    modeDetail: byMode(head, '; their restricted keys narrowed: ', member.keys),
     modes: MODES,
     by: account,
     target: member.id,
@@ -110,7 +129,8 @@ export const removeMember: Handler<{ params: typeof ByMember }> = async (ctx) =>
   const revoked = gone.keys.length ? `; their restricted keys revoked: ${keyNames(gone.keys)}` : '';
   await service.mail.securityChanged(account.merchant, {
     change: 'member_removed',
-    detail: `${gone.email}${revoked}`,
+    detail: `${gone.email}${revoked}${fullKeysSaid(gone.full)}`,
+    modeDetail: byMode(gone.email, '; their restricted keys revoked: ', gone.keys),
     modes: MODES,
     by: account,
     target: params.id,

@@ -9,6 +9,7 @@ import { EmailInUse, TooMany } from '../domain/errors.ts';
 import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
+import { handStepUpTriesOver } from '../factors/store.ts';
 import { FORMER_OWNER_ROLE, INVITATIONS_PER_HOUR, sameEmail } from './rules.ts';
 
 export interface MemberRow {
@@ -25,6 +26,12 @@ export interface KeyChange {
   mode: string;
   /** What it may do now; empty: revoked. */
   permissions: Permission[];
+}
+
+/** A full secret key a member holds (they rolled it): it works on after they leave until the owner or an admin rolls it. */
+export interface FullKey {
+  mode: string;
+  hint: string;
 }
 
 /** The audit rows a key's change writes, in the change's transaction (the caller names the actor). */
@@ -136,7 +143,12 @@ export class TeamStore {
    * issue 48) with `keyAudit`'s rows, and, when they could invite (team.write), the business's
    * pending invitations are cancelled (see cancelInvitationsOf). Undefined: no such member.
    */
-  async changeRole(merchantId: string, memberId: string, role: Role, keyAudit?: KeyAudit): Promise<(MemberRow & { keys: KeyChange[] }) | undefined> {
+  async changeRole(
+    merchantId: string,
+    memberId: string,
+    role: Role,
+    keyAudit?: KeyAudit,
+  ): Promise<(MemberRow & { keys: KeyChange[]; full: FullKey[] }) | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const [before] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!before) return undefined;
@@ -148,7 +160,8 @@ export class TeamStore {
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
       if (before.role !== role) await cancelInvitationsOf(tx, merchantId, before.role as Role);
       const keys = await narrowKeys(tx, merchantId, String(row.id), ROLE_PERMISSIONS[role] ?? [], keyAudit);
-      return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms), keys };
+      const full = await fullKeysOf(tx, merchantId, String(row.id));
+      return { id: row.id as string, email: row.email as string, role: row.role as Role, createdMs: Number(row.created_ms), keys, full };
     }).finally(() => this.changed(merchantId));
   }
 
@@ -157,7 +170,7 @@ export class TeamStore {
    * (`keyAudit`'s rows with it) and cancels pending invitations, as changeRole.
    * Undefined: no such member.
    */
-  async remove(merchantId: string, memberId: string, keyAudit?: KeyAudit): Promise<{ email: string; keys: KeyChange[] } | undefined> {
+  async remove(merchantId: string, memberId: string, keyAudit?: KeyAudit): Promise<{ email: string; keys: KeyChange[]; full: FullKey[] } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role, email', [merchantId, memberId]);
       await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
@@ -166,7 +179,7 @@ export class TeamStore {
         await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
       await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
       const keys = await narrowKeys(tx, merchantId, String(gone[0].id), [], keyAudit);
-      return { email: gone[0].email as string, keys };
+      return { email: gone[0].email as string, keys, full: await fullKeysOf(tx, merchantId, String(gone[0].id)) };
     }).finally(() => this.changed(merchantId));
   }
 
@@ -206,6 +219,7 @@ export class TeamStore {
           memberId.toLowerCase(),
         ]);
       }
+      await handStepUpTriesOver(tx, merchantId, memberId.toLowerCase());
       // A sign-in link issued before sets the password of the owner's login, which is now the
       // new owner's: whoever holds one (the former owner) would take the business back with it.
       await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
@@ -250,4 +264,17 @@ async function narrowKeys(tx: Sql, merchantId: string, holder: string, allowed: 
     if (keyAudit) for (const change of changes) await appendAudit(tx, keyAudit(change));
   }
   return changes;
+}
+
+/**
+ * The full secret keys `holder` rolled that still work (or work until their delay runs out):
+ * their removal or demotion e-mail names them, for the owner to roll (they roll no key themselves
+ * from then: merchants/store.ts rollSecretKeys).
+ */
+async function fullKeysOf(tx: Sql, merchantId: string, holder: string): Promise<FullKey[]> {
+  const rows = await tx.query(
+    `SELECT mode, hint FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND kind = 'secret' AND permissions IS NULL ORDER BY mode, created_ms`,
+    [merchantId, holder.toLowerCase()],
+  );
+  return rows.map((r) => ({ mode: r.mode as string, hint: r.hint as string }));
 }

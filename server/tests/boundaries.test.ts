@@ -259,7 +259,7 @@ describe('import boundaries', () => {
     'server/chain/networks.ts': 411,
     'server/chain/sweeper.ts': 470,
     'server/dashboard/routes.ts': 456,
-    'server/merchants/store.ts': 477,
+    'server/merchants/store.ts': 462,
     'server/payments/store.ts': 487,
     'server/routes/api-doc.ts': 448,
   };
