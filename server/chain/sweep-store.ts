@@ -148,7 +148,7 @@ export class SweepStore {
 
   /** Sweeps recorded on a chain whose block has not had its confirmations yet, with the deposits (address, token) each one moved. */
   openSweeps(chainId: number): Promise<RecordedSweep[]> {
-    return this.sweepsOf(chainId, false, -1n);
+    return this.sweepsOf('NOT t.sweep_final', [chainId]);
   }
 
   /**
@@ -158,15 +158,18 @@ export class SweepStore {
    * a transfer itself taken away, orphaned, left out: its deposit never held it).
    */
   finalSweeps(chainId: number, aboveBlock: bigint): Promise<RecordedSweep[]> {
-    return this.sweepsOf(chainId, true, aboveBlock);
+    // Written as migration 0049's index chain_transfers_sweep_final says (its predicate in the
+    // query's words, the block a range of it), so each look reads the recent sweeps only.
+    return this.sweepsOf(`t.sweep_final AND t.state <> 'orphaned' AND t.swept_block > $2`, [chainId, String(aboveBlock)]);
   }
 
-  private async sweepsOf(chainId: number, final: boolean, aboveBlock: bigint): Promise<RecordedSweep[]> {
+  /** The sweeps of chain `$1` whose transfers match `which` (written in the words of the index that serves it). */
+  private async sweepsOf(which: string, params: unknown[]): Promise<RecordedSweep[]> {
     const rows = await this.db.query(
       `SELECT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token, sum(t.amount)::text AS amount FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
-        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND t.sweep_final = $2 AND COALESCE(t.swept_block, 0) > $3 AND (NOT $2 OR t.state <> 'orphaned')
+        WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND ${which}
         GROUP BY t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address), t.token ORDER BY t.swept_block, t.swept_hash`,
-      [chainId, final, String(aboveBlock)],
+      params,
     );
     const sweeps = new Map<string, RecordedSweep>();
     for (const r of rows) {

@@ -14,6 +14,12 @@ export interface Email {
   subject: string;
   text: string;
   html: string;
+  /**
+   * What this e-mail tells, once (a send's id and state): the outbox keeps one e-mail per
+   * `once` and recipient, so an event told again (a send a reorganisation took away, sent again
+   * at its recorded transaction and completed a second time) e-mails nobody twice.
+   */
+  once?: string;
 }
 
 /** The values an e-mail's words are filled with (never a secret but `link`). */
@@ -115,12 +121,18 @@ export const MAILED_EVENTS = [
 const can = (role: Actor, permission: Permission) => ROLE_PERMISSIONS[role].includes(permission);
 const whenText = (iso: unknown) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '');
 
+/** A send's e-mails keyed on the send (its id) and the state they tell, not on the event: told once whatever the events. */
+const once = (event: MailedEvent, emails: Email[]): Email[] =>
+  typeof event.data.id === 'string' ? emails.map((e) => ({ ...e, once: `${event.type}/${event.data.id as string}/${String(event.data.status)}` })) : emails;
+
 /**
  * The e-mails an event makes: a payment received to those who asked for it (each member's own
  * choice); a bank payout paid to who may make payouts; a withdrawal sent to who may withdraw;
  * a new destination waiting to the owner and whoever may cancel it (account.write); a refund
  * confirmed, its receipt to the payment's customer (when the payment has their e-mail). Other
- * events, and other states of these, make none.
+ * events, and other states of these, make none. A withdrawal's and a refund's e-mail is once per
+ * send (`once`): one completed again after a reorganisation (its webhook event told again) is
+ * not e-mailed again.
  */
 export function emailsFor(event: MailedEvent, business: string, people: Recipient[], dashboard: string): Email[] {
   const d = event.data;
@@ -159,11 +171,14 @@ export function emailsFor(event: MailedEvent, business: string, people: Recipien
       );
     case 'WITHDRAWAL_UPDATED':
       if (d.status !== 'completed') return [];
-      return pick(
-        'withdrawal_sent',
-        (r) => can(r.role, 'balances.write'),
-        { amount: String(d.amount ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? '') },
-        `${dashboard}/balances`,
+      return once(
+        event,
+        pick(
+          'withdrawal_sent',
+          (r) => can(r.role, 'balances.write'),
+          { amount: String(d.amount ?? ''), coin: String(d.coin ?? ''), chain: String(d.chain_id ?? '') },
+          `${dashboard}/balances`,
+        ),
       );
     case 'PAYOUT_ADDRESS_PENDING':
     case 'BANK_ACCOUNT_PENDING':
@@ -178,7 +193,7 @@ export function emailsFor(event: MailedEvent, business: string, people: Recipien
     case 'REFUND_UPDATED':
       // Confirmed (its block has the network's confirmations): the customer's receipt, with its transaction.
       if (d.status !== 'confirmed' || !event.customer) return [];
-      return [
+      return once(event, [
         render('refund_receipt', event.customer.language, event.customer.email, {
           business,
           amount: String(d.amount_exact ?? ''),
@@ -187,7 +202,7 @@ export function emailsFor(event: MailedEvent, business: string, people: Recipien
           reference: String(d.reference ?? ''),
           tx: String(d.tx_hash ?? ''),
         }),
-      ];
+      ]);
     default:
       return [];
   }

@@ -4,7 +4,7 @@
 // tried again later, or given up. Once settled, the recipient and the body (which may hold a
 // one-time link) are cleared. Also each person's e-mail choices and the devices they signed in
 // with (hashes of the device cookie only).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../storage/db.ts';
 import type { Actor } from '../domain/permissions.ts';
 import type { Email, MailedEvent, Recipient } from './rules.ts';
@@ -28,12 +28,17 @@ export async function emailOutbox(sql: Sql): Promise<{ depth: number; oldestMs: 
 export class EmailStore {
   constructor(private readonly db: Database) {}
 
-  /** Puts an e-mail in the outbox, due now (in `sql`'s transaction when given one); wakes the senders. */
+  /**
+   * Puts an e-mail in the outbox, due now (in `sql`'s transaction when given one); wakes the
+   * senders. One with `once` is put there once for its recipient: `once_key` is the SHA-256 of
+   * both (no address kept once it is sent), unique, and a second is dropped.
+   */
   async enqueue(email: Email, merchantId: string | undefined, nowMs: number, sql: Sql = this.db): Promise<void> {
+    const once = email.once === undefined ? null : createHash('sha256').update(`${email.once}\n${email.to.toLowerCase()}`).digest('hex');
     await sql.query(
-      `INSERT INTO emails (id, merchant_id, kind, recipient, subject, text_body, html_body, state, next_attempt_ms, created_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $8)`,
-      [randomUUID(), merchantId ?? null, email.kind, email.to, email.subject, email.text, email.html, nowMs],
+      `INSERT INTO emails (id, merchant_id, kind, recipient, subject, text_body, html_body, state, next_attempt_ms, created_ms, once_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $8, $9) ON CONFLICT (once_key) DO NOTHING`,
+      [randomUUID(), merchantId ?? null, email.kind, email.to, email.subject, email.text, email.html, nowMs, once],
     );
     await sql.query(`SELECT pg_notify('emails_due', 'outbox')`);
   }

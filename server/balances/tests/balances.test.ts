@@ -377,7 +377,7 @@ describe('balance settlement on the dev chain', { timeout: 90_000 }, () => {
       functionName: 'swapExactTokensForTokens',
       args: [parseUnits('20000', 6), 0n, [contracts.tokens.USDC, contracts.tokens.USDT], devAccount(0).address, 2n ** 40n],
     });
-    await reader.waitForTransactionReceipt({ hash });
+    await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     const before = await balanceOf('USDC');
     const started = await server('POST', '/api/v1/swaps', { quote_id: q.id });
     expect(started.status).toBe(201);

@@ -35,6 +35,7 @@ describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kin
     const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
     await reader().waitForTransactionReceipt({
       hash: await issuer.writeContract({ address: usdt, abi: TestToken.abi, functionName: 'setFee', args: [FEE_BPS] }),
+      pollingInterval: 50,
     });
     const network = devNetwork(chain.url, contracts, 2);
     network.tokens = network.tokens.map((t) => (t.symbol === 'USDT' ? { ...t, feeOnTransfer: true } : t));

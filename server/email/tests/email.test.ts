@@ -7,6 +7,7 @@
 // Nothing secret but the link is in an e-mail, and no address nor link reaches a log or stays
 // in the outbox once sent. Two claims at once take different e-mails. Without SMTP_URL, e-mail
 // is off: said once in the log, and the invitation's link is answered to pass on by hand.
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -252,6 +253,33 @@ describe.each(KINDS)('e-mail on %s', { timeout: 120_000 }, (kind) => {
     for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
       await new Promise((r) => setTimeout(r, 50));
     expect(smtp.received.filter((m) => m.to.includes('ada@example.com'))).toHaveLength(2);
+  });
+
+  it('a send told completed again (a reorganisation took it away, its transaction sent again) is e-mailed once: by send and state, not by event', async () => {
+    const feed = { merchant: { id: merchant.id }, mode: 'test' } as never;
+    const tx = `0x${'cd'.repeat(32)}`;
+    const made = await call(api, '/api/v1/refunds?reference=mail-1', { bearer: merchant.keys.test.secretKey });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const refund = (made.body.data as Array<Record<string, unknown>>).find((r) => r.reference === 'mail-1')!;
+    const withdrawal = { id: randomUUID(), coin: 'USDT', chain_id: 31337, address: `0x${'12'.repeat(20)}`, amount: '7.77', network_fee: '0', tx_hash: tx };
+    // As balances/sends-final.ts tells it: completed, back to pending, completed again (the webhook feed gets each).
+    for (const status of ['completed', 'pending', 'completed'])
+      await api.parts.events.add(api.db, feed, 'WITHDRAWAL_UPDATED', { ...withdrawal, status }, Date.now());
+    // The refund of mail-1, confirmed above (its receipt sent): sent again at its transaction, confirmed again.
+    for (const status of ['sent', 'confirmed']) await api.parts.events.add(api.db, feed, 'REFUND_UPDATED', { ...refund, status, tx_hash: tx }, Date.now());
+    // Another withdrawal, after them in the feed: once its e-mail is out, the ones before were planned.
+    await api.parts.events.add(api.db, feed, 'WITHDRAWAL_UPDATED', { ...withdrawal, id: randomUUID(), amount: '8.88', status: 'completed' }, Date.now());
+    await smtp.waitFor((m) => m.to.includes('owner@harbour.example') && m.text.includes('8.88'));
+    const outbox = new EmailStore(api.db);
+    for (const deadline = Date.now() + 20_000; (await outbox.states()).some((r) => r.state === 'pending') && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 50));
+    expect(smtp.received.filter((m) => m.to.includes('owner@harbour.example') && m.text.includes('7.77'))).toHaveLength(1);
+    expect(smtp.received.filter((m) => m.to.includes('ada@example.com') && m.subject.startsWith('Your refund from'))).toHaveLength(1);
+    // The webhook feed told each change (a second completed is what happened), whatever the e-mails.
+    const told = (await api.parts.events.list(feed, 0, 1000))
+      .map((e) => JSON.parse(e.body) as { type: string; data: { id: string; status: string } })
+      .filter((e) => e.data.id === withdrawal.id);
+    expect(told.map((e) => e.data.status)).toEqual(['completed', 'pending', 'completed']);
   });
 
   it('two claims at once take different e-mails', async () => {
