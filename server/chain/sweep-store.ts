@@ -158,7 +158,7 @@ export class SweepStore {
    * a transfer itself taken away, orphaned, left out: its deposit never held it).
    */
   finalSweeps(chainId: number, aboveBlock: bigint): Promise<RecordedSweep[]> {
-    // Written as migration 0049's index chain_transfers_sweep_final says (its predicate in the
+    // Written as migration 0048's index chain_transfers_sweep_final says (its predicate in the
     // query's words, the block a range of it), so each look reads the recent sweeps only.
     return this.sweepsOf(`t.sweep_final AND t.state <> 'orphaned' AND t.swept_block > $2`, [chainId, String(aboveBlock)]);
   }

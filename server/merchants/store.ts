@@ -307,7 +307,7 @@ export class MerchantStore {
    * merchant's own roll): restricted keys stay; the operator's roll, for keys lost or leaked,
    * revokes them too, or a leaked restricted key would go on working after it. `holder`: whose
    * the new key is; a member must still be one with every permission (an admin), or a full key an
-   * admin rolled would roll itself on after they were demoted or removed (issue 48).
+   * admin rolled would roll itself on after they were demoted or removed.
    */
   async rollSecretKeys(
     merchantId: string,

@@ -1,8 +1,8 @@
 // The sweeper looks at final sweeps again while they are above the chain's finalized block
 // (sweep-recheck.ts), every tick: on a chain with 40,000 swept transfers (ANALYZEd), on PGlite and
 // PostgreSQL, the query finalSweeps sends (captured as the store sends it, not copied) reads
-// migration 0049's index chain_transfers_sweep_final, a range of the recent blocks, and no
-// chain_transfers row by a Seq Scan. Before 0049 (and with the query's old `sweep_final = $2`
+// migration 0048's index chain_transfers_sweep_final, a range of the recent blocks, and no
+// chain_transfers row by a Seq Scan. Before 0048 (and with the query's old `sweep_final = $2`
 // and `COALESCE(swept_block, 0) > $3`, which no partial index can serve) it scanned them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Row } from '../../storage/db.ts';
