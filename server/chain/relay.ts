@@ -24,6 +24,7 @@ import type { ChainStore } from './store.ts';
 import { feeOf } from './treasury.ts';
 import { Sweeper, type Fees } from './sweeper.ts';
 import { withLease } from '../storage/leases.ts';
+import { randomUUID } from 'node:crypto';
 
 /** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
 export const EIP3009_ABI = parseAbi([
@@ -240,20 +241,38 @@ export interface UsedAuthorization {
 export class Relayer {
   readonly rpc: PublicClient;
   private readonly sender: Sweeper;
-  private readonly holder: string;
+  /** The relay that holds the gas wallet in this instance last: each relay waits for the one before it (see send). */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     readonly network: Network,
     readonly gas: LocalAccount,
     private readonly store: Pick<ChainStore, 'sweeps'>,
-    instance: string,
+    private readonly instance: string,
     private readonly now: () => number,
   ) {
-    this.holder = `${instance}/relay`;
     this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
-    // Its own name on the lease: the instance's sweep job and its relays exclude each other too.
     // A customer waits on it: re-priced after 20 s unmined, given up after 2 minutes (the same signature again then answers whatever was mined).
-    this.sender = new Sweeper({ network, store, gas, holder: this.holder, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+    // Its holder is never used: each relay takes the lease under its own name (send).
+    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+  }
+
+  /**
+   * Waits for this instance's relays on this chain queued before it, at most until `until`
+   * (ms since the epoch): the release to call once done, or undefined when the wait ran out (its
+   * place in the queue is then passed on as soon as the relay before it is done).
+   */
+  private async turn(until: number): Promise<(() => void) | undefined> {
+    const before = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(until - Date.now(), 0))));
+    const mine = await Promise.race([before.then(() => true as const), late]);
+    clearTimeout(timer);
+    if (mine) return release;
+    void before.then(release);
+    return undefined;
   }
 
   /** Whether `from`'s nonce is used (or canceled) on the token. */
@@ -290,10 +309,17 @@ export class Relayer {
   /**
    * Brings a checked authorization on chain from the gas wallet as a sweep is sent (the sweeper's
    * nonce, fees and re-pricing), under the chain's sweeper lease (never racing a sweep for the
-   * wallet's nonce), unless it is used meanwhile; `busy` when a sweep holds the gas wallet for
+   * wallet's nonce), unless it is used meanwhile; `busy` when the gas wallet is not free within
    * 15 s. Once the lease is held: `afford` is shown what it would cost, and throws to send
    * nothing; `mined` is told the receipt while the lease is still held (so the next relay's
    * `afford` sees what this one cost).
+   *
+   * One relay at a time per chain: within this instance, each waits its turn in the relayer's
+   * queue (take the lease, the caps, send, journal, release, in that order, before the next one
+   * starts, so the next one's daily cap counts what this one cost, and no two of them take the
+   * same nonce); across instances, the lease, taken under a name of this relay's own, held
+   * exactly while it is in flight and released by that name only (so finishing never frees the
+   * lease of another relay, and a sweep of another instance waits until the relay is done).
    */
   async send(
     token: Address,
@@ -302,11 +328,30 @@ export class Relayer {
     waitMs = 15_000,
   ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
     const [chainId, data, leaseMs, until] = [this.network.chainId, relayCallData(a), 60_000, Date.now() + waitMs];
+    const done = await this.turn(until);
+    if (!done) return { busy: true }; // this instance's relays before it hold the gas wallet
+    try {
+      return await this.sendInTurn(token, a, hooks, data, leaseMs, until, chainId);
+    } finally {
+      done();
+    }
+  }
+
+  private async sendInTurn(
+    token: Address,
+    a: TransferAuthorization,
+    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> },
+    data: Hex,
+    leaseMs: number,
+    until: number,
+    chainId: number,
+  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
+    const holder = `${this.instance}/relay/${randomUUID()}`;
     for (;;) {
       const run = await withLease(
         {
-          take: () => this.store.sweeps.leaseSweeper(chainId, this.holder, this.now(), leaseMs),
-          release: () => this.store.sweeps.releaseSweeper(chainId, this.holder),
+          take: () => this.store.sweeps.leaseSweeper(chainId, holder, this.now(), leaseMs),
+          release: () => this.store.sweeps.releaseSweeper(chainId, holder),
           ms: leaseMs,
         },
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
