@@ -48,6 +48,12 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   ],
 } as const;
 
+/** What a relay's sender is told: `afford` what it would cost (it throws to send nothing, and answers the most it may cost once re-priced), `mined` its receipt. */
+export interface RelayHooks {
+  afford?: (cost: RelayCost) => Promise<bigint | undefined>;
+  mined?: (receipt: TransactionReceipt) => Promise<void>;
+}
+
 /** A signed TransferWithAuthorization, as the customer's wallet made it. */
 export interface TransferAuthorization {
   from: Address;
@@ -78,8 +84,9 @@ declare module './networks.ts' {
   interface Network {
     /**
      * Paying with one signature: the most one relay may cost the gas wallet, in wei of the native
-     * coin, as estimated before it is sent (estimateGas × the max fee it would be sent with);
-     * above it the relay is refused and the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
+     * coin: the gas limit it is sent with × its max fee, re-pricings included (a relay is never
+     * re-priced past it); one that would cost more at the fee it would be sent with is refused and
+     * the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
      */
     relayMaxGasWei?: bigint;
     /** The most one merchant's relays (of a mode) may cost on this chain in 24 hours, in wei, as journaled: RELAY_DAILY_GAS_WEI by default. */
@@ -97,7 +104,7 @@ export interface RelayCost {
 
 /**
  * The most one relay may cost the gas wallet where the network sets no `relayMaxGasWei`: 10^13
- * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas, so it holds up to a max fee of ~0.11
+ * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas (sent with a limit of 72-108k), so it holds up to a max fee of ~0.09
  * gwei: a rollup's (Base, Optimism, Arbitrum: 0.001 to 0.05 gwei) many times over, and never
  * Ethereum's (a max fee of twice the base fee and a tip, 0.5 gwei and more), where the customer
  * pays by transfer.
@@ -110,29 +117,29 @@ export const RELAY_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Whether the gas wallet may pay for a relay that would cost `cost`, asked before anything is
- * sent: its estimate (estimateGas × the max fee it would be sent with) within the network's cap
- * per payment; `spentToday` (the merchant's sponsored gas on this chain in the last 24 hours,
- * journaled) and the estimate within its daily cap; and the gas wallet holding what the node asks
- * of it for this transaction (its gas limit × max fee). Each refusal a RelayDeclined (409
- * `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or `gas.wallet`: pay by transfer.
+ * sent, with the most it can spend: its gas limit × the max fee it would be sent with, within the
+ * network's cap per payment; `spentToday` (the merchant's sponsored gas on this chain in the last
+ * 24 hours, journaled) and that within its daily cap; and the gas wallet holding it. Answers the
+ * most the relay may cost once re-priced: what both caps leave it (it is re-priced no higher).
+ * Each refusal a RelayDeclined (409 `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or
+ * `gas.wallet`: pay by transfer.
  */
 export function assertRelayAffordable(network: Network, cost: RelayCost, spentToday: bigint): bigint {
-  const estimate = cost.estimate * cost.maxFeePerGas;
+  const spend = cost.limit * cost.maxFeePerGas;
   const perPayment = network.relayMaxGasWei ?? RELAY_MAX_GAS_WEI;
   const daily = network.relayDailyGasWei ?? RELAY_DAILY_GAS_WEI;
   const declined = (field: string, message: string) =>
     new RelayDeclined(`${field}: ${message}; nothing was sent, pay with a transfer`, [{ field, message: `${message}; pay with a transfer` }]);
-  if (estimate > perPayment)
-    throw declined('gas.payment_cap', `relaying it would cost about ${estimate} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
-  if (spentToday + estimate > daily)
+  if (spend > perPayment)
+    throw declined('gas.payment_cap', `relaying it may cost ${spend} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
+  if (spentToday + spend > daily)
     throw declined(
       'gas.daily_cap',
-      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${estimate} more would pass the ${daily} wei a day`,
+      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${spend} more would pass the ${daily} wei a day`,
     );
-  const need = cost.limit * cost.maxFeePerGas;
-  if (cost.balance < need)
-    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${need} wei this relay needs`);
-  return estimate;
+  if (cost.balance < spend)
+    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${spend} wei this relay needs`);
+  return perPayment < daily - spentToday ? perPayment : daily - spentToday;
 }
 
 /** The token's EIP-712 domain, as configured (`"eip3009": { "name", "version" }`), on this network. */
@@ -324,7 +331,7 @@ export class Relayer {
   async send(
     token: Address,
     a: TransferAuthorization,
-    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
+    hooks: RelayHooks = {},
     waitMs = 15_000,
   ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
     const [chainId, data, leaseMs, until] = [this.network.chainId, relayCallData(a), 60_000, Date.now() + waitMs];
@@ -340,7 +347,7 @@ export class Relayer {
   private async sendInTurn(
     token: Address,
     a: TransferAuthorization,
-    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> },
+    hooks: RelayHooks,
     data: Hex,
     leaseMs: number,
     until: number,
@@ -361,8 +368,9 @@ export class Relayer {
           const padded = (estimate * 6n) / 5n;
           const limit = padded < RELAY_GAS_CEILING ? padded : RELAY_GAS_CEILING;
           const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
-          await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
-          const { receipt } = await this.sender.send(token, data, fees, limit, lease);
+          const most = await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
+          // Re-priced no higher than the max fee at which its gas limit stays within what it may cost.
+          const { receipt } = await this.sender.send(token, data, fees, limit, lease, typeof most === 'bigint' ? most / limit : undefined);
           await hooks.mined?.(receipt);
           return { receipt };
         },

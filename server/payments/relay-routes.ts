@@ -118,7 +118,7 @@ async function relayOnce(ctx: RelayContext) {
   const sent = await relayer.send(token, a, {
     afford: async (cost) => {
       const spent = await service.journal.sponsoredGasSince(account, payment.chainId, service.now() - RELAY_DAY_MS);
-      assertRelayAffordable(network, cost, spent);
+      return assertRelayAffordable(network, cost, spent);
     },
     mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
   });

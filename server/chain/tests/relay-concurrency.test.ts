@@ -157,6 +157,7 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
       most = Math.max(most, inside);
       await wait;
       inside--;
+      return undefined; // no cap: re-priced as a sweep is
     };
     // The first relay is at its cap check (a slow database, say) ...
     const first = relayer.send(usdc(), asRelayed(p1), { afford: afford(gate) });
@@ -188,6 +189,7 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
       afford: async () => {
         held = true;
         await gate;
+        return undefined;
       },
     });
     await until('first holds the lease', async () => held);

@@ -215,6 +215,16 @@ describe.each(KINDS)('who pays the gas of a relay, on %s', { timeout: 120_000 },
     expect(await metric('service_relay_refusals_total{field="gas.payment_cap"}')).toBe(1);
   });
 
+  it("checks the cap per payment with what the relay may spend (the gas limit it is sent with × its max fee), not the node's estimate", async () => {
+    // A relay uses ~93k gas at 1 gwei, and is sent with a gas limit a fifth above the estimate (~111k): a cap between the two refuses it.
+    await serve({ relayMaxGasWei: 100_000n * 10n ** 9n });
+    const p = await signedPayment(`${kind}-limit-cap`);
+    const before = { nonce: await gasNonce(), balance: await gasBalance() };
+    const refused = await relay(p);
+    expect([refused.status, refused.body.code, fieldsOf(refused)]).toEqual([409, 'relay_declined', ['gas.payment_cap']]);
+    await nothingMoved(p, before);
+  });
+
   it("refuses a relay past the merchant's sponsored gas for the day, and takes one again once the day has passed", async () => {
     // Room for one relay (~60-90k gas at 1 gwei), not two.
     await serve({ relayDailyGasWei: 120_000n * 10n ** 9n });
