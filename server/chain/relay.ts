@@ -4,7 +4,11 @@
 // only brings it on chain, and the watcher credits the transfer like any other (since `to` is
 // signed, whoever sends it pays this payment's address and nothing else).
 import {
+  BaseError,
   createPublicClient,
+  HttpRequestError,
+  TimeoutError,
+  WebSocketRequestError,
   encodeFunctionData,
   hashDomain,
   isAddressEqual,
@@ -18,7 +22,7 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { Conflict, invalidField, RelayDeclined } from '../domain/errors.ts';
+import { Conflict, invalidField, RelayDeclined, Unavailable } from '../domain/errors.ts';
 import { networkTransport, type Network, type Token } from './networks.ts';
 import type { ChainStore } from './store.ts';
 import { feeOf } from './treasury.ts';
@@ -227,6 +231,9 @@ export async function checkAuthorization(
   try {
     await rpc.call({ account: relayer, to: token.address, data: relayCallData(a) });
   } catch (error) {
+    // The node not answering is no refusal of the token's: a 503, sent again later.
+    if (error instanceof BaseError && error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError))
+      throw new Unavailable(`the node of ${network.name} did not answer the relay's simulation; send the same signature again shortly`);
     throw invalidField('authorization', `the token refuses it: ${(error as Error).message.split('\n')[0]}`);
   }
 }

@@ -203,4 +203,38 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
     expect(await sweeps.leaseSweeper(31337, 'another-instance', Date.now(), 60_000)).toBe(true);
     await sweeps.releaseSweeper(31337, 'another-instance');
   });
+
+  it("answers 503, not a bare 500, when another user of the gas key takes the relay's nonce; the same signature again is then relayed", async () => {
+    await serve({});
+    const p = (await payments(`${kind}-taken`))[0]!;
+    await devRpc(chain.url, 'evm_setAutomine', [false]);
+    let answer: Awaited<ReturnType<typeof relay>>;
+    try {
+      const pending = relay(p);
+      await until('relay in the pool', async () => {
+        const pool = (await devRpc(chain.url, 'txpool_content', [])) as { pending: Record<string, unknown> };
+        return Object.keys(pool.pending).some((from) => from.toLowerCase() === gasWallet.toLowerCase());
+      });
+      // Someone else with the gas key (outside the service and its lease) replaces it at the same nonce.
+      const raw = await devAccount(GAS_DEV_ACCOUNT).signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        nonce: await gasNonce(),
+        to: devAccount(13).address,
+        value: 1n,
+        gas: 21_000n,
+        // Enough above the relay's 1 gwei to replace it, not so much that the next relay's max fee passes the cap.
+        maxPriorityFeePerGas: 2n * 10n ** 9n,
+        maxFeePerGas: 4n * 10n ** 9n,
+      });
+      await devRpc(chain.url, 'eth_sendRawTransaction', [raw]);
+      await devRpc(chain.url, 'evm_mine');
+      answer = await pending;
+    } finally {
+      await devRpc(chain.url, 'evm_setAutomine', [true]);
+    }
+    expect([answer.status, answer.body.code]).toEqual([503, 'service_unavailable']);
+    const again = await relay(p);
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+  });
 });
