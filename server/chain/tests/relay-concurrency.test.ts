@@ -4,25 +4,23 @@
 // and the lease each relay holds is its own, held exactly while it is in flight, so a relay
 // finishing never frees the gas wallet for another instance's sweep while another relay sends.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex, type LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, http } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
+import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
-import { authorizationDomain, RELAY_DAY_MS, Relayer, TRANSFER_WITH_AUTHORIZATION_TYPES, type TransferAuthorization } from '../relay.ts';
+import { RELAY_DAY_MS, Relayer, type TransferAuthorization } from '../relay.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' } as never;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
-const funder = devAccount(3);
 const INSTANCE = 'relay-concurrency';
 
 describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) => {
@@ -63,38 +61,11 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
 
   const call = caller(() => api!.url);
   const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
-  const mined = (hash: Hex) => reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const gasNonce = () => reader().getTransactionCount({ address: gasWallet });
   const usdc = () => contracts.tokens.USDC;
   const sponsored = async () => (await api!.parts.journal.entries(DEMO_MERCHANT.id)).filter((e) => e.kind === 'sponsored_gas');
 
-  /** A payment of 24.50 USD in USDC, and a fresh customer holding 25 USDC and no ETH, who signs what is due to its address. */
-  async function signedPayment(reference: string) {
-    const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 24.5 });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const address = created.body.data.address as Address;
-    const due = parseUnits(String(created.body.data.cryptoAmount), 6);
-    const payer = privateKeyToAccount(generatePrivateKey());
-    await mined(
-      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
-        address: usdc(),
-        abi: TestToken.abi,
-        functionName: 'mint',
-        args: [payer.address, parseUnits('25', 6)],
-      }),
-    );
-    return { reference, signed: await sign(payer, address, due) };
-  }
-
-  async function sign(payer: LocalAccount, to: Address, value: bigint) {
-    const t = (await reader().getBlock()).timestamp;
-    const message = { from: payer.address, to, value, validAfter: 0n, validBefore: t + 900n, nonce: generatePrivateKey() };
-    const domain = authorizationDomain(network, network.tokens.find((x) => x.symbol === 'USDC')!);
-    return {
-      message,
-      signature: await payer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }),
-    };
-  }
+  const { signedPayment, relay } = relayPayments({ call, chainUrl: () => chain.url, network: () => network, usdc, funder: devAccount(3) });
 
   /** Four payments, made one after the other (the funder's mints take its nonces in turn). */
   async function payments(prefix: string) {
@@ -103,18 +74,6 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
     return paying;
   }
 
-  type Paying = Awaited<ReturnType<typeof signedPayment>>;
-  const relay = (p: Paying) =>
-    call('POST', `/api/v1/transaction/relay/${p.reference}`, {
-      chain_id: 31337,
-      authorization: {
-        ...p.signed.message,
-        value: String(p.signed.message.value),
-        validAfter: String(p.signed.message.validAfter),
-        validBefore: String(p.signed.message.validBefore),
-      },
-      signature: p.signed.signature,
-    });
   const asRelayed = (p: Paying): TransferAuthorization => ({ ...p.signed.message, signature: p.signed.signature });
   const answers = (list: Array<{ status: number; body: { errors?: Array<{ field: string }> } }>) =>
     list.map((a) => `${a.status} ${a.body.errors?.map((e) => e.field).join(',') ?? ''}`.trim()).sort();
