@@ -4,7 +4,11 @@
 // only brings it on chain, and the watcher credits the transfer like any other (since `to` is
 // signed, whoever sends it pays this payment's address and nothing else).
 import {
+  BaseError,
   createPublicClient,
+  HttpRequestError,
+  TimeoutError,
+  WebSocketRequestError,
   encodeFunctionData,
   hashDomain,
   isAddressEqual,
@@ -18,12 +22,13 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { Conflict, invalidField, RelayDeclined } from '../domain/errors.ts';
+import { Conflict, invalidField, RelayDeclined, Unavailable } from '../domain/errors.ts';
 import { networkTransport, type Network, type Token } from './networks.ts';
 import type { ChainStore } from './store.ts';
 import { feeOf } from './treasury.ts';
 import { Sweeper, type Fees } from './sweeper.ts';
 import { withLease } from '../storage/leases.ts';
+import { randomUUID } from 'node:crypto';
 
 /** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
 export const EIP3009_ABI = parseAbi([
@@ -46,6 +51,12 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
     { name: 'nonce', type: 'bytes32' },
   ],
 } as const;
+
+/** What a relay's sender is told: `afford` what it would cost (it throws to send nothing, and answers the most it may cost once re-priced), `mined` its receipt. */
+export interface RelayHooks {
+  afford?: (cost: RelayCost) => Promise<bigint | undefined>;
+  mined?: (receipt: TransactionReceipt) => Promise<void>;
+}
 
 /** A signed TransferWithAuthorization, as the customer's wallet made it. */
 export interface TransferAuthorization {
@@ -77,8 +88,9 @@ declare module './networks.ts' {
   interface Network {
     /**
      * Paying with one signature: the most one relay may cost the gas wallet, in wei of the native
-     * coin, as estimated before it is sent (estimateGas × the max fee it would be sent with);
-     * above it the relay is refused and the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
+     * coin: the gas limit it is sent with × its max fee, re-pricings included (a relay is never
+     * re-priced past it); one that would cost more at the fee it would be sent with is refused and
+     * the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
      */
     relayMaxGasWei?: bigint;
     /** The most one merchant's relays (of a mode) may cost on this chain in 24 hours, in wei, as journaled: RELAY_DAILY_GAS_WEI by default. */
@@ -96,7 +108,7 @@ export interface RelayCost {
 
 /**
  * The most one relay may cost the gas wallet where the network sets no `relayMaxGasWei`: 10^13
- * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas, so it holds up to a max fee of ~0.11
+ * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas (sent with a limit of 72-108k), so it holds up to a max fee of ~0.09
  * gwei: a rollup's (Base, Optimism, Arbitrum: 0.001 to 0.05 gwei) many times over, and never
  * Ethereum's (a max fee of twice the base fee and a tip, 0.5 gwei and more), where the customer
  * pays by transfer.
@@ -109,29 +121,29 @@ export const RELAY_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Whether the gas wallet may pay for a relay that would cost `cost`, asked before anything is
- * sent: its estimate (estimateGas × the max fee it would be sent with) within the network's cap
- * per payment; `spentToday` (the merchant's sponsored gas on this chain in the last 24 hours,
- * journaled) and the estimate within its daily cap; and the gas wallet holding what the node asks
- * of it for this transaction (its gas limit × max fee). Each refusal a RelayDeclined (409
- * `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or `gas.wallet`: pay by transfer.
+ * sent, with the most it can spend: its gas limit × the max fee it would be sent with, within the
+ * network's cap per payment; `spentToday` (the merchant's sponsored gas on this chain in the last
+ * 24 hours, journaled) and that within its daily cap; and the gas wallet holding it. Answers the
+ * most the relay may cost once re-priced: what both caps leave it (it is re-priced no higher).
+ * Each refusal a RelayDeclined (409 `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or
+ * `gas.wallet`: pay by transfer.
  */
 export function assertRelayAffordable(network: Network, cost: RelayCost, spentToday: bigint): bigint {
-  const estimate = cost.estimate * cost.maxFeePerGas;
+  const spend = cost.limit * cost.maxFeePerGas;
   const perPayment = network.relayMaxGasWei ?? RELAY_MAX_GAS_WEI;
   const daily = network.relayDailyGasWei ?? RELAY_DAILY_GAS_WEI;
   const declined = (field: string, message: string) =>
     new RelayDeclined(`${field}: ${message}; nothing was sent, pay with a transfer`, [{ field, message: `${message}; pay with a transfer` }]);
-  if (estimate > perPayment)
-    throw declined('gas.payment_cap', `relaying it would cost about ${estimate} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
-  if (spentToday + estimate > daily)
+  if (spend > perPayment)
+    throw declined('gas.payment_cap', `relaying it may cost ${spend} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
+  if (spentToday + spend > daily)
     throw declined(
       'gas.daily_cap',
-      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${estimate} more would pass the ${daily} wei a day`,
+      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${spend} more would pass the ${daily} wei a day`,
     );
-  const need = cost.limit * cost.maxFeePerGas;
-  if (cost.balance < need)
-    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${need} wei this relay needs`);
-  return estimate;
+  if (cost.balance < spend)
+    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${spend} wei this relay needs`);
+  return perPayment < daily - spentToday ? perPayment : daily - spentToday;
 }
 
 /** The token's EIP-712 domain, as configured (`"eip3009": { "name", "version" }`), on this network. */
@@ -219,6 +231,9 @@ export async function checkAuthorization(
   try {
     await rpc.call({ account: relayer, to: token.address, data: relayCallData(a) });
   } catch (error) {
+    // The node not answering is no refusal of the token's: a 503, sent again later.
+    if (error instanceof BaseError && error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError))
+      throw new Unavailable(`the node of ${network.name} did not answer the relay's simulation; send the same signature again shortly`);
     throw invalidField('authorization', `the token refuses it: ${(error as Error).message.split('\n')[0]}`);
   }
 }
@@ -240,20 +255,38 @@ export interface UsedAuthorization {
 export class Relayer {
   readonly rpc: PublicClient;
   private readonly sender: Sweeper;
-  private readonly holder: string;
+  /** The relay that holds the gas wallet in this instance last: each relay waits for the one before it (see send). */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     readonly network: Network,
     readonly gas: LocalAccount,
     private readonly store: Pick<ChainStore, 'sweeps'>,
-    instance: string,
+    private readonly instance: string,
     private readonly now: () => number,
   ) {
-    this.holder = `${instance}/relay`;
     this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
-    // Its own name on the lease: the instance's sweep job and its relays exclude each other too.
     // A customer waits on it: re-priced after 20 s unmined, given up after 2 minutes (the same signature again then answers whatever was mined).
-    this.sender = new Sweeper({ network, store, gas, holder: this.holder, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+    // Its holder is never used: each relay takes the lease under its own name (send).
+    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+  }
+
+  /**
+   * Waits for this instance's relays on this chain queued before it, at most until `until`
+   * (ms since the epoch): the release to call once done, or undefined when the wait ran out (its
+   * place in the queue is then passed on as soon as the relay before it is done).
+   */
+  private async turn(until: number): Promise<(() => void) | undefined> {
+    const before = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(until - Date.now(), 0))));
+    const mine = await Promise.race([before.then(() => true as const), late]);
+    clearTimeout(timer);
+    if (mine) return release;
+    void before.then(release);
+    return undefined;
   }
 
   /** Whether `from`'s nonce is used (or canceled) on the token. */
@@ -290,23 +323,49 @@ export class Relayer {
   /**
    * Brings a checked authorization on chain from the gas wallet as a sweep is sent (the sweeper's
    * nonce, fees and re-pricing), under the chain's sweeper lease (never racing a sweep for the
-   * wallet's nonce), unless it is used meanwhile; `busy` when a sweep holds the gas wallet for
+   * wallet's nonce), unless it is used meanwhile; `busy` when the gas wallet is not free within
    * 15 s. Once the lease is held: `afford` is shown what it would cost, and throws to send
    * nothing; `mined` is told the receipt while the lease is still held (so the next relay's
    * `afford` sees what this one cost).
+   *
+   * One relay at a time per chain: within this instance, each waits its turn in the relayer's
+   * queue (take the lease, the caps, send, journal, release, in that order, before the next one
+   * starts, so the next one's daily cap counts what this one cost, and no two of them take the
+   * same nonce); across instances, the lease, taken under a name of this relay's own, held
+   * exactly while it is in flight and released by that name only (so finishing never frees the
+   * lease of another relay, and a sweep of another instance waits until the relay is done).
    */
   async send(
     token: Address,
     a: TransferAuthorization,
-    hooks: { afford?: (cost: RelayCost) => Promise<void>; mined?: (receipt: TransactionReceipt) => Promise<void> } = {},
+    hooks: RelayHooks = {},
     waitMs = 15_000,
   ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
     const [chainId, data, leaseMs, until] = [this.network.chainId, relayCallData(a), 60_000, Date.now() + waitMs];
+    const done = await this.turn(until);
+    if (!done) return { busy: true }; // this instance's relays before it hold the gas wallet
+    try {
+      return await this.sendInTurn(token, a, hooks, data, leaseMs, until, chainId);
+    } finally {
+      done();
+    }
+  }
+
+  private async sendInTurn(
+    token: Address,
+    a: TransferAuthorization,
+    hooks: RelayHooks,
+    data: Hex,
+    leaseMs: number,
+    until: number,
+    chainId: number,
+  ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
+    const holder = `${this.instance}/relay/${randomUUID()}`;
     for (;;) {
       const run = await withLease(
         {
-          take: () => this.store.sweeps.leaseSweeper(chainId, this.holder, this.now(), leaseMs),
-          release: () => this.store.sweeps.releaseSweeper(chainId, this.holder),
+          take: () => this.store.sweeps.leaseSweeper(chainId, holder, this.now(), leaseMs),
+          release: () => this.store.sweeps.releaseSweeper(chainId, holder),
           ms: leaseMs,
         },
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
@@ -316,8 +375,9 @@ export class Relayer {
           const padded = (estimate * 6n) / 5n;
           const limit = padded < RELAY_GAS_CEILING ? padded : RELAY_GAS_CEILING;
           const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
-          await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
-          const { receipt } = await this.sender.send(token, data, fees, limit, lease);
+          const most = await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
+          // Re-priced no higher than the max fee at which its gas limit stays within what it may cost.
+          const { receipt } = await this.sender.send(token, data, fees, limit, lease, typeof most === 'bigint' ? most / limit : undefined);
           await hooks.mined?.(receipt);
           return { receipt };
         },

@@ -344,9 +344,17 @@ export class Sweeper {
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
    * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
-   * (server/chain/relay.ts) is sent this way too, under the same lease.
+   * (server/chain/relay.ts) is sent this way too, under the same lease, re-priced no higher than
+   * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps).
    */
-  async send(to: Address, data: Hex, initial: Fees, limit: bigint, lease: HeldLease): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
+  async send(
+    to: Address,
+    data: Hex,
+    initial: Fees,
+    limit: bigint,
+    lease: HeldLease,
+    feeCeiling?: bigint,
+  ): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
     // The nonce after the last mined transaction: a sweep of ours left in the pool by a stopped
@@ -385,7 +393,7 @@ export class Sweeper {
       if (Date.now() - started > (this.o.timeoutMs ?? 600_000))
         throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);
       if (Date.now() - last > (this.o.replaceAfterMs ?? 60_000)) {
-        const bumped = this.bump(fees);
+        const bumped = this.bump(fees, feeCeiling);
         if (bumped) {
           fees = bumped;
           await submit();
@@ -413,10 +421,11 @@ export class Sweeper {
     return { maxFeePerGas, maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas };
   }
 
-  /** Fees an eighth higher, or undefined when that would pass the cap. */
-  private bump(fees: Fees): Fees | undefined {
+  /** Fees an eighth higher, or undefined when that would pass the network's cap or `ceiling`. */
+  private bump(fees: Fees, ceiling?: bigint): Fees | undefined {
     const up = (n: bigint) => n + n / 8n + 1n;
-    const cap = this.o.network.maxFeePerGas;
+    const network = this.o.network.maxFeePerGas;
+    const cap = ceiling === undefined || (network !== undefined && network < ceiling) ? network : ceiling;
     const next: Fees =
       'gasPrice' in fees ? { gasPrice: up(fees.gasPrice) } : { maxFeePerGas: up(fees.maxFeePerGas), maxPriorityFeePerGas: up(fees.maxPriorityFeePerGas) };
     const top = 'gasPrice' in next ? next.gasPrice : next.maxFeePerGas;

@@ -115,13 +115,21 @@ async function relayOnce(ctx: RelayContext) {
     relayer.gas.address,
   );
   // The caps, asked under the gas wallet's lease with what it would be sent with: nothing is sent past them.
-  const sent = await relayer.send(token, a, {
-    afford: async (cost) => {
-      const spent = await service.journal.sponsoredGasSince(account, payment.chainId, service.now() - RELAY_DAY_MS);
-      assertRelayAffordable(network, cost, spent);
-    },
-    mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
-  });
+  const sent = await relayer
+    .send(token, a, {
+      afford: async (cost) => {
+        const spent = await service.journal.sponsoredGasSince(account, payment.chainId, service.now() - RELAY_DAY_MS);
+        return assertRelayAffordable(network, cost, spent);
+      },
+      mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
+    })
+    .catch((error: unknown) => {
+      if (error instanceof DomainError) throw error;
+      // Not mined as sent: its nonce taken by another transaction of the gas wallet's, not mined in
+      // time, the node unreachable. The same signature again answers whatever the chain did with it.
+      service.log.warn({ err: error, reference, chainId: payment.chainId }, 'a relay ended before it was seen mined');
+      throw new Unavailable(`The relay on ${network.name} was not seen mined; send the same signature again shortly`);
+    });
   if ('busy' in sent) throw new Unavailable(`The gas wallet on ${network.name} is busy; send the same signature again shortly`);
   if ('receipt' in sent && sent.receipt.status === 'success') {
     service.log.info(

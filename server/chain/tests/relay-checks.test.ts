@@ -2,7 +2,7 @@
 // with the dev chain's USDC: each refusal names its field, and an authorization that passes is
 // one the token takes (sent here from the gas wallet, it moves exactly what is due, once).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type LocalAccount, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, custom, http, HttpRequestError, parseUnits, type Address, type LocalAccount, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { TestToken, TestWallet } from '../../../contracts/artifacts.generated.ts';
@@ -174,6 +174,32 @@ describe("the relay's checks before any gas is spent", { timeout: 60_000 }, () =
     expect(await refusal(await signed(payer, payer.address), foundry.id, { ...target(), token: contracts.tokens.USDT })).toBe(
       'validation_failed authorization',
     );
+  });
+
+  it("answers 503, not a refusal of the signature, when the node fails during the relay's simulation", async () => {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await funded(payer.address);
+    const a = await signed(payer, payer.address);
+    // A node that answers every read but the simulation (the one call made from the gas wallet).
+    const base = http(chain.url)({ chain: foundry });
+    const flaky = createPublicClient({
+      chain: foundry,
+      transport: custom(
+        {
+          request: async ({ method, params }) => {
+            if (method === 'eth_call' && (params as Array<{ from?: string }>)[0]?.from) throw new HttpRequestError({ url: chain.url, details: 'down' });
+            return base.request({ method, params } as never);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    }) as PublicClient;
+    const answer = await checkAuthorization(flaky, network, target(), foundry.id, a, await now(), gasWallet.address).then(
+      () => 'ok',
+      (error: DomainError) => `${error.code}`,
+    );
+    expect(answer).toBe('service_unavailable');
+    expect(await refusal(a)).toBe('ok');
   });
 
   it("passes a smart-contract wallet's signature (ERC-1271), and refuses one its owner did not make", async () => {

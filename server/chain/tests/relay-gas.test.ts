@@ -6,8 +6,7 @@
 // gas wallet's balance and nonce do not move, the signature stays unused, and the payment stays
 // payable by transfer. The chain's base fee is 0 here, so every gas is paid at anvil's 1 gwei tip.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex, type LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -19,14 +18,14 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { GAS_WALLET, NATIVE, sponsoredGasAccount } from '../../balances/ledger-rules.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
+import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
-import { authorizationDomain, EIP3009_ABI, RELAY_DAY_MS, relayCallData, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../relay.ts';
+import { EIP3009_ABI, RELAY_DAY_MS, relayCallData } from '../relay.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' } as never;
 const gasAccount = devAccount(GAS_DEV_ACCOUNT);
 const gasWallet = gasAccount.address;
-const funder = devAccount(3);
 const ADMIN = 'op_relaygas_' + 'a'.repeat(40);
 
 describe.each(KINDS)('who pays the gas of a relay, on %s', { timeout: 120_000 }, (kind) => {
@@ -88,47 +87,7 @@ describe.each(KINDS)('who pays the gas of a relay, on %s', { timeout: 120_000 },
     );
   };
 
-  /** A payment of 24.50 USD in USDC, and a fresh customer holding 25 USDC and no ETH, who signs what is due to its address. */
-  async function signedPayment(reference: string) {
-    const created = await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDC', currency: 'USD', amount: 24.5 });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const address = created.body.data.address as Address;
-    const due = parseUnits(String(created.body.data.cryptoAmount), 6);
-    const payer = privateKeyToAccount(generatePrivateKey());
-    await mined(
-      await createWalletClient({ account: funder, chain: foundry, transport: http(chain.url) }).writeContract({
-        address: usdc(),
-        abi: TestToken.abi,
-        functionName: 'mint',
-        args: [payer.address, parseUnits('25', 6)],
-      }),
-    );
-    const signed = await sign(payer, address, due);
-    return { reference, address, due, payer, signed };
-  }
-
-  async function sign(payer: LocalAccount, to: Address, value: bigint) {
-    const t = (await reader().getBlock()).timestamp;
-    const message = { from: payer.address, to, value, validAfter: 0n, validBefore: t + 900n, nonce: generatePrivateKey() };
-    const domain = authorizationDomain(network, network.tokens.find((x) => x.symbol === 'USDC')!);
-    return {
-      message,
-      signature: await payer.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message }),
-    };
-  }
-
-  type Paying = Awaited<ReturnType<typeof signedPayment>>;
-  const relay = (p: Paying) =>
-    call('POST', `/api/v1/transaction/relay/${p.reference}`, {
-      chain_id: 31337,
-      authorization: {
-        ...p.signed.message,
-        value: String(p.signed.message.value),
-        validAfter: String(p.signed.message.validAfter),
-        validBefore: String(p.signed.message.validBefore),
-      },
-      signature: p.signed.signature,
-    });
+  const { signedPayment, relay } = relayPayments({ call, chainUrl: () => chain.url, network: () => network, usdc, funder: devAccount(3) });
   const unused = (p: Paying) =>
     reader().readContract({ address: usdc(), abi: EIP3009_ABI, functionName: 'authorizationState', args: [p.payer.address, p.signed.message.nonce] });
   const feeOf = async (hash: Hex) => {
@@ -213,6 +172,16 @@ describe.each(KINDS)('who pays the gas of a relay, on %s', { timeout: 120_000 },
     await nothingMoved(p, before);
     expect(await sponsored()).toEqual([]);
     expect(await metric('service_relay_refusals_total{field="gas.payment_cap"}')).toBe(1);
+  });
+
+  it("checks the cap per payment with what the relay may spend (the gas limit it is sent with × its max fee), not the node's estimate", async () => {
+    // A relay uses ~93k gas at 1 gwei, and is sent with a gas limit a fifth above the estimate (~111k): a cap between the two refuses it.
+    await serve({ relayMaxGasWei: 100_000n * 10n ** 9n });
+    const p = await signedPayment(`${kind}-limit-cap`);
+    const before = { nonce: await gasNonce(), balance: await gasBalance() };
+    const refused = await relay(p);
+    expect([refused.status, refused.body.code, fieldsOf(refused)]).toEqual([409, 'relay_declined', ['gas.payment_cap']]);
+    await nothingMoved(p, before);
   });
 
   it("refuses a relay past the merchant's sponsored gas for the day, and takes one again once the day has passed", async () => {
