@@ -46,6 +46,10 @@ export async function sharedDevChain(): Promise<{ chain: DevChain; contracts: De
   // file run minutes after the deploy were dated minutes ago (a late payment was then on time).
   await devRpc(url, 'evm_setTime', [Math.floor(Date.now() / 1000)]);
   await devRpc(url, 'anvil_dropAllTransactions'); // what a file left waiting in the pool
+  // evm_revert keeps the base fee anvil set for the next block: a file that raised it (a re-priced
+  // treasury transaction at 200 gwei) left the next file's sweeps waiting for fees under the cap.
+  const head = (await devRpc(url, 'eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: string };
+  await devRpc(url, 'anvil_setNextBlockBaseFeePerGas', [head.baseFeePerGas]);
   await devRpc(url, 'evm_setAutomine', [true]); // a file may have left it mining on a clock, or not at all
   return { chain: { ...shared.chain, stop: async () => {} }, contracts: shared.contracts };
 }
