@@ -23,9 +23,22 @@ describe('DATA_DIR', { timeout: 120_000 }, () => {
       const api = await startService({ dataDir, jobs: false });
       try {
         expect(modeOf(dataDir), dataDir).toBe(0o700);
+        // On disk, PostgreSQL's own buffer pool: the pages are not in memory otherwise.
+        expect(await api.db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '128MB' }]);
       } finally {
         await api.close();
       }
+    }
+  });
+});
+
+describe('a database in memory', () => {
+  it('starts with a small buffer pool: its pages are in memory already (db.ts, inMemory)', async () => {
+    const api = await startService({ jobs: false });
+    try {
+      expect(await api.db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await api.close();
     }
   });
 });
