@@ -133,11 +133,8 @@ async function templatePglite(name: string, schema: TemplateSchema | undefined, 
   }
   const usable = ownedPrivately(dir, 'dir');
   if (usable && ownedPrivately(file, 'file')) {
-    const tar = readFileSync(file);
-    if (onlyClusterFiles(tar)) {
-      utimesSync(file, new Date(), new Date()); // in use: not one of the stale copies below
-      return PGlite.create(dataDir, { loadDataDir: tarBlob(tar), ...inMemory(PGlite, dataDir) });
-    }
+    const tar = templateBytes(file);
+    if (tar) return PGlite.create(dataDir, { loadDataDir: tarBlob(tar), ...inMemory(PGlite, dataDir) });
   }
   // A scratch cluster in memory: nothing but the schema is ever in it.
   const scratch = await PGlite.create(inMemory(PGlite, undefined));
@@ -154,12 +151,36 @@ async function templatePglite(name: string, schema: TemplateSchema | undefined, 
   return PGlite.create(dataDir, { loadDataDir: tarBlob(dump) });
 }
 
+/**
+ * The template's bytes, checked (`onlyClusterFiles`), or undefined when it holds anything else.
+ * A process that starts many databases (a test worker, the sandbox) reads the 42 MB once: the
+ * copy read last is kept while the file is the same file, unchanged (device, inode, size, change
+ * time: a file written or replaced anew, or its mode changed, is read and checked again). The
+ * file is this user's alone (`ownedPrivately`, checked by the caller on every load).
+ */
+let lastTemplate: { file: string; identity: string; tar: Buffer } | undefined;
+function templateBytes(file: string): Buffer | undefined {
+  // In use: not one of the stale copies removeStaleTemplates takes. Touched at most once an
+  // hour, so the file's change time (part of its identity) stays put between loads.
+  if (Date.now() - lstatSync(file).mtimeMs > 3600_000) utimesSync(file, new Date(), new Date());
+  const stat = lstatSync(file, { bigint: true });
+  const identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  if (lastTemplate?.file === file && lastTemplate.identity === identity) return lastTemplate.tar;
+  const tar = readFileSync(file);
+  if (!onlyClusterFiles(tar)) return undefined;
+  lastTemplate = { file, identity, tar };
+  return tar;
+}
+
 // PGlite reads the archive with the Blob's arrayBuffer(), which Node 20 assembles from a
 // stream in chunks: about 0.2 s of CPU for the 42 MB template, on every service a test starts
 // (1.38 s against 1.17 s a load, five loads each way in one process). The archive is already
-// one buffer, so it is handed over as it is; arrayBuffer() is all PGlite asks of it.
+// one buffer, so it is handed over as it is, not copied: PGlite only reads it (its untar hands
+// each file to the in-memory file system's writeFile, which copies), so one kept template
+// serves every load. arrayBuffer() is all PGlite asks of it.
 function tarBlob(tar: Buffer): Blob {
-  const whole = () => tar.buffer.slice(tar.byteOffset, tar.byteOffset + tar.length) as ArrayBuffer;
+  const whole = () =>
+    (tar.byteOffset === 0 && tar.length === tar.buffer.byteLength ? tar.buffer : tar.buffer.slice(tar.byteOffset, tar.byteOffset + tar.length)) as ArrayBuffer;
   return { type: 'application/x-tar', size: tar.length, arrayBuffer: async () => whole() } as unknown as Blob;
 }
 

@@ -41,4 +41,19 @@ describe('a database in memory', () => {
       await api.close();
     }
   });
+
+  it('is its own: services loaded from the one template a process keeps share no table, before or after one writes', async () => {
+    const first = await startService({ jobs: false });
+    const second = await startService({ jobs: false });
+    try {
+      await first.db.exec('CREATE TABLE only_in_first (x int); INSERT INTO only_in_first VALUES (1)');
+      await first.db.exec('CHECKPOINT');
+      expect(await second.db.query("SELECT to_regclass('public.only_in_first') AS t")).toEqual([{ t: null }]);
+      const third = await startService({ jobs: false });
+      expect(await third.db.query("SELECT to_regclass('public.only_in_first') AS t")).toEqual([{ t: null }]);
+      await third.close();
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
 });
