@@ -169,7 +169,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     chain,
     refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) },
   });
-  const links = new LinkStore(db);
+  const products = new ProductStore(db);
+  const links = new LinkStore(db, products);
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
@@ -221,7 +222,6 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   }
   const dashboard = new DashboardStore(db, options.accountLockoutFailures);
   for (const seed of options.merchants) await merchants.seed(seed, now());
-  const products = new ProductStore(db);
   if (options.demo) await seedCatalogue(products, now());
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });

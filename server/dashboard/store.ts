@@ -3,7 +3,7 @@
 // (per e-mail and client address, and per e-mail over every client).
 import type { Merchant } from '../domain/account.ts';
 import { accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../merchants/sign-in-rules.ts';
-import type { Database, Row } from '../storage/db.ts';
+import type { Database, Row, Sql } from '../storage/db.ts';
 import type { Role } from '../domain/permissions.ts';
 
 /** The failure row that counts every client's wrong passwords against an e-mail. */
@@ -261,10 +261,54 @@ export class DashboardStore {
     return rows.length > 0;
   }
 
+  /** Whether another merchant's owner signs in with `email` (case aside): merchants/store.ts changeEmail, in its transaction. */
+  async ownerElsewhere(sql: Sql, email: string, merchantId: string): Promise<boolean> {
+    return (await sql.query('SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1', [email, merchantId])).length > 0;
+  }
+
+  /** The owner's login follows the business's new e-mail (merchants/store.ts changeEmail, in its transaction). */
+  async setOwnerEmail(tx: Sql, merchantId: string, email: string, nowMs: number): Promise<void> {
+    await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
+  }
+
   /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */
   async endAll(merchantId: string, memberId?: string): Promise<number> {
     if (memberId)
       return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2 RETURNING hash', [merchantId, memberId])).length;
     return (await this.db.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 RETURNING hash', [merchantId])).length;
   }
+}
+
+// The owner's login, its sessions and sign-in links, as the team's changes reach them in their own transaction (team/store.ts).
+
+/** The owner's login: its e-mail and password hash (null: none set yet); locked until the transaction ends when `lock`. */
+export async function ownerLogin(sql: Sql, merchantId: string, lock = false): Promise<{ email: string; passwordHash: string | null } | undefined> {
+  const [row] = await sql.query(`SELECT email, password_hash FROM dashboard_logins WHERE merchant_id = $1${lock ? ' FOR UPDATE' : ''}`, [merchantId]);
+  return row && { email: row.email as string, passwordHash: (row.password_hash as string | null) ?? null };
+}
+
+/** Whether `email` is the merchant's owner's (case aside). */
+export async function isOwnerEmail(sql: Sql, merchantId: string, email: string): Promise<boolean> {
+  return (await sql.query('SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2)', [merchantId, email])).length > 0;
+}
+
+/** The owner's login becomes this e-mail and password hash (ownership handed over). */
+export async function setOwnerLogin(tx: Sql, merchantId: string, email: string, passwordHash: string | null, nowMs: number): Promise<void> {
+  await tx.query('UPDATE dashboard_logins SET email = $2, password_hash = $3, updated_ms = $4 WHERE merchant_id = $1', [
+    merchantId,
+    email,
+    passwordHash,
+    nowMs,
+  ]);
+}
+
+/** Ends every session of the merchant at once (only `memberId`'s, when given), in the caller's transaction. */
+export async function endSessions(tx: Sql, merchantId: string, memberId?: string): Promise<void> {
+  if (memberId) await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+  else await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+}
+
+/** Every sign-in link of the merchant stops working. */
+export async function dropSignInLinks(tx: Sql, merchantId: string): Promise<void> {
+  await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
 }

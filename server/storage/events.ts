@@ -5,6 +5,7 @@ import type { Account } from '../domain/account.ts';
 import type { EventType } from '../../contract/events.ts';
 import type { Database, Sql } from './db.ts';
 import { eventsKey } from '../realtime/keys.ts';
+import { webhookUrl } from '../merchants/account-store.ts';
 
 export interface StoredEvent {
   /** The outbox's own order across the instance: never shown (it would count other merchants' events). */
@@ -65,6 +66,15 @@ export const attemptOf = (r: Record<string, unknown>): Attempt => ({
   instance: r.instance as string,
 });
 
+/** The account's events parked for want of a URL are due now (its webhook URL was just set, in the caller's transaction). */
+export async function sendParked(tx: Sql, merchantId: string, mode: string, nowMs: number): Promise<void> {
+  await tx.query(
+    `UPDATE events SET state = 'pending', next_attempt_ms = $3, retry_from_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'no_endpoint'`,
+    [merchantId, mode, nowMs],
+  );
+  await tx.query(`SELECT pg_notify('events_due', '')`);
+}
+
 export class EventStore {
   constructor(private readonly db: Database) {}
 
@@ -76,8 +86,7 @@ export class EventStore {
     const id = 'evt_' + randomBytes(12).toString('hex');
     // `type` as the events feed names it, beside `event` (the spec's name); both sign as the body.
     const body = JSON.stringify({ id, event: type, type, created: Math.floor(nowMs / 1000), data });
-    const [endpoint] = await tx.query('SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
-    const state = endpoint?.url ? 'pending' : 'no_endpoint';
+    const state = (await webhookUrl(tx, account.merchant.id, account.mode)) ? 'pending' : 'no_endpoint';
     // The account's next number: the counter row's lock holds a second writer of this account
     // until this transaction ends, so numbers are never shared nor skipped.
     await tx.query(
