@@ -38,7 +38,7 @@ import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './links/store.ts';
-import { MerchantStore } from './merchants/store.ts';
+import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
@@ -220,7 +220,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
     }
   }
-  const dashboard = new DashboardStore(db, options.accountLockoutFailures);
+  const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);
   for (const seed of options.merchants) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(products, now());
 

@@ -11,7 +11,7 @@ import type { Email, MailedEvent, Recipient } from './rules.ts';
 import { queueOf } from '../storage/metrics.ts';
 import { businessName } from '../merchants/account-store.ts';
 import { customerContact } from '../payments/list-store.ts';
-import { ownerLogin } from '../dashboard/store.ts';
+import { ownerLogin } from '../dashboard/login-store.ts';
 import { membersOf } from '../team/store.ts';
 
 export interface OutboxRow extends Email {

@@ -302,3 +302,13 @@ export async function handFactorsOver(tx: Sql, merchantId: string, memberId: str
     ]);
   }
 }
+
+/** A person's second factor as their dashboard session reads it (dashboard/store.ts): whether they have one, whether the owner requires one. */
+export async function factorState(sql: Sql, merchantId: string, holder: string): Promise<{ enrolled: boolean; required: boolean }> {
+  const [row] = await sql.query(
+    `SELECT EXISTS (SELECT 1 FROM second_factors WHERE merchant_id = $1 AND holder = $2) AS enrolled,
+            COALESCE((SELECT required FROM second_factor_policy WHERE merchant_id = $1), false) AS required`,
+    [merchantId, holder],
+  );
+  return { enrolled: row.enrolled === true, required: row.required === true };
+}

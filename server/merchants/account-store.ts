@@ -5,6 +5,7 @@
 import type { AuditRecord } from '../storage/audit.ts';
 import { appendAudit } from '../storage/audit.ts';
 import type { Sql } from '../storage/db.ts';
+import type { Merchant } from '../domain/account.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { grantsOf, storedGrants, type Permission } from '../domain/permissions.ts';
 
@@ -30,6 +31,29 @@ export type KeyAudit = (change: KeyChange) => AuditRecord[];
 export async function lockMerchant(tx: Sql, merchantId: string): Promise<void> {
   await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
 }
+
+/** The merchant's rows a dashboard session and sign-in read (dashboard/store.ts takes them as a port: `merchantRows`). */
+export const merchantRows = {
+  /** The business's e-mail, its row locked until the caller's transaction ends (undefined: no such merchant). */
+  async lockedBusinessEmail(tx: Sql, merchantId: string): Promise<string | undefined> {
+    const [merchant] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
+    return merchant?.business_email as string | undefined;
+  },
+  /** The business as a session shows it (undefined: no such merchant). */
+  async merchant(sql: Sql, merchantId: string): Promise<Merchant | undefined> {
+    const [r] = await sql.query('SELECT id, business_name, business_email, business_logo FROM merchants WHERE id = $1', [merchantId]);
+    return (
+      r && { id: r.id as string, businessName: r.business_name as string, businessEmail: r.business_email as string, businessLogo: r.business_logo as string }
+    );
+  },
+  /** When each of these merchants was made, by id (a sign-in's businesses in that order). */
+  async createdMs(sql: Sql, merchantIds: string[]): Promise<Map<string, number>> {
+    const rows = await sql.query('SELECT id, created_ms FROM merchants WHERE id = ANY($1::uuid[])', [merchantIds]);
+    return new Map(rows.map((r) => [r.id as string, Number(r.created_ms)]));
+  },
+};
+
+export type MerchantRows = typeof merchantRows;
 
 /** The business's name ('' for none: the merchant is unknown), as its e-mails name it (email/store.ts). */
 export async function businessName(sql: Sql, merchantId: string): Promise<string> {

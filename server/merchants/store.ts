@@ -4,6 +4,7 @@ import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecret, type KeyMaker, type RestrictedKeyRow } from './keys-rules.ts';
 export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
+export { merchantRows } from './account-store.ts';
 import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';

@@ -75,6 +75,26 @@ export async function sendParked(tx: Sql, merchantId: string, mode: string, nowM
   await tx.query(`SELECT pg_notify('events_due', '')`);
 }
 
+/** The latest delivery to the account's webhook URL, of its twenty latest events tried (none: nothing tried yet). */
+export async function lastAttempt(sql: Sql, merchantId: string, mode: string): Promise<{ status: number; error: string | null; atMs: number } | undefined> {
+  const [row] = await sql.query(
+    `SELECT a.status, a.error, a.at_ms FROM event_attempts a
+      WHERE a.event_id IN (SELECT id FROM events WHERE merchant_id = $1 AND mode = $2 AND attempts > 0 ORDER BY seq DESC LIMIT 20)
+      ORDER BY a.at_ms DESC, a.id DESC LIMIT 1`,
+    [merchantId, mode],
+  );
+  return row && { status: Number(row.status), error: (row.error as string | null) ?? null, atMs: Number(row.at_ms) };
+}
+
+/** The events feed's cursor below the account's `count` newest events (0: there are no more than that). */
+export async function recentStart(sql: Sql, merchantId: string, mode: string, count: number): Promise<number> {
+  const [row] = await sql.query(
+    'SELECT COALESCE(min(account_seq) - 1, 0)::text AS after FROM (SELECT account_seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY account_seq DESC LIMIT $3) newest',
+    [merchantId, mode, Math.max(1, Math.min(count, 200))],
+  );
+  return Number(row.after);
+}
+
 export class EventStore {
   constructor(private readonly db: Database) {}
 

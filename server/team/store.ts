@@ -11,7 +11,7 @@ import { notifyAccountChange } from '../storage/account-cache.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
 import { forgetFactorsOf, handFactorsOver, handStepUpTriesOver } from '../factors/store.ts';
 import { fullKeysOf, handKeysOver, lockMerchant, narrowKeys, type FullKey, type KeyAudit, type KeyChange } from '../merchants/account-store.ts';
-import { dropSignInLinks, endSessions, isOwnerEmail, ownerLogin, setOwnerLogin } from '../dashboard/store.ts';
+import { dropSignInLinks, endSessions, isOwnerEmail, ownerLogin, setOwnerLogin } from '../dashboard/login-store.ts';
 import { actionsSince } from '../audit/store.ts';
 import { FORMER_OWNER_ROLE, INVITATIONS_PER_HOUR, sameEmail } from './rules.ts';
 
@@ -204,6 +204,23 @@ export class TeamStore {
 export async function membersOf(sql: Sql, merchantId: string): Promise<Array<{ id: string; email: string; role: Role }>> {
   const rows = await sql.query('SELECT id::text, email, role FROM members WHERE merchant_id = $1', [merchantId]);
   return rows.map((r) => ({ id: r.id as string, email: r.email as string, role: r.role as Role }));
+}
+
+/** A member by id, as a dashboard session reads them (undefined: not on the team). */
+export async function memberById(sql: Sql, merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
+  const [row] = await sql.query('SELECT role, email FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
+  return row && { role: row.role as Role, email: row.email as string };
+}
+
+/** The members of any business signing in with this e-mail (dashboard/store.ts logins). */
+export async function memberLogins(sql: Sql, email: string): Promise<Array<{ merchantId: string; memberId: string; passwordHash: string; createdMs: number }>> {
+  const rows = await sql.query('SELECT merchant_id, id, password_hash, created_ms FROM members WHERE lower(email) = lower($1)', [email]);
+  return rows.map((r) => ({
+    merchantId: r.merchant_id as string,
+    memberId: r.id as string,
+    passwordHash: r.password_hash as string,
+    createdMs: Number(r.created_ms),
+  }));
 }
 
 /** A member's role, their row shared-locked until the caller's transaction ends (undefined: not on the team); `memberId` in any case. */

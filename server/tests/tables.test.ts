@@ -69,7 +69,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/deposit-check-store.ts': ['payments'],
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
-  'server/dashboard/store.ts': ['event_attempts', 'events', 'members', 'merchants', 'second_factor_policy', 'second_factors'],
   'server/email/store.ts': ['events'],
   'server/merchants/destination-store.ts': ['bank_accounts', 'payouts', 'refunds', 'withdrawals'],
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
