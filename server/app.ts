@@ -195,7 +195,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     const terms = usdt && sendTermsOf(tokenOf(catalogue.network(mode as KeyMode, usdt.chainId), usdt.contractAddress));
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals, ...(terms ? { terms } : {}) };
   };
-  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
+  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const attention = new AttentionStore(db, events);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);

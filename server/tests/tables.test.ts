@@ -70,10 +70,8 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
   'server/email/store.ts': ['events'],
-  'server/merchants/destination-store.ts': ['bank_accounts', 'payouts', 'refunds', 'withdrawals'],
   'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
   'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
-  'server/storage/destination-changes.ts': ['bank_accounts', 'destination_changes', 'merchants', 'payout_addresses'],
 };
 
 describe('every table has one owner', () => {
