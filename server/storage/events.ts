@@ -95,6 +95,21 @@ export async function recentStart(sql: Sql, merchantId: string, mode: string, co
   return Number(row.after);
 }
 
+/** The account's events about one payment (its reference in their data), the first 200, as its timeline reads them (payments/list-store.ts). */
+export async function eventsAbout(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<StoredEvent[]> {
+  const rows = await sql.query(
+    `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,
+    [account.merchant.id, account.mode, reference],
+  );
+  return rows.map(eventOf);
+}
+
+/** The delivery attempts of these events, in the order made. */
+export async function attemptsOf(sql: Sql, eventIds: string[]): Promise<Attempt[]> {
+  if (eventIds.length === 0) return [];
+  return (await sql.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [eventIds])).map(attemptOf);
+}
+
 export class EventStore {
   constructor(private readonly db: Database) {}
 
@@ -224,10 +239,8 @@ export class EventStore {
     return row && eventOf(row);
   }
 
-  async attempts(eventIds: string[]): Promise<Attempt[]> {
-    if (eventIds.length === 0) return [];
-    const rows = await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [eventIds]);
-    return rows.map(attemptOf);
+  attempts(eventIds: string[]): Promise<Attempt[]> {
+    return attemptsOf(this.db, eventIds);
   }
 
   /** Every attempt with the body it sent, oldest first (tests and the operator's view). */

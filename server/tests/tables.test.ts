@@ -70,8 +70,8 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
   'server/email/store.ts': ['events'],
-  'server/payments/attention-store.ts': ['chain_transfers', 'rate_history', 'refunds'],
-  'server/payments/list-store.ts': ['chain_transfers', 'event_attempts', 'events'],
+  'server/payments/attention-store.ts': ['chain_transfers'],
+  'server/payments/list-store.ts': ['chain_transfers'],
 };
 
 describe('every table has one owner', () => {
