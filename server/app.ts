@@ -38,7 +38,7 @@ import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from './storage/events.ts';
 import { LinkStore } from './links/store.ts';
-import { MerchantStore } from './merchants/store.ts';
+import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
@@ -169,7 +169,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     chain,
     refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) },
   });
-  const links = new LinkStore(db);
+  const products = new ProductStore(db);
+  const links = new LinkStore(db, products);
   const journal = new JournalStore(db, forget);
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
@@ -194,7 +195,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     const terms = usdt && sendTermsOf(tokenOf(catalogue.network(mode as KeyMode, usdt.chainId), usdt.contractAddress));
     return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals, ...(terms ? { terms } : {}) };
   };
-  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget);
+  const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const attention = new AttentionStore(db, events);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
@@ -219,9 +220,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
     }
   }
-  const dashboard = new DashboardStore(db, options.accountLockoutFailures);
+  const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);
   for (const seed of options.merchants) await merchants.seed(seed, now());
-  const products = new ProductStore(db);
   if (options.demo) await seedCatalogue(products, now());
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });

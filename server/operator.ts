@@ -25,7 +25,7 @@ import { operatorName, readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
 import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
 import { DashboardStore } from './dashboard/store.ts';
-import { MerchantStore } from './merchants/store.ts';
+import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { SIGN_IN_LINK_MS } from './merchants/sign-in-rules.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { helpText, isHelp, verbsOf } from './commands.ts';
@@ -118,7 +118,7 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
       lock?.confirm();
       await migrate(db);
       const store = new MerchantStore(db);
-      const dashboard = new DashboardStore(db, config.accountLockoutFailures);
+      const dashboard = new DashboardStore(db, config.accountLockoutFailures, merchantRows);
       // The link is on PUBLIC_URL, where the service will be reached (this machine's port without one).
       const signInUrl = async (id: string) => {
         const token = await dashboard.issueLink(id, Date.now(), SIGN_IN_LINK_MS);

@@ -79,3 +79,13 @@ export class AuditStore {
     }));
   }
 }
+
+/** How many rows of `action` the merchant's log holds since `sinceMs`, and the first one's time (`sql`: the caller's transaction). */
+export async function actionsSince(sql: Sql, merchantId: string, action: string, sinceMs: number): Promise<{ count: number; firstMs: number }> {
+  const [row] = await sql.query('SELECT count(*)::int AS n, min(at_ms) AS first FROM audit_log WHERE merchant_id = $1 AND action = $2 AND at_ms > $3', [
+    merchantId,
+    action,
+    sinceMs,
+  ]);
+  return { count: Number(row.n), firstMs: Number(row.first) };
+}

@@ -69,6 +69,20 @@ export class WithdrawalStore {
     private readonly defaultDailyLimit: string,
   ) {}
 
+  /**
+   * Whether the account has withdrawn to `address` on the chain before (a send not failed), in the
+   * caller's transaction (merchants/destination-store.ts). A refund's send does not count: a
+   * customer's claimed address never waited the delay (purpose 'refund': refunds/store.ts makes
+   * every refund's send so, and migration 0041 marked the earlier ones).
+   */
+  async withdrewTo(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, chainId: number, address: string): Promise<boolean> {
+    const [used] = await tx.query(
+      `SELECT 1 FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND lower(address) = lower($4) AND state <> 'failed' AND purpose = 'withdrawal' LIMIT 1`,
+      [account.merchant.id, account.mode, chainId, address],
+    );
+    return used !== undefined;
+  }
+
   private readonly followers = new Map<SendPurpose, SendFollower>();
 
   /** The feature whose sends are of `purpose` (app.ts: refunds). */

@@ -3,8 +3,12 @@
 // (per e-mail and client address, and per e-mail over every client).
 import type { Merchant } from '../domain/account.ts';
 import { accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash } from '../merchants/sign-in-rules.ts';
-import type { Database, Row } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import type { Role } from '../domain/permissions.ts';
+import type { MerchantRows } from '../merchants/account-store.ts';
+import { memberById, memberLogins } from '../team/store.ts';
+import { factorState } from '../factors/store.ts';
+import { lastAttempt, recentStart } from '../storage/events.ts';
 
 /** The failure row that counts every client's wrong passwords against an e-mail. */
 const EVERY_CLIENT = '*';
@@ -19,18 +23,12 @@ export interface Session {
   secondFactor: { enrolled: boolean; mustEnrol: boolean };
 }
 
-const merchantOf = (r: Row): Merchant => ({
-  id: r.merchant_id as string,
-  businessName: r.business_name as string,
-  businessEmail: r.business_email as string,
-  businessLogo: r.business_logo as string,
-});
-
 export class DashboardStore {
-  /** `accountLockout`: wrong passwords from every client together that lock an e-mail for all. */
+  /** `accountLockout`: wrong passwords from every client together that lock an e-mail for all; `merchants`: their owner's rows. */
   constructor(
     private readonly db: Database,
     private readonly accountLockout: number,
+    private readonly merchants: MerchantRows,
   ) {}
 
   /**
@@ -39,12 +37,12 @@ export class DashboardStore {
    */
   async issueLink(merchantId: string, nowMs: number, validMs: number): Promise<string | undefined> {
     return this.db.transaction(async (tx) => {
-      const [merchant] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-      if (!merchant) return undefined;
+      const businessEmail = await this.merchants.lockedBusinessEmail(tx, merchantId);
+      if (businessEmail === undefined) return undefined;
       await tx.query(
         `INSERT INTO dashboard_logins (merchant_id, email, password_hash, updated_ms) VALUES ($1, $2, NULL, $3)
          ON CONFLICT (merchant_id) DO UPDATE SET email = $2, updated_ms = $3`,
-        [merchantId, merchant.business_email, nowMs],
+        [merchantId, businessEmail, nowMs],
       );
       await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
       const token = newToken();
@@ -79,9 +77,8 @@ export class DashboardStore {
   }
 
   /** A member's role and e-mail, as they sign in (undefined: removed meanwhile). */
-  async memberOf(merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
-    const [row] = await this.db.query('SELECT role, email FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
-    return row && { role: row.role as Role, email: row.email as string };
+  memberOf(merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
+    return memberById(this.db, merchantId, memberId);
   }
 
   /** The merchant's password hash (undefined: no password set yet). */
@@ -90,22 +87,25 @@ export class DashboardStore {
     return (row?.password_hash as string | null) ?? undefined;
   }
 
-  /** The logins with this e-mail that have a password: owners' and members' (a few merchants may share one e-mail). */
+  /** The logins with this e-mail that have a password: owners' and members' (a few merchants may share one e-mail), the five oldest. */
   async logins(email: string): Promise<Array<{ merchantId: string; memberId?: string; passwordHash: string }>> {
-    const rows = await this.db.query(
-      `SELECT * FROM (
-         SELECT l.merchant_id, NULL::uuid AS member_id, l.password_hash, m.created_ms FROM dashboard_logins l JOIN merchants m ON m.id = l.merchant_id
-          WHERE lower(l.email) = lower($1) AND l.password_hash IS NOT NULL
-         UNION ALL
-         SELECT merchant_id, id AS member_id, password_hash, created_ms FROM members WHERE lower(email) = lower($1)
-       ) logins ORDER BY created_ms LIMIT 5`,
-      [email],
+    const owners = await this.db.query('SELECT merchant_id, password_hash FROM dashboard_logins WHERE lower(email) = lower($1) AND password_hash IS NOT NULL', [
+      email,
+    ]);
+    const made = await this.merchants.createdMs(
+      this.db,
+      owners.map((r) => r.merchant_id as string),
     );
-    return rows.map((r) => ({
-      merchantId: r.merchant_id as string,
-      ...(r.member_id ? { memberId: r.member_id as string } : {}),
-      passwordHash: r.password_hash as string,
-    }));
+    const logins = [
+      ...owners
+        .filter((r) => made.has(r.merchant_id as string))
+        .map((r) => ({ merchantId: r.merchant_id as string, passwordHash: r.password_hash as string, createdMs: made.get(r.merchant_id as string)! })),
+      ...(await memberLogins(this.db, email)),
+    ];
+    return logins
+      .sort((a, b) => a.createdMs - b.createdMs)
+      .slice(0, 5)
+      .map(({ createdMs: _, ...login }) => login);
   }
 
   /**
@@ -161,23 +161,13 @@ export class DashboardStore {
   }
 
   /** The latest delivery to the account's webhook URL, of its twenty latest events tried (none: nothing tried yet). */
-  async lastAttempt(merchantId: string, mode: string): Promise<{ status: number; error: string | null; atMs: number } | undefined> {
-    const [row] = await this.db.query(
-      `SELECT a.status, a.error, a.at_ms FROM event_attempts a
-        WHERE a.event_id IN (SELECT id FROM events WHERE merchant_id = $1 AND mode = $2 AND attempts > 0 ORDER BY seq DESC LIMIT 20)
-        ORDER BY a.at_ms DESC, a.id DESC LIMIT 1`,
-      [merchantId, mode],
-    );
-    return row && { status: Number(row.status), error: (row.error as string | null) ?? null, atMs: Number(row.at_ms) };
+  lastAttempt(merchantId: string, mode: string): Promise<{ status: number; error: string | null; atMs: number } | undefined> {
+    return lastAttempt(this.db, merchantId, mode);
   }
 
   /** The events feed's cursor below the account's `count` newest events (0: there are no more than that). */
-  async recentStart(merchantId: string, mode: string, count: number): Promise<number> {
-    const [row] = await this.db.query(
-      'SELECT COALESCE(min(account_seq) - 1, 0)::text AS after FROM (SELECT account_seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY account_seq DESC LIMIT $3) newest',
-      [merchantId, mode, Math.max(1, Math.min(count, 200))],
-    );
-    return Number(row.after);
+  recentStart(merchantId: string, mode: string, count: number): Promise<number> {
+    return recentStart(this.db, merchantId, mode, count);
   }
 
   /**
@@ -208,30 +198,31 @@ export class DashboardStore {
    * session naming a member who is gone opens nothing.
    */
   async session(token: string, nowMs: number): Promise<Session | undefined> {
+    // The session's row, then its merchant, member and second factor, each from its owner's store.
     const [row] = await this.db.query(
-      `SELECT s.merchant_id, s.csrf, s.expires_ms, s.member_id,
-              EXISTS (SELECT 1 FROM second_factors f WHERE f.merchant_id = s.merchant_id AND f.holder = COALESCE(s.member_id::text, 'owner')) AS enrolled,
-              COALESCE((SELECT p.required FROM second_factor_policy p WHERE p.merchant_id = s.merchant_id), false) AS required,
-              mb.email AS member_email, mb.role AS member_role, m.business_name, m.business_email, m.business_logo
-         FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id LEFT JOIN members mb ON mb.id = s.member_id AND mb.merchant_id = s.merchant_id
-        WHERE s.hash = $1 AND s.expires_ms > $2 AND NOT s.awaiting_factor`,
+      'SELECT merchant_id, csrf, expires_ms, member_id FROM dashboard_sessions WHERE hash = $1 AND expires_ms > $2 AND NOT awaiting_factor',
       [tokenHash(token), nowMs],
     );
-    if (!row || (row.member_id !== null && row.member_email === null)) return undefined;
-    const member = row.member_id === null ? undefined : { id: row.member_id as string, email: row.member_email as string, role: row.member_role as Role };
-    const enrolled = row.enrolled === true;
-    const secondFactor = { enrolled, mustEnrol: row.required === true && !enrolled };
-    return { merchant: merchantOf(row), csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
+    if (!row) return undefined;
+    const merchantId = row.merchant_id as string;
+    const merchant = await this.merchants.merchant(this.db, merchantId);
+    const found = row.member_id === null ? undefined : await memberById(this.db, merchantId, row.member_id as string);
+    if (!merchant || (row.member_id !== null && !found)) return undefined;
+    const member = found && { id: row.member_id as string, ...found };
+    const { enrolled, required } = await factorState(this.db, merchantId, (row.member_id as string | null) ?? 'owner');
+    const secondFactor = { enrolled, mustEnrol: required && !enrolled };
+    return { merchant, csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
   }
 
   /** A sign-in waiting for its second factor: whose it is (undefined: none, expired, or already taken). */
   async awaitingFactor(token: string, nowMs: number): Promise<{ merchantId: string; memberId?: string } | undefined> {
-    const [row] = await this.db.query(
-      `SELECT s.merchant_id, s.member_id FROM dashboard_sessions s
-        WHERE s.hash = $1 AND s.expires_ms > $2 AND s.awaiting_factor AND (s.member_id IS NULL OR EXISTS (SELECT 1 FROM members mb WHERE mb.id = s.member_id AND mb.merchant_id = s.merchant_id))`,
-      [tokenHash(token), nowMs],
-    );
-    return row && { merchantId: row.merchant_id as string, ...(row.member_id === null ? {} : { memberId: row.member_id as string }) };
+    const [row] = await this.db.query('SELECT merchant_id, member_id FROM dashboard_sessions WHERE hash = $1 AND expires_ms > $2 AND awaiting_factor', [
+      tokenHash(token),
+      nowMs,
+    ]);
+    // A session naming a member who is gone opens nothing.
+    if (!row || (row.member_id !== null && !(await memberById(this.db, row.merchant_id as string, row.member_id as string)))) return undefined;
+    return { merchantId: row.merchant_id as string, ...(row.member_id === null ? {} : { memberId: row.member_id as string }) };
   }
 
   /** The waiting sign-in is over (its factor proved): taken once, so one proof opens one session. */
@@ -259,6 +250,16 @@ export class DashboardStore {
       [tokenHash(sessionToken), action, nowMs, nowMs - withinMs],
     );
     return rows.length > 0;
+  }
+
+  /** Whether another merchant's owner signs in with `email` (case aside): merchants/store.ts changeEmail, in its transaction. */
+  async ownerElsewhere(sql: Sql, email: string, merchantId: string): Promise<boolean> {
+    return (await sql.query('SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1', [email, merchantId])).length > 0;
+  }
+
+  /** The owner's login follows the business's new e-mail (merchants/store.ts changeEmail, in its transaction). */
+  async setOwnerEmail(tx: Sql, merchantId: string, email: string, nowMs: number): Promise<void> {
+    await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
   }
 
   /** Signs the merchant out everywhere: every session ends (only `memberId`'s, when given). */

@@ -9,6 +9,10 @@ import type { Database, Sql } from '../storage/db.ts';
 import type { Actor } from '../domain/permissions.ts';
 import type { Email, MailedEvent, Recipient } from './rules.ts';
 import { queueOf } from '../storage/metrics.ts';
+import { businessName } from '../merchants/account-store.ts';
+import { customerContact } from '../payments/list-store.ts';
+import { ownerLogin } from '../dashboard/login-store.ts';
+import { membersOf } from '../team/store.ts';
 
 export interface OutboxRow extends Email {
   id: string;
@@ -58,14 +62,14 @@ export class EmailStore {
       for (const row of rows) {
         if (plan) {
           const merchantId = row.merchant_id as string;
-          const [merchant] = await tx.query('SELECT business_name FROM merchants WHERE id = $1', [merchantId]);
+          const business = await businessName(tx, merchantId);
           const people = await peopleOf(tx, merchantId);
           const body = JSON.parse(row.body as string) as { data?: Record<string, unknown> };
           const event: MailedEvent = { type: row.type as string, mode: row.mode as string, data: body.data ?? {} };
           // A refund's receipt goes to its payment's customer, when the payment has their e-mail.
           if (event.type === 'REFUND_UPDATED' && typeof event.data.reference === 'string')
             event.customer = await customerOf(tx, merchantId, event.mode, event.data.reference);
-          for (const email of plan(event, (merchant?.business_name as string | undefined) ?? '', people)) await this.enqueue(email, merchantId, nowMs, tx);
+          for (const email of plan(event, business, people)) await this.enqueue(email, merchantId, nowMs, tx);
         }
         await tx.query('DELETE FROM email_events WHERE event_id = $1', [row.event_id]);
       }
@@ -169,33 +173,27 @@ export interface Customer {
   business: string;
 }
 
+/** The payment's customer (its payments' row) and the business's name (its merchants' row). */
 async function customerOf(sql: Sql, merchantId: string, mode: string, reference: string): Promise<Customer | undefined> {
-  const [row] = await sql.query(
-    `SELECT p.customer_email, p.metadata, m.business_name FROM payments p JOIN merchants m ON m.id = p.merchant_id WHERE p.merchant_id = $1 AND p.mode = $2 AND p.reference = $3`,
-    [merchantId, mode, reference],
-  );
-  const email = (row?.customer_email as string | null | undefined)?.trim();
-  if (!row || !email) return undefined;
-  const metadata =
-    typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown> | null) : (row.metadata as Record<string, unknown> | null);
-  const language = typeof metadata?.language === 'string' ? metadata.language : 'en';
-  return { email, language, business: (row.business_name as string | null) ?? '' };
+  const contact = await customerContact(sql, merchantId, mode, reference);
+  const email = contact?.email?.trim();
+  if (!contact || !email) return undefined;
+  const language = typeof contact.metadata?.language === 'string' ? contact.metadata.language : 'en';
+  return { email, language, business: await businessName(sql, merchantId) };
 }
 
+/** The business's people (the owner's login, the team's members) with their e-mail choices (ours). */
 async function peopleOf(sql: Sql, merchantId: string): Promise<Recipient[]> {
-  const rows = await sql.query(
-    `SELECT 'owner' AS person, l.email, 'owner' AS role, p.language, p.payment_received FROM dashboard_logins l
-       LEFT JOIN email_people p ON p.merchant_id = l.merchant_id AND p.person = 'owner' WHERE l.merchant_id = $1
-     UNION ALL
-     SELECT m.id::text, m.email, m.role, p.language, p.payment_received FROM members m
-       LEFT JOIN email_people p ON p.merchant_id = m.merchant_id AND p.person = m.id::text WHERE m.merchant_id = $1`,
-    [merchantId],
+  const owner = await ownerLogin(sql, merchantId);
+  const people = [...(owner ? [{ id: 'owner', email: owner.email, role: 'owner' as Actor }] : []), ...(await membersOf(sql, merchantId))];
+  const choices = new Map(
+    (await sql.query('SELECT person, language, payment_received FROM email_people WHERE merchant_id = $1', [merchantId])).map((r) => [r.person as string, r]),
   );
-  return rows.map((r) => ({
-    person: r.person as string,
-    email: r.email as string,
-    role: r.role as Actor,
-    language: (r.language as string | null) ?? 'en',
-    paymentReceived: r.payment_received === true,
+  return people.map((p) => ({
+    person: p.id,
+    email: p.email,
+    role: p.role as Actor,
+    language: (choices.get(p.id)?.language as string | undefined) ?? 'en',
+    paymentReceived: choices.get(p.id)?.payment_received === true,
   }));
 }

@@ -287,3 +287,28 @@ export async function handStepUpTriesOver(tx: Sql, merchantId: string, memberId:
   await tx.query(`UPDATE step_up_tries SET holder = 'owner' WHERE merchant_id = $1 AND holder = $2`, [merchantId, memberId]);
   await tx.query('UPDATE step_up_tries SET holder = $3 WHERE merchant_id = $1 AND holder = $2', [merchantId, swap, memberId]);
 }
+
+/** A person removed from the team (team/store.ts, in its transaction): their second factors and recovery codes go with them. */
+export async function forgetFactorsOf(tx: Sql, merchantId: string, holder: string): Promise<void> {
+  for (const table of ['second_factors', 'recovery_codes']) await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, holder]);
+}
+
+/** Ownership handed over (team/store.ts, in its transaction): second factors are the person's, so the new owner's go with them, and the former owner's with theirs. */
+export async function handFactorsOver(tx: Sql, merchantId: string, memberId: string): Promise<void> {
+  for (const table of ['second_factors', 'recovery_codes']) {
+    await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [
+      merchantId,
+      memberId,
+    ]);
+  }
+}
+
+/** A person's second factor as their dashboard session reads it (dashboard/store.ts): whether they have one, whether the owner requires one. */
+export async function factorState(sql: Sql, merchantId: string, holder: string): Promise<{ enrolled: boolean; required: boolean }> {
+  const [row] = await sql.query(
+    `SELECT EXISTS (SELECT 1 FROM second_factors WHERE merchant_id = $1 AND holder = $2) AS enrolled,
+            COALESCE((SELECT required FROM second_factor_policy WHERE merchant_id = $1), false) AS required`,
+    [merchantId, holder],
+  );
+  return { enrolled: row.enrolled === true, required: row.required === true };
+}

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
-import type { Link, Price, Product } from './rules.ts';
+import type { Link, Price } from './rules.ts';
+import type { ProductStore } from '../products/store.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 
 const linkOf = (r: Row): Link => ({
@@ -30,7 +31,10 @@ export interface StoredFile {
 }
 
 export class LinkStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly products: Pick<ProductStore, 'cartPrices'>,
+  ) {}
 
   async save(link: Link, sql: Sql = this.db): Promise<void> {
     await sql.query(
@@ -88,21 +92,9 @@ export class LinkStore {
     return Number(row.id);
   }
 
-  /**
-   * The prices a cart may take: with an account its own prices in its mode, not archived, of
-   * products not archived (the demo's seeded catalogue is its merchant's products). Without
-   * one, every price (tests).
-   */
-  async prices(account?: Pick<Account, 'merchant' | 'mode'>): Promise<Map<string, Price>> {
-    const rows = account
-      ? await this.db.query(
-          `SELECT * FROM prices WHERE merchant_id = $1 AND mode = $2 AND NOT archived AND product_id IN (SELECT id FROM products WHERE merchant_id = $1 AND mode = $2 AND NOT archived)`,
-          [account.merchant.id, account.mode],
-        )
-      : await this.db.query('SELECT * FROM prices');
-    return new Map(
-      rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]),
-    );
+  /** The prices a cart may take (every price without an account: tests): the products' store's, whose tables they are. */
+  prices(account?: Pick<Account, 'merchant' | 'mode'>): Promise<Map<string, Price>> {
+    return this.products.cartPrices(account);
   }
 
   async addFile(account: Pick<Account, 'merchant'>, contentType: string, data: Uint8Array, nowMs: number): Promise<string> {

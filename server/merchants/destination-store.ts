@@ -10,7 +10,8 @@ import { NotFound } from '../domain/errors.ts';
 import type { Fields } from '../payouts/rules.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
-import { applyDue, changeOf, lockMerchant } from '../storage/destination-changes.ts';
+import { applyDue, changeOf, dropUnpaidBankAccount, lockMerchant } from '../storage/destination-changes.ts';
+import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { changeView, type DestinationChange, type DestinationKind } from './destination-views.ts';
 
@@ -28,7 +29,9 @@ export class DestinationStore {
     private readonly events: EventStore,
     readonly delayMs: number,
     /** Told a merchant's payout address or its waiting change moved, once committed (the account cache; other instances hear the NOTIFY). */
-    private readonly changed: (merchantId: string) => void = () => {},
+    private readonly changed: (merchantId: string) => void,
+    /** The withdrawals' store: whether a wallet was withdrawn to before, asked in this store's transaction. */
+    private readonly withdrawals: Pick<WithdrawalStore, 'withdrewTo'>,
   ) {}
 
   /** Whether a change by this account waits: live keys, when the operator set a delay. */
@@ -128,12 +131,7 @@ export class DestinationStore {
       await lockMerchant(tx, account.merchant.id);
       // A refund's withdrawal does not make its address the merchant's: a customer's claimed
       // address never waited the delay, so it must not let a withdrawal skip it.
-      const [used] = await tx.query(
-        `SELECT 1 FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND chain_id = $3 AND lower(address) = lower($4) AND state <> 'failed'
-          AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = w.id) LIMIT 1`,
-        [account.merchant.id, account.mode, chainId, address],
-      );
-      if (used) return { ready: true } as const;
+      if (await this.withdrawals.withdrewTo(tx, account, chainId, address)) return { ready: true } as const;
       const [registered] = await tx.query(
         `SELECT * FROM destination_changes WHERE merchant_id = $1 AND mode = $2 AND kind = 'withdrawal_address' AND chain_id = $3 AND lower(address) = lower($4) AND state IN ('pending', 'applied')
           ORDER BY effective_ms LIMIT 1`,
@@ -188,10 +186,7 @@ export class DestinationStore {
           change.bankAccountId,
           nowMs,
         ]);
-        await tx.query(
-          'DELETE FROM bank_accounts WHERE id = $1 AND merchant_id = $2 AND mode = $3 AND NOT EXISTS (SELECT 1 FROM payouts WHERE bank_account_id = $1)',
-          [change.bankAccountId, account.merchant.id, account.mode],
-        );
+        await dropUnpaidBankAccount(tx, change.bankAccountId, account.merchant.id, account.mode);
       }
       return change;
     });

@@ -59,7 +59,7 @@ export const updateAccount: Handler<{ body: typeof BusinessBody }> = async ({ re
   let merchant =
     body.business_name === undefined ? current : (await service.merchants.updateProfile(account.merchant.id, { businessName: body.business_name.trim() }))!;
   if (newEmail) {
-    merchant = (await service.merchants.changeEmail(account.merchant.id, email, service.now(), service.events))!;
+    merchant = (await service.merchants.changeEmail(account.merchant.id, email, service.now(), service.events, service.dashboard))!;
     service.log.info({ merchant: account.merchant.id }, 'sign-in e-mail changed; the previous address is told');
   }
   service.log.info({ merchant: account.merchant.id }, 'business profile updated');

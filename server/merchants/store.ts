@@ -4,12 +4,15 @@ import type { KeyMode } from '../../contract/keys.ts';
 import type { Account, Merchant } from '../domain/account.ts';
 import { hashKey, KEY_USE_EVERY_MS, keyAccount, keyHint, newKeys, newWebhookSecret, type KeyMaker, type RestrictedKeyRow } from './keys-rules.ts';
 export type { KeyMaker, RestrictedKeyRow } from './keys-rules.ts';
-import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+export { merchantRows } from './account-store.ts';
+import { grantsOf, PERMISSIONS, ROLE_PERMISSIONS, storedGrants, type Permission } from '../domain/permissions.ts';
 import { EmailInUse, PermissionDenied } from '../domain/errors.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
-import type { EventStore } from '../storage/events.ts';
+import { sendParked, type EventStore } from '../storage/events.ts';
+import type { DashboardStore } from '../dashboard/store.ts';
+import { memberRole } from '../team/store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 
 export interface MerchantSeed extends Merchant {
@@ -144,9 +147,9 @@ export class MerchantStore {
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
       if (holder !== null && holder !== 'owner') {
-        const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [account.merchant.id, holder]);
-        if (!member) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
-        const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[member.role as Role] ?? []).includes(p));
+        const role = await memberRole(tx, account.merchant.id, holder);
+        if (!role) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
+        const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p));
         if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
       }
       await tx.query(
@@ -321,11 +324,10 @@ export class MerchantStore {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
       if (holder !== null && holder !== 'owner') {
-        const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [merchantId, holder]);
-        const role = member?.role as Role | undefined;
+        const role = await memberRole(tx, merchantId, holder);
         if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
           throw new PermissionDenied(
-            `This full key is held by ${member ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
+            `This full key is held by ${role ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,
           );
       }
       if (revokeOldAfterMs > 0) {
@@ -381,23 +383,25 @@ export class MerchantStore {
    * A new sign-in (and business) e-mail, with an ACCOUNT_EMAIL_CHANGED event in each mode naming
    * the previous address (who is to be told) in the same transaction. Undefined: no such merchant.
    */
-  async changeEmail(merchantId: string, email: string, nowMs: number, events: EventStore): Promise<Merchant | undefined> {
+  async changeEmail(
+    merchantId: string,
+    email: string,
+    nowMs: number,
+    events: EventStore,
+    logins: Pick<DashboardStore, 'ownerElsewhere' | 'setOwnerEmail'>,
+  ): Promise<Merchant | undefined> {
     return this.db
       .transaction(async (tx) => {
         const [before] = await tx.query('SELECT business_email FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
         if (!before) return undefined;
         // One address signs in to one dashboard: another merchant's is never taken over.
-        const [taken] = await tx.query(
-          `SELECT 1 FROM merchants WHERE lower(business_email) = lower($1) AND id <> $2
-           UNION ALL SELECT 1 FROM dashboard_logins WHERE lower(email) = lower($1) AND merchant_id <> $2 LIMIT 1`,
-          [email, merchantId],
-        );
-        if (taken)
+        const [taken] = await tx.query('SELECT 1 FROM merchants WHERE lower(business_email) = lower($1) AND id <> $2 LIMIT 1', [email, merchantId]);
+        if (taken || (await logins.ownerElsewhere(tx, email, merchantId)))
           throw new EmailInUse('business_email: another business signs in with this address; choose your own', [
             { field: 'business_email', message: 'expected an address no other business uses' },
           ]);
         const [row] = await tx.query('UPDATE merchants SET business_email = $2 WHERE id = $1 RETURNING *', [merchantId, email]);
-        await tx.query('UPDATE dashboard_logins SET email = $2, updated_ms = $3 WHERE merchant_id = $1', [merchantId, email, nowMs]);
+        await logins.setOwnerEmail(tx, merchantId, email, nowMs);
         const merchant = merchantOf(row!);
         for (const mode of ['test', 'live'] as const) {
           await events.add(tx, { merchant, mode }, 'ACCOUNT_EMAIL_CHANGED', { previous_email: before.business_email as string, business_email: email }, nowMs);
@@ -437,11 +441,7 @@ export class MerchantStore {
   async setWebhookUrl(account: Pick<Account, 'merchant' | 'mode'>, url: string, nowMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query('UPDATE webhook_endpoints SET url = $3 WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode, url]);
-      await tx.query(
-        `UPDATE events SET state = 'pending', next_attempt_ms = $3, retry_from_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'no_endpoint'`,
-        [account.merchant.id, account.mode, nowMs],
-      );
-      await tx.query(`SELECT pg_notify('events_due', '')`);
+      await sendParked(tx, account.merchant.id, account.mode, nowMs);
     });
   }
 

@@ -9,6 +9,8 @@ import { PAYMENT_COLUMNS, paymentOf, type ChangeReport } from './store.ts';
 import type { Payment } from './rules.ts';
 import type { AttentionPayment, OpenTransfer } from './attention-rules.ts';
 import type { CreditTerms, RateAt } from './credit-rules.ts';
+import { rateAt } from '../rates/history-store.ts';
+import { markOutsidePayment } from '../refunds/outside-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -125,7 +127,7 @@ export class AttentionStore {
         )
       ).length > 0;
     return {
-      outsidePayment: async (refundId) => void (await tx.query(`UPDATE refunds SET outside_payment = true WHERE id = $1`, [refundId])),
+      outsidePayment: (refundId) => markOutsidePayment(tx, refundId),
       reopen: async (refund) => {
         // Only what this refund resolved, still resolved by it: a case resolved again since (by a
         // newer refund, or accepted) is never touched, and a second call finds nothing.
@@ -190,13 +192,7 @@ export class AttentionStore {
         ]);
         return paymentOf(row!);
       },
-      rateAt: async (symbol, atMs) => {
-        const [row] = await tx.query(
-          `SELECT usd_units::text AS units, fetched_ms, provider, fixed FROM rate_history WHERE symbol = $1 AND fetched_ms <= $2 ORDER BY fetched_ms DESC LIMIT 1`,
-          [symbol, String(atMs)],
-        );
-        return row && { units: BigInt(row.units as string), atMs: Number(row.fetched_ms), source: row.provider as string, fixed: row.fixed === true };
-      },
+      rateAt: (symbol, atMs) => rateAt(tx, symbol, atMs),
       resolveTransfers: async (transfers, resolution, refundId) =>
         void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [
           ...keys(transfers),

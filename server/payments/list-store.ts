@@ -4,9 +4,27 @@
 import type { Account } from '../domain/account.ts';
 import type { PaymentStatus } from '../../contract/schemas.ts';
 import type { Payment } from './rules.ts';
-import type { Database } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import { paymentOf } from './store.ts';
-import { attemptOf, eventOf, type Attempt, type StoredEvent } from '../storage/events.ts';
+import { attemptsOf, eventsAbout, type Attempt, type StoredEvent } from '../storage/events.ts';
+
+/** A payment's customer as its refund's receipt reaches them (email/store.ts, in its transaction): their e-mail and the payment's metadata. */
+export async function customerContact(
+  sql: Sql,
+  merchantId: string,
+  mode: string,
+  reference: string,
+): Promise<{ email: string | null; metadata: Record<string, unknown> | null } | undefined> {
+  const [row] = await sql.query('SELECT customer_email, metadata FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [
+    merchantId,
+    mode,
+    reference,
+  ]);
+  if (!row) return undefined;
+  const metadata =
+    typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown> | null) : (row.metadata as Record<string, unknown> | null);
+  return { email: (row.customer_email as string | null) ?? null, metadata };
+}
 
 export interface PaymentFilter {
   /** After this payment (the last one of the previous page), by (created_ms, id). */
@@ -134,16 +152,12 @@ export class PaymentList {
           sweptMs: null,
         })),
     ];
-    const eventRows = await this.db.query(
-      `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,
-      [account.merchant.id, account.mode, payment.reference],
-    );
     // A timeline only reads events: the lease a delivery may hold on one is not its business.
-    const events: StoredEvent[] = eventRows.map((r) => ({ ...eventOf(r), leaseToken: null }));
-    const attemptRows = events.length
-      ? await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [events.map((e) => e.id)])
-      : [];
-    const attempts: Attempt[] = attemptRows.map(attemptOf);
+    const events: StoredEvent[] = (await eventsAbout(this.db, account, payment.reference)).map((e) => ({ ...e, leaseToken: null }));
+    const attempts: Attempt[] = await attemptsOf(
+      this.db,
+      events.map((e) => e.id),
+    );
     return { transfers, events, attempts };
   }
 }

@@ -1,10 +1,11 @@
 // The merchant's products and their prices. A price keeps a copy of its product's name and
 // description (links' carts read prices); renaming a product
 // renames its prices' copies in the same transaction. Archived products' prices are not
-// offered to new carts (LinkStore.prices).
+// offered to new carts (cartPrices, which LinkStore.prices asks).
 import { randomUUID } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
+import type { Price, Product } from '../links/rules.ts';
 
 export interface StoredPrice {
   id: string;
@@ -39,6 +40,23 @@ const priceOf = (r: Row): StoredPrice => ({
 
 export class ProductStore {
   constructor(private readonly db: Database) {}
+
+  /**
+   * The prices a cart may take: with an account its own prices in its mode, not archived, of
+   * products not archived (the demo's seeded catalogue is its merchant's products). Without
+   * one, every price (tests).
+   */
+  async cartPrices(account?: Pick<Account, 'merchant' | 'mode'>): Promise<Map<string, Price>> {
+    const rows = account
+      ? await this.db.query(
+          `SELECT * FROM prices WHERE merchant_id = $1 AND mode = $2 AND NOT archived AND product_id IN (SELECT id FROM products WHERE merchant_id = $1 AND mode = $2 AND NOT archived)`,
+          [account.merchant.id, account.mode],
+        )
+      : await this.db.query('SELECT * FROM prices');
+    return new Map(
+      rows.map((r) => [r.id as string, { id: r.id as string, currency: r.currency as string, amount: r.amount as string, product: r.product as Product }]),
+    );
+  }
 
   private async withPrices(sql: Sql, rows: Row[]): Promise<StoredProduct[]> {
     if (rows.length === 0) return [];

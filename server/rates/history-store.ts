@@ -3,7 +3,7 @@
 // instances on one database each add their own rows, the same row taken once; rows older than
 // RATE_HISTORY_DAYS pruned as new ones are written. Read by payments/attention-store.ts, inside
 // the accept's transaction. SQL only.
-import type { Database } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 
 export interface RateRow {
   symbol: string;
@@ -11,6 +11,15 @@ export interface RateRow {
   atMs: number;
   source: string;
   fixed: boolean;
+}
+
+/** The newest rate of `symbol` fetched at or before `atMs` (undefined: none kept), in the caller's transaction (the accept's). */
+export async function rateAt(sql: Sql, symbol: string, atMs: number): Promise<{ units: bigint; atMs: number; source: string; fixed: boolean } | undefined> {
+  const [row] = await sql.query(
+    `SELECT usd_units::text AS units, fetched_ms, provider, fixed FROM rate_history WHERE symbol = $1 AND fetched_ms <= $2 ORDER BY fetched_ms DESC LIMIT 1`,
+    [symbol, String(atMs)],
+  );
+  return row && { units: BigInt(row.units as string), atMs: Number(row.fetched_ms), source: row.provider as string, fixed: row.fixed === true };
 }
 
 export class RateHistoryStore {

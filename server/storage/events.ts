@@ -5,6 +5,7 @@ import type { Account } from '../domain/account.ts';
 import type { EventType } from '../../contract/events.ts';
 import type { Database, Sql } from './db.ts';
 import { eventsKey } from '../realtime/keys.ts';
+import { webhookUrl } from '../merchants/account-store.ts';
 
 export interface StoredEvent {
   /** The outbox's own order across the instance: never shown (it would count other merchants' events). */
@@ -65,6 +66,50 @@ export const attemptOf = (r: Record<string, unknown>): Attempt => ({
   instance: r.instance as string,
 });
 
+/** The account's events parked for want of a URL are due now (its webhook URL was just set, in the caller's transaction). */
+export async function sendParked(tx: Sql, merchantId: string, mode: string, nowMs: number): Promise<void> {
+  await tx.query(
+    `UPDATE events SET state = 'pending', next_attempt_ms = $3, retry_from_ms = $3 WHERE merchant_id = $1 AND mode = $2 AND state = 'no_endpoint'`,
+    [merchantId, mode, nowMs],
+  );
+  await tx.query(`SELECT pg_notify('events_due', '')`);
+}
+
+/** The latest delivery to the account's webhook URL, of its twenty latest events tried (none: nothing tried yet). */
+export async function lastAttempt(sql: Sql, merchantId: string, mode: string): Promise<{ status: number; error: string | null; atMs: number } | undefined> {
+  const [row] = await sql.query(
+    `SELECT a.status, a.error, a.at_ms FROM event_attempts a
+      WHERE a.event_id IN (SELECT id FROM events WHERE merchant_id = $1 AND mode = $2 AND attempts > 0 ORDER BY seq DESC LIMIT 20)
+      ORDER BY a.at_ms DESC, a.id DESC LIMIT 1`,
+    [merchantId, mode],
+  );
+  return row && { status: Number(row.status), error: (row.error as string | null) ?? null, atMs: Number(row.at_ms) };
+}
+
+/** The events feed's cursor below the account's `count` newest events (0: there are no more than that). */
+export async function recentStart(sql: Sql, merchantId: string, mode: string, count: number): Promise<number> {
+  const [row] = await sql.query(
+    'SELECT COALESCE(min(account_seq) - 1, 0)::text AS after FROM (SELECT account_seq FROM events WHERE merchant_id = $1 AND mode = $2 ORDER BY account_seq DESC LIMIT $3) newest',
+    [merchantId, mode, Math.max(1, Math.min(count, 200))],
+  );
+  return Number(row.after);
+}
+
+/** The account's events about one payment (its reference in their data), the first 200, as its timeline reads them (payments/list-store.ts). */
+export async function eventsAbout(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<StoredEvent[]> {
+  const rows = await sql.query(
+    `SELECT * FROM events WHERE merchant_id = $1 AND mode = $2 AND (body::jsonb -> 'data' ->> 'reference') = $3 ORDER BY seq LIMIT 200`,
+    [account.merchant.id, account.mode, reference],
+  );
+  return rows.map(eventOf);
+}
+
+/** The delivery attempts of these events, in the order made. */
+export async function attemptsOf(sql: Sql, eventIds: string[]): Promise<Attempt[]> {
+  if (eventIds.length === 0) return [];
+  return (await sql.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [eventIds])).map(attemptOf);
+}
+
 export class EventStore {
   constructor(private readonly db: Database) {}
 
@@ -76,8 +121,7 @@ export class EventStore {
     const id = 'evt_' + randomBytes(12).toString('hex');
     // `type` as the events feed names it, beside `event` (the spec's name); both sign as the body.
     const body = JSON.stringify({ id, event: type, type, created: Math.floor(nowMs / 1000), data });
-    const [endpoint] = await tx.query('SELECT url FROM webhook_endpoints WHERE merchant_id = $1 AND mode = $2', [account.merchant.id, account.mode]);
-    const state = endpoint?.url ? 'pending' : 'no_endpoint';
+    const state = (await webhookUrl(tx, account.merchant.id, account.mode)) ? 'pending' : 'no_endpoint';
     // The account's next number: the counter row's lock holds a second writer of this account
     // until this transaction ends, so numbers are never shared nor skipped.
     await tx.query(
@@ -195,10 +239,8 @@ export class EventStore {
     return row && eventOf(row);
   }
 
-  async attempts(eventIds: string[]): Promise<Attempt[]> {
-    if (eventIds.length === 0) return [];
-    const rows = await this.db.query(`SELECT * FROM event_attempts WHERE event_id = ANY($1::text[]) ORDER BY id`, [eventIds]);
-    return rows.map(attemptOf);
+  attempts(eventIds: string[]): Promise<Attempt[]> {
+    return attemptsOf(this.db, eventIds);
   }
 
   /** Every attempt with the body it sent, oldest first (tests and the operator's view). */

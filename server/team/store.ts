@@ -6,10 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { appendAudit, auditedTransaction, type AuditRecord } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { EmailInUse, TooMany } from '../domain/errors.ts';
-import { grantsOf, ROLE_PERMISSIONS, storedGrants, type Permission, type Role } from '../domain/permissions.ts';
+import { ROLE_PERMISSIONS, type Role } from '../domain/permissions.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { newToken, tokenHash } from '../merchants/sign-in-rules.ts';
-import { handStepUpTriesOver } from '../factors/store.ts';
+import { forgetFactorsOf, handFactorsOver, handStepUpTriesOver } from '../factors/store.ts';
+import { fullKeysOf, handKeysOver, lockMerchant, narrowKeys, type FullKey, type KeyAudit, type KeyChange } from '../merchants/account-store.ts';
+import { dropSignInLinks, endSessions, isOwnerEmail, ownerLogin, setOwnerLogin } from '../dashboard/login-store.ts';
+import { actionsSince } from '../audit/store.ts';
 import { FORMER_OWNER_ROLE, INVITATIONS_PER_HOUR, sameEmail } from './rules.ts';
 
 export interface MemberRow {
@@ -19,23 +22,8 @@ export interface MemberRow {
   createdMs: number;
 }
 
-/** A member's restricted key that their removal revoked or their demotion narrowed. */
-export interface KeyChange {
-  id: string;
-  name: string;
-  mode: string;
-  /** What it may do now; empty: revoked. */
-  permissions: Permission[];
-}
-
-/** A full secret key a member holds (they rolled it): it works on after they leave until the owner or an admin rolls it. */
-export interface FullKey {
-  mode: string;
-  hint: string;
-}
-
-/** The audit rows a key's change writes, in the change's transaction (the caller names the actor). */
-export type KeyAudit = (change: KeyChange) => AuditRecord[];
+// A person's keys are the merchant's rows (merchants/account-store.ts), changed in the team's transaction.
+export type { FullKey, KeyAudit, KeyChange };
 
 export type Accepted = { member: MemberRow; merchantId: string } | { refused: 'token' | 'email' };
 
@@ -47,7 +35,7 @@ export class TeamStore {
   ) {}
 
   async members(merchantId: string): Promise<{ owner: { email: string } | undefined; members: MemberRow[] }> {
-    const [owner] = await this.db.query('SELECT email FROM dashboard_logins WHERE merchant_id = $1', [merchantId]);
+    const owner = await ownerLogin(this.db, merchantId);
     const rows = await this.db.query('SELECT id, email, role, created_ms FROM members WHERE merchant_id = $1 ORDER BY created_ms, id', [merchantId]);
     return {
       owner: owner && { email: owner.email as string },
@@ -64,21 +52,14 @@ export class TeamStore {
    */
   async invite(merchantId: string, email: string, role: Role, nowMs: number, validMs: number, perHour = INVITATIONS_PER_HOUR): Promise<string> {
     return auditedTransaction(this.db, async (tx) => {
-      await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-      const [made] = await tx.query(
-        `SELECT count(*)::int AS n, min(at_ms) AS first FROM audit_log WHERE merchant_id = $1 AND action = 'POST /api/v1/members/invitations' AND at_ms > $2`,
-        [merchantId, nowMs - 3_600_000],
-      );
-      if (Number(made.n) >= perHour) {
-        const wait = Math.max(1, Math.ceil((Number(made.first) + 3_600_000 - nowMs) / 1000));
-        throw new TooMany(`At most ${perHour} invitations an hour per business: ${Number(made.n)} made in the last hour; try again in ${wait} s`, wait);
+      await lockMerchant(tx, merchantId);
+      const made = await actionsSince(tx, merchantId, 'POST /api/v1/members/invitations', nowMs - 3_600_000);
+      if (made.count >= perHour) {
+        const wait = Math.max(1, Math.ceil((made.firstMs + 3_600_000 - nowMs) / 1000));
+        throw new TooMany(`At most ${perHour} invitations an hour per business: ${made.count} made in the last hour; try again in ${wait} s`, wait);
       }
-      const [taken] = await tx.query(
-        `SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2)
-         UNION ALL SELECT 1 FROM dashboard_logins WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1`,
-        [merchantId, email],
-      );
-      if (taken)
+      const [member] = await tx.query('SELECT 1 FROM members WHERE merchant_id = $1 AND lower(email) = lower($2) LIMIT 1', [merchantId, email]);
+      if (member || (await isOwnerEmail(tx, merchantId, email)))
         throw new EmailInUse("email: this address is the owner's or a member's already", [
           { field: 'email', message: 'expected an address not yet in the team' },
         ]);
@@ -157,7 +138,7 @@ export class TeamStore {
         memberId,
         role,
       ]);
-      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      await endSessions(tx, merchantId, memberId);
       if (before.role !== role) await cancelInvitationsOf(tx, merchantId, before.role as Role);
       const keys = await narrowKeys(tx, merchantId, String(row.id), ROLE_PERMISSIONS[role] ?? [], keyAudit);
       const full = await fullKeysOf(tx, merchantId, String(row.id));
@@ -173,10 +154,9 @@ export class TeamStore {
   async remove(merchantId: string, memberId: string, keyAudit?: KeyAudit): Promise<{ email: string; keys: KeyChange[]; full: FullKey[] } | undefined> {
     return auditedTransaction(this.db, async (tx) => {
       const gone = await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2 RETURNING id, role, email', [merchantId, memberId]);
-      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1 AND member_id = $2', [merchantId, memberId]);
+      await endSessions(tx, merchantId, memberId);
       if (!gone[0]) return undefined;
-      for (const table of ['second_factors', 'recovery_codes'])
-        await tx.query(`DELETE FROM ${table} WHERE merchant_id = $1 AND holder = $2`, [merchantId, gone[0].id]);
+      await forgetFactorsOf(tx, merchantId, String(gone[0].id));
       await cancelInvitationsOf(tx, merchantId, gone[0].role as Role);
       const keys = await narrowKeys(tx, merchantId, String(gone[0].id), [], keyAudit);
       return { email: gone[0].email as string, keys, full: await fullKeysOf(tx, merchantId, String(gone[0].id)) };
@@ -190,43 +170,63 @@ export class TeamStore {
    */
   async handOver(merchantId: string, memberId: string, nowMs: number): Promise<boolean> {
     return auditedTransaction(this.db, async (tx) => {
-      const [owner] = await tx.query('SELECT email, password_hash FROM dashboard_logins WHERE merchant_id = $1 FOR UPDATE', [merchantId]);
+      const owner = await ownerLogin(tx, merchantId, true);
       const [member] = await tx.query('SELECT email, password_hash FROM members WHERE merchant_id = $1 AND id = $2 FOR UPDATE', [merchantId, memberId]);
       if (!owner || !member) return false;
-      await tx.query('UPDATE dashboard_logins SET email = $2, password_hash = $3, updated_ms = $4 WHERE merchant_id = $1', [
-        merchantId,
-        member.email,
-        member.password_hash,
-        nowMs,
-      ]);
-      if (owner.password_hash === null) {
+      await setOwnerLogin(tx, merchantId, member.email as string, (member.password_hash as string | null) ?? null, nowMs);
+      if (owner.passwordHash === null) {
         await tx.query('DELETE FROM members WHERE merchant_id = $1 AND id = $2', [merchantId, memberId]);
       } else {
         await tx.query('UPDATE members SET email = $3, password_hash = $4, role = $5 WHERE merchant_id = $1 AND id = $2', [
           merchantId,
           memberId,
           owner.email,
-          owner.password_hash,
+          owner.passwordHash,
           FORMER_OWNER_ROLE,
         ]);
       }
-      await tx.query('DELETE FROM dashboard_sessions WHERE merchant_id = $1', [merchantId]);
+      await endSessions(tx, merchantId);
       // Second factors are the person's: the new owner's go with them, and the former owner's with theirs.
       // So are restricted keys: the former owner's stay theirs, under their member id.
-      for (const table of ['second_factors', 'recovery_codes', 'api_keys']) {
-        await tx.query(`UPDATE ${table} SET holder = CASE holder WHEN 'owner' THEN $2 ELSE 'owner' END WHERE merchant_id = $1 AND holder IN ('owner', $2)`, [
-          merchantId,
-          memberId.toLowerCase(),
-        ]);
-      }
+      await handFactorsOver(tx, merchantId, memberId.toLowerCase());
+      await handKeysOver(tx, merchantId, memberId);
       await handStepUpTriesOver(tx, merchantId, memberId.toLowerCase());
       // A sign-in link issued before sets the password of the owner's login, which is now the
       // new owner's: whoever holds one (the former owner) would take the business back with it.
-      await tx.query('DELETE FROM dashboard_links WHERE merchant_id = $1', [merchantId]);
+      await dropSignInLinks(tx, merchantId);
       await notifyAccountChange(tx, merchantId);
       return true;
     }).finally(() => this.changed(merchantId));
   }
+}
+
+/** The team's members as the e-mails reach them (email/store.ts): id, e-mail and role. */
+export async function membersOf(sql: Sql, merchantId: string): Promise<Array<{ id: string; email: string; role: Role }>> {
+  const rows = await sql.query('SELECT id::text, email, role FROM members WHERE merchant_id = $1', [merchantId]);
+  return rows.map((r) => ({ id: r.id as string, email: r.email as string, role: r.role as Role }));
+}
+
+/** A member by id, as a dashboard session reads them (undefined: not on the team). */
+export async function memberById(sql: Sql, merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
+  const [row] = await sql.query('SELECT role, email FROM members WHERE id = $1 AND merchant_id = $2', [memberId, merchantId]);
+  return row && { role: row.role as Role, email: row.email as string };
+}
+
+/** The members of any business signing in with this e-mail (dashboard/store.ts logins). */
+export async function memberLogins(sql: Sql, email: string): Promise<Array<{ merchantId: string; memberId: string; passwordHash: string; createdMs: number }>> {
+  const rows = await sql.query('SELECT merchant_id, id, password_hash, created_ms FROM members WHERE lower(email) = lower($1)', [email]);
+  return rows.map((r) => ({
+    merchantId: r.merchant_id as string,
+    memberId: r.id as string,
+    passwordHash: r.password_hash as string,
+    createdMs: Number(r.created_ms),
+  }));
+}
+
+/** A member's role, their row shared-locked until the caller's transaction ends (undefined: not on the team); `memberId` in any case. */
+export async function memberRole(tx: Sql, merchantId: string, memberId: string): Promise<Role | undefined> {
+  const [member] = await tx.query('SELECT role FROM members WHERE merchant_id = $1 AND id::text = lower($2) FOR SHARE', [merchantId, memberId]);
+  return member?.role as Role | undefined;
 }
 
 /**
@@ -238,43 +238,4 @@ export class TeamStore {
  */
 async function cancelInvitationsOf(tx: Sql, merchantId: string, role: Role): Promise<void> {
   if (ROLE_PERMISSIONS[role]?.includes('team.write')) await tx.query('DELETE FROM invitations WHERE merchant_id = $1 AND used_ms IS NULL', [merchantId]);
-}
-
-/**
- * A person's restricted keys held to `allowed`: each keeps only what the person may
- * still do; one left with nothing (or every one, for a person removed) is deleted, refused at once
- * on every instance (NOTIFY). Each key changed writes `keyAudit`'s rows in the same transaction.
- */
-async function narrowKeys(tx: Sql, merchantId: string, holder: string, allowed: readonly Permission[], keyAudit?: KeyAudit): Promise<KeyChange[]> {
-  const rows = await tx.query(
-    `SELECT id, name, mode, permissions FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND permissions IS NOT NULL FOR UPDATE`,
-    [merchantId, holder.toLowerCase()],
-  );
-  const changes: KeyChange[] = [];
-  for (const r of rows) {
-    const had = grantsOf(r.permissions as string) as Permission[];
-    const kept = had.filter((p) => allowed.includes(p));
-    if (kept.length === had.length) continue;
-    if (kept.length === 0) await tx.query('DELETE FROM api_keys WHERE merchant_id = $1 AND id = $2', [merchantId, r.id]);
-    else await tx.query('UPDATE api_keys SET permissions = $3 WHERE merchant_id = $1 AND id = $2', [merchantId, r.id, storedGrants(kept)]);
-    changes.push({ id: String(r.id), name: r.name as string, mode: r.mode as string, permissions: kept });
-  }
-  if (changes.length) {
-    await notifyAccountChange(tx, merchantId);
-    if (keyAudit) for (const change of changes) await appendAudit(tx, keyAudit(change));
-  }
-  return changes;
-}
-
-/**
- * The full secret keys `holder` rolled that still work (or work until their delay runs out):
- * their removal or demotion e-mail names them, for the owner to roll (they roll no key themselves
- * from then: merchants/store.ts rollSecretKeys).
- */
-async function fullKeysOf(tx: Sql, merchantId: string, holder: string): Promise<FullKey[]> {
-  const rows = await tx.query(
-    `SELECT mode, hint FROM api_keys WHERE merchant_id = $1 AND holder = $2 AND kind = 'secret' AND permissions IS NULL ORDER BY mode, created_ms`,
-    [merchantId, holder.toLowerCase()],
-  );
-  return rows.map((r) => ({ mode: r.mode as string, hint: r.hint as string }));
 }

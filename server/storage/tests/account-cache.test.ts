@@ -183,7 +183,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     let cache: AccountCache | undefined;
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, now, forget);
-    const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget);
+    const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget, api.parts.withdrawals);
     cache = new AccountCache(
       {
         keyOwner: (k, kind) => merchants.keyOwner(k, kind),
