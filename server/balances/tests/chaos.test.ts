@@ -3,9 +3,10 @@
 // anomaly is injected (a send dropped from the pool, the node going away the moment a send is
 // handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
 // treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
-// payout partner taken away, a retried withdrawal) and must end resolved by the service itself (or by the one step the docs name for
-// it): the journal sums to 0, the treasury holds on chain what the journal owes (no shortfall, no
-// surplus, no hold), and the merchant is told by the send's own event. Each row measures the time
+// payout partner taken away, a retried withdrawal) and must end resolved by the service itself
+// (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
+// what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
+// send's own event. Each row measures the time
 // from the injection to its resolution; the table is printed at the end and copied into
 // docs/balances.md ("Chaos suite"). Never waits on real seconds for the chain: blocks are mined on
 // demand (evm_mine), reorganisations are evm_snapshot/evm_revert. PGlite: what a row tests is the
