@@ -3,8 +3,8 @@
 // anomaly is injected (a send dropped from the pool, the node going away the moment a send is
 // handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
 // treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
-// payout partner taken away, a retried withdrawal) and must end resolved by the service itself
-// (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
+// payout partner taken away, the treasury's native coin emptied, a retried withdrawal) and must
+// end resolved by the service itself (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
 // what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
 // send's own event. Each row measures the time
 // from the injection to its resolution; the table is printed at the end and copied into
@@ -464,6 +464,36 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         'looked at again until final: gone at two looks, nonce free → `partner_unsent` (owed again), pending, its recorded transaction sent again, `partner_sent #1`',
       told: "no merchant's (the payout was paid); the log's error `deep reorganisation: …`",
+    });
+  });
+
+  it("the treasury's native coin emptied: its send waits, and goes once the operator funds it", async () => {
+    const row: Row = { anomaly: "the treasury's native coin emptied (no gas for its sends)", resolved: '', told: '' };
+    rows.push(row);
+    const to = devAccount(21).address;
+    const gas = await reader().getBalance({ address: treasury });
+    await rpc('anvil_setBalance', [treasury, '0x0']);
+    const injected = performance.now();
+    const id = await withdraw(to, '1');
+    // Signed and recorded, refused by the node (no gas): it waits, nothing paid.
+    await until('signed', async () => (await withdrawal(id)).tx_hash, 10_000, 50);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await withdrawal(id)).status).toBe('pending');
+    expect(await onChain(to)).toBe(0n);
+    // The step operating.md names: fund the treasury's native coin (here with what it held).
+    const funder = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    await reader().waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: treasury, value: gas }), pollingInterval: 50 });
+    const funded = performance.now();
+    await until('the withdrawal completed', async () => (await withdrawal(id)).status === 'completed', 10_000, 100);
+    row.ms = Math.round(performance.now() - funded);
+    expect(await onChain(to)).toBe(usdt('1'));
+    expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'completed']);
+    await booksBalance();
+    const native = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === 31337 && f.token === '0x0000000000000000000000000000000000000000')!;
+    expect(native.short).toBe(0n);
+    Object.assign(row, {
+      resolved: `waits, sent again each tick (pending ${Math.round(funded - injected)} ms, nothing paid); the operator funds the treasury's native coin (the step operating.md names), sent then (time: from the funding)`,
+      told: 'WITHDRAWAL_UPDATED pending, completed',
     });
   });
 
