@@ -36,7 +36,8 @@ export type EntryKind =
   | 'withdrawal_sent' // a send (a withdrawal, a refund's) counted on chain (ref: its id, `id#n` counted again after n undone)
   | 'withdrawal_unsent' // that send taken off the chain by a reorganisation deeper than the confirmations: its money back in reserved (ref: the sent entry's)
   | 'withdrawal_returned'
-  | 'partner_sent' // what was owed to the payout partner, sent to its deposit address
+  | 'partner_sent' // what was owed to the payout partner, sent to its deposit address (ref: its id, `id#n` counted again after n undone)
+  | 'partner_unsent' // that transfer taken off the chain by a reorganisation deeper than the confirmations: owed to the partner again (ref: the sent entry's)
   | 'gas' // the native coin a treasury transaction cost (ref: chain/tx hash)
   | 'gas_funded' // native coin the operator sent the treasury to pay gas with
   | 'sponsored_gas'; // the native coin the gas wallet paid to relay a customer's signed transfer (ref: chain/tx hash)

@@ -3,7 +3,9 @@
 // than the confirmations may still take one off the chain. One gone is sent again at its
 // recorded transaction where that is still valid, or failed with its money back in the balance;
 // either way undone in the journal and told by the send's own event (use-cases.ts undoSent).
-// Called by the treasury job's tick, under its lease.
+// Transfers to the payout partner likewise: one gone is owed to the partner again
+// (partner-transfer-store.ts undoSent), then sent again as recorded or failed and sent in the
+// next batch. Called by the treasury job's tick, under its lease.
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { undoSent } from './use-cases.ts';
 import { withdrawalView } from './views.ts';
@@ -12,7 +14,7 @@ import { UNFINALIZED_WINDOW } from '../chain/treasury-reconcile.ts';
 import { feeOf, Treasury } from '../chain/treasury.ts';
 import type { JobDeps } from '../jobs/job.ts';
 
-type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
+type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'partnerTransfers' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
 
 /** What one instance's sender keeps between looks, in memory (a restart, or another instance, looks twice again). */
 export interface LookState {
@@ -36,8 +38,50 @@ export async function counted(treasury: Treasury, receipt: TransactionReceipt): 
 export const blockOf = (receipt: TransactionReceipt) => ({ number: receipt.blockNumber, hash: receipt.blockHash as string });
 
 /** Whether a look is due: completed sends not final on the chain, and LOOK_AGAIN_MS since the last look. */
-export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
-  return deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS && (await deps.withdrawals.anyNotFinal(chainId));
+export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'partnerTransfers' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
+  return (
+    deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS && ((await deps.withdrawals.anyNotFinal(chainId)) || (await deps.partnerTransfers.anyNotFinal(chainId)))
+  );
+}
+
+/** A completed send looked at again: a withdrawal or a refund's (`withdrawals`), or a transfer to the payout partner. */
+interface Looked {
+  id: string;
+  /** What the log names it by. */
+  purpose: string;
+  token: string;
+  address: string;
+  amount: bigint;
+  txHash?: string | null;
+  rawTx?: string | null;
+  minedIn: { number: bigint; hash: string } | null;
+  minedAgain(hash: string, block: { number: bigint; hash: string }, final: boolean): Promise<unknown>;
+  /** Its counting undone (sent again, or failed); undefined when another look decided it first. */
+  undo(result: { resend: true } | { failure: string }): Promise<{ state: string; failure?: string | null } | undefined>;
+  /** How many times its counting was undone: the round of its gas when mined again. */
+  unsent(): Promise<number>;
+}
+
+async function looked(deps: LookDeps, chainId: number): Promise<Looked[]> {
+  const now = deps.now;
+  const sends = (await deps.withdrawals.notFinal(chainId)).map(
+    (send): Looked => ({
+      ...send,
+      minedAgain: (hash, block, final) => deps.withdrawals.minedIn(send.id, hash, block, final, now()),
+      undo: (result) => undoSent(deps.balanceTransactions, send.id, send.txHash!, result, now(), withdrawalView),
+      unsent: () => deps.withdrawals.unsentTimes(deps.db, send.id),
+    }),
+  );
+  const partner = (await deps.partnerTransfers.notFinal(chainId)).map(
+    (t): Looked => ({
+      ...t,
+      purpose: 'partnerTransfer',
+      minedAgain: (hash, block, final) => deps.partnerTransfers.minedIn(t.id, hash, block, final, now()),
+      undo: (result) => deps.partnerTransfers.undoSent(t.id, t.txHash!, result, now()),
+      unsent: () => deps.partnerTransfers.unsentTimes(deps.db, t.id),
+    }),
+  );
+  return [...sends, ...partner];
 }
 
 /**
@@ -56,7 +100,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
   const { network, rpc } = treasury;
   const chainId = network.chainId;
   if (deps.now() - (look.lookedMs ?? 0) < LOOK_AGAIN_MS) return;
-  const sends = await deps.withdrawals.notFinal(chainId);
+  const sends = await looked(deps, chainId);
   if (sends.length === 0) return;
   look.lookedMs = deps.now();
   try {
@@ -81,16 +125,16 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
       // Its block still the chain's (one look per block, not per send): still on the chain, as counted.
       if (send.minedIn && send.minedIn.hash === (await hashAt(send.minedIn.number))) {
         look.gone.delete(hash);
-        if (send.minedIn.number <= floor) await deps.withdrawals.minedIn(send.id, hash, send.minedIn, true, deps.now());
+        if (send.minedIn.number <= floor) await send.minedAgain(hash, send.minedIn, true);
         continue;
       }
       const undo = async (result: { resend: true } | { failure: string }) => {
         look.gone.delete(hash);
-        const done = await undoSent(deps.balanceTransactions, send.id, hash, result, deps.now(), withdrawalView);
+        const done = await send.undo(result);
         if (!done) return;
         log.error(
           { chainId, [send.purpose]: send.id, tx: hash, block: String(send.minedIn?.number), status: done.state, failure: done.failure },
-          'deep reorganisation: a completed treasury send left the chain; its counting undone in the journal, the merchant told',
+          'deep reorganisation: a completed treasury send left the chain; its counting undone in the journal, the merchant told (a partner transfer: owed to the partner again)',
         );
       };
       const receipt = await treasury.receipt(hash);
@@ -100,8 +144,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         if (moved >= send.amount) {
           // Re-mined in another block (or counted before its block was kept): that block is looked at from now on.
           const block = blockOf(receipt);
-          if (block.hash !== send.minedIn?.hash || block.number <= floor)
-            await deps.withdrawals.minedIn(send.id, hash, block, block.number <= floor, deps.now());
+          if (block.hash !== send.minedIn?.hash || block.number <= floor) await send.minedAgain(hash, block, block.number <= floor);
           continue;
         }
         // Mined again after a reorganisation, and this time it moved less: failed once counted, its gas paid again.
@@ -109,7 +152,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         await undo({
           failure: `the transaction ${hash} was mined again in block ${receipt.blockNumber} after a reorganisation, and moved ${moved} of ${send.amount} (${receipt.status})`,
         });
-        const round = await deps.withdrawals.unsentTimes(deps.db, send.id);
+        const round = await send.unsent();
         await deps.journal.gasSpent(chainId, hash, feeOf(receipt), `${send.purpose} ${send.id} mined again`, deps.now(), round);
         continue;
       }

@@ -313,7 +313,7 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
       if (!network.payoutPartner) return false;
       return (await deps.partnerTransfers.pendingPartnerTransfers(chainId)).length > 0 || (await dueCoins()).length > 0;
     },
-    async send(tick: Tick, gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>): Promise<void> {
+    async send(tick: Tick, gas: (receipt: TransactionReceipt, memo: string, round?: number) => Promise<unknown>): Promise<void> {
       const to = network.payoutPartner;
       if (!to) return;
       const pending = await deps.partnerTransfers.pendingPartnerTransfers(chainId);
@@ -338,10 +338,11 @@ function partnerWork(deps: TreasuryDeps, treasury: Treasury) {
           amount: t.amount,
         });
         if (outcome.state === 'pending') continue;
-        if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`);
+        // Sent again after a reorganisation took it away once counted: its gas paid again.
+        if (outcome.receipt) await gas(outcome.receipt, `payout partner transfer ${t.id}`, await deps.partnerTransfers.unsentTimes(deps.db, t.id));
         const done = await deps.partnerTransfers.finishPartnerTransfer(
           t.id,
-          outcome.state === 'ok' ? { sent: true } : { failure: outcome.failure },
+          outcome.state === 'ok' ? { sent: true, block: blockOf(outcome.receipt) } : { failure: outcome.failure },
           deps.now(),
         );
         log.info(

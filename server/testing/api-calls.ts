@@ -30,3 +30,14 @@ export async function businessWithOwner(url: string, admin: string, business: { 
   const token = new URL(made.body.data.signInUrl).hash.replace(/^#token=/, '');
   return { made, owner: sessionOf(await callApi(url, '/dashboard/api/password', { method: 'POST', body: { token, password } })) };
 }
+
+/** A bank account a merchant pays out to (POST /api/v1/bank/payouts), as the sandbox bank partner accepts it. */
+export const TEST_BANK_ACCOUNT = {
+  bank_name: 'Access Bank',
+  bank_code: '044',
+  account_name: 'Harbour',
+  account_number: '0690000031',
+  currency: 'NGN',
+  country: 'nigeria',
+  state: 'Lagos',
+};

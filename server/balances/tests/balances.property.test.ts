@@ -15,6 +15,7 @@ import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type 
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from '../../testing/chain.ts';
+import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -92,17 +93,7 @@ describe('a random sequence of balance movements', { timeout: 240_000 }, () => {
     const next = random(seed);
     const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
-    const bank = (
-      await server('POST', '/api/v1/bank/payouts', {
-        bank_name: 'Access Bank',
-        bank_code: '044',
-        account_name: 'Harbour',
-        account_number: '0690000031',
-        currency: 'NGN',
-        country: 'nigeria',
-        state: 'Lagos',
-      })
-    ).body.data;
+    const bank = (await server('POST', '/api/v1/bank/payouts', TEST_BANK_ACCOUNT)).body.data;
     const rejecting = (
       await server('POST', '/api/v1/bank/payouts', {
         bank_name: 'Access Bank',

@@ -15,6 +15,7 @@ import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, type D
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { caller, until } from '../../testing/chain.ts';
+import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const partner = devAccount(PARTNER_DEV_ACCOUNT).address;
@@ -73,17 +74,7 @@ describe('sending what is owed to the payout partner, in batches, from two insta
     await call('POST', '/api/v1/transaction/initialize', { reference: 'p-1', coin: 'USDT', currency: 'USD', amount: 100 });
     await call('POST', '/api/v1/sandbox/deposit', { reference: 'p-1', kind: 'exact' });
     await until('journaled', async () => (await one.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit'), 30_000);
-    const bank = (
-      await server('POST', '/api/v1/bank/payouts', {
-        bank_name: 'Access Bank',
-        bank_code: '044',
-        account_name: 'Harbour',
-        account_number: '0690000031',
-        currency: 'NGN',
-        country: 'nigeria',
-        state: 'Lagos',
-      })
-    ).body.data;
+    const bank = (await server('POST', '/api/v1/bank/payouts', TEST_BANK_ACCOUNT)).body.data;
 
     await paidPayout(10, bank.id);
     expect(await owed()).toBe(parseUnits('10', 18));
