@@ -4,72 +4,48 @@
 // is under way is refused, naming `reference`), and a payer has a few payments relayed a day
 // (`authorization.from`); each refusal before anything is sent.
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import type { Service } from '../../app.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import type { DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../../devchain/shared.ts';
-import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { caller } from '../../testing/chain.ts';
+import { caller, until } from '../../testing/chain.ts';
+import { relayDevChain, serveRelays } from '../../testing/relay-chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
 
-const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
 describe.each(KINDS)("the gas wallet's limits against one outsider, on %s", { timeout: 120_000 }, (kind) => {
-  let chain: DevChain;
-  let contracts: DevContracts;
+  const dev = relayDevChain();
   let api: Service | undefined;
   let network: Network;
 
-  beforeAll(async () => {
-    ({ chain, contracts } = await sharedDevChain());
-    // A base fee of 0 stays 0 on blocks this small: each gas costs anvil's tip, 1 gwei.
-    await devRpc(chain.url, 'anvil_setNextBlockBaseFeePerGas', ['0x0']);
-    await devRpc(chain.url, 'evm_mine');
-  }, 60_000);
   afterEach(async () => {
     await api?.close();
     api = undefined;
-    await devRpc(chain.url, 'evm_setAutomine', [true]);
-  });
-  afterAll(async () => {
-    await chain?.stop();
+    await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
   });
 
   /** A service on the dev chain (no sweeps: the gas wallet sends relays alone), whose relay requests wait 1.5 s for their transaction. */
   async function serve(relay: Partial<Pick<Network, 'relayInstanceDailyGasWei' | 'relaysPerPayerPerDay'>>) {
-    network = { ...devNetwork(chain.url, contracts, 1), ...relay };
-    api = await startService({
-      demo: true,
-      networks: { test: network },
-      devChain: DEV_CHAIN_POWERS,
-      watchIntervalMs: 100,
-      webhookRetryMs: 100,
-      sweepIntervalMs: 0,
-      relayTimeoutMs: 1_500,
-      ...(await databaseOptions(kind)),
-    });
-    expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: devAccount(9).address }, secretKey)).status).toBe(200);
+    network = { ...devNetwork(dev.chain.url, dev.contracts, 1), ...relay };
+    api = await serveRelays(network, await databaseOptions(kind));
   }
 
   const call = caller(() => api!.url);
-  const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
+  const reader = () => createPublicClient({ chain: foundry, transport: http(dev.chain.url) });
   const gasNonce = () => reader().getTransactionCount({ address: gasWallet });
-  const usdc = () => contracts.tokens.USDC;
+  const usdc = () => dev.contracts.tokens.USDC;
   const refusal = (a: { status: number; body: { code?: string; errors?: Array<{ field: string }> } }) => [a.status, a.body.code, a.body.errors?.[0]?.field];
-  const { sign, signedPayment, relay } = relayPayments({ call, chainUrl: () => chain.url, network: () => network, usdc, funder: devAccount(3) });
+  const { sign, signedPayment, relay } = relayPayments({ call, chainUrl: () => dev.chain.url, network: () => network, usdc, funder: devAccount(3) });
 
   /** `payer` given 25 USDC more, and its signature of what `p` is due: the same payment paid by another signature. */
   async function signedBy(payer: LocalAccount, p: Paying): Promise<Paying> {
-    const minted = await createWalletClient({ account: devAccount(3), chain: foundry, transport: http(chain.url) }).writeContract({
+    const minted = await createWalletClient({ account: devAccount(3), chain: foundry, transport: http(dev.chain.url) }).writeContract({
       address: usdc(),
       abi: TestToken.abi,
       functionName: 'mint',
@@ -95,13 +71,26 @@ describe.each(KINDS)("the gas wallet's limits against one outsider, on %s", { ti
     await serve({});
     const p = await signedPayment(`${kind}-once`);
     const another = await signedBy(privateKeyToAccount(generatePrivateKey()), p);
-    await devRpc(chain.url, 'evm_setAutomine', [false]);
+    await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
     // The first is broadcast, not yet mined when its request stops waiting.
     expect((await relay(p)).status).toBe(503);
-    const pool = (await devRpc(chain.url, 'txpool_content', [])) as { pending: Record<string, unknown> };
+    const pool = (await devRpc(dev.chain.url, 'txpool_content', [])) as { pending: Record<string, unknown> };
     const refused = await relay(another);
     expect(refusal(refused)).toEqual([409, 'payment_state', 'reference']);
-    expect((await devRpc(chain.url, 'txpool_content', [])) as unknown).toEqual(pool);
+    expect((await devRpc(dev.chain.url, 'txpool_content', [])) as unknown).toEqual(pool);
+  });
+
+  it('relays a payment only while nothing has arrived: one part paid by a transfer is refused, naming the reference', async () => {
+    await serve({});
+    const p = await signedPayment(`${kind}-part`);
+    // Half of what is due arrives at the deposit address by other means.
+    const wallet = createWalletClient({ account: devAccount(3), chain: foundry, transport: http(dev.chain.url) });
+    const sent = await wallet.writeContract({ address: usdc(), abi: TestToken.abi, functionName: 'mint', args: [p.address, p.due / 2n] });
+    await reader().waitForTransactionReceipt({ hash: sent, pollingInterval: 50 });
+    await until('part paid', async () => (await call('GET', `/api/v1/transaction/verify/${p.reference}`)).body.data.status !== 'pending');
+    const nonce = await gasNonce();
+    expect(refusal(await relay(p))).toEqual([409, 'payment_state', 'reference']);
+    expect(await gasNonce()).toBe(nonce);
   });
 
   it('relays a few payments a day per payer: one more of the same payer is refused, naming authorization.from', async () => {

@@ -6,44 +6,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createPublicClient, http, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
+import type { Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import type { DevChain } from '../../../devchain/anvil.ts';
-import { sharedDevChain } from '../../../devchain/shared.ts';
-import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
+import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
 import { freshPostgres, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
+import { relayDevChain, serveRelays } from '../../testing/relay-chain.ts';
 import { relayPayments } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
 
-const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
 describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', { timeout: 120_000 }, (kind) => {
-  let chain: DevChain;
-  let contracts: DevContracts;
+  const dev = relayDevChain();
   let api: Service | undefined;
   let network: Network;
   let store: { databaseUrl: string } | { dataDir: string };
 
-  beforeAll(async () => {
-    ({ chain, contracts } = await sharedDevChain());
-    // A base fee of 0 stays 0 on blocks this small: each gas costs anvil's tip, 1 gwei.
-    await devRpc(chain.url, 'anvil_setNextBlockBaseFeePerGas', ['0x0']);
-    await devRpc(chain.url, 'evm_mine');
-  }, 60_000);
   afterEach(async () => {
     await api?.close();
     api = undefined;
-    await devRpc(chain.url, 'evm_setAutomine', [true]);
+    await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
     if ('dataDir' in store) rmSync(store.dataDir, { recursive: true, force: true });
-  });
-  afterAll(async () => {
-    await chain?.stop();
   });
 
   /** One database for the test, kept across the service's stops: a PGlite directory, or a PostgreSQL database. */
@@ -53,32 +40,22 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
 
   /** The service on the dev chain (no sweeps: the gas wallet sends relays alone), whose relay requests wait 1.5 s for their transaction. */
   async function serve(relay: Partial<Pick<Network, 'relayDailyGasWei'>> = {}) {
-    network = { ...devNetwork(chain.url, contracts, 1), ...relay };
-    api = await startService({
-      demo: true,
-      networks: { test: network },
-      devChain: DEV_CHAIN_POWERS,
-      watchIntervalMs: 100,
-      webhookRetryMs: 100,
-      sweepIntervalMs: 0,
-      relayTimeoutMs: 1_500,
-      ...store,
-    });
-    expect((await call('PUT', '/api/v1/payout_address', { chain_id: 31337, address: devAccount(9).address }, secretKey)).status).toBe(200);
+    network = { ...devNetwork(dev.chain.url, dev.contracts, 1), ...relay };
+    api = await serveRelays(network, store);
   }
 
   const call = caller(() => api!.url);
-  const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
+  const reader = () => createPublicClient({ chain: foundry, transport: http(dev.chain.url) });
   const sponsored = async () => (await api!.parts.journal.entries(DEMO_MERCHANT.id)).filter((e) => e.kind === 'sponsored_gas');
   const { signedPayment, relay } = relayPayments({
     call,
-    chainUrl: () => chain.url,
+    chainUrl: () => dev.chain.url,
     network: () => network,
-    usdc: () => contracts.tokens.USDC,
+    usdc: () => dev.contracts.tokens.USDC,
     funder: devAccount(3),
   });
   const inPool = async () => {
-    const pool = (await devRpc(chain.url, 'txpool_content', [])) as { pending: Record<string, Record<string, { hash: Hex }>> };
+    const pool = (await devRpc(dev.chain.url, 'txpool_content', [])) as { pending: Record<string, Record<string, { hash: Hex }>> };
     const key = Object.keys(pool.pending).find((from) => from.toLowerCase() === gasWallet.toLowerCase());
     return key ? Object.values(pool.pending[key]!).map((t) => t.hash.toLowerCase()) : [];
   };
@@ -87,7 +64,7 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     await database();
     await serve();
     const p = await signedPayment(`${kind}-late`);
-    await devRpc(chain.url, 'evm_setAutomine', [false]);
+    await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
     const answer = await relay(p);
     // Broadcast, not mined in the 1.5 s the request waits: the customer is told to try again, nothing is journaled yet.
     expect([answer.status, answer.body.code]).toEqual([503, 'service_unavailable']);
@@ -99,8 +76,8 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     await api!.close();
     api = undefined;
     // Mined while the service is stopped.
-    await devRpc(chain.url, 'evm_mine');
-    await devRpc(chain.url, 'evm_setAutomine', [true]);
+    await devRpc(dev.chain.url, 'evm_mine');
+    await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
     const receipt = await reader().getTransactionReceipt({ hash: recorded!.txHashes[0] as Hex });
     expect(receipt.status).toBe('success');
     await serve();
@@ -125,7 +102,7 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     await database();
     await serve();
     const p = await signedPayment(`${kind}-dropped`);
-    await devRpc(chain.url, 'evm_setAutomine', [false]);
+    await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
     expect((await relay(p)).status).toBe(503);
     const [recorded] = await api!.parts.chain.relays.unfinished(31337);
     await api!.close();
@@ -141,9 +118,9 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
       maxPriorityFeePerGas: 2n * 10n ** 9n,
       maxFeePerGas: 4n * 10n ** 9n,
     });
-    await devRpc(chain.url, 'eth_sendRawTransaction', [raw]);
-    await devRpc(chain.url, 'evm_mine');
-    await devRpc(chain.url, 'evm_setAutomine', [true]);
+    await devRpc(dev.chain.url, 'eth_sendRawTransaction', [raw]);
+    await devRpc(dev.chain.url, 'evm_mine');
+    await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
     await serve();
     await until('the relay dropped', async () => (await api!.parts.chain.relays.unfinished(31337)).length === 0);
     expect(await sponsored()).toHaveLength(0);
@@ -157,7 +134,7 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     // Room for one relay (~60-90k gas at 1 gwei, sent with a limit a fifth over its estimate), not two.
     await serve({ relayDailyGasWei: 150_000n * 10n ** 9n });
     const [p1, p2] = [await signedPayment(`${kind}-flight-1`), await signedPayment(`${kind}-flight-2`)];
-    await devRpc(chain.url, 'evm_setAutomine', [false]);
+    await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
     expect((await relay(p1)).status).toBe(503);
     const pool = await inPool();
     // Nothing journaled yet, but the first may still cost its reserve: the second is refused before anything is sent.
