@@ -1,7 +1,7 @@
 // Paying with one signature: who pays the gas, and how much. The operator's gas wallet pays for
 // each relay; what it may spend is capped per relay, per merchant and for the whole wallet per
 // day, and relays are limited per payment and per payer, each refusal before any gas is spent.
-import { PaymentState, RelayDeclined } from '../domain/errors.ts';
+import { PaymentState, RelayDeclined, Unavailable } from '../domain/errors.ts';
 import type { Network } from './networks.ts';
 
 // The relay's settings of a network (NETWORKS_FILE, read by config.ts), declared beside the relay that reads them.
@@ -86,12 +86,22 @@ export function assertRelayAffordable(network: Network, cost: RelayCost, spent: 
 /**
  * Whether this payment may be relayed now, asked before any gas is spent (under the gas wallet's
  * lease): once, a relay under way or mined for it already refused (409 `payment_state`, naming
- * `reference`: the one sent brings the payment, or the customer pays by transfer); and its payer
- * within the payments it may have relayed a day (409 `relay_declined` naming `authorization.from`),
- * so that one outsider cannot spend a merchant's daily cap on payments of its own making.
+ * `reference`: the one sent brings the payment, or the customer pays by transfer), except that
+ * the same payer's, still under way, is a 503 (its request stopped waiting: the same signature
+ * again shortly answers it once mined, and a customer told "relayed already" might pay twice);
+ * and its payer within the payments it may have relayed a day (409 `relay_declined` naming
+ * `authorization.from`), so that one outsider cannot spend a merchant's daily cap on payments of
+ * its own making.
  */
-export function assertRelayAllowed(network: Network, reference: string, relays: { ofPayment: number; ofPayerToday: number }): void {
-  if (relays.ofPayment > 0)
+export function assertRelayAllowed(
+  network: Network,
+  reference: string,
+  payer: string,
+  relays: { ofPayment: Array<{ payer: string; underWay: boolean }>; ofPayerToday: number },
+): void {
+  if (relays.ofPayment.some((r) => r.underWay && r.payer.toLowerCase() === payer.toLowerCase()))
+    throw new Unavailable(`the relay of ${reference} signed by this payer is under way, not yet mined; send the same signature again shortly`);
+  if (relays.ofPayment.length > 0)
     throw new PaymentState(`reference: transaction ${reference} was relayed already; nothing more is sent for it`, [
       { field: 'reference', message: 'relayed already: one signed transfer is relayed per payment' },
     ]);

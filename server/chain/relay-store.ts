@@ -76,14 +76,13 @@ export class RelayStore {
     return BigInt(row!.s as string);
   }
 
-  /** A payment's relays under way or mined (not those whose nonce went to another transaction). */
-  async ofPayment(merchantId: string, mode: string, reference: string): Promise<number> {
-    const [row] = await this.db.query(`SELECT count(*)::text AS n FROM relays WHERE merchant_id = $1 AND mode = $2 AND reference = $3 AND state <> 'dropped'`, [
-      merchantId,
-      mode,
-      reference,
-    ]);
-    return Number(row!.n);
+  /** A payment's relays under way or mined (not those whose nonce went to another transaction): who signed each, and whether it is still under way. */
+  async ofPayment(merchantId: string, mode: string, reference: string): Promise<Array<{ payer: string; underWay: boolean }>> {
+    const rows = await this.db.query(
+      `SELECT payer, state FROM relays WHERE merchant_id = $1 AND mode = $2 AND reference = $3 AND state <> 'dropped' ORDER BY created_ms`,
+      [merchantId, mode, reference],
+    );
+    return rows.map((r) => ({ payer: r.payer as string, underWay: r.state === 'sent' }));
   }
 
   /** The relays a payer signed on a chain since `sinceMs`, under way or mined. */

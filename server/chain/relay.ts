@@ -182,7 +182,7 @@ export class Relayer {
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
           if (await this.used(token, a.from, a.nonce)) return { done: true };
           const relays = this.store.relays;
-          assertRelayAllowed(this.network, payment.reference, {
+          assertRelayAllowed(this.network, payment.reference, a.from, {
             ofPayment: await relays.ofPayment(payment.merchantId, payment.mode, payment.reference),
             ofPayerToday: await relays.ofPayerSince(chainId, a.from, this.now() - RELAY_DAY_MS),
           });

@@ -4,25 +4,38 @@
 // is under way is refused, naming `reference`), and a payer has a few payments relayed a day
 // (`authorization.from`); each refusal before anything is sent.
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import type { Service } from '../../app.ts';
+import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../seed.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
-import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
+import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
-import { relayDevChain, serveRelays } from '../../testing/relay-chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
 
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
 describe.each(KINDS)("the gas wallet's limits against one outsider, on %s", { timeout: 120_000 }, (kind) => {
-  const dev = relayDevChain();
+  const dev = {} as { chain: DevChain; contracts: DevContracts };
   let api: Service | undefined;
   let network: Network;
+
+  beforeAll(async () => {
+    Object.assign(dev, await sharedDevChain());
+    // A base fee of 0 stays 0 on blocks this small: each gas costs anvil's tip, 1 gwei.
+    await devRpc(dev.chain.url, 'anvil_setNextBlockBaseFeePerGas', ['0x0']);
+    await devRpc(dev.chain.url, 'evm_mine');
+  }, 60_000);
+  afterAll(async () => {
+    await dev.chain?.stop();
+  });
 
   afterEach(async () => {
     await api?.close();
@@ -33,7 +46,18 @@ describe.each(KINDS)("the gas wallet's limits against one outsider, on %s", { ti
   /** A service on the dev chain (no sweeps: the gas wallet sends relays alone), whose relay requests wait 1.5 s for their transaction. */
   async function serve(relay: Partial<Pick<Network, 'relayInstanceDailyGasWei' | 'relaysPerPayerPerDay'>>) {
     network = { ...devNetwork(dev.chain.url, dev.contracts, 1), ...relay };
-    api = await serveRelays(network, await databaseOptions(kind));
+    api = await startService({
+      demo: true,
+      networks: { test: network },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      webhookRetryMs: 100,
+      sweepIntervalMs: 0,
+      relayTimeoutMs: 1_500,
+      ...(await databaseOptions(kind)),
+    });
+    const payout = { chain_id: 31337, address: devAccount(9).address };
+    expect((await call('PUT', '/api/v1/payout_address', payout, DEMO_MERCHANT.keys.test.secretKey)).status).toBe(200);
   }
 
   const call = caller(() => api!.url);

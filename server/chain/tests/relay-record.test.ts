@@ -6,24 +6,36 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import type { Service } from '../../app.ts';
+import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
+import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import type { DevChain } from '../../../devchain/anvil.ts';
+import { sharedDevChain } from '../../../devchain/shared.ts';
+import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { freshPostgres, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
-import { relayDevChain, serveRelays } from '../../testing/relay-chain.ts';
 import { relayPayments } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
 
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
 describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', { timeout: 120_000 }, (kind) => {
-  const dev = relayDevChain();
+  const dev = {} as { chain: DevChain; contracts: DevContracts };
   let api: Service | undefined;
   let network: Network;
+
+  beforeAll(async () => {
+    Object.assign(dev, await sharedDevChain());
+    // A base fee of 0 stays 0 on blocks this small: each gas costs anvil's tip, 1 gwei.
+    await devRpc(dev.chain.url, 'anvil_setNextBlockBaseFeePerGas', ['0x0']);
+    await devRpc(dev.chain.url, 'evm_mine');
+  }, 60_000);
+  afterAll(async () => {
+    await dev.chain?.stop();
+  });
   let store: { databaseUrl: string } | { dataDir: string };
 
   afterEach(async () => {
@@ -41,7 +53,18 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
   /** The service on the dev chain (no sweeps: the gas wallet sends relays alone), whose relay requests wait 1.5 s for their transaction. */
   async function serve(relay: Partial<Pick<Network, 'relayDailyGasWei'>> = {}) {
     network = { ...devNetwork(dev.chain.url, dev.contracts, 1), ...relay };
-    api = await serveRelays(network, store);
+    api = await startService({
+      demo: true,
+      networks: { test: network },
+      devChain: DEV_CHAIN_POWERS,
+      watchIntervalMs: 100,
+      webhookRetryMs: 100,
+      sweepIntervalMs: 0,
+      relayTimeoutMs: 1_500,
+      ...store,
+    });
+    const payout = { chain_id: 31337, address: devAccount(9).address };
+    expect((await call('PUT', '/api/v1/payout_address', payout, DEMO_MERCHANT.keys.test.secretKey)).status).toBe(200);
   }
 
   const call = caller(() => api!.url);
@@ -73,6 +96,10 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     expect(recorded!.reservedWei).toBeGreaterThan(0n);
     expect(await inPool()).toEqual(recorded!.txHashes);
     expect(await sponsored()).toHaveLength(0);
+    // The same signature again while it is under way: try again shortly (not "relayed already", which could send the customer to pay twice), nothing more sent.
+    const retried = await relay(p);
+    expect([retried.status, retried.body.code]).toEqual([503, 'service_unavailable']);
+    expect(await inPool()).toEqual(recorded!.txHashes);
     await api!.close();
     api = undefined;
     // Mined while the service is stopped.
