@@ -217,7 +217,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {
       const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
-      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
+      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
     }
   }
   const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);

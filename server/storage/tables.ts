@@ -21,6 +21,7 @@ export const TABLE_OWNERS = {
   chain_transfers: 'chain',
   chain_sweepers: 'chain',
   deposit_checks: 'chain',
+  relays: 'chain',
   // balances/: the journal, swaps, withdrawals, partner transfers, the treasury's transactions
   settlements: 'balances',
   journal_entries: 'balances',

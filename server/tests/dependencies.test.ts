@@ -16,6 +16,7 @@ import { emailUses } from '../email/job.ts';
 import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
+import { relayUses } from '../chain/relay-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
 import { watchUses } from '../chain/watch-job.ts';
 import { webhookUses } from '../webhooks/job.ts';
@@ -91,6 +92,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['payments/settle-expired-job.ts', settleUses],
     ['chain/watch-job.ts', watchUses],
     ['chain/sweep-job.ts', sweepUses],
+    ['chain/relay-job.ts', relayUses],
     ['chain/reconcile-job.ts', reconcileUses],
     ['chain/treasury-reconcile-job.ts', treasuryReconcileUses],
     ['balances/treasury-job.ts', treasuryUses],
