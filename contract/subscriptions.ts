@@ -48,15 +48,13 @@ export const PlansPage = later(() => z.object({ ...envelope(), data: z.array(Pla
 /** POST /api/v1/subscriptions: a customer's wallet on a plan; its first period starts now. */
 export const SubscriptionBody = later(() => z.object({ plan_id: uuid, wallet }));
 
+/** What a subscription and its events both say: which it is, whose, its state, and the periods charged so far (of the plan's `periods`). */
+const subscriptionFields = () => ({ id: text, planId: text, wallet: text, status: oneOf(SUBSCRIPTION_STATES), charged: int });
+
 /** A subscription, with what its customer must approve: `amount` (decimal text) of `token` to `spender`. */
 export const Subscription = later(() =>
   z.object({
-    id: text,
-    planId: text,
-    wallet: text,
-    status: oneOf(SUBSCRIPTION_STATES),
-    /** Periods charged so far, of the plan's `periods`. */
-    charged: int,
+    ...subscriptionFields(),
     /** When the next period's charge is due (or retried), or null once none is left. */
     nextChargeAt: nullable<string>((v) => typeof v === 'string', 'an ISO 8601 time'),
     failures: int,
@@ -72,11 +70,7 @@ export const SubscriptionsPage = later(() => z.object({ ...envelope(), data: z.a
 /** SUBSCRIPTION_UPDATED and SUBSCRIPTION_PAYMENT_FAILED's data: the subscription, and for a failure the period (0 the first) and why. */
 export const SubscriptionEventData = later(() =>
   z.object({
-    id: text,
-    planId: text,
-    wallet: text,
-    status: oneOf(SUBSCRIPTION_STATES),
-    charged: int,
+    ...subscriptionFields(),
     period: z.optional(int),
     reason: z.optional(text),
   }),

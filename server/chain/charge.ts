@@ -3,9 +3,10 @@
 // price), sent as a sweep is (the sweeper's nonce, fees, re-pricing) under the chain's sweeper
 // lease, so a charge never races a sweep or a relay for the gas wallet's nonce. The watcher
 // then credits the transfer like any other. What is due and when is server/subscriptions/'s.
-import { createPublicClient, encodeFunctionData, erc20Abi, type Address, type LocalAccount, type PublicClient, type TransactionReceipt } from 'viem';
+import { encodeFunctionData, erc20Abi, type Address, type LocalAccount, type PublicClient, type TransactionReceipt } from 'viem';
 import { randomUUID } from 'node:crypto';
-import { networkTransport, type Network } from './networks.ts';
+import type { Network } from './networks.ts';
+import type { Relayer } from './relay.ts';
 import type { ChainStore } from './store.ts';
 import { Sweeper } from './sweeper.ts';
 import { withLease } from '../storage/leases.ts';
@@ -23,16 +24,19 @@ export interface ChargeTransfer {
 /** A network's charger: the gas wallet's transferFrom of approved allowances. */
 export class Charger {
   readonly rpc: PublicClient;
+  readonly network: Network;
+  readonly gas: LocalAccount;
   private readonly sender: Sweeper;
 
+  /** The relay's network, node and gas wallet: the charging address is the gas wallet that relays. */
   constructor(
-    readonly network: Network,
-    readonly gas: LocalAccount,
+    relayer: Pick<Relayer, 'network' | 'gas' | 'rpc'>,
     private readonly store: Pick<ChainStore, 'sweeps'>,
     private readonly instance: string,
     private readonly now: () => number,
   ) {
-    this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
+    ({ rpc: this.rpc, network: this.network, gas: this.gas } = relayer);
+    const { network, gas } = this;
     this.sender = new Sweeper({ network, store, gas, holder: `${instance}/charge`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
   }
 

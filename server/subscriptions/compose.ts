@@ -27,7 +27,7 @@ export function subscriptionsOf(
     const key = `${mode}/${chainId}`;
     const relayer = o.relayers.get(key);
     if (!relayer) return undefined;
-    if (!chargers.has(key)) chargers.set(key, new Charger(relayer.network, relayer.gas, o.chain, o.instance, o.now));
+    if (!chargers.has(key)) chargers.set(key, new Charger(relayer, o.chain, o.instance, o.now));
     return chargers.get(key);
   };
   const { catalogue: catalog, payments, now, log } = o;

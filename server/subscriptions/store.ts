@@ -52,8 +52,6 @@ const subscriptionOf = (r: Row): StoredSubscription => ({
 });
 
 const PLAN_SELECT = `SELECT ${PLAN_COLUMNS} FROM subscription_plans p`;
-const page = (after: { createdMs: number; id: string } | undefined, alias: string) => (after ? `AND (${alias}.created_ms, ${alias}.id) < ($4, $5)` : '');
-
 /** What the use cases write inside one transaction. */
 export interface SubscriptionWrites {
   /** The subscription and its plan, locked until the transaction ends. */
@@ -104,11 +102,16 @@ export class SubscriptionStore {
 
   /** Newest first, after (created_ms, id) of the page before. */
   async plans(owner: Owner, after: { createdMs: number; id: string } | undefined, limit: number): Promise<StoredPlan[]> {
-    const rows = await this.db.query(
-      `${PLAN_SELECT} WHERE p.merchant_id = $1 AND p.mode = $2 ${page(after, 'p')} ORDER BY p.created_ms DESC, p.id DESC LIMIT $3`,
+    return (await this.page(PLAN_SELECT, 'p', owner, after, limit)).map(planOf);
+  }
+
+  /** One page of the owner's rows of `select` (its table as `alias`), newest first, after (created_ms, id) of the page before. */
+  private page(select: string, alias: 'p' | 's', owner: Owner, after: { createdMs: number; id: string } | undefined, limit: number) {
+    return this.db.query(
+      `${select} WHERE ${alias}.merchant_id = $1 AND ${alias}.mode = $2 ${after ? `AND (${alias}.created_ms, ${alias}.id) < ($4, $5)` : ''}
+       ORDER BY ${alias}.created_ms DESC, ${alias}.id DESC LIMIT $3`,
       after ? [owner.merchant.id, owner.mode, limit, after.createdMs, after.id] : [owner.merchant.id, owner.mode, limit],
     );
-    return rows.map(planOf);
   }
 
   /** A new subscription, pending, its first period starting at `startMs`. */
@@ -128,11 +131,7 @@ export class SubscriptionStore {
   }
 
   async subscriptions(owner: Owner, after: { createdMs: number; id: string } | undefined, limit: number): Promise<StoredSubscription[]> {
-    const rows = await this.db.query(
-      `${WITH_PLAN} WHERE s.merchant_id = $1 AND s.mode = $2 ${page(after, 's')} ORDER BY s.created_ms DESC, s.id DESC LIMIT $3`,
-      after ? [owner.merchant.id, owner.mode, limit, after.createdMs, after.id] : [owner.merchant.id, owner.mode, limit],
-    );
-    return rows.map(subscriptionOf);
+    return (await this.page(WITH_PLAN, 's', owner, after, limit)).map(subscriptionOf);
   }
 
   /** Each period's charge of a subscription, first period first. */
