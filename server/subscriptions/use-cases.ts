@@ -30,7 +30,8 @@ export interface SubscriptionDeps {
   log: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
-export type ChargeOutcome = 'charged' | 'failed' | 'skipped' | 'busy' | 'unknown';
+/** What became of a due subscription: charged; failed (told, retried); skipped (not due, or another has it); busy (the gas wallet); unknown (sent, not seen mined); error (nothing sent). */
+export type ChargeOutcome = 'charged' | 'failed' | 'skipped' | 'busy' | 'unknown' | 'error';
 
 export class Subscriptions {
   constructor(private readonly deps: SubscriptionDeps) {}
@@ -105,7 +106,15 @@ export class Subscriptions {
       async () => {
         const clockMs = await charger.clockMs();
         const outcomes: ChargeOutcome[] = [];
-        for (const s of await this.deps.store.due(mode, chainId, clockMs, 50)) outcomes.push(await this.chargeOne(charger, s, holder, clockMs));
+        for (const s of await this.deps.store.due(mode, chainId, clockMs, 50)) {
+          // One subscription that cannot be charged now (its merchant's payout address gone, say) holds none of the others back.
+          outcomes.push(
+            await this.chargeOne(charger, s, holder, clockMs).catch((error: unknown) => {
+              this.deps.log.error({ err: error, subscription: s.id }, 'a subscription charge could not be made; tried again next tick');
+              return 'error' as const;
+            }),
+          );
+        }
         return outcomes;
       },
     );
@@ -125,18 +134,19 @@ export class Subscriptions {
     if (!claimed) return 'skipped';
     const owner: Owner = { merchant: { id: s.merchantId }, mode: s.mode };
     const back = () => this.deps.store.inTransaction((w) => w.settle(s.id, n, 'due', {}, this.deps.now()));
-    let address: string;
+    let transfer: { token: Address; from: Address; to: Address; amount: bigint };
+    let refused: string | undefined;
     try {
       const payment = await this.payment(owner, s, reference);
       // Never above the plan's price: the payment asks exactly the price, or nothing is sent.
       if (payment.due !== s.plan.price) throw new Error(`charge ${reference} would ask ${payment.due}, not the plan's price ${s.plan.price}`);
-      address = payment.address;
+      transfer = { token: s.plan.token as Address, from: s.wallet as Address, to: payment.address as Address, amount: s.plan.price };
+      refused = await charger.refusal(transfer);
     } catch (error) {
+      // Nothing was broadcast (the payment not made, the node not answering): the period is due again.
       await back();
       throw error;
     }
-    const transfer = { token: s.plan.token as Address, from: s.wallet as Address, to: address as Address, amount: s.plan.price };
-    const refused = await charger.refusal(transfer);
     if (refused) return this.failed(s, n, refused, clockMs);
     const live = async () => (await this.deps.store.subscription(owner, s.id))?.status !== 'canceled';
     let sent: Awaited<ReturnType<Charger['send']>>;
