@@ -14,8 +14,14 @@ import { caller } from './chain.ts';
 
 export const { secretKey } = DEMO_MERCHANT.keys.test;
 
-/** A service on `network` for the demo merchant, its payout address on the dev chain set to `payout`. */
-export async function subscriptionsService(network: Network, devChain: DevChainPowers, kind: DatabaseKind, payout: Address): Promise<Service> {
+/** A service on `network` for the demo merchant, its payout address on the dev chain set to `payout`; on a fresh database of `kind`, or the one `shared` names (a second instance). */
+export async function subscriptionsService(
+  network: Network,
+  devChain: DevChainPowers,
+  kind: DatabaseKind,
+  payout: Address,
+  shared?: { databaseUrl: string; instance: string },
+): Promise<Service> {
   const api = await startService({
     demo: true,
     networks: { test: network },
@@ -23,7 +29,7 @@ export async function subscriptionsService(network: Network, devChain: DevChainP
     watchIntervalMs: 100,
     sweepIntervalMs: 0,
     jobIntervalMs: 3_600_000,
-    ...(await databaseOptions(kind)),
+    ...(shared ?? (await databaseOptions(kind))),
   });
   const set = await caller(() => api.url)('PUT', '/api/v1/payout_address', { chain_id: network.chainId, address: payout }, secretKey);
   if (set.status !== 200) throw new Error(`payout address: ${set.status}`);

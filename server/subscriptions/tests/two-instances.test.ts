@@ -3,14 +3,14 @@
 // case itself, and the customer is charged the period once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUnits } from 'viem';
-import { startService, type Service } from '../../app.ts';
+import type { Service } from '../../app.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { freshPostgres } from '../../testing/databases.ts';
 import { caller } from '../../testing/chain.ts';
-import { customers, secretKey } from '../../testing/subscriptions.ts';
+import { customers, secretKey, subscriptionsService } from '../../testing/subscriptions.ts';
 
 describe('two instances on one PostgreSQL', { timeout: 180_000 }, () => {
   let chain: DevChain;
@@ -28,19 +28,9 @@ describe('two instances on one PostgreSQL', { timeout: 180_000 }, () => {
     ({ chain, contracts } = await sharedDevChain());
     const databaseUrl = await freshPostgres();
     const serve = (instance: string) =>
-      startService({
-        demo: true,
-        networks: { test: devNetwork(chain.url, contracts, 1) },
-        devChain: DEV_CHAIN_POWERS,
-        watchIntervalMs: 100,
-        sweepIntervalMs: 0,
-        jobIntervalMs: 3_600_000,
-        instance,
-        databaseUrl,
-      });
+      subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, 'postgres', devAccount(9).address, { databaseUrl, instance });
     one = await serve('one');
     two = await serve('two');
-    expect((await caller(() => one.url)('PUT', '/api/v1/payout_address', { chain_id: 31337, address: devAccount(9).address }, secretKey)).status).toBe(200);
   }, 60_000);
   afterAll(async () => {
     await one?.close();
