@@ -16,6 +16,7 @@ import { relayJobs, relayUses } from '../chain/relay-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
 import { webhookJob, webhookUses } from '../webhooks/job.ts';
 import { emailJob, emailUses } from '../email/job.ts';
+import { chargeJob, chargeUses } from '../subscriptions/charge-job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
@@ -39,6 +40,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(walletRefundUses, walletRefundJob),
   uses(idempotencyUses, idempotencyJob),
   uses(emailUses, emailJob),
+  uses(chargeUses, chargeJob),
 ];
 
 /** Starts every registered job; the answer stops them all. */
