@@ -4,10 +4,11 @@
 // (balances/sends-final.ts), every watcher interval: its receipt found, its gas is journaled
 // once (keyed by chain and transaction, as the request would have); its nonce taken by another
 // transaction and none of its own mined, it is dropped (no gas spent, nothing journaled).
-import { createPublicClient, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import { createPublicClient, type Address, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { networkTransport, type Network } from './networks.ts';
 import type { RelayStore } from './relay-store.ts';
+import { relayOutcome } from './relay-outcome.ts';
 import { feeOf } from './treasury.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
@@ -17,26 +18,6 @@ export const relayGasMemo = (reference: string, txHash: string, reverted: boolea
   `payment ${reference} paid by signature, relayed in ${txHash}${reverted ? ' (reverted: moved nothing)' : ''}`;
 
 type FinishDeps = Pick<JobDeps, 'journal' | 'log' | 'now'> & { relays: RelayStore };
-
-/**
- * What became of a relay's transactions (`hashes`, at the gas wallet's `nonce`): the receipt of
- * the one mined; `dropped` when the nonce went to another transaction and none of them was
- * mined; undefined while neither (still in the pool, or never broadcast and its nonce still free).
- */
-export async function relayOutcome(rpc: PublicClient, gas: Address, nonce: number, hashes: string[]): Promise<TransactionReceipt | 'dropped' | undefined> {
-  const receiptOf = async (): Promise<TransactionReceipt | undefined> => {
-    for (const hash of hashes) {
-      const receipt = await rpc.getTransactionReceipt({ hash: hash as Hex }).catch(() => undefined);
-      if (receipt) return receipt;
-    }
-    return undefined;
-  };
-  const receipt = await receiptOf();
-  if (receipt) return receipt;
-  if ((await rpc.getTransactionCount({ address: gas, blockTag: 'latest' })) <= nonce) return undefined;
-  // Asked again after the nonce: one of ours may be mined between the two questions.
-  return (await receiptOf()) ?? 'dropped';
-}
 
 /** Each relay on `network` recorded and not yet finished, looked at once: mined (journaled), dropped, or left for the next look. */
 export async function finishRelays(deps: FinishDeps, network: Network, rpc: PublicClient, gas: Address): Promise<void> {

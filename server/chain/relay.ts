@@ -16,7 +16,7 @@ import {
 import { EIP3009_ABI, relayCallData, type TransferAuthorization } from './relay-authorization.ts';
 import { assertRelayAllowed, RELAY_DAY_MS, type RelayCost } from './relay-caps.ts';
 import { networkTransport, type Network } from './networks.ts';
-import { relayOutcome } from './relay-job.ts';
+import { relayOutcome } from './relay-outcome.ts';
 import type { ChainStore } from './store.ts';
 import { feeOf } from './treasury.ts';
 import { Sweeper, type Fees } from './sweeper.ts';
