@@ -2,25 +2,39 @@
 // sweeps, its own jobs ticking once an hour so each test drives the charges), a fresh customer
 // holding USDC and a little ETH, its approve, and the chain's clock moved on. The dev chain's
 // powers (its network, accounts and RPC) are handed in by the test, as production never imports them.
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseEther,
+  parseUnits,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
 import { startService, type Service } from '../app.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, type DatabaseKind } from './databases.ts';
 import { caller } from './chain.ts';
 
 export const { secretKey } = DEMO_MERCHANT.keys.test;
 
-/** A service on `network` for the demo merchant, its payout address on the dev chain set to `payout`; on a fresh database of `kind`, or the one `shared` names (a second instance). */
+/**
+ * A service on `network` for the demo merchant, its payout address on the dev chain set to
+ * `payout`, on the database the test names (`databaseOptions(kind)`, or a shared one with an
+ * instance name): databases.ts reads vitest's context, which the built helpers cannot import.
+ */
 export async function subscriptionsService(
   network: Network,
   devChain: DevChainPowers,
-  kind: DatabaseKind,
+  database: { databaseUrl?: string; instance?: string },
   payout: Address,
-  shared?: { databaseUrl: string; instance: string },
 ): Promise<Service> {
   const api = await startService({
     demo: true,
@@ -29,11 +43,20 @@ export async function subscriptionsService(
     watchIntervalMs: 100,
     sweepIntervalMs: 0,
     jobIntervalMs: 3_600_000,
-    ...(shared ?? (await databaseOptions(kind))),
+    ...database,
   });
   const set = await caller(() => api.url)('PUT', '/api/v1/payout_address', { chain_id: network.chainId, address: payout }, secretKey);
   if (set.status !== 200) throw new Error(`payout address: ${set.status}`);
   return api;
+}
+
+/** What `customers` gives a test (named: the build emits this file's declarations). */
+export interface Customers {
+  customer(amount: string): Promise<LocalAccount>;
+  approve(who: LocalAccount, spender: Address, amount: string): Promise<TransactionReceipt>;
+  balance(who: Address): Promise<bigint>;
+  advance(seconds: number): Promise<void>;
+  reader(): PublicClient;
 }
 
 /** Customers on the dev chain at `chainUrl()`: `funder` mints their USDC; `rpc` is the dev chain's JSON-RPC call. */
@@ -42,7 +65,7 @@ export function customers(o: {
   usdc: () => Address;
   funder: LocalAccount;
   rpc: (url: string, method: string, params?: unknown[]) => Promise<unknown>;
-}) {
+}): Customers {
   const reader = () => createPublicClient({ chain: foundry, transport: http(o.chainUrl()) });
   const mined = (hash: Hex) => reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const writer = (account: LocalAccount) => createWalletClient({ account, chain: foundry, transport: http(o.chainUrl()) });

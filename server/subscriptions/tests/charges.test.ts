@@ -12,7 +12,7 @@ import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } fr
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { KINDS } from '../../testing/databases.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { customers, secretKey, subscriptionsService } from '../../testing/subscriptions.ts';
 import { CANCEL_AFTER_MS, chargeReference, GRACE_MS } from '../rules.ts';
@@ -35,7 +35,7 @@ describe.each(KINDS)('subscription charges on anvil, on %s', { timeout: 180_000 
 
   beforeAll(async () => {
     ({ chain, contracts } = await sharedDevChain());
-    api = await subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, kind, devAccount(9).address);
+    api = await subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, await databaseOptions(kind), devAccount(9).address);
   }, 60_000);
   // Each test's subscriptions end with it: the next test's ticks charge its own alone.
   afterEach(async () => {

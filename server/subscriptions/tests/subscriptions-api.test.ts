@@ -10,7 +10,7 @@ import { devAccount, devNetwork, GAS_DEV_ACCOUNT, type DevContracts } from '../.
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { KINDS } from '../../testing/databases.ts';
+import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller } from '../../testing/chain.ts';
 import { secretKey, subscriptionsService } from '../../testing/subscriptions.ts';
 
@@ -24,7 +24,7 @@ describe.each(KINDS)('plans and subscriptions over HTTP, on %s', { timeout: 120_
 
   beforeAll(async () => {
     ({ chain, contracts } = await sharedDevChain());
-    api = await subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, kind, devAccount(9).address);
+    api = await subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, await databaseOptions(kind), devAccount(9).address);
   }, 60_000);
   afterAll(async () => {
     await api?.close();

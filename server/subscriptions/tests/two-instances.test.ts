@@ -28,7 +28,7 @@ describe('two instances on one PostgreSQL', { timeout: 180_000 }, () => {
     ({ chain, contracts } = await sharedDevChain());
     const databaseUrl = await freshPostgres();
     const serve = (instance: string) =>
-      subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, 'postgres', devAccount(9).address, { databaseUrl, instance });
+      subscriptionsService(devNetwork(chain.url, contracts, 1), DEV_CHAIN_POWERS, { databaseUrl, instance }, devAccount(9).address);
     one = await serve('one');
     two = await serve('two');
   }, 60_000);
