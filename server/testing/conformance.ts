@@ -1,7 +1,9 @@
-// Imported by an HTTP test file, this holds every answer of the API that the file's tests see
-// to the OpenAPI document: it records each response fetched from a route the document covers,
-// and after the file's tests checks each body against the schema of its operation and status.
-// An answer the document does not allow fails the file, naming the call.
+// An HTTP test file calls holdAnswersToOpenApi() at its top level to hold every answer of the
+// API that its tests see to the OpenAPI document: it records each response fetched from a route
+// the document covers, and after the file's tests checks each body against the schema of its
+// operation and status. An answer the document does not allow fails the file, naming the call.
+// A call per file, not a side effect of the import: the service's files share their worker's
+// imports (isolate: false), so an import runs once per worker and would check its first file only.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, expect } from 'vitest';
@@ -18,13 +20,17 @@ const router = new Router(ROUTES.filter(documented));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 
-export const answers: Array<{ call: string; status: number }> = [];
-/** Origins of stand-ins a test runs in the service's place (a proxy failing on purpose): not the service, not checked. */
-export const standIns = new Set<string>();
-const problems: string[] = [];
-const pending: Array<Promise<void>> = [];
+/** What one file's tests were answered, and what of it the document does not allow. */
+interface Held {
+  answers: Array<{ call: string; status: number }>;
+  /** Origins of stand-ins a test runs in the service's place (a proxy failing on purpose): not the service, not checked. */
+  standIns: Set<string>;
+  problems: string[];
+  pending: Array<Promise<void>>;
+}
 
-function check(method: string, path: string, status: number, type: string | null, text: string): void {
+function check(held: Held, method: string, path: string, status: number, type: string | null, text: string): void {
+  const { answers, problems } = held;
   let found: ReturnType<typeof router.match>;
   try {
     found = router.match(method, path);
@@ -44,30 +50,39 @@ function check(method: string, path: string, status: number, type: string | null
   if (!ajv.validate(schema.$ref ? errorSchema : schema, JSON.parse(text))) problems.push(`${call}: ${ajv.errorsText(ajv.errors)}`);
 }
 
-const original = globalThis.fetch;
-globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
-  const response = await original(input, init);
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  if (url.hostname === '127.0.0.1' && !standIns.has(url.origin) && documented({ path: url.pathname })) {
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    // Read from a copy, never holding up the test; an answer cut short (an aborted long poll) is not one.
-    pending.push(
-      response
-        .clone()
-        .text()
-        .then((text) => check(method, url.pathname, response.status, response.headers.get('content-type'), text))
-        .catch(() => {}),
-    );
-  }
-  return response;
-};
+/**
+ * Holds every answer the calling file's tests fetch from the service to the OpenAPI document,
+ * checked after the file's tests. Call it once, at the file's top level (its afterAll is the file's).
+ */
+export function holdAnswersToOpenApi(): Pick<Held, 'answers' | 'standIns'> {
+  const held: Held = { answers: [], standIns: new Set(), problems: [], pending: [] };
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await original(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.hostname === '127.0.0.1' && !held.standIns.has(url.origin) && documented({ path: url.pathname })) {
+      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+      // Read from a copy, never holding up the test; an answer cut short (an aborted long poll) is not one.
+      held.pending.push(
+        response
+          .clone()
+          .text()
+          .then((text) => check(held, method, url.pathname, response.status, response.headers.get('content-type'), text))
+          .catch(() => {}),
+      );
+    }
+    return response;
+  };
 
-afterAll(async () => {
-  globalThis.fetch = original;
-  // An answer still streaming now (a long poll left open) is not one: wait a little, not for ever.
-  await Promise.race([Promise.all(pending), new Promise((resolve) => setTimeout(resolve, 2000))]);
-  console.log(
-    `OpenAPI conformance: ${answers.length} answers checked, ${new Set(answers.map((a) => a.call.replace(/ \/[^ ]*/, (p) => ' ' + (router.match(a.call.split(' ')[0], p.trim()) as { spec?: { path: string } }).spec?.path))).size} operation/status pairs`,
-  );
-  expect(problems, 'answers that the OpenAPI document does not allow').toEqual([]);
-});
+  afterAll(async () => {
+    globalThis.fetch = original;
+    // An answer still streaming now (a long poll left open) is not one: wait a little, not for ever.
+    await Promise.race([Promise.all(held.pending), new Promise((resolve) => setTimeout(resolve, 2000))]);
+    const { answers, problems } = held;
+    console.log(
+      `OpenAPI conformance: ${answers.length} answers checked, ${new Set(answers.map((a) => a.call.replace(/ \/[^ ]*/, (p) => ' ' + (router.match(a.call.split(' ')[0], p.trim()) as { spec?: { path: string } }).spec?.path))).size} operation/status pairs`,
+    );
+    expect(problems, 'answers that the OpenAPI document does not allow').toEqual([]);
+  });
+  return { answers: held.answers, standIns: held.standIns };
+}

@@ -7,10 +7,12 @@
 // not the document's to know. Every answer is also held to the document (conformance.ts).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../testing/conformance.ts';
 import { startService, type Service } from '../app.ts';
 import type { JsonSchema } from '../routes/api-doc.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
+
+holdAnswersToOpenApi();
 
 let api: Service;
 let doc: JsonSchema;

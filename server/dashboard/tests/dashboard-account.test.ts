@@ -5,7 +5,7 @@
 // the service's clock), and the e-mail lockout a stranger cannot turn against the owner.
 // Every answer of a documented route is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import type { Network } from '../../chain/networks.ts';
@@ -13,6 +13,8 @@ import { startReceiver } from '../../testing/receiver.ts';
 import { hashing, hashPassword, MAX_CONCURRENT_HASHES, NOBODY, passwordMatches, SCRYPT } from '../../merchants/sign-in-rules.ts';
 import { configFromEnv } from '../../config.ts';
 import { settings } from '../../settings.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_dashboard_account_token_0123456789abcdef012345';
 const PUBLIC_URL = 'https://pay.example.test';

@@ -5,7 +5,7 @@
 // and rolling a secret key. Every answer of a documented route is held to the OpenAPI document.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords, TEST_PASSWORD_HASH_COST } from '../../testing/passwords.ts';
 import { createLogger } from '../../log.ts';
@@ -14,6 +14,8 @@ import { STATUSES } from '../../../contract/schemas.ts';
 import { SessionProbe } from '../../../contract/dashboard.ts';
 import { configFromEnv } from '../../config.ts';
 import { runOperatorCommand } from '../../operator.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_dashboard_test_token_0123456789abcdef0123456789';
 const PUBLIC_URL = 'https://pay.example.test';

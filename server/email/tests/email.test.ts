@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { render } from '../rules.ts';
@@ -19,6 +19,8 @@ import { EmailStore } from '../store.ts';
 import { createLogger } from '../../log.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { startSmtp } from '../../testing/smtp.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_email_test_token_0123456789abcdef0123456789a';
 const PASSWORD = 'correct horse battery';

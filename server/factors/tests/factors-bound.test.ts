@@ -10,11 +10,13 @@
 //   allowance finance withdraws with.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, sessionOf, type Call as ApiCall } from '../../testing/api-calls.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_bound_test_token_0123456789abcdef0123456789a';
 const PASSWORD = 'correct horse battery';

@@ -6,11 +6,13 @@
 // unlocks a member.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, sessionOf, type Call as ApiCall } from '../../testing/api-calls.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_lockout_test_token_0123456789abcdef012345678';
 const PASSWORD = 'correct horse battery';

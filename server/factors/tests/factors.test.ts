@@ -12,12 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { SecretBox, secretBox, secretsKeyFile } from '../secret-box.ts';
 import { FactorStore } from '../store.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_factors_test_token_0123456789abcdef0123456789';
 const PASSWORD = 'correct horse battery';

@@ -9,7 +9,9 @@ import { startService, type Service } from '../../app.ts';
 import { createLogger } from '../../log.ts';
 import { clientOf, networkOf } from '../client.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
+
+holdAnswersToOpenApi();
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const request = (remoteAddress: string, forwarded?: string) =>

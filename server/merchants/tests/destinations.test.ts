@@ -5,7 +5,7 @@
 // live balance never withdrew to. On PGlite and on PostgreSQL, on the service's own clock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_ONE } from '../../domain/rates.ts';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import type { Address } from 'viem';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
@@ -15,6 +15,8 @@ import type { Account } from '../../domain/account.ts';
 import { Secret, TOTP } from 'otpauth';
 import { EmailStore } from '../../email/store.ts';
 import { emailsFor } from '../../email/rules.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_destinations_token_0123456789abcdef0123456789';
 const PUBLIC_URL = 'https://pay.example.test';

@@ -4,11 +4,13 @@
 // (when, and from which client address) is kept, written at most once a minute per key; the list
 // shows each key's maker, expiry and last use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, type Call as ApiCall } from '../../testing/api-calls.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_keylife_test_token_0123456789abcdef012345678';
 const HOUR = 3_600_000;

@@ -4,9 +4,11 @@ import { REQUIRED_FIELDS } from '../../../contract/payouts.ts';
 import { ErrorBody } from '../../../contract/schemas.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { startService, type Service } from '../../app.ts';
-// Every answer of the API seen here must be one the OpenAPI document allows.
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { FakeRates } from '../../testing/rates.ts';
+
+// Every answer of the API seen here must be one the OpenAPI document allows.
+holdAnswersToOpenApi();
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

@@ -3,9 +3,11 @@
 // merchant's and an archived one's; the dashboard's session works with its CSRF token. Every
 // answer of a documented route is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_products_test_token_0123456789abcdef0123456789';
 let api: Service;

@@ -9,11 +9,13 @@
 // rolled itself again after they were demoted or removed, with nobody told it was theirs.
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, sessionOf, type Call } from '../../testing/api-calls.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_told_test_token_0123456789abcdef0123456789ab';
 const PASSWORD = 'correct horse battery';

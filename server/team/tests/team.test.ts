@@ -7,12 +7,14 @@
 // shows who did each step. Also: every route a session or a key may call declares a permission.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { createLogger } from '../../log.ts';
 import { ROUTES } from '../../routes/table.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
+
+holdAnswersToOpenApi();
 
 const ADMIN = 'op_team_test_token_0123456789abcdef0123456789ab';
 const PASSWORD = 'correct horse battery';
