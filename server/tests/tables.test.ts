@@ -69,7 +69,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/deposit-check-store.ts': ['payments'],
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
-  'server/email/store.ts': ['events'],
   'server/payments/attention-store.ts': ['chain_transfers'],
   'server/payments/list-store.ts': ['chain_transfers'],
 };
