@@ -62,11 +62,24 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
 export const withdrawalsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM withdrawals WHERE purpose = 'withdrawal' GROUP BY 1, 2`));
 
+/**
+ * What the withdrawals' store asks of other features' stores, each in the caller's transaction
+ * (app.ts and operator.ts hand them in): whether a merchant exists (merchants/account-store.ts),
+ * and what its bank payouts and balance-settled refunds took since a time, in US cents (the
+ * other parts of the one daily limit: payouts/store.ts, refunds/store.ts).
+ */
+export interface LimitParts {
+  merchants: { exists(sql: Sql, merchantId: string): Promise<boolean> };
+  payoutsSpentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint>;
+  refundsSpentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint>;
+}
+
 export class WithdrawalStore {
   constructor(
     private readonly db: Database,
     /** The daily withdrawal limit (US dollars) where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT). */
     private readonly defaultDailyLimit: string,
+    private readonly parts: LimitParts,
   ) {}
 
   /**
@@ -116,8 +129,7 @@ export class WithdrawalStore {
 
   /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit in a mode, US dollars; false for an unknown merchant. */
   async setWithdrawalLimit(account: Owner, daily: string | null, nowMs: number): Promise<boolean> {
-    const [known] = await this.db.query(`SELECT 1 FROM merchants WHERE id::text = $1`, [account.merchant.id]);
-    if (!known) return false;
+    if (!(await this.parts.merchants.exists(this.db, account.merchant.id))) return false;
     if (daily === null) await this.db.query(`DELETE FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
     else {
       await this.db.query(
@@ -176,15 +188,18 @@ export class WithdrawalStore {
    * reserved then, claim link or not), not again by its withdrawal's row when its customer
    * claims it later: that counted a claimed refund in the day it was asked and again in the
    * day it was claimed. Wallet-settled refunds leave no balance and count nothing.
+   * The payouts' and refunds' parts are asked of their owners' stores in `sql`'s transaction: a
+   * caller deciding a limit holds the merchant's journal lock (JournalStore.lock), which every
+   * withdrawal, payout and balance refund takes before its row is written, so no row that counts
+   * can be added between the three reads (one that fails meanwhile only counts less, as it would
+   * have a moment later).
    */
   async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
     const [row] = await sql.query(
-      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal')
-             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3)
-             + (SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3))::text AS s`,
+      `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal'`,
       [account.merchant.id, account.mode, sinceMs],
     );
-    return big(row!.s);
+    return big(row!.s) + (await this.parts.payoutsSpentSince(sql, account, sinceMs)) + (await this.parts.refundsSpentSince(sql, account, sinceMs));
   }
 
   async insert(

@@ -92,6 +92,19 @@ const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant
 export const payoutsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
 
+/**
+ * What the merchant's bank payouts took from its balance since `sinceMs`, US cents as valued when
+ * each left, failed ones not counted: their part of the one daily limit (balances/withdrawal-store.ts
+ * adds it up, in the caller's transaction and under its lock).
+ */
+export async function payoutsSpentSince(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, sinceMs: number): Promise<bigint> {
+  const [row] = await sql.query(
+    `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3`,
+    [...owner(account), sinceMs],
+  );
+  return BigInt(row!.s as string);
+}
+
 export class PayoutStore {
   constructor(
     private readonly db: Database,

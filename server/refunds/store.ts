@@ -57,6 +57,19 @@ export interface RefundFilter {
 export const refundsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
 
+/**
+ * What the merchant's balance-settled refunds took since `sinceMs`, US cents as valued when asked
+ * for (counted from then, claimed or not; failed and canceled ones not counted): their part of
+ * the one daily limit (balances/withdrawal-store.ts adds it up, in the caller's transaction).
+ */
+export async function refundsSpentSince(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, sinceMs: number): Promise<bigint> {
+  const [row] = await sql.query(
+    `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`,
+    [account.merchant.id, account.mode, sinceMs],
+  );
+  return BigInt(row!.s as string);
+}
+
 export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,
