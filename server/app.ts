@@ -310,7 +310,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),
     ids,
-    paymentList: new PaymentList(db),
+    paymentList: new PaymentList(db, chain.views),
     attention,
     products,
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),

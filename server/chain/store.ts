@@ -5,6 +5,7 @@
 import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
 import { notifyPayments, SweepStore } from './sweep-store.ts';
+import { transferViews } from './transfer-views-store.ts';
 
 export interface Cursor {
   number: bigint;
@@ -80,6 +81,8 @@ export class ChainStore {
   readonly sweeps: SweepStore;
   /** Reconciliation's figures: what each deposit holds by our records, and its last look at the chain. */
   readonly checks: DepositCheckStore;
+  /** What other features ask of the transfers, in their transaction or as SQL fragments (handed to them as a port). */
+  readonly views = transferViews;
 
   constructor(private readonly db: Database) {
     this.sweeps = new SweepStore(db);

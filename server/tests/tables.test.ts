@@ -69,7 +69,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
   'server/payments/attention-store.ts': ['chain_transfers'],
-  'server/payments/list-store.ts': ['chain_transfers'],
 };
 
 describe('every table has one owner', () => {
