@@ -197,7 +197,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
-  const attention = new AttentionStore(db, events);
+  const attention = new AttentionStore(db, events, chain.views);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));

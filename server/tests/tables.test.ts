@@ -68,7 +68,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/chain/deposit-check-store.ts': ['payments'],
   'server/chain/store.ts': ['payments', 'transfers'],
   'server/chain/sweep-store.ts': ['payments'],
-  'server/payments/attention-store.ts': ['chain_transfers'],
 };
 
 describe('every table has one owner', () => {
