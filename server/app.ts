@@ -1,6 +1,5 @@
-// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by
-// main.ts (npm start), the demo and the tests alike. Composition only: what each part does
-// lives in its folder (http/, routes/, jobs/, storage/, chain/).
+// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by main.ts (npm start), the demo and the tests
+// alike. Composition only: what each part does lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Server } from 'node:http';
 import type { KeyMode } from '../contract/keys.ts';
@@ -42,6 +41,7 @@ import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
+import { depositViews } from './payments/deposit-views-store.ts';
 import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
@@ -163,7 +163,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
   const merchants = new MerchantStore(db, now, forget);
-  const chain = new ChainStore(db);
+  const chain = new ChainStore(db, depositViews);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
   const payments = new PaymentStore(db, events, {
     chain,

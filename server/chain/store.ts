@@ -6,6 +6,7 @@ import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
 import { notifyPayments, SweepStore } from './sweep-store.ts';
 import { transferViews } from './transfer-views-store.ts';
+import type { DepositViews } from '../payments/deposit-views-store.ts';
 
 export interface Cursor {
   number: bigint;
@@ -84,9 +85,13 @@ export class ChainStore {
   /** What other features ask of the transfers, in their transaction or as SQL fragments (handed to them as a port). */
   readonly views = transferViews;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** The payments as their deposits' owners (payments/deposit-views-store.ts, handed in: chain imports no payments store). */
+    payments: DepositViews,
+  ) {
     this.sweeps = new SweepStore(db);
-    this.checks = new DepositCheckStore(db);
+    this.checks = new DepositCheckStore(db, payments);
   }
 
   /**
