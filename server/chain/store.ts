@@ -4,7 +4,7 @@
 // (deposit-check-store.ts) keep their own tables and columns; the store hands them out.
 import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
-import { notifyPayments, SweepStore } from './sweep-store.ts';
+import { SweepStore } from './sweep-store.ts';
 import { transferViews } from './transfer-views-store.ts';
 import type { DepositViews } from '../payments/deposit-views-store.ts';
 
@@ -88,9 +88,9 @@ export class ChainStore {
   constructor(
     private readonly db: Database,
     /** The payments as their deposits' owners (payments/deposit-views-store.ts, handed in: chain imports no payments store). */
-    payments: DepositViews,
+    private readonly payments: DepositViews,
   ) {
-    this.sweeps = new SweepStore(db);
+    this.sweeps = new SweepStore(db, payments);
     this.checks = new DepositCheckStore(db, payments);
   }
 
@@ -252,7 +252,7 @@ export class ChainStore {
   async rewind(chainId: number, fork: bigint, nowMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
-      await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [
+      await tx.query(this.payments.notify(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [
         chainId,
         String(fork),
       ]);
@@ -359,7 +359,7 @@ export class ChainStore {
    * new block gives them one more confirmation to show. One statement, whatever their number.
    */
   async notifyConfirming(chainId: number): Promise<void> {
-    await this.db.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
+    await this.db.query(this.payments.notify(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
   }
 
   /** Whether money for the payment is on the chain, seen but not yet deep enough to count (in the caller's transaction). */

@@ -66,7 +66,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   'server/balances/journal-store.ts': ['chain_transfers', 'payments', 'transfers'],
   'server/balances/treasury-hold-store.ts': ['chain_transfers', 'payments'],
   'server/chain/store.ts': ['payments', 'transfers'],
-  'server/chain/sweep-store.ts': ['payments'],
 };
 
 describe('every table has one owner', () => {
