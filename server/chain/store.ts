@@ -6,7 +6,7 @@ import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
 import { SweepStore } from './sweep-store.ts';
 import { transferViews } from './transfer-views-store.ts';
-import type { DepositViews } from '../payments/deposit-views-store.ts';
+import type { DepositViews, Watched } from '../payments/deposit-views-store.ts';
 
 export interface Cursor {
   number: bigint;
@@ -41,16 +41,8 @@ export interface SeenTransfer {
  */
 export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected' | 'dust';
 
-/** The payment a deposit address belongs to, as the watcher needs it. */
-export interface Watched {
-  id: string;
-  merchantId: string;
-  mode: string;
-  reference: string;
-  token: string;
-  chainId: number;
-  address: string;
-}
+/** The payment a deposit address belongs to, as the watcher needs it (the payments' own read). */
+export type { Watched } from '../payments/deposit-views-store.ts';
 
 const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState; sweptHash?: string } => ({
   ...(r.swept_hash ? { sweptHash: r.swept_hash as string } : {}),
@@ -144,31 +136,13 @@ export class ChainStore {
    * `others`, those of that mode's payments on those chains too (their addresses are this
    * chain's as well: money sent on the wrong chain). One query, whatever their number.
    */
-  async depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
-    const rows = others?.chainIds.length
-      ? await this.db.query(
-          `SELECT DISTINCT lower(address) AS address FROM payments WHERE chain_id = $1 OR (chain_id = ANY($3::int[]) AND mode = $4) LIMIT $2`,
-          [chainId, limit, others.chainIds, others.mode],
-        )
-      : await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
-    return rows.map((r) => r.address as string);
+  depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
+    return this.payments.depositAddresses(this.db, chainId, limit, others);
   }
 
-  /** The payments whose deposit addresses these are (lower-case hex). */
-  async watched(addresses: string[]): Promise<Watched[]> {
-    if (addresses.length === 0) return [];
-    const rows = await this.db.query(`SELECT id, merchant_id, mode, reference, token, chain_id, address FROM payments WHERE lower(address) = ANY($1)`, [
-      addresses.map((a) => a.toLowerCase()),
-    ]);
-    return rows.map((r) => ({
-      id: String(r.id),
-      merchantId: r.merchant_id as string,
-      mode: r.mode as string,
-      reference: r.reference as string,
-      token: r.token as string,
-      chainId: Number(r.chain_id),
-      address: (r.address as string).toLowerCase(),
-    }));
+  /** The payments whose deposit addresses these are (lower-case hex): asked of the payments' store. */
+  watched(addresses: string[]): Promise<Watched[]> {
+    return this.payments.watched(this.db, addresses);
   }
 
   /**
@@ -277,7 +251,7 @@ export class ChainStore {
   /** Orphaned transfers whose credit is still on their payment: to take back. */
   async orphanedCredits(chainId: number): Promise<SeenTransfer[]> {
     const rows = await this.db.query(
-      `SELECT c.* FROM chain_transfers c JOIN transfers t ON t.chain_id = c.chain_id AND t.tx_hash = c.tx_hash AND t.log_index = c.log_index AND t.payment_id = c.payment_id
+      `SELECT c.* FROM chain_transfers c ${this.payments.joinCredit('t', 't.chain_id = c.chain_id AND t.tx_hash = c.tx_hash AND t.log_index = c.log_index AND t.payment_id = c.payment_id')}
        WHERE c.chain_id = $1 AND c.state = 'orphaned' ORDER BY c.block_number, c.log_index`,
       [chainId],
     );
