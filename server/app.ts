@@ -177,7 +177,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
-  const treasuryHolds = new TreasuryHoldStore(db, journal);
+  const treasuryHolds = new TreasuryHoldStore(db, journal, { chain: chain.views, payments: depositViews });
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   accounts = new AccountCache(
     {

@@ -39,10 +39,41 @@ const openOf = (r: Row): OpenTransfer => ({
 
 /** Transfers that could not count (late, another token), told to the merchant (deep enough), not resolved: a payment's case (payments/attention-rules.ts). */
 const OPEN = (t: string) => `${t}.state IN ('late', 'unexpected') AND ${t}.told_ms IS NOT NULL AND ${t}.resolution IS NULL`;
+/** A transfer's columns another feature's join reads: where it was seen, what it moved to which payment, and its sweep. */
+const TRANSFER_COLUMNS =
+  'chain_id, tx_hash, log_index, block_number, block_hash, token, recipient, amount, payment_id, state, swept_hash, swept_received, sweep_final';
+
 const keys = (transfers: Key[]) => [transfers.map((t) => t.chainId), transfers.map((t) => t.txHash), transfers.map((t) => t.logIndex)];
 const MATCH = `(chain_id, tx_hash, log_index) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))`;
 
 export const transferViews = {
+  /** SQL: the transfers as a derived table named `alias` (TRANSFER_COLUMNS), for another store's FROM or JOIN (the balances' journal and treasury). */
+  transfersAs: (alias: string): string => `(SELECT ${TRANSFER_COLUMNS} FROM chain_transfers) ${alias}`,
+
+  /** A counted transfer found again in another block (the same transaction, re-mined): its new block is kept. */
+  async moved(sql: Sql, t: Key, block: { number: bigint; hash: string }): Promise<void> {
+    await sql.query(`UPDATE chain_transfers SET block_number = $4, block_hash = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
+      t.chainId,
+      t.txHash,
+      t.logIndex,
+      String(block.number),
+      block.hash,
+    ]);
+  },
+
+  /**
+   * Orphans a transfer not orphaned yet (a reorganisation deeper than the confirmations took it
+   * away), in the caller's transaction: its payment and `also`, an SQL expression of the caller's
+   * on its row as `c`, as the update left it; undefined when it was orphaned already.
+   */
+  async orphan(tx: Sql, t: Key, also: (c: string) => string): Promise<{ paymentId: string; also: unknown } | undefined> {
+    const [gone] = await tx.query(
+      `UPDATE chain_transfers c SET state = 'orphaned' WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND state <> 'orphaned' RETURNING payment_id, ${also('c')} AS also`,
+      [t.chainId, t.txHash, t.logIndex],
+    );
+    return gone && { paymentId: String(gone.payment_id), also: gone.also };
+  },
+
   /** SQL: whether the payment row `payment` has a transfer open as a case (the list's needs-attention filter). */
   openCaseOf: (payment: string): string => `EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = ${payment}.id AND ${OPEN('t')})`,
 

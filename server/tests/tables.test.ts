@@ -64,7 +64,6 @@ const service = () =>
  */
 const EXCEPTIONS: Record<string, string[]> = {
   'server/balances/journal-store.ts': ['chain_transfers', 'payments', 'transfers'],
-  'server/balances/treasury-hold-store.ts': ['chain_transfers', 'payments'],
 };
 
 describe('every table has one owner', () => {
