@@ -171,7 +171,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   });
   const products = new ProductStore(db);
   const links = new LinkStore(db, products);
-  const journal = new JournalStore(db, forget);
+  const journal = new JournalStore(db, forget, { chain: chain.views, payments: depositViews });
   const swaps = new SwapStore(db);
   const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit, { merchants: merchantRows, payoutsSpentSince, refundsSpentSince });
   const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
