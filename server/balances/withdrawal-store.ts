@@ -63,15 +63,16 @@ export const withdrawalsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM withdrawals WHERE purpose = 'withdrawal' GROUP BY 1, 2`));
 
 /**
- * What the withdrawals' store asks of other features' stores, each in the caller's transaction
- * (app.ts and operator.ts hand them in): whether a merchant exists (merchants/account-store.ts),
- * and what its bank payouts and balance-settled refunds took since a time, in US cents (the
- * other parts of the one daily limit: payouts/store.ts, refunds/store.ts).
+ * What the withdrawals' store asks of other features' stores (app.ts and operator.ts hand them
+ * in): whether a merchant exists (merchants/account-store.ts, in the caller's connection), and
+ * the SQL of what its bank payouts and balance-settled refunds took since a time, in US cents
+ * (the other parts of the one daily limit, from payouts/store.ts and refunds/store.ts, given the
+ * statement's parameters for the merchant, the mode and the time).
  */
 export interface LimitParts {
   merchants: { exists(sql: Sql, merchantId: string): Promise<boolean> };
-  payoutsSpentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint>;
-  refundsSpentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint>;
+  payoutsSpentSince(merchant: string, mode: string, since: string): string;
+  refundsSpentSince(merchant: string, mode: string, since: string): string;
 }
 
 export class WithdrawalStore {
@@ -188,18 +189,18 @@ export class WithdrawalStore {
    * reserved then, claim link or not), not again by its withdrawal's row when its customer
    * claims it later: that counted a claimed refund in the day it was asked and again in the
    * day it was claimed. Wallet-settled refunds leave no balance and count nothing.
-   * The payouts' and refunds' parts are asked of their owners' stores in `sql`'s transaction: a
-   * caller deciding a limit holds the merchant's journal lock (JournalStore.lock), which every
-   * withdrawal, payout and balance refund takes before its row is written, so no row that counts
-   * can be added between the three reads (one that fails meanwhile only counts less, as it would
-   * have a moment later).
+   * One statement, as a limit is decided under the merchant's lock: the payouts' and refunds' parts
+   * are their owners' SQL (LimitParts), summed with the withdrawals' in it.
    */
   async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
+    const { payoutsSpentSince, refundsSpentSince } = this.parts;
     const [row] = await sql.query(
-      `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM withdrawals WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal'`,
+      `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal')
+             + (${payoutsSpentSince('$1', '$2', '$3')})
+             + (${refundsSpentSince('$1', '$2', '$3')}))::text AS s`,
       [account.merchant.id, account.mode, sinceMs],
     );
-    return big(row!.s) + (await this.parts.payoutsSpentSince(sql, account, sinceMs)) + (await this.parts.refundsSpentSince(sql, account, sinceMs));
+    return big(row!.s);
   }
 
   async insert(

@@ -93,17 +93,12 @@ export const payoutsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
 
 /**
- * What the merchant's bank payouts took from its balance since `sinceMs`, US cents as valued when
- * each left, failed ones not counted: their part of the one daily limit (balances/withdrawal-store.ts
- * adds it up, in the caller's transaction and under its lock).
+ * SQL: what the merchant's bank payouts took from its balance since a time, US cents as valued
+ * when each left, failed ones not counted (`merchant`, `mode`, `since`: the caller's parameters):
+ * their part of the one daily limit, which balances/withdrawal-store.ts sums in one statement.
  */
-export async function payoutsSpentSince(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, sinceMs: number): Promise<bigint> {
-  const [row] = await sql.query(
-    `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3`,
-    [...owner(account), sinceMs],
-  );
-  return BigInt(row!.s as string);
-}
+export const payoutsSpentSince = (merchant: string, mode: string, since: string): string =>
+  `SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = ${merchant} AND mode = ${mode} AND status <> 'failed' AND created_ms > ${since}`;
 
 export class PayoutStore {
   constructor(

@@ -58,17 +58,13 @@ export const refundsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
 
 /**
- * What the merchant's balance-settled refunds took since `sinceMs`, US cents as valued when asked
- * for (counted from then, claimed or not; failed and canceled ones not counted): their part of
- * the one daily limit (balances/withdrawal-store.ts adds it up, in the caller's transaction).
+ * SQL: what the merchant's balance-settled refunds took since a time, US cents as valued when
+ * asked for (counted from then, claimed or not; failed and canceled ones not counted), with
+ * `merchant`, `mode`, `since` the caller's parameters: their part of the one daily limit, which
+ * balances/withdrawal-store.ts sums in one statement.
  */
-export async function refundsSpentSince(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, sinceMs: number): Promise<bigint> {
-  const [row] = await sql.query(
-    `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`,
-    [account.merchant.id, account.mode, sinceMs],
-  );
-  return BigInt(row!.s as string);
-}
+export const refundsSpentSince = (merchant: string, mode: string, since: string): string =>
+  `SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = ${merchant} AND mode = ${mode} AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > ${since}`;
 
 export class RefundStore implements RefundTransactions {
   constructor(
