@@ -1,6 +1,5 @@
-// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by
-// main.ts (npm start), the demo and the tests alike. Composition only: what each part does
-// lives in its folder (http/, routes/, jobs/, storage/, chain/).
+// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by main.ts (npm start), the demo and the tests
+// alike. Composition only: what each part does lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Server } from 'node:http';
 import type { KeyMode } from '../contract/keys.ts';
@@ -42,8 +41,9 @@ import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
-import { PayoutStore, payoutsByState } from './payouts/store.ts';
-import { RefundStore, refundsByState } from './refunds/store.ts';
+import { depositViews } from './payments/deposit-views-store.ts';
+import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.ts';
+import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
@@ -163,7 +163,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
   const merchants = new MerchantStore(db, now, forget);
-  const chain = new ChainStore(db);
+  const chain = new ChainStore(db, depositViews);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
   const payments = new PaymentStore(db, events, {
     chain,
@@ -171,13 +171,13 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   });
   const products = new ProductStore(db);
   const links = new LinkStore(db, products);
-  const journal = new JournalStore(db, forget);
+  const journal = new JournalStore(db, forget, { chain: chain.views, payments: depositViews });
   const swaps = new SwapStore(db);
-  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
+  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit, { merchants: merchantRows, payoutsSpentSince, refundsSpentSince });
   const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
-  const treasuryHolds = new TreasuryHoldStore(db, journal);
+  const treasuryHolds = new TreasuryHoldStore(db, journal, { chain: chain.views, payments: depositViews });
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   accounts = new AccountCache(
     {
@@ -197,7 +197,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
-  const attention = new AttentionStore(db, events);
+  const attention = new AttentionStore(db, events, chain.views);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
@@ -310,7 +310,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),
     ids,
-    paymentList: new PaymentList(db),
+    paymentList: new PaymentList(db, chain.views),
     attention,
     products,
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),

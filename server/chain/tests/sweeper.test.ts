@@ -7,6 +7,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   ({ chain, contracts } = await sharedDevChain());
   const network = devNetwork(chain.url, contracts, 1);
   api = await startService({ demo: true, networks: { test: network }, jobs: false });
-  store = new ChainStore(api.db);
+  store = new ChainStore(api.db, depositViews);
   watcher = new Watcher({
     chainId: chain.chainId,
     rpcUrls: [chain.url],
