@@ -4,6 +4,7 @@
 // (deposit-check-store.ts) keep their own tables and columns; the store hands them out.
 import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
+import { RelayStore } from './relay-store.ts';
 import { notifyPayments, SweepStore } from './sweep-store.ts';
 
 export interface Cursor {
@@ -80,10 +81,13 @@ export class ChainStore {
   readonly sweeps: SweepStore;
   /** Reconciliation's figures: what each deposit holds by our records, and its last look at the chain. */
   readonly checks: DepositCheckStore;
+  /** The relays of payments paid by signature, each recorded before it is broadcast. */
+  readonly relays: RelayStore;
 
   constructor(private readonly db: Database) {
     this.sweeps = new SweepStore(db);
     this.checks = new DepositCheckStore(db);
+    this.relays = new RelayStore(db);
   }
 
   /**

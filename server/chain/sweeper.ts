@@ -18,6 +18,7 @@ import {
   createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
+  keccak256,
   parseEventLogs,
   type Address,
   type Hex,
@@ -345,7 +346,8 @@ export class Sweeper {
    * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
    * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
    * (server/chain/relay.ts) is sent this way too, under the same lease, re-priced no higher than
-   * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps).
+   * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps), each of its
+   * transactions shown to `signed` before it is broadcast (the relay records it there).
    */
   async send(
     to: Address,
@@ -354,6 +356,7 @@ export class Sweeper {
     limit: bigint,
     lease: HeldLease,
     feeCeiling?: bigint,
+    signed?: (hash: Hex, nonce: number, fees: Fees) => Promise<void>,
   ): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
@@ -364,10 +367,13 @@ export class Sweeper {
     const sent: Hex[] = [];
     const submit = async () => {
       await lease.hold();
+      const request = await wallet.prepareTransactionRequest({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<
+        typeof wallet.prepareTransactionRequest
+      >[0]);
+      const raw = await gas.signTransaction(request as Parameters<typeof gas.signTransaction>[0]);
+      await signed?.(keccak256(raw), nonce, fees);
       try {
-        sent.push(
-          await wallet.sendTransaction({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]),
-        );
+        sent.push(await wallet.sendRawTransaction({ serializedTransaction: raw }));
       } catch (error) {
         // A node that already has one of ours at this nonce with close fees says so; the next
         // bump goes higher. Anything else (the node unreachable) ends this try.
