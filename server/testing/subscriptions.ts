@@ -21,9 +21,11 @@ import { TestToken } from '../../contracts/artifacts.generated.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
 import { startService, type Service } from '../app.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { caller } from './chain.ts';
+import { caller, until } from './chain.ts';
 
 export const { secretKey } = DEMO_MERCHANT.keys.test;
+/** The operator's token of the tests' services: /metrics tells when the charge job's first tick ended. */
+const OPERATOR_TOKEN = 'subscriptions-test-operator-token-0123456789';
 
 /**
  * A service on `network` for the demo merchant, its payout address on the dev chain set to
@@ -43,10 +45,25 @@ export async function subscriptionsService(
     watchIntervalMs: 100,
     sweepIntervalMs: 0,
     jobIntervalMs: 3_600_000,
+    adminToken: OPERATOR_TOKEN,
     ...database,
   });
   const set = await caller(() => api.url)('PUT', '/api/v1/payout_address', { chain_id: network.chainId, address: payout }, secretKey);
   if (set.status !== 200) throw new Error(`payout address: ${set.status}`);
+  // The charge job ticks once as the service starts. On PostgreSQL its lease waits behind every
+  // other job's first tick (360 ms in a run of nine chain files here, more in CI's whole run),
+  // so a tick still under way when a test made its subscription charged that subscription
+  // itself, and the test's own first tick found nothing due. The tests drive each charge: they
+  // start once that tick has ended.
+  await until(
+    "the charge job's first tick",
+    async () => {
+      const metrics = await (await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
+      return /^service_job_(runs|failures)_total\{job="charge subscriptions"\} [1-9]/m.test(metrics);
+    },
+    20_000,
+    50,
+  );
   return api;
 }
 
