@@ -63,6 +63,13 @@ export interface SweeperOptions {
   replaceAfterMs?: number;
   /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
   timeoutMs?: number;
+  /**
+   * How long the gas wallet's nonce may be seen used with none of our transactions answering a
+   * receipt before the sweep counts as replaced by another's: a node counts a mined nonce before
+   * it serves that block's receipts (anvil does, under load), and behind a load balancer the two
+   * questions may reach nodes a block apart. 5 s.
+   */
+  replacedAfterMs?: number;
   leaseMs?: number;
   /** How often final sweeps still above the chain's finalized block are looked at again (a reorganisation deeper than the confirmations); 60 s. */
   recheckMs?: number;
@@ -343,7 +350,8 @@ export class Sweeper {
    * within `replaceAfterMs`: the same transaction again at the same nonce with fees an eighth
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
-   * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
+   * that is not ours (none of ours answering a receipt for `replacedAfterMs` after the nonce
+   * was seen used), or when nothing was mined in `timeoutMs`. Each send (a replacement too)
    * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
    * (server/chain/relay.ts) is sent this way too, under the same lease, re-priced no higher than
    * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps), each of its
@@ -383,18 +391,25 @@ export class Sweeper {
     await submit();
     const started = Date.now();
     let last = started;
+    /** When the nonce was first seen used with none of ours answering a receipt. */
+    let used: number | undefined;
     for (;;) {
       for (const hash of sent) {
         const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
         if (receipt) return { receipt, sent };
       }
       if ((await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' })) > nonce) {
-        // The nonce is used. One of ours may have been mined between the two questions.
+        // The nonce is used. One of ours may have been mined between the two questions, or be
+        // mined with its receipt not served yet: replaced only once none shows for a while.
         for (const hash of sent) {
           const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
           if (receipt) return { receipt, sent };
         }
-        throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
+        used ??= Date.now();
+        if (Date.now() - used >= (this.o.replacedAfterMs ?? 5_000))
+          throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        continue;
       }
       if (Date.now() - started > (this.o.timeoutMs ?? 600_000))
         throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);
