@@ -65,9 +65,10 @@ export interface SweeperOptions {
   timeoutMs?: number;
   /**
    * How long the gas wallet's nonce may be seen used with none of our transactions answering a
-   * receipt before the sweep counts as replaced by another's: a node counts a mined nonce before
-   * it serves that block's receipts (anvil does, under load), and behind a load balancer the two
-   * questions may reach nodes a block apart. 5 s.
+   * receipt before the sweep counts as replaced by another's (at once when the head block shows
+   * that other transaction): a node counts a mined nonce before it serves that block's receipts
+   * (anvil does, under load), and behind a load balancer the two questions may reach nodes a
+   * block apart. 5 s.
    */
   replacedAfterMs?: number;
   leaseMs?: number;
@@ -400,13 +401,16 @@ export class Sweeper {
       }
       if ((await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' })) > nonce) {
         // The nonce is used. One of ours may have been mined between the two questions, or be
-        // mined with its receipt not served yet: replaced only once none shows for a while.
+        // mined with its receipt not served yet: replaced when the head block shows another
+        // transaction at the nonce, or once none of ours shows for a while.
         for (const hash of sent) {
           const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
           if (receipt) return { receipt, sent };
         }
+        const head = await this.rpc.getBlock({ blockTag: 'latest', includeTransactions: true }).catch(() => undefined);
+        const taker = head?.transactions.find((t) => t.from.toLowerCase() === gas.address.toLowerCase() && t.nonce === nonce);
         used ??= Date.now();
-        if (Date.now() - used >= (this.o.replacedAfterMs ?? 5_000))
+        if ((taker && !sent.includes(taker.hash)) || Date.now() - used >= (this.o.replacedAfterMs ?? 5_000))
           throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
         continue;

@@ -142,7 +142,7 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
   await rpc('evm_setAutomine', [false]);
   try {
     const nonce = await reader().getTransactionCount({ address: gas.address });
-    const sweeping = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, replacedAfterMs: 500 }).tick();
+    const sweeping = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas }).tick();
     sweeping.catch(() => {});
     const end = Date.now() + 10_000;
     while ((await reader().getTransactionCount({ address: gas.address, blockTag: 'pending' })) === nonce) {
