@@ -203,7 +203,8 @@ export class Relayer {
           // Re-priced no higher than the max fee at which its gas limit stays within what it may cost.
           const ceiling = typeof most === 'bigint' ? most / limit : undefined;
           const { receipt } = await this.sender.send(token, data, fees, limit, lease, ceiling, signed).catch(async (error: unknown) => {
-            // Its nonce taken by another transaction and none of its own mined: nothing was spent, and the payment may be relayed again.
+            // Its nonce taken by another transaction (seen in the head block) and none of its own mined: nothing was spent, and the
+            // payment may be relayed again. Its nonce merely seen used without its receipt: left to the relay job (it may be mined).
             if (sent.hashes.length && (await relayOutcome(this.rpc, this.gas.address, sent.nonce, sent.hashes).catch(() => undefined)) === 'dropped')
               await relays.finished(record.id, 'dropped', this.now());
             throw error;

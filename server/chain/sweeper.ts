@@ -31,6 +31,7 @@ import {
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { gone, recheckFinalSweeps, timeOf, type Vanished } from './sweep-recheck.ts';
+import { lookAtNonce, REPLACED_AFTER_MS } from './nonce-look.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
@@ -395,22 +396,13 @@ export class Sweeper {
     /** When the nonce was first seen used with none of ours answering a receipt. */
     let used: number | undefined;
     for (;;) {
-      for (const hash of sent) {
-        const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
-        if (receipt) return { receipt, sent };
-      }
-      if ((await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' })) > nonce) {
-        // The nonce is used. One of ours may have been mined between the two questions, or be
-        // mined with its receipt not served yet: replaced when the head block shows another
-        // transaction at the nonce, or once none of ours shows for a while.
-        for (const hash of sent) {
-          const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
-          if (receipt) return { receipt, sent };
-        }
-        const head = await this.rpc.getBlock({ blockTag: 'latest', includeTransactions: true }).catch(() => undefined);
-        const taker = head?.transactions.find((t) => t.from.toLowerCase() === gas.address.toLowerCase() && t.nonce === nonce);
+      // Replaced when the head block shows another transaction at the nonce, or once the nonce
+      // is seen used with none of ours answering a receipt for a while (its receipt may be late).
+      const look = await lookAtNonce(this.rpc, gas.address, nonce, sent);
+      if (typeof look === 'object') return { receipt: look, sent };
+      if (look) {
         used ??= Date.now();
-        if ((taker && !sent.includes(taker.hash)) || Date.now() - used >= (this.o.replacedAfterMs ?? 5_000))
+        if (look === 'taken' || Date.now() - used >= (this.o.replacedAfterMs ?? REPLACED_AFTER_MS))
           throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
         continue;

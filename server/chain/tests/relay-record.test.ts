@@ -2,12 +2,14 @@
 // PostgreSQL: each relay is recorded before it is broadcast, so one mined after its request
 // timed out and the service stopped is found when the service starts again, and its gas
 // journaled exactly once; one whose nonce another transaction took is dropped, with nothing
-// journaled; and what relays under way may still cost counts against the merchant's daily cap.
+// journaled; one mined whose node counts its nonce used before it serves its receipt is
+// journaled, not dropped; and what relays under way may still cost counts against the merchant's
+// daily cap.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, http, type Hex } from 'viem';
+import { createPublicClient, http, keccak256, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -16,9 +18,10 @@ import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { freshPostgres, KINDS } from '../../testing/databases.ts';
-import { caller, until } from '../../testing/chain.ts';
+import { caller, rpcProxy, until, type RpcCall } from '../../testing/chain.ts';
 import { relayPayments } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
+import { REPLACED_AFTER_MS } from '../nonce-look.ts';
 
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
@@ -51,7 +54,7 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
   }
 
   /** The service on the dev chain (no sweeps: the gas wallet sends relays alone), whose relay requests wait 1.5 s for their transaction. */
-  async function serve(relay: Partial<Pick<Network, 'relayDailyGasWei'>> = {}) {
+  async function serve(relay: Partial<Pick<Network, 'relayDailyGasWei' | 'rpcUrls'>> = {}) {
     network = { ...devNetwork(dev.chain.url, dev.contracts, 1), ...relay };
     api = await startService({
       demo: true,
@@ -125,10 +128,16 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     expect(await sponsored()).toHaveLength(1);
   });
 
-  it('is dropped, nothing journaled, when another transaction took its nonce while the service was stopped', async () => {
+  // Another transaction at its nonce seen in the head block drops it at once; one mined in an earlier block is not seen
+  // there, and the nonce used with no receipt of its own is what a mined relay whose receipt is late looks like too: it
+  // is dropped only once that lasts REPLACED_AFTER_MS.
+  it.each([
+    ['in the head block', false],
+    ['in a block before the head', true],
+  ])('is dropped, nothing journaled, when another transaction took its nonce while the service was stopped (mined %s)', async (_, before) => {
     await database();
     await serve();
-    const p = await signedPayment(`${kind}-dropped`);
+    const p = await signedPayment(`${kind}-dropped${before ? '-before' : ''}`);
     await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
     expect((await relay(p)).status).toBe(503);
     const [recorded] = await api!.parts.chain.relays.unfinished(31337);
@@ -147,13 +156,68 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
     });
     await devRpc(dev.chain.url, 'eth_sendRawTransaction', [raw]);
     await devRpc(dev.chain.url, 'evm_mine');
+    if (before) await devRpc(dev.chain.url, 'evm_mine');
     await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
+    const started = Date.now();
     await serve();
+    if (before) {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(await api!.parts.chain.relays.unfinished(31337)).toHaveLength(1);
+    }
     await until('the relay dropped', async () => (await api!.parts.chain.relays.unfinished(31337)).length === 0);
+    if (before) expect(Date.now() - started).toBeGreaterThanOrEqual(REPLACED_AFTER_MS);
     expect(await sponsored()).toHaveLength(0);
     // Nothing was spent for it: the same signature is relayed again.
-    expect((await relay(p)).status).toBe(201);
+    const again = await relay(p);
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
     expect(await sponsored()).toHaveLength(1);
+  });
+
+  // A node counts a mined nonce before it serves that block's receipts (anvil does under load; a
+  // load balancer's nodes a block apart do too): the relay job took a relay mined after its request
+  // stopped waiting for one whose nonce another transaction took, dropped it for good, and never
+  // journaled its gas.
+  it('is journaled, not dropped, when its node counts its nonce used before it serves its receipt', async () => {
+    await database();
+    // Each transaction sent through this node: its receipt answered null for a second after the chain first has it mined.
+    const mined = new Map<string, number>();
+    let nulls = 0;
+    const behind = await rpcProxy(dev.chain.url, async (body) => {
+      const rpc = body as RpcCall;
+      if (Array.isArray(body)) return undefined;
+      if (rpc.method === 'eth_sendRawTransaction') mined.set(keccak256(rpc.params![0] as Hex), 0);
+      const hash = rpc.params?.[0] as string;
+      if (rpc.method !== 'eth_getTransactionReceipt' || !mined.has(hash)) return undefined;
+      if (!(await devRpc(dev.chain.url, 'eth_getTransactionReceipt', [hash]))) return undefined;
+      if (!mined.get(hash)) mined.set(hash, Date.now());
+      if (Date.now() - mined.get(hash)! >= 1_000) return undefined;
+      nulls++;
+      return { jsonrpc: '2.0', id: rpc.id, result: null };
+    });
+    try {
+      await serve({ rpcUrls: [behind.url] });
+      const p = await signedPayment(`${kind}-late-receipt`);
+      await devRpc(dev.chain.url, 'evm_setAutomine', [false]);
+      expect((await relay(p)).status).toBe(503);
+      const [recorded] = await api!.parts.chain.relays.unfinished(31337);
+      expect([...mined.keys()]).toEqual(recorded!.txHashes);
+      // Mined after the request stopped waiting: the relay job finds it.
+      await devRpc(dev.chain.url, 'evm_mine');
+      await devRpc(dev.chain.url, 'evm_setAutomine', [true]);
+      await until('the relay finished', async () => (await api!.parts.chain.relays.unfinished(31337)).length === 0);
+      const receipt = await reader().getTransactionReceipt({ hash: recorded!.txHashes[0] as Hex });
+      expect(receipt.status).toBe('success');
+      // Mined, not dropped: its gas journaled once.
+      expect(await api!.parts.chain.relays.ofPayment(DEMO_MERCHANT.id, 'test', p.reference)).toEqual([
+        { payer: p.payer.address.toLowerCase(), underWay: false },
+      ]);
+      expect((await sponsored()).map((e) => e.ref)).toEqual([`31337/${receipt.transactionHash.toLowerCase()}`]);
+      expect(nulls).toBeGreaterThan(0);
+    } finally {
+      await api?.close();
+      api = undefined;
+      await behind.close();
+    }
   });
 
   it("counts what a relay under way may still cost against the merchant's daily cap", async () => {
