@@ -32,6 +32,7 @@ import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
 import { RateHistoryStore } from './rates/history-store.ts';
 import { ProductStore } from './products/store.ts';
+import { subscriptionsOf } from './subscriptions/compose.ts';
 import { answers, openDatabase, type Database, type Sql } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
@@ -217,7 +218,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {
       const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
-      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
+      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
     }
   }
   const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);
@@ -226,11 +227,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });
   await changes.start(db, (key) => cache.onChange(key));
-  const retry = {
-    baseMs: options.webhookRetryMs,
-    capMs: options.webhookRetryCapMs,
-    windowMs: options.webhookRetryWindowMs,
-  };
+  const retry = { baseMs: options.webhookRetryMs, capMs: options.webhookRetryCapMs, windowMs: options.webhookRetryWindowMs };
   let origin = '';
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) =>
@@ -271,6 +268,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const emails = new EmailStore(db);
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
+  const subscriptions = subscriptionsOf(db, { events, chain, catalogue, payments, relayers, instance, now, log, quoteSeconds: options.quoteSeconds });
   const parts: ServiceParts = {
     ownAddresses: ownAddresses((address) => payments.isDepositAddress(db, address), allNetworks, gasOf),
     closeEnoughCents: options.closeEnoughCents,
@@ -313,6 +311,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     paymentList: new PaymentList(db, chain.views),
     attention,
     products,
+    subscriptions,
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,
     config: {
@@ -357,6 +356,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         payouts,
         refunds,
         walletRefunds,
+        subscriptions,
         chain,
         now,
         log,

@@ -378,12 +378,12 @@ export class JournalStore {
     );
   }
 
-  /** The sponsored gas journaled for a merchant on a chain since `sinceMs` (wei): what its daily cap is held to. */
-  async sponsoredGasSince(owner: Owner, chainId: number, sinceMs: number): Promise<bigint> {
+  /** The sponsored gas journaled on a chain since `sinceMs` (wei), for a merchant or (owner undefined) every one: what the daily caps are held to. */
+  async sponsoredGasSince(owner: Owner | undefined, chainId: number, sinceMs: number): Promise<bigint> {
     const [row] = await this.db.query(
       `SELECT COALESCE(sum(p.amount), 0)::text AS s FROM postings p JOIN journal_entries e ON e.id = p.entry_id
-        WHERE p.account = $1 AND p.chain_id = $2 AND p.token = $3 AND e.kind = 'sponsored_gas' AND e.created_ms >= $4`,
-      [sponsoredGasAccount(owner.merchant.id, owner.mode), chainId, NATIVE, sinceMs],
+        WHERE ($1::text IS NULL OR p.account = $1) AND p.amount > 0 AND p.chain_id = $2 AND p.token = $3 AND e.kind = 'sponsored_gas' AND e.created_ms >= $4`,
+      [owner ? sponsoredGasAccount(owner.merchant.id, owner.mode) : null, chainId, NATIVE, sinceMs],
     );
     return big(row!.s);
   }

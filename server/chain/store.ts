@@ -4,6 +4,7 @@
 // (deposit-check-store.ts) keep their own tables and columns; the store hands them out.
 import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
+import { RelayStore } from './relay-store.ts';
 import { SweepStore } from './sweep-store.ts';
 import { transferViews } from './transfer-views-store.ts';
 import type { DepositViews, Watched } from '../payments/deposit-views-store.ts';
@@ -76,6 +77,8 @@ export class ChainStore {
   readonly checks: DepositCheckStore;
   /** What other features ask of the transfers, in their transaction or as SQL fragments (handed to them as a port). */
   readonly views = transferViews;
+  /** The relays of payments paid by signature, each recorded before it is broadcast. */
+  readonly relays: RelayStore;
 
   constructor(
     private readonly db: Database,
@@ -84,6 +87,7 @@ export class ChainStore {
   ) {
     this.sweeps = new SweepStore(db, payments);
     this.checks = new DepositCheckStore(db, payments);
+    this.relays = new RelayStore(db);
   }
 
   /**
