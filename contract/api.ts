@@ -12,6 +12,7 @@ import { PAYOUT_CURRENCIES } from './payouts.ts';
 import { Business, Coin, MerchantVerification, PaymentFee, Transaction, Verification } from './schemas.ts';
 import { Swap, Withdrawal } from './balances.ts';
 import { Refund } from './refunds.ts';
+import { SubscriptionEventData } from './subscriptions.ts';
 
 export const envelope = () => ({ status: oneOf(['success']), statusCode: int, message: z.optional(text) });
 /** A success answer whose `data` is `data`. */
@@ -147,6 +148,8 @@ export const EVENT_SCHEMAS = {
       }),
     ),
   ),
+  SUBSCRIPTION_UPDATED: eventOf('SUBSCRIPTION_UPDATED', SubscriptionEventData),
+  SUBSCRIPTION_PAYMENT_FAILED: eventOf('SUBSCRIPTION_PAYMENT_FAILED', SubscriptionEventData),
 } satisfies Record<(typeof EVENT_TYPES)[number], unknown>;
 
 const {
@@ -163,6 +166,8 @@ const {
   WITHDRAWAL_ADDRESS_PENDING,
   ACCOUNT_EMAIL_CHANGED,
   SECURITY_CHANGED,
+  SUBSCRIPTION_UPDATED,
+  SUBSCRIPTION_PAYMENT_FAILED,
 } = EVENT_SCHEMAS;
 export const EventPayload = later(() =>
   z.union([
@@ -179,6 +184,8 @@ export const EventPayload = later(() =>
     WITHDRAWAL_ADDRESS_PENDING,
     ACCOUNT_EMAIL_CHANGED,
     SECURITY_CHANGED,
+    SUBSCRIPTION_UPDATED,
+    SUBSCRIPTION_PAYMENT_FAILED,
   ]),
 );
 

@@ -28,6 +28,8 @@ import type { RefundView } from './refunds.ts';
  * the owner and the person concerned): `change` names it (SECURITY_CHANGES), `detail` says what
  * changed (never a secret), `actor` who did it, `target` the key or member it is about. A key's
  * change is in its mode's feed; a person's or the team's (a role, a second factor) in both.
+ * SUBSCRIPTION_UPDATED: a subscription's state changed (active, past_due, canceled: docs/subscriptions.md).
+ * SUBSCRIPTION_PAYMENT_FAILED: a period's charge failed (`period`, `reason`: the allowance or balance short, or reverted); it is retried.
  */
 export const EVENT_TYPES = [
   'DEPOSIT_TRANSACTION',
@@ -43,6 +45,8 @@ export const EVENT_TYPES = [
   'WITHDRAWAL_ADDRESS_PENDING',
   'ACCOUNT_EMAIL_CHANGED',
   'SECURITY_CHANGED',
+  'SUBSCRIPTION_UPDATED',
+  'SUBSCRIPTION_PAYMENT_FAILED',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

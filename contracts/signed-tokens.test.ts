@@ -20,7 +20,7 @@ import { DaiTestToken, TestToken, TestWallet, UsdcTestToken } from './artifacts.
 import { DEV_TOKENS, devAccount, devRpc, type DevContracts } from '../devchain/deploy.ts';
 import type { DevChain } from '../devchain/anvil.ts';
 import { sharedDevChain } from '../devchain/shared.ts';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../server/chain/relay.ts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../server/chain/relay-authorization.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;

@@ -1,6 +1,5 @@
-// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by
-// main.ts (npm start), the demo and the tests alike. Composition only: what each part does
-// lives in its folder (http/, routes/, jobs/, storage/, chain/).
+// The service, composed: database → stores → background jobs → the HTTP pipeline. Used by main.ts (npm start), the demo and the tests
+// alike. Composition only: what each part does lives in its folder (http/, routes/, jobs/, storage/, chain/).
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Server } from 'node:http';
 import type { KeyMode } from '../contract/keys.ts';
@@ -33,6 +32,7 @@ import { PaymentList } from './payments/list-store.ts';
 import { AttentionStore } from './payments/attention-store.ts';
 import { RateHistoryStore } from './rates/history-store.ts';
 import { ProductStore } from './products/store.ts';
+import { subscriptionsOf } from './subscriptions/compose.ts';
 import { answers, openDatabase, type Database, type Sql } from './storage/db.ts';
 import { lockDataDir } from './storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
@@ -42,8 +42,9 @@ import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
-import { PayoutStore, payoutsByState } from './payouts/store.ts';
-import { RefundStore, refundsByState } from './refunds/store.ts';
+import { depositViews } from './payments/deposit-views-store.ts';
+import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.ts';
+import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
@@ -163,7 +164,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
   const merchants = new MerchantStore(db, now, forget);
-  const chain = new ChainStore(db);
+  const chain = new ChainStore(db, depositViews);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
   const payments = new PaymentStore(db, events, {
     chain,
@@ -171,13 +172,13 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   });
   const products = new ProductStore(db);
   const links = new LinkStore(db, products);
-  const journal = new JournalStore(db, forget);
+  const journal = new JournalStore(db, forget, { chain: chain.views, payments: depositViews });
   const swaps = new SwapStore(db);
-  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit);
+  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit, { merchants: merchantRows, payoutsSpentSince, refundsSpentSince });
   const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
   const partnerTransfers = new PartnerTransferStore(db, journal);
   const treasuryTxs = new TreasuryTxStore(db);
-  const treasuryHolds = new TreasuryHoldStore(db, journal);
+  const treasuryHolds = new TreasuryHoldStore(db, journal, { chain: chain.views, payments: depositViews });
   const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   accounts = new AccountCache(
     {
@@ -197,7 +198,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   };
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
-  const attention = new AttentionStore(db, events);
+  const attention = new AttentionStore(db, events, chain.views);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
@@ -217,7 +218,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {
       const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
-      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now));
+      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
     }
   }
   const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);
@@ -226,11 +227,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
 
   const changes = new PaymentChanges({ perKey: options.maxLongPollsPerKey, perReference: options.maxLongPollsPerReference, total: options.maxLongPolls });
   await changes.start(db, (key) => cache.onChange(key));
-  const retry = {
-    baseMs: options.webhookRetryMs,
-    capMs: options.webhookRetryCapMs,
-    windowMs: options.webhookRetryWindowMs,
-  };
+  const retry = { baseMs: options.webhookRetryMs, capMs: options.webhookRetryCapMs, windowMs: options.webhookRetryWindowMs };
   let origin = '';
   // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const gasOf = (network: Network) =>
@@ -271,6 +268,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const emails = new EmailStore(db);
   const mailSender = options.smtpUrl ? smtpSender(options.smtpUrl, options.mailFrom) : undefined;
   if (!mailSender) log.warn({}, 'e-mail is off (no SMTP_URL): invitation and sign-in links are answered to whoever asks, to pass on by hand');
+  const subscriptions = subscriptionsOf(db, { events, chain, catalogue, payments, relayers, instance, now, log, quoteSeconds: options.quoteSeconds });
   const parts: ServiceParts = {
     ownAddresses: ownAddresses((address) => payments.isDepositAddress(db, address), allNetworks, gasOf),
     closeEnoughCents: options.closeEnoughCents,
@@ -310,9 +308,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     mail: new Mail(emails, mailSender !== undefined, () => origin, now, db, events),
     audit: new AuditStore(db),
     ids,
-    paymentList: new PaymentList(db),
+    paymentList: new PaymentList(db, chain.views),
     attention,
     products,
+    subscriptions,
     signIns: limiter('sign_in', options.signInsPerClient, 600_000),
     changes,
     config: {
@@ -357,6 +356,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         payouts,
         refunds,
         walletRefunds,
+        subscriptions,
         chain,
         now,
         log,

@@ -55,11 +55,11 @@ export interface MetricsDeps {
 /** What became of a relay request: sent by the gas wallet, found on the chain already (the same signature again, or a front-run), refused (4xx), or failed (5xx). */
 export const RELAY_OUTCOMES = ['relayed', 'already_on_chain', 'refused', 'failed'] as const;
 export type RelayOutcome = (typeof RELAY_OUTCOMES)[number];
-/** The fields a relay refusal may name (server/chain/relay.ts, server/payments/relay-routes.ts; the gas caps: assertRelayAffordable); any other counts as "other". */
+/** The fields a relay refusal may name (server/chain/relay-authorization.ts, server/payments/relay-routes.ts; the caps: server/chain/relay-caps.ts); any other counts as "other". */
 export const RELAY_FIELDS: readonly string[] = [
-  ...['chain_id', 'authorization', 'signature', 'other'],
+  ...['chain_id', 'authorization', 'signature', 'reference', 'other'],
   ...['to', 'value', 'validBefore', 'validAfter', 'from', 'nonce'].map((f) => `authorization.${f}`),
-  ...['payment_cap', 'daily_cap', 'wallet'].map((f) => `gas.${f}`),
+  ...['payment_cap', 'daily_cap', 'instance_cap', 'wallet'].map((f) => `gas.${f}`),
 ];
 
 /** The labels every counter shows from start, at 0: a rate of nothing is 0, not an absent series. */

@@ -20,6 +20,8 @@ import {
 } from '../contract/operator.ts';
 import { FeeStore } from './merchants/fee-store.ts';
 import { WithdrawalStore } from './balances/withdrawal-store.ts';
+import { payoutsSpentSince } from './payouts/store.ts';
+import { refundsSpentSince } from './refunds/store.ts';
 import { fieldErrors } from '../contract/field-errors.ts';
 import { operatorName, readTokenFile } from './operator-token.ts';
 import { openDatabase } from './storage/db.ts';
@@ -142,7 +144,7 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
         },
         list: () => store.list(),
         withdrawalLimit: async (id, body) => {
-          const withdrawals = new WithdrawalStore(db, config.withdrawalDailyLimit);
+          const withdrawals = new WithdrawalStore(db, config.withdrawalDailyLimit, { merchants: merchantRows, payoutsSpentSince, refundsSpentSince });
           const owner = { merchant: { id } as Merchant, mode: body.mode };
           if (!(await withdrawals.setWithdrawalLimit(owner, body.daily, Date.now()))) return undefined;
           const now = await withdrawals.withdrawalLimit(owner);

@@ -153,6 +153,8 @@ export const SETTINGS_SHAPE = {
    * Test keys' changes are always at once.
    */
   newDestinationDelayMs: z._default(whole, 86_400_000),
+  /** How long a relay's request waits for it to be mined (relayed later, the relay job journals it): 2 minutes. */
+  relayTimeoutMs: z._default(whole, 120_000),
   /** How often deposits are swept to their payout addresses (0: never). */
   sweepIntervalMs: z._default(whole, 60_000),
   /** GET /readyz: how many blocks a watcher may be behind its chain's head. */

@@ -12,6 +12,7 @@ import { Watcher } from '../../server/chain/watcher.ts';
 import { paymentCredits } from '../../server/payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
 import { ChainStore } from '../../server/chain/store.ts';
+import { depositViews } from '../../server/payments/deposit-views-store.ts';
 import { paymentVersion } from '../../contract/schemas.ts';
 import { ms, summarize, table } from './stats.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
@@ -95,7 +96,7 @@ async function watcherCost(open: number) {
       rpcUrls: [chain.url],
       confirmations: 2,
       tokens: Object.values(contracts.tokens),
-      store: new ChainStore(api.db),
+      store: new ChainStore(api.db, depositViews),
       credits: paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
       holder: 'bench',
       startBlock: 1n,

@@ -8,6 +8,7 @@ import { openDatabase } from '../../server/storage/db.ts';
 import { migrate } from '../../server/storage/migrations.ts';
 import { MerchantStore } from '../../server/merchants/store.ts';
 import { PaymentList, type PaymentFilter } from '../../server/payments/list-store.ts';
+import { transferViews } from '../../server/chain/transfer-views-store.ts';
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 40;
@@ -41,7 +42,7 @@ try {
     `${COUNT.toLocaleString('en')} payments of one merchant (and ${Math.ceil(COUNT / 10).toLocaleString('en')} of another) stored in ${((performance.now() - made) / 1000).toFixed(1)} s, PostgreSQL ${(await db.query('SHOW server_version'))[0].server_version}`,
   );
 
-  const list = new PaymentList(db);
+  const list = new PaymentList(db, transferViews);
   const account = { merchant: { id: merchant.id, businessName: '', businessEmail: '', businessLogo: '' }, mode: 'test' as const };
   const now = start + COUNT * 1000;
   const [middle] = await db.query(

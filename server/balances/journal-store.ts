@@ -22,6 +22,8 @@ import {
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { feeOf, type FeeBearer } from '../domain/fees.ts';
 import type { Database, Sql } from '../storage/db.ts';
+import type { TransferViews } from '../chain/transfer-views-store.ts';
+import type { DepositViews } from '../payments/deposit-views-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
@@ -69,7 +71,9 @@ export class JournalStore {
   constructor(
     private readonly db: Database,
     /** Told a merchant's settlement changed, once committed (the account cache). */
-    private readonly changed: (merchantId: string) => void = () => {},
+    private readonly changed: (merchantId: string) => void,
+    /** The chain's transfers and the payments as the catch-up and pending figures join them to the entries: their owners' fragments (app.ts). */
+    private readonly views: { chain: Pick<TransferViews, 'transfersAs'>; payments: Pick<DepositViews, 'joinDeposit' | 'credits'> },
   ) {}
 
   // ---- settlement ------------------------------------------------------------------------
@@ -158,7 +162,7 @@ export class JournalStore {
     const swept = await sql.query(
       `SELECT * FROM (SELECT t.chain_id, t.tx_hash, t.log_index, t.token, COALESCE(t.swept_received, t.amount)::text AS amount, p.merchant_id, p.mode, p.reference, t.swept_hash, p.chain_id AS payment_chain, p.fee_bps, p.fee_bearer,
                 t.block_number, ${depositRefOf('t')} AS ref
-           FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+           FROM ${this.views.chain.transfersAs('t')} ${this.views.payments.joinDeposit('p', 't.payment_id')}
           WHERE p.settlement = 'balance' AND t.swept_hash IS NOT NULL AND t.sweep_final AND t.state <> 'orphaned'${mine}) d
         WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = d.ref)
         ORDER BY d.block_number, d.log_index`,
@@ -187,7 +191,7 @@ export class JournalStore {
     }
     const simulated = await sql.query(
       `SELECT tr.id, tr.chain_id, p.token, tr.amount::text AS amount, p.merchant_id, p.mode, p.reference, p.fee_bps, p.fee_bearer
-         FROM transfers tr JOIN payments p ON p.id = tr.payment_id
+         FROM ${this.views.payments.credits('tr')} ${this.views.payments.joinDeposit('p', 'tr.payment_id')}
         WHERE p.settlement = 'balance' AND p.payout IS NULL AND p.mode = 'test'${mine}
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'sandbox_deposit' AND e.ref = tr.id::text)
         ORDER BY tr.id`,
@@ -228,7 +232,7 @@ export class JournalStore {
       [available, reserved],
     );
     const pending = await this.db.query(
-      `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+      `SELECT t.chain_id, lower(t.token) AS token, sum(t.amount)::text AS pending FROM ${this.views.chain.transfersAs('t')} ${this.views.payments.joinDeposit('p', 't.payment_id')}
         WHERE p.merchant_id = $1 AND p.mode = $2 AND p.settlement = 'balance' AND NOT t.sweep_final AND t.state IN ('credited', 'late', 'unexpected', 'dust')
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('t')})
         GROUP BY t.chain_id, lower(t.token)`,
@@ -374,12 +378,12 @@ export class JournalStore {
     );
   }
 
-  /** The sponsored gas journaled for a merchant on a chain since `sinceMs` (wei): what its daily cap is held to. */
-  async sponsoredGasSince(owner: Owner, chainId: number, sinceMs: number): Promise<bigint> {
+  /** The sponsored gas journaled on a chain since `sinceMs` (wei), for a merchant or (owner undefined) every one: what the daily caps are held to. */
+  async sponsoredGasSince(owner: Owner | undefined, chainId: number, sinceMs: number): Promise<bigint> {
     const [row] = await this.db.query(
       `SELECT COALESCE(sum(p.amount), 0)::text AS s FROM postings p JOIN journal_entries e ON e.id = p.entry_id
-        WHERE p.account = $1 AND p.chain_id = $2 AND p.token = $3 AND e.kind = 'sponsored_gas' AND e.created_ms >= $4`,
-      [sponsoredGasAccount(owner.merchant.id, owner.mode), chainId, NATIVE, sinceMs],
+        WHERE ($1::text IS NULL OR p.account = $1) AND p.amount > 0 AND p.chain_id = $2 AND p.token = $3 AND e.kind = 'sponsored_gas' AND e.created_ms >= $4`,
+      [owner ? sponsoredGasAccount(owner.merchant.id, owner.mode) : null, chainId, NATIVE, sinceMs],
     );
     return big(row!.s);
   }

@@ -4,6 +4,8 @@
 // why kept, never deleted), the operator's events, and a deposit a deep reorganisation took
 // away, reversed in the journal by a balancing entry.
 import type { SeenTransfer } from '../chain/store.ts';
+import type { TransferViews } from '../chain/transfer-views-store.ts';
+import type { DepositViews } from '../payments/deposit-views-store.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { depositRefOf, type JournalStore } from './journal-store.ts';
 
@@ -53,7 +55,7 @@ const big = (v: unknown) => BigInt(v as string);
  * their sweep is not final (not swept, or not deep enough yet): a final sweep a reorganisation
  * deeper than the confirmations took away, its deposit swept again (sweep-store.ts's unsweep).
  */
-const RESWEEPING = `SELECT 1 FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
+const resweeping = ({ chain, payments }: HoldViews) => `SELECT 1 FROM ${chain.transfersAs('c')} ${payments.joinDeposit('p', 'c.payment_id')}
   WHERE c.chain_id = $1 AND p.settlement = 'balance' AND NOT c.sweep_final AND c.state IN ('credited', 'late', 'unexpected', 'dust')
     AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')})`;
 const holdOf = (r: Record<string, unknown>): TreasuryHold => ({
@@ -67,10 +69,22 @@ const holdOf = (r: Record<string, unknown>): TreasuryHold => ({
   resolvedWhy: (r.resolved_why as string | null) ?? null,
 });
 
+/**
+ * The chain's transfers and their payments as this store reads them (chain/transfer-views-store.ts,
+ * payments/deposit-views-store.ts, handed in by app.ts): the one statement that lifts a hold, and
+ * what is in flight, join them to the journal, so their parts come as fragments; a transfer
+ * re-mined or reversed is written by the chain's store, in this store's transaction.
+ */
+export interface HoldViews {
+  chain: Pick<TransferViews, 'transfersAs' | 'moved' | 'orphan'>;
+  payments: Pick<DepositViews, 'joinDeposit'>;
+}
+
 export class TreasuryHoldStore {
   constructor(
     private readonly db: Database,
     private readonly journal: Pick<JournalStore, 'post'>,
+    private readonly views: HoldViews,
   ) {}
 
   // ---- holds -------------------------------------------------------------------------------
@@ -125,7 +139,7 @@ export class TreasuryHoldStore {
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query(
         `UPDATE treasury_holds SET resolved_ms = $2, resolved_by = 'service', resolved_why = $3
-          WHERE chain_id = $1 AND resolved_ms IS NULL AND reason = 'treasury_short' AND NOT EXISTS (${RESWEEPING}) RETURNING *`,
+          WHERE chain_id = $1 AND resolved_ms IS NULL AND reason = 'treasury_short' AND NOT EXISTS (${resweeping(this.views)}) RETURNING *`,
         [chainId, nowMs, why],
       );
       if (row) await this.event('hold_cleared', chainId, `hold (treasury_short) lifted by the service: ${why}`, nowMs, tx);
@@ -173,7 +187,7 @@ export class TreasuryHoldStore {
   async inFlight(chainId: number, token: string): Promise<{ incoming: bigint; outgoing: bigint }> {
     const t = token.toLowerCase();
     const [row] = await this.db.query(
-      `SELECT (SELECT COALESCE(sum(COALESCE(c.swept_received, c.amount)), 0) FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
+      `SELECT (SELECT COALESCE(sum(COALESCE(c.swept_received, c.amount)), 0) FROM ${this.views.chain.transfersAs('c')} ${this.views.payments.joinDeposit('p', 'c.payment_id')}
                 WHERE c.chain_id = $1 AND lower(c.token) = $2 AND p.settlement = 'balance' AND c.swept_hash IS NOT NULL AND c.state <> 'orphaned'
                   AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')}))::text AS incoming,
               ((SELECT COALESCE(sum(amount), 0) FROM withdrawals WHERE chain_id = $1 AND token = $2 AND state = 'pending' AND tx_hash IS NOT NULL)
@@ -231,7 +245,7 @@ export class TreasuryHoldStore {
     const rows = await this.db.query(
       `SELECT c.chain_id, c.tx_hash, c.log_index, c.block_number, c.block_hash, c.token, c.recipient, COALESCE(c.swept_received, c.amount)::text AS amount, p.merchant_id, p.mode, p.reference,
               EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'deposit' AND e.ref = ${depositRefOf('c')}) AS journaled
-         FROM chain_transfers c JOIN payments p ON p.id = c.payment_id
+         FROM ${this.views.chain.transfersAs('c')} ${this.views.payments.joinDeposit('p', 'c.payment_id')}
         WHERE c.chain_id = $1 AND c.block_number > $2 AND c.state IN ('credited', 'late', 'unexpected', 'dust')
         ORDER BY c.block_number, c.log_index`,
       [chainId, String(aboveBlock)],
@@ -253,14 +267,8 @@ export class TreasuryHoldStore {
   }
 
   /** A counted transfer found again in another block (the same transaction, re-mined): its new block is kept. */
-  async moved(t: Pick<CountedTransfer, 'chainId' | 'txHash' | 'logIndex'>, block: { number: bigint; hash: string }): Promise<void> {
-    await this.db.query(`UPDATE chain_transfers SET block_number = $4, block_hash = $5 WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
-      t.chainId,
-      t.txHash,
-      t.logIndex,
-      String(block.number),
-      block.hash,
-    ]);
+  moved(t: Pick<CountedTransfer, 'chainId' | 'txHash' | 'logIndex'>, block: { number: bigint; hash: string }): Promise<void> {
+    return this.views.chain.moved(this.db, t, block);
   }
 
   /**
@@ -274,12 +282,10 @@ export class TreasuryHoldStore {
    */
   async reverse(t: CountedTransfer, nowMs: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const [gone] = await tx.query(
-        `UPDATE chain_transfers c SET state = 'orphaned' WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND state <> 'orphaned' RETURNING payment_id, ${depositRefOf('c')} AS ref`,
-        [t.chainId, t.txHash, t.logIndex],
-      );
+      // The deposit's ref as the row stands once orphaned, in the same statement as before.
+      const gone = await this.views.chain.orphan(tx, t, depositRefOf);
       if (!gone) return false;
-      const ref = gone.ref as string;
+      const ref = gone.also as string;
       const deposit = await tx.query(
         `SELECT p.account, p.chain_id, p.token, p.amount::text AS amount FROM postings p JOIN journal_entries e ON e.id = p.entry_id WHERE e.kind = 'deposit' AND e.ref = $1 ORDER BY p.id`,
         [ref],

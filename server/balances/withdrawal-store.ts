@@ -62,11 +62,25 @@ const withdrawalOf = (r: Row): StoredWithdrawal => ({
 export const withdrawalsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM withdrawals WHERE purpose = 'withdrawal' GROUP BY 1, 2`));
 
+/**
+ * What the withdrawals' store asks of other features' stores (app.ts and operator.ts hand them
+ * in): whether a merchant exists (merchants/account-store.ts, in the caller's connection), and
+ * the SQL of what its bank payouts and balance-settled refunds took since a time, in US cents
+ * (the other parts of the one daily limit, from payouts/store.ts and refunds/store.ts, given the
+ * statement's parameters for the merchant, the mode and the time).
+ */
+export interface LimitParts {
+  merchants: { exists(sql: Sql, merchantId: string): Promise<boolean> };
+  payoutsSpentSince(merchant: string, mode: string, since: string): string;
+  refundsSpentSince(merchant: string, mode: string, since: string): string;
+}
+
 export class WithdrawalStore {
   constructor(
     private readonly db: Database,
     /** The daily withdrawal limit (US dollars) where the operator set none for a merchant (WITHDRAWAL_DAILY_LIMIT). */
     private readonly defaultDailyLimit: string,
+    private readonly parts: LimitParts,
   ) {}
 
   /**
@@ -116,8 +130,7 @@ export class WithdrawalStore {
 
   /** Sets (or, with null, clears back to the default) a merchant's daily withdrawal limit in a mode, US dollars; false for an unknown merchant. */
   async setWithdrawalLimit(account: Owner, daily: string | null, nowMs: number): Promise<boolean> {
-    const [known] = await this.db.query(`SELECT 1 FROM merchants WHERE id::text = $1`, [account.merchant.id]);
-    if (!known) return false;
+    if (!(await this.parts.merchants.exists(this.db, account.merchant.id))) return false;
     if (daily === null) await this.db.query(`DELETE FROM withdrawal_daily_limits WHERE merchant_id = $1 AND mode = $2`, [account.merchant.id, account.mode]);
     else {
       await this.db.query(
@@ -176,12 +189,15 @@ export class WithdrawalStore {
    * reserved then, claim link or not), not again by its withdrawal's row when its customer
    * claims it later: that counted a claimed refund in the day it was asked and again in the
    * day it was claimed. Wallet-settled refunds leave no balance and count nothing.
+   * One statement, as a limit is decided under the merchant's lock: the payouts' and refunds' parts
+   * are their owners' SQL (LimitParts), summed with the withdrawals' in it.
    */
   async spentSince(sql: Sql, account: Owner, sinceMs: number): Promise<bigint> {
+    const { payoutsSpentSince, refundsSpentSince } = this.parts;
     const [row] = await sql.query(
       `SELECT ((SELECT COALESCE(sum(usd_cents), 0) FROM withdrawals w WHERE merchant_id = $1 AND mode = $2 AND state <> 'failed' AND created_ms > $3 AND purpose = 'withdrawal')
-             + (SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = $1 AND mode = $2 AND status <> 'failed' AND created_ms > $3)
-             + (SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = $1 AND mode = $2 AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > $3))::text AS s`,
+             + (${payoutsSpentSince('$1', '$2', '$3')})
+             + (${refundsSpentSince('$1', '$2', '$3')}))::text AS s`,
       [account.merchant.id, account.mode, sinceMs],
     );
     return big(row!.s);

@@ -75,6 +75,8 @@ const NetworkSchema = z.object({
   ),
   relayMaxGasWei: z.optional(wei),
   relayDailyGasWei: z.optional(wei),
+  relayInstanceDailyGasWei: z.optional(wei),
+  relaysPerPayerPerDay: z.optional(whole(1, 1_000)),
   logRange: z.optional(whole(1, 100_000)),
   reorgDepth: z.optional(whole(1, 10_000)),
   finality: z.optional(z.custom<'safe' | 'finalized'>((v) => v === 'safe' || v === 'finalized', { error: '"safe" or "finalized"' })),
@@ -151,12 +153,13 @@ export function networksFromFile(path: string): NetworkFile {
       if (n.payoutPartner && n.treasury && n.payoutPartner.toLowerCase() === n.treasury.toLowerCase()) {
         throw new Error(`NETWORKS_FILE ${path}: ${at}.payoutPartner: expected the payout partner's own deposit address, not the treasury`);
       }
-      const { maxFeeGwei, relayMaxGasWei, relayDailyGasWei, ...rest } = n;
+      const { maxFeeGwei, relayMaxGasWei, relayDailyGasWei, relayInstanceDailyGasWei, ...rest } = n;
       return {
-        ...(rest as Omit<Network, 'maxFeePerGas' | 'relayMaxGasWei' | 'relayDailyGasWei'>),
+        ...(rest as Omit<Network, 'maxFeePerGas' | 'relayMaxGasWei' | 'relayDailyGasWei' | 'relayInstanceDailyGasWei'>),
         ...(maxFeeGwei !== undefined ? { maxFeePerGas: parseGwei(String(maxFeeGwei)) } : {}),
         ...(relayMaxGasWei !== undefined ? { relayMaxGasWei: BigInt(relayMaxGasWei) } : {}),
         ...(relayDailyGasWei !== undefined ? { relayDailyGasWei: BigInt(relayDailyGasWei) } : {}),
+        ...(relayInstanceDailyGasWei !== undefined ? { relayInstanceDailyGasWei: BigInt(relayInstanceDailyGasWei) } : {}),
       } as Network;
     });
     networks[mode] = listed ? list : list[0];

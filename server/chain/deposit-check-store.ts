@@ -1,12 +1,17 @@
 // What reconciliation reads and keeps: what each deposit holds and has passed on by our records,
 // and the last look at the chain for each deposit line (deposit_checks). SQL only.
 import type { Database } from '../storage/db.ts';
+import type { DepositViews } from '../payments/deposit-views-store.ts';
 
 /** A transfer moved on by a sweep mined at or below block $2 (sweeps recorded before their block was kept count as mined at 0). */
 const SWEPT_BY = `(t.swept_hash IS NOT NULL AND COALESCE(t.swept_block, 0) <= $2)`;
 
 export class DepositCheckStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** The payments' part of a deposit's line (payments/deposit-views-store.ts): whose deposit it is. */
+    private readonly payments: Pick<DepositViews, 'joinDeposit'>,
+  ) {}
 
   /**
    * What the ledger says each deposit holds and has passed on, per token, counting transfers
@@ -36,7 +41,7 @@ export class DepositCheckStore {
               COALESCE(SUM(CASE WHEN NOT ${SWEPT_BY} THEN t.amount END), 0)::text AS held,
               COALESCE(SUM(CASE WHEN t.state = 'credited' THEN t.amount END), 0)::text AS credited,
               COALESCE(SUM(CASE WHEN ${SWEPT_BY} THEN t.amount END), 0)::text AS swept
-         FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+         FROM chain_transfers t ${this.payments.joinDeposit('p', 't.payment_id')}
         WHERE t.chain_id = $1 AND t.state <> 'orphaned' AND t.block_number <= $2
         GROUP BY p.id, p.merchant_id, p.mode, p.reference, p.address, t.token
         ORDER BY p.id, t.token`,

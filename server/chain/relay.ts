@@ -1,56 +1,34 @@
-// Paying with one signature: what the relay checks of an EIP-3009
-// TransferWithAuthorization before it spends any gas on it. The customer signs a transfer of
-// exactly what is due, to the payment's own deposit address, on the payment's chain; the relay
-// only brings it on chain, and the watcher credits the transfer like any other (since `to` is
-// signed, whoever sends it pays this payment's address and nothing else).
+// Paying with one signature: the relay brings a checked EIP-3009 TransferWithAuthorization
+// (relay-authorization.ts) on chain from the operator's gas wallet, within its caps
+// (relay-caps.ts), one at a time per chain, each of its transactions recorded before it is
+// broadcast (relay-store.ts) so that its gas is journaled once whenever it is mined
+// (relay-job.ts). The watcher credits the transfer like any other.
 import {
-  BaseError,
   createPublicClient,
-  HttpRequestError,
-  TimeoutError,
-  WebSocketRequestError,
-  encodeFunctionData,
-  hashDomain,
   isAddressEqual,
-  parseAbi,
   parseEventLogs,
-  parseSignature,
-  size,
   type Address,
   type Hex,
   type LocalAccount,
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { Conflict, invalidField, RelayDeclined, Unavailable } from '../domain/errors.ts';
-import { networkTransport, type Network, type Token } from './networks.ts';
+import { EIP3009_ABI, relayCallData, type TransferAuthorization } from './relay-authorization.ts';
+import { assertRelayAllowed, RELAY_DAY_MS, type RelayCost } from './relay-caps.ts';
+import { networkTransport, type Network } from './networks.ts';
+import { relayOutcome } from './relay-outcome.ts';
 import type { ChainStore } from './store.ts';
 import { feeOf } from './treasury.ts';
 import { Sweeper, type Fees } from './sweeper.ts';
 import { withLease } from '../storage/leases.ts';
 import { randomUUID } from 'node:crypto';
 
-/** The calls of EIP-3009 the relay makes or reads, with both signature forms (USDC v2.2 takes bytes; every version v, r, s). */
-export const EIP3009_ABI = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function DOMAIN_SEPARATOR() view returns (bytes32)',
-  'function balanceOf(address owner) view returns (uint256)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-  'event Transfer(address indexed from, address indexed to, uint256 value)',
-]);
-
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+/** Whose payment a relay pays: what its record names (its payer is the authorization's `from`). */
+export interface RelayFor {
+  merchantId: string;
+  mode: string;
+  reference: string;
+}
 
 /** What a relay's sender is told: `afford` what it would cost (it throws to send nothing, and answers the most it may cost once re-priced), `mined` its receipt. */
 export interface RelayHooks {
@@ -58,185 +36,8 @@ export interface RelayHooks {
   mined?: (receipt: TransactionReceipt) => Promise<void>;
 }
 
-/** A signed TransferWithAuthorization, as the customer's wallet made it. */
-export interface TransferAuthorization {
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-  signature: Hex;
-}
-
-/** What the authorization must pay: the payment's chain, token, deposit address and what is still due. */
-export interface RelayTarget {
-  chainId: number;
-  token: Address;
-  address: Address;
-  due: bigint;
-}
-
 /** The most gas one relayed transfer may use: an EIP-3009 transfer is ~60-90k, a contract wallet's ERC-1271 check adds its own. */
 export const RELAY_GAS_CEILING = 300_000n;
-
-/** Time left before validBefore that a relay still takes: time to be mined (a block or two, and a re-price). */
-export const RELAY_MARGIN_SECONDS = 30n;
-
-// The relay's settings of a network (NETWORKS_FILE, read by config.ts), declared beside the relay that reads them.
-declare module './networks.ts' {
-  interface Network {
-    /**
-     * Paying with one signature: the most one relay may cost the gas wallet, in wei of the native
-     * coin: the gas limit it is sent with × its max fee, re-pricings included (a relay is never
-     * re-priced past it); one that would cost more at the fee it would be sent with is refused and
-     * the customer pays by transfer. RELAY_MAX_GAS_WEI by default.
-     */
-    relayMaxGasWei?: bigint;
-    /** The most one merchant's relays (of a mode) may cost on this chain in 24 hours, in wei, as journaled: RELAY_DAILY_GAS_WEI by default. */
-    relayDailyGasWei?: bigint;
-  }
-}
-
-/** What a relay would cost, asked before it is sent: the node's gas estimate, the gas limit and max fee it would be sent with, and the gas wallet's balance (wei). */
-export interface RelayCost {
-  estimate: bigint;
-  limit: bigint;
-  maxFeePerGas: bigint;
-  balance: bigint;
-}
-
-/**
- * The most one relay may cost the gas wallet where the network sets no `relayMaxGasWei`: 10^13
- * wei (0.00001 ETH). An EIP-3009 transfer is ~60-90k gas (sent with a limit of 72-108k), so it holds up to a max fee of ~0.09
- * gwei: a rollup's (Base, Optimism, Arbitrum: 0.001 to 0.05 gwei) many times over, and never
- * Ethereum's (a max fee of twice the base fee and a tip, 0.5 gwei and more), where the customer
- * pays by transfer.
- */
-export const RELAY_MAX_GAS_WEI = 10_000_000_000_000n;
-/** The most relays may cost for one merchant on one chain in 24 hours where the network sets no `relayDailyGasWei`: 10^16 wei (0.01 ETH), a thousand relays at the cap. */
-export const RELAY_DAILY_GAS_WEI = 10_000_000_000_000_000n;
-/** The window of the daily cap. */
-export const RELAY_DAY_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Whether the gas wallet may pay for a relay that would cost `cost`, asked before anything is
- * sent, with the most it can spend: its gas limit × the max fee it would be sent with, within the
- * network's cap per payment; `spentToday` (the merchant's sponsored gas on this chain in the last
- * 24 hours, journaled) and that within its daily cap; and the gas wallet holding it. Answers the
- * most the relay may cost once re-priced: what both caps leave it (it is re-priced no higher).
- * Each refusal a RelayDeclined (409 `relay_declined`) naming `gas.payment_cap`, `gas.daily_cap` or
- * `gas.wallet`: pay by transfer.
- */
-export function assertRelayAffordable(network: Network, cost: RelayCost, spentToday: bigint): bigint {
-  const spend = cost.limit * cost.maxFeePerGas;
-  const perPayment = network.relayMaxGasWei ?? RELAY_MAX_GAS_WEI;
-  const daily = network.relayDailyGasWei ?? RELAY_DAILY_GAS_WEI;
-  const declined = (field: string, message: string) =>
-    new RelayDeclined(`${field}: ${message}; nothing was sent, pay with a transfer`, [{ field, message: `${message}; pay with a transfer` }]);
-  if (spend > perPayment)
-    throw declined('gas.payment_cap', `relaying it may cost ${spend} wei on ${network.name}, more than the ${perPayment} wei one relay may cost`);
-  if (spentToday + spend > daily)
-    throw declined(
-      'gas.daily_cap',
-      `this merchant's relays on ${network.name} cost ${spentToday} wei in the last 24 hours; ${spend} more would pass the ${daily} wei a day`,
-    );
-  if (cost.balance < spend)
-    throw declined('gas.wallet', `the gas wallet on ${network.name} holds ${cost.balance} wei, less than the ${spend} wei this relay needs`);
-  return perPayment < daily - spentToday ? perPayment : daily - spentToday;
-}
-
-/** The token's EIP-712 domain, as configured (`"eip3009": { "name", "version" }`), on this network. */
-export function authorizationDomain(network: Network, token: Token) {
-  if (!token.eip3009) throw new Error(`${token.symbol} on chain ${network.chainId} does not sign (no eip3009 in its network file)`);
-  return { name: token.eip3009.name, version: token.eip3009.version, chainId: network.chainId, verifyingContract: token.address };
-}
-
-/** The call that brings the authorization on chain: v, r, s for a key's 65-byte signature (every USDC version takes it), the bytes otherwise (ERC-1271). */
-export function relayCallData(a: TransferAuthorization): Hex {
-  const head = [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
-  if (size(a.signature) === 65) {
-    const { r, s, v, yParity } = parseSignature(a.signature);
-    return encodeFunctionData({ abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [...head, Number(v ?? BigInt(27 + yParity)), r, s] });
-  }
-  return encodeFunctionData({ abi: EIP3009_ABI, functionName: 'transferWithAuthorization', args: [...head, a.signature] });
-}
-
-/**
- * Everything checked before any gas is spent, cheapest first; each refusal names its field
- * (400), a nonce already used on the chain is a 409. The chain is asked: the token's domain
- * (its DOMAIN_SEPARATOR against the configured one), the signature (a key's, or a contract
- * wallet's through ERC-1271 / ERC-6492, by viem's verifyTypedData), the nonce
- * (authorizationState), the payer's balance, and last the call itself, simulated from `relayer`.
- */
-export async function checkAuthorization(
-  rpc: PublicClient,
-  network: Network,
-  target: RelayTarget,
-  chainId: number,
-  a: TransferAuthorization,
-  nowSeconds: bigint,
-  relayer: Address,
-): Promise<void> {
-  if (chainId !== target.chainId || chainId !== network.chainId)
-    throw invalidField('chain_id', `expected ${target.chainId}, the payment's chain, received ${chainId}`);
-  const token = network.tokens.find((t) => isAddressEqual(t.address, target.token));
-  if (!token?.eip3009)
-    throw invalidField(
-      'authorization',
-      `${token?.symbol ?? target.token} on chain ${network.chainId} takes no signed transfer (EIP-3009): pay with a transfer`,
-    );
-  if (!isAddressEqual(a.to, target.address)) throw invalidField('authorization.to', `expected the payment's deposit address ${target.address}`);
-  if (a.value !== target.due) throw invalidField('authorization.value', `expected ${target.due} (what is due, in base units), received ${a.value}`);
-  if (a.validBefore <= nowSeconds + RELAY_MARGIN_SECONDS)
-    throw invalidField('authorization.validBefore', `expired, or too close to expiring to be mined (at least ${RELAY_MARGIN_SECONDS} s from now)`);
-  if (a.validAfter >= nowSeconds) throw invalidField('authorization.validAfter', 'not valid yet');
-  const domain = authorizationDomain(network, token);
-  const separator = await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'DOMAIN_SEPARATOR' });
-  if (
-    separator !==
-    hashDomain({
-      domain: { ...domain, chainId: BigInt(domain.chainId) },
-      types: {
-        EIP712Domain: [
-          { name: 'name', type: 'string' },
-          { name: 'version', type: 'string' },
-          { name: 'chainId', type: 'uint256' },
-          { name: 'verifyingContract', type: 'address' },
-        ],
-      },
-    })
-  ) {
-    throw new Error(
-      `${token.symbol} on chain ${network.chainId}: the configured eip3009 domain (${domain.name}, ${domain.version}) is not the token's DOMAIN_SEPARATOR`,
-    );
-  }
-  const { signature, ...message } = a;
-  const signed = await rpc.verifyTypedData({
-    address: a.from,
-    domain,
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message,
-    signature,
-  });
-  if (!signed) throw invalidField('signature', `not a TransferWithAuthorization signed by ${a.from} for this token on chain ${network.chainId}`);
-  if (await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'authorizationState', args: [a.from, a.nonce] })) {
-    throw new Conflict('authorization.nonce: used or canceled on the chain already', [
-      { field: 'authorization.nonce', message: 'used or canceled on the chain already' },
-    ]);
-  }
-  const balance = await rpc.readContract({ address: token.address, abi: EIP3009_ABI, functionName: 'balanceOf', args: [a.from] });
-  if (balance < a.value) throw invalidField('authorization.from', `holds ${balance} of ${token.symbol}, less than ${a.value}`);
-  try {
-    await rpc.call({ account: relayer, to: token.address, data: relayCallData(a) });
-  } catch (error) {
-    // The node not answering is no refusal of the token's: a 503, sent again later.
-    if (error instanceof BaseError && error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError))
-      throw new Unavailable(`the node of ${network.name} did not answer the relay's simulation; send the same signature again shortly`);
-    throw invalidField('authorization', `the token refuses it: ${(error as Error).message.split('\n')[0]}`);
-  }
-}
 
 /** Where a used authorization went: the transaction that used it, and whether it paid `to` `value` from `from`. */
 export interface UsedAuthorization {
@@ -261,14 +62,20 @@ export class Relayer {
   constructor(
     readonly network: Network,
     readonly gas: LocalAccount,
-    private readonly store: Pick<ChainStore, 'sweeps'>,
+    private readonly store: Pick<ChainStore, 'sweeps' | 'relays'>,
     private readonly instance: string,
     private readonly now: () => number,
+    timeoutMs = 120_000,
   ) {
     this.rpc = createPublicClient({ cacheTime: 0, transport: networkTransport(network) }) as PublicClient;
-    // A customer waits on it: re-priced after 20 s unmined, given up after 2 minutes (the same signature again then answers whatever was mined).
-    // Its holder is never used: each relay takes the lease under its own name (send).
-    this.sender = new Sweeper({ network, store, gas, holder: `${instance}/relay`, now, replaceAfterMs: 20_000, timeoutMs: 120_000 });
+    // A customer waits on it: re-priced after 20 s unmined, given up after `timeoutMs` (2 minutes; the relay job then journals it
+    // whenever it is mined, and the same signature again answers whatever was). No holder: each relay takes the lease under its own name (send).
+    this.sender = new Sweeper({ network, store, gas, now, replaceAfterMs: 20_000, timeoutMs });
+  }
+
+  /** What relays under way on this chain may still cost (wei), recorded before each was broadcast: a merchant's (of a mode), or every merchant's. */
+  reserved(of?: { merchantId: string; mode: string }): Promise<bigint> {
+    return this.store.relays.reserved(this.network.chainId, of);
   }
 
   /**
@@ -324,9 +131,11 @@ export class Relayer {
    * Brings a checked authorization on chain from the gas wallet as a sweep is sent (the sweeper's
    * nonce, fees and re-pricing), under the chain's sweeper lease (never racing a sweep for the
    * wallet's nonce), unless it is used meanwhile; `busy` when the gas wallet is not free within
-   * 15 s. Once the lease is held: `afford` is shown what it would cost, and throws to send
-   * nothing; `mined` is told the receipt while the lease is still held (so the next relay's
-   * `afford` sees what this one cost).
+   * 15 s. Once the lease is held: a payment relayed already, or a payer past its relays a day, is
+   * refused (assertRelayAllowed); `afford` is shown what it would cost, and throws to send
+   * nothing; each transaction is recorded before it is broadcast (its payment, payer, nonce, and
+   * gas limit × max fee as the most it may cost); `mined` is told the receipt while the lease is
+   * still held (so the next relay's `afford` sees what this one cost), and the record is done.
    *
    * One relay at a time per chain: within this instance, each waits its turn in the relayer's
    * queue (take the lease, the caps, send, journal, release, in that order, before the next one
@@ -338,6 +147,7 @@ export class Relayer {
   async send(
     token: Address,
     a: TransferAuthorization,
+    payment: RelayFor,
     hooks: RelayHooks = {},
     waitMs = 15_000,
   ): Promise<{ receipt: TransactionReceipt } | { done: true } | { busy: true }> {
@@ -345,7 +155,7 @@ export class Relayer {
     const done = await this.turn(until);
     if (!done) return { busy: true }; // this instance's relays before it hold the gas wallet
     try {
-      return await this.sendInTurn(token, a, hooks, data, leaseMs, until, chainId);
+      return await this.sendInTurn(token, a, payment, hooks, data, leaseMs, until, chainId);
     } finally {
       done();
     }
@@ -354,6 +164,7 @@ export class Relayer {
   private async sendInTurn(
     token: Address,
     a: TransferAuthorization,
+    payment: RelayFor,
     hooks: RelayHooks,
     data: Hex,
     leaseMs: number,
@@ -370,15 +181,36 @@ export class Relayer {
         },
         async (lease): Promise<{ receipt: TransactionReceipt } | { done: true }> => {
           if (await this.used(token, a.from, a.nonce)) return { done: true };
+          const relays = this.store.relays;
+          assertRelayAllowed(this.network, payment.reference, a.from, {
+            ofPayment: await relays.ofPayment(payment.merchantId, payment.mode, payment.reference),
+            ofPayerToday: await relays.ofPayerSince(chainId, a.from, this.now() - RELAY_DAY_MS),
+          });
           const fees: Fees = await this.sender.fees();
           const estimate = await this.rpc.estimateGas({ account: this.gas, to: token, data });
           const padded = (estimate * 6n) / 5n;
           const limit = padded < RELAY_GAS_CEILING ? padded : RELAY_GAS_CEILING;
           const maxFeePerGas = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
           const most = await hooks.afford?.({ estimate, limit, maxFeePerGas, balance: await this.rpc.getBalance({ address: this.gas.address }) });
+          // Recorded before each broadcast, with the most it may cost: mined after the customer stopped waiting
+          // (or the service stopped), the relay job finds it and journals its gas.
+          const record = { id: randomUUID(), chainId, ...payment, payer: a.from };
+          const sent = { nonce: -1, hashes: [] as string[] };
+          const signed = (hash: Hex, nonce: number, at: Fees) => {
+            [sent.nonce, sent.hashes] = [nonce, [...sent.hashes, hash]];
+            return relays.signed({ ...record, nonce, reservedWei: limit * ('gasPrice' in at ? at.gasPrice : at.maxFeePerGas) }, hash, this.now());
+          };
           // Re-priced no higher than the max fee at which its gas limit stays within what it may cost.
-          const { receipt } = await this.sender.send(token, data, fees, limit, lease, typeof most === 'bigint' ? most / limit : undefined);
+          const ceiling = typeof most === 'bigint' ? most / limit : undefined;
+          const { receipt } = await this.sender.send(token, data, fees, limit, lease, ceiling, signed).catch(async (error: unknown) => {
+            // Its nonce taken by another transaction (seen in the head block) and none of its own mined: nothing was spent, and the
+            // payment may be relayed again. Its nonce merely seen used without its receipt: left to the relay job (it may be mined).
+            if (sent.hashes.length && (await relayOutcome(this.rpc, this.gas.address, sent.nonce, sent.hashes).catch(() => undefined)) === 'dropped')
+              await relays.finished(record.id, 'dropped', this.now());
+            throw error;
+          });
           await hooks.mined?.(receipt);
+          await relays.finished(record.id, { mined: receipt.transactionHash }, this.now());
           return { receipt };
         },
       );

@@ -4,7 +4,10 @@
 // (deposit-check-store.ts) keep their own tables and columns; the store hands them out.
 import type { Database, Sql } from '../storage/db.ts';
 import { DepositCheckStore } from './deposit-check-store.ts';
-import { notifyPayments, SweepStore } from './sweep-store.ts';
+import { RelayStore } from './relay-store.ts';
+import { SweepStore } from './sweep-store.ts';
+import { transferViews } from './transfer-views-store.ts';
+import type { DepositViews, Watched } from '../payments/deposit-views-store.ts';
 
 export interface Cursor {
   number: bigint;
@@ -39,16 +42,8 @@ export interface SeenTransfer {
  */
 export type TransferState = 'seen' | 'credited' | 'orphaned' | 'late' | 'unexpected' | 'dust';
 
-/** The payment a deposit address belongs to, as the watcher needs it. */
-export interface Watched {
-  id: string;
-  merchantId: string;
-  mode: string;
-  reference: string;
-  token: string;
-  chainId: number;
-  address: string;
-}
+/** The payment a deposit address belongs to, as the watcher needs it (the payments' own read). */
+export type { Watched } from '../payments/deposit-views-store.ts';
 
 const transferOf = (r: Record<string, unknown>): SeenTransfer & { state: TransferState; sweptHash?: string } => ({
   ...(r.swept_hash ? { sweptHash: r.swept_hash as string } : {}),
@@ -80,10 +75,19 @@ export class ChainStore {
   readonly sweeps: SweepStore;
   /** Reconciliation's figures: what each deposit holds by our records, and its last look at the chain. */
   readonly checks: DepositCheckStore;
+  /** What other features ask of the transfers, in their transaction or as SQL fragments (handed to them as a port). */
+  readonly views = transferViews;
+  /** The relays of payments paid by signature, each recorded before it is broadcast. */
+  readonly relays: RelayStore;
 
-  constructor(private readonly db: Database) {
-    this.sweeps = new SweepStore(db);
-    this.checks = new DepositCheckStore(db);
+  constructor(
+    private readonly db: Database,
+    /** The payments as their deposits' owners (payments/deposit-views-store.ts, handed in: chain imports no payments store). */
+    private readonly payments: DepositViews,
+  ) {
+    this.sweeps = new SweepStore(db, payments);
+    this.checks = new DepositCheckStore(db, payments);
+    this.relays = new RelayStore(db);
   }
 
   /**
@@ -136,31 +140,13 @@ export class ChainStore {
    * `others`, those of that mode's payments on those chains too (their addresses are this
    * chain's as well: money sent on the wrong chain). One query, whatever their number.
    */
-  async depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
-    const rows = others?.chainIds.length
-      ? await this.db.query(
-          `SELECT DISTINCT lower(address) AS address FROM payments WHERE chain_id = $1 OR (chain_id = ANY($3::int[]) AND mode = $4) LIMIT $2`,
-          [chainId, limit, others.chainIds, others.mode],
-        )
-      : await this.db.query(`SELECT lower(address) AS address FROM payments WHERE chain_id = $1 LIMIT $2`, [chainId, limit]);
-    return rows.map((r) => r.address as string);
+  depositAddresses(chainId: number, limit: number, others?: { mode: string; chainIds: number[] }): Promise<string[]> {
+    return this.payments.depositAddresses(this.db, chainId, limit, others);
   }
 
-  /** The payments whose deposit addresses these are (lower-case hex). */
-  async watched(addresses: string[]): Promise<Watched[]> {
-    if (addresses.length === 0) return [];
-    const rows = await this.db.query(`SELECT id, merchant_id, mode, reference, token, chain_id, address FROM payments WHERE lower(address) = ANY($1)`, [
-      addresses.map((a) => a.toLowerCase()),
-    ]);
-    return rows.map((r) => ({
-      id: String(r.id),
-      merchantId: r.merchant_id as string,
-      mode: r.mode as string,
-      reference: r.reference as string,
-      token: r.token as string,
-      chainId: Number(r.chain_id),
-      address: (r.address as string).toLowerCase(),
-    }));
+  /** The payments whose deposit addresses these are (lower-case hex): asked of the payments' store. */
+  watched(addresses: string[]): Promise<Watched[]> {
+    return this.payments.watched(this.db, addresses);
   }
 
   /**
@@ -244,7 +230,7 @@ export class ChainStore {
   async rewind(chainId: number, fork: bigint, nowMs: number): Promise<void> {
     await this.db.transaction(async (tx) => {
       // Payments whose unconfirmed transfer is gone stop showing it: wake their long polls.
-      await tx.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [
+      await tx.query(this.payments.notify(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND block_number >= $2 AND state = 'seen'`), [
         chainId,
         String(fork),
       ]);
@@ -269,7 +255,7 @@ export class ChainStore {
   /** Orphaned transfers whose credit is still on their payment: to take back. */
   async orphanedCredits(chainId: number): Promise<SeenTransfer[]> {
     const rows = await this.db.query(
-      `SELECT c.* FROM chain_transfers c JOIN transfers t ON t.chain_id = c.chain_id AND t.tx_hash = c.tx_hash AND t.log_index = c.log_index AND t.payment_id = c.payment_id
+      `SELECT c.* FROM chain_transfers c ${this.payments.joinCredit('t', 't.chain_id = c.chain_id AND t.tx_hash = c.tx_hash AND t.log_index = c.log_index AND t.payment_id = c.payment_id')}
        WHERE c.chain_id = $1 AND c.state = 'orphaned' ORDER BY c.block_number, c.log_index`,
       [chainId],
     );
@@ -351,7 +337,7 @@ export class ChainStore {
    * new block gives them one more confirmation to show. One statement, whatever their number.
    */
   async notifyConfirming(chainId: number): Promise<void> {
-    await this.db.query(notifyPayments(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
+    await this.db.query(this.payments.notify(`SELECT payment_id FROM chain_transfers WHERE chain_id = $1 AND state = 'seen'`), [chainId]);
   }
 
   /** Whether money for the payment is on the chain, seen but not yet deep enough to count (in the caller's transaction). */

@@ -1,6 +1,7 @@
 // What the sweeper keeps: its lease per chain, the claims on deposits to sweep, and each sweep
 // recorded on the transfers it moved (until its block has its confirmations). SQL only.
 import type { Database } from '../storage/db.ts';
+import type { DepositViews } from '../payments/deposit-views-store.ts';
 import { releaseLease, takeLease } from '../storage/leases.ts';
 
 /** A deposit to sweep: whose payment it is (its salt), the payout address it is bound to, the token. */
@@ -18,10 +19,6 @@ export interface SweepTarget {
 /** A payment's transfers in one token that hold money to sweep, up to block $5 ($1 chain, $2 payment, $3 token). */
 const UNSWEPT = `chain_id = $1 AND payment_id = $2 AND token = $3 AND block_number <= $5 AND swept_hash IS NULL AND state IN ('credited', 'late', 'unexpected', 'dust')`;
 
-/** Wakes the long polls of the payments whose ids the subquery `ids` selects (their paymentKey from realtime/keys.ts, in SQL). */
-export const notifyPayments = (ids: string) =>
-  `SELECT pg_notify('changes', p.merchant_id || '/' || p.mode || '/' || p.reference) FROM payments p WHERE p.id IN (${ids})`;
-
 /** A sweep as recorded: its transaction, the block it was mined in, and the deposits (address, token) it moved, with how much. */
 export interface RecordedSweep {
   hash: string;
@@ -31,7 +28,11 @@ export interface RecordedSweep {
 }
 
 export class SweepStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** The payments as their deposits' owners (payments/deposit-views-store.ts): whose deposit a sweep moves, and their long polls to wake. */
+    private readonly payments: Pick<DepositViews, 'joinDeposit' | 'deposits' | 'notify'>,
+  ) {}
 
   /** Takes (or renews) the chain's sweeper lease for `holder`; false while another instance holds it. */
   leaseSweeper(chainId: number, holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
@@ -67,7 +68,7 @@ export class SweepStore {
       // enough of it: a cent sent to each of many deposits must not cost the operator a
       // deposit's first sweep each. It stays recorded, told, and goes with any later sweep.
       const rows = await tx.query(
-        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, p.fee_to, p.fee_bps, p.fee_bearer, t.token FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+        `SELECT p.id, p.merchant_id, p.mode, p.reference, p.payout, p.fee_to, p.fee_bps, p.fee_bearer, t.token FROM chain_transfers t ${this.payments.joinDeposit('p', 't.payment_id')}
          WHERE t.chain_id = $1 AND t.swept_hash IS NULL AND t.state IN ('credited', 'late', 'unexpected') AND t.block_number <= $2
            AND t.sweep_claim_ms <= $3 AND p.payout IS NOT NULL
            AND (t.chain_id = p.chain_id OR p.settlement <> 'balance' OR lower(p.payout) = $7)
@@ -166,7 +167,7 @@ export class SweepStore {
   /** The sweeps of chain `$1` whose transfers match `which` (written in the words of the index that serves it). */
   private async sweepsOf(which: string, params: unknown[]): Promise<RecordedSweep[]> {
     const rows = await this.db.query(
-      `SELECT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token, sum(t.amount)::text AS amount FROM chain_transfers t JOIN payments p ON p.id = t.payment_id
+      `SELECT t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address) AS address, t.token, sum(t.amount)::text AS amount FROM chain_transfers t ${this.payments.joinDeposit('p', 't.payment_id')}
         WHERE t.chain_id = $1 AND t.swept_hash IS NOT NULL AND ${which}
         GROUP BY t.swept_hash, t.swept_block, t.swept_block_hash, lower(p.address), t.token ORDER BY t.swept_block, t.swept_hash`,
       params,
@@ -215,12 +216,12 @@ export class SweepStore {
   async unsweep(chainId: number, hash: string, only?: Array<{ address: string; token: string }>, final = false): Promise<number> {
     const rows = await this.db.query(
       `UPDATE chain_transfers t SET swept_hash = NULL, swept_block = NULL, swept_block_hash = NULL, swept_ms = NULL, swept_received = NULL, sweep_claim_ms = 0, sweep_final = false
-         FROM payments p WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND t.sweep_final = $4
+         FROM ${this.payments.deposits('p')} WHERE p.id = t.payment_id AND t.chain_id = $1 AND t.swept_hash = $2 AND t.sweep_final = $4
           AND ($3::text[] IS NULL OR lower(p.address) || '/' || t.token = ANY($3::text[]))
         RETURNING t.payment_id`,
       [chainId, hash, only ? only.map((d) => `${d.address.toLowerCase()}/${d.token.toLowerCase()}`) : null, final],
     );
-    if (rows.length) await this.db.query(notifyPayments(`SELECT unnest($1::bigint[])`), [[...new Set(rows.map((r) => String(r.payment_id)))]]);
+    if (rows.length) await this.db.query(this.payments.notify(`SELECT unnest($1::bigint[])`), [[...new Set(rows.map((r) => String(r.payment_id)))]]);
     return rows.length;
   }
 }

@@ -18,6 +18,7 @@ import {
   createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
+  keccak256,
   parseEventLogs,
   type Address,
   type Hex,
@@ -30,6 +31,7 @@ import {
 import type { ChainStore } from './store.ts';
 import type { SweepTarget } from './sweep-store.ts';
 import { gone, recheckFinalSweeps, timeOf, type Vanished } from './sweep-recheck.ts';
+import { lookAtNonce, REPLACED_AFTER_MS } from './nonce-look.ts';
 import { withLease, type HeldLease } from '../storage/leases.ts';
 import { DepositFactory } from '../../contracts/artifacts.generated.ts';
 import { chainOf, countedUpTo, create2Addresses, minimumUnits, networkTransport, saltOf, type DepositFee, type Network } from './networks.ts';
@@ -62,6 +64,14 @@ export interface SweeperOptions {
   replaceAfterMs?: number;
   /** How long a sweep is waited for, replacements included, before the tick gives up (its claims then run out). */
   timeoutMs?: number;
+  /**
+   * How long the gas wallet's nonce may be seen used with none of our transactions answering a
+   * receipt before the sweep counts as replaced by another's (at once when the head block shows
+   * that other transaction): a node counts a mined nonce before it serves that block's receipts
+   * (anvil does, under load), and behind a load balancer the two questions may reach nodes a
+   * block apart. 5 s.
+   */
+  replacedAfterMs?: number;
   leaseMs?: number;
   /** How often final sweeps still above the chain's finalized block are looked at again (a reorganisation deeper than the confirmations); 60 s. */
   recheckMs?: number;
@@ -342,10 +352,12 @@ export class Sweeper {
    * within `replaceAfterMs`: the same transaction again at the same nonce with fees an eighth
    * higher (the least a node takes as a replacement), never past the network's cap. Answers
    * the receipt of whichever of ours was mined; throws when the nonce went to a transaction
-   * that is not ours, or when nothing was mined in `timeoutMs`. Each send (a replacement too)
+   * that is not ours (none of ours answering a receipt for `replacedAfterMs` after the nonce
+   * was seen used), or when nothing was mined in `timeoutMs`. Each send (a replacement too)
    * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
    * (server/chain/relay.ts) is sent this way too, under the same lease, re-priced no higher than
-   * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps).
+   * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps), each of its
+   * transactions shown to `signed` before it is broadcast (the relay records it there).
    */
   async send(
     to: Address,
@@ -354,6 +366,7 @@ export class Sweeper {
     limit: bigint,
     lease: HeldLease,
     feeCeiling?: bigint,
+    signed?: (hash: Hex, nonce: number, fees: Fees) => Promise<void>,
   ): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
@@ -364,10 +377,13 @@ export class Sweeper {
     const sent: Hex[] = [];
     const submit = async () => {
       await lease.hold();
+      const request = await wallet.prepareTransactionRequest({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<
+        typeof wallet.prepareTransactionRequest
+      >[0]);
+      const raw = await gas.signTransaction(request as Parameters<typeof gas.signTransaction>[0]);
+      await signed?.(keccak256(raw), nonce, fees);
       try {
-        sent.push(
-          await wallet.sendTransaction({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<typeof wallet.sendTransaction>[0]),
-        );
+        sent.push(await wallet.sendRawTransaction({ serializedTransaction: raw }));
       } catch (error) {
         // A node that already has one of ours at this nonce with close fees says so; the next
         // bump goes higher. Anything else (the node unreachable) ends this try.
@@ -377,18 +393,19 @@ export class Sweeper {
     await submit();
     const started = Date.now();
     let last = started;
+    /** When the nonce was first seen used with none of ours answering a receipt. */
+    let used: number | undefined;
     for (;;) {
-      for (const hash of sent) {
-        const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
-        if (receipt) return { receipt, sent };
-      }
-      if ((await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' })) > nonce) {
-        // The nonce is used. One of ours may have been mined between the two questions.
-        for (const hash of sent) {
-          const receipt = await this.rpc.getTransactionReceipt({ hash }).catch(() => undefined);
-          if (receipt) return { receipt, sent };
-        }
-        throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
+      // Replaced when the head block shows another transaction at the nonce, or once the nonce
+      // is seen used with none of ours answering a receipt for a while (its receipt may be late).
+      const look = await lookAtNonce(this.rpc, gas.address, nonce, sent);
+      if (typeof look === 'object') return { receipt: look, sent };
+      if (look) {
+        used ??= Date.now();
+        if (look === 'taken' || Date.now() - used >= (this.o.replacedAfterMs ?? REPLACED_AFTER_MS))
+          throw new Error(`sweep ${sent[0] ?? '(not sent)'} on chain ${network.chainId} was replaced by another transaction at nonce ${nonce}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        continue;
       }
       if (Date.now() - started > (this.o.timeoutMs ?? 600_000))
         throw new Error(`sweep on chain ${network.chainId} not mined after ${sent.length} sends; left to the next sweep`);

@@ -13,6 +13,7 @@ import { businessName } from '../merchants/account-store.ts';
 import { customerContact } from '../payments/list-store.ts';
 import { ownerLogin } from '../dashboard/login-store.ts';
 import { membersOf } from '../team/store.ts';
+import { joinEvents } from '../storage/events.ts';
 
 export interface OutboxRow extends Email {
   id: string;
@@ -55,7 +56,7 @@ export class EmailStore {
   async fanOut(limit: number, nowMs: number, plan?: (event: MailedEvent, business: string, people: Recipient[]) => Email[]): Promise<number> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query(
-        `SELECT m.event_id, e.merchant_id, e.mode, e.type, e.body FROM email_events m JOIN events e ON e.id = m.event_id
+        `SELECT m.event_id, e.merchant_id, e.mode, e.type, e.body FROM email_events m ${joinEvents('e', 'm.event_id')}
           ORDER BY e.seq LIMIT $1 FOR UPDATE OF m SKIP LOCKED`,
         [limit],
       );

@@ -12,9 +12,11 @@ import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
 import { treasuryReconcileJobs, treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
+import { relayJobs, relayUses } from '../chain/relay-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
 import { webhookJob, webhookUses } from '../webhooks/job.ts';
 import { emailJob, emailUses } from '../email/job.ts';
+import { chargeJob, chargeUses } from '../subscriptions/charge-job.ts';
 
 export type { Job, JobDeps } from './job.ts';
 
@@ -30,6 +32,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(settleUses, settleExpiredJob),
   uses(watchUses, watchJobs),
   uses(sweepUses, sweepJobs),
+  uses(relayUses, relayJobs),
   uses(reconcileUses, reconcileJobs),
   uses(treasuryReconcileUses, treasuryReconcileJobs),
   uses(treasuryUses, treasuryJobs),
@@ -37,6 +40,7 @@ export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(walletRefundUses, walletRefundJob),
   uses(idempotencyUses, idempotencyJob),
   uses(emailUses, emailJob),
+  uses(chargeUses, chargeJob),
 ];
 
 /** Starts every registered job; the answer stops them all. */

@@ -18,6 +18,7 @@ import type { RefundStore } from '../refunds/store.ts';
 import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
+import type { Subscriptions } from '../subscriptions/use-cases.ts';
 
 /** What jobs tell /metrics (metrics.ts keeps the figures). */
 export interface JobSignals {
@@ -37,6 +38,8 @@ export interface JobDeps extends BalanceStores {
   refunds: RefundStore;
   /** Refunds on wallet settlement, whose transfers the service looks for on chain. */
   walletRefunds: WalletRefundStore;
+  /** Subscriptions' charges, each period's at or after its start. */
+  subscriptions?: Subscriptions;
   chain: ChainStore;
   /** Idempotency keys: those kept over a day are removed. */
   idempotency?: IdempotencyStore;

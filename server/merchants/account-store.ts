@@ -46,6 +46,10 @@ export const merchantRows = {
       r && { id: r.id as string, businessName: r.business_name as string, businessEmail: r.business_email as string, businessLogo: r.business_logo as string }
     );
   },
+  /** Whether the merchant exists (an operator's limit for it is kept only then: balances/withdrawal-store.ts). */
+  async exists(sql: Sql, merchantId: string): Promise<boolean> {
+    return (await sql.query('SELECT 1 FROM merchants WHERE id::text = $1', [merchantId])).length > 0;
+  },
   /** When each of these merchants was made, by id (a sign-in's businesses in that order). */
   async createdMs(sql: Sql, merchantIds: string[]): Promise<Map<string, number>> {
     const rows = await sql.query('SELECT id, created_ms FROM merchants WHERE id = ANY($1::uuid[])', [merchantIds]);

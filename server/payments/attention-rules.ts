@@ -39,7 +39,7 @@ export interface Case {
  * first, oldest first, grouped by why, chain and token (one refund sends a group back); then
  * its own case: more than due arrived (the excess), or it expired with part of its amount and
  * does not accept partial payments (an accepting one is settled by the service itself).
- * server/payments/list-store.ts's NEEDS_ATTENTION_SQL is this as SQL (held equal by the tests).
+ * server/payments/list-store.ts's needsAttentionSql is this as SQL (held equal by the tests).
  */
 export function caseOf(payment: AttentionPayment, open: OpenTransfer[], nowMs: number): Case | null {
   const first = open[0];

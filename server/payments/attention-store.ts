@@ -2,7 +2,7 @@
 // decides from these facts), and the writes of resolving it, bound to one transaction (the
 // payment row locked first, so two accepts at once resolve once). SQL only.
 import type { Account } from '../domain/account.ts';
-import type { Database, Row, Sql } from '../storage/db.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import { PAYMENT_COLUMNS, paymentOf, type ChangeReport } from './store.ts';
@@ -11,24 +11,12 @@ import type { AttentionPayment, OpenTransfer } from './attention-rules.ts';
 import type { CreditTerms, RateAt } from './credit-rules.ts';
 import { rateAt } from '../rates/history-store.ts';
 import { markOutsidePayment } from '../refunds/outside-store.ts';
+import type { CreditedTransfer, TransferViews } from '../chain/transfer-views-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
 /** A transfer credited toward its payment, as the payment's detail shows it. */
-export type CreditLine = OpenTransfer & CreditTerms & { resolvedMs: number };
-
-const openOf = (r: Row): OpenTransfer => ({
-  chainId: Number(r.chain_id),
-  txHash: r.tx_hash as string,
-  logIndex: Number(r.log_index),
-  token: (r.token as string).toLowerCase(),
-  amount: BigInt(r.amount as string),
-  state: r.state as OpenTransfer['state'],
-  seenMs: Number(r.seen_ms),
-});
-
-/** Transfers that could not count, told to the merchant (deep enough), not resolved: the same condition as list-store.ts's NEEDS_ATTENTION_SQL. */
-const OPEN = `state IN ('late', 'unexpected') AND told_ms IS NOT NULL AND resolution IS NULL`;
+export type CreditLine = CreditedTransfer;
 
 /** The refund a case was resolved by (its id), and its payment's key to tell those waiting on it. */
 export interface ReopenedBy {
@@ -72,6 +60,8 @@ export class AttentionStore {
   constructor(
     private readonly db: Database,
     private readonly events: EventStore,
+    /** The chain's transfers (chain/transfer-views-store.ts): a case's transfers are its rows, read and resolved in this store's transaction. */
+    private readonly chain: TransferViews,
   ) {}
 
   /** Each payment's open transfers and own resolution, by payment id: the facts caseOf decides from. */
@@ -82,27 +72,13 @@ export class AttentionStore {
     const resolved = await this.db.query(`SELECT id, resolution FROM payments WHERE id::text = ANY($1::text[])`, [ids]);
     const resolution = new Map(resolved.map((r) => [String(r.id), (r.resolution as string | null) ?? null]));
     for (const p of payments) facts.set(p.id, { payment: { ...p, resolution: resolution.get(p.id) ?? null }, open: [] });
-    const open = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id::text = ANY($1::text[]) AND ${OPEN} ORDER BY block_number, log_index`, [
-      ids,
-    ]);
-    for (const r of open) facts.get(String(r.payment_id))?.open.push(openOf(r));
+    for (const { paymentId, transfer } of await this.chain.openOf(this.db, ids)) facts.get(paymentId)?.open.push(transfer);
     return facts;
   }
 
   /** The payment's transfers in another coin or on another chain credited toward it, oldest first, with what they were credited at. */
   async credits(paymentId: string): Promise<CreditLine[]> {
-    const rows = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND credited IS NOT NULL ORDER BY seen_ms, block_number, log_index`, [
-      paymentId,
-    ]);
-    return rows.map((r) => ({
-      ...openOf(r),
-      credited: BigInt(r.credited as string),
-      usdFrom: BigInt(r.credit_usd_from as string),
-      usdTo: BigInt(r.credit_usd_to as string),
-      rateMs: Number(r.credit_rate_ms),
-      source: r.credit_source as string,
-      resolvedMs: Number(r.resolved_ms),
-    }));
+    return this.chain.credited(this.db, paymentId);
   }
 
   inTransaction<T>(nowMs: number, work: (writes: AttentionWrites) => Promise<T>): Promise<T> {
@@ -116,8 +92,6 @@ export class AttentionStore {
    * resolved a case ended failed or canceled, so the case is open again (answers whether any was).
    */
   within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void>; reopen(refund: ReopenedBy): Promise<boolean> } {
-    const keys = (transfers: OpenTransfer[]) => [transfers.map((t) => t.chainId), transfers.map((t) => t.txHash), transfers.map((t) => t.logIndex)];
-    const MATCH = `(chain_id, tx_hash, log_index) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))`;
     /** The payment's ledger line for a transfer, once: whether this call wrote it (a retry finds it there). */
     const ledgerLine = async (paymentId: string, t: { chainId: number; txHash: string; logIndex: number }, amount: bigint) =>
       (
@@ -135,11 +109,8 @@ export class AttentionStore {
           `UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`,
           [refund.id, refund.paymentId],
         );
-        const transfers = await tx.query(
-          `UPDATE chain_transfers SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE payment_id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING payment_id`,
-          [refund.id, refund.paymentId],
-        );
-        if (own.length + transfers.length === 0) return false;
+        const transfers = await this.chain.reopen(tx, refund.id, refund.paymentId);
+        if (own.length + transfers === 0) return false;
         await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(refund.merchantId, refund.mode, refund.reference)]);
         return true;
       },
@@ -153,19 +124,13 @@ export class AttentionStore {
       inOtherMode: async (owner, reference) =>
         (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference]))
           .length > 0,
-      open: async (paymentId) =>
-        (await tx.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 AND ${OPEN} ORDER BY block_number, log_index FOR UPDATE`, [paymentId])).map(
-          openOf,
-        ),
+      open: (paymentId) => this.chain.lockOpen(tx, paymentId),
       count: async (payment, transfers) => {
         let total = 0n;
         for (const t of transfers) {
           if (await ledgerLine(payment.id, t, t.amount)) total += t.amount;
         }
-        await tx.query(`UPDATE chain_transfers SET state = 'credited', resolution = 'accepted', resolved_ms = $4 WHERE ${MATCH} AND state = 'late'`, [
-          ...keys(transfers),
-          nowMs,
-        ]);
+        await this.chain.countLate(tx, transfers, nowMs);
         const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
           payment.id,
           String(total),
@@ -179,11 +144,7 @@ export class AttentionStore {
         for (const c of credits) {
           if (!(await ledgerLine(payment.id, c, c.credited))) continue;
           total += c.credited;
-          await tx.query(
-            `UPDATE chain_transfers SET resolution = 'accepted', resolved_ms = $4, credited = $5, credit_usd_from = $6, credit_usd_to = $7, credit_rate_ms = $8, credit_source = $9
-              WHERE (chain_id, tx_hash, log_index) = ($1, $2, $3) AND resolution IS NULL`,
-            [c.chainId, c.txHash, c.logIndex, nowMs, String(c.credited), String(c.usdFrom), String(c.usdTo), c.rateMs, c.source],
-          );
+          await this.chain.creditAt(tx, c, nowMs);
         }
         const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
           payment.id,
@@ -193,13 +154,7 @@ export class AttentionStore {
         return paymentOf(row!);
       },
       rateAt: (symbol, atMs) => rateAt(tx, symbol, atMs),
-      resolveTransfers: async (transfers, resolution, refundId) =>
-        void (await tx.query(`UPDATE chain_transfers SET resolution = $4, resolved_ms = $5, resolution_refund = $6 WHERE ${MATCH} AND resolution IS NULL`, [
-          ...keys(transfers),
-          resolution,
-          nowMs,
-          refundId ?? null,
-        ])),
+      resolveTransfers: (transfers, resolution, refundId) => this.chain.resolve(tx, transfers, resolution, nowMs, refundId),
       resolvePayment: async (paymentId, resolution, refundId) =>
         void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [
           paymentId,

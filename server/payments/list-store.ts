@@ -7,6 +7,7 @@ import type { Payment } from './rules.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import { paymentOf } from './store.ts';
 import { attemptsOf, eventsAbout, type Attempt, type StoredEvent } from '../storage/events.ts';
+import type { TransferViews } from '../chain/transfer-views-store.ts';
 
 /** A payment's customer as its refund's receipt reaches them (email/store.ts, in its transaction): their e-mail and the payment's metadata. */
 export async function customerContact(
@@ -42,10 +43,11 @@ export interface PaymentFilter {
 
 /**
  * payments/attention-rules.ts's caseOf as SQL: a transfer that could not count, told and not
- * resolved, or the payment's own case (its excess, or an expired partial it does not accept)
- * not resolved. Held equal by server/payments/tests/attention-api.test.ts.
+ * resolved (the chain's fragment: its table is the chain's), or the payment's own case (its
+ * excess, or an expired partial it does not accept) not resolved. Held equal by
+ * server/payments/tests/attention-api.test.ts.
  */
-export const NEEDS_ATTENTION_SQL = `(EXISTS (SELECT 1 FROM chain_transfers t WHERE t.payment_id = p.id AND t.state IN ('late', 'unexpected') AND t.told_ms IS NOT NULL AND t.resolution IS NULL)
+const needsAttentionSql = (chain: Pick<TransferViews, 'openCaseOf'>) => `(${chain.openCaseOf('p')}
   OR (p.resolution IS NULL AND (p.paid > p.due OR (p.paid > 0 AND p.paid < p.due AND p.settled_ms IS NULL AND NOT p.accept_partial AND p.expires_ms <= $NOW))))`;
 
 /**
@@ -84,7 +86,11 @@ export interface Timeline {
 }
 
 export class PaymentList {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** The chain's transfers (chain/transfer-views-store.ts): the list's filters on them, and a timeline's. */
+    private readonly chain: Pick<TransferViews, 'openCaseOf' | 'paymentsOfHash' | 'ofPayment'>,
+  ) {}
 
   async list(account: Pick<Account, 'merchant' | 'mode'>, filter: PaymentFilter, nowMs: number): Promise<Payment[]> {
     const params: unknown[] = [account.merchant.id, account.mode];
@@ -99,7 +105,7 @@ export class PaymentList {
       where.push(sql.includes('$NOW') ? sql.replaceAll('$NOW', arg(nowMs)) : sql);
     }
     if (filter.coin) where.push(`p.coin = ${arg(filter.coin)}`);
-    if (filter.needsAttention) where.push(NEEDS_ATTENTION_SQL.replaceAll('$NOW', arg(nowMs)));
+    if (filter.needsAttention) where.push(needsAttentionSql(this.chain).replaceAll('$NOW', arg(nowMs)));
     if (filter.fromMs !== undefined) where.push(`p.created_ms >= ${arg(filter.fromMs)}`);
     if (filter.toMs !== undefined) where.push(`p.created_ms < ${arg(filter.toMs)}`);
     const q = filter.q?.trim();
@@ -107,9 +113,7 @@ export class PaymentList {
       if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(`lower(p.address) = lower(${arg(q)})`);
       else if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
         const hash = arg(q);
-        where.push(
-          `(p.id IN (SELECT payment_id FROM transfers WHERE lower(tx_hash) = lower(${hash})) OR p.id IN (SELECT payment_id FROM chain_transfers WHERE tx_hash = lower(${hash})))`,
-        );
+        where.push(`(p.id IN (SELECT payment_id FROM transfers WHERE lower(tx_hash) = lower(${hash})) OR p.id IN (${this.chain.paymentsOfHash(hash)}))`);
       } else if (q.includes('@')) where.push(`lower(p.customer_email) = lower(${arg(q)})`);
       else where.push(`p.reference = ${arg(q)}`);
     }
@@ -121,21 +125,21 @@ export class PaymentList {
   }
 
   async timeline(account: Pick<Account, 'merchant' | 'mode'>, payment: Payment): Promise<Timeline> {
-    const chain = await this.db.query(`SELECT * FROM chain_transfers WHERE payment_id = $1 ORDER BY seen_ms, block_number, log_index`, [payment.id]);
+    const chain = await this.chain.ofPayment(this.db, payment.id);
     const ledger = await this.db.query(`SELECT * FROM transfers WHERE payment_id = $1 ORDER BY created_ms, id`, [payment.id]);
-    const onChain = new Set(chain.map((r) => `${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()));
+    const onChain = new Set(chain.map((t) => `${t.txHash}:${t.logIndex}`.toLowerCase()));
     const transfers: TransferLine[] = [
-      ...chain.map((r) => ({
-        txHash: r.tx_hash as string,
-        logIndex: Number(r.log_index),
-        amount: BigInt(r.amount as string),
-        state: r.state as string,
-        chainId: Number(r.chain_id),
-        token: (r.token as string).toLowerCase(),
-        atMs: Number(r.seen_ms),
-        blockNumber: Number(r.block_number),
-        sweptHash: (r.swept_hash as string | null) ?? null,
-        sweptMs: r.swept_hash && r.swept_ms != null ? Number(r.swept_ms) : null,
+      ...chain.map((t) => ({
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        amount: t.amount,
+        state: t.state,
+        chainId: t.chainId,
+        token: t.token,
+        atMs: t.seenMs,
+        blockNumber: t.blockNumber,
+        sweptHash: t.sweptHash,
+        sweptMs: t.sweptMs,
       })),
       ...ledger
         .filter((r) => !onChain.has(`${r.tx_hash as string}:${Number(r.log_index)}`.toLowerCase()))

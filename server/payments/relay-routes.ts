@@ -8,10 +8,12 @@ import type { Address, Hex } from 'viem';
 import { answer } from '../../contract/api.ts';
 import { is, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { Relayed, RelayBody } from '../../contract/relay.ts';
-import { assertRelayAffordable, checkAuthorization, RELAY_DAY_MS, type TransferAuthorization } from '../chain/relay.ts';
+import { checkAuthorization, type TransferAuthorization } from '../chain/relay-authorization.ts';
+import { assertRelayAffordable, RELAY_DAY_MS } from '../chain/relay-caps.ts';
+import { relayGasMemo } from '../chain/relay-job.ts';
 import { ERROR_CODES } from '../../contract/error-codes.ts';
 import { feeOf } from '../chain/treasury.ts';
-import { ChainNotOffered, Conflict, DomainError, NotConfigured, Unavailable, invalidField } from '../domain/errors.ts';
+import { ChainNotOffered, Conflict, DomainError, NotConfigured, PaymentState, Unavailable, invalidField } from '../domain/errors.ts';
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
 import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
@@ -76,14 +78,7 @@ async function relayOnce(ctx: RelayContext) {
   // journaled as the merchant's sponsored gas on this chain, once by its hash (a retry, or the
   // same relay seen again, writes nothing more).
   const journalGas = (txHash: Hex, fee: bigint, reverted: boolean) =>
-    service.journal.sponsoredGas(
-      account,
-      payment.chainId,
-      txHash,
-      fee,
-      `payment ${reference} paid by signature, relayed in ${txHash}${reverted ? ' (reverted: moved nothing)' : ''}`,
-      service.now(),
-    );
+    service.journal.sponsoredGas(account, payment.chainId, txHash, fee, relayGasMemo(reference, txHash, reverted), service.now());
   // The nonce is the relay's key: one used already is this payment's relay (whoever sent it),
   // answered again, or another's: a 409.
   const already = async () => {
@@ -103,6 +98,11 @@ async function relayOnce(ctx: RelayContext) {
   const before = await already();
   if (before) return before;
   assertTakesDeposits(payment, service.now());
+  // Relayed only while nothing has arrived: what is due in full, by one signature.
+  if (payment.paid > 0n)
+    throw new PaymentState(`reference: transaction ${reference} has received a transfer already; pay the rest with a transfer`, [
+      { field: 'reference', message: 'part paid already: only a payment awaiting payment is relayed' },
+    ]);
   const due = payment.due - payment.paid;
   const chainNow = (await relayer.rpc.getBlock({ blockTag: 'latest' })).timestamp;
   await checkAuthorization(
@@ -114,19 +114,31 @@ async function relayOnce(ctx: RelayContext) {
     chainNow,
     relayer.gas.address,
   );
-  // The caps, asked under the gas wallet's lease with what it would be sent with: nothing is sent past them.
+  // The caps, asked under the gas wallet's lease with what it would be sent with: nothing is sent past them. What they
+  // hold: the gas journaled in the last 24 hours, and what relays not yet seen mined may still cost.
+  const since = service.now() - RELAY_DAY_MS;
   const sent = await relayer
-    .send(token, a, {
-      afford: async (cost) => {
-        const spent = await service.journal.sponsoredGasSince(account, payment.chainId, service.now() - RELAY_DAY_MS);
-        return assertRelayAffordable(network, cost, spent);
+    .send(
+      token,
+      a,
+      { merchantId: account.merchant.id, mode: account.mode, reference },
+      {
+        afford: async (cost) => {
+          const merchant = { merchantId: account.merchant.id, mode: account.mode };
+          const spent = {
+            merchant: (await service.journal.sponsoredGasSince(account, payment.chainId, since)) + (await relayer.reserved(merchant)),
+            instance: (await service.journal.sponsoredGasSince(undefined, payment.chainId, since)) + (await relayer.reserved()),
+          };
+          return assertRelayAffordable(network, cost, spent);
+        },
+        mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
       },
-      mined: async (receipt) => void (await journalGas(receipt.transactionHash, feeOf(receipt), receipt.status !== 'success')),
-    })
+    )
     .catch((error: unknown) => {
       if (error instanceof DomainError) throw error;
       // Not mined as sent: its nonce taken by another transaction of the gas wallet's, not mined in
-      // time, the node unreachable. The same signature again answers whatever the chain did with it.
+      // time, the node unreachable. The same signature again answers whatever the chain did with it;
+      // mined later, its gas is journaled by the relay job (chain/relay-job.ts) from its record.
       service.log.warn({ err: error, reference, chainId: payment.chainId }, 'a relay ended before it was seen mined');
       throw new Unavailable(`The relay on ${network.name} was not seen mined; send the same signature again shortly`);
     });
@@ -166,7 +178,7 @@ export const routes = [
     tag: 'Payments',
     summary: 'pay with one signature: relay a signed EIP-3009 transfer',
     description:
-      "For a coin whose network entry says `eip3009` (the dev chain's USDC): the customer's wallet signs `TransferWithAuthorization { from, to: the payment's deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token's own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain's native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment's chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. The gas is the operator's, journaled per merchant and chain (`sponsored_gas`), and capped: 409 `relay_declined`, nothing sent and the signature unused, naming `gas.payment_cap` (it would cost more than the network's `relayMaxGasWei`, as estimated before sending: on Ethereum itself, by default), `gas.daily_cap` (the merchant's relays on this chain cost its `relayDailyGasWei` in the last 24 hours) or `gas.wallet` (the gas wallet holds too little): pay with a transfer. Each client address may ask 20 a minute with the public key (429 with Retry-After).",
+      "For a coin whose network entry says `eip3009` (the dev chain's USDC): the customer's wallet signs `TransferWithAuthorization { from, to: the payment's deposit address, value: what is due in base units, validAfter, validBefore, nonce }` in the token's own EIP-712 domain, and the service brings it on chain from its gas wallet; the customer needs none of the chain's native coin. Checked before any gas is spent, each refusal a 400 naming the field: `chain_id` (not the payment's chain), `authorization.to` (not the deposit address), `authorization.value` (not exactly what is due), `authorization.validBefore` (expired, or less than 30 s left), `authorization.validAfter` (not valid yet), `signature` (not signed by `from`; a contract wallet through ERC-1271 or ERC-6492 is asked), `authorization.from` (holds too little), `authorization` (a coin that takes no signed transfer, or the token refuses it). Idempotent on the nonce: the same authorization again answers the same transaction (200, also when someone else brought it on chain first: `relayedByUs` false); a nonce used or canceled for anything else is a 409 naming `authorization.nonce`. 201 with the transaction once mined; the payment is then credited by the watcher like any transfer (verify says `confirming`, then `confirmed`). 409 `not_configured` where the network has no gas wallet: pay with a transfer. The gas is the operator's, journaled per merchant and chain (`sponsored_gas`), and capped: 409 `relay_declined`, nothing sent and the signature unused, naming `gas.payment_cap` (it would cost more than the network's `relayMaxGasWei`, as estimated before sending: on Ethereum itself, by default), `gas.daily_cap` (the merchant's relays on this chain cost its `relayDailyGasWei` in the last 24 hours) `gas.instance_cap` (every merchant's relays on this chain cost the network's `relayInstanceDailyGasWei` in the last 24 hours), `gas.wallet` (the gas wallet holds too little) or `authorization.from` (this payer had the network's `relaysPerPayerPerDay` payments relayed in the last 24 hours): pay with a transfer; relays not yet seen mined count at the most they may cost. A payment is relayed once, and only while nothing has arrived: one relayed already (under way or mined), or part paid, is a 409 `payment_state` naming `reference`, before any gas (the same payer's relay still under way: 503, send the same signature again shortly). Each client address may ask 20 a minute with the public key (429 with Retry-After).",
     params: ByReference,
     body: RelayBody,
     responses: { 200: answer(Relayed), 201: answer(Relayed) },

@@ -92,6 +92,14 @@ const owner = (account: Pick<Account, 'merchant' | 'mode'>) => [account.merchant
 export const payoutsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, status AS state, count(*)::text AS n FROM payouts GROUP BY 1, 2`));
 
+/**
+ * SQL: what the merchant's bank payouts took from its balance since a time, US cents as valued
+ * when each left, failed ones not counted (`merchant`, `mode`, `since`: the caller's parameters):
+ * their part of the one daily limit, which balances/withdrawal-store.ts sums in one statement.
+ */
+export const payoutsSpentSince = (merchant: string, mode: string, since: string): string =>
+  `SELECT COALESCE(sum(usd_cents), 0) FROM payouts WHERE merchant_id = ${merchant} AND mode = ${mode} AND status <> 'failed' AND created_ms > ${since}`;
+
 export class PayoutStore {
   constructor(
     private readonly db: Database,

@@ -57,6 +57,15 @@ export interface RefundFilter {
 export const refundsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM refunds GROUP BY 1, 2`));
 
+/**
+ * SQL: what the merchant's balance-settled refunds took since a time, US cents as valued when
+ * asked for (counted from then, claimed or not; failed and canceled ones not counted), with
+ * `merchant`, `mode`, `since` the caller's parameters: their part of the one daily limit, which
+ * balances/withdrawal-store.ts sums in one statement.
+ */
+export const refundsSpentSince = (merchant: string, mode: string, since: string): string =>
+  `SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = ${merchant} AND mode = ${mode} AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > ${since}`;
+
 export class RefundStore implements RefundTransactions {
   constructor(
     private readonly db: Database,

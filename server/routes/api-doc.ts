@@ -199,8 +199,7 @@ export interface Untyped {
 }
 
 /**
- * Bodies whose check goes beyond their zod shape, documented as the whole check: the bank
- * account's fields per currency (bank-account-doc.ts).
+ * Bodies whose check goes beyond their zod shape, documented as the whole check: the bank account's fields per currency (bank-account-doc.ts).
  */
 const CHECKED_FURTHER = new Map<Schema, () => JsonSchema>([[PayoutBody, bankAccountBody]]);
 
@@ -271,6 +270,7 @@ const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
 const TAG_WORDS: Record<Tag, string> = {
   Payments: "Quoting and taking a payment (the checkout, public key), verifying it (either key), the sandbox's deposits, and the merchant's list of payments.",
   Products: "The merchant's products and their prices, which standard payment links sell.",
+  Subscriptions: 'Plans (a price in a coin per period) and subscriptions to them, charged each period from one ERC-20 approval.',
   Account: 'The business (name, e-mail, logo), its warnings, and rolling its secret key.',
   Webhooks: 'Where events are delivered and how they are signed, the events feed, the payout address, and changes of where money goes that wait their delay.',
   'Payment links': "Standard and donation links, their hosted pages' details and their QR codes.",

@@ -21,6 +21,7 @@ import type { ChainStore } from '../chain/store.ts';
 import type { DashboardStore } from '../dashboard/store.ts';
 import type { PaymentList } from '../payments/list-store.ts';
 import type { ProductStore } from '../products/store.ts';
+import type { Subscriptions } from '../subscriptions/use-cases.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { LinkStore } from '../links/store.ts';
 import type { MerchantStore } from '../merchants/store.ts';
@@ -87,6 +88,8 @@ export interface ServiceParts extends BalanceStores {
   paymentList: PaymentList;
   /** The merchant's products and their prices. */
   products: ProductStore;
+  /** Plans, subscriptions and their charges. */
+  subscriptions: Subscriptions;
   /** Dashboard sign-ins and password settings a client may try in ten minutes (any e-mail). */
   signIns: RateLimiter;
   /** Exchange rates: fresh or the operator's fixed table, each with its source and time. */

@@ -27,7 +27,18 @@ import type { AnyCtx, Handler, Schemas, ServiceParts } from './context.ts';
 import { claimKey, keyedRequest, scopeOf } from './idempotency.ts';
 
 /** The reference's sections: every documented route is in one. */
-export const TAGS = ['Payments', 'Products', 'Account', 'Webhooks', 'Payment links', 'Bank payouts', 'Balances', 'Refunds', 'Operations'] as const;
+export const TAGS = [
+  'Payments',
+  'Products',
+  'Subscriptions',
+  'Account',
+  'Webhooks',
+  'Payment links',
+  'Bank payouts',
+  'Balances',
+  'Refunds',
+  'Operations',
+] as const;
 export type Tag = (typeof TAGS)[number];
 
 /** A count of requests over a window (a RateLimiter of the service's): over it, 429 with Retry-After. */

@@ -21,6 +21,7 @@ import * as payments from '../payments/routes.ts';
 import * as payouts from '../payouts/routes.ts';
 import * as products from '../products/routes.ts';
 import * as refunds from '../refunds/routes.ts';
+import * as subscriptions from '../subscriptions/routes.ts';
 import * as refundClaims from '../refunds/claim-routes.ts';
 import * as exceptions from '../refunds/exception-routes.ts';
 import * as accepts from '../payments/accept-routes.ts';
@@ -38,6 +39,7 @@ export const ROUTES: readonly Route[] = [
   ...payments.routes,
   ...keys.routes,
   ...products.routes,
+  ...subscriptions.routes,
   ...account.routes,
   // The team and who did what (a session; the audit log also a key with audit.read)
   ...team.routes,

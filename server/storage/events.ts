@@ -95,6 +95,13 @@ export async function recentStart(sql: Sql, merchantId: string, mode: string, co
   return Number(row.after);
 }
 
+/**
+ * The events as another store's claim joins them (email/store.ts's fan-out locks its marks FOR
+ * UPDATE SKIP LOCKED, in the events' order, so the join is one statement): `alias` the event's
+ * row, `eventId` the column that names it.
+ */
+export const joinEvents = (alias: string, eventId: string): string => `JOIN events ${alias} ON ${alias}.id = ${eventId}`;
+
 /** The account's events about one payment (its reference in their data), the first 200, as its timeline reads them (payments/list-store.ts). */
 export async function eventsAbout(sql: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<StoredEvent[]> {
   const rows = await sql.query(

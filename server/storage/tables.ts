@@ -21,6 +21,7 @@ export const TABLE_OWNERS = {
   chain_transfers: 'chain',
   chain_sweepers: 'chain',
   deposit_checks: 'chain',
+  relays: 'chain',
   // balances/: the journal, swaps, withdrawals, partner transfers, the treasury's transactions
   settlements: 'balances',
   journal_entries: 'balances',
@@ -40,6 +41,9 @@ export const TABLE_OWNERS = {
   files: 'links',
   products: 'products',
   prices: 'products',
+  subscription_plans: 'subscriptions',
+  subscriptions: 'subscriptions',
+  subscription_charges: 'subscriptions',
   payouts: 'payouts',
   bank_accounts: 'payouts',
   refunds: 'refunds',

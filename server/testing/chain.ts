@@ -10,6 +10,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, type Address, t
 import { foundry } from 'viem/chains';
 import type { Network } from '../chain/networks.ts';
 import { ChainStore } from '../chain/store.ts';
+import { depositViews } from '../payments/deposit-views-store.ts';
 import { Sweeper } from '../chain/sweeper.ts';
 import { Watcher } from '../chain/watcher.ts';
 
@@ -60,7 +61,7 @@ export async function sweptIntoBalance(
 ) {
   const transport = http(network.rpcUrls[0]);
   const reader = createPublicClient({ chain: foundry, transport });
-  const store = new ChainStore(api.db);
+  const store = new ChainStore(api.db, depositViews);
   const watcher = new Watcher({
     chainId: network.chainId,
     rpcUrls: network.rpcUrls,

@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import type { Network } from '../chain/networks.ts';
-import { authorizationDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../chain/relay.ts';
+import { authorizationDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../chain/relay-authorization.ts';
 import type { caller } from './chain.ts';
 
 /** `funder` mints the customer's USDC (the dev chain's devAccount(3)). */

@@ -13,9 +13,11 @@ import { reconcileUses } from '../chain/reconcile-job.ts';
 import { refundUses } from '../refunds/job.ts';
 import { walletRefundUses } from '../refunds/wallet-job.ts';
 import { emailUses } from '../email/job.ts';
+import { chargeUses } from '../subscriptions/charge-job.ts';
 import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
 import { settleUses } from '../payments/settle-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
+import { relayUses } from '../chain/relay-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
 import { watchUses } from '../chain/watch-job.ts';
 import { webhookUses } from '../webhooks/job.ts';
@@ -91,6 +93,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['payments/settle-expired-job.ts', settleUses],
     ['chain/watch-job.ts', watchUses],
     ['chain/sweep-job.ts', sweepUses],
+    ['chain/relay-job.ts', relayUses],
     ['chain/reconcile-job.ts', reconcileUses],
     ['chain/treasury-reconcile-job.ts', treasuryReconcileUses],
     ['balances/treasury-job.ts', treasuryUses],
@@ -98,6 +101,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
     ['refunds/job.ts', refundUses],
     ['refunds/wallet-job.ts', walletRefundUses],
     ['email/job.ts', emailUses],
+    ['subscriptions/charge-job.ts', chargeUses],
   ];
 
   it('each job declares exactly the parts it reads, and every registered job is one of them', () => {

@@ -229,6 +229,8 @@ describe('the OpenAPI document', () => {
       'PAYOUT_UPDATED',
       'REFUND_UPDATED',
       'SECURITY_CHANGED',
+      'SUBSCRIPTION_PAYMENT_FAILED',
+      'SUBSCRIPTION_UPDATED',
       'SWAP_UPDATED',
       'WITHDRAWAL_ADDRESS_PENDING',
       'WITHDRAWAL_UPDATED',
@@ -320,6 +322,19 @@ describe('the OpenAPI document', () => {
     });
     await call('GET', '/api/v1/payments/export.csv?status=paid', sec);
 
+    // Plans and subscriptions: no chain here, so subscribing is 409 not_configured (server/subscriptions/tests have the chain)
+    const plan = await call('POST', '/api/v1/plans', sec, { name: 'Tea club', coin: 'USDT', price: '9.99', period: 'month', periods: 12 });
+    await call('POST', '/api/v1/plans', sec, { name: 'Tea club', coin: 'USDT', price: '9.999', period: 'fortnight', periods: 0 });
+    await call('GET', '/api/v1/plans?limit=1', sec);
+    await call('GET', '/api/v1/plans?limit=0', sec);
+    await call('GET', `/api/v1/plans/${(plan.body as { data: { id: string } }).data.id}`, sec);
+    await call('GET', '/api/v1/plans/nope', sec);
+    await call('POST', '/api/v1/subscriptions', sec, { plan_id: (plan.body as { data: { id: string } }).data.id, wallet: '0x' + '1'.repeat(40) });
+    await call('POST', '/api/v1/subscriptions', sec, { plan_id: 'nope', wallet: '0x0' });
+    await call('GET', '/api/v1/subscriptions', sec);
+    await call('GET', '/api/v1/subscriptions?cursor=x', sec);
+    await call('GET', `/api/v1/subscriptions/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, sec);
+    await call('POST', `/api/v1/subscriptions/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/cancel`, sec);
     // Products and prices
     const product = await call('POST', '/api/v1/products', sec, { name: 'Oolong', prices: [{ currency: 'USD', amount: '9.50' }] });
     const productId = (product.body as { data: { id: string } }).data.id;

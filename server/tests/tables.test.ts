@@ -2,8 +2,8 @@
 // owner's folder: another feature calls a function of the owner's store, in its own transaction.
 // The scan reads production files of server/ (tests, their helpers and the migrations aside: a
 // migration creates and reshapes every table; the commands and the jobs hold no SQL, the
-// boundaries test keeps SQL in stores). Today's exceptions are listed below, each to be moved into
-// its owner's store; the list is held both ways, so a moved query must leave it.
+// boundaries test keeps SQL in stores). The exceptions list below is empty, and held both ways: a
+// query on another feature's table fails the test until it moves into its owner's store.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,20 +59,11 @@ const service = () =>
     .map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
 /**
- * Today's exceptions: a file and the tables of other features its SQL names. Each is to move into
- * a function of the owner's store that takes the caller's transaction; the list must end empty.
+ * Exceptions: a file and the tables of other features its SQL names. There are none: a query on
+ * another feature's table is a function of the owner's store that takes the caller's transaction,
+ * or, where the join is the point, a fragment that store exports. Keep it empty.
  */
-const EXCEPTIONS: Record<string, string[]> = {
-  'server/balances/journal-store.ts': ['chain_transfers', 'payments', 'transfers'],
-  'server/balances/treasury-hold-store.ts': ['chain_transfers', 'payments'],
-  'server/balances/withdrawal-store.ts': ['merchants', 'payouts', 'refunds'],
-  'server/chain/deposit-check-store.ts': ['payments'],
-  'server/chain/store.ts': ['payments', 'transfers'],
-  'server/chain/sweep-store.ts': ['payments'],
-  'server/email/store.ts': ['events'],
-  'server/payments/attention-store.ts': ['chain_transfers'],
-  'server/payments/list-store.ts': ['chain_transfers'],
-};
+const EXCEPTIONS: Record<string, string[]> = {};
 
 describe('every table has one owner', () => {
   it('every table a migration creates is in the map, and the map names no other', () => {
@@ -103,7 +94,7 @@ describe('every table has one owner', () => {
     expect(tablesNamed("const table = 'payments'; // no statement")).toEqual([]);
   });
 
-  it("SQL naming a table lives only in its owner's folder (today's exceptions aside, each still there)", () => {
+  it("SQL naming a table lives only in its owner's folder, with no exception", () => {
     const sources = service();
     expect(sources.length).toBeGreaterThan(150);
     expect(foreignTables(sources)).toEqual(EXCEPTIONS);

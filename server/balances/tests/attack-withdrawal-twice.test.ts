@@ -17,6 +17,7 @@ import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -50,7 +51,7 @@ describe('two instances sending withdrawals', { timeout: 150_000 }, () => {
     const rpc = (method: string, params: unknown[] = []) => reader.request({ method: method as 'eth_blockNumber', params: params as never });
     const onChain = (who: Address) => reader.readContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
     const call = caller(() => api!.url);
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     await store.forget(chain.chainId);
 
     // A balance of 10 USDT: paid, counted, swept to the treasury, final.

@@ -13,6 +13,7 @@ import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Sweeper } from '../../chain/sweeper.ts';
 import { Watcher } from '../../chain/watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -47,7 +48,7 @@ describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, o
     const dev = devNetwork(chain.url, contracts, 1);
     const network = { ...dev, tokens: dev.tokens.map((t) => (t.symbol === 'USDT' ? { ...t, withdrawalFee: '0.25' } : t)) };
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, ...(await databaseOptions(kind)) });
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
       chainId: 31337,

@@ -12,6 +12,7 @@ import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Sweeper } from '../../chain/sweeper.ts';
 import { Treasury } from '../../chain/treasury.ts';
 import { Watcher } from '../../chain/watcher.ts';
@@ -56,7 +57,7 @@ describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_0
       adminToken: TOKEN,
       ...(await databaseOptions(kind)),
     });
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const watcher = new Watcher({
       chainId: 31337,

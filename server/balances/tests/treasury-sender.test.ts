@@ -11,6 +11,7 @@ import type { JobDeps } from '../../jobs/index.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import type { Signed, Treasury } from '../../chain/treasury.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
@@ -75,7 +76,7 @@ describe('the treasury sender', { timeout: 120_000 }, () => {
   it('has a balance of 10 USDT in the treasury to withdraw from', async () => {
     const network = devNetwork(chain.url, contracts, 1);
     api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false });
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     await store.forget(chain.chainId);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     watcher = new Watcher({

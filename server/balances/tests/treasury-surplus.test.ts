@@ -9,6 +9,7 @@ import { createPublicClient, createWalletClient, http, parseUnits } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Watcher } from '../../chain/watcher.ts';
 import { creditsOf } from '../../testing/chain.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -53,7 +54,7 @@ describe.each(KINDS)('a treasury surplus, on %s', { timeout: 120_000 }, (kind) =
       rpcUrls: [chain.url],
       confirmations: 1,
       tokens: Object.values(contracts.tokens),
-      store: new ChainStore(api.db),
+      store: new ChainStore(api.db, depositViews),
       credits: creditsOf(api),
       holder: 'surplus',
       startBlock: await reader().getBlockNumber(),

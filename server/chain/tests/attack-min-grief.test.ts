@@ -11,6 +11,7 @@ import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -36,7 +37,7 @@ describe('transfers of exactly the dust floor in another token', { timeout: 90_0
   it('do not cost the operator more gas in sweeps than they cost the sender', async () => {
     const network = devNetwork(chain.url, contracts, 1);
     const api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false });
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     await store.forget(chain.chainId);
     const watcher = new Watcher({
       chainId: chain.chainId,

@@ -12,6 +12,7 @@ import { foundry } from 'viem/chains';
 import { startService } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -40,7 +41,7 @@ describe('a deep reorganisation that brings back the sweep before the money', { 
   it('does not leave the money in the deposit while the books (and the balance) say it was swept', async () => {
     const network = devNetwork(chain.url, contracts, 3);
     const api = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false });
-    const store = new ChainStore(api.db);
+    const store = new ChainStore(api.db, depositViews);
     await store.forget(chain.chainId);
     const watcher = new Watcher({
       chainId: chain.chainId,

@@ -12,6 +12,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -33,7 +34,7 @@ const balance = (token: Address, owner: Address) => reader().readContract({ addr
 beforeAll(async () => {
   ({ chain, contracts } = await sharedDevChain());
   api = await startService({ demo: true, networks: { test: devNetwork(chain.url, contracts, 1) }, jobs: false });
-  store = new ChainStore(api.db);
+  store = new ChainStore(api.db, depositViews);
 }, 60_000);
 afterAll(async () => {
   await api?.close();

@@ -16,6 +16,7 @@ import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { verifyNetwork } from '../deploy.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Treasury } from '../treasury.ts';
 import { Watcher } from '../watcher.ts';
@@ -71,7 +72,7 @@ describe('signatures pinned to their chain', { timeout: 120_000 }, () => {
     const started = await startService({ demo: true, networks: { test: network }, devChain: DEV_CHAIN_POWERS, jobs: false, rpcChainCheckMs: 300 });
     api = started;
     const call = caller(() => started.url);
-    const store = new ChainStore(started.db);
+    const store = new ChainStore(started.db, depositViews);
     expect((await call('PUT', '/api/v1/settlement', { settlement: 'balance' }, secretKey)).status).toBe(200);
     const pinned = started.parts.treasury('test', 31337)!.treasury.network;
     const watcher = new Watcher({

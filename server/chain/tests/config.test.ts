@@ -66,6 +66,13 @@ describe('NETWORKS_FILE', () => {
     expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayDailyGasWei: '0' } }) })).toThrow(/live\.relayDailyGasWei/);
   });
 
+  it("takes the gas wallet's own daily cap across merchants, in wei, and the payments a payer may have relayed a day", () => {
+    const config = configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayInstanceDailyGasWei: '200000000000000000', relaysPerPayerPerDay: 3 } }) });
+    expect(config.networks?.live).toMatchObject({ relayInstanceDailyGasWei: 200_000_000_000_000_000n, relaysPerPayerPerDay: 3 });
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relayInstanceDailyGasWei: '0' } }) })).toThrow(/live\.relayInstanceDailyGasWei/);
+    expect(() => configFromEnv({ NETWORKS_FILE: file({ live: { ...ETH, relaysPerPayerPerDay: 0 } }) })).toThrow(/live\.relaysPerPayerPerDay/);
+  });
+
   it("takes a token's EIP-712 domain for signed transfers (eip3009), and names a malformed one", () => {
     const signing = { ...ETH, tokens: [{ ...ETH.tokens[0]!, eip3009: { name: 'USD Coin', version: '2' } }] };
     expect(configFromEnv({ NETWORKS_FILE: file({ live: signing }) }).networks?.live).toMatchObject({

@@ -18,7 +18,7 @@ import {
   TRANSFER_WITH_AUTHORIZATION_TYPES,
   type RelayTarget,
   type TransferAuthorization,
-} from '../relay.ts';
+} from '../relay-authorization.ts';
 
 let chain: DevChain;
 let contracts: DevContracts;

@@ -16,7 +16,9 @@ import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
-import { RELAY_DAY_MS, Relayer, type TransferAuthorization } from '../relay.ts';
+import { Relayer } from '../relay.ts';
+import type { TransferAuthorization } from '../relay-authorization.ts';
+import { RELAY_DAY_MS } from '../relay-caps.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' } as never;
@@ -75,6 +77,8 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
   }
 
   const asRelayed = (p: Paying): TransferAuthorization => ({ ...p.signed.message, signature: p.signed.signature });
+  /** Whose payment a relay sent straight through the Relayer pays, as its record names it. */
+  const paying = (p: Paying) => ({ merchantId: DEMO_MERCHANT.id, mode: 'test', reference: p.reference });
   const answers = (list: Array<{ status: number; body: { errors?: Array<{ field: string }> } }>) =>
     list.map((a) => `${a.status} ${a.body.errors?.map((e) => e.field).join(',') ?? ''}`.trim()).sort();
 
@@ -119,11 +123,11 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
       return undefined; // no cap: re-priced as a sweep is
     };
     // The first relay is at its cap check (a slow database, say) ...
-    const first = relayer.send(usdc(), asRelayed(p1), { afford: afford(gate) });
+    const first = relayer.send(usdc(), asRelayed(p1), paying(p1), { afford: afford(gate) });
     await until('first at its cap check', async () => inside === 1);
     // ... while a second relay of the same instance is sent: it waits for the first.
     let secondDone = false;
-    const second = relayer.send(usdc(), asRelayed(p2), { afford: afford() }).finally(() => (secondDone = true));
+    const second = relayer.send(usdc(), asRelayed(p2), paying(p2), { afford: afford() }).finally(() => (secondDone = true));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect({ most, secondDone }).toEqual({ most: 1, secondDone: false });
     // Another instance's sweep finds the gas wallet taken while the first relay is in flight ...
@@ -144,7 +148,7 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
     let held = false;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const first = relayer.send(usdc(), asRelayed(p1), {
+    const first = relayer.send(usdc(), asRelayed(p1), paying(p1), {
       afford: async () => {
         held = true;
         await gate;
@@ -154,7 +158,7 @@ describe.each(KINDS)('relays sent at once, on %s', { timeout: 120_000 }, (kind) 
     await until('first holds the lease', async () => held);
     // A second Relayer on the same chain and instance (a mode's twin) has no turn in the first's queue: the database lease alone keeps it out.
     const twin = new Relayer(network, devAccount(GAS_DEV_ACCOUNT), api!.parts.chain, INSTANCE, () => Date.now());
-    expect(await twin.send(usdc(), asRelayed(p2), {}, 1_000)).toEqual({ busy: true });
+    expect(await twin.send(usdc(), asRelayed(p2), paying(p2), {}, 1_000)).toEqual({ busy: true });
     // Its giving up did not free the first relay's lease.
     expect(await sweeps.leaseSweeper(31337, 'another-instance', Date.now(), 60_000)).toBe(false);
     open();

@@ -20,7 +20,8 @@ import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
-import { EIP3009_ABI, RELAY_DAY_MS, relayCallData } from '../relay.ts';
+import { EIP3009_ABI, relayCallData } from '../relay-authorization.ts';
+import { RELAY_DAY_MS } from '../relay-caps.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: { id: DEMO_MERCHANT.id }, mode: 'test' } as never;

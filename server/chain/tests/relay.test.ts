@@ -14,7 +14,7 @@ import { deployDevContracts, devAccount, devNetwork, GAS_DEV_ACCOUNT, type DevCo
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import type { Network } from '../networks.ts';
-import { authorizationDomain, relayCallData, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../relay.ts';
+import { authorizationDomain, relayCallData, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../relay-authorization.ts';
 import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;

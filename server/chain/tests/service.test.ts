@@ -7,6 +7,7 @@ import { sweepJobs } from '../sweep-job.ts';
 import { deployFactory } from '../deploy.ts';
 import type { JobDeps } from '../../jobs/index.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -294,7 +295,7 @@ describe('real payments on the dev chain', { timeout: 60_000 }, () => {
     } as unknown as JobDeps['log'];
     const [job] = sweepJobs({
       networks: [devNetwork(chain.url, contracts, 2)],
-      chain: new ChainStore(api.db),
+      chain: new ChainStore(api.db, depositViews),
       gasKey: empty,
       log,
       now: Date.now,

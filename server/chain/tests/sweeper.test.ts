@@ -2,18 +2,19 @@
 // to, in batches, paid for by a gas-only wallet that never holds a token; late and wrong-token
 // money is swept too (the merchant was told of it); a claimed batch is left to its sweeper.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
+import { createPublicClient, createWalletClient, http, keccak256, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { Sweeper } from '../sweeper.ts';
 import { Watcher } from '../watcher.ts';
-import { caller, creditsOf, rpcProxy } from '../../testing/chain.ts';
+import { caller, creditsOf, rpcProxy, type RpcCall } from '../../testing/chain.ts';
 import { LeaseLost } from '../../storage/leases.ts';
 import { reconcile } from '../reconcile.ts';
 import { reconcileJobs } from '../reconcile-job.ts';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   ({ chain, contracts } = await sharedDevChain());
   const network = devNetwork(chain.url, contracts, 1);
   api = await startService({ demo: true, networks: { test: network }, jobs: false });
-  store = new ChainStore(api.db);
+  store = new ChainStore(api.db, depositViews);
   watcher = new Watcher({
     chainId: chain.chainId,
     rpcUrls: [chain.url],
@@ -168,6 +169,41 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
   expect(await balance(contracts.tokens.USDT, address)).toBe(parseUnits('5', 18));
   const later = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, now: () => Date.now() + 301_000 });
   expect((await later.tick()).swept).toBe(1);
+  expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
+});
+
+// A node counts a mined nonce before it serves that block's receipts (anvil did under CI's load;
+// a load balancer's nodes a block apart do too): the sweep was taken for replaced by another's,
+// though its own transaction was mined, and its tick failed.
+it('counts a sweep whose receipt its node serves only after counting its nonce used, not as replaced', { timeout: 60_000 }, async () => {
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lag-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
+  await send(address, '5');
+  await watcher.tick();
+  // Each transaction sent through this node: its receipt answered null for a second after it is first asked for.
+  const firstAsked = new Map<string, number>();
+  let nulls = 0;
+  const behind = await rpcProxy(chain.url, (body) => {
+    const rpc = body as RpcCall;
+    if (Array.isArray(body)) return undefined;
+    if (rpc.method === 'eth_sendRawTransaction') firstAsked.set(keccak256(rpc.params![0] as Hex), 0);
+    if (rpc.method !== 'eth_getTransactionReceipt' || !firstAsked.has(rpc.params![0] as string)) return undefined;
+    const hash = rpc.params![0] as string;
+    if (!firstAsked.get(hash)) firstAsked.set(hash, Date.now());
+    if (Date.now() - firstAsked.get(hash)! >= 1_000) return undefined;
+    nulls++;
+    return { jsonrpc: '2.0', id: rpc.id, result: null };
+  });
+  let result: Awaited<ReturnType<Sweeper['tick']>>;
+  try {
+    result = await new Sweeper({ network: devNetwork(behind.url, contracts, 1), store, gas }).tick();
+  } finally {
+    await behind.close();
+  }
+  expect(nulls).toBeGreaterThanOrEqual(2);
+  expect(result).toMatchObject({ swept: 1, sent: [result.hash] });
+  const mine = (await store.transfers(chain.chainId)).filter((t) => t.recipient === address.toLowerCase());
+  expect(mine.map((t) => t.sweptHash)).toEqual([result.hash]);
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
 

@@ -10,6 +10,7 @@ import { openDatabase } from '../../storage/db.ts';
 import { migrate } from '../../storage/migrations.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { SweepStore } from '../sweep-store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 
 const MERCHANT = '00000000-0000-4000-8000-000000000049';
 
@@ -58,7 +59,7 @@ describe.each(KINDS)('final sweeps looked at again, on %s', { timeout: 120_000 }
       get: (target, key) =>
         key === 'query' ? (sql: string, params: unknown[] = []) => (sent.push({ sql, params }), target.query(sql, params)) : Reflect.get(target, key),
     });
-    const found = await new SweepStore(catching).finalSweeps(8453, 19_900n);
+    const found = await new SweepStore(catching, depositViews).finalSweeps(8453, 19_900n);
     // Blocks 19,901 to 20,000 of the chain's transfers: 100 sweeps, the 4 orphaned left out.
     expect(found.length).toBe(96);
     expect(found.every((s) => s.blockNumber > 19_900n)).toBe(true);

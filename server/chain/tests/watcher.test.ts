@@ -7,6 +7,7 @@ import { createPublicClient, createWalletClient, http, parseUnits, type Address,
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { ChainStore } from '../store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
@@ -28,7 +29,7 @@ const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
 beforeAll(async () => {
   ({ chain, contracts } = await sharedDevChain());
   api = await startService({ demo: true, jobs: false, now: () => clock, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });
-  store = new ChainStore(api.db);
+  store = new ChainStore(api.db, depositViews);
 }, 60_000);
 afterAll(async () => {
   await api?.close();

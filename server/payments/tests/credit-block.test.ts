@@ -7,6 +7,7 @@ import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { ChainStore, type SeenTransfer, type TransferState } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { creditConfirmed, type PaymentCredits } from '../../chain/watcher.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 
@@ -20,7 +21,7 @@ describe.each(KINDS)('a block counted at once on %s', (kind) => {
   let store: ChainStore;
   beforeAll(async () => {
     api = await startService({ demo: true, jobs: false, ...(await databaseOptions(kind)) });
-    store = new ChainStore(api.db);
+    store = new ChainStore(api.db, depositViews);
   }, 60_000);
   afterAll(() => api?.close());
 

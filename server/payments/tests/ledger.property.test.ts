@@ -10,6 +10,7 @@ import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { ChainStore } from '../../chain/store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { minimumUnits } from '../../chain/networks.ts';
 import { Watcher } from '../../chain/watcher.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
@@ -39,7 +40,7 @@ beforeAll(async () => {
     confirmations: CONFIRMATIONS,
     tokens: network.tokens.map((t) => t.address),
     minimums: new Map(network.tokens.map((t) => [t.address.toLowerCase(), minimumUnits(t)])),
-    store: new ChainStore(api.db),
+    store: new ChainStore(api.db, depositViews),
     credits: creditsOf(api),
     holder: 'property',
     startBlock: 1n,

@@ -9,6 +9,8 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { AccountCache } from '../account-cache.ts';
 import { EventStore } from '../events.ts';
 import { JournalStore } from '../../balances/journal-store.ts';
+import { transferViews } from '../../chain/transfer-views-store.ts';
+import { depositViews } from '../../payments/deposit-views-store.ts';
 import { MerchantStore } from '../../merchants/store.ts';
 import { DestinationStore } from '../../merchants/destination-store.ts';
 import { FeeStore } from '../../merchants/fee-store.ts';
@@ -143,7 +145,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     let cache: AccountCache | undefined;
     const forget = (id: string) => cache!.forget(id);
     const merchants = new MerchantStore(api.db, Date.now, forget);
-    const ledger = new JournalStore(api.db, forget);
+    const ledger = new JournalStore(api.db, forget, { chain: transferViews, payments: depositViews });
     const fees = new FeeStore(api.db, { bps: 0, bearer: 'customer' }, forget);
     cache = new AccountCache({
       keyOwner: (k, kind) => merchants.keyOwner(k, kind),
