@@ -3,7 +3,7 @@
 // answered with what it approves (price × periods, to the gas wallet); canceled once, then 409.
 // Every answer is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../testing/conformance.ts';
+import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import type { Service } from '../../app.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { devAccount, devNetwork, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
@@ -13,6 +13,8 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller } from '../../testing/chain.ts';
 import { secretKey, subscriptionsService } from '../../testing/subscriptions.ts';
+
+holdAnswersToOpenApi();
 
 const wallet = devAccount(12).address;
 
