@@ -1,7 +1,9 @@
-// Runs npm scripts side by side and fails when any of them fails: `npm test` checks format and
-// lint rules and type-checks while it builds (each mostly one core; on CI's two cores that saved
-// ~30 s of the run, see docs/performance.md; the Biome check adds ~10 s of one core).
-// Hand-written rather than a dependency: it is these twenty lines.
+// Runs npm scripts side by side and fails when any of them fails. `npm test` checks format and
+// lint rules and type-checks while it builds, then runs the unit and e2e suites together: each
+// stage alone leaves part of CI's two cores idle (the unit files wait on anvil, PostgreSQL and
+// spawned services; see docs/performance.md). The first script's output is shown as it comes;
+// each other's is held and shown whole when it ends, so two suites' lines never interleave.
+// Hand-written rather than a dependency: it is these forty lines.
 //   node .ci/together.mjs lint typecheck build
 import { spawn } from 'node:child_process';
 
@@ -10,12 +12,24 @@ if (names.length === 0) {
   console.error('usage: node .ci/together.mjs <npm script> [<npm script> ...]');
   process.exit(2);
 }
-const children = names.map((name) => ({ name, child: spawn('npm', ['run', name], { stdio: 'inherit' }) }));
+const children = names.map((name, index) => {
+  const child = spawn('npm', ['run', name], { stdio: index === 0 ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+  const held = [];
+  if (index > 0) {
+    child.stdout.on('data', (chunk) => held.push(chunk));
+    child.stderr.on('data', (chunk) => held.push(chunk));
+  }
+  return { name, child, held };
+});
 const codes = await Promise.all(
   children.map(
-    ({ name, child }) =>
+    ({ name, child, held }) =>
       new Promise((resolve) =>
         child.on('close', (code, signal) => {
+          if (held.length > 0) {
+            process.stdout.write(`\ntogether: the output of npm run ${name}:\n`);
+            process.stdout.write(Buffer.concat(held));
+          }
           if (code !== 0) {
             console.error(`together: npm run ${name} failed (${signal ?? code})`);
             for (const other of children) if (other.child.exitCode === null) other.child.kill('SIGTERM');
