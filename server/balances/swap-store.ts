@@ -9,6 +9,7 @@ import type { Database, Row, Sql } from '../storage/db.ts';
 import { newestFirst } from '../storage/history.ts';
 import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
+import type { MinedIn } from './withdrawal-store.ts';
 
 export type { StoredSwap };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -123,14 +124,66 @@ export class SwapStore {
     return swapOf(row!);
   }
 
-  async completed(tx: Sql, id: string, out: bigint, fee: bigint, nowMs: number): Promise<StoredSwap> {
-    const [row] = await tx.query(`UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
-      id,
-      String(out),
-      String(fee),
-      nowMs,
-    ]);
+  /** Completed, counted in `block`: looked at again (final_ms NULL) until that block is final. */
+  async completed(tx: Sql, id: string, out: bigint, fee: bigint, nowMs: number, block: MinedIn | null = null): Promise<StoredSwap> {
+    const [row] = await tx.query(
+      `UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4, mined_block = $5, mined_block_hash = $6, final_ms = NULL, failure = NULL
+        WHERE id = $1 RETURNING *`,
+      [id, String(out), String(fee), nowMs, block ? String(block.number) : null, block?.hash ?? null],
+    );
     return swapOf(row!);
+  }
+
+  /**
+   * A completed swap a reorganisation took off the chain, its transaction still valid: pending
+   * again, its recorded transaction sent again by the treasury's sender (and its approval first,
+   * `approveRound` > 0, when that left the chain too: its gas journaled at that round once mined).
+   */
+  async reopened(tx: Sql, id: string, approveRound: number, nowMs: number): Promise<StoredSwap> {
+    const [row] = await tx.query(
+      `UPDATE swaps SET state = 'pending', mined_block = NULL, mined_block_hash = NULL, final_ms = NULL, failure = NULL, approve_round = $3, signed_ms = $2, updated_ms = $2
+        WHERE id = $1 RETURNING *`,
+      [id, nowMs, approveRound],
+    );
+    return swapOf(row!);
+  }
+
+  /** How many times a swap's counting was undone by a reorganisation (its `swap_unsent` entries): the round of its next `swap_completed`. */
+  async unsentTimes(sql: Sql, id: string): Promise<number> {
+    const [row] = await sql.query(`SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'swap_unsent' AND (ref = $1 OR ref LIKE $1 || '#%')`, [id]);
+    return Number(row!.n);
+  }
+
+  // ---- looked at again until final (balances/sends-final.ts) ----------------------------------------
+
+  /** A chain's completed swaps whose block is not final yet, oldest first. */
+  async notFinal(chainId: number): Promise<Array<StoredSwap & { minedIn: MinedIn | null }>> {
+    const rows = await this.db.query(`SELECT * FROM swaps WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [chainId]);
+    return rows.map((r) => ({
+      ...swapOf(r),
+      minedIn: r.mined_block == null ? null : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
+    }));
+  }
+
+  /** Whether any completed swap of the chain is not final yet. */
+  async anyNotFinal(chainId: number): Promise<boolean> {
+    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`, [chainId]);
+    return Boolean(row!.any);
+  }
+
+  /** A completed swap paid by `txHash` found in `block`; `final` when that block is at or below the chain's finalized block. */
+  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE swaps SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
+      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
+    );
+    return rows.length > 0;
+  }
+
+  /** The round its approval's gas is journaled at once mined again (0: its approval never sent again). */
+  async approveRound(id: string): Promise<number> {
+    const [row] = await this.db.query(`SELECT approve_round FROM swaps WHERE id = $1`, [id]);
+    return Number(row?.approve_round ?? 0);
   }
 
   async failed(tx: Sql, id: string, failure: string, nowMs: number): Promise<StoredSwap> {

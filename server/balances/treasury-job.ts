@@ -110,8 +110,11 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
   )
     return;
   // A held chain sends nothing: what was reserved before the hold waits, unsigned or
-  // not sent again, and goes once the operator resolves it.
-  if (await heldNow(deps, chainId, state)) return;
+  // not sent again, and goes once the operator resolves it. Its completed sends are still looked
+  // at again (that moves nothing): a swap a reorganisation took away holds the chain, short of the
+  // coin it was to receive, and only undoing it lets the hold lift itself.
+  const held = await heldNow(deps, chainId, state);
+  if (held && !(await lookDue(deps, chainId, state))) return;
   const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
   // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
   // second instance would send at once. Once another instance holds it, it is lost for good:
@@ -125,6 +128,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
     },
     async (lease) => {
       const lost = () => lease.signal.aborted;
+      if (held) return void (await lookAgain(deps, treasury, state, lost));
       const tick: Tick = { deps, treasury, state, lease };
       const gas = (receipt: TransactionReceipt, memo: string, round = 0) =>
         deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now(), round);
@@ -176,10 +180,19 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         };
         const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => deps.swaps.swapSigned(s.id, signed, deps.now()));
         if (!tx) continue;
+        // Sent again after a reorganisation took it away with its approval: the approval first.
+        const approveRound = await deps.swaps.approveRound(s.id);
+        if (approveRound > 0) await approvedAgain(tick, s.id, approveRound, gas, true);
         const outcome = await settle(tick, { table: 'swaps', id: s.id }, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
-        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
-        const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
+        // (Its approval mined in this tick too: its gas journaled before the swap is decided.)
+        if (approveRound > 0) await approvedAgain(tick, s.id, approveRound, gas, false);
+        // Sent again after a reorganisation took it away once counted: its gas paid again.
+        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`, await deps.swaps.unsentTimes(deps.db, s.id));
+        const result =
+          outcome.state === 'ok'
+            ? { out: swaps.received(outcome.receipt, s.toToken as Address), block: blockOf(outcome.receipt) }
+            : { failure: outcome.failure };
         const done = await finishSwap(deps.balanceTransactions, s.id, result, deps.now(), swapView);
         log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
       }
@@ -278,6 +291,37 @@ async function approved(
     throw new Error(`the approval ${recorded.hash} of the swap router for swap ${swapId} reverted; another is signed next tick`);
   }
   return true;
+}
+
+/**
+ * A swap's recorded approval that a reorganisation took off the chain with the swap: sent again
+ * (`send`) each tick until mined (before the swap, whose nonce follows it), its gas journaled at
+ * `round` once counted (once: the journal's entry is keyed by its hash and round).
+ */
+async function approvedAgain(
+  tick: Tick,
+  swapId: string,
+  round: number,
+  gas: (receipt: TransactionReceipt, memo: string, round?: number) => Promise<unknown>,
+  send: boolean,
+): Promise<void> {
+  const { deps, treasury } = tick;
+  const recorded = await deps.treasuryTxs.approval(swapId);
+  if (!recorded) return;
+  const receipt = await treasury.receipt(recorded.hash as Hex);
+  if (receipt) {
+    if (await counted(treasury, receipt)) await gas(receipt, `approving the swap router for swap ${swapId}, again`, round);
+    return;
+  }
+  if (!send) return;
+  await treasury
+    .send(recorded.raw as Hex)
+    .catch((error: unknown) =>
+      deps.log.warn(
+        { err: error, chainId: treasury.network.chainId, tx: recorded.hash },
+        "the node refused a swap's recorded approval sent again; it is sent again next tick",
+      ),
+    );
 }
 
 /**
