@@ -33,14 +33,7 @@ export async function approved(
     recorded = await deps.treasuryTxs.recordApproval(swapId, signed);
     if (!recorded) return false;
   }
-  await treasury
-    .send(recorded.raw as Hex)
-    .catch((error: unknown) =>
-      deps.log.warn(
-        { err: error, chainId: treasury.network.chainId, tx: recorded.hash },
-        "the node refused a swap's recorded approval; it is sent again next tick",
-      ),
-    );
+  await sendRecorded(tick, recorded);
   const done = await treasury.outcome(recorded.hash as Hex, 5_000);
   if (!done.mined) return false;
   await gas(done.receipt, `approving the swap router for swap ${swapId}`);
@@ -72,12 +65,17 @@ export async function approvedAgain(
     return;
   }
   if (!send) return;
+  await sendRecorded(tick, recorded);
+}
+
+/** A swap's recorded approval sent (again); a node refusing it (mined already, its fee) is logged, and it is sent again next tick. */
+async function sendRecorded({ deps, treasury }: SwapTick, recorded: { hash: string; raw: string }): Promise<void> {
   await treasury
     .send(recorded.raw as Hex)
     .catch((error: unknown) =>
       deps.log.warn(
         { err: error, chainId: treasury.network.chainId, tx: recorded.hash },
-        "the node refused a swap's recorded approval sent again; it is sent again next tick",
+        "the node refused a swap's recorded approval; it is sent again next tick",
       ),
     );
 }

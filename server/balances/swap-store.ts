@@ -7,9 +7,8 @@ import { NotFound } from '../domain/errors.ts';
 import { swapTerms, type StoredSwap } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { newestFirst } from '../storage/history.ts';
-import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { anyNotFinal, minedIn, minedInOf, notFinalRows, recordSigned, sentOf, type MinedIn, type RecordedTx, type SignedTx } from './treasury-store.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
-import type { MinedIn } from './withdrawal-store.ts';
 
 export type { StoredSwap };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -158,26 +157,17 @@ export class SwapStore {
 
   /** A chain's completed swaps whose block is not final yet, oldest first. */
   async notFinal(chainId: number): Promise<Array<StoredSwap & { minedIn: MinedIn | null }>> {
-    const rows = await this.db.query(`SELECT * FROM swaps WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [chainId]);
-    return rows.map((r) => ({
-      ...swapOf(r),
-      minedIn: r.mined_block == null ? null : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
-    }));
+    return (await notFinalRows(this.db, 'swaps', chainId)).map((r) => ({ ...swapOf(r), minedIn: minedInOf(r) }));
   }
 
   /** Whether any completed swap of the chain is not final yet. */
-  async anyNotFinal(chainId: number): Promise<boolean> {
-    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM swaps WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`, [chainId]);
-    return Boolean(row!.any);
+  anyNotFinal(chainId: number): Promise<boolean> {
+    return anyNotFinal(this.db, 'swaps', chainId);
   }
 
-  /** A completed swap paid by `txHash` found in `block`; `final` when that block is at or below the chain's finalized block. */
-  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE swaps SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
-      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
-    );
-    return rows.length > 0;
+  /** A completed swap paid by `txHash` found in `block`; `final` when that block is final (see treasury-store.ts minedIn). */
+  minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    return minedIn(this.db, 'swaps', id, txHash, block, final, nowMs);
   }
 
   /** The round its approval's gas is journaled at once mined again (0: its approval never sent again). */
