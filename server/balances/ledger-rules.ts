@@ -30,7 +30,8 @@ export type EntryKind =
   | 'payout_paid'
   | 'payout_returned'
   | 'swap_reserved'
-  | 'swap_completed'
+  | 'swap_completed' // a swap counted on chain (ref: its id, `id#n` counted again after n undone)
+  | 'swap_unsent' // that swap taken off the chain by a reorganisation deeper than the confirmations: `swap_completed` negated, the coin sent back in reserved (ref: the completed entry's)
   | 'swap_returned'
   | 'withdrawal_reserved'
   | 'withdrawal_sent' // a send (a withdrawal, a refund's) counted on chain (ref: its id, `id#n` counted again after n undone)

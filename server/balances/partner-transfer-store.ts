@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { EXTERNAL, move, PAYOUT_PAYABLE, sentRef, type StoredWithdrawal } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import type { JournalStore } from './journal-store.ts';
-import { recordSigned, type RecordedTx, type SignedTx } from './treasury-store.ts';
-import { paidOf, type MinedIn } from './withdrawal-store.ts';
+import { anyNotFinal, minedIn, minedInOf, notFinalRows, recordSigned, type MinedIn, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { paidOf } from './withdrawal-store.ts';
 
 const big = (v: unknown) => BigInt(v as string);
 /** A transfer of what is owed to the payout partner, as stored. */
@@ -118,33 +118,17 @@ export class PartnerTransferStore {
 
   /** A chain's completed partner transfers whose block is not final yet, oldest first. */
   async notFinal(chainId: number): Promise<Array<PartnerTransfer & { minedIn: MinedIn | null }>> {
-    const rows = await this.db.query(
-      `SELECT * FROM partner_transfers WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`,
-      [chainId],
-    );
-    return rows.map((r) => ({
-      ...partnerOf(r),
-      minedIn: r.mined_block == null ? null : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
-    }));
+    return (await notFinalRows(this.db, 'partner_transfers', chainId)).map((r) => ({ ...partnerOf(r), minedIn: minedInOf(r) }));
   }
 
   /** Whether any completed partner transfer of the chain is not final yet. */
-  async anyNotFinal(chainId: number): Promise<boolean> {
-    const [row] = await this.db.query(
-      `SELECT EXISTS (SELECT 1 FROM partner_transfers WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`,
-      [chainId],
-    );
-    return Boolean(row!.any);
+  anyNotFinal(chainId: number): Promise<boolean> {
+    return anyNotFinal(this.db, 'partner_transfers', chainId);
   }
 
-  /** A completed partner transfer paid by `txHash` found in `block`; `final` when that block is at or below the chain's finalized block. */
-  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE partner_transfers SET final_ms = $5, mined_block = $3, mined_block_hash = $4
-        WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
-      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
-    );
-    return rows.length > 0;
+  /** A completed partner transfer paid by `txHash` found in `block`; `final` when that block is final (see treasury-store.ts minedIn). */
+  minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    return minedIn(this.db, 'partner_transfers', id, txHash, block, final, nowMs);
   }
 
   /**

@@ -5,16 +5,20 @@
 // either way undone in the journal and told by the send's own event (use-cases.ts undoSent).
 // Transfers to the payout partner likewise: one gone is owed to the partner again
 // (partner-transfer-store.ts undoSent), then sent again as recorded or failed and sent in the
-// next batch. Called by the treasury job's tick, under its lease.
+// next batch. Swaps likewise (use-cases.ts undoSwap): one gone has its `swap_completed` entry
+// negated, then is sent again as recorded (its router approval first, where that left the chain
+// too) or failed with the coin it was to send back in the balance, told by SWAP_UPDATED. Called
+// by the treasury job's tick, under its lease, also while the chain is held (it moves nothing:
+// a swap gone holds the chain, short of the coin it was to receive, until it is undone).
 import type { Address, Hex, TransactionReceipt } from 'viem';
-import { undoSent } from './use-cases.ts';
-import { withdrawalView } from './views.ts';
+import { undoSent, undoSwap } from './use-cases.ts';
+import { swapView, withdrawalView } from './views.ts';
 import { countedUpTo } from '../chain/networks.ts';
 import { UNFINALIZED_WINDOW } from '../chain/treasury-reconcile.ts';
 import { feeOf, Treasury } from '../chain/treasury.ts';
 import type { JobDeps } from '../jobs/job.ts';
 
-type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'partnerTransfers' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
+type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'partnerTransfers' | 'swaps' | 'treasuryTxs' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
 
 /** What one instance's sender keeps between looks, in memory (a restart, or another instance, looks twice again). */
 export interface LookState {
@@ -38,20 +42,24 @@ export async function counted(treasury: Treasury, receipt: TransactionReceipt): 
 export const blockOf = (receipt: TransactionReceipt) => ({ number: receipt.blockNumber, hash: receipt.blockHash as string });
 
 /** Whether a look is due: completed sends not final on the chain, and LOOK_AGAIN_MS since the last look. */
-export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'partnerTransfers' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
+export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'partnerTransfers' | 'swaps' | 'now'>, chainId: number, look: LookState): Promise<boolean> {
   return (
-    deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS && ((await deps.withdrawals.anyNotFinal(chainId)) || (await deps.partnerTransfers.anyNotFinal(chainId)))
+    deps.now() - (look.lookedMs ?? 0) >= LOOK_AGAIN_MS &&
+    ((await deps.withdrawals.anyNotFinal(chainId)) || (await deps.partnerTransfers.anyNotFinal(chainId)) || (await deps.swaps.anyNotFinal(chainId)))
   );
 }
 
-/** A completed send looked at again: a withdrawal or a refund's (`withdrawals`), or a transfer to the payout partner. */
+/** A completed send looked at again: a withdrawal or a refund's (`withdrawals`), a transfer to the payout partner, or a swap. */
 interface Looked {
   id: string;
   /** What the log names it by. */
   purpose: string;
+  /** What it moved to whom: the token's Transfer log of `amount` to `address` (a swap: what the pool gave the treasury). */
   token: string;
   address: string;
   amount: bigint;
+  /** Mined again moving less (or reverting): sent again, for the sender to count what it did (a swap: the pool's price differs per block); else failed. */
+  countAgain?: boolean;
   txHash?: string | null;
   rawTx?: string | null;
   minedIn: { number: bigint; hash: string } | null;
@@ -62,7 +70,7 @@ interface Looked {
   unsent(): Promise<number>;
 }
 
-async function looked(deps: LookDeps, chainId: number): Promise<Looked[]> {
+async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Promise<Looked[]> {
   const now = deps.now;
   const sends = (await deps.withdrawals.notFinal(chainId)).map(
     (send): Looked => ({
@@ -81,7 +89,33 @@ async function looked(deps: LookDeps, chainId: number): Promise<Looked[]> {
       unsent: () => deps.partnerTransfers.unsentTimes(deps.db, t.id),
     }),
   );
-  return [...sends, ...partner];
+  const swaps = (await deps.swaps.notFinal(chainId)).map(
+    (s): Looked => ({
+      ...s,
+      purpose: 'swap',
+      token: s.toToken,
+      address: treasury.address,
+      amount: s.amountOut ?? 0n,
+      countAgain: true,
+      minedAgain: (hash, block, final) => deps.swaps.minedIn(s.id, hash, block, final, now()),
+      undo: async (result) => {
+        // Its approval gone with it (no receipt): sent again before it, its gas journaled at the swap's next round.
+        const approval = await deps.treasuryTxs.approval(s.id);
+        const approvalGone = approval !== undefined && !(await treasury.receipt(approval.hash as Hex));
+        const round = (await deps.swaps.unsentTimes(deps.db, s.id)) + 1;
+        return undoSwap(
+          deps.balanceTransactions,
+          s.id,
+          s.txHash!,
+          'resend' in result ? { resend: true, approveRound: approvalGone ? round : 0 } : result,
+          now(),
+          swapView,
+        );
+      },
+      unsent: () => deps.swaps.unsentTimes(deps.db, s.id),
+    }),
+  );
+  return [...sends, ...partner, ...swaps];
 }
 
 /**
@@ -100,7 +134,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
   const { network, rpc } = treasury;
   const chainId = network.chainId;
   if (deps.now() - (look.lookedMs ?? 0) < LOOK_AGAIN_MS) return;
-  const sends = await looked(deps, chainId);
+  const sends = await looked(deps, treasury, chainId);
   if (sends.length === 0) return;
   look.lookedMs = deps.now();
   try {
@@ -149,6 +183,11 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         }
         // Mined again after a reorganisation, and this time it moved less: failed once counted, its gas paid again.
         if (receipt.blockNumber > upTo) continue;
+        // A swap: pending again, the sender counts what this one did (its receipt in hand) and journals its gas.
+        if (send.countAgain) {
+          await undo({ resend: true });
+          continue;
+        }
         await undo({
           failure: `the transaction ${hash} was mined again in block ${receipt.blockNumber} after a reorganisation, and moved ${moved} of ${send.amount} (${receipt.status})`,
         });

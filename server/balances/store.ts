@@ -48,8 +48,10 @@ export class BalanceTransactionStore implements BalanceTransactions {
         swaps: {
           lock: (id, owner) => swaps.lock(tx, id, owner),
           pending: (id) => swaps.pending(tx, id, nowMs),
-          completed: (id, out, fee) => swaps.completed(tx, id, out, fee, nowMs),
+          completed: (id, out, fee, block) => swaps.completed(tx, id, out, fee, nowMs, block ?? null),
           failed: (id, failure) => swaps.failed(tx, id, failure, nowMs),
+          reopened: (id, approveRound) => swaps.reopened(tx, id, approveRound, nowMs),
+          unsentTimes: (id) => swaps.unsentTimes(tx, id),
         },
         withdrawals: {
           limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,

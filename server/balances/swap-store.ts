@@ -7,7 +7,7 @@ import { NotFound } from '../domain/errors.ts';
 import { swapTerms, type StoredSwap } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { newestFirst } from '../storage/history.ts';
-import { recordSigned, sentOf, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import { anyNotFinal, minedIn, minedInOf, notFinalRows, recordSigned, sentOf, type MinedIn, type RecordedTx, type SignedTx } from './treasury-store.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
 export type { StoredSwap };
@@ -123,14 +123,57 @@ export class SwapStore {
     return swapOf(row!);
   }
 
-  async completed(tx: Sql, id: string, out: bigint, fee: bigint, nowMs: number): Promise<StoredSwap> {
-    const [row] = await tx.query(`UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
-      id,
-      String(out),
-      String(fee),
-      nowMs,
-    ]);
+  /** Completed, counted in `block`: looked at again (final_ms NULL) until that block is final. */
+  async completed(tx: Sql, id: string, out: bigint, fee: bigint, nowMs: number, block: MinedIn | null = null): Promise<StoredSwap> {
+    const [row] = await tx.query(
+      `UPDATE swaps SET state = 'completed', amount_out = $2, fee = $3, updated_ms = $4, mined_block = $5, mined_block_hash = $6, final_ms = NULL, failure = NULL
+        WHERE id = $1 RETURNING *`,
+      [id, String(out), String(fee), nowMs, block ? String(block.number) : null, block?.hash ?? null],
+    );
     return swapOf(row!);
+  }
+
+  /**
+   * A completed swap a reorganisation took off the chain, its transaction still valid: pending
+   * again, its recorded transaction sent again by the treasury's sender (and its approval first,
+   * `approveRound` > 0, when that left the chain too: its gas journaled at that round once mined).
+   */
+  async reopened(tx: Sql, id: string, approveRound: number, nowMs: number): Promise<StoredSwap> {
+    const [row] = await tx.query(
+      `UPDATE swaps SET state = 'pending', mined_block = NULL, mined_block_hash = NULL, final_ms = NULL, failure = NULL, approve_round = $3, signed_ms = $2, updated_ms = $2
+        WHERE id = $1 RETURNING *`,
+      [id, nowMs, approveRound],
+    );
+    return swapOf(row!);
+  }
+
+  /** How many times a swap's counting was undone by a reorganisation (its `swap_unsent` entries): the round of its next `swap_completed`. */
+  async unsentTimes(sql: Sql, id: string): Promise<number> {
+    const [row] = await sql.query(`SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'swap_unsent' AND (ref = $1 OR ref LIKE $1 || '#%')`, [id]);
+    return Number(row!.n);
+  }
+
+  // ---- looked at again until final (balances/sends-final.ts) ----------------------------------------
+
+  /** A chain's completed swaps whose block is not final yet, oldest first. */
+  async notFinal(chainId: number): Promise<Array<StoredSwap & { minedIn: MinedIn | null }>> {
+    return (await notFinalRows(this.db, 'swaps', chainId)).map((r) => ({ ...swapOf(r), minedIn: minedInOf(r) }));
+  }
+
+  /** Whether any completed swap of the chain is not final yet. */
+  anyNotFinal(chainId: number): Promise<boolean> {
+    return anyNotFinal(this.db, 'swaps', chainId);
+  }
+
+  /** A completed swap paid by `txHash` found in `block`; `final` when that block is final (see treasury-store.ts minedIn). */
+  minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    return minedIn(this.db, 'swaps', id, txHash, block, final, nowMs);
+  }
+
+  /** The round its approval's gas is journaled at once mined again (0: its approval never sent again). */
+  async approveRound(id: string): Promise<number> {
+    const [row] = await this.db.query(`SELECT approve_round FROM swaps WHERE id = $1`, [id]);
+    return Number(row?.approve_round ?? 0);
   }
 
   async failed(tx: Sql, id: string, failure: string, nowMs: number): Promise<StoredSwap> {

@@ -10,6 +10,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from './ledger-rules.ts';
 import { finishSwap, finishWithdrawal } from './use-cases.ts';
 import { blockOf, counted, lookAgain, lookDue, type LookState } from './sends-final.ts';
+import { approved, approvedAgain } from './swap-approval.ts';
 import type { RecordedTx, SignedTx, TreasuryTable } from './treasury-store.ts';
 import { swapView, withdrawalView } from './views.ts';
 import { feeOf, SwapRefused, Treasury, type Signed, type SwapProvider } from '../chain/treasury.ts';
@@ -110,8 +111,11 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
   )
     return;
   // A held chain sends nothing: what was reserved before the hold waits, unsigned or
-  // not sent again, and goes once the operator resolves it.
-  if (await heldNow(deps, chainId, state)) return;
+  // not sent again, and goes once the operator resolves it. Its completed sends are still looked
+  // at again (that moves nothing): a swap a reorganisation took away holds the chain, short of the
+  // coin it was to receive, and only undoing it lets the hold lift itself.
+  const held = await heldNow(deps, chainId, state);
+  if (held && !(await lookDue(deps, chainId, state))) return;
   const leaseMs = deps.treasuryLeaseMs ?? TREASURY_LEASE_MS;
   // One sender per treasury: a tick that waits on a slow node must not outlive its lease, or a
   // second instance would send at once. Once another instance holds it, it is lost for good:
@@ -125,6 +129,7 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
     },
     async (lease) => {
       const lost = () => lease.signal.aborted;
+      if (held) return void (await lookAgain(deps, treasury, state, lost));
       const tick: Tick = { deps, treasury, state, lease };
       const gas = (receipt: TransactionReceipt, memo: string, round = 0) =>
         deps.journal.gasSpent(chainId, receipt.transactionHash, feeOf(receipt), memo, deps.now(), round);
@@ -176,10 +181,19 @@ async function sendPending(deps: TreasuryDeps, treasury: Treasury, swaps: SwapPr
         };
         const tx = await transactionFor(tick, 'swaps', s.id, sign, (signed) => deps.swaps.swapSigned(s.id, signed, deps.now()));
         if (!tx) continue;
+        // Sent again after a reorganisation took it away with its approval: the approval first.
+        const approveRound = await deps.swaps.approveRound(s.id);
+        if (approveRound > 0) await approvedAgain(tick, s.id, approveRound, gas, true);
         const outcome = await settle(tick, { table: 'swaps', id: s.id }, tx.hash, tx.raw);
         if (outcome.state === 'pending') continue;
-        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`);
-        const result = outcome.state === 'ok' ? { out: swaps.received(outcome.receipt, s.toToken as Address) } : { failure: outcome.failure };
+        // (Its approval mined in this tick too: its gas journaled before the swap is decided.)
+        if (approveRound > 0) await approvedAgain(tick, s.id, approveRound, gas, false);
+        // Sent again after a reorganisation took it away once counted: its gas paid again.
+        if (outcome.receipt) await gas(outcome.receipt, `swap ${s.id}`, await deps.swaps.unsentTimes(deps.db, s.id));
+        const result =
+          outcome.state === 'ok'
+            ? { out: swaps.received(outcome.receipt, s.toToken as Address), block: blockOf(outcome.receipt) }
+            : { failure: outcome.failure };
         const done = await finishSwap(deps.balanceTransactions, s.id, result, deps.now(), swapView);
         log.info({ swap: s.id, chainId, status: done.state, tx: tx.hash }, 'swap through the pool');
       }
@@ -239,45 +253,6 @@ async function transactionFor(
     );
   }
   return { hash: recorded.txHash as Hex, raw: recorded.rawTx as Hex };
-}
-
-/**
- * Whether a swap's approval of the router is mined (or none was needed), so that the swap may
- * be signed. The approval is signed for exactly the swap's amount, recorded on the swap before
- * it is sent (the first recorded stays), sent again each tick until mined, and its gas journaled
- * once mined (once: the journal's entry is keyed by its hash). A reverted approval throws, and
- * the next tick signs another.
- */
-async function approved(
-  tick: Tick,
-  swapId: string,
-  sign: () => Promise<Signed | undefined>,
-  gas: (receipt: TransactionReceipt, memo: string) => Promise<unknown>,
-): Promise<boolean> {
-  const { deps, treasury } = tick;
-  let recorded = await deps.treasuryTxs.approval(swapId);
-  if (!recorded) {
-    const signed = await sign();
-    if (!signed) return true;
-    recorded = await deps.treasuryTxs.recordApproval(swapId, signed);
-    if (!recorded) return false;
-  }
-  await treasury
-    .send(recorded.raw as Hex)
-    .catch((error: unknown) =>
-      deps.log.warn(
-        { err: error, chainId: treasury.network.chainId, tx: recorded.hash },
-        "the node refused a swap's recorded approval; it is sent again next tick",
-      ),
-    );
-  const done = await treasury.outcome(recorded.hash as Hex, 5_000);
-  if (!done.mined) return false;
-  await gas(done.receipt, `approving the swap router for swap ${swapId}`);
-  if (!done.ok) {
-    await deps.treasuryTxs.approvalFailed(swapId);
-    throw new Error(`the approval ${recorded.hash} of the swap router for swap ${swapId} reverted; another is signed next tick`);
-  }
-  return true;
 }
 
 /**

@@ -13,6 +13,38 @@ export interface SignedTx {
   raw: string;
   nonce: number;
 }
+/** The block a treasury row's transaction was counted in. */
+export interface MinedIn {
+  number: bigint;
+  hash: string;
+}
+
+/** A completed row's counted block as stored (null: counted before its block was kept). */
+export const minedInOf = (r: Row): MinedIn | null =>
+  r.mined_block === null || r.mined_block === undefined ? null : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' };
+
+/** A chain's completed rows of `table` whose block is not final yet, oldest first (balances/sends-final.ts looks at them again). */
+export const notFinalRows = (db: Database, table: TreasuryTable, chainId: number): Promise<Row[]> =>
+  db.query(`SELECT * FROM ${table} WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [chainId]);
+
+/** Whether any completed row of `table` on the chain is not final yet. */
+export async function anyNotFinal(db: Database, table: TreasuryTable, chainId: number): Promise<boolean> {
+  const [row] = await db.query(`SELECT EXISTS (SELECT 1 FROM ${table} WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`, [chainId]);
+  return Boolean(row!.any);
+}
+
+/**
+ * A completed row of `table` paid by `txHash` found in `block` (again, or re-mined in another
+ * after a reorganisation); `final` when that block is at or below the chain's finalized block: never looked at again.
+ */
+export async function minedIn(db: Database, table: TreasuryTable, id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE ${table} SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
+    [id, txHash, String(block.number), block.hash, final ? nowMs : null],
+  );
+  return rows.length > 0;
+}
+
 /** A treasury row as stored now: pending or decided, and the transaction recorded for it, if any. */
 export interface RecordedTx {
   state: 'quoted' | 'pending' | 'completed' | 'failed';

@@ -68,8 +68,13 @@ export interface BalanceWrites {
     /** A swap locked until the transaction ends (the merchant's own, where `owner` is given). */
     lock(id: string, owner?: Owner): Promise<StoredSwap | undefined>;
     pending(id: string): Promise<StoredSwap>;
-    completed(id: string, out: bigint, fee: bigint): Promise<StoredSwap>;
+    /** Completed, counted in `block` (looked at again until that block is final). */
+    completed(id: string, out: bigint, fee: bigint, block?: { number: bigint; hash: string }): Promise<StoredSwap>;
     failed(id: string, failure: string): Promise<StoredSwap>;
+    /** Pending again, to be sent again at its recorded transaction (its approval first where `approveRound` > 0). */
+    reopened(id: string, approveRound: number): Promise<StoredSwap>;
+    /** How many times the swap's counting was undone (its `swap_unsent` entries). */
+    unsentTimes(id: string): Promise<number>;
   };
   withdrawals: {
     /** The merchant's daily withdrawal limit in the mode, US dollars as decimal text. */
@@ -157,7 +162,7 @@ export function acceptQuote(store: BalanceTransactions, owner: Owner, id: string
 export function finishSwap(
   store: BalanceTransactions,
   id: string,
-  result: { out: bigint } | { failure: string },
+  result: { out: bigint; block?: { number: bigint; hash: string } } | { failure: string },
   nowMs: number,
   view: (s: StoredSwap) => unknown,
 ): Promise<StoredSwap> {
@@ -166,12 +171,57 @@ export function finishSwap(
     if (swap.state !== 'pending') return swap;
     const owner = ownerOf(swap.merchantId, swap.mode);
     const { fee, postings } = swapOutcome(swap, result);
+    // Counted again after a reorganisation undid it: an entry of its own beside the one undone.
+    const ref = sentRef(id, await w.swaps.unsentTimes(id));
     const done =
       'out' in result
-        ? (await w.post({ kind: 'swap_completed', ref: id, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` }, postings),
-          await w.swaps.completed(id, result.out, fee))
+        ? (await w.post({ kind: 'swap_completed', ref, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` }, postings),
+          await w.swaps.completed(id, result.out, fee, result.block))
         : (await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, postings), await w.swaps.failed(id, result.failure));
     await w.event(owner, 'SWAP_UPDATED', view(done));
+    return done;
+  });
+}
+
+/**
+ * A completed swap whose transaction a reorganisation deeper than the confirmations took off the
+ * chain, paid by `txHash` as its row still says (else nothing moves: another look decided it
+ * first). Its `swap_completed` entry is undone by a balancing `swap_unsent` (the coin sent back in
+ * reserved, the coin received and the operator's fee taken back), then either `resend`: pending
+ * again, its recorded transaction sent again (its approval first where `approveRound` > 0); or
+ * `failure`: it can never be mined, the reserved coin back in the available balance
+ * (`swap_returned`). In one transaction, told by the swap's own event (SWAP_UPDATED).
+ */
+export function undoSwap(
+  store: BalanceTransactions,
+  id: string,
+  txHash: string,
+  result: { resend: true; approveRound: number } | { failure: string },
+  nowMs: number,
+  view: (s: StoredSwap) => unknown,
+): Promise<StoredSwap | undefined> {
+  return store.inTransaction(nowMs, async (w) => {
+    const swap = await w.swaps.lock(id);
+    if (swap?.state !== 'completed' || swap.txHash !== txHash || swap.amountOut === null) return undefined;
+    const owner = ownerOf(swap.merchantId, swap.mode);
+    const why = 'resend' in result ? 'its transaction is sent again' : result.failure;
+    await w.post(
+      {
+        kind: 'swap_unsent',
+        ref: sentRef(id, await w.swaps.unsentTimes(id)),
+        owner,
+        memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${txHash} left the chain in a reorganisation deeper than the confirmations: ${why}`,
+      },
+      swapOutcome(swap, { out: swap.amountOut }).postings.map((p) => ({ ...p, amount: -p.amount })),
+    );
+    let done: StoredSwap;
+    if ('resend' in result) done = await w.swaps.reopened(id, result.approveRound);
+    else {
+      await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, swapOutcome(swap, result).postings);
+      done = await w.swaps.failed(id, result.failure);
+    }
+    await w.event(owner, 'SWAP_UPDATED', view(done));
+    await w.treasuryDue(done.chainId);
     return done;
   });
 }

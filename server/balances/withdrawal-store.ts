@@ -8,16 +8,22 @@ import type { WithdrawalRequest } from './use-cases.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { WITHDRAWAL_WINDOW_MS } from './ledger-rules.ts';
 import { newestFirst } from '../storage/history.ts';
-import { recordedTx, sentOf, writeSigned, type RecordedTx, type SignedTx } from './treasury-store.ts';
+import {
+  anyNotFinal,
+  minedIn,
+  minedInOf,
+  notFinalRows,
+  recordedTx,
+  sentOf,
+  writeSigned,
+  type MinedIn,
+  type RecordedTx,
+  type SignedTx,
+} from './treasury-store.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
 
-export type { StoredWithdrawal };
+export type { StoredWithdrawal, MinedIn };
 type Owner = Pick<Account, 'merchant' | 'mode'>;
-/** The block a send's transaction was counted in. */
-export interface MinedIn {
-  number: bigint;
-  hash: string;
-}
 
 /**
  * What a row is paid for: a merchant's withdrawal, or another feature's own send the treasury
@@ -275,36 +281,17 @@ export class WithdrawalStore {
 
   /** A chain's completed sends whose block is not final yet (withdrawals and refunds' sends), oldest first. */
   async notFinal(chainId: number): Promise<Array<StoredWithdrawal & { minedIn: MinedIn | null }>> {
-    const rows = await this.db.query(`SELECT * FROM withdrawals WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL ORDER BY created_ms, id`, [
-      chainId,
-    ]);
-    return rows.map((r) => ({
-      ...withdrawalOf(r),
-      minedIn:
-        r.mined_block === null || r.mined_block === undefined
-          ? null
-          : { number: BigInt(r.mined_block as string), hash: (r.mined_block_hash as string | null) ?? '' },
-    }));
+    return (await notFinalRows(this.db, 'withdrawals', chainId)).map((r) => ({ ...withdrawalOf(r), minedIn: minedInOf(r) }));
   }
 
   /** Whether any completed send of the chain is not final yet. */
-  async anyNotFinal(chainId: number): Promise<boolean> {
-    const [row] = await this.db.query(`SELECT EXISTS (SELECT 1 FROM withdrawals WHERE chain_id = $1 AND state = 'completed' AND final_ms IS NULL) AS any`, [
-      chainId,
-    ]);
-    return Boolean(row!.any);
+  anyNotFinal(chainId: number): Promise<boolean> {
+    return anyNotFinal(this.db, 'withdrawals', chainId);
   }
 
-  /**
-   * A completed send paid by `txHash` found in `block` (again, or re-mined in another after a
-   * reorganisation); `final` when that block is at or below the chain's finalized block: never looked at again.
-   */
-  async minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE withdrawals SET final_ms = $5, mined_block = $3, mined_block_hash = $4 WHERE id = $1 AND tx_hash = $2 AND state = 'completed' AND final_ms IS NULL RETURNING id`,
-      [id, txHash, String(block.number), block.hash, final ? nowMs : null],
-    );
-    return rows.length > 0;
+  /** A completed send paid by `txHash` found in `block`; `final` when that block is final (see treasury-store.ts minedIn). */
+  minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
+    return minedIn(this.db, 'withdrawals', id, txHash, block, final, nowMs);
   }
 
   /** The send's feature told that it moved, in `tx` (a withdrawal's own: nothing to tell). */

@@ -3,7 +3,8 @@
 // anomaly is injected (a send dropped from the pool, the node going away the moment a send is
 // handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
 // treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
-// payout partner taken away, the treasury's native coin emptied, a retried withdrawal) and must
+// payout partner taken away, the treasury's native coin emptied, a retried withdrawal, a completed
+// swap taken away with its approval, an overpayment sent back, a counted deposit taken away) and must
 // end resolved by the service itself (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
 // what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
 // send's own event. Each row measures the time
@@ -105,7 +106,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
 
   const reader = () => createPublicClient({ chain: foundry, transport: http(chain.url) });
   const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
-  const onChain = (who: Address) => reader().readContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+  const onChain = (who: Address, coin = contracts.tokens.USDT) =>
+    reader().readContract({ address: coin, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
   const call = caller(() => api.url);
   const server = (method: string, path: string, body?: unknown) => call(method, path, body, secretKey);
   const token = () => contracts.tokens.USDT.toLowerCase();
@@ -149,11 +151,14 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   async function booksBalance() {
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
     expect(await api.parts.treasuryTxs.inFlight(31337)).toBe(false);
-    const held = await api.parts.journal.held(31337, token());
-    expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasury));
     await api.parts.reconcileTreasuries();
-    const finding = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === 31337 && f.token === token())!;
-    expect({ short: finding.short, surplus: surplusOf(finding) }).toEqual({ short: 0n, surplus: 0n });
+    // Both coins a row moves (the swap's row: USDT and USDC).
+    for (const coin of [contracts.tokens.USDT, contracts.tokens.USDC]) {
+      const held = await api.parts.journal.held(31337, coin.toLowerCase());
+      expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasury, coin));
+      const finding = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === 31337 && f.token === coin.toLowerCase());
+      expect({ short: finding?.short ?? 0n, surplus: finding ? surplusOf(finding) : 0n }).toEqual({ short: 0n, surplus: 0n });
+    }
     expect((await api.parts.treasuryHolds.holds()).active).toEqual([]);
   }
 
@@ -528,6 +533,165 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     Object.assign(row, {
       resolved: 'one withdrawal, the same answer three times; one transfer on chain',
       told: 'WITHDRAWAL_UPDATED pending, completed (once)',
+    });
+  });
+  it('a completed swap reorganised away with its approval: undone, sent again as recorded, the hold lifts itself', async () => {
+    const row: Row = {
+      anomaly: 'a completed swap (USDT to USDC) reorganised away with its router approval (past the confirmations), its nonces still free',
+      resolved: '',
+      told: '',
+    };
+    rows.push(row);
+    const snapshot = await rpc('evm_snapshot');
+    const quote = (await server('POST', '/api/v1/swaps/quote', { from: 'USDT', to: 'USDC', amount: '10' })).body.data;
+    const accepted = await server('POST', '/api/v1/swaps', { quote_id: quote.id });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+    const id = quote.id as string;
+    const swap = async () => (await server('GET', `/api/v1/swaps/${id}`)).body.data;
+    await until(
+      'the swap counted',
+      mining(async () => (await swap()).status === 'completed'),
+      20_000,
+      100,
+    );
+    const counted = await swap();
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    await rpc('anvil_mine', ['0x5']);
+    const injected = performance.now();
+    expect(
+      await reader()
+        .getTransactionReceipt({ hash: counted.tx_hash as Hex })
+        .catch(() => undefined),
+    ).toBeUndefined();
+    await until(
+      'the swap counted again, no hold',
+      mining(
+        async () =>
+          (await told('SWAP_UPDATED', id)).filter((s) => s === 'completed').length === 2 && (await api.parts.treasuryHolds.active(31337)) === undefined,
+      ),
+      20_000,
+      200,
+    );
+    row.ms = Math.round(performance.now() - injected);
+    expect(await told('SWAP_UPDATED', id)).toEqual(['pending', 'completed', 'pending', 'completed']);
+    expect((await swap()).tx_hash).toBe(counted.tx_hash);
+    expect((await api.parts.journal.entries()).filter((e) => e.ref.startsWith(id)).map((e) => `${e.kind} ${e.ref.replace(id, 'id')}`)).toEqual([
+      'swap_reserved id',
+      'swap_completed id',
+      'swap_unsent id',
+      'swap_completed id#1',
+    ]);
+    await booksBalance();
+    // The operator's events since the reorganisation (the theft's row made the same kinds before).
+    const sinceMs = Date.now() - (performance.now() - injected);
+    const kinds = (await api.parts.treasuryHolds.events()).filter((e) => e.createdMs >= sinceMs).map((e) => e.kind);
+    Object.assign(row, {
+      resolved:
+        'looked at again until final (also while held): gone at two looks → `swap_unsent`, pending, its approval and recorded transaction sent again, `swap_completed #1`; the `treasury_short` hold of the coin it was to receive lifts itself',
+      told: `SWAP_UPDATED pending, completed, pending, completed; operator: ${['treasury_short', 'hold', 'hold_cleared'].filter((k) => kinds.includes(k)).join(', ') || 'nothing'} (a hold only if a look fell before the undo)`,
+    });
+  });
+
+  it('an overpayment: confirmed, the excess sent back by the treasury in one step', async () => {
+    const row: Row = { anomaly: 'an overpayment (12 USDT to a 10 USDT payment)', resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-over', coin: 'USDT', currency: 'USD', amount: 10 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+    const injected = performance.now();
+    await customer.writeContract({
+      address: contracts.tokens.USDT,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [made.body.data.address as Address, usdt('12')],
+    });
+    await until(
+      'the deposit journaled',
+      mining(async () => (await available()) === before + usdt('12')),
+      20_000,
+      100,
+    );
+    const payment = async () => (await server('GET', '/api/v1/payments/chaos-over')).body.data.payment;
+    expect(await payment()).toMatchObject({
+      status: 'confirmed',
+      overpaid: '2',
+      attention: { reason: 'overpaid', amount: '2', coin: 'USDT', chain_id: 31337 },
+    });
+    // The step balances.md names: send the excess back.
+    const to = devAccount(22).address;
+    const asked = await server('POST', '/api/v1/payments/chaos-over/send_back', { reason: 'paid too much', address: to });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    const back = asked.body.data.id as string;
+    await until('the excess sent back', async () => (await refund(back)).status === 'confirmed', 20_000, 100);
+    row.ms = Math.round(performance.now() - injected);
+    expect(await onChain(to)).toBe(usdt('2'));
+    expect((await payment()).attention).toBeNull();
+    expect(await available()).toBe(before + usdt('10'));
+    expect(await told('REFUND_UPDATED', back)).toEqual(['ready', 'sent', 'confirmed']);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        'confirmed, `overpaid` 2 and `attention` `overpaid`; the merchant sends the excess back (`send_back`, the one step balances.md names), the treasury sends it, the case closed',
+      told: 'DEPOSIT_TRANSACTION; REFUND_UPDATED ready, sent, confirmed',
+    });
+  });
+
+  it('a deposit reorganised away after it was counted, swept and journaled: reversed, told, held until the operator resolves', async () => {
+    const row: Row = { anomaly: 'a deposit reorganised away (past the confirmations) after it was counted, swept and journaled', resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const snapshot = await rpc('evm_snapshot');
+    const { hash } = await pay('chaos-gone', '7');
+    await until(
+      'the deposit journaled',
+      mining(async () => (await available()) === before + usdt('7')),
+      20_000,
+      100,
+    );
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    await rpc('anvil_dropAllTransactions');
+    await rpc('anvil_mine', ['0x5']);
+    const injected = performance.now();
+    expect(
+      await reader()
+        .getTransactionReceipt({ hash })
+        .catch(() => undefined),
+    ).toBeUndefined();
+    const hold = await until(
+      'reversed and held',
+      mining(
+        async () =>
+          (await api.parts.journal.entries(DEMO_MERCHANT.id)).some((e) => e.kind === 'deposit_reversed' && e.ref.includes(hash)) &&
+          api.parts.treasuryHolds.active(31337),
+      ),
+      20_000,
+      100,
+    );
+    const reversedMs = Math.round(performance.now() - injected);
+    expect(hold).toMatchObject({ reason: 'deep_reorganisation' });
+    expect(await available()).toBe(before);
+    // The merchant told by the watcher, once it takes the payment's credit back.
+    const reversed = async () =>
+      (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = 'DEPOSIT_REVERSED'`)).filter(
+        (e) => JSON.parse(e.body).data.reference === 'chaos-gone',
+      );
+    await until(
+      'DEPOSIT_REVERSED told',
+      mining(async () => (await reversed()).length > 0),
+      20_000,
+      100,
+    );
+    expect(await reversed()).toHaveLength(1);
+    // The step operating.md names for it: the operator resolves the hold, saying who and why.
+    expect(
+      await api.parts.treasuryHolds.resolve(31337, 'chaos suite', 'payment chaos-gone reorganised away; reversed, merchant told', Date.now()),
+    ).toBeDefined();
+    row.ms = Math.round(performance.now() - injected);
+    await booksBalance();
+    Object.assign(row, {
+      resolved: `the reconciliation looks at counted deposits again: gone at two looks → \`deposit_reversed\`, the balance back, held (\`deep_reorganisation\`) in ${reversedMs} ms; the operator resolves (\`treasury resolve\`, the step operating.md names)`,
+      told: 'DEPOSIT_REVERSED (once); operator: deep_reorganisation, hold',
     });
   });
 });
