@@ -4,6 +4,13 @@ import { inject } from 'vitest';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 export const KINDS: DatabaseKind[] = ['pglite', 'postgres'];
+/**
+ * PGlite alone, for files that test business or chain logic that merely stores rows: their SQL is the same
+ * PostgreSQL on either engine, and a second run on a server would redo the whole file (a database, migrations,
+ * the service, the chain work) to test nothing more. Storage and concurrency (locks, two instances or two
+ * connections racing on one database, migrations, paging, restarts, numeric round trips) keep KINDS.
+ */
+export const ONLY_PGLITE: DatabaseKind[] = ['pglite'];
 
 /** A new, empty PostgreSQL database on the run's cluster. */
 export async function freshPostgres(): Promise<string> {
