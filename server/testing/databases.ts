@@ -1,6 +1,8 @@
 // Test helpers: a fresh database of either kind, so storage tests run on both.
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { openDatabase, type Database } from '../storage/db.ts';
+import { migrate } from '../storage/migrations.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 export const KINDS: DatabaseKind[] = ['pglite', 'postgres'];
@@ -29,3 +31,10 @@ export async function freshPostgres(): Promise<string> {
 
 /** startService options for a fresh database of `kind`. */
 export const databaseOptions = async (kind: DatabaseKind) => (kind === 'postgres' ? { databaseUrl: await freshPostgres() } : {});
+
+/** A migrated database of `kind`, without the service: for a store's SQL alone. */
+export async function migratedDatabase(kind: DatabaseKind): Promise<Database> {
+  const db = await openDatabase(await databaseOptions(kind));
+  await migrate(db);
+  return db;
+}

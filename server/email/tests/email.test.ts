@@ -17,9 +17,8 @@ import { cheapPasswords } from '../../testing/passwords.ts';
 import { render } from '../rules.ts';
 import { EmailStore } from '../store.ts';
 import { createLogger } from '../../log.ts';
-import { openDatabase, type Database } from '../../storage/db.ts';
-import { migrate } from '../../storage/migrations.ts';
-import { databaseOptions, KINDS, ONLY_PGLITE } from '../../testing/databases.ts';
+import type { Database } from '../../storage/db.ts';
+import { databaseOptions, KINDS, migratedDatabase, ONLY_PGLITE } from '../../testing/databases.ts';
 import { startSmtp } from '../../testing/smtp.ts';
 
 holdAnswersToOpenApi();
@@ -290,10 +289,7 @@ describe.each(ONLY_PGLITE)('e-mail on %s', { timeout: 120_000 }, (kind) => {
 // Two claims racing on one database: on PostgreSQL two connections, on PGlite its one.
 describe.each(KINDS)('e-mail claims on %s', { timeout: 60_000 }, (kind) => {
   let db: Database;
-  beforeAll(async () => {
-    db = await openDatabase(await databaseOptions(kind));
-    await migrate(db);
-  }, 60_000);
+  beforeAll(async () => void (db = await migratedDatabase(kind)), 60_000);
   afterAll(() => db.close());
 
   it('two claims at once take different e-mails', async () => {
