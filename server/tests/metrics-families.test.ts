@@ -9,7 +9,7 @@ import { paymentVersion } from '../../contract/schemas.ts';
 import { startService, type Service } from '../app.ts';
 import { fromRoot } from '../paths.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../testing/databases.ts';
 import { startReceiver } from '../testing/receiver.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
@@ -41,7 +41,7 @@ const waitFor = async (what: () => Promise<boolean> | boolean, ms = 20_000) => {
   }
 };
 
-describe.each(KINDS)('metric families, on %s', { timeout: 90_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('metric families, on %s', { timeout: 90_000 }, (kind) => {
   it('each moves with the traffic it counts, and docs/operating.md names every family with its type', async () => {
     const api = await startService({
       demo: true,

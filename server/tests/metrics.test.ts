@@ -7,7 +7,7 @@ import { toHex } from 'viem';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../../devchain/anvil.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { databaseOptions, KINDS } from '../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../testing/databases.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const TOKEN = 'op_metrics_' + 'm'.repeat(40);
@@ -24,7 +24,7 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-describe.each(KINDS)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('GET /metrics, on %s', { timeout: 60_000 }, (kind) => {
   it('counts requests by route and status, payments by status, the webhook queue and sweeps; only for the operator token', async () => {
     let clock = Date.UTC(2026, 0, 1);
     const api = await startService({ demo: true, jobs: false, adminToken: TOKEN, now: () => clock, ...(await databaseOptions(kind)) });

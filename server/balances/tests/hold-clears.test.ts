@@ -2,11 +2,11 @@
 // that finds no token short (kept resolved by `service`, the operator's event `hold_cleared`, the
 // log); a hold of any other cause (a deep reorganisation), or a shortfall's hold that such a cause
 // took over, waits for the operator, and readiness says which with the exact command. The chain
-// read through a stand-in node; on PGlite and PostgreSQL.
+// read through a stand-in node; on PGlite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from '../../app.ts';
 import { EXTERNAL, merchantAccount, move } from '../ledger-rules.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { reconcileTreasury, treasuryReadiness } from '../../chain/treasury-reconcile.ts';
 import type { Network } from '../../chain/networks.ts';
 import type { Logger } from '../../log.ts';
@@ -14,7 +14,7 @@ import type { Logger } from '../../log.ts';
 const USDT = '0x' + 'a7'.repeat(20);
 const whole = (n: number) => BigInt(n) * 10n ** 6n;
 
-describe.each(KINDS)('a treasury_short hold lifts itself once the treasury agrees, on %s', (kind) => {
+describe.each(ONLY_PGLITE)('a treasury_short hold lifts itself once the treasury agrees, on %s', (kind) => {
   let api: Service;
   beforeAll(async () => {
     api = await startService({ demo: true, ...(await databaseOptions(kind)), jobs: false });

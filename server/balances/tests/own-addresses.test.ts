@@ -1,5 +1,5 @@
 // Finding 5: money going out never goes to the service's own addresses, on the dev chain,
-// on PGlite and on PostgreSQL (a deposit address is any payment's, looked up in storage). Before,
+// on PGlite (a deposit address is any payment's, looked up in storage). Before,
 // a withdrawal could go to a payment's deposit address or the gas wallet, a refund to the gas
 // wallet, and a merchant's payout address (where wallet-settled deposits are swept) could be a
 // deposit address or the gas wallet. Now each is a 400 naming `address`, saying what it is.
@@ -11,7 +11,7 @@ import { devAccount, devNetwork, GAS_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type Dev
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, sweptIntoBalance } from '../../testing/chain.ts';
 
 /** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
@@ -21,7 +21,7 @@ const { secretKey } = DEMO_MERCHANT.keys.test;
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
 
-describe.each(KINDS)("the service's own addresses are never where money goes, on %s", { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)("the service's own addresses are never where money goes, on %s", { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

@@ -1,5 +1,5 @@
 // Finding 1: one minimum and one network fee for everything the treasury sends, on the
-// dev chain, on PGlite and on PostgreSQL (the journal's entries are what is checked). Before, a
+// dev chain, on PGlite (the journal's entries are what is checked). Before, a
 // refund of 1 base unit was accepted and sent (a transfer's gas at the operator's cost, a place in
 // the chain's one nonce queue), and a refund carried no fee. Now withdrawals, refunds, send-backs
 // and bank payouts each refuse less than the token's `withdrawalMinimum` (400 naming the field),
@@ -18,7 +18,7 @@ import { devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, sweptIntoBalance, treasuryStores, until } from '../../testing/chain.ts';
 
 /** Who pays a deposit in, and who sweeps it, in sweptIntoBalance. */
@@ -39,7 +39,7 @@ const NGN = {
 };
 const usdt = (text: string) => parseUnits(text, 18);
 
-describe.each(KINDS)("the treasury's one minimum and network fee, on %s", { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)("the treasury's one minimum and network fee, on %s", { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

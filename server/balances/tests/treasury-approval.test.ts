@@ -13,7 +13,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, rpcProxy, until, type RpcCall } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -55,7 +55,7 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-describe.each(KINDS)("a swap's approval that timed out, on %s", { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)("a swap's approval that timed out, on %s", { timeout: 120_000 }, (kind) => {
   let api: Service;
   beforeAll(async () => {
     if (snapshot) expect(await anvil('evm_revert', [snapshot])).toBe(true);

@@ -1,5 +1,5 @@
 // The treasury's send path under a hold, and a withdrawal's network fee (issue 33 item 4's and
-// item 1's remainders), on the dev chain, on PGlite and on PostgreSQL (the fee is stored on the
+// item 1's remainders), on the dev chain, on PGlite (the fee is stored on the
 // withdrawal). A withdrawal reserved before the operator held the chain is not signed or sent
 // while the hold lasts, and is sent once, and only once, after the operator resolves it. Its
 // network fee (the token's `withdrawalFee`) is reserved with it, shown in its answer, and paid
@@ -21,14 +21,14 @@ import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from 
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, creditsOf, treasuryStores, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const owner = { merchant: DEMO_MERCHANT, mode: 'test' } as never;
 const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
 
-describe.each(KINDS)('a withdrawal reserved before a hold, with a network fee, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('a withdrawal reserved before a hold, with a network fee, on %s', { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

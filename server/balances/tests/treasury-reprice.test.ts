@@ -2,7 +2,7 @@
 // low fee sits behind a 200 gwei base fee; it is signed again at its nonce with higher fees, never
 // above the network's cap (maxFeeGwei), each replacement recorded before it is sent; whichever is
 // mined pays the withdrawal, once; the stuck head of the queue shows in /readyz and /metrics.
-// On PGlite and on PostgreSQL (the replacements and the queue's head are stored).
+// On PGlite alone (the replacements and the queue's head are stored, by one instance: nothing races).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, formatGwei, http, parseGwei, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -21,7 +21,7 @@ import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from 
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, creditsOf, treasuryStores, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -30,7 +30,7 @@ const treasuryAddress = devAccount(TREASURY_DEV_ACCOUNT).address;
 const CAP = parseGwei('300');
 const TOKEN = 'reprice-operator-token-0123456789abcdef';
 
-describe.each(KINDS)('a treasury transaction re-priced, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('a treasury transaction re-priced, on %s', { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

@@ -1,5 +1,5 @@
 // A treasury holding more than the journal explains is reported as a shortfall is, on
-// the dev chain, on PGlite and on PostgreSQL (the findings and the operator's events are stored).
+// the dev chain, on PGlite (the findings and the operator's events are stored).
 // Before, a surplus was saved silently: /readyz said "Ready", no metric, no log, no event. Now
 // /readyz stays 200 with a warning naming the chain, coin and surplus, /metrics has
 // service_treasury_surplus, the operator's events have `treasury_surplus` once per surplus, and
@@ -17,11 +17,11 @@ import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from 
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 
 const ADMIN_TOKEN = 'op_' + 'i49'.repeat(14);
 
-describe.each(KINDS)('a treasury surplus, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('a treasury surplus, on %s', { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

@@ -5,7 +5,7 @@
 // operator (/readyz degraded naming the chain, /metrics held vs owed, the operator's events),
 // holds withdrawals on the chain (409 treasury_held) until the operator resolves it, who and why
 // kept. On the code before it: 40 s later the balance still had the money, /readyz was 200 and a
-// withdrawal of it was accepted. On PGlite and PostgreSQL, one anvil for the file.
+// withdrawal of it was accepted. On PGlite alone (chain logic on one instance), one anvil for the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { foundry } from 'viem/chains';
@@ -14,7 +14,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, rpcProxy, until } from '../../testing/chain.ts';
 import { reverseDeepReorganisations } from '../treasury-reconcile.ts';
 import { createLogger } from '../../log.ts';
@@ -75,7 +75,7 @@ async function paid(reference: string, amount: number, before: string) {
   return until(`${reference} journaled`, async () => ((await available()) !== before ? available() : false), 30_000);
 }
 
-describe.each(KINDS)('on %s', (kind) => {
+describe.each(ONLY_PGLITE)('on %s', (kind) => {
   beforeAll(async () => {
     if (deployed) expect(await rpc('evm_revert', [deployed])).toBe(true);
     deployed = (await rpc('evm_snapshot')) as unknown as string;

@@ -2,7 +2,7 @@
 // (contracts/TestToken.sol's setFee: 1 % here), flagged `feeOnTransfer` in the network. A payment
 // paid with it is credited what its deposit address's balance gained, not the event's value; on
 // balance settlement the sweep loses the fee again, and the deposit is journaled at what the
-// treasury gained, so the treasury on chain and the journal agree. On PGlite and PostgreSQL.
+// treasury gained, so the treasury on chain and the journal agree. On PGlite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
@@ -12,7 +12,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, TREASURY_DEV_ACCOUNT } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -20,7 +20,7 @@ const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
 const FEE_BPS = 100n;
 const afterFee = (value: bigint) => value - (value * FEE_BPS) / 10_000n;
 
-describe.each(KINDS)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('a fee-on-transfer token, on %s', { timeout: 90_000 }, (kind) => {
   let chain: DevChain;
   let api: Service;
   let usdt: Address;

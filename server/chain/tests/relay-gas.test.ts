@@ -1,5 +1,5 @@
-// Who pays the gas of paying with one signature, on a real anvil, on PGlite and on
-// PostgreSQL: each relay the gas wallet sends is journaled once, balanced, as the merchant's
+// Who pays the gas of paying with one signature, on a real anvil, on PGlite (one instance): each
+// relay the gas wallet sends is journaled once, balanced, as the merchant's
 // sponsored gas on its chain (a retry, or the same relay seen again, writes nothing more); and a
 // relay past the cap per payment, past the merchant's cap for the day, or that the gas wallet
 // cannot pay for is refused (409 relay_declined naming the cap) before anything is sent: the
@@ -16,7 +16,7 @@ import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { GAS_WALLET, NATIVE, sponsoredGasAccount } from '../../balances/ledger-rules.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
@@ -29,7 +29,7 @@ const gasAccount = devAccount(GAS_DEV_ACCOUNT);
 const gasWallet = gasAccount.address;
 const ADMIN = 'op_relaygas_' + 'a'.repeat(40);
 
-describe.each(KINDS)('who pays the gas of a relay, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('who pays the gas of a relay, on %s', { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service | undefined;

@@ -1,5 +1,5 @@
 // What one outsider with a merchant's public key can make the gas wallet spend, on a real anvil,
-// on PGlite and on PostgreSQL: the gas wallet has a cap of its own across every merchant
+// on PGlite: the gas wallet has a cap of its own across every merchant
 // (`gas.instance_cap`), a payment is relayed once (a second signature for a payment whose relay
 // is under way is refused, naming `reference`), and a payer has a few payments relayed a day
 // (`authorization.from`); each refusal before anything is sent.
@@ -15,14 +15,14 @@ import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } fr
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { relayPayments, type Paying } from '../../testing/relay-payments.ts';
 import type { Network } from '../networks.ts';
 
 const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
 
-describe.each(KINDS)("the gas wallet's limits against one outsider, on %s", { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)("the gas wallet's limits against one outsider, on %s", { timeout: 120_000 }, (kind) => {
   const dev = {} as { chain: DevChain; contracts: DevContracts };
   let api: Service | undefined;
   let network: Network;

@@ -21,7 +21,7 @@ import { devAccount } from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { deployFactory } from '../deploy.ts';
 import type { Network } from '../networks.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.live;
@@ -137,7 +137,7 @@ const wrongChain = async (reference: string) =>
     .map((e) => [e.transfer.chainId, e.transfer.token, e.transfer.amount, e.payment.chainId])
     .sort((x, y) => String(x[1]).localeCompare(String(y[1])));
 
-describe.each(KINDS)('two live chains at once, on %s', { timeout: 90_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('two live chains at once, on %s', { timeout: 90_000 }, (kind) => {
   beforeAll(async () => {
     await freshChains();
     api = await startService({

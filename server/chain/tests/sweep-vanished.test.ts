@@ -7,7 +7,7 @@
 // out waiting for the sweep again on the code before it). Now the sweeper looks at final sweeps
 // again, sweeps the deposit again, the hold lifts itself once the new sweep is final and the
 // treasury holds what the journal owes, and withdrawals work again; the deposit is journaled
-// once. The service's own jobs, PGlite and PostgreSQL, one anvil for the file.
+// once. The service's own jobs, on PGlite alone (chain logic on one instance), one anvil for the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
@@ -17,7 +17,7 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
@@ -62,7 +62,7 @@ async function pay(reference: string, amount: string) {
   return { to, receipt };
 }
 
-describe.each(KINDS)('on %s', (kind) => {
+describe.each(ONLY_PGLITE)('on %s', (kind) => {
   beforeAll(async () => {
     if (deployed) expect(await rpc('evm_revert', [deployed])).toBe(true);
     deployed = (await rpc('evm_snapshot')) as unknown as string;

@@ -2,7 +2,7 @@
 // address (replacing one) binds new payments only after the operator's delay, the owner is told
 // at once (PAYOUT_ADDRESS_PENDING) and can cancel it from the dashboard's session; a test key's
 // takes effect at once. The same for bank accounts (new ones, new details) and for wallets a
-// live balance never withdrew to. On PGlite and on PostgreSQL, on the service's own clock.
+// live balance never withdrew to. On PGlite, on the service's own clock.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_ONE } from '../../domain/rates.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
@@ -10,7 +10,7 @@ import type { Address } from 'viem';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { create2Addresses, type Network } from '../../chain/networks.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import type { Account } from '../../domain/account.ts';
 import { Secret, TOTP } from 'otpauth';
 import { EmailStore } from '../../email/store.ts';
@@ -40,7 +40,7 @@ const OLD = '0x52908400098527886E0F7030069857D2E4169EE7';
 const THIEF = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
 const OTHER = '0x27b1fdb04752bbc536007a920d24acb045561c26';
 
-describe.each(KINDS)('new destinations of money on %s', { timeout: 60_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('new destinations of money on %s', { timeout: 60_000 }, (kind) => {
   let clock = Date.parse('2026-03-02T10:00:00Z');
   let api: Service;
   type Made = { id: string; keys: { test: { secretKey: string }; live: { secretKey: string } }; signInUrl: string };

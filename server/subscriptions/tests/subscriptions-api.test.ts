@@ -1,4 +1,4 @@
-// Plans and subscriptions over HTTP, on PGlite and PostgreSQL, on the shared dev chain: a plan in
+// Plans and subscriptions over HTTP, on PGlite, on the shared dev chain: a plan in
 // USDC made, listed and read; bad input a 400 naming the field; a customer's wallet subscribed,
 // answered with what it approves (price × periods, to the gas wallet); canceled once, then 409.
 // Every answer is held to the OpenAPI document.
@@ -10,7 +10,7 @@ import { devAccount, devNetwork, GAS_DEV_ACCOUNT, type DevContracts } from '../.
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller } from '../../testing/chain.ts';
 import { secretKey, subscriptionsService } from '../../testing/subscriptions.ts';
 
@@ -18,7 +18,7 @@ holdAnswersToOpenApi();
 
 const wallet = devAccount(12).address;
 
-describe.each(KINDS)('plans and subscriptions over HTTP, on %s', { timeout: 120_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('plans and subscriptions over HTTP, on %s', { timeout: 120_000 }, (kind) => {
   let chain: DevChain;
   let contracts: DevContracts;
   let api: Service;

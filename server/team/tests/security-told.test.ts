@@ -1,4 +1,4 @@
-// Every security change told, over HTTP on PGlite and PostgreSQL: a restricted key made
+// Every security change told, over HTTP on PGlite: a restricted key made
 // and revoked, a member's role changed and the member removed, the secret key rolled, the support
 // refund limit set, a second factor added and removed, and step-up locked, each is an audit row, a
 // SECURITY_CHANGED event (a key's in its mode's feed, a person's or the team's in both) and an
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { startService, type Service } from '../../app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
-import { databaseOptions, KINDS } from '../../testing/databases.ts';
+import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, sessionOf, type Call } from '../../testing/api-calls.ts';
 
 holdAnswersToOpenApi();
@@ -20,7 +20,7 @@ holdAnswersToOpenApi();
 const ADMIN = 'op_told_test_token_0123456789abcdef0123456789ab';
 const PASSWORD = 'correct horse battery';
 
-describe.each(KINDS)('security changes told on %s', { timeout: 180_000 }, (kind) => {
+describe.each(ONLY_PGLITE)('security changes told on %s', { timeout: 180_000 }, (kind) => {
   let api: Service;
   let clock = Date.UTC(2026, 11, 6, 11, 0, 0);
   let owner: { cookie: string; csrf: string };
