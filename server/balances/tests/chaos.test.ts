@@ -122,19 +122,36 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   };
   const told = (type: string, id: string) => toldStatuses(api, type, id);
   const operatorEvents = async () => (await api.parts.treasuryHolds.events()).map((e) => e.kind);
-  /** Pays `amount` USDT from dev account 1 to a new payment's deposit address; answers the transfer's hash once sent (mined at once under automine). */
-  async function pay(reference: string, amount: string) {
-    const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(amount) });
+  /**
+   * Pays `amount` of `coin` (USDT unless said) from dev account 1 to a new USDT payment of `due`
+   * (`amount` unless said), its quote run out before the money came when `expired` (as
+   * attention.test makes it); answers the transfer's hash once sent (mined at once under automine).
+   */
+  async function pay(reference: string, amount: string, o: { coin?: 'USDT' | 'USDC'; due?: string; expired?: boolean } = {}) {
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(o.due ?? amount) });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
+    if (o.expired) await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
+    const coin = o.coin ?? 'USDT';
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
     const hash = await customer.writeContract({
-      address: contracts.tokens.USDT,
+      address: contracts.tokens[coin],
       abi: erc20Abi,
       functionName: 'transfer',
-      args: [made.body.data.address as Address, usdt(amount)],
+      args: [made.body.data.address as Address, parseUnits(amount, coin === 'USDC' ? 6 : 18)],
     });
     return { hash, to: made.body.data.address as Address };
   }
+  /** The merchant's available balance of `coin`. */
+  const availableOf = async (coin: Address) =>
+    (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((b) => b.token === coin.toLowerCase())?.available ??
+    0n;
+  const payment = async (reference: string) => (await server('GET', `/api/v1/payments/${reference}`)).body.data.payment;
+  /** What the merchant was told of payment `reference` by events of `type`: each one's status (DEPOSIT_UNMATCHED: its reason). */
+  const toldOf = async (type: string, reference: string) =>
+    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { reference?: string; payment?: { reference?: string } }) => (d.reference ?? d.payment?.reference) === reference)
+      .map((d: { status?: string; reason?: string }) => d.status ?? d.reason);
   /** Mines one block, and answers `probe`'s answer: for an `until` that needs the chain to grow. */
   const mining =
     <T>(probe: () => Promise<T>) =>
@@ -692,6 +709,105 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     Object.assign(row, {
       resolved: `the reconciliation looks at counted deposits again: gone at two looks → \`deposit_reversed\`, the balance back, held (\`deep_reorganisation\`) in ${reversedMs} ms; the operator resolves (\`treasury resolve\`, the step operating.md names)`,
       told: 'DEPOSIT_REVERSED (once); operator: deep_reorganisation, hold',
+    });
+  });
+
+  it('an under-payment (6 USDT to a 10 USDT payment): incomplete, then expired as a partial the merchant accepts in one step', async () => {
+    const row: Row = { anomaly: 'an under-payment (6 USDT to a 10 USDT payment), its quote then run out', resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const injected = performance.now();
+    await pay('chaos-under', '6', { due: '10' });
+    await until(
+      'the deposit counted and journaled',
+      mining(async () => (await available()) === before + usdt('6') && (await toldOf('DEPOSIT_TRANSACTION', 'chaos-under')).length > 0),
+      20_000,
+      100,
+    );
+    expect(await payment('chaos-under')).toMatchObject({ status: 'incomplete', amountPaidExact: '6', attention: null });
+    // Its quote runs out (as attention-api.test makes it): a partial of a payment that does not accept partial payments.
+    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['chaos-under', Date.now() - 1000]);
+    expect((await payment('chaos-under')).attention).toEqual({ reason: 'partial', amount: '6', coin: 'USDT', chain_id: 31337 });
+    // The step balances.md names: accept it (settled with what arrived), or send it back.
+    const accepted = await server('POST', '/api/v1/payments/chaos-under/accept');
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    row.ms = Math.round(performance.now() - injected);
+    expect(await payment('chaos-under')).toMatchObject({ status: 'settled', amountPaidExact: '6', attention: null });
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-under')).toEqual(['incomplete', 'settled']);
+    expect(await available()).toBe(before + usdt('6'));
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        '`incomplete`, the 6 journaled into the balance once swept; expired, `attention` `partial` 6; the merchant accepts (`accept`, the one step balances.md names): `settled` with what arrived, nothing moved',
+      told: 'DEPOSIT_TRANSACTION incomplete, settled',
+    });
+  });
+
+  it('the wrong coin (4 USDC to a USDT payment): told once, swept into the USDC balance, kept by the merchant in one step', async () => {
+    const row: Row = { anomaly: 'the wrong coin (4 USDC to a 10 USDT payment)', resolved: '', told: '' };
+    rows.push(row);
+    const before = await availableOf(contracts.tokens.USDC);
+    const injected = performance.now();
+    await pay('chaos-coin', '4', { coin: 'USDC', due: '10' });
+    await until(
+      'told and journaled in USDC',
+      mining(async () => (await availableOf(contracts.tokens.USDC)) === before + 4_000_000n && (await toldOf('DEPOSIT_UNMATCHED', 'chaos-coin')).length > 0),
+      20_000,
+      100,
+    );
+    expect(await payment('chaos-coin')).toMatchObject({
+      status: 'pending',
+      amountPaidExact: '0',
+      attention: { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 },
+    });
+    // The step balances.md names: keep it (`accept`; the money is in the balance already), or send it back.
+    const accepted = await server('POST', '/api/v1/payments/chaos-coin/accept');
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    row.ms = Math.round(performance.now() - injected);
+    expect(await payment('chaos-coin')).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: null });
+    // The event says `unexpected` (money the payment did not ask for); its `attention` says which.
+    expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-coin')).toEqual(['unexpected']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-coin')).toEqual([]);
+    expect(await availableOf(contracts.tokens.USDC)).toBe(before + 4_000_000n);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        'never counted toward the payment: `attention` `wrong_coin` 4 USDC, swept and journaled into the USDC balance; the merchant keeps it (`accept`, one step; or `send_back`), the payment unchanged',
+      told: 'DEPOSIT_UNMATCHED `unexpected` (once)',
+    });
+  });
+
+  it('a late payment (10 USDT after its quote ran out): told once, accepted by the merchant in one step, counted then', async () => {
+    const row: Row = { anomaly: 'a late payment (10 USDT to a 10 USDT payment after its quote ran out)', resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const injected = performance.now();
+    const { hash } = await pay('chaos-late', '10', { expired: true });
+    await until(
+      'told and journaled',
+      mining(async () => (await available()) === before + usdt('10') && (await toldOf('DEPOSIT_UNMATCHED', 'chaos-late')).length > 0),
+      20_000,
+      100,
+    );
+    expect(await payment('chaos-late')).toMatchObject({
+      status: 'expired',
+      amountPaidExact: '0',
+      attention: { reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 },
+    });
+    // The step balances.md names: accept it (counted as if in time), or send it back.
+    const accepted = await server('POST', '/api/v1/payments/chaos-late/accept');
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    row.ms = Math.round(performance.now() - injected);
+    expect(await payment('chaos-late')).toMatchObject({ status: 'confirmed', amountPaidExact: '10', attention: null });
+    expect((await api.parts.chain.transfers(31337)).find((t) => t.txHash === hash)?.state).toBe('credited');
+    expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-late')).toEqual(['late']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-late')).toEqual(['confirmed']);
+    expect(await available()).toBe(before + usdt('10'));
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        '`attention` `late` 10, swept and journaled into the balance; the merchant accepts (`accept`, one step; or `send_back`): counted toward the payment as in time, `confirmed`, nothing moved',
+      told: 'DEPOSIT_UNMATCHED `late`, then DEPOSIT_TRANSACTION confirmed (once each)',
     });
   });
 });
