@@ -25,6 +25,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 import { caller, rpcProxy, toldStatuses, until, type RpcCall } from '../../testing/chain.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
+import { TestToken } from '../../../contracts/artifacts.generated.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -67,9 +68,12 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       return undefined;
     });
     const chainMs = Math.round(performance.now() - started);
+    // BUSD flagged as taking a fee on transfer (the fee-on-transfer row sets it one; none until then).
+    const network = devNetwork(proxy.url, contracts, 1);
+    network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t));
     api = await startService({
       demo: true,
-      networks: { test: devNetwork(proxy.url, contracts, 1) },
+      networks: { test: network },
       devChain: DEV_CHAIN_POWERS,
       watchIntervalMs: 100,
       sweepIntervalMs: 200,
@@ -165,12 +169,12 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
    * owes (nothing in flight: every send decided), the reconciliation finds no shortfall nor
    * surplus, and no hold is active.
    */
-  async function booksBalance() {
+  async function booksBalance(coins: Address[] = [contracts.tokens.USDT, contracts.tokens.USDC]) {
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
     expect(await api.parts.treasuryTxs.inFlight(31337)).toBe(false);
     await api.parts.reconcileTreasuries();
-    // Both coins a row moves (the swap's row: USDT and USDC).
-    for (const coin of [contracts.tokens.USDT, contracts.tokens.USDC]) {
+    // The coins a row moves (the swap's row: USDT and USDC).
+    for (const coin of coins) {
       const held = await api.parts.journal.held(31337, coin.toLowerCase());
       expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasury, coin));
       const finding = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === 31337 && f.token === coin.toLowerCase());
@@ -808,6 +812,46 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         '`attention` `late` 10, swept and journaled into the balance; the merchant accepts (`accept`, one step; or `send_back`): counted toward the payment as in time, `confirmed`, nothing moved',
       told: 'DEPOSIT_UNMATCHED `late`, then DEPOSIT_TRANSACTION confirmed (once each)',
+    });
+  });
+
+  it('a fee-on-transfer token (BUSD keeping 1 % of each transfer): credited what arrived, journaled what the treasury received', async () => {
+    const row: Row = { anomaly: 'a fee-on-transfer token (10 BUSD sent to a 10 BUSD payment, the token keeping 1 % of each transfer)', resolved: '', told: '' };
+    rows.push(row);
+    const busd = contracts.tokens.BUSD;
+    const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    const fee = async (bps: bigint) =>
+      reader().waitForTransactionReceipt({
+        hash: await issuer.writeContract({ address: busd, abi: TestToken.abi, functionName: 'setFee', args: [bps] }),
+        pollingInterval: 50,
+      });
+    const afterFee = (value: bigint) => value - value / 100n;
+    const before = await availableOf(busd);
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-fee', coin: 'BUSD', currency: 'USD', amount: 10 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await fee(100n);
+    try {
+      const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+      const injected = performance.now();
+      await customer.writeContract({ address: busd, abi: erc20Abi, functionName: 'transfer', args: [made.body.data.address as Address, usdt('10')] });
+      // The deposit gained 9.9; the sweep keeps 1 % again: the treasury gains 9.801.
+      await until(
+        'swept and journaled',
+        mining(async () => (await availableOf(busd)) === before + afterFee(afterFee(usdt('10')))),
+        20_000,
+        100,
+      );
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      await fee(0n);
+    }
+    expect(await payment('chaos-fee')).toMatchObject({ status: 'incomplete', amountPaidExact: '9.9' });
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-fee')).toEqual(['incomplete']);
+    await booksBalance([contracts.tokens.USDT, contracts.tokens.USDC, busd]);
+    Object.assign(row, {
+      resolved:
+        'flagged `feeOnTransfer`: credited what the deposit gained (9.9: `incomplete`, short by the fee, left to the merchant as any partial), journaled what the treasury gained from the sweep (9.801): the treasury agrees with the journal',
+      told: 'DEPOSIT_TRANSACTION incomplete',
     });
   });
 });
