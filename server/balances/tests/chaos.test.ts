@@ -25,7 +25,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 import { caller, rpcProxy, toldStatuses, until, type RpcCall } from '../../testing/chain.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
-import { TestToken } from '../../../contracts/artifacts.generated.ts';
+import { FalseToken, TestToken } from '../../../contracts/artifacts.generated.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -50,6 +50,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   /** The node as the service sees it: 'up', 'armed' (the next send reaches anvil, then the node goes away), 'down'. */
   let node: 'up' | 'armed' | 'down' = 'up';
   let outageStarted = 0;
+  /** The service's DAI: a token that answers `false` once told to (the false-returning row). */
+  let falseDai: Address;
 
   beforeAll(async () => {
     const started = performance.now();
@@ -68,9 +70,17 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       return undefined;
     });
     const chainMs = Math.round(performance.now() - started);
-    // BUSD flagged as taking a fee on transfer (the fee-on-transfer row sets it one; none until then).
+    // BUSD flagged as taking a fee on transfer (the fee-on-transfer row sets it one; none until then);
+    // DAI is a token that can answer `false` (contracts/FalseToken.sol, as false-token.test).
+    const deployer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    falseDai = (
+      await reader().waitForTransactionReceipt({
+        hash: await deployer.deployContract({ abi: FalseToken.abi, bytecode: FalseToken.bytecode, args: ['Dai', 'DAI', 18] }),
+        pollingInterval: 50,
+      })
+    ).contractAddress!;
     const network = devNetwork(proxy.url, contracts, 1);
-    network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t));
+    network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t.symbol === 'DAI' ? { ...t, address: falseDai } : t));
     api = await startService({
       demo: true,
       networks: { test: network },
@@ -852,6 +862,54 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         'flagged `feeOnTransfer`: credited what the deposit gained (9.9: `incomplete`, short by the fee, left to the merchant as any partial), journaled what the treasury gained from the sweep (9.801): the treasury agrees with the journal',
       told: 'DEPOSIT_TRANSACTION incomplete',
+    });
+  });
+
+  it('a token that answers false (DAI): the withdrawal it did not move fails, its money back, told by its own event', async () => {
+    const row: Row = { anomaly: 'a token that answers `false` and moves nothing (a 2 DAI withdrawal)', resolved: '', told: '' };
+    rows.push(row);
+    const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+    const write = async (functionName: 'mint' | 'refuse', args: readonly unknown[]) =>
+      reader().waitForTransactionReceipt({
+        hash: await customer.writeContract({ address: falseDai, abi: FalseToken.abi, functionName, args: args as never }),
+        pollingInterval: 50,
+      });
+    // 10 DAI paid and swept into the balance while the token still moves.
+    await write('mint', [devAccount(1).address, usdt('10')]);
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-false', coin: 'DAI', currency: 'USD', amount: 10 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await customer.writeContract({ address: falseDai, abi: FalseToken.abi, functionName: 'transfer', args: [made.body.data.address as Address, usdt('10')] });
+    await until(
+      'swept and journaled',
+      mining(async () => (await availableOf(falseDai)) === usdt('10')),
+      20_000,
+      100,
+    );
+    const to = devAccount(23).address;
+    await write('refuse', [true]);
+    const injected = performance.now();
+    let id = '';
+    try {
+      const made = await server('POST', '/api/v1/withdrawals', { coin: 'DAI', chain_id: 31337, address: to, amount: '2' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      id = made.body.data.id as string;
+      await until('the withdrawal decided', async () => (await withdrawal(id)).status !== 'pending', 20_000, 100);
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      await write('refuse', [false]);
+    }
+    const failed = await withdrawal(id);
+    expect(failed).toMatchObject({ status: 'failed', failure: expect.stringMatching(/did not move the amount/) });
+    expect((await reader().getTransactionReceipt({ hash: failed.tx_hash as Hex })).status).toBe('success');
+    expect(await onChain(to, falseDai)).toBe(0n);
+    expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'failed']);
+    expect((await api.parts.journal.entries()).filter((e) => e.ref === id).map((e) => e.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    expect(await availableOf(falseDai)).toBe(usdt('10'));
+    await booksBalance([contracts.tokens.USDT, contracts.tokens.USDC, falseDai]);
+    Object.assign(row, {
+      resolved:
+        'mined with success, nothing moved: a send is done only when its receipt logs the token moving the amount → failed ("did not move the amount"), `withdrawal_returned`, the money back in the balance',
+      told: 'WITHDRAWAL_UPDATED pending, failed',
     });
   });
 });
