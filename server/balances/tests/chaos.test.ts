@@ -14,7 +14,7 @@
 // service against the chain, not storage concurrency (concurrent undos and retries across
 // instances are attack-withdrawal-reorg.test's and idempotency.test's, on both databases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseGwei, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -50,6 +50,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   /** The node as the service sees it: 'up', 'armed' (the next send reaches anvil, then the node goes away), 'down'. */
   let node: 'up' | 'armed' | 'down' = 'up';
   let outageStarted = 0;
+  /** How far the service's clock is ahead of the machine's. */
+  let skewMs = 0;
   /** The service's DAI: a token that answers `false` once told to (the false-returning row). */
   let falseDai: Address;
 
@@ -90,6 +92,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       jobIntervalMs: 100,
       treasuryReconcileIntervalMs: 200,
       payoutCheckMs: 100,
+      // The service's clock: the stuck nonce's row moves it on past the replace-after wait (60 s).
+      now: () => Date.now() + skewMs,
     });
     const serviceMs = Math.round(performance.now() - started);
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
@@ -910,6 +914,64 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         'mined with success, nothing moved: a send is done only when its receipt logs the token moving the amount → failed ("did not move the amount"), `withdrawal_returned`, the money back in the balance',
       told: 'WITHDRAWAL_UPDATED pending, failed',
+    });
+  });
+
+  it('a stuck nonce: a withdrawal priced under a fee spike, signed again at its nonce with higher fees, paid once', async () => {
+    const row: Row = { anomaly: "a stuck nonce (a withdrawal's transaction priced under a 200 gwei base fee, waiting in the pool)", resolved: '', told: '' };
+    rows.push(row);
+    const to = devAccount(24).address;
+    const baseFee = (await reader().getBlock()).baseFeePerGas!;
+    await rpc('evm_setAutomine', [false]);
+    let id = '';
+    let first: Hex | undefined;
+    try {
+      id = await withdraw(to, '1');
+      const hash = await until('signed and sent', async () => (await withdrawal(id)).tx_hash as Hex | undefined, 10_000, 50);
+      first = hash;
+      await until(
+        'in the pool',
+        () =>
+          reader()
+            .getTransaction({ hash })
+            .catch(() => undefined),
+        10_000,
+        50,
+      );
+      // The fee spike (as treasury-reprice.test makes it): blocks from now on ask 200 gwei, far above its max fee; it stays in the pool, the treasury's nonce stuck behind it.
+      await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(parseGwei('200'))]);
+      await rpc('evm_mine');
+      expect(
+        await reader()
+          .getTransactionReceipt({ hash })
+          .catch(() => undefined),
+      ).toBeUndefined();
+      const injected = performance.now();
+      // A minute passes on the service's clock (its replace-after wait, 60 s by default), none on the test's.
+      skewMs += 61_000;
+      await until(
+        'the withdrawal completed',
+        mining(async () => (await withdrawal(id)).status === 'completed'),
+        15_000,
+        100,
+      );
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      // The base fee back to what it was, for what runs after.
+      await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(baseFee)]);
+      await rpc('evm_setAutomine', [true]);
+      await rpc('evm_mine');
+    }
+    const done = await withdrawal(id);
+    expect(done.tx_hash).not.toBe(first);
+    expect((await api.parts.treasuryTxs.replacements('withdrawals', id)).map((r) => r.hash)).toContain(done.tx_hash);
+    expect(await onChain(to)).toBe(usdt('1'));
+    expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'completed']);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        "not mined within `TREASURY_REPLACE_AFTER_MS` (60 s, passed on the service's clock): signed again at its nonce with higher fees (under the network's cap), recorded before it is sent; the replacement mined, paid once",
+      told: 'WITHDRAWAL_UPDATED pending, completed',
     });
   });
 });
