@@ -148,7 +148,11 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   async function pay(reference: string, amount: string, o: { coin?: 'USDT' | 'USDC'; due?: string; expired?: boolean } = {}) {
     const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(o.due ?? amount) });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    if (o.expired) await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Date.now() - 1000]);
+    // Expired on the chain's clock too (money counts by its block's time, and a reverted chain's clock lags the machine's).
+    if (o.expired) {
+      const head = Number((await reader().getBlock()).timestamp) * 1000;
+      await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Math.min(Date.now(), head) - 1000]);
+    }
     const coin = o.coin ?? 'USDT';
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
     const hash = await customer.writeContract({
@@ -970,7 +974,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     await booksBalance();
     Object.assign(row, {
       resolved:
-        "not mined within `TREASURY_REPLACE_AFTER_MS` (60 s, passed on the service's clock): signed again at its nonce with higher fees (under the network's cap), recorded before it is sent; the replacement mined, paid once",
+        "not mined within `TREASURY_REPLACE_AFTER_MS` (60 s, passed on the service's clock): signed again at its nonce with higher fees (twice the base fee plus the tip; no `maxFeeGwei` cap on the dev network), recorded before it is sent; the replacement mined, paid once",
       told: 'WITHDRAWAL_UPDATED pending, completed',
     });
   });
