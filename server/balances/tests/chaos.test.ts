@@ -4,7 +4,9 @@
 // handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
 // treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
 // payout partner taken away, the treasury's native coin emptied, a retried withdrawal, a completed
-// swap taken away with its approval, an overpayment sent back, a counted deposit taken away) and must
+// swap taken away with its approval, an overpayment sent back, a counted deposit taken away; on the
+// way in an under-payment, the wrong coin, a late payment, a token taking a fee on transfer; a
+// token that answers false, a nonce stuck behind a fee spike) and must
 // end resolved by the service itself (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
 // what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
 // send's own event. Each row measures the time
@@ -174,6 +176,29 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       .map((e) => JSON.parse(e.body).data)
       .filter((d: { reference?: string; payment?: { reference?: string } }) => (d.reference ?? d.payment?.reference) === reference)
       .map((d: { status?: string; reason?: string }) => d.status ?? d.reason);
+  /**
+   * Money that cannot count as sent (`pay`'s options): paid, waited for until the merchant is told
+   * (DEPOSIT_UNMATCHED) and it is swept and journaled into the balance of its coin; then the
+   * merchant's one step, `accept`. Answers the transfer's hash, the payment as it was before the
+   * accept, the balance before, and the time from the payment to the accept.
+   */
+  async function unmatchedAccepted(reference: string, amount: string, o: Parameters<typeof pay>[2]) {
+    const coin = contracts.tokens[o?.coin ?? 'USDT'];
+    const before = await availableOf(coin);
+    const injected = performance.now();
+    const { hash } = await pay(reference, amount, o);
+    const arrived = parseUnits(amount, o?.coin === 'USDC' ? 6 : 18);
+    await until(
+      'told and journaled',
+      mining(async () => (await availableOf(coin)) === before + arrived && (await toldOf('DEPOSIT_UNMATCHED', reference)).length > 0),
+      20_000,
+      100,
+    );
+    const open = await payment(reference);
+    const accepted = await server('POST', `/api/v1/payments/${reference}/accept`);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    return { hash, open, before, ms: Math.round(performance.now() - injected) };
+  }
   /** Mines one block, and answers `probe`'s answer: for an `until` that needs the chain to grow. */
   const mining =
     <T>(probe: () => Promise<T>) =>
@@ -768,24 +793,10 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   it('the wrong coin (4 USDC to a USDT payment): told once, swept into the USDC balance, kept by the merchant in one step', async () => {
     const row: Row = { anomaly: 'the wrong coin (4 USDC to a 10 USDT payment)', resolved: '', told: '' };
     rows.push(row);
-    const before = await availableOf(contracts.tokens.USDC);
-    const injected = performance.now();
-    await pay('chaos-coin', '4', { coin: 'USDC', due: '10' });
-    await until(
-      'told and journaled in USDC',
-      mining(async () => (await availableOf(contracts.tokens.USDC)) === before + 4_000_000n && (await toldOf('DEPOSIT_UNMATCHED', 'chaos-coin')).length > 0),
-      20_000,
-      100,
-    );
-    expect(await payment('chaos-coin')).toMatchObject({
-      status: 'pending',
-      amountPaidExact: '0',
-      attention: { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 },
-    });
     // The step balances.md names: keep it (`accept`; the money is in the balance already), or send it back.
-    const accepted = await server('POST', '/api/v1/payments/chaos-coin/accept');
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    row.ms = Math.round(performance.now() - injected);
+    const { open, before, ms } = await unmatchedAccepted('chaos-coin', '4', { coin: 'USDC', due: '10' });
+    row.ms = ms;
+    expect(open).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 } });
     expect(await payment('chaos-coin')).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: null });
     // The event says `unexpected` (money the payment did not ask for); its `attention` says which.
     expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-coin')).toEqual(['unexpected']);
@@ -802,24 +813,10 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   it('a late payment (10 USDT after its quote ran out): told once, accepted by the merchant in one step, counted then', async () => {
     const row: Row = { anomaly: 'a late payment (10 USDT to a 10 USDT payment after its quote ran out)', resolved: '', told: '' };
     rows.push(row);
-    const before = (await available())!;
-    const injected = performance.now();
-    const { hash } = await pay('chaos-late', '10', { expired: true });
-    await until(
-      'told and journaled',
-      mining(async () => (await available()) === before + usdt('10') && (await toldOf('DEPOSIT_UNMATCHED', 'chaos-late')).length > 0),
-      20_000,
-      100,
-    );
-    expect(await payment('chaos-late')).toMatchObject({
-      status: 'expired',
-      amountPaidExact: '0',
-      attention: { reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 },
-    });
     // The step balances.md names: accept it (counted as if in time), or send it back.
-    const accepted = await server('POST', '/api/v1/payments/chaos-late/accept');
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    row.ms = Math.round(performance.now() - injected);
+    const { hash, open, before, ms } = await unmatchedAccepted('chaos-late', '10', { expired: true });
+    row.ms = ms;
+    expect(open).toMatchObject({ status: 'expired', amountPaidExact: '0', attention: { reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 } });
     expect(await payment('chaos-late')).toMatchObject({ status: 'confirmed', amountPaidExact: '10', attention: null });
     expect((await api.parts.chain.transfers(31337)).find((t) => t.txHash === hash)?.state).toBe('credited');
     expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-late')).toEqual(['late']);
