@@ -4,7 +4,9 @@
 // handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
 // treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
 // payout partner taken away, the treasury's native coin emptied, a retried withdrawal, a completed
-// swap taken away with its approval, an overpayment sent back, a counted deposit taken away) and must
+// swap taken away with its approval, an overpayment sent back, a counted deposit taken away; on the
+// way in an under-payment, the wrong coin, a late payment, a token taking a fee on transfer; a
+// token that answers false, a nonce stuck behind a fee spike) and must
 // end resolved by the service itself (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
 // what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
 // send's own event. Each row measures the time
@@ -14,7 +16,7 @@
 // service against the chain, not storage concurrency (concurrent undos and retries across
 // instances are attack-withdrawal-reorg.test's and idempotency.test's, on both databases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseGwei, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
@@ -25,6 +27,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 import { caller, rpcProxy, toldStatuses, until, type RpcCall } from '../../testing/chain.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
+import { FalseToken, TestToken } from '../../../contracts/artifacts.generated.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -49,6 +52,10 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   /** The node as the service sees it: 'up', 'armed' (the next send reaches anvil, then the node goes away), 'down'. */
   let node: 'up' | 'armed' | 'down' = 'up';
   let outageStarted = 0;
+  /** How far the service's clock is ahead of the machine's. */
+  let skewMs = 0;
+  /** The service's DAI: a token that answers `false` once told to (the false-returning row). */
+  let falseDai: Address;
 
   beforeAll(async () => {
     const started = performance.now();
@@ -67,15 +74,28 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       return undefined;
     });
     const chainMs = Math.round(performance.now() - started);
+    // BUSD flagged as taking a fee on transfer (the fee-on-transfer row sets it one; none until then);
+    // DAI is a token that can answer `false` (contracts/FalseToken.sol, as false-token.test).
+    const deployer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    falseDai = (
+      await reader().waitForTransactionReceipt({
+        hash: await deployer.deployContract({ abi: FalseToken.abi, bytecode: FalseToken.bytecode, args: ['Dai', 'DAI', 18] }),
+        pollingInterval: 50,
+      })
+    ).contractAddress!;
+    const network = devNetwork(proxy.url, contracts, 1);
+    network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t.symbol === 'DAI' ? { ...t, address: falseDai } : t));
     api = await startService({
       demo: true,
-      networks: { test: devNetwork(proxy.url, contracts, 1) },
+      networks: { test: network },
       devChain: DEV_CHAIN_POWERS,
       watchIntervalMs: 100,
       sweepIntervalMs: 200,
       jobIntervalMs: 100,
       treasuryReconcileIntervalMs: 200,
       payoutCheckMs: 100,
+      // The service's clock: the stuck nonce's row moves it on past the replace-after wait (60 s).
+      now: () => Date.now() + skewMs,
     });
     const serviceMs = Math.round(performance.now() - started);
     expect((await server('PUT', '/api/v1/settlement', { settlement: 'balance' })).status).toBe(200);
@@ -122,18 +142,62 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   };
   const told = (type: string, id: string) => toldStatuses(api, type, id);
   const operatorEvents = async () => (await api.parts.treasuryHolds.events()).map((e) => e.kind);
-  /** Pays `amount` USDT from dev account 1 to a new payment's deposit address; answers the transfer's hash once sent (mined at once under automine). */
-  async function pay(reference: string, amount: string) {
-    const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(amount) });
+  /**
+   * Pays `amount` of `coin` (USDT unless said) from dev account 1 to a new USDT payment of `due`
+   * (`amount` unless said), its quote run out before the money came when `expired` (as
+   * attention.test makes it); answers the transfer's hash once sent (mined at once under automine).
+   */
+  async function pay(reference: string, amount: string, o: { coin?: 'USDT' | 'USDC'; due?: string; expired?: boolean } = {}) {
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(o.due ?? amount) });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
+    // Expired on the chain's clock too (money counts by its block's time, and a reverted chain's clock lags the machine's).
+    if (o.expired) {
+      const head = Number((await reader().getBlock()).timestamp) * 1000;
+      await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, [reference, Math.min(Date.now(), head) - 1000]);
+    }
+    const coin = o.coin ?? 'USDT';
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
     const hash = await customer.writeContract({
-      address: contracts.tokens.USDT,
+      address: contracts.tokens[coin],
       abi: erc20Abi,
       functionName: 'transfer',
-      args: [made.body.data.address as Address, usdt(amount)],
+      args: [made.body.data.address as Address, parseUnits(amount, coin === 'USDC' ? 6 : 18)],
     });
     return { hash, to: made.body.data.address as Address };
+  }
+  /** The merchant's available balance of `coin`. */
+  const availableOf = async (coin: Address) =>
+    (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((b) => b.token === coin.toLowerCase())?.available ??
+    0n;
+  const payment = async (reference: string) => (await server('GET', `/api/v1/payments/${reference}`)).body.data.payment;
+  /** What the merchant was told of payment `reference` by events of `type`: each one's status (DEPOSIT_UNMATCHED: its reason). */
+  const toldOf = async (type: string, reference: string) =>
+    (await api.db.query<{ body: string }>(`SELECT body FROM events WHERE type = $1 ORDER BY seq`, [type]))
+      .map((e) => JSON.parse(e.body).data)
+      .filter((d: { reference?: string; payment?: { reference?: string } }) => (d.reference ?? d.payment?.reference) === reference)
+      .map((d: { status?: string; reason?: string }) => d.status ?? d.reason);
+  /**
+   * Money that cannot count as sent (`pay`'s options): paid, waited for until the merchant is told
+   * (DEPOSIT_UNMATCHED) and it is swept and journaled into the balance of its coin; then the
+   * merchant's one step, `accept`. Answers the transfer's hash, the payment as it was before the
+   * accept, the balance before, and the time from the payment to the accept.
+   */
+  async function unmatchedAccepted(reference: string, amount: string, o: Parameters<typeof pay>[2]) {
+    const coin = contracts.tokens[o?.coin ?? 'USDT'];
+    const before = await availableOf(coin);
+    const injected = performance.now();
+    const { hash } = await pay(reference, amount, o);
+    const arrived = parseUnits(amount, o?.coin === 'USDC' ? 6 : 18);
+    await until(
+      'told and journaled',
+      mining(async () => (await availableOf(coin)) === before + arrived && (await toldOf('DEPOSIT_UNMATCHED', reference)).length > 0),
+      20_000,
+      100,
+    );
+    const open = await payment(reference);
+    const accepted = await server('POST', `/api/v1/payments/${reference}/accept`);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    return { hash, open, before, ms: Math.round(performance.now() - injected) };
   }
   /** Mines one block, and answers `probe`'s answer: for an `until` that needs the chain to grow. */
   const mining =
@@ -148,12 +212,12 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
    * owes (nothing in flight: every send decided), the reconciliation finds no shortfall nor
    * surplus, and no hold is active.
    */
-  async function booksBalance() {
+  async function booksBalance(coins: Address[] = [contracts.tokens.USDT, contracts.tokens.USDC]) {
     for (const s of await api.parts.journal.journalSums()) expect(s.sum).toBe(0n);
     expect(await api.parts.treasuryTxs.inFlight(31337)).toBe(false);
     await api.parts.reconcileTreasuries();
-    // Both coins a row moves (the swap's row: USDT and USDC).
-    for (const coin of [contracts.tokens.USDT, contracts.tokens.USDC]) {
+    // The coins a row moves (the swap's row: USDT and USDC).
+    for (const coin of coins) {
       const held = await api.parts.journal.held(31337, coin.toLowerCase());
       expect(held.merchants + held.fees + held.payable).toBe(await onChain(treasury, coin));
       const finding = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === 31337 && f.token === coin.toLowerCase());
@@ -692,6 +756,223 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     Object.assign(row, {
       resolved: `the reconciliation looks at counted deposits again: gone at two looks → \`deposit_reversed\`, the balance back, held (\`deep_reorganisation\`) in ${reversedMs} ms; the operator resolves (\`treasury resolve\`, the step operating.md names)`,
       told: 'DEPOSIT_REVERSED (once); operator: deep_reorganisation, hold',
+    });
+  });
+
+  it('an under-payment (6 USDT to a 10 USDT payment): incomplete, then expired as a partial the merchant accepts in one step', async () => {
+    const row: Row = { anomaly: 'an under-payment (6 USDT to a 10 USDT payment), its quote then run out', resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const injected = performance.now();
+    await pay('chaos-under', '6', { due: '10' });
+    await until(
+      'the deposit counted and journaled',
+      mining(async () => (await available()) === before + usdt('6') && (await toldOf('DEPOSIT_TRANSACTION', 'chaos-under')).length > 0),
+      20_000,
+      100,
+    );
+    expect(await payment('chaos-under')).toMatchObject({ status: 'incomplete', amountPaidExact: '6', attention: null });
+    // Its quote runs out (as attention-api.test makes it): a partial of a payment that does not accept partial payments.
+    await api.db.query(`UPDATE payments SET expires_ms = $2 WHERE reference = $1`, ['chaos-under', Date.now() - 1000]);
+    expect((await payment('chaos-under')).attention).toEqual({ reason: 'partial', amount: '6', coin: 'USDT', chain_id: 31337 });
+    // The step balances.md names: accept it (settled with what arrived), or send it back.
+    const accepted = await server('POST', '/api/v1/payments/chaos-under/accept');
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    row.ms = Math.round(performance.now() - injected);
+    expect(await payment('chaos-under')).toMatchObject({ status: 'settled', amountPaidExact: '6', attention: null });
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-under')).toEqual(['incomplete', 'settled']);
+    expect(await available()).toBe(before + usdt('6'));
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        '`incomplete`, the 6 journaled into the balance once swept; expired, `attention` `partial` 6; the merchant accepts (`accept`, the one step balances.md names): `settled` with what arrived, nothing moved',
+      told: 'DEPOSIT_TRANSACTION incomplete, settled',
+    });
+  });
+
+  it('the wrong coin (4 USDC to a USDT payment): told once, swept into the USDC balance, kept by the merchant in one step', async () => {
+    const row: Row = { anomaly: 'the wrong coin (4 USDC to a 10 USDT payment)', resolved: '', told: '' };
+    rows.push(row);
+    // The step balances.md names: keep it (`accept`; the money is in the balance already), or send it back.
+    const { open, before, ms } = await unmatchedAccepted('chaos-coin', '4', { coin: 'USDC', due: '10' });
+    row.ms = ms;
+    expect(open).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: { reason: 'wrong_coin', amount: '4', coin: 'USDC', chain_id: 31337 } });
+    expect(await payment('chaos-coin')).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: null });
+    // The event says `unexpected` (money the payment did not ask for); its `attention` says which.
+    expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-coin')).toEqual(['unexpected']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-coin')).toEqual([]);
+    expect(await availableOf(contracts.tokens.USDC)).toBe(before + 4_000_000n);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        'never counted toward the payment: `attention` `wrong_coin` 4 USDC, swept and journaled into the USDC balance; the merchant keeps it (`accept`, one step; or `send_back`), the payment unchanged',
+      told: 'DEPOSIT_UNMATCHED `unexpected` (once)',
+    });
+  });
+
+  it('a late payment (10 USDT after its quote ran out): told once, accepted by the merchant in one step, counted then', async () => {
+    const row: Row = { anomaly: 'a late payment (10 USDT to a 10 USDT payment after its quote ran out)', resolved: '', told: '' };
+    rows.push(row);
+    // The step balances.md names: accept it (counted as if in time), or send it back.
+    const { hash, open, before, ms } = await unmatchedAccepted('chaos-late', '10', { expired: true });
+    row.ms = ms;
+    expect(open).toMatchObject({ status: 'expired', amountPaidExact: '0', attention: { reason: 'late', amount: '10', coin: 'USDT', chain_id: 31337 } });
+    expect(await payment('chaos-late')).toMatchObject({ status: 'confirmed', amountPaidExact: '10', attention: null });
+    expect((await api.parts.chain.transfers(31337)).find((t) => t.txHash === hash)?.state).toBe('credited');
+    expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-late')).toEqual(['late']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-late')).toEqual(['confirmed']);
+    expect(await available()).toBe(before + usdt('10'));
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        '`attention` `late` 10, swept and journaled into the balance; the merchant accepts (`accept`, one step; or `send_back`): counted toward the payment as in time, `confirmed`, nothing moved',
+      told: 'DEPOSIT_UNMATCHED `late`, then DEPOSIT_TRANSACTION confirmed (once each)',
+    });
+  });
+
+  it('a fee-on-transfer token (BUSD keeping 1 % of each transfer): credited what arrived, journaled what the treasury received', async () => {
+    const row: Row = { anomaly: 'a fee-on-transfer token (10 BUSD sent to a 10 BUSD payment, the token keeping 1 % of each transfer)', resolved: '', told: '' };
+    rows.push(row);
+    const busd = contracts.tokens.BUSD;
+    const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
+    const fee = async (bps: bigint) =>
+      reader().waitForTransactionReceipt({
+        hash: await issuer.writeContract({ address: busd, abi: TestToken.abi, functionName: 'setFee', args: [bps] }),
+        pollingInterval: 50,
+      });
+    const afterFee = (value: bigint) => value - value / 100n;
+    const before = await availableOf(busd);
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-fee', coin: 'BUSD', currency: 'USD', amount: 10 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await fee(100n);
+    try {
+      const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+      const injected = performance.now();
+      await customer.writeContract({ address: busd, abi: erc20Abi, functionName: 'transfer', args: [made.body.data.address as Address, usdt('10')] });
+      // The deposit gained 9.9; the sweep keeps 1 % again: the treasury gains 9.801.
+      await until(
+        'swept and journaled',
+        mining(async () => (await availableOf(busd)) === before + afterFee(afterFee(usdt('10')))),
+        20_000,
+        100,
+      );
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      await fee(0n);
+    }
+    expect(await payment('chaos-fee')).toMatchObject({ status: 'incomplete', amountPaidExact: '9.9' });
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-fee')).toEqual(['incomplete']);
+    await booksBalance([contracts.tokens.USDT, contracts.tokens.USDC, busd]);
+    Object.assign(row, {
+      resolved:
+        'flagged `feeOnTransfer`: credited what the deposit gained (9.9: `incomplete`, short by the fee, left to the merchant as any partial), journaled what the treasury gained from the sweep (9.801): the treasury agrees with the journal',
+      told: 'DEPOSIT_TRANSACTION incomplete',
+    });
+  });
+
+  it('a token that answers false (DAI): the withdrawal it did not move fails, its money back, told by its own event', async () => {
+    const row: Row = { anomaly: 'a token that answers `false` and moves nothing (a 2 DAI withdrawal)', resolved: '', told: '' };
+    rows.push(row);
+    const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+    const write = async (functionName: 'mint' | 'refuse', args: readonly unknown[]) =>
+      reader().waitForTransactionReceipt({
+        hash: await customer.writeContract({ address: falseDai, abi: FalseToken.abi, functionName, args: args as never }),
+        pollingInterval: 50,
+      });
+    // 10 DAI paid and swept into the balance while the token still moves.
+    await write('mint', [devAccount(1).address, usdt('10')]);
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-false', coin: 'DAI', currency: 'USD', amount: 10 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await customer.writeContract({ address: falseDai, abi: FalseToken.abi, functionName: 'transfer', args: [made.body.data.address as Address, usdt('10')] });
+    await until(
+      'swept and journaled',
+      mining(async () => (await availableOf(falseDai)) === usdt('10')),
+      20_000,
+      100,
+    );
+    const to = devAccount(23).address;
+    await write('refuse', [true]);
+    const injected = performance.now();
+    let id = '';
+    try {
+      const made = await server('POST', '/api/v1/withdrawals', { coin: 'DAI', chain_id: 31337, address: to, amount: '2' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      id = made.body.data.id as string;
+      await until('the withdrawal decided', async () => (await withdrawal(id)).status !== 'pending', 20_000, 100);
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      await write('refuse', [false]);
+    }
+    const failed = await withdrawal(id);
+    expect(failed).toMatchObject({ status: 'failed', failure: expect.stringMatching(/did not move the amount/) });
+    expect((await reader().getTransactionReceipt({ hash: failed.tx_hash as Hex })).status).toBe('success');
+    expect(await onChain(to, falseDai)).toBe(0n);
+    expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'failed']);
+    expect((await api.parts.journal.entries()).filter((e) => e.ref === id).map((e) => e.kind)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
+    expect(await availableOf(falseDai)).toBe(usdt('10'));
+    await booksBalance([contracts.tokens.USDT, contracts.tokens.USDC, falseDai]);
+    Object.assign(row, {
+      resolved:
+        'mined with success, nothing moved: a send is done only when its receipt logs the token moving the amount → failed ("did not move the amount"), `withdrawal_returned`, the money back in the balance',
+      told: 'WITHDRAWAL_UPDATED pending, failed',
+    });
+  });
+
+  it('a stuck nonce: a withdrawal priced under a fee spike, signed again at its nonce with higher fees, paid once', async () => {
+    const row: Row = { anomaly: "a stuck nonce (a withdrawal's transaction priced under a 200 gwei base fee, waiting in the pool)", resolved: '', told: '' };
+    rows.push(row);
+    const to = devAccount(24).address;
+    const baseFee = (await reader().getBlock()).baseFeePerGas!;
+    await rpc('evm_setAutomine', [false]);
+    let id = '';
+    let first: Hex | undefined;
+    try {
+      id = await withdraw(to, '1');
+      const hash = await until('signed and sent', async () => (await withdrawal(id)).tx_hash as Hex | undefined, 10_000, 50);
+      first = hash;
+      await until(
+        'in the pool',
+        () =>
+          reader()
+            .getTransaction({ hash })
+            .catch(() => undefined),
+        10_000,
+        50,
+      );
+      // The fee spike (as treasury-reprice.test makes it): blocks from now on ask 200 gwei, far above its max fee; it stays in the pool, the treasury's nonce stuck behind it.
+      await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(parseGwei('200'))]);
+      await rpc('evm_mine');
+      expect(
+        await reader()
+          .getTransactionReceipt({ hash })
+          .catch(() => undefined),
+      ).toBeUndefined();
+      const injected = performance.now();
+      // A minute passes on the service's clock (its replace-after wait, 60 s by default), none on the test's.
+      skewMs += 61_000;
+      await until(
+        'the withdrawal completed',
+        mining(async () => (await withdrawal(id)).status === 'completed'),
+        15_000,
+        100,
+      );
+      row.ms = Math.round(performance.now() - injected);
+    } finally {
+      // The base fee back to what it was, for what runs after.
+      await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(baseFee)]);
+      await rpc('evm_setAutomine', [true]);
+      await rpc('evm_mine');
+    }
+    const done = await withdrawal(id);
+    expect(done.tx_hash).not.toBe(first);
+    expect((await api.parts.treasuryTxs.replacements('withdrawals', id)).map((r) => r.hash)).toContain(done.tx_hash);
+    expect(await onChain(to)).toBe(usdt('1'));
+    expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'completed']);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        "not mined within `TREASURY_REPLACE_AFTER_MS` (60 s, passed on the service's clock): signed again at its nonce with higher fees (twice the base fee plus the tip; no `maxFeeGwei` cap on the dev network), recorded before it is sent; the replacement mined, paid once",
+      told: 'WITHDRAWAL_UPDATED pending, completed',
     });
   });
 });
