@@ -65,6 +65,8 @@ interface Looked {
   amount: bigint;
   /** Mined again moving less (or reverting): sent again, for the sender to count what it did (a swap: the pool's price differs per block); else failed. */
   countAgain?: boolean;
+  /** What its receipt says it moved: of `token` from the treasury to `address` (a swap: of the coin it receives, to the treasury). */
+  moved(receipt: TransactionReceipt): bigint;
   txHash?: string | null;
   rawTx?: string | null;
   minedIn: { number: bigint; hash: string } | null;
@@ -92,6 +94,7 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
     (send): Looked => ({
       ...send,
       table: 'withdrawals',
+      moved: (receipt) => treasury.moved(receipt, send.token as Address, send.address as Address),
       minedAgain: (hash, block, final) => deps.withdrawals.minedIn(send.id, hash, block, final, now()),
       undo: (result) => undoSent(deps.balanceTransactions, send.id, send.txHash!, result, now(), withdrawalView),
       unsent: () => deps.withdrawals.unsentTimes(deps.db, send.id),
@@ -101,6 +104,7 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
     (t): Looked => ({
       ...t,
       table: 'partner_transfers',
+      moved: (receipt) => treasury.moved(receipt, t.token as Address, t.address as Address),
       purpose: 'partnerTransfer',
       minedAgain: (hash, block, final) => deps.partnerTransfers.minedIn(t.id, hash, block, final, now()),
       undo: (result) => deps.partnerTransfers.undoSent(t.id, t.txHash!, result, now()),
@@ -116,6 +120,8 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
       address: treasury.address,
       amount: s.amountOut ?? 0n,
       countAgain: true,
+      // The pool's Transfer of the coin it gives to the treasury: the treasury moves none of it.
+      moved: (receipt) => treasury.received(receipt, s.toToken as Address),
       minedAgain: (hash, block, final) => deps.swaps.minedIn(s.id, hash, block, final, now()),
       undo: async (result) => {
         // Its approval gone with it (no receipt): sent again before it, its gas journaled at the swap's next round.
@@ -200,7 +206,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
       const receipt = await treasury.receipt(hash);
       if (receipt) {
         look.gone.delete(hash);
-        const moved = receipt.status === 'success' ? treasury.moved(receipt, send.token as Address, send.address as Address) : 0n;
+        const moved = receipt.status === 'success' ? send.moved(receipt) : 0n;
         if (moved >= send.amount) {
           // Re-mined in another block (or counted before its block was kept): that block is looked at from now on.
           const block = blockOf(receipt);

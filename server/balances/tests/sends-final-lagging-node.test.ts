@@ -3,7 +3,7 @@
 // Before: a withdrawal or a swap whose receipt and block the node did not answer at two looks (the
 // head and the nonce count answered) was failed as "another transaction took its nonce" — the
 // nonce count is past it because it took the nonce itself — and its money given back; a swap
-// whose block the node answered with an error was undone at once (its receipt read as moving
+// whose block the node answered with an error, or under another hash, was undone at once (its receipt read as moving
 // nothing: the received coin moves to the treasury, not from it), told pending and counted again.
 // Now a send is failed only when another recorded treasury transaction at its nonce is counted,
 // and a block the node does not answer decides nothing.
@@ -134,5 +134,15 @@ describe('completed treasury sends looked at again through a lagging node', { ti
     expect(await toldStatuses(api!, 'SWAP_UPDATED', quote.id)).toEqual(told);
     const undone = await api!.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref LIKE $1 || '%' AND kind = 'swap_unsent'`, [quote.id]);
     expect(undone).toEqual([]);
+  });
+
+  it('a swap whose block the node answers under another hash (its receipt answered, in the block it was counted in) is not undone', async () => {
+    const quote = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '10' }, secretKey)).body.data;
+    expect((await call('POST', '/api/v1/swaps', { quote_id: quote.id }, secretKey)).status).toBe(201);
+    const path = `/api/v1/swaps/${quote.id}`;
+    await until('swap counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
+    const told = await toldStatuses(api!, 'SWAP_UPDATED', quote.id);
+    await lagOn(path, 'other', true);
+    expect(await toldStatuses(api!, 'SWAP_UPDATED', quote.id)).toEqual(told);
   });
 });
