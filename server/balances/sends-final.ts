@@ -248,7 +248,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
         const taker = await takenBy(deps, treasury, send, nonce);
         if (taker) {
           await undo({
-            failure: `the transaction ${hash} left the chain in a reorganisation deeper than the confirmations, and the treasury's transaction ${taker.hash} took its nonce ${nonce} in block ${taker.block}: it can never be mined`,
+            failure: `the transaction ${hash} left the chain in a reorganisation deeper than the confirmations, and another transaction took its nonce ${nonce} (the treasury's ${taker.hash}, in block ${taker.block}): it can never be mined`,
           });
         } else if (!(look.told ??= new Set()).has(hash)) {
           look.told.add(hash);
