@@ -94,55 +94,55 @@ describe('completed treasury sends looked at again through a lagging node', { ti
     }
   };
 
-  it('a withdrawal whose receipt and block the node does not answer stays completed, its money not given back', async () => {
-    const address = devAccount(13).address;
-    const sent = await call('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address, amount: '40' }, secretKey);
+  /** A withdrawal of `amount` USDT, counted. */
+  const withdrawn = async (amount: string) => {
+    const sent = await call('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address: devAccount(13).address, amount }, secretKey);
     expect(sent.status).toBe(201);
-    const path = `/api/v1/withdrawals/${sent.body.data.id}`;
-    await until('withdrawal counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
+    return counted(sent.body.data.id, `/api/v1/withdrawals/${sent.body.data.id}`);
+  };
+  /** A swap of `amount` USDC to USDT, counted. */
+  const swapped = async (amount: string) => {
+    const quote = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount }, secretKey)).body.data;
+    expect((await call('POST', '/api/v1/swaps', { quote_id: quote.id }, secretKey)).status).toBe(201);
+    return counted(quote.id as string, `/api/v1/swaps/${quote.id}`);
+  };
+  const counted = async (id: string, path: string) => {
+    await until(`${path} counted`, async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
+    return { id, path };
+  };
+
+  it('a withdrawal whose receipt and block the node does not answer stays completed, its money not given back', async () => {
+    const { path } = await withdrawn('40');
     await lagOn(path, 'null', false);
     expect(await available('USDT', '60')).toBe(true);
   });
 
   it('a withdrawal without a receipt, its block under another hash (re-mined, the index behind), stays completed: no other transaction took its nonce', async () => {
-    const address = devAccount(13).address;
-    const sent = await call('POST', '/api/v1/withdrawals', { coin: 'USDT', chain_id: 31337, address, amount: '10' }, secretKey);
-    expect(sent.status).toBe(201);
-    const path = `/api/v1/withdrawals/${sent.body.data.id}`;
-    await until('withdrawal counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
+    const { path } = await withdrawn('10');
     await lagOn(path, 'other', false);
     expect(await available('USDT', '50')).toBe(true);
   });
 
   it('a swap whose receipt and block the node does not answer stays completed, its coin not given back', async () => {
-    const quote = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '50' }, secretKey)).body.data;
-    expect((await call('POST', '/api/v1/swaps', { quote_id: quote.id }, secretKey)).status).toBe(201);
-    const path = `/api/v1/swaps/${quote.id}`;
-    await until('swap counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
+    const { id, path } = await swapped('50');
     await lagOn(path, 'null', false);
     expect(await available('USDC', '50')).toBe(true);
-    expect(await toldStatuses(api!, 'SWAP_UPDATED', quote.id)).not.toContain('failed');
+    expect(await toldStatuses(api!, 'SWAP_UPDATED', id)).not.toContain('failed');
   });
 
   it('a swap whose block the node answers with an error (its receipt answered) is not undone nor told pending again', async () => {
-    const quote = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '20' }, secretKey)).body.data;
-    expect((await call('POST', '/api/v1/swaps', { quote_id: quote.id }, secretKey)).status).toBe(201);
-    const path = `/api/v1/swaps/${quote.id}`;
-    await until('swap counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
-    const told = await toldStatuses(api!, 'SWAP_UPDATED', quote.id);
+    const { id, path } = await swapped('20');
+    const told = await toldStatuses(api!, 'SWAP_UPDATED', id);
     await lagOn(path, 'error', true);
-    expect(await toldStatuses(api!, 'SWAP_UPDATED', quote.id)).toEqual(told);
-    const undone = await api!.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref LIKE $1 || '%' AND kind = 'swap_unsent'`, [quote.id]);
+    expect(await toldStatuses(api!, 'SWAP_UPDATED', id)).toEqual(told);
+    const undone = await api!.db.query<{ kind: string }>(`SELECT kind FROM journal_entries WHERE ref LIKE $1 || '%' AND kind = 'swap_unsent'`, [id]);
     expect(undone).toEqual([]);
   });
 
   it('a swap whose block the node answers under another hash (its receipt answered, in the block it was counted in) is not undone', async () => {
-    const quote = (await call('POST', '/api/v1/swaps/quote', { from: 'USDC', to: 'USDT', amount: '10' }, secretKey)).body.data;
-    expect((await call('POST', '/api/v1/swaps', { quote_id: quote.id }, secretKey)).status).toBe(201);
-    const path = `/api/v1/swaps/${quote.id}`;
-    await until('swap counted', async () => (await mined()) && (await statusOf(path)).status === 'completed', 30_000);
-    const told = await toldStatuses(api!, 'SWAP_UPDATED', quote.id);
+    const { id, path } = await swapped('10');
+    const told = await toldStatuses(api!, 'SWAP_UPDATED', id);
     await lagOn(path, 'other', true);
-    expect(await toldStatuses(api!, 'SWAP_UPDATED', quote.id)).toEqual(told);
+    expect(await toldStatuses(api!, 'SWAP_UPDATED', id)).toEqual(told);
   });
 });
