@@ -17,6 +17,7 @@ import { countedUpTo } from '../chain/networks.ts';
 import { UNFINALIZED_WINDOW } from '../chain/treasury-reconcile.ts';
 import { feeOf, Treasury } from '../chain/treasury.ts';
 import type { JobDeps } from '../jobs/job.ts';
+import type { TreasuryTable } from './treasury-store.ts';
 
 type LookDeps = Pick<JobDeps, 'db' | 'withdrawals' | 'partnerTransfers' | 'swaps' | 'treasuryTxs' | 'balanceTransactions' | 'journal' | 'log' | 'now'>;
 
@@ -27,6 +28,8 @@ export interface LookState {
   /** The head at which, and when, completed sends were last looked at (once a block, at most every LOOK_AGAIN_MS). */
   lookedAt?: bigint;
   lookedMs?: number;
+  /** Sends already logged as having no receipt though their nonce is used and no other treasury transaction took it (logged once). */
+  told?: Set<string>;
 }
 
 /** How often completed sends not yet final are looked at again, at most (and once a block): a tick with nothing else to do takes no lease meanwhile. */
@@ -52,6 +55,8 @@ export async function lookDue(deps: Pick<LookDeps, 'withdrawals' | 'partnerTrans
 /** A completed send looked at again: a withdrawal or a refund's (`withdrawals`), a transfer to the payout partner, or a swap. */
 interface Looked {
   id: string;
+  /** Its table: its recorded replacements (the same transaction at its nonce) are its own. */
+  table: TreasuryTable;
   /** What the log names it by. */
   purpose: string;
   /** What it moved to whom: the token's Transfer log of `amount` to `address` (a swap: what the pool gave the treasury). */
@@ -60,6 +65,8 @@ interface Looked {
   amount: bigint;
   /** Mined again moving less (or reverting): sent again, for the sender to count what it did (a swap: the pool's price differs per block); else failed. */
   countAgain?: boolean;
+  /** What its receipt says it moved: of `token` from the treasury to `address` (a swap: of the coin it receives, to the treasury). */
+  moved(receipt: TransactionReceipt): bigint;
   txHash?: string | null;
   rawTx?: string | null;
   minedIn: { number: bigint; hash: string } | null;
@@ -70,11 +77,24 @@ interface Looked {
   unsent(): Promise<number>;
 }
 
+/** Another recorded treasury transaction at a send's nonce (not it, nor one of its replacements) with a counted receipt: what took its nonce. */
+async function takenBy(deps: LookDeps, treasury: Treasury, send: Looked, nonce: number): Promise<{ hash: string; block: bigint } | undefined> {
+  const ours = new Set([send.txHash!, ...(await deps.treasuryTxs.replacements(send.table, send.id)).map((r) => r.hash)].map((h) => h.toLowerCase()));
+  for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(treasury.network.chainId, nonce)) {
+    if (ours.has(other.toLowerCase())) continue;
+    const theirs = await treasury.receipt(other as Hex);
+    if (theirs && (await counted(treasury, theirs))) return { hash: other, block: theirs.blockNumber };
+  }
+  return undefined;
+}
+
 async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Promise<Looked[]> {
   const now = deps.now;
   const sends = (await deps.withdrawals.notFinal(chainId)).map(
     (send): Looked => ({
       ...send,
+      table: 'withdrawals',
+      moved: (receipt) => treasury.moved(receipt, send.token as Address, send.address as Address),
       minedAgain: (hash, block, final) => deps.withdrawals.minedIn(send.id, hash, block, final, now()),
       undo: (result) => undoSent(deps.balanceTransactions, send.id, send.txHash!, result, now(), withdrawalView),
       unsent: () => deps.withdrawals.unsentTimes(deps.db, send.id),
@@ -83,6 +103,8 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
   const partner = (await deps.partnerTransfers.notFinal(chainId)).map(
     (t): Looked => ({
       ...t,
+      table: 'partner_transfers',
+      moved: (receipt) => treasury.moved(receipt, t.token as Address, t.address as Address),
       purpose: 'partnerTransfer',
       minedAgain: (hash, block, final) => deps.partnerTransfers.minedIn(t.id, hash, block, final, now()),
       undo: (result) => deps.partnerTransfers.undoSent(t.id, t.txHash!, result, now()),
@@ -92,11 +114,14 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
   const swaps = (await deps.swaps.notFinal(chainId)).map(
     (s): Looked => ({
       ...s,
+      table: 'swaps',
       purpose: 'swap',
       token: s.toToken,
       address: treasury.address,
       amount: s.amountOut ?? 0n,
       countAgain: true,
+      // The pool's Transfer of the coin it gives to the treasury: the treasury moves none of it.
+      moved: (receipt) => treasury.received(receipt, s.toToken as Address),
       minedAgain: (hash, block, final) => deps.swaps.minedIn(s.id, hash, block, final, now()),
       undo: async (result) => {
         // Its approval gone with it (no receipt): sent again before it, its gas journaled at the swap's next round.
@@ -125,8 +150,10 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
  * deep enough. Gone (no receipt, the node's head past its block by the confirmations) at two
  * looks, the chain grown in between (a node that answered once without it moves nothing): its
  * nonce free, it goes back to pending and its recorded transaction is sent again by the sender;
- * its nonce taken at the counted depth by another transaction, it can never be mined: failed,
- * its money back in the balance. Mined again and not moving the amount (reverted, or a token
+ * its nonce taken at the counted depth by another recorded transaction of the treasury (its
+ * receipt counted), it can never be mined: failed, its money back in the balance; its nonce used
+ * and none other counted there (a node whose index lags), looked at again. A block the node does
+ * not answer decides nothing. Mined again and not moving the amount (reverted, or a token
  * answering false), once counted: failed likewise. `lost`: the treasury lease went elsewhere.
  */
 export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookState, lost: () => boolean): Promise<void> {
@@ -156,11 +183,16 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
     for (const send of sends) {
       if (lost()) return;
       const hash = send.txHash as Hex;
-      // Its block still the chain's (one look per block, not per send): still on the chain, as counted.
-      if (send.minedIn && send.minedIn.hash === (await hashAt(send.minedIn.number))) {
-        look.gone.delete(hash);
-        if (send.minedIn.number <= floor) await send.minedAgain(hash, send.minedIn, true);
-        continue;
+      if (send.minedIn) {
+        const at = await hashAt(send.minedIn.number);
+        // No block there (a node behind or lagging, or an error): the node says nothing of it this look.
+        if (at === null) continue;
+        // Its block still the chain's (one look per block, not per send): still on the chain, as counted.
+        if (send.minedIn.hash === at) {
+          look.gone.delete(hash);
+          if (send.minedIn.number <= floor) await send.minedAgain(hash, send.minedIn, true);
+          continue;
+        }
       }
       const undo = async (result: { resend: true } | { failure: string }) => {
         look.gone.delete(hash);
@@ -174,7 +206,7 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
       const receipt = await treasury.receipt(hash);
       if (receipt) {
         look.gone.delete(hash);
-        const moved = receipt.status === 'success' ? treasury.moved(receipt, send.token as Address, send.address as Address) : 0n;
+        const moved = receipt.status === 'success' ? send.moved(receipt) : 0n;
         if (moved >= send.amount) {
           // Re-mined in another block (or counted before its block was kept): that block is looked at from now on.
           const block = blockOf(receipt);
@@ -210,9 +242,21 @@ export async function lookAgain(deps: LookDeps, treasury: Treasury, look: LookSt
       }
       const nonce = Treasury.nonceOf(send.rawTx as Hex);
       if ((await rpc.getTransactionCount({ address: treasury.address, blockNumber: upTo })) > nonce) {
-        await undo({
-          failure: `the transaction ${hash} left the chain in a reorganisation deeper than the confirmations, and another transaction took its nonce ${nonce}: it can never be mined`,
-        });
+        // Its nonce used at the counted depth, by itself as well as by another (a node whose receipt
+        // index lags, or it mined again): failed only when another recorded treasury transaction at
+        // that nonce has a counted receipt, as the sender's settle decides (treasury-job.ts).
+        const taker = await takenBy(deps, treasury, send, nonce);
+        if (taker) {
+          await undo({
+            failure: `the transaction ${hash} left the chain in a reorganisation deeper than the confirmations, and another transaction took its nonce ${nonce} (the treasury's ${taker.hash}, in block ${taker.block}): it can never be mined`,
+          });
+        } else if (!(look.told ??= new Set()).has(hash)) {
+          look.told.add(hash);
+          log.warn(
+            { chainId, [send.purpose]: send.id, tx: hash, nonce },
+            'a completed treasury send has no receipt though its nonce is used, and no other recorded transaction of the treasury is counted at that nonce: looked at again (a node behind on its index, or the treasury key used elsewhere: look at the chain)',
+          );
+        }
       } else if (!(await treasury.nonceUsed(nonce))) await undo({ resend: true });
       // Else its nonce is used at the head, not yet at the counted depth: looked at again next block.
     }

@@ -236,6 +236,13 @@ export class Treasury {
       .reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
   }
 
+  /** What a mined transaction's receipt says the treasury received of `token` (a swap's output): the sum of that token's Transfer logs to the treasury. */
+  received(receipt: TransactionReceipt, token: Address): bigint {
+    return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+      .filter((log) => log.address.toLowerCase() === token.toLowerCase() && log.args.to.toLowerCase() === this.address.toLowerCase())
+      .reduce((sum, log) => sum + log.args.value, 0n);
+  }
+
   /** Sends a recorded transaction (again): a node that has it already, or mined it, is fine. */
   async send(raw: Hex): Promise<void> {
     try {
@@ -311,9 +318,7 @@ export function routerSwaps(treasury: Treasury, router: Address, deadlineSeconds
       return treasury.sign(router, encodeFunctionData({ abi: ROUTER, functionName: 'swapExactTokensForTokens', args }), nonceAtLeast);
     },
     received(receipt, to) {
-      return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
-        .filter((log) => log.address.toLowerCase() === to.toLowerCase() && log.args.to.toLowerCase() === treasury.address.toLowerCase())
-        .reduce((sum, log) => sum + log.args.value, 0n);
+      return treasury.received(receipt, to);
     },
   };
 }
