@@ -77,16 +77,29 @@ interface Looked {
   unsent(): Promise<number>;
 }
 
-/** Another recorded treasury transaction at a send's nonce (not it, nor one of its replacements) with a counted receipt: what took its nonce. */
-async function takenBy(deps: LookDeps, treasury: Treasury, send: Looked, nonce: number): Promise<{ hash: string; block: bigint } | undefined> {
-  const ours = new Set([send.txHash!, ...(await deps.treasuryTxs.replacements(send.table, send.id)).map((r) => r.hash)].map((h) => h.toLowerCase()));
-  for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(treasury.network.chainId, nonce)) {
-    if (ours.has(other.toLowerCase())) continue;
+/**
+ * Another recorded treasury transaction at `nonce` (none of `ours`: a send's own hash and its
+ * replacements) with a counted receipt: what took the nonce. The one rule by which the sender's
+ * settle and the look again fail a send as never to be mined.
+ */
+export async function nonceTakenBy(
+  treasuryTxs: JobDeps['treasuryTxs'],
+  treasury: Treasury,
+  nonce: number,
+  ours: string[],
+): Promise<{ hash: string; block: bigint } | undefined> {
+  const own = new Set(ours.map((h) => h.toLowerCase()));
+  for (const other of await treasuryTxs.treasuryTxsAtNonce(treasury.network.chainId, nonce)) {
+    if (own.has(other.toLowerCase())) continue;
     const theirs = await treasury.receipt(other as Hex);
     if (theirs && (await counted(treasury, theirs))) return { hash: other, block: theirs.blockNumber };
   }
   return undefined;
 }
+
+/** What took a looked-at send's nonce (see nonceTakenBy). */
+const takenBy = async (deps: LookDeps, treasury: Treasury, send: Looked, nonce: number) =>
+  nonceTakenBy(deps.treasuryTxs, treasury, nonce, [send.txHash!, ...(await deps.treasuryTxs.replacements(send.table, send.id)).map((r) => r.hash)]);
 
 async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Promise<Looked[]> {
   const now = deps.now;

@@ -9,7 +9,7 @@
 import type { Address, Hex, TransactionReceipt } from 'viem';
 import { configuredUnits, partnerDue } from './ledger-rules.ts';
 import { finishSwap, finishWithdrawal } from './use-cases.ts';
-import { blockOf, counted, lookAgain, lookDue, type LookState } from './sends-final.ts';
+import { blockOf, counted, lookAgain, lookDue, nonceTakenBy, type LookState } from './sends-final.ts';
 import { approved, approvedAgain } from './swap-approval.ts';
 import type { RecordedTx, SignedTx, TreasuryTable } from './treasury-store.ts';
 import { swapView, withdrawalView } from './views.ts';
@@ -423,17 +423,18 @@ async function settle(
       await reprice(tick, row, latest, replacements.at(-1)?.signedMs ?? (await deps.treasuryTxs.recordedTx(row.table, row.id)).signedMs ?? 0, tellOnce);
       return { state: 'pending' };
     }
-    const ours = new Set(own.map((tx) => tx.hash.toLowerCase()));
-    for (const other of await deps.treasuryTxs.treasuryTxsAtNonce(chainId, nonce)) {
-      if (ours.has(other.toLowerCase())) continue;
-      const theirs = await treasury.receipt(other as Hex);
-      if (theirs && (await counted(treasury, theirs))) {
-        forget(state, hash);
-        return {
-          state: 'failed',
-          failure: `the transaction ${hash} was never mined: the treasury's transaction ${other} took its nonce ${nonce} in block ${theirs.blockNumber}`,
-        };
-      }
+    const taker = await nonceTakenBy(
+      deps.treasuryTxs,
+      treasury,
+      nonce,
+      own.map((tx) => tx.hash),
+    );
+    if (taker) {
+      forget(state, hash);
+      return {
+        state: 'failed',
+        failure: `the transaction ${hash} was never mined: the treasury's transaction ${taker.hash} took its nonce ${nonce} in block ${taker.block}`,
+      };
     }
     tellOnce(
       'nonce',
