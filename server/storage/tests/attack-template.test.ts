@@ -212,6 +212,9 @@ describe('the template is the migrated schema, and old copies go', { timeout: 24
       const { loadMigrations } = await import('../migrations.ts');
       expect(applied.rows[0]!.n).toBe((await loadMigrations()).length);
       expect((await copy.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants')).rows[0]!.n).toBe(0);
+      // Only the service's own database: template0 and template1 (CREATE DATABASE's sources, never
+      // used in PGlite) are not unpacked again on every load.
+      expect((await copy.query<{ datname: string }>('SELECT datname FROM pg_database ORDER BY datname')).rows.map((r) => r.datname)).toEqual(['postgres']);
       await copy.close();
     } finally {
       if (before === undefined) delete process.env.TMPDIR;
