@@ -62,6 +62,21 @@ if (close.length) {
   for (const t of slowest(close)) console.log(`  ${seconds(t.ms).padStart(8)}  ${t.name}`);
 }
 
+// And every unit file that took over twice its usual time (.ci/durations.json, a fresh-clone CI
+// run's, which orders the run) and 10 s more: slowed by chance today, it is the one to fail by
+// timing tomorrow. A file not listed there has no usual time yet.
+let usual = {};
+try {
+  usual = JSON.parse(readFileSync('.ci/durations.json', 'utf8'));
+} catch {
+  console.log('summary: no .ci/durations.json, so no usual times to compare with');
+}
+const slowed = unitFiles.filter((f) => typeof usual[f.name] === 'number' && f.ms / 1000 > 2 * usual[f.name] && f.ms / 1000 - usual[f.name] > 10);
+if (slowed.length) {
+  console.log('unit files over twice their usual time:');
+  for (const f of slowest(slowed)) console.log(`  ${seconds(f.ms).padStart(8)}  ${f.name} (usually ${usual[f.name]} s)`);
+}
+
 const passed = suites.reduce((n, s) => n + s.passed, 0);
 const failed = suites.reduce((n, s) => n + s.failed, 0);
 console.log(`tests: ${passed} passed, ${failed} failed`);
