@@ -11,6 +11,7 @@ import { configFromEnv } from '../../config.ts';
 import { createLogger } from '../../log.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
 import { startReceiver, type Receiver } from '../../testing/receiver.ts';
+import { retryDelay } from '../../webhooks/rules.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -161,7 +162,8 @@ describe('events feed', () => {
     // checked to the millisecond whatever the machine's load (it was checked by wall-clock gaps,
     // and a gap of 451 ms on a loaded machine failed a CI run).
     let clock = Date.now();
-    const api = await service({ now: () => clock, webhookRetryMs: 20, webhookRetryCapMs: 40, webhookRetryWindowMs: 200 });
+    const policy = { baseMs: 20, capMs: 40, windowMs: 200 };
+    const api = await service({ now: () => clock, webhookRetryMs: policy.baseMs, webhookRetryCapMs: policy.capMs, webhookRetryWindowMs: policy.windowMs });
     const hook = await receiver(DEMO_MERCHANT.webhookSecrets!.test!);
     hook.status = 500;
     await call(api, 'PUT', '/api/v1/webhook', { url: hook.url });
@@ -176,7 +178,7 @@ describe('events feed', () => {
     // 20 ms after the first failure, then doubling up to 40 ms; none later than 200 ms after the event.
     while (event.state !== 'failed') {
       const tried = event.attempts.length;
-      const due = Date.parse(event.attempts[tried - 1]!.at) + Math.min(40, 20 * 2 ** (tried - 1));
+      const due = Date.parse(event.attempts[tried - 1]!.at) + retryDelay(policy, tried);
       clock = due - 1;
       await new Promise((resolve) => setTimeout(resolve, 150)); // three of the job's looks: not one tries it early
       expect((await latest())!.attempts).toHaveLength(tried);
