@@ -3,9 +3,9 @@
 // DATA_DIR/operator-token, readable by its owner only (0600), and read from there by the
 // commands run as the same user. Never logged, never in a URL, never equal to a merchant key.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { readSecretFile, secretFile } from './storage/secret-file.ts';
 
 export const tokenFile = (dir: string) => join(dir, 'operator-token');
 
@@ -19,29 +19,22 @@ export function checkToken(token: string, where: string): string {
 
 /** Reads the token file, refusing one that others may read. Undefined when there is none. */
 export function readTokenFile(dir: string): string | undefined {
-  const file = tokenFile(dir);
-  let mode: number;
-  try {
-    mode = statSync(file).mode;
-  } catch {
-    return undefined;
-  }
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    throw new Error(`${file}: others may read it (mode ${(mode & 0o777).toString(8)}); make it the owner's only with chmod 600 ${file}`);
-  }
-  return checkToken(readFileSync(file, 'utf8').trim(), file);
+  const token = readSecretFile(tokenFile(dir));
+  return token === undefined ? undefined : checkToken(token, tokenFile(dir));
 }
 
-/** ADMIN_TOKEN, or the token in `dir`, made there (0600) when there is none yet. */
-export function operatorToken(adminToken: string | undefined, dir: string): string {
+/** A new operator token: 'op_' and 32 random bytes. */
+const newToken = () => 'op_' + randomBytes(32).toString('base64url');
+
+/**
+ * ADMIN_TOKEN, or the token in `dir`, made there (0600) when there is none yet; when another
+ * instance makes it at the same moment, theirs. (`make` is the new token's maker; a test's
+ * plays that other instance.)
+ */
+export function operatorToken(adminToken: string | undefined, dir: string, make = newToken): string {
   if (adminToken) return checkToken(adminToken, 'ADMIN_TOKEN');
-  const existing = readTokenFile(dir);
-  if (existing) return existing;
-  mkdirSync(dir, { recursive: true });
-  const token = 'op_' + randomBytes(32).toString('base64url');
-  writeFileSync(tokenFile(dir), token + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(tokenFile(dir), 0o600); // whatever the umask
-  return token;
+  const file = tokenFile(dir);
+  return checkToken(secretFile(file, make), file);
 }
 
 /**

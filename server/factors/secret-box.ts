@@ -7,8 +7,8 @@
 // (an in-memory database lives no longer). The database holds no key: a copy of it (a dump,
 // a backup) opens no secret.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { secretFile } from '../storage/secret-file.ts';
 
 const PREFIX = 'sealed:v1:';
 
@@ -49,27 +49,11 @@ export class SecretBox {
 /** The key file in `dir`, made there (0600) when there is none; refused when others may read it. */
 function keyFromDir(dir: string): Buffer {
   const file = secretsKeyFile(dir);
-  try {
-    const mode = statSync(file).mode;
-    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-      throw new Error(`${file}: others may read it (mode ${(mode & 0o777).toString(8)}); make it the owner's only with chmod 600 ${file}`);
-    }
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-    if (key.length !== 32) throw new Error(`${file}: expected 32 bytes in base64url (the value is not shown)`);
-    return key;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(dir, { recursive: true });
-  const key = randomBytes(32);
-  try {
-    writeFileSync(file, key.toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    // Another process made it first: theirs is the key.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return keyFromDir(dir);
-    throw error;
-  }
-  chmodSync(file, 0o600); // whatever the umask
+  const key = Buffer.from(
+    secretFile(file, () => randomBytes(32).toString('base64url')),
+    'base64url',
+  );
+  if (key.length !== 32) throw new Error(`${file}: expected 32 bytes in base64url (the value is not shown)`);
   return key;
 }
 

@@ -165,8 +165,13 @@ describe('the demo', { timeout: 90_000 }, () => {
 describe('two instances on one PostgreSQL', { timeout: 90_000 }, () => {
   it('a long poll held by one instance wakes on a deposit made through the other', async () => {
     const databaseUrl = await freshPostgres();
-    // Started together, as a deployment's instances are: the migrations' lock orders them.
-    const [a, b] = await Promise.all([service({ DATABASE_URL: databaseUrl }), service({ DATABASE_URL: databaseUrl })]);
+    // Started together on a new state directory, as a deployment's instances are: the
+    // migrations' lock orders them, and both make the operator token and the secrets key at
+    // once (one linked it first, the other reads it: neither fails with EEXIST).
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-two-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { DATABASE_URL: databaseUrl, DATA_DIR: dataDir };
+    const [a, b] = await Promise.all([service(env), service(env)]);
     await call(a.url, 'POST', '/api/v1/transaction/initialize', { reference: 'x-1', coin: 'USDC', currency: 'EUR', amount: 20 });
     const started = Date.now();
     const held = call(b.url, 'GET', `/api/v1/transaction/verify/x-1?wait=20&since=${await versionOf(b.url, 'x-1')}`);
@@ -179,7 +184,9 @@ describe('two instances on one PostgreSQL', { timeout: 90_000 }, () => {
 
   it('delivers 200 events exactly once between them', async () => {
     const databaseUrl = await freshPostgres();
-    const env = { DATABASE_URL: databaseUrl, WEBHOOK_RETRY_MS: '100', JOB_INTERVAL_MS: '50' };
+    const dataDir = mkdtempSync(join(tmpdir(), 'service-two-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, WEBHOOK_RETRY_MS: '100', JOB_INTERVAL_MS: '50' };
     const [a, b, hook] = await Promise.all([service(env), service(env), receiver()]);
     await call(a.url, 'PUT', '/api/v1/webhook', { url: hook.url }, 'secret');
     // 100 payments, each paid in two deposits, through either instance: 200 events.
