@@ -6,9 +6,9 @@
 import { BaseError, createPublicClient, parseAbiItem, type PublicClient } from 'viem';
 import { countedUpTo, rpcTransport, type ChainPin, type Finality, type RpcEvents } from './networks.ts';
 import type { ChainStore, Cursor, SeenTransfer, TransferState } from './store.ts';
+import { creditConfirmed, type PaymentCredits } from './confirmed.ts';
 import { receivedAmounts } from './received.ts';
 import { withLease } from '../storage/leases.ts';
-import type { Sql } from '../storage/db.ts';
 
 /**
  * The longest wait between attempts while the RPC endpoint fails: short enough that the
@@ -17,20 +17,6 @@ import type { Sql } from '../storage/db.ts';
 export const MAX_BACKOFF_MS = 10_000;
 
 export const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-
-/** Where confirmed and reorganised transfers go: the payments (implemented over storage). */
-export interface PaymentCredits {
-  /**
-   * Counts a block's transfers on their payments in `tx` (the transaction that also marks them):
-   * per transfer, 'credited', 'late' when the payment takes no more, 'unexpected' when it is not
-   * in the payment's token (both recorded and told, never counted).
-   */
-  creditBlock(transfers: SeenTransfer[], tx: Sql): Promise<Array<'credited' | 'late' | 'unexpected'>>;
-  /** Takes a credited transfer back (its block left the chain), telling the merchant. */
-  uncredit(transfer: SeenTransfer): Promise<void>;
-  /** Tells the merchant of money that cannot count: late, or a token the payment did not ask for. */
-  unmatched(transfer: SeenTransfer, why: 'late' | 'unexpected'): Promise<void>;
-}
 
 export interface WatcherOptions {
   chainId: number;
@@ -329,39 +315,6 @@ export class Watcher {
     await this.running?.catch(() => {});
     await this.o.store.release(this.o.chainId, this.o.holder);
   }
-}
-
-/**
- * Counts the transfers in blocks up to `upTo`, a block at a time, each block in one transaction:
- * its credits, their events and the marks that say they were made commit together, or, on any
- * failure (or the lease lost before the commit), none does and the block is counted again on the
- * next tick. A few statements per block and per transfer, not a transaction for each transfer.
- */
-export async function creditConfirmed(
-  store: ChainStore,
-  credits: PaymentCredits,
-  chainId: number,
-  upTo: bigint,
-  held?: AbortSignal,
-): Promise<Array<{ transfer: SeenTransfer; outcome: 'credited' | 'late' | 'unexpected' }>> {
-  const byBlock = new Map<bigint, SeenTransfer[]>();
-  for (const t of await store.confirmable(chainId, upTo)) byBlock.set(t.blockNumber, [...(byBlock.get(t.blockNumber) ?? []), t]);
-  const done: Array<{ transfer: SeenTransfer; outcome: 'credited' | 'late' | 'unexpected' }> = [];
-  for (const block of byBlock.values()) {
-    held?.throwIfAborted();
-    const outcomes = await store.atomically(async (tx) => {
-      const outcomes = await credits.creditBlock(block, tx);
-      await store.markAll(
-        tx,
-        chainId,
-        block.map((t, i) => ({ txHash: t.txHash, logIndex: t.logIndex, state: outcomes[i]! })),
-      );
-      held?.throwIfAborted();
-      return outcomes;
-    });
-    block.forEach((transfer, i) => done.push({ transfer, outcome: outcomes[i]! }));
-  }
-  return done;
 }
 
 /** Whether an RPC error is a provider's limit on a log query's blocks or results (each words it its own way). */

@@ -1,6 +1,6 @@
 // The payment credits the watcher hands its transfers to, over storage: confirmed transfers become credits on their payments,
 // reorganised ones are taken back, and money that cannot count is told to the merchant.
-import type { PaymentCredits } from '../chain/watcher.ts';
+import type { PaymentCredits } from '../chain/confirmed.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from './store.ts';
 import type { SeenTransfer } from '../chain/store.ts';

@@ -11,7 +11,8 @@ import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
-import { Watcher, type PaymentCredits } from '../watcher.ts';
+import type { PaymentCredits } from '../confirmed.ts';
+import { Watcher } from '../watcher.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 
 let chain: DevChain;

@@ -8,7 +8,7 @@ import { DEMO_MERCHANT } from '../../seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { ChainStore, type SeenTransfer, type TransferState } from '../../chain/store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
-import { creditConfirmed, type PaymentCredits } from '../../chain/watcher.ts';
+import { creditConfirmed, type PaymentCredits } from '../../chain/confirmed.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 
 const CHAIN = 777_001;
