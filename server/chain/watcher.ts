@@ -16,6 +16,15 @@ import { withLease } from '../storage/leases.ts';
  */
 export const MAX_BACKOFF_MS = 10_000;
 
+/**
+ * The longest the watcher's loop goes on a quiet chain (the head the last full tick left: the
+ * same number, the same hash) asking the node only for its head: then a full tick, whatever the
+ * head. What does not follow a new block waits at most this long (a credit retried after a
+ * failure does not: a failed tick is followed by a full one). Kept under a third of the lease,
+ * which only a full tick renews.
+ */
+export const QUIET_MS = 5_000;
+
 export const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
 export interface WatcherOptions {
@@ -64,6 +73,8 @@ export interface WatcherOptions {
   feeOnTransfer?: string[];
   /** Told after each tick how the chain is followed (/metrics): whichever instance holds the lease. */
   onStatus?: (status: WatchStatus) => void;
+  /** The loop's longest run of quiet turns (QUIET_MS by default; 0: every turn a full tick); at most a third of leaseMs. */
+  quietMs?: number;
 }
 
 /** Whether the node answered the head, and how many blocks the chain's cursor is behind it (unknown until it answers). */
@@ -74,10 +85,14 @@ export interface WatchStatus {
 
 export interface TickResult {
   skipped?: boolean;
+  /** The loop's turn found the head the last full tick left, and asked nothing more (start()). */
+  quiet?: boolean;
   /** The node answered a head below what was already scanned: a lagging node, so nothing was done. */
   lagging?: boolean;
   head?: bigint;
   scanned?: { from: bigint; to: bigint };
+  /** The hash of the block `scanned.to`, as the node answered it. */
+  scannedHash?: string;
   reorgedFrom?: bigint;
   seen: number;
   credited: number;
@@ -93,6 +108,10 @@ export class Watcher {
   private stopped = false;
   private running: Promise<unknown> | undefined;
   private readonly feeTokens: Set<string>;
+  /** The head the last full tick of the loop left the chain at, checked by its hash; when (performance.now()). */
+  private settled: { head: bigint; hash: string; at: number } | undefined;
+  /** The last turn's tick was skipped (another instance holds the chain): its standby asks no hash. */
+  private standby = false;
 
   constructor(private readonly o: WatcherOptions) {
     this.now = o.now ?? Date.now;
@@ -107,17 +126,53 @@ export class Watcher {
     this.rpc = createPublicClient({ cacheTime: 0, transport: rpcTransport(o.rpcUrls, o.onRpc, o.rpcEvents, o.rpcPin) }) as PublicClient;
   }
 
-  /** One step: check for a reorganisation, scan the next range, count what is deep enough. */
-  async tick(): Promise<TickResult> {
-    const { chainId, store, holder } = this.o;
-    // The head first: it is also where a chain never watched before starts (one call a tick).
-    let head: bigint;
+  /** The node's head; told to onStatus when the node does not answer. */
+  private async head(): Promise<bigint> {
     try {
-      head = await this.rpc.getBlockNumber();
+      return await this.rpc.getBlockNumber();
     } catch (error) {
       this.o.onStatus?.({ rpcUp: false });
       throw error;
     }
+  }
+
+  /**
+   * One turn of the loop: a full tick, or, on a quiet chain, two questions to the node and none
+   * to the database. Quiet means the head is the block the last full tick left the chain at (its
+   * number and its hash: a block replaced at the same height is not quiet) and that tick was
+   * less than quietMs ago. Only a full tick that held the chain, finished, and left its cursor
+   * at the head settles it; a failed one, a skipped one (another instance's lease) or a lagging
+   * node's leaves the next turn a full tick.
+   */
+  async turn(): Promise<TickResult> {
+    const quietMs = Math.min(this.o.quietMs ?? QUIET_MS, (this.o.leaseMs ?? 30_000) / 3);
+    const head = await this.head();
+    const settled = this.settled;
+    this.settled = undefined;
+    let hash: string | undefined;
+    if (quietMs > 0 && (settled ? settled.head === head : !this.standby)) {
+      hash = (await this.rpc.getBlock({ blockNumber: head })).hash ?? undefined;
+      if (settled && hash === settled.hash && performance.now() - settled.at < quietMs) {
+        this.settled = settled;
+        this.o.onStatus?.({ rpcUp: true, lagBlocks: 0n });
+        return { seen: 0, credited: 0, head, quiet: true };
+      }
+    }
+    const done = await this.tick(head);
+    this.standby = !!done.skipped;
+    if (quietMs > 0 && !done.skipped && !done.lagging) {
+      // The head's hash: the scan's, or (nothing to scan, no block taken back) the one asked before the tick.
+      const at = done.scanned ? (done.scanned.to === head ? done.scannedHash : undefined) : done.reorgedFrom === undefined ? hash : undefined;
+      if (at) this.settled = { head, hash: at, at: performance.now() };
+    }
+    return done;
+  }
+
+  /** One step: check for a reorganisation, scan the next range, count what is deep enough. `known`: the head, when the caller has just asked it. */
+  async tick(known?: bigint): Promise<TickResult> {
+    const { chainId, store, holder } = this.o;
+    // The head first: it is also where a chain never watched before starts (one call a tick).
+    const head = known ?? (await this.head());
     const start: Cursor = { number: this.o.startBlock !== undefined ? this.o.startBlock - 1n : head, hash: null };
     const leaseMs = this.o.leaseMs ?? 30_000;
     let cursor: Cursor | undefined;
@@ -253,6 +308,7 @@ export class Watcher {
         this.now(),
       );
       result.scanned = { from, to };
+      result.scannedHash = top.hash!;
       result.seen = seen.length;
     }
 
@@ -284,8 +340,9 @@ export class Watcher {
   }
 
   /**
-   * Ticks every `intervalMs` until stop(); an RPC outage backs off (doubling, at most
-   * `maxBackoffMs` between attempts), then catches up from the cursor.
+   * Turns every `intervalMs` until stop() (turn(): a full tick, or a quiet one on a chain with no
+   * new block); an RPC outage backs off (doubling, at most `maxBackoffMs` between attempts), then
+   * catches up from the cursor.
    */
   start(intervalMs: number, onError: (error: unknown) => void = () => {}, maxBackoffMs = MAX_BACKOFF_MS): void {
     let failures = 0;
@@ -295,7 +352,7 @@ export class Watcher {
       try {
         // Catching up: keep going while whole ranges come back.
         for (let i = 0; i < 50 && !this.stopped; i++) {
-          const done = await (this.running = this.tick());
+          const done = await (this.running = this.turn());
           failures = 0;
           if (!done.scanned || done.scanned.to === done.head) break;
         }

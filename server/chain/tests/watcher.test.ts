@@ -540,6 +540,132 @@ describe('the chain watcher', { timeout: 60_000 }, () => {
   });
 });
 
+// An idle service's watcher asked the database nine questions every 100 ms on a chain with no
+// new block: a third of a core for nothing (issue 47). The loop's turn now asks the node for its
+// head and that block's hash, and does a full tick only when they changed, after a failure, or
+// once quietMs has gone by.
+describe("the watcher's loop on a quiet chain", { timeout: 60_000 }, () => {
+  /** The store, counting the calls made to it. */
+  function counted() {
+    const calls = { n: 0 };
+    const proxy = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.n++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    return { store: proxy, calls };
+  }
+
+  it('asks the node two questions and the database none while nothing changes, and ticks in full again after quietMs', async () => {
+    const { store: countedStore, calls } = counted();
+    let rpcCalls: string[] = [];
+    const w = watcher({ store: countedStore, leaseMs: 6_000, quietMs: 1_500, onRpc: (method) => rpcCalls.push(method) });
+    const to = await payment('q-1');
+    expect((await w.turn()).quiet).toBeUndefined(); // the first: a full tick
+    for (let i = 0; i < 3; i++) {
+      calls.n = 0;
+      rpcCalls = [];
+      expect(await w.turn()).toMatchObject({ quiet: true, seen: 0, credited: 0 });
+      expect(calls.n).toBe(0);
+      expect(rpcCalls).toEqual(['eth_blockNumber', 'eth_getBlockByNumber']);
+    }
+    // A new block: a full tick at once, which counts the money in it.
+    await send(to, '10');
+    await mine();
+    calls.n = 0;
+    expect((await w.turn()).quiet).toBeUndefined();
+    expect(calls.n).toBeGreaterThan(0);
+    expect(await status('q-1')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
+    expect((await w.turn()).quiet).toBe(true);
+    // quietMs later, a full tick though nothing changed (what does not follow a block: the
+    // lease renewed, a finality tag moved on, what another instance left).
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    calls.n = 0;
+    expect((await w.turn()).quiet).toBeUndefined();
+    expect(calls.n).toBeGreaterThan(0);
+    expect((await w.turn()).quiet).toBe(true);
+  });
+
+  it('a block replaced at the same height is no quiet chain: the transfer in the new one is counted at once', async () => {
+    const w = watcher({ confirmations: 1, leaseMs: 60_000 });
+    const to = await payment('q-2');
+    await w.turn();
+    const snapshot = await rpc('evm_snapshot');
+    await mine(); // an empty block at height H+1
+    await w.turn(); // scanned: the loop settles at H+1
+    expect((await w.turn()).quiet).toBe(true);
+    await rpc('evm_revert', [snapshot]);
+    await send(to, '10'); // another block at H+1, with the money in it
+    const after = await w.turn();
+    expect(after.quiet).toBeUndefined();
+    expect(after.reorgedFrom).toBeDefined();
+    expect(await status('q-2')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
+  });
+
+  it('a tick that failed is followed by a full one: a credit that failed is tried again on the next turn, with no new block', async () => {
+    const credits = creditsOf(api, () => clock);
+    let failures = 1;
+    const w = watcher({
+      confirmations: 1,
+      leaseMs: 60_000,
+      credits: {
+        ...credits,
+        creditBlock: async (block, tx) => {
+          if (failures-- > 0) throw new Error('the database went away');
+          return credits.creditBlock(block, tx);
+        },
+      },
+    });
+    const to = await payment('q-3');
+    await w.turn();
+    await send(to, '10');
+    await expect(w.turn()).rejects.toThrow('the database went away');
+    expect(await status('q-3')).toMatchObject({ status: 'pending', amountPaid: 0 });
+    const retried = await w.turn();
+    expect(retried.quiet).toBeUndefined();
+    expect(retried.credited).toBe(1);
+    expect(await status('q-3')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
+    expect((await w.turn()).quiet).toBe(true);
+  });
+
+  it("a lagging node's head is no quiet chain, and settles nothing: the next turn is a full tick", async () => {
+    const proxy = await startProxy(chain.url);
+    const w = watcher({ confirmations: 1, leaseMs: 60_000, rpcUrls: [proxy.url] });
+    const to = await payment('q-4');
+    await send(to, '10');
+    await w.turn();
+    expect(await status('q-4')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
+    expect((await w.turn()).quiet).toBe(true);
+    proxy.staleHead = (await reader().getBlockNumber()) - 3n;
+    expect(await w.turn()).toMatchObject({ lagging: true });
+    proxy.staleHead = undefined;
+    const back = await w.turn(); // the same head as before the lag: settled again only by a full tick
+    expect(back.quiet).toBeUndefined();
+    expect(back.reorgedFrom).toBeUndefined();
+    expect((await w.turn()).quiet).toBe(true);
+    expect(await status('q-4')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
+    await proxy.close();
+  });
+
+  it('an instance on standby (another holds the chain) is never quiet: it asks for the lease every turn, and no hash', async () => {
+    let calls: string[] = [];
+    const a = watcher({ leaseMs: 60_000 });
+    const b = watcher({ leaseMs: 60_000, onRpc: (method) => calls.push(method) });
+    await a.turn();
+    expect((await b.turn()).skipped).toBe(true);
+    calls = [];
+    expect((await b.turn()).skipped).toBe(true);
+    expect(calls).toEqual(['eth_blockNumber']);
+    await a.stop(); // releases the lease
+    expect((await b.turn()).skipped).toBeUndefined();
+  });
+});
+
 function encodeTransfer(to: Address, amount: bigint): Hex {
   return `0xa9059cbb${to.slice(2).toLowerCase().padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`;
 }
