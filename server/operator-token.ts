@@ -19,7 +19,14 @@ export function checkToken(token: string, where: string): string {
 
 /** Reads the token file, refusing one that others may read. Undefined when there is none. */
 export function readTokenFile(dir: string): string | undefined {
-  const token = readSecretFile(tokenFile(dir));
+  let token: string | undefined;
+  try {
+    token = readSecretFile(tokenFile(dir));
+  } catch (error) {
+    // Not this user's directory, or not a directory: no token here (the command says whose it is).
+    if (['EACCES', 'EPERM', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
   return token === undefined ? undefined : checkToken(token, tokenFile(dir));
 }
 

@@ -5,7 +5,7 @@
 // beside the one making it never reads it half-written, and the one that links second reads
 // the first one's.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** The file's text, trimmed; undefined when there is none; refused when others may read it. */
@@ -23,24 +23,65 @@ export function readSecretFile(file: string): string | undefined {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** The secret in `file`; when there is none yet, `make()`'s, written there (0600) unless another process got there first. */
+/** Writes `text` to a new file (0600, whatever the umask) and flushes it to the disk. */
+function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Flushes a directory's entries (a new name in it) to the disk; where a directory cannot be opened so, nothing. */
+function syncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows, and file systems that refuse fsync on a directory
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The secret in `file`; when there is none yet, `make()`'s, written there (0600) unless another
+ * process got there first. Flushed before it is linked and the directory after: a power cut
+ * leaves the file whole or absent, never linked and empty (a secrets key lost so would leave
+ * what it sealed unreadable). Where the file system has no hard links, written in place.
+ */
 export function secretFile(file: string, make: () => string): string {
   const existing = readSecretFile(file);
   if (existing !== undefined) return existing;
-  mkdirSync(dirname(file), { recursive: true });
-  const partial = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true });
   const value = make();
-  writeFileSync(partial, value + '\n', { mode: 0o600, flag: 'wx' });
+  const theirs = (error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const read = readSecretFile(file);
+    if (read === undefined) throw error;
+    return read;
+  };
+  const partial = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}`);
   try {
-    chmodSync(partial, 0o600); // whatever the umask
+    writeDurably(partial, value + '\n');
     linkSync(partial, file); // fails when the file is there: whole, the other process's
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const theirs = readSecretFile(file);
-    if (theirs === undefined) throw error;
-    return theirs;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') return theirs(error);
+    // No hard links here (some network and FUSE mounts): the file itself, made exclusively.
+    try {
+      writeDurably(file, value + '\n');
+    } catch (direct) {
+      return theirs(direct);
+    }
   } finally {
-    unlinkSync(partial);
+    rmSync(partial, { force: true });
   }
+  syncDir(dir);
   return value;
 }

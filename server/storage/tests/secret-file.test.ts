@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operatorToken } from '../../operator-token.ts';
+import { operatorToken, readTokenFile } from '../../operator-token.ts';
 import { readSecretFile, secretFile } from '../secret-file.ts';
 
 const dirs: string[] = [];
@@ -52,6 +52,12 @@ describe('a secret file of the state directory', () => {
     expect(token).toBe(theirs);
     expect(operatorToken(undefined, dir)).toBe(theirs);
     expect(readdirSync(dir)).toEqual(['operator-token']);
+  });
+
+  it("the operator's commands find no token where the state directory is no directory, and say so themselves", () => {
+    const notADir = join(tempDir(), 'file');
+    writeFileSync(notADir, 'x');
+    expect(readTokenFile(notADir)).toBeUndefined(); // ENOTDIR: the command's own words follow, not a stat error
   });
 
   it('is refused when others may read it, with the file named and the value never shown', () => {
