@@ -75,6 +75,8 @@ export interface WatcherOptions {
   onStatus?: (status: WatchStatus) => void;
   /** The loop's longest run of quiet turns (QUIET_MS by default; 0: every turn a full tick); at most a third of leaseMs. */
   quietMs?: number;
+  /** The clock quiet turns are measured by, in ms: performance.now() by default (a test's own). */
+  monotonic?: () => number;
 }
 
 /** Whether the node answered the head, and how many blocks the chain's cursor is behind it (unknown until it answers). */
@@ -91,8 +93,11 @@ export interface TickResult {
   lagging?: boolean;
   head?: bigint;
   scanned?: { from: bigint; to: bigint };
-  /** The hash of the block `scanned.to`, as the node answered it. */
-  scannedHash?: string;
+  /**
+   * The head block's hash as this tick vouched for it: the top of its scan when that reached the
+   * head, or the stored hash of the head block that its reorganisation check found unchanged.
+   */
+  headHash?: string;
   reorgedFrom?: bigint;
   seen: number;
   credited: number;
@@ -108,13 +113,13 @@ export class Watcher {
   private stopped = false;
   private running: Promise<unknown> | undefined;
   private readonly feeTokens: Set<string>;
-  /** The head the last full tick of the loop left the chain at, checked by its hash; when (performance.now()). */
+  /** The head the last full tick of the loop left the chain at, and its hash; when that tick began (o.monotonic). */
   private settled: { head: bigint; hash: string; at: number } | undefined;
-  /** The last turn's tick was skipped (another instance holds the chain): its standby asks no hash. */
-  private standby = false;
+  private readonly monotonic: () => number;
 
   constructor(private readonly o: WatcherOptions) {
     this.now = o.now ?? Date.now;
+    this.monotonic = o.monotonic ?? (() => performance.now());
     this.feeTokens = new Set((o.feeOnTransfer ?? []).map((t) => t.toLowerCase()));
     this.range = o.maxRange ?? 2000n;
     // Hashes are kept at least as deep as a transfer needs confirmations: a reorganisation of a
@@ -139,32 +144,28 @@ export class Watcher {
   /**
    * One turn of the loop: a full tick, or, on a quiet chain, two questions to the node and none
    * to the database. Quiet means the head is the block the last full tick left the chain at (its
-   * number and its hash: a block replaced at the same height is not quiet) and that tick was
-   * less than quietMs ago. Only a full tick that held the chain, finished, and left its cursor
-   * at the head settles it; a failed one, a skipped one (another instance's lease) or a lagging
-   * node's leaves the next turn a full tick.
+   * number and its hash: a block replaced at the same height is not quiet) and that tick began
+   * less than quietMs ago (the lease it renewed has two thirds of its time left at least). Only
+   * a full tick that held the chain and vouched for the head's hash (headHash) settles it: after
+   * a failed one, a skipped one (another instance's lease) or a lagging node's, the next turn is
+   * a full tick.
    */
   async turn(): Promise<TickResult> {
     const quietMs = Math.min(this.o.quietMs ?? QUIET_MS, (this.o.leaseMs ?? 30_000) / 3);
     const head = await this.head();
     const settled = this.settled;
     this.settled = undefined;
-    let hash: string | undefined;
-    if (quietMs > 0 && (settled ? settled.head === head : !this.standby)) {
-      hash = (await this.rpc.getBlock({ blockNumber: head })).hash ?? undefined;
-      if (settled && hash === settled.hash && performance.now() - settled.at < quietMs) {
+    if (settled && settled.head === head && this.monotonic() - settled.at < quietMs) {
+      if ((await this.rpc.getBlock({ blockNumber: head })).hash === settled.hash) {
         this.settled = settled;
         this.o.onStatus?.({ rpcUp: true, lagBlocks: 0n });
         return { seen: 0, credited: 0, head, quiet: true };
       }
     }
+    if (this.stopped) return { seen: 0, credited: 0, head };
+    const began = this.monotonic();
     const done = await this.tick(head);
-    this.standby = !!done.skipped;
-    if (quietMs > 0 && !done.skipped && !done.lagging) {
-      // The head's hash: the scan's, or (nothing to scan, no block taken back) the one asked before the tick.
-      const at = done.scanned ? (done.scanned.to === head ? done.scannedHash : undefined) : done.reorgedFrom === undefined ? hash : undefined;
-      if (at) this.settled = { head, hash: at, at: performance.now() };
-    }
+    if (quietMs > 0 && done.headHash) this.settled = { head, hash: done.headHash, at: began };
     return done;
   }
 
@@ -217,6 +218,7 @@ export class Watcher {
       const onChain = (await this.rpc.getBlock({ blockNumber: block.number })).hash;
       if (onChain === block.hash) {
         if (result.reorgedFrom !== undefined) result.reorgedFrom = block.number + 1n;
+        else if (block.number === head) result.headHash = onChain;
         break;
       }
       // No stored block matched (yet): as deep as what is kept.
@@ -308,7 +310,7 @@ export class Watcher {
         this.now(),
       );
       result.scanned = { from, to };
-      result.scannedHash = top.hash!;
+      if (to === head) result.headHash = top.hash!;
       result.seen = seen.length;
     }
 

@@ -564,10 +564,12 @@ describe("the watcher's loop on a quiet chain", { timeout: 60_000 }, () => {
   it('asks the node two questions and the database none while nothing changes, and ticks in full again after quietMs', async () => {
     const { store: countedStore, calls } = counted();
     let rpcCalls: string[] = [];
-    const w = watcher({ store: countedStore, leaseMs: 6_000, quietMs: 1_500, onRpc: (method) => rpcCalls.push(method) });
+    let elapsed = 0; // the loop's own clock, moved by the test
+    const w = watcher({ store: countedStore, leaseMs: 6_000, quietMs: 1_500, monotonic: () => elapsed, onRpc: (method) => rpcCalls.push(method) });
     const to = await payment('q-1');
     expect((await w.turn()).quiet).toBeUndefined(); // the first: a full tick
     for (let i = 0; i < 3; i++) {
+      elapsed += 400; // 1,200 ms after the full tick began, at the last
       calls.n = 0;
       rpcCalls = [];
       expect(await w.turn()).toMatchObject({ quiet: true, seen: 0, credited: 0 });
@@ -582,13 +584,28 @@ describe("the watcher's loop on a quiet chain", { timeout: 60_000 }, () => {
     expect(calls.n).toBeGreaterThan(0);
     expect(await status('q-1')).toMatchObject({ status: 'confirmed', amountPaid: 10 });
     expect((await w.turn()).quiet).toBe(true);
-    // quietMs later, a full tick though nothing changed (what does not follow a block: the
-    // lease renewed, a finality tag moved on, what another instance left).
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    // quietMs after the full tick began, a full tick though nothing changed (what does not
+    // follow a block: the lease renewed, a finality tag moved on, what another instance left),
+    // and no hash asked before it.
+    elapsed += 1_499;
+    expect((await w.turn()).quiet).toBe(true);
+    elapsed += 1;
     calls.n = 0;
+    rpcCalls = [];
     expect((await w.turn()).quiet).toBeUndefined();
     expect(calls.n).toBeGreaterThan(0);
+    expect(rpcCalls).toEqual(['eth_blockNumber', 'eth_getBlockByNumber']); // the head, then the tick's own check: no hash asked first
     expect((await w.turn()).quiet).toBe(true);
+  });
+
+  it('is quiet for a third of the lease at most, whatever quietMs says: only a full tick renews the lease', async () => {
+    let elapsed = 0;
+    const w = watcher({ leaseMs: 900, quietMs: 60_000, monotonic: () => elapsed });
+    await w.turn();
+    elapsed = 299;
+    expect((await w.turn()).quiet).toBe(true);
+    elapsed = 300;
+    expect((await w.turn()).quiet).toBeUndefined();
   });
 
   it('a block replaced at the same height is no quiet chain: the transfer in the new one is counted at once', async () => {
@@ -653,14 +670,13 @@ describe("the watcher's loop on a quiet chain", { timeout: 60_000 }, () => {
   });
 
   it('an instance on standby (another holds the chain) is never quiet: it asks for the lease every turn, and no hash', async () => {
-    let calls: string[] = [];
+    const calls: string[] = [];
     const a = watcher({ leaseMs: 60_000 });
     const b = watcher({ leaseMs: 60_000, onRpc: (method) => calls.push(method) });
     await a.turn();
     expect((await b.turn()).skipped).toBe(true);
-    calls = [];
     expect((await b.turn()).skipped).toBe(true);
-    expect(calls).toEqual(['eth_blockNumber']);
+    expect(calls).toEqual(['eth_blockNumber', 'eth_blockNumber']);
     await a.stop(); // releases the lease
     expect((await b.turn()).skipped).toBeUndefined();
   });
