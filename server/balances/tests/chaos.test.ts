@@ -27,7 +27,7 @@ import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 import { caller, rpcProxy, toldStatuses, until, type RpcCall } from '../../testing/chain.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
-import { FalseToken, TestToken } from '../../../contracts/artifacts.generated.ts';
+import { BatchSender, FalseToken, TestToken } from '../../../contracts/artifacts.generated.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
@@ -698,6 +698,55 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         'confirmed, `overpaid` 2 and `attention` `overpaid`; the merchant sends the excess back (`send_back`, the one step balances.md names), the treasury sends it, the case closed',
       told: 'DEPOSIT_TRANSACTION; REFUND_UPDATED ready, sent, confirmed',
+    });
+  });
+
+  it("an exchange's batch-sending contract paying three deposits in one transaction: each counted once, on its own payment", async () => {
+    const row: Row = { anomaly: "an exchange's batch-sending contract paying three deposits in one transaction (5, 3 and 2 USDT)", resolved: '', told: '' };
+    rows.push(row);
+    const before = (await available())!;
+    const amounts = { 'chaos-batch-1': '5', 'chaos-batch-2': '3', 'chaos-batch-3': '2' } as const;
+    const to: Address[] = [];
+    for (const [reference, amount] of Object.entries(amounts)) {
+      const made = await server('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: Number(amount) });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      to.push(made.body.data.address as Address);
+    }
+    // The exchange's contract (contracts/BatchSender.sol), allowed to move its hot wallet's USDT.
+    const exchange = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
+    const mined = async (hash: Hex) => reader().waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    const sender = (await mined(await exchange.deployContract({ abi: BatchSender.abi, bytecode: BatchSender.bytecode }))).contractAddress!;
+    await mined(await exchange.writeContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'approve', args: [sender, usdt('10')] }));
+    const injected = performance.now();
+    const batch = await mined(
+      await exchange.writeContract({
+        address: sender,
+        abi: BatchSender.abi,
+        functionName: 'send',
+        args: [contracts.tokens.USDT, to, Object.values(amounts).map(usdt)],
+      }),
+    );
+    expect(batch.logs.filter((l) => l.address.toLowerCase() === token())).toHaveLength(3); // three Transfers, one transaction
+    await until(
+      'the three deposits journaled',
+      mining(async () => (await available()) === before + usdt('10')),
+      20_000,
+      100,
+    );
+    row.ms = Math.round(performance.now() - injected);
+    for (const [reference, amount] of Object.entries(amounts)) {
+      expect(await payment(reference)).toMatchObject({ status: 'confirmed', amountPaidExact: amount, attention: null });
+      expect(await toldOf('DEPOSIT_TRANSACTION', reference)).toEqual(['confirmed']);
+    }
+    // One transaction, three transfers told apart by their log index: each credited once.
+    const credited = (await api.parts.chain.transfers(31337)).filter((t) => t.txHash === batch.transactionHash);
+    expect(credited.map((t) => t.state)).toEqual(['credited', 'credited', 'credited']);
+    expect(new Set(credited.map((t) => t.logIndex)).size).toBe(3);
+    await booksBalance();
+    Object.assign(row, {
+      resolved:
+        'nothing to resolve: three Transfer logs of one transaction, each matched to its own deposit by its log index, counted once, swept and journaled',
+      told: 'DEPOSIT_TRANSACTION confirmed, once for each payment',
     });
   });
 
