@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../app.ts';
 import { configFromEnv } from '../config.ts';
 import { runOperatorCommand } from '../operator.ts';
+import { until } from '../testing/chain.ts';
 import { freshPostgres } from '../testing/databases.ts';
 import { fromRoot } from '../paths.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
@@ -240,7 +241,7 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     expect(JSON.stringify(await api.db.query('SELECT * FROM api_keys'))).not.toContain(secretKeys.live);
   });
 
-  it("merchant withdrawal-limit and merchant fee set a merchant's one daily limit and the operator's fee per mode, which a running instance holds at once; wrong options are named", async () => {
+  it("merchant withdrawal-limit and merchant fee set a merchant's one daily limit and the operator's fee per mode, which a running instance holds within a second; wrong options are named", async () => {
     const databaseUrl = await freshPostgres();
     const api = await startService({ databaseUrl, withdrawalDailyLimit: '2500' });
     cleanups.push(() => api.close());
@@ -295,8 +296,23 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
           body: JSON.stringify({ reference, coin: 'USDT', currency: 'USD', amount: 10 }),
         }).then((r) => r.json())
       ).data;
+    // The command writes beside the running instance (one PostgreSQL): the instance hears of it by
+    // the change's NOTIFY and drops its copy of the terms (account-cache.ts), within a second, as
+    // another instance hears of a rolled key (account-cache.test); until then it prices new
+    // payments at the terms before. A new payment every 20 ms until it prices at `bps`.
+    let tries = 0;
+    const pricedAt = (bps: number) =>
+      until(
+        `the running instance pricing at ${bps} bps`,
+        async () => {
+          const made = await initialize(`fee-${tries++}`);
+          return made.fee.bps === bps && made;
+        },
+        1_000,
+        20,
+      );
     expect(await api.parts.fees.terms(id, 'test')).toEqual({ bps: 0, bearer: 'customer', own: false });
-    expect(await initialize('fee-0')).toMatchObject({
+    expect(await initialize('fee-first')).toMatchObject({
       actualAmount: 10,
       feeInCrypto: 0,
       fee: { bps: 0, bearer: 'customer', amount: '0', merchantAmount: '10' },
@@ -304,7 +320,7 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
     lines.length = 0;
     expect(await runOperatorCommand(['merchant', 'fee', '--id', id, '--mode', 'test', '--bps', '250'], config, (l) => lines.push(l))).toBe(0);
     expect(lines.join('\n')).toMatch(/new test payments now carry the operator's fee of 250 basis points \(2\.5%\), added to the price the customer pays/);
-    expect(await initialize('fee-1')).toMatchObject({
+    expect(await pricedAt(250)).toMatchObject({
       actualAmount: 10.25,
       feeInCrypto: 0.25,
       fee: { bps: 250, bearer: 'customer', amount: '0.25', merchantAmount: '10' },
@@ -317,7 +333,7 @@ describe('on PostgreSQL', { timeout: 60_000 }, () => {
       ),
     ).toBe(0);
     expect(JSON.parse(lines[0])).toEqual({ id, mode: 'test', bps: 100, bearer: 'merchant', default: false });
-    expect(await initialize('fee-2')).toMatchObject({
+    expect(await pricedAt(100)).toMatchObject({
       actualAmount: 10,
       feeInCrypto: 0,
       fee: { bps: 100, bearer: 'merchant', amount: '0.1', merchantAmount: '9.9' },
