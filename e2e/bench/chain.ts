@@ -8,11 +8,8 @@ import { startService } from '../../server/app.ts';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
-import { Watcher } from '../../server/chain/watcher.ts';
-import { paymentCredits } from '../../server/payments/chain-credits.ts';
 import { DEMO_MERCHANT } from '../../server/seed.ts';
-import { ChainStore } from '../../server/chain/store.ts';
-import { depositViews } from '../../server/payments/deposit-views-store.ts';
+import { networkWatcher } from '../../server/testing/chain.ts';
 import { paymentVersion } from '../../contract/schemas.ts';
 import { ms, summarize, table } from './stats.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
@@ -91,17 +88,7 @@ async function watcherCost(open: number) {
       [DEMO_MERCHANT.id, chain.chainId, contracts.tokens.USDT.toLowerCase(), Date.now() + 3_600_000, Date.now(), open],
     );
     let calls = 0;
-    const watcher = new Watcher({
-      chainId: chain.chainId,
-      rpcUrls: [chain.url],
-      confirmations: 2,
-      tokens: Object.values(contracts.tokens),
-      store: new ChainStore(api.db, depositViews),
-      credits: paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now: Date.now }),
-      holder: 'bench',
-      startBlock: 1n,
-      onRpc: () => calls++,
-    });
+    const watcher = networkWatcher(api, devNetwork(chain.url, contracts, 2), { holder: 'bench', startBlock: 1n, onRpc: () => calls++ });
     await watcher.tick();
     // Each block: 3 transfers to open payments and 3 to strangers, then one tick.
     const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });

@@ -11,11 +11,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { startService } from '../../server/app.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../devchain/anvil.ts';
-import { deployDevContracts, type DevContracts } from '../../devchain/deploy.ts';
-import { ChainStore } from '../../server/chain/store.ts';
-import { QUIET_MS, Watcher } from '../../server/chain/watcher.ts';
-import { depositViews } from '../../server/payments/deposit-views-store.ts';
-import { caller, creditsOf } from '../../server/testing/chain.ts';
+import { deployDevContracts, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
+import { QUIET_MS } from '../../server/chain/watcher.ts';
+import { caller, networkWatcher } from '../../server/testing/chain.ts';
 import { summarize, table } from './stats.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -25,7 +23,6 @@ const OPEN_PAYMENTS = 40;
 
 const api = await startService({ demo: true, jobs: false, publicInitializesPerMinute: { perClient: 100_000, perKey: 100_000 } });
 const call = caller(() => api.url);
-const store = new ChainStore(api.db, depositViews);
 
 /** anvil's CPU seconds so far (user and system, /proc/<pid>/stat at 100 ticks a second): the child of its watchdog shell. */
 function anvilCpu(chain: DevChain): number {
@@ -41,18 +38,7 @@ function anvilCpu(chain: DevChain): number {
 async function round(chain: DevChain, contracts: DevContracts, quietMs: number, holder: string) {
   let full = 0;
   let turns = 0;
-  const w = new Watcher({
-    chainId: chain.chainId,
-    rpcUrls: [chain.url],
-    confirmations: 2,
-    tokens: Object.values(contracts.tokens),
-    store,
-    credits: creditsOf(api),
-    holder,
-    startBlock: 1n,
-    leaseMs: 15_000,
-    quietMs,
-  });
+  const w = networkWatcher(api, devNetwork(chain.url, contracts, 2), { holder, startBlock: 1n, leaseMs: 15_000, quietMs });
   const turn = w.turn.bind(w);
   w.turn = async () => {
     const done = await turn();

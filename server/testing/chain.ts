@@ -12,7 +12,7 @@ import type { Network } from '../chain/networks.ts';
 import { ChainStore } from '../chain/store.ts';
 import { depositViews } from '../payments/deposit-views-store.ts';
 import { Sweeper } from '../chain/sweeper.ts';
-import { Watcher } from '../chain/watcher.ts';
+import { Watcher, type WatcherOptions } from '../chain/watcher.ts';
 
 /** A caller of the service at `base()`: the demo merchant's public test key unless told another. */
 export function caller(base: () => string) {
@@ -31,6 +31,18 @@ export function caller(base: () => string) {
 
 /** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
 export const creditsOf = (api: Service, now = Date.now) => paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now });
+
+/** A watcher of `network` on a test service's own database and stores, as its watch job builds one; `o` sets the rest (holder, startBlock, lease…). */
+export const networkWatcher = (api: Service, network: Network, o: Partial<WatcherOptions> & Pick<WatcherOptions, 'holder'>) =>
+  new Watcher({
+    chainId: network.chainId,
+    rpcUrls: network.rpcUrls,
+    confirmations: network.confirmations,
+    tokens: network.tokens.map((t) => t.address),
+    store: new ChainStore(api.db, depositViews),
+    credits: creditsOf(api),
+    ...o,
+  });
 
 /** The stores a treasury sender works with, a test service's own, as startService hands them to its jobs. */
 export const treasuryStores = (api: Service) => {
@@ -62,13 +74,9 @@ export async function sweptIntoBalance(
   const transport = http(network.rpcUrls[0]);
   const reader = createPublicClient({ chain: foundry, transport });
   const store = new ChainStore(api.db, depositViews);
-  const watcher = new Watcher({
-    chainId: network.chainId,
-    rpcUrls: network.rpcUrls,
+  const watcher = networkWatcher(api, network, {
     confirmations: 1,
-    tokens: network.tokens.map((t) => t.address),
     store,
-    credits: creditsOf(api),
     holder: 'swept-into-balance',
     startBlock: (await reader.getBlockNumber()) + 1n,
     leaseMs: 0,
