@@ -2,7 +2,7 @@
 // merchant with 1,000,000 stored payments (made in SQL), and GET /api/v1/payments's queries
 // as the store runs them: the first page, a deep page (by cursor, half way down), a search by
 // reference and by customer e-mail, a filter by status. p50 and p95 of each, in ms.
-// Run: tsc -p tsconfig.build.json && node build/e2e/bench/payments-list.js [count]
+// Run: tsgo -p tsconfig.build.json && node build/e2e/bench/payments-list.js [count]
 import { startCluster } from '../../server/testing/postgres.ts';
 import { openDatabase } from '../../server/storage/db.ts';
 import { migrate } from '../../server/storage/migrations.ts';
