@@ -24,14 +24,45 @@ export function findChromium(): string | undefined {
   );
 }
 
-/** Keeps Chromium off the network: on a closed machine its background calls fail noisily. */
+/**
+ * Features Chromium runs without: Chromium reads only the last `--disable-features`, so this
+ * list carries Playwright's own (its chromiumSwitches: PaintHolding, HttpsUpgrades, ...), which
+ * a second flag would otherwise drop, and adds:
+ * - Translate and AutofillServerCommunication: calls off the machine;
+ * - the omnibox's WebUI popups: a headless window has no address bar, yet Chromium 156 loads
+ *   two chrome://omnibox-popup.top-chrome pages for every window, that is every test's browser
+ *   context (seen with CDP's Target.getTargets: two per context; WebUIOmniboxPopup takes one
+ *   away, WebUIOmniboxAimPopup the other). Their renderer was the e2e run's busiest process
+ *   after the test pages': checkout.spec took 87 CPU-s of Chromium with them, 47 without.
+ */
+const DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'Translate',
+  'AutofillServerCommunication',
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+];
+
+/** Keeps Chromium off the network (on a closed machine its background calls fail noisily) and idle where no test looks. */
 export const QUIET_FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
   '--disable-default-apps',
   '--disable-domain-reliability',
-  '--disable-features=OptimizationHints,MediaRouter,Translate,AutofillServerCommunication',
+  `--disable-features=${DISABLED_FEATURES.join(',')}`,
   '--no-first-run',
   '--no-default-browser-check',
   '--metrics-recording-only',
