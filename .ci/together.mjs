@@ -1,9 +1,9 @@
 // Runs npm scripts side by side and fails when any of them fails: `npm test` checks format and
-// lint rules and type-checks while it builds (each mostly one core; on CI's two cores that saved
-// ~30 s of the run, see docs/performance.md). The first script's output is shown as it comes;
-// each other's is held and shown whole when it ends, so their lines never interleave.
-// Hand-written rather than a dependency: it is these forty lines.
-//   node .ci/together.mjs lint typecheck build
+// lint rules and type-checks while the unit tests run (they keep about 1.7 of CI's two cores
+// busy, waiting on anvil, PostgreSQL and spawned services; see docs/performance.md). The first
+// script's output is shown as it comes; each other's is held and shown whole when it ends, so
+// their lines never interleave. Hand-written rather than a dependency: it is these forty lines.
+//   node .ci/together.mjs test:unit lint typecheck
 import { spawn } from 'node:child_process';
 
 const names = process.argv.slice(2);
