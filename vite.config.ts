@@ -256,6 +256,7 @@ export default defineConfig({
         test: {
           name: 'service',
           isolate: false,
+          setupFiles: ['server/testing/setup.ts'],
           include: ['server/**/*.test.ts', 'contracts/**/*.test.ts', 'devchain/**/*.test.ts', 'demo/**/*.test.ts', 'contract/**/*.test.ts', 'sdk/**/*.test.ts'],
         },
       },

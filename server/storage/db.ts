@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { privateDir } from './lock.ts';
+import { giveBack, recordPristine, reusing, takeKept } from './pglite-reuse.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -214,9 +215,61 @@ export async function openPglite(dataDir: string | undefined, schema?: TemplateS
     if (dataDir) privateDir(dataDir);
     // The copy is of one PGlite version's cluster and one schema: a new version or a new
     // migration makes a new copy.
-    db = await templatePglite(templateFileName(pgliteVersion(), schema?.key), schema, dataDir);
+    const name = templateFileName(pgliteVersion(), schema?.key);
+    if (!dataDir && reusing()) {
+      // Kept by the copy's path: a database is handed out only to an open that would load the same file.
+      const key = join(templateDir(), name);
+      return leased(key, takeKept(key) ?? (await recorded(key, await templatePglite(name, schema))));
+    }
+    db = await templatePglite(name, schema, dataDir);
   }
   return wrapPglite(db);
+}
+
+const recorded = async (name: string, db: InstanceType<typeof import('@electric-sql/pglite').PGlite>) => (await recordPristine(name, db), db);
+
+/**
+ * A database in memory while reuse is on (pglite-reuse.ts): closing it gives it back, and from
+ * then on this handle refuses every call, as a closed database does, so nothing a closed service
+ * left running reaches the next test's database. Its listeners end with it.
+ */
+function leased(name: string, db: InstanceType<typeof import('@electric-sql/pglite').PGlite>): Database {
+  const inner = wrapPglite(db);
+  const stops = new Set<() => Promise<void>>();
+  let closed: Promise<void> | undefined;
+  // Every call checks first, inside a transaction too: a closed handle never reaches the database.
+  const guarded = (sql: Sql): Sql => ({
+    query: async (text, params) => {
+      if (closed) throw new Error('the database is closed');
+      return sql.query(text, params);
+    },
+    exec: async (text) => {
+      if (closed) throw new Error('the database is closed');
+      return sql.exec(text);
+    },
+  });
+  return {
+    kind: 'pglite',
+    ...guarded(inner),
+    transaction: async (work) => {
+      if (closed) throw new Error('the database is closed');
+      return inner.transaction((tx) => work(guarded(tx)));
+    },
+    listen: async (channel, onMessage) => {
+      if (closed) throw new Error('the database is closed');
+      const stop = await inner.listen(channel, onMessage);
+      stops.add(stop);
+      return async () => {
+        if (stops.delete(stop)) await stop();
+      };
+    },
+    close: () =>
+      (closed ??= (async () => {
+        await Promise.all([...stops].map((stop) => stop().catch(() => {})));
+        stops.clear();
+        await giveBack(name, db);
+      })()),
+  };
 }
 
 export const pgliteVersion = () => {

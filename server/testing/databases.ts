@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../storage/db.ts';
-import { migrate } from '../storage/migrations.ts';
+import { migrate, schemaTemplate } from '../storage/migrations.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 export const KINDS: DatabaseKind[] = ['pglite', 'postgres'];
@@ -34,7 +34,7 @@ export const databaseOptions = async (kind: DatabaseKind) => (kind === 'postgres
 
 /** A migrated database of `kind`, without the service: for a store's SQL alone. */
 export async function migratedDatabase(kind: DatabaseKind): Promise<Database> {
-  const db = await openDatabase(await databaseOptions(kind));
+  const db = await openDatabase({ ...(await databaseOptions(kind)), schema: await schemaTemplate() });
   await migrate(db);
   return db;
 }
