@@ -104,8 +104,9 @@ describe('the README, run as written', () => {
       );
       expect(printed.slice(sent), out).toContain('Confirmed: order-1 is confirmed, 24.5 of 24.5 USDT paid');
       // The handler got the event from listen, verified it, and paid the order at its price.
-      expect(printed).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
-      expect(printed).toContain('order-1 paid: 24.5 USDT (confirmed)');
+      // A failure shows everything the three commands printed (what listen forwarded, and its answers).
+      expect(printed, out).toContain(`listening on http://localhost:${handlerPort}/webhooks`);
+      expect(printed, out).toContain('order-1 paid: 24.5 USDT (confirmed)');
       expect(out).not.toMatch(/is not the order's price|Error|refused/);
       // And the README says exactly these.
       const prose = README.replace(/\s+/g, ' ');
