@@ -106,10 +106,7 @@ export class JournalStore {
    */
   async post(tx: Sql, entry: { kind: EntryKind; ref: string; owner?: Owner; memo?: string }, postings: Posting[], nowMs: number): Promise<boolean> {
     assertBalanced(postings);
-    // Handed the database rather than a transaction (the gas entries): the entry and its postings
-    // still go in together. Three statements each on its own left, on PostgreSQL, an entry another
-    // connection could read with one posting, and after a failure between them an entry with one
-    // posting for good, which a retry then took for written.
+    // Handed the database (the gas entries): one transaction still, never an entry with one posting of two.
     if ('transaction' in tx) return (tx as Database).transaction((inner) => this.post(inner, entry, postings, nowMs));
     const [row] = await tx.query(
       `INSERT INTO journal_entries (kind, ref, merchant_id, mode, memo, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
