@@ -217,57 +217,73 @@ export async function openPglite(dataDir: string | undefined, schema?: TemplateS
     // migration makes a new copy.
     const name = templateFileName(pgliteVersion(), schema?.key);
     if (!dataDir && reusing()) {
-      // Kept by the copy's path: a database is handed out only to an open that would load the same file.
-      const key = join(templateDir(), name);
-      return leased(key, takeKept(key) ?? (await recorded(key, await templatePglite(name, schema))));
+      const kept = takeKept(keptKey(name) ?? '');
+      if (kept) return leased(keptKey(name), kept);
+      const loaded = await templatePglite(name, schema);
+      const key = keptKey(name);
+      if (key) await recordPristine(key, loaded);
+      return leased(key, loaded);
     }
     db = await templatePglite(name, schema, dataDir);
   }
   return wrapPglite(db);
 }
 
-const recorded = async (name: string, db: InstanceType<typeof import('@electric-sql/pglite').PGlite>) => (await recordPristine(name, db), db);
+/**
+ * What a kept database is filed under: the copy's path and the file's identity (device, inode,
+ * size, change times), while its folder and the file are this user's alone. So one is handed out
+ * only to an open that would have loaded that very file, unchanged, as it is: an open that would
+ * refuse the copy (a folder others may enter, a file replaced or its mode changed) loads as before.
+ */
+function keptKey(name: string): string | undefined {
+  const file = join(templateDir(), name);
+  if (!ownedPrivately(templateDir(), 'dir') || !ownedPrivately(file, 'file')) return undefined;
+  const stat = lstatSync(file, { bigint: true });
+  return `${file}@${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
 
 /**
  * A database in memory while reuse is on (pglite-reuse.ts): closing it gives it back, and from
  * then on this handle refuses every call, as a closed database does, so nothing a closed service
  * left running reaches the next test's database. Its listeners end with it.
  */
-function leased(name: string, db: InstanceType<typeof import('@electric-sql/pglite').PGlite>): Database {
+function leased(key: string | undefined, db: InstanceType<typeof import('@electric-sql/pglite').PGlite>): Database {
   const inner = wrapPglite(db);
   const stops = new Set<() => Promise<void>>();
+  // Calls under way: closing waits for them, so none reaches the database once it is being emptied.
+  const underway = new Set<Promise<unknown>>();
   let closed: Promise<void> | undefined;
+  const track = <T>(call: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new Error('the database is closed'));
+    const running = call();
+    underway.add(running);
+    const settle = () => void underway.delete(running);
+    running.then(settle, settle);
+    return running;
+  };
   // Every call checks first, inside a transaction too: a closed handle never reaches the database.
   const guarded = (sql: Sql): Sql => ({
-    query: async (text, params) => {
-      if (closed) throw new Error('the database is closed');
-      return sql.query(text, params);
-    },
-    exec: async (text) => {
-      if (closed) throw new Error('the database is closed');
-      return sql.exec(text);
-    },
+    query: (text, params) => track(() => sql.query(text, params)),
+    exec: (text) => track(() => sql.exec(text)),
   });
   return {
     kind: 'pglite',
     ...guarded(inner),
-    transaction: async (work) => {
-      if (closed) throw new Error('the database is closed');
-      return inner.transaction((tx) => work(guarded(tx)));
-    },
-    listen: async (channel, onMessage) => {
-      if (closed) throw new Error('the database is closed');
-      const stop = await inner.listen(channel, onMessage);
-      stops.add(stop);
-      return async () => {
-        if (stops.delete(stop)) await stop();
-      };
-    },
+    transaction: (work) => track(() => inner.transaction((tx) => work(guarded(tx)))),
+    listen: (channel, onMessage) =>
+      track(async () => {
+        const stop = await inner.listen(channel, onMessage);
+        stops.add(stop);
+        return async () => {
+          if (stops.delete(stop)) await stop();
+        };
+      }),
     close: () =>
       (closed ??= (async () => {
+        while (underway.size > 0) await Promise.allSettled([...underway]);
         await Promise.all([...stops].map((stop) => stop().catch(() => {})));
         stops.clear();
-        await giveBack(name, db);
+        await giveBack(key, db);
       })()),
   };
 }

@@ -9,19 +9,22 @@
 // forgets everything (DISCARD ALL: settings, prepared statements, LISTENs, advisory locks,
 // temporary tables), every table but the migrations' record loses its rows, and every sequence
 // starts again. Then it is checked: its schema (tables, columns, indexes, constraints, triggers,
-// functions, sequences, roles, extensions, settings) and the migrations' record are the same as a
-// new load's, compared as one digest. A database left in a transaction, changed in its schema,
-// or failing any step is closed instead, as it always was.
+// functions, types, policies, grants, sequences, roles, extensions, settings) and the migrations'
+// record (versions, names, checksums: not when each was applied, which differs from copy to copy)
+// are the same as a new load's, compared as one digest. A database left in a transaction, changed
+// in its schema, or failing any step is closed instead, as it always was. Emptying does not
+// VACUUM: the rows deleted stay as dead tuples, which no test's results depend on (plans are
+// checked on PostgreSQL, after ANALYZE).
 type PGlite = import('@electric-sql/pglite').PGlite;
 
-/** How many emptied databases one process keeps for each schema. */
+/** How many emptied databases one process keeps, all schemas together (the least recently kept goes first). */
 const KEEP = 2;
 
-let reuse: Map<string, { idle: PGlite[]; pristine?: string }> | undefined;
+let reuse: { pristine: Map<string, string>; idle: Array<{ key: string; db: PGlite }> } | undefined;
 
 /** Turns reuse on for this process (tests only). */
 export function reuseInMemoryDatabases() {
-  reuse ??= new Map();
+  reuse ??= { pristine: new Map(), idle: [] };
 }
 
 export const reusing = () => reuse !== undefined;
@@ -31,10 +34,12 @@ const counts = { loaded: 0, reused: 0, closed: 0 };
 export const reuseCounts = () => ({ ...counts });
 
 /** A kept database of this schema, or undefined (none kept, or reuse off). */
-export function takeKept(name: string): PGlite | undefined {
-  const kept = reuse?.get(name)?.idle.pop();
-  if (kept) counts.reused++;
-  return kept;
+export function takeKept(key: string): PGlite | undefined {
+  let at = reuse ? reuse.idle.length - 1 : -1;
+  while (at >= 0 && reuse!.idle[at]!.key !== key) at--;
+  if (at < 0) return undefined;
+  counts.reused++;
+  return reuse!.idle.splice(at, 1)[0]!.db;
 }
 
 /**
@@ -42,12 +47,11 @@ export function takeKept(name: string): PGlite | undefined {
  * A schema whose new database has rows outside the migrations' record (emptying could not
  * bring them back) records none, and its databases are never kept.
  */
-export async function recordPristine(name: string, db: PGlite): Promise<void> {
+export async function recordPristine(key: string, db: PGlite): Promise<void> {
   counts.loaded++;
-  const entry = reuse?.get(name) ?? { idle: [] };
-  if (!reuse || entry.pristine !== undefined) return;
-  reuse.set(name, entry);
-  entry.pristine = await pristine(db).catch(() => ''); // a schema without the record (no migrations): never kept
+  if (!reuse || reuse.pristine.has(key)) return;
+  reuse.pristine.set(key, ''); // until recorded: a database given back meanwhile is closed
+  reuse.pristine.set(key, await pristine(db).catch(() => '')); // a schema without the record (no migrations): never kept
 }
 
 async function pristine(db: PGlite): Promise<string> {
@@ -61,15 +65,16 @@ async function pristine(db: PGlite): Promise<string> {
   return filled ? '' : digest(db);
 }
 
-/** Empties and keeps `db`, or closes it (reuse off, too many kept, or it is not as loaded). */
-export async function giveBack(name: string, db: PGlite): Promise<void> {
-  const entry = reuse?.get(name);
-  if (!entry?.pristine || entry.idle.length >= KEEP) return db.close();
+/** Empties and keeps `db`, or closes it (reuse off, or it is not as loaded); past KEEP, the least recently kept is closed. */
+export async function giveBack(key: string | undefined, db: PGlite): Promise<void> {
+  const pristine = key && reuse?.pristine.get(key);
+  if (!pristine) return db.close();
   try {
     await db.exec('DISCARD ALL'); // refused inside a transaction block: not kept
     await db.exec(EMPTY);
-    if ((await digest(db)) === entry.pristine && entry.idle.length < KEEP) {
-      entry.idle.push(db);
+    if ((await digest(db)) === pristine) {
+      reuse!.idle.push({ key: key!, db });
+      for (const old of reuse!.idle.splice(0, Math.max(0, reuse!.idle.length - KEEP))) await old.db.close().catch(() => {});
       return;
     }
   } catch {
@@ -103,6 +108,7 @@ async function digest(db: PGlite): Promise<string> {
   const result = await db.query<{ digest: string }>(`
     SELECT md5(string_agg(x, E'\\n' ORDER BY x)) AS digest FROM (
       SELECT 'rel ' || n.nspname || '.' || c.relname || ' ' || c.relkind::text || c.relpersistence::text || ' ' ||
+        c.relrowsecurity::text || c.relforcerowsecurity::text || ' ' || coalesce(c.relacl::text, '') || ' ' || coalesce(c.reloptions::text, '') || ' ' ||
         coalesce((SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text || ' ' ||
           coalesce(pg_get_expr(d.adbin, d.adrelid), ''), ', ' ORDER BY a.attnum)
           FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -112,18 +118,22 @@ async function digest(db: PGlite): Promise<string> {
         WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')
       UNION ALL SELECT 'con ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint
         WHERE connamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
-      UNION ALL SELECT 'trg ' || tgrelid::regclass::text || ' ' || tgname || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
-      UNION ALL SELECT 'fn ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) FROM pg_proc p
+      UNION ALL SELECT 'trg ' || pg_get_triggerdef(oid) || ' ' || tgenabled::text FROM pg_trigger WHERE NOT tgisinternal
+      UNION ALL SELECT 'fn ' || CASE WHEN p.prokind IN ('f', 'p') THEN pg_get_functiondef(p.oid) ELSE p.oid::regprocedure::text END ||
+        ' ' || coalesce(p.proacl::text, '') FROM pg_proc p
         WHERE p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
+      UNION ALL SELECT 'type ' || t.typnamespace::regnamespace::text || '.' || t.typname || ' ' || t.typtype::text FROM pg_type t
+        WHERE t.typnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace, 'pg_toast'::regnamespace)
+      UNION ALL SELECT 'enum ' || enumtypid::regtype::text || ' ' || enumlabel FROM pg_enum
+      UNION ALL SELECT 'policy ' || polrelid::regclass::text || ' ' || polname || ' ' || coalesce(pg_get_expr(polqual, polrelid), '') FROM pg_policy
       UNION ALL SELECT 'seq ' || schemaname || '.' || sequencename || ' ' || start_value || ' ' || increment_by || ' ' ||
-        coalesce(last_value::text, 'unused') FROM pg_sequences
+        min_value || ' ' || max_value || ' ' || cycle::text || ' ' || coalesce(last_value::text, 'unused') FROM pg_sequences
       UNION ALL SELECT 'ns ' || nspname FROM pg_namespace
       UNION ALL SELECT 'role ' || rolname || ' ' || rolsuper::text FROM pg_roles
       UNION ALL SELECT 'ext ' || extname || ' ' || extversion FROM pg_extension
       UNION ALL SELECT 'set ' || setdatabase || ' ' || setrole || ' ' || array_to_string(setconfig, ',') FROM pg_db_role_setting
       UNION ALL SELECT 'db ' || datname FROM pg_database
-      UNION ALL SELECT 'mig ' || version || ' ' || coalesce(name, '') || ' ' || coalesce(checksum, '') || ' ' || applied_ms
-        FROM schema_migrations
+      UNION ALL SELECT 'mig ' || version || ' ' || coalesce(name, '') || ' ' || coalesce(checksum, '') FROM schema_migrations
     ) q`);
   return result.rows[0]!.digest;
 }

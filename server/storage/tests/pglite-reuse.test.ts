@@ -1,7 +1,10 @@
 // A database in memory closed by one test and handed to the next must be one the next cannot
 // tell from a new load (storage/pglite-reuse.ts). The test set-up turns reuse on in every worker.
+import { chmodSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../db.ts';
+import { openDatabase, pgliteVersion, templateDir, templateFileName, type Database } from '../db.ts';
 import { schemaTemplate } from '../migrations.ts';
 import { reuseCounts, reusing } from '../pglite-reuse.ts';
 
@@ -28,8 +31,8 @@ describe('in-memory databases handed out again', () => {
     expect(await count(second, 'operator_events')).toBe(0);
     expect(Number((await event(second))[0]!.id)).toBe(1); // a sequence starts again, as in a new load
     expect(await second.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '0' }]);
-    // The lock the first holder took is free: another session-level lock on the same key is granted at once.
-    expect(await second.query('SELECT pg_try_advisory_lock(42) AS got')).toEqual([{ got: true }]);
+    // The lock the first holder took is gone (PGlite is one session: taking it again would succeed either way).
+    expect(await second.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`)).toEqual([{ n: 0 }]);
     const heardBySecond: string[] = [];
     await second.listen('reuse_test', (payload) => heardBySecond.push(payload));
     await second.exec(`NOTIFY reuse_test, 'for the second'`);
@@ -40,6 +43,37 @@ describe('in-memory databases handed out again', () => {
     await expect(first.transaction(async (tx) => tx.query('SELECT 1'))).rejects.toThrow(/closed/);
     expect(await count(second, 'schema_migrations')).toBeGreaterThan(50);
     await second.close();
+  });
+
+  it('hands one out only to an open that would load the same copy: not once the file is changed or others may enter its folder', async () => {
+    // A copy of its own (another TMPDIR): the folder made open to others below is no other test's.
+    const before0 = process.env.TMPDIR;
+    process.env.TMPDIR = mkdtempSync(join(tmpdir(), 'reuse-copy-'));
+    try {
+      const name = templateFileName(pgliteVersion(), (await schemaTemplate()).key);
+      const file = join(templateDir(), name);
+      await (await open()).close(); // the copy made, and the database kept
+      const before = reuseCounts();
+      utimesSync(file, new Date(), new Date()); // the same bytes, but not the same file as far as its identity goes
+      const afterTouch = await open();
+      expect(reuseCounts().reused).toBe(before.reused);
+      await afterTouch.close();
+      chmodSync(templateDir(), 0o755);
+      try {
+        const others = await open();
+        expect(reuseCounts().reused).toBe(before.reused);
+        await others.close();
+      } finally {
+        chmodSync(templateDir(), 0o700);
+      }
+      const again = await open(); // its folder private again, the file unchanged since: handed out
+      expect(reuseCounts().reused).toBe(before.reused + 1);
+      await again.close();
+    } finally {
+      rmSync(process.env.TMPDIR!, { recursive: true, force: true });
+      if (before0 === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before0;
+    }
   });
 
   it('closes instead a database whose schema a test changed, or one left inside a transaction', async () => {
