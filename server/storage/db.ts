@@ -179,12 +179,16 @@ async function dropTemplateDatabases(db: InstanceType<typeof import('@electric-s
  * file is this user's alone (`ownedPrivately`, checked by the caller on every load).
  */
 let lastTemplate: { file: string; identity: string; tar: Buffer } | undefined;
+/** A file's device, inode, size and change times: another whenever it is written, replaced or its mode changed. */
+function fileIdentity(file: string): string {
+  const stat = lstatSync(file, { bigint: true });
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
 function templateBytes(file: string): Buffer | undefined {
   // In use: not one of the stale copies removeStaleTemplates takes. Touched at most once an
   // hour, so the file's change time (part of its identity) stays put between loads.
   if (Date.now() - lstatSync(file).mtimeMs > 3600_000) utimesSync(file, new Date(), new Date());
-  const stat = lstatSync(file, { bigint: true });
-  const identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  const identity = fileIdentity(file);
   if (lastTemplate?.file === file && lastTemplate.identity === identity) return lastTemplate.tar;
   const tar = readFileSync(file);
   if (!onlyClusterFiles(tar)) return undefined;
@@ -217,10 +221,11 @@ export async function openPglite(dataDir: string | undefined, schema?: TemplateS
     // migration makes a new copy.
     const name = templateFileName(pgliteVersion(), schema?.key);
     if (!dataDir && reusing()) {
-      const kept = takeKept(keptKey(name) ?? '');
-      if (kept) return leased(keptKey(name), kept);
+      const present = keptKey(name);
+      const kept = present && takeKept(present);
+      if (kept) return leased(present, kept);
       const loaded = await templatePglite(name, schema);
-      const key = keptKey(name);
+      const key = keptKey(name); // the copy this load made, when there was none
       if (key) await recordPristine(key, loaded);
       return leased(key, loaded);
     }
@@ -238,8 +243,7 @@ export async function openPglite(dataDir: string | undefined, schema?: TemplateS
 function keptKey(name: string): string | undefined {
   const file = join(templateDir(), name);
   if (!ownedPrivately(templateDir(), 'dir') || !ownedPrivately(file, 'file')) return undefined;
-  const stat = lstatSync(file, { bigint: true });
-  return `${file}@${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  return `${file}@${fileIdentity(file)}`;
 }
 
 /**

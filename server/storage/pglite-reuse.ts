@@ -29,11 +29,11 @@ export function reuseInMemoryDatabases() {
 
 export const reusing = () => reuse !== undefined;
 
-const counts = { loaded: 0, reused: 0, closed: 0 };
-/** Databases loaded anew, handed out again, and closed for not being as loaded, in this process. */
+const counts = { reused: 0, closed: 0 };
+/** Databases handed out again, and closed for not being as loaded, in this process. */
 export const reuseCounts = () => ({ ...counts });
 
-/** A kept database of this schema, or undefined (none kept, or reuse off). */
+/** A kept database filed under `key` (the copy it was loaded from), or undefined. */
 export function takeKept(key: string): PGlite | undefined {
   let at = reuse ? reuse.idle.length - 1 : -1;
   while (at >= 0 && reuse!.idle[at]!.key !== key) at--;
@@ -43,12 +43,11 @@ export function takeKept(key: string): PGlite | undefined {
 }
 
 /**
- * The digest of a newly loaded database, recorded once per schema before any test touches it.
- * A schema whose new database has rows outside the migrations' record (emptying could not
+ * The digest of a newly loaded database, recorded once per copy before any test touches it.
+ * A copy whose new database has rows outside the migrations' record (emptying could not
  * bring them back) records none, and its databases are never kept.
  */
 export async function recordPristine(key: string, db: PGlite): Promise<void> {
-  counts.loaded++;
   if (!reuse || reuse.pristine.has(key)) return;
   reuse.pristine.set(key, ''); // until recorded: a database given back meanwhile is closed
   reuse.pristine.set(key, await pristine(db).catch(() => '')); // a schema without the record (no migrations): never kept
