@@ -11,7 +11,7 @@
 // event names its payment and opens its body. The other screens in French and Arabic pass axe.
 // axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or dark. Needs
 // `npm run build`.
-import type { Locator, Page } from 'playwright/test';
+import type { FileChooser, Locator, Page } from 'playwright/test';
 import { startService, type Service } from '../server/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
@@ -175,7 +175,12 @@ test("a merchant's day: sign-in link, password, live payments, timeline, resend,
   await tabTo(page, page.getByRole('button', { name: 'Activate Oolong to go' }));
   await page.keyboard.press('Enter');
   await expect(linkRow).toContainText('standard, active');
-  // A donation link with a cover photo chosen by the keyboard: its page shows the photo.
+  // A donation link with a cover photo chosen by the keyboard: its page shows the photo. The
+  // file chooser is listened for well before Space opens it: Playwright turns on its interception
+  // without waiting for the browser, so a listener added with the key press (waitForEvent) could
+  // miss a chooser that opened first (seen once on a fresh-clone run: 180 s waiting, no event).
+  const choosers: FileChooser[] = [];
+  page.on('filechooser', (chooser) => choosers.push(chooser));
   await tabTo(page, page.getByLabel('Kind'));
   await page.keyboard.press('ArrowDown');
   await expect(page.getByLabel('Kind')).toHaveValue('donation');
@@ -184,8 +189,9 @@ test("a merchant's day: sign-in link, password, live payments, timeline, resend,
   await tabTo(page, page.getByLabel('Description'));
   await page.keyboard.type('Every cup pays for a bin bag');
   await tabTo(page, page.getByLabel('Cover photo (PNG, JPEG, GIF or WebP)'));
-  const [cover] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
-  await cover.setFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PNG });
+  await page.keyboard.press('Space');
+  await expect.poll(() => choosers.length).toBe(1);
+  await choosers[0]!.setFiles({ name: 'cover.png', mimeType: 'image/png', buffer: PNG });
   await tabTo(page, page.getByRole('button', { name: 'Make link' }));
   await page.keyboard.press('Enter');
   const donationRow = page.getByRole('list', { name: 'Payment links, newest first' }).getByRole('listitem').filter({ hasText: 'Harbour clean-up' });
@@ -266,8 +272,10 @@ test("a merchant's day: sign-in link, password, live payments, timeline, resend,
   await axe(page, 'settings');
   const chooseLogo = async (name: string, mimeType: string, buffer: Buffer) => {
     await tabTo(page, page.getByLabel('Logo (PNG, JPEG, GIF or WebP)'));
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
-    await chooser.setFiles({ name, mimeType, buffer });
+    const before = choosers.length; // the listener added above, for the cover photo
+    await page.keyboard.press('Space');
+    await expect.poll(() => choosers.length).toBe(before + 1);
+    await choosers[before]!.setFiles({ name, mimeType, buffer });
   };
   await chooseLogo('logo.png', 'image/png', Buffer.from('<!doctype html><script>alert(1)</script>'));
   await tabTo(page, page.getByRole('button', { name: 'Save business' }));
