@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../paths.ts';
 import { openPglite } from '../storage/db.ts';
 import { migrate } from '../storage/migrations.ts';
+import { TEST_NODE_FLAGS } from '../testing/process.ts';
 
 const MAIN = fromRoot('build/server/main.js');
 const scratch = mkdtempSync(join(tmpdir(), 'service-startup-'));
@@ -18,7 +19,10 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first (npm test does)`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...TEST_NODE_FLAGS, MAIN], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -14,7 +14,7 @@ import { fromRoot } from '../../paths.ts';
 import { heldLock } from '../lock.ts';
 import { onlyClusterFiles, templateDir, templateFileName } from '../db.ts';
 import { schemaTemplate } from '../migrations.ts';
-import { spawnService, type ServiceProcess } from '../../testing/process.ts';
+import { spawnService, TEST_NODE_FLAGS, type ServiceProcess } from '../../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -38,7 +38,7 @@ function command(args: string[], env: Record<string, string>): Promise<{ code: n
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [fromRoot('build/server/main.js'), ...args],
+      [...TEST_NODE_FLAGS, fromRoot('build/server/main.js'), ...args],
       { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
     );
