@@ -1,7 +1,7 @@
 // Puts the dev chain in the shape the service expects: a test token per coin, with the real
 // token's decimals, the deposit factory, and tokens minted to the dev mnemonic's accounts.
 import { createRequire } from 'node:module';
-import { createPublicClient, createWalletClient, getContractAddress, http, parseEther, parseUnits, type Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, getContractAddress, http, parseEther, parseUnits, type Abi, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DaiTestToken, DepositFactory, TestToken, UsdcTestToken } from '../contracts/artifacts.generated.ts';
@@ -88,10 +88,17 @@ export async function devRpc(rpcUrl: string, method: string, params: unknown[] =
   return body.result;
 }
 
+/** viem's foundry chain with the id the dev chain at `rpcUrl` answers: a second dev chain (a test's wrong chain) has its own. */
+async function devChainOf(rpcUrl: string) {
+  const id = Number(await devRpc(rpcUrl, 'eth_chainId'));
+  return id === foundry.id ? foundry : defineChain({ ...foundry, id });
+}
+
 async function deployAll(rpcUrl: string, mintTo: number, mintEach: string, options: { pools?: boolean }): Promise<DevContracts> {
   const account = devAccount(0);
-  const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
-  const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
+  const chain = await devChainOf(rpcUrl);
+  const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+  const reader = createPublicClient({ chain, transport: http(rpcUrl) });
   const deployed = async (hash: Hex) => (await reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress!;
   const tokens = {} as DevContracts['tokens'];
   for (const t of DEV_TOKENS) {
@@ -131,8 +138,9 @@ async function deployAll(rpcUrl: string, mintTo: number, mintEach: string, optio
  */
 async function deployPools(rpcUrl: string, tokens: DevContracts['tokens']): Promise<Address> {
   const account = devAccount(0);
-  const wallet = createWalletClient({ account, chain: foundry, transport: http(rpcUrl) });
-  const reader = createPublicClient({ chain: foundry, transport: http(rpcUrl) });
+  const chain = await devChainOf(rpcUrl);
+  const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
+  const reader = createPublicClient({ chain, transport: http(rpcUrl) });
   // Sent one after another at known nonces, without waiting for each (a block a second on the
   // demo's chain): the contracts' addresses follow from the nonces, and every gas limit is given,
   // since nothing can be estimated against contracts not mined yet.
