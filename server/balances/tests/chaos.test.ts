@@ -1,27 +1,29 @@
-// Issue 49's chaos suite for money going out: on the shared dev chain, the service running its own
-// jobs (watcher, sweeper, treasury sender, treasury reconciliation) at short intervals, each
-// anomaly is injected (a send dropped from the pool, the node going away the moment a send is
-// handed to it, a deep reorganisation taking completed sends away with a nonce taken or free, the
-// treasury's token taken by its key used elsewhere, a final sweep taken away, a transfer to the
-// payout partner taken away, the treasury's native coin emptied, a retried withdrawal, a completed
-// swap taken away with its approval, an overpayment sent back, a counted deposit taken away; on the
-// way in an under-payment, the wrong coin, a late payment, a token taking a fee on transfer; a
-// token that answers false, a nonce stuck behind a fee spike) and must
-// end resolved by the service itself (or by the one step the docs name for it): the journal sums to 0, the treasury holds on chain
-// what the journal owes (no shortfall, no surplus, no hold), and the merchant is told by the
-// send's own event. Each row measures the time
-// from the injection to its resolution; the table is printed at the end and copied into
-// docs/balances.md ("Chaos suite"). Never waits on real seconds for the chain: blocks are mined on
-// demand (evm_mine), reorganisations are evm_snapshot/evm_revert. PGlite: what a row tests is the
-// service against the chain, not storage concurrency (concurrent undos and retries across
-// instances are attack-withdrawal-reorg.test's and idempotency.test's, on both databases).
+// The chaos suite for money going out: on the shared dev chain, the service running its own jobs
+// (watcher, sweeper, treasury sender, treasury reconciliation) at short intervals, each anomaly is
+// injected (a send dropped from the pool, the node going away for 30 s the moment a send is handed
+// to it while a payment arrives, a deep reorganisation taking completed sends away with a nonce
+// taken or free, the treasury's token taken by its key used elsewhere, a final sweep taken away, a
+// transfer to the payout partner taken away, the treasury's native coin emptied, a retried
+// withdrawal, a completed swap taken away with its approval, an overpayment sent back, a counted
+// deposit taken away; on the way in an under-payment, the wrong coin, the wrong chain (a second dev
+// chain of the test mode), a late payment, a token taking a fee on transfer; a token that answers
+// false, a nonce stuck behind a fee spike) and must end resolved by the service itself (or by the
+// one step the docs name for it): the journal sums to 0, the treasury holds on chain what the
+// journal owes (no shortfall, no surplus, no hold), and the merchant is told by the send's own
+// event. Each row measures the time from the injection to its resolution; the table is printed at
+// the end and copied into docs/balances.md ("Chaos suite"). Never waits on real seconds for the
+// chain: blocks are mined on demand (evm_mine), reorganisations are evm_snapshot/evm_revert. The
+// outage alone lasts its 30 real seconds: the service's retries and backoff run on timers. PGlite:
+// what a row tests is the service against the chain, not storage concurrency (concurrent undos and
+// retries across instances are attack-withdrawal-reorg.test's and idempotency.test's, on both
+// databases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseGwei, parseUnits, toHex, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
-import type { DevChain } from '../../../devchain/anvil.ts';
+import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
@@ -32,8 +34,10 @@ import { BatchSender, FalseToken, TestToken } from '../../../contracts/artifacts
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const treasury = devAccount(TREASURY_DEV_ACCOUNT).address;
 const usdt = (text: string) => parseUnits(text, 18);
-/** How long the node is away in the outage row: the service's RPC retries (2 × 200 ms) are long given up by then. */
-const OUTAGE_MS = 2_000;
+/** How long the node is away in the outage row: the service's RPC retries (2 × 200 ms) and the watcher's backoff are long given up by then. */
+const OUTAGE_MS = 30_000;
+/** The mode's second dev chain, where the wrong-chain row's money arrives: it takes BUSD only. */
+const SECOND_CHAIN_ID = 31338;
 
 /** One row of the printed table. */
 interface Row {
@@ -47,6 +51,9 @@ const rows: Row[] = [];
 describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, () => {
   let chain: DevChain;
   let contracts: DevContracts;
+  /** The second chain of the test mode: a fresh anvil, the same deployment (so the same factory and deposit addresses). */
+  let second: DevChain;
+  let secondContracts: DevContracts;
   let api: Service;
   let proxy: Awaited<ReturnType<typeof rpcProxy>>;
   /** The node as the service sees it: 'up', 'armed' (the next send reaches anvil, then the node goes away), 'down'. */
@@ -73,6 +80,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       }
       return undefined;
     });
+    second = await startDevChain({ chainId: SECOND_CHAIN_ID });
+    secondContracts = await deployDevContracts(second, 4);
     const chainMs = Math.round(performance.now() - started);
     // BUSD flagged as taking a fee on transfer (the fee-on-transfer row sets it one; none until then);
     // DAI is a token that can answer `false` (contracts/FalseToken.sol, as false-token.test).
@@ -85,15 +94,22 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     ).contractAddress!;
     const network = devNetwork(proxy.url, contracts, 1);
     network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t.symbol === 'DAI' ? { ...t, address: falseDai } : t));
+    // BUSD on both chains: a BUSD payment names its chain, and money sent on the other is the wrong chain's.
+    const secondNetwork = {
+      ...devNetwork(second.url, secondContracts, 1),
+      chainId: SECOND_CHAIN_ID,
+      name: 'Second local dev chain',
+      tokens: devNetwork(second.url, secondContracts, 1).tokens.filter((t) => t.symbol === 'BUSD'),
+    };
     api = await startService({
       demo: true,
-      networks: { test: network },
+      networks: { test: [network, secondNetwork] },
       devChain: DEV_CHAIN_POWERS,
       watchIntervalMs: 100,
       sweepIntervalMs: 200,
-      jobIntervalMs: 100,
-      treasuryReconcileIntervalMs: 200,
-      payoutCheckMs: 100,
+      jobIntervalMs: 250,
+      treasuryReconcileIntervalMs: 250,
+      payoutCheckMs: 250,
       // The service's clock: the stuck nonce's row moves it on past the replace-after wait (60 s).
       now: () => Date.now() + skewMs,
     });
@@ -112,6 +128,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     await api?.close();
     await proxy?.close();
     await chain?.stop();
+    await second?.stop();
     const width = (k: keyof Row) => Math.max(k.length, ...rows.map((r) => String(r[k] ?? '').length));
     const line = (r: Record<keyof Row, string>) => `| ${r.anomaly.padEnd(width('anomaly'))} | ${r.resolved} | ${r.told} | ${r.ms} |`;
     console.log(
@@ -165,10 +182,11 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     });
     return { hash, to: made.body.data.address as Address };
   }
-  /** The merchant's available balance of `coin`. */
-  const availableOf = async (coin: Address) =>
-    (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find((b) => b.token === coin.toLowerCase())?.available ??
-    0n;
+  /** The merchant's available balance of `coin` on `chainId` (BUSD has one address on both chains). */
+  const availableOf = async (coin: Address, chainId = 31337) =>
+    (await api.parts.journal.balances({ merchant: DEMO_MERCHANT, mode: 'test' } as never, Date.now())).find(
+      (b) => b.chainId === chainId && b.token === coin.toLowerCase(),
+    )?.available ?? 0n;
   const payment = async (reference: string) => (await server('GET', `/api/v1/payments/${reference}`)).body.data.payment;
   /** What the merchant was told of payment `reference` by events of `type`: each one's status (DEPOSIT_UNMATCHED: its reason). */
   const toldOf = async (type: string, reference: string) =>
@@ -267,26 +285,42 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     });
   });
 
-  it('the node goes away the moment a withdrawal is handed to it: the answer lost, counted once when it is back', async () => {
+  it('the node goes away for 30 s the moment a withdrawal is handed to it: the answer lost, a payment made meanwhile; each counted once when it is back', {
+    timeout: OUTAGE_MS + 60_000,
+  }, async () => {
     const row: Row = {
-      anomaly: `the RPC node gone for ${OUTAGE_MS / 1000} s the moment a withdrawal is handed to it (mined, its answer lost)`,
+      anomaly: `the RPC node gone for ${OUTAGE_MS / 1000} s the moment a withdrawal is handed to it (mined, its answer lost), a payment of 5 USDT made and mined meanwhile`,
       resolved: '',
       told: '',
     };
     rows.push(row);
     const to = devAccount(13).address;
+    const before = (await available()) ?? 0n;
     node = 'armed';
     const id = await withdraw(to, '2');
     await until('the node gone', async () => node === 'down', 10_000, 20);
-    await until('the withdrawal completed', async () => (await withdrawal(id)).status === 'completed', 20_000, 100);
+    // While the service sees no node: a customer pays, and blocks go by (on the chain itself, not through the service's node).
+    await pay('chaos-outage', '5');
+    for (let i = 0; i < 3; i++) await rpc('evm_mine');
+    expect((await payment('chaos-outage')).status).toBe('pending');
+    await until('the withdrawal completed', async () => (await withdrawal(id)).status === 'completed', OUTAGE_MS + 20_000, 100);
+    await until(
+      'the payment confirmed, swept and journaled',
+      mining(async () => (await available()) === before - usdt('2') + usdt('5')),
+      20_000,
+      100,
+    );
     row.ms = Math.round(performance.now() - outageStarted);
     expect(row.ms).toBeGreaterThanOrEqual(OUTAGE_MS);
     expect(await onChain(to)).toBe(usdt('2'));
     expect(await told('WITHDRAWAL_UPDATED', id)).toEqual(['pending', 'completed']);
+    expect(await payment('chaos-outage')).toMatchObject({ status: 'confirmed', amountPaidExact: '5' });
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-outage')).toEqual(['confirmed']);
     await booksBalance();
     Object.assign(row, {
-      resolved: 'waits (a missing answer proves nothing); the receipt read once the node answers; paid once',
-      told: 'WITHDRAWAL_UPDATED pending, completed',
+      resolved:
+        'waits (a missing answer proves nothing); once the node answers: the receipt read, paid once; the blocks of the outage scanned, the payment counted, swept and journaled once',
+      told: 'WITHDRAWAL_UPDATED pending, completed; DEPOSIT_TRANSACTION confirmed (once each)',
     });
   });
 
@@ -859,6 +893,71 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     });
   });
 
+  it('the wrong chain (BUSD sent on the second chain to a BUSD payment on the first): told once, swept there into the balance, kept in one step', async () => {
+    const row: Row = { anomaly: `the wrong chain (10 BUSD to a 10 BUSD payment on chain 31337, sent on chain ${SECOND_CHAIN_ID})`, resolved: '', told: '' };
+    rows.push(row);
+    const busd = secondContracts.tokens.BUSD;
+    expect(busd).toBe(contracts.tokens.BUSD); // one address on both chains: only the chain tells the two apart
+    const secondReader = createPublicClient({ transport: http(second.url) });
+    const treasuryThere = () => secondReader.readContract({ address: busd, abi: erc20Abi, functionName: 'balanceOf', args: [treasury] });
+    const before = await availableOf(busd, SECOND_CHAIN_ID);
+    const beforeHere = await availableOf(busd);
+    const made = await server('POST', '/api/v1/transaction/initialize', {
+      reference: 'chaos-chain',
+      coin: 'BUSD',
+      chain_id: 31337,
+      currency: 'USD',
+      amount: 10,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const customer = createWalletClient({ account: devAccount(1), transport: http(second.url) });
+    const injected = performance.now();
+    await customer.writeContract({
+      chain: null,
+      address: busd,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [made.body.data.address as Address, usdt('10')],
+    });
+    await until(
+      'told and journaled on the second chain',
+      async () => {
+        await secondReader.request({ method: 'evm_mine' as 'eth_blockNumber' });
+        return (await availableOf(busd, SECOND_CHAIN_ID)) === before + usdt('10') && (await toldOf('DEPOSIT_UNMATCHED', 'chaos-chain')).length > 0;
+      },
+      20_000,
+      100,
+    );
+    // The step balances.md names: keep it (`accept`; the money is in the balance already, in its coin on its chain), or send it back there.
+    const open = await payment('chaos-chain');
+    const accepted = await server('POST', '/api/v1/payments/chaos-chain/accept');
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    row.ms = Math.round(performance.now() - injected);
+    expect(open).toMatchObject({
+      status: 'pending',
+      amountPaidExact: '0',
+      attention: { reason: 'wrong_chain', amount: '10', coin: 'BUSD', chain_id: SECOND_CHAIN_ID },
+    });
+    expect(await payment('chaos-chain')).toMatchObject({ status: 'pending', amountPaidExact: '0', attention: null });
+    expect(await toldOf('DEPOSIT_UNMATCHED', 'chaos-chain')).toEqual(['wrong_chain']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-chain')).toEqual([]);
+    // Nothing of it on the payment's own chain.
+    expect(await availableOf(busd)).toBe(beforeHere);
+    // The second chain's books: its treasury holds what the journal owes there, no finding, no hold.
+    expect(await api.parts.treasuryTxs.inFlight(SECOND_CHAIN_ID)).toBe(false);
+    await api.parts.reconcileTreasuries();
+    const held = await api.parts.journal.held(SECOND_CHAIN_ID, busd.toLowerCase());
+    expect(held.merchants + held.fees + held.payable).toBe(await treasuryThere());
+    expect(await treasuryThere()).toBeGreaterThanOrEqual(usdt('10'));
+    const finding = (await api.parts.treasuryHolds.findings()).find((f) => f.chainId === SECOND_CHAIN_ID && f.token === busd.toLowerCase());
+    expect({ short: finding?.short ?? 0n, surplus: finding ? surplusOf(finding) : 0n }).toEqual({ short: 0n, surplus: 0n });
+    await booksBalance();
+    Object.assign(row, {
+      resolved: `never counted toward the payment: \`attention\` \`wrong_chain\` 10 BUSD on ${SECOND_CHAIN_ID}, swept there into the treasury and journaled into the merchant's BUSD balance on that chain; the merchant keeps it (\`accept\`, one step; or \`send_back\`, in BUSD on that chain), the payment unchanged; both chains' treasuries agree with the journal`,
+      told: 'DEPOSIT_UNMATCHED `wrong_chain` (once)',
+    });
+  });
+
   it('a late payment (10 USDT after its quote ran out): told once, accepted by the merchant in one step, counted then', async () => {
     const row: Row = { anomaly: 'a late payment (10 USDT to a 10 USDT payment after its quote ran out)', resolved: '', told: '' };
     rows.push(row);
@@ -891,7 +990,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       });
     const afterFee = (value: bigint) => value - value / 100n;
     const before = await availableOf(busd);
-    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-fee', coin: 'BUSD', currency: 'USD', amount: 10 });
+    const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-fee', coin: 'BUSD', chain_id: 31337, currency: 'USD', amount: 10 });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     await fee(100n);
     try {
