@@ -188,9 +188,13 @@ describe.each(KINDS)('a relay mined after its request stopped waiting, on %s', {
       if (rpc.method === 'eth_sendRawTransaction') mined.set(keccak256(rpc.params![0] as Hex), 0);
       const hash = rpc.params?.[0] as string;
       if (rpc.method !== 'eth_getTransactionReceipt' || !mined.has(hash)) return undefined;
-      if (!(await devRpc(dev.chain.url, 'eth_getTransactionReceipt', [hash]))) return undefined;
+      // One look at the chain answers the question, whatever it finds: asked again, a block mined
+      // in between gave the service the receipt at once, without the second of nulls this test is
+      // about (a fresh-clone run on a loaded machine saw no null).
+      const receipt = await devRpc(dev.chain.url, 'eth_getTransactionReceipt', [hash]);
+      if (!receipt) return { jsonrpc: '2.0', id: rpc.id, result: null };
       if (!mined.get(hash)) mined.set(hash, Date.now());
-      if (Date.now() - mined.get(hash)! >= 1_000) return undefined;
+      if (Date.now() - mined.get(hash)! >= 1_000) return { jsonrpc: '2.0', id: rpc.id, result: receipt };
       nulls++;
       return { jsonrpc: '2.0', id: rpc.id, result: null };
     });
