@@ -223,17 +223,18 @@ export class Treasury {
    * What a mined transaction's receipt says the treasury moved of `token` to `to`: the sum of
    * that token's Transfer logs from the treasury to it. A receipt's status alone says
    * the call did not revert, not that the token moved: a token that answers `false` instead of
-   * reverting succeeds having moved nothing, and logs nothing.
+   * reverting succeeds having moved nothing, and logs nothing. A token flagged `feeOnTransfer`
+   * may log what arrives and its fee apart (as Tether's contract does with its fee on): what left
+   * the treasury is then all its Transfer logs from the treasury, once one of them reached `to`.
    */
   moved(receipt: TransactionReceipt, token: Address, to: Address): bigint {
-    return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false })
-      .filter(
-        (log) =>
-          log.address.toLowerCase() === token.toLowerCase() &&
-          log.args.from?.toLowerCase() === this.address.toLowerCase() &&
-          log.args.to?.toLowerCase() === to.toLowerCase(),
-      )
-      .reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
+    const sum = (logs: Array<{ args: { value?: bigint } }>) => logs.reduce((total, log) => total + (log.args.value ?? 0n), 0n);
+    const out = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false }).filter(
+      (log) => log.address.toLowerCase() === token.toLowerCase() && log.args.from?.toLowerCase() === this.address.toLowerCase(),
+    );
+    const reached = sum(out.filter((log) => log.args.to?.toLowerCase() === to.toLowerCase()));
+    const feeOnTransfer = this.network.tokens.some((t) => t.feeOnTransfer && t.address.toLowerCase() === token.toLowerCase());
+    return feeOnTransfer && reached > 0n ? sum(out) : reached;
   }
 
   /** What a mined transaction's receipt says the treasury received of `token` (a swap's output): the sum of that token's Transfer logs to the treasury. */
