@@ -189,9 +189,17 @@ export class Sweeper {
     const data = targets.some((t) => t.fee)
       ? encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets.map(this.feeArg)] })
       : encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
-    // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
-    const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length);
-    const { receipt, sent } = await this.send(network.factory, data, fees, limit, lease);
+    let receipt: TransactionReceipt, sent: Hex[];
+    try {
+      // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
+      const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length);
+      ({ receipt, sent } = await this.send(network.factory, data, fees, limit, lease));
+    } catch (error) {
+      // A gas wallet too poor for the node sent nothing: the claims end now (not in 5 minutes), so the deposits go once it is funded.
+      if (error instanceof BaseError && /insufficient funds/i.test(error.message))
+        for (const t of targets) await store.sweeps.postponeSweep(network.chainId, t, maxBlock, now());
+      throw error;
+    }
     const hash = receipt.transactionHash;
     // A reverted sweep moved nothing: its claims run out and the deposits are tried again.
     if (receipt.status !== 'success') throw new Error(`sweep ${hash} on chain ${network.chainId} reverted`);
