@@ -22,12 +22,22 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseGwei, pars
 import { foundry } from 'viem/chains';
 import { startService, type Service } from '../../app.ts';
 import { DEMO_MERCHANT } from '../../seed.ts';
-import { deployDevContracts, devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
+import {
+  deployDevContracts,
+  devAccount,
+  devNetwork,
+  GAS_DEV_ACCOUNT,
+  PARTNER_DEV_ACCOUNT,
+  TREASURY_DEV_ACCOUNT,
+  type DevContracts,
+} from '../../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { TEST_BANK_ACCOUNT } from '../../testing/api-calls.ts';
 import { caller, rpcProxy, toldStatuses, until, type RpcCall } from '../../testing/chain.ts';
+import { relayPayments } from '../../testing/relay-payments.ts';
+import type { Network } from '../../chain/networks.ts';
 import { surplusOf } from '../../chain/treasury-reconcile.ts';
 import { BatchSender, FalseToken, TestToken } from '../../../contracts/artifacts.generated.ts';
 
@@ -63,6 +73,8 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   let skewMs = 0;
   /** The service's DAI: a token that answers `false` once told to (the false-returning row). */
   let falseDai: Address;
+  /** The first chain's network as the service has it (a relay's signature names its USDC). */
+  let network: Network;
 
   beforeAll(async () => {
     const started = performance.now();
@@ -92,7 +104,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
         pollingInterval: 50,
       })
     ).contractAddress!;
-    const network = devNetwork(proxy.url, contracts, 1);
+    network = devNetwork(proxy.url, contracts, 1);
     network.tokens = network.tokens.map((t) => (t.symbol === 'BUSD' ? { ...t, feeOnTransfer: true } : t.symbol === 'DAI' ? { ...t, address: falseDai } : t));
     // BUSD on both chains: a BUSD payment names its chain, and money sent on the other is the wrong chain's.
     const secondNetwork = {
@@ -158,7 +170,6 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     return made.body.data.id as string;
   };
   const told = (type: string, id: string) => toldStatuses(api, type, id);
-  const operatorEvents = async () => (await api.parts.treasuryHolds.events()).map((e) => e.kind);
   /**
    * Pays `amount` of `coin` (USDT unless said) from dev account 1 to a new USDT payment of `due`
    * (`amount` unless said), its quote run out before the money came when `expired` (as
@@ -424,6 +435,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     const row: Row = { anomaly: 'USDT taken from the treasury by its key used outside the service (treasury short)', resolved: '', told: '' };
     rows.push(row);
     const gasBefore = await reader().getBalance({ address: treasury });
+    const sinceMs = Date.now() + skewMs;
     const thief = createWalletClient({ account: devAccount(TREASURY_DEV_ACCOUNT), chain: foundry, transport: http(chain.url) });
     await reader().waitForTransactionReceipt({
       hash: await thief.writeContract({ address: contracts.tokens.USDT, abi: erc20Abi, functionName: 'transfer', args: [devAccount(18).address, usdt('3')] }),
@@ -447,7 +459,9 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     await until('the hold lifted by itself', async () => (await api.parts.treasuryHolds.active(31337)) === undefined, 10_000, 50);
     row.ms = Math.round(performance.now() - funded);
     expect((await api.parts.treasuryHolds.holds()).resolved[0]).toMatchObject({ reason: 'treasury_short', resolvedBy: 'service' });
-    expect(await operatorEvents()).toEqual(expect.arrayContaining(['treasury_short', 'hold', 'hold_cleared']));
+    // This row's operator events, each once, in order.
+    const mine = (await api.parts.treasuryHolds.events()).filter((e) => e.createdMs >= sinceMs).map((e) => e.kind);
+    expect(mine.sort()).toEqual(['hold', 'hold_cleared', 'treasury_short']);
     const accepted = await withdraw(devAccount(19).address, '1');
     await until('the withdrawal completed', async () => (await withdrawal(accepted)).status === 'completed', 10_000, 100);
     await booksBalance();
@@ -461,6 +475,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     const row: Row = { anomaly: 'a final sweep into the treasury reorganised away (past the confirmations)', resolved: '', told: '' };
     rows.push(row);
     const before = (await available())!;
+    const sinceMs = Date.now() + skewMs;
     await rpc('evm_setAutomine', [false]);
     let paid: Hex;
     try {
@@ -505,8 +520,12 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     } finally {
       await rpc('evm_setAutomine', [true]);
     }
-    const events = await api.parts.treasuryHolds.events();
-    expect(events.find((e) => e.kind === 'sweep_vanished')?.detail).toMatch(/swept again/);
+    const events = (await api.parts.treasuryHolds.events()).filter((e) => e.createdMs >= sinceMs);
+    // Told once: one sweep_vanished, and a hold it brought (a look between the undo and the new sweep) cleared by itself.
+    const vanished = events.filter((e) => e.kind === 'sweep_vanished');
+    expect(vanished).toHaveLength(1);
+    expect(vanished[0]!.detail).toMatch(/swept again/);
+    expect(events.filter((e) => e.kind === 'hold').length).toBe(events.filter((e) => e.kind === 'hold_cleared').length);
     // The deposit journaled once: the balance as before the reorganisation.
     expect(await available()).toBe(before + usdt('20'));
     expect((await api.parts.journal.entries(DEMO_MERCHANT.id)).filter((e) => e.kind === 'deposit' && e.ref.includes(paid))).toHaveLength(1);
@@ -727,6 +746,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     expect((await payment()).attention).toBeNull();
     expect(await available()).toBe(before + usdt('10'));
     expect(await told('REFUND_UPDATED', back)).toEqual(['ready', 'sent', 'confirmed']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-over')).toEqual(['confirmed']);
     await booksBalance();
     Object.assign(row, {
       resolved:
@@ -1063,6 +1083,87 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
       resolved:
         'mined with success, nothing moved: a send is done only when its receipt logs the token moving the amount → failed ("did not move the amount"), `withdrawal_returned`, the money back in the balance',
       told: 'WITHDRAWAL_UPDATED pending, failed',
+    });
+  });
+
+  it('the gas wallet emptied: sweeps wait and relays are refused cleanly; once the operator funds it, swept, journaled and relayed', async () => {
+    const row: Row = {
+      anomaly: 'the gas wallet emptied (it pays sweeps and relays): a 10 USDT payment to sweep, a customer with no ETH signing a USDC payment',
+      resolved: '',
+      told: '',
+    };
+    rows.push(row);
+    const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
+    const funded = await reader().getBalance({ address: gasWallet });
+    const before = (await available()) ?? 0n;
+    const usdcBefore = await availableOf(contracts.tokens.USDC);
+    const { signedPayment, relay } = relayPayments({
+      call,
+      chainUrl: () => chain.url,
+      network: () => network,
+      usdc: () => contracts.tokens.USDC,
+      funder: devAccount(3),
+    });
+    await rpc('anvil_setBalance', [gasWallet, '0x3e8']); // 1000 wei
+    const injected = performance.now();
+    let refusedAt = 0;
+    try {
+      await pay('chaos-gas', '10');
+      // Counted, but not swept while the gas wallet cannot pay: nothing journaled, and /readyz names it.
+      await until(
+        'confirmed',
+        mining(async () => (await payment('chaos-gas')).status === 'confirmed'),
+        20_000,
+        100,
+      );
+      const ready = await until(
+        'not ready, naming the gas wallet',
+        async () => {
+          const answer = await fetch(`${api.url}/readyz`);
+          const body = (await answer.json()) as { data: Array<{ name: string; ok: boolean }> };
+          return answer.status === 503 && body.data.find((c) => c.name === 'gas wallet on chain 31337' && !c.ok);
+        },
+        10_000,
+        100,
+      );
+      expect(ready).toBeTruthy();
+      for (let i = 0; i < 5; i++) await rpc('evm_mine');
+      expect(await available()).toBe(before);
+      // A signature to relay: refused before anything is sent (the customer can pay by transfer).
+      const signed = await signedPayment('chaos-gas-relay');
+      const refused = await relay(signed);
+      expect([refused.status, refused.body.code, refused.body.errors?.[0]?.field]).toEqual([409, 'relay_declined', 'gas.wallet']);
+      expect((await payment('chaos-gas-relay')).status).toBe('pending');
+      refusedAt = Math.round(performance.now() - injected);
+      // The step operating.md names: fund the gas wallet.
+      await rpc('anvil_setBalance', [gasWallet, `0x${funded.toString(16)}`]);
+      const fundedAt = performance.now();
+      await until(
+        'swept and journaled',
+        mining(async () => (await available()) === before + usdt('10')),
+        20_000,
+        100,
+      );
+      // The same signature, relayed now: paid, swept and journaled into the USDC balance.
+      const relayed = await relay(signed);
+      expect(relayed.status, JSON.stringify(relayed.body)).toBe(201);
+      await until(
+        'relayed, swept and journaled',
+        mining(async () => (await availableOf(contracts.tokens.USDC)) === usdcBefore + signed.due),
+        20_000,
+        100,
+      );
+      row.ms = Math.round(performance.now() - fundedAt);
+    } finally {
+      await rpc('anvil_setBalance', [gasWallet, `0x${funded.toString(16)}`]);
+    }
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-gas')).toEqual(['confirmed']);
+    expect(await toldOf('DEPOSIT_TRANSACTION', 'chaos-gas-relay')).toEqual(['confirmed']);
+    expect((await api.parts.journal.entries(DEMO_MERCHANT.id)).filter((e) => e.kind === 'sponsored_gas')).toHaveLength(1);
+    await booksBalance();
+    Object.assign(row, {
+      resolved: `sweeps wait (the payment confirmed, nothing swept nor journaled, /readyz 503 naming the gas wallet); a relay refused before anything is sent (409 \`relay_declined\` naming \`gas.wallet\`, in ${refusedAt} ms); the operator funds the gas wallet (the step operating.md names): swept and journaled once, the same signature relayed, its gas journaled once (time: from the funding)`,
+      told: 'DEPOSIT_TRANSACTION confirmed (once for each payment)',
     });
   });
 
