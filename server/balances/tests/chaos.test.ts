@@ -57,6 +57,12 @@ interface Row {
   ms?: number;
 }
 const rows: Row[] = [];
+/** A row of the table, in the order the rows run. */
+function rowOf(anomaly: string): Row {
+  const row = { anomaly, resolved: '', told: '' };
+  rows.push(row);
+  return row;
+}
 
 describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, () => {
   let chain: DevChain;
@@ -256,8 +262,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   }
 
   it("a withdrawal's transaction dropped from the node's pool: sent again as recorded", async () => {
-    const row: Row = { anomaly: "a withdrawal's transaction dropped from the pool before it was mined", resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf("a withdrawal's transaction dropped from the pool before it was mined");
     const to = devAccount(12).address;
     await rpc('evm_setAutomine', [false]);
     let id = '';
@@ -299,12 +304,9 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   it('the node goes away for 30 s the moment a withdrawal is handed to it: the answer lost, a payment made meanwhile; each counted once when it is back', {
     timeout: OUTAGE_MS + 60_000,
   }, async () => {
-    const row: Row = {
-      anomaly: `the RPC node gone for ${OUTAGE_MS / 1000} s the moment a withdrawal is handed to it (mined, its answer lost), a payment of 5 USDT made and mined meanwhile`,
-      resolved: '',
-      told: '',
-    };
-    rows.push(row);
+    const row = rowOf(
+      `the RPC node gone for ${OUTAGE_MS / 1000} s the moment a withdrawal is handed to it (mined, its answer lost), a payment of 5 USDT made and mined meanwhile`,
+    );
     const to = devAccount(13).address;
     const before = (await available()) ?? 0n;
     node = 'armed';
@@ -336,14 +338,9 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a deep reorganisation takes three completed sends away: one nonce taken by a later withdrawal, two still valid', async () => {
-    const lostRow: Row = {
-      anomaly: 'a completed withdrawal reorganised away (past the confirmations), its nonce taken by a later withdrawal',
-      resolved: '',
-      told: '',
-    };
-    const againRow: Row = { anomaly: 'a completed withdrawal reorganised away, its nonce still free', resolved: '', told: '' };
-    const refundRow: Row = { anomaly: "a confirmed refund's send reorganised away, its nonce still free", resolved: '', told: '' };
-    rows.push(lostRow, againRow, refundRow);
+    const lostRow = rowOf('a completed withdrawal reorganised away (past the confirmations), its nonce taken by a later withdrawal');
+    const againRow = rowOf('a completed withdrawal reorganised away, its nonce still free');
+    const refundRow = rowOf("a confirmed refund's send reorganised away, its nonce still free");
     const to = { lost: devAccount(14).address, again: devAccount(15).address, refund: devAccount(16).address, taker: devAccount(17).address };
     const snapshot = await rpc('evm_snapshot');
     const lost = await withdraw(to.lost, '5');
@@ -432,8 +429,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it("the treasury's token taken by its key used elsewhere: held, withdrawals refused; lifts itself once funded", async () => {
-    const row: Row = { anomaly: 'USDT taken from the treasury by its key used outside the service (treasury short)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('USDT taken from the treasury by its key used outside the service (treasury short)');
     const gasBefore = await reader().getBalance({ address: treasury });
     const sinceMs = Date.now() + skewMs;
     const thief = createWalletClient({ account: devAccount(TREASURY_DEV_ACCOUNT), chain: foundry, transport: http(chain.url) });
@@ -472,8 +468,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a final sweep taken away by a deep reorganisation: swept again, the treasury agrees', async () => {
-    const row: Row = { anomaly: 'a final sweep into the treasury reorganised away (past the confirmations)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a final sweep into the treasury reorganised away (past the confirmations)');
     const before = (await available())!;
     const sinceMs = Date.now() + skewMs;
     await rpc('evm_setAutomine', [false]);
@@ -538,8 +533,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a transfer to the payout partner reorganised away: owed again, sent again as recorded', async () => {
-    const row: Row = { anomaly: 'a transfer to the payout partner reorganised away (past the confirmations), its nonce still free', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a transfer to the payout partner reorganised away (past the confirmations), its nonce still free');
     const partner = devAccount(PARTNER_DEV_ACCOUNT).address;
     const before = await onChain(partner);
     const bank = await server('POST', '/api/v1/bank/payouts', TEST_BANK_ACCOUNT);
@@ -590,8 +584,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it("the treasury's native coin emptied: its send waits, and goes once the operator funds it", async () => {
-    const row: Row = { anomaly: "the treasury's native coin emptied (no gas for its sends)", resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf("the treasury's native coin emptied (no gas for its sends)");
     const to = devAccount(21).address;
     const gas = await reader().getBalance({ address: treasury });
     await rpc('anvil_setBalance', [treasury, '0x0']);
@@ -620,8 +613,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a withdrawal retried: the same Idempotency-Key three times at once pays once', async () => {
-    const row: Row = { anomaly: 'a withdrawal retried (one Idempotency-Key, three requests at once)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a withdrawal retried (one Idempotency-Key, three requests at once)');
     const to = devAccount(20).address;
     const body = JSON.stringify({ coin: 'USDT', chain_id: 31337, address: to, amount: '2' });
     const injected = performance.now();
@@ -653,12 +645,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
     });
   });
   it('a completed swap reorganised away with its approval: undone, sent again as recorded, the hold lifts itself', async () => {
-    const row: Row = {
-      anomaly: 'a completed swap (USDT to USDC) reorganised away with its router approval (past the confirmations), its nonces still free',
-      resolved: '',
-      told: '',
-    };
-    rows.push(row);
+    const row = rowOf('a completed swap (USDT to USDC) reorganised away with its router approval (past the confirmations), its nonces still free');
     const snapshot = await rpc('evm_snapshot');
     const quote = (await server('POST', '/api/v1/swaps/quote', { from: 'USDT', to: 'USDC', amount: '10' })).body.data;
     const accepted = await server('POST', '/api/v1/swaps', { quote_id: quote.id });
@@ -710,8 +697,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('an overpayment: confirmed, the excess sent back by the treasury in one step', async () => {
-    const row: Row = { anomaly: 'an overpayment (12 USDT to a 10 USDT payment)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('an overpayment (12 USDT to a 10 USDT payment)');
     const before = (await available())!;
     const made = await server('POST', '/api/v1/transaction/initialize', { reference: 'chaos-over', coin: 'USDT', currency: 'USD', amount: 10 });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
@@ -756,8 +742,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it("an exchange's batch-sending contract paying three deposits in one transaction: each counted once, on its own payment", async () => {
-    const row: Row = { anomaly: "an exchange's batch-sending contract paying three deposits in one transaction (5, 3 and 2 USDT)", resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf("an exchange's batch-sending contract paying three deposits in one transaction (5, 3 and 2 USDT)");
     const before = (await available())!;
     const amounts = { 'chaos-batch-1': '5', 'chaos-batch-2': '3', 'chaos-batch-3': '2' } as const;
     const to: Address[] = [];
@@ -805,8 +790,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a deposit reorganised away after it was counted, swept and journaled: reversed, told, held until the operator resolves', async () => {
-    const row: Row = { anomaly: 'a deposit reorganised away (past the confirmations) after it was counted, swept and journaled', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a deposit reorganised away (past the confirmations) after it was counted, swept and journaled');
     const before = (await available())!;
     const snapshot = await rpc('evm_snapshot');
     const { hash } = await pay('chaos-gone', '7');
@@ -863,8 +847,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('an under-payment (6 USDT to a 10 USDT payment): incomplete, then expired as a partial the merchant accepts in one step', async () => {
-    const row: Row = { anomaly: 'an under-payment (6 USDT to a 10 USDT payment), its quote then run out', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('an under-payment (6 USDT to a 10 USDT payment), its quote then run out');
     const before = (await available())!;
     const injected = performance.now();
     await pay('chaos-under', '6', { due: '10' });
@@ -894,8 +877,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('the wrong coin (4 USDC to a USDT payment): told once, swept into the USDC balance, kept by the merchant in one step', async () => {
-    const row: Row = { anomaly: 'the wrong coin (4 USDC to a 10 USDT payment)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('the wrong coin (4 USDC to a 10 USDT payment)');
     // The step balances.md names: keep it (`accept`; the money is in the balance already), or send it back.
     const { open, before, ms } = await unmatchedAccepted('chaos-coin', '4', { coin: 'USDC', due: '10' });
     row.ms = ms;
@@ -914,8 +896,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('the wrong chain (BUSD sent on the second chain to a BUSD payment on the first): told once, swept there into the balance, kept in one step', async () => {
-    const row: Row = { anomaly: `the wrong chain (10 BUSD to a 10 BUSD payment on chain 31337, sent on chain ${SECOND_CHAIN_ID})`, resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf(`the wrong chain (10 BUSD to a 10 BUSD payment on chain 31337, sent on chain ${SECOND_CHAIN_ID})`);
     const busd = secondContracts.tokens.BUSD;
     expect(busd).toBe(contracts.tokens.BUSD); // one address on both chains: only the chain tells the two apart
     const secondReader = createPublicClient({ transport: http(second.url) });
@@ -979,8 +960,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a late payment (10 USDT after its quote ran out): told once, accepted by the merchant in one step, counted then', async () => {
-    const row: Row = { anomaly: 'a late payment (10 USDT to a 10 USDT payment after its quote ran out)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a late payment (10 USDT to a 10 USDT payment after its quote ran out)');
     // The step balances.md names: accept it (counted as if in time), or send it back.
     const { hash, open, before, ms } = await unmatchedAccepted('chaos-late', '10', { expired: true });
     row.ms = ms;
@@ -999,8 +979,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a fee-on-transfer token (BUSD keeping 1 % of each transfer): credited what arrived, journaled what the treasury received', async () => {
-    const row: Row = { anomaly: 'a fee-on-transfer token (10 BUSD sent to a 10 BUSD payment, the token keeping 1 % of each transfer)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a fee-on-transfer token (10 BUSD sent to a 10 BUSD payment, the token keeping 1 % of each transfer)');
     const busd = contracts.tokens.BUSD;
     const issuer = createWalletClient({ account: devAccount(0), chain: foundry, transport: http(chain.url) });
     const fee = async (bps: bigint) =>
@@ -1039,8 +1018,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a token that answers false (DAI): the withdrawal it did not move fails, its money back, told by its own event', async () => {
-    const row: Row = { anomaly: 'a token that answers `false` and moves nothing (a 2 DAI withdrawal)', resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf('a token that answers `false` and moves nothing (a 2 DAI withdrawal)');
     const customer = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
     const write = async (functionName: 'mint' | 'refuse', args: readonly unknown[]) =>
       reader().waitForTransactionReceipt({
@@ -1087,12 +1065,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('the gas wallet emptied: sweeps wait and relays are refused cleanly; once the operator funds it, swept, journaled and relayed', async () => {
-    const row: Row = {
-      anomaly: 'the gas wallet emptied (it pays sweeps and relays): a 10 USDT payment to sweep, a customer with no ETH signing a USDC payment',
-      resolved: '',
-      told: '',
-    };
-    rows.push(row);
+    const row = rowOf('the gas wallet emptied (it pays sweeps and relays): a 10 USDT payment to sweep, a customer with no ETH signing a USDC payment');
     const gasWallet = devAccount(GAS_DEV_ACCOUNT).address;
     const funded = await reader().getBalance({ address: gasWallet });
     const before = (await available()) ?? 0n;
@@ -1168,8 +1141,7 @@ describe('chaos on money going out (issue 49), on pglite', { timeout: 60_000 }, 
   });
 
   it('a stuck nonce: a withdrawal priced under a fee spike, signed again at its nonce with higher fees, paid once', async () => {
-    const row: Row = { anomaly: "a stuck nonce (a withdrawal's transaction priced under a 200 gwei base fee, waiting in the pool)", resolved: '', told: '' };
-    rows.push(row);
+    const row = rowOf("a stuck nonce (a withdrawal's transaction priced under a 200 gwei base fee, waiting in the pool)");
     const to = devAccount(24).address;
     const baseFee = (await reader().getBlock()).baseFeePerGas!;
     await rpc('evm_setAutomine', [false]);
