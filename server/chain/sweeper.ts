@@ -190,13 +190,14 @@ export class Sweeper {
       ? encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets.map(this.feeArg)] })
       : encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     let receipt: TransactionReceipt, sent: Hex[];
+    const broadcast: Hex[] = [];
     try {
       // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
       const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length);
-      ({ receipt, sent } = await this.send(network.factory, data, fees, limit, lease));
+      ({ receipt, sent } = await this.send(network.factory, data, fees, limit, lease, undefined, undefined, broadcast));
     } catch (error) {
-      // A gas wallet too poor for the node sent nothing: the claims end now (not in 5 minutes), so the deposits go once it is funded.
-      if (error instanceof BaseError && /insufficient funds/i.test(error.message))
+      // Refused for want of gas before any of it reached the node: the claims end now (not in 5 min), so the deposits go once it is funded.
+      if (broadcast.length === 0 && error instanceof BaseError && /insufficient funds/i.test(error.message))
         for (const t of targets) await store.sweeps.postponeSweep(network.chainId, t, maxBlock, now());
       throw error;
     }
@@ -365,7 +366,7 @@ export class Sweeper {
    * only while the lease is still held: LeaseLost otherwise, and the claims run out. A relay
    * (server/chain/relay.ts) is sent this way too, under the same lease, re-priced no higher than
    * its `feeCeiling` (the max fee, or gas price, at which it stays within its caps), each of its
-   * transactions shown to `signed` before it is broadcast (the relay records it there).
+   * transactions shown to `signed` before it is broadcast (the relay records it there). `sent` gets each hash the node took, thrown or not.
    */
   async send(
     to: Address,
@@ -375,6 +376,7 @@ export class Sweeper {
     lease: HeldLease,
     feeCeiling?: bigint,
     signed?: (hash: Hex, nonce: number, fees: Fees) => Promise<void>,
+    sent: Hex[] = [],
   ): Promise<{ receipt: TransactionReceipt; sent: Hex[] }> {
     const { network, gas } = this.o;
     const wallet = createWalletClient({ account: gas, transport: this.transport });
@@ -382,7 +384,6 @@ export class Sweeper {
     // instance is replaced by this one rather than queued behind it.
     const nonce = await this.rpc.getTransactionCount({ address: gas.address, blockTag: 'latest' });
     let fees = initial;
-    const sent: Hex[] = [];
     const submit = async () => {
       await lease.hold();
       const request = await wallet.prepareTransactionRequest({ chain: chainOf(network), to, data, nonce, gas: limit, ...fees } as Parameters<

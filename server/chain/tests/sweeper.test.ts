@@ -383,3 +383,43 @@ it('sends nothing once its lease went to another instance mid-tick; the deposit 
   expect((await b.tick()).swept).toBeGreaterThanOrEqual(1);
   expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
 });
+
+// A gas wallet the node finds too poor for a sweep: the deposits' claims end at once only when
+// none of the sweep reached the node. Here the first send did and waits in the pool; the wallet
+// then holds just its cost, so the re-priced send is refused for want of funds: the claims stay
+// (another sweep at once would race the one in the pool, and count nothing it moved).
+it('keeps the claims of a sweep in the pool when its re-priced send is refused for want of gas', { timeout: 60_000 }, async () => {
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'poor-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
+    .address as Address;
+  await send(address, '5');
+  await watcher.tick();
+  const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+  const nonce = await reader().getTransactionCount({ address: gas.address });
+  const funded = await reader().getBalance({ address: gas.address });
+  await rpc('evm_setAutomine', [false]);
+  try {
+    const sweeping = new Sweeper({ network: devNetwork(chain.url, contracts, 1), store, gas, replaceAfterMs: 300 }).tick();
+    sweeping.catch(() => {});
+    const end = Date.now() + 15_000;
+    let first: { gas: string; maxFeePerGas: string } | undefined;
+    while (!first) {
+      const pool = (await rpc('txpool_content')) as unknown as { pending: Record<string, Record<string, { gas: string; maxFeePerGas: string }>> };
+      first = Object.entries(pool.pending).find(([from]) => from.toLowerCase() === gas.address.toLowerCase())?.[1][String(nonce)];
+      if (Date.now() > end) throw new Error('the sweep was never sent');
+      if (!first) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Just what the first send can cost: its re-priced send (an eighth higher) is more.
+    await rpc('anvil_setBalance', [gas.address, `0x${(BigInt(first.gas) * BigInt(first.maxFeePerGas)).toString(16)}`]);
+    await expect(sweeping).rejects.toThrow(/insufficient funds/i);
+    const [row] = await api.db.query<{ claim: string }>(
+      `SELECT t.sweep_claim_ms::text AS claim FROM chain_transfers t JOIN payments p ON p.id = t.payment_id WHERE p.reference = 'poor-1'`,
+    );
+    expect(Number(row!.claim)).toBeGreaterThan(Date.now() + 60_000);
+  } finally {
+    await rpc('anvil_setBalance', [gas.address, `0x${funded.toString(16)}`]);
+    await rpc('evm_mine');
+    await rpc('evm_setAutomine', [true]);
+  }
+  // The first send was mined: the deposit's money is at its payout address.
+  expect(await balance(contracts.tokens.USDT, address)).toBe(0n);
+});
