@@ -107,7 +107,7 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
     (send): Looked => ({
       ...send,
       table: 'withdrawals',
-      moved: (receipt) => treasury.moved(receipt, send.token as Address, send.address as Address),
+      moved: (receipt) => treasury.moved(receipt, send.token as Address, send.address as Address, send.amount),
       minedAgain: (hash, block, final) => deps.withdrawals.minedIn(send.id, hash, block, final, now()),
       undo: (result) => undoSent(deps.balanceTransactions, send.id, send.txHash!, result, now(), withdrawalView),
       unsent: () => deps.withdrawals.unsentTimes(deps.db, send.id),
@@ -117,7 +117,7 @@ async function looked(deps: LookDeps, treasury: Treasury, chainId: number): Prom
     (t): Looked => ({
       ...t,
       table: 'partner_transfers',
-      moved: (receipt) => treasury.moved(receipt, t.token as Address, t.address as Address),
+      moved: (receipt) => treasury.moved(receipt, t.token as Address, t.address as Address, t.amount),
       purpose: 'partnerTransfer',
       minedAgain: (hash, block, final) => deps.partnerTransfers.minedIn(t.id, hash, block, final, now()),
       undo: (result) => deps.partnerTransfers.undoSent(t.id, t.txHash!, result, now()),

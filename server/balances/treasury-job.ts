@@ -394,7 +394,7 @@ async function settle(
         };
       // Done only when the token moved the amount: a token that answers false instead
       // of reverting gives a successful receipt and moves nothing, and logs no Transfer.
-      const moved = transfer ? treasury.moved(receipt, transfer.token, transfer.to) : undefined;
+      const moved = transfer ? treasury.moved(receipt, transfer.token, transfer.to, transfer.amount) : undefined;
       if (transfer && moved! < transfer.amount) {
         log.error(
           { chainId, [row.table]: row.id, tx: tx.hash, token: transfer.token, moved: String(moved), amount: String(transfer.amount) },

@@ -224,17 +224,20 @@ export class Treasury {
    * that token's Transfer logs from the treasury to it. A receipt's status alone says
    * the call did not revert, not that the token moved: a token that answers `false` instead of
    * reverting succeeds having moved nothing, and logs nothing. A token flagged `feeOnTransfer`
-   * may log what arrives and its fee apart (as Tether's contract does with its fee on): what left
-   * the treasury is then all its Transfer logs from the treasury, once one of them reached `to`.
+   * logs what arrives, and its fee apart (as Tether's contract does with its fee on) or not at all
+   * (burnt): once some of it reached `to`, the send moved what it was `asked` to, the fee the
+   * token's (what left the treasury; all its Transfer logs from the treasury when they say more).
    */
-  moved(receipt: TransactionReceipt, token: Address, to: Address): bigint {
+  moved(receipt: TransactionReceipt, token: Address, to: Address, asked = 0n): bigint {
     const sum = (logs: Array<{ args: { value?: bigint } }>) => logs.reduce((total, log) => total + (log.args.value ?? 0n), 0n);
     const out = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false }).filter(
       (log) => log.address.toLowerCase() === token.toLowerCase() && log.args.from?.toLowerCase() === this.address.toLowerCase(),
     );
     const reached = sum(out.filter((log) => log.args.to?.toLowerCase() === to.toLowerCase()));
     const feeOnTransfer = this.network.tokens.some((t) => t.feeOnTransfer && t.address.toLowerCase() === token.toLowerCase());
-    return feeOnTransfer && reached > 0n ? sum(out) : reached;
+    if (!feeOnTransfer || reached === 0n) return reached;
+    const left = sum(out);
+    return left > asked ? left : asked;
   }
 
   /** What a mined transaction's receipt says the treasury received of `token` (a swap's output): the sum of that token's Transfer logs to the treasury. */

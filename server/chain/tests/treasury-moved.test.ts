@@ -1,7 +1,7 @@
 // What a treasury send's receipt says moved (Treasury.moved): a send is done only when the token
-// moved its amount. A token flagged `feeOnTransfer` may log what arrives and its fee apart, as
-// Tether's contract does with its fee switched on: the amount left the treasury, and the send is
-// done. Receipts as a node gives them, logs encoded with viem.
+// moved its amount. A token flagged `feeOnTransfer` logs what arrives, and its fee apart (as
+// Tether's contract does with its fee switched on) or not at all (burnt): once some arrived, the
+// amount left the treasury and the send is done. Receipts as a node gives them, logs encoded with viem.
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Address, type Hex, type TransactionReceipt } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -59,15 +59,19 @@ describe('what a treasury send moved', () => {
     ).toBe(0n);
   });
 
-  it('of a token flagged feeOnTransfer that logs what arrives and its fee apart, is all that left the treasury', () => {
+  it('of a token flagged feeOnTransfer, once some reached the destination, is what it was asked to move (its fee logged apart or burnt)', () => {
     // 10 sent: 9.9 arrives, 0.1 to the token's fee collector, each its own Transfer.
     const sent = receipt(transfer(withFee, account.address, customer, 9_900_000n), transfer(withFee, account.address, feeCollector, 100_000n));
-    expect(treasury.moved(sent, withFee, customer)).toBe(10_000_000n);
+    expect(treasury.moved(sent, withFee, customer, 10_000_000n)).toBe(10_000_000n);
+    // One that burns its fee and logs only what arrives: it moved what it was asked to, once some arrived.
+    const burnt = receipt(transfer(withFee, account.address, customer, 9_900_000n));
+    expect(treasury.moved(burnt, withFee, customer, 10_000_000n)).toBe(10_000_000n);
     // Unflagged, the same logs are what reached the destination only: less than sent, so the send is not done.
     expect(treasury.moved(sent, plain, customer)).toBe(0n);
     const unflagged = receipt(transfer(plain, account.address, customer, 9_900_000n), transfer(plain, account.address, feeCollector, 100_000n));
     expect(treasury.moved(unflagged, plain, customer)).toBe(9_900_000n);
     // Flagged or not, nothing reached the destination: nothing moved to it.
-    expect(treasury.moved(receipt(transfer(withFee, account.address, feeCollector, 10_000_000n)), withFee, customer)).toBe(0n);
+    expect(treasury.moved(receipt(transfer(withFee, account.address, feeCollector, 10_000_000n)), withFee, customer, 10_000_000n)).toBe(0n);
+    expect(treasury.moved(receipt(), withFee, customer, 10_000_000n)).toBe(0n);
   });
 });
