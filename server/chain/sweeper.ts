@@ -190,13 +190,12 @@ export class Sweeper {
       ? encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweepWithFees', args: [targets.map(this.feeArg)] })
       : encodeFunctionData({ abi: DepositFactory.abi, functionName: 'sweep', args: [targets.map(this.arg)] });
     let receipt: TransactionReceipt, sent: Hex[];
-    const broadcast: Hex[] = [];
+    const broadcast: Hex[] = []; // what of this sweep reached the node
     try {
-      // Between a floor and a ceiling (sweepGasLimit). Unused gas is not paid for.
-      const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length);
+      const limit = sweepGasLimit(await this.rpc.estimateGas({ account: this.o.gas, to: network.factory, data }), targets.length); // unused gas is not paid for
       ({ receipt, sent } = await this.send(network.factory, data, fees, limit, lease, undefined, undefined, broadcast));
     } catch (error) {
-      // Refused for want of gas before any of it reached the node: the claims end now (not in 5 min), so the deposits go once it is funded.
+      // Refused for want of gas before any of it reached the node (viem's InsufficientFundsError misses anvil's capital I): the claims end now, not in 5 min.
       if (broadcast.length === 0 && error instanceof BaseError && /insufficient funds/i.test(error.message))
         for (const t of targets) await store.sweeps.postponeSweep(network.chainId, t, maxBlock, now());
       throw error;
