@@ -1,6 +1,6 @@
 // Tests that need a real process: the built service (build/server/main.js) started with an
 // environment, its URL read from its first line, and stopped gently or with SIGKILL.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fromRoot } from '../paths.ts';
 
@@ -23,6 +23,18 @@ export const MAIN = fromRoot('build/server/main.js');
  * same; only how fast its database code runs once warm differs, and no test measures that.
  */
 export const TEST_NODE_FLAGS = ['--liftoff-only'];
+
+/** A built command run to its end, as an operator runs it (`node build/server/main.js merchant …`): its exit code, and stdout then stderr. */
+export function runCommand(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...TEST_NODE_FLAGS, MAIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
 
 // Whatever a test forgets (a test that timed out goes on running after its clean-up), the
 // children die with the test process: no service outlives the run that started it.

@@ -2,7 +2,6 @@
 // reach the running service with the operator token, the new keys work at once and after a
 // restart; the operator endpoints refuse every merchant key; an embedded database is never
 // opened by two processes. Needs `npm run build` (npm test does).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +11,8 @@ import { configFromEnv } from '../config.ts';
 import { runOperatorCommand } from '../operator.ts';
 import { until } from '../testing/chain.ts';
 import { freshPostgres } from '../testing/databases.ts';
-import { fromRoot } from '../paths.ts';
 import { DEMO_MERCHANT } from '../seed.ts';
-import { spawnService, TEST_NODE_FLAGS, type ServiceProcess } from '../testing/process.ts';
+import { runCommand as command, spawnService, type ServiceProcess } from '../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -31,18 +29,6 @@ async function service(env: Record<string, string>): Promise<ServiceProcess> {
   const started = await spawnService({ SEED_DEMO_MERCHANT: 'false', ...env });
   cleanups.push(() => started.kill('SIGKILL'));
   return started;
-}
-
-/** The built command, `node build/server/main.js merchant …`, as an operator runs it. */
-function command(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...TEST_NODE_FLAGS, fromRoot('build/server/main.js'), ...args],
-      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
 }
 
 const get = (base: string, path: string, headers: Record<string, string>) =>

@@ -6,12 +6,10 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
 import { openPglite } from '../storage/db.ts';
 import { migrate } from '../storage/migrations.ts';
-import { TEST_NODE_FLAGS } from '../testing/process.ts';
+import { MAIN, TEST_NODE_FLAGS } from '../testing/process.ts';
 
-const MAIN = fromRoot('build/server/main.js');
 const scratch = mkdtempSync(join(tmpdir(), 'service-startup-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

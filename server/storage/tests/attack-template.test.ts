@@ -4,7 +4,6 @@
 // keep their own token, their own lock and the merchants made while they run; the template
 // is this user's only (0700 folder, 0600 file); a planted or stale one is never loaded.
 // The first test needs `npm run build` (npm test does).
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { fromRoot } from '../../paths.ts';
 import { heldLock } from '../lock.ts';
 import { onlyClusterFiles, templateDir, templateFileName } from '../db.ts';
 import { schemaTemplate } from '../migrations.ts';
-import { spawnService, TEST_NODE_FLAGS, type ServiceProcess } from '../../testing/process.ts';
+import { runCommand as command, spawnService, type ServiceProcess } from '../../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -32,17 +31,6 @@ async function service(env: Record<string, string>): Promise<ServiceProcess> {
   const started = await spawnService({ SEED_DEMO_MERCHANT: 'false', ...env }, undefined, undefined, 120_000);
   cleanups.push(() => started.kill('SIGKILL'));
   return started;
-}
-
-function command(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...TEST_NODE_FLAGS, fromRoot('build/server/main.js'), ...args],
-      { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
-    );
-  });
 }
 
 const merchantsOf = (url: string, token: string) =>
