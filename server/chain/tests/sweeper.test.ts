@@ -55,6 +55,14 @@ afterAll(async () => {
 
 const call = async (method: string, path: string, body: unknown) => (await request(method, path, body, secretKey)).body;
 const request = caller(() => api.url);
+const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+/** A new 5 USDT payment, paid in full and seen by the watcher: its deposit address. */
+async function paidAndSeen(reference: string): Promise<Address> {
+  const address = (await call('POST', '/api/v1/transaction/initialize', { reference, coin: 'USDT', currency: 'USD', amount: 5 })).data.address as Address;
+  await send(address, '5');
+  await watcher.tick();
+  return address;
+}
 async function send(to: Address, amount: string, symbol: 'USDT' | 'USDC' = 'USDT') {
   const wallet = createWalletClient({ account: devAccount(1), chain: foundry, transport: http(chain.url) });
   const hash = await wallet.writeContract({
@@ -135,11 +143,7 @@ it('leaves out a deposit its token refuses, names it and why, and sweeps its nei
 // Viem answers a replaced transaction with the replacement's receipt; the sweep
 // was recorded as done, and the deposits never swept again.
 it('does not count a sweep whose transaction was replaced; the deposits are swept again', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'rp-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
-  const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+  const address = await paidAndSeen('rp-1');
   await rpc('evm_setAutomine', [false]);
   try {
     const nonce = await reader().getTransactionCount({ address: gas.address });
@@ -176,10 +180,7 @@ it('does not count a sweep whose transaction was replaced; the deposits are swep
 // a load balancer's nodes a block apart do too): the sweep was taken for replaced by another's,
 // though its own transaction was mined, and its tick failed.
 it('counts a sweep whose receipt its node serves only after counting its nonce used, not as replaced', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lag-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
+  const address = await paidAndSeen('lag-1');
   // Each transaction sent through this node: its receipt answered null for a second after it is first asked for.
   const firstAsked = new Map<string, number>();
   let nulls = 0;
@@ -210,11 +211,7 @@ it('counts a sweep whose receipt its node serves only after counting its nonce u
 // A sweep stuck in the pool (fees too low for the block) was waited for until the
 // claim ran out, and the next sweep queued behind it at the next nonce.
 it('sends a sweep stuck in the pool again at the same nonce with higher fees, and counts the one mined', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'st-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
-  const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+  const address = await paidAndSeen('st-1');
   const nonce = await reader().getTransactionCount({ address: gas.address });
   await rpc('evm_setAutomine', [false]);
   let result: Awaited<ReturnType<Sweeper['tick']>>;
@@ -254,10 +251,7 @@ it('sends a sweep stuck in the pool again at the same nonce with higher fees, an
 
 // Two instances sharing the gas key each ran a sweep loop and raced for its nonce.
 it("sweeps a chain from one instance at a time, and waits when fees are above the network's cap", { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'ls-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
+  const address = await paidAndSeen('ls-1');
   const network = devNetwork(chain.url, contracts, 1);
   expect(await store.sweeps.leaseSweeper(chain.chainId, 'instance-a', Date.now(), 60_000)).toBe(true);
   const b = new Sweeper({ network, store, gas, holder: 'instance-b' });
@@ -349,10 +343,7 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
 // instance, holding the lease now, swept the same chain at the same nonce.
 it('sends nothing once its lease went to another instance mid-tick; the deposit is swept later by the holder', { timeout: 60_000 }, async () => {
   await call('PUT', '/api/v1/payout_address', { chain_id: chain.chainId, address: payout });
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'lost-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
+  const address = await paidAndSeen('lost-1');
   const network = devNetwork(chain.url, contracts, 1);
   const nonce = await reader().getTransactionCount({ address: gas.address });
   // Instance A's node is slow: while A prepares its sweep (the gas wallet's nonce), A's lease runs out
@@ -389,11 +380,7 @@ it('sends nothing once its lease went to another instance mid-tick; the deposit 
 // then holds just its cost, so the re-priced send is refused for want of funds: the claims stay
 // (another sweep at once would race the one in the pool, and count nothing it moved).
 it('keeps the claims of a sweep in the pool when its re-priced send is refused for want of gas', { timeout: 60_000 }, async () => {
-  const address = (await call('POST', '/api/v1/transaction/initialize', { reference: 'poor-1', coin: 'USDT', currency: 'USD', amount: 5 })).data
-    .address as Address;
-  await send(address, '5');
-  await watcher.tick();
-  const rpc = (method: string, params: unknown[] = []) => reader().request({ method: method as 'eth_blockNumber', params: params as never });
+  const address = await paidAndSeen('poor-1');
   const nonce = await reader().getTransactionCount({ address: gas.address });
   const funded = await reader().getBalance({ address: gas.address });
   await rpc('evm_setAutomine', [false]);
