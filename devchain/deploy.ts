@@ -1,7 +1,19 @@
 // Puts the dev chain in the shape the service expects: a test token per coin, with the real
 // token's decimals, the deposit factory, and tokens minted to the dev mnemonic's accounts.
 import { createRequire } from 'node:module';
-import { createPublicClient, createWalletClient, defineChain, getContractAddress, http, parseEther, parseUnits, type Abi, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getContractAddress,
+  http,
+  parseEther,
+  parseUnits,
+  type Abi,
+  type Address,
+  type Chain,
+  type Hex,
+} from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { DaiTestToken, DepositFactory, TestToken, UsdcTestToken } from '../contracts/artifacts.generated.ts';
@@ -129,16 +141,15 @@ async function deployAll(rpcUrl: string, mintTo: number, mintEach: string, optio
   }
   mints.push(await wallet.sendTransaction({ to: devAccount(TREASURY_DEV_ACCOUNT).address, value: parseEther('100') }));
   await Promise.all(mints.map((hash) => reader.waitForTransactionReceipt({ hash, pollingInterval: 50 })));
-  return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, tokens) } : {}) };
+  return { factory, tokens, ...(options.pools ? { router: await deployPools(rpcUrl, chain, tokens) } : {}) };
 }
 
 /**
  * Uniswap v2 on the dev chain: its factory, WETH, the router, and one pool of each of USDC,
  * BUSD and DAI against USDT, DEV_POOL_DEPTH of each side (one to one), from account 0.
  */
-async function deployPools(rpcUrl: string, tokens: DevContracts['tokens']): Promise<Address> {
+async function deployPools(rpcUrl: string, chain: Chain, tokens: DevContracts['tokens']): Promise<Address> {
   const account = devAccount(0);
-  const chain = await devChainOf(rpcUrl);
   const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
   const reader = createPublicClient({ chain, transport: http(rpcUrl) });
   // Sent one after another at known nonces, without waiting for each (a block a second on the
