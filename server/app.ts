@@ -7,7 +7,8 @@ import { catalog } from './chain/catalog.ts';
 import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from './chain/readiness.ts';
 import { configuredNetworks } from './chain/configured.ts';
 import { ownAddresses } from './chain/own-addresses.ts';
-import { ChainPin, sendTermsOf, tokenOf, withSameAddresses, type Network } from './chain/networks.ts';
+import { ChainPin, withSameAddresses, type Network } from './chain/networks.ts';
+import { payoutCoinIn } from './payouts/coin.ts';
 import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -42,6 +43,7 @@ import { MerchantStore, merchantRows } from './merchants/store.ts';
 import { AccountCache } from './storage/account-cache.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { PaymentStore, paymentGroups } from './payments/store.ts';
+import { Crediting } from './payments/crediting.ts';
 import { depositViews } from './payments/deposit-views-store.ts';
 import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
@@ -166,10 +168,12 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const merchants = new MerchantStore(db, now, forget);
   const chain = new ChainStore(db, depositViews);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
-  const payments = new PaymentStore(db, events, {
+  const payments = new PaymentStore(db, {
     chain,
     refunds: { anyOf: (sql: Sql, paymentId: string): Promise<boolean> => refunds.anyOf(sql, paymentId) },
   });
+  // What reaches a payment (credits, reversals, finishing a partial one): one transaction each.
+  const crediting = new Crediting(db, payments, events, chain);
   const products = new ProductStore(db);
   const links = new LinkStore(db, products);
   const journal = new JournalStore(db, forget, { chain: chain.views, payments: depositViews });
@@ -190,12 +194,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     now,
   );
   const cache = accounts;
-  // Bank payouts pay collected USDT: of the first of the mode's networks that takes it.
-  const payoutCoin = (mode: string) => {
-    const usdt = catalogue.coins(mode as KeyMode).find((c) => c.symbol === 'USDT');
-    const terms = usdt && sendTermsOf(tokenOf(catalogue.network(mode as KeyMode, usdt.chainId), usdt.contractAddress));
-    return usdt && { chainId: usdt.chainId, token: usdt.contractAddress.toLowerCase(), decimals: usdt.decimals, ...(terms ? { terms } : {}) };
-  };
+  const payoutCoin = (mode: string) => payoutCoinIn(catalogue, mode as KeyMode);
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
   const attention = new AttentionStore(db, events, chain.views);
@@ -203,21 +202,21 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
   const walletRefunds = new WalletRefundStore(db, events, payments);
-  // Each network's treasury (balance settlement): its key from a file, never logged; swaps through its router.
+  // The gas wallet of each network, which pays its sweeps and relays: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
+  const gasKeyAccount = options.gasKey ? privateKeyToAccount(options.gasKey) : undefined;
+  const gasAccountOf = (network: Network) => gasKeyAccount ?? (network.dev ? options.devChain?.gasAccount : undefined);
+  const gasOf = (network: Network) => gasAccountOf(network)?.address;
+  // Each network's treasury (balance settlement: its key from a file, never logged; swaps through its router)
+  // and its relay of signed transfers, sent by its gas wallet.
   const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
-  for (const mode of ['test', 'live'] as const) {
-    for (const network of networks[mode] ?? []) {
-      const account = treasuryAccounts.get(network);
-      if (!account) continue;
-      const treasury = new Treasury(network, account);
-      treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
-    }
-  }
-  // Each network's relay of signed transfers, sent by its gas wallet: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
   const relayers = new Map<string, Relayer>();
   for (const mode of ['test', 'live'] as const) {
     for (const network of networks[mode] ?? []) {
-      const gas = options.gasKey ? privateKeyToAccount(options.gasKey) : network.dev ? options.devChain?.gasAccount : undefined;
+      const account = treasuryAccounts.get(network);
+      const treasury = account && new Treasury(network, account);
+      if (treasury)
+        treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
+      const gas = gasAccountOf(network);
       if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
     }
   }
@@ -229,9 +228,6 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   await changes.start(db, (key) => cache.onChange(key));
   const retry = { baseMs: options.webhookRetryMs, capMs: options.webhookRetryCapMs, windowMs: options.webhookRetryWindowMs };
   let origin = '';
-  // The gas wallet that sweeps each network: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
-  const gasOf = (network: Network) =>
-    options.gasKey ? privateKeyToAccount(options.gasKey).address : network.dev ? options.devChain?.gasAccount.address : undefined;
   const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
   const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
   const treasuriesReady = treasuryQueueReadiness(
@@ -277,6 +273,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     rates,
     rateHistory,
     payments,
+    crediting,
     chain,
     events,
     merchants,
@@ -351,6 +348,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     : await startJobs({
         db,
         payments,
+        crediting,
         events,
         merchants,
         payouts,

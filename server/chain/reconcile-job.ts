@@ -7,7 +7,7 @@ import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const reconcileUses = ['reconcileIntervalMs', 'networks', 'chain', 'now', 'log', 'payments'] as const;
+export const reconcileUses = ['reconcileIntervalMs', 'networks', 'chain', 'now', 'log', 'crediting'] as const;
 
 export function reconcileJobs(deps: Pick<JobDeps, (typeof reconcileUses)[number]>): Job[] {
   if (deps.reconcileIntervalMs <= 0) return [];
@@ -39,7 +39,7 @@ export function reconcileJobs(deps: Pick<JobDeps, (typeof reconcileUses)[number]
           onChain: String(d.onChain),
         };
         deps.log.warn(data, 'reconciliation: a deposit holds other than its transfers say');
-        await deps.payments.report({ merchant: { id: d.merchantId } as never, mode: d.mode as 'test' | 'live' }, 'DEPOSIT_DISCREPANCY', data, deps.now());
+        await deps.crediting.tell({ merchant: { id: d.merchantId } as never, mode: d.mode as 'test' | 'live' }, 'DEPOSIT_DISCREPANCY', data, deps.now());
       }
     };
     return loopJob(`reconcile chain ${network.chainId}`, check, deps.reconcileIntervalMs, (error) =>

@@ -6,10 +6,22 @@ import type { Job, JobDeps } from '../jobs/job.ts';
 import { paymentCredits } from '../payments/chain-credits.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const watchUses = ['payments', 'merchants', 'now', 'networks', 'chain', 'instance', 'watchIntervalMs', 'watchBackoffCapMs', 'log', 'signals'] as const;
+export const watchUses = [
+  'payments',
+  'crediting',
+  'merchants',
+  'now',
+  'networks',
+  'chain',
+  'instance',
+  'watchIntervalMs',
+  'watchBackoffCapMs',
+  'log',
+  'signals',
+] as const;
 
 export function watchJobs(deps: Pick<JobDeps, (typeof watchUses)[number]>): Job[] {
-  const credits = paymentCredits({ payments: deps.payments, merchants: deps.merchants, now: deps.now });
+  const credits = paymentCredits({ payments: deps.payments, crediting: deps.crediting, merchants: deps.merchants, now: deps.now });
   return deps.networks.map((network) => {
     const watcher = new Watcher({
       chainId: network.chainId,

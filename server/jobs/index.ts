@@ -10,7 +10,7 @@ import { refundJob, refundUses } from '../refunds/job.ts';
 import { walletRefundJob, walletRefundUses } from '../refunds/wallet-job.ts';
 import { reconcileJobs, reconcileUses } from '../chain/reconcile-job.ts';
 import { treasuryReconcileJobs, treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
-import { settleExpiredJob, settleUses } from '../payments/settle-expired-job.ts';
+import { finishExpiredJob, finishUses } from '../payments/finish-expired-job.ts';
 import { sweepJobs, sweepUses } from '../chain/sweep-job.ts';
 import { relayJobs, relayUses } from '../chain/relay-job.ts';
 import { watchJobs, watchUses } from '../chain/watch-job.ts';
@@ -29,7 +29,7 @@ export const uses =
 export const JOBS: Array<(deps: JobDeps) => Job | Job[]> = [
   uses(webhookUses, webhookJob),
   uses(payoutUses, payoutJob),
-  uses(settleUses, settleExpiredJob),
+  uses(finishUses, finishExpiredJob),
   uses(watchUses, watchJobs),
   uses(sweepUses, sweepJobs),
   uses(relayUses, relayJobs),

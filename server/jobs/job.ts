@@ -13,6 +13,7 @@ import type { MailSender } from '../email/smtp.ts';
 import type { IdempotencyStore } from '../storage/idempotency.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
+import type { Crediting } from '../payments/crediting.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { WalletRefundStore } from '../refunds/wallet-store.ts';
@@ -31,6 +32,8 @@ export interface JobSignals {
 export interface JobDeps extends BalanceStores {
   db: Database;
   payments: PaymentStore;
+  /** What reaches a payment: the watcher's credits and reversals, partial payments finished when their quote ran out. */
+  crediting: Crediting;
   events: EventStore;
   merchants: MerchantStore;
   payouts: PayoutStore;

@@ -3,11 +3,12 @@
 import type { PaymentCredits } from '../chain/confirmed.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from './store.ts';
+import type { Crediting } from './crediting.ts';
 import type { SeenTransfer } from '../chain/store.ts';
 import { depositReport, verificationView } from './views.ts';
 import type { Account } from '../domain/account.ts';
 
-export function paymentCredits(deps: { payments: PaymentStore; merchants: MerchantStore; now: () => number }): PaymentCredits {
+export function paymentCredits(deps: { payments: PaymentStore; crediting: Crediting; merchants: MerchantStore; now: () => number }): PaymentCredits {
   const whose = async (t: SeenTransfer): Promise<{ account: Account; reference: string }> => {
     const payment = (await deps.payments.whose(t.paymentId))!;
     const merchant = (await deps.merchants.byId(payment.merchantId))!;
@@ -27,7 +28,7 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
   return {
     async creditBlock(transfers, tx) {
       const now = deps.now();
-      return deps.payments.creditBlock(
+      return deps.crediting.creditBlock(
         tx,
         transfers.map((t) => ({ ...t, arrivedMs: t.seenMs ?? now })),
         now,
@@ -36,7 +37,7 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
     },
     async uncredit(t) {
       const { account, reference } = await whose(t);
-      await deps.payments.uncredit(account, reference, t, deps.now(), {
+      await deps.crediting.uncredit(account, reference, t, deps.now(), {
         type: 'DEPOSIT_REVERSED',
         data: (p) => ({ ...verificationView(p, deps.now(), true), reversed: money(t) }),
       });
@@ -46,7 +47,12 @@ export function paymentCredits(deps: { payments: PaymentStore; merchants: Mercha
       const payment = await deps.payments.find(account, reference);
       // Sent on another chain of the mode to the payment's address (the same there): said as such, the transfer naming its chain.
       const reason = why === 'unexpected' && payment && payment.chainId !== t.chainId ? 'wrong_chain' : why;
-      await deps.payments.reportUnmatched(account, { reason, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) }, deps.now());
+      await deps.crediting.tell(
+        account,
+        'DEPOSIT_UNMATCHED',
+        { reason, transfer: money(t), payment: payment && verificationView(payment, deps.now(), true) },
+        deps.now(),
+      );
     },
   };
 }

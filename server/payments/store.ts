@@ -1,13 +1,13 @@
-// Payments and the transfers credited to them. Every change runs in one transaction with a
-// row lock, writes its outbox event in that transaction, and NOTIFYs 'changes' so
-// long polls held by any instance wake up.
+// Payments and the transfers credited to them: the SQL on both tables. Each change takes the
+// caller's transaction (payments/crediting.ts and initialize's use case open it, lock the payment
+// here, write their outbox event in it) and NOTIFYs 'changes' there so long polls held by any
+// instance wake up when it commits.
 import type { Account } from '../domain/account.ts';
 import type { NewPayment, PaymentWrites } from './initialize-rules.ts';
-import { assertCountsToward, assertSettles, assertTakesDeposits, type Payment } from './rules.ts';
+import type { Payment } from './rules.ts';
 import type { EventType } from '../../contract/events.ts';
-import { Conflict, NotFound, NotItsToken, PaymentState } from '../domain/errors.ts';
+import { NotFound } from '../domain/errors.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
-import type { EventStore } from '../storage/events.ts';
 import { paymentKey } from '../realtime/keys.ts';
 import type { RefundablePayment } from '../refunds/rules.ts';
 import type { ChainStore } from '../chain/store.ts';
@@ -116,18 +116,28 @@ export async function paymentGroups(sql: Sql, nowMs: number): Promise<PaymentGro
   return rows.map((r) => ({ mode: r.mode as string, full: !!r.full, settled: !!r.settled, expired: !!r.expired, some: !!r.some, count: Number(r.n) }));
 }
 
+/** The event a change to a payment is told with, and its payload made from the changed payment. */
 export interface ChangeReport {
   type: EventType;
   data: (payment: Payment) => unknown;
 }
 
+/** A transfer as credits name it: its chain, transaction and log index. */
+export interface TransferKey {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+}
+
+/** One key per transfer, to tell a credited one from a new one. */
+export const creditKey = (t: TransferKey): string => `${t.chainId}:${t.txHash}:${t.logIndex}`;
+
 export class PaymentStore {
   constructor(
     private readonly db: Database,
-    private readonly events: EventStore,
     /** What the chain saw of a payment, and its refunds: their owners' stores, asked in this store's transaction. */
     private readonly others: {
-      chain: Pick<ChainStore, 'isConfirming' | 'confirmingPayments' | 'received' | 'seenAny'>;
+      chain: Pick<ChainStore, 'isConfirming' | 'received' | 'seenAny'>;
       refunds: { anyOf(sql: Sql, paymentId: string): Promise<boolean> };
     },
   ) {}
@@ -153,7 +163,8 @@ export class PaymentStore {
     return payment;
   }
 
-  private lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
+  /** The owner's payment by reference, locked until `tx` ends. */
+  lock = async (tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string) => {
     const [row] = await tx.query(
       `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
       [account.merchant.id, account.mode, reference],
@@ -270,202 +281,84 @@ export class PaymentStore {
     );
   }
 
-  /**
-   * Credits one transfer to a payment, once: a transfer already credited (same chain,
-   * hash and log index) changes nothing and answers the payment as it is, whatever the
-   * payment's state now (a watcher that stopped between crediting and recording it asks
-   * again). The quote's expiry is judged at `arrivedMs`, when the money reached the chain,
-   * not when it had its confirmations. The outbox event is written in the same transaction.
-   */
-  async credit(
-    account: Account,
-    reference: string,
-    transfer: { chainId: number; token: string; txHash: string; logIndex: number; amount: (payment: Payment) => bigint },
-    nowMs: number,
-    report: ChangeReport,
-    arrivedMs = nowMs,
-  ): Promise<Payment> {
-    return this.db.transaction(async (tx) => {
-      const payment = await this.lock(tx, account, reference);
-      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
-      const [already] = await tx.query(`SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`, [
-        transfer.chainId,
-        transfer.txHash,
-        transfer.logIndex,
-      ]);
-      if (already) return payment;
-      assertCountsToward(payment, transfer);
-      assertTakesDeposits(payment, arrivedMs);
-      const amount = transfer.amount(payment);
-      const inserted = await tx.query(
-        `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
-        [payment.id, transfer.chainId, transfer.txHash, transfer.logIndex, String(amount), nowMs],
-      );
-      if (inserted.length === 0) return payment;
-      const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING *`, [
-        payment.id,
-        String(amount),
-        transfer.txHash,
-        nowMs,
-      ]);
-      const updated = paymentOf(row);
-      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
-      await this.notify(tx, updated);
-      return updated;
-    });
-  }
-
-  /**
-   * Credits a block's confirmed transfers in `tx`, the caller's transaction (the watcher marks
-   * them there too): all of them count, or, the transaction failing, none, and the block is
-   * asked again. Their payments are locked at once, in one order (two blocks never wait on each
-   * other's locks); a transfer already credited answers 'credited' again and counts once; money
-   * in another token is 'unexpected' and money the payment no longer takes is 'late', as
-   * credit() judges them (expiry at the transfer's `arrivedMs`). One outcome per transfer, in order.
-   */
-  async creditBlock(
-    tx: Sql,
-    transfers: Array<{ paymentId: string; chainId: number; token: string; txHash: string; logIndex: number; amount: bigint; arrivedMs: number }>,
-    nowMs: number,
-    report: ChangeReport,
-  ): Promise<Array<'credited' | 'late' | 'unexpected'>> {
-    if (transfers.length === 0) return [];
-    const ids = [...new Set(transfers.map((t) => t.paymentId))];
-    const rows = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [ids], 'payments_lock_block');
-    const payments = new Map(rows.map((r) => [String(r.id), paymentOf(r)]));
-    const seen = await tx.query(
-      `SELECT chain_id, tx_hash, log_index FROM transfers WHERE tx_hash = ANY($1::text[])`,
-      [[...new Set(transfers.map((t) => t.txHash))]],
-      'transfers_credited',
+  /** Whether this transfer (its chain, hash and log index) is credited to a payment already. */
+  async isCredited(tx: Sql, transfer: TransferKey): Promise<boolean> {
+    const rows = await tx.query(
+      `SELECT 1 FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3`,
+      [transfer.chainId, transfer.txHash, transfer.logIndex],
+      'transfer_credited',
     );
-    const credited = new Set(seen.map((r) => `${r.chain_id}:${r.tx_hash}:${r.log_index}`));
-    const changed = new Map<string, Payment>();
-    const outcomes: Array<'credited' | 'late' | 'unexpected'> = [];
-    for (const t of transfers) {
-      const payment = payments.get(t.paymentId);
-      if (!payment) throw new NotFound(`No transaction with id ${t.paymentId}`);
-      if (credited.has(`${t.chainId}:${t.txHash}:${t.logIndex}`)) {
-        outcomes.push('credited');
-        continue;
-      }
-      try {
-        assertCountsToward(payment, t);
-        assertTakesDeposits(payment, t.arrivedMs);
-      } catch (error) {
-        if (error instanceof NotItsToken) outcomes.push('unexpected');
-        else if (error instanceof Conflict) outcomes.push('late');
-        else throw error;
-        continue;
-      }
-      credited.add(`${t.chainId}:${t.txHash}:${t.logIndex}`);
-      outcomes.push('credited');
-      // Credited meanwhile by another way in (a simulated payment): counted there, once.
-      const inserted = await tx.query(
-        `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
-        [payment.id, t.chainId, t.txHash, t.logIndex, String(t.amount), nowMs],
-        'transfer_insert',
-      );
-      if (inserted.length === 0) continue;
-      const [row] = await tx.query(
-        `UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
-        [payment.id, String(t.amount), t.txHash, nowMs],
-        'payment_paid',
-      );
-      const updated = paymentOf(row);
-      payments.set(t.paymentId, updated); // a second transfer to it in this block is judged on what the first left
-      changed.set(t.paymentId, updated);
-      const account = { merchant: { id: updated.merchantId } as Account['merchant'], mode: updated.mode as Account['mode'] };
-      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
-    }
-    for (const payment of changed.values()) await this.notify(tx, payment);
-    return outcomes;
+    return rows.length > 0;
+  }
+
+  /** Of the transfers in these transactions, those credited already, as `chain:hash:log` keys. */
+  async creditedAmong(tx: Sql, txHashes: string[]): Promise<Set<string>> {
+    const rows = await tx.query(`SELECT chain_id, tx_hash, log_index FROM transfers WHERE tx_hash = ANY($1::text[])`, [txHashes], 'transfers_credited');
+    return new Set(rows.map((r) => creditKey({ chainId: Number(r.chain_id), txHash: r.tx_hash as string, logIndex: Number(r.log_index) })));
+  }
+
+  /** The payments of these ids, locked until `tx` ends, taken in one order so two writers never wait on each other's locks. */
+  async lockAll(tx: Sql, ids: string[]): Promise<Map<string, Payment>> {
+    const rows = await tx.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [ids], 'payments_lock_block');
+    return new Map(rows.map((r) => [String(r.id), paymentOf(r)]));
   }
 
   /**
-   * Takes back a credited transfer whose block left the chain (a reorganisation), in one
-   * transaction with the event that tells the merchant. A transfer never credited changes nothing.
+   * Records a transfer as credited to the payment and adds it to what the payment was paid; the
+   * payment as it is now. Undefined when the transfer was recorded meanwhile by another way in
+   * (a simulated payment): it counted there, once.
    */
-  async uncredit(
-    account: Account,
-    reference: string,
-    transfer: { chainId: number; txHash: string; logIndex: number },
-    nowMs: number,
-    report: ChangeReport,
-  ): Promise<Payment | undefined> {
-    return this.db.transaction(async (tx) => {
-      const payment = await this.lock(tx, account, reference);
-      if (!payment) return undefined;
-      const [gone] = await tx.query(`DELETE FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND payment_id = $4 RETURNING amount`, [
-        transfer.chainId,
-        transfer.txHash,
-        transfer.logIndex,
-        payment.id,
-      ]);
-      if (!gone) return payment;
-      const [row] = await tx.query(`UPDATE payments SET paid = paid - $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [payment.id, gone.amount, nowMs]);
-      const updated = paymentOf(row);
-      await this.events.add(tx, account, report.type, report.data(updated), nowMs);
-      await this.notify(tx, updated);
-      return updated;
-    });
+  async addCredit(tx: Sql, paymentId: string, transfer: TransferKey, amount: bigint, nowMs: number): Promise<Payment | undefined> {
+    const inserted = await tx.query(
+      `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+      [paymentId, transfer.chainId, transfer.txHash, transfer.logIndex, String(amount), nowMs],
+      'transfer_insert',
+    );
+    if (inserted.length === 0) return undefined;
+    const [row] = await tx.query(
+      `UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+      [paymentId, String(amount), transfer.txHash, nowMs],
+      'payment_paid',
+    );
+    return paymentOf(row);
   }
 
-  /** Tells the merchant of money that reached a payment's address and could not count. */
-  async reportUnmatched(account: Account, data: unknown, nowMs: number): Promise<void> {
-    await this.report(account, 'DEPOSIT_UNMATCHED', data, nowMs);
+  /** Removes a credited transfer of the payment and takes it off what was paid; undefined when it was never credited to it. */
+  async removeCredit(tx: Sql, paymentId: string, transfer: TransferKey, nowMs: number): Promise<Payment | undefined> {
+    const [gone] = await tx.query(`DELETE FROM transfers WHERE chain_id = $1 AND tx_hash = $2 AND log_index = $3 AND payment_id = $4 RETURNING amount`, [
+      transfer.chainId,
+      transfer.txHash,
+      transfer.logIndex,
+      paymentId,
+    ]);
+    if (!gone) return undefined;
+    const [row] = await tx.query(`UPDATE payments SET paid = paid - $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
+      paymentId,
+      gone.amount,
+      nowMs,
+    ]);
+    return paymentOf(row);
   }
 
-  /** Writes an event for the merchant that changes no payment (unmatched money, a discrepancy). */
-  async report(account: Pick<Account, 'merchant' | 'mode'>, type: EventType, data: unknown, nowMs: number): Promise<void> {
-    await this.db.transaction((tx) => this.events.add(tx, account, type, data, nowMs));
+  /** Marks a payment finished with what arrived (its settled_ms); the payment as it is now. */
+  async markFinished(tx: Sql, paymentId: string, nowMs: number): Promise<Payment> {
+    const [row] = await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]);
+    return paymentOf(row);
   }
 
   /**
-   * Settles an accepted partial payment with what arrived: a final state the merchant sees in
-   * verify and, once, in a webhook. Settling a settled payment answers it as it is.
+   * Accepted partial payments whose quote ran out by `nowMs`, not finished, none of `waiting`,
+   * oldest quote first, at most `limit`: locked until `tx` ends, skipping those another instance holds.
    */
-  async settle(account: Account, reference: string, nowMs: number, report: ChangeReport): Promise<Payment> {
-    return this.db.transaction(async (tx) => {
-      const payment = await this.lock(tx, account, reference);
-      if (!payment) throw new NotFound(`No transaction with reference ${reference}`);
-      if (assertSettles(payment, nowMs) === 'already') return payment;
-      // Money on its way (seen, not yet deep enough) would count as late once settled: wait for it.
-      if (await this.others.chain.isConfirming(tx, payment.id))
-        throw new PaymentState(`Transaction ${reference} has money on the chain still confirming; it can be finished once that counts`);
-      return this.markSettled(tx, account, payment, nowMs, report);
-    });
-  }
-
-  /**
-   * Settles, one batch at a time, accepted partial payments whose quote ran out (any
-   * instance). One with money still confirming (it arrived in time) waits until that counts.
-   */
-  async settleExpired(nowMs: number, report: ChangeReport, limit = 50): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const confirming = await this.others.chain.confirmingPayments(tx);
-      const rows = await tx.query(
-        `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
-          AND NOT (id::text = ANY($3::text[]))
-          ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, limit, confirming],
-      );
-      for (const row of rows) {
-        const payment = paymentOf(row);
-        const account = { merchant: { id: payment.merchantId } as Account['merchant'], mode: payment.mode as Account['mode'], via: 'secret' as const };
-        await this.markSettled(tx, account, payment, nowMs, report);
-      }
-      return rows.length;
-    });
-  }
-
-  private async markSettled(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, payment: Payment, nowMs: number, report: ChangeReport): Promise<Payment> {
-    const [row] = await tx.query('UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING *', [payment.id, nowMs]);
-    const settled = paymentOf(row);
-    await this.events.add(tx, account, report.type, report.data(settled), nowMs);
-    await this.notify(tx, settled);
-    return settled;
+  async expiredPartials(tx: Sql, nowMs: number, waiting: string[], limit: number): Promise<Payment[]> {
+    const rows = await tx.query(
+      `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
+        AND NOT (id::text = ANY($3::text[]))
+        ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [nowMs, limit, waiting],
+    );
+    return rows.map(paymentOf);
   }
 
   /** What the account's payments in `coin` have brought in, in the coin's base units at `decimals`. */
@@ -482,6 +375,6 @@ export class PaymentStore {
     }, 0n);
   }
 
-  private notify = (tx: Sql, payment: Payment) =>
-    tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
+  /** Wakes the long polls of any instance waiting on this payment, once `tx` commits. */
+  notify = (tx: Sql, payment: Payment) => tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
 }

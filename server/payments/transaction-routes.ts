@@ -32,6 +32,7 @@ type Uses =
   | 'metrics'
   | 'now'
   | 'payments'
+  | 'crediting'
   | 'publicInitializes'
   | 'rates'
   | 'relayer';
@@ -205,7 +206,7 @@ export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx)
     await service.devChain.transfer(network, payment.token as `0x${string}`, payment.address as `0x${string}`, sandboxAmount(payment, body.kind));
     return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Deposit sent on the dev chain');
   }
-  const payment = await service.payments.credit(
+  const payment = await service.crediting.credit(
     account,
     String(body.reference),
     // Simulated in the payment's own token as it stands: a coin changed in between does not count it.
@@ -219,7 +220,7 @@ export const sandboxDeposit: Handler<{ body: typeof DepositBody }> = async (ctx)
 /** Finishes an accepted partial payment with what arrived: the checkout's "Finish with what I sent". */
 export const settle: Handler<ByReference> = async ({ params, account, service }) => {
   const reference = params.reference;
-  const payment = await service.payments.settle(account, reference, service.now(), depositReport(service.now));
+  const payment = await service.crediting.finish(account, reference, service.now(), depositReport(service.now));
   return ok(200, verificationView(payment, service.now(), account.via === 'secret'), 'Transaction settled with what arrived');
 };
 

@@ -43,6 +43,7 @@ import type { TeamStore } from '../team/store.ts';
 import type { FactorStore } from '../factors/store.ts';
 import type { Mail } from '../email/use-cases.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
+import type { Crediting } from '../payments/crediting.ts';
 
 export interface ServiceParts extends BalanceStores {
   /** The service's own addresses, never where money goes out. */
@@ -52,6 +53,8 @@ export interface ServiceParts extends BalanceStores {
   /** The coins of each mode, and its network when one is configured. */
   catalog: Catalog;
   payments: PaymentStore;
+  /** What reaches a payment: the sandbox's credits, finishing an accepted partial payment. */
+  crediting: Crediting;
   /** What the chain watchers recorded: transfers still confirming, for the status answer. */
   chain: ChainStore;
   events: EventStore;

@@ -30,7 +30,8 @@ export function caller(base: () => string) {
 }
 
 /** The watcher's ledger on a test service's own database and stores, as the service's watch job builds it; `now` is its clock. */
-export const creditsOf = (api: Service, now = Date.now) => paymentCredits({ payments: api.parts.payments, merchants: api.parts.merchants, now });
+export const creditsOf = (api: Service, now = Date.now) =>
+  paymentCredits({ payments: api.parts.payments, crediting: api.parts.crediting, merchants: api.parts.merchants, now });
 
 /** A watcher of `network` on a test service's own database and stores, as its watch job builds one; `o` sets the rest (holder, startBlock, lease…). */
 export const networkWatcher = (api: Service, network: Network, o: Partial<WatcherOptions> & Pick<WatcherOptions, 'holder'>) =>

@@ -15,7 +15,7 @@ import { walletRefundUses } from '../refunds/wallet-job.ts';
 import { emailUses } from '../email/job.ts';
 import { chargeUses } from '../subscriptions/charge-job.ts';
 import { treasuryReconcileUses } from '../chain/treasury-reconcile-job.ts';
-import { settleUses } from '../payments/settle-expired-job.ts';
+import { finishUses } from '../payments/finish-expired-job.ts';
 import { sweepUses } from '../chain/sweep-job.ts';
 import { relayUses } from '../chain/relay-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
@@ -90,7 +90,7 @@ describe('jobs declare the parts of JobDeps they use', () => {
   const declaredJobs: Array<[string, readonly string[]]> = [
     ['webhooks/job.ts', webhookUses],
     ['payouts/job.ts', payoutUses],
-    ['payments/settle-expired-job.ts', settleUses],
+    ['payments/finish-expired-job.ts', finishUses],
     ['chain/watch-job.ts', watchUses],
     ['chain/sweep-job.ts', sweepUses],
     ['chain/relay-job.ts', relayUses],

@@ -6,6 +6,7 @@ import type { Database } from '../../storage/db.ts';
 import { openPostgres } from '../../storage/db.ts';
 import { migrate } from '../../storage/migrations.ts';
 import { freshPostgres } from '../../testing/databases.ts';
+import { PAYMENT_COLUMNS } from '../store.ts';
 
 const M = [
   '00000000-0000-4000-8000-000000000001',
@@ -90,10 +91,10 @@ describe('payments indexes, each used by a hot query (EXPLAIN on PostgreSQL, 20k
     expect(paymentsIndexes(one)).toEqual([expect.stringMatching(/^(Index|Bitmap Index) Scan payments_address$/)]);
   });
 
-  it('the settle job: expired accepted partials read the partial index payments_to_settle', async () => {
-    // server/payments/store.ts settleExpired (the payments still confirming, chain/store.ts's confirmingPayments, left out)
+  it('the finish job: expired accepted partials read the partial index payments_to_settle', async () => {
+    // server/payments/store.ts expiredPartials (the payments still confirming, chain/store.ts's confirmingPayments, left out)
     const all = await plan(
-      `SELECT * FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
+      `SELECT ${PAYMENT_COLUMNS} FROM payments WHERE settled_ms IS NULL AND accept_partial AND paid > 0 AND paid < due AND expires_ms <= $1
           AND NOT (id::text = ANY($3::text[]))
           ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [NOW, 50, ['4000', '4020']],

@@ -72,7 +72,7 @@ describe('the QR code of a payment', () => {
     const account = { merchant: (await api.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
     const payment = await api.parts.payments.get(account, 'qr-wei');
-    await api.parts.payments.credit(
+    await api.parts.crediting.credit(
       account,
       'qr-wei',
       { chainId: payment.chainId, token: payment.token, txHash: '0x' + '11'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n },

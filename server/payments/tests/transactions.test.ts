@@ -145,7 +145,7 @@ describe('the stub API', () => {
     const account = { merchant: (await stub.parts.merchants.byId(DEMO_MERCHANT.id))!, mode: 'test' as const, via: 'secret' as const };
     const payment = await stub.parts.payments.get(account, 'exact-1');
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
-    await stub.parts.payments.credit(
+    await stub.parts.crediting.credit(
       account,
       'exact-1',
       { chainId: payment.chainId, token: payment.token, txHash: '0x' + '22'.repeat(32), logIndex: 0, amount: (p) => p.due - 1n },

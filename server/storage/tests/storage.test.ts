@@ -89,7 +89,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
       amount: () => 4_000_000n,
     };
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({ credited: reference }) };
-    await Promise.all(Array.from({ length: 10 }, () => api.parts.payments.credit(account, reference, transfer, Date.now(), report)));
+    await Promise.all(Array.from({ length: 10 }, () => api.parts.crediting.credit(account, reference, transfer, Date.now(), report)));
     expect((await api.parts.payments.get(account, reference)).paid).toBe(4_000_000n);
     const [{ n }] = await api.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE body LIKE $1`, [`%"credited":"${reference}"%`]);
     expect(n).toBe('1');
@@ -101,7 +101,7 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const report = { type: 'DEPOSIT_TRANSACTION' as const, data: () => ({}) };
     const usdc = coinOf('test', 'USDC')!;
     const send = (token: string, chainId: number, logIndex: number) =>
-      api.parts.payments.credit(
+      api.parts.crediting.credit(
         account,
         reference,
         { chainId, token, txHash: '0x' + 'cd'.repeat(32), logIndex, amount: () => 10_100_000n },
@@ -147,10 +147,10 @@ describe.each(KINDS)('storage on %s', (kind) => {
     const payment = await partlyPaidConfirming(reference, 'ee');
     const report = depositReport(() => later);
     const later = payment.expiresMs + 1;
-    await api.parts.payments.settleExpired(later, report, 1000);
+    await api.parts.crediting.finishExpired(later, report, 1000);
     expect((await api.parts.payments.get(account, reference)).settledMs).toBeNull();
     await api.db.query(`UPDATE chain_transfers SET state = 'credited' WHERE payment_id = $1`, [payment.id]);
-    await api.parts.payments.settleExpired(later, report, 1000);
+    await api.parts.crediting.finishExpired(later, report, 1000);
     expect((await api.parts.payments.get(account, reference)).settledMs).toBe(later);
   });
 
