@@ -13,6 +13,7 @@ import { FaultInjector } from './http/faults.ts';
 import { listen, pipeline } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { startJobs } from './jobs/index.ts';
+import { jobSettings } from './jobs/job.ts';
 import { PaymentChanges } from './realtime/changes.ts';
 import type { ServiceParts } from './routes/context.ts';
 import { ROUTES } from './routes/table.ts';
@@ -46,6 +47,7 @@ import { PaymentStore, paymentGroups } from './payments/store.ts';
 import { Crediting } from './payments/crediting.ts';
 import { depositViews } from './payments/deposit-views-store.ts';
 import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.ts';
+import { PayoutMoves } from './payouts/use-cases.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
@@ -196,7 +198,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const cache = accounts;
   const payoutCoin = (mode: string) => payoutCoinIn(catalogue, mode as KeyMode);
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
-  const payouts = new PayoutStore(db, journal, events, payoutCoin, withdrawals, destinations, now);
+  const payouts = new PayoutStore(db, journal, payoutCoin, destinations, now);
+  const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
   const attention = new AttentionStore(db, events, chain.views);
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
@@ -279,6 +282,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     merchants,
     links,
     payouts,
+    payoutMoves,
     refunds,
     walletRefunds,
     destinations,
@@ -352,6 +356,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         events,
         merchants,
         payouts,
+        payoutMoves,
         refunds,
         walletRefunds,
         subscriptions,
@@ -370,23 +375,11 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,
-        devChain: options.devChain,
-        gasKey: options.gasKey,
+        ...jobSettings(options),
         intervalMs: options.jobIntervalMs,
-        webhookTimeoutMs: options.webhookTimeoutMs,
-        loopbackWebhooks: options.loopbackWebhooks,
-        payoutCheckMs: options.payoutCheckMs,
-        sweepIntervalMs: options.sweepIntervalMs,
-        reconcileIntervalMs: options.reconcileIntervalMs,
-        treasuryReconcileIntervalMs: options.treasuryReconcileIntervalMs,
-        treasuryHoldThreshold: options.treasuryHoldThreshold,
-        watchIntervalMs: options.watchIntervalMs,
-        watchBackoffCapMs: options.watchBackoffCapMs,
-        treasuryReplaceAfterMs: options.treasuryReplaceAfterMs,
         signals: metrics.signals,
         emails,
         mailSender,
-        mailRetryMs: options.mailRetryMs,
         origin: () => origin,
       });
 

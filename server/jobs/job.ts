@@ -15,6 +15,7 @@ import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { Crediting } from '../payments/crediting.ts';
 import type { PayoutStore } from '../payouts/store.ts';
+import type { PayoutMoves } from '../payouts/use-cases.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
@@ -37,6 +38,8 @@ export interface JobDeps extends BalanceStores {
   events: EventStore;
   merchants: MerchantStore;
   payouts: PayoutStore;
+  /** A bank payout's end: paid or returned to the balance. */
+  payoutMoves: PayoutMoves;
   /** Refunds of payments: they follow their treasury transactions. */
   refunds: RefundStore;
   /** Refunds on wallet settlement, whose transfers the service looks for on chain. */
@@ -92,3 +95,24 @@ export interface Job {
   /** A NOTIFY channel that means "work is due now", from any instance. */
   wakeOn?: { channel: string; wake(): void };
 }
+
+/** The service's settings jobs read, as settings.ts names them: startService hands them over as they are. */
+const JOB_SETTINGS = [
+  'devChain',
+  'gasKey',
+  'webhookTimeoutMs',
+  'loopbackWebhooks',
+  'payoutCheckMs',
+  'sweepIntervalMs',
+  'reconcileIntervalMs',
+  'treasuryReconcileIntervalMs',
+  'treasuryHoldThreshold',
+  'watchIntervalMs',
+  'watchBackoffCapMs',
+  'treasuryReplaceAfterMs',
+  'mailRetryMs',
+] as const satisfies ReadonlyArray<keyof JobDeps>;
+type JobSettings = Pick<JobDeps, (typeof JOB_SETTINGS)[number]>;
+
+/** Those of the service's settings jobs read, picked by name. */
+export const jobSettings = (settings: JobSettings): JobSettings => Object.fromEntries(JOB_SETTINGS.map((name) => [name, settings[name]])) as JobSettings;

@@ -3,11 +3,13 @@
 import type { Payout, PayoutProvider } from './rules.ts';
 import type { Logger } from '../log.ts';
 import type { PayoutStore } from './store.ts';
+import type { PayoutMoves } from './use-cases.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
 export interface PayoutProcessingDeps {
   payouts: PayoutStore;
+  moves: PayoutMoves;
   provider: PayoutProvider;
   now: () => number;
   log: Logger;
@@ -24,7 +26,7 @@ export function payoutProcessing(deps: PayoutProcessingDeps) {
       try {
         if (payout.status === 'pending') {
           if (!bank) {
-            await deps.payouts.advance(
+            await deps.moves.advance(
               payout,
               { status: 'failed', failure: 'The bank account was deleted before the payout was sent', checkAtMs: null },
               deps.now(),
@@ -33,17 +35,17 @@ export function payoutProcessing(deps: PayoutProcessingDeps) {
             continue;
           }
           const ref = await deps.provider.submit(payout, bank);
-          await deps.payouts.advance(payout, { status: 'processing', providerRef: ref, checkAtMs: next() }, deps.now(), report);
+          await deps.moves.advance(payout, { status: 'processing', providerRef: ref, checkAtMs: next() }, deps.now(), report);
         } else {
           const result = await deps.provider.check(payout.providerRef!, payout, bank);
-          if ('reason' in result) await deps.payouts.advance(payout, { status: 'failed', failure: result.reason, checkAtMs: null }, deps.now(), report);
-          else if (result.status === 'paid') await deps.payouts.advance(payout, { status: 'paid', checkAtMs: null }, deps.now(), report);
-          else await deps.payouts.advance(payout, { status: 'processing', checkAtMs: next() }, deps.now(), report);
+          if ('reason' in result) await deps.moves.advance(payout, { status: 'failed', failure: result.reason, checkAtMs: null }, deps.now(), report);
+          else if (result.status === 'paid') await deps.moves.advance(payout, { status: 'paid', checkAtMs: null }, deps.now(), report);
+          else await deps.moves.advance(payout, { status: 'processing', checkAtMs: next() }, deps.now(), report);
         }
         deps.log.info({ payout: payout.id, from: payout.status }, 'payout advanced');
       } catch (error) {
         deps.log.warn({ err: error, payout: payout.id }, 'payout provider unavailable; will ask again');
-        await deps.payouts.advance(payout, { status: payout.status, checkAtMs: next() }, deps.now(), report);
+        await deps.moves.advance(payout, { status: payout.status, checkAtMs: next() }, deps.now(), report);
       }
     }
   };
@@ -65,9 +67,16 @@ export const sandboxPayoutProvider: PayoutProvider = {
 
 /** Payouts go through the sandbox's provider: the only one the service ships (see README). */
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const payoutUses = ['payouts', 'now', 'log', 'payoutCheckMs', 'intervalMs'] as const;
+export const payoutUses = ['payouts', 'payoutMoves', 'now', 'log', 'payoutCheckMs', 'intervalMs'] as const;
 
 export function payoutJob(deps: Pick<JobDeps, (typeof payoutUses)[number]>): Job {
-  const tick = payoutProcessing({ payouts: deps.payouts, provider: sandboxPayoutProvider, now: deps.now, log: deps.log, checkEveryMs: deps.payoutCheckMs });
+  const tick = payoutProcessing({
+    payouts: deps.payouts,
+    moves: deps.payoutMoves,
+    provider: sandboxPayoutProvider,
+    now: deps.now,
+    log: deps.log,
+    checkEveryMs: deps.payoutCheckMs,
+  });
   return loopJob('settle payouts', tick, deps.intervalMs, (error) => deps.log.error({ err: error }, 'background job failed'), { wakeOn: 'payouts_due' });
 }

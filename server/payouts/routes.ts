@@ -14,7 +14,7 @@ import type { PayoutCurrency } from '../../contract/payouts.ts';
 import { route } from '../routes/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'now' | 'payouts' | 'rates';
+type Uses = 'destinations' | 'now' | 'payouts' | 'payoutMoves' | 'rates';
 type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
@@ -89,7 +89,7 @@ export const initiate: Handler<{ body: typeof InitiatePayoutBody }> = async ({ b
   const units = payoutUnits(body.coin, body.amount);
   // The rate is asked before the balance is locked (a provider may be fetched from); the bank's currency names it.
   const rate = await payoutRate(service, body.coin, (await service.payouts.bank(account, body.payout_bank_id)).currency);
-  const payout = await service.payouts.initiate(
+  const payout = await service.payoutMoves.initiate(
     account,
     {
       bankId: body.payout_bank_id,

@@ -1,32 +1,16 @@
-// Registered bank accounts and the payouts made to them. A payout reserves its USDT from the
-// merchant's balance (the journal, balances/journal-store.ts) under the merchant's balance lock, so
-// payouts, swaps and withdrawals at once cannot overdraw it; a failed payout returns it.
+// Registered bank accounts and the payouts made to them: the SQL on both tables. A payout's
+// initiation and end, which move its USDT in the journal, are payouts/use-cases.ts's, in their
+// transaction; a bank account's changes take the merchant's balance lock here.
 import { randomUUID } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
 import type { Account } from '../domain/account.ts';
-import { DestinationPending, NotConfigured, NotFound, ReferenceInUse } from '../domain/errors.ts';
-import { PAYOUT_COIN, PAYOUT_DECIMALS, fiatCentsOf, type BankAccount, type Fields, type Payout, type PayoutStatus } from './rules.ts';
+import { NotFound } from '../domain/errors.ts';
+import { PAYOUT_COIN, PAYOUT_DECIMALS, type BankAccount, type Fields, type Payout, type PayoutStatus } from './rules.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
-import type { EventStore } from '../storage/events.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
-import type { WithdrawalStore } from '../balances/withdrawal-store.ts';
-import { reserveFromBalance } from '../balances/use-cases.ts';
-import {
-  checkWithdrawalLimit,
-  configuredUnits,
-  FEES,
-  LIMIT_DECIMALS,
-  merchantAccount,
-  move,
-  PAYOUT_PAYABLE,
-  sendFee,
-  usdCentsOf,
-  WITHDRAWAL_WINDOW_MS,
-  type Posting,
-  type SendTerms,
-} from '../balances/ledger-rules.ts';
+import { merchantAccount, PAYOUT_PAYABLE, type SendTerms } from '../balances/ledger-rules.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 import { newestFirst } from '../storage/history.ts';
@@ -43,9 +27,6 @@ export interface PayoutCoin {
 
 export { PAYOUT_PAYABLE };
 
-/** Payout units (micro-USDT) in the token's base units; a token with fewer than 6 decimals cannot carry them. */
-const tokenUnits = (units: bigint, coin: PayoutCoin) => units * 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
-
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
 
 const bankOf = (r: Row): BankAccount => ({
@@ -58,6 +39,21 @@ const bankOf = (r: Row): BankAccount => ({
   // Only an account that waited (a live key's, merchants/destination-store.ts) says from when it is paid to.
   ...(Number(r.effective_ms ?? 0) > Number(r.created_ms) ? { effectiveAt: iso(r.effective_ms) } : {}),
 });
+
+/** A payout as initiation records it: its amount in payout units and in the token's, and what it is worth. */
+export interface NewPayout {
+  id: string;
+  bankId: string;
+  currency: PayoutCurrency;
+  units: bigint;
+  fiatMinor: bigint;
+  reference: string;
+  metadata: Record<string, unknown> | null;
+  chainId: number;
+  token: string;
+  tokenUnits: bigint;
+  usdCents: bigint;
+}
 
 export interface StoredPayout extends Payout {
   merchantId: string;
@@ -104,10 +100,7 @@ export class PayoutStore {
   constructor(
     private readonly db: Database,
     private readonly journal: JournalStore,
-    private readonly events: EventStore,
     private readonly coinOf: (mode: string) => PayoutCoin | undefined,
-    /** The daily withdrawal limit and what left balances against it: a bank payout draws on the same limit as a withdrawal. */
-    private readonly withdrawals: WithdrawalStore,
     /** A live key's new account or new details wait the operator's delay; without, they apply at once. */
     private readonly destinations?: DestinationStore,
     private readonly now: () => number = Date.now,
@@ -192,84 +185,36 @@ export class PayoutStore {
     return units / 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
   }
 
-  async initiate(
-    account: Account,
-    request: { bankId: string; units: bigint; reference: string | undefined; metadata: Record<string, unknown> | null; rate?: string; usdPerCoin: bigint },
-    nowMs: number,
-    report: (payout: Payout) => unknown,
-  ): Promise<Payout> {
-    await applyDue(this.db, account.merchant.id, account.mode, nowMs);
-    return auditedTransaction(this.db, async (tx) => {
-      await this.lockAccount(tx, account);
-      const bank = await this.bank(account, request.bankId, tx);
-      if (bank.effectiveAt && Date.parse(bank.effectiveAt) > nowMs) {
-        throw new DestinationPending(
-          `payout_bank_id: bank account ${bank.id} is new and is paid to only from ${bank.effectiveAt} (live keys' new bank accounts wait ${Math.round(this.destinations!.delayMs / 60_000)} minutes, so the owner can cancel one they did not add)`,
-          [{ field: 'payout_bank_id', message: `expected a bank account in effect; this one is from ${bank.effectiveAt}` }],
-        );
-      }
-      const coin = this.coinOf(account.mode);
-      if (!coin || coin.decimals < PAYOUT_DECIMALS)
-        throw new NotConfigured(`Bank payouts are not available: the ${account.mode} network has no ${PAYOUT_COIN} of at least ${PAYOUT_DECIMALS} decimals`);
-      const reference = request.reference ?? 'po_' + randomUUID().replaceAll('-', '').slice(0, 20);
-      const [taken] = await tx.query('SELECT id FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
-      // Named, so a retry without an Idempotency-Key can find what its first try made.
-      if (taken)
-        throw new ReferenceInUse(
-          `reference: a payout with reference ${reference} exists already: ${taken.id} (GET /api/v1/bank/payouts/withdrawals/${taken.id})`,
-          [{ field: 'reference', message: 'expected a new reference' }],
-        );
-      // A bank payout leaves the balance as a withdrawal does: one daily limit, in US dollars, holds both.
-      const usdCents = usdCentsOf(request.units, PAYOUT_DECIMALS, request.usdPerCoin);
-      const limit = configuredUnits((await this.withdrawals.withdrawalLimit(account, tx)).daily, LIMIT_DECIMALS);
-      checkWithdrawalLimit(usdCents, limit, await this.withdrawals.spentSince(tx, account, nowMs - WITHDRAWAL_WINDOW_MS), {
-        symbol: PAYOUT_COIN,
-        text: formatUnits(request.units, PAYOUT_DECIMALS),
-      });
-      const id = randomUUID();
-      const shift = 10n ** BigInt(coin.decimals - PAYOUT_DECIMALS);
-      const format = (u: bigint) => formatUnits(u / shift, PAYOUT_DECIMALS);
-      // The treasury's one rule for what it sends: what it owes the payout partner for
-      // this payout leaves the treasury too, so below the token's minimum it is refused, and the
-      // network's fee is the merchant's, reserved beside the amount (the bank receives the amount).
-      const networkFee = sendFee(tokenUnits(request.units, coin), coin.terms, { symbol: PAYOUT_COIN, format }, 'amount', 'bank payout');
-      await reserveFromBalance(
-        {
-          catchUp: async (o) => void (await this.journal.catchUp(tx, nowMs, o)),
-          available: (o, chainId, token) => this.journal.available(tx, o, chainId, token),
-          held: (chainId) => this.journal.holdOn(tx, chainId),
-          post: (entry, postings) => this.journal.post(tx, entry, postings, nowMs),
-        },
-        account,
-        { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format },
-        tokenUnits(request.units, coin) + networkFee,
-        { kind: 'payout_reserved', ref: id, memo: `payout ${reference}${networkFee > 0n ? ` (network fee ${format(networkFee)} ${PAYOUT_COIN})` : ''}` },
-      );
-      const [row] = await tx.query(
-        `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
-        [
-          id,
-          ...owner(account),
-          bank.id,
-          PAYOUT_COIN,
-          String(request.units),
-          bank.currency,
-          String(fiatCentsOf(request.units, bank.currency, request.rate)),
-          reference,
-          request.metadata === null ? null : JSON.stringify(request.metadata),
-          nowMs,
-          coin.chainId,
-          coin.token.toLowerCase(),
-          String(tokenUnits(request.units, coin)),
-          String(usdCents),
-        ],
-      );
-      const payout = payoutView(payoutOf(row));
-      await this.events.add(tx, account, 'PAYOUT_UPDATED', report(payout), nowMs);
-      await tx.query(`SELECT pg_notify('payouts_due', $1)`, [payout.id]);
-      return payout;
-    });
+  /** A payout's reference in use by the owner already: that payout's id. */
+  async referenceTaken(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, reference: string): Promise<string | undefined> {
+    const [taken] = await tx.query('SELECT id FROM payouts WHERE merchant_id = $1 AND mode = $2 AND reference = $3', [...owner(account), reference]);
+    return taken?.id as string | undefined;
+  }
+
+  /** Records a new pending payout, due to be handed to the provider now (any instance's payout job is woken when `tx` commits). */
+  async insert(tx: Sql, account: Pick<Account, 'merchant' | 'mode'>, p: NewPayout, nowMs: number): Promise<Payout> {
+    const [row] = await tx.query(
+      `INSERT INTO payouts (id, merchant_id, mode, bank_account_id, coin, units, currency, fiat_minor, reference, metadata, status, next_check_ms, created_ms, updated_ms, chain_id, token, token_units, usd_cents)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $11, $11, $12, $13, $14, $15) RETURNING *`,
+      [
+        p.id,
+        ...owner(account),
+        p.bankId,
+        PAYOUT_COIN,
+        String(p.units),
+        p.currency,
+        String(p.fiatMinor),
+        p.reference,
+        p.metadata === null ? null : JSON.stringify(p.metadata),
+        nowMs,
+        p.chainId,
+        p.token.toLowerCase(),
+        String(p.tokenUnits),
+        String(p.usdCents),
+      ],
+    );
+    await tx.query(`SELECT pg_notify('payouts_due', $1)`, [row.id]);
+    return payoutView(payoutOf(row));
   }
 
   /** The merchant's payouts in a mode, newest first, after `before` (the last of the page before). */
@@ -302,54 +247,23 @@ export class PayoutStore {
     return out;
   }
 
-  /** Moves a payout on; a change of status writes its event in the same transaction. */
-  async advance(
-    payout: StoredPayout,
+  /**
+   * Sets a payout's status and when it is next looked at, its lease ended; the payout as it is now,
+   * with the token and amount its reservation holds (none for a payout recorded before they were kept).
+   */
+  async setStatus(
+    tx: Sql,
+    id: string,
     next: { status: PayoutStatus; providerRef?: string; failure?: string; checkAtMs: number | null },
     nowMs: number,
-    report: (payout: Payout) => unknown,
-  ): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const [row] = await tx.query(
-        `UPDATE payouts SET status = $2, provider_ref = COALESCE($3, provider_ref), failure = $4, next_check_ms = $5, lease_until_ms = NULL, updated_ms = $6
-          WHERE id = $1 RETURNING *`,
-        [payout.id, next.status, next.providerRef ?? null, next.failure ?? null, next.checkAtMs, nowMs],
-      );
-      if (next.status !== payout.status) {
-        const account = { merchant: { id: payout.merchantId } as Account['merchant'], mode: payout.mode as Account['mode'] };
-        // Paid: the reserved USDT is owed to the payout partner; failed: it goes back to the balance.
-        if (row!.chain_id != null && (next.status === 'paid' || next.status === 'failed')) {
-          const reserved = merchantAccount(payout.merchantId, payout.mode, 'reserved');
-          const chainId = Number(row!.chain_id);
-          const token = row!.token as string;
-          const amount = BigInt(row!.token_units as string);
-          // Its network fee: what its reservation held beyond the amount, whatever the network file says now.
-          const held = await this.journal.reservedBy(tx, 'payout_reserved', payout.id);
-          const fee = held > amount ? held - amount : 0n;
-          const postings: Posting[] =
-            next.status === 'failed'
-              ? move(reserved, merchantAccount(payout.merchantId, payout.mode, 'available'), chainId, token, amount + fee)
-              : fee === 0n
-                ? move(reserved, PAYOUT_PAYABLE, chainId, token, amount)
-                : [
-                    { account: reserved, chainId, token, amount: -(amount + fee) },
-                    { account: PAYOUT_PAYABLE, chainId, token, amount },
-                    { account: FEES, chainId, token, amount: fee },
-                  ];
-          await this.journal.post(
-            tx,
-            {
-              kind: next.status === 'paid' ? 'payout_paid' : 'payout_returned',
-              ref: payout.id,
-              owner: account,
-              memo: `payout ${payout.reference}${next.failure ? `: ${next.failure}` : ''}`,
-            },
-            postings,
-            nowMs,
-          );
-        }
-        await this.events.add(tx, account, 'PAYOUT_UPDATED', report(payoutView(payoutOf(row))), nowMs);
-      }
-    });
+  ): Promise<{ payout: StoredPayout; held?: { chainId: number; token: string; amount: bigint } }> {
+    const [row] = await tx.query(
+      `UPDATE payouts SET status = $2, provider_ref = COALESCE($3, provider_ref), failure = $4, next_check_ms = $5, lease_until_ms = NULL, updated_ms = $6
+        WHERE id = $1 RETURNING *`,
+      [id, next.status, next.providerRef ?? null, next.failure ?? null, next.checkAtMs, nowMs],
+    );
+    const payout = payoutOf(row!);
+    if (row!.chain_id == null) return { payout };
+    return { payout, held: { chainId: Number(row!.chain_id), token: row!.token as string, amount: BigInt(row!.token_units as string) } };
   }
 }

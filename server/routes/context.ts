@@ -27,6 +27,7 @@ import type { LinkStore } from '../links/store.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
+import type { PayoutMoves } from '../payouts/use-cases.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
 import type { RateHistoryStore } from '../rates/history-store.ts';
@@ -61,6 +62,8 @@ export interface ServiceParts extends BalanceStores {
   merchants: MerchantStore;
   links: LinkStore;
   payouts: PayoutStore;
+  /** A bank payout's initiation (its USDT reserved) and its end (paid or returned). */
+  payoutMoves: PayoutMoves;
   /** Refunds of payments. */
   refunds: RefundStore;
   /** What each payment needs of its merchant, and resolving it (issue 35's exceptions). */

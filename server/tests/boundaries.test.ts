@@ -253,7 +253,7 @@ describe('import boundaries', () => {
    * shrink (a file split leaves it).
    */
   const LONG_UNTIL_SPLIT: Record<string, number> = {
-    'server/app.ts': 435,
+    'server/app.ts': 428,
     'server/balances/routes.ts': 457,
     'server/balances/treasury-job.ts': 532,
     'server/chain/networks.ts': 411,

@@ -106,7 +106,7 @@ describe.each(ONLY_PGLITE)("the treasury's one minimum and network fee, on %s", 
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     expect(await balance()).toMatchObject({ available: usdt('7'), reserved: usdt('3.5') });
     const [due] = (await api.parts.payouts.claimDue(Date.now(), 60_000, 5)).filter((d) => d.payout.id === paid.body.data.id);
-    await api.parts.payouts.advance(due!.payout, { status: 'paid', checkAtMs: null }, Date.now(), (p) => p);
+    await api.parts.payoutMoves.advance(due!.payout, { status: 'paid', checkAtMs: null }, Date.now(), (p) => p);
     expect(await postingsOf('payout_paid', paid.body.data.id)).toEqual([
       [merchant('reserved'), -usdt('1.25')],
       ['payable:payout-partner', usdt('1')],

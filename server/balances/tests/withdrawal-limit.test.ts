@@ -116,7 +116,7 @@ describe.each(KINDS)('one daily withdrawal limit across coins and chains, on %s'
       Date.now(),
     );
     const payout = (usd: number) =>
-      api.parts.payouts.initiate(
+      api.parts.payoutMoves.initiate(
         account,
         { bankId: bank.id, units: whole(usd), reference: undefined, metadata: null, rate: '1500', usdPerCoin: RATE_ONE },
         Date.now(),

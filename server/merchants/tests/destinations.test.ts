@@ -266,11 +266,11 @@ describe.each(ONLY_PGLITE)('new destinations of money on %s', { timeout: 60_000 
     // The store refuses a payout to it before its time (the route refuses live payouts earlier: no provider).
     const account: Account = { merchant: { id: m.id } as Account['merchant'], mode: 'live', via: 'secret' };
     await expect(
-      api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
+      api.parts.payoutMoves.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
     ).rejects.toThrow(/paid to only from/);
     clock = asked + DELAY;
     await expect(
-      api.parts.payouts.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
+      api.parts.payoutMoves.initiate(account, { bankId, units: 1n, reference: undefined, metadata: null, usdPerCoin: RATE_ONE }, clock, (p) => p),
     ).rejects.not.toThrow(/paid to only from/);
 
     // New details: pending; the account answers the details in effect, and the change.

@@ -214,9 +214,9 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
     it('keeps an unexpected 500 of a request that moves money: the retry answers it, and never moves the money again', async () => {
       const key = fresh();
       const count = await payouts();
-      const real = api.parts.payouts.initiate.bind(api.parts.payouts);
+      const real = api.parts.payoutMoves.initiate.bind(api.parts.payoutMoves);
       // The payout is made, then something fails before the answer: whether money moved is not known to the client.
-      api.parts.payouts.initiate = async (...args: Parameters<typeof real>) => {
+      api.parts.payoutMoves.initiate = async (...args: Parameters<typeof real>) => {
         await real(...args);
         throw new Error('lost after the payout');
       };
@@ -224,7 +224,7 @@ describe.each(KINDS)('Idempotency-Key, on %s', (kind) => {
       try {
         expect((await call('POST', '/api/v1/bank/payouts/initiate', body, key)).status).toBe(500);
       } finally {
-        api.parts.payouts.initiate = real;
+        api.parts.payoutMoves.initiate = real;
       }
       const retry = await call('POST', '/api/v1/bank/payouts/initiate', body, key);
       expect(retry).toMatchObject({ status: 500, replayed: 'true' });
