@@ -22,8 +22,8 @@ import { seedCatalogue } from './seed.ts';
 import { ChainStore, sweepCounts } from './chain/store.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { AuditStore } from './audit/store.ts';
-import { TeamStore } from './team/store.ts';
-import { FactorStore } from './factors/store.ts';
+import { memberById, memberLogins, memberRole, TeamStore } from './team/store.ts';
+import { FactorStore, factorState } from './factors/store.ts';
 import { secretBox } from './factors/secret-box.ts';
 import { OpaqueIds } from './http/opaque-ids.ts';
 import { EmailStore, emailOutbox } from './email/store.ts';
@@ -50,6 +50,7 @@ import { PayoutStore, payoutsByState, payoutsSpentSince } from './payouts/store.
 import { PayoutMoves } from './payouts/use-cases.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from './refunds/store.ts';
 import { refundView } from './refunds/views.ts';
+import { markOutsidePayment } from './refunds/outside-store.ts';
 import { WalletRefundStore } from './refunds/wallet-store.ts';
 import { BalanceTransactionStore } from './balances/store.ts';
 import { JournalStore } from './balances/journal-store.ts';
@@ -92,11 +93,10 @@ export interface Service {
 export async function startService(given: ServiceOptions = {}): Promise<Service> {
   // Every default, applied once (settings.ts); nothing below falls back to one of its own.
   const options = settings(given);
-  const { logger: log, now, instance } = options;
+  const { logger: log, now, instance, stateDir } = options;
   const { networks, treasuryAccounts } = await configuredNetworks(options);
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
-  const { stateDir } = options;
   let opened: Database | undefined;
   let token: string | undefined;
   let factors: FactorStore;
@@ -167,7 +167,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // dropped on any change (from this instance at once, from others by NOTIFY): account-cache.ts.
   let accounts: AccountCache | undefined;
   const forget = (merchantId: string) => accounts?.forget(merchantId);
-  const merchants = new MerchantStore(db, now, forget);
+  const merchants = new MerchantStore(db, memberRole, now, forget);
   const chain = new ChainStore(db, depositViews);
   // A payment's history asks the chain's and the refunds' stores (refunds, made below, need the payments' store).
   const payments = new PaymentStore(db, {
@@ -200,7 +200,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const destinations = new DestinationStore(db, events, options.newDestinationDelayMs, forget, withdrawals);
   const payouts = new PayoutStore(db, journal, payoutCoin, destinations, now);
   const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
-  const attention = new AttentionStore(db, events, chain.views);
+  const attention = new AttentionStore(db, events, chain.views, { rates: rateHistory, markOutsidePayment });
   const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
@@ -223,7 +223,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
       if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
     }
   }
-  const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows);
+  const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows, { memberById, memberLogins, factorState });
   for (const seed of options.merchants) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(products, now());
 

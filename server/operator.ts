@@ -28,6 +28,8 @@ import { openDatabase } from './storage/db.ts';
 import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
 import { DashboardStore } from './dashboard/store.ts';
 import { MerchantStore, merchantRows } from './merchants/store.ts';
+import { memberById, memberLogins, memberRole } from './team/store.ts';
+import { factorState } from './factors/store.ts';
 import { SIGN_IN_LINK_MS } from './merchants/sign-in-rules.ts';
 import { migrate, schemaTemplate } from './storage/migrations.ts';
 import { helpText, isHelp, verbsOf } from './commands.ts';
@@ -119,8 +121,8 @@ async function direct<T>(config: Config, work: (merchants: Merchants) => Promise
     try {
       lock?.confirm();
       await migrate(db);
-      const store = new MerchantStore(db);
-      const dashboard = new DashboardStore(db, config.accountLockoutFailures, merchantRows);
+      const store = new MerchantStore(db, memberRole);
+      const dashboard = new DashboardStore(db, config.accountLockoutFailures, merchantRows, { memberById, memberLogins, factorState });
       // The link is on PUBLIC_URL, where the service will be reached (this machine's port without one).
       const signInUrl = async (id: string) => {
         const token = await dashboard.issueLink(id, Date.now(), SIGN_IN_LINK_MS);

@@ -7,6 +7,7 @@ import { startCluster } from '../../server/testing/postgres.ts';
 import { openDatabase } from '../../server/storage/db.ts';
 import { migrate } from '../../server/storage/migrations.ts';
 import { MerchantStore } from '../../server/merchants/store.ts';
+import { memberRole } from '../../server/team/store.ts';
 import { PaymentList, type PaymentFilter } from '../../server/payments/list-store.ts';
 import { transferViews } from '../../server/chain/transfer-views-store.ts';
 
@@ -17,8 +18,8 @@ const cluster = await startCluster();
 const db = await openDatabase({ databaseUrl: cluster.url });
 try {
   await migrate(db);
-  const merchant = await new MerchantStore(db).create({ businessName: 'Bench', businessEmail: 'bench@example.com', businessLogo: '' }, Date.now());
-  const other = await new MerchantStore(db).create({ businessName: 'Other', businessEmail: 'other@example.com', businessLogo: '' }, Date.now());
+  const merchant = await new MerchantStore(db, memberRole).create({ businessName: 'Bench', businessEmail: 'bench@example.com', businessLogo: '' }, Date.now());
+  const other = await new MerchantStore(db, memberRole).create({ businessName: 'Other', businessEmail: 'other@example.com', businessLogo: '' }, Date.now());
   const start = Date.now() - COUNT * 1000;
   const made = performance.now();
   // Another merchant's payments too (a tenth as many), so the index is not one merchant's alone.

@@ -6,8 +6,8 @@ import { accountLockedUntil, FAILURE_MEMORY_MS, lockedUntil, newToken, tokenHash
 import type { Database, Sql } from '../storage/db.ts';
 import type { Role } from '../domain/permissions.ts';
 import type { MerchantRows } from '../merchants/account-store.ts';
-import { memberById, memberLogins } from '../team/store.ts';
-import { factorState } from '../factors/store.ts';
+import type { memberById, memberLogins } from '../team/store.ts';
+import type { factorState } from '../factors/store.ts';
 import { lastAttempt, recentStart } from '../storage/events.ts';
 
 /** The failure row that counts every client's wrong passwords against an e-mail. */
@@ -29,6 +29,8 @@ export class DashboardStore {
     private readonly db: Database,
     private readonly accountLockout: number,
     private readonly merchants: MerchantRows,
+    /** The team's members and each person's second factor (team/store.ts, factors/store.ts): who a session or a login is. */
+    private readonly people: { memberById: typeof memberById; memberLogins: typeof memberLogins; factorState: typeof factorState },
   ) {}
 
   /**
@@ -78,7 +80,7 @@ export class DashboardStore {
 
   /** A member's role and e-mail, as they sign in (undefined: removed meanwhile). */
   memberOf(merchantId: string, memberId: string): Promise<{ role: Role; email: string } | undefined> {
-    return memberById(this.db, merchantId, memberId);
+    return this.people.memberById(this.db, merchantId, memberId);
   }
 
   /** The merchant's password hash (undefined: no password set yet). */
@@ -100,7 +102,7 @@ export class DashboardStore {
       ...owners
         .filter((r) => made.has(r.merchant_id as string))
         .map((r) => ({ merchantId: r.merchant_id as string, passwordHash: r.password_hash as string, createdMs: made.get(r.merchant_id as string)! })),
-      ...(await memberLogins(this.db, email)),
+      ...(await this.people.memberLogins(this.db, email)),
     ];
     return logins
       .sort((a, b) => a.createdMs - b.createdMs)
@@ -206,10 +208,10 @@ export class DashboardStore {
     if (!row) return undefined;
     const merchantId = row.merchant_id as string;
     const merchant = await this.merchants.merchant(this.db, merchantId);
-    const found = row.member_id === null ? undefined : await memberById(this.db, merchantId, row.member_id as string);
+    const found = row.member_id === null ? undefined : await this.people.memberById(this.db, merchantId, row.member_id as string);
     if (!merchant || (row.member_id !== null && !found)) return undefined;
     const member = found && { id: row.member_id as string, ...found };
-    const { enrolled, required } = await factorState(this.db, merchantId, (row.member_id as string | null) ?? 'owner');
+    const { enrolled, required } = await this.people.factorState(this.db, merchantId, (row.member_id as string | null) ?? 'owner');
     const secondFactor = { enrolled, mustEnrol: required && !enrolled };
     return { merchant, csrf: row.csrf as string, expiresMs: Number(row.expires_ms), ...(member ? { member } : {}), secondFactor };
   }
@@ -221,7 +223,7 @@ export class DashboardStore {
       nowMs,
     ]);
     // A session naming a member who is gone opens nothing.
-    if (!row || (row.member_id !== null && !(await memberById(this.db, row.merchant_id as string, row.member_id as string)))) return undefined;
+    if (!row || (row.member_id !== null && !(await this.people.memberById(this.db, row.merchant_id as string, row.member_id as string)))) return undefined;
     return { merchantId: row.merchant_id as string, ...(row.member_id === null ? {} : { memberId: row.member_id as string }) };
   }
 

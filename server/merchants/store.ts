@@ -12,7 +12,7 @@ import type { Database, Row } from '../storage/db.ts';
 import { notifyAccountChange } from '../storage/account-cache.ts';
 import { sendParked, type EventStore } from '../storage/events.ts';
 import type { DashboardStore } from '../dashboard/store.ts';
-import { memberRole } from '../team/store.ts';
+import type { memberRole as roleOf } from '../team/store.ts';
 import { applyDue } from '../storage/destination-changes.ts';
 
 export interface MerchantSeed extends Merchant {
@@ -42,9 +42,10 @@ const merchantOf = (r: Row): Merchant => ({
 const MODES: KeyMode[] = ['test', 'live'];
 
 export class MerchantStore {
-  /** `now`: the service's clock, which decides when a key rolled with a delay stops working. */
+  /** `memberRole` (team/store.ts), read in this store's transactions: a member's key is never wider than their role. `now`: the clock keys expire by. */
   constructor(
     private readonly db: Database,
+    private readonly memberRole: typeof roleOf,
     private readonly now: () => number = Date.now,
     /** Told a merchant's keys, profile or payout addresses changed, once committed (the account cache). */
     private readonly changed: (merchantId: string) => void = () => {},
@@ -55,8 +56,7 @@ export class MerchantStore {
 
   /** A new merchant with fresh test and live keys and webhook secrets, returned this once. */
   async create(profile: Omit<Merchant, 'id'>, nowMs: number): Promise<CreatedMerchant> {
-    const seed: MerchantSeed = { id: randomUUID(), ...profile, keys: { test: newKeys('test'), live: newKeys('live') } };
-    return this.seed(seed, nowMs);
+    return this.seed({ id: randomUUID(), ...profile, keys: { test: newKeys('test'), live: newKeys('live') } }, nowMs);
   }
 
   /**
@@ -147,7 +147,7 @@ export class MerchantStore {
     const id = randomUUID();
     await auditedTransaction(this.db, async (tx) => {
       if (holder !== null && holder !== 'owner') {
-        const role = await memberRole(tx, account.merchant.id, holder);
+        const role = await this.memberRole(tx, account.merchant.id, holder);
         if (!role) throw new PermissionDenied('This key belongs to a member no longer on the team: it makes no keys (the owner rolls the full key)');
         const wider = permissions.filter((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p));
         if (wider.length) throw new PermissionDenied(`A key cannot be wider than the person it belongs to: their role lacks ${wider.join(', ')}`);
@@ -324,7 +324,7 @@ export class MerchantStore {
       const [merchant] = await tx.query('SELECT id FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
       if (!merchant) return undefined;
       if (holder !== null && holder !== 'owner') {
-        const role = await memberRole(tx, merchantId, holder);
+        const role = await this.memberRole(tx, merchantId, holder);
         if (!role || PERMISSIONS.some((p) => !(ROLE_PERMISSIONS[role] ?? []).includes(p)))
           throw new PermissionDenied(
             `This full key is held by ${role ? `a member who is now ${role}` : 'a member no longer on the team'}: it rolls no key (the owner or an admin rolls it)`,

@@ -9,8 +9,7 @@ import { PAYMENT_COLUMNS, paymentOf, type ChangeReport } from './store.ts';
 import type { Payment } from './rules.ts';
 import type { AttentionPayment, OpenTransfer } from './attention-rules.ts';
 import type { CreditTerms, RateAt } from './credit-rules.ts';
-import { rateAt } from '../rates/history-store.ts';
-import { markOutsidePayment } from '../refunds/outside-store.ts';
+import type { RateHistoryStore } from '../rates/history-store.ts';
 import type { CreditedTransfer, TransferViews } from '../chain/transfer-views-store.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -62,6 +61,8 @@ export class AttentionStore {
     private readonly events: EventStore,
     /** The chain's transfers (chain/transfer-views-store.ts): a case's transfers are its rows, read and resolved in this store's transaction. */
     private readonly chain: TransferViews,
+    /** The coin rates kept (rates/history-store.ts) and a refund's mark of money the payment never counted (refunds/outside-store.ts), read and written in this store's transaction. */
+    private readonly others: { rates: Pick<RateHistoryStore, 'at'>; markOutsidePayment(tx: Sql, refundId: string): Promise<void> },
   ) {}
 
   /** Each payment's open transfers and own resolution, by payment id: the facts caseOf decides from. */
@@ -101,7 +102,7 @@ export class AttentionStore {
         )
       ).length > 0;
     return {
-      outsidePayment: (refundId) => markOutsidePayment(tx, refundId),
+      outsidePayment: (refundId) => this.others.markOutsidePayment(tx, refundId),
       reopen: async (refund) => {
         // Only what this refund resolved, still resolved by it: a case resolved again since (by a
         // newer refund, or accepted) is never touched, and a second call finds nothing.
@@ -153,7 +154,7 @@ export class AttentionStore {
         ]);
         return paymentOf(row!);
       },
-      rateAt: (symbol, atMs) => rateAt(tx, symbol, atMs),
+      rateAt: (symbol, atMs) => this.others.rates.at(tx, symbol, atMs),
       resolveTransfers: (transfers, resolution, refundId) => this.chain.resolve(tx, transfers, resolution, nowMs, refundId),
       resolvePayment: async (paymentId, resolution, refundId) =>
         void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [

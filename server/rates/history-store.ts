@@ -30,6 +30,11 @@ export class RateHistoryStore {
     readonly maxAgeMs: number,
   ) {}
 
+  /** The newest rate of `symbol` kept, fetched at or before `atMs`, read in the caller's transaction. */
+  at(sql: Sql, symbol: string, atMs: number): ReturnType<typeof rateAt> {
+    return rateAt(sql, symbol, atMs);
+  }
+
   /** One fetch's coin rates kept; older than the setting's days pruned. */
   async record(rows: RateRow[], nowMs: number): Promise<void> {
     if (rows.length === 0) return;

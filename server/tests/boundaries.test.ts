@@ -208,7 +208,24 @@ describe('import boundaries', () => {
   });
 
   /** The service's features, each a folder of server/ with its routes, use cases, store(s), views and rules. */
-  const FEATURES = ['payments', 'links', 'products', 'balances', 'payouts', 'webhooks', 'merchants', 'dashboard', 'chain'];
+  const FEATURES = [
+    'payments',
+    'links',
+    'products',
+    'balances',
+    'payouts',
+    'webhooks',
+    'merchants',
+    'dashboard',
+    'chain',
+    'refunds',
+    'team',
+    'email',
+    'audit',
+    'factors',
+    'subscriptions',
+    'rates',
+  ];
   const service = () => production().filter((file) => file.startsWith('server/'));
   const LAYOUT = 'server/tests/fixtures/layout';
 
@@ -242,8 +259,29 @@ describe('import boundaries', () => {
     expect(rulesWithIo(service())).toEqual([]);
   });
 
+  /**
+   * The stores that still call another feature's store in their own transaction (the features
+   * added after the rule was written: team, e-mail, the dashboard's sign-in). Each is to become a
+   * use case composing both; the list only shrinks.
+   */
+  const CROSS_STORE_UNTIL_MOVED = [
+    'server/email/store.ts imports server/merchants/account-store.ts',
+    'server/email/store.ts imports server/payments/list-store.ts',
+    'server/email/store.ts imports server/dashboard/login-store.ts',
+    'server/email/store.ts imports server/team/store.ts',
+    'server/team/store.ts imports server/factors/store.ts',
+    'server/team/store.ts imports server/merchants/account-store.ts',
+    'server/team/store.ts imports server/dashboard/login-store.ts',
+    'server/team/store.ts imports server/audit/store.ts',
+  ];
+
   it("no feature imports another feature's store: it goes through that feature's use case, or takes the store as a port", () => {
-    expect(crossFeatureStores(service(), 'server', FEATURES)).toEqual([]);
+    const found = crossFeatureStores(service(), 'server', FEATURES);
+    expect(found.filter((line) => !CROSS_STORE_UNTIL_MOVED.includes(line))).toEqual([]);
+    expect(
+      CROSS_STORE_UNTIL_MOVED.filter((line) => !found.includes(line)),
+      'moved: take it off the list',
+    ).toEqual([]);
   });
 
   /**
@@ -255,12 +293,11 @@ describe('import boundaries', () => {
   const LONG_UNTIL_SPLIT: Record<string, number> = {
     'server/app.ts': 428,
     'server/balances/routes.ts': 457,
-    'server/balances/treasury-job.ts': 532,
+    'server/balances/treasury-job.ts': 508,
     'server/chain/networks.ts': 411,
     'server/chain/sweeper.ts': 470,
     'server/dashboard/routes.ts': 456,
     'server/merchants/store.ts': 462,
-    'server/payments/store.ts': 487,
     'server/routes/api-doc.ts': 448,
   };
 

@@ -12,6 +12,7 @@ import { JournalStore } from '../../balances/journal-store.ts';
 import { transferViews } from '../../chain/transfer-views-store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import { MerchantStore } from '../../merchants/store.ts';
+import { memberRole } from '../../team/store.ts';
 import { DestinationStore } from '../../merchants/destination-store.ts';
 import { FeeStore } from '../../merchants/fee-store.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../../testing/databases.ts';
@@ -144,7 +145,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     // word that they changed something keeps the cache true.
     let cache: AccountCache | undefined;
     const forget = (id: string) => cache!.forget(id);
-    const merchants = new MerchantStore(api.db, Date.now, forget);
+    const merchants = new MerchantStore(api.db, memberRole, Date.now, forget);
     const ledger = new JournalStore(api.db, forget, { chain: transferViews, payments: depositViews });
     const fees = new FeeStore(api.db, { bps: 0, bearer: 'customer' }, forget);
     cache = new AccountCache({
@@ -184,7 +185,7 @@ describe.each(KINDS)('the account cache on %s', (kind) => {
     const now = () => clock;
     let cache: AccountCache | undefined;
     const forget = (id: string) => cache!.forget(id);
-    const merchants = new MerchantStore(api.db, now, forget);
+    const merchants = new MerchantStore(api.db, memberRole, now, forget);
     const destinations = new DestinationStore(api.db, new EventStore(api.db), 60_000, forget, api.parts.withdrawals);
     cache = new AccountCache(
       {
