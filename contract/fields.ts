@@ -189,7 +189,7 @@ export const says = <T extends z.ZodMiniType>(schema: T, words: string, deprecat
 /**
  * Exactly one of the named fields of an object: the check (its issue names the first field),
  * and the same rule in JSON Schema (`oneOf` each required), which the API's document reads from
- * the check (server/routes/api-doc.ts), so the document refuses what the service refuses.
+ * the check (server/api/api-doc.ts), so the document refuses what the service refuses.
  */
 /*@__NO_SIDE_EFFECTS__*/
 export function exactlyOne<T extends Record<string, unknown>>(names: readonly string[], expected: string) {

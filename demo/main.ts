@@ -1,10 +1,10 @@
 // npm run demo: the service on its embedded database (which also serves checkout.js) and a
 // merchant shop on another origin. Ports, the data directory and the quote window come
 // from the environment; the data survives a restart.
-import { startService } from '../server/app.ts';
-import { configFromEnv } from '../server/config.ts';
-import { createLogger } from '../server/log.ts';
-import { DEMO_MERCHANT, DEMO_PRICES } from '../server/seed.ts';
+import { startService } from '../server/service/app.ts';
+import { configFromEnv } from '../server/service/config.ts';
+import { createLogger } from '../server/service/log.ts';
+import { DEMO_MERCHANT, DEMO_PRICES } from '../server/service/seed.ts';
 import { readWebhook, registerWebhook } from './merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH } from './merchant/server.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';

@@ -1,5 +1,5 @@
 import type { Locator, Page, Route } from 'playwright/test';
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { expectNoViolations } from './support/axe.ts';
 import { expect, modal, openPayment, shopEvents, startServers, test, type Servers } from './support/fixtures.ts';
 

@@ -12,7 +12,7 @@
 // axe (WCAG 2.2 A and AA, best practices) finds nothing on any screen, light or dark. Needs
 // `npm run build`.
 import type { FileChooser, Locator, Page } from 'playwright/test';
-import { startService, type Service } from '../server/app.ts';
+import { startService, type Service } from '../server/service/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';

@@ -10,7 +10,7 @@
 // (WCAG 2.2 A and AA) finds nothing on the Security screen and the prompt. Needs `npm run build`.
 import { createServer } from 'node:net';
 import type { Page } from 'playwright/test';
-import { startService, type Service } from '../server/app.ts';
+import { startService, type Service } from '../server/service/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { axeViolations } from './support/axe.ts';
 import { expect, test } from './support/fixtures.ts';

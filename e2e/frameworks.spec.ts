@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { build } from 'vite';
-import { DEMO_MERCHANT } from '../server/seed.ts';
-import { fromRoot } from '../server/paths.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
+import { fromRoot } from '../server/service/paths.ts';
 import { expect, modal, test } from './support/fixtures.ts';
 
 type App = { url: string; close(): Promise<void> };

@@ -1,4 +1,4 @@
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { expect, modal, startServers, test } from './support/fixtures.ts';
 
 const HOSTILE_NAME = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>Evil & "Co"';

@@ -1,4 +1,4 @@
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { ServiceClient } from '../sdk/client.ts';
 import { expect, modal, test } from './support/fixtures.ts';
 

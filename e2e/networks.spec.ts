@@ -10,7 +10,7 @@ import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.t
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../devchain/sandbox.ts';
 import { deployFactory } from '../server/chain/deploy.ts';
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { expect, shopEvents, startServers, test, type Servers } from './support/fixtures.ts';
 
 const SECOND = 'Second test chain';

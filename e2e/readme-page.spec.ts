@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { DEMO_MERCHANT } from '../server/seed.ts';
-import { fromRoot } from '../server/paths.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
+import { fromRoot } from '../server/service/paths.ts';
 import { expect, modal, startServers, test, type Servers } from './support/fixtures.ts';
 
 const README = readFileSync(fromRoot('README.md'), 'utf8');

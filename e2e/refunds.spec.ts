@@ -5,7 +5,7 @@
 // English, French and Arabic (right to left), axe clean in light and dark at each step.
 import { getAddress } from 'viem';
 import type { Page } from 'playwright/test';
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { axeViolations } from './support/axe.ts';
 import { expect, test, type Servers } from './support/fixtures.ts';
 

@@ -16,7 +16,7 @@
 import { createServer } from 'node:net';
 import type { BrowserContext, Page } from 'playwright/test';
 import { parseUnits } from 'viem';
-import { startService, type Service } from '../server/app.ts';
+import { startService, type Service } from '../server/service/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startSmtp } from '../server/testing/smtp.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../devchain/anvil.ts';

@@ -6,7 +6,7 @@
 // watcher finds it on chain: the refund is confirmed and the customer holds the money. axe is
 // clean on the panel, light and dark. Needs `npm run build`.
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
-import { startService } from '../server/app.ts';
+import { startService } from '../server/service/app.ts';
 import { cheapPasswords } from '../server/testing/passwords.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../devchain/deploy.ts';

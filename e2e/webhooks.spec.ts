@@ -1,5 +1,5 @@
 import { WEBHOOK_PATH } from '../demo/merchant/server.ts';
-import { DEMO_MERCHANT } from '../server/seed.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../sdk/webhook.ts';
 import { expect, openPayment, test } from './support/fixtures.ts';
 

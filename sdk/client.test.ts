@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../server/seed.ts';
-import { startService, type Service } from '../server/app.ts';
+import { DEMO_MERCHANT } from '../server/service/seed.ts';
+import { startService, type Service } from '../server/service/app.ts';
 import { ServiceClient, ServiceError } from './client.ts';
 import { holdAnswersToOpenApi } from '../server/testing/conformance.ts';
 

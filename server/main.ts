@@ -1,8 +1,8 @@
 // npm start (or npm run service): runs the service with its configuration from the
 // environment. `npm run service -- merchant create --name "…" --email …` makes a merchant.
-// Each command imports only what it runs: the service's whole module graph (app.ts) costs a
+// Each command imports only what it runs: the service's whole module graph (service/app.ts) costs a
 // command about a second of CPU it does not use (import app.js 1.5 CPU-s, operator.js 0.4).
-import { configFromEnv } from './config.ts';
+import { configFromEnv } from './service/config.ts';
 
 /** A setting that is wrong: one line saying which and what to do, exit code 1, no stack trace. */
 function refuse(line: string): never {
@@ -19,20 +19,20 @@ try {
 }
 const args = process.argv.slice(2);
 if (args[0] === 'chain') {
-  const { runChainCommand } = await import('./chain-command.ts');
+  const { runChainCommand } = await import('./commands/chain.ts');
   process.exitCode = await runChainCommand(args.slice(1), config);
 } else if (args[0] === 'treasury') {
-  const { runTreasuryCommand } = await import('./treasury-command.ts');
+  const { runTreasuryCommand } = await import('./commands/treasury.ts');
   process.exitCode = await runTreasuryCommand(args.slice(1), config);
 } else if (args.length > 0) {
-  const { runOperatorCommand } = await import('./operator.ts');
+  const { runOperatorCommand } = await import('./commands/operator.ts');
   process.exitCode = await runOperatorCommand(args, config);
 } else {
   const [{ startService }, { NetworkMismatch }, { createLogger }, { startupProblem }, { DataDirLocked }, { MigrationRefused }] = await Promise.all([
-    import('./app.ts'),
+    import('./service/app.ts'),
     import('./chain/deploy.ts'),
-    import('./log.ts'),
-    import('./startup.ts'),
+    import('./service/log.ts'),
+    import('./service/startup.ts'),
     import('./storage/lock.ts'),
     import('./storage/migrations.ts'),
   ]);

@@ -1,8 +1,8 @@
 // The demo shop's backend as a merchant's server should be: it will not run without its
 // webhook secret, and a confirmed payment marks an order paid only at the order's price.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../server/app.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type Service } from '../../server/service/app.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { registerWebhook } from './register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from './server.ts';
 

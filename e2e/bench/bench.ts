@@ -13,8 +13,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
-import { startService, type ServiceOptions } from '../../server/app.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
+import { startService, type ServiceOptions } from '../../server/service/app.ts';
 import { startMerchantSite } from '../../demo/merchant/server.ts';
 import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chromium.ts';
 import { ms, summarize, table, type Summary } from './stats.ts';

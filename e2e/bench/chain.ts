@@ -4,11 +4,11 @@
 // service CPU) with 10, 1,000 and 10,000 open payments. Reports; asserts nothing.
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService } from '../../server/app.ts';
+import { startService } from '../../server/service/app.ts';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { networkWatcher } from '../../server/testing/chain.ts';
 import { paymentVersion } from '../../contract/schemas.ts';
 import { ms, summarize, table } from './stats.ts';

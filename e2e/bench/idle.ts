@@ -9,7 +9,7 @@
 // asserts nothing.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { startService } from '../../server/app.ts';
+import { startService } from '../../server/service/app.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../devchain/anvil.ts';
 import { deployDevContracts, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
 import { QUIET_MS } from '../../server/chain/watcher.ts';

@@ -8,12 +8,12 @@
 import { createPublicClient, createWalletClient, http, parseEther, parseUnits, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
-import { startService } from '../../server/app.ts';
+import { startService } from '../../server/service/app.ts';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import { startDevChain } from '../../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork, GAS_DEV_ACCOUNT } from '../../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { caller } from '../../server/testing/chain.ts';
 import { startReceiver } from '../../server/testing/receiver.ts';
 import { relayPayments } from '../../server/testing/relay-payments.ts';

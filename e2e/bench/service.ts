@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { startCluster, type Cluster } from '../../server/testing/postgres.ts';
 import { MAIN, spawnService } from '../../server/testing/process.ts';
 import { load, type LoadResult } from './load.ts';

@@ -4,10 +4,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Locator, type Page } from 'playwright';
-import { startService, type Service } from '../../server/app.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type Service } from '../../server/service/app.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { startMerchantSite, type MerchantSite } from '../../demo/merchant/server.ts';
-import { fromRoot } from '../../server/paths.ts';
+import { fromRoot } from '../../server/service/paths.ts';
 import { findChromium, LOOPBACK_ONLY_FLAGS, QUIET_FLAGS } from '../support/chromium.ts';
 
 const OUT = fromRoot('screenshots');

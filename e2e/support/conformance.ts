@@ -9,7 +9,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Service } from '../../server/app.ts';
+import type { Service } from '../../server/service/app.ts';
 
 type Json = Record<string, unknown>;
 type Operation = {

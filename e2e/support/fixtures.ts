@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test as base, expect, type Locator, type Page } from 'playwright/test';
-import { startService, type Service, type ServiceOptions } from '../../server/app.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type Service, type ServiceOptions } from '../../server/service/app.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { registerWebhook } from '../../demo/merchant/register.ts';
 import { startMerchantSite, WEBHOOK_PATH, type MerchantSite } from '../../demo/merchant/server.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../devchain/deploy.ts';

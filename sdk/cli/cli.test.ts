@@ -4,8 +4,8 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../server/app.ts';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { startService, type Service } from '../../server/service/app.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { startReceiver, type Receiver } from '../../server/testing/receiver.ts';
 import { runCli, USAGE } from './cli.ts';
 import { holdAnswersToOpenApi } from '../../server/testing/conformance.ts';

@@ -4,8 +4,8 @@ import { cursorParts, cursorText, pageOf } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { OpaqueIds } from '../http/opaque-ids.ts';
 import { invalidField } from '../domain/errors.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'audit' | 'ids';

@@ -72,7 +72,7 @@ export class JournalStore {
     private readonly db: Database,
     /** Told a merchant's settlement changed, once committed (the account cache). */
     private readonly changed: (merchantId: string) => void,
-    /** The chain's transfers and the payments as the catch-up and pending figures join them to the entries: their owners' fragments (app.ts). */
+    /** The chain's transfers and the payments as the catch-up and pending figures join them to the entries: their owners' fragments (service/app.ts). */
     private readonly views: { chain: Pick<TransferViews, 'transfersAs'>; payments: Pick<DepositViews, 'joinDeposit' | 'credits'> },
   ) {}
 

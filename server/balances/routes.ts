@@ -33,8 +33,8 @@ import { ok } from '../http/respond.ts';
 import { sendTermsOf, tokenOf } from '../chain/networks.ts';
 import { refuseOwn } from '../chain/own-addresses.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'balanceTransactions' | 'catalog' | 'destinations' | 'ids' | 'journal' | 'now' | 'ownAddresses' | 'rates' | 'swaps' | 'treasury' | 'withdrawals';
@@ -42,7 +42,7 @@ type Service = Pick<ServiceParts, Uses>;
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 /** Declared on a route as `limits: { balance }`; here for code that checks it itself. */
-export { requireBalance } from '../routes/route.ts';
+export { requireBalance } from '../api/route.ts';
 
 /** A coin of the mode by symbol and (where it is on several chains) chain_id; refused naming the field. */
 const coinOf = (service: Service, account: Account, field: string, symbol: string, chainId?: number): Coin =>

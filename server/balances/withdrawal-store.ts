@@ -69,7 +69,7 @@ export const withdrawalsByState = async (sql: Sql): Promise<StateCount[]> =>
   stateCounts(await sql.query(`SELECT mode, state, count(*)::text AS n FROM withdrawals WHERE purpose = 'withdrawal' GROUP BY 1, 2`));
 
 /**
- * What the withdrawals' store asks of other features' stores (app.ts and operator.ts hand them
+ * What the withdrawals' store asks of other features' stores (service/app.ts and commands/operator.ts hand them
  * in): whether a merchant exists (merchants/account-store.ts, in the caller's connection), and
  * the SQL of what its bank payouts and balance-settled refunds took since a time, in US cents
  * (the other parts of the one daily limit, from payouts/store.ts and refunds/store.ts, given the
@@ -105,7 +105,7 @@ export class WithdrawalStore {
 
   private readonly followers = new Map<SendPurpose, SendFollower>();
 
-  /** The feature whose sends are of `purpose` (app.ts: refunds). */
+  /** The feature whose sends are of `purpose` (service/app.ts: refunds). */
   follow(purpose: Exclude<SendPurpose, 'withdrawal'>, follower: SendFollower): void {
     this.followers.set(purpose, follower);
   }

@@ -21,7 +21,7 @@ import { configuredUnits, NATIVE } from '../balances/ledger-rules.ts';
 import type { JournalStore } from '../balances/journal-store.ts';
 import type { TreasuryFinding, TreasuryHoldStore } from '../balances/treasury-hold-store.ts';
 import type { TreasuryTxStore } from '../balances/treasury-store.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import type { Check } from './readiness.ts';
 import { rpcTransport, type Network } from './networks.ts';
 import { TRANSFER } from './watcher.ts';

@@ -5,8 +5,8 @@ import { TreasuryResolveBody } from '../../contract/operator.ts';
 import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import type { TreasuryFinding, TreasuryHold } from '../balances/treasury-hold-store.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'log' | 'now' | 'reconcileTreasuries' | 'treasuryHolds';

@@ -16,12 +16,12 @@ import { hashPassword, nobodyAt, passwordMatches, passwordProblem, SESSION_MS } 
 import { clientOf } from '../http/client.ts';
 import { ok, type Reply } from '../http/respond.ts';
 import { builtFile, hashedName, sendBuilt, splitHashedName } from '../http/static.ts';
-import { headTags } from '../page-head.ts';
+import { headTags } from '../hosted/page-head.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Session } from './store.ts';
 import { ROLE_PERMISSIONS, type Actor } from '../domain/permissions.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
-import { route, type Limits } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import { route, type Limits } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'audit' | 'catalog' | 'config' | 'dashboard' | 'factors' | 'log' | 'mail' | 'merchants' | 'now' | 'origin' | 'signIns' | 'team';

@@ -1,7 +1,7 @@
 // Idempotency keys, as rules (no I/O): what a key may be, and what a request carrying one is
 // answered given what is stored under it. Stripe's semantics: the same key and the same request
 // answer the first answer; the same key with another request is a conflict; kept 24 hours.
-// The storage (storage/idempotency.ts) and the waiting (routes/idempotency.ts) follow these.
+// The storage (storage/idempotency.ts) and the waiting (api/idempotency.ts) follow these.
 import { Conflict, invalidField } from './errors.ts';
 
 /** The header, as errors name it. */

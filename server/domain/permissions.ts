@@ -1,5 +1,5 @@
 // Who may do what: each route declares the one permission it needs
-// (routes/route.ts), and the service checks it against the caller's grants on every request
+// (api/route.ts), and the service checks it against the caller's grants on every request
 // of a session or a secret key, whatever the dashboard shows. A grant is a member's role (the
 // owner has every permission) or a restricted key's chosen set (a full secret key has every
 // one). Rules only: no I/O.

@@ -5,8 +5,8 @@ import { EmailChoicesAnswer, EmailChoicesBody } from '../../contract/team.ts';
 import { Forbidden } from '../domain/errors.ts';
 import type { Account } from '../domain/account.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'mail';

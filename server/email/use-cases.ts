@@ -106,7 +106,7 @@ export class Mail {
    * each in their language, written in one transaction. A person's own second factors changed:
    * that person gets their factors' e-mail (with a link to Security), the owner the security one.
    * `detail`: what changed, never a secret (a key is named by its name and mode, never its value).
-   * The change's audit row is the request's own (routes/route.ts) or the caller's. Answers
+   * The change's audit row is the request's own (api/route.ts) or the caller's. Answers
    * whether anyone was e-mailed.
    */
   async securityChanged(merchant: Merchant, news: SecurityNews): Promise<boolean> {

@@ -76,7 +76,7 @@ export async function authenticateSession(req: IncomingMessage, sessions: Sessio
   const mode = req.headers['x-mode'] ?? 'test';
   if (mode !== 'test' && mode !== 'live') throw new Invalid('x-mode: expected test or live', [{ field: 'x-mode', message: 'expected test or live' }]);
   // The signed-in owner has what the secret key gives: the same answers, the same powers; a
-  // member, what their role gives (each route's permission, routes/route.ts).
+  // member, what their role gives (each route's permission, api/route.ts).
   const member = session.member;
   const secondFactor = session.secondFactor;
   if (!member) return { merchant: session.merchant, mode, via: 'secret', session: true, grants: 'all', secondFactor };

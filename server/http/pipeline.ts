@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Account } from '../domain/account.ts';
 import { DomainError, MethodNotAllowed, NotFound } from '../domain/errors.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import { authenticate, authenticateOperator, type KeyOwners, type SessionLookup } from './auth.ts';
 import { clientRequestId, newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import { cors, errorReply, internalError, sendJson, type Reply } from './respond.ts';

@@ -8,7 +8,7 @@ import { Invalid } from '../domain/errors.ts';
  */
 export type Auth = 'public' | 'secret' | 'either' | 'merchant' | 'operator' | 'none';
 
-/** What the router matches on; the rest of a route (routes/route.ts) is the pipeline's. */
+/** What the router matches on; the rest of a route (api/route.ts) is the pipeline's. */
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;

@@ -3,7 +3,7 @@
 import type { Hex } from 'viem';
 import type { RetryPolicy } from '../webhooks/rules.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import type { BalanceStores } from '../balances/store.ts';
 import type { ChainStore } from '../chain/store.ts';
 import type { Database } from '../storage/db.ts';
@@ -22,7 +22,7 @@ import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
 import type { Subscriptions } from '../subscriptions/use-cases.ts';
 
-/** What jobs tell /metrics (metrics.ts keeps the figures). */
+/** What jobs tell /metrics (service/metrics.ts keeps the figures). */
 export interface JobSignals {
   /** One webhook delivery attempt: delivered, or failed on an answer (`status`) or with none (`error`), and how long it took. */
   delivery(mode: string, outcome: 'delivered' | 'status' | 'error', seconds: number): void;

@@ -11,11 +11,11 @@ import { toUnits } from '../../contract/money.ts';
 import { initializePayment } from '../payments/initialize-rules.ts';
 import { CoinUnavailable, LinkInactive, NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { amountFor, type Link } from './rules.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 import { builtFile, sendBuilt } from '../http/static.ts';
 import { hostedPage, NOT_FOUND_PAGE } from './page-view.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'catalog' | 'config' | 'linkCheckouts' | 'links' | 'log' | 'merchants' | 'metrics' | 'now' | 'origin' | 'payments' | 'rates';

@@ -3,7 +3,7 @@ import { CURRENCIES, EMAIL_PATTERN } from '../../contract/fields.ts';
 import type { Merchant } from '../domain/account.ts';
 import type { Link } from './rules.ts';
 import { bySlugView } from './views.ts';
-import { headTags } from '../page-head.ts';
+import { headTags } from '../hosted/page-head.ts';
 
 const esc = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 

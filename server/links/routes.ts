@@ -25,8 +25,8 @@ import { LinksQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import { byIdView, bySlugView, donationView, linkUrl, listItemView, standardCreatedView } from './views.ts';
 import { qrView } from '../payments/qr.ts';
-import type { Ctx, Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Ctx, Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'links' | 'now' | 'origin';

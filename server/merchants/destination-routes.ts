@@ -6,8 +6,8 @@ import { answer, DestinationChange } from '../../contract/api.ts';
 import { is } from '../../contract/fields.ts';
 import { isUuid } from '../../contract/payment-links.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 import { changeView } from './destination-views.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */

@@ -7,7 +7,7 @@ import { notifyAccountChange } from '../storage/account-cache.ts';
 export class FeeStore {
   constructor(
     private readonly db: Database,
-    /** The service's default terms (settings.ts: feeBps, feeBearer). */
+    /** The service's default terms (service/settings.ts: feeBps, feeBearer). */
     private readonly fallback: FeeTerms,
     /** Told once a change committed: this instance's copies of the terms go at once (AccountCache). */
     private readonly changed: (merchantId: string) => void = () => {},

@@ -11,8 +11,8 @@ import { lacking, type Grants } from '../domain/permissions.ts';
 import { actorOf } from '../audit/rules.ts';
 import type { RestrictedKeyRow } from './keys-rules.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'log' | 'mail' | 'merchants' | 'now';

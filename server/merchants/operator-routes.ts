@@ -8,9 +8,9 @@ import { isUuid } from '../../contract/payment-links.ts';
 import { NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { SIGN_IN_LINK_MS } from './sign-in-rules.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import type { Account } from '../domain/account.ts';
-import { route } from '../routes/route.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'dashboard' | 'fees' | 'log' | 'mail' | 'merchants' | 'metrics' | 'now' | 'origin' | 'withdrawals';

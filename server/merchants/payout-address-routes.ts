@@ -6,8 +6,8 @@ import { PayoutAddressBody } from '../../contract/schemas.ts';
 import { ChainNotOffered, invalidField } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { changeView } from './destination-views.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 import { getAddress, isAddress } from 'viem';
 import { refuseOwn } from '../chain/own-addresses.ts';
 

@@ -15,8 +15,8 @@ import { clientOf } from '../http/client.ts';
 import { imageTypeOf } from '../links/rules.ts';
 import { ok } from '../http/respond.ts';
 import { moneyWarnings } from './warnings-rules.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'catalog' | 'config' | 'dashboard' | 'events' | 'journal' | 'links' | 'log' | 'merchants' | 'now' | 'origin' | 'readiness' | 'signIns';

@@ -11,8 +11,8 @@ import { acceptCase } from './accept.ts';
 import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
 import { paymentSummary } from './list-views.ts';
 import { depositReport } from './views.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'attention' | 'catalog' | 'closeEnoughCents' | 'now' | 'rateHistory';

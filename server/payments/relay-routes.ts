@@ -16,8 +16,8 @@ import { feeOf } from '../chain/treasury.ts';
 import { ChainNotOffered, Conflict, DomainError, NotConfigured, PaymentState, Unavailable, invalidField } from '../domain/errors.ts';
 import { clientOf } from '../http/client.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route, type RateLimit } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route, type RateLimit } from '../api/route.ts';
 import { assertTakesDeposits } from './rules.ts';
 
 type Uses = 'catalog' | 'config' | 'journal' | 'log' | 'metrics' | 'now' | 'payments' | 'relayer' | 'relaysPerClient';

@@ -13,8 +13,8 @@ import { attentionView, caseOf, overpaidText } from './attention-rules.ts';
 import { creditView } from './credit-rules.ts';
 import type { Payment } from './rules.ts';
 import { CSV_COLUMNS, csvField, csvLine, paymentSummary, refundsView, timelineView } from './list-views.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'attention' | 'catalog' | 'ids' | 'journal' | 'now' | 'paymentList' | 'payments' | 'refunds';

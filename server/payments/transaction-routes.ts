@@ -17,8 +17,8 @@ import { qrView } from './qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route, type RateLimit } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route, type RateLimit } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses =

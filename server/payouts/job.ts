@@ -1,7 +1,7 @@
 // Processes payouts through the payout provider: pending → processing (handed over) → paid or
 // failed (as the provider reports). Each change writes a PAYOUT_UPDATED event.
 import type { Payout, PayoutProvider } from './rules.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import type { PayoutStore } from './store.ts';
 import type { PayoutMoves } from './use-cases.ts';
 import type { Job, JobDeps } from '../jobs/job.ts';

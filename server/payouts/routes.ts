@@ -7,11 +7,11 @@ import { BANKS, checkBankFields, COUNTRIES, mergeBankUpdate, PAYOUT_RATES, payou
 import { BankAccountsQuery, BankQuery, HistoryQuery, RateQuery } from '../http/queries.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
-import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import type { Ctx, Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import { changeView } from '../merchants/destination-views.ts';
 import { CURRENCIES, type CoinSymbol, type Currency } from '../../contract/fields.ts';
 import type { PayoutCurrency } from '../../contract/payouts.ts';
-import { route } from '../routes/route.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'destinations' | 'now' | 'payouts' | 'payoutMoves' | 'rates';

@@ -112,7 +112,7 @@ export class ProductStore {
   }
 
   /**
-   * A product and its prices by fixed ids (the demo's seeded catalogue, server/seed.ts): made
+   * A product and its prices by fixed ids (the demo's seeded catalogue, server/service/seed.ts): made
    * the first time, left as it is (renamed, archived) every time after.
    */
   async seed(

@@ -13,7 +13,7 @@ import {
   type RatePolicy,
   type RateProvider,
 } from '../domain/rates.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 
 /** A quote that finds its rate stale asks the providers again at most this often. */
 const ON_DEMAND_MS = 5000;

@@ -16,7 +16,7 @@ import { FIAT_PER_USD } from '../domain/defaults.ts';
 import type { RateProvider } from '../domain/rates.ts';
 import { fixedTable, httpJsonProvider } from './providers.ts';
 
-/** The file's providers and policy; what it leaves out takes the defaults of server/settings.ts. */
+/** The file's providers and policy; what it leaves out takes the defaults of server/service/settings.ts. */
 export interface RatesConfig {
   providers: RateProvider[];
   maxAgeMs?: number;

@@ -3,7 +3,7 @@
 // the URL's fragment, which browsers never send: the page's script (server/hosted/assets/
 // refund.js) reads it and asks the service for the refund, then for the address's check, then
 // for the claim, after the customer confirms the address, the network and the coin.
-import { headTags } from '../page-head.ts';
+import { headTags } from '../hosted/page-head.ts';
 
 export const CLAIM_LANGS = ['en', 'fr', 'ar'] as const;
 export type ClaimLang = (typeof CLAIM_LANGS)[number];

@@ -9,15 +9,15 @@ import * as z from 'zod/mini';
 import { is } from '../../contract/fields.ts';
 import { formatUnits } from '../../contract/money.ts';
 import { invalidField, NotFound } from '../domain/errors.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 import { checkClaimable, checkDestination, type StoredRefund } from './rules.ts';
 import { claimHashOf, claimRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
 import { treasuryContext } from './routes.ts';
 import { claimLang, claimPage } from './claim-page.ts';
 import { PAGE_POLICY } from '../links/page-routes.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'catalog' | 'merchants' | 'now' | 'ownAddresses' | 'refunds' | 'treasury';

@@ -14,8 +14,8 @@ import { sendBack } from './exceptions.ts';
 import { treasuryContext } from './routes.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses =

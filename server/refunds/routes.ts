@@ -16,9 +16,9 @@ import type { AskedAmount } from './rules.ts';
 import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
 import { checkSupportClaim } from './rules.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../routes/context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import { sendTermsOf, tokenOf } from '../chain/networks.ts';
-import { route } from '../routes/route.ts';
+import { route } from '../api/route.ts';
 
 /**
  * What a refund asks of the service: its own addresses (never a destination) and the

@@ -127,7 +127,7 @@ export class RefundStore implements RefundTransactions {
   }
 
   /**
-   * The refunds as the treasury's sends of purpose `refund` tell them (app.ts registers it with
+   * The refunds as the treasury's sends of purpose `refund` tell them (service/app.ts registers it with
    * the WithdrawalStore): each refund moves with its send, and is told, in the transaction that
    * moves the send. Its row is locked before the send's, as a cancel takes them.
    */

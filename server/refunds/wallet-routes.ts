@@ -14,8 +14,8 @@ import { qrView } from '../payments/qr.ts';
 import { markRefundTransaction } from './wallet.ts';
 import { walletChain } from './wallet-chain.ts';
 import { refundView } from './views.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'catalog' | 'now' | 'refunds' | 'walletRefunds';

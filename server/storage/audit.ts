@@ -1,10 +1,10 @@
 // The audit log's row written inside the change it records. A request that changes a
-// merchant runs in an audit scope (routes/route.ts opens one for each write of a session, a
+// merchant runs in an audit scope (api/route.ts opens one for each write of a session, a
 // secret key or the operator); a store's transaction that makes the change runs through
 // `auditedTransaction`, which writes the scope's row as the transaction's last statement: the
 // change and its row commit together or not at all (a crash between them, or a change rolled
 // back, can no longer leave one without the other). A write whose store is not marked gets its
-// row right after it succeeds, as before (routes/route.ts). Outside a scope (jobs, the
+// row right after it succeeds, as before (api/route.ts). Outside a scope (jobs, the
 // customer's claim), nothing is written.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEntry } from '../audit/rules.ts';

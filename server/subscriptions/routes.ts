@@ -8,8 +8,8 @@ import { Plan, PlanBody, PlansPage, PlansQuery, Subscription, SubscriptionBody, 
 import { NotFound } from '../domain/errors.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 import { planView, subscriptionView } from './views.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */

@@ -14,7 +14,7 @@ import type { Catalog } from '../chain/catalog.ts';
 import type { Charger } from '../chain/charge.ts';
 import { initializePayment, type PaymentTransactions } from '../payments/initialize-rules.ts';
 import { withLease } from '../storage/leases.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import { afterCharge, afterFailure, chargeReference, duePeriod } from './rules.ts';
 import type { Owner, StoredSubscription, SubscriptionStore, SubscriptionWrites } from './store.ts';
 import { subscriptionEvent } from './views.ts';

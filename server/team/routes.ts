@@ -8,8 +8,8 @@ import { ByMember, InvitationAnswer, InviteBody, MemberAnswer, MemberRoleBody, M
 import type { Account } from '../domain/account.ts';
 import { Forbidden, NotFound } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 import { INVITATION_MS, invitationLink } from './rules.ts';
 import type { FullKey, KeyAudit, KeyChange, MemberRow } from './store.ts';
 import { actorOf } from '../audit/rules.ts';

@@ -3,9 +3,9 @@
 // the chain makes true, and a node in front of anvil that misbehaves as a test tells it to.
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Service } from '../app.ts';
+import type { Service } from '../service/app.ts';
 import { paymentCredits } from '../payments/chain-credits.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type LocalAccount } from 'viem';
 import { foundry } from 'viem/chains';
 import type { Network } from '../chain/networks.ts';

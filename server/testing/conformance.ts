@@ -8,8 +8,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, expect } from 'vitest';
 import { Router } from '../http/router.ts';
-import { documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
-import { ROUTES } from '../routes/table.ts';
+import { documented, openApiDocument, openApiPath, type JsonSchema } from '../api/api-doc.ts';
+import { ROUTES } from '../api/table.ts';
 
 type Responses = Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
 

@@ -2,7 +2,7 @@
 // environment, its URL read from its first line, and stopped gently or with SIGKILL.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 export interface ServiceProcess {
   url: string;

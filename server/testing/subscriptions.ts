@@ -19,8 +19,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { TestToken } from '../../contracts/artifacts.generated.ts';
 import type { DevChainPowers, Network } from '../chain/networks.ts';
-import { startService, type Service } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { caller, until } from './chain.ts';
 
 export const { secretKey } = DEMO_MERCHANT.keys.test;

@@ -3,7 +3,7 @@
 // A map that left out refunds, team, email and audit went unnoticed until a review read it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 const doc = readFileSync(fromRoot('docs/architecture.md'), 'utf8');
 const map = /## How it is built\n\n```\n([\s\S]*?)\n```/.exec(doc)?.[1] ?? '';

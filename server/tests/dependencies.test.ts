@@ -21,7 +21,7 @@ import { relayUses } from '../chain/relay-job.ts';
 import { treasuryUses } from '../balances/treasury-job.ts';
 import { watchUses } from '../chain/watch-job.ts';
 import { webhookUses } from '../webhooks/job.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 const read = (path: string) => readFileSync(fromRoot(path), 'utf8');
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
@@ -60,8 +60,8 @@ describe('routes declare the parts of the service they use', () => {
         .filter((f) => /^([a-z-]+-)?routes\.ts$/.test(f))
         .map((f) => join('server', dir, f)),
     ),
-    'server/routes/docs.ts',
-    'server/routes/health.ts',
+    'server/api/docs.ts',
+    'server/api/health.ts',
   ];
 
   it("reads a file's declaration and uses (the check can fail)", () => {

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
+import { startService, type Service } from '../service/app.ts';
 
 let api: Service;
 beforeAll(async () => {

@@ -6,8 +6,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { fromRoot } from '../service/paths.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

@@ -6,14 +6,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 /** Each planted file's imports; a trailing `// wall` marks the lines the rules must flag. */
 const PLANTED: Record<string, string[]> = {
-  'src/ui/planted.ts': ["import '../../server/app.ts'; // wall", "import '../../contract/api.ts';", "import './Modal.tsx';"],
+  'src/ui/planted.ts': ["import '../../server/service/app.ts'; // wall", "import '../../contract/api.ts';", "import './Modal.tsx';"],
   'dashboard/screens/planted.ts': ["import '../../sdk/index.ts'; // wall", "import '../../contract/api.ts';", "import '../api.ts';"],
   'sdk/cli/planted.ts': ["import '../../devchain/anvil.ts'; // wall", "import '../client.ts';"],
-  'contract/planted.ts': ["import '../server/app.ts'; // wall", "import './money.ts';"],
+  'contract/planted.ts': ["import '../server/service/app.ts'; // wall", "import './money.ts';"],
   'server/payments/planted.ts': [
     "import '../../devchain/anvil.ts'; // wall",
     "import '../../dashboard/api.ts'; // wall",
@@ -38,7 +38,7 @@ const PLANTED: Record<string, string[]> = {
     "import '../payments/store.ts'; // wall",
     "import '../../contract/api.ts';",
   ],
-  'server/http/planted.ts': ["import '../routes/context.ts'; // wall", "import '../storage/db.ts'; // wall", "import './respond.ts';"],
+  'server/http/planted.ts': ["import '../api/context.ts'; // wall", "import '../storage/db.ts'; // wall", "import './respond.ts';"],
   'server/storage/planted.ts': ["import 'node:http'; // wall", "import '../http/respond.ts'; // wall", "import 'pg';"],
   'server/payments/planted-views.ts': ["import '../storage/db.ts'; // wall", "import './store.ts'; // wall", "import './rules.ts';"],
 };

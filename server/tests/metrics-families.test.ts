@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { paymentVersion } from '../../contract/schemas.ts';
-import { startService, type Service } from '../app.ts';
-import { fromRoot } from '../paths.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { fromRoot } from '../service/paths.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { databaseOptions, ONLY_PGLITE } from '../testing/databases.ts';
 import { startReceiver } from '../testing/receiver.ts';
 

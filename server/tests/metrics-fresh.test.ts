@@ -4,7 +4,7 @@
 // an alert on it reads 0, never "no data". promtool passes the exposition as it is.
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
+import { startService, type Service } from '../service/app.ts';
 import { deployDevContracts, devNetwork, type DevContracts } from '../../devchain/deploy.ts';
 import { startDevChain, type DevChain } from '../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';

@@ -2,11 +2,11 @@
 // and status, payments by status, the webhook queue, sweeps, exchange rates' ages, readiness
 // and each chain watcher's lag (on a real dev chain).
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
+import { startService, type Service } from '../service/app.ts';
 import { toHex } from 'viem';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../../devchain/anvil.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { databaseOptions, ONLY_PGLITE } from '../testing/databases.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../testing/conformance.ts';
-import { startService, type Service } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 holdAnswersToOpenApi();
 

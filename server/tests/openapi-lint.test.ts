@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openApiDocument, type JsonSchema } from '../routes/api-doc.ts';
-import { ROUTES } from '../routes/table.ts';
+import { openApiDocument, type JsonSchema } from '../api/api-doc.ts';
+import { ROUTES } from '../api/table.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));

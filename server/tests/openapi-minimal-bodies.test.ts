@@ -8,9 +8,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../testing/conformance.ts';
-import { startService, type Service } from '../app.ts';
-import type { JsonSchema } from '../routes/api-doc.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import type { JsonSchema } from '../api/api-doc.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 holdAnswersToOpenApi();
 

@@ -9,10 +9,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../contract/error-codes.ts';
-import { startService, type Service } from '../app.ts';
-import { AMOUNT_FIELD, documented, openApiDocument, openApiPath, type JsonSchema } from '../routes/api-doc.ts';
-import { ROUTES } from '../routes/table.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { AMOUNT_FIELD, documented, openApiDocument, openApiPath, type JsonSchema } from '../api/api-doc.ts';
+import { ROUTES } from '../api/table.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const pub = { 'x-api-key': publicKey };

@@ -2,10 +2,10 @@
 // made from the command table, and the commands the dispatchers run are the table's.
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { runChainCommand } from '../chain-command.ts';
-import { COMMANDS, helpText, verbsOf } from '../commands.ts';
-import type { Config } from '../config.ts';
-import { runOperatorCommand } from '../operator.ts';
+import { runChainCommand } from '../commands/chain.ts';
+import { COMMANDS, helpText, verbsOf } from '../commands/index.ts';
+import type { Config } from '../service/config.ts';
+import { runOperatorCommand } from '../commands/operator.ts';
 
 it('--help, -h and help print every command of the table, and exit 0', async () => {
   for (const flag of ['--help', '-h', 'help']) {
@@ -55,5 +55,5 @@ it('runs no command that the table leaves out, and every one it names', async ()
   ).toBe(2);
   expect(verbsOf('chain').sort()).toEqual(['deploy', 'sweep']);
   // The dispatchers read the table: no verb list of their own.
-  for (const file of ['../operator.ts', '../chain-command.ts']) expect(readFileSync(new URL(file, import.meta.url), 'utf8')).toMatch(/verbsOf\(/);
+  for (const file of ['../commands/operator.ts', '../commands/chain.ts']) expect(readFileSync(new URL(file, import.meta.url), 'utf8')).toMatch(/verbsOf\(/);
 });

@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../app.ts';
-import { configFromEnv } from '../config.ts';
-import { runOperatorCommand } from '../operator.ts';
+import { startService } from '../service/app.ts';
+import { configFromEnv } from '../service/config.ts';
+import { runOperatorCommand } from '../commands/operator.ts';
 import { until } from '../testing/chain.ts';
 import { freshPostgres } from '../testing/databases.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 import { runCommand as command, spawnService, type ServiceProcess } from '../testing/process.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

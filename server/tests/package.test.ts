@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 const ROOT = fromRoot('');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);

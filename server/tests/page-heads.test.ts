@@ -2,8 +2,8 @@
 // run); the dashboard, no one's to find, tells search engines not to list it, in its page and
 // in a header. Each page's CSP lets its icon (a data: image) load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 let api: Service;
 beforeAll(async () => {

@@ -3,8 +3,8 @@
 // units and help as Prometheus wants them, after traffic has made the labelled series.
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../app.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService } from '../service/app.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const TOKEN = 'op_promtool_' + 'p'.repeat(40);

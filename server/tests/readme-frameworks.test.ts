@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 
 const README = readFileSync(fromRoot('README.md'), 'utf8');
 

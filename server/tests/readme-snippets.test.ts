@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../devchain/anvil.ts';
 import { deployDevContracts, devAccount, devNetwork } from '../../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../../devchain/sandbox.ts';
-import { startService, type Service } from '../app.ts';
-import { fromRoot } from '../paths.ts';
-import { DEMO_MERCHANT } from '../seed.ts';
+import { startService, type Service } from '../service/app.ts';
+import { fromRoot } from '../service/paths.ts';
+import { DEMO_MERCHANT } from '../service/seed.ts';
 
 const README = readFileSync(fromRoot('README.md'), 'utf8');
 

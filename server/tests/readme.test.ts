@@ -5,8 +5,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
-import { ROUTES } from '../routes/table.ts';
+import { fromRoot } from '../service/paths.ts';
+import { ROUTES } from '../api/table.ts';
 
 const DOCS = readdirSync(fromRoot('docs'))
   .filter((f) => f.endsWith('.md'))

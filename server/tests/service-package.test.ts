@@ -12,7 +12,7 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 import { spawnService, type ServiceProcess } from '../testing/process.ts';
 
 type Manifest = {

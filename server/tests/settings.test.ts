@@ -1,13 +1,13 @@
-// Every setting's default is written once (server/settings.ts): startService applies that
+// Every setting's default is written once (server/service/settings.ts): startService applies that
 // schema, the environment is read into it, no other file falls back to a value of its own, a
 // wrong variable is named, and docs/operating.md's table says the same defaults.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../app.ts';
-import { configFromEnv, ENVIRONMENT } from '../config.ts';
-import { fromRoot } from '../paths.ts';
-import { CommandSettings, Fields, SETTINGS_SHAPE, settings } from '../settings.ts';
+import { startService, type Service } from '../service/app.ts';
+import { configFromEnv, ENVIRONMENT } from '../service/config.ts';
+import { fromRoot } from '../service/paths.ts';
+import { CommandSettings, Fields, SETTINGS_SHAPE, settings } from '../service/settings.ts';
 
 const ROOT = fromRoot('');
 
@@ -49,7 +49,7 @@ describe('settings: every default once', () => {
 
   it('no file but settings.ts gives a setting a default of its own', () => {
     const offenders = sources('server')
-      .filter((file) => file !== 'server/settings.ts')
+      .filter((file) => file !== 'server/service/settings.ts')
       .flatMap((file) => fallbacks(readFileSync(join(ROOT, file), 'utf8'), names).map((found) => `${file}: ${found}`));
     expect(offenders).toEqual([]);
     // The constants that held defaults beside the schema are gone.

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../service/paths.ts';
 import { TABLE_OWNERS } from '../storage/tables.ts';
 
 const ROOT = fromRoot('');

@@ -4,7 +4,7 @@ import { loopbackPolicy } from '../http/outbound-addresses.ts';
 import { SIGNATURE_HEADER, signatureHeader, standardHeaders } from '../../contract/webhook-signature.ts';
 import { hmacSha256, hmacSha256Base64 } from './signing.ts';
 import { delivered, nextAttemptAt, type RetryPolicy } from './rules.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../service/log.ts';
 import type { EventStore, StoredEvent } from '../storage/events.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import type { Job, JobDeps, JobSignals } from '../jobs/job.ts';

@@ -9,8 +9,8 @@ import { cursorParts, cursorText } from '../http/cursor.ts';
 import { EventsQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
 import type { Attempt, StoredEvent } from '../storage/events.ts';
-import type { Handler as AnyHandler, Schemas } from '../routes/context.ts';
-import { route } from '../routes/route.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import { route } from '../api/route.ts';
 import { isIP } from 'node:net';
 import { addressProblem, loopbackPolicy } from '../http/outbound-addresses.ts';
 

@@ -2,9 +2,9 @@
 // stub misbehaving on purpose. Each cell asserts what the customer sees and which
 // callbacks fired. A passing fault hits one request; a persistent one hits every request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../server/seed.ts';
+import { DEMO_MERCHANT } from '../../server/service/seed.ts';
 import { CALLS, FAULTS, type Call, type Fault } from '../../server/http/faults.ts';
-import { startService, type Service } from '../../server/app.ts';
+import { startService, type Service } from '../../server/service/app.ts';
 import { createApi } from '../api/client.ts';
 import { options, chooseCoin } from '../testing/fake-api.ts';
 import { createCheckout, type Checkout } from './machine.ts';

@@ -11,13 +11,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { treasuryJobs } from '../treasury-job.ts';
 import { undoSent } from '../use-cases.ts';
 import { withdrawalView } from '../views.ts';
 import type { Job, JobDeps } from '../../jobs/index.ts';
-import { createLogger } from '../../log.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { createLogger } from '../../service/log.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';

@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { treasuryJobs } from '../../balances/treasury-job.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { treasuryJobs } from '../treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { createLogger } from '../../log.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { createLogger } from '../../service/log.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { FalseToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';

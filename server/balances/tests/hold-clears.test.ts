@@ -4,12 +4,12 @@
 // took over, waits for the operator, and readiness says which with the exact command. The chain
 // read through a stand-in node; on PGlite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { EXTERNAL, merchantAccount, move } from '../ledger-rules.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { reconcileTreasury, treasuryReadiness } from '../../chain/treasury-reconcile.ts';
 import type { Network } from '../../chain/networks.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../service/log.ts';
 
 const USDT = '0x' + 'a7'.repeat(20);
 const whole = (n: number) => BigInt(n) * 10n ** 6n;

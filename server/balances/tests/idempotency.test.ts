@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { EXTERNAL, merchantAccount, move } from '../ledger-rules.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';
 import { devAccount, devNetwork, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';

@@ -8,7 +8,7 @@ import { transferViews } from '../../chain/transfer-views-store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import type { Database, Sql } from '../../storage/db.ts';
 import { KINDS, migratedDatabase } from '../../testing/databases.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 /** `db`, whose second posting written fails once (the process stopped between two statements, as far as the database can tell). */
 function failingSecondPosting(db: Database): Database {

@@ -5,8 +5,8 @@
 // deposit address or the gas wallet. Now each is a 400 naming `address`, saying what it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUnits, type Address } from 'viem';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { devAccount, devNetwork, GAS_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';

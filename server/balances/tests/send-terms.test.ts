@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { treasuryJobs } from '../../balances/treasury-job.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { treasuryJobs } from '../treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { createLogger } from '../../log.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { createLogger } from '../../service/log.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { devAccount, devNetwork, PARTNER_DEV_ACCOUNT, TREASURY_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';

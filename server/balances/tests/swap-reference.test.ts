@@ -3,8 +3,8 @@
 // balances.md states ("The bound where no independent price is configured"). One pool, the
 // shared dev chain's USDC/USDT at 1:1; three services, each with its own reference.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, formatGwei, http, parseGwei, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { treasuryJobs } from '../treasury-job.ts';
 import type { JobDeps } from '../../jobs/index.ts';
-import { createLogger } from '../../log.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { createLogger } from '../../service/log.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { ChainStore } from '../../chain/store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Sweeper } from '../../chain/sweeper.ts';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { ChainStore } from '../../chain/store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import { Watcher } from '../../chain/watcher.ts';

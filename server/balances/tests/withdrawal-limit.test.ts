@@ -4,7 +4,7 @@
 // Item 1: the treasury held against the journal (with what is in flight), a shortfall
 // past the operator's threshold holding money movements on its chain until resolved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import * as moves from '../use-cases.ts';
 import { EXTERNAL, merchantAccount, move } from '../ledger-rules.ts';
 import { RATE_ONE } from '../../domain/rates.ts';

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { ChainStore } from '../store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import { TestToken } from '../../../contracts/artifacts.generated.ts';

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { ChainStore } from '../store.ts';
 import { depositViews } from '../../payments/deposit-views-store.ts';
 import { DepositFactory, TestToken } from '../../../contracts/artifacts.generated.ts';

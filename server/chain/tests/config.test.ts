@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { isAddress } from 'viem';
-import { configFromEnv } from '../../config.ts';
+import { configFromEnv } from '../../service/config.ts';
 import { factoryAddress } from '../deploy.ts';
 import { networkList, networksFromFile } from '../config.ts';
 

@@ -9,16 +9,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, http, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { deployDevContracts, devAccount, devNetwork, type DevContracts } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS, type DevChain } from '../../../devchain/anvil.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller, rpcProxy, until } from '../../testing/chain.ts';
 import { reverseDeepReorganisations } from '../treasury-reconcile.ts';
-import { createLogger } from '../../log.ts';
-import { runTreasuryCommand } from '../../treasury-command.ts';
+import { createLogger } from '../../service/log.ts';
+import { runTreasuryCommand } from '../../commands/treasury.ts';
 
 const { secretKey } = DEMO_MERCHANT.keys.test;
 const ADMIN_TOKEN = 'op_' + 'i33'.repeat(14);

@@ -4,7 +4,7 @@ import { toHex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deployDevContracts, devAccount, devNetwork } from '../../../devchain/deploy.ts';
 import { startDevChain, TEST_BLOCK_SECONDS } from '../../../devchain/anvil.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

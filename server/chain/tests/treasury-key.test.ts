@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
-import { configFromEnv } from '../../config.ts';
+import { configFromEnv } from '../../service/config.ts';
 import { treasuryAccount } from '../treasury.ts';
 import type { Network } from '../networks.ts';
 

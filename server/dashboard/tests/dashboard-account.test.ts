@@ -6,13 +6,13 @@
 // Every answer of a documented route is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import type { Network } from '../../chain/networks.ts';
 import { startReceiver } from '../../testing/receiver.ts';
 import { hashing, hashPassword, MAX_CONCURRENT_HASHES, NOBODY, passwordMatches, SCRYPT } from '../../merchants/sign-in-rules.ts';
-import { configFromEnv } from '../../config.ts';
-import { settings } from '../../settings.ts';
+import { configFromEnv } from '../../service/config.ts';
+import { settings } from '../../service/settings.ts';
 
 holdAnswersToOpenApi();
 

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
-import { fromRoot } from '../../paths.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { fromRoot } from '../../service/paths.ts';
 
 /**
  * 22,924 bytes when set (21,306 script + 1,618 style); 23,590 with the Products screen; 25,884

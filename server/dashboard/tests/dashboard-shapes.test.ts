@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../service/paths.ts';
 
 const sources = (dir: string): string[] =>
   readdirSync(fromRoot(dir), { withFileTypes: true }).flatMap((e) =>

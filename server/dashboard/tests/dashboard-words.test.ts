@@ -11,7 +11,7 @@ import arMore from '../../../dashboard/words/ar-more.ts';
 import { PERMISSIONS } from '../../../contract/team.ts';
 import frSetup from '../../../dashboard/words/fr-setup.ts';
 import arSetup from '../../../dashboard/words/ar-setup.ts';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../service/paths.ts';
 
 // A language's three chunks, as words.ts merges them; a word in two would be said twice.
 const fr = { ...frMoney, ...frMore, ...frSetup };

@@ -6,14 +6,14 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords, TEST_PASSWORD_HASH_COST } from '../../testing/passwords.ts';
-import { createLogger } from '../../log.ts';
+import { createLogger } from '../../service/log.ts';
 import { statusOf } from '../../payments/rules.ts';
 import { STATUSES } from '../../../contract/schemas.ts';
 import { SessionProbe } from '../../../contract/dashboard.ts';
-import { configFromEnv } from '../../config.ts';
-import { runOperatorCommand } from '../../operator.ts';
+import { configFromEnv } from '../../service/config.ts';
+import { runOperatorCommand } from '../../commands/operator.ts';
 
 holdAnswersToOpenApi();
 

@@ -6,9 +6,9 @@
 //    does), no entry is an address: every customer counts as the proxy, 30 a minute for all.
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { clientOf } from '../client.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 const { publicKey } = DEMO_MERCHANT.keys.test;
 let api: Service;

@@ -5,14 +5,14 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../../contract/error-codes.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import * as errors from '../../domain/errors.ts';
 import { errorReply, internalError } from '../respond.ts';
-import { createLogger } from '../../log.ts';
-import { documented, openApiDocument, openApiPath, type JsonSchema } from '../../routes/api-doc.ts';
-import { GENERAL_CODE, operationCodes } from '../../routes/error-codes.ts';
-import { ROUTES } from '../../routes/table.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { createLogger } from '../../service/log.ts';
+import { documented, openApiDocument, openApiPath, type JsonSchema } from '../../api/api-doc.ts';
+import { GENERAL_CODE, operationCodes } from '../../api/error-codes.ts';
+import { ROUTES } from '../../api/table.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;
 const pub = { 'x-api-key': publicKey };

@@ -5,10 +5,10 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { startService, type Service } from '../../app.ts';
-import { createLogger } from '../../log.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { createLogger } from '../../service/log.ts';
 import { clientOf, networkOf } from '../client.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 
 holdAnswersToOpenApi();

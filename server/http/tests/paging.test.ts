@@ -5,7 +5,7 @@
 // field. The links keep the spec's page fields beside. On PGlite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 holdAnswersToOpenApi();

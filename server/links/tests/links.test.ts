@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { DonationLink, LinkById, LinkBySlug, LinkList, StandardLinkCreated } from '../../../contract/payment-links.ts';
 import { ErrorBody, success } from '../../../contract/schemas.ts';
-import { DEMO_MERCHANT, DEMO_PRICES } from '../../seed.ts';
-import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT, DEMO_PRICES } from '../../service/seed.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { RateLimiter } from '../../http/rate-limit.ts';
-import { configFromEnv } from '../../config.ts';
+import { configFromEnv } from '../../service/config.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 
 // Every answer of the API seen here must be one the OpenAPI document allows.

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_ONE } from '../../domain/rates.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import type { Address } from 'viem';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { create2Addresses, type Network } from '../../chain/networks.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';

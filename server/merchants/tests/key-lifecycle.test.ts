@@ -5,7 +5,7 @@
 // shows each key's maker, expiry and last use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, type Call as ApiCall } from '../../testing/api-calls.ts';

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, signWebhook, verifyWebhook, WebhookError } from '../../../sdk/webhook.ts';
-import { startService, type Service, type ServiceOptions } from '../../app.ts';
-import { runOperatorCommand } from '../../operator.ts';
-import { configFromEnv } from '../../config.ts';
-import { createLogger } from '../../log.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service, type ServiceOptions } from '../../service/app.ts';
+import { runOperatorCommand } from '../../commands/operator.ts';
+import { configFromEnv } from '../../service/config.ts';
+import { createLogger } from '../../service/log.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { startReceiver, type Receiver } from '../../testing/receiver.ts';
 import { retryDelay } from '../../webhooks/rules.ts';
 

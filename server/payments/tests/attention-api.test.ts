@@ -9,15 +9,15 @@
 // its case again with the same amount, once, even followed on two instances at once; never a
 // case resolved again since, never by another merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { finishWithdrawal } from '../../balances/use-cases.ts';
 import { expireClaimLinks } from '../../refunds/use-cases.ts';
 import { refundView } from '../../refunds/views.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../service/paths.ts';
 import { formatUnits } from '../../../contract/money.ts';
 
 const { publicKey, secretKey } = DEMO_MERCHANT.keys.test;

@@ -3,11 +3,11 @@
 // counted (no payment paid, no event, no transfer marked) and the next tick counts it whole, once.
 // No chain needed: the transfers are recorded as the watcher records them, then counted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { ChainStore, type SeenTransfer, type TransferState } from '../../chain/store.ts';
-import { depositViews } from '../../payments/deposit-views-store.ts';
+import { depositViews } from '../deposit-views-store.ts';
 import { creditConfirmed, type PaymentCredits } from '../../chain/confirmed.ts';
 import { caller, creditsOf } from '../../testing/chain.ts';
 

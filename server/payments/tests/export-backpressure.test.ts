@@ -3,10 +3,10 @@
 // client that stops reading holds one page, not up to 100,000 rows buffered in the service.
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { exportCsv } from '../routes.ts';
-import type { Ctx } from '../../routes/context.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import type { Ctx } from '../../api/context.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 let api: Service;
 beforeAll(async () => {

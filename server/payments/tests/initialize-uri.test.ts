@@ -3,8 +3,8 @@
 // show it without a second request.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { paymentUri } from '../../../contract/payment-uri.ts';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 let api: Service;
 beforeAll(async () => {

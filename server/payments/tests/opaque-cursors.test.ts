@@ -1,7 +1,7 @@
 // Issue 48 review (2): the payments list's cursor held the payment's row number, one sequence
 // for every merchant: a rival decoding `next` counted the payments others made in between.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { callApi, type Call } from '../../testing/api-calls.ts';

@@ -2,8 +2,8 @@
 // string the checkout computes), and an SVG path that draws exactly the qrcode package's symbol.
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../seed.ts';
-import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { paymentUri } from '../../../contract/payment-uri.ts';
 import { QrResponse } from '../../../contract/schemas.ts';
 import { qrView } from '../qr.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { MAX_BODY_BYTES } from '../../http/body.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { ErrorBody, paymentVersion, TransactionResponse, VerificationResponse } from '../../../contract/schemas.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 

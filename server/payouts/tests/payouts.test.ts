@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUIRED_FIELDS } from '../../../contract/payouts.ts';
 import { ErrorBody } from '../../../contract/schemas.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
-import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 import { FakeRates } from '../../testing/rates.ts';
 

@@ -4,7 +4,7 @@
 // answer of a documented route is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 
 holdAnswersToOpenApi();

@@ -5,13 +5,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type Service, type ServiceOptions } from '../../app.ts';
+import { startService, type Service, type ServiceOptions } from '../../service/app.ts';
 import { ratesForQuote, rateUnits, RateUnavailable, snapshotFromJson, type RateBook } from '../../domain/rates.ts';
 import { Conflict } from '../../domain/errors.ts';
 import { quote } from '../../domain/quote.ts';
 import { ratesFromJson } from '../config.ts';
 import { fixedTable, httpJsonProvider } from '../providers.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { FakeRates } from '../../testing/rates.ts';
 

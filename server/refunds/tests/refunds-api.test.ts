@@ -7,9 +7,9 @@
 // treasury's send: exactly one wins), and a support member's limits. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { finishWithdrawal } from '../../balances/use-cases.ts';
 import { withdrawalView } from '../../balances/views.ts';

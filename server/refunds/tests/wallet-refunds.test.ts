@@ -15,8 +15,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
-import { startService, type Service } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { paymentUriOfUnits } from '../../../contract/payment-uri.ts';
 import { formatUnits } from '../../../contract/money.ts';
 

@@ -4,8 +4,8 @@
 // is refused by every instance within a second, and the instance that rolled it never serves
 // it again.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type Service, type ServiceOptions } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service, type ServiceOptions } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { AccountCache } from '../account-cache.ts';
 import { EventStore } from '../events.ts';
 import { JournalStore } from '../../balances/journal-store.ts';

@@ -8,8 +8,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../../app.ts';
-import { fromRoot } from '../../paths.ts';
+import { startService } from '../../service/app.ts';
+import { fromRoot } from '../../service/paths.ts';
 import { heldLock } from '../lock.ts';
 import { onlyClusterFiles, templateDir, templateFileName } from '../db.ts';
 import { schemaTemplate } from '../migrations.ts';

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService } from '../../app.ts';
+import { startService } from '../../service/app.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'data-dir-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
 // pages by those numbers, and two writers of one account at once never share or skip one. On
 // PGlite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 const ADMIN = 'op_event_numbers_token_0123456789abcdef0123456789';

@@ -3,8 +3,8 @@
 // when requests reach both at once; the store works the same on PGlite (the service counts
 // in its process there: PGlite takes one instance).
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type Service, type ServiceOptions } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService, type Service, type ServiceOptions } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { RateLimitStore } from '../rate-limits.ts';
 import { databaseOptions, freshPostgres, KINDS } from '../../testing/databases.ts';
 

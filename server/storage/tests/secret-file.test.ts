@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operatorToken, readTokenFile } from '../../operator-token.ts';
+import { operatorToken, readTokenFile } from '../../service/operator-token.ts';
 import { readSecretFile, secretFile } from '../secret-file.ts';
 
 const dirs: string[] = [];

@@ -1,11 +1,11 @@
 // The storage contract, on both databases the service runs on: embedded PGlite and a real
 // PostgreSQL server. Each case goes through the service's own stores and routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { coinOf } from '../../domain/defaults.ts';
 import { migrate } from '../migrations.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { initializePayment } from '../../payments/initialize-rules.ts';
 import * as moves from '../../balances/use-cases.ts';
 import { RATE_ONE } from '../../domain/rates.ts';

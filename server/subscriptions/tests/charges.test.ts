@@ -6,12 +6,12 @@
 // after a cancel; a revoked allowance is retried, told, past_due, then canceled on schedule.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseUnits, type LocalAccount } from 'viem';
-import type { Service } from '../../app.ts';
+import type { Service } from '../../service/app.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { caller, until } from '../../testing/chain.ts';
 import { customers, secretKey, subscriptionsService } from '../../testing/subscriptions.ts';

@@ -4,12 +4,12 @@
 // Every answer is held to the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import type { Service } from '../../app.ts';
+import type { Service } from '../../service/app.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { devAccount, devNetwork, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { DEV_CHAIN_POWERS } from '../../../devchain/sandbox.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { caller } from '../../testing/chain.ts';
 import { secretKey, subscriptionsService } from '../../testing/subscriptions.ts';

@@ -3,7 +3,7 @@
 // case itself, and the customer is charged the period once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUnits } from 'viem';
-import type { Service } from '../../app.ts';
+import type { Service } from '../../service/app.ts';
 import type { DevChain } from '../../../devchain/anvil.ts';
 import { devAccount, devNetwork, devRpc, GAS_DEV_ACCOUNT, type DevContracts } from '../../../devchain/deploy.ts';
 import { sharedDevChain } from '../../../devchain/shared.ts';

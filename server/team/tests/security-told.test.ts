@@ -10,7 +10,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
 import { databaseOptions, ONLY_PGLITE } from '../../testing/databases.ts';
 import { businessWithOwner, callApi, sessionOf, type Call } from '../../testing/api-calls.ts';

@@ -8,10 +8,10 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { cheapPasswords } from '../../testing/passwords.ts';
-import { createLogger } from '../../log.ts';
-import { ROUTES } from '../../routes/table.ts';
+import { createLogger } from '../../service/log.ts';
+import { ROUTES } from '../../api/table.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 
 holdAnswersToOpenApi();

@@ -7,8 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from '../../app.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { startService } from '../../service/app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

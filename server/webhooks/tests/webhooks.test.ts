@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNATURE_HEADER, verifyWebhook, WebhookError } from '../../../sdk/webhook.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
-import { startService, type Service } from '../../app.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';
 
 // Every answer of the API seen here must be one the OpenAPI document allows.

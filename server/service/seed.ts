@@ -1,8 +1,8 @@
 // What a new service starts with: the sandbox's demo merchant (its keys are public, in the
 // README, so scripts and docs keep working) and a small catalogue: its products and their
 // prices in test mode, listed on its dashboard's Products screen and offered to its links' carts.
-import type { MerchantSeed } from './merchants/store.ts';
-import type { ProductStore } from './products/store.ts';
+import type { MerchantSeed } from '../merchants/store.ts';
+import type { ProductStore } from '../products/store.ts';
 
 export const DEMO_MERCHANT: MerchantSeed = {
   id: '2b1f6c3e-8d4a-4f7e-9c1b-5a6d7e8f9a0b',

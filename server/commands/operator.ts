@@ -17,24 +17,24 @@ import {
   SignInLink,
   WithdrawalLimit,
   WithdrawalLimitBody,
-} from '../contract/operator.ts';
-import { FeeStore } from './merchants/fee-store.ts';
-import { WithdrawalStore } from './balances/withdrawal-store.ts';
-import { payoutsSpentSince } from './payouts/store.ts';
-import { refundsSpentSince } from './refunds/store.ts';
-import { fieldErrors } from '../contract/field-errors.ts';
-import { operatorName, readTokenFile } from './operator-token.ts';
-import { openDatabase } from './storage/db.ts';
-import { DataDirLocked, heldLock, lockDataDir } from './storage/lock.ts';
-import { DashboardStore } from './dashboard/store.ts';
-import { MerchantStore, merchantRows } from './merchants/store.ts';
-import { memberById, memberLogins, memberRole } from './team/store.ts';
-import { factorState } from './factors/store.ts';
-import { SIGN_IN_LINK_MS } from './merchants/sign-in-rules.ts';
-import { migrate, schemaTemplate } from './storage/migrations.ts';
-import { helpText, isHelp, verbsOf } from './commands.ts';
-import type { Config } from './config.ts';
-import type { Merchant } from './domain/account.ts';
+} from '../../contract/operator.ts';
+import { FeeStore } from '../merchants/fee-store.ts';
+import { WithdrawalStore } from '../balances/withdrawal-store.ts';
+import { payoutsSpentSince } from '../payouts/store.ts';
+import { refundsSpentSince } from '../refunds/store.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
+import { operatorName, readTokenFile } from '../service/operator-token.ts';
+import { openDatabase } from '../storage/db.ts';
+import { DataDirLocked, heldLock, lockDataDir } from '../storage/lock.ts';
+import { DashboardStore } from '../dashboard/store.ts';
+import { MerchantStore, merchantRows } from '../merchants/store.ts';
+import { memberById, memberLogins, memberRole } from '../team/store.ts';
+import { factorState } from '../factors/store.ts';
+import { SIGN_IN_LINK_MS } from '../merchants/sign-in-rules.ts';
+import { migrate, schemaTemplate } from '../storage/migrations.ts';
+import { helpText, isHelp, verbsOf } from './index.ts';
+import type { Config } from '../service/config.ts';
+import type { Merchant } from '../domain/account.ts';
 
 const USAGE = `usage: npm run service -- merchant create --name "Business name" --email orders@example.com [--logo https://…] [--json]
        npm run service -- merchant list [--json]

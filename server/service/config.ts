@@ -1,13 +1,13 @@
 // The service's configuration, from the environment, checked once: a wrong value stops the
 // start with a message that names the variable. Each variable is read into its setting of
 // settings.ts, which holds every default: nothing here says what an unset variable means.
-import { networksFromFile } from './chain/config.ts';
+import { networksFromFile } from '../chain/config.ts';
 import { checkToken } from './operator-token.ts';
-import { ratesFromFile } from './rates/config.ts';
+import { ratesFromFile } from '../rates/config.ts';
 import { CommandSettings, type ServiceOptions } from './settings.ts';
-import { isDailyLimit } from '../contract/operator.ts';
-import { isFeeBearer, MAX_FEE_BPS } from './domain/fees.ts';
-import { PASSWORD_HASH_COSTS } from './merchants/sign-in-rules.ts';
+import { isDailyLimit } from '../../contract/operator.ts';
+import { isFeeBearer, MAX_FEE_BPS } from '../domain/fees.ts';
+import { PASSWORD_HASH_COSTS } from '../merchants/sign-in-rules.ts';
 import type * as z from 'zod/mini';
 
 export type Config = z.output<typeof CommandSettings> & {

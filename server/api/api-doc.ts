@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document of the service's API, made from the routes (routes/route.ts: each
+// The OpenAPI 3.1 document of the service's API, made from the routes (api/route.ts: each
 // declares its method, path, who may call, summary, description, the contract's zod schemas of
 // its path, query and body, and its answers) by zod's own JSON Schema output: nothing here
 // restates a shape or an operation.

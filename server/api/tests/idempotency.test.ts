@@ -4,10 +4,10 @@
 // merchant, mode and credential; kept 24 hours; 5xx are not kept, except where money moved
 // may have moved; secrets shown once are never kept. On PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type Service } from '../../app.ts';
+import { startService, type Service } from '../../service/app.ts';
 import { coinOf } from '../../domain/defaults.ts';
 import { EXTERNAL, merchantAccount, move } from '../../balances/ledger-rules.ts';
-import { DEMO_MERCHANT } from '../../seed.ts';
+import { DEMO_MERCHANT } from '../../service/seed.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { keyedRequest } from '../idempotency.ts';
 import { holdAnswersToOpenApi } from '../../testing/conformance.ts';

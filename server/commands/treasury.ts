@@ -2,10 +2,10 @@
 // reconciliation (docs/balances.md). Asks the running service over HTTP with the
 // operator token (SERVICE_URL, or the address in DATA_DIR's lock): the reconciliation needs its
 // chains, and a resolved hold must take effect on it at once.
-import { verbsOf } from './commands.ts';
-import type { Config } from './config.ts';
-import { operatorName, readTokenFile } from './operator-token.ts';
-import { heldLock } from './storage/lock.ts';
+import { verbsOf } from './index.ts';
+import type { Config } from '../service/config.ts';
+import { operatorName, readTokenFile } from '../service/operator-token.ts';
+import { heldLock } from '../storage/lock.ts';
 
 const USAGE =
   "usage: npm run service -- treasury status [--json]   (each treasury against the journal, the holds, the operator's events)\n" +

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { readSecretFile, secretFile } from './storage/secret-file.ts';
+import { readSecretFile, secretFile } from '../storage/secret-file.ts';
 
 export const tokenFile = (dir: string) => join(dir, 'operator-token');
 

@@ -6,18 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import * as z from 'zod/mini';
-import { fieldErrors } from '../contract/field-errors.ts';
-import type { KeyMode } from '../contract/keys.ts';
-import type { DevChainPowers, Network } from './chain/networks.ts';
-import { MAX_BACKOFF_MS } from './chain/watcher.ts';
-import type { RateProvider } from './domain/rates.ts';
-import { isFeeBearer, MAX_FEE_BPS, type FeeBearer } from './domain/fees.ts';
+import { fieldErrors } from '../../contract/field-errors.ts';
+import type { KeyMode } from '../../contract/keys.ts';
+import type { DevChainPowers, Network } from '../chain/networks.ts';
+import { MAX_BACKOFF_MS } from '../chain/watcher.ts';
+import type { RateProvider } from '../domain/rates.ts';
+import { isFeeBearer, MAX_FEE_BPS, type FeeBearer } from '../domain/fees.ts';
 import { createLogger, type Logger } from './log.ts';
-import { PASSWORD_HASH_COSTS } from './merchants/sign-in-rules.ts';
+import { PASSWORD_HASH_COSTS } from '../merchants/sign-in-rules.ts';
 import { fromRoot } from './paths.ts';
-import { builtInRates } from './rates/config.ts';
+import { builtInRates } from '../rates/config.ts';
 import { DEMO_MERCHANT } from './seed.ts';
-import type { MerchantSeed } from './merchants/store.ts';
+import type { MerchantSeed } from '../merchants/store.ts';
 
 /** A whole number of at least 0 (ms, seconds, counts); the environment's variables have narrower ranges (config.ts). */
 const whole = z.int({ error: 'a whole number' }).check(z.nonnegative({ error: 'a whole number of at least 0' }));

@@ -130,7 +130,7 @@ export interface Route extends Schemas {
   /** Not in the audit log though it is a write (it changes nothing: a quote); every other write of an account is. */
   audited?: false;
   /**
-   * `Idempotency-Key` (routes/idempotency.ts): every POST, PUT, PATCH and DELETE called with a
+   * `Idempotency-Key` (api/idempotency.ts): every POST, PUT, PATCH and DELETE called with a
    * secret key, a dashboard session or the operator token takes one, unless `false` (a body
    * holding a password, whose digest is not kept: the header is then ignored, as on GET).
    * `'secret'`: the answer shows a secret once (a new secret key, a sign-in link): it is never

@@ -8,14 +8,14 @@
 // `promtool check metrics` passes the whole (server/tests/promtool.test.ts). A `chain` label
 // is always the chain id.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Check } from './chain/readiness.ts';
-import type { RpcEvents } from './chain/networks.ts';
-import type { JobSignals } from './jobs/job.ts';
-import { statusOf } from './payments/rules.ts';
-import { STATUSES } from '../contract/schemas.ts';
-import { REFUND_STATES } from '../contract/refunds.ts';
-import type { RateCache } from './rates/cache.ts';
-import type { MetricsStore } from './storage/metrics.ts';
+import type { Check } from '../chain/readiness.ts';
+import type { RpcEvents } from '../chain/networks.ts';
+import type { JobSignals } from '../jobs/job.ts';
+import { statusOf } from '../payments/rules.ts';
+import { STATUSES } from '../../contract/schemas.ts';
+import { REFUND_STATES } from '../../contract/refunds.ts';
+import type { RateCache } from '../rates/cache.ts';
+import type { MetricsStore } from '../storage/metrics.ts';
 
 export interface Metrics {
   /** For the HTTP pipeline: one answered request, and how long it took. */

@@ -1,6 +1,6 @@
 // The API reference page: plain HTML made from the OpenAPI document, with no script and no
 // request to another origin. Every value is escaped; schemas are shown as JSON.
-import { headTags } from '../page-head.ts';
+import { headTags } from '../hosted/page-head.ts';
 
 type Json = Record<string, unknown>;
 

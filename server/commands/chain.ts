@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { isAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { deployFactory, sweepAny } from './chain/deploy.ts';
-import { networkList } from './chain/config.ts';
-import { verbsOf } from './commands.ts';
-import type { Config } from './config.ts';
+import { deployFactory, sweepAny } from '../chain/deploy.ts';
+import { networkList } from '../chain/config.ts';
+import { verbsOf } from './index.ts';
+import type { Config } from '../service/config.ts';
 
 const USAGE =
   'usage: npm run service -- chain deploy --rpc https://… --key-file ./deployer.key [--json]\n' +
