@@ -309,11 +309,11 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   const [job] = reconcileJobs({
     networks: [network],
     chain: store,
-    payments: api.parts.payments,
+    crediting: api.parts.crediting,
     log,
     now: Date.now,
     reconcileIntervalMs: 50,
-  } as unknown as JobDeps);
+  });
   job.start();
   await new Promise((resolve) => setTimeout(resolve, 400));
   await job.stop();
@@ -321,11 +321,11 @@ it('reconciles every deposit with the chain: swept ones hold nothing, and a toke
   const [other] = reconcileJobs({
     networks: [network],
     chain: store,
-    payments: api.parts.payments,
+    crediting: api.parts.crediting,
     log,
     now: Date.now,
     reconcileIntervalMs: 50,
-  } as unknown as JobDeps);
+  });
   other.start();
   await new Promise((resolve) => setTimeout(resolve, 300));
   await other.stop();
