@@ -1,4 +1,4 @@
-// The wire shapes of issue 35's exceptions: a payment whose money did not count as asked (more
+// The wire shapes of a payment's exceptions: a payment whose money did not count as asked (more
 // than due, an expired partial, money after its expiry, another coin, another chain) carries
 // `attention` until the merchant resolves it in one step: accept it, or send it back.
 import * as z from 'zod/mini';

@@ -1,5 +1,5 @@
 // Downloads an answer (the CSV exports of Payments and Balances) as a file: out of api.ts, so
-// the first load does not carry it (issue 37's role-following navigation took those bytes).
+// the first load does not carry it (the role-following navigation needed those bytes).
 import { readAnswer } from '../contract/answer.ts';
 import { mode } from './api.ts';
 

@@ -1,8 +1,8 @@
 // The step-up prompt: a money move was refused for want of a second factor
 // for it, so the dashboard asks for one (the passkey, an authenticator code or a recovery code)
 // in a modal dialog, for that one request, which is sent again once it is confirmed.
-// Cancelled, the request fails with that said. The same dialog asks for a sign-in's second step
-// (issue 48). Its own chunk: loaded only when asked.
+// Cancelled, the request fails with that said. The same dialog asks for a sign-in's second step.
+// Its own chunk: loaded only when asked.
 // biome-ignore lint/style/useImportType: h is the JSX factory (tsconfig's jsxFactory) as well as a type here: a value
 import { h, render } from 'preact';
 import { useState } from 'preact/hooks';

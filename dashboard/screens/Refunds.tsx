@@ -1,4 +1,4 @@
-// Refunds (issue 35's API): started from a payment's page (all that arrived and is not refunded
+// Refunds: started from a payment's page (all that arrived and is not refunded
 // yet, or an amount in coins; a reason; the customer's wallet, or a claim link the customer
 // names it on, shown once to copy), the payment's refunds with their states, and the Refunds
 // screen with every refund. A live refund asks for the second factor (api.ts's step-up).

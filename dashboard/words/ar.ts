@@ -113,7 +113,7 @@ export default {
   Account: 'الحساب',
   'Balance after': 'الرصيد بعده',
   'More movements': 'المزيد من الحركات',
-  // Home's attention panel (issue 35's exceptions)
+  // Home's attention panel (money that did not count as asked)
   '{reference}: accepted.': '{reference}: تم القبول.',
   'Sent back from the dashboard': 'أُعيد من لوحة التحكم',
   '{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}':

@@ -115,7 +115,7 @@ export default {
   Account: 'Compte',
   'Balance after': 'Solde après',
   'More movements': 'Plus de mouvements',
-  // Home's attention panel (issue 35's exceptions)
+  // Home's attention panel (money that did not count as asked)
   '{reference}: accepted.': '{reference} : accepté.',
   'Sent back from the dashboard': 'Renvoyé depuis le tableau de bord',
   '{amount} {coin} to send back: give the customer this link, on which they name their wallet: {url}':

@@ -336,7 +336,7 @@ async function main() {
   }
   if (process.argv.includes('--wire')) {
     const browser = await chromium.launch({ executablePath: findChromium(), args: [...QUIET_FLAGS, ...LOOPBACK_ONLY_FLAGS] });
-    // The baseline's service: dist/ as it was before issue 39, without .br and .gz beside each file.
+    // The baseline's service: dist/ without the precompressed .br and .gz beside each file.
     const whole = mkdtempSync(join(tmpdir(), 'bench-wire-'));
     cpSync(join(ROOT, 'dist'), whole, { recursive: true, filter: (path) => !/\.(br|gz)$/.test(path) });
     const s = await servers();

@@ -2,7 +2,7 @@
 // merchant page with checkout.js's script tag, and what the dashboard costs, on a first view
 // (a fresh browser context: nothing cached) and a repeat view (the same context, the page
 // loaded again), counting headers, as Chromium reports them (CDP Network.loadingFinished's
-// encodedDataLength). The baseline in the same run: the same views as before issue 39, every
+// encodedDataLength). The baseline in the same run: the same views without the precompressed files, every
 // file whole on every view: a second service on a copy of dist/ without the compressed files,
 // its requests routed through Playwright, which turns the browser's cache off.
 import type { Browser } from 'playwright';

@@ -66,7 +66,7 @@ export interface ServiceParts extends BalanceStores {
   payoutMoves: PayoutMoves;
   /** Refunds of payments. */
   refunds: RefundStore;
-  /** What each payment needs of its merchant, and resolving it (issue 35's exceptions). */
+  /** What each payment needs of its merchant, and resolving it: money that did not count as asked. */
   attention: AttentionStore;
   /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked. */
   walletRefunds: WalletRefundStore;

@@ -124,7 +124,7 @@ export interface Route extends Schemas {
   /**
    * A member's session (not the owner's) must also have a second factor to step up with, where
    * `stepUp` applies: without one, 403 `step_up_required` asking them to add one, as an admin's
-   * key roll (issue 48 review: "behind a step-up" passed for a member with no factor at all).
+   * key roll: "behind a step-up" would otherwise pass for a member with no factor at all.
    */
   memberFactor?: true;
   /** Not in the audit log though it is a write (it changes nothing: a quote); every other write of an account is. */

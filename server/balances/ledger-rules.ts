@@ -134,7 +134,7 @@ export const minimumReceived = (minimumOut: bigint): bigint => minimumOut - (min
 export const SWAP_RATE_LIMIT_BPS = 100;
 
 /**
- * Whether a pool's price for a swap is near the rate provider's (issue 33 item 8): what the pool
+ * Whether a pool's price for a swap is near the rate provider's: what the pool
  * gives for `amountIn` against what the coins' US dollar rates say it is worth; refused (a
  * Conflict naming `amount`) when they differ by more than `limitBps` either way: a thin pool, or
  * one moved (by a large trade, or on purpose) since. Answers the difference in basis points.

@@ -164,7 +164,7 @@ export const quoteSwap: Handler<{ body: typeof SwapQuoteBody }> = async ({ body,
   const amountIn = unitsOf('amount', body.amount, from.decimals);
   const poolOut = await swaps.quote(from.contractAddress as Address, to.contractAddress as Address, amountIn).catch(() => 0n);
   if (poolOut <= 0n) throw new Conflict(`No price for ${body.from} to ${body.to}: the pool has no liquidity for it now`);
-  // The pool's price against the rate provider's: a thin or moved pool is refused (issue 33 item 8).
+  // The pool's price against the rate provider's: a thin or moved pool is refused.
   const usd = { from: await service.rates.usdPerCoin(from.symbol as CoinSymbol), to: await service.rates.usdPerCoin(to.symbol as CoinSymbol) };
   checkSwapRate(
     { amountIn, inDecimals: from.decimals, poolOut, outDecimals: to.decimals, from: from.symbol, to: to.symbol },

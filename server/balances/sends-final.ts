@@ -1,4 +1,4 @@
-// Issue 49 finding 2: the treasury's completed sends (withdrawals, refunds' sends) looked at
+// The treasury's completed sends (withdrawals, refunds' sends) looked at
 // again until final, as the reconciliation looks at counted deposits: a reorganisation deeper
 // than the confirmations may still take one off the chain. One gone is sent again at its
 // recorded transaction where that is still valid, or failed with its money back in the balance;

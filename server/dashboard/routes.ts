@@ -396,7 +396,7 @@ export const routes = [
     limits: FROM_OUR_PAGES,
     summary: 'e-mail and password: a session cookie',
     description:
-      '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor` (issue 48).',
+      '401 wrong; 429 with Retry-After after three wrong ones in a row (1 s, 2 s, 4 s …, 15 minutes from the tenth). A person with a second factor is answered 202 `{ factorNeeded, expiresAt }` and signed in by `POST /dashboard/api/session/factor`.',
   }),
   route({
     method: 'POST',
@@ -427,7 +427,7 @@ export const routes = [
     limits: FROM_OUR_PAGES,
     summary: "a sign-in's second step: a passkey's answer, an authenticator code or a recovery code; signs in",
     description:
-      "After `POST /dashboard/api/session` answered 202 `factorNeeded` (issue 48): one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up's (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.",
+      "After `POST /dashboard/api/session` answered 202 `factorNeeded`: one of `{ passkey }`, `{ code }`, `{ recovery_code }`, within five minutes. Wrong tries count with the step-up's (five wrong lock that kind: 403 `factor_locked`); 401 when no sign-in is waiting.",
   }),
   route({
     method: 'GET',

@@ -151,7 +151,7 @@ export class RefundLinkExpired extends Conflict {
 export class RefundState extends Conflict {
   static override readonly code: ErrorCode = 'refund_state';
 }
-/** A payment with nothing needing the merchant's attention (resolved already, or nothing to resolve): issue 35's exceptions. */
+/** A payment with nothing needing the merchant's attention (resolved already, or nothing to resolve). */
 export class NothingToResolve extends Conflict {
   static override readonly code: ErrorCode = 'nothing_to_resolve';
 }

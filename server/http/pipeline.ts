@@ -99,8 +99,8 @@ export function pipeline<S extends PipelineService>(deps: PipelineDeps<S>): (req
     cors(res);
     // The service's own clock, which tests may set apart from the browser's.
     res.setHeader('date', new Date(deps.service.now()).toUTCString());
-    // Served on https (PUBLIC_URL): browsers are told to come back on https only, for a year
-    // (issue 48), so a network on the way cannot downgrade a sign-in to plain http.
+    // Served on https (PUBLIC_URL): browsers are told to come back on https only, for a year,
+    // so a network on the way cannot downgrade a sign-in to plain http.
     if (deps.service.origin().startsWith('https://')) res.setHeader('strict-transport-security', 'max-age=31536000');
     const route = { path: 'unmatched' };
     handle(req, res, route)

@@ -42,7 +42,7 @@ export const rollKey: Handler<{ body: typeof RollKeyBody }> = async ({ body, acc
     throw new PermissionDenied('Rolling answers the full secret key, which has every permission: only the owner, an admin or the full key itself may roll it');
   const nowMs = service.now();
   const delayMs = (body.revoke_old_after ?? 0) * 1000;
-  // The new full key is its roller's (issue 48 review): the keys it makes are theirs, revoked
+  // The new full key is its roller's: the keys it makes are theirs, revoked
   // when they are removed, so an admin who rolled cannot mint a key that outlives them. The full
   // key rolling itself passes on its own holder.
   const holder = account.session ? holderOf(account.actor) : (account.holder ?? null);

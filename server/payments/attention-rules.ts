@@ -1,4 +1,4 @@
-// Issue 35's exceptions, without I/O: what a payment needs of its merchant (its excess, an
+// A payment's exceptions (money that did not count as asked), without I/O: what a payment needs of its merchant (its excess, an
 // expired partial, money that arrived late, in another coin or on another chain), the amount
 // owed back if it is sent back, and what accepting it does. Storage runs these inside its
 // transaction, the payment row locked, so two accepts at once (on any instance) resolve once.

@@ -1,4 +1,4 @@
-// Issue 35's exceptions as rows: what each payment needs of its merchant (payments/attention-rules.ts
+// A payment's exceptions (money that did not count as asked) as rows: what each payment needs of its merchant (payments/attention-rules.ts
 // decides from these facts), and the writes of resolving it, bound to one transaction (the
 // payment row locked first, so two accepts at once resolve once). SQL only.
 import type { Account } from '../domain/account.ts';

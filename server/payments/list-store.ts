@@ -37,7 +37,7 @@ export interface PaymentFilter {
   toMs?: number;
   /** A reference, a customer's e-mail, a deposit address or a transaction hash. */
   q?: string;
-  /** Only the payments that need the merchant's attention (issue 35's exceptions). */
+  /** Only the payments that need the merchant's attention (money that did not count as asked). */
   needsAttention?: boolean;
 }
 

@@ -70,7 +70,7 @@ export function timelineView(payment: Payment, facts: TimelineFacts, nowMs: numb
       ...(t.blockNumber === null ? {} : { blockNumber: t.blockNumber }),
       ...(t.relayed ? { relayed: true } : {}),
     });
-    // The sweep's block time, kept since issue 36 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
+    // The sweep's block time, kept since migration 0039 (none for a sweep recorded before); ordered after its transfer whatever the two clocks say.
     if (t.sweptHash)
       steps.push({ kind: 'swept', at: t.sweptMs === null ? null : iso(t.sweptMs), ms: Math.max(t.sweptMs ?? 0, t.atMs + 0.5), txHash: t.sweptHash, ...amount });
   }

@@ -136,7 +136,7 @@ export const getPayment: Handler<{ params: typeof ByReference }> = async ({ para
   );
 };
 
-/** Each payment's `overpaid` and `attention` (issue 35's exceptions), from one read for the page. */
+/** Each payment's `overpaid` and `attention` (money that did not count as asked), from one read for the page. */
 async function attentionOf(service: Parameters<Handler>[0]['service'], mode: 'test' | 'live', page: Payment[], nowMs: number) {
   const facts = await service.attention.facts(page);
   const coins = service.catalog.coins(mode);

@@ -1,4 +1,4 @@
-// Issue 35's exceptions sent back in one step: whatever a payment's case is (payments/attention-rules.ts),
+// A payment's exceptions (money that did not count as asked) sent back in one step: whatever a payment's case is (payments/attention-rules.ts),
 // the amount owed back refunded in its own coin on its own chain, through the refunds' one path
 // (reserved from the balance, sent by the treasury as a withdrawal of the same id, each state a
 // REFUND_UPDATED event), in the refund's transaction with the payment row locked, the case marked

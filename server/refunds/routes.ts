@@ -115,7 +115,7 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
 
 /**
  * The answer to a request that wrote its amount the old way, `amount_base_units`: a
- * `Deprecation` header (RFC 9745: since when, as `@` Unix seconds: 2026-12-06, issue 54;
+ * `Deprecation` header (RFC 9745: since when, as `@` Unix seconds: 2026-12-06;
  * docs/api.md, "How money is written").
  */
 export const DEPRECATED_BASE_UNITS = { deprecation: '@1796515200' };

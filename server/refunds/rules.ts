@@ -124,7 +124,7 @@ export const excessOf = (payment: Pick<RefundablePayment, 'paid' | 'due'>): bigi
 /**
  * Money never goes back to the service's own addresses: a deposit address (of any payment, any
  * merchant: it would be counted as a payment, or swept to someone), or `own`: what the address
- * is of the configured ones (a treasury, the gas wallet, the operator's fee address, issue 49;
+ * is of the configured ones (a treasury, the gas wallet, the operator's fee address;
  * chain/own-addresses.ts): it would be no one's. 400 naming `address`.
  */
 export function checkDestination(found: { own: string | undefined; isDepositAddress: boolean }): void {

@@ -115,7 +115,7 @@ export const SETTINGS_SHAPE = {
   /**
    * How short of due a payment may be left by crediting money in another coin or on another chain
    * and still be settled, in hundredths of the payment's coin (CLOSE_ENOUGH_CENTS; 1: one cent of
-   * a dollar stablecoin; 0: exactly due or nothing). Issue 49: 10 USDC at 0.999 left a 10 USDT
+   * a dollar stablecoin; 0: exactly due or nothing). Without it, 10 USDC at 0.999 left a 10 USDT
    * payment incomplete by 0.01, with nothing to close it but another transfer.
    */
   closeEnoughCents: z._default(whole, 1),

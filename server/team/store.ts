@@ -45,8 +45,8 @@ export class TeamStore {
 
   /**
    * A new invitation's token (answered once; kept as a hash). Refused: the e-mail is the owner's
-   * or a member's already; the business made INVITATIONS_PER_HOUR in the last hour (issue 48:
-   * each is an e-mail the service sends in the business's name), counted from the audit log's
+   * or a member's already; the business made INVITATIONS_PER_HOUR in the last hour (each
+   * is an e-mail the service sends in the business's name), counted from the audit log's
    * rows of invitations made (kept even when an invitation is replaced or cancelled), one
    * business's invitations at a time (its merchant row locked).
    */
@@ -120,8 +120,8 @@ export class TeamStore {
 
   /**
    * A member's new role; their sessions end at once (they sign in again with it), their
-   * restricted keys are narrowed to the new role's permissions (a key left with none is revoked;
-   * issue 48) with `keyAudit`'s rows, and, when they could invite (team.write), the business's
+   * restricted keys are narrowed to the new role's permissions (a key left with none is revoked)
+   * with `keyAudit`'s rows, and, when they could invite (team.write), the business's
    * pending invitations are cancelled (see cancelInvitationsOf). Undefined: no such member.
    */
   async changeRole(
