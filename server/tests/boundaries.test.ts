@@ -174,7 +174,7 @@ describe('import boundaries', () => {
     const io = (t: string) =>
       /^node:(http|https|net|fs|fs\/promises|child_process)$/.test(t) ||
       /^(pg|@electric-sql\/pglite|busboy|pino)$/.test(t) ||
-      /^server\/(http|storage|routes|jobs|realtime|views)\//.test(t) ||
+      /^server\/(http|storage|api|jobs|realtime|views)\//.test(t) ||
       (ours(t) && !t.startsWith('contract/') && !t.startsWith('server/domain/'));
     expect(offenders('server/domain', io)).toEqual([]);
   });
@@ -317,7 +317,7 @@ describe('import boundaries', () => {
   });
 
   it('HTTP knows no route, store or job: the pipeline hands handlers the parts it is given, unread', () => {
-    expect(offenders('server/http', (t) => /^server\/(routes|storage|jobs|chain)\//.test(t))).toEqual([]);
+    expect(offenders('server/http', (t) => /^server\/(api|storage|jobs|chain)\//.test(t))).toEqual([]);
   });
 
   it('views only shape: no storage, no HTTP', () => {
@@ -326,7 +326,7 @@ describe('import boundaries', () => {
     expect(
       views.flatMap((file) =>
         imports(file)
-          .filter((t) => /^server\/(storage|http|routes)\//.test(t) || /store\.ts$/.test(t) || t === 'node:http')
+          .filter((t) => /^server\/(storage|http|api)\//.test(t) || /store\.ts$/.test(t) || t === 'node:http')
           .map((t) => `${file} imports ${t}`),
       ),
     ).toEqual([]);
