@@ -1,7 +1,7 @@
 // Money the service holds for a merchant (`balance` settlement): the settlement choice, the
 // balances and their statement, swaps between coins and withdrawals to a wallet. The secret key
 // or the dashboard's session; each sees and moves only its own merchant's balance in its own mode.
-import { getAddress, isAddress, type Address } from 'viem';
+import type { Address } from 'viem';
 import * as z from 'zod/mini';
 import { answer } from '../../contract/api.ts';
 import {
@@ -25,13 +25,12 @@ import type { Coin } from '../../contract/schemas.ts';
 import { text, type CoinSymbol } from '../../contract/fields.ts';
 import type { Account } from '../domain/account.ts';
 import * as moves from './use-cases.ts';
-import { ChainNotOffered, Conflict, DestinationPending, NotConfigured, invalidField } from '../domain/errors.ts';
-import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, sendFee, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
+import { requestWithdrawal } from './withdraw.ts';
+import { Conflict, NotConfigured, invalidField } from '../domain/errors.ts';
+import { checkSwapRate, configuredUnits, LIMIT_DECIMALS, limitView, SWAP_QUOTE_MS, SWAP_RATE_LIMIT_BPS, unitsOf } from './ledger-rules.ts';
 import { cursorParts, cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { HistoryQuery } from '../http/queries.ts';
 import { ok } from '../http/respond.ts';
-import { sendTermsOf, tokenOf } from '../chain/networks.ts';
-import { refuseOwn } from '../chain/own-addresses.ts';
 import { STATEMENT_CSV_COLUMNS, statementCsvLine, statementView, swapView, withdrawalView } from './views.ts';
 import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
 import { route } from '../api/route.ts';
@@ -198,58 +197,8 @@ export const createSwap: Handler<{ body: typeof SwapBody }> = async ({ body: { q
 export const getSwap: Handler = async ({ params, account, service }) => ok(200, swapView(await service.swaps.swap(account, params.id)), 'Swap');
 
 export const withdraw: Handler<{ body: typeof WithdrawalBody }> = async ({ body, account, service }) => {
-  const network = service.catalog.network(account.mode, body.chain_id);
-  if (!network) {
-    const networks = service.catalog.networks(account.mode);
-    throw new ChainNotOffered(`chain_id ${body.chain_id} is not a network of your ${account.mode} keys`, [
-      { field: 'chain_id', message: `expected ${networks.length ? networks.map((n) => n.chainId).join(' or ') : 'a configured network'}` },
-    ]);
-  }
-  const treasury = service.treasury(account.mode, network.chainId);
-  if (!treasury) throw new NotConfigured(`Withdrawals are not available on ${network.name}: its operator has configured no treasury`);
-  // Never to the service's own addresses: a treasury, the gas wallet, the fee address, a deposit address.
-  await refuseOwn(service.ownAddresses, body.address, 'address', 'a wallet of yours');
-  if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toUpperCase()) {
-    throw invalidField('address', `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`);
-  }
-  const coin = coinOf(service, account, 'coin', body.coin, network.chainId);
-  const amount = unitsOf('amount', body.amount, coin.decimals);
-  // The treasury's one rule for what it sends: below the token's minimum refused, its
-  // network fee charged beside the amount (the wallet receives the amount).
-  const networkFee = sendFee(
-    amount,
-    sendTermsOf(tokenOf(network, coin.contractAddress)),
-    { symbol: coin.symbol, format: (u) => formatUnits(u, coin.decimals) },
-    'amount',
-    `withdrawal on ${network.name}`,
-  );
-  // A live key's wallet never withdrawn to is registered now and receives only after the delay.
-  const wallet = await service.destinations.withdrawalAddress(account, network.chainId, getAddress(body.address.toLowerCase()), service.now());
-  if (!wallet.ready) {
-    const at = new Date(wallet.change.effectiveMs).toISOString();
-    throw new DestinationPending(
-      `address: ${getAddress(body.address.toLowerCase())} has never received a withdrawal of your live balance on ${network.name}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
-      [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
-    );
-  }
-  const withdrawal = await moves.withdraw(
-    service.balanceTransactions,
-    account,
-    {
-      chainId: coin.chainId,
-      symbol: coin.symbol,
-      token: coin.contractAddress,
-      decimals: coin.decimals,
-      address: getAddress(body.address.toLowerCase()),
-      amount,
-      networkFee,
-      format: (u) => formatUnits(u, coin.decimals),
-      usdPerCoin: await service.rates.usdPerCoin(coin.symbol as CoinSymbol),
-    },
-    service.now(),
-    withdrawalView,
-  );
-  return ok(201, withdrawalView(withdrawal), 'Withdrawal pending');
+  const asked = { chainId: body.chain_id, coin: body.coin, amount: body.amount, address: body.address };
+  return ok(201, withdrawalView(await requestWithdrawal(service, account, asked, withdrawalView)), 'Withdrawal pending');
 };
 
 /** The page size and the keyset after a history list's cursor (`list` names the list, so another's cursor is refused). */

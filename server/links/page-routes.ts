@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { email as emailField, FIAT_DECIMALS, is } from '../../contract/fields.ts';
 import { toUnits } from '../../contract/money.ts';
-import { initializePayment } from '../payments/initialize-rules.ts';
+import { startPayment } from '../payments/initialize.ts';
 import { CoinUnavailable, LinkInactive, NotFound, TooMany, invalidField } from '../domain/errors.ts';
 import { amountFor, type Link } from './rules.ts';
 import { fromRoot } from '../service/paths.ts';
@@ -134,26 +134,17 @@ export const linkCheckout: Handler<{ body: typeof CheckoutBody }> = async ({ req
   const coins = service.catalog.coins(account.mode);
   const coin = coins.find((c) => c.symbol === 'USDT') ?? coins[0]!;
   if (coin.status !== 'active') throw new CoinUnavailable(`${coin.symbol} is not offered now: payments from this page cannot start. Try again later`);
-  const rates = await service.rates.forQuote(currency, coin.symbol);
-  await initializePayment(
-    service.payments,
-    account,
-    {
-      reference,
-      coin,
-      rates,
-      currency,
-      fiatMinor: toUnits(amount, FIAT_DECIMALS)!,
-      acceptPartial: false,
-      customerName: '',
-      customerEmail,
-      metadata,
-      paymentLinkId: link.id,
-    },
-    service.now(),
-    service.config.quoteMs,
-    await service.catalog.depositAddress(account.merchant.id, account.mode, reference, coin.chainId),
-  );
+  await startPayment(service, account, {
+    reference,
+    coin,
+    currency,
+    fiatMinor: toUnits(amount, FIAT_DECIMALS)!,
+    acceptPartial: false,
+    customerName: '',
+    customerEmail,
+    metadata,
+    paymentLinkId: link.id,
+  });
   if (await perLink.crossed(link.id)) {
     service.metrics.ceilingPassed('link_checkout', account.mode);
     service.log.warn(

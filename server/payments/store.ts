@@ -3,7 +3,7 @@
 // here, write their outbox event in it) and NOTIFYs 'changes' there so long polls held by any
 // instance wake up when it commits.
 import type { Account } from '../domain/account.ts';
-import type { NewPayment, PaymentWrites } from './initialize-rules.ts';
+import type { NewPayment, PaymentWrites } from './initialize.ts';
 import type { Payment } from './rules.ts';
 import type { EventType } from '../../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
@@ -216,13 +216,13 @@ export class PaymentStore {
     return (await sql.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
   }
 
-  /** Initialize's new reference (payments/initialize-rules.ts): one statement, its own transaction. */
+  /** Initialize's new reference (payments/initialize.ts): one statement, its own transaction. */
   async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {
     const [row] = await this.db.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
     return row && paymentOf(row);
   }
 
-  /** Initialize's writes (payments/initialize-rules.ts), inside one transaction. */
+  /** Initialize's writes (payments/initialize.ts), inside one transaction. */
   inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T> {
     return this.db.transaction((tx) =>
       work({

@@ -6,7 +6,7 @@ import { FIAT_DECIMALS, is, jsonObject, REFERENCE_PATTERN } from '../../contract
 import { DepositBody, InitializeBody, MerchantVerification, paymentVersion, Qr, Verification } from '../../contract/schemas.ts';
 import { quote } from '../domain/quote.ts';
 import { toUnits, unitsToNumber } from '../../contract/money.ts';
-import { initializePayment } from './initialize-rules.ts';
+import { startPayment } from './initialize.ts';
 import { CoinsQuery, VerifyQuery } from '../http/queries.ts';
 import { ChainNotOffered, CoinUnavailable, LinkInactive, NotFound, SandboxUnavailable, TooMany, invalidField } from '../domain/errors.ts';
 import { assertTakesDeposits, sandboxAmount, type Payment } from './rules.ts';
@@ -17,7 +17,9 @@ import { qrView } from './qr.ts';
 import { paymentUriOfUnits } from '../../contract/payment-uri.ts';
 import { noLiveNetwork } from '../chain/catalog.ts';
 import { randomBytes } from 'node:crypto';
-import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import type { Account } from '../domain/account.ts';
+import type { Coin } from '../../contract/schemas.ts';
 import { route, type RateLimit } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
@@ -82,60 +84,59 @@ export const coins: Handler<{ query: typeof CoinsQuery }> = async (ctx) => {
   return ok(200, list, 'Coins retrieved', { business: { name, email, logo }, sandbox, ...(rate ? { rate } : {}) });
 };
 
-export const initialize: Handler<{ body: typeof InitializeBody }> = async (ctx) => {
-  const { account, service, body } = ctx;
-  let paymentLinkId: string | null = null;
-  if (body.payment_link !== undefined) {
-    const link = await service.links.find(body.payment_link);
-    if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
-      throw new NotFound(`payment_link: no payment link ${body.payment_link}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
-    }
-    if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
-    paymentLinkId = link.id;
-  }
-  // A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several.
-  const coin = service.catalog.choose(account.mode, body.coin, body.chain_id);
-  if (coin.status !== 'active')
-    throw invalidField('coin', `expected an active coin, received ${body.coin}; ${body.coin} is not available on ${coin.network} now`);
-  const rates = await service.rates.forQuote(body.currency, coin.symbol);
-  const now = service.now();
-  const { payment, created } = await initializePayment(
-    service.payments,
-    account,
-    {
-      reference: String(body.reference),
-      coin,
-      currency: body.currency,
-      fiatMinor: toUnits(body.amount, FIAT_DECIMALS)!,
-      acceptPartial: body.accept_partial_payment ?? false,
-      customerName: body.customer_name?.trim() ?? '',
-      customerEmail: body.customer_email?.trim() ?? '',
-      metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
-      paymentLinkId,
-      rates,
-    },
-    now,
-    service.config.quoteMs,
-    await service.catalog.depositAddress(account.merchant.id, account.mode, String(body.reference), coin.chainId),
-  );
-  if (created && account.via === 'public' && (await service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`))) {
-    service.metrics.ceilingPassed('public_initialize', account.mode);
-    service.log.warn(
-      { merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max },
-      "payments started with the public key passed the minute's ceiling (alerted, not refused)",
-    );
-  }
+export const initialize: Handler<{ body: typeof InitializeBody }> = async ({ account, service, body }) => {
+  const paymentLinkId = body.payment_link === undefined ? null : await ownActiveLink(service, account, body.payment_link);
+  const coin = activeCoin(service, account, body.coin, body.chain_id);
+  const { payment, created } = await startPayment(service, account, {
+    reference: String(body.reference),
+    coin,
+    currency: body.currency,
+    fiatMinor: toUnits(body.amount, FIAT_DECIMALS)!,
+    acceptPartial: body.accept_partial_payment ?? false,
+    customerName: body.customer_name?.trim() ?? '',
+    customerEmail: body.customer_email?.trim() ?? '',
+    metadata: body.metadata === undefined ? null : (jsonObject(body.metadata) ?? null),
+    paymentLinkId,
+  });
+  if (created && account.via === 'public') await countPublicInitialize(service, account);
   // A public key holder (anyone) may ask for any reference: only the customer it sent comes back.
   const asSent = account.via === 'public' ? { name: body.customer_name?.trim() ?? '', email: body.customer_email?.trim() ?? '' } : undefined;
-  // The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again.
-  const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? coin;
-  const uri = paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
-  return ok(
-    created ? 201 : 200,
-    { ...transactionView(payment, account.merchant, now, asSent, account.via === 'secret'), uri },
-    created ? 'Transaction initialized' : 'Transaction already initialized',
-  );
+  const view = { ...transactionView(payment, account.merchant, service.now(), asSent, account.via === 'secret'), uri: uriOf(service, account, payment, coin) };
+  return ok(created ? 201 : 200, view, created ? 'Transaction initialized' : 'Transaction already initialized');
 };
+
+/** The payment link a payment is made for: the account's own, and active; its id. */
+async function ownActiveLink(service: Pick<ServiceParts, 'links'>, account: Account, id: string): Promise<string> {
+  const link = await service.links.find(id);
+  if (!link || link.merchantId !== account.merchant.id || link.mode !== account.mode) {
+    throw new NotFound(`payment_link: no payment link ${id}`, [{ field: 'payment_link', message: 'expected a payment link of yours' }]);
+  }
+  if (!link.isActive) throw new LinkInactive(`Payment link ${link.slug} is deactivated: it cannot receive payments`);
+  return link.id;
+}
+
+/** A coin is a symbol on a chain: chain_id names it where the mode takes the symbol on several; one not active now is refused naming `coin`. */
+function activeCoin(service: Pick<ServiceParts, 'catalog'>, account: Account, symbol: string, chainId: number | undefined) {
+  const coin = service.catalog.choose(account.mode, symbol, chainId);
+  if (coin.status !== 'active') throw invalidField('coin', `expected an active coin, received ${symbol}; ${symbol} is not available on ${coin.network} now`);
+  return coin;
+}
+
+/** The public key's payments a minute are counted, not refused: past the ceiling, an alert. */
+async function countPublicInitialize(service: Pick<ServiceParts, 'publicInitializes' | 'metrics' | 'log'>, account: Account): Promise<void> {
+  if (!(await service.publicInitializes.perKey.crossed(`${account.merchant.id}/${account.mode}`))) return;
+  service.metrics.ceilingPassed('public_initialize', account.mode);
+  service.log.warn(
+    { merchant: account.merchant.id, mode: account.mode, ceiling: service.publicInitializes.perKey.max },
+    "payments started with the public key passed the minute's ceiling (alerted, not refused)",
+  );
+}
+
+/** The EIP-681 URI of what is still due, as the QR endpoint gives it: a server can show it without asking again. */
+function uriOf(service: Pick<ServiceParts, 'catalog'>, account: Account, payment: Payment, asked: Coin): string {
+  const paid = service.catalog.coin(account.mode, payment.coin, payment.chainId) ?? asked;
+  return paymentUriOfUnits(paid, payment.address, payment.due > payment.paid ? payment.due - payment.paid : 0n);
+}
 
 /** ?wait=<1..30>&since=<paymentVersion>, both or neither (VerifyQuery holds them). */
 const longPollOf = (query: z.output<typeof VerifyQuery>): { seconds: number; since: string } | undefined =>

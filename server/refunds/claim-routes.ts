@@ -13,7 +13,7 @@ import { fromRoot } from '../service/paths.ts';
 import { checkClaimable, checkDestination, type StoredRefund } from './rules.ts';
 import { claimHashOf, claimRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
-import { treasuryContext } from './routes.ts';
+import { treasuryContext } from './asking.ts';
 import { claimLang, claimPage } from './claim-page.ts';
 import { PAGE_POLICY } from '../links/page-routes.ts';
 import type { Handler as AnyHandler, Schemas } from '../api/context.ts';

@@ -1,20 +1,17 @@
 // A payment's case sent back in one step (refunds/exceptions.ts): the amount its
 // `attention` names, in its coin on its chain, to the customer's address or through a claim link.
-import { getAddress, isAddress } from 'viem';
 import * as z from 'zod/mini';
 import { SendBackBody } from '../../contract/attention.ts';
 import { is, REFERENCE_PATTERN } from '../../contract/fields.ts';
 import { answer } from '../../contract/api.ts';
 import { Refund } from '../../contract/refunds.ts';
-import type { CoinSymbol } from '../../contract/fields.ts';
-import { DestinationPending, invalidField } from '../domain/errors.ts';
 import { ok } from '../http/respond.ts';
 import { caseOf } from '../payments/attention-rules.ts';
 import { sendBack } from './exceptions.ts';
-import { treasuryContext } from './routes.ts';
+import { askedAddress, asker, assertWalletReady, claimAnswer } from './asking.ts';
 import { refundView } from './views.ts';
-import { checkSupportClaim } from './rules.ts';
-import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
+import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
+import type { Account } from '../domain/account.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
@@ -36,78 +33,30 @@ type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
 
 export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof SendBackBody }> = async ({ params, body, account, service }) => {
-  let address: string | undefined;
-  let checkedOn: number | undefined;
-  if (body.address !== undefined) {
-    if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
-      throw invalidField(
-        'address',
-        `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`,
-      );
-    }
-    address = getAddress(body.address.toLowerCase());
-  }
+  const address = askedAddress(body.address);
   const payment = await service.payments.find(account, params.reference);
-  // A live key's wallet never sent to from the balance waits the operator's delay, as a refund's
-  // does: on the chain the money goes back on, the case's (money sent on the wrong chain goes
-  // back there), not the payment's. The case is decided again under the lock (sendBack). On
-  // wallet settlement the merchant's own wallet sends it: no wallet of the balance to protect.
+  // The wallet waits on the chain the money goes back on, the case's (money sent on the wrong
+  // chain goes back there), not the payment's; the case is decided again under the lock (sendBack).
+  let checkedOn: number | undefined;
   if (address && payment && service.destinations.waits(account) && (await service.walletRefunds.settlementOf(account, params.reference)) !== 'wallet') {
     const facts = (await service.attention.facts([payment])).get(payment.id)!;
     checkedOn = caseOf(facts.payment, facts.open, service.now())?.chainId ?? payment.chainId;
-    const wallet = await service.destinations.withdrawalAddress(account, checkedOn, address, service.now());
-    if (!wallet.ready) {
-      const at = new Date(wallet.change.effectiveMs).toISOString();
-      throw new DestinationPending(
-        `address: ${address} has never received money of your live balance; it is registered now and can receive from ${at} (change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
-        [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
-      );
-    }
+    await assertWalletReady(service, account, checkedOn, address);
   }
-  const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
-  checkSupportClaim(role, {
-    hasAddress: address !== undefined,
-    reachesCustomer: role === 'support' && !address && (await service.mail.reachesCustomer(account.merchant.id, account.mode, params.reference)),
-  });
+  const { role, context } = await asker(service, account, params.reference, address);
+  const request = { reference: params.reference, reason: body.reason.trim(), address, role, checkedOn };
+  const { refund, claimToken } = await sendBack(service.refunds, exceptionPorts(service, account), account, request, context, service.now(), refundView);
+  if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
+  return claimAnswer(service, account, refund, claimToken, role, 'Sent back once the customer names their wallet');
+};
+
+/** What sending back needs beyond the refunds' store: the payment's case, resolved in the refund's transaction, and the mode's coins by chain and token. */
+const exceptionPorts = (service: Pick<ServiceParts, 'attention' | 'catalog'>, account: Account) => {
   const coins = service.catalog.coins(account.mode);
-  const ports = {
+  return {
     attention: (tx: Parameters<typeof service.attention.within>[0], nowMs: number) => service.attention.within(tx, nowMs),
     coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
   };
-  const context = {
-    ...treasuryContext({ treasury: service.treasury, ownAddresses: service.ownAddresses }, account.mode),
-    usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
-    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
-  };
-  const { refund, claimToken } = await sendBack(
-    service.refunds,
-    ports,
-    account,
-    { reference: params.reference, reason: body.reason.trim(), address, role, checkedOn },
-    context,
-    service.now(),
-    refundView,
-  );
-  if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
-  const claimUrl = `${service.origin()}/refund#${claimToken}`;
-  const emailed = await service.mail.customerRefundLink(
-    account.merchant.id,
-    account.mode,
-    { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin },
-    claimUrl,
-  );
-  // Support never holds the link: it went to the customer only.
-  if (role === 'support')
-    return ok(
-      201,
-      refundView(refund),
-      `Sent back once the customer names their wallet: ${emailed ? "the link was e-mailed to the payment's customer e-mail" : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`,
-    );
-  return ok(
-    201,
-    { ...refundView(refund), claim_url: claimUrl },
-    `Sent back once the customer names their wallet: ${emailed ? "the link was e-mailed to the payment's customer e-mail; " : ''}give them claim_url (shown this once)`,
-  );
 };
 
 export const routes = [

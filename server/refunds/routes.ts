@@ -2,115 +2,43 @@
 // or "rest", a reason, and the customer's address or none: then a claim link the customer names
 // it on), read one, list them, cancel one not sent yet. Each key sees and refunds only its own
 // merchant's payments of its own mode.
-import { getAddress, isAddress } from 'viem';
 import * as z from 'zod/mini';
 import { is, later } from '../../contract/fields.ts';
 import { configuredUnits } from '../balances/ledger-rules.ts';
 import { answer } from '../../contract/api.ts';
 import { Refund, RefundBody, RefundsPage, RefundsQuery } from '../../contract/refunds.ts';
-import type { CoinSymbol } from '../../contract/fields.ts';
-import { DestinationPending, invalidField } from '../domain/errors.ts';
+import { invalidField } from '../domain/errors.ts';
 import { cursorText, keysetOf, pageOf, UUID } from '../http/cursor.ts';
 import { ok } from '../http/respond.ts';
 import type { AskedAmount } from './rules.ts';
 import { cancelRefund, requestRefund } from './use-cases.ts';
 import { refundView } from './views.ts';
-import { checkSupportClaim } from './rules.ts';
-import type { Handler as AnyHandler, Schemas, ServiceParts } from '../api/context.ts';
-import { sendTermsOf, tokenOf } from '../chain/networks.ts';
+import { askedAddress, asker, assertWalletReady, claimAnswer } from './asking.ts';
+import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
-
-/**
- * What a refund asks of the service: its own addresses (never a destination) and the
- * treasury's terms for sending a token (the minimum and network fee of every send).
- */
-export const treasuryContext = (service: Pick<ServiceParts, 'treasury' | 'ownAddresses'>, mode: 'test' | 'live') => ({
-  ownAddress: (address: string) => service.ownAddresses.named(address),
-  sendTerms: (chainId: number, token: string) => sendTermsOf(tokenOf(service.treasury(mode, chainId)?.treasury.network, token)),
-});
 
 /** The parts of the service these routes use: their handlers are given these alone. */
 type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body, account, service }) => {
-  let address: string | undefined;
-  if (body.address !== undefined) {
-    if (!isAddress(body.address, { strict: true }) && body.address.slice(2) !== body.address.slice(2).toLowerCase()) {
-      throw invalidField(
-        'address',
-        `expected a valid EIP-55 checksum (mixed case), or all lower case; did you mean ${getAddress(body.address.toLowerCase())}?`,
-      );
-    }
-    address = getAddress(body.address.toLowerCase());
-  }
+  const address = askedAddress(body.address);
   // One of the two, as the contract checked: the coin's decimal text, parsed once the payment's
   // coin is known (rules.ts's coinUnits), or the deprecated base units under their own name.
   const asked: AskedAmount =
     body.amount_base_units !== undefined ? { baseUnits: BigInt(body.amount_base_units) } : body.amount === 'rest' ? 'rest' : { coins: body.amount! };
-  // A live key's wallet never sent to from the balance waits the operator's delay, as a
-  // withdrawal's does: a stolen key must not send the balance, payment by payment, to a wallet
-  // of its own at once. (A payment not found is refused by the use case, naming it.)
-  // On wallet settlement the merchant's own wallet sends it: no wallet of the balance to protect.
+  // On the payment's chain; on wallet settlement the merchant's own wallet sends it: no wallet of
+  // the balance to protect. (A payment not found is refused by the use case, naming it.)
   const payment = address && (await service.payments.find(account, body.reference));
-  if (address && payment && (await service.walletRefunds.settlementOf(account, body.reference)) !== 'wallet') {
-    const wallet = await service.destinations.withdrawalAddress(account, payment.chainId, address, service.now());
-    if (!wallet.ready) {
-      const at = new Date(wallet.change.effectiveMs).toISOString();
-      throw new DestinationPending(
-        `address: ${address} has never received money of your live balance on chain ${payment.chainId}; it is registered now and can receive from ${at} (new wallets wait ${Math.round(service.destinations.delayMs / 60_000)} minutes, so the owner can cancel one they did not add: change ${wallet.change.id}). Ask again from then; nothing was reserved or sent`,
-        [{ field: 'address', message: `expected a wallet registered at least the delay ago; this one can receive from ${at}` }],
-      );
-    }
-  }
-  const role = account.actor?.kind === 'member' ? account.actor.role : undefined;
-  checkSupportClaim(role, {
-    hasAddress: address !== undefined,
-    reachesCustomer: role === 'support' && !address && (await service.mail.reachesCustomer(account.merchant.id, account.mode, body.reference)),
-  });
-  const context = {
-    ...treasuryContext(service, account.mode),
-    usdPerCoin: (symbol: string) => service.rates.usdPerCoin(symbol as CoinSymbol),
-    supportLimitCents: role === 'support' ? await service.refunds.supportLimitCents(account.merchant.id, account.mode) : undefined,
-  };
-  const { refund, claimToken } = await requestRefund(
-    service.refunds,
-    account,
-    { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role },
-    context,
-    service.now(),
-    refundView,
-  );
-  const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
+  if (address && payment && (await service.walletRefunds.settlementOf(account, body.reference)) !== 'wallet')
+    await assertWalletReady(service, account, payment.chainId, address);
+  const { role, context } = await asker(service, account, body.reference, address);
+  const request = { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role };
+  const { refund, claimToken } = await requestRefund(service.refunds, account, request, context, service.now(), refundView);
   const deprecated = body.amount_base_units !== undefined ? { headers: DEPRECATED_BASE_UNITS } : {};
+  const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
   if (!claimToken) return { ...ok(201, refundView(refund), `Refund ready: ${sender}`), ...deprecated };
-  // The token rides in the fragment: browsers never send it to a server, nor into a log.
-  const claimUrl = `${service.origin()}/refund#${claimToken}`;
-  // E-mail on and the payment has the customer's e-mail: the link goes to them too (email/use-cases.ts).
-  const emailed = await service.mail.customerRefundLink(
-    account.merchant.id,
-    account.mode,
-    { reference: refund.reference, amount: refundView(refund).amount_exact, coin: refund.coin },
-    claimUrl,
-  );
-  // Support never holds the link: it went to the customer only.
-  if (role === 'support')
-    return {
-      ...ok(
-        201,
-        refundView(refund),
-        `Refund waiting for the customer: ${emailed ? "the link was e-mailed to the payment's customer e-mail" : 'the link could not be e-mailed; cancel it and ask an owner, admin or finance member'}`,
-      ),
-      ...deprecated,
-    };
-  return {
-    ...ok(
-      201,
-      { ...refundView(refund), claim_url: claimUrl },
-      `Refund waiting for the customer: ${emailed ? "the link was e-mailed to the payment's customer e-mail; " : ''}give them claim_url (shown this once)`,
-    ),
-    ...deprecated,
-  };
+  return { ...(await claimAnswer(service, account, refund, claimToken, role, 'Refund waiting for the customer')), ...deprecated };
 };
 
 /**

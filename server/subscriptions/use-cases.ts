@@ -12,7 +12,7 @@ import type { Account } from '../domain/account.ts';
 import { Conflict, invalidField, NotConfigured, NotFound } from '../domain/errors.ts';
 import type { Catalog } from '../chain/catalog.ts';
 import type { Charger } from '../chain/charge.ts';
-import { initializePayment, type PaymentTransactions } from '../payments/initialize-rules.ts';
+import { initializePayment, type PaymentTransactions } from '../payments/initialize.ts';
 import { withLease } from '../storage/leases.ts';
 import type { Logger } from '../service/log.ts';
 import { afterCharge, afterFailure, chargeReference, duePeriod } from './rules.ts';

@@ -3,7 +3,7 @@
 // job is handed its declared parts alone. That a part not declared does not compile is held by
 // `npm run typecheck` on server/tests/fixtures/undeclared-part.ts (its @ts-expect-error lines).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JOBS, uses } from '../jobs/index.ts';
 import { idempotencyUses } from '../jobs/idempotency.ts';
@@ -49,8 +49,21 @@ function declared(text: string): string[] | undefined {
     : undefined;
 }
 
+/**
+ * The parts a routes file hands on: each function it calls with `service` whole, imported from
+ * another module of ours, reads there what it reads of its own `service` parameter (a use case of
+ * the feature, as refunds/asking.ts's). Those count as the file's reads: it must declare them.
+ */
+function partsHandedOn(file: string, text: string): string[] {
+  const from = new Map<string, string>();
+  for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(\.[^']+)'/g))
+    for (const name of m[1].split(',').map((n) => n.trim().replace(/^type\s+/, ''))) if (name) from.set(name, join(dirname(file), m[2]));
+  const called = new Set([...text.matchAll(/\b(\w+)\(\s*service\b/g)].map((m) => m[1]));
+  return [...called].filter((name) => from.has(name)).flatMap((name) => partsRead(read(from.get(name)!), 'service'));
+}
+
 describe('routes declare the parts of the service they use', () => {
-  // Each feature's routes.ts and *-routes.ts (a folder per feature), and routes/' own docs and health.
+  // Each feature's routes.ts and *-routes.ts (a folder per feature), and api/'s own docs and health.
   const features = readdirSync(fromRoot('server'), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .map((d) => d.name);
@@ -70,6 +83,8 @@ describe('routes declare the parts of the service they use', () => {
     expect(declared("type Uses =\n  | 'now'\n  | 'payments';\n")).toEqual(['now', 'payments']); // as the formatter wraps a long one
     expect(partsRead(text, 'service')).toEqual(['now', 'payments']);
     expect(partsRead('const { db, log: logger } = deps;\ndeps.now();', 'deps')).toEqual(['db', 'log', 'now']);
+    // A use case handed the whole service: what it reads there is the routes file's to declare.
+    expect(partsHandedOn('server/refunds/routes.ts', "import { asker } from './asking.ts';\nawait asker(service, account);")).toContain('refunds');
     expect(files.length).toBeGreaterThan(10);
   });
 
@@ -77,7 +92,7 @@ describe('routes declare the parts of the service they use', () => {
     const wrong = files.flatMap((file) => {
       const text = read(file);
       const said = declared(text);
-      const used = partsRead(text, 'service');
+      const used = sorted([...new Set([...partsRead(text, 'service'), ...partsHandedOn(file, text)])]);
       return said && JSON.stringify(said) === JSON.stringify(used.length ? used : ['never'])
         ? []
         : [`${file}: declares ${said?.join(', ') ?? 'nothing'}; reads ${used.join(', ')}`];

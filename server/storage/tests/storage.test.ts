@@ -6,7 +6,7 @@ import { coinOf } from '../../domain/defaults.ts';
 import { migrate } from '../migrations.ts';
 import { databaseOptions, KINDS } from '../../testing/databases.ts';
 import { DEMO_MERCHANT } from '../../service/seed.ts';
-import { initializePayment } from '../../payments/initialize-rules.ts';
+import { initializePayment } from '../../payments/initialize.ts';
 import * as moves from '../../balances/use-cases.ts';
 import { RATE_ONE } from '../../domain/rates.ts';
 import { NotItsToken } from '../../domain/errors.ts';

@@ -1,7 +1,11 @@
-// Initialize, as a use case: lock the reference, decide (planInitialize), write, tell the
-// long polls. Storage is behind the PaymentWrites port, run inside one transaction, so the
-// rule reads top to bottom here and the SQL stays in payments/store.ts.
+// Initialize, as a use case: the quote's rates and the deposit address fetched (startPayment), then
+// lock the reference, decide (planInitialize), write, tell the long polls. Storage is behind the
+// PaymentWrites port, run inside one transaction, so the rule reads top to bottom here and the
+// SQL stays in payments/store.ts.
 import type { Account } from '../domain/account.ts';
+import type { Currency, CoinSymbol } from '../../contract/fields.ts';
+import type { KeyMode } from '../../contract/keys.ts';
+import type { QuotedRates } from '../domain/rates.ts';
 import { ReferenceInUse } from '../domain/errors.ts';
 import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './rules.ts';
 import type { FeeTerms } from '../domain/fees.ts';
@@ -60,6 +64,30 @@ export interface PaymentTransactions {
    */
   insertNew(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
   inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T>;
+}
+
+/** What starting a payment needs of the service: its store, the quote's rates, the deposit addresses, the quote's length and the clock. */
+export interface StartParts {
+  payments: PaymentTransactions;
+  rates: { forQuote(currency: Currency, coin: CoinSymbol): Promise<QuotedRates> };
+  catalog: { depositAddress(merchantId: string, mode: KeyMode, reference: string, chainId: number): Promise<Deposit> };
+  config: { quoteMs: number };
+  now(): number;
+}
+
+/**
+ * Starts a payment (or answers its reference again, or re-quotes it): priced at the rates for a
+ * quote of its currency and coin, at its deposit address on the coin's chain. Initialize and a
+ * link's page start theirs so.
+ */
+export async function startPayment(
+  service: StartParts,
+  account: Account,
+  request: Omit<QuoteRequest, 'rates'>,
+): Promise<{ payment: Payment; created: boolean }> {
+  const rates = await service.rates.forQuote(request.currency, request.coin.symbol as CoinSymbol);
+  const deposit = await service.catalog.depositAddress(account.merchant.id, account.mode, request.reference, request.coin.chainId);
+  return initializePayment(service.payments, account, { ...request, rates }, service.now(), service.config.quoteMs, deposit);
 }
 
 /**
