@@ -4,12 +4,15 @@ import type { BalanceTransactions, BalanceWrites } from './use-cases.ts';
 import { auditedTransaction } from '../storage/audit.ts';
 import type { Database } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
-import type { JournalStore } from './journal-store.ts';
-import type { PartnerTransferStore } from './partner-transfer-store.ts';
-import type { TreasuryTxStore } from './treasury-store.ts';
-import type { TreasuryHoldStore } from './treasury-hold-store.ts';
-import type { SwapStore } from './swap-store.ts';
-import type { WithdrawalStore } from './withdrawal-store.ts';
+import { JournalStore } from './journal-store.ts';
+import { PartnerTransferStore } from './partner-transfer-store.ts';
+import { TreasuryTxStore } from './treasury-store.ts';
+import { TreasuryHoldStore, type HoldViews } from './treasury-hold-store.ts';
+import { SwapStore } from './swap-store.ts';
+import { WithdrawalStore, type LimitParts } from './withdrawal-store.ts';
+
+/** What the journal joins its entries to: the chain's transfers and the payments' deposits. */
+type JournalViews = ConstructorParameters<typeof JournalStore>[2];
 
 /** The stores of balance settlement, as the routes and the jobs are handed them. */
 export interface BalanceStores {
@@ -25,6 +28,30 @@ export interface BalanceStores {
   balanceTransactions: BalanceTransactions;
   /** The treasury's reconciliation: its findings, the holds on a chain's money movements, the operator's events. */
   treasuryHolds: TreasuryHoldStore;
+}
+
+/**
+ * The stores of balance settlement on one database, made once at start. `forget`: tells the
+ * account cache a merchant's settlement changed; `views`: the chain's transfers and the payments'
+ * deposits as the journal's catch-up and the holds join them (their owners' fragments);
+ * `limits`: the merchants' rows and what payouts and refunds spent, for the one daily limit.
+ */
+export function balanceStoresOf(
+  db: Database,
+  o: { forget(merchantId: string): void; views: HoldViews & JournalViews; limits: LimitParts; withdrawalDailyLimit: string; events: EventStore },
+): BalanceStores {
+  const journal = new JournalStore(db, o.forget, o.views);
+  const swaps = new SwapStore(db);
+  const withdrawals = new WithdrawalStore(db, o.withdrawalDailyLimit, o.limits);
+  return {
+    journal,
+    swaps,
+    withdrawals,
+    partnerTransfers: new PartnerTransferStore(db, journal),
+    treasuryTxs: new TreasuryTxStore(db),
+    treasuryHolds: new TreasuryHoldStore(db, journal, o.views),
+    balanceTransactions: new BalanceTransactionStore(db, { journal, swaps, withdrawals, events: o.events }),
+  };
 }
 
 export class BalanceTransactionStore implements BalanceTransactions {

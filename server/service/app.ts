@@ -1,13 +1,12 @@
 // The service, composed: database → stores → background jobs → the HTTP pipeline. Used by main.ts (npm start), the demo and the tests
-// alike. Composition only: what each part does lives in its folder (http/, routes/, jobs/, storage/, chain/).
-import { privateKeyToAccount } from 'viem/accounts';
+// alike. Composition only: what each part does lives in its folder (http/, api/, jobs/, storage/, chain/).
 import type { Server } from 'node:http';
 import type { KeyMode } from '../../contract/keys.ts';
 import { catalog } from '../chain/catalog.ts';
-import { chainReadiness, missingGasWallets, treasuryQueueReadiness } from '../chain/readiness.ts';
+import { serviceReadiness } from './readiness.ts';
 import { configuredNetworks } from '../chain/configured.ts';
 import { ownAddresses } from '../chain/own-addresses.ts';
-import { ChainPin, withSameAddresses, type Network } from '../chain/networks.ts';
+import { moneyMovers, pinnedNetworks } from '../chain/compose.ts';
 import { payoutCoinIn } from '../payouts/coin.ts';
 import { FaultInjector } from '../http/faults.ts';
 import { listen, pipeline } from '../http/pipeline.ts';
@@ -35,7 +34,7 @@ import { AttentionStore } from '../payments/attention-store.ts';
 import { RateHistoryStore } from '../rates/history-store.ts';
 import { ProductStore } from '../products/store.ts';
 import { subscriptionsOf } from '../subscriptions/compose.ts';
-import { answers, openDatabase, type Database, type Sql } from '../storage/db.ts';
+import { openDatabase, type Database, type Sql } from '../storage/db.ts';
 import { lockDataDir } from '../storage/lock.ts';
 import { operatorToken } from './operator-token.ts';
 import { EventStore, type Attempt } from '../storage/events.ts';
@@ -52,17 +51,11 @@ import { RefundStore, refundsByState, refundsSpentSince } from '../refunds/store
 import { refundView } from '../refunds/views.ts';
 import { markOutsidePayment } from '../refunds/outside-store.ts';
 import { WalletRefundStore } from '../refunds/wallet-store.ts';
-import { BalanceTransactionStore } from '../balances/store.ts';
-import { JournalStore } from '../balances/journal-store.ts';
-import { PartnerTransferStore } from '../balances/partner-transfer-store.ts';
-import { SwapStore, swapsByState } from '../balances/swap-store.ts';
-import { TreasuryTxStore } from '../balances/treasury-store.ts';
-import { TreasuryHoldStore } from '../balances/treasury-hold-store.ts';
-import { checkTreasury, treasuryReadiness } from '../chain/treasury-reconcile.ts';
-import { WithdrawalStore, withdrawalsByState } from '../balances/withdrawal-store.ts';
+import { swapsByState } from '../balances/swap-store.ts';
+import { balanceStoresOf } from '../balances/store.ts';
+import { checkTreasury } from '../chain/treasury-reconcile.ts';
+import { withdrawalsByState } from '../balances/withdrawal-store.ts';
 import { FeeStore } from '../merchants/fee-store.ts';
-import { routerSwaps, Treasury, type SwapProvider } from '../chain/treasury.ts';
-import { Relayer } from '../chain/relay.ts';
 import { RELAYS_PER_CLIENT_PER_MINUTE } from '../payments/relay-routes.ts';
 import { RateCache } from '../rates/cache.ts';
 import { offeredCatalog } from '../rates/catalog.ts';
@@ -72,7 +65,6 @@ import { MetricsStore } from '../storage/metrics.ts';
 import { RateLimitStore } from '../storage/rate-limits.ts';
 import { DestinationStore } from '../merchants/destination-store.ts';
 import { IdempotencyStore } from '../storage/idempotency.ts';
-import { COINS, CURRENCIES } from '../../contract/fields.ts';
 
 export type { ServiceOptions } from './settings.ts';
 
@@ -94,7 +86,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // Every default, applied once (settings.ts); nothing below falls back to one of its own.
   const options = settings(given);
   const { logger: log, now, instance, stateDir } = options;
-  const { networks, treasuryAccounts } = await configuredNetworks(options);
+  const configured = await configuredNetworks(options);
+  const { treasuryAccounts } = configured;
   // An embedded database on disk takes one process: the lock says which, and where it listens.
   const lock = options.dataDir && !options.databaseUrl ? lockDataDir(options.dataDir, 'service') : undefined;
   let opened: Database | undefined;
@@ -139,21 +132,11 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     longPolls: () => changes.waiting,
     jobs: () => (jobs ? jobs.jobs : []),
   });
-  // Each network's RPC calls tell /metrics of their failures (copies: the caller's objects stay as given).
-  // …and each URL's chain id is checked again at runtime: one answering another chain is out of rotation.
-  const pinLog = (fields: Record<string, unknown>, message: string) => log.warn(fields, message);
-  for (const mode of ['test', 'live'] as const) {
-    // …and each knows the other chains of its mode its deposit addresses are on: money sent on the wrong one is seen.
-    const list = networks[mode];
-    networks[mode] =
-      list &&
-      withSameAddresses(mode, list).map((n, i) => {
-        const pinned = { ...n, rpcEvents: metrics.rpcEvents(n.chainId), rpcPin: new ChainPin(n.chainId, options.rpcChainCheckMs, pinLog) };
-        const account = treasuryAccounts.get(list[i]!);
-        if (account) treasuryAccounts.set(pinned, account);
-        return pinned;
-      });
-  }
+  const networks = pinnedNetworks(configured.networks, treasuryAccounts, {
+    rpcEvents: (chainId) => metrics.rpcEvents(chainId),
+    rpcChainCheckMs: options.rpcChainCheckMs,
+    warn: (fields, message) => log.warn(fields, message),
+  });
   const allNetworks = [...(networks.test ?? []), ...(networks.live ?? [])];
   // Rate limits: counted in the database shared by every instance on PostgreSQL, in this process on PGlite (one instance).
   const sharedWindows = db.kind === 'postgres' ? new RateLimitStore(db) : undefined;
@@ -178,14 +161,16 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const crediting = new Crediting(db, payments, events, chain);
   const products = new ProductStore(db);
   const links = new LinkStore(db, products);
-  const journal = new JournalStore(db, forget, { chain: chain.views, payments: depositViews });
-  const swaps = new SwapStore(db);
-  const withdrawals = new WithdrawalStore(db, options.withdrawalDailyLimit, { merchants: merchantRows, payoutsSpentSince, refundsSpentSince });
+  // The stores of balance settlement (balances/store.ts), each handed the fragments of the tables it joins.
+  const balances = balanceStoresOf(db, {
+    forget,
+    views: { chain: chain.views, payments: depositViews },
+    limits: { merchants: merchantRows, payoutsSpentSince, refundsSpentSince },
+    withdrawalDailyLimit: options.withdrawalDailyLimit,
+    events,
+  });
+  const { journal, withdrawals, treasuryTxs, treasuryHolds } = balances;
   const fees = new FeeStore(db, { bps: options.feeBps, bearer: options.feeBearer }, forget);
-  const partnerTransfers = new PartnerTransferStore(db, journal);
-  const treasuryTxs = new TreasuryTxStore(db);
-  const treasuryHolds = new TreasuryHoldStore(db, journal, { chain: chain.views, payments: depositViews });
-  const balanceTransactions = new BalanceTransactionStore(db, { journal, swaps, withdrawals, events });
   accounts = new AccountCache(
     {
       keyOwner: (key, kind) => merchants.keyOwner(key, kind),
@@ -205,24 +190,15 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refunds.follower(refundView));
   const walletRefunds = new WalletRefundStore(db, events, payments);
-  // The gas wallet of each network, which pays its sweeps and relays: GAS_WALLET_KEY's, or on a dev chain the dev account handed in.
-  const gasKeyAccount = options.gasKey ? privateKeyToAccount(options.gasKey) : undefined;
-  const gasAccountOf = (network: Network) => gasKeyAccount ?? (network.dev ? options.devChain?.gasAccount : undefined);
-  const gasOf = (network: Network) => gasAccountOf(network)?.address;
-  // Each network's treasury (balance settlement: its key from a file, never logged; swaps through its router)
-  // and its relay of signed transfers, sent by its gas wallet.
-  const treasuries = new Map<string, { treasury: Treasury; swaps?: SwapProvider }>();
-  const relayers = new Map<string, Relayer>();
-  for (const mode of ['test', 'live'] as const) {
-    for (const network of networks[mode] ?? []) {
-      const account = treasuryAccounts.get(network);
-      const treasury = account && new Treasury(network, account);
-      if (treasury)
-        treasuries.set(`${mode}/${network.chainId}`, { treasury, ...(network.swapRouter ? { swaps: routerSwaps(treasury, network.swapRouter) } : {}) });
-      const gas = gasAccountOf(network);
-      if (gas) relayers.set(`${mode}/${network.chainId}`, new Relayer(network, gas, chain, instance, now, options.relayTimeoutMs));
-    }
-  }
+  // Each network's gas wallet, treasury and relay of signed transfers (chain/compose.ts).
+  const { treasuries, relayers, gasOf } = moneyMovers(networks, treasuryAccounts, {
+    gasKey: options.gasKey,
+    devChain: options.devChain,
+    relayTimeoutMs: options.relayTimeoutMs,
+    chain,
+    instance,
+    now,
+  });
   const dashboard = new DashboardStore(db, options.accountLockoutFailures, merchantRows, { memberById, memberLogins, factorState });
   for (const seed of options.merchants) await merchants.seed(seed, now());
   if (options.demo) await seedCatalogue(products, now());
@@ -231,25 +207,20 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   await changes.start(db, (key) => cache.onChange(key));
   const retry = { baseMs: options.webhookRetryMs, capMs: options.webhookRetryCapMs, windowMs: options.webhookRetryWindowMs };
   let origin = '';
-  const chainsReady = chainReadiness(allNetworks, chain, options.readyMaxLagBlocks, gasOf);
-  const gasMissing = options.sweepIntervalMs > 0 ? missingGasWallets(networks.live ?? [], gasOf) : [];
-  const treasuriesReady = treasuryQueueReadiness(
-    [...treasuries.values()].map(({ treasury }) => treasury.network),
-    (chainId) => treasuryTxs.queueHead(chainId),
-    options.treasuryStuckMs,
+  const readiness = serviceReadiness({
+    db,
+    networks: allNetworks,
+    live: networks.live ?? [],
+    chain,
+    gasOf,
+    treasuryChains: [...treasuries.values()].map(({ treasury }) => treasury.network),
+    treasuryTxs,
+    treasuryHolds,
+    rates,
+    ratesFetched: ratesConfig.providers.some((p) => !p.fixed),
+    settings: options,
     now,
-  );
-  const readiness = async () => [
-    await answers(db).then((ok) =>
-      ok ? { name: 'database', ok: true, detail: db.kind } : { name: 'database', ok: false, detail: `${db.kind} does not answer` },
-    ),
-    ...(await chainsReady()),
-    ...(await treasuriesReady()),
-    ...gasMissing,
-    ...(await treasuryReadiness(allNetworks, treasuryHolds)),
-    // Fetched rates age; a fixed table's never do, so it has no check.
-    ...(ratesConfig.providers.some((p) => !p.fixed) ? [rates.readiness({ fiat: CURRENCIES.filter((c) => c !== 'USD'), coins: [...COINS] })] : []),
-  ];
+  });
   const catalogue = offeredCatalog(
     // The payout address comes through the account cache, which keeps an entry no longer than the
     // address's own time: a live key's new address takes effect when its delay ends
@@ -286,14 +257,8 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     refunds,
     walletRefunds,
     destinations,
-    journal,
-    swaps,
-    withdrawals,
+    ...balances,
     fees,
-    partnerTransfers,
-    treasuryTxs,
-    treasuryHolds,
-    balanceTransactions,
     // On demand (the operator's endpoint): every chain looked at now, as the job does.
     reconcileTreasuries: () =>
       Promise.all(
@@ -365,13 +330,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         log,
         instance,
         retry,
-        journal,
-        swaps,
-        withdrawals,
-        partnerTransfers,
-        treasuryTxs,
-        treasuryHolds,
-        balanceTransactions,
+        ...balances,
         idempotency,
         treasuries: [...treasuries.values()],
         networks: allNetworks,

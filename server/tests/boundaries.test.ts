@@ -291,7 +291,6 @@ describe('import boundaries', () => {
    * shrink (a file split leaves it).
    */
   const LONG_UNTIL_SPLIT: Record<string, number> = {
-    'server/service/app.ts': 428,
     'server/balances/routes.ts': 406,
     'server/balances/treasury-job.ts': 508,
     'server/chain/networks.ts': 411,
@@ -304,6 +303,8 @@ describe('import boundaries', () => {
   it('no production source file is over 400 lines (generated artifacts and migrations aside; the listed ones not past their lines now)', () => {
     const sources = production().filter((file) => !/\.generated\.ts$|\/migrations\//.test(file));
     expect(sources.length).toBeGreaterThan(150);
+    // A listed file back under 400 lines leaves the list, so the list cannot keep room to grow back into.
+    expect(Object.keys(LONG_UNTIL_SPLIT).filter((file) => overLong([file], 400).length === 0)).toEqual([]);
     expect(
       overLong(
         sources.filter((file) => !(file in LONG_UNTIL_SPLIT)),
