@@ -29,6 +29,7 @@ import type { PaymentStore } from '../payments/store.ts';
 import type { PayoutStore } from '../payouts/store.ts';
 import type { PayoutMoves } from '../payouts/use-cases.ts';
 import type { RefundStore } from '../refunds/store.ts';
+import type { RefundTransactions } from '../refunds/use-cases.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
 import type { RateHistoryStore } from '../rates/history-store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
@@ -66,6 +67,8 @@ export interface ServiceParts extends BalanceStores {
   payoutMoves: PayoutMoves;
   /** Refunds of payments. */
   refunds: RefundStore;
+  /** The stores a refund's use cases open their transaction on. */
+  refundTransactions: RefundTransactions;
   /** What each payment needs of its merchant, and resolving it: money that did not count as asked. */
   attention: AttentionStore;
   /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked. */

@@ -1,10 +1,16 @@
 // The use cases that spend or settle a merchant's balance (swaps and withdrawals), each in one
 // transaction: take the merchant's lock, read, check the rules (balances/ledger-rules.ts), write the
-// journal entry and the row, write the event. Storage is behind the BalanceWrites port (SQL in
-// storage/balance-writes.ts and the stores it binds), so the rule reads top to bottom here.
+// journal entry and the row, write the event. The transaction is opened here; the SQL is the owners'
+// stores', each handed it, so the rule reads top to bottom here.
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, TreasuryHeld } from '../domain/errors.ts';
+import { auditedTransaction } from '../storage/audit.ts';
+import type { Database, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { JournalStore } from './journal-store.ts';
+import type { SwapStore } from './swap-store.ts';
+import type { WithdrawalStore } from './withdrawal-store.ts';
 import {
   checkBalance,
   checkQuoteUsable,
@@ -20,9 +26,9 @@ import {
   withdrawalSent,
   withdrawalUnsent,
   type EntryKind,
-  type Posting,
   type StoredSwap,
   type StoredWithdrawal,
+  type WithdrawalRequest,
 } from './ledger-rules.ts';
 
 export type Owner = Pick<Account, 'merchant' | 'mode'>;
@@ -33,70 +39,20 @@ export interface BalanceCoin {
   symbol: string;
   format: (units: bigint) => string;
 }
-/** A withdrawal asked for: the coin, where to, how much (base units). */
-export interface WithdrawalRequest {
-  chainId: number;
-  symbol: string;
-  token: string;
-  decimals: number;
-  address: string;
-  amount: bigint;
-  /** The network's fee charged to the merchant beside `amount` (its token's `withdrawalFee`), kept by the operator; 0: none. */
-  networkFee: bigint;
-  format: (units: bigint) => string;
-  /** What one of the coin is worth in US dollars now (units at RATE_DECIMALS), to count it against the daily limit. */
-  usdPerCoin: bigint;
-}
-
-/** What the balance use cases need of storage, inside one transaction (at one time, `nowMs`). */
-export interface BalanceWrites {
-  /** The merchant's balance lock, until the transaction ends: whatever spends its balance takes it first. */
-  lock(owner: Owner): Promise<void>;
-  /** Journals money that became the merchant's balance and is not journaled yet. */
-  catchUp(owner: Owner): Promise<void>;
-  /** The merchant's available balance of a coin. */
-  available(owner: Owner, chainId: number, token: string): Promise<bigint>;
-  /** The operator's hold on a chain's money movements, if one is active. */
-  held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
-  /** Writes one balanced entry; false when one of its (kind, ref) exists already. */
-  post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
-  /** Writes the merchant's event, delivered once the transaction commits. */
-  event(owner: Owner, type: 'SWAP_UPDATED' | 'WITHDRAWAL_UPDATED', data: unknown): Promise<void>;
-  /** Wakes the chain's treasury sender once the transaction commits. */
-  treasuryDue(chainId: number): Promise<void>;
-  swaps: {
-    /** A swap locked until the transaction ends (the merchant's own, where `owner` is given). */
-    lock(id: string, owner?: Owner): Promise<StoredSwap | undefined>;
-    pending(id: string): Promise<StoredSwap>;
-    /** Completed, counted in `block` (looked at again until that block is final). */
-    completed(id: string, out: bigint, fee: bigint, block?: { number: bigint; hash: string }): Promise<StoredSwap>;
-    failed(id: string, failure: string): Promise<StoredSwap>;
-    /** Pending again, to be sent again at its recorded transaction (its approval first where `approveRound` > 0). */
-    reopened(id: string, approveRound: number): Promise<StoredSwap>;
-    /** How many times the swap's counting was undone (its `swap_unsent` entries). */
-    unsentTimes(id: string): Promise<number>;
-  };
-  withdrawals: {
-    /** The merchant's daily withdrawal limit in the mode, US dollars as decimal text. */
-    limit(owner: Owner): Promise<string>;
-    /** What left the merchant's balance in the mode since `sinceMs`, in US cents as valued when it left: withdrawals and bank payouts of every coin and chain, failed ones not counted. */
-    spentSince(owner: Owner, sinceMs: number): Promise<bigint>;
-    insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<StoredWithdrawal>;
-    lock(id: string): Promise<StoredWithdrawal | undefined>;
-    /** Completed, counted in `block` (looked at again until that block is final). */
-    completed(id: string, block?: { number: bigint; hash: string }): Promise<StoredWithdrawal>;
-    failed(id: string, failure: string): Promise<StoredWithdrawal>;
-    /** Pending again, to be sent again at its recorded transaction (a reorganisation took it off the chain). */
-    reopened(id: string): Promise<StoredWithdrawal>;
-    /** How many times the send's counting was undone (its `withdrawal_unsent` entries). */
-    unsentTimes(id: string): Promise<number>;
-    /** Another feature's send moved (a refund's): that feature told, in this transaction. */
-    followed(send: StoredWithdrawal): Promise<void>;
-  };
-}
-
+/**
+ * The owners' stores a balance use case writes, each call in the transaction the use case opens
+ * (with its audit row: storage/audit.ts): the journal (the merchant's lock, balances, entries, the
+ * operator's holds), the swaps and the treasury's sends, and the outbox of events.
+ */
 export interface BalanceTransactions {
-  inTransaction<T>(nowMs: number, work: (writes: BalanceWrites) => Promise<T>): Promise<T>;
+  db: Database;
+  journal: Pick<JournalStore, 'lock' | 'catchUp' | 'available' | 'holdOn' | 'post'>;
+  swaps: Pick<SwapStore, 'lock' | 'pending' | 'completed' | 'failed' | 'reopened' | 'unsentTimes'>;
+  withdrawals: Pick<
+    WithdrawalStore,
+    'withdrawalLimit' | 'spentSince' | 'insert' | 'lock' | 'completed' | 'failed' | 'reopened' | 'unsentTimes' | 'followed' | 'treasuryDue'
+  >;
+  events: Pick<EventStore, 'add'>;
 }
 
 const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: merchantId } as Account['merchant'], mode: mode as Account['mode'] });
@@ -107,22 +63,25 @@ const ownerOf = (merchantId: string, mode: string): Owner => ({ merchant: { id: 
  * less than the journal owes, or counted money left the chain). Call inside the merchant's lock.
  */
 export async function reserveFromBalance(
-  w: Pick<BalanceWrites, 'catchUp' | 'available' | 'post' | 'held'>,
+  journal: Pick<JournalStore, 'catchUp' | 'available' | 'post' | 'holdOn'>,
+  tx: Sql,
+  nowMs: number,
   owner: Owner,
   coin: BalanceCoin,
   amount: bigint,
   entry: { kind: EntryKind; ref: string; memo: string },
   field = 'amount',
 ): Promise<void> {
-  const hold = await w.held(coin.chainId);
+  const hold = await journal.holdOn(tx, coin.chainId);
   if (hold) {
     throw new TreasuryHeld(
       `Money movements on chain ${coin.chainId} are held by the operator since ${new Date(hold.sinceMs).toISOString()} (${hold.reason === 'deep_reorganisation' ? 'a reorganisation took counted money off the chain' : 'the treasury holds less than the balances it owes'}); nothing was moved: try again once the operator has resolved it`,
     );
   }
-  await w.catchUp(owner);
-  checkBalance(amount, await w.available(owner, coin.chainId, coin.token), coin, field);
-  await w.post(
+  await journal.catchUp(tx, nowMs, owner);
+  checkBalance(amount, await journal.available(tx, owner, coin.chainId, coin.token), coin, field);
+  await journal.post(
+    tx,
     { ...entry, owner },
     move(
       merchantAccount(owner.merchant.id, owner.mode, 'available'),
@@ -131,26 +90,29 @@ export async function reserveFromBalance(
       coin.token,
       amount,
     ),
+    nowMs,
   );
 }
 
 /** Accepts a quote: its amount reserved from the balance (or refused), the swap pending, its event written. */
 export function acceptQuote(store: BalanceTransactions, owner: Owner, id: string, nowMs: number, view: (s: StoredSwap) => unknown): Promise<StoredSwap> {
-  return store.inTransaction(nowMs, async (w) => {
-    await w.lock(owner);
-    const quoted = await w.swaps.lock(id, owner);
+  return auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
+    const quoted = await store.swaps.lock(tx, id, owner);
     if (!quoted) throw new NotFound(`quote_id: no quote ${id}`, [{ field: 'quote_id', message: 'expected a quote id from POST /api/v1/swaps/quote' }]);
     checkQuoteUsable(quoted, nowMs);
     await reserveFromBalance(
-      w,
+      store.journal,
+      tx,
+      nowMs,
       owner,
       { chainId: quoted.chainId, token: quoted.fromToken, symbol: quoted.fromSymbol, format: (u) => formatUnits(u, quoted.fromDecimals) },
       quoted.amountIn,
       { kind: 'swap_reserved', ref: quoted.id, memo: `swap ${quoted.fromSymbol} to ${quoted.toSymbol}` },
     );
-    const swap = await w.swaps.pending(quoted.id);
-    await w.event(owner, 'SWAP_UPDATED', view(swap));
-    await w.treasuryDue(swap.chainId);
+    const swap = await store.swaps.pending(tx, quoted.id, nowMs);
+    await store.events.add(tx, owner, 'SWAP_UPDATED', view(swap), nowMs);
+    await store.withdrawals.treasuryDue(tx, swap.chainId);
     return swap;
   });
 }
@@ -166,19 +128,25 @@ export function finishSwap(
   nowMs: number,
   view: (s: StoredSwap) => unknown,
 ): Promise<StoredSwap> {
-  return store.inTransaction(nowMs, async (w) => {
-    const swap = (await w.swaps.lock(id))!;
+  return auditedTransaction(store.db, async (tx) => {
+    const swap = (await store.swaps.lock(tx, id))!;
     if (swap.state !== 'pending') return swap;
     const owner = ownerOf(swap.merchantId, swap.mode);
     const { fee, postings } = swapOutcome(swap, result);
     // Counted again after a reorganisation undid it: an entry of its own beside the one undone.
-    const ref = sentRef(id, await w.swaps.unsentTimes(id));
+    const ref = sentRef(id, await store.swaps.unsentTimes(tx, id));
     const done =
       'out' in result
-        ? (await w.post({ kind: 'swap_completed', ref, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` }, postings),
-          await w.swaps.completed(id, result.out, fee, result.block))
-        : (await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, postings), await w.swaps.failed(id, result.failure));
-    await w.event(owner, 'SWAP_UPDATED', view(done));
+        ? (await store.journal.post(
+            tx,
+            { kind: 'swap_completed', ref, owner, memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${swap.txHash}` },
+            postings,
+            nowMs,
+          ),
+          await store.swaps.completed(tx, id, result.out, fee, nowMs, result.block ?? null))
+        : (await store.journal.post(tx, { kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, postings, nowMs),
+          await store.swaps.failed(tx, id, result.failure, nowMs));
+    await store.events.add(tx, owner, 'SWAP_UPDATED', view(done), nowMs);
     return done;
   });
 }
@@ -200,28 +168,35 @@ export function undoSwap(
   nowMs: number,
   view: (s: StoredSwap) => unknown,
 ): Promise<StoredSwap | undefined> {
-  return store.inTransaction(nowMs, async (w) => {
-    const swap = await w.swaps.lock(id);
+  return auditedTransaction(store.db, async (tx) => {
+    const swap = await store.swaps.lock(tx, id);
     if (swap?.state !== 'completed' || swap.txHash !== txHash || swap.amountOut === null) return undefined;
     const owner = ownerOf(swap.merchantId, swap.mode);
     const why = 'resend' in result ? 'its transaction is sent again' : result.failure;
-    await w.post(
+    await store.journal.post(
+      tx,
       {
         kind: 'swap_unsent',
-        ref: sentRef(id, await w.swaps.unsentTimes(id)),
+        ref: sentRef(id, await store.swaps.unsentTimes(tx, id)),
         owner,
         memo: `swap ${swap.fromSymbol} to ${swap.toSymbol} in ${txHash} left the chain in a reorganisation deeper than the confirmations: ${why}`,
       },
       swapOutcome(swap, { out: swap.amountOut }).postings.map((p) => ({ ...p, amount: -p.amount })),
+      nowMs,
     );
     let done: StoredSwap;
-    if ('resend' in result) done = await w.swaps.reopened(id, result.approveRound);
+    if ('resend' in result) done = await store.swaps.reopened(tx, id, result.approveRound, nowMs);
     else {
-      await w.post({ kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` }, swapOutcome(swap, result).postings);
-      done = await w.swaps.failed(id, result.failure);
+      await store.journal.post(
+        tx,
+        { kind: 'swap_returned', ref: id, owner, memo: `swap failed: ${result.failure}` },
+        swapOutcome(swap, result).postings,
+        nowMs,
+      );
+      done = await store.swaps.failed(tx, id, result.failure, nowMs);
     }
-    await w.event(owner, 'SWAP_UPDATED', view(done));
-    await w.treasuryDue(done.chainId);
+    await store.events.add(tx, owner, 'SWAP_UPDATED', view(done), nowMs);
+    await store.withdrawals.treasuryDue(tx, done.chainId);
     return done;
   });
 }
@@ -241,23 +216,23 @@ export function withdraw(
   view: (w: StoredWithdrawal) => unknown,
 ): Promise<StoredWithdrawal> {
   const newId = crypto.randomUUID();
-  return store.inTransaction(nowMs, async (w) => {
-    await w.lock(owner);
+  return auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
     const usdCents = usdCentsOf(request.amount, request.decimals, request.usdPerCoin);
-    const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, nowMs - WITHDRAWAL_WINDOW_MS), {
+    const limit = configuredUnits((await store.withdrawals.withdrawalLimit(owner, tx)).daily, LIMIT_DECIMALS);
+    checkWithdrawalLimit(usdCents, limit, await store.withdrawals.spentSince(tx, owner, nowMs - WITHDRAWAL_WINDOW_MS), {
       symbol: request.symbol,
       text: request.format(request.amount),
     });
     // The amount and the network's fee are reserved together: the balance must cover both.
-    await reserveFromBalance(w, owner, request, request.amount + request.networkFee, {
+    await reserveFromBalance(store.journal, tx, nowMs, owner, request, request.amount + request.networkFee, {
       kind: 'withdrawal_reserved',
       ref: newId,
       memo: `withdrawal to ${request.address}${request.networkFee > 0n ? ` (network fee ${request.format(request.networkFee)} ${request.symbol})` : ''}`,
     });
-    const withdrawal = await w.withdrawals.insert(owner, newId, request, usdCents);
-    await w.event(owner, 'WITHDRAWAL_UPDATED', view(withdrawal));
-    await w.treasuryDue(request.chainId);
+    const withdrawal = await store.withdrawals.insert(tx, owner, newId, request, usdCents, nowMs);
+    await store.events.add(tx, owner, 'WITHDRAWAL_UPDATED', view(withdrawal), nowMs);
+    await store.withdrawals.treasuryDue(tx, request.chainId);
     return withdrawal;
   });
 }
@@ -274,19 +249,25 @@ export function finishWithdrawal(
   nowMs: number,
   view: (w: StoredWithdrawal) => unknown,
 ): Promise<StoredWithdrawal> {
-  return store.inTransaction(nowMs, async (w) => {
-    const withdrawal = (await w.withdrawals.lock(id))!;
+  return auditedTransaction(store.db, async (tx) => {
+    const withdrawal = (await store.withdrawals.lock(tx, id))!;
     if (withdrawal.state !== 'pending') return withdrawal;
     const owner = ownerOf(withdrawal.merchantId, withdrawal.mode);
     const reserved = merchantAccount(withdrawal.merchantId, withdrawal.mode, 'reserved');
     let done: StoredWithdrawal;
     if ('sent' in result) {
       // Counted again after a reorganisation undid it: an entry of its own beside the one undone.
-      const ref = sentRef(id, await w.withdrawals.unsentTimes(id));
-      await w.post({ kind: 'withdrawal_sent', ref, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` }, withdrawalSent(withdrawal, reserved));
-      done = await w.withdrawals.completed(id, result.block);
+      const ref = sentRef(id, await store.withdrawals.unsentTimes(tx, id));
+      await store.journal.post(
+        tx,
+        { kind: 'withdrawal_sent', ref, owner, memo: `to ${withdrawal.address} in ${withdrawal.txHash}` },
+        withdrawalSent(withdrawal, reserved),
+        nowMs,
+      );
+      done = await store.withdrawals.completed(tx, id, nowMs, result.block ?? null);
     } else {
-      await w.post(
+      await store.journal.post(
+        tx,
         { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` },
         move(
           reserved,
@@ -295,11 +276,12 @@ export function finishWithdrawal(
           withdrawal.token,
           withdrawal.amount + withdrawal.networkFee,
         ),
+        nowMs,
       );
-      done = await w.withdrawals.failed(id, result.failure);
+      done = await store.withdrawals.failed(tx, id, result.failure, nowMs);
     }
-    if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
-    else await w.withdrawals.followed(done);
+    if (done.purpose === 'withdrawal') await store.events.add(tx, owner, 'WITHDRAWAL_UPDATED', view(done), nowMs);
+    else await store.withdrawals.followed(tx, done, nowMs);
     return done;
   });
 }
@@ -322,33 +304,37 @@ export function undoSent(
   nowMs: number,
   view: (w: StoredWithdrawal) => unknown,
 ): Promise<StoredWithdrawal | undefined> {
-  return store.inTransaction(nowMs, async (w) => {
-    const sent = await w.withdrawals.lock(id);
+  return auditedTransaction(store.db, async (tx) => {
+    const sent = await store.withdrawals.lock(tx, id);
     if (sent?.state !== 'completed' || sent.txHash !== txHash) return undefined;
     const owner = ownerOf(sent.merchantId, sent.mode);
     const reserved = merchantAccount(sent.merchantId, sent.mode, 'reserved');
     const why = 'resend' in result ? 'its transaction is sent again' : result.failure;
-    await w.post(
+    await store.journal.post(
+      tx,
       {
         kind: 'withdrawal_unsent',
-        ref: sentRef(id, await w.withdrawals.unsentTimes(id)),
+        ref: sentRef(id, await store.withdrawals.unsentTimes(tx, id)),
         owner,
         memo: `${txHash} to ${sent.address} left the chain in a reorganisation deeper than the confirmations: ${why}`,
       },
       withdrawalUnsent(sent, reserved),
+      nowMs,
     );
     let done: StoredWithdrawal;
-    if ('resend' in result) done = await w.withdrawals.reopened(id);
+    if ('resend' in result) done = await store.withdrawals.reopened(tx, id, nowMs);
     else {
-      await w.post(
+      await store.journal.post(
+        tx,
         { kind: 'withdrawal_returned', ref: id, owner, memo: `withdrawal failed: ${result.failure}` },
         move(reserved, merchantAccount(sent.merchantId, sent.mode, 'available'), sent.chainId, sent.token, sent.amount + sent.networkFee),
+        nowMs,
       );
-      done = await w.withdrawals.failed(id, result.failure);
+      done = await store.withdrawals.failed(tx, id, result.failure, nowMs);
     }
-    if (done.purpose === 'withdrawal') await w.event(owner, 'WITHDRAWAL_UPDATED', view(done));
-    else await w.withdrawals.followed(done);
-    await w.treasuryDue(done.chainId);
+    if (done.purpose === 'withdrawal') await store.events.add(tx, owner, 'WITHDRAWAL_UPDATED', view(done), nowMs);
+    else await store.withdrawals.followed(tx, done, nowMs);
+    await store.withdrawals.treasuryDue(tx, done.chainId);
     return done;
   });
 }

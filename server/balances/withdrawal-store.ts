@@ -3,8 +3,7 @@
 // that run these inside one transaction.
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
-import type { StoredWithdrawal } from './ledger-rules.ts';
-import type { WithdrawalRequest } from './use-cases.ts';
+import type { StoredWithdrawal, WithdrawalRequest } from './ledger-rules.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { WITHDRAWAL_WINDOW_MS } from './ledger-rules.ts';
 import { newestFirst } from '../storage/history.ts';
@@ -292,6 +291,11 @@ export class WithdrawalStore {
   /** A completed send paid by `txHash` found in `block`; `final` when that block is final (see treasury-store.ts minedIn). */
   minedIn(id: string, txHash: string, block: MinedIn, final: boolean, nowMs: number): Promise<boolean> {
     return minedIn(this.db, 'withdrawals', id, txHash, block, final, nowMs);
+  }
+
+  /** Wakes the chain's treasury sender once `tx` commits (a send or a swap is due on that chain). */
+  async treasuryDue(tx: Sql, chainId: number): Promise<void> {
+    await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)]);
   }
 
   /** The send's feature told that it moved, in `tx` (a withdrawal's own: nothing to tell). */

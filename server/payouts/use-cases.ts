@@ -91,12 +91,9 @@ export class PayoutMoves {
       // network's fee is the merchant's, reserved beside the amount (the bank receives the amount).
       const networkFee = sendFee(tokenUnits(request.units, coin), coin.terms, { symbol: PAYOUT_COIN, format }, 'amount', 'bank payout');
       await reserveFromBalance(
-        {
-          catchUp: async (o) => void (await journal.catchUp(tx, nowMs, o)),
-          available: (o, chainId, token) => journal.available(tx, o, chainId, token),
-          held: (chainId) => journal.holdOn(tx, chainId),
-          post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
-        },
+        journal,
+        tx,
+        nowMs,
         account,
         { chainId: coin.chainId, token: coin.token, symbol: PAYOUT_COIN, format },
         tokenUnits(request.units, coin) + networkFee,

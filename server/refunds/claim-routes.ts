@@ -20,7 +20,7 @@ import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'merchants' | 'now' | 'ownAddresses' | 'refunds' | 'treasury';
+type Uses = 'catalog' | 'merchants' | 'now' | 'ownAddresses' | 'refunds' | 'refundTransactions' | 'treasury';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ASSETS = fromRoot('server/hosted/assets/');
@@ -102,7 +102,7 @@ export const claim: Handler<{ body: typeof ClaimBody }> = async ({ body, service
     checkDestination({ own: context.ownAddress(address), isDepositAddress: await service.refunds.isDepositAddress(address) });
     return { status: 200, body: { address, confirmed: false } };
   }
-  const ready = await claimRefund(service.refunds, refund, address, context, service.now(), refundView);
+  const ready = await claimRefund(service.refundTransactions, refund, address, context, service.now(), refundView);
   return { status: 200, body: { address: ready.address, confirmed: true, status: ready.state } };
 };
 

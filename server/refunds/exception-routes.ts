@@ -26,6 +26,7 @@ type Uses =
   | 'payments'
   | 'rates'
   | 'refunds'
+  | 'refundTransactions'
   | 'treasury'
   | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
@@ -45,16 +46,23 @@ export const sendBackRoute: Handler<{ params: typeof ByReference; body: typeof S
   }
   const { role, context } = await asker(service, account, params.reference, address);
   const request = { reference: params.reference, reason: body.reason.trim(), address, role, checkedOn };
-  const { refund, claimToken } = await sendBack(service.refunds, exceptionPorts(service, account), account, request, context, service.now(), refundView);
+  const { refund, claimToken } = await sendBack(
+    service.refundTransactions,
+    exceptionPorts(service, account),
+    account,
+    request,
+    context,
+    service.now(),
+    refundView,
+  );
   if (!claimToken) return ok(201, refundView(refund), 'Sent back: the treasury sends it');
   return claimAnswer(service, account, refund, claimToken, role, 'Sent back once the customer names their wallet');
 };
 
-/** What sending back needs beyond the refunds' store: the payment's case, resolved in the refund's transaction, and the mode's coins by chain and token. */
-const exceptionPorts = (service: Pick<ServiceParts, 'attention' | 'catalog'>, account: Account) => {
+/** What sending back needs beyond the refunds' stores: the mode's coins by chain and token. */
+const exceptionPorts = (service: Pick<ServiceParts, 'catalog'>, account: Account) => {
   const coins = service.catalog.coins(account.mode);
   return {
-    attention: (tx: Parameters<typeof service.attention.within>[0], nowMs: number) => service.attention.within(tx, nowMs),
     coinOf: (chainId: number, token: string) => coins.find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase()),
   };
 };

@@ -8,29 +8,21 @@
 // end failed or canceled, the case opens again with it (refunds/use-cases.ts: reopenCase).
 import { randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
-import type { Sql } from '../storage/db.ts';
+import { auditedTransaction } from '../storage/audit.ts';
 import { BalanceSettlementRequired, PaymentState } from '../domain/errors.ts';
 import { reserveFromBalance } from '../balances/use-cases.ts';
 import { checkWithdrawalLimit, configuredUnits, LIMIT_DECIMALS, usdCentsOf, WITHDRAWAL_WINDOW_MS } from '../balances/ledger-rules.ts';
 import { lockedCase } from '../payments/accept.ts';
-import type { AttentionWrites } from '../payments/attention-store.ts';
 import { checkDestination, checkSupportRefund, CLAIM_LINK_MS, refundAmount, type StoredRefund } from './rules.ts';
-import { claimHashOf, feeMemo, refundFee, type Owner, type RefundContext, type RefundWrites } from './use-cases.ts';
-
-/** The refunds' transaction with its handle, so the payment's case is resolved inside it. */
-export interface SendBackTransactions {
-  inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T>;
-}
+import { claimHashOf, feeMemo, refundFee, type Owner, type RefundContext, type RefundTransactions } from './use-cases.ts';
 
 export interface SendBackPorts {
-  /** The payment's case writes, bound to the refund's transaction. */
-  attention(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void> };
   /** A listed coin by chain and token (its symbol and decimals), or undefined. */
   coinOf(chainId: number, token: string): { symbol: string; decimals: number } | undefined;
 }
 
 export async function sendBack(
-  store: SendBackTransactions,
+  store: RefundTransactions,
   ports: SendBackPorts,
   owner: Owner,
   /** `checkedOn`: the chain on which the route found `address` past the destination delay (the case's, read before the lock). */
@@ -41,9 +33,9 @@ export async function sendBack(
 ): Promise<{ refund: StoredRefund; claimToken?: string }> {
   const id = crypto.randomUUID();
   const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
-  const refund = await store.inTransaction(nowMs, async (w, tx) => {
-    await w.lock(owner);
-    const a = ports.attention(tx, nowMs);
+  const refund = await auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
+    const a = store.attention.within(tx, nowMs);
     const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
     // Money goes back on the chain it arrived on: the address was let through on that chain only.
     if (request.checkedOn !== undefined && request.checkedOn !== found.chainId)
@@ -51,7 +43,8 @@ export async function sendBack(
         `reference: payment ${payment.reference}'s case moved to chain ${found.chainId} while it was asked; nothing was reserved or sent: ask again`,
         [{ field: 'reference', message: 'expected the case the address was checked for: ask again' }],
       );
-    if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
+    if (request.address)
+      checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await store.payments.isDepositAddress(tx, request.address) });
     const listed = found.transfers.length === 0 ? { symbol: payment.coin, decimals: payment.decimals } : ports.coinOf(found.chainId, found.token);
     if (!listed)
       throw new BalanceSettlementRequired(
@@ -61,9 +54,9 @@ export async function sendBack(
     const refundable = { ...payment, token: payment.token.toLowerCase(), settlement: payment.settlement as 'balance' | 'wallet' };
     const amount =
       found.reason === 'overpaid'
-        ? refundAmount(refundable, await w.refunded(payment.id), found.amount)
+        ? refundAmount(refundable, await store.refunds.refundedFor(tx, payment.id), found.amount)
         : found.reason === 'partial'
-          ? refundAmount(refundable, await w.refunded(payment.id), 'rest')
+          ? refundAmount(refundable, await store.refunds.refundedFor(tx, payment.id), 'rest')
           : found.amount;
     const coin = {
       chainId: found.chainId,
@@ -77,7 +70,7 @@ export async function sendBack(
     checkSupportRefund(
       request.role,
       { hasAddress: Boolean(request.address), usdCents },
-      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n },
+      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await store.refunds.supportSince(tx, owner, since) : 0n },
     );
     const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
     const row = {
@@ -99,27 +92,28 @@ export async function sendBack(
     if (payment.settlement !== 'balance') {
       // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it, in that coin on
       // that chain; nothing is reserved, journaled or counted toward the withdrawal limit.
-      made = await w.insert(owner, { ...row, settlement: 'wallet' });
+      made = await store.refunds.insert(tx, owner, { ...row, settlement: 'wallet' }, nowMs);
     } else {
-      const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
-      checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
+      const limit = configuredUnits((await store.withdrawals.withdrawalLimit(owner, tx)).daily, LIMIT_DECIMALS);
+      checkWithdrawalLimit(usdCents, limit, await store.withdrawals.spentSince(tx, owner, since), { symbol: coin.symbol, text: coin.format(amount) });
       // The treasury's one rule for what it sends: the case's amount below the token's
       // minimum is refused naming the payment (keep it instead: accept); the fee is the merchant's.
       const networkFee = refundFee(context, coin, amount, 'reference', 'send-back');
-      await reserveFromBalance(w, owner, coin, amount + networkFee, {
+      await reserveFromBalance(store.journal, tx, nowMs, owner, coin, amount + networkFee, {
         kind: 'withdrawal_reserved',
         ref: id,
         memo: `refund of payment ${payment.reference}'s ${found.reason.replace('_', ' ')} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}`,
       });
-      if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
-      made = await w.insert(owner, { ...row, settlement: 'balance' });
+      if (request.address)
+        await store.withdrawals.insert(tx, owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents, nowMs, 'refund');
+      made = await store.refunds.insert(tx, owner, { ...row, settlement: 'balance' }, nowMs);
     }
     if (found.transfers.length > 0) {
       await a.outsidePayment(id);
       await a.resolveTransfers(found.transfers, 'refunded', id);
     } else await a.resolvePayment(payment.id, 'refunded', id);
-    await w.event(owner, view(made));
-    if (request.address && made.settlement === 'balance') await w.treasuryDue(coin.chainId);
+    await store.events.add(tx, owner, 'REFUND_UPDATED', view(made), nowMs);
+    if (request.address && made.settlement === 'balance') await store.withdrawals.treasuryDue(tx, coin.chainId);
     return made;
   });
   return { refund, claimToken };

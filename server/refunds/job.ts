@@ -7,12 +7,12 @@ import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const refundUses = ['refunds', 'now', 'log', 'intervalMs'] as const;
+export const refundUses = ['refunds', 'refundTransactions', 'now', 'log', 'intervalMs'] as const;
 
 export function refundJob(deps: Pick<JobDeps, (typeof refundUses)[number]>): Job {
   const expire = async () => {
     if (!(await deps.refunds.expiring(deps.now()))) return;
-    for (const r of await expireClaimLinks(deps.refunds, deps.now(), refundView))
+    for (const r of await expireClaimLinks(deps.refundTransactions, deps.now(), refundView))
       deps.log.info({ refund: r.id, status: r.state }, "refund's claim link expired unclaimed");
   };
   return loopJob('refund claim links expire', expire, deps.intervalMs, (error) =>

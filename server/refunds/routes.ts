@@ -18,7 +18,18 @@ import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'destinations' | 'mail' | 'now' | 'origin' | 'ownAddresses' | 'payments' | 'rates' | 'refunds' | 'treasury' | 'walletRefunds';
+type Uses =
+  | 'destinations'
+  | 'mail'
+  | 'now'
+  | 'origin'
+  | 'ownAddresses'
+  | 'payments'
+  | 'rates'
+  | 'refunds'
+  | 'refundTransactions'
+  | 'treasury'
+  | 'walletRefunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body, account, service }) => {
@@ -34,7 +45,7 @@ export const createRefund: Handler<{ body: typeof RefundBody }> = async ({ body,
     await assertWalletReady(service, account, payment.chainId, address);
   const { role, context } = await asker(service, account, body.reference, address);
   const request = { reference: body.reference, amount: asked, reason: body.reason.trim(), address, role };
-  const { refund, claimToken } = await requestRefund(service.refunds, account, request, context, service.now(), refundView);
+  const { refund, claimToken } = await requestRefund(service.refundTransactions, account, request, context, service.now(), refundView);
   const deprecated = body.amount_base_units !== undefined ? { headers: DEPRECATED_BASE_UNITS } : {};
   const sender = refund.settlement === 'wallet' ? 'send its transfer from your wallet' : 'the treasury sends it';
   if (!claimToken) return { ...ok(201, refundView(refund), `Refund ready: ${sender}`), ...deprecated };
@@ -74,7 +85,11 @@ export const setSupportLimit: Handler<{ body: typeof SupportLimitBody }> = async
 };
 
 export const cancel: Handler = async ({ params, account, service }) =>
-  ok(200, refundView(await cancelRefund(service.refunds, account, params.id, service.now(), refundView)), 'Refund canceled: its amount is back in the balance');
+  ok(
+    200,
+    refundView(await cancelRefund(service.refundTransactions, account, params.id, service.now(), refundView)),
+    'Refund canceled: its amount is back in the balance',
+  );
 
 export const getRefund: Handler = async ({ params, account, service }) => ok(200, refundView(await service.refunds.refund(account, params.id)), 'Refund');
 

@@ -1,19 +1,11 @@
-// Refunds as rows, and the one transaction the refund use cases run in
-// (refunds/use-cases.ts's RefundWrites): SQL only, of the refunds' own tables. The payment they
-// give back (payments/store.ts), the merchant's support limit, the balance's journal, the
-// treasury's sends (balances/withdrawal-store.ts: a refund's is its row of purpose `refund`) and
-// the events are handed in as ports (their stores, by type), bound to the same transaction.
+// Refunds as rows: SQL only, of the refunds' own table; the writes take the transaction the refund
+// use cases open (refunds/use-cases.ts). The payments' deposit addresses and the merchant's support
+// limit are their owners' stores, handed in by type.
 import type { Account } from '../domain/account.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { RefundState } from '../../contract/refunds.ts';
 import type { StoredRefund } from './rules.ts';
-import { sendMoved, type RefundTransactions, type RefundWrites } from './use-cases.ts';
-import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
-import type { EventStore } from '../storage/events.ts';
-import type { JournalStore } from '../balances/journal-store.ts';
-import type { SendFollower, WithdrawalStore } from '../balances/withdrawal-store.ts';
-import type { AttentionStore } from '../payments/attention-store.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import type { MerchantStore } from '../merchants/store.ts';
 import { stateCounts, type StateCount } from '../storage/metrics.ts';
@@ -66,15 +58,17 @@ export const refundsByState = async (sql: Sql): Promise<StateCount[]> =>
 export const refundsSpentSince = (merchant: string, mode: string, since: string): string =>
   `SELECT COALESCE(sum(usd_cents), 0) FROM refunds WHERE merchant_id = ${merchant} AND mode = ${mode} AND settlement = 'balance' AND state NOT IN ('failed', 'canceled') AND created_ms > ${since}`;
 
-export class RefundStore implements RefundTransactions {
+/** A refund as asked for, before its row has a state (ready, or waiting for the address its claim link names). */
+export type NewRefund = Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'claimExpiresMs' | 'createdMs' | 'updatedMs'> & {
+  claim?: { hash: string; expiresMs: number };
+  role?: string;
+};
+
+export class RefundStore {
   constructor(
     private readonly db: Database,
     private readonly stores: {
-      journal: JournalStore;
-      withdrawals: WithdrawalStore;
-      events: EventStore;
-      attention: Pick<AttentionStore, 'within'>;
-      payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>;
+      payments: Pick<PaymentStore, 'isDepositAddress'>;
       merchants: Pick<MerchantStore, 'supportRefundLimit' | 'setSupportRefundLimit'>;
     },
     /** The daily limit of a support member's refunds, US dollars as decimal text, where the merchant set none (SUPPORT_REFUND_DAILY_LIMIT). */
@@ -126,18 +120,6 @@ export class RefundStore implements RefundTransactions {
     return Boolean(row!.due);
   }
 
-  /**
-   * The refunds as the treasury's sends of purpose `refund` tell them (service/app.ts registers it with
-   * the WithdrawalStore): each refund moves with its send, and is told, in the transaction that
-   * moves the send. Its row is locked before the send's, as a cancel takes them.
-   */
-  follower(view: (r: StoredRefund) => unknown): SendFollower {
-    return {
-      lock: async (tx, id) => void (await tx.query(`SELECT 1 FROM refunds WHERE id = $1 FOR UPDATE`, [id])),
-      moved: (tx, send, nowMs) => this.within(tx, nowMs, async (w) => void (await sendMoved(w, send, view))),
-    };
-  }
-
   /** The refund a claim link's token hash opens (any merchant's: the token is the only key), or undefined. */
   async byClaim(claimHash: string): Promise<StoredRefund | undefined> {
     const [row] = await this.db.query(`SELECT * FROM refunds WHERE claim_hash = $1`, [claimHash]);
@@ -162,114 +144,95 @@ export class RefundStore implements RefundTransactions {
     await this.stores.merchants.setSupportRefundLimit(merchantId, mode, cents);
   }
 
-  /** `tx` beside the writes: refunds/exceptions.ts resolves a payment's case in the same transaction. */
-  inTransaction<T>(nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
-    // A request's refund or cancel writes its audit row with it (storage/audit.ts).
-    return auditedTransaction(this.db, (tx: Sql) => this.within(tx, nowMs, work));
+  /** What the payment's refunds not failed add up to (base units), in the caller's transaction. */
+  async refundedFor(tx: Sql, paymentId: string): Promise<bigint> {
+    const [r] = await tx.query(
+      `SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`,
+      [paymentId],
+    );
+    return BigInt(r!.s as string);
   }
 
-  /** `work` with the refund use cases' writes bound to `tx`: a transaction of this store's, or the treasury's moving a refund's send. */
-  private within<T>(tx: Sql, nowMs: number, work: (writes: RefundWrites, tx: Sql) => Promise<T>): Promise<T> {
-    const { journal, withdrawals, events, attention, payments } = this.stores;
-    return work(
-      {
-        lock: async (owner) => void (await journal.lock(tx, owner)),
-        payment: (owner, reference) => payments.refundable(tx, owner, reference),
-        inOtherMode: (owner, reference) => payments.inOtherMode(tx, owner, reference),
-        refunded: async (paymentId) => {
-          const [r] = await tx.query(
-            `SELECT COALESCE(sum(amount), 0)::text AS s FROM refunds WHERE payment_id = $1 AND state NOT IN ('failed', 'canceled') AND NOT outside_payment`,
-            [paymentId],
-          );
-          return BigInt(r!.s as string);
-        },
-        isDepositAddress: (address) => payments.isDepositAddress(tx, address),
-        insert: async (owner, r) => {
-          const [row] = await tx.query(
-            `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
-            [
-              r.id,
-              owner.merchant.id,
-              owner.mode,
-              r.paymentId,
-              r.reference,
-              r.coin,
-              r.chainId,
-              r.token.toLowerCase(),
-              r.decimals,
-              r.address,
-              String(r.amount),
-              r.reason,
-              r.settlement,
-              r.claim ? 'waiting_for_address' : 'ready',
-              r.claim?.hash ?? null,
-              r.claim?.expiresMs ?? null,
-              String(r.usdCents),
-              r.role ?? null,
-              nowMs,
-            ],
-          );
-          return refundOf(row!);
-        },
-        lockRefund: async (id) => {
-          const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
-          return row && refundOf(row);
-        },
-        claimed: async (id, address) => {
-          const [row] = await tx.query(
-            `UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`,
-            [id, address, nowMs],
-          );
-          return refundOf(row!);
-        },
-        // The treasury records a transaction only on a pending send without one (recordSigned):
-        // under its row lock, either it recorded one first (not canceled) or it never will.
-        cancelSending: (id) => withdrawals.cancelUnsigned(tx, id, nowMs),
-        canceled: async (id, why) => {
-          const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
-          return refundOf(row!);
-        },
-        expired: async (limit) => {
-          const rows = await tx.query(
-            `SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`,
-            [nowMs],
-          );
-          return rows.map(refundOf);
-        },
-        supportSince: async (owner, sinceMs) => {
-          const [r] = await tx.query(
-            `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`,
-            [owner.merchant.id, owner.mode, sinceMs],
-          );
-          return BigInt(r!.s as string);
-        },
-        event: async (owner, data) => void (await events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
-        reopenCase: (refund) => attention.within(tx, nowMs).reopen(refund),
-        catchUp: async (owner) => void (await journal.catchUp(tx, nowMs, owner)),
-        available: (owner, chainId, token) => journal.available(tx, owner, chainId, token),
-        held: (chainId) => journal.holdOn(tx, chainId),
-        post: (entry, postings) => journal.post(tx, entry, postings, nowMs),
-        reservedFor: (refundId) => journal.reservedBy(tx, 'withdrawal_reserved', refundId),
-        treasuryDue: async (chainId) => void (await tx.query(`SELECT pg_notify('treasury_due', $1)`, [String(chainId)])),
-        withdrawals: {
-          limit: async (owner) => (await withdrawals.withdrawalLimit(owner, tx)).daily,
-          spentSince: (owner, sinceMs) => withdrawals.spentSince(tx, owner, sinceMs),
-          // The refund's send: a treasury row of its own purpose, never a withdrawal of the merchant's.
-          insert: (owner, id, request, usdCents) => withdrawals.insert(tx, owner, id, request, usdCents, nowMs, 'refund'),
-        },
-        advance: async (id, to) => {
-          const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [
-            id,
-            to.state,
-            to.txHash,
-            to.failure,
-            nowMs,
-          ]);
-          return refundOf(row!);
-        },
-      },
-      tx,
+  async insert(tx: Sql, owner: Owner, r: NewRefund, nowMs: number): Promise<StoredRefund> {
+    const [row] = await tx.query(
+      `INSERT INTO refunds (id, merchant_id, mode, payment_id, reference, coin, chain_id, token, decimals, address, amount, reason, settlement, state, claim_hash, claim_expires_ms, usd_cents, actor_role, created_ms, updated_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING *`,
+      [
+        r.id,
+        owner.merchant.id,
+        owner.mode,
+        r.paymentId,
+        r.reference,
+        r.coin,
+        r.chainId,
+        r.token.toLowerCase(),
+        r.decimals,
+        r.address,
+        String(r.amount),
+        r.reason,
+        r.settlement,
+        r.claim ? 'waiting_for_address' : 'ready',
+        r.claim?.hash ?? null,
+        r.claim?.expiresMs ?? null,
+        String(r.usdCents),
+        r.role ?? null,
+        nowMs,
+      ],
     );
+    return refundOf(row!);
+  }
+
+  /** A refund by id, locked until the caller's transaction ends. */
+  async lock(tx: Sql, id: string): Promise<StoredRefund | undefined> {
+    const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
+    return row && refundOf(row);
+  }
+
+  /** A waiting refund given the customer's address: ready. */
+  async claimed(tx: Sql, id: string, address: string, nowMs: number): Promise<StoredRefund> {
+    const [row] = await tx.query(
+      `UPDATE refunds SET address = $2, state = 'ready', updated_ms = $3 WHERE id = $1 AND state = 'waiting_for_address' RETURNING *`,
+      [id, address, nowMs],
+    );
+    return refundOf(row!);
+  }
+
+  async canceled(tx: Sql, id: string, why: string, nowMs: number): Promise<StoredRefund> {
+    const [row] = await tx.query(`UPDATE refunds SET state = 'canceled', failure = $2, updated_ms = $3 WHERE id = $1 RETURNING *`, [id, why, nowMs]);
+    return refundOf(row!);
+  }
+
+  /** Refunds waiting on a claim link expired by `nowMs`, locked (those another instance holds skipped). */
+  async expired(tx: Sql, nowMs: number, limit: number): Promise<StoredRefund[]> {
+    const rows = await tx.query(
+      `SELECT * FROM refunds WHERE state = 'waiting_for_address' AND claim_expires_ms <= $1 ORDER BY claim_expires_ms LIMIT ${Number(limit)} FOR UPDATE SKIP LOCKED`,
+      [nowMs],
+    );
+    return rows.map(refundOf);
+  }
+
+  /** US cents of the owner's refunds made by support members since, not failed or canceled. */
+  async supportSince(tx: Sql, owner: Owner, sinceMs: number): Promise<bigint> {
+    const [r] = await tx.query(
+      `SELECT COALESCE(sum(usd_cents), 0)::text AS s FROM refunds WHERE merchant_id = $1 AND mode = $2 AND actor_role = 'support' AND state NOT IN ('failed', 'canceled') AND created_ms > $3`,
+      [owner.merchant.id, owner.mode, sinceMs],
+    );
+    return BigInt(r!.s as string);
+  }
+
+  async advance(
+    tx: Sql,
+    id: string,
+    to: { state: StoredRefund['state']; txHash: string | null; failure: string | null },
+    nowMs: number,
+  ): Promise<StoredRefund> {
+    const [row] = await tx.query(`UPDATE refunds SET state = $2, tx_hash = $3, failure = $4, updated_ms = $5 WHERE id = $1 RETURNING *`, [
+      id,
+      to.state,
+      to.txHash,
+      to.failure,
+      nowMs,
+    ]);
+    return refundOf(row!);
   }
 }

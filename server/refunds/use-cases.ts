@@ -5,13 +5,21 @@
 // path: signed, recorded, sent, counted once its block has the network's confirmations, its gas
 // journaled; never a withdrawal of the merchant's), counted with withdrawals against
 // the daily limit; the refund row and its REFUND_UPDATED event written with it. The refund then
-// moves with its send in the transaction that moves the send (sendMoved). Storage is behind the
-// RefundWrites port (refunds/store.ts).
+// moves with its send in the transaction that moves the send (sendMoved). The transaction is
+// opened here; the SQL is the owners' stores' (RefundTransactions), each handed it.
 import { createHash, randomBytes } from 'node:crypto';
 import { formatUnits } from '../../contract/money.ts';
 import type { Account } from '../domain/account.ts';
 import { NotFound, WrongMode } from '../domain/errors.ts';
-import { reserveFromBalance, type WithdrawalRequest } from '../balances/use-cases.ts';
+import { reserveFromBalance } from '../balances/use-cases.ts';
+import type { JournalStore } from '../balances/journal-store.ts';
+import type { SendFollower, WithdrawalStore } from '../balances/withdrawal-store.ts';
+import type { AttentionStore } from '../payments/attention-store.ts';
+import type { PaymentStore } from '../payments/store.ts';
+import { auditedTransaction } from '../storage/audit.ts';
+import type { Database, Sql } from '../storage/db.ts';
+import type { EventStore } from '../storage/events.ts';
+import type { RefundStore } from './store.ts';
 import {
   checkWithdrawalLimit,
   configuredUnits,
@@ -21,8 +29,6 @@ import {
   sendFee,
   usdCentsOf,
   WITHDRAWAL_WINDOW_MS,
-  type EntryKind,
-  type Posting,
   type SendTerms,
 } from '../balances/ledger-rules.ts';
 import {
@@ -34,7 +40,6 @@ import {
   nextState,
   refundAmount,
   type AskedAmount,
-  type RefundablePayment,
   type Sending,
   type StoredRefund,
 } from './rules.ts';
@@ -56,58 +61,21 @@ export interface RefundRequest {
 /** A claim link's token as the customer holds it, and as the service keeps it (its SHA-256, hex). */
 export const claimHashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** What the refund use cases need of storage, inside one transaction. */
-export interface RefundWrites {
-  /** The merchant's balance lock (the one withdrawals, swaps and payouts take), until the transaction ends. */
-  lock(owner: Owner): Promise<void>;
-  /** The owner's payment by reference, locked until the transaction ends. */
-  payment(owner: Owner, reference: string): Promise<RefundablePayment | undefined>;
-  /** Whether the merchant has a payment of this reference in its other mode. */
-  inOtherMode(owner: Owner, reference: string): Promise<boolean>;
-  /** What the payment's refunds not failed add up to (base units). */
-  refunded(paymentId: string): Promise<bigint>;
-  /** Whether the address is a deposit address of any payment of this service. */
-  isDepositAddress(address: string): Promise<boolean>;
-  insert(
-    owner: Owner,
-    refund: Omit<StoredRefund, 'merchantId' | 'mode' | 'state' | 'txHash' | 'failure' | 'claimExpiresMs' | 'createdMs' | 'updatedMs'> & {
-      claim?: { hash: string; expiresMs: number };
-      role?: string;
-    },
-  ): Promise<StoredRefund>;
-  /** A refund by id, locked until the transaction ends. */
-  lockRefund(id: string): Promise<StoredRefund | undefined>;
-  /** A waiting refund given the customer's address: ready. */
-  claimed(id: string, address: string): Promise<StoredRefund>;
-  /** The refund's send marked failed ('canceled') if no transaction is recorded for it yet; false when one is (too late). */
-  cancelSending(id: string): Promise<boolean>;
-  canceled(id: string, why: string): Promise<StoredRefund>;
-  /** Refunds waiting on a claim link expired by now, locked. */
-  expired(limit: number): Promise<StoredRefund[]>;
-  /** US cents of the owner's refunds made by support members since, not failed or canceled. */
-  supportSince(owner: Owner, sinceMs: number): Promise<bigint>;
-  event(owner: Owner, data: unknown): Promise<void>;
-  /** The payment's case this refund resolved (refunds/exceptions.ts) open again, if it still is resolved by it: whether one was. */
-  reopenCase(refund: StoredRefund): Promise<boolean>;
-  // The balance's, as balances/use-cases.ts's BalanceWrites names them.
-  catchUp(owner: Owner): Promise<void>;
-  available(owner: Owner, chainId: number, token: string): Promise<bigint>;
-  post(entry: { kind: EntryKind; ref: string; owner?: Owner; memo: string }, postings: Posting[]): Promise<boolean>;
-  /** What a refund's reservation (`withdrawal_reserved` of its id) holds: its amount and its network fee. */
-  reservedFor(refundId: string): Promise<bigint>;
-  treasuryDue(chainId: number): Promise<void>;
-  /** The operator's hold on money movements of a chain (the treasury short of what it owes), if any. */
-  held(chainId: number): Promise<{ reason: string; sinceMs: number } | undefined>;
-  withdrawals: {
-    limit(owner: Owner): Promise<string>;
-    spentSince(owner: Owner, sinceMs: number): Promise<bigint>;
-    insert(owner: Owner, id: string, w: WithdrawalRequest, usdCents: bigint): Promise<unknown>;
-  };
-  advance(id: string, to: { state: StoredRefund['state']; txHash: string | null; failure: string | null }): Promise<StoredRefund>;
-}
-
+/**
+ * The owners' stores a refund use case writes, each call in the transaction the use case opens
+ * (with its audit row: storage/audit.ts), or in the treasury's when a refund moves with its send:
+ * the refunds' rows, the payment given back, the balance's journal (the merchant's lock and the
+ * reservation), the treasury's sends (a refund's is its send of purpose `refund`), the payment's
+ * case a send-back resolves, and the outbox of events.
+ */
 export interface RefundTransactions {
-  inTransaction<T>(nowMs: number, work: (writes: RefundWrites) => Promise<T>): Promise<T>;
+  db: Database;
+  refunds: Pick<RefundStore, 'refundedFor' | 'insert' | 'lock' | 'claimed' | 'canceled' | 'expired' | 'supportSince' | 'advance'>;
+  payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>;
+  journal: Pick<JournalStore, 'lock' | 'catchUp' | 'available' | 'holdOn' | 'post' | 'reservedBy'>;
+  withdrawals: Pick<WithdrawalStore, 'withdrawalLimit' | 'spentSince' | 'insert' | 'cancelUnsigned' | 'treasuryDue'>;
+  attention: Pick<AttentionStore, 'within'>;
+  events: Pick<EventStore, 'add'>;
 }
 
 /** What the route knows outside the transaction: the service's own configured addresses, and one coin's worth in US dollars. */
@@ -151,11 +119,11 @@ export async function requestRefund(
 ): Promise<{ refund: StoredRefund; claimToken?: string }> {
   const id = crypto.randomUUID();
   const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
-  const refund = await store.inTransaction(nowMs, async (w) => {
-    await w.lock(owner);
-    const payment = await w.payment(owner, request.reference);
+  const refund = await auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
+    const payment = await store.payments.refundable(tx, owner, request.reference);
     if (!payment) {
-      if (await w.inOtherMode(owner, request.reference)) {
+      if (await store.payments.inOtherMode(tx, owner, request.reference)) {
         const other = owner.mode === 'test' ? 'live' : 'test';
         throw new WrongMode(`reference: payment ${request.reference} is a ${other} payment; a ${owner.mode} key refunds only ${owner.mode} money`, [
           { field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` },
@@ -163,8 +131,9 @@ export async function requestRefund(
       }
       throw new NotFound(`reference: no payment ${request.reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
     }
-    if (request.address) checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await w.isDepositAddress(request.address) });
-    const amount = refundAmount(payment, await w.refunded(payment.id), request.amount);
+    if (request.address)
+      checkDestination({ own: context.ownAddress(request.address), isDepositAddress: await store.payments.isDepositAddress(tx, request.address) });
+    const amount = refundAmount(payment, await store.refunds.refundedFor(tx, payment.id), request.amount);
     const coin = {
       chainId: payment.chainId,
       token: payment.token,
@@ -177,7 +146,7 @@ export async function requestRefund(
     checkSupportRefund(
       request.role,
       { hasAddress: Boolean(request.address), usdCents },
-      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await w.supportSince(owner, since) : 0n },
+      { cents: context.supportLimitCents ?? 0n, spentCents: request.role === 'support' ? await store.refunds.supportSince(tx, owner, since) : 0n },
     );
     const claim = claimToken ? { hash: claimHashOf(claimToken), expiresMs: nowMs + CLAIM_LINK_MS } : undefined;
     const row = {
@@ -198,26 +167,27 @@ export async function requestRefund(
     // Wallet settlement (refunds/wallet.ts): the merchant's own wallet sends it; nothing leaves
     // the balance, so nothing is reserved, journaled or counted toward the withdrawal limit.
     if (payment.settlement !== 'balance') {
-      const made = await w.insert(owner, { ...row, settlement: 'wallet' });
-      await w.event(owner, view(made));
+      const made = await store.refunds.insert(tx, owner, { ...row, settlement: 'wallet' }, nowMs);
+      await store.events.add(tx, owner, 'REFUND_UPDATED', view(made), nowMs);
       return made;
     }
-    const limit = configuredUnits(await w.withdrawals.limit(owner), LIMIT_DECIMALS);
+    const limit = configuredUnits((await store.withdrawals.withdrawalLimit(owner, tx)).daily, LIMIT_DECIMALS);
     // Counted once, when asked for: spentSince counts a refund by its own row from then on, claimed or not.
-    checkWithdrawalLimit(usdCents, limit, await w.withdrawals.spentSince(owner, since), { symbol: coin.symbol, text: coin.format(amount) });
+    checkWithdrawalLimit(usdCents, limit, await store.withdrawals.spentSince(tx, owner, since), { symbol: coin.symbol, text: coin.format(amount) });
     // The customer receives the amount whole; the network's fee is the merchant's, reserved beside it.
     const networkFee = refundFee(context, coin, amount, typeof request.amount === 'object' && 'baseUnits' in request.amount ? 'amount_base_units' : 'amount');
-    await reserveFromBalance(w, owner, coin, amount + networkFee, {
+    await reserveFromBalance(store.journal, tx, nowMs, owner, coin, amount + networkFee, {
       kind: 'withdrawal_reserved',
       ref: id,
       memo: `refund of payment ${payment.reference} ${request.address ? `to ${request.address}` : 'to the address its customer claims'}${feeMemo(networkFee, coin)}`,
     });
     // A refund with its address goes to the treasury now; one without waits for the customer's
     // claim (claimRefund), its amount and fee reserved meanwhile.
-    if (request.address) await w.withdrawals.insert(owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents);
-    const made = await w.insert(owner, { ...row, settlement: 'balance' });
-    await w.event(owner, view(made));
-    if (request.address) await w.treasuryDue(payment.chainId);
+    if (request.address)
+      await store.withdrawals.insert(tx, owner, id, { ...coin, address: request.address, amount, networkFee, usdPerCoin: 0n }, usdCents, nowMs, 'refund');
+    const made = await store.refunds.insert(tx, owner, { ...row, settlement: 'balance' }, nowMs);
+    await store.events.add(tx, owner, 'REFUND_UPDATED', view(made), nowMs);
+    if (request.address) await store.withdrawals.treasuryDue(tx, payment.chainId);
     return made;
   });
   return { refund, claimToken };
@@ -240,11 +210,11 @@ export async function claimRefund(
   if (!found)
     throw new NotFound('token: no refund has this link: check it was copied whole', [{ field: 'token', message: 'expected the token of a refund link' }]);
   const owner = ownerOf(found);
-  return store.inTransaction(nowMs, async (w) => {
-    await w.lock(owner);
-    const refund = (await w.lockRefund(found.id))!;
+  return auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
+    const refund = (await store.refunds.lock(tx, found.id))!;
     checkClaimable(refund, nowMs);
-    checkDestination({ own: context.ownAddress(address), isDepositAddress: await w.isDepositAddress(address) });
+    checkDestination({ own: context.ownAddress(address), isDepositAddress: await store.payments.isDepositAddress(tx, address) });
     const coin = {
       chainId: refund.chainId,
       token: refund.token,
@@ -256,15 +226,18 @@ export async function claimRefund(
     const treasurySends = refund.settlement === 'balance';
     // Its network fee is what was reserved for it beyond the amount, when it was asked for.
     if (treasurySends)
-      await w.withdrawals.insert(
+      await store.withdrawals.insert(
+        tx,
         owner,
         refund.id,
-        { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(w, refund)) - refund.amount, usdPerCoin: 0n },
+        { ...coin, address, amount: refund.amount, networkFee: (await reservedOf(store, tx, refund)) - refund.amount, usdPerCoin: 0n },
         refund.usdCents,
+        nowMs,
+        'refund',
       );
-    const ready = await w.claimed(refund.id, address);
-    await w.event(owner, view(ready));
-    if (treasurySends) await w.treasuryDue(refund.chainId);
+    const ready = await store.refunds.claimed(tx, refund.id, address, nowMs);
+    await store.events.add(tx, owner, 'REFUND_UPDATED', view(ready), nowMs);
+    if (treasurySends) await store.withdrawals.treasuryDue(tx, refund.chainId);
     return ready;
   });
 }
@@ -275,8 +248,8 @@ const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({
 });
 
 /** What a balance refund's reservation holds (its amount and network fee); a reservation older than fees, its amount. */
-const reservedOf = async (w: RefundWrites, refund: StoredRefund): Promise<bigint> => {
-  const reserved = await w.reservedFor(refund.id);
+const reservedOf = async (store: RefundTransactions, tx: Sql, refund: StoredRefund): Promise<bigint> => {
+  const reserved = await store.journal.reservedBy(tx, 'withdrawal_reserved', refund.id);
   return reserved >= refund.amount ? reserved : refund.amount;
 };
 
@@ -285,16 +258,18 @@ export const feeMemo = (fee: bigint, coin: { symbol: string; format: (u: bigint)
   fee > 0n ? ` (network fee ${coin.format(fee)} ${coin.symbol})` : '';
 
 /** Its reservation back in the balance (its amount and network fee): one balanced entry, reserved → available. */
-const returned = async (w: RefundWrites, refund: StoredRefund, memo: string) =>
-  w.post(
+const returned = async (store: RefundTransactions, tx: Sql, nowMs: number, refund: StoredRefund, memo: string) =>
+  store.journal.post(
+    tx,
     { kind: 'withdrawal_returned', ref: refund.id, owner: ownerOf(refund), memo },
     move(
       merchantAccount(refund.merchantId, refund.mode, 'reserved'),
       merchantAccount(refund.merchantId, refund.mode, 'available'),
       refund.chainId,
       refund.token,
-      await reservedOf(w, refund),
+      await reservedOf(store, tx, refund),
     ),
+    nowMs,
   );
 
 /**
@@ -305,17 +280,17 @@ const returned = async (w: RefundWrites, refund: StoredRefund, memo: string) =>
  * payment's case it resolved (a send-back) open again, in the same transaction.
  */
 export function cancelRefund(store: RefundTransactions, owner: Owner, id: string, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund> {
-  return store.inTransaction(nowMs, async (w) => {
-    await w.lock(owner);
-    const refund = await w.lockRefund(id);
+  return auditedTransaction(store.db, async (tx) => {
+    await store.journal.lock(tx, owner);
+    const refund = await store.refunds.lock(tx, id);
     if (!refund || refund.merchantId !== owner.merchant.id || refund.mode !== owner.mode) throw new NotFound(`No refund ${id}`);
     // A wallet refund is the merchant's to send: cancelable while no transfer is seen for it, nothing reserved to return.
     const wallet = refund.settlement === 'wallet';
-    checkCancelable(refund, refund.state === 'ready' && !wallet && !(await w.cancelSending(refund.id)));
-    if (!wallet) await returned(w, refund, `refund of payment ${refund.reference} canceled`);
-    const done = await w.canceled(refund.id, 'canceled by the merchant');
-    await w.reopenCase(done);
-    await w.event(owner, view(done));
+    checkCancelable(refund, refund.state === 'ready' && !wallet && !(await store.withdrawals.cancelUnsigned(tx, refund.id, nowMs)));
+    if (!wallet) await returned(store, tx, nowMs, refund, `refund of payment ${refund.reference} canceled`);
+    const done = await store.refunds.canceled(tx, refund.id, 'canceled by the merchant', nowMs);
+    await store.attention.within(tx, nowMs).reopen(done);
+    await store.events.add(tx, owner, 'REFUND_UPDATED', view(done), nowMs);
     return done;
   });
 }
@@ -328,13 +303,19 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
  * once: only while the case is still resolved by that refund). No job copies one into the
  * other. Undefined: the refund stays (canceled, or the send moved nowhere new for it).
  */
-export async function sendMoved(w: RefundWrites, sending: Sending & { id: string }, view: (r: StoredRefund) => unknown): Promise<StoredRefund | undefined> {
-  const refund = await w.lockRefund(sending.id);
+export async function sendMoved(
+  store: RefundTransactions,
+  tx: Sql,
+  nowMs: number,
+  sending: Sending & { id: string },
+  view: (r: StoredRefund) => unknown,
+): Promise<StoredRefund | undefined> {
+  const refund = await store.refunds.lock(tx, sending.id);
   const to = refund && nextState(refund, sending);
   if (!refund || !to) return undefined;
-  const moved = await w.advance(refund.id, to);
-  if (moved.state === 'failed') await w.reopenCase(moved);
-  await w.event(ownerOf(refund), view(moved));
+  const moved = await store.refunds.advance(tx, refund.id, to, nowMs);
+  if (moved.state === 'failed') await store.attention.within(tx, nowMs).reopen(moved);
+  await store.events.add(tx, ownerOf(refund), 'REFUND_UPDATED', view(moved), nowMs);
   return moved;
 }
 
@@ -344,15 +325,25 @@ export async function sendMoved(w: RefundWrites, sending: Sending & { id: string
  * (once). Safe on any number of instances: each refund is locked, and moves once.
  */
 export function expireClaimLinks(store: RefundTransactions, nowMs: number, view: (r: StoredRefund) => unknown): Promise<StoredRefund[]> {
-  return store.inTransaction(nowMs, async (w) => {
+  return auditedTransaction(store.db, async (tx) => {
     const done: StoredRefund[] = [];
-    for (const refund of await w.expired(50)) {
-      if (refund.settlement === 'balance') await returned(w, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
-      const gone = await w.canceled(refund.id, 'the claim link expired unclaimed');
-      await w.reopenCase(gone);
-      await w.event(ownerOf(refund), view(gone));
+    for (const refund of await store.refunds.expired(tx, nowMs, 50)) {
+      if (refund.settlement === 'balance') await returned(store, tx, nowMs, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
+      const gone = await store.refunds.canceled(tx, refund.id, 'the claim link expired unclaimed', nowMs);
+      await store.attention.within(tx, nowMs).reopen(gone);
+      await store.events.add(tx, ownerOf(refund), 'REFUND_UPDATED', view(gone), nowMs);
       done.push(gone);
     }
     return done;
   });
 }
+
+/**
+ * The refunds as the treasury's sends of purpose `refund` tell them (service/app.ts registers it
+ * with the withdrawals' store): each refund moves with its send, and is told, in the transaction
+ * that moves the send. Its row is locked before the send's, as a cancel takes them.
+ */
+export const refundFollower = (store: RefundTransactions, view: (r: StoredRefund) => unknown): SendFollower => ({
+  lock: async (tx, id) => void (await store.refunds.lock(tx, id)),
+  moved: async (tx, send, nowMs) => void (await sendMoved(store, tx, nowMs, send, view)),
+});

@@ -49,6 +49,7 @@ import { PayoutStore, payoutsByState, payoutsSpentSince } from '../payouts/store
 import { PayoutMoves } from '../payouts/use-cases.ts';
 import { RefundStore, refundsByState, refundsSpentSince } from '../refunds/store.ts';
 import { refundView } from '../refunds/views.ts';
+import { refundFollower } from '../refunds/use-cases.ts';
 import { markOutsidePayment } from '../refunds/outside-store.ts';
 import { WalletRefundStore } from '../refunds/wallet-store.ts';
 import { swapsByState } from '../balances/swap-store.ts';
@@ -186,9 +187,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const payouts = new PayoutStore(db, journal, payoutCoin, destinations, now);
   const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
   const attention = new AttentionStore(db, events, chain.views, { rates: rateHistory, markOutsidePayment });
-  const refunds = new RefundStore(db, { journal, withdrawals, events, attention, payments, merchants }, options.supportRefundDailyLimit);
+  const refunds = new RefundStore(db, { payments, merchants }, options.supportRefundDailyLimit);
+  const refundTransactions = { db, refunds, payments, journal, withdrawals, attention, events };
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
-  withdrawals.follow('refund', refunds.follower(refundView));
+  withdrawals.follow('refund', refundFollower(refundTransactions, refundView));
   const walletRefunds = new WalletRefundStore(db, events, payments);
   // Each network's gas wallet, treasury and relay of signed transfers (chain/compose.ts).
   const { treasuries, relayers, gasOf } = moneyMovers(networks, treasuryAccounts, {
@@ -255,6 +257,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     payouts,
     payoutMoves,
     refunds,
+    refundTransactions,
     walletRefunds,
     destinations,
     ...balances,
@@ -323,6 +326,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         payouts,
         payoutMoves,
         refunds,
+        refundTransactions,
         walletRefunds,
         subscriptions,
         chain,

@@ -196,7 +196,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const again = await call(b, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'again', address: customer });
     expect([again.status, again.body.data.amount]).toEqual([201, sent.body.data.amount]);
     const old = await a.parts.refunds.refund({ merchant: DEMO_MERCHANT, mode: 'test' } as never, id);
-    expect(await a.parts.refunds.inTransaction(Date.now(), (w) => w.reopenCase(old))).toBe(false);
+    expect(await a.db.transaction((tx) => a.parts.attention.within(tx, Date.now()).reopen(old))).toBe(false);
     expect((await listed(reference)).attention).toBeNull();
     await balanced();
   });
@@ -227,7 +227,7 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     // Accepted now: resolved, and the canceled refund reopens nothing.
     expect((await call(a, 'POST', `/api/v1/payments/${reference}/accept`)).status).toBe(200);
     const old = await a.parts.refunds.refund({ merchant: DEMO_MERCHANT, mode: 'test' } as never, id);
-    expect(await a.parts.refunds.inTransaction(Date.now(), (w) => w.reopenCase(old))).toBe(false);
+    expect(await a.db.transaction((tx) => a.parts.attention.within(tx, Date.now()).reopen(old))).toBe(false);
     expect((await listed(reference)).attention).toBeNull();
   });
 
@@ -237,7 +237,10 @@ describe.each(KINDS)('exceptions resolved in one step, on %s', { timeout: 60_000
     const id = (await call(a, 'POST', `/api/v1/payments/${reference}/send_back`, { reason: 'unclaimed' })).body.data.id as string;
     await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [id, Date.now() - 1]);
     const moved = (
-      await Promise.all([expireClaimLinks(a.parts.refunds, Date.now(), refundView), expireClaimLinks(b.parts.refunds, Date.now(), refundView)])
+      await Promise.all([
+        expireClaimLinks(a.parts.refundTransactions, Date.now(), refundView),
+        expireClaimLinks(b.parts.refundTransactions, Date.now(), refundView),
+      ])
     ).flat();
     expect(moved.filter((r) => r.id === id).map((r) => r.state)).toEqual(['canceled']);
     expect((await listed(reference)).attention).toEqual(p.attention);

@@ -362,7 +362,7 @@ describe.each(KINDS)('refunds through the API, on %s', { timeout: 60_000 }, (kin
     await a.db.query(`UPDATE refunds SET claim_expires_ms = $2 WHERE id = $1`, [late.body.data.id, Date.now() - 1]);
     const expired = await customerCall(a, '/refund/claim', { token: lateToken, address: customer, confirm: true });
     expect([expired.status, expired.body.code]).toEqual([409, 'refund_link_expired']);
-    expect((await expireClaimLinks(a.parts.refunds, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[late.body.data.id, 'canceled']]);
+    expect((await expireClaimLinks(a.parts.refundTransactions, Date.now(), refundView)).map((r) => [r.id, r.state])).toEqual([[late.body.data.id, 'canceled']]);
     expect(await kindsOf(late.body.data.id)).toEqual(['withdrawal_reserved', 'withdrawal_returned']);
     expect(await toldOf(late.body.data.id)).toEqual(['waiting_for_address', 'canceled']);
     await balanced();
