@@ -31,6 +31,7 @@ import type { PayoutMoves } from '../payouts/use-cases.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { RefundTransactions } from '../refunds/use-cases.ts';
 import type { AttentionStore } from '../payments/attention-store.ts';
+import type { AcceptTransactions } from '../payments/accept.ts';
 import type { RateHistoryStore } from '../rates/history-store.ts';
 import type { DestinationStore } from '../merchants/destination-store.ts';
 import type { FeeStore } from '../merchants/fee-store.ts';
@@ -71,6 +72,8 @@ export interface ServiceParts extends BalanceStores {
   refundTransactions: RefundTransactions;
   /** What each payment needs of its merchant, and resolving it: money that did not count as asked. */
   attention: AttentionStore;
+  /** The stores accepting a payment's case opens its transaction on. */
+  acceptTransactions: AcceptTransactions;
   /** Refunds on wallet settlement: the merchant's transfer looked for on chain, or named and checked. */
   walletRefunds: WalletRefundStore;
   /** The operator's fee terms per merchant and mode (the default: FEE_BPS, FEE_BEARER). */

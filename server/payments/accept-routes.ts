@@ -15,7 +15,7 @@ import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'attention' | 'catalog' | 'closeEnoughCents' | 'now' | 'rateHistory';
+type Uses = 'acceptTransactions' | 'attention' | 'catalog' | 'closeEnoughCents' | 'now' | 'rateHistory';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 const ByReference = z.object({ reference: is<string>((v) => typeof v === 'string' && REFERENCE_PATTERN.test(v), '1 to 64 letters, digits or . _ : -') });
@@ -25,7 +25,15 @@ export const accept: Handler<{ params: typeof ByReference; body: typeof AcceptBo
   const coinOf = (chainId: number, token: string) =>
     service.catalog.coins(account.mode).find((c) => c.chainId === chainId && c.contractAddress.toLowerCase() === token.toLowerCase());
   const pricing = { coinOf, maxAgeMs: service.rateHistory.maxAgeMs, closeEnoughCents: service.closeEnoughCents };
-  const { payment, accepted } = await acceptCase(service.attention, account, params.reference, nowMs, depositReport(service.now), body.as ?? 'keep', pricing);
+  const { payment, accepted } = await acceptCase(
+    service.acceptTransactions,
+    account,
+    params.reference,
+    nowMs,
+    depositReport(service.now),
+    body.as ?? 'keep',
+    pricing,
+  );
   const facts = (await service.attention.facts([payment])).get(payment.id)!;
   const summary = {
     ...paymentSummary(payment, nowMs),

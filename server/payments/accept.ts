@@ -11,21 +11,24 @@ import type { Account } from '../domain/account.ts';
 import { NotCreditable, NotFound, WrongMode } from '../domain/errors.ts';
 import { acceptPlan, caseOf, mustResolve, type Case, type OpenTransfer } from './attention-rules.ts';
 import { creditOf, type CoinOn, type CreditTerms } from './credit-rules.ts';
-import type { AttentionWrites } from './attention-store.ts';
+import type { AttentionStore } from './attention-store.ts';
+import type { Database, Sql } from '../storage/db.ts';
 import type { ChangeReport } from './store.ts';
 import type { Payment } from './rules.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 
+/** What accepting writes: the payment's case, in the transaction opened here. */
 export interface AcceptTransactions {
-  inTransaction<T>(nowMs: number, work: (writes: AttentionWrites) => Promise<T>): Promise<T>;
+  db: Database;
+  attention: AttentionStore;
 }
 
 /** The payment found and locked (404, or 409 `wrong_mode` naming `reference` for the other mode's), with its case now. */
-export async function lockedCase(w: AttentionWrites, owner: Owner, reference: string, nowMs: number) {
-  const payment = await w.lock(owner, reference);
+export async function lockedCase(attention: Pick<AttentionStore, 'lock' | 'inOtherMode' | 'open'>, tx: Sql, owner: Owner, reference: string, nowMs: number) {
+  const payment = await attention.lock(tx, owner, reference);
   if (!payment) {
-    if (await w.inOtherMode(owner, reference)) {
+    if (await attention.inOtherMode(tx, owner, reference)) {
       const other = owner.mode === 'test' ? 'live' : 'test';
       throw new WrongMode(`reference: payment ${reference} is a ${other} payment; a ${owner.mode} key acts only on ${owner.mode} money`, [
         { field: 'reference', message: `expected a ${owner.mode} payment (use your ${other} key for a ${other} one)` },
@@ -33,7 +36,7 @@ export async function lockedCase(w: AttentionWrites, owner: Owner, reference: st
     }
     throw new NotFound(`reference: no payment ${reference}`, [{ field: 'reference', message: 'expected a reference of one of your payments' }]);
   }
-  const open = await w.open(payment.id);
+  const open = await attention.open(tx, payment.id);
   return { payment, found: mustResolve(payment, caseOf(payment, open, nowMs)) };
 }
 
@@ -57,7 +60,7 @@ export function closeEnough(payment: Pick<Payment, 'paid' | 'due' | 'decimals' |
 }
 
 /** Each transfer's credit in the payment's coin at the rate of its arrival, or 409 naming why not (`not_creditable`, `no_rate_at_arrival`). */
-async function credits(w: AttentionWrites, payment: Payment, found: Case, pricing: Pricing): Promise<Array<OpenTransfer & CreditTerms>> {
+async function credits(attention: AttentionStore, tx: Sql, payment: Payment, found: Case, pricing: Pricing): Promise<Array<OpenTransfer & CreditTerms>> {
   if (found.reason !== 'wrong_coin' && found.reason !== 'wrong_chain') {
     throw new NotCreditable(
       `as: payment ${payment.reference} needs your attention for ${found.reason.replace('_', ' ')}, not money in another coin or on another chain: accept it without "as", or with "as": "keep"`,
@@ -73,7 +76,8 @@ async function credits(w: AttentionWrites, payment: Payment, found: Case, pricin
     );
   const out: Array<OpenTransfer & CreditTerms> = [];
   for (const t of found.transfers) {
-    const rates = from.symbol === to.symbol ? {} : { from: await w.rateAt(from.symbol, t.seenMs), to: await w.rateAt(to.symbol, t.seenMs) };
+    const rates =
+      from.symbol === to.symbol ? {} : { from: await attention.rateAt(tx, from.symbol, t.seenMs), to: await attention.rateAt(tx, to.symbol, t.seenMs) };
     out.push({ ...t, ...creditOf(payment.reference, t.amount, from, to, rates, t.seenMs, pricing.maxAgeMs) });
   }
   return out;
@@ -88,23 +92,24 @@ export function acceptCase(
   as: 'keep' | 'credit' = 'keep',
   pricing?: Pricing,
 ): Promise<{ payment: Payment; accepted: Case }> {
-  return store.inTransaction(nowMs, async (w) => {
-    const { payment, found } = await lockedCase(w, owner, reference, nowMs);
+  const { attention } = store;
+  return store.db.transaction(async (tx) => {
+    const { payment, found } = await lockedCase(attention, tx, owner, reference, nowMs);
     if (as === 'credit') {
-      const terms = await credits(w, payment, found, pricing!);
-      let now = await w.credit(payment, terms);
+      const terms = await credits(attention, tx, payment, found, pricing!);
+      let now = await attention.credit(tx, payment, terms, nowMs);
       // Close enough: a credit that leaves it short by no more than the tolerance settles it.
-      if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await w.settle(payment.id);
-      if (now.paid !== payment.paid) await w.told(owner, now, report);
+      if (pricing!.closeEnoughCents !== undefined && closeEnough(now, pricing!.closeEnoughCents)) now = await attention.settle(tx, payment.id, nowMs);
+      if (now.paid !== payment.paid) await attention.told(tx, owner, now, report, nowMs);
       return { payment: now, accepted: found };
     }
     const plan = acceptPlan(payment, found, nowMs);
     let now: Payment = payment;
-    if (found.reason === 'late') now = await w.count(payment, found.transfers);
-    else if (found.transfers.length > 0) await w.resolveTransfers(found.transfers, 'accepted');
-    if (plan.settle) now = await w.settle(payment.id);
-    if (plan.keepExcess) await w.resolvePayment(payment.id, 'accepted');
-    if (plan.told) await w.told(owner, now, report);
+    if (found.reason === 'late') now = await attention.count(tx, payment, found.transfers, nowMs);
+    else if (found.transfers.length > 0) await attention.resolveTransfers(tx, found.transfers, 'accepted', nowMs);
+    if (plan.settle) now = await attention.settle(tx, payment.id, nowMs);
+    if (plan.keepExcess) await attention.resolvePayment(tx, payment.id, 'accepted', nowMs);
+    if (plan.told) await attention.told(tx, owner, now, report, nowMs);
     return { payment: now, accepted: found };
   });
 }

@@ -1,5 +1,5 @@
 // A payment's exceptions (money that did not count as asked) as rows: what each payment needs of its merchant (payments/attention-rules.ts
-// decides from these facts), and the writes of resolving it, bound to one transaction (the
+// decides from these facts), and the writes of resolving it, each in the caller's transaction (the
 // payment row locked first, so two accepts at once resolve once). SQL only.
 import type { Account } from '../domain/account.ts';
 import type { Database, Sql } from '../storage/db.ts';
@@ -24,35 +24,6 @@ export interface ReopenedBy {
   merchantId: string;
   mode: string;
   reference: string;
-}
-
-/** The writes of resolving one payment's case, inside one transaction. */
-export interface AttentionWrites {
-  /** The owner's payment by reference, its row locked until the transaction ends, with what was decided of its own case. */
-  lock(owner: Owner, reference: string): Promise<(Payment & { resolution: string | null; settlement: string }) | undefined>;
-  /** Whether the merchant has a payment of this reference in its other mode. */
-  inOtherMode(owner: Owner, reference: string): Promise<boolean>;
-  /** Its transfers that could not count and are not resolved, oldest first, locked. */
-  open(paymentId: string): Promise<OpenTransfer[]>;
-  /** Late transfers counted toward the payment (as the watcher would have, had they been in time): recorded as credits, its paid raised, its chain rows credited and resolved. */
-  count(payment: Payment, transfers: OpenTransfer[]): Promise<Payment>;
-  /**
-   * Transfers in another coin or on another chain credited toward the payment at the rate of
-   * their arrival: each recorded as a credit of its value in the payment's coin (once: a
-   * transfer is credited to one payment once), its chain row keeping its own amount and coin
-   * and what it was credited at, the payment's paid raised by what was credited.
-   */
-  credit(payment: Payment, credits: Array<OpenTransfer & CreditTerms>): Promise<Payment>;
-  /** The newest rate of `symbol` the rates cache kept (rates/history-store.ts writes them) fetched at or before `atMs`; read in this transaction (PGlite has one connection). */
-  rateAt(symbol: string, atMs: number): Promise<RateAt | undefined>;
-  /** Transfers resolved without counting: accepted (the merchant keeps them) or refunded (by `refundId`). */
-  resolveTransfers(transfers: OpenTransfer[], resolution: 'accepted' | 'refunded', refundId?: string): Promise<void>;
-  /** The payment's own case (its excess, or its partial) resolved. */
-  resolvePayment(paymentId: string, resolution: 'accepted' | 'refunded', refundId?: string): Promise<void>;
-  /** Settled with what arrived (an expired partial, or late money short of due). */
-  settle(paymentId: string): Promise<Payment>;
-  /** The payment's change told to the merchant (its DEPOSIT_TRANSACTION event) and to those waiting on it. */
-  told(owner: Owner, payment: Payment, report: ChangeReport): Promise<void>;
 }
 
 export class AttentionStore {
@@ -82,93 +53,123 @@ export class AttentionStore {
     return this.chain.credited(this.db, paymentId);
   }
 
-  inTransaction<T>(nowMs: number, work: (writes: AttentionWrites) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => work(this.within(tx, nowMs)));
+  /** The owner's payment by reference, its row locked until the transaction ends, with what was decided of its own case. */
+  async lock(tx: Sql, owner: Owner, reference: string): Promise<(Payment & { resolution: string | null; settlement: string }) | undefined> {
+    const [row] = await tx.query(
+      `SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
+      [owner.merchant.id, owner.mode, reference],
+    );
+    return row && { ...paymentOf(row), resolution: (row.resolution as string | null) ?? null, settlement: row.settlement as string };
+  }
+
+  /** Whether the merchant has a payment of this reference in its other mode. */
+  async inOtherMode(tx: Sql, owner: Owner, reference: string): Promise<boolean> {
+    return (
+      (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference]))
+        .length > 0
+    );
+  }
+
+  /** Its transfers that could not count and are not resolved, oldest first, locked. */
+  open(tx: Sql, paymentId: string): Promise<OpenTransfer[]> {
+    return this.chain.lockOpen(tx, paymentId);
+  }
+
+  /** Late transfers counted toward the payment (as the watcher would have, had they been in time): recorded as credits, its paid raised, its chain rows credited and resolved. */
+  async count(tx: Sql, payment: Payment, transfers: OpenTransfer[], nowMs: number): Promise<Payment> {
+    let total = 0n;
+    for (const t of transfers) {
+      if (await ledgerLine(tx, payment.id, t, t.amount, nowMs)) total += t.amount;
+    }
+    await this.chain.countLate(tx, transfers, nowMs);
+    const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
+      payment.id,
+      String(total),
+      transfers.at(-1)?.txHash ?? payment.lastHash,
+      nowMs,
+    ]);
+    return paymentOf(row!);
   }
 
   /**
-   * The writes bound to a transaction another store opened (a refund's: refunds/exceptions.ts),
-   * and the mark of a refund of money the payment never counted (late, another coin or chain):
-   * it never counts against what the payment itself can give back. `reopen`: a refund that
-   * resolved a case ended failed or canceled, so the case is open again (answers whether any was).
+   * Transfers in another coin or on another chain credited toward the payment at the rate of
+   * their arrival: each recorded as a credit of its value in the payment's coin (once: a
+   * transfer is credited to one payment once), its chain row keeping its own amount and coin
+   * and what it was credited at, the payment's paid raised by what was credited.
    */
-  within(tx: Sql, nowMs: number): AttentionWrites & { outsidePayment(refundId: string): Promise<void>; reopen(refund: ReopenedBy): Promise<boolean> } {
-    /** The payment's ledger line for a transfer, once: whether this call wrote it (a retry finds it there). */
-    const ledgerLine = async (paymentId: string, t: { chainId: number; txHash: string; logIndex: number }, amount: bigint) =>
-      (
-        await tx.query(
-          `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
-          [paymentId, t.chainId, t.txHash, t.logIndex, String(amount), nowMs],
-        )
-      ).length > 0;
-    return {
-      outsidePayment: (refundId) => this.others.markOutsidePayment(tx, refundId),
-      reopen: async (refund) => {
-        // Only what this refund resolved, still resolved by it: a case resolved again since (by a
-        // newer refund, or accepted) is never touched, and a second call finds nothing.
-        const own = await tx.query(
-          `UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`,
-          [refund.id, refund.paymentId],
-        );
-        const transfers = await this.chain.reopen(tx, refund.id, refund.paymentId);
-        if (own.length + transfers === 0) return false;
-        await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(refund.merchantId, refund.mode, refund.reference)]);
-        return true;
-      },
-      lock: async (owner, reference) => {
-        const [row] = await tx.query(
-          `SELECT ${PAYMENT_COLUMNS}, resolution, settlement FROM payments WHERE merchant_id = $1 AND mode = $2 AND reference = $3 FOR UPDATE`,
-          [owner.merchant.id, owner.mode, reference],
-        );
-        return row && { ...paymentOf(row), resolution: (row.resolution as string | null) ?? null, settlement: row.settlement as string };
-      },
-      inOtherMode: async (owner, reference) =>
-        (await tx.query(`SELECT 1 FROM payments WHERE merchant_id = $1 AND mode <> $2 AND reference = $3 LIMIT 1`, [owner.merchant.id, owner.mode, reference]))
-          .length > 0,
-      open: (paymentId) => this.chain.lockOpen(tx, paymentId),
-      count: async (payment, transfers) => {
-        let total = 0n;
-        for (const t of transfers) {
-          if (await ledgerLine(payment.id, t, t.amount)) total += t.amount;
-        }
-        await this.chain.countLate(tx, transfers, nowMs);
-        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, last_hash = $3, updated_ms = $4 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
-          payment.id,
-          String(total),
-          transfers.at(-1)?.txHash ?? payment.lastHash,
-          nowMs,
-        ]);
-        return paymentOf(row!);
-      },
-      credit: async (payment, credits) => {
-        let total = 0n;
-        for (const c of credits) {
-          if (!(await ledgerLine(payment.id, c, c.credited))) continue;
-          total += c.credited;
-          await this.chain.creditAt(tx, c, nowMs);
-        }
-        const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
-          payment.id,
-          String(total),
-          nowMs,
-        ]);
-        return paymentOf(row!);
-      },
-      rateAt: (symbol, atMs) => this.others.rates.at(tx, symbol, atMs),
-      resolveTransfers: (transfers, resolution, refundId) => this.chain.resolve(tx, transfers, resolution, nowMs, refundId),
-      resolvePayment: async (paymentId, resolution, refundId) =>
-        void (await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [
-          paymentId,
-          resolution,
-          nowMs,
-          refundId ?? null,
-        ])),
-      settle: async (paymentId) =>
-        paymentOf((await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!),
-      told: async (owner, payment, report) => {
-        await this.events.add(tx, owner, report.type, report.data(payment), nowMs);
-        await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
-      },
-    };
+  async credit(tx: Sql, payment: Payment, credits: Array<OpenTransfer & CreditTerms>, nowMs: number): Promise<Payment> {
+    let total = 0n;
+    for (const c of credits) {
+      if (!(await ledgerLine(tx, payment.id, c, c.credited, nowMs))) continue;
+      total += c.credited;
+      await this.chain.creditAt(tx, c, nowMs);
+    }
+    const [row] = await tx.query(`UPDATE payments SET paid = paid + $2, updated_ms = $3 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [
+      payment.id,
+      String(total),
+      nowMs,
+    ]);
+    return paymentOf(row!);
+  }
+
+  /** The newest rate of `symbol` the rates cache kept (rates/history-store.ts writes them) fetched at or before `atMs`; read in the caller's transaction (PGlite has one connection). */
+  rateAt(tx: Sql, symbol: string, atMs: number): Promise<RateAt | undefined> {
+    return this.others.rates.at(tx, symbol, atMs);
+  }
+
+  /** Transfers resolved without counting: accepted (the merchant keeps them) or refunded (by `refundId`). */
+  resolveTransfers(tx: Sql, transfers: OpenTransfer[], resolution: 'accepted' | 'refunded', nowMs: number, refundId?: string): Promise<void> {
+    return this.chain.resolve(tx, transfers, resolution, nowMs, refundId);
+  }
+
+  /** The payment's own case (its excess, or its partial) resolved. */
+  async resolvePayment(tx: Sql, paymentId: string, resolution: 'accepted' | 'refunded', nowMs: number, refundId?: string): Promise<void> {
+    await tx.query(`UPDATE payments SET resolution = $2, resolved_ms = $3, resolution_refund = $4 WHERE id = $1`, [
+      paymentId,
+      resolution,
+      nowMs,
+      refundId ?? null,
+    ]);
+  }
+
+  /** Settled with what arrived (an expired partial, or late money short of due). */
+  async settle(tx: Sql, paymentId: string, nowMs: number): Promise<Payment> {
+    return paymentOf(
+      (await tx.query(`UPDATE payments SET settled_ms = $2, updated_ms = $2 WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`, [paymentId, nowMs]))[0]!,
+    );
+  }
+
+  /** The payment's change told to the merchant (its DEPOSIT_TRANSACTION event) and to those waiting on it. */
+  async told(tx: Sql, owner: Owner, payment: Payment, report: ChangeReport, nowMs: number): Promise<void> {
+    await this.events.add(tx, owner, report.type, report.data(payment), nowMs);
+    await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(payment.merchantId, payment.mode, payment.reference)]);
+  }
+
+  /** A refund of money the payment never counted (late, another coin or chain) marked: it never counts against what the payment itself can give back. */
+  outsidePayment(tx: Sql, refundId: string): Promise<void> {
+    return this.others.markOutsidePayment(tx, refundId);
+  }
+
+  /** A refund that resolved a case ended failed or canceled: the case is open again. Whether any was. */
+  async reopen(tx: Sql, refund: ReopenedBy): Promise<boolean> {
+    // Only what this refund resolved, still resolved by it: a case resolved again since (by a
+    // newer refund, or accepted) is never touched, and a second call finds nothing.
+    const own = await tx.query(
+      `UPDATE payments SET resolution = NULL, resolved_ms = NULL, resolution_refund = NULL WHERE id = $2 AND resolution_refund = $1 AND resolution = 'refunded' RETURNING id`,
+      [refund.id, refund.paymentId],
+    );
+    const transfers = await this.chain.reopen(tx, refund.id, refund.paymentId);
+    if (own.length + transfers === 0) return false;
+    await tx.query(`SELECT pg_notify('changes', $1)`, [paymentKey(refund.merchantId, refund.mode, refund.reference)]);
+    return true;
   }
 }
+
+/** The payment's ledger line for a transfer, once: whether this call wrote it (a retry finds it there). */
+const ledgerLine = async (tx: Sql, paymentId: string, t: { chainId: number; txHash: string; logIndex: number }, amount: bigint, nowMs: number) =>
+  (
+    await tx.query(
+      `INSERT INTO transfers (payment_id, chain_id, tx_hash, log_index, amount, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING id`,
+      [paymentId, t.chainId, t.txHash, t.logIndex, String(amount), nowMs],
+    )
+  ).length > 0;

@@ -35,8 +35,7 @@ export async function sendBack(
   const claimToken = request.address ? undefined : randomBytes(32).toString('base64url');
   const refund = await auditedTransaction(store.db, async (tx) => {
     await store.journal.lock(tx, owner);
-    const a = store.attention.within(tx, nowMs);
-    const { payment, found } = await lockedCase(a, owner, request.reference, nowMs);
+    const { payment, found } = await lockedCase(store.attention, tx, owner, request.reference, nowMs);
     // Money goes back on the chain it arrived on: the address was let through on that chain only.
     if (request.checkedOn !== undefined && request.checkedOn !== found.chainId)
       throw new PaymentState(
@@ -109,9 +108,9 @@ export async function sendBack(
       made = await store.refunds.insert(tx, owner, { ...row, settlement: 'balance' }, nowMs);
     }
     if (found.transfers.length > 0) {
-      await a.outsidePayment(id);
-      await a.resolveTransfers(found.transfers, 'refunded', id);
-    } else await a.resolvePayment(payment.id, 'refunded', id);
+      await store.attention.outsidePayment(tx, id);
+      await store.attention.resolveTransfers(tx, found.transfers, 'refunded', nowMs, id);
+    } else await store.attention.resolvePayment(tx, payment.id, 'refunded', nowMs, id);
     await store.events.add(tx, owner, 'REFUND_UPDATED', view(made), nowMs);
     if (request.address && made.settlement === 'balance') await store.withdrawals.treasuryDue(tx, coin.chainId);
     return made;

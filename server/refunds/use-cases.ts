@@ -74,7 +74,7 @@ export interface RefundTransactions {
   payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>;
   journal: Pick<JournalStore, 'lock' | 'catchUp' | 'available' | 'holdOn' | 'post' | 'reservedBy'>;
   withdrawals: Pick<WithdrawalStore, 'withdrawalLimit' | 'spentSince' | 'insert' | 'cancelUnsigned' | 'treasuryDue'>;
-  attention: Pick<AttentionStore, 'within'>;
+  attention: Pick<AttentionStore, 'lock' | 'inOtherMode' | 'open' | 'reopen' | 'outsidePayment' | 'resolveTransfers' | 'resolvePayment'>;
   events: Pick<EventStore, 'add'>;
 }
 
@@ -289,7 +289,7 @@ export function cancelRefund(store: RefundTransactions, owner: Owner, id: string
     checkCancelable(refund, refund.state === 'ready' && !wallet && !(await store.withdrawals.cancelUnsigned(tx, refund.id, nowMs)));
     if (!wallet) await returned(store, tx, nowMs, refund, `refund of payment ${refund.reference} canceled`);
     const done = await store.refunds.canceled(tx, refund.id, 'canceled by the merchant', nowMs);
-    await store.attention.within(tx, nowMs).reopen(done);
+    await store.attention.reopen(tx, done);
     await store.events.add(tx, owner, 'REFUND_UPDATED', view(done), nowMs);
     return done;
   });
@@ -314,7 +314,7 @@ export async function sendMoved(
   const to = refund && nextState(refund, sending);
   if (!refund || !to) return undefined;
   const moved = await store.refunds.advance(tx, refund.id, to, nowMs);
-  if (moved.state === 'failed') await store.attention.within(tx, nowMs).reopen(moved);
+  if (moved.state === 'failed') await store.attention.reopen(tx, moved);
   await store.events.add(tx, ownerOf(refund), 'REFUND_UPDATED', view(moved), nowMs);
   return moved;
 }
@@ -330,7 +330,7 @@ export function expireClaimLinks(store: RefundTransactions, nowMs: number, view:
     for (const refund of await store.refunds.expired(tx, nowMs, 50)) {
       if (refund.settlement === 'balance') await returned(store, tx, nowMs, refund, `refund of payment ${refund.reference}: its claim link expired unclaimed`);
       const gone = await store.refunds.canceled(tx, refund.id, 'the claim link expired unclaimed', nowMs);
-      await store.attention.within(tx, nowMs).reopen(gone);
+      await store.attention.reopen(tx, gone);
       await store.events.add(tx, ownerOf(refund), 'REFUND_UPDATED', view(gone), nowMs);
       done.push(gone);
     }

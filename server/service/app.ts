@@ -258,6 +258,7 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
     payoutMoves,
     refunds,
     refundTransactions,
+    acceptTransactions: { db, attention },
     walletRefunds,
     destinations,
     ...balances,
