@@ -18,7 +18,6 @@ import type { PayoutStore } from '../payouts/store.ts';
 import type { PayoutMoves } from '../payouts/use-cases.ts';
 import type { RefundStore } from '../refunds/store.ts';
 import type { RefundTransactions } from '../refunds/use-cases.ts';
-import type { WalletRefundStore } from '../refunds/wallet-store.ts';
 import type { SwapProvider, Treasury } from '../chain/treasury.ts';
 import type { WatchStatus } from '../chain/watcher.ts';
 import type { Subscriptions } from '../subscriptions/use-cases.ts';
@@ -43,10 +42,8 @@ export interface JobDeps extends BalanceStores {
   payoutMoves: PayoutMoves;
   /** Refunds of payments: they follow their treasury transactions. */
   refunds: RefundStore;
-  /** The stores a refund's use cases open their transaction on. */
+  /** The stores a refund's use cases open their transaction on (wallet refunds' transfers, looked for on chain, among them). */
   refundTransactions: RefundTransactions;
-  /** Refunds on wallet settlement, whose transfers the service looks for on chain. */
-  walletRefunds: WalletRefundStore;
   /** Subscriptions' charges, each period's at or after its start. */
   subscriptions?: Subscriptions;
   chain: ChainStore;

@@ -20,6 +20,7 @@ import { auditedTransaction } from '../storage/audit.ts';
 import type { Database, Sql } from '../storage/db.ts';
 import type { EventStore } from '../storage/events.ts';
 import type { RefundStore } from './store.ts';
+import type { WalletRefundStore } from './wallet-store.ts';
 import {
   checkWithdrawalLimit,
   configuredUnits,
@@ -71,6 +72,8 @@ export const claimHashOf = (token: string): string => createHash('sha256').updat
 export interface RefundTransactions {
   db: Database;
   refunds: Pick<RefundStore, 'refundedFor' | 'insert' | 'lock' | 'claimed' | 'canceled' | 'expired' | 'supportSince' | 'advance'>;
+  /** Wallet refunds' transfers: where the watcher looks, and the transaction that paid each (refunds/wallet.ts). */
+  wallet: Pick<WalletRefundStore, 'watched' | 'scanned' | 'used' | 'paid' | 'confirmed' | 'unpaid'>;
   payments: Pick<PaymentStore, 'refundable' | 'inOtherMode' | 'isDepositAddress'>;
   journal: Pick<JournalStore, 'lock' | 'catchUp' | 'available' | 'holdOn' | 'post' | 'reservedBy'>;
   withdrawals: Pick<WithdrawalStore, 'withdrawalLimit' | 'spentSince' | 'insert' | 'cancelUnsigned' | 'treasuryDue'>;

@@ -9,7 +9,7 @@ import type { Job, JobDeps } from '../jobs/job.ts';
 import { loopJob } from '../jobs/loop.ts';
 
 /** The parts of JobDeps this job uses: jobs/index.ts hands it these alone. */
-export const walletRefundUses = ['walletRefunds', 'networks', 'now', 'log', 'intervalMs'] as const;
+export const walletRefundUses = ['refundTransactions', 'networks', 'now', 'log', 'intervalMs'] as const;
 
 export function walletRefundJob(deps: Pick<JobDeps, (typeof walletRefundUses)[number]>): Job {
   const chains = new Map<number, WalletChain>();
@@ -19,7 +19,7 @@ export function walletRefundJob(deps: Pick<JobDeps, (typeof walletRefundUses)[nu
     return chains.get(chainId);
   };
   const watch = async () => {
-    for (const r of await watchWalletRefunds(deps.walletRefunds, chainOf, deps.now(), refundView))
+    for (const r of await watchWalletRefunds(deps.refundTransactions, chainOf, deps.now(), refundView))
       deps.log.info({ refund: r.id, status: r.state, tx: r.txHash }, 'wallet refund moved on');
   };
   return loopJob("wallet refunds follow the merchant's transfer", watch, deps.intervalMs, (error) =>

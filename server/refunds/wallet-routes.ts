@@ -18,7 +18,7 @@ import type { Handler as AnyHandler, Schemas } from '../api/context.ts';
 import { route } from '../api/route.ts';
 
 /** The parts of the service these routes use: their handlers are given these alone. */
-type Uses = 'catalog' | 'now' | 'refunds' | 'walletRefunds';
+type Uses = 'catalog' | 'now' | 'refundTransactions' | 'refunds';
 type Handler<S extends Schemas = {}> = AnyHandler<S, Uses>;
 
 export const TransactionBody = z.object({
@@ -28,7 +28,7 @@ export const TransactionBody = z.object({
 export const markTransaction: Handler<{ body: typeof TransactionBody }> = async ({ params, body, account, service }) => {
   const refund = await service.refunds.refund(account, params.id);
   const network = service.catalog.network(account.mode, refund.chainId);
-  const marked = await markRefundTransaction(service.walletRefunds, refund, body.tx_hash, network && walletChain(network), service.now(), refundView);
+  const marked = await markRefundTransaction(service.refundTransactions, refund, body.tx_hash, network && walletChain(network), service.now(), refundView);
   return ok(200, refundView(marked), "Refund sent: its transaction checked on chain; confirmed once its block has the network's confirmations");
 };
 

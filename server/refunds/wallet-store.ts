@@ -1,10 +1,10 @@
 // Refunds on `wallet` settlement as rows: where the service looks on chain for the
 // merchant's transfer, and the transfer that paid each (one transaction pays one refund only:
-// refund_transfers' unique index, and a lock on the hash while it is checked). SQL only.
+// refund_transfers' unique index, and a lock on the hash while it is checked). SQL only; the writes
+// take the transaction the wallet refund use cases open (refunds/wallet.ts).
 import type { Account } from '../domain/account.ts';
 import type { StoredRefund } from './rules.ts';
 import type { Database, Sql } from '../storage/db.ts';
-import type { EventStore } from '../storage/events.ts';
 import type { PaymentStore } from '../payments/store.ts';
 import { refundOf } from './store.ts';
 
@@ -19,25 +19,9 @@ export interface WatchedRefund {
   block: bigint | null;
 }
 
-/** What the wallet refund use cases write, inside one transaction. */
-export interface WalletRefundWrites {
-  /** A refund by id, locked until the transaction ends. */
-  lockRefund(id: string): Promise<StoredRefund | undefined>;
-  /** Whether a refund other than `refundId` is paid by this transaction (any settlement: the treasury's too). Holds the hash's lock until the transaction ends. */
-  used(chainId: number, txHash: string, refundId: string): Promise<boolean>;
-  /** A ready refund paid by this transaction (in `block`): sent. */
-  paid(id: string, chainId: number, txHash: string, block: bigint, foundBy: 'watcher' | 'merchant'): Promise<StoredRefund>;
-  /** A sent refund whose transaction has its confirmations: confirmed. */
-  confirmed(id: string): Promise<StoredRefund>;
-  /** A sent refund whose transaction is gone from the chain (reorganised away) or failed: ready again, looked for from `scanFrom`. */
-  unpaid(id: string, scanFrom: bigint): Promise<StoredRefund>;
-  event(owner: Owner, data: unknown): Promise<void>;
-}
-
 export class WalletRefundStore {
   constructor(
     private readonly db: Database,
-    private readonly events: EventStore,
     private readonly payments: Pick<PaymentStore, 'settlementOf'>,
   ) {}
 
@@ -68,52 +52,49 @@ export class WalletRefundStore {
     );
   }
 
-  inTransaction<T>(nowMs: number, work: (writes: WalletRefundWrites) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx: Sql) =>
-      work({
-        lockRefund: async (id) => {
-          const [row] = await tx.query(`SELECT * FROM refunds WHERE id = $1 FOR UPDATE`, [id]);
-          return row && refundOf(row);
-        },
-        used: async (chainId, txHash, refundId) => {
-          // Two refunds offered one hash at once (on any instance) are checked one after the other.
-          await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refund-tx:${chainId}:${txHash.toLowerCase()}`]);
-          const [row] = await tx.query(
-            `SELECT 1 FROM refunds WHERE chain_id = $1 AND lower(tx_hash) = $2 AND id <> $3
-             UNION ALL SELECT 1 FROM refund_transfers WHERE chain_id = $1 AND tx_hash = $2 AND refund_id <> $3 LIMIT 1`,
-            [chainId, txHash.toLowerCase(), refundId],
-          );
-          return Boolean(row);
-        },
-        paid: async (id, chainId, txHash, block, foundBy) => {
-          await tx.query(
-            `INSERT INTO refund_transfers (refund_id, chain_id, scan_from, tx_hash, block_number, found_by, updated_ms) VALUES ($1, $2, $4, $3, $4, $5, $6)
-              ON CONFLICT (refund_id) DO UPDATE SET tx_hash = $3, block_number = $4, found_by = $5, updated_ms = $6`,
-            [id, chainId, txHash.toLowerCase(), String(block), foundBy, nowMs],
-          );
-          const [row] = await tx.query(
-            `UPDATE refunds SET state = 'sent', tx_hash = $2, failure = NULL, updated_ms = $3 WHERE id = $1 AND state = 'ready' RETURNING *`,
-            [id, txHash.toLowerCase(), nowMs],
-          );
-          return refundOf(row!);
-        },
-        confirmed: async (id) => {
-          const [row] = await tx.query(`UPDATE refunds SET state = 'confirmed', updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [id, nowMs]);
-          return refundOf(row!);
-        },
-        unpaid: async (id, scanFrom) => {
-          await tx.query(
-            `UPDATE refund_transfers SET tx_hash = NULL, block_number = NULL, found_by = NULL, scan_from = $2, updated_ms = $3 WHERE refund_id = $1`,
-            [id, String(scanFrom), nowMs],
-          );
-          const [row] = await tx.query(`UPDATE refunds SET state = 'ready', tx_hash = NULL, updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [
-            id,
-            nowMs,
-          ]);
-          return refundOf(row!);
-        },
-        event: async (owner, data) => void (await this.events.add(tx, owner, 'REFUND_UPDATED', data, nowMs)),
-      }),
+  /** Whether a refund other than `refundId` is paid by this transaction (any settlement: the treasury's too). Holds the hash's lock until the caller's transaction ends. */
+  async used(tx: Sql, chainId: number, txHash: string, refundId: string): Promise<boolean> {
+    // Two refunds offered one hash at once (on any instance) are checked one after the other.
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`refund-tx:${chainId}:${txHash.toLowerCase()}`]);
+    const [row] = await tx.query(
+      `SELECT 1 FROM refunds WHERE chain_id = $1 AND lower(tx_hash) = $2 AND id <> $3
+       UNION ALL SELECT 1 FROM refund_transfers WHERE chain_id = $1 AND tx_hash = $2 AND refund_id <> $3 LIMIT 1`,
+      [chainId, txHash.toLowerCase(), refundId],
     );
+    return Boolean(row);
+  }
+
+  /** A ready refund paid by this transaction (in `block`): sent. */
+  async paid(tx: Sql, id: string, chainId: number, txHash: string, block: bigint, foundBy: 'watcher' | 'merchant', nowMs: number): Promise<StoredRefund> {
+    await tx.query(
+      `INSERT INTO refund_transfers (refund_id, chain_id, scan_from, tx_hash, block_number, found_by, updated_ms) VALUES ($1, $2, $4, $3, $4, $5, $6)
+        ON CONFLICT (refund_id) DO UPDATE SET tx_hash = $3, block_number = $4, found_by = $5, updated_ms = $6`,
+      [id, chainId, txHash.toLowerCase(), String(block), foundBy, nowMs],
+    );
+    const [row] = await tx.query(
+      `UPDATE refunds SET state = 'sent', tx_hash = $2, failure = NULL, updated_ms = $3 WHERE id = $1 AND state = 'ready' RETURNING *`,
+      [id, txHash.toLowerCase(), nowMs],
+    );
+    return refundOf(row!);
+  }
+
+  /** A sent refund whose transaction has its confirmations: confirmed. */
+  async confirmed(tx: Sql, id: string, nowMs: number): Promise<StoredRefund> {
+    const [row] = await tx.query(`UPDATE refunds SET state = 'confirmed', updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [id, nowMs]);
+    return refundOf(row!);
+  }
+
+  /** A sent refund whose transaction is gone from the chain (reorganised away) or failed: ready again, looked for from `scanFrom`. */
+  async unpaid(tx: Sql, id: string, scanFrom: bigint, nowMs: number): Promise<StoredRefund> {
+    await tx.query(`UPDATE refund_transfers SET tx_hash = NULL, block_number = NULL, found_by = NULL, scan_from = $2, updated_ms = $3 WHERE refund_id = $1`, [
+      id,
+      String(scanFrom),
+      nowMs,
+    ]);
+    const [row] = await tx.query(`UPDATE refunds SET state = 'ready', tx_hash = NULL, updated_ms = $2 WHERE id = $1 AND state = 'sent' RETURNING *`, [
+      id,
+      nowMs,
+    ]);
+    return refundOf(row!);
   }
 }

@@ -12,7 +12,8 @@ import { NotConfigured, RefundState, RefundTransactionUsed } from '../domain/err
 import type { StoredRefund } from './rules.ts';
 import { checkRefundReceipt, confirmedAt, paysRefund, type WantedTransfer } from './wallet-rules.ts';
 import type { WalletChain } from './wallet-chain.ts';
-import type { WalletRefundStore, WalletRefundWrites } from './wallet-store.ts';
+import type { RefundTransactions } from './use-cases.ts';
+import type { Sql } from '../storage/db.ts';
 
 type Owner = Pick<Account, 'merchant' | 'mode'>;
 const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({
@@ -22,16 +23,24 @@ const ownerOf = (r: Pick<StoredRefund, 'merchantId' | 'mode'>): Owner => ({
 const wantedOf = (r: StoredRefund): WantedTransfer => ({ token: r.token, to: r.address!, amount: r.amount });
 
 /** A ready refund paid by `txHash`, under its lock: still ready and the hash no other refund's, else refused. */
-async function pay(w: WalletRefundWrites, id: string, txHash: string, block: bigint, by: 'watcher' | 'merchant'): Promise<StoredRefund | undefined> {
-  const refund = await w.lockRefund(id);
+async function pay(
+  store: RefundTransactions,
+  tx: Sql,
+  nowMs: number,
+  id: string,
+  txHash: string,
+  block: bigint,
+  by: 'watcher' | 'merchant',
+): Promise<StoredRefund | undefined> {
+  const refund = await store.refunds.lock(tx, id);
   if (refund?.state !== 'ready') return undefined;
-  if (await w.used(refund.chainId, txHash, refund.id)) {
+  if (await store.wallet.used(tx, refund.chainId, txHash, refund.id)) {
     if (by === 'watcher') return undefined;
     throw new RefundTransactionUsed(`tx_hash: ${txHash} pays another refund already; one transaction pays one refund only`, [
       { field: 'tx_hash', message: 'expected a transaction no other refund names' },
     ]);
   }
-  return w.paid(refund.id, refund.chainId, txHash, block, by);
+  return store.wallet.paid(tx, refund.id, refund.chainId, txHash, block, by, nowMs);
 }
 
 /**
@@ -43,7 +52,7 @@ async function pay(w: WalletRefundWrites, id: string, txHash: string, block: big
  * the transaction it is sent with already answers it again.
  */
 export async function markRefundTransaction(
-  store: WalletRefundStore,
+  store: RefundTransactions,
   refund: StoredRefund,
   txHash: string,
   chain: WalletChain | undefined,
@@ -68,14 +77,14 @@ export async function markRefundTransaction(
     wantedOf(refund),
     `${formatUnits(refund.amount, refund.decimals)} ${refund.coin}`,
   );
-  return store.inTransaction(nowMs, async (w) => {
-    const paid = await pay(w, refund.id, hash, receipt!.block, 'merchant');
+  return store.db.transaction(async (tx) => {
+    const paid = await pay(store, tx, nowMs, refund.id, hash, receipt!.block, 'merchant');
     if (!paid) {
-      const now = (await w.lockRefund(refund.id))!;
+      const now = (await store.refunds.lock(tx, refund.id))!;
       if (now.txHash === hash) return now;
       throw new RefundState(`Refund ${refund.id} is ${now.state} now: only a refund ready to be sent takes its transaction`);
     }
-    await w.event(ownerOf(paid), view(paid));
+    await store.events.add(tx, ownerOf(paid), 'REFUND_UPDATED', view(paid), nowMs);
     return paid;
   });
 }
@@ -88,22 +97,22 @@ export async function markRefundTransaction(
  * refunds moved. `chainOf`: the network's reader, undefined where none is configured.
  */
 export async function watchWalletRefunds(
-  store: WalletRefundStore,
+  store: RefundTransactions,
   chainOf: (chainId: number) => WalletChain | undefined,
   nowMs: number,
   view: (r: StoredRefund) => unknown,
 ): Promise<StoredRefund[]> {
   const moved: StoredRefund[] = [];
   const heads = new Map<number, bigint>();
-  for (const { refund, scanFrom, block } of await store.watched(100)) {
+  for (const { refund, scanFrom, block } of await store.wallet.watched(100)) {
     const chain = chainOf(refund.chainId);
     if (!chain) continue;
     if (!heads.has(chain.chainId)) heads.set(chain.chainId, await chain.head());
     const head = heads.get(chain.chainId)!;
     const depth = BigInt(Math.max(chain.confirmations, 1));
-    const tell = async (w: WalletRefundWrites, r: StoredRefund | undefined) => {
+    const tell = async (tx: Sql, r: StoredRefund | undefined) => {
       if (!r) return;
-      await w.event(ownerOf(r), view(r));
+      await store.events.add(tx, ownerOf(r), 'REFUND_UPDATED', view(r), nowMs);
       moved.push(r);
     };
     if (refund.state === 'sent') {
@@ -111,11 +120,13 @@ export async function watchWalletRefunds(
       if (receipt?.status !== 'success' || !paysRefund(receipt.logs, wantedOf(refund))) {
         // Gone from the chain: looked for again from a little before where it was.
         const from = (block ?? head) > depth ? (block ?? head) - depth : 0n;
-        await store.inTransaction(nowMs, async (w) =>
-          (await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.unpaid(refund.id, from)) : undefined,
+        await store.db.transaction(async (tx) =>
+          (await store.refunds.lock(tx, refund.id))?.state === 'sent' ? tell(tx, await store.wallet.unpaid(tx, refund.id, from, nowMs)) : undefined,
         );
       } else if (confirmedAt(receipt.block, head, chain.confirmations)) {
-        await store.inTransaction(nowMs, async (w) => ((await w.lockRefund(refund.id))?.state === 'sent' ? tell(w, await w.confirmed(refund.id)) : undefined));
+        await store.db.transaction(async (tx) =>
+          (await store.refunds.lock(tx, refund.id))?.state === 'sent' ? tell(tx, await store.wallet.confirmed(tx, refund.id, nowMs)) : undefined,
+        );
       }
       continue;
     }
@@ -125,15 +136,15 @@ export async function watchWalletRefunds(
     const found = from <= to ? (await chain.transfersTo(refund.token, refund.address!, from, to)).filter((t) => t.value === refund.amount) : [];
     let paid: StoredRefund | undefined;
     for (const t of found) {
-      paid = await store.inTransaction(nowMs, async (w) => {
-        const p = await pay(w, refund.id, t.txHash, t.block, 'watcher');
-        await tell(w, p);
+      paid = await store.db.transaction(async (tx) => {
+        const p = await pay(store, tx, nowMs, refund.id, t.txHash, t.block, 'watcher');
+        await tell(tx, p);
         return p;
       });
       if (paid) break;
     }
     // The last blocks looked at again next time (a transfer in them may still move); never back past where it began.
-    if (!paid) await store.scanned(refund.id, refund.chainId, to === head ? (head - depth + 1n > from ? head - depth + 1n : from) : to + 1n, nowMs);
+    if (!paid) await store.wallet.scanned(refund.id, refund.chainId, to === head ? (head - depth + 1n > from ? head - depth + 1n : from) : to + 1n, nowMs);
   }
   return moved;
 }

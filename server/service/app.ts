@@ -188,10 +188,10 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
   const payoutMoves = new PayoutMoves(db, { payouts, journal, events, withdrawals }, payoutCoin, destinations.delayMs);
   const attention = new AttentionStore(db, events, chain.views, { rates: rateHistory, markOutsidePayment });
   const refunds = new RefundStore(db, { payments, merchants }, options.supportRefundDailyLimit);
-  const refundTransactions = { db, refunds, payments, journal, withdrawals, attention, events };
+  const walletRefunds = new WalletRefundStore(db, payments);
+  const refundTransactions = { db, refunds, wallet: walletRefunds, payments, journal, withdrawals, attention, events };
   // A refund's send is the treasury's row of purpose `refund`: the refund moves, and is told, in the transaction that moves it.
   withdrawals.follow('refund', refundFollower(refundTransactions, refundView));
-  const walletRefunds = new WalletRefundStore(db, events, payments);
   // Each network's gas wallet, treasury and relay of signed transfers (chain/compose.ts).
   const { treasuries, relayers, gasOf } = moneyMovers(networks, treasuryAccounts, {
     gasKey: options.gasKey,
@@ -328,7 +328,6 @@ export async function startService(given: ServiceOptions = {}): Promise<Service>
         payoutMoves,
         refunds,
         refundTransactions,
-        walletRefunds,
         subscriptions,
         chain,
         now,
