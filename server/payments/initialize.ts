@@ -1,70 +1,16 @@
 // Initialize, as a use case: the quote's rates and the deposit address fetched (startPayment), then
-// lock the reference, decide (planInitialize), write, tell the long polls. Storage is behind the
-// PaymentWrites port, run inside one transaction, so the rule reads top to bottom here and the
-// SQL stays in payments/store.ts.
+// lock the reference, decide (planInitialize), write, tell the long polls, in the transaction opened
+// here, so the rule reads top to bottom here and the SQL stays in payments/store.ts.
 import type { Account } from '../domain/account.ts';
 import type { Currency, CoinSymbol } from '../../contract/fields.ts';
 import type { KeyMode } from '../../contract/keys.ts';
 import type { QuotedRates } from '../domain/rates.ts';
 import { ReferenceInUse } from '../domain/errors.ts';
-import { planInitialize, quoteFields, type Creator, type Payment, type QuoteRequest } from './rules.ts';
-import type { FeeTerms } from '../domain/fees.ts';
+import { planInitialize, quoteFields, type Creator, type Deposit, type NewPayment, type Payment, type QuoteRequest } from './rules.ts';
+import type { PaymentStore } from './store.ts';
 
-/** A new payment's row: the quote's priced fields and who it is for. */
-export type NewPayment = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & {
-    createdBy: Creator;
-    address: string;
-    payout: string | null;
-    settlement?: 'wallet' | 'balance';
-    feeTo: string | null;
-  };
-
-/**
- * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
- * another chain, that chain's deposit address and what it is bound to (`moved`).
- */
-export type Requote = ReturnType<typeof quoteFields> &
-  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; moved?: Deposit };
-
-/**
- * A payment's deposit address on its chain, where it is bound to send what arrives, and the
- * operator's fee terms a new payment there is priced at (on `wallet` settlement bound into the
- * address too, with `feeTo`, where the contract sends the fee).
- */
-export interface Deposit {
-  address: string;
-  payout: string | null;
-  settlement?: 'wallet' | 'balance';
-  feeTerms: FeeTerms;
-  feeTo: string | null;
-}
-
-/** What initialize needs of storage, inside one transaction. */
-export interface PaymentWrites {
-  /** The reference's payment, locked until the transaction ends. */
-  lock(account: Account, reference: string): Promise<Payment | undefined>;
-  /** Whether a transfer in the payment's token is on the chain, still confirming (counted ones show in `paid`). */
-  onChain(payment: Payment): Promise<boolean>;
-  /** Whether any transfer at all (another token, dust) was recorded to the payment's deposit address. */
-  received(payment: Payment): Promise<boolean>;
-  /** Whether anything was recorded against the payment: any transfer (whatever its state) or any refund. */
-  hasHistory(payment: Payment): Promise<boolean>;
-  /** Inserts; undefined when another request created the reference first. */
-  insert(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
-  requote(existing: Payment, changes: Requote, nowMs: number): Promise<Payment>;
-  /** Wakes the long polls on this payment, on every instance, when the transaction commits. */
-  notify(payment: Payment): Promise<void>;
-}
-
-export interface PaymentTransactions {
-  /**
-   * Inserts a new reference's payment in one statement, outside any transaction; undefined
-   * when the reference exists (then the locked path decides).
-   */
-  insertNew(account: Account, payment: NewPayment, nowMs: number): Promise<Payment | undefined>;
-  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T>;
-}
+/** What initialize runs in: the payments' store, each call in the transaction initialize opens on it. */
+export type PaymentTransactions = Pick<PaymentStore, 'insertNew' | 'transaction' | 'lock' | 'onChain' | 'received' | 'hasHistory' | 'requote' | 'notify'>;
 
 /** What starting a payment needs of the service: its store, the quote's rates, the deposit addresses, the quote's length and the clock. */
 export interface StartParts {
@@ -140,17 +86,17 @@ function existingPayment(
   deposit: Deposit,
   fresh: (createdBy: Creator) => NewPayment,
 ): Promise<{ payment: Payment; created: boolean }> {
-  return store.inTransaction(async (writes) => {
-    const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await writes.onChain(payment)));
-    let existing = await writes.lock(account, request.reference);
+  return store.transaction(async (tx) => {
+    const decide = async (payment: Payment | undefined) => planInitialize(payment, account, request, nowMs, !!payment && (await store.onChain(tx, payment)));
+    let existing = await store.lock(tx, account, request.reference);
     let plan = await decide(existing);
     const { reference, paymentLinkId, customerName, customerEmail, metadata } = request;
     if (plan.kind === 'create') {
       // Gone since the insert above found it (not done today: payments are never deleted).
-      const created = await writes.insert(account, fresh(plan.createdBy), nowMs);
+      const created = await store.insertNew(account, fresh(plan.createdBy), nowMs, tx);
       if (created) return { payment: created, created: true };
       // Another request created it a moment ago: decide again against that one.
-      existing = await writes.lock(account, reference);
+      existing = await store.lock(tx, account, reference);
       plan = await decide(existing);
     }
     if (plan.kind === 'same') return { payment: existing!, created: false };
@@ -165,7 +111,7 @@ function existingPayment(
     const moved = fields.chainId !== existing!.chainId && deposit.payout !== null;
     // The fee terms are bound into the deposit address: a payment that keeps its address keeps its terms.
     const priced = moved ? fields : quoteFields(request, nowMs, quoteMs, { bps: existing!.feeBps, bearer: existing!.feeBearer });
-    if (moved && (await writes.received(existing!))) {
+    if (moved && (await store.received(tx, existing!))) {
       throw new ReferenceInUse(
         `Reference ${existing!.reference} has received a transfer on chain ${existing!.chainId}; it stays on that chain. Start a new reference to pay on chain ${fields.chainId}`,
         [{ field: 'chain_id', message: `expected ${existing!.chainId}, the chain this payment received money on` }],
@@ -176,7 +122,7 @@ function existingPayment(
     // recorded against the payment nobody changes it, or whoever could re-initialize (a page, a
     // support member) would steer the claim link of money already sent to their own address.
     const email = keep || (account.via === 'public' && existing!.customerEmail) ? existing!.customerEmail : customerEmail || existing!.customerEmail;
-    if ((email ?? '').toLowerCase() !== (existing!.customerEmail ?? '').toLowerCase() && (await writes.hasHistory(existing!))) {
+    if ((email ?? '').toLowerCase() !== (existing!.customerEmail ?? '').toLowerCase() && (await store.hasHistory(tx, existing!))) {
       throw new ReferenceInUse(
         `Reference ${existing!.reference} has a transfer or refund recorded; its customer's e-mail, where a refund's claim link goes, no longer changes`,
         [
@@ -189,7 +135,8 @@ function existingPayment(
         ],
       );
     }
-    const payment = await writes.requote(
+    const payment = await store.requote(
+      tx,
       existing!,
       {
         ...priced,
@@ -202,7 +149,7 @@ function existingPayment(
       },
       nowMs,
     );
-    await writes.notify(existing!);
+    await store.notify(tx, existing!);
     return { payment, created: true };
   });
 }

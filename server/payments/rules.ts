@@ -216,3 +216,33 @@ export function assertSettles(payment: Payment, nowMs: number): 'settle' | 'alre
   }
   return 'settle';
 }
+
+/** A new payment's row: the quote's priced fields and who it is for. */
+export type NewPayment = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'reference' | 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & {
+    createdBy: Creator;
+    address: string;
+    payout: string | null;
+    settlement?: 'wallet' | 'balance';
+    feeTo: string | null;
+  };
+
+/**
+ * A re-quote: fresh prices and expiry, the strongest creator, the customer as it now stands; on
+ * another chain, that chain's deposit address and what it is bound to (`moved`).
+ */
+export type Requote = ReturnType<typeof quoteFields> &
+  Pick<QuoteRequest, 'paymentLinkId' | 'customerName' | 'customerEmail' | 'metadata'> & { createdBy: Creator; moved?: Deposit };
+
+/**
+ * A payment's deposit address on its chain, where it is bound to send what arrives, and the
+ * operator's fee terms a new payment there is priced at (on `wallet` settlement bound into the
+ * address too, with `feeTo`, where the contract sends the fee).
+ */
+export interface Deposit {
+  address: string;
+  payout: string | null;
+  settlement?: 'wallet' | 'balance';
+  feeTerms: FeeTerms;
+  feeTo: string | null;
+}

@@ -3,8 +3,7 @@
 // here, write their outbox event in it) and NOTIFYs 'changes' there so long polls held by any
 // instance wake up when it commits.
 import type { Account } from '../domain/account.ts';
-import type { NewPayment, PaymentWrites } from './initialize.ts';
-import type { Payment } from './rules.ts';
+import type { NewPayment, Payment, Requote } from './rules.ts';
 import type { EventType } from '../../contract/events.ts';
 import { NotFound } from '../domain/errors.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
@@ -216,69 +215,77 @@ export class PaymentStore {
     return (await sql.query(`SELECT 1 FROM payments WHERE lower(address) = lower($1) LIMIT 1`, [address])).length > 0;
   }
 
-  /** Initialize's new reference (payments/initialize.ts): one statement, its own transaction. */
-  async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number): Promise<Payment | undefined> {
-    const [row] = await this.db.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
+  /** Initialize's new reference (payments/initialize.ts): one statement, its own transaction unless `sql` is the caller's; undefined when the reference exists. */
+  async insertNew(account: Pick<Account, 'merchant' | 'mode'>, payment: NewPayment, nowMs: number, sql: Sql = this.db): Promise<Payment | undefined> {
+    const [row] = await sql.query(INSERT_PAYMENT, insertParams(account, payment, nowMs), 'payment_insert');
     return row && paymentOf(row);
   }
 
-  /** Initialize's writes (payments/initialize.ts), inside one transaction. */
-  inTransaction<T>(work: (writes: PaymentWrites) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) =>
-      work({
-        lock: (account, reference) => this.lock(tx, account, reference),
-        onChain: (payment) => this.others.chain.isConfirming(tx, payment.id),
-        received: (payment) => this.others.chain.received(tx, payment.id),
-        hasHistory: async (payment) => (await this.others.chain.seenAny(tx, payment.id)) || (await this.others.refunds.anyOf(tx, payment.id)),
-        insert: async (account, p, nowMs) => {
-          const [row] = await tx.query(INSERT_PAYMENT, insertParams(account, p, nowMs), 'payment_insert');
-          return row && paymentOf(row);
-        },
-        requote: async (existing, c, nowMs) => {
-          const [row] = await tx.query(
-            `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
-               decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
-               accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
-               rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
-               address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement),
-               fee_bps = $27, fee_bearer = $28, fee_to = CASE WHEN $24::text IS NULL THEN fee_to ELSE $29 END
-             WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
-            [
-              existing.id,
-              c.createdBy,
-              c.paymentLinkId,
-              c.coin,
-              c.chainId,
-              c.token,
-              c.decimals,
-              c.currency,
-              String(c.fiatMinor),
-              String(c.due),
-              String(c.fee),
-              c.fiatRate,
-              c.cryptoRate,
-              c.acceptPartial,
-              c.customerName,
-              c.customerEmail,
-              c.metadata === null ? null : JSON.stringify(c.metadata),
-              c.expiresMs,
-              nowMs,
-              ...ratesColumns(c.rates),
-              // Moved to another chain: that chain's deposit address and what it is bound to.
-              c.moved?.address ?? null,
-              c.moved?.payout ?? null,
-              c.moved ? (c.moved.settlement ?? 'wallet') : null,
-              // The fee terms it is priced at: its own, or (moved) the new address's, with where that sends the fee.
-              c.feeBps,
-              c.feeBearer,
-              c.moved?.feeTo ?? null,
-            ],
-          );
-          return paymentOf(row);
-        },
-        notify: (payment) => this.notify(tx, payment).then(() => undefined),
-      }),
+  /**
+   * A transaction for initialize (payments/initialize.ts) to run its reads and writes in: the use
+   * case decides what runs in it; this store lends its database.
+   */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Whether a transfer in the payment's token is on the chain, still confirming (counted ones show in `paid`). */
+  onChain(tx: Sql, payment: Payment): Promise<boolean> {
+    return this.others.chain.isConfirming(tx, payment.id);
+  }
+
+  /** Whether any transfer at all (another token, dust) was recorded to the payment's deposit address. */
+  received(tx: Sql, payment: Payment): Promise<boolean> {
+    return this.others.chain.received(tx, payment.id);
+  }
+
+  /** Whether anything was recorded against the payment: any transfer (whatever its state) or any refund. */
+  async hasHistory(tx: Sql, payment: Payment): Promise<boolean> {
+    return (await this.others.chain.seenAny(tx, payment.id)) || (await this.others.refunds.anyOf(tx, payment.id));
+  }
+
+  /** A payment re-quoted (initialize again for its reference): its price, coin and, moved to another chain, its deposit address. */
+  async requote(tx: Sql, existing: Payment, c: Requote, nowMs: number): Promise<Payment> {
+    const [row] = await tx.query(
+      `UPDATE payments SET created_by = $2, payment_link_id = COALESCE($3, payment_link_id), coin = $4, chain_id = $5, token = $6,
+           decimals = $7, currency = $8, fiat_minor = $9, due = $10, fee = $11, fiat_rate = $12, crypto_rate = $13,
+           accept_partial = $14, customer_name = $15, customer_email = $16, metadata = $17, expires_ms = $18, updated_ms = $19,
+           rates = $20, rate_source = $21, rate_fixed = $22, rates_ms = $23,
+           address = COALESCE($24, address), payout = CASE WHEN $24::text IS NULL THEN payout ELSE $25 END, settlement = COALESCE($26, settlement),
+           fee_bps = $27, fee_bearer = $28, fee_to = CASE WHEN $24::text IS NULL THEN fee_to ELSE $29 END
+         WHERE id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+      [
+        existing.id,
+        c.createdBy,
+        c.paymentLinkId,
+        c.coin,
+        c.chainId,
+        c.token,
+        c.decimals,
+        c.currency,
+        String(c.fiatMinor),
+        String(c.due),
+        String(c.fee),
+        c.fiatRate,
+        c.cryptoRate,
+        c.acceptPartial,
+        c.customerName,
+        c.customerEmail,
+        c.metadata === null ? null : JSON.stringify(c.metadata),
+        c.expiresMs,
+        nowMs,
+        ...ratesColumns(c.rates),
+        // Moved to another chain: that chain's deposit address and what it is bound to.
+        c.moved?.address ?? null,
+        c.moved?.payout ?? null,
+        c.moved ? (c.moved.settlement ?? 'wallet') : null,
+        // The fee terms it is priced at: its own, or (moved) the new address's, with where that sends the fee.
+        c.feeBps,
+        c.feeBearer,
+        c.moved?.feeTo ?? null,
+      ],
     );
+    return paymentOf(row);
   }
 
   /** Whether this transfer (its chain, hash and log index) is credited to a payment already. */

@@ -31,5 +31,5 @@ export function subscriptionsOf(
     return chargers.get(key);
   };
   const { catalogue: catalog, payments, now, log } = o;
-  return new Subscriptions({ store: new SubscriptionStore(db, o.events), catalog, payments, charger, quoteMs: o.quoteSeconds * 1000, now, log });
+  return new Subscriptions({ db, store: new SubscriptionStore(db), events: o.events, catalog, payments, charger, quoteMs: o.quoteSeconds * 1000, now, log });
 }

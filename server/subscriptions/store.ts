@@ -2,7 +2,6 @@
 // The use cases (use-cases.ts) open the transactions; each write here takes the caller's.
 import { randomUUID } from 'node:crypto';
 import type { Period, SubscriptionState } from '../../contract/subscriptions.ts';
-import type { EventType } from '../../contract/events.ts';
 import type { Account } from '../domain/account.ts';
 import type { Database, Row, Sql } from '../storage/db.ts';
 import { releaseLease, takeLease } from '../storage/leases.ts';
@@ -52,24 +51,6 @@ const subscriptionOf = (r: Row): StoredSubscription => ({
 });
 
 const PLAN_SELECT = `SELECT ${PLAN_COLUMNS} FROM subscription_plans p`;
-/** What the use cases write inside one transaction. */
-export interface SubscriptionWrites {
-  /** The subscription and its plan, locked until the transaction ends. */
-  lock(id: string): Promise<StoredSubscription | undefined>;
-  update(id: string, change: { status: SubscriptionState; charged?: number; nextMs: number | null; failures?: number }, nowMs: number): Promise<void>;
-  cancel(id: string, nowMs: number): Promise<void>;
-  /**
-   * The key of period `n`'s charge, written before anything is broadcast, and claimed for
-   * sending: true only for the one caller that moved it from `due` or `failed` to `sending`
-   * (a charge sending or sent is never claimed again).
-   */
-  claim(id: string, n: number, reference: string, amount: bigint, holder: string, nowMs: number): Promise<boolean>;
-  /** Where period `n`'s charge ended: sent (its transaction), failed (why), or back to due (nothing was broadcast). */
-  settle(id: string, n: number, state: Exclude<ChargeState, 'sending'>, detail: { txHash?: string; error?: string }, nowMs: number): Promise<void>;
-  /** An event to the subscription's merchant, in this transaction (the outbox). */
-  tell(owner: Owner, type: EventType, data: unknown, nowMs: number): Promise<void>;
-}
-
 export interface ChargeRow {
   period: number;
   reference: string;
@@ -80,10 +61,7 @@ export interface ChargeRow {
 }
 
 export class SubscriptionStore {
-  constructor(
-    private readonly db: Database,
-    private readonly events: { add(tx: Sql, owner: Owner, type: EventType, data: unknown, nowMs: number): Promise<string> },
-  ) {}
+  constructor(private readonly db: Database) {}
 
   async createPlan(owner: Owner, p: Omit<StoredPlan, 'id' | 'merchantId' | 'mode' | 'createdMs'>, nowMs: number): Promise<StoredPlan> {
     const id = randomUUID();
@@ -166,44 +144,60 @@ export class SubscriptionStore {
     return releaseLease(this.db, `subscriptions/${name}`, holder);
   }
 
-  inTransaction<T>(work: (writes: SubscriptionWrites) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) =>
-      work({
-        lock: async (id) => {
-          await tx.query(`SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE`, [id]);
-          const [row] = await tx.query(`${WITH_PLAN} WHERE s.id = $1`, [id]);
-          return row && subscriptionOf(row);
-        },
-        update: async (id, c, nowMs) => {
-          await tx.query(
-            `UPDATE subscriptions SET status = $2, charged = COALESCE($3, charged), next_ms = $4, failures = COALESCE($5, failures), updated_ms = $6 WHERE id = $1`,
-            [id, c.status, c.charged ?? null, c.nextMs, c.failures ?? null, nowMs],
-          );
-        },
-        cancel: async (id, nowMs) => {
-          await tx.query(`UPDATE subscriptions SET status = 'canceled', next_ms = NULL, canceled_ms = $2, updated_ms = $2 WHERE id = $1`, [id, nowMs]);
-        },
-        claim: async (id, n, reference, amount, holder, nowMs) => {
-          await tx.query(
-            `INSERT INTO subscription_charges (subscription_id, period, reference, amount, state, attempts, created_ms, updated_ms)
-             VALUES ($1, $2, $3, $4, 'due', 0, $5, $5) ON CONFLICT (subscription_id, period) DO NOTHING`,
-            [id, n, reference, String(amount), nowMs],
-          );
-          const claimed = await tx.query(
-            `UPDATE subscription_charges SET state = 'sending', attempts = attempts + 1, claimed_by = $3, updated_ms = $4
-             WHERE subscription_id = $1 AND period = $2 AND state IN ('due', 'failed') RETURNING period`,
-            [id, n, holder, nowMs],
-          );
-          return claimed.length === 1;
-        },
-        settle: async (id, n, state, detail, nowMs) => {
-          await tx.query(
-            `UPDATE subscription_charges SET state = $3, tx_hash = COALESCE($4, tx_hash), error = $5, updated_ms = $6 WHERE subscription_id = $1 AND period = $2`,
-            [id, n, state, detail.txHash ?? null, detail.error ?? null, nowMs],
-          );
-        },
-        tell: async (owner, type, data, nowMs) => void (await this.events.add(tx, owner, type, data, nowMs)),
-      }),
+  /** The subscription and its plan, locked until the caller's transaction ends. */
+  async lock(tx: Sql, id: string): Promise<StoredSubscription | undefined> {
+    await tx.query(`SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE`, [id]);
+    const [row] = await tx.query(`${WITH_PLAN} WHERE s.id = $1`, [id]);
+    return row && subscriptionOf(row);
+  }
+
+  async update(
+    tx: Sql,
+    id: string,
+    c: { status: SubscriptionState; charged?: number; nextMs: number | null; failures?: number },
+    nowMs: number,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE subscriptions SET status = $2, charged = COALESCE($3, charged), next_ms = $4, failures = COALESCE($5, failures), updated_ms = $6 WHERE id = $1`,
+      [id, c.status, c.charged ?? null, c.nextMs, c.failures ?? null, nowMs],
+    );
+  }
+
+  async cancel(tx: Sql, id: string, nowMs: number): Promise<void> {
+    await tx.query(`UPDATE subscriptions SET status = 'canceled', next_ms = NULL, canceled_ms = $2, updated_ms = $2 WHERE id = $1`, [id, nowMs]);
+  }
+
+  /**
+   * The key of period `n`'s charge, written before anything is broadcast, and claimed for
+   * sending: true only for the one caller that moved it from `due` or `failed` to `sending`
+   * (a charge sending or sent is never claimed again).
+   */
+  async claim(tx: Sql, id: string, n: number, reference: string, amount: bigint, holder: string, nowMs: number): Promise<boolean> {
+    await tx.query(
+      `INSERT INTO subscription_charges (subscription_id, period, reference, amount, state, attempts, created_ms, updated_ms)
+       VALUES ($1, $2, $3, $4, 'due', 0, $5, $5) ON CONFLICT (subscription_id, period) DO NOTHING`,
+      [id, n, reference, String(amount), nowMs],
+    );
+    const claimed = await tx.query(
+      `UPDATE subscription_charges SET state = 'sending', attempts = attempts + 1, claimed_by = $3, updated_ms = $4
+       WHERE subscription_id = $1 AND period = $2 AND state IN ('due', 'failed') RETURNING period`,
+      [id, n, holder, nowMs],
+    );
+    return claimed.length === 1;
+  }
+
+  /** Where period `n`'s charge ended: sent (its transaction), failed (why), or back to due (nothing was broadcast). */
+  async chargeEnded(
+    tx: Sql,
+    id: string,
+    n: number,
+    state: Exclude<ChargeState, 'sending'>,
+    detail: { txHash?: string; error?: string },
+    nowMs: number,
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE subscription_charges SET state = $3, tx_hash = COALESCE($4, tx_hash), error = $5, updated_ms = $6 WHERE subscription_id = $1 AND period = $2`,
+      [id, n, state, detail.txHash ?? null, detail.error ?? null, nowMs],
     );
   }
 }

@@ -14,13 +14,19 @@ import type { Catalog } from '../chain/catalog.ts';
 import type { Charger } from '../chain/charge.ts';
 import { initializePayment, type PaymentTransactions } from '../payments/initialize.ts';
 import { withLease } from '../storage/leases.ts';
+import type { Database, Sql } from '../storage/db.ts';
+import type { EventType } from '../../contract/events.ts';
 import type { Logger } from '../service/log.ts';
 import { afterCharge, afterFailure, chargeReference, duePeriod } from './rules.ts';
-import type { Owner, StoredSubscription, SubscriptionStore, SubscriptionWrites } from './store.ts';
+import type { Owner, StoredSubscription, SubscriptionStore } from './store.ts';
 import { subscriptionEvent } from './views.ts';
 
 export interface SubscriptionDeps {
+  /** The use cases open their transactions on it, and call the stores with them. */
+  db: Database;
   store: SubscriptionStore;
+  /** The outbox: each change told in the transaction that makes it. */
+  events: { add(tx: Sql, owner: Owner, type: EventType, data: unknown, nowMs: number): Promise<string> };
   catalog: Pick<Catalog, 'choose' | 'depositAddress'>;
   payments: PaymentTransactions;
   /** The chain's charger (its gas wallet), or undefined where the mode's network has none. */
@@ -82,12 +88,12 @@ export class Subscriptions {
   /** Canceled by the merchant: never charged again (a charge claimed already asks again right before it is sent). 409 once canceled. */
   async cancel(owner: Owner, id: string): Promise<StoredSubscription> {
     const nowMs = this.deps.now();
-    await this.deps.store.inTransaction(async (w) => {
-      const s = await w.lock(id);
+    await this.deps.db.transaction(async (tx) => {
+      const s = await this.deps.store.lock(tx, id);
       if (!s || s.merchantId !== owner.merchant.id || s.mode !== owner.mode) throw new NotFound(`No subscription ${id}`);
       if (s.status === 'canceled') throw new Conflict(`Subscription ${id} is canceled already`);
-      await w.cancel(id, nowMs);
-      await w.tell(owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent({ ...s, status: 'canceled' }), nowMs);
+      await this.deps.store.cancel(tx, id, nowMs);
+      await this.deps.events.add(tx, owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent({ ...s, status: 'canceled' }), nowMs);
     });
     return (await this.deps.store.subscription(owner, id))!;
   }
@@ -126,14 +132,14 @@ export class Subscriptions {
     const n = duePeriod(s, s.plan, clockMs);
     if (n === undefined) return 'skipped';
     const reference = chargeReference(s.id, n);
-    const claimed = await this.deps.store.inTransaction(async (w) => {
-      const locked = await w.lock(s.id);
+    const claimed = await this.deps.db.transaction(async (tx) => {
+      const locked = await this.deps.store.lock(tx, s.id);
       if (!locked || duePeriod(locked, locked.plan, clockMs) !== n) return false;
-      return w.claim(s.id, n, reference, locked.plan.price, holder, this.deps.now());
+      return this.deps.store.claim(tx, s.id, n, reference, locked.plan.price, holder, this.deps.now());
     });
     if (!claimed) return 'skipped';
     const owner: Owner = { merchant: { id: s.merchantId }, mode: s.mode };
-    const back = () => this.deps.store.inTransaction((w) => w.settle(s.id, n, 'due', {}, this.deps.now()));
+    const back = () => this.deps.db.transaction((tx) => this.deps.store.chargeEnded(tx, s.id, n, 'due', {}, this.deps.now()));
     let transfer: { token: Address; from: Address; to: Address; amount: bigint };
     let refused: string | undefined;
     try {
@@ -163,12 +169,12 @@ export class Subscriptions {
     }
     if (sent.receipt.status !== 'success') return this.failed(s, n, `reverted in ${sent.receipt.transactionHash}`, clockMs);
     const nowMs = this.deps.now();
-    await this.deps.store.inTransaction(async (w) => {
-      const locked = (await w.lock(s.id))!;
-      await w.settle(s.id, n, 'sent', { txHash: sent.receipt.transactionHash }, nowMs);
+    await this.deps.db.transaction(async (tx) => {
+      const locked = (await this.deps.store.lock(tx, s.id))!;
+      await this.deps.store.chargeEnded(tx, s.id, n, 'sent', { txHash: sent.receipt.transactionHash }, nowMs);
       const next = afterCharge(locked, locked.plan, n);
-      await w.update(s.id, next, nowMs);
-      if (next.status !== locked.status) await w.tell(owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent({ ...locked, ...next }), nowMs);
+      await this.deps.store.update(tx, s.id, next, nowMs);
+      if (next.status !== locked.status) await this.deps.events.add(tx, owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent({ ...locked, ...next }), nowMs);
     });
     this.deps.log.info({ subscription: s.id, period: n, tx: sent.receipt.transactionHash }, 'a subscription period charged');
     return 'charged';
@@ -178,15 +184,15 @@ export class Subscriptions {
   private async failed(s: StoredSubscription, n: number, reason: string, clockMs: number): Promise<ChargeOutcome> {
     const nowMs = this.deps.now();
     const owner: Owner = { merchant: { id: s.merchantId }, mode: s.mode };
-    await this.deps.store.inTransaction(async (w: SubscriptionWrites) => {
-      const locked = (await w.lock(s.id))!;
-      await w.settle(s.id, n, 'failed', { error: reason }, nowMs);
+    await this.deps.db.transaction(async (tx) => {
+      const locked = (await this.deps.store.lock(tx, s.id))!;
+      await this.deps.store.chargeEnded(tx, s.id, n, 'failed', { error: reason }, nowMs);
       const next = afterFailure(locked, locked.plan, n, clockMs);
-      await w.update(s.id, next, nowMs);
-      if (next.status === 'canceled') await w.cancel(s.id, nowMs);
+      await this.deps.store.update(tx, s.id, next, nowMs);
+      if (next.status === 'canceled') await this.deps.store.cancel(tx, s.id, nowMs);
       const now = { ...locked, ...next };
-      await w.tell(owner, 'SUBSCRIPTION_PAYMENT_FAILED', { ...subscriptionEvent(now), period: n, reason }, nowMs);
-      if (next.status !== locked.status) await w.tell(owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent(now), nowMs);
+      await this.deps.events.add(tx, owner, 'SUBSCRIPTION_PAYMENT_FAILED', { ...subscriptionEvent(now), period: n, reason }, nowMs);
+      if (next.status !== locked.status) await this.deps.events.add(tx, owner, 'SUBSCRIPTION_UPDATED', subscriptionEvent(now), nowMs);
     });
     this.deps.log.warn({ subscription: s.id, period: n, reason }, 'a subscription charge failed');
     return 'failed';
